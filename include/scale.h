@@ -1,0 +1,25 @@
+/* scale.h — umbrella header of libscale, the cost library of "How to Scale Your Model".
+ *
+ * Every quantity is a double in SI base units whose name ends with its unit (STYLE.md).
+ * Pure cost functions never print and return NaN outside their domain; fallible functions
+ * (files, parsing) return a scale_status and may fill a caller-owned scale_diag.
+ */
+#ifndef SCALE_H
+#define SCALE_H
+
+#include "scale/status.h"
+#include "scale/units.h"
+#include "scale/hardware.h"
+#include "scale/model.h"
+#include "scale/transformer.h"
+#include "scale/roofline.h"
+#include "scale/collectives.h"
+#include "scale/sharding.h"
+#include "scale/plot.h"
+
+#define SCALE_VERSION_MAJOR 0
+#define SCALE_VERSION_MINOR 1
+#define SCALE_VERSION_PATCH 0
+#define SCALE_VERSION_STRING "0.1.0"
+
+#endif

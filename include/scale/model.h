@@ -1,0 +1,95 @@
+/* model.h — model architecture records, loaded from models/NAME.ini.
+ *
+ * Letters follow the book (ch. 4 "All the Transformer Math You Need to Know"): L layers,
+ * D model width, F MLP hidden width, N query heads, K KV heads, H head dim, V vocabulary,
+ * E experts, k active experts. Mamba-2 fields follow Dao & Gu (2024) and Amer et al.
+ * (arXiv 2602.09109) section 5.3.
+ *
+ * File format (strict; every key a plain count, booleans 0/1; see models/README.md):
+ *   [model]   display_name, arch = transformer | mamba2, n_layers, d_model, n_vocab,
+ *             tied_embeddings, n_ctx_max, n_params_reported (the publisher's own total)
+ *   [attention] n_heads, n_kv_heads, d_head
+ *   [mlp]     d_ff, gated_mlp
+ *   [moe]     n_experts, n_experts_active, n_shared_experts, d_ff_expert, n_dense_layers
+ *   [mla]     q_lora_rank, kv_lora_rank, d_head_rope, d_head_nope, d_head_v
+ *   [mamba2]  d_state, n_heads, d_head, expand, n_groups, d_conv, chunk_size
+ */
+#ifndef SCALE_MODEL_H
+#define SCALE_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "scale/hardware.h"
+#include "scale/status.h"
+
+/** The family of a model's sequence-mixing layer. */
+typedef enum { SCALE_ARCH_TRANSFORMER = 0, SCALE_ARCH_MAMBA2 } scale_arch;
+
+/** A model architecture. Absent counts are 0; flags are false. */
+typedef struct {
+  char name[SCALE_NAME_MAX];         /**< file stem: "llama-3-70b" */
+  char display_name[SCALE_NAME_MAX]; /**< "LLaMA 3 70B" */
+  scale_arch arch;
+
+  /* [model] */
+  int64_t n_layers;          /**< L */
+  int64_t d_model;           /**< D */
+  int64_t n_vocab;           /**< V */
+  bool tied_embeddings;      /**< unembedding shares the embedding matrix */
+  int64_t n_ctx_max;         /**< longest trained context [tokens] */
+  double n_params_reported;  /**< total parameters as published (count; 0 if unknown) */
+
+  /* [attention] */
+  int64_t n_heads;           /**< N, query heads */
+  int64_t n_kv_heads;        /**< K, KV heads (N = MHA, 1 = MQA, between = GQA) */
+  int64_t d_head;            /**< H */
+
+  /* [mlp] */
+  int64_t d_ff;              /**< F of a dense MLP layer */
+  bool gated_mlp;            /**< 3 matrices (SwiGLU/GeGLU: W_in1, W_in2, W_out) vs 2 */
+
+  /* [moe] (n_experts == 0 for a dense model) */
+  int64_t n_experts;         /**< E, routed experts per MoE layer */
+  int64_t n_experts_active;  /**< k, routed experts per token */
+  int64_t n_shared_experts;  /**< always-active experts per MoE layer */
+  int64_t d_ff_expert;       /**< F of one expert (and of one shared expert) */
+  int64_t n_dense_layers;    /**< leading layers with a dense MLP of width d_ff */
+
+  /* [mla] multi-head latent attention (DeepSeek-V2/V3); kv_lora_rank == 0 when absent */
+  int64_t q_lora_rank;       /**< rank of the query down-projection (0: full-rank queries) */
+  int64_t kv_lora_rank;      /**< width of the compressed KV latent that is cached */
+  int64_t d_head_rope;       /**< rotary part of each head, cached once per token */
+  int64_t d_head_nope;       /**< non-rotary part of query/key heads */
+  int64_t d_head_v;          /**< value head dim */
+
+  /* [mamba2] (arch == SCALE_ARCH_MAMBA2) */
+  int64_t ssm_d_state;       /**< N of the SSM: state size per head channel */
+  int64_t ssm_n_heads;       /**< SSM heads */
+  int64_t ssm_d_head;        /**< P: channels per SSM head */
+  int64_t ssm_expand;        /**< d_inner = expand x D */
+  int64_t ssm_n_groups;      /**< groups sharing B and C */
+  int64_t ssm_d_conv;        /**< causal conv width */
+  int64_t ssm_chunk_size;    /**< SSD chunk length Q */
+} scale_model;
+
+/** Loads a model file at 'path' into *out, strictly (unknown section or key, duplicate,
+ * missing required key, non-integer or negative count: errors with file and line). Required:
+ * display_name, arch, n_layers, d_model, n_vocab; for transformers also [attention] and [mlp]
+ * (or [moe]); for mamba2 the [mamba2] section. Cross-checks: n_kv_heads divides n_heads,
+ * n_experts_active <= n_experts, n_dense_layers <= n_layers.
+ *
+ * Errors: as scale_chip_load_file(); SCALE_ERR_INVALID for a failed cross-check.
+ */
+scale_status scale_model_load_file(const char *path, scale_model *out, scale_diag *diag);
+
+/** Loads model NAME (stem in scale_data_dir()/models, or a path). */
+scale_status scale_model_load(const char *name, scale_model *out, scale_diag *diag);
+
+/** Whether the model has MoE layers. */
+bool scale_model_is_moe(const scale_model *model);
+
+/** d_inner of a Mamba-2 model (expand x D); 0 for transformers. */
+int64_t scale_model_ssm_d_inner(const scale_model *model);
+
+#endif

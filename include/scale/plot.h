@@ -1,0 +1,104 @@
+/* plot.h — deterministic SVG line plots: rooflines, frontiers, scaling curves.
+ *
+ * A plot is described by plain caller-owned structs (series of (x, y) points, reference lines,
+ * annotated points) and written as one standalone SVG document, either into a caller buffer
+ * (snprintf-style) or to a FILE*. Nothing is allocated and nothing global is read: the same
+ * description gives the same bytes on every run, so golden files compare byte for byte
+ * (coordinates are printed with two decimals, tick labels with at most six significant digits).
+ *
+ * Axes are linear or logarithmic (base 10). A non-finite y (or x) breaks a series into separate
+ * line pieces, so a curve can skip an infeasible region. On a log axis every finite data value,
+ * marker and explicit range bound must be > 0: anything else is an error, never a silent clip.
+ *
+ * Book: every chapter draws with it, e.g. ch. 1 "All About Rooflines" (the roofline plot:
+ * attainable FLOP/s against arithmetic intensity on log-log axes).
+ */
+#ifndef SCALE_PLOT_H
+#define SCALE_PLOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "scale/status.h"
+
+/** Scale of an axis. */
+typedef enum {
+  SCALE_PLOT_LINEAR = 0, /**< evenly spaced "nice" ticks (1, 2, 5 x 10^k steps) */
+  SCALE_PLOT_LOG         /**< base-10 logarithmic; ticks at decades */
+} scale_plot_axis;
+
+/** Where the legend box goes inside the plot area. */
+typedef enum {
+  SCALE_PLOT_LEGEND_TOP_LEFT = 0,
+  SCALE_PLOT_LEGEND_TOP_RIGHT,
+  SCALE_PLOT_LEGEND_BOTTOM_LEFT,
+  SCALE_PLOT_LEGEND_BOTTOM_RIGHT,
+  SCALE_PLOT_LEGEND_NONE /**< no legend even when series have labels */
+} scale_plot_legend;
+
+/** One curve: n points (x[i], y[i]) joined in order. */
+typedef struct {
+  const char *label; /**< legend text; NULL or "" keeps the series out of the legend */
+  const double *x;   /**< n abscissae (caller-owned) */
+  const double *y;   /**< n ordinates (caller-owned) */
+  size_t n;          /**< number of points; 0 draws nothing */
+  bool dashed;       /**< dashed stroke instead of solid */
+  bool dots;         /**< also draw a small dot at every point */
+} scale_plot_series;
+
+/** A reference line across the whole plot area (a critical intensity, a memory limit). */
+typedef struct {
+  bool vertical;     /**< true: the line x = at; false: the line y = at */
+  double at;         /**< position in data units */
+  const char *label; /**< text written next to the line; may be NULL */
+} scale_plot_marker;
+
+/** A point drawn as a dot with a text label beside it (a chip on a roofline). */
+typedef struct {
+  double x, y;       /**< position in data units */
+  const char *label; /**< may be NULL */
+} scale_plot_point;
+
+/** A whole plot. Zero-initialise, then fill what you need: every field has a usable default. */
+typedef struct {
+  const char *title;   /**< drawn above the plot and used as the SVG <title>; may be NULL */
+  const char *desc;    /**< alternative text for screen readers (SVG <desc>); may be NULL */
+  const char *x_label; /**< axis captions, units included ("arithmetic intensity [FLOP/byte]") */
+  const char *y_label;
+  scale_plot_axis x_axis, y_axis;
+  double width_px, height_px; /**< canvas size; <= 0 (or non-finite) means 640 x 400 */
+  /** Axis ranges in data units, used when x_min < x_max (resp. y); otherwise chosen from the
+   * data, markers and points, widened to whole ticks (whole decades on log axes). */
+  double x_min, x_max, y_min, y_max;
+  scale_plot_legend legend;
+  const scale_plot_series *series; size_t n_series;
+  const scale_plot_marker *markers; size_t n_markers;
+  const scale_plot_point *points; size_t n_points;
+} scale_plot;
+
+/** Writes the SVG document of 'plot' into buf[0..size) and stores its full length (excluding
+ * the NUL) in *len (when len is non-NULL), like snprintf: with buf NULL and size 0 it only
+ * measures.
+ *
+ * Errors: SCALE_ERR_INVALID for a NULL plot or a series with n > 0 and NULL x or y;
+ *         SCALE_ERR_RANGE for a value <= 0 on a log axis (data, marker, point or explicit
+ *         range bound), or when the document does not fit in 'size' (the buffer then holds a
+ *         NUL-terminated prefix and *len the size needed). 'diag' (may be NULL) says which.
+ */
+scale_status scale_plot_svg(const scale_plot *plot, char *buf, size_t size, size_t *len,
+                            scale_diag *diag);
+
+/** Writes the SVG document of 'plot' to 'out'; nothing is written when the plot is invalid.
+ *
+ * Errors: as scale_plot_svg() (never the buffer case); SCALE_ERR_IO when writing fails.
+ */
+scale_status scale_plot_write(const scale_plot *plot, FILE *out, scale_diag *diag);
+
+/** Formats 'value' as an axis tick label into buf: at most six significant digits, plain for
+ * 1e-3 <= |value| < 1e5 ("0.25", "4096"), else a compact exponent ("2e14", "2.5e-5", never "e+14"); zero prints
+ * "0". Returns buf (NUL-terminated when size > 0).
+ */
+char *scale_plot_tick_label(char *buf, size_t size, double value);
+
+#endif

@@ -1,0 +1,89 @@
+/* cli.h — shared plumbing of the `scale` command: dispatch, errors, options, JSON.
+ *
+ * Each subcommand lives in src/cli/SUBCOMMAND.c and exposes `int cli_cmd_NAME(int argc,
+ * char **argv)` (argv[0] is the subcommand name; parse with getopt_long after resetting
+ * optind = 1... see cli_getopt_reset()). It returns 0 on success, 2 on a usage error, 1 on a
+ * failure; it reports errors only through cli_usage()/cli_fail() so every error is one line
+ * on stderr starting "scale: ".
+ */
+#ifndef SCALE_CLI_H
+#define SCALE_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "scale.h"
+
+#define CLI_EXIT_OK 0
+#define CLI_EXIT_FAIL 1
+#define CLI_EXIT_USAGE 2
+
+/* ---- subcommands (one line each; main.c's table lists them) --------------------------------- */
+int cli_cmd_hw(int argc, char **argv);
+int cli_cmd_model(int argc, char **argv);
+
+/* ---- errors --------------------------------------------------------------------------------- */
+
+/** Prints "scale: MESSAGE" on stderr and returns CLI_EXIT_USAGE (2). */
+int cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/** Prints "scale: MESSAGE" on stderr and returns CLI_EXIT_FAIL (1). */
+int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/** Prints a library diagnostic as "file:line: message" (or "scale: message") on stderr. */
+void cli_print_diag(const scale_diag *diag);
+
+/** Resets getopt for a fresh parse of a subcommand's argv and silences getopt's own messages
+ * (callers report bad options with cli_usage). */
+void cli_getopt_reset(void);
+
+/** Reports an unknown option or missing argument found by getopt_long (its '?' or ':' result)
+ * for subcommand 'cmd' and returns CLI_EXIT_USAGE. */
+int cli_bad_option(const char *cmd, char **argv);
+
+/* ---- loading by name ------------------------------------------------------------------------ */
+
+/** Loads hardware NAME; on failure prints "scale: unknown hardware 'X' (try: scale hw list)" or
+ * the loader's file:line diagnostic and returns CLI_EXIT_USAGE (unknown) or CLI_EXIT_FAIL. */
+int cli_load_chip(const char *name, scale_chip *out);
+
+/** Loads model NAME, like cli_load_chip (hint: scale model list). */
+int cli_load_model(const char *name, scale_model *out);
+
+/** Parses option 'opt''s value 'text' with scale_parse_number(flags); on failure prints
+ * "scale: --opt: ..." and returns false. */
+bool cli_parse_number(const char *opt, const char *text, unsigned flags, double *out);
+
+/** Parses a dtype for option 'opt'; prints an error and returns false on failure. */
+bool cli_parse_dtype(const char *opt, const char *text, scale_dtype *out);
+
+/* ---- human output --------------------------------------------------------------------------- */
+
+/** Prints "  label ......... formatted value" for a finite value, or "  label  n/a" for NaN. */
+void cli_row(const char *label, double value, const char *unit, scale_fmt style);
+
+/** Prints "  label  text". */
+void cli_row_text(const char *label, const char *text);
+
+/* ---- JSON output ---------------------------------------------------------------------------- */
+
+/** A streaming JSON writer (2-space indent). Numbers are written with 17 significant digits
+ * (round-trip); NaN and infinities as null. Keys are snake_case with unit suffixes. */
+typedef struct {
+  FILE *out;
+  int depth;
+  bool first[32]; /**< per nesting level: no element written yet */
+} cli_json;
+
+void cli_json_init(cli_json *json, FILE *out);
+void cli_json_object_begin(cli_json *json, const char *key); /**< key NULL inside arrays/top */
+void cli_json_object_end(cli_json *json);
+void cli_json_array_begin(cli_json *json, const char *key);
+void cli_json_array_end(cli_json *json);
+void cli_json_number(cli_json *json, const char *key, double value);
+void cli_json_string(cli_json *json, const char *key, const char *value);
+void cli_json_bool(cli_json *json, const char *key, bool value);
+/** Ends the document with a newline. */
+void cli_json_finish(cli_json *json);
+
+#endif

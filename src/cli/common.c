@@ -1,0 +1,184 @@
+/* common.c — errors, option helpers and the JSON writer of the `scale` command (cli.h). */
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* ==== errors ================================================================================ */
+
+static void vreport(const char *fmt, va_list ap) {
+  fputs("scale: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+}
+
+int cli_usage(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vreport(fmt, ap);
+  va_end(ap);
+  return CLI_EXIT_USAGE;
+}
+
+int cli_fail(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vreport(fmt, ap);
+  va_end(ap);
+  return CLI_EXIT_FAIL;
+}
+
+void cli_print_diag(const scale_diag *diag) {
+  char line[768];
+  scale_diag_format(diag, line, sizeof line);
+  if (diag->file[0])
+    fprintf(stderr, "%s\n", line);
+  else
+    fprintf(stderr, "scale: %s\n", line);
+}
+
+void cli_getopt_reset(void) {
+  optind = 0; /* glibc: 0 forces a full re-initialisation */
+  opterr = 0;
+}
+
+int cli_bad_option(const char *cmd, char **argv) {
+  const char *arg = optind > 0 ? argv[optind - 1] : "?";
+  return cli_usage("%s: unknown option or missing argument '%s' (try: scale %s --help)", cmd, arg,
+                   cmd);
+}
+
+/* ==== loading =============================================================================== */
+
+int cli_load_chip(const char *name, scale_chip *out) {
+  scale_diag diag;
+  scale_status st = scale_chip_load(name, out, &diag);
+  if (st == SCALE_ERR_NOT_FOUND || st == SCALE_ERR_INVALID)
+    return cli_usage("unknown hardware '%s' (try: scale hw list)", name ? name : "");
+  if (st) {
+    cli_print_diag(&diag);
+    return CLI_EXIT_FAIL;
+  }
+  return CLI_EXIT_OK;
+}
+
+int cli_load_model(const char *name, scale_model *out) {
+  scale_diag diag;
+  scale_status st = scale_model_load(name, out, &diag);
+  if (st == SCALE_ERR_NOT_FOUND || (st == SCALE_ERR_INVALID && !diag.file[0]))
+    return cli_usage("unknown model '%s' (try: scale model list)", name ? name : "");
+  if (st) {
+    cli_print_diag(&diag);
+    return CLI_EXIT_FAIL;
+  }
+  return CLI_EXIT_OK;
+}
+
+bool cli_parse_number(const char *opt, const char *text, unsigned flags, double *out) {
+  scale_diag diag;
+  if (scale_parse_number(text, flags, out, &diag) == SCALE_OK) return true;
+  cli_usage("--%s: %s", opt, diag.message);
+  return false;
+}
+
+bool cli_parse_dtype(const char *opt, const char *text, scale_dtype *out) {
+  if (scale_dtype_parse(text, out) == SCALE_OK) return true;
+  cli_usage("--%s: unknown dtype '%s' (fp32, bf16, fp16, fp8, int8, int4)", opt, text);
+  return false;
+}
+
+/* ==== human output ========================================================================== */
+
+void cli_row(const char *label, double value, const char *unit, scale_fmt style) {
+  char text[64];
+  cli_row_text(label, isnan(value) ? "n/a" : scale_format(text, sizeof text, value, unit, style));
+}
+
+void cli_row_text(const char *label, const char *text) { printf("  %-34s %s\n", label, text); }
+
+/* ==== JSON ================================================================================== */
+
+static void indent(const cli_json *json) {
+  for (int i = 0; i < json->depth; i++) fputs("  ", json->out);
+}
+
+/* Starts an element: comma, newline, indent, and "key": when given. */
+static void element(cli_json *json, const char *key) {
+  if (json->depth > 0) {
+    fputs(json->first[json->depth] ? "\n" : ",\n", json->out);
+    json->first[json->depth] = false;
+    indent(json);
+  }
+  if (key) {
+    fputc('"', json->out);
+    for (const char *p = key; *p; p++) fputc(*p, json->out);
+    fputs("\": ", json->out);
+  }
+}
+
+static void write_string(FILE *out, const char *s) {
+  fputc('"', out);
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p == '"' || *p == '\\')
+      fprintf(out, "\\%c", *p);
+    else if (*p == '\n')
+      fputs("\\n", out);
+    else if (*p == '\t')
+      fputs("\\t", out);
+    else if (*p < 0x20)
+      fprintf(out, "\\u%04x", *p);
+    else
+      fputc(*p, out);
+  }
+  fputc('"', out);
+}
+
+void cli_json_init(cli_json *json, FILE *out) {
+  memset(json, 0, sizeof *json);
+  json->out = out;
+}
+
+static void open_container(cli_json *json, const char *key, char brace) {
+  element(json, key);
+  fputc(brace, json->out);
+  if (json->depth < 31) json->depth++;
+  json->first[json->depth] = true;
+}
+
+static void close_container(cli_json *json, char brace) {
+  bool empty = json->first[json->depth];
+  if (json->depth > 0) json->depth--;
+  if (!empty) {
+    fputc('\n', json->out);
+    indent(json);
+  }
+  fputc(brace, json->out);
+}
+
+void cli_json_object_begin(cli_json *json, const char *key) { open_container(json, key, '{'); }
+void cli_json_object_end(cli_json *json) { close_container(json, '}'); }
+void cli_json_array_begin(cli_json *json, const char *key) { open_container(json, key, '['); }
+void cli_json_array_end(cli_json *json) { close_container(json, ']'); }
+
+void cli_json_number(cli_json *json, const char *key, double value) {
+  element(json, key);
+  if (isfinite(value))
+    fprintf(json->out, "%.17g", value == 0 ? 0.0 : value);
+  else
+    fputs("null", json->out);
+}
+
+void cli_json_string(cli_json *json, const char *key, const char *value) {
+  element(json, key);
+  write_string(json->out, value ? value : "");
+}
+
+void cli_json_bool(cli_json *json, const char *key, bool value) {
+  element(json, key);
+  fputs(value ? "true" : "false", json->out);
+}
+
+void cli_json_finish(cli_json *json) { fputc('\n', json->out); }

@@ -1,0 +1,193 @@
+/* model.c — `scale model list` and `scale model show NAME`: the architectures of models/. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "model_derived.h"
+
+/* One stored count of scale_model: JSON key, label, section it belongs to. */
+typedef struct {
+  const char *json_key;
+  const char *label;
+  size_t offset;
+  int section; /* 0 model, 1 attention, 2 mlp, 3 moe, 4 mla, 5 mamba2 */
+} count_field;
+
+#define N(key, label, member, section) {key, label, offsetof(scale_model, member), section}
+static const count_field counts[] = {
+    N("n_layers", "layers L", n_layers, 0),
+    N("d_model", "width D", d_model, 0),
+    N("n_vocab", "vocabulary V", n_vocab, 0),
+    N("n_ctx_max", "max context", n_ctx_max, 0),
+    N("n_heads", "query heads N", n_heads, 1),
+    N("n_kv_heads", "KV heads K", n_kv_heads, 1),
+    N("d_head", "head dim H", d_head, 1),
+    N("d_ff", "MLP width F", d_ff, 2),
+    N("n_experts", "experts E", n_experts, 3),
+    N("n_experts_active", "active experts k", n_experts_active, 3),
+    N("n_shared_experts", "shared experts", n_shared_experts, 3),
+    N("d_ff_expert", "expert width", d_ff_expert, 3),
+    N("n_dense_layers", "dense layers", n_dense_layers, 3),
+    N("q_lora_rank", "MLA query rank", q_lora_rank, 4),
+    N("kv_lora_rank", "MLA KV latent", kv_lora_rank, 4),
+    N("d_head_rope", "MLA rotary head dim", d_head_rope, 4),
+    N("d_head_nope", "MLA non-rotary head dim", d_head_nope, 4),
+    N("d_head_v", "MLA value head dim", d_head_v, 4),
+    N("ssm_d_state", "SSM state N", ssm_d_state, 5),
+    N("ssm_n_heads", "SSM heads", ssm_n_heads, 5),
+    N("ssm_d_head", "SSM head dim P", ssm_d_head, 5),
+    N("ssm_expand", "expand", ssm_expand, 5),
+    N("ssm_n_groups", "groups", ssm_n_groups, 5),
+    N("ssm_d_conv", "conv width", ssm_d_conv, 5),
+    N("ssm_chunk_size", "SSD chunk", ssm_chunk_size, 5),
+};
+#undef N
+
+static int64_t count_value(const scale_model *m, const count_field *f) {
+  int64_t v;
+  memcpy(&v, (const char *)m + f->offset, sizeof v);
+  return v;
+}
+
+static const char *arch_name(const scale_model *m) {
+  return m->arch == SCALE_ARCH_MAMBA2 ? "mamba2" : "transformer";
+}
+
+static void show_json(const scale_model *m) {
+  cli_json json;
+  cli_json_init(&json, stdout);
+  cli_json_object_begin(&json, NULL);
+  cli_json_string(&json, "name", m->name);
+  cli_json_string(&json, "display_name", m->display_name);
+  cli_json_string(&json, "arch", arch_name(m));
+  for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+    int64_t v = count_value(m, &counts[i]);
+    if (v || counts[i].section == 0) cli_json_number(&json, counts[i].json_key, (double)v);
+  }
+  cli_json_bool(&json, "tied_embeddings", m->tied_embeddings);
+  if (m->arch == SCALE_ARCH_TRANSFORMER) cli_json_bool(&json, "gated_mlp", m->gated_mlp);
+  if (m->n_params_reported > 0) cli_json_number(&json, "n_params_reported", m->n_params_reported);
+  cli_model_derived_json(&json, m);
+  cli_json_object_end(&json);
+  cli_json_finish(&json);
+}
+
+static void show_text(const scale_model *m) {
+  printf("%s (%s, %s%s)\n", m->display_name, m->name, arch_name(m),
+         scale_model_is_moe(m) ? ", mixture of experts" : "");
+  for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+    int64_t v = count_value(m, &counts[i]);
+    if (v || counts[i].section == 0) cli_row(counts[i].label, (double)v, "", SCALE_FMT_PLAIN);
+  }
+  cli_row_text("embeddings", m->tied_embeddings ? "tied" : "separate unembedding");
+  if (m->arch == SCALE_ARCH_TRANSFORMER)
+    cli_row_text("MLP", m->gated_mlp ? "gated (3 matrices)" : "plain (2 matrices)");
+  if (m->n_params_reported > 0)
+    cli_row("parameters (as published)", m->n_params_reported, "", SCALE_FMT_SI);
+  cli_model_derived_text(m);
+}
+
+#define MAX_FILES 256
+
+static int list(bool as_json) {
+  static char names[MAX_FILES][SCALE_NAME_MAX];
+  int n = scale_data_list("models", names, MAX_FILES);
+  if (n < 0) return cli_fail("cannot read %s/models", scale_data_dir());
+  if (n > MAX_FILES) n = MAX_FILES;
+  cli_json json;
+  cli_json_init(&json, stdout);
+  if (as_json)
+    cli_json_array_begin(&json, NULL);
+  else
+    printf("%-16s %-18s %-12s %4s %6s %4s %4s %8s\n", "NAME", "MODEL", "ARCH", "L", "D", "N",
+           "K", "PARAMS");
+  int status = CLI_EXIT_OK;
+  for (int i = 0; i < n; i++) {
+    scale_model m;
+    scale_diag diag;
+    if (scale_model_load(names[i], &m, &diag)) {
+      cli_print_diag(&diag);
+      status = CLI_EXIT_FAIL;
+      continue;
+    }
+    if (as_json) {
+      cli_json_object_begin(&json, NULL);
+      cli_json_string(&json, "name", m.name);
+      cli_json_string(&json, "display_name", m.display_name);
+      cli_json_string(&json, "arch", arch_name(&m));
+      cli_json_number(&json, "n_layers", (double)m.n_layers);
+      cli_json_number(&json, "d_model", (double)m.d_model);
+      cli_json_number(&json, "n_params_reported", m.n_params_reported);
+      cli_json_object_end(&json);
+    } else {
+      char params[32];
+      printf("%-16s %-18s %-12s %4" PRId64 " %6" PRId64 " %4" PRId64 " %4" PRId64 " %8s\n",
+             m.name, m.display_name, arch_name(&m), m.n_layers, m.d_model, m.n_heads,
+             m.n_kv_heads,
+             m.n_params_reported > 0
+                 ? scale_format(params, sizeof params, m.n_params_reported, "", SCALE_FMT_SI)
+                 : "?");
+    }
+  }
+  if (as_json) {
+    cli_json_array_end(&json);
+    cli_json_finish(&json);
+  }
+  return status;
+}
+
+static void usage(FILE *out) {
+  fprintf(out, "usage: scale model list [--json]\n"
+               "       scale model show NAME [--json]\n\n"
+               "NAME is a file stem of models/ (llama-3-70b, deepseek-v3) or a path to an .ini.\n");
+}
+
+int cli_cmd_model(int argc, char **argv) {
+  static const struct option options[] = {
+      {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+  bool as_json = false;
+  cli_getopt_reset();
+  int c;
+  while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+    if (c == 'j') {
+      as_json = true;
+    } else if (c == 'h') {
+      usage(stdout);
+      return CLI_EXIT_OK;
+    } else {
+      return cli_bad_option("model", argv);
+    }
+  }
+  if (optind >= argc) return cli_usage("model: missing action (list or show NAME)");
+  const char *action = argv[optind++];
+  const char *name = NULL;
+  for (; optind < argc; optind++) {
+    if (strcmp(argv[optind], "--json") == 0)
+      as_json = true;
+    else if (argv[optind][0] == '-' && argv[optind][1])
+      return cli_usage("model: unknown option '%s' (try: scale model --help)", argv[optind]);
+    else if (!name)
+      name = argv[optind];
+    else
+      return cli_usage("model: unexpected argument '%s'", argv[optind]);
+  }
+  if (strcmp(action, "list") == 0) {
+    if (name) return cli_usage("model list: unexpected argument '%s'", name);
+    return list(as_json);
+  }
+  if (strcmp(action, "show") == 0) {
+    if (!name) return cli_usage("model show: missing NAME (try: scale model list)");
+    scale_model m;
+    int rc = cli_load_model(name, &m);
+    if (rc) return rc;
+    if (as_json)
+      show_json(&m);
+    else
+      show_text(&m);
+    return CLI_EXIT_OK;
+  }
+  return cli_usage("model: unknown action '%s' (list or show NAME)", action);
+}

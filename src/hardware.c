@@ -1,0 +1,259 @@
+/* hardware.c — loading hardware/NAME.ini and the ratios derived from it (hardware.h). */
+#include "scale/hardware.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "internal.h"
+
+#ifndef SCALE_SOURCE_DIR
+#define SCALE_SOURCE_DIR "."
+#endif
+
+/* ==== schema ================================================================================ */
+
+#define F(section, key, kind, member, required)                                                 \
+  { section, key, kind, offsetof(scale_chip, member), required }
+#define LEVEL(n)                                                                                \
+  F("network", "level" #n "_fanout", INI_DOUBLE, net_levels[n - 1].fanout, false),             \
+      F("network", "level" #n "_member_bytes_per_s", INI_DOUBLE,                               \
+        net_levels[n - 1].member_bytes_per_s, false)
+
+enum { FIELD_KIND = 0, FIELD_BASE = 1 }; /* indices used by the loader below */
+
+static const ini_field chip_fields[] = {
+    F("chip", "kind", INI_CUSTOM, kind, true), /* tpu | gpu, converted by apply_kind() */
+    F("system", "base", INI_STRING, base, false),
+    F("chip", "display_name", INI_STRING, display_name, true),
+    F("chip", "fp32_flops_per_s", INI_DOUBLE, flops_per_s[SCALE_DTYPE_FP32], false),
+    F("chip", "bf16_flops_per_s", INI_DOUBLE, flops_per_s[SCALE_DTYPE_BF16], true),
+    F("chip", "fp16_flops_per_s", INI_DOUBLE, flops_per_s[SCALE_DTYPE_FP16], false),
+    F("chip", "fp8_flops_per_s", INI_DOUBLE, flops_per_s[SCALE_DTYPE_FP8], false),
+    F("chip", "int8_flops_per_s", INI_DOUBLE, flops_per_s[SCALE_DTYPE_INT8], false),
+    F("chip", "int4_flops_per_s", INI_DOUBLE, flops_per_s[SCALE_DTYPE_INT4], false),
+    F("chip", "vector_flops_per_s", INI_DOUBLE, vector_flops_per_s, false),
+    F("chip", "clock_hz", INI_DOUBLE, clock_hz, false),
+    F("chip", "n_cores", INI_DOUBLE, n_cores, false),
+    F("chip", "n_matmul_units", INI_DOUBLE, n_matmul_units, false),
+    F("chip", "hbm_bytes", INI_DOUBLE, hbm_bytes, true),
+    F("chip", "hbm_bytes_per_s", INI_DOUBLE, hbm_bytes_per_s, true),
+    F("chip", "vmem_bytes", INI_DOUBLE, vmem_bytes, false),
+    F("chip", "smem_bytes_per_core", INI_DOUBLE, smem_bytes_per_core, false),
+    F("chip", "l2_bytes", INI_DOUBLE, l2_bytes, false),
+    F("chip", "register_bytes_per_core", INI_DOUBLE, register_bytes_per_core, false),
+    F("ici", "link_bytes_per_s", INI_DOUBLE, ici_link_bytes_per_s, false),
+    F("ici", "n_axes", INI_DOUBLE, ici_n_axes, false),
+    F("ici", "hop_latency_s", INI_DOUBLE, ici_hop_latency_s, false),
+    F("ici", "pod_x", INI_DOUBLE, pod_shape[0], false),
+    F("ici", "pod_y", INI_DOUBLE, pod_shape[1], false),
+    F("ici", "pod_z", INI_DOUBLE, pod_shape[2], false),
+    F("ici", "host_x", INI_DOUBLE, host_shape[0], false),
+    F("ici", "host_y", INI_DOUBLE, host_shape[1], false),
+    F("ici", "host_z", INI_DOUBLE, host_shape[2], false),
+    F("ici", "wrap_axis_multiple", INI_DOUBLE, wrap_axis_multiple, false),
+    F("nvlink", "bytes_per_s", INI_DOUBLE, nvlink_bytes_per_s, false),
+    F("nvlink", "domain_size", INI_DOUBLE, nvlink_domain_size, false),
+    F("nvlink", "nvswitch_bytes_per_s", INI_DOUBLE, nvswitch_bytes_per_s, false),
+    F("nvlink", "n_nvswitches", INI_DOUBLE, n_nvswitches, false),
+    F("network", "pcie_bytes_per_s", INI_DOUBLE, pcie_bytes_per_s, false),
+    F("network", "dcn_bytes_per_s", INI_DOUBLE, dcn_bytes_per_s, false),
+    LEVEL(1),
+    LEVEL(2),
+    LEVEL(3),
+    LEVEL(4),
+    F("price", "usd_per_hour", INI_DOUBLE, usd_per_hour, false),
+    F("system", "n_chips", INI_DOUBLE, n_chips, false),
+};
+#undef LEVEL
+#undef F
+
+static const int n_chip_fields = (int)(sizeof chip_fields / sizeof chip_fields[0]);
+
+/* Every double of a fresh record is NaN ("unknown"), never 0. */
+static void chip_clear(scale_chip *chip) {
+  memset(chip, 0, sizeof *chip);
+  for (int i = 0; i < n_chip_fields; i++)
+    if (chip_fields[i].kind == INI_DOUBLE) {
+      double nan_value = (double)NAN;
+      memcpy((char *)chip + chip_fields[i].offset, &nan_value, sizeof nan_value);
+    }
+  chip->n_chips = 1;
+}
+
+/* Stem of a path: "dir/tpu-v5p.ini" -> "tpu-v5p". */
+static void path_stem(const char *path, char *stem, size_t size) {
+  const char *slash = strrchr(path, '/');
+  const char *base = slash ? slash + 1 : path;
+  snprintf(stem, size, "%s", base);
+  char *dot = strrchr(stem, '.');
+  if (dot && strcmp(dot, ".ini") == 0) *dot = '\0';
+}
+
+static scale_status load_depth(const char *path, scale_chip *out, scale_diag *diag, int depth);
+
+/* Loads the base a system names, from the folder of 'path'. */
+static scale_status load_base(const char *path, const ini_entry *entry, scale_chip *out,
+                              scale_diag *diag, int depth) {
+  if (depth >= 4)
+    return scale_diag_set(diag, SCALE_ERR_INVALID, path, entry->line,
+                          "'base' chain deeper than 4 files (a cycle?)");
+  if (strchr(entry->value, '/') || strchr(entry->value, '.'))
+    return scale_diag_set(diag, SCALE_ERR_INVALID, path, entry->line,
+                          "'base' must be a file stem in the same folder, got '%s'",
+                          entry->value);
+  char base_path[512];
+  const char *slash = strrchr(path, '/');
+  int dir_len = slash ? (int)(slash - path) : 1;
+  snprintf(base_path, sizeof base_path, "%.*s/%s.ini", dir_len, slash ? path : ".", entry->value);
+  struct stat sb;
+  if (stat(base_path, &sb) != 0)
+    return scale_diag_set(diag, SCALE_ERR_NOT_FOUND, path, entry->line,
+                          "'base' names '%s', but %s does not exist", entry->value, base_path);
+  return load_depth(base_path, out, diag, depth + 1);
+}
+
+static scale_status apply_kind(const ini_file *file, scale_chip *out, scale_diag *diag) {
+  int i = ini_find(file, FIELD_KIND);
+  if (i < 0) return SCALE_OK; /* inherited from a base */
+  const ini_entry *entry = &file->entries[i];
+  if (strcmp(entry->value, "tpu") == 0)
+    out->kind = SCALE_HW_TPU;
+  else if (strcmp(entry->value, "gpu") == 0)
+    out->kind = SCALE_HW_GPU;
+  else
+    return scale_diag_set(diag, SCALE_ERR_PARSE, file->path, entry->line,
+                          "'kind' must be tpu or gpu, got '%.60s'", entry->value);
+  return SCALE_OK;
+}
+
+static scale_status load_depth(const char *path, scale_chip *out, scale_diag *diag, int depth) {
+  ini_file *file = malloc(sizeof *file);
+  if (!file) return scale_diag_set(diag, SCALE_ERR_NOMEM, path, 0, "out of memory");
+  scale_status st = ini_read(path, chip_fields, n_chip_fields, file, diag);
+  int base = st ? -1 : ini_find(file, FIELD_BASE);
+  if (!st && base >= 0) {
+    st = load_base(path, &file->entries[base], out, diag, depth);
+  } else if (!st) {
+    chip_clear(out);
+    st = ini_check_required(file, chip_fields, n_chip_fields, diag);
+  }
+  if (!st) st = ini_apply(file, chip_fields, out, diag);
+  if (!st) st = apply_kind(file, out, diag);
+  if (!st) {
+    path_stem(path, out->name, sizeof out->name);
+    if (base < 0) out->base[0] = '\0';
+  }
+  free(file);
+  return st;
+}
+
+scale_status scale_chip_load_file(const char *path, scale_chip *out, scale_diag *diag) {
+  if (!path || !*path) return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "empty path");
+  scale_chip chip;
+  scale_status st = load_depth(path, &chip, diag, 0);
+  if (st) return st;
+  int n = 0;
+  for (; n < SCALE_NET_LEVELS_MAX && !isnan(chip.net_levels[n].fanout); n++) {
+    if (isnan(chip.net_levels[n].member_bytes_per_s))
+      return scale_diag_set(diag, SCALE_ERR_MISSING_KEY, path, 0,
+                            "level%d_fanout needs level%d_member_bytes_per_s", n + 1, n + 1);
+  }
+  for (int i = n; i < SCALE_NET_LEVELS_MAX; i++)
+    if (!isnan(chip.net_levels[i].fanout) || !isnan(chip.net_levels[i].member_bytes_per_s))
+      return scale_diag_set(diag, SCALE_ERR_MISSING_KEY, path, 0,
+                            "network levels must be numbered from 1 without gaps (level%d)",
+                            i + 1);
+  chip.n_net_levels = n;
+  *out = chip;
+  return SCALE_OK;
+}
+
+/* ==== finding files ========================================================================= */
+
+const char *scale_data_dir(void) {
+  const char *env = getenv("SCALE_DATA_DIR");
+  return env && *env ? env : SCALE_SOURCE_DIR;
+}
+
+scale_status scale_data_resolve(const char *subdir, const char *name, char *path, size_t size,
+                                scale_diag *diag) {
+  if (!name || !*name) return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "empty name");
+  size_t len = strlen(name);
+  bool is_path = strchr(name, '/') || (len > 4 && strcmp(name + len - 4, ".ini") == 0);
+  int n = is_path ? snprintf(path, size, "%s", name)
+                  : snprintf(path, size, "%s/%s/%s.ini", scale_data_dir(), subdir, name);
+  if (n < 0 || (size_t)n >= size)
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "name too long");
+  struct stat sb;
+  if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+    return scale_diag_set(diag, SCALE_ERR_NOT_FOUND, "", 0, "no %s file '%s'", subdir, name);
+  return SCALE_OK;
+}
+
+scale_status scale_chip_load(const char *name, scale_chip *out, scale_diag *diag) {
+  char path[1024];
+  scale_status st = scale_data_resolve("hardware", name, path, sizeof path, diag);
+  return st ? st : scale_chip_load_file(path, out, diag);
+}
+
+static int compare_names(const void *a, const void *b) {
+  return strcmp((const char *)a, (const char *)b);
+}
+
+int scale_data_list(const char *subdir, char names[][SCALE_NAME_MAX], int cap) {
+  char dir_path[1024];
+  snprintf(dir_path, sizeof dir_path, "%s/%s", scale_data_dir(), subdir);
+  DIR *dir = opendir(dir_path);
+  if (!dir) return -1;
+  int n = 0;
+  struct dirent *ent;
+  while ((ent = readdir(dir)) != NULL) {
+    size_t len = strlen(ent->d_name);
+    if (len <= 4 || len - 4 >= SCALE_NAME_MAX || strcmp(ent->d_name + len - 4, ".ini") != 0)
+      continue;
+    if (n < cap) snprintf(names[n], SCALE_NAME_MAX, "%.*s", (int)(len - 4), ent->d_name);
+    n++;
+  }
+  closedir(dir);
+  qsort(names, (size_t)(n < cap ? n : cap), SCALE_NAME_MAX, compare_names);
+  return n;
+}
+
+/* ==== derived ratios ======================================================================== */
+
+double scale_chip_flops_per_s(const scale_chip *chip, scale_dtype dtype) {
+  if ((int)dtype < 0 || dtype >= SCALE_DTYPE_COUNT) return (double)NAN;
+  return chip->flops_per_s[dtype];
+}
+
+double scale_chip_hbm_intensity(const scale_chip *chip, scale_dtype dtype) {
+  return scale_chip_flops_per_s(chip, dtype) / chip->hbm_bytes_per_s;
+}
+
+double scale_chip_ici_intensity(const scale_chip *chip, scale_dtype dtype) {
+  return scale_chip_flops_per_s(chip, dtype) / (2.0 * chip->ici_link_bytes_per_s);
+}
+
+double scale_chip_dcn_intensity(const scale_chip *chip, scale_dtype dtype) {
+  return scale_chip_flops_per_s(chip, dtype) / chip->dcn_bytes_per_s;
+}
+
+double scale_chip_nvlink_intensity(const scale_chip *chip, scale_dtype dtype) {
+  return scale_chip_flops_per_s(chip, dtype) / chip->nvlink_bytes_per_s;
+}
+
+bool scale_chip_axis_wraps(const scale_chip *chip, double size) {
+  double m = chip->wrap_axis_multiple;
+  if (isnan(m) || !(size >= m) || size != floor(size)) return false;
+  return fmod(size, m) == 0.0;
+}
+
+double scale_chip_pod_chips(const scale_chip *chip) {
+  double z = isnan(chip->pod_shape[2]) ? 1.0 : chip->pod_shape[2];
+  return chip->pod_shape[0] * chip->pod_shape[1] * z;
+}

@@ -1,0 +1,76 @@
+/* internal.h — internals shared by libscale's sources; never installed, never included by
+ * programs. */
+#ifndef SCALE_INTERNAL_H
+#define SCALE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "scale/status.h"
+
+/* ---- diagnostics ---------------------------------------------------------------------------- */
+
+/** Fills 'diag' (if non-NULL) and returns 'status'. */
+scale_status scale_diag_set(scale_diag *diag, scale_status status, const char *file, int line,
+                            const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* ---- strict INI loading (inih underneath) --------------------------------------------------- */
+
+/** How a field's text is stored into the record. */
+typedef enum {
+  INI_DOUBLE,   /**< finite number > 0 into a double (base units) */
+  INI_DOUBLE0,  /**< finite number >= 0 into a double */
+  INI_COUNT,    /**< integer >= 0 into an int64_t */
+  INI_BOOL,     /**< 0 or 1 into a bool */
+  INI_STRING,   /**< text (<= 63 bytes) into a char[64] */
+  INI_CUSTOM    /**< checked for presence only; the caller converts it (enums) */
+} ini_kind;
+
+/** One key of a schema: where its value goes in the record. */
+typedef struct {
+  const char *section; /**< "chip" */
+  const char *key;     /**< "hbm_bytes" */
+  ini_kind kind;
+  size_t offset;       /**< offsetof(record, field) */
+  bool required;
+} ini_field;
+
+/** A key = value line, as read. */
+typedef struct {
+  int field; /**< index into the schema */
+  int line;  /**< 1-based line */
+  char value[200];
+} ini_entry;
+
+#define INI_MAX_ENTRIES 160
+
+/** A parsed file: every entry validated against the schema, not yet applied. */
+typedef struct {
+  char path[256];
+  int n_entries;
+  ini_entry entries[INI_MAX_ENTRIES];
+} ini_file;
+
+/** Reads 'path' strictly against 'fields' into *file: unknown section or key, duplicate key,
+ * a line that is not `key = value` or `[section]`, binary bytes, a line over 199 characters,
+ * an empty file are errors with file and line. Values are not converted yet.
+ */
+scale_status ini_read(const char *path, const ini_field *fields, int n_fields, ini_file *file,
+                      scale_diag *diag);
+
+/** Converts and stores every entry of 'file' into 'record' (malformed or out-of-range numbers
+ * are errors with the entry's line). */
+scale_status ini_apply(const ini_file *file, const ini_field *fields, void *record,
+                       scale_diag *diag);
+
+/** Index of the entry for schema field 'field', or -1 when the file does not set it. */
+int ini_find(const ini_file *file, int field);
+
+/** Fails with SCALE_ERR_MISSING_KEY (line 0) for the first required field the file lacks. */
+scale_status ini_check_required(const ini_file *file, const ini_field *fields, int n_fields,
+                                scale_diag *diag);
+
+/** Parses a whole decimal number (no suffix, finite, no junk). */
+bool scale_strict_number(const char *text, double *out);
+
+#endif

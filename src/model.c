@@ -1,0 +1,152 @@
+/* model.c — loading models/NAME.ini (model.h). */
+#include "scale/model.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define F(section, key, kind, member, required)                                                 \
+  { section, key, kind, offsetof(scale_model, member), required }
+
+enum { FIELD_ARCH = 0 };
+
+static const ini_field model_fields[] = {
+    F("model", "arch", INI_CUSTOM, arch, true), /* transformer | mamba2 */
+    F("model", "display_name", INI_STRING, display_name, true),
+    F("model", "n_layers", INI_COUNT, n_layers, true),
+    F("model", "d_model", INI_COUNT, d_model, true),
+    F("model", "n_vocab", INI_COUNT, n_vocab, true),
+    F("model", "tied_embeddings", INI_BOOL, tied_embeddings, false),
+    F("model", "n_ctx_max", INI_COUNT, n_ctx_max, false),
+    F("model", "n_params_reported", INI_DOUBLE0, n_params_reported, false),
+    F("attention", "n_heads", INI_COUNT, n_heads, false),
+    F("attention", "n_kv_heads", INI_COUNT, n_kv_heads, false),
+    F("attention", "d_head", INI_COUNT, d_head, false),
+    F("mlp", "d_ff", INI_COUNT, d_ff, false),
+    F("mlp", "gated_mlp", INI_BOOL, gated_mlp, false),
+    F("moe", "n_experts", INI_COUNT, n_experts, false),
+    F("moe", "n_experts_active", INI_COUNT, n_experts_active, false),
+    F("moe", "n_shared_experts", INI_COUNT, n_shared_experts, false),
+    F("moe", "d_ff_expert", INI_COUNT, d_ff_expert, false),
+    F("moe", "n_dense_layers", INI_COUNT, n_dense_layers, false),
+    F("mla", "q_lora_rank", INI_COUNT, q_lora_rank, false),
+    F("mla", "kv_lora_rank", INI_COUNT, kv_lora_rank, false),
+    F("mla", "d_head_rope", INI_COUNT, d_head_rope, false),
+    F("mla", "d_head_nope", INI_COUNT, d_head_nope, false),
+    F("mla", "d_head_v", INI_COUNT, d_head_v, false),
+    F("mamba2", "d_state", INI_COUNT, ssm_d_state, false),
+    F("mamba2", "n_heads", INI_COUNT, ssm_n_heads, false),
+    F("mamba2", "d_head", INI_COUNT, ssm_d_head, false),
+    F("mamba2", "expand", INI_COUNT, ssm_expand, false),
+    F("mamba2", "n_groups", INI_COUNT, ssm_n_groups, false),
+    F("mamba2", "d_conv", INI_COUNT, ssm_d_conv, false),
+    F("mamba2", "chunk_size", INI_COUNT, ssm_chunk_size, false),
+};
+#undef F
+
+static const int n_model_fields = (int)(sizeof model_fields / sizeof model_fields[0]);
+
+/* Fails unless every named key of 'section' is present (keys: NULL-terminated list). */
+static scale_status require(const ini_file *file, const char *why, const char *section,
+                            const char *const *keys, scale_diag *diag) {
+  for (; *keys; keys++) {
+    int field = -1;
+    for (int i = 0; i < n_model_fields; i++)
+      if (strcmp(model_fields[i].section, section) == 0 && strcmp(model_fields[i].key, *keys) == 0)
+        field = i;
+    if (field < 0 || ini_find(file, field) < 0)
+      return scale_diag_set(diag, SCALE_ERR_MISSING_KEY, file->path, 0,
+                            "missing required key '%s' in [%s] (%s)", *keys, section, why);
+  }
+  return SCALE_OK;
+}
+
+static scale_status check_sections(const ini_file *file, const scale_model *m, scale_diag *diag) {
+  static const char *const mamba[] = {"d_state", "n_heads", "d_head", "expand",
+                                      "n_groups", "d_conv", NULL};
+  static const char *const attention[] = {"n_heads", "n_kv_heads", "d_head", NULL};
+  static const char *const mlp[] = {"d_ff", "gated_mlp", NULL};
+  static const char *const moe[] = {"n_experts", "n_experts_active", "d_ff_expert", NULL};
+  if (m->arch == SCALE_ARCH_MAMBA2) return require(file, "a mamba2 model", "mamba2", mamba, diag);
+  scale_status st = require(file, "a transformer", "attention", attention, diag);
+  if (!st) st = require(file, "a transformer", "mlp", mlp, diag);
+  if (!st && (m->n_experts > 0 || m->n_experts_active > 0))
+    st = require(file, "a MoE model", "moe", moe, diag);
+  return st;
+}
+
+static scale_status cross_check(const char *path, const scale_model *m, scale_diag *diag) {
+  if (m->n_layers <= 0 || m->d_model <= 0 || m->n_vocab <= 0)
+    return scale_diag_set(diag, SCALE_ERR_INVALID, path, 0,
+                          "n_layers, d_model and n_vocab must be > 0");
+  if (m->arch == SCALE_ARCH_TRANSFORMER) {
+    if (m->n_heads <= 0 || m->n_kv_heads <= 0 || m->d_head <= 0)
+      return scale_diag_set(diag, SCALE_ERR_INVALID, path, 0,
+                            "n_heads, n_kv_heads and d_head must be > 0");
+    if (m->n_heads % m->n_kv_heads != 0)
+      return scale_diag_set(diag, SCALE_ERR_INVALID, path, 0,
+                            "n_kv_heads (%lld) must divide n_heads (%lld)",
+                            (long long)m->n_kv_heads, (long long)m->n_heads);
+  } else if (m->ssm_d_state <= 0 || m->ssm_n_heads <= 0 || m->ssm_d_head <= 0 ||
+             m->ssm_expand <= 0 || m->ssm_n_groups <= 0) {
+    return scale_diag_set(diag, SCALE_ERR_INVALID, path, 0,
+                          "mamba2 d_state, n_heads, d_head, expand, n_groups must be > 0");
+  }
+  if (m->n_experts_active > m->n_experts)
+    return scale_diag_set(diag, SCALE_ERR_INVALID, path, 0,
+                          "n_experts_active (%lld) exceeds n_experts (%lld)",
+                          (long long)m->n_experts_active, (long long)m->n_experts);
+  if (m->n_dense_layers > m->n_layers)
+    return scale_diag_set(diag, SCALE_ERR_INVALID, path, 0,
+                          "n_dense_layers exceeds n_layers");
+  return SCALE_OK;
+}
+
+static scale_status apply_arch(const ini_file *file, scale_model *m, scale_diag *diag) {
+  const ini_entry *entry = &file->entries[ini_find(file, FIELD_ARCH)];
+  if (strcmp(entry->value, "transformer") == 0)
+    m->arch = SCALE_ARCH_TRANSFORMER;
+  else if (strcmp(entry->value, "mamba2") == 0)
+    m->arch = SCALE_ARCH_MAMBA2;
+  else
+    return scale_diag_set(diag, SCALE_ERR_PARSE, file->path, entry->line,
+                          "'arch' must be transformer or mamba2, got '%.60s'", entry->value);
+  return SCALE_OK;
+}
+
+scale_status scale_model_load_file(const char *path, scale_model *out, scale_diag *diag) {
+  if (!path || !*path) return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "empty path");
+  ini_file *file = malloc(sizeof *file);
+  if (!file) return scale_diag_set(diag, SCALE_ERR_NOMEM, path, 0, "out of memory");
+  scale_model m;
+  memset(&m, 0, sizeof m);
+  scale_status st = ini_read(path, model_fields, n_model_fields, file, diag);
+  if (!st) st = ini_check_required(file, model_fields, n_model_fields, diag);
+  if (!st) st = ini_apply(file, model_fields, &m, diag);
+  if (!st) st = apply_arch(file, &m, diag);
+  if (!st) st = check_sections(file, &m, diag);
+  if (!st) st = cross_check(path, &m, diag);
+  free(file);
+  if (st) return st;
+  const char *slash = strrchr(path, '/');
+  snprintf(m.name, sizeof m.name, "%s", slash ? slash + 1 : path);
+  char *dot = strrchr(m.name, '.');
+  if (dot && strcmp(dot, ".ini") == 0) *dot = '\0';
+  *out = m;
+  return SCALE_OK;
+}
+
+scale_status scale_model_load(const char *name, scale_model *out, scale_diag *diag) {
+  char path[1024];
+  scale_status st = scale_data_resolve("models", name, path, sizeof path, diag);
+  return st ? st : scale_model_load_file(path, out, diag);
+}
+
+bool scale_model_is_moe(const scale_model *model) { return model->n_experts > 0; }
+
+int64_t scale_model_ssm_d_inner(const scale_model *model) {
+  return model->arch == SCALE_ARCH_MAMBA2 ? model->ssm_expand * model->d_model : 0;
+}

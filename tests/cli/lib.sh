@@ -1,0 +1,63 @@
+# lib.sh — helpers sourced by tests/cli/test_*.sh (POSIX sh).
+# Usage in a test: SCALE=$1; . "$(dirname "$0")/lib.sh"; ...; finish
+passed=0
+failed=0
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/scale-cli-XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+
+pass() { passed=$((passed + 1)); }
+fail() { failed=$((failed + 1)); printf 'FAIL: %s\n' "$*"; }
+
+# run CMD... : runs the command, keeping stdout, stderr and status in $TMP/out, $TMP/err, $rc.
+run() {
+  "$@" >"$TMP/out" 2>"$TMP/err"
+  rc=$?
+}
+
+# expect_rc N DESC : the last run exited with N.
+expect_rc() {
+  if [ "$rc" -eq "$1" ]; then pass; else fail "$2: exit $rc, expected $1 (stderr: $(head -c 300 "$TMP/err"))"; fi
+}
+
+# expect_out PATTERN DESC : stdout of the last run matches the grep -E pattern.
+expect_out() {
+  if grep -Eq -- "$1" "$TMP/out"; then pass; else fail "$2: stdout lacks /$1/"; fi
+}
+
+# expect_err PATTERN DESC : stderr matches.
+expect_err() {
+  if grep -Eq -- "$1" "$TMP/err"; then pass; else fail "$2: stderr lacks /$1/ (got: $(head -c 300 "$TMP/err"))"; fi
+}
+
+# expect_usage_error DESC CMD... : exit 2, exactly one line on stderr starting "scale: ", no stdout.
+expect_usage_error() {
+  desc=$1
+  shift
+  run "$@"
+  lines=$(wc -l <"$TMP/err")
+  if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && grep -q '^scale: ' "$TMP/err" && [ ! -s "$TMP/out" ]; then
+    pass
+  else
+    fail "$desc: exit $rc, $lines stderr lines: $(head -c 300 "$TMP/err")"
+  fi
+}
+
+# expect_no_nan DESC : stdout has no nan/inf printed as an answer.
+expect_no_nan() {
+  if grep -Eiq '(^|[^a-z])(nan|-?inf)([^a-z]|$)' "$TMP/out"; then fail "$1: NaN/inf in output"; else pass; fi
+}
+
+# expect_json DESC : stdout parses as JSON (python3 when present, else a brace balance check).
+expect_json() {
+  if command -v python3 >/dev/null 2>&1; then
+    if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$TMP/out" 2>/dev/null; then pass; else fail "$1: invalid JSON"; fi
+  else
+    o=$(tr -cd '{' <"$TMP/out" | wc -c); c=$(tr -cd '}' <"$TMP/out" | wc -c)
+    if [ "$o" -eq "$c" ] && [ "$o" -gt 0 ]; then pass; else fail "$1: unbalanced JSON"; fi
+  fi
+}
+
+finish() {
+  printf '%d passed, %d failed\n' "$passed" "$failed"
+  [ "$failed" -eq 0 ]
+}

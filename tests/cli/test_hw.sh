@@ -1,0 +1,53 @@
+#!/bin/sh
+# test_hw.sh — `scale --help/--version`, `scale hw`, `scale model`, and usage errors.
+SCALE=$1
+. "$(dirname "$0")/lib.sh"
+
+run "$SCALE" --version;            expect_rc 0 "--version"; expect_out '^scale [0-9]+\.[0-9]+\.[0-9]+$' "--version"
+run "$SCALE" --help;               expect_rc 0 "--help"; expect_out 'hw ' "--help lists hw"; expect_out 'model ' "--help lists model"
+run "$SCALE" hw --help;            expect_rc 0 "hw --help"; expect_out 'usage: scale hw' "hw --help"
+
+# hw list: at least 12 chips and systems, none failing to load.
+run "$SCALE" hw list;              expect_rc 0 "hw list"
+n=$(tail -n +2 "$TMP/out" | wc -l)
+if [ "$n" -ge 12 ]; then pass; else fail "hw list shows $n entries, expected >= 12"; fi
+expect_out '^tpu-v5e ' "hw list has tpu-v5e"; expect_out '^nvidia-h100-sxm ' "hw list has H100"
+expect_no_nan "hw list"
+run "$SCALE" hw list --json;       expect_rc 0 "hw list --json"; expect_json "hw list --json"
+
+# hw show: every stored key and derived ratios (v5e bf16 C/W_hbm = 1.97e14 / 8.2e11 = 240).
+run "$SCALE" hw show tpu-v5e;      expect_rc 0 "hw show"; expect_out 'C / W_hbm, bf16 +240' "v5e ratio 240"
+run "$SCALE" hw show tpu-v5e --json; expect_rc 0 "hw show --json"; expect_json "hw show --json"
+expect_out '"bf16_flops_per_s": 197000000000000,' "json bf16 key"; expect_out '"hbm_intensity_flops_per_byte"' "json derived"
+run "$SCALE" hw show "$SCALE_DATA_DIR/hardware/tpu-v5p.ini"; expect_rc 0 "hw show PATH"
+run "$SCALE" hw show dgx-h100;     expect_rc 0 "hw show system"; expect_out 'system of nvidia-h100-sxm' "system base"
+
+# model list/show.
+run "$SCALE" model list;           expect_rc 0 "model list"
+n=$(tail -n +2 "$TMP/out" | wc -l)
+if [ "$n" -ge 12 ]; then pass; else fail "model list shows $n models, expected >= 12"; fi
+run "$SCALE" model show llama-3-70b; expect_rc 0 "model show"; expect_out 'width D +8192' "LLaMA 3 70B D"
+expect_no_nan "model show"
+run "$SCALE" model show llama-3-70b --json; expect_rc 0 "model show --json"; expect_json "model --json"
+expect_out '"n_kv_heads": 8' "json K"
+
+# Usage errors: one line, exit 2.
+expect_usage_error "no subcommand" "$SCALE"
+expect_usage_error "unknown subcommand" "$SCALE" frobnicate
+expect_err "unknown subcommand 'frobnicate'" "names the subcommand"
+expect_usage_error "unknown hardware" "$SCALE" hw show tpu-v9
+expect_err "unknown hardware 'tpu-v9' \(try: scale hw list\)" "hint"
+expect_usage_error "missing NAME" "$SCALE" hw show
+expect_usage_error "missing action" "$SCALE" hw
+expect_usage_error "bad action" "$SCALE" hw explode
+expect_usage_error "bad option" "$SCALE" hw --bogus
+expect_usage_error "bad option after action" "$SCALE" hw show tpu-v5e --bogus
+expect_usage_error "unknown model" "$SCALE" model show gpt-9
+expect_usage_error "extra argument" "$SCALE" model show llama-3-70b gemma-7b
+
+# A malformed file named by path: file:line: message, exit 1.
+printf '[chip]\nkind = tpu\nbogus_key = 1\n' >"$TMP/broken.ini"
+run "$SCALE" hw show "$TMP/broken.ini"; expect_rc 1 "malformed file"
+expect_err "broken.ini:3: unknown key 'bogus_key'" "file:line diagnostic"
+
+finish

@@ -1,0 +1,101 @@
+/* grading.h — the harness shared by the grading suites tests/grading/test_NN_slug.c.
+ *
+ * One Check TCase per exercise, named by the exercise id ("rooflines.critical_batch_int8"), with
+ * its own timeout and run in its own forked process, so that a crash or an endless loop in a
+ * student's function costs that exercise only. Failure messages name the call with its inputs,
+ * what it returned, what was expected, the unit and where the expected value comes from: `scale
+ * grade` shows them as the FAIL detail.
+ *
+ * Every case first checks the book's printed answers (or a hand derivation in a comment), then
+ * the reference solution of solutions/ over a grid of inputs including domain edges, with
+ * GRADE_VS_REF. The reference is linked under the names ref_* (see the generated
+ * grading_ref_SLUG.h); when the build has no solutions/ folder, GRADING_HAVE_REFERENCE is
+ * undefined and the grid comparisons only call the student's function.
+ *
+ * Header-only (static functions): the suites do not link libscale or its test support.
+ */
+#ifndef SCALE_GRADING_H
+#define SCALE_GRADING_H
+
+#include <check.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/** Relative tolerance of comparisons with the reference solution (same formula, other code). */
+#define GRADE_REF_RTOL 1e-9
+
+/** Per-exercise timeout when SCALE_GRADE_TIMEOUT_S is unset [s]. */
+#define GRADE_DEFAULT_TIMEOUT_S 5.0
+
+/* Whether 'got' matches 'expected': NaN matches NaN, an infinity matches the same infinity,
+ * zero matches |got| <= rtol, anything else within rtol * |expected|. */
+static inline int grade_close(double got, double expected, double rtol) {
+  if (isnan(expected)) return isnan(got);
+  if (isnan(got)) return 0;
+  if (isinf(expected)) return got == expected;
+  if (expected == 0.0) return fabs(got) <= rtol;
+  return fabs(got - expected) <= rtol * fabs(expected);
+}
+
+/* Asserts grade_close(); 'call' is the call with its inputs, printf-style. */
+static inline void grade_check(double got, double expected, double rtol, const char *unit,
+                               const char *source, const char *call_fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+
+static inline void grade_check(double got, double expected, double rtol, const char *unit,
+                               const char *source, const char *call_fmt, ...) {
+  if (grade_close(got, expected, rtol)) return;
+  char call[512];
+  va_list args;
+  va_start(args, call_fmt);
+  vsnprintf(call, sizeof call, call_fmt, args);
+  va_end(args);
+  ck_abort_msg("%s = %.9g %s, expected %.9g %s (rtol %g; %s)", call, got, unit, expected, unit,
+               rtol, source);
+}
+
+/** Checks a student's call against the book or a hand derivation. */
+#define GRADE_BOOK(got, expected, rtol, unit, source)                                           \
+  grade_check((got), (expected), (rtol), (unit), (source), "%s", #got)
+
+#ifdef GRADING_HAVE_REFERENCE
+/** Checks a student's call against the reference's call on the same inputs (described by the
+ * printf-style arguments that follow). */
+#define GRADE_VS_REF(got, ref, unit, ...)                                                        \
+  grade_check((got), (ref), GRADE_REF_RTOL, (unit), "reference solution", __VA_ARGS__)
+#else
+#define GRADE_VS_REF(got, ref, unit, ...) ((void)(got))
+#endif
+
+/* The timeout of each exercise: SCALE_GRADE_TIMEOUT_S if set to a positive number. */
+static inline double grade_timeout_s(void) {
+  const char *text = getenv("SCALE_GRADE_TIMEOUT_S");
+  if (text) {
+    char *end = NULL;
+    double value = strtod(text, &end);
+    if (end != text && value > 0.0) return value;
+  }
+  return GRADE_DEFAULT_TIMEOUT_S;
+}
+
+/** Adds exercise 'id' to 'suite' as its own TCase holding 'test'. */
+static inline void grade_add(Suite *suite, const char *id, const TTest *test) {
+  TCase *tc = tcase_create(id);
+  tcase_set_timeout(tc, grade_timeout_s());
+  tcase_add_test(tc, test);
+  suite_add_tcase(suite, tc);
+}
+
+/** Runs 'suite' with every TCase in its own process; returns the exit status of main(). */
+static inline int grade_run(Suite *suite) {
+  SRunner *runner = srunner_create(suite);
+  srunner_set_fork_status(runner, CK_FORK);
+  srunner_run_all(runner, CK_NORMAL);
+  int failed = srunner_ntests_failed(runner);
+  srunner_free(runner);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+#endif

@@ -1,0 +1,248 @@
+/* test_hardware.c — the strict hardware loader: good files, every malformed case with its
+ * status and line, systems inheriting a base, and the derived ratios on hand-made records. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "scale.h"
+#include "scale_check.h"
+
+static char dir[64];
+
+/* Writes 'text' to dir/NAME and returns the path (static buffer). */
+static const char *fixture(const char *name, const char *text) {
+  static char path[256];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "wb");
+  ck_assert_ptr_nonnull(f);
+  fputs(text, f);
+  fclose(f);
+  return path;
+}
+
+static void setup(void) {
+  snprintf(dir, sizeof dir, "/tmp/scale-test-hw-XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void teardown(void) {
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  if (system(cmd) != 0) fprintf(stderr, "cleanup of %s failed\n", dir);
+}
+
+#define GOOD_CHIP                                                                               \
+  "; a made-up chip: numbers chosen for easy hand arithmetic\n"                                 \
+  "[chip]\n"                                                                                    \
+  "kind = tpu\n"                                                                                \
+  "display_name = Test TPU\n"                                                                   \
+  "bf16_flops_per_s = 2e14   ; inline comment\n"                                                \
+  "int8_flops_per_s = 4e14\n"                                                                   \
+  "hbm_bytes = 1.6e10\n"                                                                        \
+  "hbm_bytes_per_s = 1e12\n"                                                                    \
+  "[ici]\n"                                                                                     \
+  "link_bytes_per_s = 5e10\n"                                                                   \
+  "pod_x = 16\npod_y = 16\n"                                                                    \
+  "wrap_axis_multiple = 16\n"                                                                   \
+  "[network]\n"                                                                                 \
+  "dcn_bytes_per_s = 2.5e10\n"
+
+/* Loads 'text' expecting failure 'status' at 'line' with 'words' in the message. */
+static void expect_error(const char *text, scale_status status, int line, const char *words) {
+  scale_chip chip;
+  scale_diag diag;
+  memset(&diag, 0, sizeof diag);
+  scale_status st = scale_chip_load_file(fixture("bad.ini", text), &chip, &diag);
+  ck_assert_msg(st == status, "got status '%s' (%s), expected '%s'", scale_status_str(st),
+                diag.message, scale_status_str(status));
+  ck_assert_int_eq(diag.line, line);
+  ck_assert_msg(strstr(diag.message, words) != NULL, "message '%s' lacks '%s'", diag.message,
+                words);
+  ck_assert_msg(strstr(diag.file, "bad.ini") != NULL, "diag names the file");
+  ck_assert_ptr_null(strchr(diag.message, '\n'));
+}
+
+START_TEST(loads_good_file) {
+  scale_chip chip;
+  scale_diag diag;
+  scale_status st = scale_chip_load_file(fixture("test-tpu.ini", GOOD_CHIP), &chip, &diag);
+  ck_assert_msg(st == SCALE_OK, "%s:%d: %s", diag.file, diag.line, diag.message);
+  ck_assert_str_eq(chip.name, "test-tpu");
+  ck_assert_str_eq(chip.display_name, "Test TPU");
+  ck_assert_int_eq(chip.kind, SCALE_HW_TPU);
+  scale_check_rel(chip.flops_per_s[SCALE_DTYPE_BF16], 2e14, 0, "FLOP/s", "fixture");
+  scale_check_nan(chip.flops_per_s[SCALE_DTYPE_FP8]); /* absent = unknown, never 0 */
+  scale_check_nan(chip.nvlink_bytes_per_s);
+  scale_check_rel(chip.n_chips, 1, 0, "", "a chip is one chip");
+  ck_assert_int_eq(chip.n_net_levels, 0);
+  /* Derived ratios, by hand: 2e14 / 1e12 = 200; 4e14 / 1e12 = 400; 2e14 / (2 x 5e10) = 2000;
+   * 2e14 / 2.5e10 = 8000; pod 16 x 16 = 256 chips. */
+  scale_check_rel(scale_chip_hbm_intensity(&chip, SCALE_DTYPE_BF16), 200, 1e-12, "FLOP/B", "hand");
+  scale_check_rel(scale_chip_hbm_intensity(&chip, SCALE_DTYPE_INT8), 400, 1e-12, "OP/B", "hand");
+  scale_check_rel(scale_chip_ici_intensity(&chip, SCALE_DTYPE_BF16), 2000, 1e-12, "FLOP/B",
+                  "hand: bidirectional W = 2 x one-way");
+  scale_check_rel(scale_chip_dcn_intensity(&chip, SCALE_DTYPE_BF16), 8000, 1e-12, "FLOP/B", "hand");
+  scale_check_nan(scale_chip_hbm_intensity(&chip, SCALE_DTYPE_FP8));
+  scale_check_nan(scale_chip_nvlink_intensity(&chip, SCALE_DTYPE_BF16));
+  scale_check_rel(scale_chip_pod_chips(&chip), 256, 0, "chips", "hand");
+  ck_assert(scale_chip_axis_wraps(&chip, 16));
+  ck_assert(!scale_chip_axis_wraps(&chip, 8));
+  ck_assert(!scale_chip_axis_wraps(&chip, 4));
+}
+END_TEST
+
+START_TEST(system_inherits_base) {
+  fixture("base-gpu.ini", "[chip]\nkind = gpu\ndisplay_name = Base GPU\n"
+                          "bf16_flops_per_s = 1e15\nhbm_bytes = 8e10\nhbm_bytes_per_s = 3e12\n"
+                          "[nvlink]\nbytes_per_s = 4.5e11\ndomain_size = 8\n");
+  const char *path = fixture("node.ini", "; an 8-GPU node of base-gpu\n[system]\nbase = base-gpu\n"
+                                         "n_chips = 8\n[chip]\ndisplay_name = Test node\n"
+                                         "[network]\nlevel1_fanout = 8\n"
+                                         "level1_member_bytes_per_s = 4.5e11\n"
+                                         "level2_fanout = 32\nlevel2_member_bytes_per_s = 4e11\n");
+  scale_chip chip;
+  scale_diag diag;
+  scale_status st = scale_chip_load_file(path, &chip, &diag);
+  ck_assert_msg(st == SCALE_OK, "%s:%d: %s", diag.file, diag.line, diag.message);
+  ck_assert_str_eq(chip.name, "node");
+  ck_assert_str_eq(chip.base, "base-gpu");
+  ck_assert_str_eq(chip.display_name, "Test node"); /* the system overrides */
+  ck_assert_int_eq(chip.kind, SCALE_HW_GPU);      /* inherited */
+  scale_check_rel(chip.n_chips, 8, 0, "", "fixture");
+  scale_check_rel(chip.hbm_bytes_per_s, 3e12, 0, "B/s", "inherited");
+  ck_assert_int_eq(chip.n_net_levels, 2);
+  scale_check_rel(chip.net_levels[1].fanout, 32, 0, "", "fixture");
+  /* 1e15 / 4.5e11 = 2222.2 */
+  scale_check_rel(scale_chip_nvlink_intensity(&chip, SCALE_DTYPE_BF16), 1e15 / 4.5e11, 1e-12,
+                  "FLOP/B", "hand");
+}
+END_TEST
+
+START_TEST(bad_base) {
+  expect_error("[system]\nbase = no-such-chip\n", SCALE_ERR_NOT_FOUND, 2, "no-such-chip");
+  expect_error("[system]\nbase = ../etc/x\n", SCALE_ERR_INVALID, 2, "file stem");
+  fixture("loop.ini", "[system]\nbase = loop\n");
+  scale_chip chip;
+  scale_diag diag;
+  char path[256];
+  snprintf(path, sizeof path, "%s/loop.ini", dir);
+  ck_assert_int_eq(scale_chip_load_file(path, &chip, &diag), SCALE_ERR_INVALID);
+  ck_assert_ptr_nonnull(strstr(diag.message, "cycle"));
+}
+END_TEST
+
+START_TEST(malformed_files) {
+  expect_error(GOOD_CHIP "hbm_typo_bytes = 3\n", SCALE_ERR_UNKNOWN_KEY, 16, "hbm_typo_bytes");
+  expect_error(GOOD_CHIP "[gpu]\nx = 1\n", SCALE_ERR_UNKNOWN_KEY, 17, "unknown section [gpu]");
+  expect_error("bf16_flops_per_s = 1\n" GOOD_CHIP, SCALE_ERR_UNKNOWN_KEY, 1, "outside any");
+  expect_error(GOOD_CHIP "[chip]\nhbm_bytes = 1.6e10\n", SCALE_ERR_DUPLICATE_KEY, 17,
+               "first set on line 7");
+  expect_error("[chip]\nkind = tpu\ndisplay_name = X\nbf16_flops_per_s = 1e14\nhbm_bytes = 1e9\n",
+               SCALE_ERR_MISSING_KEY, 0, "hbm_bytes_per_s");
+  expect_error(GOOD_CHIP "[price]\nusd_per_hour = 1.2 USD\n", SCALE_ERR_PARSE, 17, "plain number");
+  expect_error(GOOD_CHIP "[price]\nusd_per_hour = 820G\n", SCALE_ERR_PARSE, 17, "plain number");
+  expect_error(GOOD_CHIP "[price]\nusd_per_hour = 0x10\n", SCALE_ERR_PARSE, 17, "plain number");
+  expect_error(GOOD_CHIP "[price]\nusd_per_hour = inf\n", SCALE_ERR_PARSE, 17, "plain number");
+  expect_error(GOOD_CHIP "[price]\nusd_per_hour = 1e400\n", SCALE_ERR_RANGE, 17, "out of range");
+  expect_error(GOOD_CHIP "[network]\npcie_bytes_per_s = -1.6e10\n", SCALE_ERR_RANGE, 17, "> 0");
+  expect_error(GOOD_CHIP "[nvlink]\nbytes_per_s = -4.5e11\n", SCALE_ERR_RANGE, 17, "> 0");
+  expect_error(GOOD_CHIP "[nvlink]\nbytes_per_s = 0\n", SCALE_ERR_RANGE, 17, "> 0");
+  expect_error(GOOD_CHIP "just words\n", SCALE_ERR_PARSE, 16, "key = value");
+  expect_error("", SCALE_ERR_PARSE, 0, "empty");
+  expect_error("; only a comment\n\n", SCALE_ERR_PARSE, 0, "empty");
+  expect_error("[chip]\nkind = fpga\ndisplay_name = X\nbf16_flops_per_s = 1\nhbm_bytes = 1\n"
+               "hbm_bytes_per_s = 1\n",
+               SCALE_ERR_PARSE, 2, "tpu or gpu");
+  expect_error(GOOD_CHIP "[price]\nusd_per_hour = 2\n[price]\nusd_per_hour = 3\n",
+               SCALE_ERR_DUPLICATE_KEY, 19, "first set on line 17");
+}
+END_TEST
+
+START_TEST(level_gaps_and_pairs) {
+  expect_error("[chip]\nkind = gpu\ndisplay_name = X\nbf16_flops_per_s = 1\nhbm_bytes = 1\n"
+               "hbm_bytes_per_s = 1\n[network]\nlevel2_fanout = 4\n"
+               "level2_member_bytes_per_s = 1e9\n",
+               SCALE_ERR_MISSING_KEY, 0, "without gaps");
+  expect_error("[chip]\nkind = gpu\ndisplay_name = X\nbf16_flops_per_s = 1\nhbm_bytes = 1\n"
+               "hbm_bytes_per_s = 1\n[network]\nlevel1_fanout = 4\n",
+               SCALE_ERR_MISSING_KEY, 0, "level1_member_bytes_per_s");
+}
+END_TEST
+
+START_TEST(binary_and_long_lines) {
+  char text[1024];
+  snprintf(text, sizeof text, "%s[price]\nusd_per_hour = 1%c2\n", GOOD_CHIP, 1);
+  expect_error(text, SCALE_ERR_PARSE, 17, "binary");
+  /* A NUL byte: written by hand since fputs stops at it. */
+  const char *path = fixture("bad.ini", "");
+  FILE *f = fopen(path, "wb");
+  fwrite("[chip]\n\0\x01\x02garbage", 1, 17, f);
+  fclose(f);
+  scale_chip chip;
+  scale_diag diag;
+  ck_assert_int_eq(scale_chip_load_file(path, &chip, &diag), SCALE_ERR_PARSE);
+  ck_assert_int_eq(diag.line, 2);
+  char longline[600];
+  memset(longline, 'x', sizeof longline);
+  memcpy(longline, "; ", 2);
+  longline[sizeof longline - 1] = '\0';
+  snprintf(text, sizeof text, "[chip]\n%s\n", longline);
+  expect_error(text, SCALE_ERR_PARSE, 2, "longer than");
+}
+END_TEST
+
+START_TEST(missing_file_and_names) {
+  scale_chip chip;
+  scale_diag diag;
+  ck_assert_int_eq(scale_chip_load_file("/nonexistent/x.ini", &chip, &diag), SCALE_ERR_IO);
+  ck_assert_int_eq(scale_chip_load("no-such-chip-xyz", &chip, &diag), SCALE_ERR_NOT_FOUND);
+  ck_assert_int_eq(scale_chip_load("", &chip, &diag), SCALE_ERR_INVALID);
+  char path[256];
+  ck_assert_int_eq(scale_data_resolve("hardware", "x/y.ini", path, sizeof path, &diag),
+                   SCALE_ERR_NOT_FOUND);
+}
+END_TEST
+
+START_TEST(data_dir_and_list) {
+  /* SCALE_DATA_DIR points at a fixture tree: resolution and listing follow it. */
+  char sub[128];
+  snprintf(sub, sizeof sub, "%s/hardware", dir);
+  ck_assert_int_eq(mkdir(sub, 0700), 0);
+  fixture("hardware/zeta.ini", GOOD_CHIP);
+  fixture("hardware/alpha.ini", GOOD_CHIP);
+  fixture("hardware/notes.txt", "not a hardware file");
+  ck_assert_int_eq(setenv("SCALE_DATA_DIR", dir, 1), 0);
+  ck_assert_str_eq(scale_data_dir(), dir);
+  char names[4][SCALE_NAME_MAX];
+  ck_assert_int_eq(scale_data_list("hardware", names, 4), 2);
+  ck_assert_str_eq(names[0], "alpha"); /* sorted */
+  ck_assert_str_eq(names[1], "zeta");
+  ck_assert_int_eq(scale_data_list("hardware", names, 1), 2); /* count beyond cap */
+  ck_assert_int_eq(scale_data_list("no-such-folder", names, 4), -1);
+  scale_chip chip;
+  scale_diag diag;
+  ck_assert_int_eq(scale_chip_load("zeta", &chip, &diag), SCALE_OK);
+  ck_assert_str_eq(chip.name, "zeta");
+}
+END_TEST
+
+static Suite *hardware_suite(void) {
+  Suite *s = suite_create("hardware");
+  TCase *tc = tcase_create("loader");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_test(tc, loads_good_file);
+  tcase_add_test(tc, system_inherits_base);
+  tcase_add_test(tc, bad_base);
+  tcase_add_test(tc, malformed_files);
+  tcase_add_test(tc, level_gaps_and_pairs);
+  tcase_add_test(tc, binary_and_long_lines);
+  tcase_add_test(tc, missing_file_and_names);
+  tcase_add_test(tc, data_dir_and_list);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return scale_check_run(hardware_suite()); }

@@ -1,0 +1,143 @@
+/* test_model.c — the strict model loader: a good file, malformed files with status and line,
+ * and the architecture cross-checks. (The shipped models are checked in test_model_data.c.) */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scale.h"
+#include "scale_check.h"
+
+static char dir[64];
+
+static const char *fixture(const char *text) {
+  static char path[256];
+  snprintf(path, sizeof path, "%s/tiny-gqa.ini", dir);
+  FILE *f = fopen(path, "wb");
+  ck_assert_ptr_nonnull(f);
+  fputs(text, f);
+  fclose(f);
+  return path;
+}
+
+static void setup(void) {
+  snprintf(dir, sizeof dir, "/tmp/scale-test-model-XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void teardown(void) {
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  if (system(cmd) != 0) fprintf(stderr, "cleanup of %s failed\n", dir);
+}
+
+#define HEAD                                                                                   \
+  "; a tiny GQA transformer for hand arithmetic\n"                                              \
+  "[model]\n"                                                                                   \
+  "display_name = Tiny GQA\n"                                                                   \
+  "arch = transformer\n"                                                                        \
+  "n_layers = 2\n"                                                                              \
+  "d_model = 64\n"                                                                              \
+  "n_vocab = 1000\n"
+#define ATTN "[attention]\nn_heads = 8\nn_kv_heads = 2\nd_head = 8\n"
+#define MLP "[mlp]\nd_ff = 256\ngated_mlp = 1\n"
+
+static void expect_error(const char *text, scale_status status, int line, const char *words) {
+  scale_model m;
+  scale_diag diag;
+  memset(&diag, 0, sizeof diag);
+  scale_status st = scale_model_load_file(fixture(text), &m, &diag);
+  ck_assert_msg(st == status, "got '%s' (%s), expected '%s'", scale_status_str(st), diag.message,
+                scale_status_str(status));
+  ck_assert_int_eq(diag.line, line);
+  ck_assert_msg(strstr(diag.message, words) != NULL, "message '%s' lacks '%s'", diag.message,
+                words);
+}
+
+START_TEST(loads_good_file) {
+  scale_model m;
+  scale_diag diag;
+  scale_status st = scale_model_load_file(fixture(HEAD "tied_embeddings = 1\n" ATTN MLP), &m,
+                                          &diag);
+  ck_assert_msg(st == SCALE_OK, "%s:%d: %s", diag.file, diag.line, diag.message);
+  ck_assert_str_eq(m.name, "tiny-gqa");
+  ck_assert_int_eq(m.arch, SCALE_ARCH_TRANSFORMER);
+  ck_assert_int_eq(m.n_layers, 2);
+  ck_assert_int_eq(m.n_kv_heads, 2);
+  ck_assert(m.tied_embeddings);
+  ck_assert(m.gated_mlp);
+  ck_assert(!scale_model_is_moe(&m));
+  ck_assert_int_eq(scale_model_ssm_d_inner(&m), 0);
+}
+END_TEST
+
+START_TEST(loads_mamba) {
+  scale_model m;
+  scale_diag diag;
+  const char *text = "[model]\ndisplay_name = Tiny SSM\narch = mamba2\nn_layers = 2\n"
+                     "d_model = 64\nn_vocab = 100\n[mamba2]\nd_state = 16\nn_heads = 8\n"
+                     "d_head = 16\nexpand = 2\nn_groups = 1\nd_conv = 4\n";
+  ck_assert_int_eq(scale_model_load_file(fixture(text), &m, &diag), SCALE_OK);
+  ck_assert_int_eq(m.arch, SCALE_ARCH_MAMBA2);
+  ck_assert_int_eq(scale_model_ssm_d_inner(&m), 128); /* expand 2 x D 64 */
+}
+END_TEST
+
+START_TEST(malformed) {
+  /* HEAD is 7 lines; ATTN 4; MLP 3. */
+  expect_error(HEAD ATTN MLP "n_experts = 8\n", SCALE_ERR_UNKNOWN_KEY, 15, "n_experts");
+  expect_error(HEAD "n_layers = 3\n" ATTN MLP, SCALE_ERR_DUPLICATE_KEY, 8, "first set on line 5");
+  expect_error(HEAD ATTN "[mlp]\nd_ff = 25.5\ngated_mlp = 1\n", SCALE_ERR_RANGE, 13, "whole");
+  expect_error(HEAD ATTN "[mlp]\nd_ff = -256\ngated_mlp = 1\n", SCALE_ERR_RANGE, 13, "whole");
+  expect_error(HEAD ATTN "[mlp]\nd_ff = 256\ngated_mlp = 2\n", SCALE_ERR_RANGE, 14, "0 or 1");
+  expect_error(HEAD ATTN "[mlp]\nd_ff = 2.5e3x\ngated_mlp = 1\n", SCALE_ERR_PARSE, 13, "plain");
+  expect_error(HEAD ATTN MLP "[moe]\nn_experts = 1e400\n", SCALE_ERR_RANGE, 16, "out of range");
+  expect_error("[model]\narch = rnn\ndisplay_name = X\nn_layers = 1\nd_model = 1\nn_vocab = 1\n",
+               SCALE_ERR_PARSE, 2, "transformer or mamba2");
+  expect_error("", SCALE_ERR_PARSE, 0, "empty");
+  expect_error("[model]\ndisplay_name = X\narch = transformer\nn_layers = 1\nn_vocab = 1\n",
+               SCALE_ERR_MISSING_KEY, 0, "d_model");
+  expect_error(HEAD MLP, SCALE_ERR_MISSING_KEY, 0, "n_heads");
+  expect_error(HEAD ATTN, SCALE_ERR_MISSING_KEY, 0, "d_ff");
+  expect_error(HEAD "[mamba2]\nd_state = 1\n", SCALE_ERR_MISSING_KEY, 0, "n_heads");
+}
+END_TEST
+
+START_TEST(cross_checks) {
+  expect_error(HEAD "[attention]\nn_heads = 8\nn_kv_heads = 3\nd_head = 8\n" MLP,
+               SCALE_ERR_INVALID, 0, "must divide");
+  expect_error(HEAD ATTN MLP "[moe]\nn_experts = 4\nn_experts_active = 5\nd_ff_expert = 8\n",
+               SCALE_ERR_INVALID, 0, "exceeds n_experts");
+  expect_error(HEAD ATTN MLP "[moe]\nn_experts = 4\nn_experts_active = 2\nd_ff_expert = 8\n"
+                             "n_dense_layers = 3\n",
+               SCALE_ERR_INVALID, 0, "n_dense_layers");
+  expect_error(HEAD ATTN MLP "[moe]\nn_experts = 4\n", SCALE_ERR_MISSING_KEY, 0,
+               "n_experts_active");
+  expect_error("[model]\ndisplay_name = X\narch = transformer\nn_layers = 0\nd_model = 1\n"
+               "n_vocab = 1\n" ATTN MLP,
+               SCALE_ERR_INVALID, 0, "must be > 0");
+}
+END_TEST
+
+START_TEST(names) {
+  scale_model m;
+  scale_diag diag;
+  ck_assert_int_eq(scale_model_load("no-such-model-xyz", &m, &diag), SCALE_ERR_NOT_FOUND);
+  ck_assert_int_eq(scale_model_load("", &m, &diag), SCALE_ERR_INVALID);
+  ck_assert_int_eq(scale_model_load_file("/nonexistent.ini", &m, &diag), SCALE_ERR_IO);
+}
+END_TEST
+
+static Suite *model_suite(void) {
+  Suite *s = suite_create("model");
+  TCase *tc = tcase_create("loader");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_test(tc, loads_good_file);
+  tcase_add_test(tc, loads_mamba);
+  tcase_add_test(tc, malformed);
+  tcase_add_test(tc, cross_checks);
+  tcase_add_test(tc, names);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return scale_check_run(model_suite()); }

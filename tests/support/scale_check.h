@@ -1,0 +1,35 @@
+/* scale_check.h — helpers shared by the Check suites of tests/.
+ *
+ * Every numeric comparison goes through scale_check_rel(): a relative tolerance, and on failure
+ * a message with got, expected, unit and the source of the expected value.
+ */
+#ifndef SCALE_CHECK_H
+#define SCALE_CHECK_H
+
+#include <check.h>
+#include <stdbool.h>
+
+/** Whether |got - expected| <= rtol * |expected| (or both are zero, or both NaN). */
+bool scale_check_close(double got, double expected, double rtol);
+
+/** Asserts that 'got' is within relative tolerance 'rtol' of 'expected'; 'unit' and 'source'
+ * (where the expected value comes from) are printed on failure. */
+#define scale_check_rel(got, expected, rtol, unit, source)                                      \
+  do {                                                                                        \
+    double got_ = (got), exp_ = (expected);                                                   \
+    ck_assert_msg(scale_check_close(got_, exp_, (rtol)),                                      \
+                  "%s: got %.6g %s, expected %.6g %s (rtol %g; %s)", #got, got_, (unit),      \
+                  exp_, (unit), (double)(rtol), (source));                                    \
+  } while (0)
+
+/** Asserts that 'got' is NaN (a function called outside its domain). */
+#define scale_check_nan(got)                                                                  \
+  do {                                                                                        \
+    double got_ = (got);                                                                      \
+    ck_assert_msg(got_ != got_, "%s: expected NaN, got %.6g", #got, got_);                    \
+  } while (0)
+
+/** Runs 'suite' with Check's default (fork) mode; returns the process exit status. */
+int scale_check_run(Suite *suite);
+
+#endif
