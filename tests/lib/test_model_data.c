@@ -314,7 +314,7 @@ START_TEST(moe_flag_and_ssm_width_follow_the_architecture) {
 }
 END_TEST
 
-/* ---- tests: parameter counts ------------------------------------------------------------------ */
+/* ---- tests: parameter counts ----------------------------------------------------------------- */
 
 START_TEST(counted_params_match_reported) {
   const published *p = &models[_i];
@@ -362,7 +362,7 @@ START_TEST(active_params_match_reported) {
 }
 END_TEST
 
-/* ---- tests: the book's figures for these models ------------------------------------------------ */
+/* ---- tests: the book's figures for these models ---------------------------------------------- */
 
 START_TEST(book_llama_3_70b_counts) {
   scale_model m = load("llama-3-70b");
