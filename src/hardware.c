@@ -24,14 +24,15 @@
       F("network", "level" #n "_member_bytes_per_s", INI_DOUBLE,                               \
         net_levels[n - 1].member_bytes_per_s, false)
 
-enum { FIELD_KIND = 0, FIELD_BASE = 1 }; /* indices used by the loader below */
+/* Indices into chip_fields[] of the entries the loader treats specially (keep in step). */
+enum { FIELD_KIND = 0, FIELD_BASE = 1, FIELD_BF16 = 4, FIELD_FP16 = 5 }; /* indices used by the loader below */
 
 static const ini_field chip_fields[] = {
     F("chip", "kind", INI_CUSTOM, kind, true), /* tpu | gpu, converted by apply_kind() */
     F("system", "base", INI_STRING, base, false),
     F("chip", "display_name", INI_STRING, display_name, true),
     F("chip", "fp32_flops_per_s", INI_DOUBLE, flops_per_s[SCALE_DTYPE_FP32], false),
-    F("chip", "bf16_flops_per_s", INI_DOUBLE, flops_per_s[SCALE_DTYPE_BF16], true),
+    F("chip", "bf16_flops_per_s", INI_DOUBLE, flops_per_s[SCALE_DTYPE_BF16], false),
     F("chip", "fp16_flops_per_s", INI_DOUBLE, flops_per_s[SCALE_DTYPE_FP16], false),
     F("chip", "fp8_flops_per_s", INI_DOUBLE, flops_per_s[SCALE_DTYPE_FP8], false),
     F("chip", "int8_flops_per_s", INI_DOUBLE, flops_per_s[SCALE_DTYPE_INT8], false),
@@ -141,6 +142,9 @@ static scale_status load_depth(const char *path, scale_chip *out, scale_diag *di
   } else if (!st) {
     chip_clear(out);
     st = ini_check_required(file, chip_fields, n_chip_fields, diag);
+    if (!st && ini_find(file, FIELD_BF16) < 0 && ini_find(file, FIELD_FP16) < 0)
+      st = scale_diag_set(diag, SCALE_ERR_MISSING_KEY, path, 0,
+                          "missing required key: bf16_flops_per_s or fp16_flops_per_s in [chip]");
   }
   if (!st) st = ini_apply(file, chip_fields, out, diag);
   if (!st) st = apply_kind(file, out, diag);

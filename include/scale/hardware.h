@@ -97,8 +97,8 @@ typedef struct {
 /* ---- loading -------------------------------------------------------------------------------- */
 
 /** Loads a hardware file at 'path' into *out (caller storage), strictly: an unknown section or
- * key, a duplicate key, a missing required key (display_name, kind, bf16_flops_per_s,
- * hbm_bytes, hbm_bytes_per_s), a malformed or non-finite number, or a negative quantity is an
+ * key, a duplicate key, a missing required key (display_name, kind, hbm_bytes,
+ * hbm_bytes_per_s, and a 16-bit rate: bf16_flops_per_s or fp16_flops_per_s), a malformed or non-finite number, or a negative quantity is an
  * error reported with the file and line. A `base = STEM` key loads hardware/STEM.ini from the
  * same folder first.
  *

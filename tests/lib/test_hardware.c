@@ -161,6 +161,23 @@ START_TEST(malformed_files) {
 }
 END_TEST
 
+START_TEST(sixteen_bit_rate_required) {
+  /* V100 has fp16 but no bf16: either 16-bit rate satisfies the loader; neither does not. */
+  scale_chip chip;
+  scale_diag diag;
+  const char *path = fixture("fp16-only.ini", "[chip]\nkind = gpu\ndisplay_name = X\n"
+                                              "fp16_flops_per_s = 1.25e14\nhbm_bytes = 1\n"
+                                              "hbm_bytes_per_s = 9e11\n");
+  ck_assert_int_eq(scale_chip_load_file(path, &chip, &diag), SCALE_OK);
+  scale_check_nan(scale_chip_hbm_intensity(&chip, SCALE_DTYPE_BF16));
+  scale_check_rel(scale_chip_hbm_intensity(&chip, SCALE_DTYPE_FP16), 1.25e14 / 9e11, 1e-12,
+                  "FLOP/B", "hand");
+  expect_error("[chip]\nkind = gpu\ndisplay_name = X\nfp8_flops_per_s = 1\nhbm_bytes = 1\n"
+               "hbm_bytes_per_s = 1\n",
+               SCALE_ERR_MISSING_KEY, 0, "bf16_flops_per_s or fp16_flops_per_s");
+}
+END_TEST
+
 START_TEST(level_gaps_and_pairs) {
   expect_error("[chip]\nkind = gpu\ndisplay_name = X\nbf16_flops_per_s = 1\nhbm_bytes = 1\n"
                "hbm_bytes_per_s = 1\n[network]\nlevel2_fanout = 4\n"
@@ -238,6 +255,7 @@ static Suite *hardware_suite(void) {
   tcase_add_test(tc, bad_base);
   tcase_add_test(tc, malformed_files);
   tcase_add_test(tc, level_gaps_and_pairs);
+  tcase_add_test(tc, sixteen_bit_rate_required);
   tcase_add_test(tc, binary_and_long_lines);
   tcase_add_test(tc, missing_file_and_names);
   tcase_add_test(tc, data_dir_and_list);
