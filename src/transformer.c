@@ -110,8 +110,7 @@ static double attention_pairs(double t, double s, bool causal) {
 }
 
 /** FLOPs of every layer of the model (no unembedding) for b sequences of t tokens. */
-static double layers_flops(const scale_model *m, double b, double t, bool causal,
-                           scale_pass pass) {
+static double layers_flops(const scale_model *m, double b, double t, bool causal, scale_pass pass) {
   double tokens = b * t;
   double per_layer = scale_transformer_qkvo_flops(m, tokens, pass) +
                      scale_transformer_attention_flops(m, b, t, t, causal, pass) +
@@ -306,7 +305,7 @@ double scale_transformer_n_mamba2_params(const scale_model *model) {
     return 0.0;
   }
   double conv = ssm_conv_dim(model) * (c(model->ssm_d_conv) + 1.0); /* taps + bias */
-  double per_head = 3.0 * ssm_heads(model);                          /* dt bias, A, D */
+  double per_head = 3.0 * ssm_heads(model);                         /* dt bias, A, D */
   double norm = ssm_d_inner(model);
   return mamba2_matmul_params(model) + conv + per_head + norm;
 }
@@ -347,7 +346,8 @@ double scale_transformer_n_active_params(const scale_model *model) {
   if (model == NULL) {
     return NAN;
   }
-  double idle = scale_transformer_n_moe_params(model) - scale_transformer_n_moe_active_params(model);
+  double idle =
+      scale_transformer_n_moe_params(model) - scale_transformer_n_moe_active_params(model);
   return scale_transformer_n_params(model) - scale_transformer_n_moe_layers(model) * idle;
 }
 
@@ -425,11 +425,11 @@ double scale_transformer_ssd_flops(const scale_model *model, double b, double s,
   double h = ssm_heads(model), p = ssm_head_dim(model);
   double chunks = s / l;
   double recurrence = naive_recurrence ? h * chunks * (chunks + 1.0) * p * n : h * chunks * p * n;
-  double sum = chunks * h * l * l * n      /* 1: C.B^T within a chunk */
-               + chunks * h * l * l * p    /* 2: masked scores times X */
-               + chunks * h * l * p * n    /* 3: chunk states B.X */
-               + recurrence                /* 4: states passed between chunks */
-               + chunks * h * p * n * l;   /* 5: C.states, the off-diagonal output */
+  double sum = chunks * h * l * l * n    /* 1: C.B^T within a chunk */
+               + chunks * h * l * l * p  /* 2: masked scores times X */
+               + chunks * h * l * p * n  /* 3: chunk states B.X */
+               + recurrence              /* 4: states passed between chunks */
+               + chunks * h * p * n * l; /* 5: C.states, the off-diagonal output */
   return mult * 2.0 * b * sum;
 }
 
@@ -454,8 +454,8 @@ double scale_transformer_attention_flops_ratio(const scale_model *model, double 
   if (model == NULL || !size_ok(t)) {
     return NAN;
   }
-  double attention = c(model->n_layers) *
-                     scale_transformer_attention_flops(model, 1.0, t, t, causal, SCALE_PASS_FORWARD);
+  double attention = c(model->n_layers) * scale_transformer_attention_flops(
+                                              model, 1.0, t, t, causal, SCALE_PASS_FORWARD);
   double weights = t * layers_weight_flops_per_token(model, SCALE_PASS_FORWARD);
   if (attention == 0.0) {
     return 0.0;
@@ -497,8 +497,7 @@ double scale_transformer_moe_sparsity(const scale_model *model) {
   return c(model->n_experts) / c(model->n_experts_active);
 }
 
-double scale_transformer_moe_critical_batch(const scale_model *model,
-                                            double dense_critical_batch) {
+double scale_transformer_moe_critical_batch(const scale_model *model, double dense_critical_batch) {
   if (!size_ok(dense_critical_batch)) {
     return NAN;
   }
@@ -626,8 +625,8 @@ double scale_transformer_attention_intensity_flops_per_byte(const scale_model *m
     return NAN;
   }
   double nh = c(model->n_heads) * c(model->d_head), kh = c(model->n_kv_heads) * c(model->d_head);
-  double flops = 4.0 * t * s * nh;                   /* per sequence: QK^T and AV */
-  double elements = 2.0 * t * nh + 2.0 * s * kh;     /* read Q, write O; read K, V */
+  double flops = 4.0 * t * s * nh;               /* per sequence: QK^T and AV */
+  double elements = 2.0 * t * nh + 2.0 * s * kh; /* read Q, write O; read K, V */
   return flops / (elements * scale_dtype_bytes(dtype));
 }
 
@@ -643,8 +642,8 @@ static bool layout_ok(double b, double s, double tp, double cp, double dp) {
   return size_ok(b) && size_ok(s) && degree_ok(tp) && degree_ok(cp) && degree_ok(dp);
 }
 
-double scale_transformer_gqa_block_flops_per_device(const scale_model *model, double b,
-                                                    double s, double tp, double cp, double dp) {
+double scale_transformer_gqa_block_flops_per_device(const scale_model *model, double b, double s,
+                                                    double tp, double cp, double dp) {
   if (!gqa_ok(model) || !layout_ok(b, s, tp, cp, dp)) {
     return NAN;
   }

@@ -324,8 +324,7 @@ double scale_transformer_moe_sparsity(const scale_model *model);
  * Domain: dense_critical_batch >= 0.
  * Book:   ch. 4 Q8: B > 120 E/k for int8 weights and bf16 FLOPs on TPU v5e; DeepSeek 3840.
  */
-double scale_transformer_moe_critical_batch(const scale_model *model,
-                                            double dense_critical_batch);
+double scale_transformer_moe_critical_batch(const scale_model *model, double dense_critical_batch);
 
 /* ---- memory: weights, gradients, optimizer -------------------------------------------------- */
 
@@ -340,12 +339,12 @@ typedef struct {
 
 /** The book's mix: bf16 weights and gradients, Adam with fp32 moments, no master copy
  * (2 + 8 = 10 bytes per parameter for weights and optimizer, 12 with gradients). */
-#define SCALE_PRECISION_BF16_ADAM                                                             \
+#define SCALE_PRECISION_BF16_ADAM                                                                  \
   { SCALE_DTYPE_BF16, SCALE_DTYPE_BF16, SCALE_DTYPE_FP32, 2, false }
 
 /** Mixed precision of the ZeRO paper: fp16 weights and gradients, fp32 master weights and
  * Adam moments (2 + 2 + 12 = 16 bytes per parameter). */
-#define SCALE_PRECISION_MIXED_ADAM                                                            \
+#define SCALE_PRECISION_MIXED_ADAM                                                                 \
   { SCALE_DTYPE_FP16, SCALE_DTYPE_FP16, SCALE_DTYPE_FP32, 2, true }
 
 /** Bytes of 'n_params' weights in prec->weight_dtype.
@@ -482,8 +481,8 @@ double scale_transformer_attention_intensity_flops_per_byte(const scale_model *m
  * Domain: b, s >= 0; tp, cp, dp >= 1; NaN for MLA and Mamba-2 models.
  * Book:   Amer et al. section 5.1: the FLOPs depend only on the device count.
  */
-double scale_transformer_gqa_block_flops_per_device(const scale_model *model, double b,
-                                                    double s, double tp, double cp, double dp);
+double scale_transformer_gqa_block_flops_per_device(const scale_model *model, double b, double s,
+                                                    double tp, double cp, double dp);
 
 /** Weight bytes per device of one GQA block: 2D(N+K)H / tp in 'dtype'.
  *

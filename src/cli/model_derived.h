@@ -4,6 +4,7 @@
 #define SCALE_CLI_MODEL_DERIVED_H
 
 #include "cli.h"
+#include "scale/transformer.h"
 
 /** Adds a "derived" object to the JSON document being written. */
 void cli_model_derived_json(cli_json *json, const scale_model *model);

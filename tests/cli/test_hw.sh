@@ -28,6 +28,13 @@ n=$(tail -n +2 "$TMP/out" | wc -l)
 if [ "$n" -ge 12 ]; then pass; else fail "model list shows $n models, expected >= 12"; fi
 run "$SCALE" model show llama-3-70b; expect_rc 0 "model show"; expect_out 'width D +8192' "LLaMA 3 70B D"
 expect_no_nan "model show"
+# 2 x L 80 x K 8 x H 128 x 1 byte = 163,840 B per token in int8 (ch. 8 prints "160kB").
+expect_out 'KV cache per token, int8 +164 kB' "LLaMA 3 70B KV per token"
+expect_out 'parameters \(counted\) +70.6 G' "LLaMA 3 70B counted params"
+run "$SCALE" model show deepseek-v3 --json; expect_rc 0 "MoE --json"; expect_json "MoE json"
+expect_out '"n_active_params": 3[67][0-9]{9}(\.[0-9]+)?,' "DeepSeek-V3 ~37B active"
+run "$SCALE" model show mamba-2-2.7b; expect_rc 0 "mamba show"; expect_no_nan "mamba show"
+expect_out 'recurrent state per sequence' "mamba state"
 run "$SCALE" model show llama-3-70b --json; expect_rc 0 "model show --json"; expect_json "model --json"
 expect_out '"n_kv_heads": 8' "json K"
 

@@ -1,0 +1,180 @@
+/* gpu.h — GPU clusters: tensor-core arithmetic, NVLink nodes, fat trees, collectives over
+ * switched networks, and the LLM rooflines of chapter 12.
+ *
+ * A cluster is the chip's net_levels[] (hardware.h), innermost first: level 1 joins D_1 GPUs
+ * (an NVLink node), level 2 joins D_2 nodes (a scalable unit under leaf switches), level 3
+ * joins D_3 units (spine), ... Level i's members each egress W_i bytes/s one way into it, and
+ * hold S_(i-1) GPUs (S_0 = 1, S_i = S_(i-1) D_i).
+ *
+ * Collectives follow the book's model of a switched tree: a ring at every level, the levels
+ * overlapped, so the time is the maximum over the levels a group spans. For a group of X GPUs
+ * that strides over an inner sharded axis of Y GPUs (AllGather_X(A[I_Y] ...), ch. 12
+ * "Reductions when array is sharded over a separate axis"), level i sees d_i members of the
+ * group, each carrying min(1, S_(i-1) / Y) of the array:
+ *
+ *   T = bytes x max_i (d_i - 1) / d_i x min(1, S_(i-1)/Y) / W_i,
+ *   d_i = min(D_i, min(S_i, X Y) / max(Y, S_(i-1)))   (levels with d_i <= 1 cost nothing).
+ *
+ * With Y = 1 this is the book's precise form bytes x max_i (D_i - 1) / (D_i W_i), whose
+ * inverse min_i D_i W_i / (D_i - 1) is the effective AllGather bandwidth (H100: 514 GB/s in a
+ * node, 413 GB/s in a scalable unit).
+ *
+ * Book: ch. 12 "How to Think About GPUs" (gpus.md): "Networking", "How Do Collectives Work on
+ * GPUs?", "Rooflines for LLM Scaling on GPUs", Quizzes 1-5.
+ */
+#ifndef SCALE_GPU_H
+#define SCALE_GPU_H
+
+#include "scale/hardware.h"
+
+/* ---- the chip ------------------------------------------------------------------------------- */
+
+/** Matmul FLOPs one tensor core does per cycle: C / (SMs x tensor cores per SM x clock).
+ *
+ * Units:  -> [FLOP/cycle].
+ * Domain: a chip with n_cores, n_matmul_units and clock_hz; NaN otherwise.
+ * Book:   ch. 12 "What Is a GPU?": H100 990e12 / (132 x 4 x 1.76e9) ~ 1024; B200 ~ 2048.
+ */
+double scale_gpu_flops_per_tensor_core_cycle(const scale_chip *chip, scale_dtype dtype);
+
+/** Ratio of matmul to vector (CUDA core) FLOP/s [1]. Book: ch. 12, H100 990 vs 66 TFLOP/s. */
+double scale_gpu_matmul_to_vector_ratio(const scale_chip *chip, scale_dtype dtype);
+
+/* ---- the node ------------------------------------------------------------------------------- */
+
+/** Peak one-way bandwidth through a node's switches: min(GPUs x GPU egress, switches x switch
+ * capacity) — the GPU links bind on an H100 node (3.6e12 < 6.4e12).
+ *
+ * Units:  -> [bytes/s].
+ * Domain: a chip with nvlink_bytes_per_s and nvlink_domain_size (switch figures optional).
+ * Book:   ch. 12 Quiz 2 Q1 (3.6 TB/s of 6.4 TB/s).
+ */
+double scale_gpu_node_bytes_per_s(const scale_chip *chip);
+
+/** Bisection bandwidth of an NVLink node counting both directions: each half's N/2 GPUs egress
+ * W into the switches towards the other half, so N x W (8 x 450 GB/s = 3.6 TB/s).
+ *
+ * Units:  -> [bytes/s].
+ * Book:   ch. 12 Quiz 2 Q2.
+ */
+double scale_gpu_node_bisection_bytes_per_s(const scale_chip *chip);
+
+/* ---- the fat tree --------------------------------------------------------------------------- */
+
+/** GPUs under one member of level 'level' (S_(level-1)); level 1's members are single GPUs.
+ * NaN for a level the chip does not have (1-based; 0 gives 1).
+ */
+double scale_gpu_level_member_gpus(const scale_chip *chip, int level);
+
+/** GPUs joined by level 'level' (S_level); NaN beyond the chip's levels. */
+double scale_gpu_level_gpus(const scale_chip *chip, int level);
+
+/** Effective AllGather bandwidth of level 'level': D W / (D - 1).
+ *
+ * Units:  -> [bytes/s].
+ * Book:   ch. 12 "Cross-node collectives": H100 node 514 GB/s, leaf 413 GB/s, spine 17.1 TB/s.
+ */
+double scale_gpu_level_allgather_bytes_per_s(const scale_chip *chip, int level);
+
+/** Effective AllGather bandwidth of a group of n_gpus contiguous GPUs: bytes / AllGather time.
+ *
+ * Units:  n_gpus [count] -> [bytes/s].
+ * Domain: 2 <= n_gpus <= GPUs of the whole tree; NaN otherwise.
+ * Book:   ch. 12: min(514, 413, 17100) GB/s = 413 GB/s for a full SuperPod.
+ */
+double scale_gpu_allgather_bytes_per_s(const scale_chip *chip, double n_gpus);
+
+/** Levels a group of 'n_gpus' contiguous GPUs spans (1 inside a node). 0 when n_gpus <= 1,
+ * -1 when larger than the tree. */
+int scale_gpu_levels_spanned(const scale_chip *chip, double n_gpus);
+
+/* ---- collectives ---------------------------------------------------------------------------- */
+
+/** AllGather or ReduceScatter time of an array of 'bytes' (the full gathered array of the
+ * X-group) over x GPUs striding an inner sharded axis of y GPUs (y = 1: no inner sharding),
+ * by the formula at the top of this header.
+ *
+ * Units:  bytes [bytes] -> [s].
+ * Domain: x >= 1, y >= 1 (integers), x y within the tree; NaN otherwise. 0 when x = 1.
+ * Book:   ch. 12 Quiz 1 Q3 (536e6 x 7 / 3.6e12 = 1.04 ms), Pop Quiz 1 (65 us), Pop Quiz 3,
+ *         Quiz 4 Q5 (2 nodes: B / 514e9, bound by the node level).
+ */
+double scale_gpu_all_gather_s(const scale_chip *chip, double x, double y, double bytes);
+
+/** AllReduce time: twice scale_gpu_all_gather_s() without in-network reduction; with SHARP
+ * (sharp != 0) the switches reduce, so each level costs bytes x min(1, S_(i-1)/Y) / W_i without
+ * the (d-1)/d factor and without the factor 2.
+ *
+ * Units:  bytes [bytes] -> [s].
+ * Book:   ch. 12 "In network reductions": T_SHARP = bytes / W_egress; Quiz 4 Q2.
+ */
+double scale_gpu_all_reduce_s(const scale_chip *chip, double x, double y, double bytes,
+                              int sharp);
+
+/** AllToAll time of an array of 'bytes' over n GPUs: inside a node B (N-1) / (W N^2); across
+ * M = n / D_1 whole nodes B (M-1) / (M^2 W_node), the scale-out egress binding.
+ *
+ * Units:  bytes [bytes] -> [s].
+ * Domain: n >= 1 integer; n within one node or a whole number of nodes; NaN otherwise.
+ * Book:   ch. 12 "AllToAlls" (B/(8 x 450e9) in a node vs B/(2 x 400e9) over 2 nodes).
+ */
+double scale_gpu_all_to_all_s(const scale_chip *chip, double n, double bytes);
+
+/** Expected fraction of the dense AllToAll a ragged top-k AllToAll over z shards sends, each
+ * token picking k of z destinations at random: 1 - ((z-1)/z)^k (the expected share of distinct
+ * destinations); the book's approximation is min(k/z, 1).
+ *
+ * Units:  -> [1].
+ * Domain: z >= 1, k >= 0.
+ * Book:   ch. 12 "AllToAlls" footnote and Appendix B "More on AllToAll costs".
+ */
+double scale_gpu_ragged_all_to_all_frac(double k, double z);
+
+/* ---- LLM rooflines on GPUs ------------------------------------------------------------------ */
+
+/** Per-GPU batch (tokens) above which data parallelism or FSDP over x contiguous GPUs is
+ * compute-bound: C x (E/k) x the AllGather time per byte of the group, i.e. C (E/k) / W_eff with
+ * W_eff = scale_gpu_allgather_bytes_per_s() (T_math = 8BDF/(XC) against T_comms = 8DF/W_eff).
+ * This is exact where the book quotes asymptotes: C / W_collective = 2200 in an H100 node and
+ * 2475 across nodes drop the (D-1)/D factors, and its "1237 for two nodes" also ignores the
+ * node level, which binds there (its own Quiz 4 Q5): exact gives 990e12 / 514e9 = 1925.
+ *
+ * Units:  x [count] -> [tokens/GPU].
+ * Domain: 2 <= x within the tree; moe_factor >= 1 (E/k, 1 for dense).
+ * Book:   ch. 12 "Data Parallelism"; MoE x E/k (79,200 for E/k = 32); Quiz 5 Q1 (B200 5625).
+ */
+double scale_gpu_dp_critical_batch(const scale_chip *chip, scale_dtype dtype, double x,
+                                   double moe_factor);
+
+/** Largest tensor-parallel degree that stays compute-bound for MLP width f: F W_1 / C while
+ * that is below the node size D_1 (W_1 = GPU egress); otherwise TP may leave the node, where
+ * the book's rule F > (C / W_2)(Y - D_1) gives D_1 + F W_2 / C (W_2 = node egress).
+ *
+ * Units:  f [count] -> [count].
+ * Book:   ch. 12 "Tensor Parallelism": F / 2200 in a node; 16-way over 2 nodes, "up to 19-way"
+ *         for F = 28000.
+ */
+double scale_gpu_tp_max_degree(const scale_chip *chip, scale_dtype dtype, double f);
+
+/** Expert-parallel comms and math times per MLP block and their ratio T_math / T_comms for EP
+ * degree z across nodes (z > D_1): T_math = 4 B k D F / (z C),
+ * T_comms = 4 B D (z - D_1) / (W_node z) x min(D_1 k / z, 1). Returns T_math / T_comms (> 1:
+ * compute-bound).
+ *
+ * Units:  -> [1].
+ * Domain: z > D_1; b, d, f, k > 0.
+ * Book:   ch. 12 "Expert Parallelism".
+ */
+double scale_gpu_ep_compute_comms_ratio(const scale_chip *chip, scale_dtype dtype, double b,
+                                        double d, double f, double k, double z);
+
+/** Total pipeline communication time: 2 B D / (W n_mb) x (n_mb + n_stages - 2), W the link
+ * between stages (node egress across nodes).
+ *
+ * Units:  b [tokens], d [count], w [bytes/s] -> [s]. (bf16 activations: 2 bytes each.)
+ * Book:   ch. 12 "Pipeline Parallelism".
+ */
+double scale_gpu_pp_comms_s(double b, double d, double n_microbatches, double n_stages,
+                            double bytes_per_s);
+
+#endif

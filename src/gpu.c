@@ -1,0 +1,154 @@
+/* gpu.c — GPU clusters, switched-network collectives and ch. 12 rooflines (gpu.h). */
+#include "scale/gpu.h"
+
+#include <math.h>
+
+#define NaN ((double)NAN)
+
+static bool is_count(double v) { return v >= 1 && v == floor(v) && isfinite(v); }
+
+/* ==== chip and node ========================================================================= */
+
+double scale_gpu_flops_per_tensor_core_cycle(const scale_chip *chip, scale_dtype dtype) {
+  return scale_chip_flops_per_s(chip, dtype) /
+         (chip->n_cores * chip->n_matmul_units * chip->clock_hz);
+}
+
+double scale_gpu_matmul_to_vector_ratio(const scale_chip *chip, scale_dtype dtype) {
+  return scale_chip_flops_per_s(chip, dtype) / chip->vector_flops_per_s;
+}
+
+double scale_gpu_node_bytes_per_s(const scale_chip *chip) {
+  double links = chip->nvlink_domain_size * chip->nvlink_bytes_per_s;
+  double switches = chip->n_nvswitches * chip->nvswitch_bytes_per_s;
+  return isnan(switches) ? links : fmin(links, switches);
+}
+
+double scale_gpu_node_bisection_bytes_per_s(const scale_chip *chip) {
+  return chip->nvlink_domain_size * chip->nvlink_bytes_per_s;
+}
+
+/* ==== the fat tree ========================================================================== */
+
+double scale_gpu_level_member_gpus(const scale_chip *chip, int level) {
+  if (level < 1 || level > chip->n_net_levels) return level == 0 ? 1.0 : NaN;
+  double s = 1.0;
+  for (int i = 0; i < level - 1; i++) s *= chip->net_levels[i].fanout;
+  return s;
+}
+
+double scale_gpu_level_gpus(const scale_chip *chip, int level) {
+  if (level < 1 || level > chip->n_net_levels) return NaN;
+  return scale_gpu_level_member_gpus(chip, level) * chip->net_levels[level - 1].fanout;
+}
+
+double scale_gpu_level_allgather_bytes_per_s(const scale_chip *chip, int level) {
+  if (level < 1 || level > chip->n_net_levels) return NaN;
+  const scale_net_level *l = &chip->net_levels[level - 1];
+  return l->fanout * l->member_bytes_per_s / (l->fanout - 1.0);
+}
+
+int scale_gpu_levels_spanned(const scale_chip *chip, double n_gpus) {
+  if (!(n_gpus > 1)) return 0;
+  for (int level = 1; level <= chip->n_net_levels; level++)
+    if (n_gpus <= scale_gpu_level_gpus(chip, level)) return level;
+  return -1;
+}
+
+/* [listing:gpu_all_gather] The time of a ring at every level of the tree, levels overlapped. */
+double scale_gpu_all_gather_s(const scale_chip *chip, double x, double y, double bytes) {
+  if (!is_count(x) || !is_count(y) || !(bytes >= 0)) return NaN;
+  double extent = x * y;
+  if (chip->n_net_levels < 1 || extent > scale_gpu_level_gpus(chip, chip->n_net_levels))
+    return NaN;
+  double worst = 0.0;
+  for (int i = 1; i <= chip->n_net_levels; i++) {
+    double below = scale_gpu_level_member_gpus(chip, i); /* S_(i-1) */
+    if (extent <= below) break;                          /* the group stays inside a member */
+    const scale_net_level *l = &chip->net_levels[i - 1];
+    double span = fmin(below * l->fanout, extent);          /* GPUs of one level-i unit used */
+    double d = fmin(l->fanout, span / fmax(y, below));      /* members holding the group */
+    if (d <= 1.0) continue;
+    double share = fmin(1.0, below / y); /* of the array each member carries */
+    worst = fmax(worst, (d - 1.0) / d * share / l->member_bytes_per_s);
+  }
+  return bytes * worst;
+}
+/* [/listing:gpu_all_gather] */
+
+double scale_gpu_allgather_bytes_per_s(const scale_chip *chip, double n_gpus) {
+  if (!(n_gpus >= 2)) return NaN;
+  return 1.0 / scale_gpu_all_gather_s(chip, n_gpus, 1.0, 1.0);
+}
+
+double scale_gpu_all_reduce_s(const scale_chip *chip, double x, double y, double bytes,
+                              int sharp) {
+  if (!sharp) return 2.0 * scale_gpu_all_gather_s(chip, x, y, bytes);
+  if (!is_count(x) || !is_count(y) || !(bytes >= 0)) return NaN;
+  double extent = x * y;
+  if (chip->n_net_levels < 1 || extent > scale_gpu_level_gpus(chip, chip->n_net_levels))
+    return NaN;
+  double worst = 0.0;
+  for (int i = 1; i <= chip->n_net_levels; i++) {
+    double below = scale_gpu_level_member_gpus(chip, i);
+    if (extent <= below) break;
+    const scale_net_level *l = &chip->net_levels[i - 1];
+    double span = fmin(below * l->fanout, extent);
+    if (fmin(l->fanout, span / fmax(y, below)) <= 1.0) continue;
+    worst = fmax(worst, fmin(1.0, below / y) / l->member_bytes_per_s);
+  }
+  return bytes * worst;
+}
+
+double scale_gpu_all_to_all_s(const scale_chip *chip, double n, double bytes) {
+  if (!is_count(n) || !(bytes >= 0) || chip->n_net_levels < 1) return NaN;
+  double node = chip->net_levels[0].fanout;
+  if (n <= node) return bytes * (n - 1.0) / (chip->net_levels[0].member_bytes_per_s * n * n);
+  double m = n / node;
+  if (m != floor(m) || chip->n_net_levels < 2 || n > scale_gpu_level_gpus(chip, chip->n_net_levels))
+    return NaN;
+  return bytes * (m - 1.0) / (m * m * chip->net_levels[1].member_bytes_per_s);
+}
+
+double scale_gpu_ragged_all_to_all_frac(double k, double z) {
+  if (!(z >= 1) || !(k >= 0)) return NaN;
+  return 1.0 - pow((z - 1.0) / z, k);
+}
+
+/* ==== LLM rooflines ========================================================================= */
+
+double scale_gpu_dp_critical_batch(const scale_chip *chip, scale_dtype dtype, double x,
+                                   double moe_factor) {
+  if (!(x >= 2) || !(moe_factor >= 1)) return NaN;
+  /* T_math = 8 B D F / (X C) vs T_comms = 8 D F x (AllGather seconds per byte over X). */
+  return scale_chip_flops_per_s(chip, dtype) * moe_factor * scale_gpu_all_gather_s(chip, x, 1, 1);
+}
+
+double scale_gpu_tp_max_degree(const scale_chip *chip, scale_dtype dtype, double f) {
+  if (chip->n_net_levels < 2 || !(f > 0)) return NaN;
+  double c = scale_chip_flops_per_s(chip, dtype);
+  double in_node = f * chip->net_levels[0].member_bytes_per_s / c;
+  double node = chip->net_levels[0].fanout;
+  if (in_node < node) return in_node;
+  return node + f * chip->net_levels[1].member_bytes_per_s / c;
+}
+
+double scale_gpu_ep_compute_comms_ratio(const scale_chip *chip, scale_dtype dtype, double b,
+                                        double d, double f, double k, double z) {
+  if (chip->n_net_levels < 2) return NaN;
+  double node = chip->net_levels[0].fanout;
+  if (!(z > node) || !(b > 0) || !(d > 0) || !(f > 0) || !(k > 0)) return NaN;
+  double c = scale_chip_flops_per_s(chip, dtype);
+  double t_math = 4.0 * b * k * d * f / (z * c);
+  double t_comms = 4.0 * b * d * (z - node) / (chip->net_levels[1].member_bytes_per_s * z) *
+                   fmin(node * k / z, 1.0);
+  return t_math / t_comms;
+}
+
+double scale_gpu_pp_comms_s(double b, double d, double n_microbatches, double n_stages,
+                            double bytes_per_s) {
+  if (!(b > 0) || !(d > 0) || !is_count(n_microbatches) || !is_count(n_stages) ||
+      !(bytes_per_s > 0))
+    return NaN;
+  return 2.0 * b * d / (bytes_per_s * n_microbatches) * (n_microbatches + n_stages - 2.0);
+}

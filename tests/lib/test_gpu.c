@@ -1,0 +1,228 @@
+/* test_gpu.c — GPU clusters and ch. 12's collectives and rooflines (gpu.h), against hand
+ * derivations and the book's answered quizzes (jax-ml/scaling-book gpus.md). */
+#include <math.h>
+#include <string.h>
+
+#include "scale/gpu.h"
+#include "scale/hardware.h"
+#include "scale_check.h"
+
+static scale_chip load(const char *name) {
+  scale_chip chip;
+  scale_diag diag;
+  scale_status st = scale_chip_load(name, &chip, &diag);
+  ck_assert_msg(st == SCALE_OK, "%s: %s", name, diag.message);
+  return chip;
+}
+
+/* The book's reference DGX H100 SuperPod, typed here independently of hardware/: 8 GPUs x
+ * 450e9, 32 nodes x 400e9, 4 units x 12.8e12. */
+static scale_chip book_h100(void) {
+  scale_chip c;
+  memset(&c, 0, sizeof c);
+  for (int d = 0; d < SCALE_DTYPE_COUNT; d++) c.flops_per_s[d] = (double)NAN; /* unknown */
+  c.flops_per_s[SCALE_DTYPE_BF16] = 990e12;
+  c.n_net_levels = 3;
+  c.net_levels[0] = (scale_net_level){8, 450e9};
+  c.net_levels[1] = (scale_net_level){32, 400e9};
+  c.net_levels[2] = (scale_net_level){4, 12.8e12};
+  c.nvlink_bytes_per_s = 450e9;
+  c.nvlink_domain_size = 8;
+  c.nvswitch_bytes_per_s = 1.6e12;
+  c.n_nvswitches = 4;
+  return c;
+}
+
+START_TEST(tensor_core_arithmetic) {
+  scale_chip h100 = book_h100();
+  h100.n_cores = 132;
+  h100.n_matmul_units = 4;
+  h100.clock_hz = 1.76e9;
+  /* ch. 12: 990e12 / 132 / 4 / 1.76e9 = 1065, which the book calls "~1024" (8x8x8 x 2). */
+  scale_check_rel(scale_gpu_flops_per_tensor_core_cycle(&h100, SCALE_DTYPE_BF16), 1065.34, 1e-4,
+                  "FLOP/cycle", "ch.12 'What Is a GPU?' (book rounds to ~1024)");
+  scale_chip b200 = h100;
+  b200.flops_per_s[SCALE_DTYPE_BF16] = 2250e12;
+  b200.n_cores = 148;
+  b200.clock_hz = 1.86e9;
+  /* ch. 12 footnote: 2250e12 / (148 x 4 x 1.86e9) "is about 2048": 2043.3. */
+  scale_check_rel(scale_gpu_flops_per_tensor_core_cycle(&b200, SCALE_DTYPE_BF16), 2043.3, 1e-4,
+                  "FLOP/cycle", "ch.12 footnote, B200");
+  scale_check_nan(scale_gpu_flops_per_tensor_core_cycle(&b200, SCALE_DTYPE_FP8));
+  h100.vector_flops_per_s = 66e12;
+  scale_check_rel(scale_gpu_matmul_to_vector_ratio(&h100, SCALE_DTYPE_BF16), 15.0, 1e-12, "",
+                  "ch.12: 990 vs 66 TFLOP/s");
+}
+END_TEST
+
+START_TEST(node_bandwidth) {
+  scale_chip h100 = book_h100();
+  /* Quiz 2 Q1: min(8 x 450e9 = 3.6e12, 4 x 1.6e12 = 6.4e12) = 3.6 TB/s. */
+  scale_check_rel(scale_gpu_node_bytes_per_s(&h100), 3.6e12, 1e-12, "B/s", "ch.12 Quiz 2 Q1");
+  scale_check_rel(scale_gpu_node_bisection_bytes_per_s(&h100), 3.6e12, 1e-12, "B/s",
+                  "ch.12 Quiz 2 Q2");
+  h100.n_nvswitches = 1; /* a switch-bound node: 1.6e12 */
+  scale_check_rel(scale_gpu_node_bytes_per_s(&h100), 1.6e12, 1e-12, "B/s", "hand");
+}
+END_TEST
+
+START_TEST(fat_tree_levels) {
+  scale_chip h100 = book_h100();
+  scale_check_rel(scale_gpu_level_member_gpus(&h100, 1), 1, 0, "GPUs", "a GPU");
+  scale_check_rel(scale_gpu_level_member_gpus(&h100, 2), 8, 0, "GPUs", "a node");
+  scale_check_rel(scale_gpu_level_gpus(&h100, 2), 256, 0, "GPUs", "ch.12: an SU is 256 GPUs");
+  scale_check_rel(scale_gpu_level_gpus(&h100, 3), 1024, 0, "GPUs", "ch.12: SuperPod 1024");
+  scale_check_nan(scale_gpu_level_gpus(&h100, 4));
+  /* ch. 12 "Cross-node collectives": 450e9 x 8/7 = 514 GB/s; 400e9 x 32/31 = 413 GB/s;
+   * 12.8e12 x 4/3 = 17.1 TB/s; the SuperPod's effective bandwidth is the minimum, 413 GB/s. */
+  scale_check_rel(scale_gpu_level_allgather_bytes_per_s(&h100, 1), 514.2857e9, 1e-6, "B/s",
+                  "ch.12 node 514GB/s");
+  scale_check_rel(scale_gpu_level_allgather_bytes_per_s(&h100, 2), 412.9032e9, 1e-6, "B/s",
+                  "ch.12 leaf 413GB/s");
+  scale_check_rel(scale_gpu_level_allgather_bytes_per_s(&h100, 3), 17.0667e12, 1e-5, "B/s",
+                  "ch.12 spine 17.1TB/s");
+  scale_check_rel(scale_gpu_allgather_bytes_per_s(&h100, 1024), 412.9032e9, 1e-6, "B/s",
+                  "ch.12 min(514, 413, 17100) = 413GB/s");
+  ck_assert_int_eq(scale_gpu_levels_spanned(&h100, 8), 1);
+  ck_assert_int_eq(scale_gpu_levels_spanned(&h100, 9), 2);
+  ck_assert_int_eq(scale_gpu_levels_spanned(&h100, 1024), 3);
+  ck_assert_int_eq(scale_gpu_levels_spanned(&h100, 1025), -1);
+  ck_assert_int_eq(scale_gpu_levels_spanned(&h100, 1), 0);
+}
+END_TEST
+
+START_TEST(intra_node_collectives) {
+  scale_chip h100 = book_h100();
+  /* Quiz 2 Q3: bf16[4096, 65536] = 536,870,912 bytes; 536.9e6 x 7 / 3.6e12 = 1.044 ms. */
+  double bytes = 4096.0 * 65536.0 * 2.0;
+  scale_check_rel(scale_gpu_all_gather_s(&h100, 8, 1, bytes), bytes * 7.0 / 3.6e12, 1e-12, "s",
+                  "hand");
+  scale_check_rel(scale_gpu_all_gather_s(&h100, 8, 1, bytes), 1.04e-3, 5e-3, "s",
+                  "ch.12 Quiz 2 Q3 prints 1.04ms");
+  /* Pop Quiz 1: bf16[1024, 16384] = 33.5 MB; precise 33.5e6 x 7 / (8 x 450e9) = 65.2 us. */
+  double pq1 = 2.0 * 1024.0 * 16384.0;
+  scale_check_rel(scale_gpu_all_gather_s(&h100, 8, 1, pq1), 65.2e-6, 2e-3, "s",
+                  "ch.12 Pop Quiz 1 prints 65us (precise), 75us (approx)");
+  /* 4 of 8 GPUs: 3/4 of B over 450e9. */
+  scale_check_rel(scale_gpu_all_gather_s(&h100, 4, 1, 1e9), 1e9 * 0.75 / 450e9, 1e-12, "s", "hand");
+  scale_check_rel(scale_gpu_all_gather_s(&h100, 1, 1, 1e9), 0.0, 0, "s", "nothing to gather");
+  /* AllReduce: 2x without SHARP; bytes / W with it (ch.12 "In network reductions"). */
+  scale_check_rel(scale_gpu_all_reduce_s(&h100, 8, 1, 1e9, 0), 2e9 * 7.0 / 3.6e12, 1e-12, "s",
+                  "2 x AllGather");
+  scale_check_rel(scale_gpu_all_reduce_s(&h100, 8, 1, 1e9, 1), 1e9 / 450e9, 1e-12, "s",
+                  "ch.12 T_SHARP = bytes / W_egress");
+  /* AllToAll in a node: B (N-1) / (W N^2); Pop Quiz 2's ragged half: about half of it. */
+  scale_check_rel(scale_gpu_all_to_all_s(&h100, 8, 1e9), 1e9 * 7.0 / (450e9 * 64.0), 1e-12, "s",
+                  "ch.12 AllToAll takeaway");
+  scale_check_rel(scale_gpu_ragged_all_to_all_frac(4, 8), 1.0 - pow(7.0 / 8.0, 4), 1e-12, "",
+                  "ch.12 Appendix B exact");
+  scale_check_rel(scale_gpu_ragged_all_to_all_frac(4, 8), 0.4138, 1e-3, "",
+                  "1 - (7/8)^4 = 0.414; the book's approximation min(k/N,1) = 0.5 (Pop Quiz 2)");
+  scale_check_rel(scale_gpu_ragged_all_to_all_frac(1, 1), 1.0, 0, "", "one shard: all of it");
+}
+END_TEST
+
+START_TEST(cross_node_collectives) {
+  scale_chip h100 = book_h100();
+  /* Quiz 4 Q5: over exactly 2 nodes, node level B x 7/(8 x 450e9) = B/514e9 binds, the leaf
+   * B x 1/(2 x 400e9) = B/800e9 does not. */
+  scale_check_rel(scale_gpu_all_gather_s(&h100, 16, 1, 1e9), 1e9 / 514.2857e9, 1e-6, "s",
+                  "ch.12 Quiz 4 Q5");
+  /* A full SU: the leaf binds, 31/32 / 400e9 per byte. */
+  scale_check_rel(scale_gpu_all_gather_s(&h100, 256, 1, 1e9), 1e9 * 31.0 / (32.0 * 400e9), 1e-12,
+                  "s", "ch.12 Pop Quiz 3, Y <= 8");
+  /* Pop Quiz 3, AllGather_X(bf16[D_X, F_Y]) over one SU with Y inner. D = 8192, F = 32768.
+   * Y = 4: still the leaf, 2DF x 31/(32 x 400e9). */
+  double bytes = 2.0 * 8192.0 * 32768.0;
+  scale_check_rel(scale_gpu_all_gather_s(&h100, 64, 4, bytes), bytes * 31.0 / (32.0 * 400e9),
+                  1e-12, "s", "ch.12 Pop Quiz 3, Y <= 8");
+  /* Y = 16 (X = 16 nodes' worth): each node carries 8/16 of the array over 16 members:
+   * 2DF x (15/16) x (1/2) / 400e9; the book's answer 2DF / (Y x 50e9) drops the 15/16. */
+  scale_check_rel(scale_gpu_all_gather_s(&h100, 16, 16, bytes), bytes * 15.0 / 16.0 / 800e9, 1e-12,
+                  "s", "ch.12 Pop Quiz 3, Y > 8: book 2DF/(Y 50GB/s) without (d-1)/d");
+  /* AllToAll over 2 nodes: B (M-1)/(M^2 W_node) = B / (4 x 400e9); the book's approximation
+   * B / (M W_node) = B / (2 x 400e9) drops (M-1)/M. */
+  scale_check_rel(scale_gpu_all_to_all_s(&h100, 16, 1e9), 1e9 / (4.0 * 400e9), 1e-12, "s",
+                  "ch.12 cross-node AllToAll");
+  scale_check_nan(scale_gpu_all_to_all_s(&h100, 12, 1e9)); /* not whole nodes */
+  scale_check_nan(scale_gpu_all_gather_s(&h100, 2048, 1, 1e9)); /* beyond the tree */
+  scale_check_nan(scale_gpu_all_gather_s(&h100, 2.5, 1, 1e9));
+  scale_check_nan(scale_gpu_all_gather_s(&h100, 8, 1, -1));
+}
+END_TEST
+
+START_TEST(llm_rooflines) {
+  scale_chip h100 = book_h100();
+  /* DP inside a node: C / W_eff = 990e12 x 7 / (8 x 450e9) = 1925; the book's 2200 is the
+   * asymptote C / W = 990e12 / 450e9. */
+  scale_check_rel(scale_gpu_dp_critical_batch(&h100, SCALE_DTYPE_BF16, 8, 1), 1925.0, 1e-12,
+                  "tokens/GPU", "exact; ch.12 prints 2200 (asymptotic)");
+  /* Across a SuperPod: 990e12 / 412.9e9 = 2397.7; the book's 2475 = 990e12 / 400e9. */
+  scale_check_rel(scale_gpu_dp_critical_batch(&h100, SCALE_DTYPE_BF16, 1024, 1), 2397.66, 1e-5,
+                  "tokens/GPU", "exact; ch.12 prints 2475 (asymptotic)");
+  /* Two nodes: the node level binds (Quiz 4 Q5), so 1925 again; ch. 12 prints 1237 by halving
+   * the leaf's 2475 and ignoring the node level. */
+  scale_check_rel(scale_gpu_dp_critical_batch(&h100, SCALE_DTYPE_BF16, 16, 1), 1925.0, 1e-6,
+                  "tokens/GPU", "exact; ch.12 prints 1237");
+  /* MoE, E/k = 32 across nodes: 32 x 2397.7 = 76,725; the book prints 32 x 2475 = 79,200. */
+  scale_check_rel(scale_gpu_dp_critical_batch(&h100, SCALE_DTYPE_BF16, 1024, 32), 76725.0, 1e-4,
+                  "tokens/GPU", "exact; ch.12 prints 79,200");
+  scale_check_nan(scale_gpu_dp_critical_batch(&h100, SCALE_DTYPE_BF16, 1, 1));
+  /* TP for F = 28000: 28000 x 450e9 / 990e12 = 12.7 >= 8, so TP may span 2 nodes:
+   * 8 + 28000 x 400e9 / 990e12 = 19.3 ("up to 19-way model parallelism"). */
+  scale_check_rel(scale_gpu_tp_max_degree(&h100, SCALE_DTYPE_BF16, 28000), 8.0 + 28000.0 / 2475.0,
+                  1e-12, "", "ch.12 'Tensor Parallelism': up to 19-way");
+  scale_check_rel(scale_gpu_tp_max_degree(&h100, SCALE_DTYPE_BF16, 4096), 4096.0 / 2200.0, 1e-12,
+                  "", "F / 2200 inside a node");
+  /* EP, hand: B = 1e6, D = 7168, F = 2048, k = 8, Z = 64: math 4BkDF/(ZC), comms
+   * 4BD(Z-8)/(W Z) x min(8k/Z, 1) = 4BD x 56/64 / 400e9; ratio = k F W / (C (Z - 8)). */
+  double ratio = 8.0 * 2048.0 * 400e9 / (990e12 * 56.0);
+  scale_check_rel(scale_gpu_ep_compute_comms_ratio(&h100, SCALE_DTYPE_BF16, 1e6, 7168, 2048, 8, 64),
+                  ratio, 1e-12, "", "ch.12 'Expert Parallelism', hand");
+  scale_check_nan(scale_gpu_ep_compute_comms_ratio(&h100, SCALE_DTYPE_BF16, 1e6, 7168, 2048, 8, 8));
+  /* PP: 2BD / (W n_mb) x (n_mb + stages - 2): B = 1e6, D = 8192, W = 400e9, 16 mb, 4 stages. */
+  scale_check_rel(scale_gpu_pp_comms_s(1e6, 8192, 16, 4, 400e9), 2e6 * 8192 / (400e9 * 16) * 18,
+                  1e-12, "s", "ch.12 'Pipeline Parallelism'");
+}
+END_TEST
+
+START_TEST(shipped_gpus) {
+  /* The data files reproduce the book's tree (hardware/nvidia-h100-sxm.ini) and B200's
+   * Quiz 5 Q1: across nodes C / W_node = 2250e12 / 400e9 = 5625 asymptotically; exact over
+   * 1024 GPUs 2250e12 x 31 / (32 x 400e9) = 5449. */
+  scale_chip h100 = load("nvidia-h100-sxm");
+  scale_check_rel(scale_gpu_allgather_bytes_per_s(&h100, 1024), 412.9032e9, 1e-6, "B/s", "data");
+  scale_chip b200 = load("nvidia-b200");
+  scale_check_rel(scale_gpu_dp_critical_batch(&b200, SCALE_DTYPE_BF16, 256, 1),
+                  2250e12 * 31.0 / (32.0 * 400e9), 1e-9, "tokens/GPU",
+                  "exact; ch.12 Quiz 5 Q1 prints 5625");
+  /* GB200 NVL72: a 72-GPU NVLink level; AllGather over the rack at 900e9 x 72/71. */
+  scale_chip nvl72 = load("gb200-nvl72");
+  scale_check_rel(scale_gpu_allgather_bytes_per_s(&nvl72, 72), 900e9 * 72.0 / 71.0, 1e-9, "B/s",
+                  "ch.12 Appendix A");
+  scale_chip v5e = load("tpu-v5e"); /* a TPU has no switched tree */
+  scale_check_nan(scale_gpu_all_gather_s(&v5e, 8, 1, 1e9));
+}
+END_TEST
+
+static Suite *gpu_suite(void) {
+  Suite *s = suite_create("gpu");
+  struct {
+    const char *name;
+    const TTest *test;
+  } cases[] = {{"tensor_core_arithmetic", tensor_core_arithmetic},
+               {"node_bandwidth", node_bandwidth},
+               {"fat_tree_levels", fat_tree_levels},
+               {"intra_node_collectives", intra_node_collectives},
+               {"cross_node_collectives", cross_node_collectives},
+               {"llm_rooflines", llm_rooflines},
+               {"shipped_gpus", shipped_gpus}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    TCase *tc = tcase_create(cases[i].name);
+    tcase_add_test(tc, cases[i].test);
+    suite_add_tcase(s, tc);
+  }
+  return s;
+}
+
+int main(void) { return scale_check_run(gpu_suite()); }
