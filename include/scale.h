@@ -11,9 +11,12 @@
 #include "scale/units.h"
 #include "scale/hardware.h"
 #include "scale/model.h"
+#include "scale/gpu.h"
 #include "scale/transformer.h"
+#include "scale/training.h"
 #include "scale/roofline.h"
 #include "scale/collectives.h"
+#include "scale/inference.h"
 #include "scale/sharding.h"
 #include "scale/plot.h"
 

@@ -150,16 +150,23 @@ scale_status scale_group_from_chip(const scale_chip *chip, const double *sizes, 
     for (int i = 0; i < 3; i++)
       if (want[i] > pod[i])
         return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
-                              "group is larger than a %s pod (%gx%gx%g)", chip->name,
-                              chip->pod_shape[0], chip->pod_shape[1], pod[2] >= 1.0 ? chip->pod_shape[2] : 1.0);
+                              "group is larger than a %s pod (%g chips)", chip->name,
+                              scale_chip_pod_chips(chip));
   }
+  /* ch. 2: on a 3-D torus wraparounds come from the optical switches of full cubes, so a
+   * group naming all three axes wraps only if every axis is a multiple of the cube
+   * ("a 2x2x4 won't have any wraparounds"). */
+  bool cubes = true;
+  if (chip->ici_n_axes == 3.0 && n_axes == 3)
+    for (int i = 0; i < n_axes; i++)
+      if (!scale_chip_axis_wraps(chip, sizes[i])) cubes = false;
   for (int i = 0; i < n_axes; i++) {
     scale_group_axis *ax = &g.axis[i];
     ax->size = sizes[i];
     ax->topology = SCALE_TOPO_RING;
     ax->wraps = wrap == SCALE_WRAP_YES   ? true
                 : wrap == SCALE_WRAP_NO  ? false
-                                         : scale_chip_axis_wraps(chip, sizes[i]);
+                                         : cubes && scale_chip_axis_wraps(chip, sizes[i]);
     ax->link_bytes_per_s = chip->ici_link_bytes_per_s;
     ax->hop_latency_s = chip->ici_hop_latency_s;
   }

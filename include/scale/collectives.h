@@ -82,8 +82,10 @@ typedef enum {
 
 /** Builds the group of axis sizes sizes[0..n_axes) on 'chip'.
  * TPU: ring axes with the chip's one-way ICI link bandwidth and hop latency; wraparound per
- * 'wrap'. GPU: one switch axis of the NVLink domain (n_axes must be 1 and the size at most the
- * domain), with the NVLink egress bandwidth.
+ * 'wrap' (AUTO: scale_chip_axis_wraps per axis, except that a group naming all three axes of a
+ * 3-D torus wraps only when every axis is a multiple of the cube, ch. 2's "a 2x2x4 won't have
+ * any wraparounds"). GPU: one switch axis of the NVLink domain (n_axes must be 1 and the size
+ * at most the domain), with the NVLink egress bandwidth.
  *
  * Errors: SCALE_ERR_INVALID for n_axes outside 1..3 (or more axes than the chip's torus has),
  *         a size that is not an integer >= 1, or a chip without ICI/NVLink figures;
@@ -111,7 +113,9 @@ typedef struct {
   double latency_time_s;   /**< hops x hop latency [s] */
   double hops;             /**< hops on the longest path (AllReduce: twice) [count] */
   double book_time_s;      /**< the book's form: max(T_hop sum(N_i)/2 (x2 for AllReduce),
-                                V / (W_bidi n_axes) x {1, 1, 2, 1/4}) [s] */
+                                V / (W_bidi n_axes) x {1, 1, 2, 1/4}) [s]; equal to time_s
+                                for groups with a switch axis (the book's ring forms do not
+                                apply there) */
   bool latency_bound;      /**< latency_time_s > bandwidth_time_s */
 } scale_collective_cost;
 

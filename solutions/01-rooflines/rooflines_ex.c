@@ -37,7 +37,7 @@ double ex_rooflines_critical_intensity_flops_per_byte(double flops_per_s, double
 double ex_rooflines_dot_product_intensity_flops_per_byte(int64_t n) {
   if (n < 1) return NAN;
   double nd = (double)n;
-  double flops = nd + (nd - 1.0);         /* n multiplies, n - 1 adds */
+  double flops = nd + (nd - 1.0);           /* n multiplies, n - 1 adds */
   double bytes = 2.0 * nd + 2.0 * nd + 2.0; /* read x and y in bf16, write one bf16 */
   return flops / bytes;
 }
@@ -93,8 +93,8 @@ double ex_rooflines_critical_batch_int8_weights(double bf16_flops_per_s, double 
   return bf16_flops_per_s / bytes_per_s / 2.0;
 }
 
-double ex_rooflines_attainable_flops_per_s(double intensity_flops_per_byte,
-                                           double peak_flops_per_s, double bytes_per_s) {
+double ex_rooflines_attainable_flops_per_s(double intensity_flops_per_byte, double peak_flops_per_s,
+                                           double bytes_per_s) {
   if (!(intensity_flops_per_byte >= 0.0) || !(peak_flops_per_s > 0.0) || !(bytes_per_s > 0.0))
     return NAN;
   double memory_bound = intensity_flops_per_byte * bytes_per_s;
@@ -108,8 +108,7 @@ double ex_rooflines_per_example_weights_intensity_flops_per_byte(int64_t b, int6
   return 2.0 * bd * dd * fd / bytes;
 }
 
-double ex_rooflines_critical_batch_from_sparse_spec(double sparse_flops_per_s,
-                                                    double bytes_per_s) {
+double ex_rooflines_critical_batch_from_sparse_spec(double sparse_flops_per_s, double bytes_per_s) {
   if (!(sparse_flops_per_s > 0.0) || !(bytes_per_s > 0.0)) return NAN;
   return sparse_flops_per_s / 2.0 / bytes_per_s; /* the dense rate is half the sparse one */
 }

@@ -59,8 +59,8 @@ double ex_tpus_axis_hops(int64_t from, int64_t to, int64_t n, int wraparound) {
   return (double)straight;
 }
 
-double ex_tpus_transfer_time_s(double bytes, int64_t n_ports, double link_bytes_per_s,
-                               int64_t hops, double hop_latency_s) {
+double ex_tpus_transfer_time_s(double bytes, int64_t n_ports, double link_bytes_per_s, int64_t hops,
+                               double hop_latency_s) {
   if (!(bytes >= 0.0) || n_ports < 1 || !(link_bytes_per_s > 0.0) || hops < 0 ||
       !(hop_latency_s >= 0.0))
     return NAN;
@@ -74,24 +74,22 @@ double ex_tpus_pcie_load_time_s(double array_bytes, int64_t n_chips, double pcie
 
 double ex_tpus_gather_to_one_time_s(double array_bytes, int64_t n_chips, int64_t n_links,
                                     double link_bytes_per_s) {
-  if (!(array_bytes >= 0.0) || n_chips < 1 || n_links < 1 || !(link_bytes_per_s > 0.0))
-    return NAN;
+  if (!(array_bytes >= 0.0) || n_chips < 1 || n_links < 1 || !(link_bytes_per_s > 0.0)) return NAN;
   double received = array_bytes * (double)(n_chips - 1) / (double)n_chips;
   return received / ((double)n_links * link_bytes_per_s);
 }
 
-double ex_tpus_offload_matvec_time_s(int64_t n, int64_t b, int64_t n_chips,
-                                     double pcie_bytes_per_s, int64_t n_ici_links,
-                                     double ici_link_bytes_per_s, double hbm_bytes_per_s,
-                                     double flops_per_s) {
+double ex_tpus_offload_matvec_time_s(int64_t n, int64_t b, int64_t n_chips, double pcie_bytes_per_s,
+                                     int64_t n_ici_links, double ici_link_bytes_per_s,
+                                     double hbm_bytes_per_s, double flops_per_s) {
   if (n < 1 || b < 1 || n_chips < 1 || n_ici_links < 1 || !(pcie_bytes_per_s > 0.0) ||
       !(ici_link_bytes_per_s > 0.0) || !(hbm_bytes_per_s > 0.0) || !(flops_per_s > 0.0))
     return NAN;
   double nd = (double)n, bd = (double)b;
   double matrix_bytes = nd * nd; /* int8 */
   double t_pcie = ex_tpus_pcie_load_time_s(matrix_bytes, n_chips, pcie_bytes_per_s);
-  double t_ici = ex_tpus_gather_to_one_time_s(matrix_bytes, n_chips, n_ici_links,
-                                              ici_link_bytes_per_s);
+  double t_ici =
+      ex_tpus_gather_to_one_time_s(matrix_bytes, n_chips, n_ici_links, ici_link_bytes_per_s);
   double t_hbm = (matrix_bytes + 2.0 * bd * nd) / hbm_bytes_per_s;
   double t_math = 2.0 * bd * nd * nd / flops_per_s;
   double t = t_pcie;

@@ -69,8 +69,8 @@ double ex_sharding_strategy1_time_s(int64_t b, int64_t d, int64_t f, double flop
   return max2(t_math, t_comms);
 }
 
-double ex_sharding_strategy2_time_s(int64_t b, int64_t d, int64_t f, int64_t x,
-                                    double flops_per_s, double bidi_bytes_per_s) {
+double ex_sharding_strategy2_time_s(int64_t b, int64_t d, int64_t f, int64_t x, double flops_per_s,
+                                    double bidi_bytes_per_s) {
   if (b < 1 || d < 1 || f < 1 || x < 1 || !(flops_per_s > 0.0) || !(bidi_bytes_per_s > 0.0))
     return NAN;
   double bd = (double)b, dd = (double)d, fd = (double)f;

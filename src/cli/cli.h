@@ -21,6 +21,13 @@
 /* ---- subcommands (one line each; main.c's table lists them) --------------------------------- */
 int cli_cmd_hw(int argc, char **argv);
 int cli_cmd_model(int argc, char **argv);
+int cli_cmd_train(int argc, char **argv);
+int cli_cmd_infer(int argc, char **argv);
+int cli_cmd_roofline(int argc, char **argv);
+int cli_cmd_collective(int argc, char **argv);
+int cli_cmd_book(int argc, char **argv);
+int cli_cmd_grade(int argc, char **argv);
+int cli_cmd_plan(int argc, char **argv);
 
 /* ---- errors --------------------------------------------------------------------------------- */
 

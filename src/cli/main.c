@@ -16,6 +16,13 @@ typedef struct {
 static const command commands[] = {
     {"hw", cli_cmd_hw, "chips and systems: list, show NAME"},
     {"model", cli_cmd_model, "model architectures: list, show NAME"},
+    {"train", cli_cmd_train, "a training layout: step time, MFU, memory per chip, run cost"},
+    {"infer", cli_cmd_infer, "serving: memory, prefill, decode step, throughput, cost"},
+    {"roofline", cli_cmd_roofline, "T_math, T_comms and bounds of an operation or a matmul"},
+    {"collective", cli_cmd_collective, "time of a collective on a group of chips"},
+    {"plan", cli_cmd_plan, "search every parallel layout of a training run, ranked"},
+    {"book", cli_cmd_book, "render the chapters to an HTML site"},
+    {"grade", cli_cmd_grade, "grade a folder of exercises: OK/FAIL/CRASH/TIMEOUT/BUILD, score"},
 };
 
 static const size_t n_commands = sizeof commands / sizeof commands[0];

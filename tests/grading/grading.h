@@ -52,18 +52,19 @@ static inline void grade_check(double got, double expected, double rtol, const c
   va_start(args, call_fmt);
   vsnprintf(call, sizeof call, call_fmt, args);
   va_end(args);
-  ck_abort_msg("%s = %.9g %s, expected %.9g %s (rtol %g; %s)", call, got, unit, expected, unit,
-               rtol, source);
+  const char *space = unit[0] ? " " : "";
+  ck_abort_msg("%s = %.9g%s%s, expected %.9g%s%s (rtol %g; %s)", call, got, space, unit, expected,
+               space, unit, rtol, source);
 }
 
 /** Checks a student's call against the book or a hand derivation. */
-#define GRADE_BOOK(got, expected, rtol, unit, source)                                           \
+#define GRADE_BOOK(got, expected, rtol, unit, source)                                              \
   grade_check((got), (expected), (rtol), (unit), (source), "%s", #got)
 
 #ifdef GRADING_HAVE_REFERENCE
 /** Checks a student's call against the reference's call on the same inputs (described by the
  * printf-style arguments that follow). */
-#define GRADE_VS_REF(got, ref, unit, ...)                                                        \
+#define GRADE_VS_REF(got, ref, unit, ...)                                                          \
   grade_check((got), (ref), GRADE_REF_RTOL, (unit), "reference solution", __VA_ARGS__)
 #else
 #define GRADE_VS_REF(got, ref, unit, ...) ((void)(got))

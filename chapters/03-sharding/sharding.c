@@ -1,0 +1,479 @@
+/* sharding.c — chapter 3, "Sharded Matrices and How to Multiply Them", as a program.
+ *
+ * Parses the book's sharding notation, counts bytes per device, plans the four cases of a
+ * sharded matmul with the collective each needs, prices AllGather, ReduceScatter, AllReduce and
+ * AllToAll (precise and in the book's asymptotic form) on every TPU, and works the chapter's
+ * problems. Every number the chapter text cites is emitted with --values; --figures DIR draws
+ *   allgather-knee.svg     AllGather time vs bytes: latency-bound floor, then bandwidth-bound
+ *   collectives.svg        the four collectives vs bytes on one ring
+ *
+ * Options: --chip (default tpu-v5e) and --axis (ring size, default 16) of the collective
+ * examples and figures; --mesh and --a/--b shardings of the planned matmul.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "chapter.h"
+
+#define MAX_CHIPS 32
+#define N_CURVE 141
+
+typedef struct {
+  int n;
+  scale_chip chip[MAX_CHIPS];
+} chip_list;
+
+static bool load_tpus(chapter *ch, chip_list *out) {
+  char names[MAX_CHIPS][SCALE_NAME_MAX];
+  int n = scale_data_list("hardware", names, MAX_CHIPS);
+  if (n < 0) {
+    chapter_error(ch, "cannot list %s/hardware", scale_data_dir());
+    return false;
+  }
+  if (n > MAX_CHIPS) n = MAX_CHIPS;
+  out->n = 0;
+  for (int i = 0; i < n; i++) {
+    scale_chip c;
+    if (!chapter_load_chip(ch, names[i], &c)) return false;
+    if (c.base[0] || c.kind != SCALE_HW_TPU) continue;
+    out->chip[out->n++] = c;
+  }
+  return true;
+}
+
+static double option_number(chapter *ch, const chapter_option *o) {
+  double v = NAN;
+  scale_diag diag = {0};
+  if (scale_parse_number(o->value, SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER, &v, &diag) !=
+      SCALE_OK) {
+    chapter_error(ch, "--%s: %s", o->name, diag.message);
+    return NAN;
+  }
+  return v;
+}
+
+/** A group on 'chip' of the shape "4x4" (one to three axes). */
+static bool group_on(chapter *ch, const scale_chip *chip, const char *shape, scale_wrap wrap,
+                     scale_group *g) {
+  double sizes[SCALE_GROUP_AXES_MAX];
+  int n = 0;
+  scale_diag diag = {0};
+  if (scale_group_parse_shape(shape, sizes, &n, &diag) != SCALE_OK ||
+      scale_group_from_chip(chip, sizes, n, wrap, g, &diag) != SCALE_OK) {
+    chapter_error(ch, "group %s on %s: %s", shape, chip->name, diag.message);
+    return false;
+  }
+  return true;
+}
+
+static bool parse_mesh(chapter *ch, const char *text, scale_mesh *mesh) {
+  scale_diag diag = {0};
+  if (scale_sharding_mesh_parse(text, mesh, &diag) != SCALE_OK) {
+    chapter_error(ch, "mesh '%s': %s", text, diag.message);
+    return false;
+  }
+  return true;
+}
+
+static bool parse_sharding(chapter *ch, const char *text, const scale_mesh *mesh,
+                           scale_sharding *s) {
+  scale_diag diag = {0};
+  if (scale_sharding_parse(text, mesh, s, &diag) != SCALE_OK) {
+    chapter_error(ch, "sharding '%s': %s", text, diag.message);
+    return false;
+  }
+  return true;
+}
+
+/* ---- notation ------------------------------------------------------------------------------ */
+
+static void section_notation(chapter *ch) {
+  chapter_heading(ch, "Pop quiz: int8[128, 2048] as A[I_XY, J] on {X:2, Y:8, Z:2}");
+  scale_mesh mesh;
+  scale_sharding a;
+  if (!parse_mesh(ch, "{X:2, Y:8, Z:2}", &mesh) || !parse_sharding(ch, "A[I_XY, J]", &mesh, &a))
+    return;
+  double dims[2] = {128.0, 2048.0};
+  chapter_value(ch, "quiz.devices", "devices", scale_sharding_mesh_devices(&mesh), "",
+                SCALE_FMT_PLAIN);
+  chapter_value(ch, "quiz.array_bytes", "one copy", dims[0] * dims[1], "B", SCALE_FMT_PLAIN);
+  chapter_value(ch, "quiz.shards", "shards", scale_sharding_n_shards(&a, &mesh), "",
+                SCALE_FMT_PLAIN);
+  chapter_value(ch, "quiz.local_i", "local size of I", scale_sharding_local_dim(&a, &mesh, dims, 0),
+                "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "quiz.bytes_per_device", "bytes per device",
+                scale_sharding_bytes_per_device(&a, &mesh, dims, SCALE_DTYPE_INT8), "B",
+                SCALE_FMT_PLAIN);
+  chapter_value(ch, "quiz.total_bytes", "bytes over all devices",
+                scale_sharding_total_bytes(&a, &mesh, dims, SCALE_DTYPE_INT8), "B",
+                SCALE_FMT_IEC);
+  chapter_value(ch, "quiz.replication", "copies of each element",
+                scale_sharding_replication(&a, &mesh), "", SCALE_FMT_PLAIN);
+
+  chapter_heading(ch, "Q1: A[I_X, J, K] on {X:4, Y:8, Z:2}");
+  scale_mesh m1;
+  scale_sharding a1;
+  if (!parse_mesh(ch, "{X:4, Y:8, Z:2}", &m1) || !parse_sharding(ch, "A[I_X, J, K]", &m1, &a1))
+    return;
+  chapter_value(ch, "q1.replication", "total bytes / one copy", scale_sharding_replication(&a1, &m1),
+                "", SCALE_FMT_PLAIN);
+}
+
+/* ---- the four cases ------------------------------------------------------------------------ */
+
+static void plan_case(chapter *ch, const char *tag, const scale_mesh *mesh, const char *a_text,
+                      const char *b_text, const double *a_dims, const double *b_dims,
+                      const scale_chip *chip) {
+  scale_sharding a, b;
+  if (!parse_sharding(ch, a_text, mesh, &a) || !parse_sharding(ch, b_text, mesh, &b)) return;
+  scale_sharded_matmul plan;
+  scale_diag diag = {0};
+  if (scale_sharding_matmul_plan(mesh, &a, a_dims, &b, b_dims, SCALE_DTYPE_BF16, chip,
+                                 SCALE_WRAP_AUTO, &plan, &diag) != SCALE_OK) {
+    chapter_error(ch, "plan %s . %s: %s", a_text, b_text, diag.message);
+    return;
+  }
+  chapter_say(ch, "%s . %s:", a_text, b_text);
+  char key[96];
+  snprintf(key, sizeof key, "%s.case", tag);
+  chapter_value(ch, key, "case", (double)plan.kind, "", SCALE_FMT_PLAIN);
+  chapter_row(ch, "collectives", (double)plan.n_steps, "", SCALE_FMT_PLAIN);
+  for (int i = 0; i < plan.n_steps; i++) {
+    chapter_say(ch, "  step %d: %s of %s", i + 1, scale_collective_name(plan.step[i].op),
+                plan.step[i].operand == 2 ? "C" : plan.step[i].operand == 0 ? "A" : "B");
+    snprintf(key, sizeof key, "%s.step%d_bytes", tag, i + 1);
+    chapter_value(ch, key, "  bytes V", plan.step[i].bytes, "B", SCALE_FMT_SI);
+  }
+  snprintf(key, sizeof key, "%s.flops_per_device", tag);
+  chapter_value(ch, key, "FLOPs per device", plan.flops_per_device, "FLOP", SCALE_FMT_SCI);
+  snprintf(key, sizeof key, "%s.t_math_s", tag);
+  chapter_value(ch, key, "T_math",
+                scale_roofline_t_math_s(chip, SCALE_DTYPE_BF16, plan.flops_per_device), "s",
+                SCALE_FMT_TIME);
+  snprintf(key, sizeof key, "%s.comms_s", tag);
+  chapter_value(ch, key, "T_comms (precise)", plan.comms_time_s, "s", SCALE_FMT_TIME);
+  snprintf(key, sizeof key, "%s.book_comms_s", tag);
+  chapter_value(ch, key, "T_comms (book form)", plan.book_comms_time_s, "s", SCALE_FMT_TIME);
+}
+
+static void section_cases(chapter *ch, const scale_chip *v5e, const char *mesh_text,
+                          const char *a_user, const char *b_user) {
+  chapter_heading(ch, "The four cases on a TPU v5e 4x4, {X:4, Y:4}, I = 4096, J = 8192, "
+                      "K = 16384, bf16");
+  scale_mesh mesh;
+  if (!parse_mesh(ch, "{X:4, Y:4}", &mesh)) return;
+  double a_dims[2] = {4096.0, 8192.0}, b_dims[2] = {8192.0, 16384.0};
+  chapter_value(ch, "cases.i", "I", a_dims[0], "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "cases.j", "J", a_dims[1], "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "cases.k", "K", b_dims[1], "", SCALE_FMT_PLAIN);
+  plan_case(ch, "case1", &mesh, "A[I_X, J]", "B[J, K_Y]", a_dims, b_dims, v5e);
+  plan_case(ch, "case2", &mesh, "A[I, J_X]", "B[J, K]", a_dims, b_dims, v5e);
+  plan_case(ch, "case3", &mesh, "A[I, J_X]", "B[J_X, K]", a_dims, b_dims, v5e);
+  plan_case(ch, "case4", &mesh, "A[I_X, J]", "B[J, K_X]", a_dims, b_dims, v5e);
+  /* The reader's own pair (--mesh, --a, --b), printed in the walk-through only. */
+  if (ch->walk) {
+    scale_mesh um;
+    if (!parse_mesh(ch, mesh_text, &um)) return;
+    chapter_heading(ch, "Your matmul (--mesh, --a, --b)");
+    plan_case(ch, "user", &um, a_user, b_user, a_dims, b_dims, v5e);
+  }
+}
+
+/* ---- collectives --------------------------------------------------------------------------- */
+
+/* [listing:latency-knee] */
+/** The array size at which a ring collective stops being latency-bound: the bytes whose
+ * bandwidth time equals the latency time, found by bisection on the library's own cost
+ * (so it holds for the precise form, with or without wraparound). */
+static double knee_bytes(const scale_group *g, scale_collective op) {
+  double lo = 1.0, hi = 1e12;
+  for (int i = 0; i < 200; i++) {
+    double mid = sqrt(lo * hi);
+    scale_collective_cost c = scale_collective_eval(g, op, mid);
+    if (c.latency_bound)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return sqrt(lo * hi);
+}
+/* [/listing:latency-knee] */
+
+static void section_collectives(chapter *ch, const scale_chip *chip, double axis) {
+  chapter_heading(ch, "The four collectives on one ring of the example chip");
+  scale_group g;
+  char shape[32];
+  snprintf(shape, sizeof shape, "%.0f", axis);
+  if (!group_on(ch, chip, shape, SCALE_WRAP_AUTO, &g)) return;
+  double v = 1e9;
+  chapter_value(ch, "coll.axis", "ring size", axis, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "coll.wraps", "ring wraps (1 = yes)", g.axis[0].wraps ? 1.0 : 0.0, "",
+                SCALE_FMT_PLAIN);
+  chapter_value(ch, "coll.bytes", "array V", v, "B", SCALE_FMT_SI);
+  static const char *tags[SCALE_COLL_COUNT] = {"ag", "rs", "ar", "a2a"};
+  for (int op = 0; op < SCALE_COLL_COUNT; op++) {
+    scale_collective_cost c = scale_collective_eval(&g, (scale_collective)op, v);
+    char key[64];
+    snprintf(key, sizeof key, "coll.%s.time_s", tags[op]);
+    chapter_value(ch, key, scale_collective_name((scale_collective)op), c.time_s, "s",
+                  SCALE_FMT_TIME);
+    snprintf(key, sizeof key, "coll.%s.book_time_s", tags[op]);
+    chapter_value(ch, key, "  book form", c.book_time_s, "s", SCALE_FMT_TIME);
+    snprintf(key, sizeof key, "coll.%s.hops", tags[op]);
+    chapter_value(ch, key, "  hops", c.hops, "", SCALE_FMT_PLAIN);
+  }
+  chapter_value(ch, "coll.ag.knee_bytes", "AllGather latency-bound below",
+                knee_bytes(&g, SCALE_COLL_ALL_GATHER), "B", SCALE_FMT_SI);
+}
+
+static void section_every_tpu(chapter *ch, const chip_list *tpus) {
+  chapter_heading(ch, "Every TPU: hop latency threshold and a 1 GB AllGather on a full axis");
+  char key[128];
+  for (int i = 0; i < tpus->n; i++) {
+    const scale_chip *c = &tpus->chip[i];
+    chapter_say(ch, "%s:", c->display_name);
+    snprintf(key, sizeof key, "%s.latency_bytes", c->name);
+    chapter_value(ch, key, "one hop latency-bound below",
+                  c->ici_link_bytes_per_s * c->ici_hop_latency_s, "B", SCALE_FMT_SI);
+    double axis = c->pod_shape[0];
+    scale_group g;
+    char shape[32];
+    snprintf(shape, sizeof shape, "%.0f", axis);
+    if (!group_on(ch, c, shape, SCALE_WRAP_AUTO, &g)) return;
+    snprintf(key, sizeof key, "%s.full_axis", c->name);
+    chapter_value(ch, key, "full pod axis", axis, "", SCALE_FMT_PLAIN);
+    snprintf(key, sizeof key, "%s.ag_1gb_s", c->name);
+    chapter_value(ch, key, "AllGather of 1 GB",
+                  scale_collective_time_s(&g, SCALE_COLL_ALL_GATHER, 1e9), "s", SCALE_FMT_TIME);
+    snprintf(key, sizeof key, "%s.ar_1gb_s", c->name);
+    chapter_value(ch, key, "AllReduce of 1 GB",
+                  scale_collective_time_s(&g, SCALE_COLL_ALL_REDUCE, 1e9), "s", SCALE_FMT_TIME);
+    snprintf(key, sizeof key, "%s.a2a_1gb_s", c->name);
+    chapter_value(ch, key, "AllToAll of 1 GB",
+                  scale_collective_time_s(&g, SCALE_COLL_ALL_TO_ALL, 1e9), "s", SCALE_FMT_TIME);
+    snprintf(key, sizeof key, "%s.reduce_beats_gather_d", c->name);
+    chapter_value(ch, key, "Q4: multiply-then-AllReduce wins above D",
+                  scale_sharding_reduce_beats_gather_d(
+                      scale_chip_flops_per_s(c, SCALE_DTYPE_BF16),
+                      scale_roofline_channel_bytes_per_s(c, SCALE_CHANNEL_ICI_BIDI),
+                      SCALE_DTYPE_BF16),
+                  "", SCALE_FMT_PLAIN);
+  }
+}
+
+/* ---- problems ------------------------------------------------------------------------------ */
+
+static void quiz2(chapter *ch, const scale_chip *v5e) {
+  chapter_heading(ch, "Pop quiz 2: AllGather_Y([E_Y, F]) on a v5e, {X:8, Y:4}, bf16");
+  scale_group g, gw;
+  if (!group_on(ch, v5e, "4", SCALE_WRAP_AUTO, &g) || !group_on(ch, v5e, "4", SCALE_WRAP_YES, &gw))
+    return;
+  double v = 2048.0 * 8192.0 * 2.0;
+  scale_collective_cost c = scale_collective_eval(&g, SCALE_COLL_ALL_GATHER, v);
+  chapter_value(ch, "quiz2.bytes", "gathered array", v, "B", SCALE_FMT_SI);
+  chapter_value(ch, "quiz2.shard_bytes", "one shard", v / 4.0, "B", SCALE_FMT_SI);
+  chapter_value(ch, "quiz2.book_time_s", "V / W_bidi (as if it wrapped)", c.book_time_s, "s",
+                SCALE_FMT_TIME);
+  chapter_value(ch, "quiz2.wrap_time_s", "precise, if it wrapped",
+                scale_collective_time_s(&gw, SCALE_COLL_ALL_GATHER, v), "s", SCALE_FMT_TIME);
+  chapter_value(ch, "quiz2.time_s", "precise, no wraparound (the real 4-axis)", c.time_s, "s",
+                SCALE_FMT_TIME);
+  double small = 256.0 * 256.0 * 2.0;
+  scale_collective_cost s = scale_collective_eval(&g, SCALE_COLL_ALL_GATHER, small);
+  chapter_value(ch, "quiz2.small_bytes", "E = F = 256: gathered array", small, "B",
+                SCALE_FMT_SI);
+  chapter_value(ch, "quiz2.small_bandwidth_s", "  bandwidth time", s.bandwidth_time_s, "s",
+                SCALE_FMT_TIME);
+  chapter_value(ch, "quiz2.small_time_s", "  latency-bound time", s.time_s, "s",
+                SCALE_FMT_TIME);
+  chapter_value(ch, "quiz2.small_hops", "  hops", s.hops, "", SCALE_FMT_PLAIN);
+}
+
+static void q2q3(chapter *ch, const scale_chip *v4p) {
+  chapter_heading(ch, "Q2, Q3: collectives on a TPU v4p 4x4x4, B = 1024, D = 4096, bf16");
+  scale_group gx, gxy;
+  if (!group_on(ch, v4p, "4", SCALE_WRAP_AUTO, &gx) || !group_on(ch, v4p, "4x4", SCALE_WRAP_AUTO,
+                                                                 &gxy))
+    return;
+  double full = 1024.0 * 4096.0 * 2.0;
+  /* AllGather_X([B_X, D_Y]): the result [B, D_Y] is a quarter of the array. */
+  scale_collective_cost a = scale_collective_eval(&gx, SCALE_COLL_ALL_GATHER, full / 4.0);
+  scale_collective_cost b = scale_collective_eval(&gxy, SCALE_COLL_ALL_GATHER, full);
+  scale_collective_cost r = scale_collective_eval(&gx, SCALE_COLL_ALL_REDUCE, full / 16.0);
+  chapter_value(ch, "q2.x_book_s", "AllGather_X, book form", a.book_time_s, "s", SCALE_FMT_TIME);
+  chapter_value(ch, "q2.x_s", "AllGather_X, precise", a.time_s, "s", SCALE_FMT_TIME);
+  chapter_value(ch, "q2.xy_book_s", "AllGather_XY, book form", b.book_time_s, "s",
+                SCALE_FMT_TIME);
+  chapter_value(ch, "q2.xy_s", "AllGather_XY, precise", b.time_s, "s", SCALE_FMT_TIME);
+  chapter_value(ch, "q2.xy_latency_s", "AllGather_XY latency floor", b.latency_time_s, "s",
+                SCALE_FMT_TIME);
+  chapter_value(ch, "q2.z_book_s", "AllReduce_Z of [B_X, D_Y], book form", r.book_time_s, "s",
+                SCALE_FMT_TIME);
+  chapter_value(ch, "q2.z_s", "AllReduce_Z, precise", r.time_s, "s", SCALE_FMT_TIME);
+  chapter_value(ch, "q2.z_full_book_s", "AllReduce of the whole [B, D] (the book's 4BD/W)",
+                scale_collective_book_time_s(&gx, SCALE_COLL_ALL_REDUCE, full), "s",
+                SCALE_FMT_TIME);
+  scale_collective_cost q3 = scale_collective_eval(&gx, SCALE_COLL_ALL_GATHER, 128.0 * 2.0);
+  chapter_value(ch, "q3.bytes", "Q3: gathered [B] with B = 128", 256.0, "B", SCALE_FMT_PLAIN);
+  chapter_value(ch, "q3.hops", "hops", q3.hops, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "q3.time_s", "time (latency-bound)", q3.time_s, "s", SCALE_FMT_TIME);
+  chapter_row(ch, "latency-bound (1 = yes)", q3.latency_bound ? 1.0 : 0.0, "", SCALE_FMT_PLAIN);
+}
+
+static void q4(chapter *ch, const scale_chip *v5p) {
+  chapter_heading(ch, "Q4: AllGather W then multiply, or multiply then AllReduce? (v5p)");
+  scale_group g;
+  if (!group_on(ch, v5p, "4", SCALE_WRAP_AUTO, &g)) return;
+  double c = scale_chip_flops_per_s(v5p, SCALE_DTYPE_BF16);
+  double w = scale_roofline_channel_bytes_per_s(v5p, SCALE_CHANNEL_ICI_BIDI);
+  chapter_value(ch, "q4.ici_intensity", "C / W_bidi", c / w, "FLOP/byte", SCALE_FMT_PLAIN);
+  chapter_value(ch, "q4.min_d", "strategy 2 wins above D",
+                scale_sharding_reduce_beats_gather_d(c, w, SCALE_DTYPE_BF16), "",
+                SCALE_FMT_PLAIN);
+  static const double ds[2] = {2048.0, 8192.0};
+  for (int i = 0; i < 2; i++) {
+    scale_sharding_strategy s =
+        scale_sharding_compare_strategies(&g, c, 512.0, ds[i], 4.0 * ds[i], SCALE_DTYPE_BF16, true);
+    char key[64];
+    snprintf(key, sizeof key, "q4.d%.0f.gather_s", ds[i]);
+    chapter_value(ch, key, "strategy 1 (gather W)", s.gather_t_s, "s", SCALE_FMT_TIME);
+    snprintf(key, sizeof key, "q4.d%.0f.reduce_s", ds[i]);
+    chapter_value(ch, key, "strategy 2 (AllReduce C)", s.reduce_t_s, "s", SCALE_FMT_TIME);
+  }
+}
+
+/* [listing:q10] */
+/** Q10 on one ring of d devices holding an n x n matrix: scalars over the busiest link.
+ * One-way ring: an AllGather passes every strip of n^2/d scalars d - 1 times; an AllToAll
+ * sends each device's d - 1 blocks of n^2/d^2 scalars 1, 2, ..., d - 1 hops, which loads
+ * one link with n^2 (d - 1) / (2d). The bidirectional cases halve and quarter these. */
+static double q10_link_scalars(scale_collective op, double n, double d, bool bidi) {
+  return scale_collective_ring_link_bytes(op, d, n * n, bidi);
+}
+/* [/listing:q10] */
+
+static void q9q10(chapter *ch) {
+  chapter_heading(ch, "Q9, Q10: gather vs scatter, and why an AllToAll is a quarter");
+  /* Q9: A[N, M_X] . B[M, K]: gathering A moves N M, reduce-scattering C moves N K. */
+  double n = 4096.0, m = 8192.0, k = 2048.0;
+  chapter_value(ch, "q9.m", "M", m, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "q9.k", "K", k, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "q9.ratio", "gather A / reduce-scatter C = M/K", (n * m) / (n * k), "",
+                SCALE_FMT_PLAIN);
+  double nn = 1024.0, d = 8.0;
+  chapter_value(ch, "q10.n", "n", nn, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "q10.d", "ring of d", d, "", SCALE_FMT_PLAIN);
+  double ag1 = q10_link_scalars(SCALE_COLL_ALL_GATHER, nn, d, false);
+  double a2a1 = q10_link_scalars(SCALE_COLL_ALL_TO_ALL, nn, d, false);
+  double ag2 = q10_link_scalars(SCALE_COLL_ALL_GATHER, nn, d, true);
+  double a2a2 = q10_link_scalars(SCALE_COLL_ALL_TO_ALL, nn, d, true);
+  chapter_value(ch, "q10.ag_oneway", "AllGather, one-way ring", ag1, "", SCALE_FMT_SCI);
+  chapter_value(ch, "q10.a2a_oneway", "AllToAll, one-way ring", a2a1, "", SCALE_FMT_SCI);
+  chapter_value(ch, "q10.ratio_oneway", "ratio, one-way", ag1 / a2a1, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "q10.ag_bidi", "AllGather, bidirectional", ag2, "", SCALE_FMT_SCI);
+  chapter_value(ch, "q10.a2a_bidi", "AllToAll, bidirectional", a2a2, "", SCALE_FMT_SCI);
+  chapter_value(ch, "q10.ratio_bidi", "ratio, bidirectional", ag2 / a2a2, "", SCALE_FMT_PLAIN);
+}
+
+/* ---- figures ------------------------------------------------------------------------------- */
+
+static void figure_knee(chapter *ch, const scale_chip *chip, double axis) {
+  static double x[N_CURVE], y[3][N_CURVE];
+  scale_group g[3];
+  char shape[32];
+  snprintf(shape, sizeof shape, "%.0f", axis);
+  if (!group_on(ch, chip, shape, SCALE_WRAP_AUTO, &g[0]) || !group_on(ch, chip, "4", SCALE_WRAP_NO,
+                                                                      &g[1]))
+    return;
+  g[2] = g[0];
+  for (int i = 0; i < N_CURVE; i++) {
+    x[i] = pow(10.0, 2.0 + 8.0 * (double)i / (N_CURVE - 1));
+    y[0][i] = scale_collective_time_s(&g[0], SCALE_COLL_ALL_GATHER, x[i]);
+    y[1][i] = scale_collective_time_s(&g[1], SCALE_COLL_ALL_GATHER, x[i]);
+    y[2][i] = scale_collective_book_time_s(&g[0], SCALE_COLL_ALL_GATHER, x[i]);
+  }
+  char l0[96], l2[96], title[160];
+  snprintf(l0, sizeof l0, "ring of %.0f%s", axis, g[0].axis[0].wraps ? " (wraps)" : "");
+  snprintf(l2, sizeof l2, "book form, ring of %.0f", axis);
+  snprintf(title, sizeof title, "AllGather time vs array size on %s", chip->display_name);
+  scale_plot_series s[3] = {{.label = l0, .x = x, .y = y[0], .n = N_CURVE},
+                            {.label = "line of 4 (no wraparound)", .x = x, .y = y[1],
+                             .n = N_CURVE, .dashed = true},
+                            {.label = l2, .x = x, .y = y[2], .n = N_CURVE, .dashed = true}};
+  scale_plot_marker m = {.vertical = true, .at = knee_bytes(&g[0], SCALE_COLL_ALL_GATHER),
+                         .label = "knee"};
+  scale_plot p = {.title = title,
+                  .desc = "Below the knee the time is flat: hops times the per-hop latency. "
+                          "Above it the time grows linearly with the bytes and does not depend "
+                          "on the ring size.",
+                  .x_label = "gathered array V [bytes]", .y_label = "time [s]",
+                  .x_axis = SCALE_PLOT_LOG, .y_axis = SCALE_PLOT_LOG,
+                  .legend = SCALE_PLOT_LEGEND_TOP_LEFT,
+                  .series = s, .n_series = 3, .markers = &m, .n_markers = 1};
+  chapter_figure(ch, "allgather-knee.svg", &p);
+}
+
+static void figure_collectives(chapter *ch, const scale_chip *chip, double axis) {
+  static double x[N_CURVE], y[SCALE_COLL_COUNT][N_CURVE];
+  scale_group g;
+  char shape[32];
+  snprintf(shape, sizeof shape, "%.0f", axis);
+  if (!group_on(ch, chip, shape, SCALE_WRAP_AUTO, &g)) return;
+  scale_plot_series s[SCALE_COLL_COUNT];
+  for (int op = 0; op < SCALE_COLL_COUNT; op++) {
+    for (int i = 0; i < N_CURVE; i++) {
+      x[i] = pow(10.0, 2.0 + 8.0 * (double)i / (N_CURVE - 1));
+      y[op][i] = scale_collective_time_s(&g, (scale_collective)op, x[i]);
+    }
+    s[op] = (scale_plot_series){.label = scale_collective_name((scale_collective)op), .x = x,
+                                .y = y[op], .n = N_CURVE, .dashed = op == SCALE_COLL_REDUCE_SCATTER};
+  }
+  char title[160];
+  snprintf(title, sizeof title, "The four collectives on a ring of %.0f %s", axis,
+           chip->display_name);
+  scale_plot p = {.title = title,
+                  .desc = "Time of AllGather, ReduceScatter, AllReduce and AllToAll against the "
+                          "array size: AllReduce costs twice an AllGather, AllToAll a quarter.",
+                  .x_label = "array V [bytes]", .y_label = "time [s]",
+                  .x_axis = SCALE_PLOT_LOG, .y_axis = SCALE_PLOT_LOG,
+                  .legend = SCALE_PLOT_LEGEND_TOP_LEFT,
+                  .series = s, .n_series = SCALE_COLL_COUNT};
+  chapter_figure(ch, "collectives.svg", &p);
+}
+
+int main(int argc, char **argv) {
+  chapter_option opts[] = {
+      {"chip", "hardware of the collective examples and figures", "tpu-v5e"},
+      {"axis", "ring size of the collective examples", "16"},
+      {"mesh", "mesh of your own matmul (walk-through)", "{X:4, Y:4}"},
+      {"a", "sharding of its left operand [I, J]", "A[I_X, J_Y]"},
+      {"b", "sharding of its right operand [J, K]", "B[J_Y, K]"},
+      {0}};
+  chapter ch;
+  int rc = chapter_begin(&ch, argc, argv, "03-sharding",
+                         "Sharded matrices and how to multiply them.", opts);
+  if (rc >= 0) return rc;
+  static chip_list tpus;
+  scale_chip chip, v4p, v5e, v5p;
+  if (!load_tpus(&ch, &tpus) || !chapter_load_chip(&ch, opts[0].value, &chip) ||
+      !chapter_load_chip(&ch, "tpu-v4p", &v4p) || !chapter_load_chip(&ch, "tpu-v5e", &v5e) ||
+      !chapter_load_chip(&ch, "tpu-v5p", &v5p))
+    return chapter_end(&ch);
+  double axis = option_number(&ch, &opts[1]);
+  if (ch.n_errors) return chapter_end(&ch);
+
+  chapter_say(&ch, "Chapter 3: Sharded Matrices and How to Multiply Them. Example chip: %s.",
+              chip.display_name);
+  section_notation(&ch);
+  section_cases(&ch, &v5e, opts[2].value, opts[3].value, opts[4].value);
+  section_collectives(&ch, &chip, axis);
+  section_every_tpu(&ch, &tpus);
+  quiz2(&ch, &v5e);
+  q2q3(&ch, &v4p);
+  q4(&ch, &v5p);
+  q9q10(&ch);
+  figure_knee(&ch, &chip, axis);
+  figure_collectives(&ch, &chip, axis);
+  return chapter_end(&ch);
+}

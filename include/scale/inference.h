@@ -1,0 +1,429 @@
+/* inference.h — serving a model: prefill, decode step time, KV capacity, batch thresholds, the
+ * latency/throughput frontier, smallest slice, cost per token, disaggregation ratio.
+ *
+ * Book: ch. 7 "All About Transformer Inference" (inference.md) and ch. 8 "Serving LLaMA 3-70B
+ * on TPUs" (applied-inference.md). Letters are the book's: B batch (sequences decoded
+ * together), S context (KV tokens per sequence), P prompt (prefill) length, G generated length,
+ * Y model-parallel degree, W_hbm and W_ici bandwidths, C peak FLOP/s, beta = W_hbm / W_ici,
+ * alpha = C / W_ici.
+ *
+ * Two layers:
+ *   - "book formulas" on plain numbers (totals over the chips, already multiplied out), so a
+ *     test can feed the book's own rounded inputs and get its printed answers;
+ *   - evaluations of a model on a chip under a scale_infer_config (prefill, decode step,
+ *     memory). They are pure and allocation-free, fill fixed-size structs, and give NaN fields
+ *     for input outside their domain; scale_infer_validate() says what is wrong in one line.
+ *
+ * The decode model (ch. 7 "Theoretical estimates for LLM latency and throughput"):
+ *   T_step = T_kv + max(T_flops, T_params, T_ici)
+ * T_kv = B x KV bytes per sequence / W_hbm of the chips holding the caches (attention is always
+ * bandwidth-bound); T_params = weight bytes read / (Y W_hbm); T_flops = 2 B x active params /
+ * (Y C); T_ici = the model-parallel collectives of one step, overlapped with the matmuls as the
+ * book's ICI roofline assumes (ch. 7 "Note on ICI bounds for generation"). The book's own
+ * formula is this one without T_ici; with a single chip, or ICI well below the other terms,
+ * both agree.
+ */
+#ifndef SCALE_INFERENCE_H
+#define SCALE_INFERENCE_H
+
+#include <stdbool.h>
+
+#include "scale/hardware.h"
+#include "scale/model.h"
+#include "scale/status.h"
+#include "scale/units.h"
+
+/* ==== book formulas on plain numbers ======================================================== */
+
+/** Decode step time of the book's general formula:
+ * B kv / W + max(2 B n_params / C, param_bytes / W), with W and C the totals of all chips.
+ *
+ * Units:  batch [sequences], kv_bytes_per_seq [bytes], param_bytes [bytes], n_params [count],
+ *         flops_per_s [FLOP/s], hbm_bytes_per_s [bytes/s] -> [s].
+ * Domain: sizes >= 0, rates > 0; NaN otherwise.
+ * Book:   ch. 7 "Theoretical Step Time (General)"; pop quiz 2.5 ms and 21 ms; ch. 8 17 ms.
+ */
+double scale_infer_step_time_s(double batch, double kv_bytes_per_seq, double param_bytes,
+                               double n_params, double flops_per_s, double hbm_bytes_per_s);
+
+/** Memory-bound lower bound of a decode step: (B kv + param_bytes) / W.
+ *
+ * Units:  as scale_infer_step_time_s() -> [s].
+ * Domain: sizes >= 0, rate > 0; NaN otherwise.
+ * Book:   ch. 7 "Theoretical Min Step Time"; the LLaMA 2 13B tables.
+ */
+double scale_infer_min_step_time_s(double batch, double kv_bytes_per_seq, double param_bytes,
+                                   double hbm_bytes_per_s);
+
+/** Prefill time of 'n_tokens' tokens, compute-bound at 'mfu_frac' of 'flops_per_s':
+ * 2 n_params n_tokens / (mfu C) (the book's 2ND forward rule, attention ignored).
+ *
+ * Units:  n_params [count], n_tokens [tokens], flops_per_s [FLOP/s] -> [s].
+ * Domain: sizes >= 0, rate > 0, 0 < mfu <= 1; NaN otherwise.
+ * Book:   ch. 8 "What about prefill?": 2 x 70e9 x 8192 / (16 x 1.97e14 x 0.4) = 0.91 s.
+ */
+double scale_infer_prefill_time_s(double n_params, double n_tokens, double flops_per_s,
+                                  double mfu_frac);
+
+/** Chips needed to hold 'bytes' in HBM of 'hbm_bytes_per_chip' each, as a real number
+ * (bytes / HBM; the book's "8.75" column).
+ *
+ * Units:  [bytes], [bytes] -> [count].  Domain: bytes >= 0, hbm > 0; NaN otherwise.
+ * Book:   ch. 8 smallest-topology table.
+ */
+double scale_infer_chips_needed(double bytes, double hbm_bytes_per_chip);
+
+/** Smallest power-of-two slice holding 'bytes': 2^ceil(log2(bytes / HBM)), at least 1.
+ *
+ * Units:  -> [count].  Domain: as scale_infer_chips_needed().
+ * Book:   ch. 8 table (bf16 16, int8 8, int4 4 chips) and its min_topology() code.
+ */
+double scale_infer_min_slice_chips(double bytes, double hbm_bytes_per_chip);
+
+/** Largest whole number of sequences of 'kv_bytes_per_seq' that fit in 'free_bytes':
+ * floor(free / kv); 0 when nothing is free.
+ *
+ * Units:  [bytes], [bytes] -> [sequences].  Domain: kv > 0, finite free; NaN otherwise.
+ * Book:   ch. 8 table, "num KV caches @ 8k".
+ */
+double scale_infer_max_batch(double free_bytes, double kv_bytes_per_seq);
+
+/** Queries per second per chip: B / (T_step G n_chips), a query being one sequence of G
+ * decoded tokens.
+ *
+ * Units:  batch [sequences], step_s [s], decode_len [tokens], n_chips [count] -> [1/s].
+ * Domain: batch >= 0, the others > 0; NaN otherwise.
+ * Book:   ch. 8 "what throughput per chip": 43 / (0.019 x 512 x N) = 4.42 / N.
+ */
+double scale_infer_qps_per_chip(double batch, double step_s, double decode_len, double n_chips);
+
+/** KV tokens evicted per decode step when sequences of P prompt and G generated tokens finish
+ * at random: B (P + G) / G.
+ *
+ * Units:  batch [sequences], prompt_len, decode_len [tokens] -> [tokens/step].
+ * Domain: batch, prompt >= 0, decode_len > 0; NaN otherwise.
+ * Book:   ch. 8: 32 x (8192 + 4096) / 4096 = 96.
+ */
+double scale_infer_kv_evicted_per_step(double batch, double prompt_len, double decode_len);
+
+/** Prefill servers per generate server that keep both saturated in disaggregated serving:
+ * prefill_s B / (step_s G) (prefills arrive at P / prefill_s, are consumed at
+ * B G_servers / (step_s G)).
+ *
+ * Units:  prefill_s [s], batch [sequences], step_s [s], decode_len [tokens] -> [1].
+ * Domain: prefill_s, batch >= 0, step_s, decode_len > 0; NaN otherwise.
+ * Book:   ch. 8: 0.91 x 32 / (0.019 x 512) = 3.
+ */
+double scale_infer_disaggregation_ratio(double prefill_s, double batch, double step_s,
+                                        double decode_len);
+
+/** Cost of a million generated tokens: n_chips x price / tokens_per_s, scaled.
+ *
+ * Units:  usd_per_hour [USD/h per chip], n_chips [count], tokens_per_s [tokens/s] -> [USD].
+ * Domain: price >= 0, n_chips > 0, tokens_per_s > 0; NaN otherwise.
+ * Book:   ch. 8 "what hardware should we serve on?": cost is chip-hours per token.
+ */
+double scale_infer_cost_usd_per_million_tokens(double usd_per_hour, double n_chips,
+                                               double tokens_per_s);
+
+/* ---- thresholds ------------------------------------------------------------------------------ */
+
+/** beta = W_hbm / W_ici, the chip's HBM bandwidth over its bidirectional ICI link bandwidth
+ * (2 x one-way), or over its NVLink egress for a GPU.
+ *
+ * Units:  -> [1].  Domain: NaN when a bandwidth is unknown.
+ * Book:   ch. 7 "Note on ICI bounds for generation": "around 8 for TPU v5e" (exact v5e:
+ *         8.2e11 / 9e10 = 9.1).
+ */
+double scale_infer_beta(const scale_chip *chip);
+
+/** Largest useful model parallelism when decode is memory-bound: the Y at which the ICI time
+ * 2BD/W_ici of a matmul equals its weight-loading time 2DF/(Y W_hbm): Y = F / (B beta).
+ *
+ * Units:  d_ff [elements], batch [tokens], beta [1] -> [count].
+ * Domain: all > 0; NaN otherwise.
+ * Book:   ch. 7: 16384 / (32 x 8) = 64; ch. 8: 28,672 / (8 x 64) = 56.
+ */
+double scale_infer_max_tp_memory_bound(double d_ff, double batch, double beta);
+
+/** Largest useful model parallelism when the matmuls are compute-bound: Y = M_Y F / alpha,
+ * with M_Y the torus axes the model-parallel group spans and alpha = C / W_ici.
+ *
+ * Units:  d_ff [elements], n_axes [count], alpha [FLOP/byte] -> [count].
+ * Domain: all > 0; NaN otherwise.
+ * Book:   ch. 7 prefill rule (F / 2550); ch. 8: 2 x 28672 / 2550 = 22.
+ */
+double scale_infer_max_tp_compute_bound(double d_ff, double n_axes, double alpha);
+
+/** ICI time of one MLP under 1-D weight-stationary (Megatron) sharding over 'n_axes' axes:
+ * an AllGather and a ReduceScatter of the [B, D] activations, 2 a B D / (n_axes W).
+ *
+ * Units:  batch [tokens], d_model [elements], act_bytes [bytes/element],
+ *         link_bytes_per_s [bytes/s] (bidirectional, the book's W_ici) -> [s].
+ * Domain: sizes >= 0, n_axes >= 1, rate > 0; NaN otherwise.
+ * Book:   ch. 7 Q7, "4BD / (3 W_ici)" for bf16 over three axes.
+ */
+double scale_infer_ws1d_comms_s(double batch, double d_model, double act_bytes, double n_axes,
+                                double link_bytes_per_s);
+
+/** ICI time of one MLP under 2-D weight-stationary sharding (weights [D_X, F_YZ]):
+ * a B D / (X W) + 2 a B F / (YZ W) (AllGather and ReduceScatter of the D shards over YZ,
+ * AllReduce of the F shards over X).
+ *
+ * Units:  as scale_infer_ws1d_comms_s(), d_ff [elements], x, yz [count] -> [s].
+ * Domain: sizes >= 0, x, yz >= 1, rate > 0; NaN otherwise.
+ * Book:   ch. 7 Q7, T_2D = 2BD/(X W) + 4BF/(YZ W) in bf16.
+ */
+double scale_infer_ws2d_comms_s(double batch, double d_model, double d_ff, double act_bytes,
+                                double x, double yz, double link_bytes_per_s);
+
+/** Chip count above which 2-D weight-stationary sharding (at its best split X = sqrt(DN/2F))
+ * needs less ICI time than 1-D sharding over 'n_axes_1d' axes: N > 2 n^2 F / D.
+ *
+ * Units:  d_model, d_ff [elements], n_axes_1d [count] -> [count].
+ * Domain: all > 0; NaN otherwise.
+ * Book:   ch. 7 Q7: 128 (3/4)^2 for F = 4D, three axes. Exact arithmetic gives 72; the book
+ *         prints 81. General form N > 32 (F/D)(3/4)^2 = 18 F / D.
+ */
+double scale_infer_ws2d_min_chips(double d_model, double d_ff, double n_axes_1d);
+
+/** Model-parallel degree above which an activation collective of B D elements is latency-bound
+ * (each shard moves in less than one hop latency): Y > a B D / (W T_hop).
+ *
+ * Units:  batch [tokens], d_model [elements], act_bytes [bytes/element],
+ *         link_bytes_per_s [bytes/s] (one-way), hop_latency_s [s] -> [count].
+ * Domain: sizes >= 0, rates and latency > 0; NaN otherwise.
+ * Book:   ch. 7 Appendix C: "Y > BD / 45,000" in int8 on v5e; 8-way below 360 kB.
+ */
+double scale_infer_latency_bound_tp(double batch, double d_model, double act_bytes,
+                                    double link_bytes_per_s, double hop_latency_s);
+
+/** Batch above which KV loading takes longer than parameter loading: param_bytes / kv.
+ *
+ * Units:  [bytes], [bytes] -> [sequences].  Domain: param >= 0, kv > 0; NaN otherwise.
+ * Book:   ch. 7 "What about attention?": diminishing returns once B x KV ~ params.
+ */
+double scale_infer_kv_dominates_batch(double param_bytes, double kv_bytes_per_seq);
+
+/** Context above which a sequence's KV loading (S kv_tok / W) takes longer than its share of
+ * the matmul FLOPs (2 n_params / C): S = 2 n_params W / (C kv_tok).
+ *
+ * Units:  n_params [count], kv_bytes_per_token [bytes], [FLOP/s], [bytes/s] -> [tokens].
+ * Domain: n_params >= 0, the others > 0; NaN otherwise.
+ * Book:   ch. 8 breakdown figure: KV loading exceeds FLOPs "at all sequence lengths greater
+ *         than 2048" (LLaMA 3 70B int8 on v5e: 3,557 tokens, so from the 4k point on).
+ */
+double scale_infer_kv_dominates_flops_context(double n_params, double kv_bytes_per_token,
+                                              double flops_per_s, double hbm_bytes_per_s);
+
+/** Critical batch of a MoE layer on 'chip': scale_roofline_critical_batch() x E / k.
+ *
+ * Units:  -> [tokens].  Domain: NaN for a dense model or a chip lacking the rates.
+ * Book:   ch. 7 Q5 and ch. 4 Q8: B > 120 E / k for int8 weights and bf16 FLOPs on v5e.
+ */
+double scale_infer_moe_critical_batch(const scale_model *model, const scale_chip *chip,
+                                      scale_dtype weight_dtype, scale_dtype compute_dtype);
+
+/* ---- speculative decoding -------------------------------------------------------------------- */
+
+/** Expected tokens produced per verification step with per-token acceptance probability
+ * 'accept' and 'lookahead' drafted tokens: (1 - a^(g+1)) / (1 - a) (g + 1 when a = 1).
+ *
+ * Units:  -> [tokens].  Domain: 0 <= accept <= 1, lookahead >= 0; NaN otherwise.
+ * Book:   ch. 7 Appendix D; formula from Leviathan et al. (arXiv 2211.17192) eq. 1.
+ */
+double scale_infer_spec_expected_tokens(double accept, double lookahead);
+
+/** Expected speedup of speculative decoding over plain decoding: expected tokens divided by
+ * the cost of one round, lookahead draft steps at 'draft_cost_ratio' of a target step plus one
+ * verification step costing 'verify_cost_ratio' target steps (1 when memory-bound).
+ *
+ * Units:  -> [1].  Domain: as above, ratios >= 0, verify > 0; NaN otherwise.
+ * Book:   ch. 7 Appendix D; Leviathan et al. Theorem 3.8 ((1 - a^(g+1)) / ((1 - a)(g c + 1))).
+ */
+double scale_infer_spec_speedup(double accept, double lookahead, double draft_cost_ratio,
+                                double verify_cost_ratio);
+
+/* ==== a model on a chip ====================================================================== */
+
+/** How the KV cache is spread over the model-parallel group. */
+typedef enum {
+  SCALE_KV_SHARD_FULL = 0, /**< heads first (up to K ways), then batch: fully distributed, two
+                                AllToAlls per attention layer beyond K ways (ch. 7 "Sharding the
+                                KV cache") */
+  SCALE_KV_SHARD_HEADS     /**< heads only: beyond K ways the cache is replicated */
+} scale_kv_sharding;
+
+/** What limits a decode step. */
+typedef enum {
+  SCALE_BOUND_PARAMS = 0, /**< loading weights from HBM */
+  SCALE_BOUND_FLOPS,      /**< the matmuls' FLOPs */
+  SCALE_BOUND_ICI,        /**< model-parallel collectives */
+  SCALE_BOUND_KV,         /**< loading KV caches (the attention term exceeds the matmul term) */
+  SCALE_BOUND_COUNT
+} scale_infer_bound;
+
+/** Short lowercase name of 'bound' ("params", "flops", "ici", "kv"); "?" when invalid. */
+const char *scale_infer_bound_name(scale_infer_bound bound);
+
+/** A serving layout and load. Fields are counts unless they carry a unit. */
+typedef struct {
+  double n_chips;            /**< chips serving the batch, integer >= 1 */
+  double tp;                 /**< model-parallel degree Y (weights split Y ways); n_chips / tp
+                                  data-parallel copies share the batch; must divide n_chips */
+  bool weight_stationary_2d; /**< MLP weights split over D and F (ch. 7 Q7, Appendix B) */
+  double ep;                 /**< expert-parallel degree inside the tp group (1: experts split
+                                  like a dense MLP); MoE layers then add two AllToAlls */
+  scale_kv_sharding kv_sharding; /**< how KV caches are split */
+  scale_dtype weight_dtype;  /**< stored weights */
+  scale_dtype kv_dtype;      /**< stored KV cache */
+  scale_dtype compute_dtype; /**< matmul arithmetic (selects C) and activations */
+  double mfu_frac;           /**< prefill FLOPs utilization, (0, 1] (book: 0.4) */
+  double batch;              /**< B, sequences decoded together, integer >= 1 */
+  double context;            /**< S, KV tokens per sequence during decode, >= 1 */
+  double prompt;             /**< P, prefill tokens per request, >= 0 */
+  double decode_len;         /**< G, generated tokens per request (median), >= 1 */
+} scale_infer_config;
+
+/** A config with the book's defaults: tp = n_chips, bf16 weights, KV and compute, 1-D
+ * sharding, KV fully sharded, ep 1, mfu 0.4, prompt = context, decode_len 512. */
+scale_infer_config scale_infer_config_default(double n_chips, double batch, double context);
+
+/** Checks that 'cfg' makes sense for 'model' on 'chip': integer counts (n_chips, tp, batch,
+ * ep >= 1), tp dividing n_chips, the batch a multiple of n_chips / tp, context >= 1 and
+ * context and prompt within the model's n_ctx_max (when known), decode_len >= 1, mfu in (0, 1],
+ * valid dtypes with a chip rate for compute_dtype, a model-parallel group the hardware can
+ * build (TPU: within the pod; GPU: within the NVLink domain), ep dividing tp and E.
+ * A batch that does not fit in HBM is NOT an error (see scale_infer_memory_eval()).
+ *
+ * Errors: SCALE_ERR_INVALID or SCALE_ERR_RANGE with a one-line message in 'diag' (may be NULL).
+ */
+scale_status scale_infer_validate(const scale_model *model, const scale_chip *chip,
+                                  const scale_infer_config *cfg, scale_diag *diag);
+
+/** Memory of a serving layout, per chip unless stated. */
+typedef struct {
+  double n_params;                  /**< total parameters [count] */
+  double weight_bytes;              /**< all weights in weight_dtype [bytes] */
+  double weight_bytes_per_chip;     /**< weight_bytes / tp [bytes] */
+  double kv_bytes_per_token;        /**< KV cache of one token, all layers [bytes] (0 Mamba-2) */
+  double kv_bytes_per_sequence;     /**< one sequence at context S (Mamba-2: its state) [bytes] */
+  double kv_bytes;                  /**< B sequences [bytes] */
+  double kv_bytes_per_chip;         /**< the share of one chip under kv_sharding [bytes] */
+  double activation_bytes_per_chip; /**< peak working activations: one layer of a P-token
+                                         prefill or of the B-token decode step [bytes] */
+  double total_bytes_per_chip;      /**< weights + KV + activations [bytes] */
+  double hbm_bytes_per_chip;        /**< capacity [bytes] */
+  bool fits;                        /**< total <= capacity */
+  double max_batch;                 /**< largest B (a multiple of n_chips / tp) that fits, 0 if
+                                         none [sequences] */
+} scale_infer_memory;
+
+/** Memory of 'cfg' for 'model' on 'chip'. Weights are split tp ways (replicated over the
+ * n_chips / tp copies); KV caches are split over all n_chips (FULL) or over the data-parallel
+ * copies times min(tp, K) (HEADS). Working activations of a layer: tokens x (D + Q, K, V and
+ * attention output heads / tp + MLP hidden widths / tp) in compute_dtype, for the larger of the
+ * P-token prefill and the B/copies-token decode step.
+ *
+ * Units:  bytes.  Domain: a config that scale_infer_validate() accepts; every field NaN (fits
+ *         false) otherwise.
+ * Book:   ch. 7 "What about memory?" (LLaMA 2 13B 6.7 GB per 8k sequence; activations 80 MB);
+ *         ch. 8 KV 163,840 bytes per token in int8, batch 32 x 8192 uses 112 GB.
+ */
+scale_infer_memory scale_infer_memory_eval(const scale_model *model, const scale_chip *chip,
+                                           const scale_infer_config *cfg);
+
+/** A prefill of one prompt. */
+typedef struct {
+  double flops;        /**< forward FLOPs of P tokens, causal attention included [FLOP] */
+  double time_s;       /**< flops / (n_chips C mfu): all chips on one prompt [s] */
+  double ttft_s;       /**< time to first token: the prefill (its last logits give token 1) [s] */
+  double attention_flops_frac; /**< share of the FLOPs in dot-product attention [1] */
+  double kv_bytes;     /**< KV cache the prefill writes (what disaggregation ships) [bytes] */
+} scale_infer_prefill;
+
+/** Prefill of cfg->prompt tokens of 'model' on 'chip' at cfg->mfu_frac.
+ *
+ * Domain: as scale_infer_memory_eval(); NaN fields otherwise.
+ * Book:   ch. 7 "Prefill ... is almost identical to training"; ch. 8 0.91 s (2ND rule).
+ */
+scale_infer_prefill scale_infer_prefill_eval(const scale_model *model, const scale_chip *chip,
+                                             const scale_infer_config *cfg);
+
+/** One decode step of B sequences at context S. */
+typedef struct {
+  double t_kv_s;            /**< KV loading [s] */
+  double t_params_s;        /**< weight loading [s] */
+  double t_flops_s;         /**< matmul FLOPs [s] */
+  double t_ici_s;           /**< model-parallel collectives of the step [s] */
+  double t_ici_latency_s;   /**< of which fixed per-hop latency (the floor it cannot beat) [s] */
+  bool ici_latency_bound;   /**< the collectives are latency- rather than bandwidth-bound */
+  double step_s;            /**< t_kv + max(t_flops, t_params, t_ici) [s] */
+  double tokens_per_s;      /**< B / step [tokens/s] */
+  double tokens_per_s_per_chip; /**< tokens_per_s / n_chips [tokens/s] */
+  double latency_per_token_s;   /**< per-token latency seen by one sequence: step_s [s] */
+  double qps_per_chip;      /**< requests of G tokens finished per second per chip [1/s] */
+  double cost_usd_per_million_tokens; /**< at the chip's price; NaN when unknown [USD] */
+  double critical_batch;    /**< tokens per model copy above which the matmuls are
+                                 compute-bound (MoE: x E/k) [tokens] */
+  scale_infer_bound bound;  /**< the largest term */
+} scale_infer_decode;
+
+/** Decode step of 'cfg' for 'model' on 'chip'. Per data-parallel copy of tp chips with
+ * b = B tp / n_chips sequences: T_kv = b KV_seq / (W x chips holding a copy's KV), T_params =
+ * weights read / (tp W) (a MoE reads only the experts its b k routings touch, expected
+ * E (1 - (1 - k/E)^b) per layer), T_flops = 2 b (active params - input embedding) / (tp C),
+ * T_ici = per layer an AllReduce of the [b, D] activations after attention and after the MLP
+ * (the MLP's replaced by ch. 7 Q7's 2-D cost when weight_stationary_2d), two AllToAlls of the
+ * [b, N H] queries and outputs when KV is batch-sharded (FULL, tp > K), two AllToAlls of the
+ * routed [b k, D] tokens per MoE layer when ep > 1; each collective's precise cost from
+ * collectives.h (max of hop latency and bandwidth time) on the chip's torus (TPU) or NVLink
+ * switch (GPU, hop latency taken as 0: the hardware files give none).
+ *
+ * Domain: as scale_infer_memory_eval(); NaN fields otherwise. A batch that does not fit is
+ *         still evaluated (check scale_infer_memory_eval().fits).
+ * Book:   ch. 7 "Theoretical estimates", "Note on ICI bounds", Appendix C; ch. 8 17 ms.
+ */
+scale_infer_decode scale_infer_decode_eval(const scale_model *model, const scale_chip *chip,
+                                           const scale_infer_config *cfg);
+
+/** One point of the latency/throughput frontier. */
+typedef struct {
+  double batch;                 /**< B [sequences] */
+  double context;               /**< S [tokens] */
+  double step_s;                /**< per-token latency [s] */
+  double tokens_per_s_per_chip; /**< throughput [tokens/s] */
+  double cost_usd_per_million_tokens; /**< [USD] */
+  bool fits;                    /**< the batch fits in HBM */
+} scale_infer_point;
+
+/** Fills out[0..n) with the decode frontier of 'cfg' at batches[i] (cfg->batch ignored) and
+ * cfg->context. Returns how many of the points fit in HBM, or -1 for invalid arguments.
+ * Pure and allocation-free: out is caller storage.
+ *
+ * Book:   ch. 8 "Visualizing the Latency Throughput Tradeoff".
+ */
+int scale_infer_frontier(const scale_model *model, const scale_chip *chip,
+                         const scale_infer_config *cfg, const double *batches, int n,
+                         scale_infer_point *out);
+
+/** A row of ch. 8's smallest-slice table. */
+typedef struct {
+  double weight_bytes;         /**< [bytes] */
+  double kv_bytes_per_token;   /**< [bytes] */
+  double chips_needed;         /**< weight_bytes / HBM per chip, real [count] */
+  double slice_chips;          /**< smallest power-of-two slice [count] */
+  double free_bytes;           /**< HBM of the slice left for KV caches [bytes] */
+  double max_batch;            /**< whole sequences of 'context' tokens that fit [sequences] */
+} scale_infer_slice;
+
+/** Smallest power-of-two slice of 'chip' holding 'model' with weights and KV in 'dtype', and
+ * how many sequences of 'context' tokens then fit (activations ignored, as the book does).
+ *
+ * Domain: context >= 0, a valid dtype; NaN fields otherwise.
+ * Book:   ch. 8 "What is the smallest TPU v5e topology ...": 16 / 8 / 4 chips.
+ */
+scale_infer_slice scale_infer_smallest_slice(const scale_model *model, const scale_chip *chip,
+                                             scale_dtype dtype, double context);
+
+#endif

@@ -1,0 +1,111 @@
+/* plan.h — exhaustive search of parallel layouts for a training run, ranked.
+ *
+ * The search enumerates every combination of degrees whose product is the chip count
+ * (tp x cp x pp x fsdp x dp, with ep dividing dp x fsdp on a MoE), every ZeRO stage, sequence
+ * parallelism on or off, every pipeline schedule with microbatch counts m in {p, 2p, 4p, 8p}
+ * (interleaved with v = 2), gradient accumulation {1, 2, 4, 8} without a pipeline, every remat
+ * policy, both context-parallel algorithms, and two mappings of the degrees onto the
+ * hardware (the book's, innermost dimension first into the fast domain, and the same with
+ * the pipeline pushed outermost onto DCN). Each candidate is checked by the divisibility rules
+ * below (counted per rule), then by scale_train_validate(), evaluated by scale_train_eval(),
+ * and dropped if it does not fit in HBM. The best 'top_k' by the objective are kept, ties
+ * broken by the layout's degrees so the ranking is stable.
+ *
+ * Speed: the hot loop allocates nothing; large searches are split over threads (each with its
+ * own top-K, merged at the end). tests/bench/plan_bench.c measures layouts per second.
+ *
+ * Book: ch. 5 and 6 (choosing FSDP x TP), ch. 12 (GPU layouts), Amer et al. (arXiv
+ * 2602.09109) section 6 on automatic parallelism.
+ */
+#ifndef SCALE_PLAN_H
+#define SCALE_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "scale/status.h"
+#include "scale/training.h"
+
+#define SCALE_PLAN_TOP_MAX 32
+
+/** What "best" means. */
+typedef enum {
+  SCALE_PLAN_TIME = 0, /**< shortest step time */
+  SCALE_PLAN_COST,     /**< fewest dollars per token (chips x price x step time / batch) */
+  SCALE_PLAN_MFU,      /**< highest model FLOPs utilization */
+  SCALE_PLAN_OBJECTIVE_COUNT
+} scale_plan_objective;
+
+/** Name of an objective ("time", "cost", "mfu"); "?" if invalid. */
+const char *scale_plan_objective_name(scale_plan_objective objective);
+
+/** Parses an objective name. Errors: SCALE_ERR_INVALID; *out untouched. */
+scale_status scale_plan_objective_parse(const char *text, scale_plan_objective *out);
+
+/** Why candidates were dropped (scale_plan_report.n_pruned[]). */
+typedef enum {
+  SCALE_PLAN_PRUNE_TP = 0,  /**< tp does not divide the heads or the MLP width */
+  SCALE_PLAN_PRUNE_CP,      /**< cp does not divide the sequence (or the heads, Ulysses) */
+  SCALE_PLAN_PRUNE_PP,      /**< more stages (or virtual stages) than layers */
+  SCALE_PLAN_PRUNE_BATCH,   /**< fewer sequences (or microbatches) than data shards need */
+  SCALE_PLAN_PRUNE_EP,      /**< expert degree does not divide the experts */
+  SCALE_PLAN_PRUNE_INVALID, /**< any other rule of scale_train_validate() */
+  SCALE_PLAN_PRUNE_MEMORY,  /**< valid but does not fit in HBM */
+  SCALE_PLAN_PRUNE_COUNT
+} scale_plan_prune;
+
+/** Name of a pruning rule ("tp-divisibility", ...); "?" if invalid. */
+const char *scale_plan_prune_name(scale_plan_prune rule);
+
+/** What to search. scale_plan_opts_default() allows everything. */
+typedef struct {
+  scale_plan_objective objective;
+  int top_k;                /**< layouts to keep, 1..SCALE_PLAN_TOP_MAX */
+  bool allow[SCALE_TRAIN_DIM_COUNT]; /**< dimensions the search may use (others stay 1) */
+  bool allow_remat[SCALE_REMAT_COUNT]; /**< indexed by scale_remat */
+  bool allow_schedule[SCALE_PP_COUNT];
+  bool allow_zero[4];       /**< ZeRO stages 1..3 (index 0 unused) */
+  int n_threads;            /**< 0: as many as the machine has cores (capped at 8) */
+} scale_plan_opts;
+
+/** Options that allow every dimension, policy and schedule; objective time, top 5, threads 0. */
+scale_plan_opts scale_plan_opts_default(void);
+
+/** One ranked layout. */
+typedef struct {
+  scale_layout layout;
+  scale_train_result result;
+  double score; /**< the objective's value (lower is better; -MFU for SCALE_PLAN_MFU) */
+} scale_plan_entry;
+
+/** What a search found. Caller storage (about 50 kB; allocate it, don't put it on a small
+ * stack). */
+typedef struct {
+  int n_ranked;                                   /**< entries in ranked[] */
+  scale_plan_entry ranked[SCALE_PLAN_TOP_MAX];    /**< best first */
+  double n_candidates;                            /**< layouts enumerated [count] */
+  double n_evaluated;                             /**< layouts scale_train_eval() ran on */
+  double n_pruned[SCALE_PLAN_PRUNE_COUNT];        /**< per rule [count] */
+  double n_pruned_total;                          /**< sum of n_pruned[] */
+  int n_threads_used;
+} scale_plan_report;
+
+/** Searches every layout of 'problem' allowed by 'opts' (NULL: defaults) into *out.
+ *
+ * Errors: SCALE_ERR_INVALID for a NULL or malformed problem (no model, chip, positive chip
+ *         count, batch or sequence) or options out of range; SCALE_ERR_NOMEM if threads
+ *         cannot start (the search then runs on one thread, not an error). A search in which
+ *         nothing fits is not an error: n_ranked is 0 and n_pruned[] says why.
+ */
+scale_status scale_plan_train(const scale_train_problem *problem, const scale_plan_opts *opts,
+                              scale_plan_report *out, scale_diag *diag);
+
+/** Writes one or two sentences on why ranked[0] beats ranked[1] (what binds the runner-up,
+ * by how much) into buf. Returns buf; "" when fewer than two layouts were ranked. */
+char *scale_plan_explain(const scale_plan_report *report, char *buf, size_t size);
+
+/** Writes a layout compactly ("fsdp 64 (zero-3) x tp 8 (sp) x pp 16 [1f1b m=32] remat block")
+ * into buf; degrees of 1 are left out. Returns buf. */
+char *scale_plan_layout_str(const scale_layout *layout, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,448 @@
+/* training.h — a parallel layout for training, and what it costs: per-layer compute and
+ * communication, step time, memory per chip, MFU, time and dollars of a run (chapters 5-6).
+ *
+ * A *layout* splits the chips of a run into the product of five degrees,
+ *
+ *     n_chips = dp x fsdp x tp x pp x cp          (ep divides dp x fsdp)
+ *
+ *   dp    pure data parallelism: weights replicated, gradients AllReduced once per step;
+ *   fsdp  ZeRO data parallelism of stage 1, 2 or 3 (stage 3 = the book's FSDP);
+ *   tp    tensor (Megatron) parallelism, optionally with sequence parallelism (sp);
+ *   pp    pipeline stages, with m microbatches and a schedule (GPipe, 1F1B, interleaved 1F1B
+ *         with v virtual stages, zero-bubble);
+ *   cp    context parallelism: the sequence split over cp chips (ring attention or Ulysses);
+ *   ep    expert parallelism: the routed experts of a MoE split over ep of the data-parallel
+ *         chips (Megatron/DeepSpeed-MoE style), so ep adds no chips of its own.
+ * Each degree is mapped onto a *link*: an ICI torus over M of the chip's axes, the NVLink
+ * domain, or the data-centre network (DCN / InfiniBand) between slices or nodes;
+ * scale_train_layout_map() does it the way the book does (ch. 5 "Scaling Across Pods").
+ *
+ * The model of a step (book ch. 5, made explicit):
+ *   - compute: the model's training FLOPs (transformer.h, causal attention included) plus the
+ *     rematerialization FLOPs, split evenly over every chip, at 'efficiency' x peak;
+ *   - communication: each parallel dimension's collectives in the book's bandwidth form
+ *     (ch. 3): AllGather/ReduceScatter of V bytes take V / W, AllReduce 2V / W, with W the
+ *     bidirectional ICI bandwidth times the axes spanned (W_ici M), the NVLink egress, or the
+ *     per-chip DCN egress (where V is the chip's own shard, as in the book's DCN analysis);
+ *     the (N-1)/N factors are dropped, as the book drops them;
+ *   - overlap: collectives overlap with compute and with each other, except that dimensions
+ *     sharing the NVLink egress or the DCN NICs serialize; exposed communication is what the
+ *     busiest link adds beyond compute; the no-overlap bound adds every collective to compute;
+ *   - the pipeline bubble multiplies the overlapped time by (1 + bubble_frac).
+ * Attention FLOPs are counted; the book's own derivations ignore them ("a stack of MLP
+ * blocks"), so the threshold functions at the end use the book's MLP formulas exactly.
+ *
+ * Design for speed: scale_train_eval() is pure, allocation-free and fills a fixed-size
+ * result; scale_train_validate() is separate and gives the one-line reason a layout is
+ * inconsistent. Book: ch. 5 "How to Parallelize a Transformer for Training" (training.md),
+ * ch. 6 "Training LLaMA 3 on TPUs" (applied-training.md); pipeline schedules, CP and SP from
+ * Amer et al., "Distributed Hybrid Parallelism for Large Language Models" (arXiv 2602.09109)
+ * and the papers it builds on (GPipe, PipeDream-1F1B, Megatron interleaving, zero-bubble
+ * pipelines, ring attention, DeepSpeed-Ulysses, Korthikanti et al. sequence parallelism);
+ * ZeRO memory from Rajbhandari et al. (arXiv 1910.02054).
+ */
+#ifndef SCALE_TRAINING_H
+#define SCALE_TRAINING_H
+
+#include <stdbool.h>
+
+#include "scale/hardware.h"
+#include "scale/model.h"
+#include "scale/status.h"
+#include "scale/transformer.h"
+#include "scale/units.h"
+
+/* ---- the layout ----------------------------------------------------------------------------- */
+
+/** The parallel dimensions of a layout (index of scale_layout.link[] and .n_axes[]). */
+typedef enum {
+  SCALE_TRAIN_DIM_DP = 0, /**< pure data parallelism */
+  SCALE_TRAIN_DIM_FSDP,   /**< ZeRO-1/2/3 data parallelism */
+  SCALE_TRAIN_DIM_TP,     /**< tensor parallelism */
+  SCALE_TRAIN_DIM_PP,     /**< pipeline parallelism */
+  SCALE_TRAIN_DIM_EP,     /**< expert parallelism */
+  SCALE_TRAIN_DIM_CP,     /**< context parallelism */
+  SCALE_TRAIN_DIM_COUNT
+} scale_train_dim;
+
+/** Short lowercase name of a dimension ("dp", "fsdp", ...); "?" if invalid. Static storage. */
+const char *scale_train_dim_name(scale_train_dim dim);
+
+/** The network a parallel dimension's collectives run over. */
+typedef enum {
+  SCALE_TRAIN_LINK_ICI = 0, /**< TPU torus: bidirectional link bandwidth x the axes spanned */
+  SCALE_TRAIN_LINK_NVLINK,  /**< GPU NVLink/NVSwitch domain: one-way egress per GPU */
+  SCALE_TRAIN_LINK_DCN,     /**< between TPU slices or GPU nodes: per-chip DCN/InfiniBand egress */
+  SCALE_TRAIN_LINK_COUNT
+} scale_train_link;
+
+/** Short lowercase name of a link ("ici", "nvlink", "dcn"); "?" if invalid. Static storage. */
+const char *scale_train_link_name(scale_train_link link);
+
+/** Pipeline schedules. */
+typedef enum {
+  SCALE_PP_1F1B = 0,    /**< one-forward-one-backward (PipeDream-Flush): bubble (p-1)/m */
+  SCALE_PP_GPIPE,       /**< all forwards then all backwards: bubble (p-1)/m, m in flight */
+  SCALE_PP_INTERLEAVED, /**< interleaved 1F1B with v virtual stages: bubble (p-1)/(v m) */
+  SCALE_PP_ZERO_BUBBLE, /**< backward split in dX and dW to fill the bubble: about 0 */
+  SCALE_PP_COUNT
+} scale_pp_schedule;
+
+/** Name of a schedule as the CLI spells it ("1f1b", "gpipe", "interleaved", "zero-bubble"). */
+const char *scale_pp_schedule_name(scale_pp_schedule schedule);
+
+/** Parses a schedule name (case-insensitive; also "zb"). Errors: SCALE_ERR_INVALID; *out
+ * untouched. */
+scale_status scale_pp_schedule_parse(const char *text, scale_pp_schedule *out);
+
+/** Context-parallel attention algorithms. */
+typedef enum {
+  SCALE_CP_RING = 0, /**< ring attention: KV blocks passed round the cp ring */
+  SCALE_CP_ULYSSES,  /**< DeepSpeed-Ulysses: AllToAll from sequence- to head-sharding */
+  SCALE_CP_COUNT
+} scale_cp_kind;
+
+/** Name of a CP kind ("ring", "ulysses"); "?" if invalid. */
+const char *scale_cp_kind_name(scale_cp_kind kind);
+
+/** Parses "ring" or "ulysses" (case-insensitive). Errors: SCALE_ERR_INVALID. */
+scale_status scale_cp_kind_parse(const char *text, scale_cp_kind *out);
+
+/** Parses a remat policy: "none", "block" (also "full"), "matmuls" (also "big-matmuls").
+ * Errors: SCALE_ERR_INVALID. */
+scale_status scale_train_remat_parse(const char *text, scale_remat *out);
+
+/** Name of a remat policy as the CLI spells it ("none", "block", "matmuls"). */
+const char *scale_train_remat_name(scale_remat remat);
+
+/** A parallel layout and how each degree is mapped onto the hardware. Degrees are counts
+ * (integers >= 1) held as doubles, as everywhere in libscale. */
+typedef struct {
+  double dp;                  /**< pure data-parallel degree */
+  double fsdp;                /**< ZeRO data-parallel degree */
+  int zero_stage;             /**< 1, 2 or 3 for the fsdp group (ignored when fsdp == 1) */
+  double tp;                  /**< tensor-parallel degree */
+  bool sp;                    /**< sequence parallelism inside the TP group (activations /tp) */
+  double pp;                  /**< pipeline stages */
+  double n_microbatches;      /**< m: microbatches per step (gradient accumulation if pp = 1) */
+  scale_pp_schedule schedule; /**< pipeline schedule (ignored when pp == 1) */
+  double n_virtual_stages;    /**< v: model chunks per stage for SCALE_PP_INTERLEAVED */
+  double ep;                  /**< expert-parallel degree (divides dp x fsdp) */
+  double cp;                  /**< context-parallel degree */
+  scale_cp_kind cp_kind;      /**< ring or Ulysses */
+  scale_remat remat;          /**< what the forward pass keeps for the backward pass */
+  scale_precision precision;  /**< dtypes of weights, gradients and optimizer state */
+  scale_dtype act_dtype;      /**< dtype of activations and of the TP/PP/EP/CP traffic */
+  scale_train_link link[SCALE_TRAIN_DIM_COUNT]; /**< link of each dimension */
+  double n_axes[SCALE_TRAIN_DIM_COUNT];         /**< ICI axes spanned by each dimension (M_X, M_Y);
+                                               1 for NVLink and DCN */
+} scale_layout;
+
+/** A layout with every degree 1, ZeRO-3, 1F1B, v = 1, one microbatch, ring CP, block remat,
+ * bf16 weights/gradients/activations with Adam in fp32 (SCALE_PRECISION_BF16_ADAM), every
+ * dimension on ICI over one axis (call scale_train_layout_map() after setting degrees). */
+scale_layout scale_layout_default(void);
+
+/** Product dp x fsdp x tp x pp x cp: the chips the layout uses [count]; NaN for NULL. */
+double scale_layout_n_chips(const scale_layout *layout);
+
+/** Maps each degree of 'layout' onto the links of 'chip' for a run of 'n_chips', the way the
+ * book does: dimensions from innermost to outermost (tp, cp, fsdp, pp, dp; ep next to tp and
+ * cp) fill the fast domain first (a TPU slice of up to a pod, scale_chip_pod_chips(); a GPU
+ * NVLink domain); a dimension that no longer fits goes over DCN. On a TPU the ICI dimensions
+ * of degree > 1 (pp and ep excepted) share the chip's axes: one alone spans all of them
+ * (M = 3 on v5p), otherwise the largest takes what the others (one axis each) leave, as the
+ * book's M_X = 2, M_Y = 1. Degrees of 1 are put on the fast link with one axis.
+ *
+ * Domain: chip and layout not NULL; nothing is done otherwise.
+ * Book:   ch. 5 "Scaling Across Pods" (FSDP/TP inside the ICI domain, pure DP over DCN) and
+ *         "Note on multiple mesh axes"; ch. 12 (TP inside the NVLink node).
+ */
+void scale_train_layout_map(const scale_chip *chip, double n_chips, scale_layout *layout);
+
+/* ---- the problem ---------------------------------------------------------------------------- */
+
+/** A training run: model, hardware, and the batch. */
+typedef struct {
+  const scale_model *model;  /**< architecture (caller storage, must outlive the problem) */
+  const scale_chip *chip;    /**< one chip (a system file's chip is fine) */
+  double n_chips;            /**< chips in the run [count] */
+  double batch_tokens;       /**< global batch per step, B [tokens] */
+  double seq_len;            /**< sequence length, T [tokens] */
+  double efficiency_frac;    /**< achievable fraction of peak matmul FLOP/s (1 = roofline) */
+  scale_dtype compute_dtype; /**< dtype of the matmuls (selects the peak rate) */
+  bool mfu_counts_attention; /**< MFU numerator adds attention FLOPs to 6 N tokens */
+  double train_tokens;       /**< token budget of the whole run (0: no run totals) */
+} scale_train_problem;
+
+/** A problem with the given model, chip, chips, batch and sequence length; efficiency 1,
+ * bf16 compute, MFU = 6 N tokens, no token budget. */
+scale_train_problem scale_train_problem_make(const scale_model *model, const scale_chip *chip,
+                                             double n_chips, double batch_tokens,
+                                             double seq_len);
+
+/** Checks that 'layout' is consistent with 'problem': degrees are integers >= 1 whose product
+ * dp fsdp tp pp cp is n_chips; tp divides the query heads and the MLP width (and the KV heads
+ * or tp is a multiple of them); pp <= layers (and v pp <= layers when interleaved); m >= 1
+ * and m >= pp for a pipeline; ep only on a MoE model, dividing its experts and dp x fsdp;
+ * cp divides the sequence (Ulysses: also the query heads per TP shard); dp x fsdp is at most
+ * the number of sequences in the batch (split sequences with cp) and m at most the sequences
+ * per data shard; ZeRO stage 1-3; known links, and a link the chip has (ICI on a TPU, NVLink
+ * on a GPU, a DCN figure).
+ *
+ * Errors: SCALE_ERR_INVALID with a one-line message in diag->message (file "" and line 0),
+ *         naming the first inconsistency ("tp 64 does not divide the 40 query heads").
+ *         'diag' may be NULL.
+ */
+scale_status scale_train_validate(const scale_train_problem *problem, const scale_layout *layout,
+                                  scale_diag *diag);
+
+/* ---- the result ----------------------------------------------------------------------------- */
+
+/** The collectives of a step, one entry each in scale_train_result.comm[]. */
+typedef enum {
+  SCALE_TRAIN_COMM_FSDP_ALL_GATHER = 0, /**< ZeRO-3 weight gathers (fwd and bwd); ZeRO-1/2 the
+                                       AllGather of updated weights once per step */
+  SCALE_TRAIN_COMM_FSDP_REDUCE_SCATTER, /**< gradient ReduceScatter over the fsdp group */
+  SCALE_TRAIN_COMM_DP_ALL_REDUCE,       /**< gradient AllReduce over the dp group (of the fsdp
+                                       shard when both are used) */
+  SCALE_TRAIN_COMM_TP_ALL_GATHER,       /**< activation AllGathers before each block (fwd, bwd) */
+  SCALE_TRAIN_COMM_TP_REDUCE_SCATTER,   /**< activation ReduceScatters after each block */
+  SCALE_TRAIN_COMM_PP_SEND,             /**< activations and their gradients between stages */
+  SCALE_TRAIN_COMM_EP_ALL_TO_ALL,       /**< MoE token dispatch and combine */
+  SCALE_TRAIN_COMM_CP_ATTENTION,        /**< ring: KV blocks (and dKV); Ulysses: Q/K/V/O AllToAlls */
+  SCALE_TRAIN_COMM_CP_ALL_REDUCE,       /**< gradient AllReduce over the cp group */
+  SCALE_TRAIN_COMM_COUNT
+} scale_train_comm;
+
+/** Name of a collective entry ("fsdp-all-gather", ...); "?" if invalid. Static storage. */
+const char *scale_train_comm_name(scale_train_comm comm);
+
+/** One collective of the step, on one chip. 'bytes' are the book's volume: the array size V
+ * for an AllGather or ReduceScatter, 2V for an AllReduce, nV/4 for an AllToAll on an ICI ring
+ * ((n-1)/n of the chip's share V through a switch or NIC), what one chip sends for a pipeline
+ * transfer; so time = bytes / bandwidth. Per-layer figures are for an average layer over the
+ * whole step (all microbatches). */
+typedef struct {
+  scale_train_dim dim;          /**< the dimension it belongs to */
+  scale_train_link link;        /**< the link it uses */
+  double bandwidth_bytes_per_s; /**< W M (ICI), NVLink egress, DCN egress, or one link one
+                                     way for a pipeline send [bytes/s] */
+  double fwd_bytes_per_layer;   /**< forward pass, one average layer [bytes] */
+  double bwd_bytes_per_layer;   /**< backward pass (and step end), one layer [bytes] */
+  double fwd_time_per_layer_s;  /**< fwd_bytes_per_layer / bandwidth [s] */
+  double bwd_time_per_layer_s;  /**< bwd_bytes_per_layer / bandwidth [s] */
+  double step_bytes;            /**< the whole step on this chip, every layer of its stage and
+                                     the embeddings [bytes] */
+  double step_time_s;           /**< step_bytes / bandwidth [s] */
+} scale_train_comm_cost;
+
+/** What limits the step. */
+typedef enum {
+  SCALE_TRAIN_BOUND_COMPUTE = 0, /**< matmul time dominates */
+  SCALE_TRAIN_BOUND_COMMS,       /**< a link's collectives outlast the compute */
+  SCALE_TRAIN_BOUND_MEMORY,      /**< the layout does not fit in HBM (times still computed) */
+  SCALE_TRAIN_BOUND_COUNT
+} scale_train_bound;
+
+/** Name of a bound ("compute", "comms", "memory"); "?" if invalid. */
+const char *scale_train_bound_name(scale_train_bound bound);
+
+/** Everything scale_train_eval() computes. Fixed size; every field set on every call (NaN
+ * when the inputs are outside the domain). */
+typedef struct {
+  /* per chip, per step */
+  double tokens_per_chip;      /**< B / (dp fsdp cp): tokens on one chip's data shard */
+  double microbatch_tokens;    /**< tokens per chip per microbatch [tokens] */
+  double flops_per_chip;       /**< training + remat FLOPs on one chip [FLOP] */
+  double fwd_flops_per_layer;  /**< forward FLOPs of one average layer on one chip over the
+                                    step [FLOP] */
+  double bwd_flops_per_layer;  /**< backward FLOPs of the same (2x forward) [FLOP] */
+  double remat_flops_per_chip; /**< recomputation FLOPs on one chip [FLOP] */
+  double compute_time_s;       /**< flops_per_chip / (efficiency x peak) [s] */
+
+  scale_train_comm_cost comm[SCALE_TRAIN_COMM_COUNT]; /**< each collective (zero when unused) */
+  double link_time_s[SCALE_TRAIN_LINK_COUNT + SCALE_TRAIN_DIM_COUNT]; /**< busy time of each resource:
+                                    [0, DIM_COUNT) the ICI axes of each dimension, then
+                                    DIM_COUNT + link for NVLink and DCN (shared) [s] */
+  double comms_time_s;         /**< busiest resource [s] */
+  double total_comms_time_s;   /**< every collective added up [s] */
+  double exposed_comms_time_s; /**< max(0, comms_time_s - compute_time_s) [s] */
+  double bubble_frac;          /**< pipeline bubble over the ideal time: (p-1)/m ... */
+  double bubble_time_s;        /**< time lost to the bubble [s] */
+  double step_time_s;          /**< (compute + exposed) x (1 + bubble_frac) [s] */
+  double step_time_no_overlap_s; /**< (compute + every collective) x (1 + bubble) [s] */
+
+  /* memory per chip */
+  double param_bytes;           /**< weights held [bytes] */
+  double grad_bytes;            /**< gradients held [bytes] */
+  double optimizer_bytes;       /**< optimizer moments and master weights [bytes] */
+  double activation_bytes;      /**< saved activations of the in-flight microbatches, plus one
+                                     layer's working set when rematerializing [bytes] */
+  double gathered_weight_bytes; /**< ZeRO-3 buffers: two layers' gathered weights [bytes] */
+  double cp_buffer_bytes;       /**< CP: ring KV blocks in flight / Ulysses head shards */
+  double memory_per_chip_bytes; /**< sum of the above [bytes] */
+  double hbm_bytes;             /**< the chip's HBM [bytes] */
+  double memory_margin_bytes;   /**< hbm - memory (negative when it does not fit) [bytes] */
+  bool fits;                    /**< memory_per_chip_bytes <= hbm_bytes */
+
+  /* the run */
+  double model_flops_per_step; /**< 6 N_active B (+ attention if counted) [FLOP] */
+  double mfu;                  /**< model FLOPs / (chips x peak x step time) [1] */
+  double tokens_per_s;         /**< B / step time [tokens/s] */
+  double train_time_s;         /**< train_tokens / tokens_per_s (NaN without a budget) */
+  double cost_usd;             /**< chips x hours x price (NaN without budget or price) */
+
+  scale_train_bound bound;       /**< what binds */
+  scale_train_comm binding_comm; /**< the slowest collective on the busiest link */
+  const char *reason;            /**< one short static sentence saying why */
+} scale_train_result;
+
+/** Evaluates 'layout' on 'problem' into *out: per-layer FLOPs and collectives, step time,
+ * memory per chip, MFU, throughput, and with a token budget the run's time and cost.
+ * Pure and allocation-free; does not validate (call scale_train_validate() first: on an
+ * inconsistent layout the numbers are meaningless but never a crash).
+ *
+ * Units:  see the fields of scale_train_result.
+ * Domain: non-NULL arguments, positive sizes and degrees, a chip with a rate for
+ *         problem->compute_dtype; otherwise every number is NaN and out->reason is
+ *         "invalid input".
+ * Book:   ch. 5 per-strategy tables (DP 8DF bwd, FSDP 4DF fwd + 8DF bwd, TP 4BD + 4BD per MLP
+ *         block), T = max(T_math, T_comms); ch. 6 MFU and training time; memory ch. 4-6.
+ */
+void scale_train_eval(const scale_train_problem *problem, const scale_layout *layout,
+                      scale_train_result *out);
+
+/* ---- pieces of the step, exposed for the chapters ------------------------------------------ */
+
+/** Pipeline bubble as a fraction of the ideal (bubble-free) time: (p-1)/m for GPipe and 1F1B,
+ * (p-1)/(v m) interleaved, 0 for zero-bubble; 0 when p = 1.
+ *
+ * Units:  -> [1].
+ * Domain: p, m, v >= 1 and a valid schedule; NaN otherwise.
+ * Book:   ch. 5 "Pipelining"; Amer et al. section 2 (GPipe, 1F1B, interleaved, zero-bubble).
+ */
+double scale_train_bubble_frac(scale_pp_schedule schedule, double p, double m, double v);
+
+/** Microbatches whose activations the first stage holds at its peak: min(m, p) for 1F1B and
+ * zero-bubble, m for GPipe, min(m, p)(1 + (p-1)/(p v)) interleaved; 1 when p = 1.
+ *
+ * Units:  -> [count].  Domain: as scale_train_bubble_frac().
+ * Book:   Narayanan et al. 2021 (Megatron-LM interleaving); Amer et al. section 2.
+ */
+double scale_train_microbatches_in_flight(scale_pp_schedule schedule, double p, double m,
+                                          double v);
+
+/** Bytes per chip of weights, gradients and optimizer state for 'n_params' parameters under
+ * ZeRO 'stage' (0 = plain data parallelism) over 'n_shards' chips: stage 1 shards the
+ * optimizer state, 2 also the gradients, 3 also the weights. out (may be NULL) gets
+ * out[0] weights, out[1] gradients, out[2] optimizer; returns their sum.
+ *
+ * Units:  n_params [count] -> [bytes].
+ * Domain: stage 0..3, n_shards >= 1, n_params >= 0; NaN (and out[] NaN) otherwise.
+ * Book:   ch. 5 "ZeRO-{1,2,3}"; Rajbhandari et al. (ZeRO) Figure 1: 2 + 2 + 12 bytes per
+ *         parameter, (2 + 2 + 12/N), (2 + 14/N), 16/N.
+ */
+double scale_train_zero_bytes_per_chip(const scale_precision *prec, double n_params, int stage,
+                                       double n_shards, double out[3]);
+
+/* ---- the book's thresholds (ch. 5) ---------------------------------------------------------- */
+
+/** Per-chip batch below which data parallelism or FSDP over 'n_axes' ICI axes is comms-bound:
+ * C / (W_ici M_X), with W_ici the bidirectional link bandwidth (2 x one-way).
+ *
+ * Units:  flops_per_s [FLOP/s], link_bytes_per_s (one-way, one link) [bytes/s] -> [tokens].
+ * Domain: positive rates, n_axes >= 1; NaN otherwise.
+ * Book:   ch. 5: v5p 4.59e14 / 1.8e11 = 2550 per chip on one axis, 850 over three.
+ */
+double scale_train_dp_critical_batch(double flops_per_s, double link_bytes_per_s, double n_axes);
+
+/** Largest tensor-parallel degree that stays compute-bound: Y = M_Y F W_ici / C.
+ *
+ * Units:  d_ff [count], rates -> [count].
+ * Domain: positive arguments; NaN otherwise.
+ * Book:   ch. 5 "Tensor Parallelism": Y < M_Y F / 2550 (LLaMA 3 70B: about 11 M_Y; Gemma 7B
+ *         with F about 50k: 19; 8-way needs F = 20,400).
+ */
+double scale_train_tp_max_degree(double d_ff, double flops_per_s, double link_bytes_per_s,
+                                 double n_axes_tp);
+
+/** The FSDP degree that minimizes the comms of mixed FSDP x TP on N chips:
+ * X_opt = sqrt((B / F)(M_X / M_Y) N).
+ *
+ * Units:  batch_tokens [tokens], d_ff, n_chips [count] -> [count].
+ * Domain: positive arguments; NaN otherwise.
+ * Book:   ch. 5 "Combining FSDP and Tensor Parallelism" (N = 64, B = 48,000, F = 32,768:
+ *         13.7; the book prints 13.9); ch. 6 LLaMA 3 70B on 8960 chips, 1618; ch. 5 Q3 1333.
+ */
+double scale_train_fsdp_tp_x_opt(double batch_tokens, double d_ff, double n_chips,
+                                 double n_axes_fsdp, double n_axes_tp);
+
+/** Per-chip batch below which even the best FSDP x TP split is comms-bound:
+ * B / N > (C / W_ici)^2 / (M_X M_Y F).
+ *
+ * Units:  d_ff [count], rates -> [tokens].
+ * Domain: positive arguments; NaN otherwise.
+ * Book:   ch. 5: F = 32,768, M_X M_Y = 2: 99; LLaMA 2 13B (F = 13,824): 235; ch. 6 LLaMA 3
+ *         70B (F = 28,672): 113.
+ */
+double scale_train_fsdp_tp_critical_batch(double d_ff, double flops_per_s,
+                                          double link_bytes_per_s, double n_axes_fsdp,
+                                          double n_axes_tp);
+
+/** Batch per ICI slice (pod) below which pure data parallelism across slices over DCN is
+ * comms-bound: C / W_dcn (the per-slice batch, whatever the slice's size).
+ *
+ * Units:  flops_per_s [FLOP/s], dcn_bytes_per_s (per chip) [bytes/s] -> [tokens].
+ * Domain: positive rates; NaN otherwise.
+ * Book:   ch. 5 "Scaling Across Pods": 4.46e14 / 6.25e9 = 71,360 (with the table's
+ *         4.59e14: 73,440).
+ */
+double scale_train_dcn_critical_batch(double flops_per_s, double dcn_bytes_per_s);
+
+/** A data-parallel threshold for a MoE: 'dense_critical_batch' x E / k (each expert's
+ * weights see only k/E of the batch).
+ *
+ * Units:  [tokens] -> [tokens].
+ * Domain: dense_critical_batch >= 0, n_experts >= n_active >= 1; NaN otherwise.
+ * Book:   ch. 4 Q8 and ch. 5 (the DP threshold grows by E/k).
+ */
+double scale_train_moe_critical_batch(double dense_critical_batch, double n_experts,
+                                      double n_active);
+
+/** Largest model that pure data parallelism can hold: HBM / (weight + optimizer bytes per
+ * parameter) (gradients and activations not counted, as in the book).
+ *
+ * Units:  hbm_bytes [bytes] -> [count].
+ * Domain: hbm_bytes >= 0, a valid precision; NaN otherwise.
+ * Book:   ch. 5 "2 + 8 = 10 bytes per parameter": v5p 96e9 / 10 = 9.6e9 ("roughly 9B").
+ */
+double scale_train_max_pure_dp_params(double hbm_bytes, const scale_precision *prec);
+
+/** Most chips a data-parallel (or FSDP) layout can use before it turns comms-bound:
+ * batch_tokens / critical batch per chip.
+ *
+ * Units:  [tokens] / [tokens] -> [count].
+ * Domain: batch_tokens >= 0, critical_batch > 0; NaN otherwise.
+ * Book:   ch. 5: DeepSeek-V2's 40M batch / 850 = 47,000 chips; LLaMA 3 70B 16M / 850 = 18,823.
+ */
+double scale_train_max_dp_chips(double batch_tokens, double critical_batch);
+
+/** Wall time of a run of 'total_flops' on 'n_chips' of 'flops_per_s' at 'mfu':
+ * FLOPs / (chips x C x MFU).
+ *
+ * Units:  [FLOP], [count], [FLOP/s], [1] -> [s].
+ * Domain: total_flops >= 0, n_chips, flops_per_s, mfu > 0; NaN otherwise.
+ * Book:   ch. 5 17 days; ch. 6 435 years (one chip), 44 days (a pod at 40%); ch. 5 Q3 300 ms.
+ */
+double scale_train_time_s(double total_flops, double n_chips, double flops_per_s, double mfu);
+
+/** Fewest chips whose HBM holds 'total_bytes': ceil(total / hbm).
+ *
+ * Units:  [bytes] -> [count].
+ * Domain: total_bytes >= 0, hbm_bytes > 0; NaN otherwise.
+ * Book:   ch. 6: 21.6 TB / 96 GB = 225 (exactly 2.1672e13 / 9.6e10 = 225.7, so 226 chips).
+ */
+double scale_train_min_chips_for_memory(double total_bytes, double hbm_bytes);
+
+#endif

@@ -1,0 +1,117 @@
+/* book_internal.h — shared internals of the renderer (src/book/); never installed. */
+#ifndef SCALE_BOOK_INTERNAL_H
+#define SCALE_BOOK_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "book.h"
+
+#define BOOK_PATH_MAX 1024
+
+/* ---- growable strings (abort on out-of-memory: the renderer is a program, not libscale) ---- */
+
+typedef struct {
+  char *data; /**< NUL-terminated (after the first append), owned */
+  size_t len;
+  size_t cap;
+} strbuf;
+
+void sb_addn(strbuf *sb, const char *s, size_t n);
+void sb_add(strbuf *sb, const char *s);
+void sb_printf(strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/** Appends 's' with &, <, >, " escaped for HTML text and attributes. */
+void sb_add_html(strbuf *sb, const char *s);
+void sb_add_htmln(strbuf *sb, const char *s, size_t n);
+/** Returns the contents (never NULL; "" when empty). */
+const char *sb_str(const strbuf *sb);
+void sb_free(strbuf *sb);
+
+void *xmalloc(size_t n);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+
+/* ---- files ---------------------------------------------------------------------------------- */
+
+/** Reads a whole file; NULL when it cannot be read. Owned by the caller. */
+char *read_file(const char *path, size_t *len);
+/** Writes a whole file through PATH.tmp and rename(). Returns false on failure. */
+bool write_file_atomic(const char *path, const char *data, size_t len);
+bool file_exists(const char *path);
+bool dir_exists(const char *path);
+/** mkdir -p. */
+bool make_dirs(const char *path);
+bool copy_file(const char *from, const char *to);
+/** Single-quotes 's' for /bin/sh into sb. */
+void sb_add_shell_quoted(strbuf *sb, const char *s);
+
+/* ---- chapters ------------------------------------------------------------------------------- */
+
+typedef struct {
+  char *key;
+  double value;
+  char *unit;
+  char *display;
+  bool cited;
+} book_value;
+
+typedef struct {
+  char name[256];          /**< "01-rooflines" */
+  char slug[256];          /**< "rooflines" */
+  char dir[BOOK_PATH_MAX]; /**< chapters_dir/NN-slug */
+  char md[BOOK_PATH_MAX];  /**< dir/slug.md */
+  char title[512];         /**< first heading's text, or the name */
+  char summary[512];       /**< first sentence of the first paragraph */
+  book_value *values;
+  size_t n_values;
+  bool has_values;         /**< a values source was found */
+} book_chapter;
+
+/** Context of a whole run. */
+typedef struct {
+  const book_options *opt;
+  FILE *err;
+  char root[BOOK_PATH_MAX]; /**< parent of chapters_dir */
+  book_chapter *chapters;
+  size_t n_chapters;
+  const char *katex;        /**< katex command, or NULL */
+  int n_errors;
+  int n_warnings;
+} book_ctx;
+
+/** Reports "FILE:LINE: message" (LINE 0: "FILE: message") and counts an error. */
+void book_error(book_ctx *bx, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/** Reports "FILE:LINE: warning: message" and counts a warning. */
+void book_warn(book_ctx *bx, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/** Looks up a value of the chapter; NULL when absent. */
+book_value *book_find_value(book_chapter *ch, const char *key);
+
+/* ---- sources: listings, exercise contracts and references --------------------------------- */
+
+/** Cuts listing NAME: appends its dedented lines to 'code' and the path it came from (relative
+ * to the root) to 'from'. Returns false when no file holds the tag. */
+bool book_find_listing(book_ctx *bx, const book_chapter *ch, const char *name, strbuf *code,
+                       strbuf *from);
+
+/** Finds the doc comment and prototype of exercise ID in exercises/NN-slug/slug_ex.h;
+ * appends them to 'contract'. Returns false when not declared there. */
+bool book_find_exercise(book_ctx *bx, const book_chapter *ch, const char *id, strbuf *contract);
+
+/** Finds the definition of exercise ID in solutions/NN-slug/slug_ex.c. */
+bool book_find_solution(book_ctx *bx, const book_chapter *ch, const char *id, strbuf *code);
+
+/** Title and points of exercise ID from tests/rubric.tsv (root), if present. */
+bool book_rubric(book_ctx *bx, const char *id, strbuf *title, strbuf *points);
+
+/* ---- weaving one chapter -------------------------------------------------------------------- */
+
+/** Renders chapter 'index' into the article HTML and its table of contents. With 'scan_only'
+ * it only fills the chapter's title and summary (no math rendering, no warnings). Returns
+ * false after reporting errors. */
+bool book_weave(book_ctx *bx, size_t index, bool scan_only, strbuf *article, strbuf *toc);
+
+#endif

@@ -1,0 +1,803 @@
+/* weave.c — one chapter's Markdown + values + sources -> article HTML (book_internal.h).
+ *
+ * 1. protect_math(): TeX between $...$ / $$...$$ is replaced by placeholders SCALEMATHnnnnnnZ
+ *    (letters and digits, which Markdown leaves alone) with as many newlines as the TeX held,
+ *    so cmark's line numbers stay those of slug.md.
+ * 2. cmark-gfm parses the text (GFM tables); the tree is rewritten: `=key` code spans become
+ *    value spans, {listing} / {exercise} fences become HTML blocks, figures get their path.
+ * 3. The HTML is post-processed: heading ids and anchors, then placeholders -> math.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmark-gfm-core-extensions.h>
+#include <cmark-gfm-extension_api.h>
+#include <cmark-gfm.h>
+
+#include "book_internal.h"
+
+#define PH_PREFIX "SCALEMATH"
+#define PH_LEN 16 /* "SCALEMATH" + 6 digits + "Z" */
+
+typedef struct {
+  char *tex;
+  bool display;
+  int line;
+} math_span;
+
+typedef struct {
+  math_span *v;
+  size_t n;
+} math_list;
+
+typedef struct {
+  int level;
+  char *text; /**< plain text */
+  char id[200];
+} heading;
+
+typedef struct {
+  heading *v;
+  size_t n;
+} heading_list;
+
+/** Everything one weave of one chapter needs. */
+typedef struct {
+  book_ctx *bx;
+  book_chapter *ch;
+  bool scan_only;
+  math_list math;
+  heading_list heads;
+  bool have_summary;
+} weave;
+
+/* ---- 1. math protection --------------------------------------------------------------------- */
+
+static void add_placeholder(strbuf *out, math_list *m, const char *tex, size_t n, bool display,
+                            int line) {
+  m->v = xrealloc(m->v, (m->n + 1) * sizeof *m->v);
+  math_span *s = &m->v[m->n];
+  size_t a = 0, b = n; /* stored trimmed; the newlines still count below */
+  while (a < b && isspace((unsigned char)tex[a])) a++;
+  while (b > a && isspace((unsigned char)tex[b - 1])) b--;
+  s->tex = xmalloc(b - a + 1);
+  memcpy(s->tex, tex + a, b - a);
+  s->tex[b - a] = '\0';
+  s->display = display;
+  s->line = line;
+  sb_printf(out, PH_PREFIX "%06zuZ", m->n);
+  m->n++;
+  for (size_t i = 0; i < n; i++)
+    if (tex[i] == '\n') sb_add(out, "\n");
+}
+
+/** Whether text[i..] starts a blank line (the end of a paragraph). */
+static bool at_blank_line(const char *t, size_t i) {
+  if (t[i] != '\n') return false;
+  i++;
+  while (t[i] == ' ' || t[i] == '\t') i++;
+  return t[i] == '\n' || t[i] == '\0';
+}
+
+static bool protect_math(weave *w, const char *text, strbuf *out) {
+  size_t n = strlen(text), i = 0;
+  int line = 1;
+  bool line_start = true, in_fence = false, fence_code = false;
+  char fence_char = 0;
+  size_t fence_len = 0;
+  while (i < n) {
+    if (line_start) {
+      line_start = false;
+      size_t j = i, sp = 0;
+      while (text[j] == ' ' && sp < 3) j++, sp++;
+      char c = text[j];
+      size_t run = 0;
+      while ((c == '`' || c == '~') && text[j + run] == c) run++;
+      const char *eol = strchr(text + i, '\n');
+      size_t line_len = eol ? (size_t)(eol - (text + i)) + 1 : n - i;
+      bool fence = run >= 3;
+      if (fence && !in_fence) {
+        in_fence = true;
+        fence_char = c, fence_len = run;
+        const char *info = text + j + run;
+        while (*info == ' ') info++;
+        fence_code = strncmp(info, "{exercise}", 10) != 0;
+        sb_addn(out, text + i, line_len);
+        i += line_len, line++, line_start = true;
+        continue;
+      }
+      if (fence && in_fence && c == fence_char && run >= fence_len) {
+        const char *rest = text + j + run;
+        while (*rest == ' ' || *rest == '\t') rest++;
+        if (*rest == '\n' || *rest == '\0') {
+          in_fence = false;
+          sb_addn(out, text + i, line_len);
+          i += line_len, line++, line_start = true;
+          continue;
+        }
+      }
+      if (in_fence && fence_code) {
+        sb_addn(out, text + i, line_len);
+        i += line_len, line++, line_start = true;
+        continue;
+      }
+    }
+    char c = text[i];
+    if (c == '\n') {
+      sb_add(out, "\n");
+      i++, line++, line_start = true;
+      continue;
+    }
+    if (c == '\\' && text[i + 1] && text[i + 1] != '\n') {
+      sb_addn(out, text + i, 2);
+      i += 2;
+      continue;
+    }
+    if (c == '`') { /* a code span: copy through its closing run of the same length */
+      size_t k = 0;
+      while (text[i + k] == '`') k++;
+      size_t j = i + k;
+      bool closed = false;
+      while (j < n && !at_blank_line(text, j)) {
+        if (text[j] == '`') {
+          size_t r = 0;
+          while (text[j + r] == '`') r++;
+          if (r == k) {
+            closed = true;
+            j += r;
+            break;
+          }
+          j += r;
+        } else {
+          j++;
+        }
+      }
+      size_t end = closed ? j : i + k;
+      for (size_t q = i; q < end; q++)
+        if (text[q] == '\n') line++;
+      sb_addn(out, text + i, end - i);
+      i = end;
+      continue;
+    }
+    if (c != '$') {
+      sb_addn(out, &text[i], 1);
+      i++;
+      continue;
+    }
+    if (text[i + 1] == '$') { /* display math */
+      const char *close = strstr(text + i + 2, "$$");
+      if (!close) {
+        book_error(w->bx, w->ch->md, line, "unterminated display math: '$$' has no closing '$$'");
+        return false;
+      }
+      size_t len = (size_t)(close - (text + i + 2));
+      add_placeholder(out, &w->math, text + i + 2, len, true, line);
+      for (size_t q = 0; q < len; q++)
+        if (text[i + 2 + q] == '\n') line++;
+      i += len + 4;
+      continue;
+    }
+    char next = text[i + 1];
+    if (next == ' ' || next == '\t' || next == '\n' || next == '\0') { /* a lone dollar */
+      sb_add(out, "$");
+      i++;
+      continue;
+    }
+    size_t j = i + 1;
+    bool closed = false;
+    while (j < n && !at_blank_line(text, j)) {
+      if (text[j] == '\\' && text[j + 1]) {
+        j += 2;
+        continue;
+      }
+      if (text[j] == '$' && text[j - 1] != ' ' && !isdigit((unsigned char)text[j + 1])) {
+        closed = true;
+        break;
+      }
+      j++;
+    }
+    if (!closed) {
+      book_error(w->bx, w->ch->md, line,
+                 "unterminated math: '$' has no closing '$' in its paragraph "
+                 "(write \\$ for a dollar sign)");
+      return false;
+    }
+    size_t len = j - i - 1;
+    add_placeholder(out, &w->math, text + i + 1, len, false, line);
+    for (size_t q = 0; q < len; q++)
+      if (text[i + 1 + q] == '\n') line++;
+    i = j + 1;
+  }
+  return true;
+}
+
+/** Parses a placeholder at p; returns its index or -1. */
+static long placeholder_at(const char *p) {
+  if (strncmp(p, PH_PREFIX, 9) != 0) return -1;
+  long v = 0;
+  for (int k = 0; k < 6; k++) {
+    if (!isdigit((unsigned char)p[9 + k])) return -1;
+    v = v * 10 + (p[9 + k] - '0');
+  }
+  return p[15] == 'Z' ? v : -1;
+}
+
+/** Copies 's' replacing placeholders by their TeX source (plain-text contexts). */
+static void expand_plain(const weave *w, const char *s, strbuf *out) {
+  for (const char *p = s; *p;) {
+    long k = placeholder_at(p);
+    if (k >= 0 && (size_t)k < w->math.n) {
+      sb_add(out, w->math.v[k].tex);
+      p += PH_LEN;
+    } else {
+      sb_addn(out, p, 1);
+      p++;
+    }
+  }
+}
+
+/* ---- math rendering ------------------------------------------------------------------------- */
+
+static bool braces_balanced(const char *tex) {
+  int depth = 0;
+  for (const char *p = tex; *p; p++) {
+    if (*p == '\\' && p[1]) {
+      p++;
+      continue;
+    }
+    if (*p == '{') depth++;
+    if (*p == '}' && --depth < 0) return false;
+  }
+  return depth == 0;
+}
+
+/** Renders one span with KaTeX; false (error reported) when KaTeX rejects it. */
+static bool katex_render(weave *w, const math_span *m, strbuf *out) {
+  char in[] = "/tmp/scale-katex-in-XXXXXX";
+  int fd = mkstemp(in);
+  if (fd < 0) {
+    book_error(w->bx, w->ch->md, m->line, "cannot create a temporary file for KaTeX");
+    return false;
+  }
+  size_t len = strlen(m->tex);
+  bool ok = write(fd, m->tex, len) == (ssize_t)len;
+  close(fd);
+  char outp[sizeof in + 4], errp[sizeof in + 4];
+  snprintf(outp, sizeof outp, "%s.out", in);
+  snprintf(errp, sizeof errp, "%s.err", in);
+  strbuf cmd = {0};
+  sb_add_shell_quoted(&cmd, w->bx->katex);
+  sb_add(&cmd, m->display ? " --display-mode < " : " < ");
+  sb_add_shell_quoted(&cmd, in);
+  sb_add(&cmd, " > ");
+  sb_add_shell_quoted(&cmd, outp);
+  sb_add(&cmd, " 2> ");
+  sb_add_shell_quoted(&cmd, errp);
+  int rc = ok ? system(sb_str(&cmd)) : -1;
+  sb_free(&cmd);
+  char *html = read_file(outp, NULL);
+  if (rc == 0 && html) {
+    size_t hl = strlen(html);
+    while (hl && (html[hl - 1] == '\n' || html[hl - 1] == '\r')) hl--;
+    sb_addn(out, html, hl);
+  } else {
+    char *err = read_file(errp, NULL);
+    char *first = err ? err : NULL;
+    if (first) {
+      /* The most useful line of KaTeX's report names the parse error. */
+      for (char *pe = strstr(first, "KaTeX parse error"); pe;
+           pe = strstr(pe + 1, "KaTeX parse error"))
+        first = pe; /* the last one: earlier ones may be KaTeX's own source in a trace */
+      char *eol = strchr(first, '\n');
+      if (eol) *eol = '\0';
+      if (strlen(first) > 200) strcpy(first + 197, "...");
+    }
+    book_error(w->bx, w->ch->md, m->line, "TeX error in '%s': %s", m->tex,
+               first && *first ? first : "katex failed");
+    free(err);
+    ok = false;
+  }
+  free(html);
+  remove(in);
+  remove(outp);
+  remove(errp);
+  return ok && rc == 0;
+}
+
+static bool render_math(weave *w, const math_span *m, bool alone, strbuf *out) {
+  if (!braces_balanced(m->tex)) {
+    book_error(w->bx, w->ch->md, m->line, "TeX error in '%s': unbalanced braces", m->tex);
+    return false;
+  }
+  const char *open = m->display ? (alone ? "<div class=\"math-display\">" : "<span "
+                                                                          "class=\"math-display\">")
+                                : "<span class=\"math\">";
+  const char *close = m->display && alone ? "</div>" : "</span>";
+  sb_add(out, open);
+  if (w->bx->katex) {
+    if (!katex_render(w, m, out)) return false;
+  } else {
+    sb_add(out, "<code class=\"math\">");
+    sb_add_html(out, m->tex);
+    sb_add(out, "</code>");
+  }
+  sb_add(out, close);
+  return true;
+}
+
+/** Replaces every placeholder in html by rendered math; a display placeholder alone in its
+ * paragraph replaces the paragraph. */
+static bool substitute_math(weave *w, const char *html, strbuf *out) {
+  bool ok = true;
+  for (const char *p = html; *p;) {
+    if (strncmp(p, "<p>" PH_PREFIX, 3 + 9) == 0) {
+      long k = placeholder_at(p + 3);
+      if (k >= 0 && (size_t)k < w->math.n && w->math.v[k].display &&
+          strncmp(p + 3 + PH_LEN, "</p>", 4) == 0) {
+        ok = render_math(w, &w->math.v[k], true, out) && ok;
+        p += 3 + PH_LEN + 4;
+        continue;
+      }
+    }
+    long k = placeholder_at(p);
+    if (k >= 0 && (size_t)k < w->math.n) {
+      ok = render_math(w, &w->math.v[k], false, out) && ok;
+      p += PH_LEN;
+      continue;
+    }
+    sb_addn(out, p, 1);
+    p++;
+  }
+  return ok;
+}
+
+/* ---- 2. the tree ---------------------------------------------------------------------------- */
+
+/** Appends the plain text of node's inline content (values by display, math as TeX). */
+static void plain_text(const weave *w, cmark_node *node, strbuf *out) {
+  for (cmark_node *c = cmark_node_first_child(node); c; c = cmark_node_next(c)) {
+    switch (cmark_node_get_type(c)) {
+    case CMARK_NODE_TEXT:
+    case CMARK_NODE_CODE: expand_plain(w, cmark_node_get_literal(c), out); break;
+    case CMARK_NODE_HTML_INLINE: {
+      const char *display = cmark_node_get_user_data(c);
+      if (display) sb_add(out, display);
+      break;
+    }
+    case CMARK_NODE_SOFTBREAK:
+    case CMARK_NODE_LINEBREAK: sb_add(out, " "); break;
+    default: plain_text(w, c, out); break;
+    }
+  }
+}
+
+/** Collects the nodes of 'root' of the given type, in document order. */
+static cmark_node **collect(cmark_node *root, cmark_node_type type, size_t *n) {
+  cmark_node **v = NULL;
+  *n = 0;
+  cmark_iter *it = cmark_iter_new(root);
+  cmark_event_type ev;
+  while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
+    cmark_node *node = cmark_iter_get_node(it);
+    if (ev == CMARK_EVENT_ENTER && cmark_node_get_type(node) == type) {
+      v = xrealloc(v, (*n + 1) * sizeof *v);
+      v[(*n)++] = node;
+    }
+  }
+  cmark_iter_free(it);
+  return v;
+}
+
+static void replace_with_html(cmark_node *old, const char *html, bool block) {
+  cmark_node *node = cmark_node_new(block ? CMARK_NODE_HTML_BLOCK : CMARK_NODE_HTML_INLINE);
+  cmark_node_set_literal(node, html);
+  cmark_node_replace(old, node);
+  cmark_node_free(old);
+}
+
+static bool cite_values(weave *w, cmark_node *root, int line_offset) {
+  size_t n;
+  cmark_node **codes = collect(root, CMARK_NODE_CODE, &n);
+  bool ok = true;
+  for (size_t i = 0; i < n; i++) {
+    const char *lit = cmark_node_get_literal(codes[i]);
+    if (!lit || lit[0] != '=') continue;
+    const char *key = lit + 1;
+    int line = line_offset + cmark_node_get_start_line(codes[i]);
+    book_value *v = book_find_value(w->ch, key);
+    if (!v && w->scan_only) continue; /* titles and summaries only: the page reports it */
+    if (!v) {
+      if (w->ch->has_values)
+        book_error(w->bx, w->ch->md, line, "unknown value key '%s'", key);
+      else {
+        char ident[256];
+        snprintf(ident, sizeof ident, "%s", w->ch->name);
+        for (char *p = ident; *p; p++)
+          if (*p == '-') *p = '_';
+        book_error(w->bx, w->ch->md, line,
+                   "unknown value key '%s' (no values for %s: build chapter_%s or pass --bin)",
+                   key, w->ch->name, ident);
+      }
+      ok = false;
+      continue;
+    }
+    v->cited = true;
+    strbuf html = {0};
+    sb_add(&html, "<span class=\"value\" title=\"");
+    sb_add_html(&html, v->key);
+    char num[64];
+    snprintf(num, sizeof num, " = %.17g ", v->value);
+    sb_add(&html, num);
+    sb_add_html(&html, v->unit);
+    sb_add(&html, "\">");
+    sb_add_html(&html, v->display);
+    sb_add(&html, "</span>");
+    cmark_node *node = cmark_node_new(CMARK_NODE_HTML_INLINE);
+    cmark_node_set_literal(node, sb_str(&html));
+    cmark_node_set_user_data(node, v->display);
+    cmark_node_replace(codes[i], node);
+    cmark_node_free(codes[i]);
+    sb_free(&html);
+  }
+  free(codes);
+  return ok;
+}
+
+static bool weave_text(weave *w, const char *text, int line_offset, bool nested, strbuf *html);
+
+static bool exercise_block(weave *w, cmark_node *node, const char *id, int line) {
+  book_ctx *bx = w->bx;
+  book_chapter *ch = w->ch;
+  if (!id[0]) {
+    book_error(bx, ch->md, line, "{exercise} needs an id: ```{exercise} %s.NAME", ch->slug);
+    return false;
+  }
+  strbuf contract = {0}, question = {0}, title = {0}, points = {0}, sol = {0}, out = {0};
+  bool ok = book_find_exercise(bx, ch, id, &contract);
+  if (!ok) {
+    book_error(bx, ch->md, line, "unknown exercise '%s' (not declared in exercises/%s/%s_ex.h)",
+               id, ch->name, ch->slug);
+    goto done;
+  }
+  ok = weave_text(w, cmark_node_get_literal(node), line, true, &question);
+  if (!ok) goto done;
+  book_rubric(bx, id, &title, &points);
+  char anchor[300];
+  snprintf(anchor, sizeof anchor, "exercise-%s", id);
+  for (char *p = anchor; *p; p++)
+    if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_') *p = '-';
+  sb_printf(&out, "<section class=\"exercise\" id=\"%s\">\n<p class=\"exercise-head\">"
+                  "<strong>Exercise</strong> <code>",
+            anchor);
+  sb_add_html(&out, id);
+  sb_add(&out, "</code>");
+  if (title.len) {
+    sb_add(&out, " — ");
+    sb_add_html(&out, sb_str(&title));
+  }
+  if (points.len) {
+    sb_add(&out, " (");
+    sb_add_html(&out, sb_str(&points));
+    sb_add(&out, strcmp(sb_str(&points), "1") == 0 ? " point)" : " points)");
+  }
+  sb_add(&out, "</p>\n");
+  sb_add(&out, sb_str(&question));
+  sb_printf(&out, "<p>Write this function in <code>exercises/%s/%s_ex.c</code>:</p>\n"
+                  "<pre><code class=\"language-c\">",
+            ch->name, ch->slug);
+  sb_add_html(&out, sb_str(&contract));
+  sb_add(&out, "</code></pre>\n<p class=\"exercise-check\">Check it with <code>scale grade ");
+  sb_add_html(&out, id);
+  sb_add(&out, "</code>.</p>\n");
+  if (bx->opt->solutions) {
+    if (book_find_solution(bx, ch, id, &sol)) {
+      sb_add(&out, "<details class=\"solution\">\n<summary>Reference solution</summary>\n"
+                   "<pre><code class=\"language-c\">");
+      sb_add_html(&out, sb_str(&sol));
+      sb_add(&out, "</code></pre>\n</details>\n");
+    } else if (!w->scan_only) {
+      book_warn(bx, ch->md, line, "no reference for '%s' in solutions/%s/%s_ex.c", id, ch->name,
+                ch->slug);
+    }
+  }
+  sb_add(&out, "</section>\n");
+  replace_with_html(node, sb_str(&out), true);
+done:
+  sb_free(&contract), sb_free(&question), sb_free(&title), sb_free(&points);
+  sb_free(&sol), sb_free(&out);
+  return ok;
+}
+
+static bool listing_block(weave *w, cmark_node *node, const char *name, int line) {
+  strbuf code = {0}, from = {0}, out = {0};
+  bool ok = name[0] && book_find_listing(w->bx, w->ch, name, &code, &from);
+  if (!ok) {
+    book_error(w->bx, w->ch->md, line,
+               "unknown listing tag '%s' (no [listing:%s] ... [/listing:%s] markers in "
+               "chapters/%s/%s.c, src/ or include/scale/)",
+               name, name, name, w->ch->name, w->ch->slug);
+  } else {
+    sb_add(&out, "<figure class=\"listing\">\n<pre><code class=\"language-c\">");
+    sb_add_html(&out, sb_str(&code));
+    sb_add(&out, "</code></pre>\n<figcaption>");
+    const char *caption = cmark_node_get_literal(node);
+    size_t cl = caption ? strlen(caption) : 0;
+    while (cl && isspace((unsigned char)caption[cl - 1])) cl--;
+    if (cl) {
+      sb_add_htmln(&out, caption, cl);
+      sb_add(&out, " — ");
+    }
+    sb_add(&out, "from <code>");
+    sb_add_html(&out, sb_str(&from));
+    sb_add(&out, "</code></figcaption>\n</figure>\n");
+    replace_with_html(node, sb_str(&out), true);
+  }
+  sb_free(&code), sb_free(&from), sb_free(&out);
+  return ok;
+}
+
+static bool directives(weave *w, cmark_node *root, int line_offset) {
+  size_t n;
+  cmark_node **blocks = collect(root, CMARK_NODE_CODE_BLOCK, &n);
+  bool ok = true;
+  for (size_t i = 0; i < n; i++) {
+    const char *info = cmark_node_get_fence_info(blocks[i]);
+    if (!info || info[0] != '{') continue;
+    int line = line_offset + cmark_node_get_start_line(blocks[i]);
+    const char *close = strchr(info, '}');
+    size_t dl = close ? (size_t)(close - info) + 1 : strlen(info);
+    char arg[300];
+    const char *a = info + dl;
+    while (*a == ' ') a++;
+    snprintf(arg, sizeof arg, "%s", a);
+    for (size_t k = strlen(arg); k && isspace((unsigned char)arg[k - 1]); k--) arg[k - 1] = '\0';
+    if (dl == 10 && strncmp(info, "{exercise}", 10) == 0)
+      ok = exercise_block(w, blocks[i], arg, line) && ok;
+    else if (dl == 9 && strncmp(info, "{listing}", 9) == 0)
+      ok = listing_block(w, blocks[i], arg, line) && ok;
+    else {
+      book_error(w->bx, w->ch->md, line, "unknown directive '%.*s' (known: {exercise}, {listing})",
+                 (int)dl, info);
+      ok = false;
+    }
+  }
+  free(blocks);
+  return ok;
+}
+
+static bool figures(weave *w, cmark_node *root, int line_offset) {
+  book_ctx *bx = w->bx;
+  book_chapter *ch = w->ch;
+  size_t n;
+  cmark_node **images = collect(root, CMARK_NODE_IMAGE, &n);
+  bool ok = true;
+  for (size_t i = 0; i < n; i++) {
+    cmark_node *img = images[i];
+    int line = line_offset + cmark_node_get_start_line(img);
+    const char *url = cmark_node_get_url(img);
+    size_t ul = url ? strlen(url) : 0;
+    if (!url || !ul || strstr(url, "://") || url[0] == '/' || strstr(url, "..")) {
+      book_error(bx, ch->md, line, "figure '%s' must be a file name beside the chapter",
+                 url ? url : "");
+      ok = false;
+      continue;
+    }
+    if (ul < 5 || strcmp(url + ul - 4, ".svg") != 0) {
+      book_error(bx, ch->md, line, "figure '%s' is not an SVG (no raster figures)", url);
+      ok = false;
+      continue;
+    }
+    char built[BOOK_PATH_MAX * 2], beside[BOOK_PATH_MAX * 2], src[BOOK_PATH_MAX];
+    snprintf(built, sizeof built, "%s/%s/%s", bx->opt->out_dir, ch->name, url);
+    snprintf(beside, sizeof beside, "%s/%s", ch->dir, url);
+    snprintf(src, sizeof src, "%s/%s", ch->name, url);
+    if (!w->scan_only && !file_exists(built)) {
+      char outdir[BOOK_PATH_MAX * 2];
+      snprintf(outdir, sizeof outdir, "%s/%s", bx->opt->out_dir, ch->name);
+      if (!file_exists(beside) || !make_dirs(outdir) || !copy_file(beside, built)) {
+        book_error(bx, ch->md, line,
+                   "missing figure '%s' (neither written by the chapter program into %s/ nor "
+                   "beside %s.md)",
+                   url, outdir, ch->slug);
+        ok = false;
+        continue;
+      }
+    }
+    strbuf alt = {0}, html = {0};
+    plain_text(w, img, &alt);
+    if (alt.len == 0) {
+      book_error(bx, ch->md, line, "figure '%s' has no alt text: ![what it shows](%s)", url, url);
+      ok = false;
+      sb_free(&alt);
+      continue;
+    }
+    const char *title = cmark_node_get_title(img);
+    cmark_node *para = cmark_node_parent(img);
+    bool alone = para && cmark_node_get_type(para) == CMARK_NODE_PARAGRAPH &&
+                 cmark_node_first_child(para) == img && cmark_node_next(img) == NULL;
+    if (alone) {
+      sb_add(&html, "<figure>\n<img src=\"");
+      sb_add_html(&html, src);
+      sb_add(&html, "\" alt=\"");
+      sb_add_html(&html, sb_str(&alt));
+      sb_add(&html, "\">\n<figcaption>");
+      sb_add_html(&html, title && title[0] ? title : sb_str(&alt));
+      sb_add(&html, "</figcaption>\n</figure>\n");
+      replace_with_html(para, sb_str(&html), true);
+    } else {
+      cmark_node_set_url(img, src);
+    }
+    sb_free(&alt), sb_free(&html);
+  }
+  free(images);
+  return ok;
+}
+
+/** Records headings (top level only); nested blocks may not hold any. */
+static bool headings(weave *w, cmark_node *root, int line_offset, bool nested) {
+  size_t n;
+  cmark_node **hs = collect(root, CMARK_NODE_HEADING, &n);
+  bool ok = true;
+  for (size_t i = 0; i < n; i++) {
+    if (nested) {
+      book_error(w->bx, w->ch->md, line_offset + cmark_node_get_start_line(hs[i]),
+                 "no headings inside an {exercise} block");
+      ok = false;
+      continue;
+    }
+    strbuf text = {0};
+    plain_text(w, hs[i], &text);
+    heading *h;
+    w->heads.v = xrealloc(w->heads.v, (w->heads.n + 1) * sizeof *w->heads.v);
+    h = &w->heads.v[w->heads.n++];
+    h->level = cmark_node_get_heading_level(hs[i]);
+    h->text = xstrdup(sb_str(&text));
+    /* id: lowercase letters and digits, other runs -> '-'; duplicates get -2, -3, ... */
+    size_t k = 0;
+    bool dash = false;
+    for (const char *p = h->text; *p && k + 8 < sizeof h->id; p++) {
+      if (isalnum((unsigned char)*p)) {
+        if (dash && k) h->id[k++] = '-';
+        h->id[k++] = (char)tolower((unsigned char)*p);
+        dash = false;
+      } else {
+        dash = true;
+      }
+    }
+    h->id[k] = '\0';
+    if (!k) snprintf(h->id, sizeof h->id, "section");
+    char base[sizeof h->id];
+    snprintf(base, sizeof base, "%s", h->id);
+    for (int dup = 2;; dup++) { /* an id already taken gets -2, -3, ... */
+      bool taken = false;
+      for (size_t j = 0; j + 1 < w->heads.n && !taken; j++)
+        taken = strcmp(w->heads.v[j].id, h->id) == 0;
+      if (!taken) break;
+      snprintf(h->id, sizeof h->id, "%.180s-%d", base, dup);
+    }
+    if (h->level == 1 && !w->ch->title[0]) snprintf(w->ch->title, sizeof w->ch->title, "%s", h->text);
+    sb_free(&text);
+  }
+  free(hs);
+  return ok;
+}
+
+static void summary(weave *w, cmark_node *root) {
+  if (w->have_summary) return;
+  for (cmark_node *c = cmark_node_first_child(root); c; c = cmark_node_next(c)) {
+    if (cmark_node_get_type(c) != CMARK_NODE_PARAGRAPH) continue;
+    strbuf text = {0};
+    plain_text(w, c, &text);
+    const char *s = sb_str(&text);
+    size_t cut = strlen(s);
+    for (size_t i = 20; i + 1 < cut; i++)
+      if ((s[i] == '.' || s[i] == '?' || s[i] == '!') && s[i + 1] == ' ') {
+        cut = i + 1;
+        break;
+      }
+    if (cut >= sizeof w->ch->summary) cut = sizeof w->ch->summary - 1;
+    memcpy(w->ch->summary, s, cut);
+    w->ch->summary[cut] = '\0';
+    sb_free(&text);
+    w->have_summary = true;
+    return;
+  }
+}
+
+static bool weave_text(weave *w, const char *text, int line_offset, bool nested, strbuf *html) {
+  cmark_gfm_core_extensions_ensure_registered();
+  cmark_parser *parser = cmark_parser_new(CMARK_OPT_UNSAFE);
+  static const char *const exts[] = {"table", "strikethrough"};
+  for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {
+    cmark_syntax_extension *e = cmark_find_syntax_extension(exts[i]);
+    if (e) cmark_parser_attach_syntax_extension(parser, e);
+  }
+  cmark_parser_feed(parser, text, strlen(text));
+  cmark_node *doc = cmark_parser_finish(parser);
+  bool ok = cite_values(w, doc, line_offset);
+  ok = directives(w, doc, line_offset) && ok;
+  ok = figures(w, doc, line_offset) && ok;
+  ok = headings(w, doc, line_offset, nested) && ok;
+  if (!nested) summary(w, doc);
+  if (ok) {
+    char *out = cmark_render_html(doc, CMARK_OPT_UNSAFE, cmark_parser_get_syntax_extensions(parser));
+    sb_add(html, out);
+    cmark_get_default_mem_allocator()->free(out);
+  }
+  cmark_node_free(doc);
+  cmark_parser_free(parser);
+  return ok;
+}
+
+/* ---- 3. post-processing --------------------------------------------------------------------- */
+
+/** Gives the k-th <hN> of html the id of heading k and a self-link. */
+static void anchor_headings(const weave *w, const char *html, strbuf *out) {
+  size_t k = 0;
+  for (const char *p = html; *p;) {
+    if (p[0] == '<' && p[1] == 'h' && p[2] >= '1' && p[2] <= '6' && p[3] == '>' &&
+        k < w->heads.n) {
+      const heading *h = &w->heads.v[k++];
+      char close[6] = {'<', '/', 'h', p[2], '>', '\0'};
+      const char *end = strstr(p + 4, close);
+      if (end) {
+        sb_printf(out, "<h%c id=\"%s\">", p[2], h->id);
+        sb_addn(out, p + 4, (size_t)(end - (p + 4)));
+        sb_printf(out, " <a class=\"anchor\" href=\"#%s\" aria-label=\"Link to this section\">"
+                       "#</a></h%c>",
+                  h->id, p[2]);
+        p = end + 5;
+        continue;
+      }
+    }
+    sb_addn(out, p, 1);
+    p++;
+  }
+}
+
+bool book_weave(book_ctx *bx, size_t index, bool scan_only, strbuf *article, strbuf *toc) {
+  book_chapter *ch = &bx->chapters[index];
+  weave w = {.bx = bx, .ch = ch, .scan_only = scan_only};
+  char *text = read_file(ch->md, NULL);
+  if (!text) {
+    book_error(bx, ch->md, 0, "cannot read the chapter text");
+    return false;
+  }
+  ch->title[0] = '\0';
+  ch->summary[0] = '\0';
+  for (size_t i = 0; i < ch->n_values; i++) ch->values[i].cited = false;
+  strbuf prot = {0}, html = {0}, anchored = {0};
+  bool ok = protect_math(&w, text, &prot) && weave_text(&w, sb_str(&prot), 0, false, &html);
+  if (!ch->title[0]) snprintf(ch->title, sizeof ch->title, "%s", ch->name);
+  if (ok && !scan_only) {
+    anchor_headings(&w, sb_str(&html), &anchored);
+    ok = substitute_math(&w, sb_str(&anchored), article);
+    /* Contents: the h2 and h3 headings. */
+    bool any = false;
+    for (size_t i = 0; i < w.heads.n; i++) {
+      const heading *h = &w.heads.v[i];
+      if (h->level < 2 || h->level > 3) continue;
+      if (!any) sb_add(toc, "<ul>\n");
+      any = true;
+      sb_printf(toc, "<li class=\"toc-h%d\"><a href=\"#%s\">", h->level, h->id);
+      sb_add_html(toc, h->text);
+      sb_add(toc, "</a></li>\n");
+    }
+    if (any) sb_add(toc, "</ul>\n");
+    for (size_t i = 0; i < ch->n_values; i++)
+      if (!ch->values[i].cited)
+        book_warn(bx, ch->md, 0, "value '%s' is emitted by the chapter program but never cited",
+                  ch->values[i].key);
+  }
+  for (size_t i = 0; i < w.math.n; i++) free(w.math.v[i].tex);
+  free(w.math.v);
+  for (size_t i = 0; i < w.heads.n; i++) free(w.heads.v[i].text);
+  free(w.heads.v);
+  sb_free(&prot), sb_free(&html), sb_free(&anchored);
+  free(text);
+  return ok;
+}

@@ -1,0 +1,103 @@
+/* book.c — `scale book`: render the chapters to a self-contained HTML site (src/book/book.h).
+ *
+ * Prints the path of index.html (or of the one page asked for with --chapter). By default the
+ * chapter programs are found beside this executable (BUILD/chapters/chapter_NN_slug) and run
+ * with --values and --figures; the `book` build target passes --values-dir instead.
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "book.h"
+#include "cli.h"
+
+static void usage(FILE *out) {
+  fprintf(out,
+          "usage: scale book [--out DIR] [--solutions] [--chapters DIR] [--chapter NN-slug]\n"
+          "                  [--site] [--values-dir DIR] [--bin DIR] [--strict]\n\n"
+          "Renders chapters/NN-slug/slug.md with the values and figures of each chapter\n"
+          "program into an HTML site that works from file:// and prints index.html's path.\n\n"
+          "  --out DIR         site folder (default: book)\n"
+          "  --solutions       add the reference solution of each exercise (collapsed)\n"
+          "  --chapters DIR    chapters folder (default: chapters/ of the data folder)\n"
+          "  --chapter NAME    render only this chapter's page (NN-slug or slug)\n"
+          "  --site            render only index, hardware, glossary and style sheet\n"
+          "  --values-dir DIR  read values from DIR/NN-slug.tsv (figures already in --out)\n"
+          "  --bin DIR         folder of the chapter_NN_slug programs (default: chapters/\n"
+          "                    beside this executable)\n"
+          "  --strict          treat warnings (values never cited) as errors\n\n"
+          "Math is rendered with KaTeX when the `katex` command exists (SCALE_KATEX=none\n"
+          "turns it off); otherwise TeX is shown as code.\n");
+}
+
+/** BUILD/chapters beside the running executable, when it exists. */
+static const char *default_bin(char *buf, size_t size) {
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return NULL;
+  exe[n] = '\0';
+  char *slash = strrchr(exe, '/');
+  if (!slash) return NULL;
+  *slash = '\0';
+  if (snprintf(buf, size, "%s/chapters", exe) >= (int)size) return NULL;
+  return access(buf, X_OK) == 0 ? buf : NULL;
+}
+
+int cli_cmd_book(int argc, char **argv) {
+  enum { O_SOLUTIONS = 1000, O_CHAPTERS, O_CHAPTER, O_SITE, O_VALUES_DIR, O_BIN, O_STRICT };
+  static const struct option options[] = {{"out", required_argument, NULL, 'o'},
+                                          {"solutions", no_argument, NULL, O_SOLUTIONS},
+                                          {"chapters", required_argument, NULL, O_CHAPTERS},
+                                          {"chapter", required_argument, NULL, O_CHAPTER},
+                                          {"site", no_argument, NULL, O_SITE},
+                                          {"values-dir", required_argument, NULL, O_VALUES_DIR},
+                                          {"bin", required_argument, NULL, O_BIN},
+                                          {"strict", no_argument, NULL, O_STRICT},
+                                          {"help", no_argument, NULL, 'h'},
+                                          {NULL, 0, NULL, 0}};
+  book_options opt = {.out_dir = "book", .err = stderr};
+  char chapters[PATH_MAX], bin[PATH_MAX];
+  bool bin_given = false;
+  cli_getopt_reset();
+  int c;
+  while ((c = getopt_long(argc, argv, "+ho:", options, NULL)) != -1) {
+    switch (c) {
+    case 'o': opt.out_dir = optarg; break;
+    case O_SOLUTIONS: opt.solutions = true; break;
+    case O_CHAPTERS: opt.chapters_dir = optarg; break;
+    case O_CHAPTER: opt.only_chapter = optarg; break;
+    case O_SITE: opt.site_only = true; break;
+    case O_VALUES_DIR: opt.values_dir = optarg; break;
+    case O_BIN:
+      opt.bin_dir = optarg;
+      bin_given = true;
+      break;
+    case O_STRICT: opt.strict = true; break;
+    case 'h': usage(stdout); return CLI_EXIT_OK;
+    default: return cli_bad_option("book", argv);
+    }
+  }
+  if (optind < argc) return cli_usage("book: unexpected argument '%s'", argv[optind]);
+  if (opt.site_only && opt.only_chapter)
+    return cli_usage("book: --site and --chapter exclude each other");
+  if (!opt.out_dir[0]) return cli_usage("book: --out needs a folder");
+  if (!book_available())
+    return cli_fail("book: this build has no cmark-gfm (install libcmark-gfm-dev "
+                    "libcmark-gfm-extensions-dev and reconfigure)");
+  if (!opt.chapters_dir) {
+    snprintf(chapters, sizeof chapters, "%s/chapters", scale_data_dir());
+    opt.chapters_dir = chapters;
+  }
+  if (!bin_given && !opt.values_dir) opt.bin_dir = default_bin(bin, sizeof bin);
+  char path[PATH_MAX * 2];
+  if (book_render(&opt, path, sizeof path) != 0)
+    return cli_fail("book: rendering failed (see the errors above)");
+  char *abs = realpath(path, NULL);
+  printf("%s\n", abs ? abs : path);
+  free(abs);
+  return CLI_EXIT_OK;
+}

@@ -1,0 +1,129 @@
+/* grade.c — `scale grade [options] [ID-or-chapter ...]`: grade a folder of exercises.
+ *
+ * Builds the student's folder against tests/grading in a private build tree, runs every exercise
+ * in its own process with a time limit, and prints one verdict line per exercise (OK, FAIL,
+ * CRASH, TIMEOUT, BUILD), chapter subtotals and the total; --json writes a Gradescope-shaped
+ * report, --junit a JUnit XML one. Exit status: 0 whenever grading ran, whatever the score;
+ * 2 for a usage error or when the harness itself could not run (no cmake, no grading sources).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "grade.h"
+
+static void usage(FILE *out) {
+  fprintf(out,
+          "usage: scale grade [options] [ID-or-chapter ...]\n\n"
+          "Grade a folder of exercises (exercises/ stubs, a student's copy, or solutions/).\n"
+          "Select exercises by id (rooflines.critical_batch_int8), chapter (01-rooflines),\n"
+          "slug (rooflines) or number (01); default: every exercise of tests/rubric.tsv.\n\n"
+          "options:\n"
+          "  --exercises DIR  the folder to grade (default: SOURCE/exercises)\n"
+          "  --json FILE      write a Gradescope-shaped JSON report\n"
+          "  --junit FILE     write a JUnit XML report\n"
+          "  --source DIR     the scale source tree (default: $SCALE_SOURCE_DIR, else the one\n"
+          "                   this program was built from)\n"
+          "  --build-dir DIR  build there and keep it (default: a temporary folder, removed)\n"
+          "  --timeout S      time limit of each exercise in seconds (default 5)\n"
+          "  --jobs N         parallel compile jobs (default 2)\n"
+          "  --quiet          no progress lines on stderr\n"
+          "  -h, --help       this help\n\n"
+          "Verdicts: OK (full points), FAIL (a check failed: the call, got, expected), CRASH\n"
+          "(a signal), TIMEOUT, BUILD (the chapter did not compile: its first error).\n"
+          "Exit status 0 whenever grading ran, 2 when it could not.\n");
+}
+
+int cli_cmd_grade(int argc, char **argv) {
+  enum { OPT_EXERCISES = 256, OPT_JSON, OPT_JUNIT, OPT_SOURCE, OPT_BUILD_DIR, OPT_TIMEOUT,
+         OPT_JOBS, OPT_QUIET };
+  static const struct option options[] = {
+      {"exercises", required_argument, NULL, OPT_EXERCISES},
+      {"json", required_argument, NULL, OPT_JSON},
+      {"junit", required_argument, NULL, OPT_JUNIT},
+      {"source", required_argument, NULL, OPT_SOURCE},
+      {"build-dir", required_argument, NULL, OPT_BUILD_DIR},
+      {"timeout", required_argument, NULL, OPT_TIMEOUT},
+      {"jobs", required_argument, NULL, OPT_JOBS},
+      {"quiet", no_argument, NULL, OPT_QUIET},
+      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0},
+  };
+  const char *exercises = NULL, *json = NULL, *junit = NULL, *build_dir = NULL;
+  const char *source = getenv("SCALE_SOURCE_DIR");
+  if (!source || !*source) source = SCALE_GRADE_SOURCE_DIR;
+  double timeout_s = 5.0, jobs = 2.0;
+  int quiet = 0;
+  cli_getopt_reset();
+  int c;
+  while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+    switch (c) {
+    case OPT_EXERCISES: exercises = optarg; break;
+    case OPT_JSON: json = optarg; break;
+    case OPT_JUNIT: junit = optarg; break;
+    case OPT_SOURCE: source = optarg; break;
+    case OPT_BUILD_DIR: build_dir = optarg; break;
+    case OPT_TIMEOUT:
+      if (!cli_parse_number("timeout", optarg, 0, &timeout_s)) return CLI_EXIT_USAGE;
+      if (!(timeout_s > 0.0 && timeout_s <= 3600.0))
+        return cli_usage("grade: --timeout must be between 0 and 3600 seconds");
+      break;
+    case OPT_JOBS:
+      if (!cli_parse_number("jobs", optarg, 0, &jobs)) return CLI_EXIT_USAGE;
+      if (!(jobs >= 1.0 && jobs <= 64.0) || jobs != (double)(int)jobs)
+        return cli_usage("grade: --jobs must be a whole number from 1 to 64");
+      break;
+    case OPT_QUIET: quiet = 1; break;
+    case 'h': usage(stdout); return CLI_EXIT_OK;
+    default: return cli_bad_option("grade", argv);
+    }
+  }
+
+  char rubric_path[4096], default_exercises[4096];
+  snprintf(rubric_path, sizeof rubric_path, "%s/tests/rubric.tsv", source);
+  snprintf(default_exercises, sizeof default_exercises, "%s/exercises", source);
+  scale_diag diag;
+  scale_grade_report report;
+  scale_status st = scale_grade_rubric_load(rubric_path, &report, &diag);
+  if (st) {
+    cli_print_diag(&diag);
+    return CLI_EXIT_USAGE;
+  }
+  st = scale_grade_select(&report, (const char *const *)(argv + optind), (size_t)(argc - optind),
+                          &diag);
+  if (st) {
+    scale_grade_report_free(&report);
+    return cli_usage("grade: %s (see tests/rubric.tsv)", diag.message);
+  }
+
+  const char *cmake = getenv("SCALE_CMAKE");
+  scale_grade_options run = {
+      .source_dir = source,
+      .exercises_dir = exercises ? exercises : default_exercises,
+      .build_dir = build_dir,
+      .cmake = cmake && *cmake ? cmake : SCALE_GRADE_CMAKE,
+      .timeout_s = timeout_s,
+      .jobs = (int)jobs,
+      .log = quiet ? NULL : stderr,
+  };
+  st = scale_grade_run(&run, &report, &diag);
+  if (st) {
+    cli_print_diag(&diag);
+    scale_grade_report_free(&report);
+    return CLI_EXIT_USAGE;
+  }
+  scale_grade_print(&report, stdout);
+  int code = CLI_EXIT_OK;
+  if (json && scale_grade_write_json(&report, json, &diag)) {
+    cli_print_diag(&diag);
+    code = CLI_EXIT_USAGE;
+  }
+  if (junit && scale_grade_write_junit(&report, junit, &diag)) {
+    cli_print_diag(&diag);
+    code = CLI_EXIT_USAGE;
+  }
+  scale_grade_report_free(&report);
+  return code;
+}

@@ -1,0 +1,250 @@
+/* infer.c — `scale infer`: memory, prefill, decode step, throughput, latency and cost of
+ * serving a model (book chapters 7 and 8; include/scale/inference.h). */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void usage(FILE *out) {
+  fprintf(out,
+          "usage: scale infer --model M --hw H --chips N --batch B --context S [options]\n\n"
+          "Serving cost of model M on N chips of hardware H: memory per chip, prefill time,\n"
+          "decode step time (KV loading + max(FLOPs, weight loading, ICI)), throughput,\n"
+          "latency and cost per million tokens (book ch. 7-8).\n\n"
+          "options:\n"
+          "  --model M          model name (scale model list) or path\n"
+          "  --hw H             hardware name (scale hw list) or path\n"
+          "  --chips N          chips serving the batch\n"
+          "  --batch B          sequences decoded together\n"
+          "  --context S        KV tokens per sequence during decode\n"
+          "  --prompt P         prefill tokens per request (default: S)\n"
+          "  --decode-len G     generated tokens per request, for QPS (default 512)\n"
+          "  --tp Y             model-parallel degree (default: N; N/Y copies share the batch)\n"
+          "  --2d               2-D weight-stationary MLP sharding\n"
+          "  --ep E             expert-parallel degree (MoE models)\n"
+          "  --kv-sharding full|heads   split KV caches over heads then batch (default), or\n"
+          "                     heads only\n"
+          "  --weights DTYPE    stored weights: bf16 (default), int8, int4, fp8\n"
+          "  --kv DTYPE         KV cache: bf16 (default), int8, int4, fp8\n"
+          "  --compute DTYPE    matmul arithmetic: bf16 (default), int8, fp8\n"
+          "  --mfu F            prefill FLOPs utilization (default 0.4)\n"
+          "  --json             machine output, SI base units\n"
+          "  --help             this text\n\n"
+          "A batch that does not fit in HBM prints the report with a verdict and the largest\n"
+          "batch that fits, and exits 1.\n");
+}
+
+static void print_json(const scale_model *m, const scale_chip *chip, const scale_infer_config *c,
+                       const scale_infer_memory *mem, const scale_infer_prefill *pre,
+                       const scale_infer_decode *dec) {
+  cli_json json;
+  cli_json_init(&json, stdout);
+  cli_json_object_begin(&json, NULL);
+  cli_json_string(&json, "model", m->name);
+  cli_json_string(&json, "hardware", chip->name);
+  cli_json_number(&json, "n_chips", c->n_chips);
+  cli_json_number(&json, "tp", c->tp);
+  cli_json_number(&json, "batch", c->batch);
+  cli_json_number(&json, "context_tokens", c->context);
+  cli_json_number(&json, "prompt_tokens", c->prompt);
+  cli_json_string(&json, "weight_dtype", scale_dtype_name(c->weight_dtype));
+  cli_json_string(&json, "kv_dtype", scale_dtype_name(c->kv_dtype));
+  cli_json_string(&json, "compute_dtype", scale_dtype_name(c->compute_dtype));
+  cli_json_number(&json, "n_params", mem->n_params);
+  cli_json_number(&json, "weight_bytes", mem->weight_bytes);
+  cli_json_number(&json, "weight_bytes_per_chip", mem->weight_bytes_per_chip);
+  cli_json_number(&json, "kv_bytes_per_token", mem->kv_bytes_per_token);
+  cli_json_number(&json, "kv_bytes_per_sequence", mem->kv_bytes_per_sequence);
+  cli_json_number(&json, "kv_bytes", mem->kv_bytes);
+  cli_json_number(&json, "kv_bytes_per_chip", mem->kv_bytes_per_chip);
+  cli_json_number(&json, "activation_bytes_per_chip", mem->activation_bytes_per_chip);
+  cli_json_number(&json, "memory_per_chip_bytes", mem->total_bytes_per_chip);
+  cli_json_number(&json, "hbm_bytes_per_chip", mem->hbm_bytes_per_chip);
+  cli_json_bool(&json, "fits", mem->fits);
+  cli_json_number(&json, "max_batch", mem->max_batch);
+  cli_json_number(&json, "prefill_flops", pre->flops);
+  cli_json_number(&json, "prefill_time_s", pre->time_s);
+  cli_json_number(&json, "ttft_s", pre->ttft_s);
+  cli_json_number(&json, "decode_kv_time_s", dec->t_kv_s);
+  cli_json_number(&json, "decode_params_time_s", dec->t_params_s);
+  cli_json_number(&json, "decode_flops_time_s", dec->t_flops_s);
+  cli_json_number(&json, "decode_ici_time_s", dec->t_ici_s);
+  cli_json_bool(&json, "ici_latency_bound", dec->ici_latency_bound);
+  cli_json_number(&json, "decode_step_time_s", dec->step_s);
+  cli_json_string(&json, "bound", scale_infer_bound_name(dec->bound));
+  cli_json_number(&json, "tokens_per_s", dec->tokens_per_s);
+  cli_json_number(&json, "tokens_per_s_per_chip", dec->tokens_per_s_per_chip);
+  cli_json_number(&json, "latency_per_token_s", dec->latency_per_token_s);
+  cli_json_number(&json, "qps_per_chip", dec->qps_per_chip);
+  cli_json_number(&json, "critical_batch", dec->critical_batch);
+  cli_json_number(&json, "cost_usd_per_million_tokens", dec->cost_usd_per_million_tokens);
+  cli_json_object_end(&json);
+  cli_json_finish(&json);
+}
+
+static void print_text(const scale_model *m, const scale_chip *chip, const scale_infer_config *c,
+                       const scale_infer_memory *mem, const scale_infer_prefill *pre,
+                       const scale_infer_decode *dec) {
+  printf("%s on %g x %s, model parallelism %g, batch %g, context %g tokens\n", m->display_name,
+         c->n_chips, chip->display_name, c->tp, c->batch, c->context);
+  printf("weights %s, KV cache %s, compute %s\n", scale_dtype_name(c->weight_dtype),
+         scale_dtype_name(c->kv_dtype), scale_dtype_name(c->compute_dtype));
+  printf("memory (per chip unless noted):\n");
+  cli_row("parameters", mem->n_params, "", SCALE_FMT_SCI);
+  cli_row("weights (all chips)", mem->weight_bytes, "B", SCALE_FMT_SI);
+  cli_row("weights", mem->weight_bytes_per_chip, "B", SCALE_FMT_SI);
+  cli_row("KV cache per token", mem->kv_bytes_per_token, "B", SCALE_FMT_SI);
+  cli_row("KV cache per sequence", mem->kv_bytes_per_sequence, "B", SCALE_FMT_SI);
+  cli_row("KV cache of the batch (all chips)", mem->kv_bytes, "B", SCALE_FMT_SI);
+  cli_row("KV cache", mem->kv_bytes_per_chip, "B", SCALE_FMT_SI);
+  cli_row("working activations", mem->activation_bytes_per_chip, "B", SCALE_FMT_SI);
+  cli_row("total", mem->total_bytes_per_chip, "B", SCALE_FMT_SI);
+  cli_row("HBM capacity", mem->hbm_bytes_per_chip, "B", SCALE_FMT_SI);
+  if (isfinite(mem->max_batch)) cli_row("largest batch that fits", mem->max_batch, "",
+                                        SCALE_FMT_PLAIN);
+  cli_row_text("fits", mem->fits ? "yes" : "NO");
+  printf("prefill of %g tokens at %g MFU:\n", c->prompt, c->mfu_frac);
+  cli_row("FLOPs", pre->flops, "FLOP", SCALE_FMT_SI);
+  cli_row("time to first token", pre->ttft_s, "s", SCALE_FMT_TIME);
+  printf("decode step:\n");
+  cli_row("KV loading", dec->t_kv_s, "s", SCALE_FMT_TIME);
+  cli_row("weight loading", dec->t_params_s, "s", SCALE_FMT_TIME);
+  cli_row("matmul FLOPs", dec->t_flops_s, "s", SCALE_FMT_TIME);
+  cli_row("ICI collectives", dec->t_ici_s, "s", SCALE_FMT_TIME);
+  if (dec->t_ici_s > 0.0)
+    cli_row_text("ICI regime", dec->ici_latency_bound ? "latency-bound" : "bandwidth-bound");
+  cli_row("step time", dec->step_s, "s", SCALE_FMT_TIME);
+  cli_row_text("bound by", scale_infer_bound_name(dec->bound));
+  cli_row("critical batch (per copy)", dec->critical_batch, "", SCALE_FMT_PLAIN);
+  printf("throughput, latency, cost:\n");
+  cli_row("tokens/s", dec->tokens_per_s, "tokens/s", SCALE_FMT_SI);
+  cli_row("tokens/s per chip", dec->tokens_per_s_per_chip, "tokens/s", SCALE_FMT_SI);
+  cli_row("latency per token", dec->latency_per_token_s, "s", SCALE_FMT_TIME);
+  char label[64];
+  snprintf(label, sizeof label, "queries/s per chip (%g tokens)", c->decode_len);
+  cli_row(label, dec->qps_per_chip, "", SCALE_FMT_SCI);
+  cli_row("USD per million tokens", dec->cost_usd_per_million_tokens, "", SCALE_FMT_SCI);
+  if (!mem->fits)
+    printf("verdict: batch %g does not fit in %g chips' HBM; the largest batch that fits is %g\n",
+           c->batch, c->n_chips, mem->max_batch);
+}
+
+int cli_cmd_infer(int argc, char **argv) {
+  enum { O_MODEL = 256, O_HW, O_CHIPS, O_BATCH, O_CONTEXT, O_PROMPT, O_DECODE, O_TP, O_2D, O_EP,
+         O_KVSHARD, O_WEIGHTS, O_KV, O_COMPUTE, O_MFU, O_JSON };
+  static const struct option options[] = {
+      {"model", required_argument, NULL, O_MODEL},
+      {"hw", required_argument, NULL, O_HW},
+      {"chips", required_argument, NULL, O_CHIPS},
+      {"batch", required_argument, NULL, O_BATCH},
+      {"context", required_argument, NULL, O_CONTEXT},
+      {"prompt", required_argument, NULL, O_PROMPT},
+      {"decode-len", required_argument, NULL, O_DECODE},
+      {"tp", required_argument, NULL, O_TP},
+      {"2d", no_argument, NULL, O_2D},
+      {"ep", required_argument, NULL, O_EP},
+      {"kv-sharding", required_argument, NULL, O_KVSHARD},
+      {"weights", required_argument, NULL, O_WEIGHTS},
+      {"kv", required_argument, NULL, O_KV},
+      {"compute", required_argument, NULL, O_COMPUTE},
+      {"mfu", required_argument, NULL, O_MFU},
+      {"json", no_argument, NULL, O_JSON},
+      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0}};
+  const char *model_name = NULL, *hw_name = NULL;
+  double chips = NAN, batch = NAN, context = NAN, prompt = NAN, decode = 512.0, tp = NAN;
+  double ep = 1.0, mfu = 0.4;
+  bool ws2d = false, as_json = false;
+  scale_kv_sharding kv_shard = SCALE_KV_SHARD_FULL;
+  scale_dtype wd = SCALE_DTYPE_BF16, kd = SCALE_DTYPE_BF16, cd = SCALE_DTYPE_BF16;
+  const unsigned count = SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER;
+
+  cli_getopt_reset();
+  int opt;
+  while ((opt = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+    switch (opt) {
+    case 'h': usage(stdout); return CLI_EXIT_OK;
+    case O_MODEL: model_name = optarg; break;
+    case O_HW: hw_name = optarg; break;
+    case O_CHIPS: if (!cli_parse_number("chips", optarg, count, &chips)) return CLI_EXIT_USAGE; break;
+    case O_BATCH: if (!cli_parse_number("batch", optarg, count, &batch)) return CLI_EXIT_USAGE; break;
+    case O_CONTEXT:
+      if (!cli_parse_number("context", optarg, count, &context)) return CLI_EXIT_USAGE;
+      break;
+    case O_PROMPT:
+      if (!cli_parse_number("prompt", optarg, SCALE_NUM_NONNEG | SCALE_NUM_INTEGER, &prompt))
+        return CLI_EXIT_USAGE;
+      break;
+    case O_DECODE:
+      if (!cli_parse_number("decode-len", optarg, count, &decode)) return CLI_EXIT_USAGE;
+      break;
+    case O_TP: if (!cli_parse_number("tp", optarg, count, &tp)) return CLI_EXIT_USAGE; break;
+    case O_2D: ws2d = true; break;
+    case O_EP: if (!cli_parse_number("ep", optarg, count, &ep)) return CLI_EXIT_USAGE; break;
+    case O_KVSHARD:
+      if (strcmp(optarg, "full") == 0)
+        kv_shard = SCALE_KV_SHARD_FULL;
+      else if (strcmp(optarg, "heads") == 0)
+        kv_shard = SCALE_KV_SHARD_HEADS;
+      else
+        return cli_usage("--kv-sharding: expected full or heads, got '%s'", optarg);
+      break;
+    case O_WEIGHTS: if (!cli_parse_dtype("weights", optarg, &wd)) return CLI_EXIT_USAGE; break;
+    case O_KV: if (!cli_parse_dtype("kv", optarg, &kd)) return CLI_EXIT_USAGE; break;
+    case O_COMPUTE: if (!cli_parse_dtype("compute", optarg, &cd)) return CLI_EXIT_USAGE; break;
+    case O_MFU:
+      if (!cli_parse_number("mfu", optarg, SCALE_NUM_POSITIVE, &mfu)) return CLI_EXIT_USAGE;
+      if (mfu > 1.0) return cli_usage("--mfu: must be in (0, 1], got '%s'", optarg);
+      break;
+    case O_JSON: as_json = true; break;
+    default: return cli_bad_option("infer", argv);
+    }
+  }
+  if (optind < argc) return cli_usage("infer: unexpected argument '%s'", argv[optind]);
+  if (!model_name) return cli_usage("infer: missing --model (try: scale infer --help)");
+  if (!hw_name) return cli_usage("infer: missing --hw (try: scale infer --help)");
+  if (isnan(chips)) return cli_usage("infer: missing --chips (try: scale infer --help)");
+  if (isnan(batch)) return cli_usage("infer: missing --batch (try: scale infer --help)");
+  if (isnan(context)) return cli_usage("infer: missing --context (try: scale infer --help)");
+
+  scale_model model;
+  scale_chip chip;
+  int rc = cli_load_model(model_name, &model);
+  if (rc) return rc;
+  rc = cli_load_chip(hw_name, &chip);
+  if (rc) return rc;
+
+  scale_infer_config cfg = scale_infer_config_default(chips, batch, context);
+  cfg.tp = isnan(tp) ? chips : tp;
+  cfg.prompt = isnan(prompt) ? context : prompt;
+  cfg.decode_len = decode;
+  cfg.weight_stationary_2d = ws2d;
+  cfg.ep = ep;
+  cfg.kv_sharding = kv_shard;
+  cfg.weight_dtype = wd;
+  cfg.kv_dtype = kd;
+  cfg.compute_dtype = cd;
+  cfg.mfu_frac = mfu;
+
+  scale_diag diag;
+  if (scale_infer_validate(&model, &chip, &cfg, &diag))
+    return cli_usage("infer: %s", diag.message);
+
+  scale_infer_memory mem = scale_infer_memory_eval(&model, &chip, &cfg);
+  scale_infer_prefill pre = scale_infer_prefill_eval(&model, &chip, &cfg);
+  scale_infer_decode dec = scale_infer_decode_eval(&model, &chip, &cfg);
+  if (!isfinite(dec.step_s) || !isfinite(pre.time_s) || !isfinite(mem.total_bytes_per_chip))
+    return cli_fail("infer: cannot evaluate this layout (missing hardware figures?)");
+
+  if (as_json)
+    print_json(&model, &chip, &cfg, &mem, &pre, &dec);
+  else
+    print_text(&model, &chip, &cfg, &mem, &pre, &dec);
+  if (!mem.fits)
+    return cli_fail("infer: batch %g does not fit in HBM (%.3g of %.3g bytes per chip); the "
+                    "largest batch that fits is %g",
+                    cfg.batch, mem.total_bytes_per_chip, mem.hbm_bytes_per_chip, mem.max_batch);
+  return CLI_EXIT_OK;
+}

@@ -1,0 +1,323 @@
+/* plan.c — `scale plan train`: search every parallel layout of a training run and rank them.
+ * (`scale plan infer` joins when the inference planner lands.) */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "scale/plan.h"
+
+static void usage(FILE *out) {
+  fprintf(out,
+          "usage: scale plan train --model M --hw H --chips N|MIN:MAX --batch-tokens B --seq S\n"
+          "                        [--objective time|cost|mfu] [--top K] [--tokens T]\n"
+          "                        [--budget-usd X] [--budget-days D] [--efficiency F]\n"
+          "                        [--no DIMS] [--threads N] [--json]\n\n"
+          "Searches every layout (DP, FSDP/ZeRO-1/2/3, TP with or without SP, PP with its\n"
+          "schedule and microbatches, EP, CP ring/Ulysses, remat policy, two mappings onto the\n"
+          "hardware), prunes what breaks a divisibility rule or does not fit in HBM, and ranks\n"
+          "the rest. --chips MIN:MAX tries MIN, 2 MIN, 4 MIN, ... up to MAX; with --tokens and\n"
+          "a budget, runs over budget are dropped. --no takes a comma list of dims to forbid\n"
+          "(dp,fsdp,tp,pp,ep,cp).\n");
+}
+
+enum { OPT_MODEL = 256, OPT_HW, OPT_CHIPS, OPT_BATCH, OPT_SEQ, OPT_OBJECTIVE, OPT_TOP, OPT_TOKENS,
+       OPT_BUDGET_USD, OPT_BUDGET_DAYS, OPT_EFFICIENCY, OPT_NO, OPT_THREADS, OPT_JSON, OPT_HELP };
+
+static const struct option options[] = {
+    {"model", required_argument, NULL, OPT_MODEL},
+    {"hw", required_argument, NULL, OPT_HW},
+    {"chips", required_argument, NULL, OPT_CHIPS},
+    {"batch-tokens", required_argument, NULL, OPT_BATCH},
+    {"seq", required_argument, NULL, OPT_SEQ},
+    {"objective", required_argument, NULL, OPT_OBJECTIVE},
+    {"top", required_argument, NULL, OPT_TOP},
+    {"tokens", required_argument, NULL, OPT_TOKENS},
+    {"budget-usd", required_argument, NULL, OPT_BUDGET_USD},
+    {"budget-days", required_argument, NULL, OPT_BUDGET_DAYS},
+    {"efficiency", required_argument, NULL, OPT_EFFICIENCY},
+    {"no", required_argument, NULL, OPT_NO},
+    {"threads", required_argument, NULL, OPT_THREADS},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0}};
+
+typedef struct {
+  const char *model, *hw, *chips;
+  double batch, seq, tokens, budget_usd, budget_s, efficiency;
+  scale_plan_opts opts;
+  bool json;
+} args;
+
+/* "N" or "MIN:MAX" into lo, hi. */
+static bool parse_chips(const char *text, double *lo, double *hi) {
+  const char *colon = strchr(text, ':');
+  unsigned flags = SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER;
+  if (!colon) {
+    if (!cli_parse_number("chips", text, flags, lo)) return false;
+    *hi = *lo;
+    return true;
+  }
+  char first[64];
+  snprintf(first, sizeof first, "%.*s", (int)(colon - text), text);
+  if (!cli_parse_number("chips", first, flags, lo) || !cli_parse_number("chips", colon + 1, flags, hi))
+    return false;
+  if (*hi < *lo) {
+    cli_usage("--chips %s: MAX is below MIN", text);
+    return false;
+  }
+  return true;
+}
+
+static bool parse_no(const char *text, scale_plan_opts *o) {
+  char buf[128];
+  snprintf(buf, sizeof buf, "%s", text);
+  for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+    int found = -1;
+    for (int d = 0; d < SCALE_TRAIN_DIM_COUNT; d++)
+      if (strcmp(tok, scale_train_dim_name((scale_train_dim)d)) == 0) found = d;
+    if (found < 0) {
+      cli_usage("--no: unknown dimension '%s' (dp, fsdp, tp, pp, ep, cp)", tok);
+      return false;
+    }
+    o->allow[found] = false;
+  }
+  return true;
+}
+
+static int parse(int argc, char **argv, args *a) {
+  memset(a, 0, sizeof *a);
+  a->opts = scale_plan_opts_default();
+  a->efficiency = 1.0;
+  cli_getopt_reset();
+  int c;
+  double v;
+  while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+    switch (c) {
+    case OPT_MODEL: a->model = optarg; break;
+    case OPT_HW: a->hw = optarg; break;
+    case OPT_CHIPS: a->chips = optarg; break;
+    case OPT_BATCH:
+      if (!cli_parse_number("batch-tokens", optarg, SCALE_NUM_POSITIVE, &a->batch)) return 2;
+      break;
+    case OPT_SEQ:
+      if (!cli_parse_number("seq", optarg, SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER, &a->seq))
+        return 2;
+      break;
+    case OPT_OBJECTIVE:
+      if (scale_plan_objective_parse(optarg, &a->opts.objective))
+        return cli_usage("--objective: '%s' is not time, cost or mfu", optarg);
+      break;
+    case OPT_TOP:
+      if (!cli_parse_number("top", optarg, SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER, &v)) return 2;
+      if (v > SCALE_PLAN_TOP_MAX) return cli_usage("--top: at most %d", SCALE_PLAN_TOP_MAX);
+      a->opts.top_k = (int)v;
+      break;
+    case OPT_TOKENS:
+      if (!cli_parse_number("tokens", optarg, SCALE_NUM_POSITIVE, &a->tokens)) return 2;
+      break;
+    case OPT_BUDGET_USD:
+      if (!cli_parse_number("budget-usd", optarg, SCALE_NUM_POSITIVE, &a->budget_usd)) return 2;
+      break;
+    case OPT_BUDGET_DAYS:
+      if (!cli_parse_number("budget-days", optarg, SCALE_NUM_POSITIVE, &v)) return 2;
+      a->budget_s = v * SCALE_SECONDS_PER_DAY;
+      break;
+    case OPT_EFFICIENCY:
+      if (!cli_parse_number("efficiency", optarg, SCALE_NUM_POSITIVE, &a->efficiency)) return 2;
+      if (a->efficiency > 1) return cli_usage("--efficiency: %s is above 1", optarg);
+      break;
+    case OPT_NO:
+      if (!parse_no(optarg, &a->opts)) return 2;
+      break;
+    case OPT_THREADS:
+      if (!cli_parse_number("threads", optarg, SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER, &v))
+        return 2;
+      a->opts.n_threads = v > 8 ? 8 : (int)v;
+      break;
+    case OPT_JSON: a->json = true; break;
+    case OPT_HELP: usage(stdout); return -1;
+    default: return cli_bad_option("plan train", argv);
+    }
+  }
+  if (optind < argc) return cli_usage("plan train: unexpected argument '%s'", argv[optind]);
+  if (!a->model) return cli_usage("plan train: missing --model (try: scale model list)");
+  if (!a->hw) return cli_usage("plan train: missing --hw (try: scale hw list)");
+  if (!a->chips) return cli_usage("plan train: missing --chips");
+  if (!a->batch) return cli_usage("plan train: missing --batch-tokens");
+  if (!a->seq) return cli_usage("plan train: missing --seq");
+  if (a->batch < a->seq)
+    return cli_usage("plan train: --batch-tokens %g is shorter than one --seq %g", a->batch, a->seq);
+  if ((a->budget_usd || a->budget_s) && !a->tokens)
+    return cli_usage("plan train: a budget needs --tokens (the run's token count)");
+  return 0;
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void json_entry(cli_json *j, const scale_plan_entry *e) {
+  const scale_layout *l = &e->layout;
+  const scale_train_result *r = &e->result;
+  char text[200];
+  cli_json_object_begin(j, NULL);
+  cli_json_string(j, "layout", scale_plan_layout_str(l, text, sizeof text));
+  cli_json_number(j, "dp", l->dp);
+  cli_json_number(j, "fsdp", l->fsdp);
+  cli_json_number(j, "zero_stage", l->fsdp > 1 ? l->zero_stage : 0);
+  cli_json_number(j, "tp", l->tp);
+  cli_json_bool(j, "sp", l->sp);
+  cli_json_number(j, "pp", l->pp);
+  cli_json_string(j, "schedule", scale_pp_schedule_name(l->schedule));
+  cli_json_number(j, "microbatches", l->n_microbatches);
+  cli_json_number(j, "virtual_stages", l->n_virtual_stages);
+  cli_json_number(j, "ep", l->ep);
+  cli_json_number(j, "cp", l->cp);
+  cli_json_string(j, "cp_kind", scale_cp_kind_name(l->cp_kind));
+  cli_json_string(j, "remat", scale_train_remat_name(l->remat));
+  cli_json_object_begin(j, "links");
+  for (int d = 0; d < SCALE_TRAIN_DIM_COUNT; d++)
+    cli_json_string(j, scale_train_dim_name((scale_train_dim)d), scale_train_link_name(l->link[d]));
+  cli_json_object_end(j);
+  cli_json_number(j, "score", e->score);
+  cli_json_number(j, "step_time_s", r->step_time_s);
+  cli_json_number(j, "compute_time_s", r->compute_time_s);
+  cli_json_number(j, "exposed_comms_time_s", r->exposed_comms_time_s);
+  cli_json_number(j, "bubble_frac", r->bubble_frac);
+  cli_json_number(j, "mfu", r->mfu);
+  cli_json_number(j, "tokens_per_s", r->tokens_per_s);
+  cli_json_number(j, "memory_per_chip_bytes", r->memory_per_chip_bytes);
+  cli_json_bool(j, "fits", r->fits);
+  cli_json_string(j, "bound", scale_train_bound_name(r->bound));
+  cli_json_number(j, "train_time_s", r->train_time_s);
+  cli_json_number(j, "cost_usd", r->cost_usd);
+  cli_json_object_end(j);
+}
+
+static void print_entry(int rank, const scale_plan_entry *e, double chips) {
+  char layout[200], step[32], mem[32], time[32], cost[32];
+  const scale_train_result *r = &e->result;
+  scale_plan_layout_str(&e->layout, layout, sizeof layout);
+  printf("%2d. %s\n", rank, layout);
+  printf("    %.0f chips, step %s, MFU %.1f%%, %s/chip, %s-bound", chips,
+         scale_format(step, sizeof step, r->step_time_s, NULL, SCALE_FMT_TIME), r->mfu * 100.0,
+         scale_format(mem, sizeof mem, r->memory_per_chip_bytes, "B", SCALE_FMT_SI),
+         scale_train_bound_name(r->bound));
+  if (isfinite(r->train_time_s))
+    printf(", run %s", scale_format(time, sizeof time, r->train_time_s, NULL, SCALE_FMT_TIME));
+  if (isfinite(r->cost_usd))
+    printf(", $%s", scale_format(cost, sizeof cost, r->cost_usd, "", SCALE_FMT_SI));
+  printf("\n");
+}
+
+/* Searches one chip count; keeps the result if it is the best within budget so far. */
+static int search_one(const args *a, const scale_model *m, const scale_chip *chip, double chips,
+                      scale_plan_report *best, double *best_chips, scale_plan_report *scratch,
+                      double *candidates, double *elapsed) {
+  scale_train_problem p = scale_train_problem_make(m, chip, chips, a->batch, a->seq);
+  p.efficiency_frac = a->efficiency;
+  p.train_tokens = a->tokens;
+  scale_diag diag;
+  double t0 = now_s();
+  if (scale_plan_train(&p, &a->opts, scratch, &diag)) return cli_usage("%s", diag.message);
+  *elapsed += now_s() - t0;
+  *candidates += scratch->n_candidates;
+  /* drop over-budget layouts, keep the order */
+  int kept = 0;
+  for (int i = 0; i < scratch->n_ranked; i++) {
+    const scale_train_result *r = &scratch->ranked[i].result;
+    if (a->budget_usd && !(r->cost_usd <= a->budget_usd)) continue;
+    if (a->budget_s && !(r->train_time_s <= a->budget_s)) continue;
+    scratch->ranked[kept++] = scratch->ranked[i];
+  }
+  scratch->n_ranked = kept;
+  if (kept && (best->n_ranked == 0 || scratch->ranked[0].score < best->ranked[0].score)) {
+    *best = *scratch;
+    *best_chips = chips;
+  }
+  return 0;
+}
+
+static int plan_train(int argc, char **argv) {
+  args a;
+  int rc = parse(argc, argv, &a);
+  if (rc) return rc < 0 ? 0 : rc;
+  double lo, hi;
+  if (!parse_chips(a.chips, &lo, &hi)) return CLI_EXIT_USAGE;
+  scale_model model;
+  scale_chip chip;
+  if ((rc = cli_load_model(a.model, &model)) || (rc = cli_load_chip(a.hw, &chip))) return rc;
+  scale_plan_report *best = calloc(1, sizeof *best), *scratch = malloc(sizeof *scratch);
+  if (!best || !scratch) {
+    free(best);
+    free(scratch);
+    return cli_fail("out of memory");
+  }
+  double best_chips = 0, candidates = 0, elapsed = 0;
+  for (double chips = lo; chips <= hi && !rc; chips *= 2)
+    rc = search_one(&a, &model, &chip, chips, best, &best_chips, scratch, &candidates, &elapsed);
+  if (!rc && best->n_ranked == 0)
+    rc = cli_fail("no layout of %s on %s fits%s (pruned: %.0f by memory, %.0f by batch size)",
+                  model.name, chip.name, a.budget_usd || a.budget_s ? " within the budget" : "",
+                  scratch->n_pruned[SCALE_PLAN_PRUNE_MEMORY],
+                  scratch->n_pruned[SCALE_PLAN_PRUNE_BATCH]);
+  if (!rc) {
+    char why[512];
+    scale_plan_explain(best, why, sizeof why);
+    double rate = elapsed > 0 ? candidates / elapsed : 0;
+    if (a.json) {
+      cli_json j;
+      cli_json_init(&j, stdout);
+      cli_json_object_begin(&j, NULL);
+      cli_json_string(&j, "model", model.name);
+      cli_json_string(&j, "hw", chip.name);
+      cli_json_number(&j, "chips", best_chips);
+      cli_json_string(&j, "objective", scale_plan_objective_name(a.opts.objective));
+      cli_json_object_begin(&j, "best");
+      cli_json_object_end(&j);
+      cli_json_array_begin(&j, "ranked");
+      for (int i = 0; i < best->n_ranked; i++) json_entry(&j, &best->ranked[i]);
+      cli_json_array_end(&j);
+      cli_json_string(&j, "why", why);
+      cli_json_number(&j, "layouts_evaluated", candidates);
+      cli_json_number(&j, "layouts_pruned", best->n_pruned_total);
+      cli_json_object_begin(&j, "pruned_by_rule");
+      for (int i = 0; i < SCALE_PLAN_PRUNE_COUNT; i++)
+        cli_json_number(&j, scale_plan_prune_name((scale_plan_prune)i), best->n_pruned[i]);
+      cli_json_object_end(&j);
+      cli_json_number(&j, "layouts_per_s", rate);
+      cli_json_number(&j, "search_time_s", elapsed);
+      cli_json_object_end(&j);
+      cli_json_finish(&j);
+    } else {
+      printf("%s on %s, %s objective: best of %.3g layouts (%.3g per second, %d threads)\n",
+             model.display_name, chip.display_name, scale_plan_objective_name(a.opts.objective),
+             candidates, rate, best->n_threads_used);
+      for (int i = 0; i < best->n_ranked; i++) print_entry(i + 1, &best->ranked[i], best_chips);
+      if (why[0]) printf("why: %s\n", why);
+      printf("pruned:");
+      for (int i = 0; i < SCALE_PLAN_PRUNE_COUNT; i++)
+        printf(" %s %.3g%s", scale_plan_prune_name((scale_plan_prune)i), best->n_pruned[i],
+               i + 1 < SCALE_PLAN_PRUNE_COUNT ? "," : "\n");
+    }
+  }
+  free(best);
+  free(scratch);
+  return rc;
+}
+
+int cli_cmd_plan(int argc, char **argv) {
+  if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+    if (argc < 2) return cli_usage("plan: missing target (train)");
+    usage(stdout);
+    return CLI_EXIT_OK;
+  }
+  if (strcmp(argv[1], "train") == 0) return plan_train(argc - 1, argv + 1);
+  return cli_usage("plan: unknown target '%s' (train)", argv[1]);
+}

@@ -1,0 +1,216 @@
+/* report.c — the score report of `scale grade`: verdict lines, subtotals, JSON and JUnit XML.
+ * See grade.h.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "grade.h"
+
+const char *scale_grade_verdict_str(scale_grade_verdict verdict) {
+  switch (verdict) {
+  case SCALE_GRADE_OK: return "OK";
+  case SCALE_GRADE_FAIL: return "FAIL";
+  case SCALE_GRADE_CRASH: return "CRASH";
+  case SCALE_GRADE_TIMEOUT: return "TIMEOUT";
+  case SCALE_GRADE_BUILD: return "BUILD";
+  }
+  return "?";
+}
+
+void scale_grade_totals(const scale_grade_report *report, const char *chapter, double *score,
+                        double *max_score) {
+  double got = 0.0, max = 0.0;
+  for (size_t i = 0; i < report->n_rows; i++) {
+    if (chapter && strcmp(report->rows[i].chapter, chapter) != 0) continue;
+    got += report->rows[i].score;
+    max += report->rows[i].points;
+  }
+  if (score) *score = got;
+  if (max_score) *max_score = max;
+}
+
+/* Whether row i is the first of its chapter (rows of a chapter need not be adjacent). */
+static bool first_of_chapter(const scale_grade_report *report, size_t i) {
+  for (size_t j = 0; j < i; j++)
+    if (strcmp(report->rows[j].chapter, report->rows[i].chapter) == 0) return false;
+  return true;
+}
+
+void scale_grade_print(const scale_grade_report *report, FILE *out) {
+  for (size_t c = 0; c < report->n_rows; c++) {
+    if (!first_of_chapter(report, c)) continue;
+    const char *chapter = report->rows[c].chapter;
+    fprintf(out, "%s\n", chapter);
+    for (size_t i = 0; i < report->n_rows; i++) {
+      const scale_grade_row *row = &report->rows[i];
+      if (strcmp(row->chapter, chapter) != 0) continue;
+      fprintf(out, "  %-7s %4g/%-3g %s", scale_grade_verdict_str(row->verdict), row->score,
+              row->points, row->id);
+      if (row->verdict != SCALE_GRADE_OK && row->output[0]) fprintf(out, ": %s", row->output);
+      fputc('\n', out);
+    }
+    double score, max;
+    scale_grade_totals(report, chapter, &score, &max);
+    fprintf(out, "  subtotal %g/%g\n", score, max);
+  }
+  double score, max;
+  scale_grade_totals(report, NULL, &score, &max);
+  size_t counts[SCALE_GRADE_BUILD + 1] = {0};
+  for (size_t i = 0; i < report->n_rows; i++) counts[report->rows[i].verdict]++;
+  fprintf(out, "total %g/%g (%zu exercises: %zu OK, %zu FAIL, %zu CRASH, %zu TIMEOUT, %zu BUILD)\n",
+          score, max, report->n_rows, counts[SCALE_GRADE_OK], counts[SCALE_GRADE_FAIL],
+          counts[SCALE_GRADE_CRASH], counts[SCALE_GRADE_TIMEOUT], counts[SCALE_GRADE_BUILD]);
+}
+
+/* ---- JSON ----------------------------------------------------------------------------------- */
+
+static void json_string(FILE *out, const char *text) {
+  fputc('"', out);
+  for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+    switch (*p) {
+    case '"': fputs("\\\"", out); break;
+    case '\\': fputs("\\\\", out); break;
+    case '\n': fputs("\\n", out); break;
+    case '\r': fputs("\\r", out); break;
+    case '\t': fputs("\\t", out); break;
+    default:
+      if (*p < 0x20)
+        fprintf(out, "\\u%04x", *p);
+      else
+        fputc(*p, out);
+    }
+  }
+  fputc('"', out);
+}
+
+static scale_status open_out(const char *path, FILE **out, scale_diag *diag) {
+  *out = fopen(path, "w");
+  if (*out) return SCALE_OK;
+  if (diag) {
+    snprintf(diag->file, sizeof diag->file, "%s", path);
+    diag->line = 0;
+    snprintf(diag->message, sizeof diag->message, "cannot write: %s", strerror(errno));
+  }
+  return SCALE_ERR_IO;
+}
+
+static scale_status close_out(const char *path, FILE *out, scale_diag *diag) {
+  bool bad = ferror(out) != 0;
+  if (fclose(out) != 0) bad = true;
+  if (!bad) return SCALE_OK;
+  if (diag) {
+    snprintf(diag->file, sizeof diag->file, "%s", path);
+    diag->line = 0;
+    snprintf(diag->message, sizeof diag->message, "write failed");
+  }
+  return SCALE_ERR_IO;
+}
+
+scale_status scale_grade_write_json(const scale_grade_report *report, const char *path,
+                                    scale_diag *diag) {
+  FILE *out;
+  scale_status status = open_out(path, &out, diag);
+  if (status) return status;
+  double score, max;
+  scale_grade_totals(report, NULL, &score, &max);
+  fprintf(out, "{\n  \"score\": %.17g,\n  \"max_score\": %.17g,\n  \"tests\": [", score, max);
+  for (size_t i = 0; i < report->n_rows; i++) {
+    const scale_grade_row *row = &report->rows[i];
+    fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
+    json_string(out, row->id);
+    fprintf(out, ", \"score\": %.17g, \"max_score\": %.17g, \"status\": ", row->score,
+            row->points);
+    json_string(out, scale_grade_verdict_str(row->verdict));
+    fputs(", \"output\": ", out);
+    json_string(out, row->output);
+    fputs(", \"chapter\": ", out);
+    json_string(out, row->chapter);
+    fputs(", \"title\": ", out);
+    json_string(out, row->title);
+    fputc('}', out);
+  }
+  fputs("\n  ],\n  \"chapters\": [", out);
+  bool first = true;
+  for (size_t c = 0; c < report->n_rows; c++) {
+    if (!first_of_chapter(report, c)) continue;
+    scale_grade_totals(report, report->rows[c].chapter, &score, &max);
+    fprintf(out, "%s\n    {\"name\": ", first ? "" : ",");
+    json_string(out, report->rows[c].chapter);
+    fprintf(out, ", \"score\": %.17g, \"max_score\": %.17g}", score, max);
+    first = false;
+  }
+  fputs("\n  ]\n}\n", out);
+  return close_out(path, out, diag);
+}
+
+/* ---- JUnit XML ------------------------------------------------------------------------------ */
+
+static void xml_escaped(FILE *out, const char *text) {
+  for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+    switch (*p) {
+    case '<': fputs("&lt;", out); break;
+    case '>': fputs("&gt;", out); break;
+    case '&': fputs("&amp;", out); break;
+    case '"': fputs("&quot;", out); break;
+    case '\'': fputs("&apos;", out); break;
+    default:
+      if (*p < 0x20 && *p != '\n' && *p != '\t')
+        fputc(' ', out); /* not allowed in XML 1.0 */
+      else
+        fputc(*p, out);
+    }
+  }
+}
+
+scale_status scale_grade_write_junit(const scale_grade_report *report, const char *path,
+                                     scale_diag *diag) {
+  FILE *out;
+  scale_status status = open_out(path, &out, diag);
+  if (status) return status;
+  size_t failures = 0, errors = 0;
+  for (size_t i = 0; i < report->n_rows; i++) {
+    if (report->rows[i].verdict == SCALE_GRADE_FAIL) failures++;
+    else if (report->rows[i].verdict != SCALE_GRADE_OK) errors++;
+  }
+  fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+               "<testsuites name=\"scale grade\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\">\n",
+          report->n_rows, failures, errors);
+  for (size_t c = 0; c < report->n_rows; c++) {
+    if (!first_of_chapter(report, c)) continue;
+    const char *chapter = report->rows[c].chapter;
+    size_t tests = 0, chapter_failures = 0, chapter_errors = 0;
+    for (size_t i = 0; i < report->n_rows; i++) {
+      if (strcmp(report->rows[i].chapter, chapter) != 0) continue;
+      tests++;
+      if (report->rows[i].verdict == SCALE_GRADE_FAIL) chapter_failures++;
+      else if (report->rows[i].verdict != SCALE_GRADE_OK) chapter_errors++;
+    }
+    fputs("  <testsuite name=\"", out);
+    xml_escaped(out, chapter);
+    fprintf(out, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\">\n", tests, chapter_failures,
+            chapter_errors);
+    for (size_t i = 0; i < report->n_rows; i++) {
+      const scale_grade_row *row = &report->rows[i];
+      if (strcmp(row->chapter, chapter) != 0) continue;
+      fputs("    <testcase classname=\"", out);
+      xml_escaped(out, chapter);
+      fputs("\" name=\"", out);
+      xml_escaped(out, row->id);
+      if (row->verdict == SCALE_GRADE_OK) {
+        fputs("\"/>\n", out);
+        continue;
+      }
+      const char *element = row->verdict == SCALE_GRADE_FAIL ? "failure" : "error";
+      fprintf(out, "\">\n      <%s type=\"%s\" message=\"", element,
+              scale_grade_verdict_str(row->verdict));
+      xml_escaped(out, row->output);
+      fputs("\">", out);
+      xml_escaped(out, row->output);
+      fprintf(out, "</%s>\n    </testcase>\n", element);
+    }
+    fputs("  </testsuite>\n", out);
+  }
+  fputs("</testsuites>\n", out);
+  return close_out(path, out, diag);
+}

@@ -1,0 +1,632 @@
+/* inference.c — prefill, decode step, memory and thresholds of serving (chapters 7 and 8).
+ *
+ * See include/scale/inference.h for the contract of each function. Everything here is pure and
+ * allocation-free; only scale_infer_validate() reports errors.
+ */
+#include "scale/inference.h"
+
+#include <math.h>
+#include <stddef.h>
+
+#include "internal.h"
+#include "scale/collectives.h"
+#include "scale/roofline.h"
+#include "scale/transformer.h"
+
+/* ==== helpers ================================================================================ */
+
+static bool nonneg(double x) { return isfinite(x) && x >= 0.0; }
+static bool positive(double x) { return isfinite(x) && x > 0.0; }
+static bool is_count(double x) { return isfinite(x) && x >= 1.0 && x == floor(x); }
+static bool dtype_ok(scale_dtype d) { return (int)d >= 0 && d < SCALE_DTYPE_COUNT; }
+static double c64(int64_t v) { return (double)v; }
+
+static bool is_mamba(const scale_model *m) { return m->arch == SCALE_ARCH_MAMBA2; }
+static bool is_moe(const scale_model *m) { return !is_mamba(m) && m->n_experts > 0; }
+
+/* ==== book formulas on plain numbers ========================================================= */
+
+double scale_infer_step_time_s(double batch, double kv_bytes_per_seq, double param_bytes,
+                               double n_params, double flops_per_s, double hbm_bytes_per_s) {
+  if (!nonneg(batch) || !nonneg(kv_bytes_per_seq) || !nonneg(param_bytes) || !nonneg(n_params) ||
+      !positive(flops_per_s) || !positive(hbm_bytes_per_s))
+    return NAN;
+  double t_kv = batch * kv_bytes_per_seq / hbm_bytes_per_s;
+  double t_flops = 2.0 * batch * n_params / flops_per_s;
+  double t_params = param_bytes / hbm_bytes_per_s;
+  return t_kv + fmax(t_flops, t_params);
+}
+
+double scale_infer_min_step_time_s(double batch, double kv_bytes_per_seq, double param_bytes,
+                                   double hbm_bytes_per_s) {
+  if (!nonneg(batch) || !nonneg(kv_bytes_per_seq) || !nonneg(param_bytes) ||
+      !positive(hbm_bytes_per_s))
+    return NAN;
+  return (batch * kv_bytes_per_seq + param_bytes) / hbm_bytes_per_s;
+}
+
+double scale_infer_prefill_time_s(double n_params, double n_tokens, double flops_per_s,
+                                  double mfu_frac) {
+  if (!nonneg(n_params) || !nonneg(n_tokens) || !positive(flops_per_s) || !positive(mfu_frac) ||
+      mfu_frac > 1.0)
+    return NAN;
+  return 2.0 * n_params * n_tokens / (flops_per_s * mfu_frac);
+}
+
+double scale_infer_chips_needed(double bytes, double hbm_bytes_per_chip) {
+  if (!nonneg(bytes) || !positive(hbm_bytes_per_chip)) return NAN;
+  return bytes / hbm_bytes_per_chip;
+}
+
+double scale_infer_min_slice_chips(double bytes, double hbm_bytes_per_chip) {
+  double n = scale_infer_chips_needed(bytes, hbm_bytes_per_chip);
+  if (isnan(n)) return NAN;
+  double chips = 1.0;
+  while (chips < n) chips *= 2.0;
+  return chips;
+}
+
+double scale_infer_max_batch(double free_bytes, double kv_bytes_per_seq) {
+  if (!isfinite(free_bytes) || !positive(kv_bytes_per_seq)) return NAN;
+  if (free_bytes <= 0.0) return 0.0;
+  return floor(free_bytes / kv_bytes_per_seq);
+}
+
+double scale_infer_qps_per_chip(double batch, double step_s, double decode_len, double n_chips) {
+  if (!nonneg(batch) || !positive(step_s) || !positive(decode_len) || !positive(n_chips))
+    return NAN;
+  return batch / (step_s * decode_len * n_chips);
+}
+
+double scale_infer_kv_evicted_per_step(double batch, double prompt_len, double decode_len) {
+  if (!nonneg(batch) || !nonneg(prompt_len) || !positive(decode_len)) return NAN;
+  return batch * (prompt_len + decode_len) / decode_len;
+}
+
+double scale_infer_disaggregation_ratio(double prefill_s, double batch, double step_s,
+                                        double decode_len) {
+  if (!nonneg(prefill_s) || !nonneg(batch) || !positive(step_s) || !positive(decode_len))
+    return NAN;
+  return prefill_s * batch / (step_s * decode_len);
+}
+
+double scale_infer_cost_usd_per_million_tokens(double usd_per_hour, double n_chips,
+                                               double tokens_per_s) {
+  if (!nonneg(usd_per_hour) || !positive(n_chips) || !positive(tokens_per_s)) return NAN;
+  return n_chips * usd_per_hour / SCALE_SECONDS_PER_HOUR / tokens_per_s * 1e6;
+}
+
+/* ---- thresholds ----------------------------------------------------------------------------- */
+
+/** Bandwidth of the model-parallel links the book calls W_ici: bidirectional ICI link on a
+ * TPU, NVLink egress on a GPU; NaN when unknown. */
+static double mp_link_bytes_per_s(const scale_chip *chip) {
+  if (chip->kind == SCALE_HW_GPU) return chip->nvlink_bytes_per_s;
+  return 2.0 * chip->ici_link_bytes_per_s;
+}
+
+double scale_infer_beta(const scale_chip *chip) {
+  if (chip == NULL) return NAN;
+  double w = mp_link_bytes_per_s(chip);
+  if (!positive(w) || !positive(chip->hbm_bytes_per_s)) return NAN;
+  return chip->hbm_bytes_per_s / w;
+}
+
+double scale_infer_max_tp_memory_bound(double d_ff, double batch, double beta) {
+  if (!positive(d_ff) || !positive(batch) || !positive(beta)) return NAN;
+  return d_ff / (batch * beta);
+}
+
+double scale_infer_max_tp_compute_bound(double d_ff, double n_axes, double alpha) {
+  if (!positive(d_ff) || !positive(n_axes) || !positive(alpha)) return NAN;
+  return n_axes * d_ff / alpha;
+}
+
+double scale_infer_ws1d_comms_s(double batch, double d_model, double act_bytes, double n_axes,
+                                double link_bytes_per_s) {
+  if (!nonneg(batch) || !nonneg(d_model) || !nonneg(act_bytes) || !(n_axes >= 1.0) ||
+      !isfinite(n_axes) || !positive(link_bytes_per_s))
+    return NAN;
+  return 2.0 * act_bytes * batch * d_model / (n_axes * link_bytes_per_s);
+}
+
+double scale_infer_ws2d_comms_s(double batch, double d_model, double d_ff, double act_bytes,
+                                double x, double yz, double link_bytes_per_s) {
+  if (!nonneg(batch) || !nonneg(d_model) || !nonneg(d_ff) || !nonneg(act_bytes) ||
+      !(x >= 1.0) || !isfinite(x) || !(yz >= 1.0) || !isfinite(yz) ||
+      !positive(link_bytes_per_s))
+    return NAN;
+  return act_bytes * batch * d_model / (x * link_bytes_per_s) +
+         2.0 * act_bytes * batch * d_ff / (yz * link_bytes_per_s);
+}
+
+double scale_infer_ws2d_min_chips(double d_model, double d_ff, double n_axes_1d) {
+  if (!positive(d_model) || !positive(d_ff) || !positive(n_axes_1d)) return NAN;
+  return 2.0 * n_axes_1d * n_axes_1d * d_ff / d_model;
+}
+
+double scale_infer_latency_bound_tp(double batch, double d_model, double act_bytes,
+                                    double link_bytes_per_s, double hop_latency_s) {
+  if (!nonneg(batch) || !nonneg(d_model) || !nonneg(act_bytes) || !positive(link_bytes_per_s) ||
+      !positive(hop_latency_s))
+    return NAN;
+  return act_bytes * batch * d_model / (link_bytes_per_s * hop_latency_s);
+}
+
+double scale_infer_kv_dominates_batch(double param_bytes, double kv_bytes_per_seq) {
+  if (!nonneg(param_bytes) || !positive(kv_bytes_per_seq)) return NAN;
+  return param_bytes / kv_bytes_per_seq;
+}
+
+double scale_infer_kv_dominates_flops_context(double n_params, double kv_bytes_per_token,
+                                              double flops_per_s, double hbm_bytes_per_s) {
+  if (!nonneg(n_params) || !positive(kv_bytes_per_token) || !positive(flops_per_s) ||
+      !positive(hbm_bytes_per_s))
+    return NAN;
+  return 2.0 * n_params * hbm_bytes_per_s / (flops_per_s * kv_bytes_per_token);
+}
+
+double scale_infer_moe_critical_batch(const scale_model *model, const scale_chip *chip,
+                                      scale_dtype weight_dtype, scale_dtype compute_dtype) {
+  if (model == NULL || chip == NULL || !is_moe(model) || model->n_experts_active <= 0) return NAN;
+  double b = scale_roofline_critical_batch(chip, weight_dtype, compute_dtype);
+  return b * c64(model->n_experts) / c64(model->n_experts_active);
+}
+
+/* ---- speculative decoding ------------------------------------------------------------------- */
+
+double scale_infer_spec_expected_tokens(double accept, double lookahead) {
+  if (!(accept >= 0.0 && accept <= 1.0) || !nonneg(lookahead)) return NAN;
+  if (accept == 1.0) return lookahead + 1.0;
+  return (1.0 - pow(accept, lookahead + 1.0)) / (1.0 - accept);
+}
+
+double scale_infer_spec_speedup(double accept, double lookahead, double draft_cost_ratio,
+                                double verify_cost_ratio) {
+  double tokens = scale_infer_spec_expected_tokens(accept, lookahead);
+  if (isnan(tokens) || !nonneg(draft_cost_ratio) || !positive(verify_cost_ratio)) return NAN;
+  return tokens / (lookahead * draft_cost_ratio + verify_cost_ratio);
+}
+
+/* ==== a model on a chip ====================================================================== */
+
+static const char *const bound_names[SCALE_BOUND_COUNT] = {"params", "flops", "ici", "kv"};
+
+const char *scale_infer_bound_name(scale_infer_bound bound) {
+  if ((int)bound < 0 || bound >= SCALE_BOUND_COUNT) return "?";
+  return bound_names[bound];
+}
+
+scale_infer_config scale_infer_config_default(double n_chips, double batch, double context) {
+  scale_infer_config cfg;
+  cfg.n_chips = n_chips;
+  cfg.tp = n_chips;
+  cfg.weight_stationary_2d = false;
+  cfg.ep = 1.0;
+  cfg.kv_sharding = SCALE_KV_SHARD_FULL;
+  cfg.weight_dtype = SCALE_DTYPE_BF16;
+  cfg.kv_dtype = SCALE_DTYPE_BF16;
+  cfg.compute_dtype = SCALE_DTYPE_BF16;
+  cfg.mfu_frac = 0.4;
+  cfg.batch = batch;
+  cfg.context = context;
+  cfg.prompt = context;
+  cfg.decode_len = 512.0;
+  return cfg;
+}
+
+/** Builds the model-parallel group of 'tp' chips: on a TPU the prime factors of tp spread over
+ * the torus axes (each axis at most its pod dimension, as square as possible), wraparound by the
+ * chip's rule; on a GPU one NVLink switch axis. Returns false when the hardware cannot hold it.
+ */
+static bool build_group(const scale_chip *chip, double tp, scale_group *g) {
+  g->n_axes = 1;
+  for (int i = 0; i < SCALE_GROUP_AXES_MAX; i++) {
+    g->axis[i].size = 1.0;
+    g->axis[i].topology = SCALE_TOPO_RING;
+    g->axis[i].wraps = false;
+    g->axis[i].link_bytes_per_s = 1.0;
+    g->axis[i].hop_latency_s = 0.0;
+  }
+  if (!is_count(tp)) return false;
+  if (chip->kind == SCALE_HW_GPU) {
+    if (!positive(chip->nvlink_bytes_per_s)) return false;
+    if (positive(chip->nvlink_domain_size) && tp > chip->nvlink_domain_size) return false;
+    g->axis[0].size = tp;
+    g->axis[0].topology = SCALE_TOPO_SWITCH;
+    g->axis[0].link_bytes_per_s = chip->nvlink_bytes_per_s;
+    g->axis[0].hop_latency_s = nonneg(chip->ici_hop_latency_s) ? chip->ici_hop_latency_s : 0.0;
+    return true;
+  }
+  if (!positive(chip->ici_link_bytes_per_s)) return false;
+  int n_axes = (int)(positive(chip->ici_n_axes) ? chip->ici_n_axes : 2.0);
+  if (n_axes < 1) n_axes = 1;
+  if (n_axes > SCALE_GROUP_AXES_MAX) n_axes = SCALE_GROUP_AXES_MAX;
+  double limit[SCALE_GROUP_AXES_MAX];
+  for (int i = 0; i < n_axes; i++)
+    limit[i] = positive(chip->pod_shape[i]) ? chip->pod_shape[i] : HUGE_VAL;
+  /* Largest prime factors first, each onto the smallest axis it still fits. */
+  double primes[64];
+  int n_primes = 0;
+  double rest = tp;
+  for (double p = 2.0; p * p <= rest && n_primes < 63; p += 1.0)
+    while (fmod(rest, p) == 0.0 && n_primes < 63) {
+      primes[n_primes++] = p;
+      rest /= p;
+    }
+  if (rest > 1.0) primes[n_primes++] = rest;
+  double size[SCALE_GROUP_AXES_MAX] = {1.0, 1.0, 1.0};
+  for (int i = n_primes - 1; i >= 0; i--) {
+    int best = -1;
+    for (int a = 0; a < n_axes; a++)
+      if (size[a] * primes[i] <= limit[a] && (best < 0 || size[a] < size[best])) best = a;
+    if (best < 0) return false;
+    size[best] *= primes[i];
+  }
+  int used = 0;
+  double hop = nonneg(chip->ici_hop_latency_s) ? chip->ici_hop_latency_s : 0.0;
+  for (int a = 0; a < n_axes; a++) {
+    if (size[a] <= 1.0 && !(a == n_axes - 1 && used == 0)) continue;
+    scale_group_axis *ax = &g->axis[used++];
+    ax->size = size[a];
+    ax->topology = SCALE_TOPO_RING;
+    ax->wraps = scale_chip_axis_wraps(chip, size[a]);
+    ax->link_bytes_per_s = chip->ici_link_bytes_per_s;
+    ax->hop_latency_s = hop;
+  }
+  g->n_axes = used;
+  return true;
+}
+
+/** Query heads, KV heads (1 for MLA's shared latent) and head dim of the attention. */
+static double kv_heads(const scale_model *m) {
+  if (is_mamba(m)) return 0.0;
+  return m->kv_lora_rank > 0 ? 1.0 : c64(m->n_kv_heads);
+}
+
+/** Whether cfg is inside the domain of the evaluations (the checks of validate, without
+ * messages). */
+static bool config_ok(const scale_model *m, const scale_chip *chip, const scale_infer_config *c) {
+  if (m == NULL || chip == NULL || c == NULL) return false;
+  if (!is_count(c->n_chips) || !is_count(c->tp) || !is_count(c->batch) || !is_count(c->ep))
+    return false;
+  if (fmod(c->n_chips, c->tp) != 0.0) return false;
+  if (!(c->context >= 1.0) || !isfinite(c->context) || !nonneg(c->prompt)) return false;
+  if (!(c->decode_len >= 1.0) || !isfinite(c->decode_len)) return false;
+  if (!positive(c->mfu_frac) || c->mfu_frac > 1.0) return false;
+  if (!dtype_ok(c->weight_dtype) || !dtype_ok(c->kv_dtype) || !dtype_ok(c->compute_dtype))
+    return false;
+  if (!positive(scale_chip_flops_per_s(chip, c->compute_dtype))) return false;
+  if (!positive(chip->hbm_bytes_per_s) || !positive(chip->hbm_bytes)) return false;
+  if (c->kv_sharding != SCALE_KV_SHARD_FULL && c->kv_sharding != SCALE_KV_SHARD_HEADS)
+    return false;
+  return true;
+}
+
+/** Sequences of the batch decoded by one data-parallel copy of tp chips. */
+static double copy_batch(const scale_infer_config *c) { return c->batch * c->tp / c->n_chips; }
+
+/** KV (or Mamba-2 state) bytes of one sequence at 'context' tokens. */
+static double seq_kv_bytes(const scale_model *m, double context, scale_dtype dtype) {
+  if (is_mamba(m)) return scale_transformer_state_bytes_per_sequence(m, dtype);
+  return scale_transformer_kv_bytes(m, context, dtype);
+}
+
+/** Chips over which one copy's KV caches are divided: tp (FULL), min(tp, K) (HEADS). */
+static double kv_split(const scale_model *m, const scale_infer_config *c) {
+  double k = kv_heads(m);
+  if (c->kv_sharding == SCALE_KV_SHARD_HEADS && k > 0.0) return fmin(c->tp, k);
+  return c->tp;
+}
+
+/** Working activations of one layer for 'tokens' tokens split tp ways. */
+static double activation_bytes(const scale_model *m, double tokens, double tp, scale_dtype d) {
+  double width;
+  if (is_mamba(m)) {
+    width = c64(m->d_model) + scale_transformer_mamba2_d_in_proj(m) / tp;
+  } else {
+    double heads = (c64(m->n_heads) * 2.0 + 2.0 * c64(m->n_kv_heads)) * c64(m->d_head);
+    double mlp_f = c64(m->d_ff);
+    if (is_moe(m))
+      mlp_f = fmax(mlp_f, c64(m->n_experts_active + m->n_shared_experts) * c64(m->d_ff_expert));
+    double mlp = (m->gated_mlp ? 2.0 : 1.0) * mlp_f;
+    width = c64(m->d_model) + (heads + mlp) / tp;
+  }
+  return tokens * width * scale_dtype_bytes(d);
+}
+
+scale_infer_memory scale_infer_memory_eval(const scale_model *model, const scale_chip *chip,
+                                           const scale_infer_config *cfg) {
+  scale_infer_memory r;
+  r.n_params = r.weight_bytes = r.weight_bytes_per_chip = r.kv_bytes_per_token = NAN;
+  r.kv_bytes_per_sequence = r.kv_bytes = r.kv_bytes_per_chip = NAN;
+  r.activation_bytes_per_chip = r.total_bytes_per_chip = r.hbm_bytes_per_chip = NAN;
+  r.max_batch = NAN;
+  r.fits = false;
+  if (!config_ok(model, chip, cfg)) return r;
+
+  double copies = cfg->n_chips / cfg->tp;
+  r.n_params = scale_transformer_n_params(model);
+  r.weight_bytes = r.n_params * scale_dtype_bytes(cfg->weight_dtype);
+  r.weight_bytes_per_chip = r.weight_bytes / cfg->tp;
+  r.kv_bytes_per_token = scale_transformer_kv_bytes_per_token(model, cfg->kv_dtype);
+  r.kv_bytes_per_sequence = seq_kv_bytes(model, cfg->context, cfg->kv_dtype);
+  r.kv_bytes = cfg->batch * r.kv_bytes_per_sequence;
+  double per_seq_per_chip = r.kv_bytes_per_sequence / kv_split(model, cfg);
+  r.kv_bytes_per_chip = copy_batch(cfg) * per_seq_per_chip;
+  double act_prefill = activation_bytes(model, cfg->prompt, cfg->tp, cfg->compute_dtype);
+  double act_decode = activation_bytes(model, copy_batch(cfg), cfg->tp, cfg->compute_dtype);
+  r.activation_bytes_per_chip = fmax(act_prefill, act_decode);
+  r.total_bytes_per_chip = r.weight_bytes_per_chip + r.kv_bytes_per_chip +
+                           r.activation_bytes_per_chip;
+  r.hbm_bytes_per_chip = chip->hbm_bytes;
+  r.fits = r.total_bytes_per_chip <= r.hbm_bytes_per_chip;
+
+  /* Largest batch: per copy, whole sequences in what weights and activations leave free (the
+   * decode activations grow with the batch too: per sequence act_decode / copy batch). */
+  double free_bytes = chip->hbm_bytes - r.weight_bytes_per_chip - act_prefill;
+  double per_seq = per_seq_per_chip + act_decode / copy_batch(cfg);
+  double b = per_seq > 0.0 ? scale_infer_max_batch(free_bytes, per_seq) : HUGE_VAL;
+  /* act_decode counted per sequence may undercount when the prefill dominates: check. */
+  while (b > 0.0 && isfinite(b) &&
+         r.weight_bytes_per_chip + b * per_seq_per_chip +
+                 fmax(act_prefill, activation_bytes(model, b, cfg->tp, cfg->compute_dtype)) >
+             chip->hbm_bytes)
+    b -= 1.0;
+  r.max_batch = isfinite(b) ? fmax(b, 0.0) * copies : b;
+  return r;
+}
+
+scale_infer_prefill scale_infer_prefill_eval(const scale_model *model, const scale_chip *chip,
+                                             const scale_infer_config *cfg) {
+  scale_infer_prefill r;
+  r.flops = r.time_s = r.ttft_s = r.attention_flops_frac = r.kv_bytes = NAN;
+  if (!config_ok(model, chip, cfg)) return r;
+  double p = cfg->prompt;
+  r.flops = scale_transformer_flops(model, 1.0, p, true, SCALE_PASS_FORWARD);
+  double attn = is_mamba(model) ? 0.0
+                                : c64(model->n_layers) *
+                                      scale_transformer_attention_flops(model, 1.0, p, p, true,
+                                                                        SCALE_PASS_FORWARD);
+  r.attention_flops_frac = r.flops > 0.0 ? attn / r.flops : 0.0;
+  double c = scale_chip_flops_per_s(chip, cfg->compute_dtype);
+  r.time_s = r.flops / (cfg->n_chips * c * cfg->mfu_frac);
+  r.ttft_s = r.time_s;
+  r.kv_bytes = seq_kv_bytes(model, p, cfg->kv_dtype);
+  return r;
+}
+
+/** Weight bytes a decode step of 'b' tokens reads: everything, less the experts no token of
+ * the step is routed to (expected E (1 - (1 - k/E)^b) experts touched per MoE layer). */
+static double weights_read_bytes(const scale_model *m, double b, scale_dtype d) {
+  double params = scale_transformer_n_params(m);
+  if (is_moe(m) && m->n_experts_active > 0) {
+    double e = c64(m->n_experts), k = c64(m->n_experts_active);
+    double touched = e * (1.0 - pow(1.0 - k / e, b));
+    params -= scale_transformer_n_moe_layers(m) * (e - touched) *
+              scale_transformer_n_expert_params(m);
+  }
+  return params * scale_dtype_bytes(d);
+}
+
+/** Matmul FLOPs of one decoded token: 2 x the active parameters, less the input embedding
+ * (a lookup) when it is not tied to the unembedding. */
+static double decode_flops_per_token(const scale_model *m) {
+  double active = scale_transformer_n_active_params(m);
+  if (!m->tied_embeddings) active -= c64(m->n_vocab) * c64(m->d_model);
+  return 2.0 * active;
+}
+
+/** Adds the cost of 'count' collectives 'op' of 'bytes' on 'g' to the totals. */
+static void add_collective(const scale_group *g, scale_collective op, double bytes, double count,
+                           double *time_s, double *latency_s, double *bandwidth_s) {
+  if (count <= 0.0) return;
+  scale_collective_cost cc = scale_collective_eval(g, op, bytes);
+  *time_s += count * cc.time_s;
+  *latency_s += count * cc.latency_time_s;
+  *bandwidth_s += count * cc.bandwidth_time_s;
+}
+
+scale_infer_decode scale_infer_decode_eval(const scale_model *model, const scale_chip *chip,
+                                           const scale_infer_config *cfg) {
+  scale_infer_decode r;
+  r.t_kv_s = r.t_params_s = r.t_flops_s = r.t_ici_s = r.t_ici_latency_s = NAN;
+  r.step_s = r.tokens_per_s = r.tokens_per_s_per_chip = r.latency_per_token_s = NAN;
+  r.qps_per_chip = r.cost_usd_per_million_tokens = r.critical_batch = NAN;
+  r.ici_latency_bound = false;
+  r.bound = SCALE_BOUND_PARAMS;
+  if (!config_ok(model, chip, cfg)) return r;
+  scale_group g;
+  if (cfg->tp > 1.0 && !build_group(chip, cfg->tp, &g)) return r;
+
+  double w = chip->hbm_bytes_per_s;
+  double c = scale_chip_flops_per_s(chip, cfg->compute_dtype);
+  double b = copy_batch(cfg);
+  double kv_seq = seq_kv_bytes(model, cfg->context, cfg->kv_dtype);
+  r.t_kv_s = b * kv_seq / (kv_split(model, cfg) * w);
+  r.t_params_s = weights_read_bytes(model, b, cfg->weight_dtype) / (cfg->tp * w);
+  r.t_flops_s = b * decode_flops_per_token(model) / (cfg->tp * c);
+
+  /* Model-parallel collectives of one step. */
+  double t_ici = 0.0, t_lat = 0.0, t_bw = 0.0;
+  if (cfg->tp > 1.0) {
+    double a = scale_dtype_bytes(cfg->compute_dtype);
+    double d = c64(model->d_model), layers = c64(model->n_layers);
+    double act = b * d * a;
+    double mlp_layers = scale_transformer_n_mlp_layers(model);
+    double moe_layers = scale_transformer_n_moe_layers(model);
+    double mixer_layers = layers; /* attention or Mamba-2 mixer: one AllReduce each */
+    add_collective(&g, SCALE_COLL_ALL_REDUCE, act, mixer_layers, &t_ici, &t_lat, &t_bw);
+    add_collective(&g, SCALE_COLL_ALL_REDUCE, act, moe_layers, &t_ici, &t_lat, &t_bw);
+    if (cfg->weight_stationary_2d && mlp_layers > 0.0) {
+      /* ch. 7 Q7 at its best split X = sqrt(D N / 2F), clamped to [1, tp]. */
+      double f = c64(model->d_ff);
+      double x = fmin(fmax(sqrt(d * cfg->tp / (2.0 * f)), 1.0), cfg->tp);
+      double t2 = scale_infer_ws2d_comms_s(b, d, f, a, x, cfg->tp / x, mp_link_bytes_per_s(chip));
+      t_ici += mlp_layers * t2;
+      t_bw += mlp_layers * t2;
+    } else {
+      add_collective(&g, SCALE_COLL_ALL_REDUCE, act, mlp_layers, &t_ici, &t_lat, &t_bw);
+    }
+    double k = kv_heads(model);
+    if (!is_mamba(model) && cfg->kv_sharding == SCALE_KV_SHARD_FULL && cfg->tp > k) {
+      double q = b * c64(model->n_heads) * c64(model->d_head) * a;
+      add_collective(&g, SCALE_COLL_ALL_TO_ALL, q, 2.0 * layers, &t_ici, &t_lat, &t_bw);
+    }
+    if (is_moe(model) && cfg->ep > 1.0) {
+      double routed = b * c64(model->n_experts_active) * d * a;
+      add_collective(&g, SCALE_COLL_ALL_TO_ALL, routed, 2.0 * moe_layers, &t_ici, &t_lat, &t_bw);
+    }
+  }
+  r.t_ici_s = t_ici;
+  r.t_ici_latency_s = t_lat;
+  r.ici_latency_bound = t_lat > t_bw;
+
+  double matmul = fmax(fmax(r.t_flops_s, r.t_params_s), r.t_ici_s);
+  r.step_s = r.t_kv_s + matmul;
+  if (r.t_kv_s > matmul)
+    r.bound = SCALE_BOUND_KV;
+  else if (matmul == r.t_ici_s && r.t_ici_s > 0.0)
+    r.bound = SCALE_BOUND_ICI;
+  else if (matmul == r.t_flops_s)
+    r.bound = SCALE_BOUND_FLOPS;
+  else
+    r.bound = SCALE_BOUND_PARAMS;
+  r.tokens_per_s = cfg->batch / r.step_s;
+  r.tokens_per_s_per_chip = r.tokens_per_s / cfg->n_chips;
+  r.latency_per_token_s = r.step_s;
+  r.qps_per_chip = scale_infer_qps_per_chip(cfg->batch, r.step_s, cfg->decode_len, cfg->n_chips);
+  r.cost_usd_per_million_tokens =
+      scale_infer_cost_usd_per_million_tokens(chip->usd_per_hour, cfg->n_chips, r.tokens_per_s);
+  double bc = scale_roofline_critical_batch(chip, cfg->weight_dtype, cfg->compute_dtype);
+  if (is_moe(model) && model->n_experts_active > 0)
+    bc *= c64(model->n_experts) / c64(model->n_experts_active);
+  r.critical_batch = bc;
+  return r;
+}
+
+int scale_infer_frontier(const scale_model *model, const scale_chip *chip,
+                         const scale_infer_config *cfg, const double *batches, int n,
+                         scale_infer_point *out) {
+  if (cfg == NULL || batches == NULL || out == NULL || n < 0) return -1;
+  int n_fit = 0;
+  for (int i = 0; i < n; i++) {
+    scale_infer_config c = *cfg;
+    c.batch = batches[i];
+    scale_infer_decode dec = scale_infer_decode_eval(model, chip, &c);
+    scale_infer_memory mem = scale_infer_memory_eval(model, chip, &c);
+    out[i].batch = batches[i];
+    out[i].context = cfg->context;
+    out[i].step_s = dec.step_s;
+    out[i].tokens_per_s_per_chip = dec.tokens_per_s_per_chip;
+    out[i].cost_usd_per_million_tokens = dec.cost_usd_per_million_tokens;
+    out[i].fits = mem.fits;
+    if (mem.fits) n_fit++;
+  }
+  return n_fit;
+}
+
+scale_infer_slice scale_infer_smallest_slice(const scale_model *model, const scale_chip *chip,
+                                             scale_dtype dtype, double context) {
+  scale_infer_slice r;
+  r.weight_bytes = r.kv_bytes_per_token = r.chips_needed = r.slice_chips = NAN;
+  r.free_bytes = r.max_batch = NAN;
+  if (model == NULL || chip == NULL || !dtype_ok(dtype) || !nonneg(context) ||
+      !positive(chip->hbm_bytes))
+    return r;
+  r.weight_bytes = scale_transformer_n_params(model) * scale_dtype_bytes(dtype);
+  r.kv_bytes_per_token = scale_transformer_kv_bytes_per_token(model, dtype);
+  r.chips_needed = scale_infer_chips_needed(r.weight_bytes, chip->hbm_bytes);
+  r.slice_chips = scale_infer_min_slice_chips(r.weight_bytes, chip->hbm_bytes);
+  r.free_bytes = r.slice_chips * chip->hbm_bytes - r.weight_bytes;
+  double seq = seq_kv_bytes(model, context, dtype);
+  r.max_batch = seq > 0.0 ? scale_infer_max_batch(r.free_bytes, seq) : HUGE_VAL;
+  return r;
+}
+
+/* ==== validation ============================================================================= */
+
+scale_status scale_infer_validate(const scale_model *model, const scale_chip *chip,
+                                  const scale_infer_config *cfg, scale_diag *diag) {
+  if (model == NULL || chip == NULL || cfg == NULL)
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "missing model, hardware or layout");
+  if (!is_count(cfg->n_chips))
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0, "chips must be a whole number >= 1 (got %g)",
+                          cfg->n_chips);
+  if (!is_count(cfg->tp))
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                          "model parallelism must be a whole number >= 1 (got %g)", cfg->tp);
+  if (fmod(cfg->n_chips, cfg->tp) != 0.0)
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
+                          "model parallelism %g does not divide the %g chips", cfg->tp,
+                          cfg->n_chips);
+  if (!is_count(cfg->batch))
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0, "batch must be a whole number >= 1 (got %g)",
+                          cfg->batch);
+  double copies = cfg->n_chips / cfg->tp;
+  if (fmod(cfg->batch, copies) != 0.0)
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
+                          "batch %g is not a multiple of the %g data-parallel copies "
+                          "(chips / model parallelism)",
+                          cfg->batch, copies);
+  if (!(cfg->context >= 1.0) || !isfinite(cfg->context))
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0, "context must be >= 1 token (got %g)",
+                          cfg->context);
+  if (!nonneg(cfg->prompt))
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0, "prompt must be >= 0 tokens (got %g)",
+                          cfg->prompt);
+  double max_ctx = c64(model->n_ctx_max);
+  if (max_ctx > 0.0 && cfg->context > max_ctx)
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                          "context %g exceeds %s's maximum of %g tokens", cfg->context,
+                          model->name[0] ? model->name : "the model", max_ctx);
+  if (max_ctx > 0.0 && cfg->prompt > max_ctx)
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                          "prompt %g exceeds %s's maximum of %g tokens", cfg->prompt,
+                          model->name[0] ? model->name : "the model", max_ctx);
+  if (!(cfg->decode_len >= 1.0) || !isfinite(cfg->decode_len))
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0, "decode length must be >= 1 (got %g)",
+                          cfg->decode_len);
+  if (!positive(cfg->mfu_frac) || cfg->mfu_frac > 1.0)
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0, "MFU must be in (0, 1] (got %g)",
+                          cfg->mfu_frac);
+  if (!dtype_ok(cfg->weight_dtype) || !dtype_ok(cfg->kv_dtype) || !dtype_ok(cfg->compute_dtype))
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "invalid dtype");
+  if (!positive(scale_chip_flops_per_s(chip, cfg->compute_dtype)))
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "%s has no %s matmul rate",
+                          chip->name[0] ? chip->name : "the hardware",
+                          scale_dtype_name(cfg->compute_dtype));
+  if (!positive(chip->hbm_bytes) || !positive(chip->hbm_bytes_per_s))
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "the hardware has no HBM figures");
+  if (cfg->kv_sharding != SCALE_KV_SHARD_FULL && cfg->kv_sharding != SCALE_KV_SHARD_HEADS)
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "invalid KV sharding");
+  if (!is_count(cfg->ep))
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                          "expert parallelism must be a whole number >= 1 (got %g)", cfg->ep);
+  if (cfg->ep > 1.0) {
+    if (!is_moe(model))
+      return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
+                            "expert parallelism needs a mixture-of-experts model");
+    if (fmod(cfg->tp, cfg->ep) != 0.0 || fmod(c64(model->n_experts), cfg->ep) != 0.0)
+      return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
+                            "expert parallelism %g must divide the model parallelism %g and "
+                            "the %lld experts",
+                            cfg->ep, cfg->tp, (long long)model->n_experts);
+  }
+  if (cfg->weight_stationary_2d && cfg->tp < 2.0)
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
+                          "2-D weight-stationary sharding needs model parallelism >= 2");
+  if (cfg->tp > 1.0) {
+    scale_group g;
+    if (!build_group(chip, cfg->tp, &g)) {
+      if (chip->kind == SCALE_HW_GPU)
+        return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                              "model parallelism %g exceeds the NVLink domain of %g GPUs",
+                              cfg->tp, chip->nvlink_domain_size);
+      return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                            "model parallelism %g does not fit the %gx%gx%g pod's torus", cfg->tp,
+                            chip->pod_shape[0], chip->pod_shape[1], chip->pod_shape[2]);
+    }
+  }
+  return SCALE_OK;
+}

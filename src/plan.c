@@ -1,0 +1,483 @@
+/* plan.c — exhaustive layout search for training (plan.h). */
+#include "scale/plan.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define MAX_DIVISORS 512
+#define MAX_THREADS 8
+
+/* ==== names ================================================================================= */
+
+static const char *const objective_names[SCALE_PLAN_OBJECTIVE_COUNT] = {"time", "cost", "mfu"};
+static const char *const prune_names[SCALE_PLAN_PRUNE_COUNT] = {
+    "tp-divisibility", "cp-divisibility", "pp-depth",  "batch-too-small",
+    "ep-divisibility", "other-invalid",   "out-of-memory"};
+
+const char *scale_plan_objective_name(scale_plan_objective objective) {
+  return (unsigned)objective < SCALE_PLAN_OBJECTIVE_COUNT ? objective_names[objective] : "?";
+}
+
+scale_status scale_plan_objective_parse(const char *text, scale_plan_objective *out) {
+  for (int i = 0; text && i < SCALE_PLAN_OBJECTIVE_COUNT; i++)
+    if (strcmp(text, objective_names[i]) == 0) {
+      *out = (scale_plan_objective)i;
+      return SCALE_OK;
+    }
+  return SCALE_ERR_INVALID;
+}
+
+const char *scale_plan_prune_name(scale_plan_prune rule) {
+  return (unsigned)rule < SCALE_PLAN_PRUNE_COUNT ? prune_names[rule] : "?";
+}
+
+scale_plan_opts scale_plan_opts_default(void) {
+  scale_plan_opts o;
+  memset(&o, 0, sizeof o);
+  o.objective = SCALE_PLAN_TIME;
+  o.top_k = 5;
+  for (int i = 0; i < SCALE_TRAIN_DIM_COUNT; i++) o.allow[i] = true;
+  for (int i = 0; i < SCALE_REMAT_COUNT; i++) o.allow_remat[i] = true;
+  for (int i = 0; i < SCALE_PP_COUNT; i++) o.allow_schedule[i] = true;
+  for (int i = 1; i <= 3; i++) o.allow_zero[i] = true;
+  return o;
+}
+
+/* ==== one worker's search =================================================================== */
+
+/* A thread's share of the search: its own ranking and counters. */
+typedef struct {
+  const scale_train_problem *problem;
+  const scale_plan_opts *opts;
+  double tps[MAX_DIVISORS]; /* the tp values this worker owns */
+  int n_tps;
+  scale_plan_report report; /* ranked[] kept sorted, best first */
+  scale_layout layout;      /* scratch */
+  scale_train_result result;
+} worker;
+
+static bool divides(double a, double b) { return b > 0 && fmod(b, a) == 0.0; }
+
+/* Divisors of n (n <= 2^53, found by trial division up to sqrt(n)), ascending. */
+static int divisors(double n, double *out) {
+  int lo = 0, hi = 0;
+  double high[MAX_DIVISORS];
+  for (double d = 1; d * d <= n && lo < MAX_DIVISORS / 2; d++)
+    if (fmod(n, d) == 0.0) {
+      out[lo++] = d;
+      if (d * d != n) high[hi++] = n / d;
+    }
+  for (int i = hi - 1; i >= 0; i--) out[lo++] = high[i];
+  return lo;
+}
+
+static double score_of(const scale_plan_opts *o, const scale_train_problem *p,
+                       const scale_train_result *r) {
+  switch (o->objective) {
+  case SCALE_PLAN_TIME: return r->step_time_s;
+  case SCALE_PLAN_MFU: return -r->mfu;
+  case SCALE_PLAN_COST: {
+    double price = p->chip->usd_per_hour;
+    double per_hour = isnan(price) ? 1.0 : price; /* without a price, chip-hours */
+    return p->n_chips * per_hour * r->step_time_s / 3600.0 / p->batch_tokens;
+  }
+  case SCALE_PLAN_OBJECTIVE_COUNT: break;
+  }
+  return r->step_time_s;
+}
+
+/* Total order on layouts for ties: the degrees, then the policies. */
+static int layout_cmp(const scale_layout *a, const scale_layout *b) {
+  const double ka[] = {a->tp,  a->cp,   a->pp, a->fsdp, a->dp, a->ep, a->zero_stage, a->sp,
+                       a->schedule, a->n_microbatches, a->remat, a->cp_kind,
+                       a->link[SCALE_TRAIN_DIM_PP]};
+  const double kb[] = {b->tp,  b->cp,   b->pp, b->fsdp, b->dp, b->ep, b->zero_stage, b->sp,
+                       b->schedule, b->n_microbatches, b->remat, b->cp_kind,
+                       b->link[SCALE_TRAIN_DIM_PP]};
+  for (size_t i = 0; i < sizeof ka / sizeof ka[0]; i++)
+    if (ka[i] != kb[i]) return ka[i] < kb[i] ? -1 : 1;
+  return 0;
+}
+
+/* Dimensions in use, plus a pipeline pushed onto DCN: on ties the simpler layout wins. */
+static int complexity(const scale_layout *l) {
+  const double degrees[] = {l->dp, l->fsdp, l->tp, l->pp, l->ep, l->cp};
+  int n = 0;
+  for (size_t i = 0; i < sizeof degrees / sizeof degrees[0]; i++) n += degrees[i] > 1;
+  return n + (l->pp > 1 && l->link[SCALE_TRAIN_DIM_PP] == SCALE_TRAIN_LINK_DCN);
+}
+
+/* Ranking order: the score; within 1e-9 of it, fewer dimensions, then less memory per chip,
+ * then the degrees (a total order, so the ranking does not depend on threads). */
+static bool better(double score_a, const scale_layout *a, const scale_train_result *ra,
+                   double score_b, const scale_layout *b, const scale_train_result *rb) {
+  if (fabs(score_a - score_b) > 1e-9 * fmax(fabs(score_a), fabs(score_b)))
+    return score_a < score_b;
+  int ca = complexity(a), cb = complexity(b);
+  if (ca != cb) return ca < cb;
+  if (ra->memory_per_chip_bytes != rb->memory_per_chip_bytes)
+    return ra->memory_per_chip_bytes < rb->memory_per_chip_bytes;
+  return layout_cmp(a, b) < 0;
+}
+
+/* Inserts the current candidate into the worker's sorted top-K if it belongs there. */
+static void rank(worker *w, double score) {
+  scale_plan_report *r = &w->report;
+  int k = w->opts->top_k;
+  if (r->n_ranked == k && !better(score, &w->layout, &w->result, r->ranked[k - 1].score,
+                                  &r->ranked[k - 1].layout, &r->ranked[k - 1].result))
+    return;
+  int i = r->n_ranked < k ? r->n_ranked++ : k - 1;
+  while (i > 0 && better(score, &w->layout, &w->result, r->ranked[i - 1].score,
+                         &r->ranked[i - 1].layout, &r->ranked[i - 1].result)) {
+    r->ranked[i] = r->ranked[i - 1];
+    i--;
+  }
+  r->ranked[i].layout = w->layout;
+  r->ranked[i].result = w->result;
+  r->ranked[i].score = score;
+}
+
+/* [listing:plan_consider] One candidate: the cheap rules, validation, evaluation, ranking. */
+static void consider(worker *w, double n_seq) {
+  scale_layout *l = &w->layout;
+  scale_plan_report *r = &w->report;
+  r->n_candidates++;
+  double dpf = l->dp * l->fsdp;
+  if (dpf > n_seq || l->n_microbatches > n_seq / dpf) {
+    r->n_pruned[SCALE_PLAN_PRUNE_BATCH]++;
+    return;
+  }
+  if (l->cp > 1 && l->cp_kind == SCALE_CP_ULYSSES &&
+      w->problem->model->arch == SCALE_ARCH_TRANSFORMER &&
+      !divides(l->cp, (double)w->problem->model->n_heads / l->tp)) {
+    r->n_pruned[SCALE_PLAN_PRUNE_CP]++;
+    return;
+  }
+  if (scale_train_validate(w->problem, l, NULL) != SCALE_OK) {
+    r->n_pruned[SCALE_PLAN_PRUNE_INVALID]++;
+    return;
+  }
+  scale_train_eval(w->problem, l, &w->result);
+  r->n_evaluated++;
+  if (!w->result.fits) {
+    r->n_pruned[SCALE_PLAN_PRUNE_MEMORY]++;
+    return;
+  }
+  double score = score_of(w->opts, w->problem, &w->result);
+  if (isnan(score)) {
+    r->n_pruned[SCALE_PLAN_PRUNE_INVALID]++;
+    return;
+  }
+  rank(w, score);
+}
+/* [/listing:plan_consider] */
+
+/* Policies of one degree tuple: ZeRO stage, SP, remat, CP kind. */
+static void policies(worker *w, double n_seq) {
+  const scale_plan_opts *o = w->opts;
+  scale_layout *l = &w->layout;
+  int zero_lo = l->fsdp > 1 ? 1 : 3, zero_hi = 3;
+  for (int z = zero_lo; z <= zero_hi; z++) {
+    if (l->fsdp > 1 && !o->allow_zero[z]) continue;
+    l->zero_stage = z;
+    for (int sp = 0; sp <= (l->tp > 1 && o->allow[SCALE_TRAIN_DIM_TP] ? 1 : 0); sp++) {
+      l->sp = sp != 0;
+      for (int rm = 0; rm < SCALE_REMAT_COUNT; rm++) {
+        if (!o->allow_remat[rm]) continue;
+        l->remat = (scale_remat)rm;
+        for (int ck = 0; ck < (l->cp > 1 ? SCALE_CP_COUNT : 1); ck++) {
+          l->cp_kind = (scale_cp_kind)ck;
+          consider(w, n_seq);
+        }
+      }
+    }
+  }
+}
+
+/* Pipeline schedules and microbatch counts (or gradient accumulation), and the mapping. */
+static void schedules(worker *w, double n_seq) {
+  const scale_plan_opts *o = w->opts;
+  const scale_train_problem *p = w->problem;
+  scale_layout *l = &w->layout;
+  static const double factors[] = {1, 2, 4, 8};
+  if (l->pp == 1) {
+    l->schedule = SCALE_PP_1F1B;
+    l->n_virtual_stages = 1;
+    scale_train_layout_map(p->chip, p->n_chips, l);
+    for (size_t f = 0; f < 4; f++) {
+      l->n_microbatches = factors[f];
+      policies(w, n_seq);
+    }
+    return;
+  }
+  double layers = (double)p->model->n_layers;
+  for (int s = 0; s < SCALE_PP_COUNT; s++) {
+    if (!o->allow_schedule[s]) continue;
+    l->schedule = (scale_pp_schedule)s;
+    l->n_virtual_stages = s == SCALE_PP_INTERLEAVED ? 2 : 1;
+    for (int mapping = 0; mapping < 2; mapping++) {
+      scale_train_layout_map(p->chip, p->n_chips, l);
+      if (mapping == 1) {
+        if (l->link[SCALE_TRAIN_DIM_PP] == SCALE_TRAIN_LINK_DCN || isnan(p->chip->dcn_bytes_per_s))
+          continue; /* the book's mapping already put the pipeline outermost */
+        l->link[SCALE_TRAIN_DIM_PP] = SCALE_TRAIN_LINK_DCN;
+        l->n_axes[SCALE_TRAIN_DIM_PP] = 1;
+      }
+      for (size_t f = 0; f < 4; f++) {
+        l->n_microbatches = factors[f] * l->pp;
+        if (l->n_virtual_stages * l->pp > layers) {
+          w->report.n_candidates++;
+          w->report.n_pruned[SCALE_PLAN_PRUNE_PP]++;
+          continue;
+        }
+        policies(w, n_seq);
+      }
+    }
+  }
+}
+
+/* Variants a degree tuple expands to (to count what a pruned tuple stood for). */
+static double n_variants(const worker *w, const scale_layout *l) {
+  const scale_plan_opts *o = w->opts;
+  double zero = 0, remat = 0, sched = 0;
+  for (int z = 1; z <= 3; z++) zero += o->allow_zero[z];
+  for (int i = 0; i < SCALE_REMAT_COUNT; i++) remat += o->allow_remat[i];
+  for (int i = 0; i < SCALE_PP_COUNT; i++) sched += o->allow_schedule[i];
+  double v = (l->fsdp > 1 ? zero : 1) * (l->tp > 1 ? 2 : 1) * remat * (l->cp > 1 ? 2 : 1);
+  return v * 4 * (l->pp > 1 ? sched * 2 : 1);
+}
+
+static void prune_tuple(worker *w, scale_plan_prune rule) {
+  double v = n_variants(w, &w->layout);
+  w->report.n_candidates += v;
+  w->report.n_pruned[rule] += v;
+}
+
+static bool tp_ok(const scale_model *m, double tp) {
+  if (tp == 1) return true;
+  if (m->arch == SCALE_ARCH_MAMBA2) return m->ssm_n_heads <= 0 || divides(tp, (double)m->ssm_n_heads);
+  if (!divides(tp, (double)m->n_heads)) return false;
+  double k = (double)m->n_kv_heads;
+  if (k > 0 && !divides(tp, k) && !divides(k, tp)) return false;
+  if (m->d_ff > 0 && !divides(tp, (double)m->d_ff)) return false;
+  return m->d_ff_expert <= 0 || divides(tp, (double)m->d_ff_expert);
+}
+
+/* Every degree tuple with the worker's tp values. */
+static void search(worker *w) {
+  const scale_train_problem *p = w->problem;
+  const scale_plan_opts *o = w->opts;
+  const scale_model *m = p->model;
+  double n = p->n_chips, n_seq = floor(p->batch_tokens / p->seq_len);
+  double cps[MAX_DIVISORS], pps[MAX_DIVISORS], fsdps[MAX_DIVISORS], eps[MAX_DIVISORS];
+  scale_layout *l = &w->layout;
+  for (int it = 0; it < w->n_tps; it++) {
+    double tp = w->tps[it];
+    int n_cp = o->allow[SCALE_TRAIN_DIM_CP] ? divisors(n / tp, cps) : (cps[0] = 1, 1);
+    for (int ic = 0; ic < n_cp; ic++) {
+      double cp = cps[ic];
+      int n_pp = o->allow[SCALE_TRAIN_DIM_PP] ? divisors(n / (tp * cp), pps) : (pps[0] = 1, 1);
+      for (int ip = 0; ip < n_pp; ip++) {
+        double pp = pps[ip], rest = n / (tp * cp * pp);
+        int n_fsdp = o->allow[SCALE_TRAIN_DIM_FSDP] ? divisors(rest, fsdps) : (fsdps[0] = 1, 1);
+        for (int ifs = 0; ifs < n_fsdp; ifs++) {
+          double fsdp = fsdps[ifs], dp = rest / fsdp;
+          if (dp > 1 && !o->allow[SCALE_TRAIN_DIM_DP]) continue;
+          int n_ep = scale_model_is_moe(m) && o->allow[SCALE_TRAIN_DIM_EP]
+                         ? divisors(dp * fsdp, eps)
+                         : (eps[0] = 1, 1);
+          for (int ie = 0; ie < n_ep; ie++) {
+            *l = scale_layout_default();
+            l->tp = tp, l->cp = cp, l->pp = pp, l->fsdp = fsdp, l->dp = dp, l->ep = eps[ie];
+            if (!tp_ok(m, tp)) prune_tuple(w, SCALE_PLAN_PRUNE_TP);
+            else if (cp > 1 && !divides(cp, p->seq_len)) prune_tuple(w, SCALE_PLAN_PRUNE_CP);
+            else if (pp > (double)m->n_layers) prune_tuple(w, SCALE_PLAN_PRUNE_PP);
+            else if (dp * fsdp > n_seq) prune_tuple(w, SCALE_PLAN_PRUNE_BATCH);
+            else if (l->ep > 1 && !divides(l->ep, (double)m->n_experts))
+              prune_tuple(w, SCALE_PLAN_PRUNE_EP);
+            else schedules(w, n_seq);
+          }
+        }
+      }
+    }
+  }
+}
+
+static void *run_worker(void *arg) {
+  search(arg);
+  return NULL;
+}
+
+/* ==== the whole search ====================================================================== */
+
+static void merge(scale_plan_report *out, const worker *w, int top_k) {
+  out->n_candidates += w->report.n_candidates;
+  out->n_evaluated += w->report.n_evaluated;
+  for (int i = 0; i < SCALE_PLAN_PRUNE_COUNT; i++) out->n_pruned[i] += w->report.n_pruned[i];
+  for (int i = 0; i < w->report.n_ranked; i++) {
+    const scale_plan_entry *e = &w->report.ranked[i];
+    int n = out->n_ranked;
+    if (n == top_k && !better(e->score, &e->layout, &e->result, out->ranked[n - 1].score,
+                              &out->ranked[n - 1].layout, &out->ranked[n - 1].result))
+      continue;
+    int j = n < top_k ? out->n_ranked++ : top_k - 1;
+    while (j > 0 && better(e->score, &e->layout, &e->result, out->ranked[j - 1].score,
+                           &out->ranked[j - 1].layout, &out->ranked[j - 1].result)) {
+      out->ranked[j] = out->ranked[j - 1];
+      j--;
+    }
+    out->ranked[j] = *e;
+  }
+}
+
+static scale_status check(const scale_train_problem *p, const scale_plan_opts *o,
+                          scale_diag *diag) {
+  if (!p || !p->model || !p->chip)
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "plan: missing model or hardware");
+  if (!(p->n_chips >= 1) || p->n_chips != floor(p->n_chips) || p->n_chips > 1e9)
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
+                          "plan: chip count %g must be an integer from 1 to 1e9", p->n_chips);
+  if (!(p->batch_tokens >= p->seq_len) || !(p->seq_len >= 1))
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
+                          "plan: the batch (%g tokens) must hold at least one sequence (%g)",
+                          p->batch_tokens, p->seq_len);
+  if (o->top_k < 1 || o->top_k > SCALE_PLAN_TOP_MAX)
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "plan: top_k %d must be 1..%d",
+                          o->top_k, SCALE_PLAN_TOP_MAX);
+  if ((unsigned)o->objective >= SCALE_PLAN_OBJECTIVE_COUNT || o->n_threads < 0)
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "plan: invalid options");
+  return SCALE_OK;
+}
+
+scale_status scale_plan_train(const scale_train_problem *problem, const scale_plan_opts *opts,
+                              scale_plan_report *out, scale_diag *diag) {
+  scale_plan_opts defaults = scale_plan_opts_default();
+  const scale_plan_opts *o = opts ? opts : &defaults;
+  scale_status st = check(problem, o, diag);
+  if (st) return st;
+  memset(out, 0, sizeof *out);
+
+  double all_tps[MAX_DIVISORS];
+  int n_tps = o->allow[SCALE_TRAIN_DIM_TP] ? divisors(problem->n_chips, all_tps) : (all_tps[0] = 1, 1);
+  int n_threads = o->n_threads;
+  if (n_threads == 0) {
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    n_threads = cores > 0 ? (int)cores : 1;
+  }
+  if (n_threads > MAX_THREADS) n_threads = MAX_THREADS;
+  if (n_threads > n_tps) n_threads = n_tps;
+
+  /* Workers hold a report each (tens of kB): on the heap, not on thread stacks. */
+  worker *workers = calloc((size_t)n_threads, sizeof *workers);
+  if (!workers) return scale_diag_set(diag, SCALE_ERR_NOMEM, "", 0, "plan: out of memory");
+  for (int t = 0; t < n_threads; t++) {
+    workers[t].problem = problem;
+    workers[t].opts = o;
+  }
+  /* Deal tp values round-robin so threads get similar shares (small tp = most work). */
+  for (int i = 0; i < n_tps; i++) {
+    worker *w = &workers[i % n_threads];
+    w->tps[w->n_tps++] = all_tps[i];
+  }
+  pthread_t threads[MAX_THREADS];
+  bool started[MAX_THREADS] = {false};
+  for (int t = 1; t < n_threads; t++)
+    started[t] = pthread_create(&threads[t], NULL, run_worker, &workers[t]) == 0;
+  search(&workers[0]);
+  for (int t = 1; t < n_threads; t++) {
+    if (started[t])
+      pthread_join(threads[t], NULL);
+    else
+      search(&workers[t]); /* could not start a thread: do its share here */
+  }
+  for (int t = 0; t < n_threads; t++) merge(out, &workers[t], o->top_k);
+  for (int i = 0; i < SCALE_PLAN_PRUNE_COUNT; i++) out->n_pruned_total += out->n_pruned[i];
+  out->n_threads_used = n_threads;
+  free(workers);
+  return SCALE_OK;
+}
+
+/* ==== text ================================================================================== */
+
+char *scale_plan_layout_str(const scale_layout *l, char *buf, size_t size) {
+  size_t n = 0;
+  buf[0] = '\0';
+#define PUT(...)                                                                                \
+  do {                                                                                        \
+    int k_ = snprintf(buf + n, n < size ? size - n : 0, __VA_ARGS__);                         \
+    if (k_ > 0) n += (size_t)k_;                                                              \
+  } while (0)
+  const char *sep = "";
+  if (l->dp > 1) {
+    PUT("%sdp %g", sep, l->dp);
+    sep = " x ";
+  }
+  if (l->fsdp > 1) {
+    PUT("%sfsdp %g (zero-%d)", sep, l->fsdp, l->zero_stage);
+    sep = " x ";
+  }
+  if (l->tp > 1) {
+    PUT("%stp %g%s", sep, l->tp, l->sp ? " (sp)" : "");
+    sep = " x ";
+  }
+  if (l->pp > 1) {
+    PUT("%spp %g [%s", sep, l->pp, scale_pp_schedule_name(l->schedule));
+    if (l->schedule == SCALE_PP_INTERLEAVED) PUT(" v=%g", l->n_virtual_stages);
+    PUT(" m=%g%s]", l->n_microbatches,
+        l->link[SCALE_TRAIN_DIM_PP] == SCALE_TRAIN_LINK_DCN ? " over dcn" : "");
+    sep = " x ";
+  }
+  if (l->ep > 1) {
+    PUT("%sep %g", sep, l->ep);
+    sep = " x ";
+  }
+  if (l->cp > 1) {
+    PUT("%scp %g (%s)", sep, l->cp, scale_cp_kind_name(l->cp_kind));
+    sep = " x ";
+  }
+  if (!*sep) PUT("1 chip");
+  if (l->pp == 1 && l->n_microbatches > 1) PUT(", %g microbatches", l->n_microbatches);
+  PUT(", remat %s", scale_train_remat_name(l->remat));
+#undef PUT
+  return buf;
+}
+
+char *scale_plan_explain(const scale_plan_report *r, char *buf, size_t size) {
+  if (size == 0) return buf;
+  buf[0] = '\0';
+  if (r->n_ranked < 2) return buf;
+  const scale_train_result *a = &r->ranked[0].result, *b = &r->ranked[1].result;
+  double gap = (b->step_time_s / a->step_time_s - 1.0) * 100.0;
+  char second[160];
+  scale_plan_layout_str(&r->ranked[1].layout, second, sizeof second);
+  if (fabs(gap) < 0.05) {
+    snprintf(buf, size,
+             "The runner-up (%s) ties within 0.05%% of the step time; the best is preferred as "
+             "the simpler layout (fewer parallel dimensions, then less memory per chip: %.3g GB "
+             "against %.3g GB).",
+             second, a->memory_per_chip_bytes / 1e9, b->memory_per_chip_bytes / 1e9);
+    return buf;
+  }
+  if (b->bound == SCALE_TRAIN_BOUND_COMMS)
+    snprintf(buf, size,
+             "The runner-up (%s) is %.3g%% slower per step: it is comms-bound, its %s taking "
+             "%.3g ms against %.3g ms of compute (%s).",
+             second, gap, scale_train_comm_name(b->binding_comm), b->comms_time_s * 1e3,
+             b->compute_time_s * 1e3, b->reason ? b->reason : "");
+  else
+    snprintf(buf, size,
+             "The runner-up (%s) is %.3g%% slower per step: both are compute-bound; it loses "
+             "%.3g ms to %s (bubble %.3g%%, exposed comms %.3g ms, remat %.3g%% extra FLOPs).",
+             second, gap, (b->step_time_s - a->step_time_s) * 1e3,
+             b->bubble_frac > a->bubble_frac ? "the pipeline bubble" : "extra work",
+             b->bubble_frac * 100.0, b->exposed_comms_time_s * 1e3,
+             b->flops_per_chip > 0 ? b->remat_flops_per_chip / b->flops_per_chip * 100.0 : 0.0);
+  return buf;
+}

@@ -1,0 +1,890 @@
+/* training.c — parallel layouts for training and their cost (training.h; book
+ * ch. 5-6). */
+#include "scale/training.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "internal.h"
+
+/* ==== small helpers =========================================================================== */
+
+static bool pos(double x) { return isfinite(x) && x > 0.0; }
+static bool nonneg(double x) { return isfinite(x) && x >= 0.0; }
+static bool degree_ok(double x) { return isfinite(x) && x >= 1.0 && x == floor(x); }
+static double c64(int64_t v) { return (double)v; }
+
+/* Whether integer-valued doubles satisfy b | a. */
+static bool divides(double b, double a) { return b >= 1.0 && fmod(a, b) == 0.0; }
+
+/* ==== names =================================================================================== */
+
+static const char *const dim_names[SCALE_TRAIN_DIM_COUNT] = {"dp", "fsdp", "tp", "pp", "ep", "cp"};
+static const char *const link_names[SCALE_TRAIN_LINK_COUNT] = {"ici", "nvlink", "dcn"};
+static const char *const schedule_names[SCALE_PP_COUNT] = {"1f1b", "gpipe", "interleaved",
+                                                           "zero-bubble"};
+static const char *const cp_names[SCALE_CP_COUNT] = {"ring", "ulysses"};
+static const char *const comm_names[SCALE_TRAIN_COMM_COUNT] = {
+    "fsdp-all-gather", "fsdp-reduce-scatter", "dp-all-reduce", "tp-all-gather", "tp-reduce-scatter",
+    "pp-send",         "ep-all-to-all",       "cp-attention",  "cp-all-reduce"};
+static const char *const bound_names[SCALE_TRAIN_BOUND_COUNT] = {"compute", "comms", "memory"};
+static const char *const remat_names[SCALE_REMAT_COUNT] = {"none", "block", "matmuls"};
+
+const char *scale_train_dim_name(scale_train_dim dim) {
+  return (unsigned)dim < SCALE_TRAIN_DIM_COUNT ? dim_names[dim] : "?";
+}
+const char *scale_train_link_name(scale_train_link link) {
+  return (unsigned)link < SCALE_TRAIN_LINK_COUNT ? link_names[link] : "?";
+}
+const char *scale_pp_schedule_name(scale_pp_schedule schedule) {
+  return (unsigned)schedule < SCALE_PP_COUNT ? schedule_names[schedule] : "?";
+}
+const char *scale_cp_kind_name(scale_cp_kind kind) {
+  return (unsigned)kind < SCALE_CP_COUNT ? cp_names[kind] : "?";
+}
+const char *scale_train_comm_name(scale_train_comm comm) {
+  return (unsigned)comm < SCALE_TRAIN_COMM_COUNT ? comm_names[comm] : "?";
+}
+const char *scale_train_bound_name(scale_train_bound bound) {
+  return (unsigned)bound < SCALE_TRAIN_BOUND_COUNT ? bound_names[bound] : "?";
+}
+const char *scale_train_remat_name(scale_remat remat) {
+  return (unsigned)remat < SCALE_REMAT_COUNT ? remat_names[remat] : "?";
+}
+
+scale_status scale_pp_schedule_parse(const char *text, scale_pp_schedule *out) {
+  if (text == NULL || out == NULL)
+    return SCALE_ERR_INVALID;
+  for (int i = 0; i < SCALE_PP_COUNT; i++) {
+    if (strcasecmp(text, schedule_names[i]) == 0) {
+      *out = (scale_pp_schedule)i;
+      return SCALE_OK;
+    }
+  }
+  if (strcasecmp(text, "zb") == 0 || strcasecmp(text, "zerobubble") == 0) {
+    *out = SCALE_PP_ZERO_BUBBLE;
+    return SCALE_OK;
+  }
+  return SCALE_ERR_INVALID;
+}
+
+scale_status scale_cp_kind_parse(const char *text, scale_cp_kind *out) {
+  if (text == NULL || out == NULL)
+    return SCALE_ERR_INVALID;
+  for (int i = 0; i < SCALE_CP_COUNT; i++) {
+    if (strcasecmp(text, cp_names[i]) == 0) {
+      *out = (scale_cp_kind)i;
+      return SCALE_OK;
+    }
+  }
+  return SCALE_ERR_INVALID;
+}
+
+scale_status scale_train_remat_parse(const char *text, scale_remat *out) {
+  if (text == NULL || out == NULL)
+    return SCALE_ERR_INVALID;
+  if (strcasecmp(text, "none") == 0) {
+    *out = SCALE_REMAT_NONE;
+  } else if (strcasecmp(text, "block") == 0 || strcasecmp(text, "full") == 0) {
+    *out = SCALE_REMAT_BLOCK;
+  } else if (strcasecmp(text, "matmuls") == 0 || strcasecmp(text, "big-matmuls") == 0) {
+    *out = SCALE_REMAT_BIG_MATMULS;
+  } else {
+    return SCALE_ERR_INVALID;
+  }
+  return SCALE_OK;
+}
+
+/* ==== layout and problem ====================================================================== */
+
+scale_layout scale_layout_default(void) {
+  scale_layout l;
+  memset(&l, 0, sizeof l);
+  l.dp = l.fsdp = l.tp = l.pp = l.ep = l.cp = 1.0;
+  l.zero_stage = 3;
+  l.sp = false;
+  l.n_microbatches = 1.0;
+  l.schedule = SCALE_PP_1F1B;
+  l.n_virtual_stages = 1.0;
+  l.cp_kind = SCALE_CP_RING;
+  l.remat = SCALE_REMAT_BLOCK;
+  scale_precision prec = SCALE_PRECISION_BF16_ADAM;
+  l.precision = prec;
+  l.act_dtype = SCALE_DTYPE_BF16;
+  for (int i = 0; i < SCALE_TRAIN_DIM_COUNT; i++) {
+    l.link[i] = SCALE_TRAIN_LINK_ICI;
+    l.n_axes[i] = 1.0;
+  }
+  return l;
+}
+
+double scale_layout_n_chips(const scale_layout *layout) {
+  if (layout == NULL)
+    return NAN;
+  return layout->dp * layout->fsdp * layout->tp * layout->pp * layout->cp;
+}
+
+scale_train_problem scale_train_problem_make(const scale_model *model, const scale_chip *chip,
+                                             double n_chips, double batch_tokens, double seq_len) {
+  scale_train_problem p;
+  memset(&p, 0, sizeof p);
+  p.model = model;
+  p.chip = chip;
+  p.n_chips = n_chips;
+  p.batch_tokens = batch_tokens;
+  p.seq_len = seq_len;
+  p.efficiency_frac = 1.0;
+  p.compute_dtype = SCALE_DTYPE_BF16;
+  p.mfu_counts_attention = false;
+  p.train_tokens = 0.0;
+  return p;
+}
+
+/* Book ch. 5 "Scaling Across Pods": the model-parallel and FSDP dimensions fill
+ * the fast domain (an ICI slice up to a pod, or an NVLink domain), pure DP goes
+ * over DCN. */
+void scale_train_layout_map(const scale_chip *chip, double n_chips, scale_layout *layout) {
+  if (chip == NULL || layout == NULL)
+    return;
+  bool gpu = chip->kind == SCALE_HW_GPU;
+  double domain;
+  if (gpu) {
+    domain = isfinite(chip->nvlink_domain_size) ? chip->nvlink_domain_size : 1.0;
+  } else {
+    double pod = scale_chip_pod_chips(chip);
+    domain = isfinite(pod) ? fmin(pod, n_chips) : n_chips;
+  }
+  scale_train_link fast = gpu ? SCALE_TRAIN_LINK_NVLINK : SCALE_TRAIN_LINK_ICI;
+  static const scale_train_dim order[] = {SCALE_TRAIN_DIM_TP, SCALE_TRAIN_DIM_CP,
+                                          SCALE_TRAIN_DIM_FSDP, SCALE_TRAIN_DIM_PP,
+                                          SCALE_TRAIN_DIM_DP};
+  const double degree[SCALE_TRAIN_DIM_COUNT] = {layout->dp, layout->fsdp, layout->tp,
+                                                layout->pp, layout->ep,   layout->cp};
+  double inner = 1.0;
+  for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+    scale_train_dim d = order[i];
+    inner *= degree[d];
+    layout->link[d] =
+        (degree[d] <= 1.0 || inner <= domain * (1.0 + 1e-9)) ? fast : SCALE_TRAIN_LINK_DCN;
+    layout->n_axes[d] = 1.0;
+  }
+  /* EP lives inside the data-parallel chips next to tp and cp. */
+  double ep_span = layout->tp * layout->cp * layout->ep;
+  layout->link[SCALE_TRAIN_DIM_EP] =
+      (layout->ep <= 1.0 || ep_span <= domain * (1.0 + 1e-9)) ? fast : SCALE_TRAIN_LINK_DCN;
+  layout->n_axes[SCALE_TRAIN_DIM_EP] = 1.0;
+  if (gpu)
+    return;
+
+  /* Share the torus axes among the ICI dimensions that move data (degree > 1).
+   */
+  double axes = isfinite(chip->ici_n_axes) && chip->ici_n_axes >= 1.0 ? chip->ici_n_axes : 1.0;
+  int k = 0;
+  int largest = -1;
+  for (int d = 0; d < SCALE_TRAIN_DIM_COUNT; d++) {
+    if (d == SCALE_TRAIN_DIM_EP || d == SCALE_TRAIN_DIM_PP)
+      continue; /* EP reuses the DP axes; PP is p2p */
+    if (degree[d] > 1.0 && layout->link[d] == SCALE_TRAIN_LINK_ICI) {
+      k++;
+      if (largest < 0 || degree[d] > degree[largest])
+        largest = d;
+    }
+  }
+  if (k == 0)
+    return;
+  if ((double)k >= axes)
+    return; /* one axis each */
+  layout->n_axes[largest] = axes - (double)(k - 1);
+}
+
+/* ==== validation ============================================================================== */
+
+static scale_status invalid(scale_diag *diag, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Fills diag (if any) with a one-line message and returns SCALE_ERR_INVALID. */
+static scale_status invalid(scale_diag *diag, const char *fmt, ...) {
+  if (diag == NULL)
+    return SCALE_ERR_INVALID;
+  diag->file[0] = '\0';
+  diag->line = 0;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(diag->message, sizeof diag->message, fmt, ap);
+  va_end(ap);
+  return SCALE_ERR_INVALID;
+}
+
+scale_status scale_train_validate(const scale_train_problem *problem, const scale_layout *layout,
+                                  scale_diag *diag) {
+  if (problem == NULL || layout == NULL || problem->model == NULL || problem->chip == NULL)
+    return invalid(diag, "missing model, hardware or layout");
+  const scale_model *m = problem->model;
+  const scale_chip *chip = problem->chip;
+  if (!pos(problem->n_chips) || problem->n_chips != floor(problem->n_chips))
+    return invalid(diag, "chip count %g must be a positive integer", problem->n_chips);
+  if (!pos(problem->batch_tokens))
+    return invalid(diag, "batch %g tokens must be positive", problem->batch_tokens);
+  if (!pos(problem->seq_len) || problem->seq_len != floor(problem->seq_len))
+    return invalid(diag, "sequence length %g must be a positive integer", problem->seq_len);
+  if (problem->batch_tokens < problem->seq_len)
+    return invalid(diag, "batch of %g tokens is shorter than one sequence of %g",
+                   problem->batch_tokens, problem->seq_len);
+  if (!pos(problem->efficiency_frac) || problem->efficiency_frac > 1.0)
+    return invalid(diag, "efficiency %g must be in (0, 1]", problem->efficiency_frac);
+  if (!pos(scale_chip_flops_per_s(chip, problem->compute_dtype)))
+    return invalid(diag, "the chip has no matmul rate for the compute dtype");
+  if (!nonneg(problem->train_tokens))
+    return invalid(diag, "token budget %g must be >= 0", problem->train_tokens);
+
+  const double degree[SCALE_TRAIN_DIM_COUNT] = {layout->dp, layout->fsdp, layout->tp,
+                                                layout->pp, layout->ep,   layout->cp};
+  for (int d = 0; d < SCALE_TRAIN_DIM_COUNT; d++)
+    if (!degree_ok(degree[d]))
+      return invalid(diag, "%s %g must be an integer >= 1", dim_names[d], degree[d]);
+  double used = scale_layout_n_chips(layout);
+  if (used != problem->n_chips)
+    return invalid(diag, "dp x fsdp x tp x pp x cp = %g, not the %g chips of the run", used,
+                   problem->n_chips);
+  if (layout->fsdp > 1.0 && (layout->zero_stage < 1 || layout->zero_stage > 3))
+    return invalid(diag, "ZeRO stage %d must be 1, 2 or 3", layout->zero_stage);
+
+  bool mamba = m->arch == SCALE_ARCH_MAMBA2;
+  double tp = layout->tp;
+  if (tp > 1.0) {
+    if (mamba) {
+      double heads = c64(m->ssm_n_heads);
+      if (heads > 0.0 && !divides(tp, heads))
+        return invalid(diag, "tp %g does not divide the %g SSM heads", tp, heads);
+    } else {
+      double n = c64(m->n_heads), k = c64(m->n_kv_heads);
+      if (!divides(tp, n))
+        return invalid(diag, "tp %g does not divide the %g query heads", tp, n);
+      if (k > 0.0 && !divides(tp, k) && !divides(k, tp))
+        return invalid(diag, "tp %g and the %g KV heads do not divide one another", tp, k);
+    }
+    if (m->d_ff > 0 && !divides(tp, c64(m->d_ff)))
+      return invalid(diag, "tp %g does not divide the MLP width F = %g", tp, c64(m->d_ff));
+    if (m->d_ff_expert > 0 && !divides(tp, c64(m->d_ff_expert)))
+      return invalid(diag, "tp %g does not divide the expert width %g", tp, c64(m->d_ff_expert));
+  }
+
+  double layers = c64(m->n_layers);
+  double v =
+      layout->pp > 1.0 && layout->schedule == SCALE_PP_INTERLEAVED ? layout->n_virtual_stages : 1.0;
+  if (layout->pp > layers)
+    return invalid(diag, "pp %g is deeper than the model's %g layers", layout->pp, layers);
+  if (!degree_ok(layout->n_microbatches))
+    return invalid(diag, "microbatches %g must be an integer >= 1", layout->n_microbatches);
+  if (layout->pp > 1.0) {
+    if ((unsigned)layout->schedule >= SCALE_PP_COUNT)
+      return invalid(diag, "unknown pipeline schedule");
+    if (layout->schedule == SCALE_PP_INTERLEAVED && !degree_ok(layout->n_virtual_stages))
+      return invalid(diag, "virtual stages %g must be an integer >= 1", layout->n_virtual_stages);
+    if (v * layout->pp > layers)
+      return invalid(diag, "%g virtual stages x pp exceed the model's %g layers", v * layout->pp,
+                     layers);
+    if (layout->n_microbatches < layout->pp)
+      return invalid(diag, "%g microbatches cannot fill %g pipeline stages (need m >= pp)",
+                     layout->n_microbatches, layout->pp);
+  }
+
+  if (layout->ep > 1.0) {
+    if (!scale_model_is_moe(m))
+      return invalid(diag, "ep %g on a dense model (it has no experts to split)", layout->ep);
+    if (!divides(layout->ep, c64(m->n_experts)))
+      return invalid(diag, "ep %g does not divide the %g experts", layout->ep, c64(m->n_experts));
+    if (!divides(layout->ep, layout->dp * layout->fsdp))
+      return invalid(diag, "ep %g does not divide the dp x fsdp = %g data-parallel chips",
+                     layout->ep, layout->dp * layout->fsdp);
+  }
+
+  if (layout->cp > 1.0) {
+    if ((unsigned)layout->cp_kind >= SCALE_CP_COUNT)
+      return invalid(diag, "unknown context-parallel kind");
+    if (!divides(layout->cp, problem->seq_len))
+      return invalid(diag, "cp %g does not divide the sequence length %g", layout->cp,
+                     problem->seq_len);
+    if (layout->cp_kind == SCALE_CP_ULYSSES && !mamba && !divides(layout->cp, c64(m->n_heads) / tp))
+      return invalid(diag, "Ulysses cp %g does not divide the %g query heads per TP shard",
+                     layout->cp, c64(m->n_heads) / tp);
+  }
+
+  double n_seq = floor(problem->batch_tokens / problem->seq_len);
+  double dpf = layout->dp * layout->fsdp;
+  if (dpf > n_seq)
+    return invalid(diag,
+                   "dp x fsdp = %g exceeds the %g sequences of the batch (split sequences "
+                   "with cp)",
+                   dpf, n_seq);
+  if (layout->n_microbatches > n_seq / dpf)
+    return invalid(diag, "%g microbatches exceed the %g sequences per data-parallel shard",
+                   layout->n_microbatches, n_seq / dpf);
+
+  if ((unsigned)layout->remat >= SCALE_REMAT_COUNT)
+    return invalid(diag, "unknown remat policy");
+  if (!isfinite(scale_dtype_bytes(layout->act_dtype)) ||
+      !isfinite(scale_transformer_train_state_bytes(&layout->precision, 1.0)))
+    return invalid(diag, "invalid dtype in the layout's precision");
+
+  for (int d = 0; d < SCALE_TRAIN_DIM_COUNT; d++) {
+    if (degree[d] <= 1.0)
+      continue;
+    scale_train_link link = layout->link[d];
+    if ((unsigned)link >= SCALE_TRAIN_LINK_COUNT)
+      return invalid(diag, "unknown link for a dimension");
+    if (link == SCALE_TRAIN_LINK_ICI && !pos(chip->ici_link_bytes_per_s))
+      return invalid(diag, "the chip has no ICI links for %s %g (map it to nvlink or dcn)",
+                     dim_names[d], degree[d]);
+    if (link == SCALE_TRAIN_LINK_NVLINK && !pos(chip->nvlink_bytes_per_s))
+      return invalid(diag, "the chip has no NVLink for a dimension of %g", degree[d]);
+    if (link == SCALE_TRAIN_LINK_DCN && !pos(chip->dcn_bytes_per_s))
+      return invalid(diag, "the chip has no DCN bandwidth for a dimension of %g", degree[d]);
+    if (link == SCALE_TRAIN_LINK_ICI && !(layout->n_axes[d] >= 1.0))
+      return invalid(diag, "a dimension of %g spans %g ICI axes (need >= 1)", degree[d],
+                     layout->n_axes[d]);
+  }
+  return SCALE_OK;
+}
+
+/* ==== pieces ================================================================================== */
+
+double scale_train_bubble_frac(scale_pp_schedule schedule, double p, double m, double v) {
+  if (!(p >= 1.0) || !(m >= 1.0) || !(v >= 1.0) || !isfinite(p + m + v))
+    return NAN;
+  if (p == 1.0)
+    return 0.0;
+  switch (schedule) {
+  case SCALE_PP_1F1B:
+  case SCALE_PP_GPIPE:
+    return (p - 1.0) / m;
+  case SCALE_PP_INTERLEAVED:
+    return (p - 1.0) / (v * m);
+  case SCALE_PP_ZERO_BUBBLE:
+    return 0.0;
+  default:
+    return NAN;
+  }
+}
+
+double scale_train_microbatches_in_flight(scale_pp_schedule schedule, double p, double m,
+                                          double v) {
+  if (!(p >= 1.0) || !(m >= 1.0) || !(v >= 1.0) || !isfinite(p + m + v))
+    return NAN;
+  if (p == 1.0)
+    return 1.0;
+  switch (schedule) {
+  case SCALE_PP_1F1B:
+  case SCALE_PP_ZERO_BUBBLE:
+    return fmin(m, p);
+  case SCALE_PP_GPIPE:
+    return m;
+  case SCALE_PP_INTERLEAVED:
+    return fmin(m, p) * (1.0 + (p - 1.0) / (p * v));
+  default:
+    return NAN;
+  }
+}
+
+double scale_train_zero_bytes_per_chip(const scale_precision *prec, double n_params, int stage,
+                                       double n_shards, double out[3]) {
+  double w = scale_transformer_weight_bytes(prec, n_params);
+  double g = scale_transformer_grad_bytes(prec, n_params);
+  double o = scale_transformer_optimizer_bytes(prec, n_params);
+  if (stage < 0 || stage > 3 || !(n_shards >= 1.0) || !isfinite(n_shards) || !isfinite(w + g + o)) {
+    if (out)
+      out[0] = out[1] = out[2] = NAN;
+    return NAN;
+  }
+  if (stage >= 1)
+    o /= n_shards;
+  if (stage >= 2)
+    g /= n_shards;
+  if (stage >= 3)
+    w /= n_shards;
+  if (out) {
+    out[0] = w;
+    out[1] = g;
+    out[2] = o;
+  }
+  return w + g + o;
+}
+
+/* ==== thresholds ============================================================================== */
+
+double scale_train_dp_critical_batch(double flops_per_s, double link_bytes_per_s, double n_axes) {
+  if (!pos(flops_per_s) || !pos(link_bytes_per_s) || !(n_axes >= 1.0) || !isfinite(n_axes))
+    return NAN;
+  return flops_per_s / (2.0 * link_bytes_per_s * n_axes);
+}
+
+double scale_train_tp_max_degree(double d_ff, double flops_per_s, double link_bytes_per_s,
+                                 double n_axes_tp) {
+  if (!pos(d_ff) || !pos(flops_per_s) || !pos(link_bytes_per_s) || !pos(n_axes_tp))
+    return NAN;
+  return n_axes_tp * d_ff * 2.0 * link_bytes_per_s / flops_per_s;
+}
+
+double scale_train_fsdp_tp_x_opt(double batch_tokens, double d_ff, double n_chips,
+                                 double n_axes_fsdp, double n_axes_tp) {
+  if (!pos(batch_tokens) || !pos(d_ff) || !pos(n_chips) || !pos(n_axes_fsdp) || !pos(n_axes_tp))
+    return NAN;
+  return sqrt(batch_tokens / d_ff * (n_axes_fsdp / n_axes_tp) * n_chips);
+}
+
+double scale_train_fsdp_tp_critical_batch(double d_ff, double flops_per_s, double link_bytes_per_s,
+                                          double n_axes_fsdp, double n_axes_tp) {
+  if (!pos(d_ff) || !pos(flops_per_s) || !pos(link_bytes_per_s) || !pos(n_axes_fsdp) ||
+      !pos(n_axes_tp))
+    return NAN;
+  double alpha = flops_per_s / (2.0 * link_bytes_per_s);
+  return alpha * alpha / (n_axes_fsdp * n_axes_tp * d_ff);
+}
+
+double scale_train_dcn_critical_batch(double flops_per_s, double dcn_bytes_per_s) {
+  if (!pos(flops_per_s) || !pos(dcn_bytes_per_s))
+    return NAN;
+  return flops_per_s / dcn_bytes_per_s;
+}
+
+double scale_train_moe_critical_batch(double dense_critical_batch, double n_experts,
+                                      double n_active) {
+  if (!nonneg(dense_critical_batch) || !(n_active >= 1.0) || !(n_experts >= n_active) ||
+      !isfinite(n_experts))
+    return NAN;
+  return dense_critical_batch * n_experts / n_active;
+}
+
+double scale_train_max_pure_dp_params(double hbm_bytes, const scale_precision *prec) {
+  if (!nonneg(hbm_bytes))
+    return NAN;
+  double per =
+      scale_transformer_weight_bytes(prec, 1.0) + scale_transformer_optimizer_bytes(prec, 1.0);
+  if (!pos(per))
+    return NAN;
+  return hbm_bytes / per;
+}
+
+double scale_train_max_dp_chips(double batch_tokens, double critical_batch) {
+  if (!nonneg(batch_tokens) || !pos(critical_batch))
+    return NAN;
+  return batch_tokens / critical_batch;
+}
+
+double scale_train_time_s(double total_flops, double n_chips, double flops_per_s, double mfu) {
+  if (!nonneg(total_flops) || !pos(n_chips) || !pos(flops_per_s) || !pos(mfu))
+    return NAN;
+  return total_flops / (n_chips * flops_per_s * mfu);
+}
+
+double scale_train_min_chips_for_memory(double total_bytes, double hbm_bytes) {
+  if (!nonneg(total_bytes) || !pos(hbm_bytes))
+    return NAN;
+  return ceil(total_bytes / hbm_bytes);
+}
+
+/* ==== evaluation ============================================================================== */
+
+/* Bandwidth of a collective of dimension 'd' [bytes/s] (NaN if the chip lacks
+ * the link). */
+static double link_bandwidth(const scale_chip *chip, const scale_layout *l, scale_train_dim d) {
+  switch (l->link[d]) {
+  case SCALE_TRAIN_LINK_ICI: /* ch. 3: W_ici bidirectional, times the axes
+                                spanned */
+    return 2.0 * chip->ici_link_bytes_per_s * l->n_axes[d];
+  case SCALE_TRAIN_LINK_NVLINK: /* ch. 12: one-way NVLink egress of a GPU */
+    return chip->nvlink_bytes_per_s;
+  case SCALE_TRAIN_LINK_DCN: /* ch. 5: per-chip DCN egress */
+    return chip->dcn_bytes_per_s;
+  default:
+    return NAN;
+  }
+}
+
+/* Bandwidth of a point-to-point pipeline send: one link, one way. */
+static double send_bandwidth(const scale_chip *chip, const scale_layout *l) {
+  switch (l->link[SCALE_TRAIN_DIM_PP]) {
+  case SCALE_TRAIN_LINK_ICI:
+    return chip->ici_link_bytes_per_s;
+  case SCALE_TRAIN_LINK_NVLINK:
+    return chip->nvlink_bytes_per_s;
+  case SCALE_TRAIN_LINK_DCN:
+    return chip->dcn_bytes_per_s;
+  default:
+    return NAN;
+  }
+}
+
+/* Book volume of an AllToAll in which each of 'n' chips holds 'chip_bytes': on
+ * an ICI ring the whole array n V over 4 (ch. 3 summary table: AllToAll costs a
+ * quarter of an AllGather); through a switch or a NIC, the (n-1)/n of its share
+ * that leaves the chip. */
+static double all_to_all_bytes(scale_train_link link, double n, double chip_bytes) {
+  if (n <= 1.0)
+    return 0.0;
+  if (link == SCALE_TRAIN_LINK_ICI)
+    return n * chip_bytes / 4.0;
+  return (n - 1.0) / n * chip_bytes;
+}
+
+static void set_comm(scale_train_comm_cost *c, scale_train_dim dim, scale_train_link link,
+                     double bw, double fwd_layer, double bwd_layer, double step) {
+  c->dim = dim;
+  c->link = link;
+  c->bandwidth_bytes_per_s = bw;
+  c->fwd_bytes_per_layer = fwd_layer;
+  c->bwd_bytes_per_layer = bwd_layer;
+  c->fwd_time_per_layer_s = fwd_layer > 0.0 ? fwd_layer / bw : 0.0;
+  c->bwd_time_per_layer_s = bwd_layer > 0.0 ? bwd_layer / bw : 0.0;
+  c->step_bytes = step;
+  c->step_time_s = step > 0.0 ? step / bw : 0.0;
+}
+
+static void fill_nan(scale_train_result *out) {
+  out->tokens_per_chip = out->microbatch_tokens = out->flops_per_chip = NAN;
+  out->fwd_flops_per_layer = out->bwd_flops_per_layer = out->remat_flops_per_chip = NAN;
+  out->compute_time_s = out->comms_time_s = out->total_comms_time_s = NAN;
+  out->exposed_comms_time_s = out->bubble_frac = out->bubble_time_s = NAN;
+  out->step_time_s = out->step_time_no_overlap_s = NAN;
+  out->param_bytes = out->grad_bytes = out->optimizer_bytes = out->activation_bytes = NAN;
+  out->gathered_weight_bytes = out->cp_buffer_bytes = out->memory_per_chip_bytes = NAN;
+  out->hbm_bytes = out->memory_margin_bytes = NAN;
+  out->model_flops_per_step = out->mfu = out->tokens_per_s = NAN;
+  out->train_time_s = out->cost_usd = NAN;
+  for (int i = 0; i < SCALE_TRAIN_LINK_COUNT + SCALE_TRAIN_DIM_COUNT; i++)
+    out->link_time_s[i] = NAN;
+  for (int i = 0; i < SCALE_TRAIN_COMM_COUNT; i++) {
+    scale_train_comm_cost *c = &out->comm[i];
+    c->dim = SCALE_TRAIN_DIM_DP;
+    c->link = SCALE_TRAIN_LINK_ICI;
+    c->bandwidth_bytes_per_s = c->fwd_bytes_per_layer = c->bwd_bytes_per_layer = NAN;
+    c->fwd_time_per_layer_s = c->bwd_time_per_layer_s = c->step_bytes = c->step_time_s = NAN;
+  }
+  out->fits = false;
+  out->bound = SCALE_TRAIN_BOUND_COMPUTE;
+  out->binding_comm = SCALE_TRAIN_COMM_FSDP_ALL_GATHER;
+  out->reason = "invalid input";
+}
+
+static const char *comm_reason(scale_train_comm comm, scale_train_link link) {
+  switch (comm) {
+  case SCALE_TRAIN_COMM_FSDP_ALL_GATHER:
+  case SCALE_TRAIN_COMM_FSDP_REDUCE_SCATTER:
+    return link == SCALE_TRAIN_LINK_DCN
+               ? "FSDP weight gathers over DCN outlast the matmuls: keep FSDP "
+                 "inside the fast "
+                 "domain"
+               : "FSDP weight gathers and gradient scatters outlast the "
+                 "matmuls: the per-chip "
+                 "batch is below C / (W M_X)";
+  case SCALE_TRAIN_COMM_DP_ALL_REDUCE:
+    return link == SCALE_TRAIN_LINK_DCN
+               ? "the gradient AllReduce over DCN outlasts the matmuls: the "
+                 "batch per slice is "
+                 "below C / W_dcn"
+               : "the gradient AllReduce outlasts the matmuls: the per-chip "
+                 "batch is below "
+                 "C / (W M_X)";
+  case SCALE_TRAIN_COMM_TP_ALL_GATHER:
+  case SCALE_TRAIN_COMM_TP_REDUCE_SCATTER:
+    return "tensor-parallel activation collectives outlast the matmuls: tp is "
+           "above "
+           "M_Y F W / C";
+  case SCALE_TRAIN_COMM_PP_SEND:
+    return "pipeline sends between stages outlast the matmuls";
+  case SCALE_TRAIN_COMM_EP_ALL_TO_ALL:
+    return "MoE token AllToAlls outlast the expert matmuls";
+  case SCALE_TRAIN_COMM_CP_ATTENTION:
+    return "context-parallel attention traffic outlasts the matmuls";
+  case SCALE_TRAIN_COMM_CP_ALL_REDUCE:
+    return "the gradient AllReduce over the context-parallel group outlasts "
+           "the matmuls";
+  default:
+    return "communication outlasts the matmuls";
+  }
+}
+
+void scale_train_eval(const scale_train_problem *problem, const scale_layout *l,
+                      scale_train_result *out) {
+  if (out == NULL)
+    return;
+  memset(out, 0, sizeof *out);
+  if (problem == NULL || l == NULL || problem->model == NULL || problem->chip == NULL) {
+    fill_nan(out);
+    return;
+  }
+  const scale_model *m = problem->model;
+  const scale_chip *chip = problem->chip;
+  double peak = scale_chip_flops_per_s(chip, problem->compute_dtype);
+  double n_chips = problem->n_chips, batch = problem->batch_tokens, seq = problem->seq_len;
+  double layers = c64(m->n_layers);
+  if (!pos(peak) || !pos(n_chips) || !pos(batch) || !pos(seq) || !pos(problem->efficiency_frac) ||
+      !(layers >= 1.0) ||
+      !(l->dp >= 1.0 && l->fsdp >= 1.0 && l->tp >= 1.0 && l->pp >= 1.0 && l->ep >= 1.0 &&
+        l->cp >= 1.0 && l->n_microbatches >= 1.0)) {
+    fill_nan(out);
+    return;
+  }
+  const scale_precision *prec = &l->precision;
+  double a = scale_dtype_bytes(l->act_dtype);
+  double w = scale_transformer_weight_bytes(prec, 1.0);
+  double g = scale_transformer_grad_bytes(prec, 1.0);
+  double d_model = c64(m->d_model);
+  double tp = l->tp, pp = l->pp, cp = l->cp, ep = l->ep, fsdp = l->fsdp, dp = l->dp;
+  double micro = l->n_microbatches;
+  double v = (pp > 1.0 && l->schedule == SCALE_PP_INTERLEAVED && l->n_virtual_stages >= 1.0)
+                 ? l->n_virtual_stages
+                 : 1.0;
+  int zero = fsdp > 1.0 ? l->zero_stage : 0;
+  double n_seq = batch / seq;
+  double dpf = dp * fsdp;
+
+  /* ---- compute: the model's training FLOPs, evenly split (ch. 4 FLOPs; ch. 5
+   * T_math). ---- */
+  double train_flops = scale_transformer_flops(m, n_seq, seq, true, SCALE_PASS_TRAIN);
+  double fwd_flops = scale_transformer_flops(m, n_seq, seq, true, SCALE_PASS_FORWARD);
+  double unembed_fwd = scale_transformer_unembedding_flops(m, batch, SCALE_PASS_FORWARD);
+  double remat_flops = scale_transformer_remat_extra_flops(m, n_seq, seq, true, l->remat);
+  double rate = peak * problem->efficiency_frac;
+  out->tokens_per_chip = batch / (dpf * cp);
+  out->microbatch_tokens = out->tokens_per_chip / micro;
+  out->flops_per_chip = (train_flops + remat_flops) / n_chips;
+  out->remat_flops_per_chip = remat_flops / n_chips;
+  /* One layer on one chip over the step: its share of the layers' forward work.
+   */
+  out->fwd_flops_per_layer = (fwd_flops - unembed_fwd) / layers / (dpf * cp * tp);
+  out->bwd_flops_per_layer = 2.0 * out->fwd_flops_per_layer;
+  out->compute_time_s = out->flops_per_chip / rate;
+
+  /* ---- parameters per chip (TP and EP shards of one stage) ---- */
+  double n_params = scale_transformer_n_params(m);
+  double n_expert =
+      scale_transformer_n_moe_layers(m) * c64(m->n_experts) * scale_transformer_n_expert_params(m);
+  double n_embed = scale_transformer_n_embedding_params(m) + d_model;
+  double n_dense_layers_params = n_params - n_expert - n_embed;
+  /* An average layer's weights on one chip [params]. */
+  double layer_params = (n_dense_layers_params / layers + n_expert / layers / ep) / tp;
+  double layers_stage = layers / pp;
+  double stage_params = layer_params * layers_stage + n_embed / (pp * tp);
+
+  /* ---- collectives (ch. 5 algorithms; per layer over the whole step) ---- */
+  double bw[SCALE_TRAIN_DIM_COUNT];
+  for (int d = 0; d < SCALE_TRAIN_DIM_COUNT; d++)
+    bw[d] = link_bandwidth(chip, l, (scale_train_dim)d);
+  double tokens = out->tokens_per_chip;
+  bool block_remat = l->remat == SCALE_REMAT_BLOCK;
+  double grad_shard = zero >= 1 ? fsdp : 1.0; /* gradients are reduced-scattered first */
+
+  /* FSDP (ZeRO-3): AllGather the layer's weights in the forward pass and again
+   * in the backward pass, ReduceScatter its gradients, once per microbatch
+   * (book: "4DF + 8DF" per MLP layer of 2DF weights). ZeRO-1/2: ReduceScatter
+   * gradients and AllGather the updated weights once per step (the same volume
+   * as DP's AllReduce). */
+  if (fsdp > 1.0) {
+    double vw = layer_params * w, vg = layer_params * g;
+    double stage_w = stage_params * w, stage_g = stage_params * g;
+    if (zero >= 3) {
+      set_comm(&out->comm[SCALE_TRAIN_COMM_FSDP_ALL_GATHER], SCALE_TRAIN_DIM_FSDP,
+               l->link[SCALE_TRAIN_DIM_FSDP], bw[SCALE_TRAIN_DIM_FSDP], vw * micro, vw * micro,
+               2.0 * stage_w * micro);
+      set_comm(&out->comm[SCALE_TRAIN_COMM_FSDP_REDUCE_SCATTER], SCALE_TRAIN_DIM_FSDP,
+               l->link[SCALE_TRAIN_DIM_FSDP], bw[SCALE_TRAIN_DIM_FSDP], 0.0, vg * micro,
+               stage_g * micro);
+    } else {
+      set_comm(&out->comm[SCALE_TRAIN_COMM_FSDP_ALL_GATHER], SCALE_TRAIN_DIM_FSDP,
+               l->link[SCALE_TRAIN_DIM_FSDP], bw[SCALE_TRAIN_DIM_FSDP], 0.0, vw, stage_w);
+      set_comm(&out->comm[SCALE_TRAIN_COMM_FSDP_REDUCE_SCATTER], SCALE_TRAIN_DIM_FSDP,
+               l->link[SCALE_TRAIN_DIM_FSDP], bw[SCALE_TRAIN_DIM_FSDP], 0.0, vg, stage_g);
+    }
+  }
+  /* DP: AllReduce of the gradients (of the FSDP shard under hybrid sharding)
+   * once per step, 2V (book: "0 + 8DF" per MLP layer). Over DCN V is the chip's
+   * own shard, so the book's 2 x 2 x 2 DF / (M W_dcn) comes out. */
+  if (dp > 1.0) {
+    double vg = layer_params * g / grad_shard;
+    set_comm(&out->comm[SCALE_TRAIN_COMM_DP_ALL_REDUCE], SCALE_TRAIN_DIM_DP,
+             l->link[SCALE_TRAIN_DIM_DP], bw[SCALE_TRAIN_DIM_DP], 0.0, 2.0 * vg,
+             2.0 * stage_params * g / grad_shard);
+  }
+  /* CP ranks hold the same weights: their gradients are AllReduced too. */
+  if (cp > 1.0) {
+    double vg = layer_params * g / (zero >= 2 ? fsdp : 1.0);
+    set_comm(&out->comm[SCALE_TRAIN_COMM_CP_ALL_REDUCE], SCALE_TRAIN_DIM_CP,
+             l->link[SCALE_TRAIN_DIM_CP], bw[SCALE_TRAIN_DIM_CP], 0.0, 2.0 * vg,
+             2.0 * stage_params * g / (zero >= 2 ? fsdp : 1.0));
+  }
+  /* TP: each block AllGathers its [tokens, D] input and ReduceScatters its
+   * output, forward and backward (book: "4BD + 4BD" per MLP block); two blocks
+   * per transformer layer. With block remat the forward collectives run again
+   * during the backward pass. */
+  if (tp > 1.0) {
+    double blocks;
+    if (m->arch == SCALE_ARCH_MAMBA2)
+      blocks = m->d_ff > 0 ? 2.0 : 1.0;
+    else
+      blocks = 2.0;
+    double v_act = blocks * tokens * d_model * a;
+    double bwd = block_remat ? 2.0 * v_act : v_act;
+    set_comm(&out->comm[SCALE_TRAIN_COMM_TP_ALL_GATHER], SCALE_TRAIN_DIM_TP,
+             l->link[SCALE_TRAIN_DIM_TP], bw[SCALE_TRAIN_DIM_TP], v_act, bwd,
+             (v_act + bwd) * layers_stage);
+    set_comm(&out->comm[SCALE_TRAIN_COMM_TP_REDUCE_SCATTER], SCALE_TRAIN_DIM_TP,
+             l->link[SCALE_TRAIN_DIM_TP], bw[SCALE_TRAIN_DIM_TP], v_act, bwd,
+             (v_act + bwd) * layers_stage);
+  }
+  /* PP: each stage sends its [tokens, D] activations forward and their
+   * gradients back, once per microbatch and virtual stage, split over the TP
+   * ranks (Megatron scatter/gather). */
+  if (pp > 1.0) {
+    double sent = tokens * d_model * a / tp * v;
+    double sbw = send_bandwidth(chip, l);
+    set_comm(&out->comm[SCALE_TRAIN_COMM_PP_SEND], SCALE_TRAIN_DIM_PP, l->link[SCALE_TRAIN_DIM_PP],
+             sbw, sent / layers_stage, sent / layers_stage, 2.0 * sent);
+  }
+  /* EP: dispatch and combine AllToAll of k copies of each token per MoE layer,
+   * forward and backward (Amer et al. section 2; DeepSeek-V3 section 3.2). */
+  if (ep > 1.0 && scale_model_is_moe(m)) {
+    double moe_frac = scale_transformer_n_moe_layers(m) / layers;
+    double per_chip = tokens * c64(m->n_experts_active) * d_model * a / (l->sp ? tp : 1.0);
+    double vol = 2.0 * moe_frac * all_to_all_bytes(l->link[SCALE_TRAIN_DIM_EP], ep, per_chip);
+    double bwd = block_remat ? 2.0 * vol : vol;
+    set_comm(&out->comm[SCALE_TRAIN_COMM_EP_ALL_TO_ALL], SCALE_TRAIN_DIM_EP,
+             l->link[SCALE_TRAIN_DIM_EP], bw[SCALE_TRAIN_DIM_EP], vol, bwd,
+             (vol + bwd) * layers_stage);
+  }
+  /* CP: ring attention gathers the keys and values of the whole sequence (the
+   * AllGather of V = tokens cp 2KH bytes) forward, and again with their
+   * gradients backward; Ulysses AllToAlls Q, K, V and the output forward and
+   * backward. */
+  if (cp > 1.0 && m->arch != SCALE_ARCH_MAMBA2) {
+    double fwd, bwd;
+    if (l->cp_kind == SCALE_CP_ULYSSES) {
+      double h = c64(m->d_head), heads = c64(m->n_heads), kv = c64(m->n_kv_heads);
+      double per_chip = tokens * (2.0 * heads + 2.0 * kv) * h * a / tp;
+      fwd = all_to_all_bytes(l->link[SCALE_TRAIN_DIM_CP], cp, per_chip);
+      bwd = fwd;
+    } else {
+      double kv_token = scale_transformer_kv_bytes_per_token(m, l->act_dtype) / layers;
+      double kv_split = m->n_kv_heads > 0 ? fmin(tp, c64(m->n_kv_heads)) : 1.0;
+      fwd = tokens * cp * kv_token / kv_split;
+      bwd = 2.0 * fwd;
+    }
+    if (block_remat)
+      bwd += fwd;
+    set_comm(&out->comm[SCALE_TRAIN_COMM_CP_ATTENTION], SCALE_TRAIN_DIM_CP,
+             l->link[SCALE_TRAIN_DIM_CP], bw[SCALE_TRAIN_DIM_CP], fwd, bwd,
+             (fwd + bwd) * layers_stage);
+  }
+
+  /* ---- resources: ICI axes per dimension; NVLink egress and DCN NICs shared
+   * ---- */
+  for (int i = 0; i < SCALE_TRAIN_LINK_COUNT + SCALE_TRAIN_DIM_COUNT; i++)
+    out->link_time_s[i] = 0.0;
+  double total = 0.0;
+  for (int i = 0; i < SCALE_TRAIN_COMM_COUNT; i++) {
+    scale_train_comm_cost *c = &out->comm[i];
+    if (!(c->step_bytes > 0.0))
+      continue;
+    int r = c->link == SCALE_TRAIN_LINK_ICI ? (int)c->dim : SCALE_TRAIN_DIM_COUNT + (int)c->link;
+    out->link_time_s[r] += c->step_time_s;
+    total += c->step_time_s;
+  }
+  int busiest = 0;
+  for (int i = 1; i < SCALE_TRAIN_LINK_COUNT + SCALE_TRAIN_DIM_COUNT; i++)
+    if (out->link_time_s[i] > out->link_time_s[busiest])
+      busiest = i;
+  out->comms_time_s = out->link_time_s[busiest];
+  out->total_comms_time_s = total;
+  out->exposed_comms_time_s = fmax(0.0, out->comms_time_s - out->compute_time_s);
+  out->bubble_frac = scale_train_bubble_frac(l->schedule, pp, micro, v);
+  double busy = out->compute_time_s + out->exposed_comms_time_s;
+  out->bubble_time_s = busy * out->bubble_frac;
+  out->step_time_s = busy * (1.0 + out->bubble_frac);
+  out->step_time_no_overlap_s = (out->compute_time_s + total) * (1.0 + out->bubble_frac);
+
+  /* ---- memory per chip ---- */
+  double parts[3];
+  scale_train_zero_bytes_per_chip(prec, stage_params, zero, fsdp, parts);
+  out->param_bytes = parts[0];
+  out->grad_bytes = parts[1];
+  out->optimizer_bytes = parts[2];
+  /* Saved [tokens, D] tensors per layer (ch. 4 "Gradient checkpointing": 20, 1
+   * or 7); with TP the two block inputs stay replicated unless sequence
+   * parallelism splits them too (Korthikanti et al. 2022). */
+  double saved = scale_transformer_n_saved_per_layer(l->remat);
+  double replicated = fmin(saved, l->remat == SCALE_REMAT_BLOCK ? 1.0 : 2.0);
+  double per_token_layer =
+      (l->sp ? saved / tp : replicated + (saved - replicated) / tp) * d_model * a;
+  double in_flight = scale_train_microbatches_in_flight(l->schedule, pp, micro, v);
+  double mb = out->microbatch_tokens;
+  double full = scale_transformer_n_saved_per_layer(SCALE_REMAT_NONE);
+  double working = l->remat == SCALE_REMAT_NONE
+                       ? 0.0
+                       : (l->sp ? full / tp : 2.0 + (full - 2.0) / tp) * d_model * a * mb;
+  out->activation_bytes = in_flight * mb * per_token_layer * layers_stage + working;
+  out->gathered_weight_bytes = zero >= 3 ? 2.0 * layer_params * w : 0.0;
+  if (cp > 1.0 && m->arch != SCALE_ARCH_MAMBA2) {
+    double kv_token = scale_transformer_kv_bytes_per_token(m, l->act_dtype) / layers;
+    if (l->cp_kind == SCALE_CP_ULYSSES)
+      out->cp_buffer_bytes =
+          mb * (c64(m->n_heads) + 2.0 * c64(m->n_kv_heads)) * c64(m->d_head) * a / tp;
+    else
+      out->cp_buffer_bytes = 2.0 * mb * kv_token / fmin(tp, fmax(1.0, c64(m->n_kv_heads)));
+  }
+  out->memory_per_chip_bytes = out->param_bytes + out->grad_bytes + out->optimizer_bytes +
+                               out->activation_bytes + out->gathered_weight_bytes +
+                               out->cp_buffer_bytes;
+  out->hbm_bytes = chip->hbm_bytes;
+  out->memory_margin_bytes = out->hbm_bytes - out->memory_per_chip_bytes;
+  out->fits = out->memory_per_chip_bytes <= out->hbm_bytes;
+
+  /* ---- the run ---- */
+  double model_flops =
+      scale_transformer_dense_flops(scale_transformer_n_active_params(m), batch, SCALE_PASS_TRAIN);
+  if (problem->mfu_counts_attention)
+    model_flops +=
+        layers * scale_transformer_attention_flops(m, n_seq, seq, seq, true, SCALE_PASS_TRAIN);
+  out->model_flops_per_step = model_flops;
+  out->mfu = model_flops / (n_chips * peak * out->step_time_s);
+  out->tokens_per_s = batch / out->step_time_s;
+  if (problem->train_tokens > 0.0) {
+    out->train_time_s = problem->train_tokens / out->tokens_per_s;
+    out->cost_usd = out->train_time_s / SCALE_SECONDS_PER_HOUR * n_chips * chip->usd_per_hour;
+  } else {
+    out->train_time_s = NAN;
+    out->cost_usd = NAN;
+  }
+
+  /* ---- what binds ---- */
+  scale_train_comm worst = SCALE_TRAIN_COMM_FSDP_ALL_GATHER;
+  double worst_t = -1.0;
+  for (int i = 0; i < SCALE_TRAIN_COMM_COUNT; i++) {
+    const scale_train_comm_cost *c = &out->comm[i];
+    if (!(c->step_bytes > 0.0))
+      continue;
+    int r = c->link == SCALE_TRAIN_LINK_ICI ? (int)c->dim : SCALE_TRAIN_DIM_COUNT + (int)c->link;
+    if (r == busiest && c->step_time_s > worst_t) {
+      worst_t = c->step_time_s;
+      worst = (scale_train_comm)i;
+    }
+  }
+  out->binding_comm = worst;
+  if (!out->fits) {
+    out->bound = SCALE_TRAIN_BOUND_MEMORY;
+    out->reason = "weights, optimizer state and saved activations exceed the chip's HBM";
+  } else if (out->comms_time_s > out->compute_time_s) {
+    out->bound = SCALE_TRAIN_BOUND_COMMS;
+    out->reason = comm_reason(worst, out->comm[worst].link);
+  } else {
+    out->bound = SCALE_TRAIN_BOUND_COMPUTE;
+    out->reason = out->bubble_frac >= 0.1
+                      ? "compute-bound, but the pipeline bubble idles the stages: raise "
+                        "the "
+                        "microbatches"
+                      : "compute-bound: every link's collectives hide under the matmuls";
+  }
+}

@@ -1,0 +1,152 @@
+#!/bin/sh
+# test_book.sh — end-to-end tests of `scale book` (usage: sh test_book.sh /path/to/scale).
+#
+# Renders the fixture book of tests/data/book/ (a chapter with values, math, a table, a figure,
+# a listing and an exercise, plus a second chapter) and checks the site: the chapter page byte
+# for byte against tests/data/book/expected/01-fixture.html (SCALE_UPDATE_GOLDEN=1 rewrites
+# it), every internal link and image, no citation left unresolved, and the one-line
+# "slug.md:LINE: ..." errors of broken chapters. When chapters/01-rooflines/ exists, the real
+# book must render as well. Math is rendered without KaTeX here (SCALE_KATEX=none) so the
+# golden file does not depend on what is installed.
+set -u
+SCALE=${1:?usage: sh test_book.sh /path/to/scale}
+SRC=${SCALE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+DATA="$SRC/tests/data/book"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/scale-book.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+export SCALE_KATEX=none
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); }
+no() { fail=$((fail + 1)); echo "FAIL: $*"; }
+check() { # check DESCRIPTION COMMAND...
+  desc=$1; shift
+  if "$@" >/dev/null 2>&1; then ok; else no "$desc"; fi
+}
+
+# ---- the fixture book --------------------------------------------------------------------------
+OUT="$TMP/site"
+"$SCALE" book --chapters "$DATA/chapters" --out "$OUT" >"$TMP/stdout" 2>"$TMP/stderr"
+rc=$?
+check "fixture renders (exit 0)" test "$rc" -eq 0
+check "prints the path of index.html" grep -q "/site/index.html\$" "$TMP/stdout"
+check "no warnings for the fixture" test ! -s "$TMP/stderr"
+for f in index.html 01-fixture.html 02-second.html hardware.html glossary.html style.css \
+         01-fixture/ridge.svg; do
+  check "site has $f" test -s "$OUT/$f"
+done
+
+GOLDEN="$DATA/expected/01-fixture.html"
+if [ "${SCALE_UPDATE_GOLDEN:-0}" = 1 ]; then cp "$OUT/01-fixture.html" "$GOLDEN"; fi
+if cmp -s "$OUT/01-fixture.html" "$GOLDEN"; then ok; else
+  no "01-fixture.html differs from $GOLDEN"; diff "$GOLDEN" "$OUT/01-fixture.html" | head -20
+fi
+
+page="$OUT/01-fixture.html"
+check "value cited in prose" grep -q '<span class="value" title="chip.peak = 197000000000000 FLOP/s">197 TFLOP/s</span>' "$page"
+check "value cited inside a table cell" grep -q '<td><span class="value" title="chip.critical_intensity' "$page"
+check "no =key citation survives" sh -c "! grep -q '<code>=' '$OUT'/*.html"
+check "inline math kept from Markdown" grep -q '<code class="math">C / W_{hbm}</code>' "$page"
+check "display math in its own block" grep -q '<div class="math-display"><code class="math">T_{math}' "$page"
+check "escaped dollar is a dollar" grep -q 'written \$5 and' "$page"
+check "code span with dollars stays code" grep -q '<code>\$not math\$</code>' "$page"
+check "figure with caption and alt" grep -q '<img src="01-fixture/ridge.svg" alt="Attainable FLOP/s against intensity">' "$page"
+check "listing cut between markers" grep -q '>double intensity = peak_flops_per_s / hbm_bytes_per_s;$' "$page"
+check "listing markers are not shown" sh -c "! grep -q 'listing:ridge' '$page'"
+check "exercise contract from exercises/" grep -q '^double ex_fixture_ridge(double peak_flops_per_s, double hbm_bytes_per_s);$' "$page"
+check "exercise says how to check it" grep -q '<code>scale grade fixture.ridge</code>' "$page"
+check "exercise title and points from the rubric" grep -q 'The ridge point (2 points)' "$page"
+check "no solutions by default" sh -c "! grep -q '<details' '$page'"
+check "heading anchors" grep -q '<h2 id="values-and-math">' "$page"
+check "table of contents" grep -q '<li class="toc-h3"><a href="#a-table">A table</a></li>' "$page"
+check "next link" grep -q '<a class="next" rel="next" href="02-second.html">The second chapter' "$page"
+check "prev link" grep -q '<a class="prev" rel="prev" href="01-fixture.html">' "$OUT/02-second.html"
+check "index in book order with summaries" sh -c "grep -n 'href=\"0[12]-' '$OUT/index.html' | head -1 | grep -q 01-fixture && grep -q 'This chapter exists to test the renderer' '$OUT/index.html'"
+check "hardware page lists tpu-v5e" grep -q '<code>tpu-v5e</code>' "$OUT/hardware.html"
+check "glossary defines M_X" grep -q '<code>M_X</code>' "$OUT/glossary.html"
+check "CSS has a print and a phone rule" sh -c "grep -q '@media print' '$OUT/style.css' && grep -q 'max-width:50rem' '$OUT/style.css'"
+check "nothing loads from the network" sh -c "! grep -Eq '(src|href)=\"(https?:)?//' '$OUT'/*.html"
+
+# Link checker: every relative href/src names an existing file; every #fragment an id.
+links_ok=1
+for html in "$OUT"/*.html; do
+  for ref in $(grep -o -E '(href|src)="[^"]*"' "$html" | sed -E 's/^(href|src)="//; s/"$//'); do
+    file=${ref%%#*}
+    frag=${ref#"$file"}
+    frag=${frag#\#}
+    target="$OUT/$file"
+    [ -z "$file" ] && target=$html
+    if [ ! -f "$target" ]; then links_ok=0; echo "  broken link in $(basename "$html"): $ref"; continue; fi
+    if [ -n "$frag" ] && ! grep -q "id=\"$frag\"" "$target"; then
+      links_ok=0; echo "  broken anchor in $(basename "$html"): $ref"
+    fi
+  done
+done
+check "every internal link and image resolves" test "$links_ok" -eq 1
+
+# --solutions adds the reference in a collapsed block.
+"$SCALE" book --chapters "$DATA/chapters" --out "$TMP/sol" --solutions >/dev/null 2>&1
+check "--solutions shows the reference" grep -q '^  return peak_flops_per_s / hbm_bytes_per_s;$' "$TMP/sol/01-fixture.html"
+check "--solutions collapses it" grep -q '<details class="solution">' "$TMP/sol/01-fixture.html"
+
+# --chapter renders one page and prints its path.
+"$SCALE" book --chapters "$DATA/chapters" --out "$TMP/one" --chapter 01-fixture >"$TMP/stdout" 2>&1
+check "--chapter renders one page" grep -q '/one/01-fixture.html$' "$TMP/stdout"
+check "--chapter writes no index" test ! -e "$TMP/one/index.html"
+
+# Usage errors exit 2.
+"$SCALE" book --bogus >/dev/null 2>&1
+check "unknown option exits 2" test $? -eq 2
+
+# ---- broken chapters: one line "fixture.md:LINE: ...", exit 1, no index.html -----------------------
+broken() { # broken NAME APPEND-TEXT EXPECTED-MESSAGE
+  name=$1; text=$2; want=$3
+  dir="$TMP/broken-$name"
+  mkdir -p "$dir"
+  cp -R "$DATA/chapters" "$DATA/exercises" "$DATA/solutions" "$DATA/tests" "$dir/"
+  printf '%s\n' "$text" >>"$dir/chapters/01-fixture/fixture.md"
+  line=$(wc -l <"$dir/chapters/01-fixture/fixture.md" | tr -d ' ')
+  # The error names the line the appended text starts on.
+  line=$((line - $(printf '%s\n' "$text" | wc -l) + 1))
+  "$SCALE" book --chapters "$dir/chapters" --out "$dir/site" >"$dir/stdout" 2>"$dir/stderr"
+  rc=$?
+  check "$name: exit 1" test "$rc" -eq 1
+  if grep -q "fixture.md:$line: $want" "$dir/stderr"; then ok; else
+    no "$name: want 'fixture.md:$line: $want' in:"; cat "$dir/stderr"
+  fi
+  check "$name: no index.html left behind" test ! -e "$dir/site/index.html"
+  check "$name: nothing on stdout" test ! -s "$dir/stdout"
+}
+broken unknown-key 'See `=no.such.key` here.' "unknown value key 'no.such.key'"
+broken unknown-listing "$(printf '```{listing} nope\n```')" "unknown listing tag 'nope'"
+broken unknown-exercise "$(printf '```{exercise} fixture.nope\nWhy?\n```')" "unknown exercise 'fixture.nope'"
+broken unterminated-math 'Costs $x and then nothing.' "unterminated math"
+broken unterminated-display "$(printf '$$\nx = 1\n')" "unterminated display math"
+broken tex-error 'Bad $\frac{a$ here.' "TeX error in"
+broken missing-figure '![a plot](gone.svg)' "missing figure 'gone.svg'"
+broken raster-figure '![a photo](photo.png)' "figure 'photo.png' is not an SVG"
+broken figure-without-alt '![](ridge.svg)' "figure 'ridge.svg' has no alt text"
+
+# A value the program emits but the text never cites is a warning (an error with --strict).
+dir="$TMP/uncited"
+mkdir -p "$dir"
+cp -R "$DATA/chapters" "$DATA/exercises" "$DATA/tests" "$dir/"
+printf 'extra.value\t1\t\t1\n' >>"$dir/chapters/01-fixture/fixture.values"
+"$SCALE" book --chapters "$dir/chapters" --out "$dir/site" >/dev/null 2>"$dir/stderr"
+check "uncited value: still exit 0" test $? -eq 0
+check "uncited value: warning names it" grep -q "fixture.md: warning: value 'extra.value' is emitted by the chapter program but never cited" "$dir/stderr"
+"$SCALE" book --chapters "$dir/chapters" --out "$dir/strict" --strict >/dev/null 2>&1
+check "uncited value: --strict fails" test $? -eq 1
+
+# ---- the real book, once its first chapter exists ----------------------------------------------
+if [ -f "$SRC/chapters/01-rooflines/rooflines.md" ]; then
+  "$SCALE" book --chapters "$SRC/chapters" --out "$TMP/real" >"$TMP/real.out" 2>"$TMP/real.err"
+  rc=$?
+  if [ "$rc" -eq 0 ]; then ok; else no "the real book renders"; cat "$TMP/real.err"; fi
+  check "real book: no =key citation survives" sh -c "! grep -q '<code>=' '$TMP/real'/*.html"
+  check "real book: rooflines page" test -s "$TMP/real/01-rooflines.html"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

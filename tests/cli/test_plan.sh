@@ -1,0 +1,52 @@
+#!/bin/sh
+# test_plan.sh — `scale plan train`: ranked output, JSON keys, budgets, usage errors.
+SCALE=$1
+. "$(dirname "$0")/lib.sh"
+
+run "$SCALE" plan --help; expect_rc 0 "plan --help"; expect_out 'usage: scale plan train' "usage"
+
+# The book's LLaMA 3 70B question (ch. 6): a full v5p pod, 4M-token batches.
+run "$SCALE" plan train --model llama-3-70b --hw tpu-v5p --chips 8960 --batch-tokens 4M --seq 4096 --tokens 15T
+expect_rc 0 "plan train v5p"; expect_out '^ 1\. ' "ranked list"; expect_out '^why: ' "explanation"
+expect_out '^pruned: tp-divisibility' "pruning report"; expect_no_nan "plan text"
+
+run "$SCALE" plan train --model llama-3-70b --hw tpu-v5p --chips 8960 --batch-tokens 4M --seq 4096 --tokens 15T --json --top 3
+expect_rc 0 "plan --json"; expect_json "plan json"
+for key in '"best"' '"ranked"' '"layouts_evaluated"' '"layouts_pruned"' '"step_time_s"' '"mfu"' '"memory_per_chip_bytes"' '"cost_usd"' '"layouts_per_s"'; do
+  expect_out "$key" "json key $key"
+done
+if command -v python3 >/dev/null 2>&1; then
+  if python3 - "$TMP/out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d["ranked"]) == 3, d["ranked"]
+assert d["layouts_evaluated"] > 1e6
+for e in d["ranked"]:
+    assert e["dp"] * e["fsdp"] * e["tp"] * e["pp"] * e["cp"] == 8960
+    assert e["fits"] is True
+s = [e["step_time_s"] for e in d["ranked"]]
+assert s == sorted(s)
+PY
+  then pass; else fail "plan json content"; fi
+fi
+
+# A chip range with a budget: the cheapest run under $50M of LLaMA 3 8B on v5e.
+run "$SCALE" plan train --model llama-3-8b --hw tpu-v5e --chips 64:256 --batch-tokens 1M --seq 4096 --tokens 1T --objective cost --budget-usd 50M
+expect_rc 0 "range + budget"; expect_out 'cost objective' "objective shown"
+
+# Nothing fits: a 405B model on 8 chips.
+run "$SCALE" plan train --model llama-3-405b --hw tpu-v5e --chips 8 --batch-tokens 64K --seq 4096
+expect_rc 1 "nothing fits"; expect_err 'no layout of llama-3-405b on tpu-v5e fits' "says why"
+
+expect_usage_error "missing target" "$SCALE" plan
+expect_usage_error "unknown target" "$SCALE" plan serve
+expect_usage_error "missing model" "$SCALE" plan train --hw tpu-v5p --chips 8 --batch-tokens 1M --seq 4096
+expect_usage_error "unknown hw" "$SCALE" plan train --model llama-3-8b --hw tpu-v9 --chips 8 --batch-tokens 1M --seq 4096
+expect_usage_error "bad chips" "$SCALE" plan train --model llama-3-8b --hw tpu-v5e --chips 0 --batch-tokens 1M --seq 4096
+expect_usage_error "bad range" "$SCALE" plan train --model llama-3-8b --hw tpu-v5e --chips 64:8 --batch-tokens 1M --seq 4096
+expect_usage_error "batch < seq" "$SCALE" plan train --model llama-3-8b --hw tpu-v5e --chips 8 --batch-tokens 1K --seq 4096
+expect_usage_error "bad objective" "$SCALE" plan train --model llama-3-8b --hw tpu-v5e --chips 8 --batch-tokens 1M --seq 4096 --objective speed
+expect_usage_error "budget without tokens" "$SCALE" plan train --model llama-3-8b --hw tpu-v5e --chips 8 --batch-tokens 1M --seq 4096 --budget-usd 1M
+expect_usage_error "bad --no" "$SCALE" plan train --model llama-3-8b --hw tpu-v5e --chips 8 --batch-tokens 1M --seq 4096 --no xp
+
+finish

@@ -1,0 +1,66 @@
+#!/bin/sh
+# test_train.sh — `scale train`: layouts, JSON keys, run time and cost, one-line errors.
+SCALE=$1
+. "$(dirname "$0")/lib.sh"
+
+L70="--model llama-3-70b --hw tpu-v5p --batch-tokens 4194304 --seq 4096"
+
+run "$SCALE" train --help;         expect_rc 0 "train --help"; expect_out 'usage: scale train' "usage"
+run "$SCALE" --help;               expect_out 'train ' "--help lists train"
+
+# Book ch. 6: 1024-way data, 2-way sequence, 4-way tensor parallelism is compute-bound.
+run "$SCALE" train $L70 --chips 8192 --fsdp 1024 --cp 2 --tp 4 --tokens 15e12 --efficiency 0.4
+expect_rc 0 "fsdp x cp x tp"; expect_no_nan "fsdp x cp x tp"
+expect_out '^bound: compute' "FSDP x TP compute-bound"; expect_out 'training time' "run time"
+expect_out 'cost .* MUSD' "dollar cost"; expect_out 'fsdp-all-gather \(ici\)' "collective rows"
+expect_out 'fits +yes' "fits"
+
+# Book ch. 6: FSDP over batch and sequence on a full pod (468 tokens per chip) is comms-bound.
+run "$SCALE" train $L70 --chips 8960 --fsdp 560 --cp 16
+expect_rc 0 "pure FSDP"; expect_out '^bound: comms: FSDP' "FSDP comms-bound"
+
+# JSON keys of the issue, with and without a token budget.
+run "$SCALE" train $L70 --chips 8192 --fsdp 1024 --cp 2 --tp 4 --tokens 15e12 --json
+expect_rc 0 "--json"; expect_json "--json"
+for key in step_time_s compute_time_s exposed_comms_time_s bubble_frac mfu tokens_per_s \
+           memory_per_chip_bytes fits bound train_time_s cost_usd; do
+  expect_out "\"$key\": " "json key $key"
+done
+run "$SCALE" train $L70 --chips 8192 --fsdp 1024 --cp 2 --tp 4 --json
+if grep -q '"train_time_s"' "$TMP/out"; then fail "train_time_s without --tokens"; else pass; fi
+
+# Pipelines on GPUs: TP inside the NVLink node, the rest over InfiniBand; bubble (p-1)/(v m).
+run "$SCALE" train --model llama-3-8b --hw dgx-h100 --chips 64 --batch-tokens 1M --seq 8192 \
+  --tp 8 --pp 2 --microbatches 8 --schedule interleaved --virtual-stages 2 --json
+expect_rc 0 "pp interleaved"; expect_json "pp json"
+expect_out '"bubble_frac": 0.0625,' "bubble (2-1)/(2 x 8)"
+expect_out '"link": "nvlink"' "tp on nvlink"; expect_out '"link": "dcn"' "fsdp over IB"
+
+# MoE with expert parallelism and Ulysses context parallelism.
+run "$SCALE" train --model mixtral-8x7b --hw tpu-v5p --chips 64 --batch-tokens 1M --seq 4096 \
+  --fsdp 16 --ep 8 --cp 4 --cp-kind ulysses --remat matmuls
+expect_rc 0 "ep + ulysses"; expect_out 'ep-all-to-all' "AllToAll row"; expect_no_nan "moe"
+
+# Memory: LLaMA 3 70B on 8 chips does not fit.
+run "$SCALE" train $L70 --chips 8 --fsdp 8 --microbatches 128
+expect_rc 0 "does not fit"; expect_out 'fits +no' "fits no"; expect_out '^bound: memory' "memory bound"
+
+# Inconsistent layouts: one line, exit 2.
+expect_usage_error "product" "$SCALE" train $L70 --chips 8960 --fsdp 1024 --tp 4
+expect_err "not the 8960 chips" "names the product"
+expect_usage_error "tp > heads" "$SCALE" train --model llama-2-13b --hw tpu-v5p --chips 128 --batch-tokens 1M --seq 4096 --fsdp 2 --tp 64
+expect_err "query heads" "names the heads"
+expect_usage_error "pp > layers" "$SCALE" train $L70 --chips 128 --fsdp 1 --pp 128 --microbatches 128
+expect_err "deeper than" "names the layers"
+expect_usage_error "ep on dense" "$SCALE" train $L70 --chips 64 --fsdp 64 --ep 8
+expect_err "dense model" "names the dense model"
+expect_usage_error "cp kind" "$SCALE" train $L70 --chips 64 --cp 2 --cp-kind spiral
+expect_usage_error "schedule" "$SCALE" train $L70 --chips 64 --pp 2 --schedule pipedream
+expect_usage_error "missing model" "$SCALE" train --hw tpu-v5p --chips 8 --batch-tokens 1M --seq 4096
+expect_usage_error "unknown model" "$SCALE" train --model gpt-9 --hw tpu-v5p --chips 8 --batch-tokens 1M --seq 4096
+expect_usage_error "bad number" "$SCALE" train $L70 --chips 8.5
+expect_usage_error "bad option" "$SCALE" train $L70 --chips 8 --bogus
+expect_usage_error "efficiency" "$SCALE" train $L70 --chips 8 --efficiency 1.5
+expect_usage_error "leftover chips" "$SCALE" train $L70 --chips 100 --tp 8
+
+finish

@@ -1,0 +1,107 @@
+#!/bin/sh
+# check_grade.sh MODE SCALE ROOT — the grader is honest (CTest, label grading).
+#   full     grading solutions/ gives every exercise OK and the full rubric total;
+#   stubs    grading the untouched exercises/ gives every exercise FAIL (no OK, CRASH, TIMEOUT
+#            or BUILD) and a total of 0;
+#   fixture  grading tests/data/grade/student gives CRASH (with the signal), TIMEOUT, OK and FAIL
+#            in 01-rooflines, BUILD with the compiler's error in 02-tpus (does not compile) and
+#            BUILD in 03-sharding (missing); the JSON and JUnit reports agree.
+# Prints "check_grade MODE: N passed, F failed"; exit 1 if anything failed.
+mode=$1
+scale=$2
+root=$3
+if [ -z "$mode" ] || [ -z "$scale" ] || [ -z "$root" ]; then
+  echo "usage: sh check_grade.sh full|stubs|fixture /path/to/scale /path/to/source" >&2
+  exit 2
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/scale-check-grade.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); }
+bad() { echo "FAILED: $*"; failed=$((failed + 1)); }
+check() { if eval "$1"; then ok; else bad "$2"; fi; }
+
+# The rubric's total and its ids (for the chapters 01-03 this script knows about).
+rubric="$root/tests/rubric.tsv"
+grep -v '^#' "$rubric" | grep -v '^[[:space:]]*$' > "$tmp/rubric"
+total=$(awk -F'\t' '{s += $3} END {printf "%g", s}' "$tmp/rubric")
+n_ids=$(wc -l < "$tmp/rubric" | tr -d ' ')
+
+# grade DIR [ARGS...]: runs scale grade, output in $tmp/out, status in $rc.
+grade() {
+  dir=$1
+  shift
+  "$scale" grade --quiet --source "$root" --exercises "$dir" --json "$tmp/report.json" \
+    --junit "$tmp/report.xml" "$@" > "$tmp/out" 2> "$tmp/err"
+  rc=$?
+  # One line per exercise: "VERDICT score/points id" (the id without the ':' before detail).
+  awk '/^  (OK|FAIL|CRASH|TIMEOUT|BUILD) / {id = $3; sub(/:$/, "", id); print $1, $2, id}' \
+    "$tmp/out" > "$tmp/verdicts"
+}
+verdict_of() { awk -v id="$1" '$3 == id {print $1}' "$tmp/verdicts"; }
+detail_of() { grep -F " $1: " "$tmp/out" | sed "s/.* $1: //"; }
+
+case $mode in
+full)
+  grade "$root/solutions"
+  check '[ "$rc" -eq 0 ]' "scale grade exit status $rc: $(cat "$tmp/err")"
+  check '[ "$(wc -l < "$tmp/verdicts" | tr -d " ")" -eq "$n_ids" ]' "one verdict per rubric id"
+  check '[ "$(grep -vc "^OK " "$tmp/verdicts")" -eq 0 ]' \
+    "every exercise OK on solutions/: $(grep -v '^OK ' "$tmp/verdicts" | head -5)"
+  check 'grep -qx "total $total/$total .*" "$tmp/out"' "total $total/$total: $(tail -1 "$tmp/out")"
+  check 'grep -q "\"score\": $total," "$tmp/report.json"' "JSON score = $total"
+  check 'grep -q "failures=\"0\" errors=\"0\"" "$tmp/report.xml"' "JUnit without failures"
+  ;;
+stubs)
+  grade "$root/exercises"
+  check '[ "$rc" -eq 0 ]' "scale grade exit status $rc: $(cat "$tmp/err")"
+  check '[ "$(wc -l < "$tmp/verdicts" | tr -d " ")" -eq "$n_ids" ]' "one verdict per rubric id"
+  check '[ "$(grep -vc "^FAIL 0/" "$tmp/verdicts")" -eq 0 ]' \
+    "every stub a clean FAIL: $(grep -v '^FAIL ' "$tmp/verdicts" | head -5)"
+  check 'grep -qx "total 0/$total .*" "$tmp/out"' "total 0/$total: $(tail -1 "$tmp/out")"
+  check 'grep -q "\"score\": 0," "$tmp/report.json"' "JSON score = 0"
+  check '[ "$(grep -c "\"status\": \"FAIL\"" "$tmp/report.json")" -eq "$n_ids" ]' "JSON all FAIL"
+  # A FAIL names the call, what it returned and what was expected.
+  check 'detail_of rooflines.critical_batch_int8 | grep -q "ex_rooflines_critical_batch_int8(3.94e14, 8.1e11) = nan tokens, expected 243 tokens"' \
+    "FAIL detail: $(detail_of rooflines.critical_batch_int8)"
+  ;;
+fixture)
+  fixture="$root/tests/data/grade/student"
+  grade "$fixture" --timeout 1 rooflines tpus sharding
+  check '[ "$rc" -eq 0 ]' "scale grade exit status $rc: $(cat "$tmp/err")"
+  check '[ "$(verdict_of rooflines.t_math_s)" = CRASH ]' "t_math_s CRASH: $(verdict_of rooflines.t_math_s)"
+  check 'detail_of rooflines.t_math_s | grep -q "signal 11"' "CRASH names signal 11: $(detail_of rooflines.t_math_s)"
+  check '[ "$(verdict_of rooflines.t_comms_s)" = TIMEOUT ]' "t_comms_s TIMEOUT: $(verdict_of rooflines.t_comms_s)"
+  check '[ "$(verdict_of rooflines.critical_batch_int8)" = OK ]' "critical_batch_int8 OK"
+  check '[ "$(verdict_of rooflines.matmul_flops)" = FAIL ]' "a stub FAILs"
+  check '[ "$(grep -c "^BUILD .* tpus\." "$tmp/verdicts")" -eq "$(grep -c "	02-tpus	" "$tmp/rubric")" ]' \
+    "every 02-tpus exercise BUILD"
+  check 'detail_of tpus.pod_hosts | grep -q "error"' "BUILD shows the compiler error: $(detail_of tpus.pod_hosts)"
+  check '[ "$(verdict_of sharding.total_bytes)" = BUILD ]' "missing chapter BUILD"
+  check 'detail_of sharding.total_bytes | grep -q "missing"' "BUILD says missing: $(detail_of sharding.total_bytes)"
+  check 'grep -qx "total 2/$total .*" "$tmp/out"' "total 2/$total: $(tail -1 "$tmp/out")"
+  check 'grep -q "<error type=\"CRASH\"" "$tmp/report.xml"' "JUnit has the CRASH"
+  check 'grep -q "<error type=\"TIMEOUT\"" "$tmp/report.xml"' "JUnit has the TIMEOUT"
+  check 'grep -q "\"name\": \"rooflines.critical_batch_int8\", \"score\": 2, \"max_score\": 2, \"status\": \"OK\"" "$tmp/report.json"' \
+    "JSON row of the OK exercise"
+  # Selecting one exercise grades only it.
+  grade "$fixture" --timeout 1 rooflines.critical_batch_int8
+  check '[ "$rc" -eq 0 ] && [ "$(wc -l < "$tmp/verdicts" | tr -d " ")" -eq 1 ]' "one id selected"
+  check 'grep -qx "total 2/2 .*" "$tmp/out"' "one id: total 2/2: $(tail -1 "$tmp/out")"
+  # Harness and usage errors exit 2.
+  "$scale" grade --quiet --source "$root" --exercises "$tmp/nowhere" > /dev/null 2>&1
+  rc=$?
+  check '[ "$rc" -eq 2 ]' "missing exercises folder: exit $rc"
+  "$scale" grade --quiet --source "$root" no.such_exercise > /dev/null 2>&1
+  rc=$?
+  check '[ "$rc" -eq 2 ]' "unknown id: exit $rc"
+  ;;
+*)
+  echo "check_grade.sh: unknown mode '$mode'" >&2
+  exit 2
+  ;;
+esac
+
+echo "check_grade $mode: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

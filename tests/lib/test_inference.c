@@ -1,0 +1,366 @@
+/* test_inference.c — behaviour of inference.h on models and chips: validation, memory, prefill,
+ * decode step terms and collectives, sharding options, MoE, Mamba-2, frontier, thresholds.
+ * The book's own numbers are in test_inference_book.c; expected values here are hand
+ * derivations (written in comments) or independent paths through other modules.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "scale.h"
+#include "scale_check.h"
+
+static scale_chip chip_named(const char *name) {
+  scale_chip chip;
+  scale_diag diag;
+  ck_assert_msg(scale_chip_load(name, &chip, &diag) == SCALE_OK, "%s", diag.message);
+  return chip;
+}
+
+static scale_model model_named(const char *name) {
+  scale_model m;
+  scale_diag diag;
+  ck_assert_msg(scale_model_load(name, &m, &diag) == SCALE_OK, "%s", diag.message);
+  return m;
+}
+
+/* ---- validation ----------------------------------------------------------------------------- */
+
+START_TEST(test_validate) {
+  scale_model m = model_named("llama-3-70b");
+  scale_chip v5e = chip_named("tpu-v5e"), h100 = chip_named("nvidia-h100-sxm");
+  scale_diag diag;
+  scale_infer_config cfg = scale_infer_config_default(16, 32, 8192);
+  ck_assert_int_eq(scale_infer_validate(&m, &v5e, &cfg, &diag), SCALE_OK);
+
+  scale_infer_config bad = cfg;
+  bad.batch = 0;
+  ck_assert_int_eq(scale_infer_validate(&m, &v5e, &bad, &diag), SCALE_ERR_RANGE);
+  ck_assert_ptr_nonnull(strstr(diag.message, "batch"));
+  bad = cfg;
+  bad.context = 16384; /* LLaMA 3 70B (April 2024) was trained to 8192 tokens */
+  ck_assert_int_eq(scale_infer_validate(&m, &v5e, &bad, &diag), SCALE_ERR_RANGE);
+  ck_assert_ptr_nonnull(strstr(diag.message, "maximum of 8192"));
+  bad = cfg;
+  bad.tp = 3;
+  ck_assert_int_eq(scale_infer_validate(&m, &v5e, &bad, &diag), SCALE_ERR_INVALID);
+  bad = cfg;
+  bad.tp = 8; /* 2 copies: a batch of 31 cannot be split */
+  bad.batch = 31;
+  ck_assert_int_eq(scale_infer_validate(&m, &v5e, &bad, &diag), SCALE_ERR_INVALID);
+  bad = cfg;
+  bad.mfu_frac = 1.5;
+  ck_assert_int_eq(scale_infer_validate(&m, &v5e, &bad, &diag), SCALE_ERR_RANGE);
+  bad = cfg;
+  bad.ep = 2; /* a dense model has no experts */
+  ck_assert_int_eq(scale_infer_validate(&m, &v5e, &bad, &diag), SCALE_ERR_INVALID);
+  bad = cfg;
+  bad.compute_dtype = SCALE_DTYPE_FP8; /* v5e has no fp8 rate */
+  ck_assert_int_eq(scale_infer_validate(&m, &v5e, &bad, &diag), SCALE_ERR_INVALID);
+  /* H100: model parallelism within the 8-GPU NVLink domain only. */
+  ck_assert_int_eq(scale_infer_validate(&m, &h100, &cfg, &diag), SCALE_ERR_RANGE);
+  ck_assert_ptr_nonnull(strstr(diag.message, "NVLink"));
+  scale_infer_config gpu = scale_infer_config_default(8, 32, 8192);
+  ck_assert_int_eq(scale_infer_validate(&m, &h100, &gpu, &diag), SCALE_OK);
+  /* v5e pod is 16x16: 512-way does not fit. */
+  bad = scale_infer_config_default(512, 512, 8192);
+  ck_assert_int_eq(scale_infer_validate(&m, &v5e, &bad, &diag), SCALE_ERR_RANGE);
+  /* Evaluations outside the domain give NaN, never garbage. */
+  bad = cfg;
+  bad.batch = 0;
+  scale_check_nan(scale_infer_decode_eval(&m, &v5e, &bad).step_s);
+  scale_check_nan(scale_infer_memory_eval(&m, &v5e, &bad).total_bytes_per_chip);
+  scale_check_nan(scale_infer_prefill_eval(&m, &v5e, NULL).time_s);
+}
+END_TEST
+
+/* ---- memory --------------------------------------------------------------------------------- */
+
+START_TEST(test_memory) {
+  scale_model m = model_named("llama-3-70b");
+  scale_chip v5e = chip_named("tpu-v5e");
+  scale_infer_config cfg = scale_infer_config_default(16, 32, 8192);
+  cfg.weight_dtype = cfg.kv_dtype = SCALE_DTYPE_INT8;
+  scale_infer_memory mem = scale_infer_memory_eval(&m, &v5e, &cfg);
+  double p = scale_transformer_n_params(&m);
+  scale_check_rel(mem.weight_bytes, p, 1e-12, "bytes", "int8: one byte per parameter");
+  scale_check_rel(mem.weight_bytes_per_chip, p / 16, 1e-12, "bytes", "split 16 ways");
+  scale_check_rel(mem.kv_bytes_per_token, 163840.0, 1e-12, "bytes", "2 L K H int8");
+  scale_check_rel(mem.kv_bytes_per_sequence, 163840.0 * 8192, 1e-12, "bytes", "x S");
+  scale_check_rel(mem.kv_bytes_per_chip, 32 * 163840.0 * 8192 / 16, 1e-12, "bytes",
+                  "fully sharded over 16 chips");
+  /* Activations of an 8192-token prefill layer split 16 ways, bf16:
+   * 8192 x (8192 + (2 x 64 + 2 x 8) x 128 / 16 + 2 x 28672 / 16) x 2. */
+  scale_check_rel(mem.activation_bytes_per_chip,
+                  8192.0 * (8192 + 144.0 * 128 / 16 + 2 * 28672.0 / 16) * 2, 1e-12, "bytes",
+                  "hand: working activations");
+  ck_assert(mem.fits);
+  /* max_batch is the largest that fits: it fits, one more does not. */
+  scale_infer_config at = cfg;
+  at.batch = mem.max_batch;
+  ck_assert(scale_infer_memory_eval(&m, &v5e, &at).fits);
+  at.batch += 1;
+  ck_assert(!scale_infer_memory_eval(&m, &v5e, &at).fits);
+  /* Heads-only sharding: 16 > K = 8, each chip holds 1/8 of every cache, twice FULL. */
+  scale_infer_config heads = cfg;
+  heads.kv_sharding = SCALE_KV_SHARD_HEADS;
+  scale_check_rel(scale_infer_memory_eval(&m, &v5e, &heads).kv_bytes_per_chip,
+                  2 * mem.kv_bytes_per_chip, 1e-12, "bytes", "hand: K = 8 of 16 ways");
+  /* Data parallelism: tp 8 on 16 chips doubles the weights per chip, KV unchanged. */
+  scale_infer_config dp = cfg;
+  dp.tp = 8;
+  scale_infer_memory mdp = scale_infer_memory_eval(&m, &v5e, &dp);
+  scale_check_rel(mdp.weight_bytes_per_chip, 2 * mem.weight_bytes_per_chip, 1e-12, "bytes",
+                  "weights replicated over 2 copies");
+  scale_check_rel(mdp.kv_bytes_per_chip, mem.kv_bytes_per_chip, 1e-12, "bytes",
+                  "each copy holds half the batch on half the chips");
+  ck_assert(fmod(mdp.max_batch, 2.0) == 0.0);
+}
+END_TEST
+
+/* ---- prefill -------------------------------------------------------------------------------- */
+
+START_TEST(test_prefill) {
+  scale_model m = model_named("llama-3-70b");
+  scale_chip v5e = chip_named("tpu-v5e");
+  scale_infer_config cfg = scale_infer_config_default(16, 1, 8192);
+  scale_infer_prefill pre = scale_infer_prefill_eval(&m, &v5e, &cfg);
+  double flops = scale_transformer_flops(&m, 1, 8192, true, SCALE_PASS_FORWARD);
+  scale_check_rel(pre.flops, flops, 1e-12, "FLOP", "transformer.h forward, causal");
+  scale_check_rel(pre.time_s, flops / (16 * 1.97e14 * 0.4), 1e-12, "s", "flops / (N C mfu)");
+  scale_check_rel(pre.ttft_s, pre.time_s, 1e-12, "s", "first token from the prefill logits");
+  /* Above the 2ND rule by the attention and the exact parameter count: 0.91 s -> ~0.97 s. */
+  ck_assert(pre.time_s > 0.91 && pre.time_s < 1.0);
+  ck_assert(pre.attention_flops_frac > 0.05 && pre.attention_flops_frac < 0.1);
+  scale_check_rel(pre.kv_bytes, 327680.0 * 8192, 1e-12, "bytes", "bf16 KV of the prompt");
+}
+END_TEST
+
+/* ---- decode --------------------------------------------------------------------------------- */
+
+/* On one chip (no collectives) the evaluation is the book's formula with the model's sizes. */
+START_TEST(test_decode_single_chip) {
+  scale_model m = model_named("llama-3-8b");
+  scale_chip h100 = chip_named("nvidia-h100-sxm");
+  scale_infer_config cfg = scale_infer_config_default(1, 16, 4096);
+  scale_infer_decode d = scale_infer_decode_eval(&m, &h100, &cfg);
+  double p = scale_transformer_n_params(&m);
+  double kv = scale_transformer_kv_bytes(&m, 4096, SCALE_DTYPE_BF16);
+  double w = 3.35e12, c = 9.9e14;
+  ck_assert(d.t_ici_s == 0.0);
+  scale_check_rel(d.t_kv_s, 16 * kv / w, 1e-12, "s", "B KV / W");
+  scale_check_rel(d.t_params_s, 2 * p / w, 1e-12, "s", "bf16 params / W");
+  /* FLOPs: 2 B (P - V D): the input embedding is a lookup. */
+  scale_check_rel(d.t_flops_s, 2 * 16 * (p - 128256.0 * 4096) / c, 1e-12, "s", "2 B P / C");
+  scale_check_rel(d.step_s, d.t_kv_s + fmax(d.t_flops_s, d.t_params_s), 1e-12, "s",
+                  "T_kv + max(T_flops, T_params)");
+  scale_check_rel(d.tokens_per_s, 16 / d.step_s, 1e-12, "tokens/s", "B / T");
+  scale_check_rel(d.tokens_per_s_per_chip, d.tokens_per_s, 1e-12, "tokens/s", "one chip");
+  scale_check_rel(d.cost_usd_per_million_tokens, 10.8 / 3600 / d.tokens_per_s * 1e6, 1e-12, "USD",
+                  "hand: $10.8/h per GPU");
+  scale_check_rel(d.qps_per_chip, 16 / (d.step_s * 512), 1e-12, "1/s", "B / (T G)");
+  scale_check_rel(d.critical_batch, 9.9e14 / 3.35e12, 1e-12, "tokens", "C / W bf16");
+}
+END_TEST
+
+/* The step's regimes: weights at small batch, FLOPs at large batch and short context, KV at long
+ * context; the step time never decreases with the batch. */
+START_TEST(test_decode_regimes) {
+  /* One v5e, LLaMA 3 8B with int8 weights and KV (8 GB, 131,072 bytes per token). */
+  scale_model m8 = model_named("llama-3-8b");
+  scale_chip v5e = chip_named("tpu-v5e");
+  scale_infer_config one = scale_infer_config_default(1, 1, 128);
+  one.weight_dtype = one.kv_dtype = SCALE_DTYPE_INT8;
+  ck_assert_int_eq(scale_infer_decode_eval(&m8, &v5e, &one).bound, SCALE_BOUND_PARAMS);
+  one.batch = 512; /* 2 x 512 x 7.5e9 / 1.97e14 = 39 ms > 9.8 ms of weights, 10.5 ms of KV */
+  ck_assert_int_eq(scale_infer_decode_eval(&m8, &v5e, &one).bound, SCALE_BOUND_FLOPS);
+  one.batch = 64;
+  one.context = 8192; /* 64 x 8192 x 131072 / 8.2e11 = 84 ms of KV */
+  ck_assert_int_eq(scale_infer_decode_eval(&m8, &v5e, &one).bound, SCALE_BOUND_KV);
+  /* LLaMA 3 70B on a 4x4 at batch 512: the AllReduces of [512, 8192] bf16 on a torus without
+   * wraparound (9e10 bytes/s into a device) outrun the 22.7 ms of FLOPs. */
+  scale_model m = model_named("llama-3-70b");
+  scale_infer_config cfg = scale_infer_config_default(16, 512, 128);
+  cfg.weight_dtype = cfg.kv_dtype = SCALE_DTYPE_INT8;
+  scale_infer_decode big = scale_infer_decode_eval(&m, &v5e, &cfg);
+  ck_assert_int_eq(big.bound, SCALE_BOUND_ICI);
+  ck_assert(!big.ici_latency_bound);
+  cfg.context = 8192;
+  double prev = 0.0;
+  for (double b = 1; b <= 256; b *= 2) {
+    cfg.batch = b;
+    double t = scale_infer_decode_eval(&m, &v5e, &cfg).step_s;
+    ck_assert_msg(t >= prev, "step time fell at batch %g", b);
+    prev = t;
+  }
+  ck_assert_str_eq(scale_infer_bound_name(SCALE_BOUND_KV), "kv");
+  ck_assert_str_eq(scale_infer_bound_name((scale_infer_bound)99), "?");
+}
+END_TEST
+
+/* Collectives: LLaMA 3 70B on a v5e 4x4, batch 32, bf16. One AllReduce of [32, 8192] bf16 after
+ * attention and one after the MLP in each of 80 layers, plus two AllToAlls of the [32, 64 x 128]
+ * queries per layer because 16 > K = 8 with fully sharded KV. Independent path: the group that
+ * collectives.h builds from the chip for a 4x4. */
+START_TEST(test_decode_ici) {
+  scale_model m = model_named("llama-3-70b");
+  scale_chip v5e = chip_named("tpu-v5e");
+  scale_infer_config cfg = scale_infer_config_default(16, 32, 2048);
+  scale_infer_decode d = scale_infer_decode_eval(&m, &v5e, &cfg);
+  scale_group g;
+  double sizes[2] = {4, 4};
+  ck_assert_int_eq(scale_group_from_chip(&v5e, sizes, 2, SCALE_WRAP_AUTO, &g, NULL), SCALE_OK);
+  double ar = scale_collective_time_s(&g, SCALE_COLL_ALL_REDUCE, 32 * 8192 * 2.0);
+  double a2a = scale_collective_time_s(&g, SCALE_COLL_ALL_TO_ALL, 32 * 64 * 128 * 2.0);
+  scale_check_rel(d.t_ici_s, 160 * ar + 160 * a2a, 1e-12, "s", "hand: 160 AR + 160 A2A");
+  /* Heads-only KV drops the AllToAlls but doubles KV loading. */
+  scale_infer_config heads = cfg;
+  heads.kv_sharding = SCALE_KV_SHARD_HEADS;
+  scale_infer_decode dh = scale_infer_decode_eval(&m, &v5e, &heads);
+  scale_check_rel(dh.t_ici_s, 160 * ar, 1e-12, "s", "AllReduces only");
+  scale_check_rel(dh.t_kv_s, 2 * d.t_kv_s, 1e-12, "s", "KV over 8 chips instead of 16");
+  /* Batch 1: tiny messages, latency-bound (4x4 without wraparound: 6 hops of 1 us per AR). */
+  cfg.batch = 1;
+  scale_infer_decode d1 = scale_infer_decode_eval(&m, &v5e, &cfg);
+  ck_assert(d1.ici_latency_bound);
+  ck_assert(d1.t_ici_latency_s > 0.0 && d1.t_ici_latency_s <= d1.t_ici_s);
+  /* 2-D weight-stationary: the MLP collectives follow ch. 7 Q7's formula. On 16 chips it loses
+   * to 1-D (16 < 18 F / D = 63). */
+  scale_infer_config ws = scale_infer_config_default(16, 32, 2048);
+  ws.weight_stationary_2d = true;
+  scale_infer_decode d2 = scale_infer_decode_eval(&m, &v5e, &ws);
+  double x = sqrt(8192.0 * 16 / (2 * 28672.0));
+  double t2 = scale_infer_ws2d_comms_s(32, 8192, 28672, 2, x, 16 / x, 9e10);
+  scale_check_rel(d2.t_ici_s, 80 * ar + 160 * a2a + 80 * t2, 1e-12, "s",
+                  "hand: attention AR + A2A + 2-D MLP");
+}
+END_TEST
+
+/* H100: collectives over the NVLink switch with the 4.5e11 egress. */
+START_TEST(test_decode_gpu) {
+  scale_model m = model_named("llama-3-70b");
+  scale_chip h100 = chip_named("nvidia-h100-sxm");
+  scale_infer_config cfg = scale_infer_config_default(8, 64, 4096);
+  cfg.kv_sharding = SCALE_KV_SHARD_HEADS; /* 8 ways = K: no AllToAll either way */
+  scale_infer_decode d = scale_infer_decode_eval(&m, &h100, &cfg);
+  scale_group g;
+  double sizes[1] = {8};
+  ck_assert_int_eq(scale_group_from_chip(&h100, sizes, 1, SCALE_WRAP_AUTO, &g, NULL), SCALE_OK);
+  double ar = scale_collective_eval(&g, SCALE_COLL_ALL_REDUCE, 64 * 8192 * 2.0).bandwidth_time_s;
+  scale_check_rel(d.t_ici_s, 160 * ar, 1e-12, "s", "160 AllReduces over NVLink");
+  ck_assert(isfinite(d.step_s) && d.step_s > 0.0);
+}
+END_TEST
+
+/* MoE: at batch 1 Mixtral reads the 2 experts it routes to (E (1 - (1 - k/E)^1) = 2 of 8). */
+START_TEST(test_decode_moe) {
+  scale_model m = model_named("mixtral-8x7b");
+  scale_chip v5e = chip_named("tpu-v5e");
+  scale_infer_config cfg = scale_infer_config_default(8, 1, 1024);
+  scale_infer_decode d = scale_infer_decode_eval(&m, &v5e, &cfg);
+  double idle = scale_transformer_n_moe_layers(&m) * 6 * scale_transformer_n_expert_params(&m);
+  double read = (scale_transformer_n_params(&m) - idle) * 2;
+  scale_check_rel(d.t_params_s, read / (8 * 8.2e11), 1e-12, "s", "hand: 2 of 8 experts");
+  /* Large batch: every expert is read. */
+  cfg.batch = 4096;
+  d = scale_infer_decode_eval(&m, &v5e, &cfg);
+  scale_check_rel(d.t_params_s, scale_transformer_n_params(&m) * 2 / (8 * 8.2e11), 1e-9, "s",
+                  "all experts touched");
+  scale_check_rel(d.critical_batch, 240.24 * 8 / 2, 1e-3, "tokens", "B_crit E / k");
+  /* Expert parallelism adds two AllToAlls per MoE layer. */
+  scale_infer_config ep = cfg;
+  ep.ep = 8;
+  ck_assert(scale_infer_decode_eval(&m, &v5e, &ep).t_ici_s > d.t_ici_s);
+}
+END_TEST
+
+/* Mamba-2: no KV cache, a constant state per sequence. */
+START_TEST(test_decode_mamba) {
+  scale_model m = model_named("mamba-2-2.7b");
+  scale_chip v5e = chip_named("tpu-v5e");
+  scale_infer_config cfg = scale_infer_config_default(1, 8, 2048);
+  scale_infer_memory mem = scale_infer_memory_eval(&m, &v5e, &cfg);
+  ck_assert(mem.kv_bytes_per_token == 0.0);
+  scale_check_rel(mem.kv_bytes_per_sequence,
+                  scale_transformer_state_bytes_per_sequence(&m, SCALE_DTYPE_BF16), 1e-12, "bytes",
+                  "state instead of KV");
+  scale_infer_decode d = scale_infer_decode_eval(&m, &v5e, &cfg);
+  scale_check_rel(d.t_kv_s, 8 * mem.kv_bytes_per_sequence / 8.2e11, 1e-12, "s", "B state / W");
+  cfg.context = 1024; /* the state does not grow with the context */
+  scale_check_rel(scale_infer_decode_eval(&m, &v5e, &cfg).t_kv_s, d.t_kv_s, 1e-12, "s",
+                  "independent of S");
+}
+END_TEST
+
+/* ---- frontier, slice, thresholds ------------------------------------------------------------ */
+
+START_TEST(test_frontier) {
+  scale_model m = model_named("llama-3-70b");
+  scale_chip v5e = chip_named("tpu-v5e");
+  scale_infer_config cfg = scale_infer_config_default(16, 1, 8192);
+  cfg.weight_dtype = cfg.kv_dtype = SCALE_DTYPE_INT8;
+  double batches[8] = {1, 4, 16, 32, 64, 128, 256, 512};
+  scale_infer_point pts[8];
+  int n_fit = scale_infer_frontier(&m, &v5e, &cfg, batches, 8, pts);
+  int expect = 0;
+  for (int i = 0; i < 8; i++) {
+    scale_infer_config c = cfg;
+    c.batch = batches[i];
+    if (scale_infer_memory_eval(&m, &v5e, &c).fits) expect++;
+    ck_assert(pts[i].batch == batches[i]);
+    scale_check_rel(pts[i].step_s, scale_infer_decode_eval(&m, &v5e, &c).step_s, 1e-12, "s",
+                    "frontier point = decode eval");
+    if (i > 0) /* throughput never falls with the batch (it saturates once ICI/KV-bound) */
+      ck_assert(pts[i].tokens_per_s_per_chip >= pts[i - 1].tokens_per_s_per_chip * (1 - 1e-12));
+  }
+  ck_assert_int_eq(n_fit, expect);
+  /* 256 GB less 70.6 GB of int8 weights holds about 137 caches of 1.34 GB: up to 128. */
+  ck_assert_int_eq(n_fit, 6);
+  ck_assert_int_eq(scale_infer_frontier(&m, &v5e, &cfg, NULL, 8, pts), -1);
+}
+END_TEST
+
+START_TEST(test_thresholds) {
+  /* Plain formulas, hand derivations. */
+  scale_check_rel(scale_infer_kv_dominates_batch(70e9, 163840.0 * 8192), 52.15, 1e-3, "sequences",
+                  "hand: 70e9 / 1.342e9");
+  scale_check_rel(scale_infer_min_slice_chips(16e9, 16e9), 1.0, 1e-12, "chips", "exactly one");
+  scale_check_rel(scale_infer_min_slice_chips(16.1e9, 16e9), 2.0, 1e-12, "chips", "next power");
+  ck_assert(scale_infer_max_batch(-1.0, 1e9) == 0.0);
+  scale_check_rel(scale_infer_spec_expected_tokens(0, 5), 1.0, 1e-12, "tokens", "nothing kept");
+  scale_check_rel(scale_infer_spec_expected_tokens(1, 5), 6.0, 1e-12, "tokens", "all + bonus");
+  /* Domain. */
+  scale_check_nan(scale_infer_step_time_s(-1, 1, 1, 1, 1, 1));
+  scale_check_nan(scale_infer_prefill_time_s(1, 1, 1, 0));
+  scale_check_nan(scale_infer_qps_per_chip(1, 0, 1, 1));
+  scale_check_nan(scale_infer_spec_expected_tokens(1.5, 1));
+  scale_check_nan(scale_infer_ws2d_min_chips(0, 1, 1));
+  scale_check_nan(scale_infer_cost_usd_per_million_tokens(NAN, 1, 1));
+  scale_model dense = model_named("llama-3-8b");
+  scale_chip v5e = chip_named("tpu-v5e");
+  scale_check_nan(scale_infer_moe_critical_batch(&dense, &v5e, SCALE_DTYPE_BF16,
+                                                 SCALE_DTYPE_BF16));
+  scale_infer_slice s = scale_infer_smallest_slice(&dense, &v5e, SCALE_DTYPE_BF16, 8192);
+  ck_assert(s.slice_chips == 2.0); /* 16.06e9 bf16 bytes: 1.004 chips -> 2 */
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("inference");
+  struct {
+    const char *name;
+    const TTest *test;
+  } cases[] = {
+      {"validate", test_validate},           {"memory", test_memory},
+      {"prefill", test_prefill},             {"decode_single_chip", test_decode_single_chip},
+      {"decode_regimes", test_decode_regimes}, {"decode_ici", test_decode_ici},
+      {"decode_gpu", test_decode_gpu},       {"decode_moe", test_decode_moe},
+      {"decode_mamba", test_decode_mamba},   {"frontier", test_frontier},
+      {"thresholds", test_thresholds},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    TCase *tc = tcase_create(cases[i].name);
+    tcase_add_test(tc, cases[i].test);
+    suite_add_tcase(s, tc);
+  }
+  return scale_check_run(s);
+}

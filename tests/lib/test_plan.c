@@ -1,0 +1,210 @@
+/* test_plan.c — the layout search: enumeration, pruning, ranking, agreement with brute force. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scale/hardware.h"
+#include "scale/model.h"
+#include "scale/plan.h"
+#include "scale/training.h"
+#include "scale_check.h"
+
+static scale_model model;
+static scale_chip chip;
+static scale_plan_report *report;
+
+static void setup(void) {
+  scale_diag diag;
+  ck_assert_int_eq(scale_model_load("llama-2-7b", &model, &diag), SCALE_OK);
+  ck_assert_int_eq(scale_chip_load("tpu-v5e", &chip, &diag), SCALE_OK);
+  report = malloc(sizeof *report);
+  ck_assert_ptr_nonnull(report);
+}
+
+static void teardown(void) { free(report); }
+
+/* 8 v5e chips, 16 sequences of 2048 tokens: small enough to enumerate by hand below. */
+static scale_train_problem small_problem(void) {
+  return scale_train_problem_make(&model, &chip, 8, 16 * 2048, 2048);
+}
+
+static bool same_layout(const scale_layout *a, const scale_layout *b) {
+  return a->dp == b->dp && a->fsdp == b->fsdp && a->tp == b->tp && a->pp == b->pp &&
+         a->ep == b->ep && a->cp == b->cp && a->zero_stage == b->zero_stage && a->sp == b->sp &&
+         a->schedule == b->schedule && a->n_microbatches == b->n_microbatches &&
+         a->remat == b->remat && a->cp_kind == b->cp_kind &&
+         a->link[SCALE_TRAIN_DIM_PP] == b->link[SCALE_TRAIN_DIM_PP];
+}
+
+START_TEST(ranked_layouts_are_valid_sorted_distinct) {
+  scale_train_problem p = small_problem();
+  scale_plan_opts o = scale_plan_opts_default();
+  o.top_k = SCALE_PLAN_TOP_MAX;
+  scale_diag diag;
+  ck_assert_int_eq(scale_plan_train(&p, &o, report, &diag), SCALE_OK);
+  ck_assert_int_eq(report->n_ranked, SCALE_PLAN_TOP_MAX);
+  for (int i = 0; i < report->n_ranked; i++) {
+    const scale_plan_entry *e = &report->ranked[i];
+    scale_check_rel(scale_layout_n_chips(&e->layout), 8, 0, "chips", "degrees multiply to N");
+    ck_assert_int_eq(scale_train_validate(&p, &e->layout, NULL), SCALE_OK);
+    ck_assert_msg(e->result.fits, "rank %d does not fit", i);
+    scale_check_rel(e->score, e->result.step_time_s, 0, "s", "time objective");
+    if (i > 0) ck_assert(report->ranked[i - 1].score <= e->score * (1 + 1e-9));
+    for (int j = 0; j < i; j++)
+      ck_assert_msg(!same_layout(&report->ranked[j].layout, &e->layout), "duplicate %d %d", j, i);
+  }
+  /* Bookkeeping: every candidate is pruned by one rule or fits. */
+  ck_assert(report->n_candidates >= report->n_evaluated);
+  double pruned = 0;
+  for (int i = 0; i < SCALE_PLAN_PRUNE_COUNT; i++) pruned += report->n_pruned[i];
+  scale_check_rel(report->n_pruned_total, pruned, 0, "", "sum of rules");
+  ck_assert(report->n_pruned_total < report->n_candidates);
+  /* 16 sequences cannot feed pp 8 with m = 4 pp = 32 microbatches: the batch rule prunes. */
+  ck_assert(report->n_pruned[SCALE_PLAN_PRUNE_BATCH] > 0);
+}
+END_TEST
+
+/* Every layout of the small problem, enumerated independently of plan.c: all degree
+ * tuples over {1, 2, 4, 8}, every policy, both mappings. Returns the best step time. */
+static double brute_force(const scale_train_problem *p, double *n_fit) {
+  static const double pow2[] = {1, 2, 4, 8};
+  static const double factors[] = {1, 2, 4, 8};
+  double best = INFINITY;
+  *n_fit = 0;
+  scale_train_result r;
+  for (int a = 0; a < 4; a++)
+    for (int b = 0; b < 4; b++)
+      for (int c = 0; c < 4; c++)
+        for (int d = 0; d < 4; d++)
+          for (int e = 0; e < 4; e++) {
+            double dp = pow2[a], fsdp = pow2[b], tp = pow2[c], pp = pow2[d], cp = pow2[e];
+            if (dp * fsdp * tp * pp * cp != p->n_chips) continue;
+            for (int z = 1; z <= 3; z++)
+              for (int sp = 0; sp < 2; sp++)
+                for (int rm = 0; rm < SCALE_REMAT_COUNT; rm++)
+                  for (int ck = 0; ck < SCALE_CP_COUNT; ck++)
+                    for (int s = 0; s < SCALE_PP_COUNT; s++)
+                      for (int f = 0; f < 4; f++)
+                        for (int map = 0; map < 2; map++) {
+                          scale_layout l = scale_layout_default();
+                          l.dp = dp, l.fsdp = fsdp, l.tp = tp, l.pp = pp, l.cp = cp;
+                          l.zero_stage = z, l.sp = sp, l.remat = (scale_remat)rm;
+                          l.cp_kind = (scale_cp_kind)ck, l.schedule = (scale_pp_schedule)s;
+                          l.n_virtual_stages = s == SCALE_PP_INTERLEAVED ? 2 : 1;
+                          l.n_microbatches = factors[f] * pp;
+                          scale_train_layout_map(p->chip, p->n_chips, &l);
+                          if (map) l.link[SCALE_TRAIN_DIM_PP] = SCALE_TRAIN_LINK_DCN;
+                          if (scale_train_validate(p, &l, NULL) != SCALE_OK) continue;
+                          scale_train_eval(p, &l, &r);
+                          if (!r.fits) continue;
+                          (*n_fit)++;
+                          if (r.step_time_s < best) best = r.step_time_s;
+                        }
+          }
+  return best;
+}
+
+START_TEST(agrees_with_brute_force) {
+  scale_train_problem p = small_problem();
+  scale_diag diag;
+  ck_assert_int_eq(scale_plan_train(&p, NULL, report, &diag), SCALE_OK);
+  double n_fit = 0;
+  double best = brute_force(&p, &n_fit);
+  ck_assert(n_fit > 0);
+  ck_assert_int_ge(report->n_ranked, 1);
+  scale_check_rel(report->ranked[0].score, best, 1e-12, "s",
+                  "planner best = minimum over an independent brute-force loop");
+}
+END_TEST
+
+START_TEST(threads_do_not_change_the_ranking) {
+  scale_train_problem p = scale_train_problem_make(&model, &chip, 64, 256 * 2048, 2048);
+  scale_plan_opts o = scale_plan_opts_default();
+  o.top_k = 10;
+  o.n_threads = 1;
+  scale_diag diag;
+  ck_assert_int_eq(scale_plan_train(&p, &o, report, &diag), SCALE_OK);
+  scale_plan_report *two = malloc(sizeof *two);
+  ck_assert_ptr_nonnull(two);
+  o.n_threads = 2;
+  ck_assert_int_eq(scale_plan_train(&p, &o, two, &diag), SCALE_OK);
+  ck_assert_int_eq(two->n_threads_used, 2);
+  ck_assert_int_eq(report->n_ranked, two->n_ranked);
+  scale_check_rel(two->n_candidates, report->n_candidates, 0, "", "same space");
+  for (int i = 0; i < report->n_ranked; i++)
+    ck_assert_msg(same_layout(&report->ranked[i].layout, &two->ranked[i].layout),
+                  "rank %d differs between 1 and 2 threads", i);
+  free(two);
+}
+END_TEST
+
+START_TEST(memory_pruning) {
+  /* A chip with 1 GB of HBM cannot hold a 7B model on 8 chips in any layout. */
+  scale_chip tiny = chip;
+  tiny.hbm_bytes = 1e9;
+  scale_train_problem p = scale_train_problem_make(&model, &tiny, 8, 16 * 2048, 2048);
+  scale_diag diag;
+  ck_assert_int_eq(scale_plan_train(&p, NULL, report, &diag), SCALE_OK);
+  ck_assert_int_eq(report->n_ranked, 0);
+  ck_assert(report->n_pruned[SCALE_PLAN_PRUNE_MEMORY] > 0);
+}
+END_TEST
+
+START_TEST(objectives_and_restrictions) {
+  scale_train_problem p = small_problem();
+  scale_plan_opts o = scale_plan_opts_default();
+  o.objective = SCALE_PLAN_MFU;
+  o.top_k = 4;
+  scale_diag diag;
+  ck_assert_int_eq(scale_plan_train(&p, &o, report, &diag), SCALE_OK);
+  for (int i = 1; i < report->n_ranked; i++)
+    ck_assert(report->ranked[i - 1].result.mfu >= report->ranked[i].result.mfu * (1 - 1e-9));
+  /* Forbid everything but FSDP: the only degrees left are fsdp 8 (dp must be 1). */
+  o = scale_plan_opts_default();
+  for (int d = 0; d < SCALE_TRAIN_DIM_COUNT; d++) o.allow[d] = d == SCALE_TRAIN_DIM_FSDP;
+  ck_assert_int_eq(scale_plan_train(&p, &o, report, &diag), SCALE_OK);
+  ck_assert_int_ge(report->n_ranked, 1);
+  for (int i = 0; i < report->n_ranked; i++)
+    scale_check_rel(report->ranked[i].layout.fsdp, 8, 0, "", "fsdp only");
+  char text[256];
+  ck_assert(strstr(scale_plan_layout_str(&report->ranked[0].layout, text, sizeof text),
+                   "fsdp 8") != NULL);
+  ck_assert_int_eq(scale_plan_objective_parse("cost", &o.objective), SCALE_OK);
+  ck_assert_int_eq(o.objective, SCALE_PLAN_COST);
+  ck_assert_int_eq(scale_plan_objective_parse("speed", &o.objective), SCALE_ERR_INVALID);
+}
+END_TEST
+
+START_TEST(bad_problems) {
+  scale_train_problem p = small_problem();
+  scale_diag diag;
+  p.n_chips = 0;
+  ck_assert_int_eq(scale_plan_train(&p, NULL, report, &diag), SCALE_ERR_INVALID);
+  p = small_problem();
+  p.batch_tokens = 100; /* shorter than one 2048-token sequence */
+  ck_assert_int_eq(scale_plan_train(&p, NULL, report, &diag), SCALE_ERR_INVALID);
+  ck_assert_ptr_nonnull(strstr(diag.message, "sequence"));
+  p = small_problem();
+  scale_plan_opts o = scale_plan_opts_default();
+  o.top_k = SCALE_PLAN_TOP_MAX + 1;
+  ck_assert_int_eq(scale_plan_train(&p, &o, report, &diag), SCALE_ERR_INVALID);
+  ck_assert_int_eq(scale_plan_train(NULL, NULL, report, &diag), SCALE_ERR_INVALID);
+}
+END_TEST
+
+static Suite *plan_suite(void) {
+  Suite *s = suite_create("plan");
+  TCase *tc = tcase_create("search");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, ranked_layouts_are_valid_sorted_distinct);
+  tcase_add_test(tc, agrees_with_brute_force);
+  tcase_add_test(tc, threads_do_not_change_the_ranking);
+  tcase_add_test(tc, memory_pruning);
+  tcase_add_test(tc, objectives_and_restrictions);
+  tcase_add_test(tc, bad_problems);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return scale_check_run(plan_suite()); }
