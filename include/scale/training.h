@@ -178,8 +178,7 @@ typedef struct {
 /** A problem with the given model, chip, chips, batch and sequence length; efficiency 1,
  * bf16 compute, MFU = 6 N tokens, no token budget. */
 scale_train_problem scale_train_problem_make(const scale_model *model, const scale_chip *chip,
-                                             double n_chips, double batch_tokens,
-                                             double seq_len);
+                                             double n_chips, double batch_tokens, double seq_len);
 
 /** Checks that 'layout' is consistent with 'problem': degrees are integers >= 1 whose product
  * dp fsdp tp pp cp is n_chips; tp divides the query heads and the MLP width (and the KV heads
@@ -202,16 +201,16 @@ scale_status scale_train_validate(const scale_train_problem *problem, const scal
 /** The collectives of a step, one entry each in scale_train_result.comm[]. */
 typedef enum {
   SCALE_TRAIN_COMM_FSDP_ALL_GATHER = 0, /**< ZeRO-3 weight gathers (fwd and bwd); ZeRO-1/2 the
-                                       AllGather of updated weights once per step */
+                                            AllGather of updated weights once per step */
   SCALE_TRAIN_COMM_FSDP_REDUCE_SCATTER, /**< gradient ReduceScatter over the fsdp group */
   SCALE_TRAIN_COMM_DP_ALL_REDUCE,       /**< gradient AllReduce over the dp group (of the fsdp
-                                       shard when both are used) */
+                                            shard when both are used) */
   SCALE_TRAIN_COMM_TP_ALL_GATHER,       /**< activation AllGathers before each block (fwd, bwd) */
   SCALE_TRAIN_COMM_TP_REDUCE_SCATTER,   /**< activation ReduceScatters after each block */
   SCALE_TRAIN_COMM_PP_SEND,             /**< activations and their gradients between stages */
   SCALE_TRAIN_COMM_EP_ALL_TO_ALL,       /**< MoE token dispatch and combine */
-  SCALE_TRAIN_COMM_CP_ATTENTION,        /**< ring: KV blocks (and dKV); Ulysses: Q/K/V/O AllToAlls */
-  SCALE_TRAIN_COMM_CP_ALL_REDUCE,       /**< gradient AllReduce over the cp group */
+  SCALE_TRAIN_COMM_CP_ATTENTION,  /**< ring: KV blocks (and dKV); Ulysses: Q/K/V/O AllToAlls */
+  SCALE_TRAIN_COMM_CP_ALL_REDUCE, /**< gradient AllReduce over the cp group */
   SCALE_TRAIN_COMM_COUNT
 } scale_train_comm;
 
@@ -227,13 +226,13 @@ typedef struct {
   scale_train_dim dim;          /**< the dimension it belongs to */
   scale_train_link link;        /**< the link it uses */
   double bandwidth_bytes_per_s; /**< W M (ICI), NVLink egress, DCN egress, or one link one
-                                     way for a pipeline send [bytes/s] */
+                                    way for a pipeline send [bytes/s] */
   double fwd_bytes_per_layer;   /**< forward pass, one average layer [bytes] */
   double bwd_bytes_per_layer;   /**< backward pass (and step end), one layer [bytes] */
   double fwd_time_per_layer_s;  /**< fwd_bytes_per_layer / bandwidth [s] */
   double bwd_time_per_layer_s;  /**< bwd_bytes_per_layer / bandwidth [s] */
   double step_bytes;            /**< the whole step on this chip, every layer of its stage and
-                                     the embeddings [bytes] */
+                                    the embeddings [bytes] */
   double step_time_s;           /**< step_bytes / bandwidth [s] */
 } scale_train_comm_cost;
 
@@ -256,21 +255,22 @@ typedef struct {
   double microbatch_tokens;    /**< tokens per chip per microbatch [tokens] */
   double flops_per_chip;       /**< training + remat FLOPs on one chip [FLOP] */
   double fwd_flops_per_layer;  /**< forward FLOPs of one average layer on one chip over the
-                                    step [FLOP] */
+                                   step [FLOP] */
   double bwd_flops_per_layer;  /**< backward FLOPs of the same (2x forward) [FLOP] */
   double remat_flops_per_chip; /**< recomputation FLOPs on one chip [FLOP] */
   double compute_time_s;       /**< flops_per_chip / (efficiency x peak) [s] */
 
   scale_train_comm_cost comm[SCALE_TRAIN_COMM_COUNT]; /**< each collective (zero when unused) */
-  double link_time_s[SCALE_TRAIN_LINK_COUNT + SCALE_TRAIN_DIM_COUNT]; /**< busy time of each resource:
+  double
+      link_time_s[SCALE_TRAIN_LINK_COUNT + SCALE_TRAIN_DIM_COUNT]; /**< busy time of each resource:
                                     [0, DIM_COUNT) the ICI axes of each dimension, then
                                     DIM_COUNT + link for NVLink and DCN (shared) [s] */
-  double comms_time_s;         /**< busiest resource [s] */
-  double total_comms_time_s;   /**< every collective added up [s] */
-  double exposed_comms_time_s; /**< max(0, comms_time_s - compute_time_s) [s] */
-  double bubble_frac;          /**< pipeline bubble over the ideal time: (p-1)/m ... */
-  double bubble_time_s;        /**< time lost to the bubble [s] */
-  double step_time_s;          /**< (compute + exposed) x (1 + bubble_frac) [s] */
+  double comms_time_s;                                             /**< busiest resource [s] */
+  double total_comms_time_s;     /**< every collective added up [s] */
+  double exposed_comms_time_s;   /**< max(0, comms_time_s - compute_time_s) [s] */
+  double bubble_frac;            /**< pipeline bubble over the ideal time: (p-1)/m ... */
+  double bubble_time_s;          /**< time lost to the bubble [s] */
+  double step_time_s;            /**< (compute + exposed) x (1 + bubble_frac) [s] */
   double step_time_no_overlap_s; /**< (compute + every collective) x (1 + bubble) [s] */
 
   /* memory per chip */
@@ -278,7 +278,7 @@ typedef struct {
   double grad_bytes;            /**< gradients held [bytes] */
   double optimizer_bytes;       /**< optimizer moments and master weights [bytes] */
   double activation_bytes;      /**< saved activations of the in-flight microbatches, plus one
-                                     layer's working set when rematerializing [bytes] */
+                                    layer's working set when rematerializing [bytes] */
   double gathered_weight_bytes; /**< ZeRO-3 buffers: two layers' gathered weights [bytes] */
   double cp_buffer_bytes;       /**< CP: ring KV blocks in flight / Ulysses head shards */
   double memory_per_chip_bytes; /**< sum of the above [bytes] */
@@ -330,8 +330,7 @@ double scale_train_bubble_frac(scale_pp_schedule schedule, double p, double m, d
  * Units:  -> [count].  Domain: as scale_train_bubble_frac().
  * Book:   Narayanan et al. 2021 (Megatron-LM interleaving); Amer et al. section 2.
  */
-double scale_train_microbatches_in_flight(scale_pp_schedule schedule, double p, double m,
-                                          double v);
+double scale_train_microbatches_in_flight(scale_pp_schedule schedule, double p, double m, double v);
 
 /** Bytes per chip of weights, gradients and optimizer state for 'n_params' parameters under
  * ZeRO 'stage' (0 = plain data parallelism) over 'n_shards' chips: stage 1 shards the
@@ -386,9 +385,8 @@ double scale_train_fsdp_tp_x_opt(double batch_tokens, double d_ff, double n_chip
  * Book:   ch. 5: F = 32,768, M_X M_Y = 2: 99; LLaMA 2 13B (F = 13,824): 235; ch. 6 LLaMA 3
  *         70B (F = 28,672): 113.
  */
-double scale_train_fsdp_tp_critical_batch(double d_ff, double flops_per_s,
-                                          double link_bytes_per_s, double n_axes_fsdp,
-                                          double n_axes_tp);
+double scale_train_fsdp_tp_critical_batch(double d_ff, double flops_per_s, double link_bytes_per_s,
+                                          double n_axes_fsdp, double n_axes_tp);
 
 /** Batch per ICI slice (pod) below which pure data parallelism across slices over DCN is
  * comms-bound: C / W_dcn (the per-slice batch, whatever the slice's size).

@@ -1,0 +1,414 @@
+/* transformers.c — chapter 4, "All the Transformer Math You Need to Know", as a program.
+ *
+ * Counts parameters, FLOPs and bytes of every model in models/ (dense, GQA, MoE, MLA,
+ * Mamba-2), breaks one layer of the example model down, and works the chapter's problems.
+ * Every number the chapter text cites is emitted with --values; --figures DIR draws
+ *   attention-share.svg   share of a layer's FLOPs spent in dot-product attention vs context
+ *   kv-per-token.svg      KV cache bytes per token against total parameters, one dot a model
+ *
+ * Options: --model (default llama-3-70b) for the layer breakdown and --context (default 8192).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "chapter.h"
+
+#define MAX_MODELS 32
+#define N_CURVE 121
+
+typedef struct {
+  int n;
+  scale_model model[MAX_MODELS];
+} model_list;
+
+static bool load_models(chapter *ch, model_list *out) {
+  char names[MAX_MODELS][SCALE_NAME_MAX];
+  int n = scale_data_list("models", names, MAX_MODELS);
+  if (n < 0) {
+    chapter_error(ch, "cannot list %s/models", scale_data_dir());
+    return false;
+  }
+  if (n > MAX_MODELS) n = MAX_MODELS;
+  out->n = 0;
+  for (int i = 0; i < n; i++)
+    if (!chapter_load_model(ch, names[i], &out->model[out->n++])) return false;
+  return true;
+}
+
+static double option_number(chapter *ch, const chapter_option *o) {
+  double v = NAN;
+  scale_diag diag = {0};
+  if (scale_parse_number(o->value, SCALE_NUM_POSITIVE, &v, &diag) != SCALE_OK) {
+    chapter_error(ch, "--%s: %s", o->name, diag.message);
+    return NAN;
+  }
+  return v;
+}
+
+/** A plain multi-head transformer built by hand: the book's running examples are not real
+ * models. Gated MLP, N = K, H = 128, untied embeddings. */
+static scale_model hand_model(int64_t l, int64_t d, int64_t f, int64_t v) {
+  scale_model m;
+  memset(&m, 0, sizeof m);
+  snprintf(m.name, sizeof m.name, "hand");
+  snprintf(m.display_name, sizeof m.display_name, "hand-made MHA model");
+  m.arch = SCALE_ARCH_TRANSFORMER;
+  m.n_layers = l;
+  m.d_model = d;
+  m.n_vocab = v;
+  m.d_head = 128;
+  m.n_heads = d / 128;
+  m.n_kv_heads = m.n_heads;
+  m.d_ff = f;
+  m.gated_mlp = true;
+  return m;
+}
+
+static void key_of(char *buf, size_t size, const char *stem, const char *what) {
+  snprintf(buf, size, "%s.%s", stem, what);
+}
+
+/* [listing:per-token] */
+/** Training FLOPs per token at context t: 6 x active parameters for the weight matmuls,
+ * plus dot-product attention, which grows with t (causal: only the unmasked half). */
+static double train_flops_per_token(const scale_model *m, double t) {
+  return scale_transformer_flops_per_token(m, t, true, SCALE_PASS_TRAIN);
+}
+
+/** The "6 N D" rule alone: what the count would be without attention. */
+static double six_n(const scale_model *m) {
+  return scale_transformer_dense_flops(scale_transformer_n_active_params(m), 1.0,
+                                       SCALE_PASS_TRAIN);
+}
+/* [/listing:per-token] */
+
+/* ---- the per-model table ------------------------------------------------------------------- */
+
+static void section_models(chapter *ch, const model_list *models) {
+  chapter_heading(ch, "Every model in models/");
+  static const double contexts[3] = {4096.0, 32768.0, 131072.0};
+  static const char *ctx_tag[3] = {"attn_4k", "attn_32k", "attn_128k"};
+  char key[160];
+  for (int i = 0; i < models->n; i++) {
+    const scale_model *m = &models->model[i];
+    chapter_say(ch, "%s:", m->display_name);
+    key_of(key, sizeof key, m->name, "params");
+    chapter_value(ch, key, "parameters", scale_transformer_n_params(m), "", SCALE_FMT_SCI);
+    key_of(key, sizeof key, m->name, "reported");
+    if (m->n_params_reported > 0)
+      chapter_value(ch, key, "as published", m->n_params_reported, "", SCALE_FMT_SCI);
+    key_of(key, sizeof key, m->name, "active");
+    chapter_value(ch, key, "active per token", scale_transformer_n_active_params(m), "",
+                  SCALE_FMT_SCI);
+    key_of(key, sizeof key, m->name, "six_n");
+    chapter_value(ch, key, "6 x active", six_n(m), "FLOP/token", SCALE_FMT_SCI);
+    key_of(key, sizeof key, m->name, "train_flops_per_token_4k");
+    chapter_value(ch, key, "training FLOPs per token at 4k (causal)",
+                  train_flops_per_token(m, 4096.0), "FLOP/token", SCALE_FMT_SCI);
+    key_of(key, sizeof key, m->name, "kv_bytes_per_token");
+    chapter_value(ch, key, "KV cache per token, bf16",
+                  scale_transformer_kv_bytes_per_token(m, SCALE_DTYPE_BF16), "B", SCALE_FMT_SI);
+    key_of(key, sizeof key, m->name, "state_bytes");
+    chapter_value(ch, key, "recurrent state per sequence, bf16",
+                  scale_transformer_state_bytes_per_sequence(m, SCALE_DTYPE_BF16), "B",
+                  SCALE_FMT_SI);
+    for (int c = 0; c < 3; c++) {
+      key_of(key, sizeof key, m->name, ctx_tag[c]);
+      chapter_value(ch, key, ctx_tag[c],
+                    100.0 * scale_transformer_attention_flops_frac(m, contexts[c], true), "%",
+                    SCALE_FMT_PLAIN);
+    }
+    double dominates = scale_transformer_n_tokens_attention_dominates(m);
+    if (isfinite(dominates)) {
+      key_of(key, sizeof key, m->name, "attn_dominates");
+      chapter_value(ch, key, "attention = the rest at T (non-causal)", dominates, "tokens",
+                    SCALE_FMT_PLAIN);
+    }
+  }
+  scale_precision bf16 = SCALE_PRECISION_BF16_ADAM, mixed = SCALE_PRECISION_MIXED_ADAM;
+  chapter_value(ch, "mem.bf16_adam_bytes_per_param", "bf16 weights+grads, fp32 Adam",
+                scale_transformer_train_state_bytes(&bf16, 1.0), "B", SCALE_FMT_PLAIN);
+  chapter_value(ch, "mem.bf16_adam_no_grad_bytes_per_param", "  without gradients",
+                scale_transformer_weight_bytes(&bf16, 1.0) +
+                    scale_transformer_optimizer_bytes(&bf16, 1.0),
+                "B", SCALE_FMT_PLAIN);
+  chapter_value(ch, "mem.mixed_adam_bytes_per_param", "fp16 + fp32 master + Adam",
+                scale_transformer_train_state_bytes(&mixed, 1.0), "B", SCALE_FMT_PLAIN);
+}
+
+/** Emits a value when it is defined for this model (the layer breakdown of a Mamba-2 model
+ * has no attention, so its shares and crossovers are undefined); otherwise prints "n/a" in the
+ * walk-through and emits nothing. */
+static void value_if(chapter *ch, const char *key, const char *label, double v, const char *unit,
+                     scale_fmt fmt) {
+  if (isfinite(v))
+    chapter_value(ch, key, label, v, unit, fmt);
+  else
+    chapter_row(ch, label, v, unit, fmt);
+}
+
+/* ---- one layer of the example model -------------------------------------------------------- */
+
+static void section_layer(chapter *ch, const scale_model *m, double t) {
+  chapter_heading(ch, "Where one layer's parameters and FLOPs go");
+  chapter_say(ch, "%s, context %.0f", m->display_name, t);
+  double attn = scale_transformer_n_attention_params(m);
+  double mlp = scale_transformer_n_mlp_params(m) + scale_transformer_n_moe_params(m);
+  double norm = scale_transformer_n_norm_params(m);
+  double mixer = scale_transformer_n_mamba2_params(m); /* 0 for a transformer */
+  double layer = attn + mlp + mixer + norm;
+  value_if(ch, "layer.context", "context T", t, "tokens", SCALE_FMT_PLAIN);
+  value_if(ch, "layer.d", "D", (double)m->d_model, "", SCALE_FMT_PLAIN);
+  value_if(ch, "layer.f", "F", (double)m->d_ff, "", SCALE_FMT_PLAIN);
+  value_if(ch, "layer.l", "L", (double)m->n_layers, "", SCALE_FMT_PLAIN);
+  value_if(ch, "layer.n", "N (query heads)", (double)m->n_heads, "", SCALE_FMT_PLAIN);
+  value_if(ch, "layer.k", "K (KV heads)", (double)m->n_kv_heads, "", SCALE_FMT_PLAIN);
+  value_if(ch, "layer.h", "H", (double)m->d_head, "", SCALE_FMT_PLAIN);
+  value_if(ch, "layer.v", "V", (double)m->n_vocab, "", SCALE_FMT_PLAIN);
+  value_if(ch, "layer.attn_params", "attention 2D(N+K)H", attn, "", SCALE_FMT_SCI);
+  value_if(ch, "layer.mlp_params", "MLP 3DF", mlp, "", SCALE_FMT_SCI);
+  value_if(ch, "layer.norm_params", "norms", norm, "", SCALE_FMT_PLAIN);
+  value_if(ch, "layer.attn_params_pct", "attention share of the layer", 100.0 * attn / layer,
+                "%", SCALE_FMT_PLAIN);
+  value_if(ch, "layer.mlp_params_pct", "MLP share of the layer", 100.0 * mlp / layer, "%",
+                SCALE_FMT_PLAIN);
+  value_if(ch, "layer.embed_params", "embeddings (whole model)",
+                scale_transformer_n_embedding_params(m), "", SCALE_FMT_SCI);
+  value_if(ch, "layer.embed_pct", "embedding share of the model",
+                100.0 * scale_transformer_n_embedding_params(m) / scale_transformer_n_params(m),
+                "%", SCALE_FMT_PLAIN);
+  /* Training FLOPs of one layer for one sequence of t tokens. */
+  double qkvo = scale_transformer_qkvo_flops(m, t, SCALE_PASS_TRAIN);
+  double mlpf = scale_transformer_mlp_flops(m, t, SCALE_PASS_TRAIN) +
+                scale_transformer_moe_flops(m, t, SCALE_PASS_TRAIN);
+  double dot = scale_transformer_attention_flops(m, 1.0, t, t, true, SCALE_PASS_TRAIN);
+  double dot_full = scale_transformer_attention_flops(m, 1.0, t, t, false, SCALE_PASS_TRAIN);
+  double mixer_flops = scale_transformer_mamba2_projection_flops(m, t, SCALE_PASS_TRAIN) +
+                       scale_transformer_ssd_flops(m, 1.0, t, false, SCALE_PASS_TRAIN);
+  double total = qkvo + mlpf + dot + mixer_flops;
+  if (mixer > 0.0) { /* a Mamba-2 layer: its mixer replaces attention */
+    value_if(ch, "layer.mixer_params", "Mamba-2 mixer", mixer, "", SCALE_FMT_SCI);
+    value_if(ch, "layer.mixer_flops", "Mamba-2 mixer (projections + SSD scan)", mixer_flops,
+             "FLOP", SCALE_FMT_SCI);
+    value_if(ch, "layer.mixer_pct", "mixer share", 100.0 * mixer_flops / total, "%",
+             SCALE_FMT_PLAIN);
+  }
+  value_if(ch, "layer.qkvo_flops", "Q, K, V, O projections", qkvo, "FLOP", SCALE_FMT_SCI);
+  value_if(ch, "layer.mlp_flops", "MLP", mlpf, "FLOP", SCALE_FMT_SCI);
+  value_if(ch, "layer.dot_flops", "QK^T and AV (causal)", dot, "FLOP", SCALE_FMT_SCI);
+  value_if(ch, "layer.dot_full_flops", "QK^T and AV (no mask skipping)", dot_full, "FLOP",
+                SCALE_FMT_SCI);
+  value_if(ch, "layer.qkvo_pct", "projections share", 100.0 * qkvo / total, "%",
+                SCALE_FMT_PLAIN);
+  value_if(ch, "layer.mlp_pct", "MLP share", 100.0 * mlpf / total, "%", SCALE_FMT_PLAIN);
+  value_if(ch, "layer.dot_pct", "attention share", 100.0 * dot / total, "%",
+                SCALE_FMT_PLAIN);
+  value_if(ch, "layer.unembed_flops", "unembedding (whole model)",
+                scale_transformer_unembedding_flops(m, t, SCALE_PASS_TRAIN), "FLOP",
+                SCALE_FMT_SCI);
+  value_if(ch, "layer.t_equals_qkvo", "attention = projections at T",
+                scale_transformer_n_tokens_attention_equals_qkvo(m), "tokens", SCALE_FMT_PLAIN);
+  value_if(ch, "layer.t_dominates", "attention = everything else at T",
+                scale_transformer_n_tokens_attention_dominates(m), "tokens", SCALE_FMT_PLAIN);
+  value_if(ch, "layer.model_train_flops_per_token", "whole model, training, per token",
+                train_flops_per_token(m, t), "FLOP/token", SCALE_FMT_SCI);
+  value_if(ch, "layer.kv_bytes", "KV cache of one sequence, bf16",
+                scale_transformer_kv_bytes(m, t, SCALE_DTYPE_BF16), "B", SCALE_FMT_SI);
+  value_if(ch, "layer.prefill_intensity", "self-attention intensity, prefill",
+                scale_transformer_attention_intensity_flops_per_byte(m, t, t, SCALE_DTYPE_BF16),
+                "FLOP/byte", SCALE_FMT_PLAIN);
+  value_if(ch, "layer.decode_intensity", "self-attention intensity, one new token",
+                scale_transformer_attention_intensity_flops_per_byte(m, 1.0, t, SCALE_DTYPE_BF16),
+                "FLOP/byte", SCALE_FMT_PLAIN);
+}
+
+/* ---- counting dots and the problems -------------------------------------------------------- */
+
+static void section_dots(chapter *ch) {
+  chapter_heading(ch, "Counting dots");
+  /* Q3: A[I,J,K,L] . B[I,J,M,N,O] -> C[K,L,M,N,O] with every size 8: I, J contract. */
+  double eight[7] = {8, 8, 8, 8, 8, 8, 8};
+  chapter_value(ch, "dots.q3_size", "every dimension", 8.0, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "dots.q3_flops", "IJKL,IJMNO->KLMNO",
+                scale_transformer_einsum_flops("IJKL,IJMNO->KLMNO", eight), "FLOP",
+                SCALE_FMT_PLAIN);
+  chapter_value(ch, "dots.batched_flops", "batched: IJKL,IJMNO->IJKLMNO (no factor 2)",
+                scale_transformer_einsum_flops("IJKL,IJMNO->IJKLMNO", eight), "FLOP",
+                SCALE_FMT_PLAIN);
+  for (int p = 0; p < SCALE_PASS_COUNT; p++) {
+    static const char *tag[3] = {"forward", "backward", "train"};
+    char key[64];
+    snprintf(key, sizeof key, "dots.%s_per_param", tag[p]);
+    chapter_value(ch, key, tag[p], scale_transformer_pass_flops_per_param((scale_pass)p),
+                  "FLOP/(param token)", SCALE_FMT_PLAIN);
+  }
+}
+
+static void section_problems(chapter *ch, const scale_model *deepseek,
+                             const scale_model *mixtral, const scale_chip *v5e) {
+  chapter_heading(ch, "Q1: D = 4096, F = 4D, V = 32000, L = 64, MHA, int8 KV");
+  scale_model q1 = hand_model(64, 4096, 4 * 4096, 32000);
+  double params = scale_transformer_n_params(&q1);
+  double attn = scale_transformer_n_attention_params(&q1) * (double)q1.n_layers;
+  chapter_value(ch, "q1.params", "parameters", params, "", SCALE_FMT_SCI);
+  chapter_value(ch, "q1.attn_pct", "attention share", 100.0 * attn / params, "%",
+                SCALE_FMT_PLAIN);
+  chapter_value(ch, "q1.attn_layer_pct", "attention share of the layers",
+                100.0 * scale_transformer_n_attention_params(&q1) /
+                    (scale_transformer_n_attention_params(&q1) +
+                     scale_transformer_n_mlp_params(&q1)),
+                "%", SCALE_FMT_PLAIN);
+  chapter_value(ch, "q1.kv_bytes_per_token", "KV cache per token, int8",
+                scale_transformer_kv_bytes_per_token(&q1, SCALE_DTYPE_INT8), "B", SCALE_FMT_IEC);
+
+  chapter_heading(ch, "Q4, Q5: attention intensity and the T = 2D crossover (MHA)");
+  chapter_value(ch, "q4.prefill_intensity", "prefill, T = S = 8192",
+                scale_transformer_attention_intensity_flops_per_byte(&q1, 8192.0, 8192.0,
+                                                                     SCALE_DTYPE_BF16),
+                "FLOP/byte", SCALE_FMT_PLAIN);
+  chapter_value(ch, "q4.decode_intensity", "generation, T = 1, S = 8192",
+                scale_transformer_attention_intensity_flops_per_byte(&q1, 1.0, 8192.0,
+                                                                     SCALE_DTYPE_BF16),
+                "FLOP/byte", SCALE_FMT_PLAIN);
+  chapter_value(ch, "q5.t", "attention = projections at T",
+                scale_transformer_n_tokens_attention_equals_qkvo(&q1), "tokens", SCALE_FMT_PLAIN);
+  chapter_value(ch, "q5.t_dominates", "attention = all other matmuls at T (8D)",
+                scale_transformer_n_tokens_attention_dominates(&q1), "tokens", SCALE_FMT_PLAIN);
+
+  chapter_heading(ch, "Gradient checkpointing: 4M tokens, L = 64, D = 8192, bf16");
+  scale_model big = hand_model(64, 8192, 4 * 8192, 32000);
+  double tokens = 4e6;
+  static const char *remat_tag[SCALE_REMAT_COUNT] = {"none", "block", "big"};
+  for (int r = 0; r < SCALE_REMAT_COUNT; r++) {
+    char key[64];
+    snprintf(key, sizeof key, "remat.%s.saved", remat_tag[r]);
+    chapter_value(ch, key, "tensors saved per layer",
+                  scale_transformer_n_saved_per_layer((scale_remat)r), "", SCALE_FMT_PLAIN);
+    snprintf(key, sizeof key, "remat.%s.bytes", remat_tag[r]);
+    chapter_value(ch, key, "activation bytes",
+                  scale_transformer_activation_bytes(&big, tokens, (scale_remat)r,
+                                                     SCALE_DTYPE_BF16),
+                  "B", SCALE_FMT_SI);
+  }
+  /* Block remat: forward FLOPs done twice. One step of 1024 sequences of 4096 tokens. */
+  double base = scale_transformer_flops(&big, 1024.0, 4096.0, true, SCALE_PASS_TRAIN);
+  double block = scale_transformer_remat_extra_flops(&big, 1024.0, 4096.0, true,
+                                                     SCALE_REMAT_BLOCK);
+  double bigmm = scale_transformer_remat_extra_flops(&big, 1024.0, 4096.0, true,
+                                                     SCALE_REMAT_BIG_MATMULS);
+  chapter_value(ch, "remat.block.flops_factor", "block remat: FLOPs x", (base + block) / base,
+                "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "remat.block.per_param", "  i.e. FLOPs per param per token",
+                6.0 * (base + block) / base, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "remat.big.flops_factor", "big matmuls only: FLOPs x", (base + bigmm) / base,
+                "", SCALE_FMT_PLAIN);
+
+  chapter_heading(ch, "KV caches");
+  scale_model kv = hand_model(64, 8192, 4 * 8192, 32000);
+  chapter_value(ch, "kv.example_bytes", "8192 tokens, L = 64, KH = 8192, int8",
+                scale_transformer_kv_bytes(&kv, 8192.0, SCALE_DTYPE_INT8), "B", SCALE_FMT_IEC);
+
+  chapter_heading(ch, "Mixture of experts");
+  double dense_crit = scale_roofline_critical_batch(v5e, SCALE_DTYPE_INT8, SCALE_DTYPE_BF16);
+  chapter_value(ch, "moe.dense_critical_batch", "dense layer, int8 weights, bf16 (v5e)",
+                dense_crit, "tokens", SCALE_FMT_PLAIN);
+  const scale_model *moes[2] = {deepseek, mixtral};
+  for (int i = 0; i < 2; i++) {
+    const scale_model *m = moes[i];
+    char key[128];
+    key_of(key, sizeof key, m->name, "experts");
+    chapter_value(ch, key, "experts E", (double)m->n_experts, "", SCALE_FMT_PLAIN);
+    key_of(key, sizeof key, m->name, "experts_active");
+    chapter_value(ch, key, "active k", (double)m->n_experts_active, "", SCALE_FMT_PLAIN);
+    key_of(key, sizeof key, m->name, "sparsity");
+    chapter_value(ch, key, "E / k", scale_transformer_moe_sparsity(m), "", SCALE_FMT_PLAIN);
+    key_of(key, sizeof key, m->name, "moe_critical_batch");
+    chapter_value(ch, key, "expert matmuls compute-bound above",
+                  scale_transformer_moe_critical_batch(m, dense_crit), "tokens", SCALE_FMT_PLAIN);
+    key_of(key, sizeof key, m->name, "active_pct");
+    chapter_value(ch, key, "active / total",
+                  100.0 * scale_transformer_n_active_params(m) / scale_transformer_n_params(m),
+                  "%", SCALE_FMT_PLAIN);
+  }
+}
+
+/* ---- figures ------------------------------------------------------------------------------- */
+
+static void figure_attention_share(chapter *ch, const model_list *models) {
+  static const char *pick[] = {"llama-3-8b", "gemma-2-27b", "llama-3-70b", "llama-3-405b",
+                               "deepseek-v3"};
+  enum { N_PICK = sizeof pick / sizeof pick[0] };
+  static double x[N_CURVE], y[N_PICK][N_CURVE];
+  scale_plot_series s[N_PICK];
+  size_t n = 0;
+  for (int i = 0; i < N_CURVE; i++) x[i] = pow(2.0, 10.0 + 10.0 * (double)i / (N_CURVE - 1));
+  for (int p = 0; p < N_PICK; p++)
+    for (int i = 0; i < models->n; i++) {
+      const scale_model *m = &models->model[i];
+      if (strcmp(m->name, pick[p]) != 0) continue;
+      for (int j = 0; j < N_CURVE; j++)
+        y[n][j] = scale_transformer_attention_flops_frac(m, x[j], true);
+      s[n] = (scale_plot_series){.label = m->display_name, .x = x, .y = y[n], .n = N_CURVE,
+                                 .dashed = n % 2 == 1};
+      n++;
+    }
+  scale_plot_marker half = {.vertical = false, .at = 0.5, .label = "half"};
+  scale_plot p = {.title = "Share of a layer's training FLOPs in dot-product attention (causal)",
+                  .desc = "Attention's share of FLOPs rises with context; wide models reach "
+                          "half much later than narrow ones.",
+                  .x_label = "context T [tokens]", .y_label = "attention share of layer FLOPs",
+                  .x_axis = SCALE_PLOT_LOG, .y_min = 0.0, .y_max = 1.0,
+                  .legend = SCALE_PLOT_LEGEND_TOP_LEFT,
+                  .series = s, .n_series = n, .markers = &half, .n_markers = 1};
+  chapter_figure(ch, "attention-share.svg", &p);
+}
+
+static void figure_kv(chapter *ch, const model_list *models) {
+  static scale_plot_point pts[MAX_MODELS];
+  size_t n = 0;
+  for (int i = 0; i < models->n; i++) {
+    const scale_model *m = &models->model[i];
+    double kv = scale_transformer_kv_bytes_per_token(m, SCALE_DTYPE_BF16);
+    if (!(kv > 0.0)) continue; /* Mamba-2 keeps a fixed state instead */
+    pts[n++] = (scale_plot_point){.x = scale_transformer_n_params(m), .y = kv,
+                                  .label = m->display_name};
+  }
+  scale_plot p = {.title = "KV cache per token (bf16) against model size",
+                  .desc = "One dot per model: grouped-query and latent attention keep the KV "
+                          "cache per token far below what parameter count alone suggests.",
+                  .x_label = "parameters", .y_label = "KV bytes per token",
+                  .x_axis = SCALE_PLOT_LOG, .y_axis = SCALE_PLOT_LOG,
+                  .width_px = 720, .height_px = 480,
+                  .points = pts, .n_points = n, .legend = SCALE_PLOT_LEGEND_NONE};
+  chapter_figure(ch, "kv-per-token.svg", &p);
+}
+
+int main(int argc, char **argv) {
+  chapter_option opts[] = {{"model", "model of the layer breakdown", "llama-3-70b"},
+                           {"context", "context length of the layer breakdown [tokens]", "8192"},
+                           {0}};
+  chapter ch;
+  int rc = chapter_begin(&ch, argc, argv, "04-transformers",
+                         "All the transformer math you need to know.", opts);
+  if (rc >= 0) return rc;
+  static model_list models;
+  scale_model example, deepseek, mixtral;
+  scale_chip v5e;
+  if (!load_models(&ch, &models) || !chapter_load_model(&ch, opts[0].value, &example) ||
+      !chapter_load_model(&ch, "deepseek-v3", &deepseek) ||
+      !chapter_load_model(&ch, "mixtral-8x7b", &mixtral) ||
+      !chapter_load_chip(&ch, "tpu-v5e", &v5e))
+    return chapter_end(&ch);
+  double t = option_number(&ch, &opts[1]);
+  if (ch.n_errors) return chapter_end(&ch);
+
+  chapter_say(&ch, "Chapter 4: All the Transformer Math You Need to Know.");
+  section_dots(&ch);
+  section_models(&ch, &models);
+  section_layer(&ch, &example, t);
+  section_problems(&ch, &deepseek, &mixtral, &v5e);
+  figure_attention_share(&ch, &models);
+  figure_kv(&ch, &models);
+  return chapter_end(&ch);
+}
