@@ -458,11 +458,17 @@ char *scale_plan_explain(const scale_plan_report *r, char *buf, size_t size) {
   char second[160];
   scale_plan_layout_str(&r->ranked[1].layout, second, sizeof second);
   if (fabs(gap) < 0.05) {
-    snprintf(buf, size,
-             "The runner-up (%s) ties within 0.05%% of the step time; the best is preferred as "
-             "the simpler layout (fewer parallel dimensions, then less memory per chip: %.3g GB "
-             "against %.3g GB).",
-             second, a->memory_per_chip_bytes / 1e9, b->memory_per_chip_bytes / 1e9);
+    int ca = complexity(&r->ranked[0].layout), cb = complexity(&r->ranked[1].layout);
+    if (ca != cb)
+      snprintf(buf, size,
+               "The runner-up (%s) ties within 0.05%% of the step time; the best wins as the "
+               "simpler layout (%d parallel dimensions against %d).",
+               second, ca, cb);
+    else
+      snprintf(buf, size,
+               "The runner-up (%s) ties within 0.05%% of the step time; the best wins by needing "
+               "less memory per chip (%.3g GB against %.3g GB).",
+               second, a->memory_per_chip_bytes / 1e9, b->memory_per_chip_bytes / 1e9);
     return buf;
   }
   if (b->bound == SCALE_TRAIN_BOUND_COMMS)

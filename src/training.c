@@ -658,7 +658,12 @@ void scale_train_eval(const scale_train_problem *problem, const scale_layout *l,
    */
   out->fwd_flops_per_layer = (fwd_flops - unembed_fwd) / layers / (dpf * cp * tp);
   out->bwd_flops_per_layer = 2.0 * out->fwd_flops_per_layer;
-  out->compute_time_s = out->flops_per_chip / rate;
+  /* Uneven stages: with L layers over pp x v (virtual) stages the slowest stage holds
+   * ceil(L / (pp v)) layers and sets the pace of the whole pipeline (DeepSeek-V3: 61 layers
+   * over 16 stages, 4 on the slowest, 64/61 of the even split). */
+  double n_stages = pp * v;
+  double imbalance = n_stages > 1.0 ? ceil(layers / n_stages) * n_stages / layers : 1.0;
+  out->compute_time_s = out->flops_per_chip / rate * imbalance;
 
   /* ---- parameters per chip (TP and EP shards of one stage) ---- */
   double n_params = scale_transformer_n_params(m);
@@ -668,7 +673,7 @@ void scale_train_eval(const scale_train_problem *problem, const scale_layout *l,
   double n_dense_layers_params = n_params - n_expert - n_embed;
   /* An average layer's weights on one chip [params]. */
   double layer_params = (n_dense_layers_params / layers + n_expert / layers / ep) / tp;
-  double layers_stage = layers / pp;
+  double layers_stage = ceil(layers / (pp * v)) * v; /* the fullest stage's layers */
   double stage_params = layer_params * layers_stage + n_embed / (pp * tp);
 
   /* ---- collectives (ch. 5 algorithms; per layer over the whole step) ---- */

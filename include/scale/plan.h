@@ -46,7 +46,8 @@ scale_status scale_plan_objective_parse(const char *text, scale_plan_objective *
 typedef enum {
   SCALE_PLAN_PRUNE_TP = 0,  /**< tp does not divide the heads or the MLP width */
   SCALE_PLAN_PRUNE_CP,      /**< cp does not divide the sequence (or the heads, Ulysses) */
-  SCALE_PLAN_PRUNE_PP,      /**< more stages (or virtual stages) than layers */
+  SCALE_PLAN_PRUNE_PP,      /**< more stages (x virtual stages) than layers; uneven stages
+                                 are allowed and pay for their fullest stage */
   SCALE_PLAN_PRUNE_BATCH,   /**< fewer sequences (or microbatches) than data shards need */
   SCALE_PLAN_PRUNE_EP,      /**< expert degree does not divide the experts */
   SCALE_PLAN_PRUNE_INVALID, /**< any other rule of scale_train_validate() */

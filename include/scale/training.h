@@ -28,7 +28,9 @@
  *   - overlap: collectives overlap with compute and with each other, except that dimensions
  *     sharing the NVLink egress or the DCN NICs serialize; exposed communication is what the
  *     busiest link adds beyond compute; the no-overlap bound adds every collective to compute;
- *   - the pipeline bubble multiplies the overlapped time by (1 + bubble_frac).
+ *   - the pipeline bubble multiplies the overlapped time by (1 + bubble_frac);
+ *   - uneven stages: the stage with ceil(L / (pp v)) layers sets the pace, so compute time
+ *     and the weights held per chip are those of the fullest stage.
  * Attention FLOPs are counted; the book's own derivations ignore them ("a stack of MLP
  * blocks"), so the threshold functions at the end use the book's MLP formulas exactly.
  *

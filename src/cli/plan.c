@@ -259,9 +259,11 @@ static int plan_train(int argc, char **argv) {
     free(scratch);
     return cli_fail("out of memory");
   }
-  double best_chips = 0, candidates = 0, elapsed = 0;
-  for (double chips = lo; chips <= hi && !rc; chips *= 2)
+  double best_chips = 0, candidates = 0, evaluated = 0, elapsed = 0;
+  for (double chips = lo; chips <= hi && !rc; chips *= 2) {
     rc = search_one(&a, &model, &chip, chips, best, &best_chips, scratch, &candidates, &elapsed);
+    evaluated += scratch->n_evaluated;
+  }
   if (!rc && best->n_ranked == 0)
     rc = cli_fail("no layout of %s on %s fits%s (pruned: %.0f by memory, %.0f by batch size)",
                   model.name, chip.name, a.budget_usd || a.budget_s ? " within the budget" : "",
@@ -285,7 +287,8 @@ static int plan_train(int argc, char **argv) {
       for (int i = 0; i < best->n_ranked; i++) json_entry(&j, &best->ranked[i]);
       cli_json_array_end(&j);
       cli_json_string(&j, "why", why);
-      cli_json_number(&j, "layouts_evaluated", candidates);
+      cli_json_number(&j, "layouts_enumerated", candidates);
+      cli_json_number(&j, "layouts_evaluated", evaluated);
       cli_json_number(&j, "layouts_pruned", best->n_pruned_total);
       cli_json_object_begin(&j, "pruned_by_rule");
       for (int i = 0; i < SCALE_PLAN_PRUNE_COUNT; i++)
@@ -296,9 +299,10 @@ static int plan_train(int argc, char **argv) {
       cli_json_object_end(&j);
       cli_json_finish(&j);
     } else {
-      printf("%s on %s, %s objective: best of %.3g layouts (%.3g per second, %d threads)\n",
+      printf("%s on %s, %s objective: best of %.3g layouts (%.3g evaluated, the rest pruned by "
+             "rule; %.3g layouts/s, %d threads)\n",
              model.display_name, chip.display_name, scale_plan_objective_name(a.opts.objective),
-             candidates, rate, best->n_threads_used);
+             candidates, evaluated, rate, best->n_threads_used);
       for (int i = 0; i < best->n_ranked; i++) print_entry(i + 1, &best->ranked[i], best_chips);
       if (why[0]) printf("why: %s\n", why);
       printf("pruned:");

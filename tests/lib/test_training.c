@@ -201,6 +201,31 @@ START_TEST(test_pp_and_dcn_bytes) {
 }
 END_TEST
 
+START_TEST(test_uneven_stages) {
+  /* The toy's 4 layers over pp 3: stages of 2, 1, 1 layers. The fullest stage (2 layers)
+   * sets the pace, so compute time is ceil(4/3) x 3 / 4 = 1.5 x the even split's; the
+   * FLOPs done per chip are unchanged. pp 2 and pp 4 split evenly (factor 1). */
+  scale_model m = toy();
+  scale_chip c = tpu();
+  scale_train_problem p = scale_train_problem_make(&m, &c, 6, 12 * 4096, 4096);
+  scale_layout l = scale_layout_default();
+  l.fsdp = 2;
+  l.pp = 3;
+  l.n_microbatches = 3;
+  scale_train_layout_map(&c, 6, &l);
+  scale_train_result r = eval_ok(&p, &l);
+  double even = r.flops_per_chip / 1e14;
+  scale_check_rel(r.compute_time_s, 1.5 * even, 1e-12, "s", "ceil(4/3) x 3 / 4 = 1.5");
+  p = scale_train_problem_make(&m, &c, 4, 12 * 4096, 4096);
+  l.fsdp = 2;
+  l.pp = 2;
+  l.n_microbatches = 2;
+  scale_train_layout_map(&c, 4, &l);
+  r = eval_ok(&p, &l);
+  scale_check_rel(r.compute_time_s, r.flops_per_chip / 1e14, 1e-12, "s", "even stages");
+}
+END_TEST
+
 START_TEST(test_step_time_model) {
   /* Compute time = training + remat FLOPs / (chips x C x efficiency); exposed
    * comms = the busiest link beyond compute; no-overlap bound adds all; MFU = 6
@@ -486,6 +511,7 @@ static Suite *suite(void) {
   suite_add_tcase(s, tc);
   tc = tcase_create("step");
   tcase_add_test(tc, test_step_time_model);
+  tcase_add_test(tc, test_uneven_stages);
   tcase_add_test(tc, test_bubble);
   tcase_add_test(tc, test_gpu_map);
   suite_add_tcase(s, tc);
