@@ -487,3 +487,131 @@ char *scale_plan_explain(const scale_plan_report *r, char *buf, size_t size) {
              b->flops_per_chip > 0 ? b->remat_flops_per_chip / b->flops_per_chip * 100.0 : 0.0);
   return buf;
 }
+
+/* ==== serving search ======================================================================== */
+
+static const char *const infer_objective_names[SCALE_PLAN_INFER_OBJECTIVE_COUNT] = {"throughput",
+                                                                                   "cost"};
+
+const char *scale_plan_infer_objective_name(scale_plan_infer_objective objective) {
+  return (unsigned)objective < SCALE_PLAN_INFER_OBJECTIVE_COUNT ? infer_objective_names[objective]
+                                                                 : "?";
+}
+
+scale_status scale_plan_infer_objective_parse(const char *text, scale_plan_infer_objective *out) {
+  for (int i = 0; text && i < SCALE_PLAN_INFER_OBJECTIVE_COUNT; i++)
+    if (strcmp(text, infer_objective_names[i]) == 0) {
+      *out = (scale_plan_infer_objective)i;
+      return SCALE_OK;
+    }
+  return SCALE_ERR_INVALID;
+}
+
+scale_plan_infer_opts scale_plan_infer_opts_default(double prompt, double decode_len) {
+  scale_plan_infer_opts o;
+  memset(&o, 0, sizeof o);
+  o.prompt = prompt;
+  o.decode_len = decode_len;
+  o.objective = SCALE_PLAN_INFER_THROUGHPUT;
+  o.allow_weight[SCALE_DTYPE_BF16] = o.allow_weight[SCALE_DTYPE_INT8] = true;
+  o.allow_kv[SCALE_DTYPE_BF16] = o.allow_kv[SCALE_DTYPE_INT8] = true;
+  o.top_k = 5;
+  return o;
+}
+
+/* Total order for ties: fewer chips, then the config's fields. */
+static bool infer_better(const scale_plan_infer_entry *a, const scale_plan_infer_entry *b) {
+  if (fabs(a->score - b->score) > 1e-9 * fmax(fabs(a->score), fabs(b->score)))
+    return a->score < b->score;
+  const scale_infer_config *x = &a->config, *y = &b->config;
+  const double ka[] = {x->n_chips, x->tp, x->batch, x->weight_stationary_2d,
+                       scale_dtype_bytes(x->weight_dtype), scale_dtype_bytes(x->kv_dtype)};
+  const double kb[] = {y->n_chips, y->tp, y->batch, y->weight_stationary_2d,
+                       scale_dtype_bytes(y->weight_dtype), scale_dtype_bytes(y->kv_dtype)};
+  for (size_t i = 0; i < sizeof ka / sizeof ka[0]; i++)
+    if (ka[i] != kb[i]) return ka[i] < kb[i];
+  return false;
+}
+
+static void infer_rank(scale_plan_infer_report *r, const scale_plan_infer_entry *e, int k) {
+  if (r->n_ranked == k && !infer_better(e, &r->ranked[k - 1])) return;
+  int i = r->n_ranked < k ? r->n_ranked++ : k - 1;
+  while (i > 0 && infer_better(e, &r->ranked[i - 1])) {
+    r->ranked[i] = r->ranked[i - 1];
+    i--;
+  }
+  r->ranked[i] = *e;
+}
+
+/* Batches of one slice layout: double until HBM runs out; rank what meets the target. */
+static void infer_batches(const scale_model *m, const scale_chip *c, const scale_plan_infer_opts *o,
+                          scale_infer_config cfg, scale_plan_infer_report *r) {
+  double copies = cfg.n_chips / cfg.tp;
+  scale_plan_infer_entry e;
+  for (double per_copy = 1; per_copy <= 1 << 20; per_copy *= 2) {
+    cfg.batch = per_copy * copies;
+    r->n_candidates++;
+    if (scale_infer_validate(m, c, &cfg, NULL) != SCALE_OK) {
+      r->n_invalid++;
+      return;
+    }
+    e.memory = scale_infer_memory_eval(m, c, &cfg);
+    if (!e.memory.fits) {
+      r->n_too_big++;
+      return; /* larger batches only need more memory */
+    }
+    e.decode = scale_infer_decode_eval(m, c, &cfg);
+    if (o->max_step_s > 0 && !(e.decode.step_s <= o->max_step_s)) {
+      r->n_too_slow++;
+      return; /* larger batches only take longer per step */
+    }
+    e.config = cfg;
+    e.prefill = scale_infer_prefill_eval(m, c, &cfg);
+    double cost = e.decode.cost_usd_per_million_tokens;
+    e.score = o->objective == SCALE_PLAN_INFER_COST && isfinite(cost)
+                  ? cost
+                  : -e.decode.tokens_per_s_per_chip;
+    if (isfinite(e.score)) infer_rank(r, &e, o->top_k);
+  }
+}
+
+scale_status scale_plan_infer(const scale_model *model, const scale_chip *chip,
+                              const scale_plan_infer_opts *opts, scale_plan_infer_report *out,
+                              scale_diag *diag) {
+  if (!model || !chip || !opts || !out)
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "plan infer: missing argument");
+  const scale_plan_infer_opts *o = opts;
+  if (!(o->prompt >= 0) || !(o->decode_len >= 1) || !(o->max_step_s >= 0) ||
+      !(o->max_chips >= 0) || o->top_k < 1 || o->top_k > SCALE_PLAN_TOP_MAX ||
+      (unsigned)o->objective >= SCALE_PLAN_INFER_OBJECTIVE_COUNT)
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
+                          "plan infer: prompt >= 0, output >= 1, latency >= 0 and top 1..%d",
+                          SCALE_PLAN_TOP_MAX);
+  memset(out, 0, sizeof *out);
+  double limit = o->max_chips;
+  if (limit == 0)
+    limit = chip->kind == SCALE_HW_GPU ? chip->nvlink_domain_size : scale_chip_pod_chips(chip);
+  if (!(limit >= 1)) limit = 1;
+  double context = o->prompt + o->decode_len / 2.0;
+  /* One model copy per slice (tp = chips): replicas of a slice serve more traffic at the same
+   * tokens/s per chip and cost, so they add nothing to rank. */
+  for (double chips = 1; chips <= limit; chips *= 2)
+    for (double tp = chips; tp <= chips; tp *= 2)
+      for (int wd = 0; wd < SCALE_DTYPE_COUNT; wd++) {
+        if (!o->allow_weight[wd]) continue;
+        for (int kd = 0; kd < SCALE_DTYPE_COUNT; kd++) {
+          if (!o->allow_kv[kd]) continue;
+          for (int ws2d = 0; ws2d < (tp > 1 ? 2 : 1); ws2d++) {
+            scale_infer_config cfg = scale_infer_config_default(chips, 1, context);
+            cfg.tp = tp;
+            cfg.weight_dtype = (scale_dtype)wd;
+            cfg.kv_dtype = (scale_dtype)kd;
+            cfg.weight_stationary_2d = ws2d != 0;
+            cfg.prompt = o->prompt;
+            cfg.decode_len = o->decode_len;
+            infer_batches(model, chip, o, cfg, out);
+          }
+        }
+      }
+  return SCALE_OK;
+}

@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "scale/inference.h"
 #include "scale/status.h"
 #include "scale/training.h"
 
@@ -108,5 +109,71 @@ char *scale_plan_explain(const scale_plan_report *report, char *buf, size_t size
 /** Writes a layout compactly ("fsdp 64 (zero-3) x tp 8 (sp) x pp 16 [1f1b m=32] remat block")
  * into buf; degrees of 1 are left out. Returns buf. */
 char *scale_plan_layout_str(const scale_layout *layout, char *buf, size_t size);
+
+/* ==== serving ============================================================================== */
+
+/** What the serving search optimizes. */
+typedef enum {
+  SCALE_PLAN_INFER_THROUGHPUT = 0, /**< most generated tokens per second per chip */
+  SCALE_PLAN_INFER_COST,           /**< fewest dollars per million generated tokens */
+  SCALE_PLAN_INFER_OBJECTIVE_COUNT
+} scale_plan_infer_objective;
+
+/** Name of a serving objective ("throughput", "cost"); "?" if invalid. */
+const char *scale_plan_infer_objective_name(scale_plan_infer_objective objective);
+
+/** Parses a serving objective name. Errors: SCALE_ERR_INVALID; *out untouched. */
+scale_status scale_plan_infer_objective_parse(const char *text, scale_plan_infer_objective *out);
+
+/** The traffic and the constraints of a serving search. */
+typedef struct {
+  double prompt;            /**< P: prefill tokens per request [tokens] */
+  double decode_len;        /**< G: generated tokens per request [tokens] */
+  double max_step_s;        /**< per-token latency target (decode step) [s]; 0: none */
+  double max_chips;         /**< largest slice to try [count]; 0: the pod (TPU) or the NVLink
+                                 domain (GPU) */
+  scale_plan_infer_objective objective;
+  bool allow_weight[SCALE_DTYPE_COUNT]; /**< weight dtypes to try (quantization is a choice) */
+  bool allow_kv[SCALE_DTYPE_COUNT];     /**< KV-cache dtypes to try */
+  int top_k;                /**< 1..SCALE_PLAN_TOP_MAX */
+} scale_plan_infer_opts;
+
+/** Options for a P-token prompt and G generated tokens: no latency target, the whole pod or
+ * NVLink domain, throughput, bf16 or int8 weights and KV caches, top 5. */
+scale_plan_infer_opts scale_plan_infer_opts_default(double prompt, double decode_len);
+
+/** One ranked serving layout. */
+typedef struct {
+  scale_infer_config config;   /**< slice, tp, dtypes, 2-D sharding, batch, context */
+  scale_infer_decode decode;   /**< its decode step */
+  scale_infer_memory memory;   /**< its memory per chip */
+  scale_infer_prefill prefill; /**< one prompt's prefill on the slice */
+  double score;                /**< lower is better: -tokens/s/chip or USD per million tokens */
+} scale_plan_infer_entry;
+
+/** What a serving search found. Caller storage. */
+typedef struct {
+  int n_ranked;
+  scale_plan_infer_entry ranked[SCALE_PLAN_TOP_MAX];
+  double n_candidates;       /**< configurations enumerated */
+  double n_invalid;          /**< rejected by scale_infer_validate() */
+  double n_too_big;          /**< do not fit in HBM */
+  double n_too_slow;         /**< miss the latency target */
+} scale_plan_infer_report;
+
+/** Searches serving layouts of 'model' on 'chip': slices of 1, 2, 4, ... chips up to the
+ * limit, each one model copy (tp = chips; replicas serve more traffic at the same throughput
+ * per chip and cost, so they are not ranked apart), 1-D or 2-D weight-
+ * stationary MLPs, the allowed weight and KV dtypes (compute in bf16), and batches of 1, 2,
+ * 4, ... sequences per model copy until HBM runs out; the KV context is P + G/2 (a request's
+ * average). Keeps the layouts that fit and meet the latency target, ranked by the objective.
+ *
+ * Errors: SCALE_ERR_INVALID for NULL arguments, P < 0, G < 1, a negative target or top_k out
+ *         of range. Nothing meeting the target is not an error (n_ranked 0; counters say why).
+ * Book:   ch. 8 "Serving LLaMA 3-70B" (smallest slices, latency vs throughput, cost).
+ */
+scale_status scale_plan_infer(const scale_model *model, const scale_chip *chip,
+                              const scale_plan_infer_opts *opts, scale_plan_infer_report *out,
+                              scale_diag *diag);
 
 #endif

@@ -1,5 +1,5 @@
-/* plan.c — `scale plan train`: search every parallel layout of a training run and rank them.
- * (`scale plan infer` joins when the inference planner lands.) */
+/* plan.c — `scale plan train` and `scale plan infer`: search every parallel layout of a training
+ * run, or every serving layout of a model, and rank them. */
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -316,12 +316,221 @@ static int plan_train(int argc, char **argv) {
   return rc;
 }
 
+/* ==== scale plan infer ===================================================================== */
+
+static void infer_usage(FILE *out) {
+  fprintf(out,
+          "usage: scale plan infer --model M --hw H --prompt P --output G [--latency S]\n"
+          "                        [--max-chips N] [--objective throughput|cost]\n"
+          "                        [--weight-dtypes LIST] [--kv-dtypes LIST] [--top K] [--json]\n\n"
+          "Searches slices of 1, 2, 4, ... chips (up to the pod or NVLink domain), model-parallel\n"
+          "degrees, 1-D or 2-D weight-stationary MLPs, weight and KV-cache dtypes (default\n"
+          "bf16,int8) and batch sizes, keeps what fits in HBM and decodes a token within\n"
+          "--latency seconds, and ranks by tokens/s per chip or dollars per million tokens.\n"
+          "Prints the best layouts and the latency/throughput frontier of the best slice.\n");
+}
+
+static bool parse_dtypes(const char *opt, const char *text, bool allow[SCALE_DTYPE_COUNT]) {
+  char buf[128];
+  snprintf(buf, sizeof buf, "%s", text);
+  for (int i = 0; i < SCALE_DTYPE_COUNT; i++) allow[i] = false;
+  for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+    scale_dtype d;
+    if (!cli_parse_dtype(opt, tok, &d)) return false;
+    allow[d] = true;
+  }
+  return true;
+}
+
+static void infer_json_entry(cli_json *j, const scale_plan_infer_entry *e) {
+  const scale_infer_config *c = &e->config;
+  cli_json_object_begin(j, NULL);
+  cli_json_number(j, "chips", c->n_chips);
+  cli_json_number(j, "tp", c->tp);
+  cli_json_bool(j, "weight_stationary_2d", c->weight_stationary_2d);
+  cli_json_string(j, "weight_dtype", scale_dtype_name(c->weight_dtype));
+  cli_json_string(j, "kv_dtype", scale_dtype_name(c->kv_dtype));
+  cli_json_number(j, "batch", c->batch);
+  cli_json_number(j, "context_tokens", c->context);
+  cli_json_number(j, "step_time_s", e->decode.step_s);
+  cli_json_number(j, "tokens_per_s_per_chip", e->decode.tokens_per_s_per_chip);
+  cli_json_number(j, "cost_usd_per_million_tokens", e->decode.cost_usd_per_million_tokens);
+  cli_json_number(j, "ttft_s", e->prefill.ttft_s);
+  cli_json_number(j, "memory_per_chip_bytes", e->memory.total_bytes_per_chip);
+  cli_json_string(j, "bound", scale_infer_bound_name(e->decode.bound));
+  cli_json_object_end(j);
+}
+
+static void infer_print_entry(int rank, const scale_plan_infer_entry *e) {
+  const scale_infer_config *c = &e->config;
+  char step[32], ttft[32], mem[32], cost[32];
+  printf("%2d. %.0f chips, tp %.0f%s, weights %s, KV %s, batch %.0f\n", rank, c->n_chips, c->tp,
+         c->weight_stationary_2d ? " (2-D)" : "", scale_dtype_name(c->weight_dtype),
+         scale_dtype_name(c->kv_dtype), c->batch);
+  printf("    step %s, %.4g tokens/s/chip, TTFT %s, %s/chip, %s-bound",
+         scale_format(step, sizeof step, e->decode.step_s, NULL, SCALE_FMT_TIME),
+         e->decode.tokens_per_s_per_chip,
+         scale_format(ttft, sizeof ttft, e->prefill.ttft_s, NULL, SCALE_FMT_TIME),
+         scale_format(mem, sizeof mem, e->memory.total_bytes_per_chip, "B", SCALE_FMT_SI),
+         scale_infer_bound_name(e->decode.bound));
+  if (isfinite(e->decode.cost_usd_per_million_tokens))
+    printf(", $%s per M tokens",
+           scale_format(cost, sizeof cost, e->decode.cost_usd_per_million_tokens, "",
+                        SCALE_FMT_PLAIN));
+  printf("\n");
+}
+
+static int plan_infer(int argc, char **argv) {
+  enum { O_MODEL = 256, O_HW, O_PROMPT, O_OUTPUT, O_LATENCY, O_MAXCHIPS, O_OBJ, O_WD, O_KD,
+         O_TOP, O_JSON, O_HELP };
+  static const struct option opts[] = {
+      {"model", required_argument, NULL, O_MODEL},     {"hw", required_argument, NULL, O_HW},
+      {"prompt", required_argument, NULL, O_PROMPT},   {"output", required_argument, NULL, O_OUTPUT},
+      {"latency", required_argument, NULL, O_LATENCY}, {"max-chips", required_argument, NULL, O_MAXCHIPS},
+      {"objective", required_argument, NULL, O_OBJ},   {"weight-dtypes", required_argument, NULL, O_WD},
+      {"kv-dtypes", required_argument, NULL, O_KD},    {"top", required_argument, NULL, O_TOP},
+      {"json", no_argument, NULL, O_JSON},             {"help", no_argument, NULL, O_HELP},
+      {NULL, 0, NULL, 0}};
+  const char *model_name = NULL, *hw = NULL;
+  double prompt = -1, output = 0, v;
+  bool json = false;
+  scale_plan_infer_opts o = scale_plan_infer_opts_default(0, 1);
+  cli_getopt_reset();
+  int c;
+  while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+    switch (c) {
+    case O_MODEL: model_name = optarg; break;
+    case O_HW: hw = optarg; break;
+    case O_PROMPT:
+      if (!cli_parse_number("prompt", optarg, SCALE_NUM_NONNEG | SCALE_NUM_INTEGER, &prompt))
+        return 2;
+      break;
+    case O_OUTPUT:
+      if (!cli_parse_number("output", optarg, SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER, &output))
+        return 2;
+      break;
+    case O_LATENCY:
+      if (!cli_parse_number("latency", optarg, SCALE_NUM_POSITIVE, &o.max_step_s)) return 2;
+      break;
+    case O_MAXCHIPS:
+      if (!cli_parse_number("max-chips", optarg, SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER,
+                            &o.max_chips))
+        return 2;
+      break;
+    case O_OBJ:
+      if (scale_plan_infer_objective_parse(optarg, &o.objective))
+        return cli_usage("--objective: '%s' is not throughput or cost", optarg);
+      break;
+    case O_WD:
+      if (!parse_dtypes("weight-dtypes", optarg, o.allow_weight)) return 2;
+      break;
+    case O_KD:
+      if (!parse_dtypes("kv-dtypes", optarg, o.allow_kv)) return 2;
+      break;
+    case O_TOP:
+      if (!cli_parse_number("top", optarg, SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER, &v)) return 2;
+      if (v > SCALE_PLAN_TOP_MAX) return cli_usage("--top: at most %d", SCALE_PLAN_TOP_MAX);
+      o.top_k = (int)v;
+      break;
+    case O_JSON: json = true; break;
+    case O_HELP: infer_usage(stdout); return 0;
+    default: return cli_bad_option("plan infer", argv);
+    }
+  }
+  if (optind < argc) return cli_usage("plan infer: unexpected argument '%s'", argv[optind]);
+  if (!model_name) return cli_usage("plan infer: missing --model (try: scale model list)");
+  if (!hw) return cli_usage("plan infer: missing --hw (try: scale hw list)");
+  if (prompt < 0) return cli_usage("plan infer: missing --prompt (tokens per request)");
+  if (output <= 0) return cli_usage("plan infer: missing --output (generated tokens)");
+  o.prompt = prompt;
+  o.decode_len = output;
+  scale_model model;
+  scale_chip chip;
+  int rc;
+  if ((rc = cli_load_model(model_name, &model)) || (rc = cli_load_chip(hw, &chip))) return rc;
+  if (model.n_ctx_max > 0 && prompt + output / 2 > (double)model.n_ctx_max)
+    return cli_usage("plan infer: prompt + output/2 = %g tokens exceeds %s's context of %lld",
+                     prompt + output / 2, model.name, (long long)model.n_ctx_max);
+  scale_plan_infer_report *r = malloc(sizeof *r);
+  if (!r) return cli_fail("out of memory");
+  scale_diag diag;
+  if (scale_plan_infer(&model, &chip, &o, r, &diag)) {
+    free(r);
+    return cli_usage("%s", diag.message);
+  }
+  if (r->n_ranked == 0) {
+    rc = cli_fail("no serving layout of %s on %s fits and meets the target (%.0f too big, "
+                  "%.0f too slow, %.0f invalid)",
+                  model.name, chip.name, r->n_too_big, r->n_too_slow, r->n_invalid);
+    free(r);
+    return rc;
+  }
+  /* The frontier of the best slice: every batch from 1 up. */
+  scale_infer_config best = r->ranked[0].config;
+  double batches[24];
+  scale_infer_point points[24];
+  int n_points = 0;
+  for (double b = best.n_chips / best.tp; n_points < 24 && b <= 1 << 22; b *= 2)
+    batches[n_points++] = b;
+  scale_infer_frontier(&model, &chip, &best, batches, n_points, points);
+  if (json) {
+    cli_json j;
+    cli_json_init(&j, stdout);
+    cli_json_object_begin(&j, NULL);
+    cli_json_string(&j, "model", model.name);
+    cli_json_string(&j, "hw", chip.name);
+    cli_json_string(&j, "objective", scale_plan_infer_objective_name(o.objective));
+    cli_json_array_begin(&j, "ranked");
+    for (int i = 0; i < r->n_ranked; i++) infer_json_entry(&j, &r->ranked[i]);
+    cli_json_array_end(&j);
+    cli_json_array_begin(&j, "frontier");
+    for (int i = 0; i < n_points; i++) {
+      cli_json_object_begin(&j, NULL);
+      cli_json_number(&j, "batch", points[i].batch);
+      cli_json_number(&j, "step_time_s", points[i].step_s);
+      cli_json_number(&j, "tokens_per_s_per_chip", points[i].tokens_per_s_per_chip);
+      cli_json_number(&j, "cost_usd_per_million_tokens", points[i].cost_usd_per_million_tokens);
+      cli_json_bool(&j, "fits", points[i].fits);
+      cli_json_object_end(&j);
+    }
+    cli_json_array_end(&j);
+    cli_json_number(&j, "layouts_evaluated", r->n_candidates);
+    cli_json_number(&j, "too_big", r->n_too_big);
+    cli_json_number(&j, "too_slow", r->n_too_slow);
+    cli_json_number(&j, "invalid", r->n_invalid);
+    cli_json_object_end(&j);
+    cli_json_finish(&j);
+  } else {
+    printf("Serving %s on %s (prompt %.0f, output %.0f tokens), %s objective: %.0f layouts, "
+           "%.0f too big, %.0f too slow\n",
+           model.display_name, chip.display_name, prompt, output,
+           scale_plan_infer_objective_name(o.objective), r->n_candidates, r->n_too_big,
+           r->n_too_slow);
+    for (int i = 0; i < r->n_ranked; i++) infer_print_entry(i + 1, &r->ranked[i]);
+    printf("frontier of the best slice (%.0f chips, tp %.0f):\n", best.n_chips, best.tp);
+    printf("  %8s %12s %16s %14s\n", "batch", "step", "tokens/s/chip", "USD/M tokens");
+    for (int i = 0; i < n_points && points[i].fits; i++) {
+      char step[32], cost[32];
+      printf("  %8.0f %12s %16.4g %14s\n", points[i].batch,
+             scale_format(step, sizeof step, points[i].step_s, NULL, SCALE_FMT_TIME),
+             points[i].tokens_per_s_per_chip,
+             scale_format(cost, sizeof cost, points[i].cost_usd_per_million_tokens, "",
+                          SCALE_FMT_PLAIN));
+    }
+  }
+  free(r);
+  return 0;
+}
+
 int cli_cmd_plan(int argc, char **argv) {
   if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-    if (argc < 2) return cli_usage("plan: missing target (train)");
+    if (argc < 2) return cli_usage("plan: missing target (train or infer)");
     usage(stdout);
+    printf("\n");
+    infer_usage(stdout);
     return CLI_EXIT_OK;
   }
   if (strcmp(argv[1], "train") == 0) return plan_train(argc - 1, argv + 1);
-  return cli_usage("plan: unknown target '%s' (train)", argv[1]);
+  if (strcmp(argv[1], "infer") == 0) return plan_infer(argc - 1, argv + 1);
+  return cli_usage("plan: unknown target '%s' (train or infer)", argv[1]);
 }

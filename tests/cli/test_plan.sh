@@ -38,6 +38,19 @@ expect_rc 0 "range + budget"; expect_out 'cost objective' "objective shown"
 run "$SCALE" plan train --model llama-3-405b --hw tpu-v5e --chips 8 --batch-tokens 64K --seq 4096
 expect_rc 1 "nothing fits"; expect_err 'no layout of llama-3-405b on tpu-v5e fits' "says why"
 
+# Serving: LLaMA 3 70B on v5e within 50 ms per token.
+run "$SCALE" plan infer --model llama-3-70b --hw tpu-v5e --prompt 2048 --output 512 --latency 0.05
+expect_rc 0 "plan infer"; expect_out '^ 1\. 8 chips' "int8 on 8 chips is the book's smallest slice"
+expect_out '^frontier of the best slice' "frontier"; expect_no_nan "plan infer text"
+run "$SCALE" plan infer --model llama-3-70b --hw tpu-v5e --prompt 2048 --output 512 --json --objective cost
+expect_rc 0 "plan infer json"; expect_json "plan infer json"
+expect_out '"cost_usd_per_million_tokens"' "cost key"; expect_out '"frontier"' "frontier key"
+run "$SCALE" plan infer --model llama-3-70b --hw tpu-v5e --prompt 2048 --output 512 --latency 1e-6
+expect_rc 1 "impossible latency"; expect_err 'meets the target' "says why"
+expect_usage_error "infer missing prompt" "$SCALE" plan infer --model llama-3-70b --hw tpu-v5e --output 512
+expect_usage_error "infer bad dtype" "$SCALE" plan infer --model llama-3-70b --hw tpu-v5e --prompt 1 --output 1 --kv-dtypes int3
+expect_usage_error "infer context too long" "$SCALE" plan infer --model llama-3-70b --hw tpu-v5e --prompt 100000 --output 512
+
 expect_usage_error "missing target" "$SCALE" plan
 expect_usage_error "unknown target" "$SCALE" plan serve
 expect_usage_error "missing model" "$SCALE" plan train --hw tpu-v5p --chips 8 --batch-tokens 1M --seq 4096

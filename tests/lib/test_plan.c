@@ -192,6 +192,52 @@ START_TEST(bad_problems) {
 }
 END_TEST
 
+/* ---- serving search ------------------------------------------------------------------------ */
+
+START_TEST(infer_ranked_layouts_fit_and_meet_the_target) {
+  scale_model m;
+  scale_chip v5e;
+  scale_diag diag;
+  ck_assert_int_eq(scale_model_load("llama-3-70b", &m, &diag), SCALE_OK);
+  ck_assert_int_eq(scale_chip_load("tpu-v5e", &v5e, &diag), SCALE_OK);
+  scale_plan_infer_opts o = scale_plan_infer_opts_default(2048, 512);
+  o.max_step_s = 0.05;
+  o.top_k = 8;
+  scale_plan_infer_report *r = malloc(sizeof *r);
+  ck_assert_ptr_nonnull(r);
+  ck_assert_int_eq(scale_plan_infer(&m, &v5e, &o, r, &diag), SCALE_OK);
+  ck_assert_int_ge(r->n_ranked, 1);
+  /* ch. 8: LLaMA 3 70B needs at least 8 v5e chips in int8 (16 in bf16): no ranked layout may
+   * use fewer chips than the smallest slice of its weight dtype. */
+  scale_infer_slice int8 = scale_infer_smallest_slice(&m, &v5e, SCALE_DTYPE_INT8, 0);
+  for (int i = 0; i < r->n_ranked; i++) {
+    const scale_plan_infer_entry *e = &r->ranked[i];
+    ck_assert(e->memory.fits);
+    ck_assert(e->decode.step_s <= 0.05);
+    ck_assert(e->config.n_chips >= int8.slice_chips);
+    if (i > 0) ck_assert(r->ranked[i - 1].score <= e->score + 1e-9 * fabs(e->score));
+  }
+  /* The best of one slice equals a direct scan of its batches (independent of plan.c). */
+  scale_infer_config cfg = r->ranked[0].config;
+  double best = 0;
+  for (double b = 1; b <= 1 << 16; b *= 2) {
+    cfg.batch = b;
+    if (!scale_infer_memory_eval(&m, &v5e, &cfg).fits) break;
+    scale_infer_decode d = scale_infer_decode_eval(&m, &v5e, &cfg);
+    if (d.step_s <= 0.05 && d.tokens_per_s_per_chip > best) best = d.tokens_per_s_per_chip;
+  }
+  scale_check_rel(-r->ranked[0].score, best, 1e-12, "tokens/s/chip", "direct scan of batches");
+  /* An impossible target ranks nothing and says why. */
+  o.max_step_s = 1e-6;
+  ck_assert_int_eq(scale_plan_infer(&m, &v5e, &o, r, &diag), SCALE_OK);
+  ck_assert_int_eq(r->n_ranked, 0);
+  ck_assert(r->n_too_slow > 0);
+  o.top_k = 0;
+  ck_assert_int_eq(scale_plan_infer(&m, &v5e, &o, r, &diag), SCALE_ERR_INVALID);
+  free(r);
+}
+END_TEST
+
 static Suite *plan_suite(void) {
   Suite *s = suite_create("plan");
   TCase *tc = tcase_create("search");
@@ -203,6 +249,7 @@ static Suite *plan_suite(void) {
   tcase_add_test(tc, memory_pruning);
   tcase_add_test(tc, objectives_and_restrictions);
   tcase_add_test(tc, bad_problems);
+  tcase_add_test(tc, infer_ranked_layouts_fit_and_meet_the_target);
   suite_add_tcase(s, tc);
   return s;
 }
