@@ -19,6 +19,7 @@
 #include "scale/inference.h"
 #include "scale/sharding.h"
 #include "scale/plot.h"
+#include "scale/plan.h"
 
 #define SCALE_VERSION_MAJOR 0
 #define SCALE_VERSION_MINOR 1

@@ -194,21 +194,23 @@ static void section_chips(chapter *ch, const scale_chip *chips) {
 }
 
 static void section_example_chip(chapter *ch, const scale_chip *c) {
+  /* Rows only: the text cites the book's chips, so the --chip walk-through emits no values
+   * (a value no page cites would be a warning, an error under `scale book --strict`). */
   chapter_heading(ch, "The example chip (--chip)");
   chapter_say(ch, "%s", c->display_name);
-  value(ch, "chip", "subpartitions", "SM subpartitions", c->n_cores * SUBPARTITIONS_PER_SM, "",
-        SCALE_FMT_PLAIN);
+  chapter_row(ch, "SM subpartitions", c->n_cores * SUBPARTITIONS_PER_SM, "", SCALE_FMT_PLAIN);
   value(ch, "chip", "cuda_cores_per_subpartition", "fp32 CUDA cores per subpartition",
         CUDA_CORES_PER_SUBPARTITION, "", SCALE_FMT_PLAIN);
-  value(ch, "chip", "cuda_cores", "fp32 CUDA cores (Hopper/Blackwell layout)",
-        c->n_cores * SUBPARTITIONS_PER_SM * CUDA_CORES_PER_SUBPARTITION, "", SCALE_FMT_PLAIN);
-  value(ch, "chip", "int16", "critical intensity, 16-bit", scale_chip_hbm_intensity(c, dtype16(c)),
-        "FLOP/byte", SCALE_FMT_PLAIN);
-  value_opt(ch, "chip", "node_bw", "peak bandwidth through the node", scale_gpu_node_bytes_per_s(c),
-            "B/s", SCALE_FMT_SI);
-  value_opt(ch, "chip", "dp_node", "DP threshold in a node (tokens/GPU)",
-            c->n_net_levels > 0 ? dp_threshold(c, c->net_levels[0].fanout, 1, 1) : (double)NAN,
-            "tokens", SCALE_FMT_PLAIN);
+  chapter_row(ch, "fp32 CUDA cores (Hopper/Blackwell layout)",
+              c->n_cores * SUBPARTITIONS_PER_SM * CUDA_CORES_PER_SUBPARTITION, "",
+              SCALE_FMT_PLAIN);
+  chapter_row(ch, "critical intensity, 16-bit", scale_chip_hbm_intensity(c, dtype16(c)),
+              "FLOP/byte", SCALE_FMT_PLAIN);
+  chapter_row(ch, "peak bandwidth through the node", scale_gpu_node_bytes_per_s(c), "B/s",
+              SCALE_FMT_SI);
+  chapter_row(ch, "DP threshold in a node (tokens/GPU)",
+              c->n_net_levels > 0 ? dp_threshold(c, c->net_levels[0].fanout, 1, 1) : (double)NAN,
+              "tokens", SCALE_FMT_PLAIN);
 }
 
 /* ==== Quiz 1 ================================================================================ */

@@ -99,6 +99,10 @@ bool book_find_listing(book_ctx *bx, const book_chapter *ch, const char *name, s
 
 /** Finds the doc comment and prototype of exercise ID in exercises/NN-slug/slug_ex.h;
  * appends them to 'contract'. Returns false when not declared there. */
+/** The file stem of a chapter's exercise files: its slug with '-' written '_'
+ * (06-applied-training -> applied_training_ex.h), the grader's convention. Returns buf. */
+const char *book_ex_stem(const book_chapter *ch, char *buf, size_t size);
+
 bool book_find_exercise(book_ctx *bx, const book_chapter *ch, const char *id, strbuf *contract);
 
 /** Finds the definition of exercise ID in solutions/NN-slug/slug_ex.c. */

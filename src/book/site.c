@@ -429,17 +429,21 @@ static const char style_css[] =
     "h1:hover a.anchor,h2:hover a.anchor,h3:hover a.anchor,h4:hover a.anchor{visibility:visible}\n"
     "code,pre{font-family:ui-monospace,\"DejaVu Sans Mono\",Menlo,Consolas,monospace;"
     "font-size:.9em}\n"
-    "code{background:var(--code);padding:.05em .25em;border-radius:3px}\n"
+    "code{background:var(--code);padding:.05em .25em;border-radius:3px;"
+    "overflow-wrap:anywhere}\n"
     "pre{background:var(--code);padding:.75rem;overflow-x:auto;border-radius:4px}\n"
     "pre code{padding:0;background:none}\n"
-    "table{border-collapse:collapse;margin:1rem 0;font-size:.95rem}\n"
+    /* A wide table scrolls inside itself instead of widening the page (on a phone). */
+    "table{border-collapse:collapse;margin:1rem 0;font-size:.95rem;display:block;"
+    "max-width:100%;overflow-x:auto}\n"
     "th,td{border:1px solid var(--rule);padding:.3rem .6rem;text-align:left;vertical-align:top}\n"
     "thead th{background:var(--code)}\n"
     ".wide{overflow-x:auto}\n"
     "figure{margin:1.5rem 0}\n"
     "figure img{max-width:100%;height:auto;display:block}\n"
     "figcaption{color:var(--muted);font-size:.9rem;margin-top:.4rem}\n"
-    ".value{font-variant-numeric:tabular-nums;border-bottom:1px dotted var(--muted)}\n"
+    ".value{font-variant-numeric:tabular-nums;border-bottom:1px dotted var(--muted);"
+    "white-space:nowrap}\n"
     "code.math{background:none;font-style:italic}\n"
     ".math-display{display:block;text-align:center;margin:1rem 0;overflow-x:auto}\n"
     "section.exercise{border-left:4px solid var(--accent);padding:.25rem 1rem;margin:1.5rem 0;"
@@ -453,7 +457,7 @@ static const char style_css[] =
     "body{font-size:1rem}}\n"
     "@media print{header.site,nav.pager,nav.toc,a.anchor{display:none}"
     "body{max-width:none;font-size:11pt}a{color:inherit;text-decoration:none}"
-    "pre,figure,table,section.exercise{break-inside:avoid}"
+    "table{display:table}pre,figure,table,section.exercise{break-inside:avoid}"
     "details.solution{display:block}}\n";
 
 static bool write_style(book_ctx *bx) {
@@ -504,7 +508,8 @@ static bool katex_works(const char *cmd) {
 }
 
 /** The katex command: $SCALE_KATEX ("none" or "" disables), else `katex` on PATH; NULL when
- * there is none or it does not run (then a note says so and math is shown as TeX). */
+ * there is none or it does not run, even with /usr/share/nodejs on NODE_PATH (then a note
+ * says so and math is shown as TeX). */
 static const char *find_katex(FILE *err) {
   const char *env = getenv("SCALE_KATEX");
   const char *cmd = NULL;
@@ -524,6 +529,28 @@ static const char *find_katex(FILE *err) {
   }
   if (!cmd) return NULL;
   if (katex_works(cmd)) return cmd;
+  /* Debian's katex script loads its modules (commander) from /usr/share/nodejs, which Debian's
+   * own node searches; another node (nodesource's, say) does not. Try once more with that
+   * folder on NODE_PATH, and keep it there (for the renderings to come) only if that works. */
+  static const char debian_modules[] = "/usr/share/nodejs";
+  const char *node_path = getenv("NODE_PATH");
+  if (dir_exists(debian_modules) && !(node_path && strstr(node_path, debian_modules))) {
+    char *old = node_path ? xstrdup(node_path) : NULL;
+    strbuf np = {0};
+    if (old && old[0]) sb_printf(&np, "%s:", old);
+    sb_add(&np, debian_modules);
+    setenv("NODE_PATH", sb_str(&np), 1);
+    sb_free(&np);
+    bool works = katex_works(cmd);
+    if (!works) {
+      if (old)
+        setenv("NODE_PATH", old, 1);
+      else
+        unsetenv("NODE_PATH");
+    }
+    free(old);
+    if (works) return cmd;
+  }
   fprintf(err, "scale: note: '%s' does not run, so math is shown as TeX (set SCALE_KATEX to a "
                "working katex command, or to none)\n",
           cmd);

@@ -332,10 +332,17 @@ static const char *line_start(const char *text, const char *p) {
   return p;
 }
 
+const char *book_ex_stem(const book_chapter *ch, char *buf, size_t size) {
+  snprintf(buf, size, "%s", ch->slug);
+  for (char *p = buf; *p; p++)
+    if (*p == '-') *p = '_';
+  return buf;
+}
+
 bool book_find_exercise(book_ctx *bx, const book_chapter *ch, const char *id, strbuf *contract) {
-  (void)bx;
-  char path[BOOK_PATH_MAX * 2], fn[300];
-  snprintf(path, sizeof path, "%s/exercises/%s/%s_ex.h", bx->root, ch->name, ch->slug);
+  char path[BOOK_PATH_MAX * 4], fn[300], stem[BOOK_PATH_MAX];
+  snprintf(path, sizeof path, "%s/exercises/%s/%s_ex.h", bx->root, ch->name,
+           book_ex_stem(ch, stem, sizeof stem));
   exercise_function(id, fn, sizeof fn);
   char *text = read_file(path, NULL);
   if (!text) return false;
@@ -362,8 +369,9 @@ bool book_find_exercise(book_ctx *bx, const book_chapter *ch, const char *id, st
 }
 
 bool book_find_solution(book_ctx *bx, const book_chapter *ch, const char *id, strbuf *code) {
-  char path[BOOK_PATH_MAX * 2], fn[300];
-  snprintf(path, sizeof path, "%s/solutions/%s/%s_ex.c", bx->root, ch->name, ch->slug);
+  char path[BOOK_PATH_MAX * 4], fn[300], stem[BOOK_PATH_MAX];
+  snprintf(path, sizeof path, "%s/solutions/%s/%s_ex.c", bx->root, ch->name,
+           book_ex_stem(ch, stem, sizeof stem));
   exercise_function(id, fn, sizeof fn);
   char *text = read_file(path, NULL);
   if (!text) return false;

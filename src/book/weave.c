@@ -27,6 +27,7 @@ typedef struct {
   char *tex;
   bool display;
   int line;
+  char *html; /**< KaTeX's HTML from katex_batch(), or NULL (then katex_render() runs) */
 } math_span;
 
 typedef struct {
@@ -69,6 +70,7 @@ static void add_placeholder(strbuf *out, math_list *m, const char *tex, size_t n
   s->tex[b - a] = '\0';
   s->display = display;
   s->line = line;
+  s->html = NULL;
   sb_printf(out, PH_PREFIX "%06zuZ", m->n);
   m->n++;
   for (size_t i = 0; i < n; i++)
@@ -255,6 +257,79 @@ static bool braces_balanced(const char *tex) {
   return depth == 0;
 }
 
+/* Starting node once per formula costs about a quarter of a second, minutes for the book. When
+ * the katex command is the KaTeX package's own cli.js (Debian's /usr/bin/katex links to it), one
+ * node process renders every formula of the chapter with the module beside that script, in
+ * the same modes, and katex_render() is left for the formulas it rejects (to report them) and
+ * for any other katex command. Input and output: one formula per NUL-terminated record, the
+ * first byte 'd' (display) or 'i' on input, 'o' (HTML follows) or 'e' (rejected) on output. */
+static const char katex_batch_js[] =
+    "const katex=require(process.argv[1]);const chunks=[];"
+    "process.stdin.on('data',c=>chunks.push(c));"
+    "process.stdin.on('end',()=>{const items=Buffer.concat(chunks).toString('utf8')"
+    ".split('\\0');items.pop();"
+    "process.stdout.write(items.map(s=>{try{return 'o'+katex.renderToString(s.slice(1),"
+    "{displayMode:s[0]==='d',macros:{}})}catch(e){return 'e'}}).join('\\0')+'\\0')});";
+
+/** Fills m->html of every formula of the chapter in one node process, when it can (see
+ * above); on any trouble it leaves them NULL, so each formula goes through the katex command. */
+static void katex_batch(weave *w) {
+  char *cli = realpath(w->bx->katex, NULL);
+  size_t cl = cli ? strlen(cli) : 0;
+  if (!cli || cl < 7 || strcmp(cli + cl - 7, "/cli.js") != 0 || w->math.n == 0) {
+    free(cli);
+    return;
+  }
+  cli[cl - 7] = '\0'; /* the katex module's folder */
+  char pkg[BOOK_PATH_MAX];
+  snprintf(pkg, sizeof pkg, "%s/package.json", cli);
+  char in[] = "/tmp/scale-katex-batch-XXXXXX";
+  int fd = file_exists(pkg) ? mkstemp(in) : -1;
+  if (fd < 0) {
+    free(cli);
+    return;
+  }
+  strbuf data = {0};
+  for (size_t i = 0; i < w->math.n; i++) {
+    sb_add(&data, w->math.v[i].display ? "d" : "i");
+    sb_addn(&data, w->math.v[i].tex, strlen(w->math.v[i].tex) + 1); /* with its NUL */
+  }
+  bool ok = write(fd, data.data, data.len) == (ssize_t)data.len;
+  close(fd);
+  sb_free(&data);
+  char outp[sizeof in + 4];
+  snprintf(outp, sizeof outp, "%s.out", in);
+  strbuf cmd = {0};
+  sb_add(&cmd, "node -e ");
+  sb_add_shell_quoted(&cmd, katex_batch_js);
+  sb_add(&cmd, " ");
+  sb_add_shell_quoted(&cmd, cli);
+  sb_add(&cmd, " < ");
+  sb_add_shell_quoted(&cmd, in);
+  sb_add(&cmd, " > ");
+  sb_add_shell_quoted(&cmd, outp);
+  sb_add(&cmd, " 2>/dev/null");
+  ok = ok && system(sb_str(&cmd)) == 0;
+  sb_free(&cmd);
+  size_t len = 0;
+  char *out = ok ? read_file(outp, &len) : NULL;
+  /* Exactly one record per formula, or nothing is used. */
+  size_t records = 0;
+  for (size_t i = 0; out && i < len; i++) records += out[i] == '\0';
+  if (out && records == w->math.n && len && out[len - 1] == '\0') {
+    const char *p = out;
+    for (size_t i = 0; i < w->math.n; i++) {
+      size_t n = strlen(p);
+      if (p[0] == 'o') w->math.v[i].html = xstrdup(p + 1);
+      p += n + 1;
+    }
+  }
+  free(out);
+  free(cli);
+  remove(in);
+  remove(outp);
+}
+
 /** Renders one span with KaTeX; false (error reported) when KaTeX rejects it. */
 static bool katex_render(weave *w, const math_span *m, strbuf *out) {
   char in[] = "/tmp/scale-katex-in-XXXXXX";
@@ -318,7 +393,9 @@ static bool render_math(weave *w, const math_span *m, bool alone, strbuf *out) {
                                 : "<span class=\"math\">";
   const char *close = m->display && alone ? "</div>" : "</span>";
   sb_add(out, open);
-  if (w->bx->katex) {
+  if (w->bx->katex && m->html) {
+    sb_add(out, m->html);
+  } else if (w->bx->katex) {
     if (!katex_render(w, m, out)) return false;
   } else {
     sb_add(out, "<code class=\"math\">");
@@ -459,8 +536,9 @@ static bool exercise_block(weave *w, cmark_node *node, const char *id, int line)
   strbuf contract = {0}, question = {0}, title = {0}, points = {0}, sol = {0}, out = {0};
   bool ok = book_find_exercise(bx, ch, id, &contract);
   if (!ok) {
+    char stem[200];
     book_error(bx, ch->md, line, "unknown exercise '%s' (not declared in exercises/%s/%s_ex.h)",
-               id, ch->name, ch->slug);
+               id, ch->name, book_ex_stem(ch, stem, sizeof stem));
     goto done;
   }
   ok = weave_text(w, cmark_node_get_literal(node), line, true, &question);
@@ -486,9 +564,10 @@ static bool exercise_block(weave *w, cmark_node *node, const char *id, int line)
   }
   sb_add(&out, "</p>\n");
   sb_add(&out, sb_str(&question));
+  char stem[200];
   sb_printf(&out, "<p>Write this function in <code>exercises/%s/%s_ex.c</code>:</p>\n"
                   "<pre><code class=\"language-c\">",
-            ch->name, ch->slug);
+            ch->name, book_ex_stem(ch, stem, sizeof stem));
   sb_add_html(&out, sb_str(&contract));
   sb_add(&out, "</code></pre>\n<p class=\"exercise-check\">Check it with <code>scale grade ");
   sb_add_html(&out, id);
@@ -501,7 +580,7 @@ static bool exercise_block(weave *w, cmark_node *node, const char *id, int line)
       sb_add(&out, "</code></pre>\n</details>\n");
     } else if (!w->scan_only) {
       book_warn(bx, ch->md, line, "no reference for '%s' in solutions/%s/%s_ex.c", id, ch->name,
-                ch->slug);
+                book_ex_stem(ch, stem, sizeof stem));
     }
   }
   sb_add(&out, "</section>\n");
@@ -775,6 +854,7 @@ bool book_weave(book_ctx *bx, size_t index, bool scan_only, strbuf *article, str
   if (!ch->title[0]) snprintf(ch->title, sizeof ch->title, "%s", ch->name);
   if (ok && !scan_only) {
     anchor_headings(&w, sb_str(&html), &anchored);
+    if (bx->katex) katex_batch(&w);
     ok = substitute_math(&w, sb_str(&anchored), article);
     /* Contents: the h2 and h3 headings. */
     bool any = false;
@@ -793,7 +873,7 @@ bool book_weave(book_ctx *bx, size_t index, bool scan_only, strbuf *article, str
         book_warn(bx, ch->md, 0, "value '%s' is emitted by the chapter program but never cited",
                   ch->values[i].key);
   }
-  for (size_t i = 0; i < w.math.n; i++) free(w.math.v[i].tex);
+  for (size_t i = 0; i < w.math.n; i++) free(w.math.v[i].tex), free(w.math.v[i].html);
   free(w.math.v);
   for (size_t i = 0; i < w.heads.n; i++) free(w.heads.v[i].text);
   free(w.heads.v);

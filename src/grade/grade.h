@@ -1,14 +1,26 @@
 /* grade.h — the grader behind `scale grade`: build a student's exercises against the grading
- * suites, run them, and turn Check's results and the rubric into a score report.
+ * suites, run them, and turn Check's results and the rubric into a score report; or do it for
+ * every student of a class, in parallel.
  *
  * Flow (DESIGN.md "Exercises and grading"): read tests/rubric.tsv (the only place points live);
- * configure a private build tree of tests/grading for the student's folder (cmake -S
- * SOURCE/tests/grading -B TMP -DSCALE_EXERCISES_DIR=DIR); build each chapter's executable on
- * its own, so a chapter that does not compile costs only its rows (verdict BUILD with the
- * compiler's first error line); run each executable under resource limits with Check's XML log
- * (CK_XML_LOG_FILE_NAME), every exercise in its own process with its own timeout; map each test
- * case to a verdict: OK, FAIL (Check's message: call, got, expected, unit, source), CRASH (the
- * signal), TIMEOUT, BUILD.
+ * configure and build, once, a harness tree of tests/grading without any student's code (cmake
+ * -S SOURCE/tests/grading -B BUILD/harness -DSCALE_GRADING_HARNESS_ONLY=ON: the suites and the
+ * reference solutions as objects, and per chapter a recipe saying how to compile and link a
+ * student's file against them). Then, per student, in the student's own build tree: compile
+ * each chapter's file and link it with the chapter's harness objects, so a chapter that does not
+ * compile costs only its rows (verdict BUILD with the compiler's first error line); run each
+ * executable with Check's XML log (CK_XML_LOG_FILE_NAME), every exercise in its own process with
+ * its own timeout; map each test case to a verdict: OK, FAIL (Check's message: call, got,
+ * expected, unit, source), CRASH (the signal), TIMEOUT, BUILD. A class shares the harness: each
+ * student costs only the compiles and links of their own files.
+ *
+ * Untrusted code is the normal case. Every process that touches a student's code (compiler,
+ * linker, grading run) runs in its own process group, killed after a wall-clock limit, with
+ * RLIMIT_CPU, RLIMIT_AS, RLIMIT_FSIZE and no core files, its working directory, HOME, TMPDIR and
+ * TEMP inside the student's build tree. Where the kernel allows unprivileged user namespaces
+ * (probed once per run), it also gets its own user, mount, PID, network and IPC namespaces in
+ * which every mount but the student's build tree is read-only, there is no network, and its
+ * processes die with the grading run; elsewhere the limits alone apply.
  *
  * The grader is a program-side module (like the CLI): it may print progress to a caller-given
  * stream and it spawns processes; it is not part of libscale.
@@ -75,8 +87,14 @@ typedef struct {
   const char *build_dir;     /**< NULL: a fresh temporary directory, removed afterwards */
   const char *cmake;         /**< the cmake program (NULL: "cmake" on PATH) */
   double timeout_s;          /**< per exercise; <= 0 means 5 s */
-  int jobs;                  /**< parallel compile jobs; <= 0 means 2 */
-  FILE *log;                 /**< progress lines ("building 01-rooflines"), or NULL */
+  int jobs;                  /**< parallel jobs (harness compiles; students of a class);
+                                  <= 0 means the number of online cores */
+  FILE *log;                 /**< progress lines ("compiling 01-rooflines"), or NULL */
+  double memory_bytes;       /**< RLIMIT_AS of a grading run's processes; <= 0 means 1 GiB
+                                  (compiles get at least 2 GiB) */
+  double output_bytes;       /**< RLIMIT_FSIZE of a student's processes; <= 0 means 64 MiB */
+  double compile_timeout_s;  /**< wall-clock and CPU limit of one compile or link; <= 0: 60 s */
+  int no_namespaces;         /**< nonzero: do not try the namespace sandbox (limits only) */
 } scale_grade_options;
 
 /** Grades the rows of 'report' (loaded and selected by the caller) in place.
@@ -88,6 +106,58 @@ typedef struct {
  */
 scale_status scale_grade_run(const scale_grade_options *options, scale_grade_report *report,
                              scale_diag *diag);
+
+/** One student of a class: the folder name and the graded report. */
+typedef struct {
+  char name[256];            /**< the student's folder under the class folder */
+  scale_grade_report report; /**< rows in rubric order; owned */
+  int graded;                /**< 0 when the grader itself failed for this student */
+  char error[512];           /**< why, when graded is 0 */
+} scale_grade_student;
+
+/** A graded class. */
+typedef struct {
+  scale_grade_student *students; /**< sorted by name; owned: free with scale_grade_class_free() */
+  size_t n_students;
+} scale_grade_class;
+
+/** Grades every student folder of 'class_dir' (each subfolder not starting with '.', holding
+ * NN-slug/slug_ex.c files) on the rows of 'rubric' (loaded and selected by the caller), with
+ * options->jobs students at a time, each in its own worker process and build tree, all sharing
+ * one harness. options->exercises_dir is not used.
+ *
+ * Errors: SCALE_ERR_NOT_FOUND (no class folder, no student in it, no grading sources),
+ *         SCALE_ERR_IO (the harness cannot be configured or built), SCALE_ERR_NOMEM. One
+ *         student's compile error, crash or timeout is a verdict of that student only.
+ * Owns:   out->students is allocated; release with scale_grade_class_free().
+ */
+scale_status scale_grade_class_run(const scale_grade_options *options, const char *class_dir,
+                                   const scale_grade_report *rubric, scale_grade_class *out,
+                                   scale_diag *diag);
+
+/** Releases a class; a zeroed or already freed one is fine. */
+void scale_grade_class_free(scale_grade_class *cls);
+
+/** Prints one summary line per student (total and verdict counts), the first few exercises
+ * that did not pass with their detail, and the class mean. */
+void scale_grade_class_print(const scale_grade_class *cls, FILE *out);
+
+/** Writes the class as CSV: a header "student", the exercise ids in rubric order, the chapter
+ * folders, "total"; then one row per student with the points earned (cells empty for a student
+ * the grader failed on). No timings: the same work gives the same file.
+ *
+ * Errors: SCALE_ERR_IO when 'path' cannot be written.
+ */
+scale_status scale_grade_class_write_csv(const scale_grade_class *cls, const char *path,
+                                         scale_diag *diag);
+
+/** Writes the class as JSON: {"students": [{"student" (the name), "graded", "error", then the
+ * fields of scale_grade_write_json()}]}.
+ *
+ * Errors: SCALE_ERR_IO when 'path' cannot be written.
+ */
+scale_status scale_grade_class_write_json(const scale_grade_class *cls, const char *path,
+                                          scale_diag *diag);
 
 /** Points earned and points possible over the rows of 'report' whose chapter is 'chapter'
  * (NULL: every row). */

@@ -107,17 +107,16 @@ static scale_status close_out(const char *path, FILE *out, scale_diag *diag) {
   return SCALE_ERR_IO;
 }
 
-scale_status scale_grade_write_json(const scale_grade_report *report, const char *path,
-                                    scale_diag *diag) {
-  FILE *out;
-  scale_status status = open_out(path, &out, diag);
-  if (status) return status;
+/* Writes the fields of one report ("score" ... "chapters"), each line after the first indented
+ * by 'indent'. */
+static void json_report_fields(FILE *out, const scale_grade_report *report, const char *indent) {
   double score, max;
   scale_grade_totals(report, NULL, &score, &max);
-  fprintf(out, "{\n  \"score\": %.17g,\n  \"max_score\": %.17g,\n  \"tests\": [", score, max);
+  fprintf(out, "\"score\": %.17g,\n%s\"max_score\": %.17g,\n%s\"tests\": [", score, indent, max,
+          indent);
   for (size_t i = 0; i < report->n_rows; i++) {
     const scale_grade_row *row = &report->rows[i];
-    fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
+    fprintf(out, "%s\n%s  {\"name\": ", i ? "," : "", indent);
     json_string(out, row->id);
     fprintf(out, ", \"score\": %.17g, \"max_score\": %.17g, \"status\": ", row->score,
             row->points);
@@ -130,18 +129,152 @@ scale_status scale_grade_write_json(const scale_grade_report *report, const char
     json_string(out, row->title);
     fputc('}', out);
   }
-  fputs("\n  ],\n  \"chapters\": [", out);
+  fprintf(out, "\n%s],\n%s\"chapters\": [", indent, indent);
   bool first = true;
   for (size_t c = 0; c < report->n_rows; c++) {
     if (!first_of_chapter(report, c)) continue;
     scale_grade_totals(report, report->rows[c].chapter, &score, &max);
-    fprintf(out, "%s\n    {\"name\": ", first ? "" : ",");
+    fprintf(out, "%s\n%s  {\"name\": ", first ? "" : ",", indent);
     json_string(out, report->rows[c].chapter);
     fprintf(out, ", \"score\": %.17g, \"max_score\": %.17g}", score, max);
     first = false;
   }
+  fprintf(out, "\n%s]", indent);
+}
+
+scale_status scale_grade_write_json(const scale_grade_report *report, const char *path,
+                                    scale_diag *diag) {
+  FILE *out;
+  scale_status status = open_out(path, &out, diag);
+  if (status) return status;
+  fputs("{\n  ", out);
+  json_report_fields(out, report, "  ");
+  fputs("\n}\n", out);
+  return close_out(path, out, diag);
+}
+
+/* ---- a class -------------------------------------------------------------------------------- */
+
+scale_status scale_grade_class_write_json(const scale_grade_class *cls, const char *path,
+                                          scale_diag *diag) {
+  FILE *out;
+  scale_status status = open_out(path, &out, diag);
+  if (status) return status;
+  fputs("{\n  \"students\": [", out);
+  for (size_t s = 0; s < cls->n_students; s++) {
+    const scale_grade_student *student = &cls->students[s];
+    fprintf(out, "%s\n    {\n      \"student\": ", s ? "," : "");
+    json_string(out, student->name);
+    fprintf(out, ",\n      \"graded\": %s,\n      \"error\": ",
+            student->graded ? "true" : "false");
+    json_string(out, student->error);
+    fputs(",\n      ", out);
+    json_report_fields(out, &student->report, "      ");
+    fputs("\n    }", out);
+  }
   fputs("\n  ]\n}\n", out);
   return close_out(path, out, diag);
+}
+
+/* Writes one CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180). */
+static void csv_field(FILE *out, const char *text) {
+  if (!strpbrk(text, ",\"\r\n")) {
+    fputs(text, out);
+    return;
+  }
+  fputc('"', out);
+  for (const char *p = text; *p; p++) {
+    if (*p == '"') fputc('"', out);
+    fputc(*p, out);
+  }
+  fputc('"', out);
+}
+
+scale_status scale_grade_class_write_csv(const scale_grade_class *cls, const char *path,
+                                         scale_diag *diag) {
+  FILE *out;
+  scale_status status = open_out(path, &out, diag);
+  if (status) return status;
+  /* Every student has the same rows (the rubric's, in order): the header comes from the first. */
+  const scale_grade_report *layout = cls->n_students ? &cls->students[0].report : NULL;
+  fputs("student", out);
+  for (size_t i = 0; layout && i < layout->n_rows; i++) {
+    fputc(',', out);
+    csv_field(out, layout->rows[i].id);
+  }
+  for (size_t c = 0; layout && c < layout->n_rows; c++) {
+    if (!first_of_chapter(layout, c)) continue;
+    fputc(',', out);
+    csv_field(out, layout->rows[c].chapter);
+  }
+  fputs(",total\n", out);
+  for (size_t s = 0; s < cls->n_students; s++) {
+    const scale_grade_student *student = &cls->students[s];
+    const scale_grade_report *report = &student->report;
+    csv_field(out, student->name);
+    for (size_t i = 0; i < report->n_rows; i++) {
+      if (student->graded) fprintf(out, ",%g", report->rows[i].score);
+      else fputc(',', out);
+    }
+    for (size_t c = 0; c < report->n_rows; c++) {
+      if (!first_of_chapter(report, c)) continue;
+      double score, max;
+      scale_grade_totals(report, report->rows[c].chapter, &score, &max);
+      if (student->graded) fprintf(out, ",%g", score);
+      else fputc(',', out);
+    }
+    double score, max;
+    scale_grade_totals(report, NULL, &score, &max);
+    if (student->graded) fprintf(out, ",%g\n", score);
+    else fputs(",\n", out);
+  }
+  return close_out(path, out, diag);
+}
+
+void scale_grade_class_print(const scale_grade_class *cls, FILE *out) {
+  enum { MAX_DETAILS = 5 };
+  int width = 7;
+  for (size_t s = 0; s < cls->n_students; s++) {
+    int len = (int)strlen(cls->students[s].name);
+    if (len > width) width = len < 40 ? len : 40;
+  }
+  double sum = 0.0, max = 0.0;
+  size_t n_graded = 0;
+  for (size_t s = 0; s < cls->n_students; s++) {
+    const scale_grade_student *student = &cls->students[s];
+    const scale_grade_report *report = &student->report;
+    double score;
+    scale_grade_totals(report, NULL, &score, &max);
+    if (!student->graded) {
+      fprintf(out, "%-*s  not graded: %s\n", width, student->name, student->error);
+      continue;
+    }
+    n_graded++;
+    sum += score;
+    size_t counts[SCALE_GRADE_BUILD + 1] = {0};
+    for (size_t i = 0; i < report->n_rows; i++) counts[report->rows[i].verdict]++;
+    fprintf(out, "%-*s  %6g/%-6g", width, student->name, score, max);
+    bool any = false;
+    for (int v = SCALE_GRADE_OK; v <= SCALE_GRADE_BUILD; v++) {
+      if (!counts[v]) continue;
+      fprintf(out, "%s%zu %s", any ? ", " : " ", counts[v],
+              scale_grade_verdict_str((scale_grade_verdict)v));
+      any = true;
+    }
+    fputc('\n', out);
+    size_t shown = 0, not_ok = report->n_rows - counts[SCALE_GRADE_OK];
+    for (size_t i = 0; i < report->n_rows && shown < MAX_DETAILS; i++) {
+      const scale_grade_row *row = &report->rows[i];
+      if (row->verdict == SCALE_GRADE_OK) continue;
+      fprintf(out, "    %-7s %s: %s\n", scale_grade_verdict_str(row->verdict), row->id,
+              row->output);
+      shown++;
+    }
+    if (not_ok > shown) fprintf(out, "    ... and %zu more (see --json)\n", not_ok - shown);
+  }
+  fprintf(out, "class: %zu students, %zu graded", cls->n_students, n_graded);
+  if (n_graded) fprintf(out, ", mean %.3g/%g", sum / (double)n_graded, max);
+  fputc('\n', out);
 }
 
 /* ---- JUnit XML ------------------------------------------------------------------------------ */

@@ -6,8 +6,8 @@
 # for byte against tests/data/book/expected/01-fixture.html (SCALE_UPDATE_GOLDEN=1 rewrites
 # it), every internal link and image, no citation left unresolved, and the one-line
 # "slug.md:LINE: ..." errors of broken chapters. When chapters/01-rooflines/ exists, the real
-# book must render as well. Math is rendered without KaTeX here (SCALE_KATEX=none) so the
-# golden file does not depend on what is installed.
+# book must render as well, with --strict (no uncited value in any chapter). Math is rendered
+# without KaTeX here (SCALE_KATEX=none) so the golden file does not depend on what is installed.
 set -u
 SCALE=${1:?usage: sh test_book.sh /path/to/scale}
 SRC=${SCALE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -140,10 +140,13 @@ check "uncited value: warning names it" grep -q "fixture.md: warning: value 'ext
 check "uncited value: --strict fails" test $? -eq 1
 
 # ---- the real book, once its first chapter exists ----------------------------------------------
+# Every chapter present renders with --strict: a value a program emits but its text never cites
+# fails here (cite it, or print it with chapter_row() instead of chapter_value()).
 if [ -f "$SRC/chapters/01-rooflines/rooflines.md" ]; then
-  "$SCALE" book --chapters "$SRC/chapters" --out "$TMP/real" >"$TMP/real.out" 2>"$TMP/real.err"
+  "$SCALE" book --chapters "$SRC/chapters" --out "$TMP/real" --strict >"$TMP/real.out" 2>"$TMP/real.err"
   rc=$?
-  if [ "$rc" -eq 0 ]; then ok; else no "the real book renders"; cat "$TMP/real.err"; fi
+  if [ "$rc" -eq 0 ]; then ok; else no "the real book renders with --strict"; cat "$TMP/real.err"; fi
+  check "real book: no warnings" sh -c "! grep -q 'warning' '$TMP/real.err'"
   check "real book: no =key citation survives" sh -c "! grep -q '<code>=' '$TMP/real'/*.html"
   check "real book: rooflines page" test -s "$TMP/real/01-rooflines.html"
 fi

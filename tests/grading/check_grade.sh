@@ -5,13 +5,17 @@
 #            or BUILD) and a total of 0;
 #   fixture  grading tests/data/grade/student gives CRASH (with the signal), TIMEOUT, OK and FAIL
 #            in 01-rooflines, BUILD with the compiler's error in 02-tpus (does not compile) and
-#            BUILD in 03-sharding (missing); the JSON and JUnit reports agree.
+#            BUILD in 03-sharding (missing); the JSON and JUnit reports agree;
+#   class    grading the class tests/data/grade/class (alice: solutions/; bob: a segfault and an
+#            endless loop in 01-rooflines; carol: 02-tpus does not compile) with --class on
+#            chapters 01-02 gives exactly expected.csv (scores) and expected-verdicts.tsv (every
+#            verdict that is not OK: student, id, verdict); the summary names each student.
 # Prints "check_grade MODE: N passed, F failed"; exit 1 if anything failed.
 mode=$1
 scale=$2
 root=$3
 if [ -z "$mode" ] || [ -z "$scale" ] || [ -z "$root" ]; then
-  echo "usage: sh check_grade.sh full|stubs|fixture /path/to/scale /path/to/source" >&2
+  echo "usage: sh check_grade.sh full|stubs|fixture|class /path/to/scale /path/to/source" >&2
   exit 2
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/scale-check-grade.XXXXXX") || exit 2
@@ -80,7 +84,9 @@ fixture)
   check 'detail_of tpus.pod_hosts | grep -q "error"' "BUILD shows the compiler error: $(detail_of tpus.pod_hosts)"
   check '[ "$(verdict_of sharding.total_bytes)" = BUILD ]' "missing chapter BUILD"
   check 'detail_of sharding.total_bytes | grep -q "missing"' "BUILD says missing: $(detail_of sharding.total_bytes)"
-  check 'grep -qx "total 2/$total .*" "$tmp/out"' "total 2/$total: $(tail -1 "$tmp/out")"
+  # Only chapters 01-03 are selected: their points are the maximum.
+  fixture_total=$(awk -F'\t' '$2 ~ /^0[1-3]-/ {s += $3} END {printf "%g", s}' "$tmp/rubric")
+  check 'grep -qx "total 2/$fixture_total .*" "$tmp/out"' "total 2/$fixture_total: $(tail -1 "$tmp/out")"
   check 'grep -q "<error type=\"CRASH\"" "$tmp/report.xml"' "JUnit has the CRASH"
   check 'grep -q "<error type=\"TIMEOUT\"" "$tmp/report.xml"' "JUnit has the TIMEOUT"
   check 'grep -q "\"name\": \"rooflines.critical_batch_int8\", \"score\": 2, \"max_score\": 2, \"status\": \"OK\"" "$tmp/report.json"' \
@@ -96,6 +102,49 @@ fixture)
   "$scale" grade --quiet --source "$root" no.such_exercise > /dev/null 2>&1
   rc=$?
   check '[ "$rc" -eq 2 ]' "unknown id: exit $rc"
+  ;;
+class)
+  # Assemble the class: each fixture student's own files, plus solutions/ wherever the student
+  # has no file of their own; a student's own file may #include "reference.c", the solution of
+  # its chapter, copied next to it (so the fixture does not duplicate the reference code).
+  fixture="$root/tests/data/grade/class"
+  class="$tmp/class"
+  mkdir "$class"
+  for student in "$fixture"/*/; do
+    name=$(basename "$student")
+    cp -R "$student" "$class/$name"
+    for ref in "$root"/solutions/*/*_ex.c; do
+      chapter=$(basename "$(dirname "$ref")")
+      mkdir -p "$class/$name/$chapter"
+      if [ -f "$class/$name/$chapter/$(basename "$ref")" ]; then
+        cp "$ref" "$class/$name/$chapter/reference.c"
+      else
+        cp "$ref" "$class/$name/$chapter/"
+      fi
+    done
+  done
+  "$scale" grade --quiet --source "$root" --class "$class" --jobs 2 --timeout 1 \
+    --csv "$tmp/class.csv" --json "$tmp/class.json" rooflines tpus > "$tmp/out" 2> "$tmp/err"
+  rc=$?
+  check '[ "$rc" -eq 0 ]' "scale grade --class exit status $rc: $(cat "$tmp/err")"
+  diff "$fixture/expected.csv" "$tmp/class.csv" > "$tmp/diff.csv" 2>&1
+  diff_rc=$?
+  check '[ "$diff_rc" -eq 0 ]' "the CSV differs from expected.csv: $(cat "$tmp/diff.csv")"
+  # Every verdict that is not OK, from the JSON: "student<TAB>id<TAB>verdict".
+  awk -F'"' '$2 == "student" {student = $4}
+    $2 == "name" && $10 == "status" && $12 != "OK" {print student "\t" $4 "\t" $12}' \
+    "$tmp/class.json" > "$tmp/verdicts.tsv"
+  diff "$fixture/expected-verdicts.tsv" "$tmp/verdicts.tsv" > "$tmp/diff.tsv" 2>&1
+  diff_rc=$?
+  check '[ "$diff_rc" -eq 0 ]' \
+    "the verdicts differ from expected-verdicts.tsv: $(cat "$tmp/diff.tsv")"
+  check 'grep -q "CRASH *rooflines.t_math_s: .*signal 11" "$tmp/out"' \
+    "the summary shows bob's CRASH with its signal: $(cat "$tmp/out")"
+  check 'grep -q "BUILD *tpus.pod_hosts: .*error" "$tmp/out"' \
+    "the summary shows carol's compiler error: $(cat "$tmp/out")"
+  check 'grep -q "^class: 3 students, 3 graded" "$tmp/out"' "class line: $(tail -1 "$tmp/out")"
+  check 'grep -q "\"graded\": true" "$tmp/class.json" && ! grep -q "\"graded\": false" "$tmp/class.json"' \
+    "every student graded in the JSON"
   ;;
 *)
   echo "check_grade.sh: unknown mode '$mode'" >&2

@@ -1,0 +1,624 @@
+/* training.c — chapter 5, "How to Parallelize a Transformer for Training", as a program.
+ *
+ * Computes, for the book's training chip (TPU v5p), what each parallel strategy costs per
+ * layer and per step, the thresholds at which each turns communication-bound, pipeline
+ * bubbles, ZeRO memory, and what the planner picks for the chapter's Question 3. Every number
+ * chapters/05-training/training.md cites is emitted here with --values; --figures DIR draws
+ *   mlp-roofline.svg     the book's MLP model: comms time per layer of FSDP x TP splits of a
+ *                        4096-chip slice against the batch, with the matmul time
+ *   step-vs-chips.svg    step time of LLaMA 3 70B (library model) against chips, per layout
+ *
+ * Options: --chip (default tpu-v5p), and for the strategy table and the scaling figure
+ * --model (llama-3-70b), --chips (1024), --batch (4194304 tokens), --seq (4096).
+ *
+ * The book's thresholds come from training.h; the per-layer MLP formulas of the figure are the
+ * book's (forward pass, gating matmul ignored) written out in mlp_times() below, since the
+ * library's own step model counts attention, gating and remat.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "chapter.h"
+#include "scale/plan.h"
+
+#define N_CURVE 121
+#define N_SCALE 10 /* chip counts 2^6 .. 2^15 of the scaling figure */
+
+/* ---- small helpers -------------------------------------------------------------------------- */
+
+static double option_number(chapter *ch, const chapter_option *o) {
+  double v = NAN;
+  scale_diag diag = {0};
+  if (scale_parse_number(o->value, SCALE_NUM_POSITIVE, &v, &diag) != SCALE_OK) {
+    chapter_error(ch, "--%s: %s", o->name, diag.message);
+    return NAN;
+  }
+  return v;
+}
+
+/** The text states this; if the library ever disagrees, the chapter must fail, not lie.
+ * 'check' is false when options have moved the chapter off the problems the text describes. */
+static void claim(chapter *ch, bool check, bool holds, const char *what) {
+  if (check && !holds) chapter_error(ch, "the text's claim no longer holds: %s", what);
+}
+
+static void key2(char *buf, size_t size, const char *a, const char *b) {
+  snprintf(buf, size, "%s.%s", a, b);
+}
+
+/** Evaluates a layout after mapping it the book's way; reports an inconsistent one. */
+static bool eval_layout(chapter *ch, const scale_train_problem *p, scale_layout *l,
+                        scale_train_result *r) {
+  scale_train_layout_map(p->chip, p->n_chips, l);
+  scale_diag diag = {0};
+  if (scale_train_validate(p, l, &diag) != SCALE_OK) {
+    chapter_error(ch, "layout: %s", diag.message);
+    return false;
+  }
+  scale_train_eval(p, l, r);
+  return true;
+}
+
+/** Per-layer collective bytes and time of a result (every collective, fwd + bwd). */
+static void layer_comms(const scale_train_result *r, double *bytes, double *time_s) {
+  *bytes = 0.0;
+  *time_s = 0.0;
+  for (int i = 0; i < SCALE_TRAIN_COMM_COUNT; i++) {
+    const scale_train_comm_cost *c = &r->comm[i];
+    if (!(c->step_bytes > 0.0)) continue;
+    *bytes += c->fwd_bytes_per_layer + c->bwd_bytes_per_layer;
+    *time_s += c->fwd_time_per_layer_s + c->bwd_time_per_layer_s;
+  }
+}
+
+/* ---- the chip ------------------------------------------------------------------------------- */
+
+typedef struct {
+  double c;      /* bf16 FLOP/s */
+  double link;   /* one ICI link, one way */
+  double w_ici;  /* bidirectional link bandwidth */
+  double alpha;  /* C / W_ici */
+  double dcn;    /* DCN egress per chip */
+} chip_numbers;
+
+static chip_numbers section_chip(chapter *ch, const scale_chip *chip) {
+  chapter_heading(ch, "The chip");
+  chip_numbers n;
+  n.c = scale_chip_flops_per_s(chip, SCALE_DTYPE_BF16);
+  n.link = chip->ici_link_bytes_per_s;
+  n.w_ici = 2.0 * n.link;
+  n.alpha = scale_train_dp_critical_batch(n.c, n.link, 1.0);
+  n.dcn = chip->dcn_bytes_per_s;
+  chapter_value(ch, "hw.flops", "C, bf16", n.c, "FLOP/s", SCALE_FMT_SCI);
+  chapter_value(ch, "hw.link", "one ICI link, one way", n.link, "B/s", SCALE_FMT_SCI);
+  chapter_value(ch, "hw.w_ici", "W_ici, bidirectional", n.w_ici, "B/s", SCALE_FMT_SCI);
+  chapter_value(ch, "hw.alpha", "alpha = C / W_ici", n.alpha, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "hw.dcn", "DCN egress per chip", n.dcn, "B/s", SCALE_FMT_SCI);
+  chapter_value(ch, "hw.hbm", "HBM", chip->hbm_bytes, "B", SCALE_FMT_SI);
+  chapter_value(ch, "hw.axes", "ICI axes", chip->ici_n_axes, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "hw.pod", "chips in a pod", scale_chip_pod_chips(chip), "", SCALE_FMT_PLAIN);
+  return n;
+}
+
+/* ---- the strategies, one layer at a time ---------------------------------------------------- */
+
+typedef struct {
+  const char *key;
+  const char *label;
+  bool moe; /* on the MoE model instead */
+  double dp, fsdp, tp, pp, cp, ep, m;
+  int zero;
+  bool sp;
+  scale_pp_schedule schedule;
+  scale_cp_kind cp_kind;
+} strategy;
+
+static void strategy_row(chapter *ch, const scale_train_problem *p, const strategy *s,
+                         scale_train_result *r) {
+  scale_layout l = scale_layout_default();
+  l.dp = s->dp, l.fsdp = s->fsdp, l.tp = s->tp, l.pp = s->pp, l.cp = s->cp, l.ep = s->ep;
+  l.n_microbatches = s->m;
+  l.zero_stage = s->zero;
+  l.sp = s->sp;
+  l.schedule = s->schedule;
+  l.cp_kind = s->cp_kind;
+  if (!eval_layout(ch, p, &l, r)) return;
+  double bytes, time_s;
+  layer_comms(r, &bytes, &time_s);
+  char key[96];
+  chapter_say(ch, "%s:", s->label);
+  key2(key, sizeof key, s->key, "flops");
+  chapter_value(ch, key, "  fwd + bwd FLOPs of one layer, one chip",
+                r->fwd_flops_per_layer + r->bwd_flops_per_layer, "FLOP", SCALE_FMT_SCI);
+  key2(key, sizeof key, s->key, "t_math");
+  chapter_value(ch, key, "  their time at peak",
+                (r->fwd_flops_per_layer + r->bwd_flops_per_layer) / scale_chip_flops_per_s(
+                                                                      p->chip, SCALE_DTYPE_BF16),
+                "s", SCALE_FMT_TIME);
+  key2(key, sizeof key, s->key, "bytes");
+  chapter_value(ch, key, "  bytes moved per layer (fwd + bwd)", bytes, "B", SCALE_FMT_SI);
+  key2(key, sizeof key, s->key, "t_comms");
+  chapter_value(ch, key, "  their time", time_s, "s", SCALE_FMT_TIME);
+  key2(key, sizeof key, s->key, "ratio");
+  chapter_value(ch, key, "  busiest link / compute, whole step",
+                r->comms_time_s / r->compute_time_s, "", SCALE_FMT_PLAIN);
+  key2(key, sizeof key, s->key, "bubble");
+  chapter_value(ch, key, "  pipeline bubble", 100.0 * r->bubble_frac, "%", SCALE_FMT_PLAIN);
+  key2(key, sizeof key, s->key, "step");
+  chapter_value(ch, key, "  step time", r->step_time_s, "s", SCALE_FMT_TIME);
+  key2(key, sizeof key, s->key, "mem");
+  chapter_value(ch, key, "  memory per chip", r->memory_per_chip_bytes, "B", SCALE_FMT_SI);
+  chapter_say(ch, "  bound: %s (%s)", scale_train_bound_name(r->bound), r->reason);
+}
+
+static void section_strategies(chapter *ch, bool chk, const scale_chip *chip,
+                               const scale_model *dense, const scale_model *moe, double n,
+                               double batch, double seq) {
+  chapter_heading(ch, "Each strategy on one slice");
+  chapter_value(ch, "strat.chips", "chips", n, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "strat.batch", "batch", batch, "tokens", SCALE_FMT_PLAIN);
+  chapter_value(ch, "strat.seq", "sequence length", seq, "tokens", SCALE_FMT_PLAIN);
+  chapter_value(ch, "strat.n_seq", "sequences per batch", floor(batch / seq), "",
+                SCALE_FMT_PLAIN);
+  chapter_value(ch, "strat.per_chip", "tokens per chip", batch / n, "tokens", SCALE_FMT_PLAIN);
+  scale_train_problem p = scale_train_problem_make(dense, chip, n, batch, seq);
+  scale_train_problem pm = scale_train_problem_make(moe, chip, n, batch, seq);
+  const strategy rows[] = {
+      {"dp", "pure data parallelism", false, n, 1, 1, 1, 1, 1, 1, 3, false, SCALE_PP_1F1B,
+       SCALE_CP_RING},
+      {"zero1", "ZeRO-1", false, 1, n, 1, 1, 1, 1, 1, 1, false, SCALE_PP_1F1B, SCALE_CP_RING},
+      {"fsdp", "FSDP (ZeRO-3)", false, 1, n, 1, 1, 1, 1, 1, 3, false, SCALE_PP_1F1B,
+       SCALE_CP_RING},
+      {"tp8", "FSDP x TP 8", false, 1, n / 8, 8, 1, 1, 1, 1, 3, false, SCALE_PP_1F1B,
+       SCALE_CP_RING},
+      {"tp8sp", "FSDP x TP 8 with SP", false, 1, n / 8, 8, 1, 1, 1, 1, 3, true, SCALE_PP_1F1B,
+       SCALE_CP_RING},
+      {"tp32", "FSDP x TP 32 with SP", false, 1, n / 32, 32, 1, 1, 1, 1, 3, true, SCALE_PP_1F1B,
+       SCALE_CP_RING},
+      {"pp1f1b", "FSDP x PP 8, 1F1B", false, 1, n / 8, 1, 8, 1, 1, 8, 3, false, SCALE_PP_1F1B,
+       SCALE_CP_RING},
+      {"ppzb", "FSDP x PP 8, zero-bubble", false, 1, n / 8, 1, 8, 1, 1, 8, 3, false,
+       SCALE_PP_ZERO_BUBBLE, SCALE_CP_RING},
+      {"cpring", "FSDP x CP 4, ring", false, 1, n / 4, 1, 1, 4, 1, 1, 3, false, SCALE_PP_1F1B,
+       SCALE_CP_RING},
+      {"cpuly", "FSDP x CP 4, Ulysses", false, 1, n / 4, 1, 1, 4, 1, 1, 3, false, SCALE_PP_1F1B,
+       SCALE_CP_ULYSSES},
+      {"ep", "MoE: FSDP x EP 8", true, 1, n, 1, 1, 1, 8, 1, 3, false, SCALE_PP_1F1B,
+       SCALE_CP_RING},
+  };
+  enum { N_ROWS = sizeof rows / sizeof rows[0] };
+  scale_train_result r[N_ROWS];
+  for (int i = 0; i < N_ROWS; i++) strategy_row(ch, rows[i].moe ? &pm : &p, &rows[i], &r[i]);
+  if (ch->n_errors) return;
+  /* What the text says about the table. */
+  claim(ch, chk, !r[0].fits && !r[1].fits, "pure DP and ZeRO-1 of the dense model do not fit");
+  claim(ch, chk, r[2].fits && r[2].bound == SCALE_TRAIN_BOUND_COMPUTE, "FSDP is compute-bound");
+  claim(ch, chk, r[1].memory_per_chip_bytes > r[2].memory_per_chip_bytes, "ZeRO-1 holds more");
+  claim(ch, chk, r[3].bound == SCALE_TRAIN_BOUND_COMPUTE, "FSDP x TP 8 is compute-bound");
+  claim(ch, chk, r[4].memory_per_chip_bytes < r[3].memory_per_chip_bytes, "SP saves memory");
+  claim(ch, chk, r[5].fits && r[5].bound == SCALE_TRAIN_BOUND_COMMS &&
+                (r[5].binding_comm == SCALE_TRAIN_COMM_TP_ALL_GATHER ||
+                 r[5].binding_comm == SCALE_TRAIN_COMM_TP_REDUCE_SCATTER),
+        "TP 32 is bound by its activation collectives");
+  claim(ch, chk, r[6].step_time_s > 1.5 * r[7].step_time_s, "1F1B's bubble costs most of a step");
+  claim(ch, chk, r[10].fits, "the MoE row fits");
+  chapter_value(ch, "strat.moe_params", "MoE model parameters", scale_transformer_n_params(moe),
+                "", SCALE_FMT_SCI);
+}
+
+/* ---- the book's thresholds ------------------------------------------------------------------ */
+
+static void section_thresholds(chapter *ch, const chip_numbers *hw, const scale_chip *chip,
+                               const scale_model *l70, const scale_model *gemma,
+                               const scale_model *ds3) {
+  chapter_heading(ch, "Thresholds");
+  double one = scale_train_dp_critical_batch(hw->c, hw->link, 1.0);
+  double three = scale_train_dp_critical_batch(hw->c, hw->link, chip->ici_n_axes);
+  double pod = scale_chip_pod_chips(chip);
+  chapter_value(ch, "dp.crit1", "DP/FSDP, one axis", one, "tokens", SCALE_FMT_PLAIN);
+  chapter_value(ch, "dp.crit3", "DP/FSDP, three axes", three, "tokens", SCALE_FMT_PLAIN);
+  chapter_value(ch, "dp.pod_batch", "  times a pod", three * pod, "tokens", SCALE_FMT_SCI);
+  chapter_value(ch, "dp.deepseek_chips", "DeepSeek-V2's 40M batch: chips",
+                scale_train_max_dp_chips(40e6, three), "", SCALE_FMT_PLAIN);
+  double chips16 = scale_train_max_dp_chips(16e6, three);
+  chapter_value(ch, "dp.l70_chips", "16M batch: chips", chips16, "", SCALE_FMT_PLAIN);
+  double run_flops = 6.0 * 70e9 * 15e12; /* the book's 6 x 70e9 x 15e12 */
+  chapter_value(ch, "dp.l70_flops", "LLaMA 3 70B training FLOPs", run_flops, "FLOP",
+                SCALE_FMT_SCI);
+  chapter_value(ch, "dp.l70_days", "  on those chips at 50% MFU",
+                scale_train_time_s(run_flops, chips16, hw->c, 0.5) / SCALE_SECONDS_PER_DAY,
+                "days", SCALE_FMT_PLAIN);
+  scale_precision bf16 = SCALE_PRECISION_BF16_ADAM;
+  chapter_value(ch, "dp.bytes_per_param", "weights + Adam bytes per parameter",
+                scale_transformer_weight_bytes(&bf16, 1.0) +
+                    scale_transformer_optimizer_bytes(&bf16, 1.0),
+                "B", SCALE_FMT_PLAIN);
+  chapter_value(ch, "dp.max_params", "largest pure-DP model",
+                scale_train_max_pure_dp_params(chip->hbm_bytes, &bf16), "", SCALE_FMT_SCI);
+
+  double f70 = (double)l70->d_ff;
+  chapter_value(ch, "tp.l70_f", "LLaMA 3 70B F", f70, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "tp.l70_max", "  largest compute-bound TP, one axis",
+                scale_train_tp_max_degree(f70, hw->c, hw->link, 1.0), "", SCALE_FMT_PLAIN);
+  /* The book's "F about 50k" for Gemma 7B is its gate and up projections together. */
+  chapter_value(ch, "tp.gemma_f2", "Gemma 7B, 2F", 2.0 * (double)gemma->d_ff, "",
+                SCALE_FMT_PLAIN);
+  chapter_value(ch, "tp.gemma_max", "  largest compute-bound TP",
+                scale_train_tp_max_degree(2.0 * (double)gemma->d_ff, hw->c, hw->link, 1.0), "",
+                SCALE_FMT_PLAIN);
+  chapter_value(ch, "tp.f_for_8", "F that 8-way TP needs", 8.0 * hw->alpha, "", SCALE_FMT_PLAIN);
+
+  /* Mixed FSDP x TP, the book's 4x4x4 example. */
+  double x = scale_train_fsdp_tp_x_opt(48000.0, 32768.0, 64.0, 2.0, 1.0);
+  chapter_value(ch, "mix.x_opt", "X_opt, N = 64, B = 48000, F = 32768", x, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "mix.y_opt", "  Y = N / X", 64.0 / x, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "mix.crit", "B / N floor, F = 32768",
+                scale_train_fsdp_tp_critical_batch(32768.0, hw->c, hw->link, 2.0, 1.0), "tokens",
+                SCALE_FMT_PLAIN);
+  double c30 = scale_train_fsdp_tp_critical_batch(30000.0, hw->c, hw->link, 2.0, 1.0);
+  chapter_value(ch, "mix.crit30k", "B / N floor, F = 30000", c30, "tokens", SCALE_FMT_PLAIN);
+  chapter_value(ch, "mix.fsdp_chips_2m", "2M batch, pure FSDP: chips",
+                scale_train_max_dp_chips(2e6, three), "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "mix.mixed_chips_2m", "2M batch, FSDP x TP: chips",
+                scale_train_max_dp_chips(2e6, c30), "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "mix.two_pods", "2M batch on two pods: per chip", 2e6 / (2.0 * pod),
+                "tokens", SCALE_FMT_PLAIN);
+
+  /* Across pods over DCN. */
+  chapter_value(ch, "dcn.crit_book", "C / W_dcn with the book's 4.46e14",
+                scale_train_dcn_critical_batch(4.46e14, hw->dcn), "tokens", SCALE_FMT_PLAIN);
+  chapter_value(ch, "dcn.crit", "C / W_dcn with the table's C",
+                scale_train_dcn_critical_batch(hw->c, hw->dcn), "tokens", SCALE_FMT_PLAIN);
+
+  /* MoE. */
+  chapter_value(ch, "moe.e", "DeepSeek-V3 E", (double)ds3->n_experts, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "moe.k", "DeepSeek-V3 k", (double)ds3->n_experts_active, "",
+                SCALE_FMT_PLAIN);
+  chapter_value(ch, "moe.crit3", "  DP threshold, three axes",
+                scale_train_moe_critical_batch(three, (double)ds3->n_experts,
+                                               (double)ds3->n_experts_active),
+                "tokens", SCALE_FMT_PLAIN);
+}
+
+/* ---- pipelines and ZeRO ---------------------------------------------------------------------- */
+
+static void section_pipeline(chapter *ch) {
+  chapter_heading(ch, "Pipeline bubbles, p = 16");
+  static const double ms[3] = {16, 32, 64};
+  static const char *tag[SCALE_PP_COUNT] = {"1f1b", "gpipe", "inter", "zb"};
+  for (int s = 0; s < SCALE_PP_COUNT; s++) {
+    if (s == SCALE_PP_GPIPE) continue; /* same bubble as 1F1B; differs in memory below */
+    for (int i = 0; i < 3; i++) {
+      char key[64];
+      snprintf(key, sizeof key, "pp.%s.m%.0f", tag[s], ms[i]);
+      chapter_value(ch, key, key,
+                    100.0 * scale_train_bubble_frac((scale_pp_schedule)s, 16.0, ms[i], 2.0), "%",
+                    SCALE_FMT_PLAIN);
+    }
+  }
+  chapter_value(ch, "pp.inflight.gpipe", "microbatches held, GPipe, m = 64",
+                scale_train_microbatches_in_flight(SCALE_PP_GPIPE, 16.0, 64.0, 1.0), "",
+                SCALE_FMT_PLAIN);
+  chapter_value(ch, "pp.inflight.1f1b", "microbatches held, 1F1B, m = 64",
+                scale_train_microbatches_in_flight(SCALE_PP_1F1B, 16.0, 64.0, 1.0), "",
+                SCALE_FMT_PLAIN);
+  chapter_value(ch, "pp.inflight.inter", "microbatches held, interleaved v = 2, m = 64",
+                scale_train_microbatches_in_flight(SCALE_PP_INTERLEAVED, 16.0, 64.0, 2.0), "",
+                SCALE_FMT_PLAIN);
+}
+
+static void section_zero(chapter *ch, const scale_model *m) {
+  chapter_heading(ch, "ZeRO stages: bytes per chip, 64 shards, the ZeRO paper's precision");
+  scale_precision mixed = SCALE_PRECISION_MIXED_ADAM;
+  double n = scale_transformer_n_params(m);
+  chapter_value(ch, "zero.params", "parameters", n, "", SCALE_FMT_SCI);
+  for (int stage = 0; stage <= 3; stage++) {
+    double parts[3];
+    double total = scale_train_zero_bytes_per_chip(&mixed, n, stage, 64.0, parts);
+    char key[64];
+    snprintf(key, sizeof key, "zero.s%d.per_param", stage);
+    chapter_value(ch, key, "bytes per parameter per chip", total / n, "B", SCALE_FMT_PLAIN);
+    snprintf(key, sizeof key, "zero.s%d.total", stage);
+    chapter_value(ch, key, "per chip", total, "B", SCALE_FMT_SI);
+  }
+}
+
+/* ---- the book's MLP model (figure 1) -------------------------------------------------------- */
+
+/* [listing:mlp_times] */
+/** The book's per-layer forward times for In[B_X, D_Y] . W_in[D_X, F_Y] . W_out[F_Y, D_X]:
+ * 4BDF / (N C) of matmuls; FSDP gathers the 4DF / Y bytes of its two weight shards over its
+ * M_X axes; TP gathers and scatters 4BD / X bytes of activations over its M_Y axes. The two
+ * run on different axes at the same time, so the slower one is the communication time. */
+static void mlp_times(double b, double d, double f, double x, double y, double m_x, double m_y,
+                      const chip_numbers *hw, double *t_math, double *t_comms) {
+  *t_math = 4.0 * b * d * f / (x * y * hw->c);
+  double t_fsdp = x > 1.0 ? 4.0 * d * f / (y * hw->w_ici * m_x) : 0.0;
+  double t_tp = y > 1.0 ? 4.0 * b * d / (x * hw->w_ici * m_y) : 0.0;
+  *t_comms = fmax(t_fsdp, t_tp);
+}
+/* [/listing:mlp_times] */
+
+/** Batch above which a split's matmuls outlast both its collectives: FSDP needs
+ * B > N alpha / (Y M_X); TP needs Y < M_Y F / alpha whatever the batch (NaN: never). */
+static double mlp_crossover(double f, double n, double y, double m_x, double m_y,
+                            const chip_numbers *hw) {
+  if (y > 1.0 && !(y < m_y * f / hw->alpha)) return NAN;
+  return n * hw->alpha / (y * m_x);
+}
+
+static void figure_mlp(chapter *ch, bool chk, const chip_numbers *hw, const scale_chip *chip) {
+  chapter_heading(ch, "The MLP roofline of a 16x16x16 slice (the book's model)");
+  const double d = 8192.0, f = 4.0 * 8192.0, n = 4096.0;
+  double axes = chip->ici_n_axes;
+  chapter_value(ch, "fig.d", "D", d, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "fig.f", "F", f, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "fig.n", "chips", n, "", SCALE_FMT_PLAIN);
+  static const double ys[] = {1, 2, 4, 8, 16};
+  enum { N_SPLITS = sizeof ys / sizeof ys[0] };
+  static double bx[N_CURVE], tm[N_CURVE], tc[N_SPLITS][N_CURVE];
+  static char labels[N_SPLITS][64];
+  scale_plot_series s[N_SPLITS + 1];
+  for (int i = 0; i < N_CURVE; i++) bx[i] = pow(10.0, 5.0 + 3.0 * (double)i / (N_CURVE - 1));
+  for (int k = 0; k < N_SPLITS; k++) {
+    double y = ys[k], x = n / y;
+    double m_x = y > 1.0 ? axes - 1.0 : axes, m_y = 1.0;
+    for (int i = 0; i < N_CURVE; i++) mlp_times(bx[i], d, f, x, y, m_x, m_y, hw, &tm[i], &tc[k][i]);
+    if (y > 1.0)
+      snprintf(labels[k], sizeof labels[k], "FSDP %g x TP %g", x, y);
+    else
+      snprintf(labels[k], sizeof labels[k], "pure FSDP %g (3 axes)", x);
+    s[k] = (scale_plot_series){.label = labels[k], .x = bx, .y = tc[k], .n = N_CURVE};
+    double cross = mlp_crossover(f, n, y, m_x, m_y, hw);
+    char key[64];
+    snprintf(key, sizeof key, "fig.cross.y%g", y);
+    if (isfinite(cross))
+      chapter_value(ch, key, labels[k], cross, "tokens", SCALE_FMT_SCI);
+    else
+      claim(ch, chk, y >= 16.0, "only TP 16 is never compute-bound");
+  }
+  s[N_SPLITS] = (scale_plot_series){.label = "matmuls (T_math)", .x = bx, .y = tm, .n = N_CURVE,
+                                     .dashed = true};
+  double fsdp_limit = n * scale_train_dp_critical_batch(hw->c, hw->link, axes);
+  double mixed_limit =
+      n * scale_train_fsdp_tp_critical_batch(f, hw->c, hw->link, axes - 1.0, 1.0);
+  chapter_value(ch, "fig.fsdp_limit", "pure FSDP compute-bound above", fsdp_limit, "tokens",
+                SCALE_FMT_SCI);
+  chapter_value(ch, "fig.mixed_limit", "no split compute-bound below", mixed_limit, "tokens",
+                SCALE_FMT_SCI);
+  scale_plot_marker mk[2] = {
+      {.vertical = true, .at = mixed_limit, .label = "all splits comms-bound"},
+      {.vertical = true, .at = fsdp_limit, .label = "FSDP alone compute-bound"}};
+  scale_plot p = {.title = "Per-layer forward time of a D = 8192, F = 32768 MLP on 4096 TPU v5p",
+                  .desc = "Communication time of each FSDP x TP split falls with the batch for "
+                          "FSDP and grows for TP; the dashed matmul time rises linearly. Left of "
+                          "the first marker every split is comms-bound.",
+                  .x_label = "global batch B [tokens]", .y_label = "time per layer [s]",
+                  .x_axis = SCALE_PLOT_LOG, .y_axis = SCALE_PLOT_LOG,
+                  .width_px = 720, .height_px = 460,
+                  .legend = SCALE_PLOT_LEGEND_BOTTOM_RIGHT, .series = s,
+                  .n_series = N_SPLITS + 1, .markers = mk, .n_markers = 2};
+  chapter_figure(ch, "mlp-roofline.svg", &p);
+}
+
+/* ---- step time against chips (figure 2) ----------------------------------------------------- */
+
+/** FSDP x TP 'tp' on n chips: pure DP over DCN between slices of 'slice' chips, FSDP inside
+ * up to one sequence per data shard, context parallelism for the rest. */
+static bool scaling_layout(const scale_train_problem *p, double tp, double slice,
+                           scale_layout *l) {
+  double n = p->n_chips, n_seq = floor(p->batch_tokens / p->seq_len);
+  *l = scale_layout_default();
+  l->dp = n > slice ? n / slice : 1.0;
+  double inner = n / l->dp;
+  if (tp > inner) return false;
+  l->tp = tp;
+  l->fsdp = fmin(inner / tp, n_seq / l->dp);
+  l->cp = inner / (tp * l->fsdp);
+  scale_train_layout_map(p->chip, n, l);
+  return scale_train_validate(p, l, NULL) == SCALE_OK;
+}
+
+static void figure_scaling(chapter *ch, bool chk, const scale_chip *chip, const scale_model *m,
+                           double batch, double seq) {
+  chapter_heading(ch, "Step time against chips");
+  static const double tps[] = {1, 4, 8, 16};
+  enum { N_TP = sizeof tps / sizeof tps[0] };
+  static double xs[N_SCALE], ys[N_TP][N_SCALE], floor_s[N_SCALE];
+  static char labels[N_TP][48];
+  double slice = pow(2.0, floor(log2(scale_chip_pod_chips(chip))));
+  scale_plot_series s[N_TP + 1];
+  for (int i = 0; i < N_SCALE; i++) {
+    xs[i] = pow(2.0, 6.0 + i);
+    floor_s[i] = NAN;
+  }
+  for (int k = 0; k < N_TP; k++) {
+    for (int i = 0; i < N_SCALE; i++) {
+      scale_train_problem p = scale_train_problem_make(m, chip, xs[i], batch, seq);
+      scale_layout l;
+      scale_train_result r;
+      ys[k][i] = NAN;
+      if (!scaling_layout(&p, tps[k], slice, &l)) continue;
+      scale_train_eval(&p, &l, &r);
+      if (r.fits) ys[k][i] = r.step_time_s;
+      floor_s[i] = r.compute_time_s;
+    }
+    if (tps[k] > 1.0)
+      snprintf(labels[k], sizeof labels[k], "FSDP x TP %g", tps[k]);
+    else
+      snprintf(labels[k], sizeof labels[k], "FSDP (+ CP past 1 seq/chip)");
+    s[k] = (scale_plot_series){.label = labels[k], .x = xs, .y = ys[k], .n = N_SCALE,
+                               .dots = true};
+  }
+  s[N_TP] = (scale_plot_series){.label = "compute only", .x = xs, .y = floor_s, .n = N_SCALE,
+                                 .dashed = true};
+  chapter_value(ch, "scale.slice", "chips per slice (DP over DCN beyond)", slice, "",
+                SCALE_FMT_PLAIN);
+  /* The shape the text describes: at 8192 chips pure FSDP has left the compute floor and
+   * TP 4 or 8 have not. */
+  int at = (int)(log2(slice) - 6.0);
+  claim(ch, chk, at >= 0 && at < N_SCALE && ys[0][at] > 1.05 * floor_s[at] &&
+                ys[1][at] < 1.01 * floor_s[at],
+        "pure FSDP is comms-bound and FSDP x TP 4 compute-bound at one slice");
+  if (at >= 0 && at < N_SCALE) {
+    chapter_value(ch, "scale.fsdp_step", "FSDP step at one slice", ys[0][at], "s",
+                  SCALE_FMT_TIME);
+    chapter_value(ch, "scale.tp4_step", "FSDP x TP 4 step at one slice", ys[1][at], "s",
+                  SCALE_FMT_TIME);
+  }
+  scale_plot p = {.title = "LLaMA 3 70B, 4M-token batch: step time against chips (TPU v5p)",
+                  .desc = "Step time of four layouts halves with each doubling of chips while "
+                          "compute-bound, then flattens once communication binds; missing "
+                          "points do not fit in HBM.",
+                  .x_label = "chips", .y_label = "step time [s]",
+                  .x_axis = SCALE_PLOT_LOG, .y_axis = SCALE_PLOT_LOG,
+                  .width_px = 720, .height_px = 460,
+                  .legend = SCALE_PLOT_LEGEND_BOTTOM_LEFT, .series = s, .n_series = N_TP + 1};
+  chapter_figure(ch, "step-vs-chips.svg", &p);
+}
+
+/* ---- Question 3 and the planner ------------------------------------------------------------- */
+
+static void plan_table(chapter *ch, const char *stem, const scale_plan_report *rep, int n) {
+  for (int i = 0; i < n && i < rep->n_ranked; i++) {
+    const scale_plan_entry *e = &rep->ranked[i];
+    const scale_layout *l = &e->layout;
+    char buf[200], key[96];
+    chapter_say(ch, "%d. %s", i + 1, scale_plan_layout_str(l, buf, sizeof buf));
+    static const char *cols[] = {"dp", "fsdp", "zero", "tp", "sp", "pp", "m", "cp", "saved",
+                                 "bubble", "step", "mfu", "mem"};
+    const double v[] = {l->dp, l->fsdp, l->fsdp > 1.0 ? (double)l->zero_stage : 0.0, l->tp,
+                        l->sp ? 1.0 : 0.0, l->pp, l->n_microbatches, l->cp,
+                        scale_transformer_n_saved_per_layer(l->remat),
+                        100.0 * e->result.bubble_frac, e->result.step_time_s,
+                        100.0 * e->result.mfu, e->result.memory_per_chip_bytes};
+    const char *units[] = {"", "", "", "", "", "", "", "", "", "%", "s", "%", "B"};
+    for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
+      snprintf(key, sizeof key, "%s.r%d.%s", stem, i + 1, cols[c]);
+      scale_fmt fmt = c == 10 ? SCALE_FMT_TIME : c == 12 ? SCALE_FMT_SI : SCALE_FMT_PLAIN;
+      chapter_value(ch, key, cols[c], v[c], units[c], fmt);
+    }
+  }
+}
+
+static void plan_counts(chapter *ch, const char *stem, const scale_plan_report *rep) {
+  char key[96];
+  key2(key, sizeof key, stem, "candidates");
+  chapter_value(ch, key, "layouts enumerated", rep->n_candidates, "", SCALE_FMT_SCI);
+  key2(key, sizeof key, stem, "evaluated");
+  chapter_value(ch, key, "layouts evaluated", rep->n_evaluated, "", SCALE_FMT_SCI);
+  static const char *tag[SCALE_PLAN_PRUNE_COUNT] = {"tp", "cp", "pp", "batch", "ep", "invalid",
+                                                    "memory"};
+  for (int i = 0; i < SCALE_PLAN_PRUNE_COUNT; i++) {
+    snprintf(key, sizeof key, "%s.pruned.%s", stem, tag[i]);
+    chapter_value(ch, key, scale_plan_prune_name((scale_plan_prune)i), rep->n_pruned[i], "",
+                  SCALE_FMT_SCI);
+  }
+}
+
+static void section_q3(chapter *ch, bool chk, const scale_chip *chip, const chip_numbers *hw,
+                       const scale_model *m) {
+  chapter_heading(ch, "Question 3: LLaMA 2 13B, 3M tokens of 32k sequences on 4096 chips");
+  const double n = 4096.0, batch = 3e6, seq = 32768.0, f = (double)m->d_ff;
+  chapter_value(ch, "q3.seqs", "sequences", floor(batch / seq), "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "q3.hbm_total", "HBM of the slice", n * chip->hbm_bytes, "B", SCALE_FMT_SI);
+  chapter_value(ch, "q3.per_chip", "tokens per chip", batch / n, "tokens", SCALE_FMT_PLAIN);
+  chapter_value(ch, "q3.fsdp_min", "FSDP needs at least", n * hw->alpha / chip->ici_n_axes,
+                "tokens", SCALE_FMT_SCI);
+  chapter_value(ch, "q3.mixed_crit", "FSDP x TP floor per chip",
+                scale_train_fsdp_tp_critical_batch(f, hw->c, hw->link, 2.0, 1.0), "tokens",
+                SCALE_FMT_PLAIN);
+  chapter_value(ch, "q3.x_opt", "X_opt", scale_train_fsdp_tp_x_opt(batch, f, n, 2.0, 1.0), "",
+                SCALE_FMT_PLAIN);
+  chapter_value(ch, "q3.step_book", "6 B N / (chips C 0.4), N = 13e9",
+                scale_train_time_s(6.0 * batch * 13e9, n, 4.6e14, 0.4), "s", SCALE_FMT_TIME);
+
+  /* The book's suggestion: TP subrings of 4, FSDP over batch and sequence. */
+  scale_train_problem p = scale_train_problem_make(m, chip, n, batch, seq);
+  scale_layout book = scale_layout_default();
+  book.fsdp = 64, book.cp = 16, book.tp = 4;
+  scale_train_result rb;
+  if (!eval_layout(ch, &p, &book, &rb)) return;
+  chapter_value(ch, "q3.book.step", "FSDP 64 x CP 16 x TP 4: step", rb.step_time_s, "s",
+                SCALE_FMT_TIME);
+  chapter_value(ch, "q3.book.ratio", "  busiest link / compute", rb.comms_time_s / rb.compute_time_s,
+                "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "q3.book.mfu", "  MFU", 100.0 * rb.mfu, "%", SCALE_FMT_PLAIN);
+  scale_layout pure = scale_layout_default();
+  pure.fsdp = 64, pure.cp = 64;
+  scale_train_result rp;
+  if (!eval_layout(ch, &p, &pure, &rp)) return;
+  chapter_value(ch, "q3.pure.ratio", "FSDP 64 x CP 64: busiest link / compute",
+                rp.comms_time_s / rp.compute_time_s, "", SCALE_FMT_PLAIN);
+  claim(ch, chk, rp.bound == SCALE_TRAIN_BOUND_COMMS, "FSDP over batch and sequence is comms-bound");
+
+  chapter_heading(ch, "What the planner says");
+  static scale_plan_report rep;
+  scale_plan_opts o = scale_plan_opts_default();
+  o.n_threads = 1;
+  scale_diag diag = {0};
+  if (scale_plan_train(&p, &o, &rep, &diag) != SCALE_OK || rep.n_ranked < 5) {
+    chapter_error(ch, "planner: %s", diag.message[0] ? diag.message : "fewer than 5 layouts");
+    return;
+  }
+  plan_counts(ch, "plan", &rep);
+  plan_table(ch, "plan", &rep, 5);
+  char why[512];
+  chapter_say(ch, "why: %s", scale_plan_explain(&rep, why, sizeof why));
+  const scale_train_result *best = &rep.ranked[0].result;
+  chapter_value(ch, "plan.compute", "best: compute time", best->compute_time_s, "s",
+                SCALE_FMT_TIME);
+  chapter_value(ch, "plan.vs_book", "book's layout / best", rb.step_time_s / best->step_time_s,
+                "", SCALE_FMT_PLAIN);
+  claim(ch, chk, best->bound == SCALE_TRAIN_BOUND_COMPUTE, "the best is compute-bound");
+  claim(ch, chk, rep.ranked[0].layout.remat == SCALE_REMAT_NONE, "the best keeps every activation");
+  const scale_layout *bl = &rep.ranked[0].layout;
+  claim(ch, chk, bl->fsdp > 1.0 && bl->tp > 1.0 && bl->cp > 1.0, "the best is FSDP x TP x CP");
+  for (int i = 0; i < 5; i++)
+    claim(ch, chk, rep.ranked[i].result.bound == SCALE_TRAIN_BOUND_COMPUTE,
+          "the top five are compute-bound");
+  double spread = rep.ranked[4].result.step_time_s / best->step_time_s - 1.0;
+  claim(ch, chk, spread < 5e-4, "the top five tie");
+  claim(ch, chk, book.remat == SCALE_REMAT_BLOCK, "the book-style layout uses block remat");
+}
+
+int main(int argc, char **argv) {
+  chapter_option opts[] = {{"chip", "hardware", "tpu-v5p"},
+                           {"model", "model of the strategy table and scaling figure",
+                            "llama-3-70b"},
+                           {"chips", "chips of the strategy table", "1024"},
+                           {"batch", "global batch [tokens]", "4194304"},
+                           {"seq", "sequence length [tokens]", "4096"},
+                           {0}};
+  chapter ch;
+  int rc = chapter_begin(&ch, argc, argv, "05-training",
+                         "How to parallelize a transformer for training.", opts);
+  if (rc >= 0) return rc;
+  scale_chip chip;
+  static scale_model model, moe, l70, l13, gemma, ds3;
+  double n = option_number(&ch, &opts[2]), batch = option_number(&ch, &opts[3]),
+         seq = option_number(&ch, &opts[4]);
+  if (!chapter_load_chip(&ch, opts[0].value, &chip) ||
+      !chapter_load_model(&ch, opts[1].value, &model) ||
+      !chapter_load_model(&ch, "mixtral-8x7b", &moe) ||
+      !chapter_load_model(&ch, "llama-3-70b", &l70) ||
+      !chapter_load_model(&ch, "llama-2-13b", &l13) ||
+      !chapter_load_model(&ch, "gemma-7b", &gemma) ||
+      !chapter_load_model(&ch, "deepseek-v3", &ds3) || ch.n_errors)
+    return chapter_end(&ch);
+
+  /* The text's claims are checked for the problems it describes (the default options). */
+  bool chip_default = strcmp(opts[0].value, "tpu-v5p") == 0;
+  bool chk = chip_default && strcmp(opts[1].value, "llama-3-70b") == 0 && n == 1024.0 &&
+             batch == 4194304.0 && seq == 4096.0;
+  chip_numbers hw = section_chip(&ch, &chip);
+  section_strategies(&ch, chk, &chip, &model, &moe, n, batch, seq);
+  section_thresholds(&ch, &hw, &chip, &l70, &gemma, &ds3);
+  section_pipeline(&ch);
+  section_zero(&ch, &l70);
+  figure_mlp(&ch, chip_default, &hw, &chip);
+  figure_scaling(&ch, chk, &chip, &model, batch, seq);
+  section_q3(&ch, chip_default, &chip, &hw, &l13);
+  return chapter_end(&ch);
+}

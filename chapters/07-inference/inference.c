@@ -1,0 +1,610 @@
+/* inference.c — chapter 7, "All About Transformer Inference", as a program.
+ *
+ * Walks through what bounds prefill and generation (the critical batch of a matmul, the
+ * intensity of attention), the book's step-time model, the memory of a served model (weights
+ * and KV caches), the LLaMA 2 13B throughput tables on 8 TPU v5e (with and without a 5x
+ * smaller KV cache), the KV-cache reductions (GQA, local layers, cross-layer sharing,
+ * quantization, ragged reads), sharding for generation, prefix caching, the worked problems
+ * and the appendices (latency-bound collectives, speculative decoding). Every number the
+ * chapter text cites is emitted here with --values; --figures DIR draws
+ *   step-vs-batch.svg   decode step time against batch, critical batch and HBM limit marked
+ *   kv-vs-context.svg   KV bytes of one sequence against context, one line per reduction
+ *   spec-speedup.svg    speculative decoding's speedup against lookahead
+ *
+ * Options change the chip, the table's model, chip count and context (defaults: the book's
+ * TPU v5e, LLaMA 2 13B, 8 chips, 8192 tokens).
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "chapter.h"
+
+#define N_CURVE 97
+
+/* ---- small helpers -------------------------------------------------------------------------- */
+
+static double option_number(chapter *ch, const chapter_option *o) {
+  double v = NAN;
+  scale_diag diag = {0};
+  if (scale_parse_number(o->value, SCALE_NUM_POSITIVE, &v, &diag) != SCALE_OK) {
+    chapter_error(ch, "--%s: %s", o->name, diag.message);
+    return NAN;
+  }
+  return v;
+}
+
+/** Emits a value whose key is printf-formatted. */
+static void valuef(chapter *ch, const char *label, double v, const char *unit, scale_fmt fmt,
+                   const char *key_fmt, ...) __attribute__((format(printf, 6, 7)));
+static void valuef(chapter *ch, const char *label, double v, const char *unit, scale_fmt fmt,
+                   const char *key_fmt, ...) {
+  char key[160];
+  va_list ap;
+  va_start(ap, key_fmt);
+  vsnprintf(key, sizeof key, key_fmt, ap);
+  va_end(ap);
+  chapter_value(ch, key, label, v, unit, fmt);
+}
+
+static void logspace(double *out, int n, double lo, double hi) {
+  for (int i = 0; i < n; i++) out[i] = lo * pow(hi / lo, (double)i / (double)(n - 1));
+}
+
+/* [listing:local-kv] */
+/** KV bytes of one sequence of 'context' tokens when a fraction 'local_frac' of the layers
+ * attends only to the last 'window' tokens (and so caches at most that many), the rest being
+ * global. The library's KV per token covers all L layers; local layers cap their share. */
+static double local_kv_bytes(const scale_model *m, scale_dtype dtype, double context,
+                             double local_frac, double window) {
+  double per_token = scale_transformer_kv_bytes_per_token(m, dtype);
+  double global = (1.0 - local_frac) * per_token * context;
+  double local = local_frac * per_token * fmin(context, window);
+  return global + local;
+}
+/* [/listing:local-kv] */
+
+/* ---- sections ------------------------------------------------------------------------------- */
+
+/** Critical batches of a matmul on the chip for the three dtype mixes of the chapter. */
+static void section_linear(chapter *ch, const scale_chip *c) {
+  chapter_heading(ch, "Linear operations: the critical batch");
+  chapter_value(ch, "chip.flops_per_s", "bf16 peak", scale_chip_flops_per_s(c, SCALE_DTYPE_BF16),
+                "FLOP/s", SCALE_FMT_SCI);
+  chapter_value(ch, "chip.int8_flops_per_s", "int8 peak",
+                scale_chip_flops_per_s(c, SCALE_DTYPE_INT8), "OP/s", SCALE_FMT_SCI);
+  chapter_value(ch, "chip.hbm_bytes_per_s", "HBM bandwidth", c->hbm_bytes_per_s, "B/s",
+                SCALE_FMT_SCI);
+  chapter_value(ch, "bcrit.bf16", "bf16 weights, bf16 FLOPs",
+                scale_roofline_critical_batch(c, SCALE_DTYPE_BF16, SCALE_DTYPE_BF16), "tokens",
+                SCALE_FMT_PLAIN);
+  chapter_value(ch, "bcrit.int8w", "int8 weights, bf16 FLOPs",
+                scale_roofline_critical_batch(c, SCALE_DTYPE_INT8, SCALE_DTYPE_BF16), "tokens",
+                SCALE_FMT_PLAIN);
+  chapter_value(ch, "bcrit.int8", "int8 weights, int8 OPs",
+                scale_roofline_critical_batch(c, SCALE_DTYPE_INT8, SCALE_DTYPE_INT8), "tokens",
+                SCALE_FMT_PLAIN);
+}
+
+/** Intensity of dot-product attention in prefill and generation, MHA and GQA. */
+static void section_attention(chapter *ch, const scale_chip *c, const scale_model *mha,
+                              const scale_model *gqa, double context) {
+  chapter_heading(ch, "Attention: prefill vs generation");
+  double bc = scale_roofline_critical_batch(c, SCALE_DTYPE_BF16, SCALE_DTYPE_BF16);
+  /* MHA prefill intensity is T/2: compute-bound once T/2 exceeds the critical intensity. */
+  chapter_value(ch, "attn.prefill_min_tokens", "prefill attention compute-bound above",
+                2.0 * bc, "tokens", SCALE_FMT_PLAIN);
+  chapter_value(ch, "attn.context", "context", context, "tokens", SCALE_FMT_PLAIN);
+  chapter_value(ch, "attn.mha_prefill", "MHA prefill intensity",
+                scale_transformer_attention_intensity_flops_per_byte(mha, context, context,
+                                                                     SCALE_DTYPE_BF16),
+                "FLOP/byte", SCALE_FMT_PLAIN);
+  chapter_value(ch, "attn.mha_decode", "MHA generation intensity",
+                scale_transformer_attention_intensity_flops_per_byte(mha, 1.0, context,
+                                                                     SCALE_DTYPE_BF16),
+                "FLOP/byte", SCALE_FMT_PLAIN);
+  chapter_value(ch, "attn.gqa_group", "GQA group N/K (LLaMA 3 70B)",
+                (double)gqa->n_heads / (double)gqa->n_kv_heads, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "attn.gqa_decode", "GQA generation intensity",
+                scale_transformer_attention_intensity_flops_per_byte(gqa, 1.0, context,
+                                                                     SCALE_DTYPE_BF16),
+                "FLOP/byte", SCALE_FMT_PLAIN);
+}
+
+/* [listing:step-time] */
+/** The book's decode step: every sequence's KV cache is read once per step (attention is
+ * always bandwidth-bound), then the matmuls take the longer of reading the weights and doing
+ * 2 x params FLOPs per sequence. W and C are the totals over the chips. */
+static double book_step_s(double batch, double kv_bytes_per_seq, double param_bytes,
+                          double n_params, double flops_per_s, double hbm_bytes_per_s) {
+  double t_kv = batch * kv_bytes_per_seq / hbm_bytes_per_s;
+  double t_params = param_bytes / hbm_bytes_per_s;
+  double t_flops = 2.0 * batch * n_params / flops_per_s;
+  return t_kv + fmax(t_flops, t_params);
+}
+/* [/listing:step-time] */
+
+/** The pop quiz: a 30e9-parameter dense model, int8 weights, bf16 FLOPs, 16 chips. */
+static void section_pop_quiz(chapter *ch, const scale_chip *c) {
+  chapter_heading(ch, "Pop quiz: 30B model on 16 chips");
+  const double n_params = 30e9, kv_tok = 100e3, ctx = 8192, n = 16;
+  double kv_seq = kv_tok * ctx;
+  double w = n * c->hbm_bytes_per_s, f = n * scale_chip_flops_per_s(c, SCALE_DTYPE_BF16);
+  chapter_value(ch, "quiz.params", "parameters (int8: as many bytes)", n_params, "",
+                SCALE_FMT_SCI);
+  chapter_value(ch, "quiz.kv_per_token", "KV per token", kv_tok, "B", SCALE_FMT_SI);
+  chapter_value(ch, "quiz.context", "context", ctx, "tokens", SCALE_FMT_PLAIN);
+  chapter_value(ch, "quiz.chips", "chips", n, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "quiz.kv_per_seq", "KV per sequence", kv_seq, "B", SCALE_FMT_SI);
+  double t4 = book_step_s(4, kv_seq, n_params, n_params, f, w);
+  double t256 = book_step_s(256, kv_seq, n_params, n_params, f, w);
+  chapter_value(ch, "quiz.t4_s", "step, batch 4", t4, "s", SCALE_FMT_TIME);
+  chapter_value(ch, "quiz.t4_old_s", "step, batch 4, with 8.1e11 B/s per chip",
+                book_step_s(4, kv_seq, n_params, n_params, f, n * 8.1e11), "s", SCALE_FMT_TIME);
+  chapter_value(ch, "quiz.t256_s", "step, batch 256", t256, "s", SCALE_FMT_TIME);
+  chapter_value(ch, "quiz.t256_kv_s", "of which KV loading", 256 * kv_seq / w, "s",
+                SCALE_FMT_TIME);
+  chapter_value(ch, "quiz.t256_flops_s", "of which matmul FLOPs", 2 * 256 * n_params / f, "s",
+                SCALE_FMT_TIME);
+  chapter_value(ch, "quiz.t256_params_s", "weight loading (hidden by FLOPs)", n_params / w, "s",
+                SCALE_FMT_TIME);
+  /* Cross-check: the library's formula gives the same. */
+  double lib = scale_infer_step_time_s(256, kv_seq, n_params, n_params, f, w);
+  if (fabs(lib - t256) > 1e-12 * t256) chapter_error(ch, "step-time listing disagrees with libscale");
+}
+
+/** Memory of the table's model: parameters by kind, KV per sequence, one activation. */
+static void section_memory(chapter *ch, const scale_model *m, double context) {
+  chapter_heading(ch, "What uses memory: the table's model");
+  chapter_value(ch, "m.L", "L", (double)m->n_layers, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "m.D", "D", (double)m->d_model, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "m.F", "F", (double)m->d_ff, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "m.N", "N", (double)m->n_heads, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "m.K", "K", (double)m->n_kv_heads, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "m.H", "H", (double)m->d_head, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "m.V", "V", (double)m->n_vocab, "", SCALE_FMT_PLAIN);
+  double L = (double)m->n_layers;
+  chapter_value(ch, "m.mlp_params", "MLP parameters, all layers",
+                L * scale_transformer_n_mlp_params(m), "", SCALE_FMT_SCI);
+  chapter_value(ch, "m.attn_params", "attention parameters, all layers",
+                L * scale_transformer_n_attention_params(m), "", SCALE_FMT_SCI);
+  chapter_value(ch, "m.norm_params", "norm parameters",
+                L * scale_transformer_n_norm_params(m) + (double)m->d_model, "",
+                SCALE_FMT_SCI);
+  chapter_value(ch, "m.embed_params", "embedding parameters",
+                scale_transformer_n_embedding_params(m), "", SCALE_FMT_SCI);
+  double n_params = scale_transformer_n_params(m);
+  chapter_value(ch, "m.params", "total parameters", n_params, "", SCALE_FMT_SCI);
+  double wbytes = n_params * scale_dtype_bytes(SCALE_DTYPE_BF16);
+  chapter_value(ch, "m.weight_bytes", "bf16 weights", wbytes, "B", SCALE_FMT_SI);
+  chapter_value(ch, "m.kv_per_token", "bf16 KV per token",
+                scale_transformer_kv_bytes_per_token(m, SCALE_DTYPE_BF16), "B", SCALE_FMT_SI);
+  double kv_seq = scale_transformer_kv_bytes(m, context, SCALE_DTYPE_BF16);
+  chapter_value(ch, "m.context", "context", context, "tokens", SCALE_FMT_PLAIN);
+  chapter_value(ch, "m.kv_per_seq", "bf16 KV of one sequence", kv_seq, "B", SCALE_FMT_SI);
+  chapter_value(ch, "m.kv_dominates_batch", "sequences whose KV equals the weights",
+                scale_infer_kv_dominates_batch(wbytes, kv_seq), "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "m.activation_bytes", "one bf16 activation of a full-context prefill",
+                context * (double)m->d_model * scale_dtype_bytes(SCALE_DTYPE_BF16), "B",
+                SCALE_FMT_SI);
+}
+
+static const double table_batches[] = {1, 8, 16, 32, 64, 240};
+#define N_TABLE (sizeof table_batches / sizeof table_batches[0])
+
+/** The throughput tables on n chips: full KV ("t") and a 5x smaller one ("t5"). */
+static void section_tables(chapter *ch, const scale_chip *c, const scale_model *m, double n,
+                           double context) {
+  chapter_heading(ch, "Throughput and latency tables");
+  double n_params = scale_transformer_n_params(m);
+  double wbytes = n_params * scale_dtype_bytes(SCALE_DTYPE_BF16);
+  double w = n * c->hbm_bytes_per_s, f = n * scale_chip_flops_per_s(c, SCALE_DTYPE_BF16);
+  double hbm = n * c->hbm_bytes;
+  chapter_value(ch, "t.chips", "chips", n, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "t.hbm_bytes", "total HBM", hbm, "B", SCALE_FMT_SI);
+  chapter_value(ch, "t.hbm_bytes_per_s", "total HBM bandwidth", w, "B/s", SCALE_FMT_SI);
+  chapter_value(ch, "t.flops_per_s", "total bf16 FLOP/s", f, "FLOP/s", SCALE_FMT_SI);
+  const char *stem[2] = {"t", "t5"};
+  for (int k = 0; k < 2; k++) {
+    double kv_seq = scale_transformer_kv_bytes(m, context, SCALE_DTYPE_BF16) / (k ? 5.0 : 1.0);
+    if (k) valuef(ch, "KV per sequence, 5x smaller", kv_seq, "B", SCALE_FMT_SI, "t5.kv_per_seq");
+    for (size_t i = 0; i < N_TABLE; i++) {
+      double b = table_batches[i];
+      double step = book_step_s(b, kv_seq, wbytes, n_params, f, w);
+      valuef(ch, "KV of the batch", b * kv_seq, "B", SCALE_FMT_SI, "%s.b%.0f.kv_bytes", stem[k],
+             b);
+      valuef(ch, "total memory", b * kv_seq + wbytes, "B", SCALE_FMT_SI, "%s.b%.0f.total_bytes",
+             stem[k], b);
+      valuef(ch, "step time", step, "s", SCALE_FMT_TIME, "%s.b%.0f.step_s", stem[k], b);
+      valuef(ch, "throughput", b / step, "tokens/s", SCALE_FMT_PLAIN, "%s.b%.0f.tokens_per_s",
+             stem[k], b);
+    }
+    valuef(ch, "largest batch that fits", scale_infer_max_batch(hbm - wbytes, kv_seq), "",
+           SCALE_FMT_PLAIN, "%s.max_batch", stem[k]);
+  }
+}
+
+/** The KV-cache reductions applied one after another to the table's model. */
+static void section_tricks(chapter *ch, const scale_model *m, const scale_model *l3,
+                           double long_context, double window, double local_frac) {
+  chapter_heading(ch, "Shrinking the KV cache");
+  scale_model gqa = *m, mqa = *m;
+  gqa.n_kv_heads = 8;
+  mqa.n_kv_heads = 1;
+  double mha_tok = scale_transformer_kv_bytes_per_token(m, SCALE_DTYPE_BF16);
+  double gqa_tok = scale_transformer_kv_bytes_per_token(&gqa, SCALE_DTYPE_BF16);
+  chapter_value(ch, "kv.mha_per_token", "MHA, bf16", mha_tok, "B", SCALE_FMT_SI);
+  chapter_value(ch, "kv.gqa_per_token", "GQA with 8 KV heads, bf16", gqa_tok, "B", SCALE_FMT_SI);
+  chapter_value(ch, "kv.mqa_per_token", "MQA (one KV head), bf16",
+                scale_transformer_kv_bytes_per_token(&mqa, SCALE_DTYPE_BF16), "B", SCALE_FMT_SI);
+  chapter_value(ch, "kv.gqa_int8_per_token", "GQA, int8",
+                scale_transformer_kv_bytes_per_token(&gqa, SCALE_DTYPE_INT8), "B", SCALE_FMT_SI);
+  chapter_value(ch, "kv.gqa_int4_per_token", "GQA, int4",
+                scale_transformer_kv_bytes_per_token(&gqa, SCALE_DTYPE_INT4), "B", SCALE_FMT_SI);
+  chapter_value(ch, "kv.long_context", "long context", long_context, "tokens", SCALE_FMT_PLAIN);
+  chapter_value(ch, "kv.window", "local window", window, "tokens", SCALE_FMT_PLAIN);
+  chapter_value(ch, "kv.local_pct", "local layers", 100.0 * local_frac, "%", SCALE_FMT_PLAIN);
+  double mha_seq = scale_transformer_kv_bytes(m, long_context, SCALE_DTYPE_BF16);
+  double gqa8_seq = scale_transformer_kv_bytes(&gqa, long_context, SCALE_DTYPE_INT8);
+  double local_seq = local_kv_bytes(&gqa, SCALE_DTYPE_INT8, long_context, local_frac, window);
+  chapter_value(ch, "kv.mha_seq", "MHA bf16, one long sequence", mha_seq, "B", SCALE_FMT_SI);
+  chapter_value(ch, "kv.gqa_int8_seq", "GQA int8, one long sequence", gqa8_seq, "B",
+                SCALE_FMT_SI);
+  chapter_value(ch, "kv.local_seq", "GQA int8 with local layers", local_seq, "B", SCALE_FMT_SI);
+  chapter_value(ch, "kv.combined_factor", "reduction over MHA bf16", mha_seq / local_seq, "x",
+                SCALE_FMT_PLAIN);
+  /* Ragged reads: a batch of sequences whose lengths are spread evenly up to the allocated
+   * maximum reads half the bytes a padded kernel reads. */
+  chapter_value(ch, "kv.ragged_frac", "ragged read / padded read, uniform lengths", 0.5, "",
+                SCALE_FMT_PLAIN);
+  /* The LLaMA 3 70B reference point. */
+  chapter_value(ch, "kv.l3_per_token", "LLaMA 3 70B, bf16",
+                scale_transformer_kv_bytes_per_token(l3, SCALE_DTYPE_BF16), "B", SCALE_FMT_SI);
+}
+
+/** Sharding for prefill and generation; KV sharding; latency-bound collectives. */
+static void section_sharding(chapter *ch, const scale_chip *c, const scale_model *m,
+                             const scale_model *l3) {
+  chapter_heading(ch, "Distributing inference");
+  double alpha = scale_chip_ici_intensity(c, SCALE_DTYPE_BF16);
+  double beta = scale_infer_beta(c);
+  chapter_value(ch, "dist.alpha", "C / W_ici", alpha, "FLOP/byte", SCALE_FMT_PLAIN);
+  chapter_value(ch, "dist.prefill_max_tp", "prefill: useful TP on one axis, table model",
+                scale_infer_max_tp_compute_bound((double)m->d_ff, 1.0, alpha), "",
+                SCALE_FMT_PLAIN);
+  chapter_value(ch, "dist.beta", "beta = W_hbm / W_ici", beta, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "dist.book_max_tp", "F 16384, B 32, beta 8",
+                scale_infer_max_tp_memory_bound(16384, 32, 8), "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "dist.max_tp", "same with the chip's beta",
+                scale_infer_max_tp_memory_bound(16384, 32, beta), "", SCALE_FMT_PLAIN);
+  /* KV sharding: LLaMA 3 70B (K = 8) on 16 chips, batch 32, int8 weights and KV. */
+  scale_infer_config cfg = scale_infer_config_default(16, 32, 8192);
+  cfg.weight_dtype = cfg.kv_dtype = SCALE_DTYPE_INT8;
+  scale_infer_decode full = scale_infer_decode_eval(l3, c, &cfg);
+  scale_infer_memory full_mem = scale_infer_memory_eval(l3, c, &cfg);
+  cfg.kv_sharding = SCALE_KV_SHARD_HEADS;
+  scale_infer_decode heads = scale_infer_decode_eval(l3, c, &cfg);
+  scale_infer_memory heads_mem = scale_infer_memory_eval(l3, c, &cfg);
+  chapter_value(ch, "kvs.full_kv_per_chip", "KV per chip, heads then batch",
+                full_mem.kv_bytes_per_chip, "B", SCALE_FMT_SI);
+  chapter_value(ch, "kvs.heads_kv_per_chip", "KV per chip, heads only",
+                heads_mem.kv_bytes_per_chip, "B", SCALE_FMT_SI);
+  chapter_value(ch, "kvs.full_t_kv_s", "KV loading, heads then batch", full.t_kv_s, "s",
+                SCALE_FMT_TIME);
+  chapter_value(ch, "kvs.heads_t_kv_s", "KV loading, heads only", heads.t_kv_s, "s",
+                SCALE_FMT_TIME);
+  chapter_value(ch, "kvs.full_t_ici_s", "collectives, heads then batch", full.t_ici_s, "s",
+                SCALE_FMT_TIME);
+  chapter_value(ch, "kvs.heads_t_ici_s", "collectives, heads only", heads.t_ici_s, "s",
+                SCALE_FMT_TIME);
+  chapter_value(ch, "kvs.full_step_s", "step, heads then batch", full.step_s, "s",
+                SCALE_FMT_TIME);
+  chapter_value(ch, "kvs.heads_step_s", "step, heads only", heads.step_s, "s", SCALE_FMT_TIME);
+  /* Appendix C: latency-bound collectives. */
+  double link = c->ici_link_bytes_per_s, hop = c->ici_hop_latency_s;
+  chapter_value(ch, "lat.link_bytes_per_s", "one-way ICI link", link, "B/s", SCALE_FMT_SCI);
+  chapter_value(ch, "lat.hop_s", "hop latency", hop, "s", SCALE_FMT_TIME);
+  chapter_value(ch, "lat.bytes_8way", "8-way buffer below which latency binds", 8 * link * hop,
+                "B", SCALE_FMT_SI);
+  chapter_value(ch, "lat.bytes_per_tp", "bytes per way of TP (W x T_hop)", link * hop, "B",
+                SCALE_FMT_SI);
+  chapter_value(ch, "lat.act_bytes", "int8 activations, B 16, D 8192", 16.0 * 8192.0, "B",
+                SCALE_FMT_SI);
+  chapter_value(ch, "lat.min_tp", "TP above which they are latency-bound",
+                scale_infer_latency_bound_tp(16, 8192, 1, link, hop), "", SCALE_FMT_PLAIN);
+}
+
+/** Prefix caching: the prefill time a cached prefix saves. */
+static void section_engine(chapter *ch, const scale_chip *c, const scale_model *l3) {
+  chapter_heading(ch, "Prefix caching");
+  double n_params = scale_transformer_n_params(l3);
+  double f = 16 * scale_chip_flops_per_s(c, SCALE_DTYPE_BF16);
+  const double prompt = 8192, cached = 6144;
+  chapter_value(ch, "prefix.prompt", "prompt", prompt, "tokens", SCALE_FMT_PLAIN);
+  chapter_value(ch, "prefix.cached", "tokens found in the cache", cached, "tokens",
+                SCALE_FMT_PLAIN);
+  chapter_value(ch, "prefix.full_s", "prefill of the whole prompt",
+                scale_infer_prefill_time_s(n_params, prompt, f, 0.4), "s", SCALE_FMT_TIME);
+  chapter_value(ch, "prefix.rest_s", "prefill of the new tokens only",
+                scale_infer_prefill_time_s(n_params, prompt - cached, f, 0.4), "s",
+                SCALE_FMT_TIME);
+  chapter_value(ch, "prefix.kv_bytes", "int8 KV cache to keep for the prefix",
+                scale_transformer_kv_bytes(l3, cached, SCALE_DTYPE_INT8), "B", SCALE_FMT_SI);
+}
+
+/** The chapter's invented model (LLaMA 2 13B-like): L 64, D 4096, F 16384, N 32, K 8, H 256,
+ * V 32128, shared input and output embeddings. */
+static scale_model invented_model(void) {
+  scale_model m;
+  memset(&m, 0, sizeof m);
+  snprintf(m.name, sizeof m.name, "ch7-model");
+  snprintf(m.display_name, sizeof m.display_name, "chapter 7 model");
+  m.arch = SCALE_ARCH_TRANSFORMER;
+  m.n_layers = 64;
+  m.d_model = 4096;
+  m.d_ff = 16384;
+  m.gated_mlp = true;
+  m.n_heads = 32;
+  m.n_kv_heads = 8;
+  m.d_head = 256;
+  m.n_vocab = 32128;
+  m.tied_embeddings = true;
+  return m;
+}
+
+static void section_problems(chapter *ch, const scale_chip *c) {
+  chapter_heading(ch, "Worked problems (the invented model)");
+  scale_model m = invented_model();
+  double n_params = scale_transformer_n_params(&m);
+  double hbm16 = 16 * c->hbm_bytes, w16 = 16 * c->hbm_bytes_per_s;
+  /* Q1 */
+  chapter_value(ch, "q1.params", "parameters", n_params, "", SCALE_FMT_SCI);
+  chapter_value(ch, "q1.kv_int8", "KV per token, int8",
+                scale_transformer_kv_bytes_per_token(&m, SCALE_DTYPE_INT8), "B", SCALE_FMT_SI);
+  chapter_value(ch, "q1.kv_bf16", "KV per token, bf16",
+                scale_transformer_kv_bytes_per_token(&m, SCALE_DTYPE_BF16), "B", SCALE_FMT_SI);
+  /* Q2: int8 everything on a 4x4. */
+  double free_bytes = hbm16 - n_params;
+  double kv = scale_transformer_kv_bytes_per_token(&m, SCALE_DTYPE_INT8);
+  chapter_value(ch, "q2.hbm_bytes", "HBM of a 4x4", hbm16, "B", SCALE_FMT_SI);
+  chapter_value(ch, "q2.free_bytes", "left after int8 weights", free_bytes, "B", SCALE_FMT_SI);
+  chapter_value(ch, "q2.tokens", "KV tokens that fit", scale_infer_max_batch(free_bytes, kv),
+                "tokens", SCALE_FMT_PLAIN);
+  chapter_value(ch, "q2.batch_8k", "8k sequences that fit",
+                scale_infer_max_batch(free_bytes, kv * 8192), "", SCALE_FMT_PLAIN);
+  scale_model mq = m;
+  mq.n_kv_heads = 1;
+  double kv1 = scale_transformer_kv_bytes_per_token(&mq, SCALE_DTYPE_INT8);
+  chapter_value(ch, "q2.tokens_k1", "KV tokens with one KV head",
+                scale_infer_max_batch(free_bytes, kv1), "tokens", SCALE_FMT_PLAIN);
+  chapter_value(ch, "q2.batch_8k_k1", "8k sequences with one KV head",
+                scale_infer_max_batch(free_bytes, kv1 * 8192), "", SCALE_FMT_PLAIN);
+  /* Q3 */
+  chapter_value(ch, "q3.step_s", "loading the int8 weights over 16 chips",
+                scale_infer_min_step_time_s(0, 0, n_params, w16), "s", SCALE_FMT_TIME);
+  /* Q5: the MoE variant, E 16, k 2. */
+  scale_model moe = m;
+  moe.n_experts = 16;
+  moe.n_experts_active = 2;
+  moe.d_ff_expert = 16384;
+  moe.d_ff = 0;
+  chapter_value(ch, "q5.params", "MoE parameters", scale_transformer_n_params(&moe), "",
+                SCALE_FMT_SCI);
+  chapter_value(ch, "q5.active_params", "active per token",
+                scale_transformer_n_active_params(&moe), "", SCALE_FMT_SCI);
+  chapter_value(ch, "q5.critical_batch", "critical batch, int8 weights bf16 FLOPs",
+                scale_infer_moe_critical_batch(&moe, c, SCALE_DTYPE_INT8, SCALE_DTYPE_BF16),
+                "tokens", SCALE_FMT_PLAIN);
+  chapter_value(ch, "q5.kv_int8", "KV per token (unchanged)",
+                scale_transformer_kv_bytes_per_token(&moe, SCALE_DTYPE_INT8), "B", SCALE_FMT_SI);
+  chapter_value(ch, "q5.flops_per_token", "forward FLOPs per token, matmuls",
+                2.0 * scale_transformer_n_active_params(&moe), "FLOP", SCALE_FMT_SCI);
+  /* Q6 (the book gives no answer): int8 MoE weights on an 8x16, smallest slice. */
+  double moe_bytes = scale_transformer_n_params(&moe);
+  chapter_value(ch, "q6.load_s", "int8 MoE weights over 128 chips",
+                scale_infer_min_step_time_s(0, 0, moe_bytes, 128 * c->hbm_bytes_per_s), "s",
+                SCALE_FMT_TIME);
+  chapter_value(ch, "q6.free_per_chip", "HBM left per chip",
+                c->hbm_bytes - moe_bytes / 128.0, "B", SCALE_FMT_SI);
+  chapter_value(ch, "q6.min_slice", "smallest power-of-two slice",
+                scale_infer_min_slice_chips(moe_bytes, c->hbm_bytes), "chips", SCALE_FMT_PLAIN);
+  /* Q7 */
+  chapter_value(ch, "q7.min_chips", "2-D beats 1-D above (F = 4D, three axes)",
+                scale_infer_ws2d_min_chips(8192, 4 * 8192, 3), "chips", SCALE_FMT_PLAIN);
+  chapter_value(ch, "q7.min_chips_l3", "same for F = 3.5 D (LLaMA 3 70B)",
+                scale_infer_ws2d_min_chips(8192, 28672, 3), "chips", SCALE_FMT_PLAIN);
+}
+
+static void section_appendix(chapter *ch, const scale_chip *c, const scale_model *draft,
+                             const scale_model *target) {
+  chapter_heading(ch, "Appendices A and D");
+  /* A: one layer of two bf16 matmuls D 8192 x F 32768, sharded 4 ways. */
+  double layer_params = 2.0 * 8192 * 32768;
+  chapter_value(ch, "appa.params", "parameters of the layer", layer_params, "", SCALE_FMT_SCI);
+  chapter_value(ch, "appa.t_s", "weight loading over 4 chips",
+                scale_infer_min_step_time_s(0, 0, 2 * layer_params, 4 * c->hbm_bytes_per_s), "s",
+                SCALE_FMT_TIME);
+  chapter_value(ch, "appa.t_600m_s", "same for 600e6 parameters",
+                scale_infer_min_step_time_s(0, 0, 2 * 600e6, 4 * c->hbm_bytes_per_s), "s",
+                SCALE_FMT_TIME);
+  /* D: speculative decoding. */
+  const double a = 0.8, g = 4;
+  double cost = scale_transformer_n_params(draft) / scale_transformer_n_params(target);
+  chapter_value(ch, "spec.accept", "acceptance rate", a, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "spec.lookahead", "drafted tokens", g, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "spec.tokens", "tokens per verification",
+                scale_infer_spec_expected_tokens(a, g), "tokens", SCALE_FMT_PLAIN);
+  chapter_value(ch, "spec.draft_cost", "draft step / target step (weight bytes)", cost, "",
+                SCALE_FMT_PLAIN);
+  chapter_value(ch, "spec.speedup", "expected speedup", scale_infer_spec_speedup(a, g, cost, 1.0),
+                "x", SCALE_FMT_PLAIN);
+  double best = 0.0, best_g = 0.0;
+  for (int k = 1; k <= 16; k++) {
+    double s = scale_infer_spec_speedup(a, k, cost, 1.0);
+    if (s > best) best = s, best_g = k;
+  }
+  chapter_value(ch, "spec.best_lookahead", "best lookahead", best_g, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "spec.best_speedup", "its speedup", best, "x", SCALE_FMT_PLAIN);
+}
+
+/* ---- figures -------------------------------------------------------------------------------- */
+
+static void figure_step_vs_batch(chapter *ch, const scale_chip *c, const scale_model *m,
+                                 double n, double context) {
+  static double b[N_CURVE], t_full[N_CURVE], t_small[N_CURVE], t_none[N_CURVE];
+  logspace(b, N_CURVE, 1.0, 1024.0);
+  double n_params = scale_transformer_n_params(m);
+  double wbytes = n_params * scale_dtype_bytes(SCALE_DTYPE_BF16);
+  double w = n * c->hbm_bytes_per_s, f = n * scale_chip_flops_per_s(c, SCALE_DTYPE_BF16);
+  double kv = scale_transformer_kv_bytes(m, context, SCALE_DTYPE_BF16);
+  for (int i = 0; i < N_CURVE; i++) {
+    t_full[i] = book_step_s(b[i], kv, wbytes, n_params, f, w);
+    t_small[i] = book_step_s(b[i], kv / 5.0, wbytes, n_params, f, w);
+    t_none[i] = book_step_s(b[i], 0.0, wbytes, n_params, f, w);
+  }
+  scale_plot_series s[3] = {
+      {.label = "full KV cache", .x = b, .y = t_full, .n = N_CURVE},
+      {.label = "5x smaller KV cache", .x = b, .y = t_small, .n = N_CURVE, .dashed = true},
+      {.label = "no KV cache (weights and FLOPs)", .x = b, .y = t_none, .n = N_CURVE,
+       .dashed = true}};
+  double hbm = n * c->hbm_bytes;
+  scale_plot_marker mk[3] = {
+      {.vertical = true,
+       .at = scale_roofline_critical_batch(c, SCALE_DTYPE_BF16, SCALE_DTYPE_BF16),
+       .label = "critical batch"},
+      {.vertical = true, .at = scale_infer_max_batch(hbm - wbytes, kv), .label = "HBM full"},
+      {.vertical = true, .at = scale_infer_max_batch(hbm - wbytes, kv / 5.0),
+       .label = "HBM full (5x)"}};
+  char title[640];
+  snprintf(title, sizeof title, "Decode step of %.80s on %.0f x %.80s, %.0f-token context",
+           m->display_name, n, c->display_name, context);
+  scale_plot p = {.title = title,
+                  .desc = "Step time against batch, log-log: flat while weight loading "
+                          "dominates, then growing with the KV caches; the weights-only curve "
+                          "turns up at the critical batch.",
+                  .x_label = "batch B [sequences]", .y_label = "step time [s]",
+                  .x_axis = SCALE_PLOT_LOG, .y_axis = SCALE_PLOT_LOG,
+                  .x_min = 1.0, .x_max = 1024.0, .y_min = 1e-4, .y_max = 10.0,
+                  .width_px = 720, .height_px = 440,
+                  .legend = SCALE_PLOT_LEGEND_BOTTOM_RIGHT,
+                  .series = s, .n_series = 3, .markers = mk, .n_markers = 3};
+  chapter_figure(ch, "step-vs-batch.svg", &p);
+}
+
+static void figure_kv_vs_context(chapter *ch, const scale_chip *c, const scale_model *m,
+                                 const scale_model *l3, double window, double local_frac) {
+  static double s[N_CURVE], y[5][N_CURVE];
+  logspace(s, N_CURVE, 1024.0, 131072.0);
+  scale_model gqa = *m;
+  gqa.n_kv_heads = 8;
+  for (int i = 0; i < N_CURVE; i++) {
+    y[0][i] = scale_transformer_kv_bytes(m, s[i], SCALE_DTYPE_BF16);
+    y[1][i] = scale_transformer_kv_bytes(&gqa, s[i], SCALE_DTYPE_BF16);
+    y[2][i] = scale_transformer_kv_bytes(&gqa, s[i], SCALE_DTYPE_INT8);
+    y[3][i] = local_kv_bytes(&gqa, SCALE_DTYPE_INT8, s[i], local_frac, window);
+    y[4][i] = scale_transformer_kv_bytes(l3, s[i], SCALE_DTYPE_BF16);
+  }
+  char l0[96], l4[96];
+  snprintf(l0, sizeof l0, "%s (MHA, bf16)", m->display_name);
+  snprintf(l4, sizeof l4, "%s (GQA, bf16)", l3->display_name);
+  scale_plot_series sr[5] = {{.label = l0, .x = s, .y = y[0], .n = N_CURVE},
+                             {.label = "+ GQA, 8 KV heads", .x = s, .y = y[1], .n = N_CURVE},
+                             {.label = "+ int8", .x = s, .y = y[2], .n = N_CURVE},
+                             {.label = "+ local layers", .x = s, .y = y[3], .n = N_CURVE},
+                             {.label = l4, .x = s, .y = y[4], .n = N_CURVE, .dashed = true}};
+  char hbm_label[96];
+  snprintf(hbm_label, sizeof hbm_label, "HBM of one %s", c->display_name);
+  scale_plot_marker mk = {.vertical = false, .at = c->hbm_bytes, .label = hbm_label};
+  scale_plot p = {.title = "KV cache of one sequence against context",
+                  .desc = "Bytes of one sequence's KV cache, log-log, for MHA in bf16 and "
+                          "after each reduction in turn; local layers bend the curve once the "
+                          "context passes the window.",
+                  .x_label = "context S [tokens]", .y_label = "KV cache [bytes]",
+                  .x_axis = SCALE_PLOT_LOG, .y_axis = SCALE_PLOT_LOG,
+                  .x_min = 1024.0, .x_max = 131072.0,
+                  .width_px = 720, .height_px = 440,
+                  .legend = SCALE_PLOT_LEGEND_TOP_LEFT,
+                  .series = sr, .n_series = 5, .markers = &mk, .n_markers = 1};
+  chapter_figure(ch, "kv-vs-context.svg", &p);
+}
+
+static void figure_spec(chapter *ch, double draft_cost) {
+  static const double accept[] = {0.6, 0.8, 0.9};
+  static double g[16], y[3][16];
+  for (int i = 0; i < 16; i++) g[i] = (double)(i + 1);
+  char labels[3][48];
+  scale_plot_series s[3];
+  for (int k = 0; k < 3; k++) {
+    for (int i = 0; i < 16; i++) y[k][i] = scale_infer_spec_speedup(accept[k], g[i], draft_cost, 1);
+    snprintf(labels[k], sizeof labels[k], "acceptance %.1f", accept[k]);
+    s[k] = (scale_plot_series){.label = labels[k], .x = g, .y = y[k], .n = 16, .dots = true,
+                               .dashed = k != 1};
+  }
+  scale_plot_marker mk = {.vertical = false, .at = 1.0, .label = "no speedup"};
+  scale_plot p = {.title = "Speculative decoding: expected speedup",
+                  .desc = "Speedup over plain decoding against the number of drafted tokens, for "
+                          "three acceptance rates, with a draft step costing the draft's share of "
+                          "the target's weight bytes.",
+                  .x_label = "drafted tokens per round", .y_label = "speedup [x]",
+                  .x_min = 1.0, .x_max = 16.0, .y_min = 0.0, .y_max = 5.0,
+                  .legend = SCALE_PLOT_LEGEND_TOP_RIGHT,
+                  .series = s, .n_series = 3, .markers = &mk, .n_markers = 1};
+  chapter_figure(ch, "spec-speedup.svg", &p);
+}
+
+int main(int argc, char **argv) {
+  chapter_option opts[] = {
+      {"chip", "hardware of the chapter's examples", "tpu-v5e"},
+      {"model", "model of the memory and throughput tables", "llama-2-13b"},
+      {"chips", "chips serving the tables' model", "8"},
+      {"context", "context of the tables [tokens]", "8192"},
+      {"long-context", "context of the KV-reduction example [tokens]", "32768"},
+      {"window", "window of the local attention layers [tokens]", "4096"},
+      {"local-frac", "fraction of layers that are local", "0.5"},
+      {0}};
+  chapter ch;
+  int rc = chapter_begin(&ch, argc, argv, "07-inference",
+                         "All about transformer inference: prefill, generation, KV caches.",
+                         opts);
+  if (rc >= 0) return rc;
+
+  scale_chip chip;
+  scale_model model, l3, l3_8b;
+  if (!chapter_load_chip(&ch, opts[0].value, &chip) ||
+      !chapter_load_model(&ch, opts[1].value, &model) ||
+      !chapter_load_model(&ch, "llama-3-70b", &l3) ||
+      !chapter_load_model(&ch, "llama-3-8b", &l3_8b))
+    return chapter_end(&ch);
+  double n = option_number(&ch, &opts[2]), context = option_number(&ch, &opts[3]),
+         long_context = option_number(&ch, &opts[4]), window = option_number(&ch, &opts[5]),
+         local_frac = option_number(&ch, &opts[6]);
+  if (ch.n_errors) return chapter_end(&ch);
+  if (model.arch != SCALE_ARCH_TRANSFORMER || model.kv_lora_rank > 0 || model.n_kv_heads < 8) {
+    chapter_error(&ch, "--model: want a transformer with at least 8 KV heads (got %s)",
+                  model.name);
+    return chapter_end(&ch);
+  }
+  if (local_frac > 1.0) {
+    chapter_error(&ch, "--local-frac: want a fraction in (0, 1] (got %g)", local_frac);
+    return chapter_end(&ch);
+  }
+
+  chapter_say(&ch, "Chapter 7: All About Transformer Inference. Chip: %s; table model: %s.",
+              chip.display_name, model.display_name);
+  section_linear(&ch, &chip);
+  section_attention(&ch, &chip, &model, &l3, context);
+  section_pop_quiz(&ch, &chip);
+  section_memory(&ch, &model, context);
+  section_tables(&ch, &chip, &model, n, context);
+  section_tricks(&ch, &model, &l3, long_context, window, local_frac);
+  section_sharding(&ch, &chip, &model, &l3);
+  section_engine(&ch, &chip, &l3);
+  section_problems(&ch, &chip);
+  section_appendix(&ch, &chip, &l3_8b, &l3);
+
+  figure_step_vs_batch(&ch, &chip, &model, n, context);
+  figure_kv_vs_context(&ch, &chip, &model, &l3, window, local_frac);
+  figure_spec(&ch, scale_transformer_n_params(&l3_8b) / scale_transformer_n_params(&l3));
+  return chapter_end(&ch);
+}

@@ -1,0 +1,617 @@
+/* applied-inference.c — chapter 8, "Serving LLaMA 3 70B on TPUs", as a program.
+ *
+ * Serves one model (default LLaMA 3 70B) on one chip (default TPU v5e): cost per FLOP of the
+ * candidate hardware, KV cache sizes, the memory and step time of a batch, the critical batches,
+ * the smallest slice per dtype with its batch, latency and queries per second, model
+ * parallelism limits, prefill, KV eviction, the prefill:generate ratio of disaggregated serving,
+ * the latency/throughput frontier with cost per million tokens, the same model on H100 GPUs, and
+ * the chapter's worked problems. Every number the chapter text cites is emitted with --values;
+ * --figures DIR draws
+ *   frontier.svg         throughput per chip against per-token latency, one line per context
+ *   step-breakdown.svg   decode step time and its parts against batch, critical batch marked
+ *
+ * Options change the model, chip, GPU, batch, context and decode length of the worked serving
+ * example (defaults: the book's LLaMA 3 70B, TPU v5e, H100 SXM, batch 32, 8192 tokens, 512).
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "chapter.h"
+
+#define MAX_BATCH 1024
+#define N_CONTEXTS 6
+
+static double option_number(chapter *ch, const chapter_option *o) {
+  double v = NAN;
+  scale_diag diag = {0};
+  if (scale_parse_number(o->value, SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER, &v, &diag) !=
+      SCALE_OK) {
+    chapter_error(ch, "--%s: %s", o->name, diag.message);
+    return NAN;
+  }
+  return v;
+}
+
+/** Emits a value whose key is printf-formatted. */
+static void valuef(chapter *ch, const char *label, double v, const char *unit, scale_fmt fmt,
+                   const char *key_fmt, ...) __attribute__((format(printf, 6, 7)));
+static void valuef(chapter *ch, const char *label, double v, const char *unit, scale_fmt fmt,
+                   const char *key_fmt, ...) {
+  char key[160];
+  va_list ap;
+  va_start(ap, key_fmt);
+  vsnprintf(key, sizeof key, key_fmt, ap);
+  va_end(ap);
+  chapter_value(ch, key, label, v, unit, fmt);
+}
+
+/** The serving example shared by the sections. */
+typedef struct {
+  const scale_model *m;
+  const scale_chip *chip;
+  double n_params;  /**< total parameters */
+  double batch;     /**< sequences of the worked example */
+  double context;   /**< KV tokens per sequence */
+  double decode;    /**< median generated tokens per request */
+} serving;
+
+/* [listing:book-step] */
+/** Decode step of B sequences on n chips with the book's formula: KV reads plus the larger of
+ * the weight reads and the matmul FLOPs, totals over the chips (bf16 FLOPs). */
+static double step_on(const serving *s, double n_chips, double batch, scale_dtype dtype,
+                      double context) {
+  double kv_seq = scale_transformer_kv_bytes(s->m, context, dtype);
+  double weights = s->n_params * scale_dtype_bytes(dtype);
+  return scale_infer_step_time_s(batch, kv_seq, weights, s->n_params,
+                                 n_chips * scale_chip_flops_per_s(s->chip, SCALE_DTYPE_BF16),
+                                 n_chips * s->chip->hbm_bytes_per_s);
+}
+/* [/listing:book-step] */
+
+/* ---- sections ------------------------------------------------------------------------------- */
+
+static void section_model(chapter *ch, const serving *s) {
+  chapter_heading(ch, "The model");
+  const scale_model *m = s->m;
+  chapter_value(ch, "m.L", "L", (double)m->n_layers, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "m.D", "D", (double)m->d_model, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "m.F", "F", (double)m->d_ff, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "m.N", "N", (double)m->n_heads, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "m.K", "K", (double)m->n_kv_heads, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "m.H", "H", (double)m->d_head, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "m.V", "V", (double)m->n_vocab, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "m.params", "parameters", s->n_params, "", SCALE_FMT_SCI);
+  chapter_value(ch, "m.n_ctx_max", "trained context", (double)m->n_ctx_max, "tokens",
+                SCALE_FMT_PLAIN);
+}
+
+static void section_hardware(chapter *ch, const scale_chip *const chips[], int n) {
+  chapter_heading(ch, "Which hardware: FLOPs per dollar");
+  for (int i = 0; i < n; i++) {
+    const scale_chip *c = chips[i];
+    double f = scale_chip_flops_per_s(c, SCALE_DTYPE_BF16);
+    valuef(ch, "bf16 FLOP/s", f, "FLOP/s", SCALE_FMT_SCI, "hw.%s.flops_per_s", c->name);
+    valuef(ch, "USD per chip-hour", c->usd_per_hour, "USD/h", SCALE_FMT_PLAIN,
+           "hw.%s.usd_per_hour", c->name);
+    valuef(ch, "FLOPs per dollar", f * 3600.0 / c->usd_per_hour, "FLOP/USD", SCALE_FMT_SCI,
+           "hw.%s.flops_per_usd", c->name);
+  }
+}
+
+static void section_kv(chapter *ch, const serving *s) {
+  chapter_heading(ch, "KV cache size");
+  const double long_ctx = 32768, big_batch = 240;
+  double tok = scale_transformer_kv_bytes_per_token(s->m, SCALE_DTYPE_INT8);
+  double seq = scale_transformer_kv_bytes(s->m, long_ctx, SCALE_DTYPE_INT8);
+  chapter_value(ch, "kv.per_token", "int8 KV per token", tok, "B", SCALE_FMT_PLAIN);
+  chapter_value(ch, "kv.long_context", "long context", long_ctx, "tokens", SCALE_FMT_PLAIN);
+  chapter_value(ch, "kv.seq", "one long sequence", seq, "B", SCALE_FMT_SI);
+  chapter_value(ch, "kv.batch", "batch", big_batch, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "kv.batch_bytes", "KV of the batch", big_batch * seq, "B", SCALE_FMT_SI);
+  double weights = s->n_params * scale_dtype_bytes(SCALE_DTYPE_INT8);
+  chapter_value(ch, "kv.chips", "chips to hold weights and caches",
+                scale_infer_chips_needed(weights + big_batch * seq, s->chip->hbm_bytes), "",
+                SCALE_FMT_PLAIN);
+}
+
+static void section_batch(chapter *ch, const serving *s) {
+  chapter_heading(ch, "A batch in int8 on the smallest slice");
+  double kv_seq = scale_transformer_kv_bytes(s->m, s->context, SCALE_DTYPE_INT8);
+  double weights = s->n_params * scale_dtype_bytes(SCALE_DTYPE_INT8);
+  double total = s->batch * kv_seq + weights;
+  double slice = scale_infer_min_slice_chips(total, s->chip->hbm_bytes);
+  chapter_value(ch, "b.batch", "batch", s->batch, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "b.context", "context", s->context, "tokens", SCALE_FMT_PLAIN);
+  chapter_value(ch, "b.kv_bytes", "KV caches", s->batch * kv_seq, "B", SCALE_FMT_SI);
+  chapter_value(ch, "b.weight_bytes", "int8 weights", weights, "B", SCALE_FMT_SI);
+  chapter_value(ch, "b.total_bytes", "total", total, "B", SCALE_FMT_SI);
+  chapter_value(ch, "b.chips_needed", "chips' worth of HBM",
+                scale_infer_chips_needed(total, s->chip->hbm_bytes), "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "b.slice", "smallest power-of-two slice", slice, "chips", SCALE_FMT_PLAIN);
+  /* The library's view of that slice: activations included, collectives modelled. */
+  scale_infer_config cfg = scale_infer_config_default(slice, s->batch, s->context);
+  cfg.weight_dtype = cfg.kv_dtype = SCALE_DTYPE_INT8;
+  cfg.prompt = 0; /* a generate server: prompts are prefilled elsewhere */
+  scale_infer_memory mem = scale_infer_memory_eval(s->m, s->chip, &cfg);
+  scale_infer_decode dec = scale_infer_decode_eval(s->m, s->chip, &cfg);
+  chapter_value(ch, "b.mem_per_chip", "memory per chip, activations included",
+                mem.total_bytes_per_chip, "B", SCALE_FMT_SI);
+  chapter_value(ch, "b.hbm_per_chip", "HBM per chip", s->chip->hbm_bytes, "B", SCALE_FMT_SI);
+  double step = step_on(s, slice, s->batch, SCALE_DTYPE_INT8, s->context);
+  chapter_value(ch, "b.step_s", "step (book formula)", step, "s", SCALE_FMT_TIME);
+  chapter_value(ch, "b.tokens_per_s", "tokens/s", s->batch / step, "tokens/s", SCALE_FMT_PLAIN);
+  chapter_value(ch, "b.tokens_per_s_per_chip", "tokens/s per chip", s->batch / step / slice,
+                "tokens/s", SCALE_FMT_PLAIN);
+  chapter_value(ch, "b.eval_step_s", "step (library, with collectives)", dec.step_s, "s",
+                SCALE_FMT_TIME);
+  chapter_value(ch, "b.eval_t_ici_s", "collectives (hidden)", dec.t_ici_s, "s", SCALE_FMT_TIME);
+  chapter_value(ch, "b.eval_t_params_s", "weight reads", dec.t_params_s, "s", SCALE_FMT_TIME);
+  chapter_value(ch, "b.cost_per_m", "USD per million tokens", dec.cost_usd_per_million_tokens,
+                "USD", SCALE_FMT_PLAIN);
+  double alpha = scale_chip_ici_intensity(s->chip, SCALE_DTYPE_BF16);
+  chapter_value(ch, "b.alpha", "C / W_ici", alpha, "FLOP/byte", SCALE_FMT_PLAIN);
+  chapter_value(ch, "b.max_tp", "ICI-bound above (two axes)",
+                scale_infer_max_tp_compute_bound((double)s->m->d_ff, 2, alpha), "",
+                SCALE_FMT_PLAIN);
+  chapter_value(ch, "b.max_tp_2550", "same with alpha = 2550",
+                scale_infer_max_tp_compute_bound((double)s->m->d_ff, 2, 2550), "",
+                SCALE_FMT_PLAIN);
+  double step2 = step_on(s, 2 * slice, s->batch, SCALE_DTYPE_INT8, s->context);
+  chapter_value(ch, "b.chips2", "twice the slice", 2 * slice, "chips", SCALE_FMT_PLAIN);
+  chapter_value(ch, "b.step2_s", "step on twice the chips", step2, "s", SCALE_FMT_TIME);
+  chapter_value(ch, "b.tokens_per_s_per_chip2", "tokens/s per chip there",
+                s->batch / step2 / (2 * slice), "tokens/s", SCALE_FMT_PLAIN);
+}
+
+static void section_critical(chapter *ch, const scale_chip *c) {
+  chapter_heading(ch, "Critical batches");
+  chapter_value(ch, "bcrit.bf16", "bf16 x bf16",
+                scale_roofline_critical_batch(c, SCALE_DTYPE_BF16, SCALE_DTYPE_BF16), "tokens",
+                SCALE_FMT_PLAIN);
+  chapter_value(ch, "bcrit.int8w", "int8 weights, bf16 FLOPs",
+                scale_roofline_critical_batch(c, SCALE_DTYPE_INT8, SCALE_DTYPE_BF16), "tokens",
+                SCALE_FMT_PLAIN);
+  chapter_value(ch, "bcrit.int8", "int8 x int8",
+                scale_roofline_critical_batch(c, SCALE_DTYPE_INT8, SCALE_DTYPE_INT8), "tokens",
+                SCALE_FMT_PLAIN);
+}
+
+static const scale_dtype slice_dtypes[] = {SCALE_DTYPE_BF16, SCALE_DTYPE_INT8, SCALE_DTYPE_INT4};
+#define N_DTYPES 3
+
+/** The smallest-slice table, the step at full HBM, QPS per chip, and twice the slice. */
+static void section_slices(chapter *ch, const serving *s) {
+  chapter_heading(ch, "Smallest slice per dtype");
+  const char *stem = "slice";
+  for (int i = 0; i < N_DTYPES; i++) {
+    scale_dtype d = slice_dtypes[i];
+    const char *dn = scale_dtype_name(d);
+    scale_infer_slice sl = scale_infer_smallest_slice(s->m, s->chip, d, s->context);
+    chapter_say(ch, "%s:", dn);
+    valuef(ch, "weights", sl.weight_bytes, "B", SCALE_FMT_SI, "%s.%s.weight_bytes", stem, dn);
+    valuef(ch, "KV per token", sl.kv_bytes_per_token, "B", SCALE_FMT_SI, "%s.%s.kv_per_token",
+           stem, dn);
+    valuef(ch, "chips' worth of HBM", sl.chips_needed, "", SCALE_FMT_PLAIN, "%s.%s.chips_needed",
+           stem, dn);
+    valuef(ch, "slice", sl.slice_chips, "chips", SCALE_FMT_PLAIN, "%s.%s.chips", stem, dn);
+    valuef(ch, "HBM left for KV", sl.free_bytes, "B", SCALE_FMT_SI, "%s.%s.free_bytes", stem, dn);
+    valuef(ch, "sequences that fit", sl.max_batch, "", SCALE_FMT_PLAIN, "%s.%s.max_batch", stem,
+           dn);
+    double step = step_on(s, sl.slice_chips, sl.max_batch, d, s->context);
+    valuef(ch, "step at that batch", step, "s", SCALE_FMT_TIME, "%s.%s.step_s", stem, dn);
+    valuef(ch, "queries/s per chip",
+           scale_infer_qps_per_chip(sl.max_batch, step, s->decode, sl.slice_chips), "1/s",
+           SCALE_FMT_PLAIN, "%s.%s.qps_per_chip", stem, dn);
+    /* Twice the chips: the weights take half the share, the rest goes to caches. */
+    double n2 = 2 * sl.slice_chips;
+    double kv_seq = scale_transformer_kv_bytes(s->m, s->context, d);
+    double b2 = scale_infer_max_batch(n2 * s->chip->hbm_bytes - sl.weight_bytes, kv_seq);
+    double step2 = step_on(s, n2, b2, d, s->context);
+    valuef(ch, "twice the slice", n2, "chips", SCALE_FMT_PLAIN, "slice2.%s.chips", dn);
+    valuef(ch, "sequences that fit", b2, "", SCALE_FMT_PLAIN, "slice2.%s.max_batch", dn);
+    valuef(ch, "step", step2, "s", SCALE_FMT_TIME, "slice2.%s.step_s", dn);
+    valuef(ch, "queries/s per chip", scale_infer_qps_per_chip(b2, step2, s->decode, n2), "1/s",
+           SCALE_FMT_PLAIN, "slice2.%s.qps_per_chip", dn);
+  }
+  /* With the book's round 70e9 parameters every dtype holds the same number of sequences:
+   * weights and caches scale together. */
+  double kv16 = scale_transformer_kv_bytes(s->m, s->context, SCALE_DTYPE_BF16);
+  chapter_value(ch, "slice.max_batch_70e9", "sequences with 70e9 parameters (any dtype)",
+                scale_infer_max_batch(16 * s->chip->hbm_bytes - 2 * 70e9, kv16), "",
+                SCALE_FMT_PLAIN);
+  /* Full HBM: the step reads one chip's whole memory. */
+  double full = scale_infer_min_step_time_s(0, 0, s->chip->hbm_bytes, s->chip->hbm_bytes_per_s);
+  chapter_value(ch, "hbm.step_s", "reading one full HBM", full, "s", SCALE_FMT_TIME);
+  chapter_value(ch, "hbm.decode_len", "median decode length", s->decode, "tokens",
+                SCALE_FMT_PLAIN);
+  chapter_value(ch, "hbm.request_s", "one request's decode at that pace", full * s->decode, "s",
+                SCALE_FMT_TIME);
+  scale_infer_slice s4 = scale_infer_smallest_slice(s->m, s->chip, SCALE_DTYPE_INT4, s->context);
+  chapter_value(ch, "hbm.int4_params_s", "int4 weights alone on their slice",
+                scale_infer_min_step_time_s(0, 0, s4.weight_bytes,
+                                            s4.slice_chips * s->chip->hbm_bytes_per_s),
+                "s", SCALE_FMT_TIME);
+}
+
+static void section_sharding(chapter *ch, const serving *s) {
+  chapter_heading(ch, "Model parallelism on a 4x8 in bf16");
+  const double batch = 64, n = 32;
+  double d = (double)s->m->d_model, f = (double)s->m->d_ff;
+  double beta = scale_infer_beta(s->chip);
+  double w_ici = 2.0 * s->chip->ici_link_bytes_per_s; /* bidirectional, the book's W_ici */
+  chapter_value(ch, "shard.batch", "batch", batch, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "shard.chips", "chips", n, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "shard.max_tp_book", "F / (8 B)", scale_infer_max_tp_memory_bound(f, batch, 8),
+                "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "shard.beta", "beta", beta, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "shard.max_tp", "F / (B beta)",
+                scale_infer_max_tp_memory_bound(f, batch, beta), "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "shard.w_ici", "W_ici (both directions)", w_ici, "B/s", SCALE_FMT_SCI);
+  chapter_value(ch, "shard.t_ici_s", "T_ici = 2BD / W_ici", 2 * batch * d / w_ici, "s",
+                SCALE_FMT_TIME);
+  chapter_value(ch, "shard.t_hbm_s", "T_hbm = 2DF / (Y W_hbm)",
+                scale_infer_min_step_time_s(0, 0, 2 * d * f, n * s->chip->hbm_bytes_per_s), "s",
+                SCALE_FMT_TIME);
+  chapter_value(ch, "shard.t_math_s", "T_math = 2BDF / (Y C)",
+                2 * batch * d * f / (n * scale_chip_flops_per_s(s->chip, SCALE_DTYPE_BF16)), "s",
+                SCALE_FMT_TIME);
+}
+
+static void section_prefill(chapter *ch, const serving *s, double *prefill_s) {
+  chapter_heading(ch, "Prefill, eviction, disaggregation");
+  const double n = 16, mfu = 0.4;
+  double f = n * scale_chip_flops_per_s(s->chip, SCALE_DTYPE_BF16);
+  double t = scale_infer_prefill_time_s(s->n_params, s->context, f, mfu);
+  *prefill_s = t;
+  chapter_value(ch, "pre.chips", "chips", n, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "pre.mfu_pct", "MFU", 100 * mfu, "%", SCALE_FMT_PLAIN);
+  chapter_value(ch, "pre.s", "prefill, 2 x params FLOPs per token", t, "s", SCALE_FMT_TIME);
+  scale_infer_config cfg = scale_infer_config_default(n, 1, s->context);
+  cfg.mfu_frac = mfu;
+  scale_infer_prefill p = scale_infer_prefill_eval(s->m, s->chip, &cfg);
+  chapter_value(ch, "pre.eval_s", "prefill with attention FLOPs", p.time_s, "s", SCALE_FMT_TIME);
+  chapter_value(ch, "pre.attn_pct", "attention share of the FLOPs", 100 * p.attention_flops_frac,
+                "%", SCALE_FMT_PLAIN);
+  chapter_value(ch, "pre.kv_bytes", "bf16 KV the prefill writes", p.kv_bytes, "B", SCALE_FMT_SI);
+  /* Eviction with a 4096-token median decode. */
+  const double g_long = 4096;
+  chapter_value(ch, "evict.decode", "median decode", g_long, "tokens", SCALE_FMT_PLAIN);
+  chapter_value(ch, "evict.seqs_per_step", "sequences finishing per step", s->batch / g_long, "",
+                SCALE_FMT_PLAIN);
+  chapter_value(ch, "evict.tokens_per_step", "KV tokens evicted per step",
+                scale_infer_kv_evicted_per_step(s->batch, s->context, g_long), "tokens",
+                SCALE_FMT_PLAIN);
+  /* Disaggregation: prefills of 'context' tokens feed generate servers in bf16 on the smallest
+   * bf16 slice at its full batch. */
+  scale_infer_slice sl = scale_infer_smallest_slice(s->m, s->chip, SCALE_DTYPE_BF16, s->context);
+  double step = step_on(s, sl.slice_chips, sl.max_batch, SCALE_DTYPE_BF16, s->context);
+  chapter_value(ch, "dis.ratio", "prefill servers per generate server, full batch",
+                scale_infer_disaggregation_ratio(t, sl.max_batch, step, s->decode), "",
+                SCALE_FMT_PLAIN);
+  chapter_value(ch, "dis.ratio_b", "same with the example batch",
+                scale_infer_disaggregation_ratio(t, s->batch, step, s->decode), "",
+                SCALE_FMT_PLAIN);
+}
+
+static const double contexts[N_CONTEXTS] = {2048, 4096, 8192, 16384, 32768, 65536};
+
+/** Frontier of 'n' chips, int8 weights and KV, bf16 FLOPs, for each context; fills the curves
+ * with the points that fit (NaN elsewhere, which breaks the line). */
+static void frontier(chapter *ch, const serving *s, double n, double batches[MAX_BATCH],
+                     double lat[N_CONTEXTS][MAX_BATCH], double tput[N_CONTEXTS][MAX_BATCH]) {
+  static scale_infer_point pts[MAX_BATCH];
+  for (int i = 0; i < MAX_BATCH; i++) batches[i] = (double)(i + 1);
+  scale_infer_config cfg = scale_infer_config_default(n, 1, 2048);
+  cfg.weight_dtype = cfg.kv_dtype = SCALE_DTYPE_INT8;
+  cfg.prompt = 0;
+  chapter_heading(ch, "Latency/throughput frontier");
+  chapter_value(ch, "front.chips", "chips", n, "", SCALE_FMT_PLAIN);
+  double worst = 0.0;
+  for (int k = 0; k < N_CONTEXTS; k++) {
+    cfg.context = contexts[k];
+    int n_fit = scale_infer_frontier(s->m, s->chip, &cfg, batches, MAX_BATCH, pts);
+    if (n_fit < 0) {
+      chapter_error(ch, "frontier: invalid configuration");
+      return;
+    }
+    double max_b = 0.0;
+    for (int i = 0; i < MAX_BATCH; i++) {
+      lat[k][i] = pts[i].fits ? pts[i].step_s : (double)NAN;
+      tput[k][i] = pts[i].fits ? pts[i].tokens_per_s_per_chip : (double)NAN;
+      if (pts[i].fits) max_b = pts[i].batch;
+    }
+    valuef(ch, "largest batch", max_b, "", SCALE_FMT_PLAIN, "front.s%.0f.max_batch", contexts[k]);
+    if (max_b >= 1.0) {
+      int j = (int)max_b - 1;
+      if (pts[j].step_s > worst) worst = pts[j].step_s;
+      valuef(ch, "its step", pts[j].step_s, "s", SCALE_FMT_TIME, "front.s%.0f.max_step_s",
+             contexts[k]);
+      valuef(ch, "its throughput per chip", pts[j].tokens_per_s_per_chip, "tokens/s",
+             SCALE_FMT_PLAIN, "front.s%.0f.max_tput", contexts[k]);
+      valuef(ch, "its cost", pts[j].cost_usd_per_million_tokens, "USD", SCALE_FMT_PLAIN,
+             "front.s%.0f.max_cost", contexts[k]);
+    }
+    if (k == 0) {
+      chapter_value(ch, "front.min_step_s", "step at batch 1", pts[0].step_s, "s",
+                    SCALE_FMT_TIME);
+      chapter_value(ch, "front.min_tput", "throughput per chip at batch 1",
+                    pts[0].tokens_per_s_per_chip, "tokens/s", SCALE_FMT_PLAIN);
+      chapter_value(ch, "front.min_cost", "cost at batch 1", pts[0].cost_usd_per_million_tokens,
+                    "USD", SCALE_FMT_PLAIN);
+      int j = (int)max_b - 1;
+      chapter_value(ch, "front.cost_ratio", "cost at batch 1 / cost at the largest batch",
+                    pts[0].cost_usd_per_million_tokens / pts[j].cost_usd_per_million_tokens, "x",
+                    SCALE_FMT_PLAIN);
+      chapter_value(ch, "front.latency_ratio", "latency at the largest batch / at batch 1",
+                    pts[j].step_s / pts[0].step_s, "x", SCALE_FMT_PLAIN);
+      int b120 = 119;
+      chapter_value(ch, "front.tput_b120", "throughput per chip at batch 120",
+                    pts[b120].tokens_per_s_per_chip, "tokens/s", SCALE_FMT_PLAIN);
+      double book = step_on(s, n, 120, SCALE_DTYPE_INT8, contexts[0]);
+      chapter_value(ch, "front.tput_b120_book", "same with the book's formula (no ICI)",
+                    120 / book / n, "tokens/s", SCALE_FMT_PLAIN);
+      cfg.batch = 120;
+      scale_infer_decode d120 = scale_infer_decode_eval(s->m, s->chip, &cfg);
+      chapter_value(ch, "front.b120_t_ici_s", "collectives at batch 120", d120.t_ici_s, "s",
+                    SCALE_FMT_TIME);
+      chapter_value(ch, "front.b120_t_params_s", "weight reads at batch 120", d120.t_params_s,
+                    "s", SCALE_FMT_TIME);
+    }
+  }
+  chapter_value(ch, "front.max_step_s", "slowest step on the frontier", worst, "s",
+                SCALE_FMT_TIME);
+  double kv_tok = scale_transformer_kv_bytes_per_token(s->m, SCALE_DTYPE_INT8);
+  chapter_value(ch, "front.kv_flops_context", "KV reads exceed FLOPs above",
+                scale_infer_kv_dominates_flops_context(
+                    s->n_params, kv_tok, scale_chip_flops_per_s(s->chip, SCALE_DTYPE_BF16),
+                    s->chip->hbm_bytes_per_s),
+                "tokens", SCALE_FMT_PLAIN);
+}
+
+static void figure_frontier(chapter *ch, const serving *s, double n, const double *batches,
+                            double lat[N_CONTEXTS][MAX_BATCH],
+                            double tput[N_CONTEXTS][MAX_BATCH]) {
+  (void)batches;
+  static char labels[N_CONTEXTS][32];
+  scale_plot_series sr[N_CONTEXTS];
+  for (int k = 0; k < N_CONTEXTS; k++) {
+    snprintf(labels[k], sizeof labels[k], "context %.0f", contexts[k]);
+    sr[k] = (scale_plot_series){.label = labels[k], .x = lat[k], .y = tput[k], .n = MAX_BATCH,
+                                .dashed = k % 2 == 1};
+  }
+  char title[640];
+  snprintf(title, sizeof title, "%.80s on %.0f x %.80s: latency against throughput", s->m->display_name,
+           n, s->chip->display_name);
+  scale_plot p = {.title = title,
+                  .desc = "Throughput per chip against per-token latency as the batch grows from "
+                          "1 to the largest that fits, one line per context length; int8 "
+                          "weights and KV caches, bf16 FLOPs.",
+                  .x_label = "per-token latency (step time) [s]",
+                  .y_label = "throughput [tokens/s per chip]",
+                  .x_axis = SCALE_PLOT_LINEAR, .y_axis = SCALE_PLOT_LOG,
+                  .width_px = 720, .height_px = 460,
+                  .legend = SCALE_PLOT_LEGEND_BOTTOM_RIGHT,
+                  .series = sr, .n_series = N_CONTEXTS};
+  chapter_figure(ch, "frontier.svg", &p);
+}
+
+static void figure_breakdown(chapter *ch, const serving *s, double n) {
+  static double b[MAX_BATCH], tp[MAX_BATCH], tk[MAX_BATCH], tf[MAX_BATCH], tt[MAX_BATCH],
+      ti[MAX_BATCH];
+  scale_infer_config cfg = scale_infer_config_default(n, 1, s->context);
+  cfg.weight_dtype = cfg.kv_dtype = SCALE_DTYPE_INT8;
+  cfg.prompt = 0;
+  scale_infer_memory mem = scale_infer_memory_eval(s->m, s->chip, &cfg);
+  int n_pts = 0;
+  for (int i = 1; i <= MAX_BATCH && i <= (int)mem.max_batch; i++, n_pts++) {
+    cfg.batch = (double)i;
+    scale_infer_decode d = scale_infer_decode_eval(s->m, s->chip, &cfg);
+    b[n_pts] = cfg.batch;
+    tp[n_pts] = d.t_params_s;
+    tk[n_pts] = d.t_kv_s;
+    tf[n_pts] = d.t_flops_s;
+    ti[n_pts] = d.t_ici_s;
+    tt[n_pts] = d.step_s;
+  }
+  if (n_pts == 0) {
+    chapter_error(ch, "step-breakdown.svg: not even one sequence fits");
+    return;
+  }
+  scale_plot_series sr[5] = {
+      {.label = "step time", .x = b, .y = tt, .n = (size_t)n_pts},
+      {.label = "weight loading", .x = b, .y = tp, .n = (size_t)n_pts, .dashed = true},
+      {.label = "KV loading", .x = b, .y = tk, .n = (size_t)n_pts, .dashed = true},
+      {.label = "matmul FLOPs", .x = b, .y = tf, .n = (size_t)n_pts, .dashed = true},
+      {.label = "ICI collectives", .x = b, .y = ti, .n = (size_t)n_pts, .dashed = true}};
+  scale_plot_marker mk = {
+      .vertical = true,
+      .at = scale_roofline_critical_batch(s->chip, SCALE_DTYPE_INT8, SCALE_DTYPE_BF16),
+      .label = "critical batch"};
+  scale_plot_point full = {.x = b[n_pts - 1], .y = tt[n_pts - 1], .label = "HBM full"};
+  char title[640];
+  snprintf(title, sizeof title, "Decode step of %.80s on %.0f x %.80s, %.0f-token context",
+           s->m->display_name, n, s->chip->display_name, s->context);
+  scale_plot p = {.title = title,
+                  .desc = "Step time and its parts against batch up to the largest batch that "
+                          "fits, log-log: weight loading is flat, KV loading, FLOPs and "
+                          "collectives grow with the batch; the FLOPs overtake the weights at "
+                          "the critical batch.",
+                  .x_label = "batch B [sequences]", .y_label = "time [s]",
+                  .x_axis = SCALE_PLOT_LOG, .y_axis = SCALE_PLOT_LOG,
+                  .width_px = 720, .height_px = 440,
+                  .x_min = 1.0, .x_max = 1.5 * b[n_pts - 1],
+                  .legend = SCALE_PLOT_LEGEND_TOP_LEFT,
+                  .series = sr, .n_series = 5, .markers = &mk, .n_markers = 1,
+                  .points = &full, .n_points = 1};
+  chapter_figure(ch, "step-breakdown.svg", &p);
+}
+
+/** The model on GPUs: fp8 weights, KV and arithmetic on one NVLink node. */
+static void section_gpu(chapter *ch, const serving *s, const scale_chip *gpu) {
+  chapter_heading(ch, "The same model on GPUs");
+  const scale_dtype d = SCALE_DTYPE_FP8;
+  double n = gpu->nvlink_domain_size > 0 ? gpu->nvlink_domain_size : 8;
+  chapter_value(ch, "gpu.chips", "GPUs in one NVLink domain", n, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "gpu.hbm_bytes", "HBM per GPU", gpu->hbm_bytes, "B", SCALE_FMT_SI);
+  chapter_value(ch, "gpu.hbm_bytes_per_s", "HBM bandwidth per GPU", gpu->hbm_bytes_per_s, "B/s",
+                SCALE_FMT_SCI);
+  chapter_value(ch, "gpu.bcrit_fp8", "critical batch, fp8 x fp8",
+                scale_roofline_critical_batch(gpu, d, d), "tokens", SCALE_FMT_PLAIN);
+  chapter_value(ch, "gpu.bcrit_int8w", "critical batch, 8-bit weights, bf16 FLOPs",
+                scale_roofline_critical_batch(gpu, d, SCALE_DTYPE_BF16), "tokens",
+                SCALE_FMT_PLAIN);
+  scale_infer_slice sl = scale_infer_smallest_slice(s->m, gpu, d, s->context);
+  scale_infer_slice sl16 = scale_infer_smallest_slice(s->m, gpu, SCALE_DTYPE_BF16, s->context);
+  chapter_value(ch, "gpu.slice_fp8", "smallest slice, fp8", sl.slice_chips, "GPUs",
+                SCALE_FMT_PLAIN);
+  chapter_value(ch, "gpu.slice_bf16", "smallest slice, bf16", sl16.slice_chips, "GPUs",
+                SCALE_FMT_PLAIN);
+  scale_infer_config cfg = scale_infer_config_default(n, s->batch, s->context);
+  cfg.weight_dtype = cfg.kv_dtype = cfg.compute_dtype = d;
+  cfg.prompt = 0;
+  scale_infer_decode dec = scale_infer_decode_eval(s->m, gpu, &cfg);
+  scale_infer_memory mem = scale_infer_memory_eval(s->m, gpu, &cfg);
+  chapter_value(ch, "gpu.step_s", "step at the example batch", dec.step_s, "s", SCALE_FMT_TIME);
+  chapter_value(ch, "gpu.tput", "tokens/s per GPU", dec.tokens_per_s_per_chip, "tokens/s",
+                SCALE_FMT_PLAIN);
+  chapter_value(ch, "gpu.cost", "USD per million tokens", dec.cost_usd_per_million_tokens, "USD",
+                SCALE_FMT_PLAIN);
+  chapter_value(ch, "gpu.max_batch", "largest batch that fits", mem.max_batch, "",
+                SCALE_FMT_PLAIN);
+  cfg.batch = mem.max_batch;
+  scale_infer_decode full = scale_infer_decode_eval(s->m, gpu, &cfg);
+  chapter_value(ch, "gpu.full_step_s", "step at the largest batch", full.step_s, "s",
+                SCALE_FMT_TIME);
+  chapter_value(ch, "gpu.full_tput", "tokens/s per GPU there", full.tokens_per_s_per_chip,
+                "tokens/s", SCALE_FMT_PLAIN);
+  chapter_value(ch, "gpu.full_cost", "USD per million tokens there",
+                full.cost_usd_per_million_tokens, "USD", SCALE_FMT_PLAIN);
+  /* The TPU counterpart: 16 chips, int8, largest batch. */
+  scale_infer_config tcfg = scale_infer_config_default(16, 1, s->context);
+  tcfg.weight_dtype = tcfg.kv_dtype = SCALE_DTYPE_INT8;
+  tcfg.prompt = 0;
+  scale_infer_memory tmem = scale_infer_memory_eval(s->m, s->chip, &tcfg);
+  tcfg.batch = tmem.max_batch;
+  scale_infer_decode tdec = scale_infer_decode_eval(s->m, s->chip, &tcfg);
+  chapter_value(ch, "gpu.tpu_max_batch", "TPU 4x4 int8: largest batch", tmem.max_batch, "",
+                SCALE_FMT_PLAIN);
+  chapter_value(ch, "gpu.tpu_step_s", "its step", tdec.step_s, "s", SCALE_FMT_TIME);
+  chapter_value(ch, "gpu.tpu_cost", "its USD per million tokens",
+                tdec.cost_usd_per_million_tokens, "USD", SCALE_FMT_PLAIN);
+}
+
+/** Worked problems 1-3 (the book leaves them unanswered). */
+static void section_problems(chapter *ch, const scale_chip *c, const scale_model *big,
+                             const scale_model *small) {
+  chapter_heading(ch, "Worked problems");
+  double p405 = scale_transformer_n_params(big);
+  double fl = scale_chip_flops_per_s(c, SCALE_DTYPE_BF16);
+  /* Q1 */
+  chapter_value(ch, "wp1.params", "LLaMA 3 405B parameters", p405, "", SCALE_FMT_SCI);
+  chapter_value(ch, "wp1.flops_per_token", "forward FLOPs per token (matmuls)", 2 * p405, "FLOP",
+                SCALE_FMT_SCI);
+  chapter_value(ch, "wp1.t_flops_s", "FLOPs-bound, one chip", 2 * p405 / fl, "s",
+                SCALE_FMT_TIME);
+  chapter_value(ch, "wp1.t_bytes_s", "bf16 weight reads, one chip",
+                scale_infer_min_step_time_s(0, 0, 2 * p405, c->hbm_bytes_per_s), "s",
+                SCALE_FMT_TIME);
+  /* Q2: LLaMA 3 8B, batch 240, int8 weights and KV, 8192 tokens, one chip's view. */
+  scale_infer_config cfg = scale_infer_config_default(1, 240, 8192);
+  cfg.weight_dtype = cfg.kv_dtype = SCALE_DTYPE_INT8;
+  scale_infer_memory mem = scale_infer_memory_eval(small, c, &cfg);
+  chapter_value(ch, "wp2.weight_bytes", "int8 weights", mem.weight_bytes, "B", SCALE_FMT_SI);
+  chapter_value(ch, "wp2.kv_bytes", "int8 KV caches", mem.kv_bytes, "B", SCALE_FMT_SI);
+  chapter_value(ch, "wp2.act_bytes", "working activations of one layer",
+                mem.activation_bytes_per_chip, "B", SCALE_FMT_SI);
+  chapter_value(ch, "wp2.slice", "smallest slice",
+                scale_infer_min_slice_chips(mem.weight_bytes + mem.kv_bytes +
+                                                mem.activation_bytes_per_chip,
+                                            c->hbm_bytes),
+                "chips", SCALE_FMT_PLAIN);
+  /* Q3: LLaMA 3 405B, int8 weights and KV, bf16 FLOPs, 8192 tokens, step <= 15 ms. */
+  const double limit = 15e-3;
+  chapter_value(ch, "wp3.limit_s", "latency limit", limit, "s", SCALE_FMT_TIME);
+  double min_chips = scale_infer_min_slice_chips(p405, limit * c->hbm_bytes_per_s);
+  chapter_value(ch, "wp3.min_chips", "fewest chips whose weight reads fit the limit", min_chips,
+                "chips", SCALE_FMT_PLAIN);
+  double best_tput = 0, best_n = 0, best_b = 0, best_step = 0;
+  for (double n = min_chips; n <= scale_chip_pod_chips(c); n *= 2) {
+    scale_infer_config q = scale_infer_config_default(n, 1, 8192);
+    q.weight_dtype = q.kv_dtype = SCALE_DTYPE_INT8;
+    q.prompt = 0;
+    if (scale_infer_validate(big, c, &q, NULL) != SCALE_OK) continue;
+    for (double b = 1; b <= 4096; b += 1) {
+      q.batch = b;
+      scale_infer_decode d = scale_infer_decode_eval(big, c, &q);
+      scale_infer_memory mm = scale_infer_memory_eval(big, c, &q);
+      if (!mm.fits || !(d.step_s <= limit)) break;
+      if (d.tokens_per_s_per_chip > best_tput)
+        best_tput = d.tokens_per_s_per_chip, best_n = n, best_b = b, best_step = d.step_s;
+    }
+  }
+  chapter_value(ch, "wp3.best_chips", "best slice", best_n, "chips", SCALE_FMT_PLAIN);
+  chapter_value(ch, "wp3.best_batch", "its batch", best_b, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "wp3.best_step_s", "its step", best_step, "s", SCALE_FMT_TIME);
+  chapter_value(ch, "wp3.best_tput", "its throughput per chip", best_tput, "tokens/s",
+                SCALE_FMT_PLAIN);
+  double pod = scale_chip_pod_chips(c);
+  chapter_value(ch, "wp3.pod_chips", "a full pod", pod, "chips", SCALE_FMT_PLAIN);
+  chapter_value(ch, "wp3.pod_step_s", "int8 weight reads over a full pod",
+                scale_infer_min_step_time_s(0, 0, p405, pod * c->hbm_bytes_per_s), "s",
+                SCALE_FMT_TIME);
+}
+
+int main(int argc, char **argv) {
+  chapter_option opts[] = {
+      {"model", "model to serve", "llama-3-70b"},
+      {"chip", "TPU (or other chip) to serve on", "tpu-v5e"},
+      {"gpu", "GPU to compare with", "nvidia-h100-sxm"},
+      {"batch", "sequences of the worked example", "32"},
+      {"context", "KV tokens per sequence", "8192"},
+      {"decode-len", "median generated tokens per request", "512"},
+      {0}};
+  chapter ch;
+  int rc = chapter_begin(&ch, argc, argv, "08-applied-inference",
+                         "Serving LLaMA 3 70B: slices, latency, throughput and cost.", opts);
+  if (rc >= 0) return rc;
+  scale_model model, l405, l8;
+  scale_chip chip, gpu, h100, v5p, v5e;
+  if (!chapter_load_model(&ch, opts[0].value, &model) ||
+      !chapter_load_chip(&ch, opts[1].value, &chip) ||
+      !chapter_load_chip(&ch, opts[2].value, &gpu) ||
+      !chapter_load_chip(&ch, "nvidia-h100-sxm", &h100) ||
+      !chapter_load_chip(&ch, "tpu-v5p", &v5p) || !chapter_load_chip(&ch, "tpu-v5e", &v5e) ||
+      !chapter_load_model(&ch, "llama-3-405b", &l405) ||
+      !chapter_load_model(&ch, "llama-3-8b", &l8))
+    return chapter_end(&ch);
+  serving s = {.m = &model, .chip = &chip, .n_params = scale_transformer_n_params(&model),
+               .batch = option_number(&ch, &opts[3]), .context = option_number(&ch, &opts[4]),
+               .decode = option_number(&ch, &opts[5])};
+  if (ch.n_errors) return chapter_end(&ch);
+  if (model.arch != SCALE_ARCH_TRANSFORMER || scale_model_is_moe(&model)) {
+    chapter_error(&ch, "--model: want a dense transformer (got %s)", model.name);
+    return chapter_end(&ch);
+  }
+
+  chapter_say(&ch, "Chapter 8: Serving %s on %s.", model.display_name, chip.display_name);
+  section_model(&ch, &s);
+  const scale_chip *cands[] = {&h100, &v5p, &v5e};
+  section_hardware(&ch, cands, 3);
+  section_kv(&ch, &s);
+  section_batch(&ch, &s);
+  section_critical(&ch, &chip);
+  section_slices(&ch, &s);
+  section_sharding(&ch, &s);
+  double prefill_s = NAN;
+  section_prefill(&ch, &s, &prefill_s);
+  static double batches[MAX_BATCH], lat[N_CONTEXTS][MAX_BATCH], tput[N_CONTEXTS][MAX_BATCH];
+  frontier(&ch, &s, 16, batches, lat, tput);
+  section_gpu(&ch, &s, &gpu);
+  section_problems(&ch, &chip, &l405, &l8);
+
+  figure_frontier(&ch, &s, 16, batches, lat, tput);
+  figure_breakdown(&ch, &s, 16);
+  return chapter_end(&ch);
+}

@@ -1,0 +1,57 @@
+#!/bin/sh
+# test_browser.sh — the browser test of the book (CTest browser.book, label browser; usage:
+# sh test_browser.sh /path/to/scale).
+#
+# Renders the whole book afresh (chapters/ of the source tree) into a temporary folder, then
+# has headless Chromium open index.html, 01-rooflines.html and 12-gpus.html from file:// and
+# checks them from the DOM (tests/browser/browser_check.py): the math rendered, every figure
+# (SVG) loaded, the style sheet applied, the page fits a phone, nothing came from the network
+# and no console error, exception or failed load appeared. The math must be KaTeX HTML when a
+# `katex` command is installed (or SCALE_KATEX names one), and the readable-TeX fallback
+# otherwise.
+#
+# Exits 77 (CTest's SKIP_RETURN_CODE) when chromium or python3 is missing: install them with
+# apt-get install chromium python3 (README's first command does). SCALE_CHROMIUM names another
+# browser binary; SCALE_BROWSER_SCREENSHOTS=DIR also saves PNG screenshots of the pages there.
+set -u
+SCALE=${1:?usage: sh test_browser.sh /path/to/scale}
+SRC=${SCALE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+PAGES="index.html 01-rooflines.html 12-gpus.html"
+
+chromium=${SCALE_CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
+if [ -z "$chromium" ]; then
+  echo "skipped: no chromium (apt-get install chromium)"
+  exit 77
+fi
+if ! command -v python3 >/dev/null 2>&1; then
+  echo "skipped: no python3 to drive the browser"
+  exit 77
+fi
+
+# How the renderer will show math: it uses $SCALE_KATEX ("none" or "": no KaTeX), else katex.
+if [ -n "${SCALE_KATEX+set}" ]; then
+  case $SCALE_KATEX in "" | none) math=tex ;; *) math=katex ;; esac
+elif command -v katex >/dev/null 2>&1; then
+  math=katex
+else
+  math=tex
+fi
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/scale-browser.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+if ! "$SCALE" book --chapters "$SRC/chapters" --out "$TMP/site" >"$TMP/out" 2>"$TMP/err"; then
+  cat "$TMP/err"
+  echo "FAIL: the book does not render"
+  exit 1
+fi
+echo "book rendered into $TMP/site; math expected as $math; browser $chromium"
+
+set -- --chromium "$chromium" --site "$TMP/site" --math "$math"
+if [ -n "${SCALE_BROWSER_SCREENSHOTS:-}" ]; then
+  set -- "$@" --screenshots "$SCALE_BROWSER_SCREENSHOTS"
+fi
+# shellcheck disable=SC2086 # PAGES is a list of plain file names
+python3 "$SRC/tests/browser/browser_check.py" "$@" $PAGES
+rc=$?
+if [ "$rc" -ne 0 ]; then echo "FAIL: browser check (exit $rc)"; exit 1; fi
+echo "browser check passed"

@@ -1,0 +1,492 @@
+/* test_12_gpus.c — grading of chapter 12's exercises
+ * (exercises/12-gpus/gpus_ex.h).
+ *
+ * One TCase per exercise id, each: the book's answers first (tolerance per case, the book's
+ * rounding named; where exact arithmetic contradicts the book the exact value is tested and
+ * the book's figure named), then the reference over a grid of inputs: each argument in turn
+ * swept over typical values and its domain edges (0, negative, NaN) with the others fixed.
+ * Book: jax-ml/scaling-book, gpus.md ("How to Think About GPUs").
+ */
+#include "gpus_ex.h"
+
+#include "grading.h"
+#include "grading_ref_gpus.h"
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+START_TEST(gpus_cuda_cores) {
+  /* Book: H100 132 x 4 x 32 = 16896; B200 148 x 4 x 32 = 18944. */
+  GRADE_BOOK(ex_gpus_cuda_cores(132), 16896.0, 1e-12, "cores", "ch. 12 Quiz 1 Q1: H100 16896");
+  GRADE_BOOK(ex_gpus_cuda_cores(148), 18944.0, 1e-12, "cores", "ch. 12 Quiz 1 Q1: B200 18944");
+  { /* sweep n_sms */
+    static const int64_t g[] = {132, 1, 2, 7, 0, -3};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_cuda_cores(g[i]),
+                   ref_gpus_cuda_cores(g[i]), "cores",
+                   "ex_gpus_cuda_cores(%g)", (double)g[i]);
+  }
+}
+END_TEST
+
+START_TEST(gpus_vector_flops_per_s) {
+  /* Book: 132 x 4 x 32 x 1.59e9 = 26.9e12 (exact 26.865e12); boost 33.5e12 (exact 33.454e12). */
+  GRADE_BOOK(ex_gpus_vector_flops_per_s(132, 1.59e9), 26.9e12, 2e-3, "FLOP/s",
+             "ch. 12 Quiz 1 Q2: 26.9 TFLOP/s");
+  GRADE_BOOK(ex_gpus_vector_flops_per_s(132, 1.98e9), 33.5e12, 2e-3, "FLOP/s",
+             "ch. 12 Quiz 1 Q2: 33.5 TFLOP/s with boost");
+  { /* sweep n_sms */
+    static const int64_t g[] = {132, 1, 2, 7, 0, -3};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_vector_flops_per_s(g[i], 1590000000.0),
+                   ref_gpus_vector_flops_per_s(g[i], 1590000000.0), "FLOP/s",
+                   "ex_gpus_vector_flops_per_s(%g, %g)", (double)g[i], (double)1590000000.0);
+  }
+  { /* sweep clock_hz */
+    static const double g[] = {1590000000.0, 3975000000.0, 1.0, 0.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_vector_flops_per_s(132, g[i]),
+                   ref_gpus_vector_flops_per_s(132, g[i]), "FLOP/s",
+                   "ex_gpus_vector_flops_per_s(%g, %g)", (double)132, (double)g[i]);
+  }
+}
+END_TEST
+
+START_TEST(gpus_clock_hz) {
+  /* Book: 80e12 / 37888 = 2.1 GHz (exact 2.1115e9). */
+  GRADE_BOOK(ex_gpus_clock_hz(80e12, 148), 2.1e9, 0.01, "Hz", "ch. 12 Quiz 1 Q6: 2.1GHz");
+  GRADE_BOOK(ex_gpus_clock_hz(80e12, 148), 80e12 / 37888.0, 1e-12, "Hz", "hand: exact");
+  { /* sweep vector_fma_flops_per_s */
+    static const double g[] = {80000000000000.0, 200000000000000.0, 1.0, 0.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_clock_hz(g[i], 148),
+                   ref_gpus_clock_hz(g[i], 148), "Hz",
+                   "ex_gpus_clock_hz(%g, %g)", (double)g[i], (double)148);
+  }
+  { /* sweep n_sms */
+    static const int64_t g[] = {148, 1, 2, 7, 0, -3};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_clock_hz(80000000000000.0, g[i]),
+                   ref_gpus_clock_hz(80000000000000.0, g[i]), "Hz",
+                   "ex_gpus_clock_hz(%g, %g)", (double)80000000000000.0, (double)g[i]);
+  }
+}
+END_TEST
+
+START_TEST(gpus_matmul_time_s) {
+  /* Book: B = 64 is memory-bound, 2BD + 2DF + 2BF = 524,288 + 67,108,864 + 1,048,576 = 68,681,728 bytes / 8e12 =
+   * 8.585 us ("8.6us"); B = 512 is
+   * compute-bound, 2 x 512 x 4096 x 8192 / 2.25e15 = 15.27 us (the book divides by 2.3e15 and
+   * prints 15us). */
+  GRADE_BOOK(ex_gpus_matmul_time_s(64, 4096, 8192, 2.25e15, 8e12), 68681728.0 / 8e12, 1e-12, "s",
+             "ch. 12 Quiz 1 Q4: 8.6us");
+  GRADE_BOOK(ex_gpus_matmul_time_s(512, 4096, 8192, 2.25e15, 8e12), 34359738368.0 / 2.25e15, 1e-12,
+             "s", "ch. 12 Quiz 1 Q4: 15us (exact 15.27)");
+  { /* sweep b */
+    static const int64_t g[] = {64, 1, 2, 7, 0, -3};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_matmul_time_s(g[i], 4096, 8192, 2250000000000000.0, 8000000000000.0),
+                   ref_gpus_matmul_time_s(g[i], 4096, 8192, 2250000000000000.0, 8000000000000.0), "s",
+                   "ex_gpus_matmul_time_s(%g, %g, %g, %g, %g)", (double)g[i], (double)4096, (double)8192, (double)2250000000000000.0, (double)8000000000000.0);
+  }
+  { /* sweep d */
+    static const int64_t g[] = {4096, 1, 2, 7, 0, -3};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_matmul_time_s(64, g[i], 8192, 2250000000000000.0, 8000000000000.0),
+                   ref_gpus_matmul_time_s(64, g[i], 8192, 2250000000000000.0, 8000000000000.0), "s",
+                   "ex_gpus_matmul_time_s(%g, %g, %g, %g, %g)", (double)64, (double)g[i], (double)8192, (double)2250000000000000.0, (double)8000000000000.0);
+  }
+  { /* sweep f */
+    static const int64_t g[] = {8192, 1, 2, 7, 0, -3};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_matmul_time_s(64, 4096, g[i], 2250000000000000.0, 8000000000000.0),
+                   ref_gpus_matmul_time_s(64, 4096, g[i], 2250000000000000.0, 8000000000000.0), "s",
+                   "ex_gpus_matmul_time_s(%g, %g, %g, %g, %g)", (double)64, (double)4096, (double)g[i], (double)2250000000000000.0, (double)8000000000000.0);
+  }
+  { /* sweep flops_per_s */
+    static const double g[] = {2250000000000000.0, 5625000000000000.0, 1.0, 0.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_matmul_time_s(64, 4096, 8192, g[i], 8000000000000.0),
+                   ref_gpus_matmul_time_s(64, 4096, 8192, g[i], 8000000000000.0), "s",
+                   "ex_gpus_matmul_time_s(%g, %g, %g, %g, %g)", (double)64, (double)4096, (double)8192, (double)g[i], (double)8000000000000.0);
+  }
+  { /* sweep hbm_bytes_per_s */
+    static const double g[] = {8000000000000.0, 20000000000000.0, 1.0, 0.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_matmul_time_s(64, 4096, 8192, 2250000000000000.0, g[i]),
+                   ref_gpus_matmul_time_s(64, 4096, 8192, 2250000000000000.0, g[i]), "s",
+                   "ex_gpus_matmul_time_s(%g, %g, %g, %g, %g)", (double)64, (double)4096, (double)8192, (double)2250000000000000.0, (double)g[i]);
+  }
+}
+END_TEST
+
+START_TEST(gpus_vector_add_time_s) {
+  /* Book: 12 x 1024^3 / 3.35e12 = 3.846 ms ("about 3.84ms"); N = 65,536: 0.2348 us ("0.23us"). */
+  GRADE_BOOK(ex_gpus_vector_add_time_s(1073741824.0, 3.35e12), 3.84e-3, 2e-3, "s",
+             "ch. 12 Quiz 1 Q7: 3.84ms");
+  GRADE_BOOK(ex_gpus_vector_add_time_s(65536.0, 3.35e12), 786432.0 / 3.35e12, 1e-12, "s",
+             "ch. 12 Quiz 1 Q7: 0.23us");
+  { /* sweep n */
+    static const double g[] = {1073741824.0, 2684354560.0, 0.0, 1.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_vector_add_time_s(g[i], 3350000000000.0),
+                   ref_gpus_vector_add_time_s(g[i], 3350000000000.0), "s",
+                   "ex_gpus_vector_add_time_s(%g, %g)", (double)g[i], (double)3350000000000.0);
+  }
+  { /* sweep hbm_bytes_per_s */
+    static const double g[] = {3350000000000.0, 8375000000000.0, 1.0, 0.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_vector_add_time_s(1073741824.0, g[i]),
+                   ref_gpus_vector_add_time_s(1073741824.0, g[i]), "s",
+                   "ex_gpus_vector_add_time_s(%g, %g)", (double)1073741824.0, (double)g[i]);
+  }
+}
+END_TEST
+
+START_TEST(gpus_node_bandwidth_bytes_per_s) {
+  /* Book: switches 4 x 64 x 25e9 = 6.4e12, GPUs 8 x 450e9 = 3.6e12: 3.6TB/s. Hand: with 16
+   * GPUs the switches (6.4e12) would bind. */
+  GRADE_BOOK(ex_gpus_node_bandwidth_bytes_per_s(8, 450e9, 4, 64, 25e9), 3.6e12, 1e-12, "byte/s",
+             "ch. 12 Quiz 2 Q1: 3.6TB/s");
+  GRADE_BOOK(ex_gpus_node_bandwidth_bytes_per_s(16, 450e9, 4, 64, 25e9), 6.4e12, 1e-12, "byte/s",
+             "hand: the switches bind");
+  { /* sweep n_gpus */
+    static const int64_t g[] = {8, 1, 2, 7, 0, -3};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_node_bandwidth_bytes_per_s(g[i], 450000000000.0, 4, 64, 25000000000.0),
+                   ref_gpus_node_bandwidth_bytes_per_s(g[i], 450000000000.0, 4, 64, 25000000000.0), "byte/s",
+                   "ex_gpus_node_bandwidth_bytes_per_s(%g, %g, %g, %g, %g)", (double)g[i], (double)450000000000.0, (double)4, (double)64, (double)25000000000.0);
+  }
+  { /* sweep gpu_egress_bytes_per_s */
+    static const double g[] = {450000000000.0, 1125000000000.0, 1.0, 0.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_node_bandwidth_bytes_per_s(8, g[i], 4, 64, 25000000000.0),
+                   ref_gpus_node_bandwidth_bytes_per_s(8, g[i], 4, 64, 25000000000.0), "byte/s",
+                   "ex_gpus_node_bandwidth_bytes_per_s(%g, %g, %g, %g, %g)", (double)8, (double)g[i], (double)4, (double)64, (double)25000000000.0);
+  }
+  { /* sweep n_switches */
+    static const int64_t g[] = {4, 1, 2, 7, 0, -3};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_node_bandwidth_bytes_per_s(8, 450000000000.0, g[i], 64, 25000000000.0),
+                   ref_gpus_node_bandwidth_bytes_per_s(8, 450000000000.0, g[i], 64, 25000000000.0), "byte/s",
+                   "ex_gpus_node_bandwidth_bytes_per_s(%g, %g, %g, %g, %g)", (double)8, (double)450000000000.0, (double)g[i], (double)64, (double)25000000000.0);
+  }
+  { /* sweep ports_per_switch */
+    static const int64_t g[] = {64, 1, 2, 7, 0, -3};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_node_bandwidth_bytes_per_s(8, 450000000000.0, 4, g[i], 25000000000.0),
+                   ref_gpus_node_bandwidth_bytes_per_s(8, 450000000000.0, 4, g[i], 25000000000.0), "byte/s",
+                   "ex_gpus_node_bandwidth_bytes_per_s(%g, %g, %g, %g, %g)", (double)8, (double)450000000000.0, (double)4, (double)g[i], (double)25000000000.0);
+  }
+  { /* sweep port_bytes_per_s */
+    static const double g[] = {25000000000.0, 62500000000.0, 1.0, 0.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_node_bandwidth_bytes_per_s(8, 450000000000.0, 4, 64, g[i]),
+                   ref_gpus_node_bandwidth_bytes_per_s(8, 450000000000.0, 4, 64, g[i]), "byte/s",
+                   "ex_gpus_node_bandwidth_bytes_per_s(%g, %g, %g, %g, %g)", (double)8, (double)450000000000.0, (double)4, (double)64, (double)g[i]);
+  }
+}
+END_TEST
+
+START_TEST(gpus_allgather_time_s) {
+  /* Book: 536,870,912 x 7 / 3.6e12 = 1.044 ms ("1.04ms"); Pop Quiz 1: 2 x 1024 x 16384 x 7 /
+   * (8 x 450e9) = 65.2 us ("65us"). */
+  GRADE_BOOK(ex_gpus_allgather_time_s(536870912.0, 8, 450e9), 536870912.0 * 7.0 / 3.6e12, 1e-12,
+             "s", "ch. 12 Quiz 2 Q3: 1.04ms");
+  GRADE_BOOK(ex_gpus_allgather_time_s(33554432.0, 8, 450e9), 65e-6, 5e-3, "s",
+             "ch. 12 Pop Quiz 1: 65us");
+  { /* sweep bytes */
+    static const double g[] = {536870912.0, 1342177280.0, 0.0, 1.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_allgather_time_s(g[i], 8, 450000000000.0),
+                   ref_gpus_allgather_time_s(g[i], 8, 450000000000.0), "s",
+                   "ex_gpus_allgather_time_s(%g, %g, %g)", (double)g[i], (double)8, (double)450000000000.0);
+  }
+  { /* sweep n */
+    static const int64_t g[] = {8, 1, 2, 7, 0, -3};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_allgather_time_s(536870912.0, g[i], 450000000000.0),
+                   ref_gpus_allgather_time_s(536870912.0, g[i], 450000000000.0), "s",
+                   "ex_gpus_allgather_time_s(%g, %g, %g)", (double)536870912.0, (double)g[i], (double)450000000000.0);
+  }
+  { /* sweep egress_bytes_per_s */
+    static const double g[] = {450000000000.0, 1125000000000.0, 1.0, 0.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_allgather_time_s(536870912.0, 8, g[i]),
+                   ref_gpus_allgather_time_s(536870912.0, 8, g[i]), "s",
+                   "ex_gpus_allgather_time_s(%g, %g, %g)", (double)536870912.0, (double)8, (double)g[i]);
+  }
+}
+END_TEST
+
+START_TEST(gpus_alltoall_time_s) {
+  /* Hand: 536,870,912 x 7 / (450e9 x 64) = 130.49 us, 1/8 of the AllGather's 1.044 ms. */
+  GRADE_BOOK(ex_gpus_alltoall_time_s(536870912.0, 8, 450e9), 536870912.0 * 7.0 / (450e9 * 64.0),
+             1e-12, "s", "hand: B (N - 1) / (W N^2)");
+  GRADE_BOOK(ex_gpus_alltoall_time_s(536870912.0, 1, 450e9), 0.0, 1e-12, "s",
+             "hand: one GPU sends nothing");
+  { /* sweep bytes */
+    static const double g[] = {536870912.0, 1342177280.0, 0.0, 1.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_alltoall_time_s(g[i], 8, 450000000000.0),
+                   ref_gpus_alltoall_time_s(g[i], 8, 450000000000.0), "s",
+                   "ex_gpus_alltoall_time_s(%g, %g, %g)", (double)g[i], (double)8, (double)450000000000.0);
+  }
+  { /* sweep n */
+    static const int64_t g[] = {8, 1, 2, 7, 0, -3};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_alltoall_time_s(536870912.0, g[i], 450000000000.0),
+                   ref_gpus_alltoall_time_s(536870912.0, g[i], 450000000000.0), "s",
+                   "ex_gpus_alltoall_time_s(%g, %g, %g)", (double)536870912.0, (double)g[i], (double)450000000000.0);
+  }
+  { /* sweep egress_bytes_per_s */
+    static const double g[] = {450000000000.0, 1125000000000.0, 1.0, 0.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_alltoall_time_s(536870912.0, 8, g[i]),
+                   ref_gpus_alltoall_time_s(536870912.0, 8, g[i]), "s",
+                   "ex_gpus_alltoall_time_s(%g, %g, %g)", (double)536870912.0, (double)8, (double)g[i]);
+  }
+}
+END_TEST
+
+START_TEST(gpus_allreduce_time_s) {
+  /* Hand: 2 x 1e9 x 7 / (8 x 450e9) = 3.889 ms without SHARP; 1e9 / 450e9 = 2.222 ms with it
+   * (the book: "about 2 B / W" to "B / W"). */
+  GRADE_BOOK(ex_gpus_allreduce_time_s(1e9, 8, 450e9, 0), 14e9 / 3.6e12, 1e-12, "s",
+             "hand: 2 B (N - 1) / (N W)");
+  GRADE_BOOK(ex_gpus_allreduce_time_s(1e9, 8, 450e9, 1), 1e9 / 450e9, 1e-12, "s",
+             "ch. 12 SHARP: B / W");
+  { /* sweep bytes */
+    static const double g[] = {1000000000.0, 2500000000.0, 0.0, 1.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_allreduce_time_s(g[i], 8, 450000000000.0, 0),
+                   ref_gpus_allreduce_time_s(g[i], 8, 450000000000.0, 0), "s",
+                   "ex_gpus_allreduce_time_s(%g, %g, %g, %g)", (double)g[i], (double)8, (double)450000000000.0, (double)0);
+  }
+  { /* sweep n */
+    static const int64_t g[] = {8, 1, 2, 7, 0, -3};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_allreduce_time_s(1000000000.0, g[i], 450000000000.0, 0),
+                   ref_gpus_allreduce_time_s(1000000000.0, g[i], 450000000000.0, 0), "s",
+                   "ex_gpus_allreduce_time_s(%g, %g, %g, %g)", (double)1000000000.0, (double)g[i], (double)450000000000.0, (double)0);
+  }
+  { /* sweep egress_bytes_per_s */
+    static const double g[] = {450000000000.0, 1125000000000.0, 1.0, 0.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_allreduce_time_s(1000000000.0, 8, g[i], 0),
+                   ref_gpus_allreduce_time_s(1000000000.0, 8, g[i], 0), "s",
+                   "ex_gpus_allreduce_time_s(%g, %g, %g, %g)", (double)1000000000.0, (double)8, (double)g[i], (double)0);
+  }
+  { /* sweep sharp */
+    static const int64_t g[] = {0, 1, 2, -1};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_allreduce_time_s(1000000000.0, 8, 450000000000.0, g[i]),
+                   ref_gpus_allreduce_time_s(1000000000.0, 8, 450000000000.0, g[i]), "s",
+                   "ex_gpus_allreduce_time_s(%g, %g, %g, %g)", (double)1000000000.0, (double)8, (double)450000000000.0, (double)g[i]);
+  }
+}
+END_TEST
+
+START_TEST(gpus_two_level_allgather_time_s) {
+  /* Book: in the node B x 7 / (8 x 450e9) = B / 514e9, across 2 nodes B / (2 x 400e9) =
+   * B / 800e9: the node level binds. Hand, B = 1e9: 1.9444 ms. With 32 nodes (an SU) the leaf
+   * ring binds: 1e9 x 31 / (32 x 400e9) = 2.4219 ms. */
+  GRADE_BOOK(ex_gpus_two_level_allgather_time_s(1e9, 8, 450e9, 2, 400e9), 7e9 / 3.6e12, 1e-12, "s",
+             "ch. 12 Quiz 4 Q5: node-bound, B / 514e9");
+  GRADE_BOOK(ex_gpus_two_level_allgather_time_s(1e9, 8, 450e9, 32, 400e9), 31e9 / 12.8e12, 1e-12,
+             "s", "hand: leaf-bound over an SU");
+  { /* sweep bytes */
+    static const double g[] = {1000000000.0, 2500000000.0, 0.0, 1.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_two_level_allgather_time_s(g[i], 8, 450000000000.0, 2, 400000000000.0),
+                   ref_gpus_two_level_allgather_time_s(g[i], 8, 450000000000.0, 2, 400000000000.0), "s",
+                   "ex_gpus_two_level_allgather_time_s(%g, %g, %g, %g, %g)", (double)g[i], (double)8, (double)450000000000.0, (double)2, (double)400000000000.0);
+  }
+  { /* sweep gpus_per_node */
+    static const int64_t g[] = {8, 1, 2, 7, 0, -3};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_two_level_allgather_time_s(1000000000.0, g[i], 450000000000.0, 2, 400000000000.0),
+                   ref_gpus_two_level_allgather_time_s(1000000000.0, g[i], 450000000000.0, 2, 400000000000.0), "s",
+                   "ex_gpus_two_level_allgather_time_s(%g, %g, %g, %g, %g)", (double)1000000000.0, (double)g[i], (double)450000000000.0, (double)2, (double)400000000000.0);
+  }
+  { /* sweep gpu_egress_bytes_per_s */
+    static const double g[] = {450000000000.0, 1125000000000.0, 1.0, 0.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_two_level_allgather_time_s(1000000000.0, 8, g[i], 2, 400000000000.0),
+                   ref_gpus_two_level_allgather_time_s(1000000000.0, 8, g[i], 2, 400000000000.0), "s",
+                   "ex_gpus_two_level_allgather_time_s(%g, %g, %g, %g, %g)", (double)1000000000.0, (double)8, (double)g[i], (double)2, (double)400000000000.0);
+  }
+  { /* sweep n_nodes */
+    static const int64_t g[] = {2, 1, 7, 0, -3};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_two_level_allgather_time_s(1000000000.0, 8, 450000000000.0, g[i], 400000000000.0),
+                   ref_gpus_two_level_allgather_time_s(1000000000.0, 8, 450000000000.0, g[i], 400000000000.0), "s",
+                   "ex_gpus_two_level_allgather_time_s(%g, %g, %g, %g, %g)", (double)1000000000.0, (double)8, (double)450000000000.0, (double)g[i], (double)400000000000.0);
+  }
+  { /* sweep node_egress_bytes_per_s */
+    static const double g[] = {400000000000.0, 1000000000000.0, 1.0, 0.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_two_level_allgather_time_s(1000000000.0, 8, 450000000000.0, 2, g[i]),
+                   ref_gpus_two_level_allgather_time_s(1000000000.0, 8, 450000000000.0, 2, g[i]), "s",
+                   "ex_gpus_two_level_allgather_time_s(%g, %g, %g, %g, %g)", (double)1000000000.0, (double)8, (double)450000000000.0, (double)2, (double)g[i]);
+  }
+}
+END_TEST
+
+START_TEST(gpus_dp_critical_batch) {
+  /* Book: 990e12 / 450e9 = 2200; 990e12 / 400e9 = 2475; B200 2250e12 / 400e9 = 5625; MoE
+   * 32 x 2475 = 79,200. */
+  GRADE_BOOK(ex_gpus_dp_critical_batch(990e12, 450e9, 1, 1), 2200.0, 1e-12, "tokens",
+             "ch. 12: 2200 within a node");
+  GRADE_BOOK(ex_gpus_dp_critical_batch(990e12, 400e9, 1, 1), 2475.0, 1e-12, "tokens",
+             "ch. 12: 2475 across nodes");
+  GRADE_BOOK(ex_gpus_dp_critical_batch(2250e12, 400e9, 1, 1), 5625.0, 1e-12, "tokens",
+             "ch. 12 Quiz 5 Q1: 5625 on B200");
+  GRADE_BOOK(ex_gpus_dp_critical_batch(990e12, 400e9, 128, 4), 79200.0, 1e-12, "tokens",
+             "ch. 12: 79,200 for E = 128, k = 4");
+  { /* sweep flops_per_s */
+    static const double g[] = {990000000000000.0, 2475000000000000.0, 1.0, 0.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_dp_critical_batch(g[i], 400000000000.0, 1, 1),
+                   ref_gpus_dp_critical_batch(g[i], 400000000000.0, 1, 1), "tokens",
+                   "ex_gpus_dp_critical_batch(%g, %g, %g, %g)", (double)g[i], (double)400000000000.0, (double)1, (double)1);
+  }
+  { /* sweep collective_bytes_per_s */
+    static const double g[] = {400000000000.0, 1000000000000.0, 1.0, 0.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_dp_critical_batch(990000000000000.0, g[i], 1, 1),
+                   ref_gpus_dp_critical_batch(990000000000000.0, g[i], 1, 1), "tokens",
+                   "ex_gpus_dp_critical_batch(%g, %g, %g, %g)", (double)990000000000000.0, (double)g[i], (double)1, (double)1);
+  }
+  { /* sweep n_experts */
+    static const int64_t g[] = {1, 128, 0, -1};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_dp_critical_batch(990000000000000.0, 400000000000.0, g[i], 1),
+                   ref_gpus_dp_critical_batch(990000000000000.0, 400000000000.0, g[i], 1), "tokens",
+                   "ex_gpus_dp_critical_batch(%g, %g, %g, %g)", (double)990000000000000.0, (double)400000000000.0, (double)g[i], (double)1);
+  }
+  { /* sweep n_active */
+    static const int64_t g[] = {1, 2, 0, -1};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_dp_critical_batch(990000000000000.0, 400000000000.0, 1, g[i]),
+                   ref_gpus_dp_critical_batch(990000000000000.0, 400000000000.0, 1, g[i]), "tokens",
+                   "ex_gpus_dp_critical_batch(%g, %g, %g, %g)", (double)990000000000000.0, (double)400000000000.0, (double)1, (double)g[i]);
+  }
+}
+END_TEST
+
+START_TEST(gpus_tp_max_degree) {
+  /* Book: F / 2475 = 28000 / 2475 = 11.3 ("about 11-way"); B200 in a node F / 2500. */
+  GRADE_BOOK(ex_gpus_tp_max_degree(28000.0, 990e12, 400e9), 11.0, 0.03, "GPUs",
+             "ch. 12: about 11-way");
+  GRADE_BOOK(ex_gpus_tp_max_degree(25000.0, 2250e12, 900e9), 10.0, 1e-12, "GPUs",
+             "ch. 12 Quiz 5 Q1: Y < F / 2500 on B200");
+  { /* sweep f */
+    static const double g[] = {28000.0, 70000.0, 1.0, 0.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_tp_max_degree(g[i], 990000000000000.0, 400000000000.0),
+                   ref_gpus_tp_max_degree(g[i], 990000000000000.0, 400000000000.0), "GPUs",
+                   "ex_gpus_tp_max_degree(%g, %g, %g)", (double)g[i], (double)990000000000000.0, (double)400000000000.0);
+  }
+  { /* sweep flops_per_s */
+    static const double g[] = {990000000000000.0, 2475000000000000.0, 1.0, 0.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_tp_max_degree(28000.0, g[i], 400000000000.0),
+                   ref_gpus_tp_max_degree(28000.0, g[i], 400000000000.0), "GPUs",
+                   "ex_gpus_tp_max_degree(%g, %g, %g)", (double)28000.0, (double)g[i], (double)400000000000.0);
+  }
+  { /* sweep collective_bytes_per_s */
+    static const double g[] = {400000000000.0, 1000000000000.0, 1.0, 0.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_tp_max_degree(28000.0, 990000000000000.0, g[i]),
+                   ref_gpus_tp_max_degree(28000.0, 990000000000000.0, g[i]), "GPUs",
+                   "ex_gpus_tp_max_degree(%g, %g, %g)", (double)28000.0, (double)990000000000000.0, (double)g[i]);
+  }
+}
+END_TEST
+
+START_TEST(gpus_min_gpus_for_weights_and_adam) {
+  /* Book: 700GB / 80GB = 8.75, "at least 9 GPUs". */
+  GRADE_BOOK(ex_gpus_min_gpus_for_weights_and_adam(70e9, 80e9), 9.0, 1e-12, "GPUs",
+             "ch. 12 Quiz 5 Q2: 9 GPUs");
+  GRADE_BOOK(ex_gpus_min_gpus_for_weights_and_adam(8e9, 80e9), 1.0, 1e-12, "GPUs",
+             "hand: exactly one GPU's worth");
+  { /* sweep n_params */
+    static const double g[] = {70000000000.0, 175000000000.0, 0.0, 1.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_min_gpus_for_weights_and_adam(g[i], 80000000000.0),
+                   ref_gpus_min_gpus_for_weights_and_adam(g[i], 80000000000.0), "GPUs",
+                   "ex_gpus_min_gpus_for_weights_and_adam(%g, %g)", (double)g[i], (double)80000000000.0);
+  }
+  { /* sweep hbm_bytes_per_gpu */
+    static const double g[] = {80000000000.0, 200000000000.0, 1.0, 0.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_min_gpus_for_weights_and_adam(70000000000.0, g[i]),
+                   ref_gpus_min_gpus_for_weights_and_adam(70000000000.0, g[i]), "GPUs",
+                   "ex_gpus_min_gpus_for_weights_and_adam(%g, %g)", (double)70000000000.0, (double)g[i]);
+  }
+}
+END_TEST
+
+START_TEST(gpus_pipeline_comms_time_s) {
+  /* Hand: 2 x 4e6 x 8192 / (400e9 x 16) = 10.24 ms per hop, 16 + 8 - 2 = 22 hops: 225.28 ms.
+   * A single stage with one microbatch has 1 + 1 - 2 = 0 hops. */
+  GRADE_BOOK(ex_gpus_pipeline_comms_time_s(4e6, 8192.0, 400e9, 16, 8), 0.22528, 1e-12, "s",
+             "hand: 2BD / (W N_MB) x (N_MB + N_stages - 2)");
+  GRADE_BOOK(ex_gpus_pipeline_comms_time_s(4e6, 8192.0, 400e9, 1, 1), 0.0, 1e-12, "s",
+             "hand: a single stage and microbatch sends nothing");
+  { /* sweep b */
+    static const double g[] = {4000000.0, 10000000.0, 0.0, 1.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_pipeline_comms_time_s(g[i], 8192.0, 400000000000.0, 16, 8),
+                   ref_gpus_pipeline_comms_time_s(g[i], 8192.0, 400000000000.0, 16, 8), "s",
+                   "ex_gpus_pipeline_comms_time_s(%g, %g, %g, %g, %g)", (double)g[i], (double)8192.0, (double)400000000000.0, (double)16, (double)8);
+  }
+  { /* sweep d */
+    static const double g[] = {8192.0, 20480.0, 1.0, 0.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_pipeline_comms_time_s(4000000.0, g[i], 400000000000.0, 16, 8),
+                   ref_gpus_pipeline_comms_time_s(4000000.0, g[i], 400000000000.0, 16, 8), "s",
+                   "ex_gpus_pipeline_comms_time_s(%g, %g, %g, %g, %g)", (double)4000000.0, (double)g[i], (double)400000000000.0, (double)16, (double)8);
+  }
+  { /* sweep bytes_per_s */
+    static const double g[] = {400000000000.0, 1000000000000.0, 1.0, 0.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_pipeline_comms_time_s(4000000.0, 8192.0, g[i], 16, 8),
+                   ref_gpus_pipeline_comms_time_s(4000000.0, 8192.0, g[i], 16, 8), "s",
+                   "ex_gpus_pipeline_comms_time_s(%g, %g, %g, %g, %g)", (double)4000000.0, (double)8192.0, (double)g[i], (double)16, (double)8);
+  }
+  { /* sweep n_microbatches */
+    static const int64_t g[] = {16, 1, 2, 7, 0, -3};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_pipeline_comms_time_s(4000000.0, 8192.0, 400000000000.0, g[i], 8),
+                   ref_gpus_pipeline_comms_time_s(4000000.0, 8192.0, 400000000000.0, g[i], 8), "s",
+                   "ex_gpus_pipeline_comms_time_s(%g, %g, %g, %g, %g)", (double)4000000.0, (double)8192.0, (double)400000000000.0, (double)g[i], (double)8);
+  }
+  { /* sweep n_stages */
+    static const int64_t g[] = {8, 1, 2, 7, 0, -3};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_pipeline_comms_time_s(4000000.0, 8192.0, 400000000000.0, 16, g[i]),
+                   ref_gpus_pipeline_comms_time_s(4000000.0, 8192.0, 400000000000.0, 16, g[i]), "s",
+                   "ex_gpus_pipeline_comms_time_s(%g, %g, %g, %g, %g)", (double)4000000.0, (double)8192.0, (double)400000000000.0, (double)16, (double)g[i]);
+  }
+}
+END_TEST
+
+int main(void) {
+  Suite *suite = suite_create("12-gpus");
+  grade_add(suite, "gpus.cuda_cores", gpus_cuda_cores);
+  grade_add(suite, "gpus.vector_flops_per_s", gpus_vector_flops_per_s);
+  grade_add(suite, "gpus.clock_hz", gpus_clock_hz);
+  grade_add(suite, "gpus.matmul_time_s", gpus_matmul_time_s);
+  grade_add(suite, "gpus.vector_add_time_s", gpus_vector_add_time_s);
+  grade_add(suite, "gpus.node_bandwidth_bytes_per_s", gpus_node_bandwidth_bytes_per_s);
+  grade_add(suite, "gpus.allgather_time_s", gpus_allgather_time_s);
+  grade_add(suite, "gpus.alltoall_time_s", gpus_alltoall_time_s);
+  grade_add(suite, "gpus.allreduce_time_s", gpus_allreduce_time_s);
+  grade_add(suite, "gpus.two_level_allgather_time_s", gpus_two_level_allgather_time_s);
+  grade_add(suite, "gpus.dp_critical_batch", gpus_dp_critical_batch);
+  grade_add(suite, "gpus.tp_max_degree", gpus_tp_max_degree);
+  grade_add(suite, "gpus.min_gpus_for_weights_and_adam", gpus_min_gpus_for_weights_and_adam);
+  grade_add(suite, "gpus.pipeline_comms_time_s", gpus_pipeline_comms_time_s);
+  return grade_run(suite);
+}
