@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "internal.h"
+#include "scale/gpu.h"
 
 /* ==== small helpers =========================================================================== */
 
@@ -505,6 +506,31 @@ static double link_bandwidth(const scale_chip *chip, const scale_layout *l, scal
   }
 }
 
+/* On a GPU cluster with a fat tree (hardware net_levels), the AllGather-type collectives of
+ * dimension 'd' (TP, CP, FSDP, DP) run over the tree: its group of X GPUs strides over the
+ * product Y of the dimensions mapped inside it (tp, cp, fsdp, pp: innermost first, as
+ * scale_train_layout_map() places them), and gpu.h gives the time of gathering the whole
+ * array (Y chip shards) over it. The bandwidth that turns the chip's own shard V into that
+ * time is V / T = 1 / (Y x T(1 byte)) (ch. 12: 412.9 GB/s for DP over a 1024-GPU SuperPod, the
+ * node egress of 400 GB/s shared by 8 GPUs once the inner dimensions span whole nodes).
+ * NaN when the chip has no tree or the group is larger than it (callers fall back). */
+static double tree_bandwidth(const scale_chip *chip, const scale_layout *l, scale_train_dim d) {
+  if (chip->kind != SCALE_HW_GPU || chip->n_net_levels < 1) return NAN;
+  double inner;
+  switch (d) {
+  case SCALE_TRAIN_DIM_TP: inner = 1.0; break;
+  case SCALE_TRAIN_DIM_CP: inner = l->tp; break;
+  case SCALE_TRAIN_DIM_FSDP: inner = l->tp * l->cp; break;
+  case SCALE_TRAIN_DIM_DP: inner = l->tp * l->cp * l->fsdp * l->pp; break;
+  default: return NAN;
+  }
+  double degree = d == SCALE_TRAIN_DIM_TP ? l->tp : d == SCALE_TRAIN_DIM_CP ? l->cp
+                  : d == SCALE_TRAIN_DIM_FSDP ? l->fsdp : l->dp;
+  if (degree <= 1.0) return NAN;
+  double t = scale_gpu_all_gather_s(chip, degree, inner, 1.0);
+  return t > 0.0 ? 1.0 / (inner * t) : (double)NAN;
+}
+
 /* Bandwidth of a point-to-point pipeline send: one link, one way. */
 static double send_bandwidth(const scale_chip *chip, const scale_layout *l) {
   switch (l->link[SCALE_TRAIN_DIM_PP]) {
@@ -678,8 +704,10 @@ void scale_train_eval(const scale_train_problem *problem, const scale_layout *l,
 
   /* ---- collectives (ch. 5 algorithms; per layer over the whole step) ---- */
   double bw[SCALE_TRAIN_DIM_COUNT];
-  for (int d = 0; d < SCALE_TRAIN_DIM_COUNT; d++)
-    bw[d] = link_bandwidth(chip, l, (scale_train_dim)d);
+  for (int d = 0; d < SCALE_TRAIN_DIM_COUNT; d++) {
+    double tree = tree_bandwidth(chip, l, (scale_train_dim)d);
+    bw[d] = isnan(tree) ? link_bandwidth(chip, l, (scale_train_dim)d) : tree;
+  }
   double tokens = out->tokens_per_chip;
   bool block_remat = l->remat == SCALE_REMAT_BLOCK;
   double grad_shard = zero >= 1 ? fsdp : 1.0; /* gradients are reduced-scattered first */

@@ -24,6 +24,9 @@
  *     (ch. 3): AllGather/ReduceScatter of V bytes take V / W, AllReduce 2V / W, with W the
  *     bidirectional ICI bandwidth times the axes spanned (W_ici M), the NVLink egress, or the
  *     per-chip DCN egress (where V is the chip's own shard, as in the book's DCN analysis);
+ *     on a GPU cluster whose hardware file describes its fat tree, TP, CP, FSDP and DP use
+ *     the tree's exact AllGather bandwidth for their group instead (gpu.h, ch. 12), so model
+ *     parallelism spanning nodes speeds up the data-parallel collectives as the book says;
  *     the (N-1)/N factors are dropped, as the book drops them;
  *   - overlap: collectives overlap with compute and with each other, except that dimensions
  *     sharing the NVLink egress or the DCN NICs serialize; exposed communication is what the

@@ -427,6 +427,8 @@ static const char style_css[] =
     "h1,h2,h3{line-height:1.25}\n"
     "a.anchor{visibility:hidden;text-decoration:none;color:var(--muted);font-weight:400}\n"
     "h1:hover a.anchor,h2:hover a.anchor,h3:hover a.anchor,h4:hover a.anchor{visibility:visible}\n"
+    /* Without hover (a phone) the hidden anchor would still push a heading onto a new line. */
+    "@media (hover:none){a.anchor{display:none}}\n"
     "code,pre{font-family:ui-monospace,\"DejaVu Sans Mono\",Menlo,Consolas,monospace;"
     "font-size:.9em}\n"
     "code{background:var(--code);padding:.05em .25em;border-radius:3px;"
@@ -446,6 +448,9 @@ static const char style_css[] =
     "white-space:nowrap}\n"
     "code.math{background:none;font-style:italic}\n"
     ".math-display{display:block;text-align:center;margin:1rem 0;overflow-x:auto}\n"
+    /* KaTeX hides its MathML copy with position:absolute; keep it inside the formula's box,
+     * or a wide display formula widens the whole page on a phone. */
+    ".math,.math-display{position:relative}\n"
     "section.exercise{border-left:4px solid var(--accent);padding:.25rem 1rem;margin:1.5rem 0;"
     "background:#f7f9fc}\n"
     ".exercise-head{margin-top:.5rem}\n"

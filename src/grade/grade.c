@@ -592,16 +592,25 @@ static void apply_xml(const char *xml, scale_grade_report *report, bool *seen) {
   }
 }
 
-/* The first line of a build log that reports an error, with the student's folder 'strip'
- * removed from the paths it names. */
+/* The first line of a build log that reports an error (else its last line that is not blank),
+ * with the student's folder 'strip' removed from the paths it names; "" for an empty log. */
 static void first_error(const char *log_path, const char *strip, char *out, size_t size) {
   char *text = read_all(log_path, (size_t)16 << 20);
   copy(out, size, "");
   if (!text) return;
   const char *patterns[] = {"error:", "Error:", "undefined reference", "Error "};
+  char *hit = NULL;
   for (size_t k = 0; k < sizeof patterns / sizeof patterns[0]; k++) {
-    char *hit = strstr(text, patterns[k]);
-    if (!hit) continue;
+    char *found = strstr(text, patterns[k]);
+    if (found && (!hit || found < hit)) hit = found;
+  }
+  if (!hit) {
+    size_t end = strlen(text);
+    while (end > 0 && (text[end - 1] == '\n' || text[end - 1] == ' ')) end--;
+    text[end] = '\0';
+    hit = end > 0 ? text + end - 1 : NULL;
+  }
+  if (hit) {
     char *line = hit;
     while (line > text && line[-1] != '\n') line--;
     size_t len = strcspn(line, "\n");
@@ -615,7 +624,6 @@ static void first_error(const char *log_path, const char *strip, char *out, size
       out[n++] = line[i++];
     }
     out[n] = '\0';
-    break;
   }
   free(text);
 }
@@ -735,14 +743,23 @@ static void grade_chapter(const grader *g, const char *build, const char *exerci
   remove(object);
   remove(exe);
   remove(log_path);
-  limits compile = {dir, build, home, options->compile_timeout_s > 0.0 ? options->compile_timeout_s : 60.0,
-                    0.0, 2.0 * (double)(1 << 30), options->output_bytes > 0.0 ? options->output_bytes : 64.0 * (1 << 20),
-                    g->isolate};
-  compile.cpu_s = compile.wall_s;
-  if (compile.memory_bytes < options->memory_bytes) compile.memory_bytes = options->memory_bytes;
+  /* The compiler and the linker: as confined as the student's code (the source may include
+   * anything, and a pathological file can make cc1 run long or grow large). */
+  const double gib = (double)(1 << 30), mib = (double)(1 << 20);
+  double compile_s = options->compile_timeout_s > 0.0 ? options->compile_timeout_s : 60.0;
+  limits compile = {
+      .cwd = dir,
+      .writable = build,
+      .home = home,
+      .wall_s = compile_s,
+      .cpu_s = compile_s,
+      .memory_bytes = options->memory_bytes > 2.0 * gib ? options->memory_bytes : 2.0 * gib,
+      .output_bytes = options->output_bytes > 0.0 ? options->output_bytes : 64.0 * mib,
+      .isolate = g->isolate,
+  };
 
   /* Compile the student's file, then link it: both time- and memory-limited. */
-  char *argv[2 * RECIPE_MAX + 16];
+  char *argv[4 * RECIPE_MAX + 16];
   size_t n = 0;
   argv[n++] = r.cc;
   for (size_t i = 0; i < r.n_cflags; i++) argv[n++] = r.cflags[i];
@@ -808,7 +825,7 @@ static void grade_chapter(const grader *g, const char *build, const char *exerci
   limits running = compile;
   running.wall_s = (double)n_cases * (g->timeout_s + 1.0) + 10.0;
   running.cpu_s = running.wall_s;
-  running.memory_bytes = options->memory_bytes > 0.0 ? options->memory_bytes : (double)(1 << 30);
+  running.memory_bytes = options->memory_bytes > 0.0 ? options->memory_bytes : gib;
   run_result ran = run(run_argv, log_path, env, &running);
 
   char *xml = read_all(xml_path, (size_t)64 << 20);
@@ -899,7 +916,7 @@ static scale_status prepare(const scale_grade_options *options, const char *buil
                             "-DCMAKE_BUILD_TYPE=RelWithDebInfo", NULL};
   fmt_into(log_path, sizeof log_path, "%s/configure.log", g->harness);
   remove(log_path);
-  limits trusted = {NULL, NULL, NULL, 300.0, 0.0, 0.0, 0.0, false};
+  limits trusted = {.wall_s = 300.0}; /* our own sources: only a wall-clock limit */
   say(options, "scale grade: configuring the grading harness in %s", g->harness);
   run_result configured = run(configure_argv, log_path, NULL, &trusted);
   if (!configured.started || configured.timed_out || configured.signal ||

@@ -15,7 +15,6 @@
 # browser binary; SCALE_BROWSER_SCREENSHOTS=DIR also saves PNG screenshots of the pages there.
 set -u
 SCALE=${1:?usage: sh test_browser.sh /path/to/scale}
-SRC=${SCALE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 PAGES="index.html 01-rooflines.html 12-gpus.html"
 
 chromium=${SCALE_CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
@@ -27,6 +26,8 @@ if ! command -v python3 >/dev/null 2>&1; then
   echo "skipped: no python3 to drive the browser"
   exit 77
 fi
+
+SRC=${SCALE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 
 # How the renderer will show math: it uses $SCALE_KATEX ("none" or "": no KaTeX), else katex.
 if [ -n "${SCALE_KATEX+set}" ]; then
