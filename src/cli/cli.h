@@ -48,6 +48,19 @@ void cli_getopt_reset(void);
  * for subcommand 'cmd' and returns CLI_EXIT_USAGE. */
 int cli_bad_option(const char *cmd, char **argv);
 
+/** What `scale CMD list|show NAME [--json]` asked for. */
+typedef struct {
+  bool list;        /**< list (else show) */
+  const char *name; /**< show's NAME */
+  bool json;        /**< --json anywhere on the line */
+} cli_list_show;
+
+/** Parses the arguments of a list/show subcommand named 'cmd' ("hw", "model"); 'usage' prints
+ * its --help. Returns -1 when the caller should go on with *out, else the exit status to return
+ * (0 after --help, 2 after a usage error, reported). */
+int cli_parse_list_show(const char *cmd, int argc, char **argv, void (*usage)(FILE *),
+                        cli_list_show *out);
+
 /* ---- loading by name ------------------------------------------------------------------------ */
 
 /** Loads hardware NAME; on failure prints "scale: unknown hardware 'X' (try: scale hw list)" or

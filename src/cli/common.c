@@ -51,6 +51,48 @@ int cli_bad_option(const char *cmd, char **argv) {
                    cmd);
 }
 
+int cli_parse_list_show(const char *cmd, int argc, char **argv, void (*usage)(FILE *),
+                        cli_list_show *out) {
+  static const struct option options[] = {
+      {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+  out->list = false, out->name = NULL, out->json = false;
+  cli_getopt_reset();
+  int c;
+  while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+    if (c == 'j') {
+      out->json = true;
+    } else if (c == 'h') {
+      usage(stdout);
+      return CLI_EXIT_OK;
+    } else {
+      return cli_bad_option(cmd, argv);
+    }
+  }
+  if (optind >= argc) return cli_usage("%s: missing action (list or show NAME)", cmd);
+  const char *action = argv[optind++];
+  /* options may also follow the action: scale hw show tpu-v5p --json */
+  for (; optind < argc; optind++) {
+    if (strcmp(argv[optind], "--json") == 0)
+      out->json = true;
+    else if (argv[optind][0] == '-' && argv[optind][1])
+      return cli_usage("%s: unknown option '%s' (try: scale %s --help)", cmd, argv[optind], cmd);
+    else if (!out->name)
+      out->name = argv[optind];
+    else
+      return cli_usage("%s: unexpected argument '%s'", cmd, argv[optind]);
+  }
+  if (strcmp(action, "list") == 0) {
+    if (out->name) return cli_usage("%s list: unexpected argument '%s'", cmd, out->name);
+    out->list = true;
+    return -1;
+  }
+  if (strcmp(action, "show") == 0) {
+    if (!out->name) return cli_usage("%s show: missing NAME (try: scale %s list)", cmd, cmd);
+    return -1;
+  }
+  return cli_usage("%s: unknown action '%s' (list or show NAME)", cmd, action);
+}
+
 /* ==== loading =============================================================================== */
 
 int cli_load_chip(const char *name, scale_chip *out) {

@@ -1,5 +1,4 @@
 /* hw.c — `scale hw list` and `scale hw show NAME`: the chips and systems of hardware/. */
-#include <getopt.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -205,49 +204,15 @@ static void usage(FILE *out) {
 }
 
 int cli_cmd_hw(int argc, char **argv) {
-  static const struct option options[] = {
-      {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-  bool as_json = false;
-  cli_getopt_reset();
-  int c;
-  while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
-    if (c == 'j') {
-      as_json = true;
-    } else if (c == 'h') {
-      usage(stdout);
-      return CLI_EXIT_OK;
-    } else {
-      return cli_bad_option("hw", argv);
-    }
-  }
-  if (optind >= argc) return cli_usage("hw: missing action (list or show NAME)");
-  const char *action = argv[optind++];
-  /* options may also follow the action: scale hw show tpu-v5p --json */
-  const char *name = NULL;
-  for (; optind < argc; optind++) {
-    if (strcmp(argv[optind], "--json") == 0)
-      as_json = true;
-    else if (argv[optind][0] == '-' && argv[optind][1])
-      return cli_usage("hw: unknown option '%s' (try: scale hw --help)", argv[optind]);
-    else if (!name)
-      name = argv[optind];
-    else
-      return cli_usage("hw: unexpected argument '%s'", argv[optind]);
-  }
-  if (strcmp(action, "list") == 0) {
-    if (name) return cli_usage("hw list: unexpected argument '%s'", name);
-    return list(as_json);
-  }
-  if (strcmp(action, "show") == 0) {
-    if (!name) return cli_usage("hw show: missing NAME (try: scale hw list)");
-    scale_chip chip;
-    int rc = cli_load_chip(name, &chip);
-    if (rc) return rc;
-    if (as_json)
-      show_json(&chip);
-    else
-      show_text(&chip);
-    return CLI_EXIT_OK;
-  }
-  return cli_usage("hw: unknown action '%s' (list or show NAME)", action);
+  cli_list_show args;
+  int rc = cli_parse_list_show("hw", argc, argv, usage, &args);
+  if (rc >= 0) return rc;
+  if (args.list) return list(args.json);
+  scale_chip chip;
+  if ((rc = cli_load_chip(args.name, &chip))) return rc;
+  if (args.json)
+    show_json(&chip);
+  else
+    show_text(&chip);
+  return CLI_EXIT_OK;
 }

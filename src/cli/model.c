@@ -1,5 +1,4 @@
 /* model.c — `scale model list` and `scale model show NAME`: the architectures of models/. */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -146,48 +145,15 @@ static void usage(FILE *out) {
 }
 
 int cli_cmd_model(int argc, char **argv) {
-  static const struct option options[] = {
-      {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-  bool as_json = false;
-  cli_getopt_reset();
-  int c;
-  while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
-    if (c == 'j') {
-      as_json = true;
-    } else if (c == 'h') {
-      usage(stdout);
-      return CLI_EXIT_OK;
-    } else {
-      return cli_bad_option("model", argv);
-    }
-  }
-  if (optind >= argc) return cli_usage("model: missing action (list or show NAME)");
-  const char *action = argv[optind++];
-  const char *name = NULL;
-  for (; optind < argc; optind++) {
-    if (strcmp(argv[optind], "--json") == 0)
-      as_json = true;
-    else if (argv[optind][0] == '-' && argv[optind][1])
-      return cli_usage("model: unknown option '%s' (try: scale model --help)", argv[optind]);
-    else if (!name)
-      name = argv[optind];
-    else
-      return cli_usage("model: unexpected argument '%s'", argv[optind]);
-  }
-  if (strcmp(action, "list") == 0) {
-    if (name) return cli_usage("model list: unexpected argument '%s'", name);
-    return list(as_json);
-  }
-  if (strcmp(action, "show") == 0) {
-    if (!name) return cli_usage("model show: missing NAME (try: scale model list)");
-    scale_model m;
-    int rc = cli_load_model(name, &m);
-    if (rc) return rc;
-    if (as_json)
-      show_json(&m);
-    else
-      show_text(&m);
-    return CLI_EXIT_OK;
-  }
-  return cli_usage("model: unknown action '%s' (list or show NAME)", action);
+  cli_list_show args;
+  int rc = cli_parse_list_show("model", argc, argv, usage, &args);
+  if (rc >= 0) return rc;
+  if (args.list) return list(args.json);
+  scale_model m;
+  if ((rc = cli_load_model(args.name, &m))) return rc;
+  if (args.json)
+    show_json(&m);
+  else
+    show_text(&m);
+  return CLI_EXIT_OK;
 }
