@@ -96,10 +96,12 @@ static double score_of(const scale_plan_opts *o, const scale_train_problem *p,
 static int layout_cmp(const scale_layout *a, const scale_layout *b) {
   const double ka[] = {a->tp,  a->cp,   a->pp, a->fsdp, a->dp, a->ep, a->zero_stage, a->sp,
                        a->schedule, a->n_microbatches, a->remat, a->cp_kind,
-                       a->link[SCALE_TRAIN_DIM_PP]};
+                       a->link[SCALE_TRAIN_DIM_PP], a->n_axes[SCALE_TRAIN_DIM_FSDP],
+                       a->n_axes[SCALE_TRAIN_DIM_TP], a->n_axes[SCALE_TRAIN_DIM_DP]};
   const double kb[] = {b->tp,  b->cp,   b->pp, b->fsdp, b->dp, b->ep, b->zero_stage, b->sp,
                        b->schedule, b->n_microbatches, b->remat, b->cp_kind,
-                       b->link[SCALE_TRAIN_DIM_PP]};
+                       b->link[SCALE_TRAIN_DIM_PP], b->n_axes[SCALE_TRAIN_DIM_FSDP],
+                       b->n_axes[SCALE_TRAIN_DIM_TP], b->n_axes[SCALE_TRAIN_DIM_DP]};
   for (size_t i = 0; i < sizeof ka / sizeof ka[0]; i++)
     if (ka[i] != kb[i]) return ka[i] < kb[i] ? -1 : 1;
   return 0;
@@ -201,27 +203,64 @@ static void policies(worker *w, double n_seq) {
   }
 }
 
-/* Pipeline schedules and microbatch counts (or gradient accumulation), and the mapping. */
+/* The ICI dimensions of a mapped layout that move data (EP reuses the data-parallel axes and
+ * PP sends point to point, so neither takes torus axes of its own). */
+static int ici_dims(const scale_layout *l, int dims[SCALE_TRAIN_DIM_COUNT]) {
+  const double degree[SCALE_TRAIN_DIM_COUNT] = {l->dp, l->fsdp, l->tp, l->pp, l->ep, l->cp};
+  int k = 0;
+  for (int d = 0; d < SCALE_TRAIN_DIM_COUNT; d++)
+    if (d != SCALE_TRAIN_DIM_EP && d != SCALE_TRAIN_DIM_PP && degree[d] > 1 &&
+        l->link[d] == SCALE_TRAIN_LINK_ICI)
+      dims[k++] = d;
+  return k;
+}
+
+/* Every split of the torus axes among the ICI dimensions (each at least one axis; the spare
+ * axes to one of them: on a 3-D v5p, FSDP x TP is (2, 1) or (1, 2), the book's M_X, M_Y),
+ * then the microbatch counts. The book's own split is one of them. */
+static void axis_splits(worker *w, double n_seq, const double *ms, int n_ms) {
+  scale_layout *l = &w->layout;
+  const scale_chip *c = w->problem->chip;
+  int dims[SCALE_TRAIN_DIM_COUNT];
+  int k = c->kind == SCALE_HW_TPU ? ici_dims(l, dims) : 0;
+  double axes = isfinite(c->ici_n_axes) ? c->ici_n_axes : 1;
+  int n_splits = k >= 2 && k < axes ? k : 1;
+  for (int split = 0; split < n_splits; split++) {
+    if (n_splits > 1)
+      for (int i = 0; i < k; i++) l->n_axes[dims[i]] = i == split ? axes - (k - 1) : 1;
+    for (int f = 0; f < n_ms; f++) {
+      l->n_microbatches = ms[f];
+      policies(w, n_seq);
+    }
+  }
+}
+
+/* Pipeline schedules and microbatch counts (or gradient accumulation), and the mappings onto
+ * the hardware: the book's (innermost dimensions into the fast domain) and, for a pipeline,
+ * the same with the stages pushed outermost onto DCN; then every split of the torus axes. */
 static void schedules(worker *w, double n_seq) {
   const scale_plan_opts *o = w->opts;
   const scale_train_problem *p = w->problem;
   scale_layout *l = &w->layout;
-  static const double factors[] = {1, 2, 4, 8};
+  const double ms[4] = {1, 2, 4, 8};
   if (l->pp == 1) {
     l->schedule = SCALE_PP_1F1B;
     l->n_virtual_stages = 1;
     scale_train_layout_map(p->chip, p->n_chips, l);
-    for (size_t f = 0; f < 4; f++) {
-      l->n_microbatches = factors[f];
-      policies(w, n_seq);
-    }
+    axis_splits(w, n_seq, ms, 4);
     return;
   }
   double layers = (double)p->model->n_layers;
+  const double pms[4] = {l->pp, 2 * l->pp, 4 * l->pp, 8 * l->pp};
   for (int s = 0; s < SCALE_PP_COUNT; s++) {
     if (!o->allow_schedule[s]) continue;
     l->schedule = (scale_pp_schedule)s;
     l->n_virtual_stages = s == SCALE_PP_INTERLEAVED ? 2 : 1;
+    if (l->n_virtual_stages * l->pp > layers) {
+      w->report.n_candidates += 4;
+      w->report.n_pruned[SCALE_PLAN_PRUNE_PP] += 4;
+      continue;
+    }
     for (int mapping = 0; mapping < 2; mapping++) {
       scale_train_layout_map(p->chip, p->n_chips, l);
       if (mapping == 1) {
@@ -230,15 +269,7 @@ static void schedules(worker *w, double n_seq) {
         l->link[SCALE_TRAIN_DIM_PP] = SCALE_TRAIN_LINK_DCN;
         l->n_axes[SCALE_TRAIN_DIM_PP] = 1;
       }
-      for (size_t f = 0; f < 4; f++) {
-        l->n_microbatches = factors[f] * l->pp;
-        if (l->n_virtual_stages * l->pp > layers) {
-          w->report.n_candidates++;
-          w->report.n_pruned[SCALE_PLAN_PRUNE_PP]++;
-          continue;
-        }
-        policies(w, n_seq);
-      }
+      axis_splits(w, n_seq, pms, 4);
     }
   }
 }
@@ -406,6 +437,12 @@ scale_status scale_plan_train(const scale_train_problem *problem, const scale_pl
 
 /* ==== text ================================================================================== */
 
+/* ", 2 axes" when an ICI dimension spans more than one torus axis, else "". */
+static const char *axes_note(const scale_layout *l, scale_train_dim d) {
+  if (l->link[d] != SCALE_TRAIN_LINK_ICI || !(l->n_axes[d] > 1)) return "";
+  return l->n_axes[d] >= 3 ? ", 3 axes" : ", 2 axes";
+}
+
 char *scale_plan_layout_str(const scale_layout *l, char *buf, size_t size) {
   size_t n = 0;
   buf[0] = '\0';
@@ -420,11 +457,17 @@ char *scale_plan_layout_str(const scale_layout *l, char *buf, size_t size) {
     sep = " x ";
   }
   if (l->fsdp > 1) {
-    PUT("%sfsdp %g (zero-%d)", sep, l->fsdp, l->zero_stage);
+    PUT("%sfsdp %g (zero-%d%s)", sep, l->fsdp, l->zero_stage, axes_note(l, SCALE_TRAIN_DIM_FSDP));
     sep = " x ";
   }
   if (l->tp > 1) {
-    PUT("%stp %g%s", sep, l->tp, l->sp ? " (sp)" : "");
+    const char *axes = axes_note(l, SCALE_TRAIN_DIM_TP);
+    if (l->sp)
+      PUT("%stp %g (sp%s)", sep, l->tp, axes);
+    else if (*axes)
+      PUT("%stp %g (%s)", sep, l->tp, axes + 2); /* skip ", " */
+    else
+      PUT("%stp %g", sep, l->tp);
     sep = " x ";
   }
   if (l->pp > 1) {
