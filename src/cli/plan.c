@@ -162,11 +162,11 @@ static double now_s(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void json_entry(cli_json *j, const scale_plan_entry *e) {
+static void json_entry(cli_json *j, const char *key, const scale_plan_entry *e) {
   const scale_layout *l = &e->layout;
   const scale_train_result *r = &e->result;
   char text[200];
-  cli_json_object_begin(j, NULL);
+  cli_json_object_begin(j, key);
   cli_json_string(j, "layout", scale_plan_layout_str(l, text, sizeof text));
   cli_json_number(j, "dp", l->dp);
   cli_json_number(j, "fsdp", l->fsdp);
@@ -281,10 +281,9 @@ static int plan_train(int argc, char **argv) {
       cli_json_string(&j, "hw", chip.name);
       cli_json_number(&j, "chips", best_chips);
       cli_json_string(&j, "objective", scale_plan_objective_name(a.opts.objective));
-      cli_json_object_begin(&j, "best");
-      cli_json_object_end(&j);
+      json_entry(&j, "best", &best->ranked[0]);
       cli_json_array_begin(&j, "ranked");
-      for (int i = 0; i < best->n_ranked; i++) json_entry(&j, &best->ranked[i]);
+      for (int i = 0; i < best->n_ranked; i++) json_entry(&j, NULL, &best->ranked[i]);
       cli_json_array_end(&j);
       cli_json_string(&j, "why", why);
       cli_json_number(&j, "layouts_enumerated", candidates);

@@ -20,6 +20,7 @@ if command -v python3 >/dev/null 2>&1; then
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert len(d["ranked"]) == 3, d["ranked"]
+assert d["best"] == d["ranked"][0], d["best"]
 assert d["layouts_enumerated"] > 1e6 and d["layouts_evaluated"] > 1e5
 for e in d["ranked"]:
     assert e["dp"] * e["fsdp"] * e["tp"] * e["pp"] * e["cp"] == 8960
