@@ -341,9 +341,9 @@ static bool parse_dtypes(const char *opt, const char *text, bool allow[SCALE_DTY
   return true;
 }
 
-static void infer_json_entry(cli_json *j, const scale_plan_infer_entry *e) {
+static void infer_json_entry(cli_json *j, const char *key, const scale_plan_infer_entry *e) {
   const scale_infer_config *c = &e->config;
-  cli_json_object_begin(j, NULL);
+  cli_json_object_begin(j, key);
   cli_json_number(j, "chips", c->n_chips);
   cli_json_number(j, "tp", c->tp);
   cli_json_bool(j, "weight_stationary_2d", c->weight_stationary_2d);
@@ -479,8 +479,9 @@ static int plan_infer(int argc, char **argv) {
     cli_json_string(&j, "model", model.name);
     cli_json_string(&j, "hw", chip.name);
     cli_json_string(&j, "objective", scale_plan_infer_objective_name(o.objective));
+    infer_json_entry(&j, "best", &r->ranked[0]);
     cli_json_array_begin(&j, "ranked");
-    for (int i = 0; i < r->n_ranked; i++) infer_json_entry(&j, &r->ranked[i]);
+    for (int i = 0; i < r->n_ranked; i++) infer_json_entry(&j, NULL, &r->ranked[i]);
     cli_json_array_end(&j);
     cli_json_array_begin(&j, "frontier");
     for (int i = 0; i < n_points; i++) {

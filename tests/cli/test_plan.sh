@@ -46,6 +46,7 @@ expect_out '^frontier of the best slice' "frontier"; expect_no_nan "plan infer t
 run "$SCALE" plan infer --model llama-3-70b --hw tpu-v5e --prompt 2048 --output 512 --json --objective cost
 expect_rc 0 "plan infer json"; expect_json "plan infer json"
 expect_out '"cost_usd_per_million_tokens"' "cost key"; expect_out '"frontier"' "frontier key"
+expect_out '"best": \{' "best key"
 run "$SCALE" plan infer --model llama-3-70b --hw tpu-v5e --prompt 2048 --output 512 --latency 1e-6
 expect_rc 1 "impossible latency"; expect_err 'meets the target' "says why"
 expect_usage_error "infer missing prompt" "$SCALE" plan infer --model llama-3-70b --hw tpu-v5e --output 512
