@@ -18,38 +18,11 @@
 
 #include "chapter.h"
 
-#define MAX_CHIPS 32
 #define N_CURVE 121
 
-/** Every plain chip of hardware/ (systems such as a DGX are skipped: same chip, more of it). */
-typedef struct {
-  int n;
-  scale_chip chip[MAX_CHIPS];
-} chip_list;
-
-static bool load_all_chips(chapter *ch, chip_list *out) {
-  char names[MAX_CHIPS][SCALE_NAME_MAX];
-  int n = scale_data_list("hardware", names, MAX_CHIPS);
-  if (n < 0) {
-    chapter_error(ch, "cannot list %s/hardware", scale_data_dir());
-    return false;
-  }
-  if (n > MAX_CHIPS) n = MAX_CHIPS;
-  out->n = 0;
-  for (int i = 0; i < n; i++) {
-    scale_chip c;
-    if (!chapter_load_chip(ch, names[i], &c)) return false;
-    if (c.base[0]) continue;
-    out->chip[out->n++] = c;
-  }
-  return true;
-}
-
-/** The chip's 16-bit matmul dtype: bf16, or fp16 where it has no bf16 mode (V100). */
-static scale_dtype dtype16(const scale_chip *c) {
-  return isfinite(scale_chip_flops_per_s(c, SCALE_DTYPE_BF16)) ? SCALE_DTYPE_BF16
-                                                               : SCALE_DTYPE_FP16;
-}
+/* The chapter's tables and rooflines cover every plain chip of hardware/, TPU and GPU
+ * (systems such as a DGX are skipped: same chip, more of it). */
+#define EVERY_CHIP (CHAPTER_CHIPS_TPU | CHAPTER_CHIPS_GPU)
 
 /** One-way bandwidth of the link a two-chip split uses: an ICI link (TPU) or NVLink (GPU). */
 static double chip_link_bytes_per_s(const scale_chip *c) {
@@ -78,64 +51,42 @@ static double dot_product_intensity(double n) {
 }
 /* [/listing:dot-product] */
 
-static double option_number(chapter *ch, const chapter_option *o) {
-  double v = NAN;
-  scale_diag diag = {0};
-  if (scale_parse_number(o->value, SCALE_NUM_POSITIVE, &v, &diag) != SCALE_OK) {
-    chapter_error(ch, "--%s: %s", o->name, diag.message);
-    return NAN;
-  }
-  return v;
-}
-
-static void value_key(char *buf, size_t size, const char *stem, const char *what) {
-  snprintf(buf, size, "%s.%s", stem, what);
-}
-
 /* ---- sections ------------------------------------------------------------------------------ */
 
-static void section_basics(chapter *ch, const chip_list *chips) {
+static void section_basics(chapter *ch, const chapter_chips *chips) {
   chapter_heading(ch, "T_math: 1e12 FLOPs on each chip at its 16-bit peak");
   chapter_value(ch, "example.flops", "work", 1e12, "FLOP", SCALE_FMT_SCI);
-  char key[128];
   for (int i = 0; i < chips->n; i++) {
     const scale_chip *c = &chips->chip[i];
-    value_key(key, sizeof key, c->name, "t_math_1e12_s");
-    chapter_value(ch, key, c->display_name, scale_roofline_t_math_s(c, dtype16(c), 1e12), "s",
-                  SCALE_FMT_TIME);
+    chapter_stem_value(ch, c->name, "t_math_1e12_s", c->display_name,
+                       scale_roofline_t_math_s(c, chapter_dtype16(c), 1e12), "s", SCALE_FMT_TIME);
   }
 }
 
-static void section_critical(chapter *ch, const chip_list *chips) {
+static void section_critical(chapter *ch, const chapter_chips *chips) {
   chapter_heading(ch, "Critical intensity and critical batch of every chip");
-  char key[128];
   for (int i = 0; i < chips->n; i++) {
     const scale_chip *c = &chips->chip[i];
-    scale_dtype d16 = dtype16(c);
+    scale_dtype d16 = chapter_dtype16(c);
     chapter_say(ch, "%s (%s compute):", c->display_name, scale_dtype_name(d16));
-    value_key(key, sizeof key, c->name, "flops_per_s");
-    chapter_value(ch, key, "16-bit peak", scale_chip_flops_per_s(c, d16), "FLOP/s",
-                  SCALE_FMT_SCI);
-    value_key(key, sizeof key, c->name, "hbm_bytes_per_s");
-    chapter_value(ch, key, "HBM bandwidth", c->hbm_bytes_per_s, "B/s", SCALE_FMT_SCI);
-    value_key(key, sizeof key, c->name, "hbm_intensity");
-    chapter_value(ch, key, "critical intensity C/W", scale_chip_hbm_intensity(c, d16),
-                  "FLOP/byte", SCALE_FMT_PLAIN);
-    value_key(key, sizeof key, c->name, "critical_batch");
-    chapter_value(ch, key, "critical batch, 16-bit",
-                  scale_roofline_critical_batch(c, d16, d16), "tokens", SCALE_FMT_PLAIN);
-    value_key(key, sizeof key, c->name, "critical_batch_int8w");
-    chapter_value(ch, key, "critical batch, int8 weights",
-                  scale_roofline_critical_batch(c, SCALE_DTYPE_INT8, d16), "tokens",
-                  SCALE_FMT_PLAIN);
+    chapter_stem_value(ch, c->name, "flops_per_s", "16-bit peak", scale_chip_flops_per_s(c, d16),
+                       "FLOP/s", SCALE_FMT_SCI);
+    chapter_stem_value(ch, c->name, "hbm_bytes_per_s", "HBM bandwidth", c->hbm_bytes_per_s, "B/s",
+                       SCALE_FMT_SCI);
+    chapter_stem_value(ch, c->name, "hbm_intensity", "critical intensity C/W",
+                       scale_chip_hbm_intensity(c, d16), "FLOP/byte", SCALE_FMT_PLAIN);
+    chapter_stem_value(ch, c->name, "critical_batch", "critical batch, 16-bit",
+                       scale_roofline_critical_batch(c, d16, d16), "tokens", SCALE_FMT_PLAIN);
+    chapter_stem_value(ch, c->name, "critical_batch_int8w", "critical batch, int8 weights",
+                       scale_roofline_critical_batch(c, SCALE_DTYPE_INT8, d16), "tokens",
+                       SCALE_FMT_PLAIN);
     double link = chip_link_bytes_per_s(c);
     if (isfinite(link)) {
-      value_key(key, sizeof key, c->name, "link_bytes_per_s");
-      chapter_value(ch, key, "one-way chip-to-chip link", link, "B/s", SCALE_FMT_SCI);
-      value_key(key, sizeof key, c->name, "two_chip_d");
-      chapter_value(ch, key, "two-chip critical D",
-                    scale_roofline_two_chip_critical_d(scale_chip_flops_per_s(c, d16), link, d16),
-                    "", SCALE_FMT_PLAIN);
+      chapter_stem_value(ch, c->name, "link_bytes_per_s", "one-way chip-to-chip link", link, "B/s",
+                         SCALE_FMT_SCI);
+      double peak = scale_chip_flops_per_s(c, d16);
+      chapter_stem_value(ch, c->name, "two_chip_d", "two-chip critical D",
+                         scale_roofline_two_chip_critical_d(peak, link, d16), "", SCALE_FMT_PLAIN);
     }
   }
 }
@@ -155,7 +106,7 @@ static void section_dot(chapter *ch) {
  * equals its compute time: the root of 2BDF / C = (2BD + 2DF + 2BF) / W. */
 static double exact_critical_batch(const scale_chip *chip, double d, double f) {
   scale_matmul mm = scale_matmul_bf16(1.0, d, f);
-  scale_dtype d16 = dtype16(chip);
+  scale_dtype d16 = chapter_dtype16(chip);
   mm.act_dtype = mm.weight_dtype = mm.compute_dtype = d16;
   return scale_roofline_matmul_critical_batch(&mm, scale_chip_flops_per_s(chip, d16),
                                               chip->hbm_bytes_per_s);
@@ -164,7 +115,7 @@ static double exact_critical_batch(const scale_chip *chip, double d, double f) {
 
 static void section_matmul(chapter *ch, const scale_chip *c, double b, double d, double f) {
   chapter_heading(ch, "A matmul on the example chip");
-  scale_dtype d16 = dtype16(c);
+  scale_dtype d16 = chapter_dtype16(c);
   scale_matmul mm = scale_matmul_bf16(b, d, f);
   mm.act_dtype = mm.weight_dtype = mm.compute_dtype = d16;
   scale_roofline_estimate e = scale_roofline_matmul_eval(c, &mm);
@@ -202,7 +153,7 @@ static void section_matmul(chapter *ch, const scale_chip *c, double b, double d,
 
 static void section_network(chapter *ch, const scale_chip *c) {
   chapter_heading(ch, "Network roofline: D split over two chips");
-  scale_dtype d16 = dtype16(c);
+  scale_dtype d16 = chapter_dtype16(c);
   double link = chip_link_bytes_per_s(c);
   chapter_value(ch, "net.link_bytes_per_s", "one-way link", link, "B/s", SCALE_FMT_SCI);
   chapter_value(ch, "net.half_d", "D/2 must exceed C/W_link",
@@ -272,23 +223,19 @@ static void section_problems(chapter *ch, const scale_chip *v5e, const scale_chi
 
 /* ---- figures ------------------------------------------------------------------------------- */
 
-static void logspace(double *out, int n, double lo, double hi) {
-  for (int i = 0; i < n; i++) out[i] = lo * pow(hi / lo, (double)i / (double)(n - 1));
-}
-
-static void figure_roofline_all(chapter *ch, const chip_list *chips) {
-  static double x[N_CURVE], y[MAX_CHIPS][N_CURVE];
-  scale_plot_series series[MAX_CHIPS];
-  scale_plot_point ridge[MAX_CHIPS];
-  logspace(x, N_CURVE, 1.0, 1e4);
+static void figure_roofline_all(chapter *ch, const chapter_chips *chips) {
+  static double x[N_CURVE], y[CHAPTER_LIST_MAX][N_CURVE];
+  scale_plot_series series[CHAPTER_LIST_MAX];
+  scale_plot_point ridge[CHAPTER_LIST_MAX];
+  chapter_logspace(x, N_CURVE, 1.0, 1e4);
   for (int i = 0; i < chips->n; i++) {
     const scale_chip *c = &chips->chip[i];
-    double peak = scale_chip_flops_per_s(c, dtype16(c));
+    double peak = scale_chip_flops_per_s(c, chapter_dtype16(c));
     for (int j = 0; j < N_CURVE; j++)
       y[i][j] = attainable_flops_per_s(x[j], peak, c->hbm_bytes_per_s);
     series[i] = (scale_plot_series){.label = c->display_name, .x = x, .y = y[i], .n = N_CURVE,
                                     .dashed = c->kind == SCALE_HW_GPU};
-    ridge[i] = (scale_plot_point){.x = scale_chip_hbm_intensity(c, dtype16(c)), .y = peak};
+    ridge[i] = (scale_plot_point){.x = scale_chip_hbm_intensity(c, chapter_dtype16(c)), .y = peak};
   }
   scale_plot p = {.title = "Rooflines of every chip (16-bit matmuls from HBM)",
                   .desc = "Attainable FLOP/s against arithmetic intensity, log-log, one line per "
@@ -305,8 +252,8 @@ static void figure_roofline_all(chapter *ch, const chip_list *chips) {
 
 static void figure_matmul_vs_batch(chapter *ch, const scale_chip *c, double d, double f) {
   static double b[N_CURVE], tm[N_CURVE], tc[N_CURVE];
-  logspace(b, N_CURVE, 1.0, 1e4);
-  scale_dtype d16 = dtype16(c);
+  chapter_logspace(b, N_CURVE, 1.0, 1e4);
+  scale_dtype d16 = chapter_dtype16(c);
   for (int i = 0; i < N_CURVE; i++) {
     scale_matmul mm = scale_matmul_bf16(b[i], d, f);
     mm.act_dtype = mm.weight_dtype = mm.compute_dtype = d16;
@@ -370,14 +317,16 @@ int main(int argc, char **argv) {
                          "All about rooflines: compute, bandwidth and intensity.", opts);
   if (rc >= 0) return rc;
 
-  static chip_list chips;
+  static chapter_chips chips;
   scale_chip example, v5e, h100;
-  if (!load_all_chips(&ch, &chips) || !chapter_load_chip(&ch, opts[0].value, &example) ||
+  if (!chapter_load_chips(&ch, EVERY_CHIP, &chips) ||
+      !chapter_load_chip(&ch, opts[0].value, &example) ||
       !chapter_load_chip(&ch, "tpu-v5e", &v5e) ||
       !chapter_load_chip(&ch, "nvidia-h100-sxm", &h100))
     return chapter_end(&ch);
-  double b = option_number(&ch, &opts[1]), d = option_number(&ch, &opts[2]),
-         f = option_number(&ch, &opts[3]);
+  double b = chapter_option_number(&ch, &opts[1], SCALE_NUM_POSITIVE),
+         d = chapter_option_number(&ch, &opts[2], SCALE_NUM_POSITIVE),
+         f = chapter_option_number(&ch, &opts[3], SCALE_NUM_POSITIVE);
   if (ch.n_errors) return chapter_end(&ch);
 
   chapter_say(&ch, "Chapter 1: All About Rooflines. Example chip: %s.", example.display_name);

@@ -13,51 +13,12 @@
 
 #include "chapter.h"
 
-#define MAX_CHIPS 32
 #define N_CURVE 121
 
 /** The MXU is a square systolic array of this many cells per side (ch. 2: 128 x 128 on every
  * generation before Trillium; v6e's is 256 x 256). */
 #define MXU_DIM 128.0
 #define MXU_DIM_V6E 256.0
-
-typedef struct {
-  int n;
-  scale_chip chip[MAX_CHIPS];
-} chip_list;
-
-/** Every TPU chip file of hardware/ (systems skipped). */
-static bool load_tpus(chapter *ch, chip_list *out) {
-  char names[MAX_CHIPS][SCALE_NAME_MAX];
-  int n = scale_data_list("hardware", names, MAX_CHIPS);
-  if (n < 0) {
-    chapter_error(ch, "cannot list %s/hardware", scale_data_dir());
-    return false;
-  }
-  if (n > MAX_CHIPS) n = MAX_CHIPS;
-  out->n = 0;
-  for (int i = 0; i < n; i++) {
-    scale_chip c;
-    if (!chapter_load_chip(ch, names[i], &c)) return false;
-    if (c.base[0] || c.kind != SCALE_HW_TPU) continue;
-    out->chip[out->n++] = c;
-  }
-  return true;
-}
-
-static void key_of(char *buf, size_t size, const char *stem, const char *what) {
-  snprintf(buf, size, "%s.%s", stem, what);
-}
-
-static double option_number(chapter *ch, const chapter_option *o) {
-  double v = NAN;
-  scale_diag diag = {0};
-  if (scale_parse_number(o->value, SCALE_NUM_POSITIVE, &v, &diag) != SCALE_OK) {
-    chapter_error(ch, "--%s: %s", o->name, diag.message);
-    return NAN;
-  }
-  return v;
-}
 
 /* [listing:mxu] */
 /** Peak rate of one systolic array: each of its dim x dim cells does one multiply-add
@@ -70,9 +31,8 @@ static double mxu_padded(double n, double dim) { return ceil(n / dim) * dim; }
 
 /* ---- sections ------------------------------------------------------------------------------ */
 
-static void section_specs(chapter *ch, const chip_list *tpus) {
+static void section_specs(chapter *ch, const chapter_chips *tpus) {
   chapter_heading(ch, "Specs and pod totals of every TPU");
-  char key[128];
   for (int i = 0; i < tpus->n; i++) {
     const scale_chip *c = &tpus->chip[i];
     scale_slice_totals pod = scale_roofline_slice_totals(c, NULL, SCALE_DTYPE_BF16);
@@ -121,37 +81,30 @@ static void section_specs(chapter *ch, const chip_list *tpus) {
         {"ici_intensity", "critical intensity, ICI (bidi)", "FLOP/byte",
          scale_chip_ici_intensity(c, SCALE_DTYPE_BF16), SCALE_FMT_PLAIN},
     };
+    /* A quantity the chip's data file lacks prints n/a and is not emitted. */
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
-      if (!isfinite(rows[r].v)) {
-        chapter_row(ch, rows[r].label, rows[r].v, rows[r].unit, rows[r].fmt);
-        continue;
-      }
-      key_of(key, sizeof key, c->name, rows[r].what);
-      chapter_value(ch, key, rows[r].label, rows[r].v, rows[r].unit, rows[r].fmt);
+      chapter_stem_value_opt(ch, c->name, rows[r].what, rows[r].label, rows[r].v, rows[r].unit,
+                             rows[r].fmt);
     }
   }
 }
 
-static void section_mxu(chapter *ch, const chip_list *tpus) {
+static void section_mxu(chapter *ch, const chapter_chips *tpus) {
   chapter_heading(ch, "The MXU: a systolic array");
   chapter_value(ch, "mxu.dim", "MXU side (v5e and earlier)", MXU_DIM, "", SCALE_FMT_PLAIN);
   chapter_value(ch, "mxu.dim_v6e", "MXU side (v6e)", MXU_DIM_V6E, "", SCALE_FMT_PLAIN);
   chapter_value(ch, "mxu.cells", "multiply-add cells", MXU_DIM * MXU_DIM, "", SCALE_FMT_PLAIN);
-  char key[128];
   for (int i = 0; i < tpus->n; i++) {
     const scale_chip *c = &tpus->chip[i];
     if (!isfinite(c->clock_hz) || !isfinite(c->n_matmul_units)) continue;
     double dim = strcmp(c->name, "tpu-v6e") == 0 ? MXU_DIM_V6E : MXU_DIM;
     double one = mxu_flops_per_s(dim, c->clock_hz);
-    key_of(key, sizeof key, c->name, "clock_hz");
-    chapter_value(ch, key, "clock", c->clock_hz, "Hz", SCALE_FMT_SI);
-    key_of(key, sizeof key, c->name, "mxus");
-    chapter_value(ch, key, "MXUs per core", c->n_matmul_units, "", SCALE_FMT_PLAIN);
-    key_of(key, sizeof key, c->name, "mxu_flops_per_s");
-    chapter_value(ch, key, "one MXU", one, "FLOP/s", SCALE_FMT_SCI);
-    key_of(key, sizeof key, c->name, "mxu_chip_flops_per_s");
-    chapter_value(ch, key, "all MXUs of the chip", one * c->n_matmul_units * c->n_cores,
-                  "FLOP/s", SCALE_FMT_SCI);
+    chapter_stem_value(ch, c->name, "clock_hz", "clock", c->clock_hz, "Hz", SCALE_FMT_SI);
+    chapter_stem_value(ch, c->name, "mxus", "MXUs per core", c->n_matmul_units, "",
+                       SCALE_FMT_PLAIN);
+    chapter_stem_value(ch, c->name, "mxu_flops_per_s", "one MXU", one, "FLOP/s", SCALE_FMT_SCI);
+    chapter_stem_value(ch, c->name, "mxu_chip_flops_per_s", "all MXUs of the chip",
+                       one * c->n_matmul_units * c->n_cores, "FLOP/s", SCALE_FMT_SCI);
   }
   chapter_value(ch, "mxu.pad_n", "a dimension of", 200.0, "", SCALE_FMT_PLAIN);
   chapter_value(ch, "mxu.pad_to", "occupies", mxu_padded(200.0, MXU_DIM), "", SCALE_FMT_PLAIN);
@@ -329,10 +282,10 @@ static void figure_q4(chapter *ch, const scale_chip *v5e) {
   chapter_figure(ch, "q4-hbm-vs-vmem.svg", &p);
 }
 
-static void figure_ladder(chapter *ch, const chip_list *tpus) {
+static void figure_ladder(chapter *ch, const chapter_chips *tpus) {
   /* x: the channel (1 HBM, 2 ICI link, 3 PCIe, 4 DCN); y: seconds to move 1e9 bytes. */
-  static double x[4] = {1.0, 2.0, 3.0, 4.0}, y[MAX_CHIPS][4];
-  scale_plot_series s[MAX_CHIPS];
+  static double x[4] = {1.0, 2.0, 3.0, 4.0}, y[CHAPTER_LIST_MAX][4];
+  scale_plot_series s[CHAPTER_LIST_MAX];
   static const scale_channel chans[4] = {SCALE_CHANNEL_HBM, SCALE_CHANNEL_ICI,
                                          SCALE_CHANNEL_PCIE, SCALE_CHANNEL_DCN};
   for (int i = 0; i < tpus->n; i++) {
@@ -360,12 +313,13 @@ int main(int argc, char **argv) {
   chapter ch;
   int rc = chapter_begin(&ch, argc, argv, "02-tpus", "How to think about TPUs.", opts);
   if (rc >= 0) return rc;
-  static chip_list tpus;
+  static chapter_chips tpus;
   scale_chip v4p, v5e, v6e;
-  if (!load_tpus(&ch, &tpus) || !chapter_load_chip(&ch, "tpu-v4p", &v4p) ||
-      !chapter_load_chip(&ch, "tpu-v5e", &v5e) || !chapter_load_chip(&ch, "tpu-v6e", &v6e))
+  if (!chapter_load_chips(&ch, CHAPTER_CHIPS_TPU, &tpus) ||
+      !chapter_load_chip(&ch, "tpu-v4p", &v4p) || !chapter_load_chip(&ch, "tpu-v5e", &v5e) ||
+      !chapter_load_chip(&ch, "tpu-v6e", &v6e))
     return chapter_end(&ch);
-  double pcie_book = option_number(&ch, &opts[0]);
+  double pcie_book = chapter_option_number(&ch, &opts[0], SCALE_NUM_POSITIVE);
   if (ch.n_errors) return chapter_end(&ch);
 
   chapter_say(&ch, "Chapter 2: How to Think About TPUs.");

@@ -16,42 +16,7 @@
 
 #include "chapter.h"
 
-#define MAX_CHIPS 32
 #define N_CURVE 141
-
-typedef struct {
-  int n;
-  scale_chip chip[MAX_CHIPS];
-} chip_list;
-
-static bool load_tpus(chapter *ch, chip_list *out) {
-  char names[MAX_CHIPS][SCALE_NAME_MAX];
-  int n = scale_data_list("hardware", names, MAX_CHIPS);
-  if (n < 0) {
-    chapter_error(ch, "cannot list %s/hardware", scale_data_dir());
-    return false;
-  }
-  if (n > MAX_CHIPS) n = MAX_CHIPS;
-  out->n = 0;
-  for (int i = 0; i < n; i++) {
-    scale_chip c;
-    if (!chapter_load_chip(ch, names[i], &c)) return false;
-    if (c.base[0] || c.kind != SCALE_HW_TPU) continue;
-    out->chip[out->n++] = c;
-  }
-  return true;
-}
-
-static double option_number(chapter *ch, const chapter_option *o) {
-  double v = NAN;
-  scale_diag diag = {0};
-  if (scale_parse_number(o->value, SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER, &v, &diag) !=
-      SCALE_OK) {
-    chapter_error(ch, "--%s: %s", o->name, diag.message);
-    return NAN;
-  }
-  return v;
-}
 
 /** A group on 'chip' of the shape "4x4" (one to three axes). */
 static bool group_on(chapter *ch, const scale_chip *chip, const char *shape, scale_wrap wrap,
@@ -135,26 +100,23 @@ static void plan_case(chapter *ch, const char *tag, const scale_mesh *mesh, cons
     return;
   }
   chapter_say(ch, "%s . %s:", a_text, b_text);
-  char key[96];
-  snprintf(key, sizeof key, "%s.case", tag);
-  chapter_value(ch, key, "case", (double)plan.kind, "", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, tag, "case", "case", (double)plan.kind, "", SCALE_FMT_PLAIN);
   chapter_row(ch, "collectives", (double)plan.n_steps, "", SCALE_FMT_PLAIN);
   for (int i = 0; i < plan.n_steps; i++) {
     chapter_say(ch, "  step %d: %s of %s", i + 1, scale_collective_name(plan.step[i].op),
                 plan.step[i].operand == 2 ? "C" : plan.step[i].operand == 0 ? "A" : "B");
-    snprintf(key, sizeof key, "%s.step%d_bytes", tag, i + 1);
-    chapter_value(ch, key, "  bytes V", plan.step[i].bytes, "B", SCALE_FMT_SI);
+    chapter_valuef(ch, "  bytes V", plan.step[i].bytes, "B", SCALE_FMT_SI, "%s.step%d_bytes", tag,
+                   i + 1);
   }
-  snprintf(key, sizeof key, "%s.flops_per_device", tag);
-  chapter_value(ch, key, "FLOPs per device", plan.flops_per_device, "FLOP", SCALE_FMT_SCI);
-  snprintf(key, sizeof key, "%s.t_math_s", tag);
-  chapter_value(ch, key, "T_math",
-                scale_roofline_t_math_s(chip, SCALE_DTYPE_BF16, plan.flops_per_device), "s",
-                SCALE_FMT_TIME);
-  snprintf(key, sizeof key, "%s.comms_s", tag);
-  chapter_value(ch, key, "T_comms (precise)", plan.comms_time_s, "s", SCALE_FMT_TIME);
-  snprintf(key, sizeof key, "%s.book_comms_s", tag);
-  chapter_value(ch, key, "T_comms (book form)", plan.book_comms_time_s, "s", SCALE_FMT_TIME);
+  chapter_stem_value(ch, tag, "flops_per_device", "FLOPs per device", plan.flops_per_device, "FLOP",
+                     SCALE_FMT_SCI);
+  chapter_stem_value(ch, tag, "t_math_s", "T_math",
+                     scale_roofline_t_math_s(chip, SCALE_DTYPE_BF16, plan.flops_per_device), "s",
+                     SCALE_FMT_TIME);
+  chapter_stem_value(ch, tag, "comms_s", "T_comms (precise)", plan.comms_time_s, "s",
+                     SCALE_FMT_TIME);
+  chapter_stem_value(ch, tag, "book_comms_s", "T_comms (book form)", plan.book_comms_time_s, "s",
+                     SCALE_FMT_TIME);
 }
 
 static void section_cases(chapter *ch, const scale_chip *v5e, const char *mesh_text,
@@ -214,51 +176,44 @@ static void section_collectives(chapter *ch, const scale_chip *chip, double axis
   static const char *tags[SCALE_COLL_COUNT] = {"ag", "rs", "ar", "a2a"};
   for (int op = 0; op < SCALE_COLL_COUNT; op++) {
     scale_collective_cost c = scale_collective_eval(&g, (scale_collective)op, v);
-    char key[64];
-    snprintf(key, sizeof key, "coll.%s.time_s", tags[op]);
-    chapter_value(ch, key, scale_collective_name((scale_collective)op), c.time_s, "s",
-                  SCALE_FMT_TIME);
-    snprintf(key, sizeof key, "coll.%s.book_time_s", tags[op]);
-    chapter_value(ch, key, "  book form", c.book_time_s, "s", SCALE_FMT_TIME);
-    snprintf(key, sizeof key, "coll.%s.hops", tags[op]);
-    chapter_value(ch, key, "  hops", c.hops, "", SCALE_FMT_PLAIN);
+    chapter_valuef(ch, scale_collective_name((scale_collective)op), c.time_s, "s", SCALE_FMT_TIME,
+                   "coll.%s.time_s", tags[op]);
+    chapter_valuef(ch, "  book form", c.book_time_s, "s", SCALE_FMT_TIME, "coll.%s.book_time_s",
+                   tags[op]);
+    chapter_valuef(ch, "  hops", c.hops, "", SCALE_FMT_PLAIN, "coll.%s.hops", tags[op]);
   }
   chapter_value(ch, "coll.ag.knee_bytes", "AllGather latency-bound below",
                 knee_bytes(&g, SCALE_COLL_ALL_GATHER), "B", SCALE_FMT_SI);
 }
 
-static void section_every_tpu(chapter *ch, const chip_list *tpus) {
+static void section_every_tpu(chapter *ch, const chapter_chips *tpus) {
   chapter_heading(ch, "Every TPU: hop latency threshold and a 1 GB AllGather on a full axis");
-  char key[128];
   for (int i = 0; i < tpus->n; i++) {
     const scale_chip *c = &tpus->chip[i];
     chapter_say(ch, "%s:", c->display_name);
-    snprintf(key, sizeof key, "%s.latency_bytes", c->name);
-    chapter_value(ch, key, "one hop latency-bound below",
-                  c->ici_link_bytes_per_s * c->ici_hop_latency_s, "B", SCALE_FMT_SI);
+    chapter_stem_value(ch, c->name, "latency_bytes", "one hop latency-bound below",
+                       c->ici_link_bytes_per_s * c->ici_hop_latency_s, "B", SCALE_FMT_SI);
     double axis = c->pod_shape[0];
     scale_group g;
     char shape[32];
     snprintf(shape, sizeof shape, "%.0f", axis);
     if (!group_on(ch, c, shape, SCALE_WRAP_AUTO, &g)) return;
-    snprintf(key, sizeof key, "%s.full_axis", c->name);
-    chapter_value(ch, key, "full pod axis", axis, "", SCALE_FMT_PLAIN);
-    snprintf(key, sizeof key, "%s.ag_1gb_s", c->name);
-    chapter_value(ch, key, "AllGather of 1 GB",
-                  scale_collective_time_s(&g, SCALE_COLL_ALL_GATHER, 1e9), "s", SCALE_FMT_TIME);
-    snprintf(key, sizeof key, "%s.ar_1gb_s", c->name);
-    chapter_value(ch, key, "AllReduce of 1 GB",
-                  scale_collective_time_s(&g, SCALE_COLL_ALL_REDUCE, 1e9), "s", SCALE_FMT_TIME);
-    snprintf(key, sizeof key, "%s.a2a_1gb_s", c->name);
-    chapter_value(ch, key, "AllToAll of 1 GB",
-                  scale_collective_time_s(&g, SCALE_COLL_ALL_TO_ALL, 1e9), "s", SCALE_FMT_TIME);
-    snprintf(key, sizeof key, "%s.reduce_beats_gather_d", c->name);
-    chapter_value(ch, key, "Q4: multiply-then-AllReduce wins above D",
-                  scale_sharding_reduce_beats_gather_d(
-                      scale_chip_flops_per_s(c, SCALE_DTYPE_BF16),
-                      scale_roofline_channel_bytes_per_s(c, SCALE_CHANNEL_ICI_BIDI),
-                      SCALE_DTYPE_BF16),
-                  "", SCALE_FMT_PLAIN);
+    chapter_stem_value(ch, c->name, "full_axis", "full pod axis", axis, "", SCALE_FMT_PLAIN);
+    chapter_stem_value(ch, c->name, "ag_1gb_s", "AllGather of 1 GB",
+                       scale_collective_time_s(&g, SCALE_COLL_ALL_GATHER, 1e9), "s",
+                       SCALE_FMT_TIME);
+    chapter_stem_value(ch, c->name, "ar_1gb_s", "AllReduce of 1 GB",
+                       scale_collective_time_s(&g, SCALE_COLL_ALL_REDUCE, 1e9), "s",
+                       SCALE_FMT_TIME);
+    chapter_stem_value(ch, c->name, "a2a_1gb_s", "AllToAll of 1 GB",
+                       scale_collective_time_s(&g, SCALE_COLL_ALL_TO_ALL, 1e9), "s",
+                       SCALE_FMT_TIME);
+    double peak = scale_chip_flops_per_s(c, SCALE_DTYPE_BF16);
+    double bidi = scale_roofline_channel_bytes_per_s(c, SCALE_CHANNEL_ICI_BIDI);
+    chapter_stem_value(ch, c->name, "reduce_beats_gather_d",
+                       "Q4: multiply-then-AllReduce wins above D",
+                       scale_sharding_reduce_beats_gather_d(peak, bidi, SCALE_DTYPE_BF16), "",
+                       SCALE_FMT_PLAIN);
   }
 }
 
@@ -335,11 +290,10 @@ static void q4(chapter *ch, const scale_chip *v5p) {
   for (int i = 0; i < 2; i++) {
     scale_sharding_strategy s =
         scale_sharding_compare_strategies(&g, c, 512.0, ds[i], 4.0 * ds[i], SCALE_DTYPE_BF16, true);
-    char key[64];
-    snprintf(key, sizeof key, "q4.d%.0f.gather_s", ds[i]);
-    chapter_value(ch, key, "strategy 1 (gather W)", s.gather_t_s, "s", SCALE_FMT_TIME);
-    snprintf(key, sizeof key, "q4.d%.0f.reduce_s", ds[i]);
-    chapter_value(ch, key, "strategy 2 (AllReduce C)", s.reduce_t_s, "s", SCALE_FMT_TIME);
+    chapter_valuef(ch, "strategy 1 (gather W)", s.gather_t_s, "s", SCALE_FMT_TIME,
+                   "q4.d%.0f.gather_s", ds[i]);
+    chapter_valuef(ch, "strategy 2 (AllReduce C)", s.reduce_t_s, "s", SCALE_FMT_TIME,
+                   "q4.d%.0f.reduce_s", ds[i]);
   }
 }
 
@@ -454,13 +408,14 @@ int main(int argc, char **argv) {
   int rc = chapter_begin(&ch, argc, argv, "03-sharding",
                          "Sharded matrices and how to multiply them.", opts);
   if (rc >= 0) return rc;
-  static chip_list tpus;
+  static chapter_chips tpus;
   scale_chip chip, v4p, v5e, v5p;
-  if (!load_tpus(&ch, &tpus) || !chapter_load_chip(&ch, opts[0].value, &chip) ||
+  if (!chapter_load_chips(&ch, CHAPTER_CHIPS_TPU, &tpus) ||
+      !chapter_load_chip(&ch, opts[0].value, &chip) ||
       !chapter_load_chip(&ch, "tpu-v4p", &v4p) || !chapter_load_chip(&ch, "tpu-v5e", &v5e) ||
       !chapter_load_chip(&ch, "tpu-v5p", &v5p))
     return chapter_end(&ch);
-  double axis = option_number(&ch, &opts[1]);
+  double axis = chapter_option_number(&ch, &opts[1], SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER);
   if (ch.n_errors) return chapter_end(&ch);
 
   chapter_say(&ch, "Chapter 3: Sharded Matrices and How to Multiply Them. Example chip: %s.",

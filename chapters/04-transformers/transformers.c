@@ -14,37 +14,7 @@
 
 #include "chapter.h"
 
-#define MAX_MODELS 32
 #define N_CURVE 121
-
-typedef struct {
-  int n;
-  scale_model model[MAX_MODELS];
-} model_list;
-
-static bool load_models(chapter *ch, model_list *out) {
-  char names[MAX_MODELS][SCALE_NAME_MAX];
-  int n = scale_data_list("models", names, MAX_MODELS);
-  if (n < 0) {
-    chapter_error(ch, "cannot list %s/models", scale_data_dir());
-    return false;
-  }
-  if (n > MAX_MODELS) n = MAX_MODELS;
-  out->n = 0;
-  for (int i = 0; i < n; i++)
-    if (!chapter_load_model(ch, names[i], &out->model[out->n++])) return false;
-  return true;
-}
-
-static double option_number(chapter *ch, const chapter_option *o) {
-  double v = NAN;
-  scale_diag diag = {0};
-  if (scale_parse_number(o->value, SCALE_NUM_POSITIVE, &v, &diag) != SCALE_OK) {
-    chapter_error(ch, "--%s: %s", o->name, diag.message);
-    return NAN;
-  }
-  return v;
-}
 
 /** A plain multi-head transformer built by hand: the book's running examples are not real
  * models. Gated MLP, N = K, H = 128, untied embeddings. */
@@ -65,10 +35,6 @@ static scale_model hand_model(int64_t l, int64_t d, int64_t f, int64_t v) {
   return m;
 }
 
-static void key_of(char *buf, size_t size, const char *stem, const char *what) {
-  snprintf(buf, size, "%s.%s", stem, what);
-}
-
 /* [listing:per-token] */
 /** Training FLOPs per token at context t: 6 x active parameters for the weight matmuls,
  * plus dot-product attention, which grows with t (causal: only the unmasked half). */
@@ -85,45 +51,39 @@ static double six_n(const scale_model *m) {
 
 /* ---- the per-model table ------------------------------------------------------------------- */
 
-static void section_models(chapter *ch, const model_list *models) {
+static void section_models(chapter *ch, const chapter_models *models) {
   chapter_heading(ch, "Every model in models/");
   static const double contexts[3] = {4096.0, 32768.0, 131072.0};
   static const char *ctx_tag[3] = {"attn_4k", "attn_32k", "attn_128k"};
-  char key[160];
   for (int i = 0; i < models->n; i++) {
     const scale_model *m = &models->model[i];
     chapter_say(ch, "%s:", m->display_name);
-    key_of(key, sizeof key, m->name, "params");
-    chapter_value(ch, key, "parameters", scale_transformer_n_params(m), "", SCALE_FMT_SCI);
-    key_of(key, sizeof key, m->name, "reported");
+    chapter_stem_value(ch, m->name, "params", "parameters", scale_transformer_n_params(m), "",
+                       SCALE_FMT_SCI);
     if (m->n_params_reported > 0)
-      chapter_value(ch, key, "as published", m->n_params_reported, "", SCALE_FMT_SCI);
-    key_of(key, sizeof key, m->name, "active");
-    chapter_value(ch, key, "active per token", scale_transformer_n_active_params(m), "",
-                  SCALE_FMT_SCI);
-    key_of(key, sizeof key, m->name, "six_n");
-    chapter_value(ch, key, "6 x active", six_n(m), "FLOP/token", SCALE_FMT_SCI);
-    key_of(key, sizeof key, m->name, "train_flops_per_token_4k");
-    chapter_value(ch, key, "training FLOPs per token at 4k (causal)",
-                  train_flops_per_token(m, 4096.0), "FLOP/token", SCALE_FMT_SCI);
-    key_of(key, sizeof key, m->name, "kv_bytes_per_token");
-    chapter_value(ch, key, "KV cache per token, bf16",
-                  scale_transformer_kv_bytes_per_token(m, SCALE_DTYPE_BF16), "B", SCALE_FMT_SI);
-    key_of(key, sizeof key, m->name, "state_bytes");
-    chapter_value(ch, key, "recurrent state per sequence, bf16",
-                  scale_transformer_state_bytes_per_sequence(m, SCALE_DTYPE_BF16), "B",
-                  SCALE_FMT_SI);
+      chapter_stem_value(ch, m->name, "reported", "as published", m->n_params_reported, "",
+                         SCALE_FMT_SCI);
+    chapter_stem_value(ch, m->name, "active", "active per token",
+                       scale_transformer_n_active_params(m), "", SCALE_FMT_SCI);
+    chapter_stem_value(ch, m->name, "six_n", "6 x active", six_n(m), "FLOP/token", SCALE_FMT_SCI);
+    chapter_stem_value(ch, m->name, "train_flops_per_token_4k",
+                       "training FLOPs per token at 4k (causal)", train_flops_per_token(m, 4096.0),
+                       "FLOP/token", SCALE_FMT_SCI);
+    chapter_stem_value(ch, m->name, "kv_bytes_per_token", "KV cache per token, bf16",
+                       scale_transformer_kv_bytes_per_token(m, SCALE_DTYPE_BF16), "B",
+                       SCALE_FMT_SI);
+    chapter_stem_value(ch, m->name, "state_bytes", "recurrent state per sequence, bf16",
+                       scale_transformer_state_bytes_per_sequence(m, SCALE_DTYPE_BF16), "B",
+                       SCALE_FMT_SI);
     for (int c = 0; c < 3; c++) {
-      key_of(key, sizeof key, m->name, ctx_tag[c]);
-      chapter_value(ch, key, ctx_tag[c],
-                    100.0 * scale_transformer_attention_flops_frac(m, contexts[c], true), "%",
-                    SCALE_FMT_PLAIN);
+      chapter_stem_value(ch, m->name, ctx_tag[c], ctx_tag[c],
+                         100.0 * scale_transformer_attention_flops_frac(m, contexts[c], true), "%",
+                         SCALE_FMT_PLAIN);
     }
     double dominates = scale_transformer_n_tokens_attention_dominates(m);
     if (isfinite(dominates)) {
-      key_of(key, sizeof key, m->name, "attn_dominates");
-      chapter_value(ch, key, "attention = the rest at T (non-causal)", dominates, "tokens",
-                    SCALE_FMT_PLAIN);
+      chapter_stem_value(ch, m->name, "attn_dominates", "attention = the rest at T (non-causal)",
+                         dominates, "tokens", SCALE_FMT_PLAIN);
     }
   }
   scale_precision bf16 = SCALE_PRECISION_BF16_ADAM, mixed = SCALE_PRECISION_MIXED_ADAM;
@@ -137,19 +97,10 @@ static void section_models(chapter *ch, const model_list *models) {
                 scale_transformer_train_state_bytes(&mixed, 1.0), "B", SCALE_FMT_PLAIN);
 }
 
-/** Emits a value when it is defined for this model (the layer breakdown of a Mamba-2 model
- * has no attention, so its shares and crossovers are undefined); otherwise prints "n/a" in the
- * walk-through and emits nothing. */
-static void value_if(chapter *ch, const char *key, const char *label, double v, const char *unit,
-                     scale_fmt fmt) {
-  if (isfinite(v))
-    chapter_value(ch, key, label, v, unit, fmt);
-  else
-    chapter_row(ch, label, v, unit, fmt);
-}
-
 /* ---- one layer of the example model -------------------------------------------------------- */
 
+/* The breakdown emits its values with chapter_stem_value_opt(): for a Mamba-2 model (--model) the
+ * attention shares and crossovers are undefined, so they print n/a and are not emitted. */
 static void section_layer(chapter *ch, const scale_model *m, double t) {
   chapter_heading(ch, "Where one layer's parameters and FLOPs go");
   chapter_say(ch, "%s, context %.0f", m->display_name, t);
@@ -158,26 +109,29 @@ static void section_layer(chapter *ch, const scale_model *m, double t) {
   double norm = scale_transformer_n_norm_params(m);
   double mixer = scale_transformer_n_mamba2_params(m); /* 0 for a transformer */
   double layer = attn + mlp + mixer + norm;
-  value_if(ch, "layer.context", "context T", t, "tokens", SCALE_FMT_PLAIN);
-  value_if(ch, "layer.d", "D", (double)m->d_model, "", SCALE_FMT_PLAIN);
-  value_if(ch, "layer.f", "F", (double)m->d_ff, "", SCALE_FMT_PLAIN);
-  value_if(ch, "layer.l", "L", (double)m->n_layers, "", SCALE_FMT_PLAIN);
-  value_if(ch, "layer.n", "N (query heads)", (double)m->n_heads, "", SCALE_FMT_PLAIN);
-  value_if(ch, "layer.k", "K (KV heads)", (double)m->n_kv_heads, "", SCALE_FMT_PLAIN);
-  value_if(ch, "layer.h", "H", (double)m->d_head, "", SCALE_FMT_PLAIN);
-  value_if(ch, "layer.v", "V", (double)m->n_vocab, "", SCALE_FMT_PLAIN);
-  value_if(ch, "layer.attn_params", "attention 2D(N+K)H", attn, "", SCALE_FMT_SCI);
-  value_if(ch, "layer.mlp_params", "MLP 3DF", mlp, "", SCALE_FMT_SCI);
-  value_if(ch, "layer.norm_params", "norms", norm, "", SCALE_FMT_PLAIN);
-  value_if(ch, "layer.attn_params_pct", "attention share of the layer", 100.0 * attn / layer,
-                "%", SCALE_FMT_PLAIN);
-  value_if(ch, "layer.mlp_params_pct", "MLP share of the layer", 100.0 * mlp / layer, "%",
-                SCALE_FMT_PLAIN);
-  value_if(ch, "layer.embed_params", "embeddings (whole model)",
-                scale_transformer_n_embedding_params(m), "", SCALE_FMT_SCI);
-  value_if(ch, "layer.embed_pct", "embedding share of the model",
-                100.0 * scale_transformer_n_embedding_params(m) / scale_transformer_n_params(m),
-                "%", SCALE_FMT_PLAIN);
+  chapter_stem_value_opt(ch, "layer", "context", "context T", t, "tokens", SCALE_FMT_PLAIN);
+  chapter_stem_value_opt(ch, "layer", "d", "D", (double)m->d_model, "", SCALE_FMT_PLAIN);
+  chapter_stem_value_opt(ch, "layer", "f", "F", (double)m->d_ff, "", SCALE_FMT_PLAIN);
+  chapter_stem_value_opt(ch, "layer", "l", "L", (double)m->n_layers, "", SCALE_FMT_PLAIN);
+  chapter_stem_value_opt(ch, "layer", "n", "N (query heads)", (double)m->n_heads, "",
+                         SCALE_FMT_PLAIN);
+  chapter_stem_value_opt(ch, "layer", "k", "K (KV heads)", (double)m->n_kv_heads, "",
+                         SCALE_FMT_PLAIN);
+  chapter_stem_value_opt(ch, "layer", "h", "H", (double)m->d_head, "", SCALE_FMT_PLAIN);
+  chapter_stem_value_opt(ch, "layer", "v", "V", (double)m->n_vocab, "", SCALE_FMT_PLAIN);
+  chapter_stem_value_opt(ch, "layer", "attn_params", "attention 2D(N+K)H", attn, "", SCALE_FMT_SCI);
+  chapter_stem_value_opt(ch, "layer", "mlp_params", "MLP 3DF", mlp, "", SCALE_FMT_SCI);
+  chapter_stem_value_opt(ch, "layer", "norm_params", "norms", norm, "", SCALE_FMT_PLAIN);
+  chapter_stem_value_opt(ch, "layer", "attn_params_pct", "attention share of the layer",
+                         100.0 * attn / layer, "%", SCALE_FMT_PLAIN);
+  chapter_stem_value_opt(ch, "layer", "mlp_params_pct", "MLP share of the layer",
+                         100.0 * mlp / layer, "%", SCALE_FMT_PLAIN);
+  chapter_stem_value_opt(ch, "layer", "embed_params", "embeddings (whole model)",
+                         scale_transformer_n_embedding_params(m), "", SCALE_FMT_SCI);
+  chapter_stem_value_opt(ch, "layer", "embed_pct", "embedding share of the model",
+                         100.0 * scale_transformer_n_embedding_params(m) /
+                             scale_transformer_n_params(m),
+                         "%", SCALE_FMT_PLAIN);
   /* Training FLOPs of one layer for one sequence of t tokens. */
   double qkvo = scale_transformer_qkvo_flops(m, t, SCALE_PASS_TRAIN);
   double mlpf = scale_transformer_mlp_flops(m, t, SCALE_PASS_TRAIN) +
@@ -188,39 +142,47 @@ static void section_layer(chapter *ch, const scale_model *m, double t) {
                        scale_transformer_ssd_flops(m, 1.0, t, false, SCALE_PASS_TRAIN);
   double total = qkvo + mlpf + dot + mixer_flops;
   if (mixer > 0.0) { /* a Mamba-2 layer: its mixer replaces attention */
-    value_if(ch, "layer.mixer_params", "Mamba-2 mixer", mixer, "", SCALE_FMT_SCI);
-    value_if(ch, "layer.mixer_flops", "Mamba-2 mixer (projections + SSD scan)", mixer_flops,
-             "FLOP", SCALE_FMT_SCI);
-    value_if(ch, "layer.mixer_pct", "mixer share", 100.0 * mixer_flops / total, "%",
-             SCALE_FMT_PLAIN);
+    chapter_stem_value_opt(ch, "layer", "mixer_params", "Mamba-2 mixer", mixer, "", SCALE_FMT_SCI);
+    chapter_stem_value_opt(ch, "layer", "mixer_flops", "Mamba-2 mixer (projections + SSD scan)",
+                           mixer_flops, "FLOP", SCALE_FMT_SCI);
+    chapter_stem_value_opt(ch, "layer", "mixer_pct", "mixer share", 100.0 * mixer_flops / total,
+                           "%", SCALE_FMT_PLAIN);
   }
-  value_if(ch, "layer.qkvo_flops", "Q, K, V, O projections", qkvo, "FLOP", SCALE_FMT_SCI);
-  value_if(ch, "layer.mlp_flops", "MLP", mlpf, "FLOP", SCALE_FMT_SCI);
-  value_if(ch, "layer.dot_flops", "QK^T and AV (causal)", dot, "FLOP", SCALE_FMT_SCI);
-  value_if(ch, "layer.dot_full_flops", "QK^T and AV (no mask skipping)", dot_full, "FLOP",
-                SCALE_FMT_SCI);
-  value_if(ch, "layer.qkvo_pct", "projections share", 100.0 * qkvo / total, "%",
-                SCALE_FMT_PLAIN);
-  value_if(ch, "layer.mlp_pct", "MLP share", 100.0 * mlpf / total, "%", SCALE_FMT_PLAIN);
-  value_if(ch, "layer.dot_pct", "attention share", 100.0 * dot / total, "%",
-                SCALE_FMT_PLAIN);
-  value_if(ch, "layer.unembed_flops", "unembedding (whole model)",
-                scale_transformer_unembedding_flops(m, t, SCALE_PASS_TRAIN), "FLOP",
-                SCALE_FMT_SCI);
-  value_if(ch, "layer.t_equals_qkvo", "attention = projections at T",
-                scale_transformer_n_tokens_attention_equals_qkvo(m), "tokens", SCALE_FMT_PLAIN);
-  value_if(ch, "layer.t_dominates", "attention = everything else at T",
-                scale_transformer_n_tokens_attention_dominates(m), "tokens", SCALE_FMT_PLAIN);
-  value_if(ch, "layer.model_train_flops_per_token", "whole model, training, per token",
-                train_flops_per_token(m, t), "FLOP/token", SCALE_FMT_SCI);
-  value_if(ch, "layer.kv_bytes", "KV cache of one sequence, bf16",
-                scale_transformer_kv_bytes(m, t, SCALE_DTYPE_BF16), "B", SCALE_FMT_SI);
-  value_if(ch, "layer.prefill_intensity", "self-attention intensity, prefill",
-                scale_transformer_attention_intensity_flops_per_byte(m, t, t, SCALE_DTYPE_BF16),
-                "FLOP/byte", SCALE_FMT_PLAIN);
-  value_if(ch, "layer.decode_intensity", "self-attention intensity, one new token",
-                scale_transformer_attention_intensity_flops_per_byte(m, 1.0, t, SCALE_DTYPE_BF16),
-                "FLOP/byte", SCALE_FMT_PLAIN);
+  chapter_stem_value_opt(ch, "layer", "qkvo_flops", "Q, K, V, O projections", qkvo, "FLOP",
+                         SCALE_FMT_SCI);
+  chapter_stem_value_opt(ch, "layer", "mlp_flops", "MLP", mlpf, "FLOP", SCALE_FMT_SCI);
+  chapter_stem_value_opt(ch, "layer", "dot_flops", "QK^T and AV (causal)", dot, "FLOP",
+                         SCALE_FMT_SCI);
+  chapter_stem_value_opt(ch, "layer", "dot_full_flops", "QK^T and AV (no mask skipping)", dot_full,
+                         "FLOP", SCALE_FMT_SCI);
+  chapter_stem_value_opt(ch, "layer", "qkvo_pct", "projections share", 100.0 * qkvo / total, "%",
+                         SCALE_FMT_PLAIN);
+  chapter_stem_value_opt(ch, "layer", "mlp_pct", "MLP share", 100.0 * mlpf / total, "%",
+                         SCALE_FMT_PLAIN);
+  chapter_stem_value_opt(ch, "layer", "dot_pct", "attention share", 100.0 * dot / total, "%",
+                         SCALE_FMT_PLAIN);
+  chapter_stem_value_opt(ch, "layer", "unembed_flops", "unembedding (whole model)",
+                         scale_transformer_unembedding_flops(m, t, SCALE_PASS_TRAIN), "FLOP",
+                         SCALE_FMT_SCI);
+  chapter_stem_value_opt(ch, "layer", "t_equals_qkvo", "attention = projections at T",
+                         scale_transformer_n_tokens_attention_equals_qkvo(m), "tokens",
+                         SCALE_FMT_PLAIN);
+  chapter_stem_value_opt(ch, "layer", "t_dominates", "attention = everything else at T",
+                         scale_transformer_n_tokens_attention_dominates(m), "tokens",
+                         SCALE_FMT_PLAIN);
+  chapter_stem_value_opt(ch, "layer", "model_train_flops_per_token",
+                         "whole model, training, per token", train_flops_per_token(m, t),
+                         "FLOP/token", SCALE_FMT_SCI);
+  chapter_stem_value_opt(ch, "layer", "kv_bytes", "KV cache of one sequence, bf16",
+                         scale_transformer_kv_bytes(m, t, SCALE_DTYPE_BF16), "B", SCALE_FMT_SI);
+  chapter_stem_value_opt(ch, "layer", "prefill_intensity", "self-attention intensity, prefill",
+                         scale_transformer_attention_intensity_flops_per_byte(m, t, t,
+                                                                              SCALE_DTYPE_BF16),
+                         "FLOP/byte", SCALE_FMT_PLAIN);
+  chapter_stem_value_opt(ch, "layer", "decode_intensity", "self-attention intensity, one new token",
+                         scale_transformer_attention_intensity_flops_per_byte(m, 1.0, t,
+                                                                              SCALE_DTYPE_BF16),
+                         "FLOP/byte", SCALE_FMT_PLAIN);
 }
 
 /* ---- counting dots and the problems -------------------------------------------------------- */
@@ -238,10 +200,8 @@ static void section_dots(chapter *ch) {
                 SCALE_FMT_PLAIN);
   for (int p = 0; p < SCALE_PASS_COUNT; p++) {
     static const char *tag[3] = {"forward", "backward", "train"};
-    char key[64];
-    snprintf(key, sizeof key, "dots.%s_per_param", tag[p]);
-    chapter_value(ch, key, tag[p], scale_transformer_pass_flops_per_param((scale_pass)p),
-                  "FLOP/(param token)", SCALE_FMT_PLAIN);
+    chapter_valuef(ch, tag[p], scale_transformer_pass_flops_per_param((scale_pass)p),
+                   "FLOP/(param token)", SCALE_FMT_PLAIN, "dots.%s_per_param", tag[p]);
   }
 }
 
@@ -281,15 +241,13 @@ static void section_problems(chapter *ch, const scale_model *deepseek,
   double tokens = 4e6;
   static const char *remat_tag[SCALE_REMAT_COUNT] = {"none", "block", "big"};
   for (int r = 0; r < SCALE_REMAT_COUNT; r++) {
-    char key[64];
-    snprintf(key, sizeof key, "remat.%s.saved", remat_tag[r]);
-    chapter_value(ch, key, "tensors saved per layer",
-                  scale_transformer_n_saved_per_layer((scale_remat)r), "", SCALE_FMT_PLAIN);
-    snprintf(key, sizeof key, "remat.%s.bytes", remat_tag[r]);
-    chapter_value(ch, key, "activation bytes",
-                  scale_transformer_activation_bytes(&big, tokens, (scale_remat)r,
-                                                     SCALE_DTYPE_BF16),
-                  "B", SCALE_FMT_SI);
+    chapter_valuef(ch, "tensors saved per layer",
+                   scale_transformer_n_saved_per_layer((scale_remat)r), "", SCALE_FMT_PLAIN,
+                   "remat.%s.saved", remat_tag[r]);
+    chapter_valuef(ch, "activation bytes",
+                   scale_transformer_activation_bytes(&big, tokens, (scale_remat)r,
+                                                      SCALE_DTYPE_BF16), "B", SCALE_FMT_SI,
+                   "remat.%s.bytes", remat_tag[r]);
   }
   /* Block remat: forward FLOPs done twice. One step of 1024 sequences of 4096 tokens. */
   double base = scale_transformer_flops(&big, 1024.0, 4096.0, true, SCALE_PASS_TRAIN);
@@ -316,26 +274,24 @@ static void section_problems(chapter *ch, const scale_model *deepseek,
   const scale_model *moes[2] = {deepseek, mixtral};
   for (int i = 0; i < 2; i++) {
     const scale_model *m = moes[i];
-    char key[128];
-    key_of(key, sizeof key, m->name, "experts");
-    chapter_value(ch, key, "experts E", (double)m->n_experts, "", SCALE_FMT_PLAIN);
-    key_of(key, sizeof key, m->name, "experts_active");
-    chapter_value(ch, key, "active k", (double)m->n_experts_active, "", SCALE_FMT_PLAIN);
-    key_of(key, sizeof key, m->name, "sparsity");
-    chapter_value(ch, key, "E / k", scale_transformer_moe_sparsity(m), "", SCALE_FMT_PLAIN);
-    key_of(key, sizeof key, m->name, "moe_critical_batch");
-    chapter_value(ch, key, "expert matmuls compute-bound above",
-                  scale_transformer_moe_critical_batch(m, dense_crit), "tokens", SCALE_FMT_PLAIN);
-    key_of(key, sizeof key, m->name, "active_pct");
-    chapter_value(ch, key, "active / total",
-                  100.0 * scale_transformer_n_active_params(m) / scale_transformer_n_params(m),
-                  "%", SCALE_FMT_PLAIN);
+    chapter_stem_value(ch, m->name, "experts", "experts E", (double)m->n_experts, "",
+                       SCALE_FMT_PLAIN);
+    chapter_stem_value(ch, m->name, "experts_active", "active k", (double)m->n_experts_active, "",
+                       SCALE_FMT_PLAIN);
+    chapter_stem_value(ch, m->name, "sparsity", "E / k", scale_transformer_moe_sparsity(m), "",
+                       SCALE_FMT_PLAIN);
+    chapter_stem_value(ch, m->name, "moe_critical_batch", "expert matmuls compute-bound above",
+                       scale_transformer_moe_critical_batch(m, dense_crit), "tokens",
+                       SCALE_FMT_PLAIN);
+    chapter_stem_value(ch, m->name, "active_pct", "active / total",
+                       100.0 * scale_transformer_n_active_params(m) / scale_transformer_n_params(m),
+                       "%", SCALE_FMT_PLAIN);
   }
 }
 
 /* ---- figures ------------------------------------------------------------------------------- */
 
-static void figure_attention_share(chapter *ch, const model_list *models) {
+static void figure_attention_share(chapter *ch, const chapter_models *models) {
   static const char *pick[] = {"llama-3-8b", "gemma-2-27b", "llama-3-70b", "llama-3-405b",
                                "deepseek-v3"};
   enum { N_PICK = sizeof pick / sizeof pick[0] };
@@ -364,8 +320,8 @@ static void figure_attention_share(chapter *ch, const model_list *models) {
   chapter_figure(ch, "attention-share.svg", &p);
 }
 
-static void figure_kv(chapter *ch, const model_list *models) {
-  static scale_plot_point pts[MAX_MODELS];
+static void figure_kv(chapter *ch, const chapter_models *models) {
+  static scale_plot_point pts[CHAPTER_LIST_MAX];
   size_t n = 0;
   for (int i = 0; i < models->n; i++) {
     const scale_model *m = &models->model[i];
@@ -392,15 +348,15 @@ int main(int argc, char **argv) {
   int rc = chapter_begin(&ch, argc, argv, "04-transformers",
                          "All the transformer math you need to know.", opts);
   if (rc >= 0) return rc;
-  static model_list models;
+  static chapter_models models;
   scale_model example, deepseek, mixtral;
   scale_chip v5e;
-  if (!load_models(&ch, &models) || !chapter_load_model(&ch, opts[0].value, &example) ||
+  if (!chapter_load_models(&ch, &models) || !chapter_load_model(&ch, opts[0].value, &example) ||
       !chapter_load_model(&ch, "deepseek-v3", &deepseek) ||
       !chapter_load_model(&ch, "mixtral-8x7b", &mixtral) ||
       !chapter_load_chip(&ch, "tpu-v5e", &v5e))
     return chapter_end(&ch);
-  double t = option_number(&ch, &opts[1]);
+  double t = chapter_option_number(&ch, &opts[1], SCALE_NUM_POSITIVE);
   if (ch.n_errors) return chapter_end(&ch);
 
   chapter_say(&ch, "Chapter 4: All the Transformer Math You Need to Know.");

@@ -27,39 +27,6 @@
 
 /* ---- small helpers -------------------------------------------------------------------------- */
 
-static double option_number(chapter *ch, const chapter_option *o) {
-  double v = NAN;
-  scale_diag diag = {0};
-  if (scale_parse_number(o->value, SCALE_NUM_POSITIVE, &v, &diag) != SCALE_OK) {
-    chapter_error(ch, "--%s: %s", o->name, diag.message);
-    return NAN;
-  }
-  return v;
-}
-
-/** The text states this; if the library ever disagrees, the chapter must fail, not lie.
- * 'check' is false when options have moved the chapter off the problems the text describes. */
-static void claim(chapter *ch, bool check, bool holds, const char *what) {
-  if (check && !holds) chapter_error(ch, "the text's claim no longer holds: %s", what);
-}
-
-static void key2(char *buf, size_t size, const char *a, const char *b) {
-  snprintf(buf, size, "%s.%s", a, b);
-}
-
-/** Evaluates a layout after mapping it the book's way; reports an inconsistent one. */
-static bool eval_layout(chapter *ch, const scale_train_problem *p, scale_layout *l,
-                        scale_train_result *r) {
-  scale_train_layout_map(p->chip, p->n_chips, l);
-  scale_diag diag = {0};
-  if (scale_train_validate(p, l, &diag) != SCALE_OK) {
-    chapter_error(ch, "layout: %s", diag.message);
-    return false;
-  }
-  scale_train_eval(p, l, r);
-  return true;
-}
-
 /** Per-layer collective bytes and time of a result (every collective, fwd + bwd). */
 static void layer_comms(const scale_train_result *r, double *bytes, double *time_s) {
   *bytes = 0.0;
@@ -123,32 +90,26 @@ static void strategy_row(chapter *ch, const scale_train_problem *p, const strate
   l.sp = s->sp;
   l.schedule = s->schedule;
   l.cp_kind = s->cp_kind;
-  if (!eval_layout(ch, p, &l, r)) return;
+  if (!chapter_train_eval(ch, p, &l, r)) return;
   double bytes, time_s;
   layer_comms(r, &bytes, &time_s);
-  char key[96];
   chapter_say(ch, "%s:", s->label);
-  key2(key, sizeof key, s->key, "flops");
-  chapter_value(ch, key, "  fwd + bwd FLOPs of one layer, one chip",
-                r->fwd_flops_per_layer + r->bwd_flops_per_layer, "FLOP", SCALE_FMT_SCI);
-  key2(key, sizeof key, s->key, "t_math");
-  chapter_value(ch, key, "  their time at peak",
-                (r->fwd_flops_per_layer + r->bwd_flops_per_layer) / scale_chip_flops_per_s(
-                                                                      p->chip, SCALE_DTYPE_BF16),
-                "s", SCALE_FMT_TIME);
-  key2(key, sizeof key, s->key, "bytes");
-  chapter_value(ch, key, "  bytes moved per layer (fwd + bwd)", bytes, "B", SCALE_FMT_SI);
-  key2(key, sizeof key, s->key, "t_comms");
-  chapter_value(ch, key, "  their time", time_s, "s", SCALE_FMT_TIME);
-  key2(key, sizeof key, s->key, "ratio");
-  chapter_value(ch, key, "  busiest link / compute, whole step",
-                r->comms_time_s / r->compute_time_s, "", SCALE_FMT_PLAIN);
-  key2(key, sizeof key, s->key, "bubble");
-  chapter_value(ch, key, "  pipeline bubble", 100.0 * r->bubble_frac, "%", SCALE_FMT_PLAIN);
-  key2(key, sizeof key, s->key, "step");
-  chapter_value(ch, key, "  step time", r->step_time_s, "s", SCALE_FMT_TIME);
-  key2(key, sizeof key, s->key, "mem");
-  chapter_value(ch, key, "  memory per chip", r->memory_per_chip_bytes, "B", SCALE_FMT_SI);
+  double flops = r->fwd_flops_per_layer + r->bwd_flops_per_layer;
+  chapter_stem_value(ch, s->key, "flops", "  fwd + bwd FLOPs of one layer, one chip", flops, "FLOP",
+                     SCALE_FMT_SCI);
+  chapter_stem_value(ch, s->key, "t_math", "  their time at peak",
+                     flops / scale_chip_flops_per_s(p->chip, SCALE_DTYPE_BF16), "s",
+                     SCALE_FMT_TIME);
+  chapter_stem_value(ch, s->key, "bytes", "  bytes moved per layer (fwd + bwd)", bytes, "B",
+                     SCALE_FMT_SI);
+  chapter_stem_value(ch, s->key, "t_comms", "  their time", time_s, "s", SCALE_FMT_TIME);
+  chapter_stem_value(ch, s->key, "ratio", "  busiest link / compute, whole step",
+                     r->comms_time_s / r->compute_time_s, "", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, s->key, "bubble", "  pipeline bubble", 100.0 * r->bubble_frac, "%",
+                     SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, s->key, "step", "  step time", r->step_time_s, "s", SCALE_FMT_TIME);
+  chapter_stem_value(ch, s->key, "mem", "  memory per chip", r->memory_per_chip_bytes, "B",
+                     SCALE_FMT_SI);
   chapter_say(ch, "  bound: %s (%s)", scale_train_bound_name(r->bound), r->reason);
 }
 
@@ -192,17 +153,23 @@ static void section_strategies(chapter *ch, bool chk, const scale_chip *chip,
   for (int i = 0; i < N_ROWS; i++) strategy_row(ch, rows[i].moe ? &pm : &p, &rows[i], &r[i]);
   if (ch->n_errors) return;
   /* What the text says about the table. */
-  claim(ch, chk, !r[0].fits && !r[1].fits, "pure DP and ZeRO-1 of the dense model do not fit");
-  claim(ch, chk, r[2].fits && r[2].bound == SCALE_TRAIN_BOUND_COMPUTE, "FSDP is compute-bound");
-  claim(ch, chk, r[1].memory_per_chip_bytes > r[2].memory_per_chip_bytes, "ZeRO-1 holds more");
-  claim(ch, chk, r[3].bound == SCALE_TRAIN_BOUND_COMPUTE, "FSDP x TP 8 is compute-bound");
-  claim(ch, chk, r[4].memory_per_chip_bytes < r[3].memory_per_chip_bytes, "SP saves memory");
-  claim(ch, chk, r[5].fits && r[5].bound == SCALE_TRAIN_BOUND_COMMS &&
-                (r[5].binding_comm == SCALE_TRAIN_COMM_TP_ALL_GATHER ||
-                 r[5].binding_comm == SCALE_TRAIN_COMM_TP_REDUCE_SCATTER),
-        "TP 32 is bound by its activation collectives");
-  claim(ch, chk, r[6].step_time_s > 1.5 * r[7].step_time_s, "1F1B's bubble costs most of a step");
-  claim(ch, chk, r[10].fits, "the MoE row fits");
+  chapter_claim(ch, chk, !r[0].fits && !r[1].fits,
+                "pure DP and ZeRO-1 of the dense model do not fit");
+  chapter_claim(ch, chk, r[2].fits && r[2].bound == SCALE_TRAIN_BOUND_COMPUTE,
+                "FSDP is compute-bound");
+  chapter_claim(ch, chk, r[1].memory_per_chip_bytes > r[2].memory_per_chip_bytes,
+                "ZeRO-1 holds more");
+  chapter_claim(ch, chk, r[3].bound == SCALE_TRAIN_BOUND_COMPUTE, "FSDP x TP 8 is compute-bound");
+  chapter_claim(ch, chk, r[4].memory_per_chip_bytes < r[3].memory_per_chip_bytes,
+                "SP saves memory");
+  chapter_claim(ch, chk,
+                r[5].fits && r[5].bound == SCALE_TRAIN_BOUND_COMMS &&
+                    (r[5].binding_comm == SCALE_TRAIN_COMM_TP_ALL_GATHER ||
+                     r[5].binding_comm == SCALE_TRAIN_COMM_TP_REDUCE_SCATTER),
+                "TP 32 is bound by its activation collectives");
+  chapter_claim(ch, chk, r[6].step_time_s > 1.5 * r[7].step_time_s,
+                "1F1B's bubble costs most of a step");
+  chapter_claim(ch, chk, r[10].fits, "the MoE row fits");
   chapter_value(ch, "strat.moe_params", "MoE model parameters", scale_transformer_n_params(moe),
                 "", SCALE_FMT_SCI);
 }
@@ -316,11 +283,9 @@ static void section_zero(chapter *ch, const scale_model *m) {
   for (int stage = 0; stage <= 3; stage++) {
     double parts[3];
     double total = scale_train_zero_bytes_per_chip(&mixed, n, stage, 64.0, parts);
-    char key[64];
-    snprintf(key, sizeof key, "zero.s%d.per_param", stage);
-    chapter_value(ch, key, "bytes per parameter per chip", total / n, "B", SCALE_FMT_PLAIN);
-    snprintf(key, sizeof key, "zero.s%d.total", stage);
-    chapter_value(ch, key, "per chip", total, "B", SCALE_FMT_SI);
+    chapter_valuef(ch, "bytes per parameter per chip", total / n, "B", SCALE_FMT_PLAIN,
+                   "zero.s%d.per_param", stage);
+    chapter_valuef(ch, "per chip", total, "B", SCALE_FMT_SI, "zero.s%d.total", stage);
   }
 }
 
@@ -376,7 +341,7 @@ static void figure_mlp(chapter *ch, bool chk, const chip_numbers *hw, const scal
     if (isfinite(cross))
       chapter_value(ch, key, labels[k], cross, "tokens", SCALE_FMT_SCI);
     else
-      claim(ch, chk, y >= 16.0, "only TP 16 is never compute-bound");
+      chapter_claim(ch, chk, y >= 16.0, "only TP 16 is never compute-bound");
   }
   s[N_SPLITS] = (scale_plot_series){.label = "matmuls (T_math)", .x = bx, .y = tm, .n = N_CURVE,
                                      .dashed = true};
@@ -458,9 +423,10 @@ static void figure_scaling(chapter *ch, bool chk, const scale_chip *chip, const 
   /* The shape the text describes: at 8192 chips pure FSDP has left the compute floor and
    * TP 4 or 8 have not. */
   int at = (int)(log2(slice) - 6.0);
-  claim(ch, chk, at >= 0 && at < N_SCALE && ys[0][at] > 1.05 * floor_s[at] &&
-                ys[1][at] < 1.01 * floor_s[at],
-        "pure FSDP is comms-bound and FSDP x TP 4 compute-bound at one slice");
+  chapter_claim(ch, chk,
+                at >= 0 && at < N_SCALE && ys[0][at] > 1.05 * floor_s[at] &&
+                    ys[1][at] < 1.01 * floor_s[at],
+                "pure FSDP is comms-bound and FSDP x TP 4 compute-bound at one slice");
   if (at >= 0 && at < N_SCALE) {
     chapter_value(ch, "scale.fsdp_step", "FSDP step at one slice", ys[0][at], "s",
                   SCALE_FMT_TIME);
@@ -479,43 +445,6 @@ static void figure_scaling(chapter *ch, bool chk, const scale_chip *chip, const 
 }
 
 /* ---- Question 3 and the planner ------------------------------------------------------------- */
-
-static void plan_table(chapter *ch, const char *stem, const scale_plan_report *rep, int n) {
-  for (int i = 0; i < n && i < rep->n_ranked; i++) {
-    const scale_plan_entry *e = &rep->ranked[i];
-    const scale_layout *l = &e->layout;
-    char buf[200], key[96];
-    chapter_say(ch, "%d. %s", i + 1, scale_plan_layout_str(l, buf, sizeof buf));
-    static const char *cols[] = {"dp", "fsdp", "zero", "tp", "sp", "pp", "m", "cp", "saved",
-                                 "bubble", "step", "mfu", "mem"};
-    const double v[] = {l->dp, l->fsdp, l->fsdp > 1.0 ? (double)l->zero_stage : 0.0, l->tp,
-                        l->sp ? 1.0 : 0.0, l->pp, l->n_microbatches, l->cp,
-                        scale_transformer_n_saved_per_layer(l->remat),
-                        100.0 * e->result.bubble_frac, e->result.step_time_s,
-                        100.0 * e->result.mfu, e->result.memory_per_chip_bytes};
-    const char *units[] = {"", "", "", "", "", "", "", "", "", "%", "s", "%", "B"};
-    for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
-      snprintf(key, sizeof key, "%s.r%d.%s", stem, i + 1, cols[c]);
-      scale_fmt fmt = c == 10 ? SCALE_FMT_TIME : c == 12 ? SCALE_FMT_SI : SCALE_FMT_PLAIN;
-      chapter_value(ch, key, cols[c], v[c], units[c], fmt);
-    }
-  }
-}
-
-static void plan_counts(chapter *ch, const char *stem, const scale_plan_report *rep) {
-  char key[96];
-  key2(key, sizeof key, stem, "candidates");
-  chapter_value(ch, key, "layouts enumerated", rep->n_candidates, "", SCALE_FMT_SCI);
-  key2(key, sizeof key, stem, "evaluated");
-  chapter_value(ch, key, "layouts evaluated", rep->n_evaluated, "", SCALE_FMT_SCI);
-  static const char *tag[SCALE_PLAN_PRUNE_COUNT] = {"tp", "cp", "pp", "batch", "ep", "invalid",
-                                                    "memory"};
-  for (int i = 0; i < SCALE_PLAN_PRUNE_COUNT; i++) {
-    snprintf(key, sizeof key, "%s.pruned.%s", stem, tag[i]);
-    chapter_value(ch, key, scale_plan_prune_name((scale_plan_prune)i), rep->n_pruned[i], "",
-                  SCALE_FMT_SCI);
-  }
-}
 
 static void section_q3(chapter *ch, bool chk, const scale_chip *chip, const chip_numbers *hw,
                        const scale_model *m) {
@@ -539,7 +468,7 @@ static void section_q3(chapter *ch, bool chk, const scale_chip *chip, const chip
   scale_layout book = scale_layout_default();
   book.fsdp = 64, book.cp = 16, book.tp = 4;
   scale_train_result rb;
-  if (!eval_layout(ch, &p, &book, &rb)) return;
+  if (!chapter_train_eval(ch, &p, &book, &rb)) return;
   chapter_value(ch, "q3.book.step", "FSDP 64 x CP 16 x TP 4: step", rb.step_time_s, "s",
                 SCALE_FMT_TIME);
   chapter_value(ch, "q3.book.ratio", "  busiest link / compute", rb.comms_time_s / rb.compute_time_s,
@@ -548,22 +477,20 @@ static void section_q3(chapter *ch, bool chk, const scale_chip *chip, const chip
   scale_layout pure = scale_layout_default();
   pure.fsdp = 64, pure.cp = 64;
   scale_train_result rp;
-  if (!eval_layout(ch, &p, &pure, &rp)) return;
+  if (!chapter_train_eval(ch, &p, &pure, &rp)) return;
   chapter_value(ch, "q3.pure.ratio", "FSDP 64 x CP 64: busiest link / compute",
                 rp.comms_time_s / rp.compute_time_s, "", SCALE_FMT_PLAIN);
-  claim(ch, chk, rp.bound == SCALE_TRAIN_BOUND_COMMS, "FSDP over batch and sequence is comms-bound");
+  chapter_claim(ch, chk, rp.bound == SCALE_TRAIN_BOUND_COMMS,
+                "FSDP over batch and sequence is comms-bound");
 
   chapter_heading(ch, "What the planner says");
   static scale_plan_report rep;
   scale_plan_opts o = scale_plan_opts_default();
   o.n_threads = 1;
-  scale_diag diag = {0};
-  if (scale_plan_train(&p, &o, &rep, &diag) != SCALE_OK || rep.n_ranked < 5) {
-    chapter_error(ch, "planner: %s", diag.message[0] ? diag.message : "fewer than 5 layouts");
-    return;
-  }
-  plan_counts(ch, "plan", &rep);
-  plan_table(ch, "plan", &rep, 5);
+  if (!chapter_plan_train(ch, &p, &o, &rep, 5)) return;
+  chapter_plan_counts(ch, "plan", &rep);
+  for (int i = 0; i < 5; i++)
+    chapter_plan_row(ch, "plan", &rep, i, "dp fsdp zero tp sp pp m cp saved bubble step mfu mem");
   char why[512];
   chapter_say(ch, "why: %s", scale_plan_explain(&rep, why, sizeof why));
   const scale_train_result *best = &rep.ranked[0].result;
@@ -571,16 +498,18 @@ static void section_q3(chapter *ch, bool chk, const scale_chip *chip, const chip
                 SCALE_FMT_TIME);
   chapter_value(ch, "plan.vs_book", "book's layout / best", rb.step_time_s / best->step_time_s,
                 "", SCALE_FMT_PLAIN);
-  claim(ch, chk, best->bound == SCALE_TRAIN_BOUND_COMPUTE, "the best is compute-bound");
-  claim(ch, chk, rep.ranked[0].layout.remat == SCALE_REMAT_NONE, "the best keeps every activation");
+  chapter_claim(ch, chk, best->bound == SCALE_TRAIN_BOUND_COMPUTE, "the best is compute-bound");
+  chapter_claim(ch, chk, rep.ranked[0].layout.remat == SCALE_REMAT_NONE,
+                "the best keeps every activation");
   const scale_layout *bl = &rep.ranked[0].layout;
-  claim(ch, chk, bl->fsdp > 1.0 && bl->tp > 1.0 && bl->cp > 1.0, "the best is FSDP x TP x CP");
+  chapter_claim(ch, chk, bl->fsdp > 1.0 && bl->tp > 1.0 && bl->cp > 1.0,
+                "the best is FSDP x TP x CP");
   for (int i = 0; i < 5; i++)
-    claim(ch, chk, rep.ranked[i].result.bound == SCALE_TRAIN_BOUND_COMPUTE,
-          "the top five are compute-bound");
+    chapter_claim(ch, chk, rep.ranked[i].result.bound == SCALE_TRAIN_BOUND_COMPUTE,
+                  "the top five are compute-bound");
   double spread = rep.ranked[4].result.step_time_s / best->step_time_s - 1.0;
-  claim(ch, chk, spread < 5e-4, "the top five tie");
-  claim(ch, chk, book.remat == SCALE_REMAT_BLOCK, "the book-style layout uses block remat");
+  chapter_claim(ch, chk, spread < 5e-4, "the top five tie");
+  chapter_claim(ch, chk, book.remat == SCALE_REMAT_BLOCK, "the book-style layout uses block remat");
 }
 
 int main(int argc, char **argv) {
@@ -597,8 +526,9 @@ int main(int argc, char **argv) {
   if (rc >= 0) return rc;
   scale_chip chip;
   static scale_model model, moe, l70, l13, gemma, ds3;
-  double n = option_number(&ch, &opts[2]), batch = option_number(&ch, &opts[3]),
-         seq = option_number(&ch, &opts[4]);
+  double n = chapter_option_number(&ch, &opts[2], SCALE_NUM_POSITIVE),
+         batch = chapter_option_number(&ch, &opts[3], SCALE_NUM_POSITIVE),
+         seq = chapter_option_number(&ch, &opts[4], SCALE_NUM_POSITIVE);
   if (!chapter_load_chip(&ch, opts[0].value, &chip) ||
       !chapter_load_model(&ch, opts[1].value, &model) ||
       !chapter_load_model(&ch, "mixtral-8x7b", &moe) ||

@@ -22,24 +22,6 @@
 #define SEQ_4K 4096.0
 #define N_MEM 8 /* chips 2^6 .. 2^13 of the memory figure */
 
-static double option_number(chapter *ch, const chapter_option *o) {
-  double v = NAN;
-  scale_diag diag = {0};
-  if (scale_parse_number(o->value, SCALE_NUM_POSITIVE, &v, &diag) != SCALE_OK) {
-    chapter_error(ch, "--%s: %s", o->name, diag.message);
-    return NAN;
-  }
-  return v;
-}
-
-
-static void val(chapter *ch, const char *stem, const char *what, const char *label, double v,
-                const char *unit, scale_fmt fmt) {
-  char key[128];
-  snprintf(key, sizeof key, "%s.%s", stem, what);
-  chapter_value(ch, key, label, v, unit, fmt);
-}
-
 /** Settings shared by the sections. */
 typedef struct {
   const scale_chip *chip;
@@ -48,26 +30,8 @@ typedef struct {
   double pod;    /* chips in a pod */
   double mfu;    /* the book's assumed MFU for run times */
   double tokens; /* training budget */
-  bool check;    /* the book's chip: the text's claims apply */
+  bool check;    /* the book's chip: the text's claims apply (chapter_claim) */
 } setting;
-
-/** The text states this; if the library ever disagrees, the chapter must fail, not lie.
- * Checked on the book's chip only (--chip moves the chapter off the problems it describes). */
-static void claim(chapter *ch, const setting *s, bool holds, const char *what) {
-  if (s->check && !holds) chapter_error(ch, "the text's claim no longer holds: %s", what);
-}
-
-static bool eval_layout(chapter *ch, const scale_train_problem *p, scale_layout *l,
-                        scale_train_result *r) {
-  scale_train_layout_map(p->chip, p->n_chips, l);
-  scale_diag diag = {0};
-  if (scale_train_validate(p, l, &diag) != SCALE_OK) {
-    chapter_error(ch, "layout: %s", diag.message);
-    return false;
-  }
-  scale_train_eval(p, l, r);
-  return true;
-}
 
 /** The run of 'layout' at the setting's efficiency and token budget: time and dollars. */
 static void run_cost(const setting *s, const scale_train_problem *p, const scale_layout *l,
@@ -85,44 +49,41 @@ static void run_cost(const setting *s, const scale_train_problem *p, const scale
 
 static void section_model(chapter *ch, const setting *s, const scale_model *m) {
   chapter_heading(ch, "LLaMA 3 70B: parameters and FLOPs");
-  val(ch, "arch", "l", "L", (double)m->n_layers, "", SCALE_FMT_PLAIN);
-  val(ch, "arch", "d", "D", (double)m->d_model, "", SCALE_FMT_PLAIN);
-  val(ch, "arch", "f", "F", (double)m->d_ff, "", SCALE_FMT_PLAIN);
-  val(ch, "arch", "n", "N", (double)m->n_heads, "", SCALE_FMT_PLAIN);
-  val(ch, "arch", "k", "K", (double)m->n_kv_heads, "", SCALE_FMT_PLAIN);
-  val(ch, "arch", "h", "H", (double)m->d_head, "", SCALE_FMT_PLAIN);
-  val(ch, "arch", "v", "V", (double)m->n_vocab, "", SCALE_FMT_PLAIN);
+  chapter_model_dims(ch, "arch", m, true);
   double l = (double)m->n_layers, n = scale_transformer_n_params(m);
-  val(ch, "params", "mlp", "MLP 3DF L", l * scale_transformer_n_mlp_params(m), "",
-      SCALE_FMT_SCI);
-  val(ch, "params", "vocab", "embeddings 2VD", scale_transformer_n_embedding_params(m), "",
-      SCALE_FMT_SCI);
-  val(ch, "params", "attn", "attention 2DH(N+K) L", l * scale_transformer_n_attention_params(m),
-      "", SCALE_FMT_SCI);
-  val(ch, "params", "total", "total (with norms)", n, "", SCALE_FMT_SCI);
-  val(ch, "params", "mlp_pct", "MLP share",
-      100.0 * l * scale_transformer_n_mlp_params(m) / n, "%", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "params", "mlp", "MLP 3DF L", l * scale_transformer_n_mlp_params(m), "",
+                     SCALE_FMT_SCI);
+  chapter_stem_value(ch, "params", "vocab", "embeddings 2VD",
+                     scale_transformer_n_embedding_params(m), "", SCALE_FMT_SCI);
+  chapter_stem_value(ch, "params", "attn", "attention 2DH(N+K) L",
+                     l * scale_transformer_n_attention_params(m), "", SCALE_FMT_SCI);
+  chapter_stem_value(ch, "params", "total", "total (with norms)", n, "", SCALE_FMT_SCI);
+  chapter_stem_value(ch, "params", "mlp_pct", "MLP share",
+                     100.0 * l * scale_transformer_n_mlp_params(m) / n, "%", SCALE_FMT_PLAIN);
 
   double per_token_book = 6.0 * 70e9, per_token = 6.0 * n;
-  val(ch, "flops", "per_token_book", "6 x 70e9", per_token_book, "FLOP", SCALE_FMT_SCI);
-  val(ch, "flops", "per_token", "6 x parameters", per_token, "FLOP", SCALE_FMT_SCI);
-  val(ch, "flops", "token_time", "one token on one chip at peak",
-      scale_train_time_s(per_token_book, 1.0, s->c, 1.0), "s", SCALE_FMT_TIME);
+  chapter_stem_value(ch, "flops", "per_token_book", "6 x 70e9", per_token_book, "FLOP",
+                     SCALE_FMT_SCI);
+  chapter_stem_value(ch, "flops", "per_token", "6 x parameters", per_token, "FLOP", SCALE_FMT_SCI);
+  chapter_stem_value(ch, "flops", "token_time", "one token on one chip at peak",
+                     scale_train_time_s(per_token_book, 1.0, s->c, 1.0), "s", SCALE_FMT_TIME);
   double total_book = per_token_book * s->tokens, total = per_token * s->tokens;
-  val(ch, "flops", "tokens", "training tokens", s->tokens, "", SCALE_FMT_SCI);
-  val(ch, "flops", "total_book", "total, book", total_book, "FLOP", SCALE_FMT_SCI);
-  val(ch, "flops", "total", "total, exact parameters", total, "FLOP", SCALE_FMT_SCI);
-  val(ch, "flops", "one_chip_years", "on one chip at peak",
-      scale_train_time_s(total_book, 1.0, s->c, 1.0) / SCALE_SECONDS_PER_YEAR, "years",
-      SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "flops", "tokens", "training tokens", s->tokens, "", SCALE_FMT_SCI);
+  chapter_stem_value(ch, "flops", "total_book", "total, book", total_book, "FLOP", SCALE_FMT_SCI);
+  chapter_stem_value(ch, "flops", "total", "total, exact parameters", total, "FLOP", SCALE_FMT_SCI);
+  chapter_stem_value(ch, "flops", "one_chip_years", "on one chip at peak",
+                     scale_train_time_s(total_book, 1.0, s->c, 1.0) / SCALE_SECONDS_PER_YEAR,
+                     "years", SCALE_FMT_PLAIN);
   double pod_s = scale_train_time_s(total_book, s->pod, s->c, s->mfu);
-  val(ch, "flops", "mfu", "assumed MFU", 100.0 * s->mfu, "%", SCALE_FMT_PLAIN);
-  val(ch, "flops", "pod_s", "a full pod at that MFU", pod_s, "s", SCALE_FMT_SCI);
-  val(ch, "flops", "pod_days", "  in days", pod_s / SCALE_SECONDS_PER_DAY, "days",
-      SCALE_FMT_PLAIN);
-  val(ch, "flops", "price", "price per chip-hour", s->chip->usd_per_hour, "$", SCALE_FMT_PLAIN);
-  val(ch, "flops", "pod_cost", "  its cost",
-      s->pod * pod_s / SCALE_SECONDS_PER_HOUR * s->chip->usd_per_hour, "$", SCALE_FMT_SCI);
+  chapter_stem_value(ch, "flops", "mfu", "assumed MFU", 100.0 * s->mfu, "%", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "flops", "pod_s", "a full pod at that MFU", pod_s, "s", SCALE_FMT_SCI);
+  chapter_stem_value(ch, "flops", "pod_days", "  in days", pod_s / SCALE_SECONDS_PER_DAY, "days",
+                     SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "flops", "price", "price per chip-hour", s->chip->usd_per_hour, "$",
+                     SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "flops", "pod_cost", "  its cost",
+                     s->pod * pod_s / SCALE_SECONDS_PER_HOUR * s->chip->usd_per_hour, "$",
+                     SCALE_FMT_SCI);
 }
 
 /* ---- memory --------------------------------------------------------------------------------- */
@@ -136,21 +97,25 @@ static void section_memory(chapter *ch, const setting *s, const scale_model *m) 
   double opt = scale_transformer_optimizer_bytes(&prec, 70e9);
   double ckpt = scale_transformer_checkpoint_bytes(m, 4e6, 4.0, SCALE_DTYPE_BF16);
   double total = params + opt + ckpt;
-  val(ch, "mem", "params", "weights, bf16", params, "B", SCALE_FMT_SI);
-  val(ch, "mem", "opt", "Adam moments, fp32", opt, "B", SCALE_FMT_SI);
-  val(ch, "mem", "ckpt", "4 checkpoints per layer", ckpt, "B", SCALE_FMT_SI);
-  val(ch, "mem", "total", "total", total, "B", SCALE_FMT_SI);
+  chapter_stem_value(ch, "mem", "params", "weights, bf16", params, "B", SCALE_FMT_SI);
+  chapter_stem_value(ch, "mem", "opt", "Adam moments, fp32", opt, "B", SCALE_FMT_SI);
+  chapter_stem_value(ch, "mem", "ckpt", "4 checkpoints per layer", ckpt, "B", SCALE_FMT_SI);
+  chapter_stem_value(ch, "mem", "total", "total", total, "B", SCALE_FMT_SI);
   double chips = scale_train_min_chips_for_memory(total, s->chip->hbm_bytes);
-  val(ch, "mem", "quotient", "total / HBM", total / s->chip->hbm_bytes, "", SCALE_FMT_PLAIN);
-  val(ch, "mem", "min_chips", "fewest chips that hold it", chips, "", SCALE_FMT_PLAIN);
-  val(ch, "mem", "min_chips_days", "  training days there",
-      scale_train_time_s(6.0 * 70e9 * s->tokens, chips, s->c, s->mfu) / SCALE_SECONDS_PER_DAY,
-      "days", SCALE_FMT_PLAIN);
-  val(ch, "mem", "per_chip_pod", "per chip on a pod", total / s->pod, "B", SCALE_FMT_SI);
+  chapter_stem_value(ch, "mem", "quotient", "total / HBM", total / s->chip->hbm_bytes, "",
+                     SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "mem", "min_chips", "fewest chips that hold it", chips, "",
+                     SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "mem", "min_chips_days", "  training days there",
+                     scale_train_time_s(6.0 * 70e9 * s->tokens, chips, s->c, s->mfu) /
+                         SCALE_SECONDS_PER_DAY,
+                     "days", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "mem", "per_chip_pod", "per chip on a pod", total / s->pod, "B",
+                     SCALE_FMT_SI);
   double twelve = params + opt + scale_transformer_checkpoint_bytes(m, 4e6, 12.0,
                                                                     SCALE_DTYPE_BF16);
-  val(ch, "mem", "per_chip_12", "  with 12 checkpoints per layer", twelve / s->pod, "B",
-      SCALE_FMT_SI);
+  chapter_stem_value(ch, "mem", "per_chip_12", "  with 12 checkpoints per layer", twelve / s->pod,
+                     "B", SCALE_FMT_SI);
 }
 
 /* ---- sharding on one pod -------------------------------------------------------------------- */
@@ -159,108 +124,78 @@ static void section_shard(chapter *ch, const setting *s, const scale_model *m,
                           scale_train_result *book_out, scale_layout *book_layout) {
   chapter_heading(ch, "Sharding LLaMA 3 70B on a pod");
   double f = (double)m->d_ff, n_seq = BATCH_4M / SEQ_4K;
-  val(ch, "shard", "batch", "batch", BATCH_4M, "tokens", SCALE_FMT_PLAIN);
-  val(ch, "shard", "seqs", "sequences", n_seq, "", SCALE_FMT_PLAIN);
-  val(ch, "shard", "per_chip", "tokens per chip on a pod", BATCH_4M / s->pod, "tokens",
-      SCALE_FMT_PLAIN);
-  val(ch, "shard", "crit3", "FSDP needs (three axes)",
-      scale_train_dp_critical_batch(s->c, s->link, s->chip->ici_n_axes), "tokens",
-      SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "shard", "batch", "batch", BATCH_4M, "tokens", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "shard", "seqs", "sequences", n_seq, "", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "shard", "per_chip", "tokens per chip on a pod", BATCH_4M / s->pod,
+                     "tokens", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "shard", "crit3", "FSDP needs (three axes)",
+                     scale_train_dp_critical_batch(s->c, s->link, s->chip->ici_n_axes), "tokens",
+                     SCALE_FMT_PLAIN);
   scale_train_problem p = scale_train_problem_make(m, s->chip, s->pod, BATCH_4M, SEQ_4K);
   scale_layout pure = scale_layout_default();
   /* FSDP over the batch and the sequence: the most data shards the sequences allow. */
   for (pure.fsdp = fmin(s->pod, n_seq); pure.fsdp > 1.0; pure.fsdp--)
     if (fmod(s->pod, pure.fsdp) == 0.0 && fmod(SEQ_4K, s->pod / pure.fsdp) == 0.0) break;
   pure.cp = s->pod / pure.fsdp;
-  val(ch, "shard", "fsdp_deg", "FSDP degree", pure.fsdp, "", SCALE_FMT_PLAIN);
-  val(ch, "shard", "cp_deg", "CP degree", pure.cp, "", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "shard", "fsdp_deg", "FSDP degree", pure.fsdp, "", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "shard", "cp_deg", "CP degree", pure.cp, "", SCALE_FMT_PLAIN);
   scale_train_result r;
-  if (!eval_layout(ch, &p, &pure, &r)) return;
-  val(ch, "shard", "fsdp_ratio", "FSDP x CP: busiest link / compute",
-      r.comms_time_s / r.compute_time_s, "", SCALE_FMT_PLAIN);
-  val(ch, "shard", "fsdp_step", "  step", r.step_time_s, "s", SCALE_FMT_TIME);
-  val(ch, "shard", "fsdp_mfu", "  MFU", 100.0 * r.mfu, "%", SCALE_FMT_PLAIN);
-  claim(ch, s, r.bound == SCALE_TRAIN_BOUND_COMMS && r.comm[r.binding_comm].dim == SCALE_TRAIN_DIM_FSDP,
-        "pure FSDP on a pod is bound by its FSDP collectives");
+  if (!chapter_train_eval(ch, &p, &pure, &r)) return;
+  chapter_stem_value(ch, "shard", "fsdp_ratio", "FSDP x CP: busiest link / compute",
+                     r.comms_time_s / r.compute_time_s, "", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "shard", "fsdp_step", "  step", r.step_time_s, "s", SCALE_FMT_TIME);
+  chapter_stem_value(ch, "shard", "fsdp_mfu", "  MFU", 100.0 * r.mfu, "%", SCALE_FMT_PLAIN);
+  chapter_claim(ch, s->check,
+                r.bound == SCALE_TRAIN_BOUND_COMMS &&
+                    r.comm[r.binding_comm].dim == SCALE_TRAIN_DIM_FSDP,
+                "pure FSDP on a pod is bound by its FSDP collectives");
 
-  val(ch, "shard", "mixed_crit", "FSDP x TP floor per chip",
-      scale_train_fsdp_tp_critical_batch(f, s->c, s->link, 2.0, 1.0), "tokens", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "shard", "mixed_crit", "FSDP x TP floor per chip",
+                     scale_train_fsdp_tp_critical_batch(f, s->c, s->link, 2.0, 1.0), "tokens",
+                     SCALE_FMT_PLAIN);
   double x = scale_train_fsdp_tp_x_opt(BATCH_4M, f, s->pod, 2.0, 1.0);
-  val(ch, "shard", "x_opt", "X_opt", x, "", SCALE_FMT_PLAIN);
-  val(ch, "shard", "y_opt", "Y = N / X_opt", s->pod / x, "", SCALE_FMT_PLAIN);
-  val(ch, "shard", "tp_max", "largest compute-bound TP, one axis",
-      scale_train_tp_max_degree(f, s->c, s->link, 1.0), "", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "shard", "x_opt", "X_opt", x, "", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "shard", "y_opt", "Y = N / X_opt", s->pod / x, "", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "shard", "tp_max", "largest compute-bound TP, one axis",
+                     scale_train_tp_max_degree(f, s->c, s->link, 1.0), "", SCALE_FMT_PLAIN);
 
   /* The book's takeaway: 1024-way data, 2-way sequence, 4-way tensor parallelism. */
   scale_layout book = scale_layout_default();
   book.fsdp = 1024, book.cp = 2, book.tp = 4;
   double n_book = book.fsdp * book.cp * book.tp;
   scale_train_problem pb = scale_train_problem_make(m, s->chip, n_book, BATCH_4M, SEQ_4K);
-  if (!eval_layout(ch, &pb, &book, book_out)) return;
+  if (!chapter_train_eval(ch, &pb, &book, book_out)) return;
   *book_layout = book;
-  val(ch, "book", "chips", "chips", n_book, "", SCALE_FMT_PLAIN);
-  val(ch, "book", "ratio", "busiest link / compute",
-      book_out->comms_time_s / book_out->compute_time_s, "", SCALE_FMT_PLAIN);
-  val(ch, "book", "step", "step", book_out->step_time_s, "s", SCALE_FMT_TIME);
-  val(ch, "book", "mfu", "MFU (roofline)", 100.0 * book_out->mfu, "%", SCALE_FMT_PLAIN);
-  val(ch, "book", "mem", "memory per chip", book_out->memory_per_chip_bytes, "B", SCALE_FMT_SI);
-  claim(ch, s, book_out->bound == SCALE_TRAIN_BOUND_COMPUTE && book_out->fits,
-        "the book's layout is compute-bound and fits");
+  chapter_stem_value(ch, "book", "chips", "chips", n_book, "", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "book", "ratio", "busiest link / compute",
+                     book_out->comms_time_s / book_out->compute_time_s, "", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "book", "step", "step", book_out->step_time_s, "s", SCALE_FMT_TIME);
+  chapter_stem_value(ch, "book", "mfu", "MFU (roofline)", 100.0 * book_out->mfu, "%",
+                     SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "book", "mem", "memory per chip", book_out->memory_per_chip_bytes, "B",
+                     SCALE_FMT_SI);
+  chapter_claim(ch, s->check, book_out->bound == SCALE_TRAIN_BOUND_COMPUTE && book_out->fits,
+                "the book's layout is compute-bound and fits");
   double days, usd;
   run_cost(s, &pb, &book, &days, &usd);
-  val(ch, "book", "days", "run at the assumed MFU", days, "days", SCALE_FMT_PLAIN);
-  val(ch, "book", "cost", "  its cost", usd, "$", SCALE_FMT_SCI);
+  chapter_stem_value(ch, "book", "days", "run at the assumed MFU", days, "days", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "book", "cost", "  its cost", usd, "$", SCALE_FMT_SCI);
 }
 
 /* ---- the planner ---------------------------------------------------------------------------- */
 
-static void plan_counts(chapter *ch, const char *stem, const scale_plan_report *rep) {
-  val(ch, stem, "candidates", "layouts enumerated", rep->n_candidates, "", SCALE_FMT_SCI);
-  val(ch, stem, "evaluated", "layouts evaluated", rep->n_evaluated, "", SCALE_FMT_SCI);
-  static const char *tag[SCALE_PLAN_PRUNE_COUNT] = {"tp", "cp", "pp", "batch", "ep", "invalid",
-                                                    "memory"};
-  for (int i = 0; i < SCALE_PLAN_PRUNE_COUNT; i++) {
-    char what[32];
-    snprintf(what, sizeof what, "pruned.%s", tag[i]);
-    val(ch, stem, what, scale_plan_prune_name((scale_plan_prune)i), rep->n_pruned[i], "",
-        SCALE_FMT_SCI);
-  }
-}
+/* Columns of a ranked layout (chapter_plan_row): its degrees and results, then ('full') the
+ * policy columns. */
+#define PLAN_COLUMNS "dp fsdp tp cp pp step mfu mem"
+#define PLAN_COLUMNS_FULL PLAN_COLUMNS " zero sp m saved bubble"
 
-/** Degrees and results of ranked[i] as values STEM.rI.COLUMN ('full' adds the policy columns). */
-static void plan_row(chapter *ch, const char *stem, const scale_plan_report *rep, int i,
-                     bool full) {
-  const scale_plan_entry *e = &rep->ranked[i];
-  const scale_layout *l = &e->layout;
-  char buf[200], key[96];
-  chapter_say(ch, "%d. %s", i + 1, scale_plan_layout_str(l, buf, sizeof buf));
-  static const char *cols[] = {"dp", "fsdp", "tp", "cp", "pp", "step", "mfu", "mem",
-                               "zero", "sp", "m", "saved", "bubble"};
-  const double v[] = {l->dp, l->fsdp, l->tp, l->cp, l->pp, e->result.step_time_s,
-                      100.0 * e->result.mfu, e->result.memory_per_chip_bytes,
-                      l->fsdp > 1.0 ? (double)l->zero_stage : 0.0, l->sp ? 1.0 : 0.0,
-                      l->n_microbatches, scale_transformer_n_saved_per_layer(l->remat),
-                      100.0 * e->result.bubble_frac};
-  const char *units[] = {"", "", "", "", "", "s", "%", "B", "", "", "", "", "%"};
-  size_t n_cols = full ? sizeof cols / sizeof cols[0] : 8;
-  for (size_t c = 0; c < n_cols; c++) {
-    snprintf(key, sizeof key, "%s.r%d.%s", stem, i + 1, cols[c]);
-    scale_fmt fmt = c == 5 ? SCALE_FMT_TIME : c == 7 ? SCALE_FMT_SI : SCALE_FMT_PLAIN;
-    chapter_value(ch, key, cols[c], v[c], units[c], fmt);
-  }
-}
-
+/** Runs the planner on one thread; 'book_space' keeps it to the book's DP, FSDP, TP and CP. */
 static bool run_plan(chapter *ch, const scale_train_problem *p, bool book_space,
                      scale_plan_report *rep) {
   scale_plan_opts o = scale_plan_opts_default();
   o.n_threads = 1;
   if (book_space) o.allow[SCALE_TRAIN_DIM_PP] = o.allow[SCALE_TRAIN_DIM_EP] = false;
-  scale_diag diag = {0};
-  if (scale_plan_train(p, &o, rep, &diag) != SCALE_OK || rep->n_ranked < 5) {
-    chapter_error(ch, "planner: %s", diag.message[0] ? diag.message : "fewer than 5 layouts");
-    return false;
-  }
-  return true;
+  return chapter_plan_train(ch, p, &o, rep, 5);
 }
 
 static void section_planner(chapter *ch, const setting *s, const scale_model *m,
@@ -269,51 +204,63 @@ static void section_planner(chapter *ch, const setting *s, const scale_model *m,
   static scale_plan_report rep, rep8k;
   scale_train_problem p = scale_train_problem_make(m, s->chip, s->pod, BATCH_4M, SEQ_4K);
   if (!run_plan(ch, &p, false, &rep)) return;
-  plan_counts(ch, "plan", &rep);
-  for (int i = 0; i < 5; i++) plan_row(ch, "plan", &rep, i, true);
+  chapter_plan_counts(ch, "plan", &rep);
+  for (int i = 0; i < 5; i++) chapter_plan_row(ch, "plan", &rep, i, PLAN_COLUMNS_FULL);
   char why[512];
   chapter_say(ch, "why: %s", scale_plan_explain(&rep, why, sizeof why));
   const scale_train_result *best = &rep.ranked[0].result;
-  val(ch, "plan", "compute", "best: compute time", best->compute_time_s, "s", SCALE_FMT_TIME);
-  val(ch, "plan", "tp_limit_gated", "TP limit counting the gate (3 matrices)",
-      1.5 * scale_train_tp_max_degree((double)m->d_ff, s->c, s->link, 1.0), "",
-      SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "plan", "compute", "best: compute time", best->compute_time_s, "s",
+                     SCALE_FMT_TIME);
+  double gated = 1.5 * scale_train_tp_max_degree((double)m->d_ff, s->c, s->link, 1.0);
+  chapter_stem_value(ch, "plan", "tp_limit_gated", "TP limit counting the gate (3 matrices)",
+                     gated, "", SCALE_FMT_PLAIN);
+  /* The limit grows with the torus axes TP spans (M_Y): the planner tries every split. */
+  double tp_axes = rep.ranked[0].layout.n_axes[SCALE_TRAIN_DIM_TP];
+  chapter_stem_value(ch, "plan", "r1_tp_axes", "best: torus axes its TP spans", tp_axes, "",
+                     SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "plan", "tp_limit_axes", "gated TP limit over those axes",
+                     gated * tp_axes, "", SCALE_FMT_PLAIN);
   double days, usd;
   run_cost(s, &p, &rep.ranked[0].layout, &days, &usd);
-  val(ch, "plan", "days", "best: run at the assumed MFU", days, "days", SCALE_FMT_PLAIN);
-  val(ch, "plan", "cost", "  its cost", usd, "$", SCALE_FMT_SCI);
+  chapter_stem_value(ch, "plan", "days", "best: run at the assumed MFU", days, "days",
+                     SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "plan", "cost", "  its cost", usd, "$", SCALE_FMT_SCI);
   const scale_layout *bl = &rep.ranked[0].layout;
-  claim(ch, s, best->bound == SCALE_TRAIN_BOUND_COMPUTE, "the best is compute-bound");
-  claim(ch, s, bl->fsdp > 1.0 && bl->tp > 1.0 && bl->pp == 1.0 && bl->dp == 1.0,
-        "the best is FSDP x TP");
-  claim(ch, s, bl->remat == SCALE_REMAT_NONE, "the best keeps every activation");
-  claim(ch, s, bl->tp > scale_train_tp_max_degree((double)m->d_ff, s->c, s->link, 1.0),
-        "the best's TP exceeds the book's MLP-only limit");
-  claim(ch, s, rep.ranked[4].result.step_time_s / best->step_time_s - 1.0 < 5e-4,
-        "the top five tie");
+  chapter_claim(ch, s->check, best->bound == SCALE_TRAIN_BOUND_COMPUTE,
+                "the best is compute-bound");
+  chapter_claim(ch, s->check, bl->fsdp > 1.0 && bl->tp > 1.0 && bl->pp == 1.0 && bl->dp == 1.0,
+                "the best is FSDP x TP");
+  chapter_claim(ch, s->check, bl->remat == SCALE_REMAT_NONE, "the best keeps every activation");
+  chapter_claim(ch, s->check,
+                bl->tp > scale_train_tp_max_degree((double)m->d_ff, s->c, s->link, 1.0),
+                "the best's TP exceeds the book's MLP-only limit");
+  chapter_claim(ch, s->check, rep.ranked[4].result.step_time_s / best->step_time_s - 1.0 < 5e-4,
+                "the top five tie");
 
   chapter_heading(ch, "The planner in the book's space, on the book's 8192 chips");
   double n_book = scale_layout_n_chips(book_layout);
   scale_train_problem p8 = scale_train_problem_make(m, s->chip, n_book, BATCH_4M, SEQ_4K);
   if (!run_plan(ch, &p8, true, &rep8k)) return;
-  val(ch, "plan8k", "evaluated", "layouts evaluated", rep8k.n_evaluated, "", SCALE_FMT_SCI);
-  plan_row(ch, "plan8k", &rep8k, 0, true);
-  val(ch, "plan8k", "book_over_best", "book's step / planner's",
-      book->step_time_s / rep8k.ranked[0].result.step_time_s, "", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "plan8k", "evaluated", "layouts evaluated", rep8k.n_evaluated, "",
+                     SCALE_FMT_SCI);
+  chapter_plan_row(ch, "plan8k", &rep8k, 0, PLAN_COLUMNS_FULL);
+  chapter_stem_value(ch, "plan8k", "book_over_best", "book's step / planner's",
+                     book->step_time_s / rep8k.ranked[0].result.step_time_s, "", SCALE_FMT_PLAIN);
   scale_layout same = *book_layout;
   same.remat = SCALE_REMAT_NONE;
   scale_train_result r;
-  if (!eval_layout(ch, &p8, &same, &r)) return;
-  val(ch, "plan8k", "book_no_remat_step", "book's layout without remat", r.step_time_s, "s",
-      SCALE_FMT_TIME);
-  val(ch, "plan8k", "book_no_remat_mem", "  memory per chip", r.memory_per_chip_bytes, "B",
-      SCALE_FMT_SI);
-  val(ch, "plan8k", "book_no_remat_ratio", "  busiest link / compute",
-      r.comms_time_s / r.compute_time_s, "", SCALE_FMT_PLAIN);
+  if (!chapter_train_eval(ch, &p8, &same, &r)) return;
+  chapter_stem_value(ch, "plan8k", "book_no_remat_step", "book's layout without remat",
+                     r.step_time_s, "s", SCALE_FMT_TIME);
+  chapter_stem_value(ch, "plan8k", "book_no_remat_mem", "  memory per chip",
+                     r.memory_per_chip_bytes, "B", SCALE_FMT_SI);
+  chapter_stem_value(ch, "plan8k", "book_no_remat_ratio", "  busiest link / compute",
+                     r.comms_time_s / r.compute_time_s, "", SCALE_FMT_PLAIN);
   chapter_say(ch, "  bound: %s (%s)", scale_train_bound_name(r.bound), r.reason);
-  claim(ch, s, r.fits && r.bound == SCALE_TRAIN_BOUND_COMMS &&
-                r.step_time_s > rep8k.ranked[0].result.step_time_s,
-        "the book's layout without remat fits but turns comms-bound");
+  chapter_claim(ch, s->check,
+                r.fits && r.bound == SCALE_TRAIN_BOUND_COMMS &&
+                    r.step_time_s > rep8k.ranked[0].result.step_time_s,
+                "the book's layout without remat fits but turns comms-bound");
 }
 
 /* ---- more pods ------------------------------------------------------------------------------ */
@@ -322,65 +269,75 @@ static void best_of(chapter *ch, const setting *s, const char *stem,
                     const scale_train_problem *p) {
   static scale_plan_report rep;
   if (!run_plan(ch, p, true, &rep)) return;
-  plan_row(ch, stem, &rep, 0, false);
-  val(ch, stem, "ratio", "busiest link / compute",
-      rep.ranked[0].result.comms_time_s / rep.ranked[0].result.compute_time_s, "",
-      SCALE_FMT_PLAIN);
+  chapter_plan_row(ch, stem, &rep, 0, PLAN_COLUMNS);
+  chapter_stem_value(ch, stem, "ratio", "busiest link / compute",
+                     rep.ranked[0].result.comms_time_s / rep.ranked[0].result.compute_time_s, "",
+                     SCALE_FMT_PLAIN);
   double days, usd;
   run_cost(s, p, &rep.ranked[0].layout, &days, &usd);
-  val(ch, stem, "days", "run at the assumed MFU", days, "days", SCALE_FMT_PLAIN);
-  val(ch, stem, "cost", "  its cost", usd, "$", SCALE_FMT_SCI);
+  chapter_stem_value(ch, stem, "days", "run at the assumed MFU", days, "days", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, stem, "cost", "  its cost", usd, "$", SCALE_FMT_SCI);
   const scale_layout *l = &rep.ranked[0].layout;
-  claim(ch, s, l->dp > 1.0 && l->link[SCALE_TRAIN_DIM_DP] == SCALE_TRAIN_LINK_DCN,
-        "across pods the planner uses pure DP over DCN");
-  claim(ch, s, rep.ranked[0].result.bound == SCALE_TRAIN_BOUND_COMPUTE, "it is compute-bound");
+  chapter_claim(ch, s->check, l->dp > 1.0 && l->link[SCALE_TRAIN_DIM_DP] == SCALE_TRAIN_LINK_DCN,
+                "across pods the planner uses pure DP over DCN");
+  chapter_claim(ch, s->check, rep.ranked[0].result.bound == SCALE_TRAIN_BOUND_COMPUTE,
+                "it is compute-bound");
 }
 
 static void section_pods(chapter *ch, const setting *s, const scale_model *l70,
                          const scale_model *l405) {
   chapter_heading(ch, "Question 1: LLaMA 3 70B on four pods, same batch");
   double n4 = 4.0 * s->pod;
-  val(ch, "q1", "chips", "chips", n4, "", SCALE_FMT_PLAIN);
-  val(ch, "q1", "per_chip", "tokens per chip", BATCH_4M / n4, "tokens", SCALE_FMT_PLAIN);
-  val(ch, "q1", "per_pod", "tokens per pod", BATCH_4M / 4.0, "tokens", SCALE_FMT_SCI);
-  val(ch, "q1", "dcn_crit", "DCN needs per pod", scale_train_dcn_critical_batch(s->c,
-      s->chip->dcn_bytes_per_s), "tokens", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "q1", "chips", "chips", n4, "", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "q1", "per_chip", "tokens per chip", BATCH_4M / n4, "tokens",
+                     SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "q1", "per_pod", "tokens per pod", BATCH_4M / 4.0, "tokens",
+                     SCALE_FMT_SCI);
+  chapter_stem_value(ch, "q1", "dcn_crit", "DCN needs per pod",
+                     scale_train_dcn_critical_batch(s->c, s->chip->dcn_bytes_per_s), "tokens",
+                     SCALE_FMT_PLAIN);
   scale_train_problem p4 = scale_train_problem_make(l70, s->chip, n4, BATCH_4M, SEQ_4K);
   best_of(ch, s, "q1", &p4);
-  val(ch, "q1", "estimate_days", "6ND / (chips C MFU)",
-      scale_train_time_s(6.0 * scale_transformer_n_params(l70) * s->tokens, n4, s->c, s->mfu) /
-          SCALE_SECONDS_PER_DAY,
-      "days", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "q1", "estimate_days", "6ND / (chips C MFU)",
+                     scale_train_time_s(6.0 * scale_transformer_n_params(l70) * s->tokens, n4,
+                                        s->c, s->mfu) /
+                         SCALE_SECONDS_PER_DAY,
+                     "days", SCALE_FMT_PLAIN);
 
   chapter_heading(ch, "Question 2: LLaMA 3.1 405B on eight pods");
   const double batch = 16.0 * 1024.0 * 1024.0, seq = 8192.0;
   double n8 = 8.0 * s->pod, n = scale_transformer_n_params(l405), f = (double)l405->d_ff;
-  val(ch, "q2", "l", "L", (double)l405->n_layers, "", SCALE_FMT_PLAIN);
-  val(ch, "q2", "d", "D", (double)l405->d_model, "", SCALE_FMT_PLAIN);
-  val(ch, "q2", "f", "F", f, "", SCALE_FMT_PLAIN);
-  val(ch, "q2", "n", "N", (double)l405->n_heads, "", SCALE_FMT_PLAIN);
-  val(ch, "q2", "k", "K", (double)l405->n_kv_heads, "", SCALE_FMT_PLAIN);
-  val(ch, "q2", "params", "parameters", n, "", SCALE_FMT_SCI);
-  val(ch, "q2", "flops_per_token", "6 N per token", 6.0 * n, "FLOP", SCALE_FMT_SCI);
-  val(ch, "q2", "batch", "batch", batch, "tokens", SCALE_FMT_SCI);
-  val(ch, "q2", "seq", "sequence", seq, "tokens", SCALE_FMT_PLAIN);
-  val(ch, "q2", "flops_per_step", "FLOPs per step", 6.0 * n * batch, "FLOP", SCALE_FMT_SCI);
-  val(ch, "q2", "flops_total", "FLOPs for the budget", 6.0 * n * s->tokens, "FLOP",
-      SCALE_FMT_SCI);
-  val(ch, "q2", "chips", "chips", n8, "", SCALE_FMT_PLAIN);
-  val(ch, "q2", "per_pod", "tokens per pod", batch / 8.0, "tokens", SCALE_FMT_SCI);
-  val(ch, "q2", "per_chip", "tokens per chip", batch / n8, "tokens", SCALE_FMT_PLAIN);
-  val(ch, "q2", "mixed_crit", "FSDP x TP floor per chip",
-      scale_train_fsdp_tp_critical_batch(f, s->c, s->link, 2.0, 1.0), "tokens", SCALE_FMT_PLAIN);
-  val(ch, "q2", "tp_max", "largest compute-bound TP, one axis",
-      scale_train_tp_max_degree(f, s->c, s->link, 1.0), "", SCALE_FMT_PLAIN);
-  val(ch, "q2", "x_opt", "X_opt within a pod",
-      scale_train_fsdp_tp_x_opt(batch / 8.0, f, s->pod, 2.0, 1.0), "", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "q2", "l", "L", (double)l405->n_layers, "", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "q2", "d", "D", (double)l405->d_model, "", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "q2", "f", "F", f, "", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "q2", "n", "N", (double)l405->n_heads, "", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "q2", "k", "K", (double)l405->n_kv_heads, "", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "q2", "params", "parameters", n, "", SCALE_FMT_SCI);
+  chapter_stem_value(ch, "q2", "flops_per_token", "6 N per token", 6.0 * n, "FLOP", SCALE_FMT_SCI);
+  chapter_stem_value(ch, "q2", "batch", "batch", batch, "tokens", SCALE_FMT_SCI);
+  chapter_stem_value(ch, "q2", "seq", "sequence", seq, "tokens", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "q2", "flops_per_step", "FLOPs per step", 6.0 * n * batch, "FLOP",
+                     SCALE_FMT_SCI);
+  chapter_stem_value(ch, "q2", "flops_total", "FLOPs for the budget", 6.0 * n * s->tokens, "FLOP",
+                     SCALE_FMT_SCI);
+  chapter_stem_value(ch, "q2", "chips", "chips", n8, "", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "q2", "per_pod", "tokens per pod", batch / 8.0, "tokens", SCALE_FMT_SCI);
+  chapter_stem_value(ch, "q2", "per_chip", "tokens per chip", batch / n8, "tokens",
+                     SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "q2", "mixed_crit", "FSDP x TP floor per chip",
+                     scale_train_fsdp_tp_critical_batch(f, s->c, s->link, 2.0, 1.0), "tokens",
+                     SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "q2", "tp_max", "largest compute-bound TP, one axis",
+                     scale_train_tp_max_degree(f, s->c, s->link, 1.0), "", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "q2", "x_opt", "X_opt within a pod",
+                     scale_train_fsdp_tp_x_opt(batch / 8.0, f, s->pod, 2.0, 1.0), "",
+                     SCALE_FMT_PLAIN);
   scale_train_problem p8 = scale_train_problem_make(l405, s->chip, n8, batch, seq);
   best_of(ch, s, "q2", &p8);
-  val(ch, "q2", "estimate_days", "6ND / (chips C MFU)",
-      scale_train_time_s(6.0 * n * s->tokens, n8, s->c, s->mfu) / SCALE_SECONDS_PER_DAY, "days",
-      SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "q2", "estimate_days", "6ND / (chips C MFU)",
+                     scale_train_time_s(6.0 * n * s->tokens, n8, s->c, s->mfu) /
+                         SCALE_SECONDS_PER_DAY,
+                     "days", SCALE_FMT_PLAIN);
 }
 
 /* ---- figure --------------------------------------------------------------------------------- */
@@ -399,7 +356,7 @@ static void figure_memory(chapter *ch, const setting *s, const scale_model *m) {
     l.cp = xs[i] / (4.0 * l.fsdp);
     scale_train_result r;
     for (int k = 0; k < 5; k++) ys[k][i] = NAN;
-    if (!eval_layout(ch, &p, &l, &r)) continue;
+    if (!chapter_train_eval(ch, &p, &l, &r)) continue;
     ys[0][i] = r.param_bytes;
     ys[1][i] = r.grad_bytes;
     ys[2][i] = r.optimizer_bytes;
@@ -407,12 +364,13 @@ static void figure_memory(chapter *ch, const setting *s, const scale_model *m) {
     ys[4][i] = r.memory_per_chip_bytes;
   }
   /* The text: activations dominate at few chips, and the smallest slice does not fit. */
-  claim(ch, s, ys[3][0] > ys[2][0] && ys[4][0] > s->chip->hbm_bytes,
-        "at 64 chips activations dominate and the total exceeds HBM");
+  chapter_claim(ch, s->check, ys[3][0] > ys[2][0] && ys[4][0] > s->chip->hbm_bytes,
+                "at 64 chips activations dominate and the total exceeds HBM");
   double fit = NAN;
   for (int i = 0; i < N_MEM && isnan(fit); i++)
     if (ys[4][i] <= s->chip->hbm_bytes) fit = xs[i];
-  val(ch, "fig", "first_fit", "fewest chips (power of 2) that fit", fit, "", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "fig", "first_fit", "fewest chips (power of 2) that fit", fit, "",
+                     SCALE_FMT_PLAIN);
   scale_plot_series ser[5];
   for (int k = 0; k < 5; k++)
     ser[k] = (scale_plot_series){.label = labels[k], .x = xs, .y = ys[k], .n = N_MEM,
@@ -450,8 +408,8 @@ int main(int argc, char **argv) {
                .c = scale_chip_flops_per_s(&chip, SCALE_DTYPE_BF16),
                .link = chip.ici_link_bytes_per_s,
                .pod = scale_chip_pod_chips(&chip),
-               .mfu = option_number(&ch, &opts[1]),
-               .tokens = option_number(&ch, &opts[2]),
+               .mfu = chapter_option_number(&ch, &opts[1], SCALE_NUM_POSITIVE),
+               .tokens = chapter_option_number(&ch, &opts[2], SCALE_NUM_POSITIVE),
                .check = strcmp(opts[0].value, "tpu-v5p") == 0};
   if (ch.n_errors || !(s.mfu <= 1.0)) {
     if (!ch.n_errors) chapter_error(&ch, "--mfu must be in (0, 1]");

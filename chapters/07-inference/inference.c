@@ -15,42 +15,12 @@
  * TPU v5e, LLaMA 2 13B, 8 chips, 8192 tokens).
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "chapter.h"
 
 #define N_CURVE 97
-
-/* ---- small helpers -------------------------------------------------------------------------- */
-
-static double option_number(chapter *ch, const chapter_option *o) {
-  double v = NAN;
-  scale_diag diag = {0};
-  if (scale_parse_number(o->value, SCALE_NUM_POSITIVE, &v, &diag) != SCALE_OK) {
-    chapter_error(ch, "--%s: %s", o->name, diag.message);
-    return NAN;
-  }
-  return v;
-}
-
-/** Emits a value whose key is printf-formatted. */
-static void valuef(chapter *ch, const char *label, double v, const char *unit, scale_fmt fmt,
-                   const char *key_fmt, ...) __attribute__((format(printf, 6, 7)));
-static void valuef(chapter *ch, const char *label, double v, const char *unit, scale_fmt fmt,
-                   const char *key_fmt, ...) {
-  char key[160];
-  va_list ap;
-  va_start(ap, key_fmt);
-  vsnprintf(key, sizeof key, key_fmt, ap);
-  va_end(ap);
-  chapter_value(ch, key, label, v, unit, fmt);
-}
-
-static void logspace(double *out, int n, double lo, double hi) {
-  for (int i = 0; i < n; i++) out[i] = lo * pow(hi / lo, (double)i / (double)(n - 1));
-}
 
 /* [listing:local-kv] */
 /** KV bytes of one sequence of 'context' tokens when a fraction 'local_frac' of the layers
@@ -157,13 +127,7 @@ static void section_pop_quiz(chapter *ch, const scale_chip *c) {
 /** Memory of the table's model: parameters by kind, KV per sequence, one activation. */
 static void section_memory(chapter *ch, const scale_model *m, double context) {
   chapter_heading(ch, "What uses memory: the table's model");
-  chapter_value(ch, "m.L", "L", (double)m->n_layers, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "m.D", "D", (double)m->d_model, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "m.F", "F", (double)m->d_ff, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "m.N", "N", (double)m->n_heads, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "m.K", "K", (double)m->n_kv_heads, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "m.H", "H", (double)m->d_head, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "m.V", "V", (double)m->n_vocab, "", SCALE_FMT_PLAIN);
+  chapter_model_dims(ch, "m", m, false);
   double L = (double)m->n_layers;
   chapter_value(ch, "m.mlp_params", "MLP parameters, all layers",
                 L * scale_transformer_n_mlp_params(m), "", SCALE_FMT_SCI);
@@ -208,20 +172,21 @@ static void section_tables(chapter *ch, const scale_chip *c, const scale_model *
   const char *stem[2] = {"t", "t5"};
   for (int k = 0; k < 2; k++) {
     double kv_seq = scale_transformer_kv_bytes(m, context, SCALE_DTYPE_BF16) / (k ? 5.0 : 1.0);
-    if (k) valuef(ch, "KV per sequence, 5x smaller", kv_seq, "B", SCALE_FMT_SI, "t5.kv_per_seq");
+    if (k)
+      chapter_value(ch, "t5.kv_per_seq", "KV per sequence, 5x smaller", kv_seq, "B", SCALE_FMT_SI);
     for (size_t i = 0; i < N_TABLE; i++) {
       double b = table_batches[i];
       double step = book_step_s(b, kv_seq, wbytes, n_params, f, w);
-      valuef(ch, "KV of the batch", b * kv_seq, "B", SCALE_FMT_SI, "%s.b%.0f.kv_bytes", stem[k],
-             b);
-      valuef(ch, "total memory", b * kv_seq + wbytes, "B", SCALE_FMT_SI, "%s.b%.0f.total_bytes",
-             stem[k], b);
-      valuef(ch, "step time", step, "s", SCALE_FMT_TIME, "%s.b%.0f.step_s", stem[k], b);
-      valuef(ch, "throughput", b / step, "tokens/s", SCALE_FMT_PLAIN, "%s.b%.0f.tokens_per_s",
-             stem[k], b);
+      chapter_valuef(ch, "KV of the batch", b * kv_seq, "B", SCALE_FMT_SI, "%s.b%.0f.kv_bytes",
+                     stem[k], b);
+      chapter_valuef(ch, "total memory", b * kv_seq + wbytes, "B", SCALE_FMT_SI,
+                     "%s.b%.0f.total_bytes", stem[k], b);
+      chapter_valuef(ch, "step time", step, "s", SCALE_FMT_TIME, "%s.b%.0f.step_s", stem[k], b);
+      chapter_valuef(ch, "throughput", b / step, "tokens/s", SCALE_FMT_PLAIN,
+                     "%s.b%.0f.tokens_per_s", stem[k], b);
     }
-    valuef(ch, "largest batch that fits", scale_infer_max_batch(hbm - wbytes, kv_seq), "",
-           SCALE_FMT_PLAIN, "%s.max_batch", stem[k]);
+    chapter_stem_value(ch, stem[k], "max_batch", "largest batch that fits",
+                       scale_infer_max_batch(hbm - wbytes, kv_seq), "", SCALE_FMT_PLAIN);
   }
 }
 
@@ -453,7 +418,7 @@ static void section_appendix(chapter *ch, const scale_chip *c, const scale_model
 static void figure_step_vs_batch(chapter *ch, const scale_chip *c, const scale_model *m,
                                  double n, double context) {
   static double b[N_CURVE], t_full[N_CURVE], t_small[N_CURVE], t_none[N_CURVE];
-  logspace(b, N_CURVE, 1.0, 1024.0);
+  chapter_logspace(b, N_CURVE, 1.0, 1024.0);
   double n_params = scale_transformer_n_params(m);
   double wbytes = n_params * scale_dtype_bytes(SCALE_DTYPE_BF16);
   double w = n * c->hbm_bytes_per_s, f = n * scale_chip_flops_per_s(c, SCALE_DTYPE_BF16);
@@ -495,7 +460,7 @@ static void figure_step_vs_batch(chapter *ch, const scale_chip *c, const scale_m
 static void figure_kv_vs_context(chapter *ch, const scale_chip *c, const scale_model *m,
                                  const scale_model *l3, double window, double local_frac) {
   static double s[N_CURVE], y[5][N_CURVE];
-  logspace(s, N_CURVE, 1024.0, 131072.0);
+  chapter_logspace(s, N_CURVE, 1024.0, 131072.0);
   scale_model gqa = *m;
   gqa.n_kv_heads = 8;
   for (int i = 0; i < N_CURVE; i++) {
@@ -576,9 +541,11 @@ int main(int argc, char **argv) {
       !chapter_load_model(&ch, "llama-3-70b", &l3) ||
       !chapter_load_model(&ch, "llama-3-8b", &l3_8b))
     return chapter_end(&ch);
-  double n = option_number(&ch, &opts[2]), context = option_number(&ch, &opts[3]),
-         long_context = option_number(&ch, &opts[4]), window = option_number(&ch, &opts[5]),
-         local_frac = option_number(&ch, &opts[6]);
+  double n = chapter_option_number(&ch, &opts[2], SCALE_NUM_POSITIVE),
+         context = chapter_option_number(&ch, &opts[3], SCALE_NUM_POSITIVE),
+         long_context = chapter_option_number(&ch, &opts[4], SCALE_NUM_POSITIVE),
+         window = chapter_option_number(&ch, &opts[5], SCALE_NUM_POSITIVE),
+         local_frac = chapter_option_number(&ch, &opts[6], SCALE_NUM_POSITIVE);
   if (ch.n_errors) return chapter_end(&ch);
   if (model.arch != SCALE_ARCH_TRANSFORMER || model.kv_lora_rank > 0 || model.n_kv_heads < 8) {
     chapter_error(&ch, "--model: want a transformer with at least 8 KV heads (got %s)",

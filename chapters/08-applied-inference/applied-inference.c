@@ -14,7 +14,6 @@
  * example (defaults: the book's LLaMA 3 70B, TPU v5e, H100 SXM, batch 32, 8192 tokens, 512).
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,30 +21,6 @@
 
 #define MAX_BATCH 1024
 #define N_CONTEXTS 6
-
-static double option_number(chapter *ch, const chapter_option *o) {
-  double v = NAN;
-  scale_diag diag = {0};
-  if (scale_parse_number(o->value, SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER, &v, &diag) !=
-      SCALE_OK) {
-    chapter_error(ch, "--%s: %s", o->name, diag.message);
-    return NAN;
-  }
-  return v;
-}
-
-/** Emits a value whose key is printf-formatted. */
-static void valuef(chapter *ch, const char *label, double v, const char *unit, scale_fmt fmt,
-                   const char *key_fmt, ...) __attribute__((format(printf, 6, 7)));
-static void valuef(chapter *ch, const char *label, double v, const char *unit, scale_fmt fmt,
-                   const char *key_fmt, ...) {
-  char key[160];
-  va_list ap;
-  va_start(ap, key_fmt);
-  vsnprintf(key, sizeof key, key_fmt, ap);
-  va_end(ap);
-  chapter_value(ch, key, label, v, unit, fmt);
-}
 
 /** The serving example shared by the sections. */
 typedef struct {
@@ -75,13 +50,7 @@ static double step_on(const serving *s, double n_chips, double batch, scale_dtyp
 static void section_model(chapter *ch, const serving *s) {
   chapter_heading(ch, "The model");
   const scale_model *m = s->m;
-  chapter_value(ch, "m.L", "L", (double)m->n_layers, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "m.D", "D", (double)m->d_model, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "m.F", "F", (double)m->d_ff, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "m.N", "N", (double)m->n_heads, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "m.K", "K", (double)m->n_kv_heads, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "m.H", "H", (double)m->d_head, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "m.V", "V", (double)m->n_vocab, "", SCALE_FMT_PLAIN);
+  chapter_model_dims(ch, "m", m, false);
   chapter_value(ch, "m.params", "parameters", s->n_params, "", SCALE_FMT_SCI);
   chapter_value(ch, "m.n_ctx_max", "trained context", (double)m->n_ctx_max, "tokens",
                 SCALE_FMT_PLAIN);
@@ -92,11 +61,11 @@ static void section_hardware(chapter *ch, const scale_chip *const chips[], int n
   for (int i = 0; i < n; i++) {
     const scale_chip *c = chips[i];
     double f = scale_chip_flops_per_s(c, SCALE_DTYPE_BF16);
-    valuef(ch, "bf16 FLOP/s", f, "FLOP/s", SCALE_FMT_SCI, "hw.%s.flops_per_s", c->name);
-    valuef(ch, "USD per chip-hour", c->usd_per_hour, "USD/h", SCALE_FMT_PLAIN,
-           "hw.%s.usd_per_hour", c->name);
-    valuef(ch, "FLOPs per dollar", f * 3600.0 / c->usd_per_hour, "FLOP/USD", SCALE_FMT_SCI,
-           "hw.%s.flops_per_usd", c->name);
+    chapter_valuef(ch, "bf16 FLOP/s", f, "FLOP/s", SCALE_FMT_SCI, "hw.%s.flops_per_s", c->name);
+    chapter_valuef(ch, "USD per chip-hour", c->usd_per_hour, "USD/h", SCALE_FMT_PLAIN,
+                   "hw.%s.usd_per_hour", c->name);
+    chapter_valuef(ch, "FLOPs per dollar", f * 3600.0 / c->usd_per_hour, "FLOP/USD", SCALE_FMT_SCI,
+                   "hw.%s.flops_per_usd", c->name);
   }
 }
 
@@ -190,30 +159,32 @@ static void section_slices(chapter *ch, const serving *s) {
     const char *dn = scale_dtype_name(d);
     scale_infer_slice sl = scale_infer_smallest_slice(s->m, s->chip, d, s->context);
     chapter_say(ch, "%s:", dn);
-    valuef(ch, "weights", sl.weight_bytes, "B", SCALE_FMT_SI, "%s.%s.weight_bytes", stem, dn);
-    valuef(ch, "KV per token", sl.kv_bytes_per_token, "B", SCALE_FMT_SI, "%s.%s.kv_per_token",
-           stem, dn);
-    valuef(ch, "chips' worth of HBM", sl.chips_needed, "", SCALE_FMT_PLAIN, "%s.%s.chips_needed",
-           stem, dn);
-    valuef(ch, "slice", sl.slice_chips, "chips", SCALE_FMT_PLAIN, "%s.%s.chips", stem, dn);
-    valuef(ch, "HBM left for KV", sl.free_bytes, "B", SCALE_FMT_SI, "%s.%s.free_bytes", stem, dn);
-    valuef(ch, "sequences that fit", sl.max_batch, "", SCALE_FMT_PLAIN, "%s.%s.max_batch", stem,
-           dn);
+    chapter_valuef(ch, "weights", sl.weight_bytes, "B", SCALE_FMT_SI, "%s.%s.weight_bytes", stem,
+                   dn);
+    chapter_valuef(ch, "KV per token", sl.kv_bytes_per_token, "B", SCALE_FMT_SI,
+                   "%s.%s.kv_per_token", stem, dn);
+    chapter_valuef(ch, "chips' worth of HBM", sl.chips_needed, "", SCALE_FMT_PLAIN,
+                   "%s.%s.chips_needed", stem, dn);
+    chapter_valuef(ch, "slice", sl.slice_chips, "chips", SCALE_FMT_PLAIN, "%s.%s.chips", stem, dn);
+    chapter_valuef(ch, "HBM left for KV", sl.free_bytes, "B", SCALE_FMT_SI, "%s.%s.free_bytes",
+                   stem, dn);
+    chapter_valuef(ch, "sequences that fit", sl.max_batch, "", SCALE_FMT_PLAIN, "%s.%s.max_batch",
+                   stem, dn);
     double step = step_on(s, sl.slice_chips, sl.max_batch, d, s->context);
-    valuef(ch, "step at that batch", step, "s", SCALE_FMT_TIME, "%s.%s.step_s", stem, dn);
-    valuef(ch, "queries/s per chip",
-           scale_infer_qps_per_chip(sl.max_batch, step, s->decode, sl.slice_chips), "1/s",
-           SCALE_FMT_PLAIN, "%s.%s.qps_per_chip", stem, dn);
+    chapter_valuef(ch, "step at that batch", step, "s", SCALE_FMT_TIME, "%s.%s.step_s", stem, dn);
+    chapter_valuef(ch, "queries/s per chip",
+                   scale_infer_qps_per_chip(sl.max_batch, step, s->decode, sl.slice_chips), "1/s",
+                   SCALE_FMT_PLAIN, "%s.%s.qps_per_chip", stem, dn);
     /* Twice the chips: the weights take half the share, the rest goes to caches. */
     double n2 = 2 * sl.slice_chips;
     double kv_seq = scale_transformer_kv_bytes(s->m, s->context, d);
     double b2 = scale_infer_max_batch(n2 * s->chip->hbm_bytes - sl.weight_bytes, kv_seq);
     double step2 = step_on(s, n2, b2, d, s->context);
-    valuef(ch, "twice the slice", n2, "chips", SCALE_FMT_PLAIN, "slice2.%s.chips", dn);
-    valuef(ch, "sequences that fit", b2, "", SCALE_FMT_PLAIN, "slice2.%s.max_batch", dn);
-    valuef(ch, "step", step2, "s", SCALE_FMT_TIME, "slice2.%s.step_s", dn);
-    valuef(ch, "queries/s per chip", scale_infer_qps_per_chip(b2, step2, s->decode, n2), "1/s",
-           SCALE_FMT_PLAIN, "slice2.%s.qps_per_chip", dn);
+    chapter_valuef(ch, "twice the slice", n2, "chips", SCALE_FMT_PLAIN, "slice2.%s.chips", dn);
+    chapter_valuef(ch, "sequences that fit", b2, "", SCALE_FMT_PLAIN, "slice2.%s.max_batch", dn);
+    chapter_valuef(ch, "step", step2, "s", SCALE_FMT_TIME, "slice2.%s.step_s", dn);
+    chapter_valuef(ch, "queries/s per chip", scale_infer_qps_per_chip(b2, step2, s->decode, n2),
+                   "1/s", SCALE_FMT_PLAIN, "slice2.%s.qps_per_chip", dn);
   }
   /* With the book's round 70e9 parameters every dtype holds the same number of sequences:
    * weights and caches scale together. */
@@ -322,16 +293,17 @@ static void frontier(chapter *ch, const serving *s, double n, double batches[MAX
       tput[k][i] = pts[i].fits ? pts[i].tokens_per_s_per_chip : (double)NAN;
       if (pts[i].fits) max_b = pts[i].batch;
     }
-    valuef(ch, "largest batch", max_b, "", SCALE_FMT_PLAIN, "front.s%.0f.max_batch", contexts[k]);
+    chapter_valuef(ch, "largest batch", max_b, "", SCALE_FMT_PLAIN, "front.s%.0f.max_batch",
+                   contexts[k]);
     if (max_b >= 1.0) {
       int j = (int)max_b - 1;
       if (pts[j].step_s > worst) worst = pts[j].step_s;
-      valuef(ch, "its step", pts[j].step_s, "s", SCALE_FMT_TIME, "front.s%.0f.max_step_s",
-             contexts[k]);
-      valuef(ch, "its throughput per chip", pts[j].tokens_per_s_per_chip, "tokens/s",
-             SCALE_FMT_PLAIN, "front.s%.0f.max_tput", contexts[k]);
-      valuef(ch, "its cost", pts[j].cost_usd_per_million_tokens, "USD", SCALE_FMT_PLAIN,
-             "front.s%.0f.max_cost", contexts[k]);
+      chapter_valuef(ch, "its step", pts[j].step_s, "s", SCALE_FMT_TIME, "front.s%.0f.max_step_s",
+                     contexts[k]);
+      chapter_valuef(ch, "its throughput per chip", pts[j].tokens_per_s_per_chip, "tokens/s",
+                     SCALE_FMT_PLAIN, "front.s%.0f.max_tput", contexts[k]);
+      chapter_valuef(ch, "its cost", pts[j].cost_usd_per_million_tokens, "USD", SCALE_FMT_PLAIN,
+                     "front.s%.0f.max_cost", contexts[k]);
     }
     if (k == 0) {
       chapter_value(ch, "front.min_step_s", "step at batch 1", pts[0].step_s, "s",
@@ -586,9 +558,11 @@ int main(int argc, char **argv) {
       !chapter_load_model(&ch, "llama-3-405b", &l405) ||
       !chapter_load_model(&ch, "llama-3-8b", &l8))
     return chapter_end(&ch);
+  const unsigned whole = SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER; /* counts of things */
   serving s = {.m = &model, .chip = &chip, .n_params = scale_transformer_n_params(&model),
-               .batch = option_number(&ch, &opts[3]), .context = option_number(&ch, &opts[4]),
-               .decode = option_number(&ch, &opts[5])};
+               .batch = chapter_option_number(&ch, &opts[3], whole),
+               .context = chapter_option_number(&ch, &opts[4], whole),
+               .decode = chapter_option_number(&ch, &opts[5], whole)};
   if (ch.n_errors) return chapter_end(&ch);
   if (model.arch != SCALE_ARCH_TRANSFORMER || scale_model_is_moe(&model)) {
     chapter_error(&ch, "--model: want a dense transformer (got %s)", model.name);

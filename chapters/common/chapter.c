@@ -212,6 +212,202 @@ bool chapter_load_model(chapter *ch, const char *name, scale_model *out) {
   return report(ch, scale_model_load(name, out, &diag), &diag, "model", name);
 }
 
+/* ---- helpers shared by several chapters ----------------------------------------------------- */
+
+double chapter_option_number(chapter *ch, const chapter_option *o, unsigned flags) {
+  double v = NAN;
+  scale_diag diag = {0};
+  if (scale_parse_number(o->value, flags, &v, &diag) != SCALE_OK) {
+    chapter_error(ch, "--%s: %s", o->name, diag.message);
+    return NAN;
+  }
+  return v;
+}
+
+void chapter_valuef(chapter *ch, const char *label, double value, const char *unit,
+                    scale_fmt style, const char *key_fmt, ...) {
+  char key[160];
+  va_list ap;
+  va_start(ap, key_fmt);
+  int n = vsnprintf(key, sizeof key, key_fmt, ap);
+  va_end(ap);
+  if (n < 0 || (size_t)n >= sizeof key) {
+    chapter_error(ch, "value key '%s...' is too long", key);
+    return;
+  }
+  chapter_value(ch, key, label, value, unit, style);
+}
+
+void chapter_stem_value(chapter *ch, const char *stem, const char *what, const char *label,
+                        double value, const char *unit, scale_fmt style) {
+  chapter_valuef(ch, label, value, unit, style, "%s.%s", stem, what);
+}
+
+void chapter_stem_value_opt(chapter *ch, const char *stem, const char *what, const char *label,
+                            double value, const char *unit, scale_fmt style) {
+  if (isfinite(value))
+    chapter_stem_value(ch, stem, what, label, value, unit, style);
+  else
+    chapter_row(ch, label, value, unit, style);
+}
+
+void chapter_model_dims(chapter *ch, const char *stem, const scale_model *m, bool lower) {
+  const struct {
+    const char *upper, *lower;
+    double v;
+  } dims[] = {{"L", "l", (double)m->n_layers},  {"D", "d", (double)m->d_model},
+              {"F", "f", (double)m->d_ff},      {"N", "n", (double)m->n_heads},
+              {"K", "k", (double)m->n_kv_heads}, {"H", "h", (double)m->d_head},
+              {"V", "v", (double)m->n_vocab}};
+  for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
+    chapter_stem_value(ch, stem, lower ? dims[i].lower : dims[i].upper, dims[i].upper,
+                       dims[i].v, "", SCALE_FMT_PLAIN);
+}
+
+void chapter_claim(chapter *ch, bool check, bool holds, const char *what) {
+  if (check && !holds) chapter_error(ch, "the text's claim no longer holds: %s", what);
+}
+
+scale_dtype chapter_dtype16(const scale_chip *c) {
+  return isfinite(scale_chip_flops_per_s(c, SCALE_DTYPE_BF16)) ? SCALE_DTYPE_BF16
+                                                               : SCALE_DTYPE_FP16;
+}
+
+void chapter_logspace(double *out, int n, double lo, double hi) {
+  for (int i = 0; i < n; i++) out[i] = lo * pow(hi / lo, (double)i / (double)(n - 1));
+}
+
+/* ---- every chip or model of the data folder ------------------------------------------------ */
+
+/** Lists the stems of data folder 'subdir' into names[0..CHAPTER_LIST_MAX); returns how many,
+ * or -1 after reporting an error. */
+static int list_data(chapter *ch, const char *subdir,
+                     char names[CHAPTER_LIST_MAX][SCALE_NAME_MAX]) {
+  int n = scale_data_list(subdir, names, CHAPTER_LIST_MAX);
+  if (n < 0) {
+    chapter_error(ch, "cannot list %s/%s", scale_data_dir(), subdir);
+    return -1;
+  }
+  if (n > CHAPTER_LIST_MAX) {
+    chapter_error(ch, "%s/%s has %d files; a chapter reads at most %d", scale_data_dir(),
+                  subdir, n, CHAPTER_LIST_MAX);
+    return -1;
+  }
+  return n;
+}
+
+static bool chip_kept(const scale_chip *c, unsigned filter) {
+  if (c->base[0] && !(filter & CHAPTER_CHIPS_SYSTEMS)) return false;
+  return c->kind == SCALE_HW_TPU ? (filter & CHAPTER_CHIPS_TPU) != 0
+                                 : (filter & CHAPTER_CHIPS_GPU) != 0;
+}
+
+bool chapter_load_chips(chapter *ch, unsigned filter, chapter_chips *out) {
+  char names[CHAPTER_LIST_MAX][SCALE_NAME_MAX];
+  int n = list_data(ch, "hardware", names);
+  out->n = 0;
+  if (n < 0) return false;
+  for (int i = 0; i < n; i++) {
+    scale_chip c;
+    if (!chapter_load_chip(ch, names[i], &c)) return false;
+    if (chip_kept(&c, filter)) out->chip[out->n++] = c;
+  }
+  return true;
+}
+
+bool chapter_load_models(chapter *ch, chapter_models *out) {
+  char names[CHAPTER_LIST_MAX][SCALE_NAME_MAX];
+  int n = list_data(ch, "models", names);
+  out->n = 0;
+  if (n < 0) return false;
+  for (int i = 0; i < n; i++)
+    if (!chapter_load_model(ch, names[i], &out->model[out->n++])) return false;
+  return true;
+}
+
+/* ---- training layouts and the planner ------------------------------------------------------ */
+
+bool chapter_train_eval(chapter *ch, const scale_train_problem *p, scale_layout *l,
+                        scale_train_result *r) {
+  scale_train_layout_map(p->chip, p->n_chips, l);
+  scale_diag diag = {0};
+  if (scale_train_validate(p, l, &diag) != SCALE_OK) {
+    chapter_error(ch, "layout: %s", diag.message);
+    return false;
+  }
+  scale_train_eval(p, l, r);
+  return true;
+}
+
+bool chapter_plan_train(chapter *ch, const scale_train_problem *p, const scale_plan_opts *o,
+                        scale_plan_report *rep, int min_ranked) {
+  scale_diag diag = {0};
+  scale_status st = scale_plan_train(p, o, rep, &diag);
+  if (st != SCALE_OK) {
+    chapter_error(ch, "planner: %s", diag.message[0] ? diag.message : scale_status_str(st));
+    return false;
+  }
+  if (rep->n_ranked < min_ranked) {
+    chapter_error(ch, "planner: fewer than %d layouts", min_ranked);
+    return false;
+  }
+  return true;
+}
+
+void chapter_plan_counts(chapter *ch, const char *stem, const scale_plan_report *rep) {
+  chapter_stem_value(ch, stem, "candidates", "layouts enumerated", rep->n_candidates, "",
+                     SCALE_FMT_SCI);
+  chapter_stem_value(ch, stem, "evaluated", "layouts evaluated", rep->n_evaluated, "",
+                     SCALE_FMT_SCI);
+  static const char *const tag[SCALE_PLAN_PRUNE_COUNT] = {"tp", "cp",      "pp",    "batch",
+                                                          "ep", "invalid", "memory"};
+  for (int i = 0; i < SCALE_PLAN_PRUNE_COUNT; i++)
+    chapter_valuef(ch, scale_plan_prune_name((scale_plan_prune)i), rep->n_pruned[i], "",
+                   SCALE_FMT_SCI, "%s.pruned.%s", stem, tag[i]);
+}
+
+void chapter_plan_row(chapter *ch, const char *stem, const scale_plan_report *rep, int i,
+                      const char *columns) {
+  const scale_plan_entry *e = &rep->ranked[i];
+  const scale_layout *l = &e->layout;
+  const scale_train_result *r = &e->result;
+  const struct {
+    const char *name;
+    double v;
+    const char *unit;
+    scale_fmt style;
+  } cols[] = {
+      {"dp", l->dp, "", SCALE_FMT_PLAIN},
+      {"fsdp", l->fsdp, "", SCALE_FMT_PLAIN},
+      {"zero", l->fsdp > 1.0 ? (double)l->zero_stage : 0.0, "", SCALE_FMT_PLAIN},
+      {"tp", l->tp, "", SCALE_FMT_PLAIN},
+      {"sp", l->sp ? 1.0 : 0.0, "", SCALE_FMT_PLAIN},
+      {"pp", l->pp, "", SCALE_FMT_PLAIN},
+      {"m", l->n_microbatches, "", SCALE_FMT_PLAIN},
+      {"cp", l->cp, "", SCALE_FMT_PLAIN},
+      {"saved", scale_transformer_n_saved_per_layer(l->remat), "", SCALE_FMT_PLAIN},
+      {"bubble", 100.0 * r->bubble_frac, "%", SCALE_FMT_PLAIN},
+      {"step", r->step_time_s, "s", SCALE_FMT_TIME},
+      {"mfu", 100.0 * r->mfu, "%", SCALE_FMT_PLAIN},
+      {"mem", r->memory_per_chip_bytes, "B", SCALE_FMT_SI},
+  };
+  char buf[200];
+  chapter_say(ch, "%d. %s", i + 1, scale_plan_layout_str(l, buf, sizeof buf));
+  for (const char *p = columns + strspn(columns, " "); *p; p += strspn(p, " ")) {
+    size_t n = strcspn(p, " ");
+    size_t c = 0;
+    while (c < sizeof cols / sizeof cols[0] &&
+           !(strlen(cols[c].name) == n && strncmp(cols[c].name, p, n) == 0))
+      c++;
+    if (c == sizeof cols / sizeof cols[0])
+      chapter_error(ch, "no plan column '%.*s'", (int)n, p);
+    else
+      chapter_valuef(ch, cols[c].name, cols[c].v, cols[c].unit, cols[c].style, "%s.r%d.%s",
+                     stem, i + 1, cols[c].name);
+    p += n;
+  }
+}
+
 int chapter_end(chapter *ch) {
   if (ch->values_out && ch->values_out != stdout) {
     if (fclose(ch->values_out) != 0) chapter_error(ch, "writing the values file failed");

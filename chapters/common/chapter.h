@@ -25,6 +25,11 @@
  *
  * Errors (a non-finite value, a bad key, a figure that cannot be written) go to stderr as one
  * line each and make chapter_end() return 1, so the book build and the chapter tests fail.
+ *
+ * Below the frame are the pieces several chapters share: option numbers, values keyed
+ * "stem.what" or by a printf format, every chip or model of the data folder, and the training
+ * layouts and planner tables of chapters 5 and 6. A chapter keeps its own helpers only when
+ * no other chapter needs them.
  */
 #ifndef SCALE_CHAPTER_H
 #define SCALE_CHAPTER_H
@@ -90,6 +95,113 @@ bool chapter_load_chip(chapter *ch, const char *name, scale_chip *out);
 
 /** Loads model NAME, reporting a failure as an error. Returns true on success. */
 bool chapter_load_model(chapter *ch, const char *name, scale_model *out);
+
+/* ---- helpers shared by several chapters ----------------------------------------------------- */
+
+/** Returns the number option 'o' holds, parsed by scale_parse_number() under 'flags'
+ * (SCALE_NUM_POSITIVE, optionally | SCALE_NUM_INTEGER); NaN after reporting
+ * "--NAME: why" as an error.
+ */
+double chapter_option_number(chapter *ch, const chapter_option *o, unsigned flags);
+
+/** Emits a value as chapter_value() does, its key printf-formatted from 'key_fmt' and the
+ * arguments after it ("%s.b%.0f.step_s"). A key of 160 characters or more is an error.
+ */
+void chapter_valuef(chapter *ch, const char *label, double value, const char *unit,
+                    scale_fmt style, const char *key_fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+
+/** Emits a value as chapter_value() does under the key "stem.what" ("tpu-v5e.hbm_bytes"). */
+void chapter_stem_value(chapter *ch, const char *stem, const char *what, const char *label,
+                        double value, const char *unit, scale_fmt style);
+
+/** Emits a value under "stem.what" as chapter_stem_value() does when it is finite; otherwise
+ * prints its row ("n/a") in the walk-through and emits nothing. For quantities a chip or
+ * model may lack (a V100 has no fp8 rate, a Mamba-2 layer no attention), which a page
+ * therefore never cites.
+ */
+void chapter_stem_value_opt(chapter *ch, const char *stem, const char *what, const char *label,
+                            double value, const char *unit, scale_fmt style);
+
+/** Emits the shape of model 'm' as plain counts "stem.L", "stem.D", "stem.F", "stem.N",
+ * "stem.K", "stem.H", "stem.V" (layers, model width, MLP width, query heads, KV heads, head
+ * width, vocabulary); with 'lower' the letters of the keys are lower case ("arch.l").
+ */
+void chapter_model_dims(chapter *ch, const char *stem, const scale_model *m, bool lower);
+
+/** Reports "the text's claim no longer holds: WHAT" as an error when 'check' is set and
+ * 'holds' is not: a chapter states what the library computes, and fails rather than lie.
+ * 'check' is false when options have moved the chapter off the problems its text describes.
+ */
+void chapter_claim(chapter *ch, bool check, bool holds, const char *what);
+
+/** Returns the chip's 16-bit matmul dtype: bf16, or fp16 where it has no bf16 rate (V100). */
+scale_dtype chapter_dtype16(const scale_chip *c);
+
+/** Fills out[0..n) with n >= 2 points from lo to hi evenly spaced on a log scale. */
+void chapter_logspace(double *out, int n, double lo, double hi);
+
+/* ---- every chip or model of the data folder ------------------------------------------------ */
+
+/** How many chips or models a list holds at most. */
+#define CHAPTER_LIST_MAX 32
+
+/** Which files of hardware/ chapter_load_chips() keeps; combine with |. */
+enum {
+  CHAPTER_CHIPS_TPU = 1u << 0,    /**< TPU chips */
+  CHAPTER_CHIPS_GPU = 1u << 1,    /**< GPU chips */
+  CHAPTER_CHIPS_SYSTEMS = 1u << 2 /**< also systems built of such chips (a DGX: a file with a
+                                       base chip); without it only plain chips */
+};
+
+/** Chips loaded from hardware/, in file-name order. */
+typedef struct {
+  int n;                                /**< chips in 'chip' */
+  scale_chip chip[CHAPTER_LIST_MAX];    /**< the chips */
+} chapter_chips;
+
+/** Models loaded from models/, in file-name order. */
+typedef struct {
+  int n;                                /**< models in 'model' */
+  scale_model model[CHAPTER_LIST_MAX];  /**< the models */
+} chapter_models;
+
+/** Loads every file of hardware/ that 'filter' (CHAPTER_CHIPS_*) keeps into *out. Returns true
+ * on success; false after reporting an error (a folder that cannot be listed, a file that does
+ * not load, more than CHAPTER_LIST_MAX files).
+ */
+bool chapter_load_chips(chapter *ch, unsigned filter, chapter_chips *out);
+
+/** Loads every file of models/ into *out. Returns and reports as chapter_load_chips(). */
+bool chapter_load_models(chapter *ch, chapter_models *out);
+
+/* ---- training layouts and the planner (chapters 5 and 6) ----------------------------------- */
+
+/** Maps 'l' onto the chip's links the book's way (scale_train_layout_map), validates it and
+ * evaluates it into *r. Returns true on success; false after reporting "layout: why".
+ */
+bool chapter_train_eval(chapter *ch, const scale_train_problem *p, scale_layout *l,
+                        scale_train_result *r);
+
+/** Runs the training planner on 'p' with options 'o' into *rep. Returns true when it ranked
+ * at least 'min_ranked' layouts; false after reporting "planner: why".
+ */
+bool chapter_plan_train(chapter *ch, const scale_train_problem *p, const scale_plan_opts *o,
+                        scale_plan_report *rep, int min_ranked);
+
+/** Emits the planner's search counts: "stem.candidates", "stem.evaluated" and one
+ * "stem.pruned.REASON" per reason (tp, cp, pp, batch, ep, invalid, memory).
+ */
+void chapter_plan_counts(chapter *ch, const char *stem, const scale_plan_report *rep);
+
+/** Says ranked layout i (< rep->n_ranked) as "3. fsdp 64 x tp 4 ..." and emits its columns "stem.rI.COLUMN" (I
+ * from 1) in the order 'columns' lists them, separated by spaces. Columns: dp fsdp zero tp sp
+ * pp m cp (degrees; zero is 0 without FSDP, sp 1 or 0, m the microbatches), saved (tensors
+ * saved per layer), bubble (%), step (s), mfu (%), mem (bytes per chip). An unknown column is
+ * an error.
+ */
+void chapter_plan_row(chapter *ch, const char *stem, const scale_plan_report *rep, int i,
+                      const char *columns);
 
 /** Reports an error "NAME: message" on stderr and counts it. */
 void chapter_error(chapter *ch, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
