@@ -55,7 +55,7 @@ static const char *arch_name(const scale_model *m) {
   return m->arch == SCALE_ARCH_MAMBA2 ? "mamba2" : "transformer";
 }
 
-static void show_json(const scale_model *m) {
+static void show_json(const scale_model *m, const cli_model_query *q) {
   cli_json json;
   cli_json_init(&json, stdout);
   cli_json_object_begin(&json, NULL);
@@ -69,12 +69,12 @@ static void show_json(const scale_model *m) {
   cli_json_bool(&json, "tied_embeddings", m->tied_embeddings);
   if (m->arch == SCALE_ARCH_TRANSFORMER) cli_json_bool(&json, "gated_mlp", m->gated_mlp);
   if (m->n_params_reported > 0) cli_json_number(&json, "n_params_reported", m->n_params_reported);
-  cli_model_derived_json(&json, m);
+  cli_model_derived_json(&json, m, q);
   cli_json_object_end(&json);
   cli_json_finish(&json);
 }
 
-static void show_text(const scale_model *m) {
+static void show_text(const scale_model *m, const cli_model_query *q) {
   printf("%s (%s, %s%s)\n", m->display_name, m->name, arch_name(m),
          scale_model_is_moe(m) ? ", mixture of experts" : "");
   for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
@@ -86,7 +86,7 @@ static void show_text(const scale_model *m) {
     cli_row_text("MLP", m->gated_mlp ? "gated (3 matrices)" : "plain (2 matrices)");
   if (m->n_params_reported > 0)
     cli_row("parameters (as published)", m->n_params_reported, "", SCALE_FMT_SI);
-  cli_model_derived_text(m);
+  cli_model_derived_text(m, q);
 }
 
 #define MAX_FILES 256
@@ -140,20 +140,52 @@ static int list(bool as_json) {
 
 static void usage(FILE *out) {
   fprintf(out, "usage: scale model list [--json]\n"
-               "       scale model show NAME [--json]\n\n"
-               "NAME is a file stem of models/ (llama-3-70b, deepseek-v3) or a path to an .ini.\n");
+               "       scale model show NAME [--context T] [--kv-dtype DTYPE] [--json]\n\n"
+               "NAME is a file stem of models/ (llama-3-70b, deepseek-v3) or a path to an .ini.\n"
+               "show adds parameters (total, active), FLOPs per token at context T (default: the\n"
+               "model's trained context), KV bytes per token in DTYPE (default bf16) or Mamba-2's\n"
+               "state, and training memory (bf16 weights and gradients, fp32 Adam).\n");
+}
+
+/* Takes `--context T` and `--kv-dtype D` (also `--opt=value`) out of argv into *q, leaving
+ * the rest for the list/show parser. Returns -1 to go on, else the exit status. */
+static int take_query(int *argc, char **argv, cli_model_query *q) {
+  q->context = 0;
+  q->kv_dtype = SCALE_DTYPE_BF16;
+  int out = 0;
+  for (int i = 0; i < *argc; i++) {
+    const char *a = argv[i];
+    bool ctx = strncmp(a, "--context", 9) == 0 && (a[9] == '\0' || a[9] == '=');
+    bool kv = strncmp(a, "--kv-dtype", 10) == 0 && (a[10] == '\0' || a[10] == '=');
+    if (!ctx && !kv) {
+      argv[out++] = argv[i];
+      continue;
+    }
+    const char *eq = strchr(a, '=');
+    const char *value = eq ? eq + 1 : (i + 1 < *argc ? argv[++i] : NULL);
+    if (!value) return cli_usage("model: %s needs a value", a);
+    if (ctx && !cli_parse_number("context", value, SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER,
+                                 &q->context))
+      return CLI_EXIT_USAGE;
+    if (kv && !cli_parse_dtype("kv-dtype", value, &q->kv_dtype)) return CLI_EXIT_USAGE;
+  }
+  *argc = out;
+  return -1;
 }
 
 int cli_cmd_model(int argc, char **argv) {
+  cli_model_query q;
+  int rc = take_query(&argc, argv, &q);
+  if (rc >= 0) return rc;
   cli_list_show args;
-  int rc = cli_parse_list_show("model", argc, argv, usage, &args);
+  rc = cli_parse_list_show("model", argc, argv, usage, &args);
   if (rc >= 0) return rc;
   if (args.list) return list(args.json);
   scale_model m;
   if ((rc = cli_load_model(args.name, &m))) return rc;
   if (args.json)
-    show_json(&m);
+    show_json(&m, &q);
   else
-    show_text(&m);
+    show_text(&m, &q);
   return CLI_EXIT_OK;
 }

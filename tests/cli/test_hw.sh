@@ -28,11 +28,24 @@ n=$(tail -n +2 "$TMP/out" | wc -l)
 if [ "$n" -ge 12 ]; then pass; else fail "model list shows $n models, expected >= 12"; fi
 run "$SCALE" model show llama-3-70b; expect_rc 0 "model show"; expect_out 'width D +8192' "LLaMA 3 70B D"
 expect_no_nan "model show"
-# 2 x L 80 x K 8 x H 128 x 1 byte = 163,840 B per token in int8 (ch. 8 prints "160kB").
-expect_out 'KV cache per token, int8 +164 kB' "LLaMA 3 70B KV per token"
+# 2 x L 80 x K 8 x H 128 x 2 bytes = 327,680 B per token in bf16 (the default).
+expect_out 'KV cache per token, bf16 +328 kB' "LLaMA 3 70B KV per token"
 expect_out 'parameters \(counted\) +70.6 G' "LLaMA 3 70B counted params"
 run "$SCALE" model show deepseek-v3 --json; expect_rc 0 "MoE --json"; expect_json "MoE json"
-expect_out '"n_active_params": 3[67][0-9]{9}(\.[0-9]+)?,' "DeepSeek-V3 ~37B active"
+expect_out '"active_params": 3[67][0-9]{9}(\.[0-9]+)?,' "DeepSeek-V3 ~37B active"
+for key in '"params"' '"train_flops_per_token"' '"infer_flops_per_token"' '"kv_bytes_per_token"' '"state_bytes_per_sequence"' '"attention_flops_frac"'; do
+  expect_out "$key" "model json key $key"
+done
+# --kv-dtype and --context: 2 x 80 x 8 x 128 x 1 B = 163,840 B in int8; context in the label.
+run "$SCALE" model show llama-3-70b --kv-dtype int8 --context 4096
+expect_rc 0 "model show options"; expect_out 'KV cache per token, int8 +164 kB' "--kv-dtype int8"
+expect_out 'FLOPs/token @ 4096 ctx' "--context"
+run "$SCALE" model show llama-3-70b --json --context=32768 --kv-dtype=int4
+expect_rc 0 "model show --opt=value"; expect_out '"kv_bytes_per_token": 81920,' "int4 KV 81,920 B"
+expect_out '"context_tokens": 32768,' "context in json"
+expect_usage_error "bad kv dtype" "$SCALE" model show llama-3-70b --kv-dtype int3
+expect_usage_error "bad context" "$SCALE" model show llama-3-70b --context 0
+expect_usage_error "context without value" "$SCALE" model show llama-3-70b --context
 run "$SCALE" model show mamba-2-2.7b; expect_rc 0 "mamba show"; expect_no_nan "mamba show"
 expect_out 'recurrent state per sequence' "mamba state"
 run "$SCALE" model show llama-3-70b --json; expect_rc 0 "model show --json"; expect_json "model --json"
