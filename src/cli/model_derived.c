@@ -64,7 +64,7 @@ void cli_model_derived_text(const scale_model *model, const cli_model_query *q) 
   snprintf(label, sizeof label, "inference FLOPs/token @ %.0f ctx", d.context);
   cli_row(label, d.infer_flops_per_token, "FLOP", SCALE_FMT_SCI);
   cli_row("training memory per parameter", d.train_bytes_per_param, "B", SCALE_FMT_PLAIN);
-  cli_row("  weights + grads + Adam, all params", d.train_bytes_per_param * d.params, "B",
+  cli_row("  for all parameters", d.train_bytes_per_param * d.params, "B",
           SCALE_FMT_SI);
   if (model->arch == SCALE_ARCH_TRANSFORMER) {
     cli_row("attention share of FLOPs", d.attention_flops_frac, "", SCALE_FMT_PLAIN);
