@@ -475,6 +475,80 @@ static void section_gpu(chapter *ch, const serving *s, const scale_chip *gpu) {
 }
 
 /** Worked problems 1-3 (the book leaves them unanswered). */
+/* [listing:plan-serving] */
+/** Runs the serving planner on the example's model and chip for a P-token prompt and G
+ * generated tokens within 'latency' per token, restricted to the given weight and KV dtypes
+ * (NULL: bf16 and int8). */
+static bool plan_serving(chapter *ch, const serving *s, double prompt, double latency,
+                         const scale_dtype *only, scale_plan_infer_report *rep) {
+  scale_plan_infer_opts o = scale_plan_infer_opts_default(prompt, s->decode);
+  o.max_step_s = latency;
+  o.objective = SCALE_PLAN_INFER_COST;
+  if (only) {
+    for (int d = 0; d < SCALE_DTYPE_COUNT; d++) o.allow_weight[d] = o.allow_kv[d] = false;
+    o.allow_weight[*only] = o.allow_kv[*only] = true;
+  }
+  scale_diag diag;
+  if (scale_plan_infer(s->m, s->chip, &o, rep, &diag) != SCALE_OK || rep->n_ranked == 0) {
+    chapter_error(ch, "plan infer: %s", rep->n_ranked ? diag.message : "nothing fits");
+    return false;
+  }
+  return true;
+}
+/* [/listing:plan-serving] */
+
+/** Emits the best serving layout of a search under stem: slice, dtypes, batch, step, cost. */
+static void emit_plan_best(chapter *ch, const char *stem, const scale_plan_infer_report *rep) {
+  const scale_plan_infer_entry *e = &rep->ranked[0];
+  chapter_stem_value(ch, stem, "chips", "best: chips in the slice", e->config.n_chips, "",
+                     SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, stem, "weight_bits", "  weight bits",
+                     8 * scale_dtype_bytes(e->config.weight_dtype), "", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, stem, "kv_bits", "  KV-cache bits",
+                     8 * scale_dtype_bytes(e->config.kv_dtype), "", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, stem, "batch", "  batch", e->config.batch, "", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, stem, "step_s", "  step", e->decode.step_s, "s", SCALE_FMT_TIME);
+  chapter_stem_value(ch, stem, "tput", "  tokens/s per chip", e->decode.tokens_per_s_per_chip, "",
+                     SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, stem, "cost", "  USD per million tokens",
+                     e->decode.cost_usd_per_million_tokens, "", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, stem, "ttft_s", "  time to first token", e->prefill.ttft_s, "s",
+                     SCALE_FMT_TIME);
+}
+
+static void section_planner(chapter *ch, const serving *s) {
+  chapter_heading(ch, "What the planner says");
+  static scale_plan_infer_report rep;
+  const double prompt = 2048, latency = 0.05;
+  chapter_stem_value(ch, "plan", "prompt", "prompt tokens", prompt, "", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "plan", "latency_s", "latency target per token", latency, "s",
+                     SCALE_FMT_TIME);
+  chapter_stem_value(ch, "plan", "decode", "generated tokens per request", s->decode, "",
+                     SCALE_FMT_PLAIN);
+  if (!plan_serving(ch, s, prompt, latency, NULL, &rep)) return;
+  chapter_stem_value(ch, "plan", "candidates", "layouts tried", rep.n_candidates, "",
+                     SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "plan", "too_big", "  did not fit", rep.n_too_big, "", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "plan", "too_slow", "  missed the target", rep.n_too_slow, "",
+                     SCALE_FMT_PLAIN);
+  emit_plan_best(ch, "plan", &rep);
+  /* The text's claims, checked on the default problem (options may move it elsewhere). */
+  bool book_problem = strcmp(s->m->name, "llama-3-70b") == 0 &&
+                      strcmp(s->chip->name, "tpu-v5e") == 0;
+  double fewest = INFINITY;
+  for (int i = 0; i < rep.n_ranked; i++) fewest = fmin(fewest, rep.ranked[i].config.n_chips);
+  chapter_claim(ch, book_problem, rep.ranked[0].config.n_chips == fewest,
+                "the cheapest serving slice is the smallest one ranked");
+  chapter_claim(ch, book_problem,
+                rep.ranked[0].config.weight_dtype == SCALE_DTYPE_INT8 &&
+                    rep.ranked[0].config.kv_dtype == SCALE_DTYPE_INT8,
+                "the cheapest serving layout quantizes weights and caches to 8 bits");
+  /* The same search with bf16 only: the book's unquantized serving. */
+  const scale_dtype bf16 = SCALE_DTYPE_BF16;
+  if (!plan_serving(ch, s, prompt, latency, &bf16, &rep)) return;
+  emit_plan_best(ch, "plan_bf16", &rep);
+}
+
 static void section_problems(chapter *ch, const scale_chip *c, const scale_model *big,
                              const scale_model *small) {
   chapter_heading(ch, "Worked problems");
@@ -583,6 +657,7 @@ int main(int argc, char **argv) {
   static double batches[MAX_BATCH], lat[N_CONTEXTS][MAX_BATCH], tput[N_CONTEXTS][MAX_BATCH];
   frontier(&ch, &s, 16, batches, lat, tput);
   section_gpu(&ch, &s, &gpu);
+  section_planner(&ch, &s);
   section_problems(&ch, &chip, &l405, &l8);
 
   figure_frontier(&ch, &s, 16, batches, lat, tput);
