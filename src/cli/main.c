@@ -20,7 +20,7 @@ static const command commands[] = {
     {"infer", cli_cmd_infer, "serving: memory, prefill, decode step, throughput, cost"},
     {"roofline", cli_cmd_roofline, "T_math, T_comms and bounds of an operation or a matmul"},
     {"collective", cli_cmd_collective, "time of a collective on a group of chips"},
-    {"plan", cli_cmd_plan, "search every layout of a training run (train) or a serving fleet (infer)"},
+    {"plan", cli_cmd_plan, "search every layout for training (train) or serving (infer)"},
     {"book", cli_cmd_book, "render the chapters to an HTML site"},
     {"grade", cli_cmd_grade, "grade a folder of exercises: OK/FAIL/CRASH/TIMEOUT/BUILD, score"},
 };
