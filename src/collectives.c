@@ -71,7 +71,8 @@ static bool group_ok(const scale_group *g) {
 double scale_group_size(const scale_group *group) {
   if (!group_ok(group)) return (double)NAN;
   double n = 1.0;
-  for (int i = 0; i < group->n_axes; i++) n *= group->axis[i].size;
+  for (int i = 0; i < group->n_axes; i++)
+    n *= group->axis[i].size;
   return n;
 }
 
@@ -129,8 +130,7 @@ scale_status scale_group_from_chip(const scale_chip *chip, const double *sizes, 
     return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "%s has no ICI link bandwidth",
                           chip->name);
   if (!(chip->ici_hop_latency_s >= 0.0))
-    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "%s has no ICI hop latency",
-                          chip->name);
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "%s has no ICI hop latency", chip->name);
   if (chip->ici_n_axes >= 1.0 && n_axes > chip->ici_n_axes)
     return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
                           "%s has a %g-D torus: a group of %d axes does not fit", chip->name,
@@ -143,7 +143,8 @@ scale_status scale_group_from_chip(const scale_chip *chip, const double *sizes, 
     if (i == 2 && isnan(pod[i])) pod[i] = 1.0;
     if (!(pod[i] >= 1.0)) pod_known = false;
   }
-  for (int i = 0; i < n_axes; i++) want[i] = sizes[i];
+  for (int i = 0; i < n_axes; i++)
+    want[i] = sizes[i];
   if (pod_known) {
     sort_desc(pod, 3);
     sort_desc(want, 3);
@@ -164,9 +165,9 @@ scale_status scale_group_from_chip(const scale_chip *chip, const double *sizes, 
     scale_group_axis *ax = &g.axis[i];
     ax->size = sizes[i];
     ax->topology = SCALE_TOPO_RING;
-    ax->wraps = wrap == SCALE_WRAP_YES   ? true
-                : wrap == SCALE_WRAP_NO  ? false
-                                         : cubes && scale_chip_axis_wraps(chip, sizes[i]);
+    ax->wraps = wrap == SCALE_WRAP_YES  ? true
+                : wrap == SCALE_WRAP_NO ? false
+                                        : cubes && scale_chip_axis_wraps(chip, sizes[i]);
     ax->link_bytes_per_s = chip->ici_link_bytes_per_s;
     ax->hop_latency_s = chip->ici_hop_latency_s;
   }
@@ -190,8 +191,8 @@ scale_status scale_group_parse_shape(const char *text, double sizes[SCALE_GROUP_
       p++;
     }
     if (n == SCALE_GROUP_AXES_MAX)
-      return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0,
-                            "group shape '%s': at most %d axes", text, SCALE_GROUP_AXES_MAX);
+      return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0, "group shape '%s': at most %d axes", text,
+                            SCALE_GROUP_AXES_MAX);
     if (!(v >= 1.0) || !isfinite(v))
       return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
                             "group shape '%s': every size must be at least 1", text);
@@ -202,7 +203,8 @@ scale_status scale_group_parse_shape(const char *text, double sizes[SCALE_GROUP_
                             "group shape '%s': expected sizes like 4x4", text);
     p++;
   }
-  for (int i = n; i < SCALE_GROUP_AXES_MAX; i++) sizes[i] = 1.0;
+  for (int i = n; i < SCALE_GROUP_AXES_MAX; i++)
+    sizes[i] = 1.0;
   *n_axes = n;
   return SCALE_OK;
 }
@@ -250,7 +252,8 @@ double scale_collective_ring_link_bytes(scale_collective op, double n, double by
     if (!bidirectional) return (n - 1.0) / (2.0 * n) * bytes;
     if (fmod(n, 2.0) == 0.0) return bytes / 8.0;
     return (n * n - 1.0) / 8.0 / (n * n) * bytes;
-  case SCALE_COLL_COUNT: break;
+  case SCALE_COLL_COUNT:
+    break;
   }
   return (double)NAN;
 }
@@ -325,8 +328,7 @@ double scale_collective_time_s(const scale_group *group, scale_collective op, do
   return scale_collective_eval(group, op, bytes).time_s;
 }
 
-double scale_collective_book_time_s(const scale_group *group, scale_collective op,
-                                    double bytes) {
+double scale_collective_book_time_s(const scale_group *group, scale_collective op, double bytes) {
   return scale_collective_eval(group, op, bytes).book_time_s;
 }
 
@@ -350,8 +352,7 @@ static double axis_distance(const scale_group_axis *ax, double from, double to) 
   return d;
 }
 
-double scale_collective_p2p_hops(const scale_group *group, const double *from,
-                                 const double *to) {
+double scale_collective_p2p_hops(const scale_group *group, const double *from, const double *to) {
   if (!coords_ok(group, from, to)) return (double)NAN;
   double hops = 0.0;
   for (int i = 0; i < group->n_axes; i++)
@@ -368,8 +369,8 @@ double scale_collective_p2p_first_byte_s(const scale_group *group, const double 
   return t;
 }
 
-double scale_collective_p2p_time_s(const scale_group *group, const double *from,
-                                   const double *to, double bytes) {
+double scale_collective_p2p_time_s(const scale_group *group, const double *from, const double *to,
+                                   double bytes) {
   if (!coords_ok(group, from, to) || !(bytes >= 0.0) || !isfinite(bytes)) return (double)NAN;
   double bw = 0.0;
   for (int i = 0; i < group->n_axes; i++) {

@@ -33,7 +33,8 @@ double scale_gpu_node_bisection_bytes_per_s(const scale_chip *chip) {
 double scale_gpu_level_member_gpus(const scale_chip *chip, int level) {
   if (level < 1 || level > chip->n_net_levels) return level == 0 ? 1.0 : NaN;
   double s = 1.0;
-  for (int i = 0; i < level - 1; i++) s *= chip->net_levels[i].fanout;
+  for (int i = 0; i < level - 1; i++)
+    s *= chip->net_levels[i].fanout;
   return s;
 }
 
@@ -59,15 +60,14 @@ int scale_gpu_levels_spanned(const scale_chip *chip, double n_gpus) {
 double scale_gpu_all_gather_s(const scale_chip *chip, double x, double y, double bytes) {
   if (!is_count(x) || !is_count(y) || !(bytes >= 0)) return NaN;
   double extent = x * y;
-  if (chip->n_net_levels < 1 || extent > scale_gpu_level_gpus(chip, chip->n_net_levels))
-    return NaN;
+  if (chip->n_net_levels < 1 || extent > scale_gpu_level_gpus(chip, chip->n_net_levels)) return NaN;
   double worst = 0.0;
   for (int i = 1; i <= chip->n_net_levels; i++) {
     double below = scale_gpu_level_member_gpus(chip, i); /* S_(i-1) */
     if (extent <= below) break;                          /* the group stays inside a member */
     const scale_net_level *l = &chip->net_levels[i - 1];
-    double span = fmin(below * l->fanout, extent);          /* GPUs of one level-i unit used */
-    double d = fmin(l->fanout, span / fmax(y, below));      /* members holding the group */
+    double span = fmin(below * l->fanout, extent);     /* GPUs of one level-i unit used */
+    double d = fmin(l->fanout, span / fmax(y, below)); /* members holding the group */
     if (d <= 1.0) continue;
     double share = fmin(1.0, below / y); /* of the array each member carries */
     worst = fmax(worst, (d - 1.0) / d * share / l->member_bytes_per_s);
@@ -81,13 +81,11 @@ double scale_gpu_allgather_bytes_per_s(const scale_chip *chip, double n_gpus) {
   return 1.0 / scale_gpu_all_gather_s(chip, n_gpus, 1.0, 1.0);
 }
 
-double scale_gpu_all_reduce_s(const scale_chip *chip, double x, double y, double bytes,
-                              int sharp) {
+double scale_gpu_all_reduce_s(const scale_chip *chip, double x, double y, double bytes, int sharp) {
   if (!sharp) return 2.0 * scale_gpu_all_gather_s(chip, x, y, bytes);
   if (!is_count(x) || !is_count(y) || !(bytes >= 0)) return NaN;
   double extent = x * y;
-  if (chip->n_net_levels < 1 || extent > scale_gpu_level_gpus(chip, chip->n_net_levels))
-    return NaN;
+  if (chip->n_net_levels < 1 || extent > scale_gpu_level_gpus(chip, chip->n_net_levels)) return NaN;
   double worst = 0.0;
   for (int i = 1; i <= chip->n_net_levels; i++) {
     double below = scale_gpu_level_member_gpus(chip, i);

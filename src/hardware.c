@@ -17,15 +17,20 @@
 
 /* ==== schema ================================================================================ */
 
-#define F(section, key, kind, member, required)                                                 \
+#define F(section, key, kind, member, required)                                                    \
   { section, key, kind, offsetof(scale_chip, member), required }
-#define LEVEL(n)                                                                                \
-  F("network", "level" #n "_fanout", INI_DOUBLE, net_levels[n - 1].fanout, false),             \
-      F("network", "level" #n "_member_bytes_per_s", INI_DOUBLE,                               \
+#define LEVEL(n)                                                                                   \
+  F("network", "level" #n "_fanout", INI_DOUBLE, net_levels[n - 1].fanout, false),                 \
+      F("network", "level" #n "_member_bytes_per_s", INI_DOUBLE,                                   \
         net_levels[n - 1].member_bytes_per_s, false)
 
 /* Indices into chip_fields[] of the entries the loader treats specially (keep in step). */
-enum { FIELD_KIND = 0, FIELD_BASE = 1, FIELD_BF16 = 4, FIELD_FP16 = 5 }; /* indices used by the loader below */
+enum {
+  FIELD_KIND = 0,
+  FIELD_BASE = 1,
+  FIELD_BF16 = 4,
+  FIELD_FP16 = 5
+}; /* indices used by the loader below */
 
 static const ini_field chip_fields[] = {
     F("chip", "kind", INI_CUSTOM, kind, true), /* tpu | gpu, converted by apply_kind() */
@@ -105,8 +110,7 @@ static scale_status load_base(const char *path, const ini_entry *entry, scale_ch
                           "'base' chain deeper than 4 files (a cycle?)");
   if (strchr(entry->value, '/') || strchr(entry->value, '.'))
     return scale_diag_set(diag, SCALE_ERR_INVALID, path, entry->line,
-                          "'base' must be a file stem in the same folder, got '%s'",
-                          entry->value);
+                          "'base' must be a file stem in the same folder, got '%s'", entry->value);
   char base_path[512];
   const char *slash = strrchr(path, '/');
   int dir_len = slash ? (int)(slash - path) : 1;
@@ -170,8 +174,7 @@ scale_status scale_chip_load_file(const char *path, scale_chip *out, scale_diag 
   for (int i = n; i < SCALE_NET_LEVELS_MAX; i++)
     if (!isnan(chip.net_levels[i].fanout) || !isnan(chip.net_levels[i].member_bytes_per_s))
       return scale_diag_set(diag, SCALE_ERR_MISSING_KEY, path, 0,
-                            "network levels must be numbered from 1 without gaps (level%d)",
-                            i + 1);
+                            "network levels must be numbered from 1 without gaps (level%d)", i + 1);
   chip.n_net_levels = n;
   *out = chip;
   return SCALE_OK;

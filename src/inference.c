@@ -62,7 +62,8 @@ double scale_infer_min_slice_chips(double bytes, double hbm_bytes_per_chip) {
   double n = scale_infer_chips_needed(bytes, hbm_bytes_per_chip);
   if (isnan(n)) return NAN;
   double chips = 1.0;
-  while (chips < n) chips *= 2.0;
+  while (chips < n)
+    chips *= 2.0;
   return chips;
 }
 
@@ -132,9 +133,8 @@ double scale_infer_ws1d_comms_s(double batch, double d_model, double act_bytes, 
 
 double scale_infer_ws2d_comms_s(double batch, double d_model, double d_ff, double act_bytes,
                                 double x, double yz, double link_bytes_per_s) {
-  if (!nonneg(batch) || !nonneg(d_model) || !nonneg(d_ff) || !nonneg(act_bytes) ||
-      !(x >= 1.0) || !isfinite(x) || !(yz >= 1.0) || !isfinite(yz) ||
-      !positive(link_bytes_per_s))
+  if (!nonneg(batch) || !nonneg(d_model) || !nonneg(d_ff) || !nonneg(act_bytes) || !(x >= 1.0) ||
+      !isfinite(x) || !(yz >= 1.0) || !isfinite(yz) || !positive(link_bytes_per_s))
     return NAN;
   return act_bytes * batch * d_model / (x * link_bytes_per_s) +
          2.0 * act_bytes * batch * d_ff / (yz * link_bytes_per_s);
@@ -298,8 +298,7 @@ static bool config_ok(const scale_model *m, const scale_chip *chip, const scale_
     return false;
   if (!positive(scale_chip_flops_per_s(chip, c->compute_dtype))) return false;
   if (!positive(chip->hbm_bytes_per_s) || !positive(chip->hbm_bytes)) return false;
-  if (c->kv_sharding != SCALE_KV_SHARD_FULL && c->kv_sharding != SCALE_KV_SHARD_HEADS)
-    return false;
+  if (c->kv_sharding != SCALE_KV_SHARD_FULL && c->kv_sharding != SCALE_KV_SHARD_HEADS) return false;
   return true;
 }
 
@@ -357,8 +356,8 @@ scale_infer_memory scale_infer_memory_eval(const scale_model *model, const scale
   double act_prefill = activation_bytes(model, cfg->prompt, cfg->tp, cfg->compute_dtype);
   double act_decode = activation_bytes(model, copy_batch(cfg), cfg->tp, cfg->compute_dtype);
   r.activation_bytes_per_chip = fmax(act_prefill, act_decode);
-  r.total_bytes_per_chip = r.weight_bytes_per_chip + r.kv_bytes_per_chip +
-                           r.activation_bytes_per_chip;
+  r.total_bytes_per_chip =
+      r.weight_bytes_per_chip + r.kv_bytes_per_chip + r.activation_bytes_per_chip;
   r.hbm_bytes_per_chip = chip->hbm_bytes;
   r.fits = r.total_bytes_per_chip <= r.hbm_bytes_per_chip;
 
@@ -384,10 +383,10 @@ scale_infer_prefill scale_infer_prefill_eval(const scale_model *model, const sca
   if (!config_ok(model, chip, cfg)) return r;
   double p = cfg->prompt;
   r.flops = scale_transformer_flops(model, 1.0, p, true, SCALE_PASS_FORWARD);
-  double attn = is_mamba(model) ? 0.0
-                                : c64(model->n_layers) *
-                                      scale_transformer_attention_flops(model, 1.0, p, p, true,
-                                                                        SCALE_PASS_FORWARD);
+  double attn = is_mamba(model)
+                    ? 0.0
+                    : c64(model->n_layers) * scale_transformer_attention_flops(
+                                                 model, 1.0, p, p, true, SCALE_PASS_FORWARD);
   r.attention_flops_frac = r.flops > 0.0 ? attn / r.flops : 0.0;
   double c = scale_chip_flops_per_s(chip, cfg->compute_dtype);
   r.time_s = r.flops / (cfg->n_chips * c * cfg->mfu_frac);
@@ -403,8 +402,8 @@ static double weights_read_bytes(const scale_model *m, double b, scale_dtype d) 
   if (is_moe(m) && m->n_experts_active > 0) {
     double e = c64(m->n_experts), k = c64(m->n_experts_active);
     double touched = e * (1.0 - pow(1.0 - k / e, b));
-    params -= scale_transformer_n_moe_layers(m) * (e - touched) *
-              scale_transformer_n_expert_params(m);
+    params -=
+        scale_transformer_n_moe_layers(m) * (e - touched) * scale_transformer_n_expert_params(m);
   }
   return params * scale_dtype_bytes(d);
 }
@@ -551,8 +550,8 @@ scale_status scale_infer_validate(const scale_model *model, const scale_chip *ch
   if (model == NULL || chip == NULL || cfg == NULL)
     return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "missing model, hardware or layout");
   if (!is_count(cfg->n_chips))
-    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0, "chips must be a whole number >= 1 (got %g)",
-                          cfg->n_chips);
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                          "chips must be a whole number >= 1 (got %g)", cfg->n_chips);
   if (!is_count(cfg->tp))
     return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
                           "model parallelism must be a whole number >= 1 (got %g)", cfg->tp);
@@ -561,8 +560,8 @@ scale_status scale_infer_validate(const scale_model *model, const scale_chip *ch
                           "model parallelism %g does not divide the %g chips", cfg->tp,
                           cfg->n_chips);
   if (!is_count(cfg->batch))
-    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0, "batch must be a whole number >= 1 (got %g)",
-                          cfg->batch);
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                          "batch must be a whole number >= 1 (got %g)", cfg->batch);
   double copies = cfg->n_chips / cfg->tp;
   if (fmod(cfg->batch, copies) != 0.0)
     return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
@@ -621,8 +620,8 @@ scale_status scale_infer_validate(const scale_model *model, const scale_chip *ch
     if (!build_group(chip, cfg->tp, &g)) {
       if (chip->kind == SCALE_HW_GPU)
         return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
-                              "model parallelism %g exceeds the NVLink domain of %g GPUs",
-                              cfg->tp, chip->nvlink_domain_size);
+                              "model parallelism %g exceeds the NVLink domain of %g GPUs", cfg->tp,
+                              chip->nvlink_domain_size);
       return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
                             "model parallelism %g does not fit the %gx%gx%g pod's torus", cfg->tp,
                             chip->pod_shape[0], chip->pod_shape[1], chip->pod_shape[2]);

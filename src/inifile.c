@@ -21,8 +21,8 @@ typedef struct {
   const ini_field *fields;
   int n_fields;
   ini_file *file;
-  int line;              /* line last handed to inih */
-  scale_status status;   /* first fault found by the reader or the handler */
+  int line;            /* line last handed to inih */
+  scale_status status; /* first fault found by the reader or the handler */
   int fault_line;
   char fault[320];
   int seen[INI_MAX_ENTRIES]; /* per field: line of its entry, 0 if none (n_fields <= this) */
@@ -133,8 +133,7 @@ scale_status ini_read(const char *path, const ini_field *fields, int n_fields, i
   } else if (ctx->status != SCALE_OK && (rc <= 0 || rc >= ctx->fault_line)) {
     st = scale_diag_set(diag, ctx->status, path, ctx->fault_line, "%s", ctx->fault);
   } else if (rc > 0) {
-    st = scale_diag_set(diag, SCALE_ERR_PARSE, path, rc,
-                        "expected 'key = value' or '[section]'");
+    st = scale_diag_set(diag, SCALE_ERR_PARSE, path, rc, "expected 'key = value' or '[section]'");
   } else if (rc < 0) {
     st = scale_diag_set(diag, SCALE_ERR_NOMEM, path, 0, "inih failed (%d)", rc);
   } else if (file->n_entries == 0) {
@@ -145,7 +144,8 @@ scale_status ini_read(const char *path, const ini_field *fields, int n_fields, i
 }
 
 bool scale_strict_number(const char *text, double *out) {
-  while (isspace((unsigned char)*text)) text++;
+  while (isspace((unsigned char)*text))
+    text++;
   /* Only decimal digits, sign, point and exponent: no hex, inf, nan. */
   for (const char *p = text; *p; p++)
     if (!strchr("0123456789+-.eE", *p) && !isspace((unsigned char)*p)) return false;
@@ -154,7 +154,8 @@ bool scale_strict_number(const char *text, double *out) {
   errno = 0;
   double value = strtod(text, &end);
   if (end == text) return false;
-  while (isspace((unsigned char)*end)) end++;
+  while (isspace((unsigned char)*end))
+    end++;
   if (*end) return false;
   if (errno == ERANGE || !isfinite(value)) {
     *out = HUGE_VAL; /* callers report range */
@@ -164,8 +165,8 @@ bool scale_strict_number(const char *text, double *out) {
   return true;
 }
 
-static scale_status apply_one(const ini_file *file, const ini_entry *entry,
-                              const ini_field *field, void *record, scale_diag *diag) {
+static scale_status apply_one(const ini_file *file, const ini_entry *entry, const ini_field *field,
+                              void *record, scale_diag *diag) {
   char *dst = (char *)record + field->offset;
   const char *path = file->path;
   if (field->kind == INI_CUSTOM) return SCALE_OK;
@@ -182,8 +183,8 @@ static scale_status apply_one(const ini_file *file, const ini_entry *entry,
                           "'%s': '%.60s' is not a plain number in base units", field->key,
                           entry->value);
   if (value == HUGE_VAL || (value != 0 && fabs(value) < 1e-300))
-    return scale_diag_set(diag, SCALE_ERR_RANGE, path, entry->line,
-                          "'%s': '%.60s' is out of range", field->key, entry->value);
+    return scale_diag_set(diag, SCALE_ERR_RANGE, path, entry->line, "'%s': '%.60s' is out of range",
+                          field->key, entry->value);
   bool integral = value == floor(value);
   switch (field->kind) {
   case INI_DOUBLE:
@@ -194,8 +195,8 @@ static scale_status apply_one(const ini_file *file, const ini_entry *entry,
     return SCALE_OK;
   case INI_DOUBLE0:
     if (value < 0)
-      return scale_diag_set(diag, SCALE_ERR_RANGE, path, entry->line,
-                            "'%s' must be >= 0, got %s", field->key, entry->value);
+      return scale_diag_set(diag, SCALE_ERR_RANGE, path, entry->line, "'%s' must be >= 0, got %s",
+                            field->key, entry->value);
     memcpy(dst, &value, sizeof value);
     return SCALE_OK;
   case INI_COUNT: {
@@ -215,7 +216,8 @@ static scale_status apply_one(const ini_file *file, const ini_entry *entry,
     return SCALE_OK;
   }
   case INI_STRING:
-  case INI_CUSTOM: break;
+  case INI_CUSTOM:
+    break;
   }
   return SCALE_ERR_INVALID;
 }
@@ -241,7 +243,6 @@ scale_status ini_check_required(const ini_file *file, const ini_field *fields, i
   for (int i = 0; i < n_fields; i++)
     if (fields[i].required && ini_find(file, i) < 0)
       return scale_diag_set(diag, SCALE_ERR_MISSING_KEY, file->path, 0,
-                            "missing required key '%s' in [%s]", fields[i].key,
-                            fields[i].section);
+                            "missing required key '%s' in [%s]", fields[i].key, fields[i].section);
   return SCALE_OK;
 }

@@ -18,12 +18,12 @@ scale_status scale_diag_set(scale_diag *diag, scale_status status, const char *f
 
 /** How a field's text is stored into the record. */
 typedef enum {
-  INI_DOUBLE,   /**< finite number > 0 into a double (base units) */
-  INI_DOUBLE0,  /**< finite number >= 0 into a double */
-  INI_COUNT,    /**< integer >= 0 into an int64_t */
-  INI_BOOL,     /**< 0 or 1 into a bool */
-  INI_STRING,   /**< text (<= 63 bytes) into a char[64] */
-  INI_CUSTOM    /**< checked for presence only; the caller converts it (enums) */
+  INI_DOUBLE,  /**< finite number > 0 into a double (base units) */
+  INI_DOUBLE0, /**< finite number >= 0 into a double */
+  INI_COUNT,   /**< integer >= 0 into an int64_t */
+  INI_BOOL,    /**< 0 or 1 into a bool */
+  INI_STRING,  /**< text (<= 63 bytes) into a char[64] */
+  INI_CUSTOM   /**< checked for presence only; the caller converts it (enums) */
 } ini_kind;
 
 /** One key of a schema: where its value goes in the record. */
@@ -31,7 +31,7 @@ typedef struct {
   const char *section; /**< "chip" */
   const char *key;     /**< "hbm_bytes" */
   ini_kind kind;
-  size_t offset;       /**< offsetof(record, field) */
+  size_t offset; /**< offsetof(record, field) */
   bool required;
 } ini_field;
 

@@ -8,7 +8,7 @@
 
 #include "internal.h"
 
-#define F(section, key, kind, member, required)                                                 \
+#define F(section, key, kind, member, required)                                                    \
   { section, key, kind, offsetof(scale_model, member), required }
 
 enum { FIELD_ARCH = 0 };
@@ -65,8 +65,8 @@ static scale_status require(const ini_file *file, const char *why, const char *s
 }
 
 static scale_status check_sections(const ini_file *file, const scale_model *m, scale_diag *diag) {
-  static const char *const mamba[] = {"d_state", "n_heads", "d_head", "expand",
-                                      "n_groups", "d_conv", NULL};
+  static const char *const mamba[] = {"d_state",  "n_heads", "d_head", "expand",
+                                      "n_groups", "d_conv",  NULL};
   static const char *const attention[] = {"n_heads", "n_kv_heads", "d_head", NULL};
   static const char *const mlp[] = {"d_ff", "gated_mlp", NULL};
   static const char *const moe[] = {"n_experts", "n_experts_active", "d_ff_expert", NULL};
@@ -100,8 +100,7 @@ static scale_status cross_check(const char *path, const scale_model *m, scale_di
                           "n_experts_active (%lld) exceeds n_experts (%lld)",
                           (long long)m->n_experts_active, (long long)m->n_experts);
   if (m->n_dense_layers > m->n_layers)
-    return scale_diag_set(diag, SCALE_ERR_INVALID, path, 0,
-                          "n_dense_layers exceeds n_layers");
+    return scale_diag_set(diag, SCALE_ERR_INVALID, path, 0, "n_dense_layers exceeds n_layers");
   return SCALE_OK;
 }
 

@@ -17,7 +17,7 @@
 
 static const char *const objective_names[SCALE_PLAN_OBJECTIVE_COUNT] = {"time", "cost", "mfu"};
 static const char *const prune_names[SCALE_PLAN_PRUNE_COUNT] = {
-    "tp-divisibility", "cp-divisibility", "pp-depth",  "batch-too-small",
+    "tp-divisibility", "cp-divisibility", "pp-depth",     "batch-too-small",
     "ep-divisibility", "other-invalid",   "out-of-memory"};
 
 const char *scale_plan_objective_name(scale_plan_objective objective) {
@@ -42,10 +42,14 @@ scale_plan_opts scale_plan_opts_default(void) {
   memset(&o, 0, sizeof o);
   o.objective = SCALE_PLAN_TIME;
   o.top_k = 5;
-  for (int i = 0; i < SCALE_TRAIN_DIM_COUNT; i++) o.allow[i] = true;
-  for (int i = 0; i < SCALE_REMAT_COUNT; i++) o.allow_remat[i] = true;
-  for (int i = 0; i < SCALE_PP_COUNT; i++) o.allow_schedule[i] = true;
-  for (int i = 1; i <= 3; i++) o.allow_zero[i] = true;
+  for (int i = 0; i < SCALE_TRAIN_DIM_COUNT; i++)
+    o.allow[i] = true;
+  for (int i = 0; i < SCALE_REMAT_COUNT; i++)
+    o.allow_remat[i] = true;
+  for (int i = 0; i < SCALE_PP_COUNT; i++)
+    o.allow_schedule[i] = true;
+  for (int i = 1; i <= 3; i++)
+    o.allow_zero[i] = true;
   return o;
 }
 
@@ -73,35 +77,63 @@ static int divisors(double n, double *out) {
       out[lo++] = d;
       if (d * d != n) high[hi++] = n / d;
     }
-  for (int i = hi - 1; i >= 0; i--) out[lo++] = high[i];
+  for (int i = hi - 1; i >= 0; i--)
+    out[lo++] = high[i];
   return lo;
 }
 
 static double score_of(const scale_plan_opts *o, const scale_train_problem *p,
                        const scale_train_result *r) {
   switch (o->objective) {
-  case SCALE_PLAN_TIME: return r->step_time_s;
-  case SCALE_PLAN_MFU: return -r->mfu;
+  case SCALE_PLAN_TIME:
+    return r->step_time_s;
+  case SCALE_PLAN_MFU:
+    return -r->mfu;
   case SCALE_PLAN_COST: {
     double price = p->chip->usd_per_hour;
     double per_hour = isnan(price) ? 1.0 : price; /* without a price, chip-hours */
     return p->n_chips * per_hour * r->step_time_s / 3600.0 / p->batch_tokens;
   }
-  case SCALE_PLAN_OBJECTIVE_COUNT: break;
+  case SCALE_PLAN_OBJECTIVE_COUNT:
+    break;
   }
   return r->step_time_s;
 }
 
 /* Total order on layouts for ties: the degrees, then the policies. */
 static int layout_cmp(const scale_layout *a, const scale_layout *b) {
-  const double ka[] = {a->tp,  a->cp,   a->pp, a->fsdp, a->dp, a->ep, a->zero_stage, a->sp,
-                       a->schedule, a->n_microbatches, a->remat, a->cp_kind,
-                       a->link[SCALE_TRAIN_DIM_PP], a->n_axes[SCALE_TRAIN_DIM_FSDP],
-                       a->n_axes[SCALE_TRAIN_DIM_TP], a->n_axes[SCALE_TRAIN_DIM_DP]};
-  const double kb[] = {b->tp,  b->cp,   b->pp, b->fsdp, b->dp, b->ep, b->zero_stage, b->sp,
-                       b->schedule, b->n_microbatches, b->remat, b->cp_kind,
-                       b->link[SCALE_TRAIN_DIM_PP], b->n_axes[SCALE_TRAIN_DIM_FSDP],
-                       b->n_axes[SCALE_TRAIN_DIM_TP], b->n_axes[SCALE_TRAIN_DIM_DP]};
+  const double ka[] = {a->tp,
+                       a->cp,
+                       a->pp,
+                       a->fsdp,
+                       a->dp,
+                       a->ep,
+                       a->zero_stage,
+                       a->sp,
+                       a->schedule,
+                       a->n_microbatches,
+                       a->remat,
+                       a->cp_kind,
+                       a->link[SCALE_TRAIN_DIM_PP],
+                       a->n_axes[SCALE_TRAIN_DIM_FSDP],
+                       a->n_axes[SCALE_TRAIN_DIM_TP],
+                       a->n_axes[SCALE_TRAIN_DIM_DP]};
+  const double kb[] = {b->tp,
+                       b->cp,
+                       b->pp,
+                       b->fsdp,
+                       b->dp,
+                       b->ep,
+                       b->zero_stage,
+                       b->sp,
+                       b->schedule,
+                       b->n_microbatches,
+                       b->remat,
+                       b->cp_kind,
+                       b->link[SCALE_TRAIN_DIM_PP],
+                       b->n_axes[SCALE_TRAIN_DIM_FSDP],
+                       b->n_axes[SCALE_TRAIN_DIM_TP],
+                       b->n_axes[SCALE_TRAIN_DIM_DP]};
   for (size_t i = 0; i < sizeof ka / sizeof ka[0]; i++)
     if (ka[i] != kb[i]) return ka[i] < kb[i] ? -1 : 1;
   return 0;
@@ -111,7 +143,8 @@ static int layout_cmp(const scale_layout *a, const scale_layout *b) {
 static int complexity(const scale_layout *l) {
   const double degrees[] = {l->dp, l->fsdp, l->tp, l->pp, l->ep, l->cp};
   int n = 0;
-  for (size_t i = 0; i < sizeof degrees / sizeof degrees[0]; i++) n += degrees[i] > 1;
+  for (size_t i = 0; i < sizeof degrees / sizeof degrees[0]; i++)
+    n += degrees[i] > 1;
   return n + (l->pp > 1 && l->link[SCALE_TRAIN_DIM_PP] == SCALE_TRAIN_LINK_DCN);
 }
 
@@ -119,8 +152,7 @@ static int complexity(const scale_layout *l) {
  * then the degrees (a total order, so the ranking does not depend on threads). */
 static bool better(double score_a, const scale_layout *a, const scale_train_result *ra,
                    double score_b, const scale_layout *b, const scale_train_result *rb) {
-  if (fabs(score_a - score_b) > 1e-9 * fmax(fabs(score_a), fabs(score_b)))
-    return score_a < score_b;
+  if (fabs(score_a - score_b) > 1e-9 * fmax(fabs(score_a), fabs(score_b))) return score_a < score_b;
   int ca = complexity(a), cb = complexity(b);
   if (ca != cb) return ca < cb;
   if (ra->memory_per_chip_bytes != rb->memory_per_chip_bytes)
@@ -227,7 +259,8 @@ static void axis_splits(worker *w, double n_seq, const double *ms, int n_ms) {
   int n_splits = k >= 2 && k < axes ? k : 1;
   for (int split = 0; split < n_splits; split++) {
     if (n_splits > 1)
-      for (int i = 0; i < k; i++) l->n_axes[dims[i]] = i == split ? axes - (k - 1) : 1;
+      for (int i = 0; i < k; i++)
+        l->n_axes[dims[i]] = i == split ? axes - (k - 1) : 1;
     for (int f = 0; f < n_ms; f++) {
       l->n_microbatches = ms[f];
       policies(w, n_seq);
@@ -278,9 +311,12 @@ static void schedules(worker *w, double n_seq) {
 static double n_variants(const worker *w, const scale_layout *l) {
   const scale_plan_opts *o = w->opts;
   double zero = 0, remat = 0, sched = 0;
-  for (int z = 1; z <= 3; z++) zero += o->allow_zero[z];
-  for (int i = 0; i < SCALE_REMAT_COUNT; i++) remat += o->allow_remat[i];
-  for (int i = 0; i < SCALE_PP_COUNT; i++) sched += o->allow_schedule[i];
+  for (int z = 1; z <= 3; z++)
+    zero += o->allow_zero[z];
+  for (int i = 0; i < SCALE_REMAT_COUNT; i++)
+    remat += o->allow_remat[i];
+  for (int i = 0; i < SCALE_PP_COUNT; i++)
+    sched += o->allow_schedule[i];
   double v = (l->fsdp > 1 ? zero : 1) * (l->tp > 1 ? 2 : 1) * remat * (l->cp > 1 ? 2 : 1);
   return v * 4 * (l->pp > 1 ? sched * 2 : 1);
 }
@@ -293,7 +329,8 @@ static void prune_tuple(worker *w, scale_plan_prune rule) {
 
 static bool tp_ok(const scale_model *m, double tp) {
   if (tp == 1) return true;
-  if (m->arch == SCALE_ARCH_MAMBA2) return m->ssm_n_heads <= 0 || divides(tp, (double)m->ssm_n_heads);
+  if (m->arch == SCALE_ARCH_MAMBA2)
+    return m->ssm_n_heads <= 0 || divides(tp, (double)m->ssm_n_heads);
   if (!divides(tp, (double)m->n_heads)) return false;
   double k = (double)m->n_kv_heads;
   if (k > 0 && !divides(tp, k) && !divides(k, tp)) return false;
@@ -327,13 +364,18 @@ static void search(worker *w) {
           for (int ie = 0; ie < n_ep; ie++) {
             *l = scale_layout_default();
             l->tp = tp, l->cp = cp, l->pp = pp, l->fsdp = fsdp, l->dp = dp, l->ep = eps[ie];
-            if (!tp_ok(m, tp)) prune_tuple(w, SCALE_PLAN_PRUNE_TP);
-            else if (cp > 1 && !divides(cp, p->seq_len)) prune_tuple(w, SCALE_PLAN_PRUNE_CP);
-            else if (pp > (double)m->n_layers) prune_tuple(w, SCALE_PLAN_PRUNE_PP);
-            else if (dp * fsdp > n_seq) prune_tuple(w, SCALE_PLAN_PRUNE_BATCH);
+            if (!tp_ok(m, tp))
+              prune_tuple(w, SCALE_PLAN_PRUNE_TP);
+            else if (cp > 1 && !divides(cp, p->seq_len))
+              prune_tuple(w, SCALE_PLAN_PRUNE_CP);
+            else if (pp > (double)m->n_layers)
+              prune_tuple(w, SCALE_PLAN_PRUNE_PP);
+            else if (dp * fsdp > n_seq)
+              prune_tuple(w, SCALE_PLAN_PRUNE_BATCH);
             else if (l->ep > 1 && !divides(l->ep, (double)m->n_experts))
               prune_tuple(w, SCALE_PLAN_PRUNE_EP);
-            else schedules(w, n_seq);
+            else
+              schedules(w, n_seq);
           }
         }
       }
@@ -351,7 +393,8 @@ static void *run_worker(void *arg) {
 static void merge(scale_plan_report *out, const worker *w, int top_k) {
   out->n_candidates += w->report.n_candidates;
   out->n_evaluated += w->report.n_evaluated;
-  for (int i = 0; i < SCALE_PLAN_PRUNE_COUNT; i++) out->n_pruned[i] += w->report.n_pruned[i];
+  for (int i = 0; i < SCALE_PLAN_PRUNE_COUNT; i++)
+    out->n_pruned[i] += w->report.n_pruned[i];
   for (int i = 0; i < w->report.n_ranked; i++) {
     const scale_plan_entry *e = &w->report.ranked[i];
     int n = out->n_ranked;
@@ -380,8 +423,8 @@ static scale_status check(const scale_train_problem *p, const scale_plan_opts *o
                           "plan: the batch (%g tokens) must hold at least one sequence (%g)",
                           p->batch_tokens, p->seq_len);
   if (o->top_k < 1 || o->top_k > SCALE_PLAN_TOP_MAX)
-    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "plan: top_k %d must be 1..%d",
-                          o->top_k, SCALE_PLAN_TOP_MAX);
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "plan: top_k %d must be 1..%d", o->top_k,
+                          SCALE_PLAN_TOP_MAX);
   if ((unsigned)o->objective >= SCALE_PLAN_OBJECTIVE_COUNT || o->n_threads < 0)
     return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "plan: invalid options");
   return SCALE_OK;
@@ -396,7 +439,8 @@ scale_status scale_plan_train(const scale_train_problem *problem, const scale_pl
   memset(out, 0, sizeof *out);
 
   double all_tps[MAX_DIVISORS];
-  int n_tps = o->allow[SCALE_TRAIN_DIM_TP] ? divisors(problem->n_chips, all_tps) : (all_tps[0] = 1, 1);
+  int n_tps =
+      o->allow[SCALE_TRAIN_DIM_TP] ? divisors(problem->n_chips, all_tps) : (all_tps[0] = 1, 1);
   int n_threads = o->n_threads;
   if (n_threads == 0) {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -428,8 +472,10 @@ scale_status scale_plan_train(const scale_train_problem *problem, const scale_pl
     else
       search(&workers[t]); /* could not start a thread: do its share here */
   }
-  for (int t = 0; t < n_threads; t++) merge(out, &workers[t], o->top_k);
-  for (int i = 0; i < SCALE_PLAN_PRUNE_COUNT; i++) out->n_pruned_total += out->n_pruned[i];
+  for (int t = 0; t < n_threads; t++)
+    merge(out, &workers[t], o->top_k);
+  for (int i = 0; i < SCALE_PLAN_PRUNE_COUNT; i++)
+    out->n_pruned_total += out->n_pruned[i];
   out->n_threads_used = n_threads;
   free(workers);
   return SCALE_OK;
@@ -446,10 +492,10 @@ static const char *axes_note(const scale_layout *l, scale_train_dim d) {
 char *scale_plan_layout_str(const scale_layout *l, char *buf, size_t size) {
   size_t n = 0;
   buf[0] = '\0';
-#define PUT(...)                                                                                \
-  do {                                                                                        \
-    int k_ = snprintf(buf + n, n < size ? size - n : 0, __VA_ARGS__);                         \
-    if (k_ > 0) n += (size_t)k_;                                                              \
+#define PUT(...)                                                                                   \
+  do {                                                                                             \
+    int k_ = snprintf(buf + n, n < size ? size - n : 0, __VA_ARGS__);                              \
+    if (k_ > 0) n += (size_t)k_;                                                                   \
   } while (0)
   const char *sep = "";
   if (l->dp > 1) {
@@ -534,11 +580,11 @@ char *scale_plan_explain(const scale_plan_report *r, char *buf, size_t size) {
 /* ==== serving search ======================================================================== */
 
 static const char *const infer_objective_names[SCALE_PLAN_INFER_OBJECTIVE_COUNT] = {"throughput",
-                                                                                   "cost"};
+                                                                                    "cost"};
 
 const char *scale_plan_infer_objective_name(scale_plan_infer_objective objective) {
   return (unsigned)objective < SCALE_PLAN_INFER_OBJECTIVE_COUNT ? infer_objective_names[objective]
-                                                                 : "?";
+                                                                : "?";
 }
 
 scale_status scale_plan_infer_objective_parse(const char *text, scale_plan_infer_objective *out) {
@@ -567,10 +613,18 @@ static bool infer_better(const scale_plan_infer_entry *a, const scale_plan_infer
   if (fabs(a->score - b->score) > 1e-9 * fmax(fabs(a->score), fabs(b->score)))
     return a->score < b->score;
   const scale_infer_config *x = &a->config, *y = &b->config;
-  const double ka[] = {x->n_chips, x->tp, x->batch, x->weight_stationary_2d,
-                       scale_dtype_bytes(x->weight_dtype), scale_dtype_bytes(x->kv_dtype)};
-  const double kb[] = {y->n_chips, y->tp, y->batch, y->weight_stationary_2d,
-                       scale_dtype_bytes(y->weight_dtype), scale_dtype_bytes(y->kv_dtype)};
+  const double ka[] = {x->n_chips,
+                       x->tp,
+                       x->batch,
+                       x->weight_stationary_2d,
+                       scale_dtype_bytes(x->weight_dtype),
+                       scale_dtype_bytes(x->kv_dtype)};
+  const double kb[] = {y->n_chips,
+                       y->tp,
+                       y->batch,
+                       y->weight_stationary_2d,
+                       scale_dtype_bytes(y->weight_dtype),
+                       scale_dtype_bytes(y->kv_dtype)};
   for (size_t i = 0; i < sizeof ka / sizeof ka[0]; i++)
     if (ka[i] != kb[i]) return ka[i] < kb[i];
   return false;
@@ -624,8 +678,8 @@ scale_status scale_plan_infer(const scale_model *model, const scale_chip *chip,
   if (!model || !chip || !opts || !out)
     return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "plan infer: missing argument");
   const scale_plan_infer_opts *o = opts;
-  if (!(o->prompt >= 0) || !(o->decode_len >= 1) || !(o->max_step_s >= 0) ||
-      !(o->max_chips >= 0) || o->top_k < 1 || o->top_k > SCALE_PLAN_TOP_MAX ||
+  if (!(o->prompt >= 0) || !(o->decode_len >= 1) || !(o->max_step_s >= 0) || !(o->max_chips >= 0) ||
+      o->top_k < 1 || o->top_k > SCALE_PLAN_TOP_MAX ||
       (unsigned)o->objective >= SCALE_PLAN_INFER_OBJECTIVE_COUNT)
     return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
                           "plan infer: prompt >= 0, output >= 1, latency >= 0 and top 1..%d",

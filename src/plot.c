@@ -43,12 +43,24 @@ static void emit(sink *s, const char *fmt, ...) {
 static void emit_text(sink *s, const char *text) {
   for (const char *p = text ? text : ""; *p; p++) {
     switch (*p) {
-    case '&': emit(s, "&amp;"); break;
-    case '<': emit(s, "&lt;"); break;
-    case '>': emit(s, "&gt;"); break;
-    case '"': emit(s, "&quot;"); break;
-    case '\'': emit(s, "&#39;"); break;
-    default: emit(s, "%c", *p); break;
+    case '&':
+      emit(s, "&amp;");
+      break;
+    case '<':
+      emit(s, "&lt;");
+      break;
+    case '>':
+      emit(s, "&gt;");
+      break;
+    case '"':
+      emit(s, "&quot;");
+      break;
+    case '\'':
+      emit(s, "&#39;");
+      break;
+    default:
+      emit(s, "%c", *p);
+      break;
     }
   }
 }
@@ -59,7 +71,8 @@ static const char *fmt_num(char buf[32], double v) {
   char *dot = strchr(buf, '.');
   if (dot) {
     char *end = buf + strlen(buf) - 1;
-    while (end > dot && *end == '0') *end-- = '\0';
+    while (end > dot && *end == '0')
+      *end-- = '\0';
     if (end == dot) *end = '\0';
   }
   if (strcmp(buf, "-0") == 0) strcpy(buf, "0");
@@ -87,11 +100,13 @@ char *scale_plot_tick_label(char *buf, size_t size, double value) {
   *e = '\0';
   char *exp = e + 1;
   char *end = e - 1; /* strip mantissa zeros: "2.50000" -> "2.5", "1.00000" -> "1" */
-  while (*end == '0') *end-- = '\0';
+  while (*end == '0')
+    *end-- = '\0';
   if (*end == '.') *end = '\0';
   bool neg = *exp == '-';
   if (*exp == '+' || *exp == '-') exp++;
-  while (exp[0] == '0' && exp[1]) exp++;
+  while (exp[0] == '0' && exp[1])
+    exp++;
   snprintf(buf, size, "%se%s%s", tmp, neg ? "-" : "", exp);
   return buf;
 }
@@ -106,8 +121,8 @@ static scale_status check_log(double v, const char *axis, const char *what, size
                               const char *name, scale_diag *diag) {
   if (isfinite(v) && v <= 0.0)
     return scale_diag_set(diag, SCALE_ERR_RANGE, NULL, 0,
-                          "%s %zu (%s): %s = %g is not positive on a log axis", what, index,
-                          name, axis, v);
+                          "%s %zu (%s): %s = %g is not positive on a log axis", what, index, name,
+                          axis, v);
   return SCALE_OK;
 }
 
@@ -124,8 +139,8 @@ static scale_status validate(const scale_plot *plot, scale_diag *diag) {
   for (size_t i = 0; i < plot->n_series; i++) {
     const scale_plot_series *s = &plot->series[i];
     if (s->n && (!s->x || !s->y))
-      return scale_diag_set(diag, SCALE_ERR_INVALID, NULL, 0, "series %zu (%s): NULL x or y",
-                            i, series_name(s));
+      return scale_diag_set(diag, SCALE_ERR_INVALID, NULL, 0, "series %zu (%s): NULL x or y", i,
+                            series_name(s));
     for (size_t j = 0; j < s->n; j++) {
       if (xlog && (st = check_log(s->x[j], "x", "series", i, series_name(s), diag))) return st;
       if (ylog && (st = check_log(s->y[j], "y", "series", i, series_name(s), diag))) return st;
@@ -163,7 +178,7 @@ typedef struct {
   double tlo, thi; /**< range after the transform (log10 or identity) */
   double p0, p1;   /**< pixels of lo and hi */
   int n_major;
-  double major[MAX_TICKS];   /**< labelled ticks with grid lines */
+  double major[MAX_TICKS]; /**< labelled ticks with grid lines */
   int n_minor;
   double minor[MAX_TICKS * 2]; /**< unlabelled tick marks (log axes) */
 } axis;
@@ -296,14 +311,15 @@ static void draw_legend(sink *s, const scale_plot *plot, double x0, double y0, d
   }
   if (n == 0 || plot->legend == SCALE_PLOT_LEGEND_NONE) return;
   double w = 44.0 + 7.0 * (double)longest, h = 8.0 + 18.0 * (double)n;
-  bool right = plot->legend == SCALE_PLOT_LEGEND_TOP_RIGHT ||
-               plot->legend == SCALE_PLOT_LEGEND_BOTTOM_RIGHT;
+  bool right =
+      plot->legend == SCALE_PLOT_LEGEND_TOP_RIGHT || plot->legend == SCALE_PLOT_LEGEND_BOTTOM_RIGHT;
   bool bottom = plot->legend == SCALE_PLOT_LEGEND_BOTTOM_LEFT ||
                 plot->legend == SCALE_PLOT_LEGEND_BOTTOM_RIGHT;
   double lx = right ? x1 - 8.0 - w : x0 + 8.0, ly = bottom ? y1 - 8.0 - h : y0 + 8.0;
   char b1[32], b2[32], b3[32], b4[32];
-  emit(s, "<g class=\"legend\">\n<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" "
-          "fill=\"#ffffff\" fill-opacity=\"0.9\" stroke=\"#999999\"/>\n",
+  emit(s,
+       "<g class=\"legend\">\n<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" "
+       "fill=\"#ffffff\" fill-opacity=\"0.9\" stroke=\"#999999\"/>\n",
        fmt_num(b1, lx), fmt_num(b2, ly), fmt_num(b3, w), fmt_num(b4, h));
   double row = ly + 4.0 + 9.0;
   for (size_t i = 0; i < plot->n_series; i++) {
@@ -323,8 +339,7 @@ static void draw_legend(sink *s, const scale_plot *plot, double x0, double y0, d
 static void render(sink *s, const scale_plot *plot) {
   double W = plot->width_px > 0.0 && isfinite(plot->width_px) ? plot->width_px : 640.0;
   double H = plot->height_px > 0.0 && isfinite(plot->height_px) ? plot->height_px : 400.0;
-  double x0 = 72.0, x1 = W - 20.0, y0 = plot->title && plot->title[0] ? 36.0 : 16.0,
-         y1 = H - 50.0;
+  double x0 = 72.0, x1 = W - 20.0, y0 = plot->title && plot->title[0] ? 36.0 : 16.0, y1 = H - 50.0;
 
   /* Data extents. */
   double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
@@ -350,8 +365,9 @@ static void render(sink *s, const scale_plot *plot) {
   ay.p0 = y1, ay.p1 = y0;
 
   char b1[32], b2[32], b3[32], b4[32], tick[40];
-  emit(s, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%s\" height=\"%s\" "
-          "viewBox=\"0 0 %s %s\" role=\"img\" font-family=\"sans-serif\" font-size=\"12\">\n",
+  emit(s,
+       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%s\" height=\"%s\" "
+       "viewBox=\"0 0 %s %s\" role=\"img\" font-family=\"sans-serif\" font-size=\"12\">\n",
        fmt_num(b1, W), fmt_num(b2, H), fmt_num(b3, W), fmt_num(b4, H));
   emit(s, "<title>");
   emit_text(s, plot->title && plot->title[0] ? plot->title : "plot");
@@ -362,8 +378,9 @@ static void render(sink *s, const scale_plot *plot) {
     emit(s, "</desc>\n");
   }
   emit(s, "<rect width=\"%s\" height=\"%s\" fill=\"#ffffff\"/>\n", fmt_num(b1, W), fmt_num(b2, H));
-  emit(s, "<defs><clipPath id=\"plot-area\"><rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\"/>"
-          "</clipPath></defs>\n",
+  emit(s,
+       "<defs><clipPath id=\"plot-area\"><rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\"/>"
+       "</clipPath></defs>\n",
        fmt_num(b1, x0), fmt_num(b2, y0), fmt_num(b3, x1 - x0), fmt_num(b4, y1 - y0));
 
   /* Grid and ticks. */
@@ -463,8 +480,9 @@ static void render(sink *s, const scale_plot *plot) {
   emit(s, "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"none\" stroke=\"#333333\"/>\n",
        fmt_num(b1, x0), fmt_num(b2, y0), fmt_num(b3, x1 - x0), fmt_num(b4, y1 - y0));
   if (plot->title && plot->title[0]) {
-    emit(s, "<text x=\"%s\" y=\"22\" text-anchor=\"middle\" font-size=\"14\" "
-            "font-weight=\"bold\">",
+    emit(s,
+         "<text x=\"%s\" y=\"22\" text-anchor=\"middle\" font-size=\"14\" "
+         "font-weight=\"bold\">",
          fmt_num(b1, (x0 + x1) / 2.0));
     emit_text(s, plot->title);
     emit(s, "</text>\n");
@@ -495,8 +513,8 @@ scale_status scale_plot_svg(const scale_plot *plot, char *buf, size_t size, size
   render(&s, plot);
   if (len) *len = s.len;
   if (s.len >= s.size)
-    return scale_diag_set(diag, SCALE_ERR_RANGE, NULL, 0,
-                          "SVG needs %zu bytes, buffer holds %zu", s.len + 1, size);
+    return scale_diag_set(diag, SCALE_ERR_RANGE, NULL, 0, "SVG needs %zu bytes, buffer holds %zu",
+                          s.len + 1, size);
   return SCALE_OK;
 }
 

@@ -8,9 +8,7 @@
 
 /* ==== helpers =============================================================================== */
 
-static bool dtype_ok(scale_dtype dtype) {
-  return (int)dtype >= 0 && dtype < SCALE_DTYPE_COUNT;
-}
+static bool dtype_ok(scale_dtype dtype) { return (int)dtype >= 0 && dtype < SCALE_DTYPE_COUNT; }
 
 /* A finite number >= 0 (rejects NaN). */
 static bool nonneg(double x) { return x >= 0.0 && isfinite(x); }
@@ -53,9 +51,9 @@ double scale_roofline_intensity_flops_per_byte(double flops, double bytes) {
 /* ==== channels ============================================================================== */
 
 static const char *const channel_names[SCALE_CHANNEL_COUNT] = {
-    [SCALE_CHANNEL_HBM] = "hbm",   [SCALE_CHANNEL_ICI] = "ici",
+    [SCALE_CHANNEL_HBM] = "hbm",           [SCALE_CHANNEL_ICI] = "ici",
     [SCALE_CHANNEL_ICI_BIDI] = "ici-bidi", [SCALE_CHANNEL_PCIE] = "pcie",
-    [SCALE_CHANNEL_DCN] = "dcn",   [SCALE_CHANNEL_NVLINK] = "nvlink",
+    [SCALE_CHANNEL_DCN] = "dcn",           [SCALE_CHANNEL_NVLINK] = "nvlink",
 };
 
 const char *scale_channel_name(scale_channel channel) {
@@ -83,13 +81,20 @@ scale_status scale_channel_parse(const char *text, scale_channel *out) {
 double scale_roofline_channel_bytes_per_s(const scale_chip *chip, scale_channel channel) {
   if (chip == NULL) return (double)NAN;
   switch (channel) {
-  case SCALE_CHANNEL_HBM: return chip->hbm_bytes_per_s;
-  case SCALE_CHANNEL_ICI: return chip->ici_link_bytes_per_s;
-  case SCALE_CHANNEL_ICI_BIDI: return 2.0 * chip->ici_link_bytes_per_s;
-  case SCALE_CHANNEL_PCIE: return chip->pcie_bytes_per_s;
-  case SCALE_CHANNEL_DCN: return chip->dcn_bytes_per_s;
-  case SCALE_CHANNEL_NVLINK: return chip->nvlink_bytes_per_s;
-  case SCALE_CHANNEL_COUNT: break;
+  case SCALE_CHANNEL_HBM:
+    return chip->hbm_bytes_per_s;
+  case SCALE_CHANNEL_ICI:
+    return chip->ici_link_bytes_per_s;
+  case SCALE_CHANNEL_ICI_BIDI:
+    return 2.0 * chip->ici_link_bytes_per_s;
+  case SCALE_CHANNEL_PCIE:
+    return chip->pcie_bytes_per_s;
+  case SCALE_CHANNEL_DCN:
+    return chip->dcn_bytes_per_s;
+  case SCALE_CHANNEL_NVLINK:
+    return chip->nvlink_bytes_per_s;
+  case SCALE_CHANNEL_COUNT:
+    break;
   }
   return (double)NAN;
 }
@@ -154,8 +159,8 @@ double scale_roofline_matmul_flops_exact(double b, double d, double f) {
 }
 
 static bool matmul_ok(const scale_matmul *mm) {
-  return mm != NULL && nonneg(mm->b) && nonneg(mm->d) && nonneg(mm->f) &&
-         dtype_ok(mm->act_dtype) && dtype_ok(mm->weight_dtype) && dtype_ok(mm->compute_dtype);
+  return mm != NULL && nonneg(mm->b) && nonneg(mm->d) && nonneg(mm->f) && dtype_ok(mm->act_dtype) &&
+         dtype_ok(mm->weight_dtype) && dtype_ok(mm->compute_dtype);
 }
 
 double scale_roofline_matmul_bytes(const scale_matmul *mm) {
@@ -171,13 +176,11 @@ double scale_roofline_matmul_intensity_flops_per_byte(const scale_matmul *mm) {
                                                  scale_roofline_matmul_bytes(mm));
 }
 
-scale_roofline_estimate scale_roofline_matmul_eval(const scale_chip *chip,
-                                                   const scale_matmul *mm) {
+scale_roofline_estimate scale_roofline_matmul_eval(const scale_chip *chip, const scale_matmul *mm) {
   if (chip == NULL || !matmul_ok(mm)) return estimate_nan();
-  return scale_roofline_eval(scale_roofline_matmul_flops(mm->b, mm->d, mm->f),
-                             scale_roofline_matmul_bytes(mm),
-                             scale_chip_flops_per_s(chip, mm->compute_dtype),
-                             chip->hbm_bytes_per_s);
+  return scale_roofline_eval(
+      scale_roofline_matmul_flops(mm->b, mm->d, mm->f), scale_roofline_matmul_bytes(mm),
+      scale_chip_flops_per_s(chip, mm->compute_dtype), chip->hbm_bytes_per_s);
 }
 
 double scale_roofline_critical_batch(const scale_chip *chip, scale_dtype weight_dtype,
@@ -191,8 +194,8 @@ double scale_roofline_critical_batch(const scale_chip *chip, scale_dtype weight_
 
 double scale_roofline_matmul_critical_batch(const scale_matmul *mm, double flops_per_s,
                                             double bytes_per_s) {
-  if (mm == NULL || !dtype_ok(mm->act_dtype) || !dtype_ok(mm->weight_dtype) ||
-      !positive(mm->d) || !positive(mm->f) || !positive(flops_per_s) || !positive(bytes_per_s))
+  if (mm == NULL || !dtype_ok(mm->act_dtype) || !dtype_ok(mm->weight_dtype) || !positive(mm->d) ||
+      !positive(mm->f) || !positive(flops_per_s) || !positive(bytes_per_s))
     return (double)NAN;
   if (mm->per_example_weights) return (double)INFINITY; /* intensity stays below 2/w */
   double a = scale_dtype_bytes(mm->act_dtype), w = scale_dtype_bytes(mm->weight_dtype);
@@ -203,8 +206,8 @@ double scale_roofline_matmul_critical_batch(const scale_matmul *mm, double flops
   return w * d * f / bytes_per_s / denom;
 }
 
-double scale_roofline_tiled_matmul_intensity_flops_per_byte(const scale_matmul *mm,
-                                                            double tile_b, double tile_f) {
+double scale_roofline_tiled_matmul_intensity_flops_per_byte(const scale_matmul *mm, double tile_b,
+                                                            double tile_f) {
   if (!matmul_ok(mm) || mm->per_example_weights || !(tile_b >= 1.0) || !(tile_f >= 1.0) ||
       !isfinite(tile_b) || !isfinite(tile_f) || !positive(mm->b) || !positive(mm->d) ||
       !positive(mm->f))
@@ -252,8 +255,8 @@ scale_slice_totals scale_roofline_slice_totals(const scale_chip *chip, const dou
   }
   t.n_chips = n;
   double host = 1.0;
-  for (int i = 0; i < 3; i++) host *= isnan(chip->host_shape[i]) && i == 2 ? 1.0
-                                                                           : chip->host_shape[i];
+  for (int i = 0; i < 3; i++)
+    host *= isnan(chip->host_shape[i]) && i == 2 ? 1.0 : chip->host_shape[i];
   t.n_hosts = ceil(n / host); /* NaN stays NaN when the host shape is unknown */
   t.n_cores = n * chip->n_cores;
   t.flops_per_s = dtype_ok(dtype) ? n * scale_chip_flops_per_s(chip, dtype) : (double)NAN;

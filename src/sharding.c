@@ -11,7 +11,8 @@
 /* ==== parsing helpers ======================================================================= */
 
 static const char *skip_ws(const char *p) {
-  while (*p == ' ' || *p == '\t') p++;
+  while (*p == ' ' || *p == '\t')
+    p++;
   return p;
 }
 
@@ -44,20 +45,21 @@ scale_status scale_sharding_mesh_parse(const char *text, scale_mesh *out, scale_
     char name = *p++;
     if (quote) {
       if (*p != quote)
-        return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0,
-                              "mesh '%s': axis names are one letter", text);
+        return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0, "mesh '%s': axis names are one letter",
+                              text);
       p++;
     }
     p = skip_ws(p);
     if (*p != ':')
-      return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0,
-                            "mesh '%s': expected ':' after axis '%c'", text, name);
+      return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0, "mesh '%s': expected ':' after axis '%c'",
+                            text, name);
     p = skip_ws(p + 1);
     if (!isdigit((unsigned char)*p))
       return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0,
                             "mesh '%s': expected a size for axis '%c'", text, name);
     double v = 0.0;
-    while (isdigit((unsigned char)*p)) v = v * 10.0 + (*p++ - '0');
+    while (isdigit((unsigned char)*p))
+      v = v * 10.0 + (*p++ - '0');
     if (!is_count(v))
       return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
                             "mesh '%s': axis '%c' must have at least 1 device", text, name);
@@ -65,8 +67,8 @@ scale_status scale_sharding_mesh_parse(const char *text, scale_mesh *out, scale_
       return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "mesh '%s': axis '%c' given twice",
                             text, name);
     if (m.n_axes == SCALE_MESH_AXES_MAX)
-      return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "mesh '%s': more than %d axes",
-                            text, SCALE_MESH_AXES_MAX);
+      return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "mesh '%s': more than %d axes", text,
+                            SCALE_MESH_AXES_MAX);
     m.name[m.n_axes] = name;
     m.size[m.n_axes] = v;
     m.n_axes++;
@@ -99,7 +101,8 @@ static bool mesh_ok(const scale_mesh *mesh) {
 double scale_sharding_mesh_devices(const scale_mesh *mesh) {
   if (!mesh_ok(mesh)) return (double)NAN;
   double n = 1.0;
-  for (int i = 0; i < mesh->n_axes; i++) n *= mesh->size[i];
+  for (int i = 0; i < mesh->n_axes; i++)
+    n *= mesh->size[i];
   return n;
 }
 
@@ -116,8 +119,8 @@ static scale_status parse_axes(const char **pp, const char *text, const scale_me
   while (isalpha((unsigned char)*p)) {
     int k = mesh_find(mesh, *p);
     if (k < 0)
-      return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
-                            "sharding '%s': unknown mesh axis '%c'", text, *p);
+      return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "sharding '%s': unknown mesh axis '%c'",
+                            text, *p);
     if (*used & (1u << k))
       return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
                             "sharding '%s': mesh axis '%c' used twice", text, *p);
@@ -183,8 +186,7 @@ scale_status scale_sharding_parse(const char *text, const scale_mesh *mesh, scal
       p++;
       break;
     }
-    return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0, "sharding '%s': expected ',' or ']'",
-                          text);
+    return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0, "sharding '%s': expected ',' or ']'", text);
   }
   p = skip_ws(p);
   if (*p == '{') {
@@ -193,8 +195,8 @@ scale_status scale_sharding_parse(const char *text, const scale_mesh *mesh, scal
     for (;;) {
       p = skip_ws(p);
       if (*p != 'U' || p[1] != '_')
-        return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0,
-                              "sharding '%s': expected U_X inside {}", text);
+        return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0, "sharding '%s': expected U_X inside {}",
+                              text);
       p += 2;
       unsigned before = reduced;
       scale_status st = parse_axes(&p, text, mesh, &reduced, NULL, NULL, diag);
@@ -221,22 +223,23 @@ scale_status scale_sharding_parse(const char *text, const scale_mesh *mesh, scal
   }
   p = skip_ws(p);
   if (*p != '\0')
-    return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0, "sharding '%s': unexpected '%s'", text,
-                          p);
+    return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0, "sharding '%s': unexpected '%s'", text, p);
   *out = s;
   return SCALE_OK;
 }
 
 static unsigned dim_mask(const scale_sharding *s, int d) {
   unsigned m = 0;
-  for (int k = 0; k < s->n_dim_axes[d]; k++) m |= 1u << s->dim_axes[d][k];
+  for (int k = 0; k < s->n_dim_axes[d]; k++)
+    m |= 1u << s->dim_axes[d][k];
   return m;
 }
 
 unsigned scale_sharding_axes_mask(const scale_sharding *s) {
   if (s == NULL) return 0;
   unsigned m = 0;
-  for (int d = 0; d < s->n_dims; d++) m |= dim_mask(s, d);
+  for (int d = 0; d < s->n_dims; d++)
+    m |= dim_mask(s, d);
   return m;
 }
 
@@ -267,8 +270,8 @@ double scale_sharding_replication(const scale_sharding *s, const scale_mesh *mes
   return scale_sharding_mesh_devices(mesh) / scale_sharding_n_shards(s, mesh);
 }
 
-double scale_sharding_local_dim(const scale_sharding *s, const scale_mesh *mesh,
-                                const double *dims, int dim) {
+double scale_sharding_local_dim(const scale_sharding *s, const scale_mesh *mesh, const double *dims,
+                                int dim) {
   if (!sharding_ok(s, mesh) || dims == NULL || dim < 0 || dim >= s->n_dims) return (double)NAN;
   if (!(dims[dim] >= 0.0) || !isfinite(dims[dim])) return (double)NAN;
   return dims[dim] / scale_sharding_axes_size(mesh, dim_mask(s, dim));
@@ -278,14 +281,14 @@ double scale_sharding_bytes_per_device(const scale_sharding *s, const scale_mesh
                                        const double *dims, scale_dtype dtype) {
   if (!sharding_ok(s, mesh) || dims == NULL) return (double)NAN;
   double bytes = scale_dtype_bytes(dtype);
-  for (int d = 0; d < s->n_dims; d++) bytes *= scale_sharding_local_dim(s, mesh, dims, d);
+  for (int d = 0; d < s->n_dims; d++)
+    bytes *= scale_sharding_local_dim(s, mesh, dims, d);
   return bytes;
 }
 
 double scale_sharding_total_bytes(const scale_sharding *s, const scale_mesh *mesh,
                                   const double *dims, scale_dtype dtype) {
-  return scale_sharding_bytes_per_device(s, mesh, dims, dtype) *
-         scale_sharding_mesh_devices(mesh);
+  return scale_sharding_bytes_per_device(s, mesh, dims, dtype) * scale_sharding_mesh_devices(mesh);
 }
 
 /* ==== sharded matmuls ======================================================================= */
@@ -353,8 +356,7 @@ scale_status scale_sharding_matmul_plan(const scale_mesh *mesh, const scale_shar
       }
   if (shared != 1)
     return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
-                          "A and B must share exactly one (contracting) dimension, not %d",
-                          shared);
+                          "A and B must share exactly one (contracting) dimension, not %d", shared);
   if (a_dims[ia] != b_dims[ib])
     return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
                           "contracting dimension %s differs: %g vs %g", a->dim[ia], a_dims[ia],
@@ -422,16 +424,15 @@ scale_status scale_sharding_matmul_plan(const scale_mesh *mesh, const scale_shar
 /* ==== strategies of Q4 ====================================================================== */
 
 scale_sharding_strategy scale_sharding_compare_strategies(const scale_group *group,
-                                                          double flops_per_s, double b,
-                                                          double d, double f, scale_dtype dtype,
-                                                          bool book) {
+                                                          double flops_per_s, double b, double d,
+                                                          double f, scale_dtype dtype, bool book) {
   scale_sharding_strategy s;
   s.gather_t_math_s = s.gather_t_comms_s = s.gather_t_s = (double)NAN;
   s.reduce_t_math_s = s.reduce_t_comms_s = s.reduce_t_s = (double)NAN;
   s.reduce_faster = false;
   double x = scale_group_size(group), e = scale_dtype_bytes(dtype);
-  if (isnan(x) || !(e > 0.0) || !(b >= 1.0) || !(d >= 1.0) || !(f >= 1.0) ||
-      !(flops_per_s > 0.0) || !isfinite(b * d * f * flops_per_s))
+  if (isnan(x) || !(e > 0.0) || !(b >= 1.0) || !(d >= 1.0) || !(f >= 1.0) || !(flops_per_s > 0.0) ||
+      !isfinite(b * d * f * flops_per_s))
     return s;
   scale_collective_cost gather = scale_collective_eval(group, SCALE_COLL_ALL_GATHER, d * f * e);
   scale_collective_cost reduce = scale_collective_eval(group, SCALE_COLL_ALL_REDUCE, b * f * e);
@@ -448,8 +449,8 @@ scale_sharding_strategy scale_sharding_compare_strategies(const scale_group *gro
 double scale_sharding_reduce_beats_gather_d(double flops_per_s, double bidi_bytes_per_s,
                                             scale_dtype act_dtype) {
   double e = scale_dtype_bytes(act_dtype);
-  if (!(flops_per_s > 0.0) || !(bidi_bytes_per_s > 0.0) || !(e > 0.0) ||
-      !isfinite(flops_per_s) || !isfinite(bidi_bytes_per_s))
+  if (!(flops_per_s > 0.0) || !(bidi_bytes_per_s > 0.0) || !(e > 0.0) || !isfinite(flops_per_s) ||
+      !isfinite(bidi_bytes_per_s))
     return (double)NAN;
   /* 2 e B F / W_bidi (AllReduce of C) < 2BDF / C (strategy 1's math)  <=>  D > e C / W_bidi. */
   return e * flops_per_s / bidi_bytes_per_s;

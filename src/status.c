@@ -8,17 +8,28 @@
 
 const char *scale_status_str(scale_status status) {
   switch (status) {
-  case SCALE_OK: return "ok";
-  case SCALE_ERR_IO: return "cannot read file";
-  case SCALE_ERR_PARSE: return "malformed input";
-  case SCALE_ERR_UNKNOWN_KEY: return "unknown key";
-  case SCALE_ERR_DUPLICATE_KEY: return "duplicate key";
-  case SCALE_ERR_MISSING_KEY: return "missing required key";
-  case SCALE_ERR_RANGE: return "value out of range";
-  case SCALE_ERR_INVALID: return "invalid argument";
-  case SCALE_ERR_NOT_FOUND: return "not found";
-  case SCALE_ERR_NOMEM: return "out of memory";
-  case SCALE_STATUS_COUNT: break;
+  case SCALE_OK:
+    return "ok";
+  case SCALE_ERR_IO:
+    return "cannot read file";
+  case SCALE_ERR_PARSE:
+    return "malformed input";
+  case SCALE_ERR_UNKNOWN_KEY:
+    return "unknown key";
+  case SCALE_ERR_DUPLICATE_KEY:
+    return "duplicate key";
+  case SCALE_ERR_MISSING_KEY:
+    return "missing required key";
+  case SCALE_ERR_RANGE:
+    return "value out of range";
+  case SCALE_ERR_INVALID:
+    return "invalid argument";
+  case SCALE_ERR_NOT_FOUND:
+    return "not found";
+  case SCALE_ERR_NOMEM:
+    return "out of memory";
+  case SCALE_STATUS_COUNT:
+    break;
   }
   return "unknown status";
 }

@@ -58,8 +58,7 @@ const char *scale_train_remat_name(scale_remat remat) {
 }
 
 scale_status scale_pp_schedule_parse(const char *text, scale_pp_schedule *out) {
-  if (text == NULL || out == NULL)
-    return SCALE_ERR_INVALID;
+  if (text == NULL || out == NULL) return SCALE_ERR_INVALID;
   for (int i = 0; i < SCALE_PP_COUNT; i++) {
     if (strcasecmp(text, schedule_names[i]) == 0) {
       *out = (scale_pp_schedule)i;
@@ -74,8 +73,7 @@ scale_status scale_pp_schedule_parse(const char *text, scale_pp_schedule *out) {
 }
 
 scale_status scale_cp_kind_parse(const char *text, scale_cp_kind *out) {
-  if (text == NULL || out == NULL)
-    return SCALE_ERR_INVALID;
+  if (text == NULL || out == NULL) return SCALE_ERR_INVALID;
   for (int i = 0; i < SCALE_CP_COUNT; i++) {
     if (strcasecmp(text, cp_names[i]) == 0) {
       *out = (scale_cp_kind)i;
@@ -86,8 +84,7 @@ scale_status scale_cp_kind_parse(const char *text, scale_cp_kind *out) {
 }
 
 scale_status scale_train_remat_parse(const char *text, scale_remat *out) {
-  if (text == NULL || out == NULL)
-    return SCALE_ERR_INVALID;
+  if (text == NULL || out == NULL) return SCALE_ERR_INVALID;
   if (strcasecmp(text, "none") == 0) {
     *out = SCALE_REMAT_NONE;
   } else if (strcasecmp(text, "block") == 0 || strcasecmp(text, "full") == 0) {
@@ -124,8 +121,7 @@ scale_layout scale_layout_default(void) {
 }
 
 double scale_layout_n_chips(const scale_layout *layout) {
-  if (layout == NULL)
-    return NAN;
+  if (layout == NULL) return NAN;
   return layout->dp * layout->fsdp * layout->tp * layout->pp * layout->cp;
 }
 
@@ -149,8 +145,7 @@ scale_train_problem scale_train_problem_make(const scale_model *model, const sca
  * the fast domain (an ICI slice up to a pod, or an NVLink domain), pure DP goes
  * over DCN. */
 void scale_train_layout_map(const scale_chip *chip, double n_chips, scale_layout *layout) {
-  if (chip == NULL || layout == NULL)
-    return;
+  if (chip == NULL || layout == NULL) return;
   bool gpu = chip->kind == SCALE_HW_GPU;
   double domain;
   if (gpu) {
@@ -178,8 +173,7 @@ void scale_train_layout_map(const scale_chip *chip, double n_chips, scale_layout
   layout->link[SCALE_TRAIN_DIM_EP] =
       (layout->ep <= 1.0 || ep_span <= domain * (1.0 + 1e-9)) ? fast : SCALE_TRAIN_LINK_DCN;
   layout->n_axes[SCALE_TRAIN_DIM_EP] = 1.0;
-  if (gpu)
-    return;
+  if (gpu) return;
 
   /* Share the torus axes among the ICI dimensions that move data (degree > 1).
    */
@@ -191,14 +185,11 @@ void scale_train_layout_map(const scale_chip *chip, double n_chips, scale_layout
       continue; /* EP reuses the DP axes; PP is p2p */
     if (degree[d] > 1.0 && layout->link[d] == SCALE_TRAIN_LINK_ICI) {
       k++;
-      if (largest < 0 || degree[d] > degree[largest])
-        largest = d;
+      if (largest < 0 || degree[d] > degree[largest]) largest = d;
     }
   }
-  if (k == 0)
-    return;
-  if ((double)k >= axes)
-    return; /* one axis each */
+  if (k == 0) return;
+  if ((double)k >= axes) return; /* one axis each */
   layout->n_axes[largest] = axes - (double)(k - 1);
 }
 
@@ -209,8 +200,7 @@ static scale_status invalid(scale_diag *diag, const char *fmt, ...)
 
 /* Fills diag (if any) with a one-line message and returns SCALE_ERR_INVALID. */
 static scale_status invalid(scale_diag *diag, const char *fmt, ...) {
-  if (diag == NULL)
-    return SCALE_ERR_INVALID;
+  if (diag == NULL) return SCALE_ERR_INVALID;
   diag->file[0] = '\0';
   diag->line = 0;
   va_list ap;
@@ -263,8 +253,7 @@ scale_status scale_train_validate(const scale_train_problem *problem, const scal
         return invalid(diag, "tp %g does not divide the %g SSM heads", tp, heads);
     } else {
       double n = c64(m->n_heads), k = c64(m->n_kv_heads);
-      if (!divides(tp, n))
-        return invalid(diag, "tp %g does not divide the %g query heads", tp, n);
+      if (!divides(tp, n)) return invalid(diag, "tp %g does not divide the %g query heads", tp, n);
       if (k > 0.0 && !divides(tp, k) && !divides(k, tp))
         return invalid(diag, "tp %g and the %g KV heads do not divide one another", tp, k);
     }
@@ -326,15 +315,13 @@ scale_status scale_train_validate(const scale_train_problem *problem, const scal
     return invalid(diag, "%g microbatches exceed the %g sequences per data-parallel shard",
                    layout->n_microbatches, n_seq / dpf);
 
-  if ((unsigned)layout->remat >= SCALE_REMAT_COUNT)
-    return invalid(diag, "unknown remat policy");
+  if ((unsigned)layout->remat >= SCALE_REMAT_COUNT) return invalid(diag, "unknown remat policy");
   if (!isfinite(scale_dtype_bytes(layout->act_dtype)) ||
       !isfinite(scale_transformer_train_state_bytes(&layout->precision, 1.0)))
     return invalid(diag, "invalid dtype in the layout's precision");
 
   for (int d = 0; d < SCALE_TRAIN_DIM_COUNT; d++) {
-    if (degree[d] <= 1.0)
-      continue;
+    if (degree[d] <= 1.0) continue;
     scale_train_link link = layout->link[d];
     if ((unsigned)link >= SCALE_TRAIN_LINK_COUNT)
       return invalid(diag, "unknown link for a dimension");
@@ -355,10 +342,8 @@ scale_status scale_train_validate(const scale_train_problem *problem, const scal
 /* ==== pieces ================================================================================== */
 
 double scale_train_bubble_frac(scale_pp_schedule schedule, double p, double m, double v) {
-  if (!(p >= 1.0) || !(m >= 1.0) || !(v >= 1.0) || !isfinite(p + m + v))
-    return NAN;
-  if (p == 1.0)
-    return 0.0;
+  if (!(p >= 1.0) || !(m >= 1.0) || !(v >= 1.0) || !isfinite(p + m + v)) return NAN;
+  if (p == 1.0) return 0.0;
   switch (schedule) {
   case SCALE_PP_1F1B:
   case SCALE_PP_GPIPE:
@@ -374,10 +359,8 @@ double scale_train_bubble_frac(scale_pp_schedule schedule, double p, double m, d
 
 double scale_train_microbatches_in_flight(scale_pp_schedule schedule, double p, double m,
                                           double v) {
-  if (!(p >= 1.0) || !(m >= 1.0) || !(v >= 1.0) || !isfinite(p + m + v))
-    return NAN;
-  if (p == 1.0)
-    return 1.0;
+  if (!(p >= 1.0) || !(m >= 1.0) || !(v >= 1.0) || !isfinite(p + m + v)) return NAN;
+  if (p == 1.0) return 1.0;
   switch (schedule) {
   case SCALE_PP_1F1B:
   case SCALE_PP_ZERO_BUBBLE:
@@ -397,16 +380,12 @@ double scale_train_zero_bytes_per_chip(const scale_precision *prec, double n_par
   double g = scale_transformer_grad_bytes(prec, n_params);
   double o = scale_transformer_optimizer_bytes(prec, n_params);
   if (stage < 0 || stage > 3 || !(n_shards >= 1.0) || !isfinite(n_shards) || !isfinite(w + g + o)) {
-    if (out)
-      out[0] = out[1] = out[2] = NAN;
+    if (out) out[0] = out[1] = out[2] = NAN;
     return NAN;
   }
-  if (stage >= 1)
-    o /= n_shards;
-  if (stage >= 2)
-    g /= n_shards;
-  if (stage >= 3)
-    w /= n_shards;
+  if (stage >= 1) o /= n_shards;
+  if (stage >= 2) g /= n_shards;
+  if (stage >= 3) w /= n_shards;
   if (out) {
     out[0] = w;
     out[1] = g;
@@ -425,8 +404,7 @@ double scale_train_dp_critical_batch(double flops_per_s, double link_bytes_per_s
 
 double scale_train_tp_max_degree(double d_ff, double flops_per_s, double link_bytes_per_s,
                                  double n_axes_tp) {
-  if (!pos(d_ff) || !pos(flops_per_s) || !pos(link_bytes_per_s) || !pos(n_axes_tp))
-    return NAN;
+  if (!pos(d_ff) || !pos(flops_per_s) || !pos(link_bytes_per_s) || !pos(n_axes_tp)) return NAN;
   return n_axes_tp * d_ff * 2.0 * link_bytes_per_s / flops_per_s;
 }
 
@@ -447,8 +425,7 @@ double scale_train_fsdp_tp_critical_batch(double d_ff, double flops_per_s, doubl
 }
 
 double scale_train_dcn_critical_batch(double flops_per_s, double dcn_bytes_per_s) {
-  if (!pos(flops_per_s) || !pos(dcn_bytes_per_s))
-    return NAN;
+  if (!pos(flops_per_s) || !pos(dcn_bytes_per_s)) return NAN;
   return flops_per_s / dcn_bytes_per_s;
 }
 
@@ -461,30 +438,25 @@ double scale_train_moe_critical_batch(double dense_critical_batch, double n_expe
 }
 
 double scale_train_max_pure_dp_params(double hbm_bytes, const scale_precision *prec) {
-  if (!nonneg(hbm_bytes))
-    return NAN;
+  if (!nonneg(hbm_bytes)) return NAN;
   double per =
       scale_transformer_weight_bytes(prec, 1.0) + scale_transformer_optimizer_bytes(prec, 1.0);
-  if (!pos(per))
-    return NAN;
+  if (!pos(per)) return NAN;
   return hbm_bytes / per;
 }
 
 double scale_train_max_dp_chips(double batch_tokens, double critical_batch) {
-  if (!nonneg(batch_tokens) || !pos(critical_batch))
-    return NAN;
+  if (!nonneg(batch_tokens) || !pos(critical_batch)) return NAN;
   return batch_tokens / critical_batch;
 }
 
 double scale_train_time_s(double total_flops, double n_chips, double flops_per_s, double mfu) {
-  if (!nonneg(total_flops) || !pos(n_chips) || !pos(flops_per_s) || !pos(mfu))
-    return NAN;
+  if (!nonneg(total_flops) || !pos(n_chips) || !pos(flops_per_s) || !pos(mfu)) return NAN;
   return total_flops / (n_chips * flops_per_s * mfu);
 }
 
 double scale_train_min_chips_for_memory(double total_bytes, double hbm_bytes) {
-  if (!nonneg(total_bytes) || !pos(hbm_bytes))
-    return NAN;
+  if (!nonneg(total_bytes) || !pos(hbm_bytes)) return NAN;
   return ceil(total_bytes / hbm_bytes);
 }
 
@@ -518,14 +490,25 @@ static double tree_bandwidth(const scale_chip *chip, const scale_layout *l, scal
   if (chip->kind != SCALE_HW_GPU || chip->n_net_levels < 1) return NAN;
   double inner;
   switch (d) {
-  case SCALE_TRAIN_DIM_TP: inner = 1.0; break;
-  case SCALE_TRAIN_DIM_CP: inner = l->tp; break;
-  case SCALE_TRAIN_DIM_FSDP: inner = l->tp * l->cp; break;
-  case SCALE_TRAIN_DIM_DP: inner = l->tp * l->cp * l->fsdp * l->pp; break;
-  default: return NAN;
+  case SCALE_TRAIN_DIM_TP:
+    inner = 1.0;
+    break;
+  case SCALE_TRAIN_DIM_CP:
+    inner = l->tp;
+    break;
+  case SCALE_TRAIN_DIM_FSDP:
+    inner = l->tp * l->cp;
+    break;
+  case SCALE_TRAIN_DIM_DP:
+    inner = l->tp * l->cp * l->fsdp * l->pp;
+    break;
+  default:
+    return NAN;
   }
-  double degree = d == SCALE_TRAIN_DIM_TP ? l->tp : d == SCALE_TRAIN_DIM_CP ? l->cp
-                  : d == SCALE_TRAIN_DIM_FSDP ? l->fsdp : l->dp;
+  double degree = d == SCALE_TRAIN_DIM_TP     ? l->tp
+                  : d == SCALE_TRAIN_DIM_CP   ? l->cp
+                  : d == SCALE_TRAIN_DIM_FSDP ? l->fsdp
+                                              : l->dp;
   if (degree <= 1.0) return NAN;
   double t = scale_gpu_all_gather_s(chip, degree, inner, 1.0);
   return t > 0.0 ? 1.0 / (inner * t) : (double)NAN;
@@ -550,10 +533,8 @@ static double send_bandwidth(const scale_chip *chip, const scale_layout *l) {
  * quarter of an AllGather); through a switch or a NIC, the (n-1)/n of its share
  * that leaves the chip. */
 static double all_to_all_bytes(scale_train_link link, double n, double chip_bytes) {
-  if (n <= 1.0)
-    return 0.0;
-  if (link == SCALE_TRAIN_LINK_ICI)
-    return n * chip_bytes / 4.0;
+  if (n <= 1.0) return 0.0;
+  if (link == SCALE_TRAIN_LINK_ICI) return n * chip_bytes / 4.0;
   return (n - 1.0) / n * chip_bytes;
 }
 
@@ -636,8 +617,7 @@ static const char *comm_reason(scale_train_comm comm, scale_train_link link) {
 
 void scale_train_eval(const scale_train_problem *problem, const scale_layout *l,
                       scale_train_result *out) {
-  if (out == NULL)
-    return;
+  if (out == NULL) return;
   memset(out, 0, sizeof *out);
   if (problem == NULL || l == NULL || problem->model == NULL || problem->chip == NULL) {
     fill_nan(out);
@@ -806,8 +786,7 @@ void scale_train_eval(const scale_train_problem *problem, const scale_layout *l,
       fwd = tokens * cp * kv_token / kv_split;
       bwd = 2.0 * fwd;
     }
-    if (block_remat)
-      bwd += fwd;
+    if (block_remat) bwd += fwd;
     set_comm(&out->comm[SCALE_TRAIN_COMM_CP_ATTENTION], SCALE_TRAIN_DIM_CP,
              l->link[SCALE_TRAIN_DIM_CP], bw[SCALE_TRAIN_DIM_CP], fwd, bwd,
              (fwd + bwd) * layers_stage);
@@ -820,16 +799,14 @@ void scale_train_eval(const scale_train_problem *problem, const scale_layout *l,
   double total = 0.0;
   for (int i = 0; i < SCALE_TRAIN_COMM_COUNT; i++) {
     scale_train_comm_cost *c = &out->comm[i];
-    if (!(c->step_bytes > 0.0))
-      continue;
+    if (!(c->step_bytes > 0.0)) continue;
     int r = c->link == SCALE_TRAIN_LINK_ICI ? (int)c->dim : SCALE_TRAIN_DIM_COUNT + (int)c->link;
     out->link_time_s[r] += c->step_time_s;
     total += c->step_time_s;
   }
   int busiest = 0;
   for (int i = 1; i < SCALE_TRAIN_LINK_COUNT + SCALE_TRAIN_DIM_COUNT; i++)
-    if (out->link_time_s[i] > out->link_time_s[busiest])
-      busiest = i;
+    if (out->link_time_s[i] > out->link_time_s[busiest]) busiest = i;
   out->comms_time_s = out->link_time_s[busiest];
   out->total_comms_time_s = total;
   out->exposed_comms_time_s = fmax(0.0, out->comms_time_s - out->compute_time_s);
@@ -897,8 +874,7 @@ void scale_train_eval(const scale_train_problem *problem, const scale_layout *l,
   double worst_t = -1.0;
   for (int i = 0; i < SCALE_TRAIN_COMM_COUNT; i++) {
     const scale_train_comm_cost *c = &out->comm[i];
-    if (!(c->step_bytes > 0.0))
-      continue;
+    if (!(c->step_bytes > 0.0)) continue;
     int r = c->link == SCALE_TRAIN_LINK_ICI ? (int)c->dim : SCALE_TRAIN_DIM_COUNT + (int)c->link;
     if (r == busiest && c->step_time_s > worst_t) {
       worst_t = c->step_time_s;

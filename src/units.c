@@ -35,11 +35,11 @@ scale_status scale_dtype_parse(const char *text, scale_dtype *out) {
     const char *alias;
     scale_dtype dtype;
   } aliases[] = {
-      {"fp32", SCALE_DTYPE_FP32}, {"f32", SCALE_DTYPE_FP32},  {"float32", SCALE_DTYPE_FP32},
+      {"fp32", SCALE_DTYPE_FP32}, {"f32", SCALE_DTYPE_FP32},      {"float32", SCALE_DTYPE_FP32},
       {"bf16", SCALE_DTYPE_BF16}, {"bfloat16", SCALE_DTYPE_BF16}, {"fp16", SCALE_DTYPE_FP16},
-      {"f16", SCALE_DTYPE_FP16},  {"float16", SCALE_DTYPE_FP16}, {"fp8", SCALE_DTYPE_FP8},
-      {"e4m3", SCALE_DTYPE_FP8},  {"e5m2", SCALE_DTYPE_FP8},  {"int8", SCALE_DTYPE_INT8},
-      {"i8", SCALE_DTYPE_INT8},   {"int4", SCALE_DTYPE_INT4}, {"i4", SCALE_DTYPE_INT4},
+      {"f16", SCALE_DTYPE_FP16},  {"float16", SCALE_DTYPE_FP16},  {"fp8", SCALE_DTYPE_FP8},
+      {"e4m3", SCALE_DTYPE_FP8},  {"e5m2", SCALE_DTYPE_FP8},      {"int8", SCALE_DTYPE_INT8},
+      {"i8", SCALE_DTYPE_INT8},   {"int4", SCALE_DTYPE_INT4},     {"i4", SCALE_DTYPE_INT4},
   };
   if (!text) return SCALE_ERR_INVALID;
   for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
@@ -88,7 +88,8 @@ static void three_digits(char *num, size_t size, double v) {
   /* drop trailing zeros after a decimal point: "3.20" -> "3.2", "5.00" -> "5" */
   if (strchr(num, '.')) {
     char *end = num + strlen(num) - 1;
-    while (*end == '0') *end-- = '\0';
+    while (*end == '0')
+      *end-- = '\0';
     if (*end == '.') *end = '\0';
   }
 }
@@ -159,10 +160,14 @@ char *scale_format(char *buf, size_t size, double value, const char *unit, scale
   if (isnan(value)) return with_unit(buf, size, "n/a", "", "");
   if (isinf(value)) return with_unit(buf, size, value < 0 ? "-inf" : "inf", "", "");
   switch (style) {
-  case SCALE_FMT_SI: return format_prefixed(buf, size, value, unit, 1000.0, si, -5, 6);
-  case SCALE_FMT_IEC: return format_prefixed(buf, size, value, unit, 1024.0, iec, 0, 6);
-  case SCALE_FMT_SCI: return format_sci(buf, size, value, unit);
-  case SCALE_FMT_TIME: return format_time(buf, size, value);
+  case SCALE_FMT_SI:
+    return format_prefixed(buf, size, value, unit, 1000.0, si, -5, 6);
+  case SCALE_FMT_IEC:
+    return format_prefixed(buf, size, value, unit, 1024.0, iec, 0, 6);
+  case SCALE_FMT_SCI:
+    return format_sci(buf, size, value, unit);
+  case SCALE_FMT_TIME:
+    return format_time(buf, size, value);
   case SCALE_FMT_PLAIN: {
     double a = fabs(value);
     if (a >= 1e7 || (a > 0 && a < 1e-3)) return format_sci(buf, size, value, unit);

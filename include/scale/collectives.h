@@ -69,8 +69,8 @@ typedef struct {
 
 /** A group of devices over which a collective runs: the product of its axes. */
 typedef struct {
-  int n_axes;                                   /**< axes in use, 1..SCALE_GROUP_AXES_MAX */
-  scale_group_axis axis[SCALE_GROUP_AXES_MAX];  /**< axis[0..n_axes) */
+  int n_axes;                                  /**< axes in use, 1..SCALE_GROUP_AXES_MAX */
+  scale_group_axis axis[SCALE_GROUP_AXES_MAX]; /**< axis[0..n_axes) */
 } scale_group;
 
 /** Wraparound choice when building a group from a chip. */
@@ -145,8 +145,7 @@ scale_collective_cost scale_collective_eval(const scale_group *group, scale_coll
 double scale_collective_time_s(const scale_group *group, scale_collective op, double bytes);
 
 /** The book's asymptotic time of 'op' (scale_collective_eval(...).book_time_s) [s]. */
-double scale_collective_book_time_s(const scale_group *group, scale_collective op,
-                                    double bytes);
+double scale_collective_book_time_s(const scale_group *group, scale_collective op, double bytes);
 
 /** Bytes crossing the busiest link in one direction during 'op' on ONE ring of 'n' devices
  * holding an array of 'bytes': the quantity Q10 of ch. 3 counts.
@@ -171,8 +170,7 @@ double scale_collective_ring_link_bytes(scale_collective op, double n, double by
  * Units:  -> [count].  Domain: coordinates integers in [0, size); NaN otherwise.
  * Book:   ch. 2 Q5, (0,0) -> (3,3) on a v5e 4x4 (no wraparound): 6 hops.
  */
-double scale_collective_p2p_hops(const scale_group *group, const double *from,
-                                 const double *to);
+double scale_collective_p2p_hops(const scale_group *group, const double *from, const double *to);
 
 /** When the first byte of a transfer from 'from' to 'to' arrives: hops x hop latency [s].
  * Domain: as scale_collective_p2p_hops. Book: ch. 2 Q5 (6 hops x 1 us).
@@ -188,7 +186,7 @@ double scale_collective_p2p_first_byte_s(const scale_group *group, const double 
  * Book:   ch. 2 Q5: 2 x 8 x 128 x 8192 bf16 bytes over two 4.5e10 links + 6 us (the book
  *         prints 188 + 6 = 194 us from a rounded 1.7e7 bytes; exact 186.4 + 6 = 192.4 us).
  */
-double scale_collective_p2p_time_s(const scale_group *group, const double *from,
-                                   const double *to, double bytes);
+double scale_collective_p2p_time_s(const scale_group *group, const double *from, const double *to,
+                                   double bytes);
 
 #endif

@@ -108,8 +108,7 @@ double scale_gpu_all_gather_s(const scale_chip *chip, double x, double y, double
  * Units:  bytes [bytes] -> [s].
  * Book:   ch. 12 "In network reductions": T_SHARP = bytes / W_egress; Quiz 4 Q2.
  */
-double scale_gpu_all_reduce_s(const scale_chip *chip, double x, double y, double bytes,
-                              int sharp);
+double scale_gpu_all_reduce_s(const scale_chip *chip, double x, double y, double bytes, int sharp);
 
 /** AllToAll time of an array of 'bytes' over n GPUs: inside a node B (N-1) / (W N^2); across
  * M = n / D_1 whole nodes B (M-1) / (M^2 W_node), the scale-out egress binding.

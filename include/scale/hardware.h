@@ -54,15 +54,15 @@ typedef struct {
   double flops_per_s[SCALE_DTYPE_COUNT]; /**< [FLOP/s], indexed by scale_dtype */
   double vector_flops_per_s;             /**< non-matmul (VPU / CUDA core) fp32 rate [FLOP/s] */
   double clock_hz;                       /**< boost clock [1/s] */
-  double n_cores;             /**< TPU TensorCores per chip, GPU streaming multiprocessors */
-  double n_matmul_units;      /**< MXUs per TensorCore (TPU) or tensor cores per SM (GPU) */
+  double n_cores;        /**< TPU TensorCores per chip, GPU streaming multiprocessors */
+  double n_matmul_units; /**< MXUs per TensorCore (TPU) or tensor cores per SM (GPU) */
 
   /* [chip] memory */
-  double hbm_bytes;           /**< HBM capacity per chip [bytes] */
-  double hbm_bytes_per_s;     /**< HBM bandwidth per chip [bytes/s] */
-  double vmem_bytes;          /**< TPU VMEM per TensorCore [bytes] */
-  double smem_bytes_per_core; /**< GPU shared memory + L1 per SM [bytes] */
-  double l2_bytes;            /**< GPU L2 cache [bytes] */
+  double hbm_bytes;               /**< HBM capacity per chip [bytes] */
+  double hbm_bytes_per_s;         /**< HBM bandwidth per chip [bytes/s] */
+  double vmem_bytes;              /**< TPU VMEM per TensorCore [bytes] */
+  double smem_bytes_per_core;     /**< GPU shared memory + L1 per SM [bytes] */
+  double l2_bytes;                /**< GPU L2 cache [bytes] */
   double register_bytes_per_core; /**< GPU register file per SM [bytes] */
 
   /* [ici] TPU inter-chip interconnect */
@@ -81,26 +81,26 @@ typedef struct {
   double n_nvswitches;         /**< NVSwitches in one domain */
 
   /* [network] chip to host and scale-out */
-  double pcie_bytes_per_s;     /**< one-way PCIe bandwidth per chip [bytes/s] */
-  double dcn_bytes_per_s;      /**< one-way data-centre network (DCN / InfiniBand) egress
-                                    per chip [bytes/s] */
-  int n_net_levels;            /**< levels used in net_levels[] */
+  double pcie_bytes_per_s; /**< one-way PCIe bandwidth per chip [bytes/s] */
+  double dcn_bytes_per_s;  /**< one-way data-centre network (DCN / InfiniBand) egress
+                                per chip [bytes/s] */
+  int n_net_levels;        /**< levels used in net_levels[] */
   scale_net_level net_levels[SCALE_NET_LEVELS_MAX]; /**< GPU fat tree, innermost first */
 
   /* [price] */
-  double usd_per_hour;         /**< on-demand price of one chip for one hour [USD/h] */
+  double usd_per_hour; /**< on-demand price of one chip for one hour [USD/h] */
 
   /* [system] */
-  double n_chips;              /**< chips in the system; 1 for a plain chip */
+  double n_chips; /**< chips in the system; 1 for a plain chip */
 } scale_chip;
 
 /* ---- loading -------------------------------------------------------------------------------- */
 
 /** Loads a hardware file at 'path' into *out (caller storage), strictly: an unknown section or
  * key, a duplicate key, a missing required key (display_name, kind, hbm_bytes,
- * hbm_bytes_per_s, and a 16-bit rate: bf16_flops_per_s or fp16_flops_per_s), a malformed or non-finite number, or a negative quantity is an
- * error reported with the file and line. A `base = STEM` key loads hardware/STEM.ini from the
- * same folder first.
+ * hbm_bytes_per_s, and a 16-bit rate: bf16_flops_per_s or fp16_flops_per_s), a malformed or
+ * non-finite number, or a negative quantity is an error reported with the file and line. A `base =
+ * STEM` key loads hardware/STEM.ini from the same folder first.
  *
  * Errors: SCALE_ERR_IO, SCALE_ERR_PARSE, SCALE_ERR_UNKNOWN_KEY, SCALE_ERR_DUPLICATE_KEY,
  *         SCALE_ERR_MISSING_KEY, SCALE_ERR_RANGE; 'diag' (may be NULL) says where and why.

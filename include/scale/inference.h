@@ -268,21 +268,21 @@ const char *scale_infer_bound_name(scale_infer_bound bound);
 
 /** A serving layout and load. Fields are counts unless they carry a unit. */
 typedef struct {
-  double n_chips;            /**< chips serving the batch, integer >= 1 */
-  double tp;                 /**< model-parallel degree Y (weights split Y ways); n_chips / tp
-                                  data-parallel copies share the batch; must divide n_chips */
-  bool weight_stationary_2d; /**< MLP weights split over D and F (ch. 7 Q7, Appendix B) */
-  double ep;                 /**< expert-parallel degree inside the tp group (1: experts split
-                                  like a dense MLP); MoE layers then add two AllToAlls */
+  double n_chips;                /**< chips serving the batch, integer >= 1 */
+  double tp;                     /**< model-parallel degree Y (weights split Y ways); n_chips / tp
+                                      data-parallel copies share the batch; must divide n_chips */
+  bool weight_stationary_2d;     /**< MLP weights split over D and F (ch. 7 Q7, Appendix B) */
+  double ep;                     /**< expert-parallel degree inside the tp group (1: experts split
+                                      like a dense MLP); MoE layers then add two AllToAlls */
   scale_kv_sharding kv_sharding; /**< how KV caches are split */
-  scale_dtype weight_dtype;  /**< stored weights */
-  scale_dtype kv_dtype;      /**< stored KV cache */
-  scale_dtype compute_dtype; /**< matmul arithmetic (selects C) and activations */
-  double mfu_frac;           /**< prefill FLOPs utilization, (0, 1] (book: 0.4) */
-  double batch;              /**< B, sequences decoded together, integer >= 1 */
-  double context;            /**< S, KV tokens per sequence during decode, >= 1 */
-  double prompt;             /**< P, prefill tokens per request, >= 0 */
-  double decode_len;         /**< G, generated tokens per request (median), >= 1 */
+  scale_dtype weight_dtype;      /**< stored weights */
+  scale_dtype kv_dtype;          /**< stored KV cache */
+  scale_dtype compute_dtype;     /**< matmul arithmetic (selects C) and activations */
+  double mfu_frac;               /**< prefill FLOPs utilization, (0, 1] (book: 0.4) */
+  double batch;                  /**< B, sequences decoded together, integer >= 1 */
+  double context;                /**< S, KV tokens per sequence during decode, >= 1 */
+  double prompt;                 /**< P, prefill tokens per request, >= 0 */
+  double decode_len;             /**< G, generated tokens per request (median), >= 1 */
 } scale_infer_config;
 
 /** A config with the book's defaults: tp = n_chips, bf16 weights, KV and compute, 1-D
@@ -335,11 +335,11 @@ scale_infer_memory scale_infer_memory_eval(const scale_model *model, const scale
 
 /** A prefill of one prompt. */
 typedef struct {
-  double flops;        /**< forward FLOPs of P tokens, causal attention included [FLOP] */
-  double time_s;       /**< flops / (n_chips C mfu): all chips on one prompt [s] */
-  double ttft_s;       /**< time to first token: the prefill (its last logits give token 1) [s] */
+  double flops;  /**< forward FLOPs of P tokens, causal attention included [FLOP] */
+  double time_s; /**< flops / (n_chips C mfu): all chips on one prompt [s] */
+  double ttft_s; /**< time to first token: the prefill (its last logits give token 1) [s] */
   double attention_flops_frac; /**< share of the FLOPs in dot-product attention [1] */
-  double kv_bytes;     /**< KV cache the prefill writes (what disaggregation ships) [bytes] */
+  double kv_bytes; /**< KV cache the prefill writes (what disaggregation ships) [bytes] */
 } scale_infer_prefill;
 
 /** Prefill of cfg->prompt tokens of 'model' on 'chip' at cfg->mfu_frac.
@@ -352,21 +352,21 @@ scale_infer_prefill scale_infer_prefill_eval(const scale_model *model, const sca
 
 /** One decode step of B sequences at context S. */
 typedef struct {
-  double t_kv_s;            /**< KV loading [s] */
-  double t_params_s;        /**< weight loading [s] */
-  double t_flops_s;         /**< matmul FLOPs [s] */
-  double t_ici_s;           /**< model-parallel collectives of the step [s] */
-  double t_ici_latency_s;   /**< of which fixed per-hop latency (the floor it cannot beat) [s] */
-  bool ici_latency_bound;   /**< the collectives are latency- rather than bandwidth-bound */
-  double step_s;            /**< t_kv + max(t_flops, t_params, t_ici) [s] */
-  double tokens_per_s;      /**< B / step [tokens/s] */
+  double t_kv_s;          /**< KV loading [s] */
+  double t_params_s;      /**< weight loading [s] */
+  double t_flops_s;       /**< matmul FLOPs [s] */
+  double t_ici_s;         /**< model-parallel collectives of the step [s] */
+  double t_ici_latency_s; /**< of which fixed per-hop latency (the floor it cannot beat) [s] */
+  bool ici_latency_bound; /**< the collectives are latency- rather than bandwidth-bound */
+  double step_s;          /**< t_kv + max(t_flops, t_params, t_ici) [s] */
+  double tokens_per_s;    /**< B / step [tokens/s] */
   double tokens_per_s_per_chip; /**< tokens_per_s / n_chips [tokens/s] */
   double latency_per_token_s;   /**< per-token latency seen by one sequence: step_s [s] */
-  double qps_per_chip;      /**< requests of G tokens finished per second per chip [1/s] */
+  double qps_per_chip;          /**< requests of G tokens finished per second per chip [1/s] */
   double cost_usd_per_million_tokens; /**< at the chip's price; NaN when unknown [USD] */
-  double critical_batch;    /**< tokens per model copy above which the matmuls are
-                                 compute-bound (MoE: x E/k) [tokens] */
-  scale_infer_bound bound;  /**< the largest term */
+  double critical_batch;              /**< tokens per model copy above which the matmuls are
+                                           compute-bound (MoE: x E/k) [tokens] */
+  scale_infer_bound bound;            /**< the largest term */
 } scale_infer_decode;
 
 /** Decode step of 'cfg' for 'model' on 'chip'. Per data-parallel copy of tp chips with
@@ -389,12 +389,12 @@ scale_infer_decode scale_infer_decode_eval(const scale_model *model, const scale
 
 /** One point of the latency/throughput frontier. */
 typedef struct {
-  double batch;                 /**< B [sequences] */
-  double context;               /**< S [tokens] */
-  double step_s;                /**< per-token latency [s] */
-  double tokens_per_s_per_chip; /**< throughput [tokens/s] */
+  double batch;                       /**< B [sequences] */
+  double context;                     /**< S [tokens] */
+  double step_s;                      /**< per-token latency [s] */
+  double tokens_per_s_per_chip;       /**< throughput [tokens/s] */
   double cost_usd_per_million_tokens; /**< [USD] */
-  bool fits;                    /**< the batch fits in HBM */
+  bool fits;                          /**< the batch fits in HBM */
 } scale_infer_point;
 
 /** Fills out[0..n) with the decode frontier of 'cfg' at batches[i] (cfg->batch ignored) and
@@ -409,12 +409,12 @@ int scale_infer_frontier(const scale_model *model, const scale_chip *chip,
 
 /** A row of ch. 8's smallest-slice table. */
 typedef struct {
-  double weight_bytes;         /**< [bytes] */
-  double kv_bytes_per_token;   /**< [bytes] */
-  double chips_needed;         /**< weight_bytes / HBM per chip, real [count] */
-  double slice_chips;          /**< smallest power-of-two slice [count] */
-  double free_bytes;           /**< HBM of the slice left for KV caches [bytes] */
-  double max_batch;            /**< whole sequences of 'context' tokens that fit [sequences] */
+  double weight_bytes;       /**< [bytes] */
+  double kv_bytes_per_token; /**< [bytes] */
+  double chips_needed;       /**< weight_bytes / HBM per chip, real [count] */
+  double slice_chips;        /**< smallest power-of-two slice [count] */
+  double free_bytes;         /**< HBM of the slice left for KV caches [bytes] */
+  double max_batch;          /**< whole sequences of 'context' tokens that fit [sequences] */
 } scale_infer_slice;
 
 /** Smallest power-of-two slice of 'chip' holding 'model' with weights and KV in 'dtype', and

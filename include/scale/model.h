@@ -33,44 +33,44 @@ typedef struct {
   scale_arch arch;
 
   /* [model] */
-  int64_t n_layers;          /**< L */
-  int64_t d_model;           /**< D */
-  int64_t n_vocab;           /**< V */
-  bool tied_embeddings;      /**< unembedding shares the embedding matrix */
-  int64_t n_ctx_max;         /**< longest trained context [tokens] */
-  double n_params_reported;  /**< total parameters as published (count; 0 if unknown) */
+  int64_t n_layers;         /**< L */
+  int64_t d_model;          /**< D */
+  int64_t n_vocab;          /**< V */
+  bool tied_embeddings;     /**< unembedding shares the embedding matrix */
+  int64_t n_ctx_max;        /**< longest trained context [tokens] */
+  double n_params_reported; /**< total parameters as published (count; 0 if unknown) */
 
   /* [attention] */
-  int64_t n_heads;           /**< N, query heads */
-  int64_t n_kv_heads;        /**< K, KV heads (N = MHA, 1 = MQA, between = GQA) */
-  int64_t d_head;            /**< H */
+  int64_t n_heads;    /**< N, query heads */
+  int64_t n_kv_heads; /**< K, KV heads (N = MHA, 1 = MQA, between = GQA) */
+  int64_t d_head;     /**< H */
 
   /* [mlp] */
-  int64_t d_ff;              /**< F of a dense MLP layer */
-  bool gated_mlp;            /**< 3 matrices (SwiGLU/GeGLU: W_in1, W_in2, W_out) vs 2 */
+  int64_t d_ff;   /**< F of a dense MLP layer */
+  bool gated_mlp; /**< 3 matrices (SwiGLU/GeGLU: W_in1, W_in2, W_out) vs 2 */
 
   /* [moe] (n_experts == 0 for a dense model) */
-  int64_t n_experts;         /**< E, routed experts per MoE layer */
-  int64_t n_experts_active;  /**< k, routed experts per token */
-  int64_t n_shared_experts;  /**< always-active experts per MoE layer */
-  int64_t d_ff_expert;       /**< F of one expert (and of one shared expert) */
-  int64_t n_dense_layers;    /**< leading layers with a dense MLP of width d_ff */
+  int64_t n_experts;        /**< E, routed experts per MoE layer */
+  int64_t n_experts_active; /**< k, routed experts per token */
+  int64_t n_shared_experts; /**< always-active experts per MoE layer */
+  int64_t d_ff_expert;      /**< F of one expert (and of one shared expert) */
+  int64_t n_dense_layers;   /**< leading layers with a dense MLP of width d_ff */
 
   /* [mla] multi-head latent attention (DeepSeek-V2/V3); kv_lora_rank == 0 when absent */
-  int64_t q_lora_rank;       /**< rank of the query down-projection (0: full-rank queries) */
-  int64_t kv_lora_rank;      /**< width of the compressed KV latent that is cached */
-  int64_t d_head_rope;       /**< rotary part of each head, cached once per token */
-  int64_t d_head_nope;       /**< non-rotary part of query/key heads */
-  int64_t d_head_v;          /**< value head dim */
+  int64_t q_lora_rank;  /**< rank of the query down-projection (0: full-rank queries) */
+  int64_t kv_lora_rank; /**< width of the compressed KV latent that is cached */
+  int64_t d_head_rope;  /**< rotary part of each head, cached once per token */
+  int64_t d_head_nope;  /**< non-rotary part of query/key heads */
+  int64_t d_head_v;     /**< value head dim */
 
   /* [mamba2] (arch == SCALE_ARCH_MAMBA2) */
-  int64_t ssm_d_state;       /**< N of the SSM: state size per head channel */
-  int64_t ssm_n_heads;       /**< SSM heads */
-  int64_t ssm_d_head;        /**< P: channels per SSM head */
-  int64_t ssm_expand;        /**< d_inner = expand x D */
-  int64_t ssm_n_groups;      /**< groups sharing B and C */
-  int64_t ssm_d_conv;        /**< causal conv width */
-  int64_t ssm_chunk_size;    /**< SSD chunk length Q */
+  int64_t ssm_d_state;    /**< N of the SSM: state size per head channel */
+  int64_t ssm_n_heads;    /**< SSM heads */
+  int64_t ssm_d_head;     /**< P: channels per SSM head */
+  int64_t ssm_expand;     /**< d_inner = expand x D */
+  int64_t ssm_n_groups;   /**< groups sharing B and C */
+  int64_t ssm_d_conv;     /**< causal conv width */
+  int64_t ssm_chunk_size; /**< SSD chunk length Q */
 } scale_model;
 
 /** Loads a model file at 'path' into *out, strictly (unknown section or key, duplicate,

@@ -62,12 +62,12 @@ const char *scale_plan_prune_name(scale_plan_prune rule);
 /** What to search. scale_plan_opts_default() allows everything. */
 typedef struct {
   scale_plan_objective objective;
-  int top_k;                /**< layouts to keep, 1..SCALE_PLAN_TOP_MAX */
-  bool allow[SCALE_TRAIN_DIM_COUNT]; /**< dimensions the search may use (others stay 1) */
+  int top_k;                           /**< layouts to keep, 1..SCALE_PLAN_TOP_MAX */
+  bool allow[SCALE_TRAIN_DIM_COUNT];   /**< dimensions the search may use (others stay 1) */
   bool allow_remat[SCALE_REMAT_COUNT]; /**< indexed by scale_remat */
   bool allow_schedule[SCALE_PP_COUNT];
-  bool allow_zero[4];       /**< ZeRO stages 1..3 (index 0 unused) */
-  int n_threads;            /**< 0: as many as the machine has cores (capped at 8) */
+  bool allow_zero[4]; /**< ZeRO stages 1..3 (index 0 unused) */
+  int n_threads;      /**< 0: as many as the machine has cores (capped at 8) */
 } scale_plan_opts;
 
 /** Options that allow every dimension, policy and schedule; objective time, top 5, threads 0. */
@@ -83,12 +83,12 @@ typedef struct {
 /** What a search found. Caller storage (about 50 kB; allocate it, don't put it on a small
  * stack). */
 typedef struct {
-  int n_ranked;                                   /**< entries in ranked[] */
-  scale_plan_entry ranked[SCALE_PLAN_TOP_MAX];    /**< best first */
-  double n_candidates;                            /**< layouts enumerated [count] */
-  double n_evaluated;                             /**< layouts scale_train_eval() ran on */
-  double n_pruned[SCALE_PLAN_PRUNE_COUNT];        /**< per rule [count] */
-  double n_pruned_total;                          /**< sum of n_pruned[] */
+  int n_ranked;                                /**< entries in ranked[] */
+  scale_plan_entry ranked[SCALE_PLAN_TOP_MAX]; /**< best first */
+  double n_candidates;                         /**< layouts enumerated [count] */
+  double n_evaluated;                          /**< layouts scale_train_eval() ran on */
+  double n_pruned[SCALE_PLAN_PRUNE_COUNT];     /**< per rule [count] */
+  double n_pruned_total;                       /**< sum of n_pruned[] */
   int n_threads_used;
 } scale_plan_report;
 
@@ -127,15 +127,15 @@ scale_status scale_plan_infer_objective_parse(const char *text, scale_plan_infer
 
 /** The traffic and the constraints of a serving search. */
 typedef struct {
-  double prompt;            /**< P: prefill tokens per request [tokens] */
-  double decode_len;        /**< G: generated tokens per request [tokens] */
-  double max_step_s;        /**< per-token latency target (decode step) [s]; 0: none */
-  double max_chips;         /**< largest slice to try [count]; 0: the pod (TPU) or the NVLink
-                                 domain (GPU) */
+  double prompt;     /**< P: prefill tokens per request [tokens] */
+  double decode_len; /**< G: generated tokens per request [tokens] */
+  double max_step_s; /**< per-token latency target (decode step) [s]; 0: none */
+  double max_chips;  /**< largest slice to try [count]; 0: the pod (TPU) or the NVLink
+                          domain (GPU) */
   scale_plan_infer_objective objective;
   bool allow_weight[SCALE_DTYPE_COUNT]; /**< weight dtypes to try (quantization is a choice) */
   bool allow_kv[SCALE_DTYPE_COUNT];     /**< KV-cache dtypes to try */
-  int top_k;                /**< 1..SCALE_PLAN_TOP_MAX */
+  int top_k;                            /**< 1..SCALE_PLAN_TOP_MAX */
 } scale_plan_infer_opts;
 
 /** Options for a P-token prompt and G generated tokens: no latency target, the whole pod or
@@ -155,10 +155,10 @@ typedef struct {
 typedef struct {
   int n_ranked;
   scale_plan_infer_entry ranked[SCALE_PLAN_TOP_MAX];
-  double n_candidates;       /**< configurations enumerated */
-  double n_invalid;          /**< rejected by scale_infer_validate() */
-  double n_too_big;          /**< do not fit in HBM */
-  double n_too_slow;         /**< miss the latency target */
+  double n_candidates; /**< configurations enumerated */
+  double n_invalid;    /**< rejected by scale_infer_validate() */
+  double n_too_big;    /**< do not fit in HBM */
+  double n_too_slow;   /**< miss the latency target */
 } scale_plan_infer_report;
 
 /** Searches serving layouts of 'model' on 'chip': slices of 1, 2, 4, ... chips up to the

@@ -72,9 +72,12 @@ typedef struct {
    * data, markers and points, widened to whole ticks (whole decades on log axes). */
   double x_min, x_max, y_min, y_max;
   scale_plot_legend legend;
-  const scale_plot_series *series; size_t n_series;
-  const scale_plot_marker *markers; size_t n_markers;
-  const scale_plot_point *points; size_t n_points;
+  const scale_plot_series *series;
+  size_t n_series;
+  const scale_plot_marker *markers;
+  size_t n_markers;
+  const scale_plot_point *points;
+  size_t n_points;
 } scale_plot;
 
 /** Writes the SVG document of 'plot' into buf[0..size) and stores its full length (excluding
@@ -96,8 +99,8 @@ scale_status scale_plot_svg(const scale_plot *plot, char *buf, size_t size, size
 scale_status scale_plot_write(const scale_plot *plot, FILE *out, scale_diag *diag);
 
 /** Formats 'value' as an axis tick label into buf: at most six significant digits, plain for
- * 1e-3 <= |value| < 1e5 ("0.25", "4096"), else a compact exponent ("2e14", "2.5e-5", never "e+14"); zero prints
- * "0". Returns buf (NUL-terminated when size > 0).
+ * 1e-3 <= |value| < 1e5 ("0.25", "4096"), else a compact exponent ("2e14", "2.5e-5", never "e+14");
+ * zero prints "0". Returns buf (NUL-terminated when size > 0).
  */
 char *scale_plot_tick_label(char *buf, size_t size, double value);
 

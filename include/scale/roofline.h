@@ -101,15 +101,15 @@ bool scale_roofline_bandwidth_ordered(const scale_chip *chip);
 
 /** A roofline estimate of one operation on one resource. */
 typedef struct {
-  double flops;                              /**< work [FLOP] */
-  double bytes;                              /**< traffic over the channel [bytes] */
-  double intensity_flops_per_byte;           /**< flops / bytes [FLOP/byte] */
-  double critical_intensity_flops_per_byte;  /**< C / W of the hardware [FLOP/byte] */
-  double t_math_s;                           /**< flops / C [s] */
-  double t_comms_s;                          /**< bytes / W [s] */
-  double t_lower_s;                          /**< max of the two [s] */
-  double t_upper_s;                          /**< sum of the two [s] */
-  bool compute_bound;                        /**< t_math_s >= t_comms_s */
+  double flops;                             /**< work [FLOP] */
+  double bytes;                             /**< traffic over the channel [bytes] */
+  double intensity_flops_per_byte;          /**< flops / bytes [FLOP/byte] */
+  double critical_intensity_flops_per_byte; /**< C / W of the hardware [FLOP/byte] */
+  double t_math_s;                          /**< flops / C [s] */
+  double t_comms_s;                         /**< bytes / W [s] */
+  double t_lower_s;                         /**< max of the two [s] */
+  double t_upper_s;                         /**< sum of the two [s] */
+  bool compute_bound;                       /**< t_math_s >= t_comms_s */
 } scale_roofline_estimate;
 
 /** Roofline estimate of 'flops' and 'bytes' at rate 'flops_per_s' over 'bytes_per_s'.
@@ -173,8 +173,7 @@ double scale_roofline_matmul_intensity_flops_per_byte(const scale_matmul *mm);
  * Domain: as scale_roofline_eval; all NaN when the chip lacks the compute dtype.
  * Book:   ch. 1 Q1; ch. 2 Q4.
  */
-scale_roofline_estimate scale_roofline_matmul_eval(const scale_chip *chip,
-                                                   const scale_matmul *mm);
+scale_roofline_estimate scale_roofline_matmul_eval(const scale_chip *chip, const scale_matmul *mm);
 
 /** Critical batch of the weight-dominated limit B << D, F: the smallest B for which a matmul
  * reading weights of 'weight_dtype' is compute-bound at the 'compute_dtype' rate over HBM:
@@ -212,8 +211,8 @@ double scale_roofline_matmul_critical_batch(const scale_matmul *mm, double flops
  * Book:   ch. 1 (the VMEM/HBM discussion of ch. 2): a tile's intensity tends to
  *         2 / (a / tile_f + w / tile_b) for large B and F (hand derivation in the tests).
  */
-double scale_roofline_tiled_matmul_intensity_flops_per_byte(const scale_matmul *mm,
-                                                            double tile_b, double tile_f);
+double scale_roofline_tiled_matmul_intensity_flops_per_byte(const scale_matmul *mm, double tile_b,
+                                                            double tile_f);
 
 /** The two-chip network roofline: X[B,D] . W[D,F] with D split over two chips, each computing
  * half and sending its B x F partial sum (of 'act_dtype') over a link of 'link_bytes_per_s'.
@@ -243,11 +242,11 @@ double scale_roofline_param_load_s(const scale_chip *chip, double n_params, scal
 
 /** Totals of a slice (or pod) of identical chips. */
 typedef struct {
-  double n_chips;     /**< chips in the slice [count] */
-  double n_hosts;     /**< CPU hosts: chips / chips per host, rounded up [count] */
-  double n_cores;     /**< TensorCores (or SMs): chips x cores per chip [count] */
-  double flops_per_s; /**< peak rate of all chips in the given dtype [FLOP/s] */
-  double hbm_bytes;   /**< HBM of all chips [bytes] */
+  double n_chips;         /**< chips in the slice [count] */
+  double n_hosts;         /**< CPU hosts: chips / chips per host, rounded up [count] */
+  double n_cores;         /**< TensorCores (or SMs): chips x cores per chip [count] */
+  double flops_per_s;     /**< peak rate of all chips in the given dtype [FLOP/s] */
+  double hbm_bytes;       /**< HBM of all chips [bytes] */
   double hbm_bytes_per_s; /**< aggregate HBM bandwidth [bytes/s] */
 } scale_slice_totals;
 

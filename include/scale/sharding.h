@@ -30,20 +30,20 @@
 
 /** A device mesh: named axes and their sizes. */
 typedef struct {
-  int n_axes;                        /**< 1..SCALE_MESH_AXES_MAX */
-  char name[SCALE_MESH_AXES_MAX];    /**< one-letter axis names ('X'), distinct */
-  double size[SCALE_MESH_AXES_MAX];  /**< devices along each axis [count], integer >= 1 */
+  int n_axes;                       /**< 1..SCALE_MESH_AXES_MAX */
+  char name[SCALE_MESH_AXES_MAX];   /**< one-letter axis names ('X'), distinct */
+  double size[SCALE_MESH_AXES_MAX]; /**< devices along each axis [count], integer >= 1 */
 } scale_mesh;
 
 /** A sharding of one array over a mesh. Axes are referred to by their index in the mesh;
  * a set of axes is a bit mask (bit i = mesh axis i). */
 typedef struct {
-  char array[SCALE_SHARD_NAME_MAX];                     /**< array name ("A"), may be "" */
-  int n_dims;                                           /**< 1..SCALE_SHARD_DIMS_MAX */
-  char dim[SCALE_SHARD_DIMS_MAX][SCALE_SHARD_NAME_MAX]; /**< dimension names ("I") */
-  int n_dim_axes[SCALE_SHARD_DIMS_MAX];                 /**< mesh axes sharding each dim */
+  char array[SCALE_SHARD_NAME_MAX];                        /**< array name ("A"), may be "" */
+  int n_dims;                                              /**< 1..SCALE_SHARD_DIMS_MAX */
+  char dim[SCALE_SHARD_DIMS_MAX][SCALE_SHARD_NAME_MAX];    /**< dimension names ("I") */
+  int n_dim_axes[SCALE_SHARD_DIMS_MAX];                    /**< mesh axes sharding each dim */
   int dim_axes[SCALE_SHARD_DIMS_MAX][SCALE_MESH_AXES_MAX]; /**< those axes, in order */
-  unsigned unreduced_mask;                              /**< axes of a {U_..} suffix */
+  unsigned unreduced_mask;                                 /**< axes of a {U_..} suffix */
 } scale_sharding;
 
 /** Parses a mesh such as "{X:8, Y:2}".
@@ -82,8 +82,8 @@ double scale_sharding_replication(const scale_sharding *s, const scale_mesh *mes
 /** Local (per-device) size of dimension 'dim' of an array of global sizes dims[0..n_dims):
  * dims[dim] / product of its axes [count]; not rounded (a size that does not divide gives a
  * fraction; callers check). NaN for an out-of-range dim or a size < 0. */
-double scale_sharding_local_dim(const scale_sharding *s, const scale_mesh *mesh,
-                                const double *dims, int dim);
+double scale_sharding_local_dim(const scale_sharding *s, const scale_mesh *mesh, const double *dims,
+                                int dim);
 
 /** Bytes one device holds of an array of global sizes dims[0..s->n_dims) with elements of
  * 'dtype'.
@@ -117,12 +117,12 @@ typedef enum {
 
 /** One collective of a sharded-matmul plan. */
 typedef struct {
-  scale_collective op; /**< AllGather or AllReduce */
-  unsigned axes_mask;  /**< mesh axes it runs over */
-  int operand;         /**< 0: A gathered, 1: B gathered, 2: the output C reduced */
-  double bytes;        /**< V: bytes of the array the collective produces (AllGather: the
-                            gathered operand, still sharded over other axes) or reduces
-                            (AllReduce: the local partial sum of C) [bytes] */
+  scale_collective op;        /**< AllGather or AllReduce */
+  unsigned axes_mask;         /**< mesh axes it runs over */
+  int operand;                /**< 0: A gathered, 1: B gathered, 2: the output C reduced */
+  double bytes;               /**< V: bytes of the array the collective produces (AllGather: the
+                                   gathered operand, still sharded over other axes) or reduces
+                                   (AllReduce: the local partial sum of C) [bytes] */
   scale_collective_cost cost; /**< on the group given to the planner; NaN without one */
 } scale_sharded_step;
 
@@ -131,10 +131,10 @@ typedef struct {
   scale_sharded_case kind;                          /**< which of the four cases */
   int n_steps;                                      /**< collectives, 0..2, in order */
   scale_sharded_step step[SCALE_SHARDED_STEPS_MAX]; /**< step[0..n_steps) */
-  double flops_per_device; /**< 2 x (product of local dims of A) x (local free dims of B) after
-                                the collectives [FLOP] */
-  double comms_time_s;     /**< sum of the steps' precise times [s]; 0 for case 1; NaN
-                                without a chip */
+  double flops_per_device;  /**< 2 x (product of local dims of A) x (local free dims of B) after
+                                 the collectives [FLOP] */
+  double comms_time_s;      /**< sum of the steps' precise times [s]; 0 for case 1; NaN
+                                 without a chip */
   double book_comms_time_s; /**< sum of the steps' book times [s] */
 } scale_sharded_matmul;
 
@@ -164,13 +164,13 @@ scale_status scale_sharding_matmul_plan(const scale_mesh *mesh, const scale_shar
 /** The two strategies of ch. 3 Q4 for A[B, D] . W[D_X, F] -> C[B, F] on an axis X:
  * (1) AllGather W then a full local matmul; (2) local matmul of the shards, then AllReduce C. */
 typedef struct {
-  double gather_t_math_s;   /**< 2BDF / C [s] */
-  double gather_t_comms_s;  /**< AllGather of W (V = D F w bytes) over the group [s] */
-  double gather_t_s;        /**< max of the two [s] */
-  double reduce_t_math_s;   /**< 2BDF / (X C) [s] */
-  double reduce_t_comms_s;  /**< AllReduce of C (V = B F a bytes) over the group [s] */
-  double reduce_t_s;        /**< max of the two [s] */
-  bool reduce_faster;       /**< reduce_t_s < gather_t_s */
+  double gather_t_math_s;  /**< 2BDF / C [s] */
+  double gather_t_comms_s; /**< AllGather of W (V = D F w bytes) over the group [s] */
+  double gather_t_s;       /**< max of the two [s] */
+  double reduce_t_math_s;  /**< 2BDF / (X C) [s] */
+  double reduce_t_comms_s; /**< AllReduce of C (V = B F a bytes) over the group [s] */
+  double reduce_t_s;       /**< max of the two [s] */
+  bool reduce_faster;      /**< reduce_t_s < gather_t_s */
 } scale_sharding_strategy;
 
 /** Times of both Q4 strategies with the collectives on 'group' (the X axis) and the matmul at
@@ -181,9 +181,8 @@ typedef struct {
  * Book:   ch. 3 Q4: strategy 2 wins when D > a C / W_bidi (5100 on v5p in bf16).
  */
 scale_sharding_strategy scale_sharding_compare_strategies(const scale_group *group,
-                                                          double flops_per_s, double b,
-                                                          double d, double f, scale_dtype dtype,
-                                                          bool book);
+                                                          double flops_per_s, double b, double d,
+                                                          double f, scale_dtype dtype, bool book);
 
 /** The D above which strategy (2) of Q4 beats strategy (1) in the book's analysis:
  * D > a x C / W_bidi with a the activation element size.

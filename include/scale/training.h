@@ -266,11 +266,10 @@ typedef struct {
   double compute_time_s;       /**< flops_per_chip / (efficiency x peak) [s] */
 
   scale_train_comm_cost comm[SCALE_TRAIN_COMM_COUNT]; /**< each collective (zero when unused) */
-  double
-      link_time_s[SCALE_TRAIN_LINK_COUNT + SCALE_TRAIN_DIM_COUNT]; /**< busy time of each resource:
-                                    [0, DIM_COUNT) the ICI axes of each dimension, then
-                                    DIM_COUNT + link for NVLink and DCN (shared) [s] */
-  double comms_time_s;                                             /**< busiest resource [s] */
+  double link_time_s[SCALE_TRAIN_LINK_COUNT + SCALE_TRAIN_DIM_COUNT]; /**< busy time of each
+                                       resource: [0, DIM_COUNT) the ICI axes of each dimension, then
+                                       DIM_COUNT + link for NVLink and DCN (shared) [s] */
+  double comms_time_s;                                                /**< busiest resource [s] */
   double total_comms_time_s;     /**< every collective added up [s] */
   double exposed_comms_time_s;   /**< max(0, comms_time_s - compute_time_s) [s] */
   double bubble_frac;            /**< pipeline bubble over the ideal time: (p-1)/m ... */

@@ -16,22 +16,21 @@
 #include "cli.h"
 
 static void usage(FILE *out) {
-  fprintf(out,
-          "usage: scale book [--out DIR] [--solutions] [--chapters DIR] [--chapter NN-slug]\n"
-          "                  [--site] [--values-dir DIR] [--bin DIR] [--strict]\n\n"
-          "Renders chapters/NN-slug/slug.md with the values and figures of each chapter\n"
-          "program into an HTML site that works from file:// and prints index.html's path.\n\n"
-          "  --out DIR         site folder (default: book)\n"
-          "  --solutions       add the reference solution of each exercise (collapsed)\n"
-          "  --chapters DIR    chapters folder (default: chapters/ of the data folder)\n"
-          "  --chapter NAME    render only this chapter's page (NN-slug or slug)\n"
-          "  --site            render only index, hardware, glossary and style sheet\n"
-          "  --values-dir DIR  read values from DIR/NN-slug.tsv (figures already in --out)\n"
-          "  --bin DIR         folder of the chapter_NN_slug programs (default: chapters/\n"
-          "                    beside this executable)\n"
-          "  --strict          treat warnings (values never cited) as errors\n\n"
-          "Math is rendered with KaTeX when the `katex` command exists (SCALE_KATEX=none\n"
-          "turns it off); otherwise TeX is shown as code.\n");
+  fprintf(out, "usage: scale book [--out DIR] [--solutions] [--chapters DIR] [--chapter NN-slug]\n"
+               "                  [--site] [--values-dir DIR] [--bin DIR] [--strict]\n\n"
+               "Renders chapters/NN-slug/slug.md with the values and figures of each chapter\n"
+               "program into an HTML site that works from file:// and prints index.html's path.\n\n"
+               "  --out DIR         site folder (default: book)\n"
+               "  --solutions       add the reference solution of each exercise (collapsed)\n"
+               "  --chapters DIR    chapters folder (default: chapters/ of the data folder)\n"
+               "  --chapter NAME    render only this chapter's page (NN-slug or slug)\n"
+               "  --site            render only index, hardware, glossary and style sheet\n"
+               "  --values-dir DIR  read values from DIR/NN-slug.tsv (figures already in --out)\n"
+               "  --bin DIR         folder of the chapter_NN_slug programs (default: chapters/\n"
+               "                    beside this executable)\n"
+               "  --strict          treat warnings (values never cited) as errors\n\n"
+               "Math is rendered with KaTeX when the `katex` command exists (SCALE_KATEX=none\n"
+               "turns it off); otherwise TeX is shown as code.\n");
 }
 
 /** BUILD/chapters beside the running executable, when it exists. */
@@ -66,19 +65,36 @@ int cli_cmd_book(int argc, char **argv) {
   int c;
   while ((c = getopt_long(argc, argv, "+ho:", options, NULL)) != -1) {
     switch (c) {
-    case 'o': opt.out_dir = optarg; break;
-    case O_SOLUTIONS: opt.solutions = true; break;
-    case O_CHAPTERS: opt.chapters_dir = optarg; break;
-    case O_CHAPTER: opt.only_chapter = optarg; break;
-    case O_SITE: opt.site_only = true; break;
-    case O_VALUES_DIR: opt.values_dir = optarg; break;
+    case 'o':
+      opt.out_dir = optarg;
+      break;
+    case O_SOLUTIONS:
+      opt.solutions = true;
+      break;
+    case O_CHAPTERS:
+      opt.chapters_dir = optarg;
+      break;
+    case O_CHAPTER:
+      opt.only_chapter = optarg;
+      break;
+    case O_SITE:
+      opt.site_only = true;
+      break;
+    case O_VALUES_DIR:
+      opt.values_dir = optarg;
+      break;
     case O_BIN:
       opt.bin_dir = optarg;
       bin_given = true;
       break;
-    case O_STRICT: opt.strict = true; break;
-    case 'h': usage(stdout); return CLI_EXIT_OK;
-    default: return cli_bad_option("book", argv);
+    case O_STRICT:
+      opt.strict = true;
+      break;
+    case 'h':
+      usage(stdout);
+      return CLI_EXIT_OK;
+    default:
+      return cli_bad_option("book", argv);
     }
   }
   if (optind < argc) return cli_usage("book: unexpected argument '%s'", argv[optind]);

@@ -25,11 +25,14 @@ static void usage(FILE *out) {
 
 int cli_cmd_collective(int argc, char **argv) {
   enum { OPT_HW = 256, OPT_OP, OPT_BYTES, OPT_GROUP, OPT_WRAP, OPT_JSON };
-  static const struct option options[] = {
-      {"hw", required_argument, NULL, OPT_HW},     {"op", required_argument, NULL, OPT_OP},
-      {"bytes", required_argument, NULL, OPT_BYTES}, {"group", required_argument, NULL, OPT_GROUP},
-      {"wrap", required_argument, NULL, OPT_WRAP}, {"json", no_argument, NULL, OPT_JSON},
-      {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0}};
+  static const struct option options[] = {{"hw", required_argument, NULL, OPT_HW},
+                                          {"op", required_argument, NULL, OPT_OP},
+                                          {"bytes", required_argument, NULL, OPT_BYTES},
+                                          {"group", required_argument, NULL, OPT_GROUP},
+                                          {"wrap", required_argument, NULL, OPT_WRAP},
+                                          {"json", no_argument, NULL, OPT_JSON},
+                                          {"help", no_argument, NULL, 'h'},
+                                          {NULL, 0, NULL, 0}};
   const char *hw = NULL, *group_text = NULL;
   double bytes = (double)NAN;
   bool have_op = false, as_json = false;
@@ -39,17 +42,22 @@ int cli_cmd_collective(int argc, char **argv) {
   int c;
   while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
     switch (c) {
-    case OPT_HW: hw = optarg; break;
+    case OPT_HW:
+      hw = optarg;
+      break;
     case OPT_OP:
       if (scale_collective_parse(optarg, &op) != SCALE_OK)
         return cli_usage("--op: unknown collective '%s' (all-gather, reduce-scatter, "
-                         "all-reduce, all-to-all)", optarg);
+                         "all-reduce, all-to-all)",
+                         optarg);
       have_op = true;
       break;
     case OPT_BYTES:
       if (!cli_parse_number("bytes", optarg, SCALE_NUM_POSITIVE, &bytes)) return CLI_EXIT_USAGE;
       break;
-    case OPT_GROUP: group_text = optarg; break;
+    case OPT_GROUP:
+      group_text = optarg;
+      break;
     case OPT_WRAP:
       if (strcmp(optarg, "auto") == 0)
         wrap = SCALE_WRAP_AUTO;
@@ -60,15 +68,21 @@ int cli_cmd_collective(int argc, char **argv) {
       else
         return cli_usage("--wrap: expected auto, yes or no, not '%s'", optarg);
       break;
-    case OPT_JSON: as_json = true; break;
-    case 'h': usage(stdout); return CLI_EXIT_OK;
-    default: return cli_bad_option("collective", argv);
+    case OPT_JSON:
+      as_json = true;
+      break;
+    case 'h':
+      usage(stdout);
+      return CLI_EXIT_OK;
+    default:
+      return cli_bad_option("collective", argv);
     }
   }
   if (optind < argc) return cli_usage("collective: unexpected argument '%s'", argv[optind]);
   if (!hw) return cli_usage("collective: missing --hw NAME (try: scale hw list)");
-  if (!have_op) return cli_usage("collective: missing --op (all-gather, reduce-scatter, "
-                                 "all-reduce, all-to-all)");
+  if (!have_op)
+    return cli_usage("collective: missing --op (all-gather, reduce-scatter, "
+                     "all-reduce, all-to-all)");
   if (isnan(bytes)) return cli_usage("collective: missing --bytes V");
   if (!group_text) return cli_usage("collective: missing --group SHAPE (e.g. 4x4)");
 

@@ -144,7 +144,8 @@ void cli_row_text(const char *label, const char *text) { printf("  %-34s %s\n", 
 /* ==== JSON ================================================================================== */
 
 static void indent(const cli_json *json) {
-  for (int i = 0; i < json->depth; i++) fputs("  ", json->out);
+  for (int i = 0; i < json->depth; i++)
+    fputs("  ", json->out);
 }
 
 /* Starts an element: comma, newline, indent, and "key": when given. */
@@ -156,7 +157,8 @@ static void element(cli_json *json, const char *key) {
   }
   if (key) {
     fputc('"', json->out);
-    for (const char *p = key; *p; p++) fputc(*p, json->out);
+    for (const char *p = key; *p; p++)
+      fputc(*p, json->out);
     fputs("\": ", json->out);
   }
 }

@@ -19,42 +19,55 @@
 #include "grade.h"
 
 static void usage(FILE *out) {
-  fprintf(out,
-          "usage: scale grade [options] [ID-or-chapter ...]\n"
-          "       scale grade --class DIR [--jobs N] [--csv FILE] [--json FILE] [ID-or-chapter ...]\n\n"
-          "Grade a folder of exercises (exercises/ stubs, a student's copy, or solutions/), or\n"
-          "with --class every student folder DIR/NAME/ of a class, N students at a time.\n"
-          "Select exercises by id (rooflines.critical_batch_int8), chapter (01-rooflines),\n"
-          "slug (rooflines) or number (01); default: every exercise of tests/rubric.tsv.\n\n"
-          "options:\n"
-          "  --exercises DIR  the folder to grade (default: SOURCE/exercises)\n"
-          "  --class DIR      grade every folder DIR/NAME/ (a student's NN-slug/ folders)\n"
-          "  --csv FILE       with --class: scores per student and exercise, chapter\n"
-          "                   subtotals and the total, one row per student\n"
-          "  --json FILE      write a Gradescope-shaped JSON report (with --class: one per\n"
-          "                   student under \"students\")\n"
-          "  --junit FILE     write a JUnit XML report\n"
-          "  --source DIR     the scale source tree (default: $SCALE_SOURCE_DIR, else the one\n"
-          "                   this program was built from)\n"
-          "  --build-dir DIR  build there and keep it (default: a temporary folder, removed)\n"
-          "  --timeout S      time limit of each exercise in seconds (default 5)\n"
-          "  --jobs N         parallel jobs: students of a class, harness compiles\n"
-          "                   (default: the number of cores)\n"
-          "  --memory BYTES   address-space limit of a student's grading run (default 1 GiB)\n"
-          "  --no-sandbox     limits only: do not try user/mount/PID/network namespaces\n"
-          "  --quiet          no progress lines on stderr\n"
-          "  -h, --help       this help\n\n"
-          "Verdicts: OK (full points), FAIL (a check failed: the call, got, expected), CRASH\n"
-          "(a signal), TIMEOUT, BUILD (the chapter did not compile: its first error).\n"
-          "A student's compiler, linker and tests run with CPU, memory and file-size limits, a\n"
-          "wall-clock limit, and HOME/TMPDIR in their build tree; where the kernel allows, in\n"
-          "namespaces where only that build tree is writable and there is no network.\n"
-          "Exit status 0 whenever grading ran, 2 when it could not.\n");
+  fprintf(
+      out,
+      "usage: scale grade [options] [ID-or-chapter ...]\n"
+      "       scale grade --class DIR [--jobs N] [--csv FILE] [--json FILE] [ID-or-chapter ...]\n\n"
+      "Grade a folder of exercises (exercises/ stubs, a student's copy, or solutions/), or\n"
+      "with --class every student folder DIR/NAME/ of a class, N students at a time.\n"
+      "Select exercises by id (rooflines.critical_batch_int8), chapter (01-rooflines),\n"
+      "slug (rooflines) or number (01); default: every exercise of tests/rubric.tsv.\n\n"
+      "options:\n"
+      "  --exercises DIR  the folder to grade (default: SOURCE/exercises)\n"
+      "  --class DIR      grade every folder DIR/NAME/ (a student's NN-slug/ folders)\n"
+      "  --csv FILE       with --class: scores per student and exercise, chapter\n"
+      "                   subtotals and the total, one row per student\n"
+      "  --json FILE      write a Gradescope-shaped JSON report (with --class: one per\n"
+      "                   student under \"students\")\n"
+      "  --junit FILE     write a JUnit XML report\n"
+      "  --source DIR     the scale source tree (default: $SCALE_SOURCE_DIR, else the one\n"
+      "                   this program was built from)\n"
+      "  --build-dir DIR  build there and keep it (default: a temporary folder, removed)\n"
+      "  --timeout S      time limit of each exercise in seconds (default 5)\n"
+      "  --jobs N         parallel jobs: students of a class, harness compiles\n"
+      "                   (default: the number of cores)\n"
+      "  --memory BYTES   address-space limit of a student's grading run (default 1 GiB)\n"
+      "  --no-sandbox     limits only: do not try user/mount/PID/network namespaces\n"
+      "  --quiet          no progress lines on stderr\n"
+      "  -h, --help       this help\n\n"
+      "Verdicts: OK (full points), FAIL (a check failed: the call, got, expected), CRASH\n"
+      "(a signal), TIMEOUT, BUILD (the chapter did not compile: its first error).\n"
+      "A student's compiler, linker and tests run with CPU, memory and file-size limits, a\n"
+      "wall-clock limit, and HOME/TMPDIR in their build tree; where the kernel allows, in\n"
+      "namespaces where only that build tree is writable and there is no network.\n"
+      "Exit status 0 whenever grading ran, 2 when it could not.\n");
 }
 
 int cli_cmd_grade(int argc, char **argv) {
-  enum { OPT_EXERCISES = 256, OPT_JSON, OPT_JUNIT, OPT_SOURCE, OPT_BUILD_DIR, OPT_TIMEOUT,
-         OPT_JOBS, OPT_QUIET, OPT_CLASS, OPT_CSV, OPT_MEMORY, OPT_NO_SANDBOX };
+  enum {
+    OPT_EXERCISES = 256,
+    OPT_JSON,
+    OPT_JUNIT,
+    OPT_SOURCE,
+    OPT_BUILD_DIR,
+    OPT_TIMEOUT,
+    OPT_JOBS,
+    OPT_QUIET,
+    OPT_CLASS,
+    OPT_CSV,
+    OPT_MEMORY,
+    OPT_NO_SANDBOX
+  };
   static const struct option options[] = {
       {"exercises", required_argument, NULL, OPT_EXERCISES},
       {"json", required_argument, NULL, OPT_JSON},
@@ -81,11 +94,21 @@ int cli_cmd_grade(int argc, char **argv) {
   int c;
   while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
     switch (c) {
-    case OPT_EXERCISES: exercises = optarg; break;
-    case OPT_JSON: json = optarg; break;
-    case OPT_JUNIT: junit = optarg; break;
-    case OPT_SOURCE: source = optarg; break;
-    case OPT_BUILD_DIR: build_dir = optarg; break;
+    case OPT_EXERCISES:
+      exercises = optarg;
+      break;
+    case OPT_JSON:
+      json = optarg;
+      break;
+    case OPT_JUNIT:
+      junit = optarg;
+      break;
+    case OPT_SOURCE:
+      source = optarg;
+      break;
+    case OPT_BUILD_DIR:
+      build_dir = optarg;
+      break;
     case OPT_TIMEOUT:
       if (!cli_parse_number("timeout", optarg, 0, &timeout_s)) return CLI_EXIT_USAGE;
       if (!(timeout_s > 0.0 && timeout_s <= 3600.0))
@@ -96,17 +119,28 @@ int cli_cmd_grade(int argc, char **argv) {
       if (!(jobs >= 1.0 && jobs <= 256.0) || jobs != (double)(int)jobs)
         return cli_usage("grade: --jobs must be a whole number from 1 to 256");
       break;
-    case OPT_QUIET: quiet = 1; break;
-    case OPT_CLASS: class_dir = optarg; break;
-    case OPT_CSV: csv = optarg; break;
+    case OPT_QUIET:
+      quiet = 1;
+      break;
+    case OPT_CLASS:
+      class_dir = optarg;
+      break;
+    case OPT_CSV:
+      csv = optarg;
+      break;
     case OPT_MEMORY:
       if (!cli_parse_number("memory", optarg, 0, &memory_bytes)) return CLI_EXIT_USAGE;
       if (!(memory_bytes >= 64e6 && memory_bytes <= 1e12))
         return cli_usage("grade: --memory must be between 6.4e7 and 1e12 bytes");
       break;
-    case OPT_NO_SANDBOX: no_sandbox = 1; break;
-    case 'h': usage(stdout); return CLI_EXIT_OK;
-    default: return cli_bad_option("grade", argv);
+    case OPT_NO_SANDBOX:
+      no_sandbox = 1;
+      break;
+    case 'h':
+      usage(stdout);
+      return CLI_EXIT_OK;
+    default:
+      return cli_bad_option("grade", argv);
     }
   }
 

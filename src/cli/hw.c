@@ -15,7 +15,8 @@ typedef struct {
   scale_fmt style;
 } chip_field;
 
-#define C(key, label, member, unit, style) {key, label, offsetof(scale_chip, member), unit, style}
+#define C(key, label, member, unit, style)                                                         \
+  { key, label, offsetof(scale_chip, member), unit, style }
 static const chip_field fields[] = {
     C("fp32_flops_per_s", "fp32 matmul", flops_per_s[SCALE_DTYPE_FP32], "FLOP/s", SCALE_FMT_SI),
     C("bf16_flops_per_s", "bf16 matmul", flops_per_s[SCALE_DTYPE_BF16], "FLOP/s", SCALE_FMT_SI),
@@ -23,8 +24,7 @@ static const chip_field fields[] = {
     C("fp8_flops_per_s", "fp8 matmul", flops_per_s[SCALE_DTYPE_FP8], "FLOP/s", SCALE_FMT_SI),
     C("int8_flops_per_s", "int8 matmul", flops_per_s[SCALE_DTYPE_INT8], "OP/s", SCALE_FMT_SI),
     C("int4_flops_per_s", "int4 matmul", flops_per_s[SCALE_DTYPE_INT4], "OP/s", SCALE_FMT_SI),
-    C("vector_flops_per_s", "vector (non-matmul) fp32", vector_flops_per_s, "FLOP/s",
-      SCALE_FMT_SI),
+    C("vector_flops_per_s", "vector (non-matmul) fp32", vector_flops_per_s, "FLOP/s", SCALE_FMT_SI),
     C("clock_hz", "clock", clock_hz, "Hz", SCALE_FMT_SI),
     C("n_cores", "cores (TensorCores / SMs)", n_cores, "", SCALE_FMT_PLAIN),
     C("n_matmul_units", "matmul units per core", n_matmul_units, "", SCALE_FMT_PLAIN),
@@ -139,8 +139,8 @@ static void show_text(const scale_chip *chip) {
       snprintf(label, sizeof label, "%s, %s", ratios[r].label, scale_dtype_name((scale_dtype)d));
       cli_row(label, v, "", SCALE_FMT_PLAIN);
     }
-  if (isfinite(scale_chip_pod_chips(chip))) cli_row("chips per pod", scale_chip_pod_chips(chip),
-                                                    "", SCALE_FMT_PLAIN);
+  if (isfinite(scale_chip_pod_chips(chip)))
+    cli_row("chips per pod", scale_chip_pod_chips(chip), "", SCALE_FMT_PLAIN);
 }
 
 #define MAX_FILES 256
@@ -155,8 +155,8 @@ static int list(bool as_json) {
   if (as_json)
     cli_json_array_begin(&json, NULL);
   else
-    printf("%-18s %-30s %-4s %13s %10s %12s %9s\n", "NAME", "CHIP", "KIND", "bf16 FLOP/s",
-           "HBM", "HBM B/s", "C/W_hbm");
+    printf("%-18s %-30s %-4s %13s %10s %12s %9s\n", "NAME", "CHIP", "KIND", "bf16 FLOP/s", "HBM",
+           "HBM B/s", "C/W_hbm");
   int status = CLI_EXIT_OK;
   for (int i = 0; i < n; i++) {
     scale_chip chip;

@@ -102,8 +102,8 @@ static void print_text(const scale_model *m, const scale_chip *chip, const scale
   cli_row("working activations", mem->activation_bytes_per_chip, "B", SCALE_FMT_SI);
   cli_row("total", mem->total_bytes_per_chip, "B", SCALE_FMT_SI);
   cli_row("HBM capacity", mem->hbm_bytes_per_chip, "B", SCALE_FMT_SI);
-  if (isfinite(mem->max_batch)) cli_row("largest batch that fits", mem->max_batch, "",
-                                        SCALE_FMT_PLAIN);
+  if (isfinite(mem->max_batch))
+    cli_row("largest batch that fits", mem->max_batch, "", SCALE_FMT_PLAIN);
   cli_row_text("fits", mem->fits ? "yes" : "NO");
   printf("prefill of %g tokens at %g MFU:\n", c->prompt, c->mfu_frac);
   cli_row("FLOPs", pre->flops, "FLOP", SCALE_FMT_SI);
@@ -132,27 +132,42 @@ static void print_text(const scale_model *m, const scale_chip *chip, const scale
 }
 
 int cli_cmd_infer(int argc, char **argv) {
-  enum { O_MODEL = 256, O_HW, O_CHIPS, O_BATCH, O_CONTEXT, O_PROMPT, O_DECODE, O_TP, O_2D, O_EP,
-         O_KVSHARD, O_WEIGHTS, O_KV, O_COMPUTE, O_MFU, O_JSON };
-  static const struct option options[] = {
-      {"model", required_argument, NULL, O_MODEL},
-      {"hw", required_argument, NULL, O_HW},
-      {"chips", required_argument, NULL, O_CHIPS},
-      {"batch", required_argument, NULL, O_BATCH},
-      {"context", required_argument, NULL, O_CONTEXT},
-      {"prompt", required_argument, NULL, O_PROMPT},
-      {"decode-len", required_argument, NULL, O_DECODE},
-      {"tp", required_argument, NULL, O_TP},
-      {"2d", no_argument, NULL, O_2D},
-      {"ep", required_argument, NULL, O_EP},
-      {"kv-sharding", required_argument, NULL, O_KVSHARD},
-      {"weights", required_argument, NULL, O_WEIGHTS},
-      {"kv", required_argument, NULL, O_KV},
-      {"compute", required_argument, NULL, O_COMPUTE},
-      {"mfu", required_argument, NULL, O_MFU},
-      {"json", no_argument, NULL, O_JSON},
-      {"help", no_argument, NULL, 'h'},
-      {NULL, 0, NULL, 0}};
+  enum {
+    O_MODEL = 256,
+    O_HW,
+    O_CHIPS,
+    O_BATCH,
+    O_CONTEXT,
+    O_PROMPT,
+    O_DECODE,
+    O_TP,
+    O_2D,
+    O_EP,
+    O_KVSHARD,
+    O_WEIGHTS,
+    O_KV,
+    O_COMPUTE,
+    O_MFU,
+    O_JSON
+  };
+  static const struct option options[] = {{"model", required_argument, NULL, O_MODEL},
+                                          {"hw", required_argument, NULL, O_HW},
+                                          {"chips", required_argument, NULL, O_CHIPS},
+                                          {"batch", required_argument, NULL, O_BATCH},
+                                          {"context", required_argument, NULL, O_CONTEXT},
+                                          {"prompt", required_argument, NULL, O_PROMPT},
+                                          {"decode-len", required_argument, NULL, O_DECODE},
+                                          {"tp", required_argument, NULL, O_TP},
+                                          {"2d", no_argument, NULL, O_2D},
+                                          {"ep", required_argument, NULL, O_EP},
+                                          {"kv-sharding", required_argument, NULL, O_KVSHARD},
+                                          {"weights", required_argument, NULL, O_WEIGHTS},
+                                          {"kv", required_argument, NULL, O_KV},
+                                          {"compute", required_argument, NULL, O_COMPUTE},
+                                          {"mfu", required_argument, NULL, O_MFU},
+                                          {"json", no_argument, NULL, O_JSON},
+                                          {"help", no_argument, NULL, 'h'},
+                                          {NULL, 0, NULL, 0}};
   const char *model_name = NULL, *hw_name = NULL;
   double chips = NAN, batch = NAN, context = NAN, prompt = NAN, decode = 512.0, tp = NAN;
   double ep = 1.0, mfu = 0.4;
@@ -165,11 +180,21 @@ int cli_cmd_infer(int argc, char **argv) {
   int opt;
   while ((opt = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
     switch (opt) {
-    case 'h': usage(stdout); return CLI_EXIT_OK;
-    case O_MODEL: model_name = optarg; break;
-    case O_HW: hw_name = optarg; break;
-    case O_CHIPS: if (!cli_parse_number("chips", optarg, count, &chips)) return CLI_EXIT_USAGE; break;
-    case O_BATCH: if (!cli_parse_number("batch", optarg, count, &batch)) return CLI_EXIT_USAGE; break;
+    case 'h':
+      usage(stdout);
+      return CLI_EXIT_OK;
+    case O_MODEL:
+      model_name = optarg;
+      break;
+    case O_HW:
+      hw_name = optarg;
+      break;
+    case O_CHIPS:
+      if (!cli_parse_number("chips", optarg, count, &chips)) return CLI_EXIT_USAGE;
+      break;
+    case O_BATCH:
+      if (!cli_parse_number("batch", optarg, count, &batch)) return CLI_EXIT_USAGE;
+      break;
     case O_CONTEXT:
       if (!cli_parse_number("context", optarg, count, &context)) return CLI_EXIT_USAGE;
       break;
@@ -180,9 +205,15 @@ int cli_cmd_infer(int argc, char **argv) {
     case O_DECODE:
       if (!cli_parse_number("decode-len", optarg, count, &decode)) return CLI_EXIT_USAGE;
       break;
-    case O_TP: if (!cli_parse_number("tp", optarg, count, &tp)) return CLI_EXIT_USAGE; break;
-    case O_2D: ws2d = true; break;
-    case O_EP: if (!cli_parse_number("ep", optarg, count, &ep)) return CLI_EXIT_USAGE; break;
+    case O_TP:
+      if (!cli_parse_number("tp", optarg, count, &tp)) return CLI_EXIT_USAGE;
+      break;
+    case O_2D:
+      ws2d = true;
+      break;
+    case O_EP:
+      if (!cli_parse_number("ep", optarg, count, &ep)) return CLI_EXIT_USAGE;
+      break;
     case O_KVSHARD:
       if (strcmp(optarg, "full") == 0)
         kv_shard = SCALE_KV_SHARD_FULL;
@@ -191,15 +222,24 @@ int cli_cmd_infer(int argc, char **argv) {
       else
         return cli_usage("--kv-sharding: expected full or heads, got '%s'", optarg);
       break;
-    case O_WEIGHTS: if (!cli_parse_dtype("weights", optarg, &wd)) return CLI_EXIT_USAGE; break;
-    case O_KV: if (!cli_parse_dtype("kv", optarg, &kd)) return CLI_EXIT_USAGE; break;
-    case O_COMPUTE: if (!cli_parse_dtype("compute", optarg, &cd)) return CLI_EXIT_USAGE; break;
+    case O_WEIGHTS:
+      if (!cli_parse_dtype("weights", optarg, &wd)) return CLI_EXIT_USAGE;
+      break;
+    case O_KV:
+      if (!cli_parse_dtype("kv", optarg, &kd)) return CLI_EXIT_USAGE;
+      break;
+    case O_COMPUTE:
+      if (!cli_parse_dtype("compute", optarg, &cd)) return CLI_EXIT_USAGE;
+      break;
     case O_MFU:
       if (!cli_parse_number("mfu", optarg, SCALE_NUM_POSITIVE, &mfu)) return CLI_EXIT_USAGE;
       if (mfu > 1.0) return cli_usage("--mfu: must be in (0, 1], got '%s'", optarg);
       break;
-    case O_JSON: as_json = true; break;
-    default: return cli_bad_option("infer", argv);
+    case O_JSON:
+      as_json = true;
+      break;
+    default:
+      return cli_bad_option("infer", argv);
     }
   }
   if (optind < argc) return cli_usage("infer: unexpected argument '%s'", argv[optind]);
@@ -229,8 +269,7 @@ int cli_cmd_infer(int argc, char **argv) {
   cfg.mfu_frac = mfu;
 
   scale_diag diag;
-  if (scale_infer_validate(&model, &chip, &cfg, &diag))
-    return cli_usage("infer: %s", diag.message);
+  if (scale_infer_validate(&model, &chip, &cfg, &diag)) return cli_usage("infer: %s", diag.message);
 
   scale_infer_memory mem = scale_infer_memory_eval(&model, &chip, &cfg);
   scale_infer_prefill pre = scale_infer_prefill_eval(&model, &chip, &cfg);

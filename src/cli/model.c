@@ -15,7 +15,8 @@ typedef struct {
   int section; /* 0 model, 1 attention, 2 mlp, 3 moe, 4 mla, 5 mamba2 */
 } count_field;
 
-#define N(key, label, member, section) {key, label, offsetof(scale_model, member), section}
+#define N(key, label, member, section)                                                             \
+  { key, label, offsetof(scale_model, member), section }
 static const count_field counts[] = {
     N("n_layers", "layers L", n_layers, 0),
     N("d_model", "width D", d_model, 0),
@@ -101,8 +102,8 @@ static int list(bool as_json) {
   if (as_json)
     cli_json_array_begin(&json, NULL);
   else
-    printf("%-16s %-18s %-12s %4s %6s %4s %4s %8s\n", "NAME", "MODEL", "ARCH", "L", "D", "N",
-           "K", "PARAMS");
+    printf("%-16s %-18s %-12s %4s %6s %4s %4s %8s\n", "NAME", "MODEL", "ARCH", "L", "D", "N", "K",
+           "PARAMS");
   int status = CLI_EXIT_OK;
   for (int i = 0; i < n; i++) {
     scale_model m;
@@ -123,9 +124,8 @@ static int list(bool as_json) {
       cli_json_object_end(&json);
     } else {
       char params[32];
-      printf("%-16s %-18s %-12s %4" PRId64 " %6" PRId64 " %4" PRId64 " %4" PRId64 " %8s\n",
-             m.name, m.display_name, arch_name(&m), m.n_layers, m.d_model, m.n_heads,
-             m.n_kv_heads,
+      printf("%-16s %-18s %-12s %4" PRId64 " %6" PRId64 " %4" PRId64 " %4" PRId64 " %8s\n", m.name,
+             m.display_name, arch_name(&m), m.n_layers, m.d_model, m.n_heads, m.n_kv_heads,
              m.n_params_reported > 0
                  ? scale_format(params, sizeof params, m.n_params_reported, "", SCALE_FMT_SI)
                  : "?");
@@ -164,8 +164,8 @@ static int take_query(int *argc, char **argv, cli_model_query *q) {
     const char *eq = strchr(a, '=');
     const char *value = eq ? eq + 1 : (i + 1 < *argc ? argv[++i] : NULL);
     if (!value) return cli_usage("model: %s needs a value", a);
-    if (ctx && !cli_parse_number("context", value, SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER,
-                                 &q->context))
+    if (ctx &&
+        !cli_parse_number("context", value, SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER, &q->context))
       return CLI_EXIT_USAGE;
     if (kv && !cli_parse_dtype("kv-dtype", value, &q->kv_dtype)) return CLI_EXIT_USAGE;
   }

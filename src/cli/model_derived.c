@@ -20,7 +20,8 @@ static derived compute(const scale_model *m, const cli_model_query *q) {
   d.active_params = scale_transformer_n_active_params(m);
   d.embedding_params = scale_transformer_n_embedding_params(m);
   d.train_flops_per_token = scale_transformer_flops_per_token(m, d.context, true, SCALE_PASS_TRAIN);
-  d.infer_flops_per_token = scale_transformer_flops_per_token(m, d.context, true, SCALE_PASS_FORWARD);
+  d.infer_flops_per_token =
+      scale_transformer_flops_per_token(m, d.context, true, SCALE_PASS_FORWARD);
   d.attention_flops_frac = m->arch == SCALE_ARCH_TRANSFORMER
                                ? scale_transformer_attention_flops_frac(m, d.context, true)
                                : 0.0;
@@ -64,8 +65,7 @@ void cli_model_derived_text(const scale_model *model, const cli_model_query *q) 
   snprintf(label, sizeof label, "inference FLOPs/token @ %.0f ctx", d.context);
   cli_row(label, d.infer_flops_per_token, "FLOP", SCALE_FMT_SCI);
   cli_row("training memory per parameter", d.train_bytes_per_param, "B", SCALE_FMT_PLAIN);
-  cli_row("  for all parameters", d.train_bytes_per_param * d.params, "B",
-          SCALE_FMT_SI);
+  cli_row("  for all parameters", d.train_bytes_per_param * d.params, "B", SCALE_FMT_SI);
   if (model->arch == SCALE_ARCH_TRANSFORMER) {
     cli_row("attention share of FLOPs", d.attention_flops_frac, "", SCALE_FMT_PLAIN);
     snprintf(label, sizeof label, "KV cache per token, %s", kv);

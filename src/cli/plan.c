@@ -24,26 +24,40 @@ static void usage(FILE *out) {
           "(dp,fsdp,tp,pp,ep,cp).\n");
 }
 
-enum { OPT_MODEL = 256, OPT_HW, OPT_CHIPS, OPT_BATCH, OPT_SEQ, OPT_OBJECTIVE, OPT_TOP, OPT_TOKENS,
-       OPT_BUDGET_USD, OPT_BUDGET_DAYS, OPT_EFFICIENCY, OPT_NO, OPT_THREADS, OPT_JSON, OPT_HELP };
+enum {
+  OPT_MODEL = 256,
+  OPT_HW,
+  OPT_CHIPS,
+  OPT_BATCH,
+  OPT_SEQ,
+  OPT_OBJECTIVE,
+  OPT_TOP,
+  OPT_TOKENS,
+  OPT_BUDGET_USD,
+  OPT_BUDGET_DAYS,
+  OPT_EFFICIENCY,
+  OPT_NO,
+  OPT_THREADS,
+  OPT_JSON,
+  OPT_HELP
+};
 
-static const struct option options[] = {
-    {"model", required_argument, NULL, OPT_MODEL},
-    {"hw", required_argument, NULL, OPT_HW},
-    {"chips", required_argument, NULL, OPT_CHIPS},
-    {"batch-tokens", required_argument, NULL, OPT_BATCH},
-    {"seq", required_argument, NULL, OPT_SEQ},
-    {"objective", required_argument, NULL, OPT_OBJECTIVE},
-    {"top", required_argument, NULL, OPT_TOP},
-    {"tokens", required_argument, NULL, OPT_TOKENS},
-    {"budget-usd", required_argument, NULL, OPT_BUDGET_USD},
-    {"budget-days", required_argument, NULL, OPT_BUDGET_DAYS},
-    {"efficiency", required_argument, NULL, OPT_EFFICIENCY},
-    {"no", required_argument, NULL, OPT_NO},
-    {"threads", required_argument, NULL, OPT_THREADS},
-    {"json", no_argument, NULL, OPT_JSON},
-    {"help", no_argument, NULL, OPT_HELP},
-    {NULL, 0, NULL, 0}};
+static const struct option options[] = {{"model", required_argument, NULL, OPT_MODEL},
+                                        {"hw", required_argument, NULL, OPT_HW},
+                                        {"chips", required_argument, NULL, OPT_CHIPS},
+                                        {"batch-tokens", required_argument, NULL, OPT_BATCH},
+                                        {"seq", required_argument, NULL, OPT_SEQ},
+                                        {"objective", required_argument, NULL, OPT_OBJECTIVE},
+                                        {"top", required_argument, NULL, OPT_TOP},
+                                        {"tokens", required_argument, NULL, OPT_TOKENS},
+                                        {"budget-usd", required_argument, NULL, OPT_BUDGET_USD},
+                                        {"budget-days", required_argument, NULL, OPT_BUDGET_DAYS},
+                                        {"efficiency", required_argument, NULL, OPT_EFFICIENCY},
+                                        {"no", required_argument, NULL, OPT_NO},
+                                        {"threads", required_argument, NULL, OPT_THREADS},
+                                        {"json", no_argument, NULL, OPT_JSON},
+                                        {"help", no_argument, NULL, OPT_HELP},
+                                        {NULL, 0, NULL, 0}};
 
 typedef struct {
   const char *model, *hw, *chips;
@@ -63,7 +77,8 @@ static bool parse_chips(const char *text, double *lo, double *hi) {
   }
   char first[64];
   snprintf(first, sizeof first, "%.*s", (int)(colon - text), text);
-  if (!cli_parse_number("chips", first, flags, lo) || !cli_parse_number("chips", colon + 1, flags, hi))
+  if (!cli_parse_number("chips", first, flags, lo) ||
+      !cli_parse_number("chips", colon + 1, flags, hi))
     return false;
   if (*hi < *lo) {
     cli_usage("--chips %s: MAX is below MIN", text);
@@ -97,9 +112,15 @@ static int parse(int argc, char **argv, args *a) {
   double v;
   while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
     switch (c) {
-    case OPT_MODEL: a->model = optarg; break;
-    case OPT_HW: a->hw = optarg; break;
-    case OPT_CHIPS: a->chips = optarg; break;
+    case OPT_MODEL:
+      a->model = optarg;
+      break;
+    case OPT_HW:
+      a->hw = optarg;
+      break;
+    case OPT_CHIPS:
+      a->chips = optarg;
+      break;
     case OPT_BATCH:
       if (!cli_parse_number("batch-tokens", optarg, SCALE_NUM_POSITIVE, &a->batch)) return 2;
       break;
@@ -138,9 +159,14 @@ static int parse(int argc, char **argv, args *a) {
         return 2;
       a->opts.n_threads = v > 8 ? 8 : (int)v;
       break;
-    case OPT_JSON: a->json = true; break;
-    case OPT_HELP: usage(stdout); return -1;
-    default: return cli_bad_option("plan train", argv);
+    case OPT_JSON:
+      a->json = true;
+      break;
+    case OPT_HELP:
+      usage(stdout);
+      return -1;
+    default:
+      return cli_bad_option("plan train", argv);
     }
   }
   if (optind < argc) return cli_usage("plan train: unexpected argument '%s'", argv[optind]);
@@ -150,7 +176,8 @@ static int parse(int argc, char **argv, args *a) {
   if (!a->batch) return cli_usage("plan train: missing --batch-tokens");
   if (!a->seq) return cli_usage("plan train: missing --seq");
   if (a->batch < a->seq)
-    return cli_usage("plan train: --batch-tokens %g is shorter than one --seq %g", a->batch, a->seq);
+    return cli_usage("plan train: --batch-tokens %g is shorter than one --seq %g", a->batch,
+                     a->seq);
   if ((a->budget_usd || a->budget_s) && !a->tokens)
     return cli_usage("plan train: a budget needs --tokens (the run's token count)");
   return 0;
@@ -283,7 +310,8 @@ static int plan_train(int argc, char **argv) {
       cli_json_string(&j, "objective", scale_plan_objective_name(a.opts.objective));
       json_entry(&j, "best", &best->ranked[0]);
       cli_json_array_begin(&j, "ranked");
-      for (int i = 0; i < best->n_ranked; i++) json_entry(&j, NULL, &best->ranked[i]);
+      for (int i = 0; i < best->n_ranked; i++)
+        json_entry(&j, NULL, &best->ranked[i]);
       cli_json_array_end(&j);
       cli_json_string(&j, "why", why);
       cli_json_number(&j, "layouts_enumerated", candidates);
@@ -302,7 +330,8 @@ static int plan_train(int argc, char **argv) {
              "rule; %.3g layouts/s, %d threads)\n",
              model.display_name, chip.display_name, scale_plan_objective_name(a.opts.objective),
              candidates, evaluated, rate, best->n_threads_used);
-      for (int i = 0; i < best->n_ranked; i++) print_entry(i + 1, &best->ranked[i], best_chips);
+      for (int i = 0; i < best->n_ranked; i++)
+        print_entry(i + 1, &best->ranked[i], best_chips);
       if (why[0]) printf("why: %s\n", why);
       printf("pruned:");
       for (int i = 0; i < SCALE_PLAN_PRUNE_COUNT; i++)
@@ -332,7 +361,8 @@ static void infer_usage(FILE *out) {
 static bool parse_dtypes(const char *opt, const char *text, bool allow[SCALE_DTYPE_COUNT]) {
   char buf[128];
   snprintf(buf, sizeof buf, "%s", text);
-  for (int i = 0; i < SCALE_DTYPE_COUNT; i++) allow[i] = false;
+  for (int i = 0; i < SCALE_DTYPE_COUNT; i++)
+    allow[i] = false;
   for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
     scale_dtype d;
     if (!cli_parse_dtype(opt, tok, &d)) return false;
@@ -380,16 +410,33 @@ static void infer_print_entry(int rank, const scale_plan_infer_entry *e) {
 }
 
 static int plan_infer(int argc, char **argv) {
-  enum { O_MODEL = 256, O_HW, O_PROMPT, O_OUTPUT, O_LATENCY, O_MAXCHIPS, O_OBJ, O_WD, O_KD,
-         O_TOP, O_JSON, O_HELP };
-  static const struct option opts[] = {
-      {"model", required_argument, NULL, O_MODEL},     {"hw", required_argument, NULL, O_HW},
-      {"prompt", required_argument, NULL, O_PROMPT},   {"output", required_argument, NULL, O_OUTPUT},
-      {"latency", required_argument, NULL, O_LATENCY}, {"max-chips", required_argument, NULL, O_MAXCHIPS},
-      {"objective", required_argument, NULL, O_OBJ},   {"weight-dtypes", required_argument, NULL, O_WD},
-      {"kv-dtypes", required_argument, NULL, O_KD},    {"top", required_argument, NULL, O_TOP},
-      {"json", no_argument, NULL, O_JSON},             {"help", no_argument, NULL, O_HELP},
-      {NULL, 0, NULL, 0}};
+  enum {
+    O_MODEL = 256,
+    O_HW,
+    O_PROMPT,
+    O_OUTPUT,
+    O_LATENCY,
+    O_MAXCHIPS,
+    O_OBJ,
+    O_WD,
+    O_KD,
+    O_TOP,
+    O_JSON,
+    O_HELP
+  };
+  static const struct option opts[] = {{"model", required_argument, NULL, O_MODEL},
+                                       {"hw", required_argument, NULL, O_HW},
+                                       {"prompt", required_argument, NULL, O_PROMPT},
+                                       {"output", required_argument, NULL, O_OUTPUT},
+                                       {"latency", required_argument, NULL, O_LATENCY},
+                                       {"max-chips", required_argument, NULL, O_MAXCHIPS},
+                                       {"objective", required_argument, NULL, O_OBJ},
+                                       {"weight-dtypes", required_argument, NULL, O_WD},
+                                       {"kv-dtypes", required_argument, NULL, O_KD},
+                                       {"top", required_argument, NULL, O_TOP},
+                                       {"json", no_argument, NULL, O_JSON},
+                                       {"help", no_argument, NULL, O_HELP},
+                                       {NULL, 0, NULL, 0}};
   const char *model_name = NULL, *hw = NULL;
   double prompt = -1, output = 0, v;
   bool json = false;
@@ -398,8 +445,12 @@ static int plan_infer(int argc, char **argv) {
   int c;
   while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
     switch (c) {
-    case O_MODEL: model_name = optarg; break;
-    case O_HW: hw = optarg; break;
+    case O_MODEL:
+      model_name = optarg;
+      break;
+    case O_HW:
+      hw = optarg;
+      break;
     case O_PROMPT:
       if (!cli_parse_number("prompt", optarg, SCALE_NUM_NONNEG | SCALE_NUM_INTEGER, &prompt))
         return 2;
@@ -431,9 +482,14 @@ static int plan_infer(int argc, char **argv) {
       if (v > SCALE_PLAN_TOP_MAX) return cli_usage("--top: at most %d", SCALE_PLAN_TOP_MAX);
       o.top_k = (int)v;
       break;
-    case O_JSON: json = true; break;
-    case O_HELP: infer_usage(stdout); return 0;
-    default: return cli_bad_option("plan infer", argv);
+    case O_JSON:
+      json = true;
+      break;
+    case O_HELP:
+      infer_usage(stdout);
+      return 0;
+    default:
+      return cli_bad_option("plan infer", argv);
     }
   }
   if (optind < argc) return cli_usage("plan infer: unexpected argument '%s'", argv[optind]);
@@ -481,7 +537,8 @@ static int plan_infer(int argc, char **argv) {
     cli_json_string(&j, "objective", scale_plan_infer_objective_name(o.objective));
     infer_json_entry(&j, "best", &r->ranked[0]);
     cli_json_array_begin(&j, "ranked");
-    for (int i = 0; i < r->n_ranked; i++) infer_json_entry(&j, NULL, &r->ranked[i]);
+    for (int i = 0; i < r->n_ranked; i++)
+      infer_json_entry(&j, NULL, &r->ranked[i]);
     cli_json_array_end(&j);
     cli_json_array_begin(&j, "frontier");
     for (int i = 0; i < n_points; i++) {
@@ -506,7 +563,8 @@ static int plan_infer(int argc, char **argv) {
            model.display_name, chip.display_name, prompt, output,
            scale_plan_infer_objective_name(o.objective), r->n_candidates, r->n_too_big,
            r->n_too_slow);
-    for (int i = 0; i < r->n_ranked; i++) infer_print_entry(i + 1, &r->ranked[i]);
+    for (int i = 0; i < r->n_ranked; i++)
+      infer_print_entry(i + 1, &r->ranked[i]);
     printf("frontier of the best slice (%.0f chips, tp %.0f):\n", best.n_chips, best.tp);
     printf("  %8s %12s %16s %14s\n", "batch", "step", "tokens/s/chip", "USD/M tokens");
     for (int i = 0; i < n_points && points[i].fits; i++) {

@@ -56,20 +56,28 @@ static bool parse_matmul(const char *text, double dims[3]) {
 }
 
 int cli_cmd_roofline(int argc, char **argv) {
-  enum { OPT_HW = 256, OPT_FLOPS, OPT_BYTES, OPT_MATMUL, OPT_ACT, OPT_WEIGHT, OPT_COMPUTE,
-         OPT_CHANNEL, OPT_JSON };
-  static const struct option options[] = {
-      {"hw", required_argument, NULL, OPT_HW},
-      {"flops", required_argument, NULL, OPT_FLOPS},
-      {"bytes", required_argument, NULL, OPT_BYTES},
-      {"matmul", required_argument, NULL, OPT_MATMUL},
-      {"act-dtype", required_argument, NULL, OPT_ACT},
-      {"weight-dtype", required_argument, NULL, OPT_WEIGHT},
-      {"compute-dtype", required_argument, NULL, OPT_COMPUTE},
-      {"channel", required_argument, NULL, OPT_CHANNEL},
-      {"json", no_argument, NULL, OPT_JSON},
-      {"help", no_argument, NULL, 'h'},
-      {NULL, 0, NULL, 0}};
+  enum {
+    OPT_HW = 256,
+    OPT_FLOPS,
+    OPT_BYTES,
+    OPT_MATMUL,
+    OPT_ACT,
+    OPT_WEIGHT,
+    OPT_COMPUTE,
+    OPT_CHANNEL,
+    OPT_JSON
+  };
+  static const struct option options[] = {{"hw", required_argument, NULL, OPT_HW},
+                                          {"flops", required_argument, NULL, OPT_FLOPS},
+                                          {"bytes", required_argument, NULL, OPT_BYTES},
+                                          {"matmul", required_argument, NULL, OPT_MATMUL},
+                                          {"act-dtype", required_argument, NULL, OPT_ACT},
+                                          {"weight-dtype", required_argument, NULL, OPT_WEIGHT},
+                                          {"compute-dtype", required_argument, NULL, OPT_COMPUTE},
+                                          {"channel", required_argument, NULL, OPT_CHANNEL},
+                                          {"json", no_argument, NULL, OPT_JSON},
+                                          {"help", no_argument, NULL, 'h'},
+                                          {NULL, 0, NULL, 0}};
   const char *hw = NULL;
   double flops = (double)NAN, bytes = (double)NAN;
   double dims[3] = {(double)NAN, (double)NAN, (double)NAN};
@@ -81,7 +89,9 @@ int cli_cmd_roofline(int argc, char **argv) {
   int c;
   while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
     switch (c) {
-    case OPT_HW: hw = optarg; break;
+    case OPT_HW:
+      hw = optarg;
+      break;
     case OPT_FLOPS:
       if (!cli_parse_number("flops", optarg, SCALE_NUM_POSITIVE, &flops)) return CLI_EXIT_USAGE;
       have_flops = true;
@@ -108,11 +118,17 @@ int cli_cmd_roofline(int argc, char **argv) {
     case OPT_CHANNEL:
       if (scale_channel_parse(optarg, &channel) != SCALE_OK)
         return cli_usage("--channel: unknown channel '%s' (hbm, ici, ici-bidi, pcie, dcn, "
-                         "nvlink)", optarg);
+                         "nvlink)",
+                         optarg);
       break;
-    case OPT_JSON: as_json = true; break;
-    case 'h': usage(stdout); return CLI_EXIT_OK;
-    default: return cli_bad_option("roofline", argv);
+    case OPT_JSON:
+      as_json = true;
+      break;
+    case 'h':
+      usage(stdout);
+      return CLI_EXIT_OK;
+    default:
+      return cli_bad_option("roofline", argv);
     }
   }
   if (optind < argc) return cli_usage("roofline: unexpected argument '%s'", argv[optind]);
@@ -134,8 +150,12 @@ int cli_cmd_roofline(int argc, char **argv) {
   if (!(w_rate > 0.0))
     return cli_usage("roofline: %s has no %s bandwidth", chip.name, scale_channel_name(channel));
 
-  scale_matmul mm = {.b = dims[0], .d = dims[1], .f = dims[2], .act_dtype = act,
-                     .weight_dtype = weight, .compute_dtype = compute,
+  scale_matmul mm = {.b = dims[0],
+                     .d = dims[1],
+                     .f = dims[2],
+                     .act_dtype = act,
+                     .weight_dtype = weight,
+                     .compute_dtype = compute,
                      .per_example_weights = false};
   double crit_batch = (double)NAN;
   if (have_matmul) {
@@ -146,9 +166,9 @@ int cli_cmd_roofline(int argc, char **argv) {
   scale_roofline_estimate e = scale_roofline_eval(flops, bytes, c_rate, w_rate);
   if (!isfinite(e.t_lower_s) || !isfinite(e.t_upper_s) || !isfinite(e.intensity_flops_per_byte))
     return cli_usage("roofline: sizes too large to evaluate");
-  const char *bound = e.compute_bound                   ? "compute"
+  const char *bound = e.compute_bound                ? "compute"
                       : channel == SCALE_CHANNEL_HBM ? "memory"
-                                                        : "communication";
+                                                     : "communication";
 
   if (as_json) {
     cli_json json;

@@ -111,26 +111,21 @@ static void print_text(const scale_train_problem *p, const scale_layout *l,
   printf("layout:");
   bool any = false;
   for (int d = 0; d < SCALE_TRAIN_DIM_COUNT; d++) {
-    if (degree[d] <= 1.0)
-      continue;
+    if (degree[d] <= 1.0) continue;
     char text[96];
     describe_dim(text, sizeof text, l, (scale_train_dim)d, degree[d]);
     printf("%s %s", any ? " x" : "", text);
     any = true;
   }
-  if (!any)
-    printf(" one chip");
-  if (l->fsdp > 1.0)
-    printf(", ZeRO-%d", l->zero_stage);
-  if (l->tp > 1.0 && l->sp)
-    printf(", sequence parallel");
+  if (!any) printf(" one chip");
+  if (l->fsdp > 1.0) printf(", ZeRO-%d", l->zero_stage);
+  if (l->tp > 1.0 && l->sp) printf(", sequence parallel");
   if (l->pp > 1.0) {
     printf(", %s with %.0f microbatches", scale_pp_schedule_name(l->schedule), l->n_microbatches);
     if (l->schedule == SCALE_PP_INTERLEAVED)
       printf(" and %.0f virtual stages", l->n_virtual_stages);
   }
-  if (l->cp > 1.0)
-    printf(", %s attention", scale_cp_kind_name(l->cp_kind));
+  if (l->cp > 1.0) printf(", %s attention", scale_cp_kind_name(l->cp_kind));
   printf(", remat %s\n\n", scale_train_remat_name(l->remat));
 
   printf("step (per chip)\n");
@@ -148,8 +143,7 @@ static void print_text(const scale_train_problem *p, const scale_layout *l,
   bool header = false;
   for (int i = 0; i < SCALE_TRAIN_COMM_COUNT; i++) {
     const scale_train_comm_cost *c = &r->comm[i];
-    if (!(c->step_bytes > 0.0))
-      continue;
+    if (!(c->step_bytes > 0.0)) continue;
     if (!header) {
       printf("\ncollectives per step (per chip)\n");
       header = true;
@@ -236,8 +230,7 @@ static void print_json(const scale_train_problem *p, const scale_layout *l,
   cli_json_array_begin(&json, "collectives");
   for (int i = 0; i < SCALE_TRAIN_COMM_COUNT; i++) {
     const scale_train_comm_cost *c = &r->comm[i];
-    if (!(c->step_bytes > 0.0))
-      continue;
+    if (!(c->step_bytes > 0.0)) continue;
     cli_json_object_begin(&json, NULL);
     cli_json_string(&json, "name", scale_train_comm_name((scale_train_comm)i));
     cli_json_string(&json, "dim", scale_train_dim_name(c->dim));
@@ -309,8 +302,7 @@ int cli_cmd_train(int argc, char **argv) {
       break;
     case OPT_ZERO:
       ok = cli_parse_number("zero", optarg, DEGREE, &zero);
-      if (ok && zero > 3.0)
-        return cli_usage("--zero: stage %s must be 1, 2 or 3", optarg);
+      if (ok && zero > 3.0) return cli_usage("--zero: stage %s must be 1, 2 or 3", optarg);
       break;
     case OPT_TP:
       ok = cli_parse_number("tp", optarg, DEGREE, &tp);
@@ -352,8 +344,7 @@ int cli_cmd_train(int argc, char **argv) {
       break;
     case OPT_EFFICIENCY:
       ok = cli_parse_number("efficiency", optarg, SCALE_NUM_POSITIVE, &efficiency);
-      if (ok && efficiency > 1.0)
-        return cli_usage("--efficiency: %s must be in (0, 1]", optarg);
+      if (ok && efficiency > 1.0) return cli_usage("--efficiency: %s must be in (0, 1]", optarg);
       break;
     case OPT_JSON:
       as_json = true;
@@ -364,30 +355,21 @@ int cli_cmd_train(int argc, char **argv) {
     default:
       return cli_bad_option("train", argv);
     }
-    if (!ok)
-      return CLI_EXIT_USAGE;
+    if (!ok) return CLI_EXIT_USAGE;
   }
-  if (optind < argc)
-    return cli_usage("train: unexpected argument '%s'", argv[optind]);
-  if (!model_name)
-    return cli_usage("train: missing --model (try: scale model list)");
-  if (!hw_name)
-    return cli_usage("train: missing --hw (try: scale hw list)");
-  if (isnan(chips))
-    return cli_usage("train: missing --chips");
-  if (isnan(batch))
-    return cli_usage("train: missing --batch-tokens");
-  if (isnan(seq))
-    return cli_usage("train: missing --seq");
+  if (optind < argc) return cli_usage("train: unexpected argument '%s'", argv[optind]);
+  if (!model_name) return cli_usage("train: missing --model (try: scale model list)");
+  if (!hw_name) return cli_usage("train: missing --hw (try: scale hw list)");
+  if (isnan(chips)) return cli_usage("train: missing --chips");
+  if (isnan(batch)) return cli_usage("train: missing --batch-tokens");
+  if (isnan(seq)) return cli_usage("train: missing --seq");
 
   scale_model model;
   scale_chip chip;
   int rc = cli_load_model(model_name, &model);
-  if (rc)
-    return rc;
+  if (rc) return rc;
   rc = cli_load_chip(hw_name, &chip);
-  if (rc)
-    return rc;
+  if (rc) return rc;
 
   if (isnan(fsdp)) {
     double rest = chips / (dp * tp * pp * cp);
@@ -412,8 +394,7 @@ int cli_cmd_train(int argc, char **argv) {
   problem.efficiency_frac = efficiency;
   problem.train_tokens = tokens;
   scale_diag diag;
-  if (scale_train_validate(&problem, &layout, &diag))
-    return cli_usage("train: %s", diag.message);
+  if (scale_train_validate(&problem, &layout, &diag)) return cli_usage("train: %s", diag.message);
 
   scale_train_result result;
   scale_train_eval(&problem, &layout, &result);
