@@ -409,10 +409,7 @@ END_TEST
 
 static Suite *collectives_suite(void) {
   Suite *s = suite_create("collectives");
-  struct {
-    const char *name;
-    const TTest *test;
-  } cases[] = {
+  const scale_check_case cases[] = {
       {"names", names},
       {"parse_shape", parse_shape},
       {"ring_all_gather_unit", ring_all_gather_unit},
@@ -430,11 +427,7 @@ static Suite *collectives_suite(void) {
       {"ch3_q3_latency_bound", ch3_q3_latency_bound},
       {"ch3_q10_all_to_all", ch3_q10_all_to_all},
   };
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    TCase *tc = tcase_create(cases[i].name);
-    tcase_add_test(tc, cases[i].test);
-    suite_add_tcase(s, tc);
-  }
+  scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return s;
 }
 

@@ -207,21 +207,14 @@ END_TEST
 
 static Suite *gpu_suite(void) {
   Suite *s = suite_create("gpu");
-  struct {
-    const char *name;
-    const TTest *test;
-  } cases[] = {{"tensor_core_arithmetic", tensor_core_arithmetic},
+  const scale_check_case cases[] = {{"tensor_core_arithmetic", tensor_core_arithmetic},
                {"node_bandwidth", node_bandwidth},
                {"fat_tree_levels", fat_tree_levels},
                {"intra_node_collectives", intra_node_collectives},
                {"cross_node_collectives", cross_node_collectives},
                {"llm_rooflines", llm_rooflines},
                {"shipped_gpus", shipped_gpus}};
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    TCase *tc = tcase_create(cases[i].name);
-    tcase_add_test(tc, cases[i].test);
-    suite_add_tcase(s, tc);
-  }
+  scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return s;
 }
 

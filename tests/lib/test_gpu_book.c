@@ -368,10 +368,7 @@ END_TEST
 
 static Suite *gpu_book_suite(void) {
   Suite *s = suite_create("gpu_book");
-  struct {
-    const char *name;
-    const TTest *test;
-  } cases[] = {{"quiz1_cuda_cores_and_vector_flops", quiz1_cuda_cores_and_vector_flops},
+  const scale_check_case cases[] = {{"quiz1_cuda_cores_and_vector_flops", quiz1_cuda_cores_and_vector_flops},
                {"quiz1_matmul_runtimes_b200", quiz1_matmul_runtimes_b200},
                {"quiz1_memory_and_vector_add", quiz1_memory_and_vector_add},
                {"quiz2_quiz3_shipped_tree", quiz2_quiz3_shipped_tree},
@@ -381,11 +378,7 @@ static Suite *gpu_book_suite(void) {
                {"quiz5_llama3_70b", quiz5_llama3_70b},
                {"quiz5_megatron_and_layouts", quiz5_megatron_and_layouts},
                {"expert_parallel_regimes", expert_parallel_regimes}};
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    TCase *tc = tcase_create(cases[i].name);
-    tcase_add_test(tc, cases[i].test);
-    suite_add_tcase(s, tc);
-  }
+  scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return s;
 }
 

@@ -442,10 +442,7 @@ END_TEST
 
 static Suite *hardware_book_suite(void) {
   Suite *s = suite_create("hardware_book");
-  struct {
-    const char *name;
-    const TTest *test;
-  } cases[] = {
+  const scale_check_case cases[] = {
       {"every_shipped_file_loads", test_every_shipped_file_loads},
       {"data_list_finds_every_file", test_data_list_finds_every_file},
       {"v5e_hbm_intensity", test_v5e_hbm_intensity},
@@ -465,11 +462,7 @@ static Suite *hardware_book_suite(void) {
       {"v4p_weight_load_latency", test_v4p_weight_load_latency},
       {"gpu_chip_counts", test_gpu_chip_counts},
   };
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    TCase *tc = tcase_create(cases[i].name);
-    tcase_add_test(tc, cases[i].test);
-    suite_add_tcase(s, tc);
-  }
+  scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return s;
 }
 

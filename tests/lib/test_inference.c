@@ -346,10 +346,7 @@ END_TEST
 
 int main(void) {
   Suite *s = suite_create("inference");
-  struct {
-    const char *name;
-    const TTest *test;
-  } cases[] = {
+  const scale_check_case cases[] = {
       {"validate", test_validate},           {"memory", test_memory},
       {"prefill", test_prefill},             {"decode_single_chip", test_decode_single_chip},
       {"decode_regimes", test_decode_regimes}, {"decode_ici", test_decode_ici},
@@ -357,10 +354,6 @@ int main(void) {
       {"decode_mamba", test_decode_mamba},   {"frontier", test_frontier},
       {"thresholds", test_thresholds},
   };
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    TCase *tc = tcase_create(cases[i].name);
-    tcase_add_test(tc, cases[i].test);
-    suite_add_tcase(s, tc);
-  }
+  scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return scale_check_run(s);
 }

@@ -489,10 +489,7 @@ END_TEST
 
 int main(void) {
   Suite *s = suite_create("inference_book");
-  struct {
-    const char *name;
-    const TTest *test;
-  } cases[] = {
+  const scale_check_case cases[] = {
       {"ch7_critical_batch", test_ch7_critical_batch},
       {"ch7_pop_quiz_30b", test_ch7_pop_quiz_30b},
       {"ch7_llama2_13b_memory", test_ch7_llama2_13b_memory},
@@ -521,10 +518,6 @@ int main(void) {
       {"ch8_decode_eval_4x2", test_ch8_decode_eval_4x2},
       {"ch8_cost", test_ch8_cost},
   };
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    TCase *tc = tcase_create(cases[i].name);
-    tcase_add_test(tc, cases[i].test);
-    suite_add_tcase(s, tc);
-  }
+  scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return scale_check_run(s);
 }

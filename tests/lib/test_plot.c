@@ -263,10 +263,7 @@ END_TEST
 
 static Suite *plot_suite(void) {
   Suite *s = suite_create("plot");
-  struct {
-    const char *name;
-    const TTest *test;
-  } cases[] = {{"tick_labels", tick_labels},
+  const scale_check_case cases[] = {{"tick_labels", tick_labels},
                {"log_axis_geometry", log_axis_geometry},
                {"linear_axis_range", linear_axis_range},
                {"escapes_text", escapes_text},
@@ -275,11 +272,7 @@ static Suite *plot_suite(void) {
                {"buffer_contract", buffer_contract},
                {"golden_roofline", golden_roofline},
                {"golden_linear", golden_linear}};
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    TCase *tc = tcase_create(cases[i].name);
-    tcase_add_test(tc, cases[i].test);
-    suite_add_tcase(s, tc);
-  }
+  scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return s;
 }
 

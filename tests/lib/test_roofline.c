@@ -413,10 +413,7 @@ END_TEST
 
 static Suite *roofline_suite(void) {
   Suite *s = suite_create("roofline");
-  struct {
-    const char *name;
-    const TTest *test;
-  } cases[] = {
+  const scale_check_case cases[] = {
       {"basic_times", basic_times},
       {"eval_estimate", eval_estimate},
       {"channels", channels},
@@ -439,11 +436,7 @@ static Suite *roofline_suite(void) {
       {"ch2_q4_general_matmul", ch2_q4_general_matmul},
       {"ch2_q6_pieces", ch2_q6_pieces},
   };
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    TCase *tc = tcase_create(cases[i].name);
-    tcase_add_test(tc, cases[i].test);
-    suite_add_tcase(s, tc);
-  }
+  scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return s;
 }
 

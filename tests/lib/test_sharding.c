@@ -327,10 +327,7 @@ END_TEST
 
 static Suite *sharding_suite(void) {
   Suite *s = suite_create("sharding");
-  struct {
-    const char *name;
-    const TTest *test;
-  } cases[] = {
+  const scale_check_case cases[] = {
       {"mesh_parse", mesh_parse},
       {"sharding_parse", sharding_parse},
       {"bytes_unit", bytes_unit},
@@ -343,11 +340,7 @@ static Suite *sharding_suite(void) {
       {"ch3_q4_strategies", ch3_q4_strategies},
       {"ch3_q9_gather_vs_reduce_scatter", ch3_q9_gather_vs_reduce_scatter},
   };
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    TCase *tc = tcase_create(cases[i].name);
-    tcase_add_test(tc, cases[i].test);
-    suite_add_tcase(s, tc);
-  }
+  scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return s;
 }
 

@@ -588,10 +588,7 @@ END_TEST
 
 int main(void) {
   Suite *suite = suite_create("transformer");
-  struct {
-    const char *name;
-    const TTest *test;
-  } cases[] = {
+  const scale_check_case cases[] = {
       {"pass factors and matmuls", test_pass_factors},
       {"einsum FLOPs", test_einsum},
       {"dense parameters", test_params_dense},
@@ -610,10 +607,6 @@ int main(void) {
       {"attention intensity", test_attention_intensity},
       {"per-device blocks", test_blocks_per_device},
   };
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    TCase *tc = tcase_create(cases[i].name);
-    tcase_add_test(tc, cases[i].test);
-    suite_add_tcase(suite, tc);
-  }
+  scale_check_add_cases(suite, cases, sizeof cases / sizeof cases[0]);
   return scale_check_run(suite);
 }

@@ -504,10 +504,7 @@ END_TEST
 
 int main(void) {
   Suite *suite = suite_create("transformer_book");
-  struct {
-    const char *name;
-    const TTest *test;
-  } cases[] = {
+  const scale_check_case cases[] = {
       {"ch4 Q1 parameters and KV", test_q1_params_and_kv},
       {"ch4 Q2 sharded matmul", test_q2_sharded_matmul},
       {"ch4 Q3 contraction", test_q3_contraction},
@@ -531,10 +528,6 @@ int main(void) {
       {"Amer state vs KV", test_amer_state_vs_kv},
       {"Amer per-device blocks", test_amer_blocks},
   };
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    TCase *tc = tcase_create(cases[i].name);
-    tcase_add_test(tc, cases[i].test);
-    suite_add_tcase(suite, tc);
-  }
+  scale_check_add_cases(suite, cases, sizeof cases / sizeof cases[0]);
   return scale_check_run(suite);
 }

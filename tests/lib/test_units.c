@@ -139,18 +139,11 @@ END_TEST
 
 static Suite *units_suite(void) {
   Suite *s = suite_create("units");
-  struct {
-    const char *name;
-    const TTest *test;
-  } cases[] = {{"dtype_bytes", dtype_bytes},   {"dtype_parse", dtype_parse},
+  const scale_check_case cases[] = {{"dtype_bytes", dtype_bytes},   {"dtype_parse", dtype_parse},
                {"format_si", format_si},       {"format_sci_plain", format_sci_plain},
                {"format_time", format_time},   {"format_iec_and_special", format_iec_and_special},
                {"parse_numbers", parse_numbers}, {"parse_rejects", parse_rejects}};
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    TCase *tc = tcase_create(cases[i].name);
-    tcase_add_test(tc, cases[i].test);
-    suite_add_tcase(s, tc);
-  }
+  scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return s;
 }
 

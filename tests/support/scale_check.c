@@ -11,6 +11,14 @@ bool scale_check_close(double got, double expected, double rtol) {
   return fabs(got - expected) <= rtol * fabs(expected);
 }
 
+void scale_check_add_cases(Suite *suite, const scale_check_case *cases, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    TCase *tc = tcase_create(cases[i].name);
+    tcase_add_test(tc, cases[i].test);
+    suite_add_tcase(suite, tc);
+  }
+}
+
 int scale_check_run(Suite *suite) {
   SRunner *runner = srunner_create(suite);
   srunner_run_all(runner, CK_NORMAL);

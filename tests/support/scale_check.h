@@ -8,6 +8,7 @@
 
 #include <check.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 /** Whether |got - expected| <= rtol * |expected| (or both are zero, or both NaN). */
 bool scale_check_close(double got, double expected, double rtol);
@@ -28,6 +29,15 @@ bool scale_check_close(double got, double expected, double rtol);
     double got_ = (got);                                                                      \
     ck_assert_msg(got_ != got_, "%s: expected NaN, got %.6g", #got, got_);                    \
   } while (0)
+
+/** One test case of a suite: its name (the TCase) and its test. */
+typedef struct {
+  const char *name;
+  const TTest *test;
+} scale_check_case;
+
+/** Adds each of cases[0..n) to 'suite' as a TCase of its own (one behaviour each). */
+void scale_check_add_cases(Suite *suite, const scale_check_case *cases, size_t n);
 
 /** Runs 'suite' with Check's default (fork) mode; returns the process exit status. */
 int scale_check_run(Suite *suite);
