@@ -9,6 +9,7 @@
 #ifndef SCALE_CLI_H
 #define SCALE_CLI_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -55,11 +56,20 @@ typedef struct {
   bool json;        /**< --json anywhere on the line */
 } cli_list_show;
 
+/** A subcommand's own options for cli_parse_list_show(): getopt_long entries (their 'val'
+ * above 255) and a handler that takes each one's value, returning false after reporting a
+ * usage error. NULL extras: only --json and --help. */
+typedef struct {
+  const struct option *options; /**< terminated by a zero entry */
+  bool (*handle)(int val, const char *arg, void *ctx);
+  void *ctx;
+} cli_extra_options;
+
 /** Parses the arguments of a list/show subcommand named 'cmd' ("hw", "model"); 'usage' prints
- * its --help. Returns -1 when the caller should go on with *out, else the exit status to return
- * (0 after --help, 2 after a usage error, reported). */
+ * its --help. Options may come anywhere on the line. Returns -1 when the caller should go on
+ * with *out, else the exit status to return (0 after --help, 2 after a usage error, reported). */
 int cli_parse_list_show(const char *cmd, int argc, char **argv, void (*usage)(FILE *),
-                        cli_list_show *out);
+                        const cli_extra_options *extra, cli_list_show *out);
 
 /* ---- loading by name ------------------------------------------------------------------------ */
 

@@ -52,35 +52,34 @@ int cli_bad_option(const char *cmd, char **argv) {
 }
 
 int cli_parse_list_show(const char *cmd, int argc, char **argv, void (*usage)(FILE *),
-                        cli_list_show *out) {
-  static const struct option options[] = {
-      {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+                        const cli_extra_options *extra, cli_list_show *out) {
+  enum { OPT_JSON = 'j', OPT_HELP = 'h', MAX_OPTIONS = 16 };
+  struct option options[MAX_OPTIONS + 3] = {{"json", no_argument, NULL, OPT_JSON},
+                                            {"help", no_argument, NULL, OPT_HELP}};
+  int n = 2;
+  for (const struct option *o = extra ? extra->options : NULL; o && o->name && n < MAX_OPTIONS;)
+    options[n++] = *o++;
+  options[n] = (struct option){NULL, 0, NULL, 0};
   out->list = false, out->name = NULL, out->json = false;
   cli_getopt_reset();
   int c;
-  while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
-    if (c == 'j') {
+  /* getopt_long permutes argv, so options may follow the action and NAME. */
+  while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+    if (c == OPT_JSON) {
       out->json = true;
-    } else if (c == 'h') {
+    } else if (c == OPT_HELP) {
       usage(stdout);
       return CLI_EXIT_OK;
+    } else if (c > 255 && extra) {
+      if (!extra->handle(c, optarg, extra->ctx)) return CLI_EXIT_USAGE;
     } else {
       return cli_bad_option(cmd, argv);
     }
   }
   if (optind >= argc) return cli_usage("%s: missing action (list or show NAME)", cmd);
   const char *action = argv[optind++];
-  /* options may also follow the action: scale hw show tpu-v5p --json */
-  for (; optind < argc; optind++) {
-    if (strcmp(argv[optind], "--json") == 0)
-      out->json = true;
-    else if (argv[optind][0] == '-' && argv[optind][1])
-      return cli_usage("%s: unknown option '%s' (try: scale %s --help)", cmd, argv[optind], cmd);
-    else if (!out->name)
-      out->name = argv[optind];
-    else
-      return cli_usage("%s: unexpected argument '%s'", cmd, argv[optind]);
-  }
+  if (optind < argc) out->name = argv[optind++];
+  if (optind < argc) return cli_usage("%s: unexpected argument '%s'", cmd, argv[optind]);
   if (strcmp(action, "list") == 0) {
     if (out->name) return cli_usage("%s list: unexpected argument '%s'", cmd, out->name);
     out->list = true;

@@ -205,7 +205,7 @@ static void usage(FILE *out) {
 
 int cli_cmd_hw(int argc, char **argv) {
   cli_list_show args;
-  int rc = cli_parse_list_show("hw", argc, argv, usage, &args);
+  int rc = cli_parse_list_show("hw", argc, argv, usage, NULL, &args);
   if (rc >= 0) return rc;
   if (args.list) return list(args.json);
   scale_chip chip;

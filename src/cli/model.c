@@ -1,4 +1,5 @@
 /* model.c — `scale model list` and `scale model show NAME`: the architectures of models/. */
+#include <getopt.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -147,38 +148,24 @@ static void usage(FILE *out) {
                "state, and training memory (bf16 weights and gradients, fp32 Adam).\n");
 }
 
-/* Takes `--context T` and `--kv-dtype D` (also `--opt=value`) out of argv into *q, leaving
- * the rest for the list/show parser. Returns -1 to go on, else the exit status. */
-static int take_query(int *argc, char **argv, cli_model_query *q) {
-  q->context = 0;
-  q->kv_dtype = SCALE_DTYPE_BF16;
-  int out = 0;
-  for (int i = 0; i < *argc; i++) {
-    const char *a = argv[i];
-    bool ctx = strncmp(a, "--context", 9) == 0 && (a[9] == '\0' || a[9] == '=');
-    bool kv = strncmp(a, "--kv-dtype", 10) == 0 && (a[10] == '\0' || a[10] == '=');
-    if (!ctx && !kv) {
-      argv[out++] = argv[i];
-      continue;
-    }
-    const char *eq = strchr(a, '=');
-    const char *value = eq ? eq + 1 : (i + 1 < *argc ? argv[++i] : NULL);
-    if (!value) return cli_usage("model: %s needs a value", a);
-    if (ctx &&
-        !cli_parse_number("context", value, SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER, &q->context))
-      return CLI_EXIT_USAGE;
-    if (kv && !cli_parse_dtype("kv-dtype", value, &q->kv_dtype)) return CLI_EXIT_USAGE;
-  }
-  *argc = out;
-  return -1;
+enum { OPT_CONTEXT = 256, OPT_KV_DTYPE };
+
+/* The options of `model show` beyond --json: the context and KV dtype of the derived rows. */
+static bool take_query(int val, const char *arg, void *ctx) {
+  cli_model_query *q = ctx;
+  if (val == OPT_CONTEXT)
+    return cli_parse_number("context", arg, SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER, &q->context);
+  return cli_parse_dtype("kv-dtype", arg, &q->kv_dtype);
 }
 
 int cli_cmd_model(int argc, char **argv) {
-  cli_model_query q;
-  int rc = take_query(&argc, argv, &q);
-  if (rc >= 0) return rc;
+  static const struct option options[] = {{"context", required_argument, NULL, OPT_CONTEXT},
+                                          {"kv-dtype", required_argument, NULL, OPT_KV_DTYPE},
+                                          {NULL, 0, NULL, 0}};
+  cli_model_query q = {0, SCALE_DTYPE_BF16};
+  cli_extra_options extra = {options, take_query, &q};
   cli_list_show args;
-  rc = cli_parse_list_show("model", argc, argv, usage, &args);
+  int rc = cli_parse_list_show("model", argc, argv, usage, &extra, &args);
   if (rc >= 0) return rc;
   if (args.list) return list(args.json);
   scale_model m;

@@ -366,10 +366,8 @@ int cli_cmd_train(int argc, char **argv) {
 
   scale_model model;
   scale_chip chip;
-  int rc = cli_load_model(model_name, &model);
-  if (rc) return rc;
-  rc = cli_load_chip(hw_name, &chip);
-  if (rc) return rc;
+  int rc;
+  if ((rc = cli_load_model(model_name, &model)) || (rc = cli_load_chip(hw_name, &chip))) return rc;
 
   if (isnan(fsdp)) {
     double rest = chips / (dp * tp * pp * cp);
