@@ -24,14 +24,6 @@
       F("network", "level" #n "_member_bytes_per_s", INI_DOUBLE,                                   \
         net_levels[n - 1].member_bytes_per_s, false)
 
-/* Indices into chip_fields[] of the entries the loader treats specially (keep in step). */
-enum {
-  FIELD_KIND = 0,
-  FIELD_BASE = 1,
-  FIELD_BF16 = 4,
-  FIELD_FP16 = 5
-}; /* indices used by the loader below */
-
 static const ini_field chip_fields[] = {
     F("chip", "kind", INI_CUSTOM, kind, true), /* tpu | gpu, converted by apply_kind() */
     F("system", "base", INI_STRING, base, false),
@@ -80,6 +72,11 @@ static const ini_field chip_fields[] = {
 
 static const int n_chip_fields = (int)(sizeof chip_fields / sizeof chip_fields[0]);
 
+/* The file's entry for [section] key of the chip schema, or -1. */
+static int find(const ini_file *file, const char *section, const char *key) {
+  return ini_find_key(file, chip_fields, n_chip_fields, section, key);
+}
+
 /* Every double of a fresh record is NaN ("unknown"), never 0. */
 static void chip_clear(scale_chip *chip) {
   memset(chip, 0, sizeof *chip);
@@ -123,7 +120,7 @@ static scale_status load_base(const char *path, const ini_entry *entry, scale_ch
 }
 
 static scale_status apply_kind(const ini_file *file, scale_chip *out, scale_diag *diag) {
-  int i = ini_find(file, FIELD_KIND);
+  int i = find(file, "chip", "kind");
   if (i < 0) return SCALE_OK; /* inherited from a base */
   const ini_entry *entry = &file->entries[i];
   if (strcmp(entry->value, "tpu") == 0)
@@ -140,13 +137,14 @@ static scale_status load_depth(const char *path, scale_chip *out, scale_diag *di
   ini_file *file = malloc(sizeof *file);
   if (!file) return scale_diag_set(diag, SCALE_ERR_NOMEM, path, 0, "out of memory");
   scale_status st = ini_read(path, chip_fields, n_chip_fields, file, diag);
-  int base = st ? -1 : ini_find(file, FIELD_BASE);
+  int base = st ? -1 : find(file, "system", "base");
   if (!st && base >= 0) {
     st = load_base(path, &file->entries[base], out, diag, depth);
   } else if (!st) {
     chip_clear(out);
     st = ini_check_required(file, chip_fields, n_chip_fields, diag);
-    if (!st && ini_find(file, FIELD_BF16) < 0 && ini_find(file, FIELD_FP16) < 0)
+    if (!st && find(file, "chip", "bf16_flops_per_s") < 0 &&
+        find(file, "chip", "fp16_flops_per_s") < 0)
       st = scale_diag_set(diag, SCALE_ERR_MISSING_KEY, path, 0,
                           "missing required key: bf16_flops_per_s or fp16_flops_per_s in [chip]");
   }

@@ -72,10 +72,7 @@ static bool section_known(const reader_ctx *ctx, const char *section) {
 static int handle(void *user, const char *section, const char *name, const char *value) {
   reader_ctx *ctx = user;
   char message[320];
-  int field = -1;
-  for (int i = 0; i < ctx->n_fields; i++)
-    if (strcmp(ctx->fields[i].section, section) == 0 && strcmp(ctx->fields[i].key, name) == 0)
-      field = i;
+  int field = ini_field_index(ctx->fields, ctx->n_fields, section, name);
   if (field < 0) {
     if (!section[0])
       snprintf(message, sizeof message, "key '%.60s' outside any [section]", name);
@@ -230,6 +227,18 @@ scale_status ini_apply(const ini_file *file, const ini_field *fields, void *reco
     if (st) return st;
   }
   return SCALE_OK;
+}
+
+int ini_field_index(const ini_field *fields, int n_fields, const char *section, const char *key) {
+  for (int i = 0; i < n_fields; i++)
+    if (strcmp(fields[i].section, section) == 0 && strcmp(fields[i].key, key) == 0) return i;
+  return -1;
+}
+
+int ini_find_key(const ini_file *file, const ini_field *fields, int n_fields,
+                 const char *section, const char *key) {
+  int field = ini_field_index(fields, n_fields, section, key);
+  return field < 0 ? -1 : ini_find(file, field);
 }
 
 int ini_find(const ini_file *file, int field) {

@@ -63,6 +63,13 @@ scale_status ini_read(const char *path, const ini_field *fields, int n_fields, i
 scale_status ini_apply(const ini_file *file, const ini_field *fields, void *record,
                        scale_diag *diag);
 
+/** Index in 'fields' of the key [section] key, or -1 when the schema has no such key. */
+int ini_field_index(const ini_field *fields, int n_fields, const char *section, const char *key);
+
+/** Index of the file's entry for [section] key, or -1 when the file does not set it. */
+int ini_find_key(const ini_file *file, const ini_field *fields, int n_fields,
+                 const char *section, const char *key);
+
 /** Index of the entry for schema field 'field', or -1 when the file does not set it. */
 int ini_find(const ini_file *file, int field);
 

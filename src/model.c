@@ -11,8 +11,6 @@
 #define F(section, key, kind, member, required)                                                    \
   { section, key, kind, offsetof(scale_model, member), required }
 
-enum { FIELD_ARCH = 0 };
-
 static const ini_field model_fields[] = {
     F("model", "arch", INI_CUSTOM, arch, true), /* transformer | mamba2 */
     F("model", "display_name", INI_STRING, display_name, true),
@@ -53,11 +51,7 @@ static const int n_model_fields = (int)(sizeof model_fields / sizeof model_field
 static scale_status require(const ini_file *file, const char *why, const char *section,
                             const char *const *keys, scale_diag *diag) {
   for (; *keys; keys++) {
-    int field = -1;
-    for (int i = 0; i < n_model_fields; i++)
-      if (strcmp(model_fields[i].section, section) == 0 && strcmp(model_fields[i].key, *keys) == 0)
-        field = i;
-    if (field < 0 || ini_find(file, field) < 0)
+    if (ini_find_key(file, model_fields, n_model_fields, section, *keys) < 0)
       return scale_diag_set(diag, SCALE_ERR_MISSING_KEY, file->path, 0,
                             "missing required key '%s' in [%s] (%s)", *keys, section, why);
   }
@@ -105,7 +99,8 @@ static scale_status cross_check(const char *path, const scale_model *m, scale_di
 }
 
 static scale_status apply_arch(const ini_file *file, scale_model *m, scale_diag *diag) {
-  const ini_entry *entry = &file->entries[ini_find(file, FIELD_ARCH)];
+  const ini_entry *entry =
+      &file->entries[ini_find_key(file, model_fields, n_model_fields, "model", "arch")];
   if (strcmp(entry->value, "transformer") == 0)
     m->arch = SCALE_ARCH_TRANSFORMER;
   else if (strcmp(entry->value, "mamba2") == 0)
