@@ -56,8 +56,9 @@ int scale_gpu_levels_spanned(const scale_chip *chip, double n_gpus) {
   return -1;
 }
 
-/* [listing:gpu_all_gather] The time of a ring at every level of the tree, levels overlapped. */
-double scale_gpu_all_gather_s(const scale_chip *chip, double x, double y, double bytes) {
+/* [listing:gpu_all_gather] The time of a ring at every level of the tree, levels overlapped.
+ * 'ring' counts the (d-1)/d of a ring; without it (SHARP) the switches reduce in place. */
+static double tree_s(const scale_chip *chip, double x, double y, double bytes, bool ring) {
   if (!is_count(x) || !is_count(y) || !(bytes >= 0)) return NaN;
   double extent = x * y;
   if (chip->n_net_levels < 1 || extent > scale_gpu_level_gpus(chip, chip->n_net_levels)) return NaN;
@@ -70,11 +71,16 @@ double scale_gpu_all_gather_s(const scale_chip *chip, double x, double y, double
     double d = fmin(l->fanout, span / fmax(y, below)); /* members holding the group */
     if (d <= 1.0) continue;
     double share = fmin(1.0, below / y); /* of the array each member carries */
-    worst = fmax(worst, (d - 1.0) / d * share / l->member_bytes_per_s);
+    double passes = ring ? (d - 1.0) / d : 1.0;
+    worst = fmax(worst, passes * share / l->member_bytes_per_s);
   }
   return bytes * worst;
 }
 /* [/listing:gpu_all_gather] */
+
+double scale_gpu_all_gather_s(const scale_chip *chip, double x, double y, double bytes) {
+  return tree_s(chip, x, y, bytes, true);
+}
 
 double scale_gpu_allgather_bytes_per_s(const scale_chip *chip, double n_gpus) {
   if (!(n_gpus >= 2)) return NaN;
@@ -82,20 +88,7 @@ double scale_gpu_allgather_bytes_per_s(const scale_chip *chip, double n_gpus) {
 }
 
 double scale_gpu_all_reduce_s(const scale_chip *chip, double x, double y, double bytes, int sharp) {
-  if (!sharp) return 2.0 * scale_gpu_all_gather_s(chip, x, y, bytes);
-  if (!is_count(x) || !is_count(y) || !(bytes >= 0)) return NaN;
-  double extent = x * y;
-  if (chip->n_net_levels < 1 || extent > scale_gpu_level_gpus(chip, chip->n_net_levels)) return NaN;
-  double worst = 0.0;
-  for (int i = 1; i <= chip->n_net_levels; i++) {
-    double below = scale_gpu_level_member_gpus(chip, i);
-    if (extent <= below) break;
-    const scale_net_level *l = &chip->net_levels[i - 1];
-    double span = fmin(below * l->fanout, extent);
-    if (fmin(l->fanout, span / fmax(y, below)) <= 1.0) continue;
-    worst = fmax(worst, fmin(1.0, below / y) / l->member_bytes_per_s);
-  }
-  return bytes * worst;
+  return sharp ? tree_s(chip, x, y, bytes, false) : 2.0 * tree_s(chip, x, y, bytes, true);
 }
 
 double scale_gpu_all_to_all_s(const scale_chip *chip, double n, double bytes) {
