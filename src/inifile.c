@@ -235,8 +235,8 @@ int ini_field_index(const ini_field *fields, int n_fields, const char *section, 
   return -1;
 }
 
-int ini_find_key(const ini_file *file, const ini_field *fields, int n_fields,
-                 const char *section, const char *key) {
+int ini_find_key(const ini_file *file, const ini_field *fields, int n_fields, const char *section,
+                 const char *key) {
   int field = ini_field_index(fields, n_fields, section, key);
   return field < 0 ? -1 : ini_find(file, field);
 }

@@ -67,8 +67,8 @@ scale_status ini_apply(const ini_file *file, const ini_field *fields, void *reco
 int ini_field_index(const ini_field *fields, int n_fields, const char *section, const char *key);
 
 /** Index of the file's entry for [section] key, or -1 when the file does not set it. */
-int ini_find_key(const ini_file *file, const ini_field *fields, int n_fields,
-                 const char *section, const char *key);
+int ini_find_key(const ini_file *file, const ini_field *fields, int n_fields, const char *section,
+                 const char *key);
 
 /** Index of the entry for schema field 'field', or -1 when the file does not set it. */
 int ini_find(const ini_file *file, int field);

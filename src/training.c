@@ -144,6 +144,20 @@ scale_train_problem scale_train_problem_make(const scale_model *model, const sca
 /* Book ch. 5 "Scaling Across Pods": the model-parallel and FSDP dimensions fill
  * the fast domain (an ICI slice up to a pod, or an NVLink domain), pure DP goes
  * over DCN. */
+/* The dimensions that take chips, innermost first: the order in which they fill the fast
+ * domain (scale_train_layout_map) and in which each strides over the ones inside it
+ * (tree_bandwidth). EP reuses the data-parallel chips. */
+static const scale_train_dim map_order[] = {SCALE_TRAIN_DIM_TP, SCALE_TRAIN_DIM_CP,
+                                            SCALE_TRAIN_DIM_FSDP, SCALE_TRAIN_DIM_PP,
+                                            SCALE_TRAIN_DIM_DP};
+#define N_MAP_ORDER (sizeof map_order / sizeof map_order[0])
+
+/* A layout's degree of dimension 'd'. */
+static double degree_of(const scale_layout *l, scale_train_dim d) {
+  const double degree[SCALE_TRAIN_DIM_COUNT] = {l->dp, l->fsdp, l->tp, l->pp, l->ep, l->cp};
+  return (unsigned)d < SCALE_TRAIN_DIM_COUNT ? degree[d] : (double)NAN;
+}
+
 void scale_train_layout_map(const scale_chip *chip, double n_chips, scale_layout *layout) {
   if (chip == NULL || layout == NULL) return;
   bool gpu = chip->kind == SCALE_HW_GPU;
@@ -155,14 +169,11 @@ void scale_train_layout_map(const scale_chip *chip, double n_chips, scale_layout
     domain = isfinite(pod) ? fmin(pod, n_chips) : n_chips;
   }
   scale_train_link fast = gpu ? SCALE_TRAIN_LINK_NVLINK : SCALE_TRAIN_LINK_ICI;
-  static const scale_train_dim order[] = {SCALE_TRAIN_DIM_TP, SCALE_TRAIN_DIM_CP,
-                                          SCALE_TRAIN_DIM_FSDP, SCALE_TRAIN_DIM_PP,
-                                          SCALE_TRAIN_DIM_DP};
   const double degree[SCALE_TRAIN_DIM_COUNT] = {layout->dp, layout->fsdp, layout->tp,
                                                 layout->pp, layout->ep,   layout->cp};
   double inner = 1.0;
-  for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
-    scale_train_dim d = order[i];
+  for (size_t i = 0; i < N_MAP_ORDER; i++) {
+    scale_train_dim d = map_order[i];
     inner *= degree[d];
     layout->link[d] =
         (degree[d] <= 1.0 || inner <= domain * (1.0 + 1e-9)) ? fast : SCALE_TRAIN_LINK_DCN;
@@ -488,27 +499,10 @@ static double link_bandwidth(const scale_chip *chip, const scale_layout *l, scal
  * NaN when the chip has no tree or the group is larger than it (callers fall back). */
 static double tree_bandwidth(const scale_chip *chip, const scale_layout *l, scale_train_dim d) {
   if (chip->kind != SCALE_HW_GPU || chip->n_net_levels < 1) return NAN;
-  double inner;
-  switch (d) {
-  case SCALE_TRAIN_DIM_TP:
-    inner = 1.0;
-    break;
-  case SCALE_TRAIN_DIM_CP:
-    inner = l->tp;
-    break;
-  case SCALE_TRAIN_DIM_FSDP:
-    inner = l->tp * l->cp;
-    break;
-  case SCALE_TRAIN_DIM_DP:
-    inner = l->tp * l->cp * l->fsdp * l->pp;
-    break;
-  default:
-    return NAN;
-  }
-  double degree = d == SCALE_TRAIN_DIM_TP     ? l->tp
-                  : d == SCALE_TRAIN_DIM_CP   ? l->cp
-                  : d == SCALE_TRAIN_DIM_FSDP ? l->fsdp
-                                              : l->dp;
+  if (d == SCALE_TRAIN_DIM_PP || d == SCALE_TRAIN_DIM_EP) return NAN; /* not gathers */
+  double inner = 1.0, degree = degree_of(l, d);
+  for (size_t i = 0; i < N_MAP_ORDER && map_order[i] != d; i++)
+    inner *= degree_of(l, map_order[i]);
   if (degree <= 1.0) return NAN;
   double t = scale_gpu_all_gather_s(chip, degree, inner, 1.0);
   return t > 0.0 ? 1.0 / (inner * t) : (double)NAN;
