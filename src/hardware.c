@@ -17,58 +17,74 @@
 
 /* ==== schema ================================================================================ */
 
-#define F(section, key, kind, member, required)                                                    \
-  { section, key, kind, offsetof(scale_chip, member), required }
+/* Plausible ranges (hardware/README.md "Ranges"): wide enough for a laptop CPU and for chips
+ * a decade out, narrow enough that a slip of the exponent or a fraction of a chip is refused at
+ * load time instead of turning into inf, NaN or an endless search downstream. */
+#define RATE 1e9, 1e19  /* FLOP/s of one chip */
+#define BW 1e6, 1e16    /* bytes/s of a memory, link or network port */
+#define MEMORY 1e6, 1e15 /* HBM (or DRAM) bytes of one chip */
+#define SRAM 1e3, 1e12  /* on-chip memories: VMEM, shared memory, L2, registers */
+#define AXIS 1, 65536   /* chips along one torus axis */
+#define MANY 1, 1e6     /* cores, units, switches, GPUs in a domain */
+
+#define F(section, key, kind, member, required, ...)                                               \
+  { section, key, kind, offsetof(scale_chip, member), required, __VA_ARGS__ }
 #define LEVEL(n)                                                                                   \
-  F("network", "level" #n "_fanout", INI_DOUBLE, net_levels[n - 1].fanout, false),                 \
+  F("network", "level" #n "_fanout", INI_WHOLE, net_levels[n - 1].fanout, false, 2, 1e6),          \
       F("network", "level" #n "_member_bytes_per_s", INI_DOUBLE,                                   \
-        net_levels[n - 1].member_bytes_per_s, false)
+        net_levels[n - 1].member_bytes_per_s, false, BW)
 
 static const ini_field chip_fields[] = {
-    F("chip", "kind", INI_CUSTOM, kind, true), /* tpu | gpu, converted by apply_kind() */
-    F("system", "base", INI_STRING, base, false),
-    F("chip", "display_name", INI_STRING, display_name, true),
-    F("chip", "fp32_flops_per_s", INI_DOUBLE, flops_per_s[SCALE_DTYPE_FP32], false),
-    F("chip", "bf16_flops_per_s", INI_DOUBLE, flops_per_s[SCALE_DTYPE_BF16], false),
-    F("chip", "fp16_flops_per_s", INI_DOUBLE, flops_per_s[SCALE_DTYPE_FP16], false),
-    F("chip", "fp8_flops_per_s", INI_DOUBLE, flops_per_s[SCALE_DTYPE_FP8], false),
-    F("chip", "int8_flops_per_s", INI_DOUBLE, flops_per_s[SCALE_DTYPE_INT8], false),
-    F("chip", "int4_flops_per_s", INI_DOUBLE, flops_per_s[SCALE_DTYPE_INT4], false),
-    F("chip", "vector_flops_per_s", INI_DOUBLE, vector_flops_per_s, false),
-    F("chip", "clock_hz", INI_DOUBLE, clock_hz, false),
-    F("chip", "n_cores", INI_DOUBLE, n_cores, false),
-    F("chip", "n_matmul_units", INI_DOUBLE, n_matmul_units, false),
-    F("chip", "hbm_bytes", INI_DOUBLE, hbm_bytes, true),
-    F("chip", "hbm_bytes_per_s", INI_DOUBLE, hbm_bytes_per_s, true),
-    F("chip", "vmem_bytes", INI_DOUBLE, vmem_bytes, false),
-    F("chip", "smem_bytes_per_core", INI_DOUBLE, smem_bytes_per_core, false),
-    F("chip", "l2_bytes", INI_DOUBLE, l2_bytes, false),
-    F("chip", "register_bytes_per_core", INI_DOUBLE, register_bytes_per_core, false),
-    F("ici", "link_bytes_per_s", INI_DOUBLE, ici_link_bytes_per_s, false),
-    F("ici", "n_axes", INI_DOUBLE, ici_n_axes, false),
-    F("ici", "hop_latency_s", INI_DOUBLE, ici_hop_latency_s, false),
-    F("ici", "pod_x", INI_DOUBLE, pod_shape[0], false),
-    F("ici", "pod_y", INI_DOUBLE, pod_shape[1], false),
-    F("ici", "pod_z", INI_DOUBLE, pod_shape[2], false),
-    F("ici", "host_x", INI_DOUBLE, host_shape[0], false),
-    F("ici", "host_y", INI_DOUBLE, host_shape[1], false),
-    F("ici", "host_z", INI_DOUBLE, host_shape[2], false),
-    F("ici", "wrap_axis_multiple", INI_DOUBLE, wrap_axis_multiple, false),
-    F("nvlink", "bytes_per_s", INI_DOUBLE, nvlink_bytes_per_s, false),
-    F("nvlink", "domain_size", INI_DOUBLE, nvlink_domain_size, false),
-    F("nvlink", "nvswitch_bytes_per_s", INI_DOUBLE, nvswitch_bytes_per_s, false),
-    F("nvlink", "n_nvswitches", INI_DOUBLE, n_nvswitches, false),
-    F("network", "pcie_bytes_per_s", INI_DOUBLE, pcie_bytes_per_s, false),
-    F("network", "dcn_bytes_per_s", INI_DOUBLE, dcn_bytes_per_s, false),
+    F("chip", "kind", INI_CUSTOM, kind, true, 0, 0), /* tpu | gpu, converted by apply_kind() */
+    F("system", "base", INI_STRING, base, false, 0, 0),
+    F("chip", "display_name", INI_STRING, display_name, true, 0, 0),
+    F("chip", "fp32_flops_per_s", INI_DOUBLE, flops_per_s[SCALE_DTYPE_FP32], false, RATE),
+    F("chip", "bf16_flops_per_s", INI_DOUBLE, flops_per_s[SCALE_DTYPE_BF16], false, RATE),
+    F("chip", "fp16_flops_per_s", INI_DOUBLE, flops_per_s[SCALE_DTYPE_FP16], false, RATE),
+    F("chip", "fp8_flops_per_s", INI_DOUBLE, flops_per_s[SCALE_DTYPE_FP8], false, RATE),
+    F("chip", "int8_flops_per_s", INI_DOUBLE, flops_per_s[SCALE_DTYPE_INT8], false, RATE),
+    F("chip", "int4_flops_per_s", INI_DOUBLE, flops_per_s[SCALE_DTYPE_INT4], false, RATE),
+    F("chip", "vector_flops_per_s", INI_DOUBLE, vector_flops_per_s, false, RATE),
+    F("chip", "clock_hz", INI_DOUBLE, clock_hz, false, 1e6, 1e11),
+    F("chip", "n_cores", INI_WHOLE, n_cores, false, MANY),
+    F("chip", "n_matmul_units", INI_WHOLE, n_matmul_units, false, MANY),
+    F("chip", "hbm_bytes", INI_DOUBLE, hbm_bytes, true, MEMORY),
+    F("chip", "hbm_bytes_per_s", INI_DOUBLE, hbm_bytes_per_s, true, BW),
+    F("chip", "vmem_bytes", INI_DOUBLE, vmem_bytes, false, SRAM),
+    F("chip", "smem_bytes_per_core", INI_DOUBLE, smem_bytes_per_core, false, SRAM),
+    F("chip", "l2_bytes", INI_DOUBLE, l2_bytes, false, SRAM),
+    F("chip", "register_bytes_per_core", INI_DOUBLE, register_bytes_per_core, false, SRAM),
+    F("ici", "link_bytes_per_s", INI_DOUBLE, ici_link_bytes_per_s, false, BW),
+    F("ici", "n_axes", INI_WHOLE, ici_n_axes, false, 1, 3),
+    F("ici", "hop_latency_s", INI_DOUBLE, ici_hop_latency_s, false, 1e-10, 1e-1),
+    F("ici", "pod_x", INI_WHOLE, pod_shape[0], false, AXIS),
+    F("ici", "pod_y", INI_WHOLE, pod_shape[1], false, AXIS),
+    F("ici", "pod_z", INI_WHOLE, pod_shape[2], false, AXIS),
+    F("ici", "host_x", INI_WHOLE, host_shape[0], false, AXIS),
+    F("ici", "host_y", INI_WHOLE, host_shape[1], false, AXIS),
+    F("ici", "host_z", INI_WHOLE, host_shape[2], false, AXIS),
+    F("ici", "wrap_axis_multiple", INI_WHOLE, wrap_axis_multiple, false, AXIS),
+    F("nvlink", "bytes_per_s", INI_DOUBLE, nvlink_bytes_per_s, false, BW),
+    F("nvlink", "domain_size", INI_WHOLE, nvlink_domain_size, false, MANY),
+    F("nvlink", "nvswitch_bytes_per_s", INI_DOUBLE, nvswitch_bytes_per_s, false, BW),
+    F("nvlink", "n_nvswitches", INI_WHOLE, n_nvswitches, false, MANY),
+    F("network", "pcie_bytes_per_s", INI_DOUBLE, pcie_bytes_per_s, false, BW),
+    F("network", "dcn_bytes_per_s", INI_DOUBLE, dcn_bytes_per_s, false, BW),
     LEVEL(1),
     LEVEL(2),
     LEVEL(3),
     LEVEL(4),
-    F("price", "usd_per_hour", INI_DOUBLE, usd_per_hour, false),
-    F("system", "n_chips", INI_DOUBLE, n_chips, false),
+    F("price", "usd_per_hour", INI_DOUBLE, usd_per_hour, false, 1e-3, 1e6),
+    F("system", "n_chips", INI_WHOLE, n_chips, false, 1, 1e9),
 };
 #undef LEVEL
 #undef F
+#undef RATE
+#undef BW
+#undef MEMORY
+#undef SRAM
+#undef AXIS
+#undef MANY
 
 static const int n_chip_fields = (int)(sizeof chip_fields / sizeof chip_fields[0]);
 
@@ -81,7 +97,7 @@ static int find(const ini_file *file, const char *section, const char *key) {
 static void chip_clear(scale_chip *chip) {
   memset(chip, 0, sizeof *chip);
   for (int i = 0; i < n_chip_fields; i++)
-    if (chip_fields[i].kind == INI_DOUBLE) {
+    if (chip_fields[i].kind == INI_DOUBLE || chip_fields[i].kind == INI_WHOLE) {
       double nan_value = (double)NAN;
       memcpy((char *)chip + chip_fields[i].offset, &nan_value, sizeof nan_value);
     }

@@ -162,6 +162,33 @@ bool scale_strict_number(const char *text, double *out) {
   return true;
 }
 
+/* A bound as people write it in the files: "1e16", "65536", "1e-10" (no "e+16"). */
+static void format_bound(char *buf, size_t size, double value) {
+  char raw[32];
+  snprintf(raw, sizeof raw, "%g", value);
+  size_t n = 0;
+  for (const char *p = raw; *p && n + 1 < size; p++) {
+    if (*p == '+' || (*p == '0' && p - raw >= 2 && (p[-1] == '+' || p[-1] == '-') && p[-2] == 'e'))
+      continue; /* drop the '+' and a leading 0 of the exponent */
+    buf[n++] = *p;
+  }
+  buf[n] = '\0';
+}
+
+/* Refuses 'value' outside [lo, hi], or a fraction in a count, naming the key and its range. */
+static scale_status check_range(const ini_file *file, const ini_entry *entry,
+                                const ini_field *field, double value, scale_diag *diag) {
+  bool whole = field->kind == INI_WHOLE || field->kind == INI_COUNT;
+  if (value >= field->lo && value <= field->hi && (!whole || value == floor(value)))
+    return SCALE_OK;
+  char lo[32], hi[32];
+  format_bound(lo, sizeof lo, field->lo);
+  format_bound(hi, sizeof hi, field->hi);
+  return scale_diag_set(diag, SCALE_ERR_RANGE, file->path, entry->line,
+                        "%s must be %sin [%s, %s], got %.60s", field->key,
+                        whole ? "a whole number " : "", lo, hi, entry->value);
+}
+
 static scale_status apply_one(const ini_file *file, const ini_entry *entry, const ini_field *field,
                               void *record, scale_diag *diag) {
   char *dst = (char *)record + field->offset;
@@ -179,32 +206,10 @@ static scale_status apply_one(const ini_file *file, const ini_entry *entry, cons
     return scale_diag_set(diag, SCALE_ERR_PARSE, path, entry->line,
                           "'%s': '%.60s' is not a plain number in base units", field->key,
                           entry->value);
-  if (value == HUGE_VAL || (value != 0 && fabs(value) < 1e-300))
+  if (value == HUGE_VAL)
     return scale_diag_set(diag, SCALE_ERR_RANGE, path, entry->line, "'%s': '%.60s' is out of range",
                           field->key, entry->value);
-  bool integral = value == floor(value);
-  switch (field->kind) {
-  case INI_DOUBLE:
-    if (!(value > 0))
-      return scale_diag_set(diag, SCALE_ERR_RANGE, path, entry->line, "'%s' must be > 0, got %s",
-                            field->key, entry->value);
-    memcpy(dst, &value, sizeof value);
-    return SCALE_OK;
-  case INI_DOUBLE0:
-    if (value < 0)
-      return scale_diag_set(diag, SCALE_ERR_RANGE, path, entry->line, "'%s' must be >= 0, got %s",
-                            field->key, entry->value);
-    memcpy(dst, &value, sizeof value);
-    return SCALE_OK;
-  case INI_COUNT: {
-    if (value < 0 || !integral || value > 9.0e15)
-      return scale_diag_set(diag, SCALE_ERR_RANGE, path, entry->line,
-                            "'%s' must be a whole number >= 0, got %s", field->key, entry->value);
-    int64_t count = (int64_t)value;
-    memcpy(dst, &count, sizeof count);
-    return SCALE_OK;
-  }
-  case INI_BOOL: {
+  if (field->kind == INI_BOOL) {
     if (value != 0 && value != 1)
       return scale_diag_set(diag, SCALE_ERR_RANGE, path, entry->line, "'%s' must be 0 or 1",
                             field->key);
@@ -212,11 +217,15 @@ static scale_status apply_one(const ini_file *file, const ini_entry *entry, cons
     memcpy(dst, &flag, sizeof flag);
     return SCALE_OK;
   }
-  case INI_STRING:
-  case INI_CUSTOM:
-    break;
+  scale_status st = check_range(file, entry, field, value, diag);
+  if (st) return st;
+  if (field->kind == INI_COUNT) {
+    int64_t count = (int64_t)value; /* exact: ranges stay far below 2^53 */
+    memcpy(dst, &count, sizeof count);
+  } else {
+    memcpy(dst, &value, sizeof value);
   }
-  return SCALE_ERR_INVALID;
+  return SCALE_OK;
 }
 
 scale_status ini_apply(const ini_file *file, const ini_field *fields, void *record,

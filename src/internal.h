@@ -18,21 +18,24 @@ scale_status scale_diag_set(scale_diag *diag, scale_status status, const char *f
 
 /** How a field's text is stored into the record. */
 typedef enum {
-  INI_DOUBLE,  /**< finite number > 0 into a double (base units) */
-  INI_DOUBLE0, /**< finite number >= 0 into a double */
-  INI_COUNT,   /**< integer >= 0 into an int64_t */
-  INI_BOOL,    /**< 0 or 1 into a bool */
+  INI_DOUBLE, /**< a quantity in [lo, hi] into a double (base units) */
+  INI_WHOLE,  /**< a whole number in [lo, hi] into a double (hardware counts) */
+  INI_COUNT,  /**< a whole number in [lo, hi] into an int64_t (model counts) */
+  INI_BOOL,   /**< 0 or 1 into a bool */
   INI_STRING,  /**< text (<= 63 bytes) into a char[64] */
   INI_CUSTOM   /**< checked for presence only; the caller converts it (enums) */
 } ini_kind;
 
-/** One key of a schema: where its value goes in the record. */
+/** One key of a schema: where its value goes in the record, and the range a number must lie
+ * in. The ranges are physical (a pod axis of 0.5 chips, an HBM of 1e-300 B/s break the model
+ * downstream), so they are refused here, with the line, rather than as NaN or inf later. */
 typedef struct {
   const char *section; /**< "chip" */
   const char *key;     /**< "hbm_bytes" */
   ini_kind kind;
   size_t offset; /**< offsetof(record, field) */
   bool required;
+  double lo, hi; /**< inclusive range of a number (unused for bool, string, custom) */
 } ini_field;
 
 /** A key = value line, as read. */
@@ -58,8 +61,9 @@ typedef struct {
 scale_status ini_read(const char *path, const ini_field *fields, int n_fields, ini_file *file,
                       scale_diag *diag);
 
-/** Converts and stores every entry of 'file' into 'record' (malformed or out-of-range numbers
- * are errors with the entry's line). */
+/** Converts and stores every entry of 'file' into 'record' (malformed numbers, numbers outside
+ * the field's [lo, hi] and fractions in a count are errors with the entry's line, naming the
+ * key and its range: "pod_x must be a whole number in [1, 65536], got 0.5"). */
 scale_status ini_apply(const ini_file *file, const ini_field *fields, void *record,
                        scale_diag *diag);
 

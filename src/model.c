@@ -8,42 +8,58 @@
 
 #include "internal.h"
 
-#define F(section, key, kind, member, required)                                                    \
-  { section, key, kind, offsetof(scale_model, member), required }
+/* Plausible ranges (models/README.md "Ranges"): every published model sits well inside them,
+ * and every product the cost model forms from them (expand x D, L x D x F, ...) stays far from
+ * 2^53, so counts are exact in a double and never overflow 64 bits. */
+#define DIM 1, 1e7     /* widths: D, H, a latent rank */
+#define DIM0 0, 1e7    /* a width that may be 0 (absent) */
+#define FF 0, 1e8      /* MLP and expert widths (0: no dense MLP) */
+#define HEADS 1, 1e5   /* head counts */
+#define LAYERS 1, 1e5  /* L */
+#define EXPERTS 0, 1e5 /* expert counts (0: dense) */
+
+#define F(section, key, kind, member, required, ...)                                               \
+  { section, key, kind, offsetof(scale_model, member), required, __VA_ARGS__ }
 
 static const ini_field model_fields[] = {
-    F("model", "arch", INI_CUSTOM, arch, true), /* transformer | mamba2 */
-    F("model", "display_name", INI_STRING, display_name, true),
-    F("model", "n_layers", INI_COUNT, n_layers, true),
-    F("model", "d_model", INI_COUNT, d_model, true),
-    F("model", "n_vocab", INI_COUNT, n_vocab, true),
-    F("model", "tied_embeddings", INI_BOOL, tied_embeddings, false),
-    F("model", "n_ctx_max", INI_COUNT, n_ctx_max, false),
-    F("model", "n_params_reported", INI_DOUBLE0, n_params_reported, false),
-    F("attention", "n_heads", INI_COUNT, n_heads, false),
-    F("attention", "n_kv_heads", INI_COUNT, n_kv_heads, false),
-    F("attention", "d_head", INI_COUNT, d_head, false),
-    F("mlp", "d_ff", INI_COUNT, d_ff, false),
-    F("mlp", "gated_mlp", INI_BOOL, gated_mlp, false),
-    F("moe", "n_experts", INI_COUNT, n_experts, false),
-    F("moe", "n_experts_active", INI_COUNT, n_experts_active, false),
-    F("moe", "n_shared_experts", INI_COUNT, n_shared_experts, false),
-    F("moe", "d_ff_expert", INI_COUNT, d_ff_expert, false),
-    F("moe", "n_dense_layers", INI_COUNT, n_dense_layers, false),
-    F("mla", "q_lora_rank", INI_COUNT, q_lora_rank, false),
-    F("mla", "kv_lora_rank", INI_COUNT, kv_lora_rank, false),
-    F("mla", "d_head_rope", INI_COUNT, d_head_rope, false),
-    F("mla", "d_head_nope", INI_COUNT, d_head_nope, false),
-    F("mla", "d_head_v", INI_COUNT, d_head_v, false),
-    F("mamba2", "d_state", INI_COUNT, ssm_d_state, false),
-    F("mamba2", "n_heads", INI_COUNT, ssm_n_heads, false),
-    F("mamba2", "d_head", INI_COUNT, ssm_d_head, false),
-    F("mamba2", "expand", INI_COUNT, ssm_expand, false),
-    F("mamba2", "n_groups", INI_COUNT, ssm_n_groups, false),
-    F("mamba2", "d_conv", INI_COUNT, ssm_d_conv, false),
-    F("mamba2", "chunk_size", INI_COUNT, ssm_chunk_size, false),
+    F("model", "arch", INI_CUSTOM, arch, true, 0, 0), /* transformer | mamba2 */
+    F("model", "display_name", INI_STRING, display_name, true, 0, 0),
+    F("model", "n_layers", INI_COUNT, n_layers, true, LAYERS),
+    F("model", "d_model", INI_COUNT, d_model, true, DIM),
+    F("model", "n_vocab", INI_COUNT, n_vocab, true, 1, 1e8),
+    F("model", "tied_embeddings", INI_BOOL, tied_embeddings, false, 0, 1),
+    F("model", "n_ctx_max", INI_COUNT, n_ctx_max, false, 1, 1e9),
+    F("model", "n_params_reported", INI_WHOLE, n_params_reported, false, 0, 1e15),
+    F("attention", "n_heads", INI_COUNT, n_heads, false, HEADS),
+    F("attention", "n_kv_heads", INI_COUNT, n_kv_heads, false, HEADS),
+    F("attention", "d_head", INI_COUNT, d_head, false, DIM),
+    F("mlp", "d_ff", INI_COUNT, d_ff, false, FF),
+    F("mlp", "gated_mlp", INI_BOOL, gated_mlp, false, 0, 1),
+    F("moe", "n_experts", INI_COUNT, n_experts, false, EXPERTS),
+    F("moe", "n_experts_active", INI_COUNT, n_experts_active, false, EXPERTS),
+    F("moe", "n_shared_experts", INI_COUNT, n_shared_experts, false, EXPERTS),
+    F("moe", "d_ff_expert", INI_COUNT, d_ff_expert, false, FF),
+    F("moe", "n_dense_layers", INI_COUNT, n_dense_layers, false, 0, 1e5),
+    F("mla", "q_lora_rank", INI_COUNT, q_lora_rank, false, DIM0),
+    F("mla", "kv_lora_rank", INI_COUNT, kv_lora_rank, false, DIM0),
+    F("mla", "d_head_rope", INI_COUNT, d_head_rope, false, DIM0),
+    F("mla", "d_head_nope", INI_COUNT, d_head_nope, false, DIM0),
+    F("mla", "d_head_v", INI_COUNT, d_head_v, false, DIM0),
+    F("mamba2", "d_state", INI_COUNT, ssm_d_state, false, DIM),
+    F("mamba2", "n_heads", INI_COUNT, ssm_n_heads, false, HEADS),
+    F("mamba2", "d_head", INI_COUNT, ssm_d_head, false, DIM),
+    F("mamba2", "expand", INI_COUNT, ssm_expand, false, 1, 64),
+    F("mamba2", "n_groups", INI_COUNT, ssm_n_groups, false, HEADS),
+    F("mamba2", "d_conv", INI_COUNT, ssm_d_conv, false, 1, 1024),
+    F("mamba2", "chunk_size", INI_COUNT, ssm_chunk_size, false, 1, 1e6),
 };
 #undef F
+#undef DIM
+#undef DIM0
+#undef FF
+#undef HEADS
+#undef LAYERS
+#undef EXPERTS
 
 static const int n_model_fields = (int)(sizeof model_fields / sizeof model_fields[0]);
 
@@ -59,8 +75,8 @@ static scale_status require(const ini_file *file, const char *why, const char *s
 }
 
 static scale_status check_sections(const ini_file *file, const scale_model *m, scale_diag *diag) {
-  static const char *const mamba[] = {"d_state",  "n_heads", "d_head", "expand",
-                                      "n_groups", "d_conv",  NULL};
+  static const char *const mamba[] = {"d_state", "n_heads", "d_head",     "expand",
+                                      "n_groups", "d_conv",  "chunk_size", NULL};
   static const char *const attention[] = {"n_heads", "n_kv_heads", "d_head", NULL};
   static const char *const mlp[] = {"d_ff", "gated_mlp", NULL};
   static const char *const moe[] = {"n_experts", "n_experts_active", "d_ff_expert", NULL};
@@ -89,6 +105,12 @@ static scale_status cross_check(const char *path, const scale_model *m, scale_di
     return scale_diag_set(diag, SCALE_ERR_INVALID, path, 0,
                           "mamba2 d_state, n_heads, d_head, expand, n_groups must be > 0");
   }
+  if (m->arch == SCALE_ARCH_TRANSFORMER && m->d_ff <= 0 && (m->n_experts == 0 || m->n_dense_layers > 0))
+    return scale_diag_set(diag, SCALE_ERR_INVALID, path, 0,
+                          "d_ff must be >= 1 for a dense MLP layer (0 only when every layer is MoE)");
+  if (m->n_experts > 0 && (m->n_experts_active < 1 || m->d_ff_expert < 1))
+    return scale_diag_set(diag, SCALE_ERR_INVALID, path, 0,
+                          "a MoE model needs n_experts_active >= 1 and d_ff_expert >= 1");
   if (m->n_experts_active > m->n_experts)
     return scale_diag_set(diag, SCALE_ERR_INVALID, path, 0,
                           "n_experts_active (%lld) exceeds n_experts (%lld)",
@@ -142,5 +164,8 @@ scale_status scale_model_load(const char *name, scale_model *out, scale_diag *di
 bool scale_model_is_moe(const scale_model *model) { return model->n_experts > 0; }
 
 int64_t scale_model_ssm_d_inner(const scale_model *model) {
-  return model->arch == SCALE_ARCH_MAMBA2 ? model->ssm_expand * model->d_model : 0;
+  if (model->arch != SCALE_ARCH_MAMBA2) return 0;
+  /* In double: two int64 counts can overflow 64 bits (signed overflow is undefined). */
+  double d_inner = (double)model->ssm_expand * (double)model->d_model;
+  return d_inner >= 0 && d_inner <= 9007199254740992.0 ? (int64_t)d_inner : -1;
 }

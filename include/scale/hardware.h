@@ -99,8 +99,11 @@ typedef struct {
 /** Loads a hardware file at 'path' into *out (caller storage), strictly: an unknown section or
  * key, a duplicate key, a missing required key (display_name, kind, hbm_bytes,
  * hbm_bytes_per_s, and a 16-bit rate: bf16_flops_per_s or fp16_flops_per_s), a malformed or
- * non-finite number, or a negative quantity is an error reported with the file and line. A `base =
- * STEM` key loads hardware/STEM.ini from the same folder first.
+ * non-finite number, a quantity outside its plausible range or a count that is not a whole
+ * number in its range (hardware/README.md "Ranges": FLOP/s in [1e9, 1e19], bandwidths in
+ * [1e6, 1e16], pod axes in [1, 65536], fat-tree fanouts >= 2, ...) is an error reported with
+ * the file and line, naming the key and its range. A UTF-8 byte-order mark and CRLF line ends
+ * are accepted. A `base = STEM` key loads hardware/STEM.ini from the same folder first.
  *
  * Errors: SCALE_ERR_IO, SCALE_ERR_PARSE, SCALE_ERR_UNKNOWN_KEY, SCALE_ERR_DUPLICATE_KEY,
  *         SCALE_ERR_MISSING_KEY, SCALE_ERR_RANGE; 'diag' (may be NULL) says where and why.

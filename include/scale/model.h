@@ -74,10 +74,12 @@ typedef struct {
 } scale_model;
 
 /** Loads a model file at 'path' into *out, strictly (unknown section or key, duplicate,
- * missing required key, non-integer or negative count: errors with file and line). Required:
+ * missing required key, a count that is not a whole number inside its plausible range, listed
+ * in models/README.md: errors with file and line, naming the key and the range). Required:
  * display_name, arch, n_layers, d_model, n_vocab; for transformers also [attention] and [mlp]
- * (or [moe]); for mamba2 the [mamba2] section. Cross-checks: n_kv_heads divides n_heads,
- * n_experts_active <= n_experts, n_dense_layers <= n_layers.
+ * (or [moe]); for mamba2 the whole [mamba2] section, chunk_size included. Cross-checks:
+ * n_kv_heads divides n_heads, n_experts_active <= n_experts, n_dense_layers <= n_layers,
+ * d_ff >= 1 where a layer has a dense MLP, n_experts_active and d_ff_expert >= 1 in a MoE.
  *
  * Errors: as scale_chip_load_file(); SCALE_ERR_INVALID for a failed cross-check.
  */
@@ -89,7 +91,11 @@ scale_status scale_model_load(const char *name, scale_model *out, scale_diag *di
 /** Whether the model has MoE layers. */
 bool scale_model_is_moe(const scale_model *model);
 
-/** d_inner of a Mamba-2 model (expand x D); 0 for transformers. */
+/** d_inner of a Mamba-2 model (expand x D); 0 for transformers.
+ *
+ * Domain: the product is taken in double, so it never overflows; -1 when it exceeds 2^53 (a
+ * hand-made record: the loader keeps expand <= 64 and D <= 1e7).
+ */
 int64_t scale_model_ssm_d_inner(const scale_model *model);
 
 #endif

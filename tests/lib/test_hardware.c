@@ -147,14 +147,15 @@ START_TEST(malformed_files) {
   expect_error(GOOD_CHIP "[price]\nusd_per_hour = 0x10\n", SCALE_ERR_PARSE, 17, "plain number");
   expect_error(GOOD_CHIP "[price]\nusd_per_hour = inf\n", SCALE_ERR_PARSE, 17, "plain number");
   expect_error(GOOD_CHIP "[price]\nusd_per_hour = 1e400\n", SCALE_ERR_RANGE, 17, "out of range");
-  expect_error(GOOD_CHIP "[network]\npcie_bytes_per_s = -1.6e10\n", SCALE_ERR_RANGE, 17, "> 0");
-  expect_error(GOOD_CHIP "[nvlink]\nbytes_per_s = -4.5e11\n", SCALE_ERR_RANGE, 17, "> 0");
-  expect_error(GOOD_CHIP "[nvlink]\nbytes_per_s = 0\n", SCALE_ERR_RANGE, 17, "> 0");
+  expect_error(GOOD_CHIP "[network]\npcie_bytes_per_s = -1.6e10\n", SCALE_ERR_RANGE, 17,
+               "pcie_bytes_per_s must be in [1e6, 1e16], got -1.6e10");
+  expect_error(GOOD_CHIP "[nvlink]\nbytes_per_s = -4.5e11\n", SCALE_ERR_RANGE, 17, "in [1e6");
+  expect_error(GOOD_CHIP "[nvlink]\nbytes_per_s = 0\n", SCALE_ERR_RANGE, 17, "in [1e6");
   expect_error(GOOD_CHIP "just words\n", SCALE_ERR_PARSE, 16, "key = value");
   expect_error("", SCALE_ERR_PARSE, 0, "empty");
   expect_error("; only a comment\n\n", SCALE_ERR_PARSE, 0, "empty");
-  expect_error("[chip]\nkind = fpga\ndisplay_name = X\nbf16_flops_per_s = 1\nhbm_bytes = 1\n"
-               "hbm_bytes_per_s = 1\n",
+  expect_error("[chip]\nkind = fpga\ndisplay_name = X\nbf16_flops_per_s = 1e14\nhbm_bytes = 1e10\n"
+               "hbm_bytes_per_s = 1e12\n",
                SCALE_ERR_PARSE, 2, "tpu or gpu");
   expect_error(GOOD_CHIP "[price]\nusd_per_hour = 2\n[price]\nusd_per_hour = 3\n",
                SCALE_ERR_DUPLICATE_KEY, 19, "first set on line 17");
@@ -166,26 +167,125 @@ START_TEST(sixteen_bit_rate_required) {
   scale_chip chip;
   scale_diag diag;
   const char *path = fixture("fp16-only.ini", "[chip]\nkind = gpu\ndisplay_name = X\n"
-                                              "fp16_flops_per_s = 1.25e14\nhbm_bytes = 1\n"
+                                              "fp16_flops_per_s = 1.25e14\nhbm_bytes = 3.2e10\n"
                                               "hbm_bytes_per_s = 9e11\n");
   ck_assert_int_eq(scale_chip_load_file(path, &chip, &diag), SCALE_OK);
   scale_check_nan(scale_chip_hbm_intensity(&chip, SCALE_DTYPE_BF16));
   scale_check_rel(scale_chip_hbm_intensity(&chip, SCALE_DTYPE_FP16), 1.25e14 / 9e11, 1e-12,
                   "FLOP/B", "hand");
-  expect_error("[chip]\nkind = gpu\ndisplay_name = X\nfp8_flops_per_s = 1\nhbm_bytes = 1\n"
-               "hbm_bytes_per_s = 1\n",
+  expect_error("[chip]\nkind = gpu\ndisplay_name = X\nfp8_flops_per_s = 1e14\nhbm_bytes = 1e10\n"
+               "hbm_bytes_per_s = 1e12\n",
                SCALE_ERR_MISSING_KEY, 0, "bf16_flops_per_s or fp16_flops_per_s");
 }
 END_TEST
 
+/* The smallest valid GPU (6 lines): a range case appends "[section]\nkey = value" (lines 7, 8). */
+#define MIN_GPU                                                                                    \
+  "[chip]\nkind = gpu\ndisplay_name = X\nbf16_flops_per_s = 1e14\nhbm_bytes = 1e10\n"            \
+  "hbm_bytes_per_s = 1e12\n"
+
 START_TEST(level_gaps_and_pairs) {
-  expect_error("[chip]\nkind = gpu\ndisplay_name = X\nbf16_flops_per_s = 1\nhbm_bytes = 1\n"
-               "hbm_bytes_per_s = 1\n[network]\nlevel2_fanout = 4\n"
-               "level2_member_bytes_per_s = 1e9\n",
+  expect_error(MIN_GPU "[network]\nlevel2_fanout = 4\nlevel2_member_bytes_per_s = 1e9\n",
                SCALE_ERR_MISSING_KEY, 0, "without gaps");
-  expect_error("[chip]\nkind = gpu\ndisplay_name = X\nbf16_flops_per_s = 1\nhbm_bytes = 1\n"
-               "hbm_bytes_per_s = 1\n[network]\nlevel1_fanout = 4\n",
-               SCALE_ERR_MISSING_KEY, 0, "level1_member_bytes_per_s");
+  expect_error(MIN_GPU "[network]\nlevel1_fanout = 4\n", SCALE_ERR_MISSING_KEY, 0,
+               "level1_member_bytes_per_s");
+}
+END_TEST
+
+/* Issue 13 section 2: values that parse but break the model downstream (an endless planner
+ * loop, inf in every row, a division by zero) are refused at load time with the line, the key
+ * and its range. */
+START_TEST(implausible_values) {
+  static const struct {
+    const char *section, *key, *value, *words;
+  } cases[] = {
+      {"ici", "pod_y", "1e308", "pod_y must be a whole number in [1, 65536], got 1e308"},
+      {"ici", "pod_x", "0.5", "pod_x must be a whole number in [1, 65536], got 0.5"},
+      {"ici", "pod_z", "0", "pod_z must be a whole number in [1, 65536]"},
+      {"ici", "host_x", "2.5", "host_x must be a whole number"},
+      {"ici", "wrap_axis_multiple", "0.5", "wrap_axis_multiple must be a whole number"},
+      {"ici", "n_axes", "0.5", "n_axes must be a whole number in [1, 3], got 0.5"},
+      {"ici", "n_axes", "4", "n_axes must be a whole number in [1, 3]"},
+      {"ici", "hop_latency_s", "1e-300", "hop_latency_s must be in [1e-10, 0.1]"},
+      {"ici", "link_bytes_per_s", "1e-300", "link_bytes_per_s must be in [1e6, 1e16]"},
+      {"system", "n_chips", "0.5", "n_chips must be a whole number in [1, 1e9], got 0.5"},
+      {"nvlink", "domain_size", "0.5", "domain_size must be a whole number in [1, 1e6]"},
+      {"nvlink", "n_nvswitches", "1.5", "n_nvswitches must be a whole number"},
+      {"network", "level1_fanout", "1", "level1_fanout must be a whole number in [2, 1e6], got 1"},
+      {"network", "level2_fanout", "2.5", "level2_fanout must be a whole number"},
+      {"network", "dcn_bytes_per_s", "1e17", "dcn_bytes_per_s must be in [1e6, 1e16]"},
+      {"price", "usd_per_hour", "1e-300", "usd_per_hour must be in [0.001, 1e6], got 1e-300"},
+      {"chip", "fp8_flops_per_s", "1e3", "fp8_flops_per_s must be in [1e9, 1e19], got 1e3"},
+      {"chip", "fp32_flops_per_s", "1e20", "fp32_flops_per_s must be in [1e9, 1e19]"},
+      {"chip", "n_cores", "0.5", "n_cores must be a whole number in [1, 1e6]"},
+      {"chip", "clock_hz", "1", "clock_hz must be in [1e6, 1e11]"},
+      {"chip", "l2_bytes", "1e-300", "l2_bytes must be in [1000, 1e12]"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char text[512];
+    snprintf(text, sizeof text, MIN_GPU "[%s]\n%s = %s\n", cases[i].section, cases[i].key,
+             cases[i].value);
+    expect_error(text, SCALE_ERR_RANGE, 8, cases[i].words);
+  }
+  /* The two required quantities, on their own line (6). */
+  expect_error("[chip]\nkind = gpu\ndisplay_name = X\nbf16_flops_per_s = 1e14\nhbm_bytes = 1e10\n"
+               "hbm_bytes_per_s = 1e-300\n",
+               SCALE_ERR_RANGE, 6, "hbm_bytes_per_s must be in [1e6, 1e16], got 1e-300");
+  expect_error("[chip]\nkind = gpu\ndisplay_name = X\nbf16_flops_per_s = 1e14\n"
+               "hbm_bytes_per_s = 1e12\nhbm_bytes = 1e16\n",
+               SCALE_ERR_RANGE, 6, "hbm_bytes must be in [1e6, 1e15]");
+}
+END_TEST
+
+/* The ranges are generous: a plausible Huawei Ascend 910B (fp16 3.13e14 FLOP/s, HBM 1.6e12 B/s,
+ * 64 GiB; vendor figures) and the extremes of every range load. */
+START_TEST(plausible_values_load) {
+  scale_chip chip;
+  scale_diag diag;
+  const char *path = fixture("ascend.ini", "[chip]\nkind = gpu\ndisplay_name = Ascend 910B\n"
+                                           "fp16_flops_per_s = 3.13e14\nint8_flops_per_s = 6.4e14\n"
+                                           "hbm_bytes = 68719476736\nhbm_bytes_per_s = 1.6e12\n"
+                                           "n_cores = 24\n[nvlink]\nbytes_per_s = 5.6e10\n"
+                                           "domain_size = 8\n[price]\nusd_per_hour = 0.001\n"
+                                           "[system]\nn_chips = 1e9\n");
+  ck_assert_msg(scale_chip_load_file(path, &chip, &diag) == SCALE_OK, "%s:%d: %s", diag.file,
+                diag.line, diag.message);
+  scale_check_rel(chip.flops_per_s[SCALE_DTYPE_FP16], 3.13e14, 0, "FLOP/s", "fixture");
+  path = fixture("edges.ini", MIN_GPU "[ici]\npod_x = 65536\npod_y = 1\nn_axes = 3\n"
+                                      "hop_latency_s = 1e-10\n[network]\nlevel1_fanout = 2\n"
+                                      "level1_member_bytes_per_s = 1e16\n");
+  ck_assert_msg(scale_chip_load_file(path, &chip, &diag) == SCALE_OK, "%s:%d: %s", diag.file,
+                diag.line, diag.message);
+}
+END_TEST
+
+/* A file saved by a Windows editor (UTF-8 byte-order mark, CRLF line ends) loads exactly like
+ * the plain file: accepted on purpose, since hardware files are hand-edited everywhere. */
+START_TEST(bom_and_crlf_load_identically) {
+  static const char bom[] = "\xEF\xBB\xBF";
+  char crlf[2048];
+  size_t n = 0;
+  n += (size_t)snprintf(crlf, sizeof crlf, "%s", bom);
+  for (const char *p = GOOD_CHIP; *p && n + 2 < sizeof crlf; p++) {
+    if (*p == '\n') crlf[n++] = '\r';
+    crlf[n++] = *p;
+  }
+  crlf[n] = '\0';
+  ck_assert_ptr_nonnull(strstr(crlf, "hbm_bytes = 1.6e10\r\n"));
+  scale_chip plain, windows;
+  memset(&plain, 0, sizeof plain);
+  memset(&windows, 0, sizeof windows);
+  scale_diag diag;
+  ck_assert_int_eq(scale_chip_load_file(fixture("test-tpu.ini", GOOD_CHIP), &plain, &diag),
+                   SCALE_OK);
+  scale_status st = scale_chip_load_file(fixture("test-tpu.ini", crlf), &windows, &diag);
+  ck_assert_msg(st == SCALE_OK, "%s:%d: %s", diag.file, diag.line, diag.message);
+  ck_assert_str_eq(windows.display_name, "Test TPU"); /* no '\r' kept at the end of a string */
+  ck_assert_int_eq(windows.kind, SCALE_HW_TPU);      /* the BOM is not part of the first line */
+  ck_assert_msg(memcmp(&plain, &windows, sizeof plain) == 0, "records differ");
+  /* A fault in a CRLF file still names its line. */
+  snprintf(crlf + n, sizeof crlf - n, "[ici]\r\npod_z = 0.5\r\n");
+  expect_error(crlf, SCALE_ERR_RANGE, 17, "pod_z must be a whole number");
 }
 END_TEST
 
@@ -255,6 +355,9 @@ static Suite *hardware_suite(void) {
   tcase_add_test(tc, bad_base);
   tcase_add_test(tc, malformed_files);
   tcase_add_test(tc, level_gaps_and_pairs);
+  tcase_add_test(tc, implausible_values);
+  tcase_add_test(tc, plausible_values_load);
+  tcase_add_test(tc, bom_and_crlf_load_identically);
   tcase_add_test(tc, sixteen_bit_rate_required);
   tcase_add_test(tc, binary_and_long_lines);
   tcase_add_test(tc, missing_file_and_names);

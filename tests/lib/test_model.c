@@ -75,8 +75,9 @@ START_TEST(loads_mamba) {
   scale_diag diag;
   const char *text = "[model]\ndisplay_name = Tiny SSM\narch = mamba2\nn_layers = 2\n"
                      "d_model = 64\nn_vocab = 100\n[mamba2]\nd_state = 16\nn_heads = 8\n"
-                     "d_head = 16\nexpand = 2\nn_groups = 1\nd_conv = 4\n";
-  ck_assert_int_eq(scale_model_load_file(fixture(text), &m, &diag), SCALE_OK);
+                     "d_head = 16\nexpand = 2\nn_groups = 1\nd_conv = 4\nchunk_size = 64\n";
+  ck_assert_msg(scale_model_load_file(fixture(text), &m, &diag) == SCALE_OK, "%s:%d: %s",
+                diag.file, diag.line, diag.message);
   ck_assert_int_eq(m.arch, SCALE_ARCH_MAMBA2);
   ck_assert_int_eq(scale_model_ssm_d_inner(&m), 128); /* expand 2 x D 64 */
 }
@@ -114,7 +115,51 @@ START_TEST(cross_checks) {
                "n_experts_active");
   expect_error("[model]\ndisplay_name = X\narch = transformer\nn_layers = 0\nd_model = 1\n"
                "n_vocab = 1\n" ATTN MLP,
-               SCALE_ERR_INVALID, 0, "must be > 0");
+               SCALE_ERR_RANGE, 4, "n_layers must be a whole number in [1, 100000], got 0");
+  /* A dense layer of width 0, a MoE that routes to no expert: refused, not priced at zero. */
+  expect_error(HEAD ATTN "[mlp]\nd_ff = 0\ngated_mlp = 1\n", SCALE_ERR_INVALID, 0, "d_ff must be");
+  expect_error(HEAD ATTN MLP "[moe]\nn_experts = 4\nn_experts_active = 0\nd_ff_expert = 8\n",
+               SCALE_ERR_INVALID, 0, "n_experts_active >= 1");
+}
+END_TEST
+
+#define MAMBA_HEAD                                                                                 \
+  "[model]\ndisplay_name = Tiny SSM\narch = mamba2\nn_layers = 2\nd_model = 64\nn_vocab = 100\n" \
+  "[mamba2]\nd_state = 16\nn_heads = 8\nd_head = 16\nn_groups = 1\nd_conv = 4\n"
+
+/* Issue 13 section 2: counts that parse but break the model. Each count has a physical range,
+ * refused with the line and the key; the Mamba-2 chunk length is required and >= 1. */
+START_TEST(implausible_counts) {
+  /* MAMBA_HEAD is 12 lines. d_model = expand = 2^32 overflowed expand x D (UBSan abort). */
+  expect_error("[model]\ndisplay_name = X\narch = mamba2\nn_layers = 2\nd_model = 4294967296\n"
+               "n_vocab = 100\n[mamba2]\nexpand = 4294967296\n",
+               SCALE_ERR_RANGE, 5, "d_model must be a whole number in [1, 1e7], got 4294967296");
+  expect_error(MAMBA_HEAD "expand = 4294967296\nchunk_size = 64\n", SCALE_ERR_RANGE, 13,
+               "expand must be a whole number in [1, 64]");
+  expect_error(MAMBA_HEAD "expand = 2\n", SCALE_ERR_MISSING_KEY, 0, "chunk_size");
+  expect_error(MAMBA_HEAD "expand = 2\nchunk_size = 0\n", SCALE_ERR_RANGE, 14,
+               "chunk_size must be a whole number in [1, 1e6], got 0");
+  expect_error(HEAD "n_ctx_max = 1e10\n" ATTN MLP, SCALE_ERR_RANGE, 8, "n_ctx_max must be");
+  expect_error(HEAD "n_params_reported = 0.5\n" ATTN MLP, SCALE_ERR_RANGE, 8,
+               "n_params_reported must be a whole number");
+  expect_error(HEAD "[attention]\nn_heads = 1e6\nn_kv_heads = 2\nd_head = 8\n" MLP,
+               SCALE_ERR_RANGE, 9, "n_heads must be a whole number in [1, 100000]");
+  expect_error(HEAD ATTN "[mlp]\nd_ff = 1e9\ngated_mlp = 1\n", SCALE_ERR_RANGE, 13,
+               "d_ff must be a whole number in [0, 1e8]");
+}
+END_TEST
+
+/* expand x D in a width that cannot overflow: a hand-made record far outside the loader's
+ * ranges gets -1 (documented), never a wrapped product. */
+START_TEST(ssm_d_inner_never_overflows) {
+  scale_model m;
+  memset(&m, 0, sizeof m);
+  m.arch = SCALE_ARCH_MAMBA2;
+  m.d_model = 4294967296;
+  m.ssm_expand = 4294967296; /* 2^64: wraps to 0 in 64-bit arithmetic */
+  ck_assert_int_eq(scale_model_ssm_d_inner(&m), -1);
+  m.ssm_expand = 2;
+  ck_assert_int_eq(scale_model_ssm_d_inner(&m), 8589934592);
 }
 END_TEST
 
@@ -135,6 +180,8 @@ static Suite *model_suite(void) {
   tcase_add_test(tc, loads_mamba);
   tcase_add_test(tc, malformed);
   tcase_add_test(tc, cross_checks);
+  tcase_add_test(tc, implausible_counts);
+  tcase_add_test(tc, ssm_d_inner_never_overflows);
   tcase_add_test(tc, names);
   suite_add_tcase(s, tc);
   return s;
