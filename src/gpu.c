@@ -30,6 +30,17 @@ double scale_gpu_node_bisection_bytes_per_s(const scale_chip *chip) {
 
 /* ==== the fat tree ========================================================================== */
 
+/* Every level joins at least two members over a link of positive bandwidth. A level of one
+ * member is no level: its AllGather bandwidth f W / (f - 1) divides by zero. */
+static bool tree_ok(const scale_chip *chip) {
+  if (chip->n_net_levels < 1 || chip->n_net_levels > SCALE_NET_LEVELS_MAX) return false;
+  for (int i = 0; i < chip->n_net_levels; i++) {
+    const scale_net_level *l = &chip->net_levels[i];
+    if (!is_count(l->fanout) || l->fanout < 2 || !(l->member_bytes_per_s > 0)) return false;
+  }
+  return true;
+}
+
 double scale_gpu_level_member_gpus(const scale_chip *chip, int level) {
   if (level < 1 || level > chip->n_net_levels) return level == 0 ? 1.0 : NaN;
   double s = 1.0;
@@ -44,7 +55,7 @@ double scale_gpu_level_gpus(const scale_chip *chip, int level) {
 }
 
 double scale_gpu_level_allgather_bytes_per_s(const scale_chip *chip, int level) {
-  if (level < 1 || level > chip->n_net_levels) return NaN;
+  if (level < 1 || level > chip->n_net_levels || !tree_ok(chip)) return NaN;
   const scale_net_level *l = &chip->net_levels[level - 1];
   return l->fanout * l->member_bytes_per_s / (l->fanout - 1.0);
 }
@@ -61,7 +72,7 @@ int scale_gpu_levels_spanned(const scale_chip *chip, double n_gpus) {
 static double tree_s(const scale_chip *chip, double x, double y, double bytes, bool ring) {
   if (!is_count(x) || !is_count(y) || !(bytes >= 0)) return NaN;
   double extent = x * y;
-  if (chip->n_net_levels < 1 || extent > scale_gpu_level_gpus(chip, chip->n_net_levels)) return NaN;
+  if (!tree_ok(chip) || extent > scale_gpu_level_gpus(chip, chip->n_net_levels)) return NaN;
   double worst = 0.0;
   for (int i = 1; i <= chip->n_net_levels; i++) {
     double below = scale_gpu_level_member_gpus(chip, i); /* S_(i-1) */
@@ -92,7 +103,7 @@ double scale_gpu_all_reduce_s(const scale_chip *chip, double x, double y, double
 }
 
 double scale_gpu_all_to_all_s(const scale_chip *chip, double n, double bytes) {
-  if (!is_count(n) || !(bytes >= 0) || chip->n_net_levels < 1) return NaN;
+  if (!is_count(n) || !(bytes >= 0) || !tree_ok(chip)) return NaN;
   double node = chip->net_levels[0].fanout;
   if (n <= node) return bytes * (n - 1.0) / (chip->net_levels[0].member_bytes_per_s * n * n);
   double m = n / node;

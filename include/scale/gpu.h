@@ -72,6 +72,8 @@ double scale_gpu_level_gpus(const scale_chip *chip, int level);
 /** Effective AllGather bandwidth of level 'level': D W / (D - 1).
  *
  * Units:  -> [bytes/s].
+ * Domain: NaN when any level of the tree has a fanout below 2 or no bandwidth (this function
+ *         and every collective on the tree).
  * Book:   ch. 12 "Cross-node collectives": H100 node 514 GB/s, leaf 413 GB/s, spine 17.1 TB/s.
  */
 double scale_gpu_level_allgather_bytes_per_s(const scale_chip *chip, int level);

@@ -205,6 +205,22 @@ START_TEST(shipped_gpus) {
 }
 END_TEST
 
+/* Issue 13 section 2: a level of one member (level1_fanout = 1) divided by zero, f W / (f - 1);
+ * the loader now refuses it, and a hand-made record gets NaN, never inf or a zero time. */
+START_TEST(degenerate_tree_is_nan) {
+  scale_chip c = book_h100();
+  c.net_levels[0].fanout = 1;
+  scale_check_nan(scale_gpu_level_allgather_bytes_per_s(&c, 1));
+  scale_check_nan(scale_gpu_level_allgather_bytes_per_s(&c, 2));
+  scale_check_nan(scale_gpu_allgather_bytes_per_s(&c, 16));
+  scale_check_nan(scale_gpu_all_gather_s(&c, 16, 1, 1e9));
+  scale_check_nan(scale_gpu_all_to_all_s(&c, 16, 1e9));
+  c = book_h100();
+  c.net_levels[1].member_bytes_per_s = 0;
+  scale_check_nan(scale_gpu_all_reduce_s(&c, 64, 1, 1e9, 0));
+}
+END_TEST
+
 static Suite *gpu_suite(void) {
   Suite *s = suite_create("gpu");
   const scale_check_case cases[] = {{"tensor_core_arithmetic", tensor_core_arithmetic},
@@ -213,7 +229,8 @@ static Suite *gpu_suite(void) {
                {"intra_node_collectives", intra_node_collectives},
                {"cross_node_collectives", cross_node_collectives},
                {"llm_rooflines", llm_rooflines},
-               {"shipped_gpus", shipped_gpus}};
+               {"shipped_gpus", shipped_gpus},
+               {"degenerate_tree_is_nan", degenerate_tree_is_nan}};
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return s;
 }
