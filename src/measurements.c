@@ -1,0 +1,298 @@
+/* measurements.c — strict loader of measurements/NAME.tsv (contract in measurements.h). */
+#include "scale/measurements.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* ---- names ---------------------------------------------------------------------------------- */
+
+static const char *const metric_names[SCALE_METRIC_COUNT] = {
+    "step_s", "tokens_per_s_per_chip", "megatron_tflops_per_chip"};
+static const char *const recompute_names[SCALE_RECOMPUTE_COUNT] = {"-", "none", "selective",
+                                                                   "full"};
+
+const char *scale_metric_name(scale_metric metric) {
+  return (unsigned)metric < SCALE_METRIC_COUNT ? metric_names[metric] : "?";
+}
+
+const char *scale_recompute_name(scale_recompute recompute) {
+  return (unsigned)recompute < SCALE_RECOMPUTE_COUNT ? recompute_names[recompute] : "?";
+}
+
+/* ---- one row -------------------------------------------------------------------------------- */
+
+enum { N_COLUMNS = 22, LINE_MAX_BYTES = 2048 };
+
+static const char *const columns[N_COLUMNS] = {
+    "id",   "group", "ranking", "model",     "hardware", "chips",     "dp",     "tp",
+    "pp",   "cp",    "ep",      "zero",      "mbs",      "vp",        "recompute", "sp",
+    "gbs",  "seq",   "precision", "metric",  "measured", "source"};
+
+/** Where the parser is, for diagnostics. */
+typedef struct {
+  const char *path;
+  int line;
+  scale_diag *diag;
+} cursor;
+
+/** Splits 'line' in place at tabs into fields[0..N_COLUMNS); returns the number found. */
+static int split_tabs(char *line, char *fields[N_COLUMNS]) {
+  int n = 0;
+  char *p = line;
+  for (;;) {
+    if (n == N_COLUMNS) return n + 1; /* too many */
+    fields[n++] = p;
+    char *tab = strchr(p, '\t');
+    if (!tab) return n;
+    *tab = '\0';
+    p = tab + 1;
+  }
+}
+
+/** A number in [lo, hi]; integral when 'whole'; '-' gives 0 when 'dash_ok'. */
+static scale_status parse_number(const cursor *c, const char *col, const char *text, double lo,
+                                 double hi, bool whole, bool dash_ok, double *out) {
+  if (dash_ok && strcmp(text, "-") == 0) {
+    *out = 0;
+    return SCALE_OK;
+  }
+  char *end = NULL;
+  errno = 0;
+  double v = strtod(text, &end);
+  if (end == text || *end != '\0' || errno == ERANGE || !isfinite(v))
+    return scale_diag_set(c->diag, SCALE_ERR_PARSE, c->path, c->line,
+                          "column '%s': '%s' is not a number", col, text);
+  if (whole && v != floor(v))
+    return scale_diag_set(c->diag, SCALE_ERR_PARSE, c->path, c->line,
+                          "column '%s': '%s' is not a whole number", col, text);
+  if (v < lo || v > hi)
+    return scale_diag_set(c->diag, SCALE_ERR_RANGE, c->path, c->line,
+                          "column '%s': %s is outside [%g, %g]", col, text, lo, hi);
+  *out = v;
+  return SCALE_OK;
+}
+
+/** One of names[0..n) into *out. */
+static scale_status parse_word(const cursor *c, const char *col, const char *text,
+                               const char *const *names, int n, int *out) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(text, names[i]) == 0) {
+      *out = i;
+      return SCALE_OK;
+    }
+  return scale_diag_set(c->diag, SCALE_ERR_PARSE, c->path, c->line,
+                        "column '%s': unknown value '%s'", col, text);
+}
+
+/** Copies text into a fixed buffer, refusing empty or overlong text. */
+static scale_status copy_text(const cursor *c, const char *col, const char *text, char *dst,
+                              size_t size) {
+  size_t len = strlen(text);
+  if (len == 0 || len >= size)
+    return scale_diag_set(c->diag, SCALE_ERR_PARSE, c->path, c->line,
+                          "column '%s': empty or longer than %zu bytes", col, size - 1);
+  memcpy(dst, text, len + 1);
+  return SCALE_OK;
+}
+
+#define TRY(expr)                                                                             \
+  do {                                                                                        \
+    scale_status st_ = (expr);                                                                \
+    if (st_) return st_;                                                                      \
+  } while (0)
+
+static scale_status parse_degrees(const cursor *c, char **f, scale_measurement *r) {
+  double zero = 0;
+  TRY(parse_number(c, "chips", f[5], 1, 1e7, true, false, &r->chips));
+  TRY(parse_number(c, "dp", f[6], 1, 1e7, true, false, &r->dp));
+  TRY(parse_number(c, "tp", f[7], 1, 1e4, true, false, &r->tp));
+  TRY(parse_number(c, "pp", f[8], 1, 1e4, true, false, &r->pp));
+  TRY(parse_number(c, "cp", f[9], 1, 1e4, true, false, &r->cp));
+  TRY(parse_number(c, "ep", f[10], 1, 1e5, true, false, &r->ep));
+  TRY(parse_number(c, "zero", f[11], 0, 3, true, false, &zero));
+  TRY(parse_number(c, "mbs", f[12], 1, 1e6, true, true, &r->mbs));
+  TRY(parse_number(c, "vp", f[13], 1, 1e3, true, true, &r->vp));
+  r->zero = (int)zero;
+  if (r->dp * r->tp * r->pp * r->cp != r->chips)
+    return scale_diag_set(c->diag, SCALE_ERR_INVALID, c->path, c->line,
+                          "dp x tp x pp x cp = %g, but chips = %g",
+                          r->dp * r->tp * r->pp * r->cp, r->chips);
+  if (fmod(r->dp, r->ep) != 0)
+    return scale_diag_set(c->diag, SCALE_ERR_INVALID, c->path, c->line,
+                          "ep = %g does not divide dp = %g", r->ep, r->dp);
+  return SCALE_OK;
+}
+
+static scale_status parse_row(const cursor *c, char **f, scale_measurement *r) {
+  double flag = 0;
+  int word = 0;
+  memset(r, 0, sizeof *r);
+  TRY(copy_text(c, "id", f[0], r->id, sizeof r->id));
+  TRY(copy_text(c, "group", f[1], r->group, sizeof r->group));
+  TRY(parse_number(c, "ranking", f[2], 0, 1, true, false, &flag));
+  r->ranking = flag != 0;
+  TRY(copy_text(c, "model", f[3], r->model, sizeof r->model));
+  TRY(copy_text(c, "hardware", f[4], r->hardware, sizeof r->hardware));
+  TRY(parse_degrees(c, f, r));
+  TRY(parse_word(c, "recompute", f[14], recompute_names, SCALE_RECOMPUTE_COUNT, &word));
+  r->recompute = (scale_recompute)word;
+  TRY(parse_number(c, "sp", f[15], 0, 1, true, false, &flag));
+  r->sp = flag != 0;
+  TRY(parse_number(c, "gbs", f[16], 1, 1e9, true, false, &r->gbs));
+  TRY(parse_number(c, "seq", f[17], 1, 1e8, true, false, &r->seq));
+  scale_dtype dtype;
+  if (scale_dtype_parse(f[18], &dtype))
+    return scale_diag_set(c->diag, SCALE_ERR_PARSE, c->path, c->line,
+                          "column 'precision': unknown value '%s'", f[18]);
+  r->precision = dtype;
+  TRY(parse_word(c, "metric", f[19], metric_names, SCALE_METRIC_COUNT, &word));
+  r->metric = (scale_metric)word;
+  TRY(parse_number(c, "measured", f[20], 1e-300, 1e300, false, false, &r->measured));
+  TRY(copy_text(c, "source", f[21], r->source, sizeof r->source));
+  return SCALE_OK;
+}
+
+/** Cross-row rules: unique ids, one ranking flag per group. */
+static scale_status check_against(const cursor *c, const scale_measurement *rows, int n,
+                                  const scale_measurement *r) {
+  for (int i = 0; i < n; i++) {
+    if (strcmp(rows[i].id, r->id) == 0)
+      return scale_diag_set(c->diag, SCALE_ERR_DUPLICATE_KEY, c->path, c->line,
+                            "id '%s' already used (%s:%d)", r->id, rows[i].file, rows[i].line);
+    if (strcmp(rows[i].group, r->group) == 0 && rows[i].ranking != r->ranking)
+      return scale_diag_set(c->diag, SCALE_ERR_INVALID, c->path, c->line,
+                            "group '%s' is flagged ranking=%d here and %d at %s:%d", r->group,
+                            r->ranking, rows[i].ranking, rows[i].file, rows[i].line);
+  }
+  return SCALE_OK;
+}
+
+/* ---- files ---------------------------------------------------------------------------------- */
+
+static scale_status check_header(const cursor *c, char *line) {
+  char *f[N_COLUMNS];
+  int nf = split_tabs(line, f);
+  for (int i = 0; i < N_COLUMNS; i++)
+    if (nf != N_COLUMNS || strcmp(f[i], columns[i]) != 0)
+      return scale_diag_set(c->diag, SCALE_ERR_PARSE, c->path, c->line,
+                            "header must be the %d columns of measurements/README.md "
+                            "(column %d should be '%s')",
+                            N_COLUMNS, i + 1, columns[i]);
+  return SCALE_OK;
+}
+
+/** Strips a trailing newline (and a CR); returns false if the line had no newline and was full. */
+static bool chomp(char *line, size_t size) {
+  size_t len = strlen(line);
+  bool had_newline = len > 0 && line[len - 1] == '\n';
+  if (had_newline) line[--len] = '\0';
+  if (len > 0 && line[len - 1] == '\r') line[--len] = '\0';
+  return had_newline || len + 1 < size;
+}
+
+static scale_status load_stream(FILE *fp, const cursor *c0, scale_measurement *rows, int cap,
+                                int *n) {
+  cursor c = *c0;
+  char line[LINE_MAX_BYTES];
+  bool header = false;
+  const char *base = strrchr(c.path, '/');
+  base = base ? base + 1 : c.path;
+  while (fgets(line, sizeof line, fp)) {
+    c.line++;
+    if (!chomp(line, sizeof line))
+      return scale_diag_set(c.diag, SCALE_ERR_PARSE, c.path, c.line, "line too long");
+    if (line[0] == '\0' || line[0] == '#') continue;
+    if (!header) {
+      TRY(check_header(&c, line));
+      header = true;
+      continue;
+    }
+    char *f[N_COLUMNS];
+    int nf = split_tabs(line, f);
+    if (nf != N_COLUMNS)
+      return scale_diag_set(c.diag, SCALE_ERR_PARSE, c.path, c.line,
+                            "%s%d tab-separated fields, expected %d", nf > N_COLUMNS ? "over " : "",
+                            nf > N_COLUMNS ? N_COLUMNS : nf, N_COLUMNS);
+    if (*n >= cap)
+      return scale_diag_set(c.diag, SCALE_ERR_RANGE, c.path, c.line, "more than %d rows", cap);
+    scale_measurement *r = &rows[*n];
+    TRY(parse_row(&c, f, r));
+    TRY(check_against(&c, rows, *n, r));
+    snprintf(r->file, sizeof r->file, "%s", base);
+    r->line = c.line;
+    (*n)++;
+  }
+  if (!header) return scale_diag_set(c.diag, SCALE_ERR_PARSE, c.path, 0, "no header line");
+  return SCALE_OK;
+}
+
+scale_status scale_measurements_load_file(const char *path, scale_measurement *rows, int cap,
+                                          int *n, scale_diag *diag) {
+  FILE *fp = fopen(path, "r");
+  if (!fp) return scale_diag_set(diag, SCALE_ERR_IO, path, 0, "cannot open: %s", strerror(errno));
+  cursor c = {path, 0, diag};
+  scale_status st = load_stream(fp, &c, rows, cap, n);
+  fclose(fp);
+  return st;
+}
+
+static int compare_names(const void *a, const void *b) {
+  return strcmp((const char *)a, (const char *)b);
+}
+
+scale_status scale_measurements_load_dir(const char *dir, scale_measurement *rows, int cap,
+                                         int *n, scale_diag *diag) {
+  enum { MAX_FILES = 64 };
+  char names[MAX_FILES][SCALE_NAME_MAX];
+  int n_files = 0;
+  DIR *d = opendir(dir);
+  if (!d) return scale_diag_set(diag, SCALE_ERR_IO, dir, 0, "cannot read folder");
+  for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    size_t len = strlen(e->d_name);
+    if (len < 5 || len >= SCALE_NAME_MAX || strcmp(e->d_name + len - 4, ".tsv") != 0) continue;
+    if (n_files == MAX_FILES) break;
+    memcpy(names[n_files++], e->d_name, len + 1);
+  }
+  closedir(d);
+  qsort(names, (size_t)n_files, sizeof names[0], compare_names);
+  *n = 0;
+  for (int i = 0; i < n_files; i++) {
+    char path[4096 + SCALE_NAME_MAX + 2];
+    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+    TRY(scale_measurements_load_file(path, rows, cap, n, diag));
+  }
+  return SCALE_OK;
+}
+
+const char *scale_measurements_dir(void) {
+  static char path[4096 + 16];
+  snprintf(path, sizeof path, "%s/measurements", scale_data_dir());
+  return path;
+}
+
+/* ---- conversions ---------------------------------------------------------------------------- */
+
+double scale_measurement_step_s(const scale_measurement *row, const scale_model *model) {
+  double tokens = row->gbs * row->seq;
+  switch (row->metric) {
+  case SCALE_METRIC_STEP_S:
+    return row->measured;
+  case SCALE_METRIC_TOKENS_PER_S_PER_CHIP:
+    return tokens / (row->chips * row->measured);
+  case SCALE_METRIC_MEGATRON_TFLOPS_PER_CHIP: {
+    /* Narayanan et al. 2021 eq. (3): F = 96 B s l h^2 (1 + s/(6h) + V/(16 l h)) */
+    double l = (double)model->n_layers, h = (double)model->d_model, V = (double)model->n_vocab;
+    double s = row->seq;
+    double flops = 96.0 * row->gbs * s * l * h * h * (1.0 + s / (6.0 * h) + V / (16.0 * l * h));
+    return flops / (row->chips * row->measured * 1e12);
+  }
+  default:
+    return NAN;
+  }
+}
