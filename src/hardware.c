@@ -20,12 +20,12 @@
 /* Plausible ranges (hardware/README.md "Ranges"): wide enough for a laptop CPU and for chips
  * a decade out, narrow enough that a slip of the exponent or a fraction of a chip is refused at
  * load time instead of turning into inf, NaN or an endless search downstream. */
-#define RATE 1e9, 1e19  /* FLOP/s of one chip */
-#define BW 1e6, 1e16    /* bytes/s of a memory, link or network port */
+#define RATE 1e9, 1e19   /* FLOP/s of one chip */
+#define BW 1e6, 1e16     /* bytes/s of a memory, link or network port */
 #define MEMORY 1e6, 1e15 /* HBM (or DRAM) bytes of one chip */
-#define SRAM 1e3, 1e12  /* on-chip memories: VMEM, shared memory, L2, registers */
-#define AXIS 1, 65536   /* chips along one torus axis */
-#define MANY 1, 1e6     /* cores, units, switches, GPUs in a domain */
+#define SRAM 1e3, 1e12   /* on-chip memories: VMEM, shared memory, L2, registers */
+#define AXIS 1, 65536    /* chips along one torus axis */
+#define MANY 1, 1e6      /* cores, units, switches, GPUs in a domain */
 
 #define F(section, key, kind, member, required, ...)                                               \
   { section, key, kind, offsetof(scale_chip, member), required, __VA_ARGS__ }

@@ -242,14 +242,18 @@ static bool build_group(const scale_chip *chip, double tp, scale_group *g) {
   int n_axes = (int)(positive(chip->ici_n_axes) ? chip->ici_n_axes : 2.0);
   if (n_axes < 1) n_axes = 1;
   if (n_axes > SCALE_GROUP_AXES_MAX) n_axes = SCALE_GROUP_AXES_MAX;
-  double limit[SCALE_GROUP_AXES_MAX];
-  for (int i = 0; i < n_axes; i++)
+  double limit[SCALE_GROUP_AXES_MAX], widest = 0.0;
+  for (int i = 0; i < n_axes; i++) {
     limit[i] = positive(chip->pod_shape[i]) ? chip->pod_shape[i] : HUGE_VAL;
-  /* Largest prime factors first, each onto the smallest axis it still fits. */
+    widest = fmax(widest, limit[i]);
+  }
+  /* Largest prime factors first, each onto the smallest axis it still fits. Trial division
+   * stops past the widest axis (a larger factor fits nowhere) and at 1e6 (a pod of unknown
+   * shape): a 16-digit prime tp is refused at once instead of after 1e8 divisions. */
   double primes[64];
   int n_primes = 0;
-  double rest = tp;
-  for (double p = 2.0; p * p <= rest && n_primes < 63; p += 1.0)
+  double rest = tp, p_max = fmin(widest, 1e6);
+  for (double p = 2.0; p * p <= rest && p <= p_max && n_primes < 63; p += 1.0)
     while (fmod(rest, p) == 0.0 && n_primes < 63) {
       primes[n_primes++] = p;
       rest /= p;
@@ -367,11 +371,13 @@ scale_infer_memory scale_infer_memory_eval(const scale_model *model, const scale
   double per_seq = per_seq_per_chip + act_decode / copy_batch(cfg);
   double b = per_seq > 0.0 ? scale_infer_max_batch(free_bytes, per_seq) : HUGE_VAL;
   /* act_decode counted per sequence may undercount when the prefill dominates: check. */
-  while (b > 0.0 && isfinite(b) &&
-         r.weight_bytes_per_chip + b * per_seq_per_chip +
-                 fmax(act_prefill, activation_bytes(model, b, cfg->tp, cfg->compute_dtype)) >
-             chip->hbm_bytes)
-    b -= 1.0;
+  for (int i = 0;
+       i < 64 && b > 0.0 && isfinite(b) &&
+       r.weight_bytes_per_chip + b * per_seq_per_chip +
+               fmax(act_prefill, activation_bytes(model, b, cfg->tp, cfg->compute_dtype)) >
+           chip->hbm_bytes;
+       i++)
+    b = b - 1.0 < b ? b - 1.0 : nextafter(b, 0.0); /* above 2^53, b - 1 == b */
   r.max_batch = isfinite(b) ? fmax(b, 0.0) * copies : b;
   return r;
 }
@@ -545,6 +551,23 @@ scale_infer_slice scale_infer_smallest_slice(const scale_model *model, const sca
 
 /* ==== validation ============================================================================= */
 
+scale_status scale_infer_check_context(const scale_model *model, const char *what, double tokens,
+                                       double min, scale_diag *diag) {
+  if (!(tokens >= min) || !isfinite(tokens))
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0, "%s must be >= %g token%s (got %g)", what,
+                          min, min == 1.0 ? "" : "s", tokens);
+  double max_ctx = model ? c64(model->n_ctx_max) : 0.0;
+  const char *name = model && model->name[0] ? model->name : "the model";
+  if (max_ctx > 0.0 && tokens > max_ctx)
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0, "%s %g exceeds %s's maximum of %g tokens",
+                          what, tokens, name, max_ctx);
+  if (tokens > SCALE_INFER_CONTEXT_MAX)
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                          "%s %g exceeds %g tokens (%s names no maximum context)", what, tokens,
+                          SCALE_INFER_CONTEXT_MAX, name);
+  return SCALE_OK;
+}
+
 scale_status scale_infer_validate(const scale_model *model, const scale_chip *chip,
                                   const scale_infer_config *cfg, scale_diag *diag) {
   if (model == NULL || chip == NULL || cfg == NULL)
@@ -568,21 +591,9 @@ scale_status scale_infer_validate(const scale_model *model, const scale_chip *ch
                           "batch %g is not a multiple of the %g data-parallel copies "
                           "(chips / model parallelism)",
                           cfg->batch, copies);
-  if (!(cfg->context >= 1.0) || !isfinite(cfg->context))
-    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0, "context must be >= 1 token (got %g)",
-                          cfg->context);
-  if (!nonneg(cfg->prompt))
-    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0, "prompt must be >= 0 tokens (got %g)",
-                          cfg->prompt);
-  double max_ctx = c64(model->n_ctx_max);
-  if (max_ctx > 0.0 && cfg->context > max_ctx)
-    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
-                          "context %g exceeds %s's maximum of %g tokens", cfg->context,
-                          model->name[0] ? model->name : "the model", max_ctx);
-  if (max_ctx > 0.0 && cfg->prompt > max_ctx)
-    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
-                          "prompt %g exceeds %s's maximum of %g tokens", cfg->prompt,
-                          model->name[0] ? model->name : "the model", max_ctx);
+  scale_status st = scale_infer_check_context(model, "context", cfg->context, 1.0, diag);
+  if (!st) st = scale_infer_check_context(model, "prompt", cfg->prompt, 0.0, diag);
+  if (st) return st;
   if (!(cfg->decode_len >= 1.0) || !isfinite(cfg->decode_len))
     return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0, "decode length must be >= 1 (got %g)",
                           cfg->decode_len);

@@ -75,7 +75,7 @@ static scale_status require(const ini_file *file, const char *why, const char *s
 }
 
 static scale_status check_sections(const ini_file *file, const scale_model *m, scale_diag *diag) {
-  static const char *const mamba[] = {"d_state", "n_heads", "d_head",     "expand",
+  static const char *const mamba[] = {"d_state",  "n_heads", "d_head",     "expand",
                                       "n_groups", "d_conv",  "chunk_size", NULL};
   static const char *const attention[] = {"n_heads", "n_kv_heads", "d_head", NULL};
   static const char *const mlp[] = {"d_ff", "gated_mlp", NULL};
@@ -105,9 +105,11 @@ static scale_status cross_check(const char *path, const scale_model *m, scale_di
     return scale_diag_set(diag, SCALE_ERR_INVALID, path, 0,
                           "mamba2 d_state, n_heads, d_head, expand, n_groups must be > 0");
   }
-  if (m->arch == SCALE_ARCH_TRANSFORMER && m->d_ff <= 0 && (m->n_experts == 0 || m->n_dense_layers > 0))
-    return scale_diag_set(diag, SCALE_ERR_INVALID, path, 0,
-                          "d_ff must be >= 1 for a dense MLP layer (0 only when every layer is MoE)");
+  if (m->arch == SCALE_ARCH_TRANSFORMER && m->d_ff <= 0 &&
+      (m->n_experts == 0 || m->n_dense_layers > 0))
+    return scale_diag_set(
+        diag, SCALE_ERR_INVALID, path, 0,
+        "d_ff must be >= 1 for a dense MLP layer (0 only when every layer is MoE)");
   if (m->n_experts > 0 && (m->n_experts_active < 1 || m->d_ff_expert < 1))
     return scale_diag_set(diag, SCALE_ERR_INVALID, path, 0,
                           "a MoE model needs n_experts_active >= 1 and d_ff_expert >= 1");

@@ -415,7 +415,7 @@ static scale_status check(const scale_train_problem *p, const scale_plan_opts *o
                           scale_diag *diag) {
   if (!p || !p->model || !p->chip)
     return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "plan: missing model or hardware");
-  if (!(p->n_chips >= 1) || p->n_chips != floor(p->n_chips) || p->n_chips > 1e9)
+  if (!(p->n_chips >= 1) || p->n_chips != floor(p->n_chips) || p->n_chips > SCALE_PLAN_CHIPS_MAX)
     return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
                           "plan: chip count %g must be an integer from 1 to 1e9", p->n_chips);
   if (!(p->batch_tokens >= p->seq_len) || !(p->seq_len >= 1))
@@ -678,37 +678,41 @@ scale_status scale_plan_infer(const scale_model *model, const scale_chip *chip,
   if (!model || !chip || !opts || !out)
     return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "plan infer: missing argument");
   const scale_plan_infer_opts *o = opts;
-  if (!(o->prompt >= 0) || !(o->decode_len >= 1) || !(o->max_step_s >= 0) || !(o->max_chips >= 0) ||
-      o->top_k < 1 || o->top_k > SCALE_PLAN_TOP_MAX ||
-      (unsigned)o->objective >= SCALE_PLAN_INFER_OBJECTIVE_COUNT)
-    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
-                          "plan infer: prompt >= 0, output >= 1, latency >= 0 and top 1..%d",
-                          SCALE_PLAN_TOP_MAX);
+  if (!(o->prompt >= 0) || !(o->decode_len >= 1) || !(o->max_step_s >= 0) ||
+      !(o->max_chips >= 0 && o->max_chips <= SCALE_PLAN_CHIPS_MAX) || o->top_k < 1 ||
+      o->top_k > SCALE_PLAN_TOP_MAX || (unsigned)o->objective >= SCALE_PLAN_INFER_OBJECTIVE_COUNT)
+    return scale_diag_set(
+        diag, SCALE_ERR_INVALID, "", 0,
+        "plan infer: prompt >= 0, output >= 1, latency >= 0, max chips 0..1e9 and "
+        "top 1..%d",
+        SCALE_PLAN_TOP_MAX);
   memset(out, 0, sizeof *out);
   double limit = o->max_chips;
   if (limit == 0)
     limit = chip->kind == SCALE_HW_GPU ? chip->nvlink_domain_size : scale_chip_pod_chips(chip);
   if (!(limit >= 1)) limit = 1;
+  if (limit > SCALE_PLAN_CHIPS_MAX) limit = SCALE_PLAN_CHIPS_MAX; /* also caps inf and 1e308 */
   double context = o->prompt + o->decode_len / 2.0;
   /* One model copy per slice (tp = chips): replicas of a slice serve more traffic at the same
-   * tokens/s per chip and cost, so they add nothing to rank. */
-  for (double chips = 1; chips <= limit; chips *= 2)
-    for (double tp = chips; tp <= chips; tp *= 2)
-      for (int wd = 0; wd < SCALE_DTYPE_COUNT; wd++) {
-        if (!o->allow_weight[wd]) continue;
-        for (int kd = 0; kd < SCALE_DTYPE_COUNT; kd++) {
-          if (!o->allow_kv[kd]) continue;
-          for (int ws2d = 0; ws2d < (tp > 1 ? 2 : 1); ws2d++) {
-            scale_infer_config cfg = scale_infer_config_default(chips, 1, context);
-            cfg.tp = tp;
-            cfg.weight_dtype = (scale_dtype)wd;
-            cfg.kv_dtype = (scale_dtype)kd;
-            cfg.weight_stationary_2d = ws2d != 0;
-            cfg.prompt = o->prompt;
-            cfg.decode_len = o->decode_len;
-            infer_batches(model, chip, o, cfg, out);
-          }
+   * tokens/s per chip and cost, so they add nothing to rank. At most 30 slice sizes. */
+  for (double chips = 1; chips <= limit; chips *= 2) {
+    double tp = chips;
+    for (int wd = 0; wd < SCALE_DTYPE_COUNT; wd++) {
+      if (!o->allow_weight[wd]) continue;
+      for (int kd = 0; kd < SCALE_DTYPE_COUNT; kd++) {
+        if (!o->allow_kv[kd]) continue;
+        for (int ws2d = 0; ws2d < (tp > 1 ? 2 : 1); ws2d++) {
+          scale_infer_config cfg = scale_infer_config_default(chips, 1, context);
+          cfg.tp = tp;
+          cfg.weight_dtype = (scale_dtype)wd;
+          cfg.kv_dtype = (scale_dtype)kd;
+          cfg.weight_stationary_2d = ws2d != 0;
+          cfg.prompt = o->prompt;
+          cfg.decode_len = o->decode_len;
+          infer_batches(model, chip, o, cfg, out);
         }
       }
+    }
+  }
   return SCALE_OK;
 }

@@ -289,9 +289,21 @@ typedef struct {
  * sharding, KV fully sharded, ep 1, mfu 0.4, prompt = context, decode_len 512. */
 scale_infer_config scale_infer_config_default(double n_chips, double batch, double context);
 
+/** Longest context any evaluation accepts when the model names no n_ctx_max [tokens]. */
+#define SCALE_INFER_CONTEXT_MAX 1e9
+
+/** Checks a context length 'tokens' (what = "context" or "prompt", for the message; min 1 or
+ * 0) against 'model': a finite number in [min, n_ctx_max], or [min, SCALE_INFER_CONTEXT_MAX]
+ * when the model names no maximum. `scale infer` and `scale model show --context` share it.
+ *
+ * Errors: SCALE_ERR_RANGE with "context 1e+308 exceeds llama-3-8b's maximum of 8192 tokens".
+ */
+scale_status scale_infer_check_context(const scale_model *model, const char *what, double tokens,
+                                       double min, scale_diag *diag);
+
 /** Checks that 'cfg' makes sense for 'model' on 'chip': integer counts (n_chips, tp, batch,
  * ep >= 1), tp dividing n_chips, the batch a multiple of n_chips / tp, context >= 1 and
- * context and prompt within the model's n_ctx_max (when known), decode_len >= 1, mfu in (0, 1],
+ * context and prompt within scale_infer_check_context(), decode_len >= 1, mfu in (0, 1],
  * valid dtypes with a chip rate for compute_dtype, a model-parallel group the hardware can
  * build (TPU: within the pod; GPU: within the NVLink domain), ep dividing tp and E.
  * A batch that does not fit in HBM is NOT an error (see scale_infer_memory_eval()).

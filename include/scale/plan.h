@@ -29,6 +29,10 @@
 
 #define SCALE_PLAN_TOP_MAX 32
 
+/** Most chips any search tries (1e9): a bound on every loop over chip counts, whatever the
+ * hardware file or the options say. */
+#define SCALE_PLAN_CHIPS_MAX 1e9
+
 /** What "best" means. */
 typedef enum {
   SCALE_PLAN_TIME = 0, /**< shortest step time */
@@ -168,8 +172,11 @@ typedef struct {
  * 4, ... sequences per model copy until HBM runs out; the KV context is P + G/2 (a request's
  * average). Keeps the layouts that fit and meet the latency target, ranked by the objective.
  *
- * Errors: SCALE_ERR_INVALID for NULL arguments, P < 0, G < 1, a negative target or top_k out
- *         of range. Nothing meeting the target is not an error (n_ranked 0; counters say why).
+ * Slices stop at SCALE_PLAN_CHIPS_MAX chips, whatever the pod size.
+ *
+ * Errors: SCALE_ERR_INVALID for NULL arguments, P < 0, G < 1, a negative or non-finite target
+ *         or chip limit, top_k out of range. Nothing meeting the target is not an error
+ *         (n_ranked 0; counters say why).
  * Book:   ch. 8 "Serving LLaMA 3-70B" (smallest slices, latency vs throughput, cost).
  */
 scale_status scale_plan_infer(const scale_model *model, const scale_chip *chip,

@@ -20,7 +20,8 @@ static scale_chip load(const char *name) {
 static scale_chip book_h100(void) {
   scale_chip c;
   memset(&c, 0, sizeof c);
-  for (int d = 0; d < SCALE_DTYPE_COUNT; d++) c.flops_per_s[d] = (double)NAN; /* unknown */
+  for (int d = 0; d < SCALE_DTYPE_COUNT; d++)
+    c.flops_per_s[d] = (double)NAN; /* unknown */
   c.flops_per_s[SCALE_DTYPE_BF16] = 990e12;
   c.n_net_levels = 3;
   c.net_levels[0] = (scale_net_level){8, 450e9};
@@ -134,8 +135,8 @@ START_TEST(cross_node_collectives) {
   /* Pop Quiz 3, AllGather_X(bf16[D_X, F_Y]) over one SU with Y inner. D = 8192, F = 32768.
    * Y = 4: still the leaf, 2DF x 31/(32 x 400e9). */
   double bytes = 2.0 * 8192.0 * 32768.0;
-  scale_check_rel(scale_gpu_all_gather_s(&h100, 64, 4, bytes), bytes * 31.0 / (32.0 * 400e9),
-                  1e-12, "s", "ch.12 Pop Quiz 3, Y <= 8");
+  scale_check_rel(scale_gpu_all_gather_s(&h100, 64, 4, bytes), bytes * 31.0 / (32.0 * 400e9), 1e-12,
+                  "s", "ch.12 Pop Quiz 3, Y <= 8");
   /* Y = 16 (X = 16 nodes' worth): each node carries 8/16 of the array over 16 members:
    * 2DF x (15/16) x (1/2) / 400e9; the book's answer 2DF / (Y x 50e9) drops the 15/16. */
   scale_check_rel(scale_gpu_all_gather_s(&h100, 16, 16, bytes), bytes * 15.0 / 16.0 / 800e9, 1e-12,
@@ -144,7 +145,7 @@ START_TEST(cross_node_collectives) {
    * B / (M W_node) = B / (2 x 400e9) drops (M-1)/M. */
   scale_check_rel(scale_gpu_all_to_all_s(&h100, 16, 1e9), 1e9 / (4.0 * 400e9), 1e-12, "s",
                   "ch.12 cross-node AllToAll");
-  scale_check_nan(scale_gpu_all_to_all_s(&h100, 12, 1e9)); /* not whole nodes */
+  scale_check_nan(scale_gpu_all_to_all_s(&h100, 12, 1e9));      /* not whole nodes */
   scale_check_nan(scale_gpu_all_gather_s(&h100, 2048, 1, 1e9)); /* beyond the tree */
   scale_check_nan(scale_gpu_all_gather_s(&h100, 2.5, 1, 1e9));
   scale_check_nan(scale_gpu_all_gather_s(&h100, 8, 1, -1));
@@ -224,13 +225,13 @@ END_TEST
 static Suite *gpu_suite(void) {
   Suite *s = suite_create("gpu");
   const scale_check_case cases[] = {{"tensor_core_arithmetic", tensor_core_arithmetic},
-               {"node_bandwidth", node_bandwidth},
-               {"fat_tree_levels", fat_tree_levels},
-               {"intra_node_collectives", intra_node_collectives},
-               {"cross_node_collectives", cross_node_collectives},
-               {"llm_rooflines", llm_rooflines},
-               {"shipped_gpus", shipped_gpus},
-               {"degenerate_tree_is_nan", degenerate_tree_is_nan}};
+                                    {"node_bandwidth", node_bandwidth},
+                                    {"fat_tree_levels", fat_tree_levels},
+                                    {"intra_node_collectives", intra_node_collectives},
+                                    {"cross_node_collectives", cross_node_collectives},
+                                    {"llm_rooflines", llm_rooflines},
+                                    {"shipped_gpus", shipped_gpus},
+                                    {"degenerate_tree_is_nan", degenerate_tree_is_nan}};
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return s;
 }

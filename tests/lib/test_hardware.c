@@ -34,20 +34,20 @@ static void teardown(void) {
   if (system(cmd) != 0) fprintf(stderr, "cleanup of %s failed\n", dir);
 }
 
-#define GOOD_CHIP                                                                               \
-  "; a made-up chip: numbers chosen for easy hand arithmetic\n"                                 \
-  "[chip]\n"                                                                                    \
-  "kind = tpu\n"                                                                                \
-  "display_name = Test TPU\n"                                                                   \
-  "bf16_flops_per_s = 2e14   ; inline comment\n"                                                \
-  "int8_flops_per_s = 4e14\n"                                                                   \
-  "hbm_bytes = 1.6e10\n"                                                                        \
-  "hbm_bytes_per_s = 1e12\n"                                                                    \
-  "[ici]\n"                                                                                     \
-  "link_bytes_per_s = 5e10\n"                                                                   \
-  "pod_x = 16\npod_y = 16\n"                                                                    \
-  "wrap_axis_multiple = 16\n"                                                                   \
-  "[network]\n"                                                                                 \
+#define GOOD_CHIP                                                                                  \
+  "; a made-up chip: numbers chosen for easy hand arithmetic\n"                                    \
+  "[chip]\n"                                                                                       \
+  "kind = tpu\n"                                                                                   \
+  "display_name = Test TPU\n"                                                                      \
+  "bf16_flops_per_s = 2e14   ; inline comment\n"                                                   \
+  "int8_flops_per_s = 4e14\n"                                                                      \
+  "hbm_bytes = 1.6e10\n"                                                                           \
+  "hbm_bytes_per_s = 1e12\n"                                                                       \
+  "[ici]\n"                                                                                        \
+  "link_bytes_per_s = 5e10\n"                                                                      \
+  "pod_x = 16\npod_y = 16\n"                                                                       \
+  "wrap_axis_multiple = 16\n"                                                                      \
+  "[network]\n"                                                                                    \
   "dcn_bytes_per_s = 2.5e10\n"
 
 /* Loads 'text' expecting failure 'status' at 'line' with 'words' in the message. */
@@ -110,7 +110,7 @@ START_TEST(system_inherits_base) {
   ck_assert_str_eq(chip.name, "node");
   ck_assert_str_eq(chip.base, "base-gpu");
   ck_assert_str_eq(chip.display_name, "Test node"); /* the system overrides */
-  ck_assert_int_eq(chip.kind, SCALE_HW_GPU);      /* inherited */
+  ck_assert_int_eq(chip.kind, SCALE_HW_GPU);        /* inherited */
   scale_check_rel(chip.n_chips, 8, 0, "", "fixture");
   scale_check_rel(chip.hbm_bytes_per_s, 3e12, 0, "B/s", "inherited");
   ck_assert_int_eq(chip.n_net_levels, 2);
@@ -181,7 +181,7 @@ END_TEST
 
 /* The smallest valid GPU (6 lines): a range case appends "[section]\nkey = value" (lines 7, 8). */
 #define MIN_GPU                                                                                    \
-  "[chip]\nkind = gpu\ndisplay_name = X\nbf16_flops_per_s = 1e14\nhbm_bytes = 1e10\n"            \
+  "[chip]\nkind = gpu\ndisplay_name = X\nbf16_flops_per_s = 1e14\nhbm_bytes = 1e10\n"              \
   "hbm_bytes_per_s = 1e12\n"
 
 START_TEST(level_gaps_and_pairs) {
@@ -281,7 +281,7 @@ START_TEST(bom_and_crlf_load_identically) {
   scale_status st = scale_chip_load_file(fixture("test-tpu.ini", crlf), &windows, &diag);
   ck_assert_msg(st == SCALE_OK, "%s:%d: %s", diag.file, diag.line, diag.message);
   ck_assert_str_eq(windows.display_name, "Test TPU"); /* no '\r' kept at the end of a string */
-  ck_assert_int_eq(windows.kind, SCALE_HW_TPU);      /* the BOM is not part of the first line */
+  ck_assert_int_eq(windows.kind, SCALE_HW_TPU);       /* the BOM is not part of the first line */
   ck_assert_msg(memcmp(&plain, &windows, sizeof plain) == 0, "records differ");
   /* A fault in a CRLF file still names its line. */
   snprintf(crlf + n, sizeof crlf - n, "[ici]\r\npod_z = 0.5\r\n");

@@ -5,6 +5,7 @@
  */
 #include <math.h>
 #include <string.h>
+#include <time.h>
 
 #include "scale.h"
 #include "scale_check.h"
@@ -70,6 +71,40 @@ START_TEST(test_validate) {
   scale_check_nan(scale_infer_decode_eval(&m, &v5e, &bad).step_s);
   scale_check_nan(scale_infer_memory_eval(&m, &v5e, &bad).total_bytes_per_chip);
   scale_check_nan(scale_infer_prefill_eval(&m, &v5e, NULL).time_s);
+}
+END_TEST
+
+/* Issue 13 section 2: one context check for `infer` and `model show`; a model without
+ * n_ctx_max still has a ceiling, so 1e308 tokens never reaches the formulas as inf. */
+START_TEST(test_context_range) {
+  scale_model m = model_named("llama-3-8b");
+  scale_chip v5e = chip_named("tpu-v5e");
+  scale_diag diag;
+  ck_assert_int_eq(scale_infer_check_context(&m, "context", 8192, 1, &diag), SCALE_OK);
+  ck_assert_int_eq(scale_infer_check_context(&m, "context", 1e308, 1, &diag), SCALE_ERR_RANGE);
+  ck_assert_str_eq(diag.message, "context 1e+308 exceeds llama-3-8b's maximum of 8192 tokens");
+  ck_assert_int_eq(scale_infer_check_context(&m, "context", 0, 1, &diag), SCALE_ERR_RANGE);
+  ck_assert_int_eq(scale_infer_check_context(&m, "prompt", 0, 0, &diag), SCALE_OK);
+  m.n_ctx_max = 0; /* unknown */
+  ck_assert_int_eq(scale_infer_check_context(&m, "context", 1e9, 1, &diag), SCALE_OK);
+  ck_assert_int_eq(scale_infer_check_context(&m, "context", 1e308, 1, &diag), SCALE_ERR_RANGE);
+  ck_assert_ptr_nonnull(strstr(diag.message, "names no maximum"));
+  scale_infer_config cfg = scale_infer_config_default(4, 4, 1e308);
+  ck_assert_int_eq(scale_infer_validate(&m, &v5e, &cfg, &diag), SCALE_ERR_RANGE);
+}
+END_TEST
+
+/* Issue 13 section 2: a 16-digit prime model-parallel degree was factored by trial division up
+ * to its square root (1e8 divisions, seconds) before being refused; now at once. */
+START_TEST(test_huge_prime_tp_refused_fast) {
+  scale_model m = model_named("llama-3-8b");
+  scale_chip v5e = chip_named("tpu-v5e");
+  scale_diag diag;
+  scale_infer_config cfg = scale_infer_config_default(9007199254740881.0, 9007199254740881.0, 64);
+  clock_t t0 = clock();
+  ck_assert_int_eq(scale_infer_validate(&m, &v5e, &cfg, &diag), SCALE_ERR_RANGE);
+  double cpu_s = (double)(clock() - t0) / CLOCKS_PER_SEC;
+  ck_assert_msg(cpu_s < 0.5, "refusing a prime tp took %g s of CPU", cpu_s);
 }
 END_TEST
 
@@ -337,8 +372,7 @@ START_TEST(test_thresholds) {
   scale_check_nan(scale_infer_cost_usd_per_million_tokens(NAN, 1, 1));
   scale_model dense = model_named("llama-3-8b");
   scale_chip v5e = chip_named("tpu-v5e");
-  scale_check_nan(scale_infer_moe_critical_batch(&dense, &v5e, SCALE_DTYPE_BF16,
-                                                 SCALE_DTYPE_BF16));
+  scale_check_nan(scale_infer_moe_critical_batch(&dense, &v5e, SCALE_DTYPE_BF16, SCALE_DTYPE_BF16));
   scale_infer_slice s = scale_infer_smallest_slice(&dense, &v5e, SCALE_DTYPE_BF16, 8192);
   ck_assert(s.slice_chips == 2.0); /* 16.06e9 bf16 bytes: 1.004 chips -> 2 */
 }
@@ -347,12 +381,19 @@ END_TEST
 int main(void) {
   Suite *s = suite_create("inference");
   const scale_check_case cases[] = {
-      {"validate", test_validate},           {"memory", test_memory},
-      {"prefill", test_prefill},             {"decode_single_chip", test_decode_single_chip},
-      {"decode_regimes", test_decode_regimes}, {"decode_ici", test_decode_ici},
-      {"decode_gpu", test_decode_gpu},       {"decode_moe", test_decode_moe},
-      {"decode_mamba", test_decode_mamba},   {"frontier", test_frontier},
+      {"validate", test_validate},
+      {"memory", test_memory},
+      {"prefill", test_prefill},
+      {"decode_single_chip", test_decode_single_chip},
+      {"decode_regimes", test_decode_regimes},
+      {"decode_ici", test_decode_ici},
+      {"decode_gpu", test_decode_gpu},
+      {"decode_moe", test_decode_moe},
+      {"decode_mamba", test_decode_mamba},
+      {"frontier", test_frontier},
       {"thresholds", test_thresholds},
+      {"context_range", test_context_range},
+      {"huge_prime_tp_refused_fast", test_huge_prime_tp_refused_fast},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return scale_check_run(s);

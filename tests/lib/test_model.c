@@ -30,13 +30,13 @@ static void teardown(void) {
   if (system(cmd) != 0) fprintf(stderr, "cleanup of %s failed\n", dir);
 }
 
-#define HEAD                                                                                   \
-  "; a tiny GQA transformer for hand arithmetic\n"                                              \
-  "[model]\n"                                                                                   \
-  "display_name = Tiny GQA\n"                                                                   \
-  "arch = transformer\n"                                                                        \
-  "n_layers = 2\n"                                                                              \
-  "d_model = 64\n"                                                                              \
+#define HEAD                                                                                       \
+  "; a tiny GQA transformer for hand arithmetic\n"                                                 \
+  "[model]\n"                                                                                      \
+  "display_name = Tiny GQA\n"                                                                      \
+  "arch = transformer\n"                                                                           \
+  "n_layers = 2\n"                                                                                 \
+  "d_model = 64\n"                                                                                 \
   "n_vocab = 1000\n"
 #define ATTN "[attention]\nn_heads = 8\nn_kv_heads = 2\nd_head = 8\n"
 #define MLP "[mlp]\nd_ff = 256\ngated_mlp = 1\n"
@@ -56,8 +56,8 @@ static void expect_error(const char *text, scale_status status, int line, const 
 START_TEST(loads_good_file) {
   scale_model m;
   scale_diag diag;
-  scale_status st = scale_model_load_file(fixture(HEAD "tied_embeddings = 1\n" ATTN MLP), &m,
-                                          &diag);
+  scale_status st =
+      scale_model_load_file(fixture(HEAD "tied_embeddings = 1\n" ATTN MLP), &m, &diag);
   ck_assert_msg(st == SCALE_OK, "%s:%d: %s", diag.file, diag.line, diag.message);
   ck_assert_str_eq(m.name, "tiny-gqa");
   ck_assert_int_eq(m.arch, SCALE_ARCH_TRANSFORMER);
@@ -76,8 +76,8 @@ START_TEST(loads_mamba) {
   const char *text = "[model]\ndisplay_name = Tiny SSM\narch = mamba2\nn_layers = 2\n"
                      "d_model = 64\nn_vocab = 100\n[mamba2]\nd_state = 16\nn_heads = 8\n"
                      "d_head = 16\nexpand = 2\nn_groups = 1\nd_conv = 4\nchunk_size = 64\n";
-  ck_assert_msg(scale_model_load_file(fixture(text), &m, &diag) == SCALE_OK, "%s:%d: %s",
-                diag.file, diag.line, diag.message);
+  ck_assert_msg(scale_model_load_file(fixture(text), &m, &diag) == SCALE_OK, "%s:%d: %s", diag.file,
+                diag.line, diag.message);
   ck_assert_int_eq(m.arch, SCALE_ARCH_MAMBA2);
   ck_assert_int_eq(scale_model_ssm_d_inner(&m), 128); /* expand 2 x D 64 */
 }
@@ -104,8 +104,8 @@ START_TEST(malformed) {
 END_TEST
 
 START_TEST(cross_checks) {
-  expect_error(HEAD "[attention]\nn_heads = 8\nn_kv_heads = 3\nd_head = 8\n" MLP,
-               SCALE_ERR_INVALID, 0, "must divide");
+  expect_error(HEAD "[attention]\nn_heads = 8\nn_kv_heads = 3\nd_head = 8\n" MLP, SCALE_ERR_INVALID,
+               0, "must divide");
   expect_error(HEAD ATTN MLP "[moe]\nn_experts = 4\nn_experts_active = 5\nd_ff_expert = 8\n",
                SCALE_ERR_INVALID, 0, "exceeds n_experts");
   expect_error(HEAD ATTN MLP "[moe]\nn_experts = 4\nn_experts_active = 2\nd_ff_expert = 8\n"
@@ -124,7 +124,7 @@ START_TEST(cross_checks) {
 END_TEST
 
 #define MAMBA_HEAD                                                                                 \
-  "[model]\ndisplay_name = Tiny SSM\narch = mamba2\nn_layers = 2\nd_model = 64\nn_vocab = 100\n" \
+  "[model]\ndisplay_name = Tiny SSM\narch = mamba2\nn_layers = 2\nd_model = 64\nn_vocab = 100\n"   \
   "[mamba2]\nd_state = 16\nn_heads = 8\nd_head = 16\nn_groups = 1\nd_conv = 4\n"
 
 /* Issue 13 section 2: counts that parse but break the model. Each count has a physical range,
@@ -142,8 +142,8 @@ START_TEST(implausible_counts) {
   expect_error(HEAD "n_ctx_max = 1e10\n" ATTN MLP, SCALE_ERR_RANGE, 8, "n_ctx_max must be");
   expect_error(HEAD "n_params_reported = 0.5\n" ATTN MLP, SCALE_ERR_RANGE, 8,
                "n_params_reported must be a whole number");
-  expect_error(HEAD "[attention]\nn_heads = 1e6\nn_kv_heads = 2\nd_head = 8\n" MLP,
-               SCALE_ERR_RANGE, 9, "n_heads must be a whole number in [1, 100000]");
+  expect_error(HEAD "[attention]\nn_heads = 1e6\nn_kv_heads = 2\nd_head = 8\n" MLP, SCALE_ERR_RANGE,
+               9, "n_heads must be a whole number in [1, 100000]");
   expect_error(HEAD ATTN "[mlp]\nd_ff = 1e9\ngated_mlp = 1\n", SCALE_ERR_RANGE, 13,
                "d_ff must be a whole number in [0, 1e8]");
 }

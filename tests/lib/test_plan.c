@@ -56,7 +56,8 @@ START_TEST(ranked_layouts_are_valid_sorted_distinct) {
   /* Bookkeeping: every candidate is pruned by one rule or fits. */
   ck_assert(report->n_candidates >= report->n_evaluated);
   double pruned = 0;
-  for (int i = 0; i < SCALE_PLAN_PRUNE_COUNT; i++) pruned += report->n_pruned[i];
+  for (int i = 0; i < SCALE_PLAN_PRUNE_COUNT; i++)
+    pruned += report->n_pruned[i];
   scale_check_rel(report->n_pruned_total, pruned, 0, "", "sum of rules");
   ck_assert(report->n_pruned_total < report->n_candidates);
   /* 16 sequences cannot feed pp 8 with m = 4 pp = 32 microbatches: the batch rule prunes. */
@@ -161,14 +162,15 @@ START_TEST(objectives_and_restrictions) {
     ck_assert(report->ranked[i - 1].result.mfu >= report->ranked[i].result.mfu * (1 - 1e-9));
   /* Forbid everything but FSDP: the only degrees left are fsdp 8 (dp must be 1). */
   o = scale_plan_opts_default();
-  for (int d = 0; d < SCALE_TRAIN_DIM_COUNT; d++) o.allow[d] = d == SCALE_TRAIN_DIM_FSDP;
+  for (int d = 0; d < SCALE_TRAIN_DIM_COUNT; d++)
+    o.allow[d] = d == SCALE_TRAIN_DIM_FSDP;
   ck_assert_int_eq(scale_plan_train(&p, &o, report, &diag), SCALE_OK);
   ck_assert_int_ge(report->n_ranked, 1);
   for (int i = 0; i < report->n_ranked; i++)
     scale_check_rel(report->ranked[i].layout.fsdp, 8, 0, "", "fsdp only");
   char text[256];
-  ck_assert(strstr(scale_plan_layout_str(&report->ranked[0].layout, text, sizeof text),
-                   "fsdp 8") != NULL);
+  ck_assert(strstr(scale_plan_layout_str(&report->ranked[0].layout, text, sizeof text), "fsdp 8") !=
+            NULL);
   ck_assert_int_eq(scale_plan_objective_parse("cost", &o.objective), SCALE_OK);
   ck_assert_int_eq(o.objective, SCALE_PLAN_COST);
   ck_assert_int_eq(scale_plan_objective_parse("speed", &o.objective), SCALE_ERR_INVALID);
@@ -238,6 +240,31 @@ START_TEST(infer_ranked_layouts_fit_and_meet_the_target) {
 }
 END_TEST
 
+/* Issue 13 section 2: a pod of 1e308 (or inf) chips, or an infinite --max-chips, made the slice
+ * loop `chips *= 2` run forever. The search stops at SCALE_PLAN_CHIPS_MAX chips (Check's
+ * per-test timeout turns a regression into a failure, not a hung run). */
+START_TEST(infer_search_is_bounded) {
+  scale_model m;
+  scale_chip v5e;
+  scale_diag diag;
+  ck_assert_int_eq(scale_model_load("llama-3-8b", &m, &diag), SCALE_OK);
+  ck_assert_int_eq(scale_chip_load("tpu-v5e", &v5e, &diag), SCALE_OK);
+  scale_plan_infer_opts o = scale_plan_infer_opts_default(1024, 128);
+  o.allow_weight[SCALE_DTYPE_INT8] = o.allow_kv[SCALE_DTYPE_INT8] = false;
+  scale_plan_infer_report *r = malloc(sizeof *r);
+  ck_assert_ptr_nonnull(r);
+  v5e.pod_shape[1] = 1e308;
+  ck_assert_int_eq(scale_plan_infer(&m, &v5e, &o, r, &diag), SCALE_OK);
+  ck_assert_int_ge(r->n_ranked, 1);
+  for (int i = 0; i < r->n_ranked; i++)
+    ck_assert(r->ranked[i].config.n_chips <= SCALE_PLAN_CHIPS_MAX);
+  v5e.pod_shape[1] = 16;
+  o.max_chips = (double)INFINITY;
+  ck_assert_int_eq(scale_plan_infer(&m, &v5e, &o, r, &diag), SCALE_ERR_INVALID);
+  free(r);
+}
+END_TEST
+
 static Suite *plan_suite(void) {
   Suite *s = suite_create("plan");
   TCase *tc = tcase_create("search");
@@ -250,6 +277,7 @@ static Suite *plan_suite(void) {
   tcase_add_test(tc, objectives_and_restrictions);
   tcase_add_test(tc, bad_problems);
   tcase_add_test(tc, infer_ranked_layouts_fit_and_meet_the_target);
+  tcase_add_test(tc, infer_search_is_bounded);
   suite_add_tcase(s, tc);
   return s;
 }
