@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "book.h"
@@ -28,8 +29,31 @@ void sb_add_htmln(strbuf *sb, const char *s, size_t n);
 const char *sb_str(const strbuf *sb);
 void sb_free(strbuf *sb);
 
+/* ---- string-keyed hash table ---------------------------------------------------------------- */
+
+/** Maps strings to size_t in expected O(1) per operation (open addressing, load <= 1/2), so
+ * lookups per citation or heading keep a chapter's render linear. Zero-initialise; keys are
+ * copied. The hash is seeded per table, so crafted keys cannot make every probe collide. */
+typedef struct {
+  char **keys;   /**< owned copies; NULL marks an empty slot */
+  size_t *vals;  /**< the value of keys[i] */
+  size_t cap;    /**< slots: 0 or a power of two */
+  size_t n;      /**< keys stored */
+  uint64_t seed; /**< mixed into every hash; chosen on first insert */
+} strmap;
+
+/** The value stored under 'key', or NULL when absent (valid until the next strmap_put). */
+size_t *strmap_get(const strmap *m, const char *key);
+/** Stores 'val' under 'key', replacing any value there. */
+void strmap_put(strmap *m, const char *key, size_t val);
+/** Frees the table; a zeroed or freed table is empty. */
+void strmap_free(strmap *m);
+
 void *xmalloc(size_t n);
 void *xrealloc(void *p, size_t n);
+/** Grows array 'p' of elements of 'size' bytes to hold at least 'need', doubling *cap, so n
+ * appends cost O(n) copies in all (not O(n^2) as with one realloc per element). */
+void *xgrow(void *p, size_t *cap, size_t need, size_t size);
 char *xstrdup(const char *s);
 
 /* ---- files ---------------------------------------------------------------------------------- */
@@ -65,6 +89,8 @@ typedef struct {
   char summary[512];       /**< first sentence of the first paragraph */
   book_value *values;
   size_t n_values;
+  size_t cap_values;       /**< allocated entries of values */
+  strmap value_index;      /**< key -> index into values */
   bool has_values;         /**< a values source was found */
 } book_chapter;
 
@@ -86,6 +112,10 @@ void book_error(book_ctx *bx, const char *file, int line, const char *fmt, ...)
 /** Reports "FILE:LINE: warning: message" and counts a warning. */
 void book_warn(book_ctx *bx, const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/** Whether text[0..len) holds no NUL byte; otherwise reports "FILE:LINE: NUL byte at byte
+ * offset N" (C strings would end there, silently dropping the rest) and returns false. */
+bool book_check_text(book_ctx *bx, const char *file, const char *text, size_t len);
 
 /** Looks up a value of the chapter; NULL when absent. */
 book_value *book_find_value(book_chapter *ch, const char *key);

@@ -31,6 +31,7 @@ static bool discover(book_ctx *bx) {
     return false;
   }
   struct dirent *e;
+  size_t cap = 0;
   while ((e = readdir(d))) {
     const char *n = e->d_name;
     if (!(isdigit((unsigned char)n[0]) && isdigit((unsigned char)n[1]) && n[2] == '-' && n[3]))
@@ -44,7 +45,7 @@ static bool discover(book_ctx *bx) {
     if (!dir_exists(ch.dir)) continue;
     if (snprintf(ch.md, sizeof ch.md, "%s/%s.md", ch.dir, ch.slug) >= (int)sizeof ch.md ||
         !file_exists(ch.md)) continue; /* a chapter still being written */
-    bx->chapters = xrealloc(bx->chapters, (bx->n_chapters + 1) * sizeof *bx->chapters);
+    bx->chapters = xgrow(bx->chapters, &cap, bx->n_chapters + 1, sizeof *bx->chapters);
     bx->chapters[bx->n_chapters++] = ch;
   }
   closedir(d);
@@ -76,7 +77,8 @@ static bool parse_values(book_ctx *bx, book_chapter *ch, const char *file, char 
         book_error(bx, file, line, "duplicate value key '%s'", f[0]);
         ok = false;
       } else {
-        ch->values = xrealloc(ch->values, (ch->n_values + 1) * sizeof *ch->values);
+        ch->values = xgrow(ch->values, &ch->cap_values, ch->n_values + 1, sizeof *ch->values);
+        strmap_put(&ch->value_index, f[0], ch->n_values);
         ch->values[ch->n_values++] = (book_value){.key = xstrdup(f[0]),
                                                   .value = v,
                                                   .unit = xstrdup(f[2]),
@@ -114,7 +116,7 @@ static bool run_program(book_ctx *bx, book_chapter *ch, const char *prog) {
     book_error(bx, prog, 0, "the chapter program failed (run it with --values to see why)");
   else {
     sb_addn(&out, "", 0);
-    ok = parse_values(bx, ch, prog, out.data);
+    ok = book_check_text(bx, prog, out.data, out.len) && parse_values(bx, ch, prog, out.data);
   }
   sb_free(&cmd), sb_free(&out);
   return ok;
@@ -141,13 +143,14 @@ static bool load_values(book_ctx *bx, book_chapter *ch) {
     snprintf(path, sizeof path, "%s/%s.values", ch->dir, ch->slug);
     if (!file_exists(path)) return true;
   }
-  char *text = read_file(path, NULL);
+  size_t len = 0;
+  char *text = read_file(path, &len);
   if (!text) {
     book_error(bx, path, 0, "cannot read the values");
     return false;
   }
   ch->has_values = true;
-  bool ok = parse_values(bx, ch, path, text);
+  bool ok = book_check_text(bx, path, text, len) && parse_values(bx, ch, path, text);
   free(text);
   return ok;
 }
@@ -161,6 +164,7 @@ static void free_chapters(book_ctx *bx) {
       free(ch->values[j].display);
     }
     free(ch->values);
+    strmap_free(&ch->value_index);
   }
   free(bx->chapters);
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "book_internal.h"
@@ -23,6 +24,14 @@ void *xrealloc(void *p, size_t n) {
     abort();
   }
   return q;
+}
+
+void *xgrow(void *p, size_t *cap, size_t need, size_t size) {
+  if (need <= *cap) return p;
+  size_t c = *cap ? *cap : 16;
+  while (c < need) c *= 2;
+  *cap = c;
+  return xrealloc(p, c * size);
 }
 
 char *xstrdup(const char *s) {
@@ -105,6 +114,72 @@ void sb_add_shell_quoted(strbuf *sb, const char *s) {
       sb_addn(sb, p, 1);
   }
   sb_add(sb, "'");
+}
+
+/* ---- string-keyed hash table ---------------------------------------------------------------- */
+
+/* FNV-1a over the key, started from the table's seed, then a 64-bit finaliser (MurmurHash3's
+ * fmix64) so that the low bits used as the slot depend on every byte. */
+static uint64_t hash_str(uint64_t seed, const char *s) {
+  uint64_t h = 14695981039346656037ULL ^ seed;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  return h ^ (h >> 33);
+}
+
+/** The slot holding 'key', or the empty slot where it would go (cap > 0). */
+static size_t strmap_slot(const strmap *m, const char *key) {
+  size_t mask = m->cap - 1, i = (size_t)hash_str(m->seed, key) & mask;
+  while (m->keys[i] && strcmp(m->keys[i], key) != 0) i = (i + 1) & mask;
+  return i;
+}
+
+size_t *strmap_get(const strmap *m, const char *key) {
+  if (!m->cap) return NULL;
+  size_t i = strmap_slot(m, key);
+  return m->keys[i] ? &m->vals[i] : NULL;
+}
+
+/** Doubles the table (or creates it) and reinserts every key. */
+static void strmap_grow(strmap *m) {
+  strmap bigger = {.cap = m->cap ? m->cap * 2 : 64, .n = m->n, .seed = m->seed};
+  if (!m->cap) { /* the address and the clock: differs between runs, no global state */
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    bigger.seed = (uint64_t)(uintptr_t)m ^ ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec;
+  }
+  bigger.keys = xmalloc(bigger.cap * sizeof *bigger.keys);
+  memset(bigger.keys, 0, bigger.cap * sizeof *bigger.keys);
+  bigger.vals = xmalloc(bigger.cap * sizeof *bigger.vals);
+  for (size_t i = 0; i < m->cap; i++) {
+    if (!m->keys[i]) continue;
+    size_t j = strmap_slot(&bigger, m->keys[i]);
+    bigger.keys[j] = m->keys[i];
+    bigger.vals[j] = m->vals[i];
+  }
+  free(m->keys);
+  free(m->vals);
+  *m = bigger;
+}
+
+void strmap_put(strmap *m, const char *key, size_t val) {
+  if (2 * (m->n + 1) > m->cap) strmap_grow(m);
+  size_t i = strmap_slot(m, key);
+  if (!m->keys[i]) {
+    m->keys[i] = xstrdup(key);
+    m->n++;
+  }
+  m->vals[i] = val;
+}
+
+void strmap_free(strmap *m) {
+  for (size_t i = 0; i < m->cap; i++) free(m->keys[i]);
+  free(m->keys);
+  free(m->vals);
+  *m = (strmap){0};
 }
 
 /* ---- files ---------------------------------------------------------------------------------- */
@@ -199,10 +274,20 @@ void book_warn(book_ctx *bx, const char *file, int line, const char *fmt, ...) {
   bx->n_warnings++;
 }
 
+bool book_check_text(book_ctx *bx, const char *file, const char *text, size_t len) {
+  const char *nul = memchr(text, '\0', len);
+  if (!nul) return true;
+  int line = 1;
+  for (const char *p = text; p < nul; p++) line += *p == '\n';
+  book_error(bx, file, line, "NUL byte at byte offset %zu (a text file has none; the rest would "
+                             "be silently lost)",
+             (size_t)(nul - text));
+  return false;
+}
+
 book_value *book_find_value(book_chapter *ch, const char *key) {
-  for (size_t i = 0; i < ch->n_values; i++)
-    if (strcmp(ch->values[i].key, key) == 0) return &ch->values[i];
-  return NULL;
+  const size_t *i = strmap_get(&ch->value_index, key);
+  return i ? &ch->values[*i] : NULL;
 }
 
 /* ---- listings ------------------------------------------------------------------------------- */
@@ -258,12 +343,12 @@ static bool listing_in_dir(book_ctx *bx, const char *sub, const char *ext, const
   DIR *d = opendir(dir);
   if (!d) return false;
   char **names = NULL;
-  size_t n = 0;
+  size_t n = 0, cap = 0;
   struct dirent *e;
   while ((e = readdir(d))) {
     size_t len = strlen(e->d_name), el = strlen(ext);
     if (len > el && strcmp(e->d_name + len - el, ext) == 0) {
-      names = xrealloc(names, (n + 1) * sizeof *names);
+      names = xgrow(names, &cap, n + 1, sizeof *names);
       names[n++] = xstrdup(e->d_name);
     }
   }

@@ -33,6 +33,7 @@ typedef struct {
 typedef struct {
   math_span *v;
   size_t n;
+  size_t cap;
 } math_list;
 
 typedef struct {
@@ -44,6 +45,9 @@ typedef struct {
 typedef struct {
   heading *v;
   size_t n;
+  size_t cap;
+  strmap ids;      /**< every id given so far */
+  strmap next_dup; /**< base id -> the first suffix not yet tried for it (see unique_id) */
 } heading_list;
 
 /** Everything one weave of one chapter needs. */
@@ -60,7 +64,7 @@ typedef struct {
 
 static void add_placeholder(strbuf *out, math_list *m, const char *tex, size_t n, bool display,
                             int line) {
-  m->v = xrealloc(m->v, (m->n + 1) * sizeof *m->v);
+  m->v = xgrow(m->v, &m->cap, m->n + 1, sizeof *m->v);
   math_span *s = &m->v[m->n];
   size_t a = 0, b = n; /* stored trimmed; the newlines still count below */
   while (a < b && isspace((unsigned char)tex[a])) a++;
@@ -85,7 +89,40 @@ static bool at_blank_line(const char *t, size_t i) {
   return t[i] == '\n' || t[i] == '\0';
 }
 
-static bool protect_math(weave *w, const char *text, strbuf *out) {
+/** Where the backtick runs of length k found no closer: none before open[k]. */
+typedef struct {
+  size_t *open; /**< indexed by run length; 0: not known */
+  size_t cap;
+} span_memo;
+
+/** The end of the code span opened by the backtick run at text[i] (after its closing run of
+ * the same length, within the paragraph), or the end of the opening run when there is none.
+ * A failed search scanned every run up to the paragraph's end, and a later opener of the same
+ * length there can only see a subset of those runs: the memo skips its search, so a paragraph
+ * of unmatched backticks costs O(n), not O(n^2). */
+static size_t code_span_end(const char *text, size_t n, size_t i, span_memo *memo) {
+  size_t k = 0;
+  while (text[i + k] == '`') k++;
+  if (k < memo->cap && i < memo->open[k]) return i + k;
+  size_t j = i + k;
+  while (j < n && !at_blank_line(text, j)) {
+    if (text[j] != '`') {
+      j++;
+      continue;
+    }
+    size_t r = 0;
+    while (text[j + r] == '`') r++;
+    if (r == k) return j + r;
+    j += r;
+  }
+  size_t old = memo->cap;
+  memo->open = xgrow(memo->open, &memo->cap, k + 1, sizeof *memo->open);
+  memset(memo->open + old, 0, (memo->cap - old) * sizeof *memo->open);
+  memo->open[k] = j;
+  return i + k;
+}
+
+static bool protect_math_spans(weave *w, const char *text, strbuf *out, span_memo *spans) {
   size_t n = strlen(text), i = 0;
   int line = 1;
   bool line_start = true, in_fence = false, fence_code = false;
@@ -140,25 +177,7 @@ static bool protect_math(weave *w, const char *text, strbuf *out) {
       continue;
     }
     if (c == '`') { /* a code span: copy through its closing run of the same length */
-      size_t k = 0;
-      while (text[i + k] == '`') k++;
-      size_t j = i + k;
-      bool closed = false;
-      while (j < n && !at_blank_line(text, j)) {
-        if (text[j] == '`') {
-          size_t r = 0;
-          while (text[j + r] == '`') r++;
-          if (r == k) {
-            closed = true;
-            j += r;
-            break;
-          }
-          j += r;
-        } else {
-          j++;
-        }
-      }
-      size_t end = closed ? j : i + k;
+      size_t end = code_span_end(text, n, i, spans);
       for (size_t q = i; q < end; q++)
         if (text[q] == '\n') line++;
       sb_addn(out, text + i, end - i);
@@ -217,6 +236,13 @@ static bool protect_math(weave *w, const char *text, strbuf *out) {
   return true;
 }
 
+static bool protect_math(weave *w, const char *text, strbuf *out) {
+  span_memo spans = {0};
+  bool ok = protect_math_spans(w, text, out, &spans);
+  free(spans.open);
+  return ok;
+}
+
 /** Parses a placeholder at p; returns its index or -1. */
 static long placeholder_at(const char *p) {
   if (strncmp(p, PH_PREFIX, 9) != 0) return -1;
@@ -231,13 +257,19 @@ static long placeholder_at(const char *p) {
 /** Copies 's' replacing placeholders by their TeX source (plain-text contexts). */
 static void expand_plain(const weave *w, const char *s, strbuf *out) {
   for (const char *p = s; *p;) {
-    long k = placeholder_at(p);
+    const char *ph = strstr(p, PH_PREFIX); /* copy whole runs: one append per char is slow */
+    if (!ph) {
+      sb_add(out, p);
+      return;
+    }
+    sb_addn(out, p, (size_t)(ph - p));
+    long k = placeholder_at(ph);
     if (k >= 0 && (size_t)k < w->math.n) {
       sb_add(out, w->math.v[k].tex);
-      p += PH_LEN;
+      p = ph + PH_LEN;
     } else {
-      sb_addn(out, p, 1);
-      p++;
+      sb_addn(out, ph, 1);
+      p = ph + 1;
     }
   }
 }
@@ -411,23 +443,28 @@ static bool render_math(weave *w, const math_span *m, bool alone, strbuf *out) {
 static bool substitute_math(weave *w, const char *html, strbuf *out) {
   bool ok = true;
   for (const char *p = html; *p;) {
-    if (strncmp(p, "<p>" PH_PREFIX, 3 + 9) == 0) {
-      long k = placeholder_at(p + 3);
-      if (k >= 0 && (size_t)k < w->math.n && w->math.v[k].display &&
-          strncmp(p + 3 + PH_LEN, "</p>", 4) == 0) {
-        ok = render_math(w, &w->math.v[k], true, out) && ok;
-        p += 3 + PH_LEN + 4;
-        continue;
-      }
+    const char *ph = strstr(p, PH_PREFIX); /* copy the text between placeholders in one go */
+    if (!ph) {
+      sb_add(out, p);
+      break;
     }
-    long k = placeholder_at(p);
-    if (k >= 0 && (size_t)k < w->math.n) {
-      ok = render_math(w, &w->math.v[k], false, out) && ok;
-      p += PH_LEN;
+    long k = placeholder_at(ph);
+    bool known = k >= 0 && (size_t)k < w->math.n;
+    if (known && w->math.v[k].display && ph - p >= 3 && strncmp(ph - 3, "<p>", 3) == 0 &&
+        strncmp(ph + PH_LEN, "</p>", 4) == 0) {
+      sb_addn(out, p, (size_t)(ph - 3 - p));
+      ok = render_math(w, &w->math.v[k], true, out) && ok;
+      p = ph + PH_LEN + 4;
       continue;
     }
-    sb_addn(out, p, 1);
-    p++;
+    sb_addn(out, p, (size_t)(ph - p));
+    if (known) {
+      ok = render_math(w, &w->math.v[k], false, out) && ok;
+      p = ph + PH_LEN;
+    } else {
+      sb_addn(out, ph, 1);
+      p = ph + 1;
+    }
   }
   return ok;
 }
@@ -455,13 +492,14 @@ static void plain_text(const weave *w, cmark_node *node, strbuf *out) {
 /** Collects the nodes of 'root' of the given type, in document order. */
 static cmark_node **collect(cmark_node *root, cmark_node_type type, size_t *n) {
   cmark_node **v = NULL;
+  size_t cap = 0;
   *n = 0;
   cmark_iter *it = cmark_iter_new(root);
   cmark_event_type ev;
   while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
     cmark_node *node = cmark_iter_get_node(it);
     if (ev == CMARK_EVENT_ENTER && cmark_node_get_type(node) == type) {
-      v = xrealloc(v, (*n + 1) * sizeof *v);
+      v = xgrow(v, &cap, *n + 1, sizeof *v);
       v[(*n)++] = node;
     }
   }
@@ -716,6 +754,25 @@ static bool figures(weave *w, cmark_node *root, int line_offset) {
   return ok;
 }
 
+/** Makes id[] unique among the ids given so far: a taken id gets the first free suffix of
+ * -2, -3, ... Ids are only ever added, so a suffix found taken stays taken: next_dup lets the
+ * search for a base resume where it stopped, and n identical headings cost O(n) lookups in
+ * all instead of O(n^2) candidates each compared with every earlier id. */
+static void unique_id(heading_list *hl, char *id, size_t size) {
+  if (strmap_get(&hl->ids, id)) {
+    char base[256];
+    snprintf(base, sizeof base, "%s", id);
+    size_t *next = strmap_get(&hl->next_dup, base);
+    size_t dup = next ? *next : 2;
+    for (;; dup++) {
+      snprintf(id, size, "%.180s-%zu", base, dup);
+      if (!strmap_get(&hl->ids, id)) break;
+    }
+    strmap_put(&hl->next_dup, base, dup + 1);
+  }
+  strmap_put(&hl->ids, id, 0);
+}
+
 /** Records headings (top level only); nested blocks may not hold any. */
 static bool headings(weave *w, cmark_node *root, int line_offset, bool nested) {
   size_t n;
@@ -731,7 +788,7 @@ static bool headings(weave *w, cmark_node *root, int line_offset, bool nested) {
     strbuf text = {0};
     plain_text(w, hs[i], &text);
     heading *h;
-    w->heads.v = xrealloc(w->heads.v, (w->heads.n + 1) * sizeof *w->heads.v);
+    w->heads.v = xgrow(w->heads.v, &w->heads.cap, w->heads.n + 1, sizeof *w->heads.v);
     h = &w->heads.v[w->heads.n++];
     h->level = cmark_node_get_heading_level(hs[i]);
     h->text = xstrdup(sb_str(&text));
@@ -749,15 +806,7 @@ static bool headings(weave *w, cmark_node *root, int line_offset, bool nested) {
     }
     h->id[k] = '\0';
     if (!k) snprintf(h->id, sizeof h->id, "section");
-    char base[sizeof h->id];
-    snprintf(base, sizeof base, "%s", h->id);
-    for (int dup = 2;; dup++) { /* an id already taken gets -2, -3, ... */
-      bool taken = false;
-      for (size_t j = 0; j + 1 < w->heads.n && !taken; j++)
-        taken = strcmp(w->heads.v[j].id, h->id) == 0;
-      if (!taken) break;
-      snprintf(h->id, sizeof h->id, "%.180s-%d", base, dup);
-    }
+    unique_id(&w->heads, h->id, sizeof h->id);
     if (h->level == 1 && !w->ch->title[0]) snprintf(w->ch->title, sizeof w->ch->title, "%s", h->text);
     sb_free(&text);
   }
@@ -817,12 +866,20 @@ static bool weave_text(weave *w, const char *text, int line_offset, bool nested,
 /** Gives the k-th <hN> of html the id of heading k and a self-link. */
 static void anchor_headings(const weave *w, const char *html, strbuf *out) {
   size_t k = 0;
+  bool unclosed[7] = {false}; /* no </hN> after some point: none after any later one either */
   for (const char *p = html; *p;) {
-    if (p[0] == '<' && p[1] == 'h' && p[2] >= '1' && p[2] <= '6' && p[3] == '>' &&
-        k < w->heads.n) {
+    const char *tag = k < w->heads.n ? strstr(p, "<h") : NULL;
+    if (!tag) {
+      sb_add(out, p);
+      return;
+    }
+    sb_addn(out, p, (size_t)(tag - p));
+    p = tag;
+    if (p[2] >= '1' && p[2] <= '6' && p[3] == '>') {
       const heading *h = &w->heads.v[k++];
       char close[6] = {'<', '/', 'h', p[2], '>', '\0'};
-      const char *end = strstr(p + 4, close);
+      const char *end = unclosed[p[2] - '0'] ? NULL : strstr(p + 4, close);
+      if (!end) unclosed[p[2] - '0'] = true;
       if (end) {
         sb_printf(out, "<h%c id=\"%s\">", p[2], h->id);
         sb_addn(out, p + 4, (size_t)(end - (p + 4)));
@@ -841,9 +898,14 @@ static void anchor_headings(const weave *w, const char *html, strbuf *out) {
 bool book_weave(book_ctx *bx, size_t index, bool scan_only, strbuf *article, strbuf *toc) {
   book_chapter *ch = &bx->chapters[index];
   weave w = {.bx = bx, .ch = ch, .scan_only = scan_only};
-  char *text = read_file(ch->md, NULL);
+  size_t len = 0;
+  char *text = read_file(ch->md, &len);
   if (!text) {
     book_error(bx, ch->md, 0, "cannot read the chapter text");
+    return false;
+  }
+  if (!book_check_text(bx, ch->md, text, len)) {
+    free(text);
     return false;
   }
   ch->title[0] = '\0';
@@ -877,6 +939,8 @@ bool book_weave(book_ctx *bx, size_t index, bool scan_only, strbuf *article, str
   free(w.math.v);
   for (size_t i = 0; i < w.heads.n; i++) free(w.heads.v[i].text);
   free(w.heads.v);
+  strmap_free(&w.heads.ids);
+  strmap_free(&w.heads.next_dup);
   sb_free(&prot), sb_free(&html), sb_free(&anchored);
   free(text);
   return ok;
