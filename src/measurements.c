@@ -16,9 +16,14 @@ static const char *const metric_names[SCALE_METRIC_COUNT] = {
     "step_s", "tokens_per_s_per_chip", "megatron_tflops_per_chip"};
 static const char *const recompute_names[SCALE_RECOMPUTE_COUNT] = {"-", "none", "selective",
                                                                    "full"};
+static const char *const attention_names[SCALE_ATTENTION_COUNT] = {"unfused", "flash"};
 
 const char *scale_metric_name(scale_metric metric) {
   return (unsigned)metric < SCALE_METRIC_COUNT ? metric_names[metric] : "?";
+}
+
+const char *scale_attention_name(scale_attention attention) {
+  return (unsigned)attention < SCALE_ATTENTION_COUNT ? attention_names[attention] : "?";
 }
 
 const char *scale_recompute_name(scale_recompute recompute) {
@@ -27,12 +32,12 @@ const char *scale_recompute_name(scale_recompute recompute) {
 
 /* ---- one row -------------------------------------------------------------------------------- */
 
-enum { N_COLUMNS = 22, LINE_MAX_BYTES = 2048 };
+enum { N_COLUMNS = 23, LINE_MAX_BYTES = 2048 };
 
 static const char *const columns[N_COLUMNS] = {
     "id",   "group", "ranking", "model",     "hardware", "chips",     "dp",     "tp",
     "pp",   "cp",    "ep",      "zero",      "mbs",      "vp",        "recompute", "sp",
-    "gbs",  "seq",   "precision", "metric",  "measured", "source"};
+    "attn", "gbs",  "seq",   "precision", "metric",  "measured", "source"};
 
 /** Where the parser is, for diagnostics. */
 typedef struct {
@@ -144,17 +149,19 @@ static scale_status parse_row(const cursor *c, char **f, scale_measurement *r) {
   r->recompute = (scale_recompute)word;
   TRY(parse_number(c, "sp", f[15], 0, 1, true, false, &flag));
   r->sp = flag != 0;
-  TRY(parse_number(c, "gbs", f[16], 1, 1e9, true, false, &r->gbs));
-  TRY(parse_number(c, "seq", f[17], 1, 1e8, true, false, &r->seq));
+  TRY(parse_word(c, "attn", f[16], attention_names, SCALE_ATTENTION_COUNT, &word));
+  r->attention = (scale_attention)word;
+  TRY(parse_number(c, "gbs", f[17], 1, 1e9, true, false, &r->gbs));
+  TRY(parse_number(c, "seq", f[18], 1, 1e8, true, false, &r->seq));
   scale_dtype dtype;
-  if (scale_dtype_parse(f[18], &dtype))
+  if (scale_dtype_parse(f[19], &dtype))
     return scale_diag_set(c->diag, SCALE_ERR_PARSE, c->path, c->line,
-                          "column 'precision': unknown value '%s'", f[18]);
+                          "column 'precision': unknown value '%s'", f[19]);
   r->precision = dtype;
-  TRY(parse_word(c, "metric", f[19], metric_names, SCALE_METRIC_COUNT, &word));
+  TRY(parse_word(c, "metric", f[20], metric_names, SCALE_METRIC_COUNT, &word));
   r->metric = (scale_metric)word;
-  TRY(parse_number(c, "measured", f[20], 1e-300, 1e300, false, false, &r->measured));
-  TRY(copy_text(c, "source", f[21], r->source, sizeof r->source));
+  TRY(parse_number(c, "measured", f[21], 1e-300, 1e300, false, false, &r->measured));
+  TRY(copy_text(c, "source", f[22], r->source, sizeof r->source));
   return SCALE_OK;
 }
 

@@ -7,11 +7,12 @@
  * File format (strict): UTF-8 text, '#' comment lines and blank lines anywhere, then exactly one
  * header line (the column names below, tab-separated, in this order) before the first row:
  *
- *   id group ranking model hardware chips dp tp pp cp ep zero mbs vp recompute sp gbs seq
- *   precision metric measured source
+ *   id group ranking model hardware chips dp tp pp cp ep zero mbs vp recompute sp attn gbs
+ *   seq precision metric measured source
  *
  * Degrees are integers >= 1 with dp tp pp cp = chips and ep dividing dp; zero is 0-3; mbs and vp
  * are integers >= 1 or '-' (not stated); recompute is none|selective|full|- ; sp is 0|1 ;
+ * attn is unfused|flash ;
  * ranking 0|1 and equal on every row of a group; measured > 0. Ids are unique.
  */
 #ifndef SCALE_MEASUREMENTS_H
@@ -44,6 +45,15 @@ typedef enum {
   SCALE_RECOMPUTE_COUNT
 } scale_recompute;
 
+/** How attention's core (scores, softmax, values) runs. */
+typedef enum {
+  SCALE_ATTENTION_UNFUSED = 0, /**< scores written to HBM, softmax and dropout as kernels of
+                                    their own, the full s x s product computed under the mask */
+  SCALE_ATTENTION_FLASH,       /**< one fused kernel (FlashAttention): causal blocks skipped,
+                                    no s x s tensor in HBM */
+  SCALE_ATTENTION_COUNT
+} scale_attention;
+
 /** One published run. Unknown counts (mbs, vp given as '-') are 0. */
 typedef struct {
   char id[16];                   /**< row id, unique over the shipped files ("A3", "V017") */
@@ -58,6 +68,7 @@ typedef struct {
   double vp;                     /**< virtual pipeline stages per rank; 0 when not stated */
   scale_recompute recompute;     /**< activation recomputation */
   bool sp;                       /**< Megatron sequence parallelism with TP */
+  scale_attention attention;     /**< fused or unfused attention core */
   double gbs;                    /**< global batch [sequences] */
   double seq;                    /**< sequence length [tokens] */
   scale_dtype precision;         /**< matmul precision */
@@ -70,6 +81,9 @@ typedef struct {
 
 /** Name of a metric as the files spell it ("step_s", ...); "?" if invalid. Static storage. */
 const char *scale_metric_name(scale_metric metric);
+
+/** Name of an attention kind as the files spell it ("unfused", "flash"); "?" if invalid. */
+const char *scale_attention_name(scale_attention attention);
 
 /** Name of a recompute mode as the files spell it ("none", "selective", "full", "-"). */
 const char *scale_recompute_name(scale_recompute recompute);

@@ -87,6 +87,8 @@ START_TEST(shipped_fields) {
   scale_check_rel(v->measured, 3.5665, 1e-12, "s", "vTrain ground_truth_multi.csv line 2");
   /* Megatron Table 1 does not state the micro-batch size: '-' reads 0 */
   ck_assert_double_eq(find(n, "A1")->mbs, 0);
+  ck_assert_int_eq(find(n, "A1")->attention, SCALE_ATTENTION_UNFUSED);
+  ck_assert_int_eq(h->attention, SCALE_ATTENTION_FLASH);
 }
 END_TEST
 
@@ -116,8 +118,8 @@ END_TEST
 
 #define HEADER                                                                                 \
   "id\tgroup\tranking\tmodel\thardware\tchips\tdp\ttp\tpp\tcp\tep\tzero\tmbs\tvp\trecompute\tsp" \
-  "\tgbs\tseq\tprecision\tmetric\tmeasured\tsource\n"
-#define GOOD "X1\tg\t0\tllama-2-7b\tascend-910b\t8\t4\t2\t1\t1\t1\t0\t1\t1\tnone\t0\t1024\t4096\tbf16\tstep_s\t157.3\tsrc\n"
+  "\tattn\tgbs\tseq\tprecision\tmetric\tmeasured\tsource\n"
+#define GOOD "X1\tg\t0\tllama-2-7b\tascend-910b\t8\t4\t2\t1\t1\t1\t0\t1\t1\tnone\t0\tflash\t1024\t4096\tbf16\tstep_s\t157.3\tsrc\n"
 
 /** Loads 'text' from a temporary file; returns the status and the diagnostic's line. */
 static scale_status load_text(const char *text, int *line, int *n) {
@@ -153,28 +155,28 @@ START_TEST(bad_files) {
   } cases[] = {
       {"id\tgroup\n" GOOD, SCALE_ERR_PARSE, 1},                      /* short header */
       {HEADER "X1\tg\t0\n", SCALE_ERR_PARSE, 2},                     /* 3 fields */
-      {HEADER GOOD "X1\tg\t0\tllama-2-7b\tascend-910b\t8\t8\t1\t1\t1\t1\t0\t1\t1\tnone\t0\t1024"
+      {HEADER GOOD "X1\tg\t0\tllama-2-7b\tascend-910b\t8\t8\t1\t1\t1\t1\t0\t1\t1\tnone\t0\tflash\t1024"
               "\t4096\tbf16\tstep_s\t1\tsrc\n",
        SCALE_ERR_DUPLICATE_KEY, 3},
-      {HEADER "X1\tg\t0\tllama-2-7b\tascend-910b\t8\t4\t4\t1\t1\t1\t0\t1\t1\tnone\t0\t1024"
+      {HEADER "X1\tg\t0\tllama-2-7b\tascend-910b\t8\t4\t4\t1\t1\t1\t0\t1\t1\tnone\t0\tflash\t1024"
               "\t4096\tbf16\tstep_s\t1\tsrc\n",
        SCALE_ERR_INVALID, 2}, /* 4 x 4 != 8 chips */
-      {HEADER GOOD "X2\tg\t1\tllama-2-7b\tascend-910b\t8\t8\t1\t1\t1\t1\t0\t1\t1\tnone\t0\t1024"
+      {HEADER GOOD "X2\tg\t1\tllama-2-7b\tascend-910b\t8\t8\t1\t1\t1\t1\t0\t1\t1\tnone\t0\tflash\t1024"
                    "\t4096\tbf16\tstep_s\t1\tsrc\n",
        SCALE_ERR_INVALID, 3}, /* group flagged both ways */
-      {HEADER "X1\tg\t0\tllama-2-7b\tascend-910b\t8\t8\t1\t1\t1\t1\t0\t1\t1\tnone\t0\t1024"
+      {HEADER "X1\tg\t0\tllama-2-7b\tascend-910b\t8\t8\t1\t1\t1\t1\t0\t1\t1\tnone\t0\tflash\t1024"
               "\t4096\tbf16\tstep_s\tfast\tsrc\n",
        SCALE_ERR_PARSE, 2}, /* not a number */
-      {HEADER "X1\tg\t0\tllama-2-7b\tascend-910b\t8\t8\t1\t1\t1\t1\t0\t1\t1\tnone\t0\t1024"
+      {HEADER "X1\tg\t0\tllama-2-7b\tascend-910b\t8\t8\t1\t1\t1\t1\t0\t1\t1\tnone\t0\tflash\t1024"
               "\t4096\tbf16\tstep_s\t-3\tsrc\n",
        SCALE_ERR_RANGE, 2}, /* negative time */
-      {HEADER "X1\tg\t0\tllama-2-7b\tascend-910b\t8\t8\t1\t1\t1\t1\t0\t1\t1\tsome\t0\t1024"
+      {HEADER "X1\tg\t0\tllama-2-7b\tascend-910b\t8\t8\t1\t1\t1\t1\t0\t1\t1\tsome\t0\tflash\t1024"
               "\t4096\tbf16\tstep_s\t1\tsrc\n",
        SCALE_ERR_PARSE, 2}, /* unknown recompute */
-      {HEADER "X1\tg\t0\tllama-2-7b\tascend-910b\t8\t8\t1\t1\t1\t3\t0\t1\t1\tnone\t0\t1024"
+      {HEADER "X1\tg\t0\tllama-2-7b\tascend-910b\t8\t8\t1\t1\t1\t3\t0\t1\t1\tnone\t0\tflash\t1024"
               "\t4096\tbf16\tstep_s\t1\tsrc\n",
        SCALE_ERR_INVALID, 2}, /* ep 3 does not divide dp 8 */
-      {HEADER "X1\tg\t0\tllama-2-7b\tascend-910b\t8\t8\t1\t1\t1\t1\t0\t1.5\t1\tnone\t0\t1024"
+      {HEADER "X1\tg\t0\tllama-2-7b\tascend-910b\t8\t8\t1\t1\t1\t1\t0\t1.5\t1\tnone\t0\tflash\t1024"
               "\t4096\tbf16\tstep_s\t1\tsrc\n",
        SCALE_ERR_PARSE, 2}, /* fractional micro-batch */
   };
