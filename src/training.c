@@ -609,6 +609,23 @@ static const char *comm_reason(scale_train_comm comm, scale_train_link link) {
   }
 }
 
+/* Names the quantity that came out inf or NaN, and the input behind it, so a refusal never
+ * blames the matmuls or the HBM for an overflow; NULL when every figure is finite. */
+static const char *nonfinite_reason(const scale_train_result *r) {
+  if (!isfinite(r->flops_per_chip))
+    return "not finite: the FLOPs per chip overflow (batch tokens or model size out of range)";
+  if (!isfinite(r->compute_time_s))
+    return "not finite: the compute time (the chip's peak FLOP/s is out of range)";
+  if (!isfinite(r->comms_time_s) || !isfinite(r->total_comms_time_s))
+    return "not finite: the communication time (a link bandwidth or the bytes sent are out of "
+           "range)";
+  if (!isfinite(r->memory_per_chip_bytes))
+    return "not finite: the memory per chip (batch tokens or model size out of range)";
+  if (!isfinite(r->step_time_s) || !(r->step_time_s > 0))
+    return "not finite: the step time (sizes or hardware rates out of range)";
+  return NULL;
+}
+
 void scale_train_eval(const scale_train_problem *problem, const scale_layout *l,
                       scale_train_result *out) {
   if (out == NULL) return;
@@ -876,7 +893,11 @@ void scale_train_eval(const scale_train_problem *problem, const scale_layout *l,
     }
   }
   out->binding_comm = worst;
-  if (!out->fits) {
+  const char *why_not_finite = nonfinite_reason(out);
+  if (why_not_finite) {
+    out->bound = SCALE_TRAIN_BOUND_COMPUTE;
+    out->reason = why_not_finite;
+  } else if (!out->fits) {
     out->bound = SCALE_TRAIN_BOUND_MEMORY;
     out->reason = "weights, optimizer state and saved activations exceed the chip's HBM";
   } else if (out->comms_time_s > out->compute_time_s) {

@@ -439,6 +439,31 @@ START_TEST(test_nan_and_names) {
 }
 END_TEST
 
+/* Issue 13 section 2: a result that is not finite names the input behind it; it never says
+ * "compute-bound: every link's collectives hide under the matmuls" or blames the HBM. */
+START_TEST(test_nonfinite_names_the_input) {
+  scale_model m = toy();
+  scale_chip c = tpu();
+  scale_layout l = scale_layout_default();
+  l.fsdp = 8;
+  scale_train_layout_map(&c, 8, &l);
+  scale_train_problem p = scale_train_problem_make(&m, &c, 8, 8 * 4096, 4096);
+  c.flops_per_s[SCALE_DTYPE_BF16] = 1e-320; /* a hand-made record: the loader refuses this */
+  scale_train_result r = eval_ok(&p, &l);
+  ck_assert(!isfinite(r.step_time_s));
+  ck_assert_msg(strstr(r.reason, "peak FLOP/s") != NULL, "reason: %s", r.reason);
+  c = tpu();
+  p.batch_tokens = 1e308; /* 6 N B overflows */
+  scale_train_eval(&p, &l, &r);
+  ck_assert_msg(strstr(r.reason, "batch tokens") != NULL, "reason: %s", r.reason);
+  ck_assert_ptr_null(strstr(r.reason, "HBM"));
+  p.batch_tokens = 8 * 4096;
+  c.ici_link_bytes_per_s = 1e-320;
+  scale_train_eval(&p, &l, &r);
+  ck_assert_msg(strstr(r.reason, "link bandwidth") != NULL, "reason: %s", r.reason);
+}
+END_TEST
+
 START_TEST(test_gpu_map) {
   /* DGX H100 (8 GPUs per NVLink domain): tp 8 stays on NVLink, fsdp 4 goes over
    * InfiniBand. */
@@ -533,6 +558,7 @@ static Suite *suite(void) {
   tc = tcase_create("validate");
   tcase_add_test(tc, test_validate);
   tcase_add_test(tc, test_nan_and_names);
+  tcase_add_test(tc, test_nonfinite_names_the_input);
   suite_add_tcase(s, tc);
   return s;
 }
