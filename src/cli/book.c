@@ -46,6 +46,13 @@ static const char *default_bin(char *buf, size_t size) {
   return access(buf, X_OK) == 0 ? buf : NULL;
 }
 
+/** The long name of option 'val' in 'options'. */
+static const char *option_name(const struct option *options, int val) {
+  for (; options->name; options++)
+    if (options->val == val) return options->name;
+  return "?";
+}
+
 int cli_cmd_book(int argc, char **argv) {
   enum { O_SOLUTIONS = 1000, O_CHAPTERS, O_CHAPTER, O_SITE, O_VALUES_DIR, O_BIN, O_STRICT };
   static const struct option options[] = {{"out", required_argument, NULL, 'o'},
@@ -64,6 +71,14 @@ int cli_cmd_book(int argc, char **argv) {
   cli_getopt_reset();
   int c;
   while ((c = getopt_long(argc, argv, "+ho:", options, NULL)) != -1) {
+    /* getopt takes the word after --out as its value even when it is an option: `--out
+     * --site` would render into a folder named --site. A path starting '-' is written ./-x. */
+    bool takes_value = c == 'o' || c == O_CHAPTERS || c == O_CHAPTER || c == O_VALUES_DIR ||
+                       c == O_BIN;
+    if (takes_value && optarg[0] == '-' && optarg[1])
+      return cli_usage("book: --%s needs a value, not the option '%s' (write ./%s for a path "
+                       "that starts with '-')",
+                       option_name(options, c), optarg, optarg);
     switch (c) {
     case 'o':
       opt.out_dir = optarg;
