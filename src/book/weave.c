@@ -1,6 +1,6 @@
 /* weave.c — one chapter's Markdown + values + sources -> article HTML (book_internal.h).
  *
- * 1. protect_math(): TeX between $...$ / $$...$$ is replaced by placeholders SCALEMATHnnnnnnZ
+ * 1. protect_math(): TeX between $...$ / $$...$$ is replaced by placeholders SCALEMATHnnnnnnnnnnZ
  *    (letters and digits, which Markdown leaves alone) with as many newlines as the TeX held,
  *    so cmark's line numbers stay those of slug.md.
  * 2. cmark-gfm parses the text (GFM tables); the tree is rewritten: `=key` code spans become
@@ -21,7 +21,8 @@
 #include "book_internal.h"
 
 #define PH_PREFIX "SCALEMATH"
-#define PH_LEN 16 /* "SCALEMATH" + 6 digits + "Z" */
+#define PH_DIGITS 10 /* never runs out (6 did: formula 1000000 was left as its placeholder) */
+#define PH_LEN (9 + PH_DIGITS + 1) /* "SCALEMATH" + digits + "Z" */
 
 typedef struct {
   char *tex;
@@ -75,7 +76,7 @@ static void add_placeholder(strbuf *out, math_list *m, const char *tex, size_t n
   s->display = display;
   s->line = line;
   s->html = NULL;
-  sb_printf(out, PH_PREFIX "%06zuZ", m->n);
+  sb_printf(out, PH_PREFIX "%0*zuZ", PH_DIGITS, m->n);
   m->n++;
   for (size_t i = 0; i < n; i++)
     if (tex[i] == '\n') sb_add(out, "\n");
@@ -247,11 +248,11 @@ static bool protect_math(weave *w, const char *text, strbuf *out) {
 static long placeholder_at(const char *p) {
   if (strncmp(p, PH_PREFIX, 9) != 0) return -1;
   long v = 0;
-  for (int k = 0; k < 6; k++) {
+  for (int k = 0; k < PH_DIGITS; k++) {
     if (!isdigit((unsigned char)p[9 + k])) return -1;
     v = v * 10 + (p[9 + k] - '0');
   }
-  return p[15] == 'Z' ? v : -1;
+  return p[PH_LEN - 1] == 'Z' ? v : -1;
 }
 
 /** Copies 's' replacing placeholders by their TeX source (plain-text contexts). */
