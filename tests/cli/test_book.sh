@@ -168,6 +168,16 @@ timeout 20 "$SCALE" book --chapters "$dir/chapters" --out "$dir/site" --chapter 
 check "4000 identical headings, 20000 values: renders within 20 s" test $? -eq 0
 check "4000 identical headings: the last gets -4000" grep -q '<h2 id="same-heading-4000">' "$dir/site/01-big.html"
 
+# A million formulas and one more: each is still rendered (the placeholders once ran out of digits).
+dir="$TMP/formulas"
+mkdir -p "$dir/chapters/01-math"
+awk 'BEGIN { print "# Math\n"; for (i = 0; i <= 1000000; i++) printf "$x_%d$ ", i % 10; print "" }' \
+  >"$dir/chapters/01-math/math.md"
+"$SCALE" book --chapters "$dir/chapters" --out "$dir/site" --chapter 01-math >/dev/null 2>&1
+check "1000001 formulas: renders" test $? -eq 0
+check "1000001 formulas: no placeholder left" sh -c "! grep -q SCALEMATH '$dir/site/01-math.html'"
+check "1000001 formulas: the last is math" sh -c "test \$(grep -o '<code class=\"math\">x_0</code>' '$dir/site/01-math.html' | wc -l) -eq 100001"
+
 # ---- hostile input -------------------------------------------------------------------------------
 # A NUL byte would end the C string early and silently drop the rest of the file: it is one
 # error naming the file, line and byte offset, and nothing blames the Markdown for the loss.
