@@ -32,13 +32,18 @@ int cli_cmd_plan(int argc, char **argv);
 
 /* ---- errors --------------------------------------------------------------------------------- */
 
-/** Prints "scale: MESSAGE" on stderr and returns CLI_EXIT_USAGE (2). */
+/** Prints "scale: MESSAGE" on stderr, control characters escaped (one line, whatever the
+ * arguments it echoes), and returns CLI_EXIT_USAGE (2). MESSAGE is cut at 1 kB. */
 int cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/** Prints "scale: MESSAGE" on stderr and returns CLI_EXIT_FAIL (1). */
+/** Prints "scale: MESSAGE" on stderr like cli_usage() and returns CLI_EXIT_FAIL (1). */
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/** Prints a library diagnostic as "file:line: message" (or "scale: message") on stderr. */
+/** Writes 'text' with control characters escaped (\n, \r, \t, \xNN), so it stays on one line. */
+void cli_write_escaped(FILE *out, const char *text);
+
+/** Prints a library diagnostic as "file:line: message" (or "scale: message") on stderr, on one
+ * line (control characters escaped). */
 void cli_print_diag(const scale_diag *diag);
 
 /** Resets getopt for a fresh parse of a subcommand's argv and silences getopt's own messages
@@ -80,8 +85,13 @@ int cli_load_chip(const char *name, scale_chip *out);
 /** Loads model NAME, like cli_load_chip (hint: scale model list). */
 int cli_load_model(const char *name, scale_model *out);
 
-/** Parses option 'opt''s value 'text' with scale_parse_number(flags); on failure prints
- * "scale: --opt: ..." and returns false. */
+/** Largest magnitude of a number on the command line (and 1 / it the smallest non-zero one):
+ * any product of a few of them with a data file's figures stays finite. */
+#define CLI_NUMBER_MAX 1e30
+
+/** Parses option 'opt''s value 'text' with scale_parse_number(flags), within
+ * +-[1/CLI_NUMBER_MAX, CLI_NUMBER_MAX] or 0; on failure prints "scale: --opt: ..." and returns
+ * false (*out untouched). */
 bool cli_parse_number(const char *opt, const char *text, unsigned flags, double *out);
 
 /** Parses a dtype for option 'opt'; prints an error and returns false on failure. */

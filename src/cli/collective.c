@@ -100,7 +100,8 @@ int cli_cmd_collective(int argc, char **argv) {
     return cli_usage("collective: %s", diag.message);
   scale_collective_cost cost = scale_collective_eval(&group, op, bytes);
   if (!isfinite(cost.time_s) || !isfinite(cost.book_time_s))
-    return cli_usage("collective: sizes too large to evaluate");
+    return cli_usage("collective: --bytes %g over --group %s gives a time that is not finite",
+                     bytes, group_text);
   const char *bound = cost.latency_bound ? "latency" : "bandwidth";
 
   if (as_json) {

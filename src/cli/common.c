@@ -9,9 +9,28 @@
 
 /* ==== errors ================================================================================ */
 
+void cli_write_escaped(FILE *out, const char *text) {
+  for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+    if (*p == '\n')
+      fputs("\\n", out);
+    else if (*p == '\r')
+      fputs("\\r", out);
+    else if (*p == '\t')
+      fputs("\\t", out);
+    else if (*p < 0x20 || *p == 0x7f)
+      fprintf(out, "\\x%02x", *p);
+    else
+      fputc(*p, out);
+  }
+}
+
+/* One line on stderr whatever the arguments it echoes hold: control characters are escaped,
+ * so a newline in an argument cannot split the line or forge a second one. */
 static void vreport(const char *fmt, va_list ap) {
+  char line[1024];
+  vsnprintf(line, sizeof line, fmt, ap);
   fputs("scale: ", stderr);
-  vfprintf(stderr, fmt, ap);
+  cli_write_escaped(stderr, line);
   fputc('\n', stderr);
 }
 
@@ -34,10 +53,9 @@ int cli_fail(const char *fmt, ...) {
 void cli_print_diag(const scale_diag *diag) {
   char line[768];
   scale_diag_format(diag, line, sizeof line);
-  if (diag->file[0])
-    fprintf(stderr, "%s\n", line);
-  else
-    fprintf(stderr, "scale: %s\n", line);
+  if (!diag->file[0]) fputs("scale: ", stderr);
+  cli_write_escaped(stderr, line); /* the path and the echoed value may hold control bytes */
+  fputc('\n', stderr);
 }
 
 void cli_getopt_reset(void) {
@@ -120,9 +138,19 @@ int cli_load_model(const char *name, scale_model *out) {
 
 bool cli_parse_number(const char *opt, const char *text, unsigned flags, double *out) {
   scale_diag diag;
-  if (scale_parse_number(text, flags, out, &diag) == SCALE_OK) return true;
-  cli_usage("--%s: %s", opt, diag.message);
-  return false;
+  double value;
+  if (scale_parse_number(text, flags, &value, &diag) != SCALE_OK) {
+    cli_usage("--%s: %s", opt, diag.message);
+    return false;
+  }
+  /* Products of a few such numbers (B x D x F, tokens x parameters) stay finite. */
+  if (fabs(value) > CLI_NUMBER_MAX || (value != 0 && fabs(value) < 1.0 / CLI_NUMBER_MAX)) {
+    cli_usage("--%s: %s is out of range (numbers on the command line lie within 1e-30..1e30)", opt,
+              text);
+    return false;
+  }
+  *out = value;
+  return true;
 }
 
 bool cli_parse_dtype(const char *opt, const char *text, scale_dtype *out) {

@@ -272,8 +272,13 @@ int cli_cmd_infer(int argc, char **argv) {
   scale_infer_memory mem = scale_infer_memory_eval(&model, &chip, &cfg);
   scale_infer_prefill pre = scale_infer_prefill_eval(&model, &chip, &cfg);
   scale_infer_decode dec = scale_infer_decode_eval(&model, &chip, &cfg);
-  if (!isfinite(dec.step_s) || !isfinite(pre.time_s) || !isfinite(mem.total_bytes_per_chip))
-    return cli_fail("infer: cannot evaluate this layout (missing hardware figures?)");
+  const char *what = !isfinite(mem.total_bytes_per_chip) ? "memory per chip"
+                     : !isfinite(pre.time_s)             ? "prefill time"
+                     : !isfinite(dec.step_s)             ? "decode step time"
+                                                         : NULL;
+  if (what) /* unreachable with in-range data and options; names the suspects if not */
+    return cli_fail("infer: the %s is not finite for --chips %g --batch %g --context %g on %s",
+                    what, chips, batch, context, chip.name);
 
   if (as_json)
     print_json(&model, &chip, &cfg, &mem, &pre, &dec);

@@ -140,12 +140,14 @@ static int list(bool as_json) {
 }
 
 static void usage(FILE *out) {
-  fprintf(out, "usage: scale model list [--json]\n"
-               "       scale model show NAME [--context T] [--kv-dtype DTYPE] [--json]\n\n"
-               "NAME is a file stem of models/ (llama-3-70b, deepseek-v3) or a path to an .ini.\n"
-               "show adds parameters (total, active), FLOPs per token at context T (default: the\n"
-               "model's trained context), KV bytes per token in DTYPE (default bf16) or Mamba-2's\n"
-               "state, and training memory (bf16 weights and gradients, fp32 Adam).\n");
+  fprintf(out,
+          "usage: scale model list [--json]\n"
+          "       scale model show NAME [--context T] [--kv-dtype DTYPE] [--json]\n\n"
+          "NAME is a file stem of models/ (llama-3-70b, deepseek-v3) or a path to an .ini.\n"
+          "show adds parameters (total, active), FLOPs per token at context T (default: the\n"
+          "model's trained context, also the largest T accepted, as in scale infer), KV bytes\n"
+          "per token in DTYPE (default bf16) or Mamba-2's state, and training memory (bf16\n"
+          "weights and gradients, fp32 Adam).\n");
 }
 
 enum { OPT_CONTEXT = 256, OPT_KV_DTYPE };
@@ -170,6 +172,10 @@ int cli_cmd_model(int argc, char **argv) {
   if (args.list) return list(args.json);
   scale_model m;
   if ((rc = cli_load_model(args.name, &m))) return rc;
+  scale_diag diag;
+  /* The same check as `scale infer`: within the model's trained context. */
+  if (q.context > 0 && scale_infer_check_context(&m, "context", q.context, 1.0, &diag))
+    return cli_usage("model show: %s", diag.message);
   if (args.json)
     show_json(&m, &q);
   else

@@ -503,12 +503,13 @@ static int plan_infer(int argc, char **argv) {
   scale_chip chip;
   int rc;
   if ((rc = cli_load_model(model_name, &model)) || (rc = cli_load_chip(hw, &chip))) return rc;
-  if (model.n_ctx_max > 0 && prompt + output / 2 > (double)model.n_ctx_max)
-    return cli_usage("plan infer: prompt + output/2 = %g tokens exceeds %s's context of %lld",
-                     prompt + output / 2, model.name, (long long)model.n_ctx_max);
+  scale_diag diag;
+  /* The KV context the search prices, checked as `scale infer` checks --context. */
+  if (scale_infer_check_context(&model, "context (prompt + output/2)", prompt + output / 2, 1.0,
+                                &diag))
+    return cli_usage("plan infer: %s", diag.message);
   scale_plan_infer_report *r = malloc(sizeof *r);
   if (!r) return cli_fail("out of memory");
-  scale_diag diag;
   if (scale_plan_infer(&model, &chip, &o, r, &diag)) {
     free(r);
     return cli_usage("%s", diag.message);

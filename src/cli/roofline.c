@@ -165,7 +165,8 @@ int cli_cmd_roofline(int argc, char **argv) {
   }
   scale_roofline_estimate e = scale_roofline_eval(flops, bytes, c_rate, w_rate);
   if (!isfinite(e.t_lower_s) || !isfinite(e.t_upper_s) || !isfinite(e.intensity_flops_per_byte))
-    return cli_usage("roofline: sizes too large to evaluate");
+    return cli_usage("roofline: %s (%.3g FLOPs, %.3g bytes) give a time that is not finite",
+                     have_matmul ? "--matmul B,D,F" : "--flops and --bytes", flops, bytes);
   const char *bound = e.compute_bound                ? "compute"
                       : channel == SCALE_CHANNEL_HBM ? "memory"
                                                      : "communication";

@@ -36,7 +36,10 @@ static void usage(FILE *out) {
                "Degrees are mapped as the book does: tp, cp, fsdp, pp, dp fill the ICI "
                "slice (up to\n"
                "a pod) or the NVLink domain first; what does not fit goes over "
-               "DCN/InfiniBand.\n");
+               "DCN/InfiniBand.\n\n"
+               "A layout that does not fit in HBM prints the whole report (fits: no, short "
+               "by ...),\n"
+               "then one line on stderr, and exits 1 (as scale infer does).\n");
 }
 
 enum {
@@ -94,8 +97,8 @@ static const unsigned DEGREE = SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER;
 static void describe_dim(char *buf, size_t size, const scale_layout *l, scale_train_dim d,
                          double degree) {
   if (l->link[d] == SCALE_TRAIN_LINK_ICI)
-    snprintf(buf, size, "%s %.0f (ici, %.0f axis%s)", scale_train_dim_name(d), degree, l->n_axes[d],
-             l->n_axes[d] == 1.0 ? "" : "es");
+    snprintf(buf, size, "%s %.0f (ici, %.0f %s)", scale_train_dim_name(d), degree, l->n_axes[d],
+             l->n_axes[d] == 1.0 ? "axis" : "axes");
   else
     snprintf(buf, size, "%s %.0f (%s)", scale_train_dim_name(d), degree,
              scale_train_link_name(l->link[d]));
@@ -397,10 +400,15 @@ int cli_cmd_train(int argc, char **argv) {
   scale_train_result result;
   scale_train_eval(&problem, &layout, &result);
   if (!isfinite(result.step_time_s) || !isfinite(result.memory_per_chip_bytes))
-    return cli_fail("train: the layout could not be evaluated (%s)", result.reason);
+    return cli_fail("train: %s (chips %g, batch %g tokens, seq %g)", result.reason, chips, batch,
+                    seq);
   if (as_json)
     print_json(&problem, &layout, &result);
   else
     print_text(&problem, &layout, &result);
+  /* Does not fit: the whole report, then one line and exit 1, as `scale infer` does. */
+  if (!result.fits)
+    return cli_fail("train: the layout does not fit in HBM (%.3g of %.3g bytes per chip)",
+                    result.memory_per_chip_bytes, result.hbm_bytes);
   return CLI_EXIT_OK;
 }

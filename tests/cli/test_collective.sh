@@ -55,5 +55,7 @@ expect_usage_error "bigger than NVLink domain" "$SCALE" collective --hw nvidia-h
 expect_usage_error "bad --wrap" "$SCALE" collective --hw tpu-v5e --op all-gather --bytes 1e6 --group 4 --wrap maybe
 expect_usage_error "unknown hardware" "$SCALE" collective --hw tpu-v9 --op all-gather --bytes 1e6 --group 4
 expect_usage_error "bad option" "$SCALE" collective --bogus
+expect_usage_error "bytes 1e308" "$SCALE" collective --hw tpu-v5e --op all-gather --bytes 1e308 --group 4x4
+expect_err '^scale: --bytes: 1e308 is out of range' "names --bytes"
 
 finish

@@ -40,9 +40,9 @@ done
 run "$SCALE" model show llama-3-70b --kv-dtype int8 --context 4096
 expect_rc 0 "model show options"; expect_out 'KV cache per token, int8 +164 kB' "--kv-dtype int8"
 expect_out 'FLOPs/token @ 4096 ctx' "--context"
-run "$SCALE" model show llama-3-70b --json --context=32768 --kv-dtype=int4
+run "$SCALE" model show llama-3-70b --json --context=8192 --kv-dtype=int4
 expect_rc 0 "model show --opt=value"; expect_out '"kv_bytes_per_token": 81920,' "int4 KV 81,920 B"
-expect_out '"context_tokens": 32768,' "context in json"
+expect_out '"context_tokens": 8192,' "context in json"
 expect_usage_error "bad kv dtype" "$SCALE" model show llama-3-70b --kv-dtype int3
 expect_usage_error "bad context" "$SCALE" model show llama-3-70b --context 0
 expect_usage_error "context without value" "$SCALE" model show llama-3-70b --context
@@ -64,6 +64,51 @@ expect_usage_error "bad option" "$SCALE" hw --bogus
 expect_usage_error "bad option after action" "$SCALE" hw show tpu-v5e --bogus
 expect_usage_error "unknown model" "$SCALE" model show gpt-9
 expect_usage_error "extra argument" "$SCALE" model show llama-3-70b gemma-7b
+
+# Issue 13 section 2: values that parse but break the model are refused at load time, exit 1,
+# with file:line naming the key and its range (tests/data/hardware-bad/: copies of shipped
+# files with one bad value each).
+SRC=${SCALE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+BAD="$SRC/tests/data/hardware-bad"
+for case in "pod-y-huge pod_y whole.number.in.\[1, 65536\], got 1e308" \
+            "pod-x-half pod_x whole.number.in.\[1, 65536\], got 0.5" \
+            "hbm-bandwidth-tiny hbm_bytes_per_s in.\[1e6, 1e16\], got 1e-300" \
+            "n-axes-half n_axes whole.number.in.\[1, 3\], got 0.5" \
+            "n-chips-half n_chips whole.number.in.\[1, 1e9\], got 0.5" \
+            "domain-size-half domain_size whole.number.in.\[1, 1e6\], got 0.5" \
+            "fanout-one level1_fanout whole.number.in.\[2, 1e6\], got 1" \
+            "usd-tiny usd_per_hour in.\[0.001, 1e6\], got 1e-300"; do
+  set -- $case
+  file="$BAD/$1.ini"; key=$2; shift 2
+  line=$(grep -n "^$key = " "$file" | cut -d: -f1)
+  run "$SCALE" hw show "$file"; expect_rc 1 "$key refused"
+  expect_err "^$file:$line: $key must be (a )?$*\$" "$key: file:line, key and range"
+  if [ "$(wc -l <"$TMP/err")" -eq 1 ] && [ ! -s "$TMP/out" ]; then pass; else fail "$key: one line, no report"; fi
+done
+
+# A UTF-8 byte-order mark and CRLF line ends are accepted on purpose: the Windows copy of
+# tpu-v5e loads to exactly the same record.
+run "$SCALE" hw show "$SRC/tests/data/hardware-windows/tpu-v5e.ini" --json
+expect_rc 0 "BOM + CRLF file"
+cp "$TMP/out" "$TMP/windows.json"
+run "$SCALE" hw show tpu-v5e --json
+if cmp -s "$TMP/out" "$TMP/windows.json"; then pass; else fail "BOM + CRLF file loads differently"; fi
+if head -c 3 "$SRC/tests/data/hardware-windows/tpu-v5e.ini" | od -An -tx1 | grep -q 'ef bb bf' &&
+   grep -q "$(printf '\r')\$" "$SRC/tests/data/hardware-windows/tpu-v5e.ini"; then pass; else fail "fixture lost its BOM or CRLF"; fi
+
+# Errors echo arguments on one line: control characters are escaped (\n, \xNN), so an argument
+# cannot split the error or forge a second line.
+nl='
+'
+expect_usage_error "newline in a name" "$SCALE" hw show "tpu${nl}scale: forged"
+expect_err 'unknown hardware .tpu\\nscale: forged. \(try' "newline shown as backslash n"
+expect_usage_error "escape byte in an option" "$SCALE" model show llama-3-8b --kv-dtype "$(printf 'int\033[2J')"
+expect_err 'dtype .int\\x1b\[2J.' "ESC shown as backslash x1b"
+printf '[chip]\nkind = tpu\nbogus_key = 1\n' >"$TMP/bro
+ken.ini"
+run "$SCALE" hw show "$TMP/bro${nl}ken.ini"; expect_rc 1 "newline in a path"
+if [ "$(wc -l <"$TMP/err")" -eq 1 ]; then pass; else fail "a path with a newline split the diagnostic"; fi
+expect_err 'bro\\nken.ini:3: unknown key' "path escaped"
 
 # A malformed file named by path: file:line: message, exit 1.
 printf '[chip]\nkind = tpu\nbogus_key = 1\n' >"$TMP/broken.ini"

@@ -80,4 +80,11 @@ expect_usage_error "bad option" "$SCALE" infer --bogus
 expect_usage_error "extra argument" "$SCALE" infer --model llama-3-70b --hw tpu-v5e --chips 16 --batch 8 --context 8192 extra
 expect_usage_error "non-integer batch" "$SCALE" infer --model llama-3-70b --hw tpu-v5e --chips 16 --batch 2.5 --context 8192
 
+# A batch that would overflow names the option (it was "cannot evaluate this layout (missing
+# hardware figures?)"); a 16-digit prime tp is refused at once (issue 13 section 2).
+expect_usage_error "batch 1e300" "$SCALE" infer --model llama-3-8b --hw tpu-v5e --chips 1 --batch 1e300 --context 100
+expect_err '^scale: --batch: 1e300 is out of range' "names --batch"
+run timeout 20 "$SCALE" infer --model llama-3-8b --hw tpu-v5e --chips 9007199254740881 --batch 9007199254740881 --context 64
+expect_rc 2 "prime tp refused"; expect_err 'does not fit the 16x16x1 pod' "says why"
+
 finish

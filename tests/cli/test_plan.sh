@@ -64,4 +64,12 @@ expect_usage_error "bad objective" "$SCALE" plan train --model llama-3-8b --hw t
 expect_usage_error "budget without tokens" "$SCALE" plan train --model llama-3-8b --hw tpu-v5e --chips 8 --batch-tokens 1M --seq 4096 --budget-usd 1M
 expect_usage_error "bad --no" "$SCALE" plan train --model llama-3-8b --hw tpu-v5e --chips 8 --batch-tokens 1M --seq 4096 --no xp
 
+# pod_y = 1e308 made the slice loop `chips *= 2` run forever (issue 13 section 2): the file is
+# now refused at load, and a huge --max-chips is refused too; neither may hang.
+SRC=${SCALE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+run timeout 60 "$SCALE" plan infer --model llama-3-8b --hw "$SRC/tests/data/hardware-bad/pod-y-huge.ini" --prompt 1000 --output 100
+expect_rc 1 "pod_y 1e308 refused, no hang"; expect_err 'pod-y-huge.ini:[0-9]+: pod_y must be a whole number in \[1, 65536\]' "names pod_y"
+run timeout 60 "$SCALE" plan infer --model llama-3-8b --hw tpu-v5e --prompt 1000 --output 100 --max-chips 1e30
+expect_rc 2 "max-chips beyond 1e9"; expect_err 'max chips' "says why"
+
 finish

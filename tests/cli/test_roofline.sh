@@ -57,4 +57,10 @@ expect_usage_error "no nvlink on a TPU" "$SCALE" roofline --hw tpu-v5e --flops 1
 expect_usage_error "bad option" "$SCALE" roofline --hw tpu-v5e --bogus
 expect_usage_error "stray argument" "$SCALE" roofline --hw tpu-v5e --flops 1 --bytes 1 extra
 
+# Sizes whose product overflows: refused naming the option (it was "sizes too large").
+expect_usage_error "matmul 1e200" "$SCALE" roofline --hw tpu-v5e --matmul 1e200,1e200,1e200
+expect_err '^scale: --matmul: 1e200 is out of range' "names --matmul"
+run "$SCALE" roofline --hw tpu-v5e --matmul 1e30,1e30,1e30
+expect_rc 0 "largest sizes still finite"; expect_no_nan "largest sizes"
+
 finish

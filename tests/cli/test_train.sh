@@ -41,9 +41,16 @@ run "$SCALE" train --model mixtral-8x7b --hw tpu-v5p --chips 64 --batch-tokens 1
   --fsdp 16 --ep 8 --cp 4 --cp-kind ulysses --remat matmuls
 expect_rc 0 "ep + ulysses"; expect_out 'ep-all-to-all' "AllToAll row"; expect_no_nan "moe"
 
-# Memory: LLaMA 3 70B on 8 chips does not fit.
+# Memory: LLaMA 3 70B on 8 chips does not fit. One behaviour for "does not fit" in train and
+# infer (issue 13 section 2): the whole report on stdout, one line on stderr, exit 1.
 run "$SCALE" train $L70 --chips 8 --fsdp 8 --microbatches 128
-expect_rc 0 "does not fit"; expect_out 'fits +no' "fits no"; expect_out '^bound: memory' "memory bound"
+expect_rc 1 "does not fit"; expect_out 'fits +no' "fits no"; expect_out '^bound: memory' "memory bound"
+expect_out 'short by ' "report printed in full"
+expect_err '^scale: train: the layout does not fit in HBM \([0-9.e+]+ of 9.6e\+10 bytes per chip\)$' "one-line verdict"
+if [ "$(wc -l <"$TMP/err")" -eq 1 ]; then pass; else fail "does not fit: one stderr line"; fi
+run "$SCALE" train $L70 --chips 8 --fsdp 8 --microbatches 128 --json
+expect_rc 1 "does not fit --json"; expect_json "does not fit json"; expect_out '"fits": false' "json fits false"
+run "$SCALE" train --help; expect_out 'does not fit in HBM prints the whole report' "--help documents it"
 
 # Inconsistent layouts: one line, exit 2.
 expect_usage_error "product" "$SCALE" train $L70 --chips 8960 --fsdp 1024 --tp 4
@@ -62,5 +69,12 @@ expect_usage_error "bad number" "$SCALE" train $L70 --chips 8.5
 expect_usage_error "bad option" "$SCALE" train $L70 --chips 8 --bogus
 expect_usage_error "efficiency" "$SCALE" train $L70 --chips 8 --efficiency 1.5
 expect_usage_error "leftover chips" "$SCALE" train $L70 --chips 100 --tp 8
+
+# Sizes that would overflow are refused naming the option, not blamed on the HBM or the
+# matmuls (issue 13 section 2).
+expect_usage_error "batch 1e300" "$SCALE" train --model llama-3-8b --hw tpu-v5e --chips 8 --batch-tokens 1e300 --seq 4096
+expect_err '^scale: --batch-tokens: 1e300 is out of range' "names --batch-tokens"
+expect_usage_error "efficiency 1e-300" "$SCALE" train --model llama-3-8b --hw tpu-v5e --chips 8 --batch-tokens 1M --seq 4096 --efficiency 1e-300
+expect_err '^scale: --efficiency: 1e-300 is out of range' "names --efficiency"
 
 finish
