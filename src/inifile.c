@@ -179,6 +179,9 @@ static void format_bound(char *buf, size_t size, double value) {
 static scale_status check_range(const ini_file *file, const ini_entry *entry,
                                 const ini_field *field, double value, scale_diag *diag) {
   bool whole = field->kind == INI_WHOLE || field->kind == INI_COUNT;
+  if (!(field->hi > field->lo)) /* a schema entry written without its range: refuse loudly */
+    return scale_diag_set(diag, SCALE_ERR_INVALID, file->path, entry->line,
+                          "schema error: '%s' has no range", field->key);
   if (value >= field->lo && value <= field->hi && (!whole || value == floor(value)))
     return SCALE_OK;
   char lo[32], hi[32];
