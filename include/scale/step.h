@@ -1,0 +1,227 @@
+/* step.h — the calibrated step model: one training step built from named operations.
+ *
+ * The book's roofline (training.h) prices a step at peak FLOP/s with perfect overlap. This
+ * module prices what real frameworks run (DESIGN.md "Two models of cost, one evaluation path"):
+ *
+ *   ops      per microbatch and layer, the forward and backward operations by name (QKV and
+ *            output projections, attention scores and values, MLP matmuls, norms, activation,
+ *            softmax, rotary, residual adds, fp8 casts), the embedding, unembedding and loss
+ *            of the stage's ends, and the optimizer step;
+ *   costs    each op at max(F / (C eta_mm(shape)), bytes / (W_hbm eta_mem)) + a per-kernel
+ *            overhead, with eta_mm falling for tile/wave quantization (GPU: 128 x 128 output
+ *            tiles over the SMs; TPU: 128-alignment of the MXU) and for small dimensions;
+ *            each collective at (ring steps x latency) + bytes / (W eta_bw(size)) on the
+ *            network it crosses (scale-up NVLink/HCCS, scale-out fabric, TPU ICI);
+ *   overlap  named rules (scale_step_rule): TP on the critical path unless tp_overlap; ZeRO-3
+ *            gathers prefetched under the previous layer; DP/ZeRO-1/2 gradient buckets under
+ *            the last microbatch's backward except the last bucket; PP sends per microbatch per
+ *            virtual stage, plus the bubble; EP all-to-all on the critical path; the CP ring
+ *            hidden only as far as the attention compute lasts;
+ *   step     m microbatches x the slowest stage's microbatch time x (1 + bubble) + exposed
+ *            gradient traffic + optimizer + a fixed per-step overhead.
+ *
+ * Every efficiency is a parameter with a physical meaning and a plausible range
+ * (scale_step_param_info); the values are data (hardware/step/fitted.ini, written by
+ * `scale calibrate` from measurements/). Evaluation allocates nothing.
+ */
+#ifndef SCALE_STEP_H
+#define SCALE_STEP_H
+
+#include <stdbool.h>
+
+#include "scale/collectives.h"
+#include "scale/hardware.h"
+#include "scale/measurements.h"
+#include "scale/model.h"
+#include "scale/status.h"
+#include "scale/units.h"
+
+/* ---- parameters ----------------------------------------------------------------------------- */
+
+/** The step model's efficiency parameters (index of scale_step_params.v). */
+typedef enum {
+  SCALE_STEP_MM_ETA_MAX = 0, /**< best fraction of peak a large, aligned matmul reaches */
+  SCALE_STEP_MM_DIM_HALF,    /**< matmul dimension at which that dimension halves eta [1] */
+  SCALE_STEP_MEM_ETA,        /**< fraction of HBM bandwidth a streaming kernel reaches */
+  SCALE_STEP_KERNEL_S,       /**< fixed cost of one kernel (launch, prologue, tail) [s] */
+  SCALE_STEP_UP_LATENCY_S,   /**< scale-up (NVLink/HCCS) latency per ring step [s] */
+  SCALE_STEP_UP_BW_ETA,      /**< scale-up achieved fraction of link bandwidth, large messages */
+  SCALE_STEP_UP_HALF_BYTES,  /**< scale-up message size reaching half that bandwidth [bytes] */
+  SCALE_STEP_OUT_LATENCY_S,  /**< scale-out (InfiniBand/RoCE) latency per ring step [s] */
+  SCALE_STEP_OUT_BW_ETA,     /**< scale-out achieved fraction of NIC bandwidth */
+  SCALE_STEP_OUT_HALF_BYTES, /**< scale-out half-bandwidth message size [bytes] */
+  SCALE_STEP_ICI_LATENCY_S,  /**< TPU ICI latency per ring step [s] */
+  SCALE_STEP_ICI_BW_ETA,     /**< TPU ICI achieved fraction of link bandwidth */
+  SCALE_STEP_ICI_HALF_BYTES, /**< TPU ICI half-bandwidth message size [bytes] */
+  SCALE_STEP_STEP_S,         /**< fixed cost of one optimizer step (data, logging, sync) [s] */
+  SCALE_STEP_N_PARAMS
+} scale_step_param;
+
+/** What a parameter means and where it may lie. */
+typedef struct {
+  const char *key;     /**< name in hardware/step/fitted.ini ("mm_eta_max") */
+  const char *unit;    /**< "1", "s", "bytes" */
+  double lo, hi;       /**< plausible range; the fit stays inside it */
+  double prior;        /**< value before any fit (and for parameters no row exercises) */
+  bool log_scale;      /**< the range spans decades: fitted in log space */
+  const char *meaning; /**< one line: the physical quantity and why the range */
+} scale_step_param_info;
+
+/** Description of parameter 'p'; NULL for an invalid index. Static storage. */
+const scale_step_param_info *scale_step_param_describe(scale_step_param p);
+
+/** A full set of parameter values, indexed by scale_step_param. */
+typedef struct {
+  double v[SCALE_STEP_N_PARAMS];
+} scale_step_params;
+
+/** Every parameter at its prior. */
+scale_step_params scale_step_params_prior(void);
+
+/** Loads a parameter file (an INI [params] section with every key of
+ * scale_step_param_describe(), inside its range, and a [provenance] section of free text
+ * keys), strictly: unknown, duplicate, missing or out-of-range keys are errors with the line.
+ * Errors: SCALE_ERR_IO, SCALE_ERR_PARSE, SCALE_ERR_UNKNOWN_KEY, SCALE_ERR_DUPLICATE_KEY,
+ *         SCALE_ERR_MISSING_KEY, SCALE_ERR_RANGE.
+ */
+scale_status scale_step_params_load_file(const char *path, scale_step_params *out,
+                                         scale_diag *diag);
+
+/** Path of the shipped fit: scale_data_dir()/hardware/step/fitted.ini. Static storage. */
+const char *scale_step_params_path(void);
+
+/* ---- the job -------------------------------------------------------------------------------- */
+
+/** A training job: the model, the chip, the layout and the batch. Degrees are counts >= 1. */
+typedef struct {
+  const scale_model *model;  /**< architecture (caller storage) */
+  const scale_chip *chip;    /**< one chip of the run (caller storage) */
+  double dp, tp, pp, cp, ep; /**< parallel degrees; chips = dp tp pp cp */
+  int zero;                  /**< ZeRO stage of the data-parallel group, 0-3 */
+  double mbs;                /**< micro-batch size [sequences] */
+  double vp;                 /**< virtual pipeline stages per rank (1: plain 1F1B) */
+  scale_recompute recompute; /**< activation recomputation (UNKNOWN prices as NONE) */
+  bool sp;                   /**< sequence parallelism: norms and residuals on t / tp tokens */
+  scale_attention attention; /**< fused or unfused attention core */
+  bool tp_overlap;           /**< comm-GEMM overlap of the TP collectives */
+  double gbs;                /**< global batch [sequences] */
+  double seq;                /**< sequence length [tokens] */
+  scale_dtype dtype;         /**< matmul dtype of the linear layers (fp8: attention in bf16) */
+} scale_step_job;
+
+/** The job of a published row: its layout; an unstated mbs or vp reads as 1. */
+scale_step_job scale_step_job_from_measurement(const scale_measurement *row,
+                                               const scale_model *model,
+                                               const scale_chip *chip);
+
+/* ---- operations, collectives, rules --------------------------------------------------------- */
+
+/** The named operations of a step. */
+typedef enum {
+  SCALE_STEP_OP_QKV = 0,     /**< Q, K, V projections */
+  SCALE_STEP_OP_SCORES,      /**< Q K^T (causal blocks skipped by flash attention) */
+  SCALE_STEP_OP_SOFTMAX,     /**< softmax and dropout of unfused attention */
+  SCALE_STEP_OP_VALUES,      /**< P V */
+  SCALE_STEP_OP_OUT_PROJ,    /**< attention output projection */
+  SCALE_STEP_OP_MLP_UP,      /**< MLP input matmul(s) (both branches when gated) */
+  SCALE_STEP_OP_MLP_DOWN,    /**< MLP output matmul */
+  SCALE_STEP_OP_NORMS,       /**< the two pre-norms */
+  SCALE_STEP_OP_ACTIVATION,  /**< GELU, or SwiGLU's gate product */
+  SCALE_STEP_OP_ROTARY,      /**< rotary embedding of Q and K (gated-MLP families) */
+  SCALE_STEP_OP_RESIDUAL,    /**< the two residual adds (with bias-dropout when fused) */
+  SCALE_STEP_OP_FP8_CAST,    /**< quantizing the linear layers' inputs (fp8 only) */
+  SCALE_STEP_OP_EMBEDDING,   /**< token embedding gather and its gradient */
+  SCALE_STEP_OP_UNEMBEDDING, /**< output projection to the vocabulary */
+  SCALE_STEP_OP_LOSS,        /**< softmax cross-entropy over the vocabulary */
+  SCALE_STEP_OP_OPTIMIZER,   /**< Adam update of the chip's (shard of the) parameters */
+  SCALE_STEP_OP_COUNT
+} scale_step_op;
+
+/** Name of an op ("qkv", "scores", ...); "?" if invalid. Static storage. */
+const char *scale_step_op_name(scale_step_op op);
+
+/** The communication of a step, one per parallel dimension. */
+typedef enum {
+  SCALE_STEP_COMM_TP = 0, /**< TP all-reduces (or all-gather + reduce-scatter with SP) */
+  SCALE_STEP_COMM_CP,     /**< CP ring passes of K and V */
+  SCALE_STEP_COMM_FSDP,   /**< ZeRO-3 weight gathers and gradient reduce-scatters */
+  SCALE_STEP_COMM_EP,     /**< MoE dispatch and combine all-to-alls */
+  SCALE_STEP_COMM_PP,     /**< pipeline activation and gradient sends */
+  SCALE_STEP_COMM_DP,     /**< gradient all-reduce (ZeRO-1/2: reduce-scatter + all-gather) */
+  SCALE_STEP_COMM_COUNT
+} scale_step_comm;
+
+/** Name of a communication ("tp", "cp", ...); "?" if invalid. */
+const char *scale_step_comm_name(scale_step_comm comm);
+
+/** The overlap rule applied to each communication, by name (printed beside it). */
+const char *scale_step_comm_rule(scale_step_comm comm, bool tp_overlap);
+
+/** The networks a collective can cross. */
+typedef enum {
+  SCALE_STEP_NET_UP = 0, /**< GPU scale-up domain: NVLink/NVSwitch, Ascend HCCS */
+  SCALE_STEP_NET_OUT,    /**< scale-out fabric: InfiniBand/RoCE NIC per chip */
+  SCALE_STEP_NET_ICI,    /**< TPU inter-chip interconnect */
+  SCALE_STEP_NET_COUNT
+} scale_step_net;
+
+/** Name of a network ("scale-up", "scale-out", "ici"). */
+const char *scale_step_net_name(scale_step_net net);
+
+/** Efficiency of a (batch x) m x k by k x n matmul on 'chip': eta_max x q x prod over m, n, k
+ * of d / (d + d_half), with q the useful fraction of the work tiles issued: on a GPU
+ * batch m n / (waves x SMs x 128 x 128), waves = ceil(batch ceil(m/128) ceil(n/128) / SMs);
+ * on a TPU the 128-alignment of m, n and k; 1 where the chip has no core count.
+ *
+ * Units:  -> [1].  Domain: m, n, k, batch > 0; NaN otherwise.
+ */
+double scale_step_matmul_eta(const scale_chip *chip, const scale_step_params *params, double m,
+                             double n, double k, double batch);
+
+/** Time of collective 'op' on a one-way ring of 'n' members holding an array of 'bytes', on
+ * a network with 'bytes_per_s' per member: steps x latency + link bytes / (W eta_bw(size)),
+ * with steps n - 1 (all-gather, reduce-scatter, all-to-all) or 2(n - 1) (all-reduce), link
+ * bytes from scale_collective_ring_link_bytes(), and eta_bw(size) = bw_eta size / (size +
+ * half_bytes) for the size of one ring message, bytes / n.
+ *
+ * Units:  bytes [bytes], bytes_per_s [bytes/s] -> [s].  0 when n <= 1.
+ */
+double scale_step_collective_s(const scale_step_params *params, scale_step_net net,
+                               double bytes_per_s, scale_collective op, double n, double bytes);
+
+/** Time of one point-to-point send of 'bytes': latency + bytes / (W eta_bw(bytes)) [s]. */
+double scale_step_send_s(const scale_step_params *params, scale_step_net net, double bytes_per_s,
+                         double bytes);
+
+/* ---- the step ------------------------------------------------------------------------------- */
+
+/** The step, and where its time goes (per optimizer step, on the slowest pipeline stage). */
+typedef struct {
+  double microbatches;                         /**< m = gbs / (dp mbs) per pipeline */
+  double layers_per_stage;                     /**< L / pp */
+  double op_s[SCALE_STEP_OP_COUNT];            /**< busy time of each op over the step [s] */
+  double comm_s[SCALE_STEP_COMM_COUNT];        /**< time each communication takes [s] */
+  double exposed_s[SCALE_STEP_COMM_COUNT];     /**< the part its rule leaves exposed [s] */
+  scale_step_net net[SCALE_STEP_COMM_COUNT];   /**< network each communication crosses */
+  double compute_s;      /**< sum of op_s except the optimizer [s] */
+  double bubble_frac;    /**< pipeline bubble over the bubble-free time */
+  double bubble_s;       /**< time lost to the bubble [s] */
+  double optimizer_s;    /**< op_s[OPTIMIZER] */
+  double overhead_s;     /**< the fixed per-step cost [s] */
+  double step_s;         /**< the predicted step time [s] */
+  double model_flops;    /**< 6 N tokens + attention (causal) of the whole step [FLOP] */
+  double mfu;            /**< model_flops / (step_s x chips x peak of the job's dtype) */
+} scale_step_result;
+
+/** Evaluates 'job' with 'params' into *out (caller storage; nothing allocated).
+ *
+ * Domain: a transformer model, degrees >= 1 with tp dividing the heads, pp dividing the
+ *         layers, gbs a multiple of dp mbs; otherwise every field of *out is NaN.
+ */
+void scale_step_eval(const scale_step_job *job, const scale_step_params *params,
+                     scale_step_result *out);
+
+/** scale_step_eval()'s step_s alone [s]. */
+double scale_step_time_s(const scale_step_job *job, const scale_step_params *params);
+
+#endif

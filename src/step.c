@@ -1,0 +1,613 @@
+/* step.c — the calibrated step model (contract and overview in step.h).
+ *
+ * Reading order: parameters; costs of one op and one collective; the ops of a layer; the
+ * communication of a layer and a step with their overlap rules; the step.
+ */
+#include "scale/step.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ini.h>
+
+#include "internal.h"
+#include "scale/training.h"
+#include "scale/transformer.h"
+
+/* ---- parameters ----------------------------------------------------------------------------- */
+
+static const scale_step_param_info param_info[SCALE_STEP_N_PARAMS] = {
+    {"mm_eta_max", "1", 0.4, 0.98, 0.8, false,
+     "best fraction of peak a large aligned matmul reaches (cuBLAS/CANN GEMMs: 0.6-0.9)"},
+    {"mm_dim_half", "1", 1, 1024, 32, true,
+     "dimension at which one matmul dimension halves eta: pipeline fill and K-loop prologue"},
+    {"mem_eta", "1", 0.3, 0.95, 0.7, false,
+     "fraction of HBM bandwidth a streaming kernel reaches (STREAM-like: 0.6-0.9)"},
+    {"kernel_s", "s", 1e-7, 5e-5, 5e-6, true,
+     "fixed cost of one kernel: launch, prologue, tail (CUDA launch 2-10 us)"},
+    {"up_latency_s", "s", 1e-6, 1e-4, 1e-5, true,
+     "scale-up latency per ring step (NCCL over NVLink: ~5-20 us)"},
+    {"up_bw_eta", "1", 0.2, 0.95, 0.7, false,
+     "scale-up achieved fraction of per-chip link bandwidth for large messages (bus bandwidth)"},
+    {"up_half_bytes", "bytes", 1e4, 1e8, 1e6, true,
+     "scale-up message size at which achieved bandwidth is half its asymptote"},
+    {"out_latency_s", "s", 2e-6, 2e-4, 2e-5, true,
+     "scale-out latency per ring step (InfiniBand/RoCE through the fat tree: ~10-50 us)"},
+    {"out_bw_eta", "1", 0.2, 0.95, 0.7, false,
+     "scale-out achieved fraction of the per-chip NIC bandwidth for large messages"},
+    {"out_half_bytes", "bytes", 1e4, 1e8, 4e6, true,
+     "scale-out message size at which achieved bandwidth is half its asymptote"},
+    {"ici_latency_s", "s", 1e-6, 1e-4, 5e-6, true,
+     "TPU ICI latency per ring step (book ch. 3: ~1 us per hop, more per collective step)"},
+    {"ici_bw_eta", "1", 0.3, 0.95, 0.8, false,
+     "TPU ICI achieved fraction of link bandwidth (no TPU row ships yet: stays at its prior)"},
+    {"ici_half_bytes", "bytes", 1e4, 1e8, 1e5, true,
+     "TPU ICI message size at which achieved bandwidth is half its asymptote"},
+    {"step_s", "s", 0, 1, 0.05, false,
+     "fixed cost of one optimizer step: data loading, loss/grad-norm reductions, logging"},
+};
+
+const scale_step_param_info *scale_step_param_describe(scale_step_param p) {
+  return (unsigned)p < SCALE_STEP_N_PARAMS ? &param_info[p] : NULL;
+}
+
+scale_step_params scale_step_params_prior(void) {
+  scale_step_params p;
+  for (int i = 0; i < SCALE_STEP_N_PARAMS; i++) p.v[i] = param_info[i].prior;
+  return p;
+}
+
+const char *scale_step_params_path(void) {
+  static char path[4096 + 32];
+  snprintf(path, sizeof path, "%s/hardware/step/fitted.ini", scale_data_dir());
+  return path;
+}
+
+/** inih context of the strict parameter loader. */
+typedef struct {
+  const char *path;
+  scale_step_params *out;
+  bool seen[SCALE_STEP_N_PARAMS];
+  scale_diag *diag;
+  scale_status status;
+  FILE *fp;
+  int line; /**< line last handed to inih (Debian's inih passes no line number) */
+} load_ctx;
+
+static char *read_line(char *str, int num, void *stream) {
+  load_ctx *c = stream;
+  char *got = fgets(str, num, c->fp);
+  if (got) c->line++;
+  return got;
+}
+
+static int on_key(void *user, const char *section, const char *key, const char *value) {
+  load_ctx *c = user;
+  int line = c->line;
+  if (strcmp(section, "provenance") == 0) return 1;
+  if (strcmp(section, "params") != 0) {
+    c->status = scale_diag_set(c->diag, SCALE_ERR_UNKNOWN_KEY, c->path, line,
+                               "unknown section [%s]", section);
+    return 0;
+  }
+  for (int i = 0; i < SCALE_STEP_N_PARAMS; i++) {
+    if (strcmp(key, param_info[i].key) != 0) continue;
+    if (c->seen[i]) {
+      c->status = scale_diag_set(c->diag, SCALE_ERR_DUPLICATE_KEY, c->path, line,
+                                 "'%s' given twice", key);
+      return 0;
+    }
+    char *end = NULL;
+    double v = strtod(value, &end);
+    if (end == value || *end != '\0' || !isfinite(v)) {
+      c->status = scale_diag_set(c->diag, SCALE_ERR_PARSE, c->path, line,
+                                 "'%s': '%s' is not a number", key, value);
+      return 0;
+    }
+    if (v < param_info[i].lo || v > param_info[i].hi) {
+      c->status = scale_diag_set(c->diag, SCALE_ERR_RANGE, c->path, line,
+                                 "'%s' = %g is outside its range [%g, %g]", key, v,
+                                 param_info[i].lo, param_info[i].hi);
+      return 0;
+    }
+    c->seen[i] = true;
+    c->out->v[i] = v;
+    return 1;
+  }
+  c->status =
+      scale_diag_set(c->diag, SCALE_ERR_UNKNOWN_KEY, c->path, line, "unknown key '%s'", key);
+  return 0;
+}
+
+scale_status scale_step_params_load_file(const char *path, scale_step_params *out,
+                                         scale_diag *diag) {
+  FILE *fp = fopen(path, "r");
+  if (!fp) return scale_diag_set(diag, SCALE_ERR_IO, path, 0, "cannot open");
+  load_ctx c = {path, out, {false}, diag, SCALE_OK, fp, 0};
+  int rc = ini_parse_stream(read_line, &c, on_key, &c);
+  fclose(fp);
+  if (c.status) return c.status;
+  if (rc != 0) return scale_diag_set(diag, SCALE_ERR_PARSE, path, rc, "malformed line");
+  for (int i = 0; i < SCALE_STEP_N_PARAMS; i++)
+    if (!c.seen[i])
+      return scale_diag_set(diag, SCALE_ERR_MISSING_KEY, path, 0, "missing [params] %s",
+                            param_info[i].key);
+  return SCALE_OK;
+}
+
+/* ---- names ---------------------------------------------------------------------------------- */
+
+static const char *const op_names[SCALE_STEP_OP_COUNT] = {
+    "qkv",      "scores",     "softmax", "values",   "out-proj",    "mlp-up",
+    "mlp-down", "norms",      "activation", "rotary", "residual",   "fp8-cast",
+    "embedding", "unembedding", "loss",  "optimizer"};
+static const char *const comm_names[SCALE_STEP_COMM_COUNT] = {"tp", "cp", "fsdp",
+                                                              "ep", "pp", "dp"};
+static const char *const net_names[SCALE_STEP_NET_COUNT] = {"scale-up", "scale-out", "ici"};
+
+const char *scale_step_op_name(scale_step_op op) {
+  return (unsigned)op < SCALE_STEP_OP_COUNT ? op_names[op] : "?";
+}
+const char *scale_step_comm_name(scale_step_comm comm) {
+  return (unsigned)comm < SCALE_STEP_COMM_COUNT ? comm_names[comm] : "?";
+}
+const char *scale_step_net_name(scale_step_net net) {
+  return (unsigned)net < SCALE_STEP_NET_COUNT ? net_names[net] : "?";
+}
+
+const char *scale_step_comm_rule(scale_step_comm comm, bool tp_overlap) {
+  switch (comm) {
+  case SCALE_STEP_COMM_TP:
+    return tp_overlap ? "tp-overlap: hidden under the layer's matmuls as far as they last"
+                      : "critical path (Megatron TP; --tp-overlap hides it under the GEMMs)";
+  case SCALE_STEP_COMM_CP: return "ring hidden under attention only as far as its compute lasts";
+  case SCALE_STEP_COMM_FSDP: return "gathers prefetched under the previous layer's compute";
+  case SCALE_STEP_COMM_EP: return "all-to-all on the critical path";
+  case SCALE_STEP_COMM_PP: return "sends per microbatch per virtual stage, plus the bubble";
+  case SCALE_STEP_COMM_DP:
+    return "buckets under the last microbatch's backward, except the last bucket";
+  default: return "?";
+  }
+}
+
+/* ---- costs ---------------------------------------------------------------------------------- */
+
+enum { TILE = 128 };
+#define ADAM_BYTES_PER_PARAM 30.0 /* fp32 master, m, v read+write (24), fp32 grad read (4),
+                                     16-bit weight write (2) */
+#define GRAD_BUCKET_BYTES 8e7     /* Megatron DDP: 40M-element buckets of 16-bit gradients */
+
+/** Useful fraction of the work tiles a matmul issues (see scale_step_matmul_eta). */
+static double tile_frac(const scale_chip *chip, double m, double n, double k, double batch) {
+  if (chip->kind == SCALE_HW_TPU)
+    return m / (TILE * ceil(m / TILE)) * n / (TILE * ceil(n / TILE)) * k / (TILE * ceil(k / TILE));
+  double sms = chip->n_cores;
+  if (!(sms >= 1)) return 1.0;
+  double tiles = batch * ceil(m / TILE) * ceil(n / TILE);
+  double waves = ceil(tiles / sms);
+  return batch * m * n / (waves * sms * TILE * TILE);
+}
+
+double scale_step_matmul_eta(const scale_chip *chip, const scale_step_params *params, double m,
+                             double n, double k, double batch) {
+  if (!(m > 0 && n > 0 && k > 0 && batch > 0)) return NAN;
+  double half = params->v[SCALE_STEP_MM_DIM_HALF];
+  double dims = m / (m + half) * n / (n + half) * k / (k + half);
+  return params->v[SCALE_STEP_MM_ETA_MAX] * tile_frac(chip, m, n, k, batch) * dims;
+}
+
+static const int net_param_base[SCALE_STEP_NET_COUNT] = {
+    SCALE_STEP_UP_LATENCY_S, SCALE_STEP_OUT_LATENCY_S, SCALE_STEP_ICI_LATENCY_S};
+
+/** Achieved bandwidth for messages of 'size' bytes [bytes/s]. */
+static double achieved_bytes_per_s(const scale_step_params *p, scale_step_net net, double w,
+                                   double size) {
+  int b = net_param_base[net];
+  return w * p->v[b + 1] * size / (size + p->v[b + 2]);
+}
+
+double scale_step_collective_s(const scale_step_params *params, scale_step_net net,
+                               double bytes_per_s, scale_collective op, double n, double bytes) {
+  if (n <= 1 || bytes <= 0) return 0.0;
+  double steps = op == SCALE_COLL_ALL_REDUCE ? 2 * (n - 1) : n - 1;
+  double link = scale_collective_ring_link_bytes(op, n, bytes, false);
+  double w = achieved_bytes_per_s(params, net, bytes_per_s, bytes / n);
+  return steps * params->v[net_param_base[net]] + link / w;
+}
+
+double scale_step_send_s(const scale_step_params *params, scale_step_net net, double bytes_per_s,
+                         double bytes) {
+  if (bytes <= 0) return 0.0;
+  return params->v[net_param_base[net]] +
+         bytes / achieved_bytes_per_s(params, net, bytes_per_s, bytes);
+}
+
+/* ---- the evaluation context ----------------------------------------------------------------- */
+
+/** Everything the op and comm prices need, derived once per evaluation. */
+typedef struct {
+  const scale_step_job *job;
+  const scale_step_params *p;
+  double c_linear, c_attn; /**< peak FLOP/s of the linear layers and of attention */
+  double w_hbm;            /**< HBM bandwidth [bytes/s] */
+  double t;                /**< tokens per chip per microbatch: mbs seq / cp */
+  double t_sp;             /**< tokens of the norms and residuals: t / tp with SP */
+  double n_h, k_h;         /**< query and KV heads per TP rank */
+  double d, h, f_in, f_out; /**< D, H, MLP input width (x2 gated) and output width per rank */
+  double act_bytes;        /**< bytes of one activation element (16-bit) */
+} ctx;
+
+/** Time of one matmul op of 'batch' m x k by k x n products. */
+static double matmul_s(const ctx *c, double c_peak, double m, double n, double k, double batch) {
+  double flops = 2 * m * n * k * batch;
+  double bytes = c->act_bytes * batch * (m * k + k * n + m * n);
+  double eta = scale_step_matmul_eta(c->job->chip, c->p, m, n, k, batch);
+  double t_math = flops / (c_peak * eta);
+  double t_mem = bytes / (c->w_hbm * c->p->v[SCALE_STEP_MEM_ETA]);
+  return fmax(t_math, t_mem) + c->p->v[SCALE_STEP_KERNEL_S];
+}
+
+/** Forward + backward of a weight matmul (tokens x in by in x out): forward, dgrad, wgrad. */
+static double linear_fwd_bwd_s(const ctx *c, double tokens, double in, double out, double *fwd) {
+  *fwd = matmul_s(c, c->c_linear, tokens, out, in, 1);
+  return *fwd + matmul_s(c, c->c_linear, tokens, in, out, 1) +
+         matmul_s(c, c->c_linear, in, out, tokens, 1);
+}
+
+/** Time of a memory-bound op moving 'bytes' through HBM, in 'kernels' kernels. */
+static double memory_s(const ctx *c, double bytes, double kernels) {
+  return bytes / (c->w_hbm * c->p->v[SCALE_STEP_MEM_ETA]) + kernels * c->p->v[SCALE_STEP_KERNEL_S];
+}
+
+/* ---- the ops of one layer, one microbatch --------------------------------------------------- */
+
+/** Forward and forward+backward time of each layer op (per microbatch, one layer). */
+typedef struct {
+  double fwd[SCALE_STEP_OP_COUNT];
+  double all[SCALE_STEP_OP_COUNT];
+} layer_ops;
+
+static void attention_ops(const ctx *c, layer_ops *o) {
+  const scale_step_job *j = c->job;
+  double sq = j->seq / j->cp, skv = j->seq, heads = j->mbs * c->n_h;
+  bool flash = j->attention == SCALE_ATTENTION_FLASH;
+  /* flash skips the masked half of a causal product; unfused computes it all under the mask */
+  double causal = flash ? 0.5 : 1.0;
+  double scores = matmul_s(c, c->c_attn, sq, skv * causal, c->h, heads);
+  double values = matmul_s(c, c->c_attn, sq, c->h, skv * causal, heads);
+  o->fwd[SCALE_STEP_OP_SCORES] = scores;
+  o->fwd[SCALE_STEP_OP_VALUES] = values;
+  /* backward: two products each; flash also recomputes the scores */
+  o->all[SCALE_STEP_OP_SCORES] = scores * (flash ? 4 : 3);
+  o->all[SCALE_STEP_OP_VALUES] = values * 3;
+  /* unfused: softmax and dropout read and write the s x s probabilities (9 bytes/element:
+   * softmax 2+2, dropout 2+2 and a 1-byte mask); backward moves twice as much */
+  double elems = heads * sq * skv;
+  double sm = flash ? 0 : memory_s(c, 9 * elems, 2);
+  o->fwd[SCALE_STEP_OP_SOFTMAX] = sm;
+  o->all[SCALE_STEP_OP_SOFTMAX] = 3 * sm;
+}
+
+static void linear_ops(const ctx *c, layer_ops *o) {
+  double t = c->t, fwd = 0;
+  double qkv_out = (c->n_h + 2 * c->k_h) * c->h;
+  o->all[SCALE_STEP_OP_QKV] = linear_fwd_bwd_s(c, t, c->d, qkv_out, &fwd);
+  o->fwd[SCALE_STEP_OP_QKV] = fwd;
+  o->all[SCALE_STEP_OP_OUT_PROJ] = linear_fwd_bwd_s(c, t, c->n_h * c->h, c->d, &fwd);
+  o->fwd[SCALE_STEP_OP_OUT_PROJ] = fwd;
+  o->all[SCALE_STEP_OP_MLP_UP] = linear_fwd_bwd_s(c, t, c->d, c->f_in, &fwd);
+  o->fwd[SCALE_STEP_OP_MLP_UP] = fwd;
+  o->all[SCALE_STEP_OP_MLP_DOWN] = linear_fwd_bwd_s(c, t, c->f_out, c->d, &fwd);
+  o->fwd[SCALE_STEP_OP_MLP_DOWN] = fwd;
+}
+
+/** Memory-bound ops: forward bytes, backward moves twice as much in twice the kernels. */
+static void set_memory_op(const ctx *c, layer_ops *o, scale_step_op op, double bytes,
+                          double kernels) {
+  o->fwd[op] = memory_s(c, bytes, kernels);
+  o->all[op] = 3 * o->fwd[op];
+}
+
+static void memory_ops(const ctx *c, layer_ops *o) {
+  double a = c->act_bytes, t = c->t, d = c->d;
+  set_memory_op(c, o, SCALE_STEP_OP_NORMS, 2 * c->t_sp * d * 2 * a, 2);
+  bool gated = c->job->model->gated_mlp;
+  set_memory_op(c, o, SCALE_STEP_OP_ACTIVATION, t * c->f_out * (gated ? 3 : 2) * a, 1);
+  /* rotary on Q and K for the gated-MLP (LLaMA-style) families; learned absolute positions of
+   * the plain GPTs are one add at the embedding */
+  set_memory_op(c, o, SCALE_STEP_OP_ROTARY, gated ? t * (c->n_h + c->k_h) * c->h * 2 * a : 0,
+                gated ? 1 : 0);
+  set_memory_op(c, o, SCALE_STEP_OP_RESIDUAL, 2 * c->t_sp * d * 3 * a, 2);
+  /* fp8: each linear layer's input is read in 16 bits and written in 8 (and amax-reduced) */
+  double cast = c->job->dtype == SCALE_DTYPE_FP8
+                    ? t * (2 * d + c->n_h * c->h + c->f_out) * (a + 1)
+                    : 0;
+  set_memory_op(c, o, SCALE_STEP_OP_FP8_CAST, cast, cast > 0 ? 4 : 0);
+}
+
+static void layer_op_times(const ctx *c, layer_ops *o) {
+  memset(o, 0, sizeof *o);
+  linear_ops(c, o);
+  attention_ops(c, o);
+  memory_ops(c, o);
+  /* recomputation runs forwards again inside the backward pass */
+  scale_recompute r = c->job->recompute;
+  for (int i = 0; i < SCALE_STEP_OP_COUNT; i++) {
+    bool attn_core = i == SCALE_STEP_OP_SCORES || i == SCALE_STEP_OP_SOFTMAX ||
+                     i == SCALE_STEP_OP_VALUES;
+    if (r == SCALE_RECOMPUTE_FULL || (r == SCALE_RECOMPUTE_SELECTIVE && attn_core))
+      o->all[i] += o->fwd[i];
+  }
+}
+
+/* ---- networks ------------------------------------------------------------------------------- */
+
+/** Network and ring bandwidth per member of a group of n chips 'stride' apart (Megatron rank
+ * order: tp innermost, then cp, dp, pp). Inside one scale-up domain: the chip's NVLink egress.
+ * Across domains, NCCL runs one ring per NIC (channels), so the g members a domain holds share
+ * their g NICs and a ring sees min(NVLink, g x NIC) (g = 8 for a full DGX: 8 x 25 GB/s on A100,
+ * the "busbw" of multi-node all-reduce). */
+static scale_step_net group_net(const scale_chip *chip, double stride, double n, double *w) {
+  if (chip->kind == SCALE_HW_TPU) {
+    *w = 2 * chip->ici_link_bytes_per_s; /* a bidirectional ring on one axis */
+    return SCALE_STEP_NET_ICI;
+  }
+  double domain = chip->nvlink_domain_size;
+  if (domain >= 1 && stride * n <= domain) {
+    *w = chip->nvlink_bytes_per_s;
+    return SCALE_STEP_NET_UP;
+  }
+  double per_domain = domain >= 1 ? fmax(1.0, fmin(n, floor(domain / stride))) : 1.0;
+  *w = per_domain * chip->dcn_bytes_per_s;
+  if (chip->nvlink_bytes_per_s > 0) *w = fmin(*w, chip->nvlink_bytes_per_s);
+  return SCALE_STEP_NET_OUT;
+}
+
+/* ---- communication and overlap of one layer ------------------------------------------------- */
+
+/** Communication of one layer per microbatch: time and exposed time per comm. */
+typedef struct {
+  double time[SCALE_STEP_COMM_COUNT];
+  double exposed[SCALE_STEP_COMM_COUNT];
+} layer_comms;
+
+static double sum_ops(const double *t, int from, int to) {
+  double s = 0;
+  for (int i = from; i <= to; i++) s += t[i];
+  return s;
+}
+
+static void layer_comm_times(const ctx *c, const layer_ops *o, scale_step_result *r,
+                             layer_comms *lc) {
+  const scale_step_job *j = c->job;
+  memset(lc, 0, sizeof *lc);
+  double w;
+  double matmul_all = sum_ops(o->all, SCALE_STEP_OP_QKV, SCALE_STEP_OP_MLP_DOWN);
+  double layer_all = sum_ops(o->all, SCALE_STEP_OP_QKV, SCALE_STEP_OP_FP8_CAST);
+
+  /* TP: 2 all-reduces forward, 2 backward, 2 more when full recompute reruns the forward */
+  r->net[SCALE_STEP_COMM_TP] = group_net(j->chip, 1, j->tp, &w);
+  double n_ar = j->recompute == SCALE_RECOMPUTE_FULL ? 6 : 4;
+  lc->time[SCALE_STEP_COMM_TP] =
+      n_ar * scale_step_collective_s(c->p, r->net[SCALE_STEP_COMM_TP], w,
+                                     SCALE_COLL_ALL_REDUCE, j->tp, c->t * c->d * c->act_bytes);
+  lc->exposed[SCALE_STEP_COMM_TP] = j->tp_overlap
+                                        ? fmax(0, lc->time[SCALE_STEP_COMM_TP] - matmul_all)
+                                        : lc->time[SCALE_STEP_COMM_TP];
+
+  /* CP ring: cp - 1 passes of this rank's K and V forward, of K, V and their gradients
+   * backward; hidden under the attention core as far as it lasts */
+  r->net[SCALE_STEP_COMM_CP] = group_net(j->chip, j->tp, j->cp, &w);
+  double kv = c->t * 2 * c->k_h * c->h * c->act_bytes;
+  double pass = scale_step_send_s(c->p, r->net[SCALE_STEP_COMM_CP], w, kv);
+  double ring = j->cp > 1 ? (j->cp - 1) * pass * 3 : 0;
+  double attn = o->all[SCALE_STEP_OP_SCORES] + o->all[SCALE_STEP_OP_VALUES];
+  lc->time[SCALE_STEP_COMM_CP] = ring;
+  lc->exposed[SCALE_STEP_COMM_CP] = fmax(0, ring - attn);
+
+  /* ZeRO-3: gather the layer's weights forward and backward, reduce-scatter its gradients;
+   * prefetched under the previous layer's compute */
+  double layer_bytes = (scale_transformer_n_attention_params(j->model) +
+                        scale_transformer_n_mlp_params(j->model) / (double)j->model->n_layers) /
+                       j->tp * c->act_bytes;
+  r->net[SCALE_STEP_COMM_FSDP] = group_net(j->chip, j->tp * j->cp, j->dp, &w);
+  double fsdp = j->zero == 3
+                    ? 2 * scale_step_collective_s(c->p, r->net[SCALE_STEP_COMM_FSDP], w,
+                                                  SCALE_COLL_ALL_GATHER, j->dp, layer_bytes) +
+                          scale_step_collective_s(c->p, r->net[SCALE_STEP_COMM_FSDP], w,
+                                                  SCALE_COLL_REDUCE_SCATTER, j->dp,
+                                                  layer_bytes)
+                    : 0;
+  lc->time[SCALE_STEP_COMM_FSDP] = fsdp;
+  lc->exposed[SCALE_STEP_COMM_FSDP] = fmax(0, fsdp - layer_all);
+
+  /* EP: dispatch and combine, forward and backward, on the critical path */
+  r->net[SCALE_STEP_COMM_EP] = group_net(j->chip, j->tp * j->cp, j->ep, &w);
+  double k_active = j->model->n_experts_active > 0 ? (double)j->model->n_experts_active : 1;
+  double a2a = j->ep > 1 && scale_model_is_moe(j->model)
+                   ? 4 * scale_step_collective_s(c->p, r->net[SCALE_STEP_COMM_EP], w,
+                                                 SCALE_COLL_ALL_TO_ALL, j->ep,
+                                                 c->t * c->d * k_active * c->act_bytes)
+                   : 0;
+  lc->time[SCALE_STEP_COMM_EP] = a2a;
+  lc->exposed[SCALE_STEP_COMM_EP] = a2a;
+}
+
+/* ---- the step ------------------------------------------------------------------------------- */
+
+static double mlp_width(const scale_model *m) {
+  if (!scale_model_is_moe(m)) return (double)m->d_ff;
+  return (double)(m->n_experts_active + m->n_shared_experts) * (double)m->d_ff_expert;
+}
+
+static bool make_ctx(const scale_step_job *j, const scale_step_params *p, ctx *c) {
+  const scale_model *m = j->model;
+  if (!m || !j->chip || m->arch != SCALE_ARCH_TRANSFORMER || !(j->dp >= 1 && j->tp >= 1 &&
+      j->pp >= 1 && j->cp >= 1 && j->ep >= 1 && j->mbs >= 1 && j->vp >= 1 && j->gbs >= 1 &&
+      j->seq >= 1))
+    return false;
+  memset(c, 0, sizeof *c);
+  c->job = j;
+  c->p = p;
+  c->c_linear = scale_chip_flops_per_s(j->chip, j->dtype);
+  c->c_attn = scale_chip_flops_per_s(j->chip, j->dtype == SCALE_DTYPE_FP8 ? SCALE_DTYPE_BF16
+                                                                           : j->dtype);
+  if (!(c->c_attn > 0)) c->c_attn = scale_chip_flops_per_s(j->chip, SCALE_DTYPE_FP16);
+  c->w_hbm = j->chip->hbm_bytes_per_s;
+  c->t = j->mbs * j->seq / j->cp;
+  c->t_sp = j->sp ? c->t / j->tp : c->t;
+  c->n_h = (double)m->n_heads / j->tp;
+  c->k_h = fmax(1.0, (double)m->n_kv_heads / j->tp);
+  c->d = (double)m->d_model;
+  c->h = (double)m->d_head;
+  double f = mlp_width(m) / j->tp;
+  c->f_in = m->gated_mlp ? 2 * f : f;
+  c->f_out = f;
+  c->act_bytes = 2;
+  return c->c_linear > 0 && c->w_hbm > 0;
+}
+
+/** Embedding, unembedding and loss of one microbatch (the pipeline's end stages). */
+static void head_ops(const ctx *c, double *op) {
+  const scale_model *m = c->job->model;
+  double v = (double)m->n_vocab / c->job->tp, fwd = 0;
+  op[SCALE_STEP_OP_EMBEDDING] = memory_s(c, c->t * c->d * (c->act_bytes + 4), 2);
+  op[SCALE_STEP_OP_UNEMBEDDING] = linear_fwd_bwd_s(c, c->t, c->d, v, &fwd);
+  op[SCALE_STEP_OP_LOSS] = memory_s(c, c->t * v * 4 * 4, 3);
+}
+
+/** Parameters held by one chip (its TP shard of its pipeline stage). */
+static double chip_params(const scale_step_job *j) {
+  return scale_transformer_n_params(j->model) / (j->tp * j->pp);
+}
+
+/** DP gradient traffic after the last microbatch: bucketed under its backward, except the
+ * last bucket; ZeRO-1/2 also gather the updated weights after the optimizer (exposed). */
+static void dp_comm(const ctx *c, double bwd_window, scale_step_result *r) {
+  const scale_step_job *j = c->job;
+  double n = j->dp * j->cp, w;
+  r->net[SCALE_STEP_COMM_DP] = group_net(j->chip, j->tp, n, &w);
+  if (n <= 1 || j->zero == 3) return;
+  double grads = chip_params(j) * c->act_bytes;
+  double n_buckets = ceil(grads / GRAD_BUCKET_BYTES);
+  double last = grads - (n_buckets - 1) * GRAD_BUCKET_BYTES;
+  scale_collective op =
+      j->zero == 0 ? SCALE_COLL_ALL_REDUCE : SCALE_COLL_REDUCE_SCATTER;
+  scale_step_net net = r->net[SCALE_STEP_COMM_DP];
+  double full = scale_step_collective_s(c->p, net, w, op, n, GRAD_BUCKET_BYTES);
+  double tail = scale_step_collective_s(c->p, net, w, op, n, last);
+  double total = (n_buckets - 1) * full + tail;
+  double gather = j->zero >= 1
+                      ? scale_step_collective_s(c->p, net, w, SCALE_COLL_ALL_GATHER, n, grads)
+                      : 0;
+  r->comm_s[SCALE_STEP_COMM_DP] = total + gather;
+  r->exposed_s[SCALE_STEP_COMM_DP] = fmax(tail, total - bwd_window) + gather;
+}
+
+static double model_flops(const scale_step_job *j) {
+  const scale_model *m = j->model;
+  double tokens = j->gbs * j->seq;
+  double attn = 6.0 * 2.0 * (double)m->n_layers * (double)m->n_heads * (double)m->d_head *
+                j->seq * 0.5 * tokens; /* causal QK^T and PV, 3 passes */
+  return 6.0 * scale_transformer_n_active_params(m) * tokens + attn;
+}
+
+static void set_nan(scale_step_result *out) {
+  double *f = (double *)out;
+  for (size_t i = 0; i < sizeof *out / sizeof(double); i++) f[i] = NAN;
+}
+
+void scale_step_eval(const scale_step_job *job, const scale_step_params *params,
+                     scale_step_result *out) {
+  ctx c;
+  memset(out, 0, sizeof *out);
+  if (!make_ctx(job, params, &c)) {
+    set_nan(out);
+    return;
+  }
+  layer_ops lo;
+  layer_comms lc;
+  layer_op_times(&c, &lo);
+  layer_comm_times(&c, &lo, out, &lc);
+
+  double m = job->gbs / (job->dp * job->mbs);
+  double layers = (double)job->model->n_layers / job->pp;
+  out->microbatches = m;
+  out->layers_per_stage = layers;
+
+  /* one microbatch on the slowest (last) stage: its layers, its ends, its sends */
+  double head[SCALE_STEP_OP_COUNT] = {0};
+  head_ops(&c, head);
+  double mb = 0;
+  for (int i = 0; i < SCALE_STEP_OP_COUNT; i++) {
+    double per_mb = layers * lo.all[i] + head[i];
+    out->op_s[i] = m * per_mb;
+    mb += per_mb;
+  }
+  for (int k = 0; k < SCALE_STEP_COMM_COUNT; k++) {
+    out->comm_s[k] = m * layers * lc.time[k];
+    out->exposed_s[k] = m * layers * lc.exposed[k];
+    mb += layers * lc.exposed[k];
+  }
+  double w;
+  out->net[SCALE_STEP_COMM_PP] =
+      group_net(job->chip, job->tp * job->cp * job->dp, job->pp, &w);
+  double send = job->pp > 1 ? 2 * job->vp *
+                                  scale_step_send_s(params, out->net[SCALE_STEP_COMM_PP], w,
+                                                    c.t_sp * c.d * c.act_bytes)
+                            : 0;
+  out->comm_s[SCALE_STEP_COMM_PP] = out->exposed_s[SCALE_STEP_COMM_PP] = m * send;
+  mb += send;
+
+  scale_pp_schedule sched = job->vp > 1 ? SCALE_PP_INTERLEAVED : SCALE_PP_1F1B;
+  out->bubble_frac = job->pp > 1 ? scale_train_bubble_frac(sched, job->pp, m, job->vp) : 0;
+  out->bubble_s = out->bubble_frac * m * mb;
+
+  /* the last microbatch's backward is the window the DP buckets hide under */
+  double bwd_window = (mb - layers * sum_ops(lo.fwd, 0, SCALE_STEP_OP_COUNT - 1)) ;
+  dp_comm(&c, bwd_window, out);
+
+  double opt_params = chip_params(job) / (job->zero >= 1 ? job->dp * job->cp : 1);
+  out->op_s[SCALE_STEP_OP_OPTIMIZER] = memory_s(&c, opt_params * ADAM_BYTES_PER_PARAM, 4);
+  out->optimizer_s = out->op_s[SCALE_STEP_OP_OPTIMIZER];
+  out->overhead_s = params->v[SCALE_STEP_STEP_S];
+  out->compute_s = sum_ops(out->op_s, 0, SCALE_STEP_OP_LOSS);
+  out->step_s = m * mb + out->bubble_s + out->exposed_s[SCALE_STEP_COMM_DP] + out->optimizer_s +
+                out->overhead_s;
+  out->model_flops = model_flops(job);
+  double chips = job->dp * job->tp * job->pp * job->cp;
+  out->mfu = out->model_flops / (out->step_s * chips * c.c_linear);
+}
+
+double scale_step_time_s(const scale_step_job *job, const scale_step_params *params) {
+  scale_step_result r;
+  scale_step_eval(job, params, &r);
+  return r.step_s;
+}
+
+scale_step_job scale_step_job_from_measurement(const scale_measurement *row,
+                                               const scale_model *model,
+                                               const scale_chip *chip) {
+  scale_step_job j;
+  memset(&j, 0, sizeof j);
+  j.model = model;
+  j.chip = chip;
+  j.dp = row->dp;
+  j.tp = row->tp;
+  j.pp = row->pp;
+  j.cp = row->cp;
+  j.ep = row->ep;
+  j.zero = row->zero;
+  j.mbs = row->mbs > 0 ? row->mbs : 1;
+  j.vp = row->vp > 0 ? row->vp : 1;
+  j.recompute = row->recompute;
+  j.sp = row->sp;
+  j.attention = row->attention;
+  j.tp_overlap = false;
+  j.gbs = row->gbs;
+  j.seq = row->seq;
+  j.dtype = row->precision;
+  return j;
+}
