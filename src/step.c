@@ -345,7 +345,8 @@ static void layer_op_times(const ctx *c, layer_ops *o) {
 /* ---- networks ------------------------------------------------------------------------------- */
 
 /** Network and ring bandwidth per member of a group of n chips 'stride' apart (Megatron rank
- * order: tp innermost, then cp, dp, pp). Inside one scale-up domain: the chip's NVLink egress.
+ * order: tp innermost, then cp, dp, pp). Inside one scale-up domain: the chip's NVLink egress
+ * through the switches, or its share of the direct links of a full mesh.
  * Across domains, NCCL runs one ring per NIC (channels), so the g members a domain holds share
  * their g NICs and a ring sees min(NVLink, g x NIC) (g = 8 for a full DGX: 8 x 25 GB/s on A100,
  * the "busbw" of multi-node all-reduce). */
@@ -357,6 +358,9 @@ static scale_step_net group_net(const scale_chip *chip, double stride, double n,
   double domain = chip->nvlink_domain_size;
   if (domain >= 1 && stride * n <= domain) {
     *w = chip->nvlink_bytes_per_s;
+    /* without switches (no n_nvswitches: Ascend HCCS) the domain is a full mesh of direct
+     * links, and a group of n reaches its peers over only n - 1 of the domain - 1 links */
+    if (!(chip->n_nvswitches >= 1) && domain > 1) *w *= (n - 1) / (domain - 1);
     return SCALE_STEP_NET_UP;
   }
   double per_domain = domain >= 1 ? fmax(1.0, fmin(n, floor(domain / stride))) : 1.0;

@@ -161,6 +161,23 @@ START_TEST(rule_tp_across_nodes_is_scale_out) {
 }
 END_TEST
 
+START_TEST(full_mesh_uses_n_minus_1_links) {
+  /* Ascend HCCS is a full mesh without switches: TP 2 talks over 1 of 7 links, TP 4 over 3,
+   * so one TP-4 all-reduce (2 x 3/4 of the bytes over 3 links) beats TP 2's (2 x 1/2 over 1).
+   * Behind NVSwitch (A100) every group gets the full egress and TP 2 moves fewer bytes. */
+  fixture f2 = job_910b(4, 2, 1, 1), f4 = job_910b(2, 4, 1, 1);
+  scale_step_result r2 = eval(&f2), r4 = eval(&f4);
+  double per_ar2 = r2.comm_s[SCALE_STEP_COMM_TP] / (r2.microbatches * r2.layers_per_stage);
+  double per_ar4 = r4.comm_s[SCALE_STEP_COMM_TP] / (r4.microbatches * r4.layers_per_stage);
+  ck_assert_double_gt(per_ar2, per_ar4);
+  scale_step_params p = scale_step_params_prior();
+  double w = 3e11, bytes = 3.3e7;
+  ck_assert_double_lt(
+      scale_step_collective_s(&p, SCALE_STEP_NET_UP, w, SCALE_COLL_ALL_REDUCE, 2, bytes),
+      scale_step_collective_s(&p, SCALE_STEP_NET_UP, w, SCALE_COLL_ALL_REDUCE, 4, bytes));
+}
+END_TEST
+
 START_TEST(rule_cp_hidden_under_attention_only) {
   /* CP 8 on one host: the ring's exposed part is what attention's compute cannot cover */
   fixture f = job_910b(1, 1, 1, 8);
@@ -285,6 +302,7 @@ static Suite *step_suite(void) {
       {"step_identity", step_identity},
       {"rule_tp_critical_unless_overlapped", rule_tp_critical_unless_overlapped},
       {"rule_tp_across_nodes_is_scale_out", rule_tp_across_nodes_is_scale_out},
+      {"full_mesh_uses_n_minus_1_links", full_mesh_uses_n_minus_1_links},
       {"rule_cp_hidden_under_attention_only", rule_cp_hidden_under_attention_only},
       {"rule_dp_last_bucket_exposed", rule_dp_last_bucket_exposed},
       {"rule_pp_bubble_and_sends", rule_pp_bubble_and_sends},
