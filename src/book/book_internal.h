@@ -94,6 +94,9 @@ typedef struct {
   bool has_values;         /**< a values source was found */
 } book_chapter;
 
+/** Source files read for listings and exercises, and the answers found there (util.c). */
+struct book_sources;
+
 /** Context of a whole run. */
 typedef struct {
   const book_options *opt;
@@ -104,6 +107,7 @@ typedef struct {
   const char *katex;        /**< katex command, or NULL */
   int n_errors;
   int n_warnings;
+  struct book_sources *sources; /**< created on first use; book_sources_free() */
 } book_ctx;
 
 /** Reports "FILE:LINE: message" (LINE 0: "FILE: message") and counts an error. */
@@ -121,6 +125,11 @@ bool book_check_text(book_ctx *bx, const char *file, const char *text, size_t le
 book_value *book_find_value(book_chapter *ch, const char *key);
 
 /* ---- sources: listings, exercise contracts and references --------------------------------- */
+
+/* Each lookup below reads a file once per run and answers a repeated name from memory. */
+
+/** Frees bx->sources (the files read and the answers kept). */
+void book_sources_free(book_ctx *bx);
 
 /** Cuts listing NAME: appends its dedented lines to 'code' and the path it came from (relative
  * to the root) to 'from'. Returns false when no file holds the tag. */

@@ -622,5 +622,6 @@ int book_render(const book_options *opt, char *path, size_t size) {
     ok = false;
   }
   free_chapters(&bx);
+  book_sources_free(&bx);
   return ok && bx.n_errors == 0 ? 0 : 1;
 }

@@ -331,17 +331,166 @@ static bool cut_listing(const char *text, const char *name, strbuf *code) {
   return true;
 }
 
+/* ---- cached sources ------------------------------------------------------------------------ */
+
+/* A chapter may cite one listing or exercise any number of times, or names that exist nowhere.
+ * Each source file is read and indexed once per run, each answer is computed once (memo), and
+ * a name that no file holds is refused by an index lookup, not by reading the tree again: the
+ * cost of a chapter stays linear in its length whatever it cites. */
+
+/** One file of the tree, read once. */
+typedef struct {
+  char *text;   /**< contents, NULL when unreadable */
+  strmap words; /**< "(NAME": identifier NAME followed by spaces and '('; "[NAME": a
+                     [listing:NAME] marker */
+} source_file;
+
+/** A memoised answer: what the lookup appends, or not found. */
+typedef struct {
+  char *first;  /**< code or contract or title (NULL: nothing) */
+  char *second; /**< where the listing came from, or the points (NULL: nothing) */
+  bool found;
+} source_answer;
+
+/** A file of the listing search path: its path from the root and its index in files. */
+typedef struct {
+  char *rel;
+  size_t file;
+} tree_file;
+
+struct book_sources {
+  strmap paths;          /**< path -> index into files */
+  source_file *files;
+  size_t n_files, cap_files;
+  strmap memo;           /**< kind, chapter and name -> index into answers */
+  source_answer *answers;
+  size_t n_answers, cap_answers;
+  tree_file *tree;       /**< src/ *.c, src/{book,cli,grade}/ *.c, include/scale/ *.h, in order */
+  size_t n_tree, cap_tree;
+  bool tree_listed;
+  strmap tree_marks;     /**< listing names marked anywhere in tree */
+  bool rubric_loaded;
+};
+
+static bool is_ident_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
+
+/** Fills f->words from f->text (see source_file). Marker names longer than a fence's argument
+ * can hold are skipped, so a stray "[listing:" costs a bounded look-ahead. */
+static void index_words(source_file *f) {
+  const char *t = f->text;
+  strbuf w = {0};
+  for (const char *p = t; *p;) {
+    if (!is_ident_char(*p) || (p > t && is_ident_char(p[-1]))) {
+      p++;
+      continue;
+    }
+    const char *q = p;
+    while (is_ident_char(*q)) q++;
+    const char *r = q;
+    while (*r == ' ') r++;
+    if (*r == '(') {
+      w.len = 0;
+      sb_add(&w, "(");
+      sb_addn(&w, p, (size_t)(q - p));
+      strmap_put(&f->words, sb_str(&w), 0);
+    }
+    p = q;
+  }
+  for (const char *p = strstr(t, "[listing:"); p; p = strstr(p + 9, "[listing:")) {
+    const char *close = memchr(p + 9, ']', strnlen(p + 9, 300));
+    if (!close) continue;
+    w.len = 0;
+    sb_add(&w, "[");
+    sb_addn(&w, p + 9, (size_t)(close - (p + 9)));
+    strmap_put(&f->words, sb_str(&w), 0);
+  }
+  sb_free(&w);
+}
+
+static struct book_sources *sources(book_ctx *bx) {
+  if (!bx->sources) {
+    bx->sources = xmalloc(sizeof *bx->sources);
+    memset(bx->sources, 0, sizeof *bx->sources);
+  }
+  return bx->sources;
+}
+
+/** The file at 'path', read and indexed on first use. */
+static const source_file *source(book_ctx *bx, const char *path) {
+  struct book_sources *s = sources(bx);
+  const size_t *i = strmap_get(&s->paths, path);
+  if (i) return &s->files[*i];
+  s->files = xgrow(s->files, &s->cap_files, s->n_files + 1, sizeof *s->files);
+  source_file *f = &s->files[s->n_files];
+  *f = (source_file){.text = read_file(path, NULL)};
+  if (f->text) index_words(f);
+  strmap_put(&s->paths, path, s->n_files);
+  return &s->files[s->n_files++];
+}
+
+/** Whether 'f' holds "(name" or "[name" (kind '(' or '['). */
+static bool has_word(const source_file *f, char kind, const char *name) {
+  strbuf w = {0};
+  sb_addn(&w, &kind, 1);
+  sb_add(&w, name);
+  bool has = f->text && strmap_get(&f->words, sb_str(&w));
+  sb_free(&w);
+  return has;
+}
+
+/** The memoised answer for KIND/CHAPTER/NAME, or NULL; 'key' receives the memo key. */
+static source_answer *answer_get(book_ctx *bx, char kind, const char *chapter, const char *name,
+                                 strbuf *key) {
+  sb_addn(key, &kind, 1);
+  sb_add(key, chapter);
+  sb_add(key, "\n");
+  sb_add(key, name);
+  const size_t *i = strmap_get(&sources(bx)->memo, sb_str(key));
+  return i ? &sources(bx)->answers[*i] : NULL;
+}
+
+/** Memoises an answer under 'key' (taking the strings' contents) and returns it. */
+static source_answer *answer_put(book_ctx *bx, const strbuf *key, bool found, strbuf *first,
+                                 strbuf *second) {
+  struct book_sources *s = sources(bx);
+  s->answers = xgrow(s->answers, &s->cap_answers, s->n_answers + 1, sizeof *s->answers);
+  source_answer *a = &s->answers[s->n_answers];
+  *a = (source_answer){.first = first->data, .second = second ? second->data : NULL,
+                       .found = found};
+  *first = (strbuf){0};
+  if (second) *second = (strbuf){0};
+  strmap_put(&s->memo, sb_str(key), s->n_answers++);
+  return a;
+}
+
+void book_sources_free(book_ctx *bx) {
+  struct book_sources *s = bx->sources;
+  if (!s) return;
+  for (size_t i = 0; i < s->n_files; i++) {
+    free(s->files[i].text);
+    strmap_free(&s->files[i].words);
+  }
+  for (size_t i = 0; i < s->n_answers; i++) free(s->answers[i].first), free(s->answers[i].second);
+  for (size_t i = 0; i < s->n_tree; i++) free(s->tree[i].rel);
+  free(s->files), free(s->answers), free(s->tree);
+  strmap_free(&s->paths), strmap_free(&s->memo), strmap_free(&s->tree_marks);
+  free(s);
+  bx->sources = NULL;
+}
+
+/* ---- listings (search) ---------------------------------------------------------------------- */
+
 static int cmp_str(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/** Tries every file of root/sub ending with 'ext', sorted by name. */
-static bool listing_in_dir(book_ctx *bx, const char *sub, const char *ext, const char *name,
-                           strbuf *code, strbuf *from) {
+/** Appends the files of root/sub ending with 'ext', sorted by name, to the search path. */
+static void list_tree_dir(book_ctx *bx, const char *sub, const char *ext) {
+  struct book_sources *s = sources(bx);
   char dir[BOOK_PATH_MAX];
-  if (snprintf(dir, sizeof dir, "%s/%s", bx->root, sub) >= (int)sizeof dir) return false;
+  if (snprintf(dir, sizeof dir, "%s/%s", bx->root, sub) >= (int)sizeof dir) return;
   DIR *d = opendir(dir);
-  if (!d) return false;
+  if (!d) return;
   char **names = NULL;
   size_t n = 0, cap = 0;
   struct dirent *e;
@@ -353,41 +502,70 @@ static bool listing_in_dir(book_ctx *bx, const char *sub, const char *ext, const
     }
   }
   closedir(d);
-  qsort(names, n, sizeof *names, cmp_str);
-  bool found = false;
+  if (n) qsort(names, n, sizeof *names, cmp_str);
   for (size_t i = 0; i < n; i++) {
-    if (!found) {
-      char path[BOOK_PATH_MAX * 2];
-      snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-      char *text = read_file(path, NULL);
-      if (text && cut_listing(text, name, code)) {
-        sb_printf(from, "%s/%s", sub, names[i]);
-        found = true;
-      }
-      free(text);
-    }
+    char path[BOOK_PATH_MAX * 2], rel[BOOK_PATH_MAX * 2];
+    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+    snprintf(rel, sizeof rel, "%s/%s", sub, names[i]);
+    const source_file *f = source(bx, path);
+    s->tree = xgrow(s->tree, &s->cap_tree, s->n_tree + 1, sizeof *s->tree);
+    s->tree[s->n_tree++] = (tree_file){.rel = xstrdup(rel), .file = (size_t)(f - s->files)};
+    for (size_t k = 0; f->text && k < f->words.cap; k++)
+      if (f->words.keys[k] && f->words.keys[k][0] == '[')
+        strmap_put(&s->tree_marks, f->words.keys[k] + 1, 0);
     free(names[i]);
   }
   free(names);
-  return found;
+}
+
+/** The listing search path after the chapter's own program, listed on first use. */
+static const struct book_sources *listing_tree(book_ctx *bx) {
+  struct book_sources *s = sources(bx);
+  if (!s->tree_listed) {
+    s->tree_listed = true;
+    list_tree_dir(bx, "src", ".c");
+    static const char *const subdirs[] = {"src/book", "src/cli", "src/grade"};
+    for (size_t i = 0; i < sizeof subdirs / sizeof subdirs[0]; i++)
+      list_tree_dir(bx, subdirs[i], ".c");
+    list_tree_dir(bx, "include/scale", ".h");
+  }
+  return s;
+}
+
+/** The first file of the search path whose markers of NAME cut (see book.h). A name holding
+ * ']' can be no marker's. */
+static bool search_listing(book_ctx *bx, const book_chapter *ch, const char *name, strbuf *code,
+                           strbuf *from) {
+  char path[BOOK_PATH_MAX * 2];
+  snprintf(path, sizeof path, "%s/%s.c", ch->dir, ch->slug);
+  const source_file *own = source(bx, path);
+  if (has_word(own, '[', name) && cut_listing(own->text, name, code)) {
+    sb_printf(from, "chapters/%s/%s.c", ch->name, ch->slug);
+    return true;
+  }
+  const struct book_sources *s = listing_tree(bx);
+  if (!strmap_get(&s->tree_marks, name)) return false;
+  for (size_t i = 0; i < s->n_tree; i++) {
+    const source_file *f = &s->files[s->tree[i].file];
+    if (has_word(f, '[', name) && cut_listing(f->text, name, code)) {
+      sb_add(from, s->tree[i].rel);
+      return true;
+    }
+  }
+  return false;
 }
 
 bool book_find_listing(book_ctx *bx, const book_chapter *ch, const char *name, strbuf *code,
                        strbuf *from) {
-  char path[BOOK_PATH_MAX * 2];
-  snprintf(path, sizeof path, "%s/%s.c", ch->dir, ch->slug);
-  char *text = read_file(path, NULL);
-  bool found = text && cut_listing(text, name, code);
-  free(text);
-  if (found) {
-    sb_printf(from, "chapters/%s/%s.c", ch->name, ch->slug);
-    return true;
+  strbuf key = {0}, c = {0}, f = {0};
+  const source_answer *a = answer_get(bx, 'L', ch->name, name, &key);
+  if (!a) {
+    bool found = search_listing(bx, ch, name, &c, &f);
+    a = answer_put(bx, &key, found, &c, &f);
   }
-  if (listing_in_dir(bx, "src", ".c", name, code, from)) return true;
-  static const char *const subdirs[] = {"src/book", "src/cli", "src/grade"};
-  for (size_t i = 0; i < sizeof subdirs / sizeof subdirs[0]; i++)
-    if (listing_in_dir(bx, subdirs[i], ".c", name, code, from)) return true;
-  return listing_in_dir(bx, "include/scale", ".h", name, code, from);
+  if (a->found) sb_add(code, a->first ? a->first : ""), sb_add(from, a->second ? a->second : "");
+  sb_free(&key), sb_free(&c), sb_free(&f);
+  return a->found;
 }
 
 /* ---- exercises ------------------------------------------------------------------------------ */
@@ -424,18 +602,27 @@ const char *book_ex_stem(const book_chapter *ch, char *buf, size_t size) {
   return buf;
 }
 
-bool book_find_exercise(book_ctx *bx, const book_chapter *ch, const char *id, strbuf *contract) {
+/** Whether 'id' can name an exercise function (letters, digits, '_', '.', '-'): nothing else
+ * can be part of a C identifier, so nothing else is searched for. */
+static bool exercise_id_ok(const char *id) {
+  if (!id[0]) return false;
+  for (const char *p = id; *p; p++)
+    if (!is_ident_char(*p) && *p != '.' && *p != '-') return false;
+  return true;
+}
+
+/** The prototype of exercise 'fn' and the doc comment right above it. */
+static bool search_exercise(book_ctx *bx, const book_chapter *ch, const char *id,
+                            strbuf *contract) {
   char path[BOOK_PATH_MAX * 4], fn[300], stem[BOOK_PATH_MAX];
   snprintf(path, sizeof path, "%s/exercises/%s/%s_ex.h", bx->root, ch->name,
            book_ex_stem(ch, stem, sizeof stem));
   exercise_function(id, fn, sizeof fn);
-  char *text = read_file(path, NULL);
-  if (!text) return false;
+  const source_file *f = source(bx, path);
+  if (!exercise_id_ok(id) || !has_word(f, '(', fn)) return false;
+  const char *text = f->text;
   const char *p = find_call(text, fn);
-  if (!p) {
-    free(text);
-    return false;
-  }
+  if (!p) return false;
   const char *start = line_start(text, p);
   const char *semi = strchr(p, ';');
   const char *end = semi ? semi + 1 : p + strlen(p);
@@ -449,18 +636,30 @@ bool book_find_exercise(book_ctx *bx, const book_chapter *ch, const char *id, st
   }
   sb_addn(contract, start, (size_t)(end - start));
   sb_add(contract, "\n");
-  free(text);
   return true;
 }
 
-bool book_find_solution(book_ctx *bx, const book_chapter *ch, const char *id, strbuf *code) {
+bool book_find_exercise(book_ctx *bx, const book_chapter *ch, const char *id, strbuf *contract) {
+  strbuf key = {0}, c = {0};
+  const source_answer *a = answer_get(bx, 'E', ch->name, id, &key);
+  if (!a) {
+    bool found = search_exercise(bx, ch, id, &c);
+    a = answer_put(bx, &key, found, &c, NULL);
+  }
+  if (a->found) sb_add(contract, a->first ? a->first : "");
+  sb_free(&key), sb_free(&c);
+  return a->found;
+}
+
+/** The definition of exercise ID: a match whose first '{' comes before any ';'. */
+static bool search_solution(book_ctx *bx, const book_chapter *ch, const char *id, strbuf *code) {
   char path[BOOK_PATH_MAX * 4], fn[300], stem[BOOK_PATH_MAX];
   snprintf(path, sizeof path, "%s/solutions/%s/%s_ex.c", bx->root, ch->name,
            book_ex_stem(ch, stem, sizeof stem));
   exercise_function(id, fn, sizeof fn);
-  char *text = read_file(path, NULL);
-  if (!text) return false;
-  /* The definition: a match whose first '{' comes before any ';'. */
+  const source_file *f = source(bx, path);
+  if (!exercise_id_ok(id) || !has_word(f, '(', fn)) return false;
+  const char *text = f->text;
   for (const char *p = find_call(text, fn); p; p = find_call(p + 1, fn)) {
     const char *brace = strchr(p, '{'), *semi = strchr(p, ';');
     if (!brace || (semi && semi < brace)) continue;
@@ -474,36 +673,61 @@ bool book_find_solution(book_ctx *bx, const book_chapter *ch, const char *id, st
     const char *start = line_start(text, p);
     sb_addn(code, start, (size_t)(q + 1 - start));
     sb_add(code, "\n");
-    free(text);
     return true;
   }
-  free(text);
   return false;
 }
 
-bool book_rubric(book_ctx *bx, const char *id, strbuf *title, strbuf *points) {
+bool book_find_solution(book_ctx *bx, const book_chapter *ch, const char *id, strbuf *code) {
+  strbuf key = {0}, c = {0};
+  const source_answer *a = answer_get(bx, 'S', ch->name, id, &key);
+  if (!a) {
+    bool found = search_solution(bx, ch, id, &c);
+    a = answer_put(bx, &key, found, &c, NULL);
+  }
+  if (a->found) sb_add(code, a->first ? a->first : "");
+  sb_free(&key), sb_free(&c);
+  return a->found;
+}
+
+/** Memoises every row of tests/rubric.tsv (id TAB chapter TAB points TAB title) under 'R', the
+ * first row of an id winning, so that each later lookup is one hash probe. */
+static void load_rubric(book_ctx *bx) {
   char path[BOOK_PATH_MAX * 2];
   snprintf(path, sizeof path, "%s/tests/rubric.tsv", bx->root);
-  char *text = read_file(path, NULL);
-  if (!text) return false;
-  bool found = false;
-  size_t n = strlen(id);
-  for (char *line = text; line && *line && !found;) {
+  const source_file *file = source(bx, path);
+  if (!file->text) return;
+  char *text = xstrdup(file->text);
+  for (char *line = text; line && *line;) {
     char *eol = strchr(line, '\n');
     if (eol) *eol = '\0';
-    /* id TAB chapter TAB points TAB title */
-    if (strncmp(line, id, n) == 0 && line[n] == '\t') {
-      char *f[4] = {line, NULL, NULL, NULL};
-      for (int i = 1; i < 4 && f[i - 1]; i++) {
-        char *t = strchr(f[i - 1], '\t');
-        if (t) *t = '\0', f[i] = t + 1;
-      }
-      if (f[2]) sb_add(points, f[2]);
-      if (f[3]) sb_add(title, f[3]);
-      found = true;
+    char *f[4] = {line, NULL, NULL, NULL};
+    for (int i = 1; i < 4 && f[i - 1]; i++) {
+      char *t = strchr(f[i - 1], '\t');
+      if (t) *t = '\0', f[i] = t + 1;
     }
+    strbuf key = {0}, title = {0}, points = {0};
+    if (f[1] && !answer_get(bx, 'R', "", f[0], &key)) {
+      if (f[3]) sb_add(&title, f[3]);
+      if (f[2]) sb_add(&points, f[2]);
+      answer_put(bx, &key, true, &title, &points);
+    }
+    sb_free(&key), sb_free(&title), sb_free(&points);
     line = eol ? eol + 1 : NULL;
   }
   free(text);
-  return found;
+}
+
+bool book_rubric(book_ctx *bx, const char *id, strbuf *title, strbuf *points) {
+  strbuf key = {0};
+  if (!sources(bx)->rubric_loaded) {
+    sources(bx)->rubric_loaded = true;
+    load_rubric(bx);
+  }
+  const source_answer *a = answer_get(bx, 'R', "", id, &key);
+  sb_free(&key);
+  if (!a) return false;
+  if (a->first) sb_add(title, a->first);
+  if (a->second) sb_add(points, a->second);
+  return true;
 }

@@ -178,6 +178,35 @@ check "1000001 formulas: renders" test $? -eq 0
 check "1000001 formulas: no placeholder left" sh -c "! grep -q SCALEMATH '$dir/site/01-math.html'"
 check "1000001 formulas: the last is math" sh -c "test \$(grep -o '<code class=\"math\">x_0</code>' '$dir/site/01-math.html' | wc -l) -eq 100001"
 
+# Listings and exercises cited many times, and names found nowhere: each file is read and each
+# name looked up once (they were read again for every citation), with the same results.
+dir="$TMP/many"
+mkdir -p "$dir/chapters" "$dir/src"
+cp -R "$DATA/chapters/01-fixture" "$dir/chapters/"
+cp -R "$DATA/exercises" "$DATA/solutions" "$DATA/tests" "$dir/"
+printf 'int before;\n  /* [listing:tree] */\n  int tree_listing;\n  /* [/listing:tree] */\n' >"$dir/src/a.c"
+awk 'BEGIN { for (i = 0; i < 5000; i++)
+  printf "\n```{listing} tree\n```\n\n```{exercise} fixture.ridge\nAgain?\n```\n" }' \
+  >>"$dir/chapters/01-fixture/fixture.md"
+timeout 20 "$SCALE" book --chapters "$dir/chapters" --out "$dir/site" --chapter 01-fixture \
+  --solutions >/dev/null 2>"$dir/stderr"
+check "5000 listings and exercises: render within 20 s" test $? -eq 0
+check "a listing not in the chapter's program is cut from src/" \
+  test "$(grep -c 'code class="language-c">int tree_listing;$' "$dir/site/01-fixture.html")" -eq 5000
+check "5000 exercises: contract, rubric and reference each time" sh -c "
+  test \$(grep -c '^double ex_fixture_ridge(double peak_flops_per_s, double hbm_bytes_per_s);\$' '$dir/site/01-fixture.html') -eq 5001 &&
+  test \$(grep -c 'The ridge point (2 points)' '$dir/site/01-fixture.html') -eq 5001 &&
+  test \$(grep -c '^  return peak_flops_per_s / hbm_bytes_per_s;\$' '$dir/site/01-fixture.html') -eq 5001"
+cp "$DATA/chapters/01-fixture/fixture.md" "$dir/chapters/01-fixture/fixture.md"
+awk 'BEGIN { for (i = 0; i < 2000; i++)
+  printf "\n```{listing} nope%d\n```\n\n```{exercise} fixture.nope%d\nQ?\n```\n", i, i }' \
+  >>"$dir/chapters/01-fixture/fixture.md"
+timeout 20 "$SCALE" book --chapters "$dir/chapters" --out "$dir/site" --chapter 01-fixture \
+  >/dev/null 2>"$dir/stderr"
+check "2000 unknown listings and exercises: exit 1 within 20 s" test $? -eq 1
+check "2000 unknown listings: each reported" test "$(grep -c "unknown listing tag 'nope" "$dir/stderr")" -eq 2000
+check "2000 unknown exercises: each reported" test "$(grep -c "unknown exercise 'fixture.nope" "$dir/stderr")" -eq 2000
+
 # ---- hostile input -------------------------------------------------------------------------------
 # A NUL byte would end the C string early and silently drop the rest of the file: it is one
 # error naming the file, line and byte offset, and nothing blames the Markdown for the loss.
