@@ -18,6 +18,9 @@ static const char *skip_ws(const char *p) {
 
 static bool is_count(double x) { return x >= 1.0 && isfinite(x) && x == floor(x); }
 
+/* Room for input text quoted in a diagnostic: 60 characters, each escaped to at most 4. */
+#define SHOWN_MAX (60 * 4 + 4)
+
 /* Index of axis 'name' in 'mesh', or -1. */
 static int mesh_find(const scale_mesh *mesh, char name) {
   for (int i = 0; i < mesh->n_axes; i++)
@@ -30,8 +33,11 @@ static int mesh_find(const scale_mesh *mesh, char name) {
 scale_status scale_sharding_mesh_parse(const char *text, scale_mesh *out, scale_diag *diag) {
   if (text == NULL || out == NULL)
     return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0, "no mesh given");
+  char shown[SHOWN_MAX];
+  scale_escape(shown, sizeof shown, text, 60);
   scale_mesh m;
   memset(&m, 0, sizeof m);
+  double devices = 1.0;
   const char *p = skip_ws(text);
   bool brace = *p == '{';
   if (brace) p++;
@@ -41,33 +47,37 @@ scale_status scale_sharding_mesh_parse(const char *text, scale_mesh *out, scale_
     if (*p == '\'' || *p == '"') quote = *p++;
     if (!isalpha((unsigned char)*p))
       return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0,
-                            "mesh '%s': expected an axis letter like {X:8, Y:2}", text);
+                            "mesh '%s': expected an axis letter like {X:8, Y:2}", shown);
     char name = *p++;
     if (quote) {
       if (*p != quote)
         return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0, "mesh '%s': axis names are one letter",
-                              text);
+                              shown);
       p++;
     }
     p = skip_ws(p);
     if (*p != ':')
       return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0, "mesh '%s': expected ':' after axis '%c'",
-                            text, name);
+                            shown, name);
     p = skip_ws(p + 1);
     if (!isdigit((unsigned char)*p))
       return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0,
-                            "mesh '%s': expected a size for axis '%c'", text, name);
+                            "mesh '%s': expected a size for axis '%c'", shown, name);
     double v = 0.0;
     while (isdigit((unsigned char)*p))
       v = v * 10.0 + (*p++ - '0');
     if (!is_count(v))
       return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
-                            "mesh '%s': axis '%c' must have at least 1 device", text, name);
+                            "mesh '%s': axis '%c' must have at least 1 device", shown, name);
+    devices *= v;
+    if (!(devices <= SCALE_MESH_DEVICES_MAX))
+      return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                            "mesh '%s': more than 2^53 devices (axis '%c')", shown, name);
     if (mesh_find(&m, name) >= 0)
       return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "mesh '%s': axis '%c' given twice",
-                            text, name);
+                            shown, name);
     if (m.n_axes == SCALE_MESH_AXES_MAX)
-      return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "mesh '%s': more than %d axes", text,
+      return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "mesh '%s': more than %d axes", shown,
                             SCALE_MESH_AXES_MAX);
     m.name[m.n_axes] = name;
     m.size[m.n_axes] = v;
@@ -81,21 +91,27 @@ scale_status scale_sharding_mesh_parse(const char *text, scale_mesh *out, scale_
   }
   if (brace) {
     if (*p != '}')
-      return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0, "mesh '%s': expected '}'", text);
+      return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0, "mesh '%s': expected '}'", shown);
     p++;
   }
   p = skip_ws(p);
-  if (*p != '\0')
-    return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0, "mesh '%s': unexpected '%s'", text, p);
+  if (*p != '\0') {
+    char rest[SHOWN_MAX];
+    return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0, "mesh '%s': unexpected '%s'", shown,
+                          scale_escape(rest, sizeof rest, p, 20));
+  }
   *out = m;
   return SCALE_OK;
 }
 
 static bool mesh_ok(const scale_mesh *mesh) {
   if (mesh == NULL || mesh->n_axes < 1 || mesh->n_axes > SCALE_MESH_AXES_MAX) return false;
-  for (int i = 0; i < mesh->n_axes; i++)
+  double devices = 1.0;
+  for (int i = 0; i < mesh->n_axes; i++) {
     if (!is_count(mesh->size[i])) return false;
-  return true;
+    devices *= mesh->size[i];
+  }
+  return devices <= SCALE_MESH_DEVICES_MAX;
 }
 
 double scale_sharding_mesh_devices(const scale_mesh *mesh) {
@@ -109,21 +125,21 @@ double scale_sharding_mesh_devices(const scale_mesh *mesh) {
 /* ==== shardings ============================================================================= */
 
 /* Parses axis letters at *pp into 'axes' (appending), checking each against the mesh and
- * 'used'. */
-static scale_status parse_axes(const char **pp, const char *text, const scale_mesh *mesh,
+ * 'used'; 'shown' is the whole text, escaped, for diagnostics. */
+static scale_status parse_axes(const char **pp, const char *shown, const scale_mesh *mesh,
                                unsigned *used, int *axes, int *n, scale_diag *diag) {
   const char *p = *pp;
   if (!isalpha((unsigned char)*p))
     return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0,
-                          "sharding '%s': expected mesh axes after '_'", text);
+                          "sharding '%s': expected mesh axes after '_'", shown);
   while (isalpha((unsigned char)*p)) {
     int k = mesh_find(mesh, *p);
     if (k < 0)
       return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "sharding '%s': unknown mesh axis '%c'",
-                            text, *p);
+                            shown, *p);
     if (*used & (1u << k))
       return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
-                            "sharding '%s': mesh axis '%c' used twice", text, *p);
+                            "sharding '%s': mesh axis '%c' used twice", shown, *p);
     *used |= 1u << k;
     if (axes != NULL) axes[(*n)++] = k;
     p++;
@@ -136,44 +152,46 @@ scale_status scale_sharding_parse(const char *text, const scale_mesh *mesh, scal
                                   scale_diag *diag) {
   if (text == NULL || out == NULL || !mesh_ok(mesh))
     return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "no sharding or mesh given");
+  char shown[SHOWN_MAX];
+  scale_escape(shown, sizeof shown, text, 60);
   scale_sharding s;
   memset(&s, 0, sizeof s);
   const char *p = skip_ws(text);
   size_t n = 0;
   while (isalnum((unsigned char)*p) || *p == '\'') {
     if (n + 1 >= sizeof s.array)
-      return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0, "sharding '%s': name too long", text);
+      return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0, "sharding '%s': name too long", shown);
     s.array[n++] = *p++;
   }
   p = skip_ws(p);
   if (*p != '[')
     return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0,
-                          "sharding '%s': expected '[' as in A[I_X, J]", text);
+                          "sharding '%s': expected '[' as in A[I_X, J]", shown);
   p++;
   unsigned used = 0;
   for (;;) {
     p = skip_ws(p);
     if (!isalnum((unsigned char)*p))
       return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0,
-                            "sharding '%s': expected a dimension name", text);
+                            "sharding '%s': expected a dimension name", shown);
     if (s.n_dims == SCALE_SHARD_DIMS_MAX)
       return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
-                            "sharding '%s': more than %d dimensions", text, SCALE_SHARD_DIMS_MAX);
+                            "sharding '%s': more than %d dimensions", shown, SCALE_SHARD_DIMS_MAX);
     int d = s.n_dims;
     size_t k = 0;
     while (isalnum((unsigned char)*p)) {
       if (k + 1 >= SCALE_SHARD_NAME_MAX)
         return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0,
-                              "sharding '%s': dimension name too long", text);
+                              "sharding '%s': dimension name too long", shown);
       s.dim[d][k++] = *p++;
     }
     for (int e = 0; e < d; e++)
       if (strcmp(s.dim[e], s.dim[d]) == 0)
         return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
-                              "sharding '%s': dimension '%s' given twice", text, s.dim[d]);
+                              "sharding '%s': dimension '%s' given twice", shown, s.dim[d]);
     if (*p == '_') {
       p++;
-      scale_status st = parse_axes(&p, text, mesh, &used, s.dim_axes[d], &s.n_dim_axes[d], diag);
+      scale_status st = parse_axes(&p, shown, mesh, &used, s.dim_axes[d], &s.n_dim_axes[d], diag);
       if (st) return st;
     }
     s.n_dims++;
@@ -186,7 +204,7 @@ scale_status scale_sharding_parse(const char *text, const scale_mesh *mesh, scal
       p++;
       break;
     }
-    return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0, "sharding '%s': expected ',' or ']'", text);
+    return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0, "sharding '%s': expected ',' or ']'", shown);
   }
   p = skip_ws(p);
   if (*p == '{') {
@@ -196,16 +214,16 @@ scale_status scale_sharding_parse(const char *text, const scale_mesh *mesh, scal
       p = skip_ws(p);
       if (*p != 'U' || p[1] != '_')
         return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0, "sharding '%s': expected U_X inside {}",
-                              text);
+                              shown);
       p += 2;
       unsigned before = reduced;
-      scale_status st = parse_axes(&p, text, mesh, &reduced, NULL, NULL, diag);
+      scale_status st = parse_axes(&p, shown, mesh, &reduced, NULL, NULL, diag);
       if (st) return st;
       if ((reduced & ~before) & used) {
         for (int k = 0; k < mesh->n_axes; k++)
           if ((reduced & ~before & used) & (1u << k))
             return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
-                                  "sharding '%s': axis '%c' both shards and is unreduced", text,
+                                  "sharding '%s': axis '%c' both shards and is unreduced", shown,
                                   mesh->name[k]);
       }
       p = skip_ws(p);
@@ -217,13 +235,16 @@ scale_status scale_sharding_parse(const char *text, const scale_mesh *mesh, scal
         p++;
         break;
       }
-      return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0, "sharding '%s': expected '}'", text);
+      return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0, "sharding '%s': expected '}'", shown);
     }
     s.unreduced_mask = reduced;
   }
   p = skip_ws(p);
-  if (*p != '\0')
-    return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0, "sharding '%s': unexpected '%s'", text, p);
+  if (*p != '\0') {
+    char rest[SHOWN_MAX];
+    return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0, "sharding '%s': unexpected '%s'", shown,
+                          scale_escape(rest, sizeof rest, p, 20));
+  }
   *out = s;
   return SCALE_OK;
 }

@@ -54,8 +54,13 @@ scale_status scale_dtype_parse(const char *text, scale_dtype *out) {
 
 /* Rounds |v| > 0 to three significant digits and splits it as m x 10^e with 1 <= m < 10. */
 static double split3(double v, int *exponent) {
+  if (!(v > 0) || !isfinite(v)) { /* callers pass |v| > 0, finite; stay defined regardless */
+    *exponent = 0;
+    return v;
+  }
   int e = (int)floor(log10(v));
-  double m = v / pow(10.0, e);
+  /* 10^e underflows to 0 below 1e-308 (subnormal v): scale v up first. */
+  double m = e < -300 ? v * 1e300 / pow(10.0, e + 300) : v / pow(10.0, e);
   m = round(m * 100.0) / 100.0;
   if (m >= 10.0) {
     m /= 10.0;
@@ -183,6 +188,35 @@ char *scale_format(char *buf, size_t size, double value, const char *unit, scale
   return buf;
 }
 
+/* ==== quoting =============================================================================== */
+
+char *scale_escape(char *buf, size_t size, const char *text, size_t max_chars) {
+  if (size == 0) return buf;
+  if (text == NULL) text = "";
+  size_t n = 0, i = 0;
+  for (; text[i] && i < max_chars; i++) {
+    unsigned char c = (unsigned char)text[i];
+    char esc[8];
+    if (c == '\n' || c == '\t' || c == '\r')
+      snprintf(esc, sizeof esc, "\\%c", c == '\n' ? 'n' : c == '\t' ? 't' : 'r');
+    else if (c < 0x20 || c == 0x7f)
+      snprintf(esc, sizeof esc, "\\x%02x", c);
+    else
+      esc[0] = (char)c, esc[1] = '\0';
+    size_t k = strlen(esc);
+    if (n + k >= size) break;
+    memcpy(buf + n, esc, k);
+    n += k;
+  }
+  if (text[i]) { /* cut short: end with "..." where it fits */
+    while (n > 0 && n + 3 >= size)
+      n--;
+    if (n + 3 < size) memcpy(buf + n, "...", 3), n += 3;
+  }
+  buf[n] = '\0';
+  return buf;
+}
+
 /* ==== parsing =============================================================================== */
 
 /* Multiplier of an SI/IEC suffix at 's' (which must then end), or 0 if none fits. */
@@ -201,29 +235,32 @@ static double suffix_multiplier(const char *s) {
 scale_status scale_parse_number(const char *text, unsigned flags, double *out, scale_diag *diag) {
   if (!text || !*text)
     return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0, "expected a number, got nothing");
+  char shown[80 * 4 + 4]; /* the text, escaped: one line whatever it holds */
+  scale_escape(shown, sizeof shown, text, 80);
   const char *p = text;
   if (*p == '+' || *p == '-') p++;
   if (!isdigit((unsigned char)*p) && !(*p == '.' && isdigit((unsigned char)p[1])))
-    return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0, "'%.80s' is not a number", text);
+    return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0, "'%s' is not a number", shown);
   if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
-    return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0, "'%.80s': hex is not accepted", text);
+    return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0, "'%s': hex is not accepted", shown);
   char *end = NULL;
   errno = 0;
   double value = strtod(text, &end);
   double mult = suffix_multiplier(end);
+  char rest[20 * 4 + 4];
   if (mult == 0.0)
     return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0,
-                          "'%.80s': unexpected '%.20s' (suffixes: k M G T P E, Ki Mi Gi Ti Pi)",
-                          text, end);
+                          "'%s': unexpected '%s' (suffixes: k M G T P E, Ki Mi Gi Ti Pi)",
+                          shown, scale_escape(rest, sizeof rest, end, 20));
   value *= mult;
   if (errno == ERANGE || !isfinite(value))
-    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0, "'%.80s' is out of range", text);
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0, "'%s' is out of range", shown);
   if ((flags & SCALE_NUM_POSITIVE) && !(value > 0))
-    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0, "'%.80s' must be positive", text);
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0, "'%s' must be positive", shown);
   if ((flags & SCALE_NUM_NONNEG) && value < 0)
-    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0, "'%.80s' must not be negative", text);
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0, "'%s' must not be negative", shown);
   if ((flags & SCALE_NUM_INTEGER) && value != floor(value))
-    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0, "'%.80s' must be a whole number", text);
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0, "'%s' must be a whole number", shown);
   *out = value == 0 ? 0.0 : value; /* no "-0" */
   return SCALE_OK;
 }

@@ -25,10 +25,12 @@
 #include "scale/units.h"
 
 #define SCALE_MESH_AXES_MAX 8
+/** Most devices a mesh may have: 2^53, the whole numbers a double holds exactly. */
+#define SCALE_MESH_DEVICES_MAX 9007199254740992.0
 #define SCALE_SHARD_DIMS_MAX 8
 #define SCALE_SHARD_NAME_MAX 16
 
-/** A device mesh: named axes and their sizes. */
+/** A device mesh: named axes and their sizes (product at most SCALE_MESH_DEVICES_MAX). */
 typedef struct {
   int n_axes;                       /**< 1..SCALE_MESH_AXES_MAX */
   char name[SCALE_MESH_AXES_MAX];   /**< one-letter axis names ('X'), distinct */
@@ -49,18 +51,22 @@ typedef struct {
 /** Parses a mesh such as "{X:8, Y:2}".
  *
  * Errors: SCALE_ERR_PARSE for malformed text; SCALE_ERR_INVALID for a repeated axis name or
- *         too many axes; SCALE_ERR_RANGE for a size that is not an integer >= 1.
+ *         too many axes; SCALE_ERR_RANGE for a size that is not an integer >= 1 or sizes whose
+ *         product exceeds SCALE_MESH_DEVICES_MAX. 'diag' quotes the text with control
+ *         characters escaped (one line).
  */
 scale_status scale_sharding_mesh_parse(const char *text, scale_mesh *out, scale_diag *diag);
 
-/** Devices in the mesh (product of sizes) [count]; NaN for an invalid mesh. */
+/** Devices in the mesh (product of sizes) [count]; NaN for an invalid mesh (a size that is not
+ * an integer >= 1, or more than SCALE_MESH_DEVICES_MAX devices). */
 double scale_sharding_mesh_devices(const scale_mesh *mesh);
 
 /** Parses a sharding such as "A[I_XY, J]" or "C[I, K]{U_X}" against 'mesh'.
  *
  * Errors: SCALE_ERR_PARSE for malformed text; SCALE_ERR_INVALID for an axis the mesh does not
  *         have, an axis used twice (A[I_X, J_X], A[I_XX]), an unreduced axis that also shards
- *         a dimension, a repeated dimension name or too many dimensions. 'diag' names the axis.
+ *         a dimension, a repeated dimension name or too many dimensions. 'diag' names the axis
+ *         and quotes the text with control characters escaped (one line).
  */
 scale_status scale_sharding_parse(const char *text, const scale_mesh *mesh, scale_sharding *out,
                                   scale_diag *diag);

@@ -75,6 +75,15 @@ typedef enum {
  */
 char *scale_format(char *buf, size_t size, double value, const char *unit, scale_fmt style);
 
+/** Writes at most 'max_chars' characters of 'text' into buf for quoting in a one-line message:
+ * newline, tab and carriage return as \n \t \r, other control bytes (< 0x20, 0x7f) as
+ * \xHH, the rest as is; "..." marks text cut short (by max_chars or by the buffer). NULL text
+ * is written as "".
+ *
+ * Returns: buf, always NUL-terminated when size > 0.
+ */
+char *scale_escape(char *buf, size_t size, const char *text, size_t max_chars);
+
 /* ---- parsing -------------------------------------------------------------------------------- */
 
 /** Flags of scale_parse_number(); combine with |. */
@@ -90,7 +99,7 @@ enum {
  *
  * Errors: SCALE_ERR_PARSE for empty text, trailing junk, hex, inf or nan;
  *         SCALE_ERR_RANGE for a result that overflows or violates 'flags'.
- *         'diag' (may be NULL) gets a one-line message quoting the text.
+ *         'diag' (may be NULL) gets a one-line message quoting the text (scale_escape()).
  */
 scale_status scale_parse_number(const char *text, unsigned flags, double *out, scale_diag *diag);
 

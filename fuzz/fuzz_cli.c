@@ -1,0 +1,131 @@
+/* fuzz_cli.c — fuzz target: the argument parsing (and what follows it) of every subcommand of
+ * the `scale` command except `book` and `grade`, which write files and start processes.
+ *
+ * Input: the arguments, separated by NUL bytes; the first is the subcommand (hw, model, train,
+ * infer, roofline, collective, plan), as `scale` would pass argv + 1. Each argument is its own
+ * allocation, so AddressSanitizer sees a read past any of them. Hardware and models are the
+ * shipped ones (SCALE_DATA_DIR is the source tree), and the working folder is the source tree,
+ * so that a seed can name a hostile data file of the corpus by a relative path
+ * (`--hw ./fuzz/corpus/ini_hardware/hostile-pod_y-1e308`). stdout and stderr go to temporary
+ * files.
+ * Invariants (DESIGN.md "The command"): the exit status is 0, 1 or 2; a usage error (2) prints
+ * nothing on stdout and exactly one line on stderr starting "scale: "; stderr never holds a
+ * control character but the newlines ending its lines; stdout never prints nan or inf as an
+ * answer; no leak (LeakSanitizer), no crash, no undefined behaviour.
+ */
+#include <ctype.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "fuzz.h"
+
+#ifndef FUZZ_SOURCE_DIR
+#error "FUZZ_SOURCE_DIR must name the source tree (fuzz/CMakeLists.txt defines it)"
+#endif
+
+#define MAX_ARGS 64
+#define MAX_SHOWN 4096
+
+static const struct {
+  const char *name;
+  int (*run)(int argc, char **argv);
+} commands[] = {
+    {"hw", cli_cmd_hw},       {"model", cli_cmd_model},       {"train", cli_cmd_train},
+    {"infer", cli_cmd_infer}, {"roofline", cli_cmd_roofline}, {"collective", cli_cmd_collective},
+    {"plan", cli_cmd_plan},
+};
+
+static int out_fd = -1, err_fd = -1;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+  (void)argc, (void)argv;
+  setenv("SCALE_DATA_DIR", FUZZ_SOURCE_DIR, 1);
+  if (chdir(FUZZ_SOURCE_DIR) != 0) fuzz_fail("cannot enter %s", FUZZ_SOURCE_DIR);
+  fuzz_keep_reports();
+  char dir[512], path[1024];
+  fuzz_tmpdir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/stdout", dir);
+  out_fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_APPEND, 0600);
+  snprintf(path, sizeof path, "%s/stderr", dir);
+  err_fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_APPEND, 0600);
+  if (out_fd < 0 || err_fd < 0) fuzz_fail("cannot create the capture files");
+  return 0;
+}
+
+/* Reads what fd captured (at most MAX_SHOWN bytes) into buf; returns its full length. */
+static size_t captured(int fd, char *buf) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) fuzz_fail("fstat of a capture file failed");
+  ssize_t n = pread(fd, buf, MAX_SHOWN, 0);
+  buf[n > 0 ? n : 0] = '\0';
+  return (size_t)st.st_size;
+}
+
+/* Whether 'text' holds 'word' not inside a longer word ("inf" but not "infer"). */
+static int has_word(const char *text, const char *word) {
+  size_t k = strlen(word);
+  for (const char *p = strstr(text, word); p; p = strstr(p + 1, word)) {
+    int before = p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+    int after = isalnum((unsigned char)p[k]) || p[k] == '_';
+    if (!before && !after) return 1;
+  }
+  return 0;
+}
+
+static void check_output(const char *cmd, int rc, const char *out, size_t out_len,
+                         const char *err, size_t err_len) {
+  if (rc != CLI_EXIT_OK && rc != CLI_EXIT_FAIL && rc != CLI_EXIT_USAGE)
+    fuzz_fail("%s: exit status %d", cmd, rc);
+  if (fuzz_has_control(err, strlen(err), "\n"))
+    fuzz_fail("%s: stderr holds a control character: \"%s\"", cmd, err);
+  if (rc == CLI_EXIT_USAGE) {
+    const char *nl = strchr(err, '\n');
+    if (out_len != 0) fuzz_fail("%s: usage error with %zu bytes on stdout", cmd, out_len);
+    if (strncmp(err, "scale: ", 7) != 0 || !nl || (size_t)(nl + 1 - err) != err_len)
+      fuzz_fail("%s: usage error is not one line \"scale: ...\": \"%s\"", cmd, err);
+  }
+  if (has_word(out, "nan") || has_word(out, "inf") || has_word(out, "-nan"))
+    fuzz_fail("%s: stdout prints nan or inf (exit %d): \"%.600s\"", cmd, rc, out);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  fuzz_std_fds();
+  char *argv[MAX_ARGS + 1], *owned[MAX_ARGS];
+  int argc = 0;
+  for (size_t i = 0; i <= size && argc < MAX_ARGS;) {
+    const uint8_t *nul = i < size ? memchr(data + i, 0, size - i) : NULL;
+    size_t end = nul ? (size_t)(nul - data) : size;
+    if (i == size && argc > 0) break;
+    owned[argc] = fuzz_cstr(data + i, end - i);
+    argv[argc] = owned[argc];
+    argc++;
+    i = end + 1;
+  }
+  argv[argc] = NULL;
+  int (*run)(int, char **) = NULL;
+  for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++)
+    if (strcmp(argv[0], commands[c].name) == 0) run = commands[c].run;
+  if (run) {
+    char cmd[32];
+    snprintf(cmd, sizeof cmd, "%s", argv[0]);
+    fflush(stdout), fflush(stderr);
+    int saved_out = dup(1), saved_err = dup(2);
+    if (ftruncate(out_fd, 0) || ftruncate(err_fd, 0)) fuzz_fail("cannot truncate the captures");
+    dup2(out_fd, 1), dup2(err_fd, 2);
+    int rc = run(argc, argv);
+    fflush(stdout), fflush(stderr);
+    dup2(saved_out, 1), dup2(saved_err, 2);
+    close(saved_out), close(saved_err);
+    static char out[MAX_SHOWN + 1], err[MAX_SHOWN + 1];
+    size_t out_len = captured(out_fd, out), err_len = captured(err_fd, err);
+    check_output(cmd, rc, out, out_len, err, err_len);
+  }
+  for (int i = 0; i < argc; i++)
+    free(owned[i]);
+  return 0;
+}
