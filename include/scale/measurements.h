@@ -1,4 +1,4 @@
-/* measurements.h — published training runs (measurements/NAME.tsv), the step model's ground truth.
+/* measurements.h — published training runs (measurements/NAME.tsv): the step model's truth.
  *
  * One row per run: model and hardware stems, the layout, the batch, and one measured quantity
  * with its source. Rows of one table form a group; a group flagged "ranking" is judged by rank

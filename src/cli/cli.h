@@ -29,6 +29,8 @@ int cli_cmd_collective(int argc, char **argv);
 int cli_cmd_book(int argc, char **argv);
 int cli_cmd_grade(int argc, char **argv);
 int cli_cmd_plan(int argc, char **argv);
+int cli_cmd_validate(int argc, char **argv);
+int cli_cmd_calibrate(int argc, char **argv);
 
 /* ---- errors --------------------------------------------------------------------------------- */
 

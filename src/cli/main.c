@@ -21,6 +21,8 @@ static const command commands[] = {
     {"roofline", cli_cmd_roofline, "T_math, T_comms and bounds of an operation or a matmul"},
     {"collective", cli_cmd_collective, "time of a collective on a group of chips"},
     {"plan", cli_cmd_plan, "search every layout for training (train) or serving (infer)"},
+    {"validate", cli_cmd_validate, "step model vs published runs: errors, LOGO"},
+    {"calibrate", cli_cmd_calibrate, "fit the step model's parameters to measurements/"},
     {"book", cli_cmd_book, "render the chapters to an HTML site"},
     {"grade", cli_cmd_grade, "grade a folder of exercises: OK/FAIL/CRASH/TIMEOUT/BUILD, score"},
 };

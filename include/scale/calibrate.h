@@ -1,0 +1,94 @@
+/* calibrate.h — fitting the step model's parameters to measurements/, and judging the fit.
+ *
+ * The fit is deterministic least squares: Levenberg-Marquardt on the residuals
+ * w_i log(predicted_i / measured_i), each row weighted w_i = 1 / sqrt(rows in its group) so
+ * that every group (one table, one paper) counts the same however many rows it has. Each
+ * parameter stays inside its plausible range (scale_step_param_describe): it is fitted through
+ * a logistic map of that range (of its logarithm for log-scale parameters). Fits are over
+ * groups, never single rows; leave-one-group-out (LOGO) refits without each group in turn and
+ * predicts that group with the result: the honest accuracy figure `scale validate` quotes.
+ */
+#ifndef SCALE_CALIBRATE_H
+#define SCALE_CALIBRATE_H
+
+#include <stdio.h>
+
+#include "scale/measurements.h"
+#include "scale/status.h"
+#include "scale/step.h"
+
+#define SCALE_CALIB_GROUPS_MAX 64
+#define SCALE_CALIB_ROWS_MAX 1024
+
+/** One row with what predicting it needs. */
+typedef struct {
+  scale_measurement row; /**< the published run */
+  scale_model model;     /**< its model */
+  scale_chip chip;       /**< its chip */
+  double measured_s;     /**< its measured step time [s] (scale_measurement_step_s) */
+  int group;             /**< index into scale_calib_set.groups */
+} scale_calib_point;
+
+/** The measurements, resolved. */
+typedef struct {
+  scale_calib_point *points;                        /**< n points (owned by the set) */
+  int n;                                            /**< rows */
+  char groups[SCALE_CALIB_GROUPS_MAX][SCALE_NAME_MAX]; /**< group names, in order of first row */
+  int n_groups;                                     /**< groups */
+} scale_calib_set;
+
+/** Loads every measurements/ file of 'dir' with its models and chips.
+ * Owns: *out is allocated; release it with scale_calib_set_free().
+ * Errors: as scale_measurements_load_dir(), scale_model_load(), scale_chip_load();
+ *         SCALE_ERR_NOMEM.
+ */
+scale_status scale_calib_set_load(const char *dir, scale_calib_set **out, scale_diag *diag);
+
+/** Releases a set; NULL is a no-op. */
+void scale_calib_set_free(scale_calib_set *set);
+
+/** Index of group 'name' in 'set', or -1. */
+int scale_calib_group_index(const scale_calib_set *set, const char *name);
+
+/** Predicted step time of one point with 'params' [s]. */
+double scale_calib_predict_s(const scale_calib_point *point, const scale_step_params *params);
+
+/** What a fit did. */
+typedef struct {
+  int n_rows;        /**< rows fitted */
+  int n_groups;      /**< groups fitted */
+  int iterations;    /**< Levenberg-Marquardt iterations taken */
+  double rms_log;    /**< group-weighted RMS of log(predicted / measured) at the optimum */
+} scale_calib_fit_info;
+
+/** Fits the parameters to every group of 'set' except group 'exclude' (-1: all groups),
+ * starting from the priors. Deterministic: the same set gives the same bits.
+ * Errors: SCALE_ERR_INVALID when no row is left; SCALE_ERR_NOMEM.
+ */
+scale_status scale_calibrate_fit(const scale_calib_set *set, int exclude, scale_step_params *out,
+                                 scale_calib_fit_info *info);
+
+/** Spearman's rank correlation of x and y (average ranks for ties); NaN for n < 2 or a
+ * constant input. */
+double scale_calib_spearman(const double *x, const double *y, int n);
+
+/** Error figures of one group for predictions pred[0..set->n) (only its rows are read). */
+typedef struct {
+  int n;            /**< rows in the group */
+  double mape;      /**< mean |pred / measured - 1| */
+  double max_err;   /**< max |pred / measured - 1| */
+  double spearman;  /**< rank correlation of pred and measured; NaN unless a ranking group */
+} scale_calib_stats;
+
+void scale_calib_group_stats(const scale_calib_set *set, int group, const double *pred,
+                             scale_calib_stats *out);
+
+/** Writes a parameter file (the format scale_step_params_load_file() reads): a [provenance]
+ * section naming the fit and its data, then [params] with each parameter's meaning and range.
+ * Errors: SCALE_ERR_IO when writing fails.
+ */
+scale_status scale_calib_write_params(FILE *fp, const scale_step_params *params,
+                                      const scale_calib_fit_info *info,
+                                      const scale_calib_set *set);
+
+#endif

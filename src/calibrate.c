@@ -1,0 +1,345 @@
+/* calibrate.c — Levenberg-Marquardt fit of the step model, and the error figures (see
+ * calibrate.h). Reading order: loading the set; the parameter map; residuals; the solver;
+ * statistics; writing a parameter file.
+ */
+#include "scale/calibrate.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* ---- the set -------------------------------------------------------------------------------- */
+
+static int add_group(scale_calib_set *set, const char *name) {
+  int g = scale_calib_group_index(set, name);
+  if (g >= 0 || set->n_groups == SCALE_CALIB_GROUPS_MAX) return g;
+  snprintf(set->groups[set->n_groups], SCALE_NAME_MAX, "%s", name);
+  return set->n_groups++;
+}
+
+int scale_calib_group_index(const scale_calib_set *set, const char *name) {
+  for (int g = 0; g < set->n_groups; g++)
+    if (strcmp(set->groups[g], name) == 0) return g;
+  return -1;
+}
+
+scale_status scale_calib_set_load(const char *dir, scale_calib_set **out, scale_diag *diag) {
+  *out = NULL;
+  scale_measurement *rows = calloc(SCALE_CALIB_ROWS_MAX, sizeof *rows);
+  scale_calib_set *set = calloc(1, sizeof *set);
+  if (set) set->points = calloc(SCALE_CALIB_ROWS_MAX, sizeof *set->points);
+  if (!rows || !set || !set->points) {
+    free(rows);
+    scale_calib_set_free(set);
+    return scale_diag_set(diag, SCALE_ERR_NOMEM, "", 0, "out of memory");
+  }
+  int n = 0;
+  scale_status st = scale_measurements_load_dir(dir, rows, SCALE_CALIB_ROWS_MAX, &n, diag);
+  for (int i = 0; !st && i < n; i++) {
+    scale_calib_point *p = &set->points[i];
+    p->row = rows[i];
+    st = scale_model_load(rows[i].model, &p->model, diag);
+    if (!st) st = scale_chip_load(rows[i].hardware, &p->chip, diag);
+    if (st) break;
+    p->measured_s = scale_measurement_step_s(&rows[i], &p->model);
+    p->group = add_group(set, rows[i].group);
+    if (p->group < 0)
+      st = scale_diag_set(diag, SCALE_ERR_RANGE, rows[i].file, rows[i].line,
+                          "more than %d groups", SCALE_CALIB_GROUPS_MAX);
+    set->n = i + 1;
+  }
+  free(rows);
+  if (st) {
+    scale_calib_set_free(set);
+    return st;
+  }
+  *out = set;
+  return SCALE_OK;
+}
+
+void scale_calib_set_free(scale_calib_set *set) {
+  if (!set) return;
+  free(set->points);
+  free(set);
+}
+
+double scale_calib_predict_s(const scale_calib_point *point, const scale_step_params *params) {
+  scale_step_job job = scale_step_job_from_measurement(&point->row, &point->model, &point->chip);
+  return scale_step_time_s(&job, params);
+}
+
+/* ---- the parameter map: unbounded u <-> value inside [lo, hi] -------------------------------- */
+
+static double to_value(int i, double u) {
+  const scale_step_param_info *d = scale_step_param_describe((scale_step_param)i);
+  double s = 1.0 / (1.0 + exp(-u));
+  if (d->log_scale) return exp(log(d->lo) + (log(d->hi) - log(d->lo)) * s);
+  return d->lo + (d->hi - d->lo) * s;
+}
+
+static double to_u(int i, double value) {
+  const scale_step_param_info *d = scale_step_param_describe((scale_step_param)i);
+  double s = d->log_scale ? (log(value) - log(d->lo)) / (log(d->hi) - log(d->lo))
+                          : (value - d->lo) / (d->hi - d->lo);
+  s = fmin(fmax(s, 1e-6), 1 - 1e-6);
+  return log(s / (1 - s));
+}
+
+static scale_step_params params_of(const double *u) {
+  scale_step_params p;
+  for (int i = 0; i < SCALE_STEP_N_PARAMS; i++) p.v[i] = to_value(i, u[i]);
+  return p;
+}
+
+/* ---- residuals ------------------------------------------------------------------------------ */
+
+/** The rows a fit uses and their weights. */
+typedef struct {
+  const scale_calib_set *set;
+  int *index;     /**< rows used */
+  double *weight; /**< 1 / sqrt(rows of the row's group) */
+  int n;
+} fit_rows;
+
+static double residuals(const fit_rows *f, const double *u, double *r) {
+  scale_step_params p = params_of(u);
+  double cost = 0;
+  for (int k = 0; k < f->n; k++) {
+    const scale_calib_point *pt = &f->set->points[f->index[k]];
+    double pred = scale_calib_predict_s(pt, &p);
+    double e = isfinite(pred) && pred > 0 ? log(pred / pt->measured_s) : 10.0;
+    r[k] = f->weight[k] * e;
+    cost += r[k] * r[k];
+  }
+  return cost;
+}
+
+/* ---- the solver ----------------------------------------------------------------------------- */
+
+enum { P = SCALE_STEP_N_PARAMS, MAX_ITER = 300 };
+#define MAX_STEP 0.5
+
+/** Solves a x = b (P x P, Gaussian elimination with partial pivoting); false if singular. */
+static bool solve(double a[P][P], double *b, double *x) {
+  for (int c = 0; c < P; c++) {
+    int piv = c;
+    for (int r = c + 1; r < P; r++)
+      if (fabs(a[r][c]) > fabs(a[piv][c])) piv = r;
+    if (fabs(a[piv][c]) < 1e-300) return false;
+    for (int k = 0; k < P; k++) {
+      double t = a[c][k];
+      a[c][k] = a[piv][k];
+      a[piv][k] = t;
+    }
+    double t = b[c];
+    b[c] = b[piv];
+    b[piv] = t;
+    for (int r = c + 1; r < P; r++) {
+      double f = a[r][c] / a[c][c];
+      for (int k = c; k < P; k++) a[r][k] -= f * a[c][k];
+      b[r] -= f * b[c];
+    }
+  }
+  for (int c = P - 1; c >= 0; c--) {
+    double s = b[c];
+    for (int k = c + 1; k < P; k++) s -= a[c][k] * x[k];
+    x[c] = s / a[c][c];
+  }
+  return true;
+}
+
+/** Forward-difference Jacobian of the residuals in u. */
+static void jacobian(const fit_rows *f, const double *u, const double *r, double *jac,
+                     double *work) {
+  double up[P];
+  memcpy(up, u, sizeof up);
+  for (int i = 0; i < P; i++) {
+    const double h = 1e-6;
+    up[i] = u[i] + h;
+    residuals(f, up, work);
+    for (int k = 0; k < f->n; k++) jac[k * P + i] = (work[k] - r[k]) / h;
+    up[i] = u[i];
+  }
+}
+
+/** One damped Gauss-Newton step: (J'J + lambda diag(J'J)) d = -J'r. */
+static bool lm_step(const fit_rows *f, const double *jac, const double *r, double lambda,
+                    double *d) {
+  double a[P][P], g[P];
+  for (int i = 0; i < P; i++) {
+    g[i] = 0;
+    for (int k = 0; k < f->n; k++) g[i] -= jac[k * P + i] * r[k];
+    for (int j = 0; j < P; j++) {
+      double s = 0;
+      for (int k = 0; k < f->n; k++) s += jac[k * P + i] * jac[k * P + j];
+      a[i][j] = s;
+    }
+  }
+  for (int i = 0; i < P; i++) a[i][i] += lambda * a[i][i] + 1e-12;
+  return solve(a, g, d);
+}
+
+static scale_status levenberg_marquardt(const fit_rows *f, double *u, int *iterations,
+                                        double *cost_out) {
+  double *r = malloc(sizeof(double) * (size_t)f->n * 3);
+  double *jac = malloc(sizeof(double) * (size_t)f->n * P);
+  if (!r || !jac) {
+    free(r);
+    free(jac);
+    return SCALE_ERR_NOMEM;
+  }
+  double *trial = r + f->n, *work = r + 2 * f->n;
+  double cost = residuals(f, u, r), lambda = 1e-3;
+  int it = 0;
+  bool converged = false;
+  for (; !converged && it < MAX_ITER && lambda < 1e12; it++) {
+    jacobian(f, u, r, jac, work);
+    bool improved = false;
+    while (!improved && lambda < 1e12) {
+      double d[P], ut[P];
+      if (lm_step(f, jac, r, lambda, d)) {
+        /* a trust region in u: no parameter moves by more than MAX_STEP at once, so a long
+         * Gauss-Newton step cannot throw one into its range's saturated end */
+        double longest = 0;
+        for (int i = 0; i < P; i++) longest = fmax(longest, fabs(d[i]));
+        double scale = longest > MAX_STEP ? MAX_STEP / longest : 1.0;
+        for (int i = 0; i < P; i++) ut[i] = u[i] + scale * d[i];
+        double c = residuals(f, ut, trial);
+        if (c < cost) {
+          improved = true;
+          double gain = (cost - c) / cost;
+          memcpy(u, ut, sizeof ut);
+          memcpy(r, trial, sizeof(double) * (size_t)f->n);
+          cost = c;
+          lambda = fmax(lambda / 3, 1e-9);
+          converged = gain < 1e-12;
+          continue;
+        }
+      }
+      lambda *= 4;
+    }
+  }
+  *iterations = it;
+  *cost_out = cost;
+  free(r);
+  free(jac);
+  return SCALE_OK;
+}
+
+scale_status scale_calibrate_fit(const scale_calib_set *set, int exclude, scale_step_params *out,
+                                 scale_calib_fit_info *info) {
+  fit_rows f = {set, malloc(sizeof(int) * (size_t)set->n),
+                malloc(sizeof(double) * (size_t)set->n), 0};
+  if (!f.index || !f.weight) {
+    free(f.index);
+    free(f.weight);
+    return SCALE_ERR_NOMEM;
+  }
+  int per_group[SCALE_CALIB_GROUPS_MAX] = {0}, n_groups = 0;
+  for (int i = 0; i < set->n; i++)
+    if (set->points[i].group != exclude) per_group[set->points[i].group]++;
+  for (int g = 0; g < set->n_groups; g++) n_groups += per_group[g] > 0;
+  for (int i = 0; i < set->n; i++) {
+    int g = set->points[i].group;
+    if (g == exclude) continue;
+    f.index[f.n] = i;
+    f.weight[f.n++] = 1.0 / sqrt((double)per_group[g]);
+  }
+  scale_status st = SCALE_ERR_INVALID;
+  if (f.n > 0) {
+    double u[P];
+    scale_step_params prior = scale_step_params_prior();
+    for (int i = 0; i < P; i++) u[i] = to_u(i, prior.v[i]);
+    int iterations = 0;
+    double cost = 0;
+    st = levenberg_marquardt(&f, u, &iterations, &cost);
+    *out = params_of(u);
+    if (info) {
+      info->n_rows = f.n;
+      info->n_groups = n_groups;
+      info->iterations = iterations;
+      info->rms_log = sqrt(cost / n_groups);
+    }
+  }
+  free(f.index);
+  free(f.weight);
+  return st;
+}
+
+/* ---- statistics ----------------------------------------------------------------------------- */
+
+/** Average ranks (1-based) of v[0..n) into rank[]. */
+static void ranks(const double *v, int n, double *rank) {
+  for (int i = 0; i < n; i++) {
+    double less = 0, equal = 0;
+    for (int j = 0; j < n; j++) {
+      less += v[j] < v[i];
+      equal += v[j] == v[i];
+    }
+    rank[i] = less + (equal + 1) / 2;
+  }
+}
+
+double scale_calib_spearman(const double *x, const double *y, int n) {
+  if (n < 2) return NAN;
+  double *rx = malloc(sizeof(double) * (size_t)n * 2);
+  if (!rx) return NAN;
+  double *ry = rx + n;
+  ranks(x, n, rx);
+  ranks(y, n, ry);
+  double mx = 0, my = 0;
+  for (int i = 0; i < n; i++) mx += rx[i] / n, my += ry[i] / n;
+  double sxy = 0, sxx = 0, syy = 0;
+  for (int i = 0; i < n; i++) {
+    sxy += (rx[i] - mx) * (ry[i] - my);
+    sxx += (rx[i] - mx) * (rx[i] - mx);
+    syy += (ry[i] - my) * (ry[i] - my);
+  }
+  free(rx);
+  return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : (double)NAN;
+}
+
+void scale_calib_group_stats(const scale_calib_set *set, int group, const double *pred,
+                             scale_calib_stats *out) {
+  memset(out, 0, sizeof *out);
+  out->spearman = NAN;
+  double xs[SCALE_CALIB_ROWS_MAX], ys[SCALE_CALIB_ROWS_MAX];
+  bool ranking = false;
+  for (int i = 0; i < set->n; i++) {
+    if (set->points[i].group != group) continue;
+    double e = fabs(pred[i] / set->points[i].measured_s - 1);
+    out->mape += e;
+    out->max_err = fmax(out->max_err, e);
+    xs[out->n] = pred[i];
+    ys[out->n++] = set->points[i].measured_s;
+    ranking = set->points[i].row.ranking;
+  }
+  if (out->n > 0) out->mape /= out->n;
+  if (ranking) out->spearman = scale_calib_spearman(xs, ys, out->n);
+}
+
+/* ---- writing -------------------------------------------------------------------------------- */
+
+scale_status scale_calib_write_params(FILE *fp, const scale_step_params *params,
+                                      const scale_calib_fit_info *info,
+                                      const scale_calib_set *set) {
+  fprintf(fp, "; The step model's fitted parameters (include/scale/step.h), written by\n"
+              "; `scale calibrate`; do not edit by hand: tests/lib/test_calibrate.c checks that\n"
+              "; a fresh fit on measurements/ reproduces these values.\n\n"
+              "[provenance]\n"
+              "method = Levenberg-Marquardt on w log(predicted / measured), w = 1 / sqrt(rows "
+              "of the group), each parameter inside its range\n"
+              "rows = %d\ngroups = %d\niterations = %d\nrms_log_error = %.4f\n",
+          info->n_rows, info->n_groups, info->iterations, info->rms_log);
+  fprintf(fp, "fitted_on =");
+  for (int g = 0; g < set->n_groups; g++) fprintf(fp, " %s", set->groups[g]);
+  fprintf(fp, "\n\n[params]\n");
+  for (int i = 0; i < SCALE_STEP_N_PARAMS; i++) {
+    const scale_step_param_info *d = scale_step_param_describe((scale_step_param)i);
+    fprintf(fp, "; %s\n; range [%g, %g] %s, prior %g\n%s = %.6g\n", d->meaning, d->lo, d->hi,
+            d->unit, d->prior, d->key, params->v[i]);
+  }
+  return ferror(fp) ? SCALE_ERR_IO : SCALE_OK;
+}

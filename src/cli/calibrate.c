@@ -1,0 +1,104 @@
+/* calibrate.c — `scale calibrate`: fit the step model's parameters to measurements/ and write
+ * them (hardware/step/fitted.ini by default). See include/scale/calibrate.h.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "scale/calibrate.h"
+
+static void usage(FILE *out) {
+  fprintf(out,
+          "usage: scale calibrate [--out PATH] [--measurements DIR] [--json]\n\n"
+          "Fits the step model's efficiency parameters (include/scale/step.h) to every row of\n"
+          "measurements/ by deterministic least squares (Levenberg-Marquardt on log errors, each\n"
+          "group weighted equally, each parameter inside its plausible range) and writes them.\n\n"
+          "  --out PATH          where to write (default: hardware/step/fitted.ini; '-' prints)\n"
+          "  --measurements DIR  folder of TSV files (default: the shipped measurements/)\n"
+          "  --json              print the fitted parameters as JSON (SI base units)\n");
+}
+
+/** Prints the fitted values with their ranges. */
+static void print_params(const scale_step_params *p, const scale_calib_fit_info *info) {
+  printf("step model fitted on %d rows in %d groups (%d iterations), group-weighted RMS "
+         "log error %.4f\n\n",
+         info->n_rows, info->n_groups, info->iterations, info->rms_log);
+  printf("  %-16s %12s   %-22s %s\n", "parameter", "value", "range", "meaning");
+  for (int i = 0; i < SCALE_STEP_N_PARAMS; i++) {
+    const scale_step_param_info *d = scale_step_param_describe((scale_step_param)i);
+    char range[64];
+    snprintf(range, sizeof range, "[%g, %g] %s", d->lo, d->hi, d->unit);
+    printf("  %-16s %12.4g   %-22s %s\n", d->key, p->v[i], range, d->meaning);
+  }
+}
+
+static void print_json(const scale_step_params *p, const scale_calib_fit_info *info) {
+  cli_json j;
+  cli_json_init(&j, stdout);
+  cli_json_object_begin(&j, NULL);
+  cli_json_number(&j, "rows", info->n_rows);
+  cli_json_number(&j, "groups", info->n_groups);
+  cli_json_number(&j, "rms_log_error", info->rms_log);
+  cli_json_object_begin(&j, "params");
+  for (int i = 0; i < SCALE_STEP_N_PARAMS; i++)
+    cli_json_number(&j, scale_step_param_describe((scale_step_param)i)->key, p->v[i]);
+  cli_json_object_end(&j);
+  cli_json_object_end(&j);
+  cli_json_finish(&j);
+}
+
+int cli_cmd_calibrate(int argc, char **argv) {
+  enum { OPT_OUT = 256, OPT_DIR, OPT_JSON };
+  static const struct option options[] = {{"out", required_argument, NULL, OPT_OUT},
+                                          {"measurements", required_argument, NULL, OPT_DIR},
+                                          {"json", no_argument, NULL, OPT_JSON},
+                                          {"help", no_argument, NULL, 'h'},
+                                          {NULL, 0, NULL, 0}};
+  const char *out_path = scale_step_params_path(), *dir = scale_measurements_dir();
+  bool as_json = false;
+  cli_getopt_reset();
+  int c;
+  while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+    switch (c) {
+    case OPT_OUT: out_path = optarg; break;
+    case OPT_DIR: dir = optarg; break;
+    case OPT_JSON: as_json = true; break;
+    case 'h': usage(stdout); return CLI_EXIT_OK;
+    default: return cli_bad_option("calibrate", argv);
+    }
+  }
+  if (optind < argc) return cli_usage("calibrate: unexpected argument '%s'", argv[optind]);
+
+  scale_calib_set *set = NULL;
+  scale_diag diag;
+  if (scale_calib_set_load(dir, &set, &diag) != SCALE_OK) {
+    cli_print_diag(&diag);
+    return CLI_EXIT_FAIL;
+  }
+  scale_step_params params;
+  scale_calib_fit_info info;
+  scale_status st = scale_calibrate_fit(set, -1, &params, &info);
+  if (st) {
+    scale_calib_set_free(set);
+    return cli_fail("calibrate: fit failed: %s", scale_status_str(st));
+  }
+  bool to_stdout = strcmp(out_path, "-") == 0;
+  FILE *fp = to_stdout ? stdout : fopen(out_path, "w");
+  if (!fp) {
+    scale_calib_set_free(set);
+    return cli_fail("%s: cannot write", out_path);
+  }
+  st = scale_calib_write_params(fp, &params, &info, set);
+  if (!to_stdout && fclose(fp) != 0) st = SCALE_ERR_IO;
+  scale_calib_set_free(set);
+  if (st) return cli_fail("%s: write failed", out_path);
+  if (to_stdout) return CLI_EXIT_OK;
+  if (as_json)
+    print_json(&params, &info);
+  else {
+    print_params(&params, &info);
+    printf("\nwrote %s\n", out_path);
+  }
+  return CLI_EXIT_OK;
+}

@@ -1,0 +1,236 @@
+/* validate.c — `scale validate`: the step model against every published row of measurements/,
+ * in-sample (the shipped parameters) and leave-one-group-out (the figures we quote).
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "scale/calibrate.h"
+
+static void usage(FILE *out) {
+  fprintf(out,
+          "usage: scale validate [--group G] [--json] [--params PATH] [--measurements DIR]\n\n"
+          "Predicts every row of measurements/ with the step model and compares: per row the\n"
+          "measured and predicted step time and the error; per group the mean absolute\n"
+          "percentage error (MAPE), the largest error, and Spearman's rank correlation for\n"
+          "ranking groups. Leave-one-group-out (LOGO) columns predict each group with\n"
+          "parameters fitted without it: the honest accuracy, and the one to quote.\n\n"
+          "  --group G           only group G's rows and figures\n"
+          "  --json              machine output in SI base units\n"
+          "  --params PATH       parameter file (default: hardware/step/fitted.ini)\n"
+          "  --measurements DIR  folder of TSV files (default: the shipped measurements/)\n");
+}
+
+/** Predictions of every row: in-sample and leave-one-group-out. */
+typedef struct {
+  scale_calib_set *set;
+  double *pred; /**< with the shipped parameters */
+  double *logo; /**< with parameters fitted without the row's group (NaN if not computed) */
+} predictions;
+
+static int predict_all(predictions *pr, const scale_step_params *params, int only) {
+  int n = pr->set->n;
+  pr->pred = malloc(sizeof(double) * (size_t)n);
+  pr->logo = malloc(sizeof(double) * (size_t)n);
+  if (!pr->pred || !pr->logo) return cli_fail("out of memory");
+  for (int i = 0; i < n; i++) {
+    pr->pred[i] = scale_calib_predict_s(&pr->set->points[i], params);
+    pr->logo[i] = NAN;
+  }
+  for (int g = 0; g < pr->set->n_groups; g++) {
+    if (only >= 0 && g != only) continue;
+    scale_step_params held_out;
+    if (scale_calibrate_fit(pr->set, g, &held_out, NULL) != SCALE_OK) continue;
+    for (int i = 0; i < n; i++)
+      if (pr->set->points[i].group == g)
+        pr->logo[i] = scale_calib_predict_s(&pr->set->points[i], &held_out);
+  }
+  return CLI_EXIT_OK;
+}
+
+/** MAPE and max error over the rows selected by 'keep' (NULL: all), for one prediction. */
+static void pooled(const predictions *pr, const double *pred, const char *const *ids,
+                   double *mape, double *max_err, int *count) {
+  *mape = *max_err = 0;
+  *count = 0;
+  for (int i = 0; i < pr->set->n; i++) {
+    if (ids) {
+      bool hit = false;
+      for (int k = 0; ids[k]; k++) hit = hit || strcmp(ids[k], pr->set->points[i].row.id) == 0;
+      if (!hit) continue;
+    }
+    double e = fabs(pred[i] / pr->set->points[i].measured_s - 1);
+    *mape += e;
+    *max_err = fmax(*max_err, e);
+    (*count)++;
+  }
+  if (*count) *mape /= *count;
+}
+
+/* The Megatron A100 rows issue 14's 5% target names (A1-A10, A15-A16). */
+static const char *const megatron_ids[] = {"A1",   "A2",   "A3",   "A4",   "A5",   "A6",
+                                           "A7",   "A8",   "A9",   "A10",  "A15a", "A15b",
+                                           "A15c", "A16a", "A16b", "A16c", NULL};
+
+static void layout_text(const scale_measurement *r, char *buf, size_t size) {
+  snprintf(buf, size, "dp%g tp%g pp%g cp%g mbs%s%g", r->dp, r->tp, r->pp, r->cp,
+           r->mbs > 0 ? "" : "?", r->mbs > 0 ? r->mbs : 1);
+}
+
+static void print_text(const predictions *pr, int only, const char *params_path) {
+  const scale_calib_set *set = pr->set;
+  printf("step model (%s) against measurements/: %d rows in %d groups\n"
+         "LOGO = leave-one-group-out: each group predicted with parameters fitted without it "
+         "(the figures to quote)\n\n",
+         params_path, set->n, set->n_groups);
+  printf("%-6s %-22s %-18s %-26s %10s %10s %7s %10s %7s\n", "id", "group", "model", "layout",
+         "measured", "predicted", "error", "LOGO pred", "LOGO");
+  for (int i = 0; i < set->n; i++) {
+    const scale_calib_point *p = &set->points[i];
+    if (only >= 0 && p->group != only) continue;
+    char layout[128];
+    layout_text(&p->row, layout, sizeof layout);
+    printf("%-6s %-22s %-18s %-26s %9.4gs %9.4gs %+6.1f%% %9.4gs %+6.1f%%\n", p->row.id,
+           p->row.group, p->row.model, layout, p->measured_s, pr->pred[i],
+           100 * (pr->pred[i] / p->measured_s - 1), pr->logo[i],
+           100 * (pr->logo[i] / p->measured_s - 1));
+  }
+  printf("\n%-22s %5s %8s %8s %9s | %9s %9s %9s\n", "group", "rows", "MAPE", "max err",
+         "Spearman", "LOGO MAPE", "LOGO max", "LOGO rho");
+  for (int g = 0; g < set->n_groups; g++) {
+    if (only >= 0 && g != only) continue;
+    scale_calib_stats in, out;
+    scale_calib_group_stats(set, g, pr->pred, &in);
+    scale_calib_group_stats(set, g, pr->logo, &out);
+    printf("%-22s %5d %7.1f%% %7.1f%% %9.3f | %8.1f%% %8.1f%% %9.3f\n", set->groups[g], in.n,
+           100 * in.mape, 100 * in.max_err, in.spearman, 100 * out.mape, 100 * out.max_err,
+           out.spearman);
+  }
+  if (only >= 0) return;
+  double m1, x1, m2, x2;
+  int n1, n2;
+  pooled(pr, pr->pred, NULL, &m1, &x1, &n1);
+  pooled(pr, pr->logo, NULL, &m2, &x2, &n2);
+  printf("%-22s %5d %7.1f%% %7.1f%% %9s | %8.1f%% %8.1f%%\n", "all training rows", n1,
+         100 * m1, 100 * x1, "", 100 * m2, 100 * x2);
+  pooled(pr, pr->pred, megatron_ids, &m1, &x1, &n1);
+  pooled(pr, pr->logo, megatron_ids, &m2, &x2, &n2);
+  printf("%-22s %5d %7.1f%% %7.1f%% %9s | %8.1f%% %8.1f%%\n", "Megatron A1-A10,A15-16", n1,
+         100 * m1, 100 * x1, "", 100 * m2, 100 * x2);
+  printf("\nissue 14 targets (LOGO): all rows <= 10%%, Megatron A100 rows <= 5%%, hybrid "
+         "Table 10 Spearman >= 0.8\n");
+}
+
+static void json_stats(cli_json *j, const char *prefix, const scale_calib_stats *s) {
+  char key[64];
+  snprintf(key, sizeof key, "%smape", prefix);
+  cli_json_number(j, key, s->mape);
+  snprintf(key, sizeof key, "%smax_error", prefix);
+  cli_json_number(j, key, s->max_err);
+  snprintf(key, sizeof key, "%sspearman", prefix);
+  cli_json_number(j, key, s->spearman);
+}
+
+static void print_json(const predictions *pr, int only) {
+  const scale_calib_set *set = pr->set;
+  cli_json j;
+  cli_json_init(&j, stdout);
+  cli_json_object_begin(&j, NULL);
+  cli_json_array_begin(&j, "groups");
+  for (int g = 0; g < set->n_groups; g++) {
+    if (only >= 0 && g != only) continue;
+    scale_calib_stats in, out;
+    scale_calib_group_stats(set, g, pr->pred, &in);
+    scale_calib_group_stats(set, g, pr->logo, &out);
+    cli_json_object_begin(&j, NULL);
+    cli_json_string(&j, "group", set->groups[g]);
+    cli_json_number(&j, "rows", in.n);
+    json_stats(&j, "", &in);
+    json_stats(&j, "logo_", &out);
+    cli_json_object_end(&j);
+  }
+  cli_json_array_end(&j);
+  if (only < 0) {
+    double m, x;
+    int n;
+    pooled(pr, pr->logo, NULL, &m, &x, &n);
+    cli_json_number(&j, "logo_mape_all", m);
+    pooled(pr, pr->logo, megatron_ids, &m, &x, &n);
+    cli_json_number(&j, "logo_mape_megatron_a100", m);
+  }
+  cli_json_array_begin(&j, "rows");
+  for (int i = 0; i < set->n; i++) {
+    const scale_calib_point *p = &set->points[i];
+    if (only >= 0 && p->group != only) continue;
+    cli_json_object_begin(&j, NULL);
+    cli_json_string(&j, "id", p->row.id);
+    cli_json_string(&j, "group", p->row.group);
+    cli_json_string(&j, "source", p->row.source);
+    cli_json_number(&j, "measured_step_s", p->measured_s);
+    cli_json_number(&j, "predicted_step_s", pr->pred[i]);
+    cli_json_number(&j, "error", pr->pred[i] / p->measured_s - 1);
+    cli_json_number(&j, "logo_predicted_step_s", pr->logo[i]);
+    cli_json_number(&j, "logo_error", pr->logo[i] / p->measured_s - 1);
+    cli_json_object_end(&j);
+  }
+  cli_json_array_end(&j);
+  cli_json_object_end(&j);
+  cli_json_finish(&j);
+}
+
+int cli_cmd_validate(int argc, char **argv) {
+  enum { OPT_GROUP = 256, OPT_JSON, OPT_PARAMS, OPT_DIR };
+  static const struct option options[] = {{"group", required_argument, NULL, OPT_GROUP},
+                                          {"json", no_argument, NULL, OPT_JSON},
+                                          {"params", required_argument, NULL, OPT_PARAMS},
+                                          {"measurements", required_argument, NULL, OPT_DIR},
+                                          {"help", no_argument, NULL, 'h'},
+                                          {NULL, 0, NULL, 0}};
+  const char *group = NULL, *params_path = scale_step_params_path();
+  const char *dir = scale_measurements_dir();
+  bool as_json = false;
+  cli_getopt_reset();
+  int c;
+  while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+    switch (c) {
+    case OPT_GROUP: group = optarg; break;
+    case OPT_JSON: as_json = true; break;
+    case OPT_PARAMS: params_path = optarg; break;
+    case OPT_DIR: dir = optarg; break;
+    case 'h': usage(stdout); return CLI_EXIT_OK;
+    default: return cli_bad_option("validate", argv);
+    }
+  }
+  if (optind < argc) return cli_usage("validate: unexpected argument '%s'", argv[optind]);
+
+  scale_diag diag;
+  scale_step_params params;
+  if (scale_step_params_load_file(params_path, &params, &diag) != SCALE_OK) {
+    cli_print_diag(&diag);
+    return CLI_EXIT_FAIL;
+  }
+  predictions pr = {NULL, NULL, NULL};
+  if (scale_calib_set_load(dir, &pr.set, &diag) != SCALE_OK) {
+    cli_print_diag(&diag);
+    return CLI_EXIT_FAIL;
+  }
+  int only = group ? scale_calib_group_index(pr.set, group) : -1;
+  int rc = CLI_EXIT_OK;
+  if (group && only < 0)
+    rc = cli_usage("--group: no group '%s' in %s", group, dir);
+  else
+    rc = predict_all(&pr, &params, only);
+  if (rc == CLI_EXIT_OK) {
+    if (as_json)
+      print_json(&pr, only);
+    else
+      print_text(&pr, only, params_path);
+  }
+  free(pr.pred);
+  free(pr.logo);
+  scale_calib_set_free(pr.set);
+  return rc;
+}
