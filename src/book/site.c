@@ -169,21 +169,25 @@ static void free_chapters(book_ctx *bx) {
   free(bx->chapters);
 }
 
-/** The first "# " heading of a chapter, read straight from its text (for neighbour links). */
+/** The first "# " heading of a chapter, read straight from its text (for neighbour links).
+ * Reads only up to that line: a long neighbour is not read whole twice per page. */
 static void quick_title(const book_chapter *ch, char *out, size_t size) {
   snprintf(out, size, "%s", ch->name);
-  char *text = read_file(ch->md, NULL);
-  if (!text) return;
-  for (char *p = text; p && *p;) {
-    char *eol = strchr(p, '\n');
-    if (eol) *eol = '\0';
-    if (p[0] == '#' && p[1] == ' ') {
-      snprintf(out, size, "%s", p + 2);
+  FILE *f = fopen(ch->md, "rb");
+  if (!f) return;
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t n;
+  while ((n = getline(&line, &cap, f)) > 0) {
+    if (memchr(line, '\0', (size_t)n)) break; /* the page itself reports it */
+    if (line[0] == '#' && line[1] == ' ') {
+      line[strcspn(line, "\n")] = '\0';
+      snprintf(out, size, "%s", line + 2);
       break;
     }
-    p = eol ? eol + 1 : NULL;
   }
-  free(text);
+  free(line);
+  fclose(f);
 }
 
 /* ---- page frame ----------------------------------------------------------------------------- */
