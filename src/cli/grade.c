@@ -42,14 +42,19 @@ static void usage(FILE *out) {
       "  --jobs N         parallel jobs: students of a class, harness compiles\n"
       "                   (default: the number of cores)\n"
       "  --memory BYTES   address-space limit of a student's grading run (default 1 GiB)\n"
-      "  --no-sandbox     limits only: do not try user/mount/PID/network namespaces\n"
+      "  --no-sandbox     limits only, no namespaces: for your own code, never for a\n"
+      "                   class (refused with --class)\n"
       "  --quiet          no progress lines on stderr\n"
       "  -h, --help       this help\n\n"
-      "Verdicts: OK (full points), FAIL (a check failed: the call, got, expected), CRASH\n"
-      "(a signal), TIMEOUT, BUILD (the chapter did not compile: its first error).\n"
-      "A student's compiler, linker and tests run with CPU, memory and file-size limits, a\n"
-      "wall-clock limit, and HOME/TMPDIR in their build tree; where the kernel allows, in\n"
-      "namespaces where only that build tree is writable and there is no network.\n"
+      "Verdicts: OK (full points), FAIL (a check failed: the call, got, expected; or the\n"
+      "exercise exited before returning), CRASH (a signal), TIMEOUT, BUILD (the chapter did\n"
+      "not compile: its first error).\n"
+      "The checks and the answers stay in the grader: a student's functions run in a process\n"
+      "of their own and only the values they return count. Student files are copied (links\n"
+      "not followed) into a fresh tree; compiler, linker and exercises run in a sandbox (own\n"
+      "user, mount, PID and network namespaces, an unprivileged uid, seccomp) that sees the\n"
+      "system folders and its own files only, never the source tree, with CPU, memory,\n"
+      "file-size, process-count and wall-clock limits.\n"
       "Exit status 0 whenever grading ran, 2 when it could not.\n");
 }
 
@@ -148,6 +153,9 @@ int cli_cmd_grade(int argc, char **argv) {
     return cli_usage("grade: --class grades every student folder; --exercises and --junit are "
                      "for one student");
   if (csv && !class_dir) return cli_usage("grade: --csv needs --class");
+  if (class_dir && no_sandbox)
+    return cli_usage("grade: --class is graded only in the sandbox (one student's code could "
+                     "change another's score without it); drop --no-sandbox");
 
   char rubric_path[4096], default_exercises[4096];
   snprintf(rubric_path, sizeof rubric_path, "%s/tests/rubric.tsv", source);

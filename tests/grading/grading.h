@@ -1,10 +1,8 @@
 /* grading.h — the harness shared by the grading suites tests/grading/test_NN_slug.c.
  *
- * One Check TCase per exercise, named by the exercise id ("rooflines.critical_batch_int8"), with
- * its own timeout and run in its own forked process, so that a crash or an endless loop in a
- * student's function costs that exercise only. Failure messages name the call with its inputs,
- * what it returned, what was expected, the unit and where the expected value comes from: `scale
- * grade` shows them as the FAIL detail.
+ * One Check TCase per exercise, named by the exercise id ("rooflines.critical_batch_int8").
+ * Failure messages name the call with its inputs, what it returned, what was expected, the unit
+ * and where the expected value comes from: `scale grade` shows them as the FAIL detail.
  *
  * Every case first checks the book's printed answers (or a hand derivation in a comment), then
  * the reference solution of solutions/ over a grid of inputs including domain edges, with
@@ -12,7 +10,11 @@
  * grading_ref_SLUG.h); when the build has no solutions/ folder, GRADING_HAVE_REFERENCE is
  * undefined and the grid comparisons only call the student's function.
  *
- * Header-only (static functions): the suites do not link libscale or its test support.
+ * The suite is the trusted "checker": it never links a student's code. Its ex_* calls go to the
+ * student's own process over the grading channel (grading_channel.h), so that a student's exit,
+ * crash or forged output can only cost that student's exercise. Under CTest each case runs in
+ * its own forked process with its own server and timeout; under `scale grade` (which sets
+ * SCALE_GRADE_REPORT_FD) one case runs per checker and its result goes to that fd.
  */
 #ifndef SCALE_GRADING_H
 #define SCALE_GRADING_H
@@ -22,6 +24,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include "grading_channel.h"
 
 /** Relative tolerance of comparisons with the reference solution (same formula, other code). */
 #define GRADE_REF_RTOL 1e-9
@@ -89,12 +93,16 @@ static inline void grade_add(Suite *suite, const char *id, const TTest *test) {
   suite_add_tcase(suite, tc);
 }
 
-/** Runs 'suite' with every TCase in its own process; returns the exit status of main(). */
+/** Runs 'suite'; returns the exit status of main(). Under `scale grade` (SCALE_GRADE_REPORT_FD
+ * set): in this process (the server is the isolated one), results written to that fd. */
 static inline int grade_run(Suite *suite) {
   SRunner *runner = srunner_create(suite);
-  srunner_set_fork_status(runner, CK_FORK);
-  srunner_run_all(runner, CK_NORMAL);
+  const char *report = getenv("SCALE_GRADE_REPORT_FD");
+  int report_fd = report ? atoi(report) : -1;
+  srunner_set_fork_status(runner, report_fd > 2 ? CK_NOFORK : CK_FORK);
+  srunner_run_all(runner, report_fd > 2 ? CK_SILENT : CK_NORMAL);
   int failed = srunner_ntests_failed(runner);
+  if (report_fd > 2) grading_report(runner, report_fd);
   srunner_free(runner);
   return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

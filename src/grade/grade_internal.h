@@ -1,0 +1,46 @@
+/* grade_internal.h — what grade.c (rubric, harness, class) and student.c (one student's build
+ * and runs) share. Not installed.
+ */
+#ifndef SCALE_GRADE_INTERNAL_H
+#define SCALE_GRADE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "grade.h"
+
+/** A prepared grading harness, shared by every student of a class: the configured and built
+ * tests/grading tree (checkers, driver objects, recipes) and how students' code is confined. */
+typedef struct {
+  const scale_grade_options *options;
+  char harness[4096]; /**< the harness build tree: recipe-NN-slug.tsv, checkers, drivers */
+  bool isolate;       /**< the sandbox's namespaces work here (sandbox_probe) */
+  double timeout_s;   /**< per exercise */
+} grader;
+
+/** Grades every chapter of 'report' for the student folder open as 'exercises_fd' (-1: every
+ * row BUILD) in the fresh build tree 'build' (made here; the grader's own). 'outside_uid' is
+ * the uid the student's processes run as outside their namespace (root: one of the student's
+ * own; else the grader's). */
+void grade_student(const grader *g, int exercises_fd, const char *build, unsigned outside_uid,
+                   scale_grade_report *report);
+
+/** snprintf into a fixed buffer (a longer path is truncated and then not found). */
+void grade_fmt(char *dst, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/** A progress line to options->log, if any. */
+void grade_say(const scale_grade_options *options, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/** Chapter folder "01-rooflines" -> number "01" and slug "rooflines" (false if malformed). */
+bool grade_split_chapter(const char *chapter, char *num, size_t num_size, char *slug,
+                         size_t slug_size);
+
+/** Reads a whole file into a NUL-terminated buffer (caller frees); NULL on failure. At most
+ * 'limit' bytes are read; '*size' (if not NULL) gets the length. */
+char *grade_read_all(const char *path, size_t limit, size_t *size);
+
+/** The last 'n_lines' lines of file 'path' joined by " | " into 'out' ("" if unreadable). */
+void grade_log_tail(const char *path, int n_lines, char *out, size_t size);
+
+#endif

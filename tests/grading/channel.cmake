@@ -1,0 +1,101 @@
+# channel.cmake — grading_channel_generate(): from a chapter's contract header, the two sides of
+# the grading channel (grading_channel.h):
+#   PROXY     the checker's ex_* functions, each sending its call to the student's server;
+#   DISPATCH  the server's table of the student's ex_* functions, each called from the arguments.
+# The contract's prototypes are parsed here: `double ex_NAME(TYPE name, ...);` with TYPE one of
+# double, int64_t or int (the conventions of exercises/*/ *_ex.h); anything else is a configure
+# error naming the prototype.
+function(grading_channel_generate contract slug proxy dispatch)
+  file(READ ${contract} text)
+  # Comments out (they hold parentheses and the word "double"), lines joined.
+  string(REGEX REPLACE "/\\*([^*]|\\*+[^*/])*\\*+/" " " text "${text}")
+  string(REGEX REPLACE "//[^\n]*" " " text "${text}")
+  string(REGEX REPLACE "[\r\n\t ]+" " " text "${text}")
+  string(REGEX MATCHALL "double ex_[a-z0-9_]+ ?\\([^)]*\\)" protos "${text}")
+  set(proxy_text "/* Generated from ${contract} by channel.cmake: the checker's proxies. */
+#include <stdint.h>
+
+#include \"${slug}_ex.h\"
+#include \"grading_channel.h\"
+")
+  set(dispatch_text "/* Generated from ${contract} by channel.cmake: the server's dispatch. */
+#include <stdint.h>
+
+#include \"${slug}_ex.h\"
+#include \"grading_channel.h\"
+")
+  set(table "")
+  set(index 0)
+  foreach(proto ${protos})
+    string(REGEX REPLACE "^double (ex_[a-z0-9_]+) ?\\(.*$" "\\1" name "${proto}")
+    string(REGEX REPLACE "^[^(]*\\((.*)\\)$" "\\1" params "${proto}")
+    string(STRIP "${params}" params)
+    set(formals "")
+    set(pack "")
+    set(actuals "")
+    set(kinds "")
+    set(n 0)
+    if(NOT params STREQUAL "void" AND NOT params STREQUAL "")
+      string(REPLACE "," ";" param_list "${params}")
+      foreach(param ${param_list})
+        string(STRIP "${param}" param)
+        string(REGEX REPLACE "^(.*[^a-zA-Z0-9_])[a-zA-Z_][a-zA-Z0-9_]*$" "\\1" type "${param}")
+        string(STRIP "${type}" type)
+        if(type STREQUAL "double")
+          set(field d)
+          set(cast "")
+        elseif(type STREQUAL "int64_t")
+          set(field l)
+          set(cast "")
+        elseif(type STREQUAL "int")
+          set(field l)
+          set(cast "(int)")
+        else()
+          message(FATAL_ERROR "${contract}: ${name}: parameter '${param}' is not double, int64_t "
+                              "or int (the grading channel carries only these)")
+        endif()
+        if(n GREATER 0)
+          string(APPEND formals ", ")
+          string(APPEND actuals ", ")
+        endif()
+        string(APPEND formals "${type} a${n}")
+        string(APPEND pack "  args[${n}].${field} = a${n};\n")
+        string(APPEND actuals "${cast}a[${n}].${field}")
+        string(APPEND kinds "${field}")
+        math(EXPR n "${n} + 1")
+      endforeach()
+    endif()
+    if(n GREATER 8)
+      message(FATAL_ERROR "${contract}: ${name} has more than 8 parameters")
+    endif()
+    if(n EQUAL 0)
+      set(formals void)
+      set(decl "  const grading_value *args = 0;\n")
+    else()
+      set(decl "  grading_value args[${n}];\n")
+    endif()
+    string(APPEND proxy_text "
+double ${name}(${formals}) {
+${decl}${pack}  return grading_call(${index}, \"${name}\", \"${kinds}\", args, ${n});
+}
+")
+    string(APPEND dispatch_text "
+static double call_${index}(const grading_value *a) {
+  (void)a;
+  return ${name}(${actuals});
+}
+")
+    string(APPEND table "    {\"${name}\", ${n}, call_${index}},\n")
+    math(EXPR index "${index} + 1")
+  endforeach()
+  if(index EQUAL 0)
+    message(FATAL_ERROR "${contract}: no `double ex_...(...)` prototype found")
+  endif()
+  string(APPEND dispatch_text "
+const grading_function grading_functions[] = {
+${table}};
+const size_t grading_n_functions = ${index};
+")
+  file(CONFIGURE OUTPUT ${proxy} CONTENT "${proxy_text}" @ONLY)
+  file(CONFIGURE OUTPUT ${dispatch} CONTENT "${dispatch_text}" @ONLY)
+endfunction()
