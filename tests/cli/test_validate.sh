@@ -1,0 +1,62 @@
+#!/bin/sh
+# test_validate.sh — `scale validate` and `scale calibrate`: rows, group figures, LOGO, JSON,
+# one-line errors with file:line for a bad measurements file.
+SCALE=$1
+. "$(dirname "$0")/lib.sh"
+
+run "$SCALE" validate --help;  expect_rc 0 "validate --help"; expect_out 'usage: scale validate' "usage"
+run "$SCALE" calibrate --help; expect_rc 0 "calibrate --help"; expect_out 'usage: scale calibrate' "usage"
+run "$SCALE" --help;           expect_out 'validate ' "--help lists validate"; expect_out 'calibrate ' "lists calibrate"
+
+# Every row, every group, the pooled and Megatron lines, and the targets named.
+run "$SCALE" validate
+expect_rc 0 "validate"
+expect_out '^H02 +hybrid-910b-table10 +llama-2-7b +dp4 tp1 pp2 cp1 mbs1 +101\.8s' "Table 10 best row"
+expect_out '^V109 ' "last vTrain row"; expect_out '^A10 ' "Megatron A10"
+expect_out '^vtrain-39\.1b +47 ' "group line with its row count"
+expect_out '^all training rows +150 ' "pooled line"; expect_out '^Megatron A1-A10,A15-16 +16 ' "Megatron subset"
+expect_out 'LOGO' "LOGO columns"
+n=$(grep -Ec '^(A|B|H|V)[0-9]' "$TMP/out"); [ "$n" -eq 150 ] && pass || fail "150 row lines, got $n"
+
+# One group; its Spearman is a number between -1 and 1.
+run "$SCALE" validate --group hybrid-910b-table10
+expect_rc 0 "--group"
+n=$(grep -c '^H[0-9]' "$TMP/out"); [ "$n" -eq 18 ] && pass || fail "18 Table 10 rows, got $n"
+if grep -q '^V0' "$TMP/out"; then fail "--group shows other groups"; else pass; fi
+rho=$(awk '$1 == "hybrid-910b-table10" && $2 == 18 {print $5}' "$TMP/out")
+awk -v r="$rho" 'BEGIN { exit !(r >= -1 && r <= 1) }' && pass || fail "Spearman '$rho'"
+
+# JSON: parses, carries the keys, the LOGO figures are numbers.
+run "$SCALE" validate --group megatron-2021-zero3 --json
+expect_rc 0 "--json"; expect_json "--json"
+for key in groups rows measured_step_s predicted_step_s error logo_predicted_step_s logo_mape mape max_error spearman; do
+  expect_out "\"$key\": " "json key $key"
+done
+python3 - "$TMP/out" <<'PY' && pass || fail "json LOGO mape finite and positive"
+import json, sys
+d = json.load(open(sys.argv[1]))
+g = d["groups"][0]
+assert g["group"] == "megatron-2021-zero3" and g["rows"] == 6
+assert 0 < g["logo_mape"] < 1 and 0 < g["mape"] < 1
+assert len(d["rows"]) == 6
+PY
+
+# Errors: an unknown group is a usage error; a bad TSV row names its file and line.
+expect_usage_error "unknown group" "$SCALE" validate --group nosuch
+expect_usage_error "unknown option" "$SCALE" validate --bogus
+mkdir "$TMP/meas"
+printf 'id\tgroup\tranking\tmodel\thardware\tchips\tdp\ttp\tpp\tcp\tep\tzero\tmbs\tvp\trecompute\tsp\tattn\tgbs\tseq\tprecision\tmetric\tmeasured\tsource\n' >"$TMP/meas/bad.tsv"
+printf 'X1\tg\t0\tllama-2-7b\tascend-910b\t8\t4\t4\t1\t1\t1\t0\t1\t1\tnone\t0\tflash\t1024\t4096\tbf16\tstep_s\t1\tsrc\n' >>"$TMP/meas/bad.tsv"
+run "$SCALE" validate --measurements "$TMP/meas"
+expect_rc 1 "bad measurements"; expect_err 'bad\.tsv:2: ' "file:line of the bad row"
+run "$SCALE" calibrate --measurements "$TMP/meas" --out "$TMP/p.ini"
+expect_rc 1 "calibrate on bad measurements"; expect_err 'bad\.tsv:2: ' "calibrate file:line"
+
+# calibrate writes a file validate reads back, equal to the shipped one (a fresh fit).
+run "$SCALE" calibrate --out "$TMP/fitted.ini"
+expect_rc 0 "calibrate --out"; expect_out 'wrote ' "says where"; expect_out 'mm_eta_max' "parameter table"
+if cmp -s "$TMP/fitted.ini" "$SCALE_SOURCE_DIR/hardware/step/fitted.ini"; then pass; else fail "fresh fit differs from hardware/step/fitted.ini (run scale calibrate)"; fi
+run "$SCALE" validate --params "$TMP/fitted.ini" --group vtrain-175b
+expect_rc 0 "validate --params"
+
+finish
