@@ -265,3 +265,48 @@ for i, args in enumerate(sorted(lines)):
 for i, args in enumerate(hostile_cli):
     put("cli", "hostile-%03d" % i, b"\0".join(a.encode() for a in args))
 print("corpora written under", os.path.join(FUZZ, "corpus"))
+
+# ---- dictionaries: the tokens each parser compares against -----------------------------------
+def write_dict(target, tokens):
+    os.makedirs(os.path.join(FUZZ, "dict"), exist_ok=True)
+    with open(os.path.join(FUZZ, "dict", target + ".dict"), "w") as f:
+        f.write("# %s.dict — libFuzzer dictionary, written by fuzz/make_corpus.py\n" % target)
+        for t in sorted(set(tokens)):
+            esc = "".join(c if c.isprintable() and c not in '"\\' else "\\x%02x" % ord(c) for c in t)
+            f.write('"%s"\n' % esc)
+
+
+write_dict("units", ["k", "K", "M", "G", "T", "P", "E", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "e",
+                     "e-", "e+", ".", "-", "+", "0x", "inf", "nan", "bf16", "fp32", "int4", "e4m3"])
+write_dict("sharding", ["{", "}", "[", "]", "_", ":", ",", "'", "U_", "{U_", "X:", "Y:", "Z:",
+                        "_X", "_XY", "\n"])
+
+
+def ini_tokens(folder):
+    keys = set()
+    for name in os.listdir(os.path.join(ROOT, folder)):
+        if name.endswith(".ini"):
+            for line in read(os.path.join(folder, name)).decode().splitlines():
+                m = re.match(r"^\s*(\[[a-z0-9_]+\]|[a-z0-9_]+)\s*=?", line)
+                if m:
+                    keys.add(m.group(1))
+    return sorted(keys) + ["=", " = ", "\n", "\r\n", ";", "#", "1e308", "1e-300", "0.5",
+                           "4294967296", "9e15"]
+
+
+write_dict("ini_hardware", ini_tokens("hardware") + ["level4_fanout", "level4_member_bytes_per_s",
+                                                     "fuzz-input", "tpu", "gpu"])
+write_dict("ini_model", ini_tokens("models") + ["transformer", "mamba2"])
+write_dict("book", ["`=", "`", "```{listing} ", "```{exercise} ", "```", "\n```\n", "$", "$$",
+                    "\\$", "![", "](", "ridge.svg", "#", "## ", "|---|", "| a |", "\t", "\n%%%%\n",
+                    "chip.peak", "fixture.ridge", "ridge", "<", "&", "\r\n"])
+cli_options = set()
+for src in os.listdir(os.path.join(ROOT, "src", "cli")):
+    if src.endswith(".c") and src not in ("book.c", "grade.c", "main.c"):
+        text = read(os.path.join("src", "cli", src)).decode()
+        cli_options |= {"--" + o for o in re.findall(r'\{"([a-z0-9-]+)", (?:required|no|optional)_argument', text)}
+write_dict("cli", sorted(cli_options) + ["hw", "model", "train", "infer", "roofline", "collective",
+                                         "plan", "list", "show", "\x00", "tpu-v5p", "tpu-v5e",
+                                         "nvidia-h100-sxm", "dgx-h100", "llama-3-70b",
+                                         "mamba-2-2.7b", "deepseek-v3", "1e308", "0.5", "4M",
+                                         "all-gather", "all-to-all", "16x16", "bf16", "int4"])

@@ -208,10 +208,11 @@ char *scale_escape(char *buf, size_t size, const char *text, size_t max_chars) {
     memcpy(buf + n, esc, k);
     n += k;
   }
-  if (text[i]) { /* cut short: end with "..." where it fits */
-    while (n > 0 && n + 3 >= size)
+  if (text[i] && size > 4) { /* cut short: end with "..." when the buffer has room for it */
+    while (n + 3 >= size)
       n--;
-    if (n + 3 < size) memcpy(buf + n, "...", 3), n += 3;
+    memcpy(buf + n, "...", 3);
+    n += 3;
   }
   buf[n] = '\0';
   return buf;

@@ -61,6 +61,15 @@ START_TEST(mesh_parse) {
   ck_assert_int_eq(scale_sharding_mesh_parse("{XY:2}", &m, &d), SCALE_ERR_PARSE);
   ck_assert_int_eq(scale_sharding_mesh_parse("{X:8", &m, &d), SCALE_ERR_PARSE);
   ck_assert_int_eq(scale_sharding_mesh_parse("", &m, &d), SCALE_ERR_PARSE);
+  /* Issue 13: at most 2^53 devices (whole counts a double holds exactly), one-line diag. */
+  ck_assert_int_eq(scale_sharding_mesh_parse("{X:9007199254740992}", &m, &d), SCALE_OK);
+  ck_assert_int_eq(scale_sharding_mesh_parse("{X:4294967296, Y:4294967296}", &m, &d),
+                   SCALE_ERR_RANGE);
+  ck_assert_int_eq(scale_sharding_mesh_parse("{X:99999999999999999999999999999}", &m, &d),
+                   SCALE_ERR_RANGE);
+  ck_assert_int_eq(scale_sharding_mesh_parse("{X:2}\n{Y:2}", &m, &d), SCALE_ERR_PARSE);
+  ck_assert_ptr_null(strchr(d.message, '\n'));
+  ck_assert_str_eq(d.message, "mesh '{X:2}\\n{Y:2}': unexpected '\\n{Y:2}'");
 }
 END_TEST
 

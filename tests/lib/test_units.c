@@ -137,12 +137,51 @@ START_TEST(parse_rejects) {
 }
 END_TEST
 
+/* Found by fuzz/fuzz_units.c (fuzz/regressions/units/subnormal-format): 10^e underflowed to 0
+ * for a subnormal value and the formatter converted inf to int. Subnormals print like any
+ * small number, in every style. */
+START_TEST(format_subnormal) {
+  expect_fmt(5e-324, "", SCALE_FMT_SCI, "4.94e-324");
+  expect_fmt(-2.5e-310, "B", SCALE_FMT_PLAIN, "-2.5e-310 B");
+  expect_fmt(1e-320, "s", SCALE_FMT_SI, "1e-320 s");
+  expect_fmt(1e-320, "", SCALE_FMT_TIME, "1e-320 s");
+  expect_fmt(1e-320, "B", SCALE_FMT_IEC, "1e-320 B");
+}
+END_TEST
+
+/* Issue 13: a diagnostic is one line whatever the text it quotes holds. */
+START_TEST(parse_diag_one_line) {
+  double v = 0;
+  scale_diag diag;
+  ck_assert_int_eq(scale_parse_number("4\nM", 0, &v, &diag), SCALE_ERR_PARSE);
+  ck_assert_str_eq(diag.message, "'4\\nM': unexpected '\\nM' (suffixes: k M G T P E, Ki Mi Gi Ti Pi)");
+  ck_assert_int_eq(scale_parse_number("\x1b[2J", 0, &v, &diag), SCALE_ERR_PARSE);
+  ck_assert_str_eq(diag.message, "'\\x1b[2J' is not a number");
+  ck_assert_int_eq(scale_parse_number("-1\t", SCALE_NUM_NONNEG, &v, &diag), SCALE_ERR_PARSE);
+  ck_assert_ptr_null(strchr(diag.message, '\t'));
+}
+END_TEST
+
+START_TEST(escape) {
+  char buf[32];
+  ck_assert_str_eq(scale_escape(buf, sizeof buf, "a\nb\tc\rd\x7f\x01", 80), "a\\nb\\tc\\rd\\x7f\\x01");
+  ck_assert_str_eq(scale_escape(buf, sizeof buf, "abcdef", 3), "abc...");
+  ck_assert_str_eq(scale_escape(buf, sizeof buf, NULL, 3), "");
+  ck_assert_str_eq(scale_escape(buf, 8, "abcdefghijkl", 80), "abcd...");
+  ck_assert_str_eq(scale_escape(buf, 3, "abcdefghijkl", 80), "ab");
+  ck_assert_str_eq(scale_escape(buf, 1, "abc", 80), "");
+  ck_assert_str_eq(scale_escape(buf, sizeof buf, "UTF-8 \xc2\xb5s", 80), "UTF-8 \xc2\xb5s");
+}
+END_TEST
+
 static Suite *units_suite(void) {
   Suite *s = suite_create("units");
   const scale_check_case cases[] = {{"dtype_bytes", dtype_bytes},   {"dtype_parse", dtype_parse},
                {"format_si", format_si},       {"format_sci_plain", format_sci_plain},
                {"format_time", format_time},   {"format_iec_and_special", format_iec_and_special},
-               {"parse_numbers", parse_numbers}, {"parse_rejects", parse_rejects}};
+               {"parse_numbers", parse_numbers}, {"parse_rejects", parse_rejects},
+               {"format_subnormal", format_subnormal}, {"parse_diag_one_line", parse_diag_one_line},
+               {"escape", escape}};
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return s;
 }
