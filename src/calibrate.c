@@ -118,7 +118,7 @@ static double residuals(const fit_rows *f, const double *u, double *r) {
 
 /* ---- the solver ----------------------------------------------------------------------------- */
 
-enum { P = SCALE_STEP_N_PARAMS, MAX_ITER = 300 };
+enum { P = SCALE_STEP_N_PARAMS, MAX_ITER = 2000 };
 #define MAX_STEP 0.5
 
 /** Solves a x = b (P x P, Gaussian elimination with partial pivoting); false if singular. */

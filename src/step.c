@@ -28,11 +28,17 @@ static const scale_step_param_info param_info[SCALE_STEP_N_PARAMS] = {
     {"kernel_s", "s", 1e-7, 5e-5, 5e-6, true,
      "fixed cost of one kernel: launch, prologue, tail (CUDA launch 2-10 us)"},
     {"up_latency_s", "s", 1e-6, 1e-4, 1e-5, true,
-     "scale-up latency per ring step (NCCL over NVLink: ~5-20 us)"},
+     "NVLink/NVSwitch latency per ring step (NCCL in a DGX: ~5-20 us)"},
     {"up_bw_eta", "1", 0.2, 0.95, 0.7, false,
-     "scale-up achieved fraction of per-chip link bandwidth for large messages (bus bandwidth)"},
+     "NVLink achieved fraction of per-GPU egress for large messages (NCCL busbw ~0.7-0.85)"},
     {"up_half_bytes", "bytes", 1e4, 1e8, 1e6, true,
-     "scale-up message size at which achieved bandwidth is half its asymptote"},
+     "NVLink message size at which achieved bandwidth is half its asymptote"},
+    {"mesh_latency_s", "s", 1e-6, 1e-4, 1e-5, true,
+     "switchless mesh (Ascend HCCS) latency per ring step (HCCL: ~10-50 us)"},
+    {"mesh_bw_eta", "1", 0.1, 0.95, 0.7, false,
+     "mesh achieved fraction of the direct links' bandwidth for large messages"},
+    {"mesh_half_bytes", "bytes", 1e4, 1e8, 1e6, true,
+     "mesh message size at which achieved bandwidth is half its asymptote"},
     {"out_latency_s", "s", 2e-6, 2e-4, 2e-5, true,
      "scale-out latency per ring step (InfiniBand/RoCE through the fat tree: ~10-50 us)"},
     {"out_bw_eta", "1", 0.2, 0.95, 0.7, false,
@@ -145,7 +151,8 @@ static const char *const op_names[SCALE_STEP_OP_COUNT] = {
     "embedding", "unembedding", "loss",  "optimizer"};
 static const char *const comm_names[SCALE_STEP_COMM_COUNT] = {"tp", "cp", "fsdp",
                                                               "ep", "pp", "dp"};
-static const char *const net_names[SCALE_STEP_NET_COUNT] = {"scale-up", "scale-out", "ici"};
+static const char *const net_names[SCALE_STEP_NET_COUNT] = {"scale-up", "mesh", "scale-out",
+                                                             "ici"};
 
 const char *scale_step_op_name(scale_step_op op) {
   return (unsigned)op < SCALE_STEP_OP_COUNT ? op_names[op] : "?";
@@ -199,7 +206,8 @@ double scale_step_matmul_eta(const scale_chip *chip, const scale_step_params *pa
 }
 
 static const int net_param_base[SCALE_STEP_NET_COUNT] = {
-    SCALE_STEP_UP_LATENCY_S, SCALE_STEP_OUT_LATENCY_S, SCALE_STEP_ICI_LATENCY_S};
+    SCALE_STEP_UP_LATENCY_S, SCALE_STEP_MESH_LATENCY_S, SCALE_STEP_OUT_LATENCY_S,
+    SCALE_STEP_ICI_LATENCY_S};
 
 /** Achieved bandwidth for messages of 'size' bytes [bytes/s]. */
 static double achieved_bytes_per_s(const scale_step_params *p, scale_step_net net, double w,
@@ -360,8 +368,9 @@ static scale_step_net group_net(const scale_chip *chip, double stride, double n,
     *w = chip->nvlink_bytes_per_s;
     /* without switches (no n_nvswitches: Ascend HCCS) the domain is a full mesh of direct
      * links, and a group of n reaches its peers over only n - 1 of the domain - 1 links */
-    if (!(chip->n_nvswitches >= 1) && domain > 1) *w *= (n - 1) / (domain - 1);
-    return SCALE_STEP_NET_UP;
+    if (chip->n_nvswitches >= 1 || domain <= 1) return SCALE_STEP_NET_UP;
+    *w *= (n - 1) / (domain - 1);
+    return SCALE_STEP_NET_MESH;
   }
   double per_domain = domain >= 1 ? fmax(1.0, fmin(n, floor(domain / stride))) : 1.0;
   *w = per_domain * chip->dcn_bytes_per_s;

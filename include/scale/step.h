@@ -11,7 +11,8 @@
  *            overhead, with eta_mm falling for tile/wave quantization (GPU: 128 x 128 output
  *            tiles over the SMs; TPU: 128-alignment of the MXU) and for small dimensions;
  *            each collective at (ring steps x latency) + bytes / (W eta_bw(size)) on the
- *            network it crosses (scale-up NVLink/HCCS, scale-out fabric, TPU ICI);
+ *            network it crosses (switched NVLink, switchless HCCS mesh, scale-out fabric,
+ *            TPU ICI), each with parameters of its own;
  *   overlap  named rules (scale_step_rule): TP on the critical path unless tp_overlap; ZeRO-3
  *            gathers prefetched under the previous layer; DP/ZeRO-1/2 gradient buckets under
  *            the last microbatch's backward except the last bucket; PP sends per microbatch per
@@ -44,9 +45,12 @@ typedef enum {
   SCALE_STEP_MM_DIM_HALF,    /**< matmul dimension at which that dimension halves eta [1] */
   SCALE_STEP_MEM_ETA,        /**< fraction of HBM bandwidth a streaming kernel reaches */
   SCALE_STEP_KERNEL_S,       /**< fixed cost of one kernel (launch, prologue, tail) [s] */
-  SCALE_STEP_UP_LATENCY_S,   /**< scale-up (NVLink/HCCS) latency per ring step [s] */
-  SCALE_STEP_UP_BW_ETA,      /**< scale-up achieved fraction of link bandwidth, large messages */
-  SCALE_STEP_UP_HALF_BYTES,  /**< scale-up message size reaching half that bandwidth [bytes] */
+  SCALE_STEP_UP_LATENCY_S,   /**< switched scale-up (NVLink/NVSwitch) latency per ring step [s] */
+  SCALE_STEP_UP_BW_ETA,      /**< switched scale-up achieved fraction of egress, large messages */
+  SCALE_STEP_UP_HALF_BYTES,  /**< switched scale-up message size reaching half that [bytes] */
+  SCALE_STEP_MESH_LATENCY_S, /**< full-mesh scale-up (Ascend HCCS) latency per ring step [s] */
+  SCALE_STEP_MESH_BW_ETA,    /**< full-mesh achieved fraction of its direct links' bandwidth */
+  SCALE_STEP_MESH_HALF_BYTES, /**< full-mesh half-bandwidth message size [bytes] */
   SCALE_STEP_OUT_LATENCY_S,  /**< scale-out (InfiniBand/RoCE) latency per ring step [s] */
   SCALE_STEP_OUT_BW_ETA,     /**< scale-out achieved fraction of NIC bandwidth */
   SCALE_STEP_OUT_HALF_BYTES, /**< scale-out half-bandwidth message size [bytes] */
@@ -159,13 +163,14 @@ const char *scale_step_comm_rule(scale_step_comm comm, bool tp_overlap);
 
 /** The networks a collective can cross. */
 typedef enum {
-  SCALE_STEP_NET_UP = 0, /**< GPU scale-up domain: NVLink/NVSwitch, Ascend HCCS */
+  SCALE_STEP_NET_UP = 0, /**< switched GPU scale-up domain: NVLink through NVSwitch */
+  SCALE_STEP_NET_MESH,   /**< switchless scale-up domain: direct links (Ascend HCCS) */
   SCALE_STEP_NET_OUT,    /**< scale-out fabric: InfiniBand/RoCE NIC per chip */
   SCALE_STEP_NET_ICI,    /**< TPU inter-chip interconnect */
   SCALE_STEP_NET_COUNT
 } scale_step_net;
 
-/** Name of a network ("scale-up", "scale-out", "ici"). */
+/** Name of a network ("scale-up", "mesh", "scale-out", "ici"). */
 const char *scale_step_net_name(scale_step_net net);
 
 /** Efficiency of a (batch x) m x k by k x n matmul on 'chip': eta_max x q x prod over m, n, k

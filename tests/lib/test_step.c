@@ -139,7 +139,7 @@ START_TEST(rule_tp_critical_unless_overlapped) {
   scale_step_result hidden = eval(&f);
   ck_assert_double_lt(hidden.exposed_s[SCALE_STEP_COMM_TP], plain.exposed_s[SCALE_STEP_COMM_TP]);
   ck_assert_double_lt(hidden.step_s, plain.step_s);
-  ck_assert_int_eq(plain.net[SCALE_STEP_COMM_TP], SCALE_STEP_NET_UP);
+  ck_assert_int_eq(plain.net[SCALE_STEP_COMM_TP], SCALE_STEP_NET_MESH);
 }
 END_TEST
 
@@ -170,6 +170,7 @@ START_TEST(full_mesh_uses_n_minus_1_links) {
   double per_ar2 = r2.comm_s[SCALE_STEP_COMM_TP] / (r2.microbatches * r2.layers_per_stage);
   double per_ar4 = r4.comm_s[SCALE_STEP_COMM_TP] / (r4.microbatches * r4.layers_per_stage);
   ck_assert_double_gt(per_ar2, per_ar4);
+  ck_assert_int_eq(r2.net[SCALE_STEP_COMM_TP], SCALE_STEP_NET_MESH);
   scale_step_params p = scale_step_params_prior();
   double w = 3e11, bytes = 3.3e7;
   ck_assert_double_lt(
