@@ -261,6 +261,7 @@ static bool render_chapter(book_ctx *bx, size_t i) {
     }
     sb_add(&page, "<main>\n");
     sb_add(&page, sb_str(&article));
+    sb_free(&article);
     sb_add(&page, "</main>\n</div>\n");
     pager(bx, i, &page);
     char source[600];

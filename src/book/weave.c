@@ -852,13 +852,15 @@ static bool weave_text(weave *w, const char *text, int line_offset, bool nested,
   ok = figures(w, doc, line_offset) && ok;
   ok = headings(w, doc, line_offset, nested) && ok;
   if (!nested) summary(w, doc);
-  if (ok) {
-    char *out = cmark_render_html(doc, CMARK_OPT_UNSAFE, cmark_parser_get_syntax_extensions(parser));
+  char *out =
+      ok ? cmark_render_html(doc, CMARK_OPT_UNSAFE, cmark_parser_get_syntax_extensions(parser))
+         : NULL;
+  cmark_node_free(doc); /* before the copy: a long chapter's tree is most of the memory */
+  cmark_parser_free(parser);
+  if (out) {
     sb_add(html, out);
     cmark_get_default_mem_allocator()->free(out);
   }
-  cmark_node_free(doc);
-  cmark_parser_free(parser);
   return ok;
 }
 
@@ -914,9 +916,13 @@ bool book_weave(book_ctx *bx, size_t index, bool scan_only, strbuf *article, str
   for (size_t i = 0; i < ch->n_values; i++) ch->values[i].cited = false;
   strbuf prot = {0}, html = {0}, anchored = {0};
   bool ok = protect_math(&w, text, &prot) && weave_text(&w, sb_str(&prot), 0, false, &html);
+  sb_free(&prot); /* each stage's input is freed once it is used: a long chapter needs less */
+  free(text);
+  text = NULL;
   if (!ch->title[0]) snprintf(ch->title, sizeof ch->title, "%s", ch->name);
   if (ok && !scan_only) {
     anchor_headings(&w, sb_str(&html), &anchored);
+    sb_free(&html);
     if (bx->katex) katex_batch(&w);
     ok = substitute_math(&w, sb_str(&anchored), article);
     /* Contents: the h2 and h3 headings. */
