@@ -67,7 +67,17 @@ void scale_calib_set_free(scale_calib_set *set) {
 
 double scale_calib_predict_s(const scale_calib_point *point, const scale_step_params *params) {
   scale_step_job job = scale_step_job_from_measurement(&point->row, &point->model, &point->chip);
-  return scale_step_time_s(&job, params);
+  if (point->row.mbs > 0) return scale_step_time_s(&job, params);
+  /* micro-batch not stated: the published run was tuned, so take the fastest of 1, 2, 4, 8
+   * sequences that divides the per-replica batch */
+  double best = NAN, per_replica = point->row.gbs / point->row.dp;
+  for (double mbs = 1; mbs <= 8; mbs *= 2) {
+    if (fmod(per_replica, mbs) != 0) continue;
+    job.mbs = mbs;
+    double t = scale_step_time_s(&job, params);
+    if (!(t >= best)) best = t;
+  }
+  return best;
 }
 
 /* ---- the parameter map: unbounded u <-> value inside [lo, hi] -------------------------------- */

@@ -50,7 +50,9 @@ void scale_calib_set_free(scale_calib_set *set);
 /** Index of group 'name' in 'set', or -1. */
 int scale_calib_group_index(const scale_calib_set *set, const char *name);
 
-/** Predicted step time of one point with 'params' [s]. */
+/** Predicted step time of one point with 'params' [s]. A row that does not state its micro-batch
+ * size is predicted at the fastest of 1, 2, 4 and 8 sequences dividing its per-replica batch
+ * (published benchmarks are tuned; memory is not checked yet). */
 double scale_calib_predict_s(const scale_calib_point *point, const scale_step_params *params);
 
 /** What a fit did. */
