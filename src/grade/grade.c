@@ -249,11 +249,12 @@ void grade_log_tail(const char *path, int n_lines, char *out, size_t size) {
   copy(out, size, "");
   if (!text) return;
   while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == ' ')) text[--len] = '\0';
-  /* The first line that reports an error says most; else the last lines. */
-  char *start = strstr(text, "error:");
+  /* The first line that reports an error and the next (cmake puts its message there) say
+   * most; else the last lines. Blank lines are skipped. */
+  char *start = strcasestr(text, "error");
   if (start) {
     while (start > text && start[-1] != '\n') start--;
-    n_lines = 1;
+    n_lines = 2;
   } else {
     start = text + len;
     for (int seen = 0; start > text; start--)
@@ -262,6 +263,9 @@ void grade_log_tail(const char *path, int n_lines, char *out, size_t size) {
   size_t n = 0;
   int lines = 1;
   for (const char *c = start; *c && n + 4 < size; c++) {
+    if (*c == '\n' && (c[1] == '\n' || c[1] == ' ') && c[1] != '\0') {
+      while (c[1] == '\n' || c[1] == ' ') c++; /* blank lines and indentation */
+    }
     if (*c == '\n' && ++lines > n_lines) break;
     if (*c == '\n') {
       n += (size_t)snprintf(out + n, size - n, " | ");

@@ -102,6 +102,18 @@ fixture)
   "$scale" grade --quiet --source "$root" no.such_exercise > /dev/null 2>&1
   rc=$?
   check '[ "$rc" -eq 2 ]' "unknown id: exit $rc"
+  # A harness that does not configure: the one-line error quotes the log (which is gone).
+  mkdir -p "$tmp/broken/tests/grading"
+  cp "$root/tests/rubric.tsv" "$tmp/broken/tests/"
+  echo 'message(FATAL_ERROR "the harness is broken on purpose")' > "$tmp/broken/tests/grading/CMakeLists.txt"
+  "$scale" grade --quiet --source "$tmp/broken" --exercises "$fixture" rooflines > /dev/null 2> "$tmp/err"
+  rc=$?
+  check '[ "$rc" -eq 2 ] && grep -q "could not configure.*broken on purpose" "$tmp/err"' \
+    "harness failure quotes its log: exit $rc: $(cat "$tmp/err")"
+  # --no-sandbox is refused for a class.
+  "$scale" grade --quiet --source "$root" --class "$fixture" --no-sandbox > /dev/null 2> "$tmp/err"
+  rc=$?
+  check '[ "$rc" -eq 2 ] && grep -q "only in the sandbox" "$tmp/err"' "--class --no-sandbox: exit $rc: $(cat "$tmp/err")"
   ;;
 class)
   # Assemble the class: each fixture student's own files, plus solutions/ wherever the student

@@ -1,0 +1,187 @@
+#!/bin/sh
+# check_attacks.sh SCALE ROOT — a hostile student costs only their own points (CTest
+# grading.attacks, label grading; issue 13 §1).
+#
+# Each attacker is the chapter 1 stubs (every function returns NaN: 0 points when honest) with an
+# attack run inside every exercise function, or in a constructor. Every attacker must score 0,
+# with a verdict that says what happened; alice (solutions/) in the same class must keep full
+# marks; the source tree, the built harness and a folder outside must not change; no process an
+# attacker started may outlive the grading.
+#   exit, _exit, quick_exit, atexit, execve, raise(SIGKILL), longjmp    end the process early
+#   forge          writes fake results on every descriptor and to Check's old log variable
+#   include        #include "../../solutions/..." and the absolute path of the reference
+#   read           opens the reference at run time (exit 42 if it could)
+#   escape         mount(MS_REMOUNT), unshare, writes to the source tree (exit 43-45 if any works)
+#   symlink        02-tpus is a link to a folder outside; the code links ../02-tpus there too
+#   forkbomb       forks (setsid, never exits) as often as it can: returns the count
+#   fill           writes to /tmp until it cannot: returns the bytes written
+# Without user namespaces the class part is skipped (exit 77): `scale grade --class` refuses to
+# run without its sandbox, and that refusal is checked instead.
+scale=$1
+root=$2
+if [ -z "$scale" ] || [ -z "$root" ]; then
+  echo "usage: sh check_attacks.sh /path/to/scale /path/to/source" >&2
+  exit 2
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/scale-attacks.XXXXXX") || exit 2
+chmod 755 "$tmp"
+trap 'pkill -9 -x scale-attacker 2>/dev/null; rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); }
+bad() { echo "FAILED: $*"; failed=$((failed + 1)); }
+check() { if eval "$1"; then ok; else bad "$2"; fi; }
+
+stub="$root/exercises/01-rooflines/rooflines_ex.c"
+ref="$root/solutions/01-rooflines/rooflines_ex.c"
+outside="$tmp/outside"
+mkdir -p "$outside"
+echo "keep me" > "$outside/marker"
+cp "$root/exercises/02-tpus/tpus_ex.c" "$outside/tpus_ex.c"
+
+# attacker NAME PRELUDE ATTACK: the stubs, PRELUDE after the includes, and every 'return NAN;'
+# replaced by a call of attack(), which runs ATTACK and then returns NaN. ROOT and OUTSIDE in
+# either are replaced by the real paths.
+attacker() {
+  dir="$class/$1/01-rooflines"
+  mkdir -p "$dir"
+  {
+    printf '#define _GNU_SOURCE\n#include <fcntl.h>\n#include <setjmp.h>\n#include <signal.h>\n'
+    printf '#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <unistd.h>\n'
+    printf '#include <sched.h>\n#include <sys/mount.h>\n#include <sys/prctl.h>\n'
+    printf '#include <math.h>\n#include <sys/stat.h>\n'
+    printf '%s\n' "$2"
+    printf 'static double attack(void) {\n%s\n  return NAN;\n}\n' "$3"
+    sed "s/return NAN;/return attack();/" "$stub"
+  } | sed "s|ROOT|$root|g; s|OUTSIDE|$outside|g" > "$dir/rooflines_ex.c"
+}
+
+# score_of STUDENT, detail_of STUDENT ID: from the class JSON.
+score_of() {
+  awk -F'"' -v s="$1" '$2 == "student" {cur = $4} cur == s && $2 == "score" {print $3; exit}' \
+    "$tmp/class.json" | tr -d ' :,'
+}
+detail_of() {
+  awk -F'"' -v s="$1" -v id="$2" '$2 == "student" {cur = $4}
+    cur == s && $2 == "name" && $4 == id {print; exit}' "$tmp/class.json"
+}
+
+# ---- 1. without the sandbox: an early exit is still no pass ---------------------------------
+class="$tmp/single"
+attacker exit "" "exit(0);"
+"$scale" grade --quiet --no-sandbox --source "$root" --exercises "$class/exit" --timeout 2 \
+  rooflines > "$tmp/out" 2> "$tmp/err"
+rc=$?
+check '[ "$rc" -eq 0 ]' "grade --no-sandbox exit status $rc: $(cat "$tmp/err")"
+check 'grep -qx "total 0/26 .*" "$tmp/out"' "exit(0) scores 0 without the sandbox: $(tail -1 "$tmp/out")"
+check 'grep -q "FAIL .*exercise exited before returning (exit status 0) during ex_rooflines" "$tmp/out"' \
+  "the verdict says the exercise exited: $(grep FAIL "$tmp/out" | head -1)"
+
+# ---- 2. the class: every attack, and alice ----------------------------------------------------
+class="$tmp/class"
+mkdir -p "$class/alice"
+cp -R "$root/solutions/01-rooflines" "$root/solutions/02-tpus" "$class/alice/"
+"$scale" grade --quiet --source "$root" --class "$class" --build-dir "$tmp/build" --jobs 2 \
+  --timeout 2 --json "$tmp/class.json" rooflines tpus > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ "$rc" -ne 0 ]; then
+  if grep -q "graded only in the sandbox" "$tmp/err"; then
+    echo "check_attacks: no sandbox here ($(cat "$tmp/err")); class attacks skipped"
+    echo "check_attacks: $passed passed, $failed failed"
+    [ "$failed" -eq 0 ] && exit 77
+    exit 1
+  fi
+  bad "grade --class (alice alone) exit status $rc: $(cat "$tmp/err")"
+fi
+check '[ "$(score_of alice)" = 50 ]' "alice alone: $(score_of alice)/50"
+# The fingerprint of what must not change: the source tree, the built harness, the outside.
+fingerprint() {
+  (cd "$root" && find exercises solutions tests/grading tests/rubric.tsv -type f -exec sha256sum {} +) | sort
+  (cd "$tmp/build/harness" && find . -type f \( -name 'grade_*' -o -name 'driver-*' -o -name 'recipe-*' \) -exec sha256sum {} +) | sort
+  (cd "$outside" && find . -exec ls -ld {} + && sha256sum marker tpus_ex.c)
+}
+fingerprint > "$tmp/before"
+
+attacker exit "" "exit(0);"
+attacker _exit "" "_exit(0);"
+attacker quick_exit "" "quick_exit(0);"
+attacker atexit "static void forge(void) { _exit(0); }
+__attribute__((constructor)) static void arm(void) { atexit(forge); }" "exit(3);"
+attacker execve "" "execl(\"/bin/true\", \"true\", (char *)0);"
+attacker raise "" "raise(SIGKILL);"
+attacker longjmp "static jmp_buf jump;
+__attribute__((constructor)) static void arm(void) { if (setjmp(jump)) _exit(0); }" \
+  "longjmp(jump, 1);"
+attacker forge "__attribute__((constructor)) static void forge(void) {
+  static const char line[] = \"rooflines.t_math_s\\tok\\t\\n\";
+  char blob[4096];
+  memset(blob, 0, sizeof blob);
+  for (int fd = 0; fd < 64; fd++) { (void)!write(fd, line, sizeof line - 1); (void)!write(fd, blob, sizeof blob); }
+  const char *log = getenv(\"CK_XML_LOG_FILE_NAME\");
+  if (log) { FILE *f = fopen(log, \"w\"); if (f) { fputs(\"<test result=\\\"success\\\">\", f); fclose(f); } }
+}" ""
+mkdir -p "$class/include/01-rooflines"
+printf '#include "../../solutions/01-rooflines/rooflines_ex.c"\n#include "%s"\n' "$ref" \
+  > "$class/include/01-rooflines/rooflines_ex.c"
+attacker read "" "if (fopen(\"ROOT/solutions/01-rooflines/rooflines_ex.c\", \"r\")) exit(42);"
+attacker escape "" "if (mount(NULL, \"/\", NULL, MS_REMOUNT | MS_BIND | MS_RELATIME, NULL) == 0) exit(43);
+  if (unshare(CLONE_NEWUSER | CLONE_NEWNS) == 0) exit(44);
+  int fd = open(\"ROOT/tests/rubric.tsv\", O_WRONLY | O_APPEND);
+  if (fd >= 0 && write(fd, \"x\", 1) == 1) exit(45);"
+attacker symlink "" "(void)!symlink(\"OUTSIDE\", \"../02-tpus\"); (void)!symlink(\"OUTSIDE\", \"/tmp/02-tpus\");
+  (void)!remove(\"OUTSIDE/marker\");"
+ln -s "$outside" "$class/symlink/02-tpus"
+attacker forkbomb "" "int n = 0;
+  for (int i = 0; i < 1000; i++) {
+    pid_t pid = fork();
+    if (pid == 0) { setsid(); prctl(PR_SET_NAME, \"scale-attacker\", 0, 0, 0); for (;;) pause(); }
+    if (pid > 0) n++;
+  }
+  return n;"
+attacker fill "" "FILE *f = fopen(\"/tmp/fill\", \"w\"); double n = 0; static char block[1 << 16];
+  while (f && fwrite(block, 1, sizeof block, f) == sizeof block && n < 1e10) n += sizeof block;
+  return n;"
+
+"$scale" grade --quiet --source "$root" --class "$class" --build-dir "$tmp/build" --jobs 2 \
+  --timeout 2 --json "$tmp/class.json" rooflines tpus > "$tmp/out" 2> "$tmp/err"
+rc=$?
+check '[ "$rc" -eq 0 ]' "grade --class with the attackers exit status $rc: $(cat "$tmp/err")"
+sleep 1
+fingerprint > "$tmp/after"
+check 'cmp -s "$tmp/before" "$tmp/after"' \
+  "the source tree, the harness or the outside folder changed: $(diff "$tmp/before" "$tmp/after" | head -5)"
+check '! pgrep -x scale-attacker > /dev/null' "attacker processes outlived the grading: $(pgrep -x scale-attacker | wc -l)"
+
+check '[ "$(score_of alice)" = 50 ]' "alice keeps full marks beside the attackers: $(score_of alice)/50"
+for name in exit _exit quick_exit atexit execve raise longjmp forge include read escape symlink \
+  forkbomb fill; do
+  check '[ "$(score_of $name)" = 0 ]' "$name scores 0: $(score_of $name)"
+done
+# What each verdict says.
+check 'detail_of exit rooflines.t_math_s | grep -q "exited before returning (exit status 0)"' \
+  "exit: $(detail_of exit rooflines.t_math_s)"
+check 'detail_of quick_exit rooflines.t_math_s | grep -q "exited before returning"' \
+  "quick_exit: $(detail_of quick_exit rooflines.t_math_s)"
+check 'detail_of atexit rooflines.t_math_s | grep -q "exited before returning (exit status 0)"' \
+  "atexit: $(detail_of atexit rooflines.t_math_s)"
+check 'detail_of execve rooflines.t_math_s | grep -q "exited before returning (exit status 0)"' \
+  "execve: $(detail_of execve rooflines.t_math_s)"
+check 'detail_of raise rooflines.t_math_s | grep -q "\"CRASH\".*killed by signal 9"' \
+  "raise: $(detail_of raise rooflines.t_math_s)"
+check 'detail_of forge rooflines.t_math_s | grep -q "\"FAIL\""' "forge: $(detail_of forge rooflines.t_math_s)"
+check 'detail_of include rooflines.t_math_s | grep -q "\"BUILD\".*No such file"' \
+  "include: $(detail_of include rooflines.t_math_s)"
+check 'detail_of read rooflines.t_math_s | grep -q "= nan s, expected"' \
+  "read: the reference is not there at run time: $(detail_of read rooflines.t_math_s)"
+check 'detail_of escape rooflines.t_math_s | grep -q "= nan s, expected"' \
+  "escape: mount, unshare and writes fail: $(detail_of escape rooflines.t_math_s)"
+check 'detail_of symlink tpus.pod_hosts | grep -q "symbolic link: not followed"' \
+  "symlink: $(detail_of symlink tpus.pod_hosts)"
+forks=$(detail_of forkbomb rooflines.t_math_s | sed -n 's/.*ex_rooflines_t_math_s([^)]*) = \([0-9]*\) s.*/\1/p')
+check '[ -n "$forks" ] && [ "$forks" -lt 100 ]' "forkbomb: at most 64 processes: got $forks ($(detail_of forkbomb rooflines.t_math_s))"
+filled=$(detail_of fill rooflines.t_math_s | sed -n 's/.*ex_rooflines_t_math_s([^)]*) = \([0-9.e+]*\) s.*/\1/p')
+check '[ -n "$filled" ] && awk -v n="$filled" "BEGIN {exit !(n <= 16777216)}"' \
+  "fill: /tmp holds at most 16 MiB: got $filled"
+
+echo "check_attacks: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
