@@ -378,6 +378,12 @@ static scale_step_net group_net(const scale_chip *chip, double stride, double n,
   return SCALE_STEP_NET_OUT;
 }
 
+/** Bandwidth of one point-to-point send on 'net': a mesh sends over one direct link. */
+static double send_bytes_per_s(const scale_chip *chip, scale_step_net net, double w) {
+  if (net != SCALE_STEP_NET_MESH) return w;
+  return chip->nvlink_bytes_per_s / (chip->nvlink_domain_size - 1);
+}
+
 /* ---- communication and overlap of one layer ------------------------------------------------- */
 
 /** Communication of one layer per microbatch: time and exposed time per comm. */
@@ -414,7 +420,8 @@ static void layer_comm_times(const ctx *c, const layer_ops *o, scale_step_result
    * backward; hidden under the attention core as far as it lasts */
   r->net[SCALE_STEP_COMM_CP] = group_net(j->chip, j->tp, j->cp, &w);
   double kv = c->t * 2 * c->k_h * c->h * c->act_bytes;
-  double pass = scale_step_send_s(c->p, r->net[SCALE_STEP_COMM_CP], w, kv);
+  double pass = scale_step_send_s(c->p, r->net[SCALE_STEP_COMM_CP],
+                                  send_bytes_per_s(j->chip, r->net[SCALE_STEP_COMM_CP], w), kv);
   double ring = j->cp > 1 ? (j->cp - 1) * pass * 3 : 0;
   double attn = o->all[SCALE_STEP_OP_SCORES] + o->all[SCALE_STEP_OP_VALUES];
   lc->time[SCALE_STEP_COMM_CP] = ring;
@@ -568,7 +575,9 @@ void scale_step_eval(const scale_step_job *job, const scale_step_params *params,
   out->net[SCALE_STEP_COMM_PP] =
       group_net(job->chip, job->tp * job->cp * job->dp, job->pp, &w);
   double send = job->pp > 1 ? 2 * job->vp *
-                                  scale_step_send_s(params, out->net[SCALE_STEP_COMM_PP], w,
+                                  scale_step_send_s(params, out->net[SCALE_STEP_COMM_PP],
+                                                    send_bytes_per_s(job->chip,
+                                                                     out->net[SCALE_STEP_COMM_PP], w),
                                                     c.t_sp * c.d * c.act_bytes)
                             : 0;
   out->comm_s[SCALE_STEP_COMM_PP] = out->exposed_s[SCALE_STEP_COMM_PP] = m * send;

@@ -179,6 +179,20 @@ START_TEST(full_mesh_uses_n_minus_1_links) {
 }
 END_TEST
 
+START_TEST(cp_ring_pass_over_one_mesh_link) {
+  /* CP 2 on the 910B mesh: each pass sends this rank's K and V, t = 4096 / 2 tokens x 2 x 32
+   * heads x 128 x 2 bytes = 33,554,432 bytes, over ONE direct link of 1.96e11 / 7 = 2.8e10 B/s.
+   * Priors: 10 us + 33554432 / (2.8e10 x 0.7 x 33554432 / (33554432 + 1e6)) = 1.772981 ms;
+   * forward 1 pass, backward 2: 3 per layer per microbatch; m = 1024 / 4 = 256, 32 layers:
+   * 8192 x 3 x 1.772981e-3 = 43.5729 s per step. */
+  fixture f = job_910b(4, 1, 1, 2);
+  scale_step_result r = eval(&f);
+  scale_check_rel(r.comm_s[SCALE_STEP_COMM_CP], 43.5729, 1e-5, "s",
+                  "hand derivation in the comment");
+  ck_assert_int_eq(r.net[SCALE_STEP_COMM_CP], SCALE_STEP_NET_MESH);
+}
+END_TEST
+
 START_TEST(rule_cp_hidden_under_attention_only) {
   /* CP 8 on one host: the ring's exposed part is what attention's compute cannot cover */
   fixture f = job_910b(1, 1, 1, 8);
@@ -304,6 +318,7 @@ static Suite *step_suite(void) {
       {"rule_tp_critical_unless_overlapped", rule_tp_critical_unless_overlapped},
       {"rule_tp_across_nodes_is_scale_out", rule_tp_across_nodes_is_scale_out},
       {"full_mesh_uses_n_minus_1_links", full_mesh_uses_n_minus_1_links},
+      {"cp_ring_pass_over_one_mesh_link", cp_ring_pass_over_one_mesh_link},
       {"rule_cp_hidden_under_attention_only", rule_cp_hidden_under_attention_only},
       {"rule_dp_last_bucket_exposed", rule_dp_last_bucket_exposed},
       {"rule_pp_bubble_and_sends", rule_pp_bubble_and_sends},
