@@ -299,7 +299,9 @@ typedef struct {
 
   scale_train_bound bound;       /**< what binds */
   scale_train_comm binding_comm; /**< the slowest collective on the busiest link */
-  const char *reason;            /**< one short static sentence saying why */
+  const char *reason; /**< one short static sentence saying why; when a figure is not finite,
+                           which one and the input behind it ("not finite: the compute time
+                           (the chip's peak FLOP/s is out of range)") */
 } scale_train_result;
 
 /** Evaluates 'layout' on 'problem' into *out: per-layer FLOPs and collectives, step time,

@@ -21,7 +21,8 @@ static void usage(FILE *out) {
           "hardware), prunes what breaks a divisibility rule or does not fit in HBM, and ranks\n"
           "the rest. --chips MIN:MAX tries MIN, 2 MIN, 4 MIN, ... up to MAX; with --tokens and\n"
           "a budget, runs over budget are dropped. --no takes a comma list of dims to forbid\n"
-          "(dp,fsdp,tp,pp,ep,cp).\n");
+          "(dp,fsdp,tp,pp,ep,cp). Layouts that do not fit in HBM are pruned, not reported;\n"
+          "the search fails (exit 1) only when no layout fits.\n");
 }
 
 enum {

@@ -38,6 +38,7 @@ expect_rc 0 "range + budget"; expect_out 'cost objective' "objective shown"
 # Nothing fits: a 405B model on 8 chips.
 run "$SCALE" plan train --model llama-3-405b --hw tpu-v5e --chips 8 --batch-tokens 64K --seq 4096
 expect_rc 1 "nothing fits"; expect_err 'no layout of llama-3-405b on tpu-v5e fits' "says why"
+run "$SCALE" plan train --help; expect_out 'do not fit in HBM are pruned' "--help: plan prunes what does not fit"
 
 # Serving: LLaMA 3 70B on v5e within 50 ms per token.
 run "$SCALE" plan infer --model llama-3-70b --hw tpu-v5e --prompt 2048 --output 512 --latency 0.05
