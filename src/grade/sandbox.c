@@ -78,13 +78,16 @@ static void apply_limits(const sandbox_spec *spec, bool own_uid) {
   setrlimit(RLIMIT_CORE, &none);
 }
 
-static void exec_program(const sandbox_spec *spec) __attribute__((noreturn));
+static void exec_program(const sandbox_spec *spec, bool own_uid) __attribute__((noreturn));
 
-static void exec_program(const sandbox_spec *spec) {
+/* The limits come last: between them and execve nothing may allocate (a sanitizer's runtime in
+ * the grader maps its shadow memory lazily, and RLIMIT_AS would refuse it). */
+static void exec_program(const sandbox_spec *spec, bool own_uid) {
   if (spec->cwd && chdir(spec->cwd) != 0) {
     dprintf(2, "scale grade: cannot enter %s: %s\n", spec->cwd, strerror(errno));
     _exit(127);
   }
+  apply_limits(spec, own_uid);
   execve(spec->argv[0], spec->argv, spec->envp);
   dprintf(2, "scale grade: cannot run %s: %s\n", spec->argv[0], strerror(errno));
   _exit(127);
@@ -300,8 +303,7 @@ typedef struct {
   int status_fd; /* write end: the program's wait status */
 } init_args;
 
-static void confine_program(const sandbox_spec *spec) {
-  apply_limits(spec, true);
+static void confine_program(void) {
   if (!drop_capabilities() || prctl(PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L) != 0 ||
       !load_seccomp()) {
     dprintf(2, "scale grade: the sandbox could not drop privileges: %s\n", strerror(errno));
@@ -351,8 +353,8 @@ static int sandbox_init(void *arg) {
     close(a->status_fd);
     prctl(PR_SET_PDEATHSIG, SIGKILL, 0L, 0L, 0L);
     install_fds(a->spec);
-    confine_program(a->spec);
-    exec_program(a->spec);
+    confine_program();
+    exec_program(a->spec, true);
   }
   /* Reap everything (orphans come to us) until the program itself ends. */
   int status = 0;
@@ -438,8 +440,7 @@ static bool start_plain(const sandbox_spec *spec, sandbox_proc *proc, char *why,
   if (pid == 0) {
     setpgid(0, 0);
     install_fds(spec);
-    apply_limits(spec, false);
-    exec_program(spec);
+    exec_program(spec, false);
   }
   setpgid(pid, pid);
   proc->pid = pid;
