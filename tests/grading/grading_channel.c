@@ -4,6 +4,7 @@
 #define _GNU_SOURCE /* getrandom, prctl, pipe2 */
 
 #include "grading_channel.h"
+#include "grading_io.h"
 
 #include <check.h>
 #include <errno.h>
@@ -83,29 +84,6 @@ static void open_channel(void) {
   }
 }
 
-/* Reads exactly 'size' bytes; false at end of file or on an error. */
-static int read_full(int fd, void *buf, size_t size) {
-  size_t got = 0;
-  while (got < size) {
-    ssize_t n = read(fd, (char *)buf + got, size - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return 0;
-    got += (size_t)n;
-  }
-  return 1;
-}
-
-static int write_full(int fd, const void *buf, size_t size) {
-  size_t done = 0;
-  while (done < size) {
-    ssize_t n = write(fd, (const char *)buf + done, size - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return 0;
-    done += (size_t)n;
-  }
-  return 1;
-}
-
 /* "ex_f(1, 2.5)" into 'out'. */
 static void describe(char *out, size_t size, const char *name, const char *kinds,
                      const grading_value *args, uint32_t n_args) {
@@ -150,8 +128,8 @@ double grading_call(uint32_t fn, const char *name, const char *arg_kinds,
   for (uint32_t i = 0; i < n_args && i < GRADING_MAX_ARGS; i++) request.args[i] = args[i];
   grading_reply reply;
   char call[512], fate[128];
-  if (!write_full(channel.request_fd, &request, sizeof request) ||
-      !read_full(channel.reply_fd, &reply, sizeof reply)) {
+  if (!grading_write_full(channel.request_fd, &request, sizeof request) ||
+      !grading_read_full(channel.reply_fd, &reply, sizeof reply)) {
     describe(call, sizeof call, name, arg_kinds, args, n_args);
     server_fate(fate, sizeof fate);
     ck_abort_msg("%s during %s%s", GRADING_NO_REPLY, call, fate);

@@ -13,9 +13,9 @@
  * The nonce is drawn per checker run from getrandom(); it tells a reply to this call apart
  * from stale or injected bytes, it is not a secret the verdict rests on.
  *
- * Two ways to get a server, both per test case:
- *   - `scale grade` starts the server in its sandbox and hands the checker the pipes as fds
- *     3 (replies) and 4 (requests), with SCALE_GRADE_CHANNEL=3,4 in the checker's environment;
+ * The server reads calls on its fd 0 and answers on its fd 1. Two ways to get one, per case:
+ *   - `scale grade` starts the server in its sandbox and hands the checker the other ends as
+ *     fds 3 (replies) and 4 (calls), with SCALE_GRADE_CHANNEL=3,4 in the checker's environment;
  *   - CTest (the grading.NN-slug tests of our own solutions) names the server program in
  *     SCALE_GRADE_SERVER, and each forked test case starts its own.
  */

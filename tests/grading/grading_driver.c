@@ -16,28 +16,7 @@
 #include <unistd.h>
 
 #include "grading_channel.h"
-
-static int read_full(int fd, void *buf, size_t size) {
-  size_t got = 0;
-  while (got < size) {
-    ssize_t n = read(fd, (char *)buf + got, size - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return 0;
-    got += (size_t)n;
-  }
-  return 1;
-}
-
-static int write_full(int fd, const void *buf, size_t size) {
-  size_t done = 0;
-  while (done < size) {
-    ssize_t n = write(fd, (const char *)buf + done, size - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return 0;
-    done += (size_t)n;
-  }
-  return 1;
-}
+#include "grading_io.h"
 
 int main(void) {
   /* The channel moves off fds 0/1, which become /dev/null and stderr, so that a printf in an
@@ -49,7 +28,7 @@ int main(void) {
   dup2(2, 1);
   close(devnull);
   grading_request request;
-  while (read_full(in, &request, sizeof request)) {
+  while (grading_read_full(in, &request, sizeof request)) {
     grading_reply reply;
     memset(&reply, 0, sizeof reply);
     reply.nonce = request.nonce;
@@ -59,7 +38,7 @@ int main(void) {
     if (request.fn < grading_n_functions &&
         request.n_args == grading_functions[request.fn].n_args)
       reply.value = grading_functions[request.fn].call(request.args);
-    if (!write_full(out, &reply, sizeof reply)) return 125;
+    if (!grading_write_full(out, &reply, sizeof reply)) return 125;
   }
   return 0;
 }
