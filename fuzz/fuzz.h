@@ -28,8 +28,8 @@ char *fuzz_cstr(const uint8_t *data, size_t size);
 /** Prints "fuzz: invariant violated: MESSAGE" on stderr and aborts (a finding). */
 void fuzz_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
-/** Fails unless 'diag' keeps status.h's contract: NUL-terminated fields and a message that is
- * one printable line (no control characters). 'what' names the call in the report. */
+/** Fails unless 'diag' keeps status.h's contract: NUL-terminated fields and a message of one
+ * line (no newline). 'what' names the call in the report. */
 void fuzz_check_diag(const scale_diag *diag, const char *what);
 
 /** Whether text[0..len) holds a control character (< 0x20 or 0x7f) other than those in

@@ -63,8 +63,10 @@ int fuzz_has_control(const char *text, size_t len, const char *allowed) {
 void fuzz_check_diag(const scale_diag *diag, const char *what) {
   const char *end = memchr(diag->message, 0, sizeof diag->message);
   if (!end) fuzz_fail("%s: diag message not NUL-terminated", what);
-  if (fuzz_has_control(diag->message, (size_t)(end - diag->message), NULL))
-    fuzz_fail("%s: diag message is not one printable line: \"%s\"", what, diag->message);
+  /* status.h: "one line, no trailing newline". Other control bytes a message may quote are
+   * escaped where it is printed (cli_print_diag), so only a line break is a finding here. */
+  if (memchr(diag->message, '\n', (size_t)(end - diag->message)))
+    fuzz_fail("%s: diag message is not one line: \"%s\"", what, diag->message);
   if (!memchr(diag->file, 0, sizeof diag->file))
     fuzz_fail("%s: diag file not NUL-terminated", what);
 }

@@ -17,6 +17,13 @@
 #include "fuzz.h"
 #include "scale.h"
 
+/* fuzz_check_diag(), and no control character at all: sharding.c escapes what it quotes. */
+static void check_diag(const scale_diag *diag, const char *what) {
+  fuzz_check_diag(diag, what);
+  if (fuzz_has_control(diag->message, strlen(diag->message), NULL))
+    fuzz_fail("%s: control character in \"%s\"", what, diag->message);
+}
+
 #ifndef FUZZ_SOURCE_DIR
 #error "FUZZ_SOURCE_DIR must name the source tree (fuzz/CMakeLists.txt defines it)"
 #endif
@@ -127,7 +134,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   memset(&diag, 0, sizeof diag);
   scale_status st = scale_sharding_mesh_parse(part[0], &mesh, &diag);
   if (st) {
-    fuzz_check_diag(&diag, "scale_sharding_mesh_parse");
+    check_diag(&diag, "scale_sharding_mesh_parse");
     free(text);
     return 0;
   }
@@ -141,7 +148,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (int i = 0; i < 2 && i + 1 < n; i++) {
     memset(&diag, 0, sizeof diag);
     if (scale_sharding_parse(part[i + 1], &mesh, &s[i], &diag)) {
-      fuzz_check_diag(&diag, "scale_sharding_parse");
+      check_diag(&diag, "scale_sharding_parse");
       break;
     }
     for (int d = 0; d < s[i].n_dims; d++) {
@@ -163,7 +170,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (st == SCALE_OK)
       check_plan(&plan, &mesh, chip != NULL);
     else
-      fuzz_check_diag(&diag, "scale_sharding_matmul_plan");
+      check_diag(&diag, "scale_sharding_matmul_plan");
   }
   free(text);
   return 0;

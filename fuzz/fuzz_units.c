@@ -39,6 +39,8 @@ static void check_parse(const char *text, unsigned flags) {
     if (st != SCALE_ERR_PARSE && st != SCALE_ERR_RANGE)
       fuzz_fail("parse '%s': status %d", text, (int)st);
     fuzz_check_diag(&diag, "scale_parse_number");
+    if (fuzz_has_control(diag.message, strlen(diag.message), NULL)) /* units.c escapes all */
+      fuzz_fail("parse '%s': control character in \"%s\"", text, diag.message);
   }
 }
 

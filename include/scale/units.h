@@ -77,9 +77,8 @@ char *scale_format(char *buf, size_t size, double value, const char *unit, scale
 
 /** Writes at most 'max_chars' characters of 'text' into buf for quoting in a one-line message:
  * newline, tab and carriage return as \n \t \r, other control bytes (< 0x20, 0x7f) as
- * \xHH, the rest as is; "..." marks text cut short (by max_chars or by the buffer, when it has
- * room for more than three characters). NULL text
- * is written as "".
+ * \xHH, the rest as is; "..." marks text cut short (by max_chars or by the buffer, when it
+ * has room for more than three characters). NULL text is written as "".
  *
  * Returns: buf, always NUL-terminated when size > 0.
  */
