@@ -1,0 +1,300 @@
+/* hybrid.h — the hybrid-parallelism study of Amer et al. (arXiv 2602.09109), as functions.
+ *
+ * What transformer.h, training.h and collectives.h do not already give:
+ *
+ *   volumes   the per-device data of each collective (the paper's Table 2) and the forward
+ *             communication of one attention layer under DP, TP, CP, TPSP and TPUP (Ulysses)
+ *             (Table 3), counted as the paper counts them: bytes sent plus bytes received;
+ *   memory    bytes per device of weights, gradients, optimizer state and saved activations
+ *             for a (dp, pp, tp, cp) layout with a ZeRO stage, sequence parallelism and a
+ *             number of microbatches in flight;
+ *   Mamba-2   what each parallelism splits in an SSM layer, the forward communication of a
+ *             Mamba-2 layer under DP/TP/TPSP/CP: under CP only the chunk-final SSD states
+ *             (all-gathered) and the convolution's halo move, independent of the sequence;
+ *   overlap   step time of compute and communication under the paper's dependency classes
+ *             (section 2.6: none, weak, strong with chunked decomposition), and the ring-CP
+ *             block size above which the K/V pass hides under attention compute;
+ *   rules     the design guide of section 7 (feasibility first, pure DP when it fits, the
+ *             smallest model split otherwise, PP first for transformers and TP first for
+ *             Mamba, TP bounded by the link, CP only when its ring hides, TP inside the fast
+ *             domain), each an inequality with both sides returned, and the layout it picks.
+ *
+ * Pure functions on doubles in SI units; NaN outside the domain; nothing allocated.
+ * Paper: Amer et al., "Distributed Hybrid Parallelism for Large Language Models: Comparative
+ * Study and System Design Guide", arXiv 2602.09109 (digest: ../shared/reference/hybrid-paper.md).
+ */
+#ifndef SCALE_HYBRID_H
+#define SCALE_HYBRID_H
+
+#include <stdbool.h>
+
+#include "scale/hardware.h"
+#include "scale/model.h"
+#include "scale/transformer.h"
+#include "scale/units.h"
+
+/* ---- collectives (Table 2) ------------------------------------------------------------------ */
+
+/** The collectives of the paper's Table 2. */
+typedef enum {
+  SCALE_HYBRID_REDUCE = 0,      /**< reduce to one root */
+  SCALE_HYBRID_GATHER,          /**< gather to one root */
+  SCALE_HYBRID_ALL_GATHER,      /**< ring AllGather */
+  SCALE_HYBRID_REDUCE_SCATTER,  /**< ring ReduceScatter */
+  SCALE_HYBRID_ALL_TO_ALL,      /**< AllToAll */
+  SCALE_HYBRID_ALL_REDUCE,      /**< ring AllReduce = ReduceScatter + AllGather */
+  SCALE_HYBRID_COLL_COUNT
+} scale_hybrid_coll;
+
+/** Name of a collective ("reduce", "all-gather", ...); "?" if invalid. Static storage. */
+const char *scale_hybrid_coll_name(scale_hybrid_coll op);
+
+/** Data one device moves in collective 'op' over 'n' devices, as Table 2 gives it: (n-1) T for
+ * Reduce and Gather (the root takes in n-1 arrays of T), (n-1)/n T for the ring AllGather,
+ * ReduceScatter and AllToAll, 2(n-1)/n T for the ring AllReduce; T is the array the
+ * operation is about (the full array for the ring collectives).
+ *
+ * Units:  t_bytes [bytes] -> [bytes].
+ * Domain: n >= 1, t_bytes >= 0, a valid op; NaN otherwise. 0 when n = 1.
+ * Paper:  section 2.1, Table 2.
+ */
+double scale_hybrid_collective_bytes(scale_hybrid_coll op, double n, double t_bytes);
+
+/* ---- per-layer forward communication (Table 3) ---------------------------------------------- */
+
+/** The single-strategy parallelisms of Table 3. */
+typedef enum {
+  SCALE_HYBRID_DP = 0, /**< data parallelism: nothing in the forward pass */
+  SCALE_HYBRID_TP,     /**< Megatron tensor parallelism: one AllReduce of [b, s, d] per block */
+  SCALE_HYBRID_CP,     /**< context parallelism: K and V passed round a ring */
+  SCALE_HYBRID_TPSP,   /**< TP with sequence parallelism: AllGather + ReduceScatter */
+  SCALE_HYBRID_TPUP,   /**< Ulysses: four AllToAlls (Q, K, V, O) per attention layer */
+  SCALE_HYBRID_STRATEGY_COUNT
+} scale_hybrid_strategy;
+
+/** Name of a strategy ("dp", "tp", "cp", "tpsp", "tpup"); "?" if invalid. Static storage. */
+const char *scale_hybrid_strategy_name(scale_hybrid_strategy st);
+
+/** Forward communication of one attention layer per device under 'st' of degree 'degree',
+ * bytes sent plus received (the paper's count), in 'dtype':
+ *   DP 0;  TP and TPSP 4(t-1)/t b s d;  CP 4(c-1)/c b s K H;  TPUP 4(u-1)/u^2 b s H (N + K),
+ * with d = N H the attention width (N query heads, K KV heads, H head width).
+ *
+ * Units:  b [sequences], s [tokens] -> [bytes].
+ * Domain: a transformer with attention heads, degree >= 1, b, s >= 0, a valid dtype; NaN
+ *         otherwise (TPUP also NaN when degree exceeds K: Ulysses splits heads).
+ * Paper:  section 2.6, Table 3.
+ */
+double scale_hybrid_attention_fwd_bytes(const scale_model *model, scale_hybrid_strategy st,
+                                        double degree, double b, double s, scale_dtype dtype);
+
+/** The paper's section 5 shorthand for the GQA + MLP communication of TP and CP: elements
+ * 2 s N H for TP, 2 s K H for CP (pass-KV), 0 for DP; no batch, no (n-1)/n factor. NaN for
+ * TPSP and TPUP (section 5 does not give them). Compare scale_hybrid_attention_fwd_bytes().
+ *
+ * Units:  s [tokens] -> [elements].
+ * Paper:  section 5.2 "GQA and MLP Communication".
+ */
+double scale_hybrid_s5_comm_elements(const scale_model *model, scale_hybrid_strategy st, double s);
+
+/* ---- Mamba-2 --------------------------------------------------------------------------------- */
+
+/** What one device holds of one Mamba-2 layer under tp x cp x dp (mamba_ssm's TP: heads and
+ * groups split, in-projection column-parallel, out-projection row-parallel, one AllReduce). */
+typedef struct {
+  double heads;          /**< SSM heads per device, h / tp */
+  double groups;         /**< B/C groups per device, g / tp */
+  double d_inner;        /**< inner channels per device, d_inner / tp */
+  double d_in_proj;      /**< in-projection columns per device, d_in_proj / tp */
+  double weight_params;  /**< in- and out-projection parameters per device */
+  double tokens;         /**< tokens of the sequence per device, s / cp */
+  double sequences;      /**< sequences per device, b / dp */
+  double chunks;         /**< SSD chunks per device sequence, (s / cp) / l */
+  double state_elements; /**< one chunk-final SSD state of the device's sequences:
+                              (b / dp) (h / tp) P n */
+  double halo_elements;  /**< convolution halo from the previous CP rank:
+                              (b / dp)(d_conv - 1)(d_inner + 2 g n) / tp */
+  double tp_all_reduces; /**< AllReduces per layer in the forward pass (1 with tp > 1) */
+  bool valid;            /**< tp divides heads and groups, cp divides s */
+} scale_hybrid_ssm_split;
+
+/** Fills *out with the share of one Mamba-2 layer a device holds under tp x cp x dp for 'b'
+ * sequences of 's' tokens; out->valid is false (numbers still computed) when tp does not
+ * divide the heads and groups or cp does not divide s.
+ *
+ * Domain: a Mamba-2 model, degrees >= 1, b, s > 0; otherwise every number is NaN.
+ * Source: Dao, "Mamba-2 Part IV - Systems" (TP with grouped norm: one AllReduce per layer;
+ *         CP passes chunk states); mamba_ssm PR #664 (conv halo). The paper (section 5.3) does
+ *         not treat plain TP.
+ */
+void scale_hybrid_mamba2_split(const scale_model *model, double tp, double cp, double dp, double b,
+                               double s, scale_hybrid_ssm_split *out);
+
+/** Forward communication of one Mamba-2 layer per device, bytes sent plus received (Table 3's
+ * count) in 'dtype': DP 0; TP and TPSP 4(t-1)/t b s d (the out-projection's AllReduce, or
+ * AllGather + ReduceScatter); CP an AllGather of the chunk-final states, 2(c-1) b h P n, plus
+ * the convolution halo from and to the neighbours, 2 b (d_conv - 1)(d_inner + 2 g n): neither
+ * depends on s. TPUP is NaN (the paper defines it for attention only).
+ *
+ * Units:  b [sequences], s [tokens] -> [bytes].
+ * Domain: a Mamba-2 model, degree >= 1, b, s >= 0, a valid dtype; NaN otherwise.
+ * Paper:  section 5.3, Table 8 (CP O(d d_state CP) by AllGather of states; TPSP grows with s).
+ */
+double scale_hybrid_mamba2_fwd_bytes(const scale_model *model, scale_hybrid_strategy st,
+                                     double degree, double b, double s, scale_dtype dtype);
+
+/* ---- memory per device ---------------------------------------------------------------------- */
+
+/** A 4D layout of the paper (dp x pp x tp x cp devices) with the memory options. */
+typedef struct {
+  double dp, pp, tp, cp; /**< degrees (>= 1) */
+  int zero;              /**< ZeRO stage over the dp x cp replicas: 0 (plain), 1, 2, 3 */
+  bool sp;               /**< sequence parallelism: the TP block inputs split too */
+} scale_hybrid_layout;
+
+/** Memory of one device, by part. */
+typedef struct {
+  double params;           /**< parameters per device: N / (tp pp) [count] */
+  double weight_bytes;     /**< weights held [bytes] */
+  double grad_bytes;       /**< gradients held [bytes] */
+  double optimizer_bytes;  /**< optimizer state held [bytes] */
+  double activation_bytes; /**< activations saved for the backward pass [bytes] */
+  double total_bytes;      /**< the sum [bytes] */
+} scale_hybrid_memory;
+
+/** Activation bytes one layer saves for 'b' sequences of 's' tokens on one device, without
+ * recomputation, with fused (flash) attention, in 16-bit:
+ *   transformer: Korthikanti et al.'s s b d (10 + 24/t) without SP, 34 s b d / t with SP
+ *                (their 5 a s / d score term vanishes with flash attention), s -> s / cp;
+ *   Mamba-2 [our derivation from the paper's section 5.3]: per token the layer input and the
+ *                norm input 2d (/t with SP), the in-projection output d_in_proj, the conv
+ *                output d_inner + 2 g n, the scan and gated-norm outputs 2 d_inner, all but
+ *                the first term / t, in 16-bit; plus the chunk states (s / l)(h / t) P n per
+ *                sequence in fp32 (mamba_ssm's chunk_state kernel); s -> s / cp. A Mamba model with an MLP adds the transformer's MLP share,
+ *                s b (2d + 4F / t) x 2 bytes (section 5.2).
+ *
+ * Units:  b [sequences], s [tokens] -> [bytes].
+ * Domain: degrees >= 1, b, s >= 0; NaN otherwise.
+ * Source: Korthikanti et al., arXiv 2205.05198, Table 2; Amer et al. sections 5.1-5.3.
+ */
+double scale_hybrid_layer_activation_bytes(const scale_model *model, double b, double s,
+                                           double tp, double cp, bool sp);
+
+/** Memory per device of 'layout' training 'model' with precision 'prec', micro-batches of
+ * 'mbs' sequences of 's' tokens, 'in_flight' microbatches held at the peak (1F1B: min(m, pp)
+ * on the first stage; use scale_train_microbatches_in_flight()): parameters N / (tp pp)
+ * (the whole model, embeddings included, split evenly), weights, gradients and optimizer
+ * state by scale_train_zero_bytes_per_chip() over dp x cp shards, activations
+ * L / pp x in_flight x scale_hybrid_layer_activation_bytes(mbs, s, tp, cp, sp).
+ *
+ * Domain: degrees, mbs, in_flight >= 1, s > 0, zero 0-3; otherwise every field is NaN.
+ * Source: ZeRO (Rajbhandari et al., arXiv 1910.02054) Figure 1; the paper section 2.5.
+ */
+void scale_hybrid_memory_per_device(const scale_model *model, const scale_hybrid_layout *layout,
+                                    const scale_precision *prec, double mbs, double s,
+                                    double in_flight, scale_hybrid_memory *out);
+
+/* ---- overlap (section 2.6, section 3) ------------------------------------------------------- */
+
+/** How a communication depends on the computation beside it. */
+typedef enum {
+  SCALE_HYBRID_DEP_NONE = 0, /**< not overlapped: compute then communicate */
+  SCALE_HYBRID_DEP_WEAK,     /**< independent work hides it (DP gradients, PP sends) */
+  SCALE_HYBRID_DEP_STRONG,   /**< the next compute needs it (TP, MoE AllToAll): hidden only by
+                                  splitting both into chunks, the last chunk's tail exposed */
+  SCALE_HYBRID_DEP_COUNT
+} scale_hybrid_dependency;
+
+/** Time of 't_comp' of compute beside 't_comm' of communication:
+ *   NONE    t_comp + t_comm;
+ *   WEAK    max(t_comp, t_comm);
+ *   STRONG  (c - 1)/c max(t_comp, t_comm) + (t_comp + t_comm)/c with c = n_chunks (a two-stage
+ *           pipeline of c equal chunks: c = 1 is NONE, c -> infinity tends to WEAK).
+ * The exposed communication is the result minus t_comp.
+ *
+ * Units:  [s] -> [s].
+ * Domain: times >= 0, n_chunks >= 1 (read only for STRONG), a valid dependency; NaN otherwise.
+ * Paper:  section 2.6 (weak and strong data dependency, data decomposition and its "tail").
+ */
+double scale_hybrid_overlap_s(scale_hybrid_dependency dep, double t_comp, double t_comm,
+                              double n_chunks);
+
+/** Smallest per-device block of ring context parallelism whose K/V transfer hides under its
+ * attention compute: each ring step computes 4 b c^2 N H FLOPs (Q K^T and P V) at
+ * 'flops_per_s' while sending 2 b c K H elements of 'dtype' at 'link_bytes_per_s', so
+ * c >= (F / W) K beta / (2 N); twice that under a causal mask without load balancing.
+ *
+ * Units:  flops_per_s [FLOP/s], link_bytes_per_s [bytes/s] -> [tokens].
+ * Domain: a transformer with attention heads, positive rates, a valid dtype; NaN otherwise.
+ * Source: Liu et al., Ring Attention (arXiv 2310.01889); the digest's section 2.7 derivation.
+ */
+double scale_hybrid_ring_cp_min_block_tokens(const scale_model *model, double flops_per_s,
+                                             double link_bytes_per_s, scale_dtype dtype,
+                                             bool causal_unbalanced);
+
+/* ---- the design guide (section 7) ------------------------------------------------------------ */
+
+/** The rules of the paper's design guide that a number can decide. */
+typedef enum {
+  SCALE_HYBRID_RULE_FITS_DP = 0, /**< pure DP when a full replica fits: mem(N,1,1,1) <= HBM */
+  SCALE_HYBRID_RULE_SMALLEST_SPLIT, /**< otherwise the smallest split that fits, DP largest:
+                                         mem(N/k, split k) <= HBM at the least such k */
+  SCALE_HYBRID_RULE_SPLIT_KIND,  /**< which split: PP for a transformer, TP for Mamba-2; TP
+                                      when PP's largest stage (the Mamba in-projection) still
+                                      does not fit: 1 = PP, 2 = TP */
+  SCALE_HYBRID_RULE_TP_BOUND,    /**< TP only while its AllReduce hides under the GEMMs:
+                                      tp <= F W / C (the book's Y < M_Y F / alpha) */
+  SCALE_HYBRID_RULE_TP_DOMAIN,   /**< TP inside the fast domain: tp <= domain size */
+  SCALE_HYBRID_RULE_CP_RING,     /**< CP only when its ring hides: s / cp >= c_min
+                                      (scale_hybrid_ring_cp_min_block_tokens); Mamba: CP only
+                                      when nothing else fits (its vector work does not shrink) */
+  SCALE_HYBRID_RULE_COUNT
+} scale_hybrid_rule;
+
+/** Name of a rule ("fits-dp", "smallest-split", ...); "?" if invalid. Static storage. */
+const char *scale_hybrid_rule_name(scale_hybrid_rule rule);
+
+/** One rule evaluated: the inequality lhs <= rhs, and whether it holds. */
+typedef struct {
+  double lhs;  /**< left side (bytes, degree or tokens) */
+  double rhs;  /**< right side */
+  bool holds;  /**< lhs <= rhs */
+} scale_hybrid_rule_eval;
+
+/** A training problem as the paper poses it: one model, n_chips of one chip, global batch of
+ * gbs sequences of s tokens in micro-batches of mbs, ZeRO stage 'zero' over the replicas. */
+typedef struct {
+  const scale_model *model; /**< caller storage */
+  const scale_chip *chip;   /**< caller storage */
+  double n_chips;           /**< devices, a power of two [count] */
+  double gbs;               /**< global batch [sequences] */
+  double s;                 /**< sequence length [tokens] */
+  double mbs;               /**< micro-batch [sequences] */
+  int zero;                 /**< ZeRO stage of the data-parallel replicas (0-3) */
+  scale_precision prec;     /**< weights, gradients, optimizer dtypes */
+} scale_hybrid_problem;
+
+/** What the guide says: the layout it picks and each rule's inequality at that layout's
+ * decision point. */
+typedef struct {
+  scale_hybrid_layout layout;                      /**< the pick (dp, pp, tp, cp) */
+  scale_hybrid_memory memory;                      /**< its memory per device */
+  scale_hybrid_rule_eval rule[SCALE_HYBRID_RULE_COUNT]; /**< each rule's sides */
+  bool feasible;                                   /**< some power-of-two split fits */
+} scale_hybrid_guide;
+
+/** Applies the design guide to 'problem': pure DP if a replica fits (memory by
+ * scale_hybrid_memory_per_device, 1F1B, microbatches per replica gbs / (dp mbs)); otherwise
+ * the smallest power-of-two split k that fits, of the model's preferred kind (PP for a
+ * transformer, TP for Mamba-2, the other kind when the preferred one cannot fit at any k),
+ * with dp = n / k; CP only where neither kind fits alone, smallest first. Rule entries:
+ * FITS_DP at dp = n; SMALLEST_SPLIT at the pick; SPLIT_KIND lhs 1 (PP) or 2 (TP) against
+ * rhs the kind the family prefers; TP_BOUND, TP_DOMAIN and CP_RING at the pick.
+ *
+ * Domain: non-NULL model and chip, n_chips >= 1, gbs, s, mbs > 0; out->feasible false and the
+ *         layout NaN otherwise or when nothing fits.
+ * Paper:  section 4.2 (feasibility first, then MFU), section 6.4 and section 7 (design guide).
+ */
+void scale_hybrid_guide_eval(const scale_hybrid_problem *problem, scale_hybrid_guide *out);
+
+#endif

@@ -1,0 +1,360 @@
+/* hybrid.c — the hybrid-parallelism study of Amer et al. (arXiv 2602.09109): volumes, memory,
+ * Mamba-2 splits, overlap and the design guide. See include/scale/hybrid.h. */
+#include "scale/hybrid.h"
+
+#include <math.h>
+#include <stddef.h>
+
+#include "scale/training.h"
+
+/* ==== helpers ================================================================================ */
+
+static double c(int64_t v) { return (double)v; }
+
+/** A degree: finite and >= 1. */
+static bool degree_ok(double x) { return isfinite(x) && x >= 1.0; }
+
+/** A size: finite and >= 0. */
+static bool size_ok(double x) { return isfinite(x) && x >= 0.0; }
+
+static bool dtype_ok(scale_dtype dtype) { return isfinite(scale_dtype_bytes(dtype)); }
+
+static bool attention_model(const scale_model *m) {
+  return m && m->arch == SCALE_ARCH_TRANSFORMER && m->n_heads > 0 && m->n_kv_heads > 0 &&
+         m->d_head > 0 && m->kv_lora_rank == 0;
+}
+
+static bool mamba_model(const scale_model *m) {
+  return m && m->arch == SCALE_ARCH_MAMBA2 && m->ssm_n_heads > 0 && m->ssm_d_head > 0 &&
+         m->ssm_d_state > 0 && m->ssm_chunk_size > 0;
+}
+
+/** Whether a divides b exactly (both counts). */
+static bool divides(double a, double b) { return a >= 1.0 && fmod(b, a) == 0.0; }
+
+/* ==== collectives (Table 2) ================================================================== */
+
+const char *scale_hybrid_coll_name(scale_hybrid_coll op) {
+  static const char *const names[SCALE_HYBRID_COLL_COUNT] = {
+      "reduce", "gather", "all-gather", "reduce-scatter", "all-to-all", "all-reduce"};
+  return (unsigned)op < SCALE_HYBRID_COLL_COUNT ? names[op] : "?";
+}
+
+double scale_hybrid_collective_bytes(scale_hybrid_coll op, double n, double t_bytes) {
+  if (!degree_ok(n) || !size_ok(t_bytes)) return NAN;
+  switch (op) {
+  case SCALE_HYBRID_REDUCE:
+  case SCALE_HYBRID_GATHER:
+    return (n - 1.0) * t_bytes;
+  case SCALE_HYBRID_ALL_GATHER:
+  case SCALE_HYBRID_REDUCE_SCATTER:
+  case SCALE_HYBRID_ALL_TO_ALL:
+    return (n - 1.0) / n * t_bytes;
+  case SCALE_HYBRID_ALL_REDUCE:
+    return 2.0 * (n - 1.0) / n * t_bytes;
+  default:
+    return NAN;
+  }
+}
+
+/* ==== per-layer forward communication (Table 3) ============================================== */
+
+const char *scale_hybrid_strategy_name(scale_hybrid_strategy st) {
+  static const char *const names[SCALE_HYBRID_STRATEGY_COUNT] = {"dp", "tp", "cp", "tpsp", "tpup"};
+  return (unsigned)st < SCALE_HYBRID_STRATEGY_COUNT ? names[st] : "?";
+}
+
+/* [listing:table3] */
+double scale_hybrid_attention_fwd_bytes(const scale_model *model, scale_hybrid_strategy st,
+                                        double degree, double b, double s, scale_dtype dtype) {
+  if (!attention_model(model) || !degree_ok(degree) || !size_ok(b) || !size_ok(s) ||
+      !dtype_ok(dtype))
+    return NAN;
+  double beta = scale_dtype_bytes(dtype), n = degree;
+  double a = c(model->n_heads), k = c(model->n_kv_heads), h = c(model->d_head);
+  double d = a * h; /* the attention width the AllReduce carries */
+  switch (st) {
+  case SCALE_HYBRID_DP:
+    return 0.0;
+  case SCALE_HYBRID_TP:   /* one AllReduce: 2(n-1)/n sent and as much received */
+  case SCALE_HYBRID_TPSP: /* AllGather + ReduceScatter: the same bytes */
+    return 4.0 * (n - 1.0) / n * b * s * d * beta;
+  case SCALE_HYBRID_CP: /* K and V: each rank's s/n block passes n - 1 hops, in and out */
+    return 4.0 * (n - 1.0) / n * b * s * k * h * beta;
+  case SCALE_HYBRID_TPUP: /* Q, K, V, O AllToAlls of (s/n)(heads x h / n)(n - 1) each way */
+    if (n > k) return NAN;
+    return 4.0 * (n - 1.0) / (n * n) * b * s * h * (a + k) * beta;
+  default:
+    return NAN;
+  }
+}
+/* [/listing:table3] */
+
+double scale_hybrid_s5_comm_elements(const scale_model *model, scale_hybrid_strategy st, double s) {
+  if (!attention_model(model) || !size_ok(s)) return NAN;
+  switch (st) {
+  case SCALE_HYBRID_DP:
+    return 0.0;
+  case SCALE_HYBRID_TP:
+    return 2.0 * s * c(model->n_heads) * c(model->d_head);
+  case SCALE_HYBRID_CP:
+    return 2.0 * s * c(model->n_kv_heads) * c(model->d_head);
+  default:
+    return NAN;
+  }
+}
+
+/* ==== Mamba-2 ================================================================================ */
+
+void scale_hybrid_mamba2_split(const scale_model *model, double tp, double cp, double dp, double b,
+                               double s, scale_hybrid_ssm_split *out) {
+  if (!out) return;
+  if (!mamba_model(model) || !degree_ok(tp) || !degree_ok(cp) || !degree_ok(dp) ||
+      !(isfinite(b) && b > 0.0) || !(isfinite(s) && s > 0.0)) {
+    *out = (scale_hybrid_ssm_split){NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, false};
+    return;
+  }
+  double h = c(model->ssm_n_heads), g = c(model->ssm_n_groups), p = c(model->ssm_d_head);
+  double n = c(model->ssm_d_state), d = c(model->d_model), l = c(model->ssm_chunk_size);
+  double inner = c(scale_model_ssm_d_inner(model));
+  double in_proj = scale_transformer_mamba2_d_in_proj(model);
+  out->heads = h / tp;
+  out->groups = g / tp;
+  out->d_inner = inner / tp;
+  out->d_in_proj = in_proj / tp;
+  out->weight_params = (d * in_proj + inner * d) / tp;
+  out->tokens = s / cp;
+  out->sequences = b / dp;
+  out->chunks = (s / cp) / l;
+  out->state_elements = (b / dp) * (h / tp) * p * n;
+  out->halo_elements = (b / dp) * (c(model->ssm_d_conv) - 1.0) * (inner + 2.0 * g * n) / tp;
+  out->tp_all_reduces = tp > 1.0 ? 1.0 : 0.0;
+  out->valid = divides(tp, h) && divides(tp, g) && divides(cp, s);
+}
+
+/* [listing:mamba_cp] */
+double scale_hybrid_mamba2_fwd_bytes(const scale_model *model, scale_hybrid_strategy st,
+                                     double degree, double b, double s, scale_dtype dtype) {
+  if (!mamba_model(model) || !degree_ok(degree) || !size_ok(b) || !size_ok(s) || !dtype_ok(dtype))
+    return NAN;
+  double beta = scale_dtype_bytes(dtype), n = degree, d = c(model->d_model);
+  double inner = c(scale_model_ssm_d_inner(model));
+  double state = b * c(model->ssm_n_heads) * c(model->ssm_d_head) * c(model->ssm_d_state);
+  double conv_channels = inner + 2.0 * c(model->ssm_n_groups) * c(model->ssm_d_state);
+  double halo = b * (c(model->ssm_d_conv) - 1.0) * conv_channels;
+  switch (st) {
+  case SCALE_HYBRID_DP:
+    return 0.0;
+  case SCALE_HYBRID_TP:
+  case SCALE_HYBRID_TPSP:
+    return 4.0 * (n - 1.0) / n * b * s * d * beta;
+  case SCALE_HYBRID_CP: /* AllGather of n states (send n - 1, receive n - 1) + the halo */
+    if (n == 1.0) return 0.0;
+    return (2.0 * (n - 1.0) * state + 2.0 * halo) * beta;
+  default:
+    return NAN;
+  }
+}
+/* [/listing:mamba_cp] */
+
+/* ==== memory per device ====================================================================== */
+
+double scale_hybrid_layer_activation_bytes(const scale_model *model, double b, double s,
+                                           double tp, double cp, bool sp) {
+  if (!model || !size_ok(b) || !size_ok(s) || !degree_ok(tp) || !degree_ok(cp)) return NAN;
+  double t = tp, tokens = b * s / cp, d = c(model->d_model);
+  if (model->arch == SCALE_ARCH_TRANSFORMER) {
+    /* Korthikanti et al. Table 2 (16-bit, flash attention: no 5as/h term) */
+    return sp ? 34.0 * tokens * d / t : tokens * d * (10.0 + 24.0 / t);
+  }
+  if (!mamba_model(model)) return NAN;
+  double inner = c(scale_model_ssm_d_inner(model));
+  double in_proj = scale_transformer_mamba2_d_in_proj(model);
+  double gn = c(model->ssm_n_groups) * c(model->ssm_d_state);
+  double per_token = 2.0 * d / (sp ? t : 1.0) + (in_proj + inner + 2.0 * gn + 2.0 * inner) / t;
+  double chunk_states = b * (s / cp) / c(model->ssm_chunk_size) * c(model->ssm_n_heads) / t *
+                        c(model->ssm_d_head) * c(model->ssm_d_state);
+  double mlp = model->d_ff > 0 ? tokens * (2.0 * d + 4.0 * c(model->d_ff) / t) : 0.0;
+  /* 16-bit activations; the chunk states in fp32, as mamba_ssm's chunk_state kernel keeps them */
+  return 2.0 * (tokens * per_token + mlp) + 4.0 * chunk_states;
+}
+
+void scale_hybrid_memory_per_device(const scale_model *model, const scale_hybrid_layout *layout,
+                                    const scale_precision *prec, double mbs, double s,
+                                    double in_flight, scale_hybrid_memory *out) {
+  if (!out) return;
+  *out = (scale_hybrid_memory){NAN, NAN, NAN, NAN, NAN, NAN};
+  if (!model || !layout || !prec || !degree_ok(layout->dp) || !degree_ok(layout->pp) ||
+      !degree_ok(layout->tp) || !degree_ok(layout->cp) || layout->zero < 0 || layout->zero > 3 ||
+      !degree_ok(mbs) || !degree_ok(in_flight) || !(isfinite(s) && s > 0.0))
+    return;
+  double params = scale_transformer_n_params(model) / (layout->tp * layout->pp);
+  double parts[3];
+  double states = scale_train_zero_bytes_per_chip(prec, params, layout->zero,
+                                                  layout->dp * layout->cp, parts);
+  double act = c(model->n_layers) / layout->pp * in_flight *
+               scale_hybrid_layer_activation_bytes(model, mbs, s, layout->tp, layout->cp,
+                                                   layout->sp);
+  if (!isfinite(states) || !isfinite(act)) return;
+  out->params = params;
+  out->weight_bytes = parts[0];
+  out->grad_bytes = parts[1];
+  out->optimizer_bytes = parts[2];
+  out->activation_bytes = act;
+  out->total_bytes = states + act;
+}
+
+/* ==== overlap ================================================================================ */
+
+/* [listing:overlap] */
+double scale_hybrid_overlap_s(scale_hybrid_dependency dep, double t_comp, double t_comm,
+                              double n_chunks) {
+  if (!size_ok(t_comp) || !size_ok(t_comm)) return NAN;
+  switch (dep) {
+  case SCALE_HYBRID_DEP_NONE:
+    return t_comp + t_comm;
+  case SCALE_HYBRID_DEP_WEAK:
+    return fmax(t_comp, t_comm);
+  case SCALE_HYBRID_DEP_STRONG:
+    if (!degree_ok(n_chunks)) return NAN;
+    return (n_chunks - 1.0) / n_chunks * fmax(t_comp, t_comm) + (t_comp + t_comm) / n_chunks;
+  default:
+    return NAN;
+  }
+}
+/* [/listing:overlap] */
+
+double scale_hybrid_ring_cp_min_block_tokens(const scale_model *model, double flops_per_s,
+                                             double link_bytes_per_s, scale_dtype dtype,
+                                             bool causal_unbalanced) {
+  if (!attention_model(model) || !(isfinite(flops_per_s) && flops_per_s > 0.0) ||
+      !(isfinite(link_bytes_per_s) && link_bytes_per_s > 0.0) || !dtype_ok(dtype))
+    return NAN;
+  double block = flops_per_s / link_bytes_per_s * c(model->n_kv_heads) * scale_dtype_bytes(dtype) /
+                 (2.0 * c(model->n_heads));
+  return causal_unbalanced ? 2.0 * block : block;
+}
+
+/* ==== the design guide ======================================================================= */
+
+const char *scale_hybrid_rule_name(scale_hybrid_rule rule) {
+  static const char *const names[SCALE_HYBRID_RULE_COUNT] = {
+      "fits-dp", "smallest-split", "split-kind", "tp-bound", "tp-domain", "cp-ring"};
+  return (unsigned)rule < SCALE_HYBRID_RULE_COUNT ? names[rule] : "?";
+}
+
+/** The chip's fast (scale-up) link per device, one way [bytes/s], and its domain size. */
+static double fast_link(const scale_chip *chip) {
+  return chip->kind == SCALE_HW_GPU ? chip->nvlink_bytes_per_s : chip->ici_link_bytes_per_s;
+}
+
+static double fast_domain(const scale_chip *chip) {
+  return chip->kind == SCALE_HW_GPU ? chip->nvlink_domain_size : scale_chip_pod_chips(chip);
+}
+
+/** Memory of layout l for the problem, 1F1B with m = gbs / (dp mbs) microbatches. */
+static void layout_memory(const scale_hybrid_problem *p, const scale_hybrid_layout *l,
+                          scale_hybrid_memory *out) {
+  double m = p->gbs / (l->dp * p->mbs);
+  double in_flight = scale_train_microbatches_in_flight(SCALE_PP_1F1B, l->pp, fmax(m, 1.0), 1.0);
+  scale_hybrid_memory_per_device(p->model, l, &p->prec, p->mbs, p->s, in_flight, out);
+}
+
+static bool fits(const scale_hybrid_problem *p, const scale_hybrid_layout *l,
+                 scale_hybrid_memory *mem) {
+  layout_memory(p, l, mem);
+  return mem->total_bytes <= p->chip->hbm_bytes;
+}
+
+/** Whether a split of kind pp (or tp) of degree k is allowed by the model's shape. */
+static bool split_ok(const scale_model *m, bool use_tp, double k) {
+  if (!use_tp) return k <= c(m->n_layers);
+  if (m->arch == SCALE_ARCH_MAMBA2)
+    return divides(k, c(m->ssm_n_heads)) && divides(k, c(m->ssm_n_groups));
+  return divides(k, c(m->n_heads)) && divides(k, c(m->n_kv_heads));
+}
+
+static scale_hybrid_rule_eval ineq(double lhs, double rhs) {
+  return (scale_hybrid_rule_eval){lhs, rhs, lhs <= rhs};
+}
+
+/* [listing:guide] */
+void scale_hybrid_guide_eval(const scale_hybrid_problem *problem, scale_hybrid_guide *out) {
+  if (!out) return;
+  scale_hybrid_guide g = {.layout = {NAN, NAN, NAN, NAN, 0, false}, .feasible = false};
+  for (int r = 0; r < SCALE_HYBRID_RULE_COUNT; r++) g.rule[r] = (scale_hybrid_rule_eval){NAN, NAN, false};
+  const scale_hybrid_problem *p = problem;
+  if (!p || !p->model || !p->chip || !degree_ok(p->n_chips) || !(p->gbs > 0.0) || !(p->s > 0.0) ||
+      !(p->mbs > 0.0) || !isfinite(p->gbs + p->s + p->mbs)) {
+    *out = g;
+    return;
+  }
+  const scale_model *m = p->model;
+  double n = p->n_chips, hbm = p->chip->hbm_bytes;
+  bool mamba = m->arch == SCALE_ARCH_MAMBA2;
+  scale_hybrid_memory mem;
+
+  /* rule 1: pure DP when a full replica fits */
+  scale_hybrid_layout dp_only = {n, 1, 1, 1, p->zero, false};
+  bool dp_fits = fits(p, &dp_only, &mem);
+  g.rule[SCALE_HYBRID_RULE_FITS_DP] = ineq(mem.total_bytes, hbm);
+
+  /* rules 2-3: the smallest split of the preferred kind that fits, DP as large as possible */
+  scale_hybrid_layout pick = dp_only;
+  bool found = dp_fits;
+  double kind = 0.0; /* 1 = PP, 2 = TP */
+  if (!found) {
+    bool prefer_tp = mamba;
+    for (int attempt = 0; attempt < 2 && !found; attempt++) {
+      bool use_tp = attempt == 0 ? prefer_tp : !prefer_tp;
+      for (double k = 2.0; k <= n && !found; k *= 2.0) {
+        if (!split_ok(m, use_tp, k)) continue;
+        scale_hybrid_layout l = {n / k, use_tp ? 1.0 : k, use_tp ? k : 1.0, 1, p->zero, false};
+        if (fits(p, &l, &mem)) {
+          pick = l;
+          found = true;
+          kind = use_tp ? 2.0 : 1.0;
+        }
+      }
+    }
+    /* neither alone fits: add CP to the preferred split, smallest first */
+    for (double k = 2.0; k <= n && !found; k *= 2.0)
+      for (double cp = 2.0; k * cp <= n && !found; cp *= 2.0) {
+        if (!split_ok(m, prefer_tp, k) || !divides(cp, p->s)) continue;
+        scale_hybrid_layout l = {n / (k * cp), prefer_tp ? 1.0 : k, prefer_tp ? k : 1.0, cp,
+                                 p->zero, false};
+        if (fits(p, &l, &mem)) {
+          pick = l;
+          found = true;
+          kind = prefer_tp ? 2.0 : 1.0;
+        }
+      }
+  }
+  g.feasible = found;
+  if (found) {
+    g.layout = pick;
+    layout_memory(p, &pick, &g.memory);
+    g.rule[SCALE_HYBRID_RULE_SMALLEST_SPLIT] = ineq(g.memory.total_bytes, hbm);
+    g.rule[SCALE_HYBRID_RULE_SPLIT_KIND] = (scale_hybrid_rule_eval){
+        kind, mamba ? 2.0 : 1.0, kind == 0.0 || kind == (mamba ? 2.0 : 1.0)};
+  }
+
+  /* rules 4-6 at the pick (or at pure DP when nothing fits) */
+  const scale_hybrid_layout *at = found ? &pick : &dp_only;
+  scale_dtype dtype = p->prec.weight_dtype;
+  double flops = scale_chip_flops_per_s(p->chip, dtype), link = fast_link(p->chip);
+  double width = mamba ? c(scale_model_ssm_d_inner(m)) : c(m->d_ff);
+  g.rule[SCALE_HYBRID_RULE_TP_BOUND] =
+      ineq(at->tp, scale_train_tp_max_degree(width, flops, link, 1.0));
+  g.rule[SCALE_HYBRID_RULE_TP_DOMAIN] = ineq(at->tp, fast_domain(p->chip));
+  if (mamba) /* CP for Mamba only when nothing else fits: lhs the CP degree, rhs 1 */
+    g.rule[SCALE_HYBRID_RULE_CP_RING] = ineq(at->cp, 1.0);
+  else
+    g.rule[SCALE_HYBRID_RULE_CP_RING] =
+        at->cp > 1.0
+            ? ineq(scale_hybrid_ring_cp_min_block_tokens(m, flops, link, dtype, false),
+                   p->s / at->cp)
+            : ineq(0.0, p->s);
+  *out = g;
+}
+/* [/listing:guide] */

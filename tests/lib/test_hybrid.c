@@ -1,0 +1,408 @@
+/* test_hybrid.c — evidence for hybrid.h: the hybrid-parallelism study of Amer et al.
+ * (arXiv 2602.09109; digest ../shared/reference/hybrid-paper.md).
+ *
+ * Every expected value is either the paper's formula worked by hand in the comment, or a
+ * derivation of ours written out beside it. Where the paper contradicts itself the exact value
+ * is tested and the paper's figure named:
+ *   - section 5.2 writes TP's communication as 2 s a d_h, Table 3 as 4(TP-1)/TP b s d: they
+ *     agree only at TP = 2 (test_s5_vs_table3);
+ *   - Table 12 prints an "FFN hidden size" for the Mamba models that the paper's own MFU rules
+ *     out (test_mamba_models_match_paper_mfu);
+ *   - section 6.3.1 says PP = 2 cannot hold Mamba-7B; our memory model fits it
+ *     (test_guide_paper_bests, the last assertion).
+ */
+#include <math.h>
+
+#include "scale/hybrid.h"
+#include "scale/training.h"
+#include "scale_check.h"
+
+#define EXACT 1e-12
+
+static scale_model model(const char *name) {
+  scale_model m;
+  scale_diag d;
+  ck_assert_msg(scale_model_load(name, &m, &d) == SCALE_OK, "%s: %s", name, d.message);
+  return m;
+}
+
+static scale_chip chip(const char *name) {
+  scale_chip c;
+  scale_diag d;
+  ck_assert_msg(scale_chip_load(name, &c, &d) == SCALE_OK, "%s: %s", name, d.message);
+  return c;
+}
+
+/* Megatron/MindSpeed mixed precision: bf16 weights, fp32 main gradients, fp32 master weights
+ * and two Adam moments (2 + 4 + 12 bytes per parameter). */
+static const scale_precision megatron = {SCALE_DTYPE_BF16, SCALE_DTYPE_FP32, SCALE_DTYPE_FP32, 2,
+                                         true};
+
+/* ---- Table 2 -------------------------------------------------------------------------------- */
+
+START_TEST(test_table2) {
+  /* N = 8, T = 1e6 bytes: Reduce/Gather (N-1) T = 7e6; ring AG/RS/A2A (N-1)/N T = 875,000;
+   * AllReduce 2(N-1)/N T = 1.75e6. */
+  scale_check_rel(scale_hybrid_collective_bytes(SCALE_HYBRID_REDUCE, 8, 1e6), 7e6, EXACT, "B",
+                  "Tab 2 (N-1)T");
+  scale_check_rel(scale_hybrid_collective_bytes(SCALE_HYBRID_GATHER, 8, 1e6), 7e6, EXACT, "B",
+                  "Tab 2 (N-1)T");
+  scale_check_rel(scale_hybrid_collective_bytes(SCALE_HYBRID_ALL_GATHER, 8, 1e6), 875000.0, EXACT,
+                  "B", "Tab 2 (N-1)/N T");
+  scale_check_rel(scale_hybrid_collective_bytes(SCALE_HYBRID_REDUCE_SCATTER, 8, 1e6), 875000.0,
+                  EXACT, "B", "Tab 2 (N-1)/N T");
+  scale_check_rel(scale_hybrid_collective_bytes(SCALE_HYBRID_ALL_TO_ALL, 8, 1e6), 875000.0, EXACT,
+                  "B", "Tab 2 (N-1)/N T");
+  scale_check_rel(scale_hybrid_collective_bytes(SCALE_HYBRID_ALL_REDUCE, 8, 1e6), 1.75e6, EXACT,
+                  "B", "Tab 2 2(N-1)/N T");
+  /* AllReduce = ReduceScatter + AllGather (the paper's BlueConnect remark) */
+  ck_assert(scale_hybrid_collective_bytes(SCALE_HYBRID_ALL_REDUCE, 6, 3e5) ==
+            scale_hybrid_collective_bytes(SCALE_HYBRID_REDUCE_SCATTER, 6, 3e5) +
+                scale_hybrid_collective_bytes(SCALE_HYBRID_ALL_GATHER, 6, 3e5));
+  ck_assert(scale_hybrid_collective_bytes(SCALE_HYBRID_ALL_REDUCE, 1, 1e6) == 0.0);
+  scale_check_nan(scale_hybrid_collective_bytes(SCALE_HYBRID_ALL_REDUCE, 0.5, 1e6));
+  scale_check_nan(scale_hybrid_collective_bytes(SCALE_HYBRID_ALL_REDUCE, 8, -1));
+  scale_check_nan(scale_hybrid_collective_bytes(SCALE_HYBRID_COLL_COUNT, 8, 1));
+  ck_assert_str_eq(scale_hybrid_coll_name(SCALE_HYBRID_ALL_TO_ALL), "all-to-all");
+}
+END_TEST
+
+/* ---- Table 3 -------------------------------------------------------------------------------- */
+
+START_TEST(test_table3_mha) {
+  /* LLaMA 2 7B: a = k = 32, d_h = 128, d = 4096; b = 1, s = 4096, bf16.
+   * TP 8: 4 (7/8) 4096 4096 x 2 B = 3.5 x 33,554,432 = 117,440,512 B; TP 2: 67,108,864.
+   * CP 8 (MHA: k d_h = d): the same 117,440,512. TPUP 8: 4 (7/64) 4096 128 64 x 2 = 29,360,128. */
+  scale_model m = model("llama-2-7b");
+  scale_dtype bf = SCALE_DTYPE_BF16;
+  scale_check_rel(scale_hybrid_attention_fwd_bytes(&m, SCALE_HYBRID_DP, 8, 1, 4096, bf), 0.0,
+                  EXACT, "B", "Tab 3 DP 0");
+  scale_check_rel(scale_hybrid_attention_fwd_bytes(&m, SCALE_HYBRID_TP, 8, 1, 4096, bf),
+                  117440512.0, EXACT, "B", "Tab 3 4(TP-1)/TP bsd");
+  scale_check_rel(scale_hybrid_attention_fwd_bytes(&m, SCALE_HYBRID_TP, 2, 1, 4096, bf),
+                  67108864.0, EXACT, "B", "Tab 3 4(TP-1)/TP bsd");
+  scale_check_rel(scale_hybrid_attention_fwd_bytes(&m, SCALE_HYBRID_TPSP, 8, 1, 4096, bf),
+                  117440512.0, EXACT, "B", "Tab 3 TPSP = TP");
+  scale_check_rel(scale_hybrid_attention_fwd_bytes(&m, SCALE_HYBRID_CP, 8, 1, 4096, bf),
+                  117440512.0, EXACT, "B", "Tab 3 4(CP-1)/CP bskd_h");
+  scale_check_rel(scale_hybrid_attention_fwd_bytes(&m, SCALE_HYBRID_TPUP, 8, 1, 4096, bf),
+                  29360128.0, EXACT, "B", "Tab 3 4(T-1)/T^2 bs d_h(a+k)");
+  /* TP counts one AllReduce of [b, s, d] sent and received: twice Table 2's AllReduce */
+  scale_check_rel(scale_hybrid_attention_fwd_bytes(&m, SCALE_HYBRID_TP, 4, 2, 1024, bf),
+                  2.0 * scale_hybrid_collective_bytes(SCALE_HYBRID_ALL_REDUCE, 4,
+                                                      2.0 * 1024 * 4096 * 2.0),
+                  EXACT, "B", "Tab 2 x send+receive");
+  /* linear in b and s */
+  scale_check_rel(scale_hybrid_attention_fwd_bytes(&m, SCALE_HYBRID_CP, 4, 3, 8192, bf),
+                  6.0 * scale_hybrid_attention_fwd_bytes(&m, SCALE_HYBRID_CP, 4, 1, 4096, bf),
+                  EXACT, "B", "linear in b s");
+}
+END_TEST
+
+START_TEST(test_table3_gqa_and_ulysses_parts) {
+  /* Llama 3.2 1B: a = 32, k = 8, d_h = 64, d = 2048; b = 1, s = 4096, bf16.
+   * TP 8: 3.5 x 4096 x 2048 x 2 = 58,720,256; CP 8: 3.5 x 4096 x 512 x 2 = 14,680,064 (k d_h =
+   * d / 4: a quarter of TP's, the paper's "k d_h < d under GQA"). */
+  scale_model m = model("llama-3.2-1b");
+  scale_dtype bf = SCALE_DTYPE_BF16;
+  scale_check_rel(scale_hybrid_attention_fwd_bytes(&m, SCALE_HYBRID_TP, 8, 1, 4096, bf),
+                  58720256.0, EXACT, "B", "Tab 3 TP");
+  scale_check_rel(scale_hybrid_attention_fwd_bytes(&m, SCALE_HYBRID_CP, 8, 1, 4096, bf),
+                  14680064.0, EXACT, "B", "Tab 3 CP");
+  /* Ulysses from its parts (paper section 2.6): Comm_q = Comm_o = 2 (s/T)(a d_h/T)(T-1),
+   * Comm_k = Comm_v = 2 (s/T)(k d_h/T)(T-1); T = 4: q = o = 2 x 1024 x 512 x 3 = 3,145,728,
+   * k = v = 2 x 1024 x 128 x 3 = 786,432 elements; sum 7,864,320 x 2 B = 15,728,640. */
+  double t = 4, s = 4096;
+  double q = 2.0 * (s / t) * (32.0 * 64.0 / t) * (t - 1.0);
+  double k = 2.0 * (s / t) * (8.0 * 64.0 / t) * (t - 1.0);
+  scale_check_rel(2.0 * (2.0 * q + 2.0 * k), 15728640.0, EXACT, "B", "hand sum");
+  scale_check_rel(scale_hybrid_attention_fwd_bytes(&m, SCALE_HYBRID_TPUP, 4, 1, 4096, bf),
+                  2.0 * (2.0 * q + 2.0 * k), EXACT, "B", "section 2.6 Comm_q+k+v+o");
+  /* Ulysses splits heads: degree 16 > 8 KV heads is not defined */
+  scale_check_nan(scale_hybrid_attention_fwd_bytes(&m, SCALE_HYBRID_TPUP, 16, 1, 4096, bf));
+  scale_check_nan(scale_hybrid_attention_fwd_bytes(&m, SCALE_HYBRID_TP, 0.5, 1, 4096, bf));
+  scale_model mamba = model("mamba-2-7b-amer");
+  scale_check_nan(scale_hybrid_attention_fwd_bytes(&mamba, SCALE_HYBRID_TP, 2, 1, 4096, bf));
+}
+END_TEST
+
+START_TEST(test_s5_vs_table3) {
+  /* Section 5.2: TP moves 2 s a d_h, CP 2 s k d_h elements (no b, no (n-1)/n). Llama 3.2 1B at
+   * s = 4096: TP 2 x 4096 x 2048 = 16,777,216; CP 2 x 4096 x 512 = 4,194,304; ratio a/k = 4,
+   * as Table 3's ratio. Table 3's TP at degree t is 4(t-1)/t s d elements: 2(t-1)/t times the
+   * section 5 figure, equal only at t = 2 (the paper's two TP formulas, digest section 8). */
+  scale_model m = model("llama-3.2-1b");
+  scale_check_rel(scale_hybrid_s5_comm_elements(&m, SCALE_HYBRID_TP, 4096), 16777216.0, EXACT,
+                  "elements", "section 5.2 2 s a d_h");
+  scale_check_rel(scale_hybrid_s5_comm_elements(&m, SCALE_HYBRID_CP, 4096), 4194304.0, EXACT,
+                  "elements", "section 5.2 2 s k d_h");
+  ck_assert(scale_hybrid_s5_comm_elements(&m, SCALE_HYBRID_DP, 4096) == 0.0);
+  double tab3_t2 = scale_hybrid_attention_fwd_bytes(&m, SCALE_HYBRID_TP, 2, 1, 4096,
+                                                    SCALE_DTYPE_BF16) / 2.0;
+  double tab3_t8 = scale_hybrid_attention_fwd_bytes(&m, SCALE_HYBRID_TP, 8, 1, 4096,
+                                                    SCALE_DTYPE_BF16) / 2.0;
+  scale_check_rel(tab3_t2, scale_hybrid_s5_comm_elements(&m, SCALE_HYBRID_TP, 4096), EXACT,
+                  "elements", "equal at t = 2");
+  scale_check_rel(tab3_t8 / scale_hybrid_s5_comm_elements(&m, SCALE_HYBRID_TP, 4096), 1.75, EXACT,
+                  "1", "2(t-1)/t at t = 8");
+  scale_check_nan(scale_hybrid_s5_comm_elements(&m, SCALE_HYBRID_TPUP, 4096));
+}
+END_TEST
+
+/* ---- Mamba-2 -------------------------------------------------------------------------------- */
+
+START_TEST(test_mamba_split) {
+  /* Mamba-7B (d = 4096, d_inner 8192, h = 128, P = 64, n = 128, g = 8, l = 64, d_conv 4) on
+   * tp 2 x cp 2 x dp 2 with b = 2, s = 4096: heads 64, groups 4, d_inner 4096,
+   * d_in_proj = 2 x 8192 + 2 x 8 x 128 + 128 = 18,560 -> 9,280; weights (4096 x 18,560 +
+   * 8192 x 4096) / 2 = (76,021,760 + 33,554,432) / 2 = 54,788,096; 2048 tokens, 1 sequence,
+   * 32 chunks; state 1 x 64 x 64 x 128 = 524,288; halo 1 x 3 x (8192 + 2048) / 2 = 15,360. */
+  scale_model m = model("mamba-2-7b-amer");
+  scale_hybrid_ssm_split s;
+  scale_hybrid_mamba2_split(&m, 2, 2, 2, 2, 4096, &s);
+  ck_assert(s.valid);
+  scale_check_rel(s.heads, 64, EXACT, "", "h / tp");
+  scale_check_rel(s.groups, 4, EXACT, "", "g / tp");
+  scale_check_rel(s.d_inner, 4096, EXACT, "", "d_inner / tp");
+  scale_check_rel(s.d_in_proj, 9280, EXACT, "", "section 5.3 d_inproj / tp");
+  scale_check_rel(s.weight_params, 54788096, EXACT, "", "projections / tp");
+  scale_check_rel(s.tokens, 2048, EXACT, "tokens", "s / cp");
+  scale_check_rel(s.sequences, 1, EXACT, "", "b / dp");
+  scale_check_rel(s.chunks, 32, EXACT, "", "(s/cp)/l");
+  scale_check_rel(s.state_elements, 524288, EXACT, "", "b h P n / (dp tp)");
+  scale_check_rel(s.halo_elements, 15360, EXACT, "", "(d_conv-1)(d_inner+2gn)");
+  scale_check_rel(s.tp_all_reduces, 1, EXACT, "", "Mamba-2: one AllReduce");
+  scale_hybrid_mamba2_split(&m, 16, 1, 1, 1, 4096, &s); /* 16 does not divide 8 groups */
+  ck_assert(!s.valid);
+  scale_model llama = model("llama-2-7b");
+  scale_hybrid_mamba2_split(&llama, 2, 1, 1, 1, 4096, &s);
+  ck_assert(!s.valid);
+  scale_check_nan(s.heads);
+}
+END_TEST
+
+START_TEST(test_mamba_cp_state_exchange) {
+  /* Mamba-7B, b = 1, CP 8, bf16: state h P n = 128 x 64 x 128 = 1,048,576; halo 3 x 10,240 =
+   * 30,720; (2 x 7 x 1,048,576 + 2 x 30,720) x 2 B = 29,483,008 bytes, the same at any s
+   * (Table 8: CP O(d d_state CP)). TP 2 at s = 4096: 4 (1/2) 4096 4096 x 2 = 67,108,864. */
+  scale_model m = model("mamba-2-7b-amer");
+  scale_dtype bf = SCALE_DTYPE_BF16;
+  double cp4k = scale_hybrid_mamba2_fwd_bytes(&m, SCALE_HYBRID_CP, 8, 1, 4096, bf);
+  scale_check_rel(cp4k, 29483008.0, EXACT, "B", "hand: states + halo");
+  ck_assert(scale_hybrid_mamba2_fwd_bytes(&m, SCALE_HYBRID_CP, 8, 1, 131072, bf) == cp4k);
+  scale_check_rel(scale_hybrid_mamba2_fwd_bytes(&m, SCALE_HYBRID_TP, 2, 1, 4096, bf), 67108864.0,
+                  EXACT, "B", "one AllReduce of [b, s, d]");
+  ck_assert(scale_hybrid_mamba2_fwd_bytes(&m, SCALE_HYBRID_CP, 1, 1, 4096, bf) == 0.0);
+  ck_assert(scale_hybrid_mamba2_fwd_bytes(&m, SCALE_HYBRID_DP, 8, 1, 4096, bf) == 0.0);
+  scale_check_nan(scale_hybrid_mamba2_fwd_bytes(&m, SCALE_HYBRID_TPUP, 8, 1, 4096, bf));
+  /* against attention: LLaMA 2 7B's CP 8 ring at 4K moves 117,440,512 B, 4x Mamba's; at 32K
+   * 8x as much again while Mamba's stays put */
+  scale_model l = model("llama-2-7b");
+  ck_assert(scale_hybrid_attention_fwd_bytes(&l, SCALE_HYBRID_CP, 8, 1, 4096, bf) > 3.9 * cp4k);
+}
+END_TEST
+
+START_TEST(test_mamba_models_match_paper_mfu) {
+  /* The paper's best Mamba MFUs imply model FLOPs per token: MFU x 8 x 378.88e12 x step /
+   * 4,194,304 tokens. Mamba-1B 0.204 x 8 x 3.7888e14 x 29.1 / 4194304 = 4.290e9; Mamba-7B
+   * 0.202 x 8 x 3.7888e14 x 191.6 / 4194304 = 2.797e10. Our model files (no MLP, tied
+   * vocabularies of the LLaMA twins) give them within the printed MFU's rounding (0.05 / 20
+   * = 0.25%) plus 0.5%; with Table 12's "FFN hidden size" as a gated MLP they would be off by
+   * 50% or more. */
+  scale_model m1 = model("mamba-2-1b-amer"), m7 = model("mamba-2-7b-amer");
+  double f1 = 0.204 * 8 * 3.7888e14 * 29.1 / 4194304.0;
+  double f7 = 0.202 * 8 * 3.7888e14 * 191.6 / 4194304.0;
+  scale_check_rel(scale_transformer_flops_per_token(&m1, 4096, true, SCALE_PASS_TRAIN), f1, 0.01,
+                  "FLOP/token", "Tab 14 best MFU");
+  scale_check_rel(scale_transformer_flops_per_token(&m7, 4096, true, SCALE_PASS_TRAIN), f7, 0.01,
+                  "FLOP/token", "Tab 13 best MFU");
+  double mlp1 = 16.0 * 3.0 * 2048 * 4096 * 6.0; /* a gated F = 4096 MLP, 6 FLOPs per param */
+  ck_assert(mlp1 / f1 > 0.5);
+}
+END_TEST
+
+/* ---- memory --------------------------------------------------------------------------------- */
+
+START_TEST(test_activation_bytes) {
+  /* Korthikanti et al. Table 2 with flash attention, LLaMA 2 7B, b = 1, s = 4096, d = 4096:
+   * 34 s b d = 570,425,344; TP 4: s b d (10 + 24/4) = 268,435,456; TP 4 + SP: 34 s b d / 4 =
+   * 142,606,336; CP 2: half of 570,425,344. */
+  scale_model m = model("llama-2-7b");
+  scale_check_rel(scale_hybrid_layer_activation_bytes(&m, 1, 4096, 1, 1, false), 570425344.0,
+                  EXACT, "B", "34 sbh");
+  scale_check_rel(scale_hybrid_layer_activation_bytes(&m, 1, 4096, 4, 1, false), 268435456.0,
+                  EXACT, "B", "sbh(10 + 24/t)");
+  scale_check_rel(scale_hybrid_layer_activation_bytes(&m, 1, 4096, 4, 1, true), 142606336.0,
+                  EXACT, "B", "34 sbh / t");
+  scale_check_rel(scale_hybrid_layer_activation_bytes(&m, 1, 4096, 1, 2, false), 285212672.0,
+                  EXACT, "B", "s / cp");
+  /* Mamba-1B, b = 1, s = 4096: per token 2 x 2048 + 9,280 + (4096 + 1024) + 2 x 4096 = 26,688
+   * elements x 2 B x 4096 = 218,628,096; chunk states 64 chunks x 64 heads x 64 x 64 x 4 B =
+   * 67,108,864; total 285,736,960. */
+  scale_model mb = model("mamba-2-1b-amer");
+  scale_check_rel(scale_hybrid_layer_activation_bytes(&mb, 1, 4096, 1, 1, false), 285736960.0,
+                  EXACT, "B", "our section 5.3 derivation");
+  scale_check_nan(scale_hybrid_layer_activation_bytes(&m, 1, 4096, 0, 1, false));
+}
+END_TEST
+
+START_TEST(test_memory_per_device) {
+  /* LLaMA 2 7B (6,738,415,616 parameters) at (dp, pp, tp, cp) = (4, 2, 1, 1), ZeRO-1 over 4,
+   * Megatron precision, 1F1B with 2 microbatches in flight, mbs 1, s 4096: 3,369,207,808
+   * parameters per device; weights x 2 = 6,738,415,616; fp32 gradients x 4 = 13,476,831,232;
+   * optimizer x 12 / 4 = 10,107,623,424; activations 16 layers x 2 x 570,425,344 =
+   * 18,253,611,008; total 48,576,481,280 (the paper measures 45.9 GB, Tab 10). */
+  scale_model m = model("llama-2-7b");
+  scale_hybrid_layout l = {4, 2, 1, 1, 1, false};
+  scale_hybrid_memory mem;
+  scale_hybrid_memory_per_device(&m, &l, &megatron, 1, 4096, 2, &mem);
+  scale_check_rel(mem.params, 3369207808.0, EXACT, "", "N / (tp pp)");
+  scale_check_rel(mem.weight_bytes, 6738415616.0, EXACT, "B", "2 B each");
+  scale_check_rel(mem.grad_bytes, 13476831232.0, EXACT, "B", "fp32 gradients");
+  scale_check_rel(mem.optimizer_bytes, 10107623424.0, EXACT, "B", "12 B / dp");
+  scale_check_rel(mem.activation_bytes, 18253611008.0, EXACT, "B", "L/pp x in flight x layer");
+  scale_check_rel(mem.total_bytes, 48576481280.0, EXACT, "B", "sum");
+  /* ZeRO stages, the ZeRO paper's mixed precision (2 + 2 + 12 bytes) over dp 8: 16, 5.5, 3.75
+   * and 2 bytes per parameter of model state */
+  const scale_precision mixed = SCALE_PRECISION_MIXED_ADAM;
+  const double per_param[4] = {16.0, 2.0 + 2.0 + 12.0 / 8, 2.0 + 14.0 / 8, 16.0 / 8};
+  for (int z = 0; z <= 3; z++) {
+    scale_hybrid_layout lz = {8, 1, 1, 1, z, false};
+    scale_hybrid_memory_per_device(&m, &lz, &mixed, 1, 4096, 1, &mem);
+    scale_check_rel(mem.weight_bytes + mem.grad_bytes + mem.optimizer_bytes,
+                    per_param[z] * 6738415616.0, EXACT, "B", "ZeRO Figure 1");
+  }
+  /* CP replicas share the ZeRO shards: (1,1,1,8) ZeRO-1 shards the optimizer 8 ways */
+  scale_hybrid_layout lc = {1, 1, 1, 8, 1, false};
+  scale_hybrid_memory_per_device(&m, &lc, &megatron, 1, 4096, 1, &mem);
+  scale_check_rel(mem.optimizer_bytes, 12.0 / 8.0 * 6738415616.0, EXACT, "B", "dp x cp shards");
+  scale_hybrid_layout bad = {4, 2, 1, 1, 4, false};
+  scale_hybrid_memory_per_device(&m, &bad, &megatron, 1, 4096, 2, &mem);
+  scale_check_nan(mem.total_bytes);
+}
+END_TEST
+
+/* ---- overlap -------------------------------------------------------------------------------- */
+
+START_TEST(test_overlap) {
+  /* t_comp 3, t_comm 2: none 5; weak max = 3; strong with c chunks (c-1)/c x 3 + 5/c: c = 1 5,
+   * c = 2 4, c = 4 3.5, c = 1e9 -> 3. */
+  scale_check_rel(scale_hybrid_overlap_s(SCALE_HYBRID_DEP_NONE, 3, 2, 1), 5, EXACT, "s", "serial");
+  scale_check_rel(scale_hybrid_overlap_s(SCALE_HYBRID_DEP_WEAK, 3, 2, 1), 3, EXACT, "s", "max");
+  scale_check_rel(scale_hybrid_overlap_s(SCALE_HYBRID_DEP_STRONG, 3, 2, 1), 5, EXACT, "s", "c=1");
+  scale_check_rel(scale_hybrid_overlap_s(SCALE_HYBRID_DEP_STRONG, 3, 2, 2), 4, EXACT, "s", "c=2");
+  scale_check_rel(scale_hybrid_overlap_s(SCALE_HYBRID_DEP_STRONG, 3, 2, 4), 3.5, EXACT, "s", "c=4");
+  scale_check_rel(scale_hybrid_overlap_s(SCALE_HYBRID_DEP_STRONG, 3, 2, 1e9), 3, 1e-8, "s", "tail");
+  /* comm-bound: weak 5 vs 2 of compute exposes 3 */
+  scale_check_rel(scale_hybrid_overlap_s(SCALE_HYBRID_DEP_WEAK, 2, 5, 1) - 2, 3, EXACT, "s",
+                  "exposed");
+  scale_check_nan(scale_hybrid_overlap_s(SCALE_HYBRID_DEP_STRONG, 3, 2, 0));
+  scale_check_nan(scale_hybrid_overlap_s(SCALE_HYBRID_DEP_WEAK, -1, 2, 1));
+}
+END_TEST
+
+START_TEST(test_ring_cp_block) {
+  /* Digest section 2.7: c >= (F/BW) k beta / (2a); H100 989e12 / 450e9 = 2197.8 tokens for MHA
+   * in bf16 ("about 2.2K"); GQA with k = a/4 (Llama 3.2 1B) a quarter, 549.4; a causal mask
+   * without load balancing doubles it. */
+  scale_model mha = model("llama-2-7b"), gqa = model("llama-3.2-1b");
+  scale_check_rel(scale_hybrid_ring_cp_min_block_tokens(&mha, 989e12, 450e9, SCALE_DTYPE_BF16,
+                                                        false),
+                  989e12 / 450e9, EXACT, "tokens", "F/BW for MHA bf16");
+  scale_check_rel(scale_hybrid_ring_cp_min_block_tokens(&gqa, 989e12, 450e9, SCALE_DTYPE_BF16,
+                                                        false),
+                  989e12 / 450e9 / 4.0, EXACT, "tokens", "GQA k/a = 1/4");
+  scale_check_rel(scale_hybrid_ring_cp_min_block_tokens(&gqa, 989e12, 450e9, SCALE_DTYPE_BF16,
+                                                        true),
+                  989e12 / 450e9 / 2.0, EXACT, "tokens", "causal x 2");
+  scale_check_nan(scale_hybrid_ring_cp_min_block_tokens(&gqa, 0, 450e9, SCALE_DTYPE_BF16, false));
+}
+END_TEST
+
+/* ---- the design guide ----------------------------------------------------------------------- */
+
+static scale_hybrid_guide guide(const char *name, const scale_chip *c) {
+  scale_model m = model(name);
+  scale_hybrid_problem p = {&m, c, 8, 1024, 4096, 1, 1, megatron};
+  scale_hybrid_guide g;
+  scale_hybrid_guide_eval(&p, &g);
+  return g;
+}
+
+START_TEST(test_guide_paper_bests) {
+  /* The paper's Table 15 bests on 8 Ascend 910B (60 GB), 1024 x 4096 tokens, mbs 1:
+   * LLaMA 1B (8,1,1,1), LLaMA 7B (4,2,1,1), Mamba-1B (8,1,1,1), Mamba-7B (4,1,2,1) as (dp, pp,
+   * tp, cp). The guide reproduces each from memory fit alone. LLaMA 7B does not fit as pure DP:
+   * 6,738,415,616 x (2 + 4 + 12/8) + 32 x 570,425,344 = 68,791,728,128 B > 60e9. */
+  scale_chip npu = chip("ascend-910b");
+  struct {
+    const char *model;
+    double dp, pp, tp, cp;
+  } want[] = {{"llama-3.2-1b", 8, 1, 1, 1},
+              {"llama-2-7b", 4, 2, 1, 1},
+              {"mamba-2-1b-amer", 8, 1, 1, 1},
+              {"mamba-2-7b-amer", 4, 1, 2, 1}};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    scale_hybrid_guide g = guide(want[i].model, &npu);
+    ck_assert_msg(g.feasible && g.layout.dp == want[i].dp && g.layout.pp == want[i].pp &&
+                      g.layout.tp == want[i].tp && g.layout.cp == want[i].cp,
+                  "%s: guide (%g,%g,%g,%g)", want[i].model, g.layout.dp, g.layout.pp,
+                  g.layout.tp, g.layout.cp);
+    ck_assert(g.rule[SCALE_HYBRID_RULE_SPLIT_KIND].holds);
+    ck_assert(g.rule[SCALE_HYBRID_RULE_TP_DOMAIN].holds);
+  }
+  scale_hybrid_guide g7 = guide("llama-2-7b", &npu);
+  scale_check_rel(g7.rule[SCALE_HYBRID_RULE_FITS_DP].lhs, 68791728128.0, EXACT, "B",
+                  "hand: states + activations");
+  ck_assert(!g7.rule[SCALE_HYBRID_RULE_FITS_DP].holds);
+  ck_assert(g7.rule[SCALE_HYBRID_RULE_SMALLEST_SPLIT].holds);
+  /* Section 6.3.1: "PP = 2 is not an option" for Mamba-7B. Our memory says it fits (its
+   * largest layers are 18,560 x 4096 in-projections, 152 MB each in bf16): the guide picks TP
+   * by the family's preference, not because PP cannot hold the model. */
+  scale_model m7 = model("mamba-2-7b-amer");
+  scale_hybrid_layout pp2 = {4, 2, 1, 1, 1, false};
+  scale_hybrid_memory mem;
+  scale_hybrid_memory_per_device(&m7, &pp2, &megatron, 1, 4096, 2, &mem);
+  ck_assert_msg(mem.total_bytes < npu.hbm_bytes, "PP 2 Mamba-7B %g", mem.total_bytes);
+}
+END_TEST
+
+START_TEST(test_guide_domain) {
+  scale_model m = model("llama-2-7b");
+  scale_chip npu = chip("ascend-910b");
+  scale_hybrid_problem p = {&m, &npu, 8, 1024, 4096, 1, 1, megatron};
+  scale_hybrid_guide g;
+  p.gbs = 0;
+  scale_hybrid_guide_eval(&p, &g);
+  ck_assert(!g.feasible);
+  scale_check_nan(g.layout.dp);
+  /* one chip of 60 GB cannot hold LLaMA 2 7B's 50 GB of states and 18 GB of activations */
+  p.gbs = 1024;
+  p.n_chips = 1;
+  scale_hybrid_guide_eval(&p, &g);
+  ck_assert(!g.feasible);
+  ck_assert_str_eq(scale_hybrid_rule_name(SCALE_HYBRID_RULE_CP_RING), "cp-ring");
+  ck_assert_str_eq(scale_hybrid_strategy_name(SCALE_HYBRID_TPUP), "tpup");
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("hybrid");
+  const scale_check_case cases[] = {
+      {"table2", test_table2},
+      {"table3_mha", test_table3_mha},
+      {"table3_gqa_ulysses", test_table3_gqa_and_ulysses_parts},
+      {"s5_vs_table3", test_s5_vs_table3},
+      {"mamba_split", test_mamba_split},
+      {"mamba_cp_state", test_mamba_cp_state_exchange},
+      {"mamba_models_mfu", test_mamba_models_match_paper_mfu},
+      {"activation_bytes", test_activation_bytes},
+      {"memory_per_device", test_memory_per_device},
+      {"overlap", test_overlap},
+      {"ring_cp_block", test_ring_cp_block},
+      {"guide_paper_bests", test_guide_paper_bests},
+      {"guide_domain", test_guide_domain},
+  };
+  scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
+  return scale_check_run(s);
+}
