@@ -5,10 +5,10 @@
  * and where the expected value comes from: `scale grade` shows them as the FAIL detail.
  *
  * Every case first checks the book's printed answers (or a hand derivation in a comment), then
- * the reference solution of solutions/ over a grid of inputs including domain edges, with
- * GRADE_VS_REF. The reference is linked under the names ref_* (see the generated
- * grading_ref_SLUG.h); when the build has no solutions/ folder, GRADING_HAVE_REFERENCE is
- * undefined and the grid comparisons only call the student's function.
+ * the answers over a grid of inputs including domain edges, with GRADE_VS_REF: answers stored
+ * with the tests (tests/grading/expected/, see grading_expected.c), recorded from the reference
+ * solution of solutions/, linked under the names ref_* (see the generated grading_ref_SLUG.h)
+ * when the build has it. A score never depends on whether solutions/ is present.
  *
  * The suite is the trusted "checker": it never links a student's code. Its ex_* calls go to the
  * student's own process over the grading channel (grading_channel.h), so that a student's exit,
@@ -44,35 +44,68 @@ static inline int grade_close(double got, double expected, double rtol) {
 }
 
 /* Asserts grade_close(); 'call' is the call with its inputs, printf-style. */
+static inline void grade_vcheck(double got, double expected, double rtol, const char *unit,
+                                const char *source, const char *call_fmt, va_list args)
+    __attribute__((format(printf, 6, 0)));
+
+static inline void grade_vcheck(double got, double expected, double rtol, const char *unit,
+                                const char *source, const char *call_fmt, va_list args) {
+  if (grade_close(got, expected, rtol)) return;
+  char call[512];
+  vsnprintf(call, sizeof call, call_fmt, args);
+  const char *space = unit[0] ? " " : "";
+  ck_abort_msg("%s = %.9g%s%s, expected %.9g%s%s (rtol %g; %s)", call, got, space, unit, expected,
+               space, unit, rtol, source);
+}
+
 static inline void grade_check(double got, double expected, double rtol, const char *unit,
                                const char *source, const char *call_fmt, ...)
     __attribute__((format(printf, 6, 7)));
 
 static inline void grade_check(double got, double expected, double rtol, const char *unit,
                                const char *source, const char *call_fmt, ...) {
-  if (grade_close(got, expected, rtol)) return;
-  char call[512];
   va_list args;
   va_start(args, call_fmt);
-  vsnprintf(call, sizeof call, call_fmt, args);
+  grade_vcheck(got, expected, rtol, unit, source, call_fmt, args);
   va_end(args);
-  const char *space = unit[0] ? " " : "";
-  ck_abort_msg("%s = %.9g%s%s, expected %.9g%s%s (rtol %g; %s)", call, got, space, unit, expected,
-               space, unit, rtol, source);
 }
 
 /** Checks a student's call against the book or a hand derivation. */
 #define GRADE_BOOK(got, expected, rtol, unit, source)                                              \
   grade_check((got), (expected), (rtol), (unit), (source), "%s", #got)
 
+/* Stored answers (grading_expected.c). */
+/** Whether this run records the reference's answers (SCALE_GRADE_RECORD=FILE). */
+int grading_recording(void);
+/** The expected value of the current case's next grid comparison: 'reference' when recording
+ * (appended to the file), else the stored answer (a missing one fails the case). */
+double grading_expected(double reference, const char **source);
+
+static inline void grade_vs_stored(double got, double reference, const char *unit,
+                                   const char *call_fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static inline void grade_vs_stored(double got, double reference, const char *unit,
+                                   const char *call_fmt, ...) {
+  const char *source = "";
+  double expected = grading_expected(reference, &source);
+  if (grading_recording()) return; /* the student's side does not matter while recording */
+  va_list args;
+  va_start(args, call_fmt);
+  grade_vcheck(got, expected, GRADE_REF_RTOL, unit, source, call_fmt, args);
+  va_end(args);
+}
+
 #ifdef GRADING_HAVE_REFERENCE
-/** Checks a student's call against the reference's call on the same inputs (described by the
- * printf-style arguments that follow). */
-#define GRADE_VS_REF(got, ref, unit, ...)                                                          \
-  grade_check((got), (ref), GRADE_REF_RTOL, (unit), "reference solution", __VA_ARGS__)
+#define GRADE_REF_VALUE(ref) (grading_recording() ? (double)(ref) : 0.0)
 #else
-#define GRADE_VS_REF(got, ref, unit, ...) ((void)(got))
+#define GRADE_REF_VALUE(ref) 0.0
 #endif
+
+/** Checks a student's call against the answer stored with the tests for the same inputs
+ * (described by the printf-style arguments that follow); 'ref', the reference's call, is made
+ * only when recording the stored answers. */
+#define GRADE_VS_REF(got, ref, unit, ...)                                                          \
+  grade_vs_stored((got), GRADE_REF_VALUE(ref), (unit), __VA_ARGS__)
 
 /* The timeout of each exercise: SCALE_GRADE_TIMEOUT_S if set to a positive number. */
 static inline double grade_timeout_s(void) {
