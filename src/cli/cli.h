@@ -31,6 +31,7 @@ int cli_cmd_grade(int argc, char **argv);
 int cli_cmd_plan(int argc, char **argv);
 int cli_cmd_validate(int argc, char **argv);
 int cli_cmd_calibrate(int argc, char **argv);
+int cli_cmd_measure(int argc, char **argv);
 
 /* ---- errors --------------------------------------------------------------------------------- */
 

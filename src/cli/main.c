@@ -25,6 +25,7 @@ static const command commands[] = {
     {"calibrate", cli_cmd_calibrate, "fit the step model's parameters to measurements/"},
     {"book", cli_cmd_book, "render the chapters to an HTML site"},
     {"grade", cli_cmd_grade, "grade a folder of exercises: OK/FAIL/CRASH/TIMEOUT/BUILD, score"},
+    {"measure", cli_cmd_measure, "this machine's roofline (OpenBLAS GEMM, STREAM) as hardware"},
 };
 
 static const size_t n_commands = sizeof commands / sizeof commands[0];
