@@ -76,5 +76,13 @@ expect_usage_error "batch 1e300" "$SCALE" train --model llama-3-8b --hw tpu-v5e 
 expect_err '^scale: --batch-tokens: 1e300 is out of range' "names --batch-tokens"
 expect_usage_error "efficiency 1e-300" "$SCALE" train --model llama-3-8b --hw tpu-v5e --chips 8 --batch-tokens 1M --seq 4096 --efficiency 1e-300
 expect_err '^scale: --efficiency: 1e-300 is out of range' "names --efficiency"
+# A tiny FLOP/s was blamed on "compute-bound: every link's collectives hide under the matmuls"
+# (train) and "sizes too large" (roofline); the file is refused naming the key.
+SRC=${SCALE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+TINY="$SRC/tests/data/hardware-bad/flops-tiny.ini"
+run "$SCALE" train --model llama-3-8b --hw "$TINY" --chips 8 --batch-tokens 1M --seq 4096
+expect_rc 1 "tiny FLOP/s refused"; expect_err 'flops-tiny.ini:[0-9]+: bf16_flops_per_s must be in \[1e9, 1e19\], got 1e-300$' "train names bf16_flops_per_s"
+run "$SCALE" roofline --hw "$TINY" --flops 1e12 --bytes 1e9
+expect_rc 1 "roofline: tiny FLOP/s refused"; expect_err 'bf16_flops_per_s must be in' "roofline names bf16_flops_per_s"
 
 finish
