@@ -331,7 +331,8 @@ static double activation_bytes(const scale_model *m, double tokens, double tp, s
     double heads = (c64(m->n_heads) * 2.0 + 2.0 * c64(m->n_kv_heads)) * c64(m->d_head);
     double mlp_f = c64(m->d_ff);
     if (is_moe(m))
-      mlp_f = fmax(mlp_f, c64(m->n_experts_active + m->n_shared_experts) * c64(m->d_ff_expert));
+      mlp_f =
+          fmax(mlp_f, (c64(m->n_experts_active) + c64(m->n_shared_experts)) * c64(m->d_ff_expert));
     double mlp = (m->gated_mlp ? 2.0 : 1.0) * mlp_f;
     width = c64(m->d_model) + (heads + mlp) / tp;
   }

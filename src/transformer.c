@@ -34,8 +34,8 @@ static double mlp_matrices(const scale_model *m) { return m->gated_mlp ? 3.0 : 2
 
 /** MLA query/key head width (H_nope + H_rope, or d_head when those are absent). */
 static double mla_qk_head(const scale_model *m) {
-  int64_t h = m->d_head_nope + m->d_head_rope;
-  return c(h > 0 ? h : m->d_head);
+  double h = c(m->d_head_nope) + c(m->d_head_rope); /* in double: no int64 overflow */
+  return h > 0 ? h : c(m->d_head);
 }
 
 /** MLA value head width (d_head_v, or d_head when absent). */

@@ -4,6 +4,7 @@
  * training memory, activations and remat, KV cache, recurrent state, attention intensity and
  * the per-device block formulas. The book's own numbers are in test_transformer_book.c. */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "scale.h"
@@ -219,6 +220,15 @@ START_TEST(test_params_mla) {
   m.q_lora_rank = 0; /* full-rank queries: W_Q 16*2*5 = 160 replaces 64 + 40 + norm 4 */
   scale_check_rel(scale_transformer_n_attention_params(&m), 498.0 - 108.0 + 160.0, EXACT, "params",
                   "W_Q [D, N(nope+rope)]");
+  /* Hand-made widths whose int64 sum overflows (INT64_MAX + 1): the sum is taken in double, so
+   * the count grows with them instead of wrapping negative and falling back to d_head (and
+   * UBSan does not abort). Issue 13 section 2. */
+  m = tiny_mla();
+  double small = scale_transformer_n_attention_params(&m);
+  m.d_head_nope = INT64_MAX;
+  m.d_head_rope = 1;
+  ck_assert_msg(scale_transformer_n_attention_params(&m) > 1e15 * small, "got %g",
+                scale_transformer_n_attention_params(&m));
 }
 END_TEST
 
