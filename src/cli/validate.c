@@ -105,9 +105,11 @@ static void print_text(const predictions *pr, int only, const char *params_path)
     scale_calib_stats in, out;
     scale_calib_group_stats(set, g, pr->pred, &in);
     scale_calib_group_stats(set, g, pr->logo, &out);
-    printf("%-22s %5d %7.1f%% %7.1f%% %9.3f | %8.1f%% %8.1f%% %9.3f\n", set->groups[g], in.n,
-           100 * in.mape, 100 * in.max_err, in.spearman, 100 * out.mape, 100 * out.max_err,
-           out.spearman);
+    char rho_in[16] = "-", rho_out[16] = "-"; /* Spearman only for ranking groups */
+    if (isfinite(in.spearman)) snprintf(rho_in, sizeof rho_in, "%.3f", in.spearman);
+    if (isfinite(out.spearman)) snprintf(rho_out, sizeof rho_out, "%.3f", out.spearman);
+    printf("%-22s %5d %7.1f%% %7.1f%% %9s | %8.1f%% %8.1f%% %9s\n", set->groups[g], in.n,
+           100 * in.mape, 100 * in.max_err, rho_in, 100 * out.mape, 100 * out.max_err, rho_out);
   }
   if (only >= 0) return;
   double m1, x1, m2, x2;

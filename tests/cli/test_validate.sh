@@ -17,6 +17,7 @@ expect_out '^vtrain-39\.1b +47 ' "group line with its row count"
 expect_out '^all training rows +150 ' "pooled line"; expect_out '^Megatron A1-A10,A15-16 +16 ' "Megatron subset"
 expect_out 'LOGO' "LOGO columns"
 n=$(grep -Ec '^(A|B|H|V)[0-9]' "$TMP/out"); [ "$n" -eq 150 ] && pass || fail "150 row lines, got $n"
+expect_no_nan "validate"
 
 # One group; its Spearman is a number between -1 and 1.
 run "$SCALE" validate --group hybrid-910b-table10
