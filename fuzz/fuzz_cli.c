@@ -1,5 +1,7 @@
-/* fuzz_cli.c — fuzz target: the argument parsing (and what follows it) of every subcommand of
- * the `scale` command except `book` and `grade`, which write files and start processes.
+/* fuzz_cli.c — fuzz target: the argument parsing (and what follows it) of the subcommands of
+ * the `scale` command that only read: not `book` and `grade` (they write files and start
+ * processes), `calibrate` and `measure` (they write hardware files, measure the machine), nor
+ * `validate` (one run refits the step model per group: tens of seconds).
  *
  * Input: the arguments, separated by NUL bytes; the first is the subcommand (hw, model, train,
  * infer, roofline, collective, plan), as `scale` would pass argv + 1. Each argument is its own

@@ -15,8 +15,9 @@ set -u
 mode=$1 bin=$2 target=$3 fuzzdir=$4 work=$5/$3
 seconds=${SCALE_FUZZ_SECONDS:-300}
 # -close_fd_mask=3: the code under test prints to /dev/null, libFuzzer and the sanitizers to
-# the log. -timeout: an input that runs 25 s is a hang (a loop bound taken from the input).
-set -- -close_fd_mask=3 -timeout=25 -rss_limit_mb=2560 -malloc_limit_mb=2048
+# the log. -timeout: an input that runs 60 s is a hang (a loop bound taken from the input);
+# the slowest legitimate inputs (plan searches) take a few seconds under the sanitizers.
+set -- -close_fd_mask=3 -timeout=60 -rss_limit_mb=2560 -malloc_limit_mb=2048
 [ -f "$fuzzdir/dict/$target.dict" ] && set -- "$@" "-dict=$fuzzdir/dict/$target.dict"
 mkdir -p "$work" || exit 1
 
