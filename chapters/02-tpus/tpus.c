@@ -172,10 +172,6 @@ static void q4(chapter *ch, const scale_chip *v5e) {
   chapter_value(ch, "q4.vmem_critical_batch", "from VMEM: B >",
                 q4_critical_batch(v5e, hbm * SCALE_ROOFLINE_VMEM_OVER_HBM), "tokens",
                 SCALE_FMT_PLAIN);
-  chapter_value(ch, "q4.book_hbm_bytes_per_s", "HBM bandwidth the book's answer uses", 8.1e11,
-                "B/s", SCALE_FMT_SCI);
-  chapter_value(ch, "q4.book_hbm_critical_batch", "exact with that bandwidth",
-                q4_critical_batch(v5e, 8.1e11), "tokens", SCALE_FMT_PLAIN);
 }
 
 static void q5(chapter *ch, const scale_chip *v5e) {
@@ -308,7 +304,7 @@ static void figure_ladder(chapter *ch, const chapter_chips *tpus) {
 
 int main(int argc, char **argv) {
   chapter_option opts[] = {
-      {"q3-pcie", "PCIe bandwidth Question 3 assumes [B/s]", "1.5e10"},
+      {"q3-pcie", "PCIe bandwidth Question 3 assumes [B/s]", "1.6e10"},
       {0}};
   chapter ch;
   int rc = chapter_begin(&ch, argc, argv, "02-tpus", "How to think about TPUs.", opts);

@@ -110,8 +110,6 @@ static void section_pop_quiz(chapter *ch, const scale_chip *c) {
   double t4 = book_step_s(4, kv_seq, n_params, n_params, f, w);
   double t256 = book_step_s(256, kv_seq, n_params, n_params, f, w);
   chapter_value(ch, "quiz.t4_s", "step, batch 4", t4, "s", SCALE_FMT_TIME);
-  chapter_value(ch, "quiz.t4_old_s", "step, batch 4, with 8.1e11 B/s per chip",
-                book_step_s(4, kv_seq, n_params, n_params, f, n * 8.1e11), "s", SCALE_FMT_TIME);
   chapter_value(ch, "quiz.t256_s", "step, batch 256", t256, "s", SCALE_FMT_TIME);
   chapter_value(ch, "quiz.t256_kv_s", "of which KV loading", 256 * kv_seq / w, "s",
                 SCALE_FMT_TIME);
@@ -345,6 +343,11 @@ static void section_problems(chapter *ch, const scale_chip *c) {
                 scale_infer_max_batch(free_bytes, kv1), "tokens", SCALE_FMT_PLAIN);
   chapter_value(ch, "q2.batch_8k_k1", "8k sequences with one KV head",
                 scale_infer_max_batch(free_bytes, kv1 * 8192), "", SCALE_FMT_PLAIN);
+  /* The book's own question: 128k-token sequences, "128k" read as 128e3 tokens as it does. */
+  chapter_value(ch, "q2.batch_128k", "128k sequences that fit",
+                scale_infer_max_batch(free_bytes, kv * 128e3), "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "q2.batch_128k_k1", "128k sequences with one KV head",
+                scale_infer_max_batch(free_bytes, kv1 * 128e3), "", SCALE_FMT_PLAIN);
   /* Q3 */
   chapter_value(ch, "q3.step_s", "loading the int8 weights over 16 chips",
                 scale_infer_min_step_time_s(0, 0, n_params, w16), "s", SCALE_FMT_TIME);
@@ -360,6 +363,9 @@ static void section_problems(chapter *ch, const scale_chip *c) {
                 scale_transformer_n_active_params(&moe), "", SCALE_FMT_SCI);
   chapter_value(ch, "q5.critical_batch", "critical batch, int8 weights bf16 FLOPs",
                 scale_infer_moe_critical_batch(&moe, c, SCALE_DTYPE_INT8, SCALE_DTYPE_BF16),
+                "tokens", SCALE_FMT_PLAIN);
+  chapter_value(ch, "q5.critical_batch_bf16", "critical batch, bf16 weights and FLOPs",
+                scale_infer_moe_critical_batch(&moe, c, SCALE_DTYPE_BF16, SCALE_DTYPE_BF16),
                 "tokens", SCALE_FMT_PLAIN);
   chapter_value(ch, "q5.kv_int8", "KV per token (unchanged)",
                 scale_transformer_kv_bytes_per_token(&moe, SCALE_DTYPE_INT8), "B", SCALE_FMT_SI);

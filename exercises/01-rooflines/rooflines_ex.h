@@ -118,7 +118,7 @@ double ex_rooflines_int8_matmul_intensity_flops_per_byte(int64_t b, int64_t d, i
 /** Batch size above which an int8 matmul (int8 weights, activations and OPs) is compute-bound,
  * in the limit b << d, f.
  *
- * Question: 3.94e14 int8 OP/s and 8.1e11 byte/s of HBM bandwidth.
+ * Question: 3.94e14 int8 OP/s and 8.2e11 byte/s of HBM bandwidth.
  * Units:  int8_ops_per_s [OP/s], bytes_per_s [byte/s] -> [tokens].
  * Domain: both > 0; NaN otherwise.
  * Book:   ch. 1, Question 1 part 3.

@@ -57,7 +57,7 @@ double ex_tpus_pod_hbm_bytes(int64_t n_chips, double hbm_bytes_per_chip);
 /** Smallest batch B for which a bf16 matmul x[B, D] * A[D, F] whose operands live in host DRAM
  * stays compute-bound over PCIe, in the limit B << D and F = 4D.
  *
- * Question: one TPU v6e (9.2e14 FLOP/s) with 1.5e10 byte/s of PCIe bandwidth.
+ * Question: one TPU v6e (9.2e14 FLOP/s) with 1.6e10 byte/s of PCIe bandwidth.
  * Units:  flops_per_s [FLOP/s], pcie_bytes_per_s [byte/s] -> [tokens].
  * Domain: both > 0; NaN otherwise.
  * Book:   ch. 2, Question 3 [PCIe operational intensity].
@@ -69,7 +69,7 @@ double ex_tpus_pcie_critical_batch(double flops_per_s, double pcie_bytes_per_s);
  * 2BDF / ops_per_s equals bytes moved / bytes_per_s, without assuming B << D, F.
  *
  * Question: int8[B, 4096] * int8[4096, 16384] on a TPU v5e (3.94e14 int8 OP/s), reading from HBM
- * (8.1e11 byte/s), then from VMEM (22 times the HBM bandwidth).
+ * (8.2e11 byte/s), then from VMEM (22 times the HBM bandwidth).
  * Units:  d, f [elements], ops_per_s [OP/s], bytes_per_s [byte/s], bytes_per_element [byte]
  *         -> [tokens].
  * Domain: d, f >= 1, rates > 0, bytes_per_element > 0; NaN otherwise. INFINITY when no batch
@@ -128,8 +128,8 @@ double ex_tpus_gather_to_one_time_s(double array_bytes, int64_t n_chips, int64_t
  * ICI links, streamed from that chip's HBM, and multiplied by a bf16[b, n] activation. The four
  * stages overlap, so the time is that of the slowest stage.
  *
- * Question: n = 128 * 1024, b = 8, a v5e 4x4 (16 chips, 1.5e10 byte/s PCIe per chip, 2 ICI links
- * of 4.5e10 byte/s into TPU{0,0}, 8.1e11 byte/s HBM, 1.97e14 bf16 FLOP/s).
+ * Question: n = 128 * 1024, b = 8, a v5e 4x4 (16 chips, 1.6e10 byte/s PCIe per chip, 2 ICI links
+ * of 4.5e10 byte/s into TPU{0,0}, 8.2e11 byte/s HBM, 1.97e14 bf16 FLOP/s).
  * Units:  n, b [elements], counts, bandwidths [byte/s], flops_per_s [FLOP/s] -> [s].
  * Domain: n, b, n_chips, n_ici_links >= 1; bandwidths and flops_per_s > 0; NaN otherwise.
  * Book:   ch. 2, Question 6 (the matrix stage counts n*n bytes; the activation, 2*b*n bytes,
@@ -162,7 +162,7 @@ double ex_tpus_mxu_padded_dim(int64_t n, int64_t mxu_dim);
 /** Critical arithmetic intensity of a matmul whose operands are read from VMEM, whose bandwidth
  * to the MXU is 'vmem_to_hbm_ratio' times the HBM bandwidth.
  *
- * Question: a v5e (1.97e14 FLOP/s, 8.1e11 byte/s HBM) with VMEM about 22 times faster.
+ * Question: a v5e (1.97e14 FLOP/s, 8.2e11 byte/s HBM) with VMEM about 22 times faster.
  * Units:  flops_per_s [FLOP/s], hbm_bytes_per_s [byte/s], ratio [1] -> [FLOP/byte].
  * Domain: all > 0; NaN otherwise.
  * Book:   ch. 2 "VMEM and arithmetic intensity" (an intensity of 10-20 suffices).

@@ -107,8 +107,8 @@ double ex_training_fsdp_tp_critical_batch(double f, double flops_per_s, double l
 /** Per-pod batch (tokens) above which data parallelism across pods over the data-center
  * network is compute-bound: the pod's FLOP/s over its total DCN bandwidth.
  *
- * Question: a v5p pod of ~8k chips at 4.5e14 FLOP/s (3.8e18) with 2.5e10 byte/s per host of 4
- * chips (5e13 in all).
+ * Question: a TPU v5p chip at 4.46e14 FLOP/s with 6.25e9 byte/s of DCN egress (the ratio is the
+ * same for a whole pod: its FLOP/s over its total DCN bandwidth).
  * Units:  pod_flops_per_s [FLOP/s], pod_dcn_bytes_per_s [byte/s] -> [tokens].
  * Domain: both > 0; NaN otherwise.
  * Book:   ch. 5 "Scaling Between Pods".

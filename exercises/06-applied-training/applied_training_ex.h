@@ -68,7 +68,7 @@ double ex_applied_training_run_time_s(double n_params, double n_tokens, double n
  * (8 bytes each) and bf16 gradient checkpoints of [batch, D] saved n_checkpoints_per_layer times
  * in each layer.
  *
- * Question: LLaMA 3 70B with a 4M-token batch and 3 checkpoints per layer.
+ * Question: LLaMA 3 70B with a 4M-token batch and 4 checkpoints per layer.
  * Units:  n_params [params], batch_tokens [tokens], d, l [counts], checkpoints [1] -> [byte].
  * Domain: n_params, batch_tokens, n_checkpoints_per_layer >= 0, d, l >= 1; NaN otherwise.
  * Book:   ch. 6 "Counting Parameters and FLOPs" (the minimum number of TPUs).
@@ -78,7 +78,7 @@ double ex_applied_training_memory_bytes(double n_params, double batch_tokens, in
 
 /** Smallest whole number of chips whose HBM holds 'total_bytes'.
  *
- * Question: LLaMA 3 70B's ~16.4e12 bytes of training state on v5p chips of 96e9 bytes.
+ * Question: LLaMA 3 70B's ~21.6e12 bytes of training state on v5p chips of 96e9 bytes.
  * Units:  total_bytes [byte], hbm_bytes_per_chip [byte] -> [chips].
  * Domain: total_bytes >= 0, hbm_bytes_per_chip > 0; NaN otherwise.
  * Book:   ch. 6 "Counting Parameters and FLOPs".

@@ -5,7 +5,7 @@
  * this header and the C standard library: no libscale.
  *
  * The chapter's hardware is mostly a TPU v5e: 1.97e14 bf16 FLOP/s (3.94e14 int8), 8.2e11 byte/s
- * of HBM bandwidth (some answers use 8.1e11), 16e9 bytes of HBM per chip. Its example model
+ * of HBM bandwidth, 16e9 bytes of HBM per chip. Its example model
  * (Questions 1-5): L = 64, D = 4096, F = 16,384, N = 32, K = 8, H = 256, V = 32,128, shared
  * input and output embeddings.
  *
@@ -36,7 +36,7 @@ double ex_inference_critical_batch(double flops_per_s, double hbm_bytes_per_s,
  * from HBM, while the MLPs take the larger of their FLOP time and their weight-loading time.
  *
  * Question: a 30B dense model in int8 with bf16 FLOPs on a v5e 4x4 (16 chips: 3.152e15 FLOP/s,
- * 16 x 8.1e11 byte/s), 8192 context at 100 kB / token of KV; batch 4 and batch 256.
+ * 16 x 8.2e11 byte/s), 8192 context at 100 kB / token of KV; batch 4 and batch 256.
  * Units:  b [sequences], kv_bytes_per_seq [byte], n_params [params], param_bytes [byte],
  *         flops_per_s [FLOP/s], hbm_bytes_per_s [byte/s] (totals over the chips) -> [s].
  * Domain: b, kv_bytes_per_seq, n_params, param_bytes >= 0, rates > 0; NaN otherwise.
@@ -102,7 +102,8 @@ double ex_inference_moe_n_params(int64_t l, int64_t d, int64_t f, int64_t n, int
 /** Token batch above which the MoE's expert matmuls are compute-bound: the dense critical
  * batch C bytes_per_weight / (2 W) times E / k, since each expert sees k / E of the tokens.
  *
- * Question: E = 16, k = 2, int8 weights and bf16 FLOPs on a TPU v5e.
+ * Question: E = 16, k = 2 on a TPU v5e, with bf16 weights (the book's answer) and with int8
+ * weights and bf16 FLOPs.
  * Units:  flops_per_s [FLOP/s], hbm_bytes_per_s [byte/s], bytes_per_weight [byte], e, k
  *         [counts] -> [tokens].
  * Domain: rates and bytes_per_weight > 0, 1 <= k <= e; NaN otherwise.

@@ -5,8 +5,8 @@
  * tells you how you did. You have only this header and the C standard library: no libscale.
  *
  * The chapter serves LLaMA 3 70B (70e9 parameters, 2 x 8 x 128 x 80 = 163,840 bytes of int8 KV
- * per token; the book often rounds this to 160e3) on TPU v5e: 1.97e14 bf16 FLOP/s, 8.1e11 to
- * 8.2e11 byte/s of HBM bandwidth and 16e9 bytes of HBM per chip; slices have a power-of-two
+ * per token; the book often rounds this to 160e3) on TPU v5e: 1.97e14 bf16 FLOP/s, 8.2e11
+ * byte/s of HBM bandwidth and 16e9 bytes of HBM per chip; slices have a power-of-two
  * number of chips (1, 2, 4, 8 = 4x2, 16 = 4x4, 32 = 4x8, ...).
  *
  * Conventions (as in every chapter): every quantity is a double in SI base units and its name
@@ -46,7 +46,7 @@ double ex_applied_inference_min_slice_chips(double total_bytes, double hbm_bytes
  * over n_chips chips.
  *
  * Question: LLaMA 3 70B in int8 at batch 32, 8192 tokens (160e3 bytes of KV per token) on a 4x2
- * and on a 4x4 (8.1e11 byte/s per chip).
+ * and on a 4x4 (8.2e11 byte/s per chip).
  * Units:  param_bytes [byte], batch [sequences], kv_bytes_per_seq [byte], n_chips [chips],
  *         hbm_bytes_per_s [byte/s] (per chip) -> [s].
  * Domain: param_bytes, batch, kv_bytes_per_seq >= 0, n_chips >= 1, bandwidth > 0; NaN otherwise.
@@ -94,7 +94,7 @@ double ex_applied_inference_qps_per_chip(double batch, double step_s, double dec
 /** Largest model-parallel degree at which the MLP stays compute-bound with respect to ICI:
  * n_axes x F / alpha, with alpha = C / W_ici.
  *
- * Question: LLaMA 3 70B (F = 28,672) on a 2D v5e slice with the book's alpha = 2550.
+ * Question: LLaMA 3 70B (F = 28,672) on a 2D v5e slice with the book's alpha = 2200.
  * Units:  f [elements], n_axes [count], alpha [FLOP/byte] -> [chips].
  * Domain: f > 0, n_axes >= 1, alpha > 0; NaN otherwise.
  * Book:   ch. 8 (sharding LLaMA 3-70B for generation).

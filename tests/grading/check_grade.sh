@@ -67,7 +67,7 @@ stubs)
   check 'grep -q "\"score\": 0," "$tmp/report.json"' "JSON score = 0"
   check '[ "$(grep -c "\"status\": \"FAIL\"" "$tmp/report.json")" -eq "$n_ids" ]' "JSON all FAIL"
   # A FAIL names the call, what it returned and what was expected.
-  check 'detail_of rooflines.critical_batch_int8 | grep -q "ex_rooflines_critical_batch_int8(3.94e14, 8.1e11) = nan tokens, expected 243 tokens"' \
+  check 'detail_of rooflines.critical_batch_int8 | grep -q "ex_rooflines_critical_batch_int8(3.94e14, 8.2e11) = nan tokens, expected 240 tokens"' \
     "FAIL detail: $(detail_of rooflines.critical_batch_int8)"
   ;;
 fixture)

@@ -72,11 +72,12 @@ END_TEST
 
 START_TEST(rooflines_critical_intensity_flops_per_byte) {
   /* Book ch. 1: v5e 1.97e14 / 8.2e11 "about 240" (exact 240.24); Question 1: int8
-   * 3.94e14 / 8.1e11 = "486" (exact 486.42). */
+   * "3.94e14 / 8.2e11 = 480" (exact 480.49). The older edition (0819a7d, Feb 2025) used
+   * 8.1e11 and printed 486. */
   GRADE_BOOK(ex_rooflines_critical_intensity_flops_per_byte(1.97e14, 8.2e11), 240.0, 2e-3,
              "FLOP/byte", "ch. 1, TPU v5e MXU: about 240");
-  GRADE_BOOK(ex_rooflines_critical_intensity_flops_per_byte(3.94e14, 8.1e11), 486.0, 2e-3,
-             "FLOP/byte", "ch. 1, Question 1 part 3: 486");
+  GRADE_BOOK(ex_rooflines_critical_intensity_flops_per_byte(3.94e14, 8.2e11), 480.0, 2e-3,
+             "FLOP/byte", "ch. 1, Question 1 part 3: 480");
   for (size_t i = 0; i < N_OF(rates); i++)
     for (size_t j = 0; j < N_OF(rates); j++)
       GRADE_VS_REF(ex_rooflines_critical_intensity_flops_per_byte(rates[i], rates[j]),
@@ -187,9 +188,10 @@ START_TEST(rooflines_int8_matmul_intensity_flops_per_byte) {
 END_TEST
 
 START_TEST(rooflines_critical_batch_int8) {
-  /* Book ch. 1 Question 1 part 3: 3.94e14 / 8.1e11 = 486, "B > 486 / 2 = 243" (exact 243.21). */
-  GRADE_BOOK(ex_rooflines_critical_batch_int8(3.94e14, 8.1e11), 243.0, 2e-3, "tokens",
-             "ch. 1 Question 1 part 3: B > 243");
+  /* Book ch. 1 Question 1 part 3: "3.94e14 / 8.2e11 = 480", "B > 480 / 2 = 240" (exact 240.24).
+   * The older edition (0819a7d) used 8.1e11: 486 and B > 243. */
+  GRADE_BOOK(ex_rooflines_critical_batch_int8(3.94e14, 8.2e11), 240.0, 2e-3, "tokens",
+             "ch. 1 Question 1 part 3: B > 240");
   for (size_t i = 0; i < N_OF(rates); i++)
     for (size_t j = 0; j < N_OF(rates); j++)
       GRADE_VS_REF(ex_rooflines_critical_batch_int8(rates[i], rates[j]),
@@ -199,12 +201,12 @@ START_TEST(rooflines_critical_batch_int8) {
 END_TEST
 
 START_TEST(rooflines_int8_matmul_time_s) {
-  /* Book ch. 1 Question 1 part 4: max(2BDF / 3.94e14, (BD + DF + BF) / 8.1e11). Hand, B = 1024,
-   * D = F = 8192: T_math = 137438953472 / 3.94e14 = 3.4883e-4 s; T_comms = 83886080 / 8.1e11 =
-   * 1.0356e-4 s, so 3.4883e-4 s. B = 16: T_comms = 67371008 / 8.1e11 = 8.3174e-5 s wins. */
-  GRADE_BOOK(ex_rooflines_int8_matmul_time_s(1024, 8192, 8192, 3.94e14, 8.1e11),
+  /* Book ch. 1 Question 1 part 4: max(2BDF / 3.94e14, (BD + DF + BF) / 8.2e11). Hand, B = 1024,
+   * D = F = 8192: T_math = 137438953472 / 3.94e14 = 3.4883e-4 s; T_comms = 83886080 / 8.2e11 =
+   * 1.0230e-4 s, so 3.4883e-4 s. B = 16: T_comms = 67371008 / 8.2e11 = 8.2160e-5 s wins. */
+  GRADE_BOOK(ex_rooflines_int8_matmul_time_s(1024, 8192, 8192, 3.94e14, 8.2e11),
              137438953472.0 / 3.94e14, 1e-9, "s", "hand: ch. 1 Question 1 part 4 (compute)");
-  GRADE_BOOK(ex_rooflines_int8_matmul_time_s(16, 8192, 8192, 3.94e14, 8.1e11), 67371008.0 / 8.1e11,
+  GRADE_BOOK(ex_rooflines_int8_matmul_time_s(16, 8192, 8192, 3.94e14, 8.2e11), 67371008.0 / 8.2e11,
              1e-9, "s", "hand: ch. 1 Question 1 part 4 (memory)");
   static const int64_t bs[] = {1, 16, 243, 244, 4096, 0};
   for (size_t i = 0; i < N_OF(bs); i++)
@@ -270,12 +272,14 @@ START_TEST(rooflines_per_example_weights_intensity_flops_per_byte) {
 END_TEST
 
 START_TEST(rooflines_critical_batch_from_sparse_spec) {
-  /* Book ch. 1 Problem 5: the H100 sheet's 1.979e15 (sparse) halves to "close to 1e15", and the
-   * book prints 1e15 / 3.35e12 = 298. Exact arithmetic on the sheet's numbers gives
-   * 1.979e15 / 2 / 3.35e12 = 295.37: we test the exact value; the book's 298 comes from
-   * rounding the dense rate to 1e15 (1% off). */
+  /* Book ch. 1 Question 5: the H100 sheet's 1.979e15 (sparse) halves to "9.89e14", and the
+   * book prints "9.89e14 / 3.35e12 = 295". Exact arithmetic on the sheet's numbers gives
+   * 1.979e15 / 2 / 3.35e12 = 295.37: we test the exact value, which the book's 295 truncates.
+   * (The older edition, 0819a7d, rounded the dense rate to 1e15 and printed 298.) */
   GRADE_BOOK(ex_rooflines_critical_batch_from_sparse_spec(1.979e15, 3.35e12), 295.373134, 1e-6,
-             "tokens", "ch. 1 Problem 5, exact (book prints 298 after rounding to 1e15)");
+             "tokens", "ch. 1 Question 5, exact (book prints 295)");
+  GRADE_BOOK(ex_rooflines_critical_batch_from_sparse_spec(1.979e15, 3.35e12), 295.0, 2e-3,
+             "tokens", "ch. 1 Question 5: 295");
   for (size_t i = 0; i < N_OF(rates); i++)
     for (size_t j = 0; j < N_OF(rates); j++)
       GRADE_VS_REF(ex_rooflines_critical_batch_from_sparse_spec(rates[i], rates[j]),

@@ -62,11 +62,13 @@ END_TEST
 
 START_TEST(tpus_pod_flops_per_s) {
   /* Book ch. 2 Question 2: v5e "16*16*2e14 = 5.1e16" (exact with 2e14: 5.12e16; with the table's
-   * 1.97e14: 5.0432e16); v5p "8960 * 4.5e14 = 4e18" (exact 4.032e18; with the table's 4.59e14:
-   * 4.1126e18). The book's rounded rates are tested at 1%, the exact products at 1e-12. */
+   * 1.97e14: 5.0432e16); v5p "8960 * 4.59e14 = 4.1e18" (exact 4.1126e18). The older edition
+   * (0819a7d) used 4.5e14 and printed 4e18. The book's rounded products are tested at 1%, the
+   * exact products at 1e-12. */
   GRADE_BOOK(ex_tpus_pod_flops_per_s(256, 2e14), 5.1e16, 1e-2, "FLOP/s",
              "ch. 2 Question 2: 5.1e16");
-  GRADE_BOOK(ex_tpus_pod_flops_per_s(8960, 4.5e14), 4e18, 1e-2, "FLOP/s", "ch. 2 Question 2: 4e18");
+  GRADE_BOOK(ex_tpus_pod_flops_per_s(8960, 4.59e14), 4.1e18, 1e-2, "FLOP/s",
+             "ch. 2 Question 2: 4.1e18");
   GRADE_BOOK(ex_tpus_pod_flops_per_s(256, 1.97e14), 5.0432e16, 1e-12, "FLOP/s",
              "hand: 256 * 1.97e14 (ch. 2 table)");
   GRADE_BOOK(ex_tpus_pod_flops_per_s(8960, 4.59e14), 4.11264e18, 1e-12, "FLOP/s",
@@ -95,9 +97,10 @@ START_TEST(tpus_pod_hbm_bytes) {
 END_TEST
 
 START_TEST(tpus_pcie_critical_batch) {
-  /* Book ch. 2 Question 3: B > 9.2e14 / 1.5e10 "≃ 61,000" (exact 61333.3; 1% covers it). */
-  GRADE_BOOK(ex_tpus_pcie_critical_batch(9.2e14, 1.5e10), 61000.0, 1e-2, "tokens",
-             "ch. 2 Question 3: about 61,000");
+  /* Book ch. 2 Question 3: B > 9.2e14 / 1.6e10 "≃ 57,500" (exact 57,500). The older edition
+   * (0819a7d) assumed 1.5e10 byte/s of PCIe and printed 61,000. */
+  GRADE_BOOK(ex_tpus_pcie_critical_batch(9.2e14, 1.6e10), 57500.0, 1e-9, "tokens",
+             "ch. 2 Question 3: about 57,500");
   for (size_t i = 0; i < N_OF(rates); i++)
     for (size_t j = 0; j < N_OF(rates); j++)
       GRADE_VS_REF(ex_tpus_pcie_critical_batch(rates[i], rates[j]),
@@ -108,17 +111,18 @@ END_TEST
 
 START_TEST(tpus_critical_batch_exact) {
   /* Book ch. 2 Question 4: int8[B, 4096] * int8[4096, 16384] on a v5e. The book rounds the
-   * bytes to 6.7e7 + 2e4 B and the FLOPs to 1.3e8 B and prints "B > 271". Exact arithmetic
-   * (16384 * 4096 = 67108864 bytes of weights, 20480 B bytes of activations, 134217728 B OPs)
-   * gives B = 67108864 / 8.1e11 / (134217728 / 3.94e14 - 20480 / 8.1e11) = 262.709: we test the
-   * exact value. From VMEM (22 * 8.1e11 byte/s) the book prints "B > 11"; exact 11.0924.
+   * bytes to 6.7e7 + 2e4 B and the FLOPs to 1.3e8 B and prints "B > 267" (the older edition,
+   * 0819a7d, with 8.1e11: 271). Exact arithmetic (16384 * 4096 = 67108864 bytes of weights,
+   * 20480 B bytes of activations, 134217728 B OPs) gives
+   * B = 67108864 / 8.2e11 / (134217728 / 3.94e14 - 20480 / 8.2e11) = 259.251: we test the exact
+   * value. From VMEM (22 * 8.2e11 = 1.80e13 byte/s) the book prints "B > 11"; exact 10.9567.
    * Hand: Question 3's PCIe case with D = 8192, F = 4D in bf16 is never compute-bound
    * (2DF / C < 2 (D + F) / W), so INFINITY. */
-  GRADE_BOOK(ex_tpus_critical_batch_exact(4096, 16384, 3.94e14, 8.1e11, 1.0), 262.70857, 1e-6,
-             "tokens", "ch. 2 Question 4 part 1, exact (book prints 271 from rounded sizes)");
-  GRADE_BOOK(ex_tpus_critical_batch_exact(4096, 16384, 3.94e14, 22.0 * 8.1e11, 1.0), 11.092417,
+  GRADE_BOOK(ex_tpus_critical_batch_exact(4096, 16384, 3.94e14, 8.2e11, 1.0), 259.251334, 1e-6,
+             "tokens", "ch. 2 Question 4 part 1, exact (book prints 267 from rounded sizes)");
+  GRADE_BOOK(ex_tpus_critical_batch_exact(4096, 16384, 3.94e14, 22.0 * 8.2e11, 1.0), 10.956691,
              1e-6, "tokens", "ch. 2 Question 4 part 2, exact (book prints 11)");
-  GRADE_BOOK(ex_tpus_critical_batch_exact(8192, 32768, 9.2e14, 1.5e10, 2.0), INFINITY, 0.0,
+  GRADE_BOOK(ex_tpus_critical_batch_exact(8192, 32768, 9.2e14, 1.6e10, 2.0), INFINITY, 0.0,
              "tokens", "hand: ch. 2 Question 3 sizes over PCIe never become compute-bound");
   static const int64_t ds[] = {1, 128, 4096, 16384, 0};
   static const double sizes[] = {1.0, 2.0, 0.0};
@@ -155,11 +159,12 @@ END_TEST
 
 START_TEST(tpus_transfer_time_s) {
   /* Book ch. 2 Question 5: bf16[8, 128, 8192] = 16777216 bytes over 2 ports of 4.5e10 byte/s
-   * plus 6 hops of 1 us. The book rounds the bytes to 1.7e7 and prints "188us" and "194us";
-   * exact: 16777216 / 9e10 = 186.41 us, total 192.41 us (tested exact). The first byte arrives
-   * after the 6 hops: "6us". */
+   * plus 6 hops of 1 us. The book rounds the bytes to 1.7e7 and prints "1.7e7 / 9e10 = 188us"
+   * for the whole transfer, leaving out the 6 us of hops (the older edition, 0819a7d, added them:
+   * "194us"); exact: 16777216 / 9e10 = 186.41 us, total with the hops 192.41 us (tested exact).
+   * The first byte arrives after the 6 hops: "6us". */
   GRADE_BOOK(ex_tpus_transfer_time_s(16777216.0, 2, 4.5e10, 6, 1e-6), 16777216.0 / 9e10 + 6e-6,
-             1e-9, "s", "ch. 2 Question 5, exact (book prints 194 us from 1.7e7 bytes)");
+             1e-9, "s", "ch. 2 Question 5, exact with the hops (book prints 188 us without them)");
   GRADE_BOOK(ex_tpus_transfer_time_s(0.0, 2, 4.5e10, 6, 1e-6), 6e-6, 1e-9, "s",
              "ch. 2 Question 5: first byte after 6 us");
   static const int64_t hops[] = {0, 1, 6, -1};
@@ -178,12 +183,13 @@ START_TEST(tpus_transfer_time_s) {
 END_TEST
 
 START_TEST(tpus_pcie_load_time_s) {
-  /* Book ch. 2 Question 6 step 1: "16GB / 2 = 8GB over 8 PCIe links" of 1.5e10 byte/s: "about
-   * 66ms" (16e9 / 16 / 1.5e10 = 66.7 ms, tested at 2%). The array int8[128 * 1024, 128 * 1024]
-   * is exactly 2^34 = 17179869184 bytes, not 16e9: exact 71.58 ms. */
-  GRADE_BOOK(ex_tpus_pcie_load_time_s(16e9, 16, 1.5e10), 66e-3, 2e-2, "s",
-             "ch. 2 Question 6 step 1: about 66 ms with 16e9 bytes");
-  GRADE_BOOK(ex_tpus_pcie_load_time_s(17179869184.0, 16, 1.5e10), 17179869184.0 / 16 / 1.5e10, 1e-9,
+  /* Book ch. 2 Question 6 step 1: "16GB over 16 PCIe links" of 1.6e10 byte/s: "about 63ms"
+   * (16e9 / 16 / 1.6e10 = 62.5 ms, tested at 2%). The older edition (0819a7d) used 1.5e10 and
+   * printed 66 ms. The array int8[128 * 1024, 128 * 1024] is exactly 2^34 = 17179869184 bytes,
+   * not 16e9: exact 67.11 ms. */
+  GRADE_BOOK(ex_tpus_pcie_load_time_s(16e9, 16, 1.6e10), 63e-3, 2e-2, "s",
+             "ch. 2 Question 6 step 1: about 63 ms with 16e9 bytes");
+  GRADE_BOOK(ex_tpus_pcie_load_time_s(17179869184.0, 16, 1.6e10), 17179869184.0 / 16 / 1.6e10, 1e-9,
              "s", "hand: ch. 2 Question 6 step 1 with the exact 2^34 bytes");
   for (size_t i = 0; i < N_OF(amounts); i++)
     for (size_t j = 0; j < N_OF(counts); j++)
@@ -218,18 +224,19 @@ START_TEST(tpus_gather_to_one_time_s) {
 END_TEST
 
 START_TEST(tpus_offload_matvec_time_s) {
-  /* Book ch. 2 Question 6: the stages take (exact, 2^34-byte matrix) PCIe 71.58 ms, ICI
-   * 178.96 ms, HBM (2^34 + 2 * 8 * 131072) / 8.1e11 = 21.21 ms, FLOPs 2 * 8 * 2^34 / 1.97e14 =
+  /* Book ch. 2 Question 6: the stages take (exact, 2^34-byte matrix) PCIe 67.11 ms, ICI
+   * 178.96 ms, HBM (2^34 + 2 * 8 * 131072) / 8.2e11 = 20.95 ms, FLOPs 2 * 8 * 2^34 / 1.97e14 =
    * 1.40 ms; the pipeline is bound by the ICI gather: 178.96 ms. The book (with 16e9 bytes)
-   * prints 66, 167, 19 and 1.3 ms and "about 150-200ms". */
-  GRADE_BOOK(ex_tpus_offload_matvec_time_s(131072, 8, 16, 1.5e10, 2, 4.5e10, 8.1e11, 1.97e14),
+   * prints 63, 167, 20 and 1.4 ms and "at least 167ms, likely closer to 200ms" (the older
+   * edition, 0819a7d: 66, 167, 19, 1.3 ms, "about 150-200ms"). */
+  GRADE_BOOK(ex_tpus_offload_matvec_time_s(131072, 8, 16, 1.6e10, 2, 4.5e10, 8.2e11, 1.97e14),
              17179869184.0 * 15.0 / 16.0 / 9e10, 1e-9, "s",
-             "ch. 2 Question 6, exact (book: about 150-200 ms)");
-  /* Hand: a faster network (1e13 byte/s links) leaves PCIe as the bottleneck: 71.58 ms. */
-  GRADE_BOOK(ex_tpus_offload_matvec_time_s(131072, 8, 16, 1.5e10, 2, 1e13, 8.1e11, 1.97e14),
-             17179869184.0 / 16.0 / 1.5e10, 1e-9, "s", "hand: PCIe-bound variant");
+             "ch. 2 Question 6, exact (book: at least 167 ms)");
+  /* Hand: a faster network (1e13 byte/s links) leaves PCIe as the bottleneck: 67.11 ms. */
+  GRADE_BOOK(ex_tpus_offload_matvec_time_s(131072, 8, 16, 1.6e10, 2, 1e13, 8.2e11, 1.97e14),
+             17179869184.0 / 16.0 / 1.6e10, 1e-9, "s", "hand: PCIe-bound variant");
   /* Hand: a huge batch makes it compute-bound: b = 1e6 -> 2 * 1e6 * 2^34 / 1.97e14 = 174.4 s. */
-  GRADE_BOOK(ex_tpus_offload_matvec_time_s(131072, 1000000, 16, 1.5e10, 2, 4.5e10, 8.1e11, 1.97e14),
+  GRADE_BOOK(ex_tpus_offload_matvec_time_s(131072, 1000000, 16, 1.6e10, 2, 4.5e10, 8.2e11, 1.97e14),
              2.0 * 1e6 * 17179869184.0 / 1.97e14, 1e-9, "s", "hand: compute-bound variant");
   static const int64_t ns[] = {1, 128, 131072, 0};
   static const int64_t bs[] = {1, 8, 4096, -1};
@@ -299,10 +306,10 @@ END_TEST
 
 START_TEST(tpus_vmem_critical_intensity_flops_per_byte) {
   /* Book ch. 2 "VMEM and arithmetic intensity": with VMEM about 22x HBM, an intensity "of only
-   * 10-20" suffices. Hand: 1.97e14 / (22 * 8.1e11) = 11.0550. */
-  GRADE_BOOK(ex_tpus_vmem_critical_intensity_flops_per_byte(1.97e14, 8.1e11, 22.0),
-             1.97e14 / (22.0 * 8.1e11), 1e-9, "FLOP/byte",
-             "hand: ch. 2 VMEM, 1.97e14 / (22 * 8.1e11) (book: 10-20)");
+   * 10-20" suffices. Hand: 1.97e14 / (22 * 8.2e11) = 10.9202. */
+  GRADE_BOOK(ex_tpus_vmem_critical_intensity_flops_per_byte(1.97e14, 8.2e11, 22.0),
+             1.97e14 / (22.0 * 8.2e11), 1e-9, "FLOP/byte",
+             "hand: ch. 2 VMEM, 1.97e14 / (22 * 8.2e11) (book: 10-20)");
   static const double ratios[] = {1.0, 22.0, 0.5, 0.0, -22.0, NAN};
   for (size_t i = 0; i < N_OF(rates); i++)
     for (size_t j = 0; j < N_OF(rates); j++)

@@ -120,12 +120,11 @@ END_TEST
 
 START_TEST(sharding_allreduce_time_s) {
   /* Book ch. 3 Question 2 part 3: AllReduce_Z([B_X, D_Y]{U_Z}), B = 1024, D = 4096, bf16 at
-   * 9e10 byte/s. The book computes "4BD / W = 4 * 1024 * 4096 / 9e10 = 190us", i.e. 2 V / W with
-   * V = 2BD, the unsharded array (exact 186.4 us; tested against the book's 190 at 3%). Each
-   * device's [B_X, D_Y] shard is only 2BD / 16 = 524288 bytes, so the same formula on the array
-   * actually reduced gives 2 * 524288 / 9e10 = 11.65 us (hand, tested exactly). */
-  GRADE_BOOK(ex_sharding_allreduce_time_s(2.0 * 1024 * 4096, 9e10), 190e-6, 3e-2, "s",
-             "ch. 3 Question 2 part 3: 190 us (with the unsharded 2BD bytes)");
+   * 9e10 byte/s. Each device's [B_X, D_Y] shard is 2BD / 16 = 524288 bytes; the book computes
+   * "4BD / (X * Y * W) = 4 * 1024 * 4096 / (16 * 9e10) = 11.6us" (exact 11.65 us, tested at 1%
+   * and exactly). The older edition (0819a7d) priced the unsharded array, 4BD / W = 190us. */
+  GRADE_BOOK(ex_sharding_allreduce_time_s(2.0 * 1024 * 4096 / 16, 9e10), 11.6e-6, 1e-2, "s",
+             "ch. 3 Question 2 part 3: 11.6 us");
   GRADE_BOOK(ex_sharding_allreduce_time_s(2.0 * 1024 * 4096 / 16, 9e10), 2.0 * 524288 / 9e10, 1e-9,
              "s", "hand: ch. 3 Question 2 part 3 on the [B_X, D_Y] shard");
   for (size_t i = 0; i < N_OF(amounts); i++)

@@ -167,12 +167,16 @@ START_TEST(applied_training_run_time_s) {
 END_TEST
 
 START_TEST(applied_training_memory_bytes) {
-  /* Hand: 140e9 + 560e9 + 2 x 8192 x 4e6 x 3 x 80 (= 15.73e12, book "~15.8TB")
-   * = 16.42864e12; the book prints "~16.5TB". */
+  /* Book ch. 6, the minimum number of TPUs, checkpointing "4 times per layer": params 2 x 70GB
+   * "~140GB", optimizer 8 x 70GB "~560GB", checkpoints 2 x 8192 x 4e6 x 4 x 80 = 20.97152e12
+   * ("~20.9TB"); hand total 700e9 + 20.97152e12 = 21.67152e12, the book's "~21.6TB" (tested at
+   * 1%). The older edition (0819a7d) checkpointed 3 times per layer: 16.42864e12, "~16.5TB". */
+  GRADE_BOOK(ex_applied_training_memory_bytes(70e9, 4e6, 8192, 80, 4.0), 21.67152e12, 1e-12, "byte",
+             "hand: 700e9 + 20.97152e12");
+  GRADE_BOOK(ex_applied_training_memory_bytes(70e9, 4e6, 8192, 80, 4.0), 21.6e12, 0.01, "byte",
+             "ch. 6: ~21.6TB");
   GRADE_BOOK(ex_applied_training_memory_bytes(70e9, 4e6, 8192, 80, 3.0), 16.42864e12, 1e-12, "byte",
-             "hand: 700e9 + 15.73e12");
-  GRADE_BOOK(ex_applied_training_memory_bytes(70e9, 4e6, 8192, 80, 3.0), 16.5e12, 0.01, "byte",
-             "ch. 6: ~16.5TB");
+             "hand: the older edition's 3 checkpoints per layer, 700e9 + 15.73e12");
   { /* sweep n_params */
     static const double g[] = {70000000000.0, 175000000000.0, 0.0, 1.0, -1.0, NAN};
     for (size_t i = 0; i < N_OF(g); i++)
@@ -212,10 +216,15 @@ START_TEST(applied_training_memory_bytes) {
 END_TEST
 
 START_TEST(applied_training_min_chips) {
-  /* Hand: 16.42864e12 / 96e9 = 171.13, so 172 chips; the book prints "16.5e12 / 96e9 = 171",
-   * truncating 171.9 (a minimum has to round up). */
+  /* Hand: 21.67152e12 / 96e9 = 225.745, so 226 chips; the book prints "21.6e12 / 96e9 = 225"
+   * from its rounded total (a minimum has to round up). The older edition (0819a7d): 16.5e12,
+   * 171 (hand: 16.42864e12 / 96e9 = 171.13, so 172). */
+  GRADE_BOOK(ex_applied_training_min_chips(21.67152e12, 96e9), 226.0, 1e-12, "chips",
+             "hand: ceil(225.745) (book prints 225)");
+  GRADE_BOOK(ex_applied_training_min_chips(21.6e12, 96e9), 225.0, 1e-12, "chips",
+             "ch. 6: 21.6e12 / 96e9 = 225");
   GRADE_BOOK(ex_applied_training_min_chips(16.42864e12, 96e9), 172.0, 1e-12, "chips",
-             "hand: ceil(171.13) (book prints 171)");
+             "hand: ceil(171.13), the older edition's total");
   GRADE_BOOK(ex_applied_training_min_chips(96e9, 96e9), 1.0, 1e-12, "chips", "hand: exactly one");
   { /* sweep total_bytes */
     static const double g[] = {16428640000000.0, 41071600000000.0, 0.0, 1.0, -1.0, NAN};

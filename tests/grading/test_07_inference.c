@@ -50,13 +50,16 @@ START_TEST(inference_critical_batch) {
 END_TEST
 
 START_TEST(inference_decode_step_time_s) {
-  /* Hand (book's inputs, KV 819e6 bytes per sequence): batch 4: (4 x 819e6 + 30e9) / 1.296e13 =
-   * 2.568 ms (the book prints 2.5 ms, truncating); batch 256: 256 x 819e6 / 1.296e13 +
-   * 2 x 256 x 30e9 / 3.152e15 = 16.178 ms + 4.873 ms = 21.05 ms (book: 21ms). */
-  GRADE_BOOK(ex_inference_decode_step_time_s(4.0, 819e6, 30e9, 30e9, 16 * 1.97e14, 16 * 8.1e11),
-             (4.0 * 819e6 + 30e9) / 1.296e13, 1e-9, "s", "ch. 7 Pop Quiz: exact 2.568 ms (book 2.5)");
-  GRADE_BOOK(ex_inference_decode_step_time_s(256.0, 819e6, 30e9, 30e9, 16 * 1.97e14, 16 * 8.1e11),
-             21e-3, 5e-3, "s", "ch. 7 Pop Quiz: 21ms at batch 256");
+  /* Book ch. 7 Pop Quiz: "(4 * 819e6 + 30e9) / (16 * 8.2e11) = 2.5 ms" and
+   * "(256 * 819e6) / (16 * 8.2e11) + (2 * 256 * 30e9) / (16 * 1.97e14) = 21ms". Hand: batch 4:
+   * 33.276e9 / 1.312e13 = 2.536 ms; batch 256: 15.980 ms + 4.873 ms = 20.854 ms. (The older
+   * edition, 0819a7d, divided by 16 x 8.1e11: 2.568 ms and 21.05 ms.) */
+  GRADE_BOOK(ex_inference_decode_step_time_s(4.0, 819e6, 30e9, 30e9, 16 * 1.97e14, 16 * 8.2e11),
+             (4.0 * 819e6 + 30e9) / 1.312e13, 1e-9, "s", "ch. 7 Pop Quiz: exact 2.536 ms");
+  GRADE_BOOK(ex_inference_decode_step_time_s(4.0, 819e6, 30e9, 30e9, 16 * 1.97e14, 16 * 8.2e11),
+             2.5e-3, 0.02, "s", "ch. 7 Pop Quiz: 2.5 ms at batch 4");
+  GRADE_BOOK(ex_inference_decode_step_time_s(256.0, 819e6, 30e9, 30e9, 16 * 1.97e14, 16 * 8.2e11),
+             21e-3, 1e-2, "s", "ch. 7 Pop Quiz: 21ms at batch 256");
   { /* sweep b */
     static const double g[] = {4.0, 10.0, 0.0, 1.0, -1.0, NAN};
     for (size_t i = 0; i < N_OF(g); i++)
@@ -332,11 +335,15 @@ START_TEST(inference_moe_n_params) {
 END_TEST
 
 START_TEST(inference_moe_critical_batch) {
-  /* Book: 120 x 16 / 2 = 960 (exact 120.12 x 8 = 960.98). */
-  GRADE_BOOK(ex_inference_moe_critical_batch(1.97e14, 8.2e11, 1.0, 16, 2), 960.0, 2e-3, "tokens",
-             "ch. 7 Question 5: 960");
+  /* Book ch. 7 Question 5 part 2: "240 * (16 / 2) = 1920" tokens: the bf16 critical batch times
+   * E / k, i.e. the answer for 2-byte weights (exact 240.24 x 8 = 1921.95). The question's int8
+   * weights with bf16 FLOPs halve it: hand 120.12 x 8 = 960.98 (the book does not print this). */
+  GRADE_BOOK(ex_inference_moe_critical_batch(1.97e14, 8.2e11, 2.0, 16, 2), 1920.0, 2e-3, "tokens",
+             "ch. 7 Question 5: 240 x 16 / 2 = 1920");
   GRADE_BOOK(ex_inference_moe_critical_batch(1.97e14, 8.2e11, 2.0, 16, 2), 8.0 * 1.97e14 / 8.2e11,
              1e-12, "tokens", "hand: bf16 weights, 240.24 x 8");
+  GRADE_BOOK(ex_inference_moe_critical_batch(1.97e14, 8.2e11, 1.0, 16, 2), 4.0 * 1.97e14 / 8.2e11,
+             1e-12, "tokens", "hand: int8 weights, bf16 FLOPs, 120.12 x 8");
   { /* sweep flops_per_s */
     static const double g[] = {197000000000000.0, 492500000000000.0, 1.0, 0.0, -1.0, NAN};
     for (size_t i = 0; i < N_OF(g); i++)

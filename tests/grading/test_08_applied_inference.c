@@ -90,14 +90,17 @@ START_TEST(applied_inference_min_slice_chips) {
 END_TEST
 
 START_TEST(applied_inference_memory_bound_step_s) {
-  /* Hand: (70e9 + 32 x 1.31072e9) / (8 x 8.1e11) = 111.94e9 / 6.48e12 = 17.275 ms (book: 17 ms);
-   * on 16 chips 8.64 ms (book: 8.5 ms). */
-  GRADE_BOOK(ex_applied_inference_memory_bound_step_s(70e9, 32.0, 1.31072e9, 8, 8.1e11), 17e-3,
+  /* Book ch. 8: "112e9 / (8 * 8.2e11) = 17ms", and "17 / 2 = 8.5ms" on a 4x4. Hand:
+   * (70e9 + 32 x 1.31072e9) / (8 x 8.2e11) = 111.94e9 / 6.56e12 = 17.064 ms; on 16 chips
+   * 8.532 ms. (The older edition, 0819a7d, divided by 8 x 8.1e11: 17.275 ms.) */
+  GRADE_BOOK(ex_applied_inference_memory_bound_step_s(70e9, 32.0, 1.31072e9, 8, 8.2e11), 17e-3,
              0.02, "s", "ch. 8: 17 ms on a 4x2");
-  GRADE_BOOK(ex_applied_inference_memory_bound_step_s(70e9, 32.0, 1.31072e9, 8, 8.1e11),
-             111.94304e9 / 6.48e12, 1e-9, "s", "hand: 17.275 ms");
-  GRADE_BOOK(ex_applied_inference_memory_bound_step_s(70e9, 32.0, 1.31072e9, 16, 8.1e11),
-             111.94304e9 / 12.96e12, 1e-9, "s", "hand: 8.64 ms on a 4x4 (book: 8.5 ms)");
+  GRADE_BOOK(ex_applied_inference_memory_bound_step_s(70e9, 32.0, 1.31072e9, 8, 8.2e11),
+             111.94304e9 / 6.56e12, 1e-9, "s", "hand: 17.064 ms");
+  GRADE_BOOK(ex_applied_inference_memory_bound_step_s(70e9, 32.0, 1.31072e9, 16, 8.2e11), 8.5e-3,
+             0.01, "s", "ch. 8: 8.5 ms on a 4x4");
+  GRADE_BOOK(ex_applied_inference_memory_bound_step_s(70e9, 32.0, 1.31072e9, 16, 8.2e11),
+             111.94304e9 / 13.12e12, 1e-9, "s", "hand: 8.532 ms on a 4x4");
   { /* sweep param_bytes */
     static const double g[] = {70000000000.0, 175000000000.0, 0.0, 1.0, -1.0, NAN};
     for (size_t i = 0; i < N_OF(g); i++)
@@ -206,12 +209,24 @@ START_TEST(applied_inference_max_batch) {
 END_TEST
 
 START_TEST(applied_inference_qps_per_chip) {
-  /* Book: 43 / (0.019 x 512 x 16) = 0.2763 (printed 0.27, truncated); 4x2 with its 52
-   * sequences 0.668 (printed 0.66). */
+  /* Book ch. 8: "43 / (0.019 * 512 * N)", 0.27 / 0.55 / 1.11 for N = 16 / 8 / 4 (exact 0.2763,
+   * 0.5525, 1.1050, truncated); with twice the chips and 140 sequences "14.39 / num_chips":
+   * 0.44 / 0.90 / 1.80 (exact 0.4497, 0.8994, 1.7989). The older edition (0819a7d) printed
+   * 0.66 and 1.72 from 52 and 67 sequences, and 0.51 / 1.03 / 2.06 with 161. */
   GRADE_BOOK(ex_applied_inference_qps_per_chip(43.0, 0.019, 512.0, 16), 0.27, 0.03, "1/s",
              "ch. 8: 0.27 (exact 0.276)");
   GRADE_BOOK(ex_applied_inference_qps_per_chip(43.0, 0.019, 512.0, 16), 43.0 / 155.648, 1e-12,
              "1/s", "hand: exact");
+  GRADE_BOOK(ex_applied_inference_qps_per_chip(43.0, 0.019, 512.0, 8), 0.55, 0.01, "1/s",
+             "ch. 8: int8 on 8 chips, 0.55");
+  GRADE_BOOK(ex_applied_inference_qps_per_chip(43.0, 0.019, 512.0, 4), 1.11, 0.01, "1/s",
+             "ch. 8: int4 on 4 chips, 1.11");
+  GRADE_BOOK(ex_applied_inference_qps_per_chip(140.0, 0.019, 512.0, 32), 0.44, 0.025, "1/s",
+             "ch. 8 doubled topology: bf16 on a 4x8, 0.44 (exact 0.4497)");
+  GRADE_BOOK(ex_applied_inference_qps_per_chip(140.0, 0.019, 512.0, 16), 0.90, 0.01, "1/s",
+             "ch. 8 doubled topology: int8 on a 4x4, 0.90");
+  GRADE_BOOK(ex_applied_inference_qps_per_chip(140.0, 0.019, 512.0, 8), 1.80, 0.01, "1/s",
+             "ch. 8 doubled topology: int4 on a 2x4, 1.80");
   { /* sweep batch */
     static const double g[] = {43.0, 107.5, 0.0, 1.0, -1.0, NAN};
     for (size_t i = 0; i < N_OF(g); i++)
@@ -244,9 +259,12 @@ START_TEST(applied_inference_qps_per_chip) {
 END_TEST
 
 START_TEST(applied_inference_max_tp_ici) {
-  /* Book: 2 x 28672 / 2550 = 22 (22.49). v5e's own alpha 1.97e14 / 9e10 = 2189 gives 26.2. */
-  GRADE_BOOK(ex_applied_inference_max_tp_ici(28672.0, 2, 2550.0), 22.0, 0.025, "chips",
-             "ch. 8: 22");
+  /* Book ch. 8: "Y > 2 * F / 2200 = 2 * 28672 / 2200 = 26" (26.07). v5e's own alpha
+   * 1.97e14 / 9e10 = 2189 gives 26.2. The older edition (0819a7d) used v5p's 2550: 22 (22.49). */
+  GRADE_BOOK(ex_applied_inference_max_tp_ici(28672.0, 2, 2200.0), 26.0, 0.01, "chips",
+             "ch. 8: 26");
+  GRADE_BOOK(ex_applied_inference_max_tp_ici(28672.0, 2, 2550.0), 2.0 * 28672.0 / 2550.0, 1e-12,
+             "chips", "hand: the older edition's alpha 2550");
   GRADE_BOOK(ex_applied_inference_max_tp_ici(28672.0, 2, 1.97e14 / 9e10), 26.197, 1e-4, "chips",
              "hand: v5e alpha");
   { /* sweep f */

@@ -12,12 +12,12 @@
 #include "scale.h"
 #include "scale_check.h"
 
-/* v5e figures as the book uses them (ch. 2 table; ch. 7 "8.20E+11"; some answers use the older
- * 8.1e11 printing of the HBM bandwidth, named where they do). */
+/* v5e figures as the book uses them (current edition, jax-ml/scaling-book c7a26c6: ch. 2 table,
+ * ch. 7 "8.2e11"); the older edition (0819a7d) printed the HBM bandwidth as 8.1e11, kept only
+ * where a comment names it. */
 #define V5E_BF16 1.97e14
 #define V5E_INT8 3.94e14
 #define V5E_HBM 8.2e11
-#define V5E_HBM_OLD 8.1e11
 #define V5E_HBM_BYTES 16e9
 
 static scale_chip v5e(void) {
@@ -51,18 +51,19 @@ START_TEST(test_ch7_critical_batch) {
 END_TEST
 
 /* ch. 7 pop quiz: 30B dense, int8 params, bf16 FLOPs, v5e 4x4, 8192 context, 100 kB/token.
- * (4 x 819e6 + 30e9) / (16 x 8.1e11) = 2.5 ms (exact 2.568 ms: the book truncates);
- * 256 x 819e6 / (16 x 8.1e11) + 2 x 256 x 30e9 / (16 x 1.97e14) = 21 ms (exact 21.05 ms).
- * The book rounds the KV per sequence 100e3 x 8192 = 819.2e6 to 819e6. */
+ * (4 x 819e6 + 30e9) / (16 x 8.2e11) = 2.5 ms (exact 2.536 ms: the book truncates);
+ * 256 x 819e6 / (16 x 8.2e11) + 2 x 256 x 30e9 / (16 x 1.97e14) = 21 ms (exact 20.85 ms).
+ * The book rounds the KV per sequence 100e3 x 8192 = 819.2e6 to 819e6. (The older edition
+ * divided by 16 x 8.1e11: 2.568 ms and 21.05 ms.) */
 START_TEST(test_ch7_pop_quiz_30b) {
   const char *src = "ch. 7 pop quiz, 2.5 ms and 21 ms";
-  double kv = 819e6, w = 16 * V5E_HBM_OLD, c = 16 * V5E_BF16;
+  double kv = 819e6, w = 16 * V5E_HBM, c = 16 * V5E_BF16;
   double t4 = scale_infer_step_time_s(4, kv, 30e9, 30e9, c, w);
   double t256 = scale_infer_step_time_s(256, kv, 30e9, 30e9, c, w);
-  scale_check_rel(t4, 2.568e-3, 1e-3, "s", "hand: 33.276e9 / 1.296e13 (book prints 2.5 ms)");
+  scale_check_rel(t4, 2.5363e-3, 1e-4, "s", "hand: 33.276e9 / 1.312e13 (book prints 2.5 ms)");
   ck_assert_msg(t4 >= 2.5e-3 && t4 < 2.6e-3, "2.5 ms as the book truncates it: %g", t4);
   scale_check_rel(t256, 21e-3, 0.5 / 21, "s", src);
-  scale_check_rel(t256, 21.05e-3, 1e-3, "s", "hand: 16.18 ms KV + 4.87 ms FLOPs");
+  scale_check_rel(t256, 20.854e-3, 1e-3, "s", "hand: 15.98 ms KV + 4.87 ms FLOPs");
   /* With the exact 819.2e6 bytes the answers move by under 0.1%. */
   scale_check_rel(scale_infer_step_time_s(256, 100e3 * 8192, 30e9, 30e9, c, w), t256, 1e-3, "s",
                   "exact KV 819.2e6");
@@ -177,8 +178,11 @@ END_TEST
 
 /* Q2: on a v5e 4x4 (16 x 16e9 = 256e9 bytes) in int8, after 18.4e9 bytes of weights (with
  * norms 18,385,735,680), 237.6e9 bytes hold 906,416 tokens of KV (262,144 bytes each); with one KV head (32,768 bytes)
- * 7,251,411 tokens. The question names no context; at the chapter's 8192 tokens that is a batch
- * of 110, or 885 with K = 1. */
+ * 7,251,411 tokens. The question asks for 128k sequences: "262e3 * 128e3 = 33.5GB" per
+ * sequence, "(16 * 16e9 - 18.4e9) / 33.5e9 = 7", and "about 56" with K = 1. Hand, with 128e3
+ * tokens as the book reads "128k": 237.6e9 / (262,144 x 128e3) = 7.08, so 7; with K = 1,
+ * 237.6e9 / (32,768 x 128e3) = 56.65, so 56. (With 2^17 = 131,072 tokens a sequence, only 6.92:
+ * 6 fit.) At the chapter's 8192 tokens that is a batch of 110, or 885 with K = 1. */
 START_TEST(test_ch7_q2) {
   scale_model m = ch7_model();
   double weights = scale_transformer_n_params(&m);
@@ -186,11 +190,16 @@ START_TEST(test_ch7_q2) {
   double kv = scale_transformer_kv_bytes_per_token(&m, SCALE_DTYPE_INT8);
   ck_assert(scale_infer_max_batch(free_bytes, kv) == 906426.0);
   ck_assert(scale_infer_max_batch(free_bytes, kv * 8192) == 110.0);
+  scale_check_rel(kv * 128e3, 33.5e9, 0.1 / 33.5, "bytes", "ch. 7 Q2, 33.5GB (262e3 x 128e3)");
+  ck_assert_msg(scale_infer_max_batch(free_bytes, kv * 128e3) == 7.0, "ch. 7 Q2: 7 at 128k");
+  ck_assert_msg(scale_infer_max_batch(free_bytes, kv * 131072) == 6.0, "hand: 6 at 2^17");
   m.n_kv_heads = 1;
   kv = scale_transformer_kv_bytes_per_token(&m, SCALE_DTYPE_INT8);
   scale_check_rel(kv, 32768.0, 1e-12, "bytes", "hand: 2 x 64 x 1 x 256");
   ck_assert(scale_infer_max_batch(free_bytes, kv) == 7251411.0);
   ck_assert(scale_infer_max_batch(free_bytes, kv * 8192) == 885.0);
+  ck_assert_msg(scale_infer_max_batch(free_bytes, kv * 128e3) == 56.0,
+                "ch. 7 Q2: about 56 at 128k with K = 1");
 }
 END_TEST
 
@@ -301,42 +310,44 @@ END_TEST
 
 /* Batch 32, 8192 tokens, int8: 160e3 x 8192 x 32 = 41.9e9 bytes of KV + 70e9 weights = 112 GB,
  * 7 chips -> a 4x2. (Exact 163,840 bytes: 42.9e9, total 112.9e9, still 8 chips.) Step on the
- * 4x2: 112e9 / (8 x 8.1e11) = 17 ms (exact 17.28 ms), 32 / .017 = 1882 tokens/s, 235 per chip
- * (the book divides by its rounded 17 ms; exact 1852 and 231.5). On a 4x4: 8.5 ms (8.64). */
+ * 4x2: "112e9 / (8 * 8.2e11) = 17ms" (exact 17.06 ms), 32 / .017 = 1882 tokens/s, 235 per chip
+ * (the book divides by its rounded 17 ms; exact 1875 and 234.4). On a 4x4: 8.5 ms (8.53). (The
+ * older edition, 0819a7d, divided by 8 x 8.1e11: 17.28 ms.) */
 START_TEST(test_ch8_batch32_step) {
   double kv_seq = 160e3 * 8192;
   scale_check_rel(32 * kv_seq, 41.9e9, 0.05 / 41.9, "bytes", "ch. 8, 41.9e9");
   scale_check_rel(32 * kv_seq + 70e9, 112e9, 0.5 / 112, "bytes", "ch. 8, 112 GB");
   ck_assert(scale_infer_min_slice_chips(32 * kv_seq + 70e9, V5E_HBM_BYTES) == 8.0);
   ck_assert(scale_infer_min_slice_chips(32 * 163840.0 * 8192 + 70e9, V5E_HBM_BYTES) == 8.0);
-  double t = scale_infer_step_time_s(32, kv_seq, 70e9, 70e9, 8 * V5E_BF16, 8 * V5E_HBM_OLD);
+  double t = scale_infer_step_time_s(32, kv_seq, 70e9, 70e9, 8 * V5E_BF16, 8 * V5E_HBM);
   scale_check_rel(t, 17e-3, 0.5 / 17, "s", "ch. 8, 17 ms on a 4x2");
-  scale_check_rel(t, 17.28e-3, 1e-3, "s", "hand: 111.94e9 / 6.48e12");
+  scale_check_rel(t, 111.94304e9 / 6.56e12, 1e-9, "s", "hand: 111.94e9 / 6.56e12");
   scale_check_rel(32 / 0.017 / 8, 235.0, 0.5 / 235, "tokens/s", "ch. 8 with its rounded 17 ms");
-  scale_check_rel(32 / t / 8, 231.5, 1e-3, "tokens/s", "hand: exact step time");
-  double t16 = scale_infer_step_time_s(32, kv_seq, 70e9, 70e9, 16 * V5E_BF16, 16 * V5E_HBM_OLD);
-  scale_check_rel(t16, 8.5e-3, 0.15 / 8.5, "s", "ch. 8, 8.5 ms on a 4x4 (exact 8.64)");
-  /* FLOPs are far from binding: 2 x 32 x 70e9 / (8 x 1.97e14) = 2.84 ms < 10.8 ms of weights. */
-  ck_assert(2 * 32 * 70e9 / (8 * V5E_BF16) < 70e9 / (8 * V5E_HBM_OLD));
+  scale_check_rel(32 / t / 8, 234.4, 1e-3, "tokens/s", "hand: exact step time");
+  double t16 = scale_infer_step_time_s(32, kv_seq, 70e9, 70e9, 16 * V5E_BF16, 16 * V5E_HBM);
+  scale_check_rel(t16, 8.5e-3, 0.05 / 8.5, "s", "ch. 8, 8.5 ms on a 4x4 (exact 8.53)");
+  /* FLOPs are far from binding: 2 x 32 x 70e9 / (8 x 1.97e14) = 2.84 ms < 10.7 ms of weights. */
+  ck_assert(2 * 32 * 70e9 / (8 * V5E_BF16) < 70e9 / (8 * V5E_HBM));
 }
 END_TEST
 
-/* ICI check of the same answer: "ICI bound when Y > 2 F / 2550 = 22". 2550 is v5p's alpha
- * (ch. 5); v5e's own is 1.97e14 / 9e10 = 2189, giving 26.2 for two axes. */
+/* ICI check of the same answer: "ICI bound in theory when Y > 2 * F / 2200 = 26" (26.07).
+ * 2200 is v5e's alpha rounded: 1.97e14 / 9e10 = 2189, giving 26.2 for two axes. (The older
+ * edition, 0819a7d, used v5p's 2550 from ch. 5: 22.) */
 START_TEST(test_ch8_max_tp_compute_bound) {
   scale_chip chip = v5e();
-  scale_check_rel(scale_infer_max_tp_compute_bound(28672, 2, 2550), 22.0, 0.5 / 22, "chips",
-                  "ch. 8, 2 x 28672 / 2550 = 22");
+  scale_check_rel(scale_infer_max_tp_compute_bound(28672, 2, 2200), 26.0, 0.5 / 26, "chips",
+                  "ch. 8, 2 x 28672 / 2200 = 26");
   double alpha = scale_chip_ici_intensity(&chip, SCALE_DTYPE_BF16);
   scale_check_rel(alpha, 1.97e14 / 9e10, 1e-12, "FLOP/byte", "v5e C / W_ici bidi");
   scale_check_rel(scale_infer_max_tp_compute_bound(28672, 2, alpha), 26.197, 1e-4, "chips",
-                  "hand: v5e alpha 2189 (book uses 2550)");
+                  "hand: v5e alpha 2189 (book rounds to 2200)");
 }
 END_TEST
 
 /* The 4x8 bf16 sharding answer: Y = F / (8 B) = 28,672 / (8 x 64) = 56 (exact beta 9.11: 49.2);
- * T_ici = 2 x 64 x 8192 / 9e10 = 11 us (11.65), T_hbm = 2 x 8192 x 28,672 / (32 x 8.1e11) =
- * 18 us (18.12), T_math = 2 x 64 x 8192 x 28,672 / (32 x 1.97e14) = 4 us (exact 4.77 us: the
+ * T_ici = 2 x 64 x 8192 / 9e10 = 11 us (11.65), T_hbm = 2 x 8192 x 28,672 / (32 x 8.2e11) =
+ * 18 us (17.90), T_math = 2 x 64 x 8192 x 28,672 / (32 x 1.97e14) = 4 us (exact 4.77 us: the
  * book truncates). */
 START_TEST(test_ch8_4x8_sharding) {
   scale_chip chip = v5e();
@@ -346,7 +357,7 @@ START_TEST(test_ch8_4x8_sharding) {
                   1e-3, "chips", "hand: exact v5e beta 9.11");
   double t_ici = scale_infer_ws1d_comms_s(64, 8192, 2, 1, 9e10) / 2; /* one [B, D] bf16 move */
   scale_check_rel(t_ici, 11.65e-6, 1e-3, "s", "ch. 8, 11 us (hand 11.65)");
-  double t_hbm = scale_infer_min_step_time_s(0, 0, 2.0 * 8192 * 28672, 32 * V5E_HBM_OLD);
+  double t_hbm = scale_infer_min_step_time_s(0, 0, 2.0 * 8192 * 28672, 32 * V5E_HBM);
   scale_check_rel(t_hbm, 18e-6, 0.5 / 18, "s", "ch. 8, 18 us");
   double t_math = 2.0 * 64 * 8192 * 28672 / (32 * V5E_BF16);
   scale_check_rel(t_math, 4.77e-6, 1e-3, "s", "hand: 4.77 us (book prints 4 us)");
@@ -354,10 +365,12 @@ START_TEST(test_ch8_4x8_sharding) {
 }
 END_TEST
 
-/* Smallest topology table: params 140 / 70 / 35 GB (the book prints 45 GB for int4), KV per
- * token 327,680 / 163,840 / 81,920 bytes (book: 324 / 162 / 81 kB), min v5es 8.75 / 4.38 / 2.19
- * (book 2.81 from its 45 GB), slices 16 / 8 / 4 chips. Remaining HBM 116 / 58 / 29 GB (book:
- * 116 / 68 / 19) and 8k caches 43 / 43 / 43 (book: 43 / 52 / 67) with the book's 70e9 params. */
+/* Smallest topology table: params 140 / 70 / 35 GB, KV per token 327,680 / 163,840 / 81,920
+ * bytes (book: 324 / 162 / 81 kB), min v5es 8.75 / 4.38 / 2.19 (the book's int4 row prints 2.81,
+ * left over from the older edition's 45 GB: 45 / 16 = 2.81), slices 16 / 8 / 4 chips. Remaining
+ * HBM 116 / 58 / 29 GB and 8k caches 43 / 43 / 43, as the book prints, with its 70e9 params.
+ * (The older edition, 0819a7d, printed 45 GB of int4 params, 116 / 68 / 19 GB left and
+ * 43 / 52 / 67 caches.) */
 START_TEST(test_ch8_smallest_topology) {
   static const scale_dtype dt[] = {SCALE_DTYPE_BF16, SCALE_DTYPE_INT8, SCALE_DTYPE_INT4};
   static const double param_gb[] = {140, 70, 35};
@@ -397,22 +410,46 @@ START_TEST(test_ch8_full_hbm_step) {
 }
 END_TEST
 
-/* QPS per chip with a 512-token median decode: 43 / (0.019 x 512 x N) = 4.42 / N: bf16 (16
- * chips) 0.27, int8 (8 chips, the book's 52 caches) 0.66, int4 (4 chips, its 67) 1.72. With the
- * exact 43 caches everywhere: 0.276, 0.553, 1.105. Doubled topology with the book's batch 161:
- * 0.51 / 1.03 / 2.06 (exact 0.517, 1.035, 2.069). */
+/* QPS per chip with a 512-token median decode: "43 / (0.019 * 512 * N)" = 4.42 / N: bf16 (16
+ * chips) 0.27, int8 (8 chips) 0.55, int4 (4 chips) 1.11 (exact 0.276, 0.553, 1.105, truncated).
+ * (The older edition, 0819a7d, printed 0.66 and 1.72 from its 52 and 67 caches.) */
 START_TEST(test_ch8_qps) {
   const char *src = "ch. 8, QPS / chip";
   scale_check_rel(43 / (0.019 * 512), 4.42, 0.005 / 4.42, "1/s", "ch. 8, 4.42 / N");
   /* 0.276 printed as 0.27: truncated. */
   scale_check_rel(scale_infer_qps_per_chip(43, 0.019, 512, 16), 0.27, 0.01 / 0.27, "1/s", src);
-  scale_check_rel(scale_infer_qps_per_chip(52, 0.019, 512, 8), 0.66, 0.01 / 0.66, "1/s", src);
-  scale_check_rel(scale_infer_qps_per_chip(67, 0.019, 512, 4), 1.72, 0.005 / 1.72, "1/s", src);
+  scale_check_rel(scale_infer_qps_per_chip(43, 0.019, 512, 8), 0.55, 0.01 / 0.55, "1/s", src);
+  scale_check_rel(scale_infer_qps_per_chip(43, 0.019, 512, 4), 1.11, 0.01 / 1.11, "1/s", src);
   scale_check_rel(scale_infer_qps_per_chip(43, 0.019, 512, 8), 0.5525, 1e-3, "1/s",
                   "hand: exact 43 caches on 8 chips");
-  scale_check_rel(scale_infer_qps_per_chip(161, 0.019, 512, 32), 0.51, 0.01 / 0.51, "1/s", src);
-  scale_check_rel(scale_infer_qps_per_chip(161, 0.019, 512, 16), 1.03, 0.01 / 1.03, "1/s", src);
-  scale_check_rel(scale_infer_qps_per_chip(161, 0.019, 512, 8), 2.06, 0.01 / 2.06, "1/s", src);
+}
+END_TEST
+
+/* "How would our peak throughput change if we doubled our topology?" bf16 on a 4x8: 32 x 16e9 -
+ * 140e9 = "372GB remaining for KV caches", batch "140" (372e9 / (324e3 x 8192) = 140.2 with the
+ * table's rounded 324 kB per token), "14.39 / num_chips" (140 / (0.019 x 512) = 14.39), so
+ * 0.44 / 0.90 / 1.80 on the 4x8, 4x4 (int8, 186e9 / (162e3 x 8192)) and 2x4 (int4, 93e9 /
+ * (81e3 x 8192)); exact 0.4497, 0.8994, 1.7989 (the book truncates the first). With the exact
+ * 327,680 bytes per token the bf16 batch is 138 (372e9 / 2.684e9 = 138.6). (The older edition,
+ * 0819a7d: 186 GB, batch 161, 16.54 / N: 0.51 / 1.03 / 2.06.) */
+START_TEST(test_ch8_doubled_topology_qps) {
+  const char *src = "ch. 8, doubled topology, QPS / chip";
+  static const scale_dtype dt[] = {SCALE_DTYPE_BF16, SCALE_DTYPE_INT8, SCALE_DTYPE_INT4};
+  static const double kv_tok_book[] = {324e3, 162e3, 81e3};
+  static const double kv_tok_exact[] = {327680, 163840, 81920};
+  static const double qps_book[] = {0.44, 0.90, 1.80};
+  for (int i = 0; i < 3; i++) {
+    double bytes = 70e9 * scale_dtype_bytes(dt[i]);
+    double chips = 2 * scale_infer_min_slice_chips(bytes, V5E_HBM_BYTES); /* 32, 16, 8 */
+    double free_bytes = chips * V5E_HBM_BYTES - bytes;
+    scale_check_rel(free_bytes, 372e9 / (1 << i), 1e-12, "bytes", "ch. 8, 372 GB (bf16) halved");
+    double batch = scale_infer_max_batch(free_bytes, kv_tok_book[i] * 8192);
+    ck_assert_msg(batch == 140.0, "ch. 8, batch 140 (row %d): %g", i, batch);
+    ck_assert(scale_infer_max_batch(free_bytes, kv_tok_exact[i] * 8192) == 138.0);
+    double qps = scale_infer_qps_per_chip(batch, 0.019, 512, chips);
+    scale_check_rel(qps * chips, 14.39, 0.005 / 14.39, "1/s", "ch. 8, 14.39 / num_chips");
+    scale_check_rel(qps, qps_book[i], 0.01 / qps_book[i], "1/s", src);
+  }
 }
 END_TEST
 
@@ -511,6 +548,7 @@ int main(void) {
       {"ch8_smallest_topology", test_ch8_smallest_topology},
       {"ch8_full_hbm_step", test_ch8_full_hbm_step},
       {"ch8_qps", test_ch8_qps},
+      {"ch8_doubled_topology_qps", test_ch8_doubled_topology_qps},
       {"ch8_prefill", test_ch8_prefill},
       {"ch8_eviction", test_ch8_eviction},
       {"ch8_disaggregation", test_ch8_disaggregation},

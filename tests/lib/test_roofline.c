@@ -228,10 +228,11 @@ START_TEST(ch1_dot_product) {
 END_TEST
 
 START_TEST(ch1_q1_int8) {
-  /* ch. 1 Q1 with its own numbers: HBM 8.1e11, int8 3.94e14. Bytes BD + DF + BF; 2BDF OPs;
-   * B_crit = 3.94e14 / 8.1e11 / 2 = 243 ("486 / 2 = 243"). */
+  /* ch. 1 Q1 with its own numbers (current edition, c7a26c6): HBM 8.2e11, int8 3.94e14. Bytes
+   * BD + DF + BF; 2BDF OPs; B_crit = 3.94e14 / 8.2e11 / 2 = 240 ("480 / 2 = 240"). The older
+   * edition (0819a7d) used 8.1e11 and printed 486 and 243. */
   scale_chip chip = load("tpu-v5e");
-  chip.hbm_bytes_per_s = 8.1e11; /* the question's figure (our file holds 8.2e11) */
+  chip.hbm_bytes_per_s = 8.2e11; /* the question's figure, equal to our file's */
   scale_matmul mm = {.b = 512, .d = 8192, .f = 8192, .act_dtype = SCALE_DTYPE_INT8,
                      .weight_dtype = SCALE_DTYPE_INT8, .compute_dtype = SCALE_DTYPE_INT8,
                      .per_example_weights = false};
@@ -239,15 +240,15 @@ START_TEST(ch1_q1_int8) {
   scale_check_rel(scale_roofline_matmul_bytes(&mm), 75497472.0, EXACT, "B", "BD + DF + BF");
   scale_roofline_estimate e = scale_roofline_matmul_eval(&chip, &mm);
   /* T_math = 2*512*8192^2 / 3.94e14 = 68719476736 / 3.94e14 = 1.7441491e-4 s;
-   * T_comms = 75497472 / 8.1e11 = 9.3206756e-5 s. */
+   * T_comms = 75497472 / 8.2e11 = 9.2070088e-5 s. */
   scale_check_rel(e.t_math_s, 1.7441491e-4, HAND, "s", "ch. 1 Q1.4 T_math = 2BDF/3.94e14");
-  scale_check_rel(e.t_comms_s, 9.3206756e-5, HAND, "s", "ch. 1 Q1.4 T_comms = (BD+DF+BF)/8.1e11");
+  scale_check_rel(e.t_comms_s, 9.2070088e-5, HAND, "s", "ch. 1 Q1.4 T_comms = (BD+DF+BF)/8.2e11");
   scale_check_rel(e.t_lower_s, e.t_math_s, EXACT, "s", "lower bound = max");
   scale_check_rel(e.t_upper_s, e.t_math_s + e.t_comms_s, EXACT, "s", "upper bound = sum");
-  ck_assert(e.compute_bound); /* B = 512 > 243 */
-  scale_check_rel(e.critical_intensity_flops_per_byte, 486.0, BOOK3, "FLOP/B", "ch. 1 Q1: 486");
-  scale_check_rel(scale_roofline_critical_batch(&chip, SCALE_DTYPE_INT8, SCALE_DTYPE_INT8), 243.0,
-                  BOOK3, "tokens", "ch. 1 Q1: B > 243");
+  ck_assert(e.compute_bound); /* B = 512 > 240 */
+  scale_check_rel(e.critical_intensity_flops_per_byte, 480.0, BOOK3, "FLOP/B", "ch. 1 Q1: 480");
+  scale_check_rel(scale_roofline_critical_batch(&chip, SCALE_DTYPE_INT8, SCALE_DTYPE_INT8), 240.0,
+                  BOOK3, "tokens", "ch. 1 Q1: B > 240");
 }
 END_TEST
 
@@ -281,13 +282,13 @@ START_TEST(ch1_q4_per_example_weights) {
 END_TEST
 
 START_TEST(ch1_q5_h100) {
-  /* ch. 1 Q5: B_crit = 1e15 / 3.35e12 = 298 (the answer rounds 9.89e14 up to 1e15; the dense
-   * bf16 rate in our file is 9.9e14, giving 295.5). */
+  /* ch. 1 Q5: B_crit = "9.89e14 / 3.35e12 = 295" (the dense bf16 rate in our file is 9.9e14,
+   * giving 295.5). The older edition (0819a7d) rounded the rate to 1e15 and printed 298. */
   scale_chip h100 = load("nvidia-h100-sxm");
   scale_check_rel(scale_roofline_critical_batch(&h100, SCALE_DTYPE_BF16, SCALE_DTYPE_BF16),
                   9.9e14 / 3.35e12, EXACT, "tokens", "9.9e14 / 3.35e12 = 295.5");
-  scale_check_rel(scale_roofline_critical_batch(&h100, SCALE_DTYPE_BF16, SCALE_DTYPE_BF16), 298.0,
-                  BOOK2, "tokens", "ch. 1 Q5 prints 298 (with C = 1e15)");
+  scale_check_rel(scale_roofline_critical_batch(&h100, SCALE_DTYPE_BF16, SCALE_DTYPE_BF16), 295.0,
+                  BOOK3, "tokens", "ch. 1 Q5 prints 295");
 }
 END_TEST
 
