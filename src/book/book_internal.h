@@ -21,6 +21,10 @@ typedef struct {
 
 void sb_addn(strbuf *sb, const char *s, size_t n);
 void sb_add(strbuf *sb, const char *s);
+/** strstr(s, needle) for a short needle, in time proportional to the distance to the match:
+ * sanitizers' strstr measures the whole rest of 's' on every call, which made each loop over a
+ * long page quadratic under the asan preset. */
+const char *str_find(const char *s, const char *needle);
 void sb_printf(strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /** Appends 's' with &, <, >, " escaped for HTML text and attributes. */
 void sb_add_html(strbuf *sb, const char *s);

@@ -55,6 +55,13 @@ void sb_addn(strbuf *sb, const char *s, size_t n) {
 
 void sb_add(strbuf *sb, const char *s) { sb_addn(sb, s, strlen(s)); }
 
+const char *str_find(const char *s, const char *needle) {
+  size_t n = strlen(needle);
+  for (const char *p = strchr(s, needle[0]); p; p = strchr(p + 1, needle[0]))
+    if (strncmp(p, needle, n) == 0) return p;
+  return NULL;
+}
+
 void sb_printf(strbuf *sb, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -396,7 +403,7 @@ static void index_words(source_file *f) {
     }
     p = q;
   }
-  for (const char *p = strstr(t, "[listing:"); p; p = strstr(p + 9, "[listing:")) {
+  for (const char *p = str_find(t, "[listing:"); p; p = str_find(p + 9, "[listing:")) {
     const char *close = memchr(p + 9, ']', strnlen(p + 9, 300));
     if (!close) continue;
     w.len = 0;
@@ -581,7 +588,7 @@ static void exercise_function(const char *id, char *out, size_t size) {
 /** Finds identifier 'fn' followed by optional spaces and '(' in text; returns its position. */
 static const char *find_call(const char *text, const char *fn) {
   size_t n = strlen(fn);
-  for (const char *p = strstr(text, fn); p; p = strstr(p + 1, fn)) {
+  for (const char *p = str_find(text, fn); p; p = str_find(p + 1, fn)) {
     bool left = p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
     const char *q = p + n;
     while (*q == ' ') q++;

@@ -191,7 +191,7 @@ static bool protect_math_spans(weave *w, const char *text, strbuf *out, span_mem
       continue;
     }
     if (text[i + 1] == '$') { /* display math */
-      const char *close = strstr(text + i + 2, "$$");
+      const char *close = str_find(text + i + 2, "$$");
       if (!close) {
         book_error(w->bx, w->ch->md, line, "unterminated display math: '$$' has no closing '$$'");
         return false;
@@ -258,7 +258,7 @@ static long placeholder_at(const char *p) {
 /** Copies 's' replacing placeholders by their TeX source (plain-text contexts). */
 static void expand_plain(const weave *w, const char *s, strbuf *out) {
   for (const char *p = s; *p;) {
-    const char *ph = strstr(p, PH_PREFIX); /* copy whole runs: one append per char is slow */
+    const char *ph = str_find(p, PH_PREFIX); /* copy whole runs: one append per char is slow */
     if (!ph) {
       sb_add(out, p);
       return;
@@ -444,7 +444,7 @@ static bool render_math(weave *w, const math_span *m, bool alone, strbuf *out) {
 static bool substitute_math(weave *w, const char *html, strbuf *out) {
   bool ok = true;
   for (const char *p = html; *p;) {
-    const char *ph = strstr(p, PH_PREFIX); /* copy the text between placeholders in one go */
+    const char *ph = str_find(p, PH_PREFIX); /* copy the text between placeholders in one go */
     if (!ph) {
       sb_add(out, p);
       break;
@@ -871,7 +871,7 @@ static void anchor_headings(const weave *w, const char *html, strbuf *out) {
   size_t k = 0;
   bool unclosed[7] = {false}; /* no </hN> after some point: none after any later one either */
   for (const char *p = html; *p;) {
-    const char *tag = k < w->heads.n ? strstr(p, "<h") : NULL;
+    const char *tag = k < w->heads.n ? str_find(p, "<h") : NULL;
     if (!tag) {
       sb_add(out, p);
       return;
@@ -881,7 +881,7 @@ static void anchor_headings(const weave *w, const char *html, strbuf *out) {
     if (p[2] >= '1' && p[2] <= '6' && p[3] == '>') {
       const heading *h = &w->heads.v[k++];
       char close[6] = {'<', '/', 'h', p[2], '>', '\0'};
-      const char *end = unclosed[p[2] - '0'] ? NULL : strstr(p + 4, close);
+      const char *end = unclosed[p[2] - '0'] ? NULL : str_find(p + 4, close);
       if (!end) unclosed[p[2] - '0'] = true;
       if (end) {
         sb_printf(out, "<h%c id=\"%s\">", p[2], h->id);
