@@ -140,6 +140,16 @@ check "uncited value: warning names it" grep -q "fixture.md: warning: value 'ext
 "$SCALE" book --chapters "$dir/chapters" --out "$dir/strict" --strict >/dev/null 2>&1
 check "uncited value: --strict fails" test $? -eq 1
 
+# A key given twice in the values is an error naming the second line (keys are hashed now).
+dir="$TMP/dupvalue"
+mkdir -p "$dir"
+cp -R "$DATA/chapters" "$DATA/exercises" "$DATA/tests" "$dir/"
+head -n 1 "$dir/chapters/01-fixture/fixture.values" >>"$dir/chapters/01-fixture/fixture.values"
+n=$(wc -l <"$dir/chapters/01-fixture/fixture.values" | tr -d ' ')
+"$SCALE" book --chapters "$dir/chapters" --out "$dir/site" >/dev/null 2>"$dir/stderr"
+check "duplicate value key: exit 1" test $? -eq 1
+check "duplicate value key: named with its line" grep -q "fixture.values:$n: duplicate value key 'chip.peak'" "$dir/stderr"
+
 # ---- headings: unique, stable anchor ids --------------------------------------------------------
 # Ids are the heading's letters and digits; a taken id gets the first free suffix -2, -3, ...
 # (skipping one that another heading's own text produced), and the contents link to them.
