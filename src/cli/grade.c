@@ -97,7 +97,7 @@ int cli_cmd_grade(int argc, char **argv) {
   int quiet = 0, no_sandbox = 0;
   cli_getopt_reset();
   int c;
-  while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
     switch (c) {
     case OPT_EXERCISES:
       exercises = optarg;

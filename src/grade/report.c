@@ -58,9 +58,10 @@ void scale_grade_print(const scale_grade_report *report, FILE *out) {
   scale_grade_totals(report, NULL, &score, &max);
   size_t counts[SCALE_GRADE_BUILD + 1] = {0};
   for (size_t i = 0; i < report->n_rows; i++) counts[report->rows[i].verdict]++;
-  fprintf(out, "total %g/%g (%zu exercises: %zu OK, %zu FAIL, %zu CRASH, %zu TIMEOUT, %zu BUILD)\n",
-          score, max, report->n_rows, counts[SCALE_GRADE_OK], counts[SCALE_GRADE_FAIL],
-          counts[SCALE_GRADE_CRASH], counts[SCALE_GRADE_TIMEOUT], counts[SCALE_GRADE_BUILD]);
+  fprintf(out, "total %g/%g (%zu exercise%s: %zu OK, %zu FAIL, %zu CRASH, %zu TIMEOUT, %zu BUILD)\n",
+          score, max, report->n_rows, report->n_rows == 1 ? "" : "s", counts[SCALE_GRADE_OK],
+          counts[SCALE_GRADE_FAIL], counts[SCALE_GRADE_CRASH], counts[SCALE_GRADE_TIMEOUT],
+          counts[SCALE_GRADE_BUILD]);
 }
 
 /* ---- JSON ----------------------------------------------------------------------------------- */
@@ -262,17 +263,22 @@ void scale_grade_class_print(const scale_grade_class *cls, FILE *out) {
       any = true;
     }
     fputc('\n', out);
+    /* What a teacher looks into first: crashes and timeouts, then failures, then builds. */
+    static const scale_grade_verdict order[] = {SCALE_GRADE_CRASH, SCALE_GRADE_TIMEOUT,
+                                                SCALE_GRADE_FAIL, SCALE_GRADE_BUILD};
     size_t shown = 0, not_ok = report->n_rows - counts[SCALE_GRADE_OK];
-    for (size_t i = 0; i < report->n_rows && shown < MAX_DETAILS; i++) {
-      const scale_grade_row *row = &report->rows[i];
-      if (row->verdict == SCALE_GRADE_OK) continue;
-      fprintf(out, "    %-7s %s: %s\n", scale_grade_verdict_str(row->verdict), row->id,
-              row->output);
-      shown++;
-    }
+    for (size_t k = 0; k < sizeof order / sizeof order[0]; k++)
+      for (size_t i = 0; i < report->n_rows && shown < MAX_DETAILS; i++) {
+        const scale_grade_row *row = &report->rows[i];
+        if (row->verdict != order[k]) continue;
+        fprintf(out, "    %-7s %s: %s\n", scale_grade_verdict_str(row->verdict), row->id,
+                row->output);
+        shown++;
+      }
     if (not_ok > shown) fprintf(out, "    ... and %zu more (see --json)\n", not_ok - shown);
   }
-  fprintf(out, "class: %zu students, %zu graded", cls->n_students, n_graded);
+  fprintf(out, "class: %zu student%s, %zu graded", cls->n_students,
+          cls->n_students == 1 ? "" : "s", n_graded);
   if (n_graded) fprintf(out, ", mean %.3g/%g", sum / (double)n_graded, max);
   fputc('\n', out);
 }

@@ -1,11 +1,14 @@
 # channel.cmake — grading_channel_generate(): from a chapter's contract header, the two sides of
 # the grading channel (grading_channel.h):
 #   PROXY     the checker's ex_* functions, each sending its call to the student's server;
-#   DISPATCH  the server's table of the student's ex_* functions, each called from the arguments.
+#   DISPATCH  the server's table of the student's ex_* functions, each called from the arguments;
+#   STUB      (optional, "" for none) a pristine stub file: every function returns NaN, as
+#             exercises/ holds them before a student starts (the honesty tests grade these,
+#             never the working exercises/ folder).
 # The contract's prototypes are parsed here: `double ex_NAME(TYPE name, ...);` with TYPE one of
 # double, int64_t or int (the conventions of exercises/*/ *_ex.h); anything else is a configure
 # error naming the prototype.
-function(grading_channel_generate contract slug proxy dispatch)
+function(grading_channel_generate contract slug proxy dispatch stub)
   file(READ ${contract} text)
   # Comments out (they hold parentheses and the word "double"), lines joined.
   string(REGEX REPLACE "/\\*([^*]|\\*+[^*/])*\\*+/" " " text "${text}")
@@ -23,6 +26,12 @@ function(grading_channel_generate contract slug proxy dispatch)
 
 #include \"${slug}_ex.h\"
 #include \"grading_channel.h\"
+")
+  set(stub_text "/* Generated from ${contract} by channel.cmake: a pristine stub. */
+#include <math.h>
+#include <stdint.h>
+
+#include \"${slug}_ex.h\"
 ")
   set(table "")
   set(index 0)
@@ -86,6 +95,17 @@ static double call_${index}(const grading_value *a) {
 }
 ")
     string(APPEND table "    {\"${name}\", ${n}, call_${index}},\n")
+    set(voids "")
+    foreach(k RANGE ${n})
+      if(k LESS n)
+        string(APPEND voids "  (void)a${k};\n")
+      endif()
+    endforeach()
+    string(APPEND stub_text "
+double ${name}(${formals}) {
+${voids}  return NAN;
+}
+")
     math(EXPR index "${index} + 1")
   endforeach()
   if(index EQUAL 0)
@@ -98,4 +118,7 @@ const size_t grading_n_functions = ${index};
 ")
   file(CONFIGURE OUTPUT ${proxy} CONTENT "${proxy_text}" @ONLY)
   file(CONFIGURE OUTPUT ${dispatch} CONTENT "${dispatch_text}" @ONLY)
+  if(stub)
+    file(CONFIGURE OUTPUT ${stub} CONTENT "${stub_text}" @ONLY)
+  endif()
 endfunction()

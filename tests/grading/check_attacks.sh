@@ -82,7 +82,7 @@ class="$tmp/class"
 mkdir -p "$class/alice"
 cp -R "$root/solutions/01-rooflines" "$root/solutions/02-tpus" "$class/alice/"
 "$scale" grade --quiet --source "$root" --class "$class" --build-dir "$tmp/build" --jobs 2 \
-  --timeout 2 --json "$tmp/class.json" rooflines tpus > "$tmp/out" 2> "$tmp/err"
+  --timeout 5 --json "$tmp/class.json" rooflines tpus > "$tmp/out" 2> "$tmp/err"
 rc=$?
 if [ "$rc" -ne 0 ]; then
   if grep -q "graded only in the sandbox" "$tmp/err"; then
@@ -143,7 +143,7 @@ attacker fill "" "FILE *f = fopen(\"/tmp/fill\", \"w\"); double n = 0; static ch
   return n;"
 
 "$scale" grade --quiet --source "$root" --class "$class" --build-dir "$tmp/build" --jobs 2 \
-  --timeout 2 --json "$tmp/class.json" rooflines tpus > "$tmp/out" 2> "$tmp/err"
+  --timeout 5 --json "$tmp/class.json" rooflines tpus > "$tmp/out" 2> "$tmp/err"
 rc=$?
 check '[ "$rc" -eq 0 ]' "grade --class with the attackers exit status $rc: $(cat "$tmp/err")"
 sleep 1

@@ -1,8 +1,8 @@
 #!/bin/sh
 # check_grade.sh MODE SCALE ROOT — the grader is honest (CTest, label grading).
 #   full     grading solutions/ gives every exercise OK and the full rubric total;
-#   stubs    grading the untouched exercises/ gives every exercise FAIL (no OK, CRASH, TIMEOUT
-#            or BUILD) and a total of 0;
+#   stubs    grading pristine stubs (DIR, 4th argument: generated from the contracts; default
+#            exercises/) gives every exercise FAIL (no OK, CRASH, TIMEOUT or BUILD) and 0;
 #   fixture  grading tests/data/grade/student gives CRASH (with the signal), TIMEOUT, OK and FAIL
 #            in 01-rooflines, BUILD with the compiler's error in 02-tpus (does not compile) and
 #            BUILD in 03-sharding (missing); the JSON and JUnit reports agree;
@@ -58,7 +58,9 @@ full)
   check 'grep -q "failures=\"0\" errors=\"0\"" "$tmp/report.xml"' "JUnit without failures"
   ;;
 stubs)
-  grade "$root/exercises"
+  # Pristine stubs generated from the contracts (the working exercises/ may hold a student's
+  # answers): every function returns NaN.
+  grade "${4:-$root/exercises}"
   check '[ "$rc" -eq 0 ]' "scale grade exit status $rc: $(cat "$tmp/err")"
   check '[ "$(wc -l < "$tmp/verdicts" | tr -d " ")" -eq "$n_ids" ]' "one verdict per rubric id"
   check '[ "$(grep -vc "^FAIL 0/" "$tmp/verdicts")" -eq 0 ]' \
@@ -92,9 +94,10 @@ fixture)
   check 'grep -q "\"name\": \"rooflines.critical_batch_int8\", \"score\": 2, \"max_score\": 2, \"status\": \"OK\"" "$tmp/report.json"' \
     "JSON row of the OK exercise"
   # Selecting one exercise grades only it.
-  grade "$fixture" --timeout 1 rooflines.critical_batch_int8
+  # Selecting one exercise grades only it; options may follow the ids.
+  grade "$fixture" rooflines.critical_batch_int8 --timeout 1
   check '[ "$rc" -eq 0 ] && [ "$(wc -l < "$tmp/verdicts" | tr -d " ")" -eq 1 ]' "one id selected"
-  check 'grep -qx "total 2/2 .*" "$tmp/out"' "one id: total 2/2: $(tail -1 "$tmp/out")"
+  check 'grep -qx "total 2/2 (1 exercise: 1 OK, .*" "$tmp/out"' "one id: total 2/2: $(tail -1 "$tmp/out")"
   # Harness and usage errors exit 2.
   "$scale" grade --quiet --source "$root" --exercises "$tmp/nowhere" > /dev/null 2>&1
   rc=$?
