@@ -81,6 +81,14 @@ double scale_measure_achieved_frac(double work, double time_s, double peak_per_s
   return isfinite(frac) ? frac : (double)NAN;
 }
 
+double scale_measure_tiled_elements(int64_t rows, int64_t cols, int64_t tile_rows,
+                                    int64_t tile_cols) {
+  if (rows < 1 || cols < 1 || tile_rows < 1 || tile_cols < 1) return NAN;
+  double r = ceil((double)rows / (double)tile_rows) * (double)tile_rows;
+  double c = ceil((double)cols / (double)tile_cols) * (double)tile_cols;
+  return r * c;
+}
+
 /* Whether times[0..n) are all finite and non-negative. */
 static int times_ok(const double *times, size_t n) {
   if (!times || n == 0) return 0;

@@ -118,6 +118,20 @@ double scale_measure_expected_time_s(double flops, double bytes, double peak_flo
  */
 double scale_measure_achieved_frac(double work, double time_s, double peak_per_s);
 
+/* ---- reading a profile ------------------------------------------------------------------------ */
+
+/** Elements a 2-D array of rows x cols occupies once padded to whole tiles of tile_rows x
+ * tile_cols (an XLA layout such as {1,0:T(8,128)}: each dimension rounded up to a multiple of
+ * its tile).
+ *
+ * Units:  counts -> [count] (multiply by the element size for bytes).
+ * Domain: every argument >= 1; NaN otherwise.
+ * Book:   ch. 9 "How to read an XLA op": f32[3,5] with T(2,2) is padded to [4,6], 24 elements
+ *         for 15, about 1.6x.
+ */
+double scale_measure_tiled_elements(int64_t rows, int64_t cols, int64_t tile_rows,
+                                    int64_t tile_cols);
+
 /* ---- summaries of repeated timings ------------------------------------------------------------ */
 
 /** Median of times[0..n) (the mean of the middle two for even n), without changing the input.

@@ -110,6 +110,23 @@ START_TEST(book_profiling_matmul) {
 }
 END_TEST
 
+START_TEST(tiled_padding) {
+  /* Book ch. 9: f32[3,5] with T(2,2) pads to [4,6]: 24 elements for 15, "about 1.6x". */
+  scale_check_rel(scale_measure_tiled_elements(3, 5, 2, 2), 24.0, EXACT, "elements",
+                  "ch. 9: [3,5] -> [4,6]");
+  scale_check_rel(scale_measure_tiled_elements(3, 5, 2, 2) / 15.0, 1.6, EXACT, "ratio",
+                  "ch. 9: about 1.6x");
+  /* Hand: an exact fit pads nothing; bf16[8, 8192] in T(8,128) is 65536 elements. */
+  scale_check_rel(scale_measure_tiled_elements(8, 8192, 8, 128), 65536.0, EXACT, "elements",
+                  "hand: whole tiles");
+  /* Hand: one element in an (8,128) tile occupies the whole tile. */
+  scale_check_rel(scale_measure_tiled_elements(1, 1, 8, 128), 1024.0, EXACT, "elements",
+                  "hand: one tile");
+  scale_check_nan(scale_measure_tiled_elements(0, 5, 2, 2));
+  scale_check_nan(scale_measure_tiled_elements(3, 5, 2, 0));
+}
+END_TEST
+
 START_TEST(summaries) {
   const double odd[] = {3.0, 1.0, 2.0};
   const double even[] = {4.0, 1.0, 3.0, 2.0};
@@ -133,6 +150,7 @@ static Suite *measure_suite(void) {
       {"cpu_peak", cpu_peak},
       {"roof_and_expected_time", roof_and_expected_time},
       {"book_profiling_matmul", book_profiling_matmul},
+      {"tiled_padding", tiled_padding},
       {"summaries", summaries},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
