@@ -37,8 +37,9 @@ static double local_kv_bytes(const scale_model *m, scale_dtype dtype, double con
 
 /* ---- sections ------------------------------------------------------------------------------- */
 
-/** Critical batches of a matmul on the chip for the three dtype mixes of the chapter. */
-static void section_linear(chapter *ch, const scale_chip *c) {
+/** Critical batches of a matmul on the chip for the three dtype mixes of the chapter, and the
+ * H100's bf16 one (the book's takeaway quotes it). */
+static void section_linear(chapter *ch, const scale_chip *c, const scale_chip *h100) {
   chapter_heading(ch, "Linear operations: the critical batch");
   chapter_value(ch, "chip.flops_per_s", "bf16 peak", scale_chip_flops_per_s(c, SCALE_DTYPE_BF16),
                 "FLOP/s", SCALE_FMT_SCI);
@@ -54,6 +55,9 @@ static void section_linear(chapter *ch, const scale_chip *c) {
                 SCALE_FMT_PLAIN);
   chapter_value(ch, "bcrit.int8", "int8 weights, int8 OPs",
                 scale_roofline_critical_batch(c, SCALE_DTYPE_INT8, SCALE_DTYPE_INT8), "tokens",
+                SCALE_FMT_PLAIN);
+  chapter_value(ch, "bcrit.h100", "H100 SXM, bf16",
+                scale_roofline_critical_batch(h100, SCALE_DTYPE_BF16, SCALE_DTYPE_BF16), "tokens",
                 SCALE_FMT_PLAIN);
 }
 
@@ -540,9 +544,10 @@ int main(int argc, char **argv) {
                          opts);
   if (rc >= 0) return rc;
 
-  scale_chip chip;
+  scale_chip chip, h100;
   scale_model model, l3, l3_8b;
   if (!chapter_load_chip(&ch, opts[0].value, &chip) ||
+      !chapter_load_chip(&ch, "nvidia-h100-sxm", &h100) ||
       !chapter_load_model(&ch, opts[1].value, &model) ||
       !chapter_load_model(&ch, "llama-3-70b", &l3) ||
       !chapter_load_model(&ch, "llama-3-8b", &l3_8b))
@@ -565,7 +570,7 @@ int main(int argc, char **argv) {
 
   chapter_say(&ch, "Chapter 7: All About Transformer Inference. Chip: %s; table model: %s.",
               chip.display_name, model.display_name);
-  section_linear(&ch, &chip);
+  section_linear(&ch, &chip, &h100);
   section_attention(&ch, &chip, &model, &l3, context);
   section_pop_quiz(&ch, &chip);
   section_memory(&ch, &model, context);

@@ -122,6 +122,53 @@ START_TEST(quiz1_memory_and_vector_add) {
 }
 END_TEST
 
+/* "SMs ... can schedule up to 64 resident warps per SM" but "you can only fit 8
+ * (256 * 1024 / (4 * 32 * 256)) at a time if each thread uses 256 registers": a warp of 32
+ * threads of 256 4-byte registers needs 32 KiB of the SM's 256 KiB register file. */
+START_TEST(resident_warps) {
+  scale_chip h100 = load("nvidia-h100-sxm");
+  double warp_bytes = 32.0 * 256.0 * 4.0; /* threads x registers x bytes per register */
+  scale_check_rel(h100.register_bytes_per_core / warp_bytes, 8.0, 0, "warps",
+                  "ch.12 CUDA cores: 256 * 1024 / (4 * 32 * 256) = 8 resident warps");
+  /* With 64 registers a thread, the 64-warp scheduler limit binds instead: 262144 / 8192 = 32
+   * warps fit by registers, fewer than 64 (hand). */
+  scale_check_rel(h100.register_bytes_per_core / (32.0 * 64.0 * 4.0), 32.0, 0, "warps", "hand");
+}
+END_TEST
+
+/* Book contradictions of ch. 12, named and computed exactly.
+ *
+ * (1) VMEM: ch. 2 gives "128 MiB on TPU v5e" (134,217,728 bytes, what hardware/tpu-v5e.ini
+ * holds); Quiz 1 Q5 compares the H100's "about 66MB" of SMEM and registers with "the 120MB of a
+ * modern TPU's VMEM" and calls it "about half". 134,217,728 / 120e6 = 1.118: the 120 MB is
+ * 10.6% below the figure of ch. 2. Exactly, 69,206,016 / 134,217,728 = 0.516 (the book's
+ * 66e6 / 120e6 = 0.55): "about half" holds either way.
+ *
+ * (2) 450 GB/s "full-duplex" vs "unidirectional": the NVLink section says each H100 link has
+ * 25GB/s "of full-duplex" bandwidth, i.e. 25 GB/s each way, so 18 x 25 = 450 GB/s each way;
+ * Pop Quiz 1 speaks of "450 GB/s full-duplex bandwidth" and Pop Quiz 2 of "450 GB/s
+ * unidirectional", and both answers divide by 450e9 one way. Read as the sum of both directions
+ * (225e9 each way), Pop Quiz 1's AllGather would take twice as long. We store 450e9 one way
+ * (nvlink_bytes_per_s): 2 x 1024 x 16384 x 7 / (8 x 450e9) = 65.24 us, the book's "65us". */
+START_TEST(book_contradictions_vmem_and_duplex) {
+  scale_chip v5e = load("tpu-v5e");
+  scale_chip h100 = load("nvidia-h100-sxm");
+  scale_check_rel(v5e.vmem_bytes, 134217728.0, 0, "B", "ch. 2: VMEM 128 MiB on TPU v5e");
+  scale_check_rel(v5e.vmem_bytes / 120e6, 1.1185, 1e-4, "", "hand: 128 MiB / ch.12's 120MB");
+  double smem_and_regs =
+      (h100.smem_bytes_per_core + h100.register_bytes_per_core) * h100.n_cores;
+  scale_check_rel(smem_and_regs / v5e.vmem_bytes, 0.5156, 1e-3, "",
+                  "hand: 69.2e6 / 134.2e6 (ch.12 Quiz 1 Q5: about half of 120MB)");
+  scale_check_rel(h100.nvlink_bytes_per_s, 18 * 25e9, 1e-12, "B/s",
+                  "ch.12: 18 links x 25GB/s each way = 450GB/s one way");
+  double t = scale_gpu_all_gather_s(&h100, 8, 1, 2.0 * 1024 * 16384);
+  scale_check_rel(t, 2.0 * 1024 * 16384 * 7 / (8 * 450e9), 1e-9, "s", "hand: one-way 450e9");
+  scale_check_rel(t, 65e-6, 0.01, "s", "ch.12 Pop Quiz 1: 65us (one-way reading)");
+  ck_assert_msg(fabs(t - 2.0 * 1024 * 16384 * 7 / (8 * 225e9)) > 0.5 * t,
+                "a both-directions reading (225e9 each way) would double it");
+}
+END_TEST
+
 /* ---- Quiz 2 and 3: nodes and the fat tree --------------------------------------------------- */
 
 START_TEST(quiz2_quiz3_shipped_tree) {
@@ -371,6 +418,8 @@ static Suite *gpu_book_suite(void) {
   const scale_check_case cases[] = {{"quiz1_cuda_cores_and_vector_flops", quiz1_cuda_cores_and_vector_flops},
                {"quiz1_matmul_runtimes_b200", quiz1_matmul_runtimes_b200},
                {"quiz1_memory_and_vector_add", quiz1_memory_and_vector_add},
+               {"resident_warps", resident_warps},
+               {"book_contradictions_vmem_and_duplex", book_contradictions_vmem_and_duplex},
                {"quiz2_quiz3_shipped_tree", quiz2_quiz3_shipped_tree},
                {"quiz4_collectives", quiz4_collectives},
                {"pop_quiz3_inner_axis_table", pop_quiz3_inner_axis_table},

@@ -440,6 +440,23 @@ START_TEST(test_gpu_chip_counts) {
 }
 END_TEST
 
+/* ch. 2 Appendix A, Pop Quiz [Calculating VPU throughput]: "each core can execute 4 vector
+ * instructions on 8 * 128 ALUs", "8 * 128 * 4 * 1.75e9 = 7e12 FLOPs/s" per core (exact
+ * 7.168e12), against "the MXU FLOPs/s of about 2e14 per core" (4.59e14 / 2 = 2.295e14), "roughly
+ * 30x" (exact 32.0). (The older edition, 0819a7d, printed 1.4e13 per chip and "10x".) */
+START_TEST(test_v5p_vpu_pop_quiz) {
+  scale_chip v5p = load("tpu-v5p");
+  double per_core = v5p.vector_flops_per_s / v5p.n_cores;
+  scale_check_rel(per_core, 8.0 * 128.0 * 4.0 * v5p.clock_hz, EXACT, "FLOP/s",
+                  "hand: 8 x 128 x 4 x 1.75e9");
+  scale_check_rel(per_core, 7e12, 2.5e-2, "FLOP/s", "ch. 2 VPU pop quiz: 7e12 per core");
+  double mxu_per_core = scale_chip_flops_per_s(&v5p, SCALE_DTYPE_BF16) / v5p.n_cores;
+  scale_check_rel(mxu_per_core, 2e14, 0.15, "FLOP/s", "ch. 2 VPU pop quiz: about 2e14 per core");
+  scale_check_rel(mxu_per_core / per_core, 32.02, 1e-3, "", "hand: 2.295e14 / 7.168e12");
+  scale_check_rel(mxu_per_core / per_core, 30.0, 0.07, "", "ch. 2 VPU pop quiz: roughly 30x");
+}
+END_TEST
+
 static Suite *hardware_book_suite(void) {
   Suite *s = suite_create("hardware_book");
   const scale_check_case cases[] = {
@@ -461,6 +478,7 @@ static Suite *hardware_book_suite(void) {
       {"flops_per_dollar", test_flops_per_dollar},
       {"v4p_weight_load_latency", test_v4p_weight_load_latency},
       {"gpu_chip_counts", test_gpu_chip_counts},
+      {"v5p_vpu_pop_quiz", test_v5p_vpu_pop_quiz},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return s;

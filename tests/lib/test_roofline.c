@@ -370,7 +370,7 @@ END_TEST
 
 START_TEST(ch2_q4_general_matmul) {
   /* ch. 2 Q4: int8[16384, 4096] weights, int8[B, 4096] activations, TPU v5e (int8 3.94e14,
-   * HBM 8.1e11 in the question). T_math = 1.34e8 B / 3.94e14; T_comms = (6.7e7 + 2.05e4 B) /
+   * HBM 8.1e11 in the older edition's question, 0819a7d; 8.2e11 in c7a26c6). T_math = 1.34e8 B / 3.94e14; T_comms = (6.7e7 + 2.05e4 B) /
    * 8.1e11. Exact crossing: B = 67108864/8.1e11 / (134217728/3.94e14 - 20480/8.1e11)
    * = 8.28504e-5 / 3.153701e-7 = 262.71. The book prints B > 271 (Feb. 2025) and B > 267
    * (web edition); both come from its rounded 1.3e8, 6.7e7, 2e4 coefficients. With our
@@ -399,7 +399,9 @@ START_TEST(ch2_q4_general_matmul) {
 END_TEST
 
 START_TEST(ch2_q6_pieces) {
-  /* ch. 2 Q6 (roofline parts): an int8[128Ki, 128Ki] array = 17.2e9 bytes ("about 16GB").
+  /* ch. 2 Q6 (roofline parts) with the older edition's (0819a7d) figures; the current edition
+   * (c7a26c6) loads 16GB over 16 PCIe links of 1.6e10 (63 ms), HBM 20 ms, FLOPs 1.4 ms (see
+   * tests/grading/test_02_tpus.c). An int8[128Ki, 128Ki] array = 17.2e9 bytes ("about 16GB").
    * PCIe: 8 GB per host over 8 links of 1.5e10: 8e9 / (8 * 1.5e10) = 66.7 ms ("about 66ms").
    * HBM: 16e9 / 8.1e11 = 19.8 ms ("19ms"). FLOPs 2 * 8 * 128Ki * 128Ki = 2.7e11, at 1.97e14:
    * 1.4 ms ("1.3ms"). */

@@ -502,9 +502,31 @@ START_TEST(test_amer_blocks) {
 }
 END_TEST
 
+/* Book contradiction, ch. 4: the "Other Operations" table prices the unembedding
+ * A[B,T,D] * W_unembed[D,V] at 6BTDV training FLOPs (2BTDV forward, 4BTDV backward, as every
+ * matmul), while the summary table's "Vocab" row prints 12BTDV, twice as much, without saying
+ * why; counting the input embedding as a second such matmul would give it, but the embedding is
+ * a lookup, not a matmul. Exactly, for the book's Q1 model (D = 4096, V = 32,000) and
+ * B x T = 1e6 tokens: 6 x 1e6 x 4096 x 32000 = 7.864e17 FLOPs; 12BTDV would be 1.573e18. The
+ * library keeps 6BTDV. */
+START_TEST(test_vocab_flops_6_not_12) {
+  scale_model m = q1_model();
+  double bt = 1e6;
+  double six = 6.0 * bt * 4096.0 * 32000.0;
+  scale_check_rel(scale_transformer_unembedding_flops(&m, bt, SCALE_PASS_TRAIN), six, EXACT,
+                  "FLOP", "ch. 4 Other Operations: 6BTDV");
+  scale_check_rel(scale_transformer_unembedding_flops(&m, bt, SCALE_PASS_FORWARD), six / 3.0,
+                  EXACT, "FLOP", "ch. 4: 2BTDV forward");
+  ck_assert_msg(scale_transformer_unembedding_flops(&m, bt, SCALE_PASS_TRAIN) < 12.0 * bt * 4096.0 *
+                                                                                   32000.0,
+                "the summary table's 12BTDV is twice the matmul's training FLOPs");
+}
+END_TEST
+
 int main(void) {
   Suite *suite = suite_create("transformer_book");
   const scale_check_case cases[] = {
+      {"vocab_flops_6_not_12", test_vocab_flops_6_not_12},
       {"ch4 Q1 parameters and KV", test_q1_params_and_kv},
       {"ch4 Q2 sharded matmul", test_q2_sharded_matmul},
       {"ch4 Q3 contraction", test_q3_contraction},
