@@ -13,7 +13,8 @@
  * Invariants (DESIGN.md "The command"): the exit status is 0, 1 or 2; a usage error (2) prints
  * nothing on stdout and exactly one line on stderr starting "scale: "; stderr never holds a
  * control character but the newlines ending its lines; stdout never prints nan or inf as an
- * answer; no leak (LeakSanitizer), no crash, no undefined behaviour.
+ * answer; with --json, stdout is one JSON document (RFC 8259); no leak (LeakSanitizer), no
+ * crash, no undefined behaviour.
  */
 #include <ctype.h>
 #include <fcntl.h>
@@ -79,6 +80,119 @@ static int has_word(const char *text, const char *word) {
   return 0;
 }
 
+/* ---- a strict JSON syntax check (RFC 8259) of what --json printed ---------------------------- */
+
+typedef struct {
+  const char *p, *end;
+  int depth;
+} json_in;
+
+static void json_ws(json_in *in) {
+  while (in->p < in->end && (*in->p == ' ' || *in->p == '\n' || *in->p == '\t' || *in->p == '\r'))
+    in->p++;
+}
+
+static int json_lit(json_in *in, const char *word) {
+  size_t k = strlen(word);
+  if ((size_t)(in->end - in->p) < k || memcmp(in->p, word, k) != 0) return 0;
+  in->p += k;
+  return 1;
+}
+
+static int json_digits(json_in *in) {
+  const char *start = in->p;
+  while (in->p < in->end && isdigit((unsigned char)*in->p))
+    in->p++;
+  return in->p > start;
+}
+
+static int json_string(json_in *in) {
+  if (in->p >= in->end || *in->p != '"') return 0;
+  for (in->p++; in->p < in->end; in->p++) {
+    unsigned char c = (unsigned char)*in->p;
+    if (c == '"') {
+      in->p++;
+      return 1;
+    }
+    if (c < 0x20) return 0;
+    if (c == '\\') {
+      if (++in->p >= in->end) return 0;
+      if (*in->p == 'u') {
+        for (int i = 0; i < 4; i++)
+          if (++in->p >= in->end || !isxdigit((unsigned char)*in->p)) return 0;
+      } else if (!strchr("\"\\/bfnrt", *in->p) || !*in->p) {
+        return 0;
+      }
+    }
+  }
+  return 0;
+}
+
+static int json_value(json_in *in) {
+  json_ws(in);
+  if (in->p >= in->end || ++in->depth > 64) return 0;
+  int ok = 0;
+  char c = *in->p;
+  if (c == '{' || c == '[') {
+    char close = c == '{' ? '}' : ']';
+    in->p++;
+    json_ws(in);
+    if (in->p < in->end && *in->p == close) {
+      in->p++;
+      ok = 1;
+    } else {
+      for (;;) {
+        if (c == '{') {
+          json_ws(in);
+          if (!json_string(in)) break;
+          json_ws(in);
+          if (in->p >= in->end || *in->p++ != ':') break;
+        }
+        if (!json_value(in)) break;
+        json_ws(in);
+        if (in->p < in->end && *in->p == ',') {
+          in->p++;
+          continue;
+        }
+        ok = in->p < in->end && *in->p++ == close;
+        break;
+      }
+    }
+  } else if (c == '"') {
+    ok = json_string(in);
+  } else if (c == '-' || isdigit((unsigned char)c)) {
+    if (c == '-') in->p++;
+    if (in->p < in->end && *in->p == '0')
+      in->p++;
+    else if (!json_digits(in))
+      return 0;
+    ok = 1;
+    if (in->p < in->end && *in->p == '.') in->p++, ok = json_digits(in);
+    if (ok && in->p < in->end && (*in->p == 'e' || *in->p == 'E')) {
+      in->p++;
+      if (in->p < in->end && (*in->p == '+' || *in->p == '-')) in->p++;
+      ok = json_digits(in);
+    }
+  } else {
+    ok = json_lit(in, "true") || json_lit(in, "false") || json_lit(in, "null");
+  }
+  in->depth--;
+  return ok;
+}
+
+/* Whether fd's whole content is one JSON value (then only whitespace). */
+static int json_document(int fd, size_t len) {
+  char *text = malloc(len ? len : 1);
+  if (!text) fuzz_fail("out of memory");
+  ssize_t n = pread(fd, text, len, 0);
+  json_in in = {text, text + (n > 0 ? n : 0), 0};
+  int ok = n == (ssize_t)len && json_value(&in);
+  json_ws(&in);
+  ok = ok && in.p == in.end;
+  free(text);
+  return ok;
+}
+
 static void check_output(const char *cmd, int rc, const char *out, size_t out_len,
                          const char *err, size_t err_len) {
   if (rc != CLI_EXIT_OK && rc != CLI_EXIT_FAIL && rc != CLI_EXIT_USAGE)
@@ -126,6 +240,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static char out[MAX_SHOWN + 1], err[MAX_SHOWN + 1];
     size_t out_len = captured(out_fd, out), err_len = captured(err_fd, err);
     check_output(cmd, rc, out, out_len, err, err_len);
+    /* --json: what was printed is one JSON document (DESIGN.md "The command"). */
+    int json = 0;
+    for (int i = 1; i < argc; i++)
+      json |= strcmp(owned[i], "--json") == 0;
+    if (json && out_len && !json_document(out_fd, out_len))
+      fuzz_fail("%s --json: stdout is not one JSON document (exit %d): \"%.600s\"", cmd, rc, out);
   }
   for (int i = 0; i < argc; i++)
     free(owned[i]);
