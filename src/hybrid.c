@@ -266,12 +266,29 @@ static bool fits(const scale_hybrid_problem *p, const scale_hybrid_layout *l,
   return mem->total_bytes <= p->chip->hbm_bytes;
 }
 
-/** Whether a split of kind pp (or tp) of degree k is allowed by the model's shape. */
-static bool split_ok(const scale_model *m, bool use_tp, double k) {
-  if (!use_tp) return k <= c(m->n_layers);
+/** The kinds of model split the guide tries (codes of the SPLIT_KIND rule). */
+enum { SPLIT_NONE = 0, SPLIT_PP = 1, SPLIT_TP = 2, SPLIT_CP = 3 };
+
+/** Whether a split of 'kind' and degree k is allowed by the model's shape and the sequence. */
+static bool split_ok(const scale_hybrid_problem *p, int kind, double k) {
+  const scale_model *m = p->model;
+  if (k <= 1.0) return true;
+  if (kind == SPLIT_PP) return k <= c(m->n_layers);
+  if (kind == SPLIT_CP) return divides(k, p->s);
   if (m->arch == SCALE_ARCH_MAMBA2)
     return divides(k, c(m->ssm_n_heads)) && divides(k, c(m->ssm_n_groups));
   return divides(k, c(m->n_heads)) && divides(k, c(m->n_kv_heads));
+}
+
+/** The layout with dp = n / (k1 k2) and degree k1 of kind1, k2 of kind2 (SP on with TP). */
+static scale_hybrid_layout split_layout(const scale_hybrid_problem *p, int kind1, double k1,
+                                        int kind2, double k2) {
+  scale_hybrid_layout l = {p->n_chips / (k1 * k2), 1, 1, 1, p->zero, false};
+  double *deg[4] = {NULL, &l.pp, &l.tp, &l.cp};
+  *deg[kind1] *= k1;
+  if (kind2 != SPLIT_NONE) *deg[kind2] *= k2;
+  l.sp = l.tp > 1.0;
+  return l;
 }
 
 static scale_hybrid_rule_eval ineq(double lhs, double rhs) {
@@ -296,47 +313,44 @@ void scale_hybrid_guide_eval(const scale_hybrid_problem *problem, scale_hybrid_g
 
   /* rule 1: pure DP when a full replica fits */
   scale_hybrid_layout dp_only = {n, 1, 1, 1, p->zero, false};
-  bool dp_fits = fits(p, &dp_only, &mem);
+  bool found = fits(p, &dp_only, &mem);
   g.rule[SCALE_HYBRID_RULE_FITS_DP] = ineq(mem.total_bytes, hbm);
 
-  /* rules 2-3: the smallest split of the preferred kind that fits, DP as large as possible */
-  scale_hybrid_layout pick = dp_only;
-  bool found = dp_fits;
-  double kind = 0.0; /* 1 = PP, 2 = TP */
-  if (!found) {
-    bool prefer_tp = mamba;
-    for (int attempt = 0; attempt < 2 && !found; attempt++) {
-      bool use_tp = attempt == 0 ? prefer_tp : !prefer_tp;
-      for (double k = 2.0; k <= n && !found; k *= 2.0) {
-        if (!split_ok(m, use_tp, k)) continue;
-        scale_hybrid_layout l = {n / k, use_tp ? 1.0 : k, use_tp ? k : 1.0, 1, p->zero, false};
-        if (fits(p, &l, &mem)) {
-          pick = l;
-          found = true;
-          kind = use_tp ? 2.0 : 1.0;
-        }
-      }
-    }
-    /* neither alone fits: add CP to the preferred split, smallest first */
-    for (double k = 2.0; k <= n && !found; k *= 2.0)
-      for (double cp = 2.0; k * cp <= n && !found; cp *= 2.0) {
-        if (!split_ok(m, prefer_tp, k) || !divides(cp, p->s)) continue;
-        scale_hybrid_layout l = {n / (k * cp), prefer_tp ? 1.0 : k, prefer_tp ? k : 1.0, cp,
-                                 p->zero, false};
-        if (fits(p, &l, &mem)) {
-          pick = l;
-          found = true;
-          kind = prefer_tp ? 2.0 : 1.0;
-        }
-      }
+  /* rules 2-3: the smallest split that fits, DP as large as possible, kinds in the family's
+   * order: a transformer whose activations outweigh its model state (long sequences) CP, TP,
+   * PP; otherwise PP, TP, CP; Mamba-2 TP, PP, CP. Then pairs of the first kind with another. */
+  bool act_heavy = mem.activation_bytes > mem.weight_bytes + mem.grad_bytes + mem.optimizer_bytes;
+  int order[3];
+  if (mamba) {
+    order[0] = SPLIT_TP, order[1] = SPLIT_PP, order[2] = SPLIT_CP;
+  } else if (act_heavy) {
+    order[0] = SPLIT_CP, order[1] = SPLIT_TP, order[2] = SPLIT_PP;
+  } else {
+    order[0] = SPLIT_PP, order[1] = SPLIT_TP, order[2] = SPLIT_CP;
   }
+  scale_hybrid_layout pick = dp_only;
+  int kind = SPLIT_NONE;
+  for (int a = 0; a < 3 && !found; a++)
+    for (double k = 2.0; k <= n && !found; k *= 2.0) {
+      if (!split_ok(p, order[a], k)) continue;
+      scale_hybrid_layout l = split_layout(p, order[a], k, SPLIT_NONE, 1.0);
+      if (fits(p, &l, &mem)) pick = l, found = true, kind = order[a];
+    }
+  for (int b = 1; b < 3 && !found; b++)
+    for (double k = 2.0; k <= n && !found; k *= 2.0)
+      for (double k2 = 2.0; k * k2 <= n && !found; k2 *= 2.0) {
+        if (!split_ok(p, order[0], k) || !split_ok(p, order[b], k2)) continue;
+        scale_hybrid_layout l = split_layout(p, order[0], k, order[b], k2);
+        if (fits(p, &l, &mem)) pick = l, found = true, kind = order[0];
+      }
   g.feasible = found;
   if (found) {
     g.layout = pick;
     layout_memory(p, &pick, &g.memory);
     g.rule[SCALE_HYBRID_RULE_SMALLEST_SPLIT] = ineq(g.memory.total_bytes, hbm);
+    double preferred = mamba ? SPLIT_TP : act_heavy ? SPLIT_CP : SPLIT_PP;
     g.rule[SCALE_HYBRID_RULE_SPLIT_KIND] = (scale_hybrid_rule_eval){
-        kind, mamba ? 2.0 : 1.0, kind == 0.0 || kind == (mamba ? 2.0 : 1.0)};
+        kind, preferred, kind == SPLIT_NONE || kind == preferred};
   }
 
   /* rules 4-6 at the pick (or at pure DP when nothing fits) */
@@ -348,7 +362,7 @@ void scale_hybrid_guide_eval(const scale_hybrid_problem *problem, scale_hybrid_g
       ineq(at->tp, scale_train_tp_max_degree(width, flops, link, 1.0));
   g.rule[SCALE_HYBRID_RULE_TP_DOMAIN] = ineq(at->tp, fast_domain(p->chip));
   if (mamba) /* CP for Mamba only when nothing else fits: lhs the CP degree, rhs 1 */
-    g.rule[SCALE_HYBRID_RULE_CP_RING] = ineq(at->cp, 1.0);
+    g.rule[SCALE_HYBRID_RULE_CP_RING] = ineq(at->cp, found && kind == SPLIT_CP ? at->cp : 1.0);
   else
     g.rule[SCALE_HYBRID_RULE_CP_RING] =
         at->cp > 1.0
@@ -358,3 +372,148 @@ void scale_hybrid_guide_eval(const scale_hybrid_problem *problem, scale_hybrid_g
   *out = g;
 }
 /* [/listing:guide] */
+
+/* ==== a Mamba-2 step with the step model's parameters ======================================== */
+
+#define MAMBA_GRAD_BUCKET_BYTES 8e7 /* as step.c: Megatron DDP buckets of 40M 16-bit gradients */
+#define MAMBA_ADAM_BYTES 30.0       /* as step.c: fp32 master, m, v read+write, grad, weight */
+
+/** The network of a group of n chips 'stride' apart, and its ring bandwidth per member:
+ * step.c's rule (switched domain: NVLink egress; switchless: n - 1 of the domain's direct
+ * links; beyond the domain: the NICs). */
+static scale_step_net mamba_net(const scale_chip *chip, double stride, double n, double *w) {
+  if (chip->kind == SCALE_HW_TPU) {
+    *w = 2.0 * chip->ici_link_bytes_per_s;
+    return SCALE_STEP_NET_ICI;
+  }
+  double domain = chip->nvlink_domain_size;
+  if (domain >= 1.0 && stride * n <= domain) {
+    *w = chip->nvlink_bytes_per_s;
+    if (chip->n_nvswitches >= 1.0 || domain <= 1.0) return SCALE_STEP_NET_UP;
+    *w *= (n - 1.0) / (domain - 1.0);
+    return SCALE_STEP_NET_MESH;
+  }
+  double per_domain = domain >= 1.0 ? fmax(1.0, fmin(n, floor(domain / stride))) : 1.0;
+  *w = per_domain * chip->dcn_bytes_per_s;
+  if (chip->nvlink_bytes_per_s > 0.0) *w = fmin(*w, chip->nvlink_bytes_per_s);
+  return SCALE_STEP_NET_OUT;
+}
+
+/** One point-to-point send's bandwidth: a mesh sends over one direct link. */
+static double mamba_send_w(const scale_chip *chip, scale_step_net net, double w) {
+  return net == SCALE_STEP_NET_MESH ? chip->nvlink_bytes_per_s / (chip->nvlink_domain_size - 1.0)
+                                    : w;
+}
+
+/** Forward + backward time of a (T x n x k) matmul: 3 x 2 T n k FLOPs at its efficiency. */
+static double mm_s(const scale_step_job *j, const scale_step_params *p, double t, double n,
+                   double k, double peak) {
+  double eta = scale_step_matmul_eta(j->chip, p, t, n, k, 1.0);
+  return 3.0 * 2.0 * t * n * k / (peak * eta) + 3.0 * p->v[SCALE_STEP_KERNEL_S];
+}
+
+/* [listing:mamba_step] */
+void scale_hybrid_mamba2_step_eval(const scale_step_job *job, const scale_step_params *params,
+                                   scale_hybrid_mamba2_step *out) {
+  if (!out) return;
+  double nan = NAN;
+  *out = (scale_hybrid_mamba2_step){nan, nan, nan, nan, nan, nan, nan, nan, nan, nan, nan, nan};
+  if (!job || !params || !job->chip || !mamba_model(job->model)) return;
+  const scale_model *m = job->model;
+  double tp = job->tp, cp = job->cp, dp = job->dp, pp = job->pp;
+  if (!degree_ok(tp) || !degree_ok(cp) || !degree_ok(dp) || !degree_ok(pp) ||
+      !degree_ok(job->mbs) || !(job->seq > 0.0) || !divides(tp, c(m->ssm_n_heads)) ||
+      !divides(tp, c(m->ssm_n_groups)) || !divides(dp * job->mbs, job->gbs) ||
+      pp > c(m->n_layers))
+    return;
+  double peak = scale_chip_flops_per_s(job->chip, job->dtype);
+  double w_hbm = job->chip->hbm_bytes_per_s * params->v[SCALE_STEP_MEM_ETA];
+  double kernel = params->v[SCALE_STEP_KERNEL_S];
+  if (!(peak > 0.0) || !(w_hbm > 0.0)) return;
+
+  double d = c(m->d_model), inner = c(scale_model_ssm_d_inner(m));
+  double gn = c(m->ssm_n_groups) * c(m->ssm_d_state), l = c(m->ssm_chunk_size);
+  double h = c(m->ssm_n_heads), p = c(m->ssm_d_head), n = c(m->ssm_d_state);
+  double in_proj = scale_transformer_mamba2_d_in_proj(m);
+  double tokens = job->mbs * job->seq / cp; /* T: tokens of one microbatch on one device */
+  double act = 2.0;                         /* 16-bit activations */
+
+  /* one layer, one microbatch, forward + backward */
+  double gemm = mm_s(job, params, tokens, in_proj / tp, d, peak) +
+                mm_s(job, params, tokens, d, inner / tp, peak);
+  double ssd_flops = scale_transformer_ssd_flops(m, job->mbs, job->seq / cp, false,
+                                                 SCALE_PASS_TRAIN) / tp;
+  double ssd_batch = job->mbs * (job->seq / cp) / l * h / tp;
+  double ssd = ssd_flops / (peak * scale_step_matmul_eta(job->chip, params, l, l, fmax(n, p),
+                                                          fmax(ssd_batch, 1.0)));
+  double fwd_bytes = tokens * act * (5.0 * d + (3.0 * (inner + 2.0 * gn) + 5.0 * inner) / tp) +
+                     tokens / l * 4.0 * 4.0 * (h / tp) * p * n;
+  double vector = 3.0 * fwd_bytes / w_hbm + 33.0 * kernel;
+
+  double w, tp_s = 0.0, cp_s = 0.0;
+  if (tp > 1.0) {
+    scale_step_net net = mamba_net(job->chip, 1.0, tp, &w);
+    tp_s = 2.0 * scale_step_collective_s(params, net, w, SCALE_COLL_ALL_REDUCE, tp,
+                                         tokens * d * act);
+  }
+  if (cp > 1.0) {
+    scale_step_net net = mamba_net(job->chip, tp, cp, &w);
+    double state = job->mbs * (h / tp) * p * n * act;
+    double halo = job->mbs * (c(m->ssm_d_conv) - 1.0) * (inner + 2.0 * gn) / tp * act;
+    cp_s = 2.0 * (scale_step_collective_s(params, net, w, SCALE_COLL_ALL_GATHER, cp, cp * state) +
+                  scale_step_send_s(params, net, mamba_send_w(job->chip, net, w), halo));
+  }
+
+  /* the last stage's unembedding and loss (the slowest stage) */
+  double v = c(m->n_vocab);
+  double head_gemm = mm_s(job, params, tokens, v / tp, d, peak);
+  double head_vec = 3.0 * tokens * v / tp * 4.0 / w_hbm + 3.0 * kernel;
+
+  double layers = ceil(c(m->n_layers) / pp);
+  double micro = job->gbs / (dp * job->mbs);
+  double pp_send = 0.0;
+  if (pp > 1.0) {
+    scale_step_net net = mamba_net(job->chip, tp * cp * dp, pp, &w);
+    pp_send = 2.0 * scale_step_send_s(params, net, mamba_send_w(job->chip, net, w),
+                                      tokens * d * act);
+  }
+  double mb = layers * (gemm + ssd + vector + tp_s + cp_s) + head_gemm + head_vec + pp_send;
+  double bubble = pp > 1.0 ? scale_train_bubble_frac(SCALE_PP_1F1B, pp, micro, 1.0) * micro * mb
+                           : 0.0;
+
+  /* DP gradient buckets under the last microbatch's backward (2/3 of it), the last bare */
+  double dp_exposed = 0.0, n_dp = dp * cp;
+  double params_chip = scale_transformer_n_params(m) / (tp * pp);
+  if (n_dp > 1.0) {
+    scale_step_net net = mamba_net(job->chip, tp, n_dp, &w);
+    double grads = params_chip * act;
+    double n_buckets = ceil(grads / MAMBA_GRAD_BUCKET_BYTES);
+    double last = grads - (n_buckets - 1.0) * MAMBA_GRAD_BUCKET_BYTES;
+    scale_collective op = job->zero == 0 ? SCALE_COLL_ALL_REDUCE : SCALE_COLL_REDUCE_SCATTER;
+    double full = scale_step_collective_s(params, net, w, op, n_dp, MAMBA_GRAD_BUCKET_BYTES);
+    double tail = scale_step_collective_s(params, net, w, op, n_dp, last);
+    double total = (n_buckets - 1.0) * full + tail;
+    double gather = job->zero >= 1
+                        ? scale_step_collective_s(params, net, w, SCALE_COLL_ALL_GATHER, n_dp, grads)
+                        : 0.0;
+    dp_exposed = fmax(tail, total - 2.0 / 3.0 * mb) + gather;
+  }
+  double opt_params = params_chip / (job->zero >= 1 ? n_dp : 1.0);
+  double optimizer = opt_params * MAMBA_ADAM_BYTES / w_hbm + 4.0 * kernel;
+
+  out->microbatches = micro;
+  out->gemm_s = micro * (layers * gemm + head_gemm);
+  out->ssd_s = micro * layers * ssd;
+  out->vector_s = micro * (layers * vector + head_vec);
+  out->tp_s = micro * layers * tp_s;
+  out->cp_s = micro * layers * cp_s;
+  out->pp_s = micro * pp_send;
+  out->bubble_s = bubble;
+  out->dp_exposed_s = dp_exposed;
+  out->optimizer_s = optimizer;
+  out->step_s = micro * mb + bubble + dp_exposed + optimizer + params->v[SCALE_STEP_STEP_S];
+  double chips = dp * tp * pp * cp;
+  out->mfu = scale_transformer_flops(m, job->gbs, job->seq, true, SCALE_PASS_TRAIN) /
+             (out->step_s * chips * peak);
+}
+/* [/listing:mamba_step] */

@@ -30,6 +30,7 @@
 
 #include "scale/hardware.h"
 #include "scale/model.h"
+#include "scale/step.h"
 #include "scale/transformer.h"
 #include "scale/units.h"
 
@@ -143,6 +144,51 @@ void scale_hybrid_mamba2_split(const scale_model *model, double tp, double cp, d
 double scale_hybrid_mamba2_fwd_bytes(const scale_model *model, scale_hybrid_strategy st,
                                      double degree, double b, double s, scale_dtype dtype);
 
+/** A Mamba-2 training step priced with the step model's parameters (step.h prices
+ * transformers only; this composes its public pieces for an SSM layer). Times per optimizer
+ * step on the slowest pipeline stage [s]. */
+typedef struct {
+  double microbatches;  /**< m = gbs / (dp mbs) */
+  double gemm_s;        /**< in- and out-projections, unembedding (forward + backward) */
+  double ssd_s;         /**< the SSD scan's small batched matmuls (chunk size l) */
+  double vector_s;      /**< memory-bound ops: norms, residuals, conv, gating, chunk states,
+                             loss, plus the fixed cost of every kernel */
+  double tp_s;          /**< TP AllReduces (on the critical path) */
+  double cp_s;          /**< CP state AllGathers and conv halos (on the critical path) */
+  double pp_s;          /**< pipeline sends */
+  double bubble_s;      /**< pipeline bubble, (p - 1)/m of the microbatch time */
+  double dp_exposed_s;  /**< the part of the gradient traffic the last backward leaves bare */
+  double optimizer_s;   /**< Adam over the chip's (shard of the) parameters */
+  double step_s;        /**< the step */
+  double mfu;           /**< training FLOPs of the step (transformer.h, causal) over
+                             step_s x chips x peak */
+} scale_hybrid_mamba2_step;
+
+/** Prices one training step of a Mamba-2 'job' (its model must be Mamba-2) with the step
+ * model's 'params': per microbatch and layer, on T = mbs s / cp tokens and a tp share,
+ *   GEMMs      in-projection T x d_in_proj/tp x d and out-projection T x d x d_inner/tp, forward
+ *              and twice that backward, at scale_step_matmul_eta();
+ *   SSD        scale_transformer_ssd_flops() / tp x 3, as batched l x l x max(n, P) matmuls;
+ *   vector     forward bytes per token 5d (norm, residual) + 3(d_inner + 2gn) (conv; the scan
+ *              reads x, B, C) + 5 d_inner (scan output, gated norm) in 16-bit, inner terms / tp,
+ *              plus 4 fp32 passes over the chunk states (h/tp) P n / l; backward twice that;
+ *              at HBM x mem_eta, plus 11 forward and 22 backward kernels x kernel_s;
+ *   TP         one AllReduce of [T, d] forward and one backward;
+ *   CP         an AllGather of the chunk-final states and a halo send, forward and backward;
+ * the last stage adds the unembedding and loss; 1F1B bubble (p - 1)/m; PP sends of [T, d]
+ * forward and backward; DP gradient buckets (80 MB) under the last backward but the last;
+ * Adam at 30 bytes per parameter of the ZeRO shard; the per-step overhead. Networks as
+ * step.h chooses them (rank order tp, cp, dp, pp; a switchless domain is a full mesh).
+ *
+ * Domain: a Mamba-2 model, degrees >= 1 with tp dividing heads and groups, gbs a multiple of
+ *         dp mbs; otherwise every field is NaN.
+ * Source: our composition; the operations from mamba_ssm's Mamba2 module and SSD kernels
+ *         (chunk_cumsum, chunk_state, state_passing, bmm_chunk, chunk_scan), Dao & Gu
+ *         arXiv 2405.21060; the paper section 6.3 (vector work dominates).
+ */
+void scale_hybrid_mamba2_step_eval(const scale_step_job *job, const scale_step_params *params,
+                                   scale_hybrid_mamba2_step *out);
+
 /* ---- memory per device ---------------------------------------------------------------------- */
 
 /** A 4D layout of the paper (dp x pp x tp x cp devices) with the memory options. */
@@ -239,9 +285,8 @@ typedef enum {
   SCALE_HYBRID_RULE_FITS_DP = 0, /**< pure DP when a full replica fits: mem(N,1,1,1) <= HBM */
   SCALE_HYBRID_RULE_SMALLEST_SPLIT, /**< otherwise the smallest split that fits, DP largest:
                                          mem(N/k, split k) <= HBM at the least such k */
-  SCALE_HYBRID_RULE_SPLIT_KIND,  /**< which split: PP for a transformer, TP for Mamba-2; TP
-                                      when PP's largest stage (the Mamba in-projection) still
-                                      does not fit: 1 = PP, 2 = TP */
+  SCALE_HYBRID_RULE_SPLIT_KIND,  /**< which split: PP for a transformer (CP when activations
+                                      dominate), TP for Mamba-2: 1 = PP, 2 = TP, 3 = CP */
   SCALE_HYBRID_RULE_TP_BOUND,    /**< TP only while its AllReduce hides under the GEMMs:
                                       tp <= F W / C (the book's Y < M_Y F / alpha) */
   SCALE_HYBRID_RULE_TP_DOMAIN,   /**< TP inside the fast domain: tp <= domain size */
@@ -285,11 +330,13 @@ typedef struct {
 
 /** Applies the design guide to 'problem': pure DP if a replica fits (memory by
  * scale_hybrid_memory_per_device, 1F1B, microbatches per replica gbs / (dp mbs)); otherwise
- * the smallest power-of-two split k that fits, of the model's preferred kind (PP for a
- * transformer, TP for Mamba-2, the other kind when the preferred one cannot fit at any k),
- * with dp = n / k; CP only where neither kind fits alone, smallest first. Rule entries:
- * FITS_DP at dp = n; SMALLEST_SPLIT at the pick; SPLIT_KIND lhs 1 (PP) or 2 (TP) against
- * rhs the kind the family prefers; TP_BOUND, TP_DOMAIN and CP_RING at the pick.
+ * the smallest power-of-two split k that fits, with dp = n / k, trying the kinds in the
+ * family's order: Mamba-2 TP, PP, CP (section 6.3.3); a transformer PP, TP, CP (section 6.2.3),
+ * or CP, TP, PP when its activations outweigh its model state at pure DP (section 4.2: CP for
+ * long sequences); then the first kind paired with another. SP is on wherever TP is. Rules:
+ * FITS_DP at dp = n; SMALLEST_SPLIT at the pick; SPLIT_KIND lhs the kind picked (1 PP, 2 TP,
+ * 3 CP, 0 none) against rhs the kind the family prefers; TP_BOUND, TP_DOMAIN and CP_RING at the
+ * pick (CP_RING for Mamba: its CP degree against 1, unless CP is the only split that fits).
  *
  * Domain: non-NULL model and chip, n_chips >= 1, gbs, s, mbs > 0; out->feasible false and the
  *         layout NaN otherwise or when nothing fits.
