@@ -244,6 +244,67 @@ static bool protect_math(weave *w, const char *text, strbuf *out) {
   return ok;
 }
 
+/* ---- sparse tables -------------------------------------------------------------------------- */
+
+/* GFM pads every row of a table to the columns of its delimiter row, so a delimiter row of k
+ * columns over n one-character rows makes k * n cells from O(k + n) bytes: 64 KB of text took
+ * over a minute and a few MB would exhaust memory inside cmark-gfm. Such a table is refused
+ * before parsing; no table that writes its cells comes near the bound. */
+#define TABLE_CELLS_PER_BYTE 8
+#define TABLE_CELLS_FREE 100000
+
+/** The number of cells of a GFM delimiter row ("| --- | :-: |"), or 0 when 'p' (one line,
+ * containers' '>' and indentation skipped) is not one. */
+static size_t delimiter_cells(const char *p, const char *eol) {
+  while (p < eol && (*p == ' ' || *p == '\t' || *p == '>')) p++;
+  size_t cells = 0, pipes = 0;
+  while (p < eol) {
+    while (p < eol && (*p == ' ' || *p == '\t')) p++;
+    if (p < eol && *p == '|') p++, pipes++;
+    while (p < eol && (*p == ' ' || *p == '\t')) p++;
+    if (p == eol) break;
+    if (*p == ':') p++;
+    const char *dashes = p;
+    while (p < eol && *p == '-') p++;
+    if (p == dashes) return 0;
+    if (p < eol && *p == ':') p++;
+    cells++;
+  }
+  return pipes ? cells : 0;
+}
+
+/** Whether a line (up to eol) is blank. */
+static bool blank_line(const char *p, const char *eol) {
+  while (p < eol && (*p == ' ' || *p == '\t' || *p == '\r')) p++;
+  return p == eol;
+}
+
+/** Refuses (with slug.md:LINE of its header) a table whose padded cells would far outnumber
+ * its bytes. */
+static bool tables_ok(weave *w, const char *text) {
+  size_t columns = 0, rows = 0, bytes = 0;
+  int line = 1, table_line = 0;
+  for (const char *p = text; *p; line++) {
+    const char *eol = strchr(p, '\n');
+    if (!eol) eol = p + strlen(p);
+    size_t k = delimiter_cells(p, eol);
+    if (blank_line(p, eol) || k) { /* a table ends; a delimiter row starts one */
+      columns = k, rows = 0, bytes = (size_t)(eol - p), table_line = line;
+    } else if (columns) {
+      rows++, bytes += (size_t)(eol - p) + 1;
+      if (columns * rows > TABLE_CELLS_FREE && columns * rows / TABLE_CELLS_PER_BYTE > bytes) {
+        book_error(w->bx, w->ch->md, table_line > 1 ? table_line - 1 : 1, /* its header */
+                   "a table of %zu columns over rows of a few bytes (every row is padded to "
+                   "every column): write the cells, or split the table",
+                   columns);
+        return false;
+      }
+    }
+    p = *eol ? eol + 1 : eol;
+  }
+  return true;
+}
+
 /** Parses a placeholder at p; returns its index or -1. */
 static long placeholder_at(const char *p) {
   if (strncmp(p, PH_PREFIX, 9) != 0) return -1;
@@ -915,7 +976,8 @@ bool book_weave(book_ctx *bx, size_t index, bool scan_only, strbuf *article, str
   ch->summary[0] = '\0';
   for (size_t i = 0; i < ch->n_values; i++) ch->values[i].cited = false;
   strbuf prot = {0}, html = {0}, anchored = {0};
-  bool ok = protect_math(&w, text, &prot) && weave_text(&w, sb_str(&prot), 0, false, &html);
+  bool ok = tables_ok(&w, text) && protect_math(&w, text, &prot) &&
+            weave_text(&w, sb_str(&prot), 0, false, &html);
   sb_free(&prot); /* each stage's input is freed once it is used: a long chapter needs less */
   free(text);
   text = NULL;

@@ -244,6 +244,18 @@ values="$TMP/nul-values/chapters/01-fixture/fixture.values"
 { head -n 1 "$values"; printf 'a\000b\t1\t\t1\n'; tail -n +2 "$values"; } >"$values.new" && mv "$values.new" "$values"
 nul_case values fixture.values $(($(head -n 1 "$values" | wc -c) + 1)) 2
 
+# GFM pads each row of a table to the columns of its delimiter row: 5000 columns over 2000 rows
+# of 4 bytes were 10 million cells, over a minute inside cmark-gfm. Refused at the header's line.
+dir="$TMP/sparse"
+mkdir -p "$dir/chapters/01-sparse"
+awk 'BEGIN { printf "# Sparse\n\n|"; for (i = 0; i < 5000; i++) printf "a|"; printf "\n|";
+  for (i = 0; i < 5000; i++) printf "-|"; printf "\n"; for (i = 0; i < 2000; i++) print "|b|" }' \
+  >"$dir/chapters/01-sparse/sparse.md"
+timeout 20 "$SCALE" book --chapters "$dir/chapters" --out "$dir/site" --chapter 01-sparse \
+  >/dev/null 2>"$dir/stderr"
+check "sparse table: exit 1 within 20 s" test $? -eq 1
+check "sparse table: named at its header" grep -q "sparse.md:3: a table of 5000 columns over rows of a few bytes" "$dir/stderr"
+
 # An option's value that looks like an option is refused: `--out --site` once rendered the book
 # into a folder named --site.
 mkdir -p "$TMP/cwd"
