@@ -1,0 +1,127 @@
+/* hybrid_parallelism_ex.c — reference solutions of chapter 13's exercises
+ * (exercises/13-hybrid-parallelism/hybrid_parallelism_ex.h). Standard C only.
+ */
+#include "hybrid_parallelism_ex.h"
+
+#include <math.h>
+
+/* a finite, non-negative size */
+static int size_ok(double x) { return isfinite(x) && x >= 0.0; }
+
+/* a finite, positive rate */
+static int pos(double x) { return isfinite(x) && x > 0.0; }
+
+double ex_hybrid_parallelism_collective_bytes(int64_t op, int64_t n, double t_bytes) {
+  if (n < 1 || !size_ok(t_bytes)) return NAN;
+  double nn = (double)n;
+  switch (op) {
+  case 0:
+  case 1:
+    return (nn - 1.0) * t_bytes;
+  case 2:
+  case 3:
+  case 4:
+    return (nn - 1.0) / nn * t_bytes;
+  case 5:
+    return 2.0 * (nn - 1.0) / nn * t_bytes;
+  default:
+    return NAN;
+  }
+}
+
+double ex_hybrid_parallelism_tp_fwd_bytes(double b, double s, int64_t d, int64_t t,
+                                          double bytes_per_element) {
+  if (!size_ok(b) || !size_ok(s) || d < 1 || t < 1 || !pos(bytes_per_element)) return NAN;
+  double tt = (double)t;
+  return 4.0 * (tt - 1.0) / tt * b * s * (double)d * bytes_per_element;
+}
+
+double ex_hybrid_parallelism_cp_fwd_bytes(double b, double s, int64_t k, int64_t d_head, int64_t c,
+                                          double bytes_per_element) {
+  if (!size_ok(b) || !size_ok(s) || k < 1 || d_head < 1 || c < 1 || !pos(bytes_per_element))
+    return NAN;
+  double cc = (double)c;
+  return 4.0 * (cc - 1.0) / cc * b * s * (double)k * (double)d_head * bytes_per_element;
+}
+
+double ex_hybrid_parallelism_ulysses_fwd_bytes(double b, double s, int64_t a, int64_t k,
+                                               int64_t d_head, int64_t u,
+                                               double bytes_per_element) {
+  if (!size_ok(b) || !size_ok(s) || a < 1 || k < 1 || d_head < 1 || u < 1 || u > k ||
+      !pos(bytes_per_element))
+    return NAN;
+  double uu = (double)u;
+  return 4.0 * (uu - 1.0) / (uu * uu) * b * s * (double)d_head * ((double)a + (double)k) *
+         bytes_per_element;
+}
+
+double ex_hybrid_parallelism_zero_state_bytes(double n_params, int64_t stage, int64_t n_shards) {
+  if (!size_ok(n_params) || stage < 0 || stage > 3 || n_shards < 1) return NAN;
+  double nd = (double)n_shards;
+  double w = 2.0, g = 2.0, o = 12.0;
+  if (stage >= 1) o /= nd;
+  if (stage >= 2) g /= nd;
+  if (stage >= 3) w /= nd;
+  return (w + g + o) * n_params;
+}
+
+double ex_hybrid_parallelism_strong_overlap_s(double t_comp, double t_comm, int64_t n_chunks) {
+  if (!size_ok(t_comp) || !size_ok(t_comm) || n_chunks < 1) return NAN;
+  double c = (double)n_chunks;
+  return (c - 1.0) / c * fmax(t_comp, t_comm) + (t_comp + t_comm) / c;
+}
+
+double ex_hybrid_parallelism_ring_cp_min_block(double flops_per_s, double link_bytes_per_s,
+                                               int64_t a, int64_t k, double bytes_per_element) {
+  if (!pos(flops_per_s) || !pos(link_bytes_per_s) || a < 1 || k < 1 || !pos(bytes_per_element))
+    return NAN;
+  return flops_per_s / link_bytes_per_s * (double)k * bytes_per_element / (2.0 * (double)a);
+}
+
+double ex_hybrid_parallelism_mamba_in_proj(int64_t d_model, int64_t expand, int64_t n_groups,
+                                           int64_t d_state, int64_t n_heads) {
+  if (d_model < 1 || expand < 1 || n_groups < 1 || d_state < 1 || n_heads < 1) return NAN;
+  return 2.0 * (double)expand * (double)d_model + 2.0 * (double)n_groups * (double)d_state +
+         (double)n_heads;
+}
+
+double ex_hybrid_parallelism_mamba_cp_fwd_bytes(double b, int64_t n_heads, int64_t d_head,
+                                                int64_t d_state, int64_t n_groups,
+                                                int64_t d_inner, int64_t d_conv, int64_t c,
+                                                double bytes_per_element) {
+  if (!size_ok(b) || n_heads < 1 || d_head < 1 || d_state < 1 || n_groups < 1 || d_inner < 1 ||
+      d_conv < 1 || c < 1 || !pos(bytes_per_element))
+    return NAN;
+  if (c == 1) return 0.0;
+  double state = b * (double)n_heads * (double)d_head * (double)d_state;
+  double halo = b * ((double)d_conv - 1.0) *
+                ((double)d_inner + 2.0 * (double)n_groups * (double)d_state);
+  return (2.0 * ((double)c - 1.0) * state + 2.0 * halo) * bytes_per_element;
+}
+
+double ex_hybrid_parallelism_mfu(double n_params, int64_t n_layers, int64_t d_model, double s,
+                                 double tokens, double step_s, double n_chips, double flops_per_s) {
+  if (!size_ok(n_params) || n_layers < 1 || d_model < 1 || !(isfinite(s) && s >= 1.0) ||
+      !size_ok(tokens) || !pos(step_s) || !pos(n_chips) || !pos(flops_per_s))
+    return NAN;
+  double per_token = 6.0 * n_params + 12.0 * (double)n_layers * (double)d_model * s;
+  return per_token * tokens / (step_s * n_chips * flops_per_s);
+}
+
+double ex_hybrid_parallelism_guide_pp_degree(double n_params, double weight_grad_bytes_per_param,
+                                             double optimizer_bytes_per_param,
+                                             double activation_bytes, double hbm_bytes,
+                                             int64_t n_chips) {
+  if (!size_ok(n_params) || !size_ok(weight_grad_bytes_per_param) ||
+      !size_ok(optimizer_bytes_per_param) || !size_ok(activation_bytes) || !size_ok(hbm_bytes) ||
+      n_chips < 1)
+    return NAN;
+  double n = (double)n_chips;
+  for (double k = 1.0; k <= n; k *= 2.0) {
+    double dp = n / k;
+    double mem = n_params / k * (weight_grad_bytes_per_param + optimizer_bytes_per_param / dp) +
+                 activation_bytes;
+    if (mem <= hbm_bytes) return k;
+  }
+  return NAN;
+}
