@@ -14,6 +14,7 @@
 #include <math.h>
 
 #include "scale/hybrid.h"
+#include "scale/step.h"
 #include "scale/training.h"
 #include "scale_check.h"
 
@@ -319,6 +320,78 @@ START_TEST(test_ring_cp_block) {
 }
 END_TEST
 
+
+/* ---- a Mamba-2 step with the step model's parameters ---------------------------------------- */
+
+static scale_step_job mamba_job(const scale_model *m, const scale_chip *c, double dp, double pp,
+                                double tp, double cp) {
+  return (scale_step_job){.model = m, .chip = c, .dp = dp, .tp = tp, .pp = pp, .cp = cp, .ep = 1,
+                          .zero = 0, .mbs = 1, .vp = 1, .recompute = SCALE_RECOMPUTE_NONE,
+                          .attention = SCALE_ATTENTION_FLASH, .gbs = 1024, .seq = 4096,
+                          .dtype = SCALE_DTYPE_BF16};
+}
+
+START_TEST(test_mamba_step_vector_by_hand) {
+  /* Mamba-1B on 8 x 910B at DP 8, priors: 128 microbatches of T = 4096 tokens, 16 layers.
+   * Forward bytes per token: (5 d + 3 (d_inner + 2 g n) + 5 d_inner) x 2 = (10,240 + 15,360 +
+   * 20,480) x 2 = 92,160; x 4096 = 377,487,360; chunk states 64 chunks x 4 passes x 4 B x
+   * 64 x 64 x 64 = 268,435,456; forward 645,922,816 bytes, backward twice that. The last stage's
+   * loss: 3 x 4096 x 128,256 x 4 B. Each at HBM x mem_eta, plus 33 kernels per layer and 3 for
+   * the loss. */
+  scale_model m = model("mamba-2-1b-amer");
+  scale_chip npu = chip("ascend-910b");
+  scale_step_params prm = scale_step_params_prior();
+  scale_step_job j = mamba_job(&m, &npu, 8, 1, 1, 1);
+  scale_hybrid_mamba2_step r;
+  scale_hybrid_mamba2_step_eval(&j, &prm, &r);
+  double w = npu.hbm_bytes_per_s * prm.v[SCALE_STEP_MEM_ETA], k = prm.v[SCALE_STEP_KERNEL_S];
+  double layer = 3.0 * 645922816.0 / w + 33.0 * k;
+  double head = 3.0 * 4096.0 * 128256.0 * 4.0 / w + 3.0 * k;
+  scale_check_rel(r.microbatches, 128, EXACT, "", "1024 / 8");
+  scale_check_rel(r.vector_s, 128.0 * (16.0 * layer + head), 1e-12, "s", "hand: bytes / HBM");
+  ck_assert(r.tp_s == 0.0 && r.cp_s == 0.0 && r.pp_s == 0.0 && r.bubble_s == 0.0);
+  /* the parts add up to the step */
+  scale_check_rel(r.step_s,
+                  r.gemm_s + r.ssd_s + r.vector_s + r.tp_s + r.cp_s + r.pp_s + r.bubble_s +
+                      r.dp_exposed_s + r.optimizer_s + prm.v[SCALE_STEP_STEP_S],
+                  1e-12, "s", "sum of parts");
+  ck_assert(r.mfu > 0.0 && r.mfu < 1.0);
+}
+END_TEST
+
+START_TEST(test_mamba_step_collectives) {
+  /* TP 2 on the HCCS mesh: one AllReduce of [4096, 2048] x 2 B forward and one backward per
+   * layer, over 1 of the 7 direct links (egress x 1/7); 256 microbatches x 16 layers. */
+  scale_model m = model("mamba-2-1b-amer");
+  scale_chip npu = chip("ascend-910b");
+  scale_step_params prm = scale_step_params_prior();
+  scale_step_job j = mamba_job(&m, &npu, 4, 1, 2, 1);
+  scale_hybrid_mamba2_step r;
+  scale_hybrid_mamba2_step_eval(&j, &prm, &r);
+  double ar = scale_step_collective_s(&prm, SCALE_STEP_NET_MESH, npu.nvlink_bytes_per_s / 7.0,
+                                      SCALE_COLL_ALL_REDUCE, 2, 4096.0 * 2048.0 * 2.0);
+  scale_check_rel(r.tp_s, 256.0 * 16.0 * 2.0 * ar, 1e-12, "s", "hand: 2 AllReduces per layer");
+  /* CP's traffic per layer and microbatch does not depend on the sequence */
+  scale_step_job a = mamba_job(&m, &npu, 1, 1, 1, 8), b = a;
+  b.seq = 16384, b.gbs = 256;
+  scale_hybrid_mamba2_step ra, rb;
+  scale_hybrid_mamba2_step_eval(&a, &prm, &ra);
+  scale_hybrid_mamba2_step_eval(&b, &prm, &rb);
+  scale_check_rel(ra.cp_s / ra.microbatches, rb.cp_s / rb.microbatches, 1e-12, "s",
+                  "Table 8: CP traffic independent of s");
+  ck_assert(ra.cp_s > 0.0);
+  /* outside the domain: a transformer, TP not dividing the 8 groups */
+  scale_model l = model("llama-2-7b");
+  scale_step_job t = mamba_job(&l, &npu, 8, 1, 1, 1);
+  scale_hybrid_mamba2_step_eval(&t, &prm, &r);
+  scale_check_nan(r.step_s);
+  scale_step_job bad = mamba_job(&m, &npu, 1, 1, 16, 1);
+  bad.gbs = 1024;
+  scale_hybrid_mamba2_step_eval(&bad, &prm, &r);
+  scale_check_nan(r.step_s);
+}
+END_TEST
+
 /* ---- the design guide ----------------------------------------------------------------------- */
 
 static scale_hybrid_guide guide(const char *name, const scale_chip *c) {
@@ -400,6 +473,8 @@ int main(void) {
       {"memory_per_device", test_memory_per_device},
       {"overlap", test_overlap},
       {"ring_cp_block", test_ring_cp_block},
+      {"mamba_step_vector", test_mamba_step_vector_by_hand},
+      {"mamba_step_collectives", test_mamba_step_collectives},
       {"guide_paper_bests", test_guide_paper_bests},
       {"guide_domain", test_guide_domain},
   };
