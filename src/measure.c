@@ -89,6 +89,34 @@ double scale_measure_tiled_elements(int64_t rows, int64_t cols, int64_t tile_row
   return r * c;
 }
 
+scale_status scale_measure_fit_line(const double *x, const double *y, size_t n, double *intercept,
+                                    double *slope) {
+  if (!x || !y || n < 2 || !intercept || !slope) return SCALE_ERR_INVALID;
+  double mx = 0.0, my = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    if (!isfinite(x[i]) || !isfinite(y[i])) return SCALE_ERR_INVALID;
+    mx += x[i];
+    my += y[i];
+  }
+  mx /= (double)n;
+  my /= (double)n;
+  double sxx = 0.0, sxy = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    sxx += (x[i] - mx) * (x[i] - mx);
+    sxy += (x[i] - mx) * (y[i] - my);
+  }
+  if (!(sxx > 0.0)) return SCALE_ERR_INVALID;
+  *slope = sxy / sxx;
+  *intercept = my - *slope * mx;
+  return SCALE_OK;
+}
+
+double scale_measure_crossover_bytes(double alpha_s, double bytes_per_s) {
+  if (!(alpha_s >= 0.0) || !(bytes_per_s > 0.0)) return NAN;
+  double b = alpha_s * bytes_per_s;
+  return isfinite(b) ? b : (double)NAN;
+}
+
 /* Whether times[0..n) are all finite and non-negative. */
 static int times_ok(const double *times, size_t n) {
   if (!times || n == 0) return 0;

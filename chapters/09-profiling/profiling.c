@@ -424,6 +424,125 @@ static void section_book(chapter *ch, const scale_chip *v5e) {
                 SCALE_FMT_PLAIN);
 }
 
+/* ---- a trace of the mesh executor -------------------------------------------------------------- */
+
+enum { TRACE_MAX = 1024 };
+
+typedef struct {
+  char name[48], cat[16];
+  int rank;
+  double ts_s, dur_s, bytes;
+} trace_event;
+
+typedef struct {
+  int n, n_ranks;
+  trace_event ev[TRACE_MAX];
+} trace;
+
+/* Reads the complete events ("ph": "X") of a trace that scale-mesh wrote (one per line). */
+static bool load_trace(chapter *ch, const char *path, trace *t) {
+  memset(t, 0, sizeof *t);
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    chapter_error(ch, "cannot read the trace %s", path);
+    return false;
+  }
+  char line[512];
+  while (fgets(line, sizeof line, f) && t->n < TRACE_MAX) {
+    trace_event *e = &t->ev[t->n];
+    if (sscanf(line,
+               " {\"name\": \"%47[^\"]\", \"cat\": \"%15[^\"]\", \"ph\": \"X\", \"pid\": 0, "
+               "\"tid\": %d, \"ts\": %lf, \"dur\": %lf, \"args\": {\"bytes_sent\": %lf}}",
+               e->name, e->cat, &e->rank, &e->ts_s, &e->dur_s, &e->bytes) == 6) {
+      e->ts_s *= 1e-6;
+      e->dur_s *= 1e-6;
+      if (e->rank + 1 > t->n_ranks) t->n_ranks = e->rank + 1;
+      t->n++;
+    }
+  }
+  fclose(f);
+  if (t->n == 0) chapter_error(ch, "%s holds no complete events", path);
+  return t->n > 0;
+}
+
+/* Duration and bytes of the first event named 'name' on 'rank' (NaN when absent). */
+static const trace_event *trace_find(const trace *t, int rank, const char *name) {
+  for (int i = 0; i < t->n; i++)
+    if (t->ev[i].rank == rank && strcmp(t->ev[i].name, name) == 0) return &t->ev[i];
+  return NULL;
+}
+
+static void section_trace(chapter *ch, const trace *t) {
+  chapter_heading(ch, "A trace of the mesh executor (4 ranks)");
+  double end = 0, coll = 0, comp = 0;
+  for (int i = 0; i < t->n; i++) {
+    const trace_event *e = &t->ev[i];
+    if (e->ts_s + e->dur_s > end) end = e->ts_s + e->dur_s;
+    if (e->rank != 0) continue;
+    if (strcmp(e->cat, "collective") == 0) coll += e->dur_s;
+    if (strcmp(e->cat, "compute") == 0) comp += e->dur_s;
+  }
+  chapter_value(ch, "trace.ranks", "ranks (lanes)", t->n_ranks, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "trace.events", "complete events", t->n, "", SCALE_FMT_PLAIN);
+  chapter_value(ch, "trace.span_s", "from first to last event", end, "s", SCALE_FMT_TIME);
+  chapter_value(ch, "trace.rank0.collective_s", "rank 0 in collectives", coll, "s",
+                SCALE_FMT_TIME);
+  chapter_value(ch, "trace.rank0.compute_s", "rank 0 computing", comp, "s", SCALE_FMT_TIME);
+  const trace_event *g = trace_find(t, 0, "case2: all-gather A over X");
+  const trace_event *mm = trace_find(t, 0, "case2: local matmul");
+  if (!g || !mm) {
+    chapter_error(ch, "the trace has no case 2 events on rank 0");
+    return;
+  }
+  chapter_value(ch, "trace.case2.gather_s", "case 2: all-gather of A", g->dur_s, "s",
+                SCALE_FMT_TIME);
+  chapter_value(ch, "trace.case2.gather_bytes", "bytes rank 0 sent in it", g->bytes, "B",
+                SCALE_FMT_PLAIN);
+  chapter_value(ch, "trace.case2.matmul_s", "case 2: local matmul", mm->dur_s, "s",
+                SCALE_FMT_TIME);
+  /* The same gather on every rank: they start together (a barrier) and end together (the ring
+   * waits for its slowest member). */
+  double t_min = INFINITY, t_max = 0;
+  for (int r = 0; r < t->n_ranks; r++) {
+    const trace_event *e = trace_find(t, r, "case2: all-gather A over X");
+    if (!e) continue;
+    t_min = fmin(t_min, e->dur_s);
+    t_max = fmax(t_max, e->dur_s);
+  }
+  chapter_value(ch, "trace.case2.gather_spread", "slowest / fastest rank's gather", t_max / t_min,
+                "x", SCALE_FMT_PLAIN);
+}
+
+static void figure_trace(chapter *ch, const trace *t) {
+  static double x[3][3 * TRACE_MAX], y[3][3 * TRACE_MAX];
+  static const char *cats[3] = {"collective", "compute", "check"};
+  static const double lift[3] = {0.15, -0.15, 0.0};
+  size_t count[3] = {0};
+  for (int i = 0; i < t->n; i++) {
+    const trace_event *e = &t->ev[i];
+    for (int c = 0; c < 3; c++) {
+      if (strcmp(e->cat, cats[c]) != 0) continue;
+      double level = e->rank + lift[c];
+      x[c][count[c]] = e->ts_s * 1e3, y[c][count[c]++] = level;
+      x[c][count[c]] = (e->ts_s + e->dur_s) * 1e3, y[c][count[c]++] = level;
+      x[c][count[c]] = NAN, y[c][count[c]++] = NAN;
+    }
+  }
+  scale_plot_series s[3];
+  for (int c = 0; c < 3; c++)
+    s[c] = (scale_plot_series){.label = cats[c], .x = x[c], .y = y[c], .n = count[c],
+                               .dashed = c == 2};
+  scale_plot p = {.title = "A trace of scale-mesh on 4 ranks",
+                  .desc = "Timeline of every phase on every rank: one lane per rank, collectives "
+                          "drawn just above the lane, computation just below, checks on it.",
+                  .x_label = "time since the start [ms]", .y_label = "rank",
+                  .width_px = 760, .height_px = 320,
+                  .y_min = -0.5, .y_max = t->n_ranks - 0.5,
+                  .legend = SCALE_PLOT_LEGEND_TOP_RIGHT,
+                  .series = s, .n_series = 3};
+  chapter_figure(ch, "mesh-trace.svg", &p);
+}
+
 /* ---- figures ---------------------------------------------------------------------------------- */
 
 static void figure_roofline(chapter *ch, const measured *m, const machine_numbers *n) {
@@ -571,9 +690,15 @@ int main(int argc, char **argv) {
   if (ch.n_errors || !load_measured(&ch, path, &m) || !chapter_load_chip(&ch, "tpu-v5e", &v5e))
     return chapter_end(&ch);
 
+  static trace tr;
+  snprintf(path, sizeof path, "%s/chapters/09-profiling/mesh-trace.json", scale_data_dir());
+  if (!load_trace(&ch, path, &tr)) return chapter_end(&ch);
+
   machine_numbers n = section_machine(&ch, &m, fma_units);
   section_gemm(&ch, &m, &n, opts[0].value[0] == '\0');
   section_book(&ch, &v5e);
+  section_trace(&ch, &tr);
+  figure_trace(&ch, &tr);
   figure_roofline(&ch, &m, &n);
   figure_stream(&ch, &m);
   figure_gemm_sizes(&ch, &m, &n);

@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "scale/status.h"
+
 /* ---- GEMM ----------------------------------------------------------------------------------- */
 
 /** FLOPs of C[m,n] = A[m,k] . B[k,n]: one multiply and one add per (i, j, l) triple.
@@ -131,6 +133,25 @@ double scale_measure_achieved_frac(double work, double time_s, double peak_per_s
  */
 double scale_measure_tiled_elements(int64_t rows, int64_t cols, int64_t tile_rows,
                                     int64_t tile_cols);
+
+/* ---- latency and bandwidth (alpha-beta) ------------------------------------------------------ */
+
+/** Least-squares line y = intercept + slope x through (x[i], y[i]), i < n, into *intercept and
+ * *slope. Used to fit the alpha-beta model T = alpha + bytes / bandwidth to measured transfers.
+ *
+ * Errors: SCALE_ERR_INVALID for n < 2, NULL arrays, a non-finite value, or every x equal.
+ */
+scale_status scale_measure_fit_line(const double *x, const double *y, size_t n, double *intercept,
+                                    double *slope);
+
+/** Message size at which a transfer's latency equals its bandwidth time: alpha x bandwidth.
+ * Smaller messages are latency-bound, larger ones bandwidth-bound.
+ *
+ * Units:  alpha_s [s], bytes_per_s [bytes/s] -> [bytes].
+ * Domain: alpha_s >= 0, bytes_per_s > 0; NaN otherwise.
+ * Book:   ch. 3 "A note on ICI latency" (the latency-bound regime of small collectives).
+ */
+double scale_measure_crossover_bytes(double alpha_s, double bytes_per_s);
 
 /* ---- summaries of repeated timings ------------------------------------------------------------ */
 

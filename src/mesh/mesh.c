@@ -18,7 +18,7 @@
  *   cmatmul       collective matmul on the last mesh axis: A[I, J_Y] . B[J, K_Y], the
  *                 AllGather of A decomposed into ring steps overlapped with partial matmuls,
  *                 against AllGather-then-matmul; the overlap gain is measured;
- *   sweep         AllGather over the whole mesh at sizes from 8 bytes per rank to 4 MiB, for
+ *   sweep         AllGather over the whole mesh at sizes from 8 bytes per rank to 1 MiB, for
  *                 the latency-bandwidth (alpha-beta) fit of chapter 10.
  * Rank 0 prints one line per result and writes --tsv (machine-readable rows) and --trace (a
  * Chrome trace-event JSON of every phase on every rank: ui.perfetto.dev opens it).
@@ -747,7 +747,7 @@ static void run_sweep(mesh_rank *m, const options *o, report *rep) {
   MPI_Comm comm = mesh_axes_comm(m, all);
   int n;
   MPI_Comm_size(comm, &n);
-  size_t max_block = 4u << 20;
+  size_t max_block = 1u << 20;
   double *in = malloc(max_block), *out = malloc(max_block * (size_t)n);
   if (!in || !out) MPI_Abort(MPI_COMM_WORLD, 1);
   for (size_t i = 0; i < max_block / sizeof(double); i++) in[i] = (double)i;

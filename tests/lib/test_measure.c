@@ -127,6 +127,32 @@ START_TEST(tiled_padding) {
 }
 END_TEST
 
+START_TEST(alpha_beta) {
+  /* Points on T = 2e-6 + V / 1e9 exactly: the fit returns them (1e-12 relative). */
+  const double v[] = {8, 1024, 65536, 1048576, 4194304};
+  double t[5];
+  for (int i = 0; i < 5; i++) t[i] = 2e-6 + v[i] / 1e9;
+  double a = NAN, b = NAN;
+  ck_assert_int_eq(scale_measure_fit_line(v, t, 5, &a, &b), SCALE_OK);
+  scale_check_rel(a, 2e-6, 1e-9, "s", "hand: intercept alpha");
+  scale_check_rel(b, 1e-9, 1e-12, "s/byte", "hand: slope 1 / bandwidth");
+  /* Hand: (0, 1), (1, 0), (2, 3): mean x 1, mean y 4/3, sxy = (-1)(-1/3) + (1)(5/3) = 2,
+   * sxx = 2: slope 1, intercept 4/3 - 1 = 1/3. */
+  const double x3[] = {0, 1, 2}, y3[] = {1, 0, 3};
+  ck_assert_int_eq(scale_measure_fit_line(x3, y3, 3, &a, &b), SCALE_OK);
+  scale_check_rel(b, 1.0, EXACT, "", "hand: slope");
+  scale_check_rel(a, 1.0 / 3.0, EXACT, "", "hand: intercept");
+  const double same[] = {1, 1, 1};
+  ck_assert_int_eq(scale_measure_fit_line(same, y3, 3, &a, &b), SCALE_ERR_INVALID);
+  ck_assert_int_eq(scale_measure_fit_line(x3, y3, 1, &a, &b), SCALE_ERR_INVALID);
+  /* Crossover: 2 us of latency at 1e9 bytes/s: 2000 bytes. */
+  scale_check_rel(scale_measure_crossover_bytes(2e-6, 1e9), 2000.0, EXACT, "bytes",
+                  "hand: alpha x bandwidth");
+  scale_check_nan(scale_measure_crossover_bytes(2e-6, 0.0));
+  scale_check_nan(scale_measure_crossover_bytes(-1.0, 1e9));
+}
+END_TEST
+
 START_TEST(summaries) {
   const double odd[] = {3.0, 1.0, 2.0};
   const double even[] = {4.0, 1.0, 3.0, 2.0};
@@ -151,6 +177,7 @@ static Suite *measure_suite(void) {
       {"roof_and_expected_time", roof_and_expected_time},
       {"book_profiling_matmul", book_profiling_matmul},
       {"tiled_padding", tiled_padding},
+      {"alpha_beta", alpha_beta},
       {"summaries", summaries},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
