@@ -22,7 +22,8 @@ static void usage(FILE *out) {
   fprintf(
       out,
       "usage: scale grade [options] [ID-or-chapter ...]\n"
-      "       scale grade --class DIR [--jobs N] [--csv FILE] [--json FILE] [ID-or-chapter ...]\n\n"
+      "       scale grade --class DIR [--jobs N] [--csv FILE] [--json FILE] [ID-or-chapter ...]\n"
+      "       scale grade --gradescope DIR\n\n"
       "Grade a folder of exercises (exercises/ stubs, a student's copy, or solutions/), or\n"
       "with --class every student folder DIR/NAME/ of a class, N students at a time.\n"
       "Select exercises by id (rooflines.critical_batch_int8), chapter (01-rooflines),\n"
@@ -35,6 +36,9 @@ static void usage(FILE *out) {
       "  --json FILE      write a Gradescope-shaped JSON report (with --class: one per\n"
       "                   student under \"students\")\n"
       "  --junit FILE     write a JUnit XML report\n"
+      "  --results FILE   write Gradescope's results.json\n"
+      "  --gradescope DIR write a Gradescope autograder into the new folder DIR (setup.sh,\n"
+      "                   run_autograder, the source tree without solutions/)\n"
       "  --source DIR     the scale source tree (default: $SCALE_SOURCE_DIR, else the one\n"
       "                   this program was built from)\n"
       "  --build-dir DIR  build there and keep it (default: a temporary folder, removed)\n"
@@ -71,7 +75,9 @@ int cli_cmd_grade(int argc, char **argv) {
     OPT_CLASS,
     OPT_CSV,
     OPT_MEMORY,
-    OPT_NO_SANDBOX
+    OPT_NO_SANDBOX,
+    OPT_GRADESCOPE,
+    OPT_RESULTS
   };
   static const struct option options[] = {
       {"exercises", required_argument, NULL, OPT_EXERCISES},
@@ -86,11 +92,13 @@ int cli_cmd_grade(int argc, char **argv) {
       {"csv", required_argument, NULL, OPT_CSV},
       {"memory", required_argument, NULL, OPT_MEMORY},
       {"no-sandbox", no_argument, NULL, OPT_NO_SANDBOX},
+      {"gradescope", required_argument, NULL, OPT_GRADESCOPE},
+      {"results", required_argument, NULL, OPT_RESULTS},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
   const char *exercises = NULL, *json = NULL, *junit = NULL, *build_dir = NULL;
-  const char *class_dir = NULL, *csv = NULL;
+  const char *class_dir = NULL, *csv = NULL, *gradescope = NULL, *results = NULL;
   const char *source = getenv("SCALE_SOURCE_DIR");
   if (!source || !*source) source = SCALE_GRADE_SOURCE_DIR;
   double timeout_s = 5.0, jobs = 0.0, memory_bytes = 0.0;
@@ -141,6 +149,12 @@ int cli_cmd_grade(int argc, char **argv) {
     case OPT_NO_SANDBOX:
       no_sandbox = 1;
       break;
+    case OPT_GRADESCOPE:
+      gradescope = optarg;
+      break;
+    case OPT_RESULTS:
+      results = optarg;
+      break;
     case 'h':
       usage(stdout);
       return CLI_EXIT_OK;
@@ -149,6 +163,20 @@ int cli_cmd_grade(int argc, char **argv) {
     }
   }
 
+  if (gradescope) {
+    if (class_dir || exercises || json || junit || csv || results || optind < argc)
+      return cli_usage("grade: --gradescope DIR writes an autograder; it takes only --source");
+    scale_diag diag;
+    if (scale_grade_package_gradescope(source, gradescope, &diag)) {
+      cli_print_diag(&diag);
+      return CLI_EXIT_FAIL;
+    }
+    printf("%s: setup.sh, run_autograder and the source tree (no solutions/); zip the folder's "
+           "contents and upload them as the autograder\n",
+           gradescope);
+    return CLI_EXIT_OK;
+  }
+  if (results && class_dir) return cli_usage("grade: --results is for one student");
   if (class_dir && (exercises || junit))
     return cli_usage("grade: --class grades every student folder; --exercises and --junit are "
                      "for one student");
@@ -220,6 +248,10 @@ int cli_cmd_grade(int argc, char **argv) {
     code = CLI_EXIT_USAGE;
   }
   if (junit && scale_grade_write_junit(&report, junit, &diag)) {
+    cli_print_diag(&diag);
+    code = CLI_EXIT_USAGE;
+  }
+  if (results && scale_grade_write_gradescope(&report, results, &diag)) {
     cli_print_diag(&diag);
     code = CLI_EXIT_USAGE;
   }

@@ -176,6 +176,29 @@ void scale_grade_print(const scale_grade_report *report, FILE *out);
 scale_status scale_grade_write_json(const scale_grade_report *report, const char *path,
                                     scale_diag *diag);
 
+/** Writes the report as Gradescope's results.json: {"score", "visibility": "visible",
+ * "stdout_visibility": "hidden", "tests": [{"name" (the id), "number" (the chapter), "score",
+ * "max_score", "status" ("passed" for OK, else "failed"), "output" (the verdict and its detail),
+ * "visibility": "visible"}]}; no leaderboard.
+ *
+ * Errors: SCALE_ERR_IO when 'path' cannot be written.
+ */
+scale_status scale_grade_write_gradescope(const scale_grade_report *report, const char *path,
+                                         scale_diag *diag);
+
+/** Writes a Gradescope autograder into the new folder 'out_dir': a copy of the source tree
+ * 'source_dir' (without .git, build trees, hidden files and solutions/: the stored answers
+ * grade, and students' code runs in the same container), 'setup.sh' (installs the Debian
+ * packages of .ci/packages that the build needs and builds `scale`) and 'run_autograder'
+ * (gathers the submission's *_ex.c files into their chapter folders, grades them, writes
+ * /autograder/results/results.json). Zip the folder's contents and upload them.
+ *
+ * Errors: SCALE_ERR_IO (out_dir exists or cannot be written, a file cannot be copied),
+ *         SCALE_ERR_NOT_FOUND (source_dir is not a scale source tree).
+ */
+scale_status scale_grade_package_gradescope(const char *source_dir, const char *out_dir,
+                                            scale_diag *diag);
+
 /** Writes the report as JUnit XML: one testsuite per chapter, one testcase per exercise; FAIL is
  * a <failure>, CRASH, TIMEOUT and BUILD are <error>s whose type is the verdict.
  *

@@ -154,6 +154,34 @@ scale_status scale_grade_write_json(const scale_grade_report *report, const char
   return close_out(path, out, diag);
 }
 
+scale_status scale_grade_write_gradescope(const scale_grade_report *report, const char *path,
+                                         scale_diag *diag) {
+  FILE *out;
+  scale_status status = open_out(path, &out, diag);
+  if (status) return status;
+  double score, max;
+  scale_grade_totals(report, NULL, &score, &max);
+  fprintf(out, "{\n  \"score\": %.17g,\n  \"visibility\": \"visible\",\n"
+               "  \"stdout_visibility\": \"hidden\",\n  \"tests\": [",
+          score);
+  for (size_t i = 0; i < report->n_rows; i++) {
+    const scale_grade_row *row = &report->rows[i];
+    char output[1200];
+    snprintf(output, sizeof output, "%s%s%s", scale_grade_verdict_str(row->verdict),
+             row->output[0] ? ": " : "", row->output);
+    fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
+    json_string(out, row->id);
+    fprintf(out, ", \"number\": ");
+    json_string(out, row->chapter);
+    fprintf(out, ", \"score\": %.17g, \"max_score\": %.17g, \"status\": \"%s\", \"output\": ",
+            row->score, row->points, row->verdict == SCALE_GRADE_OK ? "passed" : "failed");
+    json_string(out, output);
+    fprintf(out, ", \"visibility\": \"visible\"}");
+  }
+  fprintf(out, "\n  ]\n}\n");
+  return close_out(path, out, diag);
+}
+
 /* ---- a class -------------------------------------------------------------------------------- */
 
 scale_status scale_grade_class_write_json(const scale_grade_class *cls, const char *path,

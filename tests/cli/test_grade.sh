@@ -55,27 +55,32 @@ contains "$tmp/r.xml" '<testcase classname="01-rooflines" name="rooflines.critic
 expect 0 "grade with --build-dir" -- "$scale" grade --quiet --source "$root" \
   --exercises "$root/exercises" --build-dir "$tmp/build" tpus.pod_hosts
 contains "$tmp/out" "FAIL" "a stub fails"
-if [ -f "$tmp/build/harness/CMakeCache.txt" ] && [ -f "$tmp/build/student/02-tpus/build.log" ]
+if [ -f "$tmp/build/harness/CMakeCache.txt" ] && [ -f "$tmp/build/student/logs/02-tpus-build.log" ] && [ -x "$tmp/build/student/out/02-tpus/server" ]
 then passed=$((passed + 1)); else
   echo "FAILED: --build-dir kept (harness/ and student/)"
   failed=$((failed + 1))
 fi
 
-# A student's processes: working directory and HOME inside the build tree; the kept build tree
-# is reused (the harness is configured again, incrementally).
+# A student's process: its environment names nothing of the grader's (no results file, no
+# channel, no source tree), HOME and TMPDIR are its private /tmp, and it can write there; the
+# kept build tree is reused (the harness is configured again, incrementally). The probe answers
+# right only when all of that holds.
 mkdir -p "$tmp/probe/01-rooflines"
 cat > "$tmp/probe/01-rooflines/rooflines_ex.c" <<'END_OF_STUDENT'
 #include "rooflines_ex.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+extern char **environ;
 double ex_rooflines_critical_batch_int8(double flops_per_s, double bytes_per_s) {
   if (!(flops_per_s > 0.0) || !(bytes_per_s > 0.0)) return NAN;
-  FILE *out = fopen("where.txt", "w");
-  if (out) {
-    fprintf(out, "HOME=%s\nTMPDIR=%s\n", getenv("HOME"), getenv("TMPDIR"));
-    fclose(out);
-  }
+  for (char **e = environ; *e; e++)
+    if (strncmp(*e, "CK_", 3) == 0 || strncmp(*e, "SCALE_", 6) == 0) return -1.0;
+  const char *home = getenv("HOME"), *tmp = getenv("TMPDIR");
+  if (!home || strcmp(home, "/tmp") != 0 || !tmp || strcmp(tmp, "/tmp") != 0) return -2.0;
+  FILE *out = fopen("/tmp/probe.txt", "w");
+  if (!out || fputs("written", out) < 0 || fclose(out) != 0) return -3.0;
   return flops_per_s / bytes_per_s / 2.0; /* ch. 1 Question 1: B > C / (2 W) */
 }
 /* Every other function: the stubs, with their critical_batch_int8 renamed out of the way. */
@@ -85,11 +90,11 @@ END_OF_STUDENT
 cp "$root/exercises/01-rooflines/rooflines_ex.c" "$tmp/probe/01-rooflines/stubs.c"
 expect 0 "grade a probing student" -- "$scale" grade --quiet --source "$root" \
   --exercises "$tmp/probe" --build-dir "$tmp/build" rooflines.critical_batch_int8
-contains "$tmp/out" "total 2/2" "the probing student passes"
-contains "$tmp/build/student/01-rooflines/where.txt" "HOME=$tmp/build/student/tmp" \
-  "HOME inside the build tree"
-contains "$tmp/build/student/01-rooflines/where.txt" "TMPDIR=$tmp/build/student/tmp" \
-  "TMPDIR inside the build tree"
+contains "$tmp/out" "total 2/2" "the probing student sees a clean environment and its own /tmp"
+if [ -e "$tmp/build/student/src/01-rooflines/stubs.c" ]; then passed=$((passed + 1)); else
+  echo "FAILED: the student's other files are copied next to the main one"
+  failed=$((failed + 1))
+fi
 
 # --class: usage errors, and a class of one (the full class fixture is grading.class-fixture).
 expect 2 "--csv without --class" -- "$scale" grade --csv "$tmp/x.csv"
@@ -109,7 +114,40 @@ expect 0 "grade a class of one" -- "$scale" grade --quiet --source "$root" --cla
 contains "$tmp/c.csv" "student,rooflines.critical_batch_int8,01-rooflines,total" "CSV header"
 contains "$tmp/c.csv" '"solo, with comma",2,2,2' "CSV row, name quoted"
 contains "$tmp/c.json" '"student": "solo, with comma"' "class JSON names the student"
-contains "$tmp/out" "class: 1 students, 1 graded" "class summary"
+contains "$tmp/out" "class: 1 student, 1 graded" "class summary"
+
+# Gradescope: the autograder folder builds `scale` from its own copy of the tree (without
+# solutions/), and run_autograder, in a root laid out as Gradescope's, grades a submission of
+# loose files (one in a subfolder) into results.json in Gradescope's schema.
+expect 2 "--gradescope with --class" -- "$scale" grade --gradescope "$tmp/ag" --class "$tmp"
+expect 0 "write an autograder" -- "$scale" grade --source "$root" --gradescope "$tmp/ag"
+expect 1 "the autograder folder must be new" -- "$scale" grade --source "$root" --gradescope "$tmp/ag"
+if [ -x "$tmp/ag/setup.sh" ] && [ -x "$tmp/ag/run_autograder" ] && [ ! -e "$tmp/ag/solutions" ] &&
+  [ -f "$tmp/ag/tests/grading/expected/01-rooflines.tsv" ]; then passed=$((passed + 1)); else
+  echo "FAILED: the autograder holds setup.sh, run_autograder, the stored answers, no solutions/"
+  failed=$((failed + 1))
+fi
+contains "$tmp/ag/setup.sh" "apt-get install -y -q --no-install-recommends build-essential cmake" \
+  "setup.sh installs the build's packages"
+expect 0 "the autograder's tree configures" -- cmake -S "$tmp/ag" -B "$tmp/ag/build" \
+  -DCMAKE_BUILD_TYPE=Release -DSCALE_EXERCISES_DIR="$tmp/ag/exercises"
+expect 0 "the autograder's tree builds scale" -- cmake --build "$tmp/ag/build" --target scale_cli -j 2
+mkdir -p "$tmp/gs/submission/nested" "$tmp/gs/results"
+ln -s "$tmp/ag" "$tmp/gs/source"
+cp "$root/solutions/01-rooflines/rooflines_ex.c" "$tmp/gs/submission/"
+cp "$root/solutions/03-sharding/sharding_ex.c" "$tmp/gs/submission/nested/"
+expect 0 "run_autograder" -- env AUTOGRADER_ROOT="$tmp/gs" sh "$tmp/ag/run_autograder"
+points=$(awk -F'\t' '!/^#/ && ($2 == "01-rooflines" || $2 == "03-sharding") {s += $3}
+  END {printf "%g", s}' "$root/tests/rubric.tsv")
+contains "$tmp/gs/results/results.json" "\"score\": $points," "results.json: full marks on 01 and 03"
+contains "$tmp/gs/results/results.json" '"name": "rooflines.t_math_s", "number": "01-rooflines", "score": 1, "max_score": 1, "status": "passed"' \
+  "results.json test entry in Gradescope's schema"
+contains "$tmp/gs/results/results.json" '"status": "failed", "output": "BUILD: missing 02-tpus/tpus_ex.c"' \
+  "a missing chapter fails with its reason"
+if grep -q leaderboard "$tmp/gs/results/results.json"; then
+  echo "FAILED: no leaderboard"
+  failed=$((failed + 1))
+else passed=$((passed + 1)); fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GRADING_MAX_ARGS 8
+#define GRADING_MAX_ARGS 16
 
 /** Text that starts a failure message when the server gave no reply (scale grade looks for it
  * and names what happened to the server: exit, signal or timeout). */
