@@ -33,6 +33,8 @@ static void usage(FILE *out) {
       "  --class DIR      grade every folder DIR/NAME/ (a student's NN-slug/ folders)\n"
       "  --csv FILE       with --class: scores per student and exercise, chapter\n"
       "                   subtotals and the total, one row per student\n"
+      "  --gradebook FILE with --class: an LMS gradebook import (student, total, chapter\n"
+      "                   subtotals, a Points Possible row)\n"
       "  --json FILE      write a Gradescope-shaped JSON report (with --class: one per\n"
       "                   student under \"students\")\n"
       "  --junit FILE     write a JUnit XML report\n"
@@ -77,7 +79,8 @@ int cli_cmd_grade(int argc, char **argv) {
     OPT_MEMORY,
     OPT_NO_SANDBOX,
     OPT_GRADESCOPE,
-    OPT_RESULTS
+    OPT_RESULTS,
+    OPT_GRADEBOOK
   };
   static const struct option options[] = {
       {"exercises", required_argument, NULL, OPT_EXERCISES},
@@ -94,11 +97,13 @@ int cli_cmd_grade(int argc, char **argv) {
       {"no-sandbox", no_argument, NULL, OPT_NO_SANDBOX},
       {"gradescope", required_argument, NULL, OPT_GRADESCOPE},
       {"results", required_argument, NULL, OPT_RESULTS},
+      {"gradebook", required_argument, NULL, OPT_GRADEBOOK},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
   const char *exercises = NULL, *json = NULL, *junit = NULL, *build_dir = NULL;
   const char *class_dir = NULL, *csv = NULL, *gradescope = NULL, *results = NULL;
+  const char *gradebook = NULL;
   const char *source = getenv("SCALE_SOURCE_DIR");
   if (!source || !*source) source = SCALE_GRADE_SOURCE_DIR;
   double timeout_s = 5.0, jobs = 0.0, memory_bytes = 0.0;
@@ -155,6 +160,9 @@ int cli_cmd_grade(int argc, char **argv) {
     case OPT_RESULTS:
       results = optarg;
       break;
+    case OPT_GRADEBOOK:
+      gradebook = optarg;
+      break;
     case 'h':
       usage(stdout);
       return CLI_EXIT_OK;
@@ -181,6 +189,7 @@ int cli_cmd_grade(int argc, char **argv) {
     return cli_usage("grade: --class grades every student folder; --exercises and --junit are "
                      "for one student");
   if (csv && !class_dir) return cli_usage("grade: --csv needs --class");
+  if (gradebook && !class_dir) return cli_usage("grade: --gradebook needs --class");
   if (class_dir && no_sandbox)
     return cli_usage("grade: --class is graded only in the sandbox (one student's code could "
                      "change another's score without it); drop --no-sandbox");
@@ -225,6 +234,10 @@ int cli_cmd_grade(int argc, char **argv) {
     scale_grade_class_print(&cls, stdout);
     int code = CLI_EXIT_OK;
     if (csv && scale_grade_class_write_csv(&cls, csv, &diag)) {
+      cli_print_diag(&diag);
+      code = CLI_EXIT_USAGE;
+    }
+    if (gradebook && scale_grade_class_write_gradebook(&cls, gradebook, &diag)) {
       cli_print_diag(&diag);
       code = CLI_EXIT_USAGE;
     }

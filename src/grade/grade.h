@@ -151,6 +151,15 @@ void scale_grade_class_print(const scale_grade_class *cls, FILE *out);
 scale_status scale_grade_class_write_csv(const scale_grade_class *cls, const char *path,
                                          scale_diag *diag);
 
+/** Writes the class as a gradebook for an LMS import (Canvas, Moodle, Blackboard): a header
+ * "student,total" and the chapter folders, a "Points Possible" row, then per student the total
+ * and the chapter subtotals (cells empty for a student the grader failed on).
+ *
+ * Errors: SCALE_ERR_IO when 'path' cannot be written.
+ */
+scale_status scale_grade_class_write_gradebook(const scale_grade_class *cls, const char *path,
+                                               scale_diag *diag);
+
 /** Writes the class as JSON: {"students": [{"student" (the name), "graded", "error", then the
  * fields of scale_grade_write_json()}]}.
  *

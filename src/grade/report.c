@@ -260,6 +260,45 @@ scale_status scale_grade_class_write_csv(const scale_grade_class *cls, const cha
   return close_out(path, out, diag);
 }
 
+scale_status scale_grade_class_write_gradebook(const scale_grade_class *cls, const char *path,
+                                               scale_diag *diag) {
+  FILE *out;
+  scale_status status = open_out(path, &out, diag);
+  if (status) return status;
+  const scale_grade_report *layout = cls->n_students ? &cls->students[0].report : NULL;
+  fputs("student,total", out);
+  for (size_t c = 0; layout && c < layout->n_rows; c++) {
+    if (!first_of_chapter(layout, c)) continue;
+    fputc(',', out);
+    csv_field(out, layout->rows[c].chapter);
+  }
+  double score, max;
+  scale_grade_totals(layout ? layout : &(scale_grade_report){NULL, 0}, NULL, &score, &max);
+  fprintf(out, "\nPoints Possible,%g", max);
+  for (size_t c = 0; layout && c < layout->n_rows; c++) {
+    if (!first_of_chapter(layout, c)) continue;
+    scale_grade_totals(layout, layout->rows[c].chapter, &score, &max);
+    fprintf(out, ",%g", max);
+  }
+  fputc('\n', out);
+  for (size_t s = 0; s < cls->n_students; s++) {
+    const scale_grade_student *student = &cls->students[s];
+    const scale_grade_report *report = &student->report;
+    csv_field(out, student->name);
+    scale_grade_totals(report, NULL, &score, &max);
+    if (student->graded) fprintf(out, ",%g", score);
+    else fputc(',', out);
+    for (size_t c = 0; c < report->n_rows; c++) {
+      if (!first_of_chapter(report, c)) continue;
+      scale_grade_totals(report, report->rows[c].chapter, &score, &max);
+      if (student->graded) fprintf(out, ",%g", score);
+      else fputc(',', out);
+    }
+    fputc('\n', out);
+  }
+  return close_out(path, out, diag);
+}
+
 void scale_grade_class_print(const scale_grade_class *cls, FILE *out) {
   enum { MAX_DETAILS = 5 };
   int width = 7;

@@ -109,8 +109,13 @@ contains "$tmp/err" "no student folders" "an empty class is named"
 expect 2 "bad --memory" -- "$scale" grade --memory 12
 mkdir -p "$tmp/class/solo, with comma"
 cp -R "$root/solutions/01-rooflines" "$tmp/class/solo, with comma/"
+expect 2 "--gradebook without --class" -- "$scale" grade --gradebook "$tmp/g.csv"
 expect 0 "grade a class of one" -- "$scale" grade --quiet --source "$root" --class "$tmp/class" \
-  --jobs 1 --csv "$tmp/c.csv" --json "$tmp/c.json" rooflines.critical_batch_int8
+  --jobs 1 --csv "$tmp/c.csv" --json "$tmp/c.json" --gradebook "$tmp/g.csv" \
+  rooflines.critical_batch_int8
+contains "$tmp/g.csv" "student,total,01-rooflines" "gradebook header"
+contains "$tmp/g.csv" "Points Possible,2,2" "gradebook points possible"
+contains "$tmp/g.csv" '"solo, with comma",2,2' "gradebook row"
 contains "$tmp/c.csv" "student,rooflines.critical_batch_int8,01-rooflines,total" "CSV header"
 contains "$tmp/c.csv" '"solo, with comma",2,2,2' "CSV row, name quoted"
 contains "$tmp/c.json" '"student": "solo, with comma"' "class JSON names the student"
