@@ -268,21 +268,250 @@ static void setup_axis(axis *a, scale_plot_axis kind, double data_lo, double dat
     setup_linear(a, lo, hi, fixed);
 }
 
+/* ---- text extents and layout ---------------------------------------------------------------- */
+
+/* Text is drawn in the document's sans-serif at 12 px (14 px bold for the title). Its extent is
+ * estimated conservatively from the character count: 0.6 em per character (0.65 em bold), 0.8 em
+ * above the baseline and 0.25 em below it. Every label is placed so that these boxes, padded by
+ * LABEL_PAD, neither overlap each other nor leave the canvas (tests/cli/test_figure_layout.sh
+ * checks the same boxes on every figure of the book). */
+#define FONT_PX 12.0
+#define CHAR_EM 0.6
+#define BOLD_CHAR_EM 0.65
+#define ASCENT_EM 0.8
+#define DESCENT_EM 0.25
+#define LABEL_PAD 1.0
+#define MAX_BOXES 512
+
+typedef struct {
+  double x0, y0, x1, y1;
+} box;
+
+typedef enum { ANCHOR_START, ANCHOR_MIDDLE, ANCHOR_END } anchor;
+
+/** Characters of a UTF-8 string (continuation bytes not counted). */
+static double text_chars(const char *text) {
+  double n = 0.0;
+  for (const unsigned char *p = (const unsigned char *)(text ? text : ""); *p; p++)
+    if ((*p & 0xC0) != 0x80) n++;
+  return n;
+}
+
+static double text_width(const char *text, double font_px, bool bold) {
+  return text_chars(text) * font_px * (bold ? BOLD_CHAR_EM : CHAR_EM);
+}
+
+/** Box of 'text' drawn with its baseline at y and anchor 'a' at x. */
+static box text_box(double x, double y, anchor a, const char *text, double font_px, bool bold) {
+  double w = text_width(text, font_px, bold);
+  double left = a == ANCHOR_START ? x : a == ANCHOR_MIDDLE ? x - w / 2.0 : x - w;
+  return (box){left, y - ASCENT_EM * font_px, left + w, y + DESCENT_EM * font_px};
+}
+
+static bool boxes_overlap(box a, box b, double pad) {
+  return a.x0 < b.x1 + pad && b.x0 < a.x1 + pad && a.y0 < b.y1 + pad && b.y0 < a.y1 + pad;
+}
+
+static bool box_inside(box a, box outer) {
+  return a.x0 >= outer.x0 && a.x1 <= outer.x1 && a.y0 >= outer.y0 && a.y1 <= outer.y1;
+}
+
+/** Whether the segment (ax, ay)-(bx, by) meets box r (Liang-Barsky clipping). */
+static bool segment_hits_box(double ax, double ay, double bx, double by, box r) {
+  double t0 = 0.0, t1 = 1.0, dx = bx - ax, dy = by - ay;
+  const double p[4] = {-dx, dx, -dy, dy};
+  const double q[4] = {ax - r.x0, r.x1 - ax, ay - r.y0, r.y1 - ay};
+  for (int i = 0; i < 4; i++) {
+    if (p[i] == 0.0) {
+      if (q[i] < 0.0) return false;
+    } else {
+      double t = q[i] / p[i];
+      if (p[i] < 0.0) {
+        if (t > t1) return false;
+        if (t > t0) t0 = t;
+      } else {
+        if (t < t0) return false;
+        if (t < t1) t1 = t;
+      }
+    }
+  }
+  return true;
+}
+
+/** The boxes already taken by text (and point dots), which later labels must avoid. */
+typedef struct {
+  box b[MAX_BOXES];
+  size_t n;
+} box_set;
+
+static void box_add(box_set *set, box b) {
+  if (set->n < MAX_BOXES) set->b[set->n++] = b;
+}
+
+static bool box_free(const box_set *set, box b) {
+  for (size_t i = 0; i < set->n; i++)
+    if (boxes_overlap(set->b[i], b, LABEL_PAD)) return false;
+  return true;
+}
+
 /* ---- drawing -------------------------------------------------------------------------------- */
 
 static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
                                       "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"};
 #define PALETTE_N (sizeof palette / sizeof palette[0])
 
+/* Dash patterns of dashed series, in turn (a solid series stays solid: chapters name their
+ * series "solid" and "dashed"), and the glyph shapes that tell every series apart even where
+ * two lines coincide. */
+static const char *const dashes[] = {"6 4", "2 3", "9 3 2 3", "12 4 4 4"};
+#define DASHES_N (sizeof dashes / sizeof dashes[0])
+typedef enum {
+  GLYPH_CIRCLE,
+  GLYPH_SQUARE,
+  GLYPH_TRIANGLE,
+  GLYPH_DIAMOND,
+  GLYPH_TRIANGLE_DOWN,
+  GLYPH_PLUS,
+  GLYPH_CROSS,
+  GLYPH_N
+} glyph;
+#define GLYPHS_PER_SERIES 5 /* glyphs along a series without dots, spread by path length */
+
+/** Dash pattern of series i (NULL for a solid one): the k-th dashed series gets dashes[k]. */
+static const char *series_dash(const scale_plot *plot, size_t i) {
+  if (!plot->series[i].dashed) return NULL;
+  size_t k = 0;
+  for (size_t j = 0; j < i; j++)
+    if (plot->series[j].dashed) k++;
+  return dashes[k % DASHES_N];
+}
+
+static void draw_glyph(sink *s, glyph g, double x, double y, const char *color, double size) {
+  char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
+  const double r = 3.5 * size;
+  switch (g) {
+  case GLYPH_CIRCLE:
+    emit(s, "<circle cx=\"%s\" cy=\"%s\" r=\"%s\" fill=\"%s\"/>\n", fmt_num(b1, x),
+         fmt_num(b2, y), fmt_num(b3, 3.0 * size), color);
+    break;
+  case GLYPH_SQUARE:
+    emit(s, "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"%s\"/>\n",
+         fmt_num(b1, x - 3.0 * size), fmt_num(b2, y - 3.0 * size), fmt_num(b3, 6.0 * size),
+         fmt_num(b4, 6.0 * size), color);
+    break;
+  case GLYPH_TRIANGLE:
+  case GLYPH_TRIANGLE_DOWN: {
+    double d = g == GLYPH_TRIANGLE ? 1.0 : -1.0;
+    emit(s, "<polygon points=\"%s,%s %s,%s %s,%s\" fill=\"%s\"/>\n", fmt_num(b1, x),
+         fmt_num(b2, y - d * r), fmt_num(b3, x - r), fmt_num(b4, y + d * r * 0.75),
+         fmt_num(b5, x + r), fmt_num(b6, y + d * r * 0.75), color);
+    break;
+  }
+  case GLYPH_DIAMOND:
+    emit(s, "<polygon points=\"%s,%s %s,%s %s,%s ", fmt_num(b1, x), fmt_num(b2, y - r),
+         fmt_num(b3, x + r), fmt_num(b4, y), fmt_num(b5, x), fmt_num(b6, y + r));
+    emit(s, "%s,%s\" fill=\"%s\"/>\n", fmt_num(b1, x - r), fmt_num(b2, y), color);
+    break;
+  case GLYPH_PLUS:
+    emit(s, "<path d=\"M%s %sH%sM%s %sV%s\" stroke=\"%s\" stroke-width=\"2\"/>\n",
+         fmt_num(b1, x - r), fmt_num(b2, y), fmt_num(b3, x + r), fmt_num(b4, x),
+         fmt_num(b5, y - r), fmt_num(b6, y + r), color);
+    break;
+  default:
+    emit(s, "<path d=\"M%s %sL%s %s", fmt_num(b1, x - r), fmt_num(b2, y - r), fmt_num(b3, x + r),
+         fmt_num(b4, y + r));
+    emit(s, "M%s %sL%s %s\" stroke=\"%s\" stroke-width=\"2\"/>\n", fmt_num(b1, x - r),
+         fmt_num(b2, y + r), fmt_num(b3, x + r), fmt_num(b4, y - r), color);
+    break;
+  }
+}
+
+static bool point_ok(const scale_plot_series *ser, size_t j) {
+  return isfinite(ser->x[j]) && isfinite(ser->y[j]);
+}
+
+/** Length in pixels of the drawn pieces of a series (gaps not counted). */
+static double series_length_px(const axis *ax, const axis *ay, const scale_plot_series *ser) {
+  double len = 0.0;
+  for (size_t j = 1; j < ser->n; j++)
+    if (point_ok(ser, j - 1) && point_ok(ser, j))
+      len += hypot(to_px(ax, ser->x[j]) - to_px(ax, ser->x[j - 1]),
+                   to_px(ay, ser->y[j]) - to_px(ay, ser->y[j - 1]));
+  return len;
+}
+
+/** Glyphs of series 'index' of 'n_series': at every point with dots, else GLYPHS_PER_SERIES of
+ * them spread along the path, each series at its own phase so that coinciding lines still show
+ * every series' glyphs. */
+static void draw_series_glyphs(sink *s, const axis *ax, const axis *ay,
+                               const scale_plot_series *ser, size_t index, size_t n_series,
+                               const char *color, double size) {
+  glyph g = (glyph)(index % GLYPH_N);
+  if (ser->dots) {
+    for (size_t j = 0; j < ser->n; j++)
+      if (point_ok(ser, j))
+        draw_glyph(s, g, to_px(ax, ser->x[j]), to_px(ay, ser->y[j]), color, size);
+    return;
+  }
+  double total = series_length_px(ax, ay, ser);
+  if (!(total > 0.0)) {
+    for (size_t j = 0; j < ser->n; j++) /* a lone point */
+      if (point_ok(ser, j))
+        draw_glyph(s, g, to_px(ax, ser->x[j]), to_px(ay, ser->y[j]), color, size);
+    return;
+  }
+  double phase = ((double)index + 0.5) / (double)(n_series ? n_series : 1);
+  int k = 0;
+  double target = total * (k + phase) / GLYPHS_PER_SERIES, walked = 0.0;
+  for (size_t j = 1; j < ser->n && k < GLYPHS_PER_SERIES; j++) {
+    if (!point_ok(ser, j - 1) || !point_ok(ser, j)) continue;
+    double xa = to_px(ax, ser->x[j - 1]), ya = to_px(ay, ser->y[j - 1]);
+    double xb = to_px(ax, ser->x[j]), yb = to_px(ay, ser->y[j]);
+    double seg = hypot(xb - xa, yb - ya);
+    while (k < GLYPHS_PER_SERIES && walked + seg >= target) {
+      double t = seg > 0.0 ? (target - walked) / seg : 0.0;
+      draw_glyph(s, g, xa + t * (xb - xa), ya + t * (yb - ya), color, size);
+      k++;
+      target = total * (k + phase) / GLYPHS_PER_SERIES;
+    }
+    walked += seg;
+  }
+}
+
+/** Later series drawn on top of series i along its whole length (every point within 1.5 px):
+ * each one widens series i's stroke, so that a line hidden under another still shows as a
+ * wider band of its own colour around it. */
+static int series_covered_by(const axis *ax, const axis *ay, const scale_plot *plot, size_t i) {
+  const scale_plot_series *a = &plot->series[i];
+  int covered = 0;
+  for (size_t k = i + 1; k < plot->n_series; k++) {
+    const scale_plot_series *b = &plot->series[k];
+    if (b->n != a->n || a->n == 0) continue;
+    bool same = true;
+    for (size_t j = 0; j < a->n && same; j++) {
+      if (point_ok(a, j) != point_ok(b, j)) same = false;
+      else if (point_ok(a, j))
+        same = fabs(to_px(ax, a->x[j]) - to_px(ax, b->x[j])) <= 1.5 &&
+               fabs(to_px(ay, a->y[j]) - to_px(ay, b->y[j])) <= 1.5;
+    }
+    if (same) covered++;
+  }
+  return covered;
+}
+
+static double series_stroke_width(int covered) { return 2.0 + 3.0 * covered; }
+
 static void draw_series(sink *s, const axis *ax, const axis *ay, const scale_plot_series *ser,
-                        const char *color) {
+                        const char *color, const char *dash, double width) {
   char b1[32], b2[32];
   bool open = false;
   for (size_t j = 0; j <= ser->n; j++) {
-    bool ok = j < ser->n && isfinite(ser->x[j]) && isfinite(ser->y[j]);
+    bool ok = j < ser->n && point_ok(ser, j);
     if (ok && !open) {
-      emit(s, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"", color,
-           ser->dashed ? " stroke-dasharray=\"6 4\"" : "");
+      emit(s, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%s\"", color,
+           fmt_num(b1, width));
+      if (dash) emit(s, " stroke-dasharray=\"%s\"", dash);
+      emit(s, " points=\"");
       open = true;
     } else if (ok) {
       emit(s, " ");
@@ -293,53 +522,284 @@ static void draw_series(sink *s, const axis *ax, const axis *ay, const scale_plo
       open = false;
     }
   }
-  if (!ser->dots) return;
-  for (size_t j = 0; j < ser->n; j++)
-    if (isfinite(ser->x[j]) && isfinite(ser->y[j]))
-      emit(s, "<circle cx=\"%s\" cy=\"%s\" r=\"2.5\" fill=\"%s\"/>\n",
-           fmt_num(b1, to_px(ax, ser->x[j])), fmt_num(b2, to_px(ay, ser->y[j])), color);
 }
 
-static void draw_legend(sink *s, const scale_plot *plot, double x0, double y0, double x1,
-                        double y1) {
-  size_t n = 0, longest = 0;
+/* ---- layout --------------------------------------------------------------------------------- */
+
+/** A placed label: its text position and anchor, and (for a displaced point label) the point
+ * it belongs to, joined by a leader line. */
+typedef struct {
+  double x, y;
+  anchor a;
+  bool leader;
+  double px, py;
+} placed;
+
+typedef struct {
+  double W, H;
+  double x0, x1, y0, y1; /**< plot area */
+  axis ax, ay;
+  bool has_legend;
+  box legend; /**< legend rectangle */
+  placed marker_label[MAX_BOXES / 4];
+  placed point_label[MAX_BOXES / 4];
+  box_set taken;
+} layout;
+
+static size_t legend_rows(const scale_plot *plot, size_t *longest_chars) {
+  size_t n = 0;
+  double longest = 0.0;
   for (size_t i = 0; i < plot->n_series; i++) {
     const char *label = plot->series[i].label;
     if (!label || !label[0]) continue;
     n++;
-    if (strlen(label) > longest) longest = strlen(label);
+    if (text_chars(label) > longest) longest = text_chars(label);
   }
-  if (n == 0 || plot->legend == SCALE_PLOT_LEGEND_NONE) return;
-  double w = 44.0 + 7.0 * (double)longest, h = 8.0 + 18.0 * (double)n;
-  bool right =
-      plot->legend == SCALE_PLOT_LEGEND_TOP_RIGHT || plot->legend == SCALE_PLOT_LEGEND_BOTTOM_RIGHT;
-  bool bottom = plot->legend == SCALE_PLOT_LEGEND_BOTTOM_LEFT ||
-                plot->legend == SCALE_PLOT_LEGEND_BOTTOM_RIGHT;
-  double lx = right ? x1 - 8.0 - w : x0 + 8.0, ly = bottom ? y1 - 8.0 - h : y0 + 8.0;
+  if (longest_chars) *longest_chars = (size_t)longest;
+  return plot->legend == SCALE_PLOT_LEGEND_NONE ? 0 : n;
+}
+
+/* Legend geometry: rows of 18 px; a 30 px line sample, the text from 36 px. */
+#define LEGEND_ROW 18.0
+#define LEGEND_TEXT_DX 36.0
+
+static double legend_width(size_t longest) {
+  return LEGEND_TEXT_DX + 8.0 + (double)longest * FONT_PX * CHAR_EM;
+}
+
+/** Whether box r covers any data: a series line or glyph, or an annotated point. */
+static bool box_covers_data(const layout *L, const scale_plot *plot, box r) {
+  box grown = {r.x0 - 4.0, r.y0 - 4.0, r.x1 + 4.0, r.y1 + 4.0};
+  for (size_t i = 0; i < plot->n_series; i++) {
+    const scale_plot_series *ser = &plot->series[i];
+    for (size_t j = 0; j < ser->n; j++) {
+      if (!point_ok(ser, j)) continue;
+      double x = to_px(&L->ax, ser->x[j]), y = to_px(&L->ay, ser->y[j]);
+      bool single = j + 1 >= ser->n || !point_ok(ser, j + 1);
+      if (single) {
+        if (segment_hits_box(x, y, x, y, grown)) return true;
+        continue;
+      }
+      double xb = to_px(&L->ax, ser->x[j + 1]), yb = to_px(&L->ay, ser->y[j + 1]);
+      if (segment_hits_box(x, y, xb, yb, grown)) return true;
+    }
+  }
+  for (size_t i = 0; i < plot->n_points; i++) {
+    double x = to_px(&L->ax, plot->points[i].x), y = to_px(&L->ay, plot->points[i].y);
+    if (segment_hits_box(x, y, x, y, grown)) return true;
+  }
+  return false;
+}
+
+static void place_axes(layout *L) {
+  L->ax.p0 = L->x0, L->ax.p1 = L->x1;
+  L->ay.p0 = L->y1, L->ay.p1 = L->y0;
+}
+
+/** The title's font size and centre: 14 px bold centred over the plot area, smaller and
+ * shifted when that would leave the canvas. */
+static void title_geometry(const layout *L, const char *title, double *font_px, double *cx) {
+  double fs = 14.0, w = text_width(title, fs, true);
+  if (w > L->W - 8.0) {
+    fs = fs * (L->W - 8.0) / w;
+    w = text_width(title, fs, true);
+  }
+  double c = (L->x0 + L->x1) / 2.0;
+  if (c - w / 2.0 < 4.0) c = 4.0 + w / 2.0;
+  if (c + w / 2.0 > L->W - 4.0) c = L->W - 4.0 - w / 2.0;
+  *font_px = fs, *cx = c;
+}
+
+/** Boxes of the tick labels, the title and the axis captions (fixed positions). */
+static void add_fixed_boxes(layout *L, const scale_plot *plot) {
+  char tick[40];
+  L->taken.n = 0;
+  for (int i = 0; i < L->ax.n_major; i++)
+    box_add(&L->taken, text_box(to_px(&L->ax, L->ax.major[i]), L->y1 + 18.0, ANCHOR_MIDDLE,
+                                scale_plot_tick_label(tick, sizeof tick, L->ax.major[i]), FONT_PX,
+                                false));
+  for (int i = 0; i < L->ay.n_major; i++)
+    box_add(&L->taken, text_box(L->x0 - 8.0, to_px(&L->ay, L->ay.major[i]) + 4.0, ANCHOR_END,
+                                scale_plot_tick_label(tick, sizeof tick, L->ay.major[i]), FONT_PX,
+                                false));
+  if (plot->title && plot->title[0]) {
+    double fs, cx;
+    title_geometry(L, plot->title, &fs, &cx);
+    box_add(&L->taken, text_box(cx, 22.0, ANCHOR_MIDDLE, plot->title, fs, true));
+  }
+  if (plot->x_label && plot->x_label[0])
+    box_add(&L->taken, text_box((L->x0 + L->x1) / 2.0, L->H - 12.0, ANCHOR_MIDDLE,
+                                plot->x_label, FONT_PX, false));
+  if (plot->y_label && plot->y_label[0]) {
+    double w = text_width(plot->y_label, FONT_PX, false), mid = (L->y0 + L->y1) / 2.0;
+    box_add(&L->taken, (box){16.0 - ASCENT_EM * FONT_PX, mid - w / 2.0,
+                             16.0 + DESCENT_EM * FONT_PX, mid + w / 2.0});
+  }
+}
+
+/** Places the labels of the reference lines: a vertical line's label near the top, right of
+ * the line (left of it, or lower down, when that collides); a horizontal line's label above the
+ * line at the right end (below it, or further left, when that collides). */
+static void place_marker_labels(layout *L, const scale_plot *plot) {
+  box canvas = {0.0, 0.0, L->W, L->H};
+  for (size_t i = 0; i < plot->n_markers && i < MAX_BOXES / 4; i++) {
+    const scale_plot_marker *m = &plot->markers[i];
+    const axis *a = m->vertical ? &L->ax : &L->ay;
+    L->marker_label[i] = (placed){0};
+    if (!m->label || !m->label[0] || !in_range(a, m->at)) continue;
+    double p = to_px(a, m->at);
+    placed best = {0};
+    bool found = false;
+    for (int row = 0; row < 16 && !found; row++) {
+      for (int side = 0; side < 2 && !found; side++) {
+        placed c;
+        if (m->vertical)
+          c = (placed){side ? p - 4.0 : p + 4.0, L->y0 + 14.0 + 16.0 * row,
+                       side ? ANCHOR_END : ANCHOR_START, false, 0, 0};
+        else
+          c = (placed){L->x1 - 4.0 - 60.0 * row, side ? p + 14.0 : p - 4.0, ANCHOR_END, false, 0,
+                       0};
+        box b = text_box(c.x, c.y, c.a, m->label, FONT_PX, false);
+        box area = {L->x0, L->y0, L->x1, L->y1};
+        if (box_inside(b, area) && box_inside(b, canvas) && box_free(&L->taken, b)) {
+          best = c;
+          found = true;
+        }
+      }
+    }
+    if (!found) /* no free place: keep the default, the layout test will say so */
+      best = m->vertical ? (placed){p + 4.0, L->y0 + 14.0, ANCHOR_START, false, 0, 0}
+                         : (placed){L->x1 - 4.0, p - 4.0, ANCHOR_END, false, 0, 0};
+    L->marker_label[i] = best;
+    box_add(&L->taken, text_box(best.x, best.y, best.a, m->label, FONT_PX, false));
+  }
+}
+
+/** Places the legend: in the requested corner of the plot area when it covers no data and no
+ * label there, else in another free corner, else outside the plot area on the right (the plot
+ * area narrows to make room). Returns false when there is no legend. */
+static bool place_legend(layout *L, const scale_plot *plot) {
+  size_t longest = 0, rows = legend_rows(plot, &longest);
+  if (rows == 0) return false;
+  double w = legend_width(longest), h = 8.0 + LEGEND_ROW * (double)rows;
+  static const scale_plot_legend order[4][4] = {
+      {SCALE_PLOT_LEGEND_TOP_LEFT, SCALE_PLOT_LEGEND_TOP_RIGHT, SCALE_PLOT_LEGEND_BOTTOM_LEFT,
+       SCALE_PLOT_LEGEND_BOTTOM_RIGHT},
+      {SCALE_PLOT_LEGEND_TOP_RIGHT, SCALE_PLOT_LEGEND_TOP_LEFT, SCALE_PLOT_LEGEND_BOTTOM_RIGHT,
+       SCALE_PLOT_LEGEND_BOTTOM_LEFT},
+      {SCALE_PLOT_LEGEND_BOTTOM_LEFT, SCALE_PLOT_LEGEND_BOTTOM_RIGHT, SCALE_PLOT_LEGEND_TOP_LEFT,
+       SCALE_PLOT_LEGEND_TOP_RIGHT},
+      {SCALE_PLOT_LEGEND_BOTTOM_RIGHT, SCALE_PLOT_LEGEND_BOTTOM_LEFT, SCALE_PLOT_LEGEND_TOP_RIGHT,
+       SCALE_PLOT_LEGEND_TOP_LEFT}};
+  int want = plot->legend >= SCALE_PLOT_LEGEND_TOP_LEFT &&
+                     plot->legend <= SCALE_PLOT_LEGEND_BOTTOM_RIGHT
+                 ? (int)plot->legend
+                 : 0;
+  for (int k = 0; k < 4; k++) {
+    scale_plot_legend c = order[want][k];
+    bool right = c == SCALE_PLOT_LEGEND_TOP_RIGHT || c == SCALE_PLOT_LEGEND_BOTTOM_RIGHT;
+    bool bottom = c == SCALE_PLOT_LEGEND_BOTTOM_LEFT || c == SCALE_PLOT_LEGEND_BOTTOM_RIGHT;
+    double lx = right ? L->x1 - 8.0 - w : L->x0 + 8.0;
+    double ly = bottom ? L->y1 - 8.0 - h : L->y0 + 8.0;
+    box r = {lx, ly, lx + w, ly + h};
+    if (r.y0 < L->y0 || r.y1 > L->y1 || r.x0 < L->x0 || r.x1 > L->x1) continue;
+    if (!box_covers_data(L, plot, r) && box_free(&L->taken, r)) {
+      L->legend = r;
+      return true;
+    }
+  }
+  /* Outside, on the right: narrow the plot area, then lay out the axes and labels again. */
+  L->x1 = L->W - 12.0 - w - 10.0;
+  if (L->x1 < L->x0 + 120.0) L->x1 = L->x0 + 120.0;
+  place_axes(L);
+  add_fixed_boxes(L, plot);
+  place_marker_labels(L, plot);
+  L->legend = (box){L->x1 + 10.0, L->y0, L->x1 + 10.0 + w, L->y0 + h};
+  return true;
+}
+
+/** Places the labels of annotated points: right and above the dot if free, else the other
+ * corners, else further away in rings (with a leader line back to the dot), always inside the
+ * canvas and clear of every other label, dot and the legend. */
+static void place_point_labels(layout *L, const scale_plot *plot) {
+  box canvas = {0.0, 0.0, L->W, L->H};
+  for (size_t i = 0; i < plot->n_points; i++) { /* the dots themselves */
+    const scale_plot_point *pt = &plot->points[i];
+    if (!in_range(&L->ax, pt->x) || !in_range(&L->ay, pt->y)) continue;
+    double x = to_px(&L->ax, pt->x), y = to_px(&L->ay, pt->y);
+    box_add(&L->taken, (box){x - 3.5, y - 3.5, x + 3.5, y + 3.5});
+  }
+  for (size_t i = 0; i < plot->n_points && i < MAX_BOXES / 4; i++) {
+    const scale_plot_point *pt = &plot->points[i];
+    L->point_label[i] = (placed){0};
+    if (!pt->label || !pt->label[0]) continue;
+    if (!in_range(&L->ax, pt->x) || !in_range(&L->ay, pt->y)) continue;
+    double px = to_px(&L->ax, pt->x), py = to_px(&L->ay, pt->y);
+    placed best = {px + 6.0, py - 6.0, ANCHOR_START, false, px, py};
+    bool found = false;
+    for (int ring = 0; ring < 12 && !found; ring++) {
+      double dy = 14.0 * ring;
+      const placed cand[6] = {
+          {px + 6.0, py - 6.0 - dy, ANCHOR_START, ring > 0, px, py},
+          {px + 6.0, py + 14.0 + dy, ANCHOR_START, ring > 0, px, py},
+          {px - 6.0, py - 6.0 - dy, ANCHOR_END, ring > 0, px, py},
+          {px - 6.0, py + 14.0 + dy, ANCHOR_END, ring > 0, px, py},
+          {px + 12.0 + 2.0 * dy, py + 4.0, ANCHOR_START, ring > 0, px, py},
+          {px - 12.0 - 2.0 * dy, py + 4.0, ANCHOR_END, ring > 0, px, py}};
+      for (int c = 0; c < 6 && !found; c++) {
+        box b = text_box(cand[c].x, cand[c].y, cand[c].a, pt->label, FONT_PX, false);
+        if (!box_inside(b, canvas) || !box_free(&L->taken, b)) continue;
+        if (L->has_legend && boxes_overlap(b, L->legend, LABEL_PAD)) continue;
+        best = cand[c];
+        found = true;
+      }
+    }
+    L->point_label[i] = best;
+    box_add(&L->taken, text_box(best.x, best.y, best.a, pt->label, FONT_PX, false));
+  }
+}
+
+static const char *anchor_attr(anchor a) {
+  return a == ANCHOR_START ? "" : a == ANCHOR_MIDDLE ? " text-anchor=\"middle\""
+                                                     : " text-anchor=\"end\"";
+}
+
+static void draw_legend(sink *s, const scale_plot *plot, const layout *L) {
   char b1[32], b2[32], b3[32], b4[32];
+  double lx = L->legend.x0, ly = L->legend.y0;
   emit(s,
        "<g class=\"legend\">\n<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" "
        "fill=\"#ffffff\" fill-opacity=\"0.9\" stroke=\"#999999\"/>\n",
-       fmt_num(b1, lx), fmt_num(b2, ly), fmt_num(b3, w), fmt_num(b4, h));
+       fmt_num(b1, lx), fmt_num(b2, ly), fmt_num(b3, L->legend.x1 - lx),
+       fmt_num(b4, L->legend.y1 - ly));
   double row = ly + 4.0 + 9.0;
   for (size_t i = 0; i < plot->n_series; i++) {
     const scale_plot_series *ser = &plot->series[i];
     if (!ser->label || !ser->label[0]) continue;
-    emit(s, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"%s\" stroke-width=\"2\"%s/>\n",
-         fmt_num(b1, lx + 6.0), fmt_num(b2, row), fmt_num(b3, lx + 30.0), fmt_num(b4, row),
-         palette[i % PALETTE_N], ser->dashed ? " stroke-dasharray=\"6 4\"" : "");
-    emit(s, "<text x=\"%s\" y=\"%s\">", fmt_num(b1, lx + 36.0), fmt_num(b2, row + 4.0));
+    const char *dash = series_dash(plot, i);
+    int covered = series_covered_by(&L->ax, &L->ay, plot, i);
+    emit(s, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"%s\"", fmt_num(b1, lx + 6.0),
+         fmt_num(b2, row), fmt_num(b3, lx + 30.0), fmt_num(b4, row), palette[i % PALETTE_N]);
+    emit(s, " stroke-width=\"%s\"", fmt_num(b1, fmin(series_stroke_width(covered), 8.0)));
+    if (dash) emit(s, " stroke-dasharray=\"%s\"", dash);
+    emit(s, "/>\n");
+    draw_glyph(s, (glyph)(i % GLYPH_N), lx + 18.0, row, palette[i % PALETTE_N],
+               fmin(1.0 + 0.6 * covered, 1.6));
+    emit(s, "<text x=\"%s\" y=\"%s\">", fmt_num(b1, lx + LEGEND_TEXT_DX), fmt_num(b2, row + 4.0));
     emit_text(s, ser->label);
     emit(s, "</text>\n");
-    row += 18.0;
+    row += LEGEND_ROW;
   }
   emit(s, "</g>\n");
 }
 
 static void render(sink *s, const scale_plot *plot) {
-  double W = plot->width_px > 0.0 && isfinite(plot->width_px) ? plot->width_px : 640.0;
-  double H = plot->height_px > 0.0 && isfinite(plot->height_px) ? plot->height_px : 400.0;
-  double x0 = 72.0, x1 = W - 20.0, y0 = plot->title && plot->title[0] ? 36.0 : 16.0, y1 = H - 50.0;
+  layout *L = &(layout){0};
+  L->W = plot->width_px > 0.0 && isfinite(plot->width_px) ? plot->width_px : 640.0;
+  L->H = plot->height_px > 0.0 && isfinite(plot->height_px) ? plot->height_px : 400.0;
+  L->x0 = 72.0, L->x1 = L->W - 20.0, L->y0 = plot->title && plot->title[0] ? 36.0 : 16.0;
+  L->y1 = L->H - 50.0;
+  double W = L->W, H = L->H;
 
   /* Data extents. */
   double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
@@ -358,11 +818,15 @@ static void render(sink *s, const scale_plot *plot) {
     extend(&xlo, &xhi, plot->points[i].x);
     extend(&ylo, &yhi, plot->points[i].y);
   }
-  axis ax, ay;
-  setup_axis(&ax, plot->x_axis, xlo, xhi, plot->x_min, plot->x_max);
-  setup_axis(&ay, plot->y_axis, ylo, yhi, plot->y_min, plot->y_max);
-  ax.p0 = x0, ax.p1 = x1;
-  ay.p0 = y1, ay.p1 = y0;
+  setup_axis(&L->ax, plot->x_axis, xlo, xhi, plot->x_min, plot->x_max);
+  setup_axis(&L->ay, plot->y_axis, ylo, yhi, plot->y_min, plot->y_max);
+  place_axes(L);
+  add_fixed_boxes(L, plot);
+  place_marker_labels(L, plot);
+  L->has_legend = place_legend(L, plot);
+  place_point_labels(L, plot);
+  const axis *ax = &L->ax, *ay = &L->ay;
+  double x0 = L->x0, x1 = L->x1, y0 = L->y0, y1 = L->y1;
 
   char b1[32], b2[32], b3[32], b4[32], tick[40];
   emit(s,
@@ -385,53 +849,53 @@ static void render(sink *s, const scale_plot *plot) {
 
   /* Grid and ticks. */
   emit(s, "<g class=\"grid\" stroke=\"#e6e6e6\">\n");
-  for (int i = 0; i < ax.n_major; i++) {
-    double p = to_px(&ax, ax.major[i]);
+  for (int i = 0; i < ax->n_major; i++) {
+    double p = to_px(ax, ax->major[i]);
     emit(s, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\"/>\n", fmt_num(b1, p), fmt_num(b2, y0),
          fmt_num(b3, p), fmt_num(b4, y1));
   }
-  for (int i = 0; i < ay.n_major; i++) {
-    double p = to_px(&ay, ay.major[i]);
+  for (int i = 0; i < ay->n_major; i++) {
+    double p = to_px(ay, ay->major[i]);
     emit(s, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\"/>\n", fmt_num(b1, x0), fmt_num(b2, p),
          fmt_num(b3, x1), fmt_num(b4, p));
   }
   emit(s, "</g>\n<g class=\"ticks\" stroke=\"#333333\">\n");
-  for (int i = 0; i < ax.n_minor; i++) {
-    double p = to_px(&ax, ax.minor[i]);
+  for (int i = 0; i < ax->n_minor; i++) {
+    double p = to_px(ax, ax->minor[i]);
     emit(s, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\"/>\n", fmt_num(b1, p), fmt_num(b2, y1),
          fmt_num(b3, p), fmt_num(b4, y1 + 3.0));
   }
-  for (int i = 0; i < ay.n_minor; i++) {
-    double p = to_px(&ay, ay.minor[i]);
+  for (int i = 0; i < ay->n_minor; i++) {
+    double p = to_px(ay, ay->minor[i]);
     emit(s, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\"/>\n", fmt_num(b1, x0 - 3.0),
          fmt_num(b2, p), fmt_num(b3, x0), fmt_num(b4, p));
   }
-  for (int i = 0; i < ax.n_major; i++) {
-    double p = to_px(&ax, ax.major[i]);
+  for (int i = 0; i < ax->n_major; i++) {
+    double p = to_px(ax, ax->major[i]);
     emit(s, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\"/>\n", fmt_num(b1, p), fmt_num(b2, y1),
          fmt_num(b3, p), fmt_num(b4, y1 + 5.0));
   }
-  for (int i = 0; i < ay.n_major; i++) {
-    double p = to_px(&ay, ay.major[i]);
+  for (int i = 0; i < ay->n_major; i++) {
+    double p = to_px(ay, ay->major[i]);
     emit(s, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\"/>\n", fmt_num(b1, x0 - 5.0),
          fmt_num(b2, p), fmt_num(b3, x0), fmt_num(b4, p));
   }
   emit(s, "</g>\n<g class=\"tick-labels\" fill=\"#333333\">\n");
-  for (int i = 0; i < ax.n_major; i++)
+  for (int i = 0; i < ax->n_major; i++)
     emit(s, "<text x=\"%s\" y=\"%s\" text-anchor=\"middle\">%s</text>\n",
-         fmt_num(b1, to_px(&ax, ax.major[i])), fmt_num(b2, y1 + 18.0),
-         scale_plot_tick_label(tick, sizeof tick, ax.major[i]));
-  for (int i = 0; i < ay.n_major; i++)
+         fmt_num(b1, to_px(ax, ax->major[i])), fmt_num(b2, y1 + 18.0),
+         scale_plot_tick_label(tick, sizeof tick, ax->major[i]));
+  for (int i = 0; i < ay->n_major; i++)
     emit(s, "<text x=\"%s\" y=\"%s\" text-anchor=\"end\">%s</text>\n", fmt_num(b1, x0 - 8.0),
-         fmt_num(b2, to_px(&ay, ay.major[i]) + 4.0),
-         scale_plot_tick_label(tick, sizeof tick, ay.major[i]));
+         fmt_num(b2, to_px(ay, ay->major[i]) + 4.0),
+         scale_plot_tick_label(tick, sizeof tick, ay->major[i]));
   emit(s, "</g>\n");
 
-  /* Reference lines, then the data, clipped to the plot area. */
+  /* Reference lines, then the data (lines, then glyphs on top), clipped to the plot area. */
   emit(s, "<g clip-path=\"url(#plot-area)\">\n");
   for (size_t i = 0; i < plot->n_markers; i++) {
     const scale_plot_marker *m = &plot->markers[i];
-    const axis *a = m->vertical ? &ax : &ay;
+    const axis *a = m->vertical ? ax : ay;
     if (!in_range(a, m->at)) continue;
     double p = to_px(a, m->at);
     if (m->vertical)
@@ -443,47 +907,59 @@ static void render(sink *s, const scale_plot *plot) {
     emit(s, " stroke=\"#555555\" stroke-width=\"1\" stroke-dasharray=\"3 3\"/>\n");
   }
   for (size_t i = 0; i < plot->n_series; i++)
-    draw_series(s, &ax, &ay, &plot->series[i], palette[i % PALETTE_N]);
+    draw_series(s, ax, ay, &plot->series[i], palette[i % PALETTE_N], series_dash(plot, i),
+                series_stroke_width(series_covered_by(ax, ay, plot, i)));
+  for (size_t i = 0; i < plot->n_series; i++)
+    draw_series_glyphs(s, ax, ay, &plot->series[i], i, plot->n_series, palette[i % PALETTE_N],
+                       1.0 + 0.6 * series_covered_by(ax, ay, plot, i));
   emit(s, "</g>\n");
 
-  /* Labels of reference lines and annotated points (outside the clip so text is whole). */
-  for (size_t i = 0; i < plot->n_markers; i++) {
+  /* Labels of reference lines and annotated points (outside the clip so text is whole), placed
+   * by the layout so that none overlaps another or leaves the canvas. */
+  for (size_t i = 0; i < plot->n_markers && i < MAX_BOXES / 4; i++) {
     const scale_plot_marker *m = &plot->markers[i];
-    const axis *a = m->vertical ? &ax : &ay;
+    const axis *a = m->vertical ? ax : ay;
     if (!m->label || !m->label[0] || !in_range(a, m->at)) continue;
-    double p = to_px(a, m->at);
-    if (m->vertical)
-      emit(s, "<text x=\"%s\" y=\"%s\" fill=\"#555555\">", fmt_num(b1, p + 4.0),
-           fmt_num(b2, y0 + 14.0));
-    else
-      emit(s, "<text x=\"%s\" y=\"%s\" fill=\"#555555\" text-anchor=\"end\">",
-           fmt_num(b1, x1 - 4.0), fmt_num(b2, p - 4.0));
+    const placed *p = &L->marker_label[i];
+    emit(s, "<text x=\"%s\" y=\"%s\" fill=\"#555555\"%s>", fmt_num(b1, p->x), fmt_num(b2, p->y),
+         anchor_attr(p->a));
     emit_text(s, m->label);
     emit(s, "</text>\n");
   }
   for (size_t i = 0; i < plot->n_points; i++) {
     const scale_plot_point *pt = &plot->points[i];
-    if (!in_range(&ax, pt->x) || !in_range(&ay, pt->y)) continue;
-    double px = to_px(&ax, pt->x), py = to_px(&ay, pt->y);
+    if (!in_range(ax, pt->x) || !in_range(ay, pt->y)) continue;
+    double px = to_px(ax, pt->x), py = to_px(ay, pt->y);
     emit(s, "<circle cx=\"%s\" cy=\"%s\" r=\"3.5\" fill=\"#000000\"/>\n", fmt_num(b1, px),
          fmt_num(b2, py));
-    if (pt->label && pt->label[0]) {
-      emit(s, "<text x=\"%s\" y=\"%s\">", fmt_num(b1, px + 6.0), fmt_num(b2, py - 6.0));
-      emit_text(s, pt->label);
-      emit(s, "</text>\n");
+  }
+  for (size_t i = 0; i < plot->n_points && i < MAX_BOXES / 4; i++) {
+    const scale_plot_point *pt = &plot->points[i];
+    if (!pt->label || !pt->label[0] || !in_range(ax, pt->x) || !in_range(ay, pt->y)) continue;
+    const placed *p = &L->point_label[i];
+    if (p->leader) {
+      box b = text_box(p->x, p->y, p->a, pt->label, FONT_PX, false);
+      double lx = fmin(fmax(p->px, b.x0), b.x1), ly = fmin(fmax(p->py, b.y0), b.y1);
+      emit(s, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"#999999\"/>\n",
+           fmt_num(b1, p->px), fmt_num(b2, p->py), fmt_num(b3, lx), fmt_num(b4, ly));
     }
+    emit(s, "<text x=\"%s\" y=\"%s\"%s>", fmt_num(b1, p->x), fmt_num(b2, p->y), anchor_attr(p->a));
+    emit_text(s, pt->label);
+    emit(s, "</text>\n");
   }
 
-  draw_legend(s, plot, x0, y0, x1, y1);
+  if (L->has_legend) draw_legend(s, plot, L);
 
   /* Frame, title and axis captions. */
   emit(s, "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"none\" stroke=\"#333333\"/>\n",
        fmt_num(b1, x0), fmt_num(b2, y0), fmt_num(b3, x1 - x0), fmt_num(b4, y1 - y0));
   if (plot->title && plot->title[0]) {
+    double fs, cx;
+    title_geometry(L, plot->title, &fs, &cx);
     emit(s,
-         "<text x=\"%s\" y=\"22\" text-anchor=\"middle\" font-size=\"14\" "
+         "<text x=\"%s\" y=\"22\" text-anchor=\"middle\" font-size=\"%s\" "
          "font-weight=\"bold\">",
-         fmt_num(b1, (x0 + x1) / 2.0));
+         fmt_num(b1, cx), fmt_num(b2, fs));
     emit_text(s, plot->title);
     emit(s, "</text>\n");
   }

@@ -10,6 +10,15 @@
  * line pieces, so a curve can skip an infeasible region. On a log axis every finite data value,
  * marker and explicit range bound must be > 0: anything else is an error, never a silent clip.
  *
+ * Layout: every text (tick labels, title, captions, labels of reference lines and points, the
+ * legend) is placed so that no two overlap and none leaves the canvas, estimating a text's
+ * extent from its font size and character count (0.6 em a character, 0.8 em above the baseline
+ * and 0.25 em below); a title too wide for the canvas is set smaller. A point label that finds
+ * no free place beside its dot moves further out, joined to the dot by a leader line. Series are
+ * told apart by colour, by glyph (circle, square, triangle, diamond, ...; at every point with
+ * 'dots', else a few along the line at a phase of their own) and, for dashed series, by dash
+ * pattern; a series that another one covers along its whole length is drawn wider beneath it.
+ *
  * Book: every chapter draws with it, e.g. ch. 1 "All About Rooflines" (the roofline plot:
  * attainable FLOP/s against arithmetic intensity on log-log axes).
  */
@@ -28,7 +37,9 @@ typedef enum {
   SCALE_PLOT_LOG         /**< base-10 logarithmic; ticks at decades */
 } scale_plot_axis;
 
-/** Where the legend box goes inside the plot area. */
+/** The corner of the plot area the legend prefers. Where the legend would cover data (a line,
+ * a glyph, a point) or a label, it takes another free corner, else it goes outside the plot
+ * area on the right, which narrows to make room. */
 typedef enum {
   SCALE_PLOT_LEGEND_TOP_LEFT = 0,
   SCALE_PLOT_LEGEND_TOP_RIGHT,
@@ -43,7 +54,7 @@ typedef struct {
   const double *x;   /**< n abscissae (caller-owned) */
   const double *y;   /**< n ordinates (caller-owned) */
   size_t n;          /**< number of points; 0 draws nothing */
-  bool dashed;       /**< dashed stroke instead of solid */
+  bool dashed;       /**< dashed stroke instead of solid (each dashed series its own pattern) */
   bool dots;         /**< also draw a small dot at every point */
 } scale_plot_series;
 
