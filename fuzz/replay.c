@@ -2,12 +2,14 @@
  * and asan presets): runs the target's LLVMFuzzerTestOneInput once on every file named on the
  * command line and on every file of every folder named (sorted by name, not recursive).
  *
+ * An input on which the code under test calls exit() is a finding too (exit status 3).
  * Files named pending-* are skipped with a note: they reproduce findings whose fix belongs to
  * another module and has not landed yet (fuzz/README.md "Findings"). A finding aborts the
  * process (sanitizer report, fuzz_fail() or a crash); the line before it names the input.
  *
  * Usage:  fuzz_replay_TARGET FILE|FOLDER...   (a path that does not exist is noted and skipped)
- * Exit:   0 when every input ran, 2 on a usage error or an unreadable input.
+ * Exit:   0 when every input ran, 2 on a usage error or an unreadable input, 3 when the code
+ *         under test called exit(); a finding aborts.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -18,6 +20,16 @@
 #include "fuzz.h"
 
 static int n_run, n_pending;
+static const char *running; /* the input being run, NULL between inputs */
+
+/* The code under test must return, never end the process (libFuzzer reports "fuzz target
+ * exited"; so does this). */
+static void exit_check(void) {
+  if (!running) return;
+  fprintf(stderr, "replay: %s: the code under test called exit()\n", running);
+  fflush(stderr);
+  _Exit(3);
+}
 
 static int replay_file(const char *path) {
   FILE *f = fopen(path, "rb");
@@ -53,7 +65,9 @@ static int replay_file(const char *path) {
   }
   if (len) memcpy(input, data, len);
   free(data);
+  running = path;
   LLVMFuzzerTestOneInput(input, len);
+  running = NULL;
   free(input);
   n_run++;
   return 0;
@@ -97,6 +111,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: %s FILE|FOLDER...\n", argv[0]);
     return 2;
   }
+  atexit(exit_check);
   LLVMFuzzerInitialize(&argc, &argv);
   int rc = 0;
   for (int i = 1; i < argc; i++)
