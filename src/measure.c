@@ -89,21 +89,25 @@ double scale_measure_tiled_elements(int64_t rows, int64_t cols, int64_t tile_row
   return r * c;
 }
 
-scale_status scale_measure_fit_line(const double *x, const double *y, size_t n, double *intercept,
-                                    double *slope) {
+scale_status scale_measure_fit_line(const double *x, const double *y, const double *w, size_t n,
+                                    double *intercept, double *slope) {
   if (!x || !y || n < 2 || !intercept || !slope) return SCALE_ERR_INVALID;
-  double mx = 0.0, my = 0.0;
+  double sw = 0.0, mx = 0.0, my = 0.0;
   for (size_t i = 0; i < n; i++) {
-    if (!isfinite(x[i]) || !isfinite(y[i])) return SCALE_ERR_INVALID;
-    mx += x[i];
-    my += y[i];
+    double wi = w ? w[i] : 1.0;
+    if (!isfinite(x[i]) || !isfinite(y[i]) || !(wi > 0.0) || !isfinite(wi))
+      return SCALE_ERR_INVALID;
+    sw += wi;
+    mx += wi * x[i];
+    my += wi * y[i];
   }
-  mx /= (double)n;
-  my /= (double)n;
+  mx /= sw;
+  my /= sw;
   double sxx = 0.0, sxy = 0.0;
   for (size_t i = 0; i < n; i++) {
-    sxx += (x[i] - mx) * (x[i] - mx);
-    sxy += (x[i] - mx) * (y[i] - my);
+    double wi = w ? w[i] : 1.0;
+    sxx += wi * (x[i] - mx) * (x[i] - mx);
+    sxy += wi * (x[i] - mx) * (y[i] - my);
   }
   if (!(sxx > 0.0)) return SCALE_ERR_INVALID;
   *slope = sxy / sxx;

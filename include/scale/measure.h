@@ -136,13 +136,17 @@ double scale_measure_tiled_elements(int64_t rows, int64_t cols, int64_t tile_row
 
 /* ---- latency and bandwidth (alpha-beta) ------------------------------------------------------ */
 
-/** Least-squares line y = intercept + slope x through (x[i], y[i]), i < n, into *intercept and
- * *slope. Used to fit the alpha-beta model T = alpha + bytes / bandwidth to measured transfers.
+/** Weighted least-squares line y = intercept + slope x through (x[i], y[i]), i < n, minimising
+ * sum w[i] (intercept + slope x[i] - y[i])^2, into *intercept and *slope. 'w' NULL weighs every
+ * point 1; w[i] = 1 / y[i]^2 minimises relative errors, which is how timings spanning several
+ * decades are fitted (otherwise the largest transfer decides the latency). Used to fit the
+ * alpha-beta model T = alpha + bytes / bandwidth to measured transfers.
  *
- * Errors: SCALE_ERR_INVALID for n < 2, NULL arrays, a non-finite value, or every x equal.
+ * Errors: SCALE_ERR_INVALID for n < 2, NULL x or y, a non-finite value, a weight <= 0, or every
+ *         x equal.
  */
-scale_status scale_measure_fit_line(const double *x, const double *y, size_t n, double *intercept,
-                                    double *slope);
+scale_status scale_measure_fit_line(const double *x, const double *y, const double *w, size_t n,
+                                    double *intercept, double *slope);
 
 /** Message size at which a transfer's latency equals its bandwidth time: alpha x bandwidth.
  * Smaller messages are latency-bound, larger ones bandwidth-bound.

@@ -133,18 +133,28 @@ START_TEST(alpha_beta) {
   double t[5];
   for (int i = 0; i < 5; i++) t[i] = 2e-6 + v[i] / 1e9;
   double a = NAN, b = NAN;
-  ck_assert_int_eq(scale_measure_fit_line(v, t, 5, &a, &b), SCALE_OK);
+  ck_assert_int_eq(scale_measure_fit_line(v, t, NULL, 5, &a, &b), SCALE_OK);
   scale_check_rel(a, 2e-6, 1e-9, "s", "hand: intercept alpha");
   scale_check_rel(b, 1e-9, 1e-12, "s/byte", "hand: slope 1 / bandwidth");
   /* Hand: (0, 1), (1, 0), (2, 3): mean x 1, mean y 4/3, sxy = (-1)(-1/3) + (1)(5/3) = 2,
    * sxx = 2: slope 1, intercept 4/3 - 1 = 1/3. */
   const double x3[] = {0, 1, 2}, y3[] = {1, 0, 3};
-  ck_assert_int_eq(scale_measure_fit_line(x3, y3, 3, &a, &b), SCALE_OK);
+  ck_assert_int_eq(scale_measure_fit_line(x3, y3, NULL, 3, &a, &b), SCALE_OK);
   scale_check_rel(b, 1.0, EXACT, "", "hand: slope");
   scale_check_rel(a, 1.0 / 3.0, EXACT, "", "hand: intercept");
   const double same[] = {1, 1, 1};
-  ck_assert_int_eq(scale_measure_fit_line(same, y3, 3, &a, &b), SCALE_ERR_INVALID);
-  ck_assert_int_eq(scale_measure_fit_line(x3, y3, 1, &a, &b), SCALE_ERR_INVALID);
+  ck_assert_int_eq(scale_measure_fit_line(same, y3, NULL, 3, &a, &b), SCALE_ERR_INVALID);
+  ck_assert_int_eq(scale_measure_fit_line(x3, y3, NULL, 1, &a, &b), SCALE_ERR_INVALID);
+  /* Weights: exact points fit exactly whatever the weights; a weight of 0 is refused. Hand:
+   * (0, 0), (1, 1), (2, 4) with weights 1, 1, 0.000001 tend to the line through the first two. */
+  double w5[5];
+  for (int i = 0; i < 5; i++) w5[i] = 1.0 / (t[i] * t[i]);
+  ck_assert_int_eq(scale_measure_fit_line(v, t, w5, 5, &a, &b), SCALE_OK);
+  scale_check_rel(a, 2e-6, 1e-9, "s", "hand: weighted, exact points");
+  const double xw[] = {0, 1, 2}, yw[] = {0, 1, 4}, ww[] = {1, 1, 1e-9}, wz[] = {1, 0, 1};
+  ck_assert_int_eq(scale_measure_fit_line(xw, yw, ww, 3, &a, &b), SCALE_OK);
+  scale_check_rel(b, 1.0, 1e-6, "", "hand: the third point weighs nothing");
+  ck_assert_int_eq(scale_measure_fit_line(xw, yw, wz, 3, &a, &b), SCALE_ERR_INVALID);
   /* Crossover: 2 us of latency at 1e9 bytes/s: 2000 bytes. */
   scale_check_rel(scale_measure_crossover_bytes(2e-6, 1e9), 2000.0, EXACT, "bytes",
                   "hand: alpha x bandwidth");
