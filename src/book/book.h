@@ -20,6 +20,12 @@
  * Errors in a chapter are reported as "PATH/slug.md:LINE: message" and fail the build;
  * values emitted but never cited are warnings ("PATH/slug.md: warning: ...").
  *
+ * Rendering takes time linear in the chapter's length. Input that cmark-gfm 0.29.0.gfm.6 would
+ * take quadratic time or memory over is refused with its line: a table of more than 256
+ * columns or a row of more than 256 cells, a table whose short rows would be padded to far
+ * more cells than it has bytes, and many '<?', '<!X' or '<![CDATA[' openers without their end.
+ * A NUL byte in a chapter or values file is an error naming its byte offset.
+ *
  * Values of a chapter come from, in order: VALUES_DIR/NN-slug.tsv (when values_dir is set; its
  * figures are then expected in OUT/NN-slug/ already), else the program BIN_DIR/chapter_NN_slug
  * run with --values --figures OUT/NN-slug, else a static NN-slug/slug.values file, else none.

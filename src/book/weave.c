@@ -90,10 +90,13 @@ static bool at_blank_line(const char *t, size_t i) {
   return t[i] == '\n' || t[i] == '\0';
 }
 
-/** Where the backtick runs of length k found no closer: none before open[k]. */
+/** What protect_math() remembers while it scans, so that no scan is repeated. */
 typedef struct {
-  size_t *open; /**< indexed by run length; 0: not known */
-  size_t cap;
+  size_t *open;      /**< by backtick run length k: no closing run of k before open[k] */
+  size_t cap;        /**< entries of open (0: not known) */
+  size_t blank;      /**< the next blank line's start found so far (see next_blank) */
+  size_t closer[3];  /**< the next "?>", "]]>", ">" found so far (see html_scan_cost) */
+  size_t html_scans; /**< bytes cmark-gfm will scan for the ends of inline HTML openers */
 } span_memo;
 
 /** The end of the code span opened by the backtick run at text[i] (after its closing run of
@@ -123,8 +126,47 @@ static size_t code_span_end(const char *text, size_t n, size_t i, span_memo *mem
   return i + k;
 }
 
+/** The start of the first blank line at or after i (n when none), remembered in memo. */
+static size_t next_blank(const char *text, size_t n, size_t i, span_memo *memo) {
+  if (memo->blank >= i && memo->blank != 0) return memo->blank;
+  size_t j = i;
+  while (j < n && !(text[j] == '\n' && at_blank_line(text, j))) j++;
+  return memo->blank = j;
+}
+
+/* cmark-gfm 0.29.0.gfm.6 (Debian's) looks for the end of a processing instruction, a
+ * declaration or a CDATA section from every opener to the end of the paragraph, and does not
+ * remember a failure: 600 KB of "<!A " took 48 s. Upstream fixed this in 0.29.0.gfm.7; here
+ * the bytes those scans will read are counted, and a chapter over the budget is refused. */
+#define HTML_SCAN_BUDGET(n) (((size_t)1 << 27) + 16 * (n))
+
+/** The bytes cmark-gfm scans for the end of the inline HTML opener at text[i] (none for other
+ * text, and for an opener starting a line, which starts an HTML block instead, scanned once):
+ * up to its end or the next blank line, whichever is first, which bounds the paragraph's end. */
+static size_t html_scan_cost(const char *text, size_t n, size_t i, size_t line_begin,
+                             span_memo *memo) {
+  static const char *const ends[3] = {"?>", "]]>", ">"};
+  const char *p = text + i;
+  int kind = p[1] == '?'                                           ? 0
+             : strncmp(p + 1, "![CDATA[", 8) == 0                  ? 1
+             : p[1] == '!' && isalpha((unsigned char)p[2]) ? 2
+                                                                   : -1;
+  if (kind < 0) return 0;
+  size_t spaces = 0, k = line_begin;
+  for (; k < i && (text[k] == ' ' || text[k] == '>') && i - line_begin <= 16; k++)
+    spaces += text[k] == ' ';
+  if (k == i && spaces <= 3) return 0;
+  size_t from = i + 2, *end = &memo->closer[kind];
+  if (*end < from || *end == 0) {
+    const char *e = str_find(text + from, ends[kind]);
+    *end = e ? (size_t)(e - text) : n;
+  }
+  size_t stop = next_blank(text, n, i, memo);
+  return (*end < stop ? *end : stop) - i;
+}
+
 static bool protect_math_spans(weave *w, const char *text, strbuf *out, span_memo *spans) {
-  size_t n = strlen(text), i = 0;
+  size_t n = strlen(text), i = 0, line_begin = 0;
   int line = 1;
   bool line_start = true, in_fence = false, fence_code = false;
   char fence_char = 0;
@@ -132,6 +174,7 @@ static bool protect_math_spans(weave *w, const char *text, strbuf *out, span_mem
   while (i < n) {
     if (line_start) {
       line_start = false;
+      line_begin = i;
       size_t j = i, sp = 0;
       while (text[j] == ' ' && sp < 3) j++, sp++;
       char c = text[j];
@@ -184,6 +227,15 @@ static bool protect_math_spans(weave *w, const char *text, strbuf *out, span_mem
       sb_addn(out, text + i, end - i);
       i = end;
       continue;
+    }
+    if (c == '<') {
+      spans->html_scans += html_scan_cost(text, n, i, line_begin, spans);
+      if (spans->html_scans > HTML_SCAN_BUDGET(n)) {
+        book_error(w->bx, w->ch->md, line,
+                   "too many '<?', '<!X' or '<![CDATA[' without their end: cmark-gfm would "
+                   "search from each to the end of its paragraph (write &lt; for '<')");
+        return false;
+      }
     }
     if (c != '$') {
       sb_addn(out, &text[i], 1);
@@ -252,6 +304,8 @@ static bool protect_math(weave *w, const char *text, strbuf *out) {
  * before parsing; no table that writes its cells comes near the bound. */
 #define TABLE_CELLS_PER_BYTE 8
 #define TABLE_CELLS_FREE 100000
+/* It also splits each row in time quadratic in its cells (20000 cells: 2.5 s a row). */
+#define TABLE_COLUMNS_MAX 256
 
 /** The number of cells of a GFM delimiter row ("| --- | :-: |"), or 0 when 'p' (one line,
  * containers' '>' and indentation skipped) is not one. */
@@ -273,6 +327,13 @@ static size_t delimiter_cells(const char *p, const char *eol) {
   return pipes ? cells : 0;
 }
 
+/** The cells a table row (up to eol) separates with unescaped '|'. */
+static size_t row_pipes(const char *p, const char *eol) {
+  size_t pipes = 0;
+  for (const char *q = p; q < eol; q++) pipes += *q == '|' && (q == p || q[-1] != '\\');
+  return pipes;
+}
+
 /** Whether a line (up to eol) is blank. */
 static bool blank_line(const char *p, const char *eol) {
   while (p < eol && (*p == ' ' || *p == '\t' || *p == '\r')) p++;
@@ -282,7 +343,7 @@ static bool blank_line(const char *p, const char *eol) {
 /** Refuses (with slug.md:LINE of its header) a table whose padded cells would far outnumber
  * its bytes. */
 static bool tables_ok(weave *w, const char *text) {
-  size_t columns = 0, rows = 0, bytes = 0;
+  size_t columns = 0, rows = 0, bytes = 0, prev_pipes = 0;
   int line = 1, table_line = 0;
   for (const char *p = text; *p; line++) {
     const char *eol = strchr(p, '\n');
@@ -290,8 +351,23 @@ static bool tables_ok(weave *w, const char *text) {
     size_t k = delimiter_cells(p, eol);
     if (blank_line(p, eol) || k) { /* a table ends; a delimiter row starts one */
       columns = k, rows = 0, bytes = (size_t)(eol - p), table_line = line;
+      if (columns > TABLE_COLUMNS_MAX) {
+        book_error(w->bx, w->ch->md, line > 1 ? line - 1 : 1,
+                   "a table of %zu columns (at most %d)", columns, TABLE_COLUMNS_MAX);
+        return false;
+      }
+      if (k && prev_pipes > TABLE_COLUMNS_MAX + 1) { /* split even when it is no header */
+        book_error(w->bx, w->ch->md, line - 1, "a table header of more than %d cells",
+                   TABLE_COLUMNS_MAX);
+        return false;
+      }
     } else if (columns) {
       rows++, bytes += (size_t)(eol - p) + 1;
+      if (row_pipes(p, eol) > TABLE_COLUMNS_MAX + 1) {
+        book_error(w->bx, w->ch->md, line, "a table row of more than %d cells",
+                   TABLE_COLUMNS_MAX);
+        return false;
+      }
       if (columns * rows > TABLE_CELLS_FREE && columns * rows / TABLE_CELLS_PER_BYTE > bytes) {
         book_error(w->bx, w->ch->md, table_line > 1 ? table_line - 1 : 1, /* its header */
                    "a table of %zu columns over rows of a few bytes (every row is padded to "
@@ -300,6 +376,7 @@ static bool tables_ok(weave *w, const char *text) {
         return false;
       }
     }
+    prev_pipes = row_pipes(p, eol);
     p = *eol ? eol + 1 : eol;
   }
   return true;
