@@ -87,3 +87,26 @@ double ex_gpus_pipeline_comms_time_s(double b, double d, double bytes_per_s,
   (void)b; (void)d; (void)bytes_per_s; (void)n_microbatches; (void)n_stages;
   return NAN;
 }
+
+double ex_gpus_fat_tree_level_bytes_per_node(int64_t n_nodes, int64_t n_cables,
+                                             double cable_bytes_per_s, int64_t n_switch_ports,
+                                             double port_bytes_per_s) {
+  (void)n_nodes; (void)n_cables; (void)cable_bytes_per_s; (void)n_switch_ports;
+  (void)port_bytes_per_s;
+  return NAN;
+}
+
+double ex_gpus_spine_switches(int64_t n_gpus, int64_t gpus_per_su, double su_uplink_bytes_per_s,
+                              double switch_bytes_per_s, int64_t leaf_uplink_ports) {
+  (void)n_gpus; (void)gpus_per_su; (void)su_uplink_bytes_per_s; (void)switch_bytes_per_s;
+  (void)leaf_uplink_ports;
+  return NAN;
+}
+
+double ex_gpus_sharded_allgather_time_s(double bytes, int64_t x, int64_t y, int64_t gpus_per_node,
+                                        double gpu_egress_bytes_per_s, int64_t n_nodes,
+                                        double node_egress_bytes_per_s) {
+  (void)bytes; (void)x; (void)y; (void)gpus_per_node; (void)gpu_egress_bytes_per_s;
+  (void)n_nodes; (void)node_egress_bytes_per_s;
+  return NAN;
+}

@@ -149,6 +149,58 @@ double ex_gpus_tp_max_degree(double f, double flops_per_s, double collective_byt
  */
 double ex_gpus_min_gpus_for_weights_and_adam(double n_params, double hbm_bytes_per_gpu);
 
+/** Bandwidth per node that one level of a fat tree offers: the smaller of what its cables carry
+ * and what its switch ports take, shared by the nodes below it.
+ *
+ * Question: the DGX H100 SuperPod, NDR InfiniBand at 400 Gbps = 50e9 byte/s per cable and per
+ * switch port. Leaf: 32 nodes of an SU with 8 cables each into 8 leaf switches, of whose 64
+ * ports 32 face the nodes. Spine: 4 SUs of 8 x 16 x 2 = 256 uplink cables each into 16 spine
+ * switches of 64 ports. Is every level sized for full bisection (400e9 per node)?
+ * Units:  n_nodes, n_cables, n_switch_ports [counts], bandwidths [byte/s] -> [byte/s].
+ * Domain: every count >= 1, bandwidths > 0; NaN otherwise.
+ * Book:   ch. 12, Quiz 3 Question 1 [Fat tree topology].
+ */
+double ex_gpus_fat_tree_level_bytes_per_node(int64_t n_nodes, int64_t n_cables,
+                                             double cable_bytes_per_s, int64_t n_switch_ports,
+                                             double port_bytes_per_s);
+
+/** Spine switches a two-level fat tree needs for full bisection bandwidth: the SUs' uplink
+ * bandwidth over one spine switch's bandwidth, both rounded up (a partial SU is a whole SU).
+ * A leaf switch reaches at most as many spine switches as it has uplink ports; when more are
+ * needed, two levels cannot do it and the tree needs a third (core) level: return INFINITY.
+ *
+ * Question: DGX H100 SUs of 256 GPUs with 12.8e12 byte/s of uplinks each, spine switches of
+ * 3.2e12 byte/s, leaf switches with 32 uplink ports; pods of 1024, 2048 and 4096 GPUs.
+ * Units:  n_gpus, gpus_per_su, leaf_uplink_ports [counts], bandwidths [byte/s] -> [switches].
+ * Domain: every count >= 1, bandwidths > 0; NaN otherwise.
+ * Book:   ch. 12, Quiz 3 Question 2 [Scaling to a larger DGX pod].
+ */
+double ex_gpus_spine_switches(int64_t n_gpus, int64_t gpus_per_su, double su_uplink_bytes_per_s,
+                              double switch_bytes_per_s, int64_t leaf_uplink_ports);
+
+/** Time of AllGather_X of an array of 'bytes' (the whole gathered array) whose other dimension
+ * is sharded over an inner axis of y GPUs, on a two-level tree: nodes of gpus_per_node GPUs
+ * (each egressing gpu_egress_bytes_per_s into the node) under leaf switches joining n_nodes
+ * nodes (each egressing node_egress_bytes_per_s). The group spans x * y GPUs. Each level i
+ * sees d_i members of the group, each carrying min(1, S_(i-1) / y) of the array, where S_0 = 1
+ * and S_1 = gpus_per_node:
+ *   d_1 = min(gpus_per_node, min(gpus_per_node, x y) / y),
+ *   d_2 = min(n_nodes, min(gpus_per_node n_nodes, x y) / max(y, gpus_per_node)),
+ *   T = bytes x max over the levels with d_i > 1 of (d_i - 1) / d_i x min(1, S_(i-1)/y) / W_i,
+ * and 0 when no level has d_i > 1.
+ *
+ * Question: AllGather_X(bf16[D_X, F_Y]) with D = 8192, F = 32,768 over one H100 SU (x y = 256,
+ * 8 GPUs of 450e9 per node, 32 nodes of 400e9), for y = 1, 8 and 16.
+ * Units:  bytes [byte], counts, bandwidths [byte/s] -> [s].
+ * Domain: bytes >= 0, x, y, gpus_per_node, n_nodes >= 1, x y <= gpus_per_node n_nodes,
+ *         bandwidths > 0; NaN otherwise.
+ * Book:   ch. 12, Pop Quiz 3 [Sharding along 2 axes] and "Reductions when array is sharded over
+ *         a separate axis".
+ */
+double ex_gpus_sharded_allgather_time_s(double bytes, int64_t x, int64_t y, int64_t gpus_per_node,
+                                        double gpu_egress_bytes_per_s, int64_t n_nodes,
+                                        double node_egress_bytes_per_s);
+
 /** Total activation-transfer time of a pipeline: each hop moves a bf16 [B / N_MB, D] microbatch
  * (2BD / N_MB bytes) and there are N_MB + N_stages - 2 hops on the critical path.
  *

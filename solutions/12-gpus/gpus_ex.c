@@ -104,3 +104,45 @@ double ex_gpus_pipeline_comms_time_s(double b, double d, double bytes_per_s,
   double mb = (double)n_microbatches;
   return 2.0 * b * d / (bytes_per_s * mb) * (mb + (double)n_stages - 2.0);
 }
+
+double ex_gpus_fat_tree_level_bytes_per_node(int64_t n_nodes, int64_t n_cables,
+                                             double cable_bytes_per_s, int64_t n_switch_ports,
+                                             double port_bytes_per_s) {
+  if (n_nodes < 1 || n_cables < 1 || !(cable_bytes_per_s > 0.0) || n_switch_ports < 1 ||
+      !(port_bytes_per_s > 0.0))
+    return NAN;
+  double cables = (double)n_cables * cable_bytes_per_s;
+  double ports = (double)n_switch_ports * port_bytes_per_s;
+  return (cables < ports ? cables : ports) / (double)n_nodes;
+}
+
+double ex_gpus_spine_switches(int64_t n_gpus, int64_t gpus_per_su, double su_uplink_bytes_per_s,
+                              double switch_bytes_per_s, int64_t leaf_uplink_ports) {
+  if (n_gpus < 1 || gpus_per_su < 1 || !(su_uplink_bytes_per_s > 0.0) ||
+      !(switch_bytes_per_s > 0.0) || leaf_uplink_ports < 1)
+    return NAN;
+  double n_sus = ceil((double)n_gpus / (double)gpus_per_su);
+  double spines = ceil(n_sus * su_uplink_bytes_per_s / switch_bytes_per_s);
+  return spines > (double)leaf_uplink_ports ? (double)INFINITY : spines;
+}
+
+/** One level's share of the sharded AllGather: (d - 1) / d x carried / w, 0 when d <= 1. */
+static double level_s(double d, double carried, double w) {
+  return d > 1.0 ? (d - 1.0) / d * carried / w : 0.0;
+}
+
+double ex_gpus_sharded_allgather_time_s(double bytes, int64_t x, int64_t y, int64_t gpus_per_node,
+                                        double gpu_egress_bytes_per_s, int64_t n_nodes,
+                                        double node_egress_bytes_per_s) {
+  if (!(bytes >= 0.0) || x < 1 || y < 1 || gpus_per_node < 1 || n_nodes < 1 ||
+      !(gpu_egress_bytes_per_s > 0.0) || !(node_egress_bytes_per_s > 0.0))
+    return NAN;
+  double g = (double)gpus_per_node, m = (double)n_nodes, xy = (double)x * (double)y,
+         yy = (double)y;
+  if (xy > g * m) return NAN;
+  double d1 = fmin(g, fmin(g, xy) / yy);
+  double d2 = fmin(m, fmin(g * m, xy) / fmax(yy, g));
+  double t1 = level_s(d1, fmin(1.0, 1.0 / yy), gpu_egress_bytes_per_s);
+  double t2 = level_s(d2, fmin(1.0, g / yy), node_egress_bytes_per_s);
+  return bytes * (t1 > t2 ? t1 : t2);
+}

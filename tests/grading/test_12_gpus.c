@@ -472,6 +472,185 @@ START_TEST(gpus_pipeline_comms_time_s) {
 }
 END_TEST
 
+START_TEST(gpus_fat_tree_level_bytes_per_node) {
+  /* Book ch. 12 Quiz 3 Q1 (NDR 400 Gbps = 50e9 byte/s per cable and per port): the leaf level,
+   * 32 nodes x 8 cables = 256 cables and 8 leaf switches x 32 node-facing ports = 256 ports:
+   * "32 * 400 / 8 = 12.8TB/s for 32 nodes, again exactly 400GB/s"; the spine, 4 SUs x
+   * 8 x 16 x 2 = 1024 uplink cables and 16 switches x 64 ports = 1024 ports over 128 nodes:
+   * "with 128 nodes is again 400GB/s". Hand: half the spine ports, 512 x 50e9 / 128 = 200e9
+   * (the switches bind). */
+  GRADE_BOOK(ex_gpus_fat_tree_level_bytes_per_node(32, 256, 50e9, 256, 50e9), 400e9, 1e-12,
+             "byte/s", "ch. 12 Quiz 3 Q1: leaf, 400GB/s per node");
+  GRADE_BOOK(ex_gpus_fat_tree_level_bytes_per_node(128, 1024, 50e9, 1024, 50e9), 400e9, 1e-12,
+             "byte/s", "ch. 12 Quiz 3 Q1: spine, 400GB/s per node");
+  GRADE_BOOK(ex_gpus_fat_tree_level_bytes_per_node(128, 1024, 50e9, 512, 50e9), 200e9, 1e-12,
+             "byte/s", "hand: half the spine ports bind");
+  { /* sweep n_nodes */
+    static const int64_t g[] = {32, 128, 1, 7, 0, -3};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_fat_tree_level_bytes_per_node(g[i], 256, 50000000000.0, 256, 50000000000.0),
+                   ref_gpus_fat_tree_level_bytes_per_node(g[i], 256, 50000000000.0, 256, 50000000000.0), "byte/s",
+                   "ex_gpus_fat_tree_level_bytes_per_node(%g, %g, %g, %g, %g)", (double)g[i], (double)256, (double)50000000000.0, (double)256, (double)50000000000.0);
+  }
+  { /* sweep n_cables */
+    static const int64_t g[] = {256, 1024, 1, 7, 0, -3};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_fat_tree_level_bytes_per_node(32, g[i], 50000000000.0, 256, 50000000000.0),
+                   ref_gpus_fat_tree_level_bytes_per_node(32, g[i], 50000000000.0, 256, 50000000000.0), "byte/s",
+                   "ex_gpus_fat_tree_level_bytes_per_node(%g, %g, %g, %g, %g)", (double)32, (double)g[i], (double)50000000000.0, (double)256, (double)50000000000.0);
+  }
+  { /* sweep cable_bytes_per_s */
+    static const double g[] = {50000000000.0, 125000000000.0, 1.0, 0.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_fat_tree_level_bytes_per_node(32, 256, g[i], 256, 50000000000.0),
+                   ref_gpus_fat_tree_level_bytes_per_node(32, 256, g[i], 256, 50000000000.0), "byte/s",
+                   "ex_gpus_fat_tree_level_bytes_per_node(%g, %g, %g, %g, %g)", (double)32, (double)256, (double)g[i], (double)256, (double)50000000000.0);
+  }
+  { /* sweep n_switch_ports */
+    static const int64_t g[] = {256, 512, 1, 7, 0, -3};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_fat_tree_level_bytes_per_node(32, 256, 50000000000.0, g[i], 50000000000.0),
+                   ref_gpus_fat_tree_level_bytes_per_node(32, 256, 50000000000.0, g[i], 50000000000.0), "byte/s",
+                   "ex_gpus_fat_tree_level_bytes_per_node(%g, %g, %g, %g, %g)", (double)32, (double)256, (double)50000000000.0, (double)g[i], (double)50000000000.0);
+  }
+  { /* sweep port_bytes_per_s */
+    static const double g[] = {50000000000.0, 125000000000.0, 1.0, 0.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_fat_tree_level_bytes_per_node(32, 256, 50000000000.0, 256, g[i]),
+                   ref_gpus_fat_tree_level_bytes_per_node(32, 256, 50000000000.0, 256, g[i]), "byte/s",
+                   "ex_gpus_fat_tree_level_bytes_per_node(%g, %g, %g, %g, %g)", (double)32, (double)256, (double)50000000000.0, (double)256, (double)g[i]);
+  }
+}
+END_TEST
+
+START_TEST(gpus_spine_switches) {
+  /* Book ch. 12 Quiz 3 Q2: the 1024-GPU pod has 16 spine switches of 3.2TB/s for 4 SUs of
+   * 12.8TB/s of uplinks; 2048 GPUs "would need 2x more spine switches, so we'd have 8 SUs with
+   * 32 spine switches"; "for 4096 GPUs, we actually run out of ports": 64 spine switches, but a
+   * leaf switch has 32 uplink ports, so a core level is needed (INFINITY). Hand: 300 GPUs make
+   * 2 SUs (a partial SU is whole): 2 x 12.8e12 / 3.2e12 = 8. */
+  GRADE_BOOK(ex_gpus_spine_switches(1024, 256, 12.8e12, 3.2e12, 32), 16.0, 1e-12, "switches",
+             "ch. 12 Quiz 3: 16 spine switches for 1024 GPUs");
+  GRADE_BOOK(ex_gpus_spine_switches(2048, 256, 12.8e12, 3.2e12, 32), 32.0, 1e-12, "switches",
+             "ch. 12 Quiz 3 Q2: 32 spine switches for 2048 GPUs");
+  GRADE_BOOK(ex_gpus_spine_switches(4096, 256, 12.8e12, 3.2e12, 32), INFINITY, 0.0, "switches",
+             "ch. 12 Quiz 3 Q2: 4096 GPUs run out of ports (a core level)");
+  GRADE_BOOK(ex_gpus_spine_switches(300, 256, 12.8e12, 3.2e12, 32), 8.0, 1e-12, "switches",
+             "hand: a partial SU counts whole");
+  { /* sweep n_gpus */
+    static const int64_t g[] = {2048, 1024, 300, 4096, 1, 0, -3};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_spine_switches(g[i], 256, 12800000000000.0, 3200000000000.0, 32),
+                   ref_gpus_spine_switches(g[i], 256, 12800000000000.0, 3200000000000.0, 32), "switches",
+                   "ex_gpus_spine_switches(%g, %g, %g, %g, %g)", (double)g[i], (double)256, (double)12800000000000.0, (double)3200000000000.0, (double)32);
+  }
+  { /* sweep gpus_per_su */
+    static const int64_t g[] = {256, 128, 1, 7, 0, -3};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_spine_switches(2048, g[i], 12800000000000.0, 3200000000000.0, 32),
+                   ref_gpus_spine_switches(2048, g[i], 12800000000000.0, 3200000000000.0, 32), "switches",
+                   "ex_gpus_spine_switches(%g, %g, %g, %g, %g)", (double)2048, (double)g[i], (double)12800000000000.0, (double)3200000000000.0, (double)32);
+  }
+  { /* sweep su_uplink_bytes_per_s */
+    static const double g[] = {12800000000000.0, 32000000000000.0, 1.0, 0.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_spine_switches(2048, 256, g[i], 3200000000000.0, 32),
+                   ref_gpus_spine_switches(2048, 256, g[i], 3200000000000.0, 32), "switches",
+                   "ex_gpus_spine_switches(%g, %g, %g, %g, %g)", (double)2048, (double)256, (double)g[i], (double)3200000000000.0, (double)32);
+  }
+  { /* sweep switch_bytes_per_s */
+    static const double g[] = {3200000000000.0, 8000000000000.0, 1.0, 0.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_spine_switches(2048, 256, 12800000000000.0, g[i], 32),
+                   ref_gpus_spine_switches(2048, 256, 12800000000000.0, g[i], 32), "switches",
+                   "ex_gpus_spine_switches(%g, %g, %g, %g, %g)", (double)2048, (double)256, (double)12800000000000.0, (double)g[i], (double)32);
+  }
+  { /* sweep leaf_uplink_ports */
+    static const int64_t g[] = {32, 64, 1, 7, 0, -3};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_spine_switches(2048, 256, 12800000000000.0, 3200000000000.0, g[i]),
+                   ref_gpus_spine_switches(2048, 256, 12800000000000.0, 3200000000000.0, g[i]), "switches",
+                   "ex_gpus_spine_switches(%g, %g, %g, %g, %g)", (double)2048, (double)256, (double)12800000000000.0, (double)3200000000000.0, (double)g[i]);
+  }
+}
+END_TEST
+
+START_TEST(gpus_sharded_allgather_time_s) {
+  /* Book ch. 12 Pop Quiz 3: AllGather_X(bf16[D_X, F_Y]), D = 8192, F = 32,768 (536,870,912
+   * bytes) over one H100 SU of 256 GPUs. "When Y <= 8, we remain bounded by the leaf switch":
+   * 2DF (32 - 1) / (32 x 400e9) = 1.30023 ms, the same for Y = 1 (x = 256) and Y = 8 (x = 32)
+   * ("exactly 8-way model parallelism ... leave[s] the overall cost the same"). For Y = 16 the
+   * book writes 2DF / (Y x 50GB/s) = 0.67109 ms; exactly, the leaf ring has d = 16 members each
+   * carrying 8/16 of the array: 536870912 x (15/16) x 0.5 / 400e9 = 0.62915 ms (the book drops
+   * the ring's 15/16). Hand: Y = 4 within a node, x = 64: the leaf still binds, 1.30023 ms. */
+  GRADE_BOOK(ex_gpus_sharded_allgather_time_s(536870912.0, 256, 1, 8, 450e9, 32, 400e9),
+             536870912.0 * 31.0 / (32.0 * 400e9), 1e-12, "s",
+             "ch. 12 Pop Quiz 3: Y = 1, 2DF x 31 / (32 x 400e9)");
+  GRADE_BOOK(ex_gpus_sharded_allgather_time_s(536870912.0, 32, 8, 8, 450e9, 32, 400e9),
+             536870912.0 * 31.0 / (32.0 * 400e9), 1e-12, "s",
+             "ch. 12 Pop Quiz 3: Y = 8 costs the same");
+  GRADE_BOOK(ex_gpus_sharded_allgather_time_s(536870912.0, 64, 4, 8, 450e9, 32, 400e9),
+             536870912.0 * 31.0 / (32.0 * 400e9), 1e-12, "s", "hand: Y = 4, the leaf binds");
+  GRADE_BOOK(ex_gpus_sharded_allgather_time_s(536870912.0, 16, 16, 8, 450e9, 32, 400e9),
+             536870912.0 * 15.0 / 16.0 * 0.5 / 400e9, 1e-12, "s",
+             "ch. 12 Pop Quiz 3: Y = 16, exact (book's 2DF / (Y x 50e9) without 15/16)");
+  GRADE_BOOK(ex_gpus_sharded_allgather_time_s(536870912.0, 16, 16, 8, 450e9, 32, 400e9),
+             536870912.0 / (16.0 * 50e9) * 15.0 / 16.0, 1e-12, "s",
+             "ch. 12 Pop Quiz 3: the book's form times the ring's 15/16");
+  GRADE_BOOK(ex_gpus_sharded_allgather_time_s(536870912.0, 1, 256, 8, 450e9, 32, 400e9), 0.0,
+             0.0, "s", "hand: x = 1 gathers nothing");
+  { /* sweep bytes */
+    static const double g[] = {536870912.0, 1342177280.0, 0.0, 1.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_sharded_allgather_time_s(g[i], 16, 16, 8, 450000000000.0, 32, 400000000000.0),
+                   ref_gpus_sharded_allgather_time_s(g[i], 16, 16, 8, 450000000000.0, 32, 400000000000.0), "s",
+                   "ex_gpus_sharded_allgather_time_s(%g, %g, %g, %g, %g, %g, %g)", (double)g[i], (double)16, (double)16, (double)8, (double)450000000000.0, (double)32, (double)400000000000.0);
+  }
+  { /* sweep x */
+    static const int64_t g[] = {16, 1, 2, 32, 0, -3};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_sharded_allgather_time_s(536870912.0, g[i], 16, 8, 450000000000.0, 32, 400000000000.0),
+                   ref_gpus_sharded_allgather_time_s(536870912.0, g[i], 16, 8, 450000000000.0, 32, 400000000000.0), "s",
+                   "ex_gpus_sharded_allgather_time_s(%g, %g, %g, %g, %g, %g, %g)", (double)536870912.0, (double)g[i], (double)16, (double)8, (double)450000000000.0, (double)32, (double)400000000000.0);
+  }
+  { /* sweep y */
+    static const int64_t g[] = {16, 1, 2, 8, 0, -3};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_sharded_allgather_time_s(536870912.0, 16, g[i], 8, 450000000000.0, 32, 400000000000.0),
+                   ref_gpus_sharded_allgather_time_s(536870912.0, 16, g[i], 8, 450000000000.0, 32, 400000000000.0), "s",
+                   "ex_gpus_sharded_allgather_time_s(%g, %g, %g, %g, %g, %g, %g)", (double)536870912.0, (double)16, (double)g[i], (double)8, (double)450000000000.0, (double)32, (double)400000000000.0);
+  }
+  { /* sweep gpus_per_node */
+    static const int64_t g[] = {8, 1, 2, 7, 0, -3};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_sharded_allgather_time_s(536870912.0, 16, 16, g[i], 450000000000.0, 32, 400000000000.0),
+                   ref_gpus_sharded_allgather_time_s(536870912.0, 16, 16, g[i], 450000000000.0, 32, 400000000000.0), "s",
+                   "ex_gpus_sharded_allgather_time_s(%g, %g, %g, %g, %g, %g, %g)", (double)536870912.0, (double)16, (double)16, (double)g[i], (double)450000000000.0, (double)32, (double)400000000000.0);
+  }
+  { /* sweep gpu_egress_bytes_per_s */
+    static const double g[] = {450000000000.0, 1125000000000.0, 1.0, 0.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_sharded_allgather_time_s(536870912.0, 16, 16, 8, g[i], 32, 400000000000.0),
+                   ref_gpus_sharded_allgather_time_s(536870912.0, 16, 16, 8, g[i], 32, 400000000000.0), "s",
+                   "ex_gpus_sharded_allgather_time_s(%g, %g, %g, %g, %g, %g, %g)", (double)536870912.0, (double)16, (double)16, (double)8, (double)g[i], (double)32, (double)400000000000.0);
+  }
+  { /* sweep n_nodes */
+    static const int64_t g[] = {32, 1, 2, 7, 0, -3};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_sharded_allgather_time_s(536870912.0, 16, 16, 8, 450000000000.0, g[i], 400000000000.0),
+                   ref_gpus_sharded_allgather_time_s(536870912.0, 16, 16, 8, 450000000000.0, g[i], 400000000000.0), "s",
+                   "ex_gpus_sharded_allgather_time_s(%g, %g, %g, %g, %g, %g, %g)", (double)536870912.0, (double)16, (double)16, (double)8, (double)450000000000.0, (double)g[i], (double)400000000000.0);
+  }
+  { /* sweep node_egress_bytes_per_s */
+    static const double g[] = {400000000000.0, 1000000000000.0, 1.0, 0.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_sharded_allgather_time_s(536870912.0, 16, 16, 8, 450000000000.0, 32, g[i]),
+                   ref_gpus_sharded_allgather_time_s(536870912.0, 16, 16, 8, 450000000000.0, 32, g[i]), "s",
+                   "ex_gpus_sharded_allgather_time_s(%g, %g, %g, %g, %g, %g, %g)", (double)536870912.0, (double)16, (double)16, (double)8, (double)450000000000.0, (double)32, (double)g[i]);
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *suite = suite_create("12-gpus");
   grade_add(suite, "gpus.cuda_cores", gpus_cuda_cores);
@@ -488,5 +667,8 @@ int main(void) {
   grade_add(suite, "gpus.tp_max_degree", gpus_tp_max_degree);
   grade_add(suite, "gpus.min_gpus_for_weights_and_adam", gpus_min_gpus_for_weights_and_adam);
   grade_add(suite, "gpus.pipeline_comms_time_s", gpus_pipeline_comms_time_s);
+  grade_add(suite, "gpus.fat_tree_level_bytes_per_node", gpus_fat_tree_level_bytes_per_node);
+  grade_add(suite, "gpus.spine_switches", gpus_spine_switches);
+  grade_add(suite, "gpus.sharded_allgather_time_s", gpus_sharded_allgather_time_s);
   return grade_run(suite);
 }
