@@ -358,7 +358,7 @@ static void layer_op_times(const ctx *c, layer_ops *o) {
  * Across domains, NCCL runs one ring per NIC (channels), so the g members a domain holds share
  * their g NICs and a ring sees min(NVLink, g x NIC) (g = 8 for a full DGX: 8 x 25 GB/s on A100,
  * the "busbw" of multi-node all-reduce). */
-static scale_step_net group_net(const scale_chip *chip, double stride, double n, double *w) {
+scale_step_net scale_step_group_net(const scale_chip *chip, double stride, double n, double *w) {
   if (chip->kind == SCALE_HW_TPU) {
     *w = 2 * chip->ici_link_bytes_per_s; /* a bidirectional ring on one axis */
     return SCALE_STEP_NET_ICI;
@@ -376,6 +376,17 @@ static scale_step_net group_net(const scale_chip *chip, double stride, double n,
   *w = per_domain * chip->dcn_bytes_per_s;
   if (chip->nvlink_bytes_per_s > 0) *w = fmin(*w, chip->nvlink_bytes_per_s);
   return SCALE_STEP_NET_OUT;
+}
+
+/** Network and bandwidth of communication 'comm' over a group of n, 'stride' apart: the
+ * caller's mapping when the job has one, else Megatron's rank order. */
+static scale_step_net comm_net(const scale_step_job *j, scale_step_comm comm, double stride,
+                               double n, double *w) {
+  if (j->mapped) {
+    *w = j->link[comm].bytes_per_s;
+    return j->link[comm].net;
+  }
+  return scale_step_group_net(j->chip, stride, n, w);
 }
 
 /** Bandwidth of one point-to-point send on 'net': a mesh sends over one direct link. */
@@ -407,7 +418,7 @@ static void layer_comm_times(const ctx *c, const layer_ops *o, scale_step_result
   double layer_all = sum_ops(o->all, SCALE_STEP_OP_QKV, SCALE_STEP_OP_FP8_CAST);
 
   /* TP: 2 all-reduces forward, 2 backward, 2 more when full recompute reruns the forward */
-  r->net[SCALE_STEP_COMM_TP] = group_net(j->chip, 1, j->tp, &w);
+  r->net[SCALE_STEP_COMM_TP] = comm_net(j, SCALE_STEP_COMM_TP, 1, j->tp, &w);
   double n_ar = j->recompute == SCALE_RECOMPUTE_FULL ? 6 : 4;
   lc->time[SCALE_STEP_COMM_TP] =
       n_ar * scale_step_collective_s(c->p, r->net[SCALE_STEP_COMM_TP], w,
@@ -417,34 +428,43 @@ static void layer_comm_times(const ctx *c, const layer_ops *o, scale_step_result
                                         : lc->time[SCALE_STEP_COMM_TP];
 
   /* CP ring: cp - 1 passes of this rank's K and V forward, of K, V and their gradients
-   * backward; hidden under the attention core as far as it lasts */
-  r->net[SCALE_STEP_COMM_CP] = group_net(j->chip, j->tp, j->cp, &w);
-  double kv = c->t * 2 * c->k_h * c->h * c->act_bytes;
-  double pass = scale_step_send_s(c->p, r->net[SCALE_STEP_COMM_CP],
-                                  send_bytes_per_s(j->chip, r->net[SCALE_STEP_COMM_CP], w), kv);
-  double ring = j->cp > 1 ? (j->cp - 1) * pass * 3 : 0;
-  double attn = o->all[SCALE_STEP_OP_SCORES] + o->all[SCALE_STEP_OP_VALUES];
-  lc->time[SCALE_STEP_COMM_CP] = ring;
-  lc->exposed[SCALE_STEP_COMM_CP] = fmax(0, ring - attn);
+   * backward; hidden under the attention core as far as it lasts. Ulysses: all-to-alls of
+   * Q, K, V and the output forward and backward, on the critical path. */
+  r->net[SCALE_STEP_COMM_CP] = comm_net(j, SCALE_STEP_COMM_CP, j->tp, j->cp, &w);
+  if (j->cp > 1 && j->ulysses) {
+    double qkvo = c->t * (2 * c->n_h + 2 * c->k_h) * c->h * c->act_bytes * j->cp;
+    double a2a = 2 * scale_step_collective_s(c->p, r->net[SCALE_STEP_COMM_CP], w,
+                                             SCALE_COLL_ALL_TO_ALL, j->cp, qkvo);
+    lc->time[SCALE_STEP_COMM_CP] = lc->exposed[SCALE_STEP_COMM_CP] = a2a;
+  } else {
+    double kv = c->t * 2 * c->k_h * c->h * c->act_bytes;
+    double pass = scale_step_send_s(c->p, r->net[SCALE_STEP_COMM_CP],
+                                    send_bytes_per_s(j->chip, r->net[SCALE_STEP_COMM_CP], w), kv);
+    double ring = j->cp > 1 ? (j->cp - 1) * pass * 3 : 0;
+    double attn = o->all[SCALE_STEP_OP_SCORES] + o->all[SCALE_STEP_OP_VALUES];
+    lc->time[SCALE_STEP_COMM_CP] = ring;
+    lc->exposed[SCALE_STEP_COMM_CP] = fmax(0, ring - attn);
+  }
 
   /* ZeRO-3: gather the layer's weights forward and backward, reduce-scatter its gradients;
    * prefetched under the previous layer's compute */
   double layer_bytes = (scale_transformer_n_attention_params(j->model) +
                         scale_transformer_n_mlp_params(j->model) / (double)j->model->n_layers) /
                        j->tp * c->act_bytes;
-  r->net[SCALE_STEP_COMM_FSDP] = group_net(j->chip, j->tp * j->cp, j->dp, &w);
+  double n_fsdp = j->fsdp >= 1 ? j->fsdp : j->dp;
+  r->net[SCALE_STEP_COMM_FSDP] = comm_net(j, SCALE_STEP_COMM_FSDP, j->tp * j->cp, n_fsdp, &w);
   double fsdp = j->zero == 3
                     ? 2 * scale_step_collective_s(c->p, r->net[SCALE_STEP_COMM_FSDP], w,
-                                                  SCALE_COLL_ALL_GATHER, j->dp, layer_bytes) +
+                                                  SCALE_COLL_ALL_GATHER, n_fsdp, layer_bytes) +
                           scale_step_collective_s(c->p, r->net[SCALE_STEP_COMM_FSDP], w,
-                                                  SCALE_COLL_REDUCE_SCATTER, j->dp,
+                                                  SCALE_COLL_REDUCE_SCATTER, n_fsdp,
                                                   layer_bytes)
                     : 0;
   lc->time[SCALE_STEP_COMM_FSDP] = fsdp;
   lc->exposed[SCALE_STEP_COMM_FSDP] = fmax(0, fsdp - layer_all);
 
   /* EP: dispatch and combine, forward and backward, on the critical path */
-  r->net[SCALE_STEP_COMM_EP] = group_net(j->chip, j->tp * j->cp, j->ep, &w);
+  r->net[SCALE_STEP_COMM_EP] = comm_net(j, SCALE_STEP_COMM_EP, j->tp * j->cp, j->ep, &w);
   double k_active = j->model->n_experts_active > 0 ? (double)j->model->n_experts_active : 1;
   double a2a = j->ep > 1 && scale_model_is_moe(j->model)
                    ? 4 * scale_step_collective_s(c->p, r->net[SCALE_STEP_COMM_EP], w,
@@ -503,27 +523,56 @@ static double chip_params(const scale_step_job *j) {
   return scale_transformer_n_params(j->model) / (j->tp * j->pp);
 }
 
+/** Gradient traffic of one bucketed collective: all buckets of 'bytes' over n [s], and the
+ * last bucket's share into *tail. */
+static double bucketed_s(const ctx *c, scale_step_net net, double w, scale_collective op,
+                         double n, double bytes, double *tail) {
+  if (n <= 1 || bytes <= 0) {
+    *tail = 0;
+    return 0;
+  }
+  double n_buckets = ceil(bytes / GRAD_BUCKET_BYTES);
+  double last = bytes - (n_buckets - 1) * GRAD_BUCKET_BYTES;
+  double full = scale_step_collective_s(c->p, net, w, op, n, GRAD_BUCKET_BYTES);
+  *tail = scale_step_collective_s(c->p, net, w, op, n, last);
+  return (n_buckets - 1) * full + *tail;
+}
+
+/** The ZeRO group of a job: the fsdp degree, or all of dp x cp (Megatron) when unset. */
+static double shard_group(const scale_step_job *j) {
+  if (j->zero < 1) return 1;
+  return j->fsdp >= 1 ? j->fsdp : j->dp * j->cp;
+}
+
 /** DP gradient traffic after the last microbatch: bucketed under its backward, except the
- * last bucket; ZeRO-1/2 also gather the updated weights after the optimizer (exposed). */
+ * last bucket. ZeRO-1/2 reduce-scatter over their group and gather the updated weights after
+ * the optimizer (exposed); the replicas of a hybrid-sharded group (dp x cp over the ZeRO
+ * group) all-reduce their shard of the gradients, bucketed too. */
 static void dp_comm(const ctx *c, double bwd_window, scale_step_result *r) {
   const scale_step_job *j = c->job;
-  double n = j->dp * j->cp, w;
-  r->net[SCALE_STEP_COMM_DP] = group_net(j->chip, j->tp, n, &w);
-  if (n <= 1 || j->zero == 3) return;
+  double n = j->dp * j->cp, w, w_shard = 0;
+  r->net[SCALE_STEP_COMM_DP] = comm_net(j, SCALE_STEP_COMM_DP, j->tp, n, &w);
+  if (n <= 1) return;
+  double s = shard_group(j), rep = n / s;
+  /* the ZeRO group's network: its own link when mapped; Megatron's group is all of dp */
+  scale_step_net shard_net = j->mapped ? j->link[SCALE_STEP_COMM_FSDP].net
+                                       : r->net[SCALE_STEP_COMM_DP];
+  w_shard = j->mapped ? j->link[SCALE_STEP_COMM_FSDP].bytes_per_s : w;
   double grads = chip_params(j) * c->act_bytes;
-  double n_buckets = ceil(grads / GRAD_BUCKET_BYTES);
-  double last = grads - (n_buckets - 1) * GRAD_BUCKET_BYTES;
-  scale_collective op =
-      j->zero == 0 ? SCALE_COLL_ALL_REDUCE : SCALE_COLL_REDUCE_SCATTER;
-  scale_step_net net = r->net[SCALE_STEP_COMM_DP];
-  double full = scale_step_collective_s(c->p, net, w, op, n, GRAD_BUCKET_BYTES);
-  double tail = scale_step_collective_s(c->p, net, w, op, n, last);
-  double total = (n_buckets - 1) * full + tail;
-  double gather = j->zero >= 1
-                      ? scale_step_collective_s(c->p, net, w, SCALE_COLL_ALL_GATHER, n, grads)
-                      : 0;
+  double total = 0, tail = 0, gather = 0, t;
+  if (j->zero == 1 || j->zero == 2) {
+    total += bucketed_s(c, shard_net, w_shard, SCALE_COLL_REDUCE_SCATTER, s, grads, &t);
+    tail = fmax(tail, t);
+    gather = scale_step_collective_s(c->p, shard_net, w_shard, SCALE_COLL_ALL_GATHER, s, grads);
+  }
+  if (j->zero == 0 || rep > 1) {
+    double shard = j->zero >= 1 ? grads / s : grads;
+    total += bucketed_s(c, r->net[SCALE_STEP_COMM_DP], w, SCALE_COLL_ALL_REDUCE,
+                        j->zero == 0 ? n : rep, shard, &t);
+    tail += t;
+  }
   r->comm_s[SCALE_STEP_COMM_DP] = total + gather;
-  r->exposed_s[SCALE_STEP_COMM_DP] = fmax(tail, total - bwd_window) + gather;
+  r->exposed_s[SCALE_STEP_COMM_DP] = (total > 0 ? fmax(tail, total - bwd_window) : 0) + gather;
 }
 
 static double model_flops(const scale_step_job *j) {
@@ -573,7 +622,7 @@ void scale_step_eval(const scale_step_job *job, const scale_step_params *params,
   }
   double w;
   out->net[SCALE_STEP_COMM_PP] =
-      group_net(job->chip, job->tp * job->cp * job->dp, job->pp, &w);
+      comm_net(job, SCALE_STEP_COMM_PP, job->tp * job->cp * job->dp, job->pp, &w);
   double send = job->pp > 1 ? 2 * job->vp *
                                   scale_step_send_s(params, out->net[SCALE_STEP_COMM_PP],
                                                     send_bytes_per_s(job->chip,
@@ -584,14 +633,16 @@ void scale_step_eval(const scale_step_job *job, const scale_step_params *params,
   mb += send;
 
   scale_pp_schedule sched = job->vp > 1 ? SCALE_PP_INTERLEAVED : SCALE_PP_1F1B;
-  out->bubble_frac = job->pp > 1 ? scale_train_bubble_frac(sched, job->pp, m, job->vp) : 0;
+  out->bubble_frac = job->pp > 1 && !job->zero_bubble
+                         ? scale_train_bubble_frac(sched, job->pp, m, job->vp)
+                         : 0;
   out->bubble_s = out->bubble_frac * m * mb;
 
   /* the last microbatch's backward is the window the DP buckets hide under */
   double bwd_window = (mb - layers * sum_ops(lo.fwd, 0, SCALE_STEP_OP_COUNT - 1)) ;
   dp_comm(&c, bwd_window, out);
 
-  double opt_params = chip_params(job) / (job->zero >= 1 ? job->dp * job->cp : 1);
+  double opt_params = chip_params(job) / shard_group(job);
   out->op_s[SCALE_STEP_OP_OPTIMIZER] = memory_s(&c, opt_params * ADAM_BYTES_PER_PARAM, 4);
   out->optimizer_s = out->op_s[SCALE_STEP_OP_OPTIMIZER];
   out->overhead_s = params->v[SCALE_STEP_STEP_S];

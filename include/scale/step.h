@@ -94,6 +94,44 @@ scale_status scale_step_params_load_file(const char *path, scale_step_params *ou
 /** Path of the shipped fit: scale_data_dir()/hardware/step/fitted.ini. Static storage. */
 const char *scale_step_params_path(void);
 
+/* ---- communications and networks ---------------------------------------------------- */
+
+/** The communication of a step, one per parallel dimension. */
+typedef enum {
+  SCALE_STEP_COMM_TP = 0, /**< TP all-reduces (or all-gather + reduce-scatter with SP) */
+  SCALE_STEP_COMM_CP,     /**< CP ring passes of K and V */
+  SCALE_STEP_COMM_FSDP,   /**< ZeRO-3 weight gathers and gradient reduce-scatters */
+  SCALE_STEP_COMM_EP,     /**< MoE dispatch and combine all-to-alls */
+  SCALE_STEP_COMM_PP,     /**< pipeline activation and gradient sends */
+  SCALE_STEP_COMM_DP,     /**< gradient all-reduce (ZeRO-1/2: reduce-scatter + all-gather) */
+  SCALE_STEP_COMM_COUNT
+} scale_step_comm;
+
+/** Name of a communication ("tp", "cp", ...); "?" if invalid. */
+const char *scale_step_comm_name(scale_step_comm comm);
+
+/** The overlap rule applied to each communication, by name (printed beside it). */
+const char *scale_step_comm_rule(scale_step_comm comm, bool tp_overlap);
+
+/** The networks a collective can cross. */
+typedef enum {
+  SCALE_STEP_NET_UP = 0, /**< switched GPU scale-up domain: NVLink through NVSwitch */
+  SCALE_STEP_NET_MESH,   /**< switchless scale-up domain: direct links (Ascend HCCS) */
+  SCALE_STEP_NET_OUT,    /**< scale-out fabric: InfiniBand/RoCE NIC per chip */
+  SCALE_STEP_NET_ICI,    /**< TPU inter-chip interconnect */
+  SCALE_STEP_NET_COUNT
+} scale_step_net;
+
+/** Name of a network ("scale-up", "mesh", "scale-out", "ici"). */
+const char *scale_step_net_name(scale_step_net net);
+
+/** Where one communication runs when the caller maps the layout itself (scale_train_eval()
+ * does, from the layout's links and torus axes). */
+typedef struct {
+  scale_step_net net;  /**< network whose parameters price it */
+  double bytes_per_s;  /**< ring bandwidth per member; for PP the one link a send uses [bytes/s] */
+} scale_step_link;
+
 /* ---- the job -------------------------------------------------------------------------------- */
 
 /** A training job: the model, the chip, the layout and the batch. Degrees are counts >= 1. */
@@ -111,6 +149,13 @@ typedef struct {
   double gbs;                /**< global batch [sequences] */
   double seq;                /**< sequence length [tokens] */
   scale_dtype dtype;         /**< matmul dtype of the linear layers (fp8: attention in bf16) */
+  double fsdp;      /**< ZeRO group inside dp (hybrid sharding: the rest of dp replicates);
+                         0: ZeRO over all of dp x cp, Megatron's distributed optimizer */
+  bool zero_bubble; /**< a zero-bubble pipeline schedule: no bubble */
+  bool ulysses;     /**< CP by DeepSpeed-Ulysses all-to-alls instead of the ring */
+  bool mapped;      /**< link[] given by the caller; otherwise each group's network follows
+                         from Megatron's rank order (tp innermost, then cp, dp, pp) */
+  scale_step_link link[SCALE_STEP_COMM_COUNT]; /**< where each communication runs (mapped) */
 } scale_step_job;
 
 /** The job of a published row: its layout; an unstated mbs or vp reads as 1. */
@@ -144,35 +189,6 @@ typedef enum {
 /** Name of an op ("qkv", "scores", ...); "?" if invalid. Static storage. */
 const char *scale_step_op_name(scale_step_op op);
 
-/** The communication of a step, one per parallel dimension. */
-typedef enum {
-  SCALE_STEP_COMM_TP = 0, /**< TP all-reduces (or all-gather + reduce-scatter with SP) */
-  SCALE_STEP_COMM_CP,     /**< CP ring passes of K and V */
-  SCALE_STEP_COMM_FSDP,   /**< ZeRO-3 weight gathers and gradient reduce-scatters */
-  SCALE_STEP_COMM_EP,     /**< MoE dispatch and combine all-to-alls */
-  SCALE_STEP_COMM_PP,     /**< pipeline activation and gradient sends */
-  SCALE_STEP_COMM_DP,     /**< gradient all-reduce (ZeRO-1/2: reduce-scatter + all-gather) */
-  SCALE_STEP_COMM_COUNT
-} scale_step_comm;
-
-/** Name of a communication ("tp", "cp", ...); "?" if invalid. */
-const char *scale_step_comm_name(scale_step_comm comm);
-
-/** The overlap rule applied to each communication, by name (printed beside it). */
-const char *scale_step_comm_rule(scale_step_comm comm, bool tp_overlap);
-
-/** The networks a collective can cross. */
-typedef enum {
-  SCALE_STEP_NET_UP = 0, /**< switched GPU scale-up domain: NVLink through NVSwitch */
-  SCALE_STEP_NET_MESH,   /**< switchless scale-up domain: direct links (Ascend HCCS) */
-  SCALE_STEP_NET_OUT,    /**< scale-out fabric: InfiniBand/RoCE NIC per chip */
-  SCALE_STEP_NET_ICI,    /**< TPU inter-chip interconnect */
-  SCALE_STEP_NET_COUNT
-} scale_step_net;
-
-/** Name of a network ("scale-up", "mesh", "scale-out", "ici"). */
-const char *scale_step_net_name(scale_step_net net);
-
 /** Efficiency of a (batch x) m x k by k x n matmul on 'chip': eta_max x q x prod over m, n, k
  * of d / (d + d_half), with q the useful fraction of the work tiles issued: on a GPU
  * batch m n / (waves x SMs x 128 x 128), waves = ceil(batch ceil(m/128) ceil(n/128) / SMs);
@@ -182,6 +198,14 @@ const char *scale_step_net_name(scale_step_net net);
  */
 double scale_step_matmul_eta(const scale_chip *chip, const scale_step_params *params, double m,
                              double n, double k, double batch);
+
+/** Network, and ring bandwidth per member into *bytes_per_s, of a group of 'n' chips placed
+ * 'stride' apart (ranks of the inner dimensions between members): inside one scale-up domain
+ * its NVLink egress (or, without switches, its share of a full mesh's direct links); across
+ * domains the NICs of the members a domain holds, capped by NVLink; on a TPU one ICI axis in
+ * both directions. */
+scale_step_net scale_step_group_net(const scale_chip *chip, double stride, double n,
+                                    double *bytes_per_s);
 
 /** Time of collective 'op' on a one-way ring of 'n' members holding an array of 'bytes', on
  * a network with 'bytes_per_s' per member: steps x latency + link bytes / (W eta_bw(size)),
