@@ -9,7 +9,7 @@
 #include "grading.h"
 #include "grading_ref_tpus.h"
 
-static const double rates[] = {1.97e14, 8.1e11, 1.5e10, 4.5e10, 1.0, 0.0, -2.0, NAN};
+static const double rates[] = {1.97e14, 8.2e11, 1.6e10, 4.5e10, 1.0, 0.0, -2.0, NAN};
 static const double amounts[] = {0.0, 1.0, 2e11, 17179869184.0, -1.0, NAN};
 static const int64_t counts[] = {1, 2, 4, 8, 16, 256, 8960, 0, -1};
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
@@ -245,21 +245,21 @@ START_TEST(tpus_offload_matvec_time_s) {
       for (size_t k = 0; k < N_OF(counts); k++)
         for (size_t r = 0; r < N_OF(rates); r++)
           GRADE_VS_REF(
-              ex_tpus_offload_matvec_time_s(ns[i], bs[j], counts[k], rates[r], 2, 4.5e10, 8.1e11,
+              ex_tpus_offload_matvec_time_s(ns[i], bs[j], counts[k], rates[r], 2, 4.5e10, 8.2e11,
                                             1.97e14),
-              ref_tpus_offload_matvec_time_s(ns[i], bs[j], counts[k], rates[r], 2, 4.5e10, 8.1e11,
+              ref_tpus_offload_matvec_time_s(ns[i], bs[j], counts[k], rates[r], 2, 4.5e10, 8.2e11,
                                              1.97e14),
               "s",
-              "ex_tpus_offload_matvec_time_s(%lld, %lld, %lld, %g, 2, 4.5e10, 8.1e11, 1.97e14)",
+              "ex_tpus_offload_matvec_time_s(%lld, %lld, %lld, %g, 2, 4.5e10, 8.2e11, 1.97e14)",
               (long long)ns[i], (long long)bs[j], (long long)counts[k], rates[r]);
   for (size_t r = 0; r < N_OF(rates); r++) {
-    GRADE_VS_REF(ex_tpus_offload_matvec_time_s(4096, 8, 16, 1.5e10, 0, rates[r], 8.1e11, 1.97e14),
-                 ref_tpus_offload_matvec_time_s(4096, 8, 16, 1.5e10, 0, rates[r], 8.1e11, 1.97e14),
-                 "s", "ex_tpus_offload_matvec_time_s(4096, 8, 16, 1.5e10, 0, %g, 8.1e11, 1.97e14)",
+    GRADE_VS_REF(ex_tpus_offload_matvec_time_s(4096, 8, 16, 1.6e10, 0, rates[r], 8.2e11, 1.97e14),
+                 ref_tpus_offload_matvec_time_s(4096, 8, 16, 1.6e10, 0, rates[r], 8.2e11, 1.97e14),
+                 "s", "ex_tpus_offload_matvec_time_s(4096, 8, 16, 1.6e10, 0, %g, 8.2e11, 1.97e14)",
                  rates[r]);
-    GRADE_VS_REF(ex_tpus_offload_matvec_time_s(4096, 8, 16, 1.5e10, 2, 4.5e10, rates[r], rates[r]),
-                 ref_tpus_offload_matvec_time_s(4096, 8, 16, 1.5e10, 2, 4.5e10, rates[r], rates[r]),
-                 "s", "ex_tpus_offload_matvec_time_s(4096, 8, 16, 1.5e10, 2, 4.5e10, %g, %g)",
+    GRADE_VS_REF(ex_tpus_offload_matvec_time_s(4096, 8, 16, 1.6e10, 2, 4.5e10, rates[r], rates[r]),
+                 ref_tpus_offload_matvec_time_s(4096, 8, 16, 1.6e10, 2, 4.5e10, rates[r], rates[r]),
+                 "s", "ex_tpus_offload_matvec_time_s(4096, 8, 16, 1.6e10, 2, 4.5e10, %g, %g)",
                  rates[r], rates[r]);
   }
 }

@@ -180,33 +180,33 @@ START_TEST(applied_training_memory_bytes) {
   { /* sweep n_params */
     static const double g[] = {70000000000.0, 175000000000.0, 0.0, 1.0, -1.0, NAN};
     for (size_t i = 0; i < N_OF(g); i++)
-      GRADE_VS_REF(ex_applied_training_memory_bytes(g[i], 4000000.0, 8192, 80, 3.0),
-                   ref_applied_training_memory_bytes(g[i], 4000000.0, 8192, 80, 3.0), "byte",
-                   "ex_applied_training_memory_bytes(%g, %g, %g, %g, %g)", (double)g[i], (double)4000000.0, (double)8192, (double)80, (double)3.0);
+      GRADE_VS_REF(ex_applied_training_memory_bytes(g[i], 4000000.0, 8192, 80, 4.0),
+                   ref_applied_training_memory_bytes(g[i], 4000000.0, 8192, 80, 4.0), "byte",
+                   "ex_applied_training_memory_bytes(%g, %g, %g, %g, %g)", (double)g[i], (double)4000000.0, (double)8192, (double)80, (double)4.0);
   }
   { /* sweep batch_tokens */
     static const double g[] = {4000000.0, 10000000.0, 0.0, 1.0, -1.0, NAN};
     for (size_t i = 0; i < N_OF(g); i++)
-      GRADE_VS_REF(ex_applied_training_memory_bytes(70000000000.0, g[i], 8192, 80, 3.0),
-                   ref_applied_training_memory_bytes(70000000000.0, g[i], 8192, 80, 3.0), "byte",
-                   "ex_applied_training_memory_bytes(%g, %g, %g, %g, %g)", (double)70000000000.0, (double)g[i], (double)8192, (double)80, (double)3.0);
+      GRADE_VS_REF(ex_applied_training_memory_bytes(70000000000.0, g[i], 8192, 80, 4.0),
+                   ref_applied_training_memory_bytes(70000000000.0, g[i], 8192, 80, 4.0), "byte",
+                   "ex_applied_training_memory_bytes(%g, %g, %g, %g, %g)", (double)70000000000.0, (double)g[i], (double)8192, (double)80, (double)4.0);
   }
   { /* sweep d */
     static const int64_t g[] = {8192, 1, 2, 7, 0, -3};
     for (size_t i = 0; i < N_OF(g); i++)
-      GRADE_VS_REF(ex_applied_training_memory_bytes(70000000000.0, 4000000.0, g[i], 80, 3.0),
-                   ref_applied_training_memory_bytes(70000000000.0, 4000000.0, g[i], 80, 3.0), "byte",
-                   "ex_applied_training_memory_bytes(%g, %g, %g, %g, %g)", (double)70000000000.0, (double)4000000.0, (double)g[i], (double)80, (double)3.0);
+      GRADE_VS_REF(ex_applied_training_memory_bytes(70000000000.0, 4000000.0, g[i], 80, 4.0),
+                   ref_applied_training_memory_bytes(70000000000.0, 4000000.0, g[i], 80, 4.0), "byte",
+                   "ex_applied_training_memory_bytes(%g, %g, %g, %g, %g)", (double)70000000000.0, (double)4000000.0, (double)g[i], (double)80, (double)4.0);
   }
   { /* sweep l */
     static const int64_t g[] = {80, 1, 2, 7, 0, -3};
     for (size_t i = 0; i < N_OF(g); i++)
-      GRADE_VS_REF(ex_applied_training_memory_bytes(70000000000.0, 4000000.0, 8192, g[i], 3.0),
-                   ref_applied_training_memory_bytes(70000000000.0, 4000000.0, 8192, g[i], 3.0), "byte",
-                   "ex_applied_training_memory_bytes(%g, %g, %g, %g, %g)", (double)70000000000.0, (double)4000000.0, (double)8192, (double)g[i], (double)3.0);
+      GRADE_VS_REF(ex_applied_training_memory_bytes(70000000000.0, 4000000.0, 8192, g[i], 4.0),
+                   ref_applied_training_memory_bytes(70000000000.0, 4000000.0, 8192, g[i], 4.0), "byte",
+                   "ex_applied_training_memory_bytes(%g, %g, %g, %g, %g)", (double)70000000000.0, (double)4000000.0, (double)8192, (double)g[i], (double)4.0);
   }
   { /* sweep n_checkpoints_per_layer */
-    static const double g[] = {3.0, 7.5, 0.0, 1.0, -1.0, NAN};
+    static const double g[] = {4.0, 10.0, 0.0, 1.0, -1.0, NAN};
     for (size_t i = 0; i < N_OF(g); i++)
       GRADE_VS_REF(ex_applied_training_memory_bytes(70000000000.0, 4000000.0, 8192, 80, g[i]),
                    ref_applied_training_memory_bytes(70000000000.0, 4000000.0, 8192, 80, g[i]), "byte",
@@ -227,7 +227,7 @@ START_TEST(applied_training_min_chips) {
              "hand: ceil(171.13), the older edition's total");
   GRADE_BOOK(ex_applied_training_min_chips(96e9, 96e9), 1.0, 1e-12, "chips", "hand: exactly one");
   { /* sweep total_bytes */
-    static const double g[] = {16428640000000.0, 41071600000000.0, 0.0, 1.0, -1.0, NAN};
+    static const double g[] = {21671520000000.0, 54178800000000.0, 0.0, 1.0, -1.0, NAN};
     for (size_t i = 0; i < N_OF(g); i++)
       GRADE_VS_REF(ex_applied_training_min_chips(g[i], 96000000000.0),
                    ref_applied_training_min_chips(g[i], 96000000000.0), "chips",
@@ -236,9 +236,9 @@ START_TEST(applied_training_min_chips) {
   { /* sweep hbm_bytes_per_chip */
     static const double g[] = {96000000000.0, 240000000000.0, 1.0, 0.0, -1.0, NAN};
     for (size_t i = 0; i < N_OF(g); i++)
-      GRADE_VS_REF(ex_applied_training_min_chips(16428640000000.0, g[i]),
-                   ref_applied_training_min_chips(16428640000000.0, g[i]), "chips",
-                   "ex_applied_training_min_chips(%g, %g)", (double)16428640000000.0, (double)g[i]);
+      GRADE_VS_REF(ex_applied_training_min_chips(21671520000000.0, g[i]),
+                   ref_applied_training_min_chips(21671520000000.0, g[i]), "chips",
+                   "ex_applied_training_min_chips(%g, %g)", (double)21671520000000.0, (double)g[i]);
   }
 }
 END_TEST

@@ -63,40 +63,40 @@ START_TEST(inference_decode_step_time_s) {
   { /* sweep b */
     static const double g[] = {4.0, 10.0, 0.0, 1.0, -1.0, NAN};
     for (size_t i = 0; i < N_OF(g); i++)
-      GRADE_VS_REF(ex_inference_decode_step_time_s(g[i], 819200000.0, 30000000000.0, 30000000000.0, 3152000000000000.0, 12960000000000.0),
-                   ref_inference_decode_step_time_s(g[i], 819200000.0, 30000000000.0, 30000000000.0, 3152000000000000.0, 12960000000000.0), "s",
-                   "ex_inference_decode_step_time_s(%g, %g, %g, %g, %g, %g)", (double)g[i], (double)819200000.0, (double)30000000000.0, (double)30000000000.0, (double)3152000000000000.0, (double)12960000000000.0);
+      GRADE_VS_REF(ex_inference_decode_step_time_s(g[i], 819200000.0, 30000000000.0, 30000000000.0, 3152000000000000.0, 13120000000000.0),
+                   ref_inference_decode_step_time_s(g[i], 819200000.0, 30000000000.0, 30000000000.0, 3152000000000000.0, 13120000000000.0), "s",
+                   "ex_inference_decode_step_time_s(%g, %g, %g, %g, %g, %g)", (double)g[i], (double)819200000.0, (double)30000000000.0, (double)30000000000.0, (double)3152000000000000.0, (double)13120000000000.0);
   }
   { /* sweep kv_bytes_per_seq */
     static const double g[] = {819200000.0, 2048000000.0, 0.0, 1.0, -1.0, NAN};
     for (size_t i = 0; i < N_OF(g); i++)
-      GRADE_VS_REF(ex_inference_decode_step_time_s(4.0, g[i], 30000000000.0, 30000000000.0, 3152000000000000.0, 12960000000000.0),
-                   ref_inference_decode_step_time_s(4.0, g[i], 30000000000.0, 30000000000.0, 3152000000000000.0, 12960000000000.0), "s",
-                   "ex_inference_decode_step_time_s(%g, %g, %g, %g, %g, %g)", (double)4.0, (double)g[i], (double)30000000000.0, (double)30000000000.0, (double)3152000000000000.0, (double)12960000000000.0);
+      GRADE_VS_REF(ex_inference_decode_step_time_s(4.0, g[i], 30000000000.0, 30000000000.0, 3152000000000000.0, 13120000000000.0),
+                   ref_inference_decode_step_time_s(4.0, g[i], 30000000000.0, 30000000000.0, 3152000000000000.0, 13120000000000.0), "s",
+                   "ex_inference_decode_step_time_s(%g, %g, %g, %g, %g, %g)", (double)4.0, (double)g[i], (double)30000000000.0, (double)30000000000.0, (double)3152000000000000.0, (double)13120000000000.0);
   }
   { /* sweep n_params */
     static const double g[] = {30000000000.0, 75000000000.0, 0.0, 1.0, -1.0, NAN};
     for (size_t i = 0; i < N_OF(g); i++)
-      GRADE_VS_REF(ex_inference_decode_step_time_s(4.0, 819200000.0, g[i], 30000000000.0, 3152000000000000.0, 12960000000000.0),
-                   ref_inference_decode_step_time_s(4.0, 819200000.0, g[i], 30000000000.0, 3152000000000000.0, 12960000000000.0), "s",
-                   "ex_inference_decode_step_time_s(%g, %g, %g, %g, %g, %g)", (double)4.0, (double)819200000.0, (double)g[i], (double)30000000000.0, (double)3152000000000000.0, (double)12960000000000.0);
+      GRADE_VS_REF(ex_inference_decode_step_time_s(4.0, 819200000.0, g[i], 30000000000.0, 3152000000000000.0, 13120000000000.0),
+                   ref_inference_decode_step_time_s(4.0, 819200000.0, g[i], 30000000000.0, 3152000000000000.0, 13120000000000.0), "s",
+                   "ex_inference_decode_step_time_s(%g, %g, %g, %g, %g, %g)", (double)4.0, (double)819200000.0, (double)g[i], (double)30000000000.0, (double)3152000000000000.0, (double)13120000000000.0);
   }
   { /* sweep param_bytes */
     static const double g[] = {30000000000.0, 75000000000.0, 0.0, 1.0, -1.0, NAN};
     for (size_t i = 0; i < N_OF(g); i++)
-      GRADE_VS_REF(ex_inference_decode_step_time_s(4.0, 819200000.0, 30000000000.0, g[i], 3152000000000000.0, 12960000000000.0),
-                   ref_inference_decode_step_time_s(4.0, 819200000.0, 30000000000.0, g[i], 3152000000000000.0, 12960000000000.0), "s",
-                   "ex_inference_decode_step_time_s(%g, %g, %g, %g, %g, %g)", (double)4.0, (double)819200000.0, (double)30000000000.0, (double)g[i], (double)3152000000000000.0, (double)12960000000000.0);
+      GRADE_VS_REF(ex_inference_decode_step_time_s(4.0, 819200000.0, 30000000000.0, g[i], 3152000000000000.0, 13120000000000.0),
+                   ref_inference_decode_step_time_s(4.0, 819200000.0, 30000000000.0, g[i], 3152000000000000.0, 13120000000000.0), "s",
+                   "ex_inference_decode_step_time_s(%g, %g, %g, %g, %g, %g)", (double)4.0, (double)819200000.0, (double)30000000000.0, (double)g[i], (double)3152000000000000.0, (double)13120000000000.0);
   }
   { /* sweep flops_per_s */
     static const double g[] = {3152000000000000.0, 7880000000000000.0, 1.0, 0.0, -1.0, NAN};
     for (size_t i = 0; i < N_OF(g); i++)
-      GRADE_VS_REF(ex_inference_decode_step_time_s(4.0, 819200000.0, 30000000000.0, 30000000000.0, g[i], 12960000000000.0),
-                   ref_inference_decode_step_time_s(4.0, 819200000.0, 30000000000.0, 30000000000.0, g[i], 12960000000000.0), "s",
-                   "ex_inference_decode_step_time_s(%g, %g, %g, %g, %g, %g)", (double)4.0, (double)819200000.0, (double)30000000000.0, (double)30000000000.0, (double)g[i], (double)12960000000000.0);
+      GRADE_VS_REF(ex_inference_decode_step_time_s(4.0, 819200000.0, 30000000000.0, 30000000000.0, g[i], 13120000000000.0),
+                   ref_inference_decode_step_time_s(4.0, 819200000.0, 30000000000.0, 30000000000.0, g[i], 13120000000000.0), "s",
+                   "ex_inference_decode_step_time_s(%g, %g, %g, %g, %g, %g)", (double)4.0, (double)819200000.0, (double)30000000000.0, (double)30000000000.0, (double)g[i], (double)13120000000000.0);
   }
   { /* sweep hbm_bytes_per_s */
-    static const double g[] = {12960000000000.0, 32400000000000.0, 1.0, 0.0, -1.0, NAN};
+    static const double g[] = {13120000000000.0, 32800000000000.0, 1.0, 0.0, -1.0, NAN};
     for (size_t i = 0; i < N_OF(g); i++)
       GRADE_VS_REF(ex_inference_decode_step_time_s(4.0, 819200000.0, 30000000000.0, 30000000000.0, 3152000000000000.0, g[i]),
                    ref_inference_decode_step_time_s(4.0, 819200000.0, 30000000000.0, 30000000000.0, 3152000000000000.0, g[i]), "s",
@@ -115,26 +115,26 @@ START_TEST(inference_max_tokens_per_s) {
   { /* sweep b */
     static const double g[] = {4.0, 10.0, 0.0, 1.0, -1.0, NAN};
     for (size_t i = 0; i < N_OF(g); i++)
-      GRADE_VS_REF(ex_inference_max_tokens_per_s(g[i], 819200000.0, 30000000000.0, 12960000000000.0),
-                   ref_inference_max_tokens_per_s(g[i], 819200000.0, 30000000000.0, 12960000000000.0), "tokens/s",
-                   "ex_inference_max_tokens_per_s(%g, %g, %g, %g)", (double)g[i], (double)819200000.0, (double)30000000000.0, (double)12960000000000.0);
+      GRADE_VS_REF(ex_inference_max_tokens_per_s(g[i], 819200000.0, 30000000000.0, 13120000000000.0),
+                   ref_inference_max_tokens_per_s(g[i], 819200000.0, 30000000000.0, 13120000000000.0), "tokens/s",
+                   "ex_inference_max_tokens_per_s(%g, %g, %g, %g)", (double)g[i], (double)819200000.0, (double)30000000000.0, (double)13120000000000.0);
   }
   { /* sweep kv_bytes_per_seq */
     static const double g[] = {819200000.0, 2048000000.0, 0.0, 1.0, -1.0, NAN};
     for (size_t i = 0; i < N_OF(g); i++)
-      GRADE_VS_REF(ex_inference_max_tokens_per_s(4.0, g[i], 30000000000.0, 12960000000000.0),
-                   ref_inference_max_tokens_per_s(4.0, g[i], 30000000000.0, 12960000000000.0), "tokens/s",
-                   "ex_inference_max_tokens_per_s(%g, %g, %g, %g)", (double)4.0, (double)g[i], (double)30000000000.0, (double)12960000000000.0);
+      GRADE_VS_REF(ex_inference_max_tokens_per_s(4.0, g[i], 30000000000.0, 13120000000000.0),
+                   ref_inference_max_tokens_per_s(4.0, g[i], 30000000000.0, 13120000000000.0), "tokens/s",
+                   "ex_inference_max_tokens_per_s(%g, %g, %g, %g)", (double)4.0, (double)g[i], (double)30000000000.0, (double)13120000000000.0);
   }
   { /* sweep param_bytes */
     static const double g[] = {30000000000.0, 75000000000.0, 0.0, 1.0, -1.0, NAN};
     for (size_t i = 0; i < N_OF(g); i++)
-      GRADE_VS_REF(ex_inference_max_tokens_per_s(4.0, 819200000.0, g[i], 12960000000000.0),
-                   ref_inference_max_tokens_per_s(4.0, 819200000.0, g[i], 12960000000000.0), "tokens/s",
-                   "ex_inference_max_tokens_per_s(%g, %g, %g, %g)", (double)4.0, (double)819200000.0, (double)g[i], (double)12960000000000.0);
+      GRADE_VS_REF(ex_inference_max_tokens_per_s(4.0, 819200000.0, g[i], 13120000000000.0),
+                   ref_inference_max_tokens_per_s(4.0, 819200000.0, g[i], 13120000000000.0), "tokens/s",
+                   "ex_inference_max_tokens_per_s(%g, %g, %g, %g)", (double)4.0, (double)819200000.0, (double)g[i], (double)13120000000000.0);
   }
   { /* sweep hbm_bytes_per_s */
-    static const double g[] = {12960000000000.0, 32400000000000.0, 1.0, 0.0, -1.0, NAN};
+    static const double g[] = {13120000000000.0, 32800000000000.0, 1.0, 0.0, -1.0, NAN};
     for (size_t i = 0; i < N_OF(g); i++)
       GRADE_VS_REF(ex_inference_max_tokens_per_s(4.0, 819200000.0, 30000000000.0, g[i]),
                    ref_inference_max_tokens_per_s(4.0, 819200000.0, 30000000000.0, g[i]), "tokens/s",

@@ -104,33 +104,33 @@ START_TEST(applied_inference_memory_bound_step_s) {
   { /* sweep param_bytes */
     static const double g[] = {70000000000.0, 175000000000.0, 0.0, 1.0, -1.0, NAN};
     for (size_t i = 0; i < N_OF(g); i++)
-      GRADE_VS_REF(ex_applied_inference_memory_bound_step_s(g[i], 32.0, 1310720000.0, 8, 810000000000.0),
-                   ref_applied_inference_memory_bound_step_s(g[i], 32.0, 1310720000.0, 8, 810000000000.0), "s",
-                   "ex_applied_inference_memory_bound_step_s(%g, %g, %g, %g, %g)", (double)g[i], (double)32.0, (double)1310720000.0, (double)8, (double)810000000000.0);
+      GRADE_VS_REF(ex_applied_inference_memory_bound_step_s(g[i], 32.0, 1310720000.0, 8, 820000000000.0),
+                   ref_applied_inference_memory_bound_step_s(g[i], 32.0, 1310720000.0, 8, 820000000000.0), "s",
+                   "ex_applied_inference_memory_bound_step_s(%g, %g, %g, %g, %g)", (double)g[i], (double)32.0, (double)1310720000.0, (double)8, (double)820000000000.0);
   }
   { /* sweep batch */
     static const double g[] = {32.0, 80.0, 0.0, 1.0, -1.0, NAN};
     for (size_t i = 0; i < N_OF(g); i++)
-      GRADE_VS_REF(ex_applied_inference_memory_bound_step_s(70000000000.0, g[i], 1310720000.0, 8, 810000000000.0),
-                   ref_applied_inference_memory_bound_step_s(70000000000.0, g[i], 1310720000.0, 8, 810000000000.0), "s",
-                   "ex_applied_inference_memory_bound_step_s(%g, %g, %g, %g, %g)", (double)70000000000.0, (double)g[i], (double)1310720000.0, (double)8, (double)810000000000.0);
+      GRADE_VS_REF(ex_applied_inference_memory_bound_step_s(70000000000.0, g[i], 1310720000.0, 8, 820000000000.0),
+                   ref_applied_inference_memory_bound_step_s(70000000000.0, g[i], 1310720000.0, 8, 820000000000.0), "s",
+                   "ex_applied_inference_memory_bound_step_s(%g, %g, %g, %g, %g)", (double)70000000000.0, (double)g[i], (double)1310720000.0, (double)8, (double)820000000000.0);
   }
   { /* sweep kv_bytes_per_seq */
     static const double g[] = {1310720000.0, 3276800000.0, 0.0, 1.0, -1.0, NAN};
     for (size_t i = 0; i < N_OF(g); i++)
-      GRADE_VS_REF(ex_applied_inference_memory_bound_step_s(70000000000.0, 32.0, g[i], 8, 810000000000.0),
-                   ref_applied_inference_memory_bound_step_s(70000000000.0, 32.0, g[i], 8, 810000000000.0), "s",
-                   "ex_applied_inference_memory_bound_step_s(%g, %g, %g, %g, %g)", (double)70000000000.0, (double)32.0, (double)g[i], (double)8, (double)810000000000.0);
+      GRADE_VS_REF(ex_applied_inference_memory_bound_step_s(70000000000.0, 32.0, g[i], 8, 820000000000.0),
+                   ref_applied_inference_memory_bound_step_s(70000000000.0, 32.0, g[i], 8, 820000000000.0), "s",
+                   "ex_applied_inference_memory_bound_step_s(%g, %g, %g, %g, %g)", (double)70000000000.0, (double)32.0, (double)g[i], (double)8, (double)820000000000.0);
   }
   { /* sweep n_chips */
     static const int64_t g[] = {8, 1, 2, 7, 0, -3};
     for (size_t i = 0; i < N_OF(g); i++)
-      GRADE_VS_REF(ex_applied_inference_memory_bound_step_s(70000000000.0, 32.0, 1310720000.0, g[i], 810000000000.0),
-                   ref_applied_inference_memory_bound_step_s(70000000000.0, 32.0, 1310720000.0, g[i], 810000000000.0), "s",
-                   "ex_applied_inference_memory_bound_step_s(%g, %g, %g, %g, %g)", (double)70000000000.0, (double)32.0, (double)1310720000.0, (double)g[i], (double)810000000000.0);
+      GRADE_VS_REF(ex_applied_inference_memory_bound_step_s(70000000000.0, 32.0, 1310720000.0, g[i], 820000000000.0),
+                   ref_applied_inference_memory_bound_step_s(70000000000.0, 32.0, 1310720000.0, g[i], 820000000000.0), "s",
+                   "ex_applied_inference_memory_bound_step_s(%g, %g, %g, %g, %g)", (double)70000000000.0, (double)32.0, (double)1310720000.0, (double)g[i], (double)820000000000.0);
   }
   { /* sweep hbm_bytes_per_s */
-    static const double g[] = {810000000000.0, 2025000000000.0, 1.0, 0.0, -1.0, NAN};
+    static const double g[] = {820000000000.0, 2050000000000.0, 1.0, 0.0, -1.0, NAN};
     for (size_t i = 0; i < N_OF(g); i++)
       GRADE_VS_REF(ex_applied_inference_memory_bound_step_s(70000000000.0, 32.0, 1310720000.0, 8, g[i]),
                    ref_applied_inference_memory_bound_step_s(70000000000.0, 32.0, 1310720000.0, 8, g[i]), "s",
