@@ -76,3 +76,23 @@ double ex_hybrid_parallelism_guide_pp_degree(double n_params, double weight_grad
   (void)n_params; (void)weight_grad_bytes_per_param; (void)optimizer_bytes_per_param; (void)activation_bytes; (void)hbm_bytes; (void)n_chips;
   return NAN;
 }
+
+double ex_hybrid_parallelism_max_hiding_cp(double s, double min_block_tokens, int64_t n_chips) {
+  (void)s; (void)min_block_tokens; (void)n_chips;
+  return NAN;
+}
+
+double ex_hybrid_parallelism_guide_tp_degree(double n_params, double weight_grad_bytes_per_param,
+                                             double optimizer_bytes_per_param,
+                                             double activation_bytes, double hbm_bytes,
+                                             int64_t n_groups, int64_t n_chips) {
+  (void)n_params; (void)weight_grad_bytes_per_param; (void)optimizer_bytes_per_param;
+  (void)activation_bytes; (void)hbm_bytes; (void)n_groups; (void)n_chips;
+  return NAN;
+}
+
+double ex_hybrid_parallelism_first_split(int is_mamba, double activation_bytes,
+                                         double model_state_bytes) {
+  (void)is_mamba; (void)activation_bytes; (void)model_state_bytes;
+  return NAN;
+}

@@ -166,4 +166,49 @@ double ex_hybrid_parallelism_guide_pp_degree(double n_params, double weight_grad
                                              double activation_bytes, double hbm_bytes,
                                              int64_t n_chips);
 
+/** The largest context-parallel degree, a power of two up to n_chips, whose block of s / c
+ * tokens per device still hides the ring's K/V transfer (s / c >= min_block_tokens); 1 when even
+ * CP 2 would not hide it (a decision: the design guide's "CP only when its ring hides").
+ *
+ * Question: LLaMA 2 7B at 4K on the 910B (min block 13,531 tokens) and at 32K on H100 NVLink
+ * (2,198 tokens), 8 devices.
+ * Units:  s, min_block_tokens [tokens], n_chips [count] -> [count].
+ * Domain: s >= 1, min_block_tokens >= 0, n_chips >= 1; NaN otherwise.
+ * Paper:  section 4.2 (CP for long sequences), section 4.1 ("good overlap of the ring").
+ */
+double ex_hybrid_parallelism_max_hiding_cp(double s, double min_block_tokens, int64_t n_chips);
+
+/** The design guide's pick for Mamba-2 (a decision): the smallest tensor-parallel degree t, a
+ * power of two up to n_chips dividing n_groups, at which the model fits with DP = n_chips / t
+ * and the optimizer sharded over DP; 1 when pure DP fits, NaN when none fits. Memory per
+ * device: (n_params / t)(weight_grad_bytes_per_param + optimizer_bytes_per_param /
+ * (n_chips / t)) + activation_bytes / t (TP with sequence parallelism splits every
+ * activation of a Mamba-2 layer).
+ *
+ * Question: the paper's Mamba-7B (4.517e9 parameters, 6 + 12 bytes, 28.2e9 bytes of
+ * activations at 4K, 8 groups) on 8 NPUs of 60e9 bytes: the paper's TP 2.
+ * Units:  n_params [params], bytes per param [byte], activation_bytes, hbm_bytes [byte],
+ *         counts -> [count].
+ * Domain: every argument >= 0, n_groups >= 1, n_chips >= 1; NaN otherwise.
+ * Paper:  section 6.3.1 (TP 2 the minimal split for Mamba-7B), section 6.3.3 (TP first).
+ */
+double ex_hybrid_parallelism_guide_tp_degree(double n_params, double weight_grad_bytes_per_param,
+                                             double optimizer_bytes_per_param,
+                                             double activation_bytes, double hbm_bytes,
+                                             int64_t n_groups, int64_t n_chips);
+
+/** Which model split the design guide tries first (a decision): 2 (TP) for a Mamba-2 model
+ * (is_mamba = 1); for a transformer 3 (CP) when its activations at pure DP outweigh its model
+ * state (long sequences), else 1 (PP).
+ *
+ * Question: LLaMA 2 7B at 4K (18.25e9 bytes of activations, 50.5e9 of state) and at 32K
+ * (146e9 of activations); Mamba-7B.
+ * Units:  bytes [byte] -> [code: 1 PP, 2 TP, 3 CP].
+ * Domain: is_mamba 0 or 1, bytes >= 0; NaN otherwise.
+ * Paper:  sections 6.2.3 (PP before TP), 6.3.3 (TP first for Mamba), 4.2 (CP for long
+ *         sequences).
+ */
+double ex_hybrid_parallelism_first_split(int is_mamba, double activation_bytes,
+                                         double model_state_bytes);
+
 #endif

@@ -125,3 +125,38 @@ double ex_hybrid_parallelism_guide_pp_degree(double n_params, double weight_grad
   }
   return NAN;
 }
+
+double ex_hybrid_parallelism_max_hiding_cp(double s, double min_block_tokens, int64_t n_chips) {
+  if (!(isfinite(s) && s >= 1.0) || !size_ok(min_block_tokens) || n_chips < 1) return NAN;
+  double best = 1.0;
+  for (double c = 2.0; c <= (double)n_chips; c *= 2.0)
+    if (s / c >= min_block_tokens) best = c;
+  return best;
+}
+
+double ex_hybrid_parallelism_guide_tp_degree(double n_params, double weight_grad_bytes_per_param,
+                                             double optimizer_bytes_per_param,
+                                             double activation_bytes, double hbm_bytes,
+                                             int64_t n_groups, int64_t n_chips) {
+  if (!size_ok(n_params) || !size_ok(weight_grad_bytes_per_param) ||
+      !size_ok(optimizer_bytes_per_param) || !size_ok(activation_bytes) || !size_ok(hbm_bytes) ||
+      n_groups < 1 || n_chips < 1)
+    return NAN;
+  double n = (double)n_chips;
+  for (double t = 1.0; t <= n; t *= 2.0) {
+    if (fmod((double)n_groups, t) != 0.0) continue;
+    double mem = n_params / t * (weight_grad_bytes_per_param + optimizer_bytes_per_param / (n / t)) +
+                 activation_bytes / t;
+    if (mem <= hbm_bytes) return t;
+  }
+  return NAN;
+}
+
+double ex_hybrid_parallelism_first_split(int is_mamba, double activation_bytes,
+                                         double model_state_bytes) {
+  if ((is_mamba != 0 && is_mamba != 1) || !size_ok(activation_bytes) ||
+      !size_ok(model_state_bytes))
+    return NAN;
+  if (is_mamba) return 2.0;
+  return activation_bytes > model_state_bytes ? 3.0 : 1.0;
+}

@@ -554,6 +554,136 @@ START_TEST(hybrid_parallelism_guide_pp_degree) {
 }
 END_TEST
 
+START_TEST(hybrid_parallelism_max_hiding_cp) {
+  /* By hand: at 4K on the 910B no degree leaves 13,531 tokens per device (4096 / 2 = 2048): 1;
+   * at 32K on H100 NVLink 32768 / 8 = 4096 >= 2,198: 8; at 32K on the 910B 16,384 >= 13,531 but
+   * 8,192 is not: 2. */
+  GRADE_BOOK(ex_hybrid_parallelism_max_hiding_cp(4096, 13531, 8), 1.0, 1e-12, "chips",
+             "chapter 13: no CP hides its ring at 4K on the 910B");
+  GRADE_BOOK(ex_hybrid_parallelism_max_hiding_cp(32768, 2198, 8), 8.0, 1e-12, "chips",
+             "hand: 4096 >= 2198");
+  GRADE_BOOK(ex_hybrid_parallelism_max_hiding_cp(32768, 13531, 8), 2.0, 1e-12, "chips",
+             "hand: 16384 >= 13531 > 8192");
+  { /* sweep s */
+    static const double g[] = {32768.0, 4096.0, 131072.0, 1.0, 0.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_hybrid_parallelism_max_hiding_cp(g[i], 2198.0, 8),
+                   ref_hybrid_parallelism_max_hiding_cp(g[i], 2198.0, 8), "chips",
+                   "ex_hybrid_parallelism_max_hiding_cp(%g, %g, %g)", (double)g[i], (double)2198.0, (double)8);
+  }
+  { /* sweep min_block_tokens */
+    static const double g[] = {2198.0, 13531.0, 0.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_hybrid_parallelism_max_hiding_cp(32768.0, g[i], 8),
+                   ref_hybrid_parallelism_max_hiding_cp(32768.0, g[i], 8), "chips",
+                   "ex_hybrid_parallelism_max_hiding_cp(%g, %g, %g)", (double)32768.0, (double)g[i], (double)8);
+  }
+  { /* sweep n_chips */
+    static const int64_t g[] = {8, 1, 2, 64, 0, -3};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_hybrid_parallelism_max_hiding_cp(32768.0, 2198.0, g[i]),
+                   ref_hybrid_parallelism_max_hiding_cp(32768.0, 2198.0, g[i]), "chips",
+                   "ex_hybrid_parallelism_max_hiding_cp(%g, %g, %g)", (double)32768.0, (double)2198.0, (double)g[i]);
+  }
+}
+END_TEST
+
+START_TEST(hybrid_parallelism_guide_tp_degree) {
+  /* Section 6.3.1: Mamba-7B as pure DP needs 4.517e9 x (6 + 12/8) + 28.2e9 = 62.08e9 > 60e9;
+   * at TP 2, 2.2585e9 x (6 + 3) + 14.1e9 = 34.43e9: the paper's TP 2. Mamba-1B fits as pure DP
+   * (7.015e8 x 7.5 + 4.57e9 = 9.83e9), the paper's best. With 3 groups only TP 1 divides them,
+   * and it does not fit. */
+  GRADE_BOOK(ex_hybrid_parallelism_guide_tp_degree(4.517e9, 6, 12, 28.2e9, 60e9, 8, 8), 2.0, 1e-12,
+             "chips", "section 6.3.1: Mamba-7B -> TP = 2, DP = 4");
+  GRADE_BOOK(ex_hybrid_parallelism_guide_tp_degree(7.015e8, 6, 12, 4.57e9, 60e9, 8, 8), 1.0, 1e-12,
+             "chips", "section 6.4: small models: pure DP");
+  GRADE_BOOK(ex_hybrid_parallelism_guide_tp_degree(4.517e9, 6, 12, 28.2e9, 60e9, 3, 8), NAN, 1e-12,
+             "chips", "hand: TP must divide the groups");
+  { /* sweep n_params */
+    static const double g[] = {4517000000.0, 701500000.0, 0.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_hybrid_parallelism_guide_tp_degree(g[i], 6.0, 12.0, 28200000000.0, 60000000000.0, 8, 8),
+                   ref_hybrid_parallelism_guide_tp_degree(g[i], 6.0, 12.0, 28200000000.0, 60000000000.0, 8, 8), "chips",
+                   "ex_hybrid_parallelism_guide_tp_degree(%g, %g, %g, %g, %g, %g, %g)", (double)g[i], (double)6.0, (double)12.0, (double)28200000000.0, (double)60000000000.0, (double)8, (double)8);
+  }
+  { /* sweep weight_grad_bytes_per_param */
+    static const double g[] = {6.0, 4.0, 0.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_hybrid_parallelism_guide_tp_degree(4517000000.0, g[i], 12.0, 28200000000.0, 60000000000.0, 8, 8),
+                   ref_hybrid_parallelism_guide_tp_degree(4517000000.0, g[i], 12.0, 28200000000.0, 60000000000.0, 8, 8), "chips",
+                   "ex_hybrid_parallelism_guide_tp_degree(%g, %g, %g, %g, %g, %g, %g)", (double)4517000000.0, (double)g[i], (double)12.0, (double)28200000000.0, (double)60000000000.0, (double)8, (double)8);
+  }
+  { /* sweep optimizer_bytes_per_param */
+    static const double g[] = {12.0, 8.0, 0.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_hybrid_parallelism_guide_tp_degree(4517000000.0, 6.0, g[i], 28200000000.0, 60000000000.0, 8, 8),
+                   ref_hybrid_parallelism_guide_tp_degree(4517000000.0, 6.0, g[i], 28200000000.0, 60000000000.0, 8, 8), "chips",
+                   "ex_hybrid_parallelism_guide_tp_degree(%g, %g, %g, %g, %g, %g, %g)", (double)4517000000.0, (double)6.0, (double)g[i], (double)28200000000.0, (double)60000000000.0, (double)8, (double)8);
+  }
+  { /* sweep activation_bytes */
+    static const double g[] = {28200000000.0, 4570000000.0, 200000000000.0, 0.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_hybrid_parallelism_guide_tp_degree(4517000000.0, 6.0, 12.0, g[i], 60000000000.0, 8, 8),
+                   ref_hybrid_parallelism_guide_tp_degree(4517000000.0, 6.0, 12.0, g[i], 60000000000.0, 8, 8), "chips",
+                   "ex_hybrid_parallelism_guide_tp_degree(%g, %g, %g, %g, %g, %g, %g)", (double)4517000000.0, (double)6.0, (double)12.0, (double)g[i], (double)60000000000.0, (double)8, (double)8);
+  }
+  { /* sweep hbm_bytes */
+    static const double g[] = {60000000000.0, 80000000000.0, 20000000000.0, 0.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_hybrid_parallelism_guide_tp_degree(4517000000.0, 6.0, 12.0, 28200000000.0, g[i], 8, 8),
+                   ref_hybrid_parallelism_guide_tp_degree(4517000000.0, 6.0, 12.0, 28200000000.0, g[i], 8, 8), "chips",
+                   "ex_hybrid_parallelism_guide_tp_degree(%g, %g, %g, %g, %g, %g, %g)", (double)4517000000.0, (double)6.0, (double)12.0, (double)28200000000.0, (double)g[i], (double)8, (double)8);
+  }
+  { /* sweep n_groups */
+    static const int64_t g[] = {8, 1, 2, 3, 0, -3};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_hybrid_parallelism_guide_tp_degree(4517000000.0, 6.0, 12.0, 28200000000.0, 60000000000.0, g[i], 8),
+                   ref_hybrid_parallelism_guide_tp_degree(4517000000.0, 6.0, 12.0, 28200000000.0, 60000000000.0, g[i], 8), "chips",
+                   "ex_hybrid_parallelism_guide_tp_degree(%g, %g, %g, %g, %g, %g, %g)", (double)4517000000.0, (double)6.0, (double)12.0, (double)28200000000.0, (double)60000000000.0, (double)g[i], (double)8);
+  }
+  { /* sweep n_chips */
+    static const int64_t g[] = {8, 1, 2, 16, 0, -3};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_hybrid_parallelism_guide_tp_degree(4517000000.0, 6.0, 12.0, 28200000000.0, 60000000000.0, 8, g[i]),
+                   ref_hybrid_parallelism_guide_tp_degree(4517000000.0, 6.0, 12.0, 28200000000.0, 60000000000.0, 8, g[i]), "chips",
+                   "ex_hybrid_parallelism_guide_tp_degree(%g, %g, %g, %g, %g, %g, %g)", (double)4517000000.0, (double)6.0, (double)12.0, (double)28200000000.0, (double)60000000000.0, (double)8, (double)g[i]);
+  }
+}
+END_TEST
+
+START_TEST(hybrid_parallelism_first_split) {
+  /* Sections 6.2.3, 6.3.3, 4.2: LLaMA 2 7B at 4K (18.25e9 of activations < 50.5e9 of state):
+   * PP (1); at 32K (146e9 > 50.5e9): CP (3); Mamba: TP (2). */
+  GRADE_BOOK(ex_hybrid_parallelism_first_split(0, 18.25e9, 50.5e9), 1.0, 1e-12, "",
+             "section 6.2.3: PP before TP");
+  GRADE_BOOK(ex_hybrid_parallelism_first_split(0, 146e9, 50.5e9), 3.0, 1e-12, "",
+             "section 4.2: CP when activations dominate");
+  GRADE_BOOK(ex_hybrid_parallelism_first_split(1, 18.25e9, 50.5e9), 2.0, 1e-12, "",
+             "section 6.3.3: TP first for Mamba");
+  { /* sweep is_mamba */
+    static const int g[] = {0, 1, 2, -1};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_hybrid_parallelism_first_split(g[i], 18250000000.0, 50500000000.0),
+                   ref_hybrid_parallelism_first_split(g[i], 18250000000.0, 50500000000.0), "",
+                   "ex_hybrid_parallelism_first_split(%g, %g, %g)", (double)g[i], (double)18250000000.0, (double)50500000000.0);
+  }
+  { /* sweep activation_bytes */
+    static const double g[] = {18250000000.0, 146000000000.0, 0.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_hybrid_parallelism_first_split(0, g[i], 50500000000.0),
+                   ref_hybrid_parallelism_first_split(0, g[i], 50500000000.0), "",
+                   "ex_hybrid_parallelism_first_split(%g, %g, %g)", (double)0, (double)g[i], (double)50500000000.0);
+  }
+  { /* sweep model_state_bytes */
+    static const double g[] = {50500000000.0, 10000000000.0, 0.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_hybrid_parallelism_first_split(0, 18250000000.0, g[i]),
+                   ref_hybrid_parallelism_first_split(0, 18250000000.0, g[i]), "",
+                   "ex_hybrid_parallelism_first_split(%g, %g, %g)", (double)0, (double)18250000000.0, (double)g[i]);
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *suite = suite_create("13-hybrid-parallelism");
   grade_add(suite, "hybrid_parallelism.collective_bytes", hybrid_parallelism_collective_bytes);
@@ -567,5 +697,8 @@ int main(void) {
   grade_add(suite, "hybrid_parallelism.mamba_cp_fwd_bytes", hybrid_parallelism_mamba_cp_fwd_bytes);
   grade_add(suite, "hybrid_parallelism.mfu", hybrid_parallelism_mfu);
   grade_add(suite, "hybrid_parallelism.guide_pp_degree", hybrid_parallelism_guide_pp_degree);
+  grade_add(suite, "hybrid_parallelism.max_hiding_cp", hybrid_parallelism_max_hiding_cp);
+  grade_add(suite, "hybrid_parallelism.guide_tp_degree", hybrid_parallelism_guide_tp_degree);
+  grade_add(suite, "hybrid_parallelism.first_split", hybrid_parallelism_first_split);
   return grade_run(suite);
 }
