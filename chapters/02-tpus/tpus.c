@@ -114,6 +114,17 @@ static void section_mxu(chapter *ch, const chapter_chips *tpus) {
                 SCALE_FMT_PLAIN);
   chapter_value(ch, "vmem.ratio", "VMEM / HBM bandwidth", SCALE_ROOFLINE_VMEM_OVER_HBM, "",
                 SCALE_FMT_PLAIN);
+  /* The VPU of a v5p core (Appendix A pop quiz): an (8, 128) grid of lanes, 4 ALUs each. */
+  for (int i = 0; i < tpus->n; i++) {
+    const scale_chip *c = &tpus->chip[i];
+    if (strcmp(c->name, "tpu-v5p") != 0) continue;
+    double vpu = c->vector_flops_per_s / c->n_cores;
+    double mxu = scale_chip_flops_per_s(c, SCALE_DTYPE_BF16) / c->n_cores;
+    chapter_value(ch, "vpu.v5p_core_flops_per_s", "VPU of one v5p core", vpu, "FLOP/s",
+                  SCALE_FMT_SCI);
+    chapter_value(ch, "vpu.v5p_mxu_ratio", "MXUs over VPU, one v5p core", mxu / vpu, "",
+                  SCALE_FMT_PLAIN);
+  }
 }
 
 /* ---- problems ------------------------------------------------------------------------------ */

@@ -66,3 +66,9 @@ double ex_inference_ws2d_min_chips(double d, double f) {
   (void)d; (void)f;
   return NAN;
 }
+
+double ex_inference_prefill_attention_min_tokens(double flops_per_s, double hbm_bytes_per_s,
+                                                 int64_t g) {
+  (void)flops_per_s; (void)hbm_bytes_per_s; (void)g;
+  return NAN;
+}

@@ -99,6 +99,19 @@ double ex_inference_param_load_time_s(double param_bytes, int64_t n_chips, doubl
 double ex_inference_moe_n_params(int64_t l, int64_t d, int64_t f, int64_t n, int64_t k, int64_t h,
                                  int64_t v, int64_t e);
 
+/** Prompt length above which self-attention in prefill (S = T) is compute-bound: its intensity
+ * T G / (G + 1) in bf16 (G query heads per KV head; T / 2 for multi-head attention) reaches the
+ * chip's critical intensity C / W.
+ *
+ * Question: a TPU v5e (1.97e14 FLOP/s, 8.2e11 byte/s), multi-head attention (G = 1), and an
+ * 8-way grouped model (G = 8).
+ * Units:  flops_per_s [FLOP/s], hbm_bytes_per_s [byte/s], g [count] -> [tokens].
+ * Domain: rates > 0, g >= 1; NaN otherwise.
+ * Book:   ch. 7 "What about attention?": compute-bound for sequences above roughly 480 tokens.
+ */
+double ex_inference_prefill_attention_min_tokens(double flops_per_s, double hbm_bytes_per_s,
+                                                 int64_t g);
+
 /** Token batch above which the MoE's expert matmuls are compute-bound: the dense critical
  * batch C bytes_per_weight / (2 W) times E / k, since each expert sees k / E of the tokens.
  *

@@ -110,3 +110,9 @@ double ex_gpus_sharded_allgather_time_s(double bytes, int64_t x, int64_t y, int6
   (void)n_nodes; (void)node_egress_bytes_per_s;
   return NAN;
 }
+
+double ex_gpus_resident_warps(double register_file_bytes, int64_t registers_per_thread,
+                              int64_t warp_threads, int64_t max_warps) {
+  (void)register_file_bytes; (void)registers_per_thread; (void)warp_threads; (void)max_warps;
+  return NAN;
+}

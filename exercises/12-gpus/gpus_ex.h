@@ -149,6 +149,20 @@ double ex_gpus_tp_max_degree(double f, double flops_per_s, double collective_byt
  */
 double ex_gpus_min_gpus_for_weights_and_adam(double n_params, double hbm_bytes_per_gpu);
 
+/** Warps that can be resident on one SM at once: as many as its register file holds (each
+ * thread of a warp of 'warp_threads' keeps 'registers_per_thread' 4-byte registers), but never
+ * more than the scheduler's limit.
+ *
+ * Question: an H100 SM with 256 KiB of registers, 32-thread warps, a limit of 64 resident
+ * warps; threads of 256 registers, and of 64.
+ * Units:  register_file_bytes [byte], counts -> [warps] (a whole number).
+ * Domain: register_file_bytes > 0, counts >= 1; NaN otherwise.
+ * Book:   ch. 12 "What Is a GPU?" (resident warps: "you can only fit 8 ... if each thread uses
+ *         256 registers").
+ */
+double ex_gpus_resident_warps(double register_file_bytes, int64_t registers_per_thread,
+                              int64_t warp_threads, int64_t max_warps);
+
 /** Bandwidth per node that one level of a fat tree offers: the smaller of what its cables carry
  * and what its switch ports take, shared by the nodes below it.
  *

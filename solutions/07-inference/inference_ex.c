@@ -77,3 +77,10 @@ double ex_inference_ws2d_min_chips(double d, double f) {
   if (!(d > 0.0) || !(f > 0.0)) return NAN;
   return 32.0 * (f / d) * (3.0 / 4.0) * (3.0 / 4.0);
 }
+
+double ex_inference_prefill_attention_min_tokens(double flops_per_s, double hbm_bytes_per_s,
+                                                 int64_t g) {
+  if (!(flops_per_s > 0.0) || !(hbm_bytes_per_s > 0.0) || g < 1) return NAN;
+  double gg = (double)g;
+  return flops_per_s / hbm_bytes_per_s * (gg + 1.0) / gg;
+}

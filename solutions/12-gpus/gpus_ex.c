@@ -146,3 +146,13 @@ double ex_gpus_sharded_allgather_time_s(double bytes, int64_t x, int64_t y, int6
   double t2 = level_s(d2, fmin(1.0, g / yy), node_egress_bytes_per_s);
   return bytes * (t1 > t2 ? t1 : t2);
 }
+
+double ex_gpus_resident_warps(double register_file_bytes, int64_t registers_per_thread,
+                              int64_t warp_threads, int64_t max_warps) {
+  if (!(register_file_bytes > 0.0) || registers_per_thread < 1 || warp_threads < 1 ||
+      max_warps < 1)
+    return NAN;
+  double fit = floor(register_file_bytes / (4.0 * (double)registers_per_thread *
+                                            (double)warp_threads));
+  return fit < (double)max_warps ? fit : (double)max_warps;
+}

@@ -436,6 +436,41 @@ START_TEST(inference_ws2d_min_chips) {
 }
 END_TEST
 
+START_TEST(inference_prefill_attention_min_tokens) {
+  /* Book ch. 7 "What about attention?": prefill intensity ST / (S + T) = T / 2, so attention is
+   * "compute bound for any reasonable sequence length (roughly > 480 tokens)": hand
+   * 2 x 1.97e14 / 8.2e11 = 480.49. With G = 8 query heads per KV head the intensity is 8T / 9:
+   * hand 240.24 x 9 / 8 = 270.27. */
+  GRADE_BOOK(ex_inference_prefill_attention_min_tokens(1.97e14, 8.2e11, 1), 480.0, 2e-3, "tokens",
+             "ch. 7: roughly 480 tokens");
+  GRADE_BOOK(ex_inference_prefill_attention_min_tokens(1.97e14, 8.2e11, 1), 2.0 * 1.97e14 / 8.2e11,
+             1e-12, "tokens", "hand: 2 C / W");
+  GRADE_BOOK(ex_inference_prefill_attention_min_tokens(1.97e14, 8.2e11, 8),
+             1.97e14 / 8.2e11 * 9.0 / 8.0, 1e-12, "tokens", "hand: G = 8, C / W x 9 / 8");
+  { /* sweep flops_per_s */
+    static const double g[] = {197000000000000.0, 492500000000000.0, 1.0, 0.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_inference_prefill_attention_min_tokens(g[i], 820000000000.0, 1),
+                   ref_inference_prefill_attention_min_tokens(g[i], 820000000000.0, 1), "tokens",
+                   "ex_inference_prefill_attention_min_tokens(%g, %g, %g)", (double)g[i], (double)820000000000.0, (double)1);
+  }
+  { /* sweep hbm_bytes_per_s */
+    static const double g[] = {820000000000.0, 2050000000000.0, 1.0, 0.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_inference_prefill_attention_min_tokens(197000000000000.0, g[i], 1),
+                   ref_inference_prefill_attention_min_tokens(197000000000000.0, g[i], 1), "tokens",
+                   "ex_inference_prefill_attention_min_tokens(%g, %g, %g)", (double)197000000000000.0, (double)g[i], (double)1);
+  }
+  { /* sweep g */
+    static const int64_t g[] = {1, 2, 8, 7, 0, -3};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_inference_prefill_attention_min_tokens(197000000000000.0, 820000000000.0, g[i]),
+                   ref_inference_prefill_attention_min_tokens(197000000000000.0, 820000000000.0, g[i]), "tokens",
+                   "ex_inference_prefill_attention_min_tokens(%g, %g, %g)", (double)197000000000000.0, (double)820000000000.0, (double)g[i]);
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *suite = suite_create("07-inference");
   grade_add(suite, "inference.critical_batch", inference_critical_batch);
@@ -448,5 +483,6 @@ int main(void) {
   grade_add(suite, "inference.moe_critical_batch", inference_moe_critical_batch);
   grade_add(suite, "inference.max_tp_memory_bound", inference_max_tp_memory_bound);
   grade_add(suite, "inference.ws2d_min_chips", inference_ws2d_min_chips);
+  grade_add(suite, "inference.prefill_attention_min_tokens", inference_prefill_attention_min_tokens);
   return grade_run(suite);
 }

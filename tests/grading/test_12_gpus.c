@@ -651,6 +651,47 @@ START_TEST(gpus_sharded_allgather_time_s) {
 }
 END_TEST
 
+START_TEST(gpus_resident_warps) {
+  /* Book ch. 12: "up to 64 resident warps per SM" but "you can only fit 8
+   * (256 * 1024 / (4 * 32 * 256)) at a time if each thread uses 256 registers". Hand: 64
+   * registers a thread fit 32 warps; 16 registers would fit 128, capped at 64. */
+  GRADE_BOOK(ex_gpus_resident_warps(262144.0, 256, 32, 64), 8.0, 1e-12, "warps",
+             "ch. 12: 8 resident warps at 256 registers a thread");
+  GRADE_BOOK(ex_gpus_resident_warps(262144.0, 64, 32, 64), 32.0, 1e-12, "warps",
+             "hand: 64 registers a thread");
+  GRADE_BOOK(ex_gpus_resident_warps(262144.0, 16, 32, 64), 64.0, 1e-12, "warps",
+             "hand: the scheduler's limit of 64");
+  { /* sweep register_file_bytes */
+    static const double g[] = {262144.0, 655360.0, 1.0, 0.0, -1.0, NAN};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_resident_warps(g[i], 256, 32, 64),
+                   ref_gpus_resident_warps(g[i], 256, 32, 64), "warps",
+                   "ex_gpus_resident_warps(%g, %g, %g, %g)", (double)g[i], (double)256, (double)32, (double)64);
+  }
+  { /* sweep registers_per_thread */
+    static const int64_t g[] = {256, 255, 1, 7, 0, -3};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_resident_warps(262144.0, g[i], 32, 64),
+                   ref_gpus_resident_warps(262144.0, g[i], 32, 64), "warps",
+                   "ex_gpus_resident_warps(%g, %g, %g, %g)", (double)262144.0, (double)g[i], (double)32, (double)64);
+  }
+  { /* sweep warp_threads */
+    static const int64_t g[] = {32, 64, 1, 7, 0, -3};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_resident_warps(262144.0, 256, g[i], 64),
+                   ref_gpus_resident_warps(262144.0, 256, g[i], 64), "warps",
+                   "ex_gpus_resident_warps(%g, %g, %g, %g)", (double)262144.0, (double)256, (double)g[i], (double)64);
+  }
+  { /* sweep max_warps */
+    static const int64_t g[] = {64, 4, 1, 7, 0, -3};
+    for (size_t i = 0; i < N_OF(g); i++)
+      GRADE_VS_REF(ex_gpus_resident_warps(262144.0, 256, 32, g[i]),
+                   ref_gpus_resident_warps(262144.0, 256, 32, g[i]), "warps",
+                   "ex_gpus_resident_warps(%g, %g, %g, %g)", (double)262144.0, (double)256, (double)32, (double)g[i]);
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *suite = suite_create("12-gpus");
   grade_add(suite, "gpus.cuda_cores", gpus_cuda_cores);
@@ -667,6 +708,7 @@ int main(void) {
   grade_add(suite, "gpus.tp_max_degree", gpus_tp_max_degree);
   grade_add(suite, "gpus.min_gpus_for_weights_and_adam", gpus_min_gpus_for_weights_and_adam);
   grade_add(suite, "gpus.pipeline_comms_time_s", gpus_pipeline_comms_time_s);
+  grade_add(suite, "gpus.resident_warps", gpus_resident_warps);
   grade_add(suite, "gpus.fat_tree_level_bytes_per_node", gpus_fat_tree_level_bytes_per_node);
   grade_add(suite, "gpus.spine_switches", gpus_spine_switches);
   grade_add(suite, "gpus.sharded_allgather_time_s", gpus_sharded_allgather_time_s);
