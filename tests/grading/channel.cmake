@@ -9,6 +9,8 @@
 # double, int64_t or int (the conventions of exercises/*/ *_ex.h); anything else is a configure
 # error naming the prototype.
 function(grading_channel_generate contract slug proxy dispatch stub)
+  # The generated files follow the contract: a changed header configures again.
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${contract})
   file(READ ${contract} text)
   # Comments out (they hold parentheses and the word "double"), lines joined.
   string(REGEX REPLACE "/\\*([^*]|\\*+[^*/])*\\*+/" " " text "${text}")
