@@ -32,6 +32,7 @@ int cli_cmd_plan(int argc, char **argv);
 int cli_cmd_validate(int argc, char **argv);
 int cli_cmd_calibrate(int argc, char **argv);
 int cli_cmd_measure(int argc, char **argv);
+int cli_cmd_chapter(int argc, char **argv);
 
 /* ---- errors --------------------------------------------------------------------------------- */
 
@@ -87,6 +88,14 @@ int cli_load_chip(const char *name, scale_chip *out);
 
 /** Loads model NAME, like cli_load_chip (hint: scale model list). */
 int cli_load_model(const char *name, scale_model *out);
+
+/** Loads the calibrated step model's parameters for 'chip' (the shipped fit); on failure
+ * prints the loader's file:line diagnostic and returns CLI_EXIT_FAIL. */
+int cli_load_step_params(const scale_chip *chip, scale_step_params *out);
+
+/** One line naming the cost model behind a prediction: "calibrated step model (FILE)" or the
+ * roofline. Static storage. */
+const char *cli_cost_model_name(bool roofline);
 
 /** Largest magnitude of a number on the command line (and 1 / it the smallest non-zero one):
  * any product of a few of them with a data file's figures stays finite. */

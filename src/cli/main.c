@@ -26,6 +26,7 @@ static const command commands[] = {
     {"book", cli_cmd_book, "render the chapters to an HTML site"},
     {"grade", cli_cmd_grade, "grade a folder of exercises: OK/FAIL/CRASH/TIMEOUT/BUILD, score"},
     {"measure", cli_cmd_measure, "this machine's roofline (OpenBLAS GEMM, STREAM) as hardware"},
+    {"chapter", cli_cmd_chapter, "run a chapter's program: walk-through, --values, --figures"},
 };
 
 static const size_t n_commands = sizeof commands / sizeof commands[0];
