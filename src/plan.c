@@ -560,7 +560,26 @@ char *scale_plan_explain(const scale_plan_report *r, char *buf, size_t size) {
                second, a->memory_per_chip_bytes / 1e9, b->memory_per_chip_bytes / 1e9);
     return buf;
   }
-  if (b->bound == SCALE_TRAIN_BOUND_COMMS)
+  if (b->step_model) {
+    /* the step model: where the runner-up's extra time goes, by part */
+    int worst = -1;
+    for (int k = 0; k < SCALE_STEP_COMM_COUNT; k++)
+      if (b->step.exposed_s[k] > 0 && (worst < 0 || b->step.exposed_s[k] > b->step.exposed_s[worst]))
+        worst = k;
+    char comm[200] = "";
+    if (worst >= 0)
+      snprintf(comm, sizeof comm, "; its largest exposed communication is %s on %s, %.3g ms (%s)",
+               scale_step_comm_name((scale_step_comm)worst),
+               scale_step_net_name(b->step.net[worst]), b->step.exposed_s[worst] * 1e3,
+               scale_step_comm_rule((scale_step_comm)worst, r->ranked[1].layout.tp_overlap));
+    snprintf(buf, size,
+             "The runner-up (%s) is %.3g%% slower per step (step model): compute %.4g ms "
+             "against %.4g ms, exposed communication %.4g ms against %.4g ms, bubble %.4g ms "
+             "against %.4g ms%s.",
+             second, gap, b->compute_time_s * 1e3, a->compute_time_s * 1e3,
+             b->exposed_comms_time_s * 1e3, a->exposed_comms_time_s * 1e3, b->bubble_time_s * 1e3,
+             a->bubble_time_s * 1e3, comm);
+  } else if (b->bound == SCALE_TRAIN_BOUND_COMMS)
     snprintf(buf, size,
              "The runner-up (%s) is %.3g%% slower per step: it is comms-bound, its %s taking "
              "%.3g ms against %.3g ms of compute (%s).",

@@ -626,6 +626,139 @@ static const char *nonfinite_reason(const scale_train_result *r) {
   return NULL;
 }
 
+/* ==== the step model's job of a layout ======================================================== */
+
+/* Network and bandwidth of a group of 'n' chips of dimension 'd', 'stride' apart, as the
+ * layout maps it: on a TPU its ICI axes (both directions of each) or DCN; on a GPU the NVLink
+ * domain or the fabric, priced as the step model prices a group that crosses nodes. A
+ * pipeline send uses one link one way. */
+static scale_step_link step_link(const scale_chip *chip, const scale_layout *l, scale_train_dim d,
+                                 double stride, double n) {
+  scale_step_link k;
+  bool send = d == SCALE_TRAIN_DIM_PP;
+  if (chip->kind == SCALE_HW_TPU) {
+    if (l->link[d] == SCALE_TRAIN_LINK_DCN) {
+      k.net = SCALE_STEP_NET_OUT;
+      k.bytes_per_s = chip->dcn_bytes_per_s;
+    } else {
+      k.net = SCALE_STEP_NET_ICI;
+      k.bytes_per_s = send ? chip->ici_link_bytes_per_s
+                           : 2.0 * chip->ici_link_bytes_per_s * l->n_axes[d];
+    }
+    return k;
+  }
+  double domain = chip->nvlink_domain_size;
+  if (l->link[d] == SCALE_TRAIN_LINK_DCN && domain >= 1.0 && stride * n <= domain)
+    stride = domain; /* pushed onto the fabric although it would fit: one member per node */
+  k.net = scale_step_group_net(chip, stride, n, &k.bytes_per_s);
+  if (send && k.net == SCALE_STEP_NET_OUT) k.bytes_per_s = chip->dcn_bytes_per_s;
+  return k;
+}
+
+/* remat policy -> the recompute mode of practice: a whole block (full), or what is cheap to
+ * recompute around the matmuls (selective). */
+static scale_recompute recompute_of(scale_remat remat) {
+  switch (remat) {
+  case SCALE_REMAT_NONE: return SCALE_RECOMPUTE_NONE;
+  case SCALE_REMAT_BIG_MATMULS: return SCALE_RECOMPUTE_SELECTIVE;
+  default: return SCALE_RECOMPUTE_FULL;
+  }
+}
+
+/* The step model's job for 'l': Megatron's data-parallel group is dp x fsdp with ZeRO over
+ * fsdp; the ranks are ordered tp, cp, fsdp, pp, dp (pp outermost when it is on DCN), which
+ * gives each group's stride. Flash attention, 16-bit activations. */
+static void step_job_of(const scale_train_problem *p, const scale_layout *l, scale_step_job *j) {
+  memset(j, 0, sizeof *j);
+  const scale_chip *chip = p->chip;
+  double n_seq = p->batch_tokens / p->seq_len, dpf = l->dp * l->fsdp;
+  j->model = p->model;
+  j->chip = chip;
+  j->dp = dpf;
+  j->tp = l->tp;
+  j->pp = l->pp;
+  j->cp = l->cp;
+  j->ep = l->ep;
+  j->zero = l->fsdp > 1.0 ? l->zero_stage : 0;
+  j->fsdp = l->fsdp > 1.0 ? l->fsdp : 0.0;
+  j->mbs = n_seq / (dpf * l->n_microbatches);
+  j->vp = l->pp > 1.0 && l->schedule == SCALE_PP_INTERLEAVED ? l->n_virtual_stages : 1.0;
+  j->zero_bubble = l->pp > 1.0 && l->schedule == SCALE_PP_ZERO_BUBBLE;
+  j->recompute = recompute_of(l->remat);
+  j->sp = l->sp && l->tp > 1.0;
+  j->attention = SCALE_ATTENTION_FLASH;
+  j->tp_overlap = l->tp_overlap;
+  j->gbs = n_seq;
+  j->seq = p->seq_len;
+  j->dtype = p->compute_dtype;
+  j->ulysses = l->cp_kind == SCALE_CP_ULYSSES;
+  j->mapped = true;
+  bool pp_out = l->pp > 1.0 && l->link[SCALE_TRAIN_DIM_PP] == SCALE_TRAIN_LINK_DCN;
+  double tc = l->tp * l->cp;
+  j->link[SCALE_STEP_COMM_TP] = step_link(chip, l, SCALE_TRAIN_DIM_TP, 1.0, l->tp);
+  j->link[SCALE_STEP_COMM_CP] = step_link(chip, l, SCALE_TRAIN_DIM_CP, l->tp, l->cp);
+  j->link[SCALE_STEP_COMM_FSDP] = step_link(chip, l, SCALE_TRAIN_DIM_FSDP, tc, l->fsdp);
+  j->link[SCALE_STEP_COMM_EP] = step_link(chip, l, SCALE_TRAIN_DIM_EP, tc, l->ep);
+  j->link[SCALE_STEP_COMM_PP] =
+      step_link(chip, l, SCALE_TRAIN_DIM_PP, tc * l->fsdp * (pp_out ? l->dp : 1.0), l->pp);
+  /* the gradient all-reduce: over dp (x cp) when there is pure data parallelism, else over
+   * the cp ranks that hold the same weights */
+  scale_train_dim dd = l->dp > 1.0 || l->cp <= 1.0 ? SCALE_TRAIN_DIM_DP : SCALE_TRAIN_DIM_CP;
+  double dstride = dd == SCALE_TRAIN_DIM_CP ? l->tp : tc * l->fsdp * (pp_out ? 1.0 : l->pp);
+  j->link[SCALE_STEP_COMM_DP] =
+      step_link(chip, l, dd, dstride, dd == SCALE_TRAIN_DIM_CP ? l->cp : l->dp * l->cp);
+}
+
+/* Why a step-model step is what it is: the largest exposed communication, or compute. */
+static const char *step_reason(const scale_step_result *s, int *worst) {
+  double w = 0.0;
+  *worst = -1;
+  for (int k = 0; k < SCALE_STEP_COMM_COUNT; k++)
+    if (s->exposed_s[k] > w) {
+      w = s->exposed_s[k];
+      *worst = k;
+    }
+  if (*worst < 0 || w < 0.05 * s->step_s)
+    return s->bubble_s >= 0.1 * s->step_s
+               ? "compute-bound, but the pipeline bubble idles the stages: raise the microbatches"
+               : "compute-bound: the matmuls at their shape's efficiency set the pace; exposed "
+                 "communication is under 5% of the step";
+  switch (*worst) {
+  case SCALE_STEP_COMM_TP:
+    return "tensor-parallel all-reduces sit on the critical path (measured latency and bandwidth "
+           "of the network TP crosses)";
+  case SCALE_STEP_COMM_CP: return "the context-parallel exchange outlasts the attention it hides under";
+  case SCALE_STEP_COMM_FSDP: return "ZeRO-3 gathers outlast the compute they are prefetched under";
+  case SCALE_STEP_COMM_EP: return "MoE all-to-alls sit on the critical path";
+  case SCALE_STEP_COMM_PP: return "pipeline sends per microbatch and virtual stage add up";
+  default: return "the gradient reduction outlasts the backward pass it is bucketed under";
+  }
+}
+
+/* The step model's times into *out (scale_train_eval with step parameters). */
+static void step_times(const scale_train_problem *p, const scale_layout *l,
+                       scale_train_result *out) {
+  scale_step_job job;
+  step_job_of(p, l, &job);
+  scale_step_eval(&job, p->step_params, &out->step);
+  const scale_step_result *s = &out->step;
+  out->step_model = true;
+  out->compute_time_s = s->compute_s + s->optimizer_s;
+  double total = 0.0, exposed = 0.0, busiest = 0.0;
+  for (int k = 0; k < SCALE_STEP_COMM_COUNT; k++) {
+    total += s->comm_s[k];
+    exposed += s->exposed_s[k];
+    busiest = fmax(busiest, s->comm_s[k]);
+  }
+  out->comms_time_s = busiest;
+  out->total_comms_time_s = total;
+  out->exposed_comms_time_s = exposed;
+  out->bubble_frac = s->bubble_frac;
+  out->bubble_time_s = s->bubble_s;
+  out->step_time_s = s->step_s;
+  out->step_time_no_overlap_s = s->step_s + total - exposed;
+}
+
 void scale_train_eval(const scale_train_problem *problem, const scale_layout *l,
                       scale_train_result *out) {
   if (out == NULL) return;
@@ -693,8 +826,12 @@ void scale_train_eval(const scale_train_problem *problem, const scale_layout *l,
   double layers_stage = ceil(layers / (pp * v)) * v; /* the fullest stage's layers */
   double stage_params = layer_params * layers_stage + n_embed / (pp * tp);
 
+  bool step = problem->step_params != NULL;
+  if (step) step_times(problem, l, out);
   /* ---- collectives (ch. 5 algorithms; per layer over the whole step) ---- */
   double bw[SCALE_TRAIN_DIM_COUNT];
+  int busiest = 0;
+  if (!step) {
   for (int d = 0; d < SCALE_TRAIN_DIM_COUNT; d++) {
     double tree = tree_bandwidth(chip, l, (scale_train_dim)d);
     bw[d] = isnan(tree) ? link_bandwidth(chip, l, (scale_train_dim)d) : tree;
@@ -815,7 +952,6 @@ void scale_train_eval(const scale_train_problem *problem, const scale_layout *l,
     out->link_time_s[r] += c->step_time_s;
     total += c->step_time_s;
   }
-  int busiest = 0;
   for (int i = 1; i < SCALE_TRAIN_LINK_COUNT + SCALE_TRAIN_DIM_COUNT; i++)
     if (out->link_time_s[i] > out->link_time_s[busiest]) busiest = i;
   out->comms_time_s = out->link_time_s[busiest];
@@ -826,6 +962,7 @@ void scale_train_eval(const scale_train_problem *problem, const scale_layout *l,
   out->bubble_time_s = busy * out->bubble_frac;
   out->step_time_s = busy * (1.0 + out->bubble_frac);
   out->step_time_no_overlap_s = (out->compute_time_s + total) * (1.0 + out->bubble_frac);
+  } /* !step */
 
   /* ---- memory per chip ---- */
   double parts[3];
@@ -900,6 +1037,13 @@ void scale_train_eval(const scale_train_problem *problem, const scale_layout *l,
   } else if (!out->fits) {
     out->bound = SCALE_TRAIN_BOUND_MEMORY;
     out->reason = "weights, optimizer state and saved activations exceed the chip's HBM";
+  } else if (step) {
+    int k;
+    out->reason = step_reason(&out->step, &k);
+    /* comms-bound when exposed communication is a quarter of the step or more */
+    out->bound = k >= 0 && out->exposed_comms_time_s >= 0.25 * out->step.step_s
+                     ? SCALE_TRAIN_BOUND_COMMS
+                     : SCALE_TRAIN_BOUND_COMPUTE;
   } else if (out->comms_time_s > out->compute_time_s) {
     out->bound = SCALE_TRAIN_BOUND_COMMS;
     out->reason = comm_reason(worst, out->comm[worst].link);

@@ -54,6 +54,7 @@
 #include "scale/hardware.h"
 #include "scale/model.h"
 #include "scale/status.h"
+#include "scale/step.h"
 #include "scale/transformer.h"
 #include "scale/units.h"
 
@@ -138,6 +139,7 @@ typedef struct {
   scale_remat remat;          /**< what the forward pass keeps for the backward pass */
   scale_precision precision;  /**< dtypes of weights, gradients and optimizer state */
   scale_dtype act_dtype;      /**< dtype of activations and of the TP/PP/EP/CP traffic */
+  bool tp_overlap;            /**< comm-GEMM overlap of the TP collectives (step model only) */
   scale_train_link link[SCALE_TRAIN_DIM_COUNT]; /**< link of each dimension */
   double n_axes[SCALE_TRAIN_DIM_COUNT];         /**< ICI axes spanned by each dimension (M_X, M_Y);
                                                1 for NVLink and DCN */
@@ -178,6 +180,10 @@ typedef struct {
   scale_dtype compute_dtype; /**< dtype of the matmuls (selects the peak rate) */
   bool mfu_counts_attention; /**< MFU numerator adds attention FLOPs to 6 N tokens */
   double train_tokens;       /**< token budget of the whole run (0: no run totals) */
+  const scale_step_params *step_params; /**< NULL: the book's roofline (peak x efficiency_frac,
+                                   perfect overlap); else the calibrated step model (step.h)
+                                   with these parameters, efficiency_frac ignored (an override
+                                   of the matmul ceiling goes into the parameters) */
 } scale_train_problem;
 
 /** A problem with the given model, chip, chips, batch and sequence length; efficiency 1,
@@ -299,6 +305,9 @@ typedef struct {
 
   scale_train_bound bound;       /**< what binds */
   scale_train_comm binding_comm; /**< the slowest collective on the busiest link */
+  bool step_model;         /**< the times come from the step model (problem->step_params) */
+  scale_step_result step;  /**< the step model's breakdown (ops, communications, overlap);
+                                zeroed under the roofline */
   const char *reason; /**< one short static sentence saying why; when a figure is not finite,
                            which one and the input behind it ("not finite: the compute time
                            (the chip's peak FLOP/s is out of range)") */
@@ -308,6 +317,12 @@ typedef struct {
  * memory per chip, MFU, throughput, and with a token budget the run's time and cost.
  * Pure and allocation-free; does not validate (call scale_train_validate() first: on an
  * inconsistent layout the numbers are meaningless but never a crash).
+ *
+ * The one evaluation path of `scale train` and `scale plan` (DESIGN.md "Two models of cost,
+ * one evaluation path"): with problem->step_params NULL the times are the book's roofline
+ * below; otherwise the calibrated step model prices the layout (scale_step_eval() on the job
+ * of the layout, each communication on the network its link and torus axes give; out->step
+ * holds the breakdown, comm[] the book volumes are not computed). Memory is the same in both.
  *
  * Units:  see the fields of scale_train_result.
  * Domain: non-NULL arguments, positive sizes and degrees, a chip with a rate for

@@ -136,6 +136,22 @@ int cli_load_model(const char *name, scale_model *out) {
   return CLI_EXIT_OK;
 }
 
+int cli_load_step_params(const scale_chip *chip, scale_step_params *out) {
+  (void)chip; /* one fit for every chip today: its networks have parameters of their own */
+  scale_diag diag;
+  if (scale_step_params_load_file(scale_step_params_path(), out, &diag) != SCALE_OK) {
+    cli_print_diag(&diag);
+    return CLI_EXIT_FAIL;
+  }
+  return CLI_EXIT_OK;
+}
+
+const char *cli_cost_model_name(bool roofline) {
+  return roofline ? "roofline (the book's ideal: peak FLOP/s and bandwidth, perfect overlap)"
+                  : "calibrated step model (hardware/step/fitted.ini; scale validate shows its "
+                    "error)";
+}
+
 bool cli_parse_number(const char *opt, const char *text, unsigned flags, double *out) {
   scale_diag diag;
   double value;

@@ -15,14 +15,17 @@ static void usage(FILE *out) {
           "usage: scale plan train --model M --hw H --chips N|MIN:MAX --batch-tokens B --seq S\n"
           "                        [--objective time|cost|mfu] [--top K] [--tokens T]\n"
           "                        [--budget-usd X] [--budget-days D] [--efficiency F]\n"
-          "                        [--no DIMS] [--threads N] [--json]\n\n"
+          "                        [--roofline] [--no DIMS] [--threads N] [--json]\n\n"
           "Searches every layout (DP, FSDP/ZeRO-1/2/3, TP with or without SP, PP with its\n"
           "schedule and microbatches, EP, CP ring/Ulysses, remat policy, two mappings onto the\n"
           "hardware), prunes what breaks a divisibility rule or does not fit in HBM, and ranks\n"
           "the rest. --chips MIN:MAX tries MIN, 2 MIN, 4 MIN, ... up to MAX; with --tokens and\n"
           "a budget, runs over budget are dropped. --no takes a comma list of dims to forbid\n"
           "(dp,fsdp,tp,pp,ep,cp). Layouts that do not fit in HBM are pruned, not reported;\n"
-          "the search fails (exit 1) only when no layout fits.\n");
+          "the search fails (exit 1) only when no layout fits.\n"
+          "Layouts are priced by the calibrated step model (the function scale train uses;\n"
+          "--roofline: the book's ideal; --efficiency overrides the step model's matmul\n"
+          "ceiling) and each comes with the scale train line that reproduces its numbers.\n");
 }
 
 enum {
@@ -40,6 +43,7 @@ enum {
   OPT_NO,
   OPT_THREADS,
   OPT_JSON,
+  OPT_ROOFLINE,
   OPT_HELP
 };
 
@@ -57,6 +61,7 @@ static const struct option options[] = {{"model", required_argument, NULL, OPT_M
                                         {"no", required_argument, NULL, OPT_NO},
                                         {"threads", required_argument, NULL, OPT_THREADS},
                                         {"json", no_argument, NULL, OPT_JSON},
+                                        {"roofline", no_argument, NULL, OPT_ROOFLINE},
                                         {"help", no_argument, NULL, OPT_HELP},
                                         {NULL, 0, NULL, 0}};
 
@@ -64,7 +69,7 @@ typedef struct {
   const char *model, *hw, *chips;
   double batch, seq, tokens, budget_usd, budget_s, efficiency;
   scale_plan_opts opts;
-  bool json;
+  bool json, roofline;
 } args;
 
 /* "N" or "MIN:MAX" into lo, hi. */
@@ -107,7 +112,7 @@ static bool parse_no(const char *text, scale_plan_opts *o) {
 static int parse(int argc, char **argv, args *a) {
   memset(a, 0, sizeof *a);
   a->opts = scale_plan_opts_default();
-  a->efficiency = 1.0;
+  a->efficiency = NAN;
   cli_getopt_reset();
   int c;
   double v;
@@ -163,6 +168,9 @@ static int parse(int argc, char **argv, args *a) {
     case OPT_JSON:
       a->json = true;
       break;
+    case OPT_ROOFLINE:
+      a->roofline = true;
+      break;
     case OPT_HELP:
       usage(stdout);
       return -1;
@@ -179,6 +187,9 @@ static int parse(int argc, char **argv, args *a) {
   if (a->batch < a->seq)
     return cli_usage("plan train: --batch-tokens %g is shorter than one --seq %g", a->batch,
                      a->seq);
+  if (a->roofline && !isnan(a->efficiency))
+    return cli_usage("plan train: --efficiency overrides the step model's matmul ceiling; "
+                     "--roofline is the book's ideal at peak");
   if ((a->budget_usd || a->budget_s) && !a->tokens)
     return cli_usage("plan train: a budget needs --tokens (the run's token count)");
   return 0;
@@ -190,7 +201,52 @@ static double now_s(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void json_entry(cli_json *j, const char *key, const scale_plan_entry *e) {
+/* The scale train line that evaluates entry 'e' through the same function, with every flag
+ * of its layout and mapping (numbers at 17 digits: exact). */
+static char *train_command(const args *a, const scale_model *m, const scale_chip *c, double chips,
+                           const scale_plan_entry *e, char *buf, size_t size) {
+  const scale_layout *l = &e->layout;
+  size_t n = 0;
+#define PUT(...)                                                                                   \
+  do {                                                                                             \
+    int k_ = snprintf(buf + n, n < size ? size - n : 0, __VA_ARGS__);                              \
+    if (k_ > 0) n += (size_t)k_;                                                                   \
+  } while (0)
+  PUT("scale train --model %s --hw %s --chips %.17g --batch-tokens %.17g --seq %.17g", m->name,
+      c->name, chips, a->batch, a->seq);
+  PUT(" --dp %.17g --fsdp %.17g", l->dp, l->fsdp);
+  if (l->fsdp > 1) PUT(" --zero %d", l->zero_stage);
+  PUT(" --tp %.17g%s --pp %.17g --microbatches %.17g", l->tp, l->sp ? " --sp" : "", l->pp,
+      l->n_microbatches);
+  if (l->pp > 1) {
+    PUT(" --schedule %s", scale_pp_schedule_name(l->schedule));
+    if (l->schedule == SCALE_PP_INTERLEAVED) PUT(" --virtual-stages %.17g", l->n_virtual_stages);
+  }
+  if (l->ep > 1) PUT(" --ep %.17g", l->ep);
+  if (l->cp > 1) PUT(" --cp %.17g --cp-kind %s", l->cp, scale_cp_kind_name(l->cp_kind));
+  PUT(" --remat %s", scale_train_remat_name(l->remat));
+  if (l->tp_overlap) PUT(" --tp-overlap");
+  /* the mapping where it differs from the book's default */
+  scale_layout book = *l;
+  scale_train_layout_map(c, chips, &book);
+  if (l->pp > 1 && l->link[SCALE_TRAIN_DIM_PP] != book.link[SCALE_TRAIN_DIM_PP])
+    PUT(" --pp-link dcn");
+  const scale_train_dim axes_dims[] = {SCALE_TRAIN_DIM_TP, SCALE_TRAIN_DIM_FSDP,
+                                       SCALE_TRAIN_DIM_DP, SCALE_TRAIN_DIM_CP};
+  for (size_t i = 0; i < sizeof axes_dims / sizeof axes_dims[0]; i++) {
+    scale_train_dim d = axes_dims[i];
+    if (l->link[d] == SCALE_TRAIN_LINK_ICI && l->n_axes[d] != book.n_axes[d])
+      PUT(" --%s-axes %.17g", scale_train_dim_name(d), l->n_axes[d]);
+  }
+  if (a->tokens > 0) PUT(" --tokens %.17g", a->tokens);
+  if (a->roofline) PUT(" --roofline");
+  if (!isnan(a->efficiency)) PUT(" --efficiency %.17g", a->efficiency);
+#undef PUT
+  return buf;
+}
+
+static void json_entry(cli_json *j, const char *key, const scale_plan_entry *e,
+                       const char *command) {
   const scale_layout *l = &e->layout;
   const scale_train_result *r = &e->result;
   char text[200];
@@ -213,6 +269,7 @@ static void json_entry(cli_json *j, const char *key, const scale_plan_entry *e) 
   for (int d = 0; d < SCALE_TRAIN_DIM_COUNT; d++)
     cli_json_string(j, scale_train_dim_name((scale_train_dim)d), scale_train_link_name(l->link[d]));
   cli_json_object_end(j);
+  cli_json_string(j, "command", command);
   cli_json_number(j, "score", e->score);
   cli_json_number(j, "step_time_s", r->step_time_s);
   cli_json_number(j, "compute_time_s", r->compute_time_s);
@@ -228,7 +285,7 @@ static void json_entry(cli_json *j, const char *key, const scale_plan_entry *e) 
   cli_json_object_end(j);
 }
 
-static void print_entry(int rank, const scale_plan_entry *e, double chips) {
+static void print_entry(int rank, const scale_plan_entry *e, double chips, const char *command) {
   char layout[200], step[32], mem[32], time[32], cost[32];
   const scale_train_result *r = &e->result;
   scale_plan_layout_str(&e->layout, layout, sizeof layout);
@@ -241,16 +298,17 @@ static void print_entry(int rank, const scale_plan_entry *e, double chips) {
     printf(", run %s", scale_format(time, sizeof time, r->train_time_s, NULL, SCALE_FMT_TIME));
   if (isfinite(r->cost_usd))
     printf(", $%s", scale_format(cost, sizeof cost, r->cost_usd, "", SCALE_FMT_SI));
-  printf("\n");
+  printf("\n    %s\n", command);
 }
 
 /* Searches one chip count; keeps the result if it is the best within budget so far. */
-static int search_one(const args *a, const scale_model *m, const scale_chip *chip, double chips,
+static int search_one(const args *a, const scale_model *m, const scale_chip *chip,
+                      const scale_step_params *params, double chips,
                       scale_plan_report *best, double *best_chips, scale_plan_report *scratch,
                       double *candidates, double *elapsed) {
   scale_train_problem p = scale_train_problem_make(m, chip, chips, a->batch, a->seq);
-  p.efficiency_frac = a->efficiency;
   p.train_tokens = a->tokens;
+  p.step_params = params;
   scale_diag diag;
   double t0 = now_s();
   if (scale_plan_train(&p, &a->opts, scratch, &diag)) return cli_usage("%s", diag.message);
@@ -281,6 +339,11 @@ static int plan_train(int argc, char **argv) {
   scale_model model;
   scale_chip chip;
   if ((rc = cli_load_model(a.model, &model)) || (rc = cli_load_chip(a.hw, &chip))) return rc;
+  scale_step_params params;
+  if (!a.roofline) {
+    if ((rc = cli_load_step_params(&chip, &params))) return rc;
+    if (!isnan(a.efficiency)) params.v[SCALE_STEP_MM_ETA_MAX] = a.efficiency;
+  }
   scale_plan_report *best = calloc(1, sizeof *best), *scratch = malloc(sizeof *scratch);
   if (!best || !scratch) {
     free(best);
@@ -289,7 +352,7 @@ static int plan_train(int argc, char **argv) {
   }
   double best_chips = 0, candidates = 0, evaluated = 0, elapsed = 0;
   for (double chips = lo; chips <= hi && !rc; chips *= 2) {
-    rc = search_one(&a, &model, &chip, chips, best, &best_chips, scratch, &candidates, &elapsed);
+    rc = search_one(&a, &model, &chip, a.roofline ? NULL : &params, chips, best, &best_chips, scratch, &candidates, &elapsed);
     evaluated += scratch->n_evaluated;
   }
   if (!rc && best->n_ranked == 0)
@@ -298,8 +361,10 @@ static int plan_train(int argc, char **argv) {
                   scratch->n_pruned[SCALE_PLAN_PRUNE_MEMORY],
                   scratch->n_pruned[SCALE_PLAN_PRUNE_BATCH]);
   if (!rc) {
-    char why[512];
+    char why[1024], cmd[SCALE_PLAN_TOP_MAX][640];
     scale_plan_explain(best, why, sizeof why);
+    for (int i = 0; i < best->n_ranked; i++)
+      train_command(&a, &model, &chip, best_chips, &best->ranked[i], cmd[i], sizeof cmd[i]);
     double rate = elapsed > 0 ? candidates / elapsed : 0;
     if (a.json) {
       cli_json j;
@@ -309,10 +374,11 @@ static int plan_train(int argc, char **argv) {
       cli_json_string(&j, "hw", chip.name);
       cli_json_number(&j, "chips", best_chips);
       cli_json_string(&j, "objective", scale_plan_objective_name(a.opts.objective));
-      json_entry(&j, "best", &best->ranked[0]);
+      cli_json_string(&j, "cost_model", a.roofline ? "roofline" : "step");
+      json_entry(&j, "best", &best->ranked[0], cmd[0]);
       cli_json_array_begin(&j, "ranked");
       for (int i = 0; i < best->n_ranked; i++)
-        json_entry(&j, NULL, &best->ranked[i]);
+        json_entry(&j, NULL, &best->ranked[i], cmd[i]);
       cli_json_array_end(&j);
       cli_json_string(&j, "why", why);
       cli_json_number(&j, "layouts_enumerated", candidates);
@@ -331,8 +397,9 @@ static int plan_train(int argc, char **argv) {
              "rule; %.3g layouts/s, %d threads)\n",
              model.display_name, chip.display_name, scale_plan_objective_name(a.opts.objective),
              candidates, evaluated, rate, best->n_threads_used);
+      printf("model: %s\n", cli_cost_model_name(a.roofline));
       for (int i = 0; i < best->n_ranked; i++)
-        print_entry(i + 1, &best->ranked[i], best_chips);
+        print_entry(i + 1, &best->ranked[i], best_chips, cmd[i]);
       if (why[0]) printf("why: %s\n", why);
       printf("pruned:");
       for (int i = 0; i < SCALE_PLAN_PRUNE_COUNT; i++)

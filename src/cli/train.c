@@ -27,16 +27,31 @@ static void usage(FILE *out) {
                "  --ep E              expert parallelism (MoE only; divides dp x fsdp)\n"
                "  --cp C              context parallelism, --cp-kind ring|ulysses\n"
                "  --remat P           none|block|matmuls (default block)\n"
+               "  --tp-overlap        comm-GEMM overlap of the TP collectives\n"
+               "mapping (default: the book's, below):\n"
+               "  --tp-axes N, --fsdp-axes N, --dp-axes N, --cp-axes N\n"
+               "                      TPU torus axes a dimension spans (its ICI bandwidth)\n"
+               "  --pp-link dcn       push the pipeline outermost, onto DCN/InfiniBand\n"
                "run:\n"
                "  --tokens T          token budget: prints the training time and dollar "
                "cost\n"
-               "  --efficiency F      achievable fraction of peak FLOP/s (default 1, "
-               "the roofline)\n"
+               "  --roofline          the book's ideal instead of the calibrated step model: "
+               "peak\n"
+               "                      FLOP/s and bandwidth, perfect overlap\n"
+               "  --efficiency F      override the step model's matmul ceiling (its fitted "
+               "best\n"
+               "                      fraction of peak); communication keeps its measured "
+               "price\n"
                "  --json              machine output (SI base units)\n\n"
+               "Predictions come from the calibrated step model (scale validate shows its "
+               "error\n"
+               "against published runs), printed beside the roofline bound.\n"
                "Degrees are mapped as the book does: tp, cp, fsdp, pp, dp fill the ICI "
                "slice (up to\n"
                "a pod) or the NVLink domain first; what does not fit goes over "
-               "DCN/InfiniBand.\n\n"
+               "DCN/InfiniBand.\n"
+               "scale plan train prints, for every layout, the scale train line that "
+               "reproduces it.\n\n"
                "A layout that does not fit in HBM prints the whole report (fits: no, short "
                "by ...),\n"
                "then one line on stderr, and exits 1 (as scale infer does).\n");
@@ -64,6 +79,13 @@ enum {
   OPT_TOKENS,
   OPT_EFFICIENCY,
   OPT_JSON,
+  OPT_ROOFLINE,
+  OPT_TP_OVERLAP,
+  OPT_TP_AXES,
+  OPT_FSDP_AXES,
+  OPT_DP_AXES,
+  OPT_CP_AXES,
+  OPT_PP_LINK,
   OPT_HELP
 };
 
@@ -88,6 +110,13 @@ static const struct option options[] = {{"model", required_argument, NULL, OPT_M
                                         {"tokens", required_argument, NULL, OPT_TOKENS},
                                         {"efficiency", required_argument, NULL, OPT_EFFICIENCY},
                                         {"json", no_argument, NULL, OPT_JSON},
+                                        {"roofline", no_argument, NULL, OPT_ROOFLINE},
+                                        {"tp-overlap", no_argument, NULL, OPT_TP_OVERLAP},
+                                        {"tp-axes", required_argument, NULL, OPT_TP_AXES},
+                                        {"fsdp-axes", required_argument, NULL, OPT_FSDP_AXES},
+                                        {"dp-axes", required_argument, NULL, OPT_DP_AXES},
+                                        {"cp-axes", required_argument, NULL, OPT_CP_AXES},
+                                        {"pp-link", required_argument, NULL, OPT_PP_LINK},
                                         {"help", no_argument, NULL, OPT_HELP},
                                         {NULL, 0, NULL, 0}};
 
@@ -104,8 +133,15 @@ static void describe_dim(char *buf, size_t size, const scale_layout *l, scale_tr
              scale_train_link_name(l->link[d]));
 }
 
+/* A row of two times: the prediction and the roofline bound. */
+static void two_rows(const char *label, double predicted, double bound) {
+  char a[64], b[64];
+  printf("  %-34s %-14s %s\n", label, scale_format(a, sizeof a, predicted, "", SCALE_FMT_TIME),
+         scale_format(b, sizeof b, bound, "", SCALE_FMT_TIME));
+}
+
 static void print_text(const scale_train_problem *p, const scale_layout *l,
-                       const scale_train_result *r) {
+                       const scale_train_result *r, const scale_train_result *ideal) {
   char num[64], num2[64];
   const double degree[SCALE_TRAIN_DIM_COUNT] = {l->dp, l->fsdp, l->tp, l->pp, l->ep, l->cp};
   printf("%s on %.0f x %s: batch %s tokens, sequences of %.0f\n", p->model->display_name,
@@ -131,33 +167,68 @@ static void print_text(const scale_train_problem *p, const scale_layout *l,
   if (l->cp > 1.0) printf(", %s attention", scale_cp_kind_name(l->cp_kind));
   printf(", remat %s\n\n", scale_train_remat_name(l->remat));
 
-  printf("step (per chip)\n");
-  cli_row("tokens per chip", r->tokens_per_chip, "", SCALE_FMT_PLAIN);
-  cli_row("FLOPs per chip (incl. remat)", r->flops_per_chip, "FLOP", SCALE_FMT_SCI);
-  cli_row("compute", r->compute_time_s, "", SCALE_FMT_TIME);
-  cli_row("comms on the busiest link", r->comms_time_s, "", SCALE_FMT_TIME);
-  cli_row("exposed comms (overlapped)", r->exposed_comms_time_s, "", SCALE_FMT_TIME);
-  cli_row("pipeline bubble fraction", r->bubble_frac, "", SCALE_FMT_PLAIN);
-  cli_row("step time", r->step_time_s, "", SCALE_FMT_TIME);
-  cli_row("step time without overlap", r->step_time_no_overlap_s, "", SCALE_FMT_TIME);
-  cli_row("MFU", r->mfu, "", SCALE_FMT_PLAIN);
-  cli_row("throughput", r->tokens_per_s, "tokens/s", SCALE_FMT_SI);
-
-  bool header = false;
-  for (int i = 0; i < SCALE_TRAIN_COMM_COUNT; i++) {
-    const scale_train_comm_cost *c = &r->comm[i];
-    if (!(c->step_bytes > 0.0)) continue;
-    if (!header) {
-      printf("\ncollectives per step (per chip)\n");
+  printf("model: %s\n\n", cli_cost_model_name(!r->step_model));
+  if (r->step_model) {
+    const scale_step_result *st = &r->step;
+    printf("step (per chip)                      %-14s %s\n", "predicted", "roofline bound");
+    two_rows("compute (every op)", r->compute_time_s, ideal->compute_time_s);
+    two_rows("exposed communication", r->exposed_comms_time_s, ideal->exposed_comms_time_s);
+    two_rows("pipeline bubble", r->bubble_time_s, ideal->bubble_time_s);
+    two_rows("fixed per-step overhead", st->overhead_s, 0.0);
+    two_rows("step time", r->step_time_s, ideal->step_time_s);
+    printf("  %-34s %-14.3g %.3g\n", "MFU", r->mfu, ideal->mfu);
+    printf("  %-34s %-14s %s\n", "throughput [tokens/s]",
+           scale_format(num, sizeof num, r->tokens_per_s, "", SCALE_FMT_SI),
+           scale_format(num2, sizeof num2, ideal->tokens_per_s, "", SCALE_FMT_SI));
+    cli_row("microbatches per pipeline", st->microbatches, "", SCALE_FMT_PLAIN);
+    cli_row("pipeline bubble fraction", r->bubble_frac, "", SCALE_FMT_PLAIN);
+    printf("\noperations over the step (step model)\n");
+    for (int i = 0; i < SCALE_STEP_OP_COUNT; i++)
+      if (st->op_s[i] > 0.0)
+        cli_row(scale_step_op_name((scale_step_op)i), st->op_s[i], "", SCALE_FMT_TIME);
+    bool header = false;
+    for (int k = 0; k < SCALE_STEP_COMM_COUNT; k++) {
+      if (!(st->comm_s[k] > 0.0)) continue;
+      if (!header) printf("\ncommunication over the step (step model): time, exposed, rule\n");
       header = true;
+      char label[64], text[200];
+      snprintf(label, sizeof label, "%s (%s)", scale_step_comm_name((scale_step_comm)k),
+               scale_step_net_name(st->net[k]));
+      snprintf(text, sizeof text, "%s, exposed %s: %s",
+               scale_format(num, sizeof num, st->comm_s[k], "", SCALE_FMT_TIME),
+               scale_format(num2, sizeof num2, st->exposed_s[k], "", SCALE_FMT_TIME),
+               scale_step_comm_rule((scale_step_comm)k, l->tp_overlap));
+      cli_row_text(label, text);
     }
-    char label[64], text[128];
-    snprintf(label, sizeof label, "%s (%s)", scale_train_comm_name((scale_train_comm)i),
-             scale_train_link_name(c->link));
-    snprintf(text, sizeof text, "%s in %s",
-             scale_format(num, sizeof num, c->step_bytes, "B", SCALE_FMT_SI),
-             scale_format(num2, sizeof num2, c->step_time_s, "", SCALE_FMT_TIME));
-    cli_row_text(label, text);
+  } else {
+    printf("step (per chip)\n");
+    cli_row("tokens per chip", r->tokens_per_chip, "", SCALE_FMT_PLAIN);
+    cli_row("FLOPs per chip (incl. remat)", r->flops_per_chip, "FLOP", SCALE_FMT_SCI);
+    cli_row("compute", r->compute_time_s, "", SCALE_FMT_TIME);
+    cli_row("comms on the busiest link", r->comms_time_s, "", SCALE_FMT_TIME);
+    cli_row("exposed comms (overlapped)", r->exposed_comms_time_s, "", SCALE_FMT_TIME);
+    cli_row("pipeline bubble fraction", r->bubble_frac, "", SCALE_FMT_PLAIN);
+    cli_row("step time", r->step_time_s, "", SCALE_FMT_TIME);
+    cli_row("step time without overlap", r->step_time_no_overlap_s, "", SCALE_FMT_TIME);
+    cli_row("MFU", r->mfu, "", SCALE_FMT_PLAIN);
+    cli_row("throughput", r->tokens_per_s, "tokens/s", SCALE_FMT_SI);
+
+    bool header = false;
+    for (int i = 0; i < SCALE_TRAIN_COMM_COUNT; i++) {
+      const scale_train_comm_cost *c = &r->comm[i];
+      if (!(c->step_bytes > 0.0)) continue;
+      if (!header) {
+        printf("\ncollectives per step (per chip)\n");
+        header = true;
+      }
+      char label[64], text[128];
+      snprintf(label, sizeof label, "%s (%s)", scale_train_comm_name((scale_train_comm)i),
+               scale_train_link_name(c->link));
+      snprintf(text, sizeof text, "%s in %s",
+               scale_format(num, sizeof num, c->step_bytes, "B", SCALE_FMT_SI),
+               scale_format(num2, sizeof num2, c->step_time_s, "", SCALE_FMT_TIME));
+      cli_row_text(label, text);
+    }
   }
 
   printf("\nmemory per chip\n");
@@ -175,9 +246,11 @@ static void print_text(const scale_train_problem *p, const scale_layout *l,
   cli_row(r->fits ? "margin" : "short by", fabs(r->memory_margin_bytes), "B", SCALE_FMT_SI);
 
   if (p->train_tokens > 0.0) {
-    printf("\nrun of %s tokens\n",
-           scale_format(num, sizeof num, p->train_tokens, "", SCALE_FMT_SI));
+    printf("\nrun of %s tokens (%s)\n",
+           scale_format(num, sizeof num, p->train_tokens, "", SCALE_FMT_SI),
+           r->step_model ? "step model" : "roofline");
     cli_row("training time", r->train_time_s, "", SCALE_FMT_TIME);
+    if (r->step_model) cli_row("training time at the roofline", ideal->train_time_s, "", SCALE_FMT_TIME);
     if (isfinite(r->cost_usd))
       cli_row("cost", r->cost_usd, "USD", SCALE_FMT_SI);
     else
@@ -187,7 +260,7 @@ static void print_text(const scale_train_problem *p, const scale_layout *l,
 }
 
 static void print_json(const scale_train_problem *p, const scale_layout *l,
-                       const scale_train_result *r) {
+                       const scale_train_result *r, const scale_train_result *ideal) {
   cli_json json;
   cli_json_init(&json, stdout);
   cli_json_object_begin(&json, NULL);
@@ -196,7 +269,8 @@ static void print_json(const scale_train_problem *p, const scale_layout *l,
   cli_json_number(&json, "n_chips", p->n_chips);
   cli_json_number(&json, "batch_tokens", p->batch_tokens);
   cli_json_number(&json, "seq_len", p->seq_len);
-  cli_json_number(&json, "efficiency_frac", p->efficiency_frac);
+  cli_json_string(&json, "cost_model", r->step_model ? "step" : "roofline");
+  if (!r->step_model) cli_json_number(&json, "efficiency_frac", p->efficiency_frac);
   cli_json_object_begin(&json, "layout");
   const double degree[SCALE_TRAIN_DIM_COUNT] = {l->dp, l->fsdp, l->tp, l->pp, l->ep, l->cp};
   for (int d = 0; d < SCALE_TRAIN_DIM_COUNT; d++) {
@@ -213,6 +287,7 @@ static void print_json(const scale_train_problem *p, const scale_layout *l,
   cli_json_number(&json, "n_virtual_stages", l->n_virtual_stages);
   cli_json_string(&json, "cp_kind", scale_cp_kind_name(l->cp_kind));
   cli_json_string(&json, "remat", scale_train_remat_name(l->remat));
+  cli_json_bool(&json, "tp_overlap", l->tp_overlap);
   cli_json_object_end(&json);
 
   cli_json_number(&json, "tokens_per_chip", r->tokens_per_chip);
@@ -230,6 +305,28 @@ static void print_json(const scale_train_problem *p, const scale_layout *l,
   cli_json_number(&json, "step_time_no_overlap_s", r->step_time_no_overlap_s);
   cli_json_number(&json, "mfu", r->mfu);
   cli_json_number(&json, "tokens_per_s", r->tokens_per_s);
+  cli_json_number(&json, "roofline_step_time_s", ideal->step_time_s);
+  cli_json_number(&json, "roofline_mfu", ideal->mfu);
+  if (r->step_model) {
+    const scale_step_result *st = &r->step;
+    cli_json_number(&json, "overhead_s", st->overhead_s);
+    cli_json_object_begin(&json, "ops_s");
+    for (int i = 0; i < SCALE_STEP_OP_COUNT; i++)
+      cli_json_number(&json, scale_step_op_name((scale_step_op)i), st->op_s[i]);
+    cli_json_object_end(&json);
+    cli_json_array_begin(&json, "communication");
+    for (int k = 0; k < SCALE_STEP_COMM_COUNT; k++) {
+      if (!(st->comm_s[k] > 0.0)) continue;
+      cli_json_object_begin(&json, NULL);
+      cli_json_string(&json, "name", scale_step_comm_name((scale_step_comm)k));
+      cli_json_string(&json, "network", scale_step_net_name(st->net[k]));
+      cli_json_number(&json, "time_s", st->comm_s[k]);
+      cli_json_number(&json, "exposed_s", st->exposed_s[k]);
+      cli_json_string(&json, "rule", scale_step_comm_rule((scale_step_comm)k, l->tp_overlap));
+      cli_json_object_end(&json);
+    }
+    cli_json_array_end(&json);
+  }
   cli_json_array_begin(&json, "collectives");
   for (int i = 0; i < SCALE_TRAIN_COMM_COUNT; i++) {
     const scale_train_comm_cost *c = &r->comm[i];
@@ -273,7 +370,9 @@ static void print_json(const scale_train_problem *p, const scale_layout *l,
 
 int cli_cmd_train(int argc, char **argv) {
   const char *model_name = NULL, *hw_name = NULL;
-  double chips = NAN, batch = NAN, seq = NAN, tokens = 0.0, efficiency = 1.0, zero = 3.0;
+  double chips = NAN, batch = NAN, seq = NAN, tokens = 0.0, efficiency = NAN, zero = 3.0;
+  double axes[SCALE_TRAIN_DIM_COUNT] = {NAN, NAN, NAN, NAN, NAN, NAN};
+  bool roofline = false, tp_overlap = false, pp_dcn = false;
   double dp = 1.0, fsdp = NAN, tp = 1.0, pp = 1.0, micro = NAN, virt = 1.0, ep = 1.0, cp = 1.0;
   bool sp = false, as_json = false;
   scale_layout layout = scale_layout_default();
@@ -352,6 +451,30 @@ int cli_cmd_train(int argc, char **argv) {
     case OPT_JSON:
       as_json = true;
       break;
+    case OPT_ROOFLINE:
+      roofline = true;
+      break;
+    case OPT_TP_OVERLAP:
+      tp_overlap = true;
+      break;
+    case OPT_TP_AXES:
+      ok = cli_parse_number("tp-axes", optarg, DEGREE, &axes[SCALE_TRAIN_DIM_TP]);
+      break;
+    case OPT_FSDP_AXES:
+      ok = cli_parse_number("fsdp-axes", optarg, DEGREE, &axes[SCALE_TRAIN_DIM_FSDP]);
+      break;
+    case OPT_DP_AXES:
+      ok = cli_parse_number("dp-axes", optarg, DEGREE, &axes[SCALE_TRAIN_DIM_DP]);
+      break;
+    case OPT_CP_AXES:
+      ok = cli_parse_number("cp-axes", optarg, DEGREE, &axes[SCALE_TRAIN_DIM_CP]);
+      break;
+    case OPT_PP_LINK:
+      if (strcmp(optarg, "dcn") != 0)
+        return cli_usage("--pp-link: '%s' is not dcn (the book's mapping is the default)",
+                         optarg);
+      pp_dcn = true;
+      break;
     case OPT_HELP:
       usage(stdout);
       return CLI_EXIT_OK;
@@ -366,6 +489,9 @@ int cli_cmd_train(int argc, char **argv) {
   if (isnan(chips)) return cli_usage("train: missing --chips");
   if (isnan(batch)) return cli_usage("train: missing --batch-tokens");
   if (isnan(seq)) return cli_usage("train: missing --seq");
+  if (roofline && !isnan(efficiency))
+    return cli_usage("train: --efficiency overrides the step model's matmul ceiling; "
+                     "--roofline is the book's ideal at peak");
 
   scale_model model;
   scale_chip chip;
@@ -389,23 +515,52 @@ int cli_cmd_train(int argc, char **argv) {
   layout.n_virtual_stages = virt;
   layout.ep = ep;
   layout.cp = cp;
+  layout.tp_overlap = tp_overlap;
   scale_train_layout_map(&chip, chips, &layout);
+  /* the planner's other mappings: the pipeline outermost on DCN, torus axes per dimension */
+  if (pp_dcn) {
+    if (!(pp > 1.0)) return cli_usage("train: --pp-link dcn needs --pp above 1");
+    if (!(chip.dcn_bytes_per_s > 0.0))
+      return cli_usage("train: --pp-link dcn: %s has no DCN bandwidth", chip.name);
+    layout.link[SCALE_TRAIN_DIM_PP] = SCALE_TRAIN_LINK_DCN;
+    layout.n_axes[SCALE_TRAIN_DIM_PP] = 1.0;
+  }
+  for (int d = 0; d < SCALE_TRAIN_DIM_COUNT; d++) {
+    if (isnan(axes[d])) continue;
+    if (layout.link[d] != SCALE_TRAIN_LINK_ICI)
+      return cli_usage("train: --%s-axes: %s is mapped onto %s, not a TPU torus",
+                       scale_train_dim_name((scale_train_dim)d),
+                       scale_train_dim_name((scale_train_dim)d),
+                       scale_train_link_name(layout.link[d]));
+    if (isfinite(chip.ici_n_axes) && axes[d] > chip.ici_n_axes)
+      return cli_usage("train: --%s-axes %g: the torus has %g axes",
+                       scale_train_dim_name((scale_train_dim)d), axes[d], chip.ici_n_axes);
+    layout.n_axes[d] = axes[d];
+  }
 
   scale_train_problem problem = scale_train_problem_make(&model, &chip, chips, batch, seq);
-  problem.efficiency_frac = efficiency;
   problem.train_tokens = tokens;
+  scale_step_params params;
+  if (!roofline) {
+    if ((rc = cli_load_step_params(&chip, &params))) return rc;
+    if (!isnan(efficiency)) params.v[SCALE_STEP_MM_ETA_MAX] = efficiency;
+    problem.step_params = &params;
+  }
   scale_diag diag;
   if (scale_train_validate(&problem, &layout, &diag)) return cli_usage("train: %s", diag.message);
 
-  scale_train_result result;
+  scale_train_result result, ideal;
   scale_train_eval(&problem, &layout, &result);
+  scale_train_problem bound = problem;
+  bound.step_params = NULL;
+  scale_train_eval(&bound, &layout, &ideal);
   if (!isfinite(result.step_time_s) || !isfinite(result.memory_per_chip_bytes))
     return cli_fail("train: %s (chips %g, batch %g tokens, seq %g)", result.reason, chips, batch,
                     seq);
   if (as_json)
-    print_json(&problem, &layout, &result);
+    print_json(&problem, &layout, &result, &ideal);
   else
-    print_text(&problem, &layout, &result);
+    print_text(&problem, &layout, &result, &ideal);
   /* Does not fit: the whole report, then one line and exit 1, as `scale infer` does. */
   if (!result.fits)
     return cli_fail("train: the layout does not fit in HBM (%.3g of %.3g bytes per chip)",

@@ -73,4 +73,43 @@ expect_rc 1 "pod_y 1e308 refused, no hang"; expect_err 'pod-y-huge.ini:[0-9]+: p
 run timeout 60 "$SCALE" plan infer --model llama-3-8b --hw tpu-v5e --prompt 1000 --output 100 --max-chips 1e30
 expect_rc 2 "max-chips beyond 1e9"; expect_err 'max chips' "says why"
 
+
+# One evaluation path (issue 14): every layout the planner prints comes with the scale train
+# line that reproduces it; the top 5 of the three standard searches (tests/bench/plan_bench.c),
+# re-evaluated through that line, give the same step time, MFU and memory to 17 digits.
+# field KEY FILE : the values of "KEY": in the ranked entries of a plan (or all of a train).
+field() { awk -v k="\"$1\":" 'index($0, "\"ranked\"") { r = 1 } r && $1 == k { v = substr($0, index($0, k) + length(k) + 1); sub(/,$/, "", v); print v }' "$2"; }
+reproduce() {
+  label=$1; shift
+  run "$SCALE" plan train "$@" --top 5 --json
+  expect_rc 0 "$label: plan"
+  cp "$TMP/out" "$TMP/plan.json"
+  n=$(field command "$TMP/plan.json" | wc -l)
+  if [ "$n" -eq 5 ]; then pass; else fail "$label: $n commands, expected 5"; fi
+  i=0
+  field command "$TMP/plan.json" | sed 's/^"scale train //; s/"$//' >"$TMP/commands"
+  while read -r args; do
+    i=$((i + 1))
+    # shellcheck disable=SC2086
+    run "$SCALE" train $args --json
+    if [ "$rc" -ne 0 ]; then fail "$label #$i: scale train $args exited $rc: $(head -c 300 "$TMP/err")"; continue; fi
+    for key in step_time_s mfu memory_per_chip_bytes; do
+      want=$(field "$key" "$TMP/plan.json" | sed -n "${i}p")
+      got=$(awk -v k="\"$key\":" '$1 == k { v = $2; sub(/,$/, "", v); print v; exit }' "$TMP/out")
+      if [ -n "$want" ] && [ "$want" = "$got" ]; then pass; else fail "$label #$i: $key $got from scale train, $want from the plan ($args)"; fi
+    done
+  done <"$TMP/commands"
+}
+reproduce "llama-3-70b on 8960 v5p" --model llama-3-70b --hw tpu-v5p --chips 8960 --batch-tokens 4194304 --seq 4096 --tokens 15T
+reproduce "llama-3-405b on 16384 h100" --model llama-3-405b --hw nvidia-h100-sxm --chips 16384 --batch-tokens 16777216 --seq 8192
+reproduce "deepseek-v3 on 2048 h100" --model deepseek-v3 --hw nvidia-h100-sxm --chips 2048 --batch-tokens 62914560 --seq 4096
+# and under the roofline, where the TPU torus axes are split as the book splits them
+reproduce "llama-3-70b on 8960 v5p, roofline" --model llama-3-70b --hw tpu-v5p --chips 8960 --batch-tokens 4194304 --seq 4096 --roofline
+run "$SCALE" plan train --model llama-3-70b --hw tpu-v5p --chips 8960 --batch-tokens 4194304 --seq 4096 --roofline
+expect_out '--tp-axes 2' "a layout with TP over two torus axes prints --tp-axes 2"
+expect_out 'model: roofline' "names the roofline"
+run "$SCALE" plan train --model llama-3-70b --hw tpu-v5p --chips 8960 --batch-tokens 4194304 --seq 4096
+expect_out 'model: calibrated step model' "names the step model"
+if grep -q 'axises' "$TMP/out"; then fail "'axises' in the plan"; else pass; fi
+expect_usage_error "roofline with efficiency" "$SCALE" plan train --model llama-3-8b --hw tpu-v5e --chips 8 --batch-tokens 1M --seq 4096 --roofline --efficiency 0.5
 finish

@@ -9,14 +9,14 @@ run "$SCALE" train --help;         expect_rc 0 "train --help"; expect_out 'usage
 run "$SCALE" --help;               expect_out 'train ' "--help lists train"
 
 # Book ch. 6: 1024-way data, 2-way sequence, 4-way tensor parallelism is compute-bound.
-run "$SCALE" train $L70 --chips 8192 --fsdp 1024 --cp 2 --tp 4 --tokens 15e12 --efficiency 0.4
-expect_rc 0 "fsdp x cp x tp"; expect_no_nan "fsdp x cp x tp"
+run "$SCALE" train $L70 --chips 8192 --fsdp 1024 --cp 2 --tp 4 --tokens 15e12 --roofline
+expect_rc 0 "fsdp x cp x tp"; expect_no_nan "fsdp x cp x tp"; expect_out '^model: roofline' "names the roofline"
 expect_out '^bound: compute' "FSDP x TP compute-bound"; expect_out 'training time' "run time"
 expect_out 'cost .* MUSD' "dollar cost"; expect_out 'fsdp-all-gather \(ici\)' "collective rows"
 expect_out 'fits +yes' "fits"
 
 # Book ch. 6: FSDP over batch and sequence on a full pod (468 tokens per chip) is comms-bound.
-run "$SCALE" train $L70 --chips 8960 --fsdp 560 --cp 16
+run "$SCALE" train $L70 --chips 8960 --fsdp 560 --cp 16 --roofline
 expect_rc 0 "pure FSDP"; expect_out '^bound: comms: FSDP' "FSDP comms-bound"
 
 # JSON keys of the issue, with and without a token budget.
@@ -38,8 +38,43 @@ expect_out '"link": "nvlink"' "tp on nvlink"; expect_out '"link": "dcn"' "fsdp o
 
 # MoE with expert parallelism and Ulysses context parallelism.
 run "$SCALE" train --model mixtral-8x7b --hw tpu-v5p --chips 64 --batch-tokens 1M --seq 4096 \
-  --fsdp 16 --ep 8 --cp 4 --cp-kind ulysses --remat matmuls
+  --fsdp 16 --ep 8 --cp 4 --cp-kind ulysses --remat matmuls --roofline
 expect_rc 0 "ep + ulysses"; expect_out 'ep-all-to-all' "AllToAll row"; expect_no_nan "moe"
+run "$SCALE" train --model mixtral-8x7b --hw tpu-v5p --chips 64 --batch-tokens 1M --seq 4096 \
+  --fsdp 16 --ep 8 --cp 4 --cp-kind ulysses --remat matmuls
+expect_rc 0 "ep + ulysses, step model"; expect_out '^  ep \(ici\) .*critical path' "EP all-to-all with its rule"
+expect_out '^  cp \(ici\) ' "Ulysses CP row"; expect_no_nan "moe, step model"
+
+# The calibrated step model is the default (issue 14): it names itself, prints each number
+# beside the roofline bound, and its breakdown by op and by communication with the rule.
+run "$SCALE" train $L70 --chips 8192 --fsdp 1024 --cp 2 --tp 4 --tokens 15e12
+expect_rc 0 "step model"; expect_no_nan "step model"
+expect_out '^model: calibrated step model' "names the step model"
+expect_out 'predicted +roofline bound' "prediction beside the bound"
+expect_out '^  step time +[0-9.]+ [a-zµ]+ +[0-9.]+ [a-zµ]+$' "step time: two columns"
+expect_out '^  mlp-up ' "op rows"; expect_out '^  tp \(ici\) .*critical path' "TP rule"
+expect_out 'training time at the roofline' "run time beside the roofline's"
+# --efficiency overrides the matmul ceiling only: communication times do not move, so a
+# lower ceiling never makes communication look cheaper than it is.
+comm_times() { awk '/"communication"/ { c = 1 } c && /"time_s"/ { print $2 }' "$TMP/out"; }
+run "$SCALE" train $L70 --chips 8192 --fsdp 1024 --cp 2 --tp 4 --json; comm_times >"$TMP/c1"
+mfu1=$(awk '$1 == "\"mfu\":" { print $2 }' "$TMP/out")
+run "$SCALE" train $L70 --chips 8192 --fsdp 1024 --cp 2 --tp 4 --json --efficiency 0.5; comm_times >"$TMP/c2"
+mfu2=$(awk '$1 == "\"mfu\":" { print $2 }' "$TMP/out")
+if [ -s "$TMP/c1" ] && cmp -s "$TMP/c1" "$TMP/c2"; then pass; else fail "--efficiency moved communication times"; fi
+if awk -v a="${mfu1%,}" -v b="${mfu2%,}" 'BEGIN { exit !(b < a) }'; then pass; else fail "--efficiency 0.5 did not lower MFU ($mfu1 -> $mfu2)"; fi
+expect_out '"cost_model": "step"' "json names the model"; expect_out '"roofline_step_time_s": ' "json bound"
+# --tp-overlap hides TP under the GEMMs: never slower
+run "$SCALE" train $L70 --chips 8192 --fsdp 1024 --cp 2 --tp 4 --json; s1=$(awk '$1 == "\"step_time_s\":" { print $2; exit }' "$TMP/out")
+run "$SCALE" train $L70 --chips 8192 --fsdp 1024 --cp 2 --tp 4 --json --tp-overlap; s2=$(awk '$1 == "\"step_time_s\":" { print $2; exit }' "$TMP/out")
+if awk -v a="${s1%,}" -v b="${s2%,}" 'BEGIN { exit !(b < a) }'; then pass; else fail "--tp-overlap did not shorten the step ($s1 -> $s2)"; fi
+# The mapping flags: TP over two torus axes is faster at the roofline than over one.
+run "$SCALE" train $L70 --chips 8960 --fsdp 280 --tp 32 --sp --microbatches 2 --remat none --roofline --json
+s1=$(awk '$1 == "\"step_time_s\":" { print $2; exit }' "$TMP/out")
+run "$SCALE" train $L70 --chips 8960 --fsdp 280 --tp 32 --sp --microbatches 2 --remat none --roofline --json --tp-axes 2 --fsdp-axes 1
+s2=$(awk '$1 == "\"step_time_s\":" { print $2; exit }' "$TMP/out")
+if awk -v a="${s1%,}" -v b="${s2%,}" 'BEGIN { exit !(b < a) }'; then pass; else fail "--tp-axes 2 did not speed up TP ($s1 -> $s2)"; fi
+expect_out '"n_axes": 2$' "json shows 2 axes"
 
 # Memory: LLaMA 3 70B on 8 chips does not fit. One behaviour for "does not fit" in train and
 # infer (issue 13 section 2): the whole report on stdout, one line on stderr, exit 1.
@@ -68,6 +103,10 @@ expect_usage_error "unknown model" "$SCALE" train --model gpt-9 --hw tpu-v5p --c
 expect_usage_error "bad number" "$SCALE" train $L70 --chips 8.5
 expect_usage_error "bad option" "$SCALE" train $L70 --chips 8 --bogus
 expect_usage_error "efficiency" "$SCALE" train $L70 --chips 8 --efficiency 1.5
+expect_usage_error "roofline + efficiency" "$SCALE" train $L70 --chips 8 --efficiency 0.5 --roofline
+expect_usage_error "axes on a GPU" "$SCALE" train --model llama-3-8b --hw dgx-h100 --chips 64 --batch-tokens 1M --seq 8192 --tp 8 --tp-axes 2
+expect_usage_error "too many axes" "$SCALE" train $L70 --chips 64 --tp 8 --tp-axes 4
+expect_usage_error "pp-link" "$SCALE" train $L70 --chips 64 --pp 2 --pp-link carrier-pigeon
 expect_usage_error "leftover chips" "$SCALE" train $L70 --chips 100 --tp 8
 
 # Sizes that would overflow are refused naming the option, not blamed on the HBM or the
