@@ -43,6 +43,7 @@ typedef struct {
   char matmul[160];
   double dims[3]; /* I, J, K */
   double bytes;   /* V of the collectives */
+  bool dims_given, bytes_given;
   int reps;
   const char *trace;
   const char *tsv;
@@ -58,8 +59,10 @@ static void usage(FILE *out) {
           "  --run WHAT      all (default), collectives, matmul, cmatmul, sweep\n"
           "  --matmul S      one sharded matmul, e.g. \"A[I_X, J] . B[J, K_Y]\" (default: the\n"
           "                  four cases of chapter 3)\n"
-          "  --dims I,J,K    global sizes of A[I, J] and B[J, K] (default 256,256,256)\n"
-          "  --bytes V       bytes of the collectives' array (default 1048576)\n"
+          "  --dims I,J,K    global sizes of A[I, J] and B[J, K] (default: the multiple of P\n"
+          "                  nearest 256 for each)\n"
+          "  --bytes V       bytes of the collectives' array (default: the multiple of 8 P^2\n"
+          "                  at most 1 MiB)\n"
           "  --reps N        timed repetitions, best kept (default 3)\n"
           "  --trace FILE    write a Chrome trace-event JSON (open in ui.perfetto.dev)\n"
           "  --tsv FILE      write one row per result: kind, name, axes, n, bytes, sent,\n"
@@ -123,12 +126,14 @@ static int parse_options(int argc, char **argv, int rank, options *o) {
       break;
     case OPT_DIMS:
       if (!parse_dims(optarg, o->dims)) bad = "--dims: expected I,J,K, whole numbers in [1, 2^20]";
+      o->dims_given = true;
       break;
     case OPT_BYTES:
       o->bytes = strtod(optarg, &end);
       if (end == optarg || *end || !(o->bytes >= 8 && o->bytes <= 1 << 30) ||
           fmod(o->bytes, 8.0) != 0.0)
         bad = "--bytes: expected a multiple of 8 in [8, 2^30]";
+      o->bytes_given = true;
       break;
     case OPT_REPS: {
       long v = strtol(optarg, &end, 10);
@@ -811,6 +816,14 @@ int main(int argc, char **argv) {
               diag.message[0] ? diag.message : "its size is not the number of ranks");
     MPI_Finalize();
     return 2;
+  }
+  /* Default sizes that every sharding divides: any group of axes divides P, so a multiple of P
+   * near 256 for the matrices, and of 8 P^2 near 1 MiB for the collectives. */
+  if (!o.dims_given)
+    o.dims[0] = o.dims[1] = o.dims[2] = m.n_ranks * fmax(1.0, round(256.0 / m.n_ranks));
+  if (!o.bytes_given) {
+    double quantum = 8.0 * m.n_ranks * m.n_ranks;
+    o.bytes = quantum * fmax(1.0, floor(1048576.0 / quantum));
   }
   int dims[SCALE_MESH_AXES_MAX], periods[SCALE_MESH_AXES_MAX];
   for (int a = 0; a < m.mesh.n_axes; a++) dims[a] = (int)m.mesh.size[a], periods[a] = 1;
