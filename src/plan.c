@@ -64,6 +64,7 @@ typedef struct {
   scale_plan_report report; /* ranked[] kept sorted, best first */
   scale_layout layout;      /* scratch */
   scale_train_result result;
+  scale_train_cache cache;  /* what does not depend on the layout, and op times by shape */
 } worker;
 
 static bool divides(double a, double b) { return b > 0 && fmod(b, a) == 0.0; }
@@ -198,7 +199,7 @@ static void consider(worker *w, double n_seq) {
     r->n_pruned[SCALE_PLAN_PRUNE_INVALID]++;
     return;
   }
-  scale_train_eval(w->problem, l, &w->result);
+  scale_train_eval_cached(w->problem, l, &w->cache, &w->result);
   r->n_evaluated++;
   if (!w->result.fits) {
     r->n_pruned[SCALE_PLAN_PRUNE_MEMORY]++;
@@ -455,6 +456,7 @@ scale_status scale_plan_train(const scale_train_problem *problem, const scale_pl
   for (int t = 0; t < n_threads; t++) {
     workers[t].problem = problem;
     workers[t].opts = o;
+    scale_train_cache_init(&workers[t].cache, problem);
   }
   /* Deal tp values round-robin so threads get similar shares (small tp = most work). */
   for (int i = 0; i < n_tps; i++) {

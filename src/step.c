@@ -245,6 +245,7 @@ typedef struct {
   double n_h, k_h;         /**< query and KV heads per TP rank */
   double d, h, f_in, f_out; /**< D, H, MLP input width (x2 gated) and output width per rank */
   double act_bytes;        /**< bytes of one activation element (16-bit) */
+  double n_params, n_active_params, layer_weight_params; /**< the model's counts */
 } ctx;
 
 /** Time of one matmul op of 'batch' m x k by k x n products. */
@@ -448,9 +449,7 @@ static void layer_comm_times(const ctx *c, const layer_ops *o, scale_step_result
 
   /* ZeRO-3: gather the layer's weights forward and backward, reduce-scatter its gradients;
    * prefetched under the previous layer's compute */
-  double layer_bytes = (scale_transformer_n_attention_params(j->model) +
-                        scale_transformer_n_mlp_params(j->model) / (double)j->model->n_layers) /
-                       j->tp * c->act_bytes;
+  double layer_bytes = c->layer_weight_params / j->tp * c->act_bytes;
   double n_fsdp = j->fsdp >= 1 ? j->fsdp : j->dp;
   r->net[SCALE_STEP_COMM_FSDP] = comm_net(j, SCALE_STEP_COMM_FSDP, j->tp * j->cp, n_fsdp, &w);
   double fsdp = j->zero == 3
@@ -480,6 +479,15 @@ static void layer_comm_times(const ctx *c, const layer_ops *o, scale_step_result
 static double mlp_width(const scale_model *m) {
   if (!scale_model_is_moe(m)) return (double)m->d_ff;
   return (double)(m->n_experts_active + m->n_shared_experts) * (double)m->d_ff_expert;
+}
+
+/** The model's counts, computed once per cache binding (or per evaluation without a cache). */
+static void model_counts(const scale_model *m, double *n_params, double *n_active,
+                         double *layer_weight) {
+  *n_params = scale_transformer_n_params(m);
+  *n_active = scale_transformer_n_active_params(m);
+  *layer_weight = scale_transformer_n_attention_params(m) +
+                  scale_transformer_n_mlp_params(m) / (double)m->n_layers;
 }
 
 static bool make_ctx(const scale_step_job *j, const scale_step_params *p, ctx *c) {
@@ -519,8 +527,8 @@ static void head_ops(const ctx *c, double *op) {
 }
 
 /** Parameters held by one chip (its TP shard of its pipeline stage). */
-static double chip_params(const scale_step_job *j) {
-  return scale_transformer_n_params(j->model) / (j->tp * j->pp);
+static double chip_params(const ctx *c) {
+  return c->n_params / (c->job->tp * c->job->pp);
 }
 
 /** Gradient traffic of one bucketed collective: all buckets of 'bytes' over n [s], and the
@@ -558,7 +566,7 @@ static void dp_comm(const ctx *c, double bwd_window, scale_step_result *r) {
   scale_step_net shard_net = j->mapped ? j->link[SCALE_STEP_COMM_FSDP].net
                                        : r->net[SCALE_STEP_COMM_DP];
   w_shard = j->mapped ? j->link[SCALE_STEP_COMM_FSDP].bytes_per_s : w;
-  double grads = chip_params(j) * c->act_bytes;
+  double grads = chip_params(c) * c->act_bytes;
   double total = 0, tail = 0, gather = 0, t;
   if (j->zero == 1 || j->zero == 2) {
     total += bucketed_s(c, shard_net, w_shard, SCALE_COLL_REDUCE_SCATTER, s, grads, &t);
@@ -575,12 +583,13 @@ static void dp_comm(const ctx *c, double bwd_window, scale_step_result *r) {
   r->exposed_s[SCALE_STEP_COMM_DP] = (total > 0 ? fmax(tail, total - bwd_window) : 0) + gather;
 }
 
-static double model_flops(const scale_step_job *j) {
+static double model_flops(const ctx *c) {
+  const scale_step_job *j = c->job;
   const scale_model *m = j->model;
   double tokens = j->gbs * j->seq;
   double attn = 6.0 * 2.0 * (double)m->n_layers * (double)m->n_heads * (double)m->d_head *
                 j->seq * 0.5 * tokens; /* causal QK^T and PV, 3 passes */
-  return 6.0 * scale_transformer_n_active_params(m) * tokens + attn;
+  return 6.0 * c->n_active_params * tokens + attn;
 }
 
 static void set_nan(scale_step_result *out) {
@@ -588,17 +597,77 @@ static void set_nan(scale_step_result *out) {
   for (size_t i = 0; i < sizeof *out / sizeof(double); i++) f[i] = NAN;
 }
 
+void scale_step_cache_init(scale_step_cache *cache) {
+  cache->bound = false;
+  cache->n_used = cache->next = 0;
+}
+
+/** Binds 'cache' to the job's model, chip, parameters, sequence, dtype and attention,
+ * forgetting its entries if any of them changed. */
+static void cache_bind(scale_step_cache *k, const scale_step_job *j, const scale_step_params *p) {
+  if (k->bound && k->model == j->model && k->chip == j->chip && k->params == p &&
+      k->seq == j->seq && k->dtype == (int)j->dtype && k->attention == (int)j->attention)
+    return;
+  k->model = j->model;
+  k->chip = j->chip;
+  k->params = p;
+  k->seq = j->seq;
+  k->dtype = (int)j->dtype;
+  k->attention = (int)j->attention;
+  k->bound = true;
+  k->n_used = k->next = 0;
+  model_counts(j->model, &k->n_params, &k->n_active_params, &k->layer_weight_params);
+}
+
+/** A layer's and the stage ends' op times: from the cache when it holds this shape. */
+static void ops_of(const ctx *c, scale_step_cache *k, layer_ops *lo, double *head) {
+  const scale_step_job *j = c->job;
+  const double key[5] = {j->tp, j->cp, j->mbs, j->sp ? 1.0 : 0.0, (double)j->recompute};
+  if (k) {
+    for (int i = 0; i < k->n_used; i++)
+      if (memcmp(k->key[i], key, sizeof key) == 0) {
+        memcpy(lo->fwd, k->fwd[i], sizeof lo->fwd);
+        memcpy(lo->all, k->all[i], sizeof lo->all);
+        memcpy(head, k->head[i], sizeof k->head[i]);
+        return;
+      }
+  }
+  layer_op_times(c, lo);
+  head_ops(c, head);
+  if (!k) return;
+  int i = k->n_used < SCALE_STEP_CACHE_SLOTS ? k->n_used++ : k->next;
+  k->next = (i + 1) % SCALE_STEP_CACHE_SLOTS;
+  memcpy(k->key[i], key, sizeof key);
+  memcpy(k->fwd[i], lo->fwd, sizeof lo->fwd);
+  memcpy(k->all[i], lo->all, sizeof lo->all);
+  memcpy(k->head[i], head, sizeof k->head[i]);
+}
+
 void scale_step_eval(const scale_step_job *job, const scale_step_params *params,
                      scale_step_result *out) {
+  scale_step_eval_cached(job, params, NULL, out);
+}
+
+void scale_step_eval_cached(const scale_step_job *job, const scale_step_params *params,
+                            scale_step_cache *cache, scale_step_result *out) {
   ctx c;
   memset(out, 0, sizeof *out);
   if (!make_ctx(job, params, &c)) {
     set_nan(out);
     return;
   }
+  if (cache) {
+    cache_bind(cache, job, params);
+    c.n_params = cache->n_params;
+    c.n_active_params = cache->n_active_params;
+    c.layer_weight_params = cache->layer_weight_params;
+  } else {
+    model_counts(job->model, &c.n_params, &c.n_active_params, &c.layer_weight_params);
+  }
   layer_ops lo;
   layer_comms lc;
-  layer_op_times(&c, &lo);
+  double head[SCALE_STEP_OP_COUNT] = {0};
+  ops_of(&c, cache, &lo, head);
   layer_comm_times(&c, &lo, out, &lc);
 
   double m = job->gbs / (job->dp * job->mbs);
@@ -607,8 +676,6 @@ void scale_step_eval(const scale_step_job *job, const scale_step_params *params,
   out->layers_per_stage = layers;
 
   /* one microbatch on the slowest (last) stage: its layers, its ends, its sends */
-  double head[SCALE_STEP_OP_COUNT] = {0};
-  head_ops(&c, head);
   double mb = 0;
   for (int i = 0; i < SCALE_STEP_OP_COUNT; i++) {
     double per_mb = layers * lo.all[i] + head[i];
@@ -642,14 +709,14 @@ void scale_step_eval(const scale_step_job *job, const scale_step_params *params,
   double bwd_window = (mb - layers * sum_ops(lo.fwd, 0, SCALE_STEP_OP_COUNT - 1)) ;
   dp_comm(&c, bwd_window, out);
 
-  double opt_params = chip_params(job) / shard_group(job);
+  double opt_params = chip_params(&c) / shard_group(job);
   out->op_s[SCALE_STEP_OP_OPTIMIZER] = memory_s(&c, opt_params * ADAM_BYTES_PER_PARAM, 4);
   out->optimizer_s = out->op_s[SCALE_STEP_OP_OPTIMIZER];
   out->overhead_s = params->v[SCALE_STEP_STEP_S];
   out->compute_s = sum_ops(out->op_s, 0, SCALE_STEP_OP_LOSS);
   out->step_s = m * mb + out->bubble_s + out->exposed_s[SCALE_STEP_COMM_DP] + out->optimizer_s +
                 out->overhead_s;
-  out->model_flops = model_flops(job);
+  out->model_flops = model_flops(&c);
   double chips = job->dp * job->tp * job->pp * job->cp;
   out->mfu = out->model_flops / (out->step_s * chips * c.c_linear);
 }

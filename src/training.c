@@ -737,10 +737,10 @@ static const char *step_reason(const scale_step_result *s, int *worst) {
 
 /* The step model's times into *out (scale_train_eval with step parameters). */
 static void step_times(const scale_train_problem *p, const scale_layout *l,
-                       scale_train_result *out) {
+                       scale_step_cache *cache, scale_train_result *out) {
   scale_step_job job;
   step_job_of(p, l, &job);
-  scale_step_eval(&job, p->step_params, &out->step);
+  scale_step_eval_cached(&job, p->step_params, cache, &out->step);
   const scale_step_result *s = &out->step;
   out->step_model = true;
   out->compute_time_s = s->compute_s + s->optimizer_s;
@@ -759,11 +759,41 @@ static void step_times(const scale_train_problem *p, const scale_layout *l,
   out->step_time_no_overlap_s = s->step_s + total - exposed;
 }
 
+void scale_train_cache_init(scale_train_cache *k, const scale_train_problem *problem) {
+  k->problem = problem;
+  scale_step_cache_init(&k->step);
+  for (int i = 0; i < SCALE_REMAT_COUNT; i++)
+    k->remat_flops[i] = NAN;
+  if (problem == NULL || problem->model == NULL) return;
+  const scale_model *m = problem->model;
+  double batch = problem->batch_tokens, seq = problem->seq_len, n_seq = batch / seq;
+  k->train_flops = scale_transformer_flops(m, n_seq, seq, true, SCALE_PASS_TRAIN);
+  k->fwd_flops = scale_transformer_flops(m, n_seq, seq, true, SCALE_PASS_FORWARD);
+  k->unembed_fwd = scale_transformer_unembedding_flops(m, batch, SCALE_PASS_FORWARD);
+  k->n_params = scale_transformer_n_params(m);
+  k->n_moe_layers = scale_transformer_n_moe_layers(m);
+  k->n_expert = k->n_moe_layers * c64(m->n_experts) * scale_transformer_n_expert_params(m);
+  k->n_embed = scale_transformer_n_embedding_params(m) + c64(m->d_model);
+  k->model_flops =
+      scale_transformer_dense_flops(scale_transformer_n_active_params(m), batch, SCALE_PASS_TRAIN);
+  if (problem->mfu_counts_attention)
+    k->model_flops += c64(m->n_layers) *
+                      scale_transformer_attention_flops(m, n_seq, seq, seq, true, SCALE_PASS_TRAIN);
+}
+
 void scale_train_eval(const scale_train_problem *problem, const scale_layout *l,
                       scale_train_result *out) {
+  scale_train_cache cache;
+  scale_train_cache_init(&cache, problem);
+  scale_train_eval_cached(problem, l, &cache, out);
+}
+
+void scale_train_eval_cached(const scale_train_problem *problem, const scale_layout *l,
+                             scale_train_cache *cache, scale_train_result *out) {
   if (out == NULL) return;
   memset(out, 0, sizeof *out);
-  if (problem == NULL || l == NULL || problem->model == NULL || problem->chip == NULL) {
+  if (problem == NULL || l == NULL || problem->model == NULL || problem->chip == NULL ||
+      cache == NULL || cache->problem != problem || (unsigned)l->remat >= SCALE_REMAT_COUNT) {
     fill_nan(out);
     return;
   }
@@ -795,10 +825,12 @@ void scale_train_eval(const scale_train_problem *problem, const scale_layout *l,
 
   /* ---- compute: the model's training FLOPs, evenly split (ch. 4 FLOPs; ch. 5
    * T_math). ---- */
-  double train_flops = scale_transformer_flops(m, n_seq, seq, true, SCALE_PASS_TRAIN);
-  double fwd_flops = scale_transformer_flops(m, n_seq, seq, true, SCALE_PASS_FORWARD);
-  double unembed_fwd = scale_transformer_unembedding_flops(m, batch, SCALE_PASS_FORWARD);
-  double remat_flops = scale_transformer_remat_extra_flops(m, n_seq, seq, true, l->remat);
+  double train_flops = cache->train_flops, fwd_flops = cache->fwd_flops;
+  double unembed_fwd = cache->unembed_fwd;
+  if (isnan(cache->remat_flops[l->remat]))
+    cache->remat_flops[l->remat] =
+        scale_transformer_remat_extra_flops(m, n_seq, seq, true, l->remat);
+  double remat_flops = cache->remat_flops[l->remat];
   double rate = peak * problem->efficiency_frac;
   out->tokens_per_chip = batch / (dpf * cp);
   out->microbatch_tokens = out->tokens_per_chip / micro;
@@ -816,10 +848,7 @@ void scale_train_eval(const scale_train_problem *problem, const scale_layout *l,
   out->compute_time_s = out->flops_per_chip / rate * imbalance;
 
   /* ---- parameters per chip (TP and EP shards of one stage) ---- */
-  double n_params = scale_transformer_n_params(m);
-  double n_expert =
-      scale_transformer_n_moe_layers(m) * c64(m->n_experts) * scale_transformer_n_expert_params(m);
-  double n_embed = scale_transformer_n_embedding_params(m) + d_model;
+  double n_params = cache->n_params, n_expert = cache->n_expert, n_embed = cache->n_embed;
   double n_dense_layers_params = n_params - n_expert - n_embed;
   /* An average layer's weights on one chip [params]. */
   double layer_params = (n_dense_layers_params / layers + n_expert / layers / ep) / tp;
@@ -827,7 +856,7 @@ void scale_train_eval(const scale_train_problem *problem, const scale_layout *l,
   double stage_params = layer_params * layers_stage + n_embed / (pp * tp);
 
   bool step = problem->step_params != NULL;
-  if (step) step_times(problem, l, out);
+  if (step) step_times(problem, l, &cache->step, out);
   /* ---- collectives (ch. 5 algorithms; per layer over the whole step) ---- */
   double bw[SCALE_TRAIN_DIM_COUNT];
   int busiest = 0;
@@ -909,7 +938,7 @@ void scale_train_eval(const scale_train_problem *problem, const scale_layout *l,
   /* EP: dispatch and combine AllToAll of k copies of each token per MoE layer,
    * forward and backward (Amer et al. section 2; DeepSeek-V3 section 3.2). */
   if (ep > 1.0 && scale_model_is_moe(m)) {
-    double moe_frac = scale_transformer_n_moe_layers(m) / layers;
+    double moe_frac = cache->n_moe_layers / layers;
     double per_chip = tokens * c64(m->n_experts_active) * d_model * a / (l->sp ? tp : 1.0);
     double vol = 2.0 * moe_frac * all_to_all_bytes(l->link[SCALE_TRAIN_DIM_EP], ep, per_chip);
     double bwd = block_remat ? 2.0 * vol : vol;
@@ -1001,11 +1030,7 @@ void scale_train_eval(const scale_train_problem *problem, const scale_layout *l,
   out->fits = out->memory_per_chip_bytes <= out->hbm_bytes;
 
   /* ---- the run ---- */
-  double model_flops =
-      scale_transformer_dense_flops(scale_transformer_n_active_params(m), batch, SCALE_PASS_TRAIN);
-  if (problem->mfu_counts_attention)
-    model_flops +=
-        layers * scale_transformer_attention_flops(m, n_seq, seq, seq, true, SCALE_PASS_TRAIN);
+  double model_flops = cache->model_flops;
   out->model_flops_per_step = model_flops;
   out->mfu = model_flops / (n_chips * peak * out->step_time_s);
   out->tokens_per_s = batch / out->step_time_s;

@@ -7,12 +7,18 @@
  * policy, both context-parallel algorithms, and two mappings of the degrees onto the
  * hardware (the book's, innermost dimension first into the fast domain, and the same with
  * the pipeline pushed outermost onto DCN). Each candidate is checked by the divisibility rules
- * below (counted per rule), then by scale_train_validate(), evaluated by scale_train_eval(),
+ * below (counted per rule), then by scale_train_validate(), evaluated by scale_train_eval_cached()
+ * (scale_train_eval() with what does not depend on the layout computed once per search),
  * and dropped if it does not fit in HBM. The best 'top_k' by the objective are kept, ties
  * broken by the layout's degrees so the ranking is stable.
  *
+ * The problem's step_params choose the cost model (training.h): the calibrated step model, or
+ * the book's roofline when NULL; every ranked layout evaluates the same through
+ * scale_train_eval() (`scale train` with the flags `scale plan` prints).
+ *
  * Speed: the hot loop allocates nothing; large searches are split over threads (each with its
- * own top-K, merged at the end). tests/bench/plan_bench.c measures layouts per second.
+ * own top-K and cache, merged at the end). tests/bench/plan_bench.c measures layouts per
+ * second.
  *
  * Book: ch. 5 and 6 (choosing FSDP x TP), ch. 12 (GPU layouts), Amer et al. (arXiv
  * 2602.09109) section 6 on automatic parallelism.

@@ -250,6 +250,40 @@ typedef struct {
 void scale_step_eval(const scale_step_job *job, const scale_step_params *params,
                      scale_step_result *out);
 
+/* ---- reuse within a search ------------------------------------------------------------------ */
+
+#define SCALE_STEP_CACHE_SLOTS 32
+
+/** The op times of a layer and of the stage ends by shape (tp, cp, mbs, sp, recompute), and
+ * the model's counts, kept between evaluations of jobs that share a model, chip, parameter
+ * set, sequence length, dtype and attention kind (one search). Caller storage (about 13 kB);
+ * scale_step_cache_init() before the first use. A cached evaluation is bit-identical to an
+ * uncached one; the cache forgets everything when a job differs in what it is bound to (the
+ * parameters by address: re-initialize it after changing their values). Fields are
+ * internal. */
+typedef struct {
+  const scale_model *model;            /**< what the entries are bound to */
+  const scale_chip *chip;
+  const scale_step_params *params;
+  double seq;
+  int dtype, attention;
+  bool bound;
+  double n_params, n_active_params;    /**< the model's counts */
+  double layer_weight_params;          /**< attention + MLP params of an average layer */
+  int n_used, next;                    /**< entries filled; the one to replace next */
+  double key[SCALE_STEP_CACHE_SLOTS][5];
+  double fwd[SCALE_STEP_CACHE_SLOTS][SCALE_STEP_OP_COUNT];
+  double all[SCALE_STEP_CACHE_SLOTS][SCALE_STEP_OP_COUNT];
+  double head[SCALE_STEP_CACHE_SLOTS][SCALE_STEP_OP_COUNT];
+} scale_step_cache;
+
+/** Empties 'cache'. */
+void scale_step_cache_init(scale_step_cache *cache);
+
+/** scale_step_eval() reusing (and filling) 'cache'; NULL: no cache. Same results. */
+void scale_step_eval_cached(const scale_step_job *job, const scale_step_params *params,
+                            scale_step_cache *cache, scale_step_result *out);
+
 /** scale_step_eval()'s step_s alone [s]. */
 double scale_step_time_s(const scale_step_job *job, const scale_step_params *params);
 

@@ -334,6 +334,27 @@ typedef struct {
 void scale_train_eval(const scale_train_problem *problem, const scale_layout *layout,
                       scale_train_result *out);
 
+/** What a search computes once for every layout of one problem: the model's counts and FLOPs,
+ * and the step model's op times by shape (scale_step_cache). Caller storage (about 14 kB);
+ * scale_train_cache_init() binds it to a problem, whose contents must not change while the
+ * cache is in use. Fields are internal. */
+typedef struct {
+  const scale_train_problem *problem; /**< the problem it is bound to */
+  double train_flops, fwd_flops, unembed_fwd; /**< the model's FLOPs per step */
+  double remat_flops[SCALE_REMAT_COUNT];       /**< per remat policy; NaN until needed */
+  double n_params, n_expert, n_embed, n_moe_layers, model_flops;
+  scale_step_cache step;
+} scale_train_cache;
+
+/** Binds 'cache' to 'problem' (computing what does not depend on the layout). */
+void scale_train_cache_init(scale_train_cache *cache, const scale_train_problem *problem);
+
+/** scale_train_eval() with a cache bound to 'problem' by scale_train_cache_init(): the same
+ * function (scale_train_eval() is this with a fresh cache), so the results are identical;
+ * the planner's hot path. */
+void scale_train_eval_cached(const scale_train_problem *problem, const scale_layout *layout,
+                             scale_train_cache *cache, scale_train_result *out);
+
 /* ---- pieces of the step, exposed for the chapters ------------------------------------------ */
 
 /** Pipeline bubble as a fraction of the ideal (bubble-free) time: (p-1)/m for GPipe and 1F1B,

@@ -464,6 +464,102 @@ START_TEST(test_nonfinite_names_the_input) {
 }
 END_TEST
 
+/* Issue 14 "one evaluation path": scale_train_eval() prices with the step model when the
+ * problem carries its parameters; the planner's cached path gives bit-identical results in any
+ * order of layouts; each communication runs on the network its link gives. */
+static scale_train_result eval_step(const scale_train_problem *p, scale_layout *l) {
+  scale_train_layout_map(p->chip, p->n_chips, l);
+  scale_diag diag;
+  ck_assert_msg(scale_train_validate(p, l, &diag) == SCALE_OK, "%s", diag.message);
+  scale_train_result r;
+  scale_train_eval(p, l, &r);
+  return r;
+}
+
+START_TEST(test_step_model_path) {
+  scale_model m;
+  scale_chip c;
+  scale_diag diag;
+  ck_assert_int_eq(scale_model_load("llama-3-8b", &m, &diag), SCALE_OK);
+  ck_assert_int_eq(scale_chip_load("dgx-h100", &c, &diag), SCALE_OK);
+  scale_step_params prm = scale_step_params_prior();
+  scale_train_problem p = scale_train_problem_make(&m, &c, 64, 1048576, 8192);
+  p.step_params = &prm;
+  scale_layout l = scale_layout_default();
+  l.tp = 8, l.fsdp = 8, l.sp = true;
+  scale_train_result r = eval_step(&p, &l);
+  ck_assert(r.step_model);
+  ck_assert(r.step_time_s == r.step.step_s);
+  ck_assert_int_eq(r.step.net[SCALE_STEP_COMM_TP], SCALE_STEP_NET_UP);   /* NVLink */
+  ck_assert_int_eq(r.step.net[SCALE_STEP_COMM_FSDP], SCALE_STEP_NET_OUT); /* across nodes */
+  ck_assert(r.step_time_s > 0 && isfinite(r.mfu) && r.mfu < 1);
+  /* efficiency_frac is the roofline's; the step model takes its ceiling from the params */
+  p.efficiency_frac = 0.3;
+  scale_train_result same = eval_step(&p, &l);
+  ck_assert(same.step_time_s == r.step_time_s);
+  p.efficiency_frac = 1;
+  prm.v[SCALE_STEP_MM_ETA_MAX] *= 0.5;
+  scale_train_result slow = eval_step(&p, &l);
+  ck_assert(slow.step.comm_s[SCALE_STEP_COMM_TP] == r.step.comm_s[SCALE_STEP_COMM_TP]);
+  ck_assert(slow.step.op_s[SCALE_STEP_OP_MLP_UP] > 1.8 * r.step.op_s[SCALE_STEP_OP_MLP_UP]);
+  prm = scale_step_params_prior();
+  /* the roofline: no step breakdown */
+  p.step_params = NULL;
+  scale_train_result ideal = eval_step(&p, &l);
+  ck_assert(!ideal.step_model && ideal.step_time_s < r.step_time_s);
+  p.step_params = &prm;
+
+  /* cached = uncached, bit for bit, over layouts visited twice in different orders */
+  static scale_train_cache cache;
+  scale_train_cache_init(&cache, &p);
+  const double tps[] = {1, 2, 4, 8, 8, 4, 2, 1};
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < 8; i++)
+      for (int rm = 0; rm < SCALE_REMAT_COUNT; rm++) {
+        scale_layout k = scale_layout_default();
+        k.tp = tps[pass ? 7 - i : i];
+        k.fsdp = 64 / k.tp;
+        k.remat = (scale_remat)rm;
+        k.sp = i % 2 == 0 && k.tp > 1;
+        k.n_microbatches = 1 + (i % 3);
+        scale_train_result a = eval_step(&p, &k), b;
+        scale_train_eval_cached(&p, &k, &cache, &b);
+        ck_assert_msg(memcmp(&a.step, &b.step, sizeof a.step) == 0, "tp %g remat %d", k.tp, rm);
+        ck_assert(a.step_time_s == b.step_time_s && a.mfu == b.mfu);
+        ck_assert(a.memory_per_chip_bytes == b.memory_per_chip_bytes);
+      }
+  /* a cache bound to another problem is refused, not misused */
+  scale_train_problem q = p;
+  scale_train_result bad;
+  scale_train_eval_cached(&q, &l, &cache, &bad);
+  ck_assert(isnan(bad.step_time_s));
+}
+END_TEST
+
+START_TEST(test_step_model_tpu_axes) {
+  /* TP over two torus axes doubles its ring bandwidth: the TP communication takes less time
+   * than over one (same bytes, same latency count) */
+  scale_model m;
+  scale_chip c;
+  scale_diag diag;
+  ck_assert_int_eq(scale_model_load("llama-3-70b", &m, &diag), SCALE_OK);
+  ck_assert_int_eq(scale_chip_load("tpu-v5p", &c, &diag), SCALE_OK);
+  scale_step_params prm = scale_step_params_prior();
+  scale_train_problem p = scale_train_problem_make(&m, &c, 8960, 4194304, 4096);
+  p.step_params = &prm;
+  scale_layout l = scale_layout_default();
+  l.fsdp = 280, l.tp = 32, l.sp = true;
+  scale_train_result one = eval_step(&p, &l); /* the book's split: fsdp 2 axes, tp 1 */
+  ck_assert(l.n_axes[SCALE_TRAIN_DIM_TP] == 1);
+  l.n_axes[SCALE_TRAIN_DIM_TP] = 2, l.n_axes[SCALE_TRAIN_DIM_FSDP] = 1;
+  scale_train_result two;
+  scale_train_eval(&p, &l, &two);
+  ck_assert_int_eq(two.step.net[SCALE_STEP_COMM_TP], SCALE_STEP_NET_ICI);
+  ck_assert(two.step.comm_s[SCALE_STEP_COMM_TP] < one.step.comm_s[SCALE_STEP_COMM_TP]);
+  ck_assert(two.step.comm_s[SCALE_STEP_COMM_FSDP] > one.step.comm_s[SCALE_STEP_COMM_FSDP]);
+}
+END_TEST
+
 START_TEST(test_gpu_map) {
   /* DGX H100 (8 GPUs per NVLink domain): tp 8 stays on NVLink, fsdp 4 goes over
    * InfiniBand. */
@@ -550,6 +646,8 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_uneven_stages);
   tcase_add_test(tc, test_bubble);
   tcase_add_test(tc, test_gpu_map);
+  tcase_add_test(tc, test_step_model_path);
+  tcase_add_test(tc, test_step_model_tpu_axes);
   suite_add_tcase(s, tc);
   tc = tcase_create("memory");
   tcase_add_test(tc, test_zero_paper_memory);
