@@ -80,7 +80,7 @@ static bool field_word(const char *line, const char *key, char *out, size_t size
 
 static bool load_measured(chapter *ch, const char *path, measured *out) {
   memset(out, 0, sizeof *out);
-  out->vector_bits = out->n_cpus = out->clock_hz = out->l2_bytes = NAN;
+  out->vector_bits = out->n_cpus = out->clock_hz = out->l2_bytes = (double)NAN;
   scale_diag diag;
   memset(&diag, 0, sizeof diag);
   if (scale_chip_load_file(path, &out->chip, &diag) != SCALE_OK) {
@@ -146,7 +146,7 @@ static bool load_measured(chapter *ch, const char *path, measured *out) {
 
 /* Best GEMM rate for a dtype and thread count. */
 static double gemm_best(const measured *m, bool fp64, int threads) {
-  double best = NAN;
+  double best = (double)NAN;
   for (int i = 0; i < m->n_gemm; i++)
     if (m->gemm[i].fp64 == fp64 && m->gemm[i].threads == threads &&
         (isnan(best) || m->gemm[i].flops_per_s > best))
@@ -167,7 +167,7 @@ static const gemm_pt *gemm_find(const measured *m, bool fp64, int threads, doubl
 /* STREAM bandwidth of a kernel at the smallest (first = true) or largest working set. */
 static double stream_at(const measured *m, scale_stream_kernel kernel, int threads, bool smallest,
                         double *ws) {
-  double best_ws = NAN, bw = NAN;
+  double best_ws = (double)NAN, bw = (double)NAN;
   for (int i = 0; i < m->n_stream; i++) {
     const stream_pt *p = &m->stream[i];
     if (p->kernel != kernel || p->threads != threads) continue;
@@ -502,7 +502,7 @@ static void section_trace(chapter *ch, const trace *t) {
                 SCALE_FMT_TIME);
   /* The same gather on every rank: they start together (a barrier) and end together (the ring
    * waits for its slowest member). */
-  double t_min = INFINITY, t_max = 0;
+  double t_min = (double)INFINITY, t_max = 0;
   for (int r = 0; r < t->n_ranks; r++) {
     const trace_event *e = trace_find(t, r, "case2: all-gather A over X");
     if (!e) continue;
@@ -525,7 +525,7 @@ static void figure_trace(chapter *ch, const trace *t) {
       double level = e->rank + lift[c];
       x[c][count[c]] = e->ts_s * 1e3, y[c][count[c]++] = level;
       x[c][count[c]] = (e->ts_s + e->dur_s) * 1e3, y[c][count[c]++] = level;
-      x[c][count[c]] = NAN, y[c][count[c]++] = NAN;
+      x[c][count[c]] = (double)NAN, y[c][count[c]++] = (double)NAN;
     }
   }
   scale_plot_series s[3];

@@ -203,7 +203,7 @@ typedef struct {
 
 static alpha_beta section_alpha_beta(chapter *ch, const mesh_rows *sweep) {
   chapter_heading(ch, "A latency-bandwidth model of this machine's AllGather");
-  alpha_beta ab = {NAN, NAN, NAN, NAN};
+  alpha_beta ab = {(double)NAN, (double)NAN, (double)NAN, (double)NAN};
   double x[ROWS_MAX], y[ROWS_MAX];
   size_t n = 0;
   for (int i = 0; i < sweep->n; i++) {

@@ -96,10 +96,10 @@ static bool has_flag(const char *flags, const char *flag) {
 /* Reads a sysfs cache size such as "32K" or "32768K" into bytes; NaN if unreadable. */
 static double read_cache_size(int index, int *level, char *type, size_t type_size) {
   char path[128], text[64];
-  double bytes = NAN;
+  double bytes = (double)NAN;
   snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", index);
   FILE *f = fopen(path, "r");
-  if (!f) return NAN;
+  if (!f) return (double)NAN;
   if (fgets(text, sizeof text, f)) {
     char *end;
     double v = strtod(text, &end);
@@ -127,7 +127,7 @@ static void probe_machine(machine *m) {
   memset(m, 0, sizeof *m);
   snprintf(m->model, sizeof m->model, "unknown CPU");
   snprintf(m->arch, sizeof m->arch, "unknown");
-  m->clock_hz = m->vector_bits = m->l1d_bytes = m->l2_bytes = m->llc_bytes = NAN;
+  m->clock_hz = m->vector_bits = m->l1d_bytes = m->l2_bytes = m->llc_bytes = (double)NAN;
   long n = sysconf(_SC_NPROCESSORS_ONLN);
   m->n_cpus = n > 0 ? (double)n : 1.0;
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
@@ -388,7 +388,7 @@ typedef struct {
 /* Best GEMM rate of a dtype on 'threads' threads (0: any), NaN if none, and its point. On a
  * shared machine the best repetition of any run is the fairest evidence of what it can do. */
 static double gemm_best(const measurement *r, bool fp64, int threads, const gemm_point **which) {
-  double best = NAN;
+  double best = (double)NAN;
   for (int i = 0; i < r->n_gemm; i++) {
     const gemm_point *p = &r->gemm[i];
     if (p->fp64 != fp64 || (threads && p->threads != threads)) continue;
@@ -404,7 +404,7 @@ static double gemm_best(const measurement *r, bool fp64, int threads, const gemm
  * (DRAM), NaN if none, and its point. */
 static double stream_dram(const measurement *r, scale_stream_kernel kernel, int threads,
                           const stream_point **which) {
-  double ws = -1, bw = NAN;
+  double ws = -1, bw = (double)NAN;
   for (int i = 0; i < r->n_stream; i++) {
     const stream_point *p = &r->stream[i];
     if (p->kernel != kernel || (threads && p->threads != threads)) continue;

@@ -237,7 +237,7 @@ static void run_collectives_on(mesh_rank *m, const options *o, report *rep, unsi
   if (!in || !out) MPI_Abort(MPI_COMM_WORLD, 1);
 
   for (int op = 0; op < SCALE_COLL_COUNT; op++) {
-    double best = INFINITY, sent = 0;
+    double best = (double)INFINITY, sent = 0;
     bool ok = true;
     char event[MESH_NAME_MAX];
     snprintf(event, sizeof event, "%s %s", scale_collective_name((scale_collective)op), axes);
@@ -457,7 +457,7 @@ static void run_matmul(mesh_rank *m, const options *o, report *rep, const char *
   }
   const double elem_scale = sizeof(double) / scale_dtype_bytes(SCALE_DTYPE_FP32);
 
-  double best = INFINITY, sent_first = 0;
+  double best = (double)INFINITY, sent_first = 0;
   double step_sent[SCALE_SHARDED_STEPS_MAX] = {0};
   bool ok = true, exact = true, supported = true;
   shard a = {0}, b = {0};
@@ -660,7 +660,7 @@ static void run_cmatmul(mesh_rank *m, const options *o, report *rep) {
     for (size_t k = 0; k < kl; k++) b[j * kl + k] = b_value((double)j, (double)(r * kl + k));
   char axes[16];
   axes_name(&m->mesh, mask, axes, sizeof axes);
-  double best_base = INFINITY, best_coll = INFINITY, sent_base = 0, sent_coll = 0;
+  double best_base = (double)INFINITY, best_coll = (double)INFINITY, sent_base = 0, sent_coll = 0;
   for (int rep_i = 0; rep_i < o->reps; rep_i++) {
     /* Baseline: the AllGather, then one matmul. */
     MPI_Barrier(comm);
@@ -758,7 +758,7 @@ static void run_sweep(mesh_rank *m, const options *o, report *rep) {
   for (size_t i = 0; i < max_block / sizeof(double); i++) in[i] = (double)i;
   for (size_t block = 8; block <= max_block; block *= 4) {
     size_t count = block / sizeof(double);
-    double best = INFINITY, sent = 0;
+    double best = (double)INFINITY, sent = 0;
     int reps = block <= 65536 ? 5 * o->reps : o->reps;
     for (int i = 0; i < reps; i++) {
       MPI_Barrier(comm);

@@ -37,7 +37,7 @@ START_TEST(gemm_domain) {
   scale_check_nan(scale_measure_gemm_flops(0, 4, 5));
   scale_check_nan(scale_measure_gemm_flops(3, -1, 5));
   scale_check_nan(scale_measure_gemm_bytes(3, 4, 5, 0.0));
-  scale_check_nan(scale_measure_gemm_bytes(3, 4, 5, NAN));
+  scale_check_nan(scale_measure_gemm_bytes(3, 4, 5, (double)NAN));
   scale_check_nan(scale_measure_gemm_intensity_flops_per_byte(3, 4, 0, 4.0));
 }
 END_TEST
@@ -72,7 +72,7 @@ START_TEST(cpu_peak) {
                   "FLOP/s", "hand: fp64 half");
   scale_check_nan(scale_measure_cpu_peak_flops_per_s(1.0, 3e9, 16.0, 2.0, 4.0)); /* < 1 lane */
   scale_check_nan(scale_measure_cpu_peak_flops_per_s(0.0, 3e9, 256.0, 2.0, 4.0));
-  scale_check_nan(scale_measure_cpu_peak_flops_per_s(1.0, NAN, 256.0, 2.0, 4.0));
+  scale_check_nan(scale_measure_cpu_peak_flops_per_s(1.0, (double)NAN, 256.0, 2.0, 4.0));
 }
 END_TEST
 
@@ -132,7 +132,7 @@ START_TEST(alpha_beta) {
   const double v[] = {8, 1024, 65536, 1048576, 4194304};
   double t[5];
   for (int i = 0; i < 5; i++) t[i] = 2e-6 + v[i] / 1e9;
-  double a = NAN, b = NAN;
+  double a = (double)NAN, b = (double)NAN;
   ck_assert_int_eq(scale_measure_fit_line(v, t, NULL, 5, &a, &b), SCALE_OK);
   scale_check_rel(a, 2e-6, 1e-9, "s", "hand: intercept alpha");
   scale_check_rel(b, 1e-9, 1e-12, "s/byte", "hand: slope 1 / bandwidth");
@@ -170,7 +170,7 @@ START_TEST(summaries) {
   scale_check_rel(scale_measure_median_s(even, 4), 2.5, EXACT, "s", "hand: mean of 2 and 3");
   ck_assert(odd[0] == 3.0 && odd[1] == 1.0); /* the input is untouched */
   scale_check_rel(scale_measure_min_s(even, 4), 1.0, EXACT, "s", "hand: best of 4");
-  const double bad[] = {1.0, NAN};
+  const double bad[] = {1.0, (double)NAN};
   scale_check_nan(scale_measure_median_s(bad, 2));
   scale_check_nan(scale_measure_min_s(bad, 2));
   scale_check_nan(scale_measure_median_s(odd, 0));
