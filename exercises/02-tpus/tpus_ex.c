@@ -97,9 +97,3 @@ double ex_tpus_vmem_critical_intensity_flops_per_byte(double flops_per_s, double
   (void)flops_per_s; (void)hbm_bytes_per_s; (void)vmem_to_hbm_ratio;
   return NAN;
 }
-
-double ex_tpus_vpu_flops_per_s(int64_t sublanes, int64_t lanes, int64_t alus_per_cell,
-                               double clock_hz) {
-  (void)sublanes; (void)lanes; (void)alus_per_cell; (void)clock_hz;
-  return NAN;
-}

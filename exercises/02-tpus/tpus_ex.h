@@ -159,18 +159,6 @@ double ex_tpus_mxu_flops_per_s(int64_t mxu_dim, double clock_hz, int64_t n_mxu);
  */
 double ex_tpus_mxu_padded_dim(int64_t n, int64_t mxu_dim);
 
-/** Vector FLOP/s of one TensorCore's VPU: a grid of sublanes x lanes cells, each with
- * 'alus_per_cell' ALUs doing one operation per cycle.
- *
- * Question: a TPU v5p core: 8 sublanes x 128 lanes, 4 ALUs per cell, 1.75 GHz. How does it
- * compare with the core's MXUs (4.59e14 / 2 bf16 FLOP/s)?
- * Units:  counts, clock_hz [1/s] -> [FLOP/s].
- * Domain: counts >= 1, clock_hz > 0; NaN otherwise.
- * Book:   ch. 2 Appendix A, Pop Quiz [Calculating VPU throughput].
- */
-double ex_tpus_vpu_flops_per_s(int64_t sublanes, int64_t lanes, int64_t alus_per_cell,
-                               double clock_hz);
-
 /** Critical arithmetic intensity of a matmul whose operands are read from VMEM, whose bandwidth
  * to the MXU is 'vmem_to_hbm_ratio' times the HBM bandwidth.
  *

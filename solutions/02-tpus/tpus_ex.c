@@ -115,9 +115,3 @@ double ex_tpus_vmem_critical_intensity_flops_per_byte(double flops_per_s, double
   if (!(flops_per_s > 0.0) || !(hbm_bytes_per_s > 0.0) || !(vmem_to_hbm_ratio > 0.0)) return NAN;
   return flops_per_s / (hbm_bytes_per_s * vmem_to_hbm_ratio);
 }
-
-double ex_tpus_vpu_flops_per_s(int64_t sublanes, int64_t lanes, int64_t alus_per_cell,
-                               double clock_hz) {
-  if (sublanes < 1 || lanes < 1 || alus_per_cell < 1 || !(clock_hz > 0.0)) return NAN;
-  return (double)sublanes * (double)lanes * (double)alus_per_cell * clock_hz;
-}

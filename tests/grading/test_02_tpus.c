@@ -321,47 +321,6 @@ START_TEST(tpus_vmem_critical_intensity_flops_per_byte) {
 }
 END_TEST
 
-START_TEST(tpus_vpu_flops_per_s) {
-  /* Book ch. 2 Appendix A, Pop Quiz: "8 * 128 * 4 * 1.75e9 = 7e12 FLOPs/s" per v5p core
-   * (exact 7.168e12, tested exactly and at 2.5% against the printed 7e12); "roughly 30x" less
-   * than the MXUs' "about 2e14 per core" (4.59e14 / 2 / 7.168e12 = 32.0). */
-  GRADE_BOOK(ex_tpus_vpu_flops_per_s(8, 128, 4, 1.75e9), 7.168e12, 1e-12, "FLOP/s",
-             "hand: 8 x 128 x 4 x 1.75e9");
-  GRADE_BOOK(ex_tpus_vpu_flops_per_s(8, 128, 4, 1.75e9), 7e12, 2.5e-2, "FLOP/s",
-             "ch. 2 VPU pop quiz: 7e12 per core");
-  GRADE_BOOK(4.59e14 / 2.0 / ex_tpus_vpu_flops_per_s(8, 128, 4, 1.75e9), 32.02, 1e-3, "",
-             "ch. 2 VPU pop quiz: roughly 30x below the MXUs");
-  { /* sweep sublanes */
-    static const int64_t g[] = {8, 16, 1, 7, 0, -3};
-    for (size_t i = 0; i < N_OF(g); i++)
-      GRADE_VS_REF(ex_tpus_vpu_flops_per_s(g[i], 128, 4, 1750000000.0),
-                   ref_tpus_vpu_flops_per_s(g[i], 128, 4, 1750000000.0), "FLOP/s",
-                   "ex_tpus_vpu_flops_per_s(%g, %g, %g, %g)", (double)g[i], (double)128, (double)4, (double)1750000000.0);
-  }
-  { /* sweep lanes */
-    static const int64_t g[] = {128, 256, 1, 7, 0, -3};
-    for (size_t i = 0; i < N_OF(g); i++)
-      GRADE_VS_REF(ex_tpus_vpu_flops_per_s(8, g[i], 4, 1750000000.0),
-                   ref_tpus_vpu_flops_per_s(8, g[i], 4, 1750000000.0), "FLOP/s",
-                   "ex_tpus_vpu_flops_per_s(%g, %g, %g, %g)", (double)8, (double)g[i], (double)4, (double)1750000000.0);
-  }
-  { /* sweep alus_per_cell */
-    static const int64_t g[] = {4, 2, 1, 7, 0, -3};
-    for (size_t i = 0; i < N_OF(g); i++)
-      GRADE_VS_REF(ex_tpus_vpu_flops_per_s(8, 128, g[i], 1750000000.0),
-                   ref_tpus_vpu_flops_per_s(8, 128, g[i], 1750000000.0), "FLOP/s",
-                   "ex_tpus_vpu_flops_per_s(%g, %g, %g, %g)", (double)8, (double)128, (double)g[i], (double)1750000000.0);
-  }
-  { /* sweep clock_hz */
-    static const double g[] = {1750000000.0, 940000000.0, 1.0, 0.0, -1.0, NAN};
-    for (size_t i = 0; i < N_OF(g); i++)
-      GRADE_VS_REF(ex_tpus_vpu_flops_per_s(8, 128, 4, g[i]),
-                   ref_tpus_vpu_flops_per_s(8, 128, 4, g[i]), "FLOP/s",
-                   "ex_tpus_vpu_flops_per_s(%g, %g, %g, %g)", (double)8, (double)128, (double)4, (double)g[i]);
-  }
-}
-END_TEST
-
 int main(void) {
   Suite *suite = suite_create("02-tpus");
   grade_add(suite, "tpus.param_load_time_s", tpus_param_load_time_s);
@@ -378,7 +337,6 @@ int main(void) {
   grade_add(suite, "tpus.offload_matvec_time_s", tpus_offload_matvec_time_s);
   grade_add(suite, "tpus.mxu_flops_per_s", tpus_mxu_flops_per_s);
   grade_add(suite, "tpus.mxu_padded_dim", tpus_mxu_padded_dim);
-  grade_add(suite, "tpus.vpu_flops_per_s", tpus_vpu_flops_per_s);
   grade_add(suite, "tpus.vmem_critical_intensity_flops_per_byte",
             tpus_vmem_critical_intensity_flops_per_byte);
   return grade_run(suite);

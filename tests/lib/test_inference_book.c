@@ -213,8 +213,9 @@ START_TEST(test_ch7_q3) {
 END_TEST
 
 /* Q5: the same model as a MoE with E = 16, k = 2: 211.7e9 parameters (exact 211,658,735,616 +
- * norms), FLOPs-bound above 120 x 16 / 2 = 960 tokens for int8 weights and bf16 FLOPs (1920 for
- * bf16 weights), KV per token unchanged (262,144 bytes int8), forward FLOPs 2 x 31.27e9 per
+ * norms), FLOPs-bound above "240 * (16 / 2) = 1920" tokens, the book's answer, which is the
+ * figure for bf16 weights; int8 weights with bf16 FLOPs halve it to 120 x 16 / 2 = 960 (ch. 4
+ * Q8's 120 E / k), KV per token unchanged (262,144 bytes int8), forward FLOPs 2 x 31.27e9 per
  * token without attention (active params 31,270,109,184 + norms). */
 START_TEST(test_ch7_q5) {
   scale_model m = ch7_model();
@@ -227,9 +228,9 @@ START_TEST(test_ch7_q5) {
   scale_check_rel(scale_transformer_n_params(&m), 211658735616.0 + norms + 64 * 4096 * 16.0,
                   1e-12, "params", "hand: ch. 7 Q5 plus norms and the D x E routers");
   scale_check_rel(scale_infer_moe_critical_batch(&m, &chip, SCALE_DTYPE_INT8, SCALE_DTYPE_BF16),
-                  960.0, 2e-3, "tokens", "ch. 7 Q5 / ch. 4 Q8: 120 E / k");
+                  960.0, 2e-3, "tokens", "hand: int8 weights, ch. 4 Q8's 120 E / k");
   scale_check_rel(scale_infer_moe_critical_batch(&m, &chip, SCALE_DTYPE_BF16, SCALE_DTYPE_BF16),
-                  1920.0, 2e-3, "tokens", "240 E / k");
+                  1920.0, 2e-3, "tokens", "ch. 7 Q5: 240 x 16 / 2 = 1920");
   scale_check_rel(scale_transformer_kv_bytes_per_token(&m, SCALE_DTYPE_INT8), 262144.0, 1e-12,
                   "bytes", "ch. 7 Q5: KV unchanged by MoE");
   double fwd = scale_transformer_flops(&m, 1, 1, true, SCALE_PASS_FORWARD);
@@ -329,7 +330,9 @@ END_TEST
 /* ==== ch. 8 ================================================================================== */
 
 /* "How large are LLaMA 3-70B's KV caches per token?" 2 x 8 x 128 x 80 = 163,840 bytes in int8
- * ("160kB"). A 32k sequence: the book's 162e3 x 32,768 = 5.3 GB (exact 5.37e9); 240 of them
+ * ("160kB"). A 32k sequence: the book's "160e3 * 32,768 = 5.3GB", though 160e3 x 32,768 is
+ * 5.24e9 (the 5.3 fits the exact 163,840 x 32,768 = 5.37e9, or the older, Aug 2025, edition's
+ * 162e3: 5.31e9); 240 of them
  * 1.3 TB (exact 1.29e12); chips to hold them with 70e9 weights: (70e9 + 1.3e12) / 16e9 = 86
  * (exact (70e9 + 1.2885e12) / 16e9 = 84.9, so 85). */
 START_TEST(test_ch8_kv_per_token) {
