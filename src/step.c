@@ -721,6 +721,81 @@ void scale_step_eval_cached(const scale_step_job *job, const scale_step_params *
   out->mfu = out->model_flops / (out->step_s * chips * c.c_linear);
 }
 
+/* ---- serving: one forward pass ---------------------------------------------------------- */
+
+/** A matmul whose k x n operand has its own element size (weights, or the KV cache). A
+ * skinny one (m below a tile: decode) runs as a bandwidth-bound GEMV-like kernel: its compute
+ * is priced at the efficiency of a full tile of rows, and its bytes set the pace. */
+static double matmul_ws_s(const ctx *c, double c_peak, double m, double n, double k, double batch,
+                          double operand_bytes) {
+  double flops = 2 * m * n * k * batch;
+  double bytes = batch * (c->act_bytes * (m * k + m * n) + operand_bytes * k * n);
+  double eta = scale_step_matmul_eta(c->job->chip, c->p, fmax(m, TILE), n, k, batch);
+  double t_math = flops / (c_peak * eta);
+  double t_mem = bytes / (c->w_hbm * c->p->v[SCALE_STEP_MEM_ETA]);
+  return fmax(t_math, t_mem) + c->p->v[SCALE_STEP_KERNEL_S];
+}
+
+void scale_step_forward_eval(const scale_step_forward_job *f, const scale_step_params *params,
+                             scale_step_forward_result *out) {
+  memset(out, 0, sizeof *out);
+  scale_step_job j;
+  memset(&j, 0, sizeof j);
+  ctx c;
+  bool ok = f && params && f->model && f->chip && f->batch >= 1 && f->new_tokens >= 1 &&
+            f->context >= f->new_tokens && f->tp >= 1;
+  if (ok) {
+    j.model = f->model, j.chip = f->chip, j.dp = j.pp = j.cp = j.ep = j.vp = 1;
+    j.tp = f->tp, j.mbs = f->batch, j.gbs = f->batch, j.seq = f->new_tokens;
+    j.dtype = f->dtype, j.attention = SCALE_ATTENTION_FLASH;
+    ok = make_ctx(&j, params, &c) && f->model->n_layers >= 1;
+  }
+  double wb = ok ? scale_dtype_bytes(f->weight_dtype) : (double)NAN;
+  double kb = ok ? scale_dtype_bytes(f->kv_dtype) : (double)NAN;
+  if (!ok || !(wb > 0) || !(kb > 0)) {
+    for (int i = 0; i < SCALE_STEP_OP_COUNT; i++) out->op_s[i] = NAN;
+    out->tp_s = out->step_s = NAN;
+    return;
+  }
+  const scale_model *m = f->model;
+  double t = c.t, layers = (double)m->n_layers, op[SCALE_STEP_OP_COUNT] = {0};
+  /* linear layers: weights read once per pass; routed experts of a MoE read the weights of
+   * as many experts as the tokens reach */
+  double mlp_wb = wb;
+  if (scale_model_is_moe(m) && m->n_experts_active > 0) {
+    double k_act = (double)m->n_experts_active;
+    mlp_wb = wb * fmax(1.0, fmin((double)m->n_experts, t * k_act) / k_act);
+  }
+  double qkv_out = (c.n_h + 2 * c.k_h) * c.h;
+  op[SCALE_STEP_OP_QKV] = matmul_ws_s(&c, c.c_linear, t, qkv_out, c.d, 1, wb);
+  op[SCALE_STEP_OP_OUT_PROJ] = matmul_ws_s(&c, c.c_linear, t, c.d, c.n_h * c.h, 1, wb);
+  op[SCALE_STEP_OP_MLP_UP] = matmul_ws_s(&c, c.c_linear, t, c.f_in, c.d, 1, mlp_wb);
+  op[SCALE_STEP_OP_MLP_DOWN] = matmul_ws_s(&c, c.c_linear, t, c.d, c.f_out, 1, mlp_wb);
+  /* attention grouped by KV head: the g query heads of a group share its K and V */
+  double g = c.n_h / c.k_h, skv = f->context - (f->new_tokens - 1) / 2;
+  op[SCALE_STEP_OP_SCORES] =
+      matmul_ws_s(&c, c.c_attn, f->new_tokens * g, skv, c.h, f->batch * c.k_h, kb);
+  op[SCALE_STEP_OP_VALUES] =
+      matmul_ws_s(&c, c.c_attn, f->new_tokens * g, c.h, skv, f->batch * c.k_h, kb);
+  layer_ops lo;
+  memset(&lo, 0, sizeof lo);
+  memory_ops(&c, &lo);
+  for (int i = SCALE_STEP_OP_NORMS; i <= SCALE_STEP_OP_RESIDUAL; i++) op[i] = lo.fwd[i];
+  /* the KV cache the pass writes */
+  op[SCALE_STEP_OP_ROTARY] += memory_s(&c, t * 2 * c.k_h * c.h * kb, 1);
+  for (int i = 0; i <= SCALE_STEP_OP_FP8_CAST; i++) out->op_s[i] = layers * op[i];
+  out->op_s[SCALE_STEP_OP_EMBEDDING] = memory_s(&c, t * c.d * c.act_bytes, 1);
+  out->op_s[SCALE_STEP_OP_UNEMBEDDING] =
+      matmul_ws_s(&c, c.c_linear, f->batch, (double)m->n_vocab / f->tp, c.d, 1, wb);
+  double w;
+  out->tp_net = scale_step_group_net(f->chip, 1, f->tp, &w);
+  out->tp_s = layers * 2 *
+              scale_step_collective_s(params, out->tp_net, w, SCALE_COLL_ALL_REDUCE, f->tp,
+                                      t * c.d * c.act_bytes);
+  out->step_s = out->tp_s;
+  for (int i = 0; i < SCALE_STEP_OP_COUNT; i++) out->step_s += out->op_s[i];
+}
+
 double scale_step_time_s(const scale_step_job *job, const scale_step_params *params) {
   scale_step_result r;
   scale_step_eval(job, params, &r);

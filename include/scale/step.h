@@ -250,6 +250,44 @@ typedef struct {
 void scale_step_eval(const scale_step_job *job, const scale_step_params *params,
                      scale_step_result *out);
 
+/* ---- serving: one forward pass ------------------------------------------------------------- */
+
+/** A forward pass of a serving step on one model copy: 'batch' sequences each adding
+ * 'new_tokens' tokens (the prompt at prefill, 1 at decode) that attend to 'context' tokens,
+ * on a Megatron TP group of 'tp' chips (1-D: 2-D weight-stationary and expert parallelism
+ * are priced by the roofline only). */
+typedef struct {
+  const scale_model *model;  /**< a transformer (caller storage) */
+  const scale_chip *chip;    /**< (caller storage) */
+  double tp;                 /**< TP degree, dividing the heads */
+  double batch;              /**< sequences in the pass on this copy */
+  double new_tokens;         /**< tokens added per sequence */
+  double context;            /**< tokens attended to per sequence, >= new_tokens */
+  scale_dtype weight_dtype;  /**< stored weights (bytes read by the linear layers) */
+  scale_dtype kv_dtype;      /**< stored KV cache (bytes read by attention) */
+  scale_dtype dtype;         /**< matmul arithmetic (selects the peak) */
+} scale_step_forward_job;
+
+/** The pass and where its time goes. */
+typedef struct {
+  double op_s[SCALE_STEP_OP_COUNT]; /**< each op over all layers and the head [s] */
+  double tp_s;                      /**< TP all-reduces, on the critical path [s] */
+  scale_step_net tp_net;            /**< the network they cross */
+  double step_s;                    /**< the pass [s] */
+} scale_step_forward_result;
+
+/** Prices a serving forward pass op by op as the training step does (matmuls at their shape's
+ * efficiency or their bytes, weights in weight_dtype, the KV cache read in kv_dtype by a
+ * flash-decoding attention grouped by KV head, memory-bound ops, per-kernel overhead, two TP
+ * all-reduces per layer; logits of the last token of each sequence only). Routed experts of
+ * a MoE read the weights of min(E, tokens k) experts. Allocation-free.
+ *
+ * Domain: a transformer, tp >= 1 dividing the heads, batch, new_tokens >= 1, context >=
+ *         new_tokens; otherwise every field is NaN.
+ */
+void scale_step_forward_eval(const scale_step_forward_job *job, const scale_step_params *params,
+                             scale_step_forward_result *out);
+
 /* ---- reuse within a search ------------------------------------------------------------------ */
 
 #define SCALE_STEP_CACHE_SLOTS 32

@@ -29,16 +29,49 @@ static void usage(FILE *out) {
           "  --weights DTYPE    stored weights: bf16 (default), int8, int4, fp8\n"
           "  --kv DTYPE         KV cache: bf16 (default), int8, int4, fp8\n"
           "  --compute DTYPE    matmul arithmetic: bf16 (default), int8, fp8\n"
-          "  --mfu F            prefill FLOPs utilization (default 0.4)\n"
+          "  --mfu F            prefill FLOPs utilization of the book's formula (default 0.4)\n"
+          "  --roofline         the book's formulas only (no calibrated prediction)\n"
           "  --json             machine output, SI base units\n"
           "  --help             this text\n\n"
+          "The prefill of one prompt and the decode step are predicted by the calibrated step\n"
+          "model on one model copy of --tp chips (1-D tensor parallelism), printed beside the\n"
+          "book's formulas; throughput, latency and cost follow the prediction.\n"
           "A batch that does not fit in HBM prints the report with a verdict and the largest\n"
           "batch that fits, and exits 1.\n");
 }
 
+/* The step model's prediction of a serving configuration, and what follows from it. */
+typedef struct {
+  bool on;                                 /* the step model priced it */
+  scale_step_forward_result prefill, decode;
+  double prefill_bound_s;                  /* the roofline: the prompt's FLOPs at peak on tp */
+  double tokens_per_s, tokens_per_s_per_chip, cost_usd_per_million_tokens;
+} prediction;
+
+static void predict(const scale_model *m, const scale_chip *chip, const scale_infer_config *c,
+                    const scale_infer_prefill *pre, const scale_step_params *params,
+                    prediction *out) {
+  memset(out, 0, sizeof *out);
+  if (!params || m->arch != SCALE_ARCH_TRANSFORMER) return;
+  scale_step_forward_job f = {m, chip, c->tp, 1, fmax(1.0, c->prompt), fmax(1.0, c->prompt),
+                              c->weight_dtype, c->kv_dtype, c->compute_dtype};
+  scale_step_forward_eval(&f, params, &out->prefill);
+  f.batch = c->batch * c->tp / c->n_chips; /* this copy's share of the batch */
+  f.new_tokens = 1;
+  f.context = c->context;
+  scale_step_forward_eval(&f, params, &out->decode);
+  out->on = isfinite(out->prefill.step_s) && isfinite(out->decode.step_s);
+  out->prefill_bound_s = pre->flops / (c->tp * scale_chip_flops_per_s(chip, c->compute_dtype));
+  out->tokens_per_s = c->batch / out->decode.step_s;
+  out->tokens_per_s_per_chip = out->tokens_per_s / c->n_chips;
+  out->cost_usd_per_million_tokens =
+      scale_infer_cost_usd_per_million_tokens(chip->usd_per_hour, c->n_chips,
+                                              out->tokens_per_s);
+}
+
 static void print_json(const scale_model *m, const scale_chip *chip, const scale_infer_config *c,
                        const scale_infer_memory *mem, const scale_infer_prefill *pre,
-                       const scale_infer_decode *dec) {
+                       const scale_infer_decode *dec, const prediction *pr) {
   cli_json json;
   cli_json_init(&json, stdout);
   cli_json_object_begin(&json, NULL);
@@ -80,13 +113,32 @@ static void print_json(const scale_model *m, const scale_chip *chip, const scale
   cli_json_number(&json, "qps_per_chip", dec->qps_per_chip);
   cli_json_number(&json, "critical_batch", dec->critical_batch);
   cli_json_number(&json, "cost_usd_per_million_tokens", dec->cost_usd_per_million_tokens);
+  cli_json_string(&json, "cost_model", pr->on ? "step" : "roofline");
+  if (pr->on) {
+    cli_json_object_begin(&json, "predicted");
+    cli_json_number(&json, "prefill_time_s", pr->prefill.step_s);
+    cli_json_number(&json, "prefill_bound_s", pr->prefill_bound_s);
+    cli_json_number(&json, "decode_step_time_s", pr->decode.step_s);
+    cli_json_number(&json, "decode_tp_time_s", pr->decode.tp_s);
+    cli_json_number(&json, "tokens_per_s", pr->tokens_per_s);
+    cli_json_number(&json, "tokens_per_s_per_chip", pr->tokens_per_s_per_chip);
+    cli_json_number(&json, "latency_per_token_s", pr->decode.step_s);
+    cli_json_number(&json, "cost_usd_per_million_tokens", pr->cost_usd_per_million_tokens);
+    cli_json_object_end(&json);
+  }
   cli_json_object_end(&json);
   cli_json_finish(&json);
 }
 
+static void two(const char *label, double predicted, double bound) {
+  char a[64], b[64];
+  printf("  %-34s %-14s %s\n", label, scale_format(a, sizeof a, predicted, "", SCALE_FMT_TIME),
+         scale_format(b, sizeof b, bound, "", SCALE_FMT_TIME));
+}
+
 static void print_text(const scale_model *m, const scale_chip *chip, const scale_infer_config *c,
                        const scale_infer_memory *mem, const scale_infer_prefill *pre,
-                       const scale_infer_decode *dec) {
+                       const scale_infer_decode *dec, const prediction *pr) {
   printf("%s on %g x %s, model parallelism %g, batch %g, context %g tokens\n", m->display_name,
          c->n_chips, chip->display_name, c->tp, c->batch, c->context);
   printf("weights %s, KV cache %s, compute %s\n", scale_dtype_name(c->weight_dtype),
@@ -105,6 +157,26 @@ static void print_text(const scale_model *m, const scale_chip *chip, const scale
   if (isfinite(mem->max_batch))
     cli_row("largest batch that fits", mem->max_batch, "", SCALE_FMT_PLAIN);
   cli_row_text("fits", mem->fits ? "yes" : "NO");
+  if (pr->on) {
+    printf("model: %s, one copy of %g chips (1-D TP)\n", cli_cost_model_name(false), c->tp);
+    printf("predicted                            %-14s %s\n", "step model", "roofline bound");
+    two("prefill of one prompt", pr->prefill.step_s, pr->prefill_bound_s);
+    two("decode step", pr->decode.step_s, dec->step_s);
+    two("  of which TP all-reduces", pr->decode.tp_s, dec->t_ici_s);
+    cli_row("tokens/s per chip (predicted)", pr->tokens_per_s_per_chip, "tokens/s", SCALE_FMT_SI);
+    cli_row("USD per million tokens (predicted)", pr->cost_usd_per_million_tokens, "",
+            SCALE_FMT_SCI);
+    printf("  (measurements/ holds training runs only: the serving prediction is the training\n"
+           "   fit's op prices, not validated against a serving measurement)\n");
+    printf("decode step by op (step model):\n");
+    for (int i = 0; i < SCALE_STEP_OP_COUNT; i++)
+      if (pr->decode.op_s[i] > 0.0)
+        cli_row(scale_step_op_name((scale_step_op)i), pr->decode.op_s[i], "", SCALE_FMT_TIME);
+    printf("the book's formulas (roofline):\n");
+  } else {
+    printf("model: %s%s\n", cli_cost_model_name(true),
+           m->arch != SCALE_ARCH_TRANSFORMER ? " (the step model prices transformers only)" : "");
+  }
   printf("prefill of %g tokens at %g MFU:\n", c->prompt, c->mfu_frac);
   cli_row("FLOPs", pre->flops, "FLOP", SCALE_FMT_SI);
   cli_row("time to first token", pre->ttft_s, "s", SCALE_FMT_TIME);
@@ -148,7 +220,8 @@ int cli_cmd_infer(int argc, char **argv) {
     O_KV,
     O_COMPUTE,
     O_MFU,
-    O_JSON
+    O_JSON,
+    O_ROOFLINE
   };
   static const struct option options[] = {{"model", required_argument, NULL, O_MODEL},
                                           {"hw", required_argument, NULL, O_HW},
@@ -166,12 +239,13 @@ int cli_cmd_infer(int argc, char **argv) {
                                           {"compute", required_argument, NULL, O_COMPUTE},
                                           {"mfu", required_argument, NULL, O_MFU},
                                           {"json", no_argument, NULL, O_JSON},
+                                          {"roofline", no_argument, NULL, O_ROOFLINE},
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
   const char *model_name = NULL, *hw_name = NULL;
   double chips = NAN, batch = NAN, context = NAN, prompt = NAN, decode = 512.0, tp = NAN;
   double ep = 1.0, mfu = 0.4;
-  bool ws2d = false, as_json = false;
+  bool ws2d = false, as_json = false, roofline = false;
   scale_kv_sharding kv_shard = SCALE_KV_SHARD_FULL;
   scale_dtype wd = SCALE_DTYPE_BF16, kd = SCALE_DTYPE_BF16, cd = SCALE_DTYPE_BF16;
   const unsigned count = SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER;
@@ -235,6 +309,9 @@ int cli_cmd_infer(int argc, char **argv) {
       if (!cli_parse_number("mfu", optarg, SCALE_NUM_POSITIVE, &mfu)) return CLI_EXIT_USAGE;
       if (mfu > 1.0) return cli_usage("--mfu: must be in (0, 1], got '%s'", optarg);
       break;
+    case O_ROOFLINE:
+      roofline = true;
+      break;
     case O_JSON:
       as_json = true;
       break;
@@ -280,10 +357,14 @@ int cli_cmd_infer(int argc, char **argv) {
     return cli_fail("infer: the %s is not finite for --chips %g --batch %g --context %g on %s",
                     what, chips, batch, context, chip.name);
 
+  scale_step_params params;
+  if (!roofline && (rc = cli_load_step_params(&chip, &params))) return rc;
+  prediction pr;
+  predict(&model, &chip, &cfg, &pre, roofline ? NULL : &params, &pr);
   if (as_json)
-    print_json(&model, &chip, &cfg, &mem, &pre, &dec);
+    print_json(&model, &chip, &cfg, &mem, &pre, &dec, &pr);
   else
-    print_text(&model, &chip, &cfg, &mem, &pre, &dec);
+    print_text(&model, &chip, &cfg, &mem, &pre, &dec, &pr);
   if (!mem.fits)
     return cli_fail("infer: batch %g does not fit in HBM (%.3g of %.3g bytes per chip); the "
                     "largest batch that fits is %g",

@@ -62,6 +62,25 @@ expect_rc 0 "MoE, ep, heads, 2d"; expect_no_nan "MoE report"
 run "$SCALE" infer --model mamba-2-2.7b --hw tpu-v5e --chips 1 --batch 8 --context 2048
 expect_rc 0 "Mamba-2"; expect_no_nan "Mamba-2 report"
 
+# The calibrated step model predicts prefill and decode by default (issue 14), beside the book's
+# formulas; --roofline prints the book only; Mamba-2 falls back to the roofline and says so.
+run "$SCALE" infer --model llama-3-70b --hw tpu-v5e --chips 8 --batch 32 --context 8192 --weights int8 --kv int8
+expect_out '^model: calibrated step model' "names the step model"
+expect_out '^  decode step +[0-9.]+ [mµ]s +17\.[0-9] ms$' "decode prediction beside the book's 17 ms"
+expect_out 'not validated against a serving measurement' "says serving is not validated"
+run "$SCALE" infer --model llama-3-70b --hw tpu-v5e --chips 8 --batch 32 --context 8192 --weights int8 --kv int8 --json
+expect_json "step json"; expect_out '"cost_model": "step"' "json names the model"
+expect_out '"decode_step_time_s": ' "json prediction"
+# the prediction is never below the roofline's bound
+pred=$(awk '/"predicted"/ { p = 1 } p && $1 == "\"decode_step_time_s\":" { print $2; exit }' "$TMP/out")
+book=$(awk '$1 == "\"decode_step_time_s\":" { print $2; exit }' "$TMP/out")
+if awk -v a="${pred%,}" -v b="${book%,}" 'BEGIN { exit !(a >= b && a > 0) }'; then pass; else fail "decode prediction $pred below the bound $book"; fi
+run "$SCALE" infer --model llama-3-70b --hw tpu-v5e --chips 8 --batch 32 --context 8192 --weights int8 --kv int8 --roofline
+expect_out '^model: roofline' "--roofline names the roofline"
+if grep -q 'step model' "$TMP/out"; then fail "--roofline still predicts"; else pass; fi
+run "$SCALE" infer --model mamba-2-2.7b --hw tpu-v5e --chips 1 --batch 8 --context 2048
+expect_out 'step model prices transformers only' "Mamba-2: roofline, said"
+
 # Usage errors: one line, exit 2.
 expect_usage_error "batch 0" "$SCALE" infer --model llama-3-70b --hw tpu-v5e --chips 16 --batch 0 --context 8192
 expect_err 'batch' "names the batch"

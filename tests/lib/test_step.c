@@ -308,6 +308,42 @@ START_TEST(param_ranges_hold_priors) {
 }
 END_TEST
 
+/* The serving forward pass (issue 14 Deliver 8, scale infer): a decode step on one chip with
+ * large weights is bound by reading them; a hand derivation of one linear op. */
+START_TEST(forward_decode_hand) {
+  scale_chip h100 = chip("nvidia-h100-sxm");
+  scale_model m = model("llama-3-70b");
+  scale_step_params p = scale_step_params_prior();
+  scale_step_forward_job f = {&m, &h100, 1, 8, 1, 1024, SCALE_DTYPE_BF16, SCALE_DTYPE_BF16,
+                              SCALE_DTYPE_BF16};
+  scale_step_forward_result r;
+  scale_step_forward_eval(&f, &p, &r);
+  /* MLP down: 8 tokens x 28672 by 28672 x 8192 in bf16: bytes 2 (8 x 28672 + 8 x 8192) +
+   * 2 x 28672 x 8192 = 470,417,408; at W x mem_eta = 3.35e12 x 0.7 that is 200.6 us (the
+   * math, at a full tile's efficiency, is far below); plus one kernel of 5 us; 80 layers. */
+  double bytes = 2.0 * (8 * 28672 + 8 * 8192) + 2.0 * 28672 * 8192;
+  double one = bytes / (h100.hbm_bytes_per_s * 0.7) + 5e-6;
+  scale_check_rel(r.op_s[SCALE_STEP_OP_MLP_DOWN], 80 * one, 1e-12, "s", "hand derivation");
+  ck_assert(r.tp_s == 0); /* one chip: no TP */
+  double sum = 0;
+  for (int i = 0; i < SCALE_STEP_OP_COUNT; i++) sum += r.op_s[i];
+  scale_check_rel(r.step_s, sum, 1e-12, "s", "parts sum to the pass");
+  /* int8 weights read half the bytes of the linear layers: a faster decode */
+  f.weight_dtype = SCALE_DTYPE_INT8;
+  scale_step_forward_result q;
+  scale_step_forward_eval(&f, &p, &q);
+  ck_assert(q.op_s[SCALE_STEP_OP_MLP_DOWN] < 0.6 * r.op_s[SCALE_STEP_OP_MLP_DOWN]);
+  /* TP 8 on NVLink adds two all-reduces per layer on the critical path */
+  f.tp = 8;
+  scale_step_forward_eval(&f, &p, &q);
+  ck_assert_int_eq(q.tp_net, SCALE_STEP_NET_UP);
+  ck_assert(q.tp_s > 0);
+  f.context = 0; /* below new_tokens: outside the domain */
+  scale_step_forward_eval(&f, &p, &q);
+  scale_check_nan(q.step_s);
+}
+END_TEST
+
 static Suite *step_suite(void) {
   Suite *s = suite_create("step");
   const scale_check_case cases[] = {
@@ -327,6 +363,7 @@ static Suite *step_suite(void) {
       {"mfu_of_the_best_layout_is_plausible", mfu_of_the_best_layout_is_plausible},
       {"params_file_strict", params_file_strict},
       {"param_ranges_hold_priors", param_ranges_hold_priors},
+      {"forward_decode_hand", forward_decode_hand},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return s;
