@@ -21,6 +21,7 @@
 #include "scale/inference.h"
 #include "scale/model.h"
 #include "scale/plan.h"
+#include "scale/step.h"
 #include "scale/training.h"
 #include "scale_check.h"
 
@@ -132,6 +133,84 @@ START_TEST(llama3_70b_serving_slices) {
 }
 END_TEST
 
+/* ---- the calibrated step model against practice (issue 14 targets) ------------------------- */
+
+static scale_step_params shipped(void) {
+  scale_step_params prm;
+  scale_diag diag;
+  ck_assert_msg(scale_step_params_load_file(scale_step_params_path(), &prm, &diag) == SCALE_OK,
+                "%s:%d: %s", diag.file, diag.line, diag.message);
+  return prm;
+}
+
+/* README's headline, LLaMA 3 70B on a full v5p pod with 4M-token batches (2^22 tokens): the
+ * planner's best with the step model predicts an MFU of 40-75% (published runs of this class
+ * reach 40-70%; ch. 6 assumes 40%), not the roofline's 97.7%. */
+START_TEST(step_headline_mfu) {
+  scale_model m;
+  scale_chip c;
+  load("llama-3-70b", "tpu-v5p", &m, &c);
+  scale_step_params prm = shipped();
+  scale_train_problem p = scale_train_problem_make(&m, &c, 8960, 4194304, 4096);
+  p.step_params = &prm;
+  scale_plan_report *r = malloc(sizeof *r);
+  ck_assert_ptr_nonnull(r);
+  scale_diag diag;
+  ck_assert_int_eq(scale_plan_train(&p, NULL, r, &diag), SCALE_OK);
+  ck_assert_int_ge(r->n_ranked, 1);
+  double mfu = r->ranked[0].result.mfu;
+  char b[200];
+  printf("headline (step model): %s: MFU %.3g, step %.4g s\n",
+         scale_plan_layout_str(&r->ranked[0].layout, b, sizeof b), mfu,
+         r->ranked[0].result.step_time_s);
+  ck_assert_msg(mfu >= 0.40 && mfu <= 0.75, "headline MFU %g outside 40-75%%", mfu);
+  free(r);
+}
+END_TEST
+
+/* LLaMA 3 405B on 16,384 H100 (Llama 3 paper section 3.3.2: TP 8, PP 16, DP 128 with ZeRO-1
+ * style sharded optimizer state, 8192-token sequences, 16M-token batches, interleaved
+ * pipeline; reported 38-43% BF16 MFU): predicted within 10% of that range, 34.2-47.3%. The
+ * paper does not name its recomputation; selective (matmuls kept) is the policy under which
+ * the layout fits in 80 GB here (none needs about 119 GB in this memory model). The planner's
+ * best keeps TP inside the 8-GPU NVLink node. */
+START_TEST(step_llama3_405b) {
+  scale_model m;
+  scale_chip c;
+  load("llama-3-405b", "nvidia-h100-sxm", &m, &c);
+  scale_step_params prm = shipped();
+  scale_train_problem p = scale_train_problem_make(&m, &c, 16384, 16777216, 8192);
+  p.step_params = &prm;
+  scale_layout l = scale_layout_default();
+  l.tp = 8, l.sp = true, l.pp = 16, l.fsdp = 128, l.zero_stage = 1;
+  l.n_microbatches = 16, l.schedule = SCALE_PP_INTERLEAVED, l.n_virtual_stages = 4;
+  l.remat = SCALE_REMAT_BIG_MATMULS;
+  scale_train_layout_map(&c, 16384, &l);
+  scale_diag diag;
+  ck_assert_msg(scale_train_validate(&p, &l, &diag) == SCALE_OK, "%s", diag.message);
+  scale_train_result pub;
+  scale_train_eval(&p, &l, &pub);
+  printf("405B published (step model): MFU %.3g, step %.4g s, fits %d\n", pub.mfu,
+         pub.step_time_s, pub.fits);
+  ck_assert(pub.fits);
+  ck_assert_msg(pub.mfu >= 0.38 * 0.9 && pub.mfu <= 0.43 * 1.1, "405B MFU %g", pub.mfu);
+  scale_plan_report *r = malloc(sizeof *r);
+  ck_assert_ptr_nonnull(r);
+  ck_assert_int_eq(scale_plan_train(&p, NULL, r, &diag), SCALE_OK);
+  ck_assert_int_ge(r->n_ranked, 1);
+  for (int i = 0; i < r->n_ranked; i++) {
+    const scale_plan_entry *e = &r->ranked[i];
+    ck_assert_msg(e->layout.tp <= c.nvlink_domain_size, "rank %d: TP %g crosses nodes", i + 1,
+                  e->layout.tp);
+    ck_assert(e->result.step_time_s <= pub.step_time_s * (1 + 1e-9));
+  }
+  char b[200];
+  printf("405B planner (step model): %s: MFU %.3g\n",
+         scale_plan_layout_str(&r->ranked[0].layout, b, sizeof b), r->ranked[0].result.mfu);
+  free(r);
+}
+END_TEST
+
 static Suite *practice_suite(void) {
   Suite *s = suite_create("plan_practice");
   TCase *tc = tcase_create("published");
@@ -140,6 +219,8 @@ static Suite *practice_suite(void) {
   tcase_add_test(tc, deepseek_v3_on_h800);
   tcase_add_test(tc, llama3_70b_on_v5p);
   tcase_add_test(tc, llama3_70b_serving_slices);
+  tcase_add_test(tc, step_headline_mfu);
+  tcase_add_test(tc, step_llama3_405b);
   suite_add_tcase(s, tc);
   return s;
 }
