@@ -378,25 +378,10 @@ void scale_hybrid_guide_eval(const scale_hybrid_problem *problem, scale_hybrid_g
 #define MAMBA_GRAD_BUCKET_BYTES 8e7 /* as step.c: Megatron DDP buckets of 40M 16-bit gradients */
 #define MAMBA_ADAM_BYTES 30.0       /* as step.c: fp32 master, m, v read+write, grad, weight */
 
-/** The network of a group of n chips 'stride' apart, and its ring bandwidth per member:
- * step.c's rule (switched domain: NVLink egress; switchless: n - 1 of the domain's direct
- * links; beyond the domain: the NICs). */
+/** The network of a group of n chips 'stride' apart and its ring bandwidth per member: the step
+ * model's own rule (scale_step_group_net). */
 static scale_step_net mamba_net(const scale_chip *chip, double stride, double n, double *w) {
-  if (chip->kind == SCALE_HW_TPU) {
-    *w = 2.0 * chip->ici_link_bytes_per_s;
-    return SCALE_STEP_NET_ICI;
-  }
-  double domain = chip->nvlink_domain_size;
-  if (domain >= 1.0 && stride * n <= domain) {
-    *w = chip->nvlink_bytes_per_s;
-    if (chip->n_nvswitches >= 1.0 || domain <= 1.0) return SCALE_STEP_NET_UP;
-    *w *= (n - 1.0) / (domain - 1.0);
-    return SCALE_STEP_NET_MESH;
-  }
-  double per_domain = domain >= 1.0 ? fmax(1.0, fmin(n, floor(domain / stride))) : 1.0;
-  *w = per_domain * chip->dcn_bytes_per_s;
-  if (chip->nvlink_bytes_per_s > 0.0) *w = fmin(*w, chip->nvlink_bytes_per_s);
-  return SCALE_STEP_NET_OUT;
+  return scale_step_group_net(chip, stride, n, w);
 }
 
 /** One point-to-point send's bandwidth: a mesh sends over one direct link. */
