@@ -442,10 +442,13 @@ static int run_sweeps(measurement *r) {
 
   /* Working sets of the STREAM sweep: 16 KiB to past four times the last-level cache. */
   double llc = isnan(r->m.llc_bytes) ? 32.0 * 1048576.0 : r->m.llc_bytes;
-  double ws_max = 4.0 * llc;
-  if (ws_max < 64.0 * 1048576.0) ws_max = 64.0 * 1048576.0;
-  if (q && ws_max > 160.0 * 1048576.0) ws_max = 160.0 * 1048576.0;
-  if (!q && ws_max > 1024.0 * 1048576.0) ws_max = 1024.0 * 1048576.0;
+  /* Four times the last-level cache (twice with --quick, but at least 160 MiB), within 1 GiB
+   * and a quarter of the memory: past every cache on all but the largest-cache machines. */
+  const double mib = 1048576.0;
+  double ws_max = (q ? 2.0 : 4.0) * llc;
+  if (ws_max < (q ? 160.0 : 64.0) * mib) ws_max = (q ? 160.0 : 64.0) * mib;
+  if (ws_max > 1024.0 * mib) ws_max = 1024.0 * mib;
+  if (r->m.mem_bytes > 0 && ws_max > r->m.mem_bytes / 4.0) ws_max = r->m.mem_bytes / 4.0;
   double ws_list[64];
   int n_ws = 0;
   for (double ws = 16384.0; ws <= ws_max && n_ws < 63; ws *= q ? 4.0 : 2.0) ws_list[n_ws++] = ws;
