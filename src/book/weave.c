@@ -735,9 +735,14 @@ static bool exercise_block(weave *w, cmark_node *node, const char *id, int line)
     sb_add_html(&out, sb_str(&title));
   }
   if (points.len) {
-    sb_add(&out, " (");
-    sb_add_html(&out, sb_str(&points));
-    sb_add(&out, strcmp(sb_str(&points), "1") == 0 ? " point)" : " points)");
+    /* The rubric's "V+D": V for the value checks, D for the domain checks (NaN outside it). */
+    char *end = NULL;
+    double value = strtod(sb_str(&points), &end), domain = 0.0;
+    if (end && *end == '+') domain = strtod(end + 1, NULL);
+    double total = value + domain;
+    sb_printf(&out, " (%g point%s", total, total == 1.0 ? "" : "s");
+    if (domain > 0.0) sb_printf(&out, ", %g for returning NaN outside the domain", domain);
+    sb_add(&out, ")");
   }
   sb_add(&out, "</p>\n");
   sb_add(&out, sb_str(&question));

@@ -131,11 +131,16 @@ scale_status scale_grade_rubric_load(const char *path, scale_grade_report *out,
       cursor = tab ? tab + 1 : NULL;
     }
     char *end = NULL;
-    double points = n == 4 ? strtod(fields[2], &end) : 0.0;
+    double points = n == 4 ? strtod(fields[2], &end) : 0.0, domain = 0.0;
+    if (end && end != fields[2] && *end == '+') { /* "V+D" */
+      char *plus = end + 1;
+      domain = strtod(plus, &end);
+      if (end == plus || !(domain > 0.0)) end = plus - 1; /* malformed: caught below */
+    }
     if (n != 4 || cursor || !*fields[0] || !*fields[1] || end == fields[2] || *end ||
-        !(points > 0.0)) {
+        !(points >= 0.0) || !(points + domain > 0.0) || !isfinite(points + domain)) {
       status = fail(diag, SCALE_ERR_PARSE, path, lineno,
-                    "expected 'id<TAB>chapter<TAB>points<TAB>title' with points > 0");
+                    "expected 'id<TAB>chapter<TAB>points<TAB>title' with points V or V+D > 0");
       break;
     }
     for (size_t i = 0; i < out->n_rows; i++)
@@ -160,7 +165,8 @@ scale_status scale_grade_rubric_load(const char *path, scale_grade_report *out,
     copy(row->id, sizeof row->id, fields[0]);
     copy(row->chapter, sizeof row->chapter, fields[1]);
     copy(row->title, sizeof row->title, fields[3]);
-    row->points = points;
+    row->points = points + domain;
+    row->domain_points = domain;
     row->verdict = SCALE_GRADE_BUILD;
     copy(row->output, sizeof row->output, "not graded");
   }

@@ -49,10 +49,12 @@ const char *scale_grade_verdict_str(scale_grade_verdict verdict);
 typedef struct {
   char id[128];       /**< exercise id, "rooflines.critical_batch_int8" */
   char chapter[64];   /**< chapter folder, "01-rooflines" */
-  double points;      /**< points the exercise is worth */
+  double points;      /**< points the exercise is worth (value and domain parts together) */
+  double domain_points; /**< of which for its domain checks (rubric "V+D"; 0 if none): what a
+                             right formula without the contract's NaN checks forgoes */
   char title[192];    /**< one-line title */
   scale_grade_verdict verdict; /**< result (SCALE_GRADE_BUILD until graded) */
-  double score;       /**< points earned: all or nothing */
+  double score;       /**< points earned: all, the value part (only domain checks failed), or 0 */
   char output[1024];  /**< detail: failure message, signal, first compiler error; "" for OK */
 } scale_grade_row;
 
@@ -63,7 +65,7 @@ typedef struct {
 } scale_grade_report;
 
 /** Reads 'path' (tab-separated id, chapter, points, title; '#' comments and blank lines
- * skipped) into 'out'.
+ * skipped) into 'out'. Points are "V" or "V+D": D of them for the exercise's domain checks.
  *
  * Errors: SCALE_ERR_IO (cannot read), SCALE_ERR_PARSE (a malformed row, with its line),
  *         SCALE_ERR_DUPLICATE_KEY (an id twice), SCALE_ERR_NOMEM.

@@ -309,18 +309,25 @@ static double now_s(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* The checker's line for 'id' in 'text' ("ID<TAB>ok|fail|error<TAB>message"): its verdict word
- * and message, or false if absent. */
-static bool report_line(char *text, const char *id, char **verdict, char **message) {
+/* The checker's line for 'id' in 'text' ("ID<TAB>ok|fail|error<TAB>PARTS<TAB>message", see
+ * grading_channel.h): its verdict word, parts and message, or false if absent. */
+static bool report_line(char *text, const char *id, char **verdict, char **parts,
+                        char **message) {
   size_t id_len = strlen(id);
   for (char *line = text; line && *line;) {
     char *next = strchr(line, '\n');
     if (next) *next++ = '\0';
+    char *tab1 = NULL, *tab2 = NULL, *tab3 = NULL;
     if (strncmp(line, id, id_len) == 0 && line[id_len] == '\t') {
-      *verdict = line + id_len + 1;
-      char *tab = strchr(*verdict, '\t');
-      *message = tab ? tab + 1 : "";
-      if (tab) *tab = '\0';
+      tab1 = line + id_len;
+      tab2 = strchr(tab1 + 1, '\t');
+      tab3 = tab2 ? strchr(tab2 + 1, '\t') : NULL;
+    }
+    if (tab3) {
+      *tab2 = *tab3 = '\0';
+      *verdict = tab1 + 1;
+      *parts = tab2 + 1;
+      *message = tab3 + 1;
       return true;
     }
     line = next;
@@ -331,8 +338,8 @@ static bool report_line(char *text, const char *id, char **verdict, char **messa
 /* The verdict of 'row' from the checker's report and the server's end. */
 static void decide(scale_grade_row *row, char *report, const sandbox_result *server,
                    double timeout_s) {
-  char *verdict = NULL, *message = NULL, detail[1024];
-  if (!report || !report_line(report, row->id, &verdict, &message)) {
+  char *verdict = NULL, *parts = NULL, *message = NULL, detail[1024];
+  if (!report || !report_line(report, row->id, &verdict, &parts, &message)) {
     if (server->timed_out)
       grade_fmt(detail, sizeof detail, "the exercise passed its %g s limit", timeout_s);
     else
@@ -354,6 +361,9 @@ static void decide(scale_grade_row *row, char *report, const sandbox_result *ser
   if (fate) *fate = '\0';
   if (!call[0]) {
     set_row(row, strcmp(verdict, "fail") == 0 ? SCALE_GRADE_FAIL : SCALE_GRADE_CRASH, message);
+    /* Partial credit: the value checks pass and only domain checks fail (rubric "V+D"). */
+    if (strcmp(verdict, "fail") == 0 && strcmp(parts, "value=ok domain=fail") == 0)
+      row->score = row->points - row->domain_points;
   } else if (server->timed_out) {
     grade_fmt(detail, sizeof detail, "passed its %g s limit during %s", timeout_s, call);
     set_row(row, SCALE_GRADE_TIMEOUT, detail);

@@ -142,8 +142,8 @@ ln -s "$tmp/ag" "$tmp/gs/source"
 cp "$root/solutions/01-rooflines/rooflines_ex.c" "$tmp/gs/submission/"
 cp "$root/solutions/03-sharding/sharding_ex.c" "$tmp/gs/submission/nested/"
 expect 0 "run_autograder" -- env AUTOGRADER_ROOT="$tmp/gs" sh "$tmp/ag/run_autograder"
-points=$(awk -F'\t' '!/^#/ && ($2 == "01-rooflines" || $2 == "03-sharding") {s += $3}
-  END {printf "%g", s}' "$root/tests/rubric.tsv")
+points=$(awk -F'\t' '!/^#/ && ($2 == "01-rooflines" || $2 == "03-sharding") {
+  n = split($3, p, "+"); s += p[1] + (n > 1 ? p[2] : 0)} END {printf "%g", s}' "$root/tests/rubric.tsv")
 contains "$tmp/gs/results/results.json" "\"score\": $points," "results.json: full marks on 01 and 03"
 contains "$tmp/gs/results/results.json" '"name": "rooflines.t_math_s", "number": "01-rooflines", "score": 1, "max_score": 1, "status": "passed"' \
   "results.json test entry in Gradescope's schema"

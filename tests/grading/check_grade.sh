@@ -3,8 +3,8 @@
 #   full     grading solutions/ gives every exercise OK and the full rubric total;
 #   stubs    grading pristine stubs (DIR, 4th argument: generated from the contracts; default
 #            exercises/) gives every exercise FAIL (no OK, CRASH, TIMEOUT or BUILD) and 0;
-#   fixture  grading tests/data/grade/student gives CRASH (with the signal), TIMEOUT, OK and FAIL
-#            in 01-rooflines, BUILD with the compiler's error in 02-tpus (does not compile) and
+#   fixture  grading tests/data/grade/student gives CRASH (with the signal), TIMEOUT, OK, FAIL
+#            and a partial FAIL (value part only) in 01-rooflines, BUILD with the compiler's error in 02-tpus (does not compile) and
 #            BUILD in 03-sharding (missing); the JSON and JUnit reports agree;
 #   class    grading the class tests/data/grade/class (alice: solutions/; bob: a segfault and an
 #            endless loop in 01-rooflines; carol: 02-tpus does not compile) with --class on
@@ -29,7 +29,9 @@ check() { if eval "$1"; then ok; else bad "$2"; fi; }
 # The rubric's total and its ids (for the chapters 01-03 this script knows about).
 rubric="$root/tests/rubric.tsv"
 grep -v '^#' "$rubric" | grep -v '^[[:space:]]*$' > "$tmp/rubric"
-total=$(awk -F'\t' '{s += $3} END {printf "%g", s}' "$tmp/rubric")
+# Points are "V" or "V+D" (value and domain parts): an exercise is worth their sum.
+points() { awk -F'\t' "$1"' {n = split($3, p, "+"); s += p[1] + (n > 1 ? p[2] : 0)} END {printf "%g", s}' "$tmp/rubric"; }
+total=$(points '')
 n_ids=$(wc -l < "$tmp/rubric" | tr -d ' ')
 
 # grade DIR [ARGS...]: runs scale grade, output in $tmp/out, status in $rc.
@@ -87,8 +89,11 @@ fixture)
   check '[ "$(verdict_of sharding.total_bytes)" = BUILD ]' "missing chapter BUILD"
   check 'detail_of sharding.total_bytes | grep -q "missing"' "BUILD says missing: $(detail_of sharding.total_bytes)"
   # Only chapters 01-03 are selected: their points are the maximum.
-  fixture_total=$(awk -F'\t' '$2 ~ /^0[1-3]-/ {s += $3} END {printf "%g", s}' "$tmp/rubric")
-  check 'grep -qx "total 2/$fixture_total .*" "$tmp/out"' "total 2/$fixture_total: $(tail -1 "$tmp/out")"
+  fixture_total=$(points '$2 ~ /^0[1-3]-/')
+  check 'grep -qx "total 2.75/$fixture_total .*" "$tmp/out"' "total 2.75/$fixture_total: $(tail -1 "$tmp/out")"
+  # Partial credit: the right formula without the domain's NaN checks earns the value part.
+  check 'grep -q "^  FAIL *0.75/1 *rooflines.t_upper_s: domain check: ex_rooflines_t_upper_s([^)]*) = [-0-9.e]* s, expected nan s.*(the value checks pass)" "$tmp/out"' \
+    "value points without the domain check: $(grep t_upper_s "$tmp/out")"
   check 'grep -q "<error type=\"CRASH\"" "$tmp/report.xml"' "JUnit has the CRASH"
   check 'grep -q "<error type=\"TIMEOUT\"" "$tmp/report.xml"' "JUnit has the TIMEOUT"
   check 'grep -q "\"name\": \"rooflines.critical_batch_int8\", \"score\": 2, \"max_score\": 2, \"status\": \"OK\"" "$tmp/report.json"' \

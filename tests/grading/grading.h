@@ -48,14 +48,24 @@ static inline void grade_vcheck(double got, double expected, double rtol, const 
                                 const char *source, const char *call_fmt, va_list args)
     __attribute__((format(printf, 6, 0)));
 
+/* A case's checks are of two parts: its domain checks (the expected value is NaN: the input is
+ * outside the contract's domain) and its value checks (all others). A failed check is recorded
+ * and the case goes on, so that both parts are known; the case fails at its end (teardown) with
+ * the first failure's message, and `scale grade` gives the value part's points when only domain
+ * checks failed (rubric points "V+D"). Implemented in grading_expected.c. */
+void grading_case_begin(void);
+void grading_case_failed(int domain, const char *message);
+void grading_case_end(void);
+
 static inline void grade_vcheck(double got, double expected, double rtol, const char *unit,
                                 const char *source, const char *call_fmt, va_list args) {
   if (grade_close(got, expected, rtol)) return;
-  char call[512];
+  char call[512], message[1024];
   vsnprintf(call, sizeof call, call_fmt, args);
   const char *space = unit[0] ? " " : "";
-  ck_abort_msg("%s = %.9g%s%s, expected %.9g%s%s (rtol %g; %s)", call, got, space, unit, expected,
-               space, unit, rtol, source);
+  snprintf(message, sizeof message, "%s = %.9g%s%s, expected %.9g%s%s (rtol %g; %s)", call, got,
+           space, unit, expected, space, unit, rtol, source);
+  grading_case_failed(isnan(expected), message);
 }
 
 static inline void grade_check(double got, double expected, double rtol, const char *unit,
@@ -122,6 +132,7 @@ static inline double grade_timeout_s(void) {
 static inline void grade_add(Suite *suite, const char *id, const TTest *test) {
   TCase *tc = tcase_create(id);
   tcase_set_timeout(tc, grade_timeout_s());
+  tcase_add_checked_fixture(tc, grading_case_begin, grading_case_end);
   tcase_add_test(tc, test);
   suite_add_tcase(suite, tc);
 }

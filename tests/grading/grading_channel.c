@@ -153,7 +153,12 @@ void grading_report(void *runner_ptr, int fd) {
     TestResult *r = results[i];
     int type = tr_rtype(r);
     const char *verdict = type == CK_PASS ? "ok" : type == CK_FAILURE ? "fail" : "error";
-    fprintf(out, "%s\t%s\t", tr_tcname(r), verdict);
+    /* The parts are known only for a case that ran to its end (not one a reply ended). */
+    const char *msg = type == CK_PASS ? "" : tr_msg(r);
+    int ended = type == CK_PASS || (msg && strncmp(msg, GRADING_NO_REPLY, strlen(GRADING_NO_REPLY)) &&
+                                    strncmp(msg, GRADING_BAD_REPLY, strlen(GRADING_BAD_REPLY)));
+    fprintf(out, "%s\t%s\t%s\t", tr_tcname(r), verdict,
+            ended && type != CK_ERROR ? grading_case_parts() : "value=fail");
     for (const char *m = type == CK_PASS ? "" : tr_msg(r); m && *m; m++)
       fputc(*m == '\t' || *m == '\n' || *m == '\r' ? ' ' : *m, out);
     fputc('\n', out);

@@ -74,8 +74,12 @@ double grading_call(uint32_t fn, const char *name, const char *arg_kinds,
                     const grading_value *args, uint32_t n_args);
 
 /** Writes the results of 'runner' (a Check SRunner, after srunner_run_all) to fd 'fd' as one
- * line per test case: "ID<TAB>ok|fail|error<TAB>message" with tabs and newlines of the message
+ * line per test case: "ID<TAB>ok|fail|error<TAB>PARTS<TAB>message", PARTS "value=fail",
+ * "value=ok domain=fail" or "value=ok domain=ok" (grading.h), tabs and newlines of the message
  * turned into spaces. Used by grade_run() when scale grade runs the checker. */
 void grading_report(void *runner, int fd);
+
+/** The parts of the case that ran last (grading_expected.c). */
+const char *grading_case_parts(void);
 
 #endif

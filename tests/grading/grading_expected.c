@@ -1,4 +1,5 @@
-/* grading_expected.c — the answers of the grid comparisons, stored with the tests.
+/* grading_expected.c — the answers of the grid comparisons, stored with the tests; and the two
+ * parts of a case (value checks, domain checks; see grading.h).
  *
  * Each GRADE_VS_REF of a case is its n-th comparison (n = 1, 2, ... in the order the suite makes
  * them, which is fixed); its expected value is line "CASE<TAB>n<TAB>VALUE" of
@@ -99,4 +100,33 @@ double grading_expected(double reference, const char **source) {
                "--target grading_expected)",
                ordinal, case_id, GRADING_EXPECTED_FILE);
   return 0.0;
+}
+
+/* ---- the parts of a case -------------------------------------------------------------------- */
+
+static struct {
+  int value_failed, domain_failed, domain_checks;
+  char first_value[1024], first_domain[1024];
+} parts;
+
+void grading_case_begin(void) { memset(&parts, 0, sizeof parts); }
+
+void grading_case_failed(int domain, const char *message) {
+  int *failed = domain ? &parts.domain_failed : &parts.value_failed;
+  char *first = domain ? parts.first_domain : parts.first_value;
+  if ((*failed)++ == 0) snprintf(first, sizeof parts.first_value, "%s", message);
+}
+
+void grading_case_end(void) {
+  if (parts.value_failed)
+    ck_abort_msg("%s%s", parts.first_value,
+                 parts.domain_failed ? " (and a domain check fails too)" : "");
+  if (parts.domain_failed)
+    ck_abort_msg("domain check: %s (the value checks pass)", parts.first_domain);
+}
+
+const char *grading_case_parts(void) {
+  if (parts.value_failed) return "value=fail";
+  if (parts.domain_failed) return "value=ok domain=fail";
+  return "value=ok domain=ok";
 }

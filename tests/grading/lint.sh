@@ -52,8 +52,9 @@ while IFS="$tab" read -r id chapter points title extra; do
   if ! printf '%s\n' "$chapter" | grep -qE '^[0-9][0-9]-[a-z0-9-]+$'; then
     error "$where: chapter '$chapter' is not NN-slug"; continue
   fi
-  if ! printf '%s\n' "$points" | grep -qE '^[0-9]+(\.[0-9]+)?$' || [ "$points" = 0 ]; then
-    error "$where: points '$points' is not a positive number"
+  if ! printf '%s\n' "$points" | grep -qE '^[0-9]+(\.[0-9]+)?(\+[0-9]+(\.[0-9]+)?)?$' ||
+    [ "$points" = 0 ]; then
+    error "$where: points '$points' is not a positive number V or V+D"
   fi
   if [ -z "$title" ]; then error "$where: empty title"; fi
   slug=$(printf '%s' "${chapter#??-}" | tr '-' '_') # file stems and ids use '_' for '-'
