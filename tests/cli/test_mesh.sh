@@ -36,8 +36,13 @@ export ASAN_OPTIONS
 mesh() {
   p=$1
   shift
+  hostfile=""
+  if [ "$1" = --hostfile ]; then
+    hostfile="--hostfile $2"
+    shift 2
+  fi
   # shellcheck disable=SC2086
-  run timeout 100 "$MPIRUN" $flags -n "$p" "$MESH" "$@"
+  run timeout 100 "$MPIRUN" $flags $hostfile -n "$p" "$MESH" "$@"
 }
 
 run "$MESH" --help; expect_rc 0 "--help (one process, no mpirun)"; expect_out 'usage: mpirun -n P scale-mesh' "--help"
@@ -102,6 +107,13 @@ if not any(e["name"].startswith("cmatmul step") for e in ev): bad.append("no col
 print("\n".join(bad)); sys.exit(1 if bad else 0)
 PY
   then pass; else fail "trace: $(head -c 400 "$TMP/check")"; fi
+fi
+
+# Across hosts the same way, with a host file (chapter 10); here the one host is localhost.
+if "$MPIRUN" --version 2>&1 | grep -q 'Open MPI'; then
+  printf 'localhost slots=4\n' >"$TMP/hosts"
+  mesh 4 --hostfile "$TMP/hosts" --run collectives --bytes 65536 --reps 1
+  expect_rc 0 "--hostfile"; expect_out 'every check passed' "--hostfile"
 fi
 
 # A given sharding, case 2 with a reduction (contracting dims sharded on different axes).
