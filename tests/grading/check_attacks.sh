@@ -93,7 +93,10 @@ if [ "$rc" -ne 0 ]; then
   fi
   bad "grade --class (alice alone) exit status $rc: $(cat "$tmp/err")"
 fi
-check '[ "$(score_of alice)" = 50 ]' "alice alone: $(score_of alice)/50"
+# alice's full marks: the points of chapters 01 and 02 ("V" or "V+D" each).
+full=$(awk -F'\t' '!/^#/ && ($2 == "01-rooflines" || $2 == "02-tpus") {
+  n = split($3, p, "+"); s += p[1] + (n > 1 ? p[2] : 0)} END {printf "%g", s}' "$root/tests/rubric.tsv")
+check '[ "$(score_of alice)" = "$full" ]' "alice alone: $(score_of alice)/$full"
 # The fingerprint of what must not change: the source tree, the built harness, the outside.
 fingerprint() {
   (cd "$root" && find exercises solutions tests/grading tests/rubric.tsv -type f -exec sha256sum {} +) | sort
@@ -152,7 +155,7 @@ check 'cmp -s "$tmp/before" "$tmp/after"' \
   "the source tree, the harness or the outside folder changed: $(diff "$tmp/before" "$tmp/after" | head -5)"
 check '! pgrep -x scale-attacker > /dev/null' "attacker processes outlived the grading: $(pgrep -x scale-attacker | wc -l)"
 
-check '[ "$(score_of alice)" = 50 ]' "alice keeps full marks beside the attackers: $(score_of alice)/50"
+check '[ "$(score_of alice)" = "$full" ]' "alice keeps full marks beside the attackers: $(score_of alice)/$full"
 for name in exit _exit quick_exit atexit execve raise longjmp forge include read escape symlink \
   forkbomb fill; do
   check '[ "$(score_of $name)" = 0 ]' "$name scores 0: $(score_of $name)"
