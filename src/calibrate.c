@@ -335,21 +335,108 @@ void scale_calib_group_stats(const scale_calib_set *set, int group, const double
 scale_status scale_calib_write_params(FILE *fp, const scale_step_params *params,
                                       const scale_calib_fit_info *info,
                                       const scale_calib_set *set) {
-  fprintf(fp, "; The step model's fitted parameters (include/scale/step.h), written by\n"
-              "; `scale calibrate`; do not edit by hand: tests/lib/test_calibrate.c checks that\n"
-              "; a fresh fit on measurements/ reproduces these values.\n\n"
-              "[provenance]\n"
-              "method = Levenberg-Marquardt on w log(predicted / measured), w = 1 / sqrt(rows "
-              "of the group), each parameter inside its range\n"
-              "rows = %d\ngroups = %d\niterations = %d\nrms_log_error = %.4f\n",
-          info->n_rows, info->n_groups, info->iterations, info->rms_log);
-  fprintf(fp, "fitted_on =");
-  for (int g = 0; g < set->n_groups; g++) fprintf(fp, " %s", set->groups[g]);
-  fprintf(fp, "\n\n[params]\n");
+  fprintf(fp, "[step_fit]\n"
+              "; The calibrated step model's parameters (include/scale/step.h), in [step] below,\n"
+              "; written by `scale calibrate` from measurements/: do not edit by hand\n"
+              "; (tests/lib/test_calibrate.c checks that a fresh fit reproduces them). One fit\n"
+              "; for every chip: each network (switched NVLink, switchless mesh, scale-out\n"
+              "; fabric, TPU ICI) has parameters of its own, and those no row exercises stay\n"
+              "; at their priors. Levenberg-Marquardt on w log(predicted / measured),\n"
+              "; w = 1 / sqrt(rows of the group), each parameter inside its range; %d\n"
+              "; iterations. Groups fitted:\n;",
+          info->iterations);
+  int col = 1;
+  for (int g = 0; g < set->n_groups; g++) {
+    int len = (int)strlen(set->groups[g]) + 1;
+    if (col + len > 96) {
+      fprintf(fp, "\n;");
+      col = 1;
+    }
+    fprintf(fp, " %s", set->groups[g]);
+    col += len;
+  }
+  fprintf(fp, "\nby = scale calibrate\n"
+              "method = levenberg-marquardt, group-weighted log error\n"
+              "data = measurements/ (published training runs)\n"
+              "rows = %d\ngroups = %d\nrms_log_error = %.4f\n\n[step]\n",
+          info->n_rows, info->n_groups, info->rms_log);
   for (int i = 0; i < SCALE_STEP_N_PARAMS; i++) {
     const scale_step_param_info *d = scale_step_param_describe((scale_step_param)i);
     fprintf(fp, "; %s\n; range [%g, %g] %s, prior %g\n%s = %.6g\n", d->meaning, d->lo, d->hi,
             d->unit, d->prior, d->key, params->v[i]);
   }
   return ferror(fp) ? SCALE_ERR_IO : SCALE_OK;
+}
+
+/* The section a line opens ("step" for "[step]"), into name; false if it opens none. */
+static bool section_of(const char *line, size_t len, char *name, size_t size) {
+  size_t i = 0;
+  while (i < len && (line[i] == ' ' || line[i] == '\t')) i++;
+  if (i >= len || line[i] != '[') return false;
+  size_t j = ++i;
+  while (j < len && line[j] != ']') j++;
+  if (j >= len) return false;
+  snprintf(name, size, "%.*s", (int)(j - i), line + i);
+  return true;
+}
+
+scale_status scale_calib_write_hardware(const char *src, const char *dst,
+                                        const scale_step_params *params,
+                                        const scale_calib_fit_info *info,
+                                        const scale_calib_set *set, scale_diag *diag) {
+  FILE *in = fopen(src, "rb");
+  if (!in) return scale_diag_set(diag, SCALE_ERR_IO, src, 0, "cannot open");
+  char *text = NULL;
+  size_t len = 0, cap = 0;
+  for (;;) {
+    if (len + 4096 + 1 > cap) {
+      size_t grown = cap ? 2 * cap : 65536;
+      char *t = realloc(text, grown);
+      if (!t) {
+        free(text);
+        fclose(in);
+        return scale_diag_set(diag, SCALE_ERR_NOMEM, src, 0, "out of memory");
+      }
+      text = t, cap = grown;
+    }
+    size_t got = fread(text + len, 1, 4096, in);
+    len += got;
+    if (got < 4096) break;
+  }
+  bool read_error = ferror(in) != 0;
+  fclose(in);
+  if (read_error) {
+    free(text);
+    return scale_diag_set(diag, SCALE_ERR_IO, src, 0, "read failed");
+  }
+  /* keep every line outside [step] and [step_fit], then drop trailing blank lines */
+  size_t kept = 0;
+  bool skip = false;
+  for (size_t at = 0; at < len;) {
+    size_t end = at;
+    while (end < len && text[end] != '\n') end++;
+    if (end < len) end++; /* the newline */
+    char name[64];
+    if (section_of(text + at, end - at, name, sizeof name))
+      skip = strcmp(name, "step") == 0 || strcmp(name, "step_fit") == 0;
+    if (!skip) {
+      memmove(text + kept, text + at, end - at);
+      kept += end - at;
+    }
+    at = end;
+  }
+  while (kept > 0 && (text[kept - 1] == '\n' || text[kept - 1] == '\r' ||
+                      text[kept - 1] == ' ' || text[kept - 1] == '\t'))
+    kept--;
+  FILE *out = fopen(dst, "wb");
+  if (!out) {
+    free(text);
+    return scale_diag_set(diag, SCALE_ERR_IO, dst, 0, "cannot write");
+  }
+  fwrite(text, 1, kept, out);
+  fputs(kept ? "\n\n" : "", out);
+  free(text);
+  scale_status st = scale_calib_write_params(out, params, info, set);
+  if (fclose(out) != 0 || st) return scale_diag_set(diag, SCALE_ERR_IO, dst, 0, "write failed");
+  return SCALE_OK;
 }

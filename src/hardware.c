@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "internal.h"
+#include "scale/step.h"
 
 #ifndef SCALE_SOURCE_DIR
 #define SCALE_SOURCE_DIR "."
@@ -76,6 +77,17 @@ static const ini_field chip_fields[] = {
     LEVEL(4),
     F("price", "usd_per_hour", INI_DOUBLE, usd_per_hour, false, 1e-3, 1e6),
     F("system", "n_chips", INI_WHOLE, n_chips, false, 1, 1e9),
+/* the step model's parameters, each in its plausible range (step.h), and their provenance */
+#define STEP_FIELD(e, key, unit, lo, hi, ...)                                                      \
+  F("step", key, INI_DOUBLE, step[SCALE_STEP_##e], false, lo, hi),
+    SCALE_STEP_PARAM_LIST(STEP_FIELD)
+#undef STEP_FIELD
+    F("step_fit", "by", INI_STRING, step_fit_by, false, 0, 0),
+    F("step_fit", "method", INI_STRING, step_fit_method, false, 0, 0),
+    F("step_fit", "data", INI_STRING, step_fit_data, false, 0, 0),
+    F("step_fit", "rows", INI_WHOLE, step_fit_rows, false, 1, 1e6),
+    F("step_fit", "groups", INI_WHOLE, step_fit_groups, false, 1, 1e4),
+    F("step_fit", "rms_log_error", INI_DOUBLE, step_fit_rms_log_error, false, 0, 10),
 };
 #undef LEVEL
 #undef F
@@ -190,6 +202,18 @@ scale_status scale_chip_load_file(const char *path, scale_chip *out, scale_diag 
       return scale_diag_set(diag, SCALE_ERR_MISSING_KEY, path, 0,
                             "network levels must be numbered from 1 without gaps (level%d)", i + 1);
   chip.n_net_levels = n;
+  /* [step]: all or none */
+  int n_step = 0;
+  for (int i = 0; i < SCALE_STEP_N_PARAMS; i++) n_step += !isnan(chip.step[i]);
+  if (n_step > 0 && n_step < SCALE_STEP_N_PARAMS) {
+    for (int i = 0; i < SCALE_STEP_N_PARAMS; i++)
+      if (isnan(chip.step[i]))
+        return scale_diag_set(diag, SCALE_ERR_MISSING_KEY, path, 0,
+                              "[step] gives %d of the %d step-model parameters: missing %s "
+                              "(scale calibrate writes them all)",
+                              n_step, SCALE_STEP_N_PARAMS, scale_step_param_describe(i)->key);
+  }
+  chip.has_step = n_step == SCALE_STEP_N_PARAMS;
   *out = chip;
   return SCALE_OK;
 }

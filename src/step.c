@@ -19,40 +19,10 @@
 /* ---- parameters ----------------------------------------------------------------------------- */
 
 static const scale_step_param_info param_info[SCALE_STEP_N_PARAMS] = {
-    {"mm_eta_max", "1", 0.4, 0.98, 0.8, false,
-     "best fraction of peak a large aligned matmul reaches (cuBLAS/CANN GEMMs: 0.6-0.9)"},
-    {"mm_dim_half", "1", 1, 1024, 32, true,
-     "dimension at which one matmul dimension halves eta: pipeline fill and K-loop prologue"},
-    {"mem_eta", "1", 0.3, 0.95, 0.7, false,
-     "fraction of HBM bandwidth a streaming kernel reaches (STREAM-like: 0.6-0.9)"},
-    {"kernel_s", "s", 1e-7, 5e-5, 5e-6, true,
-     "fixed cost of one kernel: launch, prologue, tail (CUDA launch 2-10 us)"},
-    {"up_latency_s", "s", 1e-6, 1e-4, 1e-5, true,
-     "NVLink/NVSwitch latency per ring step (NCCL in a DGX: ~5-20 us)"},
-    {"up_bw_eta", "1", 0.2, 0.95, 0.7, false,
-     "NVLink achieved fraction of per-GPU egress for large messages (NCCL busbw ~0.7-0.85)"},
-    {"up_half_bytes", "bytes", 1e4, 1e8, 1e6, true,
-     "NVLink message size at which achieved bandwidth is half its asymptote"},
-    {"mesh_latency_s", "s", 1e-6, 1e-4, 1e-5, true,
-     "switchless mesh (Ascend HCCS) latency per ring step (HCCL: ~10-50 us)"},
-    {"mesh_bw_eta", "1", 0.1, 0.95, 0.7, false,
-     "mesh achieved fraction of the direct links' bandwidth for large messages"},
-    {"mesh_half_bytes", "bytes", 1e4, 1e8, 1e6, true,
-     "mesh message size at which achieved bandwidth is half its asymptote"},
-    {"out_latency_s", "s", 2e-6, 2e-4, 2e-5, true,
-     "scale-out latency per ring step (InfiniBand/RoCE through the fat tree: ~10-50 us)"},
-    {"out_bw_eta", "1", 0.2, 0.95, 0.7, false,
-     "scale-out achieved fraction of the per-chip NIC bandwidth for large messages"},
-    {"out_half_bytes", "bytes", 1e4, 1e8, 4e6, true,
-     "scale-out message size at which achieved bandwidth is half its asymptote"},
-    {"ici_latency_s", "s", 1e-6, 1e-4, 5e-6, true,
-     "TPU ICI latency per ring step (book ch. 3: ~1 us per hop, more per collective step)"},
-    {"ici_bw_eta", "1", 0.3, 0.95, 0.8, false,
-     "TPU ICI achieved fraction of link bandwidth (no TPU row ships yet: stays at its prior)"},
-    {"ici_half_bytes", "bytes", 1e4, 1e8, 1e5, true,
-     "TPU ICI message size at which achieved bandwidth is half its asymptote"},
-    {"step_s", "s", 0, 1, 0.05, false,
-     "fixed cost of one optimizer step: data loading, loss/grad-norm reductions, logging"},
+#define INFO(e, key, unit, lo, hi, prior, log_scale, meaning)                                     \
+  {key, unit, lo, hi, prior, log_scale, meaning},
+    SCALE_STEP_PARAM_LIST(INFO)
+#undef INFO
 };
 
 const scale_step_param_info *scale_step_param_describe(scale_step_param p) {
@@ -67,11 +37,17 @@ scale_step_params scale_step_params_prior(void) {
 
 const char *scale_step_params_path(void) {
   static char path[4096 + 32];
-  snprintf(path, sizeof path, "%s/hardware/step/fitted.ini", scale_data_dir());
+  snprintf(path, sizeof path, "%s/hardware/nvidia-h100-sxm.ini", scale_data_dir());
   return path;
 }
 
-/** inih context of the strict parameter loader. */
+scale_status scale_step_params_of_chip(const scale_chip *chip, scale_step_params *out) {
+  if (!chip || !chip->has_step) return SCALE_ERR_MISSING_KEY;
+  for (int i = 0; i < SCALE_STEP_N_PARAMS; i++) out->v[i] = chip->step[i];
+  return SCALE_OK;
+}
+
+/** inih context of the strict [step] loader. */
 typedef struct {
   const char *path;
   scale_step_params *out;
@@ -92,12 +68,7 @@ static char *read_line(char *str, int num, void *stream) {
 static int on_key(void *user, const char *section, const char *key, const char *value) {
   load_ctx *c = user;
   int line = c->line;
-  if (strcmp(section, "provenance") == 0) return 1;
-  if (strcmp(section, "params") != 0) {
-    c->status = scale_diag_set(c->diag, SCALE_ERR_UNKNOWN_KEY, c->path, line,
-                               "unknown section [%s]", section);
-    return 0;
-  }
+  if (strcmp(section, "step") != 0) return 1; /* [step_fit] and the hardware's own sections */
   for (int i = 0; i < SCALE_STEP_N_PARAMS; i++) {
     if (strcmp(key, param_info[i].key) != 0) continue;
     if (c->seen[i]) {
@@ -138,7 +109,7 @@ scale_status scale_step_params_load_file(const char *path, scale_step_params *ou
   if (rc != 0) return scale_diag_set(diag, SCALE_ERR_PARSE, path, rc, "malformed line");
   for (int i = 0; i < SCALE_STEP_N_PARAMS; i++)
     if (!c.seen[i])
-      return scale_diag_set(diag, SCALE_ERR_MISSING_KEY, path, 0, "missing [params] %s",
+      return scale_diag_set(diag, SCALE_ERR_MISSING_KEY, path, 0, "missing [step] %s",
                             param_info[i].key);
   return SCALE_OK;
 }

@@ -85,12 +85,24 @@ typedef struct {
 void scale_calib_group_stats(const scale_calib_set *set, int group, const double *pred,
                              scale_calib_stats *out);
 
-/** Writes a parameter file (the format scale_step_params_load_file() reads): a [provenance]
- * section naming the fit and its data, then [params] with each parameter's meaning and range.
+/** Writes the fit as the two sections of a hardware file (what scale_step_params_load_file()
+ * and the hardware loader read): [step_fit], the fit's provenance (by, method, data, rows,
+ * groups, RMS log error; the groups and iterations in comments), then [step] with each
+ * parameter's meaning and range above its value (%.6g).
  * Errors: SCALE_ERR_IO when writing fails.
  */
 scale_status scale_calib_write_params(FILE *fp, const scale_step_params *params,
                                       const scale_calib_fit_info *info,
                                       const scale_calib_set *set);
+
+/** Writes hardware file 'src' to 'dst' (which may be the same path) with its [step] and
+ * [step_fit] sections replaced by the fit's, at the end of the file; every other line is kept
+ * byte for byte. Deterministic: a file rewritten with the same fit is unchanged.
+ * Errors: SCALE_ERR_IO (src unreadable, dst unwritable), SCALE_ERR_NOMEM.
+ */
+scale_status scale_calib_write_hardware(const char *src, const char *dst,
+                                        const scale_step_params *params,
+                                        const scale_calib_fit_info *info,
+                                        const scale_calib_set *set, scale_diag *diag);
 
 #endif

@@ -29,6 +29,9 @@
 #include "scale/units.h"
 
 #define SCALE_NAME_MAX 64
+
+/** Values of the step model a hardware file carries in [step] (= SCALE_STEP_N_PARAMS). */
+#define SCALE_CHIP_STEP_PARAMS 17
 #define SCALE_NET_LEVELS_MAX 4
 
 /** What a hardware file describes. */
@@ -92,6 +95,17 @@ typedef struct {
 
   /* [system] */
   double n_chips; /**< chips in the system; 1 for a plain chip */
+
+  /* [step] the calibrated step model's parameters (step.h, by scale_step_param); [step_fit]
+   * the provenance of their fit. Written by `scale calibrate`; all or none. */
+  double step[SCALE_CHIP_STEP_PARAMS]; /**< NaN when the file has no [step] section */
+  bool has_step;                       /**< every [step] key is given */
+  char step_fit_by[SCALE_NAME_MAX];    /**< what wrote them ("scale calibrate") */
+  char step_fit_method[SCALE_NAME_MAX]; /**< the fit ("levenberg-marquardt, ...") */
+  char step_fit_data[SCALE_NAME_MAX];  /**< the data ("measurements/ at ...") */
+  double step_fit_rows;                /**< rows fitted [count] */
+  double step_fit_groups;              /**< groups fitted [count] */
+  double step_fit_rms_log_error;       /**< group-weighted RMS of log(predicted / measured) */
 } scale_chip;
 
 /* ---- loading -------------------------------------------------------------------------------- */

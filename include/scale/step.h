@@ -22,8 +22,9 @@
  *            gradient traffic + optimizer + a fixed per-step overhead.
  *
  * Every efficiency is a parameter with a physical meaning and a plausible range
- * (scale_step_param_info); the values are data (hardware/step/fitted.ini, written by
- * `scale calibrate` from measurements/). Evaluation allocates nothing.
+ * (scale_step_param_info); the values are data: the [step] section of each hardware file, with
+ * the fit's provenance in [step_fit], written by `scale calibrate` from measurements/.
+ * Evaluation allocates nothing.
  */
 #ifndef SCALE_STEP_H
 #define SCALE_STEP_H
@@ -39,27 +40,58 @@
 
 /* ---- parameters ----------------------------------------------------------------------------- */
 
-/** The step model's efficiency parameters (index of scale_step_params.v). */
+/** The step model's parameters, one list for the enum below, the descriptions
+ * (scale_step_param_describe()) and the hardware files' [step] schema (src/hardware.c):
+ * X(ENUM, key, unit, lo, hi, prior, log_scale, meaning). */
+#define SCALE_STEP_PARAM_LIST(X)                                                                   \
+  X(MM_ETA_MAX, "mm_eta_max", "1", 0.4, 0.98, 0.8, false,                                         \
+    "best fraction of peak a large aligned matmul reaches (cuBLAS/CANN GEMMs: 0.6-0.9)")           \
+  X(MM_DIM_HALF, "mm_dim_half", "1", 1, 1024, 32, true,                                           \
+    "dimension at which one matmul dimension halves eta: pipeline fill and K-loop prologue")       \
+  X(MEM_ETA, "mem_eta", "1", 0.3, 0.95, 0.7, false,                                               \
+    "fraction of HBM bandwidth a streaming kernel reaches (STREAM-like: 0.6-0.9)")                 \
+  X(KERNEL_S, "kernel_s", "s", 1e-7, 5e-5, 5e-6, true,                                            \
+    "fixed cost of one kernel: launch, prologue, tail (CUDA launch 2-10 us)")                      \
+  X(UP_LATENCY_S, "up_latency_s", "s", 1e-6, 1e-4, 1e-5, true,                                    \
+    "NVLink/NVSwitch latency per ring step (NCCL in a DGX: ~5-20 us)")                             \
+  X(UP_BW_ETA, "up_bw_eta", "1", 0.2, 0.95, 0.7, false,                                           \
+    "NVLink achieved fraction of per-GPU egress for large messages (NCCL busbw ~0.7-0.85)")        \
+  X(UP_HALF_BYTES, "up_half_bytes", "bytes", 1e4, 1e8, 1e6, true,                                 \
+    "NVLink message size at which achieved bandwidth is half its asymptote")                       \
+  X(MESH_LATENCY_S, "mesh_latency_s", "s", 1e-6, 1e-4, 1e-5, true,                                \
+    "switchless mesh (Ascend HCCS) latency per ring step (HCCL: ~10-50 us)")                       \
+  X(MESH_BW_ETA, "mesh_bw_eta", "1", 0.1, 0.95, 0.7, false,                                       \
+    "mesh achieved fraction of the direct links' bandwidth for large messages")                    \
+  X(MESH_HALF_BYTES, "mesh_half_bytes", "bytes", 1e4, 1e8, 1e6, true,                             \
+    "mesh message size at which achieved bandwidth is half its asymptote")                         \
+  X(OUT_LATENCY_S, "out_latency_s", "s", 2e-6, 2e-4, 2e-5, true,                                  \
+    "scale-out latency per ring step (InfiniBand/RoCE through the fat tree: ~10-50 us)")           \
+  X(OUT_BW_ETA, "out_bw_eta", "1", 0.2, 0.95, 0.7, false,                                         \
+    "scale-out achieved fraction of the per-chip NIC bandwidth for large messages")                \
+  X(OUT_HALF_BYTES, "out_half_bytes", "bytes", 1e4, 1e8, 4e6, true,                               \
+    "scale-out message size at which achieved bandwidth is half its asymptote")                    \
+  X(ICI_LATENCY_S, "ici_latency_s", "s", 1e-6, 1e-4, 5e-6, true,                                  \
+    "TPU ICI latency per ring step (book ch. 3: ~1 us per hop, more per collective step)")         \
+  X(ICI_BW_ETA, "ici_bw_eta", "1", 0.3, 0.95, 0.8, false,                                         \
+    "TPU ICI achieved fraction of link bandwidth (no TPU row ships yet: stays at its prior)")       \
+  X(ICI_HALF_BYTES, "ici_half_bytes", "bytes", 1e4, 1e8, 1e5, true,                               \
+    "TPU ICI message size at which achieved bandwidth is half its asymptote")                      \
+  X(STEP_S, "step_s", "s", 0, 1, 0.05, false,                                                     \
+    "fixed cost of one optimizer step: data loading, loss/grad-norm reductions, logging")
+
+/** The step model's efficiency parameters (index of scale_step_params.v): SCALE_STEP_<ENUM> in
+ * the order of SCALE_STEP_PARAM_LIST (mm_eta_max, mm_dim_half, mem_eta, kernel_s; then latency,
+ * bandwidth fraction and half-bandwidth size of the switched scale-up domain, the switchless
+ * mesh, the scale-out fabric and TPU ICI; step_s). */
 typedef enum {
-  SCALE_STEP_MM_ETA_MAX = 0, /**< best fraction of peak a large, aligned matmul reaches */
-  SCALE_STEP_MM_DIM_HALF,    /**< matmul dimension at which that dimension halves eta [1] */
-  SCALE_STEP_MEM_ETA,        /**< fraction of HBM bandwidth a streaming kernel reaches */
-  SCALE_STEP_KERNEL_S,       /**< fixed cost of one kernel (launch, prologue, tail) [s] */
-  SCALE_STEP_UP_LATENCY_S,   /**< switched scale-up (NVLink/NVSwitch) latency per ring step [s] */
-  SCALE_STEP_UP_BW_ETA,      /**< switched scale-up achieved fraction of egress, large messages */
-  SCALE_STEP_UP_HALF_BYTES,  /**< switched scale-up message size reaching half that [bytes] */
-  SCALE_STEP_MESH_LATENCY_S, /**< full-mesh scale-up (Ascend HCCS) latency per ring step [s] */
-  SCALE_STEP_MESH_BW_ETA,    /**< full-mesh achieved fraction of its direct links' bandwidth */
-  SCALE_STEP_MESH_HALF_BYTES, /**< full-mesh half-bandwidth message size [bytes] */
-  SCALE_STEP_OUT_LATENCY_S,  /**< scale-out (InfiniBand/RoCE) latency per ring step [s] */
-  SCALE_STEP_OUT_BW_ETA,     /**< scale-out achieved fraction of NIC bandwidth */
-  SCALE_STEP_OUT_HALF_BYTES, /**< scale-out half-bandwidth message size [bytes] */
-  SCALE_STEP_ICI_LATENCY_S,  /**< TPU ICI latency per ring step [s] */
-  SCALE_STEP_ICI_BW_ETA,     /**< TPU ICI achieved fraction of link bandwidth */
-  SCALE_STEP_ICI_HALF_BYTES, /**< TPU ICI half-bandwidth message size [bytes] */
-  SCALE_STEP_STEP_S,         /**< fixed cost of one optimizer step (data, logging, sync) [s] */
+#define SCALE_STEP_PARAM_ENUM(e, ...) SCALE_STEP_##e,
+  SCALE_STEP_PARAM_LIST(SCALE_STEP_PARAM_ENUM)
+#undef SCALE_STEP_PARAM_ENUM
   SCALE_STEP_N_PARAMS
 } scale_step_param;
+
+_Static_assert(SCALE_STEP_N_PARAMS == SCALE_CHIP_STEP_PARAMS,
+               "hardware.h reserves one [step] value per step-model parameter");
 
 /** What a parameter means and where it may lie. */
 typedef struct {
@@ -82,16 +114,25 @@ typedef struct {
 /** Every parameter at its prior. */
 scale_step_params scale_step_params_prior(void);
 
-/** Loads a parameter file (an INI [params] section with every key of
- * scale_step_param_describe(), inside its range, and a [provenance] section of free text
- * keys), strictly: unknown, duplicate, missing or out-of-range keys are errors with the line.
+/** The parameters a hardware file carries in its [step] section (scale_chip.step, loaded
+ * strictly by scale_chip_load()) into *out.
+ * Errors: SCALE_ERR_MISSING_KEY when the chip's file has no [step] section (*out untouched).
+ */
+scale_status scale_step_params_of_chip(const scale_chip *chip, scale_step_params *out);
+
+/** Reads the [step] section of an INI file (a hardware file, or the sections `scale
+ * calibrate --out -` prints): every key of scale_step_param_describe() inside its range;
+ * [step_fit] (the fit's provenance) and every other section are skipped. Strict within
+ * [step]: unknown, duplicate, missing or out-of-range keys are errors with the line.
  * Errors: SCALE_ERR_IO, SCALE_ERR_PARSE, SCALE_ERR_UNKNOWN_KEY, SCALE_ERR_DUPLICATE_KEY,
  *         SCALE_ERR_MISSING_KEY, SCALE_ERR_RANGE.
  */
 scale_status scale_step_params_load_file(const char *path, scale_step_params *out,
                                          scale_diag *diag);
 
-/** Path of the shipped fit: scale_data_dir()/hardware/step/fitted.ini. Static storage. */
+/** Path of a file holding the shipped fit: scale_data_dir()/hardware/nvidia-h100-sxm.ini
+ * (`scale calibrate` writes the one fit into every chip file). Static storage. Prefer
+ * scale_step_params_of_chip() for the chip at hand. */
 const char *scale_step_params_path(void);
 
 /* ---- communications and networks ---------------------------------------------------- */

@@ -1,5 +1,6 @@
 /* calibrate.c — `scale calibrate`: fit the step model's parameters to measurements/ and write
- * them (hardware/step/fitted.ini by default). See include/scale/calibrate.h.
+ * them into the [step] and [step_fit] sections of the hardware files (every chip file; systems
+ * inherit them from their base). See include/scale/calibrate.h.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -10,11 +11,15 @@
 
 static void usage(FILE *out) {
   fprintf(out,
-          "usage: scale calibrate [--out PATH] [--measurements DIR] [--json]\n\n"
+          "usage: scale calibrate [--out DIR|-] [--measurements DIR] [--json]\n\n"
           "Fits the step model's efficiency parameters (include/scale/step.h) to every row of\n"
           "measurements/ by deterministic least squares (Levenberg-Marquardt on log errors, each\n"
-          "group weighted equally, each parameter inside its plausible range) and writes them.\n\n"
-          "  --out PATH          where to write (default: hardware/step/fitted.ini; '-' prints)\n"
+          "group weighted equally, each parameter inside its plausible range) and writes them,\n"
+          "with the fit's provenance, into the [step] and [step_fit] sections of every chip\n"
+          "file in hardware/ (a system file inherits its base's); the rest of each file is\n"
+          "kept byte for byte.\n\n"
+          "  --out DIR           write the updated hardware files into DIR instead (default: in\n"
+          "                      place); '-' prints the two sections\n"
           "  --measurements DIR  folder of TSV files (default: the shipped measurements/)\n"
           "  --json              print the fitted parameters as JSON (SI base units)\n");
 }
@@ -55,7 +60,7 @@ int cli_cmd_calibrate(int argc, char **argv) {
                                           {"json", no_argument, NULL, OPT_JSON},
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
-  const char *out_path = scale_step_params_path(), *dir = scale_measurements_dir();
+  const char *out_path = NULL, *dir = scale_measurements_dir();
   bool as_json = false;
   cli_getopt_reset();
   int c;
@@ -83,22 +88,43 @@ int cli_cmd_calibrate(int argc, char **argv) {
     scale_calib_set_free(set);
     return cli_fail("calibrate: fit failed: %s", scale_status_str(st));
   }
-  bool to_stdout = strcmp(out_path, "-") == 0;
-  FILE *fp = to_stdout ? stdout : fopen(out_path, "w");
-  if (!fp) {
+  bool to_stdout = out_path && strcmp(out_path, "-") == 0;
+  if (to_stdout) {
+    st = scale_calib_write_params(stdout, &params, &info, set);
     scale_calib_set_free(set);
-    return cli_fail("%s: cannot write", out_path);
+    return st ? cli_fail("calibrate: write failed") : CLI_EXIT_OK;
   }
-  st = scale_calib_write_params(fp, &params, &info, set);
-  if (!to_stdout && fclose(fp) != 0) st = SCALE_ERR_IO;
+  /* every chip file of hardware/ (systems inherit [step] from their base) */
+  static char names[256][SCALE_NAME_MAX];
+  int n = scale_data_list("hardware", names, 256);
+  int written = 0;
+  char hw_dir[4096];
+  snprintf(hw_dir, sizeof hw_dir, "%s/hardware", scale_data_dir());
+  for (int i = 0; i < n && i < 256 && !st; i++) {
+    scale_chip chip;
+    if (scale_chip_load(names[i], &chip, &diag) != SCALE_OK) {
+      scale_calib_set_free(set);
+      cli_print_diag(&diag);
+      return CLI_EXIT_FAIL;
+    }
+    if (chip.base[0]) continue;
+    char src[4200], dst[4200];
+    snprintf(src, sizeof src, "%.4000s/%.63s.ini", hw_dir, names[i]);
+    snprintf(dst, sizeof dst, "%.4000s/%.63s.ini", out_path ? out_path : hw_dir, names[i]);
+    st = scale_calib_write_hardware(src, dst, &params, &info, set, &diag);
+    written++;
+  }
   scale_calib_set_free(set);
-  if (st) return cli_fail("%s: write failed", out_path);
-  if (to_stdout) return CLI_EXIT_OK;
+  if (st) {
+    cli_print_diag(&diag);
+    return CLI_EXIT_FAIL;
+  }
   if (as_json)
     print_json(&params, &info);
   else {
     print_params(&params, &info);
-    printf("\nwrote %s\n", out_path);
+    printf("\nwrote [step] and [step_fit] into %d chip files in %s\n", written,
+           out_path ? out_path : hw_dir);
   }
   return CLI_EXIT_OK;
 }

@@ -89,13 +89,14 @@ int cli_load_chip(const char *name, scale_chip *out);
 /** Loads model NAME, like cli_load_chip (hint: scale model list). */
 int cli_load_model(const char *name, scale_model *out);
 
-/** Loads the calibrated step model's parameters for 'chip' (the shipped fit); on failure
- * prints the loader's file:line diagnostic and returns CLI_EXIT_FAIL. */
+/** Loads the calibrated step model's parameters of 'chip' (its file's [step] section, or the
+ * shipped fit when it has none); on failure prints the loader's file:line diagnostic and
+ * returns CLI_EXIT_FAIL. */
 int cli_load_step_params(const scale_chip *chip, scale_step_params *out);
 
-/** One line naming the cost model behind a prediction: "calibrated step model (FILE)" or the
- * roofline. Static storage. */
-const char *cli_cost_model_name(bool roofline);
+/** One line naming the cost model behind a prediction: the calibrated step model and where its
+ * parameters come from, or the roofline. Static storage (the next call overwrites it). */
+const char *cli_cost_model_name(const scale_chip *chip, bool roofline);
 
 /** Largest magnitude of a number on the command line (and 1 / it the smallest non-zero one):
  * any product of a few of them with a data file's figures stays finite. */

@@ -137,7 +137,8 @@ int cli_load_model(const char *name, scale_model *out) {
 }
 
 int cli_load_step_params(const scale_chip *chip, scale_step_params *out) {
-  (void)chip; /* one fit for every chip today: its networks have parameters of their own */
+  if (scale_step_params_of_chip(chip, out) == SCALE_OK) return CLI_EXIT_OK;
+  /* a file without [step] (a measured or hand-made chip): the shipped fit, said by name */
   scale_diag diag;
   if (scale_step_params_load_file(scale_step_params_path(), out, &diag) != SCALE_OK) {
     cli_print_diag(&diag);
@@ -146,10 +147,20 @@ int cli_load_step_params(const scale_chip *chip, scale_step_params *out) {
   return CLI_EXIT_OK;
 }
 
-const char *cli_cost_model_name(bool roofline) {
-  return roofline ? "roofline (the book's ideal: peak FLOP/s and bandwidth, perfect overlap)"
-                  : "calibrated step model (hardware/step/fitted.ini; scale validate shows its "
-                    "error)";
+const char *cli_cost_model_name(const scale_chip *chip, bool roofline) {
+  static char text[256];
+  if (roofline)
+    return "roofline (the book's ideal: peak FLOP/s and bandwidth, perfect overlap)";
+  if (chip && chip->has_step)
+    snprintf(text, sizeof text,
+             "calibrated step model ([step] of hardware/%s.ini, fitted on %.0f rows; scale "
+             "validate shows its error)",
+             chip->base[0] ? chip->base : chip->name, chip->step_fit_rows);
+  else
+    snprintf(text, sizeof text,
+             "calibrated step model (the shipped fit: %s has no [step] section)",
+             chip ? chip->name : "the hardware");
+  return text;
 }
 
 bool cli_parse_number(const char *opt, const char *text, unsigned flags, double *out) {

@@ -158,7 +158,7 @@ static void print_text(const scale_model *m, const scale_chip *chip, const scale
     cli_row("largest batch that fits", mem->max_batch, "", SCALE_FMT_PLAIN);
   cli_row_text("fits", mem->fits ? "yes" : "NO");
   if (pr->on) {
-    printf("model: %s, one copy of %g chips (1-D TP)\n", cli_cost_model_name(false), c->tp);
+    printf("model: %s, one copy of %g chips (1-D TP)\n", cli_cost_model_name(chip, false), c->tp);
     printf("predicted                            %-14s %s\n", "step model", "roofline bound");
     two("prefill of one prompt", pr->prefill.step_s, pr->prefill_bound_s);
     two("decode step", pr->decode.step_s, dec->step_s);
@@ -174,7 +174,7 @@ static void print_text(const scale_model *m, const scale_chip *chip, const scale
         cli_row(scale_step_op_name((scale_step_op)i), pr->decode.op_s[i], "", SCALE_FMT_TIME);
     printf("the book's formulas (roofline):\n");
   } else {
-    printf("model: %s%s\n", cli_cost_model_name(true),
+    printf("model: %s%s\n", cli_cost_model_name(chip, true),
            m->arch != SCALE_ARCH_TRANSFORMER ? " (the step model prices transformers only)" : "");
   }
   printf("prefill of %g tokens at %g MFU:\n", c->prompt, c->mfu_frac);

@@ -397,7 +397,7 @@ static int plan_train(int argc, char **argv) {
              "rule; %.3g layouts/s, %d threads)\n",
              model.display_name, chip.display_name, scale_plan_objective_name(a.opts.objective),
              candidates, evaluated, rate, best->n_threads_used);
-      printf("model: %s\n", cli_cost_model_name(a.roofline));
+      printf("model: %s\n", cli_cost_model_name(&chip, a.roofline));
       for (int i = 0; i < best->n_ranked; i++)
         print_entry(i + 1, &best->ranked[i], best_chips, cmd[i]);
       if (why[0]) printf("why: %s\n", why);

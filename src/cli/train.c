@@ -167,7 +167,7 @@ static void print_text(const scale_train_problem *p, const scale_layout *l,
   if (l->cp > 1.0) printf(", %s attention", scale_cp_kind_name(l->cp_kind));
   printf(", remat %s\n\n", scale_train_remat_name(l->remat));
 
-  printf("model: %s\n\n", cli_cost_model_name(!r->step_model));
+  printf("model: %s\n\n", cli_cost_model_name(p->chip, !r->step_model));
   if (r->step_model) {
     const scale_step_result *st = &r->step;
     printf("step (per chip)                      %-14s %s\n", "predicted", "roofline bound");

@@ -20,7 +20,8 @@ static void usage(FILE *out) {
           "parameters fitted without it: the honest accuracy, and the one to quote.\n\n"
           "  --group G           only group G's rows and figures\n"
           "  --json              machine output in SI base units\n"
-          "  --params PATH       parameter file (default: hardware/step/fitted.ini)\n"
+          "  --params PATH       a file with a [step] section (default: the shipped fit, in\n"
+          "                      hardware/nvidia-h100-sxm.ini as in every chip file)\n"
           "  --measurements DIR  folder of TSV files (default: the shipped measurements/)\n");
 }
 

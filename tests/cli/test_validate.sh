@@ -53,10 +53,24 @@ expect_rc 1 "bad measurements"; expect_err 'bad\.tsv:2: ' "file:line of the bad 
 run "$SCALE" calibrate --measurements "$TMP/meas" --out "$TMP/p.ini"
 expect_rc 1 "calibrate on bad measurements"; expect_err 'bad\.tsv:2: ' "calibrate file:line"
 
-# calibrate writes a file validate reads back, equal to the shipped one (a fresh fit).
-run "$SCALE" calibrate --out "$TMP/fitted.ini"
-expect_rc 0 "calibrate --out"; expect_out 'wrote ' "says where"; expect_out 'mm_eta_max' "parameter table"
-if cmp -s "$TMP/fitted.ini" "$SCALE_SOURCE_DIR/hardware/step/fitted.ini"; then pass; else fail "fresh fit differs from hardware/step/fitted.ini (run scale calibrate)"; fi
+# calibrate rewrites the [step] sections of the hardware files: into a folder, every chip file
+# equal byte for byte to the shipped one (a fresh fit, the rest of each file kept); validate
+# reads one back.
+mkdir "$TMP/hw"
+run "$SCALE" calibrate --out "$TMP/hw"
+expect_rc 0 "calibrate --out"; expect_out 'wrote \[step\] and \[step_fit\] into 1[0-9] chip files' "says where"; expect_out 'mm_eta_max' "parameter table"
+n=0
+for f in "$TMP"/hw/*.ini; do
+  n=$((n + 1))
+  if cmp -s "$f" "$SCALE_SOURCE_DIR/hardware/$(basename "$f")"; then pass; else fail "fresh fit differs from hardware/$(basename "$f") (run scale calibrate)"; fi
+done
+if [ "$n" -ge 10 ]; then pass; else fail "calibrate wrote $n chip files"; fi
+if [ -e "$TMP/hw/dgx-h100.ini" ]; then fail "a system file was rewritten (it inherits [step])"; else pass; fi
+run "$SCALE" calibrate --out -
+expect_rc 0 "calibrate --out -"; expect_out '^\[step_fit\]$' "prints [step_fit]"; expect_out '^\[step\]$' "prints [step]"
+cp "$TMP/out" "$TMP/fitted.ini"
+run "$SCALE" validate --params "$TMP/hw/nvidia-a100-80gb.ini" --group vtrain-175b
+expect_rc 0 "validate --params a hardware file"
 run "$SCALE" validate --params "$TMP/fitted.ini" --group vtrain-175b
 expect_rc 0 "validate --params"
 

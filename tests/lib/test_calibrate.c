@@ -1,6 +1,6 @@
 /* test_calibrate.c — the fit (calibrate.h): Spearman and error figures by hand, recovery of
  * known parameters from data the model itself generated, leave-one-group-out bookkeeping,
- * determinism, and that the shipped hardware/step/fitted.ini is what a fresh fit gives.
+ * determinism, and that the [step] section of every shipped chip file is what a fresh fit gives.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -100,21 +100,31 @@ START_TEST(logo_excludes_one_group) {
 END_TEST
 
 START_TEST(shipped_params_are_a_fresh_fit) {
-  /* hardware/step/fitted.ini holds %.6g of the fit: each value within 1e-5 of a fresh one */
+  /* every chip file's [step] holds %.6g of the fit: each value within 1e-5 of a fresh one;
+   * systems inherit their base's */
   scale_calib_set *set = load_set();
-  scale_step_params fresh, shipped;
+  scale_step_params fresh;
   scale_calib_fit_info info;
   ck_assert_int_eq(scale_calibrate_fit(set, -1, &fresh, &info), SCALE_OK);
-  scale_diag diag;
-  ck_assert_msg(scale_step_params_load_file(scale_step_params_path(), &shipped, &diag) ==
-                    SCALE_OK,
-                "%s:%d: %s", diag.file, diag.line, diag.message);
-  for (int i = 0; i < SCALE_STEP_N_PARAMS; i++)
-    ck_assert_msg(scale_check_close(shipped.v[i], fresh.v[i], 1e-5) ||
-                      fabs(shipped.v[i] - fresh.v[i]) < 1e-12,
-                  "%s: shipped %.9g, fresh fit %.9g: run `scale calibrate`",
-                  scale_step_param_describe((scale_step_param)i)->key, shipped.v[i],
-                  fresh.v[i]);
+  static char names[64][SCALE_NAME_MAX];
+  int n = scale_data_list("hardware", names, 64);
+  ck_assert_int_ge(n, 10);
+  for (int k = 0; k < n && k < 64; k++) {
+    scale_chip chip;
+    scale_step_params shipped;
+    scale_diag diag;
+    ck_assert_msg(scale_chip_load(names[k], &chip, &diag) == SCALE_OK, "%s", diag.message);
+    ck_assert_msg(scale_step_params_of_chip(&chip, &shipped) == SCALE_OK,
+                  "hardware/%s.ini has no [step] section: run `scale calibrate`", names[k]);
+    for (int i = 0; i < SCALE_STEP_N_PARAMS; i++)
+      ck_assert_msg(scale_check_close(shipped.v[i], fresh.v[i], 1e-5) ||
+                        fabs(shipped.v[i] - fresh.v[i]) < 1e-12,
+                    "%s: %s: shipped %.9g, fresh fit %.9g: run `scale calibrate`", names[k],
+                    scale_step_param_describe((scale_step_param)i)->key, shipped.v[i],
+                    fresh.v[i]);
+    ck_assert_int_eq((int)chip.step_fit_rows, info.n_rows);
+    ck_assert_int_eq((int)chip.step_fit_groups, info.n_groups);
+  }
   ck_assert_int_eq(info.n_rows, set->n);
   scale_calib_set_free(set);
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "scale.h"
+#include "scale/step.h"
 #include "scale_check.h"
 
 static char dir[64];
@@ -220,6 +221,10 @@ START_TEST(implausible_values) {
       {"chip", "n_cores", "0.5", "n_cores must be a whole number in [1, 1e6]"},
       {"chip", "clock_hz", "1", "clock_hz must be in [1e6, 1e11]"},
       {"chip", "l2_bytes", "1e-300", "l2_bytes must be in [1000, 1e12]"},
+      /* issue 14: the step model's parameters, each inside its plausible range (step.h) */
+      {"step", "mm_eta_max", "1.5", "mm_eta_max must be in [0.4, 0.98], got 1.5"},
+      {"step", "kernel_s", "1", "kernel_s must be in [1e-7, 5e-5]"},
+      {"step_fit", "rows", "0.5", "rows must be a whole number in [1, 1e6]"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char text[512];
@@ -234,6 +239,44 @@ START_TEST(implausible_values) {
   expect_error("[chip]\nkind = gpu\ndisplay_name = X\nbf16_flops_per_s = 1e14\n"
                "hbm_bytes_per_s = 1e12\nhbm_bytes = 1e16\n",
                SCALE_ERR_RANGE, 6, "hbm_bytes must be in [1e6, 1e15]");
+}
+END_TEST
+
+/* Issue 14 "calibration is data": a chip file's [step] section (written by scale calibrate)
+ * loads into scale_chip.step with its provenance; all of it or none; systems inherit it; the
+ * shipped chip files carry one. */
+START_TEST(step_section) {
+  char text[4096] = MIN_GPU "[step_fit]\nby = scale calibrate\nrows = 150\ngroups = 8\n[step]\n";
+  scale_step_params prior = scale_step_params_prior();
+  for (int i = 0; i < SCALE_STEP_N_PARAMS; i++) {
+    char line[128];
+    snprintf(line, sizeof line, "%s = %.17g\n", scale_step_param_describe(i)->key, prior.v[i]);
+    strcat(text, line);
+  }
+  scale_chip c;
+  scale_diag diag;
+  ck_assert_msg(scale_chip_load_file(fixture("step.ini", text), &c, &diag) == SCALE_OK, "%s",
+                diag.message);
+  ck_assert(c.has_step);
+  ck_assert_str_eq(c.step_fit_by, "scale calibrate");
+  scale_check_rel(c.step_fit_rows, 150, 0, "rows", "[step_fit] rows");
+  scale_step_params got;
+  ck_assert_int_eq(scale_step_params_of_chip(&c, &got), SCALE_OK);
+  for (int i = 0; i < SCALE_STEP_N_PARAMS; i++) ck_assert(got.v[i] == prior.v[i]);
+  /* none: loads, has_step false, of_chip refuses */
+  ck_assert_int_eq(scale_chip_load_file(fixture("none.ini", MIN_GPU), &c, &diag), SCALE_OK);
+  ck_assert(!c.has_step && isnan(c.step[0]));
+  ck_assert_int_eq(scale_step_params_of_chip(&c, &got), SCALE_ERR_MISSING_KEY);
+  /* some: refused, naming the first missing key */
+  expect_error(MIN_GPU "[step]\nmm_eta_max = 0.8\n", SCALE_ERR_MISSING_KEY, 0, "mm_dim_half");
+  expect_error(MIN_GPU "[step]\nbogus = 1\n", SCALE_ERR_UNKNOWN_KEY, 8, "bogus");
+  /* shipped: every chip file carries the fit; a system inherits its base's */
+  const char *names[] = {"nvidia-h100-sxm", "tpu-v5p", "ascend-910b", "dgx-h100"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    ck_assert_msg(scale_chip_load(names[i], &c, &diag) == SCALE_OK, "%s", diag.message);
+    ck_assert_msg(c.has_step, "%s has no [step]", names[i]);
+    ck_assert_str_eq(c.step_fit_by, "scale calibrate");
+  }
 }
 END_TEST
 
@@ -356,6 +399,7 @@ static Suite *hardware_suite(void) {
   tcase_add_test(tc, malformed_files);
   tcase_add_test(tc, level_gaps_and_pairs);
   tcase_add_test(tc, implausible_values);
+  tcase_add_test(tc, step_section);
   tcase_add_test(tc, plausible_values_load);
   tcase_add_test(tc, bom_and_crlf_load_identically);
   tcase_add_test(tc, sixteen_bit_rate_required);

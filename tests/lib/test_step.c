@@ -276,7 +276,8 @@ static scale_status load_params_text(const char *text, int *line) {
 }
 
 START_TEST(params_file_strict) {
-  char good[4096] = "[provenance]\nfit = test\n[params]\n";
+  /* the [step] section of a hardware file: other sections (the chip's, [step_fit]) skipped */
+  char good[4096] = "[chip]\nkind = gpu\n[step_fit]\nby = test\n[step]\n";
   scale_step_params prior = scale_step_params_prior();
   for (int i = 0; i < SCALE_STEP_N_PARAMS; i++) {
     char line[128];
@@ -288,13 +289,15 @@ START_TEST(params_file_strict) {
   char bad[4200];
   snprintf(bad, sizeof bad, "%sbogus = 1\n", good);
   ck_assert_int_eq(load_params_text(bad, &line), SCALE_ERR_UNKNOWN_KEY);
-  ck_assert_int_eq(line, 3 + SCALE_STEP_N_PARAMS + 1);
+  ck_assert_int_eq(line, 5 + SCALE_STEP_N_PARAMS + 1);
   snprintf(bad, sizeof bad, "%smm_eta_max = 0.5\n", good);
   ck_assert_int_eq(load_params_text(bad, &line), SCALE_ERR_DUPLICATE_KEY);
-  ck_assert_int_eq(load_params_text("[params]\nmm_eta_max = 1.5\n", &line), SCALE_ERR_RANGE);
+  ck_assert_int_eq(load_params_text("[step]\nmm_eta_max = 1.5\n", &line), SCALE_ERR_RANGE);
   ck_assert_int_eq(line, 2);
-  ck_assert_int_eq(load_params_text("[params]\nmm_eta_max = 0.7\n", &line),
+  ck_assert_int_eq(load_params_text("[step]\nmm_eta_max = 0.7\n", &line),
                    SCALE_ERR_MISSING_KEY);
+  /* a file without [step] has no parameters */
+  ck_assert_int_eq(load_params_text("[chip]\nkind = gpu\n", &line), SCALE_ERR_MISSING_KEY);
 }
 END_TEST
 
