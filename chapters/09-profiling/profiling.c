@@ -189,7 +189,8 @@ typedef struct {
   double crit32, crit64;                       /* measured critical intensities */
 } machine_numbers;
 
-static machine_numbers section_machine(chapter *ch, const measured *m, double fma_units) {
+static machine_numbers section_machine(chapter *ch, const measured *m, double fma_units,
+                                       bool check) {
   machine_numbers n;
   const scale_chip *c = &m->chip;
   chapter_heading(ch, "The machine that built this book (measured by scale measure)");
@@ -289,6 +290,12 @@ static machine_numbers section_machine(chapter *ch, const measured *m, double fm
                 n.theory32 / n.dram, "FLOP/byte", SCALE_FMT_PLAIN);
   chapter_claim(ch, true, n.crit32 > 1.0 && n.crit32 < 1e4,
                 "the measured critical intensity lies between 1 and 10^4 FLOP/byte");
+  /* What the text says of the committed measurement (not checked on another machine's). */
+  chapter_claim(ch, check, n.peak32 < 0.5 * n.theory32 && n.peak64 < 0.5 * n.theory64,
+                "the best GEMM falls well short of the theoretical peak");
+  chapter_claim(ch, check, n.l1 < 0.3 * l1_theory, "the triad reaches a small part of the L1 peak");
+  chapter_claim(ch, check, n.dram < 0.5 * n.l1, "main memory is well below the L1 bandwidth");
+  chapter_claim(ch, check, n.crit32 < 240.0, "this CPU's critical intensity is below a v5e's");
   return n;
 }
 
@@ -694,7 +701,7 @@ int main(int argc, char **argv) {
   snprintf(path, sizeof path, "%s/chapters/09-profiling/mesh-trace.json", scale_data_dir());
   if (!load_trace(&ch, path, &tr)) return chapter_end(&ch);
 
-  machine_numbers n = section_machine(&ch, &m, fma_units);
+  machine_numbers n = section_machine(&ch, &m, fma_units, opts[0].value[0] == '\0');
   section_gemm(&ch, &m, &n, opts[0].value[0] == '\0');
   section_book(&ch, &v5e);
   section_trace(&ch, &tr);
