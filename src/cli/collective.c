@@ -18,9 +18,100 @@ static void usage(FILE *out) {
           "  --hw NAME       hardware file stem (scale hw list) or path\n"
           "  --op OP         all-gather, reduce-scatter, all-reduce, all-to-all\n"
           "  --bytes V       size of the full gathered (or reduced) array, bytes (SI suffixes ok)\n"
-          "  --group SHAPE   axis sizes of the group: 16, 4x4, 4x4x4\n"
+          "  --group SHAPE   axis sizes of the group: 16, 4x4, 4x4x4; on a GPU system one\n"
+          "                  size, which may span nodes (the fat tree of its [network] levels,\n"
+          "                  book ch. 12: the levels overlap, the slowest binds; printed per\n"
+          "                  level, beside the calibrated step model's price)\n"
           "  --wrap W        auto (the chip's wraparound rule; default), yes, no\n"
           "  --json          machine output in SI base units\n");
+}
+
+/* A GPU group of n contiguous GPUs across the fat tree (gpu.h): per-level times, the total,
+ * and the calibrated step model's price of the same ring. */
+static int fat_tree(const scale_chip *chip, scale_collective op, double bytes, double n,
+                    bool as_json) {
+  int levels = scale_gpu_levels_spanned(chip, n);
+  if (levels < 1)
+    return cli_usage("collective: a group of %g GPUs is larger than %s's fat tree (%g GPUs)", n,
+                     chip->name, scale_gpu_level_gpus(chip, chip->n_net_levels));
+  double t;
+  switch (op) {
+  case SCALE_COLL_ALL_REDUCE: t = scale_gpu_all_reduce_s(chip, n, 1, bytes, 0); break;
+  case SCALE_COLL_ALL_TO_ALL: t = scale_gpu_all_to_all_s(chip, n, bytes); break;
+  default: t = scale_gpu_all_gather_s(chip, n, 1, bytes); break;
+  }
+  if (!isfinite(t))
+    return cli_usage("collective: %s over %g GPUs of %s is not priced by the fat tree (an "
+                     "all-to-all needs whole nodes)",
+                     scale_collective_name(op), n, chip->name);
+  /* level i: d_i = min(D_i, min(S_i, n) / S_(i-1)) members, each W_i one way (gpu.h) */
+  double level_s[SCALE_NET_LEVELS_MAX] = {0}, members[SCALE_NET_LEVELS_MAX] = {0};
+  for (int i = 0; i < levels; i++) {
+    double below = scale_gpu_level_member_gpus(chip, i + 1), all = scale_gpu_level_gpus(chip, i + 1);
+    double d = fmin(chip->net_levels[i].fanout, fmin(all, n) / below);
+    members[i] = d;
+    double w = chip->net_levels[i].member_bytes_per_s;
+    if (op == SCALE_COLL_ALL_TO_ALL)
+      level_s[i] = i == 0 && n <= chip->net_levels[0].fanout
+                       ? bytes * (n - 1) / (w * n * n)
+                       : (i == 1 ? t : 0); /* whole nodes: the scale-out egress binds */
+    else
+      level_s[i] = (d > 1 ? bytes * (d - 1) / d / w : 0) * (op == SCALE_COLL_ALL_REDUCE ? 2 : 1);
+  }
+  scale_step_params params;
+  double calibrated = NAN, w_ring = NAN;
+  scale_step_net net = SCALE_STEP_NET_OUT;
+  if (cli_load_step_params(chip, &params) == CLI_EXIT_OK) {
+    net = scale_step_group_net(chip, 1, n, &w_ring);
+    calibrated = scale_step_collective_s(&params, net, w_ring, op, n, bytes);
+  }
+  if (as_json) {
+    cli_json json;
+    cli_json_init(&json, stdout);
+    cli_json_object_begin(&json, NULL);
+    cli_json_string(&json, "hw", chip->name);
+    cli_json_string(&json, "op", scale_collective_name(op));
+    cli_json_number(&json, "bytes", bytes);
+    cli_json_number(&json, "n_chips", n);
+    cli_json_array_begin(&json, "levels");
+    for (int i = 0; i < levels; i++) {
+      cli_json_object_begin(&json, NULL);
+      cli_json_number(&json, "level", i + 1);
+      cli_json_number(&json, "members", members[i]);
+      cli_json_number(&json, "member_bytes_per_s", chip->net_levels[i].member_bytes_per_s);
+      cli_json_number(&json, "time_s", level_s[i]);
+      cli_json_object_end(&json);
+    }
+    cli_json_array_end(&json);
+    cli_json_number(&json, "time_s", t);
+    cli_json_number(&json, "book_time_s", t);
+    cli_json_number(&json, "calibrated_time_s", calibrated);
+    cli_json_string(&json, "calibrated_network", scale_step_net_name(net));
+    cli_json_object_end(&json);
+    cli_json_finish(&json);
+    return CLI_EXIT_OK;
+  }
+  char vbuf[32];
+  printf("%s of %s over %g GPUs of %s (%s): the fat tree, %d level%s (book ch. 12)\n",
+         scale_collective_name(op), scale_format(vbuf, sizeof vbuf, bytes, "B", SCALE_FMT_SI), n,
+         chip->display_name, chip->name, levels, levels == 1 ? "" : "s");
+  for (int i = 0; i < levels; i++) {
+    char label[96], text[128], bw[32], ts[32];
+    snprintf(label, sizeof label, "level %d (%s)", i + 1,
+             i == 0 ? "NVLink node" : i == 1 ? "leaf: scale-out" : "spine");
+    snprintf(text, sizeof text, "%s over %g members at %s each",
+             scale_format(ts, sizeof ts, level_s[i], "", SCALE_FMT_TIME), members[i],
+             scale_format(bw, sizeof bw, chip->net_levels[i].member_bytes_per_s, "B/s",
+                          SCALE_FMT_SI));
+    cli_row_text(label, text);
+  }
+  cli_row("time (the slowest level binds)", t, "", SCALE_FMT_TIME);
+  if (isfinite(calibrated)) {
+    char label[96];
+    snprintf(label, sizeof label, "step model (%s ring)", scale_step_net_name(net));
+    cli_row(label, calibrated, "", SCALE_FMT_TIME);
+  }
+  return CLI_EXIT_OK;
 }
 
 int cli_cmd_collective(int argc, char **argv) {
@@ -95,6 +186,9 @@ int cli_cmd_collective(int argc, char **argv) {
   scale_chip chip;
   int rc = cli_load_chip(hw, &chip);
   if (rc) return rc;
+  if (chip.kind == SCALE_HW_GPU && n_axes == 1 && chip.nvlink_domain_size > 0 &&
+      sizes[0] > chip.nvlink_domain_size && chip.n_net_levels >= 2)
+    return fat_tree(&chip, op, bytes, sizes[0], as_json);
   scale_group group;
   if (scale_group_from_chip(&chip, sizes, n_axes, wrap, &group, &diag) != SCALE_OK)
     return cli_usage("collective: %s", diag.message);

@@ -38,6 +38,20 @@ expect_rc 0 "all-to-all 2-D"; expect_no_nan "all-to-all"
 run "$SCALE" collective --hw nvidia-h100-sxm --op all-gather --bytes 1e9 --group 8
 expect_rc 0 "H100 NVLink domain"; expect_out 'switch' "switch topology"
 
+# Issue 14 (Deliver 9): GPU groups that span nodes run over the fat tree (gpu.h), per level.
+# Book ch. 12 Quiz 4 Q5: an AllGather over 2 nodes is bound by the node level, B / 514 GB/s:
+# 1e9 x 7/8 / 450e9 = 1.9444 ms (the leaf: 1e9 x 1/2 / 400e9 = 1.25 ms).
+run "$SCALE" collective --hw nvidia-h100-sxm --op all-gather --bytes 1e9 --group 16
+expect_rc 0 "16 GPUs across 2 nodes"; expect_no_nan "fat tree"
+expect_out '^  level 1 \(NVLink node\) +1\.94 ms over 8 members' "node level"
+expect_out '^  level 2 \(leaf: scale-out\) +1\.25 ms over 2 members' "leaf level"
+expect_out '^  time \(the slowest level binds\) +1\.94 ms' "the node binds"
+expect_out '^  step model \(scale-out ring\) ' "calibrated price beside it"
+run "$SCALE" collective --hw nvidia-h100-sxm --op all-gather --bytes 1e9 --group 16 --json
+expect_json "fat tree json"; expect_out '"time_s": 0\.0019444' "json time"; expect_out '"level": 2,' "json levels"
+run "$SCALE" collective --hw dgx-h100 --op all-reduce --bytes 3e8 --group 1024
+expect_rc 0 "a system file, 1024 GPUs"; expect_out 'level 3 \(spine\)' "three levels"
+
 # Usage errors: one line, exit 2.
 expect_usage_error "no --hw" "$SCALE" collective --op all-gather --bytes 1e6 --group 4
 expect_usage_error "no --op" "$SCALE" collective --hw tpu-v5e --bytes 1e6 --group 4
@@ -51,7 +65,9 @@ expect_usage_error "zero axis" "$SCALE" collective --hw tpu-v5e --op all-gather 
 expect_usage_error "larger than the pod" "$SCALE" collective --hw tpu-v5e --op all-gather --bytes 1e6 --group 32x16
 expect_err 'larger than a tpu-v5e pod' "says why"
 expect_usage_error "3-D group on a 2-D torus" "$SCALE" collective --hw tpu-v5e --op all-gather --bytes 1e6 --group 4x4x4
-expect_usage_error "bigger than NVLink domain" "$SCALE" collective --hw nvidia-h100-sxm --op all-gather --bytes 1e6 --group 16
+expect_usage_error "larger than the fat tree" "$SCALE" collective --hw nvidia-h100-sxm --op all-gather --bytes 1e6 --group 10000000
+expect_err "larger than nvidia-h100-sxm's fat tree" "says why"
+expect_usage_error "all-to-all over part of a node" "$SCALE" collective --hw nvidia-h100-sxm --op all-to-all --bytes 1e6 --group 12
 expect_usage_error "bad --wrap" "$SCALE" collective --hw tpu-v5e --op all-gather --bytes 1e6 --group 4 --wrap maybe
 expect_usage_error "unknown hardware" "$SCALE" collective --hw tpu-v9 --op all-gather --bytes 1e6 --group 4
 expect_usage_error "bad option" "$SCALE" collective --bogus
