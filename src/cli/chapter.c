@@ -79,7 +79,8 @@ int cli_cmd_chapter(int argc, char **argv) {
     return cli_fail("chapter: no chapter programs in %s (build them, or set SCALE_CHAPTERS_DIR)",
                     chapters_dir());
   if (strcmp(argv[1], "list") == 0) {
-    for (int i = 0; i < n; i++) printf("%.2s  %s\n", names[i] + 8, names[i]);
+    for (int i = 0; i < n; i++)
+      printf("%.2s  %s\n", names[i] + 8, names[i]);
     return CLI_EXIT_OK;
   }
   for (int i = 0; i < n; i++) {

@@ -1,7 +1,7 @@
 /* grade.c — the rubric, the private build tree, running the grading suites, and Check's XML.
  * See grade.h for the flow.
  */
-#define _GNU_SOURCE /* POSIX.1-2008 and XSI (mkdtemp, nftw, realpath, setrlimit), and Linux's
+#define _GNU_SOURCE /* POSIX.1-2008 and XSI (mkdtemp, nftw, realpath, setrlimit), and Linux's      \
                      * unshare(2) and mount(2) for the sandbox */
 
 #include "grade.h"
@@ -36,11 +36,8 @@ extern char **environ;
 
 /* ---- small helpers -------------------------------------------------------------------------- */
 
-static scale_status fail(scale_diag *diag, scale_status status, const char *file, int line,
-                         const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-
-static scale_status fail(scale_diag *diag, scale_status status, const char *file, int line,
-                         const char *fmt, ...) {
+scale_status grade_fail(scale_diag *diag, scale_status status, const char *file, int line,
+                        const char *fmt, ...) {
   if (diag) {
     snprintf(diag->file, sizeof diag->file, "%s", file ? file : "");
     diag->line = line;
@@ -107,12 +104,11 @@ static char *read_all(const char *path, size_t limit, size_t *size) {
 
 /* ---- rubric --------------------------------------------------------------------------------- */
 
-scale_status scale_grade_rubric_load(const char *path, scale_grade_report *out,
-                                     scale_diag *diag) {
+scale_status scale_grade_rubric_load(const char *path, scale_grade_report *out, scale_diag *diag) {
   out->rows = NULL;
   out->n_rows = 0;
   FILE *in = fopen(path, "r");
-  if (!in) return fail(diag, SCALE_ERR_IO, path, 0, "cannot read: %s", strerror(errno));
+  if (!in) return grade_fail(diag, SCALE_ERR_IO, path, 0, "cannot read: %s", strerror(errno));
   size_t cap = 0;
   char line[1024];
   int lineno = 0;
@@ -139,14 +135,15 @@ scale_status scale_grade_rubric_load(const char *path, scale_grade_report *out,
     }
     if (n != 4 || cursor || !*fields[0] || !*fields[1] || end == fields[2] || *end ||
         !(points >= 0.0) || !(points + domain > 0.0) || !isfinite(points + domain)) {
-      status = fail(diag, SCALE_ERR_PARSE, path, lineno,
-                    "expected 'id<TAB>chapter<TAB>points<TAB>title' with points V or V+D > 0");
+      status =
+          grade_fail(diag, SCALE_ERR_PARSE, path, lineno,
+                     "expected 'id<TAB>chapter<TAB>points<TAB>title' with points V or V+D > 0");
       break;
     }
     for (size_t i = 0; i < out->n_rows; i++)
       if (strcmp(out->rows[i].id, fields[0]) == 0) {
-        status = fail(diag, SCALE_ERR_DUPLICATE_KEY, path, lineno, "id '%s' appears twice",
-                      fields[0]);
+        status = grade_fail(diag, SCALE_ERR_DUPLICATE_KEY, path, lineno, "id '%s' appears twice",
+                            fields[0]);
         break;
       }
     if (status) break;
@@ -154,7 +151,7 @@ scale_status scale_grade_rubric_load(const char *path, scale_grade_report *out,
       size_t grown_cap = cap ? 2 * cap : 64;
       scale_grade_row *grown = realloc(out->rows, grown_cap * sizeof *grown);
       if (!grown) {
-        status = fail(diag, SCALE_ERR_NOMEM, path, lineno, "out of memory");
+        status = grade_fail(diag, SCALE_ERR_NOMEM, path, lineno, "out of memory");
         break;
       }
       out->rows = grown;
@@ -193,8 +190,8 @@ scale_status scale_grade_select(scale_grade_report *report, const char *const *s
     for (size_t i = 0; i < report->n_rows && !any; i++)
       any = selects(selectors[s], &report->rows[i]);
     if (!any)
-      return fail(diag, SCALE_ERR_NOT_FOUND, NULL, 0,
-                  "no exercise or chapter '%s' in the rubric", selectors[s]);
+      return grade_fail(diag, SCALE_ERR_NOT_FOUND, NULL, 0,
+                        "no exercise or chapter '%s' in the rubric", selectors[s]);
   }
   size_t kept = 0;
   for (size_t i = 0; i < report->n_rows; i++) {
@@ -254,12 +251,14 @@ void grade_log_tail(const char *path, int n_lines, char *out, size_t size) {
   char *text = read_all(path, (size_t)16 << 20, &len);
   copy(out, size, "");
   if (!text) return;
-  while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == ' ')) text[--len] = '\0';
+  while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == ' '))
+    text[--len] = '\0';
   /* The first line that reports an error and the next (cmake puts its message there) say
    * most; else the last lines. Blank lines are skipped. */
   char *start = strcasestr(text, "error");
   if (start) {
-    while (start > text && start[-1] != '\n') start--;
+    while (start > text && start[-1] != '\n')
+      start--;
     n_lines = 2;
   } else {
     start = text + len;
@@ -270,7 +269,8 @@ void grade_log_tail(const char *path, int n_lines, char *out, size_t size) {
   int lines = 1;
   for (const char *c = start; *c && n + 4 < size; c++) {
     if (*c == '\n' && (c[1] == '\n' || c[1] == ' ') && c[1] != '\0') {
-      while (c[1] == '\n' || c[1] == ' ') c++; /* blank lines and indentation */
+      while (c[1] == '\n' || c[1] == ' ')
+        c++; /* blank lines and indentation */
     }
     if (*c == '\n' && ++lines > n_lines) break;
     if (*c == '\n') {
@@ -332,13 +332,13 @@ static scale_status make_build_dir(const scale_grade_options *options, const cha
     const char *tmp = getenv("TMPDIR");
     fmt_into(build, size, "%s/%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", prefix);
     if (!mkdtemp(build))
-      return fail(diag, SCALE_ERR_IO, build, 0, "cannot make a build directory: %s",
-                  strerror(errno));
+      return grade_fail(diag, SCALE_ERR_IO, build, 0, "cannot make a build directory: %s",
+                        strerror(errno));
   } else {
     copy(build, size, options->build_dir);
     if (!is_dir(build) && mkdir(build, 0755) != 0)
-      return fail(diag, SCALE_ERR_IO, build, 0, "cannot make the build directory: %s",
-                  strerror(errno));
+      return grade_fail(diag, SCALE_ERR_IO, build, 0, "cannot make the build directory: %s",
+                        strerror(errno));
   }
   char resolved[4096];
   if (realpath(build, resolved)) copy(build, size, resolved);
@@ -354,9 +354,9 @@ static scale_status harness_failed(scale_diag *diag, const char *log_path, const
                                    const sandbox_result *r) {
   char tail[600];
   grade_log_tail(log_path, 3, tail, sizeof tail);
-  return fail(diag, SCALE_ERR_IO, NULL, 0, "%s (%s %d): %s", what,
-              r->signal ? "signal" : "exit status", r->signal ? r->signal : r->exit_code,
-              tail[0] ? tail : "no output");
+  return grade_fail(diag, SCALE_ERR_IO, NULL, 0, "%s (%s %d): %s", what,
+                    r->signal ? "signal" : "exit status", r->signal ? r->signal : r->exit_code,
+                    tail[0] ? tail : "no output");
 }
 
 /* The uid a student's processes run as outside their namespace: root gives each student a uid
@@ -377,21 +377,25 @@ static scale_status prepare(const scale_grade_options *options, const char *buil
   fmt_into(grading, sizeof grading, "%s/tests/grading", options->source_dir);
   fmt_into(g->harness, sizeof g->harness, "%s/harness", build);
   if (!is_dir(g->harness) && mkdir(g->harness, 0755) != 0)
-    return fail(diag, SCALE_ERR_IO, g->harness, 0, "cannot make the harness directory: %s",
-                strerror(errno));
+    return grade_fail(diag, SCALE_ERR_IO, g->harness, 0, "cannot make the harness directory: %s",
+                      strerror(errno));
   if (!find_program(options->cmake ? options->cmake : "cmake", cmake, sizeof cmake))
-    return fail(diag, SCALE_ERR_NOT_FOUND, NULL, 0, "cmake not found (set SCALE_CMAKE)");
+    return grade_fail(diag, SCALE_ERR_NOT_FOUND, NULL, 0, "cmake not found (set SCALE_CMAKE)");
   char solutions[4200];
-  fmt_into(solutions, sizeof solutions, "-DSCALE_SOLUTIONS_DIR=%s/solutions",
-           options->source_dir);
-  char *configure_argv[] = {cmake, "-S", grading, "-B", g->harness, solutions,
-                            "-DSCALE_GRADING_HARNESS_ONLY=ON", "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
+  fmt_into(solutions, sizeof solutions, "-DSCALE_SOLUTIONS_DIR=%s/solutions", options->source_dir);
+  char *configure_argv[] = {cmake,
+                            "-S",
+                            grading,
+                            "-B",
+                            g->harness,
+                            solutions,
+                            "-DSCALE_GRADING_HARNESS_ONLY=ON",
+                            "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
                             NULL};
   fmt_into(log_path, sizeof log_path, "%s/configure.log", g->harness);
   grade_say(options, "scale grade: configuring the grading harness in %s", g->harness);
   sandbox_result configured = run_trusted(configure_argv, log_path, 300.0);
-  if (!configured.started || configured.timed_out || configured.signal ||
-      configured.exit_code != 0)
+  if (!configured.started || configured.timed_out || configured.signal || configured.exit_code != 0)
     return harness_failed(diag, log_path, "cmake could not configure the grading harness",
                           &configured);
   /* Build the harness of the chapters graded (harness_NN_SLUG, where a recipe says the chapter
@@ -400,11 +404,11 @@ static scale_status prepare(const scale_grade_options *options, const char *buil
   fmt_into(jobs, sizeof jobs, "%d", options->jobs > 0 ? options->jobs : online_cores());
   size_t max_args = 8 + report->n_rows;
   char **build_argv = calloc(max_args, sizeof *build_argv);
-  char (*targets)[96] = calloc(report->n_rows ? report->n_rows : 1, sizeof *targets);
+  char(*targets)[96] = calloc(report->n_rows ? report->n_rows : 1, sizeof *targets);
   if (!build_argv || !targets) {
     free(build_argv);
     free(targets);
-    return fail(diag, SCALE_ERR_NOMEM, NULL, 0, "out of memory");
+    return grade_fail(diag, SCALE_ERR_NOMEM, NULL, 0, "out of memory");
   }
   size_t n_args = 0, n_targets = 0;
   build_argv[n_args++] = cmake;
@@ -419,8 +423,7 @@ static scale_status prepare(const scale_grade_options *options, const char *buil
     for (size_t j = 0; j < i && first; j++)
       first = strcmp(report->rows[j].chapter, report->rows[i].chapter) != 0;
     char num[16], slug[64], recipe_path[4400];
-    if (!first ||
-        !grade_split_chapter(report->rows[i].chapter, num, sizeof num, slug, sizeof slug))
+    if (!first || !grade_split_chapter(report->rows[i].chapter, num, sizeof num, slug, sizeof slug))
       continue;
     fmt_into(recipe_path, sizeof recipe_path, "%s/recipe-%s.tsv", g->harness,
              report->rows[i].chapter);
@@ -451,12 +454,12 @@ scale_status scale_grade_run(const scale_grade_options *options, scale_grade_rep
   char grading[4096], exercises[4096], build[4096], student[4200];
   fmt_into(grading, sizeof grading, "%s/tests/grading/CMakeLists.txt", options->source_dir);
   if (!is_file(grading))
-    return fail(diag, SCALE_ERR_NOT_FOUND, grading, 0,
-                "no grading sources (is %s the scale source tree? try --source)",
-                options->source_dir);
+    return grade_fail(diag, SCALE_ERR_NOT_FOUND, grading, 0,
+                      "no grading sources (is %s the scale source tree? try --source)",
+                      options->source_dir);
   if (!is_dir(options->exercises_dir) || !realpath(options->exercises_dir, exercises))
-    return fail(diag, SCALE_ERR_NOT_FOUND, options->exercises_dir, 0,
-                "no such exercises folder");
+    return grade_fail(diag, SCALE_ERR_NOT_FOUND, options->exercises_dir, 0,
+                      "no such exercises folder");
   scale_status status = make_build_dir(options, "scale-grade", build, sizeof build, diag);
   if (status) return status;
   grader g;
@@ -481,13 +484,11 @@ static int compare_names(const void *a, const void *b) {
 /* Grades student 'index' in a worker process; the rows go to 'results' (outside the student's
  * tree). The student's folder is opened without following a link. */
 static void class_worker(const grader *g, const char *class_dir, const char *name, size_t index,
-                         const char *build, const scale_grade_report *rubric,
-                         const char *results) {
+                         const char *build, const scale_grade_report *rubric, const char *results) {
   scale_grade_report report = {malloc(rubric->n_rows * sizeof *rubric->rows), rubric->n_rows};
   int class_fd = open(class_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  int folder_fd = class_fd < 0 ? -1
-                               : openat(class_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-                                                            O_CLOEXEC);
+  int folder_fd =
+      class_fd < 0 ? -1 : openat(class_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (!report.rows || folder_fd < 0) _exit(3);
   memcpy(report.rows, rubric->rows, rubric->n_rows * sizeof *rubric->rows);
   grade_student(g, folder_fd, build, student_uid(index), &report);
@@ -531,11 +532,11 @@ scale_status scale_grade_class_run(const scale_grade_options *options, const cha
   char grading[4096];
   fmt_into(grading, sizeof grading, "%s/tests/grading/CMakeLists.txt", options->source_dir);
   if (!is_file(grading))
-    return fail(diag, SCALE_ERR_NOT_FOUND, grading, 0,
-                "no grading sources (is %s the scale source tree? try --source)",
-                options->source_dir);
+    return grade_fail(diag, SCALE_ERR_NOT_FOUND, grading, 0,
+                      "no grading sources (is %s the scale source tree? try --source)",
+                      options->source_dir);
   DIR *dir = opendir(class_dir);
-  if (!dir) return fail(diag, SCALE_ERR_NOT_FOUND, class_dir, 0, "no such class folder");
+  if (!dir) return grade_fail(diag, SCALE_ERR_NOT_FOUND, class_dir, 0, "no such class folder");
 
   /* The students: every folder of class_dir not starting with '.', sorted by name. */
   char **names = NULL;
@@ -550,7 +551,7 @@ scale_status scale_grade_class_run(const scale_grade_options *options, const cha
       size_t grown_cap = cap ? 2 * cap : 32;
       char **grown = realloc(names, grown_cap * sizeof *grown);
       if (!grown) {
-        status = fail(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
+        status = grade_fail(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
         break;
       }
       names = grown;
@@ -558,31 +559,32 @@ scale_status scale_grade_class_run(const scale_grade_options *options, const cha
     }
     names[n_names] = malloc(strlen(entry->d_name) + 1);
     if (!names[n_names]) {
-      status = fail(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
+      status = grade_fail(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
       break;
     }
     strcpy(names[n_names++], entry->d_name);
   }
   closedir(dir);
   if (!status && n_names == 0)
-    status = fail(diag, SCALE_ERR_NOT_FOUND, class_dir, 0, "no student folders in the class");
+    status = grade_fail(diag, SCALE_ERR_NOT_FOUND, class_dir, 0, "no student folders in the class");
   if (!status) {
     qsort(names, n_names, sizeof *names, compare_names);
     out->students = calloc(n_names, sizeof *out->students);
-    if (!out->students) status = fail(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
+    if (!out->students) status = grade_fail(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
   }
   for (size_t i = 0; !status && i < n_names; i++) {
     scale_grade_student *s = &out->students[out->n_students++];
     copy(s->name, sizeof s->name, names[i]);
     s->report.rows = malloc((rubric->n_rows ? rubric->n_rows : 1) * sizeof *rubric->rows);
     if (!s->report.rows) {
-      status = fail(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
+      status = grade_fail(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
       break;
     }
     memcpy(s->report.rows, rubric->rows, rubric->n_rows * sizeof *rubric->rows);
     s->report.n_rows = rubric->n_rows;
   }
-  for (size_t i = 0; i < n_names; i++) free(names[i]);
+  for (size_t i = 0; i < n_names; i++)
+    free(names[i]);
   free(names);
   if (status) {
     scale_grade_class_free(out);
@@ -594,17 +596,18 @@ scale_status scale_grade_class_run(const scale_grade_options *options, const cha
   grader g;
   if (!status) status = prepare(options, build, rubric, &g, diag);
   if (!status && !g.isolate)
-    status = fail(diag, SCALE_ERR_IO, NULL, 0,
-                  "a class is graded only in the sandbox, and it is not available here (%s): "
-                  "one student's code could change another's score",
-                  options->no_namespaces ? "--no-sandbox" : "no user namespaces");
+    status = grade_fail(diag, SCALE_ERR_IO, NULL, 0,
+                        "a class is graded only in the sandbox, and it is not available here (%s): "
+                        "one student's code could change another's score",
+                        options->no_namespaces ? "--no-sandbox" : "no user namespaces");
   fmt_into(path, sizeof path, "%s/students", build);
   mkdir(path, 0755);
   fmt_into(path, sizeof path, "%s/results", build);
   mkdir(path, 0755);
   int jobs = options->jobs > 0 ? options->jobs : online_cores();
   pid_t *workers = calloc(out->n_students, sizeof *workers);
-  if (!status && !workers) status = fail(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
+  if (!status && !workers)
+    status = grade_fail(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
   size_t next = 0, running = 0, done_count = 0;
   while (!status && (next < out->n_students || running > 0)) {
     while (running < (size_t)jobs && next < out->n_students) {
@@ -657,7 +660,7 @@ scale_status scale_grade_class_run(const scale_grade_options *options, const cha
       double score, max;
       scale_grade_totals(&s->report, NULL, &score, &max);
       grade_say(options, "scale grade: [%zu/%zu] %s: %g/%g%s%s", done_count, out->n_students,
-          s->name, score, max, s->graded ? "" : ", ", s->graded ? "" : s->error);
+                s->name, score, max, s->graded ? "" : ", ", s->graded ? "" : s->error);
     }
   }
   free(workers);
@@ -668,7 +671,8 @@ scale_status scale_grade_class_run(const scale_grade_options *options, const cha
 
 void scale_grade_class_free(scale_grade_class *cls) {
   if (!cls) return;
-  for (size_t i = 0; i < cls->n_students; i++) scale_grade_report_free(&cls->students[i].report);
+  for (size_t i = 0; i < cls->n_students; i++)
+    scale_grade_report_free(&cls->students[i].report);
   free(cls->students);
   cls->students = NULL;
   cls->n_students = 0;

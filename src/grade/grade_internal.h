@@ -25,6 +25,10 @@ typedef struct {
 void grade_student(const grader *g, int exercises_fd, const char *build, unsigned outside_uid,
                    scale_grade_report *report);
 
+/** Fills 'diag' (if not NULL) with file, line and the printf-style message; returns 'status'. */
+scale_status grade_fail(scale_diag *diag, scale_status status, const char *file, int line,
+                        const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
 /** snprintf into a fixed buffer (a longer path is truncated and then not found). */
 void grade_fmt(char *dst, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,22 +19,6 @@
 
 #include "grade.h"
 #include "grade_internal.h"
-
-static scale_status fail(scale_diag *diag, scale_status status, const char *file,
-                         const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static scale_status fail(scale_diag *diag, scale_status status, const char *file,
-                         const char *fmt, ...) {
-  if (diag) {
-    snprintf(diag->file, sizeof diag->file, "%s", file ? file : "");
-    diag->line = 0;
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(diag->message, sizeof diag->message, fmt, args);
-    va_end(args);
-  }
-  return status;
-}
 
 /* ---- copying the source tree ---------------------------------------------------------------- */
 
@@ -66,7 +49,8 @@ static bool copy_regular(const char *src, const char *dst, mode_t mode) {
   bool ok = in >= 0 && out >= 0;
   char buf[65536];
   ssize_t n = 0;
-  while (ok && (n = read(in, buf, sizeof buf)) > 0) ok = write(out, buf, (size_t)n) == n;
+  while (ok && (n = read(in, buf, sizeof buf)) > 0)
+    ok = write(out, buf, (size_t)n) == n;
   ok = ok && n == 0;
   if (in >= 0) close(in);
   if (out >= 0 && close(out) != 0) ok = false;
@@ -82,8 +66,10 @@ static int copy_entry(const char *path, const struct stat *st, int flag, struct 
   char dst[8192];
   snprintf(dst, sizeof dst, "%s/%s", copying.out_dir, relative);
   bool ok = true;
-  if (flag == FTW_D) ok = mkdir(dst, 0755) == 0;
-  else if (flag == FTW_F && S_ISREG(st->st_mode)) ok = copy_regular(path, dst, st->st_mode);
+  if (flag == FTW_D)
+    ok = mkdir(dst, 0755) == 0;
+  else if (flag == FTW_F && S_ISREG(st->st_mode))
+    ok = copy_regular(path, dst, st->st_mode);
   /* links and anything else: not copied */
   if (!ok) {
     copying.failed = true;
@@ -103,8 +89,8 @@ static void build_packages(const char *source_dir, char *out, size_t size) {
   char *text = grade_read_all(path, 1 << 16, NULL);
   snprintf(out, size, "%s", "build-essential cmake pkg-config check");
   if (!text) return;
-  static const char *const optional[] = {"chromium", "katex", "clang", "lld", "wasi", "mpi",
-                                         "openblas", "python3"};
+  static const char *const optional[] = {"chromium", "katex", "clang",    "lld",
+                                         "wasi",     "mpi",   "openblas", "python3"};
   size_t len = 0;
   out[0] = '\0';
   for (char *save = NULL, *word = strtok_r(text, " \t\r\n", &save); word;
@@ -156,35 +142,37 @@ scale_status scale_grade_package_gradescope(const char *source_dir, const char *
   char path[4200], resolved[4096];
   snprintf(path, sizeof path, "%s/tests/rubric.tsv", source_dir);
   if (access(path, R_OK) != 0 || !realpath(source_dir, resolved))
-    return fail(diag, SCALE_ERR_NOT_FOUND, source_dir, "not a scale source tree (no %s)",
-                "tests/rubric.tsv");
+    return grade_fail(diag, SCALE_ERR_NOT_FOUND, source_dir, 0, "not a scale source tree (no %s)",
+                      "tests/rubric.tsv");
   if (mkdir(out_dir, 0755) != 0)
-    return fail(diag, SCALE_ERR_IO, out_dir, "cannot make the autograder folder: %s%s",
-                strerror(errno), errno == EEXIST ? " (choose a new folder)" : "");
+    return grade_fail(diag, SCALE_ERR_IO, out_dir, 0, "cannot make the autograder folder: %s%s",
+                      strerror(errno), errno == EEXIST ? " (choose a new folder)" : "");
   copying.source_len = strlen(resolved);
   copying.out_dir = out_dir;
   copying.failed = false;
   if (nftw(resolved, copy_entry, 32, FTW_PHYS | FTW_ACTIONRETVAL) != 0 || copying.failed)
-    return fail(diag, SCALE_ERR_IO, copying.failed_path, "cannot copy the source tree here");
+    return grade_fail(diag, SCALE_ERR_IO, copying.failed_path, 0,
+                      "cannot copy the source tree here");
   char packages[2048], setup[4096];
   build_packages(resolved, packages, sizeof packages);
-  snprintf(setup, sizeof setup,
-           "#!/bin/sh\n"
-           "# setup.sh — Gradescope builds the autograder image with this (written by `scale "
-           "grade\n# --gradescope`): the build's Debian packages, then `scale` itself.\n"
-           "set -eu\n"
-           "export DEBIAN_FRONTEND=noninteractive\n"
-           "apt-get update -q\n"
-           "apt-get install -y -q --no-install-recommends %s\n"
-           "cd \"$(dirname \"$0\")\"\n"
-           "cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DSCALE_EXERCISES_DIR=\"$PWD/exercises\"\n"
-           "cmake --build build --target scale_cli -j \"$(nproc)\"\n",
-           packages);
+  snprintf(
+      setup, sizeof setup,
+      "#!/bin/sh\n"
+      "# setup.sh — Gradescope builds the autograder image with this (written by `scale "
+      "grade\n# --gradescope`): the build's Debian packages, then `scale` itself.\n"
+      "set -eu\n"
+      "export DEBIAN_FRONTEND=noninteractive\n"
+      "apt-get update -q\n"
+      "apt-get install -y -q --no-install-recommends %s\n"
+      "cd \"$(dirname \"$0\")\"\n"
+      "cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DSCALE_EXERCISES_DIR=\"$PWD/exercises\"\n"
+      "cmake --build build --target scale_cli -j \"$(nproc)\"\n",
+      packages);
   snprintf(path, sizeof path, "%s/setup.sh", out_dir);
   if (!write_script(path, setup))
-    return fail(diag, SCALE_ERR_IO, path, "cannot write: %s", strerror(errno));
+    return grade_fail(diag, SCALE_ERR_IO, path, 0, "cannot write: %s", strerror(errno));
   snprintf(path, sizeof path, "%s/run_autograder", out_dir);
   if (!write_script(path, run_autograder))
-    return fail(diag, SCALE_ERR_IO, path, "cannot write: %s", strerror(errno));
+    return grade_fail(diag, SCALE_ERR_IO, path, 0, "cannot write: %s", strerror(errno));
   return SCALE_OK;
 }

@@ -9,11 +9,16 @@
 
 const char *scale_grade_verdict_str(scale_grade_verdict verdict) {
   switch (verdict) {
-  case SCALE_GRADE_OK: return "OK";
-  case SCALE_GRADE_FAIL: return "FAIL";
-  case SCALE_GRADE_CRASH: return "CRASH";
-  case SCALE_GRADE_TIMEOUT: return "TIMEOUT";
-  case SCALE_GRADE_BUILD: return "BUILD";
+  case SCALE_GRADE_OK:
+    return "OK";
+  case SCALE_GRADE_FAIL:
+    return "FAIL";
+  case SCALE_GRADE_CRASH:
+    return "CRASH";
+  case SCALE_GRADE_TIMEOUT:
+    return "TIMEOUT";
+  case SCALE_GRADE_BUILD:
+    return "BUILD";
   }
   return "?";
 }
@@ -57,8 +62,10 @@ void scale_grade_print(const scale_grade_report *report, FILE *out) {
   double score, max;
   scale_grade_totals(report, NULL, &score, &max);
   size_t counts[SCALE_GRADE_BUILD + 1] = {0};
-  for (size_t i = 0; i < report->n_rows; i++) counts[report->rows[i].verdict]++;
-  fprintf(out, "total %g/%g (%zu exercise%s: %zu OK, %zu FAIL, %zu CRASH, %zu TIMEOUT, %zu BUILD)\n",
+  for (size_t i = 0; i < report->n_rows; i++)
+    counts[report->rows[i].verdict]++;
+  fprintf(out,
+          "total %g/%g (%zu exercise%s: %zu OK, %zu FAIL, %zu CRASH, %zu TIMEOUT, %zu BUILD)\n",
           score, max, report->n_rows, report->n_rows == 1 ? "" : "s", counts[SCALE_GRADE_OK],
           counts[SCALE_GRADE_FAIL], counts[SCALE_GRADE_CRASH], counts[SCALE_GRADE_TIMEOUT],
           counts[SCALE_GRADE_BUILD]);
@@ -70,11 +77,21 @@ static void json_string(FILE *out, const char *text) {
   fputc('"', out);
   for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
     switch (*p) {
-    case '"': fputs("\\\"", out); break;
-    case '\\': fputs("\\\\", out); break;
-    case '\n': fputs("\\n", out); break;
-    case '\r': fputs("\\r", out); break;
-    case '\t': fputs("\\t", out); break;
+    case '"':
+      fputs("\\\"", out);
+      break;
+    case '\\':
+      fputs("\\\\", out);
+      break;
+    case '\n':
+      fputs("\\n", out);
+      break;
+    case '\r':
+      fputs("\\r", out);
+      break;
+    case '\t':
+      fputs("\\t", out);
+      break;
     default:
       if (*p < 0x20)
         fprintf(out, "\\u%04x", *p);
@@ -119,8 +136,7 @@ static void json_report_fields(FILE *out, const scale_grade_report *report, cons
     const scale_grade_row *row = &report->rows[i];
     fprintf(out, "%s\n%s  {\"name\": ", i ? "," : "", indent);
     json_string(out, row->id);
-    fprintf(out, ", \"score\": %.17g, \"max_score\": %.17g, \"status\": ", row->score,
-            row->points);
+    fprintf(out, ", \"score\": %.17g, \"max_score\": %.17g, \"status\": ", row->score, row->points);
     json_string(out, scale_grade_verdict_str(row->verdict));
     fputs(", \"output\": ", out);
     json_string(out, row->output);
@@ -155,14 +171,15 @@ scale_status scale_grade_write_json(const scale_grade_report *report, const char
 }
 
 scale_status scale_grade_write_gradescope(const scale_grade_report *report, const char *path,
-                                         scale_diag *diag) {
+                                          scale_diag *diag) {
   FILE *out;
   scale_status status = open_out(path, &out, diag);
   if (status) return status;
   double score, max;
   scale_grade_totals(report, NULL, &score, &max);
-  fprintf(out, "{\n  \"score\": %.17g,\n  \"visibility\": \"visible\",\n"
-               "  \"stdout_visibility\": \"hidden\",\n  \"tests\": [",
+  fprintf(out,
+          "{\n  \"score\": %.17g,\n  \"visibility\": \"visible\",\n"
+          "  \"stdout_visibility\": \"hidden\",\n  \"tests\": [",
           score);
   for (size_t i = 0; i < report->n_rows; i++) {
     const scale_grade_row *row = &report->rows[i];
@@ -194,8 +211,7 @@ scale_status scale_grade_class_write_json(const scale_grade_class *cls, const ch
     const scale_grade_student *student = &cls->students[s];
     fprintf(out, "%s\n    {\n      \"student\": ", s ? "," : "");
     json_string(out, student->name);
-    fprintf(out, ",\n      \"graded\": %s,\n      \"error\": ",
-            student->graded ? "true" : "false");
+    fprintf(out, ",\n      \"graded\": %s,\n      \"error\": ", student->graded ? "true" : "false");
     json_string(out, student->error);
     fputs(",\n      ", out);
     json_report_fields(out, &student->report, "      ");
@@ -219,6 +235,30 @@ static void csv_field(FILE *out, const char *text) {
   fputc('"', out);
 }
 
+/* ",CHAPTER" for each chapter of 'layout', in rubric order. */
+static void csv_chapter_names(FILE *out, const scale_grade_report *layout) {
+  for (size_t c = 0; layout && c < layout->n_rows; c++) {
+    if (!first_of_chapter(layout, c)) continue;
+    fputc(',', out);
+    csv_field(out, layout->rows[c].chapter);
+  }
+}
+
+/* ",SUBTOTAL" for each chapter of 'report' (the points possible when 'possible'); empty cells
+ * when 'blank'. */
+static void csv_chapter_points(FILE *out, const scale_grade_report *report, bool possible,
+                               bool blank) {
+  for (size_t c = 0; report && c < report->n_rows; c++) {
+    if (!first_of_chapter(report, c)) continue;
+    double score, max;
+    scale_grade_totals(report, report->rows[c].chapter, &score, &max);
+    if (blank)
+      fputc(',', out);
+    else
+      fprintf(out, ",%g", possible ? max : score);
+  }
+}
+
 scale_status scale_grade_class_write_csv(const scale_grade_class *cls, const char *path,
                                          scale_diag *diag) {
   FILE *out;
@@ -231,31 +271,25 @@ scale_status scale_grade_class_write_csv(const scale_grade_class *cls, const cha
     fputc(',', out);
     csv_field(out, layout->rows[i].id);
   }
-  for (size_t c = 0; layout && c < layout->n_rows; c++) {
-    if (!first_of_chapter(layout, c)) continue;
-    fputc(',', out);
-    csv_field(out, layout->rows[c].chapter);
-  }
+  csv_chapter_names(out, layout);
   fputs(",total\n", out);
   for (size_t s = 0; s < cls->n_students; s++) {
     const scale_grade_student *student = &cls->students[s];
     const scale_grade_report *report = &student->report;
     csv_field(out, student->name);
     for (size_t i = 0; i < report->n_rows; i++) {
-      if (student->graded) fprintf(out, ",%g", report->rows[i].score);
-      else fputc(',', out);
+      if (student->graded)
+        fprintf(out, ",%g", report->rows[i].score);
+      else
+        fputc(',', out);
     }
-    for (size_t c = 0; c < report->n_rows; c++) {
-      if (!first_of_chapter(report, c)) continue;
-      double score, max;
-      scale_grade_totals(report, report->rows[c].chapter, &score, &max);
-      if (student->graded) fprintf(out, ",%g", score);
-      else fputc(',', out);
-    }
+    csv_chapter_points(out, report, false, !student->graded);
     double score, max;
     scale_grade_totals(report, NULL, &score, &max);
-    if (student->graded) fprintf(out, ",%g\n", score);
-    else fputs(",\n", out);
+    if (student->graded)
+      fprintf(out, ",%g\n", score);
+    else
+      fputs(",\n", out);
   }
   return close_out(path, out, diag);
 }
@@ -267,33 +301,22 @@ scale_status scale_grade_class_write_gradebook(const scale_grade_class *cls, con
   if (status) return status;
   const scale_grade_report *layout = cls->n_students ? &cls->students[0].report : NULL;
   fputs("student,total", out);
-  for (size_t c = 0; layout && c < layout->n_rows; c++) {
-    if (!first_of_chapter(layout, c)) continue;
-    fputc(',', out);
-    csv_field(out, layout->rows[c].chapter);
-  }
+  csv_chapter_names(out, layout);
   double score, max;
   scale_grade_totals(layout ? layout : &(scale_grade_report){NULL, 0}, NULL, &score, &max);
   fprintf(out, "\nPoints Possible,%g", max);
-  for (size_t c = 0; layout && c < layout->n_rows; c++) {
-    if (!first_of_chapter(layout, c)) continue;
-    scale_grade_totals(layout, layout->rows[c].chapter, &score, &max);
-    fprintf(out, ",%g", max);
-  }
+  csv_chapter_points(out, layout, true, false);
   fputc('\n', out);
   for (size_t s = 0; s < cls->n_students; s++) {
     const scale_grade_student *student = &cls->students[s];
     const scale_grade_report *report = &student->report;
     csv_field(out, student->name);
     scale_grade_totals(report, NULL, &score, &max);
-    if (student->graded) fprintf(out, ",%g", score);
-    else fputc(',', out);
-    for (size_t c = 0; c < report->n_rows; c++) {
-      if (!first_of_chapter(report, c)) continue;
-      scale_grade_totals(report, report->rows[c].chapter, &score, &max);
-      if (student->graded) fprintf(out, ",%g", score);
-      else fputc(',', out);
-    }
+    if (student->graded)
+      fprintf(out, ",%g", score);
+    else
+      fputc(',', out);
+    csv_chapter_points(out, report, false, !student->graded);
     fputc('\n', out);
   }
   return close_out(path, out, diag);
@@ -320,7 +343,8 @@ void scale_grade_class_print(const scale_grade_class *cls, FILE *out) {
     n_graded++;
     sum += score;
     size_t counts[SCALE_GRADE_BUILD + 1] = {0};
-    for (size_t i = 0; i < report->n_rows; i++) counts[report->rows[i].verdict]++;
+    for (size_t i = 0; i < report->n_rows; i++)
+      counts[report->rows[i].verdict]++;
     fprintf(out, "%-*s  %6g/%-6g", width, student->name, score, max);
     bool any = false;
     for (int v = SCALE_GRADE_OK; v <= SCALE_GRADE_BUILD; v++) {
@@ -344,8 +368,8 @@ void scale_grade_class_print(const scale_grade_class *cls, FILE *out) {
       }
     if (not_ok > shown) fprintf(out, "    ... and %zu more (see --json)\n", not_ok - shown);
   }
-  fprintf(out, "class: %zu student%s, %zu graded", cls->n_students,
-          cls->n_students == 1 ? "" : "s", n_graded);
+  fprintf(out, "class: %zu student%s, %zu graded", cls->n_students, cls->n_students == 1 ? "" : "s",
+          n_graded);
   if (n_graded) fprintf(out, ", mean %.3g/%g", sum / (double)n_graded, max);
   fputc('\n', out);
 }
@@ -355,11 +379,21 @@ void scale_grade_class_print(const scale_grade_class *cls, FILE *out) {
 static void xml_escaped(FILE *out, const char *text) {
   for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
     switch (*p) {
-    case '<': fputs("&lt;", out); break;
-    case '>': fputs("&gt;", out); break;
-    case '&': fputs("&amp;", out); break;
-    case '"': fputs("&quot;", out); break;
-    case '\'': fputs("&apos;", out); break;
+    case '<':
+      fputs("&lt;", out);
+      break;
+    case '>':
+      fputs("&gt;", out);
+      break;
+    case '&':
+      fputs("&amp;", out);
+      break;
+    case '"':
+      fputs("&quot;", out);
+      break;
+    case '\'':
+      fputs("&apos;", out);
+      break;
     default:
       if (*p < 0x20 && *p != '\n' && *p != '\t')
         fputc(' ', out); /* not allowed in XML 1.0 */
@@ -376,11 +410,14 @@ scale_status scale_grade_write_junit(const scale_grade_report *report, const cha
   if (status) return status;
   size_t failures = 0, errors = 0;
   for (size_t i = 0; i < report->n_rows; i++) {
-    if (report->rows[i].verdict == SCALE_GRADE_FAIL) failures++;
-    else if (report->rows[i].verdict != SCALE_GRADE_OK) errors++;
+    if (report->rows[i].verdict == SCALE_GRADE_FAIL)
+      failures++;
+    else if (report->rows[i].verdict != SCALE_GRADE_OK)
+      errors++;
   }
-  fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-               "<testsuites name=\"scale grade\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\">\n",
+  fprintf(out,
+          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+          "<testsuites name=\"scale grade\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\">\n",
           report->n_rows, failures, errors);
   for (size_t c = 0; c < report->n_rows; c++) {
     if (!first_of_chapter(report, c)) continue;
@@ -389,8 +426,10 @@ scale_status scale_grade_write_junit(const scale_grade_report *report, const cha
     for (size_t i = 0; i < report->n_rows; i++) {
       if (strcmp(report->rows[i].chapter, chapter) != 0) continue;
       tests++;
-      if (report->rows[i].verdict == SCALE_GRADE_FAIL) chapter_failures++;
-      else if (report->rows[i].verdict != SCALE_GRADE_OK) chapter_errors++;
+      if (report->rows[i].verdict == SCALE_GRADE_FAIL)
+        chapter_failures++;
+      else if (report->rows[i].verdict != SCALE_GRADE_OK)
+        chapter_errors++;
     }
     fputs("  <testsuite name=\"", out);
     xml_escaped(out, chapter);

@@ -58,13 +58,16 @@ static void install_fds(const sandbox_spec *spec) {
   for (int i = 0; i < 6; i++) {
     int fd = moved[i];
     if (fd < 0 && i <= 2) fd = open("/dev/null", i == 0 ? O_RDONLY : O_WRONLY);
-    if (fd >= 0) dup2(fd, i);
-    else close(i);
+    if (fd >= 0)
+      dup2(fd, i);
+    else
+      close(i);
   }
 #ifdef __linux__
   if (syscall(SYS_close_range, 6U, ~0U, 0U) == 0) return;
 #endif
-  for (int fd = 6; fd < 4096; fd++) close(fd);
+  for (int fd = 6; fd < 4096; fd++)
+    close(fd);
 }
 
 /* The program's own limits: what every process of it gets. */
@@ -105,23 +108,56 @@ static void exec_program(const sandbox_spec *spec, bool own_uid) {
 #ifdef SANDBOX_AUDIT_ARCH
 /* Syscalls that only change the system or other processes: refused with EPERM. */
 static const long denied[] = {
-    SYS_mount, SYS_umount2, SYS_pivot_root, SYS_chroot, SYS_unshare, SYS_setns, SYS_ptrace,
-    SYS_process_vm_readv, SYS_process_vm_writev, SYS_kexec_load, SYS_init_module,
-    SYS_finit_module, SYS_delete_module, SYS_keyctl, SYS_add_key, SYS_request_key, SYS_bpf,
-    SYS_perf_event_open, SYS_userfaultfd, SYS_open_by_handle_at, SYS_name_to_handle_at,
-    SYS_acct, SYS_swapon, SYS_swapoff, SYS_reboot, SYS_sethostname, SYS_setdomainname,
-    SYS_syslog, SYS_quotactl, SYS_vhangup, SYS_personality,
+    SYS_mount,
+    SYS_umount2,
+    SYS_pivot_root,
+    SYS_chroot,
+    SYS_unshare,
+    SYS_setns,
+    SYS_ptrace,
+    SYS_process_vm_readv,
+    SYS_process_vm_writev,
+    SYS_kexec_load,
+    SYS_init_module,
+    SYS_finit_module,
+    SYS_delete_module,
+    SYS_keyctl,
+    SYS_add_key,
+    SYS_request_key,
+    SYS_bpf,
+    SYS_perf_event_open,
+    SYS_userfaultfd,
+    SYS_open_by_handle_at,
+    SYS_name_to_handle_at,
+    SYS_acct,
+    SYS_swapon,
+    SYS_swapoff,
+    SYS_reboot,
+    SYS_sethostname,
+    SYS_setdomainname,
+    SYS_syslog,
+    SYS_quotactl,
+    SYS_vhangup,
+    SYS_personality,
 #ifdef SYS_fsopen
-    SYS_fsopen, SYS_fsmount, SYS_fsconfig, SYS_move_mount, SYS_open_tree, SYS_fspick,
+    SYS_fsopen,
+    SYS_fsmount,
+    SYS_fsconfig,
+    SYS_move_mount,
+    SYS_open_tree,
+    SYS_fspick,
 #endif
 #ifdef SYS_mount_setattr
     SYS_mount_setattr,
 #endif
 #ifdef SYS_io_uring_setup
-    SYS_io_uring_setup, SYS_io_uring_enter, SYS_io_uring_register,
+    SYS_io_uring_setup,
+    SYS_io_uring_enter,
+    SYS_io_uring_register,
 #endif
 #ifdef SYS_iopl
-    SYS_iopl, SYS_ioperm,
+    SYS_iopl,
+    SYS_ioperm,
 #endif
 #ifdef SYS_kexec_file_load
     SYS_kexec_file_load,
@@ -240,8 +276,8 @@ static bool build_root(const sandbox_spec *spec) {
   if (mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,nr_inodes=4096,mode=755") != 0)
     return false;
   /* The system: programs, libraries, the loader's cache, the compiler's alternatives. */
-  static const char *const system_dirs[] = {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64",
-                                            "/libx32", "/etc"};
+  static const char *const system_dirs[] = {"/usr",   "/bin",   "/sbin",   "/lib",
+                                            "/lib32", "/lib64", "/libx32", "/etc"};
   for (size_t i = 0; i < sizeof system_dirs / sizeof system_dirs[0]; i++) {
     struct stat st;
     if (lstat(system_dirs[i], &st) != 0) continue;
@@ -291,8 +327,7 @@ static bool build_root(const sandbox_spec *spec) {
   if (chdir("/") != 0 || umount2("/.old", MNT_DETACH) != 0) return false;
   rmdir("/.old");
   /* The root itself read-only: the program writes only in its folders and /tmp. */
-  return mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) ==
-         0;
+  return mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) == 0;
 }
 
 /* ---- the namespace's first process ---------------------------------------------------------- */
@@ -304,8 +339,7 @@ typedef struct {
 } init_args;
 
 static void confine_program(void) {
-  if (!drop_capabilities() || prctl(PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L) != 0 ||
-      !load_seccomp()) {
+  if (!drop_capabilities() || prctl(PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L) != 0 || !load_seccomp()) {
     dprintf(2, "scale grade: the sandbox could not drop privileges: %s\n", strerror(errno));
     _exit(126);
   }
@@ -333,7 +367,8 @@ static void close_all_but(int *keep, size_t n) {
 static int sandbox_init(void *arg) {
   const init_args *a = arg;
   int keep[8] = {a->go_fd, a->status_fd};
-  for (int i = 0; i < 6; i++) keep[2 + i] = a->spec->fds[i];
+  for (int i = 0; i < 6; i++)
+    keep[2 + i] = a->spec->fds[i];
   close_all_but(keep, 8);
   char go = 0;
   if (read(a->go_fd, &go, 1) != 1 || go != 'g') _exit(125);
@@ -429,8 +464,7 @@ static bool start_isolated(const sandbox_spec *spec, sandbox_proc *proc, char *w
 
 /* ---- plain processes ------------------------------------------------------------------------ */
 
-static bool start_plain(const sandbox_spec *spec, sandbox_proc *proc, char *why,
-                        size_t why_size) {
+static bool start_plain(const sandbox_spec *spec, sandbox_proc *proc, char *why, size_t why_size) {
   fflush(NULL);
   pid_t pid = fork();
   if (pid < 0) {
@@ -544,9 +578,15 @@ bool sandbox_probe(const char *dir, unsigned outside_uid) {
            inner, dir, root);
   char *argv[] = {"/bin/sh", "-c", cmd, NULL};
   char *envp[] = {"PATH=/usr/bin:/bin", NULL};
-  sandbox_spec spec = {.argv = argv, .envp = envp, .cwd = inner, .root_dir = root,
-                       .writable = {inner}, .fds = {-1, -1, -1, -1, -1, -1},
-                       .cpu_s = 5.0, .outside_uid = outside_uid, .isolate = true};
+  sandbox_spec spec = {.argv = argv,
+                       .envp = envp,
+                       .cwd = inner,
+                       .root_dir = root,
+                       .writable = {inner},
+                       .fds = {-1, -1, -1, -1, -1, -1},
+                       .cpu_s = 5.0,
+                       .outside_uid = outside_uid,
+                       .isolate = true};
   char why[256];
   sandbox_result r = sandbox_run(&spec, 10.0, why, sizeof why);
   char in[4200], beside[4200];

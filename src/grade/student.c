@@ -34,7 +34,7 @@
 /* The checker's marks (tests/grading/grading_channel.h). */
 #define NO_REPLY "no reply from the exercise"
 
-enum { MAX_FILES = 64 };                   /* files copied from one chapter folder */
+enum { MAX_FILES = 64 };                      /* files copied from one chapter folder */
 static const size_t max_file_bytes = 1 << 20; /* per file */
 static const double mib = 1024.0 * 1024.0;
 
@@ -96,8 +96,8 @@ static bool copy_chapter(int exercises_fd, const chapter_paths *p, char *why, si
   int dir_fd = openat(exercises_fd, p->chapter, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (dir_fd < 0) {
     struct stat st;
-    bool link = fstatat(exercises_fd, p->chapter, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-                S_ISLNK(st.st_mode);
+    bool link =
+        fstatat(exercises_fd, p->chapter, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
     grade_fmt(why, why_size, link ? "%s is a symbolic link: not followed" : "missing %s/%s",
               p->chapter, main_file);
     return false;
@@ -174,13 +174,20 @@ static bool recipe_load(const char *path, recipe *r) {
     if (tab && tab[1]) {
       *tab = '\0';
       char *arg = tab + 1;
-      if (strcmp(line, "cc") == 0) r->cc = arg;
-      else if (strcmp(line, "driver") == 0) r->driver = arg;
-      else if (strcmp(line, "contract") == 0) r->contract = arg;
-      else if (strcmp(line, "checker") == 0) r->checker = arg;
-      else if (strcmp(line, "cflag") == 0 && r->n_cflags < RECIPE_MAX) r->cflags[r->n_cflags++] = arg;
-      else if (strcmp(line, "lflag") == 0 && r->n_lflags < RECIPE_MAX) r->lflags[r->n_lflags++] = arg;
-      else if (strcmp(line, "lib") == 0 && r->n_libs < RECIPE_MAX) r->libs[r->n_libs++] = arg;
+      if (strcmp(line, "cc") == 0)
+        r->cc = arg;
+      else if (strcmp(line, "driver") == 0)
+        r->driver = arg;
+      else if (strcmp(line, "contract") == 0)
+        r->contract = arg;
+      else if (strcmp(line, "checker") == 0)
+        r->checker = arg;
+      else if (strcmp(line, "cflag") == 0 && r->n_cflags < RECIPE_MAX)
+        r->cflags[r->n_cflags++] = arg;
+      else if (strcmp(line, "lflag") == 0 && r->n_lflags < RECIPE_MAX)
+        r->lflags[r->n_lflags++] = arg;
+      else if (strcmp(line, "lib") == 0 && r->n_libs < RECIPE_MAX)
+        r->libs[r->n_libs++] = arg;
     }
     line = next;
   }
@@ -203,13 +210,15 @@ static void first_error(const char *log_path, const char *strip, char *out, size
   }
   if (!hit) {
     size_t end = strlen(text);
-    while (end > 0 && (text[end - 1] == '\n' || text[end - 1] == ' ')) end--;
+    while (end > 0 && (text[end - 1] == '\n' || text[end - 1] == ' '))
+      end--;
     text[end] = '\0';
     hit = end > 0 ? text + end - 1 : NULL;
   }
   if (hit) {
     char *line = hit;
-    while (line > text && line[-1] != '\n') line--;
+    while (line > text && line[-1] != '\n')
+      line--;
     size_t len = strcspn(line, "\n");
     size_t strip_len = strlen(strip);
     size_t n = 0;
@@ -234,20 +243,27 @@ static sandbox_spec build_spec(const grader *g, const chapter_paths *p, char **a
   const scale_grade_options *o = g->options;
   double compile_s = o->compile_timeout_s > 0.0 ? o->compile_timeout_s : 60.0;
   double memory = o->memory_bytes > 2048.0 * mib ? o->memory_bytes : 2048.0 * mib;
-  sandbox_spec spec = {.argv = argv, .envp = build_env, .cwd = p->out, .root_dir = p->root,
-                       .writable = {p->out}, .readonly = {p->src, p->harness},
-                       .fds = {-1, log_fd, log_fd, -1, -1, -1}, .cpu_s = compile_s,
+  sandbox_spec spec = {.argv = argv,
+                       .envp = build_env,
+                       .cwd = p->out,
+                       .root_dir = p->root,
+                       .writable = {p->out},
+                       .readonly = {p->src, p->harness},
+                       .fds = {-1, log_fd, log_fd, -1, -1, -1},
+                       .cpu_s = compile_s,
                        .memory_bytes = memory,
                        .output_bytes = o->output_bytes > 0.0 ? o->output_bytes : 64.0 * mib,
-                       .tmp_bytes = 256.0 * mib, .n_procs = 64, .outside_uid = p->outside_uid,
+                       .tmp_bytes = 256.0 * mib,
+                       .n_procs = 64,
+                       .outside_uid = p->outside_uid,
                        .isolate = g->isolate};
   return spec;
 }
 
 /* Compiles the student's main file, then links it with the driver copy; false (the chapter's
  * rows set to BUILD) on failure. */
-static bool build_chapter(const grader *g, chapter_paths *p, const recipe *r,
-                          const char *strip, scale_grade_report *report) {
+static bool build_chapter(const grader *g, chapter_paths *p, const recipe *r, const char *strip,
+                          scale_grade_report *report) {
   char *argv[2 * RECIPE_MAX + 16], include[4300], message[1024], why[256];
   double compile_s = g->options->compile_timeout_s > 0.0 ? g->options->compile_timeout_s : 60.0;
   grade_fmt(include, sizeof include, "-I%s", p->harness);
@@ -256,7 +272,8 @@ static bool build_chapter(const grader *g, chapter_paths *p, const recipe *r,
     size_t n = 0;
     argv[n++] = r->cc;
     if (step == 0) {
-      for (size_t i = 0; i < r->n_cflags; i++) argv[n++] = r->cflags[i];
+      for (size_t i = 0; i < r->n_cflags; i++)
+        argv[n++] = r->cflags[i];
       argv[n++] = include;
       argv[n++] = "-c";
       argv[n++] = p->source;
@@ -270,12 +287,14 @@ static bool build_chapter(const grader *g, chapter_paths *p, const recipe *r,
         close(log_fd);
         return false;
       }
-      for (size_t i = 0; i < r->n_lflags; i++) argv[n++] = r->lflags[i];
+      for (size_t i = 0; i < r->n_lflags; i++)
+        argv[n++] = r->lflags[i];
       argv[n++] = "-o";
       argv[n++] = p->server;
       argv[n++] = p->driver;
       argv[n++] = p->object;
-      for (size_t i = 0; i < r->n_libs; i++) argv[n++] = r->libs[i];
+      for (size_t i = 0; i < r->n_libs; i++)
+        argv[n++] = r->libs[i];
     }
     argv[n] = NULL;
     sandbox_spec spec = build_spec(g, p, argv, log_fd);
@@ -311,8 +330,7 @@ static double now_s(void) {
 
 /* The checker's line for 'id' in 'text' ("ID<TAB>ok|fail|error<TAB>PARTS<TAB>message", see
  * grading_channel.h): its verdict word, parts and message, or false if absent. */
-static bool report_line(char *text, const char *id, char **verdict, char **parts,
-                        char **message) {
+static bool report_line(char *text, const char *id, char **verdict, char **parts, char **message) {
   size_t id_len = strlen(id);
   for (char *line = text; line && *line;) {
     char *next = strchr(line, '\n');
@@ -343,8 +361,9 @@ static void decide(scale_grade_row *row, char *report, const sandbox_result *ser
     if (server->timed_out)
       grade_fmt(detail, sizeof detail, "the exercise passed its %g s limit", timeout_s);
     else
-      grade_fmt(detail, sizeof detail, "no result from the checker (the grader's fault: please "
-                                       "report it)");
+      grade_fmt(detail, sizeof detail,
+                "no result from the checker (the grader's fault: please "
+                "report it)");
     set_row(row, server->timed_out ? SCALE_GRADE_TIMEOUT : SCALE_GRADE_CRASH, detail);
     return;
   }
@@ -354,9 +373,10 @@ static void decide(scale_grade_row *row, char *report, const sandbox_result *ser
   }
   const char *during = strstr(message, " during ");
   char call[768];
-  grade_fmt(call, sizeof call, "%s", during && strncmp(message, NO_REPLY, strlen(NO_REPLY)) == 0
-                                         ? during + strlen(" during ")
-                                         : "");
+  grade_fmt(call, sizeof call, "%s",
+            during && strncmp(message, NO_REPLY, strlen(NO_REPLY)) == 0
+                ? during + strlen(" during ")
+                : "");
   char *fate = strstr(call, ": it "); /* the CTest wording of the server's end: ours is better */
   if (fate) *fate = '\0';
   if (!call[0]) {
@@ -372,9 +392,8 @@ static void decide(scale_grade_row *row, char *report, const sandbox_result *ser
               strsignal(server->signal), call);
     set_row(row, SCALE_GRADE_CRASH, detail);
   } else {
-    grade_fmt(detail, sizeof detail,
-              "exercise exited before returning (exit status %d) during %s", server->exit_code,
-              call);
+    grade_fmt(detail, sizeof detail, "exercise exited before returning (exit status %d) during %s",
+              server->exit_code, call);
     set_row(row, SCALE_GRADE_FAIL, detail);
   }
 }
@@ -395,8 +414,7 @@ static char *read_report(int fd) {
 
 /* Runs exercise 'row': the server in the sandbox, the checker outside, until both end or the
  * time limit; then the verdict. */
-static void run_exercise(const grader *g, chapter_paths *p, const recipe *r,
-                         scale_grade_row *row) {
+static void run_exercise(const grader *g, chapter_paths *p, const recipe *r, scale_grade_row *row) {
   const scale_grade_options *o = g->options;
   int req[2] = {-1, -1}, rep[2] = {-1, -1}, rpt[2] = {-1, -1};
   int log_fd = open(p->run_log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -412,20 +430,27 @@ static void run_exercise(const grader *g, chapter_paths *p, const recipe *r,
   }
   char *server_argv[] = {p->server, NULL};
   char *server_env[] = {"PATH=/usr/bin:/bin", "HOME=/tmp", "TMPDIR=/tmp", "LC_ALL=C", NULL};
-  sandbox_spec server = {.argv = server_argv, .envp = server_env,
-                         .cwd = g->isolate ? "/tmp" : p->out, .root_dir = p->root,
-                         .readonly = {p->out}, .fds = {req[0], rep[1], log_fd, -1, -1, -1},
+  sandbox_spec server = {.argv = server_argv,
+                         .envp = server_env,
+                         .cwd = g->isolate ? "/tmp" : p->out,
+                         .root_dir = p->root,
+                         .readonly = {p->out},
+                         .fds = {req[0], rep[1], log_fd, -1, -1, -1},
                          .cpu_s = g->timeout_s + 1.0,
                          .memory_bytes = o->memory_bytes > 0.0 ? o->memory_bytes : 1024.0 * mib,
                          .output_bytes = o->output_bytes > 0.0 ? o->output_bytes : 64.0 * mib,
-                         .tmp_bytes = 16.0 * mib, .n_procs = 64, .outside_uid = p->outside_uid,
+                         .tmp_bytes = 16.0 * mib,
+                         .n_procs = 64,
+                         .outside_uid = p->outside_uid,
                          .isolate = g->isolate};
   char env_case[200];
   grade_fmt(env_case, sizeof env_case, "CK_RUN_CASE=%s", row->id);
   char *checker_argv[] = {r->checker, NULL};
   char *checker_env[] = {"SCALE_GRADE_CHANNEL=3,4", "SCALE_GRADE_REPORT_FD=5", env_case,
                          "CK_VERBOSITY=silent", NULL};
-  sandbox_spec checker = {.argv = checker_argv, .envp = checker_env, .cwd = p->out,
+  sandbox_spec checker = {.argv = checker_argv,
+                          .envp = checker_env,
+                          .cwd = p->out,
                           .fds = {-1, log_fd, log_fd, rep[0], req[1], rpt[1]}};
   sandbox_proc server_proc = {-1, -1, false}, checker_proc = {-1, -1, false};
   sandbox_result server_end = {false, false, 0, 0}, checker_end = {false, false, 0, 0};
@@ -456,8 +481,8 @@ static void run_exercise(const grader *g, chapter_paths *p, const recipe *r,
     if (!checker_done && (checker_done = sandbox_poll(&checker_proc, &checker_end)))
       checker_done_at = now_s();
     double elapsed = now_s() - start;
-    if (!server_done && (elapsed > g->timeout_s ||
-                         (checker_done && now_s() - checker_done_at > 1.0))) {
+    if (!server_done &&
+        (elapsed > g->timeout_s || (checker_done && now_s() - checker_done_at > 1.0))) {
       sandbox_kill(&server_proc, &server_end);
       server_end.timed_out = !checker_done;
       server_done = true;
@@ -520,8 +545,8 @@ static void grade_chapter(const grader *g, int exercises_fd, const char *build,
   if (!recipe_load(path, &r)) {
     free(r.text);
     grade_fmt(why, sizeof why,
-              "no grading suite for %s (tests/grading/test_%s_%s.c and its contract)", chapter,
-              num, slug);
+              "no grading suite for %s (tests/grading/test_%s_%s.c and its contract)", chapter, num,
+              slug);
     set_chapter(report, chapter, SCALE_GRADE_BUILD, why);
     return;
   }

@@ -24,10 +24,10 @@
 
 /* The channel of this process (each forked Check test case has its own). */
 static struct {
-  pid_t owner;   /* the process that opened it: a forked case opens its own */
-  int reply_fd;  /* replies from the server */
+  pid_t owner;  /* the process that opened it: a forked case opens its own */
+  int reply_fd; /* replies from the server */
   int request_fd;
-  pid_t server;  /* CTest runs: the server we started (0 when scale grade started it) */
+  pid_t server; /* CTest runs: the server we started (0 when scale grade started it) */
   uint64_t nonce;
   uint32_t seq;
 } channel = {0, -1, -1, 0, 0, 0};
@@ -116,8 +116,8 @@ static void server_fate(char *out, size_t size) {
     snprintf(out, size, ": it exited with status %d before returning", WEXITSTATUS(status));
 }
 
-double grading_call(uint32_t fn, const char *name, const char *arg_kinds,
-                    const grading_value *args, uint32_t n_args) {
+double grading_call(uint32_t fn, const char *name, const char *arg_kinds, const grading_value *args,
+                    uint32_t n_args) {
   open_channel();
   grading_request request;
   memset(&request, 0, sizeof request);
@@ -125,7 +125,8 @@ double grading_call(uint32_t fn, const char *name, const char *arg_kinds,
   request.seq = ++channel.seq;
   request.fn = fn;
   request.n_args = n_args;
-  for (uint32_t i = 0; i < n_args && i < GRADING_MAX_ARGS; i++) request.args[i] = args[i];
+  for (uint32_t i = 0; i < n_args && i < GRADING_MAX_ARGS; i++)
+    request.args[i] = args[i];
   grading_reply reply;
   char call[512], fate[128];
   if (!grading_write_full(channel.request_fd, &request, sizeof request) ||
@@ -155,8 +156,9 @@ void grading_report(void *runner_ptr, int fd) {
     const char *verdict = type == CK_PASS ? "ok" : type == CK_FAILURE ? "fail" : "error";
     /* The parts are known only for a case that ran to its end (not one a reply ended). */
     const char *msg = type == CK_PASS ? "" : tr_msg(r);
-    int ended = type == CK_PASS || (msg && strncmp(msg, GRADING_NO_REPLY, strlen(GRADING_NO_REPLY)) &&
-                                    strncmp(msg, GRADING_BAD_REPLY, strlen(GRADING_BAD_REPLY)));
+    int ended =
+        type == CK_PASS || (msg && strncmp(msg, GRADING_NO_REPLY, strlen(GRADING_NO_REPLY)) &&
+                            strncmp(msg, GRADING_BAD_REPLY, strlen(GRADING_BAD_REPLY)));
     fprintf(out, "%s\t%s\t%s\t", tr_tcname(r), verdict,
             ended && type != CK_ERROR ? grading_case_parts() : "value=fail");
     for (const char *m = type == CK_PASS ? "" : tr_msg(r); m && *m; m++)

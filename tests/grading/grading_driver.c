@@ -35,8 +35,7 @@ int main(void) {
     reply.seq = request.seq;
     reply.fn = request.fn;
     reply.value = NAN;
-    if (request.fn < grading_n_functions &&
-        request.n_args == grading_functions[request.fn].n_args)
+    if (request.fn < grading_n_functions && request.n_args == grading_functions[request.fn].n_args)
       reply.value = grading_functions[request.fn].call(request.args);
     if (!grading_write_full(out, &reply, sizeof reply)) return 125;
   }
