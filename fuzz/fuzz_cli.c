@@ -6,7 +6,7 @@
  * Input: the arguments, separated by NUL bytes; the first is the subcommand (hw, model, train,
  * infer, roofline, collective, plan), as `scale` would pass argv + 1. Each argument is its own
  * allocation, so AddressSanitizer sees a read past any of them. Hardware and models are the
- * shipped ones (SCALE_DATA_DIR is the source tree), and the working folder is the source tree,
+ * shipped ones (SCALE_DATA_DIR is the source tree), and the command runs in the source tree,
  * so that a seed can name a hostile data file of the corpus by a relative path
  * (`--hw ./fuzz/corpus/ini_hardware/hostile-pod_y-1e308`). stdout and stderr go to temporary
  * files.
@@ -44,11 +44,14 @@ static const struct {
 };
 
 static int out_fd = -1, err_fd = -1;
+static int source_fd = -1, cwd_fd = -1; /* the source tree; the fuzzer's own working folder */
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc, (void)argv;
   setenv("SCALE_DATA_DIR", FUZZ_SOURCE_DIR, 1);
-  if (chdir(FUZZ_SOURCE_DIR) != 0) fuzz_fail("cannot enter %s", FUZZ_SOURCE_DIR);
+  source_fd = open(FUZZ_SOURCE_DIR, O_RDONLY);
+  cwd_fd = open(".", O_RDONLY);
+  if (source_fd < 0 || cwd_fd < 0) fuzz_fail("cannot open %s or the working folder", FUZZ_SOURCE_DIR);
   fuzz_keep_reports();
   char dir[512], path[1024];
   fuzz_tmpdir(dir, sizeof dir);
@@ -233,7 +236,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int saved_out = dup(1), saved_err = dup(2);
     if (ftruncate(out_fd, 0) || ftruncate(err_fd, 0)) fuzz_fail("cannot truncate the captures");
     dup2(out_fd, 1), dup2(err_fd, 2);
+    /* In the source tree only while the command runs: libFuzzer's relative paths (corpus
+     * folders, -jobs logs) stay relative to where it was started. */
+    if (fchdir(source_fd) != 0) fuzz_fail("cannot enter %s", FUZZ_SOURCE_DIR);
     int rc = run(argc, argv);
+    if (fchdir(cwd_fd) != 0) fuzz_fail("cannot return to the working folder");
     fflush(stdout), fflush(stderr);
     dup2(saved_out, 1), dup2(saved_err, 2);
     close(saved_out), close(saved_err);
