@@ -37,7 +37,8 @@ typedef struct {
   double memory_bytes;    /**< RLIMIT_AS (0: none) */
   double output_bytes;    /**< RLIMIT_FSIZE (0: none) */
   double tmp_bytes;       /**< size of its private /tmp (isolated only; 0: 16 MiB) */
-  unsigned n_procs;       /**< RLIMIT_NPROC (isolated and root only: the uid is its own) */
+  unsigned n_procs;       /**< RLIMIT_NPROC (isolated under a root grader only: the uid is then
+                               the student's own; elsewhere it would count the user's programs) */
   unsigned outside_uid;   /**< the uid its files belong to outside (root: a per-student uid) */
   bool isolate;           /**< namespaces as above; false: rlimits and a process group only */
 } sandbox_spec;
