@@ -53,19 +53,7 @@ static void usage(FILE *out) {
           "  --threads N  threads of the multi-thread runs (default: every online CPU)\n");
 }
 
-#ifndef SCALE_HAVE_OPENBLAS
-
-int cli_cmd_measure(int argc, char **argv) {
-  for (int i = 1; i < argc; i++)
-    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      usage(stdout);
-      return CLI_EXIT_OK;
-    }
-  return cli_fail("measure: this scale was built without OpenBLAS (install libopenblas-dev "
-                  "and configure again)");
-}
-
-#else
+#ifdef SCALE_HAVE_OPENBLAS
 
 /* ==== the machine, as the operating system reports it ========================================= */
 
@@ -684,38 +672,11 @@ static void write_json(FILE *out, const measurement *r) {
   cli_json_finish(&j);
 }
 
-int cli_cmd_measure(int argc, char **argv) {
-  enum { OPT_QUICK = 256, OPT_OUT, OPT_JSON, OPT_THREADS };
-  static const struct option options[] = {{"quick", no_argument, NULL, OPT_QUICK},
-                                          {"out", required_argument, NULL, OPT_OUT},
-                                          {"json", no_argument, NULL, OPT_JSON},
-                                          {"threads", required_argument, NULL, OPT_THREADS},
-                                          {"help", no_argument, NULL, 'h'},
-                                          {NULL, 0, NULL, 0}};
+/* The measurement itself, once the options are known. */
+static int measure_run(bool quick, const char *out_path, bool json, double threads) {
   static measurement r; /* large: keep it off the stack */
   memset(&r, 0, sizeof r);
-  const char *out_path = NULL;
-  bool json = false;
-  double threads = 0;
-  cli_getopt_reset();
-  int c;
-  while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-    switch (c) {
-    case OPT_QUICK: r.quick = true; break;
-    case OPT_OUT: out_path = optarg; break;
-    case OPT_JSON: json = true; break;
-    case OPT_THREADS:
-      if (!cli_parse_number("threads", optarg, SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER, &threads))
-        return CLI_EXIT_USAGE;
-      if (threads > 256) return cli_usage("--threads: at most 256, got %s", optarg);
-      break;
-    case 'h': usage(stdout); return CLI_EXIT_OK;
-    default: return cli_bad_option("measure", argv);
-    }
-  }
-  if (optind < argc) return cli_usage("measure: unexpected argument '%s'", argv[optind]);
-  if (out_path && !out_path[0]) return cli_usage("--out: empty file name");
-
+  r.quick = quick;
   /* Open the output first: a path that cannot be written fails now, not after the sweep. */
   FILE *out_file = NULL;
   if (out_path && !(out_file = fopen(out_path, "w")))
@@ -776,3 +737,43 @@ int cli_cmd_measure(int argc, char **argv) {
 }
 
 #endif
+
+int cli_cmd_measure(int argc, char **argv) {
+  enum { OPT_QUICK = 256, OPT_OUT, OPT_JSON, OPT_THREADS };
+  static const struct option options[] = {{"quick", no_argument, NULL, OPT_QUICK},
+                                          {"out", required_argument, NULL, OPT_OUT},
+                                          {"json", no_argument, NULL, OPT_JSON},
+                                          {"threads", required_argument, NULL, OPT_THREADS},
+                                          {"help", no_argument, NULL, 'h'},
+                                          {NULL, 0, NULL, 0}};
+  bool quick = false;
+  const char *out_path = NULL;
+  bool json = false;
+  double threads = 0;
+  cli_getopt_reset();
+  int c;
+  while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+    switch (c) {
+    case OPT_QUICK: quick = true; break;
+    case OPT_OUT: out_path = optarg; break;
+    case OPT_JSON: json = true; break;
+    case OPT_THREADS:
+      if (!cli_parse_number("threads", optarg, SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER, &threads))
+        return CLI_EXIT_USAGE;
+      if (threads > 256) return cli_usage("--threads: at most 256, got %s", optarg);
+      break;
+    case 'h': usage(stdout); return CLI_EXIT_OK;
+    default: return cli_bad_option("measure", argv);
+    }
+  }
+  if (optind < argc) return cli_usage("measure: unexpected argument '%s'", argv[optind]);
+  if (out_path && !out_path[0]) return cli_usage("--out: empty file name");
+
+#ifdef SCALE_HAVE_OPENBLAS
+  return measure_run(quick, out_path, json, threads);
+#else
+  (void)quick, (void)json, (void)threads;
+  return cli_fail("measure: this scale was built without OpenBLAS (install libopenblas-dev "
+                  "and configure again)");
+#endif
+}

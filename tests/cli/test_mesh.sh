@@ -13,6 +13,7 @@ MPIRUN=${2:-$(command -v mpirun || command -v mpiexec || true)}
 if [ ! -x "$MESH" ] || [ -z "$MPIRUN" ]; then
   echo "test_mesh: skipped: no scale-mesh or no mpirun (install openmpi-bin libopenmpi-dev and configure again)"
   finish
+  exit $?
 fi
 
 # Open MPI refuses root without these (CI runs as root), and more ranks than cores without
