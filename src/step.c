@@ -457,8 +457,9 @@ static void model_counts(const scale_model *m, double *n_params, double *n_activ
                          double *layer_weight) {
   *n_params = scale_transformer_n_params(m);
   *n_active = scale_transformer_n_active_params(m);
-  *layer_weight = scale_transformer_n_attention_params(m) +
-                  scale_transformer_n_mlp_params(m) / (double)m->n_layers;
+  /* an average layer: every parameter but the embeddings, over the layers (MoE experts
+   * included; n_mlp_params() is one dense layer's MLP already, not the model's) */
+  *layer_weight = (*n_params - scale_transformer_n_embedding_params(m)) / (double)m->n_layers;
 }
 
 static bool make_ctx(const scale_step_job *j, const scale_step_params *p, ctx *c) {

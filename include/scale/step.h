@@ -348,7 +348,7 @@ typedef struct {
   int dtype, attention;
   bool bound;
   double n_params, n_active_params;    /**< the model's counts */
-  double layer_weight_params;          /**< attention + MLP params of an average layer */
+  double layer_weight_params;          /**< params of an average layer (embeddings apart) */
   int n_used, next;                    /**< entries filled; the one to replace next */
   double key[SCALE_STEP_CACHE_SLOTS][5];
   double fwd[SCALE_STEP_CACHE_SLOTS][SCALE_STEP_OP_COUNT];

@@ -285,8 +285,9 @@ static void json_entry(cli_json *j, const char *key, const scale_plan_entry *e,
   cli_json_object_end(j);
 }
 
-static void print_entry(int rank, const scale_plan_entry *e, double chips, const char *command) {
-  char layout[200], step[32], mem[32], time[32], cost[32];
+static void print_entry(int rank, const scale_plan_entry *e, double chips, const char *command,
+                        const scale_train_problem *p) {
+  char layout[200], step[32], mem[32], time[32], cost[32], bound[32];
   const scale_train_result *r = &e->result;
   scale_plan_layout_str(&e->layout, layout, sizeof layout);
   printf("%2d. %s\n", rank, layout);
@@ -298,6 +299,14 @@ static void print_entry(int rank, const scale_plan_entry *e, double chips, const
     printf(", run %s", scale_format(time, sizeof time, r->train_time_s, NULL, SCALE_FMT_TIME));
   if (isfinite(r->cost_usd))
     printf(", $%s", scale_format(cost, sizeof cost, r->cost_usd, "", SCALE_FMT_SI));
+  if (r->step_model) { /* the book's ideal of the same layout, beside the prediction */
+    scale_train_problem ideal = *p;
+    ideal.step_params = NULL;
+    scale_train_result b;
+    scale_train_eval(&ideal, &e->layout, &b);
+    printf("\n    roofline bound: step %s, MFU %.1f%%",
+           scale_format(bound, sizeof bound, b.step_time_s, NULL, SCALE_FMT_TIME), b.mfu * 100.0);
+  }
   printf("\n    %s\n", command);
 }
 
@@ -398,8 +407,10 @@ static int plan_train(int argc, char **argv) {
              model.display_name, chip.display_name, scale_plan_objective_name(a.opts.objective),
              candidates, evaluated, rate, best->n_threads_used);
       printf("model: %s\n", cli_cost_model_name(&chip, a.roofline));
+      scale_train_problem shown = scale_train_problem_make(&model, &chip, best_chips, a.batch, a.seq);
+      shown.train_tokens = a.tokens;
       for (int i = 0; i < best->n_ranked; i++)
-        print_entry(i + 1, &best->ranked[i], best_chips, cmd[i]);
+        print_entry(i + 1, &best->ranked[i], best_chips, cmd[i], &shown);
       if (why[0]) printf("why: %s\n", why);
       printf("pruned:");
       for (int i = 0; i < SCALE_PLAN_PRUNE_COUNT; i++)

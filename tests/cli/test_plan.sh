@@ -110,6 +110,7 @@ expect_out '--tp-axes 2' "a layout with TP over two torus axes prints --tp-axes 
 expect_out 'model: roofline' "names the roofline"
 run "$SCALE" plan train --model llama-3-70b --hw tpu-v5p --chips 8960 --batch-tokens 4194304 --seq 4096
 expect_out 'model: calibrated step model' "names the step model"
+expect_out '^    roofline bound: step [0-9.]+ [mµ]?s, MFU [0-9.]+%$' "each layout beside its roofline bound"
 if grep -q 'axises' "$TMP/out"; then fail "'axises' in the plan"; else pass; fi
 expect_usage_error "roofline with efficiency" "$SCALE" plan train --model llama-3-8b --hw tpu-v5e --chips 8 --batch-tokens 1M --seq 4096 --roofline --efficiency 0.5
 finish

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "scale/step.h"
+#include "scale/transformer.h"
 #include "scale_check.h"
 
 static scale_chip chip(const char *name) {
@@ -347,6 +348,28 @@ START_TEST(forward_decode_hand) {
 }
 END_TEST
 
+/* ZeRO-3 gathers a layer's weights twice and reduce-scatters its gradients, per microbatch and
+ * layer: an average layer holds (N - embeddings) / L parameters (LLaMA-2-7B: (6.738e9 -
+ * 2 x 32000 x 4096) / 32 = 2.024e8), 16-bit, over tp. A regression: it once used the attention
+ * plus one MLP divided by L (5x too few bytes). */
+START_TEST(rule_zero3_gathers_whole_layers) {
+  fixture f = job_910b(8, 1, 1, 1);
+  f.j.zero = 3;
+  scale_step_result r = eval(&f);
+  scale_step_params p = scale_step_params_prior();
+  double layer = (scale_transformer_n_params(&f.m) - scale_transformer_n_embedding_params(&f.m)) /
+                 (double)f.m.n_layers * 2.0;
+  ck_assert(layer > 3.9e8 && layer < 4.2e8);
+  double w;
+  scale_step_net net = scale_step_group_net(&f.c, 1, 8, &w);
+  double one = 2 * scale_step_collective_s(&p, net, w, SCALE_COLL_ALL_GATHER, 8, layer) +
+               scale_step_collective_s(&p, net, w, SCALE_COLL_REDUCE_SCATTER, 8, layer);
+  double m = 1024.0 / 8.0; /* gbs / (dp mbs) */
+  scale_check_rel(r.comm_s[SCALE_STEP_COMM_FSDP], m * f.m.n_layers * one, 1e-12, "s",
+                  "2 all-gathers + 1 reduce-scatter of a whole layer, per microbatch and layer");
+}
+END_TEST
+
 static Suite *step_suite(void) {
   Suite *s = suite_create("step");
   const scale_check_case cases[] = {
@@ -367,6 +390,7 @@ static Suite *step_suite(void) {
       {"params_file_strict", params_file_strict},
       {"param_ranges_hold_priors", param_ranges_hold_priors},
       {"forward_decode_hand", forward_decode_hand},
+      {"rule_zero3_gathers_whole_layers", rule_zero3_gathers_whole_layers},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return s;
