@@ -342,9 +342,6 @@ static scale_status make_build_dir(const scale_grade_options *options, const cha
   }
   char resolved[4096];
   if (realpath(build, resolved)) copy(build, size, resolved);
-  /* The sandbox's first process resolves paths below it as the student's uid (it holds no
-   * rights over the grader's files): let it pass, without listing. */
-  chmod(build, 0711);
   return SCALE_OK;
 }
 

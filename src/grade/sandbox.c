@@ -41,8 +41,10 @@
 #include <sys/syscall.h>
 #endif
 
-/* The uid and gid of the program inside its user namespace: not 0, so exec drops capabilities. */
+/* The uid and gid of the program inside its user namespace: not 0, so exec drops capabilities;
+ * and of a root grader inside it while the first process builds the root (not 0 either). */
 #define INSIDE_ID 1000
+#define GRADER_ID 2000
 
 static void set_limit(int resource, double value) {
   if (!(value > 0.0)) return;
@@ -374,13 +376,16 @@ static int sandbox_init(void *arg) {
   char go = 0;
   if (read(a->go_fd, &go, 1) != 1 || go != 'g') _exit(125);
   close(a->go_fd);
+  /* The root is built while this process still has the grader's own uid outside (not yet
+   * mapped inside: its files' owner checks pass), so the grader's folders are reached whatever
+   * the modes of the folders above them; then it becomes the student's uid for good. */
+  if (!build_root(a->spec)) {
+    dprintf(2, "scale grade: the sandbox's root could not be built: %s\n", strerror(errno));
+    _exit(125);
+  }
   if (setresgid(INSIDE_ID, INSIDE_ID, INSIDE_ID) != 0 ||
       setresuid(INSIDE_ID, INSIDE_ID, INSIDE_ID) != 0) {
     dprintf(2, "scale grade: the sandbox has no uid: %s\n", strerror(errno));
-    _exit(125);
-  }
-  if (!build_root(a->spec)) {
-    dprintf(2, "scale grade: the sandbox's root could not be built: %s\n", strerror(errno));
     _exit(125);
   }
   pid_t program = fork();
@@ -439,14 +444,25 @@ static bool start_isolated(const sandbox_spec *spec, sandbox_proc *proc, char *w
     close(status[0]);
     return false;
   }
-  char path[64], map[64];
+  char path[64], map[128];
   snprintf(path, sizeof path, "/proc/%ld/setgroups", (long)pid);
   write_text(path, "deny");
   bool mapped = true;
-  snprintf(map, sizeof map, "%d %u 1\n", INSIDE_ID, spec->outside_uid);
+  /* The student is INSIDE_ID. A root grader also maps itself, as GRADER_ID (never 0): the first
+   * process builds the root as the grader (the files it makes must have a mapped owner), then
+   * leaves that uid for good; an unprivileged grader can map only its own uid, which is then
+   * both. */
+  if (getuid() == 0)
+    snprintf(map, sizeof map, "%d %u 1\n%d 0 1\n", INSIDE_ID, spec->outside_uid, GRADER_ID);
+  else
+    snprintf(map, sizeof map, "%d %u 1\n", INSIDE_ID, (unsigned)getuid());
   snprintf(path, sizeof path, "/proc/%ld/uid_map", (long)pid);
   mapped = mapped && write_text(path, map);
-  snprintf(map, sizeof map, "%d %u 1\n", INSIDE_ID, getuid() == 0 ? spec->outside_uid : getgid());
+  if (getuid() == 0)
+    snprintf(map, sizeof map, "%d %u 1\n%d %u 1\n", INSIDE_ID, spec->outside_uid, GRADER_ID,
+             (unsigned)getgid());
+  else
+    snprintf(map, sizeof map, "%d %u 1\n", INSIDE_ID, (unsigned)getgid());
   snprintf(path, sizeof path, "/proc/%ld/gid_map", (long)pid);
   mapped = mapped && write_text(path, map);
   if (!mapped || write(go[1], "g", 1) != 1) {

@@ -22,7 +22,8 @@ trap 'rm -rf "$tmp"' EXIT
 now() { date +%s.%N; }
 seconds() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", b - a}'; }
 per() { awk -v t="$1" -v n="$2" 'BEGIN {printf "%.1f", t / n}'; }
-max=$(grep -v '^#' "$root/tests/rubric.tsv" | awk -F'\t' 'NF >= 4 {s += $3} END {printf "%g", s}')
+max=$(grep -v '^#' "$root/tests/rubric.tsv" |
+  awk -F'\t' 'NF >= 4 {n = split($3, p, "+"); s += p[1] + (n > 1 ? p[2] : 0)} END {printf "%g", s}')
 ids=$(grep -v '^#' "$root/tests/rubric.tsv" | awk -F'\t' 'NF >= 4' | wc -l | tr -d ' ')
 cores=$(nproc 2>/dev/null || echo '?')
 echo "grade_bench: $ids exercises ($max points), $cores cores, class of $n, --jobs $jobs"

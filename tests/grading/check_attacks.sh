@@ -23,8 +23,7 @@ if [ -z "$scale" ] || [ -z "$root" ]; then
   echo "usage: sh check_attacks.sh /path/to/scale /path/to/source" >&2
   exit 2
 fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/scale-attacks.XXXXXX") || exit 2
-chmod 755 "$tmp"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/scale-attacks.XXXXXX") || exit 2 # mode 0700: the sandbox must cope
 trap 'pkill -9 -x scale-attacker 2>/dev/null; rm -rf "$tmp"' EXIT
 passed=0
 failed=0
