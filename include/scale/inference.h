@@ -151,7 +151,8 @@ double scale_infer_max_tp_memory_bound(double d_ff, double batch, double beta);
  *
  * Units:  d_ff [elements], n_axes [count], alpha [FLOP/byte] -> [count].
  * Domain: all > 0; NaN otherwise.
- * Book:   ch. 7 prefill rule (F / 2550); ch. 8: 2 x 28672 / 2550 = 22.
+ * Book:   ch. 7 prefill rule (F / 2200 in edition c7a26c6; the older one used 2550); ch. 8:
+ *         2 x 28672 / 2200 = 26.
  */
 double scale_infer_max_tp_compute_bound(double d_ff, double n_axes, double alpha);
 

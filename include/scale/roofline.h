@@ -89,7 +89,8 @@ scale_status scale_channel_parse(const char *text, scale_channel *out);
 
 /** Bandwidth of 'channel' on 'chip' [bytes/s]; NaN where the chip has no such channel.
  *
- * Book: ch. 2 tables; v5e HBM 8.1e11, ICI 4.5e10 one-way / 9e10 bidi, PCIe 1.5e10.
+ * Book: ch. 2 tables (edition c7a26c6); v5e HBM 8.2e11, ICI 4.5e10 one-way / 9e10 bidi, PCIe
+ *       1.6e10 (the older edition printed 8.1e11 and 1.5e10).
  */
 double scale_roofline_channel_bytes_per_s(const scale_chip *chip, scale_channel channel);
 
@@ -181,8 +182,8 @@ scale_roofline_estimate scale_roofline_matmul_eval(const scale_chip *chip, const
  * (C_bf16 / W) * (bits per param / bits per activation) rule when int8 compute doubles C.
  *
  * Units:  -> [count].  Domain: NaN if the chip lacks the rate or HBM bandwidth.
- * Book:   ch. 1: bf16 240 (v5e); Q1 int8 x int8 486 / 2 = 243; Q2 int8 weights, bf16 compute
- *         120; Q5 H100 298.
+ * Book:   ch. 1 (edition c7a26c6): bf16 240 (v5e); Q1 int8 x int8 480 / 2 = 240; Q2 int8
+ *         weights, bf16 compute 120; Q5 H100 295 (the older edition: 486 / 243 and 298).
  */
 double scale_roofline_critical_batch(const scale_chip *chip, scale_dtype weight_dtype,
                                      scale_dtype compute_dtype);
@@ -194,8 +195,8 @@ double scale_roofline_critical_batch(const scale_chip *chip, scale_dtype weight_
  * Units:  [FLOP/s], [bytes/s] -> [count].
  * Domain: positive rates and dims; NaN otherwise; +inf when no batch is compute-bound
  *         (per-example weights, or activations alone outrun the intensity).
- * Book:   ch. 2 Q4 (int8 16384x4096 on v5e: the book prints B > 271; exact is 262.7 with
- *         8.1e11) and its VMEM variant; ch. 2 Q3 (PCIe, v6e).
+ * Book:   ch. 2 Q4 (int8 16384x4096 on v5e: the book prints B > 267; exact is 259.25 with
+ *         8.2e11) and its VMEM variant; ch. 2 Q3 (PCIe, v6e).
  */
 double scale_roofline_matmul_critical_batch(const scale_matmul *mm, double flops_per_s,
                                             double bytes_per_s);
