@@ -20,6 +20,11 @@
 #include "scale/sharding.h"
 #include "scale/plot.h"
 #include "scale/plan.h"
+#include "scale/step.h"
+#include "scale/calibrate.h"
+#include "scale/measurements.h"
+#include "scale/measure.h"
+#include "scale/hybrid.h"
 
 #define SCALE_VERSION_MAJOR 0
 #define SCALE_VERSION_MINOR 1

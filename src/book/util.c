@@ -531,7 +531,7 @@ static const struct book_sources *listing_tree(book_ctx *bx) {
   if (!s->tree_listed) {
     s->tree_listed = true;
     list_tree_dir(bx, "src", ".c");
-    static const char *const subdirs[] = {"src/book", "src/cli", "src/grade"};
+    static const char *const subdirs[] = {"src/book", "src/cli", "src/grade", "src/mesh"};
     for (size_t i = 0; i < sizeof subdirs / sizeof subdirs[0]; i++)
       list_tree_dir(bx, subdirs[i], ".c");
     list_tree_dir(bx, "include/scale", ".h");
