@@ -46,6 +46,7 @@ static void exchange(mesh_rank *m, MPI_Comm comm, const double *send, int to, do
   m->sent_bytes += (double)count * sizeof(double);
 }
 
+/* [listing:ring-allgather] */
 void mesh_all_gather(mesh_rank *m, MPI_Comm comm, const double *in, double *out, size_t count) {
   int r, n;
   MPI_Comm_rank(comm, &r);
@@ -58,7 +59,9 @@ void mesh_all_gather(mesh_rank *m, MPI_Comm comm, const double *in, double *out,
              left, count);
   }
 }
+/* [/listing:ring-allgather] */
 
+/* [listing:ring-reduce-scatter] */
 void mesh_reduce_scatter(mesh_rank *m, MPI_Comm comm, double *in, double *out, size_t count) {
   int r, n;
   MPI_Comm_rank(comm, &r);
@@ -77,6 +80,7 @@ void mesh_reduce_scatter(mesh_rank *m, MPI_Comm comm, double *in, double *out, s
   memcpy(out, in + (size_t)r * count, count * sizeof *out);
   free(tmp);
 }
+/* [/listing:ring-reduce-scatter] */
 
 void mesh_all_reduce(mesh_rank *m, MPI_Comm comm, double *buf, size_t count) {
   double *mine = malloc((count ? count : 1) * sizeof *mine);
