@@ -662,10 +662,10 @@ void scale_step_eval_cached(const scale_step_job *job, const scale_step_params *
   double w;
   out->net[SCALE_STEP_COMM_PP] =
       comm_net(job, SCALE_STEP_COMM_PP, job->tp * job->cp * job->dp, job->pp, &w);
+  scale_step_net pp_net = out->net[SCALE_STEP_COMM_PP];
   double send = job->pp > 1 ? 2 * job->vp *
-                                  scale_step_send_s(params, out->net[SCALE_STEP_COMM_PP],
-                                                    send_bytes_per_s(job->chip,
-                                                                     out->net[SCALE_STEP_COMM_PP], w),
+                                  scale_step_send_s(params, pp_net,
+                                                    send_bytes_per_s(job->chip, pp_net, w),
                                                     c.t_sp * c.d * c.act_bytes)
                             : 0;
   out->comm_s[SCALE_STEP_COMM_PP] = out->exposed_s[SCALE_STEP_COMM_PP] = m * send;

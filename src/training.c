@@ -727,7 +727,8 @@ static const char *step_reason(const scale_step_result *s, int *worst) {
   case SCALE_STEP_COMM_TP:
     return "tensor-parallel all-reduces sit on the critical path (measured latency and bandwidth "
            "of the network TP crosses)";
-  case SCALE_STEP_COMM_CP: return "the context-parallel exchange outlasts the attention it hides under";
+  case SCALE_STEP_COMM_CP:
+    return "the context-parallel exchange outlasts the attention it hides under";
   case SCALE_STEP_COMM_FSDP: return "ZeRO-3 gathers outlast the compute they are prefetched under";
   case SCALE_STEP_COMM_EP: return "MoE all-to-alls sit on the critical path";
   case SCALE_STEP_COMM_PP: return "pipeline sends per microbatch and virtual stage add up";
@@ -861,136 +862,137 @@ void scale_train_eval_cached(const scale_train_problem *problem, const scale_lay
   double bw[SCALE_TRAIN_DIM_COUNT];
   int busiest = 0;
   if (!step) {
-  for (int d = 0; d < SCALE_TRAIN_DIM_COUNT; d++) {
-    double tree = tree_bandwidth(chip, l, (scale_train_dim)d);
-    bw[d] = isnan(tree) ? link_bandwidth(chip, l, (scale_train_dim)d) : tree;
-  }
-  double tokens = out->tokens_per_chip;
-  bool block_remat = l->remat == SCALE_REMAT_BLOCK;
-  double grad_shard = zero >= 1 ? fsdp : 1.0; /* gradients are reduced-scattered first */
-
-  /* FSDP (ZeRO-3): AllGather the layer's weights in the forward pass and again
-   * in the backward pass, ReduceScatter its gradients, once per microbatch
-   * (book: "4DF + 8DF" per MLP layer of 2DF weights). ZeRO-1/2: ReduceScatter
-   * gradients and AllGather the updated weights once per step (the same volume
-   * as DP's AllReduce). */
-  if (fsdp > 1.0) {
-    double vw = layer_params * w, vg = layer_params * g;
-    double stage_w = stage_params * w, stage_g = stage_params * g;
-    if (zero >= 3) {
-      set_comm(&out->comm[SCALE_TRAIN_COMM_FSDP_ALL_GATHER], SCALE_TRAIN_DIM_FSDP,
-               l->link[SCALE_TRAIN_DIM_FSDP], bw[SCALE_TRAIN_DIM_FSDP], vw * micro, vw * micro,
-               2.0 * stage_w * micro);
-      set_comm(&out->comm[SCALE_TRAIN_COMM_FSDP_REDUCE_SCATTER], SCALE_TRAIN_DIM_FSDP,
-               l->link[SCALE_TRAIN_DIM_FSDP], bw[SCALE_TRAIN_DIM_FSDP], 0.0, vg * micro,
-               stage_g * micro);
-    } else {
-      set_comm(&out->comm[SCALE_TRAIN_COMM_FSDP_ALL_GATHER], SCALE_TRAIN_DIM_FSDP,
-               l->link[SCALE_TRAIN_DIM_FSDP], bw[SCALE_TRAIN_DIM_FSDP], 0.0, vw, stage_w);
-      set_comm(&out->comm[SCALE_TRAIN_COMM_FSDP_REDUCE_SCATTER], SCALE_TRAIN_DIM_FSDP,
-               l->link[SCALE_TRAIN_DIM_FSDP], bw[SCALE_TRAIN_DIM_FSDP], 0.0, vg, stage_g);
+    for (int d = 0; d < SCALE_TRAIN_DIM_COUNT; d++) {
+      double tree = tree_bandwidth(chip, l, (scale_train_dim)d);
+      bw[d] = isnan(tree) ? link_bandwidth(chip, l, (scale_train_dim)d) : tree;
     }
-  }
-  /* DP: AllReduce of the gradients (of the FSDP shard under hybrid sharding)
-   * once per step, 2V (book: "0 + 8DF" per MLP layer). Over DCN V is the chip's
-   * own shard, so the book's 2 x 2 x 2 DF / (M W_dcn) comes out. */
-  if (dp > 1.0) {
-    double vg = layer_params * g / grad_shard;
-    set_comm(&out->comm[SCALE_TRAIN_COMM_DP_ALL_REDUCE], SCALE_TRAIN_DIM_DP,
-             l->link[SCALE_TRAIN_DIM_DP], bw[SCALE_TRAIN_DIM_DP], 0.0, 2.0 * vg,
-             2.0 * stage_params * g / grad_shard);
-  }
-  /* CP ranks hold the same weights: their gradients are AllReduced too. */
-  if (cp > 1.0) {
-    double vg = layer_params * g / (zero >= 2 ? fsdp : 1.0);
-    set_comm(&out->comm[SCALE_TRAIN_COMM_CP_ALL_REDUCE], SCALE_TRAIN_DIM_CP,
-             l->link[SCALE_TRAIN_DIM_CP], bw[SCALE_TRAIN_DIM_CP], 0.0, 2.0 * vg,
-             2.0 * stage_params * g / (zero >= 2 ? fsdp : 1.0));
-  }
-  /* TP: each block AllGathers its [tokens, D] input and ReduceScatters its
-   * output, forward and backward (book: "4BD + 4BD" per MLP block); two blocks
-   * per transformer layer. With block remat the forward collectives run again
-   * during the backward pass. */
-  if (tp > 1.0) {
-    double blocks;
-    if (m->arch == SCALE_ARCH_MAMBA2)
-      blocks = m->d_ff > 0 ? 2.0 : 1.0;
-    else
-      blocks = 2.0;
-    double v_act = blocks * tokens * d_model * a;
-    double bwd = block_remat ? 2.0 * v_act : v_act;
-    set_comm(&out->comm[SCALE_TRAIN_COMM_TP_ALL_GATHER], SCALE_TRAIN_DIM_TP,
-             l->link[SCALE_TRAIN_DIM_TP], bw[SCALE_TRAIN_DIM_TP], v_act, bwd,
-             (v_act + bwd) * layers_stage);
-    set_comm(&out->comm[SCALE_TRAIN_COMM_TP_REDUCE_SCATTER], SCALE_TRAIN_DIM_TP,
-             l->link[SCALE_TRAIN_DIM_TP], bw[SCALE_TRAIN_DIM_TP], v_act, bwd,
-             (v_act + bwd) * layers_stage);
-  }
-  /* PP: each stage sends its [tokens, D] activations forward and their
-   * gradients back, once per microbatch and virtual stage, split over the TP
-   * ranks (Megatron scatter/gather). */
-  if (pp > 1.0) {
-    double sent = tokens * d_model * a / tp * v;
-    double sbw = send_bandwidth(chip, l);
-    set_comm(&out->comm[SCALE_TRAIN_COMM_PP_SEND], SCALE_TRAIN_DIM_PP, l->link[SCALE_TRAIN_DIM_PP],
-             sbw, sent / layers_stage, sent / layers_stage, 2.0 * sent);
-  }
-  /* EP: dispatch and combine AllToAll of k copies of each token per MoE layer,
-   * forward and backward (Amer et al. section 2; DeepSeek-V3 section 3.2). */
-  if (ep > 1.0 && scale_model_is_moe(m)) {
-    double moe_frac = cache->n_moe_layers / layers;
-    double per_chip = tokens * c64(m->n_experts_active) * d_model * a / (l->sp ? tp : 1.0);
-    double vol = 2.0 * moe_frac * all_to_all_bytes(l->link[SCALE_TRAIN_DIM_EP], ep, per_chip);
-    double bwd = block_remat ? 2.0 * vol : vol;
-    set_comm(&out->comm[SCALE_TRAIN_COMM_EP_ALL_TO_ALL], SCALE_TRAIN_DIM_EP,
-             l->link[SCALE_TRAIN_DIM_EP], bw[SCALE_TRAIN_DIM_EP], vol, bwd,
-             (vol + bwd) * layers_stage);
-  }
-  /* CP: ring attention gathers the keys and values of the whole sequence (the
-   * AllGather of V = tokens cp 2KH bytes) forward, and again with their
-   * gradients backward; Ulysses AllToAlls Q, K, V and the output forward and
-   * backward. */
-  if (cp > 1.0 && m->arch != SCALE_ARCH_MAMBA2) {
-    double fwd, bwd;
-    if (l->cp_kind == SCALE_CP_ULYSSES) {
-      double h = c64(m->d_head), heads = c64(m->n_heads), kv = c64(m->n_kv_heads);
-      double per_chip = tokens * (2.0 * heads + 2.0 * kv) * h * a / tp;
-      fwd = all_to_all_bytes(l->link[SCALE_TRAIN_DIM_CP], cp, per_chip);
-      bwd = fwd;
-    } else {
-      double kv_token = scale_transformer_kv_bytes_per_token(m, l->act_dtype) / layers;
-      double kv_split = m->n_kv_heads > 0 ? fmin(tp, c64(m->n_kv_heads)) : 1.0;
-      fwd = tokens * cp * kv_token / kv_split;
-      bwd = 2.0 * fwd;
-    }
-    if (block_remat) bwd += fwd;
-    set_comm(&out->comm[SCALE_TRAIN_COMM_CP_ATTENTION], SCALE_TRAIN_DIM_CP,
-             l->link[SCALE_TRAIN_DIM_CP], bw[SCALE_TRAIN_DIM_CP], fwd, bwd,
-             (fwd + bwd) * layers_stage);
-  }
+    double tokens = out->tokens_per_chip;
+    bool block_remat = l->remat == SCALE_REMAT_BLOCK;
+    double grad_shard = zero >= 1 ? fsdp : 1.0; /* gradients are reduced-scattered first */
 
-  /* ---- resources: ICI axes per dimension; NVLink egress and DCN NICs shared
-   * ---- */
-  for (int i = 0; i < SCALE_TRAIN_LINK_COUNT + SCALE_TRAIN_DIM_COUNT; i++)
-    out->link_time_s[i] = 0.0;
-  double total = 0.0;
-  for (int i = 0; i < SCALE_TRAIN_COMM_COUNT; i++) {
-    scale_train_comm_cost *c = &out->comm[i];
-    if (!(c->step_bytes > 0.0)) continue;
-    int r = c->link == SCALE_TRAIN_LINK_ICI ? (int)c->dim : SCALE_TRAIN_DIM_COUNT + (int)c->link;
-    out->link_time_s[r] += c->step_time_s;
-    total += c->step_time_s;
-  }
-  for (int i = 1; i < SCALE_TRAIN_LINK_COUNT + SCALE_TRAIN_DIM_COUNT; i++)
-    if (out->link_time_s[i] > out->link_time_s[busiest]) busiest = i;
-  out->comms_time_s = out->link_time_s[busiest];
-  out->total_comms_time_s = total;
-  out->exposed_comms_time_s = fmax(0.0, out->comms_time_s - out->compute_time_s);
-  out->bubble_frac = scale_train_bubble_frac(l->schedule, pp, micro, v);
-  double busy = out->compute_time_s + out->exposed_comms_time_s;
-  out->bubble_time_s = busy * out->bubble_frac;
-  out->step_time_s = busy * (1.0 + out->bubble_frac);
-  out->step_time_no_overlap_s = (out->compute_time_s + total) * (1.0 + out->bubble_frac);
+    /* FSDP (ZeRO-3): AllGather the layer's weights in the forward pass and again
+     * in the backward pass, ReduceScatter its gradients, once per microbatch
+     * (book: "4DF + 8DF" per MLP layer of 2DF weights). ZeRO-1/2: ReduceScatter
+     * gradients and AllGather the updated weights once per step (the same volume
+     * as DP's AllReduce). */
+    if (fsdp > 1.0) {
+      double vw = layer_params * w, vg = layer_params * g;
+      double stage_w = stage_params * w, stage_g = stage_params * g;
+      if (zero >= 3) {
+        set_comm(&out->comm[SCALE_TRAIN_COMM_FSDP_ALL_GATHER], SCALE_TRAIN_DIM_FSDP,
+                 l->link[SCALE_TRAIN_DIM_FSDP], bw[SCALE_TRAIN_DIM_FSDP], vw * micro, vw * micro,
+                 2.0 * stage_w * micro);
+        set_comm(&out->comm[SCALE_TRAIN_COMM_FSDP_REDUCE_SCATTER], SCALE_TRAIN_DIM_FSDP,
+                 l->link[SCALE_TRAIN_DIM_FSDP], bw[SCALE_TRAIN_DIM_FSDP], 0.0, vg * micro,
+                 stage_g * micro);
+      } else {
+        set_comm(&out->comm[SCALE_TRAIN_COMM_FSDP_ALL_GATHER], SCALE_TRAIN_DIM_FSDP,
+                 l->link[SCALE_TRAIN_DIM_FSDP], bw[SCALE_TRAIN_DIM_FSDP], 0.0, vw, stage_w);
+        set_comm(&out->comm[SCALE_TRAIN_COMM_FSDP_REDUCE_SCATTER], SCALE_TRAIN_DIM_FSDP,
+                 l->link[SCALE_TRAIN_DIM_FSDP], bw[SCALE_TRAIN_DIM_FSDP], 0.0, vg, stage_g);
+      }
+    }
+    /* DP: AllReduce of the gradients (of the FSDP shard under hybrid sharding)
+     * once per step, 2V (book: "0 + 8DF" per MLP layer). Over DCN V is the chip's
+     * own shard, so the book's 2 x 2 x 2 DF / (M W_dcn) comes out. */
+    if (dp > 1.0) {
+      double vg = layer_params * g / grad_shard;
+      set_comm(&out->comm[SCALE_TRAIN_COMM_DP_ALL_REDUCE], SCALE_TRAIN_DIM_DP,
+               l->link[SCALE_TRAIN_DIM_DP], bw[SCALE_TRAIN_DIM_DP], 0.0, 2.0 * vg,
+               2.0 * stage_params * g / grad_shard);
+    }
+    /* CP ranks hold the same weights: their gradients are AllReduced too. */
+    if (cp > 1.0) {
+      double vg = layer_params * g / (zero >= 2 ? fsdp : 1.0);
+      set_comm(&out->comm[SCALE_TRAIN_COMM_CP_ALL_REDUCE], SCALE_TRAIN_DIM_CP,
+               l->link[SCALE_TRAIN_DIM_CP], bw[SCALE_TRAIN_DIM_CP], 0.0, 2.0 * vg,
+               2.0 * stage_params * g / (zero >= 2 ? fsdp : 1.0));
+    }
+    /* TP: each block AllGathers its [tokens, D] input and ReduceScatters its
+     * output, forward and backward (book: "4BD + 4BD" per MLP block); two blocks
+     * per transformer layer. With block remat the forward collectives run again
+     * during the backward pass. */
+    if (tp > 1.0) {
+      double blocks;
+      if (m->arch == SCALE_ARCH_MAMBA2)
+        blocks = m->d_ff > 0 ? 2.0 : 1.0;
+      else
+        blocks = 2.0;
+      double v_act = blocks * tokens * d_model * a;
+      double bwd = block_remat ? 2.0 * v_act : v_act;
+      set_comm(&out->comm[SCALE_TRAIN_COMM_TP_ALL_GATHER], SCALE_TRAIN_DIM_TP,
+               l->link[SCALE_TRAIN_DIM_TP], bw[SCALE_TRAIN_DIM_TP], v_act, bwd,
+               (v_act + bwd) * layers_stage);
+      set_comm(&out->comm[SCALE_TRAIN_COMM_TP_REDUCE_SCATTER], SCALE_TRAIN_DIM_TP,
+               l->link[SCALE_TRAIN_DIM_TP], bw[SCALE_TRAIN_DIM_TP], v_act, bwd,
+               (v_act + bwd) * layers_stage);
+    }
+    /* PP: each stage sends its [tokens, D] activations forward and their
+     * gradients back, once per microbatch and virtual stage, split over the TP
+     * ranks (Megatron scatter/gather). */
+    if (pp > 1.0) {
+      double sent = tokens * d_model * a / tp * v;
+      double sbw = send_bandwidth(chip, l);
+      set_comm(&out->comm[SCALE_TRAIN_COMM_PP_SEND], SCALE_TRAIN_DIM_PP,
+               l->link[SCALE_TRAIN_DIM_PP], sbw, sent / layers_stage, sent / layers_stage,
+               2.0 * sent);
+    }
+    /* EP: dispatch and combine AllToAll of k copies of each token per MoE layer,
+     * forward and backward (Amer et al. section 2; DeepSeek-V3 section 3.2). */
+    if (ep > 1.0 && scale_model_is_moe(m)) {
+      double moe_frac = cache->n_moe_layers / layers;
+      double per_chip = tokens * c64(m->n_experts_active) * d_model * a / (l->sp ? tp : 1.0);
+      double vol = 2.0 * moe_frac * all_to_all_bytes(l->link[SCALE_TRAIN_DIM_EP], ep, per_chip);
+      double bwd = block_remat ? 2.0 * vol : vol;
+      set_comm(&out->comm[SCALE_TRAIN_COMM_EP_ALL_TO_ALL], SCALE_TRAIN_DIM_EP,
+               l->link[SCALE_TRAIN_DIM_EP], bw[SCALE_TRAIN_DIM_EP], vol, bwd,
+               (vol + bwd) * layers_stage);
+    }
+    /* CP: ring attention gathers the keys and values of the whole sequence (the
+     * AllGather of V = tokens cp 2KH bytes) forward, and again with their
+     * gradients backward; Ulysses AllToAlls Q, K, V and the output forward and
+     * backward. */
+    if (cp > 1.0 && m->arch != SCALE_ARCH_MAMBA2) {
+      double fwd, bwd;
+      if (l->cp_kind == SCALE_CP_ULYSSES) {
+        double h = c64(m->d_head), heads = c64(m->n_heads), kv = c64(m->n_kv_heads);
+        double per_chip = tokens * (2.0 * heads + 2.0 * kv) * h * a / tp;
+        fwd = all_to_all_bytes(l->link[SCALE_TRAIN_DIM_CP], cp, per_chip);
+        bwd = fwd;
+      } else {
+        double kv_token = scale_transformer_kv_bytes_per_token(m, l->act_dtype) / layers;
+        double kv_split = m->n_kv_heads > 0 ? fmin(tp, c64(m->n_kv_heads)) : 1.0;
+        fwd = tokens * cp * kv_token / kv_split;
+        bwd = 2.0 * fwd;
+      }
+      if (block_remat) bwd += fwd;
+      set_comm(&out->comm[SCALE_TRAIN_COMM_CP_ATTENTION], SCALE_TRAIN_DIM_CP,
+               l->link[SCALE_TRAIN_DIM_CP], bw[SCALE_TRAIN_DIM_CP], fwd, bwd,
+               (fwd + bwd) * layers_stage);
+    }
+
+    /* ---- resources: ICI axes per dimension; NVLink egress and DCN NICs shared
+     * ---- */
+    for (int i = 0; i < SCALE_TRAIN_LINK_COUNT + SCALE_TRAIN_DIM_COUNT; i++)
+      out->link_time_s[i] = 0.0;
+    double total = 0.0;
+    for (int i = 0; i < SCALE_TRAIN_COMM_COUNT; i++) {
+      scale_train_comm_cost *c = &out->comm[i];
+      if (!(c->step_bytes > 0.0)) continue;
+      int r = c->link == SCALE_TRAIN_LINK_ICI ? (int)c->dim : SCALE_TRAIN_DIM_COUNT + (int)c->link;
+      out->link_time_s[r] += c->step_time_s;
+      total += c->step_time_s;
+    }
+    for (int i = 1; i < SCALE_TRAIN_LINK_COUNT + SCALE_TRAIN_DIM_COUNT; i++)
+      if (out->link_time_s[i] > out->link_time_s[busiest]) busiest = i;
+    out->comms_time_s = out->link_time_s[busiest];
+    out->total_comms_time_s = total;
+    out->exposed_comms_time_s = fmax(0.0, out->comms_time_s - out->compute_time_s);
+    out->bubble_frac = scale_train_bubble_frac(l->schedule, pp, micro, v);
+    double busy = out->compute_time_s + out->exposed_comms_time_s;
+    out->bubble_time_s = busy * out->bubble_frac;
+    out->step_time_s = busy * (1.0 + out->bubble_frac);
+    out->step_time_no_overlap_s = (out->compute_time_s + total) * (1.0 + out->bubble_frac);
   } /* !step */
 
   /* ---- memory per chip ---- */

@@ -73,7 +73,7 @@
   X(ICI_LATENCY_S, "ici_latency_s", "s", 1e-6, 1e-4, 5e-6, true,                                  \
     "TPU ICI latency per ring step (book ch. 3: ~1 us per hop, more per collective step)")         \
   X(ICI_BW_ETA, "ici_bw_eta", "1", 0.3, 0.95, 0.8, false,                                         \
-    "TPU ICI achieved fraction of link bandwidth (no TPU row ships yet: stays at its prior)")       \
+    "TPU ICI achieved fraction of link bandwidth (no TPU row ships yet: stays at its prior)") \
   X(ICI_HALF_BYTES, "ici_half_bytes", "bytes", 1e4, 1e8, 1e5, true,                               \
     "TPU ICI message size at which achieved bandwidth is half its asymptote")                      \
   X(STEP_S, "step_s", "s", 0, 1, 0.05, false,                                                     \

@@ -47,7 +47,8 @@ static int fat_tree(const scale_chip *chip, scale_collective op, double bytes, d
   /* level i: d_i = min(D_i, min(S_i, n) / S_(i-1)) members, each W_i one way (gpu.h) */
   double level_s[SCALE_NET_LEVELS_MAX] = {0}, members[SCALE_NET_LEVELS_MAX] = {0};
   for (int i = 0; i < levels; i++) {
-    double below = scale_gpu_level_member_gpus(chip, i + 1), all = scale_gpu_level_gpus(chip, i + 1);
+    double below = scale_gpu_level_member_gpus(chip, i + 1);
+    double all = scale_gpu_level_gpus(chip, i + 1);
     double d = fmin(chip->net_levels[i].fanout, fmin(all, n) / below);
     members[i] = d;
     double w = chip->net_levels[i].member_bytes_per_s;

@@ -361,7 +361,8 @@ static int plan_train(int argc, char **argv) {
   }
   double best_chips = 0, candidates = 0, evaluated = 0, elapsed = 0;
   for (double chips = lo; chips <= hi && !rc; chips *= 2) {
-    rc = search_one(&a, &model, &chip, a.roofline ? NULL : &params, chips, best, &best_chips, scratch, &candidates, &elapsed);
+    rc = search_one(&a, &model, &chip, a.roofline ? NULL : &params, chips, best, &best_chips,
+                    scratch, &candidates, &elapsed);
     evaluated += scratch->n_evaluated;
   }
   if (!rc && best->n_ranked == 0)
@@ -407,7 +408,8 @@ static int plan_train(int argc, char **argv) {
              model.display_name, chip.display_name, scale_plan_objective_name(a.opts.objective),
              candidates, evaluated, rate, best->n_threads_used);
       printf("model: %s\n", cli_cost_model_name(&chip, a.roofline));
-      scale_train_problem shown = scale_train_problem_make(&model, &chip, best_chips, a.batch, a.seq);
+      scale_train_problem shown =
+          scale_train_problem_make(&model, &chip, best_chips, a.batch, a.seq);
       shown.train_tokens = a.tokens;
       for (int i = 0; i < best->n_ranked; i++)
         print_entry(i + 1, &best->ranked[i], best_chips, cmd[i], &shown);

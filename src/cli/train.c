@@ -250,7 +250,8 @@ static void print_text(const scale_train_problem *p, const scale_layout *l,
            scale_format(num, sizeof num, p->train_tokens, "", SCALE_FMT_SI),
            r->step_model ? "step model" : "roofline");
     cli_row("training time", r->train_time_s, "", SCALE_FMT_TIME);
-    if (r->step_model) cli_row("training time at the roofline", ideal->train_time_s, "", SCALE_FMT_TIME);
+    if (r->step_model)
+      cli_row("training time at the roofline", ideal->train_time_s, "", SCALE_FMT_TIME);
     if (isfinite(r->cost_usd))
       cli_row("cost", r->cost_usd, "USD", SCALE_FMT_SI);
     else
