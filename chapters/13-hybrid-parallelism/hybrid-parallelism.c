@@ -20,7 +20,7 @@
  * (study-llama-2-7b.svg, study-llama-3.2-1b.svg, study-mamba-2-7b.svg, study-mamba-2-1b.svg).
  *
  * Transformer rows are predicted by the calibrated step model (step.h, hardware/step/
- * fitted.ini); Mamba-2 rows by scale_hybrid_mamba2_step_eval() with the same parameters (the
+ * the Ascend 910B file's [step] section); Mamba-2 rows by scale_hybrid_mamba2_step_eval() with the same parameters (the
  * step model prices transformers only). Nothing is fitted to Tables 11, 13 or 14.
  */
 #include <math.h>
@@ -710,7 +710,7 @@ static void section_study(chapter *ch, const scale_step_params *prm) {
 
 /** The fixed and per-token cost of one Mamba-1B layer-microbatch implied by two measured rows:
  * (8,1,1,1) runs 128 microbatches of 4096 tokens per device, (1,1,1,8) 1024 of 512. */
-static void section_mamba_fixed(chapter *ch) {
+static void section_mamba_fixed(chapter *ch, const scale_step_params *prm) {
   chapter_heading(ch, "What the Mamba-1B measurements imply about fixed costs");
   const double t_dp = 29.1, t_cp = 191.1, layers = 16;
   double per_dp = t_dp / (128 * layers), per_cp = t_cp / (1024 * layers);
@@ -722,14 +722,10 @@ static void section_mamba_fixed(chapter *ch) {
                 SCALE_FMT_TIME);
   chapter_value(ch, "mfix.fixed", "implied fixed cost", fixed, "s", SCALE_FMT_TIME);
   chapter_value(ch, "mfix.per_token", "implied cost per token", per_token, "s", SCALE_FMT_TIME);
-  scale_step_params prm;
-  scale_diag d;
-  if (scale_step_params_load_file(scale_step_params_path(), &prm, &d) == SCALE_OK) {
-    chapter_value(ch, "mfix.kernel", "the step model's cost per kernel",
-                  prm.v[SCALE_STEP_KERNEL_S], "s", SCALE_FMT_TIME);
-    chapter_value(ch, "mfix.kernels", "kernels that fixed cost would be",
-                  fixed / prm.v[SCALE_STEP_KERNEL_S], "", SCALE_FMT_PLAIN);
-  }
+  chapter_value(ch, "mfix.kernel", "the step model's cost per kernel", prm->v[SCALE_STEP_KERNEL_S],
+                "s", SCALE_FMT_TIME);
+  chapter_value(ch, "mfix.kernels", "kernels that fixed cost would be",
+                fixed / prm->v[SCALE_STEP_KERNEL_S], "", SCALE_FMT_PLAIN);
 }
 
 int main(int argc, char **argv) {
@@ -749,10 +745,10 @@ int main(int argc, char **argv) {
       !chapter_load_model(&ch, "mamba-2-1b-amer", &m1) ||
       !chapter_load_model(&ch, "llama-3-8b", &l8))
     return chapter_end(&ch);
+  /* The Ascend 910B's own fitted parameters (its [step] section). */
   scale_step_params prm;
-  scale_diag d;
-  if (scale_step_params_load_file(scale_step_params_path(), &prm, &d) != SCALE_OK) {
-    chapter_error(&ch, "%s:%d: %s", d.file, d.line, d.message);
+  if (scale_step_params_of_chip(&npu, &prm) != SCALE_OK) {
+    chapter_error(&ch, "hardware/ascend-910b.ini has no [step] section (run scale calibrate)");
     return chapter_end(&ch);
   }
   const scale_model *models[4] = {&l7, &l1, &m7, &m1};
@@ -766,6 +762,6 @@ int main(int argc, char **argv) {
   section_guide(&ch, models, keys, &npu, &h100, &l8, &prm);
   section_planner(&ch, &l7, &npu);
   section_study(&ch, &prm);
-  section_mamba_fixed(&ch);
+  section_mamba_fixed(&ch, &prm);
   return chapter_end(&ch);
 }
