@@ -145,54 +145,70 @@ static void show_text(const scale_chip *chip) {
 
 #define MAX_FILES 256
 
+/* Prints the text table of 'chips': columns as wide as their longest name (nothing cut). */
+static void print_table(const scale_chip *chips, int n) {
+  int name_w = 4, chip_w = 4;
+  for (int i = 0; i < n; i++) {
+    int len = (int)strlen(chips[i].name), dlen = (int)strlen(chips[i].display_name);
+    if (len > name_w) name_w = len;
+    if (dlen > chip_w) chip_w = dlen;
+  }
+  printf("%-*s %-*s %-4s %13s %10s %12s %9s\n", name_w, "NAME", chip_w, "CHIP", "KIND",
+         "bf16 FLOP/s", "HBM", "HBM B/s", "C/W_hbm");
+  for (int i = 0; i < n; i++) {
+    const scale_chip *chip = &chips[i];
+    char flops[32], hbm[32], bw[32], ratio[32];
+    printf("%-*s %-*s %-4s %13s %10s %12s %9s\n", name_w, chip->name, chip_w,
+           chip->display_name, kind_name(chip),
+           scale_format(flops, sizeof flops, scale_chip_flops_per_s(chip, SCALE_DTYPE_BF16),
+                        "FLOP/s", SCALE_FMT_SI),
+           scale_format(hbm, sizeof hbm, chip->hbm_bytes, "B", SCALE_FMT_SI),
+           scale_format(bw, sizeof bw, chip->hbm_bytes_per_s, "B/s", SCALE_FMT_SI),
+           scale_format(ratio, sizeof ratio, scale_chip_hbm_intensity(chip, SCALE_DTYPE_BF16), "",
+                        SCALE_FMT_PLAIN));
+  }
+}
+
+static void print_json(const scale_chip *chips, int n) {
+  cli_json json;
+  cli_json_init(&json, stdout);
+  cli_json_array_begin(&json, NULL);
+  for (int i = 0; i < n; i++) {
+    const scale_chip *chip = &chips[i];
+    cli_json_object_begin(&json, NULL);
+    cli_json_string(&json, "name", chip->name);
+    cli_json_string(&json, "display_name", chip->display_name);
+    cli_json_string(&json, "kind", kind_name(chip));
+    cli_json_number(&json, "bf16_flops_per_s", scale_chip_flops_per_s(chip, SCALE_DTYPE_BF16));
+    cli_json_number(&json, "hbm_bytes", chip->hbm_bytes);
+    cli_json_number(&json, "hbm_bytes_per_s", chip->hbm_bytes_per_s);
+    cli_json_number(&json, "hbm_intensity_flops_per_byte",
+                    scale_chip_hbm_intensity(chip, SCALE_DTYPE_BF16));
+    cli_json_number(&json, "n_chips", chip->n_chips);
+    cli_json_object_end(&json);
+  }
+  cli_json_array_end(&json);
+  cli_json_finish(&json);
+}
+
 static int list(bool as_json) {
   static char names[MAX_FILES][SCALE_NAME_MAX];
+  static scale_chip chips[MAX_FILES];
   int n = scale_data_list("hardware", names, MAX_FILES);
   if (n < 0) return cli_fail("cannot read %s/hardware", scale_data_dir());
   if (n > MAX_FILES) n = MAX_FILES;
-  cli_json json;
-  cli_json_init(&json, stdout);
-  if (as_json)
-    cli_json_array_begin(&json, NULL);
-  else
-    printf("%-18s %-30s %-4s %13s %10s %12s %9s\n", "NAME", "CHIP", "KIND", "bf16 FLOP/s", "HBM",
-           "HBM B/s", "C/W_hbm");
-  int status = CLI_EXIT_OK;
+  int status = CLI_EXIT_OK, loaded = 0;
   for (int i = 0; i < n; i++) {
-    scale_chip chip;
     scale_diag diag;
-    if (scale_chip_load(names[i], &chip, &diag)) {
+    if (scale_chip_load(names[i], &chips[loaded], &diag)) {
       cli_print_diag(&diag);
       status = CLI_EXIT_FAIL;
       continue;
     }
-    double c = scale_chip_flops_per_s(&chip, SCALE_DTYPE_BF16);
-    if (as_json) {
-      cli_json_object_begin(&json, NULL);
-      cli_json_string(&json, "name", chip.name);
-      cli_json_string(&json, "display_name", chip.display_name);
-      cli_json_string(&json, "kind", kind_name(&chip));
-      cli_json_number(&json, "bf16_flops_per_s", c);
-      cli_json_number(&json, "hbm_bytes", chip.hbm_bytes);
-      cli_json_number(&json, "hbm_bytes_per_s", chip.hbm_bytes_per_s);
-      cli_json_number(&json, "hbm_intensity_flops_per_byte",
-                      scale_chip_hbm_intensity(&chip, SCALE_DTYPE_BF16));
-      cli_json_number(&json, "n_chips", chip.n_chips);
-      cli_json_object_end(&json);
-    } else {
-      char flops[32], hbm[32], bw[32], ratio[32];
-      printf("%-18s %-30.30s %-4s %13s %10s %12s %9s\n", chip.name, chip.display_name,
-             kind_name(&chip), scale_format(flops, sizeof flops, c, "FLOP/s", SCALE_FMT_SI),
-             scale_format(hbm, sizeof hbm, chip.hbm_bytes, "B", SCALE_FMT_SI),
-             scale_format(bw, sizeof bw, chip.hbm_bytes_per_s, "B/s", SCALE_FMT_SI),
-             scale_format(ratio, sizeof ratio, scale_chip_hbm_intensity(&chip, SCALE_DTYPE_BF16),
-                          "", SCALE_FMT_PLAIN));
-    }
+    loaded++;
   }
-  if (as_json) {
-    cli_json_array_end(&json);
-    cli_json_finish(&json);
-  }
+  if (as_json) print_json(chips, loaded);
+  else print_table(chips, loaded);
   return status;
 }
 

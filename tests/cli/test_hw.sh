@@ -13,6 +13,8 @@ n=$(tail -n +2 "$TMP/out" | wc -l)
 if [ "$n" -ge 12 ]; then pass; else fail "hw list shows $n entries, expected >= 12"; fi
 expect_out '^tpu-v5e ' "hw list has tpu-v5e"; expect_out '^nvidia-h100-sxm ' "hw list has H100"
 expect_no_nan "hw list"
+# Names are never cut: the columns are as wide as the longest (issue 17 §5).
+expect_out 'NVIDIA GB200 NVL72 \(72x B200-class\) +gpu' "hw list shows the whole chip name"
 run "$SCALE" hw list --json;       expect_rc 0 "hw list --json"; expect_json "hw list --json"
 
 # hw show: every stored key and derived ratios (v5e bf16 C/W_hbm = 1.97e14 / 8.2e11 = 240).
