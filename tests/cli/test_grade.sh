@@ -110,16 +110,26 @@ expect 2 "bad --memory" -- "$scale" grade --memory 12
 mkdir -p "$tmp/class/solo, with comma"
 cp -R "$root/solutions/01-rooflines" "$tmp/class/solo, with comma/"
 expect 2 "--gradebook without --class" -- "$scale" grade --gradebook "$tmp/g.csv"
-expect 0 "grade a class of one" -- "$scale" grade --quiet --source "$root" --class "$tmp/class" \
-  --jobs 1 --csv "$tmp/c.csv" --json "$tmp/c.json" --gradebook "$tmp/g.csv" \
-  rooflines.critical_batch_int8
-contains "$tmp/g.csv" "student,total,01-rooflines" "gradebook header"
-contains "$tmp/g.csv" "Points Possible,2,2" "gradebook points possible"
-contains "$tmp/g.csv" '"solo, with comma",2,2' "gradebook row"
-contains "$tmp/c.csv" "student,rooflines.critical_batch_int8,01-rooflines,total" "CSV header"
-contains "$tmp/c.csv" '"solo, with comma",2,2,2' "CSV row, name quoted"
-contains "$tmp/c.json" '"student": "solo, with comma"' "class JSON names the student"
-contains "$tmp/out" "class: 1 student, 1 graded" "class summary"
+"$scale" grade --quiet --source "$root" --class "$tmp/class" --jobs 1 --csv "$tmp/c.csv" \
+  --json "$tmp/c.json" --gradebook "$tmp/g.csv" rooflines.critical_batch_int8 > "$tmp/out" \
+  2> "$tmp/err"
+class_rc=$?
+if [ "$class_rc" -eq 2 ] && grep -q "graded only in the sandbox" "$tmp/err"; then
+  # No user namespaces on this kernel: a class is refused, never graded unsandboxed.
+  echo "SKIPPED: the class of one ($(cat "$tmp/err"))"
+else
+  if [ "$class_rc" -eq 0 ]; then passed=$((passed + 1)); else
+    echo "FAILED: grade a class of one: exit $class_rc: $(head -3 "$tmp/err")"
+    failed=$((failed + 1))
+  fi
+  contains "$tmp/g.csv" "student,total,01-rooflines" "gradebook header"
+  contains "$tmp/g.csv" "Points Possible,2,2" "gradebook points possible"
+  contains "$tmp/g.csv" '"solo, with comma",2,2' "gradebook row"
+  contains "$tmp/c.csv" "student,rooflines.critical_batch_int8,01-rooflines,total" "CSV header"
+  contains "$tmp/c.csv" '"solo, with comma",2,2,2' "CSV row, name quoted"
+  contains "$tmp/c.json" '"student": "solo, with comma"' "class JSON names the student"
+  contains "$tmp/out" "class: 1 student, 1 graded" "class summary"
+fi
 
 # Gradescope: the autograder folder builds `scale` from its own copy of the tree (without
 # solutions/), and run_autograder, in a root laid out as Gradescope's, grades a submission of

@@ -146,6 +146,11 @@ class)
   "$scale" grade --quiet --source "$root" --class "$class" --jobs 2 --timeout 1 \
     --csv "$tmp/class.csv" --json "$tmp/class.json" rooflines tpus > "$tmp/out" 2> "$tmp/err"
   rc=$?
+  # A kernel without user namespaces: a class is refused (never graded unsandboxed). Skipped.
+  if [ "$rc" -eq 2 ] && grep -q "graded only in the sandbox" "$tmp/err"; then
+    echo "check_grade class: skipped: $(cat "$tmp/err")"
+    exit 77
+  fi
   check '[ "$rc" -eq 0 ]' "scale grade --class exit status $rc: $(cat "$tmp/err")"
   diff "$fixture/expected.csv" "$tmp/class.csv" > "$tmp/diff.csv" 2>&1
   diff_rc=$?
