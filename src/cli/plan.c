@@ -473,13 +473,13 @@ static void infer_json_entry(cli_json *j, const char *key, const scale_plan_infe
 
 static void infer_print_entry(int rank, const scale_plan_infer_entry *e) {
   const scale_infer_config *c = &e->config;
-  char step[32], ttft[32], mem[32], cost[32];
+  char step[32], rate[32], ttft[32], mem[32], cost[32];
   printf("%2d. %.0f chips, tp %.0f%s, weights %s, KV %s, batch %.0f\n", rank, c->n_chips, c->tp,
          c->weight_stationary_2d ? " (2-D)" : "", scale_dtype_name(c->weight_dtype),
          scale_dtype_name(c->kv_dtype), c->batch);
-  printf("    step %s, %.4g tokens/s/chip, TTFT %s, %s/chip, %s-bound",
+  printf("    step %s, %s tokens/s/chip, TTFT %s, %s/chip, %s-bound",
          scale_format(step, sizeof step, e->decode.step_s, NULL, SCALE_FMT_TIME),
-         e->decode.tokens_per_s_per_chip,
+         scale_format(rate, sizeof rate, e->decode.tokens_per_s_per_chip, "", SCALE_FMT_PLAIN),
          scale_format(ttft, sizeof ttft, e->prefill.ttft_s, NULL, SCALE_FMT_TIME),
          scale_format(mem, sizeof mem, e->memory.total_bytes_per_chip, "B", SCALE_FMT_SI),
          scale_infer_bound_name(e->decode.bound));
@@ -650,10 +650,11 @@ static int plan_infer(int argc, char **argv) {
     printf("frontier of the best slice (%.0f chips, tp %.0f):\n", best.n_chips, best.tp);
     printf("  %8s %12s %16s %14s\n", "batch", "step", "tokens/s/chip", "USD/M tokens");
     for (int i = 0; i < n_points && points[i].fits; i++) {
-      char step[32], cost[32];
-      printf("  %8.0f %12s %16.4g %14s\n", points[i].batch,
+      char step[32], rate[32], cost[32];
+      printf("  %8.0f %12s %16s %14s\n", points[i].batch,
              scale_format(step, sizeof step, points[i].step_s, NULL, SCALE_FMT_TIME),
-             points[i].tokens_per_s_per_chip,
+             scale_format(rate, sizeof rate, points[i].tokens_per_s_per_chip, "",
+                          SCALE_FMT_PLAIN),
              scale_format(cost, sizeof cost, points[i].cost_usd_per_million_tokens, "",
                           SCALE_FMT_PLAIN));
     }

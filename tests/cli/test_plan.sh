@@ -44,6 +44,9 @@ run "$SCALE" plan train --help; expect_out 'do not fit in HBM are pruned' "--hel
 run "$SCALE" plan infer --model llama-3-70b --hw tpu-v5e --prompt 2048 --output 512 --latency 0.05
 expect_rc 0 "plan infer"; expect_out '^ 1\. 8 chips' "int8 on 8 chips is the book's smallest slice"
 expect_out '^frontier of the best slice' "frontier"; expect_no_nan "plan infer text"
+# Three significant figures, as everywhere else (issue 17 §5: it printed 857.7 and 45.52).
+if grep -Eq '([0-9]{4}|[0-9]{3}\.[0-9]|[0-9]{2}\.[0-9]{2}|[0-9]\.[0-9]{3}) tokens/s/chip|^ +[0-9]+ +[0-9.]+ [mµ]?s +([0-9]{3}\.[0-9]|[0-9]{2}\.[0-9]{2}|[0-9]\.[0-9]{3}) ' "$TMP/out"
+then fail "plan infer prints more than 3 significant figures"; else pass; fi
 run "$SCALE" plan infer --model llama-3-70b --hw tpu-v5e --prompt 2048 --output 512 --json --objective cost
 expect_rc 0 "plan infer json"; expect_json "plan infer json"
 expect_out '"cost_usd_per_million_tokens"' "cost key"; expect_out '"frontier"' "frontier key"
