@@ -555,11 +555,23 @@ char *scale_plan_explain(const scale_plan_report *r, char *buf, size_t size) {
                "The runner-up (%s) ties within 0.05%% of the step time; the best wins as the "
                "simpler layout (%d parallel dimensions against %d).",
                second, ca, cb);
-    else
-      snprintf(buf, size,
-               "The runner-up (%s) ties within 0.05%% of the step time; the best wins by needing "
-               "less memory per chip (%.3g GB against %.3g GB).",
-               second, a->memory_per_chip_bytes / 1e9, b->memory_per_chip_bytes / 1e9);
+    else {
+      /* The difference itself: two sizes of three digits each often print the same. */
+      char mem[32], less[32];
+      double saved = b->memory_per_chip_bytes - a->memory_per_chip_bytes;
+      scale_format(mem, sizeof mem, a->memory_per_chip_bytes, "B", SCALE_FMT_SI);
+      scale_format(less, sizeof less, saved, "B", SCALE_FMT_SI);
+      if (saved > 0.0)
+        snprintf(buf, size,
+                 "The runner-up (%s) ties within 0.05%% of the step time; the best wins by "
+                 "needing less memory per chip (%s, %s less).",
+                 second, mem, less);
+      else
+        snprintf(buf, size,
+                 "The runner-up (%s) ties within 0.05%% of the step time and in memory (%s per "
+                 "chip); the best comes first in the search's fixed order.",
+                 second, mem);
+    }
     return buf;
   }
   if (b->step_model) {

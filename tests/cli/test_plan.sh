@@ -111,6 +111,9 @@ reproduce "llama-3-70b on 8960 v5p, roofline" --model llama-3-70b --hw tpu-v5p -
 run "$SCALE" plan train --model llama-3-70b --hw tpu-v5p --chips 8960 --batch-tokens 4194304 --seq 4096 --roofline
 expect_out '--tp-axes 2' "a layout with TP over two torus axes prints --tp-axes 2"
 expect_out 'model: roofline' "names the roofline"
+# A tie on step time is broken by memory, and the line says by how much (issue 17 §5: it said
+# "37.4 GB against 37.4 GB").
+expect_out 'ties within 0\.05% of the step time; the best wins by needing less memory per chip \([0-9.]+ [kMGT]?B, [0-9.]+ [kMGT]?B less\)' "the memory tie-break names the difference"
 run "$SCALE" plan train --model llama-3-70b --hw tpu-v5p --chips 8960 --batch-tokens 4194304 --seq 4096
 expect_out 'model: calibrated step model' "names the step model"
 expect_out '^    roofline bound: step [0-9.]+ [mµ]?s, MFU [0-9.]+%$' "each layout beside its roofline bound"
