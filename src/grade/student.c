@@ -417,7 +417,9 @@ static char *read_report(int fd) {
 static void run_exercise(const grader *g, chapter_paths *p, const recipe *r, scale_grade_row *row) {
   const scale_grade_options *o = g->options;
   int req[2] = {-1, -1}, rep[2] = {-1, -1}, rpt[2] = {-1, -1};
-  int log_fd = open(p->run_log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  /* The run log holds the last exercise's output only, at most a MiB (RLIMIT_FSIZE below): a
+   * class of chatty or hostile students cannot fill the grader's disk. */
+  int log_fd = open(p->run_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (pipe2(req, O_CLOEXEC) || pipe2(rep, O_CLOEXEC) || pipe2(rpt, O_CLOEXEC) || log_fd < 0) {
     set_row(row, SCALE_GRADE_CRASH, "the grader could not make pipes");
     for (int i = 0; i < 2; i++) {
@@ -438,8 +440,7 @@ static void run_exercise(const grader *g, chapter_paths *p, const recipe *r, sca
                          .fds = {req[0], rep[1], log_fd, -1, -1, -1},
                          .cpu_s = g->timeout_s + 1.0,
                          .memory_bytes = o->memory_bytes > 0.0 ? o->memory_bytes : 1024.0 * mib,
-                         .output_bytes = o->output_bytes > 0.0 ? o->output_bytes : 64.0 * mib,
-                         .tmp_bytes = 16.0 * mib,
+                         .output_bytes = mib, .tmp_bytes = 16.0 * mib,
                          .n_procs = 64,
                          .outside_uid = p->outside_uid,
                          .isolate = g->isolate};
