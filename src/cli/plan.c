@@ -93,6 +93,13 @@ static bool parse_chips(const char *text, double *lo, double *hi) {
   return true;
 }
 
+/* Chip counts the planner searches: at most SCALE_PLAN_CHIPS_MAX, refused before any search. */
+static bool chips_in_range(double lo, double hi) {
+  if (lo <= SCALE_PLAN_CHIPS_MAX && hi <= SCALE_PLAN_CHIPS_MAX) return true;
+  cli_usage("--chips: at most %g chips (got %g)", SCALE_PLAN_CHIPS_MAX, hi);
+  return false;
+}
+
 static bool parse_no(const char *text, scale_plan_opts *o) {
   char buf[128];
   snprintf(buf, sizeof buf, "%s", text);
@@ -344,7 +351,7 @@ static int plan_train(int argc, char **argv) {
   int rc = parse(argc, argv, &a);
   if (rc) return rc < 0 ? 0 : rc;
   double lo, hi;
-  if (!parse_chips(a.chips, &lo, &hi)) return CLI_EXIT_USAGE;
+  if (!parse_chips(a.chips, &lo, &hi) || !chips_in_range(lo, hi)) return CLI_EXIT_USAGE;
   scale_model model;
   scale_chip chip;
   if ((rc = cli_load_model(a.model, &model)) || (rc = cli_load_chip(a.hw, &chip))) return rc;

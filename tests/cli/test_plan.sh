@@ -118,5 +118,7 @@ run "$SCALE" plan train --model llama-3-70b --hw tpu-v5p --chips 8960 --batch-to
 expect_out 'model: calibrated step model' "names the step model"
 expect_out '^    roofline bound: step [0-9.]+ [mµ]?s, MFU [0-9.]+%$' "each layout beside its roofline bound"
 if grep -q 'axises' "$TMP/out"; then fail "'axises' in the plan"; else pass; fi
+# A chip range beyond the planner's limit is refused before any search (it used to try ~30 counts).
+expect_usage_error "chips beyond 1e9" "$SCALE" plan train --model llama-3-8b --hw tpu-v5e --chips 1:1e15 --batch-tokens 1M --seq 4096
 expect_usage_error "roofline with efficiency" "$SCALE" plan train --model llama-3-8b --hw tpu-v5e --chips 8 --batch-tokens 1M --seq 4096 --roofline --efficiency 0.5
 finish
