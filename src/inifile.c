@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "scale/units.h"
 
 typedef struct {
   FILE *fp;
@@ -74,12 +75,16 @@ static int handle(void *user, const char *section, const char *name, const char 
   char message[320];
   int field = ini_field_index(ctx->fields, ctx->n_fields, section, name);
   if (field < 0) {
+    /* Quoted names with their control characters escaped: the message stays one line. */
+    char qname[100], qsection[100];
+    scale_escape(qname, sizeof qname, name, 60);
+    scale_escape(qsection, sizeof qsection, section, 60);
     if (!section[0])
-      snprintf(message, sizeof message, "key '%.60s' outside any [section]", name);
+      snprintf(message, sizeof message, "key '%s' outside any [section]", qname);
     else if (!section_known(ctx, section))
-      snprintf(message, sizeof message, "unknown section [%.60s]", section);
+      snprintf(message, sizeof message, "unknown section [%s]", qsection);
     else
-      snprintf(message, sizeof message, "unknown key '%.60s' in [%.60s]", name, section);
+      snprintf(message, sizeof message, "unknown key '%s' in [%s]", qname, qsection);
     fault(ctx, SCALE_ERR_UNKNOWN_KEY, message);
     return 0;
   }
@@ -205,13 +210,14 @@ static scale_status apply_one(const ini_file *file, const ini_entry *entry, cons
     return SCALE_OK;
   }
   double value = 0;
+  char quoted[256];
+  scale_escape(quoted, sizeof quoted, entry->value, 60);
   if (!scale_strict_number(entry->value, &value))
     return scale_diag_set(diag, SCALE_ERR_PARSE, path, entry->line,
-                          "'%s': '%.60s' is not a plain number in base units", field->key,
-                          entry->value);
+                          "'%s': '%s' is not a plain number in base units", field->key, quoted);
   if (value == HUGE_VAL)
-    return scale_diag_set(diag, SCALE_ERR_RANGE, path, entry->line, "'%s': '%.60s' is out of range",
-                          field->key, entry->value);
+    return scale_diag_set(diag, SCALE_ERR_RANGE, path, entry->line, "'%s': '%s' is out of range",
+                          field->key, quoted);
   if (field->kind == INI_BOOL) {
     if (value != 0 && value != 1)
       return scale_diag_set(diag, SCALE_ERR_RANGE, path, entry->line, "'%s' must be 0 or 1",

@@ -160,6 +160,10 @@ START_TEST(malformed_files) {
                SCALE_ERR_PARSE, 2, "tpu or gpu");
   expect_error(GOOD_CHIP "[price]\nusd_per_hour = 2\n[price]\nusd_per_hour = 3\n",
                SCALE_ERR_DUPLICATE_KEY, 19, "first set on line 17");
+  /* Control characters in a key or value are escaped in the message (fuzz finding: a carriage
+   * return was copied raw; one line whatever the file holds). */
+  expect_error(GOOD_CHIP "hbm\rtypo = 3\n", SCALE_ERR_UNKNOWN_KEY, 16, "unknown key 'hbm\\rtypo'");
+  expect_error(GOOD_CHIP "[price]\nusd_per_hour = 1\t2\n", SCALE_ERR_PARSE, 17, "'1\\t2' is not");
 }
 END_TEST
 
