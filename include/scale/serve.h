@@ -1,0 +1,176 @@
+/* serve.h — serving as it is measured: continuous batching of a request stream under a paged
+ * KV-memory limit, chunked prefill mixed into decode steps, a seeded discrete-step simulator that
+ * reports TTFT and TPOT percentiles, throughput, goodput under an SLO and what binds (book ch. 7-8;
+ * issue 15).
+ *
+ * The model. One model copy serves a stream of requests. Each request has an arrival time, a
+ * prompt of 'isl' tokens and 'osl' output tokens. The engine runs steps back to back; at the start
+ * of a step it admits waiting requests in arrival order (FIFO, no overtaking) while the batch has a
+ * free slot (at most max_batch running) and the paged KV cache has free blocks for the request's
+ * whole life: ceil((isl + osl) / block_tokens) blocks, reserved at admission and freed when it
+ * finishes (TensorRT-LLM's "guaranteed no evict" policy: no preemption, no recomputation).
+ * A step then spends its token budget (max_step_tokens) first on one token for each decoding
+ * request, then on prompt chunks of the prefilling requests in admission order (chunked prefill).
+ * A request whose prompt completes in a step gets its first token at the end of that step (TTFT);
+ * each later step gives it one more token. Its TPOT is (finish - first token) / (osl - 1).
+ * The step's duration comes from a cost function of what the step holds (scale_serve_cost_fn), so
+ * the calibrated decode and prefill costs can replace the roofline one given here.
+ * When nothing runs and nothing waits, the clock jumps to the next arrival.
+ *
+ * Determinism: arrivals (Poisson, or all at t = 0 for an offline run) and lengths (fixed or
+ * uniform integers) come from a splitmix64 generator seeded by the caller; the same config gives
+ * the same result bit for bit. The library allocates only in scale_serve_new().
+ */
+#ifndef SCALE_SERVE_H
+#define SCALE_SERVE_H
+
+#include <stdint.h>
+
+#include "scale/hardware.h"
+#include "scale/inference.h"
+#include "scale/model.h"
+#include "scale/status.h"
+
+/* ==== the cost of a step ===================================================================== */
+
+/** What one engine step holds, the input of a cost function. */
+typedef struct {
+  double n_decode;          /**< requests decoding one token this step [count] */
+  double decode_kv_tokens;  /**< KV tokens those requests read: the sum of their contexts [tokens] */
+  double n_prefill_tokens;  /**< prompt tokens prefilled this step (all chunks) [tokens] */
+  double n_prefill_seqs;    /**< requests with a prompt chunk in this step [count] */
+} scale_serve_step;
+
+/** Duration of 'step' [s]; must be finite and > 0 for a non-empty step. 'ctx' is the caller's. */
+typedef double (*scale_serve_cost_fn)(const scale_serve_step *step, void *ctx);
+
+/** The roofline cost of a step on one model copy (ch. 7's decode step, prefill at an MFU). */
+typedef struct {
+  double n_params;           /**< parameters, 2 FLOPs each per token [count] */
+  double param_bytes;        /**< weights read once per step [bytes] */
+  double kv_bytes_per_token; /**< KV cache of one token, all layers [bytes] */
+  double flops_per_s;        /**< peak matmul rate of the copy (tp chips) [FLOP/s] */
+  double hbm_bytes_per_s;    /**< HBM bandwidth of the copy (tp chips) [bytes/s] */
+  double mfu_frac;           /**< prefill FLOPs utilization, (0, 1] (book: 0.4) */
+  double overhead_s;         /**< fixed per-step overhead: scheduling, sampling, launch [s] */
+  double kv_capacity_bytes;  /**< HBM of the copy left for KV caches after weights [bytes] */
+} scale_serve_roofline;
+
+/** Roofline step time: overhead + max(T_flops, T_bytes), with
+ *  T_flops = 2 N n_decode / C + 2 N n_prefill_tokens / (C mfu) and
+ *  T_bytes = (param_bytes + decode_kv_tokens kv_bytes_per_token) / W.
+ *
+ * Units:  -> [s]. 'ctx' is a const scale_serve_roofline *.
+ * Domain: NaN when ctx is NULL or the step is empty.
+ * Book:   ch. 7, decode step = max(weights + KV loading, FLOPs); prefill 2NP / (C mfu).
+ */
+double scale_serve_roofline_cost_s(const scale_serve_step *step, void *ctx);
+
+/** Fills 'out' with the roofline of one model copy of cfg->tp chips of 'chip' serving 'model'
+ * with cfg's dtypes and mfu, plus 'overhead_s'. KV capacity = tp x (HBM - weights per chip).
+ *
+ * Errors: SCALE_ERR_INVALID (NULL argument), SCALE_ERR_RANGE (overhead_s < 0 or not finite, the
+ *         weights do not fit, or the model has no KV cache), with 'diag' filled when non-NULL.
+ */
+scale_status scale_serve_roofline_of(const scale_model *model, const scale_chip *chip,
+                                     const scale_infer_config *cfg, double overhead_s,
+                                     scale_serve_roofline *out, scale_diag *diag);
+
+/* ==== the simulator ========================================================================== */
+
+/** A length distribution: uniform integers in [min_tokens, max_tokens]; fixed when equal. */
+typedef struct {
+  double min_tokens; /**< [tokens], integer */
+  double max_tokens; /**< [tokens], integer >= min_tokens */
+} scale_serve_lengths;
+
+/** A request stream and the engine serving it. */
+typedef struct {
+  double rate_per_s;        /**< Poisson arrival rate [1/s], > 0; INFINITY: all arrive at t = 0
+                                 (an offline, saturated run) */
+  double n_requests;        /**< requests simulated, integer in [1, 1e7] */
+  scale_serve_lengths isl;  /**< prompt lengths, min >= 1 */
+  scale_serve_lengths osl;  /**< output lengths, min >= 1 */
+  uint64_t seed;            /**< seed of the generator */
+  double max_batch;         /**< running requests at most, integer >= 1 */
+  double max_step_tokens;   /**< token budget of a step, integer >= max_batch */
+  double block_tokens;      /**< tokens per KV block, integer >= 1 */
+  double kv_blocks;         /**< KV blocks of the copy, integer >= 1 */
+  double ttft_slo_s;        /**< goodput SLO on TTFT [s]; INFINITY: none */
+  double tpot_slo_s;        /**< goodput SLO on TPOT [s]; INFINITY: none */
+  scale_serve_cost_fn cost; /**< step duration */
+  void *cost_ctx;           /**< passed to cost */
+} scale_serve_config;
+
+/** A config with no cost function set: rate 1/s, 1000 requests, isl 1024, osl 128, seed 1, batch
+ * 256, 8192 tokens a step, 16-token blocks, 1e6 blocks, no SLO. */
+scale_serve_config scale_serve_config_default(void);
+
+/** What held admission back, time-weighted over the run. */
+typedef enum {
+  SCALE_SERVE_BIND_LOAD = 0, /**< nothing waiting: the arrivals, not the engine, set the pace */
+  SCALE_SERVE_BIND_KV,       /**< a request waited for KV blocks */
+  SCALE_SERVE_BIND_BATCH,    /**< a request waited for a batch slot (max_batch running) */
+  SCALE_SERVE_BIND_COMPUTE,  /**< admitted requests waited for the step's token budget */
+  SCALE_SERVE_BIND_COUNT
+} scale_serve_bind;
+
+/** Short lowercase name of 'bind' ("load", "kv", "batch", "compute"); "?" when invalid. */
+const char *scale_serve_bind_name(scale_serve_bind bind);
+
+/** KV occupancy samples kept at most (decimated by two when full, so they span the run). */
+#define SCALE_SERVE_N_SAMPLES 64
+
+/** The outcome of a run. Times are from the first arrival. */
+typedef struct {
+  double n_requests;           /**< requests finished [count] */
+  double n_steps;              /**< engine steps [count] */
+  double input_tokens;         /**< prompt tokens prefilled [tokens] */
+  double output_tokens;        /**< tokens generated [tokens] */
+  double makespan_s;           /**< first arrival to last finish [s] */
+  double busy_s;               /**< time the engine ran steps [s] */
+  double throughput_tokens_per_s;  /**< output_tokens / makespan [tokens/s] */
+  double request_rate_per_s;   /**< requests / makespan [1/s] */
+  double ttft_p50_s, ttft_p90_s, ttft_p99_s; /**< time to first token, nearest rank [s] */
+  double tpot_p50_s, tpot_p90_s, tpot_p99_s; /**< time per output token (osl > 1 only) [s] */
+  double ttft_mean_s, tpot_mean_s;            /**< means [s] */
+  double good_frac;            /**< share of requests meeting both SLOs [1] */
+  double goodput_tokens_per_s; /**< output tokens of those requests / makespan [tokens/s] */
+  double steady_batch;         /**< running requests, time-averaged over busy steps [count] */
+  double max_running;          /**< most requests running at once [count] */
+  double kv_peak_frac;         /**< most KV blocks reserved at once / kv_blocks [1] */
+  double bind_s[SCALE_SERVE_BIND_COUNT]; /**< step time spent under each bind [s] */
+  scale_serve_bind bind;       /**< the bind with the most time */
+  int n_samples;               /**< KV samples kept */
+  double sample_t_s[SCALE_SERVE_N_SAMPLES];     /**< sample times (step starts) [s] */
+  double sample_kv_frac[SCALE_SERVE_N_SAMPLES]; /**< reserved KV blocks / kv_blocks [1] */
+} scale_serve_result;
+
+/** A simulator: a validated config and its request arrays. Opaque. */
+typedef struct scale_serve scale_serve;
+
+/** Validates 'cfg' and allocates a simulator with its requests drawn from cfg->seed.
+ *
+ * Errors: SCALE_ERR_INVALID (NULL argument or no cost function), SCALE_ERR_RANGE (a field out of
+ *         its domain, or a request whose isl + osl needs more KV blocks than exist, which could
+ *         never be admitted), SCALE_ERR_NOMEM (out of memory); 'diag' names the field.
+ * Owns:   on SCALE_OK *out is the caller's, released with scale_serve_free(); else *out = NULL.
+ */
+scale_status scale_serve_new(const scale_serve_config *cfg, scale_serve **out, scale_diag *diag);
+
+/** Releases 'sim'; NULL is a no-op. */
+void scale_serve_free(scale_serve *sim);
+
+/** Runs the simulation from the start and fills 'out'. It reuses the scratch arrays of 'sim'
+ * (no allocation); rerunning gives the same result.
+ *
+ * Errors: SCALE_ERR_RANGE when the cost function returns a duration that is not finite and > 0
+ *         (the step is named in 'diag'). Every loop is bounded by the requests' tokens.
+ */
+scale_status scale_serve_run(scale_serve *sim, scale_serve_result *out, scale_diag *diag);
+
+/** Steady batch of an offline run with fixed lengths: min(max_batch, floor(kv_blocks /
+ * ceil((isl + osl) / block_tokens))) [count]; NaN outside the config's domain. */
+double scale_serve_offline_batch(const scale_serve_config *cfg);
+
+#endif

@@ -1,0 +1,437 @@
+/* serve.c — continuous batching of a request stream, a seeded discrete-step simulator
+ * (include/scale/serve.h). */
+#include "scale/serve.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "scale/transformer.h"
+
+/* ---- the roofline cost ---------------------------------------------------------------------- */
+
+double scale_serve_roofline_cost_s(const scale_serve_step *step, void *ctx) {
+  const scale_serve_roofline *r = ctx;
+  if (!r || !step || step->n_decode + step->n_prefill_tokens <= 0.0) return NAN;
+  double t_flops = 2.0 * r->n_params * step->n_decode / r->flops_per_s +
+                   2.0 * r->n_params * step->n_prefill_tokens / (r->flops_per_s * r->mfu_frac);
+  double t_bytes =
+      (r->param_bytes + step->decode_kv_tokens * r->kv_bytes_per_token) / r->hbm_bytes_per_s;
+  return r->overhead_s + fmax(t_flops, t_bytes);
+}
+
+scale_status scale_serve_roofline_of(const scale_model *model, const scale_chip *chip,
+                                     const scale_infer_config *cfg, double overhead_s,
+                                     scale_serve_roofline *out, scale_diag *diag) {
+  if (!model || !chip || !cfg || !out)
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "serve: NULL argument");
+  if (!(overhead_s >= 0.0) || !isfinite(overhead_s))
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                          "serve: the step overhead must be finite and >= 0, got %g", overhead_s);
+  scale_infer_memory mem = scale_infer_memory_eval(model, chip, cfg);
+  memset(out, 0, sizeof *out);
+  out->n_params = scale_transformer_n_active_params(model);
+  out->param_bytes = mem.weight_bytes;
+  out->kv_bytes_per_token = mem.kv_bytes_per_token;
+  out->flops_per_s = cfg->tp * scale_chip_flops_per_s(chip, cfg->compute_dtype);
+  out->hbm_bytes_per_s = cfg->tp * chip->hbm_bytes_per_s;
+  out->mfu_frac = cfg->mfu_frac;
+  out->overhead_s = overhead_s;
+  out->kv_capacity_bytes = cfg->tp * (chip->hbm_bytes - mem.weight_bytes_per_chip);
+  if (!(out->kv_bytes_per_token > 0.0))
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                          "serve: %s has no KV cache to page", model->name);
+  if (!(out->kv_capacity_bytes > 0.0) || !(out->flops_per_s > 0.0) ||
+      !(out->hbm_bytes_per_s > 0.0) || !(out->n_params > 0.0))
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                          "serve: the weights of %s (%.3g bytes per chip) leave no HBM for KV "
+                          "caches on %g x %s",
+                          model->name, mem.weight_bytes_per_chip, cfg->tp, chip->name);
+  return SCALE_OK;
+}
+
+/* ---- the simulator -------------------------------------------------------------------------- */
+
+struct scale_serve {
+  scale_serve_config cfg;
+  size_t n;             /* requests */
+  size_t slots;         /* min(max_batch, n): the active list's capacity */
+  double *arrival_s;    /* [n], ascending */
+  uint32_t *isl, *osl;  /* [n] */
+  uint32_t *blocks;     /* [n] KV blocks reserved for the request's life */
+  /* scratch of a run */
+  uint32_t *prefilled;  /* [n] prompt tokens done */
+  uint32_t *generated;  /* [n] output tokens done */
+  double *first_s;      /* [n] first-token time */
+  double *finish_s;     /* [n] last-token time */
+  double *sorted;       /* [n] percentile scratch */
+  uint32_t *active;     /* [slots] running requests, in admission order */
+  uint32_t *chunk;      /* [slots] tokens this step gives each running request */
+};
+
+scale_serve_config scale_serve_config_default(void) {
+  scale_serve_config c;
+  memset(&c, 0, sizeof c);
+  c.rate_per_s = 1.0;
+  c.n_requests = 1000;
+  c.isl.min_tokens = c.isl.max_tokens = 1024;
+  c.osl.min_tokens = c.osl.max_tokens = 128;
+  c.seed = 1;
+  c.max_batch = 256;
+  c.max_step_tokens = 8192;
+  c.block_tokens = 16;
+  c.kv_blocks = 1e6;
+  c.ttft_slo_s = INFINITY;
+  c.tpot_slo_s = INFINITY;
+  return c;
+}
+
+const char *scale_serve_bind_name(scale_serve_bind bind) {
+  switch (bind) {
+  case SCALE_SERVE_BIND_LOAD:
+    return "load";
+  case SCALE_SERVE_BIND_KV:
+    return "kv";
+  case SCALE_SERVE_BIND_BATCH:
+    return "batch";
+  case SCALE_SERVE_BIND_COMPUTE:
+    return "compute";
+  default:
+    return "?";
+  }
+}
+
+/* splitmix64 (Steele, Lea, Flood 2014): a tiny seeded generator, no global state. */
+static uint64_t splitmix64(uint64_t *state) {
+  uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/* Uniform in [0, 1) with 53 random bits. */
+static double uniform01(uint64_t *state) {
+  return (double)(splitmix64(state) >> 11) * 0x1.0p-53;
+}
+
+static bool is_count(double x, double lo, double hi) {
+  return x >= lo && x <= hi && x == floor(x);
+}
+
+#define LEN_MAX 1e8  /* tokens of one prompt or output at most */
+#define REQ_MAX 1e7  /* requests of one run at most */
+#define BLOCKS_MAX 4e9
+
+static scale_status check_lengths(const char *what, const scale_serve_lengths *l,
+                                  scale_diag *diag) {
+  if (!is_count(l->min_tokens, 1, LEN_MAX) || !is_count(l->max_tokens, 1, LEN_MAX) ||
+      l->max_tokens < l->min_tokens)
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                          "serve: %s lengths must be integers with 1 <= min <= max <= %g, got "
+                          "[%g, %g]",
+                          what, LEN_MAX, l->min_tokens, l->max_tokens);
+  return SCALE_OK;
+}
+
+static double blocks_of(double tokens, double block_tokens) {
+  return ceil(tokens / block_tokens);
+}
+
+static scale_status check_config(const scale_serve_config *c, scale_diag *diag) {
+  scale_status st;
+  if (!c->cost) return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "serve: no cost function");
+  if (!(c->rate_per_s > 0.0)) /* NaN too; INFINITY is the offline run */
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                          "serve: the arrival rate must be > 0, got %g", c->rate_per_s);
+  if (!is_count(c->n_requests, 1, REQ_MAX))
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                          "serve: requests must be an integer in [1, %g], got %g", REQ_MAX,
+                          c->n_requests);
+  if ((st = check_lengths("input", &c->isl, diag)) || (st = check_lengths("output", &c->osl, diag)))
+    return st;
+  if (!is_count(c->max_batch, 1, BLOCKS_MAX))
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                          "serve: the batch cap must be an integer >= 1, got %g", c->max_batch);
+  if (!is_count(c->max_step_tokens, c->max_batch, 1e12))
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                          "serve: the step token budget must be an integer >= the batch cap "
+                          "(%g), got %g",
+                          c->max_batch, c->max_step_tokens);
+  if (!is_count(c->block_tokens, 1, LEN_MAX) || !is_count(c->kv_blocks, 1, BLOCKS_MAX))
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                          "serve: KV blocks (%g) and tokens per block (%g) must be integers >= 1",
+                          c->kv_blocks, c->block_tokens);
+  double need = blocks_of(c->isl.max_tokens + c->osl.max_tokens, c->block_tokens);
+  if (need > c->kv_blocks)
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                          "serve: a request of %g + %g tokens needs %g KV blocks of %g tokens, "
+                          "more than the %g that exist",
+                          c->isl.max_tokens, c->osl.max_tokens, need, c->block_tokens,
+                          c->kv_blocks);
+  if (isnan(c->ttft_slo_s) || isnan(c->tpot_slo_s) || c->ttft_slo_s <= 0.0 ||
+      c->tpot_slo_s <= 0.0)
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                          "serve: SLOs must be > 0 (INFINITY for none), got TTFT %g, TPOT %g",
+                          c->ttft_slo_s, c->tpot_slo_s);
+  return SCALE_OK;
+}
+
+double scale_serve_offline_batch(const scale_serve_config *c) {
+  if (!c || c->isl.min_tokens != c->isl.max_tokens || c->osl.min_tokens != c->osl.max_tokens ||
+      !(c->block_tokens >= 1.0) || !(c->max_batch >= 1.0) || !(c->kv_blocks >= 1.0))
+    return NAN;
+  double per = blocks_of(c->isl.max_tokens + c->osl.max_tokens, c->block_tokens);
+  return fmin(c->max_batch, floor(c->kv_blocks / per));
+}
+
+static uint32_t draw_length(const scale_serve_lengths *l, uint64_t *state) {
+  double span = l->max_tokens - l->min_tokens + 1.0;
+  double x = l->min_tokens + floor(uniform01(state) * span);
+  return (uint32_t)fmin(x, l->max_tokens);
+}
+
+void scale_serve_free(scale_serve *sim) {
+  if (!sim) return;
+  free(sim->arrival_s);
+  free(sim->isl);
+  free(sim->osl);
+  free(sim->blocks);
+  free(sim->prefilled);
+  free(sim->generated);
+  free(sim->first_s);
+  free(sim->finish_s);
+  free(sim->sorted);
+  free(sim->active);
+  free(sim->chunk);
+  free(sim);
+}
+
+scale_status scale_serve_new(const scale_serve_config *cfg, scale_serve **out, scale_diag *diag) {
+  if (!out) return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "serve: NULL argument");
+  *out = NULL;
+  if (!cfg) return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "serve: NULL argument");
+  scale_status st = check_config(cfg, diag);
+  if (st) return st;
+  scale_serve *s = calloc(1, sizeof *s);
+  if (!s) return scale_diag_set(diag, SCALE_ERR_NOMEM, "", 0, "serve: out of memory");
+  s->cfg = *cfg;
+  s->n = (size_t)cfg->n_requests;
+  s->slots = (size_t)fmin(cfg->max_batch, cfg->n_requests);
+  size_t n = s->n;
+  s->arrival_s = malloc(n * sizeof *s->arrival_s);
+  s->isl = malloc(n * sizeof *s->isl);
+  s->osl = malloc(n * sizeof *s->osl);
+  s->blocks = malloc(n * sizeof *s->blocks);
+  s->prefilled = malloc(n * sizeof *s->prefilled);
+  s->generated = malloc(n * sizeof *s->generated);
+  s->first_s = malloc(n * sizeof *s->first_s);
+  s->finish_s = malloc(n * sizeof *s->finish_s);
+  s->sorted = malloc(n * sizeof *s->sorted);
+  s->active = malloc(s->slots * sizeof *s->active);
+  s->chunk = malloc(s->slots * sizeof *s->chunk);
+  if (!s->arrival_s || !s->isl || !s->osl || !s->blocks || !s->prefilled || !s->generated ||
+      !s->first_s || !s->finish_s || !s->sorted || !s->active || !s->chunk) {
+    scale_serve_free(s);
+    return scale_diag_set(diag, SCALE_ERR_NOMEM, "", 0, "serve: out of memory for %zu requests",
+                          n);
+  }
+  /* Three independent streams from one seed, so changing a length distribution does not move
+   * the arrivals. */
+  uint64_t arrivals = cfg->seed, isl = cfg->seed ^ 0x5851F42D4C957F2Dull,
+           osl = cfg->seed ^ 0x14057B7EF767814Full;
+  double t = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    if (isfinite(cfg->rate_per_s)) t += -log1p(-uniform01(&arrivals)) / cfg->rate_per_s;
+    s->arrival_s[i] = t;
+    s->isl[i] = draw_length(&cfg->isl, &isl);
+    s->osl[i] = draw_length(&cfg->osl, &osl);
+    s->blocks[i] = (uint32_t)blocks_of((double)s->isl[i] + s->osl[i], cfg->block_tokens);
+  }
+  *out = s;
+  return SCALE_OK;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Nearest-rank percentile of sorted v[0..m): v[ceil(p m) - 1]; NaN when m = 0. */
+static double percentile(const double *v, size_t m, double p) {
+  if (m == 0) return NAN;
+  double r = ceil(p * (double)m) - 1.0;
+  size_t i = r < 0.0 ? 0 : (size_t)r;
+  return v[i < m ? i : m - 1];
+}
+
+static void sample(scale_serve_result *r, double t, double frac, double *stride, double step) {
+  if (fmod(step, *stride) != 0.0) return;
+  if (r->n_samples == SCALE_SERVE_N_SAMPLES) { /* keep every other sample, sample half as often */
+    for (int i = 0; i < SCALE_SERVE_N_SAMPLES / 2; i++) {
+      r->sample_t_s[i] = r->sample_t_s[2 * i];
+      r->sample_kv_frac[i] = r->sample_kv_frac[2 * i];
+    }
+    r->n_samples = SCALE_SERVE_N_SAMPLES / 2;
+    *stride *= 2.0;
+    if (fmod(step, *stride) != 0.0) return;
+  }
+  r->sample_t_s[r->n_samples] = t;
+  r->sample_kv_frac[r->n_samples] = frac;
+  r->n_samples++;
+}
+
+scale_status scale_serve_run(scale_serve *sim, scale_serve_result *out, scale_diag *diag) {
+  if (!sim || !out) return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "serve: NULL argument");
+  const scale_serve_config *c = &sim->cfg;
+  const size_t n = sim->n;
+  memset(out, 0, sizeof *out);
+  double total_tokens = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    sim->prefilled[i] = sim->generated[i] = 0;
+    total_tokens += (double)sim->isl[i] + sim->osl[i];
+  }
+  const double max_steps = total_tokens + (double)n + 1.0; /* each step moves >= 1 token */
+  const double t0 = sim->arrival_s[0];
+  double t = t0, blocks_used = 0.0, stride = 1.0;
+  size_t next = 0, n_active = 0, finished = 0;
+  const size_t max_batch = sim->slots;
+  const double budget0 = c->max_step_tokens;
+
+  while (finished < n) {
+    if (out->n_steps >= max_steps) /* unreachable: every step moves a token */
+      return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                            "serve: no progress after %g steps", out->n_steps);
+    if (n_active == 0 && next < n && sim->arrival_s[next] > t) t = sim->arrival_s[next];
+
+    /* admission: FIFO while a slot and the request's KV blocks are free */
+    scale_serve_bind bind = SCALE_SERVE_BIND_LOAD;
+    while (next < n && sim->arrival_s[next] <= t) {
+      if (n_active >= max_batch) {
+        bind = SCALE_SERVE_BIND_BATCH;
+        break;
+      }
+      if (blocks_used + sim->blocks[next] > c->kv_blocks) {
+        bind = SCALE_SERVE_BIND_KV;
+        break;
+      }
+      blocks_used += sim->blocks[next];
+      sim->active[n_active++] = (uint32_t)next++;
+    }
+
+    /* the step: one token per decoding request, then prompt chunks in admission order */
+    scale_serve_step step = {0, 0, 0, 0};
+    for (size_t k = 0; k < n_active; k++) {
+      uint32_t i = sim->active[k];
+      if (sim->prefilled[i] == sim->isl[i]) {
+        step.n_decode += 1.0;
+        step.decode_kv_tokens += (double)sim->isl[i] + sim->generated[i];
+      }
+    }
+    double budget = budget0 - step.n_decode;
+    bool starved = false;
+    for (size_t k = 0; k < n_active; k++) {
+      uint32_t i = sim->active[k];
+      sim->chunk[k] = 0;
+      if (sim->prefilled[i] == sim->isl[i]) continue;
+      double left = (double)(sim->isl[i] - sim->prefilled[i]);
+      double take = fmin(left, budget);
+      if (take < left) starved = true;
+      if (take > 0.0) {
+        sim->chunk[k] = (uint32_t)take;
+        budget -= take;
+        step.n_prefill_tokens += take;
+        step.n_prefill_seqs += 1.0;
+      }
+    }
+    if (bind == SCALE_SERVE_BIND_LOAD && starved) bind = SCALE_SERVE_BIND_COMPUTE;
+
+    double dt = c->cost(&step, c->cost_ctx);
+    if (!(dt > 0.0) || !isfinite(dt))
+      return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                            "serve: the cost function gave %g s for a step of %g decodes and %g "
+                            "prompt tokens",
+                            dt, step.n_decode, step.n_prefill_tokens);
+    sample(out, t - t0, blocks_used / c->kv_blocks, &stride, out->n_steps);
+    out->bind_s[bind] += dt;
+    out->busy_s += dt;
+    out->steady_batch += (double)n_active * dt;
+    out->max_running = fmax(out->max_running, (double)n_active);
+    out->kv_peak_frac = fmax(out->kv_peak_frac, blocks_used / c->kv_blocks);
+    out->n_steps += 1.0;
+    t += dt;
+
+    /* apply: tokens out, finished requests leave and free their blocks */
+    size_t w = 0;
+    for (size_t k = 0; k < n_active; k++) {
+      uint32_t i = sim->active[k];
+      if (sim->prefilled[i] == sim->isl[i]) {
+        sim->generated[i]++;
+      } else if (sim->chunk[k] > 0) {
+        sim->prefilled[i] += sim->chunk[k];
+        if (sim->prefilled[i] == sim->isl[i]) {
+          sim->generated[i] = 1;
+          sim->first_s[i] = t;
+        }
+      }
+      if (sim->generated[i] == sim->osl[i]) {
+        sim->finish_s[i] = t;
+        blocks_used -= sim->blocks[i];
+        finished++;
+      } else {
+        sim->active[w] = i;
+        sim->chunk[w] = sim->chunk[k];
+        w++;
+      }
+    }
+    n_active = w;
+  }
+
+  /* the report */
+  double last = t0, good_tokens = 0.0, n_good = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    last = fmax(last, sim->finish_s[i]);
+    out->input_tokens += sim->isl[i];
+    out->output_tokens += sim->osl[i];
+    double ttft = sim->first_s[i] - sim->arrival_s[i];
+    double tpot = sim->osl[i] > 1 ? (sim->finish_s[i] - sim->first_s[i]) / (sim->osl[i] - 1) : 0.0;
+    if (ttft <= c->ttft_slo_s && tpot <= c->tpot_slo_s) {
+      n_good += 1.0;
+      good_tokens += sim->osl[i];
+    }
+  }
+  out->n_requests = (double)n;
+  out->makespan_s = last - t0;
+  out->throughput_tokens_per_s = out->output_tokens / out->makespan_s;
+  out->request_rate_per_s = out->n_requests / out->makespan_s;
+  out->good_frac = n_good / out->n_requests;
+  out->goodput_tokens_per_s = good_tokens / out->makespan_s;
+  out->steady_batch /= out->busy_s;
+  out->bind = SCALE_SERVE_BIND_LOAD;
+  for (int b = 1; b < SCALE_SERVE_BIND_COUNT; b++)
+    if (out->bind_s[b] > out->bind_s[out->bind]) out->bind = (scale_serve_bind)b;
+
+  double sum = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    sim->sorted[i] = sim->first_s[i] - sim->arrival_s[i];
+    sum += sim->sorted[i];
+  }
+  qsort(sim->sorted, n, sizeof *sim->sorted, cmp_double);
+  out->ttft_p50_s = percentile(sim->sorted, n, 0.50);
+  out->ttft_p90_s = percentile(sim->sorted, n, 0.90);
+  out->ttft_p99_s = percentile(sim->sorted, n, 0.99);
+  out->ttft_mean_s = sum / (double)n;
+  size_t m = 0;
+  sum = 0.0;
+  for (size_t i = 0; i < n; i++)
+    if (sim->osl[i] > 1) {
+      sim->sorted[m] = (sim->finish_s[i] - sim->first_s[i]) / (sim->osl[i] - 1);
+      sum += sim->sorted[m++];
+    }
+  qsort(sim->sorted, m, sizeof *sim->sorted, cmp_double);
+  out->tpot_p50_s = percentile(sim->sorted, m, 0.50);
+  out->tpot_p90_s = percentile(sim->sorted, m, 0.90);
+  out->tpot_p99_s = percentile(sim->sorted, m, 0.99);
+  out->tpot_mean_s = m ? sum / (double)m : (double)NAN;
+  return SCALE_OK;
+}

@@ -1,0 +1,343 @@
+/* test_serve.c — the request-stream simulator of serve.h: the closed-form limits of issue 15
+ * (a very low rate gives TTFT = the prefill and TPOT = the batch-1 decode step; saturation gives
+ * the offline maximum), chunked prefill, what binds, determinism, conservation, bad parameters.
+ * Expected values are hand derivations written beside them.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "scale.h"
+#include "scale/serve.h"
+#include "scale_check.h"
+
+/* A linear step cost a + b (decode tokens + prompt tokens): every expected time below is a sum
+ * of such steps, so it can be derived by hand. */
+typedef struct {
+  double a_s, b_s;
+} linear;
+
+static double linear_cost(const scale_serve_step *step, void *ctx) {
+  const linear *l = ctx;
+  return l->a_s + l->b_s * (step->n_decode + step->n_prefill_tokens);
+}
+
+static linear lin = {0.01, 0.001};
+
+static scale_serve_config linear_config(double rate, double n, double isl, double osl) {
+  scale_serve_config c = scale_serve_config_default();
+  c.rate_per_s = rate;
+  c.n_requests = n;
+  c.isl.min_tokens = c.isl.max_tokens = isl;
+  c.osl.min_tokens = c.osl.max_tokens = osl;
+  c.max_batch = 16;
+  c.max_step_tokens = 1e6;
+  c.block_tokens = 16;
+  c.kv_blocks = 1e6;
+  c.cost = linear_cost;
+  c.cost_ctx = &lin;
+  return c;
+}
+
+static scale_serve_result run_config(const scale_serve_config *c) {
+  scale_serve *sim = NULL;
+  scale_diag diag;
+  ck_assert_msg(scale_serve_new(c, &sim, &diag) == SCALE_OK, "%s", diag.message);
+  scale_serve_result r;
+  ck_assert_msg(scale_serve_run(sim, &r, &diag) == SCALE_OK, "%s", diag.message);
+  scale_serve_free(sim);
+  return r;
+}
+
+/* ---- the low-rate limit ------------------------------------------------------------------- */
+
+START_TEST(test_low_rate_linear) {
+  /* One request at a time (mean gap 1e6 s, each lasts under a second). The prefill of 100 tokens
+   * is one step: TTFT = a + 100 b = 0.01 + 0.1 = 0.11 s. Each decode step holds one token:
+   * TPOT = a + b = 0.011 s. */
+  scale_serve_config c = linear_config(1e-6, 20, 100, 10);
+  scale_serve_result r = run_config(&c);
+  /* (1e-6: TTFT is a difference of times near 1e7 s, so it keeps about 9 digits) */
+  scale_check_rel(r.ttft_p50_s, 0.11, 1e-6, "s", "a + 100 b");
+  scale_check_rel(r.ttft_p99_s, 0.11, 1e-6, "s", "a + 100 b");
+  scale_check_rel(r.tpot_p50_s, 0.011, 1e-6, "s", "a + b");
+  scale_check_rel(r.tpot_p99_s, 0.011, 1e-6, "s", "a + b");
+  scale_check_rel(r.steady_batch, 1.0, 1e-12, "", "one request at a time");
+  ck_assert_int_eq(r.bind, SCALE_SERVE_BIND_LOAD);
+}
+END_TEST
+
+START_TEST(test_low_rate_roofline) {
+  /* LLaMA 3.1 8B class (llama-3-8b) on one H100, bf16: batch 1 decode is bytes-bound, so the
+   * decode step at context S is (param_bytes + S kv) / W (ch. 7), which is what
+   * scale_infer_decode_eval gives at batch 1 on one chip (no ICI). Decode step j (j = 1..osl-1)
+   * reads isl + j tokens, so a request's TPOT is the step at the mean context isl + osl/2
+   * (the step is linear in S). The prefill of isl = 1000 tokens is compute-bound:
+   * TTFT = 2 N isl / (C mfu). */
+  scale_model m;
+  scale_chip h100;
+  scale_diag diag;
+  ck_assert_msg(scale_model_load("llama-3-8b", &m, &diag) == SCALE_OK, "%s", diag.message);
+  ck_assert_msg(scale_chip_load("nvidia-h100-sxm", &h100, &diag) == SCALE_OK, "%s", diag.message);
+  scale_infer_config ic = scale_infer_config_default(1, 1, 1050.5);
+  scale_serve_roofline rf;
+  ck_assert_msg(scale_serve_roofline_of(&m, &h100, &ic, 0.0, &rf, &diag) == SCALE_OK, "%s",
+                diag.message);
+  scale_serve_config c = linear_config(1e-6, 10, 1000, 101);
+  c.cost = scale_serve_roofline_cost_s;
+  c.cost_ctx = &rf;
+  c.kv_blocks = floor(rf.kv_capacity_bytes / (16 * rf.kv_bytes_per_token));
+  scale_serve_result r = run_config(&c);
+  double prefill = 2.0 * rf.n_params * 1000 / (rf.flops_per_s * rf.mfu_frac);
+  ck_assert(prefill > rf.param_bytes / rf.hbm_bytes_per_s); /* compute-bound, as assumed */
+  scale_check_rel(r.ttft_p50_s, prefill, 1e-6, "s", "2 N P / (C mfu)");
+  scale_infer_decode d = scale_infer_decode_eval(&m, &h100, &ic); /* batch 1, S = 1050.5 */
+  ck_assert_int_eq(d.bound, SCALE_BOUND_PARAMS);
+  scale_check_rel(r.tpot_p50_s, d.step_s, 1e-6, "s", "inference.h batch-1 decode step");
+  scale_check_rel(r.tpot_p99_s, d.step_s, 1e-6, "s", "inference.h batch-1 decode step");
+  /* a per-step overhead adds to both */
+  rf.overhead_s = 1e-3;
+  r = run_config(&c);
+  scale_check_rel(r.ttft_p50_s, prefill + 1e-3, 1e-6, "s", "prefill + overhead");
+  scale_check_rel(r.tpot_p50_s, d.step_s + 1e-3, 1e-6, "s", "decode step + overhead");
+}
+END_TEST
+
+START_TEST(test_chunked_prefill) {
+  /* Budget 4 tokens a step, batch cap 4, one request at a time, isl 10, osl 3: the prompt takes
+   * chunks 4, 4, 2 (three steps), TTFT = 3 a + 10 b = 0.04 s; then two decode steps of a + b:
+   * TPOT = 0.011 s. */
+  scale_serve_config c = linear_config(1e-6, 5, 10, 3);
+  c.max_batch = 4;
+  c.max_step_tokens = 4;
+  scale_serve_result r = run_config(&c);
+  scale_check_rel(r.ttft_p50_s, 0.04, 1e-6, "s", "3 a + 10 b");
+  scale_check_rel(r.tpot_p50_s, 0.011, 1e-6, "s", "a + b");
+  scale_check_rel(r.n_steps, 5 * 5, 1e-12, "", "3 prefill + 2 decode steps per request");
+  /* the prompt waited for the budget in the first two steps of each request: 2 (a + 4 b) =
+   * 0.028 s, five times; the rest (0.012 + 2 x 0.011 = 0.034 s) waited for nothing: load binds */
+  scale_check_rel(r.bind_s[SCALE_SERVE_BIND_COMPUTE], 5 * 0.028, 1e-9, "s", "2 chunked steps");
+  scale_check_rel(r.bind_s[SCALE_SERVE_BIND_LOAD], 5 * 0.034, 1e-9, "s", "the other 3");
+  ck_assert_int_eq(r.bind, SCALE_SERVE_BIND_LOAD);
+}
+END_TEST
+
+/* ---- the saturation limit ----------------------------------------------------------------- */
+
+START_TEST(test_saturation_batch_cap) {
+  /* All 1600 requests at t = 0, batch cap 16, unlimited budget and KV: 16 requests enter
+   * together, prefill in one step (16 x 100 tokens) and decode 49 steps of 16 tokens, finish
+   * together; 100 such cycles. Cycle = 50 a + b 16 (100 + 49) = 0.5 + 2.384 = 2.884 s for
+   * 16 x 50 = 800 tokens: 277.39 tokens/s, the offline maximum B osl / (osl a + b B (isl + osl
+   * - 1)). */
+  scale_serve_config c = linear_config(INFINITY, 1600, 100, 50);
+  scale_serve_result r = run_config(&c);
+  scale_check_rel(r.throughput_tokens_per_s, 800.0 / 2.884, 1e-9, "tokens/s", "closed form");
+  scale_check_rel(r.makespan_s, 100 * 2.884, 1e-9, "s", "100 cycles");
+  scale_check_rel(r.steady_batch, 16.0, 1e-12, "", "the cap");
+  scale_check_rel(scale_serve_offline_batch(&c), 16.0, 0, "", "min(16, 1e6 / 10)");
+  ck_assert_int_eq(r.bind, SCALE_SERVE_BIND_BATCH);
+  /* p99 by nearest rank is request ceil(0.99 x 1600) = 1584, in the 99th cycle: 98 cycles
+   * queued + its prefill step (a + 1600 b = 1.61 s) */
+  scale_check_rel(r.ttft_p99_s, 98 * 2.884 + 1.61, 1e-9, "s", "queued 98 cycles");
+}
+END_TEST
+
+START_TEST(test_saturation_kv) {
+  /* 150 tokens a request in 16-token blocks: 10 blocks; 95 blocks hold 9 requests (the KV, not
+   * the cap of 16, binds). Cycle of 9: 50 a + 9 x 149 b = 0.5 + 1.341 = 1.841 s for 450 tokens. */
+  scale_serve_config c = linear_config(INFINITY, 900, 100, 50);
+  c.kv_blocks = 95;
+  scale_serve_result r = run_config(&c);
+  scale_check_rel(scale_serve_offline_batch(&c), 9.0, 0, "", "floor(95 / 10)");
+  scale_check_rel(r.throughput_tokens_per_s, 450.0 / 1.841, 1e-9, "tokens/s", "closed form");
+  scale_check_rel(r.max_running, 9.0, 0, "", "KV-limited batch");
+  scale_check_rel(r.kv_peak_frac, 90.0 / 95.0, 1e-12, "", "9 x 10 blocks");
+  ck_assert_int_eq(r.bind, SCALE_SERVE_BIND_KV);
+  ck_assert_str_eq(scale_serve_bind_name(r.bind), "kv");
+  ck_assert(r.n_samples > 0 && r.n_samples <= SCALE_SERVE_N_SAMPLES);
+  for (int i = 0; i < r.n_samples; i++) ck_assert(r.sample_kv_frac[i] <= 90.0 / 95.0 + 1e-12);
+}
+END_TEST
+
+START_TEST(test_saturation_roofline) {
+  /* The roofline cost on llama-3-8b / H100: a cycle of B requests is one prefill step of B isl
+   * tokens plus osl - 1 decode steps at contexts isl + j, priced here by the cost function
+   * itself, step by step (a path independent of the simulator's bookkeeping). */
+  scale_model m;
+  scale_chip h100;
+  scale_diag diag;
+  ck_assert(scale_model_load("llama-3-8b", &m, &diag) == SCALE_OK);
+  ck_assert(scale_chip_load("nvidia-h100-sxm", &h100, &diag) == SCALE_OK);
+  scale_infer_config ic = scale_infer_config_default(1, 1, 2048);
+  scale_serve_roofline rf;
+  ck_assert(scale_serve_roofline_of(&m, &h100, &ic, 2e-3, &rf, &diag) == SCALE_OK);
+  scale_serve_config c = linear_config(INFINITY, 0, 512, 128);
+  c.cost = scale_serve_roofline_cost_s;
+  c.cost_ctx = &rf;
+  c.max_batch = 4096;
+  c.max_step_tokens = 1e7;
+  c.kv_blocks = floor(rf.kv_capacity_bytes / (16 * rf.kv_bytes_per_token));
+  double b = scale_serve_offline_batch(&c); /* KV-limited: 640 tokens = 40 blocks each */
+  ck_assert(b > 1 && b < 4096);
+  c.n_requests = 20 * b;
+  scale_serve_result r = run_config(&c);
+  scale_serve_step s = {0, 0, b * 512, b};
+  double cycle = scale_serve_roofline_cost_s(&s, &rf);
+  for (int j = 1; j < 128; j++) {
+    scale_serve_step d = {b, b * (512 + j), 0, 0};
+    cycle += scale_serve_roofline_cost_s(&d, &rf);
+  }
+  scale_check_rel(r.throughput_tokens_per_s, b * 128 / cycle, 1e-9, "tokens/s", "closed form");
+  ck_assert_int_eq(r.bind, SCALE_SERVE_BIND_KV);
+}
+END_TEST
+
+/* ---- determinism and conservation --------------------------------------------------------- */
+
+static scale_serve_config stream_config(uint64_t seed) {
+  scale_serve_config c = linear_config(200, 3000, 0, 0);
+  c.isl.min_tokens = 10, c.isl.max_tokens = 300;
+  c.osl.min_tokens = 1, c.osl.max_tokens = 60;
+  c.max_batch = 32;
+  c.max_step_tokens = 256;
+  c.kv_blocks = 200;
+  c.seed = seed;
+  c.ttft_slo_s = 0.5;
+  c.tpot_slo_s = 0.05;
+  return c;
+}
+
+START_TEST(test_determinism) {
+  scale_serve_config c = stream_config(42);
+  scale_serve *sim = NULL;
+  scale_diag diag;
+  ck_assert(scale_serve_new(&c, &sim, &diag) == SCALE_OK);
+  scale_serve_result r1, r2;
+  ck_assert(scale_serve_run(sim, &r1, &diag) == SCALE_OK);
+  ck_assert(scale_serve_run(sim, &r2, &diag) == SCALE_OK); /* rerun: same */
+  ck_assert(memcmp(&r1, &r2, sizeof r1) == 0);
+  scale_serve_result r3 = run_config(&c); /* a new simulator, same seed: same */
+  ck_assert(memcmp(&r1, &r3, sizeof r1) == 0);
+  scale_serve_free(sim);
+  scale_serve_config other = stream_config(43);
+  scale_serve_result r4 = run_config(&other);
+  ck_assert(r4.makespan_s != r1.makespan_s);
+  scale_serve_free(NULL); /* a no-op */
+}
+END_TEST
+
+START_TEST(test_conservation) {
+  /* Every request finishes; with fixed lengths the tokens are requests x length. */
+  scale_serve_config c = linear_config(50, 2000, 200, 40);
+  c.max_batch = 8;
+  c.max_step_tokens = 64;
+  c.kv_blocks = 60; /* 240 tokens = 15 blocks: 4 at once */
+  scale_serve_result r = run_config(&c);
+  ck_assert(r.n_requests == 2000);
+  ck_assert(r.output_tokens == 2000.0 * 40);
+  ck_assert(r.input_tokens == 2000.0 * 200);
+  ck_assert(r.max_running <= 4 && r.kv_peak_frac <= 1.0);
+  /* each step moves at most 64 tokens: at least 2000 x 239 / 64 steps */
+  ck_assert(r.n_steps >= 2000.0 * 239 / 64);
+  ck_assert(r.good_frac == 1.0); /* no SLO */
+  scale_check_rel(r.goodput_tokens_per_s, r.throughput_tokens_per_s, 1e-12, "tokens/s",
+                  "all good without an SLO");
+  /* uniform lengths: the mean of osl in [1, 60] is 30.5; 3000 requests */
+  scale_serve_config s = stream_config(7);
+  scale_serve_result u = run_config(&s);
+  ck_assert(u.n_requests == 3000);
+  scale_check_rel(u.output_tokens / 3000, 30.5, 0.05, "tokens", "mean of U{1..60}");
+  scale_check_rel(u.input_tokens / 3000, 155, 0.05, "tokens", "mean of U{10..300}");
+  ck_assert(u.ttft_p50_s <= u.ttft_p90_s && u.ttft_p90_s <= u.ttft_p99_s);
+  ck_assert(u.tpot_p50_s <= u.tpot_p90_s && u.tpot_p90_s <= u.tpot_p99_s);
+  ck_assert(u.good_frac >= 0 && u.good_frac <= 1);
+  ck_assert(u.goodput_tokens_per_s <= u.throughput_tokens_per_s);
+}
+END_TEST
+
+START_TEST(test_goodput) {
+  /* Low rate, linear cost: TTFT 0.11 s and TPOT 0.011 s for every request (test_low_rate). */
+  scale_serve_config c = linear_config(1e-6, 10, 100, 10);
+  c.ttft_slo_s = 0.2;
+  c.tpot_slo_s = 0.02;
+  ck_assert(run_config(&c).good_frac == 1.0);
+  c.ttft_slo_s = 0.1; /* below 0.11 */
+  scale_serve_result r = run_config(&c);
+  ck_assert(r.good_frac == 0.0 && r.goodput_tokens_per_s == 0.0);
+  c.ttft_slo_s = 0.2;
+  c.tpot_slo_s = 0.01; /* below 0.011 */
+  ck_assert(run_config(&c).good_frac == 0.0);
+}
+END_TEST
+
+/* ---- bad parameters ----------------------------------------------------------------------- */
+
+static double zero_cost(const scale_serve_step *step, void *ctx) {
+  (void)step;
+  (void)ctx;
+  return 0.0;
+}
+
+static void expect_range(const scale_serve_config *c, const char *word) {
+  scale_serve *sim = (scale_serve *)&sim; /* must be reset to NULL */
+  scale_diag diag;
+  ck_assert_int_eq(scale_serve_new(c, &sim, &diag), SCALE_ERR_RANGE);
+  ck_assert_ptr_null(sim);
+  ck_assert_msg(strstr(diag.message, word), "'%s' not in '%s'", word, diag.message);
+}
+
+START_TEST(test_bad_parameters) {
+  scale_serve_config c = linear_config(1, 10, 100, 10), b;
+  b = c, b.rate_per_s = 0, expect_range(&b, "rate");
+  b = c, b.rate_per_s = NAN, expect_range(&b, "rate");
+  b = c, b.rate_per_s = -1, expect_range(&b, "rate");
+  b = c, b.n_requests = 0, expect_range(&b, "requests");
+  b = c, b.n_requests = 2.5, expect_range(&b, "requests");
+  b = c, b.isl.min_tokens = -5, expect_range(&b, "input");
+  b = c, b.osl.max_tokens = -1, expect_range(&b, "output");
+  b = c, b.osl.min_tokens = 20, b.osl.max_tokens = 10, expect_range(&b, "output");
+  b = c, b.max_batch = 0, expect_range(&b, "batch");
+  b = c, b.max_step_tokens = 8, expect_range(&b, "budget"); /* below the cap of 16 */
+  b = c, b.block_tokens = 0, expect_range(&b, "KV");
+  b = c, b.kv_blocks = 6, expect_range(&b, "blocks"); /* 110 tokens need 7 blocks of 16 */
+  b = c, b.ttft_slo_s = 0, expect_range(&b, "SLO");
+  b = c, b.cost = NULL;
+  scale_serve *sim = NULL;
+  scale_diag diag;
+  ck_assert_int_eq(scale_serve_new(&b, &sim, &diag), SCALE_ERR_INVALID);
+  ck_assert_int_eq(scale_serve_new(NULL, &sim, &diag), SCALE_ERR_INVALID);
+  /* a cost function that returns 0 s would never advance the clock: an error, not a hang */
+  b = c, b.cost = zero_cost;
+  ck_assert(scale_serve_new(&b, &sim, &diag) == SCALE_OK);
+  scale_serve_result r;
+  ck_assert_int_eq(scale_serve_run(sim, &r, &diag), SCALE_ERR_RANGE);
+  ck_assert_ptr_nonnull(strstr(diag.message, "cost function"));
+  scale_serve_free(sim);
+  /* the roofline cost outside its domain */
+  scale_serve_step empty = {0, 0, 0, 0};
+  scale_serve_roofline rf = {1, 1, 1, 1, 1, 1, 0, 1};
+  scale_check_nan(scale_serve_roofline_cost_s(&empty, &rf));
+  scale_check_nan(scale_serve_roofline_cost_s(&empty, NULL));
+  b = c, b.isl.max_tokens = 200; /* uniform: no single offline batch */
+  scale_check_nan(scale_serve_offline_batch(&b));
+  ck_assert_str_eq(scale_serve_bind_name(SCALE_SERVE_BIND_COUNT), "?");
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("serve");
+  const scale_check_case cases[] = {
+      {"low_rate_linear", test_low_rate_linear},
+      {"low_rate_roofline", test_low_rate_roofline},
+      {"chunked_prefill", test_chunked_prefill},
+      {"saturation_batch_cap", test_saturation_batch_cap},
+      {"saturation_kv", test_saturation_kv},
+      {"saturation_roofline", test_saturation_roofline},
+      {"determinism", test_determinism},
+      {"conservation", test_conservation},
+      {"goodput", test_goodput},
+      {"bad_parameters", test_bad_parameters},
+  };
+  scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
+  return scale_check_run(s);
+}
