@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "scale/serve.h"
 
 static void usage(FILE *out) {
   fprintf(out,
@@ -37,7 +38,25 @@ static void usage(FILE *out) {
           "model on one model copy of --tp chips (1-D tensor parallelism), printed beside the\n"
           "book's formulas; throughput, latency and cost follow the prediction.\n"
           "A batch that does not fit in HBM prints the report with a verdict and the largest\n"
-          "batch that fits, and exits 1.\n");
+          "batch that fits, and exits 1.\n\n"
+          "serving a stream (continuous batching; --batch and --context do not apply):\n"
+          "  scale infer --model M --hw H --chips N --offline [--isl L] [--osl L] [options]\n"
+          "  scale infer --model M --hw H --chips N --rate QPS [--requests R] [options]\n"
+          "  --offline          all requests at t = 0: the maximum output tokens/s\n"
+          "  --rate QPS         Poisson arrivals, requests per second over all N/Y copies\n"
+          "  --requests R       requests simulated (default 1000; offline: 20 x the steady batch)\n"
+          "  --isl L, --osl L   prompt and output lengths: N fixed, or MIN:MAX uniform\n"
+          "                     (defaults 1024 and 128)\n"
+          "  --ttft S, --tpot S SLOs of the goodput [s] (default: none)\n"
+          "  --seed K           seed of the arrivals and lengths (default 1)\n"
+          "  --max-batch B      running requests per copy at most (default 256)\n"
+          "  --step-tokens T    token budget of a step, chunked prefill (default 8192)\n"
+          "  --block T          tokens per paged KV block (default 16)\n"
+          "  --overhead S       fixed time of every step [s] (default 0)\n"
+          "A request reserves ceil((isl + osl) / block) KV blocks while it runs; a step decodes\n"
+          "one token of each running request and spends the rest of its budget on prompts.\n"
+          "Step times are the book's roofline (weights + KV reads, FLOPs at the prefill MFU)\n"
+          "plus --overhead; the calibrated decode and prefill costs are not used yet.\n");
 }
 
 /* The step model's prediction of a serving configuration, and what follows from it. */
@@ -203,6 +222,201 @@ static void print_text(const scale_model *m, const scale_chip *chip, const scale
            c->batch, c->n_chips, mem->max_batch);
 }
 
+/* ---- a stream of requests: continuous batching (serve.h) ------------------------------------ */
+
+/* The stream options of `scale infer --offline | --rate`. */
+typedef struct {
+  bool any;                     /* a stream option was given */
+  bool offline;                 /* --offline */
+  double rate;                  /* --rate [1/s], NaN when absent */
+  double requests;              /* --requests, NaN: the default */
+  scale_serve_lengths isl, osl; /* --isl, --osl */
+  double ttft, tpot;            /* SLOs [s], INFINITY: none */
+  double seed;                  /* --seed */
+  double max_batch, step_tokens, block; /* engine */
+  double overhead;              /* --overhead [s] */
+} serve_opts;
+
+static void serve_opts_default(serve_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->rate = NAN;
+  o->requests = NAN;
+  o->isl.min_tokens = o->isl.max_tokens = 1024;
+  o->osl.min_tokens = o->osl.max_tokens = 128;
+  o->ttft = o->tpot = INFINITY;
+  o->seed = 1;
+  o->max_batch = 256;
+  o->step_tokens = 8192;
+  o->block = 16;
+}
+
+/* Parses "N" (fixed) or "MIN:MAX" (uniform) token lengths; false after a one-line error. */
+static bool parse_lengths(const char *opt, const char *text, scale_serve_lengths *out) {
+  const unsigned count = SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER;
+  char buf[64];
+  const char *colon = strchr(text, ':');
+  if (!colon) {
+    if (!cli_parse_number(opt, text, count, &out->min_tokens)) return false;
+    out->max_tokens = out->min_tokens;
+    return true;
+  }
+  size_t k = (size_t)(colon - text);
+  if (k >= sizeof buf) {
+    cli_usage("--%s: expected N or MIN:MAX, got '%s'", opt, text);
+    return false;
+  }
+  memcpy(buf, text, k);
+  buf[k] = '\0';
+  if (!cli_parse_number(opt, buf, count, &out->min_tokens) ||
+      !cli_parse_number(opt, colon + 1, count, &out->max_tokens))
+    return false;
+  if (out->max_tokens < out->min_tokens) {
+    cli_usage("--%s: MIN:MAX needs MIN <= MAX, got '%s'", opt, text);
+    return false;
+  }
+  return true;
+}
+
+static void three(const char *label, double p50, double p90, double p99) {
+  char a[32], b[32], c[32];
+  printf("  %-34s %s / %s / %s\n", label, scale_format(a, sizeof a, p50, "", SCALE_FMT_TIME),
+         scale_format(b, sizeof b, p90, "", SCALE_FMT_TIME),
+         scale_format(c, sizeof c, p99, "", SCALE_FMT_TIME));
+}
+
+static int serve_cmd(const scale_model *m, const scale_chip *chip, scale_infer_config *cfg,
+                     const serve_opts *o, bool as_json) {
+  scale_diag diag;
+  /* the longest request must fit the model's context: the prompt alone, then with its output */
+  if (scale_infer_check_context(m, "isl", o->isl.max_tokens, 1, &diag) ||
+      scale_infer_check_context(m, "isl + osl", o->isl.max_tokens + o->osl.max_tokens, 1, &diag))
+    return cli_usage("infer: %s", diag.message);
+  cfg->context = o->isl.max_tokens + o->osl.max_tokens;
+  cfg->prompt = o->isl.max_tokens;
+  if (scale_infer_validate(m, chip, cfg, &diag)) return cli_usage("infer: %s", diag.message);
+  scale_serve_roofline rf;
+  if (scale_serve_roofline_of(m, chip, cfg, o->overhead, &rf, &diag))
+    return cli_usage("infer: %s", diag.message);
+  const double copies = cfg->n_chips / cfg->tp;
+  scale_serve_config c = scale_serve_config_default();
+  c.rate_per_s = o->offline ? (double)INFINITY : o->rate / copies;
+  c.isl = o->isl;
+  c.osl = o->osl;
+  c.seed = (uint64_t)o->seed;
+  c.max_batch = o->max_batch;
+  c.max_step_tokens = fmax(o->step_tokens, o->max_batch);
+  c.block_tokens = o->block;
+  c.kv_blocks = fmin(floor(rf.kv_capacity_bytes / (o->block * rf.kv_bytes_per_token)), 4e9);
+  c.ttft_slo_s = o->ttft;
+  c.tpot_slo_s = o->tpot;
+  c.cost = scale_serve_roofline_cost_s;
+  c.cost_ctx = &rf;
+  double b = scale_serve_offline_batch(&c);
+  double requests = !isnan(o->requests) ? o->requests
+                    : o->offline        ? fmax(100.0, 20.0 * (isnan(b) ? o->max_batch : b))
+                                        : 1000.0;
+  if (requests > 1e7) return cli_usage("--requests: at most 1e7, got %g", requests);
+  c.n_requests = requests;
+  scale_serve *sim = NULL;
+  scale_serve_result r;
+  if (scale_serve_new(&c, &sim, &diag)) return cli_usage("infer: %s", diag.message);
+  scale_status st = scale_serve_run(sim, &r, &diag);
+  scale_serve_free(sim);
+  if (st) return cli_fail("infer: %s", diag.message);
+  /* one copy simulated; the N/Y copies each take 1/copies of the stream */
+  const double tokens_per_s = r.throughput_tokens_per_s * copies;
+  const double goodput = r.goodput_tokens_per_s * copies;
+  const double cost = scale_infer_cost_usd_per_million_tokens(chip->usd_per_hour, cfg->n_chips,
+                                                               tokens_per_s);
+  if (as_json) {
+    cli_json json;
+    cli_json_init(&json, stdout);
+    cli_json_object_begin(&json, NULL);
+    cli_json_string(&json, "model", m->name);
+    cli_json_string(&json, "hardware", chip->name);
+    cli_json_number(&json, "n_chips", cfg->n_chips);
+    cli_json_number(&json, "tp", cfg->tp);
+    cli_json_number(&json, "copies", copies);
+    cli_json_string(&json, "mode", o->offline ? "offline" : "stream");
+    cli_json_number(&json, "rate_per_s", o->offline ? -1.0 : o->rate);
+    cli_json_number(&json, "requests", r.n_requests);
+    cli_json_number(&json, "seed", o->seed);
+    cli_json_number(&json, "isl_min_tokens", o->isl.min_tokens);
+    cli_json_number(&json, "isl_max_tokens", o->isl.max_tokens);
+    cli_json_number(&json, "osl_min_tokens", o->osl.min_tokens);
+    cli_json_number(&json, "osl_max_tokens", o->osl.max_tokens);
+    cli_json_number(&json, "max_batch", c.max_batch);
+    cli_json_number(&json, "step_tokens", c.max_step_tokens);
+    cli_json_number(&json, "block_tokens", c.block_tokens);
+    cli_json_number(&json, "kv_blocks", c.kv_blocks);
+    cli_json_number(&json, "step_overhead_s", o->overhead);
+    cli_json_string(&json, "cost_model", "roofline");
+    cli_json_number(&json, "output_tokens", r.output_tokens);
+    cli_json_number(&json, "steps", r.n_steps);
+    cli_json_number(&json, "makespan_s", r.makespan_s);
+    cli_json_number(&json, "tokens_per_s", tokens_per_s);
+    cli_json_number(&json, "tokens_per_s_per_chip", tokens_per_s / cfg->n_chips);
+    cli_json_number(&json, "requests_per_s", r.request_rate_per_s * copies);
+    cli_json_number(&json, "ttft_p50_s", r.ttft_p50_s);
+    cli_json_number(&json, "ttft_p90_s", r.ttft_p90_s);
+    cli_json_number(&json, "ttft_p99_s", r.ttft_p99_s);
+    cli_json_number(&json, "tpot_p50_s", r.tpot_p50_s);
+    cli_json_number(&json, "tpot_p90_s", r.tpot_p90_s);
+    cli_json_number(&json, "tpot_p99_s", r.tpot_p99_s);
+    cli_json_number(&json, "good_frac", r.good_frac);
+    cli_json_number(&json, "goodput_tokens_per_s", goodput);
+    cli_json_number(&json, "steady_batch", r.steady_batch);
+    cli_json_number(&json, "offline_batch", isnan(b) ? -1.0 : b);
+    cli_json_number(&json, "kv_peak_frac", r.kv_peak_frac);
+    cli_json_string(&json, "bound", scale_serve_bind_name(r.bind));
+    cli_json_number(&json, "cost_usd_per_million_tokens", cost);
+    cli_json_array_begin(&json, "kv_occupancy");
+    for (int i = 0; i < r.n_samples; i++) {
+      cli_json_object_begin(&json, NULL);
+      cli_json_number(&json, "t_s", r.sample_t_s[i]);
+      cli_json_number(&json, "kv_frac", r.sample_kv_frac[i]);
+      cli_json_object_end(&json);
+    }
+    cli_json_array_end(&json);
+    cli_json_object_end(&json);
+    cli_json_finish(&json);
+    return CLI_EXIT_OK;
+  }
+  printf("%s on %g x %s, model parallelism %g (%g cop%s), weights %s, KV cache %s\n",
+         m->display_name, cfg->n_chips, chip->display_name, cfg->tp, copies,
+         copies == 1.0 ? "y" : "ies", scale_dtype_name(cfg->weight_dtype),
+         scale_dtype_name(cfg->kv_dtype));
+  if (o->offline)
+    printf("offline: %g requests at t = 0 (a saturated queue)\n", r.n_requests);
+  else
+    printf("stream: Poisson %g requests/s, %g requests, seed %g\n", o->rate, r.n_requests,
+           o->seed);
+  printf("lengths: input %g", o->isl.min_tokens);
+  if (o->isl.max_tokens > o->isl.min_tokens) printf(":%g uniform", o->isl.max_tokens);
+  printf(", output %g", o->osl.min_tokens);
+  if (o->osl.max_tokens > o->osl.min_tokens) printf(":%g uniform", o->osl.max_tokens);
+  printf(" tokens\n");
+  printf("engine per copy: batch cap %g, %g tokens a step, %g KV blocks of %g tokens\n",
+         c.max_batch, c.max_step_tokens, c.kv_blocks, c.block_tokens);
+  printf("model: the book's roofline per step + %g s overhead (not the calibrated costs)\n",
+         o->overhead);
+  printf("results:\n");
+  cli_row("output tokens/s", tokens_per_s, "tokens/s", SCALE_FMT_SI);
+  cli_row("output tokens/s per chip", tokens_per_s / cfg->n_chips, "tokens/s", SCALE_FMT_SI);
+  cli_row("requests/s", r.request_rate_per_s * copies, "", SCALE_FMT_SCI);
+  three("TTFT p50 / p90 / p99", r.ttft_p50_s, r.ttft_p90_s, r.ttft_p99_s);
+  if (isfinite(r.tpot_p50_s)) three("TPOT p50 / p90 / p99", r.tpot_p50_s, r.tpot_p90_s, r.tpot_p99_s);
+  if (isfinite(o->ttft) || isfinite(o->tpot)) {
+    cli_row("requests meeting the SLO", r.good_frac, "", SCALE_FMT_SCI);
+    cli_row("goodput tokens/s", goodput, "tokens/s", SCALE_FMT_SI);
+  }
+  cli_row("steady batch (per copy)", r.steady_batch, "", SCALE_FMT_SCI);
+  cli_row("peak KV occupancy", r.kv_peak_frac, "", SCALE_FMT_SCI);
+  cli_row_text("bound by", scale_serve_bind_name(r.bind));
+  cli_row("USD per million tokens", cost, "", SCALE_FMT_SCI);
+  return CLI_EXIT_OK;
+}
+
 int cli_cmd_infer(int argc, char **argv) {
   enum {
     O_MODEL = 256,
@@ -221,7 +435,19 @@ int cli_cmd_infer(int argc, char **argv) {
     O_COMPUTE,
     O_MFU,
     O_JSON,
-    O_ROOFLINE
+    O_ROOFLINE,
+    O_ISL,
+    O_OSL,
+    O_OFFLINE,
+    O_RATE,
+    O_REQUESTS,
+    O_TTFT,
+    O_TPOT,
+    O_SEED,
+    O_MAXBATCH,
+    O_STEPTOK,
+    O_BLOCK,
+    O_OVERHEAD
   };
   static const struct option options[] = {{"model", required_argument, NULL, O_MODEL},
                                           {"hw", required_argument, NULL, O_HW},
@@ -240,6 +466,18 @@ int cli_cmd_infer(int argc, char **argv) {
                                           {"mfu", required_argument, NULL, O_MFU},
                                           {"json", no_argument, NULL, O_JSON},
                                           {"roofline", no_argument, NULL, O_ROOFLINE},
+                                          {"isl", required_argument, NULL, O_ISL},
+                                          {"osl", required_argument, NULL, O_OSL},
+                                          {"offline", no_argument, NULL, O_OFFLINE},
+                                          {"rate", required_argument, NULL, O_RATE},
+                                          {"requests", required_argument, NULL, O_REQUESTS},
+                                          {"ttft", required_argument, NULL, O_TTFT},
+                                          {"tpot", required_argument, NULL, O_TPOT},
+                                          {"seed", required_argument, NULL, O_SEED},
+                                          {"max-batch", required_argument, NULL, O_MAXBATCH},
+                                          {"step-tokens", required_argument, NULL, O_STEPTOK},
+                                          {"block", required_argument, NULL, O_BLOCK},
+                                          {"overhead", required_argument, NULL, O_OVERHEAD},
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
   const char *model_name = NULL, *hw_name = NULL;
@@ -249,6 +487,8 @@ int cli_cmd_infer(int argc, char **argv) {
   scale_kv_sharding kv_shard = SCALE_KV_SHARD_FULL;
   scale_dtype wd = SCALE_DTYPE_BF16, kd = SCALE_DTYPE_BF16, cd = SCALE_DTYPE_BF16;
   const unsigned count = SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER;
+  serve_opts so;
+  serve_opts_default(&so);
 
   cli_getopt_reset();
   int opt;
@@ -315,6 +555,54 @@ int cli_cmd_infer(int argc, char **argv) {
     case O_JSON:
       as_json = true;
       break;
+    case O_ISL:
+      so.any = true;
+      if (!parse_lengths("isl", optarg, &so.isl)) return CLI_EXIT_USAGE;
+      break;
+    case O_OSL:
+      so.any = true;
+      if (!parse_lengths("osl", optarg, &so.osl)) return CLI_EXIT_USAGE;
+      break;
+    case O_OFFLINE:
+      so.offline = true;
+      break;
+    case O_RATE:
+      if (!cli_parse_number("rate", optarg, SCALE_NUM_POSITIVE, &so.rate)) return CLI_EXIT_USAGE;
+      break;
+    case O_REQUESTS:
+      so.any = true;
+      if (!cli_parse_number("requests", optarg, count, &so.requests)) return CLI_EXIT_USAGE;
+      break;
+    case O_TTFT:
+      so.any = true;
+      if (!cli_parse_number("ttft", optarg, SCALE_NUM_POSITIVE, &so.ttft)) return CLI_EXIT_USAGE;
+      break;
+    case O_TPOT:
+      so.any = true;
+      if (!cli_parse_number("tpot", optarg, SCALE_NUM_POSITIVE, &so.tpot)) return CLI_EXIT_USAGE;
+      break;
+    case O_SEED:
+      so.any = true;
+      if (!cli_parse_number("seed", optarg, SCALE_NUM_NONNEG | SCALE_NUM_INTEGER, &so.seed))
+        return CLI_EXIT_USAGE;
+      break;
+    case O_MAXBATCH:
+      so.any = true;
+      if (!cli_parse_number("max-batch", optarg, count, &so.max_batch)) return CLI_EXIT_USAGE;
+      break;
+    case O_STEPTOK:
+      so.any = true;
+      if (!cli_parse_number("step-tokens", optarg, count, &so.step_tokens)) return CLI_EXIT_USAGE;
+      break;
+    case O_BLOCK:
+      so.any = true;
+      if (!cli_parse_number("block", optarg, count, &so.block)) return CLI_EXIT_USAGE;
+      break;
+    case O_OVERHEAD:
+      so.any = true;
+      if (!cli_parse_number("overhead", optarg, SCALE_NUM_NONNEG, &so.overhead))
+        return CLI_EXIT_USAGE;
+      break;
     default:
       return cli_bad_option("infer", argv);
     }
@@ -323,6 +611,29 @@ int cli_cmd_infer(int argc, char **argv) {
   if (!model_name) return cli_usage("infer: missing --model (try: scale infer --help)");
   if (!hw_name) return cli_usage("infer: missing --hw (try: scale infer --help)");
   if (isnan(chips)) return cli_usage("infer: missing --chips (try: scale infer --help)");
+  so.any |= so.offline || !isnan(so.rate);
+  if (so.any) {
+    if (so.offline == !isnan(so.rate))
+      return cli_usage(so.offline ? "infer: --offline and --rate exclude each other"
+                                  : "infer: the stream options need --offline or --rate QPS");
+    if (!isnan(batch) || !isnan(context) || !isnan(prompt))
+      return cli_usage("infer: --batch, --context and --prompt describe a fixed batch; a stream "
+                       "(--offline, --rate) takes --isl, --osl and --max-batch");
+    scale_model sm;
+    scale_chip sc;
+    int src;
+    if ((src = cli_load_model(model_name, &sm)) || (src = cli_load_chip(hw_name, &sc))) return src;
+    scale_infer_config sfg = scale_infer_config_default(chips, 1, 1);
+    sfg.tp = isnan(tp) ? chips : tp;
+    sfg.weight_stationary_2d = ws2d;
+    sfg.ep = ep;
+    sfg.kv_sharding = kv_shard;
+    sfg.weight_dtype = wd;
+    sfg.kv_dtype = kd;
+    sfg.compute_dtype = cd;
+    sfg.mfu_frac = mfu;
+    return serve_cmd(&sm, &sc, &sfg, &so, as_json);
+  }
   if (isnan(batch)) return cli_usage("infer: missing --batch (try: scale infer --help)");
   if (isnan(context)) return cli_usage("infer: missing --context (try: scale infer --help)");
 

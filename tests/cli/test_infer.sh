@@ -106,4 +106,71 @@ expect_err '^scale: --batch: 1e300 is out of range' "names --batch"
 run timeout 20 "$SCALE" infer --model llama-3-8b --hw tpu-v5e --chips 9007199254740881 --batch 9007199254740881 --context 64
 expect_rc 2 "prime tp refused"; expect_err 'does not fit the 16x16x1 pod' "says why"
 
+# ---- a stream of requests (issue 15): --offline, --rate ------------------------------------
+S8="--model llama-3-8b --hw nvidia-h100-sxm --chips 1"
+run "$SCALE" infer $S8 --isl 1024 --osl 128 --offline
+expect_rc 0 "offline"; expect_out '^offline: [0-9]+ requests at t = 0' "offline says so"
+expect_out 'output tokens/s +[0-9.]+ ktokens/s' "offline throughput"; expect_out 'bound by +batch' "binds"
+expect_no_nan "offline report"
+run "$SCALE" infer $S8 --isl 1024 --osl 128 --offline --json
+expect_rc 0 "offline --json"; expect_json "offline --json parses"
+for key in tokens_per_s tokens_per_s_per_chip ttft_p50_s ttft_p90_s ttft_p99_s tpot_p50_s tpot_p90_s \
+  tpot_p99_s goodput_tokens_per_s steady_batch kv_peak_frac bound kv_occupancy; do
+  expect_out "\"$key\": " "stream json key $key"
+done
+# 1024 + 128 tokens = 72 blocks of 16; the KV holds far more than 256 of them: the cap of 256
+# binds and every request finishes (20 x 256 requests x 128 tokens = 655,360 tokens).
+expect_out '"steady_batch": 25[0-9]' "steady batch at the cap"
+expect_out '"output_tokens": 655360,' "20 x 256 x 128 tokens out"
+# A small KV: --max-batch 4096 and 16-token blocks; KV then binds.
+run "$SCALE" infer $S8 --isl 1024 --osl 128 --offline --max-batch 4096 --requests 3000 --json
+expect_rc 0 "offline kv-bound"; expect_out '"bound": "kv"' "KV binds beyond the cap"
+
+# The low-rate limit: TPOT is the batch-1 decode step of the book at the mean context
+# (step j reads 1000 + j tokens, j = 1..99, the step is linear in context: mean 1000 + 50 = 1050).
+run "$SCALE" infer $S8 --rate 1e-6 --requests 5 --isl 1000 --osl 100 --json
+cp "$TMP/out" "$TMP/stream.json"
+run "$SCALE" infer $S8 --batch 1 --context 1050 --prompt 1000 --roofline --json
+expect_rc 0 "batch-1 reference"; cp "$TMP/out" "$TMP/fixed.json"
+if command -v python3 >/dev/null 2>&1; then
+  if python3 - "$TMP/stream.json" "$TMP/fixed.json" <<'EOF2'
+import json, sys
+s = json.load(open(sys.argv[1]))
+f = json.load(open(sys.argv[2]))
+assert abs(s["tpot_p50_s"] - f["decode_step_time_s"]) / f["decode_step_time_s"] < 1e-6, (s, f)
+assert s["steady_batch"] == 1, s["steady_batch"]
+assert s["bound"] == "load"
+EOF2
+  then pass; else fail "low-rate TPOT = the batch-1 decode step"; fi
+fi
+
+# Determinism: the same seed gives the same report, another seed another.
+run "$SCALE" infer $S8 --rate 8 --requests 500 --isl 128:2048 --osl 32:512 --seed 7 --json
+cp "$TMP/out" "$TMP/a.json"
+run "$SCALE" infer $S8 --rate 8 --requests 500 --isl 128:2048 --osl 32:512 --seed 7 --json
+if cmp -s "$TMP/out" "$TMP/a.json"; then pass; else fail "same seed, same output"; fi
+run "$SCALE" infer $S8 --rate 8 --requests 500 --isl 128:2048 --osl 32:512 --seed 8 --json
+if cmp -s "$TMP/out" "$TMP/a.json"; then fail "another seed, another output"; else pass; fi
+# SLOs: goodput is reported, and a TTFT SLO below any prefill is met by no request.
+run "$SCALE" infer $S8 --rate 2 --requests 200 --ttft 1e-6 --tpot 1
+expect_rc 0 "SLO"; expect_out 'requests meeting the SLO +0$' "no request meets 1 us TTFT"
+expect_out 'goodput tokens/s +0 tokens/s' "goodput 0"
+
+# Bad stream input: one line, exit 2.
+expect_usage_error "rate 0" "$SCALE" infer $S8 --rate 0
+expect_err 'rate' "names the rate"
+expect_usage_error "negative rate" "$SCALE" infer $S8 --rate -3
+expect_usage_error "isl above context" "$SCALE" infer --model llama-3-70b --hw tpu-v5e --chips 8 --offline --isl 9000
+expect_err "isl 9000 exceeds llama-3-70b's maximum of 8192 tokens" "names the maximum"
+expect_usage_error "isl + osl above context" "$SCALE" infer --model llama-3-70b --hw tpu-v5e --chips 8 --offline --isl 8000 --osl 500
+expect_usage_error "negative isl" "$SCALE" infer $S8 --offline --isl -5
+expect_usage_error "negative osl" "$SCALE" infer $S8 --offline --osl -1
+expect_usage_error "osl 0" "$SCALE" infer $S8 --offline --osl 0
+expect_usage_error "bad range" "$SCALE" infer $S8 --offline --isl 300:100
+expect_usage_error "both modes" "$SCALE" infer $S8 --offline --rate 3
+expect_usage_error "stream option alone" "$SCALE" infer $S8 --isl 100
+expect_usage_error "batch with a stream" "$SCALE" infer $S8 --offline --batch 8
+expect_usage_error "zero SLO" "$SCALE" infer $S8 --rate 1 --ttft 0
+expect_usage_error "too many requests" "$SCALE" infer $S8 --rate 1 --requests 1e8
+
 finish
