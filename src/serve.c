@@ -40,8 +40,8 @@ scale_status scale_serve_roofline_of(const scale_model *model, const scale_chip 
   out->overhead_s = overhead_s;
   out->kv_capacity_bytes = cfg->tp * (chip->hbm_bytes - mem.weight_bytes_per_chip);
   if (!(out->kv_bytes_per_token > 0.0))
-    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
-                          "serve: %s has no KV cache to page", model->name);
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0, "serve: %s has no KV cache to page",
+                          model->name);
   if (!(out->kv_capacity_bytes > 0.0) || !(out->flops_per_s > 0.0) ||
       !(out->hbm_bytes_per_s > 0.0) || !(out->n_params > 0.0))
     return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
@@ -55,19 +55,19 @@ scale_status scale_serve_roofline_of(const scale_model *model, const scale_chip 
 
 struct scale_serve {
   scale_serve_config cfg;
-  size_t n;             /* requests */
-  size_t slots;         /* min(max_batch, n): the active list's capacity */
-  double *arrival_s;    /* [n], ascending */
-  uint32_t *isl, *osl;  /* [n] */
-  uint32_t *blocks;     /* [n] KV blocks reserved for the request's life */
+  size_t n;            /* requests */
+  size_t slots;        /* min(max_batch, n): the active list's capacity */
+  double *arrival_s;   /* [n], ascending */
+  uint32_t *isl, *osl; /* [n] */
+  uint32_t *blocks;    /* [n] KV blocks reserved for the request's life */
   /* scratch of a run */
-  uint32_t *prefilled;  /* [n] prompt tokens done */
-  uint32_t *generated;  /* [n] output tokens done */
-  double *first_s;      /* [n] first-token time */
-  double *finish_s;     /* [n] last-token time */
-  double *sorted;       /* [n] percentile scratch */
-  uint32_t *active;     /* [slots] running requests, in admission order */
-  uint32_t *chunk;      /* [slots] tokens this step gives each running request */
+  uint32_t *prefilled; /* [n] prompt tokens done */
+  uint32_t *generated; /* [n] output tokens done */
+  double *first_s;     /* [n] first-token time */
+  double *finish_s;    /* [n] last-token time */
+  double *sorted;      /* [n] percentile scratch */
+  uint32_t *active;    /* [slots] running requests, in admission order */
+  uint32_t *chunk;     /* [slots] tokens this step gives each running request */
 };
 
 scale_serve_config scale_serve_config_default(void) {
@@ -111,16 +111,12 @@ static uint64_t splitmix64(uint64_t *state) {
 }
 
 /* Uniform in [0, 1) with 53 random bits. */
-static double uniform01(uint64_t *state) {
-  return (double)(splitmix64(state) >> 11) * 0x1.0p-53;
-}
+static double uniform01(uint64_t *state) { return (double)(splitmix64(state) >> 11) * 0x1.0p-53; }
 
-static bool is_count(double x, double lo, double hi) {
-  return x >= lo && x <= hi && x == floor(x);
-}
+static bool is_count(double x, double lo, double hi) { return x >= lo && x <= hi && x == floor(x); }
 
-#define LEN_MAX 1e8  /* tokens of one prompt or output at most */
-#define REQ_MAX 1e7  /* requests of one run at most */
+#define LEN_MAX 1e8 /* tokens of one prompt or output at most */
+#define REQ_MAX 1e7 /* requests of one run at most */
 #define BLOCKS_MAX 4e9
 
 static scale_status check_lengths(const char *what, const scale_serve_lengths *l,
@@ -134,9 +130,7 @@ static scale_status check_lengths(const char *what, const scale_serve_lengths *l
   return SCALE_OK;
 }
 
-static double blocks_of(double tokens, double block_tokens) {
-  return ceil(tokens / block_tokens);
-}
+static double blocks_of(double tokens, double block_tokens) { return ceil(tokens / block_tokens); }
 
 static scale_status check_config(const scale_serve_config *c, scale_diag *diag) {
   scale_status st;
@@ -169,8 +163,7 @@ static scale_status check_config(const scale_serve_config *c, scale_diag *diag) 
                           "more than the %g that exist",
                           c->isl.max_tokens, c->osl.max_tokens, need, c->block_tokens,
                           c->kv_blocks);
-  if (isnan(c->ttft_slo_s) || isnan(c->tpot_slo_s) || c->ttft_slo_s <= 0.0 ||
-      c->tpot_slo_s <= 0.0)
+  if (isnan(c->ttft_slo_s) || isnan(c->tpot_slo_s) || c->ttft_slo_s <= 0.0 || c->tpot_slo_s <= 0.0)
     return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
                           "serve: SLOs must be > 0 (INFINITY for none), got TTFT %g, TPOT %g",
                           c->ttft_slo_s, c->tpot_slo_s);
@@ -233,8 +226,7 @@ scale_status scale_serve_new(const scale_serve_config *cfg, scale_serve **out, s
   if (!s->arrival_s || !s->isl || !s->osl || !s->blocks || !s->prefilled || !s->generated ||
       !s->first_s || !s->finish_s || !s->sorted || !s->active || !s->chunk) {
     scale_serve_free(s);
-    return scale_diag_set(diag, SCALE_ERR_NOMEM, "", 0, "serve: out of memory for %zu requests",
-                          n);
+    return scale_diag_set(diag, SCALE_ERR_NOMEM, "", 0, "serve: out of memory for %zu requests", n);
   }
   /* Three independent streams from one seed, so changing a length distribution does not move
    * the arrivals. */
@@ -300,8 +292,8 @@ scale_status scale_serve_run(scale_serve *sim, scale_serve_result *out, scale_di
 
   while (finished < n) {
     if (out->n_steps >= max_steps) /* unreachable: every step moves a token */
-      return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
-                            "serve: no progress after %g steps", out->n_steps);
+      return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0, "serve: no progress after %g steps",
+                            out->n_steps);
     if (n_active == 0 && next < n && sim->arrival_s[next] > t) t = sim->arrival_s[next];
 
     /* admission: FIFO while a slot and the request's KV blocks are free */

@@ -35,10 +35,10 @@
 
 /** What one engine step holds, the input of a cost function. */
 typedef struct {
-  double n_decode;          /**< requests decoding one token this step [count] */
-  double decode_kv_tokens;  /**< KV tokens those requests read: the sum of their contexts [tokens] */
-  double n_prefill_tokens;  /**< prompt tokens prefilled this step (all chunks) [tokens] */
-  double n_prefill_seqs;    /**< requests with a prompt chunk in this step [count] */
+  double n_decode;         /**< requests decoding one token this step [count] */
+  double decode_kv_tokens; /**< KV tokens those requests read: the sum of their contexts [tokens] */
+  double n_prefill_tokens; /**< prompt tokens prefilled this step (all chunks) [tokens] */
+  double n_prefill_seqs;   /**< requests with a prompt chunk in this step [count] */
 } scale_serve_step;
 
 /** Duration of 'step' [s]; must be finite and > 0 for a non-empty step. 'ctx' is the caller's. */
@@ -123,25 +123,25 @@ const char *scale_serve_bind_name(scale_serve_bind bind);
 
 /** The outcome of a run. Times are from the first arrival. */
 typedef struct {
-  double n_requests;           /**< requests finished [count] */
-  double n_steps;              /**< engine steps [count] */
-  double input_tokens;         /**< prompt tokens prefilled [tokens] */
-  double output_tokens;        /**< tokens generated [tokens] */
-  double makespan_s;           /**< first arrival to last finish [s] */
-  double busy_s;               /**< time the engine ran steps [s] */
-  double throughput_tokens_per_s;  /**< output_tokens / makespan [tokens/s] */
-  double request_rate_per_s;   /**< requests / makespan [1/s] */
+  double n_requests;                         /**< requests finished [count] */
+  double n_steps;                            /**< engine steps [count] */
+  double input_tokens;                       /**< prompt tokens prefilled [tokens] */
+  double output_tokens;                      /**< tokens generated [tokens] */
+  double makespan_s;                         /**< first arrival to last finish [s] */
+  double busy_s;                             /**< time the engine ran steps [s] */
+  double throughput_tokens_per_s;            /**< output_tokens / makespan [tokens/s] */
+  double request_rate_per_s;                 /**< requests / makespan [1/s] */
   double ttft_p50_s, ttft_p90_s, ttft_p99_s; /**< time to first token, nearest rank [s] */
   double tpot_p50_s, tpot_p90_s, tpot_p99_s; /**< time per output token (osl > 1 only) [s] */
-  double ttft_mean_s, tpot_mean_s;            /**< means [s] */
-  double good_frac;            /**< share of requests meeting both SLOs [1] */
+  double ttft_mean_s, tpot_mean_s;           /**< means [s] */
+  double good_frac;                          /**< share of requests meeting both SLOs [1] */
   double goodput_tokens_per_s; /**< output tokens of those requests / makespan [tokens/s] */
   double steady_batch;         /**< running requests, time-averaged over busy steps [count] */
   double max_running;          /**< most requests running at once [count] */
   double kv_peak_frac;         /**< most KV blocks reserved at once / kv_blocks [1] */
-  double bind_s[SCALE_SERVE_BIND_COUNT]; /**< step time spent under each bind [s] */
-  scale_serve_bind bind;       /**< the bind with the most time */
-  int n_samples;               /**< KV samples kept */
+  double bind_s[SCALE_SERVE_BIND_COUNT];        /**< step time spent under each bind [s] */
+  scale_serve_bind bind;                        /**< the bind with the most time */
+  int n_samples;                                /**< KV samples kept */
   double sample_t_s[SCALE_SERVE_N_SAMPLES];     /**< sample times (step starts) [s] */
   double sample_kv_frac[SCALE_SERVE_N_SAMPLES]; /**< reserved KV blocks / kv_blocks [1] */
 } scale_serve_result;

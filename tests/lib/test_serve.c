@@ -155,7 +155,8 @@ START_TEST(test_saturation_kv) {
   ck_assert_int_eq(r.bind, SCALE_SERVE_BIND_KV);
   ck_assert_str_eq(scale_serve_bind_name(r.bind), "kv");
   ck_assert(r.n_samples > 0 && r.n_samples <= SCALE_SERVE_N_SAMPLES);
-  for (int i = 0; i < r.n_samples; i++) ck_assert(r.sample_kv_frac[i] <= 90.0 / 95.0 + 1e-12);
+  for (int i = 0; i < r.n_samples; i++)
+    ck_assert(r.sample_kv_frac[i] <= 90.0 / 95.0 + 1e-12);
 }
 END_TEST
 
