@@ -315,7 +315,14 @@ static int serve_cmd(const scale_model *m, const scale_chip *chip, scale_infer_c
   double requests = !isnan(o->requests) ? o->requests
                     : o->offline        ? fmax(100.0, 20.0 * (isnan(b) ? o->max_batch : b))
                                         : 1000.0;
-  if (requests > 1e7) return cli_usage("--requests: at most 1e7, got %g", requests);
+  if (requests > 1e6) return cli_usage("--requests: at most 1e6, got %g", requests);
+  /* a bound on the steps (each request's prompt chunks and decode steps, none shared), so a
+   * command line cannot ask for hours of simulation */
+  double steps = requests * (ceil(o->isl.max_tokens / c.max_step_tokens) + o->osl.max_tokens);
+  if (steps > 2e8)
+    return cli_usage("infer: %g requests of up to %g + %g tokens could take %.3g steps (at most "
+                     "2e8): fewer --requests or a larger --step-tokens",
+                     requests, o->isl.max_tokens, o->osl.max_tokens, steps);
   c.n_requests = requests;
   scale_serve *sim = NULL;
   scale_serve_result r;

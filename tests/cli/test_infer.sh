@@ -171,6 +171,9 @@ expect_usage_error "both modes" "$SCALE" infer $S8 --offline --rate 3
 expect_usage_error "stream option alone" "$SCALE" infer $S8 --isl 100
 expect_usage_error "batch with a stream" "$SCALE" infer $S8 --offline --batch 8
 expect_usage_error "zero SLO" "$SCALE" infer $S8 --rate 1 --ttft 0
-expect_usage_error "too many requests" "$SCALE" infer $S8 --rate 1 --requests 1e8
+expect_usage_error "too many requests" "$SCALE" infer $S8 --rate 1 --requests 1e7
+# 1e6 requests x (1 prompt step + 8000 decode steps) = 8e9 steps: refused at once, not run
+run timeout 20 "$SCALE" infer --model llama-3-8b --hw nvidia-h100-sxm --chips 1 --rate 1 --requests 1e6 --isl 100 --osl 8000
+expect_rc 2 "an endless run refused"; expect_err 'at most 2e8' "says why"
 
 finish
