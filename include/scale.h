@@ -25,6 +25,7 @@
 #include "scale/measurements.h"
 #include "scale/measure.h"
 #include "scale/hybrid.h"
+#include "scale/serve.h"
 
 #define SCALE_VERSION_MAJOR 0
 #define SCALE_VERSION_MINOR 1
