@@ -75,7 +75,7 @@ static bool is_file(const char *path) {
 
 /* Reads a whole file (at most 'limit' bytes) into a NUL-terminated buffer (caller frees);
  * NULL on failure. '*size' (if not NULL) gets its length. */
-static char *read_all(const char *path, size_t limit, size_t *size) {
+char *grade_read_all(const char *path, size_t limit, size_t *size) {
   FILE *in = fopen(path, "rb");
   if (!in) return NULL;
   size_t cap = 4096, len = 0;
@@ -241,14 +241,9 @@ bool grade_split_chapter(const char *chapter, char *num, size_t num_size, char *
   return true;
 }
 
-char *grade_read_all(const char *path, size_t limit, size_t *size) {
-  char *text = read_all(path, limit, size);
-  return text;
-}
-
 void grade_log_tail(const char *path, int n_lines, char *out, size_t size) {
   size_t len = 0;
-  char *text = read_all(path, (size_t)16 << 20, &len);
+  char *text = grade_read_all(path, (size_t)16 << 20, &len);
   copy(out, size, "");
   if (!text) return;
   while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == ' '))

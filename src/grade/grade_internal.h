@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "grade.h"
 
@@ -43,6 +44,11 @@ bool grade_split_chapter(const char *chapter, char *num, size_t num_size, char *
 /** Reads a whole file into a NUL-terminated buffer (caller frees); NULL on failure. At most
  * 'limit' bytes are read; '*size' (if not NULL) gets the length. */
 char *grade_read_all(const char *path, size_t limit, size_t *size);
+
+/** Copies regular file 'name' of folder 'dir_fd' (AT_FDCWD: a path) to the new file 'dst' with
+ * 'mode', never following a link in its last component and refusing anything that is not a
+ * regular file of at most 'limit' bytes. False on any failure. */
+bool grade_copy_file_at(int dir_fd, const char *name, const char *dst, mode_t mode, size_t limit);
 
 /** The last 'n_lines' lines of file 'path' joined by " | " into 'out' ("" if unreadable). */
 void grade_log_tail(const char *path, int n_lines, char *out, size_t size);
