@@ -35,11 +35,11 @@
 
 /** The verdict of one exercise. */
 typedef enum {
-  SCALE_GRADE_OK = 0, /**< every check passed: full points */
-  SCALE_GRADE_FAIL,   /**< a check failed: the output says which call, got and expected */
-  SCALE_GRADE_CRASH,  /**< the exercise's process died (signal) or exited early */
+  SCALE_GRADE_OK = 0,  /**< every check passed: full points */
+  SCALE_GRADE_FAIL,    /**< a check failed: the output says which call, got and expected */
+  SCALE_GRADE_CRASH,   /**< the exercise's process died (signal) or exited early */
   SCALE_GRADE_TIMEOUT, /**< the exercise ran past its time limit */
-  SCALE_GRADE_BUILD   /**< its chapter did not compile or link, or its file is missing */
+  SCALE_GRADE_BUILD    /**< its chapter did not compile or link, or its file is missing */
 } scale_grade_verdict;
 
 /** Static name of a verdict ("OK", "FAIL", "CRASH", "TIMEOUT", "BUILD"). */
@@ -47,15 +47,15 @@ const char *scale_grade_verdict_str(scale_grade_verdict verdict);
 
 /** One row of the rubric and, after grading, its result. */
 typedef struct {
-  char id[128];       /**< exercise id, "rooflines.critical_batch_int8" */
-  char chapter[64];   /**< chapter folder, "01-rooflines" */
-  double points;      /**< points the exercise is worth (value and domain parts together) */
+  char id[128];         /**< exercise id, "rooflines.critical_batch_int8" */
+  char chapter[64];     /**< chapter folder, "01-rooflines" */
+  double points;        /**< points the exercise is worth (value and domain parts together) */
   double domain_points; /**< of which for its domain checks (rubric "V+D"; 0 if none): what a
                              right formula without the contract's NaN checks forgoes */
-  char title[192];    /**< one-line title */
+  char title[192];      /**< one-line title */
   scale_grade_verdict verdict; /**< result (SCALE_GRADE_BUILD until graded) */
-  double score;       /**< points earned: all, the value part (only domain checks failed), or 0 */
-  char output[1024];  /**< detail: failure message, signal, first compiler error; "" for OK */
+  double score;      /**< points earned: all, the value part (only domain checks failed), or 0 */
+  char output[1024]; /**< detail: failure message, signal, first compiler error; "" for OK */
 } scale_grade_row;
 
 /** A rubric, or a graded report: rows in rubric order. */
@@ -71,8 +71,7 @@ typedef struct {
  *         SCALE_ERR_DUPLICATE_KEY (an id twice), SCALE_ERR_NOMEM.
  * Owns:   out->rows is allocated; release with scale_grade_report_free().
  */
-scale_status scale_grade_rubric_load(const char *path, scale_grade_report *out,
-                                     scale_diag *diag);
+scale_status scale_grade_rubric_load(const char *path, scale_grade_report *out, scale_diag *diag);
 
 /** Keeps only the rows named by 'selectors': an exercise id, a chapter folder ("01-rooflines"),
  * its slug ("rooflines") or its number ("01"). No selectors keeps every row.
@@ -195,7 +194,7 @@ scale_status scale_grade_write_json(const scale_grade_report *report, const char
  * Errors: SCALE_ERR_IO when 'path' cannot be written.
  */
 scale_status scale_grade_write_gradescope(const scale_grade_report *report, const char *path,
-                                         scale_diag *diag);
+                                          scale_diag *diag);
 
 /** Writes a Gradescope autograder into the new folder 'out_dir': a copy of the source tree
  * 'source_dir' (without .git, build trees, hidden files and solutions/: the stored answers

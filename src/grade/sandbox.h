@@ -26,27 +26,27 @@
 
 /** What to run and how to confine it. */
 typedef struct {
-  char *const *argv;      /**< the program (an absolute path) and its arguments */
-  char *const *envp;      /**< its whole environment (nothing is inherited) */
-  const char *cwd;        /**< its working directory (inside a writable or read-only folder) */
-  const char *root_dir;   /**< an empty folder of the grader's: the mount point of the new root */
+  char *const *argv;    /**< the program (an absolute path) and its arguments */
+  char *const *envp;    /**< its whole environment (nothing is inherited) */
+  const char *cwd;      /**< its working directory (inside a writable or read-only folder) */
+  const char *root_dir; /**< an empty folder of the grader's: the mount point of the new root */
   const char *writable[SANDBOX_MAX_DIRS]; /**< folders bound writable at their own paths */
   const char *readonly[SANDBOX_MAX_DIRS]; /**< folders bound read-only at their own paths */
-  int fds[6];             /**< its fds 0..5 (-1: /dev/null for 0-2, closed for 3-5) */
-  double cpu_s;           /**< RLIMIT_CPU (0: none) */
-  double memory_bytes;    /**< RLIMIT_AS (0: none) */
-  double output_bytes;    /**< RLIMIT_FSIZE (0: none) */
-  double tmp_bytes;       /**< size of its private /tmp (isolated only; 0: 16 MiB) */
-  unsigned n_procs;       /**< RLIMIT_NPROC (isolated under a root grader only: the uid is then
-                               the student's own; elsewhere it would count the user's programs) */
-  unsigned outside_uid;   /**< the uid its files belong to outside (root: a per-student uid) */
-  bool isolate;           /**< namespaces as above; false: rlimits and a process group only */
+  int fds[6];           /**< its fds 0..5 (-1: /dev/null for 0-2, closed for 3-5) */
+  double cpu_s;         /**< RLIMIT_CPU (0: none) */
+  double memory_bytes;  /**< RLIMIT_AS (0: none) */
+  double output_bytes;  /**< RLIMIT_FSIZE (0: none) */
+  double tmp_bytes;     /**< size of its private /tmp (isolated only; 0: 16 MiB) */
+  unsigned n_procs;     /**< RLIMIT_NPROC (isolated under a root grader only: the uid is then
+                             the student's own; elsewhere it would count the user's programs) */
+  unsigned outside_uid; /**< the uid its files belong to outside (root: a per-student uid) */
+  bool isolate;         /**< namespaces as above; false: rlimits and a process group only */
 } sandbox_spec;
 
 /** A started program. */
 typedef struct {
-  pid_t pid;       /**< the process to wait for: the namespace's first process, or the program */
-  int status_fd;   /**< isolated: where the first process writes the program's wait status */
+  pid_t pid;     /**< the process to wait for: the namespace's first process, or the program */
+  int status_fd; /**< isolated: where the first process writes the program's wait status */
   bool isolate;
 } sandbox_proc;
 

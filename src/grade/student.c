@@ -66,8 +66,7 @@ static void set_row(scale_grade_row *row, scale_grade_verdict verdict, const cha
 
 /* ---- the private copy ----------------------------------------------------------------------- */
 
-bool grade_copy_file_at(int dir_fd, const char *name, const char *dst, mode_t mode,
-                        size_t limit) {
+bool grade_copy_file_at(int dir_fd, const char *name, const char *dst, mode_t mode, size_t limit) {
   int in = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
   if (in < 0) return false;
   struct stat st;
@@ -429,7 +428,8 @@ static void run_exercise(const grader *g, chapter_paths *p, const recipe *r, sca
                          .fds = {req[0], rep[1], log_fd, -1, -1, -1},
                          .cpu_s = g->timeout_s + 1.0,
                          .memory_bytes = o->memory_bytes > 0.0 ? o->memory_bytes : 1024.0 * mib,
-                         .output_bytes = mib, .tmp_bytes = 16.0 * mib,
+                         .output_bytes = mib,
+                         .tmp_bytes = 16.0 * mib,
                          .n_procs = 64,
                          .outside_uid = p->outside_uid,
                          .isolate = g->isolate};
