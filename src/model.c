@@ -169,5 +169,5 @@ int64_t scale_model_ssm_d_inner(const scale_model *model) {
   if (model->arch != SCALE_ARCH_MAMBA2) return 0;
   /* In double: two int64 counts can overflow 64 bits (signed overflow is undefined). */
   double d_inner = (double)model->ssm_expand * (double)model->d_model;
-  return d_inner >= 0 && d_inner <= 9007199254740992.0 ? (int64_t)d_inner : -1;
+  return d_inner >= 0 && d_inner <= 0x1p53 ? (int64_t)d_inner : -1; /* 2^53 */
 }

@@ -146,7 +146,7 @@ START_TEST(alpha_beta) {
   ck_assert_int_eq(scale_measure_fit_line(same, y3, NULL, 3, &a, &b), SCALE_ERR_INVALID);
   ck_assert_int_eq(scale_measure_fit_line(x3, y3, NULL, 1, &a, &b), SCALE_ERR_INVALID);
   /* Weights: exact points fit exactly whatever the weights; a weight of 0 is refused. Hand:
-   * (0, 0), (1, 1), (2, 4) with weights 1, 1, 0.000001 tend to the line through the first two. */
+   * (0, 0), (1, 1), (2, 4) with weights 1, 1, 1e-9 tend to the line through the first two. */
   double w5[5];
   for (int i = 0; i < 5; i++) w5[i] = 1.0 / (t[i] * t[i]);
   ck_assert_int_eq(scale_measure_fit_line(v, t, w5, 5, &a, &b), SCALE_OK);
