@@ -49,7 +49,13 @@ scale_status grade_fail(scale_diag *diag, scale_status status, const char *file,
   return status;
 }
 
-static void copy(char *dst, size_t size, const char *src) { snprintf(dst, size, "%s", src); }
+/* Copies 'src' into 'dst', cut to fit (a copy that may truncate, said so to the compiler too). */
+static void copy(char *dst, size_t size, const char *src) {
+  if (size == 0) return;
+  size_t len = strnlen(src, size - 1);
+  memcpy(dst, src, len);
+  dst[len] = '\0';
+}
 
 /* snprintf into a fixed buffer; paths longer than the buffer are truncated (and then not found),
  * which the callers accept rather than overflow. */
