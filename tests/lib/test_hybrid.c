@@ -200,6 +200,9 @@ START_TEST(test_mamba_cp_state_exchange) {
    * 8x as much again while Mamba's stays put */
   scale_model l = model("llama-2-7b");
   ck_assert(scale_hybrid_attention_fwd_bytes(&l, SCALE_HYBRID_CP, 8, 1, 4096, bf) > 3.9 * cp4k);
+  scale_check_rel(scale_hybrid_attention_fwd_bytes(&l, SCALE_HYBRID_CP, 8, 1, 32768, bf),
+                  8.0 * scale_hybrid_attention_fwd_bytes(&l, SCALE_HYBRID_CP, 8, 1, 4096, bf),
+                  EXACT, "B", "Tab 3: ring CP linear in s");
 }
 END_TEST
 
@@ -386,7 +389,6 @@ START_TEST(test_mamba_step_collectives) {
   scale_hybrid_mamba2_step_eval(&t, &prm, &r);
   scale_check_nan(r.step_s);
   scale_step_job bad = mamba_job(&m, &npu, 1, 1, 16, 1);
-  bad.gbs = 1024;
   scale_hybrid_mamba2_step_eval(&bad, &prm, &r);
   scale_check_nan(r.step_s);
 }
