@@ -14,8 +14,12 @@
 double scale_serve_roofline_cost_s(const scale_serve_step *step, void *ctx) {
   const scale_serve_roofline *r = ctx;
   if (!r || !step || step->n_decode + step->n_prefill_tokens <= 0.0) return NAN;
-  double t_flops = 2.0 * r->n_params * step->n_decode / r->flops_per_s +
-                   2.0 * r->n_params * step->n_prefill_tokens / (r->flops_per_s * r->mfu_frac);
+  /* forward passes: 2 N FLOPs a token (transformer.h), prefill at the configured MFU */
+  double t_flops =
+      scale_transformer_dense_flops(r->n_params, step->n_decode, SCALE_PASS_FORWARD) /
+          r->flops_per_s +
+      scale_transformer_dense_flops(r->n_params, step->n_prefill_tokens, SCALE_PASS_FORWARD) /
+          (r->flops_per_s * r->mfu_frac);
   double t_bytes =
       (r->param_bytes + step->decode_kv_tokens * r->kv_bytes_per_token) / r->hbm_bytes_per_s;
   return r->overhead_s + fmax(t_flops, t_bytes);
