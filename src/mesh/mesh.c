@@ -465,7 +465,7 @@ static void run_matmul(mesh_rank *m, const options *o, report *rep, const char *
   size_t c_rows = 0, c_cols = 0;
   for (int rep_i = 0; rep_i < o->reps && supported; rep_i++) {
     free(a.data), free(b.data), free(c);
-    c = NULL;
+    a.data = b.data = c = NULL; /* a failed make_shard below must not free them twice */
     if (!make_shard(m, &sa, a_dims[0], a_dims[1], a_value, &a) ||
         !make_shard(m, &sb, b_dims[0], b_dims[1], b_value, &b)) {
       if (m->rank == 0)
