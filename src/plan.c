@@ -576,11 +576,7 @@ char *scale_plan_explain(const scale_plan_report *r, char *buf, size_t size) {
   }
   if (b->step_model) {
     /* the step model: where the runner-up's extra time goes, by part */
-    int worst = -1;
-    for (int k = 0; k < SCALE_STEP_COMM_COUNT; k++)
-      if (b->step.exposed_s[k] > 0 &&
-          (worst < 0 || b->step.exposed_s[k] > b->step.exposed_s[worst]))
-        worst = k;
+    int worst = scale_step_worst_exposed(&b->step);
     char comm[200] = "";
     if (worst >= 0)
       snprintf(comm, sizeof comm, "; its largest exposed communication is %s on %s, %.3g ms (%s)",

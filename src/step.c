@@ -150,6 +150,14 @@ const char *scale_step_comm_rule(scale_step_comm comm, bool tp_overlap) {
   }
 }
 
+int scale_step_worst_exposed(const scale_step_result *r) {
+  int worst = -1;
+  if (r == NULL) return worst;
+  for (int k = 0; k < SCALE_STEP_COMM_COUNT; k++)
+    if (r->exposed_s[k] > (worst < 0 ? 0.0 : r->exposed_s[worst])) worst = k;
+  return worst;
+}
+
 /* ---- costs ---------------------------------------------------------------------------------- */
 
 enum { TILE = 128 };

@@ -711,13 +711,8 @@ static void step_job_of(const scale_train_problem *p, const scale_layout *l, sca
 
 /* Why a step-model step is what it is: the largest exposed communication, or compute. */
 static const char *step_reason(const scale_step_result *s, int *worst) {
-  double w = 0.0;
-  *worst = -1;
-  for (int k = 0; k < SCALE_STEP_COMM_COUNT; k++)
-    if (s->exposed_s[k] > w) {
-      w = s->exposed_s[k];
-      *worst = k;
-    }
+  *worst = scale_step_worst_exposed(s);
+  double w = *worst < 0 ? 0.0 : s->exposed_s[*worst];
   if (*worst < 0 || w < 0.05 * s->step_s)
     return s->bubble_s >= 0.1 * s->step_s
                ? "compute-bound, but the pipeline bubble idles the stages: raise the microbatches"

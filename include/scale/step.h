@@ -291,6 +291,10 @@ typedef struct {
 void scale_step_eval(const scale_step_job *job, const scale_step_params *params,
                      scale_step_result *out);
 
+/** The communication with the largest exposed time in 'r' (the first on a tie), or -1 when
+ * none is exposed (or 'r' is NULL). */
+int scale_step_worst_exposed(const scale_step_result *r);
+
 /* ---- serving: one forward pass ------------------------------------------------------------- */
 
 /** A forward pass of a serving step on one model copy: 'batch' sequences each adding

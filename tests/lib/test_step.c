@@ -370,10 +370,25 @@ START_TEST(rule_zero3_gathers_whole_layers) {
 }
 END_TEST
 
+START_TEST(worst_exposed_picks_largest) {
+  /* none exposed: -1; the largest wins; on a tie the first in enum order */
+  scale_step_result r;
+  memset(&r, 0, sizeof r);
+  ck_assert_int_eq(scale_step_worst_exposed(&r), -1);
+  ck_assert_int_eq(scale_step_worst_exposed(NULL), -1);
+  r.exposed_s[SCALE_STEP_COMM_CP] = 2e-3;
+  r.exposed_s[SCALE_STEP_COMM_DP] = 2e-3;
+  ck_assert_int_eq(scale_step_worst_exposed(&r), SCALE_STEP_COMM_CP);
+  r.exposed_s[SCALE_STEP_COMM_PP] = 3e-3;
+  ck_assert_int_eq(scale_step_worst_exposed(&r), SCALE_STEP_COMM_PP);
+}
+END_TEST
+
 static Suite *step_suite(void) {
   Suite *s = suite_create("step");
   const scale_check_case cases[] = {
       {"matmul_eta_gpu_waves", matmul_eta_gpu_waves},
+      {"worst_exposed_picks_largest", worst_exposed_picks_largest},
       {"matmul_eta_tpu_alignment", matmul_eta_tpu_alignment},
       {"collective_latency_and_size", collective_latency_and_size},
       {"step_identity", step_identity},
