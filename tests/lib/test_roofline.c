@@ -232,7 +232,7 @@ START_TEST(ch1_q1_int8) {
    * BD + DF + BF; 2BDF OPs; B_crit = 3.94e14 / 8.2e11 / 2 = 240 ("480 / 2 = 240"). The older
    * edition (0819a7d) used 8.1e11 and printed 486 and 243. */
   scale_chip chip = load("tpu-v5e");
-  chip.hbm_bytes_per_s = 8.2e11; /* the question's figure, equal to our file's */
+  scale_check_rel(chip.hbm_bytes_per_s, 8.2e11, EXACT, "B/s", "ch. 1 Q1: the question's HBM");
   scale_matmul mm = {.b = 512, .d = 8192, .f = 8192, .act_dtype = SCALE_DTYPE_INT8,
                      .weight_dtype = SCALE_DTYPE_INT8, .compute_dtype = SCALE_DTYPE_INT8,
                      .per_example_weights = false};
@@ -370,8 +370,9 @@ END_TEST
 
 START_TEST(ch2_q4_general_matmul) {
   /* ch. 2 Q4: int8[16384, 4096] weights, int8[B, 4096] activations, TPU v5e (int8 3.94e14,
-   * HBM 8.1e11 in the older edition's question, 0819a7d; 8.2e11 in c7a26c6). T_math = 1.34e8 B / 3.94e14; T_comms = (6.7e7 + 2.05e4 B) /
-   * 8.1e11. Exact crossing: B = 67108864/8.1e11 / (134217728/3.94e14 - 20480/8.1e11)
+   * HBM 8.1e11 in the older edition's question, 0819a7d; 8.2e11 in c7a26c6). T_math =
+   * 1.34e8 B / 3.94e14; T_comms = (6.7e7 + 2.05e4 B) / 8.1e11. Exact crossing:
+   * B = 67108864/8.1e11 / (134217728/3.94e14 - 20480/8.1e11)
    * = 8.28504e-5 / 3.153701e-7 = 262.71. The book prints B > 271 (Feb. 2025) and B > 267
    * (web edition); both come from its rounded 1.3e8, 6.7e7, 2e4 coefficients. With our
    * file's 8.2e11 the crossing is 259.3. */
