@@ -299,7 +299,8 @@ static scale_hybrid_rule_eval ineq(double lhs, double rhs) {
 void scale_hybrid_guide_eval(const scale_hybrid_problem *problem, scale_hybrid_guide *out) {
   if (!out) return;
   scale_hybrid_guide g = {.layout = {NAN, NAN, NAN, NAN, 0, false}, .feasible = false};
-  for (int r = 0; r < SCALE_HYBRID_RULE_COUNT; r++) g.rule[r] = (scale_hybrid_rule_eval){NAN, NAN, false};
+  for (int r = 0; r < SCALE_HYBRID_RULE_COUNT; r++)
+    g.rule[r] = (scale_hybrid_rule_eval){NAN, NAN, false};
   const scale_hybrid_problem *p = problem;
   if (!p || !p->model || !p->chip || !degree_ok(p->n_chips) || !(p->gbs > 0.0) || !(p->s > 0.0) ||
       !(p->mbs > 0.0) || !isfinite(p->gbs + p->s + p->mbs)) {
@@ -378,12 +379,6 @@ void scale_hybrid_guide_eval(const scale_hybrid_problem *problem, scale_hybrid_g
 #define MAMBA_GRAD_BUCKET_BYTES 8e7 /* as step.c: Megatron DDP buckets of 40M 16-bit gradients */
 #define MAMBA_ADAM_BYTES 30.0       /* as step.c: fp32 master, m, v read+write, grad, weight */
 
-/** The network of a group of n chips 'stride' apart and its ring bandwidth per member: the step
- * model's own rule (scale_step_group_net). */
-static scale_step_net mamba_net(const scale_chip *chip, double stride, double n, double *w) {
-  return scale_step_group_net(chip, stride, n, w);
-}
-
 /** One point-to-point send's bandwidth: a mesh sends over one direct link. */
 static double mamba_send_w(const scale_chip *chip, scale_step_net net, double w) {
   return net == SCALE_STEP_NET_MESH ? chip->nvlink_bytes_per_s / (chip->nvlink_domain_size - 1.0)
@@ -437,12 +432,12 @@ void scale_hybrid_mamba2_step_eval(const scale_step_job *job, const scale_step_p
 
   double w, tp_s = 0.0, cp_s = 0.0;
   if (tp > 1.0) {
-    scale_step_net net = mamba_net(job->chip, 1.0, tp, &w);
+    scale_step_net net = scale_step_group_net(job->chip, 1.0, tp, &w);
     tp_s = 2.0 * scale_step_collective_s(params, net, w, SCALE_COLL_ALL_REDUCE, tp,
                                          tokens * d * act);
   }
   if (cp > 1.0) {
-    scale_step_net net = mamba_net(job->chip, tp, cp, &w);
+    scale_step_net net = scale_step_group_net(job->chip, tp, cp, &w);
     double state = job->mbs * (h / tp) * p * n * act;
     double halo = job->mbs * (c(m->ssm_d_conv) - 1.0) * (inner + 2.0 * gn) / tp * act;
     cp_s = 2.0 * (scale_step_collective_s(params, net, w, SCALE_COLL_ALL_GATHER, cp, cp * state) +
@@ -458,7 +453,7 @@ void scale_hybrid_mamba2_step_eval(const scale_step_job *job, const scale_step_p
   double micro = job->gbs / (dp * job->mbs);
   double pp_send = 0.0;
   if (pp > 1.0) {
-    scale_step_net net = mamba_net(job->chip, tp * cp * dp, pp, &w);
+    scale_step_net net = scale_step_group_net(job->chip, tp * cp * dp, pp, &w);
     pp_send = 2.0 * scale_step_send_s(params, net, mamba_send_w(job->chip, net, w),
                                       tokens * d * act);
   }
@@ -470,7 +465,7 @@ void scale_hybrid_mamba2_step_eval(const scale_step_job *job, const scale_step_p
   double dp_exposed = 0.0, n_dp = dp * cp;
   double params_chip = scale_transformer_n_params(m) / (tp * pp);
   if (n_dp > 1.0) {
-    scale_step_net net = mamba_net(job->chip, tp, n_dp, &w);
+    scale_step_net net = scale_step_group_net(job->chip, tp, n_dp, &w);
     double grads = params_chip * act;
     double n_buckets = ceil(grads / MAMBA_GRAD_BUCKET_BYTES);
     double last = grads - (n_buckets - 1.0) * MAMBA_GRAD_BUCKET_BYTES;
@@ -478,9 +473,10 @@ void scale_hybrid_mamba2_step_eval(const scale_step_job *job, const scale_step_p
     double full = scale_step_collective_s(params, net, w, op, n_dp, MAMBA_GRAD_BUCKET_BYTES);
     double tail = scale_step_collective_s(params, net, w, op, n_dp, last);
     double total = (n_buckets - 1.0) * full + tail;
-    double gather = job->zero >= 1
-                        ? scale_step_collective_s(params, net, w, SCALE_COLL_ALL_GATHER, n_dp, grads)
-                        : 0.0;
+    double gather =
+        job->zero >= 1
+            ? scale_step_collective_s(params, net, w, SCALE_COLL_ALL_GATHER, n_dp, grads)
+            : 0.0;
     dp_exposed = fmax(tail, total - 2.0 / 3.0 * mb) + gather;
   }
   double opt_params = params_chip / (job->zero >= 1 ? n_dp : 1.0);
