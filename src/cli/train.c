@@ -364,12 +364,9 @@ static void print_json(const scale_train_problem *p, const scale_layout *l,
   cli_json_string(&json, "bound", scale_train_bound_name(r->bound));
   if (r->bound == SCALE_TRAIN_BOUND_COMMS && !r->step_model)
     cli_json_string(&json, "binding_collective", scale_train_comm_name(r->binding_comm));
-  if (r->bound == SCALE_TRAIN_BOUND_COMMS && r->step_model) {
-    int worst = 0; /* the largest exposed communication */
-    for (int k = 1; k < SCALE_STEP_COMM_COUNT; k++)
-      if (r->step.exposed_s[k] > r->step.exposed_s[worst]) worst = k;
+  int worst = r->step_model ? scale_step_worst_exposed(&r->step) : -1;
+  if (r->bound == SCALE_TRAIN_BOUND_COMMS && worst >= 0)
     cli_json_string(&json, "binding_collective", scale_step_comm_name((scale_step_comm)worst));
-  }
   cli_json_string(&json, "reason", r->reason);
   cli_json_object_end(&json);
   cli_json_finish(&json);
