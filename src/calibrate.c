@@ -75,7 +75,7 @@ double scale_calib_predict_s(const scale_calib_point *point, const scale_step_pa
     if (fmod(per_replica, mbs) != 0) continue;
     job.mbs = mbs;
     double t = scale_step_time_s(&job, params);
-    if (!(t >= best)) best = t;
+    if (isnan(best) || t < best) best = t; /* a NaN time never replaces a finite one */
   }
   return best;
 }
