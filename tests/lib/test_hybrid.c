@@ -220,8 +220,8 @@ START_TEST(test_mamba_models_match_paper_mfu) {
                   "FLOP/token", "Tab 14 best MFU");
   scale_check_rel(scale_transformer_flops_per_token(&m7, 4096, true, SCALE_PASS_TRAIN), f7, 0.01,
                   "FLOP/token", "Tab 13 best MFU");
-  double mlp1 = 16.0 * 3.0 * 2048 * 4096 * 6.0; /* a gated F = 4096 MLP, 6 FLOPs per param */
-  ck_assert(mlp1 / f1 > 0.5);
+  /* A gated F = 4096 MLP would add 16 x 3 x 2048 x 4096 x 6 = 2.42e9 FLOPs a token to Mamba-1B,
+   * 56% of the 4.29e9 the paper implies: hence no MLP in the files (arithmetic, not a test). */
 }
 END_TEST
 
