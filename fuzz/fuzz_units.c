@@ -67,7 +67,7 @@ static int parse_back(const char *shown, double *out) {
 
 static void check_format(double value, const char *unit) {
   static const scale_fmt styles[] = {SCALE_FMT_SI, SCALE_FMT_SCI, SCALE_FMT_PLAIN, SCALE_FMT_TIME,
-                                     SCALE_FMT_IEC};
+                                     SCALE_FMT_IEC, SCALE_FMT_USD, SCALE_FMT_PERCENT};
   static const size_t sizes[] = {1, 2, 5, 12, 96};
   for (size_t s = 0; s < sizeof styles / sizeof styles[0]; s++) {
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
@@ -88,7 +88,8 @@ static void check_format(double value, const char *unit) {
     if (strstr(shown, "inf") || strstr(shown, "n/a") || strstr(shown, "nan"))
       fuzz_fail("scale_format(%.17g, style %d) printed '%s'", value, (int)styles[s], shown);
     double a = fabs(value), back = 0;
-    if (styles[s] == SCALE_FMT_TIME || (a != 0 && (a < 1e-290 || a > 1e290))) continue;
+    if (styles[s] == SCALE_FMT_TIME || styles[s] == SCALE_FMT_USD ||
+        styles[s] == SCALE_FMT_PERCENT || (a != 0 && (a < 1e-290 || a > 1e290))) continue;
     if (!parse_back(shown, &back)) {
       /* Prefixes the parser does not take (m, u, n, p, f; Ei) are display-only. */
       if (styles[s] == SCALE_FMT_SCI || styles[s] == SCALE_FMT_PLAIN)

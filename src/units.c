@@ -73,7 +73,9 @@ static double split3(double v, int *exponent) {
 static char *with_unit(char *buf, size_t size, const char *number, const char *prefix,
                        const char *unit) {
   unit = unit ? unit : "";
-  if (*prefix || *unit)
+  if (!*prefix && strcmp(unit, "%") == 0) /* one percentage style: "40%", never "40 %" */
+    snprintf(buf, size, "%s%%", number);
+  else if (*prefix || *unit)
     snprintf(buf, size, "%s %s%s", number, prefix, unit);
   else
     snprintf(buf, size, "%s", number);
@@ -158,6 +160,40 @@ static char *format_time(char *buf, size_t size, double s) {
   return format_sci(buf, size, s / SCALE_SECONDS_PER_YEAR, "years");
 }
 
+/* Dollars with three significant digits, trailing zeros kept ("$2.40 k"), k/M/B/T groups of
+ * three digits; below a tenth of a cent, or beyond $999 T, the exponent form ("$1.5e-5"). */
+static char *format_usd(char *buf, size_t size, double v, const char *unit) {
+  static const char *const groups[] = {"", " k", " M", " B", " T"};
+  const char *sign = v < 0 ? "-" : "";
+  char num[48];
+  unit = unit ? unit : "";
+  int e = 0;
+  double m = v == 0 ? 0.0 : split3(fabs(v), &e);
+  if (v == 0) {
+    snprintf(num, sizeof num, "0");
+  } else if (e < -3 || e >= 15) {
+    char mant[24];
+    three_digits(mant, sizeof mant, m);
+    snprintf(num, sizeof num, "%se%d", mant, e);
+  } else {
+    int g = e < 0 ? 0 : e / 3, shift = e - 3 * g;
+    snprintf(num, sizeof num, "%.*f%s", 2 - shift, m * pow(10.0, shift), groups[g]);
+  }
+  snprintf(buf, size, "%s$%s%s%s", sign, num, *unit && *unit != '/' ? " " : "", unit);
+  return buf;
+}
+
+/* A fraction as a percentage with three significant digits ("20.5%", "0.128%", "100%"). */
+static char *format_percent(char *buf, size_t size, double frac) {
+  double pct = frac * 100.0;
+  if (!isfinite(pct)) return format_sci(buf, size, frac, "(fraction)"); /* |frac| near DBL_MAX */
+  if (fabs(pct) >= 1e4 || (pct != 0 && fabs(pct) < 1e-3)) return format_sci(buf, size, pct, "%");
+  char num[48];
+  three_digits(num, sizeof num, pct);
+  snprintf(buf, size, "%s%%", num);
+  return buf;
+}
+
 char *scale_format(char *buf, size_t size, double value, const char *unit, scale_fmt style) {
   static const char *const si[] = {"f", "p", "n", "µ", "m", "", "k", "M", "G", "T", "P", "E"};
   static const char *const iec[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
@@ -173,6 +209,10 @@ char *scale_format(char *buf, size_t size, double value, const char *unit, scale
     return format_sci(buf, size, value, unit);
   case SCALE_FMT_TIME:
     return format_time(buf, size, value);
+  case SCALE_FMT_USD:
+    return format_usd(buf, size, value, unit);
+  case SCALE_FMT_PERCENT:
+    return format_percent(buf, size, value);
   case SCALE_FMT_PLAIN: {
     double a = fabs(value);
     if (a >= 1e7 || (a > 0 && a < 1e-3)) return format_sci(buf, size, value, unit);

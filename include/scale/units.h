@@ -64,11 +64,16 @@ typedef enum {
   SCALE_FMT_PLAIN, /**< "240 FLOP/byte"; integers up to 1e7 keep every digit ("71360"),     */
                    /**< beyond that falls back to SCALE_FMT_SCI                             */
   SCALE_FMT_TIME,  /**< seconds in the most readable unit: "3.2 ms", "12.5 min", "44.1 days"   */
-  SCALE_FMT_IEC    /**< binary prefixes for bytes: 8.6e10 "B" -> "80 GiB"                      */
+  SCALE_FMT_IEC,   /**< binary prefixes for bytes: 8.6e10 "B" -> "80 GiB"                      */
+  SCALE_FMT_USD,   /**< money, dollars: 1.65e7 -> "$16.5 M", 2400 -> "$2.40 k", 1.23e9 ->     */
+                   /**< "$1.23 B", 0.389 -> "$0.389"; a unit "/h" is appended ("$4.20/h")   */
+  SCALE_FMT_PERCENT /**< a fraction as a percentage: 0.205 -> "20.5%", 1 -> "100%"           */
 } scale_fmt;
 
 /** Writes 'value' with 'unit' (may be "" or NULL) in 'style' into buf; unit is ignored by
- * SCALE_FMT_TIME. NaN prints as "n/a", infinities as "inf"; callers that print answers must
+ * SCALE_FMT_TIME and SCALE_FMT_PERCENT, and "%" follows its number without a space ("40%").
+ * Money keeps its trailing zeros (three significant digits: "$2.40 k"); thousands, millions,
+ * billions and trillions of dollars are k, M, B, T. NaN prints as "n/a", infinities as "inf"; callers that print answers must
  * check isfinite() first (DESIGN.md: no NaN is ever printed as an answer).
  *
  * Returns: buf, always NUL-terminated when size > 0 (truncated if too small).

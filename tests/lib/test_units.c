@@ -86,6 +86,33 @@ START_TEST(format_iec_and_special) {
 }
 END_TEST
 
+START_TEST(format_money_percent) {
+  /* Issue 17: one money format, three significant digits with their trailing zeros, groups of
+   * three digits named k, M, B, T ($1.65e7 is 16.5 million dollars). */
+  expect_fmt(1.65e7, NULL, SCALE_FMT_USD, "$16.5 M");
+  expect_fmt(2400.0, "", SCALE_FMT_USD, "$2.40 k");
+  expect_fmt(1.234e9, NULL, SCALE_FMT_USD, "$1.23 B");
+  expect_fmt(7.5e12, NULL, SCALE_FMT_USD, "$7.50 T");
+  expect_fmt(999.7e3, NULL, SCALE_FMT_USD, "$1.00 M"); /* rounds up into the next group */
+  expect_fmt(4.2, "/h", SCALE_FMT_USD, "$4.20/h");      /* v5p's price per chip-hour */
+  expect_fmt(0.389, NULL, SCALE_FMT_USD, "$0.389");
+  expect_fmt(0.015, NULL, SCALE_FMT_USD, "$0.0150");
+  expect_fmt(250.0, NULL, SCALE_FMT_USD, "$250");
+  expect_fmt(-3.1e6, NULL, SCALE_FMT_USD, "-$3.10 M");
+  expect_fmt(0.0, NULL, SCALE_FMT_USD, "$0");
+  expect_fmt(1.5e-5, NULL, SCALE_FMT_USD, "$1.5e-5");
+  expect_fmt(2e18, NULL, SCALE_FMT_USD, "$2e18");
+  expect_fmt((double)NAN, NULL, SCALE_FMT_USD, "n/a");
+  /* A fraction of peak as a percentage: MFU 0.205 is 20.5%; "%" takes no space anywhere. */
+  expect_fmt(0.205, NULL, SCALE_FMT_PERCENT, "20.5%");
+  expect_fmt(1.0, NULL, SCALE_FMT_PERCENT, "100%");
+  expect_fmt(0.00128, NULL, SCALE_FMT_PERCENT, "0.128%");
+  expect_fmt(0.0, NULL, SCALE_FMT_PERCENT, "0%");
+  expect_fmt(250.0, NULL, SCALE_FMT_PERCENT, "2.5e4%");
+  expect_fmt(40.0, "%", SCALE_FMT_PLAIN, "40%");
+}
+END_TEST
+
 /* Parses text, expecting success and a value. */
 static void expect_num(const char *text, unsigned flags, double expected) {
   double v = -1;
@@ -181,7 +208,7 @@ static Suite *units_suite(void) {
                {"format_time", format_time},   {"format_iec_and_special", format_iec_and_special},
                {"parse_numbers", parse_numbers}, {"parse_rejects", parse_rejects},
                {"format_subnormal", format_subnormal}, {"parse_diag_one_line", parse_diag_one_line},
-               {"escape", escape}};
+               {"escape", escape}, {"format_money_percent", format_money_percent}};
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return s;
 }
