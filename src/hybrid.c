@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stddef.h>
 
+#include "internal.h"
 #include "scale/training.h"
 
 /* ==== helpers ================================================================================ */
@@ -376,9 +377,6 @@ void scale_hybrid_guide_eval(const scale_hybrid_problem *problem, scale_hybrid_g
 
 /* ==== a Mamba-2 step with the step model's parameters ======================================== */
 
-#define MAMBA_GRAD_BUCKET_BYTES 8e7 /* as step.c: Megatron DDP buckets of 40M 16-bit gradients */
-#define MAMBA_ADAM_BYTES 30.0       /* as step.c: fp32 master, m, v read+write, grad, weight */
-
 /** One point-to-point send's bandwidth: a mesh sends over one direct link. */
 static double mamba_send_w(const scale_chip *chip, scale_step_net net, double w) {
   return net == SCALE_STEP_NET_MESH ? chip->nvlink_bytes_per_s / (chip->nvlink_domain_size - 1.0)
@@ -467,10 +465,10 @@ void scale_hybrid_mamba2_step_eval(const scale_step_job *job, const scale_step_p
   if (n_dp > 1.0) {
     scale_step_net net = scale_step_group_net(job->chip, tp, n_dp, &w);
     double grads = params_chip * act;
-    double n_buckets = ceil(grads / MAMBA_GRAD_BUCKET_BYTES);
-    double last = grads - (n_buckets - 1.0) * MAMBA_GRAD_BUCKET_BYTES;
+    double n_buckets = ceil(grads / GRAD_BUCKET_BYTES);
+    double last = grads - (n_buckets - 1.0) * GRAD_BUCKET_BYTES;
     scale_collective op = job->zero == 0 ? SCALE_COLL_ALL_REDUCE : SCALE_COLL_REDUCE_SCATTER;
-    double full = scale_step_collective_s(params, net, w, op, n_dp, MAMBA_GRAD_BUCKET_BYTES);
+    double full = scale_step_collective_s(params, net, w, op, n_dp, GRAD_BUCKET_BYTES);
     double tail = scale_step_collective_s(params, net, w, op, n_dp, last);
     double total = (n_buckets - 1.0) * full + tail;
     double gather =
@@ -480,7 +478,7 @@ void scale_hybrid_mamba2_step_eval(const scale_step_job *job, const scale_step_p
     dp_exposed = fmax(tail, total - 2.0 / 3.0 * mb) + gather;
   }
   double opt_params = params_chip / (job->zero >= 1 ? n_dp : 1.0);
-  double optimizer = opt_params * MAMBA_ADAM_BYTES / w_hbm + 4.0 * kernel;
+  double optimizer = opt_params * ADAM_BYTES_PER_PARAM / w_hbm + 4.0 * kernel;
 
   out->microbatches = micro;
   out->gemm_s = micro * (layers * gemm + head_gemm);

@@ -84,4 +84,13 @@ scale_status ini_check_required(const ini_file *file, const ini_field *fields, i
 /** Parses a whole decimal number (no suffix, finite, no junk). */
 bool scale_strict_number(const char *text, double *out);
 
+/* ---- constants of the step model shared by step.c and hybrid.c ------------------------------ */
+
+/** Adam's HBM traffic per parameter: fp32 master, m, v read and written (24), the fp32
+ * gradient read (4), the 16-bit weight written (2) [bytes]. */
+#define ADAM_BYTES_PER_PARAM 30.0
+
+/** Megatron DDP's gradient bucket: 40M 16-bit gradients [bytes]. */
+#define GRAD_BUCKET_BYTES 8e7
+
 #endif

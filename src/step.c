@@ -161,9 +161,6 @@ int scale_step_worst_exposed(const scale_step_result *r) {
 /* ---- costs ---------------------------------------------------------------------------------- */
 
 enum { TILE = 128 };
-#define ADAM_BYTES_PER_PARAM 30.0 /* fp32 master, m, v read+write (24), fp32 grad read (4),
-                                     16-bit weight write (2) */
-#define GRAD_BUCKET_BYTES 8e7     /* Megatron DDP: 40M-element buckets of 16-bit gradients */
 
 /** Useful fraction of the work tiles a matmul issues (see scale_step_matmul_eta). */
 static double tile_frac(const scale_chip *chip, double m, double n, double k, double batch) {
