@@ -496,3 +496,70 @@ void scale_hybrid_mamba2_step_eval(const scale_step_job *job, const scale_step_p
              (out->step_s * chips * peak);
 }
 /* [/listing:mamba_step] */
+
+/* ==== context parallelism on a host-synchronous framework ===================================== */
+
+double scale_hybrid_cp_layer_microbatches(const scale_step_job *job) {
+  if (!job || !job->model || !(job->model->n_layers >= 1) || !degree_ok(job->dp) ||
+      !degree_ok(job->pp) || !degree_ok(job->cp) || !degree_ok(job->mbs) ||
+      !(isfinite(job->gbs) && job->gbs > 0.0))
+    return NAN;
+  if (job->cp == 1.0) return 0.0;
+  double m = job->gbs / (job->dp * job->mbs);
+  return m * ceil(c(job->model->n_layers) / job->pp) * (1.0 + (job->pp - 1.0) / m);
+}
+
+/* [listing:cp_host] */
+double scale_hybrid_cp_host_bound_s(const scale_step_job *job, double device_s,
+                                    double host_layer_s) {
+  double n = scale_hybrid_cp_layer_microbatches(job);
+  if (!isfinite(n) || !(isfinite(device_s) && device_s > 0.0) || !size_ok(host_layer_s))
+    return NAN;
+  return fmax(device_s, n * host_layer_s);
+}
+/* [/listing:cp_host] */
+
+enum { FIT_GROUPS = 16, FIT_GRID = 2001 };
+#define FIT_LO_S 1e-4
+#define FIT_HI_S 5e-2
+
+double scale_hybrid_fit_cp_host_layer_s(const double *device_s, const double *units,
+                                        const double *measured, const int *group, int n,
+                                        int skip_group) {
+  if (!device_s || !units || !measured || !group || n < 1) return NAN;
+  double rows[FIT_GROUPS] = {0};
+  int left = 0;
+  for (int i = 0; i < n; i++) {
+    if (group[i] < 0 || group[i] >= FIT_GROUPS || !(isfinite(device_s[i]) && device_s[i] > 0.0) ||
+        !(isfinite(measured[i]) && measured[i] > 0.0) || !size_ok(units[i]))
+      return NAN;
+    if (group[i] != skip_group) rows[group[i]] += 1.0, left++;
+  }
+  if (left == 0) return NAN;
+  double best = NAN, best_loss = INFINITY;
+  for (int k = 0; k < FIT_GRID; k++) {
+    double h = FIT_LO_S * pow(FIT_HI_S / FIT_LO_S, (double)k / (FIT_GRID - 1));
+    double loss = 0.0;
+    for (int i = 0; i < n; i++) {
+      if (group[i] == skip_group) continue;
+      double r = log(fmax(device_s[i], units[i] * h) / measured[i]);
+      loss += r * r / rows[group[i]];
+    }
+    if (loss < best_loss) best_loss = loss, best = h;
+  }
+  return best;
+}
+
+double scale_hybrid_predict_step_s(const scale_step_job *job, const scale_step_params *params,
+                                   double host_layer_s) {
+  if (!job || !job->model || !params) return NAN;
+  double device;
+  if (job->model->arch == SCALE_ARCH_MAMBA2) {
+    scale_hybrid_mamba2_step r;
+    scale_hybrid_mamba2_step_eval(job, params, &r);
+    device = r.step_s;
+  } else {
+    device = scale_step_time_s(job, params);
+  }
+  return scale_hybrid_cp_host_bound_s(job, device, host_layer_s);
+}

@@ -189,6 +189,59 @@ typedef struct {
 void scale_hybrid_mamba2_step_eval(const scale_step_job *job, const scale_step_params *params,
                                    scale_hybrid_mamba2_step *out);
 
+/* ---- context parallelism on a host-synchronous framework ----------------------------------- */
+
+/** Layer-microbatches the slowest pipeline stage runs in one step of a context-parallel
+ * 'job': m ceil(L / pp) (1 + (pp - 1) / m), m = gbs / (dp mbs) microbatches (the 1F1B bubble
+ * included); 0 when cp = 1.
+ *
+ * Units:  -> [count].
+ * Domain: a model with layers, degrees and mbs >= 1, gbs > 0; NaN otherwise.
+ */
+double scale_hybrid_cp_layer_microbatches(const scale_step_job *job);
+
+/** Step time of 'job' whose device time is 'device_s' when every context-parallel layer waits
+ * for its host: max(device_s, n host_layer_s), n = scale_hybrid_cp_layer_microbatches(job).
+ * The paper's CP exchanges are host-blocking point-to-point calls; after each the device has
+ * an empty queue and runs no faster than the host issues the layer's forward and backward
+ * operators, so a CP layer-microbatch costs at least 'host_layer_s' (a few hundred eager
+ * operators at tens of microseconds each: 1-30 ms) however few tokens it holds. Measured in
+ * all four tables of the paper's section 6: 10-12 ms per layer and microbatch at CP 2, 4 and
+ * 8, for widths 2048 and 4096, attention and SSM alike. Without CP the host runs ahead
+ * (TP's collectives are enqueued on the stream), and device_s is returned.
+ *
+ * Units:  device_s, host_layer_s [s] -> [s].
+ * Domain: device_s > 0, host_layer_s >= 0, a job as above; NaN otherwise.
+ */
+double scale_hybrid_cp_host_bound_s(const scale_step_job *job, double device_s,
+                                    double host_layer_s);
+
+/** The host time per CP layer-microbatch that best fits 'n' measured steps: the
+ * minimizer over a grid of 2001 points, log-spaced over [1e-4, 5e-2] s, of
+ *   sum over groups g != skip_group of (1 / n_g) sum over its rows of
+ *   log(max(device_s, units host_layer_s) / measured)^2,
+ * so each group weighs the same whatever its rows (as scale calibrate weighs groups). 'group'
+ * numbers the rows' groups 0..15; skip_group = -1 uses every group, another value leaves that
+ * group out (leave-one-group-out). The first grid point wins a tie.
+ *
+ * Units:  device_s, measured [s], units [count] -> [s].
+ * Domain: n >= 1 rows with device_s, measured > 0 and units >= 0, groups in 0..15; NaN
+ *         otherwise or when no row is left.
+ */
+double scale_hybrid_fit_cp_host_layer_s(const double *device_s, const double *units,
+                                        const double *measured, const int *group, int n,
+                                        int skip_group);
+
+/** A layout's predicted step time on the paper's framework: the step model's
+ * (scale_step_time_s) for a transformer, scale_hybrid_mamba2_step_eval()'s for Mamba-2, then
+ * scale_hybrid_cp_host_bound_s() with 'host_layer_s'.
+ *
+ * Units:  host_layer_s [s] -> [s].
+ * Domain: as the two evaluations; NaN outside it.
+ */
+double scale_hybrid_predict_step_s(const scale_step_job *job, const scale_step_params *params,
+                                   double host_layer_s);
+
 /* ---- memory per device ---------------------------------------------------------------------- */
 
 /** A 4D layout of the paper (dp x pp x tp x cp devices) with the memory options. */
