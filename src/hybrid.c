@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "internal.h"
 #include "scale/training.h"
@@ -390,12 +391,33 @@ static double mm_s(const scale_step_job *j, const scale_step_params *p, double t
   return 3.0 * 2.0 * t * n * k / (peak * eta) + 3.0 * p->v[SCALE_STEP_KERNEL_S];
 }
 
+/** Network and bandwidth of the job's communication 'comm': the caller's mapping when the job
+ * carries one (scale_train_eval), otherwise a group of n ranks 'stride' apart in Megatron's
+ * rank order. */
+static scale_step_net mamba_net(const scale_step_job *j, scale_step_comm comm, double stride,
+                                double n, double *w) {
+  if (j->mapped) {
+    *w = j->link[comm].bytes_per_s;
+    return j->link[comm].net;
+  }
+  return scale_step_group_net(j->chip, stride, n, w);
+}
+
+/** Every field NaN: the answer outside the domain. */
+static scale_hybrid_mamba2_step mamba_nan(void) {
+  double x = NAN;
+  return (scale_hybrid_mamba2_step){.microbatches = x, .gemm_s = x, .ssd_s = x, .vector_s = x,
+                                    .tp_s = x, .cp_s = x, .pp_s = x, .bubble_s = x,
+                                    .dp_s = x, .dp_exposed_s = x, .optimizer_s = x,
+                                    .unembed_s = x, .loss_s = x, .recompute_s = x,
+                                    .step_s = x, .mfu = x};
+}
+
 /* [listing:mamba_step] */
 void scale_hybrid_mamba2_step_eval(const scale_step_job *job, const scale_step_params *params,
                                    scale_hybrid_mamba2_step *out) {
   if (!out) return;
-  double nan = NAN;
-  *out = (scale_hybrid_mamba2_step){nan, nan, nan, nan, nan, nan, nan, nan, nan, nan, nan, nan};
+  *out = mamba_nan();
   if (!job || !params || !job->chip || !mamba_model(job->model)) return;
   const scale_model *m = job->model;
   double tp = job->tp, cp = job->cp, dp = job->dp, pp = job->pp;
@@ -426,21 +448,26 @@ void scale_hybrid_mamba2_step_eval(const scale_step_job *job, const scale_step_p
                                                           fmax(ssd_batch, 1.0)));
   double fwd_bytes = tokens * act * (5.0 * d + (3.0 * (inner + 2.0 * gn) + 5.0 * inner) / tp) +
                      tokens / l * 4.0 * 4.0 * (h / tp) * p * n;
+  double vector_fwd = fwd_bytes / w_hbm + 11.0 * kernel;
   double vector = 3.0 * fwd_bytes / w_hbm + 33.0 * kernel;
 
   double w, tp_s = 0.0, cp_s = 0.0;
   if (tp > 1.0) {
-    scale_step_net net = scale_step_group_net(job->chip, 1.0, tp, &w);
+    scale_step_net net = mamba_net(job, SCALE_STEP_COMM_TP, 1.0, tp, &w);
     tp_s = 2.0 * scale_step_collective_s(params, net, w, SCALE_COLL_ALL_REDUCE, tp,
                                          tokens * d * act);
   }
-  if (cp > 1.0) {
-    scale_step_net net = scale_step_group_net(job->chip, tp, cp, &w);
+  if (cp > 1.0) { /* the chunk-final states AllGathered, the conv halo sent to the next rank */
+    scale_step_net net = mamba_net(job, SCALE_STEP_COMM_CP, tp, cp, &w);
     double state = job->mbs * (h / tp) * p * n * act;
     double halo = job->mbs * (c(m->ssm_d_conv) - 1.0) * (inner + 2.0 * gn) / tp * act;
     cp_s = 2.0 * (scale_step_collective_s(params, net, w, SCALE_COLL_ALL_GATHER, cp, cp * state) +
                   scale_step_send_s(params, net, mamba_send_w(job->chip, net, w), halo));
   }
+  /* full recomputation runs each layer's forward again, its collectives included */
+  double redo = job->recompute == SCALE_RECOMPUTE_FULL
+                    ? gemm / 3.0 + ssd / 3.0 + vector_fwd + tp_s / 2.0 + cp_s / 2.0
+                    : 0.0;
 
   /* the last stage's unembedding and loss (the slowest stage) */
   double v = c(m->n_vocab);
@@ -451,19 +478,19 @@ void scale_hybrid_mamba2_step_eval(const scale_step_job *job, const scale_step_p
   double micro = job->gbs / (dp * job->mbs);
   double pp_send = 0.0;
   if (pp > 1.0) {
-    scale_step_net net = scale_step_group_net(job->chip, tp * cp * dp, pp, &w);
+    scale_step_net net = mamba_net(job, SCALE_STEP_COMM_PP, tp * cp * dp, pp, &w);
     pp_send = 2.0 * scale_step_send_s(params, net, mamba_send_w(job->chip, net, w),
                                       tokens * d * act);
   }
-  double mb = layers * (gemm + ssd + vector + tp_s + cp_s) + head_gemm + head_vec + pp_send;
+  double mb = layers * (gemm + ssd + vector + tp_s + cp_s + redo) + head_gemm + head_vec + pp_send;
   double bubble = pp > 1.0 ? scale_train_bubble_frac(SCALE_PP_1F1B, pp, micro, 1.0) * micro * mb
                            : 0.0;
 
   /* DP gradient buckets under the last microbatch's backward (2/3 of it), the last bare */
-  double dp_exposed = 0.0, n_dp = dp * cp;
+  double dp_total = 0.0, dp_exposed = 0.0, n_dp = dp * cp;
   double params_chip = scale_transformer_n_params(m) / (tp * pp);
   if (n_dp > 1.0) {
-    scale_step_net net = scale_step_group_net(job->chip, tp, n_dp, &w);
+    scale_step_net net = mamba_net(job, SCALE_STEP_COMM_DP, tp, n_dp, &w);
     double grads = params_chip * act;
     double n_buckets = ceil(grads / GRAD_BUCKET_BYTES);
     double last = grads - (n_buckets - 1.0) * GRAD_BUCKET_BYTES;
@@ -475,6 +502,7 @@ void scale_hybrid_mamba2_step_eval(const scale_step_job *job, const scale_step_p
         job->zero >= 1
             ? scale_step_collective_s(params, net, w, SCALE_COLL_ALL_GATHER, n_dp, grads)
             : 0.0;
+    dp_total = total + gather;
     dp_exposed = fmax(tail, total - 2.0 / 3.0 * mb) + gather;
   }
   double opt_params = params_chip / (job->zero >= 1 ? n_dp : 1.0);
@@ -488,14 +516,67 @@ void scale_hybrid_mamba2_step_eval(const scale_step_job *job, const scale_step_p
   out->cp_s = micro * layers * cp_s;
   out->pp_s = micro * pp_send;
   out->bubble_s = bubble;
+  out->dp_s = dp_total;
   out->dp_exposed_s = dp_exposed;
   out->optimizer_s = optimizer;
+  out->unembed_s = micro * head_gemm;
+  out->loss_s = micro * head_vec;
+  out->recompute_s = micro * layers * redo;
   out->step_s = micro * mb + bubble + dp_exposed + optimizer + params->v[SCALE_STEP_STEP_S];
   double chips = dp * tp * pp * cp;
   out->mfu = scale_transformer_flops(m, job->gbs, job->seq, true, SCALE_PASS_TRAIN) /
              (out->step_s * chips * peak);
 }
 /* [/listing:mamba_step] */
+
+void scale_hybrid_mamba2_step_result(const scale_step_job *job, const scale_step_params *params,
+                                     scale_step_result *out) {
+  if (!out) return;
+  scale_hybrid_mamba2_step r;
+  scale_hybrid_mamba2_step_eval(job, params, &r);
+  memset(out, 0, sizeof *out);
+  if (!isfinite(r.step_s)) {
+    double *fields[] = {&out->microbatches, &out->layers_per_stage, &out->compute_s,
+                        &out->bubble_frac, &out->bubble_s, &out->optimizer_s, &out->overhead_s,
+                        &out->step_s, &out->model_flops, &out->mfu};
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) *fields[i] = NAN;
+    for (int k = 0; k < SCALE_STEP_COMM_COUNT; k++) out->comm_s[k] = out->exposed_s[k] = NAN;
+    for (int k = 0; k < SCALE_STEP_OP_COUNT; k++) out->op_s[k] = NAN;
+    return;
+  }
+  const scale_model *m = job->model;
+  out->microbatches = r.microbatches;
+  out->layers_per_stage = ceil(c(m->n_layers) / job->pp);
+  out->op_s[SCALE_STEP_OP_UNEMBEDDING] = r.unembed_s;
+  out->op_s[SCALE_STEP_OP_LOSS] = r.loss_s;
+  out->op_s[SCALE_STEP_OP_OPTIMIZER] = r.optimizer_s;
+  out->compute_s = r.gemm_s + r.ssd_s + r.vector_s + r.recompute_s;
+  /* TP, CP and PP sit on the critical path; DP hides but for its tail */
+  const double comm[SCALE_STEP_COMM_COUNT] = {[SCALE_STEP_COMM_TP] = r.tp_s,
+                                              [SCALE_STEP_COMM_CP] = r.cp_s,
+                                              [SCALE_STEP_COMM_PP] = r.pp_s,
+                                              [SCALE_STEP_COMM_DP] = r.dp_s};
+  /* each group's stride and size in the rank order the evaluation uses */
+  double tp = job->tp, cp = job->cp, dp = job->dp, pp = job->pp, w;
+  const double group[SCALE_STEP_COMM_COUNT][2] = {[SCALE_STEP_COMM_TP] = {1.0, tp},
+                                                  [SCALE_STEP_COMM_CP] = {tp, cp},
+                                                  [SCALE_STEP_COMM_FSDP] = {1.0, 1.0},
+                                                  [SCALE_STEP_COMM_EP] = {1.0, 1.0},
+                                                  [SCALE_STEP_COMM_PP] = {tp * cp * dp, pp},
+                                                  [SCALE_STEP_COMM_DP] = {tp, dp * cp}};
+  for (int k = 0; k < SCALE_STEP_COMM_COUNT; k++) {
+    out->comm_s[k] = comm[k];
+    out->exposed_s[k] = k == SCALE_STEP_COMM_DP ? r.dp_exposed_s : comm[k];
+    out->net[k] = mamba_net(job, (scale_step_comm)k, group[k][0], group[k][1], &w);
+  }
+  out->bubble_frac = r.bubble_s / (r.step_s - r.bubble_s);
+  out->bubble_s = r.bubble_s;
+  out->optimizer_s = r.optimizer_s;
+  out->overhead_s = params->v[SCALE_STEP_STEP_S];
+  out->step_s = r.step_s;
+  out->model_flops = scale_transformer_flops(m, job->gbs, job->seq, true, SCALE_PASS_TRAIN);
+  out->mfu = r.mfu;
+}
 
 /* ==== context parallelism on a host-synchronous framework ===================================== */
 

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "internal.h"
+#include "scale/hybrid.h"
 #include "scale/gpu.h"
 
 /* ==== small helpers =========================================================================== */
@@ -736,7 +737,10 @@ static void step_times(const scale_train_problem *p, const scale_layout *l,
                        scale_step_cache *cache, scale_train_result *out) {
   scale_step_job job;
   step_job_of(p, l, &job);
-  scale_step_eval_cached(&job, p->step_params, cache, &out->step);
+  if (p->model->arch == SCALE_ARCH_MAMBA2) /* step.h prices attention layers; hybrid.h SSMs */
+    scale_hybrid_mamba2_step_result(&job, p->step_params, &out->step);
+  else
+    scale_step_eval_cached(&job, p->step_params, cache, &out->step);
   const scale_step_result *s = &out->step;
   out->step_model = true;
   out->compute_time_s = s->compute_s + s->optimizer_s;

@@ -157,8 +157,13 @@ typedef struct {
   double cp_s;          /**< CP state AllGathers and conv halos (on the critical path) */
   double pp_s;          /**< pipeline sends */
   double bubble_s;      /**< pipeline bubble, (p - 1)/m of the microbatch time */
+  double dp_s;          /**< the gradient traffic (buckets, and the ZeRO gather) in all */
   double dp_exposed_s;  /**< the part of the gradient traffic the last backward leaves bare */
   double optimizer_s;   /**< Adam over the chip's (shard of the) parameters */
+  double unembed_s;     /**< the last stage's unembedding (part of gemm_s) */
+  double loss_s;        /**< the last stage's softmax cross-entropy (part of vector_s) */
+  double recompute_s;   /**< full recomputation: each layer's forward, collectives included,
+                             run again (in none of the fields above) */
   double step_s;        /**< the step */
   double mfu;           /**< training FLOPs of the step (transformer.h, causal) over
                              step_s x chips x peak */
@@ -175,10 +180,13 @@ typedef struct {
  *              at HBM x mem_eta, plus 11 forward and 22 backward kernels x kernel_s;
  *   TP         one AllReduce of [T, d] forward and one backward;
  *   CP         an AllGather of the chunk-final states and a halo send, forward and backward;
+ * with full recomputation (job->recompute FULL) each layer's forward again, its TP and CP
+ * exchanges included (selective recomputation recomputes no SSM op: priced as none);
  * the last stage adds the unembedding and loss; 1F1B bubble (p - 1)/m; PP sends of [T, d]
  * forward and backward; DP gradient buckets (80 MB) under the last backward but the last;
- * Adam at 30 bytes per parameter of the ZeRO shard; the per-step overhead. Networks as
- * step.h chooses them (rank order tp, cp, dp, pp; a switchless domain is a full mesh).
+ * Adam at 30 bytes per parameter of the ZeRO shard; the per-step overhead. Networks as the
+ * job maps them (job->mapped, as scale_train_eval() does) or as step.h chooses them (rank
+ * order tp, cp, dp, pp; a switchless domain is a full mesh).
  *
  * Domain: a Mamba-2 model, degrees >= 1 with tp dividing heads and groups, gbs a multiple of
  *         dp mbs; otherwise every field is NaN.
@@ -241,6 +249,15 @@ double scale_hybrid_fit_cp_host_layer_s(const double *device_s, const double *un
  */
 double scale_hybrid_predict_step_s(const scale_step_job *job, const scale_step_params *params,
                                    double host_layer_s);
+
+/** The same step as step.h's result, so that scale_train_eval() (and with it `scale train` and
+ * `scale plan`) prices Mamba-2 layouts: compute_s the layers' GEMMs, SSD matmuls, memory-bound
+ * ops and recomputation with the head; op_s only the ops step.h names (unembedding, loss,
+ * optimizer); comm_s and exposed_s TP, CP (states and halo), PP (exposed in full) and DP
+ * (its tail and ZeRO gather exposed). Every number NaN outside the evaluation's domain.
+ */
+void scale_hybrid_mamba2_step_result(const scale_step_job *job, const scale_step_params *params,
+                                     scale_step_result *out);
 
 /* ---- memory per device ---------------------------------------------------------------------- */
 
