@@ -394,6 +394,117 @@ START_TEST(test_mamba_step_collectives) {
 }
 END_TEST
 
+START_TEST(test_mamba_step_cp_by_hand) {
+  /* Mamba-1B (d 2048, d_inner 4096, h 64 heads of P 64, g n = 8 x 64, d_conv 4) at CP 8:
+   * 1024 microbatches of T = 4096 / 8 = 512 tokens, 16 layers. Per layer and microbatch,
+   * forward and again backward: each rank's chunk-final state, 1 x 64 x 64 x 64 x 2 B =
+   * 524,288 B, AllGathered over the 8 ranks (the gathered array 8 x 524,288 = 4,194,304 B), and
+   * the conv halo, (d_conv - 1)(d_inner + 2 g n) x 2 B = 3 x 5,120 x 2 = 30,720 B, sent to the
+   * next rank over one direct HCCS link (egress / 7). */
+  scale_model m = model("mamba-2-1b-amer");
+  scale_chip npu = chip("ascend-910b");
+  scale_step_params prm = scale_step_params_prior();
+  scale_step_job j = mamba_job(&m, &npu, 1, 1, 1, 8);
+  scale_hybrid_mamba2_step r;
+  scale_hybrid_mamba2_step_eval(&j, &prm, &r);
+  double w;
+  scale_step_net net = scale_step_group_net(&npu, 1, 8, &w);
+  ck_assert_int_eq(net, SCALE_STEP_NET_MESH);
+  double ag = scale_step_collective_s(&prm, net, w, SCALE_COLL_ALL_GATHER, 8, 4194304.0);
+  double halo = scale_step_send_s(&prm, net, npu.nvlink_bytes_per_s / 7.0, 30720.0);
+  scale_check_rel(r.cp_s, 1024.0 * 16.0 * 2.0 * (ag + halo), 1e-12, "s",
+                  "hand: state AllGather + halo, forward and backward");
+  ck_assert(r.tp_s == 0.0 && r.pp_s == 0.0);
+}
+END_TEST
+
+START_TEST(test_mamba_step_pp_by_hand) {
+  /* (2, 4, 1, 1): 512 microbatches, 4 layers per stage. Each microbatch sends its [4096, 2048]
+   * activations (16,777,216 B) to the next stage forward and their gradient back, over one
+   * direct link; 1F1B's bubble is (p - 1)/m = 3/512 of the 512 microbatches' time, i.e. three
+   * microbatches. */
+  scale_model m = model("mamba-2-1b-amer");
+  scale_chip npu = chip("ascend-910b");
+  scale_step_params prm = scale_step_params_prior();
+  scale_step_job j = mamba_job(&m, &npu, 2, 4, 1, 1);
+  scale_hybrid_mamba2_step r;
+  scale_hybrid_mamba2_step_eval(&j, &prm, &r);
+  double send = scale_step_send_s(&prm, SCALE_STEP_NET_MESH, npu.nvlink_bytes_per_s / 7.0,
+                                  16777216.0);
+  scale_check_rel(r.pp_s, 512.0 * 2.0 * send, 1e-12, "s", "hand: two sends per microbatch");
+  double busy = r.gemm_s + r.ssd_s + r.vector_s + r.pp_s; /* 512 microbatches, no TP/CP */
+  scale_check_rel(r.bubble_s, 3.0 / 512.0 * busy, 1e-12, "s", "hand: (p - 1)/m");
+}
+END_TEST
+
+START_TEST(test_mamba_step_zero_and_recompute) {
+  /* DP 8 with ZeRO-1 (the distributed optimizer): Adam runs over 1/8 of the N / (tp pp)
+   * parameters at 30 B each (fp32 master, m, v read and written, fp32 gradient read, 16-bit
+   * weight written) through HBM x mem_eta, plus 4 kernels; the updated weights are AllGathered
+   * (N x 2 B over 8 ranks) after the reduce-scatter, exposed. */
+  scale_model m = model("mamba-2-1b-amer");
+  scale_chip npu = chip("ascend-910b");
+  scale_step_params prm = scale_step_params_prior();
+  scale_step_job j = mamba_job(&m, &npu, 8, 1, 1, 1);
+  j.zero = 1;
+  scale_hybrid_mamba2_step r, plain;
+  scale_hybrid_mamba2_step_eval(&j, &prm, &r);
+  double n = scale_transformer_n_params(&m);
+  double w_hbm = npu.hbm_bytes_per_s * prm.v[SCALE_STEP_MEM_ETA], k = prm.v[SCALE_STEP_KERNEL_S];
+  scale_check_rel(r.optimizer_s, n / 8.0 * 30.0 / w_hbm + 4.0 * k, 1e-12, "s",
+                  "hand: Adam over the ZeRO shard");
+  double w;
+  scale_step_net net = scale_step_group_net(&npu, 1, 8, &w);
+  double gather = scale_step_collective_s(&prm, net, w, SCALE_COLL_ALL_GATHER, 8, 2.0 * n);
+  ck_assert(r.dp_exposed_s >= gather && r.dp_s >= gather);
+  /* full recomputation: each layer's forward once more, a third of its GEMMs and SSD matmuls
+   * and its forward bytes (645,922,816 B per layer and microbatch, test_mamba_step_vector_by_
+   * hand) with its 11 forward kernels; the head is not recomputed */
+  j.zero = 0;
+  scale_hybrid_mamba2_step_eval(&j, &prm, &plain);
+  j.recompute = SCALE_RECOMPUTE_FULL;
+  scale_hybrid_mamba2_step_eval(&j, &prm, &r);
+  double vector_fwd = 128.0 * 16.0 * (645922816.0 / w_hbm + 11.0 * k);
+  scale_check_rel(r.recompute_s,
+                  (plain.gemm_s - plain.unembed_s) / 3.0 + plain.ssd_s / 3.0 + vector_fwd, 1e-12,
+                  "s", "hand: one more forward per layer");
+  scale_check_rel(r.step_s - plain.step_s, r.recompute_s, 1e-9, "s", "added to the step");
+}
+END_TEST
+
+START_TEST(test_mamba_train_eval_one_path) {
+  /* scale_train_eval (scale train, scale plan) prices a Mamba-2 layout exactly as
+   * scale_hybrid_mamba2_step_eval does the same job: (4, 1, 2, 1), 256 microbatches of one
+   * sequence, no recomputation, the prior parameters */
+  scale_model m = model("mamba-2-1b-amer");
+  scale_chip npu = chip("ascend-910b");
+  scale_step_params prm = scale_step_params_prior();
+  scale_train_problem p = scale_train_problem_make(&m, &npu, 8, 1024.0 * 4096.0, 4096);
+  p.step_params = &prm;
+  scale_layout l = scale_layout_default();
+  l.dp = 4, l.tp = 2, l.n_microbatches = 256, l.remat = SCALE_REMAT_NONE;
+  scale_train_layout_map(&npu, 8, &l);
+  scale_train_result tr;
+  scale_train_eval(&p, &l, &tr);
+  scale_hybrid_mamba2_step r;
+  scale_step_job j = mamba_job(&m, &npu, 4, 1, 2, 1);
+  scale_hybrid_mamba2_step_eval(&j, &prm, &r);
+  ck_assert(tr.step_model);
+  scale_check_rel(tr.step_time_s, r.step_s, 1e-12, "s", "one evaluation path");
+  scale_check_rel(tr.step.comm_s[SCALE_STEP_COMM_TP], r.tp_s, 1e-12, "s", "TP");
+  scale_check_rel(tr.step.exposed_s[SCALE_STEP_COMM_DP], r.dp_exposed_s, 1e-12, "s", "DP");
+  /* CP 8 through scale_train_eval: the state pass and halo, on the critical path */
+  l = scale_layout_default();
+  l.cp = 8, l.n_microbatches = 1024, l.remat = SCALE_REMAT_NONE;
+  scale_train_layout_map(&npu, 8, &l);
+  scale_train_eval(&p, &l, &tr);
+  j = mamba_job(&m, &npu, 1, 1, 1, 8);
+  scale_hybrid_mamba2_step_eval(&j, &prm, &r);
+  scale_check_rel(tr.step.comm_s[SCALE_STEP_COMM_CP], r.cp_s, 1e-12, "s", "CP");
+  scale_check_rel(tr.step.exposed_s[SCALE_STEP_COMM_CP], r.cp_s, 1e-12, "s", "CP exposed");
+}
+END_TEST
+
 /* ---- the design guide ----------------------------------------------------------------------- */
 
 static scale_hybrid_guide guide(const char *name, const scale_chip *c) {
@@ -470,6 +581,10 @@ int main(void) {
       {"s5_vs_table3", test_s5_vs_table3},
       {"mamba_split", test_mamba_split},
       {"mamba_cp_state", test_mamba_cp_state_exchange},
+      {"mamba_step_cp", test_mamba_step_cp_by_hand},
+      {"mamba_step_pp", test_mamba_step_pp_by_hand},
+      {"mamba_step_zero_recompute", test_mamba_step_zero_and_recompute},
+      {"mamba_train_eval", test_mamba_train_eval_one_path},
       {"mamba_models_mfu", test_mamba_models_match_paper_mfu},
       {"activation_bytes", test_activation_bytes},
       {"memory_per_device", test_memory_per_device},
