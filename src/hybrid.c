@@ -161,8 +161,8 @@ double scale_hybrid_mamba2_fwd_bytes(const scale_model *model, scale_hybrid_stra
 
 /* ==== memory per device ====================================================================== */
 
-double scale_hybrid_layer_activation_bytes(const scale_model *model, double b, double s,
-                                           double tp, double cp, bool sp) {
+double scale_hybrid_layer_activation_bytes(const scale_model *model, double b, double s, double tp,
+                                           double cp, bool sp) {
   if (!model || !size_ok(b) || !size_ok(s) || !degree_ok(tp) || !degree_ok(cp)) return NAN;
   double t = tp, tokens = b * s / cp, d = c(model->d_model);
   if (model->arch == SCALE_ARCH_TRANSFORMER) {
@@ -192,11 +192,11 @@ void scale_hybrid_memory_per_device(const scale_model *model, const scale_hybrid
     return;
   double params = scale_transformer_n_params(model) / (layout->tp * layout->pp);
   double parts[3];
-  double states = scale_train_zero_bytes_per_chip(prec, params, layout->zero,
-                                                  layout->dp * layout->cp, parts);
-  double act = c(model->n_layers) / layout->pp * in_flight *
-               scale_hybrid_layer_activation_bytes(model, mbs, s, layout->tp, layout->cp,
-                                                   layout->sp);
+  double states =
+      scale_train_zero_bytes_per_chip(prec, params, layout->zero, layout->dp * layout->cp, parts);
+  double act =
+      c(model->n_layers) / layout->pp * in_flight *
+      scale_hybrid_layer_activation_bytes(model, mbs, s, layout->tp, layout->cp, layout->sp);
   if (!isfinite(states) || !isfinite(act)) return;
   out->params = params;
   out->weight_bytes = parts[0];
@@ -352,8 +352,8 @@ void scale_hybrid_guide_eval(const scale_hybrid_problem *problem, scale_hybrid_g
     layout_memory(p, &pick, &g.memory);
     g.rule[SCALE_HYBRID_RULE_SMALLEST_SPLIT] = ineq(g.memory.total_bytes, hbm);
     double preferred = mamba ? SPLIT_TP : act_heavy ? SPLIT_CP : SPLIT_PP;
-    g.rule[SCALE_HYBRID_RULE_SPLIT_KIND] = (scale_hybrid_rule_eval){
-        kind, preferred, kind == SPLIT_NONE || kind == preferred};
+    g.rule[SCALE_HYBRID_RULE_SPLIT_KIND] =
+        (scale_hybrid_rule_eval){kind, preferred, kind == SPLIT_NONE || kind == preferred};
   }
 
   /* rules 4-6 at the pick (or at pure DP when nothing fits) */
@@ -368,10 +368,9 @@ void scale_hybrid_guide_eval(const scale_hybrid_problem *problem, scale_hybrid_g
     g.rule[SCALE_HYBRID_RULE_CP_RING] = ineq(at->cp, found && kind == SPLIT_CP ? at->cp : 1.0);
   else
     g.rule[SCALE_HYBRID_RULE_CP_RING] =
-        at->cp > 1.0
-            ? ineq(scale_hybrid_ring_cp_min_block_tokens(m, flops, link, dtype, false),
-                   p->s / at->cp)
-            : ineq(0.0, p->s);
+        at->cp > 1.0 ? ineq(scale_hybrid_ring_cp_min_block_tokens(m, flops, link, dtype, false),
+                            p->s / at->cp)
+                     : ineq(0.0, p->s);
   *out = g;
 }
 /* [/listing:guide] */
@@ -391,6 +390,18 @@ static double mm_s(const scale_step_job *j, const scale_step_params *p, double t
   return 3.0 * 2.0 * t * n * k / (peak * eta) + 3.0 * p->v[SCALE_STEP_KERNEL_S];
 }
 
+/** Gradient traffic of a bucketed collective 'op' of 'bytes' over n ranks [s]: full buckets of
+ * GRAD_BUCKET_BYTES and the remainder, whose time goes into *tail. */
+static double buckets_s(const scale_step_params *p, scale_step_net net, double w,
+                        scale_collective op, double n, double bytes, double *tail) {
+  *tail = 0.0;
+  if (n <= 1.0 || bytes <= 0.0) return 0.0;
+  double n_buckets = ceil(bytes / GRAD_BUCKET_BYTES);
+  double last = bytes - (n_buckets - 1.0) * GRAD_BUCKET_BYTES;
+  *tail = scale_step_collective_s(p, net, w, op, n, last);
+  return (n_buckets - 1.0) * scale_step_collective_s(p, net, w, op, n, GRAD_BUCKET_BYTES) + *tail;
+}
+
 /** Network and bandwidth of the job's communication 'comm': the caller's mapping when the job
  * carries one (scale_train_eval), otherwise a group of n ranks 'stride' apart in Megatron's
  * rank order. */
@@ -406,11 +417,24 @@ static scale_step_net mamba_net(const scale_step_job *j, scale_step_comm comm, d
 /** Every field NaN: the answer outside the domain. */
 static scale_hybrid_mamba2_step mamba_nan(void) {
   double x = NAN;
-  return (scale_hybrid_mamba2_step){.microbatches = x, .gemm_s = x, .ssd_s = x, .vector_s = x,
-                                    .tp_s = x, .cp_s = x, .pp_s = x, .bubble_s = x,
-                                    .dp_s = x, .dp_exposed_s = x, .optimizer_s = x,
-                                    .unembed_s = x, .loss_s = x, .recompute_s = x,
-                                    .step_s = x, .mfu = x};
+  return (scale_hybrid_mamba2_step){.microbatches = x,
+                                    .gemm_s = x,
+                                    .ssd_s = x,
+                                    .vector_s = x,
+                                    .tp_s = x,
+                                    .cp_s = x,
+                                    .pp_s = x,
+                                    .bubble_s = x,
+                                    .dp_s = x,
+                                    .dp_exposed_s = x,
+                                    .fsdp_s = x,
+                                    .fsdp_exposed_s = x,
+                                    .optimizer_s = x,
+                                    .unembed_s = x,
+                                    .loss_s = x,
+                                    .recompute_s = x,
+                                    .step_s = x,
+                                    .mfu = x};
 }
 
 /* [listing:mamba_step] */
@@ -423,8 +447,7 @@ void scale_hybrid_mamba2_step_eval(const scale_step_job *job, const scale_step_p
   double tp = job->tp, cp = job->cp, dp = job->dp, pp = job->pp;
   if (!degree_ok(tp) || !degree_ok(cp) || !degree_ok(dp) || !degree_ok(pp) ||
       !degree_ok(job->mbs) || !(job->seq > 0.0) || !divides(tp, c(m->ssm_n_heads)) ||
-      !divides(tp, c(m->ssm_n_groups)) || !divides(dp * job->mbs, job->gbs) ||
-      pp > c(m->n_layers))
+      !divides(tp, c(m->ssm_n_groups)) || !divides(dp * job->mbs, job->gbs) || pp > c(m->n_layers))
     return;
   double peak = scale_chip_flops_per_s(job->chip, job->dtype);
   double w_hbm = job->chip->hbm_bytes_per_s * params->v[SCALE_STEP_MEM_ETA];
@@ -441,11 +464,11 @@ void scale_hybrid_mamba2_step_eval(const scale_step_job *job, const scale_step_p
   /* one layer, one microbatch, forward + backward */
   double gemm = mm_s(job, params, tokens, in_proj / tp, d, peak) +
                 mm_s(job, params, tokens, d, inner / tp, peak);
-  double ssd_flops = scale_transformer_ssd_flops(m, job->mbs, job->seq / cp, false,
-                                                 SCALE_PASS_TRAIN) / tp;
+  double ssd_flops =
+      scale_transformer_ssd_flops(m, job->mbs, job->seq / cp, false, SCALE_PASS_TRAIN) / tp;
   double ssd_batch = job->mbs * (job->seq / cp) / l * h / tp;
   double ssd = ssd_flops / (peak * scale_step_matmul_eta(job->chip, params, l, l, fmax(n, p),
-                                                          fmax(ssd_batch, 1.0)));
+                                                         fmax(ssd_batch, 1.0)));
   double fwd_bytes = tokens * act * (5.0 * d + (3.0 * (inner + 2.0 * gn) + 5.0 * inner) / tp) +
                      tokens / l * 4.0 * 4.0 * (h / tp) * p * n;
   double vector_fwd = fwd_bytes / w_hbm + 11.0 * kernel;
@@ -454,8 +477,8 @@ void scale_hybrid_mamba2_step_eval(const scale_step_job *job, const scale_step_p
   double w, tp_s = 0.0, cp_s = 0.0;
   if (tp > 1.0) {
     scale_step_net net = mamba_net(job, SCALE_STEP_COMM_TP, 1.0, tp, &w);
-    tp_s = 2.0 * scale_step_collective_s(params, net, w, SCALE_COLL_ALL_REDUCE, tp,
-                                         tokens * d * act);
+    tp_s =
+        2.0 * scale_step_collective_s(params, net, w, SCALE_COLL_ALL_REDUCE, tp, tokens * d * act);
   }
   if (cp > 1.0) { /* the chunk-final states AllGathered, the conv halo sent to the next rank */
     scale_step_net net = mamba_net(job, SCALE_STEP_COMM_CP, tp, cp, &w);
@@ -463,6 +486,19 @@ void scale_hybrid_mamba2_step_eval(const scale_step_job *job, const scale_step_p
     double halo = job->mbs * (c(m->ssm_d_conv) - 1.0) * (inner + 2.0 * gn) / tp * act;
     cp_s = 2.0 * (scale_step_collective_s(params, net, w, SCALE_COLL_ALL_GATHER, cp, cp * state) +
                   scale_step_send_s(params, net, mamba_send_w(job->chip, net, w), halo));
+  }
+  /* ZeRO-3: each layer's weights gathered forward and backward and its gradients
+   * reduce-scattered, per microbatch, prefetched under the layer's compute (as step.c) */
+  double fsdp_s = 0.0, fsdp_exposed = 0.0;
+  double shard3 = job->fsdp >= 1.0 ? job->fsdp : dp * cp;
+  if (job->zero == 3 && shard3 > 1.0) {
+    double layer_bytes = (scale_transformer_n_params(m) - scale_transformer_n_embedding_params(m)) /
+                         c(m->n_layers) / tp * act;
+    scale_step_net net = mamba_net(job, SCALE_STEP_COMM_FSDP, tp * cp, shard3, &w);
+    fsdp_s =
+        2.0 * scale_step_collective_s(params, net, w, SCALE_COLL_ALL_GATHER, shard3, layer_bytes) +
+        scale_step_collective_s(params, net, w, SCALE_COLL_REDUCE_SCATTER, shard3, layer_bytes);
+    fsdp_exposed = fmax(0.0, fsdp_s - (gemm + ssd + vector + tp_s + cp_s));
   }
   /* full recomputation runs each layer's forward again, its collectives included */
   double redo = job->recompute == SCALE_RECOMPUTE_FULL
@@ -479,33 +515,40 @@ void scale_hybrid_mamba2_step_eval(const scale_step_job *job, const scale_step_p
   double pp_send = 0.0;
   if (pp > 1.0) {
     scale_step_net net = mamba_net(job, SCALE_STEP_COMM_PP, tp * cp * dp, pp, &w);
-    pp_send = 2.0 * scale_step_send_s(params, net, mamba_send_w(job->chip, net, w),
-                                      tokens * d * act);
+    pp_send =
+        2.0 * scale_step_send_s(params, net, mamba_send_w(job->chip, net, w), tokens * d * act);
   }
-  double mb = layers * (gemm + ssd + vector + tp_s + cp_s + redo) + head_gemm + head_vec + pp_send;
-  double bubble = pp > 1.0 ? scale_train_bubble_frac(SCALE_PP_1F1B, pp, micro, 1.0) * micro * mb
-                           : 0.0;
+  double mb = layers * (gemm + ssd + vector + tp_s + cp_s + fsdp_exposed + redo) + head_gemm +
+              head_vec + pp_send;
+  double bubble =
+      pp > 1.0 ? scale_train_bubble_frac(SCALE_PP_1F1B, pp, micro, 1.0) * micro * mb : 0.0;
 
-  /* DP gradient buckets under the last microbatch's backward (2/3 of it), the last bare */
+  /* DP gradient buckets under the last microbatch's backward (2/3 of it), the last bare;
+   * ZeRO-1/2 reduce-scatter over their group and gather the updated weights (exposed), the
+   * replicas of a hybrid-sharded group all-reduce their shard (as step.c's dp_comm) */
   double dp_total = 0.0, dp_exposed = 0.0, n_dp = dp * cp;
   double params_chip = scale_transformer_n_params(m) / (tp * pp);
+  double shard = job->zero >= 1 ? (job->fsdp >= 1.0 ? job->fsdp : n_dp) : 1.0;
   if (n_dp > 1.0) {
-    scale_step_net net = mamba_net(job, SCALE_STEP_COMM_DP, tp, n_dp, &w);
-    double grads = params_chip * act;
-    double n_buckets = ceil(grads / GRAD_BUCKET_BYTES);
-    double last = grads - (n_buckets - 1.0) * GRAD_BUCKET_BYTES;
-    scale_collective op = job->zero == 0 ? SCALE_COLL_ALL_REDUCE : SCALE_COLL_REDUCE_SCATTER;
-    double full = scale_step_collective_s(params, net, w, op, n_dp, GRAD_BUCKET_BYTES);
-    double tail = scale_step_collective_s(params, net, w, op, n_dp, last);
-    double total = (n_buckets - 1.0) * full + tail;
-    double gather =
-        job->zero >= 1
-            ? scale_step_collective_s(params, net, w, SCALE_COLL_ALL_GATHER, n_dp, grads)
-            : 0.0;
-    dp_total = total + gather;
-    dp_exposed = fmax(tail, total - 2.0 / 3.0 * mb) + gather;
+    scale_step_net net = mamba_net(job, SCALE_STEP_COMM_DP, tp, n_dp, &w), snet = net;
+    double ws = w, grads = params_chip * act, tail = 0.0, t, gather = 0.0;
+    if (job->mapped) snet = job->link[SCALE_STEP_COMM_FSDP].net;
+    if (job->mapped) ws = job->link[SCALE_STEP_COMM_FSDP].bytes_per_s;
+    if (job->zero == 1 || job->zero == 2) {
+      dp_total += buckets_s(params, snet, ws, SCALE_COLL_REDUCE_SCATTER, shard, grads, &t);
+      tail = t;
+      gather = scale_step_collective_s(params, snet, ws, SCALE_COLL_ALL_GATHER, shard, grads);
+    }
+    if (job->zero == 0 || n_dp / shard > 1.0) {
+      dp_total +=
+          buckets_s(params, net, w, SCALE_COLL_ALL_REDUCE, job->zero == 0 ? n_dp : n_dp / shard,
+                    job->zero >= 1 ? grads / shard : grads, &t);
+      tail += t;
+    }
+    dp_exposed = (dp_total > 0.0 ? fmax(tail, dp_total - 2.0 / 3.0 * mb) : 0.0) + gather;
+    dp_total += gather;
   }
-  double opt_params = params_chip / (job->zero >= 1 ? n_dp : 1.0);
+  double opt_params = params_chip / shard;
   double optimizer = opt_params * ADAM_BYTES_PER_PARAM / w_hbm + 4.0 * kernel;
 
   out->microbatches = micro;
@@ -517,6 +560,8 @@ void scale_hybrid_mamba2_step_eval(const scale_step_job *job, const scale_step_p
   out->pp_s = micro * pp_send;
   out->bubble_s = bubble;
   out->dp_s = dp_total;
+  out->fsdp_s = micro * layers * fsdp_s;
+  out->fsdp_exposed_s = micro * layers * fsdp_exposed;
   out->dp_exposed_s = dp_exposed;
   out->optimizer_s = optimizer;
   out->unembed_s = micro * head_gemm;
@@ -537,11 +582,15 @@ void scale_hybrid_mamba2_step_result(const scale_step_job *job, const scale_step
   memset(out, 0, sizeof *out);
   if (!isfinite(r.step_s)) {
     double *fields[] = {&out->microbatches, &out->layers_per_stage, &out->compute_s,
-                        &out->bubble_frac, &out->bubble_s, &out->optimizer_s, &out->overhead_s,
-                        &out->step_s, &out->model_flops, &out->mfu};
-    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) *fields[i] = NAN;
-    for (int k = 0; k < SCALE_STEP_COMM_COUNT; k++) out->comm_s[k] = out->exposed_s[k] = NAN;
-    for (int k = 0; k < SCALE_STEP_OP_COUNT; k++) out->op_s[k] = NAN;
+                        &out->bubble_frac,  &out->bubble_s,         &out->optimizer_s,
+                        &out->overhead_s,   &out->step_s,           &out->model_flops,
+                        &out->mfu};
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+      *fields[i] = NAN;
+    for (int k = 0; k < SCALE_STEP_COMM_COUNT; k++)
+      out->comm_s[k] = out->exposed_s[k] = NAN;
+    for (int k = 0; k < SCALE_STEP_OP_COUNT; k++)
+      out->op_s[k] = NAN;
     return;
   }
   const scale_model *m = job->model;
@@ -554,19 +603,23 @@ void scale_hybrid_mamba2_step_result(const scale_step_job *job, const scale_step
   /* TP, CP and PP sit on the critical path; DP hides but for its tail */
   const double comm[SCALE_STEP_COMM_COUNT] = {[SCALE_STEP_COMM_TP] = r.tp_s,
                                               [SCALE_STEP_COMM_CP] = r.cp_s,
+                                              [SCALE_STEP_COMM_FSDP] = r.fsdp_s,
                                               [SCALE_STEP_COMM_PP] = r.pp_s,
                                               [SCALE_STEP_COMM_DP] = r.dp_s};
   /* each group's stride and size in the rank order the evaluation uses */
   double tp = job->tp, cp = job->cp, dp = job->dp, pp = job->pp, w;
-  const double group[SCALE_STEP_COMM_COUNT][2] = {[SCALE_STEP_COMM_TP] = {1.0, tp},
-                                                  [SCALE_STEP_COMM_CP] = {tp, cp},
-                                                  [SCALE_STEP_COMM_FSDP] = {1.0, 1.0},
-                                                  [SCALE_STEP_COMM_EP] = {1.0, 1.0},
-                                                  [SCALE_STEP_COMM_PP] = {tp * cp * dp, pp},
-                                                  [SCALE_STEP_COMM_DP] = {tp, dp * cp}};
+  const double group[SCALE_STEP_COMM_COUNT][2] = {
+      [SCALE_STEP_COMM_TP] = {1.0, tp},
+      [SCALE_STEP_COMM_CP] = {tp, cp},
+      [SCALE_STEP_COMM_FSDP] = {tp * cp, job->fsdp >= 1.0 ? job->fsdp : dp * cp},
+      [SCALE_STEP_COMM_EP] = {1.0, 1.0},
+      [SCALE_STEP_COMM_PP] = {tp * cp * dp, pp},
+      [SCALE_STEP_COMM_DP] = {tp, dp * cp}};
   for (int k = 0; k < SCALE_STEP_COMM_COUNT; k++) {
     out->comm_s[k] = comm[k];
-    out->exposed_s[k] = k == SCALE_STEP_COMM_DP ? r.dp_exposed_s : comm[k];
+    out->exposed_s[k] = k == SCALE_STEP_COMM_DP     ? r.dp_exposed_s
+                        : k == SCALE_STEP_COMM_FSDP ? r.fsdp_exposed_s
+                                                    : comm[k];
     out->net[k] = mamba_net(job, (scale_step_comm)k, group[k][0], group[k][1], &w);
   }
   out->bubble_frac = r.bubble_s / (r.step_s - r.bubble_s);
@@ -594,8 +647,7 @@ double scale_hybrid_cp_layer_microbatches(const scale_step_job *job) {
 double scale_hybrid_cp_host_bound_s(const scale_step_job *job, double device_s,
                                     double host_layer_s) {
   double n = scale_hybrid_cp_layer_microbatches(job);
-  if (!isfinite(n) || !(isfinite(device_s) && device_s > 0.0) || !size_ok(host_layer_s))
-    return NAN;
+  if (!isfinite(n) || !(isfinite(device_s) && device_s > 0.0) || !size_ok(host_layer_s)) return NAN;
   return fmax(device_s, n * host_layer_s);
 }
 /* [/listing:cp_host] */

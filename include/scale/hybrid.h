@@ -38,12 +38,12 @@
 
 /** The collectives of the paper's Table 2. */
 typedef enum {
-  SCALE_HYBRID_REDUCE = 0,      /**< reduce to one root */
-  SCALE_HYBRID_GATHER,          /**< gather to one root */
-  SCALE_HYBRID_ALL_GATHER,      /**< ring AllGather */
-  SCALE_HYBRID_REDUCE_SCATTER,  /**< ring ReduceScatter */
-  SCALE_HYBRID_ALL_TO_ALL,      /**< AllToAll */
-  SCALE_HYBRID_ALL_REDUCE,      /**< ring AllReduce = ReduceScatter + AllGather */
+  SCALE_HYBRID_REDUCE = 0,     /**< reduce to one root */
+  SCALE_HYBRID_GATHER,         /**< gather to one root */
+  SCALE_HYBRID_ALL_GATHER,     /**< ring AllGather */
+  SCALE_HYBRID_REDUCE_SCATTER, /**< ring ReduceScatter */
+  SCALE_HYBRID_ALL_TO_ALL,     /**< AllToAll */
+  SCALE_HYBRID_ALL_REDUCE,     /**< ring AllReduce = ReduceScatter + AllGather */
   SCALE_HYBRID_COLL_COUNT
 } scale_hybrid_coll;
 
@@ -148,25 +148,27 @@ double scale_hybrid_mamba2_fwd_bytes(const scale_model *model, scale_hybrid_stra
  * transformers only; this composes its public pieces for an SSM layer). Times per optimizer
  * step on the slowest pipeline stage [s]. */
 typedef struct {
-  double microbatches;  /**< m = gbs / (dp mbs) */
-  double gemm_s;        /**< in- and out-projections, unembedding (forward + backward) */
-  double ssd_s;         /**< the SSD scan's small batched matmuls (chunk size l) */
-  double vector_s;      /**< memory-bound ops: norms, residuals, conv, gating, chunk states,
-                             loss, plus the fixed cost of every kernel */
-  double tp_s;          /**< TP AllReduces (on the critical path) */
-  double cp_s;          /**< CP state AllGathers and conv halos (on the critical path) */
-  double pp_s;          /**< pipeline sends */
-  double bubble_s;      /**< pipeline bubble, (p - 1)/m of the microbatch time */
-  double dp_s;          /**< the gradient traffic (buckets, and the ZeRO gather) in all */
-  double dp_exposed_s;  /**< the part of the gradient traffic the last backward leaves bare */
-  double optimizer_s;   /**< Adam over the chip's (shard of the) parameters */
-  double unembed_s;     /**< the last stage's unembedding (part of gemm_s) */
-  double loss_s;        /**< the last stage's softmax cross-entropy (part of vector_s) */
-  double recompute_s;   /**< full recomputation: each layer's forward, collectives included,
-                             run again (in none of the fields above) */
-  double step_s;        /**< the step */
-  double mfu;           /**< training FLOPs of the step (transformer.h, causal) over
-                             step_s x chips x peak */
+  double microbatches;   /**< m = gbs / (dp mbs) */
+  double gemm_s;         /**< in- and out-projections, unembedding (forward + backward) */
+  double ssd_s;          /**< the SSD scan's small batched matmuls (chunk size l) */
+  double vector_s;       /**< memory-bound ops: norms, residuals, conv, gating, chunk states,
+                              loss, plus the fixed cost of every kernel */
+  double tp_s;           /**< TP AllReduces (on the critical path) */
+  double cp_s;           /**< CP state AllGathers and conv halos (on the critical path) */
+  double pp_s;           /**< pipeline sends */
+  double bubble_s;       /**< pipeline bubble, (p - 1)/m of the microbatch time */
+  double fsdp_s;         /**< ZeRO-3: each layer's weight gathers and gradient scatters */
+  double fsdp_exposed_s; /**< the part of fsdp_s the layer's compute does not hide */
+  double dp_s;           /**< the gradient traffic (buckets, and the ZeRO gather) in all */
+  double dp_exposed_s;   /**< the part of the gradient traffic the last backward leaves bare */
+  double optimizer_s;    /**< Adam over the chip's (shard of the) parameters */
+  double unembed_s;      /**< the last stage's unembedding (part of gemm_s) */
+  double loss_s;         /**< the last stage's softmax cross-entropy (part of vector_s) */
+  double recompute_s;    /**< full recomputation: each layer's forward, collectives included,
+                              run again (in none of the fields above) */
+  double step_s;         /**< the step */
+  double mfu;            /**< training FLOPs of the step (transformer.h, causal) over
+                              step_s x chips x peak */
 } scale_hybrid_mamba2_step;
 
 /** Prices one training step of a Mamba-2 'job' (its model must be Mamba-2) with the step
@@ -183,8 +185,12 @@ typedef struct {
  * with full recomputation (job->recompute FULL) each layer's forward again, its TP and CP
  * exchanges included (selective recomputation recomputes no SSM op: priced as none);
  * the last stage adds the unembedding and loss; 1F1B bubble (p - 1)/m; PP sends of [T, d]
- * forward and backward; DP gradient buckets (80 MB) under the last backward but the last;
- * Adam at 30 bytes per parameter of the ZeRO shard; the per-step overhead. Networks as the
+ * forward and backward; DP gradient buckets (80 MB) under the last backward but the last
+ * (ZeRO-1/2: reduce-scatter over the ZeRO group, fsdp or all of dp x cp, and the weights
+ * gathered after the optimizer, exposed; a hybrid-sharded group's replicas all-reduce their
+ * shard); ZeRO-3: per layer and microbatch two weight AllGathers and a gradient
+ * ReduceScatter over the group, exposed beyond the layer's compute; Adam at 30 bytes per
+ * parameter of the ZeRO shard; the per-step overhead. Networks as the
  * job maps them (job->mapped, as scale_train_eval() does) or as step.h chooses them (rank
  * order tp, cp, dp, pp; a switchless domain is a full mesh).
  *
@@ -286,15 +292,15 @@ typedef struct {
  *                norm input 2d (/t with SP), the in-projection output d_in_proj, the conv
  *                output d_inner + 2 g n, the scan and gated-norm outputs 2 d_inner, all but
  *                the first term / t, in 16-bit; plus the chunk states (s / l)(h / t) P n per
- *                sequence in fp32 (mamba_ssm's chunk_state kernel); s -> s / cp. A Mamba model with an MLP adds the transformer's MLP share,
- *                s b (2d + 4F / t) x 2 bytes (section 5.2).
+ *                sequence in fp32 (mamba_ssm's chunk_state kernel); s -> s / cp. A Mamba model with
+ * an MLP adds the transformer's MLP share, s b (2d + 4F / t) x 2 bytes (section 5.2).
  *
  * Units:  b [sequences], s [tokens] -> [bytes].
  * Domain: degrees >= 1, b, s >= 0; NaN otherwise.
  * Source: Korthikanti et al., arXiv 2205.05198, Table 2; Amer et al. sections 5.1-5.3.
  */
-double scale_hybrid_layer_activation_bytes(const scale_model *model, double b, double s,
-                                           double tp, double cp, bool sp);
+double scale_hybrid_layer_activation_bytes(const scale_model *model, double b, double s, double tp,
+                                           double cp, bool sp);
 
 /** Memory per device of 'layout' training 'model' with precision 'prec', micro-batches of
  * 'mbs' sequences of 's' tokens, 'in_flight' microbatches held at the peak (1F1B: min(m, pp)
@@ -352,17 +358,17 @@ double scale_hybrid_ring_cp_min_block_tokens(const scale_model *model, double fl
 
 /** The rules of the paper's design guide that a number can decide. */
 typedef enum {
-  SCALE_HYBRID_RULE_FITS_DP = 0, /**< pure DP when a full replica fits: mem(N,1,1,1) <= HBM */
+  SCALE_HYBRID_RULE_FITS_DP = 0,    /**< pure DP when a full replica fits: mem(N,1,1,1) <= HBM */
   SCALE_HYBRID_RULE_SMALLEST_SPLIT, /**< otherwise the smallest split that fits, DP largest:
                                          mem(N/k, split k) <= HBM at the least such k */
-  SCALE_HYBRID_RULE_SPLIT_KIND,  /**< which split: PP for a transformer (CP when activations
-                                      dominate), TP for Mamba-2: 1 = PP, 2 = TP, 3 = CP */
-  SCALE_HYBRID_RULE_TP_BOUND,    /**< TP only while its AllReduce hides under the GEMMs:
-                                      tp <= F W / C (the book's Y < M_Y F / alpha) */
-  SCALE_HYBRID_RULE_TP_DOMAIN,   /**< TP inside the fast domain: tp <= domain size */
-  SCALE_HYBRID_RULE_CP_RING,     /**< CP only when its ring hides: s / cp >= c_min
-                                      (scale_hybrid_ring_cp_min_block_tokens); Mamba: CP only
-                                      when nothing else fits (its vector work does not shrink) */
+  SCALE_HYBRID_RULE_SPLIT_KIND,     /**< which split: PP for a transformer (CP when activations
+                                         dominate), TP for Mamba-2: 1 = PP, 2 = TP, 3 = CP */
+  SCALE_HYBRID_RULE_TP_BOUND,       /**< TP only while its AllReduce hides under the GEMMs:
+                                         tp <= F W / C (the book's Y < M_Y F / alpha) */
+  SCALE_HYBRID_RULE_TP_DOMAIN,      /**< TP inside the fast domain: tp <= domain size */
+  SCALE_HYBRID_RULE_CP_RING,        /**< CP only when its ring hides: s / cp >= c_min
+                                         (scale_hybrid_ring_cp_min_block_tokens); Mamba: CP only
+                                         when nothing else fits (its vector work does not shrink) */
   SCALE_HYBRID_RULE_COUNT
 } scale_hybrid_rule;
 
@@ -371,9 +377,9 @@ const char *scale_hybrid_rule_name(scale_hybrid_rule rule);
 
 /** One rule evaluated: the inequality lhs <= rhs, and whether it holds. */
 typedef struct {
-  double lhs;  /**< left side (bytes, degree or tokens) */
-  double rhs;  /**< right side */
-  bool holds;  /**< lhs <= rhs */
+  double lhs; /**< left side (bytes, degree or tokens) */
+  double rhs; /**< right side */
+  bool holds; /**< lhs <= rhs */
 } scale_hybrid_rule_eval;
 
 /** A training problem as the paper poses it: one model, n_chips of one chip, global batch of
@@ -392,10 +398,10 @@ typedef struct {
 /** What the guide says: the layout it picks and each rule's inequality at that layout's
  * decision point. */
 typedef struct {
-  scale_hybrid_layout layout;                      /**< the pick (dp, pp, tp, cp) */
-  scale_hybrid_memory memory;                      /**< its memory per device */
+  scale_hybrid_layout layout;                           /**< the pick (dp, pp, tp, cp) */
+  scale_hybrid_memory memory;                           /**< its memory per device */
   scale_hybrid_rule_eval rule[SCALE_HYBRID_RULE_COUNT]; /**< each rule's sides */
-  bool feasible;                                   /**< some power-of-two split fits */
+  bool feasible;                                        /**< some power-of-two split fits */
 } scale_hybrid_guide;
 
 /** Applies the design guide to 'problem': pure DP if a replica fits (memory by

@@ -76,12 +76,12 @@ START_TEST(test_table3_mha) {
    * CP 8 (MHA: k d_h = d): the same 117,440,512. TPUP 8: 4 (7/64) 4096 128 64 x 2 = 29,360,128. */
   scale_model m = model("llama-2-7b");
   scale_dtype bf = SCALE_DTYPE_BF16;
-  scale_check_rel(scale_hybrid_attention_fwd_bytes(&m, SCALE_HYBRID_DP, 8, 1, 4096, bf), 0.0,
-                  EXACT, "B", "Tab 3 DP 0");
+  scale_check_rel(scale_hybrid_attention_fwd_bytes(&m, SCALE_HYBRID_DP, 8, 1, 4096, bf), 0.0, EXACT,
+                  "B", "Tab 3 DP 0");
   scale_check_rel(scale_hybrid_attention_fwd_bytes(&m, SCALE_HYBRID_TP, 8, 1, 4096, bf),
                   117440512.0, EXACT, "B", "Tab 3 4(TP-1)/TP bsd");
-  scale_check_rel(scale_hybrid_attention_fwd_bytes(&m, SCALE_HYBRID_TP, 2, 1, 4096, bf),
-                  67108864.0, EXACT, "B", "Tab 3 4(TP-1)/TP bsd");
+  scale_check_rel(scale_hybrid_attention_fwd_bytes(&m, SCALE_HYBRID_TP, 2, 1, 4096, bf), 67108864.0,
+                  EXACT, "B", "Tab 3 4(TP-1)/TP bsd");
   scale_check_rel(scale_hybrid_attention_fwd_bytes(&m, SCALE_HYBRID_TPSP, 8, 1, 4096, bf),
                   117440512.0, EXACT, "B", "Tab 3 TPSP = TP");
   scale_check_rel(scale_hybrid_attention_fwd_bytes(&m, SCALE_HYBRID_CP, 8, 1, 4096, bf),
@@ -89,10 +89,10 @@ START_TEST(test_table3_mha) {
   scale_check_rel(scale_hybrid_attention_fwd_bytes(&m, SCALE_HYBRID_TPUP, 8, 1, 4096, bf),
                   29360128.0, EXACT, "B", "Tab 3 4(T-1)/T^2 bs d_h(a+k)");
   /* TP counts one AllReduce of [b, s, d] sent and received: twice Table 2's AllReduce */
-  scale_check_rel(scale_hybrid_attention_fwd_bytes(&m, SCALE_HYBRID_TP, 4, 2, 1024, bf),
-                  2.0 * scale_hybrid_collective_bytes(SCALE_HYBRID_ALL_REDUCE, 4,
-                                                      2.0 * 1024 * 4096 * 2.0),
-                  EXACT, "B", "Tab 2 x send+receive");
+  scale_check_rel(
+      scale_hybrid_attention_fwd_bytes(&m, SCALE_HYBRID_TP, 4, 2, 1024, bf),
+      2.0 * scale_hybrid_collective_bytes(SCALE_HYBRID_ALL_REDUCE, 4, 2.0 * 1024 * 4096 * 2.0),
+      EXACT, "B", "Tab 2 x send+receive");
   /* linear in b and s */
   scale_check_rel(scale_hybrid_attention_fwd_bytes(&m, SCALE_HYBRID_CP, 4, 3, 8192, bf),
                   6.0 * scale_hybrid_attention_fwd_bytes(&m, SCALE_HYBRID_CP, 4, 1, 4096, bf),
@@ -106,10 +106,10 @@ START_TEST(test_table3_gqa_and_ulysses_parts) {
    * d / 4: a quarter of TP's, the paper's "k d_h < d under GQA"). */
   scale_model m = model("llama-3.2-1b");
   scale_dtype bf = SCALE_DTYPE_BF16;
-  scale_check_rel(scale_hybrid_attention_fwd_bytes(&m, SCALE_HYBRID_TP, 8, 1, 4096, bf),
-                  58720256.0, EXACT, "B", "Tab 3 TP");
-  scale_check_rel(scale_hybrid_attention_fwd_bytes(&m, SCALE_HYBRID_CP, 8, 1, 4096, bf),
-                  14680064.0, EXACT, "B", "Tab 3 CP");
+  scale_check_rel(scale_hybrid_attention_fwd_bytes(&m, SCALE_HYBRID_TP, 8, 1, 4096, bf), 58720256.0,
+                  EXACT, "B", "Tab 3 TP");
+  scale_check_rel(scale_hybrid_attention_fwd_bytes(&m, SCALE_HYBRID_CP, 8, 1, 4096, bf), 14680064.0,
+                  EXACT, "B", "Tab 3 CP");
   /* Ulysses from its parts (paper section 2.6): Comm_q = Comm_o = 2 (s/T)(a d_h/T)(T-1),
    * Comm_k = Comm_v = 2 (s/T)(k d_h/T)(T-1); T = 4: q = o = 2 x 1024 x 512 x 3 = 3,145,728,
    * k = v = 2 x 1024 x 128 x 3 = 786,432 elements; sum 7,864,320 x 2 B = 15,728,640. */
@@ -138,10 +138,10 @@ START_TEST(test_s5_vs_table3) {
   scale_check_rel(scale_hybrid_s5_comm_elements(&m, SCALE_HYBRID_CP, 4096), 4194304.0, EXACT,
                   "elements", "section 5.2 2 s k d_h");
   ck_assert(scale_hybrid_s5_comm_elements(&m, SCALE_HYBRID_DP, 4096) == 0.0);
-  double tab3_t2 = scale_hybrid_attention_fwd_bytes(&m, SCALE_HYBRID_TP, 2, 1, 4096,
-                                                    SCALE_DTYPE_BF16) / 2.0;
-  double tab3_t8 = scale_hybrid_attention_fwd_bytes(&m, SCALE_HYBRID_TP, 8, 1, 4096,
-                                                    SCALE_DTYPE_BF16) / 2.0;
+  double tab3_t2 =
+      scale_hybrid_attention_fwd_bytes(&m, SCALE_HYBRID_TP, 2, 1, 4096, SCALE_DTYPE_BF16) / 2.0;
+  double tab3_t8 =
+      scale_hybrid_attention_fwd_bytes(&m, SCALE_HYBRID_TP, 8, 1, 4096, SCALE_DTYPE_BF16) / 2.0;
   scale_check_rel(tab3_t2, scale_hybrid_s5_comm_elements(&m, SCALE_HYBRID_TP, 4096), EXACT,
                   "elements", "equal at t = 2");
   scale_check_rel(tab3_t8 / scale_hybrid_s5_comm_elements(&m, SCALE_HYBRID_TP, 4096), 1.75, EXACT,
@@ -232,14 +232,14 @@ START_TEST(test_activation_bytes) {
    * 34 s b d = 570,425,344; TP 4: s b d (10 + 24/4) = 268,435,456; TP 4 + SP: 34 s b d / 4 =
    * 142,606,336; CP 2: half of 570,425,344. */
   scale_model m = model("llama-2-7b");
-  scale_check_rel(scale_hybrid_layer_activation_bytes(&m, 1, 4096, 1, 1, false), 570425344.0,
-                  EXACT, "B", "34 sbh");
-  scale_check_rel(scale_hybrid_layer_activation_bytes(&m, 1, 4096, 4, 1, false), 268435456.0,
-                  EXACT, "B", "sbh(10 + 24/t)");
-  scale_check_rel(scale_hybrid_layer_activation_bytes(&m, 1, 4096, 4, 1, true), 142606336.0,
-                  EXACT, "B", "34 sbh / t");
-  scale_check_rel(scale_hybrid_layer_activation_bytes(&m, 1, 4096, 1, 2, false), 285212672.0,
-                  EXACT, "B", "s / cp");
+  scale_check_rel(scale_hybrid_layer_activation_bytes(&m, 1, 4096, 1, 1, false), 570425344.0, EXACT,
+                  "B", "34 sbh");
+  scale_check_rel(scale_hybrid_layer_activation_bytes(&m, 1, 4096, 4, 1, false), 268435456.0, EXACT,
+                  "B", "sbh(10 + 24/t)");
+  scale_check_rel(scale_hybrid_layer_activation_bytes(&m, 1, 4096, 4, 1, true), 142606336.0, EXACT,
+                  "B", "34 sbh / t");
+  scale_check_rel(scale_hybrid_layer_activation_bytes(&m, 1, 4096, 1, 2, false), 285212672.0, EXACT,
+                  "B", "s / cp");
   /* Mamba-1B, b = 1, s = 4096: per token 2 x 2048 + 9,280 + (4096 + 1024) + 2 x 4096 = 26,688
    * elements x 2 B x 4096 = 218,628,096; chunk states 64 chunks x 64 heads x 64 x 64 x 4 B =
    * 67,108,864; total 285,736,960. */
@@ -310,27 +310,37 @@ START_TEST(test_ring_cp_block) {
    * in bf16 ("about 2.2K"); GQA with k = a/4 (Llama 3.2 1B) a quarter, 549.4; a causal mask
    * without load balancing doubles it. */
   scale_model mha = model("llama-2-7b"), gqa = model("llama-3.2-1b");
-  scale_check_rel(scale_hybrid_ring_cp_min_block_tokens(&mha, 989e12, 450e9, SCALE_DTYPE_BF16,
-                                                        false),
-                  989e12 / 450e9, EXACT, "tokens", "F/BW for MHA bf16");
-  scale_check_rel(scale_hybrid_ring_cp_min_block_tokens(&gqa, 989e12, 450e9, SCALE_DTYPE_BF16,
-                                                        false),
-                  989e12 / 450e9 / 4.0, EXACT, "tokens", "GQA k/a = 1/4");
-  scale_check_rel(scale_hybrid_ring_cp_min_block_tokens(&gqa, 989e12, 450e9, SCALE_DTYPE_BF16,
-                                                        true),
-                  989e12 / 450e9 / 2.0, EXACT, "tokens", "causal x 2");
+  scale_check_rel(
+      scale_hybrid_ring_cp_min_block_tokens(&mha, 989e12, 450e9, SCALE_DTYPE_BF16, false),
+      989e12 / 450e9, EXACT, "tokens", "F/BW for MHA bf16");
+  scale_check_rel(
+      scale_hybrid_ring_cp_min_block_tokens(&gqa, 989e12, 450e9, SCALE_DTYPE_BF16, false),
+      989e12 / 450e9 / 4.0, EXACT, "tokens", "GQA k/a = 1/4");
+  scale_check_rel(
+      scale_hybrid_ring_cp_min_block_tokens(&gqa, 989e12, 450e9, SCALE_DTYPE_BF16, true),
+      989e12 / 450e9 / 2.0, EXACT, "tokens", "causal x 2");
   scale_check_nan(scale_hybrid_ring_cp_min_block_tokens(&gqa, 0, 450e9, SCALE_DTYPE_BF16, false));
 }
 END_TEST
-
 
 /* ---- a Mamba-2 step with the step model's parameters ---------------------------------------- */
 
 static scale_step_job mamba_job(const scale_model *m, const scale_chip *c, double dp, double pp,
                                 double tp, double cp) {
-  return (scale_step_job){.model = m, .chip = c, .dp = dp, .tp = tp, .pp = pp, .cp = cp, .ep = 1,
-                          .zero = 0, .mbs = 1, .vp = 1, .recompute = SCALE_RECOMPUTE_NONE,
-                          .attention = SCALE_ATTENTION_FLASH, .gbs = 1024, .seq = 4096,
+  return (scale_step_job){.model = m,
+                          .chip = c,
+                          .dp = dp,
+                          .tp = tp,
+                          .pp = pp,
+                          .cp = cp,
+                          .ep = 1,
+                          .zero = 0,
+                          .mbs = 1,
+                          .vp = 1,
+                          .recompute = SCALE_RECOMPUTE_NONE,
+                          .attention = SCALE_ATTENTION_FLASH,
+                          .gbs = 1024,
+                          .seq = 4096,
                           .dtype = SCALE_DTYPE_BF16};
 }
 
@@ -429,8 +439,8 @@ START_TEST(test_mamba_step_pp_by_hand) {
   scale_step_job j = mamba_job(&m, &npu, 2, 4, 1, 1);
   scale_hybrid_mamba2_step r;
   scale_hybrid_mamba2_step_eval(&j, &prm, &r);
-  double send = scale_step_send_s(&prm, SCALE_STEP_NET_MESH, npu.nvlink_bytes_per_s / 7.0,
-                                  16777216.0);
+  double send =
+      scale_step_send_s(&prm, SCALE_STEP_NET_MESH, npu.nvlink_bytes_per_s / 7.0, 16777216.0);
   scale_check_rel(r.pp_s, 512.0 * 2.0 * send, 1e-12, "s", "hand: two sends per microbatch");
   double busy = r.gemm_s + r.ssd_s + r.vector_s + r.pp_s; /* 512 microbatches, no TP/CP */
   scale_check_rel(r.bubble_s, 3.0 / 512.0 * busy, 1e-12, "s", "hand: (p - 1)/m");
@@ -469,6 +479,32 @@ START_TEST(test_mamba_step_zero_and_recompute) {
                   (plain.gemm_s - plain.unembed_s) / 3.0 + plain.ssd_s / 3.0 + vector_fwd, 1e-12,
                   "s", "hand: one more forward per layer");
   scale_check_rel(r.step_s - plain.step_s, r.recompute_s, 1e-9, "s", "added to the step");
+}
+END_TEST
+
+START_TEST(test_mamba_step_fsdp_by_hand) {
+  /* DP 8 as ZeRO-3 (FSDP): per layer and microbatch each rank gathers the layer's 16-bit
+   * weights, (N - embedding) / 16 layers x 2 B, forward and again backward, and
+   * reduce-scatters their gradients, over the 8 ranks of the HCCS mesh: 128 x 16 x (2 AG + RS).
+   * A 1B layer's ~120 MB gathers take about 2 ms against ~14 ms of compute: hidden, nothing
+   * exposed. No gradient buckets are left after the last microbatch, and Adam runs over N / 8. */
+  scale_model m = model("mamba-2-1b-amer");
+  scale_chip npu = chip("ascend-910b");
+  scale_step_params prm = scale_step_params_prior();
+  scale_step_job j = mamba_job(&m, &npu, 8, 1, 1, 1);
+  j.zero = 3;
+  scale_hybrid_mamba2_step r;
+  scale_hybrid_mamba2_step_eval(&j, &prm, &r);
+  double n = scale_transformer_n_params(&m);
+  double layer = (n - scale_transformer_n_embedding_params(&m)) / 16.0 * 2.0, w;
+  scale_step_net net = scale_step_group_net(&npu, 1, 8, &w);
+  double one = 2.0 * scale_step_collective_s(&prm, net, w, SCALE_COLL_ALL_GATHER, 8, layer) +
+               scale_step_collective_s(&prm, net, w, SCALE_COLL_REDUCE_SCATTER, 8, layer);
+  scale_check_rel(r.fsdp_s, 128.0 * 16.0 * one, 1e-12, "s", "hand: 2 AG + RS per layer");
+  ck_assert(r.fsdp_exposed_s == 0.0 && r.dp_s == 0.0 && r.dp_exposed_s == 0.0);
+  double w_hbm = npu.hbm_bytes_per_s * prm.v[SCALE_STEP_MEM_ETA];
+  scale_check_rel(r.optimizer_s, n / 8.0 * 30.0 / w_hbm + 4.0 * prm.v[SCALE_STEP_KERNEL_S], 1e-12,
+                  "s", "Adam over the ZeRO-3 shard");
 }
 END_TEST
 
@@ -532,8 +568,8 @@ START_TEST(test_guide_paper_bests) {
     scale_hybrid_guide g = guide(want[i].model, &npu);
     ck_assert_msg(g.feasible && g.layout.dp == want[i].dp && g.layout.pp == want[i].pp &&
                       g.layout.tp == want[i].tp && g.layout.cp == want[i].cp,
-                  "%s: guide (%g,%g,%g,%g)", want[i].model, g.layout.dp, g.layout.pp,
-                  g.layout.tp, g.layout.cp);
+                  "%s: guide (%g,%g,%g,%g)", want[i].model, g.layout.dp, g.layout.pp, g.layout.tp,
+                  g.layout.cp);
     ck_assert(g.rule[SCALE_HYBRID_RULE_SPLIT_KIND].holds);
     ck_assert(g.rule[SCALE_HYBRID_RULE_TP_DOMAIN].holds);
   }
@@ -584,6 +620,7 @@ int main(void) {
       {"mamba_step_cp", test_mamba_step_cp_by_hand},
       {"mamba_step_pp", test_mamba_step_pp_by_hand},
       {"mamba_step_zero_recompute", test_mamba_step_zero_and_recompute},
+      {"mamba_step_fsdp", test_mamba_step_fsdp_by_hand},
       {"mamba_train_eval", test_mamba_train_eval_one_path},
       {"mamba_models_mfu", test_mamba_models_match_paper_mfu},
       {"activation_bytes", test_activation_bytes},

@@ -24,7 +24,8 @@
 #define CAP 32
 #define N_TABLES 4
 
-/* ==== the CP host bound, by hand =============================================================== */
+/* ==== the CP host bound, by hand ===============================================================
+ */
 
 static scale_model model_layers(int64_t layers) {
   scale_model m;
@@ -88,8 +89,8 @@ START_TEST(test_fit_recovers) {
   const int group[] = {0, 0, 1};
   scale_check_rel(scale_hybrid_fit_cp_host_layer_s(dev, units, meas, group, 3, -1), 7e-3, 0.0032,
                   "s", "fit");
-  scale_check_rel(scale_hybrid_fit_cp_host_layer_s(dev, units, meas, group, 3, 0), 1e-4, 1e-12,
-                  "s", "leave group 0 out");
+  scale_check_rel(scale_hybrid_fit_cp_host_layer_s(dev, units, meas, group, 3, 0), 1e-4, 1e-12, "s",
+                  "leave group 0 out");
   scale_check_nan(scale_hybrid_fit_cp_host_layer_s(dev, units, meas, group, 0, -1));
   const int bad[] = {0, 16, 1};
   scale_check_nan(scale_hybrid_fit_cp_host_layer_s(dev, units, meas, bad, 3, -1));
@@ -101,9 +102,9 @@ END_TEST
 /* ==== the four tables ========================================================================= */
 
 typedef struct {
-  const char *file;   /* under measurements/ */
-  double spearman;    /* reached with the joint fit when written (issue 16's target: 0.8) */
-  double logo;        /* reached with the fit that leaves this table out */
+  const char *file; /* under measurements/ */
+  double spearman;  /* reached with the joint fit when written (issue 16's target: 0.8) */
+  double logo;      /* reached with the fit that leaves this table out */
 } table_case;
 
 /* Before the CP host bound (device time alone): 0.941, 0.785, 0.637, 0.854. */
