@@ -77,6 +77,9 @@ static const ini_field chip_fields[] = {
     LEVEL(4),
     F("price", "usd_per_hour", INI_DOUBLE, usd_per_hour, false, 1e-3, 1e6),
     F("system", "n_chips", INI_WHOLE, n_chips, false, 1, 1e9),
+    F("memory", "context_bytes", INI_DOUBLE, memory_context_bytes, false, 0, 1e11),
+    F("memory", "comm_buffer_bytes", INI_DOUBLE, memory_comm_buffer_bytes, false, 0, 1e10),
+    F("memory", "fragmentation_frac", INI_DOUBLE, memory_fragmentation_frac, false, 0, 1),
 /* the step model's parameters, each in its plausible range (step.h), and their provenance */
 #define STEP_FIELD(e, key, unit, lo, hi, ...)                                                      \
   F("step", key, INI_DOUBLE, step[SCALE_STEP_##e], false, lo, hi),

@@ -447,7 +447,7 @@ void scale_hybrid_mamba2_step_eval(const scale_step_job *job, const scale_step_p
   double tp = job->tp, cp = job->cp, dp = job->dp, pp = job->pp;
   if (!degree_ok(tp) || !degree_ok(cp) || !degree_ok(dp) || !degree_ok(pp) ||
       !degree_ok(job->mbs) || !(job->seq > 0.0) || !divides(tp, c(m->ssm_n_heads)) ||
-      !divides(tp, c(m->ssm_n_groups)) || !divides(dp * job->mbs, job->gbs) || pp > c(m->n_layers))
+      !divides(tp, c(m->ssm_n_groups)) || !(job->gbs >= dp * job->mbs) || pp > c(m->n_layers))
     return;
   double peak = scale_chip_flops_per_s(job->chip, job->dtype);
   double w_hbm = job->chip->hbm_bytes_per_s * params->v[SCALE_STEP_MEM_ETA];
@@ -622,7 +622,8 @@ void scale_hybrid_mamba2_step_result(const scale_step_job *job, const scale_step
                                                     : comm[k];
     out->net[k] = mamba_net(job, (scale_step_comm)k, group[k][0], group[k][1], &w);
   }
-  out->bubble_frac = r.bubble_s / (r.step_s - r.bubble_s);
+  out->bubble_frac =
+      job->pp > 1.0 ? scale_train_bubble_frac(SCALE_PP_1F1B, job->pp, r.microbatches, 1.0) : 0.0;
   out->bubble_s = r.bubble_s;
   out->optimizer_s = r.optimizer_s;
   out->overhead_s = params->v[SCALE_STEP_STEP_S];

@@ -12,6 +12,7 @@
 #include "internal.h"
 #include "scale/hybrid.h"
 #include "scale/gpu.h"
+#include "scale/memory.h"
 
 /* ==== small helpers =========================================================================== */
 
@@ -263,6 +264,9 @@ scale_status scale_train_validate(const scale_train_problem *problem, const scal
       double heads = c64(m->ssm_n_heads);
       if (heads > 0.0 && !divides(tp, heads))
         return invalid(diag, "tp %g does not divide the %g SSM heads", tp, heads);
+      double groups = c64(m->ssm_n_groups); /* the grouped norm and B, C split by group */
+      if (groups > 0.0 && !divides(tp, groups))
+        return invalid(diag, "tp %g does not divide the %g SSM groups", tp, groups);
     } else {
       double n = c64(m->n_heads), k = c64(m->n_kv_heads);
       if (!divides(tp, n)) return invalid(diag, "tp %g does not divide the %g query heads", tp, n);
@@ -553,7 +557,8 @@ static void fill_nan(scale_train_result *out) {
   out->exposed_comms_time_s = out->bubble_frac = out->bubble_time_s = NAN;
   out->step_time_s = out->step_time_no_overlap_s = NAN;
   out->param_bytes = out->grad_bytes = out->optimizer_bytes = out->activation_bytes = NAN;
-  out->gathered_weight_bytes = out->cp_buffer_bytes = out->memory_per_chip_bytes = NAN;
+  out->gathered_weight_bytes = out->cp_buffer_bytes = out->overhead_bytes = NAN;
+  out->memory_per_chip_bytes = NAN;
   out->hbm_bytes = out->memory_margin_bytes = NAN;
   out->model_flops_per_step = out->mfu = out->tokens_per_s = NAN;
   out->train_time_s = out->cost_usd = NAN;
@@ -757,6 +762,40 @@ static void step_times(const scale_train_problem *p, const scale_layout *l,
   out->bubble_time_s = s->bubble_s;
   out->step_time_s = s->step_s;
   out->step_time_no_overlap_s = s->step_s + total - exposed;
+}
+
+/* Activations at the peak of the fullest stage (memory.h): the first stage holds its layers'
+ * saved tensors and the embedding's for every microbatch in flight, the last stage one
+ * microbatch and the logits (both ends on one stage without a pipeline); plus the working set
+ * the backward pass of one layer rebuilds. Flash attention, as the step model assumes. */
+static double activation_bytes(const scale_train_problem *p, const scale_layout *l,
+                               double mb_tokens, double layers_stage) {
+  const scale_model *m = p->model;
+  double tp = l->tp, pp = l->pp, seq = p->seq_len;
+  double v = pp > 1.0 && l->schedule == SCALE_PP_INTERLEAVED ? l->n_virtual_stages : 1.0;
+  scale_memory_act act = {tp, l->cp, l->sp && tp > 1.0, recompute_of(l->remat), true,
+                          scale_dtype_bytes(l->act_dtype)};
+  double b = mb_tokens * l->cp / seq; /* sequences per microbatch */
+  double layer = scale_memory_layer_activation_bytes(m, b, seq, &act);
+  if (l->remat == SCALE_REMAT_BIG_MATMULS) {
+    /* The book's policy keeps only the 7 big matmul outputs of [tokens, D] (ch. 4), less
+     * than Megatron's selective (which keeps the MLP's activations): the two block inputs
+     * stay replicated over tp unless sp splits them. */
+    double saved = scale_transformer_n_saved_per_layer(l->remat), t = act.sp ? tp : 1.0;
+    layer = (2.0 / t + (saved - 2.0) / tp) * act.act_bytes * c64(m->d_model) * mb_tokens;
+  }
+  double in_flight = scale_train_microbatches_in_flight(l->schedule, pp, l->n_microbatches, v);
+  double embedding = scale_memory_embedding_bytes(m, b, seq, &act);
+  double first = in_flight * (layer * layers_stage + embedding);
+  double logits = scale_memory_logits_bytes(m, b, seq, &act);
+  double peak = pp > 1.0 ? fmax(first, layer * layers_stage + logits) : first + logits;
+  return peak + scale_memory_layer_working_bytes(m, b, seq, &act);
+}
+
+/* Communicators a chip belongs to: one per parallel dimension of degree > 1. */
+static double n_comm_groups(const scale_layout *l) {
+  return (l->dp > 1.0) + (l->fsdp > 1.0) + (l->tp > 1.0) + (l->pp > 1.0) + (l->cp > 1.0) +
+         (l->ep > 1.0);
 }
 
 void scale_train_cache_init(scale_train_cache *k, const scale_train_problem *problem) {
@@ -995,26 +1034,19 @@ void scale_train_eval_cached(const scale_train_problem *problem, const scale_lay
   } /* !step */
 
   /* ---- memory per chip ---- */
+  /* ZeRO-1/2 shard the optimizer state (and gradients) over every rank holding the same
+   * weights, the context-parallel ones too, as Megatron's distributed optimizer does over
+   * its data x context group; ZeRO-3's weight shards stay in the fsdp group. */
+  bool zero12 = l->zero_stage == 1 || l->zero_stage == 2;
+  int zero_mem = zero12 && fsdp * cp > 1.0 ? l->zero_stage : zero;
   double parts[3];
-  scale_train_zero_bytes_per_chip(prec, stage_params, zero, fsdp, parts);
+  scale_train_zero_bytes_per_chip(prec, stage_params, zero_mem, zero12 ? fsdp * cp : fsdp, parts);
   out->param_bytes = parts[0];
   out->grad_bytes = parts[1];
   out->optimizer_bytes = parts[2];
-  /* Saved [tokens, D] tensors per layer (ch. 4 "Gradient checkpointing": 20, 1
-   * or 7); with TP the two block inputs stay replicated unless sequence
-   * parallelism splits them too (Korthikanti et al. 2022). */
-  double saved = scale_transformer_n_saved_per_layer(l->remat);
-  double replicated = fmin(saved, l->remat == SCALE_REMAT_BLOCK ? 1.0 : 2.0);
-  double per_token_layer =
-      (l->sp ? saved / tp : replicated + (saved - replicated) / tp) * d_model * a;
-  double in_flight = scale_train_microbatches_in_flight(l->schedule, pp, micro, v);
-  double mb = out->microbatch_tokens;
-  double full = scale_transformer_n_saved_per_layer(SCALE_REMAT_NONE);
-  double working = l->remat == SCALE_REMAT_NONE
-                       ? 0.0
-                       : (l->sp ? full / tp : 2.0 + (full - 2.0) / tp) * d_model * a * mb;
-  out->activation_bytes = in_flight * mb * per_token_layer * layers_stage + working;
+  out->activation_bytes = activation_bytes(problem, l, out->microbatch_tokens, layers_stage);
   out->gathered_weight_bytes = zero >= 3 ? 2.0 * layer_params * w : 0.0;
+  double mb = out->microbatch_tokens;
   if (cp > 1.0 && m->arch != SCALE_ARCH_MAMBA2) {
     double kv_token = scale_transformer_kv_bytes_per_token(m, l->act_dtype) / layers;
     if (l->cp_kind == SCALE_CP_ULYSSES)
@@ -1023,9 +1055,11 @@ void scale_train_eval_cached(const scale_train_problem *problem, const scale_lay
     else
       out->cp_buffer_bytes = 2.0 * mb * kv_token / fmin(tp, fmax(1.0, c64(m->n_kv_heads)));
   }
-  out->memory_per_chip_bytes = out->param_bytes + out->grad_bytes + out->optimizer_bytes +
-                               out->activation_bytes + out->gathered_weight_bytes +
-                               out->cp_buffer_bytes;
+  double tensors = out->param_bytes + out->grad_bytes + out->optimizer_bytes +
+                   out->activation_bytes + out->gathered_weight_bytes + out->cp_buffer_bytes;
+  scale_memory_overhead overhead = scale_memory_overhead_of(chip);
+  out->overhead_bytes = scale_memory_overhead_bytes(&overhead, tensors, n_comm_groups(l));
+  out->memory_per_chip_bytes = tensors + out->overhead_bytes;
   out->hbm_bytes = chip->hbm_bytes;
   out->memory_margin_bytes = out->hbm_bytes - out->memory_per_chip_bytes;
   out->fits = out->memory_per_chip_bytes <= out->hbm_bytes;

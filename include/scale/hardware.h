@@ -96,6 +96,12 @@ typedef struct {
   /* [system] */
   double n_chips; /**< chips in the system; 1 for a plain chip */
 
+  /* [memory] what the framework and allocator add to the model's tensors (memory.h); NaN
+   * when the file has no [memory] section */
+  double memory_context_bytes;      /**< runtime context, workspaces, framework reserve [bytes] */
+  double memory_comm_buffer_bytes;  /**< buffers of one communicator [bytes] */
+  double memory_fragmentation_frac; /**< allocator slack over the tensors' bytes [1] */
+
   /* [step] the calibrated step model's parameters (step.h, by scale_step_param); [step_fit]
    * the provenance of their fit. Written by `scale calibrate`; all or none. */
   double step[SCALE_CHIP_STEP_PARAMS]; /**< NaN when the file has no [step] section */

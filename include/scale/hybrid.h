@@ -194,8 +194,9 @@ typedef struct {
  * job maps them (job->mapped, as scale_train_eval() does) or as step.h chooses them (rank
  * order tp, cp, dp, pp; a switchless domain is a full mesh).
  *
- * Domain: a Mamba-2 model, degrees >= 1 with tp dividing heads and groups, gbs a multiple of
- *         dp mbs; otherwise every field is NaN.
+ * Domain: a Mamba-2 model, degrees >= 1 with tp dividing heads and groups, gbs >= dp mbs (a
+ *         fractional microbatch count is priced as it stands, as step.h does); otherwise
+ *         every field is NaN.
  * Source: our composition; the operations from mamba_ssm's Mamba2 module and SSD kernels
  *         (chunk_cumsum, chunk_state, state_passing, bmm_chunk, chunk_scan), Dao & Gu
  *         arXiv 2405.21060; the paper section 6.3 (vector work dominates).
