@@ -62,8 +62,7 @@ double scale_memory_layer_activation_bytes(const scale_model *model, double b, d
                                            const scale_memory_act *act) {
   if (!act_ok(model, b, s, act)) return NAN;
   double tokens = b * s / act->cp;
-  if (act->recompute == SCALE_RECOMPUTE_FULL)
-    return tokens * input_bytes_per_token(model, act);
+  if (act->recompute == SCALE_RECOMPUTE_FULL) return tokens * input_bytes_per_token(model, act);
   if (model->arch == SCALE_ARCH_MAMBA2) /* no attention core: selective keeps it all */
     return scale_hybrid_layer_activation_bytes(model, b, s, act->tp, act->cp, act->sp);
   double per_token = kept_bytes_per_token(model, act);
@@ -118,8 +117,8 @@ scale_memory_overhead scale_memory_overhead_of(const scale_chip *chip) {
 double scale_memory_overhead_bytes(const scale_memory_overhead *o, double tensor_bytes,
                                    double n_groups) {
   if (!o || !(tensor_bytes >= 0.0) || !(n_groups >= 0.0)) return NAN;
-  double x = o->context_bytes + n_groups * o->comm_buffer_bytes +
-             o->fragmentation_frac * tensor_bytes;
+  double x =
+      o->context_bytes + n_groups * o->comm_buffer_bytes + o->fragmentation_frac * tensor_bytes;
   return isfinite(x) && x >= 0.0 ? x : (double)NAN;
 }
 
@@ -134,7 +133,8 @@ bool scale_memory_fit(const double *x, const double *y, const int *group, int n,
     if (group[i] < 0 || group[i] >= n || !isfinite(x[i]) || !isfinite(y[i])) return false;
     if (group[i] == exclude) continue;
     int rows = 0;
-    for (int j = 0; j < n; j++) rows += group[j] == group[i];
+    for (int j = 0; j < n; j++)
+      rows += group[j] == group[i];
     double w = 1.0 / rows;
     sw += w, sx += w * x[i], sy += w * y[i], sxx += w * x[i] * x[i], sxy += w * x[i] * y[i];
   }
@@ -228,8 +228,10 @@ static const char *mem_parse(char **f, scale_memory_row *r) {
   scale_measurement *m = &r->run;
   double zero = 0, sp = 0, nan_dash = NAN;
   if (!text_copy(f[0], m->id, sizeof m->id)) return "id";
-  if (strcmp(f[1], "-") == 0) r->ref[0] = '\0';
-  else if (!text_copy(f[1], r->ref, sizeof r->ref)) return "ref";
+  if (strcmp(f[1], "-") == 0)
+    r->ref[0] = '\0';
+  else if (!text_copy(f[1], r->ref, sizeof r->ref))
+    return "ref";
   if (!text_copy(f[2], m->group, sizeof m->group)) return "group";
   if (!text_copy(f[3], m->model, sizeof m->model)) return "model";
   if (!text_copy(f[4], m->hardware, sizeof m->hardware)) return "hardware";
@@ -289,7 +291,8 @@ scale_status scale_memory_rows_load(const char *path, scale_memory_row *rows, in
       st = scale_diag_set(diag, SCALE_ERR_PARSE, path, lineno, "line too long");
       break;
     }
-    while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = '\0';
+    while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+      line[--len] = '\0';
     if (len == 0 || line[0] == '#') continue;
     if (!header) {
       header = true;

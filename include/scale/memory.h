@@ -100,8 +100,8 @@ double scale_memory_logits_bytes(const scale_model *model, double b, double s,
 
 /** What a chip's framework and allocator add, from the hardware file's [memory] section. */
 typedef struct {
-  double context_bytes;     /**< runtime context, library workspaces, framework reserve */
-  double comm_buffer_bytes; /**< buffers of one communicator the chip belongs to [bytes] */
+  double context_bytes;      /**< runtime context, library workspaces, framework reserve */
+  double comm_buffer_bytes;  /**< buffers of one communicator the chip belongs to [bytes] */
   double fragmentation_frac; /**< allocator slack over the tensors' bytes [1] */
 } scale_memory_overhead;
 

@@ -126,7 +126,8 @@ const char *scale_train_remat_name(scale_remat remat);
 typedef struct {
   double dp;                  /**< pure data-parallel degree */
   double fsdp;                /**< ZeRO data-parallel degree */
-  int zero_stage;             /**< 1, 2 or 3 for the fsdp group (ignored when fsdp == 1) */
+  int zero_stage;             /**< 1, 2 or 3 for the fsdp group (ignored when fsdp == 1);
+                                  the memory of stages 1-2 shards over fsdp x cp */
   double tp;                  /**< tensor-parallel degree */
   bool sp;                    /**< sequence parallelism inside the TP group (activations /tp) */
   double pp;                  /**< pipeline stages */
@@ -287,10 +288,13 @@ typedef struct {
   double param_bytes;           /**< weights held [bytes] */
   double grad_bytes;            /**< gradients held [bytes] */
   double optimizer_bytes;       /**< optimizer moments and master weights [bytes] */
-  double activation_bytes;      /**< saved activations of the in-flight microbatches, plus one
-                                    layer's working set when rematerializing [bytes] */
+  double activation_bytes;      /**< saved activations at the fullest stage's peak: the
+                                    in-flight microbatches, embedding or logits buffers, and
+                                    one layer's recompute working set (memory.h) [bytes] */
   double gathered_weight_bytes; /**< ZeRO-3 buffers: two layers' gathered weights [bytes] */
   double cp_buffer_bytes;       /**< CP: ring KV blocks in flight / Ulysses head shards */
+  double overhead_bytes;        /**< context, communicator buffers and fragmentation, from the
+                                    chip's [memory] section (memory.h); 0 without one [bytes] */
   double memory_per_chip_bytes; /**< sum of the above [bytes] */
   double hbm_bytes;             /**< the chip's HBM [bytes] */
   double memory_margin_bytes;   /**< hbm - memory (negative when it does not fit) [bytes] */

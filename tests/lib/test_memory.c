@@ -51,8 +51,8 @@ START_TEST(test_korthikanti_table2) {
   scale_check_rel(scale_memory_layer_activation_bytes(&m, b, s, &a), sbd * 34.0 / t, EXACT, "B",
                   "Table 2: TP + SP + selective");
   a.sp = false;
-  scale_check_rel(scale_memory_layer_activation_bytes(&m, b, s, &a), sbd * (10.0 + 24.0 / t),
-                  EXACT, "B", "Table 2: TP + selective");
+  scale_check_rel(scale_memory_layer_activation_bytes(&m, b, s, &a), sbd * (10.0 + 24.0 / t), EXACT,
+                  "B", "Table 2: TP + selective");
   a.recompute = SCALE_RECOMPUTE_FULL;
   scale_check_rel(scale_memory_layer_activation_bytes(&m, b, s, &a), 2.0 * sbd, EXACT, "B",
                   "Table 2: full recompute, 2 s b h");
@@ -74,18 +74,18 @@ START_TEST(test_gqa_swiglu_by_hand) {
   scale_model m = model("llama-2-7b");
   scale_memory_act a = act(2, false, SCALE_RECOMPUTE_NONE, true);
   a.cp = 2;
-  scale_check_rel(scale_memory_layer_activation_bytes(&m, 2, 4096, &a), 4096.0 * 90432, EXACT,
-                  "B", "hand: 90432 B/token x 4096 tokens");
+  scale_check_rel(scale_memory_layer_activation_bytes(&m, 2, 4096, &a), 4096.0 * 90432, EXACT, "B",
+                  "hand: 90432 B/token x 4096 tokens");
   /* selective drops the 128 of the log-sum-exp / 2 */
   a.recompute = SCALE_RECOMPUTE_SELECTIVE;
-  scale_check_rel(scale_memory_layer_activation_bytes(&m, 2, 4096, &a), 4096.0 * 90368, EXACT,
-                  "B", "hand: selective");
+  scale_check_rel(scale_memory_layer_activation_bytes(&m, 2, 4096, &a), 4096.0 * 90368, EXACT, "B",
+                  "hand: selective");
   scale_check_rel(scale_memory_layer_working_bytes(&m, 2, 4096, &a), 4096.0 * 64, EXACT, "B",
                   "selective rebuilds the attention core: 128 / 2 per token");
   /* full: input 2 x 4096 = 8192 per token; the backward rebuilds the rest, 90432 - 8192 */
   a.recompute = SCALE_RECOMPUTE_FULL;
-  scale_check_rel(scale_memory_layer_activation_bytes(&m, 2, 4096, &a), 4096.0 * 8192, EXACT,
-                  "B", "hand: full keeps the input");
+  scale_check_rel(scale_memory_layer_activation_bytes(&m, 2, 4096, &a), 4096.0 * 8192, EXACT, "B",
+                  "hand: full keeps the input");
   scale_check_rel(scale_memory_layer_working_bytes(&m, 2, 4096, &a), 4096.0 * 82240, EXACT, "B",
                   "hand: full rebuilds the layer");
   a.recompute = SCALE_RECOMPUTE_NONE;
@@ -160,7 +160,8 @@ START_TEST(test_fit) {
   /* Two groups on the line y = 2e9 + 1.1 x, the second with three times the rows. */
   double x[4] = {1e10, 2e10, 3e10, 4e10}, y[4];
   int g[4] = {0, 1, 1, 1};
-  for (int i = 0; i < 4; i++) y[i] = 2e9 + 1.1 * x[i];
+  for (int i = 0; i < 4; i++)
+    y[i] = 2e9 + 1.1 * x[i];
   double ctx, frag;
   ck_assert(scale_memory_fit(x, y, g, 4, -1, &ctx, &frag));
   scale_check_rel(ctx, 2e9, 1e-9, "B", "exact line");
@@ -199,7 +200,7 @@ START_TEST(test_loader_errors) {
                        "1024\t4096\tfits\t5e10\tsrc\n", /* recompute */
                        "X1\t-\tg\tllama-2-7b\tascend-910b\t8\t8\t1\t1\t1\t1\t1\t1\t-\tnone\t0\t"
                        "1024\t4096\tmaybe\t5e10\tsrc\n", /* outcome */
-                       "X1\t-\tg\tllama-2-7b\n"};       /* fields */
+                       "X1\t-\tg\tllama-2-7b\n"};        /* fields */
   char path[] = "/tmp/scale_test_memory_XXXXXX";
   int fd = mkstemp(path);
   ck_assert(fd >= 0);
@@ -267,8 +268,8 @@ START_TEST(test_published_runs_fit) {
     /* A run whose memory was measured on this chip held that much: a prediction within 1% of
      * the measured peak agrees (H03 printed 60.0 GB, all of the 60 GB the paper states; the
      * model gives 60.2). */
-    bool fits = predict_fits(run, &r) ||
-                (as && r.memory_per_chip_bytes <= 1.01 * as->measured_bytes);
+    bool fits =
+        predict_fits(run, &r) || (as && r.memory_per_chip_bytes <= 1.01 * as->measured_bytes);
     ck_assert_msg(fits, "%s (%s:%d) ran but is predicted not to fit: %.3g GB", runs[i].id,
                   runs[i].file, runs[i].line, r.memory_per_chip_bytes / 1e9);
     checked++;
