@@ -152,7 +152,16 @@ bool scale_memory_fit(const double *x, const double *y, const int *group, int n,
 
 /* ---- published runs ---- */
 
-static scale_remat remat_of(scale_recompute r) {
+scale_status scale_memory_recompute_parse(const char *text, scale_recompute *out) {
+  for (int i = SCALE_RECOMPUTE_NONE; text && out && i < SCALE_RECOMPUTE_COUNT; i++)
+    if (strcmp(text, scale_recompute_name((scale_recompute)i)) == 0) {
+      *out = (scale_recompute)i;
+      return SCALE_OK;
+    }
+  return SCALE_ERR_INVALID;
+}
+
+scale_remat scale_memory_remat_of(scale_recompute r) {
   return r == SCALE_RECOMPUTE_NONE        ? SCALE_REMAT_NONE
          : r == SCALE_RECOMPUTE_SELECTIVE ? SCALE_REMAT_BIG_MATMULS
                                           : SCALE_REMAT_BLOCK;
@@ -174,7 +183,7 @@ scale_status scale_memory_eval_run(const scale_measurement *row, scale_recompute
     l.dp = row->dp;
   }
   l.tp = row->tp, l.pp = row->pp, l.cp = row->cp, l.ep = row->ep, l.sp = row->sp;
-  l.remat = remat_of(r);
+  l.remat = scale_memory_remat_of(r);
   /* Megatron (and NeMo, MindSpeed): bf16 weights, fp32 gradient buffers, fp32 master weights
    * and Adam moments, 18 bytes a parameter; MaxText on TPU: fp32 weights and gradients. */
   scale_precision megatron = {SCALE_DTYPE_BF16, SCALE_DTYPE_FP32, SCALE_DTYPE_FP32, 2, true};

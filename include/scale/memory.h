@@ -131,6 +131,15 @@ double scale_memory_overhead_bytes(const scale_memory_overhead *overhead, double
 bool scale_memory_fit(const double *predicted, const double *measured, const int *group, int n,
                       int exclude, double *context_bytes, double *fragmentation_frac);
 
+/** Parses a recompute mode as practice names it: "none", "selective" or "full".
+ * Errors: SCALE_ERR_INVALID (*out untouched). */
+scale_status scale_memory_recompute_parse(const char *text, scale_recompute *out);
+
+/** The remat policy of training.h that prices recompute mode 'r': none -> none, selective ->
+ * matmuls (the book's policy, which keeps less than Megatron's selective: training.h has no
+ * policy for the latter yet), full -> block; UNKNOWN and invalid modes -> block. */
+scale_remat scale_memory_remat_of(scale_recompute r);
+
 /* ---- published runs ------------------------------------------------------------------------ */
 
 /** Evaluates the memory of the published run 'row' (its layout as measurements.h states it)
@@ -139,10 +148,8 @@ bool scale_memory_fit(const double *predicted, const double *measured, const int
  * DP; tp, pp, cp, ep and sp as stated; interleaved 1F1B with v = vp when vp > 1, else 1F1B;
  * a micro-batch of mbs sequences (1 when not stated: the least memory, so a run is never
  * called out of memory for a guess), gbs / (dp mbs) microbatches; bf16 weights and
- * activations with fp32 Adam; recompute none -> remat none, selective -> matmuls (the
- * book's policy, which keeps less than Megatron's selective: training.h has no policy for the
- * latter yet), full -> block, and 'unknown' (the row's '-') -> the caller's 'assumed' (must
- * be known).
+ * activations with fp32 Adam; the remat policy scale_memory_remat_of() the recompute mode,
+ * 'unknown' (the row's '-') replaced by the caller's 'assumed' (which must be known).
  *
  * Errors: SCALE_ERR_INVALID when the layout is inconsistent (scale_train_validate()'s
  *         message in diag) or the recompute mode is unknown. 'diag' may be NULL.

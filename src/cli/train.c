@@ -27,6 +27,8 @@ static void usage(FILE *out) {
                "  --ep E              expert parallelism (MoE only; divides dp x fsdp)\n"
                "  --cp C              context parallelism, --cp-kind ring|ulysses\n"
                "  --remat P           none|block|matmuls (default block)\n"
+               "  --recompute R       none|selective|full, as practice names them (the same\n"
+               "                      as --remat none|matmuls|block)\n"
                "  --tp-overlap        comm-GEMM overlap of the TP collectives\n"
                "mapping (default: the book's, below):\n"
                "  --tp-axes N, --fsdp-axes N, --dp-axes N, --cp-axes N\n"
@@ -76,6 +78,7 @@ enum {
   OPT_CP,
   OPT_CP_KIND,
   OPT_REMAT,
+  OPT_RECOMPUTE,
   OPT_TOKENS,
   OPT_EFFICIENCY,
   OPT_JSON,
@@ -107,6 +110,7 @@ static const struct option options[] = {{"model", required_argument, NULL, OPT_M
                                         {"cp", required_argument, NULL, OPT_CP},
                                         {"cp-kind", required_argument, NULL, OPT_CP_KIND},
                                         {"remat", required_argument, NULL, OPT_REMAT},
+                                        {"recompute", required_argument, NULL, OPT_RECOMPUTE},
                                         {"tokens", required_argument, NULL, OPT_TOKENS},
                                         {"efficiency", required_argument, NULL, OPT_EFFICIENCY},
                                         {"json", no_argument, NULL, OPT_JSON},
@@ -240,6 +244,8 @@ static void print_text(const scale_train_problem *p, const scale_layout *l,
     cli_row("gathered weights (ZeRO-3)", r->gathered_weight_bytes, "B", SCALE_FMT_SI);
   if (r->cp_buffer_bytes > 0.0)
     cli_row("context-parallel buffers", r->cp_buffer_bytes, "B", SCALE_FMT_SI);
+  if (r->overhead_bytes > 0.0)
+    cli_row("framework overhead", r->overhead_bytes, "B", SCALE_FMT_SI);
   cli_row("total", r->memory_per_chip_bytes, "B", SCALE_FMT_SI);
   cli_row("HBM", r->hbm_bytes, "B", SCALE_FMT_SI);
   cli_row_text("fits", r->fits ? "yes" : "no");
@@ -352,6 +358,7 @@ static void print_json(const scale_train_problem *p, const scale_layout *l,
   cli_json_number(&json, "activation_bytes", r->activation_bytes);
   cli_json_number(&json, "gathered_weight_bytes", r->gathered_weight_bytes);
   cli_json_number(&json, "cp_buffer_bytes", r->cp_buffer_bytes);
+  cli_json_number(&json, "overhead_bytes", r->overhead_bytes);
   cli_json_number(&json, "memory_per_chip_bytes", r->memory_per_chip_bytes);
   cli_json_number(&json, "hbm_bytes", r->hbm_bytes);
   cli_json_number(&json, "memory_margin_bytes", r->memory_margin_bytes);
@@ -445,6 +452,13 @@ int cli_cmd_train(int argc, char **argv) {
       if (scale_train_remat_parse(optarg, &layout.remat))
         return cli_usage("--remat: unknown policy '%s' (none, block, matmuls)", optarg);
       break;
+    case OPT_RECOMPUTE: {
+      scale_recompute rc;
+      if (scale_memory_recompute_parse(optarg, &rc))
+        return cli_usage("--recompute: unknown mode '%s' (none, selective, full)", optarg);
+      layout.remat = scale_memory_remat_of(rc);
+      break;
+    }
     case OPT_TOKENS:
       ok = cli_parse_number("tokens", optarg, SCALE_NUM_NONNEG, &tokens);
       break;
