@@ -11,6 +11,10 @@
  *   ```{exercise} ID          an exercise: the block's Markdown is the question; the contract
  *   question ...              (doc comment + prototype) comes from exercises/NN-slug/slug_ex.h,
  *   ```                       the reference (--solutions) from solutions/NN-slug/slug_ex.c
+ *   ```{widget} NAME [STATE]  a live figure (web/README.md): web/glue.js and web/widget-NAME.js
+ *   ![alt](fig.svg ...)       run it on the WebAssembly module; the block's Markdown (the static
+ *   ```                       figure) stays as the fallback without script and in print; STATE
+ *                             is its initial k=v&k=v
  *   ![alt](fig.svg "caption") a figure the program wrote with --figures, or an SVG beside the md
  *   $...$, $$...$$            TeX, kept away from Markdown; rendered with KaTeX when the
  *                             `katex` command exists ($SCALE_KATEX names another command, or
@@ -44,6 +48,8 @@ typedef struct {
   const char *out_dir;      /**< site folder, created when missing (required) */
   const char *values_dir;   /**< prebuilt values (see above), or NULL */
   const char *bin_dir;      /**< folder of chapter programs, or NULL */
+  const char *web_dir;      /**< folder of the built WebAssembly module (scale-wasm.js) for
+                                 the live widgets, or NULL: widgets show their static figure */
   const char *only_chapter; /**< render only this page ("01-rooflines"), or NULL for all */
   bool site_only;           /**< render only index.html, hardware.html, glossary.html, CSS */
   bool solutions;           /**< add reference solutions in collapsed blocks */

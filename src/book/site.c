@@ -244,6 +244,66 @@ static bool write_page(book_ctx *bx, const char *name, const strbuf *page) {
   return true;
 }
 
+/* ---- live widgets (web/) --------------------------------------------------------------------- */
+
+/** The built module's script, web_dir/scale-wasm.js, when there is one. */
+static bool web_module(const book_ctx *bx, char *path, size_t size) {
+  if (!bx->opt->web_dir) return false;
+  snprintf(path, size, "%s/scale-wasm.js", bx->opt->web_dir);
+  return file_exists(path);
+}
+
+/** The scripts of the widgets an article holds (div.widget data-widget="NAME"): the module,
+ * the glue, one widget-NAME.js each. None without a module: the static figures stay. */
+static void widget_scripts(book_ctx *bx, const char *article, strbuf *page) {
+  static const char attr[] = "<div class=\"widget\" id=\"";
+  char module[BOOK_PATH_MAX * 2];
+  const char *p = str_find(article, attr);
+  if (!p || !web_module(bx, module, sizeof module)) return;
+  sb_add(page, "<script src=\"web/scale-wasm.js\"></script>\n"
+               "<script src=\"web/glue.js\"></script>\n");
+  strmap seen = {0};
+  for (; p; p = str_find(p + 1, attr)) {
+    const char *name = str_find(p, "data-widget=\"");
+    if (!name) break;
+    name += 13;
+    char stem[64];
+    size_t n = strcspn(name, "\"");
+    snprintf(stem, sizeof stem, "%.*s", (int)(n < sizeof stem ? n : sizeof stem - 1), name);
+    if (strmap_get(&seen, stem)) continue;
+    strmap_put(&seen, stem, 1);
+    sb_printf(page, "<script src=\"web/widget-%s.js\"></script>\n", stem);
+  }
+  strmap_free(&seen);
+}
+
+/** Copies the module and the .js and .css files of the source tree's web/ into OUT/web/
+ * (nothing when there is no module: the pages then load no script). */
+static bool copy_web_assets(book_ctx *bx) {
+  char module[BOOK_PATH_MAX * 2], dir[BOOK_PATH_MAX * 2], to[BOOK_PATH_MAX * 3];
+  if (!web_module(bx, module, sizeof module)) return true;
+  snprintf(to, sizeof to, "%s/web", bx->opt->out_dir);
+  bool ok = make_dirs(to);
+  snprintf(to, sizeof to, "%s/web/scale-wasm.js", bx->opt->out_dir);
+  ok = ok && copy_file(module, to);
+  snprintf(dir, sizeof dir, "%s/web", bx->root);
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  while (ok && d && (e = readdir(d))) {
+    size_t n = strlen(e->d_name);
+    bool asset = (n > 3 && strcmp(e->d_name + n - 3, ".js") == 0) ||
+                 (n > 4 && strcmp(e->d_name + n - 4, ".css") == 0);
+    if (!asset || e->d_name[0] == '.') continue;
+    char from[BOOK_PATH_MAX * 3];
+    snprintf(from, sizeof from, "%s/%s", dir, e->d_name);
+    snprintf(to, sizeof to, "%s/web/%s", bx->opt->out_dir, e->d_name);
+    ok = copy_file(from, to);
+  }
+  if (d) closedir(d);
+  if (!ok) book_error(bx, to, 0, "cannot copy the widgets' scripts");
+  return ok;
+}
+
 static bool render_chapter(book_ctx *bx, size_t i) {
   book_chapter *ch = &bx->chapters[i];
   if (!load_values(bx, ch)) return false;
@@ -261,9 +321,10 @@ static bool render_chapter(book_ctx *bx, size_t i) {
     }
     sb_add(&page, "<main>\n");
     sb_add(&page, sb_str(&article));
-    sb_free(&article);
     sb_add(&page, "</main>\n</div>\n");
     pager(bx, i, &page);
+    widget_scripts(bx, sb_str(&article), &page);
+    sb_free(&article);
     char source[600];
     snprintf(source, sizeof source, "chapters/%s/%s.md", ch->name, ch->slug);
     page_foot(&page, source);
@@ -590,7 +651,7 @@ int book_render(const book_options *opt, char *path, size_t size) {
     book_error(&bx, opt->out_dir, 0, "cannot create the output folder");
     return 1;
   }
-  bool ok = discover(&bx);
+  bool ok = discover(&bx) && copy_web_assets(&bx);
   bool found = !opt->only_chapter;
   for (size_t i = 0; ok && i < bx.n_chapters; i++) {
     book_chapter *ch = &bx.chapters[i];

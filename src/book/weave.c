@@ -4,7 +4,8 @@
  *    (letters and digits, which Markdown leaves alone) with as many newlines as the TeX held,
  *    so cmark's line numbers stay those of slug.md.
  * 2. cmark-gfm parses the text (GFM tables); the tree is rewritten: `=key` code spans become
- *    value spans, {listing} / {exercise} fences become HTML blocks, figures get their path.
+ *    value spans, {listing} / {exercise} / {widget} fences become HTML blocks, figures get
+ *    their path.
  * 3. The HTML is post-processed: heading ids and anchors, then placeholders -> math.
  */
 #define _GNU_SOURCE
@@ -188,7 +189,7 @@ static bool protect_math_spans(weave *w, const char *text, strbuf *out, span_mem
         fence_char = c, fence_len = run;
         const char *info = text + j + run;
         while (*info == ' ') info++;
-        fence_code = strncmp(info, "{exercise}", 10) != 0;
+        fence_code = strncmp(info, "{exercise}", 10) != 0 && strncmp(info, "{widget}", 8) != 0;
         sb_addn(out, text + i, line_len);
         i += line_len, line++, line_start = true;
         continue;
@@ -801,6 +802,66 @@ static bool listing_block(weave *w, cmark_node *node, const char *name, int line
   return ok;
 }
 
+static void unique_id(heading_list *hl, char *id, size_t size);
+
+/* Whether 'text' is a widget state: KEY=VALUE pairs joined by '&', in the plain tokens the
+ * module accepts (web/api.h), so the attribute and the URL hash need no escaping. */
+static bool widget_state_ok(const char *text) {
+  for (const char *p = text; *p; p++)
+    if (!isalnum((unsigned char)*p) && !strchr(".-_+=&", *p)) return false;
+  return true;
+}
+
+/* ```{widget} NAME [STATE]: a live figure that web/glue.js and web/widget-NAME.js build in
+ * the browser (web/README.md); the block's Markdown (the static figure) is its fallback, shown
+ * without script and in print. */
+static bool widget_block(weave *w, cmark_node *node, const char *arg, int line) {
+  book_ctx *bx = w->bx;
+  char name[64] = "", state[256] = "", script[BOOK_PATH_MAX * 2];
+  size_t nl = strcspn(arg, " ");
+  const char *st = arg + nl;
+  while (*st == ' ') st++;
+  bool ok = nl > 0 && nl < sizeof name && strlen(st) < sizeof state;
+  if (ok) {
+    memcpy(name, arg, nl), name[nl] = '\0';
+    snprintf(state, sizeof state, "%s", st);
+    for (const char *p = name; *p; p++)
+      if (!islower((unsigned char)*p) && !isdigit((unsigned char)*p) && *p != '-') ok = false;
+  }
+  if (!ok) {
+    book_error(bx, w->ch->md, line, "{widget} needs a name of a-z, 0-9, '-': ```{widget} NAME");
+    return false;
+  }
+  snprintf(script, sizeof script, "%s/web/widget-%s.js", bx->root, name);
+  if (!file_exists(script)) {
+    book_error(bx, w->ch->md, line, "unknown widget '%s' (no web/widget-%s.js)", name, name);
+    return false;
+  }
+  if (!widget_state_ok(state)) {
+    book_error(bx, w->ch->md, line,
+               "widget state '%s' must be KEY=VALUE pairs joined by '&' (letters, digits, '.', "
+               "'-', '_', '+')",
+               state);
+    return false;
+  }
+  strbuf fallback = {0}, out = {0};
+  ok = weave_text(w, cmark_node_get_literal(node), line, true, &fallback);
+  if (ok) {
+    char id[300];
+    snprintf(id, sizeof id, "widget-%s", name);
+    unique_id(&w->heads, id, sizeof id);
+    sb_printf(&out, "<div class=\"widget\" id=\"%s\" data-widget=\"%s\" data-state=\"", id,
+              name);
+    sb_add_html(&out, state);
+    sb_add(&out, "\">\n<div class=\"widget-fallback\">\n");
+    sb_add(&out, sb_str(&fallback));
+    sb_add(&out, "</div>\n</div>\n");
+    replace_with_html(node, sb_str(&out), true);
+  }
+  sb_free(&fallback), sb_free(&out);
+  return ok;
+}
+
 static bool directives(weave *w, cmark_node *root, int line_offset) {
   size_t n;
   cmark_node **blocks = collect(root, CMARK_NODE_CODE_BLOCK, &n);
@@ -820,9 +881,12 @@ static bool directives(weave *w, cmark_node *root, int line_offset) {
       ok = exercise_block(w, blocks[i], arg, line) && ok;
     else if (dl == 9 && strncmp(info, "{listing}", 9) == 0)
       ok = listing_block(w, blocks[i], arg, line) && ok;
+    else if (dl == 8 && strncmp(info, "{widget}", 8) == 0)
+      ok = widget_block(w, blocks[i], arg, line) && ok;
     else {
-      book_error(w->bx, w->ch->md, line, "unknown directive '%.*s' (known: {exercise}, {listing})",
-                 (int)dl, info);
+      book_error(w->bx, w->ch->md, line,
+                 "unknown directive '%.*s' (known: {exercise}, {listing}, {widget})", (int)dl,
+                 info);
       ok = false;
     }
   }

@@ -17,7 +17,7 @@
 
 static void usage(FILE *out) {
   fprintf(out, "usage: scale book [--out DIR] [--solutions] [--chapters DIR] [--chapter NN-slug]\n"
-               "                  [--site] [--values-dir DIR] [--bin DIR] [--strict]\n\n"
+               "                  [--site] [--values-dir DIR] [--bin DIR] [--web DIR] [--strict]\n\n"
                "Renders chapters/NN-slug/slug.md with the values and figures of each chapter\n"
                "program into an HTML site that works from file:// and prints index.html's path.\n\n"
                "  --out DIR         site folder (default: book)\n"
@@ -28,13 +28,16 @@ static void usage(FILE *out) {
                "  --values-dir DIR  read values from DIR/NN-slug.tsv (figures already in --out)\n"
                "  --bin DIR         folder of the chapter_NN_slug programs (default: chapters/\n"
                "                    beside this executable)\n"
+               "  --web DIR         folder of the built WebAssembly module, scale-wasm.js, for\n"
+               "                    the live widgets (default: web/ beside this executable;\n"
+               "                    without one the widgets show their static figures)\n"
                "  --strict          treat warnings (values never cited) as errors\n\n"
                "Math is rendered with KaTeX when the `katex` command exists (SCALE_KATEX=none\n"
                "turns it off); otherwise TeX is shown as code.\n");
 }
 
-/** BUILD/chapters beside the running executable, when it exists. */
-static const char *default_bin(char *buf, size_t size) {
+/** BUILD/SUB beside the running executable, when it exists. */
+static const char *beside_exe(const char *sub, char *buf, size_t size) {
   char exe[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (n <= 0) return NULL;
@@ -42,7 +45,7 @@ static const char *default_bin(char *buf, size_t size) {
   char *slash = strrchr(exe, '/');
   if (!slash) return NULL;
   *slash = '\0';
-  if (snprintf(buf, size, "%s/chapters", exe) >= (int)size) return NULL;
+  if (snprintf(buf, size, "%s/%s", exe, sub) >= (int)size) return NULL;
   return access(buf, X_OK) == 0 ? buf : NULL;
 }
 
@@ -54,7 +57,7 @@ static const char *option_name(const struct option *options, int val) {
 }
 
 int cli_cmd_book(int argc, char **argv) {
-  enum { O_SOLUTIONS = 1000, O_CHAPTERS, O_CHAPTER, O_SITE, O_VALUES_DIR, O_BIN, O_STRICT };
+  enum { O_SOLUTIONS = 1000, O_CHAPTERS, O_CHAPTER, O_SITE, O_VALUES_DIR, O_BIN, O_WEB, O_STRICT };
   static const struct option options[] = {{"out", required_argument, NULL, 'o'},
                                           {"solutions", no_argument, NULL, O_SOLUTIONS},
                                           {"chapters", required_argument, NULL, O_CHAPTERS},
@@ -62,11 +65,12 @@ int cli_cmd_book(int argc, char **argv) {
                                           {"site", no_argument, NULL, O_SITE},
                                           {"values-dir", required_argument, NULL, O_VALUES_DIR},
                                           {"bin", required_argument, NULL, O_BIN},
+                                          {"web", required_argument, NULL, O_WEB},
                                           {"strict", no_argument, NULL, O_STRICT},
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
   book_options opt = {.out_dir = "book", .err = stderr};
-  char chapters[PATH_MAX], bin[PATH_MAX];
+  char chapters[PATH_MAX], bin[PATH_MAX], web[PATH_MAX];
   bool bin_given = false;
   cli_getopt_reset();
   int c;
@@ -74,7 +78,7 @@ int cli_cmd_book(int argc, char **argv) {
     /* getopt takes the word after --out as its value even when it is an option: `--out
      * --site` would render into a folder named --site. A path starting '-' is written ./-x. */
     bool takes_value = c == 'o' || c == O_CHAPTERS || c == O_CHAPTER || c == O_VALUES_DIR ||
-                       c == O_BIN;
+                       c == O_BIN || c == O_WEB;
     if (takes_value && optarg[0] == '-' && optarg[1])
       return cli_usage("book: --%s needs a value, not the option '%s' (write ./%s for a path "
                        "that starts with '-')",
@@ -102,6 +106,9 @@ int cli_cmd_book(int argc, char **argv) {
       opt.bin_dir = optarg;
       bin_given = true;
       break;
+    case O_WEB:
+      opt.web_dir = optarg;
+      break;
     case O_STRICT:
       opt.strict = true;
       break;
@@ -123,7 +130,8 @@ int cli_cmd_book(int argc, char **argv) {
     snprintf(chapters, sizeof chapters, "%s/chapters", scale_data_dir());
     opt.chapters_dir = chapters;
   }
-  if (!bin_given && !opt.values_dir) opt.bin_dir = default_bin(bin, sizeof bin);
+  if (!bin_given && !opt.values_dir) opt.bin_dir = beside_exe("chapters", bin, sizeof bin);
+  if (!opt.web_dir) opt.web_dir = beside_exe("web", web, sizeof web);
   char path[PATH_MAX * 2];
   if (book_render(&opt, path, sizeof path) != 0)
     return cli_fail("book: rendering failed (see the errors above)");

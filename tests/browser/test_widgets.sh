@@ -1,0 +1,74 @@
+#!/bin/sh
+# test_widgets.sh — the browser test of the live widgets (CTest browser.widgets, label browser;
+# usage: sh test_widgets.sh /path/to/scale WASM_BUILT).
+#
+# Renders every chapter that holds a ```{widget}``` block, and the site pages, with the
+# WebAssembly module the build made (BUILD/web/scale-wasm.js, found beside the scale command),
+# then drives each widget in headless Chromium (tests/browser/widget_check.py): it loads from
+# file:// without console errors, an input moves its output, three or more settings restored
+# from a URL hash show the numbers `scale ... --json` prints, an update takes under 16 ms, and
+# with script off the static figure is what shows. Also checks that the module, as shipped
+# (base64 in scale-wasm.js), stays under 500 KB.
+#
+# Exits 77 (CTest's SKIP_RETURN_CODE) only when a tool is truly absent: chromium, python3, or
+# the wasm toolchain (WASM_BUILT is OFF: apt-get install clang lld-14 wasi-libc
+# libclang-rt-14-dev-wasm32). SCALE_CHROMIUM names another browser binary.
+set -u
+SCALE=${1:?usage: sh test_widgets.sh /path/to/scale WASM_BUILT}
+BUILT=${2:?usage: sh test_widgets.sh /path/to/scale WASM_BUILT}
+MODULE_LIMIT=512000
+
+chromium=${SCALE_CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
+if [ -z "$chromium" ]; then
+  echo "skipped: no chromium (apt-get install chromium)"
+  exit 77
+fi
+if ! command -v python3 >/dev/null 2>&1; then
+  echo "skipped: no python3 to drive the browser"
+  exit 77
+fi
+case $BUILT in
+  ON | TRUE | 1) ;;
+  *) echo "skipped: no WebAssembly toolchain (apt-get install clang lld-14 wasi-libc" \
+          "libclang-rt-14-dev-wasm32)"
+     exit 77 ;;
+esac
+
+SRC=${SCALE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+module="$(dirname "$SCALE")/web/scale-wasm.js"
+if [ ! -f "$module" ]; then
+  echo "FAIL: the build made no $module"
+  exit 1
+fi
+size=$(wc -c <"$module")
+wasm_size=$(wc -c <"$(dirname "$SCALE")/web/scale.wasm")
+echo "module: scale.wasm $wasm_size bytes, scale-wasm.js (base64) $size bytes (limit $MODULE_LIMIT)"
+if [ "$size" -gt "$MODULE_LIMIT" ]; then
+  echo "FAIL: the module as shipped is over 500 KB"
+  exit 1
+fi
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/scale-widgets.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+# The pages with widgets, then index, hardware, glossary and the style sheet.
+for md in "$SRC"/chapters/*/*.md; do
+  grep -q '^```{widget}' "$md" || continue
+  chapter=$(basename "$(dirname "$md")")
+  if ! "$SCALE" book --chapters "$SRC/chapters" --chapter "$chapter" --out "$TMP/site" \
+      >"$TMP/out" 2>"$TMP/err"; then
+    cat "$TMP/err"
+    echo "FAIL: $chapter does not render"
+    exit 1
+  fi
+done
+if ! "$SCALE" book --chapters "$SRC/chapters" --site --out "$TMP/site" >"$TMP/out" 2>"$TMP/err"; then
+  cat "$TMP/err"
+  echo "FAIL: the site pages do not render"
+  exit 1
+fi
+
+python3 "$SRC/tests/browser/widget_check.py" --chromium "$chromium" --site "$TMP/site" \
+  --scale "$SCALE"
+rc=$?
+if [ "$rc" -ne 0 ]; then echo "FAIL: widget check (exit $rc)"; exit 1; fi
+echo "widget check passed"

@@ -1,0 +1,350 @@
+#!/usr/bin/env python3
+"""widget_check.py — drive the book's live widgets in headless Chromium and check them against
+the `scale` command.
+
+usage: widget_check.py --chromium PATH --site DIR --scale PATH [--only NAME]
+
+The site must have been rendered with the WebAssembly module (scale book; web/README.md). For
+each widget in WIDGETS below, its page is opened from file:// (Browser of browser_check.py, the
+DevTools protocol over --remote-debugging-pipe) and checked:
+
+  - it loads with no console error, exception, failed or network request, and goes live
+    (the module ran and the static fallback is hidden);
+  - moving an input (a slider's 'input' event, as a hand would) changes an output;
+  - for each of its SETTINGS (at least 3), opened as a URL hash #widget-NAME?k=v&..., the
+    controls show the hash's state (a link restores a setting) and every number shown equals
+    `scale ... --json` for the same inputs: the full value (data-value) to 1e-12 relative, and
+    the text to its printed digits (the command's value rounded where the text rounds it);
+  - an update (one evaluation: input event -> module -> page) takes under 16 ms: the median of
+    UPDATES slider moves, measured in the page (data-update-ms) and printed;
+  - with script disabled the static figure inside the widget shows instead.
+Widgets with a 'bench' also print the in-browser speed of their export (e.g. planner layouts/s).
+
+Exit status: 0 when every check passed, 1 otherwise (each failure on its own line), 2 when the
+browser cannot be driven.
+"""
+import argparse
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from browser_check import Browser, problems_of  # noqa: E402
+
+UPDATE_BUDGET_MS = 16.0
+UPDATES = 40
+
+# Per widget: its page, its settings (the URL hash state) and the command that prints the same
+# numbers as JSON. A setting's outputs are compared key by key with the command's JSON.
+WIDGETS = {
+    "clocks": {
+        "page": "05-training.html",
+        "slider": "b",
+        "watch": "compute_time_s",
+        "settings": [
+            {"model": "llama-3-70b", "hw": "tpu-v5p", "strategy": "fsdp", "b": "4096",
+             "n": "64", "seq": "1024"},
+            {"model": "gemma-7b", "hw": "nvidia-h100-sxm", "strategy": "tp", "b": "8192",
+             "n": "8", "seq": "2048"},
+            {"model": "mixtral-8x7b", "hw": "tpu-v5e", "strategy": "ep", "b": "2048",
+             "n": "8", "seq": "1024"},
+            {"model": "llama-3-8b", "hw": "tpu-v4p", "strategy": "dp", "b": "1024",
+             "n": "16", "seq": "512"},
+            {"model": "llama-3-70b", "hw": "tpu-v5p", "strategy": "pp", "b": "8192",
+             "n": "4", "seq": "1024"},
+        ],
+        # The same layout from the command: n chips, the batch b per data shard.
+        "command": lambda s: ["train", "--model", s["model"], "--hw", s["hw"], "--chips", s["n"],
+                              "--batch-tokens", str(int(s["b"]) * (
+                                  1 if s["strategy"] in ("tp", "pp") else int(s["n"]))),
+                              "--seq", s["seq"], "--roofline", "--json"] + (
+            ["--fsdp", s["n"], "--ep", s["n"]] if s["strategy"] == "ep"
+            else ["--" + s["strategy"], s["n"]]),
+    },
+    "roofline": {
+        "page": "01-rooflines.html",
+        "slider": "b",
+        "watch": "t_math_s",
+        "settings": [
+            {"hw": "tpu-v5e", "dtype": "bf16", "b": "256", "d": "4096", "f": "4096"},
+            {"hw": "nvidia-h100-sxm", "dtype": "fp8", "b": "8192", "d": "16384", "f": "53248"},
+            {"hw": "tpu-v5p", "dtype": "int8", "b": "32", "d": "8192", "f": "28672"},
+        ],
+        "command": lambda s: ["roofline", "--hw", s["hw"], "--matmul",
+                              "%s,%s,%s" % (s["b"], s["d"], s["f"]), "--act-dtype", s["dtype"],
+                              "--weight-dtype", s["dtype"], "--compute-dtype", s["dtype"],
+                              "--json"],
+    },
+}
+
+# SI prefixes and time units of scale_format() (src/units.c).
+PREFIX = {"f": 1e-15, "p": 1e-12, "n": 1e-9, "µ": 1e-6, "u": 1e-6, "m": 1e-3, "": 1.0,
+          "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18}
+TIME = {"min": 60.0, "h": 3600.0, "days": 86400.0, "years": 365.25 * 86400.0}
+BASE_UNITS = ("FLOP/s", "FLOP/byte", "FLOP", "tokens/s", "tokens", "B/s", "B", "s")
+
+
+def parse_display(text):
+    """'2.79 ms' -> (2.79, 1e-3, half of the last printed digit's weight), or None."""
+    m = re.match(r"^(-?\d+(?:\.(\d+))?)(?:e([+-]?\d+))?\s*(.*)$", text.strip())
+    if not m:
+        return None
+    mant, decimals, exp, unit = m.group(1), m.group(2) or "", m.group(3), m.group(4)
+    scale = 10.0 ** int(exp) if exp else 1.0
+    if unit == "%":
+        factor = 0.01
+    elif unit in TIME:
+        factor = TIME[unit]
+    else:
+        factor = None
+        for base in BASE_UNITS:
+            if unit.endswith(base) and unit[:-len(base)] in PREFIX:
+                factor = PREFIX[unit[:-len(base)]]
+                break
+        if factor is None:
+            if unit not in PREFIX:
+                return None
+            factor = PREFIX[unit]
+    half_ulp = 0.5 * 10.0 ** (-len(decimals)) * scale
+    return float(mant) * scale, factor, half_ulp
+
+
+def same_digits(text, value):
+    """Whether display 'text' is 'value' rounded to the digits the text prints."""
+    p = parse_display(text)
+    if p is None:
+        return False
+    shown, factor, half_ulp = p
+    return abs(shown - value / factor) <= half_ulp * (1 + 1e-9) + 1e-12 * abs(shown)
+
+
+def run_scale(scale, args):
+    out = subprocess.run([scale] + args, capture_output=True, text=True, timeout=120)
+    # `scale train` prints its JSON and then exits 1 when the layout does not fit in HBM.
+    if out.returncode != 0 and not (out.returncode == 1 and out.stdout.startswith("{")):
+        raise RuntimeError("scale %s: exit %d: %s" % (" ".join(args), out.returncode,
+                                                       out.stderr.strip()))
+    return json.loads(out.stdout)
+
+
+class Page:
+    """One page open in its own target, with helpers to evaluate script in it."""
+
+    def __init__(self, browser, url, script=True):
+        self.b = browser
+        self.target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        self.session = browser.send("Target.attachToTarget",
+                                    {"targetId": self.target, "flatten": True})["sessionId"]
+        for domain in ("Runtime", "Log", "Network", "Page"):
+            browser.send(domain + ".enable", session=self.session)
+        browser.send("Emulation.setDeviceMetricsOverride",
+                     {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False},
+                     session=self.session)
+        if not script:
+            browser.send("Emulation.setScriptExecutionDisabled", {"value": True},
+                         session=self.session)
+        browser.send("Page.navigate", {"url": url}, session=self.session)
+        browser.wait_event("Page.loadEventFired", self.session)
+
+    def eval(self, expr):
+        r = self.b.send("Runtime.evaluate", {"expression": expr, "awaitPromise": True,
+                                             "returnByValue": True}, session=self.session)
+        if "exceptionDetails" in r:
+            d = r["exceptionDetails"]
+            raise RuntimeError("script failed: %s" % d.get("exception", {}).get(
+                "description", d.get("text")))
+        return r["result"].get("value")
+
+    def problems(self):
+        return problems_of(self.b.events, self.session)
+
+    def close(self):
+        self.b.events = [e for e in self.b.events if e.get("sessionId") != self.session]
+        self.b.send("Target.closeTarget", {"targetId": self.target})
+
+
+# Reads a widget: whether it is live, its controls' values, its outputs (text and full value).
+READ = r"""
+(async () => {
+  await Scale.ready;
+  const root = document.getElementById(%s);
+  if (!root) return null;
+  const controls = {};
+  root.querySelectorAll('.widget-controls [data-key]').forEach(e => {
+    if (e.type !== 'range') controls[e.dataset.key] = e.value; });
+  const outputs = {};
+  root.querySelectorAll('output[data-key]').forEach(o => {
+    outputs[o.dataset.key] = {text: o.textContent, value: o.getAttribute('data-value')}; });
+  return {live: root.classList.contains('live'),
+          fallbackHidden: getComputedStyle(root.querySelector('.widget-fallback')).display === 'none',
+          error: (root.querySelector('.widget-error') || {}).textContent || '',
+          controls, outputs, updateMs: Number(root.dataset.updateMs),
+          svg: root.querySelectorAll('.widget-plot svg').length};
+})()
+"""
+
+# With script off: whether the widget's static figure loaded and shows, and nothing went live.
+FALLBACK = r"""
+(() => {
+  const root = document.getElementById(%s);
+  if (!root) return null;
+  const imgs = [...root.querySelectorAll('.widget-fallback img')].map(
+    i => i.complete && i.naturalWidth > 0 && i.getBoundingClientRect().width > 0);
+  return {imgs, live: !!root.querySelector('.widget-live')};
+})()
+"""
+
+# Moves slider KEY by one step N times (alternating direction); returns each update's ms.
+MOVE = r"""
+(async () => {
+  await Scale.ready;
+  const root = document.getElementById(%s);
+  const r = root.querySelector('input[type=range][data-key=%s]');
+  const times = [];
+  for (let i = 0; i < %d; i++) {
+    const v = Number(r.value), up = (i %% 2 === 0) ? (v < Number(r.max)) : !(v > Number(r.min));
+    r.value = up ? v + Number(r.step || 1) : v - Number(r.step || 1);
+    r.dispatchEvent(new Event('input', {bubbles: true}));
+    times.push(Number(root.dataset.updateMs));
+  }
+  return times;
+})()
+"""
+
+
+def check_widget(browser, site, scale, name, spec):
+    fails = []
+    no = fails.append
+    wid = "widget-" + name
+    path = os.path.abspath(os.path.join(site, spec["page"]))
+    if not os.path.isfile(path):
+        return ["%s: no page %s" % (name, spec["page"])]
+    base = "file://" + path
+
+    # Loads, goes live; moving an input changes the output; the time of an update.
+    page = Page(browser, base)
+    try:
+        r = page.eval(READ % json.dumps(wid))
+        if r is None:
+            no("no #%s on %s" % (wid, spec["page"]))
+            return fails
+        if not r["live"] or not r["fallbackHidden"]:
+            no("did not go live (live %s, fallback hidden %s)" % (r["live"], r["fallbackHidden"]))
+        if r["error"]:
+            no("the default setting shows an error: %s" % r["error"])
+        before = r["outputs"].get(spec["watch"], {}).get("text")
+        times = page.eval(MOVE % (json.dumps(wid), spec["slider"], 1))
+        after = page.eval(READ % json.dumps(wid))["outputs"].get(spec["watch"], {}).get("text")
+        if not before or before == after:
+            no("moving %s did not change %s (%r -> %r)" % (spec["slider"], spec["watch"],
+                                                           before, after))
+        times = page.eval(MOVE % (json.dumps(wid), spec["slider"], UPDATES))
+        times.sort()
+        median, worst = times[len(times) // 2], times[-1]
+        print("%s: update %.2f ms median, %.2f ms max over %d slider moves (budget %.0f ms)" % (
+            name, median, worst, len(times), UPDATE_BUDGET_MS))
+        if not median < UPDATE_BUDGET_MS:
+            no("an update takes %.2f ms (median), over %.0f ms" % (median, UPDATE_BUDGET_MS))
+        if "bench" in spec:
+            fails.extend(spec["bench"](page))
+        fails.extend(page.problems())
+    finally:
+        page.close()
+
+    # Without script: the static figure shows (and nothing of the live widget).
+    page = Page(browser, "about:blank", script=False)
+    try:
+        page.b.send("Page.navigate", {"url": base}, session=page.session)
+        page.b.wait_event("Page.loadEventFired", page.session)
+        r = page.eval(FALLBACK % json.dumps(wid))
+        if not r or not r["imgs"] or not all(r["imgs"]) or r["live"]:
+            no("without script the static figure does not show (%r)" % r)
+    finally:
+        page.close()
+
+    # Each setting from a URL hash: restored, and equal to the command's numbers.
+    for s in spec["settings"]:
+        state = "&".join("%s=%s" % kv for kv in s.items())
+        page = Page(browser, base + "#" + wid + "?" + state)
+        try:
+            r = page.eval(READ % json.dumps(wid))
+            problems = page.problems()
+        finally:
+            page.close()
+        label = "%s [%s]" % (name, state)
+        fails.extend("%s: %s" % (label, p) for p in problems)
+        if r["error"]:
+            no("%s: the widget refused it: %s" % (label, r["error"]))
+            continue
+        for k, v in s.items():
+            if k in r["controls"] and str(r["controls"][k]) != v:
+                no("%s: the hash did not restore %s (control shows %r)" % (label, k,
+                                                                          r["controls"][k]))
+        want = run_scale(scale, spec["command"](s))
+        compared = 0
+        for key, out in r["outputs"].items():
+            if key not in want:
+                no("%s: output %s has no counterpart in the command's JSON" % (label, key))
+                continue
+            cli = want[key]
+            if isinstance(cli, str) or cli is None:
+                if out["text"] != (cli if cli is not None else "—"):
+                    no("%s: %s shows %r, the command says %r" % (label, key, out["text"], cli))
+                compared += 1
+                continue
+            got = float(out["value"])
+            if not math.isclose(got, cli, rel_tol=1e-12, abs_tol=1e-300):
+                no("%s: %s = %r in the page, %r from the command" % (label, key, got, cli))
+            if not same_digits(out["text"], cli):
+                no("%s: %s shows %r, the command's %r rounds otherwise" % (label, key,
+                                                                           out["text"], cli))
+            compared += 1
+        print("%s: %d outputs equal `scale %s`" % (label, compared,
+                                                   " ".join(spec["command"](s))))
+        if compared < 3:
+            no("%s: only %d outputs compared" % (label, compared))
+    return ["%s: %s" % (name, f) for f in fails]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--chromium", default=shutil.which("chromium") or "chromium")
+    ap.add_argument("--site", required=True)
+    ap.add_argument("--scale", required=True, help="the scale command, for the --json answers")
+    ap.add_argument("--only", help="check only this widget")
+    a = ap.parse_args()
+    names = [a.only] if a.only else list(WIDGETS)
+    for n in names:
+        if n not in WIDGETS:
+            print("widget_check: unknown widget %s" % n, file=sys.stderr)
+            return 2
+    profile = tempfile.mkdtemp(prefix="scale-chromium-")
+    failures = []
+    try:
+        browser = Browser(a.chromium, profile)
+        try:
+            for n in names:
+                t0 = time.monotonic()
+                f = check_widget(browser, a.site, a.scale, n, WIDGETS[n])
+                failures.extend(f)
+                print("%s: %s (%.1f s)" % (n, "FAIL" if f else "ok", time.monotonic() - t0))
+        finally:
+            browser.close()
+    except (OSError, TimeoutError, ConnectionError) as e:
+        print("widget_check: cannot drive %s: %s" % (a.chromium, e), file=sys.stderr)
+        return 2
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+    for f in failures:
+        print("FAIL: " + f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
