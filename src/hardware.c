@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "internal.h"
+#include "scale/servecal.h"
 #include "scale/step.h"
 
 #ifndef SCALE_SOURCE_DIR
@@ -91,6 +92,11 @@ static const ini_field chip_fields[] = {
     F("step_fit", "rows", INI_WHOLE, step_fit_rows, false, 1, 1e6),
     F("step_fit", "groups", INI_WHOLE, step_fit_groups, false, 1, 1e4),
     F("step_fit", "rms_log_error", INI_DOUBLE, step_fit_rms_log_error, false, 0, 10),
+/* the serving step cost's parameters, each in its plausible range (servecal.h) */
+#define SERVE_FIELD(e, key, unit, lo, hi, ...)                                                     \
+  F("serve", key, INI_DOUBLE, serve[SCALE_SERVE_##e], false, lo, hi),
+    SCALE_SERVE_PARAM_LIST(SERVE_FIELD)
+#undef SERVE_FIELD
 };
 #undef LEVEL
 #undef F
@@ -217,6 +223,15 @@ scale_status scale_chip_load_file(const char *path, scale_chip *out, scale_diag 
                               n_step, SCALE_STEP_N_PARAMS, scale_step_param_describe(i)->key);
   }
   chip.has_step = n_step == SCALE_STEP_N_PARAMS;
+  /* [serve]: all or none */
+  int n_serve = 0;
+  for (int i = 0; i < SCALE_SERVE_N_PARAMS; i++) n_serve += !isnan(chip.serve[i]);
+  if (n_serve > 0 && n_serve < SCALE_SERVE_N_PARAMS)
+    return scale_diag_set(diag, SCALE_ERR_MISSING_KEY, path, 0,
+                          "[serve] gives %d of the %d serving parameters (scale calibrate "
+                          "--serving writes them all)",
+                          n_serve, SCALE_SERVE_N_PARAMS);
+  chip.has_serve = n_serve == SCALE_SERVE_N_PARAMS;
   *out = chip;
   return SCALE_OK;
 }

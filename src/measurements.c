@@ -263,6 +263,7 @@ scale_status scale_measurements_load_dir(const char *dir, scale_measurement *row
   for (struct dirent *e; (e = readdir(d)) != NULL;) {
     size_t len = strlen(e->d_name);
     if (len < 5 || len >= SCALE_NAME_MAX || strcmp(e->d_name + len - 4, ".tsv") != 0) continue;
+    if (strncmp(e->d_name, "serving-", 8) == 0) continue; /* serving runs: servecal.h */
     if (n_files == MAX_FILES) break;
     memcpy(names[n_files++], e->d_name, len + 1);
   }

@@ -316,7 +316,7 @@ scale_status scale_serve_run(scale_serve *sim, scale_serve_result *out, scale_di
     }
 
     /* the step: one token per decoding request, then prompt chunks in admission order */
-    scale_serve_step step = {0, 0, 0, 0};
+    scale_serve_step step = {0, 0, 0, 0, 0};
     for (size_t k = 0; k < n_active; k++) {
       uint32_t i = sim->active[k];
       if (sim->prefilled[i] == sim->isl[i]) {
@@ -338,6 +338,8 @@ scale_status scale_serve_run(scale_serve *sim, scale_serve_result *out, scale_di
         budget -= take;
         step.n_prefill_tokens += take;
         step.n_prefill_seqs += 1.0;
+        /* tokens p+1 .. p+take of the prompt attend to p+1 .. p+take tokens */
+        step.prefill_ctx_tokens += take * (double)sim->prefilled[i] + take * (take + 1.0) / 2.0;
       }
     }
     if (bind == SCALE_SERVE_BIND_LOAD && starved) bind = SCALE_SERVE_BIND_COMPUTE;

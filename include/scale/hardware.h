@@ -32,6 +32,9 @@
 
 /** Values of the step model a hardware file carries in [step] (= SCALE_STEP_N_PARAMS). */
 #define SCALE_CHIP_STEP_PARAMS 17
+/** Values of the serving step cost a hardware file carries in [serve] (= SCALE_SERVE_N_PARAMS,
+ * servecal.h). */
+#define SCALE_CHIP_SERVE_PARAMS 6
 #define SCALE_NET_LEVELS_MAX 4
 
 /** What a hardware file describes. */
@@ -112,6 +115,11 @@ typedef struct {
   double step_fit_rows;                /**< rows fitted [count] */
   double step_fit_groups;              /**< groups fitted [count] */
   double step_fit_rms_log_error;       /**< group-weighted RMS of log(predicted / measured) */
+
+  /* [serve] the calibrated serving step cost's parameters (servecal.h, by scale_serve_param),
+   * written by `scale calibrate --serving` with their provenance in comments; all or none. */
+  double serve[SCALE_CHIP_SERVE_PARAMS]; /**< NaN when the file has no [serve] section */
+  bool has_serve;                        /**< every [serve] key is given */
 } scale_chip;
 
 /* ---- loading -------------------------------------------------------------------------------- */

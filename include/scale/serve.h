@@ -39,6 +39,9 @@ typedef struct {
   double decode_kv_tokens; /**< KV tokens those requests read: the sum of their contexts [tokens] */
   double n_prefill_tokens; /**< prompt tokens prefilled this step (all chunks) [tokens] */
   double n_prefill_seqs;   /**< requests with a prompt chunk in this step [count] */
+  double prefill_ctx_tokens; /**< sum over the step's prompt tokens of the tokens each attends
+                                  to (itself and those before it): causal attention's work
+                                  [tokens^2] */
 } scale_serve_step;
 
 /** Duration of 'step' [s]; must be finite and > 0 for a non-empty step. 'ctx' is the caller's. */

@@ -11,7 +11,7 @@
 
 static void usage(FILE *out) {
   fprintf(out,
-          "usage: scale calibrate [--out DIR|-] [--measurements DIR] [--json]\n\n"
+          "usage: scale calibrate [--serving] [--out DIR|-] [--measurements DIR] [--json]\n\n"
           "Fits the step model's efficiency parameters (include/scale/step.h) to every row of\n"
           "measurements/ by deterministic least squares (Levenberg-Marquardt on log errors, each\n"
           "group weighted equally, each parameter inside its plausible range) and writes them,\n"
@@ -21,7 +21,10 @@ static void usage(FILE *out) {
           "  --out DIR           write the updated hardware files into DIR instead (default: in\n"
           "                      place); '-' prints the two sections\n"
           "  --measurements DIR  folder of TSV files (default: the shipped measurements/)\n"
-          "  --json              print the fitted parameters as JSON (SI base units)\n");
+          "  --json              print the fitted parameters as JSON (SI base units)\n"
+          "  --serving           fit the serving step cost (servecal.h) to\n"
+          "                      measurements/serving-*.tsv instead, and write its [serve]\n"
+          "                      section into the files of the chips those rows ran on\n");
 }
 
 /** Prints the fitted values with their ranges. */
@@ -54,14 +57,15 @@ static void print_json(const scale_step_params *p, const scale_calib_fit_info *i
 }
 
 int cli_cmd_calibrate(int argc, char **argv) {
-  enum { OPT_OUT = 256, OPT_DIR, OPT_JSON };
+  enum { OPT_OUT = 256, OPT_DIR, OPT_JSON, OPT_SERVING };
   static const struct option options[] = {{"out", required_argument, NULL, OPT_OUT},
                                           {"measurements", required_argument, NULL, OPT_DIR},
                                           {"json", no_argument, NULL, OPT_JSON},
+                                          {"serving", no_argument, NULL, OPT_SERVING},
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
   const char *out_path = NULL, *dir = scale_measurements_dir();
-  bool as_json = false;
+  bool as_json = false, serving = false;
   cli_getopt_reset();
   int c;
   while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
@@ -69,11 +73,13 @@ int cli_cmd_calibrate(int argc, char **argv) {
     case OPT_OUT: out_path = optarg; break;
     case OPT_DIR: dir = optarg; break;
     case OPT_JSON: as_json = true; break;
+    case OPT_SERVING: serving = true; break;
     case 'h': usage(stdout); return CLI_EXIT_OK;
     default: return cli_bad_option("calibrate", argv);
     }
   }
   if (optind < argc) return cli_usage("calibrate: unexpected argument '%s'", argv[optind]);
+  if (serving) return cli_serve_calibrate(dir, out_path, as_json);
 
   scale_calib_set *set = NULL;
   scale_diag diag;

@@ -139,4 +139,10 @@ void cli_json_bool(cli_json *json, const char *key, bool value);
 /** Ends the document with a newline. */
 void cli_json_finish(cli_json *json);
 
+/* serving.c: the serving rows (servecal.h) for `scale calibrate --serving` and `scale validate
+ * --serving`. 'out' is a folder, "-" (print the section) or NULL (the hardware files in place);
+ * 'group' NULL for all. Both return a CLI exit status. */
+int cli_serve_calibrate(const char *dir, const char *out, bool as_json);
+int cli_serve_validate(const char *dir, const char *group, bool as_json);
+
 #endif

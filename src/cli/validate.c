@@ -12,7 +12,8 @@
 
 static void usage(FILE *out) {
   fprintf(out,
-          "usage: scale validate [--group G] [--json] [--params PATH] [--measurements DIR]\n\n"
+          "usage: scale validate [--serving] [--group G] [--json] [--params PATH]\n"
+          "                      [--measurements DIR]\n\n"
           "Predicts every row of measurements/ with the step model and compares: per row the\n"
           "measured and predicted step time and the error; per group the mean absolute\n"
           "percentage error (MAPE), the largest error, and Spearman's rank correlation for\n"
@@ -22,7 +23,10 @@ static void usage(FILE *out) {
           "  --json              machine output in SI base units\n"
           "  --params PATH       a file with a [step] section (default: the shipped fit, in\n"
           "                      hardware/nvidia-h100-sxm.ini as in every chip file)\n"
-          "  --measurements DIR  folder of TSV files (default: the shipped measurements/)\n");
+          "  --measurements DIR  folder of TSV files (default: the shipped measurements/)\n"
+          "  --serving           the serving rows (measurements/serving-*.tsv) instead: offline\n"
+          "                      output tokens/s predicted by the simulator with the\n"
+          "                      calibrated step cost, MAPE and leave-one-group-out MAPE\n");
 }
 
 /** Predictions of every row: in-sample and leave-one-group-out. */
@@ -185,16 +189,17 @@ static void print_json(const predictions *pr, int only) {
 }
 
 int cli_cmd_validate(int argc, char **argv) {
-  enum { OPT_GROUP = 256, OPT_JSON, OPT_PARAMS, OPT_DIR };
+  enum { OPT_GROUP = 256, OPT_JSON, OPT_PARAMS, OPT_DIR, OPT_SERVING };
   static const struct option options[] = {{"group", required_argument, NULL, OPT_GROUP},
                                           {"json", no_argument, NULL, OPT_JSON},
                                           {"params", required_argument, NULL, OPT_PARAMS},
                                           {"measurements", required_argument, NULL, OPT_DIR},
+                                          {"serving", no_argument, NULL, OPT_SERVING},
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
   const char *group = NULL, *params_path = scale_step_params_path();
   const char *dir = scale_measurements_dir();
-  bool as_json = false;
+  bool as_json = false, serving = false;
   cli_getopt_reset();
   int c;
   while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
@@ -203,11 +208,13 @@ int cli_cmd_validate(int argc, char **argv) {
     case OPT_JSON: as_json = true; break;
     case OPT_PARAMS: params_path = optarg; break;
     case OPT_DIR: dir = optarg; break;
+    case OPT_SERVING: serving = true; break;
     case 'h': usage(stdout); return CLI_EXIT_OK;
     default: return cli_bad_option("validate", argv);
     }
   }
   if (optind < argc) return cli_usage("validate: unexpected argument '%s'", argv[optind]);
+  if (serving) return cli_serve_validate(dir, group, as_json);
 
   scale_diag diag;
   scale_step_params params;

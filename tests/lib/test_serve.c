@@ -182,10 +182,10 @@ START_TEST(test_saturation_roofline) {
   ck_assert(b > 1 && b < 4096);
   c.n_requests = 20 * b;
   scale_serve_result r = run_config(&c);
-  scale_serve_step s = {0, 0, b * 512, b};
+  scale_serve_step s = {0, 0, b * 512, b, 0};
   double cycle = scale_serve_roofline_cost_s(&s, &rf);
   for (int j = 1; j < 128; j++) {
-    scale_serve_step d = {b, b * (512 + j), 0, 0};
+    scale_serve_step d = {b, b * (512 + j), 0, 0, 0};
     cycle += scale_serve_roofline_cost_s(&d, &rf);
   }
   scale_check_rel(r.throughput_tokens_per_s, b * 128 / cycle, 1e-9, "tokens/s", "closed form");
@@ -315,7 +315,7 @@ START_TEST(test_bad_parameters) {
   ck_assert_ptr_nonnull(strstr(diag.message, "cost function"));
   scale_serve_free(sim);
   /* the roofline cost outside its domain */
-  scale_serve_step empty = {0, 0, 0, 0};
+  scale_serve_step empty = {0, 0, 0, 0, 0};
   scale_serve_roofline rf = {1, 1, 1, 1, 1, 1, 0, 1};
   scale_check_nan(scale_serve_roofline_cost_s(&empty, &rf));
   scale_check_nan(scale_serve_roofline_cost_s(&empty, NULL));

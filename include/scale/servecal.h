@@ -1,0 +1,219 @@
+/* servecal.h — serving step costs as they are measured: the calibrated price of one engine step
+ * (serve.h's cost function), the published serving runs of measurements/serving-*.tsv, and the
+ * fit of the cost's few parameters to them, by groups, with leave-one-group-out (issue 15).
+ *
+ * The calibrated step. One model copy on tp chips runs a step that decodes n_decode tokens and
+ * prefills n_prefill_tokens prompt tokens (serve.h's scale_serve_step). Its time is
+ *
+ *   overhead_s                                            scheduling, sampling, launch
+ *   + max(weights / (W weight_bw_frac),                   the linear layers: stream the weights
+ *         2 N tokens / (C eta(tokens)))                   or run the GEMMs, whichever is longer
+ *   + decode_kv_tokens kv_bytes / (W kv_bw_frac)          paged attention reads the KV caches
+ *   + 4 L H d_head prefill_ctx_tokens / (C attn_frac)     causal attention of the prompt chunks
+ *   + 2 L AllReduce(tokens d_model 2 bytes) over tp       Megatron TP: two per layer, with latency
+ *
+ * where W and C are the copy's HBM bandwidth and peak FLOP/s in its compute dtype, tokens =
+ * n_decode + n_prefill_tokens, and eta(M) = matmul_frac M / (M + mm_dim_half) is the GEMM
+ * efficiency by shape of the training step model (step.h: mm_dim_half and the interconnect's
+ * latency and bandwidth fraction come from the chip's calibrated [step], or their priors).
+ * The five parameters below are fitted to the serving rows; their ranges are physical.
+ *
+ * Fitting is cheap because an offline run (all requests at t = 0) admits and schedules
+ * requests by tokens and KV blocks only: its steps do not depend on their durations. Each row is
+ * simulated once into a trace of steps (consecutive steps with the same token counts merged,
+ * exact because the KV and attention terms are additive); a prediction is then a sum over the
+ * trace.
+ */
+#ifndef SCALE_SERVECAL_H
+#define SCALE_SERVECAL_H
+
+#include <stdbool.h>
+
+#include "scale/hardware.h"
+#include "scale/inference.h"
+#include "scale/model.h"
+#include "scale/serve.h"
+#include "scale/status.h"
+
+/* ==== the parameters ========================================================================== */
+
+/** X(ENUM, key, unit, lo, hi, prior, log_scale, meaning): the serving step's fitted parameters,
+ * each with its plausible range (the [serve] keys of a hardware file). */
+#define SCALE_SERVE_PARAM_LIST(X)                                                                  \
+  X(WEIGHT_BW_FRAC, "weight_bw_frac", "1", 0.5, 0.95, 0.8, false,                                 \
+    "fraction of HBM bandwidth the linear layers reach streaming the weights (0.5-0.9)")     \
+  X(KV_BW_FRAC, "kv_bw_frac", "1", 0.2, 0.95, 0.6, false,                                         \
+    "fraction of HBM bandwidth paged attention reaches reading KV blocks (0.4-0.9)")               \
+  X(MATMUL_FRAC, "matmul_frac", "1", 0.2, 0.95, 0.6, false,                                       \
+    "fraction of peak the step's GEMMs reach at large token counts (fp8/bf16 cuBLAS: 0.5-0.8)")    \
+  X(ATTN_FRAC, "attn_frac", "1", 0.05, 0.8, 0.4, false,                                           \
+    "fraction of peak causal prefill attention reaches (FlashAttention-style: 0.3-0.6)")           \
+  X(OVERHEAD_S, "overhead_s", "s", 1e-4, 3e-2, 2e-3, true,                                        \
+    "fixed cost of one engine step: scheduling, sampling, launches (0.5-10 ms)")                   \
+  X(TP_BW_FRAC, "tp_bw_frac", "1", 0.1, 0.95, 0.5, false,                                         \
+    "fraction of per-chip link bandwidth a TP AllReduce of one step's activations reaches")
+
+#define SCALE_SERVE_PARAM_ENUM(e, ...) SCALE_SERVE_##e,
+typedef enum { SCALE_SERVE_PARAM_LIST(SCALE_SERVE_PARAM_ENUM) SCALE_SERVE_N_PARAMS } scale_serve_param;
+#undef SCALE_SERVE_PARAM_ENUM
+
+/** What a parameter is. */
+typedef struct {
+  const char *key;     /**< the hardware file's [serve] key */
+  const char *unit;    /**< "1" or "s" */
+  double lo, hi;       /**< plausible range */
+  double prior;        /**< value before any fit */
+  bool log_scale;      /**< fitted on a log scale */
+  const char *meaning; /**< one line */
+} scale_serve_param_info;
+
+/** The description of parameter 'p'; NULL outside [0, SCALE_SERVE_N_PARAMS). Static storage. */
+const scale_serve_param_info *scale_serve_param_describe(int p);
+
+/** Fills p[0..SCALE_SERVE_N_PARAMS) with the chip's fitted [serve] values, or the priors when
+ * its file has none; returns whether they were fitted. */
+bool scale_serve_params_of(const scale_chip *chip, double p[SCALE_SERVE_N_PARAMS]);
+
+/* ==== the calibrated cost of a step ========================================================== */
+
+/** The calibrated cost of a step on one model copy: the model, chip and layout resolved. */
+typedef struct {
+  double p[SCALE_SERVE_N_PARAMS]; /**< the parameters (by scale_serve_param) */
+  double n_params;                /**< active parameters, 2 FLOPs each per token [count] */
+  double weight_bytes;            /**< weights of the copy [bytes] */
+  double kv_bytes_per_token;      /**< KV cache of one token, all layers [bytes] */
+  double attn_flops_per_pair;     /**< 4 L H d_head: FLOPs of one query-key pair [FLOP] */
+  double flops_per_s;             /**< peak of the copy in its compute dtype [FLOP/s] */
+  double hbm_bytes_per_s;         /**< HBM bandwidth of the copy [bytes/s] */
+  double mm_dim_half;             /**< tokens at which the GEMM efficiency halves [tokens] */
+  double tp;                      /**< chips of the copy [count] */
+  double n_allreduce;             /**< TP AllReduces a step: 2 per layer (0 when tp = 1) */
+  double ar_bytes_per_token;      /**< bytes one token adds to each AllReduce: d_model x 2 */
+  double ar_bytes_per_s;          /**< achieved per-chip egress of the TP group [bytes/s] */
+  double ar_latency_s;            /**< latency of one ring step [s] */
+  double kv_capacity_bytes;       /**< HBM of the copy left for KV caches after weights [bytes] */
+} scale_serve_cost;
+
+/** The parts of a step's time [s]; their sum is the step time. */
+typedef struct {
+  double overhead_s; /**< fixed cost */
+  double linear_s;   /**< max(weight streaming, GEMMs) */
+  double kv_s;       /**< KV reads of the decodes */
+  double attn_s;     /**< prompt attention */
+  double tp_s;       /**< TP AllReduces */
+  bool gemm_bound;   /**< the GEMMs, not the weight reads, set linear_s */
+} scale_serve_parts;
+
+/** Fills 'out' for one copy of cfg->tp chips of 'chip' serving 'model' in cfg's dtypes, with
+ * parameters p (scale_serve_params_of() for the chip's own).
+ * Errors: SCALE_ERR_INVALID (NULL argument), SCALE_ERR_RANGE (a parameter outside its range,
+ *         the weights leave no HBM, no KV cache, or no interconnect for tp > 1); 'diag' says.
+ */
+scale_status scale_serve_cost_of(const scale_model *model, const scale_chip *chip,
+                                 const scale_infer_config *cfg,
+                                 const double p[SCALE_SERVE_N_PARAMS], scale_serve_cost *out,
+                                 scale_diag *diag);
+
+/** The parts of 'step' under 'cost'; all NaN when either is NULL or the step is empty. */
+scale_serve_parts scale_serve_cost_parts(const scale_serve_cost *cost, const scale_serve_step *step);
+
+/** The calibrated step time [s] (scale_serve_cost_fn; 'ctx' is a const scale_serve_cost *).
+ * Domain: NaN when ctx is NULL or the step is empty. */
+double scale_serve_cost_s(const scale_serve_step *step, void *ctx);
+
+/* ==== published serving runs ================================================================= */
+
+#define SCALE_SERVE_ROWS_MAX 256
+#define SCALE_SERVE_GROUPS_MAX 32
+
+/** What a serving row's 'measured' value is. */
+typedef enum {
+  SCALE_SERVE_METRIC_OUTPUT_TOKENS_PER_S = 0, /**< offline maximum output tokens/s, all chips */
+  SCALE_SERVE_METRIC_COUNT
+} scale_serve_metric;
+
+/** One published offline serving run (measurements/serving-*.tsv; measurements/README.md). */
+typedef struct {
+  char id[16];                   /**< row id, unique ("E1a") */
+  char group[SCALE_NAME_MAX];    /**< the table column it belongs to: fits and LOO use groups */
+  char model[SCALE_NAME_MAX];    /**< models/ stem */
+  char hardware[SCALE_NAME_MAX]; /**< hardware/ stem (one chip) */
+  double chips, tp;              /**< chips, and chips per model copy [count] */
+  scale_dtype weight_dtype, kv_dtype, compute_dtype; /**< number formats */
+  double isl, osl;               /**< fixed input and output lengths [tokens] */
+  double requests;               /**< requests in the run [count] */
+  double max_batch;              /**< the engine's running-request cap [count] */
+  double step_tokens;            /**< the engine's token budget per step [tokens] */
+  double block_tokens;           /**< tokens per KV block [tokens] */
+  double kv_mem_frac;            /**< share of the HBM left after weights given to KV [1] */
+  scale_serve_metric metric;     /**< what 'measured' is */
+  double measured;               /**< the published value */
+  char source[256];              /**< where it was published */
+  char file[64];                 /**< file it came from */
+  int line;                      /**< line in that file */
+} scale_serve_row;
+
+/** Appends the rows of every "serving-*.tsv" of folder 'dir' (sorted by name) to rows[0..cap).
+ * Header (tab-separated, exactly): id group model hardware chips tp weights kv compute isl osl
+ * requests max_batch step_tokens block kv_mem_frac metric measured source.
+ * Errors: SCALE_ERR_IO, SCALE_ERR_PARSE, SCALE_ERR_RANGE, SCALE_ERR_DUPLICATE_KEY, with the file
+ *         and line in 'diag'.
+ */
+scale_status scale_serve_rows_load_dir(const char *dir, scale_serve_row *rows, int cap, int *n,
+                                       scale_diag *diag);
+
+/* ==== traces, predictions and the fit ======================================================= */
+
+/** A row resolved: its model, chip, config and the trace of its offline run. Opaque. */
+typedef struct scale_serve_set scale_serve_set;
+
+/** Loads the serving rows of 'dir' with their models and chips, and simulates each once.
+ * Owns: *out is the caller's; release it with scale_serve_set_free().
+ * Errors: as the loaders; SCALE_ERR_RANGE (a row the engine cannot run); SCALE_ERR_NOMEM.
+ */
+scale_status scale_serve_set_load(const char *dir, scale_serve_set **out, scale_diag *diag);
+
+/** Releases a set; NULL is a no-op. */
+void scale_serve_set_free(scale_serve_set *set);
+
+/** Rows and groups of a set, and row i's record and group index. */
+int scale_serve_set_rows(const scale_serve_set *set);
+int scale_serve_set_groups(const scale_serve_set *set);
+const scale_serve_row *scale_serve_set_row(const scale_serve_set *set, int i);
+int scale_serve_set_row_group(const scale_serve_set *set, int i);
+const char *scale_serve_set_group_name(const scale_serve_set *set, int g);
+
+/** Row i's steady batch in its offline run (running requests, time-averaged over a unit-cost
+ * run) [count]. */
+double scale_serve_set_row_batch(const scale_serve_set *set, int i);
+
+/** Row i's predicted value in its metric's unit with parameters p, and optionally the step-time
+ * parts summed over its run [s]. */
+double scale_serve_set_predict(const scale_serve_set *set, int i,
+                               const double p[SCALE_SERVE_N_PARAMS], scale_serve_parts *parts);
+
+/** Fits p to every group but 'exclude' (-1: none): coordinate descent by golden sections on
+ * each parameter's (log-)range, minimising the group-weighted mean of log(pred / measured)^2
+ * (each group counts the same). Deterministic. Returns the group-weighted RMS log error, NaN
+ * when no row is left. */
+double scale_serve_fit(const scale_serve_set *set, int exclude, double p[SCALE_SERVE_N_PARAMS]);
+
+/** Fills pred[0..rows) with each row's leave-one-group-out prediction (its group excluded from
+ * the fit that predicts it). */
+void scale_serve_loo(const scale_serve_set *set, double *pred);
+
+/** Mean |pred / measured - 1| over the rows of group 'g' (-1: all rows) [1]; NaN when none. */
+double scale_serve_mape(const scale_serve_set *set, int g, const double *pred);
+
+/** Writes hardware file 'src' to 'dst' (may be the same path) with its [serve] section replaced
+ * by p, at the end of the file, each value under its meaning and range, the fit's provenance
+ * (the rows, groups, RMS log error and leave-one-group-out MAPE) in comments; every other line
+ * is kept byte for byte. Deterministic.
+ * Errors: SCALE_ERR_IO (src unreadable, dst unwritable), SCALE_ERR_NOMEM.
+ */
+scale_status scale_serve_write_hardware(const char *src, const char *dst,
+                                        const double p[SCALE_SERVE_N_PARAMS],
+                                        const scale_serve_set *set, double rms_log,
+                                        double loo_mape, scale_diag *diag);
+
+#endif

@@ -1,0 +1,664 @@
+/* servecal.c — the calibrated serving step cost, the serving rows and their fit
+ * (include/scale/servecal.h). */
+#include "scale/servecal.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "scale/step.h"
+#include "scale/transformer.h"
+
+_Static_assert(SCALE_SERVE_N_PARAMS == SCALE_CHIP_SERVE_PARAMS,
+               "hardware.h reserves one [serve] value per serving parameter");
+
+/* ---- the parameters ------------------------------------------------------------------------- */
+
+static const scale_serve_param_info param_info[SCALE_SERVE_N_PARAMS] = {
+#define SERVE_INFO(e, key, unit, lo, hi, prior, log_scale, meaning)                                \
+  {key, unit, lo, hi, prior, log_scale, meaning},
+    SCALE_SERVE_PARAM_LIST(SERVE_INFO)
+#undef SERVE_INFO
+};
+
+const scale_serve_param_info *scale_serve_param_describe(int p) {
+  return p >= 0 && p < SCALE_SERVE_N_PARAMS ? &param_info[p] : NULL;
+}
+
+bool scale_serve_params_of(const scale_chip *chip, double p[SCALE_SERVE_N_PARAMS]) {
+  bool fitted = chip && chip->has_serve;
+  for (int i = 0; i < SCALE_SERVE_N_PARAMS; i++) p[i] = fitted ? chip->serve[i] : param_info[i].prior;
+  return fitted;
+}
+
+/* ---- the calibrated cost -------------------------------------------------------------------- */
+
+/* The step model's value of 'e' on this chip: its calibrated [step], else the prior. */
+static double step_param(const scale_chip *chip, scale_step_param e) {
+  return chip->has_step ? chip->step[e] : scale_step_param_describe(e)->prior;
+}
+
+/* The TP group's interconnect: NVLink on a GPU, the ICI ring (both directions) on a TPU. */
+static void tp_link(const scale_chip *chip, scale_serve_cost *out) {
+  if (chip->kind == SCALE_HW_GPU) {
+    out->ar_bytes_per_s = chip->nvlink_bytes_per_s;
+    out->ar_latency_s = step_param(chip, SCALE_STEP_UP_LATENCY_S);
+  } else {
+    out->ar_bytes_per_s = 2.0 * chip->ici_link_bytes_per_s;
+    out->ar_latency_s = step_param(chip, SCALE_STEP_ICI_LATENCY_S);
+  }
+}
+
+scale_status scale_serve_cost_of(const scale_model *model, const scale_chip *chip,
+                                 const scale_infer_config *cfg,
+                                 const double p[SCALE_SERVE_N_PARAMS], scale_serve_cost *out,
+                                 scale_diag *diag) {
+  if (!model || !chip || !cfg || !p || !out)
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "serve: NULL argument");
+  for (int i = 0; i < SCALE_SERVE_N_PARAMS; i++)
+    if (!(p[i] >= param_info[i].lo && p[i] <= param_info[i].hi))
+      return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0, "serve: %s = %g is outside [%g, %g]",
+                            param_info[i].key, p[i], param_info[i].lo, param_info[i].hi);
+  scale_infer_memory mem = scale_infer_memory_eval(model, chip, cfg);
+  memset(out, 0, sizeof *out);
+  memcpy(out->p, p, sizeof out->p);
+  out->n_params = scale_transformer_n_active_params(model);
+  out->weight_bytes = mem.weight_bytes;
+  out->kv_bytes_per_token = mem.kv_bytes_per_token;
+  out->attn_flops_per_pair = 4.0 * (double)model->n_layers * (double)model->n_heads *
+                             (double)model->d_head;
+  out->flops_per_s = cfg->tp * scale_chip_flops_per_s(chip, cfg->compute_dtype);
+  out->hbm_bytes_per_s = cfg->tp * chip->hbm_bytes_per_s;
+  out->mm_dim_half = step_param(chip, SCALE_STEP_MM_DIM_HALF);
+  out->tp = cfg->tp;
+  out->n_allreduce = cfg->tp > 1.0 ? 2.0 * (double)model->n_layers : 0.0;
+  out->ar_bytes_per_token = (double)model->d_model * 2.0; /* bf16 activations */
+  tp_link(chip, out);
+  out->kv_capacity_bytes = cfg->tp * (chip->hbm_bytes - mem.weight_bytes_per_chip);
+  if (!(out->kv_bytes_per_token > 0.0))
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0, "serve: %s has no KV cache to page",
+                          model->name);
+  if (!(out->kv_capacity_bytes > 0.0) || !(out->flops_per_s > 0.0) ||
+      !(out->hbm_bytes_per_s > 0.0) || !(out->n_params > 0.0))
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                          "serve: the weights of %s (%.3g bytes per chip) leave no HBM for KV "
+                          "caches on %g x %s",
+                          model->name, mem.weight_bytes_per_chip, cfg->tp, chip->name);
+  if (out->n_allreduce > 0.0 && !(out->ar_bytes_per_s > 0.0))
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                          "serve: %s has no interconnect for tensor parallelism over %g chips",
+                          chip->name, cfg->tp);
+  return SCALE_OK;
+}
+
+/* Time of the token-count-dependent terms of a step with 'tokens' tokens (no KV, no attention). */
+static scale_serve_parts parts_of_tokens(const scale_serve_cost *c, double tokens) {
+  scale_serve_parts r = {0, 0, 0, 0, 0, false};
+  r.overhead_s = c->p[SCALE_SERVE_OVERHEAD_S];
+  double t_weights = c->weight_bytes / (c->hbm_bytes_per_s * c->p[SCALE_SERVE_WEIGHT_BW_FRAC]);
+  double eta = c->p[SCALE_SERVE_MATMUL_FRAC] * tokens / (tokens + c->mm_dim_half);
+  double t_gemm = scale_transformer_dense_flops(c->n_params, tokens, SCALE_PASS_FORWARD) /
+                  (c->flops_per_s * eta);
+  r.gemm_bound = t_gemm > t_weights;
+  r.linear_s = fmax(t_weights, t_gemm);
+  if (c->n_allreduce > 0.0) { /* ring AllReduce: 2 (tp - 1) steps, each 1/tp of the message */
+    double steps = 2.0 * (c->tp - 1.0);
+    double bytes = tokens * c->ar_bytes_per_token * steps / c->tp;
+    r.tp_s = c->n_allreduce * (steps * c->ar_latency_s +
+                                bytes / (c->ar_bytes_per_s * c->p[SCALE_SERVE_TP_BW_FRAC]));
+  }
+  return r;
+}
+
+static double kv_s(const scale_serve_cost *c, double kv_tokens) {
+  return kv_tokens * c->kv_bytes_per_token / (c->hbm_bytes_per_s * c->p[SCALE_SERVE_KV_BW_FRAC]);
+}
+
+static double attn_s(const scale_serve_cost *c, double ctx_tokens) {
+  return ctx_tokens * c->attn_flops_per_pair / (c->flops_per_s * c->p[SCALE_SERVE_ATTN_FRAC]);
+}
+
+scale_serve_parts scale_serve_cost_parts(const scale_serve_cost *c, const scale_serve_step *s) {
+  scale_serve_parts r = {NAN, NAN, NAN, NAN, NAN, false};
+  if (!c || !s || !(s->n_decode + s->n_prefill_tokens > 0.0)) return r;
+  r = parts_of_tokens(c, s->n_decode + s->n_prefill_tokens);
+  r.kv_s = kv_s(c, s->decode_kv_tokens);
+  r.attn_s = attn_s(c, s->prefill_ctx_tokens);
+  return r;
+}
+
+static double parts_sum(const scale_serve_parts *p) {
+  return p->overhead_s + p->linear_s + p->kv_s + p->attn_s + p->tp_s;
+}
+
+double scale_serve_cost_s(const scale_serve_step *step, void *ctx) {
+  scale_serve_parts p = scale_serve_cost_parts(ctx, step);
+  return parts_sum(&p);
+}
+
+/* ---- the serving rows ----------------------------------------------------------------------- */
+
+#define N_COLUMNS 19
+static const char *const columns[N_COLUMNS] = {
+    "id",       "group",     "model",       "hardware", "chips", "tp",          "weights",
+    "kv",       "compute",   "isl",         "osl",      "requests", "max_batch", "step_tokens",
+    "block",    "kv_mem_frac", "metric",    "measured", "source"};
+
+/* Splits 'line' at tabs into f[0..N_COLUMNS); returns the number of fields found. */
+static int split_tabs(char *line, char **f) {
+  int n = 0;
+  for (char *p = line;; n++) {
+    if (n < N_COLUMNS) f[n] = p;
+    char *tab = strchr(p, '\t');
+    if (!tab) return n + 1;
+    *tab = '\0';
+    p = tab + 1;
+  }
+}
+
+typedef struct {
+  const char *file;
+  int line;
+  scale_diag *diag;
+} cursor;
+
+static scale_status bad(const cursor *c, scale_status st, const char *what, const char *col,
+                        const char *text) {
+  return scale_diag_set(c->diag, st, c->file, c->line, "column '%s': %s, got '%.60s'", col, what,
+                        text);
+}
+
+static scale_status number(const cursor *c, const char *col, const char *text, double lo,
+                           double hi, bool whole, double *out) {
+  char *end;
+  double x = strtod(text, &end);
+  if (end == text || *end != '\0' || !isfinite(x))
+    return bad(c, SCALE_ERR_PARSE, "expected a number", col, text);
+  if (x < lo || x > hi || (whole && x != floor(x)))
+    return scale_diag_set(c->diag, SCALE_ERR_RANGE, c->file, c->line,
+                          "column '%s': %s in [%g, %g], got %g", col,
+                          whole ? "an integer" : "a number", lo, hi, x);
+  *out = x;
+  return SCALE_OK;
+}
+
+static scale_status text(const cursor *c, const char *col, const char *t, char *dst, size_t size) {
+  size_t len = strlen(t);
+  if (len == 0 || len >= size) return bad(c, SCALE_ERR_PARSE, "empty or too long", col, t);
+  memcpy(dst, t, len + 1);
+  return SCALE_OK;
+}
+
+static scale_status dtype(const cursor *c, const char *col, const char *t, scale_dtype *out) {
+  return scale_dtype_parse(t, out) ? bad(c, SCALE_ERR_PARSE, "expected a dtype", col, t)
+                                   : SCALE_OK;
+}
+
+static scale_status parse_row(const cursor *c, char **f, scale_serve_row *r) {
+  scale_status st;
+  memset(r, 0, sizeof *r);
+  if ((st = text(c, "id", f[0], r->id, sizeof r->id)) ||
+      (st = text(c, "group", f[1], r->group, sizeof r->group)) ||
+      (st = text(c, "model", f[2], r->model, sizeof r->model)) ||
+      (st = text(c, "hardware", f[3], r->hardware, sizeof r->hardware)) ||
+      (st = number(c, "chips", f[4], 1, 1e6, true, &r->chips)) ||
+      (st = number(c, "tp", f[5], 1, 1024, true, &r->tp)) ||
+      (st = dtype(c, "weights", f[6], &r->weight_dtype)) ||
+      (st = dtype(c, "kv", f[7], &r->kv_dtype)) ||
+      (st = dtype(c, "compute", f[8], &r->compute_dtype)) ||
+      (st = number(c, "isl", f[9], 1, 1e7, true, &r->isl)) ||
+      (st = number(c, "osl", f[10], 1, 1e7, true, &r->osl)) ||
+      (st = number(c, "requests", f[11], 1, 1e6, true, &r->requests)) ||
+      (st = number(c, "max_batch", f[12], 1, 1e6, true, &r->max_batch)) ||
+      (st = number(c, "step_tokens", f[13], 1, 1e7, true, &r->step_tokens)) ||
+      (st = number(c, "block", f[14], 1, 1e5, true, &r->block_tokens)) ||
+      (st = number(c, "kv_mem_frac", f[15], 0.01, 1, false, &r->kv_mem_frac)) ||
+      (st = number(c, "measured", f[17], 1e-12, 1e15, false, &r->measured)) ||
+      (st = text(c, "source", f[18], r->source, sizeof r->source)))
+    return st;
+  if (strcmp(f[16], "output_tokens_per_s") != 0)
+    return bad(c, SCALE_ERR_PARSE, "expected output_tokens_per_s", "metric", f[16]);
+  r->metric = SCALE_SERVE_METRIC_OUTPUT_TOKENS_PER_S;
+  if (fmod(r->chips, r->tp) != 0.0)
+    return scale_diag_set(c->diag, SCALE_ERR_INVALID, c->file, c->line,
+                          "tp %g does not divide chips %g", r->tp, r->chips);
+  if (r->step_tokens < r->max_batch)
+    return scale_diag_set(c->diag, SCALE_ERR_RANGE, c->file, c->line,
+                          "step_tokens %g is below max_batch %g", r->step_tokens, r->max_batch);
+  snprintf(r->file, sizeof r->file, "%s", c->file);
+  r->line = c->line;
+  return SCALE_OK;
+}
+
+static scale_status load_file(const char *path, const char *name, scale_serve_row *rows, int cap,
+                              int *n, scale_diag *diag) {
+  FILE *fp = fopen(path, "r");
+  if (!fp) return scale_diag_set(diag, SCALE_ERR_IO, path, 0, "cannot open");
+  char line[2048];
+  char *f[N_COLUMNS];
+  cursor c = {name, 0, diag};
+  bool header = false;
+  scale_status st = SCALE_OK;
+  while (!st && fgets(line, sizeof line, fp)) {
+    c.line++;
+    size_t len = strlen(line);
+    if (len == sizeof line - 1 && line[len - 1] != '\n') {
+      st = scale_diag_set(diag, SCALE_ERR_PARSE, name, c.line, "line too long");
+      break;
+    }
+    while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = '\0';
+    if (len == 0 || line[0] == '#') continue;
+    int k = split_tabs(line, f);
+    if (k != N_COLUMNS) {
+      st = scale_diag_set(diag, SCALE_ERR_PARSE, name, c.line, "expected %d tab-separated "
+                          "fields, got %d", N_COLUMNS, k);
+      break;
+    }
+    if (!header) {
+      for (int i = 0; i < N_COLUMNS && !st; i++)
+        if (strcmp(f[i], columns[i]) != 0)
+          st = scale_diag_set(diag, SCALE_ERR_PARSE, name, c.line,
+                              "header column %d must be '%s', got '%.40s'", i + 1, columns[i],
+                              f[i]);
+      header = true;
+      continue;
+    }
+    if (*n >= cap) {
+      st = scale_diag_set(diag, SCALE_ERR_RANGE, name, c.line, "more than %d serving rows", cap);
+      break;
+    }
+    st = parse_row(&c, f, &rows[*n]);
+    for (int j = 0; !st && j < *n; j++)
+      if (strcmp(rows[j].id, rows[*n].id) == 0)
+        st = scale_diag_set(diag, SCALE_ERR_DUPLICATE_KEY, name, c.line, "id '%s' seen before",
+                            rows[j].id);
+    if (!st) (*n)++;
+  }
+  fclose(fp);
+  return st;
+}
+
+static int compare_names(const void *a, const void *b) {
+  return strcmp((const char *)a, (const char *)b);
+}
+
+scale_status scale_serve_rows_load_dir(const char *dir, scale_serve_row *rows, int cap, int *n,
+                                       scale_diag *diag) {
+  *n = 0;
+  DIR *d = opendir(dir);
+  if (!d) return scale_diag_set(diag, SCALE_ERR_IO, dir, 0, "cannot read the folder");
+  static const int files_max = 64;
+  char names[64][SCALE_NAME_MAX];
+  int k = 0;
+  for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    size_t len = strlen(e->d_name);
+    if (len < 13 || len >= SCALE_NAME_MAX || strncmp(e->d_name, "serving-", 8) != 0 ||
+        strcmp(e->d_name + len - 4, ".tsv") != 0 || k >= files_max)
+      continue;
+    memcpy(names[k++], e->d_name, len + 1);
+  }
+  closedir(d);
+  qsort(names, (size_t)k, sizeof names[0], compare_names);
+  scale_status st = SCALE_OK;
+  for (int i = 0; i < k && !st; i++) {
+    char path[4096 + SCALE_NAME_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+    st = load_file(path, names[i], rows, cap, n, diag);
+  }
+  return st;
+}
+
+/* ---- traces --------------------------------------------------------------------------------- */
+
+/* Consecutive steps with the same token counts, merged: their KV and attention work summed. */
+typedef struct {
+  double n_decode, n_prefill_tokens; /* per step */
+  double count;                      /* steps */
+  double kv_tokens, ctx_tokens;      /* summed over the steps */
+} run_rec;
+
+typedef struct {
+  run_rec *recs;
+  int n, cap;
+  bool nomem;
+} trace;
+
+/* A unit-duration cost that records the step: an offline run's steps do not depend on time. */
+static double record_step(const scale_serve_step *s, void *ctx) {
+  trace *t = ctx;
+  run_rec *last = t->n ? &t->recs[t->n - 1] : NULL;
+  if (last && last->n_decode == s->n_decode && last->n_prefill_tokens == s->n_prefill_tokens) {
+    last->count += 1.0;
+    last->kv_tokens += s->decode_kv_tokens;
+    last->ctx_tokens += s->prefill_ctx_tokens;
+    return 1.0;
+  }
+  if (t->n == t->cap) {
+    int cap = t->cap ? 2 * t->cap : 256;
+    run_rec *r = realloc(t->recs, (size_t)cap * sizeof *r);
+    if (!r) {
+      t->nomem = true;
+      return NAN; /* stops the run with an error */
+    }
+    t->recs = r;
+    t->cap = cap;
+  }
+  t->recs[t->n++] = (run_rec){s->n_decode, s->n_prefill_tokens, 1.0, s->decode_kv_tokens,
+                              s->prefill_ctx_tokens};
+  return 1.0;
+}
+
+struct scale_serve_set {
+  int n, n_groups;
+  scale_serve_row rows[SCALE_SERVE_ROWS_MAX];
+  int group[SCALE_SERVE_ROWS_MAX];
+  char groups[SCALE_SERVE_GROUPS_MAX][SCALE_NAME_MAX];
+  scale_serve_cost cost[SCALE_SERVE_ROWS_MAX]; /* the row's copy, parameters set per call */
+  trace traces[SCALE_SERVE_ROWS_MAX];
+  double output_tokens[SCALE_SERVE_ROWS_MAX]; /* of the simulated copy */
+  double copies[SCALE_SERVE_ROWS_MAX];
+  double batch[SCALE_SERVE_ROWS_MAX];
+};
+
+void scale_serve_set_free(scale_serve_set *set) {
+  if (!set) return;
+  for (int i = 0; i < set->n; i++) free(set->traces[i].recs);
+  free(set);
+}
+
+static int group_of(scale_serve_set *set, const char *name) {
+  for (int g = 0; g < set->n_groups; g++)
+    if (strcmp(set->groups[g], name) == 0) return g;
+  if (set->n_groups == SCALE_SERVE_GROUPS_MAX) return -1;
+  snprintf(set->groups[set->n_groups], SCALE_NAME_MAX, "%s", name);
+  return set->n_groups++;
+}
+
+/* The engine of one copy for row r: its KV blocks from the HBM the weights leave. */
+static scale_serve_config row_engine(const scale_serve_row *r, const scale_serve_cost *cost) {
+  scale_serve_config c = scale_serve_config_default();
+  c.rate_per_s = INFINITY;
+  c.isl.min_tokens = c.isl.max_tokens = r->isl;
+  c.osl.min_tokens = c.osl.max_tokens = r->osl;
+  c.max_batch = r->max_batch;
+  c.max_step_tokens = r->step_tokens;
+  c.block_tokens = r->block_tokens;
+  c.kv_blocks = fmin(floor(cost->kv_capacity_bytes * r->kv_mem_frac /
+                           (r->block_tokens * cost->kv_bytes_per_token)),
+                     4e9);
+  return c;
+}
+
+/* Resolves row i (model, chip, copy) and simulates its offline run once into its trace. */
+static scale_status resolve_row(scale_serve_set *set, int i, scale_diag *diag) {
+  const scale_serve_row *r = &set->rows[i];
+  scale_model m;
+  scale_chip chip;
+  scale_status st;
+  if ((st = scale_model_load(r->model, &m, diag)) || (st = scale_chip_load(r->hardware, &chip, diag)))
+    return st;
+  scale_infer_config ic = scale_infer_config_default(r->tp, 1, r->isl + r->osl);
+  ic.tp = r->tp;
+  ic.weight_dtype = r->weight_dtype;
+  ic.kv_dtype = r->kv_dtype;
+  ic.compute_dtype = r->compute_dtype;
+  double prior[SCALE_SERVE_N_PARAMS];
+  for (int k = 0; k < SCALE_SERVE_N_PARAMS; k++) prior[k] = param_info[k].prior;
+  if ((st = scale_serve_cost_of(&m, &chip, &ic, prior, &set->cost[i], diag))) return st;
+  scale_serve_config c = row_engine(r, &set->cost[i]);
+  c.n_requests = r->requests / (r->chips / r->tp); /* each copy takes its share */
+  c.n_requests = fmax(1.0, floor(c.n_requests));
+  c.cost = record_step;
+  c.cost_ctx = &set->traces[i];
+  scale_serve *sim = NULL;
+  scale_serve_result res;
+  if ((st = scale_serve_new(&c, &sim, diag))) return st;
+  st = scale_serve_run(sim, &res, diag);
+  scale_serve_free(sim);
+  if (set->traces[i].nomem) return scale_diag_set(diag, SCALE_ERR_NOMEM, "", 0, "out of memory");
+  if (st) return st;
+  set->output_tokens[i] = res.output_tokens;
+  set->copies[i] = r->chips / r->tp;
+  set->batch[i] = res.steady_batch;
+  return SCALE_OK;
+}
+
+scale_status scale_serve_set_load(const char *dir, scale_serve_set **out, scale_diag *diag) {
+  *out = NULL;
+  scale_serve_set *set = calloc(1, sizeof *set);
+  if (!set) return scale_diag_set(diag, SCALE_ERR_NOMEM, "", 0, "out of memory");
+  scale_status st = scale_serve_rows_load_dir(dir, set->rows, SCALE_SERVE_ROWS_MAX, &set->n, diag);
+  for (int i = 0; !st && i < set->n; i++) {
+    set->group[i] = group_of(set, set->rows[i].group);
+    if (set->group[i] < 0)
+      st = scale_diag_set(diag, SCALE_ERR_RANGE, set->rows[i].file, set->rows[i].line,
+                          "more than %d serving groups", SCALE_SERVE_GROUPS_MAX);
+    else
+      st = resolve_row(set, i, diag);
+    if (st && diag && diag->line == 0) { /* name the row a library error came from */
+      char msg[sizeof diag->message];
+      snprintf(msg, sizeof msg, "row %.15s: %.200s", set->rows[i].id, diag->message);
+      scale_diag_set(diag, st, set->rows[i].file, set->rows[i].line, "%s", msg);
+    }
+  }
+  if (!st && set->n == 0) st = scale_diag_set(diag, SCALE_ERR_NOT_FOUND, dir, 0, "no serving rows");
+  if (st) {
+    scale_serve_set_free(set);
+    return st;
+  }
+  *out = set;
+  return SCALE_OK;
+}
+
+int scale_serve_set_rows(const scale_serve_set *set) { return set ? set->n : 0; }
+int scale_serve_set_groups(const scale_serve_set *set) { return set ? set->n_groups : 0; }
+const scale_serve_row *scale_serve_set_row(const scale_serve_set *set, int i) {
+  return set && i >= 0 && i < set->n ? &set->rows[i] : NULL;
+}
+int scale_serve_set_row_group(const scale_serve_set *set, int i) {
+  return set && i >= 0 && i < set->n ? set->group[i] : -1;
+}
+const char *scale_serve_set_group_name(const scale_serve_set *set, int g) {
+  return set && g >= 0 && g < set->n_groups ? set->groups[g] : NULL;
+}
+double scale_serve_set_row_batch(const scale_serve_set *set, int i) {
+  return set && i >= 0 && i < set->n ? set->batch[i] : (double)NAN;
+}
+
+/* ---- predictions and the fit ---------------------------------------------------------------- */
+
+double scale_serve_set_predict(const scale_serve_set *set, int i,
+                               const double p[SCALE_SERVE_N_PARAMS], scale_serve_parts *parts) {
+  if (!set || i < 0 || i >= set->n || !p) return NAN;
+  scale_serve_cost c = set->cost[i];
+  memcpy(c.p, p, sizeof c.p);
+  scale_serve_parts sum = {0, 0, 0, 0, 0, false};
+  double gemm_s = 0.0;
+  const trace *t = &set->traces[i];
+  for (int k = 0; k < t->n; k++) {
+    const run_rec *r = &t->recs[k];
+    scale_serve_parts q = parts_of_tokens(&c, r->n_decode + r->n_prefill_tokens);
+    sum.overhead_s += r->count * q.overhead_s;
+    sum.linear_s += r->count * q.linear_s;
+    sum.tp_s += r->count * q.tp_s;
+    if (q.gemm_bound) gemm_s += r->count * q.linear_s;
+    sum.kv_s += kv_s(&c, r->kv_tokens);
+    sum.attn_s += attn_s(&c, r->ctx_tokens);
+  }
+  sum.gemm_bound = gemm_s > 0.5 * sum.linear_s;
+  if (parts) *parts = sum;
+  /* every copy runs the same trace at once */
+  return set->output_tokens[i] * set->copies[i] / parts_sum(&sum);
+}
+
+/* Group-weighted mean square of log(pred / measured), groups other than 'exclude'. */
+static double objective(const scale_serve_set *set, int exclude, const double *p) {
+  double sum[SCALE_SERVE_GROUPS_MAX] = {0}, cnt[SCALE_SERVE_GROUPS_MAX] = {0};
+  for (int i = 0; i < set->n; i++) {
+    if (set->group[i] == exclude) continue;
+    double e = log(scale_serve_set_predict(set, i, p, NULL) / set->rows[i].measured);
+    sum[set->group[i]] += e * e;
+    cnt[set->group[i]] += 1.0;
+  }
+  double total = 0.0, groups = 0.0;
+  for (int g = 0; g < set->n_groups; g++)
+    if (cnt[g] > 0.0) {
+      total += sum[g] / cnt[g];
+      groups += 1.0;
+    }
+  return groups > 0.0 ? total / groups : (double)NAN;
+}
+
+/* Parameter k at position u in [0, 1] of its (log-)range. */
+static double at(int k, double u) {
+  const scale_serve_param_info *d = &param_info[k];
+  double x = d->log_scale ? exp(log(d->lo) + u * (log(d->hi) - log(d->lo)))
+                          : d->lo + u * (d->hi - d->lo);
+  return fmin(d->hi, fmax(d->lo, x));
+}
+
+static double pos(int k, double x) {
+  const scale_serve_param_info *d = &param_info[k];
+  return d->log_scale ? (log(x) - log(d->lo)) / (log(d->hi) - log(d->lo))
+                      : (x - d->lo) / (d->hi - d->lo);
+}
+
+/* Golden-section search of parameter k over [0, 1] of its range, the others held. */
+static void golden(const scale_serve_set *set, int exclude, double *p, int k) {
+  const double g = 0.5 * (sqrt(5.0) - 1.0);
+  double a = 0.0, b = 1.0, best_u = pos(k, p[k]), best = objective(set, exclude, p);
+  double c = b - g * (b - a), d = a + g * (b - a);
+  p[k] = at(k, c);
+  double fc = objective(set, exclude, p);
+  p[k] = at(k, d);
+  double fd = objective(set, exclude, p);
+  for (int it = 0; it < 24; it++) { /* 0.618^24: 1e-5 of the range */
+    if (fc < fd) {
+      b = d, d = c, fd = fc;
+      c = b - g * (b - a);
+      p[k] = at(k, c);
+      fc = objective(set, exclude, p);
+    } else {
+      a = c, c = d, fc = fd;
+      d = a + g * (b - a);
+      p[k] = at(k, d);
+      fd = objective(set, exclude, p);
+    }
+  }
+  double u = fc < fd ? c : d, fu = fmin(fc, fd);
+  p[k] = at(k, fu < best ? u : best_u); /* never worse than where it started */
+}
+
+double scale_serve_fit(const scale_serve_set *set, int exclude, double p[SCALE_SERVE_N_PARAMS]) {
+  for (int k = 0; k < SCALE_SERVE_N_PARAMS; k++) p[k] = param_info[k].prior;
+  if (!set) return NAN;
+  double f = objective(set, exclude, p);
+  if (isnan(f)) return NAN;
+  for (int sweep = 0; sweep < 20; sweep++) {
+    for (int k = 0; k < SCALE_SERVE_N_PARAMS; k++) golden(set, exclude, p, k);
+    double f2 = objective(set, exclude, p);
+    bool done = f - f2 < 1e-6 * fmax(f, 1e-12);
+    f = f2;
+    if (done) break;
+  }
+  return sqrt(f);
+}
+
+void scale_serve_loo(const scale_serve_set *set, double *pred) {
+  double p[SCALE_SERVE_N_PARAMS];
+  for (int g = 0; g < set->n_groups; g++) {
+    scale_serve_fit(set, g, p);
+    for (int i = 0; i < set->n; i++)
+      if (set->group[i] == g) pred[i] = scale_serve_set_predict(set, i, p, NULL);
+  }
+}
+
+double scale_serve_mape(const scale_serve_set *set, int g, const double *pred) {
+  double sum = 0.0, n = 0.0;
+  for (int i = 0; set && i < set->n; i++)
+    if (g < 0 || set->group[i] == g) {
+      sum += fabs(pred[i] / set->rows[i].measured - 1.0);
+      n += 1.0;
+    }
+  return n > 0.0 ? sum / n : (double)NAN;
+}
+
+/* ---- writing the fit ------------------------------------------------------------------------ */
+
+/* Reads all of 'path' into a NUL-terminated buffer the caller frees; NULL on failure. */
+static char *read_all(const char *path) {
+  FILE *fp = fopen(path, "rb");
+  if (!fp) return NULL;
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap);
+  for (size_t got; buf && (got = fread(buf + n, 1, cap - n - 1, fp)) > 0;) {
+    n += got;
+    if (n + 1 == cap) {
+      char *b = realloc(buf, cap * 2);
+      if (!b) free(buf);
+      buf = b;
+      cap *= 2;
+    }
+  }
+  fclose(fp);
+  if (buf) buf[n] = '\0';
+  return buf;
+}
+
+/* Removes the [serve] section (its header line up to the next section) from 'text' in place,
+ * and the blank lines it leaves at the end. */
+static void strip_serve(char *text) {
+  bool in_serve = false;
+  char *w = text;
+  for (const char *line = text; *line;) {
+    const char *nl = strchr(line, '\n');
+    size_t len = nl ? (size_t)(nl - line) + 1 : strlen(line);
+    if (line[0] == '[') in_serve = strncmp(line, "[serve]", 7) == 0;
+    if (!in_serve) {
+      memmove(w, line, len);
+      w += len;
+    }
+    line += len;
+  }
+  while (w > text && (w[-1] == '\n' || w[-1] == ' ')) w--;
+  *w = '\0';
+}
+
+static void write_serve(FILE *fp, const double *p, const scale_serve_set *set, double rms_log,
+                        double loo_mape) {
+  fprintf(fp, "[serve]\n"
+              "; The calibrated serving step cost (include/scale/servecal.h), written by\n"
+              "; `scale calibrate --serving`: do not edit by hand (tests/lib/test_servecal.c\n"
+              "; checks that a fresh fit reproduces it). One fit for every chip with serving\n"
+              "; rows: golden-section coordinate descent on the group-weighted mean of\n"
+              "; log(predicted / measured)^2 over measurements/serving-*.tsv, %d rows in %d\n"
+              "; groups, RMS log error %.4f, leave-one-group-out MAPE %.1f%%. Groups:\n",
+          set->n, set->n_groups, rms_log, 100.0 * loo_mape);
+  for (int g = 0; g < set->n_groups; g++) fprintf(fp, ";   %s\n", set->groups[g]);
+  for (int k = 0; k < SCALE_SERVE_N_PARAMS; k++) {
+    const scale_serve_param_info *d = &param_info[k];
+    fprintf(fp, "; %s\n; range [%g, %g] %s, prior %g\n%s = %.6g\n", d->meaning, d->lo, d->hi,
+            d->unit, d->prior, d->key, p[k]);
+  }
+}
+
+scale_status scale_serve_write_hardware(const char *src, const char *dst,
+                                        const double p[SCALE_SERVE_N_PARAMS],
+                                        const scale_serve_set *set, double rms_log,
+                                        double loo_mape, scale_diag *diag) {
+  char *text = read_all(src);
+  if (!text) return scale_diag_set(diag, SCALE_ERR_IO, src, 0, "cannot read");
+  FILE *fp = fopen(dst, "wb");
+  if (!fp) {
+    free(text);
+    return scale_diag_set(diag, SCALE_ERR_IO, dst, 0, "cannot write");
+  }
+  strip_serve(text);
+  fprintf(fp, "%s\n\n", text);
+  write_serve(fp, p, set, rms_log, loo_mape);
+  free(text);
+  return fclose(fp) == 0 ? SCALE_OK : scale_diag_set(diag, SCALE_ERR_IO, dst, 0, "write failed");
+}
