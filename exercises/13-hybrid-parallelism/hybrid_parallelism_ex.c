@@ -96,3 +96,52 @@ double ex_hybrid_parallelism_first_split(int is_mamba, double activation_bytes,
   (void)is_mamba; (void)activation_bytes; (void)model_state_bytes;
   return NAN;
 }
+
+/* Decision exercises: every field 0 is the "none" layout (not a layout: it scores nothing). */
+
+ex_hybrid_layout ex_hybrid_parallelism_layout_transformer(double n_params,
+                                                          double weight_grad_bytes_per_param,
+                                                          double optimizer_bytes_per_param,
+                                                          double activation_bytes,
+                                                          double hbm_bytes, int64_t n_tp_units,
+                                                          int64_t n_chips) {
+  (void)n_params; (void)weight_grad_bytes_per_param; (void)optimizer_bytes_per_param;
+  (void)activation_bytes; (void)hbm_bytes; (void)n_tp_units; (void)n_chips;
+  ex_hybrid_layout none = {0, 0, 0, 0};
+  return none;
+}
+
+ex_hybrid_layout ex_hybrid_parallelism_layout_long_context(double n_params,
+                                                           double weight_grad_bytes_per_param,
+                                                           double optimizer_bytes_per_param,
+                                                           double activation_bytes,
+                                                           double hbm_bytes, int64_t n_tp_units,
+                                                           int64_t n_chips) {
+  (void)n_params; (void)weight_grad_bytes_per_param; (void)optimizer_bytes_per_param;
+  (void)activation_bytes; (void)hbm_bytes; (void)n_tp_units; (void)n_chips;
+  ex_hybrid_layout none = {0, 0, 0, 0};
+  return none;
+}
+
+ex_hybrid_layout ex_hybrid_parallelism_layout_mamba(double n_params,
+                                                    double weight_grad_bytes_per_param,
+                                                    double optimizer_bytes_per_param,
+                                                    double activation_bytes, double hbm_bytes,
+                                                    int64_t n_tp_units, int64_t n_chips) {
+  (void)n_params; (void)weight_grad_bytes_per_param; (void)optimizer_bytes_per_param;
+  (void)activation_bytes; (void)hbm_bytes; (void)n_tp_units; (void)n_chips;
+  ex_hybrid_layout none = {0, 0, 0, 0};
+  return none;
+}
+
+ex_hybrid_layout ex_hybrid_parallelism_layout_mamba_long(double n_params,
+                                                         double weight_grad_bytes_per_param,
+                                                         double optimizer_bytes_per_param,
+                                                         double activation_bytes,
+                                                         double hbm_bytes, int64_t n_tp_units,
+                                                         int64_t n_chips) {
+  (void)n_params; (void)weight_grad_bytes_per_param; (void)optimizer_bytes_per_param;
+  (void)activation_bytes; (void)hbm_bytes; (void)n_tp_units; (void)n_chips;
+  ex_hybrid_layout none = {0, 0, 0, 0};
+  return none;
+}

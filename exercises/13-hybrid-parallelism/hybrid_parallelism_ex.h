@@ -211,4 +211,94 @@ double ex_hybrid_parallelism_guide_tp_degree(double n_params, double weight_grad
 double ex_hybrid_parallelism_first_split(int is_mamba, double activation_bytes,
                                          double model_state_bytes);
 
+/* ---- decision exercises: a layout ------------------------------------------------------------ */
+
+/* The layouts below are graded by the library's predicted step time (hybrid.h and step.h, the
+ * calibrated step model of the 910B, micro-batch 1, 1F1B, ZeRO-1, SP with TP; memory by
+ * scale_hybrid_memory_per_device against the NPU's HBM) of the paper's workload: 8 Ascend 910B,
+ * 4,194,304 tokens per step. Your layout earns best / yours of the best feasible layout's step
+ * time (full credit from 98%), nothing if it does not fit or is not one of the allowed ones.
+ *
+ * Allowed: dp, pp, tp, cp powers of two whose product is n_chips, tp dividing n_tp_units (the
+ * KV heads of a transformer, the B/C groups of Mamba-2). When no layout fits, or an argument is
+ * outside the Domain, return every field 0 (the "none" layout).
+ *
+ * Memory per device you may use to decide (the chapter's simple model, 1F1B keeping one
+ * microbatch of the whole depth on the first stage, ZeRO-1 over the dp x cp replicas, TP with
+ * SP and CP each splitting the activations):
+ *   M = n_params / (tp pp) (weight_grad_bytes_per_param + optimizer_bytes_per_param / (dp cp))
+ *       + activation_bytes / (tp cp).
+ * What a split costs is the chapter's lesson ("The design guide as inequalities" and the grid
+ * against the step model): DP costs least, then PP (the bubble), CP (the ring, hidden on long
+ * blocks), and TP most (its AllReduces are on the critical path); split only as much as memory
+ * needs. The include guard of the type lets the grader read this header twice. */
+#ifndef SCALE_EX_HYBRID_LAYOUT_DEFINED
+#define SCALE_EX_HYBRID_LAYOUT_DEFINED
+/** A 4D layout: degrees of data, pipeline, tensor and context parallelism. */
+typedef struct {
+  int64_t dp, pp, tp, cp;
+} ex_hybrid_layout;
+#endif
+
+/** The layout of a transformer at 4K tokens (a decision).
+ *
+ * Question: LLaMA 2 7B (6,738,415,616 parameters, 18.25e9 bytes of activations, 32 KV heads),
+ * LLaMA 3 8B, Llama 3.2 1B and LLaMA 2 13B at 4K, on 8 NPUs of 60e9 bytes, 6 + 12 bytes per
+ * parameter; and LLaMA 2 70B, which does not fit.
+ * Units:  n_params [params], bytes per param [byte], activation_bytes (one microbatch, whole
+ *         depth) and hbm_bytes [byte], counts -> a layout.
+ * Domain: bytes > 0, n_tp_units >= 1, n_chips >= 1 a power of two; the none layout otherwise.
+ * Paper:  section 6.2 (LLaMA: PP 2 x DP 4), section 7.
+ */
+ex_hybrid_layout ex_hybrid_parallelism_layout_transformer(double n_params,
+                                                          double weight_grad_bytes_per_param,
+                                                          double optimizer_bytes_per_param,
+                                                          double activation_bytes,
+                                                          double hbm_bytes, int64_t n_tp_units,
+                                                          int64_t n_chips);
+
+/** The layout of a transformer at 32K tokens (a decision): activations grow eightfold, so
+ * splits that cut them (CP, TP) come into play.
+ *
+ * Question: LLaMA 2 7B (146e9 bytes of activations at 32K), LLaMA 3 8B, Llama 3.2 1B and
+ * LLaMA 2 13B at 32K on 8 NPUs; LLaMA 2 70B does not fit.
+ * Units, Domain: as layout_transformer.
+ * Paper:  section 4.2 (CP for long sequences), rule 15.
+ */
+ex_hybrid_layout ex_hybrid_parallelism_layout_long_context(double n_params,
+                                                           double weight_grad_bytes_per_param,
+                                                           double optimizer_bytes_per_param,
+                                                           double activation_bytes,
+                                                           double hbm_bytes, int64_t n_tp_units,
+                                                           int64_t n_chips);
+
+/** The layout of a Mamba-2 model at 4K tokens (a decision); n_tp_units is its number of B/C
+ * groups.
+ *
+ * Question: the paper's Mamba-7B (4.517e9 parameters, 28.2e9 bytes of activations, 8 groups)
+ * and Mamba-1B at 4K on 8 NPUs.
+ * Units, Domain: as layout_transformer.
+ * Paper:  section 6.3 (the paper measured TP 2 best; the library's step model prices TP's
+ *         AllReduce on the critical path and disagrees: the chapter's grid).
+ */
+ex_hybrid_layout ex_hybrid_parallelism_layout_mamba(double n_params,
+                                                    double weight_grad_bytes_per_param,
+                                                    double optimizer_bytes_per_param,
+                                                    double activation_bytes, double hbm_bytes,
+                                                    int64_t n_tp_units, int64_t n_chips);
+
+/** The layout of Mamba-7B at 32K tokens on 8 NPUs (a decision), and of Mamba-1B; Mamba-7B at
+ * 128K does not fit.
+ *
+ * Question: Mamba-7B at 32K (225.8e9 bytes of activations, 8 groups).
+ * Units, Domain: as layout_transformer.
+ * Paper:  sections 6.3.3 and 7 (CP for Mamba only when nothing else fits).
+ */
+ex_hybrid_layout ex_hybrid_parallelism_layout_mamba_long(double n_params,
+                                                         double weight_grad_bytes_per_param,
+                                                         double optimizer_bytes_per_param,
+                                                         double activation_bytes,
+                                                         double hbm_bytes, int64_t n_tp_units,
+                                                         int64_t n_chips);
+
 #endif

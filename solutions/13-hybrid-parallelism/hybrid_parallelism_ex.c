@@ -160,3 +160,74 @@ double ex_hybrid_parallelism_first_split(int is_mamba, double activation_bytes,
   if (is_mamba) return 2.0;
   return activation_bytes > model_state_bytes ? 3.0 : 1.0;
 }
+
+/* ---- decision exercises: a layout ------------------------------------------------------------ */
+
+/* The chapter's memory per device of (dp, pp, tp, cp): model state split by tp pp with the
+ * optimizer also sharded over the dp x cp replicas (ZeRO-1); 1F1B's first stage keeps one
+ * microbatch of the whole depth, which TP (with SP) and CP split. */
+static double layout_bytes(double n_params, double wg, double opt, double act, double dp,
+                           double pp, double tp, double cp) {
+  return n_params / (tp * pp) * (wg + opt / (dp * cp)) + act / (tp * cp);
+}
+
+/* The cheapest layout that fits: splits cost DP < PP < CP < TP (TP's AllReduces sit on the
+ * critical path, CP's ring hides only on long blocks, PP pays a bubble), so the least TP,
+ * then the least CP, then the least PP; DP takes the rest. None (all 0) when nothing fits. */
+static ex_hybrid_layout cheapest_fit(double n_params, double wg, double opt, double act,
+                                     double hbm, int64_t n_tp_units, int64_t n_chips) {
+  ex_hybrid_layout none = {0, 0, 0, 0};
+  if (!pos(n_params) || !pos(wg) || !size_ok(opt) || !size_ok(act) || !pos(hbm) ||
+      n_tp_units < 1 || n_chips < 1 || n_chips > (1 << 20) || (n_chips & (n_chips - 1)) != 0)
+    return none;
+  double n = (double)n_chips;
+  for (int64_t tp = 1; tp <= n_chips; tp *= 2) {
+    if (n_tp_units % tp != 0) continue;
+    for (int64_t cp = 1; tp * cp <= n_chips; cp *= 2)
+      for (int64_t pp = 1; tp * cp * pp <= n_chips; pp *= 2) {
+        double dp = n / (double)(tp * cp * pp);
+        if (layout_bytes(n_params, wg, opt, act, dp, (double)pp, (double)tp, (double)cp) <= hbm)
+          return (ex_hybrid_layout){(int64_t)dp, pp, tp, cp};
+      }
+  }
+  return none;
+}
+
+ex_hybrid_layout ex_hybrid_parallelism_layout_transformer(double n_params,
+                                                          double weight_grad_bytes_per_param,
+                                                          double optimizer_bytes_per_param,
+                                                          double activation_bytes,
+                                                          double hbm_bytes, int64_t n_tp_units,
+                                                          int64_t n_chips) {
+  return cheapest_fit(n_params, weight_grad_bytes_per_param, optimizer_bytes_per_param,
+                      activation_bytes, hbm_bytes, n_tp_units, n_chips);
+}
+
+ex_hybrid_layout ex_hybrid_parallelism_layout_long_context(double n_params,
+                                                           double weight_grad_bytes_per_param,
+                                                           double optimizer_bytes_per_param,
+                                                           double activation_bytes,
+                                                           double hbm_bytes, int64_t n_tp_units,
+                                                           int64_t n_chips) {
+  return cheapest_fit(n_params, weight_grad_bytes_per_param, optimizer_bytes_per_param,
+                      activation_bytes, hbm_bytes, n_tp_units, n_chips);
+}
+
+ex_hybrid_layout ex_hybrid_parallelism_layout_mamba(double n_params,
+                                                    double weight_grad_bytes_per_param,
+                                                    double optimizer_bytes_per_param,
+                                                    double activation_bytes, double hbm_bytes,
+                                                    int64_t n_tp_units, int64_t n_chips) {
+  return cheapest_fit(n_params, weight_grad_bytes_per_param, optimizer_bytes_per_param,
+                      activation_bytes, hbm_bytes, n_tp_units, n_chips);
+}
+
+ex_hybrid_layout ex_hybrid_parallelism_layout_mamba_long(double n_params,
+                                                         double weight_grad_bytes_per_param,
+                                                         double optimizer_bytes_per_param,
+                                                         double activation_bytes,
+                                                         double hbm_bytes, int64_t n_tp_units,
+                                                         int64_t n_chips) {
+  return cheapest_fit(n_params, weight_grad_bytes_per_param, optimizer_bytes_per_param,
+                      activation_bytes, hbm_bytes, n_tp_units, n_chips);
+}

@@ -343,6 +343,23 @@ static bool report_line(char *text, const char *id, char **verdict, char **parts
   return false;
 }
 
+/* The points of a failed case from its parts (grading_channel.h): the value part when only
+ * domain checks fail (rubric "V+D"); a decision's "credit=X" (0 <= X < 1, the ratio of the best
+ * choice's cost to the student's) earns X of the value part, and the domain part with it when
+ * X > 0 and the domain checks pass. Anything else, or a malformed credit, earns nothing. */
+static double partial_score(const scale_grade_row *row, const char *parts) {
+  double value_points = row->points - row->domain_points;
+  if (strcmp(parts, "value=ok domain=fail") == 0) return value_points;
+  const char *credit = strstr(parts, "credit=");
+  if (!credit) return 0.0;
+  char *end = NULL;
+  double x = strtod(credit + strlen("credit="), &end);
+  if (end == credit + strlen("credit=") || !(x >= 0.0 && x <= 1.0)) return 0.0;
+  double score = x * value_points;
+  if (x > 0.0 && strstr(parts, "domain=ok")) score += row->domain_points;
+  return score;
+}
+
 /* The verdict of 'row' from the checker's report and the server's end. */
 static void decide(scale_grade_row *row, char *report, const sandbox_result *server,
                    double timeout_s) {
@@ -369,9 +386,7 @@ static void decide(scale_grade_row *row, char *report, const sandbox_result *ser
                 : "");
   if (!call[0]) {
     set_row(row, strcmp(verdict, "fail") == 0 ? SCALE_GRADE_FAIL : SCALE_GRADE_CRASH, message);
-    /* Partial credit: the value checks pass and only domain checks fail (rubric "V+D"). */
-    if (strcmp(verdict, "fail") == 0 && strcmp(parts, "value=ok domain=fail") == 0)
-      row->score = row->points - row->domain_points;
+    if (strcmp(verdict, "fail") == 0) row->score = partial_score(row, parts);
   } else if (server->timed_out) {
     grade_fmt(detail, sizeof detail, "passed its %g s limit during %s", timeout_s, call);
     set_row(row, SCALE_GRADE_TIMEOUT, detail);

@@ -5,7 +5,9 @@
 #            exercises/) gives every exercise FAIL (no OK, CRASH, TIMEOUT or BUILD) and 0;
 #   fixture  grading tests/data/grade/student gives CRASH (with the signal), TIMEOUT, OK, FAIL
 #            and a partial FAIL (value part only) in 01-rooflines, BUILD with the compiler's error in 02-tpus (does not compile) and
-#            BUILD in 03-sharding (missing); the JSON and JUnit reports agree;
+#            BUILD in 03-sharding (missing); the JSON and JUnit reports agree; and
+#            tests/data/grade/decision: decision exercises earn credit by ratio, nothing for
+#            a reply that is not a layout (huge or negative degrees);
 #   class    grading the class tests/data/grade/class (alice: solutions/; bob: a segfault and an
 #            endless loop in 01-rooflines; carol: 02-tpus does not compile) with --class on
 #            chapters 01-02 gives exactly expected.csv (scores) and expected-verdicts.tsv (every
@@ -98,6 +100,32 @@ fixture)
   check 'grep -q "<error type=\"TIMEOUT\"" "$tmp/report.xml"' "JUnit has the TIMEOUT"
   check 'grep -q "\"name\": \"rooflines.critical_batch_int8\", \"score\": 2, \"max_score\": 2, \"status\": \"OK\"" "$tmp/report.json"' \
     "JSON row of the OK exercise"
+  # Decision exercises (grading_decision.h): ratio credit, and replies that are not a layout.
+  grade "$root/tests/data/grade/decision" --timeout 5 hybrid_parallelism.layout_transformer \
+    hybrid_parallelism.layout_long_context hybrid_parallelism.layout_mamba \
+    hybrid_parallelism.layout_mamba_long
+  check '[ "$rc" -eq 0 ]' "decision fixture: exit status $rc: $(cat "$tmp/err")"
+  # Huge and negative degrees: no credit, and the message says the choice is not allowed.
+  check 'grep -q "^  FAIL *0/3 *hybrid_parallelism.layout_transformer: credit 0%.*(dp 9223372036854775807 x pp -9223372036854775808) is not one of the 20 allowed" "$tmp/out"' \
+    "huge degrees earn 0: $(grep layout_transformer "$tmp/out")"
+  check 'grep -q "^  FAIL *0/3 *hybrid_parallelism.layout_long_context: credit 0%.*(dp -8 x pp -1) is not one" "$tmp/out"' \
+    "negative degrees earn 0: $(grep layout_long_context "$tmp/out")"
+  # The design guide's TP 2 x DP 4 for Mamba-7B at 4K against the step model's PP 2 x DP 4
+  # (124.9 s / 164.6 s = 0.759), DP 8 for Mamba-1B (1): credit 0.879 of 2.25, plus the domain
+  # 0.75 = 2.728 (hand: 2.25 x (0.759 + 1) / 2 + 0.75).
+  check 'awk "/layout_mamba: credit/ {split(\$2, p, \"/\"); exit !(p[1] > 2.72 && p[1] < 2.735)}" "$tmp/out"' \
+    "ratio credit of the guide's Mamba layouts: $(grep "layout_mamba:" "$tmp/out")"
+  check 'grep -q "your dp 4 x tp 2: 164.6 s.*best dp 4 x pp 2: 124.9 s.*76% credit" "$tmp/out"' \
+    "the message explains the gap: $(grep "layout_mamba:" "$tmp/out")"
+  # TP 8 for Mamba-7B at 32K (161.4 s / 181.8 s = 0.888) and DP 8 for Mamba-1B: 2.25 x 0.944 =
+  # 2.124, without the domain part (it answers a layout where none fits).
+  check 'awk "/layout_mamba_long: credit/ {split(\$2, p, \"/\"); exit !(p[1] > 2.12 && p[1] < 2.13)}" "$tmp/out"' \
+    "ratio credit without the domain part: $(grep "layout_mamba_long:" "$tmp/out")"
+  check 'grep -q "layout_mamba_long.*domain check: .*expected the none layout" "$tmp/out"' \
+    "the lost domain part is named: $(grep "layout_mamba_long:" "$tmp/out")"
+  check 'grep -q "\"name\": \"hybrid_parallelism.layout_mamba\", \"score\": 2.72" "$tmp/report.json"' \
+    "JSON carries the fractional score: $(grep layout_mamba\" "$tmp/report.json")"
+  check 'grep -qx "total 4.85175/12 .*" "$tmp/out"' "decision fixture total: $(tail -1 "$tmp/out")"
   # Selecting one exercise grades only it.
   # Selecting one exercise grades only it; options may follow the ids.
   grade "$fixture" rooflines.critical_batch_int8 --timeout 1

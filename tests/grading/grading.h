@@ -56,6 +56,10 @@ static inline void grade_vcheck(double got, double expected, double rtol, const 
 void grading_case_begin(void);
 void grading_case_failed(int domain, const char *message);
 void grading_case_end(void);
+/* A decision case (grading_decision.h) earns 'credit' in [0, 1] of its value part; below 1 the
+ * case fails with 'message' and `scale grade` gives that fraction of the value points (the
+ * report's parts carry "credit=X"). */
+void grading_case_credit(double credit, const char *message);
 
 static inline void grade_vcheck(double got, double expected, double rtol, const char *unit,
                                 const char *source, const char *call_fmt, va_list args) {

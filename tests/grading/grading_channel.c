@@ -116,8 +116,10 @@ static void server_fate(char *out, size_t size) {
     snprintf(out, size, ": it exited with status %d before returning", WEXITSTATUS(status));
 }
 
-double grading_call(uint32_t fn, const char *name, const char *arg_kinds, const grading_value *args,
-                    uint32_t n_args) {
+/* Sends the call and reads a reply that answers it (nonce, sequence, function) and carries
+ * 'n_choice' fields (0 for a double); anything else fails the case. */
+static grading_reply exchange(uint32_t fn, const char *name, const char *arg_kinds,
+                              const grading_value *args, uint32_t n_args, uint32_t n_choice) {
   open_channel();
   grading_request request;
   memset(&request, 0, sizeof request);
@@ -141,7 +143,26 @@ double grading_call(uint32_t fn, const char *name, const char *arg_kinds, const 
                  "grading channel)",
                  GRADING_BAD_REPLY, call);
   }
-  return reply.value;
+  if (reply.n_choice != n_choice) {
+    describe(call, sizeof call, name, arg_kinds, args, n_args);
+    ck_abort_msg("%s during %s: %u fields where the contract has %u (the exercise wrote to "
+                 "the grading channel)",
+                 GRADING_BAD_REPLY, call, (unsigned)reply.n_choice, (unsigned)n_choice);
+  }
+  return reply;
+}
+
+double grading_call(uint32_t fn, const char *name, const char *arg_kinds, const grading_value *args,
+                    uint32_t n_args) {
+  return exchange(fn, name, arg_kinds, args, n_args, 0).value;
+}
+
+void grading_call_choice(uint32_t fn, const char *name, const char *arg_kinds,
+                         const grading_value *args, uint32_t n_args, int64_t *choice,
+                         uint32_t n_choice) {
+  if (n_choice > GRADING_MAX_CHOICE) ck_abort_msg("grading: %s has too many fields", name);
+  grading_reply reply = exchange(fn, name, arg_kinds, args, n_args, n_choice);
+  memcpy(choice, reply.choice, n_choice * sizeof *choice);
 }
 
 void grading_report(void *runner_ptr, int fd) {

@@ -26,6 +26,9 @@
 #include <stdint.h>
 
 #define GRADING_MAX_ARGS 16
+/** Most int64 fields a decision exercise may return (a struct of int64_t fields: a layout's
+ * degrees, a strategy's number). */
+#define GRADING_MAX_CHOICE 16
 
 /** Text that starts a failure message when the server gave no reply (scale grade looks for it
  * and names what happened to the server: exit, signal or timeout). */
@@ -49,19 +52,28 @@ typedef struct {
   grading_value args[GRADING_MAX_ARGS];
 } grading_request;
 
-/** Its answer, server -> checker. */
+/** Its answer, server -> checker: one size for every function. A function returning a double
+ * answers 'value' with n_choice 0; a decision exercise (a struct of int64_t fields) answers its
+ * fields in choice[0..n_choice), n_choice being the struct's field count. The checker accepts
+ * nothing else: a count that is not the contract's is a bad reply. */
 typedef struct {
   uint64_t nonce;
   uint32_t seq;
   uint32_t fn;
   double value;
+  uint32_t n_choice;
+  uint32_t pad;
+  int64_t choice[GRADING_MAX_CHOICE];
 } grading_reply;
 
-/** One function of the contract, on the server's side (generated dispatch table). */
+/** One function of the contract, on the server's side (generated dispatch table): 'call' for a
+ * function returning a double, 'choose' (writing n_choice fields) for a decision exercise. */
 typedef struct {
   const char *name;
   uint32_t n_args;
   double (*call)(const grading_value *args);
+  uint32_t n_choice;
+  void (*choose)(const grading_value *args, int64_t *choice);
 } grading_function;
 
 extern const grading_function grading_functions[];
@@ -72,6 +84,13 @@ extern const size_t grading_n_functions;
  * arguments. Used by the generated proxies only. */
 double grading_call(uint32_t fn, const char *name, const char *arg_kinds,
                     const grading_value *args, uint32_t n_args);
+
+/** The checker's side of a decision exercise: as grading_call(), the reply's n_choice fields
+ * into 'choice'; a reply with another count fails the case as a bad reply. Used by the
+ * generated proxies only (the checker validates the values themselves, grading.h). */
+void grading_call_choice(uint32_t fn, const char *name, const char *arg_kinds,
+                         const grading_value *args, uint32_t n_args, int64_t *choice,
+                         uint32_t n_choice);
 
 /** Writes the results of 'runner' (a Check SRunner, after srunner_run_all) to fd 'fd' as one
  * line per test case: "ID<TAB>ok|fail|error<TAB>PARTS<TAB>message", PARTS "value=fail",

@@ -107,9 +107,14 @@ double grading_expected(double reference, const char **source) {
 static struct {
   int value_failed, domain_failed, domain_checks;
   char first_value[1024], first_domain[1024];
+  double credit; /* a decision's ratio credit in [0, 1]; -1: not a decision case */
+  char credit_message[1024];
 } parts;
 
-void grading_case_begin(void) { memset(&parts, 0, sizeof parts); }
+void grading_case_begin(void) {
+  memset(&parts, 0, sizeof parts);
+  parts.credit = -1.0;
+}
 
 void grading_case_failed(int domain, const char *message) {
   int *failed = domain ? &parts.domain_failed : &parts.value_failed;
@@ -117,16 +122,30 @@ void grading_case_failed(int domain, const char *message) {
   if ((*failed)++ == 0) snprintf(first, sizeof parts.first_value, "%s", message);
 }
 
+void grading_case_credit(double credit, const char *message) {
+  parts.credit = credit >= 0.0 && credit <= 1.0 ? credit : 0.0; /* NaN: nothing */
+  snprintf(parts.credit_message, sizeof parts.credit_message, "%s", message);
+}
+
 void grading_case_end(void) {
   if (parts.value_failed)
     ck_abort_msg("%s%s", parts.first_value,
                  parts.domain_failed ? " (and a domain check fails too)" : "");
+  if (parts.credit >= 0.0 && parts.credit < 1.0)
+    ck_abort_msg("%s%s%s", parts.credit_message, parts.domain_failed ? "; domain check: " : "",
+                 parts.domain_failed ? parts.first_domain : "");
   if (parts.domain_failed)
     ck_abort_msg("domain check: %s (the value checks pass)", parts.first_domain);
 }
 
 const char *grading_case_parts(void) {
+  static char text[64];
   if (parts.value_failed) return "value=fail";
+  if (parts.credit >= 0.0 && parts.credit < 1.0) {
+    snprintf(text, sizeof text, "value=fail credit=%.3f domain=%s", parts.credit,
+             parts.domain_failed ? "fail" : "ok");
+    return text;
+  }
   if (parts.domain_failed) return "value=ok domain=fail";
   return "value=ok domain=ok";
 }

@@ -105,7 +105,7 @@ for header in "$root"/exercises/*/*_ex.h; do
   [ -f "$header" ] || continue
   chapter=$(basename "$(dirname "$header")")
   prefix=$(printf '%s' "${chapter#??-}" | tr '-' '_')
-  grep -oE "^[a-z_0-9]+[ *]+ex_[a-z0-9_]+\\(" "$header" | grep -oE 'ex_[a-z0-9_]+' |
+  grep -oE "^[a-z_0-9]+[ *]+ex_[a-z0-9_]+\\(" "$header" | grep -oE 'ex_[a-z0-9_]+\(' | tr -d '(' |
     while read -r fn; do
       id="$prefix.${fn#ex_"$prefix"_}"
       case "$fn" in

@@ -10,7 +10,10 @@
  */
 #include "hybrid_parallelism_ex.h"
 
+#include <string.h>
+
 #include "grading.h"
+#include "grading_decision.h"
 #include "grading_ref_hybrid_parallelism.h"
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
@@ -684,6 +687,255 @@ START_TEST(hybrid_parallelism_first_split) {
 }
 END_TEST
 
+/* ==== decision exercises: a layout on 8 x 910B (grading_decision.h) ========================= */
+
+/* The paper's workload: 8 Ascend 910B of 60e9 bytes, 4,194,304 tokens per step, micro-batch 1;
+ * Megatron's mixed precision: 2 + 4 bytes of bf16 weights and fp32 gradients, 12 of fp32
+ * master weights and Adam moments per parameter. */
+#define LAYOUT_CHIPS 8
+#define LAYOUT_TOKENS 4194304.0
+#define LAYOUT_HBM_BYTES 60e9
+#define LAYOUT_WG_BYTES 6.0
+#define LAYOUT_OPT_BYTES 12.0
+
+/** One instance: a model at a sequence length, and the arguments the student gets (the
+ * library's own figures: checked against it while recording). */
+typedef struct {
+  const char *label;
+  const char *model; /* models/NAME.ini */
+  double seq;        /* tokens */
+  double n_params;   /* scale_transformer_n_params */
+  double act_bytes;  /* scale_hybrid_layer_activation_bytes(model, 1, seq, 1, 1, no SP) x layers */
+  int64_t n_tp_units; /* KV heads of a transformer, B/C groups of Mamba-2 */
+} layout_instance;
+
+static const char *const layout_names[] = {"dp", "pp", "tp", "cp"};
+
+#ifdef GRADING_HAVE_LIBSCALE
+#include "scale/hybrid.h"
+#include "scale/step.h"
+#include "scale/training.h"
+
+/* The chapter's evaluation (chapters/13-hybrid-parallelism, "step model's best"): out[0] the
+ * predicted step time [s] (NaN when the shape forbids the layout or it does not fit), out[1]
+ * memory per device [byte], out[2] the NPU's HBM [byte]. */
+static void lib_layout_eval(const layout_instance *in, const int64_t *l, double out[3]) {
+  static scale_chip npu;
+  static scale_step_params prm;
+  static int have_npu;
+  if (!have_npu) {
+    ck_assert_msg(scale_chip_load("ascend-910b", &npu, NULL) == SCALE_OK &&
+                      scale_step_params_of_chip(&npu, &prm) == SCALE_OK,
+                  "grading: cannot load hardware/ascend-910b.ini and its [step] section");
+    have_npu = 1;
+  }
+  scale_model m;
+  ck_assert_msg(scale_model_load(in->model, &m, NULL) == SCALE_OK, "grading: no model %s",
+                in->model);
+  double dp = (double)l[0], pp = (double)l[1], tp = (double)l[2], cp = (double)l[3];
+  double gbs = LAYOUT_TOKENS / in->seq, heads, units;
+  if (m.arch == SCALE_ARCH_MAMBA2)
+    heads = (double)m.ssm_n_heads, units = (double)m.ssm_n_groups;
+  else
+    heads = (double)m.n_heads, units = (double)m.n_kv_heads;
+  static const scale_precision megatron = {SCALE_DTYPE_BF16, SCALE_DTYPE_FP32, SCALE_DTYPE_FP32,
+                                           2, true};
+  scale_hybrid_layout layout = {dp, pp, tp, cp, 1, tp > 1.0};
+  scale_hybrid_memory mem;
+  scale_hybrid_memory_per_device(
+      &m, &layout, &megatron, 1, in->seq,
+      scale_train_microbatches_in_flight(SCALE_PP_1F1B, pp, gbs / dp, 1), &mem);
+  out[1] = mem.total_bytes;
+  out[2] = npu.hbm_bytes;
+  out[0] = NAN;
+  if (pp > (double)m.n_layers || fmod(gbs, dp) != 0 || fmod(heads, tp) != 0 ||
+      fmod(units, tp) != 0 || !(mem.total_bytes <= npu.hbm_bytes))
+    return;
+  scale_step_job j = {.model = &m, .chip = &npu, .dp = dp, .tp = tp, .pp = pp, .cp = cp,
+                      .ep = 1, .zero = 0, .mbs = 1, .vp = 1,
+                      .recompute = SCALE_RECOMPUTE_NONE, .sp = false,
+                      .attention = SCALE_ATTENTION_FLASH, .tp_overlap = false, .gbs = gbs,
+                      .seq = in->seq, .dtype = SCALE_DTYPE_BF16};
+  if (m.arch == SCALE_ARCH_MAMBA2) {
+    scale_hybrid_mamba2_step r;
+    scale_hybrid_mamba2_step_eval(&j, &prm, &r);
+    out[0] = r.step_s;
+  } else {
+    out[0] = scale_step_time_s(&j, &prm);
+  }
+}
+
+/* While recording: the arguments of the instance are the library's figures. */
+static void lib_layout_args(const layout_instance *in) {
+  scale_model m;
+  ck_assert_msg(scale_model_load(in->model, &m, NULL) == SCALE_OK, "grading: no model %s",
+                in->model);
+  double n_params = scale_transformer_n_params(&m);
+  double act = scale_hybrid_layer_activation_bytes(&m, 1, in->seq, 1, 1, false) * m.n_layers;
+  int64_t units = m.arch == SCALE_ARCH_MAMBA2 ? m.ssm_n_groups : m.n_kv_heads;
+  ck_assert_msg(n_params == in->n_params && act == in->act_bytes && units == in->n_tp_units,
+                "grading: %s: the suite's arguments (%.17g, %.17g, %lld) are not the library's "
+                "(%.17g, %.17g, %lld)",
+                in->label, in->n_params, in->act_bytes, (long long)in->n_tp_units, n_params, act,
+                (long long)units);
+}
+#define LIB_LAYOUT(in, l, k) GRADE_LIB(lib_layout_value(in, l, k))
+static double lib_layout_value(const layout_instance *in, const int64_t *l, int k) {
+  double out[3];
+  lib_layout_eval(in, l, out);
+  return out[k];
+}
+#else
+#define LIB_LAYOUT(in, l, k) GRADE_LIB(0.0)
+static void lib_layout_args(const layout_instance *in) { (void)in; }
+#endif
+
+static void layout_explain(const grade_candidate *c, char *out, size_t size) {
+  snprintf(out, size, "%.3g GB per NPU%s", c->detail[0] / 1e9,
+           c->detail[0] > c->detail[1] ? " > its HBM" : "");
+}
+
+/* The candidates of 'in' (the paper's space: powers of two multiplying to 8, in the chapter's
+ * order) with their stored costs; returns how many. */
+static size_t layout_candidates(const layout_instance *in, grade_candidate *c) {
+  if (grading_recording()) lib_layout_args(in);
+  size_t n = 0;
+  for (int64_t tp = 1; tp <= LAYOUT_CHIPS; tp *= 2)
+    for (int64_t cp = 1; tp * cp <= LAYOUT_CHIPS; cp *= 2)
+      for (int64_t pp = 1; tp * cp * pp <= LAYOUT_CHIPS; pp *= 2) {
+        grade_candidate *k = &c[n++];
+        memset(k, 0, sizeof *k);
+        int64_t l[4] = {LAYOUT_CHIPS / (tp * cp * pp), pp, tp, cp};
+        memcpy(k->fields, l, sizeof l);
+        k->cost = LIB_LAYOUT(in, l, 0);
+        k->detail[0] = LIB_LAYOUT(in, l, 1);
+        k->detail[1] = LIB_LAYOUT(in, l, 2);
+      }
+  return n;
+}
+
+typedef ex_hybrid_layout (*layout_fn)(double, double, double, double, double, int64_t, int64_t);
+
+static int layout_is_none(ex_hybrid_layout l) {
+  return l.dp == 0 && l.pp == 0 && l.tp == 0 && l.cp == 0;
+}
+
+/* Grades 'fn' on 'feasible' instances (ratio credit) and on 'none_case', which the library
+ * says nothing fits, and on arguments outside the Domain (domain checks: the none layout). */
+static void grade_layouts(layout_fn fn, const char *name, const layout_instance *feasible,
+                          size_t n_feasible, const layout_instance *none_case) {
+  grade_credit_sum sum = {0};
+  grade_candidate cands[GRADE_MAX_CANDIDATES];
+  for (size_t i = 0; i < n_feasible; i++) {
+    const layout_instance *in = &feasible[i];
+    size_t n = layout_candidates(in, cands);
+    ex_hybrid_layout got = fn(in->n_params, LAYOUT_WG_BYTES, LAYOUT_OPT_BYTES, in->act_bytes,
+                              LAYOUT_HBM_BYTES, in->n_tp_units, LAYOUT_CHIPS);
+    int64_t fields[4] = {got.dp, got.pp, got.tp, got.cp};
+    char label[160], why[768];
+    snprintf(label, sizeof label, "%s %s on 8 x 910B", name, in->label);
+    grade_decision d = {label, 4, layout_names, "s", layout_explain};
+    grade_credit_add(&sum, grade_decision_credit(&d, cands, n, fields, why, sizeof why), why);
+  }
+  /* Nothing fits (the stored costs say so, or the suite is wrong). */
+  size_t n = layout_candidates(none_case, cands);
+  for (size_t i = 0; i < n; i++)
+    ck_assert_msg(!isfinite(cands[i].cost), "grading: %s: a layout fits", none_case->label);
+  char message[512];
+  ex_hybrid_layout got = fn(none_case->n_params, LAYOUT_WG_BYTES, LAYOUT_OPT_BYTES,
+                            none_case->act_bytes, LAYOUT_HBM_BYTES, none_case->n_tp_units,
+                            LAYOUT_CHIPS);
+  if (!layout_is_none(got)) {
+    snprintf(message, sizeof message,
+             "%s(%s) = dp %lld pp %lld tp %lld cp %lld, expected the none layout (all 0): "
+             "no layout fits",
+             name, none_case->label, (long long)got.dp, (long long)got.pp, (long long)got.tp,
+             (long long)got.cp);
+    grading_case_failed(1, message);
+  }
+  /* Outside the Domain: 6 chips (not a power of two), no HBM, a NaN size, no TP unit. */
+  const layout_instance *in = &feasible[0];
+  ex_hybrid_layout bad[4] = {
+      fn(in->n_params, LAYOUT_WG_BYTES, LAYOUT_OPT_BYTES, in->act_bytes, LAYOUT_HBM_BYTES,
+         in->n_tp_units, 6),
+      fn(in->n_params, LAYOUT_WG_BYTES, LAYOUT_OPT_BYTES, in->act_bytes, 0.0, in->n_tp_units,
+         LAYOUT_CHIPS),
+      fn(NAN, LAYOUT_WG_BYTES, LAYOUT_OPT_BYTES, in->act_bytes, LAYOUT_HBM_BYTES,
+         in->n_tp_units, LAYOUT_CHIPS),
+      fn(in->n_params, LAYOUT_WG_BYTES, LAYOUT_OPT_BYTES, in->act_bytes, LAYOUT_HBM_BYTES, 0,
+         LAYOUT_CHIPS)};
+  static const char *const what[4] = {"n_chips = 6", "hbm_bytes = 0", "n_params = NaN",
+                                      "n_tp_units = 0"};
+  for (int i = 0; i < 4; i++)
+    if (!layout_is_none(bad[i])) {
+      snprintf(message, sizeof message,
+               "%s(%s with %s) = dp %lld pp %lld tp %lld cp %lld, expected the none layout "
+               "(outside the Domain)",
+               name, in->label, what[i], (long long)bad[i].dp, (long long)bad[i].pp,
+               (long long)bad[i].tp, (long long)bad[i].cp);
+      grading_case_failed(1, message);
+    }
+  grade_credit_end(&sum);
+}
+
+/* The arguments: scale_transformer_n_params, activations of one sequence through every layer
+ * (scale_hybrid_layer_activation_bytes x n_layers), KV heads or groups; lib_layout_args checks
+ * them against the library whenever the costs are recorded. */
+static const layout_instance LLAMA2_70B_4K = {"LLaMA 2 70B at 4K", "llama-2-70b", 4096,
+                                              68976648192.0, 91268055040.0, 8};
+static const layout_instance LLAMA2_70B_32K = {"LLaMA 2 70B at 32K", "llama-2-70b", 32768,
+                                               68976648192.0, 730144440320.0, 8};
+static const layout_instance MAMBA7B_128K = {"Mamba-7B at 128K", "mamba-2-7b-amer", 131072,
+                                             4516678656.0, 903285309440.0, 8};
+
+START_TEST(hybrid_parallelism_layout_transformer) {
+  /* The library's best (the chapter's grid): LLaMA 2 7B and LLaMA 3 8B PP 2 x DP 4 (the
+   * paper's Table 15), Llama 3.2 1B DP 8, LLaMA 2 13B PP 8. */
+  static const layout_instance in[] = {
+      {"LLaMA 2 7B at 4K", "llama-2-7b", 4096, 6738415616.0, 18253611008.0, 32},
+      {"LLaMA 3 8B at 4K", "llama-3-8b", 4096, 8030261248.0, 18253611008.0, 8},
+      {"Llama 3.2 1B at 4K", "llama-3.2-1b", 4096, 1235814400.0, 4563402752.0, 8},
+      {"LLaMA 2 13B at 4K", "llama-2-13b", 4096, 13015864320.0, 28521267200.0, 40}};
+  grade_layouts(ex_hybrid_parallelism_layout_transformer, "layout_transformer", in, N_OF(in),
+                &LLAMA2_70B_4K);
+}
+END_TEST
+
+START_TEST(hybrid_parallelism_layout_long_context) {
+  /* The library's best at 32K: LLaMA 2 7B PP 2 x TP 2 x CP 2, LLaMA 3 8B TP 2 x CP 4,
+   * Llama 3.2 1B DP 8, LLaMA 2 13B TP 8. */
+  static const layout_instance in[] = {
+      {"LLaMA 2 7B at 32K", "llama-2-7b", 32768, 6738415616.0, 146028888064.0, 32},
+      {"LLaMA 3 8B at 32K", "llama-3-8b", 32768, 8030261248.0, 146028888064.0, 8},
+      {"Llama 3.2 1B at 32K", "llama-3.2-1b", 32768, 1235814400.0, 36507222016.0, 8},
+      {"LLaMA 2 13B at 32K", "llama-2-13b", 32768, 13015864320.0, 228170137600.0, 40}};
+  grade_layouts(ex_hybrid_parallelism_layout_long_context, "layout_long_context", in, N_OF(in),
+                &LLAMA2_70B_32K);
+}
+END_TEST
+
+START_TEST(hybrid_parallelism_layout_mamba) {
+  /* The library's best at 4K: Mamba-7B PP 2 x DP 4 (the paper measured TP 2; the chapter
+   * names the miss), Mamba-1B DP 8. */
+  static const layout_instance in[] = {
+      {"Mamba-7B at 4K", "mamba-2-7b-amer", 4096, 4516678656.0, 28227665920.0, 8},
+      {"Mamba-1B at 4K", "mamba-2-1b-amer", 4096, 701486080.0, 4571791360.0, 8}};
+  grade_layouts(ex_hybrid_parallelism_layout_mamba, "layout_mamba", in, N_OF(in),
+                &MAMBA7B_128K);
+}
+END_TEST
+
+START_TEST(hybrid_parallelism_layout_mamba_long) {
+  /* The library's best at 32K: Mamba-7B TP 2 x CP 4 (the design guide's TP 8 earns 89%),
+   * Mamba-1B DP 8. */
+  static const layout_instance in[] = {
+      {"Mamba-7B at 32K", "mamba-2-7b-amer", 32768, 4516678656.0, 225821327360.0, 8},
+      {"Mamba-1B at 32K", "mamba-2-1b-amer", 32768, 701486080.0, 36574330880.0, 8}};
+  grade_layouts(ex_hybrid_parallelism_layout_mamba_long, "layout_mamba_long", in, N_OF(in),
+                &MAMBA7B_128K);
+}
+END_TEST
+
 int main(void) {
   Suite *suite = suite_create("13-hybrid-parallelism");
   grade_add(suite, "hybrid_parallelism.collective_bytes", hybrid_parallelism_collective_bytes);
@@ -700,5 +952,10 @@ int main(void) {
   grade_add(suite, "hybrid_parallelism.max_hiding_cp", hybrid_parallelism_max_hiding_cp);
   grade_add(suite, "hybrid_parallelism.guide_tp_degree", hybrid_parallelism_guide_tp_degree);
   grade_add(suite, "hybrid_parallelism.first_split", hybrid_parallelism_first_split);
+  grade_add(suite, "hybrid_parallelism.layout_transformer", hybrid_parallelism_layout_transformer);
+  grade_add(suite, "hybrid_parallelism.layout_long_context",
+            hybrid_parallelism_layout_long_context);
+  grade_add(suite, "hybrid_parallelism.layout_mamba", hybrid_parallelism_layout_mamba);
+  grade_add(suite, "hybrid_parallelism.layout_mamba_long", hybrid_parallelism_layout_mamba_long);
   return grade_run(suite);
 }
