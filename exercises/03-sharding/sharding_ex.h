@@ -172,4 +172,31 @@ double ex_sharding_alltoall_link_elements(int64_t n, int64_t d);
  */
 double ex_sharding_alltoall_chunk_hops(int64_t d);
 
+/* ---- a decision exercise ---------------------------------------------------------------------- */
+
+#ifndef SCALE_EX_SHARDING_CHOICE_DEFINED /* the grader reads this header twice */
+#define SCALE_EX_SHARDING_CHOICE_DEFINED
+/** A strategy for A[B, D] *_D W[D_X, F] -> C[B, F]: 1 AllGather W, then multiply; 2 multiply
+ * the local shards (A sharded the same way), then AllReduce C; 0 none. */
+typedef struct {
+  int64_t strategy;
+} ex_sharding_choice;
+#endif
+
+/** Which strategy of Question 4 is faster (a decision) for A[B, D] *_D W[D_X, F] on an axis X of
+ * x TPU v5p chips in bf16, given the chip's bf16 FLOP/s and bidirectional ICI bandwidth. The
+ * grader times both with the library's precise collectives on a v5p ring of x chips
+ * (scale_sharding_compare_strategies) and gives you best / yours of the time, over several
+ * shapes; return strategy 0 outside the Domain.
+ *
+ * Question: B = 1024, D = 8192, F = 32768, X = 4 (D > 5100: strategy 2), and B = 8192,
+ * D = 2048 (strategy 1).
+ * Units:  b, d, f [elements], x [chips], flops_per_s [FLOP/s], bidi_bytes_per_s [byte/s]
+ *         -> a strategy.
+ * Domain: b, d, f >= 1, x >= 2, rates > 0; strategy 0 otherwise.
+ * Book:   ch. 3, Question 4 (strategy 2 wins when D > 2 C / W_ici, 5100 on v5p).
+ */
+ex_sharding_choice ex_sharding_matmul_strategy(int64_t b, int64_t d, int64_t f, int64_t x,
+                                               double flops_per_s, double bidi_bytes_per_s);
+
 #endif

@@ -112,3 +112,16 @@ double ex_sharding_alltoall_chunk_hops(int64_t d) {
   for (int64_t k = 1; k < d; k++) hops += (double)(k < d - k ? k : d - k);
   return hops;
 }
+
+ex_sharding_choice ex_sharding_matmul_strategy(int64_t b, int64_t d, int64_t f, int64_t x,
+                                               double flops_per_s, double bidi_bytes_per_s) {
+  ex_sharding_choice none = {0};
+  if (x < 2) return none;
+  /* Time both with the book's roofline of each (Question 4) and keep the faster; a tie goes to
+   * strategy 1, which moves no partial sums. */
+  double t1 = ex_sharding_strategy1_time_s(b, d, f, flops_per_s, bidi_bytes_per_s);
+  double t2 = ex_sharding_strategy2_time_s(b, d, f, x, flops_per_s, bidi_bytes_per_s);
+  if (isnan(t1) || isnan(t2)) return none;
+  ex_sharding_choice pick = {t2 < t1 ? 2 : 1};
+  return pick;
+}

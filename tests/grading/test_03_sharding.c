@@ -6,7 +6,10 @@
  */
 #include "sharding_ex.h"
 
+#include <string.h>
+
 #include "grading.h"
+#include "grading_decision.h"
 #include "grading_ref_sharding.h"
 
 static const double rates[] = {9e10, 4.5e10, 1.8e11, 4.59e14, 1.0, 0.0, -1.0, NAN};
@@ -271,6 +274,101 @@ START_TEST(sharding_alltoall_chunk_hops) {
 }
 END_TEST
 
+/* ==== a decision exercise (grading_decision.h) ============================================== */
+
+/* One shape of Question 4 on an axis of x v5p chips; the student gets the book's v5p figures. */
+typedef struct {
+  int64_t b, d, f, x;
+} strategy_instance;
+
+#define V5P_FLOPS_PER_S 4.59e14 /* bf16, ch. 3 Q4 */
+#define V5P_BIDI_BYTES_PER_S 1.8e11 /* the book's bidirectional ICI bandwidth of the ring */
+
+static const char *const strategy_names[] = {"strategy"};
+
+#ifdef GRADING_HAVE_LIBSCALE
+#include "scale/collectives.h"
+#include "scale/hardware.h"
+#include "scale/sharding.h"
+
+/* The library's time of strategy k (1 or 2) on a v5p ring of x chips, precise collectives;
+ * NaN outside its domain. */
+static double lib_strategy_s(const strategy_instance *in, int k) {
+  static scale_chip v5p;
+  static int loaded;
+  if (!loaded) {
+    ck_assert_msg(scale_chip_load("tpu-v5p", &v5p, NULL) == SCALE_OK, "grading: no tpu-v5p");
+    loaded = 1;
+  }
+  double x = (double)in->x;
+  scale_group g;
+  if (scale_group_from_chip(&v5p, &x, 1, SCALE_WRAP_YES, &g, NULL) != SCALE_OK) return NAN;
+  scale_sharding_strategy s =
+      scale_sharding_compare_strategies(&g, scale_chip_flops_per_s(&v5p, SCALE_DTYPE_BF16),
+                                        (double)in->b, (double)in->d, (double)in->f,
+                                        SCALE_DTYPE_BF16, false);
+  return k == 1 ? s.gather_t_s : s.reduce_t_s;
+}
+#define LIB_STRATEGY(in, k) GRADE_LIB(lib_strategy_s(in, k))
+#else
+#define LIB_STRATEGY(in, k) GRADE_LIB(0.0)
+#endif
+
+static void strategy_explain(const grade_candidate *c, char *out, size_t size) {
+  snprintf(out, size, "%s", c->fields[0] == 1 ? "AllGather W, then multiply"
+                                              : "multiply, then AllReduce C");
+}
+
+static size_t strategy_candidates(const strategy_instance *in, grade_candidate *c) {
+  for (int k = 1; k <= 2; k++) {
+    memset(&c[k - 1], 0, sizeof c[k - 1]);
+    c[k - 1].fields[0] = k;
+    c[k - 1].cost = LIB_STRATEGY(in, k);
+  }
+  return 2;
+}
+
+START_TEST(sharding_matmul_strategy) {
+  /* Book ch. 3 Q4: strategy 2 wins when D > 2 C / W = 5100; the library's precise times decide
+   * (the shapes are far enough from the boundary that the book's forms agree). */
+  static const strategy_instance in[] = {{1024, 8192, 32768, 4},  {8192, 2048, 32768, 4},
+                                         {512, 32768, 16384, 8},  {16384, 1024, 8192, 16},
+                                         {2048, 16384, 65536, 16}, {32768, 2048, 4096, 2}};
+  grade_credit_sum sum = {0};
+  grade_candidate cands[2];
+  for (size_t i = 0; i < N_OF(in); i++) {
+    size_t n = strategy_candidates(&in[i], cands);
+    ex_sharding_choice got = ex_sharding_matmul_strategy(in[i].b, in[i].d, in[i].f, in[i].x,
+                                                         V5P_FLOPS_PER_S, V5P_BIDI_BYTES_PER_S);
+    char label[128], why[768];
+    snprintf(label, sizeof label, "B %lld D %lld F %lld on %lld v5p", (long long)in[i].b,
+             (long long)in[i].d, (long long)in[i].f, (long long)in[i].x);
+    grade_decision dec = {label, 1, strategy_names, "s", strategy_explain};
+    grade_credit_add(&sum, grade_decision_credit(&dec, cands, n, &got.strategy, why, sizeof why),
+                     why);
+  }
+  /* Outside the Domain (the library has no time for them either): strategy 0. */
+  static const strategy_instance bad[] = {{0, 8192, 32768, 4}, {1024, 8192, 32768, 1}};
+  for (size_t i = 0; i < N_OF(bad); i++) {
+    size_t n = strategy_candidates(&bad[i], cands);
+    for (size_t k = 0; k < n; k++)
+      ck_assert_msg(!isfinite(cands[k].cost) || bad[i].x < 2, "grading: a time outside the domain");
+    ex_sharding_choice got = ex_sharding_matmul_strategy(bad[i].b, bad[i].d, bad[i].f, bad[i].x,
+                                                         V5P_FLOPS_PER_S, V5P_BIDI_BYTES_PER_S);
+    if (got.strategy != 0) {
+      char message[256];
+      snprintf(message, sizeof message,
+               "ex_sharding_matmul_strategy(%lld, %lld, %lld, %lld, ...) = strategy %lld, "
+               "expected 0 (outside the Domain)",
+               (long long)bad[i].b, (long long)bad[i].d, (long long)bad[i].f,
+               (long long)bad[i].x, (long long)got.strategy);
+      grading_case_failed(1, message);
+    }
+  }
+  grade_credit_end(&sum);
+}
+END_TEST
+
 int main(void) {
   Suite *suite = suite_create("03-sharding");
   grade_add(suite, "sharding.bytes_per_device", sharding_bytes_per_device);
@@ -288,5 +386,6 @@ int main(void) {
   grade_add(suite, "sharding.allgather_link_elements", sharding_allgather_link_elements);
   grade_add(suite, "sharding.alltoall_link_elements", sharding_alltoall_link_elements);
   grade_add(suite, "sharding.alltoall_chunk_hops", sharding_alltoall_chunk_hops);
+  grade_add(suite, "sharding.matmul_strategy", sharding_matmul_strategy);
   return grade_run(suite);
 }
