@@ -6,7 +6,9 @@
 #include <string.h>
 
 #include "cli.h"
+#include "scale/plot.h"
 #include "scale/serve.h"
+#include "scale/servecal.h"
 
 static void usage(FILE *out) {
   fprintf(out,
@@ -52,11 +54,15 @@ static void usage(FILE *out) {
           "  --max-batch B      running requests per copy at most (default 256)\n"
           "  --step-tokens T    token budget of a step, chunked prefill (default 8192)\n"
           "  --block T          tokens per paged KV block (default 16)\n"
-          "  --overhead S       fixed time of every step [s] (default 0)\n"
+          "  --overhead S       fixed time of every step [s] (default: the calibrated one;\n"
+          "                     0 with --roofline)\n"
+          "  --svg FILE         write the KV occupancy over time as an SVG figure\n"
           "A request reserves ceil((isl + osl) / block) KV blocks while it runs; a step decodes\n"
           "one token of each running request and spends the rest of its budget on prompts.\n"
-          "Step times are the book's roofline (weights + KV reads, FLOPs at the prefill MFU)\n"
-          "plus --overhead; the calibrated decode and prefill costs are not used yet.\n");
+          "Step times are the calibrated serving cost (servecal.h: weights or GEMMs, KV reads,\n"
+          "prompt attention, TP AllReduces, a per-step overhead; fitted by `scale calibrate\n"
+          "--serving`, priors on a chip without serving rows); --roofline uses the book's\n"
+          "roofline (weights + KV reads, FLOPs at the prefill MFU) plus --overhead instead.\n");
 }
 
 /* The step model's prediction of a serving configuration, and what follows from it. */
@@ -234,7 +240,8 @@ typedef struct {
   double ttft, tpot;            /* SLOs [s], INFINITY: none */
   double seed;                  /* --seed */
   double max_batch, step_tokens, block; /* engine */
-  double overhead;              /* --overhead [s] */
+  double overhead;              /* --overhead [s], NaN: the cost model's own */
+  const char *svg;              /* --svg FILE, NULL: none */
 } serve_opts;
 
 static void serve_opts_default(serve_opts *o) {
@@ -248,6 +255,81 @@ static void serve_opts_default(serve_opts *o) {
   o->max_batch = 256;
   o->step_tokens = 8192;
   o->block = 16;
+  o->overhead = NAN;
+}
+
+/* The step cost of a stream: the calibrated one (summing its parts for the report) or the
+ * book's roofline. */
+typedef struct {
+  bool roofline;
+  scale_serve_roofline rf;
+  scale_serve_cost cal;
+  scale_serve_parts sum; /* calibrated parts summed over the run [s] */
+  double steps;
+} stream_cost;
+
+static double stream_cost_s(const scale_serve_step *step, void *ctx) {
+  stream_cost *sc = ctx;
+  if (sc->roofline) return scale_serve_roofline_cost_s(step, &sc->rf);
+  scale_serve_parts p = scale_serve_cost_parts(&sc->cal, step);
+  sc->sum.overhead_s += p.overhead_s;
+  sc->sum.linear_s += p.linear_s;
+  sc->sum.kv_s += p.kv_s;
+  sc->sum.attn_s += p.attn_s;
+  sc->sum.tp_s += p.tp_s;
+  sc->steps += 1.0;
+  return p.overhead_s + p.linear_s + p.kv_s + p.attn_s + p.tp_s;
+}
+
+/* Builds the cost of one copy; false after a one-line usage error. */
+static bool stream_cost_of(const scale_model *m, const scale_chip *chip,
+                           const scale_infer_config *cfg, const serve_opts *o, bool roofline,
+                           stream_cost *sc, bool *fitted) {
+  scale_diag diag;
+  memset(sc, 0, sizeof *sc);
+  sc->roofline = roofline;
+  double overhead = isnan(o->overhead) ? 0.0 : o->overhead;
+  if (scale_serve_roofline_of(m, chip, cfg, overhead, &sc->rf, &diag)) {
+    cli_usage("infer: %s", diag.message);
+    return false;
+  }
+  double p[SCALE_SERVE_N_PARAMS];
+  *fitted = scale_serve_params_of(chip, p);
+  if (!isnan(o->overhead)) p[SCALE_SERVE_OVERHEAD_S] = o->overhead;
+  if (!roofline && scale_serve_cost_of(m, chip, cfg, p, &sc->cal, &diag)) {
+    cli_usage("infer: %s", diag.message);
+    return false;
+  }
+  return true;
+}
+
+/* The KV occupancy samples of a run as an SVG line plot in 'path'; false after an error. */
+static bool write_kv_svg(const char *path, const scale_serve_result *r, const char *title) {
+  scale_plot_series s = {"reserved KV blocks", r->sample_t_s, r->sample_kv_frac,
+                         (size_t)r->n_samples, false, true};
+  scale_plot plot;
+  memset(&plot, 0, sizeof plot);
+  plot.title = title;
+  plot.desc = "KV cache occupancy of one model copy over the simulated run";
+  plot.x_label = "time [s]";
+  plot.y_label = "KV blocks reserved [fraction of the cache]";
+  plot.y_min = 0.0;
+  plot.y_max = 1.0;
+  plot.legend = SCALE_PLOT_LEGEND_NONE;
+  plot.series = &s;
+  plot.n_series = 1;
+  FILE *fp = fopen(path, "w");
+  if (!fp) {
+    cli_fail("infer: cannot write %s", path);
+    return false;
+  }
+  scale_diag diag;
+  scale_status st = scale_plot_write(&plot, fp, &diag);
+  if (fclose(fp) != 0 || st) {
+    cli_fail("infer: writing %s failed", path);
+    return false;
+  }
+  return true;
 }
 
 /* Parses "N" (fixed) or "MIN:MAX" (uniform) token lengths; false after a one-line error. */
@@ -284,8 +366,22 @@ static void three(const char *label, double p50, double p90, double p99) {
          scale_format(c, sizeof c, p99, "", SCALE_FMT_TIME));
 }
 
+/* The calibrated step time of the run, by part, as shares of the busy time. */
+static void print_breakdown(const stream_cost *sc, bool fitted) {
+  const scale_serve_parts *p = &sc->sum;
+  double busy = p->overhead_s + p->linear_s + p->kv_s + p->attn_s + p->tp_s;
+  char t[32];
+  printf("model: the calibrated serving step cost (%s); mean step %s, of which\n",
+         fitted ? "fitted [serve] of the hardware file" : "priors: this chip has no [serve] fit",
+         scale_format(t, sizeof t, busy / sc->steps, "", SCALE_FMT_TIME));
+  printf("  weights or GEMMs %.0f%%, KV reads %.0f%%, prompt attention %.0f%%, TP AllReduces "
+         "%.0f%%, overhead %.0f%%\n",
+         100 * p->linear_s / busy, 100 * p->kv_s / busy, 100 * p->attn_s / busy,
+         100 * p->tp_s / busy, 100 * p->overhead_s / busy);
+}
+
 static int serve_cmd(const scale_model *m, const scale_chip *chip, scale_infer_config *cfg,
-                     const serve_opts *o, bool as_json) {
+                     const serve_opts *o, bool as_json, bool roofline) {
   scale_diag diag;
   /* the longest request must fit the model's context: the prompt alone, then with its output */
   if (scale_infer_check_context(m, "isl", o->isl.max_tokens, 1, &diag) ||
@@ -294,9 +390,10 @@ static int serve_cmd(const scale_model *m, const scale_chip *chip, scale_infer_c
   cfg->context = o->isl.max_tokens + o->osl.max_tokens;
   cfg->prompt = o->isl.max_tokens;
   if (scale_infer_validate(m, chip, cfg, &diag)) return cli_usage("infer: %s", diag.message);
-  scale_serve_roofline rf;
-  if (scale_serve_roofline_of(m, chip, cfg, o->overhead, &rf, &diag))
-    return cli_usage("infer: %s", diag.message);
+  stream_cost sc;
+  bool fitted = false;
+  if (!stream_cost_of(m, chip, cfg, o, roofline, &sc, &fitted)) return CLI_EXIT_USAGE;
+  const scale_serve_roofline rf = sc.rf;
   const double copies = cfg->n_chips / cfg->tp;
   scale_serve_config c = scale_serve_config_default();
   c.rate_per_s = o->offline ? (double)INFINITY : o->rate / copies;
@@ -309,8 +406,8 @@ static int serve_cmd(const scale_model *m, const scale_chip *chip, scale_infer_c
   c.kv_blocks = fmin(floor(rf.kv_capacity_bytes / (o->block * rf.kv_bytes_per_token)), 4e9);
   c.ttft_slo_s = o->ttft;
   c.tpot_slo_s = o->tpot;
-  c.cost = scale_serve_roofline_cost_s;
-  c.cost_ctx = &rf;
+  c.cost = stream_cost_s;
+  c.cost_ctx = &sc;
   double b = scale_serve_offline_batch(&c);
   double requests = !isnan(o->requests) ? o->requests
                     : o->offline        ? fmax(100.0, 20.0 * (isnan(b) ? o->max_batch : b))
@@ -330,6 +427,9 @@ static int serve_cmd(const scale_model *m, const scale_chip *chip, scale_infer_c
   scale_status st = scale_serve_run(sim, &r, &diag);
   scale_serve_free(sim);
   if (st) return cli_fail("infer: %s", diag.message);
+  if (o->svg && !write_kv_svg(o->svg, &r, "KV cache occupancy over the run")) return CLI_EXIT_FAIL;
+  const double overhead_s = roofline ? rf.overhead_s : sc.cal.p[SCALE_SERVE_OVERHEAD_S];
+  const char *cost_model = roofline ? "roofline" : fitted ? "calibrated" : "calibrated-priors";
   /* one copy simulated; the N/Y copies each take 1/copies of the stream */
   const double tokens_per_s = r.throughput_tokens_per_s * copies;
   const double goodput = r.goodput_tokens_per_s * copies;
@@ -356,8 +456,17 @@ static int serve_cmd(const scale_model *m, const scale_chip *chip, scale_infer_c
     cli_json_number(&json, "step_tokens", c.max_step_tokens);
     cli_json_number(&json, "block_tokens", c.block_tokens);
     cli_json_number(&json, "kv_blocks", c.kv_blocks);
-    cli_json_number(&json, "step_overhead_s", o->overhead);
-    cli_json_string(&json, "cost_model", "roofline");
+    cli_json_number(&json, "step_overhead_s", overhead_s);
+    cli_json_string(&json, "cost_model", cost_model);
+    if (!roofline) {
+      cli_json_object_begin(&json, "step_time_breakdown_s");
+      cli_json_number(&json, "overhead_s", sc.sum.overhead_s);
+      cli_json_number(&json, "linear_s", sc.sum.linear_s);
+      cli_json_number(&json, "kv_read_s", sc.sum.kv_s);
+      cli_json_number(&json, "attention_s", sc.sum.attn_s);
+      cli_json_number(&json, "tp_allreduce_s", sc.sum.tp_s);
+      cli_json_object_end(&json);
+    }
     cli_json_number(&json, "output_tokens", r.output_tokens);
     cli_json_number(&json, "steps", r.n_steps);
     cli_json_number(&json, "makespan_s", r.makespan_s);
@@ -405,8 +514,10 @@ static int serve_cmd(const scale_model *m, const scale_chip *chip, scale_infer_c
   printf(" tokens\n");
   printf("engine per copy: batch cap %g, %g tokens a step, %g KV blocks of %g tokens\n",
          c.max_batch, c.max_step_tokens, c.kv_blocks, c.block_tokens);
-  printf("model: the book's roofline per step + %g s overhead (not the calibrated costs)\n",
-         o->overhead);
+  if (roofline)
+    printf("model: the book's roofline per step + %g s overhead\n", overhead_s);
+  else
+    print_breakdown(&sc, fitted);
   printf("results:\n");
   cli_row("output tokens/s", tokens_per_s, "tokens/s", SCALE_FMT_SI);
   cli_row("output tokens/s per chip", tokens_per_s / cfg->n_chips, "tokens/s", SCALE_FMT_SI);
@@ -454,7 +565,8 @@ int cli_cmd_infer(int argc, char **argv) {
     O_MAXBATCH,
     O_STEPTOK,
     O_BLOCK,
-    O_OVERHEAD
+    O_OVERHEAD,
+    O_SVG
   };
   static const struct option options[] = {{"model", required_argument, NULL, O_MODEL},
                                           {"hw", required_argument, NULL, O_HW},
@@ -485,6 +597,7 @@ int cli_cmd_infer(int argc, char **argv) {
                                           {"step-tokens", required_argument, NULL, O_STEPTOK},
                                           {"block", required_argument, NULL, O_BLOCK},
                                           {"overhead", required_argument, NULL, O_OVERHEAD},
+                                          {"svg", required_argument, NULL, O_SVG},
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
   const char *model_name = NULL, *hw_name = NULL;
@@ -610,6 +723,10 @@ int cli_cmd_infer(int argc, char **argv) {
       if (!cli_parse_number("overhead", optarg, SCALE_NUM_NONNEG, &so.overhead))
         return CLI_EXIT_USAGE;
       break;
+    case O_SVG:
+      so.any = true;
+      so.svg = optarg;
+      break;
     default:
       return cli_bad_option("infer", argv);
     }
@@ -639,7 +756,7 @@ int cli_cmd_infer(int argc, char **argv) {
     sfg.kv_dtype = kd;
     sfg.compute_dtype = cd;
     sfg.mfu_frac = mfu;
-    return serve_cmd(&sm, &sc, &sfg, &so, as_json);
+    return serve_cmd(&sm, &sc, &sfg, &so, as_json, roofline);
   }
   if (isnan(batch)) return cli_usage("infer: missing --batch (try: scale infer --help)");
   if (isnan(context)) return cli_usage("infer: missing --context (try: scale infer --help)");
@@ -679,10 +796,15 @@ int cli_cmd_infer(int argc, char **argv) {
   if (!roofline && (rc = cli_load_step_params(&chip, &params))) return rc;
   prediction pr;
   predict(&model, &chip, &cfg, &pre, roofline ? NULL : &params, &pr);
-  if (as_json)
+  if (as_json) {
     print_json(&model, &chip, &cfg, &mem, &pre, &dec, &pr);
-  else
+  } else {
+    if (!mem.fits) /* the verdict first, before any throughput figure */
+      printf("does not fit: batch %g needs %.3g of %.3g bytes of HBM per chip (largest batch "
+             "that fits: %g); the figures below are for a batch that cannot run\n",
+             cfg.batch, mem.total_bytes_per_chip, mem.hbm_bytes_per_chip, mem.max_batch);
     print_text(&model, &chip, &cfg, &mem, &pre, &dec, &pr);
+  }
   if (!mem.fits)
     return cli_fail("infer: batch %g does not fit in HBM (%.3g of %.3g bytes per chip); the "
                     "largest batch that fits is %g",

@@ -44,6 +44,8 @@ expect_out '"prefill_time_s": 0\.9[0-9]' "prefill about 0.97 s"
 run "$SCALE" infer --model llama-3-70b --hw tpu-v5e --chips 16 --batch 64 --context 8192
 expect_rc 1 "does not fit"; expect_out 'fits +NO' "fits NO"
 expect_out 'verdict: batch 64 does not fit.*largest batch that fits is 41' "verdict with max batch"
+# the reader issue: the verdict comes first, before any throughput figure
+if head -1 "$TMP/out" | grep -q '^does not fit: batch 64'; then pass; else fail "does-not-fit first"; fi
 expect_err '^scale: infer: batch 64 does not fit.*largest batch that fits is 41' "one-line error"
 run "$SCALE" infer --model llama-3-70b --hw tpu-v5e --chips 16 --batch 64 --context 8192 --json
 expect_rc 1 "does not fit --json"; expect_json "does not fit json"; expect_out '"fits": false' "json fits false"
@@ -128,7 +130,7 @@ expect_rc 0 "offline kv-bound"; expect_out '"bound": "kv"' "KV binds beyond the 
 
 # The low-rate limit: TPOT is the batch-1 decode step of the book at the mean context
 # (step j reads 1000 + j tokens, j = 1..99, the step is linear in context: mean 1000 + 50 = 1050).
-run "$SCALE" infer $S8 --rate 1e-6 --requests 5 --isl 1000 --osl 100 --json
+run "$SCALE" infer $S8 --rate 1e-6 --requests 5 --isl 1000 --osl 100 --roofline --json
 cp "$TMP/out" "$TMP/stream.json"
 run "$SCALE" infer $S8 --batch 1 --context 1050 --prompt 1000 --roofline --json
 expect_rc 0 "batch-1 reference"; cp "$TMP/out" "$TMP/fixed.json"
@@ -143,6 +145,37 @@ assert s["bound"] == "load"
 EOF2
   then pass; else fail "low-rate TPOT = the batch-1 decode step"; fi
 fi
+
+# The calibrated cost (the default): named, its step-time breakdown in JSON, and the low-rate
+# limit in closed form. Batch 1 at 1000 + j tokens of context: the step is overhead + the bf16
+# weights (16.06 GB) at weight_bw_frac of 3.35 TB/s (batch 1 is far from GEMM-bound) + the KV
+# (131,072 bytes a token) at kv_bw_frac, so TPOT p50 (the median request's mean over j = 1..99)
+# = overhead + 16.06e9 / (3.35e12 w) + 1050 x 131072 / (3.35e12 k), read from the [serve] file.
+run "$SCALE" infer $S8 --rate 1e-6 --requests 5 --isl 1000 --osl 100 --json
+expect_rc 0 "calibrated low rate"; expect_out '"cost_model": "calibrated"' "calibrated by default"
+expect_out '"step_time_breakdown_s"' "breakdown in json"
+if command -v python3 >/dev/null 2>&1; then
+  if python3 - "$TMP/out" "$(dirname "$0")/../../hardware/nvidia-h100-sxm.ini" <<'EOF2'
+import json, sys, re
+s = json.load(open(sys.argv[1]))
+ini = open(sys.argv[2]).read().split("[serve]")[1]
+p = {k: float(v) for k, v in re.findall(r"^(\w+) = (\S+)$", ini, re.M)}
+w = 8.03e9 * 2  # LLaMA 3 8B bf16 weights (n_params_reported x 2 bytes)
+t = p["overhead_s"] + w / (3.35e12 * p["weight_bw_frac"]) + 1050 * 131072 / (3.35e12 * p["kv_bw_frac"])
+assert abs(s["tpot_p50_s"] - t) / t < 0.01, (s["tpot_p50_s"], t)
+assert s["steady_batch"] <= 1.0 + 1e-9 and s["bound"] == "load"
+EOF2
+  then pass; else fail "calibrated low-rate TPOT = the batch-1 step in closed form"; fi
+fi
+run "$SCALE" infer $S8 --offline --isl 1000 --osl 200 --requests 400
+expect_rc 0 "calibrated text"; expect_out 'calibrated serving step cost' "names the cost"
+expect_out 'weights or GEMMs [0-9]+%, KV reads [0-9]+%' "breakdown in text"
+# --svg: the KV occupancy over time as a figure
+run "$SCALE" infer $S8 --offline --isl 1000 --osl 200 --requests 400 --svg "$TMP/kv.svg"
+expect_rc 0 "--svg"
+if grep -q '<svg' "$TMP/kv.svg" && grep -q 'KV cache occupancy' "$TMP/kv.svg"; then pass; else fail "--svg writes the figure"; fi
+expect_usage_error "overhead out of the fitted range" "$SCALE" infer $S8 --offline --overhead 1
+expect_err 'overhead_s' "names the parameter"
 
 # Determinism: the same seed gives the same report, another seed another.
 run "$SCALE" infer $S8 --rate 8 --requests 500 --isl 128:2048 --osl 32:512 --seed 7 --json
