@@ -167,6 +167,7 @@ static char *format_usd(char *buf, size_t size, double v, const char *unit) {
   const char *sign = v < 0 ? "-" : "";
   char num[48];
   unit = unit ? unit : "";
+  if (strncmp(unit, "USD", 3) == 0) unit += 3; /* the unit names dollars: "USD/h" -> "$4.20/h" */
   int e = 0;
   double m = v == 0 ? 0.0 : split3(fabs(v), &e);
   if (v == 0) {

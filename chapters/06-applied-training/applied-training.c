@@ -75,15 +75,16 @@ static void section_model(chapter *ch, const setting *s, const scale_model *m) {
                      scale_train_time_s(total_book, 1.0, s->c, 1.0) / SCALE_SECONDS_PER_YEAR,
                      "years", SCALE_FMT_PLAIN);
   double pod_s = scale_train_time_s(total_book, s->pod, s->c, s->mfu);
-  chapter_stem_value(ch, "flops", "mfu", "assumed MFU", 100.0 * s->mfu, "%", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "flops", "mfu", "assumed efficiency", 100.0 * s->mfu, "%",
+                     SCALE_FMT_PLAIN);
   chapter_stem_value(ch, "flops", "pod_s", "a full pod at that MFU", pod_s, "s", SCALE_FMT_SCI);
   chapter_stem_value(ch, "flops", "pod_days", "  in days", pod_s / SCALE_SECONDS_PER_DAY, "days",
                      SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, "flops", "price", "price per chip-hour", s->chip->usd_per_hour, "$",
-                     SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "flops", "price", "price per chip-hour", s->chip->usd_per_hour, "USD",
+                     SCALE_FMT_USD);
   chapter_stem_value(ch, "flops", "pod_cost", "  its cost",
-                     s->pod * pod_s / SCALE_SECONDS_PER_HOUR * s->chip->usd_per_hour, "$",
-                     SCALE_FMT_SCI);
+                     s->pod * pod_s / SCALE_SECONDS_PER_HOUR * s->chip->usd_per_hour, "USD",
+                     SCALE_FMT_USD);
 }
 
 /* ---- memory --------------------------------------------------------------------------------- */
@@ -179,7 +180,7 @@ static void section_shard(chapter *ch, const setting *s, const scale_model *m,
   double days, usd;
   run_cost(s, &pb, &book, &days, &usd);
   chapter_stem_value(ch, "book", "days", "run at the assumed MFU", days, "days", SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, "book", "cost", "  its cost", usd, "$", SCALE_FMT_SCI);
+  chapter_stem_value(ch, "book", "cost", "  its cost", usd, "USD", SCALE_FMT_USD);
 }
 
 /* ---- the planner ---------------------------------------------------------------------------- */
@@ -224,7 +225,7 @@ static void section_planner(chapter *ch, const setting *s, const scale_model *m,
   run_cost(s, &p, &rep.ranked[0].layout, &days, &usd);
   chapter_stem_value(ch, "plan", "days", "best: run at the assumed MFU", days, "days",
                      SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, "plan", "cost", "  its cost", usd, "$", SCALE_FMT_SCI);
+  chapter_stem_value(ch, "plan", "cost", "  its cost", usd, "USD", SCALE_FMT_USD);
   const scale_layout *bl = &rep.ranked[0].layout;
   chapter_claim(ch, s->check, best->bound == SCALE_TRAIN_BOUND_COMPUTE,
                 "the best is compute-bound");
@@ -276,7 +277,7 @@ static void best_of(chapter *ch, const setting *s, const char *stem,
   double days, usd;
   run_cost(s, p, &rep.ranked[0].layout, &days, &usd);
   chapter_stem_value(ch, stem, "days", "run at the assumed MFU", days, "days", SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, stem, "cost", "  its cost", usd, "$", SCALE_FMT_SCI);
+  chapter_stem_value(ch, stem, "cost", "  its cost", usd, "USD", SCALE_FMT_USD);
   const scale_layout *l = &rep.ranked[0].layout;
   chapter_claim(ch, s->check, l->dp > 1.0 && l->link[SCALE_TRAIN_DIM_DP] == SCALE_TRAIN_LINK_DCN,
                 "across pods the planner uses pure DP over DCN");

@@ -62,9 +62,9 @@ static void section_hardware(chapter *ch, const scale_chip *const chips[], int n
     const scale_chip *c = chips[i];
     double f = scale_chip_flops_per_s(c, SCALE_DTYPE_BF16);
     chapter_valuef(ch, "bf16 FLOP/s", f, "FLOP/s", SCALE_FMT_SCI, "hw.%s.flops_per_s", c->name);
-    chapter_valuef(ch, "USD per chip-hour", c->usd_per_hour, "USD/h", SCALE_FMT_PLAIN,
+    chapter_valuef(ch, "price per chip-hour", c->usd_per_hour, "USD/h", SCALE_FMT_USD,
                    "hw.%s.usd_per_hour", c->name);
-    chapter_valuef(ch, "FLOPs per dollar", f * 3600.0 / c->usd_per_hour, "FLOP/USD", SCALE_FMT_SCI,
+    chapter_valuef(ch, "FLOPs per dollar", f * 3600.0 / c->usd_per_hour, "FLOP/$", SCALE_FMT_SCI,
                    "hw.%s.flops_per_usd", c->name);
   }
 }
@@ -117,8 +117,8 @@ static void section_batch(chapter *ch, const serving *s) {
                 SCALE_FMT_TIME);
   chapter_value(ch, "b.eval_t_ici_s", "collectives (hidden)", dec.t_ici_s, "s", SCALE_FMT_TIME);
   chapter_value(ch, "b.eval_t_params_s", "weight reads", dec.t_params_s, "s", SCALE_FMT_TIME);
-  chapter_value(ch, "b.cost_per_m", "USD per million tokens", dec.cost_usd_per_million_tokens,
-                "USD", SCALE_FMT_PLAIN);
+  chapter_value(ch, "b.cost_per_m", "cost per million tokens", dec.cost_usd_per_million_tokens,
+                "USD", SCALE_FMT_USD);
   double alpha = scale_chip_ici_intensity(s->chip, SCALE_DTYPE_BF16);
   chapter_value(ch, "b.alpha", "C / W_ici", alpha, "FLOP/byte", SCALE_FMT_PLAIN);
   chapter_value(ch, "b.max_tp", "ICI-bound above (two axes)",
@@ -302,7 +302,7 @@ static void frontier(chapter *ch, const serving *s, double n, double batches[MAX
                      contexts[k]);
       chapter_valuef(ch, "its throughput per chip", pts[j].tokens_per_s_per_chip, "tokens/s",
                      SCALE_FMT_PLAIN, "front.s%.0f.max_tput", contexts[k]);
-      chapter_valuef(ch, "its cost", pts[j].cost_usd_per_million_tokens, "USD", SCALE_FMT_PLAIN,
+      chapter_valuef(ch, "its cost", pts[j].cost_usd_per_million_tokens, "USD", SCALE_FMT_USD,
                      "front.s%.0f.max_cost", contexts[k]);
     }
     if (k == 0) {
@@ -311,7 +311,7 @@ static void frontier(chapter *ch, const serving *s, double n, double batches[MAX
       chapter_value(ch, "front.min_tput", "throughput per chip at batch 1",
                     pts[0].tokens_per_s_per_chip, "tokens/s", SCALE_FMT_PLAIN);
       chapter_value(ch, "front.min_cost", "cost at batch 1", pts[0].cost_usd_per_million_tokens,
-                    "USD", SCALE_FMT_PLAIN);
+                    "USD", SCALE_FMT_USD);
       int j = (int)max_b - 1;
       chapter_value(ch, "front.cost_ratio", "cost at batch 1 / cost at the largest batch",
                     pts[0].cost_usd_per_million_tokens / pts[j].cost_usd_per_million_tokens, "x",
@@ -448,8 +448,8 @@ static void section_gpu(chapter *ch, const serving *s, const scale_chip *gpu) {
   chapter_value(ch, "gpu.step_s", "step at the example batch", dec.step_s, "s", SCALE_FMT_TIME);
   chapter_value(ch, "gpu.tput", "tokens/s per GPU", dec.tokens_per_s_per_chip, "tokens/s",
                 SCALE_FMT_PLAIN);
-  chapter_value(ch, "gpu.cost", "USD per million tokens", dec.cost_usd_per_million_tokens, "USD",
-                SCALE_FMT_PLAIN);
+  chapter_value(ch, "gpu.cost", "cost per million tokens", dec.cost_usd_per_million_tokens, "USD",
+                SCALE_FMT_USD);
   chapter_value(ch, "gpu.max_batch", "largest batch that fits", mem.max_batch, "",
                 SCALE_FMT_PLAIN);
   cfg.batch = mem.max_batch;
@@ -458,8 +458,8 @@ static void section_gpu(chapter *ch, const serving *s, const scale_chip *gpu) {
                 SCALE_FMT_TIME);
   chapter_value(ch, "gpu.full_tput", "tokens/s per GPU there", full.tokens_per_s_per_chip,
                 "tokens/s", SCALE_FMT_PLAIN);
-  chapter_value(ch, "gpu.full_cost", "USD per million tokens there",
-                full.cost_usd_per_million_tokens, "USD", SCALE_FMT_PLAIN);
+  chapter_value(ch, "gpu.full_cost", "cost per million tokens there",
+                full.cost_usd_per_million_tokens, "USD", SCALE_FMT_USD);
   /* The TPU counterpart: 16 chips, int8, largest batch. */
   scale_infer_config tcfg = scale_infer_config_default(16, 1, s->context);
   tcfg.weight_dtype = tcfg.kv_dtype = SCALE_DTYPE_INT8;
@@ -470,8 +470,8 @@ static void section_gpu(chapter *ch, const serving *s, const scale_chip *gpu) {
   chapter_value(ch, "gpu.tpu_max_batch", "TPU 4x4 int8: largest batch", tmem.max_batch, "",
                 SCALE_FMT_PLAIN);
   chapter_value(ch, "gpu.tpu_step_s", "its step", tdec.step_s, "s", SCALE_FMT_TIME);
-  chapter_value(ch, "gpu.tpu_cost", "its USD per million tokens",
-                tdec.cost_usd_per_million_tokens, "USD", SCALE_FMT_PLAIN);
+  chapter_value(ch, "gpu.tpu_cost", "its cost per million tokens",
+                tdec.cost_usd_per_million_tokens, "USD", SCALE_FMT_USD);
 }
 
 /** Worked problems 1-3 (the book leaves them unanswered). */
@@ -510,8 +510,8 @@ static void emit_plan_best(chapter *ch, const char *stem, const scale_plan_infer
   chapter_stem_value(ch, stem, "step_s", "  step", e->decode.step_s, "s", SCALE_FMT_TIME);
   chapter_stem_value(ch, stem, "tput", "  tokens/s per chip", e->decode.tokens_per_s_per_chip, "",
                      SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, stem, "cost", "  USD per million tokens",
-                     e->decode.cost_usd_per_million_tokens, "", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, stem, "cost", "  cost per million tokens",
+                     e->decode.cost_usd_per_million_tokens, "USD", SCALE_FMT_USD);
   chapter_stem_value(ch, stem, "ttft_s", "  time to first token", e->prefill.ttft_s, "s",
                      SCALE_FMT_TIME);
 }

@@ -66,7 +66,8 @@ typedef enum {
   SCALE_FMT_TIME,  /**< seconds in the most readable unit: "3.2 ms", "12.5 min", "44.1 days"   */
   SCALE_FMT_IEC,   /**< binary prefixes for bytes: 8.6e10 "B" -> "80 GiB"                      */
   SCALE_FMT_USD,   /**< money, dollars: 1.65e7 -> "$16.5 M", 2400 -> "$2.40 k", 1.23e9 ->     */
-                   /**< "$1.23 B", 0.389 -> "$0.389"; a unit "/h" is appended ("$4.20/h")   */
+                   /**< "$1.23 B", 0.389 -> "$0.389"; unit "USD" (or none) adds nothing,  */
+                   /**< "USD/h" -> "$4.20/h", another unit follows after a space           */
   SCALE_FMT_PERCENT /**< a fraction as a percentage: 0.205 -> "20.5%", 1 -> "100%"           */
 } scale_fmt;
 

@@ -107,6 +107,12 @@ const char *cli_cost_model_name(const scale_chip *chip, bool roofline);
  * false (*out untouched). */
 bool cli_parse_number(const char *opt, const char *text, unsigned flags, double *out);
 
+/** Warns on stderr ("scale: warning: ...", one line) when --batch-tokens 'text' (parsed as
+ * 'batch_tokens') is not a whole number of sequences of 'seq' tokens, and suggests the binary
+ * prefix when the text used a decimal one and the binary one divides ("4M" -> "4Mi" = 4,194,304
+ * tokens). Call once per command line; prints nothing when the batch divides. */
+void cli_warn_batch_tokens(const char *text, double batch_tokens, double seq);
+
 /** Parses a dtype for option 'opt'; prints an error and returns false on failure. */
 bool cli_parse_dtype(const char *opt, const char *text, scale_dtype *out);
 

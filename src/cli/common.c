@@ -180,6 +180,31 @@ bool cli_parse_number(const char *opt, const char *text, unsigned flags, double 
   return true;
 }
 
+void cli_warn_batch_tokens(const char *text, double batch_tokens, double seq) {
+  if (!text || !(seq > 0) || !isfinite(batch_tokens)) return;
+  double sequences = batch_tokens / seq;
+  if (sequences == floor(sequences)) return;
+  char line[512];
+  int n = snprintf(line, sizeof line,
+                   "warning: --batch-tokens %.80s is %.0f tokens, %.2f sequences of %.0f", text,
+                   batch_tokens, sequences, seq);
+  /* "4M" means 4e6; a batch of 2^22 tokens is "4Mi": offer it when it divides */
+  size_t len = strlen(text);
+  if (len >= 2 && len < 64 && strchr("kKMGTP", text[len - 1])) {
+    char binary[72];
+    double value;
+    snprintf(binary, sizeof binary, "%.*s%ci", (int)len - 1, text,
+             text[len - 1] == 'k' ? 'K' : text[len - 1]);
+    if (scale_parse_number(binary, 0, &value, NULL) == SCALE_OK &&
+        value / seq == floor(value / seq) && n > 0 && (size_t)n < sizeof line)
+      snprintf(line + n, sizeof line - (size_t)n,
+               "; did you mean %s (%.0f tokens, %.0f sequences)?", binary, value, value / seq);
+  }
+  fputs("scale: ", stderr);
+  cli_write_escaped(stderr, line);
+  fputc('\n', stderr);
+}
+
 bool cli_parse_dtype(const char *opt, const char *text, scale_dtype *out) {
   if (scale_dtype_parse(text, out) == SCALE_OK) return true;
   cli_usage("--%s: unknown dtype '%s' (fp32, bf16, fp16, fp8, int8, int4)", opt, text);

@@ -51,7 +51,7 @@ static const chip_field fields[] = {
     C("n_nvswitches", "NVSwitches", n_nvswitches, "", SCALE_FMT_PLAIN),
     C("pcie_bytes_per_s", "PCIe (one-way)", pcie_bytes_per_s, "B/s", SCALE_FMT_SI),
     C("dcn_bytes_per_s", "DCN / scale-out (one-way)", dcn_bytes_per_s, "B/s", SCALE_FMT_SI),
-    C("usd_per_hour", "price per chip-hour", usd_per_hour, "USD/h", SCALE_FMT_PLAIN),
+    C("usd_per_hour", "price per chip-hour", usd_per_hour, "USD/h", SCALE_FMT_USD),
     C("n_chips", "chips in this system", n_chips, "", SCALE_FMT_PLAIN),
 };
 #undef C

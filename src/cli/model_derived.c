@@ -67,7 +67,7 @@ void cli_model_derived_text(const scale_model *model, const cli_model_query *q) 
   cli_row("training memory per parameter", d.train_bytes_per_param, "B", SCALE_FMT_PLAIN);
   cli_row("  for all parameters", d.train_bytes_per_param * d.params, "B", SCALE_FMT_SI);
   if (model->arch == SCALE_ARCH_TRANSFORMER) {
-    cli_row("attention share of FLOPs", d.attention_flops_frac, "", SCALE_FMT_PLAIN);
+    cli_row("attention share of FLOPs", d.attention_flops_frac, "", SCALE_FMT_PERCENT);
     snprintf(label, sizeof label, "KV cache per token, %s", kv);
     cli_row(label, d.kv_bytes_per_token, "B", SCALE_FMT_SI);
   } else {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "scale/plan.h"
@@ -66,7 +67,7 @@ static const struct option options[] = {{"model", required_argument, NULL, OPT_M
                                         {NULL, 0, NULL, 0}};
 
 typedef struct {
-  const char *model, *hw, *chips;
+  const char *model, *hw, *chips, *batch_text;
   double batch, seq, tokens, budget_usd, budget_s, efficiency;
   scale_plan_opts opts;
   bool json, roofline;
@@ -136,6 +137,7 @@ static int parse(int argc, char **argv, args *a) {
       break;
     case OPT_BATCH:
       if (!cli_parse_number("batch-tokens", optarg, SCALE_NUM_POSITIVE, &a->batch)) return 2;
+      a->batch_text = optarg;
       break;
     case OPT_SEQ:
       if (!cli_parse_number("seq", optarg, SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER, &a->seq))
@@ -199,6 +201,7 @@ static int parse(int argc, char **argv, args *a) {
                      "--roofline is the book's ideal at peak");
   if ((a->budget_usd || a->budget_s) && !a->tokens)
     return cli_usage("plan train: a budget needs --tokens (the run's token count)");
+  cli_warn_batch_tokens(a->batch_text, a->batch, a->seq);
   return 0;
 }
 
@@ -294,25 +297,27 @@ static void json_entry(cli_json *j, const char *key, const scale_plan_entry *e,
 
 static void print_entry(int rank, const scale_plan_entry *e, double chips, const char *command,
                         const scale_train_problem *p) {
-  char layout[200], step[32], mem[32], time[32], cost[32], bound[32];
+  char layout[200], step[32], mem[32], time[32], cost[32], bound[32], mfu[16];
   const scale_train_result *r = &e->result;
   scale_plan_layout_str(&e->layout, layout, sizeof layout);
   printf("%2d. %s\n", rank, layout);
-  printf("    %.0f chips, step %s, MFU %.1f%%, %s/chip, %s-bound", chips,
-         scale_format(step, sizeof step, r->step_time_s, NULL, SCALE_FMT_TIME), r->mfu * 100.0,
+  printf("    %.0f chips, step %s, MFU %s, %s/chip, %s-bound", chips,
+         scale_format(step, sizeof step, r->step_time_s, NULL, SCALE_FMT_TIME),
+         scale_format(mfu, sizeof mfu, r->mfu, NULL, SCALE_FMT_PERCENT),
          scale_format(mem, sizeof mem, r->memory_per_chip_bytes, "B", SCALE_FMT_SI),
          scale_train_bound_name(r->bound));
   if (isfinite(r->train_time_s))
     printf(", run %s", scale_format(time, sizeof time, r->train_time_s, NULL, SCALE_FMT_TIME));
   if (isfinite(r->cost_usd))
-    printf(", $%s", scale_format(cost, sizeof cost, r->cost_usd, "", SCALE_FMT_SI));
+    printf(", %s", scale_format(cost, sizeof cost, r->cost_usd, "", SCALE_FMT_USD));
   if (r->step_model) { /* the book's ideal of the same layout, beside the prediction */
     scale_train_problem ideal = *p;
     ideal.step_params = NULL;
     scale_train_result b;
     scale_train_eval(&ideal, &e->layout, &b);
-    printf("\n    roofline bound: step %s, MFU %.1f%%",
-           scale_format(bound, sizeof bound, b.step_time_s, NULL, SCALE_FMT_TIME), b.mfu * 100.0);
+    printf("\n    roofline bound: step %s, MFU %s",
+           scale_format(bound, sizeof bound, b.step_time_s, NULL, SCALE_FMT_TIME),
+           scale_format(mfu, sizeof mfu, b.mfu, NULL, SCALE_FMT_PERCENT));
   }
   printf("\n    %s\n", command);
 }
@@ -346,6 +351,15 @@ static int search_one(const args *a, const scale_model *m, const scale_chip *chi
   return 0;
 }
 
+/* A chip-count range can search for seconds: after each count, a line on stderr (never stdout,
+ * so --json stays clean) when stderr is a terminal or the search has run over a second. */
+static void progress(int n_counts, int done, double chips, double elapsed_s) {
+  if (n_counts < 2 || !(isatty(STDERR_FILENO) || elapsed_s > 1.0)) return;
+  char t[32];
+  fprintf(stderr, "scale: plan: %.0f chips searched (%d of %d chip counts, %s)\n", chips, done,
+          n_counts, scale_format(t, sizeof t, elapsed_s, NULL, SCALE_FMT_TIME));
+}
+
 static int plan_train(int argc, char **argv) {
   args a;
   int rc = parse(argc, argv, &a);
@@ -367,10 +381,14 @@ static int plan_train(int argc, char **argv) {
     return cli_fail("out of memory");
   }
   double best_chips = 0, candidates = 0, evaluated = 0, elapsed = 0;
+  int n_counts = 0, done = 0;
+  for (double chips = lo; chips <= hi; chips *= 2)
+    n_counts++;
   for (double chips = lo; chips <= hi && !rc; chips *= 2) {
     rc = search_one(&a, &model, &chip, a.roofline ? NULL : &params, chips, best, &best_chips,
                     scratch, &candidates, &elapsed);
     evaluated += scratch->n_evaluated;
+    progress(n_counts, ++done, chips, elapsed);
   }
   if (!rc && best->n_ranked == 0)
     rc = cli_fail("no layout of %s on %s fits%s (pruned: %.0f by memory, %.0f by batch size)",
@@ -491,9 +509,9 @@ static void infer_print_entry(int rank, const scale_plan_infer_entry *e) {
          scale_format(mem, sizeof mem, e->memory.total_bytes_per_chip, "B", SCALE_FMT_SI),
          scale_infer_bound_name(e->decode.bound));
   if (isfinite(e->decode.cost_usd_per_million_tokens))
-    printf(", $%s per M tokens",
+    printf(", %s per M tokens",
            scale_format(cost, sizeof cost, e->decode.cost_usd_per_million_tokens, "",
-                        SCALE_FMT_PLAIN));
+                        SCALE_FMT_USD));
   printf("\n");
 }
 
@@ -655,7 +673,7 @@ static int plan_infer(int argc, char **argv) {
     for (int i = 0; i < r->n_ranked; i++)
       infer_print_entry(i + 1, &r->ranked[i]);
     printf("frontier of the best slice (%.0f chips, tp %.0f):\n", best.n_chips, best.tp);
-    printf("  %8s %12s %16s %14s\n", "batch", "step", "tokens/s/chip", "USD/M tokens");
+    printf("  %8s %12s %16s %14s\n", "batch", "step", "tokens/s/chip", "$ / M tokens");
     for (int i = 0; i < n_points && points[i].fits; i++) {
       char step[32], rate[32], cost[32];
       printf("  %8.0f %12s %16s %14s\n", points[i].batch,
@@ -663,7 +681,7 @@ static int plan_infer(int argc, char **argv) {
              scale_format(rate, sizeof rate, points[i].tokens_per_s_per_chip, "",
                           SCALE_FMT_PLAIN),
              scale_format(cost, sizeof cost, points[i].cost_usd_per_million_tokens, "",
-                          SCALE_FMT_PLAIN));
+                          SCALE_FMT_USD));
     }
   }
   free(r);

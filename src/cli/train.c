@@ -180,12 +180,14 @@ static void print_text(const scale_train_problem *p, const scale_layout *l,
     two_rows("pipeline bubble", r->bubble_time_s, ideal->bubble_time_s);
     two_rows("fixed per-step overhead", st->overhead_s, 0.0);
     two_rows("step time", r->step_time_s, ideal->step_time_s);
-    printf("  %-34s %-14.3g %.3g\n", "MFU", r->mfu, ideal->mfu);
+    printf("  %-34s %-14s %s\n", "MFU",
+           scale_format(num, sizeof num, r->mfu, "", SCALE_FMT_PERCENT),
+           scale_format(num2, sizeof num2, ideal->mfu, "", SCALE_FMT_PERCENT));
     printf("  %-34s %-14s %s\n", "throughput [tokens/s]",
            scale_format(num, sizeof num, r->tokens_per_s, "", SCALE_FMT_SI),
            scale_format(num2, sizeof num2, ideal->tokens_per_s, "", SCALE_FMT_SI));
     cli_row("microbatches per pipeline", st->microbatches, "", SCALE_FMT_PLAIN);
-    cli_row("pipeline bubble fraction", r->bubble_frac, "", SCALE_FMT_PLAIN);
+    cli_row("pipeline bubble fraction", r->bubble_frac, "", SCALE_FMT_PERCENT);
     printf("\noperations over the step (step model)\n");
     for (int i = 0; i < SCALE_STEP_OP_COUNT; i++)
       if (st->op_s[i] > 0.0)
@@ -211,10 +213,10 @@ static void print_text(const scale_train_problem *p, const scale_layout *l,
     cli_row("compute", r->compute_time_s, "", SCALE_FMT_TIME);
     cli_row("comms on the busiest link", r->comms_time_s, "", SCALE_FMT_TIME);
     cli_row("exposed comms (overlapped)", r->exposed_comms_time_s, "", SCALE_FMT_TIME);
-    cli_row("pipeline bubble fraction", r->bubble_frac, "", SCALE_FMT_PLAIN);
+    cli_row("pipeline bubble fraction", r->bubble_frac, "", SCALE_FMT_PERCENT);
     cli_row("step time", r->step_time_s, "", SCALE_FMT_TIME);
     cli_row("step time without overlap", r->step_time_no_overlap_s, "", SCALE_FMT_TIME);
-    cli_row("MFU", r->mfu, "", SCALE_FMT_PLAIN);
+    cli_row("MFU", r->mfu, "", SCALE_FMT_PERCENT);
     cli_row("throughput", r->tokens_per_s, "tokens/s", SCALE_FMT_SI);
 
     bool header = false;
@@ -259,7 +261,7 @@ static void print_text(const scale_train_problem *p, const scale_layout *l,
     if (r->step_model)
       cli_row("training time at the roofline", ideal->train_time_s, "", SCALE_FMT_TIME);
     if (isfinite(r->cost_usd))
-      cli_row("cost", r->cost_usd, "USD", SCALE_FMT_SI);
+      cli_row("cost", r->cost_usd, "", SCALE_FMT_USD);
     else
       cli_row_text("cost", "no price in the hardware file");
   }
@@ -380,7 +382,7 @@ static void print_json(const scale_train_problem *p, const scale_layout *l,
 }
 
 int cli_cmd_train(int argc, char **argv) {
-  const char *model_name = NULL, *hw_name = NULL;
+  const char *model_name = NULL, *hw_name = NULL, *batch_text = NULL;
   double chips = NAN, batch = NAN, seq = NAN, tokens = 0.0, efficiency = NAN, zero = 3.0;
   double axes[SCALE_TRAIN_DIM_COUNT] = {NAN, NAN, NAN, NAN, NAN, NAN};
   bool roofline = false, tp_overlap = false, pp_dcn = false;
@@ -403,6 +405,7 @@ int cli_cmd_train(int argc, char **argv) {
       break;
     case OPT_BATCH:
       ok = cli_parse_number("batch-tokens", optarg, SCALE_NUM_POSITIVE, &batch);
+      batch_text = optarg;
       break;
     case OPT_SEQ:
       ok = cli_parse_number("seq", optarg, DEGREE, &seq);
@@ -507,6 +510,7 @@ int cli_cmd_train(int argc, char **argv) {
   if (isnan(chips)) return cli_usage("train: missing --chips");
   if (isnan(batch)) return cli_usage("train: missing --batch-tokens");
   if (isnan(seq)) return cli_usage("train: missing --seq");
+  cli_warn_batch_tokens(batch_text, batch, seq);
   if (roofline && !isnan(efficiency))
     return cli_usage("train: --efficiency overrides the step model's matmul ceiling; "
                      "--roofline is the book's ideal at peak");

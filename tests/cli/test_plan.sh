@@ -60,9 +60,9 @@ expect_usage_error "infer context too long" "$SCALE" plan infer --model llama-3-
 expect_usage_error "missing target" "$SCALE" plan
 expect_usage_error "unknown target" "$SCALE" plan serve
 expect_usage_error "missing model" "$SCALE" plan train --hw tpu-v5p --chips 8 --batch-tokens 1M --seq 4096
-expect_usage_error "unknown hw" "$SCALE" plan train --model llama-3-8b --hw tpu-v9 --chips 8 --batch-tokens 1M --seq 4096
-expect_usage_error "bad chips" "$SCALE" plan train --model llama-3-8b --hw tpu-v5e --chips 0 --batch-tokens 1M --seq 4096
-expect_usage_error "bad range" "$SCALE" plan train --model llama-3-8b --hw tpu-v5e --chips 64:8 --batch-tokens 1M --seq 4096
+expect_usage_error "unknown hw" "$SCALE" plan train --model llama-3-8b --hw tpu-v9 --chips 8 --batch-tokens 1Mi --seq 4096
+expect_usage_error "bad chips" "$SCALE" plan train --model llama-3-8b --hw tpu-v5e --chips 0 --batch-tokens 1Mi --seq 4096
+expect_usage_error "bad range" "$SCALE" plan train --model llama-3-8b --hw tpu-v5e --chips 64:8 --batch-tokens 1Mi --seq 4096
 expect_usage_error "batch < seq" "$SCALE" plan train --model llama-3-8b --hw tpu-v5e --chips 8 --batch-tokens 1K --seq 4096
 expect_usage_error "bad objective" "$SCALE" plan train --model llama-3-8b --hw tpu-v5e --chips 8 --batch-tokens 1M --seq 4096 --objective speed
 expect_usage_error "budget without tokens" "$SCALE" plan train --model llama-3-8b --hw tpu-v5e --chips 8 --batch-tokens 1M --seq 4096 --budget-usd 1M
@@ -119,6 +119,6 @@ expect_out 'model: calibrated step model' "names the step model"
 expect_out '^    roofline bound: step [0-9.]+ [mµ]?s, MFU [0-9.]+%$' "each layout beside its roofline bound"
 if grep -q 'axises' "$TMP/out"; then fail "'axises' in the plan"; else pass; fi
 # A chip range beyond the planner's limit is refused before any search (it used to try ~30 counts).
-expect_usage_error "chips beyond 1e9" "$SCALE" plan train --model llama-3-8b --hw tpu-v5e --chips 1:1e15 --batch-tokens 1M --seq 4096
+expect_usage_error "chips beyond 1e9" "$SCALE" plan train --model llama-3-8b --hw tpu-v5e --chips 1:1e15 --batch-tokens 1Mi --seq 4096
 expect_usage_error "roofline with efficiency" "$SCALE" plan train --model llama-3-8b --hw tpu-v5e --chips 8 --batch-tokens 1M --seq 4096 --roofline --efficiency 0.5
 finish

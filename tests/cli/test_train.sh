@@ -12,7 +12,7 @@ run "$SCALE" --help;               expect_out 'train ' "--help lists train"
 run "$SCALE" train $L70 --chips 8192 --fsdp 1024 --cp 2 --tp 4 --tokens 15e12 --roofline
 expect_rc 0 "fsdp x cp x tp"; expect_no_nan "fsdp x cp x tp"; expect_out '^model: roofline' "names the roofline"
 expect_out '^bound: compute' "FSDP x TP compute-bound"; expect_out 'training time' "run time"
-expect_out 'cost .* MUSD' "dollar cost"; expect_out 'fsdp-all-gather \(ici\)' "collective rows"
+expect_out 'cost +\$[0-9.]+ M$' "dollar cost (\$ and M, issue 17)"; expect_out 'fsdp-all-gather \(ici\)' "collective rows"
 expect_out 'fits +yes' "fits"
 
 # Book ch. 6: FSDP over batch and sequence on a full pod (468 tokens per chip) is comms-bound.
@@ -90,7 +90,7 @@ run "$SCALE" train --help; expect_out 'does not fit in HBM prints the whole repo
 # Inconsistent layouts: one line, exit 2.
 expect_usage_error "product" "$SCALE" train $L70 --chips 8960 --fsdp 1024 --tp 4
 expect_err "not the 8960 chips" "names the product"
-expect_usage_error "tp > heads" "$SCALE" train --model llama-2-13b --hw tpu-v5p --chips 128 --batch-tokens 1M --seq 4096 --fsdp 2 --tp 64
+expect_usage_error "tp > heads" "$SCALE" train --model llama-2-13b --hw tpu-v5p --chips 128 --batch-tokens 1Mi --seq 4096 --fsdp 2 --tp 64
 expect_err "query heads" "names the heads"
 expect_usage_error "pp > layers" "$SCALE" train $L70 --chips 128 --fsdp 1 --pp 128 --microbatches 128
 expect_err "deeper than" "names the layers"
@@ -99,12 +99,12 @@ expect_err "dense model" "names the dense model"
 expect_usage_error "cp kind" "$SCALE" train $L70 --chips 64 --cp 2 --cp-kind spiral
 expect_usage_error "schedule" "$SCALE" train $L70 --chips 64 --pp 2 --schedule pipedream
 expect_usage_error "missing model" "$SCALE" train --hw tpu-v5p --chips 8 --batch-tokens 1M --seq 4096
-expect_usage_error "unknown model" "$SCALE" train --model gpt-9 --hw tpu-v5p --chips 8 --batch-tokens 1M --seq 4096
+expect_usage_error "unknown model" "$SCALE" train --model gpt-9 --hw tpu-v5p --chips 8 --batch-tokens 1Mi --seq 4096
 expect_usage_error "bad number" "$SCALE" train $L70 --chips 8.5
 expect_usage_error "bad option" "$SCALE" train $L70 --chips 8 --bogus
 expect_usage_error "efficiency" "$SCALE" train $L70 --chips 8 --efficiency 1.5
 expect_usage_error "roofline + efficiency" "$SCALE" train $L70 --chips 8 --efficiency 0.5 --roofline
-expect_usage_error "axes on a GPU" "$SCALE" train --model llama-3-8b --hw dgx-h100 --chips 64 --batch-tokens 1M --seq 8192 --tp 8 --tp-axes 2
+expect_usage_error "axes on a GPU" "$SCALE" train --model llama-3-8b --hw dgx-h100 --chips 64 --batch-tokens 1Mi --seq 8192 --tp 8 --tp-axes 2
 expect_usage_error "too many axes" "$SCALE" train $L70 --chips 64 --tp 8 --tp-axes 4
 expect_usage_error "pp-link" "$SCALE" train $L70 --chips 64 --pp 2 --pp-link carrier-pigeon
 expect_usage_error "leftover chips" "$SCALE" train $L70 --chips 100 --tp 8

@@ -94,7 +94,9 @@ START_TEST(format_money_percent) {
   expect_fmt(1.234e9, NULL, SCALE_FMT_USD, "$1.23 B");
   expect_fmt(7.5e12, NULL, SCALE_FMT_USD, "$7.50 T");
   expect_fmt(999.7e3, NULL, SCALE_FMT_USD, "$1.00 M"); /* rounds up into the next group */
-  expect_fmt(4.2, "/h", SCALE_FMT_USD, "$4.20/h");      /* v5p's price per chip-hour */
+  expect_fmt(4.2, "USD/h", SCALE_FMT_USD, "$4.20/h"); /* v5p's price per chip-hour */
+  expect_fmt(1.44, "USD", SCALE_FMT_USD, "$1.44");
+  expect_fmt(0.5, "per token", SCALE_FMT_USD, "$0.500 per token");
   expect_fmt(0.389, NULL, SCALE_FMT_USD, "$0.389");
   expect_fmt(0.015, NULL, SCALE_FMT_USD, "$0.0150");
   expect_fmt(250.0, NULL, SCALE_FMT_USD, "$250");
