@@ -189,8 +189,8 @@ static void print_text(const scale_model *m, const scale_chip *chip, const scale
     two("decode step", pr->decode.step_s, dec->step_s);
     two("  of which TP all-reduces", pr->decode.tp_s, dec->t_ici_s);
     cli_row("tokens/s per chip (predicted)", pr->tokens_per_s_per_chip, "tokens/s", SCALE_FMT_SI);
-    cli_row("USD per million tokens (predicted)", pr->cost_usd_per_million_tokens, "",
-            SCALE_FMT_SCI);
+    cli_row("cost per M tokens (predicted)", pr->cost_usd_per_million_tokens, "",
+            SCALE_FMT_USD);
     printf("  (measurements/ holds training runs only: the serving prediction is the training\n"
            "   fit's op prices, not validated against a serving measurement)\n");
     printf("decode step by op (step model):\n");
@@ -202,7 +202,9 @@ static void print_text(const scale_model *m, const scale_chip *chip, const scale
     printf("model: %s%s\n", cli_cost_model_name(chip, true),
            m->arch != SCALE_ARCH_TRANSFORMER ? " (the step model prices transformers only)" : "");
   }
-  printf("prefill of %g tokens at %g MFU:\n", c->prompt, c->mfu_frac);
+  char mfu[16];
+  printf("prefill of %g tokens at %s MFU:\n", c->prompt,
+         scale_format(mfu, sizeof mfu, c->mfu_frac, NULL, SCALE_FMT_PERCENT));
   cli_row("FLOPs", pre->flops, "FLOP", SCALE_FMT_SI);
   cli_row("time to first token", pre->ttft_s, "s", SCALE_FMT_TIME);
   printf("decode step:\n");
@@ -222,7 +224,7 @@ static void print_text(const scale_model *m, const scale_chip *chip, const scale
   char label[64];
   snprintf(label, sizeof label, "queries/s per chip (%g tokens)", c->decode_len);
   cli_row(label, dec->qps_per_chip, "", SCALE_FMT_SCI);
-  cli_row("USD per million tokens", dec->cost_usd_per_million_tokens, "", SCALE_FMT_SCI);
+  cli_row("cost per million tokens", dec->cost_usd_per_million_tokens, "", SCALE_FMT_USD);
   if (!mem->fits)
     printf("verdict: batch %g does not fit in %g chips' HBM; the largest batch that fits is %g\n",
            c->batch, c->n_chips, mem->max_batch);
@@ -525,13 +527,13 @@ static int serve_cmd(const scale_model *m, const scale_chip *chip, scale_infer_c
   three("TTFT p50 / p90 / p99", r.ttft_p50_s, r.ttft_p90_s, r.ttft_p99_s);
   if (isfinite(r.tpot_p50_s)) three("TPOT p50 / p90 / p99", r.tpot_p50_s, r.tpot_p90_s, r.tpot_p99_s);
   if (isfinite(o->ttft) || isfinite(o->tpot)) {
-    cli_row("requests meeting the SLO", r.good_frac, "", SCALE_FMT_SCI);
+    cli_row("requests meeting the SLO", r.good_frac, "", SCALE_FMT_PERCENT);
     cli_row("goodput tokens/s", goodput, "tokens/s", SCALE_FMT_SI);
   }
   cli_row("steady batch (per copy)", r.steady_batch, "", SCALE_FMT_SCI);
-  cli_row("peak KV occupancy", r.kv_peak_frac, "", SCALE_FMT_SCI);
+  cli_row("peak KV occupancy", r.kv_peak_frac, "", SCALE_FMT_PERCENT);
   cli_row_text("bound by", scale_serve_bind_name(r.bind));
-  cli_row("USD per million tokens", cost, "", SCALE_FMT_SCI);
+  cli_row("cost per million tokens", cost, "", SCALE_FMT_USD);
   return CLI_EXIT_OK;
 }
 
