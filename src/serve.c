@@ -167,6 +167,11 @@ static scale_status check_config(const scale_serve_config *c, scale_diag *diag) 
                           "more than the %g that exist",
                           c->isl.max_tokens, c->osl.max_tokens, need, c->block_tokens,
                           c->kv_blocks);
+  if (c->prefilled && c->osl.min_tokens < 2)
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                          "serve: prefilled requests (a decode pool) need outputs of >= 2 "
+                          "tokens, got %g",
+                          c->osl.min_tokens);
   if (isnan(c->ttft_slo_s) || isnan(c->tpot_slo_s) || c->ttft_slo_s <= 0.0 || c->tpot_slo_s <= 0.0)
     return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
                           "serve: SLOs must be > 0 (INFINITY for none), got TTFT %g, TPOT %g",
@@ -285,6 +290,11 @@ scale_status scale_serve_run(scale_serve *sim, scale_serve_result *out, scale_di
   double total_tokens = 0.0;
   for (size_t i = 0; i < n; i++) {
     sim->prefilled[i] = sim->generated[i] = 0;
+    if (c->prefilled) { /* the prompt's KV and the first token came with the request */
+      sim->prefilled[i] = sim->isl[i];
+      sim->generated[i] = 1;
+      sim->first_s[i] = sim->arrival_s[i];
+    }
     total_tokens += (double)sim->isl[i] + sim->osl[i];
   }
   const double max_steps = total_tokens + (double)n + 1.0; /* each step moves >= 1 token */

@@ -101,12 +101,15 @@ typedef struct {
   double kv_blocks;         /**< KV blocks of the copy, integer >= 1 */
   double ttft_slo_s;        /**< goodput SLO on TTFT [s]; INFINITY: none */
   double tpot_slo_s;        /**< goodput SLO on TPOT [s]; INFINITY: none */
+  bool prefilled;           /**< requests arrive with their prompt's KV cache and first token
+                                 (the decode pool of disaggregated serving): no prefill work,
+                                 TTFT 0, TPOT from arrival; needs osl >= 2 */
   scale_serve_cost_fn cost; /**< step duration */
   void *cost_ctx;           /**< passed to cost */
 } scale_serve_config;
 
 /** A config with no cost function set: rate 1/s, 1000 requests, isl 1024, osl 128, seed 1, batch
- * 256, 8192 tokens a step, 16-token blocks, 1e6 blocks, no SLO. */
+ * 256, 8192 tokens a step, 16-token blocks, 1e6 blocks, no SLO, prompts to prefill. */
 scale_serve_config scale_serve_config_default(void);
 
 /** What held admission back, time-weighted over the run. */

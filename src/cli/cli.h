@@ -151,4 +151,9 @@ void cli_json_finish(cli_json *json);
 int cli_serve_calibrate(const char *dir, const char *out, bool as_json);
 int cli_serve_validate(const char *dir, const char *group, bool as_json);
 
+/* plan_serve.c: `scale plan infer` on the request-stream simulator (serveplan.h), chosen when
+ * the command line has a stream option (--isl, --osl, --ttft, --tpot, --disagg, --dtypes). */
+bool cli_plan_serve_wanted(int argc, char **argv);
+int cli_plan_serve(int argc, char **argv);
+
 #endif

@@ -461,7 +461,9 @@ static void infer_usage(FILE *out) {
           "degrees, 1-D or 2-D weight-stationary MLPs, weight and KV-cache dtypes (default\n"
           "bf16,int8) and batch sizes, keeps what fits in HBM and decodes a token within\n"
           "--latency seconds, and ranks by tokens/s per chip or dollars per million tokens.\n"
-          "Prints the best layouts and the latency/throughput frontier of the best slice.\n");
+          "Prints the best layouts and the latency/throughput frontier of the best slice.\n\n"
+          "With --isl/--osl and optional --ttft/--tpot SLOs (and --disagg), the search runs on\n"
+          "the request-stream simulator instead (scale plan infer --isl 1 --help says more).\n");
 }
 
 static bool parse_dtypes(const char *opt, const char *text, bool allow[SCALE_DTYPE_COUNT]) {
@@ -516,6 +518,7 @@ static void infer_print_entry(int rank, const scale_plan_infer_entry *e) {
 }
 
 static int plan_infer(int argc, char **argv) {
+  if (cli_plan_serve_wanted(argc, argv)) return cli_plan_serve(argc, argv);
   enum {
     O_MODEL = 256,
     O_HW,

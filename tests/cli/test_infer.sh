@@ -209,4 +209,21 @@ expect_usage_error "too many requests" "$SCALE" infer $S8 --rate 1 --requests 1e
 run timeout 20 "$SCALE" infer --model llama-3-8b --hw nvidia-h100-sxm --chips 1 --rate 1 --requests 1e6 --isl 100 --osl 8000
 expect_rc 2 "an endless run refused"; expect_err 'at most 2e8' "says why"
 
+# scale plan infer on the simulator: ranked by cost per million tokens at the SLO; an SLO no
+# layout meets is answered (exit 0) with the closest layout; bad input exits 2.
+P8="--model llama-3-8b --hw nvidia-h100-sxm --isl 512 --osl 64 --max-chips 2 --requests 100"
+run "$SCALE" plan infer $P8 --ttft 0.5 --tpot 0.05 --dtypes fp8,bf16
+expect_rc 0 "plan infer SLO"; expect_out 'cost per M tokens' "ranked table"
+expect_out '^  1  [0-9]+ x TP[0-9]+ (fp8|bf16), batch [0-9]+' "a first layout"
+run "$SCALE" plan infer $P8 --ttft 1e-6 --dtypes fp8
+expect_rc 0 "unmeetable SLO is an answer"
+expect_out 'the SLO cannot be met by any layout.*closest: [0-9]+ x TP' "names the closest layout"
+run "$SCALE" plan infer $P8 --ttft 1e-6 --dtypes fp8 --json
+expect_json "plan infer json"; expect_out '"slo_met": false' "json: not met"; expect_out '"closest": ' "json closest"
+run "$SCALE" plan infer $P8 --max-chips 1 --dtypes fp8 --disagg --ttft 1 --tpot 0.05
+expect_rc 0 "disagg"; expect_out 'aggregated vs disaggregated' "compares the two"
+expect_usage_error "plan infer isl above context" "$SCALE" plan infer --model llama-3-8b --hw nvidia-h100-sxm --isl 9000 --osl 10
+expect_usage_error "plan infer zero tpot" "$SCALE" plan infer $P8 --tpot 0
+expect_usage_error "plan infer negative isl" "$SCALE" plan infer --model llama-3-8b --hw nvidia-h100-sxm --isl -3
+
 finish

@@ -256,6 +256,28 @@ START_TEST(test_conservation) {
 }
 END_TEST
 
+START_TEST(test_prefilled) {
+  /* A decode pool (disaggregated serving): requests arrive with their prompt's KV and first
+   * token, so TTFT is 0 and, one at a time, each of the 9 later tokens is a step of one decode
+   * token: TPOT = a + b = 0.011 s. The KV blocks still count the prompt: 100 + 10 tokens in
+   * 16-token blocks = 7 blocks. A decode pool needs outputs of 2 tokens or more. */
+  scale_serve_config c = linear_config(1e-6, 20, 100, 10);
+  c.prefilled = true;
+  scale_serve_result r = run_config(&c);
+  scale_check_rel(r.ttft_p99_s, 0.0, 0, "s", "the first token came with the request");
+  scale_check_rel(r.tpot_p50_s, 0.011, 1e-6, "s", "a + b");
+  scale_check_rel(r.input_tokens, 20 * 100, 0, "tokens", "prompts counted, not prefilled");
+  c.kv_blocks = 6; /* one request needs 7 */
+  scale_serve *sim = NULL;
+  scale_diag diag;
+  ck_assert(scale_serve_new(&c, &sim, &diag) == SCALE_ERR_RANGE);
+  c = linear_config(1e-6, 20, 100, 1);
+  c.prefilled = true;
+  ck_assert(scale_serve_new(&c, &sim, &diag) == SCALE_ERR_RANGE);
+  ck_assert(sim == NULL);
+}
+END_TEST
+
 START_TEST(test_goodput) {
   /* Low rate, linear cost: TTFT 0.11 s and TPOT 0.011 s for every request (test_low_rate). */
   scale_serve_config c = linear_config(1e-6, 10, 100, 10);
@@ -337,6 +359,7 @@ int main(void) {
       {"determinism", test_determinism},
       {"conservation", test_conservation},
       {"goodput", test_goodput},
+      {"prefilled", test_prefilled},
       {"bad_parameters", test_bad_parameters},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);

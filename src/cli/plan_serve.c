@@ -1,0 +1,258 @@
+/* plan_serve.c — `scale plan infer --isl N --osl N [--ttft S] [--tpot S] [--disagg]`: the serving
+ * planner on the request-stream simulator (include/scale/serveplan.h). The fixed-batch planner of
+ * plan.c answers when none of these options is given.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "scale/serveplan.h"
+
+bool cli_plan_serve_wanted(int argc, char **argv) {
+  static const char *const opts[] = {"--isl", "--osl", "--ttft", "--tpot", "--disagg", "--dtypes"};
+  for (int i = 1; i < argc; i++)
+    for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++)
+      if (strncmp(argv[i], opts[k], strlen(opts[k])) == 0) return true;
+  return false;
+}
+
+static void usage(FILE *out) {
+  fprintf(out,
+          "usage: scale plan infer --model M --hw H --isl N --osl N [--ttft S] [--tpot S]\n"
+          "                        [--max-chips N] [--dtypes LIST] [--disagg] [--requests R]\n"
+          "                        [--seed K] [--top K] [--json]\n\n"
+          "Serving on the request-stream simulator with the calibrated step cost: tries slices\n"
+          "of 1, 2, 4, ... chips (one tensor-parallel copy each), weights and KV cache in each\n"
+          "dtype of LIST (default bf16,fp8,int8,int4) and batch caps 16, 64, 256, 1024, and ranks them\n"
+          "by the cost per million output tokens at the SLO: the largest Poisson rate a copy\n"
+          "sustains with p90 TTFT <= --ttft and p90 TPOT <= --tpot (a bisection on the rate, each\n"
+          "probe a seeded simulation of --requests requests). Without an SLO, the offline\n"
+          "maximum. --disagg also tries disaggregated prefill and decode pools (0.25-4 prefill\n"
+          "copies per decode copy) and compares the best of each. When no layout meets the SLO,\n"
+          "it says so and names the closest layout (exit 0: an answer, not an error).\n");
+}
+
+static void entry_layout(const scale_serve_plan_entry *e, char *buf, size_t size) {
+  if (e->disagg)
+    snprintf(buf, size, "%g x TP%g %s, batch %g, disagg %g:1", e->chips, e->tp,
+             scale_dtype_name(e->dtype), e->max_batch, e->prefill_copies);
+  else
+    snprintf(buf, size, "%g x TP%g %s, batch %g", e->chips, e->tp, scale_dtype_name(e->dtype),
+             e->max_batch);
+}
+
+static void print_entry(int rank, const scale_serve_plan_entry *e) {
+  char lay[96], rate[32], tok[32], ttft[32], tpot[32], usd[32];
+  entry_layout(e, lay, sizeof lay);
+  if (isfinite(e->rate_per_s))
+    snprintf(rate, sizeof rate, "%.3g", e->rate_per_s);
+  else
+    snprintf(rate, sizeof rate, "offline");
+  printf("%3d  %-36s %8s %11s %9s %9s %-8s %s\n", rank, lay, rate,
+         scale_format(tok, sizeof tok, e->tokens_per_s, "", SCALE_FMT_SI),
+         scale_format(ttft, sizeof ttft, e->ttft_p90_s, "", SCALE_FMT_TIME),
+         scale_format(tpot, sizeof tpot, e->tpot_p90_s, "", SCALE_FMT_TIME),
+         scale_serve_bind_name(e->bind),
+         scale_format(usd, sizeof usd, e->usd_per_million_tokens, "", SCALE_FMT_USD));
+}
+
+static void json_entry(cli_json *j, const char *key, const scale_serve_plan_entry *e) {
+  cli_json_object_begin(j, key);
+  cli_json_number(j, "chips", e->chips);
+  cli_json_number(j, "tp", e->tp);
+  cli_json_string(j, "dtype", scale_dtype_name(e->dtype));
+  cli_json_string(j, "compute_dtype", scale_dtype_name(e->compute_dtype));
+  cli_json_number(j, "max_batch", e->max_batch);
+  cli_json_bool(j, "disaggregated", e->disagg);
+  cli_json_number(j, "prefill_copies_per_decode_copy", e->disagg ? e->prefill_copies : 0.0);
+  cli_json_bool(j, "meets_slo", e->feasible);
+  cli_json_number(j, "slo_excess", e->excess);
+  cli_json_number(j, "rate_per_s", isfinite(e->rate_per_s) ? e->rate_per_s : -1.0);
+  cli_json_number(j, "tokens_per_s", e->tokens_per_s);
+  cli_json_number(j, "ttft_p90_s", e->ttft_p90_s);
+  cli_json_number(j, "tpot_p90_s", e->tpot_p90_s);
+  cli_json_number(j, "steady_batch", e->steady_batch);
+  cli_json_string(j, "bound", scale_serve_bind_name(e->bind));
+  cli_json_number(j, "cost_usd_per_million_tokens", e->usd_per_million_tokens);
+  cli_json_object_end(j);
+}
+
+static void print_json(const scale_model *m, const scale_chip *chip,
+                       const scale_serve_plan_report *r) {
+  cli_json j;
+  cli_json_init(&j, stdout);
+  cli_json_object_begin(&j, NULL);
+  cli_json_string(&j, "model", m->name);
+  cli_json_string(&j, "hardware", chip->name);
+  cli_json_string(&j, "cost_model", r->fitted ? "calibrated" : "calibrated-priors");
+  cli_json_number(&j, "candidates", r->n_candidates);
+  cli_json_number(&j, "too_big", r->n_too_big);
+  cli_json_bool(&j, "slo_met", r->met);
+  if (r->met) {
+    cli_json_array_begin(&j, "ranked");
+    for (int i = 0; i < r->n_ranked; i++) json_entry(&j, NULL, &r->ranked[i]);
+    cli_json_array_end(&j);
+    if (r->has_aggregated) json_entry(&j, "best_aggregated", &r->best_aggregated);
+    if (r->has_disaggregated) json_entry(&j, "best_disaggregated", &r->best_disaggregated);
+  } else if (isfinite(r->closest.excess)) {
+    json_entry(&j, "closest", &r->closest);
+  }
+  cli_json_object_end(&j);
+  cli_json_finish(&j);
+}
+
+static void print_slo(const char *what, double slo) {
+  char t[32];
+  if (isfinite(slo)) printf(", p90 %s <= %s", what, scale_format(t, sizeof t, slo, "", SCALE_FMT_TIME));
+}
+
+static void print_text(const scale_model *m, const scale_chip *chip,
+                       const scale_serve_plan_opts *o, const scale_serve_plan_report *r, int top) {
+  printf("%s on %s: requests of %g", m->display_name, chip->display_name, o->isl.min_tokens);
+  if (o->isl.max_tokens > o->isl.min_tokens) printf(":%g", o->isl.max_tokens);
+  printf(" + %g", o->osl.min_tokens);
+  if (o->osl.max_tokens > o->osl.min_tokens) printf(":%g", o->osl.max_tokens);
+  printf(" tokens");
+  print_slo("TTFT", o->ttft_slo_s);
+  print_slo("TPOT", o->tpot_slo_s);
+  printf("\nstep cost: calibrated (%s); %d layouts tried, %d do not fit\n",
+         r->fitted ? "the chip's [serve] fit" : "priors: this chip has no [serve] fit",
+         r->n_candidates, r->n_too_big);
+  if (!r->met) {
+    if (!isfinite(r->closest.excess)) {
+      printf("no layout fits in HBM on up to %g chips\n", o->max_chips);
+      return;
+    }
+    char lay[96], a[32], b[32];
+    entry_layout(&r->closest, lay, sizeof lay);
+    printf("the SLO cannot be met by any layout, even at a vanishing rate; closest: %s, p90 "
+           "TTFT %s, p90 TPOT %s (%.2fx the SLO)\n",
+           lay, scale_format(a, sizeof a, r->closest.ttft_p90_s, "", SCALE_FMT_TIME),
+           scale_format(b, sizeof b, r->closest.tpot_p90_s, "", SCALE_FMT_TIME),
+           r->closest.excess);
+    return;
+  }
+  printf("\nrank layout (chips x TP dtype, batch cap)   req/s/unit  tokens/s  TTFT p90  TPOT p90 "
+         "bound    cost per M tokens\n");
+  for (int i = 0; i < r->n_ranked && i < top; i++) print_entry(i + 1, &r->ranked[i]);
+  if (o->disagg && r->has_aggregated && r->has_disaggregated) {
+    const scale_serve_plan_entry *a = &r->best_aggregated, *d = &r->best_disaggregated;
+    printf("\naggregated vs disaggregated (best of each): %.3g vs %.3g output tokens/s per chip; "
+           "disaggregated costs %.2fx\n",
+           a->tokens_per_s / a->chips, d->tokens_per_s / d->chips,
+           d->usd_per_million_tokens / a->usd_per_million_tokens);
+  } else if (o->disagg) {
+    printf("\n%s\n", r->has_disaggregated ? "no aggregated layout meets the SLO"
+                                          : "no disaggregated layout meets the SLO");
+  }
+}
+
+static bool parse_dtype_list(const char *text, bool allow[SCALE_DTYPE_COUNT]) {
+  char buf[128];
+  snprintf(buf, sizeof buf, "%s", text);
+  memset(allow, 0, SCALE_DTYPE_COUNT * sizeof allow[0]);
+  for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    scale_dtype d;
+    if (!cli_parse_dtype("dtypes", t, &d)) return false;
+    allow[d] = true;
+  }
+  return true;
+}
+
+/* Parses "N" or "MIN:MAX" token lengths. */
+static bool parse_len(const char *opt, const char *text, scale_serve_lengths *out) {
+  const unsigned count = SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER;
+  char buf[64];
+  snprintf(buf, sizeof buf, "%s", text);
+  char *colon = strchr(buf, ':');
+  if (colon) *colon = '\0';
+  if (!cli_parse_number(opt, buf, count, &out->min_tokens)) return false;
+  out->max_tokens = out->min_tokens;
+  if (colon && !cli_parse_number(opt, colon + 1, count, &out->max_tokens)) return false;
+  if (out->max_tokens < out->min_tokens) {
+    cli_usage("--%s: MIN:MAX needs MIN <= MAX, got '%s'", opt, text);
+    return false;
+  }
+  return true;
+}
+
+int cli_plan_serve(int argc, char **argv) {
+  enum { O_MODEL = 256, O_HW, O_ISL, O_OSL, O_TTFT, O_TPOT, O_MAXCHIPS, O_DTYPES, O_DISAGG,
+         O_REQUESTS, O_SEED, O_TOP, O_JSON, O_HELP };
+  static const struct option opts[] = {{"model", required_argument, NULL, O_MODEL},
+                                       {"hw", required_argument, NULL, O_HW},
+                                       {"isl", required_argument, NULL, O_ISL},
+                                       {"osl", required_argument, NULL, O_OSL},
+                                       {"ttft", required_argument, NULL, O_TTFT},
+                                       {"tpot", required_argument, NULL, O_TPOT},
+                                       {"max-chips", required_argument, NULL, O_MAXCHIPS},
+                                       {"dtypes", required_argument, NULL, O_DTYPES},
+                                       {"disagg", no_argument, NULL, O_DISAGG},
+                                       {"requests", required_argument, NULL, O_REQUESTS},
+                                       {"seed", required_argument, NULL, O_SEED},
+                                       {"top", required_argument, NULL, O_TOP},
+                                       {"json", no_argument, NULL, O_JSON},
+                                       {"help", no_argument, NULL, O_HELP},
+                                       {NULL, 0, NULL, 0}};
+  const char *model_name = NULL, *hw = NULL;
+  scale_serve_plan_opts o = scale_serve_plan_opts_default();
+  const unsigned count = SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER;
+  double top = 10, seed = 1;
+  bool json = false;
+  cli_getopt_reset();
+  int c;
+  while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+    switch (c) {
+    case O_MODEL: model_name = optarg; break;
+    case O_HW: hw = optarg; break;
+    case O_ISL: if (!parse_len("isl", optarg, &o.isl)) return CLI_EXIT_USAGE; break;
+    case O_OSL: if (!parse_len("osl", optarg, &o.osl)) return CLI_EXIT_USAGE; break;
+    case O_TTFT:
+      if (!cli_parse_number("ttft", optarg, SCALE_NUM_POSITIVE, &o.ttft_slo_s)) return CLI_EXIT_USAGE;
+      break;
+    case O_TPOT:
+      if (!cli_parse_number("tpot", optarg, SCALE_NUM_POSITIVE, &o.tpot_slo_s)) return CLI_EXIT_USAGE;
+      break;
+    case O_MAXCHIPS:
+      if (!cli_parse_number("max-chips", optarg, count, &o.max_chips)) return CLI_EXIT_USAGE;
+      if (o.max_chips > 4096) return cli_usage("--max-chips: at most 4096, got %s", optarg);
+      break;
+    case O_DTYPES: if (!parse_dtype_list(optarg, o.allow_dtype)) return CLI_EXIT_USAGE; break;
+    case O_DISAGG: o.disagg = true; break;
+    case O_REQUESTS:
+      if (!cli_parse_number("requests", optarg, count, &o.n_requests)) return CLI_EXIT_USAGE;
+      if (o.n_requests < 10 || o.n_requests > 1e5)
+        return cli_usage("--requests: between 10 and 1e5, got %s", optarg);
+      break;
+    case O_SEED:
+      if (!cli_parse_number("seed", optarg, SCALE_NUM_NONNEG | SCALE_NUM_INTEGER, &seed))
+        return CLI_EXIT_USAGE;
+      break;
+    case O_TOP:
+      if (!cli_parse_number("top", optarg, count, &top)) return CLI_EXIT_USAGE;
+      break;
+    case O_JSON: json = true; break;
+    case O_HELP: usage(stdout); return CLI_EXIT_OK;
+    default: return cli_bad_option("plan infer", argv);
+    }
+  }
+  if (optind < argc) return cli_usage("plan infer: unexpected argument '%s'", argv[optind]);
+  if (!model_name) return cli_usage("plan infer: missing --model (try: scale model list)");
+  if (!hw) return cli_usage("plan infer: missing --hw (try: scale hw list)");
+  o.seed = (uint64_t)seed;
+  scale_model model;
+  scale_chip chip;
+  int rc;
+  if ((rc = cli_load_model(model_name, &model)) || (rc = cli_load_chip(hw, &chip))) return rc;
+  scale_serve_plan_report r;
+  scale_diag diag;
+  if (scale_serve_plan(&model, &chip, &o, &r, &diag))
+    return cli_usage("plan infer: %s", diag.message);
+  if (json)
+    print_json(&model, &chip, &r);
+  else
+    print_text(&model, &chip, &o, &r, (int)top);
+  return CLI_EXIT_OK;
+}
