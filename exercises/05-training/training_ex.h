@@ -127,4 +127,40 @@ double ex_training_dcn_critical_batch(double pod_flops_per_s, double pod_dcn_byt
 double ex_training_n_params(int64_t l, int64_t d, int64_t f, int64_t n, int64_t k, int64_t h,
                             int64_t v);
 
+/* ---- a decision exercise: a training layout ------------------------------------------------ */
+
+#ifndef SCALE_EX_TRAINING_LAYOUT_DEFINED /* the grader reads this header twice */
+#define SCALE_EX_TRAINING_LAYOUT_DEFINED
+/** A training layout: pure data-parallel, FSDP (ZeRO-3) and tensor-parallel degrees; all 0 is
+ * the "none" layout. */
+typedef struct {
+  int64_t dp, fsdp, tp;
+} ex_train_layout;
+#endif
+
+/** A layout for a model on a v5p slice (a decision).
+ *
+ * Return degrees, powers of two with dp x fsdp x tp = n_chips and tp <= 64, for a model of
+ * n_params parameters (n_heads query heads, n_kv_heads KV heads) trained at batch_tokens per
+ * step of seq_len-token sequences, with bf16 weights and fp32 Adam (16 bytes per parameter
+ * under ZeRO-3) on chips of hbm_bytes. The grader prices every layout with the library's
+ * roofline (scale_train_eval: compute against each link's collectives, memory per chip) and
+ * gives you best / yours of the step time (full credit from 98%); nothing for a layout that
+ * does not fit, that TP cannot split (tp must divide the heads) or that has more data shards
+ * (dp x fsdp) than sequences. Return the none layout when nothing fits or an argument is
+ * outside the Domain.
+ * Question: LLaMA 3 8B on 256 v5p chips at 1M tokens; LLaMA 3 70B on 2048 chips at 4M and
+ * at 1M tokens (4096-token sequences, critical batch 2550 tokens per chip); LLaMA 3 405B on
+ * 64 chips, where nothing fits.
+ * Units:  n_params [params], batch_tokens, seq_len, critical_batch_tokens [tokens], hbm_bytes
+ *         [byte], counts -> a layout.
+ * Domain: n_params, batch_tokens, seq_len, hbm_bytes, critical_batch_tokens > 0; n_heads,
+ *         n_kv_heads >= 1; n_chips >= 1 a power of two; the none layout otherwise.
+ * Book:   ch. 5 "Takeaways" (FSDP while the batch per chip is above critical, TP when it is not;
+ *         TP only as much as needed).
+ */
+ex_train_layout ex_training_layout(double n_params, int64_t n_heads, int64_t n_kv_heads,
+                                   double batch_tokens, double seq_len, double hbm_bytes,
+                                   double critical_batch_tokens, int64_t n_chips);
+
 #endif

@@ -56,3 +56,14 @@ double ex_applied_training_tp_degree(double n_chips, double batch_tokens, double
   (void)n_chips; (void)batch_tokens; (void)f; (void)m_x; (void)m_y;
   return NAN;
 }
+
+ex_applied_layout ex_applied_training_llama3_70b_layout(double n_params, int64_t n_heads,
+                                                        int64_t n_kv_heads, double batch_tokens,
+                                                        double seq_len, double hbm_bytes,
+                                                        double critical_batch_tokens,
+                                                        int64_t n_chips) {
+  (void)n_params; (void)n_heads; (void)n_kv_heads; (void)batch_tokens; (void)seq_len;
+  (void)hbm_bytes; (void)critical_batch_tokens; (void)n_chips;
+  ex_applied_layout none = {0, 0, 0}; /* not a layout: it scores nothing */
+  return none;
+}

@@ -107,4 +107,42 @@ double ex_applied_training_max_pure_dp_chips(double batch_tokens, double seq_len
 double ex_applied_training_tp_degree(double n_chips, double batch_tokens, double f, double m_x,
                                      double m_y);
 
+/* ---- a decision exercise: a training layout ------------------------------------------------ */
+
+#ifndef SCALE_EX_APPLIED_TRAINING_LAYOUT_DEFINED /* the grader reads this header twice */
+#define SCALE_EX_APPLIED_TRAINING_LAYOUT_DEFINED
+/** A training layout: pure data-parallel, FSDP (ZeRO-3) and tensor-parallel degrees; all 0 is
+ * the "none" layout. */
+typedef struct {
+  int64_t dp, fsdp, tp;
+} ex_applied_layout;
+#endif
+
+/** The layout of LLaMA 3 70B on 8192 TPU v5p chips at a given batch (a decision).
+ *
+ * Return degrees, powers of two with dp x fsdp x tp = n_chips and tp <= 64, for a model of
+ * n_params parameters (n_heads query heads, n_kv_heads KV heads) trained at batch_tokens per
+ * step of seq_len-token sequences, with bf16 weights and fp32 Adam (16 bytes per parameter
+ * under ZeRO-3) on chips of hbm_bytes. The grader prices every layout with the library's
+ * roofline (scale_train_eval: compute against each link's collectives, memory per chip) and
+ * gives you best / yours of the step time (full credit from 98%); nothing for a layout that
+ * does not fit, that TP cannot split (tp must divide the heads) or that has more data shards
+ * (dp x fsdp) than sequences. Return the none layout when nothing fits or an argument is
+ * outside the Domain.
+ * Question: LLaMA 3 70B (70.55e9 parameters, 64 heads, 8 KV heads) on 8192 v5p chips at
+ * 2M, 4M, 8M and 16M tokens of 4096-token sequences (critical batch 2550 tokens per chip); at
+ * 256K tokens (64 sequences) no layout runs.
+ * Units:  n_params [params], batch_tokens, seq_len, critical_batch_tokens [tokens], hbm_bytes
+ *         [byte], counts -> a layout.
+ * Domain: n_params, batch_tokens, seq_len, hbm_bytes, critical_batch_tokens > 0; n_heads,
+ *         n_kv_heads >= 1; n_chips >= 1 a power of two; the none layout otherwise.
+ * Book:   ch. 6 "Counting Parameters and FLOPs" to "How to Shard LLaMA 3-70B for Training" (the
+ *         smaller the batch, the more TP).
+ */
+ex_applied_layout ex_applied_training_llama3_70b_layout(double n_params, int64_t n_heads,
+                                                        int64_t n_kv_heads, double batch_tokens,
+                                                        double seq_len, double hbm_bytes,
+                                                        double critical_batch_tokens,
+                                                        int64_t n_chips);
+
 #endif

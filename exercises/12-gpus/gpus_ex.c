@@ -116,3 +116,12 @@ double ex_gpus_resident_warps(double register_file_bytes, int64_t registers_per_
   (void)register_file_bytes; (void)registers_per_thread; (void)warp_threads; (void)max_warps;
   return NAN;
 }
+
+ex_gpu_layout ex_gpus_layout_h100(double n_params, int64_t n_heads, int64_t n_kv_heads,
+                                  double batch_tokens, double seq_len, double hbm_bytes,
+                                  double critical_batch_tokens, int64_t n_chips) {
+  (void)n_params; (void)n_heads; (void)n_kv_heads; (void)batch_tokens; (void)seq_len;
+  (void)hbm_bytes; (void)critical_batch_tokens; (void)n_chips;
+  ex_gpu_layout none = {0, 0, 0}; /* not a layout: it scores nothing */
+  return none;
+}

@@ -225,4 +225,39 @@ double ex_gpus_sharded_allgather_time_s(double bytes, int64_t x, int64_t y, int6
 double ex_gpus_pipeline_comms_time_s(double b, double d, double bytes_per_s,
                                      int64_t n_microbatches, int64_t n_stages);
 
+/* ---- a decision exercise: a training layout ------------------------------------------------ */
+
+#ifndef SCALE_EX_GPUS_LAYOUT_DEFINED /* the grader reads this header twice */
+#define SCALE_EX_GPUS_LAYOUT_DEFINED
+/** A training layout: pure data-parallel, FSDP (ZeRO-3) and tensor-parallel degrees; all 0 is
+ * the "none" layout. */
+typedef struct {
+  int64_t dp, fsdp, tp;
+} ex_gpu_layout;
+#endif
+
+/** The layout of a model on H100 nodes (a decision): TP inside the 8-GPU NVLink node.
+ *
+ * Return degrees, powers of two with dp x fsdp x tp = n_chips and tp <= 64, for a model of
+ * n_params parameters (n_heads query heads, n_kv_heads KV heads) trained at batch_tokens per
+ * step of seq_len-token sequences, with bf16 weights and fp32 Adam (16 bytes per parameter
+ * under ZeRO-3) on chips of hbm_bytes. The grader prices every layout with the library's
+ * roofline (scale_train_eval: compute against each link's collectives, memory per chip) and
+ * gives you best / yours of the step time (full credit from 98%); nothing for a layout that
+ * does not fit, that TP cannot split (tp must divide the heads) or that has more data shards
+ * (dp x fsdp) than sequences. Return the none layout when nothing fits or an argument is
+ * outside the Domain.
+ * Question: LLaMA 3 70B on 64 H100 at 1M tokens and on 128 H100 at 256K tokens
+ * (4096-token sequences; take critical_batch_tokens = 2550); LLaMA 3 405B on 8 H100, where
+ * nothing fits.
+ * Units:  n_params [params], batch_tokens, seq_len, critical_batch_tokens [tokens], hbm_bytes
+ *         [byte], counts -> a layout.
+ * Domain: n_params, batch_tokens, seq_len, hbm_bytes, critical_batch_tokens > 0; n_heads,
+ *         n_kv_heads >= 1; n_chips >= 1 a power of two; the none layout otherwise.
+ * Book:   ch. 12 "Takeaways" (TP within the node; beyond it the scale-out network binds).
+ */
+ex_gpu_layout ex_gpus_layout_h100(double n_params, int64_t n_heads, int64_t n_kv_heads,
+                                  double batch_tokens, double seq_len, double hbm_bytes,
+                                  double critical_batch_tokens, int64_t n_chips);
+
 #endif

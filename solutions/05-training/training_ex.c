@@ -67,3 +67,33 @@ double ex_training_n_params(int64_t l, int64_t d, int64_t f, int64_t n, int64_t 
   double attention = 2.0 * ld * (double)h * ((double)n + (double)k);
   return mlp + attention + 2.0 * (double)v * (double)d;
 }
+
+/* ---- a decision: a training layout (the chapter's recipe) ----------------------------------- */
+
+ex_train_layout ex_training_layout(double n_params, int64_t n_heads, int64_t n_kv_heads,
+                                   double batch_tokens, double seq_len, double hbm_bytes,
+                                   double critical_batch_tokens, int64_t n_chips) {
+  ex_train_layout none = {0, 0, 0};
+  double n = (double)n_chips;
+  if (!(n_params > 0.0) || !(batch_tokens > 0.0) || !(seq_len > 0.0) || !(hbm_bytes > 0.0) ||
+      !(critical_batch_tokens > 0.0) || !isfinite(n_params * batch_tokens * hbm_bytes) ||
+      n_heads < 1 || n_kv_heads < 1 || n_chips < 1 || n_chips > (1 << 30) ||
+      (n_chips & (n_chips - 1)) != 0)
+    return none;
+  /* Memory first: ZeRO-3 over every chip keeps 16 bytes per parameter / n_chips (bf16 weights
+   * and gradients, fp32 master weights and Adam moments); if that does not fit, nothing does. */
+  if (16.0 * n_params / n > hbm_bytes) return none;
+  /* FSDP over everything the batch allows: its gathers hide while each chip holds at least
+   * the critical batch, and no more data shards than sequences; TP (inside the fast domain,
+   * dividing the heads) takes the rest. */
+  double sequences = batch_tokens / seq_len;
+  int64_t tp = 1;
+  while (tp <= 64 && (n / (double)tp > sequences || batch_tokens / (n / (double)tp) <
+                                                         critical_batch_tokens))
+    tp *= 2;
+  if (tp > 64 || tp > n_chips || n_heads % tp != 0 ||
+      (n_kv_heads % tp != 0 && tp % n_kv_heads != 0))
+    return none;
+  ex_train_layout pick = {1, n_chips / tp, tp};
+  return pick;
+}

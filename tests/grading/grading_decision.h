@@ -29,7 +29,7 @@
 #define GRADE_FULL_CREDIT_RATIO 0.98
 
 /** Most candidates of one instance. */
-#define GRADE_MAX_CANDIDATES 64
+#define GRADE_MAX_CANDIDATES 128
 
 #ifdef GRADING_HAVE_LIBSCALE
 #define GRADE_LIB_VALUE(lib) (grading_recording() ? (double)(lib) : 0.0)

@@ -10,6 +10,7 @@
 #include "training_ex.h"
 
 #include "grading.h"
+#include "grading_train_layout.h"
 #include "grading_ref_training.h"
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
@@ -364,6 +365,37 @@ START_TEST(training_n_params) {
 }
 END_TEST
 
+/* ==== a decision exercise: a training layout (grading_train_layout.h) ======================= */
+
+/* Through the contract's struct: the proxy of the student's function. */
+static void training_layout_call(const train_instance *in, int64_t out[3]) {
+  ex_train_layout l = ex_training_layout(
+      in->n_params, in->n_heads, in->n_kv_heads, in->batch_tokens, in->seq_len, in->hbm_bytes,
+      in->critical_batch_tokens, in->n_chips);
+  out[0] = l.dp;
+  out[1] = l.fsdp;
+  out[2] = l.tp;
+}
+
+START_TEST(training_layout) {
+  /* The arguments are the library's figures (scale_transformer_n_params, the model's heads,
+   * the chip's HBM), checked whenever the costs are recorded; the critical batch is the
+   * book's v5p figure C / W_ici = 4.59e14 / 1.8e11 = 2550 tokens (ch. 5). */
+  static const train_instance in[] = {
+      {"LLaMA 3 8B, 1M tokens on 256 v5p", "tpu-v5p", "llama-3-8b", 256, 1048576.0,
+       4096.0, 8030261248.0, 32, 8, 96000000000.0, 2550.0},
+      {"LLaMA 3 70B, 4M tokens on 2048 v5p", "tpu-v5p", "llama-3-70b", 2048, 4194304.0,
+       4096.0, 70553706496.0, 64, 8, 96000000000.0, 2550.0},
+      {"LLaMA 3 70B, 1M tokens on 2048 v5p", "tpu-v5p", "llama-3-70b", 2048, 1048576.0,
+       4096.0, 70553706496.0, 64, 8, 96000000000.0, 2550.0}
+  };
+  static const train_instance none = {
+      "LLaMA 3 405B, 1M tokens on 64 v5p", "tpu-v5p", "llama-3-405b", 64, 1048576.0,
+      4096.0, 405853388800.0, 128, 8, 96000000000.0, 2550.0};
+  grade_train_layouts(training_layout_call, "layout", in, N_OF(in), &none);
+}
+END_TEST
+
 int main(void) {
   Suite *suite = suite_create("05-training");
   grade_add(suite, "training.dp_critical_batch", training_dp_critical_batch);
@@ -376,5 +408,6 @@ int main(void) {
   grade_add(suite, "training.fsdp_tp_critical_batch", training_fsdp_tp_critical_batch);
   grade_add(suite, "training.dcn_critical_batch", training_dcn_critical_batch);
   grade_add(suite, "training.n_params", training_n_params);
+  grade_add(suite, "training.layout", training_layout);
   return grade_run(suite);
 }

@@ -10,6 +10,7 @@
 #include "applied_training_ex.h"
 
 #include "grading.h"
+#include "grading_train_layout.h"
 #include "grading_ref_applied_training.h"
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
@@ -309,6 +310,39 @@ START_TEST(applied_training_tp_degree) {
 }
 END_TEST
 
+/* ==== a decision exercise: a training layout (grading_train_layout.h) ======================= */
+
+/* Through the contract's struct: the proxy of the student's function. */
+static void applied_training_layout_call(const train_instance *in, int64_t out[3]) {
+  ex_applied_layout l = ex_applied_training_llama3_70b_layout(
+      in->n_params, in->n_heads, in->n_kv_heads, in->batch_tokens, in->seq_len, in->hbm_bytes,
+      in->critical_batch_tokens, in->n_chips);
+  out[0] = l.dp;
+  out[1] = l.fsdp;
+  out[2] = l.tp;
+}
+
+START_TEST(applied_training_llama3_70b_layout) {
+  /* The arguments are the library's figures (scale_transformer_n_params, the model's heads,
+   * the chip's HBM), checked whenever the costs are recorded; the critical batch is the
+   * book's v5p figure C / W_ici = 4.59e14 / 1.8e11 = 2550 tokens (ch. 5). */
+  static const train_instance in[] = {
+      {"LLaMA 3 70B, 2M tokens on 8192 v5p", "tpu-v5p", "llama-3-70b", 8192, 2097152.0,
+       4096.0, 70553706496.0, 64, 8, 96000000000.0, 2550.0},
+      {"LLaMA 3 70B, 4M tokens on 8192 v5p", "tpu-v5p", "llama-3-70b", 8192, 4194304.0,
+       4096.0, 70553706496.0, 64, 8, 96000000000.0, 2550.0},
+      {"LLaMA 3 70B, 8M tokens on 8192 v5p", "tpu-v5p", "llama-3-70b", 8192, 8388608.0,
+       4096.0, 70553706496.0, 64, 8, 96000000000.0, 2550.0},
+      {"LLaMA 3 70B, 16M tokens on 8192 v5p", "tpu-v5p", "llama-3-70b", 8192, 16777216.0,
+       4096.0, 70553706496.0, 64, 8, 96000000000.0, 2550.0}
+  };
+  static const train_instance none = {
+      "LLaMA 3 70B, 256K tokens on 8192 v5p", "tpu-v5p", "llama-3-70b", 8192, 262144.0,
+      4096.0, 70553706496.0, 64, 8, 96000000000.0, 2550.0};
+  grade_train_layouts(applied_training_layout_call, "llama3_70b_layout", in, N_OF(in), &none);
+}
+END_TEST
+
 int main(void) {
   Suite *suite = suite_create("06-applied-training");
   grade_add(suite, "applied_training.ffw_params", applied_training_ffw_params);
@@ -320,5 +354,6 @@ int main(void) {
   grade_add(suite, "applied_training.min_chips", applied_training_min_chips);
   grade_add(suite, "applied_training.max_pure_dp_chips", applied_training_max_pure_dp_chips);
   grade_add(suite, "applied_training.tp_degree", applied_training_tp_degree);
+  grade_add(suite, "applied_training.llama3_70b_layout", applied_training_llama3_70b_layout);
   return grade_run(suite);
 }

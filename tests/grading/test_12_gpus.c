@@ -10,6 +10,7 @@
 #include "gpus_ex.h"
 
 #include "grading.h"
+#include "grading_train_layout.h"
 #include "grading_ref_gpus.h"
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
@@ -692,6 +693,35 @@ START_TEST(gpus_resident_warps) {
 }
 END_TEST
 
+/* ==== a decision exercise: a training layout (grading_train_layout.h) ======================= */
+
+/* Through the contract's struct: the proxy of the student's function. */
+static void gpus_layout_call(const train_instance *in, int64_t out[3]) {
+  ex_gpu_layout l = ex_gpus_layout_h100(
+      in->n_params, in->n_heads, in->n_kv_heads, in->batch_tokens, in->seq_len, in->hbm_bytes,
+      in->critical_batch_tokens, in->n_chips);
+  out[0] = l.dp;
+  out[1] = l.fsdp;
+  out[2] = l.tp;
+}
+
+START_TEST(gpus_layout_h100) {
+  /* The arguments are the library's figures (scale_transformer_n_params, the model's heads,
+   * the chip's HBM), checked whenever the costs are recorded; the critical batch is the
+   * book's v5p figure C / W_ici = 4.59e14 / 1.8e11 = 2550 tokens (ch. 5). */
+  static const train_instance in[] = {
+      {"LLaMA 3 70B, 1M tokens on 64 H100", "nvidia-h100-sxm", "llama-3-70b", 64, 1048576.0,
+       4096.0, 70553706496.0, 64, 8, 80000000000.0, 2550.0},
+      {"LLaMA 3 70B, 256K tokens on 128 H100", "nvidia-h100-sxm", "llama-3-70b", 128, 262144.0,
+       4096.0, 70553706496.0, 64, 8, 80000000000.0, 2550.0}
+  };
+  static const train_instance none = {
+      "LLaMA 3 405B, 1M tokens on 8 H100", "nvidia-h100-sxm", "llama-3-405b", 8, 1048576.0,
+      4096.0, 405853388800.0, 128, 8, 80000000000.0, 2550.0};
+  grade_train_layouts(gpus_layout_call, "layout_h100", in, N_OF(in), &none);
+}
+END_TEST
+
 int main(void) {
   Suite *suite = suite_create("12-gpus");
   grade_add(suite, "gpus.cuda_cores", gpus_cuda_cores);
@@ -712,5 +742,6 @@ int main(void) {
   grade_add(suite, "gpus.fat_tree_level_bytes_per_node", gpus_fat_tree_level_bytes_per_node);
   grade_add(suite, "gpus.spine_switches", gpus_spine_switches);
   grade_add(suite, "gpus.sharded_allgather_time_s", gpus_sharded_allgather_time_s);
+  grade_add(suite, "gpus.layout_h100", gpus_layout_h100);
   return grade_run(suite);
 }
