@@ -9,6 +9,7 @@
  * --figures DIR draws
  *   frontier.svg         throughput per chip against per-token latency, one line per context
  *   step-breakdown.svg   decode step time and its parts against batch, critical batch marked
+ *   serving-load.svg     TPOT and TTFT against throughput under a Poisson stream (simulator)
  *
  * Options change the model, chip, GPU, batch, context and decode length of the worked serving
  * example (defaults: the book's LLaMA 3 70B, TPU v5e, H100 SXM, batch 32, 8192 tokens, 512).
@@ -18,6 +19,7 @@
 #include <string.h>
 
 #include "chapter.h"
+#include "scale/servecal.h"
 
 #define MAX_BATCH 1024
 #define N_CONTEXTS 6
@@ -549,6 +551,200 @@ static void section_planner(chapter *ch, const serving *s) {
   emit_plan_best(ch, "plan_bf16", &rep);
 }
 
+/* ---- serving under load (the request-stream simulator, issue 15) ---------------------------- */
+
+#define LOAD_POINTS 7
+/* arrival rates as fractions of the offline maximum */
+static const double load_fracs[LOAD_POINTS] = {0.05, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99};
+
+/** One serving system under a Poisson stream: a model copy, its calibrated step cost, engine. */
+typedef struct {
+  const char *key;      /**< value stem ("load.v5e") */
+  const scale_model *m; /**< the model */
+  const scale_chip *chip;
+  double tp;            /**< chips of the copy */
+  scale_dtype dtype, compute; /**< weights and KV; GEMMs */
+  double isl, osl;      /**< request lengths */
+  scale_serve_cost cost;
+  scale_serve_config engine;
+  double tput[LOAD_POINTS], tpot[LOAD_POINTS], ttft[LOAD_POINTS]; /**< the curve */
+} load_system;
+
+/* [listing:serve-load] */
+/** Runs the system's copy at 'rate' requests/s (INFINITY: all at t = 0) over 'n' requests. */
+static bool load_run(load_system *ls, double rate, double n, scale_serve_result *r) {
+  scale_serve_config c = ls->engine;
+  c.rate_per_s = rate;
+  c.n_requests = n;
+  c.cost_ctx = &ls->cost;
+  scale_serve *sim = NULL;
+  if (scale_serve_new(&c, &sim, NULL) != SCALE_OK) return false;
+  bool ok = scale_serve_run(sim, r, NULL) == SCALE_OK;
+  scale_serve_free(sim);
+  return ok;
+}
+/* [/listing:serve-load] */
+
+static bool load_setup(chapter *ch, load_system *ls) {
+  scale_infer_config ic = scale_infer_config_default(ls->tp, 1, ls->isl + ls->osl);
+  ic.weight_dtype = ic.kv_dtype = ls->dtype;
+  ic.compute_dtype = ls->compute;
+  double p[SCALE_SERVE_N_PARAMS];
+  scale_serve_params_of(ls->chip, p);
+  scale_diag diag;
+  if (scale_serve_cost_of(ls->m, ls->chip, &ic, p, &ls->cost, &diag) != SCALE_OK) {
+    chapter_error(ch, "serving under load: %s", diag.message);
+    return false;
+  }
+  scale_serve_config c = scale_serve_config_default();
+  c.isl.min_tokens = c.isl.max_tokens = ls->isl;
+  c.osl.min_tokens = c.osl.max_tokens = ls->osl;
+  c.max_batch = 256;
+  c.max_step_tokens = 8192;
+  c.block_tokens = 16;
+  c.kv_blocks = floor(0.9 * ls->cost.kv_capacity_bytes / (16 * ls->cost.kv_bytes_per_token));
+  c.cost = scale_serve_cost_s;
+  ls->engine = c;
+  return true;
+}
+
+/* The closed-form limits: one prompt prefilled in one step, one request decoding alone. */
+static void load_limits(chapter *ch, load_system *ls, double rate_max) {
+  scale_serve_step pre = {0, 0, ls->isl, 1, ls->isl * (ls->isl + 1) / 2};
+  scale_serve_step dec = {1, ls->isl + ls->osl / 2, 0, 0, 0};
+  double t_pre = scale_serve_cost_s(&pre, &ls->cost), t_dec = scale_serve_cost_s(&dec, &ls->cost);
+  scale_serve_result r;
+  if (!load_run(ls, 1e-3 * rate_max, 50, &r)) return;
+  chapter_stem_value(ch, ls->key, "prefill_s", "  one prompt's prefill step", t_pre, "s",
+                     SCALE_FMT_TIME);
+  chapter_stem_value(ch, ls->key, "low_ttft_s", "  TTFT p50 at a vanishing rate", r.ttft_p50_s,
+                     "s", SCALE_FMT_TIME);
+  chapter_stem_value(ch, ls->key, "decode1_s", "  batch-1 decode step", t_dec, "s",
+                     SCALE_FMT_TIME);
+  chapter_stem_value(ch, ls->key, "low_tpot_s", "  TPOT p50 at a vanishing rate", r.tpot_p50_s,
+                     "s", SCALE_FMT_TIME);
+  chapter_claim(ch, true, fabs(r.ttft_p50_s / t_pre - 1) < 0.01 && fabs(r.tpot_p50_s / t_dec - 1) < 0.02,
+                "at a vanishing rate TTFT is the prefill step and TPOT the batch-1 decode step");
+}
+
+/* The book's fixed-batch formula at the simulator's steady batch, for comparison. */
+static void load_book(chapter *ch, load_system *ls, double batch, double sim_tput_per_chip) {
+  double b = fmax(1.0, round(batch));
+  double kv = scale_transformer_kv_bytes(ls->m, ls->isl + ls->osl / 2, ls->dtype);
+  double weights = scale_transformer_n_params(ls->m) * scale_dtype_bytes(ls->dtype);
+  double step = scale_infer_step_time_s(
+      b, kv, weights, scale_transformer_n_params(ls->m),
+      ls->tp * scale_chip_flops_per_s(ls->chip, ls->compute), ls->tp * ls->chip->hbm_bytes_per_s);
+  chapter_stem_value(ch, ls->key, "book_step_s", "  the book's step at that batch", step, "s",
+                     SCALE_FMT_TIME);
+  double book = b / step / ls->tp;
+  chapter_stem_value(ch, ls->key, "book_tput", "  the book's tokens/s per chip there", book,
+                     "tokens/s", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, ls->key, "book_ratio", "  book / simulator", book / sim_tput_per_chip,
+                     "", SCALE_FMT_SCI);
+}
+
+/* Step-time shares at saturation: where the calibrated step spends its time. */
+static void load_shares(chapter *ch, load_system *ls, const scale_serve_result *off) {
+  double b = off->steady_batch, ctx = ls->isl + ls->osl / 2;
+  /* a steady step: b decodes, and the prompts of b / osl new requests */
+  double pre = b / ls->osl * ls->isl;
+  scale_serve_step s = {b, b * ctx, pre, b / ls->osl, b / ls->osl * ls->isl * ls->isl / 2};
+  scale_serve_parts p = scale_serve_cost_parts(&ls->cost, &s);
+  double t = p.overhead_s + p.linear_s + p.kv_s + p.attn_s + p.tp_s;
+  chapter_stem_value(ch, ls->key, "share_linear", "  weights or GEMMs", 100 * p.linear_s / t, "%",
+                     SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, ls->key, "share_kv", "  KV reads", 100 * p.kv_s / t, "%",
+                     SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, ls->key, "share_tp", "  TP AllReduces", 100 * p.tp_s / t, "%",
+                     SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, ls->key, "share_overhead", "  per-step overhead", 100 * p.overhead_s / t,
+                     "%", SCALE_FMT_PLAIN);
+}
+
+static bool section_load_one(chapter *ch, load_system *ls) {
+  if (!load_setup(ch, ls)) return false;
+  scale_serve_result off;
+  if (!load_run(ls, INFINITY, 1000, &off)) {
+    chapter_error(ch, "serving under load: the offline run of %s failed", ls->key);
+    return false;
+  }
+  chapter_say(ch, "%s, %g x %s, %s, requests of %g + %g tokens:", ls->m->display_name, ls->tp,
+              ls->chip->display_name, scale_dtype_name(ls->dtype), ls->isl, ls->osl);
+  chapter_stem_value(ch, ls->key, "fitted", "  step cost fitted on serving rows (1) or priors (0)",
+                     ls->chip->has_serve ? 1 : 0, "", SCALE_FMT_PLAIN);
+  double rate_max = off.request_rate_per_s;
+  chapter_stem_value(ch, ls->key, "max_tput", "  offline maximum, tokens/s per chip",
+                     off.throughput_tokens_per_s / ls->tp, "tokens/s", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, ls->key, "max_rate", "  offline maximum, requests/s", rate_max, "",
+                     SCALE_FMT_SCI);
+  chapter_stem_value(ch, ls->key, "max_batch", "  steady batch at saturation", off.steady_batch, "",
+                     SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, ls->key, "max_tpot_s", "  TPOT p50 at saturation", off.tpot_p50_s, "s",
+                     SCALE_FMT_TIME);
+  load_limits(ch, ls, rate_max);
+  for (int k = 0; k < LOAD_POINTS; k++) {
+    scale_serve_result r;
+    if (!load_run(ls, load_fracs[k] * rate_max, 1000, &r)) return false;
+    ls->tput[k] = r.throughput_tokens_per_s / ls->tp;
+    ls->tpot[k] = r.tpot_p50_s;
+    ls->ttft[k] = r.ttft_p90_s;
+    char stem[64];
+    snprintf(stem, sizeof stem, "%s.r%.0f", ls->key, 100 * load_fracs[k]);
+    chapter_stem_value(ch, stem, "tput", "  tokens/s per chip", ls->tput[k], "tokens/s",
+                       SCALE_FMT_PLAIN);
+    chapter_stem_value(ch, stem, "ttft_p90_s", "  TTFT p90", r.ttft_p90_s, "s", SCALE_FMT_TIME);
+    chapter_stem_value(ch, stem, "tpot_p50_s", "  TPOT p50", r.tpot_p50_s, "s", SCALE_FMT_TIME);
+  }
+  load_book(ch, ls, off.steady_batch, off.throughput_tokens_per_s / ls->tp);
+  load_shares(ch, ls, &off);
+  return true;
+}
+
+static void figure_load(chapter *ch, load_system *ls, int n) {
+  static char labels[4][96];
+  scale_plot_series sr[4];
+  for (int i = 0; i < n; i++) {
+    snprintf(labels[2 * i], sizeof labels[0], "%.40s on %g %.20s: TPOT p50", ls[i].m->display_name,
+             ls[i].tp, ls[i].chip->display_name);
+    snprintf(labels[2 * i + 1], sizeof labels[0], "%.40s on %g %.20s: TTFT p90",
+             ls[i].m->display_name, ls[i].tp, ls[i].chip->display_name);
+    sr[2 * i] = (scale_plot_series){.label = labels[2 * i], .x = ls[i].tput, .y = ls[i].tpot,
+                                    .n = LOAD_POINTS, .dots = true};
+    sr[2 * i + 1] = (scale_plot_series){.label = labels[2 * i + 1], .x = ls[i].tput,
+                                        .y = ls[i].ttft, .n = LOAD_POINTS, .dashed = true,
+                                        .dots = true};
+  }
+  scale_plot p = {.title = "Serving under load: latency against throughput",
+                  .desc = "Time per output token (median) and time to first token (p90) against "
+                          "output tokens/s per chip as the Poisson arrival rate rises from 5% to "
+                          "99% of each system's offline maximum, from the request-stream "
+                          "simulator with the calibrated step cost.",
+                  .x_label = "throughput [output tokens/s per chip]",
+                  .y_label = "latency [s]",
+                  .x_axis = SCALE_PLOT_LOG, .y_axis = SCALE_PLOT_LOG,
+                  .width_px = 720, .height_px = 460,
+                  .legend = SCALE_PLOT_LEGEND_TOP_LEFT,
+                  .series = sr, .n_series = (size_t)(2 * n)};
+  chapter_figure(ch, "serving-load.svg", &p);
+}
+
+/** LLaMA 3 70B on 8 v5e (int8) and LLaMA 3.1 8B on one H100 (fp8) under a Poisson stream. */
+static void section_load(chapter *ch, const scale_model *m70, const scale_chip *v5e,
+                         const scale_model *m8, const scale_chip *h100) {
+  chapter_heading(ch, "Serving under load");
+  static load_system ls[2];
+  ls[0] = (load_system){.key = "load.v5e", .m = m70, .chip = v5e, .tp = 8,
+                        .dtype = SCALE_DTYPE_INT8, .compute = SCALE_DTYPE_INT8, .isl = 2048,
+                        .osl = 512};
+  ls[1] = (load_system){.key = "load.h100", .m = m8, .chip = h100, .tp = 1,
+                        .dtype = SCALE_DTYPE_FP8, .compute = SCALE_DTYPE_FP8, .isl = 2048,
+                        .osl = 512};
+  for (int i = 0; i < 2; i++)
+    if (!section_load_one(ch, &ls[i])) return;
+  figure_load(ch, ls, 2);
+}
+
 static void section_problems(chapter *ch, const scale_chip *c, const scale_model *big,
                              const scale_model *small) {
   chapter_heading(ch, "Worked problems");
@@ -658,6 +854,7 @@ int main(int argc, char **argv) {
   frontier(&ch, &s, 16, batches, lat, tput);
   section_gpu(&ch, &s, &gpu);
   section_planner(&ch, &s);
+  section_load(&ch, &model, &chip, &l8, &h100);
   section_problems(&ch, &chip, &l405, &l8);
 
   figure_frontier(&ch, &s, 16, batches, lat, tput);
