@@ -67,3 +67,13 @@ double ex_applied_inference_disaggregation_ratio(double prefill_s, double batch,
   (void)prefill_s; (void)batch; (void)step_s; (void)decode_len;
   return NAN;
 }
+
+ex_serving_slice ex_applied_inference_smallest_slice(double n_params, double bytes_per_param,
+                                                     double hbm_bytes_per_chip,
+                                                     double hbm_bytes_per_s, double max_step_s,
+                                                     int64_t max_chips) {
+  (void)n_params; (void)bytes_per_param; (void)hbm_bytes_per_chip; (void)hbm_bytes_per_s;
+  (void)max_step_s; (void)max_chips;
+  ex_serving_slice none = {0}; /* not a slice: it scores nothing */
+  return none;
+}

@@ -136,4 +136,37 @@ double ex_applied_inference_kv_evicted_per_step(double batch, double prefill_len
 double ex_applied_inference_disaggregation_ratio(double prefill_s, double batch, double step_s,
                                                  double decode_len);
 
+/* ---- a decision exercise: the smallest slice ----------------------------------------------- */
+
+#ifndef SCALE_EX_APPLIED_INFERENCE_SLICE_DEFINED /* the grader reads this header twice */
+#define SCALE_EX_APPLIED_INFERENCE_SLICE_DEFINED
+/** A slice: its number of chips (a power of two); 0 is "none". */
+typedef struct {
+  int64_t n_chips;
+} ex_serving_slice;
+#endif
+
+/** The smallest slice that serves a model under a per-token latency target (a decision): its
+ * weights (n_params x bytes_per_param) must fit in the slice's HBM and one decode step, which
+ * reads them all at least once, must take at most max_step_s. The grader asks the library's
+ * serving search (scale_plan_infer: bf16 weights and KV caches, 2048-token prompts, 512
+ * generated tokens, every TP and batch up to the slice) whether a slice of your size serves
+ * within the target, and gives you best / yours of the chips (full credit from 98%); nothing
+ * for a slice that cannot. Return 0 chips when no slice up to max_chips can, or outside the
+ * Domain.
+ *
+ * Question: on TPU v5e (16e9 bytes and 8.2e11 byte/s per chip), LLaMA 3 8B at 20 ms and at
+ * 4 ms per token, LLaMA 3 70B at 50 ms and at 8 ms, LLaMA 3 405B at 50 ms; LLaMA 3 405B at
+ * 2 ms does not fit in a pod (256 chips).
+ * Units:  n_params [params], bytes_per_param [byte], hbm_bytes_per_chip [byte],
+ *         hbm_bytes_per_s [byte/s] (per chip), max_step_s [s], max_chips [chips] -> a slice.
+ * Domain: every argument > 0, max_chips >= 1; n_chips 0 otherwise.
+ * Book:   ch. 8 "What's the LLaMA Serving Story?" (the smallest topology, the step time
+ *         bounded by HBM bandwidth), ch. 7 (decode is memory-bound at small batch).
+ */
+ex_serving_slice ex_applied_inference_smallest_slice(double n_params, double bytes_per_param,
+                                                     double hbm_bytes_per_chip,
+                                                     double hbm_bytes_per_s, double max_step_s,
+                                                     int64_t max_chips);
+
 #endif

@@ -79,3 +79,27 @@ double ex_applied_inference_disaggregation_ratio(double prefill_s, double batch,
   if (!(prefill_s > 0.0) || !(batch >= 0.0) || !(step_s > 0.0) || !(decode_len > 0.0)) return NAN;
   return prefill_s * batch / (step_s * decode_len);
 }
+
+/* ---- a decision: the smallest slice -------------------------------------------------------- */
+
+ex_serving_slice ex_applied_inference_smallest_slice(double n_params, double bytes_per_param,
+                                                     double hbm_bytes_per_chip,
+                                                     double hbm_bytes_per_s, double max_step_s,
+                                                     int64_t max_chips) {
+  ex_serving_slice none = {0};
+  if (!(n_params > 0.0) || !(bytes_per_param > 0.0) || !(hbm_bytes_per_chip > 0.0) ||
+      !(hbm_bytes_per_s > 0.0) || !(max_step_s > 0.0) || max_chips < 1 ||
+      !isfinite(n_params * bytes_per_param))
+    return none;
+  double param_bytes = n_params * bytes_per_param;
+  /* The smallest slice whose HBM holds the weights, then doubled until one batch-1 decode
+   * step, bound by reading the weights, meets the target. */
+  double chips = ex_applied_inference_min_slice_chips(param_bytes, hbm_bytes_per_chip);
+  while (chips <= (double)max_chips &&
+         ex_applied_inference_memory_bound_step_s(param_bytes, 1.0, 0.0, (int64_t)chips,
+                                                  hbm_bytes_per_s) > max_step_s)
+    chips *= 2.0;
+  if (!(chips <= (double)max_chips)) return none;
+  ex_serving_slice pick = {(int64_t)chips};
+  return pick;
+}

@@ -38,7 +38,7 @@
 /* Recording needs the library: the full project's build links it into the checker. */
 static inline double grade_no_library(void) {
   ck_abort_msg("grading: recording a decision's costs needs libscale (the full project build)");
-  return NAN;
+  return (double)NAN;
 }
 #endif
 

@@ -9,7 +9,10 @@
  */
 #include "applied_inference_ex.h"
 
+#include <string.h>
+
 #include "grading.h"
+#include "grading_decision.h"
 #include "grading_ref_applied_inference.h"
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
@@ -400,6 +403,144 @@ START_TEST(applied_inference_disaggregation_ratio) {
 }
 END_TEST
 
+/* ==== a decision exercise: the smallest slice (grading_decision.h) ========================== */
+
+/** One serving instance on TPU v5e, and the student's arguments (the library's figures, checked
+ * while recording). */
+typedef struct {
+  const char *label;
+  const char *model; /* models/NAME.ini */
+  double max_step_s;
+  double n_params; /* scale_transformer_n_params */
+} slice_instance;
+
+#define SLICE_CHIP "tpu-v5e"
+#define SLICE_HBM_BYTES 16e9
+#define SLICE_HBM_BYTES_PER_S 8.2e11
+#define SLICE_MAX_CHIPS 256 /* a v5e pod */
+#define SLICE_PROMPT 2048.0
+#define SLICE_DECODE 512.0
+
+static const char *const slice_names[] = {"n_chips"};
+
+#ifdef GRADING_HAVE_LIBSCALE
+#include "scale/hardware.h"
+#include "scale/plan.h"
+#include "scale/transformer.h"
+
+/* out[0] the slice's chips when the library's search up to that many chips finds a layout
+ * within the target (NaN otherwise), out[1] the step time of its best layout [s] (NaN: none),
+ * out[2] the target [s]. */
+static void lib_slice_eval(const slice_instance *in, double n_chips, double out[3]) {
+  scale_chip chip;
+  scale_model m;
+  ck_assert_msg(scale_chip_load(SLICE_CHIP, &chip, NULL) == SCALE_OK &&
+                    scale_model_load(in->model, &m, NULL) == SCALE_OK,
+                "grading: cannot load %s or %s", SLICE_CHIP, in->model);
+  if (grading_recording())
+    ck_assert_msg(scale_transformer_n_params(&m) == in->n_params &&
+                      chip.hbm_bytes == SLICE_HBM_BYTES &&
+                      chip.hbm_bytes_per_s == SLICE_HBM_BYTES_PER_S,
+                  "grading: %s: the suite's arguments are not the library's (%.17g params)",
+                  in->label, scale_transformer_n_params(&m));
+  scale_plan_infer_opts o = scale_plan_infer_opts_default(SLICE_PROMPT, SLICE_DECODE);
+  o.max_step_s = in->max_step_s;
+  o.max_chips = n_chips;
+  o.top_k = 1;
+  for (int d = 0; d < SCALE_DTYPE_COUNT; d++)
+    o.allow_weight[d] = o.allow_kv[d] = d == SCALE_DTYPE_BF16;
+  static scale_plan_infer_report r;
+  ck_assert_msg(scale_plan_infer(&m, &chip, &o, &r, NULL) == SCALE_OK, "grading: plan_infer");
+  out[0] = r.n_ranked > 0 ? n_chips : (double)NAN;
+  out[1] = r.n_ranked > 0 ? r.ranked[0].decode.step_s : (double)NAN;
+  out[2] = in->max_step_s;
+}
+
+static double lib_slice_value(const slice_instance *in, double n_chips, int k) {
+  double out[3];
+  lib_slice_eval(in, n_chips, out);
+  return out[k];
+}
+#define LIB_SLICE(in, n, k) GRADE_LIB(lib_slice_value(in, n, k))
+#else
+#define LIB_SLICE(in, n, k) GRADE_LIB(0.0)
+#endif
+
+static void slice_explain(const grade_candidate *c, char *out, size_t size) {
+  if (isnan(c->detail[0]))
+    snprintf(out, size, "no layout on it fits and meets %.3g ms per token",
+             1e3 * c->detail[1]);
+  else
+    snprintf(out, size, "serves at %.3g ms per token", 1e3 * c->detail[0]);
+}
+
+/* Slices of 1, 2, 4, ... 256 chips: cost its chips when it serves within the target. */
+static size_t slice_candidates(const slice_instance *in, grade_candidate *c) {
+  size_t n = 0;
+  for (int64_t chips = 1; chips <= SLICE_MAX_CHIPS; chips *= 2) {
+    grade_candidate *k = &c[n++];
+    memset(k, 0, sizeof *k);
+    k->fields[0] = chips;
+    k->cost = LIB_SLICE(in, (double)chips, 0);
+    k->detail[0] = LIB_SLICE(in, (double)chips, 1);
+    k->detail[1] = LIB_SLICE(in, (double)chips, 2);
+  }
+  return n;
+}
+
+static int64_t slice_call(const slice_instance *in, double hbm_bytes, int64_t max_chips) {
+  ex_serving_slice got = ex_applied_inference_smallest_slice(
+      in->n_params, 2.0, hbm_bytes, SLICE_HBM_BYTES_PER_S, in->max_step_s, max_chips);
+  return got.n_chips;
+}
+
+START_TEST(applied_inference_smallest_slice) {
+  /* By hand (bf16 weights, batch-1 step = weights / (chips x 8.2e11)): LLaMA 3 8B (16.1e9
+   * bytes) needs 2 chips to hold it, 9.8 ms < 20 ms; at 4 ms, 8 chips (4 give 4.9 ms);
+   * LLaMA 3 70B (141e9 bytes) 16 chips (10.8 ms) for 50 ms, 32 (5.4 ms) for 8 ms; LLaMA 3
+   * 405B (812e9 bytes) 64 chips. The library's search (collectives, KV, compute) agrees. */
+  static const slice_instance in[] = {
+      {"LLaMA 3 8B at 20 ms/token on v5e", "llama-3-8b", 0.02, 8030261248.0},
+      {"LLaMA 3 8B at 4 ms/token on v5e", "llama-3-8b", 0.004, 8030261248.0},
+      {"LLaMA 3 70B at 50 ms/token on v5e", "llama-3-70b", 0.05, 70553706496.0},
+      {"LLaMA 3 70B at 8 ms/token on v5e", "llama-3-70b", 0.008, 70553706496.0},
+      {"LLaMA 3 405B at 50 ms/token on v5e", "llama-3-405b", 0.05, 405853388800.0}};
+  static const slice_instance none = {"LLaMA 3 405B at 2 ms/token on v5e", "llama-3-405b",
+                                      0.002, 405853388800.0};
+  grade_credit_sum sum = {0};
+  grade_candidate cands[16];
+  char why[768], message[512];
+  for (size_t i = 0; i < N_OF(in); i++) {
+    size_t n = slice_candidates(&in[i], cands);
+    int64_t got = slice_call(&in[i], SLICE_HBM_BYTES, SLICE_MAX_CHIPS);
+    grade_decision d = {in[i].label, 1, slice_names, "chips", slice_explain};
+    grade_credit_add(&sum, grade_decision_credit(&d, cands, n, &got, why, sizeof why), why);
+  }
+  size_t n = slice_candidates(&none, cands);
+  for (size_t i = 0; i < n; i++)
+    ck_assert_msg(!isfinite(cands[i].cost), "grading: %s: a slice serves", none.label);
+  int64_t got = slice_call(&none, SLICE_HBM_BYTES, SLICE_MAX_CHIPS);
+  if (got != 0) {
+    snprintf(message, sizeof message,
+             "smallest_slice(%s) = %lld chips, expected 0: no slice of a pod serves it", none.label,
+             (long long)got);
+    grading_case_failed(1, message);
+  }
+  /* Outside the Domain: no HBM, no chips to use. */
+  int64_t bad[2] = {slice_call(&in[0], 0.0, SLICE_MAX_CHIPS),
+                    slice_call(&in[0], SLICE_HBM_BYTES, 0)};
+  for (int i = 0; i < 2; i++)
+    if (bad[i] != 0) {
+      snprintf(message, sizeof message,
+               "smallest_slice(%s with %s) = %lld chips, expected 0 (outside the Domain)",
+               in[0].label, i == 0 ? "hbm_bytes_per_chip = 0" : "max_chips = 0",
+               (long long)bad[i]);
+      grading_case_failed(1, message);
+    }
+  grade_credit_end(&sum);
+}
+END_TEST
+
 int main(void) {
   Suite *suite = suite_create("08-applied-inference");
   grade_add(suite, "applied_inference.serving_memory_bytes", applied_inference_serving_memory_bytes);
@@ -412,5 +553,6 @@ int main(void) {
   grade_add(suite, "applied_inference.prefill_time_s", applied_inference_prefill_time_s);
   grade_add(suite, "applied_inference.kv_evicted_per_step", applied_inference_kv_evicted_per_step);
   grade_add(suite, "applied_inference.disaggregation_ratio", applied_inference_disaggregation_ratio);
+  grade_add(suite, "applied_inference.smallest_slice", applied_inference_smallest_slice);
   return grade_run(suite);
 }
