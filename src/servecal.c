@@ -30,7 +30,8 @@ const scale_serve_param_info *scale_serve_param_describe(int p) {
 
 bool scale_serve_params_of(const scale_chip *chip, double p[SCALE_SERVE_N_PARAMS]) {
   bool fitted = chip && chip->has_serve;
-  for (int i = 0; i < SCALE_SERVE_N_PARAMS; i++) p[i] = fitted ? chip->serve[i] : param_info[i].prior;
+  for (int i = 0; i < SCALE_SERVE_N_PARAMS; i++)
+    p[i] = fitted ? chip->serve[i] : param_info[i].prior;
   return fitted;
 }
 
@@ -68,8 +69,8 @@ scale_status scale_serve_cost_of(const scale_model *model, const scale_chip *chi
   out->n_params = scale_transformer_n_active_params(model);
   out->weight_bytes = mem.weight_bytes;
   out->kv_bytes_per_token = mem.kv_bytes_per_token;
-  out->attn_flops_per_pair = 4.0 * (double)model->n_layers * (double)model->n_heads *
-                             (double)model->d_head;
+  out->attn_flops_per_pair =
+      4.0 * (double)model->n_layers * (double)model->n_heads * (double)model->d_head;
   out->flops_per_s = cfg->tp * scale_chip_flops_per_s(chip, cfg->compute_dtype);
   out->hbm_bytes_per_s = cfg->tp * chip->hbm_bytes_per_s;
   out->mm_dim_half = step_param(chip, SCALE_STEP_MM_DIM_HALF);
@@ -107,8 +108,8 @@ static scale_serve_parts parts_of_tokens(const scale_serve_cost *c, double token
   if (c->n_allreduce > 0.0) { /* ring AllReduce: 2 (tp - 1) steps, each 1/tp of the message */
     double steps = 2.0 * (c->tp - 1.0);
     double bytes = tokens * c->ar_bytes_per_token * steps / c->tp;
-    r.tp_s = c->n_allreduce * (steps * c->ar_latency_s +
-                                bytes / (c->ar_bytes_per_s * c->p[SCALE_SERVE_TP_BW_FRAC]));
+    r.tp_s = c->n_allreduce *
+             (steps * c->ar_latency_s + bytes / (c->ar_bytes_per_s * c->p[SCALE_SERVE_TP_BW_FRAC]));
   }
   return r;
 }
@@ -143,9 +144,9 @@ double scale_serve_cost_s(const scale_serve_step *step, void *ctx) {
 
 #define N_COLUMNS 19
 static const char *const columns[N_COLUMNS] = {
-    "id",       "group",     "model",       "hardware", "chips", "tp",          "weights",
-    "kv",       "compute",   "isl",         "osl",      "requests", "max_batch", "step_tokens",
-    "block",    "kv_mem_frac", "metric",    "measured", "source"};
+    "id",    "group",       "model",  "hardware", "chips",    "tp",        "weights",
+    "kv",    "compute",     "isl",    "osl",      "requests", "max_batch", "step_tokens",
+    "block", "kv_mem_frac", "metric", "measured", "source"};
 
 /* Splits 'line' at tabs into f[0..N_COLUMNS); returns the number of fields found. */
 static int split_tabs(char *line, char **f) {
@@ -171,8 +172,8 @@ static scale_status bad(const cursor *c, scale_status st, const char *what, cons
                         text);
 }
 
-static scale_status number(const cursor *c, const char *col, const char *text, double lo,
-                           double hi, bool whole, double *out) {
+static scale_status number(const cursor *c, const char *col, const char *text, double lo, double hi,
+                           bool whole, double *out) {
   char *end;
   double x = strtod(text, &end);
   if (end == text || *end != '\0' || !isfinite(x))
@@ -193,8 +194,7 @@ static scale_status text(const cursor *c, const char *col, const char *t, char *
 }
 
 static scale_status dtype(const cursor *c, const char *col, const char *t, scale_dtype *out) {
-  return scale_dtype_parse(t, out) ? bad(c, SCALE_ERR_PARSE, "expected a dtype", col, t)
-                                   : SCALE_OK;
+  return scale_dtype_parse(t, out) ? bad(c, SCALE_ERR_PARSE, "expected a dtype", col, t) : SCALE_OK;
 }
 
 static scale_status parse_row(const cursor *c, char **f, scale_serve_row *r) {
@@ -249,20 +249,23 @@ static scale_status load_file(const char *path, const char *name, scale_serve_ro
       st = scale_diag_set(diag, SCALE_ERR_PARSE, name, c.line, "line too long");
       break;
     }
-    while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = '\0';
+    while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+      line[--len] = '\0';
     if (len == 0 || line[0] == '#') continue;
     int k = split_tabs(line, f);
     if (k != N_COLUMNS) {
-      st = scale_diag_set(diag, SCALE_ERR_PARSE, name, c.line, "expected %d tab-separated "
-                          "fields, got %d", N_COLUMNS, k);
+      st = scale_diag_set(diag, SCALE_ERR_PARSE, name, c.line,
+                          "expected %d tab-separated "
+                          "fields, got %d",
+                          N_COLUMNS, k);
       break;
     }
     if (!header) {
       for (int i = 0; i < N_COLUMNS && !st; i++)
         if (strcmp(f[i], columns[i]) != 0)
-          st = scale_diag_set(diag, SCALE_ERR_PARSE, name, c.line,
-                              "header column %d must be '%s', got '%.40s'", i + 1, columns[i],
-                              f[i]);
+          st =
+              scale_diag_set(diag, SCALE_ERR_PARSE, name, c.line,
+                             "header column %d must be '%s', got '%.40s'", i + 1, columns[i], f[i]);
       header = true;
       continue;
     }
@@ -346,8 +349,8 @@ static double record_step(const scale_serve_step *s, void *ctx) {
     t->recs = r;
     t->cap = cap;
   }
-  t->recs[t->n++] = (run_rec){s->n_decode, s->n_prefill_tokens, 1.0, s->decode_kv_tokens,
-                              s->prefill_ctx_tokens};
+  t->recs[t->n++] =
+      (run_rec){s->n_decode, s->n_prefill_tokens, 1.0, s->decode_kv_tokens, s->prefill_ctx_tokens};
   return 1.0;
 }
 
@@ -365,7 +368,8 @@ struct scale_serve_set {
 
 void scale_serve_set_free(scale_serve_set *set) {
   if (!set) return;
-  for (int i = 0; i < set->n; i++) free(set->traces[i].recs);
+  for (int i = 0; i < set->n; i++)
+    free(set->traces[i].recs);
   free(set);
 }
 
@@ -398,7 +402,8 @@ static scale_status resolve_row(scale_serve_set *set, int i, scale_diag *diag) {
   scale_model m;
   scale_chip chip;
   scale_status st;
-  if ((st = scale_model_load(r->model, &m, diag)) || (st = scale_chip_load(r->hardware, &chip, diag)))
+  if ((st = scale_model_load(r->model, &m, diag)) ||
+      (st = scale_chip_load(r->hardware, &chip, diag)))
     return st;
   scale_infer_config ic = scale_infer_config_default(r->tp, 1, r->isl + r->osl);
   ic.tp = r->tp;
@@ -406,7 +411,8 @@ static scale_status resolve_row(scale_serve_set *set, int i, scale_diag *diag) {
   ic.kv_dtype = r->kv_dtype;
   ic.compute_dtype = r->compute_dtype;
   double prior[SCALE_SERVE_N_PARAMS];
-  for (int k = 0; k < SCALE_SERVE_N_PARAMS; k++) prior[k] = param_info[k].prior;
+  for (int k = 0; k < SCALE_SERVE_N_PARAMS; k++)
+    prior[k] = param_info[k].prior;
   if ((st = scale_serve_cost_of(&m, &chip, &ic, prior, &set->cost[i], diag))) return st;
   scale_serve_config c = row_engine(r, &set->cost[i]);
   c.n_requests = r->requests / (r->chips / r->tp); /* each copy takes its share */
@@ -515,8 +521,8 @@ static double objective(const scale_serve_set *set, int exclude, const double *p
 /* Parameter k at position u in [0, 1] of its (log-)range. */
 static double at(int k, double u) {
   const scale_serve_param_info *d = &param_info[k];
-  double x = d->log_scale ? exp(log(d->lo) + u * (log(d->hi) - log(d->lo)))
-                          : d->lo + u * (d->hi - d->lo);
+  double x =
+      d->log_scale ? exp(log(d->lo) + u * (log(d->hi) - log(d->lo))) : d->lo + u * (d->hi - d->lo);
   return fmin(d->hi, fmax(d->lo, x));
 }
 
@@ -553,12 +559,14 @@ static void golden(const scale_serve_set *set, int exclude, double *p, int k) {
 }
 
 double scale_serve_fit(const scale_serve_set *set, int exclude, double p[SCALE_SERVE_N_PARAMS]) {
-  for (int k = 0; k < SCALE_SERVE_N_PARAMS; k++) p[k] = param_info[k].prior;
+  for (int k = 0; k < SCALE_SERVE_N_PARAMS; k++)
+    p[k] = param_info[k].prior;
   if (!set) return NAN;
   double f = objective(set, exclude, p);
   if (isnan(f)) return NAN;
   for (int sweep = 0; sweep < 20; sweep++) {
-    for (int k = 0; k < SCALE_SERVE_N_PARAMS; k++) golden(set, exclude, p, k);
+    for (int k = 0; k < SCALE_SERVE_N_PARAMS; k++)
+      golden(set, exclude, p, k);
     double f2 = objective(set, exclude, p);
     bool done = f - f2 < 1e-6 * fmax(f, 1e-12);
     f = f2;
@@ -623,21 +631,24 @@ static void strip_serve(char *text) {
     }
     line += len;
   }
-  while (w > text && (w[-1] == '\n' || w[-1] == ' ')) w--;
+  while (w > text && (w[-1] == '\n' || w[-1] == ' '))
+    w--;
   *w = '\0';
 }
 
 static void write_serve(FILE *fp, const double *p, const scale_serve_set *set, double rms_log,
                         double loo_mape) {
-  fprintf(fp, "[serve]\n"
-              "; The calibrated serving step cost (include/scale/servecal.h), written by\n"
-              "; `scale calibrate --serving`: do not edit by hand (tests/lib/test_servecal.c\n"
-              "; checks that a fresh fit reproduces it). One fit for every chip with serving\n"
-              "; rows: golden-section coordinate descent on the group-weighted mean of\n"
-              "; log(predicted / measured)^2 over measurements/serving-*.tsv, %d rows in %d\n"
-              "; groups, RMS log error %.4f, leave-one-group-out MAPE %.1f%%. Groups:\n",
+  fprintf(fp,
+          "[serve]\n"
+          "; The calibrated serving step cost (include/scale/servecal.h), written by\n"
+          "; `scale calibrate --serving`: do not edit by hand (tests/lib/test_servecal.c\n"
+          "; checks that a fresh fit reproduces it). One fit for every chip with serving\n"
+          "; rows: golden-section coordinate descent on the group-weighted mean of\n"
+          "; log(predicted / measured)^2 over measurements/serving-*.tsv, %d rows in %d\n"
+          "; groups, RMS log error %.4f, leave-one-group-out MAPE %.1f%%. Groups:\n",
           set->n, set->n_groups, rms_log, 100.0 * loo_mape);
-  for (int g = 0; g < set->n_groups; g++) fprintf(fp, ";   %s\n", set->groups[g]);
+  for (int g = 0; g < set->n_groups; g++)
+    fprintf(fp, ";   %s\n", set->groups[g]);
   for (int k = 0; k < SCALE_SERVE_N_PARAMS; k++) {
     const scale_serve_param_info *d = &param_info[k];
     fprintf(fp, "; %s\n; range [%g, %g] %s, prior %g\n%s = %.6g\n", d->meaning, d->lo, d->hi,
@@ -647,8 +658,8 @@ static void write_serve(FILE *fp, const double *p, const scale_serve_set *set, d
 
 scale_status scale_serve_write_hardware(const char *src, const char *dst,
                                         const double p[SCALE_SERVE_N_PARAMS],
-                                        const scale_serve_set *set, double rms_log,
-                                        double loo_mape, scale_diag *diag) {
+                                        const scale_serve_set *set, double rms_log, double loo_mape,
+                                        scale_diag *diag) {
   char *text = read_all(src);
   if (!text) return scale_diag_set(diag, SCALE_ERR_IO, src, 0, "cannot read");
   FILE *fp = fopen(dst, "wb");
@@ -657,8 +668,17 @@ scale_status scale_serve_write_hardware(const char *src, const char *dst,
     return scale_diag_set(diag, SCALE_ERR_IO, dst, 0, "cannot write");
   }
   strip_serve(text);
-  fprintf(fp, "%s\n\n", text);
-  write_serve(fp, p, set, rms_log, loo_mape);
+  /* before [step_fit] when there is one: `scale calibrate` rewrites [step_fit] and [step] at the
+   * end of the file and keeps what precedes them, so neither fit moves the other's section */
+  char *step = strstr(text, "\n[step_fit]");
+  if (step) {
+    fwrite(text, 1, (size_t)(step - text) + 1, fp);
+    write_serve(fp, p, set, rms_log, loo_mape);
+    fprintf(fp, "\n%s\n", step + 1);
+  } else {
+    fprintf(fp, "%s\n\n", text);
+    write_serve(fp, p, set, rms_log, loo_mape);
+  }
   free(text);
   return fclose(fp) == 0 ? SCALE_OK : scale_diag_set(diag, SCALE_ERR_IO, dst, 0, "write failed");
 }

@@ -136,8 +136,9 @@ static bool agg_probe(void *ctx, double rate, scale_serve_result *r) {
 }
 
 static void price(scale_serve_plan_entry *e, const scale_chip *chip) {
-  e->usd_per_million_tokens =
-      e->tokens_per_s > 0.0 ? chip->usd_per_hour * e->chips / 3600.0 / e->tokens_per_s * 1e6 : (double)NAN;
+  e->usd_per_million_tokens = e->tokens_per_s > 0.0
+                                  ? chip->usd_per_hour * e->chips / 3600.0 / e->tokens_per_s * 1e6
+                                  : (double)NAN;
 }
 
 /* Evaluates an aggregated candidate whose offline run is 'off'. */
@@ -204,9 +205,8 @@ static void eval_disaggregated(copy *cp, const scale_serve_plan_opts *o, const s
   best->disagg = true;
   best->excess = INFINITY;
   double link = kv_link_bytes_per_s(chip);
-  double transfer = link > 0.0 ? o->isl.max_tokens * cp->cost.kv_bytes_per_token /
-                                     (cp->cost.tp * link)
-                               : 0.0;
+  double transfer =
+      link > 0.0 ? o->isl.max_tokens * cp->cost.kv_bytes_per_token / (cp->cost.tp * link) : 0.0;
   for (int k = 0; k < N_RATIOS; k++) {
     scale_serve_plan_entry e = *best;
     e.disagg = true;
@@ -225,9 +225,9 @@ static void eval_disaggregated(copy *cp, const scale_serve_plan_opts *o, const s
       take_run(&e, &r, rate);
     }
     price(&e, chip);
-    bool better = e.feasible ? !best->feasible ||
-                                   e.usd_per_million_tokens < best->usd_per_million_tokens
-                             : !best->feasible && e.excess < best->excess;
+    bool better = e.feasible
+                      ? !best->feasible || e.usd_per_million_tokens < best->usd_per_million_tokens
+                      : !best->feasible && e.excess < best->excess;
     if (better) *best = e;
   }
 }

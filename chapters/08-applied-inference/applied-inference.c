@@ -623,7 +623,8 @@ static void load_limits(chapter *ch, load_system *ls, double rate_max) {
                      SCALE_FMT_TIME);
   chapter_stem_value(ch, ls->key, "low_tpot_s", "  TPOT p50 at a vanishing rate", r.tpot_p50_s,
                      "s", SCALE_FMT_TIME);
-  chapter_claim(ch, true, fabs(r.ttft_p50_s / t_pre - 1) < 0.01 && fabs(r.tpot_p50_s / t_dec - 1) < 0.02,
+  bool limits = fabs(r.ttft_p50_s / t_pre - 1) < 0.01 && fabs(r.tpot_p50_s / t_dec - 1) < 0.02;
+  chapter_claim(ch, true, limits,
                 "at a vanishing rate TTFT is the prefill step and TPOT the batch-1 decode step");
 }
 

@@ -40,21 +40,23 @@
 /** X(ENUM, key, unit, lo, hi, prior, log_scale, meaning): the serving step's fitted parameters,
  * each with its plausible range (the [serve] keys of a hardware file). */
 #define SCALE_SERVE_PARAM_LIST(X)                                                                  \
-  X(WEIGHT_BW_FRAC, "weight_bw_frac", "1", 0.5, 0.95, 0.8, false,                                 \
-    "fraction of HBM bandwidth the linear layers reach streaming the weights (0.5-0.9)")     \
-  X(KV_BW_FRAC, "kv_bw_frac", "1", 0.2, 0.95, 0.6, false,                                         \
+  X(WEIGHT_BW_FRAC, "weight_bw_frac", "1", 0.5, 0.95, 0.8, false,                                  \
+    "fraction of HBM bandwidth the linear layers reach streaming the weights (0.5-0.9)")           \
+  X(KV_BW_FRAC, "kv_bw_frac", "1", 0.2, 0.95, 0.6, false,                                          \
     "fraction of HBM bandwidth paged attention reaches reading KV blocks (0.4-0.9)")               \
-  X(MATMUL_FRAC, "matmul_frac", "1", 0.2, 0.95, 0.6, false,                                       \
+  X(MATMUL_FRAC, "matmul_frac", "1", 0.2, 0.95, 0.6, false,                                        \
     "fraction of peak the step's GEMMs reach at large token counts (fp8/bf16 cuBLAS: 0.5-0.8)")    \
-  X(ATTN_FRAC, "attn_frac", "1", 0.05, 0.8, 0.4, false,                                           \
+  X(ATTN_FRAC, "attn_frac", "1", 0.05, 0.8, 0.4, false,                                            \
     "fraction of peak causal prefill attention reaches (FlashAttention-style: 0.3-0.6)")           \
-  X(OVERHEAD_S, "overhead_s", "s", 1e-4, 3e-2, 2e-3, true,                                        \
+  X(OVERHEAD_S, "overhead_s", "s", 1e-4, 3e-2, 2e-3, true,                                         \
     "fixed cost of one engine step: scheduling, sampling, launches (0.5-10 ms)")                   \
-  X(TP_BW_FRAC, "tp_bw_frac", "1", 0.1, 0.95, 0.5, false,                                         \
+  X(TP_BW_FRAC, "tp_bw_frac", "1", 0.1, 0.95, 0.5, false,                                          \
     "fraction of per-chip link bandwidth a TP AllReduce of one step's activations reaches")
 
 #define SCALE_SERVE_PARAM_ENUM(e, ...) SCALE_SERVE_##e,
-typedef enum { SCALE_SERVE_PARAM_LIST(SCALE_SERVE_PARAM_ENUM) SCALE_SERVE_N_PARAMS } scale_serve_param;
+typedef enum {
+  SCALE_SERVE_PARAM_LIST(SCALE_SERVE_PARAM_ENUM) SCALE_SERVE_N_PARAMS
+} scale_serve_param;
 #undef SCALE_SERVE_PARAM_ENUM
 
 /** What a parameter is. */
@@ -115,7 +117,8 @@ scale_status scale_serve_cost_of(const scale_model *model, const scale_chip *chi
                                  scale_diag *diag);
 
 /** The parts of 'step' under 'cost'; all NaN when either is NULL or the step is empty. */
-scale_serve_parts scale_serve_cost_parts(const scale_serve_cost *cost, const scale_serve_step *step);
+scale_serve_parts scale_serve_cost_parts(const scale_serve_cost *cost,
+                                         const scale_serve_step *step);
 
 /** The calibrated step time [s] (scale_serve_cost_fn; 'ctx' is a const scale_serve_cost *).
  * Domain: NaN when ctx is NULL or the step is empty. */
@@ -140,17 +143,17 @@ typedef struct {
   char hardware[SCALE_NAME_MAX]; /**< hardware/ stem (one chip) */
   double chips, tp;              /**< chips, and chips per model copy [count] */
   scale_dtype weight_dtype, kv_dtype, compute_dtype; /**< number formats */
-  double isl, osl;               /**< fixed input and output lengths [tokens] */
-  double requests;               /**< requests in the run [count] */
-  double max_batch;              /**< the engine's running-request cap [count] */
-  double step_tokens;            /**< the engine's token budget per step [tokens] */
-  double block_tokens;           /**< tokens per KV block [tokens] */
-  double kv_mem_frac;            /**< share of the HBM left after weights given to KV [1] */
-  scale_serve_metric metric;     /**< what 'measured' is */
-  double measured;               /**< the published value */
-  char source[256];              /**< where it was published */
-  char file[64];                 /**< file it came from */
-  int line;                      /**< line in that file */
+  double isl, osl;                                   /**< fixed input and output lengths [tokens] */
+  double requests;                                   /**< requests in the run [count] */
+  double max_batch;          /**< the engine's running-request cap [count] */
+  double step_tokens;        /**< the engine's token budget per step [tokens] */
+  double block_tokens;       /**< tokens per KV block [tokens] */
+  double kv_mem_frac;        /**< share of the HBM left after weights given to KV [1] */
+  scale_serve_metric metric; /**< what 'measured' is */
+  double measured;           /**< the published value */
+  char source[256];          /**< where it was published */
+  char file[64];             /**< file it came from */
+  int line;                  /**< line in that file */
 } scale_serve_row;
 
 /** Appends the rows of every "serving-*.tsv" of folder 'dir' (sorted by name) to rows[0..cap).
@@ -206,14 +209,15 @@ void scale_serve_loo(const scale_serve_set *set, double *pred);
 double scale_serve_mape(const scale_serve_set *set, int g, const double *pred);
 
 /** Writes hardware file 'src' to 'dst' (may be the same path) with its [serve] section replaced
- * by p, at the end of the file, each value under its meaning and range, the fit's provenance
+ * by p (just before [step_fit] when the file has one, else at its end), each value under its
+ * meaning and range, the fit's provenance
  * (the rows, groups, RMS log error and leave-one-group-out MAPE) in comments; every other line
  * is kept byte for byte. Deterministic.
  * Errors: SCALE_ERR_IO (src unreadable, dst unwritable), SCALE_ERR_NOMEM.
  */
 scale_status scale_serve_write_hardware(const char *src, const char *dst,
                                         const double p[SCALE_SERVE_N_PARAMS],
-                                        const scale_serve_set *set, double rms_log,
-                                        double loo_mape, scale_diag *diag);
+                                        const scale_serve_set *set, double rms_log, double loo_mape,
+                                        scale_diag *diag);
 
 #endif

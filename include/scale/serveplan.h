@@ -36,13 +36,13 @@
 
 /** What to plan for. */
 typedef struct {
-  scale_serve_lengths isl, osl;          /**< request lengths */
-  double ttft_slo_s, tpot_slo_s;         /**< p90 SLOs [s]; INFINITY: none */
-  double max_chips;                      /**< largest slice (TP degree) tried [count] */
-  bool allow_dtype[SCALE_DTYPE_COUNT];   /**< storage formats tried (weights and KV alike) */
-  double n_requests;                     /**< requests of each simulation (default 400) */
-  uint64_t seed;                         /**< seed of the simulations */
-  bool disagg;                           /**< also try disaggregated prefill and decode */
+  scale_serve_lengths isl, osl;        /**< request lengths */
+  double ttft_slo_s, tpot_slo_s;       /**< p90 SLOs [s]; INFINITY: none */
+  double max_chips;                    /**< largest slice (TP degree) tried [count] */
+  bool allow_dtype[SCALE_DTYPE_COUNT]; /**< storage formats tried (weights and KV alike) */
+  double n_requests;                   /**< requests of each simulation (default 400) */
+  uint64_t seed;                       /**< seed of the simulations */
+  bool disagg;                         /**< also try disaggregated prefill and decode */
 } scale_serve_plan_opts;
 
 /** Defaults: isl 1024, osl 256, no SLO, up to 8 chips, bf16/fp8/int8/int4, 400 requests,
@@ -51,22 +51,22 @@ scale_serve_plan_opts scale_serve_plan_opts_default(void);
 
 /** One evaluated layout. */
 typedef struct {
-  double tp;                   /**< chips of one copy (aggregated), or of each pool's copy */
-  scale_dtype dtype;           /**< weights and KV cache */
-  scale_dtype compute_dtype;   /**< GEMMs */
-  double max_batch;            /**< running requests per copy at most */
-  bool disagg;                 /**< disaggregated prefill and decode */
-  double prefill_copies;       /**< disaggregated: prefill copies per decode copy [count] */
-  double chips;                /**< chips of one serving unit (a copy, or a decode copy and its
-                                    share of prefill copies) [count] */
-  bool feasible;               /**< meets the SLO at some rate */
-  double excess;               /**< max(p90 TTFT / SLO, p90 TPOT / SLO) at the lowest rate: <= 1
-                                    when feasible, the distance to the SLO otherwise */
-  double rate_per_s;           /**< requests/s one unit sustains within the SLO [1/s] */
-  double tokens_per_s;         /**< output tokens/s of one unit at that rate [tokens/s] */
+  double tp;                     /**< chips of one copy (aggregated), or of each pool's copy */
+  scale_dtype dtype;             /**< weights and KV cache */
+  scale_dtype compute_dtype;     /**< GEMMs */
+  double max_batch;              /**< running requests per copy at most */
+  bool disagg;                   /**< disaggregated prefill and decode */
+  double prefill_copies;         /**< disaggregated: prefill copies per decode copy [count] */
+  double chips;                  /**< chips of one serving unit (a copy, or a decode copy and its
+                                      share of prefill copies) [count] */
+  bool feasible;                 /**< meets the SLO at some rate */
+  double excess;                 /**< max(p90 TTFT / SLO, p90 TPOT / SLO) at the lowest rate: <= 1
+                                      when feasible, the distance to the SLO otherwise */
+  double rate_per_s;             /**< requests/s one unit sustains within the SLO [1/s] */
+  double tokens_per_s;           /**< output tokens/s of one unit at that rate [tokens/s] */
   double ttft_p90_s, tpot_p90_s; /**< at that rate (at the lowest rate when infeasible) [s] */
-  double steady_batch;         /**< running requests per copy at that rate [count] */
-  scale_serve_bind bind;       /**< what bound the run at that rate */
+  double steady_batch;           /**< running requests per copy at that rate [count] */
+  scale_serve_bind bind;         /**< what bound the run at that rate */
   double usd_per_million_tokens; /**< unit's chips x price / tokens_per_s, per 1e6 tokens */
 } scale_serve_plan_entry;
 
@@ -75,13 +75,13 @@ typedef struct {
   scale_serve_plan_entry ranked[SCALE_SERVE_PLAN_TOP]; /**< feasible, cheapest first */
   int n_ranked;                                        /**< entries in ranked */
   bool met;                                            /**< some layout meets the SLO */
-  scale_serve_plan_entry closest; /**< when !met: the layout nearest the SLO */
-  scale_serve_plan_entry best_aggregated;   /**< the cheapest feasible aggregated layout */
+  scale_serve_plan_entry closest;                      /**< when !met: the layout nearest the SLO */
+  scale_serve_plan_entry best_aggregated;    /**< the cheapest feasible aggregated layout */
   scale_serve_plan_entry best_disaggregated; /**< the cheapest feasible disaggregated one */
-  bool has_aggregated, has_disaggregated;   /**< whether those exist */
-  int n_candidates;            /**< layouts evaluated */
-  int n_too_big;               /**< layouts whose weights or one request's KV do not fit */
-  bool fitted;                 /**< the chip's [serve] fit priced them (else the priors) */
+  bool has_aggregated, has_disaggregated;    /**< whether those exist */
+  int n_candidates;                          /**< layouts evaluated */
+  int n_too_big; /**< layouts whose weights or one request's KV do not fit */
+  bool fitted;   /**< the chip's [serve] fit priced them (else the priors) */
 } scale_serve_plan_report;
 
 /** Searches every layout of opts on 'chip' for 'model' and fills 'out'.

@@ -25,7 +25,8 @@ static void usage(FILE *out) {
           "                        [--seed K] [--top K] [--json]\n\n"
           "Serving on the request-stream simulator with the calibrated step cost: tries slices\n"
           "of 1, 2, 4, ... chips (one tensor-parallel copy each), weights and KV cache in each\n"
-          "dtype of LIST (default bf16,fp8,int8,int4) and batch caps 16, 64, 256, 1024, and ranks them\n"
+          "dtype of LIST (default bf16,fp8,int8,int4) and batch caps 16, 64, 256, 1024, and ranks "
+          "them\n"
           "by the cost per million output tokens at the SLO: the largest Poisson rate a copy\n"
           "sustains with p90 TTFT <= --ttft and p90 TPOT <= --tpot (a bisection on the rate, each\n"
           "probe a seeded simulation of --requests requests). Without an SLO, the offline\n"
@@ -92,7 +93,8 @@ static void print_json(const scale_model *m, const scale_chip *chip,
   cli_json_bool(&j, "slo_met", r->met);
   if (r->met) {
     cli_json_array_begin(&j, "ranked");
-    for (int i = 0; i < r->n_ranked; i++) json_entry(&j, NULL, &r->ranked[i]);
+    for (int i = 0; i < r->n_ranked; i++)
+      json_entry(&j, NULL, &r->ranked[i]);
     cli_json_array_end(&j);
     if (r->has_aggregated) json_entry(&j, "best_aggregated", &r->best_aggregated);
     if (r->has_disaggregated) json_entry(&j, "best_disaggregated", &r->best_disaggregated);
@@ -105,11 +107,12 @@ static void print_json(const scale_model *m, const scale_chip *chip,
 
 static void print_slo(const char *what, double slo) {
   char t[32];
-  if (isfinite(slo)) printf(", p90 %s <= %s", what, scale_format(t, sizeof t, slo, "", SCALE_FMT_TIME));
+  if (isfinite(slo))
+    printf(", p90 %s <= %s", what, scale_format(t, sizeof t, slo, "", SCALE_FMT_TIME));
 }
 
-static void print_text(const scale_model *m, const scale_chip *chip,
-                       const scale_serve_plan_opts *o, const scale_serve_plan_report *r, int top) {
+static void print_text(const scale_model *m, const scale_chip *chip, const scale_serve_plan_opts *o,
+                       const scale_serve_plan_report *r, int top) {
   printf("%s on %s: requests of %g", m->display_name, chip->display_name, o->isl.min_tokens);
   if (o->isl.max_tokens > o->isl.min_tokens) printf(":%g", o->isl.max_tokens);
   printf(" + %g", o->osl.min_tokens);
@@ -130,13 +133,13 @@ static void print_text(const scale_model *m, const scale_chip *chip,
     printf("the SLO cannot be met by any layout, even at a vanishing rate; closest: %s, p90 "
            "TTFT %s, p90 TPOT %s (%.2fx the SLO)\n",
            lay, scale_format(a, sizeof a, r->closest.ttft_p90_s, "", SCALE_FMT_TIME),
-           scale_format(b, sizeof b, r->closest.tpot_p90_s, "", SCALE_FMT_TIME),
-           r->closest.excess);
+           scale_format(b, sizeof b, r->closest.tpot_p90_s, "", SCALE_FMT_TIME), r->closest.excess);
     return;
   }
   printf("\nrank layout (chips x TP dtype, batch cap)   req/s/unit  tokens/s  TTFT p90  TPOT p90 "
          "bound    cost per M tokens\n");
-  for (int i = 0; i < r->n_ranked && i < top; i++) print_entry(i + 1, &r->ranked[i]);
+  for (int i = 0; i < r->n_ranked && i < top; i++)
+    print_entry(i + 1, &r->ranked[i]);
   if (o->disagg && r->has_aggregated && r->has_disaggregated) {
     const scale_serve_plan_entry *a = &r->best_aggregated, *d = &r->best_disaggregated;
     printf("\naggregated vs disaggregated (best of each): %.3g vs %.3g output tokens/s per chip; "
@@ -179,8 +182,22 @@ static bool parse_len(const char *opt, const char *text, scale_serve_lengths *ou
 }
 
 int cli_plan_serve(int argc, char **argv) {
-  enum { O_MODEL = 256, O_HW, O_ISL, O_OSL, O_TTFT, O_TPOT, O_MAXCHIPS, O_DTYPES, O_DISAGG,
-         O_REQUESTS, O_SEED, O_TOP, O_JSON, O_HELP };
+  enum {
+    O_MODEL = 256,
+    O_HW,
+    O_ISL,
+    O_OSL,
+    O_TTFT,
+    O_TPOT,
+    O_MAXCHIPS,
+    O_DTYPES,
+    O_DISAGG,
+    O_REQUESTS,
+    O_SEED,
+    O_TOP,
+    O_JSON,
+    O_HELP
+  };
   static const struct option opts[] = {{"model", required_argument, NULL, O_MODEL},
                                        {"hw", required_argument, NULL, O_HW},
                                        {"isl", required_argument, NULL, O_ISL},
@@ -205,22 +222,36 @@ int cli_plan_serve(int argc, char **argv) {
   int c;
   while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
     switch (c) {
-    case O_MODEL: model_name = optarg; break;
-    case O_HW: hw = optarg; break;
-    case O_ISL: if (!parse_len("isl", optarg, &o.isl)) return CLI_EXIT_USAGE; break;
-    case O_OSL: if (!parse_len("osl", optarg, &o.osl)) return CLI_EXIT_USAGE; break;
+    case O_MODEL:
+      model_name = optarg;
+      break;
+    case O_HW:
+      hw = optarg;
+      break;
+    case O_ISL:
+      if (!parse_len("isl", optarg, &o.isl)) return CLI_EXIT_USAGE;
+      break;
+    case O_OSL:
+      if (!parse_len("osl", optarg, &o.osl)) return CLI_EXIT_USAGE;
+      break;
     case O_TTFT:
-      if (!cli_parse_number("ttft", optarg, SCALE_NUM_POSITIVE, &o.ttft_slo_s)) return CLI_EXIT_USAGE;
+      if (!cli_parse_number("ttft", optarg, SCALE_NUM_POSITIVE, &o.ttft_slo_s))
+        return CLI_EXIT_USAGE;
       break;
     case O_TPOT:
-      if (!cli_parse_number("tpot", optarg, SCALE_NUM_POSITIVE, &o.tpot_slo_s)) return CLI_EXIT_USAGE;
+      if (!cli_parse_number("tpot", optarg, SCALE_NUM_POSITIVE, &o.tpot_slo_s))
+        return CLI_EXIT_USAGE;
       break;
     case O_MAXCHIPS:
       if (!cli_parse_number("max-chips", optarg, count, &o.max_chips)) return CLI_EXIT_USAGE;
       if (o.max_chips > 4096) return cli_usage("--max-chips: at most 4096, got %s", optarg);
       break;
-    case O_DTYPES: if (!parse_dtype_list(optarg, o.allow_dtype)) return CLI_EXIT_USAGE; break;
-    case O_DISAGG: o.disagg = true; break;
+    case O_DTYPES:
+      if (!parse_dtype_list(optarg, o.allow_dtype)) return CLI_EXIT_USAGE;
+      break;
+    case O_DISAGG:
+      o.disagg = true;
+      break;
     case O_REQUESTS:
       if (!cli_parse_number("requests", optarg, count, &o.n_requests)) return CLI_EXIT_USAGE;
       if (o.n_requests < 10 || o.n_requests > 1e5)
@@ -233,9 +264,14 @@ int cli_plan_serve(int argc, char **argv) {
     case O_TOP:
       if (!cli_parse_number("top", optarg, count, &top)) return CLI_EXIT_USAGE;
       break;
-    case O_JSON: json = true; break;
-    case O_HELP: usage(stdout); return CLI_EXIT_OK;
-    default: return cli_bad_option("plan infer", argv);
+    case O_JSON:
+      json = true;
+      break;
+    case O_HELP:
+      usage(stdout);
+      return CLI_EXIT_OK;
+    default:
+      return cli_bad_option("plan infer", argv);
     }
   }
   if (optind < argc) return cli_usage("plan infer: unexpected argument '%s'", argv[optind]);

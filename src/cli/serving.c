@@ -42,7 +42,8 @@ static scale_status write_chips(const scale_serve_set *set, const char *out, con
   for (int i = 0; i < scale_serve_set_rows(set) && !st; i++) {
     const char *hw = scale_serve_set_row(set, i)->hardware;
     bool seen = false;
-    for (int j = 0; j < i && !seen; j++) seen = !strcmp(scale_serve_set_row(set, j)->hardware, hw);
+    for (int j = 0; j < i && !seen; j++)
+      seen = !strcmp(scale_serve_set_row(set, j)->hardware, hw);
     if (seen) continue;
     char src[4200], dst[4200];
     snprintf(src, sizeof src, "%.4000s/%.63s.ini", hw_dir, hw);
@@ -120,8 +121,8 @@ static int shipped(const scale_serve_set *set, double *pred, bool *fitted) {
   return CLI_EXIT_OK;
 }
 
-static void print_text(const scale_serve_set *set, int only, const double *pred,
-                       const double *loo, bool fitted) {
+static void print_text(const scale_serve_set *set, int only, const double *pred, const double *loo,
+                       bool fitted) {
   printf("serving step cost (%s) against measurements/serving-*.tsv: %d rows in %d groups, "
          "offline output tokens/s\nLOO = leave-one-group-out: each group predicted with "
          "parameters fitted without it (the figures to quote)\n\n",
@@ -142,7 +143,8 @@ static void print_text(const scale_serve_set *set, int only, const double *pred,
   for (int g = 0; g < scale_serve_set_groups(set); g++) {
     if (only >= 0 && g != only) continue;
     int n = 0;
-    for (int i = 0; i < scale_serve_set_rows(set); i++) n += scale_serve_set_row_group(set, i) == g;
+    for (int i = 0; i < scale_serve_set_rows(set); i++)
+      n += scale_serve_set_row_group(set, i) == g;
     printf("%-32s %5d %7.1f%% %8.1f%%\n", scale_serve_set_group_name(set, g), n,
            100 * scale_serve_mape(set, g, pred), 100 * scale_serve_mape(set, g, loo));
   }

@@ -157,8 +157,8 @@ START_TEST(test_trace_equals_simulation) {
   c.max_batch = r->max_batch;
   c.max_step_tokens = r->step_tokens;
   c.block_tokens = r->block_tokens;
-  c.kv_blocks = floor(cost.kv_capacity_bytes * r->kv_mem_frac /
-                      (r->block_tokens * cost.kv_bytes_per_token));
+  c.kv_blocks =
+      floor(cost.kv_capacity_bytes * r->kv_mem_frac / (r->block_tokens * cost.kv_bytes_per_token));
   c.cost = scale_serve_cost_s;
   c.cost_ctx = &cost;
   scale_serve *sim = NULL;
@@ -224,9 +224,10 @@ END_TEST
 
 /* ---- bad files ------------------------------------------------------------------------------ */
 
-static const char *header = "id\tgroup\tmodel\thardware\tchips\ttp\tweights\tkv\tcompute\tisl\tosl\t"
-                            "requests\tmax_batch\tstep_tokens\tblock\tkv_mem_frac\tmetric\t"
-                            "measured\tsource\n";
+static const char *header =
+    "id\tgroup\tmodel\thardware\tchips\ttp\tweights\tkv\tcompute\tisl\tosl\t"
+    "requests\tmax_batch\tstep_tokens\tblock\tkv_mem_frac\tmetric\t"
+    "measured\tsource\n";
 
 /* Loads a folder holding one serving file with 'body' after 'head'; returns the status. */
 static scale_status load_text(const char *head, const char *body, scale_diag *diag) {
