@@ -90,7 +90,7 @@ typedef struct {
   char dir[BOOK_PATH_MAX]; /**< chapters_dir/NN-slug */
   char md[BOOK_PATH_MAX];  /**< dir/slug.md */
   char title[512];         /**< first heading's text, or the name */
-  char summary[512];       /**< first sentence of the first paragraph */
+  char summary[512];       /**< its "<!-- summary: -->" line, else its first sentence */
   book_value *values;
   size_t n_values;
   size_t cap_values;       /**< allocated entries of values */

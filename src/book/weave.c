@@ -1022,8 +1022,31 @@ static bool headings(weave *w, cmark_node *root, int line_offset, bool nested) {
   return ok;
 }
 
+/* The chapter's own blurb for the index, "<!-- summary: ONE SENTENCE -->" at the top level of
+ * slug.md (invisible on the page); false when the chapter has none. */
+static bool summary_comment(weave *w, cmark_node *root) {
+  static const char tag[] = "<!-- summary:";
+  for (cmark_node *c = cmark_node_first_child(root); c; c = cmark_node_next(c)) {
+    const char *lit = cmark_node_get_type(c) == CMARK_NODE_HTML_BLOCK ? cmark_node_get_literal(c)
+                                                                      : NULL;
+    if (!lit || strncmp(lit, tag, sizeof tag - 1) != 0) continue;
+    const char *s = lit + sizeof tag - 1, *end = strstr(s, "-->");
+    while (*s == ' ')
+      s++;
+    size_t n = end ? (size_t)(end - s) : strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\n'))
+      n--;
+    if (n >= sizeof w->ch->summary) n = sizeof w->ch->summary - 1;
+    memcpy(w->ch->summary, s, n);
+    w->ch->summary[n] = '\0';
+    return n > 0;
+  }
+  return false;
+}
+
 static void summary(weave *w, cmark_node *root) {
   if (w->have_summary) return;
+  if ((w->have_summary = summary_comment(w, root))) return;
   for (cmark_node *c = cmark_node_first_child(root); c; c = cmark_node_next(c)) {
     if (cmark_node_get_type(c) != CMARK_NODE_PARAGRAPH) continue;
     strbuf text = {0};
