@@ -642,10 +642,12 @@ static void write_serve(FILE *fp, const double *p, const scale_serve_set *set, d
           "[serve]\n"
           "; The calibrated serving step cost (include/scale/servecal.h), written by\n"
           "; `scale calibrate --serving`: do not edit by hand (tests/lib/test_servecal.c\n"
-          "; checks that a fresh fit reproduces it). One fit for every chip with serving\n"
-          "; rows: golden-section coordinate descent on the group-weighted mean of\n"
-          "; log(predicted / measured)^2 over measurements/serving-*.tsv, %d rows in %d\n"
-          "; groups, RMS log error %.4f, leave-one-group-out MAPE %.1f%%. Groups:\n",
+          "; checks that a fresh fit reproduces it). One fit, written into the file of\n"
+          "; every chip with serving rows and of every NVIDIA GPU (on a GPU without rows it\n"
+          "; is the best estimate, not a validated one): golden-section coordinate descent\n"
+          "; on the group-weighted mean of log(predicted / measured)^2 over\n"
+          "; measurements/serving-*.tsv, %d rows in %d groups, RMS log error %.4f,\n"
+          "; leave-one-group-out MAPE %.1f%%. Groups:\n",
           set->n, set->n_groups, rms_log, 100.0 * loo_mape);
   for (int g = 0; g < set->n_groups; g++)
     fprintf(fp, ";   %s\n", set->groups[g]);

@@ -33,21 +33,29 @@ static void print_fit(const double *p, const scale_serve_set *set, double rms, d
   }
 }
 
-/* Writes the fit into the file of every chip a row ran on (once each). */
+/* Whether chip file 'name' takes the serving fit: a chip a row ran on, or any NVIDIA GPU chip
+ * (TensorRT-LLM serves on all of them; rows exist for some). Systems inherit from their base. */
+static bool takes_fit(const scale_serve_set *set, const char *name, const scale_chip *chip) {
+  for (int i = 0; i < scale_serve_set_rows(set); i++)
+    if (!strcmp(scale_serve_set_row(set, i)->hardware, name)) return true;
+  return !chip->base[0] && chip->kind == SCALE_HW_GPU && !strncmp(name, "nvidia-", 7);
+}
+
+/* Writes the fit into every chip file that takes it. */
 static scale_status write_chips(const scale_serve_set *set, const char *out, const double *p,
                                 double rms, double loo, int *written, scale_diag *diag) {
   char hw_dir[4096];
   snprintf(hw_dir, sizeof hw_dir, "%s/hardware", scale_data_dir());
+  static char names[256][SCALE_NAME_MAX];
+  int n = scale_data_list("hardware", names, 256);
   scale_status st = SCALE_OK;
-  for (int i = 0; i < scale_serve_set_rows(set) && !st; i++) {
-    const char *hw = scale_serve_set_row(set, i)->hardware;
-    bool seen = false;
-    for (int j = 0; j < i && !seen; j++)
-      seen = !strcmp(scale_serve_set_row(set, j)->hardware, hw);
-    if (seen) continue;
+  for (int i = 0; i < n && i < 256 && !st; i++) {
+    scale_chip chip;
+    if ((st = scale_chip_load(names[i], &chip, diag))) break;
+    if (!takes_fit(set, names[i], &chip)) continue;
     char src[4200], dst[4200];
-    snprintf(src, sizeof src, "%.4000s/%.63s.ini", hw_dir, hw);
-    snprintf(dst, sizeof dst, "%.4000s/%.63s.ini", out ? out : hw_dir, hw);
+    snprintf(src, sizeof src, "%.4000s/%.63s.ini", hw_dir, names[i]);
+    snprintf(dst, sizeof dst, "%.4000s/%.63s.ini", out ? out : hw_dir, names[i]);
     st = scale_serve_write_hardware(src, dst, p, set, rms, loo, diag);
     (*written)++;
   }
