@@ -57,6 +57,9 @@ static void usage(FILE *out) {
           "  --overhead S       fixed time of every step [s] (default: the calibrated one;\n"
           "                     0 with --roofline)\n"
           "  --svg FILE         write the KV occupancy over time as an SVG figure\n"
+          "  --disagg P:D       disaggregated (with --rate): P copies only prefill, D copies\n"
+          "                     decode requests that arrive with their KV (P + D = N/Y);\n"
+          "                     TTFT adds shipping the prompt's KV over NVLink (ICI on TPUs)\n"
           "A request reserves ceil((isl + osl) / block) KV blocks while it runs; a step decodes\n"
           "one token of each running request and spends the rest of its budget on prompts.\n"
           "Step times are the calibrated serving cost (servecal.h: weights or GEMMs, KV reads,\n"
@@ -244,6 +247,7 @@ typedef struct {
   double max_batch, step_tokens, block; /* engine */
   double overhead;              /* --overhead [s], NaN: the cost model's own */
   const char *svg;              /* --svg FILE, NULL: none */
+  double disagg_p, disagg_d;    /* --disagg P:D prefill and decode copies; 0: aggregated */
 } serve_opts;
 
 static void serve_opts_default(serve_opts *o) {
@@ -382,6 +386,87 @@ static void print_breakdown(const stream_cost *sc, bool fitted) {
          100 * p->tp_s / busy, 100 * p->overhead_s / busy);
 }
 
+/* Runs config 'c' (its cost set) into 'r'; false after a one-line failure. */
+static bool run_pool(const scale_serve_config *c, scale_serve_result *r) {
+  scale_serve *sim = NULL;
+  scale_diag diag;
+  if (scale_serve_new(c, &sim, &diag)) {
+    cli_usage("infer: %s", diag.message);
+    return false;
+  }
+  scale_status st = scale_serve_run(sim, r, &diag);
+  scale_serve_free(sim);
+  if (st) cli_fail("infer: %s", diag.message);
+  return st == SCALE_OK;
+}
+
+/* Disaggregated serving: the prefill pool runs each request's prompt (output 1: its first
+ * token), the decode pool the rest with the prompt's KV present. The pools are simulated apart,
+ * each with its share of the Poisson stream; a request's TTFT is its prefill pool's plus the
+ * KV transfer, its TPOT the decode pool's. */
+static int disagg_cmd(const scale_model *m, const scale_chip *chip, const scale_infer_config *cfg,
+                      const serve_opts *o, const scale_serve_config *base, bool as_json) {
+  scale_serve_config pc = *base, dc = *base;
+  pc.rate_per_s = o->rate / o->disagg_p;
+  pc.osl.min_tokens = pc.osl.max_tokens = 1;
+  pc.tpot_slo_s = INFINITY;
+  dc.rate_per_s = o->rate / o->disagg_d;
+  dc.prefilled = true;
+  dc.ttft_slo_s = INFINITY;
+  scale_serve_result pr, dr;
+  if (!run_pool(&pc, &pr) || !run_pool(&dc, &dr)) return CLI_EXIT_FAIL;
+  double kvb = scale_transformer_kv_bytes(m, 1, cfg->kv_dtype);
+  double link = chip->kind == SCALE_HW_GPU ? chip->nvlink_bytes_per_s : chip->ici_link_bytes_per_s;
+  double transfer = link > 0.0 ? o->isl.max_tokens * kvb / (cfg->tp * link) : 0.0;
+  double tokens_per_s = dr.throughput_tokens_per_s * o->disagg_d;
+  double cost = scale_infer_cost_usd_per_million_tokens(chip->usd_per_hour, cfg->n_chips,
+                                                         tokens_per_s);
+  if (as_json) {
+    cli_json j;
+    cli_json_init(&j, stdout);
+    cli_json_object_begin(&j, NULL);
+    cli_json_string(&j, "model", m->name);
+    cli_json_string(&j, "hardware", chip->name);
+    cli_json_string(&j, "mode", "disaggregated");
+    cli_json_number(&j, "prefill_copies", o->disagg_p);
+    cli_json_number(&j, "decode_copies", o->disagg_d);
+    cli_json_number(&j, "rate_per_s", o->rate);
+    cli_json_number(&j, "kv_transfer_s", transfer);
+    cli_json_number(&j, "tokens_per_s", tokens_per_s);
+    cli_json_number(&j, "ttft_p50_s", pr.ttft_p50_s + transfer);
+    cli_json_number(&j, "ttft_p90_s", pr.ttft_p90_s + transfer);
+    cli_json_number(&j, "ttft_p99_s", pr.ttft_p99_s + transfer);
+    cli_json_number(&j, "tpot_p50_s", dr.tpot_p50_s);
+    cli_json_number(&j, "tpot_p90_s", dr.tpot_p90_s);
+    cli_json_number(&j, "tpot_p99_s", dr.tpot_p99_s);
+    cli_json_number(&j, "prefill_steady_batch", pr.steady_batch);
+    cli_json_number(&j, "decode_steady_batch", dr.steady_batch);
+    cli_json_string(&j, "prefill_bound", scale_serve_bind_name(pr.bind));
+    cli_json_string(&j, "decode_bound", scale_serve_bind_name(dr.bind));
+    cli_json_number(&j, "cost_usd_per_million_tokens", cost);
+    cli_json_object_end(&j);
+    cli_json_finish(&j);
+    return CLI_EXIT_OK;
+  }
+  printf("%s on %g x %s, disaggregated: %g prefill and %g decode copies of %g chips\n",
+         m->display_name, cfg->n_chips, chip->display_name, o->disagg_p, o->disagg_d, cfg->tp);
+  printf("stream: Poisson %g requests/s, %g requests per pool, seed %g; prompt KV shipped in %.3g "
+         "s\n",
+         o->rate, base->n_requests, o->seed, transfer);
+  printf("results:\n");
+  cli_row("output tokens/s", tokens_per_s, "tokens/s", SCALE_FMT_SI);
+  cli_row("output tokens/s per chip", tokens_per_s / cfg->n_chips, "tokens/s", SCALE_FMT_SI);
+  three("TTFT p50 / p90 / p99", pr.ttft_p50_s + transfer, pr.ttft_p90_s + transfer,
+        pr.ttft_p99_s + transfer);
+  three("TPOT p50 / p90 / p99", dr.tpot_p50_s, dr.tpot_p90_s, dr.tpot_p99_s);
+  cli_row("prefill pool: steady batch", pr.steady_batch, "", SCALE_FMT_SCI);
+  cli_row_text("prefill pool: bound by", scale_serve_bind_name(pr.bind));
+  cli_row("decode pool: steady batch", dr.steady_batch, "", SCALE_FMT_SCI);
+  cli_row_text("decode pool: bound by", scale_serve_bind_name(dr.bind));
+  cli_row("cost per million tokens", cost, "", SCALE_FMT_USD);
+  return CLI_EXIT_OK;
+}
+
 static int serve_cmd(const scale_model *m, const scale_chip *chip, scale_infer_config *cfg,
                      const serve_opts *o, bool as_json, bool roofline) {
   scale_diag diag;
@@ -391,6 +476,7 @@ static int serve_cmd(const scale_model *m, const scale_chip *chip, scale_infer_c
     return cli_usage("infer: %s", diag.message);
   cfg->context = o->isl.max_tokens + o->osl.max_tokens;
   cfg->prompt = o->isl.max_tokens;
+  cfg->batch = fmax(1.0, floor(cfg->n_chips / cfg->tp)); /* one sequence per copy: validation */
   if (scale_infer_validate(m, chip, cfg, &diag)) return cli_usage("infer: %s", diag.message);
   stream_cost sc;
   bool fitted = false;
@@ -423,6 +509,15 @@ static int serve_cmd(const scale_model *m, const scale_chip *chip, scale_infer_c
                      "2e8): fewer --requests or a larger --step-tokens",
                      requests, o->isl.max_tokens, o->osl.max_tokens, steps);
   c.n_requests = requests;
+  if (o->disagg_p > 0) {
+    if (o->disagg_p + o->disagg_d != copies)
+      return cli_usage("--disagg: P + D must be the %g copies of %g chips (--chips / --tp), got "
+                       "%g + %g",
+                       copies, cfg->tp, o->disagg_p, o->disagg_d);
+    if (o->osl.min_tokens < 2)
+      return cli_usage("--disagg: the decode pool needs outputs of >= 2 tokens");
+    return disagg_cmd(m, chip, cfg, o, &c, as_json);
+  }
   scale_serve *sim = NULL;
   scale_serve_result r;
   if (scale_serve_new(&c, &sim, &diag)) return cli_usage("infer: %s", diag.message);
@@ -568,7 +663,8 @@ int cli_cmd_infer(int argc, char **argv) {
     O_STEPTOK,
     O_BLOCK,
     O_OVERHEAD,
-    O_SVG
+    O_SVG,
+    O_DISAGG
   };
   static const struct option options[] = {{"model", required_argument, NULL, O_MODEL},
                                           {"hw", required_argument, NULL, O_HW},
@@ -600,6 +696,7 @@ int cli_cmd_infer(int argc, char **argv) {
                                           {"block", required_argument, NULL, O_BLOCK},
                                           {"overhead", required_argument, NULL, O_OVERHEAD},
                                           {"svg", required_argument, NULL, O_SVG},
+                                          {"disagg", required_argument, NULL, O_DISAGG},
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
   const char *model_name = NULL, *hw_name = NULL;
@@ -729,6 +826,18 @@ int cli_cmd_infer(int argc, char **argv) {
       so.any = true;
       so.svg = optarg;
       break;
+    case O_DISAGG: {
+      so.any = true;
+      char buf[64];
+      snprintf(buf, sizeof buf, "%s", optarg);
+      char *colon = strchr(buf, ':');
+      if (!colon) return cli_usage("--disagg: expected P:D (copies), got '%s'", optarg);
+      *colon = '\0';
+      if (!cli_parse_number("disagg", buf, count, &so.disagg_p) ||
+          !cli_parse_number("disagg", colon + 1, count, &so.disagg_d))
+        return CLI_EXIT_USAGE;
+      break;
+    }
     default:
       return cli_bad_option("infer", argv);
     }
@@ -738,6 +847,8 @@ int cli_cmd_infer(int argc, char **argv) {
   if (!hw_name) return cli_usage("infer: missing --hw (try: scale infer --help)");
   if (isnan(chips)) return cli_usage("infer: missing --chips (try: scale infer --help)");
   so.any |= so.offline || !isnan(so.rate);
+  if (so.disagg_p > 0 && isnan(so.rate))
+    return cli_usage("infer: --disagg needs --rate (two pools fed by one Poisson stream)");
   if (so.any) {
     if (so.offline == !isnan(so.rate))
       return cli_usage(so.offline ? "infer: --offline and --rate exclude each other"

@@ -209,6 +209,30 @@ expect_usage_error "too many requests" "$SCALE" infer $S8 --rate 1 --requests 1e
 run timeout 20 "$SCALE" infer --model llama-3-8b --hw nvidia-h100-sxm --chips 1 --rate 1 --requests 1e6 --isl 100 --osl 8000
 expect_rc 2 "an endless run refused"; expect_err 'at most 2e8' "says why"
 
+# --disagg P:D: at a vanishing rate each pool serves one request at a time, so the decode pool's
+# TPOT is the aggregated batch-1 TPOT and the TTFT is the aggregated one (one prefill step) plus
+# the KV transfer; copies that do not add up, or no --rate, are usage errors.
+D8="--model llama-3-8b --hw nvidia-h100-sxm --chips 4 --tp 1 --rate 1e-6 --requests 5 --isl 1000 --osl 100"
+run "$SCALE" infer $D8 --json; cp "$TMP/out" "$TMP/agg.json"
+run "$SCALE" infer $D8 --disagg 1:3 --json
+expect_rc 0 "disagg"; expect_out '"mode": "disaggregated"' "disagg json"
+if command -v python3 >/dev/null 2>&1; then
+  if python3 - "$TMP/agg.json" "$TMP/out" <<'EOF2'
+import json, sys
+a = json.load(open(sys.argv[1])); d = json.load(open(sys.argv[2]))
+assert abs(d["tpot_p50_s"] - a["tpot_p50_s"]) / a["tpot_p50_s"] < 1e-9, (d, a)
+assert abs(d["ttft_p50_s"] - d["kv_transfer_s"] - a["ttft_p50_s"]) / a["ttft_p50_s"] < 1e-9, (d, a)
+assert d["kv_transfer_s"] > 0
+EOF2
+  then pass; else fail "disagg low-rate limits = aggregated + transfer"; fi
+fi
+run "$SCALE" infer --model llama-3-8b --hw nvidia-h100-sxm --chips 4 --tp 1 --rate 40 --isl 2048 --osl 256 --requests 300 --disagg 1:3
+expect_rc 0 "disagg text"; expect_out 'prefill pool: bound by' "pool report"
+expect_usage_error "disagg copies" "$SCALE" infer --model llama-3-8b --hw nvidia-h100-sxm --chips 4 --tp 1 --rate 4 --disagg 1:2
+expect_err 'P \+ D must be the 4 copies' "says why"
+expect_usage_error "disagg offline" "$SCALE" infer --model llama-3-8b --hw nvidia-h100-sxm --chips 4 --tp 1 --offline --disagg 1:3
+expect_usage_error "disagg bad" "$SCALE" infer --model llama-3-8b --hw nvidia-h100-sxm --chips 4 --tp 1 --rate 4 --disagg 13
+
 # scale plan infer on the simulator: ranked by cost per million tokens at the SLO; an SLO no
 # layout meets is answered (exit 0) with the closest layout; bad input exits 2.
 P8="--model llama-3-8b --hw nvidia-h100-sxm --isl 512 --osl 64 --max-chips 2 --requests 100"
