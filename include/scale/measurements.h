@@ -99,7 +99,8 @@ const char *scale_recompute_name(scale_recompute recompute);
 scale_status scale_measurements_load_file(const char *path, scale_measurement *rows, int cap,
                                           int *n, scale_diag *diag);
 
-/** Loads every "*.tsv" of folder 'dir' (sorted by name) into rows[0..cap); *n is the count.
+/** Loads every "*.tsv" of folder 'dir' (sorted by name; not "serving-*.tsv", the serving runs
+ * of servecal.h) into rows[0..cap); *n is the count.
  * Errors: as scale_measurements_load_file(), SCALE_ERR_IO when the folder cannot be read.
  */
 scale_status scale_measurements_load_dir(const char *dir, scale_measurement *rows, int cap,
