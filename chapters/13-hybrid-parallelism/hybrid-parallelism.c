@@ -452,7 +452,7 @@ static void section_guide(chapter *ch, const scale_model *models[4], const char 
   static const double seqs[2] = {4096, 32768};
   int n = 0, agree_step = 0, agree_plan = 0, plan_tp8 = 0, step_keeps_tp_small = 0;
   int tp_bound_plan = 0, disagree_4k_other = 0, disagree_32k_not_mixed_cp = 0;
-  int plan_memory = 0, plan_speed = 0, plan_search = 0;
+  int plan_memory = 0, plan_speed = 0, plan_search = 0, search_outside = 0;
   double plan_ratio_lo = INFINITY, plan_ratio_hi = 0, step_ratio_hi = 0;
   scale_plan_report *rep = malloc(sizeof *rep);
   if (!rep) {
@@ -518,6 +518,9 @@ static void section_guide(chapter *ch, const scale_model *models[4], const char 
         if (!same_plan && plan_fits && !(plan_ratio > 1.0)) {
           plan_search++;
           plan_ratio_lo = fmin(plan_ratio_lo, plan_ratio);
+          /* scale plan tries m in {1, 2, 4, 8} without a pipeline, {p, 2p, 4p, 8p} with one */
+          double m_used = fmax(pl->n_microbatches, g.layout.pp), q = m_used / g.layout.pp;
+          search_outside += !(q == 1 || q == 2 || q == 4 || q == 8);
         }
         if (ok && !same_layout(&g.layout, best.dp, best.pp, best.tp, best.cp))
           step_ratio_hi = fmax(step_ratio_hi, step_ratio);
@@ -561,6 +564,9 @@ static void section_guide(chapter *ch, const scale_model *models[4], const char 
                 plan_ratio_hi, "", SCALE_FMT_PLAIN);
   chapter_value(ch, "grid.step_ratio_hi", "guide / step model's best, the most", step_ratio_hi, "",
                 SCALE_FMT_PLAIN);
+  chapter_claim(
+      ch, true, search_outside == plan_search,
+      "where the guide's degrees are faster, scale plan never tried their microbatch count");
   chapter_claim(ch, true, plan_memory + plan_speed + plan_search == n - agree_plan,
                 "every disagreement with scale plan is memory, speed or its microbatch counts");
   chapter_claim(ch, true, disagree_4k_other == 0,
