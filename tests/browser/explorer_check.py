@@ -17,6 +17,9 @@ comparison), with what these two widgets add:
     relative): the edited layout against `scale train ... --tokens T --json`, every row of the
     planner's table against `scale plan train ... --top 8 --json`, and the frontier against
     `scale infer ... --json` (its "predicted" object as predicted_KEY);
+  - bad input from the hash (a degree that does not divide the chips, a rule broken, a word
+    for a number, an unknown model or dtype, an out-of-range batch or context) is refused
+    with one line naming it, never a crash, console error or NaN shown;
   - clicking a ranked layout loads it into the editor, whose numbers then equal that row's;
   - the planner in the page: its layouts/s (the best of three searches, on the page's thread)
     against the command's (--threads 1, best of three, interleaved) on the same problem,
@@ -109,6 +112,11 @@ WIDGETS = {
              "objective": "cost"},
         ],
         "command": layout_train_cmd,
+        # Bad input: (state, what the page must say): an error line, or the rule it breaks.
+        "bad": [("chips=256&tp=3", "does not divide the 256 chips"),
+                ("chips=256&tp=128", "Not a valid layout"),
+                ("chips=abc", "chips"),
+                ("model=no-such-model", "no-such-model")],
     },
     "frontier": {
         "page": "08-applied-inference.html",
@@ -126,6 +134,10 @@ WIDGETS = {
              "context": "4096", "weights": "fp8", "kv": "fp8"},
         ],
         "command": infer_cmd,
+        "bad": [("batch=0", "batch"),
+                ("model=llama-3-8b&context=1000000", "context"),
+                ("weights=fp64", "weights"),
+                ("chips=512", "does not fit")],
     },
 }
 
@@ -374,6 +386,42 @@ def check_setting(browser, site, scale, name, spec, wid, s):
     return fails
 
 
+# What a bad state leaves on the page: the error line, the note, and every output's text.
+BAD = r"""
+(async () => {
+  await Scale.ready;
+  const root = document.getElementById(%s);
+  return {error: (root.querySelector('.widget-error') || {}).textContent || '',
+          note: (root.querySelector('.widget-note') || {}).textContent || '',
+          texts: [...root.querySelectorAll('output')].map(o => o.textContent)};
+})()
+"""
+
+
+def check_bad(browser, site, name, spec, wid):
+    """Each bad state: a one-line refusal naming the problem, no NaN or inf shown as a result,
+    no console error or exception."""
+    fails = []
+    for state, says in spec.get("bad", []):
+        label = "%s [%s]" % (name, state)
+        page = Page(browser, "file://" + os.path.abspath(os.path.join(site, spec["page"])) +
+                    "#" + wid + "?" + state)
+        try:
+            r = page.eval(BAD % json.dumps(wid))
+            fails.extend("%s: %s" % (label, p) for p in problems(page))
+        finally:
+            page.close()
+        shown = (r["error"] + " " + r["note"]).strip()
+        if not shown or "\n" in r["error"] or says not in shown:
+            fails.append("%s: no one-line refusal saying %r (error %r, note %r)" % (
+                label, says, r["error"], r["note"]))
+        bad = [t for t in r["texts"] if "nan" in t.lower() or "inf" in t.lower()]
+        if bad:
+            fails.append("%s: shows %r" % (label, bad))
+        print("%s: refused: %s" % (label, shown[:150]))
+    return fails
+
+
 def check_widget(browser, site, scale, name, spec):
     wid = "widget-" + name
     fails = check_default(browser, site, scale, name, spec, spec["page"], wid, True)
@@ -383,6 +431,7 @@ def check_widget(browser, site, scale, name, spec):
         fails += check_fallback(browser, site, other, wid)
     for s in spec["settings"]:
         fails += check_setting(browser, site, scale, name, spec, wid, s)
+    fails += check_bad(browser, site, name, spec, wid)
     return ["%s: %s" % (name, f) for f in fails]
 
 
