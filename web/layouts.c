@@ -143,21 +143,36 @@ static bool layout_read(const scale_chip *chip, double chips, scale_layout *l) {
   return layout_mapping(chip, l, ppdcn, axes);
 }
 
-/* The numbers of one evaluated layout, under `scale train --json`'s keys. */
-static void result_fields(const scale_train_result *r) {
-  web_json_fmt("step_time_s", r->step_time_s, "", SCALE_FMT_TIME);
-  web_json_fmt("compute_time_s", r->compute_time_s, "", SCALE_FMT_TIME);
-  web_json_fmt("exposed_comms_time_s", r->exposed_comms_time_s, "", SCALE_FMT_TIME);
-  web_json_fmt("bubble_time_s", r->bubble_time_s, "", SCALE_FMT_TIME);
-  web_json_fmt("mfu", r->mfu, "", SCALE_FMT_PERCENT);
-  web_json_fmt("tokens_per_s", r->tokens_per_s, "tokens/s", SCALE_FMT_SI);
-  web_json_fmt("memory_per_chip_bytes", r->memory_per_chip_bytes, "B", SCALE_FMT_SI);
-  web_json_fmt("hbm_bytes", r->hbm_bytes, "B", SCALE_FMT_SI);
-  web_json_fmt("memory_margin_bytes", r->memory_margin_bytes, "B", SCALE_FMT_SI);
-  web_json_raw("fits", r->fits ? "true" : "false", r->fits ? 4 : 5);
-  web_json_fmt("train_time_s", r->train_time_s, "", SCALE_FMT_TIME);
-  web_json_fmt("cost_usd", r->cost_usd, "", SCALE_FMT_USD);
-  web_json_str("bound", scale_train_bound_name(r->bound));
+/* Writes "PREFIX" KEY (scale_train's --json name) with value and display. */
+static void fmt(const char *prefix, const char *key, double v, const char *unit, scale_fmt style) {
+  char name[64];
+  snprintf(name, sizeof name, "%s%s", prefix, key);
+  web_json_fmt(name, v, unit, style);
+}
+
+static void str(const char *prefix, const char *key, const char *text) {
+  char name[64];
+  snprintf(name, sizeof name, "%s%s", prefix, key);
+  web_json_str(name, text);
+}
+
+/* The numbers of one evaluated layout, under `scale train --json`'s keys after 'prefix'. */
+static void result_fields(const char *prefix, const scale_train_result *r) {
+  fmt(prefix, "step_time_s", r->step_time_s, "", SCALE_FMT_TIME);
+  fmt(prefix, "compute_time_s", r->compute_time_s, "", SCALE_FMT_TIME);
+  fmt(prefix, "exposed_comms_time_s", r->exposed_comms_time_s, "", SCALE_FMT_TIME);
+  fmt(prefix, "bubble_time_s", r->bubble_time_s, "", SCALE_FMT_TIME);
+  fmt(prefix, "mfu", r->mfu, "", SCALE_FMT_PERCENT);
+  fmt(prefix, "tokens_per_s", r->tokens_per_s, "tokens/s", SCALE_FMT_SI);
+  fmt(prefix, "memory_per_chip_bytes", r->memory_per_chip_bytes, "B", SCALE_FMT_SI);
+  fmt(prefix, "hbm_bytes", r->hbm_bytes, "B", SCALE_FMT_SI);
+  fmt(prefix, "memory_margin_bytes", r->memory_margin_bytes, "B", SCALE_FMT_SI);
+  char name[64];
+  snprintf(name, sizeof name, "%sfits", prefix);
+  web_json_raw(name, r->fits ? "true" : "false", r->fits ? 4 : 5);
+  fmt(prefix, "train_time_s", r->train_time_s, "", SCALE_FMT_TIME);
+  fmt(prefix, "cost_usd", r->cost_usd, "", SCALE_FMT_USD);
+  str(prefix, "bound", scale_train_bound_name(r->bound));
 }
 
 /* Memory per chip by part (what to shrink when a layout does not fit). */
@@ -195,54 +210,70 @@ int scale_web_layout(void) {
   if (!isfinite(r.step_time_s) || !isfinite(r.memory_per_chip_bytes))
     return web_error("%s", r.reason);
   web_json_raw("valid", "true", 4);
-  result_fields(&r);
+  result_fields("", &r);
   memory_fields(&r);
   web_json_str("reason", r.reason);
   return web_json_end();
 }
 
-/* The state keys that select entry l in the widget (what scale_web_layout() reads back). */
-static void entry_state(const scale_chip *chip, double chips, const scale_layout *l) {
+/* Appends "&key=value" to buf (at *n of size). */
+static void put_kv(char *buf, size_t size, size_t *n, const char *key, const char *value) {
+  int k = snprintf(buf + *n, *n < size ? size - *n : 0, "%s%s=%s", *n ? "&" : "", key, value);
+  if (k > 0) *n += (size_t)k;
+}
+
+static void put_num(char *buf, size_t size, size_t *n, const char *key, double v) {
+  char t[32];
+  snprintf(t, sizeof t, "%.17g", v);
+  put_kv(buf, size, n, key, t);
+}
+
+/* The state (query string) that selects layout l in the widget: what scale_web_layout()
+ * reads back, the mapping keys 0 where it is the book's. */
+static char *entry_state(const scale_chip *chip, double chips, const scale_layout *l, char *buf,
+                         size_t size) {
   scale_layout book = *l;
   scale_train_layout_map(chip, chips, &book);
-  web_json_open("state", '{');
-  web_json_num("dp", l->dp);
-  web_json_num("tp", l->tp);
-  web_json_num("pp", l->pp);
-  web_json_num("cp", l->cp);
-  web_json_num("ep", l->ep);
-  web_json_num("m", l->n_microbatches);
-  web_json_num("v", l->n_virtual_stages);
-  web_json_num("zero", l->zero_stage);
-  web_json_num("sp", l->sp ? 1 : 0);
-  web_json_num("tpo", l->tp_overlap ? 1 : 0);
-  web_json_str("remat", scale_train_remat_name(l->remat));
-  web_json_str("sched", scale_pp_schedule_name(l->schedule));
-  web_json_str("cpk", scale_cp_kind_name(l->cp_kind));
+  size_t n = 0;
+  buf[0] = '\0';
+  put_num(buf, size, &n, "dp", l->dp);
+  put_num(buf, size, &n, "tp", l->tp);
+  put_num(buf, size, &n, "pp", l->pp);
+  put_num(buf, size, &n, "cp", l->cp);
+  put_num(buf, size, &n, "ep", l->ep);
+  put_num(buf, size, &n, "m", l->n_microbatches);
+  put_num(buf, size, &n, "v", l->n_virtual_stages);
+  put_num(buf, size, &n, "zero", l->zero_stage);
+  put_num(buf, size, &n, "sp", l->sp ? 1 : 0);
+  put_num(buf, size, &n, "tpo", l->tp_overlap ? 1 : 0);
+  put_kv(buf, size, &n, "remat", scale_train_remat_name(l->remat));
+  put_kv(buf, size, &n, "sched", scale_pp_schedule_name(l->schedule));
+  put_kv(buf, size, &n, "cpk", scale_cp_kind_name(l->cp_kind));
   bool dcn = l->pp > 1 && l->link[SCALE_TRAIN_DIM_PP] != book.link[SCALE_TRAIN_DIM_PP];
-  web_json_num("ppdcn", dcn ? 1 : 0);
+  put_num(buf, size, &n, "ppdcn", dcn ? 1 : 0);
   for (size_t i = 0; i < N_AXES_KEYS; i++) {
     scale_train_dim d = axes_dims[i];
     bool own = l->link[d] == SCALE_TRAIN_LINK_ICI && l->n_axes[d] != book.n_axes[d];
-    web_json_num(axes_keys[i], own ? l->n_axes[d] : 0);
+    put_num(buf, size, &n, axes_keys[i], own ? l->n_axes[d] : 0);
   }
-  web_json_close('}');
+  return buf;
 }
 
-static void ranked_entry(const problem *pr, const scale_plan_entry *e) {
-  char text[256];
-  web_json_open(NULL, '{');
-  web_json_str("layout", scale_plan_layout_str(&e->layout, text, sizeof text));
-  web_json_num("score", e->score);
-  result_fields(&e->result);
-  entry_state(&pr->chip, pr->p.n_chips, &e->layout);
-  web_json_close('}');
+/* Entry i (0-based) as flat keys "rN_KEY", N = i + 1 (the answer stays one flat object). */
+static void ranked_entry(const problem *pr, int i, const scale_plan_entry *e) {
+  char prefix[16], text[256], state[512];
+  snprintf(prefix, sizeof prefix, "r%d_", i + 1);
+  str(prefix, "layout", scale_plan_layout_str(&e->layout, text, sizeof text));
+  fmt(prefix, "score", e->score, "", SCALE_FMT_SCI);
+  result_fields(prefix, &e->result);
+  str(prefix, "state", entry_state(&pr->chip, pr->p.n_chips, &e->layout, state, sizeof state));
 }
 
 /** State: model, hw, chips, batch, seq, tokens, objective (time|cost|mfu), top (1-32, 8).
- * Answer: "ranked" (best first: layout, score, the fields of scale_web_layout, "state"), "why",
+ * Answer: n_ranked, then for N = 1 .. n_ranked (best first) rN_layout, rN_score, rN_ before
+ * each field of scale_web_layout's, and rN_state (the query string that selects it); "why",
  * layouts_enumerated, layouts_evaluated, search_time_s, layouts_per_s (enumerated per second
- * of search, as `scale plan train --json` counts it); "ranked" is empty when nothing fits. */
+ * of search, as `scale plan train --json` counts it). */
 int scale_web_layouts_search(void) {
   if (!web_request_parse()) return 2;
   static problem pr;
@@ -263,10 +294,9 @@ int scale_web_layouts_search(void) {
   double dt = now_s() - t0;
   char why[1024];
   web_json_begin();
-  web_json_open("ranked", '[');
+  web_json_num("n_ranked", report.n_ranked);
   for (int i = 0; i < report.n_ranked; i++)
-    ranked_entry(&pr, &report.ranked[i]);
-  web_json_close(']');
+    ranked_entry(&pr, i, &report.ranked[i]);
   web_json_str("why", scale_plan_explain(&report, why, sizeof why));
   web_json_fmt("layouts_enumerated", report.n_candidates, "", SCALE_FMT_SCI);
   web_json_fmt("layouts_evaluated", report.n_evaluated, "", SCALE_FMT_SCI);

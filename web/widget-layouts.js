@@ -107,8 +107,23 @@
 
   function rerun() { var k = search.key; search.key = null; if (k) ensureSearch(parseKey(k)); }
 
+  /* The answer's flat entries "rN_KEY" (layouts.c) as answer.ranked[N - 1].KEY, best first,
+   * with each entry's state parsed. */
+  function rankedOf(answer) {
+    answer.ranked = [];
+    for (var i = 1; !answer.error && i <= answer.n_ranked; i++) {
+      var e = {}, prefix = 'r' + i + '_';
+      Object.keys(answer).forEach(function (k) {
+        if (k.indexOf(prefix) === 0) e[k.slice(prefix.length)] = answer[k];
+      });
+      e.state = parseKey(e.state);
+      answer.ranked.push(e);
+    }
+    return answer;
+  }
+
   function finish(answer) {
-    search.answer = answer;
+    search.answer = rankedOf(answer);
     search.ms = performance.now() - search.t0;
     var w = Scale.widgets[ID];
     if (w && last) {

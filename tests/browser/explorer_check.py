@@ -38,6 +38,7 @@ import sys
 import tempfile
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from browser_check import Browser  # noqa: E402
 from widget_check import MOVE, Page, UPDATE_BUDGET_MS, UPDATES, run_scale, same_digits  # noqa: E402
