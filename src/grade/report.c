@@ -130,13 +130,13 @@ static scale_status close_out(const char *path, FILE *out, scale_diag *diag) {
 static void json_report_fields(FILE *out, const scale_grade_report *report, const char *indent) {
   double score, max;
   scale_grade_totals(report, NULL, &score, &max);
-  fprintf(out, "\"score\": %.17g,\n%s\"max_score\": %.17g,\n%s\"tests\": [", score, indent, max,
+  fprintf(out, "\"score\": %.10g,\n%s\"max_score\": %.10g,\n%s\"tests\": [", score, indent, max,
           indent);
   for (size_t i = 0; i < report->n_rows; i++) {
     const scale_grade_row *row = &report->rows[i];
     fprintf(out, "%s\n%s  {\"name\": ", i ? "," : "", indent);
     json_string(out, row->id);
-    fprintf(out, ", \"score\": %.17g, \"max_score\": %.17g, \"status\": ", row->score, row->points);
+    fprintf(out, ", \"score\": %.10g, \"max_score\": %.10g, \"status\": ", row->score, row->points);
     json_string(out, scale_grade_verdict_str(row->verdict));
     fputs(", \"output\": ", out);
     json_string(out, row->output);
@@ -153,7 +153,7 @@ static void json_report_fields(FILE *out, const scale_grade_report *report, cons
     scale_grade_totals(report, report->rows[c].chapter, &score, &max);
     fprintf(out, "%s\n%s  {\"name\": ", first ? "" : ",", indent);
     json_string(out, report->rows[c].chapter);
-    fprintf(out, ", \"score\": %.17g, \"max_score\": %.17g}", score, max);
+    fprintf(out, ", \"score\": %.10g, \"max_score\": %.10g}", score, max);
     first = false;
   }
   fprintf(out, "\n%s]", indent);
@@ -178,7 +178,7 @@ scale_status scale_grade_write_gradescope(const scale_grade_report *report, cons
   double score, max;
   scale_grade_totals(report, NULL, &score, &max);
   fprintf(out,
-          "{\n  \"score\": %.17g,\n  \"visibility\": \"visible\",\n"
+          "{\n  \"score\": %.10g,\n  \"visibility\": \"visible\",\n"
           "  \"stdout_visibility\": \"hidden\",\n  \"tests\": [",
           score);
   for (size_t i = 0; i < report->n_rows; i++) {
@@ -190,7 +190,7 @@ scale_status scale_grade_write_gradescope(const scale_grade_report *report, cons
     json_string(out, row->id);
     fprintf(out, ", \"number\": ");
     json_string(out, row->chapter);
-    fprintf(out, ", \"score\": %.17g, \"max_score\": %.17g, \"status\": \"%s\", \"output\": ",
+    fprintf(out, ", \"score\": %.10g, \"max_score\": %.10g, \"status\": \"%s\", \"output\": ",
             row->score, row->points, row->verdict == SCALE_GRADE_OK ? "passed" : "failed");
     json_string(out, output);
     fprintf(out, ", \"visibility\": \"visible\"}");

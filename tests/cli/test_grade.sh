@@ -131,6 +131,33 @@ else
   contains "$tmp/out" "class: 1 student, 1 graded" "class summary"
 fi
 
+# A decision exercise earns a fraction of its points (tests/data/grade/decision: the design
+# guide's Mamba layouts, 2.25 x 0.879 + 0.75 = 2.72775 of 3): the report, the JSON, the
+# Gradescope results, and a class's CSV and gradebook carry it.
+expect 0 "grade a decision" -- "$scale" grade --quiet --source "$root" \
+  --exercises "$root/tests/data/grade/decision" --json "$tmp/d.json" --results "$tmp/d-gs.json" \
+  hybrid_parallelism.layout_mamba
+contains "$tmp/out" "total 2.72775/3" "fractional total"
+contains "$tmp/d.json" '"score": 2.72775, "max_score": 3, "status": "FAIL"' "JSON fractional row"
+contains "$tmp/d-gs.json" '"score": 2.72775,' "Gradescope fractional score"
+contains "$tmp/d-gs.json" 'FAIL: credit 88% (mean over 2 instances)' "Gradescope output explains"
+mkdir -p "$tmp/dclass/dora"
+cp -R "$root/tests/data/grade/decision/13-hybrid-parallelism" "$tmp/dclass/dora/"
+"$scale" grade --quiet --source "$root" --class "$tmp/dclass" --jobs 1 --csv "$tmp/dc.csv" \
+  --gradebook "$tmp/dg.csv" hybrid_parallelism.layout_mamba > "$tmp/out" 2> "$tmp/err"
+dclass_rc=$?
+if [ "$dclass_rc" -eq 2 ] && grep -q "graded only in the sandbox" "$tmp/err"; then
+  echo "SKIPPED: the decision class ($(cat "$tmp/err"))"
+else
+  if [ "$dclass_rc" -eq 0 ]; then passed=$((passed + 1)); else
+    echo "FAILED: grade a decision class: exit $dclass_rc: $(head -3 "$tmp/err")"
+    failed=$((failed + 1))
+  fi
+  contains "$tmp/dc.csv" "dora,2.72775,2.72775,2.72775" "class CSV carries the fraction"
+  contains "$tmp/dg.csv" "dora,2.72775,2.72775" "gradebook carries the fraction"
+  contains "$tmp/out" "2.72775/3" "class summary carries the fraction"
+fi
+
 # Gradescope: the autograder folder builds `scale` from its own copy of the tree (without
 # solutions/), and run_autograder, in a root laid out as Gradescope's, grades a submission of
 # loose files (one in a subfolder) into results.json in Gradescope's schema.
