@@ -137,7 +137,7 @@ static void breakdown_plot(const char *title, const sweep *s, double batch, doub
       {.label = "KV + weight reads", .x = s->batch, .y = s->weights, .n = (size_t)s->n},
       {.label = "KV + matmul FLOPs", .x = s->batch, .y = s->flops, .n = (size_t)s->n},
       {.label = "KV + collectives", .x = s->batch, .y = s->ici, .n = (size_t)s->n},
-      {.label = "step (roofline)", .x = s->batch, .y = s->step, .n = (size_t)s->n, .dots = true},
+      {.label = "step (roofline)", .x = s->batch, .y = s->step, .n = (size_t)s->n},
       {.label = "step (calibrated)", .x = s->batch, .y = s->predicted, .n = (size_t)s->n,
        .dashed = true}};
   char here[64], full[64], t[32];

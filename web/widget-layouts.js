@@ -143,6 +143,7 @@
 
   function cell(row, entry, key) {
     var td = row.appendChild(el('td')), o = td.appendChild(el('output', { 'data-key': key }));
+    if (key !== 'layout') td.style.whiteSpace = 'nowrap';
     var v = entry[key];
     o.textContent = v === null || v === undefined ? '—'
       : (entry[key + '_text'] !== undefined ? entry[key + '_text'] : String(v));
@@ -164,20 +165,29 @@
     w.update();
   }
 
-  function table(w, answer) {
-    var t = el('table', { class: 'widget-table', 'data-ranked': answer.ranked.length });
+  /* The ranked layouts, the edited one ('current', the planner's spelling) highlighted; in a
+   * div.wide that scrolls sideways on a narrow screen. */
+  function table(answer, current) {
+    var wide = el('div', { class: 'wide' });
+    wide.style.overflowX = 'auto';
+    var t = wide.appendChild(el('table', { class: 'widget-table', 'data-ranked': answer.ranked.length }));
     var head = t.appendChild(el('tr'));
     head.appendChild(el('th', {}, '#'));
     COLUMNS.forEach(function (c) { head.appendChild(el('th', {}, c[1])); });
     answer.ranked.forEach(function (e, i) {
       var row = t.appendChild(el('tr', { class: 'widget-rank', 'data-rank': i + 1, tabindex: 0,
                                          title: 'edit this layout' }));
+      row.style.cursor = 'pointer';
+      if (e.layout === current) {
+        row.style.fontWeight = '600';
+        row.setAttribute('aria-current', 'true');
+      }
       row.appendChild(el('td', {}, String(i + 1)));
       COLUMNS.forEach(function (c) { cell(row, e, c[0]); });
       row.addEventListener('click', function () { pick(Scale.widgets[ID], e); });
       row.addEventListener('keydown', function (k) { if (k.key === 'Enter') pick(Scale.widgets[ID], e); });
     });
-    return t;
+    return wide;
   }
 
   function ratio(a, b) { return (a / b).toFixed(a / b < 10 ? 2 : 0); }
@@ -200,7 +210,7 @@
     } else if (best && best.layout === r.layout) {
       parts.push('This is the planner\'s best layout.');
     }
-    parts.push('Bound by ' + r.bound + ': ' + r.reason + '.');
+    parts.push('Why: ' + r.reason + '.');
     return parts.join(' ');
   }
 
@@ -228,7 +238,7 @@
           a.search_time_s_text + '); click one to edit it.'
         : 'No layout of ' + state.chips + ' chips fits (' + a.layouts_pruned_memory_text +
           ' too big for HBM).';
-      if (a.ranked.length) box.appendChild(table(w, a));
+      if (a.ranked.length) box.appendChild(table(a, r.layout));
       if (a.why) box.appendChild(el('p', { class: 'widget-note' }, a.why));
       root.setAttribute('data-search-ms', search.ms.toFixed(1));
       root.setAttribute('data-search-where', search.where);
