@@ -182,7 +182,7 @@ END_TEST
  * style sharded optimizer state, 8192-token sequences, 16M-token batches, interleaved
  * pipeline; reported 38-43% BF16 MFU): predicted within 10% of that range, 34.2-47.3%. The
  * paper does not name its recomputation; selective (matmuls kept) is the policy under which
- * the layout fits in 80 GB here (none needs about 119 GB in this memory model). The planner's
+ * the layout fits in 80 GB here (none needs about 108 GB in this memory model). The planner's
  * best keeps TP inside the 8-GPU NVLink node. */
 START_TEST(step_llama3_405b) {
   scale_model m;
