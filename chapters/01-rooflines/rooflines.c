@@ -72,7 +72,7 @@ static void section_critical(chapter *ch, const chapter_chips *chips) {
     chapter_stem_value(ch, c->name, "flops_per_s", "16-bit peak", scale_chip_flops_per_s(c, d16),
                        "FLOP/s", SCALE_FMT_SCI);
     chapter_stem_value(ch, c->name, "hbm_bytes_per_s", "HBM bandwidth", c->hbm_bytes_per_s, "B/s",
-                       SCALE_FMT_SCI);
+                       SCALE_FMT_SI);
     chapter_stem_value(ch, c->name, "hbm_intensity", "critical intensity C/W",
                        scale_chip_hbm_intensity(c, d16), "FLOP/byte", SCALE_FMT_PLAIN);
     chapter_stem_value(ch, c->name, "critical_batch", "critical batch, 16-bit",
@@ -83,7 +83,7 @@ static void section_critical(chapter *ch, const chapter_chips *chips) {
     double link = chip_link_bytes_per_s(c);
     if (isfinite(link)) {
       chapter_stem_value(ch, c->name, "link_bytes_per_s", "one-way chip-to-chip link", link, "B/s",
-                         SCALE_FMT_SCI);
+                         SCALE_FMT_SI);
       double peak = scale_chip_flops_per_s(c, d16);
       chapter_stem_value(ch, c->name, "two_chip_d", "two-chip critical D",
                          scale_roofline_two_chip_critical_d(peak, link, d16), "", SCALE_FMT_PLAIN);
@@ -125,7 +125,7 @@ static void section_matmul(chapter *ch, const scale_chip *c, double b, double d,
   chapter_value(ch, "mm.flops", "FLOPs 2BDF", e.flops, "FLOP", SCALE_FMT_SCI);
   chapter_value(ch, "mm.flops_exact", "exact FLOPs BF(2D-1)",
                 scale_roofline_matmul_flops_exact(b, d, f), "FLOP", SCALE_FMT_SCI);
-  chapter_value(ch, "mm.bytes", "bytes 2BD + 2DF + 2BF", e.bytes, "B", SCALE_FMT_SCI);
+  chapter_value(ch, "mm.bytes", "bytes 2BD + 2DF + 2BF", e.bytes, "B", SCALE_FMT_SI);
   chapter_value(ch, "mm.intensity", "intensity", e.intensity_flops_per_byte, "FLOP/byte",
                 SCALE_FMT_PLAIN);
   chapter_value(ch, "mm.critical_intensity", "chip's critical intensity",
@@ -155,7 +155,7 @@ static void section_network(chapter *ch, const scale_chip *c) {
   chapter_heading(ch, "Network roofline: D split over two chips");
   scale_dtype d16 = chapter_dtype16(c);
   double link = chip_link_bytes_per_s(c);
-  chapter_value(ch, "net.link_bytes_per_s", "one-way link", link, "B/s", SCALE_FMT_SCI);
+  chapter_value(ch, "net.link_bytes_per_s", "one-way link", link, "B/s", SCALE_FMT_SI);
   chapter_value(ch, "net.half_d", "D/2 must exceed C/W_link",
                 scale_chip_flops_per_s(c, d16) / link, "", SCALE_FMT_PLAIN);
   chapter_value(ch, "net.critical_d", "critical D",
@@ -180,7 +180,7 @@ static void section_problems(chapter *ch, const scale_chip *v5e, const scale_chi
   scale_roofline_estimate e1 = scale_roofline_matmul_eval(v5e, &q1);
   chapter_value(ch, "q1.b", "example B", q1.b, "", SCALE_FMT_PLAIN);
   chapter_value(ch, "q1.d", "example D = F", q1.d, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "q1.bytes", "bytes BD + DF + BF", e1.bytes, "B", SCALE_FMT_SCI);
+  chapter_value(ch, "q1.bytes", "bytes BD + DF + BF", e1.bytes, "B", SCALE_FMT_SI);
   chapter_value(ch, "q1.intensity", "intensity", e1.intensity_flops_per_byte, "OP/byte",
                 SCALE_FMT_PLAIN);
   chapter_value(ch, "q1.t_math_s", "T_math", e1.t_math_s, "s", SCALE_FMT_TIME);
@@ -215,7 +215,7 @@ static void section_problems(chapter *ch, const scale_chip *v5e, const scale_chi
                 SCALE_FMT_SCI);
   chapter_value(ch, "q5.dense_flops_per_s", "H100 bf16 dense", dense, "FLOP/s", SCALE_FMT_SCI);
   chapter_value(ch, "q5.hbm_bytes_per_s", "H100 HBM", h100->hbm_bytes_per_s, "B/s",
-                SCALE_FMT_SCI);
+                SCALE_FMT_SI);
   chapter_value(ch, "q5.critical_batch", "H100 critical batch",
                 scale_roofline_critical_batch(h100, SCALE_DTYPE_BF16, SCALE_DTYPE_BF16), "tokens",
                 SCALE_FMT_PLAIN);

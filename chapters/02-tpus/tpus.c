@@ -145,7 +145,7 @@ static void q3(chapter *ch, const scale_chip *v6e, double pcie_book) {
   chapter_heading(ch, "Q3: a matmul fed from host DRAM over PCIe (one TPU v6e)");
   double c = scale_chip_flops_per_s(v6e, SCALE_DTYPE_BF16);
   chapter_value(ch, "q3.pcie_book", "PCIe the question assumes", pcie_book, "B/s",
-                SCALE_FMT_SCI);
+                SCALE_FMT_SI);
   chapter_value(ch, "q3.critical_batch", "B > C / W_pcie (B << D, F = 4D)", c / pcie_book,
                 "tokens", SCALE_FMT_PLAIN);
   chapter_value(ch, "q3.critical_batch_datafile", "same with the data file's PCIe",
@@ -169,7 +169,7 @@ static void q4(chapter *ch, const scale_chip *v5e) {
   mm.act_dtype = mm.weight_dtype = mm.compute_dtype = SCALE_DTYPE_INT8;
   chapter_value(ch, "q4.flops_per_token", "OPs per unit of B, 2DF",
                 scale_roofline_matmul_flops(1.0, mm.d, mm.f), "OP", SCALE_FMT_SCI);
-  chapter_value(ch, "q4.weight_bytes", "weight bytes DF", mm.d * mm.f, "B", SCALE_FMT_SCI);
+  chapter_value(ch, "q4.weight_bytes", "weight bytes DF", mm.d * mm.f, "B", SCALE_FMT_SI);
   chapter_value(ch, "q4.bytes_per_token", "activation bytes per unit of B, D + F", mm.d + mm.f,
                 "B", SCALE_FMT_PLAIN);
   double hbm = v5e->hbm_bytes_per_s;
@@ -179,7 +179,7 @@ static void q4(chapter *ch, const scale_chip *v5e) {
                 scale_chip_hbm_intensity(v5e, SCALE_DTYPE_INT8) / 2.0, "tokens",
                 SCALE_FMT_PLAIN);
   chapter_value(ch, "q4.vmem_bytes_per_s", "VMEM bandwidth (22 x HBM)",
-                hbm * SCALE_ROOFLINE_VMEM_OVER_HBM, "B/s", SCALE_FMT_SCI);
+                hbm * SCALE_ROOFLINE_VMEM_OVER_HBM, "B/s", SCALE_FMT_SI);
   chapter_value(ch, "q4.vmem_critical_batch", "from VMEM: B >",
                 q4_critical_batch(v5e, hbm * SCALE_ROOFLINE_VMEM_OVER_HBM), "tokens",
                 SCALE_FMT_PLAIN);
@@ -197,7 +197,7 @@ static void q5(chapter *ch, const scale_chip *v5e) {
   double bytes = 8.0 * 128.0 * 8192.0 * scale_dtype_bytes(SCALE_DTYPE_BF16);
   double first = scale_collective_p2p_first_byte_s(&g, from, to);
   double total = scale_collective_p2p_time_s(&g, from, to, bytes);
-  chapter_value(ch, "q5.bytes", "array", bytes, "B", SCALE_FMT_SCI);
+  chapter_value(ch, "q5.bytes", "array", bytes, "B", SCALE_FMT_SI);
   chapter_value(ch, "q5.wraps", "4-chip axis wraps (1 = yes)",
                 scale_chip_axis_wraps(v5e, 4.0) ? 1.0 : 0.0, "", SCALE_FMT_PLAIN);
   chapter_value(ch, "q5.hops", "hops", scale_collective_p2p_hops(&g, from, to), "",

@@ -58,10 +58,10 @@ static chip_numbers section_chip(chapter *ch, const scale_chip *chip) {
   n.alpha = scale_train_dp_critical_batch(n.c, n.link, 1.0);
   n.dcn = chip->dcn_bytes_per_s;
   chapter_value(ch, "hw.flops", "C, bf16", n.c, "FLOP/s", SCALE_FMT_SCI);
-  chapter_value(ch, "hw.link", "one ICI link, one way", n.link, "B/s", SCALE_FMT_SCI);
-  chapter_value(ch, "hw.w_ici", "W_ici, bidirectional", n.w_ici, "B/s", SCALE_FMT_SCI);
+  chapter_value(ch, "hw.link", "one ICI link, one way", n.link, "B/s", SCALE_FMT_SI);
+  chapter_value(ch, "hw.w_ici", "W_ici, bidirectional", n.w_ici, "B/s", SCALE_FMT_SI);
   chapter_value(ch, "hw.alpha", "alpha = C / W_ici", n.alpha, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "hw.dcn", "DCN egress per chip", n.dcn, "B/s", SCALE_FMT_SCI);
+  chapter_value(ch, "hw.dcn", "DCN egress per chip", n.dcn, "B/s", SCALE_FMT_SI);
   chapter_value(ch, "hw.hbm", "HBM", chip->hbm_bytes, "B", SCALE_FMT_SI);
   chapter_value(ch, "hw.axes", "ICI axes", chip->ici_n_axes, "", SCALE_FMT_PLAIN);
   chapter_value(ch, "hw.pod", "chips in a pod", scale_chip_pod_chips(chip), "", SCALE_FMT_PLAIN);

@@ -46,7 +46,7 @@ static void section_linear(chapter *ch, const scale_chip *c, const scale_chip *h
   chapter_value(ch, "chip.int8_flops_per_s", "int8 peak",
                 scale_chip_flops_per_s(c, SCALE_DTYPE_INT8), "OP/s", SCALE_FMT_SCI);
   chapter_value(ch, "chip.hbm_bytes_per_s", "HBM bandwidth", c->hbm_bytes_per_s, "B/s",
-                SCALE_FMT_SCI);
+                SCALE_FMT_SI);
   chapter_value(ch, "bcrit.bf16", "bf16 weights, bf16 FLOPs",
                 scale_roofline_critical_batch(c, SCALE_DTYPE_BF16, SCALE_DTYPE_BF16), "tokens",
                 SCALE_FMT_PLAIN);
@@ -270,7 +270,7 @@ static void section_sharding(chapter *ch, const scale_chip *c, const scale_model
   chapter_value(ch, "kvs.heads_step_s", "step, heads only", heads.step_s, "s", SCALE_FMT_TIME);
   /* Appendix C: latency-bound collectives. */
   double link = c->ici_link_bytes_per_s, hop = c->ici_hop_latency_s;
-  chapter_value(ch, "lat.link_bytes_per_s", "one-way ICI link", link, "B/s", SCALE_FMT_SCI);
+  chapter_value(ch, "lat.link_bytes_per_s", "one-way ICI link", link, "B/s", SCALE_FMT_SI);
   chapter_value(ch, "lat.hop_s", "hop latency", hop, "s", SCALE_FMT_TIME);
   chapter_value(ch, "lat.bytes_8way", "8-way buffer below which latency binds", 8 * link * hop,
                 "B", SCALE_FMT_SI);

@@ -221,7 +221,7 @@ static void section_sharding(chapter *ch, const serving *s) {
   chapter_value(ch, "shard.beta", "beta", beta, "", SCALE_FMT_PLAIN);
   chapter_value(ch, "shard.max_tp", "F / (B beta)",
                 scale_infer_max_tp_memory_bound(f, batch, beta), "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "shard.w_ici", "W_ici (both directions)", w_ici, "B/s", SCALE_FMT_SCI);
+  chapter_value(ch, "shard.w_ici", "W_ici (both directions)", w_ici, "B/s", SCALE_FMT_SI);
   chapter_value(ch, "shard.t_ici_s", "T_ici = 2BD / W_ici", 2 * batch * d / w_ici, "s",
                 SCALE_FMT_TIME);
   chapter_value(ch, "shard.t_hbm_s", "T_hbm = 2DF / (Y W_hbm)",
@@ -430,7 +430,7 @@ static void section_gpu(chapter *ch, const serving *s, const scale_chip *gpu) {
   chapter_value(ch, "gpu.chips", "GPUs in one NVLink domain", n, "", SCALE_FMT_PLAIN);
   chapter_value(ch, "gpu.hbm_bytes", "HBM per GPU", gpu->hbm_bytes, "B", SCALE_FMT_SI);
   chapter_value(ch, "gpu.hbm_bytes_per_s", "HBM bandwidth per GPU", gpu->hbm_bytes_per_s, "B/s",
-                SCALE_FMT_SCI);
+                SCALE_FMT_SI);
   chapter_value(ch, "gpu.bcrit_fp8", "critical batch, fp8 x fp8",
                 scale_roofline_critical_batch(gpu, d, d), "tokens", SCALE_FMT_PLAIN);
   chapter_value(ch, "gpu.bcrit_int8w", "critical batch, 8-bit weights, bf16 FLOPs",

@@ -151,7 +151,7 @@ static void section_chips(chapter *ch, const scale_chip *chips) {
                            scale_gpu_flops_per_tensor_core_cycle(c, chapter_dtype16(c)), "FLOP",
                            SCALE_FMT_PLAIN);
     chapter_stem_value(ch, p, "hbm", "HBM capacity", c->hbm_bytes, "B", SCALE_FMT_SI);
-    chapter_stem_value(ch, p, "hbm_bw", "HBM bandwidth", c->hbm_bytes_per_s, "B/s", SCALE_FMT_SCI);
+    chapter_stem_value(ch, p, "hbm_bw", "HBM bandwidth", c->hbm_bytes_per_s, "B/s", SCALE_FMT_SI);
     chapter_stem_value(ch, p, "smem", "SMEM per SM", c->smem_bytes_per_core, "B", SCALE_FMT_IEC);
     chapter_stem_value(ch, p, "l2", "L2 cache", c->l2_bytes, "B", SCALE_FMT_SI);
     chapter_stem_value(ch, p, "smem_total", "SMEM over all SMs",

@@ -384,13 +384,14 @@ static bool render_hardware(book_ctx *bx) {
   page_head(bx, &page, "Hardware");
   sb_add(&page, "<main>\n<h1>Hardware</h1>\n<p>The chips and systems of <code>hardware/</code>, "
                 "as the chapters see them. Rates are dense peaks per chip; bandwidths are "
-                "one-way. The critical intensities are derived here (<code>hardware.h</code>), "
-                "not stored: a kernel whose arithmetic intensity is below a ratio is bound by "
+                "one-way. The critical intensities (FLOP/byte) are derived here "
+                "(<code>hardware.h</code>), not stored: a kernel whose arithmetic intensity is below a ratio is bound by "
                 "that memory or link.</p>\n<div class=\"wide\"><table>\n<thead><tr>"
                 "<th>name</th><th>chips</th><th>bf16 peak</th><th>int8 peak</th>"
                 "<th>HBM</th><th>HBM bandwidth</th><th>C / W<sub>hbm</sub> (bf16)</th>"
                 "<th>C / W<sub>ici</sub></th><th>C / W<sub>nvlink</sub></th>"
-                "<th>C / W<sub>dcn</sub></th><th>price</th></tr></thead>\n<tbody>\n");
+                "<th>C / W<sub>dcn</sub></th><th>price per chip-hour</th></tr></thead>\n"
+                "<tbody>\n");
   bool ok = n >= 0;
   if (!ok) book_error(bx, scale_data_dir(), 0, "cannot list hardware/");
   for (int i = 0; i < n && i < CAP; i++) {
@@ -412,12 +413,12 @@ static bool render_hardware(book_ctx *bx) {
     cell(&page, scale_chip_flops_per_s(&chip, SCALE_DTYPE_INT8), "OP/s", SCALE_FMT_SI);
     cell(&page, chip.hbm_bytes, "B", SCALE_FMT_SI);
     cell(&page, chip.hbm_bytes_per_s, "B/s", SCALE_FMT_SI);
-    cell(&page, scale_chip_hbm_intensity(&chip, SCALE_DTYPE_BF16), "FLOP/byte", SCALE_FMT_PLAIN);
-    cell(&page, scale_chip_ici_intensity(&chip, SCALE_DTYPE_BF16), "FLOP/byte", SCALE_FMT_PLAIN);
-    cell(&page, scale_chip_nvlink_intensity(&chip, SCALE_DTYPE_BF16), "FLOP/byte",
-         SCALE_FMT_PLAIN);
-    cell(&page, scale_chip_dcn_intensity(&chip, SCALE_DTYPE_BF16), "FLOP/byte", SCALE_FMT_PLAIN);
-    cell(&page, chip.usd_per_hour, "USD/h", SCALE_FMT_PLAIN);
+    /* intensities in FLOP/byte, as the page's text says: the unit once, not in every cell */
+    cell(&page, scale_chip_hbm_intensity(&chip, SCALE_DTYPE_BF16), "", SCALE_FMT_PLAIN);
+    cell(&page, scale_chip_ici_intensity(&chip, SCALE_DTYPE_BF16), "", SCALE_FMT_PLAIN);
+    cell(&page, scale_chip_nvlink_intensity(&chip, SCALE_DTYPE_BF16), "", SCALE_FMT_PLAIN);
+    cell(&page, scale_chip_dcn_intensity(&chip, SCALE_DTYPE_BF16), "", SCALE_FMT_PLAIN);
+    cell(&page, chip.usd_per_hour, "USD", SCALE_FMT_USD);
     sb_add(&page, "</tr>\n");
   }
   sb_add(&page, "</tbody>\n</table></div>\n</main>\n");
@@ -481,13 +482,17 @@ static const char style_css[] =
     ":root{--fg:#1a1a1a;--muted:#5a5a5a;--accent:#1f5fa8;--rule:#d9d9d9;--bg:#fff;"
     "--code:#f4f4f4}\n"
     "*{box-sizing:border-box}\n"
-    "body{margin:0 auto;max-width:72rem;padding:0 1rem;color:var(--fg);background:var(--bg);"
+    "body{margin:0 auto;max-width:84rem;padding:0 1rem;color:var(--fg);background:var(--bg);"
     "font:1.0625rem/1.6 system-ui,-apple-system,\"Segoe UI\",Roboto,sans-serif}\n"
     "header.site{padding:.75rem 0;border-bottom:1px solid var(--rule);font-weight:600}\n"
     "header.site a{color:var(--fg);text-decoration:none}\n"
     "a{color:var(--accent)}\n"
     ".layout{display:flex;gap:2rem;align-items:flex-start}\n"
-    "main{flex:1;min-width:0;max-width:46rem}\n"
+    /* Tables, listings and figures get a wide column; prose keeps a readable line. Pages
+     * without a table of contents (index, hardware, glossary) use the whole width. */
+    "main{flex:1;min-width:0;max-width:64rem}\n"
+    "body>main{max-width:none}\n"
+    "main p,main li,main h1,main h2,main h3,main h4{max-width:46rem}\n"
     "nav.toc{position:sticky;top:1rem;flex:0 0 14rem;font-size:.9rem;margin-top:1.5rem}\n"
     "nav.toc ul{list-style:none;padding:0;margin:0}\n"
     "nav.toc li.toc-h3{padding-left:1rem}\n"
@@ -511,6 +516,8 @@ static const char style_css[] =
     "th,td{border:1px solid var(--rule);padding:.3rem .6rem;text-align:left;vertical-align:top}\n"
     "thead th{background:var(--code)}\n"
     ".wide{overflow-x:auto}\n"
+    /* An identifier or a number with its unit never breaks inside; the table scrolls. */
+    "th code,td code,.wide td{white-space:nowrap;overflow-wrap:normal}\n"
     "figure{margin:1.5rem 0}\n"
     "figure img{max-width:100%;height:auto;display:block}\n"
     "figcaption{color:var(--muted);font-size:.9rem;margin-top:.4rem}\n"
@@ -521,6 +528,8 @@ static const char style_css[] =
     /* KaTeX hides its MathML copy with position:absolute; keep it inside the formula's box,
      * or a wide display formula widens the whole page on a phone. */
     ".math,.math-display{position:relative}\n"
+    /* A contract's long lines wrap inside its box instead of being cut. */
+    "section.exercise pre{white-space:break-spaces;overflow-wrap:anywhere}\n"
     "section.exercise{border-left:4px solid var(--accent);padding:.25rem 1rem;margin:1.5rem 0;"
     "background:#f7f9fc}\n"
     ".exercise-head{margin-top:.5rem}\n"

@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""layout_check.py — the book's tables and exercise contracts fit their page (issue 17).
+
+usage: layout_check.py --chromium PATH --site DIR [--shots DIR] PAGE...
+
+Opens each PAGE of a rendered book in headless Chromium (browser_check.py's DevTools driver), at
+1280 CSS pixels (a laptop) and at 390 (a phone), and checks from the DOM:
+
+  - the page never scrolls sideways;
+  - a table wider than its box scrolls only inside an overflow-x container (the table itself or
+    a div.wide around it), and no table sticks out of the page's main column;
+  - at 1280 px every table of the page shows whole, without scrolling (the chapter 1 chip table,
+    the chapter 6 planner table and the hardware table were cut on the right);
+  - a code identifier (th/td code) is never broken over lines (ids were split mid-word);
+  - every exercise contract box wraps: no line of its listing is cut (the <pre> does not
+    scroll) and no element of the box is wider than the box.
+
+Console errors and failed loads are browser_check.py's business (browser.book), not checked
+here. With --shots DIR it saves, at 1280 px, DIR/STEM-tableN.png and DIR/STEM-contract.png: each
+table and the first contract box, clipped to the element. Exit status: 0 when every check
+passed, 1 otherwise (one line per failure), 2 when the browser cannot be driven.
+"""
+import argparse
+import base64
+import os
+import shutil
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from browser_check import Browser  # noqa: E402  (the same DevTools driver)
+
+# Measures every table and contract box of the page; returns plain data.
+PROBE = r"""
+(() => {
+  const main = document.querySelector('main');
+  const mainRight = main ? main.getBoundingClientRect().right : innerWidth;
+  const scrolls = e => ['auto', 'scroll'].includes(getComputedStyle(e).overflowX);
+  const box = e => { const r = e.getBoundingClientRect();
+                     return {x: r.left + scrollX, y: r.top + scrollY, w: r.width, h: r.height}; };
+  const tables = [...document.querySelectorAll('main table')].map((t, i) => {
+    let c = t;  // the element whose box holds the table: itself if it scrolls, else a parent
+    while (c && c !== main && !scrolls(c)) c = c.parentElement;
+    const holder = c && c !== main ? c : null;
+    return {i, scrollWidth: t.scrollWidth, clientWidth: t.clientWidth,
+            holder: holder ? holder.tagName.toLowerCase() + (holder.className ? '.' +
+                    holder.className : '') : null,
+            holderScrolls: holder ? holder.scrollWidth > holder.clientWidth + 1 : false,
+            right: t.getBoundingClientRect().right, mainRight, box: box(t),
+            brokenIds: [...t.querySelectorAll('th code, td code')]
+                        .filter(c => c.getClientRects().length > 1).map(c => c.textContent)};
+  });
+  const contracts = [...document.querySelectorAll('section.exercise')].map(s => {
+    const sr = s.getBoundingClientRect();
+    const pre = s.querySelector('pre');
+    const wider = [...s.querySelectorAll('*')].filter(
+      e => e.getBoundingClientRect().right > sr.right + 1).map(e => e.tagName.toLowerCase());
+    return {id: s.id, preCut: pre ? pre.scrollWidth > pre.clientWidth + 1 : false,
+            wider: [...new Set(wider)], box: box(s)};
+  });
+  return {pageWidth: document.documentElement.scrollWidth, viewport: innerWidth,
+          tables, contracts};
+})()
+"""
+
+
+def measure(browser, session, width, mobile):
+    browser.send("Emulation.setDeviceMetricsOverride",
+                 {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": mobile},
+                 session=session)
+    r = browser.send("Runtime.evaluate", {
+        "expression": "new Promise(r => requestAnimationFrame(() => r(%s)))" % PROBE,
+        "awaitPromise": True, "returnByValue": True}, session=session)
+    if "exceptionDetails" in r:
+        raise RuntimeError("the probe failed: %s" % r["exceptionDetails"].get("text"))
+    return r["result"]["value"]
+
+
+def failures_at(width, m):
+    fails = []
+    if m["pageWidth"] > m["viewport"]:
+        fails.append("%d px: the page scrolls sideways (%d px wide)" % (width, m["pageWidth"]))
+    for t in m["tables"]:
+        name = "%d px: table %d" % (width, t["i"] + 1)
+        if t["scrollWidth"] > t["clientWidth"] + 1 and not t["holder"]:
+            fails.append("%s is cut: %d px of content in %d px, and no overflow-x container" %
+                         (name, t["scrollWidth"], t["clientWidth"]))
+        if t["right"] > t["mainRight"] + 1:
+            fails.append("%s sticks out of the main column (%d > %d px)" %
+                         (name, t["right"], t["mainRight"]))
+        if width >= 1280 and (t["scrollWidth"] > t["clientWidth"] + 1 or t["holderScrolls"]):
+            fails.append("%s does not show whole on a laptop (%d px of content in %d px)" %
+                         (name, t["scrollWidth"], t["clientWidth"]))
+        if t["brokenIds"]:
+            fails.append("%s breaks identifiers over lines: %s" %
+                         (name, ", ".join(t["brokenIds"][:4])))
+    for c in m["contracts"]:
+        if c["preCut"]:
+            fails.append("%d px: contract %s: lines cut (its listing scrolls)" % (width, c["id"]))
+        if c["wider"]:
+            fails.append("%d px: contract %s: %s wider than the box" %
+                         (width, c["id"], ", ".join(c["wider"])))
+    return fails
+
+
+def shoot(browser, session, path, b):
+    shot = browser.send("Page.captureScreenshot", {
+        "format": "png", "captureBeyondViewport": True,
+        "clip": {"x": b["x"], "y": b["y"], "width": max(b["w"], 1), "height": max(b["h"], 1),
+                 "scale": 1}}, session=session)
+    with open(path, "wb") as f:
+        f.write(base64.b64decode(shot["data"]))
+
+
+def check_page(browser, site, name, shots):
+    path = os.path.join(site, name)
+    if not os.path.isfile(path):
+        return ["%s: no such page" % name], ""
+    target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+    session = browser.send("Target.attachToTarget",
+                           {"targetId": target, "flatten": True})["sessionId"]
+    for domain in ("Runtime", "Log", "Network", "Page"):
+        browser.send(domain + ".enable", session=session)
+    browser.send("Page.navigate", {"url": "file://" + os.path.abspath(path)}, session=session)
+    browser.wait_event("Page.loadEventFired", session)
+    fails, summary = [], []
+    for width, mobile in ((390, True), (1280, False)):
+        m = measure(browser, session, width, mobile)
+        fails.extend(failures_at(width, m))
+        summary.append("%d px: %d tables, %d contracts" % (width, len(m["tables"]),
+                                                           len(m["contracts"])))
+    if shots:  # the 1280 px measurement is the last one
+        stem = os.path.splitext(name)[0]
+        for t in m["tables"]:
+            shoot(browser, session, os.path.join(shots, "%s-table%d.png" % (stem, t["i"] + 1)),
+                  t["box"])
+        if m["contracts"]:
+            shoot(browser, session, os.path.join(shots, stem + "-contract.png"),
+                  m["contracts"][0]["box"])
+    browser.events = [e for e in browser.events if e.get("sessionId") != session]
+    browser.send("Target.closeTarget", {"targetId": target})
+    return ["%s: %s" % (name, f) for f in fails], "; ".join(summary)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--chromium", default=shutil.which("chromium") or "chromium")
+    ap.add_argument("--site", required=True, help="folder of the rendered book")
+    ap.add_argument("--shots", help="save clipped PNGs of tables and contract boxes here")
+    ap.add_argument("pages", nargs="+")
+    a = ap.parse_args()
+    if a.shots:
+        os.makedirs(a.shots, exist_ok=True)
+    profile = tempfile.mkdtemp(prefix="scale-layout-")
+    failures = []
+    try:
+        browser = Browser(a.chromium, profile)
+        try:
+            for page in a.pages:
+                fails, summary = check_page(browser, a.site, page, a.shots)
+                failures.extend(fails)
+                print("%s: %s (%s)" % (page, "FAIL" if fails else "ok", summary))
+        finally:
+            browser.close()
+    except (OSError, TimeoutError, ConnectionError, RuntimeError) as e:
+        print("layout_check: cannot drive %s: %s" % (a.chromium, e), file=sys.stderr)
+        return 2
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+    for f in failures:
+        print("FAIL: " + f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
