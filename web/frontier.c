@@ -164,18 +164,41 @@ static void breakdown_plot(const char *title, const sweep *s, double batch, doub
   web_json_svg("svg", &plot);
 }
 
-static void frontier_plot(const char *title, const sweep *s, double latency, double tput) {
+/* The frontier at this context and at a quarter and four times it (within the model's
+ * context), by the roofline, and at this context by the step model. */
+static void frontier_plot(const char *title, const scale_model *m, const scale_chip *chip,
+                          const scale_infer_config *cfg, const scale_step_params *params,
+                          const sweep *s, double latency, double tput) {
   static double lat_pred[SWEEP_MAX]; /* the calibrated step where the batch fits */
   for (int i = 0; i < s->n; i++)
     lat_pred[i] = isfinite(s->tput_pred[i]) ? s->predicted[i] : (double)NAN;
-  scale_plot_series series[2] = {
-      {.label = "roofline", .x = s->latency, .y = s->tput, .n = (size_t)s->n, .dots = true},
-      {.label = "calibrated", .x = lat_pred, .y = s->tput_pred, .n = (size_t)s->n,
-       .dashed = true}};
+  static sweep other[2];
+  static char labels[3][48];
+  const double factor[2] = {0.25, 4.0};
+  scale_plot_series series[4];
+  memset(series, 0, sizeof series);
+  size_t n = 0;
+  snprintf(labels[0], sizeof labels[0], "context %g", cfg->context);
+  series[n++] = (scale_plot_series){.label = labels[0], .x = s->latency, .y = s->tput,
+                                    .n = (size_t)s->n};
+  for (int k = 0; k < 2; k++) {
+    scale_infer_config c = *cfg;
+    c.context = c.prompt = floor(cfg->context * factor[k]);
+    if (c.context < 1.0 || scale_infer_validate(m, chip, &c, NULL) != SCALE_OK) continue;
+    c.batch = c.n_chips / c.tp; /* the sweep's first batch: always below the current one */
+    sweep_fill(m, chip, &c, params, &other[k]);
+    snprintf(labels[k + 1], sizeof labels[k + 1], "context %g", c.context);
+    series[n++] = (scale_plot_series){.label = labels[k + 1], .x = other[k].latency,
+                                      .y = other[k].tput, .n = (size_t)other[k].n,
+                                      .dashed = true};
+  }
+  series[n++] = (scale_plot_series){.label = "calibrated, this context", .x = lat_pred,
+                                    .y = s->tput_pred, .n = (size_t)s->n, .dots = true};
   scale_plot_point here = {.x = latency, .y = tput, .label = "this batch"};
   scale_plot plot = {.title = title,
                      .desc = "Tokens per second per chip against the latency per token as the "
-                             "batch doubles, while it fits in HBM, log-log",
+                             "batch doubles, while it fits in HBM, log-log: the roofline at "
+                             "three contexts and the calibrated step model at this one",
                      .x_label = "latency per token [s]",
                      .y_label = "tokens/s per chip",
                      .x_axis = SCALE_PLOT_LOG,
@@ -184,7 +207,7 @@ static void frontier_plot(const char *title, const sweep *s, double latency, dou
                      .height_px = 360,
                      .legend = SCALE_PLOT_LEGEND_TOP_LEFT,
                      .series = series,
-                     .n_series = 2,
+                     .n_series = n,
                      .points = &here,
                      .n_points = isfinite(latency) && isfinite(tput) ? 1 : 0};
   web_json_svg("svg_frontier", &plot);
@@ -245,7 +268,7 @@ int scale_web_frontier(void) {
   breakdown_plot(title, &s, cfg.batch, mem.max_batch);
   snprintf(title, sizeof title, "%s on %g %s, context %g: throughput against latency",
            model.display_name, cfg.n_chips, chip.display_name, cfg.context);
-  frontier_plot(title, &s, mem.fits ? dec.latency_per_token_s : (double)NAN,
+  frontier_plot(title, &model, &chip, &cfg, &params, &s, mem.fits ? dec.latency_per_token_s : (double)NAN,
                 mem.fits ? dec.tokens_per_s_per_chip : (double)NAN);
   return web_json_end();
 }

@@ -56,8 +56,8 @@
     };
   }
 
-  var worker = null, pending = 0, search = { key: null, answer: null };
-  var last = null; /* the editor's last answer and state, to redraw when the search ends */
+  var worker = null, busy = false, pending = 0, search = { key: null, answer: null };
+  var last = null; /* the editor's last answer, for the note when the search ends */
 
   function startWorker() {
     if (worker !== null || typeof Worker === 'undefined' || typeof SCALE_WASM_BASE64 !== 'string')
@@ -67,10 +67,11 @@
       worker = new Worker('data:text/javascript;charset=utf-8,' + encodeURIComponent(src));
       worker.postMessage({ base64: SCALE_WASM_BASE64 });
       worker.onmessage = function (e) {
+        busy = false;
         if (e.data.seq !== pending) return; /* a newer search is under way */
         finish(JSON.parse(e.data.answer));
       };
-      worker.onerror = function (e) { e.preventDefault(); worker = false; rerun(); };
+      worker.onerror = function (e) { e.preventDefault(); worker = false; busy = false; rerun(); };
     } catch (err) {
       worker = false;
     }
@@ -87,7 +88,12 @@
     if (key === search.key) return;
     search = { key: key, answer: null, t0: performance.now() };
     pending++;
+    if (busy && worker) { /* a stale search would run to its end first: drop it */
+      worker.terminate();
+      worker = null;
+    }
     if (startWorker()) {
+      busy = true;
       search.where = 'worker';
       worker.postMessage({ seq: pending, query: key + '&top=8' });
     } else { /* no worker: on the page, after it has painted "searching" */
@@ -126,10 +132,11 @@
     search.answer = rankedOf(answer);
     search.ms = performance.now() - search.t0;
     var w = Scale.widgets[ID];
-    if (w && last) {
-      var note = render(w, last.r, last.state);
-      w.note.textContent = note;
-    }
+    if (!w) return;
+    /* the editor refused its input: the table still comes, the error line stays */
+    var failed = w.root.classList.contains('failed') || !last;
+    var note = render(w, failed ? null : last.r, w.state);
+    if (!failed) w.note.textContent = note;
   }
 
   /* ---- the page -------------------------------------------------------------------------- */
@@ -238,14 +245,14 @@
           a.search_time_s_text + '); click one to edit it.'
         : 'No layout of ' + state.chips + ' chips fits (' + a.layouts_pruned_memory_text +
           ' too big for HBM).';
-      if (a.ranked.length) box.appendChild(table(a, r.layout));
+      if (a.ranked.length) box.appendChild(table(a, r ? r.layout : null));
       if (a.why) box.appendChild(el('p', { class: 'widget-note' }, a.why));
       root.setAttribute('data-search-ms', search.ms.toFixed(1));
       root.setAttribute('data-search-where', search.where);
       root.setAttribute('data-layouts-per-s', a.layouts_per_s);
     }
     var best = a && a.ranked && a.ranked.length ? a.ranked[0] : null;
-    return verdict(r, best);
+    return r ? verdict(r, best) : '';
   }
 
   var DEGREE = function (key, label, max) {
@@ -302,7 +309,7 @@
       { key: 'bound', label: 'bound by' }
     ],
     note: function (r, state) {
-      last = { r: r, state: state };
+      last = { r: r };
       ensureSearch(state);
       return render(Scale.widgets[ID], r, state);
     }

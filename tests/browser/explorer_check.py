@@ -287,6 +287,35 @@ def check_speed(page, scale, name, no):
                                                                                   native))
 
 
+# Moves the chips slider up, then at once two steps down (each a new search, the first two
+# dropped mid-way); returns the widget's state once the last search has answered.
+RESTART = r"""
+(async () => {
+  const root = document.getElementById(%s);
+  const r = root.querySelector('input[type=range][data-key=chips]');
+  for (const step of [1, -1, -1]) {
+    r.value = Number(r.value) + step;
+    r.dispatchEvent(new Event('input', {bubbles: true}));
+  }
+  return Number(r.value);
+})()
+"""
+
+
+def check_restart(page, scale, wid, no):
+    """A new problem while a search runs: the table that ends up shown is the last one's."""
+    page.eval(RESTART % json.dumps(wid))
+    r = page.eval(READ % (json.dumps(wid), "true", SEARCH_WAIT_S * 1000))
+    s = dict(r["controls"])
+    if not r["searched"]:
+        no("after three quick changes of chips the search never answered (%s)" % r["status"])
+        return
+    n = compare_table("chips changed thrice, now %s" % s["chips"], r["rows"],
+                      run_scale(scale, plan_cmd(s)), no)
+    print("layouts: after three quick changes of chips (now %s): %d ranked layouts equal the "
+          "command's" % (s["chips"], n))
+
+
 def check_default(browser, site, scale, name, spec, page_name, wid, full):
     fails = []
     no = fails.append
@@ -327,6 +356,7 @@ def check_default(browser, site, scale, name, spec, page_name, wid, full):
         if not median < UPDATE_BUDGET_MS:
             no("an update takes %.2f ms (median), over %.0f ms" % (median, UPDATE_BUDGET_MS))
         if spec["search"]:
+            check_restart(page, scale, wid, no)
             check_speed(page, scale, name, no)
         fails.extend(problems(page))
     finally:
