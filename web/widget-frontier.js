@@ -46,7 +46,9 @@
     box.textContent = '';
     box.appendChild(bar(r));
     var plot = box.appendChild(el('div', { class: 'widget-plot' }));
-    plot.innerHTML = r.svg_frontier || '';
+    /* plot.h names its clip path "plot-area": a second plot in the same page must rename it,
+     * or its curves are clipped to the first plot's area */
+    plot.innerHTML = (r.svg_frontier || '').replace(/plot-area/g, 'plot-area-frontier');
   }
 
   Scale.widget('frontier', {
