@@ -54,7 +54,7 @@ static inline double grade_lib_stored(double value) {
 typedef struct {
   int64_t fields[GRADING_MAX_CHOICE];
   double cost;      /**< the library's cost in the decision's unit; NaN: infeasible */
-  double detail[2]; /**< exercise-defined (see the decision's explain) */
+  double detail[3]; /**< exercise-defined (see the decision's explain) */
 } grade_candidate;
 
 /** What an instance is and how to talk about its candidates. */
@@ -102,9 +102,13 @@ static inline double grade_decision_credit(const grade_decision *d, const grade_
     return 0.0;
   }
   grade_choice_str(d, cands[best].fields, theirs, sizeof theirs);
+  int none = 1;
+  for (size_t i = 0; i < d->n_fields; i++)
+    none = none && choice[i] == 0;
   if (mine == n) {
     snprintf(why, size, "%s: your choice (%s) is not one of the %zu allowed; best %s: %.4g %s",
-             d->label, yours, n, theirs, cands[best].cost, d->unit);
+             d->label, none ? "none: every field 0" : yours, n, theirs, cands[best].cost,
+             d->unit);
     return 0.0;
   }
   d->explain(&cands[mine], reason, sizeof reason);

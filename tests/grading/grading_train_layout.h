@@ -47,8 +47,8 @@ static const char *const train_names[] = {"dp", "fsdp", "tp"};
 #include "scale/transformer.h"
 
 /* out[0] step time [s] (NaN: cannot run), out[1] memory per chip [byte] (NaN: invalid),
- * out[2] HBM [byte]. */
-static void lib_train_eval(const train_instance *in, const int64_t *l, double out[3]) {
+ * out[2] HBM [byte], out[3] what binds (scale_train_bound: 0 compute, 1 comms, 2 memory). */
+static void lib_train_eval(const train_instance *in, const int64_t *l, double out[4]) {
   scale_chip chip;
   scale_model model;
   ck_assert_msg(scale_chip_load(in->chip, &chip, NULL) == SCALE_OK &&
@@ -63,17 +63,18 @@ static void lib_train_eval(const train_instance *in, const int64_t *l, double ou
   layout.tp = (double)l[2];
   layout.sp = l[2] > 1;
   scale_train_layout_map(&chip, n, &layout);
-  out[0] = out[1] = NAN;
+  out[0] = out[1] = out[3] = NAN;
   out[2] = chip.hbm_bytes;
   if (scale_train_validate(&p, &layout, NULL) != SCALE_OK) return;
   scale_train_result r;
   scale_train_eval(&p, &layout, &r);
   out[1] = r.memory_per_chip_bytes;
+  out[3] = (double)r.bound;
   if (r.fits) out[0] = r.step_time_s;
 }
 
 static double lib_train_value(const train_instance *in, const int64_t *l, int k) {
-  double out[3];
+  double out[4];
   lib_train_eval(in, l, out);
   return out[k];
 }
@@ -102,9 +103,12 @@ static void train_explain(const grade_candidate *c, char *out, size_t size) {
   if (isnan(c->detail[0]))
     snprintf(out, size, "not a valid layout: TP must divide the heads, data shards at most "
                         "the sequences");
+  else if (c->detail[0] > c->detail[1])
+    snprintf(out, size, "%.3g GB per chip > its HBM", c->detail[0] / 1e9);
   else
-    snprintf(out, size, "%.3g GB per chip%s", c->detail[0] / 1e9,
-             c->detail[0] > c->detail[1] ? " > its HBM" : "");
+    snprintf(out, size, "%.3g GB per chip, %s", c->detail[0] / 1e9,
+             c->detail[2] == 1.0 ? "comms-bound: a link's collectives outlast the matmuls"
+                                 : "compute-bound");
 }
 
 /* The candidates of 'in' with their stored costs; returns how many. */
@@ -120,6 +124,7 @@ static size_t train_candidates(const train_instance *in, grade_candidate *c) {
       k->cost = LIB_TRAIN(in, l, 0);
       k->detail[0] = LIB_TRAIN(in, l, 1);
       k->detail[1] = LIB_TRAIN(in, l, 2);
+      k->detail[2] = LIB_TRAIN(in, l, 3);
     }
   return n;
 }
