@@ -173,9 +173,10 @@
   }
 
   /* The ranked layouts, the edited one ('current', the planner's spelling) highlighted; in a
-   * div.wide that scrolls sideways on a narrow screen. */
+   * div that scrolls sideways on a narrow screen (not div.wide: the book keeps its cells on one
+   * line, and the layout column must wrap to fit a laptop's column). */
   function table(answer, current) {
-    var wide = el('div', { class: 'wide' });
+    var wide = el('div', { class: 'widget-scroll' });
     wide.style.overflowX = 'auto';
     var t = wide.appendChild(el('table', { class: 'widget-table', 'data-ranked': answer.ranked.length }));
     var head = t.appendChild(el('tr'));
