@@ -109,7 +109,7 @@ static void section_mxu(chapter *ch, const chapter_chips *tpus) {
   chapter_value(ch, "mxu.pad_n", "a dimension of", 200.0, "", SCALE_FMT_PLAIN);
   chapter_value(ch, "mxu.pad_to", "occupies", mxu_padded(200.0, MXU_DIM), "", SCALE_FMT_PLAIN);
   chapter_value(ch, "mxu.pad_util", "useful fraction", 200.0 / mxu_padded(200.0, MXU_DIM), "",
-                SCALE_FMT_PLAIN);
+                SCALE_FMT_PERCENT);
   chapter_value(ch, "mxu.pad_to_v6e", "occupies on v6e", mxu_padded(200.0, MXU_DIM_V6E), "",
                 SCALE_FMT_PLAIN);
   chapter_value(ch, "vmem.ratio", "VMEM / HBM bandwidth", SCALE_ROOFLINE_VMEM_OVER_HBM, "",

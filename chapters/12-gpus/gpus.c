@@ -687,7 +687,7 @@ static void section_quiz5(chapter *ch, const scale_chip *h, const scale_model *l
   double flops = scale_transformer_dense_flops(n, tokens, SCALE_PASS_TRAIN);
   chapter_stem_value(ch, "q5", "tokens", "training tokens", tokens, "tokens", SCALE_FMT_SCI);
   chapter_stem_value(ch, "q5", "gpus", "GPUs", n_gpus, "", SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, "q5", "mfu", "MFU", mfu, "", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, "q5", "mfu", "MFU", mfu, "", SCALE_FMT_PERCENT);
   chapter_stem_value(ch, "q5", "flops", "6 N D", flops, "FLOP", SCALE_FMT_SCI);
   chapter_stem_value(ch, "q5", "rate", "cluster FLOP/s at that MFU", n_gpus * c16(h) * mfu,
                      "FLOP/s", SCALE_FMT_SCI);
