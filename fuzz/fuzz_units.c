@@ -89,7 +89,8 @@ static void check_format(double value, const char *unit) {
       fuzz_fail("scale_format(%.17g, style %d) printed '%s'", value, (int)styles[s], shown);
     double a = fabs(value), back = 0;
     if (styles[s] == SCALE_FMT_TIME || styles[s] == SCALE_FMT_USD ||
-        styles[s] == SCALE_FMT_PERCENT || (a != 0 && (a < 1e-290 || a > 1e290))) continue;
+        styles[s] == SCALE_FMT_PERCENT || (a != 0 && (a < 1e-290 || a > 1e290)))
+      continue;
     if (!parse_back(shown, &back)) {
       /* Prefixes the parser does not take (m, u, n, p, f; Ei) are display-only. */
       if (styles[s] == SCALE_FMT_SCI || styles[s] == SCALE_FMT_PLAIN)
