@@ -201,7 +201,6 @@ static int parse(int argc, char **argv, args *a) {
                      "--roofline is the book's ideal at peak");
   if ((a->budget_usd || a->budget_s) && !a->tokens)
     return cli_usage("plan train: a budget needs --tokens (the run's token count)");
-  cli_warn_batch_tokens(a->batch_text, a->batch, a->seq);
   return 0;
 }
 
@@ -381,6 +380,7 @@ static int plan_train(int argc, char **argv) {
     return cli_fail("out of memory");
   }
   double best_chips = 0, candidates = 0, evaluated = 0, elapsed = 0;
+  cli_warn_batch_tokens(a.batch_text, a.batch, a.seq); /* usage errors are behind: one line */
   int n_counts = 0, done = 0;
   for (double chips = lo; chips <= hi; chips *= 2)
     n_counts++;

@@ -510,7 +510,6 @@ int cli_cmd_train(int argc, char **argv) {
   if (isnan(chips)) return cli_usage("train: missing --chips");
   if (isnan(batch)) return cli_usage("train: missing --batch-tokens");
   if (isnan(seq)) return cli_usage("train: missing --seq");
-  cli_warn_batch_tokens(batch_text, batch, seq);
   if (roofline && !isnan(efficiency))
     return cli_usage("train: --efficiency overrides the step model's matmul ceiling; "
                      "--roofline is the book's ideal at peak");
@@ -570,6 +569,7 @@ int cli_cmd_train(int argc, char **argv) {
   }
   scale_diag diag;
   if (scale_train_validate(&problem, &layout, &diag)) return cli_usage("train: %s", diag.message);
+  cli_warn_batch_tokens(batch_text, batch, seq); /* after every usage error: those stay one line */
 
   scale_train_result result, ideal;
   scale_train_eval(&problem, &layout, &result);
