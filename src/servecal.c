@@ -354,6 +354,32 @@ static double record_step(const scale_serve_step *s, void *ctx) {
   return 1.0;
 }
 
+static int by_tokens(const void *a, const void *b) {
+  const run_rec *x = a, *y = b;
+  double tx = x->n_decode + x->n_prefill_tokens, ty = y->n_decode + y->n_prefill_tokens;
+  return (tx > ty) - (tx < ty);
+}
+
+/* Merges every step of a trace with the same token count, wherever it ran: a step's linear,
+ * TP and overhead terms depend only on its tokens, and its KV and attention terms add up, so
+ * the sum over the trace is unchanged and a prediction costs one term per distinct count. */
+static void compact(trace *t) {
+  if (t->n == 0) return;
+  qsort(t->recs, (size_t)t->n, sizeof *t->recs, by_tokens);
+  int w = 0;
+  for (int k = 1; k < t->n; k++) {
+    run_rec *last = &t->recs[w], *r = &t->recs[k];
+    if (r->n_decode + r->n_prefill_tokens == last->n_decode + last->n_prefill_tokens) {
+      last->count += r->count;
+      last->kv_tokens += r->kv_tokens;
+      last->ctx_tokens += r->ctx_tokens;
+    } else {
+      t->recs[++w] = *r;
+    }
+  }
+  t->n = w + 1;
+}
+
 struct scale_serve_set {
   int n, n_groups;
   scale_serve_row rows[SCALE_SERVE_ROWS_MAX];
@@ -426,6 +452,7 @@ static scale_status resolve_row(scale_serve_set *set, int i, scale_diag *diag) {
   scale_serve_free(sim);
   if (set->traces[i].nomem) return scale_diag_set(diag, SCALE_ERR_NOMEM, "", 0, "out of memory");
   if (st) return st;
+  compact(&set->traces[i]);
   set->output_tokens[i] = res.output_tokens;
   set->copies[i] = r->chips / r->tp;
   set->batch[i] = res.steady_batch;
@@ -616,24 +643,33 @@ static char *read_all(const char *path) {
   return buf;
 }
 
-/* Removes the [serve] section (its header line up to the next section) from 'text' in place,
- * and the blank lines it leaves at the end. */
-static void strip_serve(char *text) {
+/* Removes the [serve] section (its header line up to the next section) from 'text' in place;
+ * returns the offset where it stood (the start of the next section), -1 when there was none. */
+static long strip_serve(char *text) {
   bool in_serve = false;
+  long at = -1;
   char *w = text;
   for (const char *line = text; *line;) {
     const char *nl = strchr(line, '\n');
     size_t len = nl ? (size_t)(nl - line) + 1 : strlen(line);
     if (line[0] == '[') in_serve = strncmp(line, "[serve]", 7) == 0;
+    if (in_serve && at < 0) at = (long)(w - text);
     if (!in_serve) {
       memmove(w, line, len);
       w += len;
     }
     line += len;
   }
-  while (w > text && (w[-1] == '\n' || w[-1] == ' '))
-    w--;
   *w = '\0';
+  return at;
+}
+
+/* Drops trailing blank lines and spaces. */
+static void trim_end(char *text) {
+  size_t n = strlen(text);
+  while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == ' '))
+    n--;
+  text[n] = '\0';
 }
 
 static void write_serve(FILE *fp, const double *p, const scale_serve_set *set, double rms_log,
@@ -669,15 +705,22 @@ scale_status scale_serve_write_hardware(const char *src, const char *dst,
     free(text);
     return scale_diag_set(diag, SCALE_ERR_IO, dst, 0, "cannot write");
   }
-  strip_serve(text);
-  /* before [step_fit] when there is one: `scale calibrate` rewrites [step_fit] and [step] at the
-   * end of the file and keeps what precedes them, so neither fit moves the other's section */
+  long at = strip_serve(text);
+  /* where it was; else before [step_fit] when there is one: `scale calibrate` rewrites
+   * [step_fit] and [step] at the end of the file and keeps what precedes them, so neither fit
+   * moves the other's section */
   char *step = strstr(text, "\n[step_fit]");
-  if (step) {
+  if (at >= 0 && text[at] == '[') {
+    fwrite(text, 1, (size_t)at, fp);
+    write_serve(fp, p, set, rms_log, loo_mape);
+    fprintf(fp, "\n%s", text + at);
+  } else if (step) {
+    trim_end(step);
     fwrite(text, 1, (size_t)(step - text) + 1, fp);
     write_serve(fp, p, set, rms_log, loo_mape);
     fprintf(fp, "\n%s\n", step + 1);
   } else {
+    trim_end(text);
     fprintf(fp, "%s\n\n", text);
     write_serve(fp, p, set, rms_log, loo_mape);
   }

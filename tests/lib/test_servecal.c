@@ -113,10 +113,11 @@ static int find_row(const scale_serve_set *set, const char *id) {
   return -1;
 }
 
-START_TEST(test_rows_shipped) {
+/* The set of shipped rows takes seconds to simulate (minutes under sanitizers): the checks on
+ * it share one load per test case. */
+static void check_rows_shipped(const scale_serve_set *set) {
   /* measurements/serving-trtllm.tsv: six columns of the TensorRT-LLM tables, ten ISL/OSL each;
    * the digest's E1 128/128 row is 28,312 tokens/s, E4 2048/128 is 453 */
-  scale_serve_set *set = shipped_set();
   ck_assert_int_eq(scale_serve_set_rows(set), 60);
   ck_assert_int_eq(scale_serve_set_groups(set), 6);
   const scale_serve_row *r = scale_serve_set_row(set, find_row(set, "E1a"));
@@ -125,15 +126,12 @@ START_TEST(test_rows_shipped) {
   r = scale_serve_set_row(set, find_row(set, "E4g"));
   scale_check_rel(r->measured, 453, 0, "tokens/s", "reference/measurements.md E4 2048/128");
   ck_assert(r->tp == 8 && r->chips == 8);
-  scale_serve_set_free(set);
 }
-END_TEST
 
-START_TEST(test_trace_equals_simulation) {
+static void check_trace_equals_simulation(const scale_serve_set *set) {
   /* A prediction sums the cost over the row's recorded trace; simulating the row directly with
    * the calibrated cost must give the same throughput (the offline run's steps do not depend on
    * their durations). Row E2e: LLaMA 3.3 70B, 2 x H100 TP2, 1000/1000, 3000 requests. */
-  scale_serve_set *set = shipped_set();
   int i = find_row(set, "E2e");
   const scale_serve_row *r = scale_serve_set_row(set, i);
   scale_model m;
@@ -168,6 +166,12 @@ START_TEST(test_trace_equals_simulation) {
   scale_serve_free(sim);
   scale_check_rel(scale_serve_set_predict(set, i, p, NULL), res.throughput_tokens_per_s, 1e-9,
                   "tokens/s", "the direct simulation of the row");
+}
+
+START_TEST(test_rows_and_traces) {
+  scale_serve_set *set = shipped_set();
+  check_rows_shipped(set);
+  check_trace_equals_simulation(set);
   scale_serve_set_free(set);
 }
 END_TEST
@@ -211,11 +215,10 @@ START_TEST(test_saturation_calibrated) {
 }
 END_TEST
 
-START_TEST(test_fit_reproduces_shipped) {
+static void check_fit_reproduces_shipped(const scale_serve_set *set) {
   /* The [serve] of hardware/nvidia-h100-sxm.ini is `scale calibrate --serving`'s output; a fresh
    * fit of the shipped rows gives it again (the fit is deterministic; the file keeps 6 digits).
    * Every value lies inside its plausible range. */
-  scale_serve_set *set = shipped_set();
   double p[SCALE_SERVE_N_PARAMS], shipped[SCALE_SERVE_N_PARAMS];
   double rms = scale_serve_fit(set, -1, p);
   ck_assert(rms > 0.0 && rms < 0.15);
@@ -231,14 +234,11 @@ START_TEST(test_fit_reproduces_shipped) {
       ck_assert(p[k] >= d->lo && p[k] <= d->hi);
     }
   }
-  scale_serve_set_free(set);
 }
-END_TEST
 
-START_TEST(test_loo_target) {
+static void check_loo_target(const scale_serve_set *set) {
   /* Issue 15: leave-one-group-out MAPE <= 15% over the TensorRT-LLM rows E1-E4 (each group
    * predicted by a fit that never saw it), and over every shipped row. */
-  scale_serve_set *set = shipped_set();
   int n = scale_serve_set_rows(set);
   double *loo = malloc((size_t)n * sizeof *loo);
   ck_assert(loo != NULL);
@@ -257,6 +257,12 @@ START_TEST(test_loo_target) {
   ck_assert_msg(scale_serve_mape(set, -1, loo) <= 0.15, "LOO MAPE over all rows is %.1f%%",
                 100 * scale_serve_mape(set, -1, loo));
   free(loo);
+}
+
+START_TEST(test_fit_and_loo) {
+  scale_serve_set *set = shipped_set();
+  check_fit_reproduces_shipped(set);
+  check_loo_target(set);
   scale_serve_set_free(set);
 }
 END_TEST
@@ -315,16 +321,14 @@ int main(void) {
   const scale_check_case cases[] = {
       {"cost_parts", test_cost_parts},
       {"cost_of_ranges", test_cost_of_ranges},
-      {"rows_shipped", test_rows_shipped},
       {"bad_files", test_bad_files},
       {"saturation_calibrated", test_saturation_calibrated},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   /* the fits take seconds (minutes under sanitizers): their own, longer timeouts */
   const scale_check_case slow[] = {
-      {"trace_equals_simulation", test_trace_equals_simulation},
-      {"fit_reproduces_shipped", test_fit_reproduces_shipped},
-      {"loo_target", test_loo_target},
+      {"rows_and_traces", test_rows_and_traces},
+      {"fit_and_loo", test_fit_and_loo},
   };
   for (size_t i = 0; i < sizeof slow / sizeof slow[0]; i++) {
     TCase *tc = tcase_create(slow[i].name);
