@@ -428,10 +428,13 @@ static int plan_train(int argc, char **argv) {
       cli_json_object_end(&j);
       cli_json_finish(&j);
     } else {
-      printf("%s on %s, %s objective: best of %.3g layouts (%.3g evaluated, the rest pruned by "
-             "rule; %.3g layouts/s, %d threads)\n",
+      char n1[32], n2[32], n3[32];
+      printf("%s on %s, %s objective: best of %s layouts (%s evaluated, the rest pruned by "
+             "rule; %s layouts/s, %d threads)\n",
              model.display_name, chip.display_name, scale_plan_objective_name(a.opts.objective),
-             candidates, evaluated, rate, best->n_threads_used);
+             scale_format(n1, sizeof n1, candidates, "", SCALE_FMT_SCI),
+             scale_format(n2, sizeof n2, evaluated, "", SCALE_FMT_SCI),
+             scale_format(n3, sizeof n3, rate, "", SCALE_FMT_SCI), best->n_threads_used);
       printf("model: %s\n", cli_cost_model_name(&chip, a.roofline));
       scale_train_problem shown =
           scale_train_problem_make(&model, &chip, best_chips, a.batch, a.seq);
@@ -441,7 +444,8 @@ static int plan_train(int argc, char **argv) {
       if (why[0]) printf("why: %s\n", why);
       printf("pruned:");
       for (int i = 0; i < SCALE_PLAN_PRUNE_COUNT; i++)
-        printf(" %s %.3g%s", scale_plan_prune_name((scale_plan_prune)i), best->n_pruned[i],
+        printf(" %s %s%s", scale_plan_prune_name((scale_plan_prune)i),
+               scale_format(n1, sizeof n1, best->n_pruned[i], "", SCALE_FMT_SCI),
                i + 1 < SCALE_PLAN_PRUNE_COUNT ? "," : "\n");
     }
   }

@@ -584,8 +584,11 @@ int cli_cmd_train(int argc, char **argv) {
   else
     print_text(&problem, &layout, &result, &ideal);
   /* Does not fit: the whole report, then one line and exit 1, as `scale infer` does. */
+  char need[32], have[32];
   if (!result.fits)
-    return cli_fail("train: the layout does not fit in HBM (%.3g of %.3g bytes per chip)",
-                    result.memory_per_chip_bytes, result.hbm_bytes);
+    return cli_fail("train: the layout does not fit in HBM (%s of %s per chip)",
+                    scale_format(need, sizeof need, result.memory_per_chip_bytes, "B",
+                                 SCALE_FMT_SI),
+                    scale_format(have, sizeof have, result.hbm_bytes, "B", SCALE_FMT_SI));
   return CLI_EXIT_OK;
 }

@@ -34,7 +34,7 @@ if "$SCALE" chapter list >"$TMP/chapters" 2>/dev/null; then
 fi
 
 # The forms issue 17 bans, each a grep -E pattern.
-for bad in 'MUSD' 'USD' '[0-9] \$' '\$ ?[0-9.]+e[0-9]' '[0-9] %' 'MFU[ .]+0\.[0-9]' 'MFU 0\.[0-9]'; do
+for bad in 'MUSD' 'USD' '[0-9] \$' '\$ ?[0-9.]+e[0-9]' '[0-9] %' 'MFU[ .]+0\.[0-9]' 'MFU 0\.[0-9]' '[0-9]e\+[0-9]'; do
   if grep -En -- "$bad" "$all" >"$TMP/hits"; then
     fail "banned form /$bad/: $(head -3 "$TMP/hits")"
   else

@@ -81,7 +81,7 @@ expect_out '"n_axes": 2$' "json shows 2 axes"
 run "$SCALE" train $L70 --chips 8 --fsdp 8 --microbatches 128
 expect_rc 1 "does not fit"; expect_out 'fits +no' "fits no"; expect_out '^bound: memory' "memory bound"
 expect_out 'short by ' "report printed in full"
-expect_err '^scale: train: the layout does not fit in HBM \([0-9.e+]+ of 9.6e\+10 bytes per chip\)$' "one-line verdict"
+expect_err '^scale: train: the layout does not fit in HBM \([0-9.]+ [GT]B of 96 GB per chip\)$' "one-line verdict"
 if [ "$(wc -l <"$TMP/err")" -eq 1 ]; then pass; else fail "does not fit: one stderr line"; fi
 run "$SCALE" train $L70 --chips 8 --fsdp 8 --microbatches 128 --json
 expect_rc 1 "does not fit --json"; expect_json "does not fit json"; expect_out '"fits": false' "json fits false"
