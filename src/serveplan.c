@@ -11,6 +11,8 @@
 #define KV_MEM_FRAC 0.9   /* share of the HBM after weights given to KV (TensorRT-LLM's 0.9) */
 #define BLOCK_TOKENS 16.0 /* tokens per KV block */
 #define RATE_PROBES 8     /* bisection steps on the rate: 100^(1/2^8), about 2% apart */
+#define N_BATCHES 4       /* batch caps tried: 16, 64, 256, 1024 */
+#define WORK_MAX 2e9      /* request-steps a search may simulate (tens of seconds) */
 
 scale_serve_plan_opts scale_serve_plan_opts_default(void) {
   scale_serve_plan_opts o;
@@ -280,9 +282,24 @@ static scale_status check_opts(const scale_model *m, const scale_chip *chip,
                           "plan: disaggregated serving needs outputs of >= 2 tokens");
   if (!(chip->usd_per_hour > 0.0))
     return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0, "plan: %s has no price", chip->name);
+  double n_dtypes = 0.0;
   for (int d = 0; d < SCALE_DTYPE_COUNT; d++)
-    if (o->allow_dtype[d]) return SCALE_OK;
-  return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0, "plan: no dtype allowed");
+    n_dtypes += o->allow_dtype[d];
+  if (n_dtypes == 0.0)
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0, "plan: no dtype allowed");
+  /* a bound on the work, so that no command line asks for hours: candidates x simulations each
+   * (offline, lowest rate, the bisection; disaggregated: both pools per ratio) x request-steps
+   * of one simulation (each request's prompt chunks and decode steps, none shared) */
+  double sims = 2.0 + RATE_PROBES + (o->disagg ? 2.0 * N_RATIOS * (1.0 + RATE_PROBES) : 0.0);
+  double candidates = (floor(log2(o->max_chips)) + 1.0) * n_dtypes * N_BATCHES;
+  double work =
+      candidates * sims * o->n_requests * (ceil(o->isl.max_tokens / 8192.0) + o->osl.max_tokens);
+  if (work > WORK_MAX)
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                          "plan: the search would simulate about %.3g request-steps (at most "
+                          "%g): fewer requests, chips, dtypes or output tokens",
+                          work, WORK_MAX);
+  return SCALE_OK;
 }
 
 scale_status scale_serve_plan(const scale_model *model, const scale_chip *chip,
@@ -296,11 +313,11 @@ scale_status scale_serve_plan(const scale_model *model, const scale_chip *chip,
   if (st) return st;
   double p[SCALE_SERVE_N_PARAMS];
   out->fitted = scale_serve_params_of(chip, p);
-  static const double batches[] = {16, 64, 256, 1024};
+  static const double batches[N_BATCHES] = {16, 64, 256, 1024};
   for (double tp = 1; tp <= o->max_chips; tp *= 2) /* at most 13 doublings (4096) */
     for (int d = 0; d < SCALE_DTYPE_COUNT; d++) {
       if (!o->allow_dtype[d]) continue;
-      for (int b = 0; b < 4; b++) {
+      for (int b = 0; b < N_BATCHES; b++) {
         out->n_candidates++;
         copy cp;
         scale_serve_result off;

@@ -284,8 +284,10 @@ int cli_plan_serve(int argc, char **argv) {
   if ((rc = cli_load_model(model_name, &model)) || (rc = cli_load_chip(hw, &chip))) return rc;
   scale_serve_plan_report r;
   scale_diag diag;
-  if (scale_serve_plan(&model, &chip, &o, &r, &diag))
-    return cli_usage("plan infer: %s", diag.message);
+  if (scale_serve_plan(&model, &chip, &o, &r, &diag)) {
+    const char *why = diag.message; /* the library's "plan: " prefix, once is enough */
+    return cli_usage("plan infer: %s", strncmp(why, "plan: ", 6) ? why : why + 6);
+  }
   if (json)
     print_json(&model, &chip, &r);
   else

@@ -248,6 +248,8 @@ run "$SCALE" plan infer $P8 --max-chips 1 --dtypes fp8 --disagg --ttft 1 --tpot 
 expect_rc 0 "disagg"; expect_out 'aggregated vs disaggregated' "compares the two"
 expect_usage_error "plan infer isl above context" "$SCALE" plan infer --model llama-3-8b --hw nvidia-h100-sxm --isl 9000 --osl 10
 expect_usage_error "plan infer zero tpot" "$SCALE" plan infer $P8 --tpot 0
+expect_usage_error "plan infer of hours" "$SCALE" plan infer --model llama-3-8b --hw nvidia-h100-sxm --isl 8000 --osl 100 --requests 100000 --max-chips 4096
+expect_err 'at most 2e\+09' "says the bound"
 expect_usage_error "plan infer negative isl" "$SCALE" plan infer --model llama-3-8b --hw nvidia-h100-sxm --isl -3
 
 finish

@@ -129,6 +129,14 @@ START_TEST(test_bad_options) {
   memset(o.allow_dtype, 0, sizeof o.allow_dtype);
   ck_assert(scale_serve_plan(&m, &chip, &o, &r, &diag) == SCALE_ERR_RANGE);
   ck_assert(scale_serve_plan(NULL, &chip, &o, &r, &diag) == SCALE_ERR_INVALID);
+  /* a search of hours is refused: 13 slice sizes x 4 dtypes x 4 caps x 10 runs x 1e5 requests
+   * x (1 + 2000) request-steps = 4.2e12 */
+  o = small_opts();
+  o.max_chips = 4096;
+  o.n_requests = 1e5;
+  o.osl.min_tokens = o.osl.max_tokens = 2000;
+  ck_assert(scale_serve_plan(&m, &chip, &o, &r, &diag) == SCALE_ERR_RANGE);
+  ck_assert(strstr(diag.message, "request-steps") != NULL);
   /* nothing fits: bf16 70B (141 GB) on one v5e (16 GB) is not an error */
   o = small_opts();
   o.max_chips = 1;
