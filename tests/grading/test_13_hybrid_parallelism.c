@@ -718,8 +718,9 @@ static const char *const layout_names[] = {"dp", "pp", "tp", "cp"};
 
 /* The chapter's evaluation (chapters/13-hybrid-parallelism, "step model's best"): out[0] the
  * predicted step time [s] (NaN when the shape forbids the layout or it does not fit), out[1]
- * memory per device [byte], out[2] the NPU's HBM [byte]. */
-static void lib_layout_eval(const layout_instance *in, const int64_t *l, double out[3]) {
+ * memory per device [byte], out[2] the NPU's HBM [byte], out[3] the share of the step spent
+ * in exposed communication and the pipeline bubble. */
+static void lib_layout_eval(const layout_instance *in, const int64_t *l, double out[4]) {
   static scale_chip npu;
   static scale_step_params prm;
   static int have_npu;
@@ -747,7 +748,7 @@ static void lib_layout_eval(const layout_instance *in, const int64_t *l, double 
       scale_train_microbatches_in_flight(SCALE_PP_1F1B, pp, gbs / dp, 1), &mem);
   out[1] = mem.total_bytes;
   out[2] = npu.hbm_bytes;
-  out[0] = NAN;
+  out[0] = out[3] = NAN;
   if (pp > (double)m.n_layers || fmod(gbs, dp) != 0 || fmod(heads, tp) != 0 ||
       fmod(units, tp) != 0 || !(mem.total_bytes <= npu.hbm_bytes))
     return;
@@ -760,8 +761,15 @@ static void lib_layout_eval(const layout_instance *in, const int64_t *l, double 
     scale_hybrid_mamba2_step r;
     scale_hybrid_mamba2_step_eval(&j, &prm, &r);
     out[0] = r.step_s;
+    out[3] = (r.tp_s + r.cp_s + r.pp_s + r.bubble_s + r.dp_exposed_s) / r.step_s;
   } else {
+    scale_step_result r;
+    scale_step_eval(&j, &prm, &r);
     out[0] = scale_step_time_s(&j, &prm);
+    double lost = r.bubble_s;
+    for (int k = 0; k < SCALE_STEP_COMM_COUNT; k++)
+      lost += r.exposed_s[k];
+    out[3] = lost / r.step_s;
   }
 }
 
@@ -781,7 +789,7 @@ static void lib_layout_args(const layout_instance *in) {
 }
 #define LIB_LAYOUT(in, l, k) GRADE_LIB(lib_layout_value(in, l, k))
 static double lib_layout_value(const layout_instance *in, const int64_t *l, int k) {
-  double out[3];
+  double out[4];
   lib_layout_eval(in, l, out);
   return out[k];
 }
@@ -791,8 +799,12 @@ static void lib_layout_args(const layout_instance *in) { (void)in; }
 #endif
 
 static void layout_explain(const grade_candidate *c, char *out, size_t size) {
-  snprintf(out, size, "%.3g GB per NPU%s", c->detail[0] / 1e9,
-           c->detail[0] > c->detail[1] ? " > its HBM" : "");
+  if (!(c->detail[0] <= c->detail[1]) || isnan(c->detail[2]))
+    snprintf(out, size, "%.3g GB per NPU%s", c->detail[0] / 1e9,
+             c->detail[0] > c->detail[1] ? " > its HBM" : "");
+  else
+    snprintf(out, size, "%.3g GB per NPU; exposed communication and bubble %.0f%% of the step",
+             c->detail[0] / 1e9, 100.0 * c->detail[2]);
 }
 
 /* The candidates of 'in' (the paper's space: powers of two multiplying to 8, in the chapter's
@@ -810,6 +822,7 @@ static size_t layout_candidates(const layout_instance *in, grade_candidate *c) {
         k->cost = LIB_LAYOUT(in, l, 0);
         k->detail[0] = LIB_LAYOUT(in, l, 1);
         k->detail[1] = LIB_LAYOUT(in, l, 2);
+        k->detail[2] = LIB_LAYOUT(in, l, 3);
       }
   return n;
 }
