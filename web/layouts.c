@@ -143,7 +143,7 @@ static bool layout_read(const scale_chip *chip, double chips, scale_layout *l) {
   return layout_mapping(chip, l, ppdcn, axes);
 }
 
-/* Writes "PREFIX" KEY (scale_train's --json name) with value and display. */
+/* Writes PREFIX KEY (KEY: the name `scale train --json` gives it), its value and display. */
 static void fmt(const char *prefix, const char *key, double v, const char *unit, scale_fmt style) {
   char name[64];
   snprintf(name, sizeof name, "%s%s", prefix, key);
