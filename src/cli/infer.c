@@ -51,9 +51,10 @@ static void usage(FILE *out) {
           "                     (defaults 1024 and 128)\n"
           "  --ttft S, --tpot S SLOs of the goodput [s] (default: none)\n"
           "  --seed K           seed of the arrivals and lengths (default 1)\n"
-          "  --max-batch B      running requests per copy at most (default 256)\n"
+          "  --max-batch B      running requests per copy at most (default 2048)\n"
           "  --step-tokens T    token budget of a step, chunked prefill (default 8192)\n"
-          "  --block T          tokens per paged KV block (default 16)\n"
+          "  --block T          tokens per paged KV block (default 32)\n"
+          "  --kv-frac F        share of the HBM left after weights given to KV (default 0.9)\n"
           "  --overhead S       fixed time of every step [s] (default: the calibrated one;\n"
           "                     0 with --roofline)\n"
           "  --svg FILE         write the KV occupancy over time as an SVG figure\n"
@@ -248,6 +249,7 @@ typedef struct {
   double overhead;              /* --overhead [s], NaN: the cost model's own */
   const char *svg;              /* --svg FILE, NULL: none */
   double disagg_p, disagg_d;    /* --disagg P:D prefill and decode copies; 0: aggregated */
+  double kv_frac;               /* --kv-frac: share of the HBM after weights for KV */
 } serve_opts;
 
 static void serve_opts_default(serve_opts *o) {
@@ -258,9 +260,10 @@ static void serve_opts_default(serve_opts *o) {
   o->osl.min_tokens = o->osl.max_tokens = 128;
   o->ttft = o->tpot = INFINITY;
   o->seed = 1;
-  o->max_batch = 256;
+  o->max_batch = 2048; /* the engine of the calibration rows: trtllm-bench's defaults */
   o->step_tokens = 8192;
-  o->block = 16;
+  o->block = 32;
+  o->kv_frac = 0.9;
   o->overhead = NAN;
 }
 
@@ -491,7 +494,8 @@ static int serve_cmd(const scale_model *m, const scale_chip *chip, scale_infer_c
   c.max_batch = o->max_batch;
   c.max_step_tokens = fmax(o->step_tokens, o->max_batch);
   c.block_tokens = o->block;
-  c.kv_blocks = fmin(floor(rf.kv_capacity_bytes / (o->block * rf.kv_bytes_per_token)), 4e9);
+  c.kv_blocks =
+      fmin(floor(o->kv_frac * rf.kv_capacity_bytes / (o->block * rf.kv_bytes_per_token)), 4e9);
   c.ttft_slo_s = o->ttft;
   c.tpot_slo_s = o->tpot;
   c.cost = stream_cost_s;
@@ -664,7 +668,8 @@ int cli_cmd_infer(int argc, char **argv) {
     O_BLOCK,
     O_OVERHEAD,
     O_SVG,
-    O_DISAGG
+    O_DISAGG,
+    O_KVFRAC
   };
   static const struct option options[] = {{"model", required_argument, NULL, O_MODEL},
                                           {"hw", required_argument, NULL, O_HW},
@@ -697,6 +702,7 @@ int cli_cmd_infer(int argc, char **argv) {
                                           {"overhead", required_argument, NULL, O_OVERHEAD},
                                           {"svg", required_argument, NULL, O_SVG},
                                           {"disagg", required_argument, NULL, O_DISAGG},
+                                          {"kv-frac", required_argument, NULL, O_KVFRAC},
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
   const char *model_name = NULL, *hw_name = NULL;
@@ -825,6 +831,12 @@ int cli_cmd_infer(int argc, char **argv) {
     case O_SVG:
       so.any = true;
       so.svg = optarg;
+      break;
+    case O_KVFRAC:
+      so.any = true;
+      if (!cli_parse_number("kv-frac", optarg, SCALE_NUM_POSITIVE, &so.kv_frac))
+        return CLI_EXIT_USAGE;
+      if (so.kv_frac > 1.0) return cli_usage("--kv-frac: must be in (0, 1], got '%s'", optarg);
       break;
     case O_DISAGG: {
       so.any = true;

@@ -110,11 +110,12 @@ expect_rc 2 "prime tp refused"; expect_err 'does not fit the 16x16x1 pod' "says 
 
 # ---- a stream of requests (issue 15): --offline, --rate ------------------------------------
 S8="--model llama-3-8b --hw nvidia-h100-sxm --chips 1"
-run "$SCALE" infer $S8 --isl 1024 --osl 128 --offline
+ENG256="--max-batch 256 --block 16 --kv-frac 1"
+run "$SCALE" infer $S8 --isl 1024 --osl 128 --offline $ENG256
 expect_rc 0 "offline"; expect_out '^offline: [0-9]+ requests at t = 0' "offline says so"
 expect_out 'output tokens/s +[0-9.]+ ktokens/s' "offline throughput"; expect_out 'bound by +batch' "binds"
 expect_no_nan "offline report"
-run "$SCALE" infer $S8 --isl 1024 --osl 128 --offline --json
+run "$SCALE" infer $S8 --isl 1024 --osl 128 --offline $ENG256 --json
 expect_rc 0 "offline --json"; expect_json "offline --json parses"
 for key in tokens_per_s tokens_per_s_per_chip ttft_p50_s ttft_p90_s ttft_p99_s tpot_p50_s tpot_p90_s \
   tpot_p99_s goodput_tokens_per_s steady_batch kv_peak_frac bound kv_occupancy; do
@@ -125,7 +126,7 @@ done
 expect_out '"steady_batch": 25[0-9]' "steady batch at the cap"
 expect_out '"output_tokens": 655360,' "20 x 256 x 128 tokens out"
 # A small KV: --max-batch 4096 and 16-token blocks; KV then binds.
-run "$SCALE" infer $S8 --isl 1024 --osl 128 --offline --max-batch 4096 --requests 3000 --json
+run "$SCALE" infer $S8 --isl 1024 --osl 128 --offline --max-batch 4096 --block 16 --requests 3000 --json
 expect_rc 0 "offline kv-bound"; expect_out '"bound": "kv"' "KV binds beyond the cap"
 
 # The low-rate limit: TPOT is the batch-1 decode step of the book at the mean context
@@ -170,6 +171,23 @@ fi
 run "$SCALE" infer $S8 --offline --isl 1000 --osl 200 --requests 400
 expect_rc 0 "calibrated text"; expect_out 'calibrated serving step cost' "names the cost"
 expect_out 'weights or GEMMs [0-9]+%, KV reads [0-9]+%' "breakdown in text"
+# The default engine is the calibration rows' (batch cap 2048, 8192 tokens a step, 32-token
+# blocks, 90% of the HBM after weights for KV): `scale infer --offline` on row E1e's system and
+# requests reproduces `scale validate --serving`'s prediction of it.
+run "$SCALE" infer $S8 --weights fp8 --kv fp8 --compute fp8 --offline --isl 1000 --osl 1000 --requests 3000 --json
+cp "$TMP/out" "$TMP/e1e.json"
+run "$SCALE" validate --serving --group trtllm-llama-3.1-8b-h100-tp1 --json
+expect_rc 0 "validate --serving json"
+if command -v python3 >/dev/null 2>&1; then
+  if python3 - "$TMP/e1e.json" "$TMP/out" <<'EOF2'
+import json, sys
+i = json.load(open(sys.argv[1])); v = json.load(open(sys.argv[2]))
+row = [r for r in v["rows"] if r["id"] == "E1e"][0]
+assert abs(i["tokens_per_s"] - row["predicted_tokens_per_s"]) / row["measured_tokens_per_s"] < 1e-9, (i["tokens_per_s"], row)
+assert abs(v["groups"][0]["loo_mape"]) < 0.15
+EOF2
+  then pass; else fail "infer --offline = validate --serving's prediction of E1e"; fi
+fi
 # --svg: the KV occupancy over time as a figure
 run "$SCALE" infer $S8 --offline --isl 1000 --osl 200 --requests 400 --svg "$TMP/kv.svg"
 expect_rc 0 "--svg"
