@@ -76,8 +76,8 @@ static inline void grade_choice_str(const grade_decision *d, const int64_t *fiel
   for (int pass = 0; pass < 2 && !shown; pass++)
     for (size_t i = 0; i < d->n_fields && len < size; i++) {
       if (pass == 0 && fields[i] == 1 && d->n_fields > 1) continue;
-      len += (size_t)snprintf(out + len, size - len, "%s%s %lld", shown ? " x " : "",
-                              d->names[i], (long long)fields[i]);
+      len += (size_t)snprintf(out + len, size - len, "%s%s %lld", shown ? " x " : "", d->names[i],
+                              (long long)fields[i]);
       shown = 1;
     }
 }
@@ -107,8 +107,7 @@ static inline double grade_decision_credit(const grade_decision *d, const grade_
     none = none && choice[i] == 0;
   if (mine == n) {
     snprintf(why, size, "%s: your choice (%s) is not one of the %zu allowed; best %s: %.4g %s",
-             d->label, none ? "none: every field 0" : yours, n, theirs, cands[best].cost,
-             d->unit);
+             d->label, none ? "none: every field 0" : yours, n, theirs, cands[best].cost, d->unit);
     return 0.0;
   }
   d->explain(&cands[mine], reason, sizeof reason);
@@ -121,9 +120,9 @@ static inline double grade_decision_credit(const grade_decision *d, const grade_
   double credit = ratio >= GRADE_FULL_CREDIT_RATIO ? 1.0 : ratio;
   char best_reason[256];
   d->explain(&cands[best], best_reason, sizeof best_reason);
-  snprintf(why, size, "%s: your %s: %.4g %s (%s); best %s: %.4g %s (%s); %.0f%% credit",
-           d->label, yours, cands[mine].cost, d->unit, reason, theirs, cands[best].cost, d->unit,
-           best_reason, 100.0 * credit);
+  snprintf(why, size, "%s: your %s: %.4g %s (%s); best %s: %.4g %s (%s); %.0f%% credit", d->label,
+           yours, cands[mine].cost, d->unit, reason, theirs, cands[best].cost, d->unit, best_reason,
+           100.0 * credit);
   return credit;
 }
 

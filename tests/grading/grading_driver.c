@@ -35,7 +35,8 @@ int main(void) {
     reply.seq = request.seq;
     reply.fn = request.fn;
     reply.value = NAN;
-    if (request.fn < grading_n_functions && request.n_args == grading_functions[request.fn].n_args) {
+    if (request.fn < grading_n_functions &&
+        request.n_args == grading_functions[request.fn].n_args) {
       const grading_function *f = &grading_functions[request.fn];
       if (f->choose) {
         reply.value = 0.0;

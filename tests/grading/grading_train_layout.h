@@ -23,15 +23,15 @@
 /** One instance, and the arguments the student gets (checked against the library while
  * recording). */
 typedef struct {
-  const char *label;  /**< "LLaMA 3 70B, 4M tokens on 2048 v5p" */
-  const char *chip;   /**< hardware/NAME.ini */
-  const char *model;  /**< models/NAME.ini */
+  const char *label; /**< "LLaMA 3 70B, 4M tokens on 2048 v5p" */
+  const char *chip;  /**< hardware/NAME.ini */
+  const char *model; /**< models/NAME.ini */
   int64_t n_chips;
   double batch_tokens;
   double seq_len;
-  double n_params;    /**< scale_transformer_n_params */
+  double n_params; /**< scale_transformer_n_params */
   int64_t n_heads, n_kv_heads;
-  double hbm_bytes;   /**< the chip's */
+  double hbm_bytes;             /**< the chip's */
   double critical_batch_tokens; /**< tokens per chip above which FSDP's collectives hide */
 } train_instance;
 
@@ -55,8 +55,7 @@ static void lib_train_eval(const train_instance *in, const int64_t *l, double ou
                     scale_model_load(in->model, &model, NULL) == SCALE_OK,
                 "grading: cannot load %s or %s", in->chip, in->model);
   double n = (double)in->n_chips;
-  scale_train_problem p = scale_train_problem_make(&model, &chip, n, in->batch_tokens,
-                                                   in->seq_len);
+  scale_train_problem p = scale_train_problem_make(&model, &chip, n, in->batch_tokens, in->seq_len);
   scale_layout layout = scale_layout_default();
   layout.dp = (double)l[0];
   layout.fsdp = (double)l[1];
@@ -101,8 +100,9 @@ static void lib_train_args(const train_instance *in) { (void)in; }
 
 static void train_explain(const grade_candidate *c, char *out, size_t size) {
   if (isnan(c->detail[0]))
-    snprintf(out, size, "not a valid layout: TP must divide the heads, data shards at most "
-                        "the sequences");
+    snprintf(out, size,
+             "not a valid layout: TP must divide the heads, data shards at most "
+             "the sequences");
   else if (c->detail[0] > c->detail[1])
     snprintf(out, size, "%.3g GB per chip > its HBM", c->detail[0] / 1e9);
   else

@@ -21,7 +21,8 @@ fi
 mv "$out.part" "$out" || exit 1
 [ -z "$stored" ] && exit 0
 if ! cmp -s "$out" "$stored"; then
-  echo "record_expected: $stored is not what the reference gives today; first difference:" >&2
+  echo "record_expected: $stored is not what the reference (or, for a decision exercise's" >&2
+  echo "costs, the library: grading_decision.h) gives today; first difference:" >&2
   diff "$stored" "$out" | head -4 >&2
   echo "(regenerate with: cmake --build BUILD --target grading_expected, and commit)" >&2
   exit 1
