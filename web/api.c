@@ -16,7 +16,9 @@
 static char in_buf[IN_SIZE];
 static char out_buf[OUT_SIZE];
 static size_t out_len;
-static bool out_overflow, failed, first_field;
+static bool out_overflow, failed;
+static bool first_field[8]; /* per nesting level: nothing written in it yet */
+static int depth;
 
 static char args_copy[IN_SIZE];
 static const char *arg_key[MAX_ARGS], *arg_val[MAX_ARGS];
@@ -68,18 +70,31 @@ static void put_escaped(const char *s, size_t n) {
   }
 }
 
+/* A member's key (or, with k NULL, an array element's separator only). */
 static void key(const char *k) {
-  if (!first_field) puts_(",");
-  first_field = false;
+  if (!first_field[depth]) puts_(",");
+  first_field[depth] = false;
+  if (!k) return;
   puts_("\"");
   put_escaped(k, strlen(k));
   puts_("\":");
 }
 
 void web_json_begin(void) {
-  out_len = 0, out_overflow = false, first_field = true;
+  out_len = 0, out_overflow = false, depth = 0, first_field[0] = true;
   out_buf[0] = '\0';
   puts_("{");
+}
+
+void web_json_open(const char *k, char bracket) {
+  key(k);
+  put(&bracket, 1);
+  if (depth + 1 < (int)(sizeof first_field / sizeof first_field[0])) first_field[++depth] = true;
+}
+
+void web_json_close(char bracket) {
+  put(&bracket, 1);
+  if (depth > 0) depth--;
 }
 
 int web_json_end(void) {

@@ -55,6 +55,10 @@ bool web_dtype(const char *key, scale_dtype dflt, scale_dtype *out);
 void web_json_begin(void);
 /** Ends the answer "}"; returns 0, or 2 when it overflowed (the answer is then an error). */
 int web_json_end(void);
+/** Opens a nested '{' or '[' under "key" (key NULL inside an array); at most 7 levels. */
+void web_json_open(const char *key, char bracket);
+/** Closes it with '}' or ']'. */
+void web_json_close(char bracket);
 /** "key": number (null when not finite). */
 void web_json_num(const char *key, double value);
 /** "key": number and "key_text": its display in 'style' with 'unit'. */

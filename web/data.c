@@ -5,6 +5,7 @@
 #include "web_data.h"
 
 FILE *web_data_fopen(const char *path, const char *mode) {
+  while (path[0] == '.' && path[1] == '/') path += 2; /* scale_data_dir() is "." here */
   if (strcmp(mode, "r") != 0 && strcmp(mode, "rb") != 0) {
     errno = EACCES;
     return NULL;

@@ -13,11 +13,13 @@
 #include <unistd.h>
 
 #include "book.h"
+#include "book_serve.h"
 #include "cli.h"
 
 static void usage(FILE *out) {
   fprintf(out, "usage: scale book [--out DIR] [--solutions] [--chapters DIR] [--chapter NN-slug]\n"
-               "                  [--site] [--values-dir DIR] [--bin DIR] [--web DIR] [--strict]\n\n"
+               "                  [--site] [--values-dir DIR] [--bin DIR] [--web DIR] [--strict]\n"
+               "                  [--serve PORT]\n\n"
                "Renders chapters/NN-slug/slug.md with the values and figures of each chapter\n"
                "program into an HTML site that works from file:// and prints index.html's path.\n\n"
                "  --out DIR         site folder (default: book)\n"
@@ -31,7 +33,9 @@ static void usage(FILE *out) {
                "  --web DIR         folder of the built WebAssembly module, scale-wasm.js, for\n"
                "                    the live widgets (default: web/ beside this executable;\n"
                "                    without one the widgets show their static figures)\n"
-               "  --strict          treat warnings (values never cited) as errors\n\n"
+               "  --strict          treat warnings (values never cited) as errors\n"
+               "  --serve PORT      then serve the site at http://127.0.0.1:PORT/ until stopped\n"
+               "                    (the live widgets also work from file://)\n\n"
                "Math is rendered with KaTeX when the `katex` command exists (SCALE_KATEX=none\n"
                "turns it off); otherwise TeX is shown as code.\n");
 }
@@ -57,7 +61,17 @@ static const char *option_name(const struct option *options, int val) {
 }
 
 int cli_cmd_book(int argc, char **argv) {
-  enum { O_SOLUTIONS = 1000, O_CHAPTERS, O_CHAPTER, O_SITE, O_VALUES_DIR, O_BIN, O_WEB, O_STRICT };
+  enum {
+    O_SOLUTIONS = 1000,
+    O_CHAPTERS,
+    O_CHAPTER,
+    O_SITE,
+    O_VALUES_DIR,
+    O_BIN,
+    O_WEB,
+    O_STRICT,
+    O_SERVE
+  };
   static const struct option options[] = {{"out", required_argument, NULL, 'o'},
                                           {"solutions", no_argument, NULL, O_SOLUTIONS},
                                           {"chapters", required_argument, NULL, O_CHAPTERS},
@@ -66,19 +80,21 @@ int cli_cmd_book(int argc, char **argv) {
                                           {"values-dir", required_argument, NULL, O_VALUES_DIR},
                                           {"bin", required_argument, NULL, O_BIN},
                                           {"web", required_argument, NULL, O_WEB},
+                                          {"serve", required_argument, NULL, O_SERVE},
                                           {"strict", no_argument, NULL, O_STRICT},
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
   book_options opt = {.out_dir = "book", .err = stderr};
   char chapters[PATH_MAX], bin[PATH_MAX], web[PATH_MAX];
   bool bin_given = false;
+  double port = 0;
   cli_getopt_reset();
   int c;
   while ((c = getopt_long(argc, argv, "+ho:", options, NULL)) != -1) {
     /* getopt takes the word after --out as its value even when it is an option: `--out
      * --site` would render into a folder named --site. A path starting '-' is written ./-x. */
     bool takes_value = c == 'o' || c == O_CHAPTERS || c == O_CHAPTER || c == O_VALUES_DIR ||
-                       c == O_BIN || c == O_WEB;
+                       c == O_BIN || c == O_WEB || c == O_SERVE;
     if (takes_value && optarg[0] == '-' && optarg[1])
       return cli_usage("book: --%s needs a value, not the option '%s' (write ./%s for a path "
                        "that starts with '-')",
@@ -112,6 +128,11 @@ int cli_cmd_book(int argc, char **argv) {
     case O_STRICT:
       opt.strict = true;
       break;
+    case O_SERVE:
+      if (!cli_parse_number("serve", optarg, SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER, &port))
+        return CLI_EXIT_USAGE;
+      if (port > 65535) return cli_usage("book: --serve: port %s is above 65535", optarg);
+      break;
     case 'h':
       usage(stdout);
       return CLI_EXIT_OK;
@@ -138,5 +159,6 @@ int cli_cmd_book(int argc, char **argv) {
   char *abs = realpath(path, NULL);
   printf("%s\n", abs ? abs : path);
   free(abs);
+  if (port > 0) return book_serve(opt.out_dir, (int)port);
   return CLI_EXIT_OK;
 }

@@ -71,4 +71,28 @@ python3 "$SRC/tests/browser/widget_check.py" --chromium "$chromium" --site "$TMP
   --scale "$SCALE"
 rc=$?
 if [ "$rc" -ne 0 ]; then echo "FAIL: widget check (exit $rc)"; exit 1; fi
-echo "widget check passed"
+echo "widget check passed (file://)"
+
+# Over HTTP: `scale book --serve PORT` (the site pages re-rendered, the chapters kept), then the
+# first widget again from http://127.0.0.1:PORT/.
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$SCALE" book --chapters "$SRC/chapters" --site --out "$TMP/site" --serve "$port" \
+  >"$TMP/serve.out" 2>"$TMP/serve.err" &
+server=$!
+trap 'kill "$server" 2>/dev/null; rm -rf "$TMP"' EXIT
+for _ in $(seq 1200); do  # up to 2 minutes: --site runs every chapter program
+  grep -q '^serving' "$TMP/serve.out" && break
+  kill -0 "$server" 2>/dev/null || break
+  sleep 0.1
+done
+if ! grep -q '^serving' "$TMP/serve.out"; then
+  cat "$TMP/serve.err"
+  echo "FAIL: scale book --serve $port did not start"
+  exit 1
+fi
+python3 "$SRC/tests/browser/widget_check.py" --chromium "$chromium" --site "$TMP/site" \
+  --scale "$SCALE" --only roofline --url "http://127.0.0.1:$port/"
+rc=$?
+kill "$server"
+if [ "$rc" -ne 0 ]; then echo "FAIL: widget check over HTTP (exit $rc)"; exit 1; fi
+echo "widget check passed (http://127.0.0.1:$port/)"

@@ -2,7 +2,7 @@
 """widget_check.py — drive the book's live widgets in headless Chromium and check them against
 the `scale` command.
 
-usage: widget_check.py --chromium PATH --site DIR --scale PATH [--only NAME]
+usage: widget_check.py --chromium PATH --site DIR --scale PATH [--only NAME] [--url BASE]
 
 The site must have been rendered with the WebAssembly module (scale book; web/README.md). For
 each widget in WIDGETS below, its page is opened from file:// (Browser of browser_check.py, the
@@ -18,7 +18,11 @@ DevTools protocol over --remote-debugging-pipe) and checked:
   - an update (one evaluation: input event -> module -> page) takes under 16 ms: the median of
     UPDATES slider moves, measured in the page (data-update-ms) and printed;
   - with script disabled the static figure inside the widget shows instead.
-Widgets with a 'bench' also print the in-browser speed of their export (e.g. planner layouts/s).
+Then the planner (scale_web_plan) runs in the page and as `scale plan train --threads 1`: the
+same ranked layouts and count, and its speed in layouts/s printed beside the command's.
+
+With --url BASE (http://127.0.0.1:PORT/ of `scale book --serve PORT`) the pages are opened from
+there instead of file://, and requests to BASE are allowed.
 
 Exit status: 0 when every check passed, 1 otherwise (each failure on its own line), 2 when the
 browser cannot be driven.
@@ -38,6 +42,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from browser_check import Browser, problems_of  # noqa: E402
 
 UPDATE_BUDGET_MS = 16.0
+HTTP_BASE = None  # --url: pages come from this server instead of file://
 UPDATES = 40
 
 # Per widget: its page, its settings (the URL hash state) and the command that prints the same
@@ -162,7 +167,8 @@ class Page:
         return r["result"].get("value")
 
     def problems(self):
-        return problems_of(self.b.events, self.session)
+        allowed = "network request: " + (HTTP_BASE or "file:")
+        return [p for p in problems_of(self.b.events, self.session) if not p.startswith(allowed)]
 
     def close(self):
         self.b.events = [e for e in self.b.events if e.get("sessionId") != self.session]
@@ -225,7 +231,7 @@ def check_widget(browser, site, scale, name, spec):
     path = os.path.abspath(os.path.join(site, spec["page"]))
     if not os.path.isfile(path):
         return ["%s: no page %s" % (name, spec["page"])]
-    base = "file://" + path
+    base = HTTP_BASE + spec["page"] if HTTP_BASE else "file://" + path
 
     # Loads, goes live; moving an input changes the output; the time of an update.
     page = Page(browser, base)
@@ -251,8 +257,6 @@ def check_widget(browser, site, scale, name, spec):
             name, median, worst, len(times), UPDATE_BUDGET_MS))
         if not median < UPDATE_BUDGET_MS:
             no("an update takes %.2f ms (median), over %.0f ms" % (median, UPDATE_BUDGET_MS))
-        if "bench" in spec:
-            fails.extend(spec["bench"](page))
         fails.extend(page.problems())
     finally:
         page.close()
@@ -312,13 +316,68 @@ def check_widget(browser, site, scale, name, spec):
     return ["%s: %s" % (name, f) for f in fails]
 
 
+# The in-page planner (web/planner.c): the same search as the command on one thread.
+PLAN = {"model": "llama-3-70b", "hw": "tpu-v5p", "chips": "256", "batch": "1048576",
+        "seq": "4096", "top": "5"}
+PLAN_TARGET = 1e6     # layouts/s in the page (issue 19)
+PLAN_RATIO_FLOOR = 0.25  # of the command's single-thread rate, measured alternately
+
+
+def check_planner(browser, site, scale, page_name):
+    """Runs the planner in the page and with the command, alternately (best of 3 each, so a
+    loaded machine slows both alike); the ranked layouts must be the command's, the speed is
+    printed against the 1e6/s target and must be at least PLAN_RATIO_FLOOR of native."""
+    fails = []
+    page = Page(browser, "file://" + os.path.abspath(os.path.join(site, page_name)))
+    cmd = ["plan", "train", "--model", PLAN["model"], "--hw", PLAN["hw"], "--chips",
+           PLAN["chips"], "--batch-tokens", PLAN["batch"], "--seq", PLAN["seq"], "--top",
+           PLAN["top"], "--threads", "1", "--json"]
+    try:
+        wasm_rate = native_rate = 0.0
+        for _ in range(3):
+            r = page.eval("Scale.ready.then(() => Scale.call('scale_web_plan', %s))"
+                          % json.dumps(PLAN))
+            want = run_scale(scale, cmd)
+            if r.get("error"):
+                return ["planner: the module refused the search: %s" % r["error"]]
+            wasm_rate = max(wasm_rate, r["layouts_per_s"])
+            native_rate = max(native_rate, want["layouts_per_s"])
+        fails.extend("planner: " + p for p in page.problems())
+    finally:
+        page.close()
+    got = [e["layout"] for e in r["ranked"]]
+    exp = [e["layout"] for e in want["ranked"]]
+    if got != exp:
+        fails.append("planner: the page ranks %s, the command %s" % (got, exp))
+    for g, e in zip(r["ranked"], want["ranked"]):
+        if not math.isclose(g["step_time_s"], e["step_time_s"], rel_tol=1e-12):
+            fails.append("planner: %s: step %r in the page, %r from the command" % (
+                g["layout"], g["step_time_s"], e["step_time_s"]))
+    if r["layouts_evaluated"] != want["layouts_evaluated"]:
+        fails.append("planner: %s layouts evaluated in the page, %s by the command" % (
+            r["layouts_evaluated"], want["layouts_evaluated"]))
+    ratio = wasm_rate / native_rate
+    print("planner: %d layouts evaluated; in the page %.3g layouts/s (target %.0e: %s), "
+          "the command on one thread %.3g layouts/s: %.2f of native" % (
+              r["layouts_evaluated"], wasm_rate, PLAN_TARGET,
+              "met" if wasm_rate >= PLAN_TARGET else "NOT met on this machine", native_rate,
+              ratio))
+    if ratio < PLAN_RATIO_FLOOR:
+        fails.append("planner: the page runs at %.2f of native, under %.2f" % (
+            ratio, PLAN_RATIO_FLOOR))
+    return fails
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--chromium", default=shutil.which("chromium") or "chromium")
     ap.add_argument("--site", required=True)
     ap.add_argument("--scale", required=True, help="the scale command, for the --json answers")
     ap.add_argument("--only", help="check only this widget")
+    ap.add_argument("--url", help="open the pages from this base URL (scale book --serve)")
     a = ap.parse_args()
+    global HTTP_BASE
+    HTTP_BASE = a.url.rstrip("/") + "/" if a.url else None
     names = [a.only] if a.only else list(WIDGETS)
     for n in names:
         if n not in WIDGETS:
@@ -334,6 +393,8 @@ def main():
                 f = check_widget(browser, a.site, a.scale, n, WIDGETS[n])
                 failures.extend(f)
                 print("%s: %s (%.1f s)" % (n, "FAIL" if f else "ok", time.monotonic() - t0))
+            if not a.only:
+                failures.extend(check_planner(browser, a.site, a.scale, WIDGETS["clocks"]["page"]))
         finally:
             browser.close()
     except (OSError, TimeoutError, ConnectionError) as e:

@@ -1,0 +1,69 @@
+#!/bin/sh
+# test_book_serve.sh — `scale book --serve PORT` (src/cli/book_serve.c): bad ports are usage
+# errors; the server answers the site's files with their types over HTTP on 127.0.0.1, and
+# refuses paths that leave the site, other methods and missing files with a status line.
+# The HTTP part needs python3 (skipped without it); the widgets over HTTP are checked by
+# tests/browser/test_widgets.sh.
+SCALE=$1
+. "$(dirname "$0")/lib.sh"
+SRC=${SCALE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+
+expect_usage_error "--serve 0" "$SCALE" book --site --out "$TMP/s0" --serve 0
+expect_usage_error "--serve 70000" "$SCALE" book --site --out "$TMP/s0" --serve 70000
+expect_usage_error "--serve abc" "$SCALE" book --site --out "$TMP/s0" --serve abc
+expect_usage_error "--serve 80.5" "$SCALE" book --site --out "$TMP/s0" --serve 80.5
+expect_usage_error "--serve --site" "$SCALE" book --out "$TMP/s0" --serve --site
+
+if command -v python3 >/dev/null 2>&1; then
+  port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  "$SCALE" book --chapters "$SRC/chapters" --site --out "$TMP/site" --serve "$port" \
+    >"$TMP/serve.out" 2>"$TMP/serve.err" &
+  server=$!
+  for _ in $(seq 1200); do  # up to 2 minutes: --site runs every chapter program
+    grep -q '^serving' "$TMP/serve.out" && break
+    kill -0 "$server" 2>/dev/null || break
+    sleep 0.1
+  done
+  if grep -q "^serving .* at http://127.0.0.1:$port/" "$TMP/serve.out"; then pass; else
+    fail "the server did not start: $(cat "$TMP/serve.err")"
+  fi
+  # Each probe: raw request -> the status code and content type of the answer.
+  python3 - "$port" >"$TMP/probes" 2>&1 <<'PY'
+import socket, sys
+port = int(sys.argv[1])
+def ask(raw):
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    s.sendall(raw)
+    data = b""
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    s.close()
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode().split("\r\n")
+    ctype = [l.split(": ", 1)[1] for l in lines[1:] if l.lower().startswith("content-type")]
+    return lines[0].split()[1], (ctype or [""])[0], body
+for name, raw in [("index", b"GET / HTTP/1.0\r\n\r\n"),
+                  ("css", b"GET /style.css HTTP/1.1\r\nHost: x\r\n\r\n"),
+                  ("head", b"HEAD /index.html HTTP/1.0\r\n\r\n"),
+                  ("dotdot", b"GET /../CMakeLists.txt HTTP/1.0\r\n\r\n"),
+                  ("escaped", b"GET /%2e%2e/CMakeLists.txt HTTP/1.0\r\n\r\n"),
+                  ("post", b"POST /index.html HTTP/1.0\r\n\r\n"),
+                  ("missing", b"GET /no-such-page.html HTTP/1.0\r\n\r\n"),
+                  ("garbage", b"\x01\x02\r\n\r\n")]:
+    code, ctype, body = ask(raw)
+    print(name, code, ctype.split(";")[0], len(body))
+PY
+  kill "$server" 2>/dev/null
+  wait "$server" 2>/dev/null
+  for want in "index 200 text/html" "css 200 text/css" "head 200 text/html 0" \
+      "dotdot 400" "escaped 400" "post 405" "missing 404" "garbage 400"; do
+    if grep -q "^$want" "$TMP/probes"; then pass; else
+      fail "HTTP probe '$want': got $(grep "^${want%% *} " "$TMP/probes" || head -c 300 "$TMP/probes")"
+    fi
+  done
+  if grep -q '^index 200 text/html [1-9]' "$TMP/probes"; then pass; else fail "index has no body"; fi
+fi
+finish
