@@ -4,12 +4,15 @@
  * links a student's code. Each ex_* function it calls is a generated proxy that sends the call
  * (function index and arguments) down a pipe to the student's "server" (the student's object
  * linked with grading_driver.c and a generated dispatch table) and reads the returned double
- * back. The checker alone compares values and decides the verdict; the server's only power is
- * the values it answers. A server that ends, crashes or answers out of turn during a call
- * scores nothing for that exercise:
+ * back, or a decision exercise's struct of int64_t fields. The checker alone compares values
+ * and decides the verdict; the server's only power is the values it answers. A server that
+ * ends, crashes or answers out of turn during a call scores nothing for that exercise:
  *   - end of file on the reply pipe: the proxy fails the case with GRADING_NO_REPLY;
  *   - a reply whose nonce, sequence number or function does not match the call just sent
- *     (bytes the student's code wrote itself): GRADING_BAD_REPLY.
+ *     (bytes the student's code wrote itself), or whose number of fields is not the
+ *     contract's: GRADING_BAD_REPLY.
+ * A decision's fields themselves are checked by the suite against the allowed choices
+ * (grading_decision.h): a huge, negative or otherwise unlisted value earns nothing.
  * The nonce is drawn per checker run from getrandom(); it tells a reply to this call apart
  * from stale or injected bytes, it is not a secret the verdict rests on.
  *
