@@ -163,7 +163,7 @@ scale_status scale_memory_recompute_parse(const char *text, scale_recompute *out
 
 scale_remat scale_memory_remat_of(scale_recompute r) {
   return r == SCALE_RECOMPUTE_NONE        ? SCALE_REMAT_NONE
-         : r == SCALE_RECOMPUTE_SELECTIVE ? SCALE_REMAT_BIG_MATMULS
+         : r == SCALE_RECOMPUTE_SELECTIVE ? SCALE_REMAT_SELECTIVE
                                           : SCALE_REMAT_BLOCK;
 }
 

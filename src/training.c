@@ -35,7 +35,7 @@ static const char *const comm_names[SCALE_TRAIN_COMM_COUNT] = {
     "fsdp-all-gather", "fsdp-reduce-scatter", "dp-all-reduce", "tp-all-gather", "tp-reduce-scatter",
     "pp-send",         "ep-all-to-all",       "cp-attention",  "cp-all-reduce"};
 static const char *const bound_names[SCALE_TRAIN_BOUND_COUNT] = {"compute", "comms", "memory"};
-static const char *const remat_names[SCALE_REMAT_COUNT] = {"none", "block", "matmuls"};
+static const char *const remat_names[SCALE_REMAT_COUNT] = {"none", "block", "matmuls", "selective"};
 
 const char *scale_train_dim_name(scale_train_dim dim) {
   return (unsigned)dim < SCALE_TRAIN_DIM_COUNT ? dim_names[dim] : "?";
@@ -93,6 +93,8 @@ scale_status scale_train_remat_parse(const char *text, scale_remat *out) {
     *out = SCALE_REMAT_BLOCK;
   } else if (strcasecmp(text, "matmuls") == 0 || strcasecmp(text, "big-matmuls") == 0) {
     *out = SCALE_REMAT_BIG_MATMULS;
+  } else if (strcasecmp(text, "selective") == 0) {
+    *out = SCALE_REMAT_SELECTIVE;
   } else {
     return SCALE_ERR_INVALID;
   }
@@ -661,12 +663,14 @@ static scale_step_link step_link(const scale_chip *chip, const scale_layout *l, 
   return k;
 }
 
-/* remat policy -> the recompute mode of practice: a whole block (full), or what is cheap to
- * recompute around the matmuls (selective). */
+/* remat policy -> the recompute mode of practice: a whole block (full), or the attention core
+ * (selective). The book's big-matmuls policy recomputes the same FLOPs as selective (the
+ * non-weight matmuls), so it is timed as selective; its smaller memory is priced apart. */
 static scale_recompute recompute_of(scale_remat remat) {
   switch (remat) {
   case SCALE_REMAT_NONE: return SCALE_RECOMPUTE_NONE;
-  case SCALE_REMAT_BIG_MATMULS: return SCALE_RECOMPUTE_SELECTIVE;
+  case SCALE_REMAT_BIG_MATMULS:
+  case SCALE_REMAT_SELECTIVE: return SCALE_RECOMPUTE_SELECTIVE;
   default: return SCALE_RECOMPUTE_FULL;
   }
 }

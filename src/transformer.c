@@ -544,6 +544,8 @@ double scale_transformer_n_saved_per_layer(scale_remat remat) {
     return 1.0;
   case SCALE_REMAT_BIG_MATMULS:
     return 7.0;
+  case SCALE_REMAT_SELECTIVE:
+    return 17.0;
   default:
     return NAN;
   }
@@ -577,6 +579,9 @@ double scale_transformer_remat_extra_flops(const scale_model *model, double b, d
     return c(model->n_layers) *
            (scale_transformer_attention_flops(model, b, t, t, causal, SCALE_PASS_FORWARD) +
             scale_transformer_ssd_flops(model, b, t, false, SCALE_PASS_FORWARD));
+  case SCALE_REMAT_SELECTIVE:
+    return c(model->n_layers) *
+           scale_transformer_attention_flops(model, b, t, t, causal, SCALE_PASS_FORWARD);
   default:
     return NAN;
   }

@@ -85,7 +85,7 @@ static double whole(const char *key, double dflt, double lo, double hi) {
 static bool layout_names(scale_layout *l) {
   const char *remat = web_arg("remat"), *sched = web_arg("sched"), *cpk = web_arg("cpk");
   if (remat && scale_train_remat_parse(remat, &l->remat) != SCALE_OK)
-    return web_error("remat: '%s' is not none, block or matmuls", remat), false;
+    return web_error("remat: '%s' is not none, block, matmuls or selective", remat), false;
   if (sched && scale_pp_schedule_parse(sched, &l->schedule) != SCALE_OK)
     return web_error("sched: '%s' is not 1f1b, gpipe, interleaved or zero-bubble", sched), false;
   if (cpk && scale_cp_kind_parse(cpk, &l->cp_kind) != SCALE_OK)

@@ -282,7 +282,7 @@
       { key: 'zero', label: 'ZeRO stage', type: 'select', value: '3', options: ['1', '2', '3'] },
       { key: 'sp', label: 'sequence parallel', type: 'select', value: '0',
         options: [{ name: '0', display: 'off' }, { name: '1', display: 'on' }] },
-      { key: 'remat', label: 'remat', type: 'select', value: 'block', options: ['none', 'block', 'matmuls'] },
+      { key: 'remat', label: 'remat', type: 'select', value: 'block', options: ['none', 'block', 'matmuls', 'selective'] },
       { key: 'sched', label: 'pipeline schedule', type: 'select', value: '1f1b',
         options: ['1f1b', 'gpipe', 'interleaved', 'zero-bubble'] },
       { key: 'v', label: 'virtual stages', type: 'number', min: 1, max: 64, value: 1 },

@@ -239,7 +239,7 @@ static void section_problems(chapter *ch, const scale_model *deepseek,
   chapter_heading(ch, "Gradient checkpointing: 4M tokens, L = 64, D = 8192, bf16");
   scale_model big = hand_model(64, 8192, 4 * 8192, 32000);
   double tokens = 4e6;
-  static const char *remat_tag[SCALE_REMAT_COUNT] = {"none", "block", "big"};
+  static const char *remat_tag[SCALE_REMAT_COUNT] = {"none", "block", "big", "selective"};
   for (int r = 0; r < SCALE_REMAT_COUNT; r++) {
     chapter_valuef(ch, "tensors saved per layer",
                    scale_transformer_n_saved_per_layer((scale_remat)r), "", SCALE_FMT_PLAIN,

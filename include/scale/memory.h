@@ -136,8 +136,8 @@ bool scale_memory_fit(const double *predicted, const double *measured, const int
 scale_status scale_memory_recompute_parse(const char *text, scale_recompute *out);
 
 /** The remat policy of training.h that prices recompute mode 'r': none -> none, selective ->
- * matmuls (the book's policy, which keeps less than Megatron's selective: training.h has no
- * policy for the latter yet), full -> block; UNKNOWN and invalid modes -> block. */
+ * selective (Megatron's; the book's matmuls keeps less), full -> block; UNKNOWN and invalid
+ * modes -> block. */
 scale_remat scale_memory_remat_of(scale_recompute r);
 
 /* ---- published runs ------------------------------------------------------------------------ */

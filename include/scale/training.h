@@ -114,11 +114,11 @@ const char *scale_cp_kind_name(scale_cp_kind kind);
 /** Parses "ring" or "ulysses" (case-insensitive). Errors: SCALE_ERR_INVALID. */
 scale_status scale_cp_kind_parse(const char *text, scale_cp_kind *out);
 
-/** Parses a remat policy: "none", "block" (also "full"), "matmuls" (also "big-matmuls").
- * Errors: SCALE_ERR_INVALID. */
+/** Parses a remat policy: "none", "block" (also "full"), "matmuls" (also "big-matmuls"),
+ * "selective" (Megatron's: only the attention core is recomputed). Errors: SCALE_ERR_INVALID. */
 scale_status scale_train_remat_parse(const char *text, scale_remat *out);
 
-/** Name of a remat policy as the CLI spells it ("none", "block", "matmuls"). */
+/** Name of a remat policy as the CLI spells it ("none", "block", "matmuls", "selective"). */
 const char *scale_train_remat_name(scale_remat remat);
 
 /** A parallel layout and how each degree is mapped onto the hardware. Degrees are counts

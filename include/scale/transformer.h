@@ -385,13 +385,16 @@ typedef enum {
   SCALE_REMAT_NONE = 0,    /**< keep every intermediate: about 20 per layer */
   SCALE_REMAT_BLOCK,       /**< keep only each layer's input; recompute the layer */
   SCALE_REMAT_BIG_MATMULS, /**< keep the big matmul outputs (about 7); recompute the rest */
+  SCALE_REMAT_SELECTIVE,   /**< Megatron's selective: keep all but the attention core (softmax,
+                                dropout, QK^T and AV), which the backward pass recomputes */
   SCALE_REMAT_COUNT
 } scale_remat;
 
-/** Tensors of shape [tokens, D] saved per layer under 'remat': 20, 1 or 7 (the book's counts).
+/** Tensors of shape [tokens, D] saved per layer under 'remat': 20, 1 or 7 (the book's counts);
+ * 17 for selective (Korthikanti et al.'s 34 s b h bytes of a GPT layer, in 2-byte tensors).
  *
  * Units:  -> [count]. NaN for an invalid remat.
- * Book:   ch. 4 "Gradient checkpointing".
+ * Book:   ch. 4 "Gradient checkpointing". Paper: Korthikanti et al. 2022, Table 2.
  */
 double scale_transformer_n_saved_per_layer(scale_remat remat);
 
@@ -418,7 +421,8 @@ double scale_transformer_activation_bytes(const scale_model *model, double n_tok
 /** Extra FLOPs that rematerialization adds to one training step of 'b' sequences of 't'
  * tokens: none; for block remat a second forward pass of every layer (6ND becomes about 8ND);
  * for big-matmuls-only the forward of the non-weight matmuls (attention's QK^T and AV, or the
- * SSD scan), 4BT^2NH per layer.
+ * SSD scan), 4BT^2NH per layer; for selective the attention core alone, 4BT^2NH per
+ * attention layer (an SSD layer keeps everything under selective: nothing is recomputed).
  *
  * Units:  b [sequences], t [tokens] -> [FLOP].
  * Book:   ch. 4 "Gradient checkpointing" and Q6.

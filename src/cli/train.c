@@ -26,9 +26,9 @@ static void usage(FILE *out) {
                "--virtual-stages v\n"
                "  --ep E              expert parallelism (MoE only; divides dp x fsdp)\n"
                "  --cp C              context parallelism, --cp-kind ring|ulysses\n"
-               "  --remat P           none|block|matmuls (default block)\n"
+               "  --remat P           none|block|matmuls|selective (default block)\n"
                "  --recompute R       none|selective|full, as practice names them (the same\n"
-               "                      as --remat none|matmuls|block)\n"
+               "                      as --remat none|selective|block)\n"
                "  --tp-overlap        comm-GEMM overlap of the TP collectives\n"
                "mapping (default: the book's, below):\n"
                "  --tp-axes N, --fsdp-axes N, --dp-axes N, --cp-axes N\n"
@@ -453,7 +453,7 @@ int cli_cmd_train(int argc, char **argv) {
       break;
     case OPT_REMAT:
       if (scale_train_remat_parse(optarg, &layout.remat))
-        return cli_usage("--remat: unknown policy '%s' (none, block, matmuls)", optarg);
+        return cli_usage("--remat: unknown policy '%s' (none, block, matmuls, selective)", optarg);
       break;
     case OPT_RECOMPUTE: {
       scale_recompute rc;

@@ -83,7 +83,8 @@ START_TEST(deepseek_v3_on_h800) {
   l.ep = 64, l.pp = 16, l.fsdp = 128, l.zero_stage = 1;
   l.n_microbatches = 120; /* 15360 sequences / 128 shards: one sequence per microbatch */
   l.schedule = SCALE_PP_ZERO_BUBBLE; /* DualPipe hides its bubble: modelled as zero-bubble */
-  l.remat = SCALE_REMAT_BIG_MATMULS;     /* it recomputes norms and up-projections only */
+  l.remat = SCALE_REMAT_BIG_MATMULS; /* the report recomputes norms, SwiGLU and MLA
+                                        up-projections: more than selective, less than block */
   /* The report keeps Adam's moments in BF16 (section 3.3.4); modelled as bf16 weights,
    * gradients and moments without a separate master copy. */
   scale_precision bf16_moments = {SCALE_DTYPE_BF16, SCALE_DTYPE_BF16, SCALE_DTYPE_BF16, 2, false};
@@ -181,8 +182,10 @@ END_TEST
 /* LLaMA 3 405B on 16,384 H100 (Llama 3 paper section 3.3.2: TP 8, PP 16, DP 128 with ZeRO-1
  * style sharded optimizer state, 8192-token sequences, 16M-token batches, interleaved
  * pipeline; reported 38-43% BF16 MFU): predicted within 10% of that range, 34.2-47.3%. The
- * paper does not name its recomputation; selective (matmuls kept) is the policy under which
- * the layout fits in 80 GB here (none needs about 108 GB in this memory model). The planner's
+ * paper does not name its recomputation. The layout fits in 80 GB here only under the book's
+ * matmuls policy (the big matmul outputs kept, 56 GB): Megatron's selective keeps everything
+ * but the attention core, which flash attention never stores, so it needs what none needs,
+ * about 108 GB in this memory model. The planner's
  * best keeps TP inside the 8-GPU NVLink node. */
 START_TEST(step_llama3_405b) {
   scale_model m;
