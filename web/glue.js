@@ -237,6 +237,15 @@
         if (w.fromHash) target = root;
       });
       if (target) target.scrollIntoView();
+      /* A link to another setting on the same page (the reader pastes or follows one). */
+      window.addEventListener('hashchange', function () {
+        var m = /^#([A-Za-z0-9_-]+)\?(.*)$/.exec(location.hash), w = m && Scale.widgets[m[1]];
+        if (!w) return;
+        parseState(decodeURIComponent(m[2]), w.state);
+        Object.keys(w.show).forEach(function (k) { w.show[k](w.state[k]); });
+        w.update();
+        w.root.scrollIntoView();
+      });
       document.documentElement.setAttribute('data-widgets-ready', 'true');
     }, function (e) {
       console.warn('scale: widgets off (' + e.message + '); the static figures stay');

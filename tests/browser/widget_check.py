@@ -17,7 +17,8 @@ DevTools protocol over --remote-debugging-pipe) and checked:
     the text to its printed digits (the command's value rounded where the text rounds it);
   - an update (one evaluation: input event -> module -> page) takes under 16 ms: the median of
     UPDATES slider moves, measured in the page (data-update-ms) and printed;
-  - with script disabled the static figure inside the widget shows instead.
+  - live, the page still fits a phone (390 CSS pixels), and with script disabled the static
+    figure inside the widget shows instead.
 Then the planner (scale_web_plan) runs in the page and as `scale plan train --threads 1`: the
 same ranked layouts and count, and its speed in layouts/s printed beside the command's.
 
@@ -257,6 +258,14 @@ def check_widget(browser, site, scale, name, spec):
             name, median, worst, len(times), UPDATE_BUDGET_MS))
         if not median < UPDATE_BUDGET_MS:
             no("an update takes %.2f ms (median), over %.0f ms" % (median, UPDATE_BUDGET_MS))
+        # Live, it still fits a phone: at 390 CSS pixels nothing widens the page.
+        page.b.send("Emulation.setDeviceMetricsOverride",
+                    {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True},
+                    session=page.session)
+        width = page.eval("new Promise(r => requestAnimationFrame(() => r("
+                          "document.documentElement.scrollWidth)))")
+        if width > 390:
+            no("live, the page is %s CSS pixels wide on a 390-pixel phone" % width)
         fails.extend(page.problems())
     finally:
         page.close()
