@@ -16,7 +16,7 @@
 
 WEB_EXPORT("scale_web_clocks") int scale_web_clocks(void);
 
-#define CURVE_POINTS 49 /* 2^6 .. 2^18 tokens per chip, four points an octave */
+#define CURVE_POINTS 37 /* 2^6 .. 2^18 tokens per chip, three points an octave */
 
 typedef enum { DP, FSDP, TP, PP, EP, N_STRATEGIES } strategy;
 static const char *const strategy_names[N_STRATEGIES] = {"dp", "fsdp", "tp", "pp", "ep"};
@@ -33,6 +33,22 @@ static scale_layout layout_of(const scale_chip *chip, strategy s, double n) {
   l.n_microbatches = l.pp;
   scale_train_layout_map(chip, n, &l);
   return l;
+}
+
+/* Argument axes (1..the torus's axes, or "auto": the mapping's): the ICI axes the strategy's
+ * dimension spans, as `scale train --DIM-axes N` overrides them. false after web_error(). */
+static bool torus_axes(const scale_chip *chip, scale_layout *l, scale_train_dim dim) {
+  const char *text = web_arg("axes");
+  if (!text || strcmp(text, "auto") == 0) return true;
+  double axes = web_num("axes", 1, 1, 3);
+  if (web_failed()) return false;
+  if (l->link[dim] != SCALE_TRAIN_LINK_ICI || axes != floor(axes) || axes > chip->ici_n_axes) {
+    web_error("axes: %s runs over %s here, not over 1-%g torus axes", scale_train_dim_name(dim),
+              scale_train_link_name(l->link[dim]), chip->ici_n_axes);
+    return false;
+  }
+  l->n_axes[dim] = axes;
+  return true;
 }
 
 /* The batch of the step when each data shard holds b tokens. */
@@ -54,7 +70,7 @@ static double crossover(scale_train_problem *p, const scale_layout *l, strategy 
   scale_train_result a = eval_at(p, l, s, n, exp2(lo)), z = eval_at(p, l, s, n, exp2(hi));
   double ga = a.comms_time_s - a.compute_time_s, gz = z.comms_time_s - z.compute_time_s;
   if (!(ga > 0.0 && gz < 0.0)) return (double)NAN;
-  for (int i = 0; i < 60; i++) {
+  for (int i = 0; i < 40; i++) { /* log2 b to 30 / 2^40: far below a digit */
     double mid = 0.5 * (lo + hi);
     scale_train_result m = eval_at(p, l, s, n, exp2(mid));
     if (m.comms_time_s - m.compute_time_s > 0.0)
@@ -82,7 +98,7 @@ static void clocks_plot(scale_train_problem *p, const scale_layout *l, strategy 
                         double b, double cross, const char *title) {
   double x[CURVE_POINTS], comp[CURVE_POINTS], comm[CURVE_POINTS];
   for (int i = 0; i < CURVE_POINTS; i++) {
-    x[i] = exp2(6.0 + i / 4.0);
+    x[i] = exp2(6.0 + i / 3.0);
     scale_train_result r = eval_at(p, l, s, n, x[i]);
     comp[i] = r.compute_time_s > 0.0 ? r.compute_time_s : (double)NAN; /* log axis: > 0 */
     comm[i] = r.comms_time_s > 0.0 ? r.comms_time_s : (double)NAN;
@@ -114,8 +130,8 @@ static void clocks_plot(scale_train_problem *p, const scale_layout *l, strategy 
 }
 
 /** model (llama-3-70b), hw (tpu-v5p), strategy (fsdp), n (64), b (4096 tokens per chip), seq
- * (1024). Answer: the fields of `scale train ... --roofline --json` the page shows (with
- * _text), "crossover_tokens_per_chip", "book_threshold_tokens_per_chip", "svg". */
+ * (1024), axes (auto). Answer: the fields of `scale train ... --roofline --json` the page shows
+ * (with _text), "crossover_tokens_per_chip", "book_threshold_tokens_per_chip", "svg". */
 int scale_web_clocks(void) {
   if (!web_request_parse()) return 2;
   static scale_chip chip;
@@ -135,6 +151,11 @@ int scale_web_clocks(void) {
   if (n != floor(n)) return web_error("n: the degree must be a whole number");
 
   scale_layout l = layout_of(&chip, s, n);
+  scale_train_dim dim = s == DP   ? SCALE_TRAIN_DIM_DP
+                        : s == TP ? SCALE_TRAIN_DIM_TP
+                        : s == PP ? SCALE_TRAIN_DIM_PP
+                                  : SCALE_TRAIN_DIM_FSDP;
+  if (!torus_axes(&chip, &l, dim)) return 2;
   scale_train_problem p = scale_train_problem_make(&model, &chip, n, batch_of(s, n, b), seq);
   scale_diag diag = {0};
   if (scale_train_validate(&p, &l, &diag) != SCALE_OK) return web_error("%s", diag.message);
@@ -155,10 +176,8 @@ int scale_web_clocks(void) {
   web_json_fmt("mfu", r.mfu, "", SCALE_FMT_PERCENT);
   web_json_fmt("memory_per_chip_bytes", r.memory_per_chip_bytes, "B", SCALE_FMT_SI);
   web_json_str("bound", scale_train_bound_name(r.bound));
-  web_json_str("link", scale_train_link_name(l.link[s == DP   ? SCALE_TRAIN_DIM_DP
-                                                    : s == TP ? SCALE_TRAIN_DIM_TP
-                                                    : s == PP ? SCALE_TRAIN_DIM_PP
-                                                              : SCALE_TRAIN_DIM_FSDP]));
+  web_json_str("link", scale_train_link_name(l.link[dim]));
+  web_json_num("n_axes", l.n_axes[dim]);
   web_json_fmt("crossover_tokens_per_chip", cross, "tokens", SCALE_FMT_PLAIN);
   web_json_fmt("book_threshold_tokens_per_chip", book, "tokens", SCALE_FMT_PLAIN);
   if (s == EP)

@@ -17,6 +17,10 @@ Scale.widget('clocks', {
       { name: 'ep', display: 'EP: experts over the FSDP chips (MoE)' }] },
     { key: 'b', label: 'b (tokens per chip)', type: 'number', pow2: true, min: 64, max: 1048576, value: 4096 },
     { key: 'n', label: 'n (degree = chips)', type: 'number', pow2: true, min: 1, max: 8192, value: 64 },
+    { key: 'axes', label: 'ICI axes spanned', type: 'select', value: 'auto', options: [
+      { name: 'auto', display: 'as mapped (all the degree needs)' },
+      { name: '1', display: '1 axis' }, { name: '2', display: '2 axes' },
+      { name: '3', display: '3 axes' }] },
     { key: 'seq', label: 'sequence length', type: 'number', pow2: true, min: 128, max: 131072, value: 1024 }
   ],
   outputs: [
@@ -35,7 +39,8 @@ Scale.widget('clocks', {
         'attention included)'
       : 'The clocks do not cross as b grows: both scale with the tokens per chip';
     var book = r.book_threshold_tokens_per_chip !== null
-      ? '; the book\'s threshold C / (W_link M) on ' + r.hw_display + ' is ' +
+      ? '; the book\'s threshold C / (W_link M) on ' + r.hw_display + ' over M = ' +
+        r.n_axes + ' ICI axes is ' +
         r.book_threshold_tokens_per_chip_text +
         (s.strategy === 'ep' ? ', E/k = ' + r.e_over_k_text + ' times the dense one' : '')
       : '';

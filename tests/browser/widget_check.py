@@ -64,6 +64,9 @@ WIDGETS = {
              "n": "16", "seq": "512"},
             {"model": "llama-3-70b", "hw": "tpu-v5p", "strategy": "pp", "b": "8192",
              "n": "4", "seq": "1024"},
+            # The book's 2550 tokens per chip: FSDP over one axis of a v5p torus.
+            {"model": "llama-3-70b", "hw": "tpu-v5p", "strategy": "fsdp", "b": "4096",
+             "n": "16", "seq": "1024", "axes": "1"},
         ],
         # The same layout from the command: n chips, the batch b per data shard.
         "command": lambda s: ["train", "--model", s["model"], "--hw", s["hw"], "--chips", s["n"],
@@ -71,7 +74,9 @@ WIDGETS = {
                                   1 if s["strategy"] in ("tp", "pp") else int(s["n"]))),
                               "--seq", s["seq"], "--roofline", "--json"] + (
             ["--fsdp", s["n"], "--ep", s["n"]] if s["strategy"] == "ep"
-            else ["--" + s["strategy"], s["n"]]),
+            else ["--" + s["strategy"], s["n"]]) + (
+            ["--%s-axes" % ("fsdp" if s["strategy"] == "ep" else s["strategy"]), s["axes"]]
+            if s.get("axes", "auto") != "auto" else []),
     },
     "roofline": {
         "page": "01-rooflines.html",
