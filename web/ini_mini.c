@@ -3,12 +3,13 @@
  * and only asks this function to split lines into sections, names and values; this is a
  * fresh implementation of that contract with the options Debian's libinih is built with
  * (/usr/include/ini.h): ';' and '#' start a comment line, ';' after a space starts an inline
- * comment, '=' or ':' separates name from value, an indented line continues the previous
- * value (the handler sees the name again), a UTF-8 byte-order mark is skipped, errors do not
- * stop the parse and the first error's line is returned.
+ * comment (in a value, counted from the '='), '=' or ':' separates name from value, an
+ * indented line continues the previous value (the handler sees the name again, with the whole
+ * line), a UTF-8 byte-order mark is skipped, errors do not stop the parse and the first
+ * error's line is returned.
  *
- * The browser tests compare the page's numbers with the command's for the same files, so a
- * difference in splitting would show there.
+ * web/test_ini_mini.c (CTest web.ini_mini) runs this and libinih side by side over every data
+ * file and edge cases and requires the same calls.
  */
 #include <ctype.h>
 #include <stdbool.h>
@@ -52,11 +53,11 @@ int ini_parse_stream(ini_reader reader, void *stream, ini_handler handler, void 
     bool indented = start[0] && isspace((unsigned char)start[0]);
     start = lskip(rstrip(start));
     if (*start == ';' || *start == '#' || !*start) continue;
-    if (indented && prev[0]) { /* continuation of the previous value */
-      cut_comment(start);
-      rstrip(start);
+    if (indented && prev[0]) { /* continuation of the previous value (no inline comment, as
+                                  libinih: web.ini_mini checks) */
       if (!handler(user, section, prev, start) && !error) error = lineno;
     } else if (*start == '[') {
+      cut_comment(start + 1); /* "[s ; x]" is a comment before the ']': an error */
       char *end = strchr(start + 1, ']');
       if (end) {
         *end = '\0';
@@ -72,8 +73,9 @@ int ini_parse_stream(ini_reader reader, void *stream, ini_handler handler, void 
         continue;
       }
       *eq = '\0';
-      char *value = lskip(eq + 1);
-      cut_comment(value);
+      char *value = eq + 1;
+      cut_comment(value); /* before skipping blanks: in "k = ;x" the ';' follows a space */
+      value = lskip(value);
       rstrip(value);
       strcpy(prev, rstrip(start));
       if (!handler(user, section, prev, value) && !error) error = lineno;
