@@ -105,12 +105,15 @@ static scale_step_params params_of(const double *u) {
 
 /* ---- residuals ------------------------------------------------------------------------------ */
 
-/** The rows a fit uses and their weights. */
+enum { P = SCALE_STEP_N_PARAMS, MAX_ITER = 2000 };
+
+/** The rows a fit uses, their weights, and the parameters it may move. */
 typedef struct {
   const scale_calib_set *set;
   int *index;     /**< rows used */
   double *weight; /**< 1 / sqrt(rows of the row's group) */
   int n;
+  bool moves[P];  /**< parameters this stage fits; the others keep their values */
 } fit_rows;
 
 static double residuals(const fit_rows *f, const double *u, double *r) {
@@ -128,7 +131,6 @@ static double residuals(const fit_rows *f, const double *u, double *r) {
 
 /* ---- the solver ----------------------------------------------------------------------------- */
 
-enum { P = SCALE_STEP_N_PARAMS, MAX_ITER = 2000 };
 #define MAX_STEP 0.5
 
 /** Solves a x = b (P x P, Gaussian elimination with partial pivoting); false if singular. */
@@ -167,6 +169,10 @@ static void jacobian(const fit_rows *f, const double *u, const double *r, double
   memcpy(up, u, sizeof up);
   for (int i = 0; i < P; i++) {
     const double h = 1e-6;
+    if (!f->moves[i]) { /* a zero column: the step leaves the parameter where it is */
+      for (int k = 0; k < f->n; k++) jac[k * P + i] = 0;
+      continue;
+    }
     up[i] = u[i] + h;
     residuals(f, up, work);
     for (int k = 0; k < f->n; k++) jac[k * P + i] = (work[k] - r[k]) / h;
@@ -238,36 +244,64 @@ static scale_status levenberg_marquardt(const fit_rows *f, double *u, int *itera
   return SCALE_OK;
 }
 
+/** Whether a parameter prices the TPU's own network (ICI latency, bandwidth, half size). */
+static bool tpu_param(int i) {
+  return i == SCALE_STEP_ICI_LATENCY_S || i == SCALE_STEP_ICI_BW_ETA ||
+         i == SCALE_STEP_ICI_HALF_BYTES;
+}
+
+/** Fills f with the rows of one stage (TPU rows or the others), 'exclude' left out, weighted
+ * 1 / sqrt(rows of the group); counts the groups it takes into *n_groups. */
+static void stage_rows(const scale_calib_set *set, int exclude, bool tpu, fit_rows *f,
+                       int *n_groups) {
+  int per_group[SCALE_CALIB_GROUPS_MAX] = {0};
+  f->n = 0;
+  for (int i = 0; i < set->n; i++)
+    if (set->points[i].group != exclude && (set->points[i].chip.kind == SCALE_HW_TPU) == tpu)
+      per_group[set->points[i].group]++;
+  for (int g = 0; g < set->n_groups; g++) *n_groups += per_group[g] > 0;
+  for (int i = 0; i < set->n; i++) {
+    int g = set->points[i].group;
+    if (per_group[g] == 0 || (set->points[i].chip.kind == SCALE_HW_TPU) != tpu) continue;
+    f->index[f->n] = i;
+    f->weight[f->n++] = 1.0 / sqrt((double)per_group[g]);
+  }
+  for (int i = 0; i < P; i++) f->moves[i] = tpu_param(i) == tpu;
+}
+
+/* Two stages. The GPU and NPU groups fit every parameter but the TPU network's; then the TPU
+ * groups fit only the ICI parameters, the rest held. A TPU run goes through another compiler
+ * (XLA fuses the elementwise ops, overlaps the collectives): letting its groups move the
+ * shared matmul and kernel parameters would tune the GPUs to it. So the TPU groups test how
+ * the shared parameters transfer, and fit what is TPU's alone. */
 scale_status scale_calibrate_fit(const scale_calib_set *set, int exclude, scale_step_params *out,
                                  scale_calib_fit_info *info) {
   fit_rows f = {set, malloc(sizeof(int) * (size_t)set->n),
-                malloc(sizeof(double) * (size_t)set->n), 0};
+                malloc(sizeof(double) * (size_t)set->n), 0, {false}};
   if (!f.index || !f.weight) {
     free(f.index);
     free(f.weight);
     return SCALE_ERR_NOMEM;
   }
-  int per_group[SCALE_CALIB_GROUPS_MAX] = {0}, n_groups = 0;
-  for (int i = 0; i < set->n; i++)
-    if (set->points[i].group != exclude) per_group[set->points[i].group]++;
-  for (int g = 0; g < set->n_groups; g++) n_groups += per_group[g] > 0;
-  for (int i = 0; i < set->n; i++) {
-    int g = set->points[i].group;
-    if (g == exclude) continue;
-    f.index[f.n] = i;
-    f.weight[f.n++] = 1.0 / sqrt((double)per_group[g]);
+  double u[P];
+  scale_step_params prior = scale_step_params_prior();
+  for (int i = 0; i < P; i++) u[i] = to_u(i, prior.v[i]);
+  int rows = 0, n_groups = 0, iterations = 0;
+  double cost = 0;
+  scale_status st = SCALE_OK;
+  for (int tpu = 0; tpu <= 1 && st == SCALE_OK; tpu++) {
+    stage_rows(set, exclude, tpu, &f, &n_groups);
+    if (f.n == 0) continue;
+    int it = 0;
+    double c = 0;
+    st = levenberg_marquardt(&f, u, &it, &c);
+    rows += f.n, iterations += it, cost += c;
   }
-  scale_status st = SCALE_ERR_INVALID;
-  if (f.n > 0) {
-    double u[P];
-    scale_step_params prior = scale_step_params_prior();
-    for (int i = 0; i < P; i++) u[i] = to_u(i, prior.v[i]);
-    int iterations = 0;
-    double cost = 0;
-    st = levenberg_marquardt(&f, u, &iterations, &cost);
+  if (st == SCALE_OK && rows == 0) st = SCALE_ERR_INVALID;
+  if (st == SCALE_OK) {
     *out = params_of(u);
     if (info) {
-      info->n_rows = f.n;
+      info->n_rows = rows;
       info->n_groups = n_groups;
       info->iterations = iterations;
       info->rms_log = sqrt(cost / n_groups);
@@ -342,8 +376,10 @@ scale_status scale_calib_write_params(FILE *fp, const scale_step_params *params,
               "; for every chip: each network (switched NVLink, switchless mesh, scale-out\n"
               "; fabric, TPU ICI) has parameters of its own, and those no row exercises stay\n"
               "; at their priors. Levenberg-Marquardt on w log(predicted / measured),\n"
-              "; w = 1 / sqrt(rows of the group), each parameter inside its range; %d\n"
-              "; iterations. Groups fitted:\n;",
+              "; w = 1 / sqrt(rows of the group), each parameter inside its range, in two\n"
+              "; stages: the GPU and NPU groups fit all but the ICI parameters, then the TPU\n"
+              "; groups (XLA runs) fit the ICI parameters alone; %d iterations.\n"
+              "; Groups fitted:\n;",
           info->iterations);
   int col = 1;
   for (int g = 0; g < set->n_groups; g++) {

@@ -9,11 +9,12 @@
 #include <string.h>
 
 #include "internal.h"
+#include "scale/transformer.h"
 
 /* ---- names ---------------------------------------------------------------------------------- */
 
 static const char *const metric_names[SCALE_METRIC_COUNT] = {
-    "step_s", "tokens_per_s_per_chip", "megatron_tflops_per_chip"};
+    "step_s", "tokens_per_s_per_chip", "megatron_tflops_per_chip", "maxtext_tflops_per_chip"};
 static const char *const recompute_names[SCALE_RECOMPUTE_COUNT] = {"-", "none", "selective",
                                                                    "full"};
 static const char *const attention_names[SCALE_ATTENTION_COUNT] = {"unfused", "flash"};
@@ -298,6 +299,14 @@ double scale_measurement_step_s(const scale_measurement *row, const scale_model 
     double l = (double)model->n_layers, h = (double)model->d_model, V = (double)model->n_vocab;
     double s = row->seq;
     double flops = 96.0 * row->gbs * s * l * h * h * (1.0 + s / (6.0 * h) + V / (16.0 * l * h));
+    return flops / (row->chips * row->measured * 1e12);
+  }
+  case SCALE_METRIC_MAXTEXT_TFLOPS_PER_CHIP: {
+    /* MaxText train.py (2023, PaLM appendix B with causal attention halved): per token
+     * 6 N (every parameter of the pytree) + 12 L n_heads d_head s / 2 */
+    double l = (double)model->n_layers, s = row->seq;
+    double attn = 6.0 * l * (double)model->n_heads * (double)model->d_head * s;
+    double flops = tokens * (6.0 * scale_transformer_n_params(model) + attn);
     return flops / (row->chips * row->measured * 1e12);
   }
   default:

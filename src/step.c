@@ -139,7 +139,8 @@ const char *scale_step_comm_rule(scale_step_comm comm, bool tp_overlap) {
   switch (comm) {
   case SCALE_STEP_COMM_TP:
     return tp_overlap ? "tp-overlap: hidden under the layer's matmuls as far as they last"
-                      : "critical path (Megatron TP; --tp-overlap hides it under the GEMMs)";
+                      : "critical path on a GPU (Megatron TP; --tp-overlap hides it under the "
+                        "GEMMs, as XLA always does on a TPU)";
   case SCALE_STEP_COMM_CP: return "ring hidden under attention only as far as its compute lasts";
   case SCALE_STEP_COMM_FSDP: return "gathers prefetched under the previous layer's compute";
   case SCALE_STEP_COMM_EP: return "all-to-all on the critical path";
@@ -291,6 +292,9 @@ static void linear_ops(const ctx *c, layer_ops *o) {
 /** Memory-bound ops: forward bytes, backward moves twice as much in twice the kernels. */
 static void set_memory_op(const ctx *c, layer_ops *o, scale_step_op op, double bytes,
                           double kernels) {
+  /* XLA on a TPU fuses elementwise ops into the neighbouring matmuls, where the VPU runs
+   * them beside the MXU on tiles already in VMEM: no HBM round trip, no kernel of their own */
+  if (c->job->chip->kind == SCALE_HW_TPU) bytes = kernels = 0;
   o->fwd[op] = memory_s(c, bytes, kernels);
   o->all[op] = 3 * o->fwd[op];
 }
@@ -400,9 +404,11 @@ static void layer_comm_times(const ctx *c, const layer_ops *o, scale_step_result
   lc->time[SCALE_STEP_COMM_TP] =
       n_ar * scale_step_collective_s(c->p, r->net[SCALE_STEP_COMM_TP], w,
                                      SCALE_COLL_ALL_REDUCE, j->tp, c->t * c->d * c->act_bytes);
-  lc->exposed[SCALE_STEP_COMM_TP] = j->tp_overlap
-                                        ? fmax(0, lc->time[SCALE_STEP_COMM_TP] - matmul_all)
-                                        : lc->time[SCALE_STEP_COMM_TP];
+  /* XLA on a TPU always overlaps them: its async collectives run beside the layer's matmuls
+   * (what the MaxText rows of measurements/maxtext-tpu.tsv need: appendix 14) */
+  bool overlap = j->tp_overlap || j->chip->kind == SCALE_HW_TPU;
+  lc->exposed[SCALE_STEP_COMM_TP] =
+      overlap ? fmax(0, lc->time[SCALE_STEP_COMM_TP] - matmul_all) : lc->time[SCALE_STEP_COMM_TP];
 
   /* CP ring: cp - 1 passes of this rank's K and V forward, of K, V and their gradients
    * backward; hidden under the attention core as far as it lasts. Ulysses: all-to-alls of

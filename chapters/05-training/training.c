@@ -474,6 +474,8 @@ static void section_q3(chapter *ch, bool chk, const scale_chip *chip, const chip
   chapter_value(ch, "q3.book.ratio", "  busiest link / compute", rb.comms_time_s / rb.compute_time_s,
                 "", SCALE_FMT_PLAIN);
   chapter_value(ch, "q3.book.mfu", "  MFU", 100.0 * rb.mfu, "%", SCALE_FMT_PLAIN);
+  /* the same layout priced by the calibrated step model (appendix 14), beside the roofline */
+  chapter_calibrated_gap(ch, "q3.book", &p, &book);
   scale_layout pure = scale_layout_default();
   pure.fsdp = 64, pure.cp = 64;
   scale_train_result rp;

@@ -181,6 +181,9 @@ static void section_shard(chapter *ch, const setting *s, const scale_model *m,
   run_cost(s, &pb, &book, &days, &usd);
   chapter_stem_value(ch, "book", "days", "run at the assumed MFU", days, "days", SCALE_FMT_PLAIN);
   chapter_stem_value(ch, "book", "cost", "  its cost", usd, "USD", SCALE_FMT_USD);
+  /* the same layout priced by the calibrated step model (appendix 14), beside the roofline */
+  pb.train_tokens = s->tokens;
+  chapter_calibrated_gap(ch, "book", &pb, &book);
 }
 
 /* ---- the planner ---------------------------------------------------------------------------- */

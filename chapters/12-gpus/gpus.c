@@ -653,6 +653,8 @@ static void section_planner(chapter *ch, const scale_chip *h100, const scale_mod
   l.tp = 8, l.sp = true, l.pp = 16, l.fsdp = 128, l.zero_stage = 1, l.n_microbatches = 16;
   l.schedule = SCALE_PP_INTERLEAVED, l.n_virtual_stages = 4;
   const scale_layout *best = compare_with_planner(ch, "pl3", &p, &l);
+  /* the published layout priced by the calibrated step model (appendix 14) */
+  chapter_calibrated_gap(ch, "pl3", &p, &l);
   chapter_claim(ch, true, best && best->tp > h100->net_levels[0].fanout,
                 "the planner's LLaMA 3 layout runs TP across nodes");
   /* DeepSeek-V3 (on the H100 tree: no H800 file): EP 64, PP 16 with DualPipe (modelled as

@@ -339,6 +339,82 @@ bool chapter_train_eval(chapter *ch, const scale_train_problem *p, scale_layout 
   return true;
 }
 
+void chapter_text_value(chapter *ch, const char *key, const char *label, double value,
+                        const char *text) {
+  if (!key_ok(key) || !isfinite(value) || strpbrk(text, "\t\n")) {
+    chapter_error(ch, "bad text value '%s'", key ? key : "");
+    return;
+  }
+  if (ch->values) {
+    fprintf(ch->values_out, "%s\t%.17g\t1\t%s\n", key, value, text);
+    ch->n_values++;
+  }
+  if (ch->walk) row(label && label[0] ? label : key, text);
+}
+
+/** Names the largest part of a calibrated step beyond its roofline step into buf. */
+static double gap_binds(const scale_train_result *c, double slow, char *buf, size_t size) {
+  int worst = scale_step_worst_exposed(&c->step);
+  double comm = worst >= 0 ? c->step.exposed_s[worst] : 0, step = c->step_time_s;
+  if (comm >= slow && comm >= c->step.bubble_s) {
+    snprintf(buf, size, "exposed %s communication on %s, %.0f%% of the step",
+             scale_step_comm_name((scale_step_comm)worst), scale_step_net_name(c->step.net[worst]),
+             100.0 * comm / step);
+    return comm / step;
+  }
+  if (c->step.bubble_s > slow) {
+    snprintf(buf, size, "the pipeline bubble, %.0f%% of the step", 100.0 * c->step.bubble_s / step);
+    return c->step.bubble_s / step;
+  }
+  snprintf(buf, size, "operations below peak rate, %.0f%% of the step", 100.0 * slow / step);
+  return slow / step;
+}
+
+bool chapter_calibrated_gap(chapter *ch, const char *stem, const scale_train_problem *p,
+                            const scale_layout *l) {
+  scale_train_problem roof = *p, cal = *p;
+  scale_step_params params;
+  if (scale_step_params_of_chip(p->chip, &params) != SCALE_OK) {
+    chapter_error(ch, "%s: the chip has no [step] section (run scale calibrate)", stem);
+    return false;
+  }
+  roof.step_params = NULL;
+  roof.efficiency_frac = 1.0; /* the book's roofline: every matmul at peak */
+  cal.step_params = &params;
+  scale_layout lr = *l, lc = *l;
+  scale_train_result r, c;
+  if (!chapter_train_eval(ch, &roof, &lr, &r) || !chapter_train_eval(ch, &cal, &lc, &c))
+    return false;
+  double step = c.step_time_s, exposed = c.step.bubble_s;
+  for (int k = 0; k < SCALE_STEP_COMM_COUNT; k++) exposed += c.step.exposed_s[k];
+  double fixed = c.step.overhead_s, slow = step - r.step_time_s - exposed - fixed;
+  chapter_stem_value(ch, stem, "roof_step", "step at the roofline", r.step_time_s, "s",
+                     SCALE_FMT_TIME);
+  chapter_stem_value(ch, stem, "cal_step", "step, calibrated step model", step, "s",
+                     SCALE_FMT_TIME);
+  chapter_stem_value(ch, stem, "cal_mfu", "  its MFU", 100.0 * c.mfu, "%", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, stem, "cal_ratio", "  calibrated / roofline step",
+                     step / r.step_time_s, "", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, stem, "cal_eta_max", "  fitted matmul ceiling",
+                     100.0 * params.v[SCALE_STEP_MM_ETA_MAX], "%", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, stem, "cal_peak", "  share: work at peak (the roofline step)",
+                     100.0 * r.step_time_s / step, "%", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, stem, "cal_slow", "  share: ops slower than peak", 100.0 * slow / step,
+                     "%", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, stem, "cal_comm", "  share: exposed communication and bubble",
+                     100.0 * exposed / step, "%", SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, stem, "cal_fixed", "  share: fixed per-step cost", 100.0 * fixed / step,
+                     "%", SCALE_FMT_PLAIN);
+  char key[SCALE_NAME_MAX + 16], text[160];
+  double share = gap_binds(&c, slow, text, sizeof text);
+  snprintf(key, sizeof key, "%s.cal_binds", stem);
+  chapter_text_value(ch, key, "  the largest part of the gap", share, text);
+  if (p->train_tokens > 0)
+    chapter_stem_value(ch, stem, "cal_days", "  the run, calibrated", c.train_time_s / 86400.0,
+                       "days", SCALE_FMT_PLAIN);
+  return true;
+}
+
 bool chapter_plan_train(chapter *ch, const scale_train_problem *p, const scale_plan_opts *o,
                         scale_plan_report *rep, int min_ranked) {
   scale_diag diag = {0};

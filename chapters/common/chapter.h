@@ -144,7 +144,7 @@ void chapter_logspace(double *out, int n, double lo, double hi);
 /* ---- every chip or model of the data folder ------------------------------------------------ */
 
 /** How many chips or models a list holds at most. */
-#define CHAPTER_LIST_MAX 32
+#define CHAPTER_LIST_MAX 64
 
 /** Which files of hardware/ chapter_load_chips() keeps; combine with |. */
 enum {
@@ -182,6 +182,26 @@ bool chapter_load_models(chapter *ch, chapter_models *out);
  */
 bool chapter_train_eval(chapter *ch, const scale_train_problem *p, scale_layout *l,
                         scale_train_result *r);
+
+/** Emits a value whose display is 'text' (a row id, a reason; no tab or newline): with --values
+ * the line "key\tvalue\t1\ttext", 'value' a finite number that goes with it (an error, a
+ * share); in the walk-through a row "label  text". */
+void chapter_text_value(chapter *ch, const char *key, const char *label, double value,
+                        const char *text);
+
+/** Sets the calibrated step model beside the book's roofline for one layout: evaluates 'l' on
+ * 'p' (its step_params and efficiency ignored) at the roofline and with the chip's fitted [step]
+ * parameters, and emits "stem.roof_step", "stem.cal_step", "stem.cal_mfu" (%), "stem.cal_ratio"
+ * (calibrated / roofline step), "stem.cal_eta_max" (the fitted matmul ceiling, %), the
+ * calibrated step's parts as % of it: "stem.cal_peak" (the roofline's step), "stem.cal_slow"
+ * (ops slower than peak: matmul efficiency by shape, memory-bound ops, kernel overheads),
+ * "stem.cal_comm" (exposed communication and pipeline bubble), "stem.cal_fixed" (fixed
+ * per-step cost); "stem.cal_binds", a text naming the largest part beyond the roofline step
+ * (the slow ops, or the exposed communication and its network, or the bubble) and its share;
+ * and with a token budget "stem.cal_days". Returns false after an error.
+ */
+bool chapter_calibrated_gap(chapter *ch, const char *stem, const scale_train_problem *p,
+                            const scale_layout *l);
 
 /** Runs the training planner on 'p' with options 'o' into *rep. Returns true when it ranked
  * at least 'min_ranked' layouts; false after reporting "planner: why".

@@ -4,7 +4,9 @@
  * w_i log(predicted_i / measured_i), each row weighted w_i = 1 / sqrt(rows in its group) so
  * that every group (one table, one paper) counts the same however many rows it has. Each
  * parameter stays inside its plausible range (scale_step_param_describe): it is fitted through
- * a logistic map of that range (of its logarithm for log-scale parameters). Fits are over
+ * a logistic map of that range (of its logarithm for log-scale parameters). The GPU and NPU
+ * groups fit every parameter but the TPU network's (ICI); the TPU groups then fit the ICI
+ * parameters alone, so a TPU run, compiled by XLA, never moves what the GPUs share. Fits are over
  * groups, never single rows; leave-one-group-out (LOGO) refits without each group in turn and
  * predicts that group with the result: the honest accuracy figure `scale validate` quotes.
  */

@@ -33,6 +33,8 @@ typedef enum {
   SCALE_METRIC_TOKENS_PER_S_PER_CHIP,     /**< training tokens per second per chip */
   SCALE_METRIC_MEGATRON_TFLOPS_PER_CHIP,  /**< Megatron 2021's TFLOP/s per GPU, recompute
                                                included: 96 B s l h^2 (1 + s/6h + V/16lh) */
+  SCALE_METRIC_MAXTEXT_TFLOPS_PER_CHIP,   /**< MaxText's (2023) TFLOP/s per chip, model FLOPs:
+                                               6 N + 6 L n_heads d_head s per token */
   SCALE_METRIC_COUNT
 } scale_metric;
 
@@ -110,10 +112,12 @@ scale_status scale_measurements_load_dir(const char *dir, scale_measurement *row
 const char *scale_measurements_dir(void);
 
 /** The row's measured step time [s]: 'measured' itself, or converted from its metric with the
- * row's batch (gbs seq tokens), chips and, for the Megatron metric, the model's l, h and V.
+ * row's batch (gbs seq tokens), chips and, for the Megatron metric, the model's l, h and V;
+ * for the MaxText metric, the model's parameters, layers and attention width.
  *
  * Units:  -> [s].  Domain: a loaded row and its model; NaN for an invalid metric.
- * Source: Narayanan et al. 2021, section 5.1 (the FLOP count of the Megatron metric).
+ * Source: Narayanan et al. 2021, section 5.1 (the FLOP count of the Megatron metric);
+ *         google/maxtext MaxText/train.py calculate_training_tflops at 76bd53b0 (MaxText's).
  */
 double scale_measurement_step_s(const scale_measurement *row, const scale_model *model);
 

@@ -10,10 +10,13 @@
  *   costs    each op at max(F / (C eta_mm(shape)), bytes / (W_hbm eta_mem)) + a per-kernel
  *            overhead, with eta_mm falling for tile/wave quantization (GPU: 128 x 128 output
  *            tiles over the SMs; TPU: 128-alignment of the MXU) and for small dimensions;
+ *            on a TPU the memory-bound elementwise ops cost nothing of their own (XLA fuses
+ *            them into the neighbouring matmuls, where the VPU runs beside the MXU);
  *            each collective at (ring steps x latency) + bytes / (W eta_bw(size)) on the
  *            network it crosses (switched NVLink, switchless HCCS mesh, scale-out fabric,
  *            TPU ICI), each with parameters of its own;
- *   overlap  named rules (scale_step_rule): TP on the critical path unless tp_overlap; ZeRO-3
+ *   overlap  named rules (scale_step_rule): TP on the critical path unless tp_overlap or on a
+ *            TPU (XLA's async collectives always overlap it); ZeRO-3
  *            gathers prefetched under the previous layer; DP/ZeRO-1/2 gradient buckets under
  *            the last microbatch's backward except the last bucket; PP sends per microbatch per
  *            virtual stage, plus the bubble; EP all-to-all on the critical path; the CP ring
@@ -73,7 +76,7 @@
   X(ICI_LATENCY_S, "ici_latency_s", "s", 1e-6, 1e-4, 5e-6, true,                                  \
     "TPU ICI latency per ring step (book ch. 3: ~1 us per hop, more per collective step)")         \
   X(ICI_BW_ETA, "ici_bw_eta", "1", 0.3, 0.95, 0.8, false,                                         \
-    "TPU ICI achieved fraction of link bandwidth (no TPU row ships yet: stays at its prior)") \
+    "TPU ICI achieved fraction of link bandwidth (the TPU rows hide their ICI traffic: prior)") \
   X(ICI_HALF_BYTES, "ici_half_bytes", "bytes", 1e4, 1e8, 1e5, true,                               \
     "TPU ICI message size at which achieved bandwidth is half its asymptote")                      \
   X(STEP_S, "step_s", "s", 0, 1, 0.05, false,                                                     \

@@ -8,16 +8,34 @@ run "$SCALE" validate --help;  expect_rc 0 "validate --help"; expect_out 'usage:
 run "$SCALE" calibrate --help; expect_rc 0 "calibrate --help"; expect_out 'usage: scale calibrate' "usage"
 run "$SCALE" --help;           expect_out 'validate ' "--help lists validate"; expect_out 'calibrate ' "lists calibrate"
 
-# Every row, every group, the pooled and Megatron lines, and the targets named.
+# Every row, every group, the pooled and Megatron lines, and the targets named. The row count
+# is the data's: the lines of every TSV that are neither comments nor its header
+# (serving-*.tsv hold serving runs, which the training loader skips).
+rows=$(ls "$SCALE_SOURCE_DIR"/measurements/*.tsv | grep -v '/serving-[^/]*$' | xargs cat |
+  grep -v '^#' | grep -v '^id	' | grep -c .)
 run "$SCALE" validate
 expect_rc 0 "validate"
 expect_out '^H02 +hybrid-910b-table10 +llama-2-7b +dp4 tp1 pp2 cp1 mbs1 +101\.8s' "Table 10 best row"
 expect_out '^V109 ' "last vTrain row"; expect_out '^A10 ' "Megatron A10"
 expect_out '^vtrain-39\.1b +47 ' "group line with its row count"
-expect_out '^all training rows +150 ' "pooled line"; expect_out '^Megatron A1-A10,A15-16 +16 ' "Megatron subset"
+expect_out "^all training rows +$rows " "pooled line"; expect_out '^Megatron A1-A10,A15-16 +16 ' "Megatron subset"
 expect_out 'LOGO' "LOGO columns"
-n=$(grep -Ec '^(A|B|H|V)[0-9]' "$TMP/out"); [ "$n" -eq 150 ] && pass || fail "150 row lines, got $n"
+n=$(grep -Ec '^(A|B|C|H|V)[0-9]' "$TMP/out"); [ "$n" -eq "$rows" ] && pass || fail "$rows row lines, got $n"
+expect_out '^C2a +maxtext-2023-v5p +maxtext-32b +dp16 tp4 pp1 cp1 mbs32 +9\.916s' "a TPU row (MaxText 32B on 64 v5p)"
 expect_no_nan "validate"
+
+# Issue 14's targets, leave-one-group-out: <= 10% over every row, <= 5% on the Megatron 2021 A100
+# rows; and each MaxText TPU group (predicted from the GPU and NPU fit) within 15%.
+run "$SCALE" validate --json
+expect_rc 0 "validate --json"
+python3 - "$TMP/out" <<'PY' && pass || fail "LOGO targets"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["logo_mape_all"] <= 0.10, d["logo_mape_all"]
+assert d["logo_mape_megatron_a100"] <= 0.05, d["logo_mape_megatron_a100"]
+tpu = [g for g in d["groups"] if g["group"].startswith("maxtext-")]
+assert len(tpu) == 3 and all(g["logo_mape"] <= 0.15 for g in tpu), tpu
+PY
 
 # One group; its Spearman is a number between -1 and 1.
 run "$SCALE" validate --group hybrid-910b-table10

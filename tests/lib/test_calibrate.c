@@ -1,6 +1,7 @@
 /* test_calibrate.c — the fit (calibrate.h): Spearman and error figures by hand, recovery of
  * known parameters from data the model itself generated, leave-one-group-out bookkeeping,
- * determinism, and that the [step] section of every shipped chip file is what a fresh fit gives.
+ * determinism, that the [step] section of every shipped chip file is what a fresh fit gives,
+ * and how TPU rows are priced (issue 14's leave-one-group-out targets: tests/cli/test_validate.sh).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -152,6 +153,33 @@ START_TEST(fit_improves_on_the_priors) {
 }
 END_TEST
 
+START_TEST(tpu_rows_priced_as_xla_runs_them) {
+  /* Each TPU row is a MaxText run: TP overlaps the matmuls (XLA's async collectives) and the
+   * elementwise ops cost nothing of their own (fused into the matmuls); the GPU rows keep TP
+   * on the critical path and pay for their norms. */
+  scale_calib_set *set = load_set();
+  scale_step_params p;
+  ck_assert_int_eq(scale_step_params_of_chip(&set->points[0].chip, &p), SCALE_OK);
+  int n_tpu = 0;
+  for (int i = 0; i < set->n; i++) {
+    const scale_calib_point *pt = &set->points[i];
+    bool tpu = pt->chip.kind == SCALE_HW_TPU;
+    scale_step_job job = scale_step_job_from_measurement(&pt->row, &pt->model, &pt->chip);
+    scale_step_result r;
+    scale_step_eval(&job, &p, &r);
+    double tp = r.comm_s[SCALE_STEP_COMM_TP], exposed = r.exposed_s[SCALE_STEP_COMM_TP];
+    if (pt->row.tp > 1)
+      ck_assert_msg(tpu ? exposed < tp : exposed == tp, "%s: TP %g s, exposed %g s", pt->row.id,
+                    tp, exposed);
+    ck_assert_msg(tpu ? r.op_s[SCALE_STEP_OP_NORMS] == 0 : r.op_s[SCALE_STEP_OP_NORMS] > 0,
+                  "%s: norms %g s", pt->row.id, r.op_s[SCALE_STEP_OP_NORMS]);
+    n_tpu += tpu;
+  }
+  ck_assert_int_ge(n_tpu, 1);
+  scale_calib_set_free(set);
+}
+END_TEST
+
 static Suite *calibrate_suite(void) {
   Suite *s = suite_create("calibrate");
   const scale_check_case cases[] = {
@@ -161,6 +189,7 @@ static Suite *calibrate_suite(void) {
       {"logo_excludes_one_group", logo_excludes_one_group},
       {"shipped_params_are_a_fresh_fit", shipped_params_are_a_fresh_fit},
       {"fit_improves_on_the_priors", fit_improves_on_the_priors},
+      {"tpu_rows_priced_as_xla_runs_them", tpu_rows_priced_as_xla_runs_them},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return s;

@@ -3,7 +3,8 @@
  * The shipped rows are counted per group against the source tables (vTrain's CSV has 109
  * configurations; the hybrid paper's Table 10 has 18 layouts; Megatron 2021 Table 1 has 10
  * models and the PTD-P side of its Table 2 has 6 runs; the NeMo 24.12 table gives 7 H100 rows
- * whose models ship in models/). Conversions to step time are derived by hand below; each bad
+ * whose models ship in models/; MaxText's 2023 TPU tables give 8 v5p, 2 v4 and 4 v5e
+ * single-slice rows). Conversions to step time are derived by hand below; each bad
  * file must fail with its own status and the line of the offending text.
  */
 #include <stdio.h>
@@ -49,6 +50,10 @@ START_TEST(shipped_groups) {
   ck_assert_int_eq(count_group(n, "megatron-2021-weak"), 10);
   ck_assert_int_eq(count_group(n, "megatron-2021-zero3"), 6);
   ck_assert_int_eq(count_group(n, "nemo-24.12-h100-fp8"), 7);
+  /* MaxText configs/{v5p,v4,v5e}/README.md @76bd53b0: the single-slice ("1x") rows, 8 + 2 + 4 */
+  ck_assert_int_eq(count_group(n, "maxtext-2023-v5p"), 8);
+  ck_assert_int_eq(count_group(n, "maxtext-2023-v4"), 2);
+  ck_assert_int_eq(count_group(n, "maxtext-2023-v5e"), 4);
   ck_assert(find(n, "H02")->ranking);
   ck_assert(!find(n, "A3")->ranking);
 }
@@ -101,6 +106,23 @@ START_TEST(step_from_megatron_tflops) {
   ck_assert(scale_model_load("megatron-gpt-1.7b", &m, NULL) == SCALE_OK);
   scale_check_rel(scale_measurement_step_s(find(n, "A1"), &m), 3.52802, 1e-5, "s",
                   "Narayanan et al. 2021 eq. 3, by hand");
+}
+END_TEST
+
+START_TEST(step_from_maxtext_tflops) {
+  /* C2a: MaxText 32B (L 32, D 10240, 32 heads of 256, F 32768 plain, V 32768 tied) on 64 v5p,
+   * per_device_batch_size 8 x 2048 tokens at 328 TFLOP/s per chip (configs/v5p/README.md).
+   * N = 32 (4*10240*8192 + 2*10240*32768 + 2*10240) + 10240 + 32768*10240
+   *   = 32 * 1,006,653,440 + 10,240 + 335,544,320 = 32,548,464,640;
+   * per token 6 N + 6 L n_h d_h s = 195,290,787,840 + 6*32*32*256*2048 (3,221,225,472)
+   *   = 198,512,013,312 FLOP; step = 512*2048 tokens * that / (64 * 328e12) = 9.91592 s. */
+  int n = load_shipped();
+  scale_model m;
+  ck_assert(scale_model_load("maxtext-32b", &m, NULL) == SCALE_OK);
+  const scale_measurement *r = find(n, "C2a");
+  ck_assert_int_eq(r->metric, SCALE_METRIC_MAXTEXT_TFLOPS_PER_CHIP);
+  scale_check_rel(scale_measurement_step_s(r, &m), 1048576.0 * 198512013312.0 / (64 * 328e12),
+                  1e-12, "s", "MaxText train.py calculate_training_tflops, by hand");
 }
 END_TEST
 
@@ -205,6 +227,7 @@ static Suite *measurements_suite(void) {
       {"shipped_rows_resolve", shipped_rows_resolve},
       {"shipped_fields", shipped_fields},
       {"step_from_megatron_tflops", step_from_megatron_tflops},
+      {"step_from_maxtext_tflops", step_from_maxtext_tflops},
       {"step_from_tokens", step_from_tokens},
       {"good_file", good_file},
       {"bad_files", bad_files},
