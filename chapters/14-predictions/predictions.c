@@ -235,7 +235,7 @@ static void section_worst(chapter *ch, const study *s) {
 static void figure_scatter(chapter *ch, const study *s) {
   int n = s->set->n, n_groups = s->set->n_groups;
   double *x = malloc(sizeof(double) * (size_t)(2 * n)), *y = malloc(sizeof(double) * (size_t)(2 * n));
-  scale_plot_series ser[SCALE_CALIB_GROUPS_MAX + 3];
+  scale_plot_series ser[SCALE_CALIB_GROUPS_MAX + 2];
   if (!x || !y) {
     chapter_error(ch, "out of memory");
     free(x), free(y);
@@ -256,10 +256,11 @@ static void figure_scatter(chapter *ch, const study *s) {
                                  .n = at - start, .dots = true};
   }
   lo *= 0.7, hi *= 1.4;
-  double dx[2] = {lo, hi}, up[2] = {1.25 * lo, 1.25 * hi}, dn[2] = {0.75 * lo, 0.75 * hi};
+  double dx[2] = {lo, hi};
+  /* the band's two lines as one series (one style), a NaN between them */
+  double bx[5] = {lo, hi, NAN, lo, hi}, by[5] = {1.25 * lo, 1.25 * hi, NAN, 0.75 * lo, 0.75 * hi};
   ser[n_groups] = (scale_plot_series){.label = "predicted = measured", .x = dx, .y = dx, .n = 2};
-  ser[n_groups + 1] = (scale_plot_series){.label = "+-25%", .x = dx, .y = up, .n = 2, .dashed = true};
-  ser[n_groups + 2] = (scale_plot_series){.x = dx, .y = dn, .n = 2, .dashed = true};
+  ser[n_groups + 1] = (scale_plot_series){.label = "+-25%", .x = bx, .y = by, .n = 5, .dashed = true};
   scale_plot p = {.title = "Step time: predicted (leave-one-group-out) against measured",
                   .desc = "One marker per published run, one marker shape and colour per group, "
                           "with the diagonal and the +-25% band",
@@ -272,7 +273,7 @@ static void figure_scatter(chapter *ch, const study *s) {
                   .x_min = lo, .x_max = hi, .y_min = lo, .y_max = hi,
                   .legend = SCALE_PLOT_LEGEND_TOP_LEFT,
                   .series = ser,
-                  .n_series = (size_t)n_groups + 3};
+                  .n_series = (size_t)n_groups + 2};
   chapter_figure(ch, "predictions.svg", &p);
   free(x);
   free(y);
