@@ -46,6 +46,7 @@ static const ini_field chip_fields[] = {
     F("chip", "fp8_flops_per_s", INI_DOUBLE, flops_per_s[SCALE_DTYPE_FP8], false, RATE),
     F("chip", "int8_flops_per_s", INI_DOUBLE, flops_per_s[SCALE_DTYPE_INT8], false, RATE),
     F("chip", "int4_flops_per_s", INI_DOUBLE, flops_per_s[SCALE_DTYPE_INT4], false, RATE),
+    F("chip", "fp4_flops_per_s", INI_DOUBLE, flops_per_s[SCALE_DTYPE_FP4], false, RATE),
     F("chip", "vector_flops_per_s", INI_DOUBLE, vector_flops_per_s, false, RATE),
     F("chip", "clock_hz", INI_DOUBLE, clock_hz, false, 1e6, 1e11),
     F("chip", "n_cores", INI_WHOLE, n_cores, false, MANY),

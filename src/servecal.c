@@ -53,6 +53,27 @@ static void tp_link(const scale_chip *chip, scale_serve_cost *out) {
   }
 }
 
+/* The routed experts of a MoE model: their count, bytes and active parameters (0 if dense). */
+static void moe_of(const scale_model *model, const scale_infer_config *cfg, scale_serve_cost *out) {
+  double layers = scale_transformer_n_moe_layers(model);
+  double one = scale_transformer_n_expert_params(model) * layers;
+  if (!(layers > 0.0) || !(one > 0.0) || model->n_experts < 1) return;
+  out->n_experts = (double)model->n_experts;
+  out->experts_active = (double)model->n_experts_active;
+  out->expert_bytes = one * scale_dtype_bytes(cfg->weight_dtype);
+  out->routed_active_params = one * out->experts_active;
+}
+
+double scale_serve_experts_touched(const scale_serve_cost *c, double tokens) {
+  if (!c || !(c->n_experts > 0.0) || !(tokens > 0.0)) return 0.0;
+  return c->n_experts * (1.0 - pow(1.0 - c->experts_active / c->n_experts, tokens));
+}
+
+/* GEMM efficiency by shape at 'm' rows (step.h's eta). */
+static double eta_of(const scale_serve_cost *c, double m) {
+  return c->p[c->matmul_param] * m / (m + c->mm_dim_half);
+}
+
 scale_status scale_serve_cost_of(const scale_model *model, const scale_chip *chip,
                                  const scale_infer_config *cfg,
                                  const double p[SCALE_SERVE_N_PARAMS], scale_serve_cost *out,
@@ -74,11 +95,14 @@ scale_status scale_serve_cost_of(const scale_model *model, const scale_chip *chi
   out->flops_per_s = cfg->tp * scale_chip_flops_per_s(chip, cfg->compute_dtype);
   out->hbm_bytes_per_s = cfg->tp * chip->hbm_bytes_per_s;
   out->mm_dim_half = step_param(chip, SCALE_STEP_MM_DIM_HALF);
+  out->matmul_param = cfg->compute_dtype == SCALE_DTYPE_FP4 ? SCALE_SERVE_FP4_MATMUL_FRAC
+                                                            : SCALE_SERVE_MATMUL_FRAC;
   out->tp = cfg->tp;
   out->n_allreduce = cfg->tp > 1.0 ? 2.0 * (double)model->n_layers : 0.0;
   out->ar_bytes_per_token = (double)model->d_model * 2.0; /* bf16 activations */
   tp_link(chip, out);
   out->kv_capacity_bytes = cfg->tp * (chip->hbm_bytes - mem.weight_bytes_per_chip);
+  moe_of(model, cfg, out);
   if (!(out->kv_bytes_per_token > 0.0))
     return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0, "serve: %s has no KV cache to page",
                           model->name);
@@ -99,10 +123,16 @@ scale_status scale_serve_cost_of(const scale_model *model, const scale_chip *chi
 static scale_serve_parts parts_of_tokens(const scale_serve_cost *c, double tokens) {
   scale_serve_parts r = {0, 0, 0, 0, 0, false};
   r.overhead_s = c->p[SCALE_SERVE_OVERHEAD_S];
-  double t_weights = c->weight_bytes / (c->hbm_bytes_per_s * c->p[SCALE_SERVE_WEIGHT_BW_FRAC]);
-  double eta = c->p[SCALE_SERVE_MATMUL_FRAC] * tokens / (tokens + c->mm_dim_half);
-  double t_gemm = scale_transformer_dense_flops(c->n_params, tokens, SCALE_PASS_FORWARD) /
-                  (c->flops_per_s * eta);
+  double idle = (c->n_experts - scale_serve_experts_touched(c, tokens)) * c->expert_bytes;
+  double t_weights =
+      (c->weight_bytes - idle) / (c->hbm_bytes_per_s * c->p[SCALE_SERVE_WEIGHT_BW_FRAC]);
+  double shared = c->n_params - c->routed_active_params;
+  double t_gemm = scale_transformer_dense_flops(shared, tokens, SCALE_PASS_FORWARD) /
+                  (c->flops_per_s * eta_of(c, tokens));
+  if (c->routed_active_params > 0.0) /* each expert's GEMM has tokens k / E rows on average */
+    t_gemm += scale_transformer_dense_flops(c->routed_active_params, tokens, SCALE_PASS_FORWARD) /
+              (c->flops_per_s * c->p[SCALE_SERVE_MOE_GEMM_FRAC] *
+               eta_of(c, tokens * c->experts_active / c->n_experts));
   r.gemm_bound = t_gemm > t_weights;
   r.linear_s = fmax(t_weights, t_gemm);
   if (c->n_allreduce > 0.0) { /* ring AllReduce: 2 (tp - 1) steps, each 1/tp of the message */

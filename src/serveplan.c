@@ -38,8 +38,10 @@ typedef struct {
 
 /* GEMMs in the narrowest rate the chip has for the stored weights. */
 static scale_dtype compute_for(const scale_chip *chip, scale_dtype stored) {
-  scale_dtype want = stored == SCALE_DTYPE_FP8    ? SCALE_DTYPE_FP8
-                     : stored == SCALE_DTYPE_INT8 ? SCALE_DTYPE_INT8
+  if (stored == SCALE_DTYPE_FP4 && scale_chip_flops_per_s(chip, SCALE_DTYPE_FP4) > 0.0)
+    return SCALE_DTYPE_FP4;
+  scale_dtype want = stored == SCALE_DTYPE_FP8 || stored == SCALE_DTYPE_FP4 ? SCALE_DTYPE_FP8
+                     : stored == SCALE_DTYPE_INT8                         ? SCALE_DTYPE_INT8
                      : stored == SCALE_DTYPE_INT4 ? SCALE_DTYPE_INT8
                                                   : SCALE_DTYPE_BF16;
   return scale_chip_flops_per_s(chip, want) > 0.0 ? want : SCALE_DTYPE_BF16;

@@ -20,6 +20,7 @@ static const struct {
     [SCALE_DTYPE_FP32] = {"fp32", 4.0}, [SCALE_DTYPE_BF16] = {"bf16", 2.0},
     [SCALE_DTYPE_FP16] = {"fp16", 2.0}, [SCALE_DTYPE_FP8] = {"fp8", 1.0},
     [SCALE_DTYPE_INT8] = {"int8", 1.0}, [SCALE_DTYPE_INT4] = {"int4", 0.5},
+    [SCALE_DTYPE_FP4] = {"fp4", (16.0 * 0.5 + 1.0) / 16.0}, /* NVFP4 block scale counted */
 };
 
 double scale_dtype_bytes(scale_dtype dtype) {
@@ -40,6 +41,7 @@ scale_status scale_dtype_parse(const char *text, scale_dtype *out) {
       {"f16", SCALE_DTYPE_FP16},  {"float16", SCALE_DTYPE_FP16},  {"fp8", SCALE_DTYPE_FP8},
       {"e4m3", SCALE_DTYPE_FP8},  {"e5m2", SCALE_DTYPE_FP8},      {"int8", SCALE_DTYPE_INT8},
       {"i8", SCALE_DTYPE_INT8},   {"int4", SCALE_DTYPE_INT4},     {"i4", SCALE_DTYPE_INT4},
+      {"fp4", SCALE_DTYPE_FP4},   {"nvfp4", SCALE_DTYPE_FP4},
   };
   if (!text) return SCALE_ERR_INVALID;
   for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)

@@ -34,7 +34,7 @@
 #define SCALE_CHIP_STEP_PARAMS 17
 /** Values of the serving step cost a hardware file carries in [serve] (= SCALE_SERVE_N_PARAMS,
  * servecal.h). */
-#define SCALE_CHIP_SERVE_PARAMS 6
+#define SCALE_CHIP_SERVE_PARAMS 8
 #define SCALE_NET_LEVELS_MAX 4
 
 /** What a hardware file describes. */

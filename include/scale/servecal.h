@@ -6,7 +6,7 @@
  * prefills n_prefill_tokens prompt tokens (serve.h's scale_serve_step). Its time is
  *
  *   overhead_s                                            scheduling, sampling, launch
- *   + max(weights / (W weight_bw_frac),                   the linear layers: stream the weights
+ *   + max(weights(tokens) / (W weight_bw_frac),           the linear layers: stream the weights
  *         2 N tokens / (C eta(tokens)))                   or run the GEMMs, whichever is longer
  *   + decode_kv_tokens kv_bytes / (W kv_bw_frac)          paged attention reads the KV caches
  *   + 4 L H d_head prefill_ctx_tokens / (C attn_frac)     causal attention of the prompt chunks
@@ -16,6 +16,11 @@
  * n_decode + n_prefill_tokens, and eta(M) = matmul_frac M / (M + mm_dim_half) is the GEMM
  * efficiency by shape of the training step model (step.h: mm_dim_half and the interconnect's
  * latency and bandwidth fraction come from the chip's calibrated [step], or their priors).
+ * A MoE model (E routed experts, k per token) reads its shared weights and only the experts a
+ * step's tokens touch (scale_serve_experts_touched()), and its routed experts' GEMMs run at the
+ * efficiency of their own row count, tokens k / E per expert, times moe_gemm_frac (grouped GEMMs
+ * of small experts, with the routing, token permutation and combine around them).
+ * Storage formats include NVFP4 (units.h: 4.5 bits a weight with its block scales).
  * The five parameters below are fitted to the serving rows; their ranges are physical.
  *
  * Fitting is cheap because an offline run (all requests at t = 0) admits and schedules
@@ -51,7 +56,11 @@
   X(OVERHEAD_S, "overhead_s", "s", 1e-4, 3e-2, 2e-3, true,                                         \
     "fixed cost of one engine step: scheduling, sampling, launches (0.5-10 ms)")                   \
   X(TP_BW_FRAC, "tp_bw_frac", "1", 0.1, 0.95, 0.5, false,                                          \
-    "fraction of per-chip link bandwidth a TP AllReduce of one step's activations reaches")
+    "fraction of per-chip link bandwidth a TP AllReduce of one step's activations reaches")        \
+  X(FP4_MATMUL_FRAC, "fp4_matmul_frac", "1", 0.1, 0.95, 0.4, false,                               \
+    "fraction of fp4 peak the GEMMs reach (activations quantized, block scales: 0.3-0.7)")         \
+  X(MOE_GEMM_FRAC, "moe_gemm_frac", "1", 0.05, 1.0, 0.5, false,                                   \
+    "share of the GEMM efficiency routed experts keep: grouped GEMMs, token permute (0.1-0.9)")
 
 #define SCALE_SERVE_PARAM_ENUM(e, ...) SCALE_SERVE_##e,
 typedef enum {
@@ -88,13 +97,24 @@ typedef struct {
   double flops_per_s;             /**< peak of the copy in its compute dtype [FLOP/s] */
   double hbm_bytes_per_s;         /**< HBM bandwidth of the copy [bytes/s] */
   double mm_dim_half;             /**< tokens at which the GEMM efficiency halves [tokens] */
+  int matmul_param;               /**< the parameter of the GEMMs' fraction of peak:
+                                       SCALE_SERVE_FP4_MATMUL_FRAC for fp4 GEMMs, else MATMUL_FRAC */
   double tp;                      /**< chips of the copy [count] */
   double n_allreduce;             /**< TP AllReduces a step: 2 per layer (0 when tp = 1) */
   double ar_bytes_per_token;      /**< bytes one token adds to each AllReduce: d_model x 2 */
   double ar_bytes_per_s;          /**< achieved per-chip egress of the TP group [bytes/s] */
   double ar_latency_s;            /**< latency of one ring step [s] */
   double kv_capacity_bytes;       /**< HBM of the copy left for KV caches after weights [bytes] */
+  double n_experts;               /**< E routed experts per MoE layer (0: dense model) */
+  double experts_active;          /**< k routed experts per token */
+  double expert_bytes;            /**< one routed expert over every MoE layer [bytes] */
+  double routed_active_params;    /**< k routed experts over every MoE layer [count] */
 } scale_serve_cost;
+
+/** Routed experts a step of 'tokens' tokens reads, per MoE layer: each token picks k of E, so
+ * an expert is missed by all with probability (1 - k/E)^tokens and E (1 - (1 - k/E)^tokens)
+ * are touched (uniform routing). 0 for a dense cost. [count] */
+double scale_serve_experts_touched(const scale_serve_cost *cost, double tokens);
 
 /** The parts of a step's time [s]; their sum is the step time. */
 typedef struct {

@@ -35,10 +35,13 @@ typedef enum {
   SCALE_DTYPE_FP8,
   SCALE_DTYPE_INT8,
   SCALE_DTYPE_INT4,
+  SCALE_DTYPE_FP4, /**< NVFP4: e2m1 values, one e4m3 scale per 16 (4.5 bits each) */
   SCALE_DTYPE_COUNT
 } scale_dtype;
 
-/** Bytes per element of 'dtype' (fp32 4, bf16/fp16 2, fp8/int8 1, int4 0.5).
+/** Bytes per element of 'dtype' (fp32 4, bf16/fp16 2, fp8/int8 1, int4 0.5, fp4 0.5625: NVFP4
+ * stores a one-byte scale per 16 four-bit values, (16 x 0.5 + 1) / 16; the per-tensor fp32
+ * scale is negligible).
  *
  * Units:  -> [bytes/element].
  * Domain: a valid scale_dtype; NaN otherwise.
@@ -49,7 +52,7 @@ double scale_dtype_bytes(scale_dtype dtype);
 const char *scale_dtype_name(scale_dtype dtype);
 
 /** Parses a dtype name: fp32|f32|float32, bf16|bfloat16, fp16|f16|float16, fp8|e4m3|e5m2,
- * int8|i8, int4|i4 (case-insensitive).
+ * int8|i8, int4|i4, fp4|nvfp4 (case-insensitive).
  *
  * Errors: SCALE_ERR_INVALID for anything else; *out untouched.
  */

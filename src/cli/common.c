@@ -207,7 +207,7 @@ void cli_warn_batch_tokens(const char *text, double batch_tokens, double seq) {
 
 bool cli_parse_dtype(const char *opt, const char *text, scale_dtype *out) {
   if (scale_dtype_parse(text, out) == SCALE_OK) return true;
-  cli_usage("--%s: unknown dtype '%s' (fp32, bf16, fp16, fp8, int8, int4)", opt, text);
+  cli_usage("--%s: unknown dtype '%s' (fp32, bf16, fp16, fp8, int8, int4, fp4)", opt, text);
   return false;
 }
 

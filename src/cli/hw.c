@@ -24,6 +24,7 @@ static const chip_field fields[] = {
     C("fp8_flops_per_s", "fp8 matmul", flops_per_s[SCALE_DTYPE_FP8], "FLOP/s", SCALE_FMT_SI),
     C("int8_flops_per_s", "int8 matmul", flops_per_s[SCALE_DTYPE_INT8], "OP/s", SCALE_FMT_SI),
     C("int4_flops_per_s", "int4 matmul", flops_per_s[SCALE_DTYPE_INT4], "OP/s", SCALE_FMT_SI),
+    C("fp4_flops_per_s", "fp4 matmul", flops_per_s[SCALE_DTYPE_FP4], "FLOP/s", SCALE_FMT_SI),
     C("vector_flops_per_s", "vector (non-matmul) fp32", vector_flops_per_s, "FLOP/s", SCALE_FMT_SI),
     C("clock_hz", "clock", clock_hz, "Hz", SCALE_FMT_SI),
     C("n_cores", "cores (TensorCores / SMs)", n_cores, "", SCALE_FMT_PLAIN),

@@ -1,7 +1,8 @@
 /* test_servecal.c — the calibrated serving step cost (servecal.h): its terms against a hand
  * derivation, the trace-based prediction against a direct simulation, the shipped serving rows,
  * the fit (reproduces the shipped [serve], stays in range) and issue 15's accuracy target
- * (leave-one-group-out MAPE <= 15% over the TensorRT-LLM rows E1-E4), and bad files.
+ * (leave-one-group-out MAPE <= 15% over the TensorRT-LLM rows E1-E4 and the fp4 Blackwell rows
+ * F1-F4), fp4 storage, MoE expert reads, and bad files.
  */
 #include <math.h>
 #include <stdio.h>
@@ -94,6 +95,106 @@ START_TEST(test_cost_of_ranges) {
 }
 END_TEST
 
+/* ---- fp4 and MoE --------------------------------------------------------------------------- */
+
+START_TEST(test_fp4_storage) {
+  /* NVFP4: sixteen 4-bit values share one 8-bit (e4m3) scale, so a weight costs
+   * (16 x 4 + 8) / 16 = 4.5 bits = 0.5625 bytes. The B200's fp4 peak: the HGX B200 datasheet's
+   * 72 PFLOP/s dense over 8 GPUs = 9e15, twice its fp8 4.5e15; the H100 has no fp4 rate. */
+  scale_check_rel(scale_dtype_bytes(SCALE_DTYPE_FP4), 0.5625, 1e-15, "bytes", "4.5 bits");
+  scale_dtype d = SCALE_DTYPE_BF16;
+  ck_assert(scale_dtype_parse("NVFP4", &d) == SCALE_OK && d == SCALE_DTYPE_FP4);
+  ck_assert_str_eq(scale_dtype_name(SCALE_DTYPE_FP4), "fp4");
+  scale_chip b200, h100;
+  scale_diag diag;
+  ck_assert(scale_chip_load("nvidia-b200", &b200, &diag) == SCALE_OK);
+  ck_assert(scale_chip_load("nvidia-h100-sxm", &h100, &diag) == SCALE_OK);
+  scale_check_rel(scale_chip_flops_per_s(&b200, SCALE_DTYPE_FP4), 72e15 / 8, 1e-12, "FLOP/s",
+                  "HGX B200 fp4 dense / 8");
+  ck_assert(!(scale_chip_flops_per_s(&h100, SCALE_DTYPE_FP4) > 0.0));
+  /* LLaMA 3 70B in fp4 on one B200: 0.5625 bytes a parameter, fp4 GEMMs priced with
+   * fp4_matmul_frac, a dense model (no routed experts) */
+  scale_model m;
+  ck_assert(scale_model_load("llama-3-70b", &m, &diag) == SCALE_OK);
+  scale_infer_config ic = scale_infer_config_default(1, 1, 2048);
+  ic.weight_dtype = ic.compute_dtype = SCALE_DTYPE_FP4;
+  ic.kv_dtype = SCALE_DTYPE_FP8;
+  double p[SCALE_SERVE_N_PARAMS];
+  scale_serve_params_of(&b200, p);
+  scale_serve_cost c;
+  ck_assert_msg(scale_serve_cost_of(&m, &b200, &ic, p, &c, &diag) == SCALE_OK, "%s", diag.message);
+  scale_check_rel(c.weight_bytes, scale_transformer_n_params(&m) * 0.5625, 1e-12, "bytes",
+                  "N x 0.5625");
+  scale_check_rel(c.flops_per_s, 9e15, 1e-12, "FLOP/s", "one B200 in fp4");
+  ck_assert_int_eq(c.matmul_param, SCALE_SERVE_FP4_MATMUL_FRAC);
+  ck_assert(c.n_experts == 0.0 && scale_serve_experts_touched(&c, 1000) == 0.0);
+}
+END_TEST
+
+START_TEST(test_moe_experts_touched) {
+  /* Each token routes to k of E experts; one expert is missed by one token with probability
+   * 1 - k/E, by T independent tokens with (1 - k/E)^T, so E (1 - (1 - k/E)^T) are read.
+   * Qwen3 30B-A3B, E = 128, k = 8: T = 1 reads 128 x (1/16) = 8 (exactly k); T = 2 reads
+   * 128 (1 - (15/16)^2) = 128 x 31/256 = 15.5; T = 1000 reads all 128 (to 1e-12). */
+  scale_model m;
+  scale_chip chip;
+  scale_diag diag;
+  ck_assert(scale_model_load("qwen-3-30b-a3b", &m, &diag) == SCALE_OK);
+  ck_assert(scale_chip_load("nvidia-b200", &chip, &diag) == SCALE_OK);
+  scale_infer_config ic = scale_infer_config_default(1, 1, 2048);
+  ic.weight_dtype = ic.compute_dtype = SCALE_DTYPE_FP4;
+  ic.kv_dtype = SCALE_DTYPE_FP8;
+  double p[SCALE_SERVE_N_PARAMS];
+  scale_serve_params_of(&chip, p);
+  scale_serve_cost c;
+  ck_assert_msg(scale_serve_cost_of(&m, &chip, &ic, p, &c, &diag) == SCALE_OK, "%s", diag.message);
+  scale_check_rel(scale_serve_experts_touched(&c, 1), 8, 1e-12, "experts", "k");
+  scale_check_rel(scale_serve_experts_touched(&c, 2), 15.5, 1e-12, "experts", "128 x 31/256");
+  scale_check_rel(scale_serve_experts_touched(&c, 1000), 128, 1e-12, "experts", "all of them");
+  /* one routed expert over the 48 MoE layers: 3 x 2048 x 768 x 48 = 226,492,416 parameters,
+   * x 0.5625 bytes = 127,401,984 bytes; the k = 8 a token uses: 1,811,939,328 parameters */
+  scale_check_rel(c.expert_bytes, 127401984.0, 1e-12, "bytes", "3 D F L x 0.5625");
+  scale_check_rel(c.routed_active_params, 1811939328.0, 1e-12, "params", "8 x 3 D F L");
+}
+END_TEST
+
+START_TEST(test_moe_cost_parts) {
+  /* A made-up MoE copy, every term by hand: E = 4 experts, k = 2; weights 1e9 bytes of which
+   * 6e8 shared and 4 experts of 1e8 (one byte a parameter); active parameters 6e8 + 2 x 1e8;
+   * W 1e12 B/s x 0.5, C 1e15 x matmul_frac 0.5, mm_dim_half 100, moe_gemm_frac 0.25.
+   * One decode token: it touches 4 (1 - (1 - 2/4)^1) = 2 experts, so 6e8 + 2e8 = 8e8 bytes are
+   *   read: 8e8 / 5e11 = 1.6 ms. GEMMs: shared 1.2e9 FLOP / (1e15 x 0.5 / 101) = 0.2424 ms;
+   *   routed: 0.5 rows an expert, 4e8 / (1e15 x 0.25 x 0.5 x 0.5 / 100.5) = 0.6432 ms; weight-bound.
+   * 1000 tokens: all 4 experts, 1e9 / 5e11 = 2 ms of weights; GEMMs: shared 1.2e12 / (5e14 x
+   *   1000 / 1100) = 2.64 ms, routed 500 rows an expert, 4e11 / (2.5e14 x 0.5 x 500 / 600)
+   *   = 3.84 ms; 6.48 ms, GEMM-bound. */
+  scale_serve_cost c;
+  memset(&c, 0, sizeof c);
+  c.p[SCALE_SERVE_WEIGHT_BW_FRAC] = 0.5;
+  c.p[SCALE_SERVE_MATMUL_FRAC] = 0.5;
+  c.p[SCALE_SERVE_MOE_GEMM_FRAC] = 0.25;
+  c.matmul_param = SCALE_SERVE_MATMUL_FRAC;
+  c.n_params = 8e8;
+  c.weight_bytes = 1e9;
+  c.n_experts = 4;
+  c.experts_active = 2;
+  c.expert_bytes = 1e8;
+  c.routed_active_params = 2e8;
+  c.flops_per_s = 1e15;
+  c.hbm_bytes_per_s = 1e12;
+  c.mm_dim_half = 100;
+  c.kv_bytes_per_token = 1;
+  scale_serve_step one = {1, 0, 0, 0, 0};
+  scale_serve_parts q = scale_serve_cost_parts(&c, &one);
+  ck_assert(!q.gemm_bound);
+  scale_check_rel(q.linear_s, 1.6e-3, 1e-12, "s", "8e8 bytes at 5e11 B/s");
+  scale_serve_step many = {1000, 0, 0, 0, 0};
+  q = scale_serve_cost_parts(&c, &many);
+  ck_assert(q.gemm_bound);
+  scale_check_rel(q.linear_s, 2.64e-3 + 3.84e-3, 1e-12, "s", "shared + routed GEMMs");
+}
+END_TEST
+
 /* ---- the shipped rows and the fit --------------------------------------------------------- */
 
 static scale_serve_set *shipped_set(void) {
@@ -116,10 +217,15 @@ static int find_row(const scale_serve_set *set, const char *id) {
 /* The set of shipped rows takes seconds to simulate (minutes under sanitizers): the checks on
  * it share one load per test case. */
 static void check_rows_shipped(const scale_serve_set *set) {
-  /* measurements/serving-trtllm.tsv: six columns of the TensorRT-LLM tables, ten ISL/OSL each;
-   * the digest's E1 128/128 row is 28,312 tokens/s, E4 2048/128 is 453 */
-  ck_assert_int_eq(scale_serve_set_rows(set), 60);
-  ck_assert_int_eq(scale_serve_set_groups(set), 6);
+  /* measurements/serving-trtllm.tsv: six FP8 Hopper columns of the TensorRT-LLM tables, ten
+   * ISL/OSL each; serving-trtllm-fp4.tsv six FP4 Blackwell columns of the same page. The
+   * digest's E1 128/128 row is 28,312 tokens/s, E4 2048/128 is 453; the page's Qwen3-30B-A3B
+   * B200 128/128 is 39,827 */
+  ck_assert_int_eq(scale_serve_set_rows(set), 120);
+  ck_assert_int_eq(scale_serve_set_groups(set), 12);
+  const scale_serve_row *f = scale_serve_set_row(set, find_row(set, "F5a"));
+  scale_check_rel(f->measured, 39827, 0, "tokens/s", "perf-overview.md Qwen3-30B-A3B B200");
+  ck_assert(f->weight_dtype == SCALE_DTYPE_FP4 && f->compute_dtype == SCALE_DTYPE_FP4);
   const scale_serve_row *r = scale_serve_set_row(set, find_row(set, "E1a"));
   scale_check_rel(r->measured, 28312, 0, "tokens/s", "reference/measurements.md E1 128/128");
   ck_assert(r->isl == 128 && r->osl == 128 && r->requests == 30000);
@@ -128,11 +234,19 @@ static void check_rows_shipped(const scale_serve_set *set) {
   ck_assert(r->tp == 8 && r->chips == 8);
 }
 
+static void check_row_simulated(const scale_serve_set *set, const char *id);
+
 static void check_trace_equals_simulation(const scale_serve_set *set) {
   /* A prediction sums the cost over the row's recorded trace; simulating the row directly with
    * the calibrated cost must give the same throughput (the offline run's steps do not depend on
    * their durations). Row E2e: LLaMA 3.3 70B, 2 x H100 TP2, 1000/1000, 3000 requests. */
-  int i = find_row(set, "E2e");
+  check_row_simulated(set, "E2e");
+  /* and a MoE row in fp4: Qwen3-30B-A3B on one B200, 1000/1000 */
+  check_row_simulated(set, "F5e");
+}
+
+static void check_row_simulated(const scale_serve_set *set, const char *id) {
+  int i = find_row(set, id);
   const scale_serve_row *r = scale_serve_set_row(set, i);
   scale_model m;
   scale_chip chip;
@@ -243,7 +357,7 @@ static void check_loo_target(const scale_serve_set *set) {
   double *loo = malloc((size_t)n * sizeof *loo);
   ck_assert(loo != NULL);
   scale_serve_loo(set, loo);
-  double sum = 0.0, rows = 0.0;
+  double sum = 0.0, rows = 0.0, sum_f = 0.0, rows_f = 0.0;
   for (int i = 0; i < n; i++) {
     const scale_serve_row *r = scale_serve_set_row(set, i);
     ck_assert(isfinite(loo[i]) && loo[i] > 0.0);
@@ -251,9 +365,14 @@ static void check_loo_target(const scale_serve_set *set) {
       sum += fabs(loo[i] / r->measured - 1.0);
       rows += 1.0;
     }
+    if (r->id[0] == 'F' && r->id[1] >= '1' && r->id[1] <= '4') { /* dense fp4 on Blackwell */
+      sum_f += fabs(loo[i] / r->measured - 1.0);
+      rows_f += 1.0;
+    }
   }
-  ck_assert(rows == 40.0);
+  ck_assert(rows == 40.0 && rows_f == 40.0);
   ck_assert_msg(sum / rows <= 0.15, "LOO MAPE over E1-E4 is %.1f%%", 100 * sum / rows);
+  ck_assert_msg(sum_f / rows_f <= 0.15, "LOO MAPE over F1-F4 is %.1f%%", 100 * sum_f / rows_f);
   ck_assert_msg(scale_serve_mape(set, -1, loo) <= 0.15, "LOO MAPE over all rows is %.1f%%",
                 100 * scale_serve_mape(set, -1, loo));
   free(loo);
@@ -323,6 +442,9 @@ int main(void) {
       {"cost_of_ranges", test_cost_of_ranges},
       {"bad_files", test_bad_files},
       {"saturation_calibrated", test_saturation_calibrated},
+      {"fp4_storage", test_fp4_storage},
+      {"moe_experts_touched", test_moe_experts_touched},
+      {"moe_cost_parts", test_moe_cost_parts},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   /* the fits take seconds (minutes under sanitizers): their own, longer timeouts */
@@ -333,7 +455,7 @@ int main(void) {
   for (size_t i = 0; i < sizeof slow / sizeof slow[0]; i++) {
     TCase *tc = tcase_create(slow[i].name);
     tcase_add_test(tc, slow[i].test);
-    tcase_set_timeout(tc, 110);
+    tcase_set_timeout(tc, 600);
     suite_add_tcase(s, tc);
   }
   return scale_check_run(s);
