@@ -102,7 +102,9 @@ WIDGETS = {
         "page": "06-applied-training.html",
         "also": ["12-gpus.html"],
         "slider": "tp",
-        "watch": "step_time_s",
+        # memory per chip: on the page's TPU a compute-bound step barely moves with TP (XLA
+        # overlaps TP with the matmuls: appendix 14), while TP always reshards the memory
+        "watch": "memory_per_chip_bytes",
         "search": True,
         # Outputs that are no field of the command's JSON: the planner's spelling of the layout.
         "not_in_command": {"layout"},
