@@ -4,11 +4,13 @@
  */
 #include "scale/calibrate.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+#include "scale/hybrid.h"
 
 /* ---- the set -------------------------------------------------------------------------------- */
 
@@ -25,12 +27,47 @@ int scale_calib_group_index(const scale_calib_set *set, const char *name) {
   return -1;
 }
 
+static int add_host_group(scale_calib_set *set, const char *name) {
+  for (int g = 0; g < set->n_host_groups; g++)
+    if (strcmp(set->host_groups[g], name) == 0) return g;
+  if (set->n_host_groups == SCALE_CALIB_GROUPS_MAX) return -1;
+  snprintf(set->host_groups[set->n_host_groups], SCALE_NAME_MAX, "%s", name);
+  return set->n_host_groups++;
+}
+
+/** The rows of dir/hybrid/ into set->host_points (none when the folder is absent). */
+static scale_status load_host_rows(const char *dir, scale_calib_set *set,
+                                   scale_measurement *rows, scale_diag *diag) {
+  char sub[4200];
+  snprintf(sub, sizeof sub, "%.4000s/hybrid", dir);
+  DIR *d = opendir(sub);
+  if (!d) return SCALE_OK;
+  closedir(d);
+  int n = 0;
+  scale_status st = scale_measurements_load_dir(sub, rows, SCALE_CALIB_ROWS_MAX, &n, diag);
+  for (int i = 0; !st && i < n; i++) {
+    scale_calib_point *p = &set->host_points[i];
+    p->row = rows[i];
+    st = scale_model_load(rows[i].model, &p->model, diag);
+    if (!st) st = scale_chip_load(rows[i].hardware, &p->chip, diag);
+    if (st) break;
+    p->measured_s = scale_measurement_step_s(&rows[i], &p->model);
+    p->group = add_host_group(set, rows[i].group);
+    if (p->group < 0)
+      return scale_diag_set(diag, SCALE_ERR_RANGE, rows[i].file, rows[i].line,
+                            "more than %d groups", SCALE_CALIB_GROUPS_MAX);
+    set->n_host = i + 1;
+  }
+  return st;
+}
+
 scale_status scale_calib_set_load(const char *dir, scale_calib_set **out, scale_diag *diag) {
   *out = NULL;
   scale_measurement *rows = calloc(SCALE_CALIB_ROWS_MAX, sizeof *rows);
   scale_calib_set *set = calloc(1, sizeof *set);
   if (set) set->points = calloc(SCALE_CALIB_ROWS_MAX, sizeof *set->points);
-  if (!rows || !set || !set->points) {
+  if (set) set->host_points = calloc(SCALE_CALIB_ROWS_MAX, sizeof *set->host_points);
+  if (!rows || !set || !set->points || !set->host_points) {
     free(rows);
     scale_calib_set_free(set);
     return scale_diag_set(diag, SCALE_ERR_NOMEM, "", 0, "out of memory");
@@ -50,6 +87,7 @@ scale_status scale_calib_set_load(const char *dir, scale_calib_set **out, scale_
                           "more than %d groups", SCALE_CALIB_GROUPS_MAX);
     set->n = i + 1;
   }
+  if (!st) st = load_host_rows(dir, set, rows, diag);
   free(rows);
   if (st) {
     scale_calib_set_free(set);
@@ -62,11 +100,17 @@ scale_status scale_calib_set_load(const char *dir, scale_calib_set **out, scale_
 void scale_calib_set_free(scale_calib_set *set) {
   if (!set) return;
   free(set->points);
+  free(set->host_points);
   free(set);
 }
 
 double scale_calib_predict_s(const scale_calib_point *point, const scale_step_params *params) {
   scale_step_job job = scale_step_job_from_measurement(&point->row, &point->model, &point->chip);
+  if (point->model.arch == SCALE_ARCH_MAMBA2) { /* the rows of dir/hybrid/ only */
+    scale_step_result r;
+    scale_hybrid_mamba2_step_result(&job, params, &r);
+    return r.step_s;
+  }
   if (point->row.mbs > 0) return scale_step_time_s(&job, params);
   /* micro-batch not stated: the published run was tuned, so take the fastest of 1, 2, 4, 8
    * sequences that divides the per-replica batch */
@@ -266,7 +310,90 @@ static void stage_rows(const scale_calib_set *set, int exclude, bool tpu, fit_ro
     f->index[f->n] = i;
     f->weight[f->n++] = 1.0 / sqrt((double)per_group[g]);
   }
-  for (int i = 0; i < P; i++) f->moves[i] = tpu_param(i) == tpu;
+  for (int i = 0; i < P; i++) f->moves[i] = tpu_param(i) == tpu && i != SCALE_STEP_MESH_CP_HOST_S;
+}
+
+/** Drops from f the rows with CP on a mesh (those mesh_cp_host_s can bind). */
+static void hold_host_rows(fit_rows *f) {
+  int kept = 0;
+  for (int k = 0; k < f->n; k++) {
+    const scale_calib_point *pt = &f->set->points[f->index[k]];
+    scale_step_job job = scale_step_job_from_measurement(&pt->row, &pt->model, &pt->chip);
+    double w;
+    scale_step_net net = scale_step_group_net(&pt->chip, job.tp, job.cp, &w);
+    if (job.cp > 1 && net == SCALE_STEP_NET_MESH) continue;
+    f->index[kept] = f->index[k], f->weight[kept++] = f->weight[k];
+  }
+  f->n = kept;
+}
+
+/** The host floor of a row's step (step.h's host_s) with mesh_cp_host_s = h. */
+static double host_floor(const scale_calib_point *pt, const scale_step_params *device, double h) {
+  scale_step_job job = scale_step_job_from_measurement(&pt->row, &pt->model, &pt->chip);
+  scale_step_params p = *device;
+  p.v[SCALE_STEP_MESH_CP_HOST_S] = h;
+  scale_step_result r;
+  if (pt->model.arch == SCALE_ARCH_MAMBA2)
+    scale_hybrid_mamba2_step_result(&job, &p, &r);
+  else
+    scale_step_eval(&job, &p, &r);
+  return r.host_s;
+}
+
+/** A row's floor as units x h + fixed (it is linear in h): the layer-microbatches into
+ * *units and their TP time into *fixed; its device time (no floor) into *device_s. */
+static void host_terms(const scale_calib_point *pt, const scale_step_params *device,
+                       double *units, double *fixed, double *device_s) {
+  double f1 = host_floor(pt, device, 1.0), f2 = host_floor(pt, device, 2.0);
+  *units = isfinite(f1) && isfinite(f2) ? f2 - f1 : 0;
+  *fixed = isfinite(f1) ? f1 - *units : 0;
+  *device_s = scale_calib_predict_s(pt, device);
+}
+
+/** Fits mesh_cp_host_s, the framework's host time per CP layer-microbatch, with the device
+ * parameters held, over every group of the fit and of dir/hybrid/ that has a CP row on a mesh
+ * (each group weighed equally: scale_hybrid_fit_cp_host_layer_s), 'exclude' left out.
+ * None: the value stays. */
+static scale_status host_stage(const scale_calib_set *set, int exclude, double *u) {
+  int total = set->n + set->n_host, map[2 * SCALE_CALIB_GROUPS_MAX], k = 0;
+  double *buf = malloc(sizeof(double) * (size_t)total * 4);
+  int *grp = malloc(sizeof(int) * (size_t)total);
+  if (!buf || !grp) {
+    free(buf);
+    free(grp);
+    return SCALE_ERR_NOMEM;
+  }
+  double *dev = buf, *units = buf + total, *fixed = buf + 2 * total, *meas = buf + 3 * total;
+  scale_step_params device = params_of(u);
+  device.v[SCALE_STEP_MESH_CP_HOST_S] = 0.0;
+  for (int g = 0; g < 2 * SCALE_CALIB_GROUPS_MAX; g++) map[g] = -1;
+  for (int i = 0; i < total; i++) {
+    bool host = i >= set->n;
+    const scale_calib_point *pt = host ? &set->host_points[i - set->n] : &set->points[i];
+    grp[i] = host ? SCALE_CALIB_GROUPS_MAX + pt->group : pt->group;
+    units[i] = 0;
+    if ((!host && pt->group == exclude) || pt->chip.kind == SCALE_HW_TPU) {
+      grp[i] = -1;
+      continue;
+    }
+    host_terms(pt, &device, &units[i], &fixed[i], &dev[i]);
+    meas[i] = pt->measured_s;
+    if (units[i] > 0 && map[grp[i]] < 0 && k < 16) map[grp[i]] = k++; /* the fit's 16 groups */
+  }
+  /* the rows of the groups with a CP row on a mesh, renumbered 0..k-1 */
+  int n = 0;
+  for (int i = 0; i < total; i++) {
+    int g = grp[i] >= 0 ? map[grp[i]] : -1;
+    if (g < 0) continue;
+    dev[n] = dev[i], units[n] = units[i], fixed[n] = fixed[i], meas[n] = meas[i], grp[n++] = g;
+  }
+  if (n > 0) {
+    double h = scale_hybrid_fit_cp_host_layer_s(dev, units, fixed, meas, grp, n, -1);
+    if (isfinite(h)) u[SCALE_STEP_MESH_CP_HOST_S] = to_u(SCALE_STEP_MESH_CP_HOST_S, h);
+  }
+  free(buf);
+  free(grp);
+  return SCALE_OK;
 }
 
 /* Two stages. The GPU and NPU groups fit every parameter but the TPU network's; then the TPU
@@ -289,13 +416,30 @@ scale_status scale_calibrate_fit(const scale_calib_set *set, int exclude, scale_
   int rows = 0, n_groups = 0, iterations = 0;
   double cost = 0;
   scale_status st = SCALE_OK;
-  for (int tpu = 0; tpu <= 1 && st == SCALE_OK; tpu++) {
-    stage_rows(set, exclude, tpu, &f, &n_groups);
+  /* the GPU/NPU stage runs twice, each time followed by the host stage: first without the
+   * rows a host floor may price (CP on a mesh), which would drag the device parameters toward
+   * a cost that is not theirs, to fit the floor; then from the priors again with every row */
+  for (int stage = 0; stage <= 2 && st == SCALE_OK; stage++) {
+    bool tpu = stage == 2;
+    int groups = 0;
+    stage_rows(set, exclude, tpu, &f, &groups);
+    if (stage == 0) hold_host_rows(&f);
     if (f.n == 0) continue;
     int it = 0;
     double c = 0;
     st = levenberg_marquardt(&f, u, &it, &c);
-    rows += f.n, iterations += it, cost += c;
+    iterations += it;
+    if (st == SCALE_OK && !tpu) st = host_stage(set, exclude, u);
+    if (stage == 0) { /* the floor set, the device fit starts afresh from the priors */
+      for (int i = 0; i < P; i++)
+        if (i != SCALE_STEP_MESH_CP_HOST_S) u[i] = to_u(i, prior.v[i]);
+      continue;
+    }
+    /* the host's floor moved after the second pass: its cost at the final parameters */
+    double *r = tpu ? NULL : malloc(sizeof(double) * (size_t)f.n);
+    if (r) c = residuals(&f, u, r);
+    free(r);
+    rows += f.n, cost += c, n_groups += groups;
   }
   if (st == SCALE_OK && rows == 0) st = SCALE_ERR_INVALID;
   if (st == SCALE_OK) {
@@ -378,7 +522,11 @@ scale_status scale_calib_write_params(FILE *fp, const scale_step_params *params,
               "; at their priors. Levenberg-Marquardt on w log(predicted / measured),\n"
               "; w = 1 / sqrt(rows of the group), each parameter inside its range, in two\n"
               "; stages: the GPU and NPU groups fit all but the ICI parameters, then the TPU\n"
-              "; groups (XLA runs) fit the ICI parameters alone; %d iterations.\n"
+              "; groups (XLA runs) fit the ICI parameters alone; %d iterations. The\n"
+              "; GPU/NPU stage runs twice: without the rows with CP on a mesh, then afresh\n"
+              "; from the priors with all; after each, a grid fit of mesh_cp_host_s (the\n"
+              "; hybrid paper's framework; device parameters held) to every group with a CP\n"
+              "; row on a mesh, measurements/hybrid/ included, each weighed equally.\n"
               "; Groups fitted:\n;",
           info->iterations);
   int col = 1;

@@ -584,7 +584,7 @@ void scale_hybrid_mamba2_step_result(const scale_step_job *job, const scale_step
     double *fields[] = {&out->microbatches, &out->layers_per_stage, &out->compute_s,
                         &out->bubble_frac,  &out->bubble_s,         &out->optimizer_s,
                         &out->overhead_s,   &out->step_s,           &out->model_flops,
-                        &out->mfu};
+                        &out->mfu,          &out->host_s};
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
       *fields[i] = NAN;
     for (int k = 0; k < SCALE_STEP_COMM_COUNT; k++)
@@ -627,9 +627,13 @@ void scale_hybrid_mamba2_step_result(const scale_step_job *job, const scale_step
   out->bubble_s = r.bubble_s;
   out->optimizer_s = r.optimizer_s;
   out->overhead_s = params->v[SCALE_STEP_STEP_S];
-  out->step_s = r.step_s;
+  /* the host's floor under a CP layout, as step.c applies it to a transformer's step */
+  double layer_mbs = r.microbatches * ceil(c(m->n_layers) / job->pp);
+  out->host_s = scale_step_cp_host_s(job, out->net[SCALE_STEP_COMM_CP], r.tp_s / layer_mbs,
+                                     params);
+  out->step_s = fmax(r.step_s, out->host_s);
   out->model_flops = scale_transformer_flops(m, job->gbs, job->seq, true, SCALE_PASS_TRAIN);
-  out->mfu = r.mfu;
+  out->mfu = r.mfu * r.step_s / out->step_s;
 }
 
 /* ==== context parallelism on a host-synchronous framework ===================================== */
@@ -658,14 +662,15 @@ enum { FIT_GROUPS = 16, FIT_GRID = 2001 };
 #define FIT_HI_S 5e-2
 
 double scale_hybrid_fit_cp_host_layer_s(const double *device_s, const double *units,
-                                        const double *measured, const int *group, int n,
-                                        int skip_group) {
+                                        const double *fixed_s, const double *measured,
+                                        const int *group, int n, int skip_group) {
   if (!device_s || !units || !measured || !group || n < 1) return NAN;
   double rows[FIT_GROUPS] = {0};
   int left = 0;
   for (int i = 0; i < n; i++) {
     if (group[i] < 0 || group[i] >= FIT_GROUPS || !(isfinite(device_s[i]) && device_s[i] > 0.0) ||
-        !(isfinite(measured[i]) && measured[i] > 0.0) || !size_ok(units[i]))
+        !(isfinite(measured[i]) && measured[i] > 0.0) || !size_ok(units[i]) ||
+        (fixed_s && !size_ok(fixed_s[i])))
       return NAN;
     if (group[i] != skip_group) rows[group[i]] += 1.0, left++;
   }
@@ -676,7 +681,7 @@ double scale_hybrid_fit_cp_host_layer_s(const double *device_s, const double *un
     double loss = 0.0;
     for (int i = 0; i < n; i++) {
       if (group[i] == skip_group) continue;
-      double r = log(fmax(device_s[i], units[i] * h) / measured[i]);
+      double r = log(fmax(device_s[i], units[i] * h + (fixed_s ? fixed_s[i] : 0.0)) / measured[i]);
       loss += r * r / rows[group[i]];
     }
     if (loss < best_loss) best_loss = loss, best = h;
@@ -687,13 +692,16 @@ double scale_hybrid_fit_cp_host_layer_s(const double *device_s, const double *un
 double scale_hybrid_predict_step_s(const scale_step_job *job, const scale_step_params *params,
                                    double host_layer_s) {
   if (!job || !job->model || !params) return NAN;
+  /* the device's time alone: the step model's own floor off, host_layer_s's applied */
+  scale_step_params device_params = *params;
+  device_params.v[SCALE_STEP_MESH_CP_HOST_S] = 0.0;
   double device;
   if (job->model->arch == SCALE_ARCH_MAMBA2) {
     scale_hybrid_mamba2_step r;
-    scale_hybrid_mamba2_step_eval(job, params, &r);
+    scale_hybrid_mamba2_step_eval(job, &device_params, &r);
     device = r.step_s;
   } else {
-    device = scale_step_time_s(job, params);
+    device = scale_step_time_s(job, &device_params);
   }
   return scale_hybrid_cp_host_bound_s(job, device, host_layer_s);
 }

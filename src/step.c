@@ -411,7 +411,8 @@ static void layer_comm_times(const ctx *c, const layer_ops *o, scale_step_result
       overlap ? fmax(0, lc->time[SCALE_STEP_COMM_TP] - matmul_all) : lc->time[SCALE_STEP_COMM_TP];
 
   /* CP ring: cp - 1 passes of this rank's K and V forward, of K, V and their gradients
-   * backward; hidden under the attention core as far as it lasts. Ulysses: all-to-alls of
+   * backward (on a mesh, at once over cp - 1 links); hidden under the attention core as far
+   * as it lasts. Ulysses: all-to-alls of
    * Q, K, V and the output forward and backward, on the critical path. */
   r->net[SCALE_STEP_COMM_CP] = comm_net(j, SCALE_STEP_COMM_CP, j->tp, j->cp, &w);
   if (j->cp > 1 && j->ulysses) {
@@ -421,9 +422,13 @@ static void layer_comm_times(const ctx *c, const layer_ops *o, scale_step_result
     lc->time[SCALE_STEP_COMM_CP] = lc->exposed[SCALE_STEP_COMM_CP] = a2a;
   } else {
     double kv = c->t * 2 * c->k_h * c->h * c->act_bytes;
-    double pass = scale_step_send_s(c->p, r->net[SCALE_STEP_COMM_CP],
-                                    send_bytes_per_s(j->chip, r->net[SCALE_STEP_COMM_CP], w), kv);
+    scale_step_net net = r->net[SCALE_STEP_COMM_CP];
+    double pass = scale_step_send_s(c->p, net, send_bytes_per_s(j->chip, net, w), kv);
     double ring = j->cp > 1 ? (j->cp - 1) * pass * 3 : 0;
+    /* on a full mesh the cp - 1 blocks reach each rank over as many direct links at once:
+     * the passes do not queue behind one another, and the ring costs one all-gather */
+    if (j->cp > 1 && net == SCALE_STEP_NET_MESH)
+      ring = 3 * scale_step_collective_s(c->p, net, w, SCALE_COLL_ALL_GATHER, j->cp, j->cp * kv);
     double attn = o->all[SCALE_STEP_OP_SCORES] + o->all[SCALE_STEP_OP_VALUES];
     lc->time[SCALE_STEP_COMM_CP] = ring;
     lc->exposed[SCALE_STEP_COMM_CP] = fmax(0, ring - attn);
@@ -699,6 +704,9 @@ void scale_step_eval_cached(const scale_step_job *job, const scale_step_params *
   out->compute_s = sum_ops(out->op_s, 0, SCALE_STEP_OP_LOSS);
   out->step_s = m * mb + out->bubble_s + out->exposed_s[SCALE_STEP_COMM_DP] + out->optimizer_s +
                 out->overhead_s;
+  out->host_s = scale_step_cp_host_s(job, out->net[SCALE_STEP_COMM_CP], lc.time[SCALE_STEP_COMM_TP],
+                                     params);
+  out->step_s = fmax(out->step_s, out->host_s);
   out->model_flops = model_flops(&c);
   double chips = job->dp * job->tp * job->pp * job->cp;
   out->mfu = out->model_flops / (out->step_s * chips * c.c_linear);
@@ -778,6 +786,27 @@ void scale_step_forward_eval(const scale_step_forward_job *f, const scale_step_p
   out->step_s = out->tp_s;
   for (int i = 0; i < SCALE_STEP_OP_COUNT; i++) out->step_s += out->op_s[i];
 }
+
+double scale_step_cp_layer_microbatches(const scale_step_job *job) {
+  if (!job || !job->model || !(job->model->n_layers >= 1) || !(job->dp >= 1) ||
+      !(job->pp >= 1) || !(job->cp >= 1) || !(job->mbs >= 1) || !(job->gbs > 0))
+    return NAN;
+  double m = job->gbs / (job->dp * job->mbs);
+  return ceil((double)job->model->n_layers / job->pp) * (m + job->pp - 1);
+}
+
+/* [listing:cp_host_step] */
+double scale_step_cp_host_s(const scale_step_job *job, scale_step_net cp_net, double tp_layer_s,
+                            const scale_step_params *params) {
+  double n = scale_step_cp_layer_microbatches(job);
+  if (!params || !isfinite(n) || !(tp_layer_s >= 0)) return NAN;
+  double host = params->v[SCALE_STEP_MESH_CP_HOST_S];
+  if (job->cp <= 1 || cp_net != SCALE_STEP_NET_MESH || !(host > 0)) return 0;
+  /* the host waits at each CP exchange, so the layer's TP collectives start on an empty
+   * queue: their time joins the host's instead of running under its next launches */
+  return n * (host + tp_layer_s);
+}
+/* [/listing:cp_host_step] */
 
 double scale_step_time_s(const scale_step_job *job, const scale_step_params *params) {
   scale_step_result r;

@@ -31,7 +31,7 @@
 #define SCALE_NAME_MAX 64
 
 /** Values of the step model a hardware file carries in [step] (= SCALE_STEP_N_PARAMS). */
-#define SCALE_CHIP_STEP_PARAMS 17
+#define SCALE_CHIP_STEP_PARAMS 18
 /** Values of the serving step cost a hardware file carries in [serve] (= SCALE_SERVE_N_PARAMS,
  * servecal.h). */
 #define SCALE_CHIP_SERVE_PARAMS 8

@@ -234,18 +234,21 @@ double scale_hybrid_cp_host_bound_s(const scale_step_job *job, double device_s,
 /** The host time per CP layer-microbatch that best fits 'n' measured steps: the
  * minimizer over a grid of 2001 points, log-spaced over [1e-4, 5e-2] s, of
  *   sum over groups g != skip_group of (1 / n_g) sum over its rows of
- *   log(max(device_s, units host_layer_s) / measured)^2,
- * so each group weighs the same whatever its rows (as scale calibrate weighs groups). 'group'
- * numbers the rows' groups 0..15; skip_group = -1 uses every group, another value leaves that
- * group out (leave-one-group-out). The first grid point wins a tie.
+ *   log(max(device_s, units host_layer_s + fixed_s) / measured)^2,
+ * so each group weighs the same whatever its rows (as scale calibrate weighs groups). fixed_s
+ * is the part of a row's floor that does not scale with the host's time (step.h's
+ * scale_step_cp_host_s: the layer's TP collectives), NULL for none. 'group' numbers the rows'
+ * groups 0..15; skip_group = -1 uses every group, another value leaves that group out
+ * (leave-one-group-out). The first grid point wins a tie. `scale calibrate` fits the step
+ * model's mesh_cp_host_s with it.
  *
- * Units:  device_s, measured [s], units [count] -> [s].
- * Domain: n >= 1 rows with device_s, measured > 0 and units >= 0, groups in 0..15; NaN
- *         otherwise or when no row is left.
+ * Units:  device_s, fixed_s, measured [s], units [count] -> [s].
+ * Domain: n >= 1 rows with device_s, measured > 0 and units, fixed_s >= 0, groups in 0..15;
+ *         NaN otherwise or when no row is left.
  */
 double scale_hybrid_fit_cp_host_layer_s(const double *device_s, const double *units,
-                                        const double *measured, const int *group, int n,
-                                        int skip_group);
+                                        const double *fixed_s, const double *measured,
+                                        const int *group, int n, int skip_group);
 
 /** A layout's predicted step time on the paper's framework: the step model's
  * (scale_step_time_s) for a transformer, scale_hybrid_mamba2_step_eval()'s for Mamba-2, then

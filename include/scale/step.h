@@ -80,7 +80,9 @@
   X(ICI_HALF_BYTES, "ici_half_bytes", "bytes", 1e4, 1e8, 1e5, true,                               \
     "TPU ICI message size at which achieved bandwidth is half its asymptote")                      \
   X(STEP_S, "step_s", "s", 0, 1, 0.05, false,                                                     \
-    "fixed cost of one optimizer step: data loading, loss/grad-norm reductions, logging")
+    "fixed cost of one optimizer step: data loading, loss/grad-norm reductions, logging")       \
+  X(MESH_CP_HOST_S, "mesh_cp_host_s", "s", 0, 0.05, 0, false,                                     \
+    "host time per CP layer-microbatch when CP exchanges on the mesh block the host (0: async)")
 
 /** The step model's efficiency parameters (index of scale_step_params.v): SCALE_STEP_<ENUM> in
  * the order of SCALE_STEP_PARAM_LIST (mm_eta_max, mm_dim_half, mem_eta, kernel_s; then latency,
@@ -281,7 +283,8 @@ typedef struct {
   double bubble_s;       /**< time lost to the bubble [s] */
   double optimizer_s;    /**< op_s[OPTIMIZER] */
   double overhead_s;     /**< the fixed per-step cost [s] */
-  double step_s;         /**< the predicted step time [s] */
+  double host_s;         /**< the host's floor under the step (scale_step_cp_host_s) [s] */
+  double step_s;         /**< the predicted step time: the device's, or host_s if longer [s] */
   double model_flops;    /**< 6 N tokens + attention (causal) of the whole step [FLOP] */
   double mfu;            /**< model_flops / (step_s x chips x peak of the job's dtype) */
 } scale_step_result;
@@ -293,6 +296,28 @@ typedef struct {
  */
 void scale_step_eval(const scale_step_job *job, const scale_step_params *params,
                      scale_step_result *out);
+
+/** Layer-microbatches the slowest pipeline stage runs in one step: ceil(L / pp) (m + pp - 1),
+ * m = gbs / (dp mbs) microbatches, the 1F1B fill and drain included.
+ * Units: -> [count].  Domain: n_layers, dp, pp, cp, mbs >= 1, gbs > 0; NaN otherwise. */
+double scale_step_cp_layer_microbatches(const scale_step_job *job);
+
+/** The host's floor under a context-parallel step whose CP group crosses 'cp_net':
+ * n (mesh_cp_host_s + tp_layer_s), n = scale_step_cp_layer_microbatches(), when cp > 1, the
+ * group is on the switchless mesh and mesh_cp_host_s > 0; 0 otherwise. Why: the hybrid
+ * paper's framework on the Ascend 910B (HCCL point-to-point over HCCS) blocks the host at
+ * each CP exchange, so the device queue drains and each layer-microbatch takes at least the
+ * host's time to issue its forward and backward operators (10-12 ms in every pure-CP row of
+ * the paper's Tables 10-14, whatever the CP degree or width); and the layer's TP collectives
+ * ('tp_layer_s', one layer-microbatch's) then start on an empty queue, so their time adds
+ * to the host's rather than hiding under its next launches. A parameter of the mesh's
+ * software stack like the mesh's latency: 0 (asynchronous launch, no floor) where no row
+ * fits it.
+ *
+ * Units:  tp_layer_s [s] -> [s].  Domain: as above, tp_layer_s >= 0; NaN otherwise.
+ */
+double scale_step_cp_host_s(const scale_step_job *job, scale_step_net cp_net, double tp_layer_s,
+                            const scale_step_params *params);
 
 /** The communication with the largest exposed time in 'r' (the first on a tie), or -1 when
  * none is exposed (or 'r' is NULL). */
