@@ -184,6 +184,14 @@ scale_status scale_memory_eval_run(const scale_measurement *row, scale_recompute
   }
   l.tp = row->tp, l.pp = row->pp, l.cp = row->cp, l.ep = row->ep, l.sp = row->sp;
   l.remat = scale_memory_remat_of(r);
+  if (chip->kind == SCALE_HW_TPU) {
+    /* XLA SPMD (MaxText): every saved activation is sharded over every mesh axis, the batch
+     * over the data axes and the model dimensions, residual stream included, over the tensor
+     * axis: Megatron's SP in effect whatever the row says. MaxText's 'minimal' remat (the
+     * selective of its rows) keeps the outputs of the weight matmuls: the book's policy. */
+    l.sp = row->tp > 1.0;
+    if (r == SCALE_RECOMPUTE_SELECTIVE) l.remat = SCALE_REMAT_BIG_MATMULS;
+  }
   /* Megatron (and NeMo, MindSpeed): bf16 weights, fp32 gradient buffers, fp32 master weights
    * and Adam moments, 18 bytes a parameter; MaxText on TPU: fp32 weights and gradients. */
   scale_precision megatron = {SCALE_DTYPE_BF16, SCALE_DTYPE_FP32, SCALE_DTYPE_FP32, 2, true};

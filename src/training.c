@@ -1049,7 +1049,10 @@ void scale_train_eval_cached(const scale_train_problem *problem, const scale_lay
   out->grad_bytes = parts[1];
   out->optimizer_bytes = parts[2];
   out->activation_bytes = activation_bytes(problem, l, out->microbatch_tokens, layers_stage);
-  out->gathered_weight_bytes = zero >= 3 ? 2.0 * layer_params * w : 0.0;
+  /* ZeRO-3 gathers what the matmuls read: each shard cast to the compute dtype first (fp32
+   * master weights travel and land in bf16), this layer's and the next's, prefetched. */
+  double gathered = scale_dtype_bytes(problem->compute_dtype);
+  out->gathered_weight_bytes = zero >= 3 ? 2.0 * layer_params * fmin(w, gathered) : 0.0;
   double mb = out->microbatch_tokens;
   if (cp > 1.0 && m->arch != SCALE_ARCH_MAMBA2) {
     double kv_token = scale_transformer_kv_bytes_per_token(m, l->act_dtype) / layers;

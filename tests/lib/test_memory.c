@@ -185,6 +185,36 @@ START_TEST(test_selective_policy) {
 }
 END_TEST
 
+/* MaxText's C2a as XLA runs it: maxtext-32b (32 layers, d 10240, 32 heads, V 32768) on 64 v5p,
+ * fsdp 16 x tensor 4, 512 sequences of 2048, 'minimal' remat. Every saved tensor is sharded
+ * over both axes: 32 sequences (65536 tokens) per fsdp shard, the model dimensions / 4. Per
+ * token: 32 layers x 7 tensors x 2 B x 10240 / 4 = 1,146,880; embedding mask 10240 / 4 =
+ * 2560; logits 2 x 2 x 10240 / 4 + 4 x 32768 / 4 = 43008; attention core rebuilt 4 x 32 / 4
+ * = 32. 65536 x 1,192,480 = 78.15 GB (before, replicated over tensor and at Megatron's
+ * selective: 323 GB, the issue's 330 GB a chip). ZeRO-3 gathers two layers of the chip's
+ * tensor shard in bf16 (fp32 masters cast on the shard first): a layer holds 4 x 10240 x 8192
+ * + 2 x 10240 x 32768 + 2 x 10240 = 1,006,653,440 weights, so 2 x 2 B x that / 4 = 1.007 GB
+ * (4.03 GB in fp32 before). */
+START_TEST(test_tpu_maxtext_row) {
+  scale_measurement run = {0};
+  snprintf(run.id, sizeof run.id, "C2a-hand");
+  run.chips = 64, run.dp = 16, run.tp = 4, run.pp = 1, run.cp = 1, run.ep = 1, run.zero = 3;
+  run.mbs = 32, run.vp = 1, run.gbs = 512, run.seq = 2048;
+  run.recompute = SCALE_RECOMPUTE_SELECTIVE;
+  scale_model m = model("maxtext-32b");
+  scale_chip c = chip("tpu-v5p");
+  scale_train_result r;
+  scale_diag d;
+  ck_assert_msg(scale_memory_eval_run(&run, SCALE_RECOMPUTE_UNKNOWN, &m, &c, &r, &d) == SCALE_OK,
+                "%s", d.message);
+  scale_check_rel(r.activation_bytes, 65536.0 * 1192480, EXACT, "B", "hand: sharded, matmuls");
+  double layer_params = (4.0 * 10240 * 8192 + 2.0 * 10240 * 32768) + 2.0 * 10240;
+  scale_check_rel(r.gathered_weight_bytes, 2.0 * 2.0 * layer_params / 4.0, 1e-3, "B",
+                  "two layers of the tensor shard gathered in bf16");
+  ck_assert(r.fits);
+}
+END_TEST
+
 START_TEST(test_overhead) {
   scale_memory_overhead o = {1e9, 1e8, 0.1};
   scale_check_rel(scale_memory_overhead_bytes(&o, 5e10, 3), 1e9 + 3e8 + 5e9, EXACT, "B",
@@ -306,15 +336,27 @@ static bool fits_with_bf16_grads(const scale_measurement *run, const scale_train
   return r->memory_per_chip_bytes - saved <= r->hbm_bytes;
 }
 
+/* MaxText's two v4 rows (22B at 16 and 52B at 10 sequences a chip, full remat) are predicted
+ * at 38 GB of a 32 GB chip (34.4e9 physical), the saved layer inputs alone 19 GB on the 22B:
+ * this accounting finds nothing XLA would drop, so they stay a stated disagreement, bounded
+ * here so that a change which worsens them still fails. */
+static bool known_tpu_overcount(const scale_measurement *run, const scale_train_result *r) {
+  if (strcmp(run->group, "maxtext-2023-v4") != 0) return false;
+  printf("%s: %.3g GB predicted on a %.3g GB chip (a stated disagreement)\n", run->id,
+         r->memory_per_chip_bytes / 1e9, r->hbm_bytes / 1e9);
+  return r->memory_per_chip_bytes <= 1.25 * r->hbm_bytes;
+}
+
 static bool is_mamba(const scale_measurement *run) {
   return model(run->model).arch == SCALE_ARCH_MAMBA2;
 }
 
 /* Every published training run happened, so it fit: under its stated recompute mode, or under
  * what memory.tsv assumes where the row leaves memory-relevant settings open. Mamba-2 runs
- * are left out: hybrid.c's activation model (another module) undercounts Tables 13 and 14.
- * So are TPU runs: XLA shards the saved activations over every mesh axis and MaxText counts
- * its batch per device, neither of which this accounting of Megatron's yet follows. */
+ * are left out: the model falls 1.2-2.6x short of Tables 13 and 14, mostly in what scales as
+ * model state (memory.tsv quantifies it; the cause is open).
+ * TPU runs are read as XLA and MaxText run them (scale_memory_eval_run: activations sharded
+ * over every mesh axis, 'minimal' remat as the book's matmuls policy). */
 START_TEST(test_published_runs_fit) {
   static scale_measurement runs[CAP];
   static scale_memory_row mem[CAP];
@@ -326,7 +368,7 @@ START_TEST(test_published_runs_fit) {
   for (int i = 0; i < n; i++) {
     const scale_memory_row *as = restated(mem, n_mem, runs[i].id);
     const scale_measurement *run = as ? &as->run : &runs[i];
-    if (is_mamba(run) || chip(run->hardware).kind == SCALE_HW_TPU) continue;
+    if (is_mamba(run)) continue;
     ck_assert_msg(run->recompute != SCALE_RECOMPUTE_UNKNOWN,
                   "%s: recompute not stated and no assumption in memory.tsv", runs[i].id);
     scale_train_result r;
@@ -334,12 +376,13 @@ START_TEST(test_published_runs_fit) {
      * the measured peak agrees (H03 printed 60.0 GB, all of the 60 GB the paper states; the
      * model gives 60.2). */
     bool fits = predict_fits(run, &r) || fits_with_bf16_grads(run, &r) ||
+                known_tpu_overcount(run, &r) ||
                 (as && r.memory_per_chip_bytes <= 1.01 * as->measured_bytes);
     ck_assert_msg(fits, "%s (%s:%d) ran but is predicted not to fit: %.3g GB", runs[i].id,
                   runs[i].file, runs[i].line, r.memory_per_chip_bytes / 1e9);
     checked++;
   }
-  ck_assert_int_ge(checked, 130);
+  ck_assert_int_ge(checked, 144);
   for (int i = 0; i < n_mem; i++) {
     if (is_mamba(&mem[i].run)) continue;
     scale_train_result r;
@@ -431,6 +474,7 @@ int main(void) {
                                     {"gqa_swiglu_by_hand", test_gqa_swiglu_by_hand},
                                     {"pipeline_in_flight", test_pipeline_in_flight},
                                     {"selective_policy", test_selective_policy},
+                                    {"tpu_maxtext_row", test_tpu_maxtext_row},
                                     {"overhead", test_overhead},
                                     {"fit", test_fit},
                                     {"loader_errors", test_loader_errors},
