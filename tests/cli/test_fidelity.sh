@@ -39,6 +39,20 @@ for fast, slow in [("V001", "V026"), ("V043", "V081"), ("V091", "V107")]:
     assert a < b, (fast, a, slow, b)
 PY
 
+# One evaluation path: `scale train` prices Table 10's worst row, (1, 1, 4, 2), as validate does
+# (the same step, the host's floor under CP included).
+cp "$TMP/out" "$TMP/validate.json"
+run "$SCALE" train --model llama-2-7b --hw ascend-910b --chips 8 --batch-tokens 4Mi --seq 4096 \
+  --tp 4 --cp 2 --remat none --microbatches 1024 --json
+expect_rc 0 "train (1,1,4,2) on the 910B"
+python3 - "$TMP/validate.json" "$TMP/out" <<'PY' && pass || fail "train = validate for H16, host floor binding"
+import json, sys
+v = {r["id"]: r for r in json.load(open(sys.argv[1]))["rows"]}
+t = json.load(open(sys.argv[2]))
+assert abs(t["step_time_s"] / v["H16"]["predicted_step_s"] - 1) < 1e-9, (t["step_time_s"], v["H16"])
+assert t["host_floor_s"] == t["step_time_s"], t["host_floor_s"]
+PY
+
 # The README headline: the planner's best layout for LLaMA 3 70B on 8960 TPU v5p.
 run "$SCALE" plan train --model llama-3-70b --hw tpu-v5p --chips 8960 --batch-tokens 4Mi --seq 4096 --json
 expect_rc 0 "README headline plan"
