@@ -49,6 +49,20 @@ grade() {
 }
 verdict_of() { awk -v id="$1" '$3 == id {print $1}' "$tmp/verdicts"; }
 detail_of() { grep -F " $1: " "$tmp/out" | sed "s/.* $1: //"; }
+# A decision case's score against the times its message prints for the worst instance (your
+# A s, best B s), the other instance earning full credit: 2.25 x (B/A + 1)/2 + DOMAIN, within
+# the rounding of the printed times (usage: ratio_score ID DOMAIN).
+ratio_score() {
+  awk -v id="hybrid_parallelism.$1:" -v dom="$2" '
+    $3 == id && $4 == "credit" {
+      split($2, p, "/"); score = p[1]
+      a = $0; sub(/.*your [^:]*: /, "", a); sub(/ s.*/, "", a)
+      b = $0; sub(/.*best [^:]*: /, "", b); sub(/ s.*/, "", b)
+      want = 2.25 * (b / a + 1) / 2 + dom
+      ok = a > 0 && b > 0 && b <= a && score - want < 0.005 && want - score < 0.005
+    }
+    END { exit !ok }' "$tmp/out"
+}
 
 case $mode in
 full)
@@ -110,22 +124,25 @@ fixture)
     "huge degrees earn 0: $(grep layout_transformer "$tmp/out")"
   check 'grep -q "^  FAIL *0/3 *hybrid_parallelism.layout_long_context: credit 0%.*(dp -8 x pp -1) is not one" "$tmp/out"' \
     "negative degrees earn 0: $(grep layout_long_context "$tmp/out")"
-  # The design guide's TP 2 x DP 4 for Mamba-7B at 4K against the step model's PP 2 x DP 4
-  # (124.9 s / 164.6 s = 0.759), DP 8 for Mamba-1B (1): credit 0.879 of 2.25, plus the domain
-  # 0.75 = 2.728 (hand: 2.25 x (0.759 + 1) / 2 + 0.75).
-  check 'awk "/layout_mamba: credit/ {split(\$2, p, \"/\"); exit !(p[1] > 2.72 && p[1] < 2.735)}" "$tmp/out"' \
-    "ratio credit of the guide's Mamba layouts: $(grep "layout_mamba:" "$tmp/out")"
-  check 'grep -q "your dp 4 x tp 2: 164.6 s.*best dp 4 x pp 2: 124.9 s.*76% credit" "$tmp/out"' \
+  # The design guide's TP 2 x DP 4 for Mamba-7B at 4K against the step model's PP 2 x DP 4,
+  # and DP 8 for Mamba-1B (the best there: credit 1). The costs come from the fitted step
+  # model, so they move with every refit; the check derives the score from the times the
+  # message prints (worst instance: your A s, best B s): 2.25 x (B/A + 1) / 2 + 0.75 (domain),
+  # to the rounding of the printed times. At this writing 2.25 x (129.9/174.4 + 1)/2 + 0.75.
+  check 'grep -q "layout_mamba: credit .*your dp 4 x tp 2: [0-9.]* s.*best dp 4 x pp 2: [0-9.]* s.*[0-9]*% credit" "$tmp/out"' \
     "the message explains the gap: $(grep "layout_mamba:" "$tmp/out")"
-  # TP 8 for Mamba-7B at 32K (161.4 s / 181.8 s = 0.888) and DP 8 for Mamba-1B: 2.25 x 0.944 =
-  # 2.124, without the domain part (it answers a layout where none fits).
-  check 'awk "/layout_mamba_long: credit/ {split(\$2, p, \"/\"); exit !(p[1] > 2.12 && p[1] < 2.13)}" "$tmp/out"' \
-    "ratio credit without the domain part: $(grep "layout_mamba_long:" "$tmp/out")"
+  check 'ratio_score layout_mamba 0.75' "ratio credit of the guide's Mamba layouts: $(grep "layout_mamba:" "$tmp/out")"
+  # TP 8 for Mamba-7B at 32K against the step model's best, and DP 8 for Mamba-1B: the same
+  # ratio credit, without the domain part (it answers a layout where none fits).
+  check 'ratio_score layout_mamba_long 0' "ratio credit without the domain part: $(grep "layout_mamba_long:" "$tmp/out")"
   check 'grep -q "layout_mamba_long.*domain check: .*expected the none layout" "$tmp/out"' \
     "the lost domain part is named: $(grep "layout_mamba_long:" "$tmp/out")"
-  check 'grep -q "\"name\": \"hybrid_parallelism.layout_mamba\", \"score\": 2.72" "$tmp/report.json"' \
+  mamba_score=$(awk '$3 == "hybrid_parallelism.layout_mamba:" {split($2, p, "/"); print p[1]}' "$tmp/out")
+  check 'grep -q "\"name\": \"hybrid_parallelism.layout_mamba\", \"score\": $mamba_score," "$tmp/report.json"' \
     "JSON carries the fractional score: $(grep layout_mamba\" "$tmp/report.json")"
-  check 'grep -qx "total 4.85175/12 .*" "$tmp/out"' "decision fixture total: $(tail -1 "$tmp/out")"
+  # The total is the two Mamba scores (the other two earn 0).
+  check 'awk "/layout_mamba: credit/ {split(\$2, p, \"/\"); a = p[1]} /layout_mamba_long: credit/ {split(\$2, p, \"/\"); b = p[1]} /^total/ {split(\$2, p, \"/\"); t = p[1]; n = p[2]} END {exit !(n == 12 && t - (a + b) < 1e-9 && a + b - t < 1e-9)}" "$tmp/out"' \
+    "decision fixture total: $(tail -1 "$tmp/out")"
   # Selecting one exercise grades only it.
   # Selecting one exercise grades only it; options may follow the ids.
   grade "$fixture" rooflines.critical_batch_int8 --timeout 1
