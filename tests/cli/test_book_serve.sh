@@ -19,7 +19,8 @@ if command -v python3 >/dev/null 2>&1; then
   "$SCALE" book --chapters "$SRC/chapters" --site --out "$TMP/site" --serve "$port" \
     >"$TMP/serve.out" 2>"$TMP/serve.err" &
   server=$!
-  for _ in $(seq 1200); do  # up to 2 minutes: --site runs every chapter program
+  for _ in $(seq 5000); do  # up to ~8 minutes: --site runs every chapter program (minutes
+    # under sanitizers: chapter 14 refits the step model per group)
     grep -q '^serving' "$TMP/serve.out" && break
     kill -0 "$server" 2>/dev/null || break
     sleep 0.1
