@@ -80,7 +80,8 @@ port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
   >"$TMP/serve.out" 2>"$TMP/serve.err" &
 server=$!
 trap 'kill "$server" 2>/dev/null; rm -rf "$TMP"' EXIT
-for _ in $(seq 1200); do  # up to 2 minutes: --site runs every chapter program
+for _ in $(seq 5000); do  # up to ~8 minutes: --site runs every chapter program (minutes
+  # under sanitizers: chapter 14 refits the step model per group)
   grep -q '^serving' "$TMP/serve.out" && break
   kill -0 "$server" 2>/dev/null || break
   sleep 0.1
