@@ -21,7 +21,8 @@
  * efficiency of their own row count, tokens k / E per expert, times moe_gemm_frac (grouped GEMMs
  * of small experts, with the routing, token permutation and combine around them).
  * Storage formats include NVFP4 (units.h: 4.5 bits a weight with its block scales).
- * The five parameters below are fitted to the serving rows; their ranges are physical.
+ * The parameters below (SCALE_SERVE_PARAM_LIST) are fitted to the serving rows; their ranges
+ * are physical.
  *
  * Fitting is cheap because an offline run (all requests at t = 0) admits and schedules
  * requests by tokens and KV blocks only: its steps do not depend on their durations. Each row is
