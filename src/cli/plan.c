@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "plan_opts.h"
 #include "scale/plan.h"
 
 static void usage(FILE *out) {
@@ -30,9 +31,7 @@ static void usage(FILE *out) {
 }
 
 enum {
-  OPT_MODEL = 256,
-  OPT_HW,
-  OPT_CHIPS,
+  OPT_CHIPS = CLI_PLAN_OPT_OWN,
   OPT_BATCH,
   OPT_SEQ,
   OPT_OBJECTIVE,
@@ -43,13 +42,10 @@ enum {
   OPT_EFFICIENCY,
   OPT_NO,
   OPT_THREADS,
-  OPT_JSON,
-  OPT_ROOFLINE,
-  OPT_HELP
+  OPT_ROOFLINE
 };
 
-static const struct option options[] = {{"model", required_argument, NULL, OPT_MODEL},
-                                        {"hw", required_argument, NULL, OPT_HW},
+static const struct option options[] = {CLI_PLAN_COMMON_OPTIONS,
                                         {"chips", required_argument, NULL, OPT_CHIPS},
                                         {"batch-tokens", required_argument, NULL, OPT_BATCH},
                                         {"seq", required_argument, NULL, OPT_SEQ},
@@ -61,16 +57,15 @@ static const struct option options[] = {{"model", required_argument, NULL, OPT_M
                                         {"efficiency", required_argument, NULL, OPT_EFFICIENCY},
                                         {"no", required_argument, NULL, OPT_NO},
                                         {"threads", required_argument, NULL, OPT_THREADS},
-                                        {"json", no_argument, NULL, OPT_JSON},
                                         {"roofline", no_argument, NULL, OPT_ROOFLINE},
-                                        {"help", no_argument, NULL, OPT_HELP},
                                         {NULL, 0, NULL, 0}};
 
 typedef struct {
-  const char *model, *hw, *chips, *batch_text;
+  cli_plan_common common; /* --model, --hw, --json, --help */
+  const char *chips, *batch_text;
   double batch, seq, tokens, budget_usd, budget_s, efficiency;
   scale_plan_opts opts;
-  bool json, roofline;
+  bool roofline;
 } args;
 
 /* "N" or "MIN:MAX" into lo, hi. */
@@ -101,6 +96,18 @@ static bool chips_in_range(double lo, double hi) {
   return false;
 }
 
+/* --top K of both targets: a whole number up to SCALE_PLAN_TOP_MAX. */
+static bool parse_top(const char *text, int *top_k) {
+  double v;
+  if (!cli_parse_number("top", text, SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER, &v)) return false;
+  if (v > SCALE_PLAN_TOP_MAX) {
+    cli_usage("--top: at most %d", SCALE_PLAN_TOP_MAX);
+    return false;
+  }
+  *top_k = (int)v;
+  return true;
+}
+
 static bool parse_no(const char *text, scale_plan_opts *o) {
   char buf[128];
   snprintf(buf, sizeof buf, "%s", text);
@@ -125,13 +132,12 @@ static int parse(int argc, char **argv, args *a) {
   int c;
   double v;
   while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+    if (cli_plan_common_take(c, optarg, &a->common)) {
+      if (!a->common.help) continue;
+      usage(stdout);
+      return -1;
+    }
     switch (c) {
-    case OPT_MODEL:
-      a->model = optarg;
-      break;
-    case OPT_HW:
-      a->hw = optarg;
-      break;
     case OPT_CHIPS:
       a->chips = optarg;
       break;
@@ -148,9 +154,7 @@ static int parse(int argc, char **argv, args *a) {
         return cli_usage("--objective: '%s' is not time, cost or mfu", optarg);
       break;
     case OPT_TOP:
-      if (!cli_parse_number("top", optarg, SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER, &v)) return 2;
-      if (v > SCALE_PLAN_TOP_MAX) return cli_usage("--top: at most %d", SCALE_PLAN_TOP_MAX);
-      a->opts.top_k = (int)v;
+      if (!parse_top(optarg, &a->opts.top_k)) return 2;
       break;
     case OPT_TOKENS:
       if (!cli_parse_number("tokens", optarg, SCALE_NUM_POSITIVE, &a->tokens)) return 2;
@@ -174,22 +178,14 @@ static int parse(int argc, char **argv, args *a) {
         return 2;
       a->opts.n_threads = v > 8 ? 8 : (int)v;
       break;
-    case OPT_JSON:
-      a->json = true;
-      break;
     case OPT_ROOFLINE:
       a->roofline = true;
       break;
-    case OPT_HELP:
-      usage(stdout);
-      return -1;
     default:
       return cli_bad_option("plan train", argv);
     }
   }
-  if (optind < argc) return cli_usage("plan train: unexpected argument '%s'", argv[optind]);
-  if (!a->model) return cli_usage("plan train: missing --model (try: scale model list)");
-  if (!a->hw) return cli_usage("plan train: missing --hw (try: scale hw list)");
+  if ((c = cli_plan_common_check(&a->common, "plan train", argc, argv))) return c;
   if (!a->chips) return cli_usage("plan train: missing --chips");
   if (!a->batch) return cli_usage("plan train: missing --batch-tokens");
   if (!a->seq) return cli_usage("plan train: missing --seq");
@@ -367,7 +363,7 @@ static int plan_train(int argc, char **argv) {
   if (!parse_chips(a.chips, &lo, &hi) || !chips_in_range(lo, hi)) return CLI_EXIT_USAGE;
   scale_model model;
   scale_chip chip;
-  if ((rc = cli_load_model(a.model, &model)) || (rc = cli_load_chip(a.hw, &chip))) return rc;
+  if ((rc = cli_plan_common_load(&a.common, &model, &chip))) return rc;
   scale_step_params params;
   if (!a.roofline) {
     if ((rc = cli_load_step_params(&chip, &params))) return rc;
@@ -401,7 +397,7 @@ static int plan_train(int argc, char **argv) {
     for (int i = 0; i < best->n_ranked; i++)
       train_command(&a, &model, &chip, best_chips, &best->ranked[i], cmd[i], sizeof cmd[i]);
     double rate = elapsed > 0 ? candidates / elapsed : 0;
-    if (a.json) {
+    if (a.common.json) {
       cli_json j;
       cli_json_init(&j, stdout);
       cli_json_object_begin(&j, NULL);
@@ -470,19 +466,6 @@ static void infer_usage(FILE *out) {
           "the request-stream simulator instead (scale plan infer --isl 1 --help says more).\n");
 }
 
-static bool parse_dtypes(const char *opt, const char *text, bool allow[SCALE_DTYPE_COUNT]) {
-  char buf[128];
-  snprintf(buf, sizeof buf, "%s", text);
-  for (int i = 0; i < SCALE_DTYPE_COUNT; i++)
-    allow[i] = false;
-  for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-    scale_dtype d;
-    if (!cli_parse_dtype(opt, tok, &d)) return false;
-    allow[d] = true;
-  }
-  return true;
-}
-
 static void infer_json_entry(cli_json *j, const char *key, const scale_plan_infer_entry *e) {
   const scale_infer_config *c = &e->config;
   cli_json_object_begin(j, key);
@@ -523,22 +506,8 @@ static void infer_print_entry(int rank, const scale_plan_infer_entry *e) {
 
 static int plan_infer(int argc, char **argv) {
   if (cli_plan_serve_wanted(argc, argv)) return cli_plan_serve(argc, argv);
-  enum {
-    O_MODEL = 256,
-    O_HW,
-    O_PROMPT,
-    O_OUTPUT,
-    O_LATENCY,
-    O_MAXCHIPS,
-    O_OBJ,
-    O_WD,
-    O_KD,
-    O_TOP,
-    O_JSON,
-    O_HELP
-  };
-  static const struct option opts[] = {{"model", required_argument, NULL, O_MODEL},
-                                       {"hw", required_argument, NULL, O_HW},
+  enum { O_PROMPT = CLI_PLAN_OPT_OWN, O_OUTPUT, O_LATENCY, O_MAXCHIPS, O_OBJ, O_WD, O_KD, O_TOP };
+  static const struct option opts[] = {CLI_PLAN_COMMON_OPTIONS,
                                        {"prompt", required_argument, NULL, O_PROMPT},
                                        {"output", required_argument, NULL, O_OUTPUT},
                                        {"latency", required_argument, NULL, O_LATENCY},
@@ -547,23 +516,19 @@ static int plan_infer(int argc, char **argv) {
                                        {"weight-dtypes", required_argument, NULL, O_WD},
                                        {"kv-dtypes", required_argument, NULL, O_KD},
                                        {"top", required_argument, NULL, O_TOP},
-                                       {"json", no_argument, NULL, O_JSON},
-                                       {"help", no_argument, NULL, O_HELP},
                                        {NULL, 0, NULL, 0}};
-  const char *model_name = NULL, *hw = NULL;
-  double prompt = -1, output = 0, v;
-  bool json = false;
+  cli_plan_common common = {0};
+  double prompt = -1, output = 0;
   scale_plan_infer_opts o = scale_plan_infer_opts_default(0, 1);
   cli_getopt_reset();
   int c;
   while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+    if (cli_plan_common_take(c, optarg, &common)) {
+      if (!common.help) continue;
+      infer_usage(stdout);
+      return 0;
+    }
     switch (c) {
-    case O_MODEL:
-      model_name = optarg;
-      break;
-    case O_HW:
-      hw = optarg;
-      break;
     case O_PROMPT:
       if (!cli_parse_number("prompt", optarg, SCALE_NUM_NONNEG | SCALE_NUM_INTEGER, &prompt))
         return 2;
@@ -585,37 +550,27 @@ static int plan_infer(int argc, char **argv) {
         return cli_usage("--objective: '%s' is not throughput or cost", optarg);
       break;
     case O_WD:
-      if (!parse_dtypes("weight-dtypes", optarg, o.allow_weight)) return 2;
+      if (!cli_plan_parse_dtype_list("weight-dtypes", optarg, o.allow_weight)) return 2;
       break;
     case O_KD:
-      if (!parse_dtypes("kv-dtypes", optarg, o.allow_kv)) return 2;
+      if (!cli_plan_parse_dtype_list("kv-dtypes", optarg, o.allow_kv)) return 2;
       break;
     case O_TOP:
-      if (!cli_parse_number("top", optarg, SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER, &v)) return 2;
-      if (v > SCALE_PLAN_TOP_MAX) return cli_usage("--top: at most %d", SCALE_PLAN_TOP_MAX);
-      o.top_k = (int)v;
+      if (!parse_top(optarg, &o.top_k)) return 2;
       break;
-    case O_JSON:
-      json = true;
-      break;
-    case O_HELP:
-      infer_usage(stdout);
-      return 0;
     default:
       return cli_bad_option("plan infer", argv);
     }
   }
-  if (optind < argc) return cli_usage("plan infer: unexpected argument '%s'", argv[optind]);
-  if (!model_name) return cli_usage("plan infer: missing --model (try: scale model list)");
-  if (!hw) return cli_usage("plan infer: missing --hw (try: scale hw list)");
+  int rc = cli_plan_common_check(&common, "plan infer", argc, argv);
+  if (rc) return rc;
   if (prompt < 0) return cli_usage("plan infer: missing --prompt (tokens per request)");
   if (output <= 0) return cli_usage("plan infer: missing --output (generated tokens)");
   o.prompt = prompt;
   o.decode_len = output;
   scale_model model;
   scale_chip chip;
-  int rc;
-  if ((rc = cli_load_model(model_name, &model)) || (rc = cli_load_chip(hw, &chip))) return rc;
+  if ((rc = cli_plan_common_load(&common, &model, &chip))) return rc;
   scale_diag diag;
   /* The KV context the search prices, checked as `scale infer` checks --context. */
   if (scale_infer_check_context(&model, "context (prompt + output/2)", prompt + output / 2, 1.0,
@@ -642,7 +597,7 @@ static int plan_infer(int argc, char **argv) {
   for (double b = best.n_chips / best.tp; n_points < 24 && b <= 1 << 22; b *= 2)
     batches[n_points++] = b;
   scale_infer_frontier(&model, &chip, &best, batches, n_points, points);
-  if (json) {
+  if (common.json) {
     cli_json j;
     cli_json_init(&j, stdout);
     cli_json_object_begin(&j, NULL);

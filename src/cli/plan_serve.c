@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "plan_opts.h"
 #include "scale/serveplan.h"
 
 bool cli_plan_serve_wanted(int argc, char **argv) {
@@ -152,18 +153,6 @@ static void print_text(const scale_model *m, const scale_chip *chip, const scale
   }
 }
 
-static bool parse_dtype_list(const char *text, bool allow[SCALE_DTYPE_COUNT]) {
-  char buf[128];
-  snprintf(buf, sizeof buf, "%s", text);
-  memset(allow, 0, SCALE_DTYPE_COUNT * sizeof allow[0]);
-  for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-    scale_dtype d;
-    if (!cli_parse_dtype("dtypes", t, &d)) return false;
-    allow[d] = true;
-  }
-  return true;
-}
-
 /* Parses "N" or "MIN:MAX" token lengths. */
 static bool parse_len(const char *opt, const char *text, scale_serve_lengths *out) {
   const unsigned count = SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER;
@@ -183,9 +172,7 @@ static bool parse_len(const char *opt, const char *text, scale_serve_lengths *ou
 
 int cli_plan_serve(int argc, char **argv) {
   enum {
-    O_MODEL = 256,
-    O_HW,
-    O_ISL,
+    O_ISL = CLI_PLAN_OPT_OWN,
     O_OSL,
     O_TTFT,
     O_TPOT,
@@ -194,12 +181,9 @@ int cli_plan_serve(int argc, char **argv) {
     O_DISAGG,
     O_REQUESTS,
     O_SEED,
-    O_TOP,
-    O_JSON,
-    O_HELP
+    O_TOP
   };
-  static const struct option opts[] = {{"model", required_argument, NULL, O_MODEL},
-                                       {"hw", required_argument, NULL, O_HW},
+  static const struct option opts[] = {CLI_PLAN_COMMON_OPTIONS,
                                        {"isl", required_argument, NULL, O_ISL},
                                        {"osl", required_argument, NULL, O_OSL},
                                        {"ttft", required_argument, NULL, O_TTFT},
@@ -210,24 +194,20 @@ int cli_plan_serve(int argc, char **argv) {
                                        {"requests", required_argument, NULL, O_REQUESTS},
                                        {"seed", required_argument, NULL, O_SEED},
                                        {"top", required_argument, NULL, O_TOP},
-                                       {"json", no_argument, NULL, O_JSON},
-                                       {"help", no_argument, NULL, O_HELP},
                                        {NULL, 0, NULL, 0}};
-  const char *model_name = NULL, *hw = NULL;
+  cli_plan_common common = {0};
   scale_serve_plan_opts o = scale_serve_plan_opts_default();
   const unsigned count = SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER;
   double top = 10, seed = 1;
-  bool json = false;
   cli_getopt_reset();
   int c;
   while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+    if (cli_plan_common_take(c, optarg, &common)) {
+      if (!common.help) continue;
+      usage(stdout);
+      return CLI_EXIT_OK;
+    }
     switch (c) {
-    case O_MODEL:
-      model_name = optarg;
-      break;
-    case O_HW:
-      hw = optarg;
-      break;
     case O_ISL:
       if (!parse_len("isl", optarg, &o.isl)) return CLI_EXIT_USAGE;
       break;
@@ -247,7 +227,7 @@ int cli_plan_serve(int argc, char **argv) {
       if (o.max_chips > 4096) return cli_usage("--max-chips: at most 4096, got %s", optarg);
       break;
     case O_DTYPES:
-      if (!parse_dtype_list(optarg, o.allow_dtype)) return CLI_EXIT_USAGE;
+      if (!cli_plan_parse_dtype_list("dtypes", optarg, o.allow_dtype)) return CLI_EXIT_USAGE;
       break;
     case O_DISAGG:
       o.disagg = true;
@@ -264,31 +244,23 @@ int cli_plan_serve(int argc, char **argv) {
     case O_TOP:
       if (!cli_parse_number("top", optarg, count, &top)) return CLI_EXIT_USAGE;
       break;
-    case O_JSON:
-      json = true;
-      break;
-    case O_HELP:
-      usage(stdout);
-      return CLI_EXIT_OK;
     default:
       return cli_bad_option("plan infer", argv);
     }
   }
-  if (optind < argc) return cli_usage("plan infer: unexpected argument '%s'", argv[optind]);
-  if (!model_name) return cli_usage("plan infer: missing --model (try: scale model list)");
-  if (!hw) return cli_usage("plan infer: missing --hw (try: scale hw list)");
+  int rc = cli_plan_common_check(&common, "plan infer", argc, argv);
+  if (rc) return rc;
   o.seed = (uint64_t)seed;
   scale_model model;
   scale_chip chip;
-  int rc;
-  if ((rc = cli_load_model(model_name, &model)) || (rc = cli_load_chip(hw, &chip))) return rc;
+  if ((rc = cli_plan_common_load(&common, &model, &chip))) return rc;
   scale_serve_plan_report r;
   scale_diag diag;
   if (scale_serve_plan(&model, &chip, &o, &r, &diag)) {
     const char *why = diag.message; /* the library's "plan: " prefix, once is enough */
     return cli_usage("plan infer: %s", strncmp(why, "plan: ", 6) ? why : why + 6);
   }
-  if (json)
+  if (common.json)
     print_json(&model, &chip, &r);
   else
     print_text(&model, &chip, &o, &r, (int)top);
