@@ -3,6 +3,7 @@
 #include "scale/serve.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,7 +73,14 @@ struct scale_serve {
   double *sorted;      /* [n] percentile scratch */
   uint32_t *active;    /* [slots] running requests, in admission order */
   uint32_t *chunk;     /* [slots] tokens this step gives each running request */
+  double *itl_hist;    /* [ITL_BINS] tokens whose inter-token latency fell in each bin */
 };
+
+/* The ITL histogram: ITL_BINS log-spaced bins from 1e-7 s to 1e4 s, 0.31% wide each, so a
+ * bin's geometric centre is within 0.16% of every time in it (times outside go to the ends). */
+#define ITL_BINS 8192
+#define ITL_LOG_LO (-7.0)
+#define ITL_LOG_HI 4.0
 
 scale_serve_config scale_serve_config_default(void) {
   scale_serve_config c;
@@ -123,6 +131,31 @@ static bool is_count(double x, double lo, double hi) { return x >= lo && x <= hi
 #define REQ_MAX 1e7 /* requests of one run at most */
 #define BLOCKS_MAX 4e9
 
+/* Largest blocks_of(isl + osl) over the requests a config can draw. */
+static double max_request_tokens(const scale_serve_config *c) {
+  if (!c->table_isl) return c->isl.max_tokens + c->osl.max_tokens;
+  double most = 0.0;
+  for (size_t i = 0; i < (size_t)c->n_table; i++)
+    most = fmax(most, (double)c->table_isl[i] + c->table_osl[i]);
+  return most;
+}
+
+/* The length table's size and entries. */
+static scale_status check_table(const scale_serve_config *c, scale_diag *diag) {
+  if (!c->table_osl || !is_count(c->n_table, 1, REQ_MAX))
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                          "serve: a length table needs output lengths and 1 to %g pairs, got %g",
+                          REQ_MAX, c->n_table);
+  for (size_t i = 0; i < (size_t)c->n_table; i++)
+    if (c->table_isl[i] < 1 || c->table_osl[i] < 1 || c->table_isl[i] > LEN_MAX ||
+        c->table_osl[i] > LEN_MAX)
+      return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                            "serve: length table pair %zu is %u + %u tokens; each must be in "
+                            "[1, %g]",
+                            i + 1, c->table_isl[i], c->table_osl[i], LEN_MAX);
+  return SCALE_OK;
+}
+
 static scale_status check_lengths(const char *what, const scale_serve_lengths *l,
                                   scale_diag *diag) {
   if (!is_count(l->min_tokens, 1, LEN_MAX) || !is_count(l->max_tokens, 1, LEN_MAX) ||
@@ -146,8 +179,15 @@ static scale_status check_config(const scale_serve_config *c, scale_diag *diag) 
     return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
                           "serve: requests must be an integer in [1, %g], got %g", REQ_MAX,
                           c->n_requests);
-  if ((st = check_lengths("input", &c->isl, diag)) || (st = check_lengths("output", &c->osl, diag)))
+  if (c->table_isl ? (st = check_table(c, diag))
+                   : ((st = check_lengths("input", &c->isl, diag)) ||
+                      (st = check_lengths("output", &c->osl, diag))))
     return st;
+  if (c->concurrency != 0.0 && !is_count(c->concurrency, 1, REQ_MAX))
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                          "serve: the concurrency must be 0 (open loop) or an integer in [1, "
+                          "%g], got %g",
+                          REQ_MAX, c->concurrency);
   if (!is_count(c->max_batch, 1, BLOCKS_MAX))
     return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
                           "serve: the batch cap must be an integer >= 1, got %g", c->max_batch);
@@ -160,13 +200,20 @@ static scale_status check_config(const scale_serve_config *c, scale_diag *diag) 
     return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
                           "serve: KV blocks (%g) and tokens per block (%g) must be integers >= 1",
                           c->kv_blocks, c->block_tokens);
-  double need = blocks_of(c->isl.max_tokens + c->osl.max_tokens, c->block_tokens);
+  double longest = max_request_tokens(c), need = blocks_of(longest, c->block_tokens);
   if (need > c->kv_blocks)
     return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
-                          "serve: a request of %g + %g tokens needs %g KV blocks of %g tokens, "
-                          "more than the %g that exist",
-                          c->isl.max_tokens, c->osl.max_tokens, need, c->block_tokens,
-                          c->kv_blocks);
+                          "serve: a request of %g tokens needs %g KV blocks of %g tokens, more "
+                          "than the %g that exist",
+                          longest, need, c->block_tokens, c->kv_blocks);
+  if (c->prefilled && c->concurrency > 0.0)
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                          "serve: prefilled requests (a decode pool) arrive open loop, not from "
+                          "closed-loop clients");
+  if (c->prefilled && c->table_isl)
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                          "serve: prefilled requests (a decode pool) take fixed or uniform "
+                          "lengths, not a table");
   if (c->prefilled && c->osl.min_tokens < 2)
     return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
                           "serve: prefilled requests (a decode pool) need outputs of >= 2 "
@@ -180,7 +227,8 @@ static scale_status check_config(const scale_serve_config *c, scale_diag *diag) 
 }
 
 double scale_serve_offline_batch(const scale_serve_config *c) {
-  if (!c || c->isl.min_tokens != c->isl.max_tokens || c->osl.min_tokens != c->osl.max_tokens ||
+  if (!c || c->table_isl || c->isl.min_tokens != c->isl.max_tokens ||
+      c->osl.min_tokens != c->osl.max_tokens ||
       !(c->block_tokens >= 1.0) || !(c->max_batch >= 1.0) || !(c->kv_blocks >= 1.0))
     return NAN;
   double per = blocks_of(c->isl.max_tokens + c->osl.max_tokens, c->block_tokens);
@@ -206,6 +254,7 @@ void scale_serve_free(scale_serve *sim) {
   free(sim->sorted);
   free(sim->active);
   free(sim->chunk);
+  free(sim->itl_hist);
   free(sim);
 }
 
@@ -232,8 +281,9 @@ scale_status scale_serve_new(const scale_serve_config *cfg, scale_serve **out, s
   s->sorted = malloc(n * sizeof *s->sorted);
   s->active = malloc(s->slots * sizeof *s->active);
   s->chunk = malloc(s->slots * sizeof *s->chunk);
+  s->itl_hist = malloc(ITL_BINS * sizeof *s->itl_hist);
   if (!s->arrival_s || !s->isl || !s->osl || !s->blocks || !s->prefilled || !s->generated ||
-      !s->first_s || !s->finish_s || !s->sorted || !s->active || !s->chunk) {
+      !s->first_s || !s->finish_s || !s->sorted || !s->active || !s->chunk || !s->itl_hist) {
     scale_serve_free(s);
     return scale_diag_set(diag, SCALE_ERR_NOMEM, "", 0, "serve: out of memory for %zu requests", n);
   }
@@ -245,10 +295,18 @@ scale_status scale_serve_new(const scale_serve_config *cfg, scale_serve **out, s
   for (size_t i = 0; i < n; i++) {
     if (isfinite(cfg->rate_per_s)) t += -log1p(-uniform01(&arrivals)) / cfg->rate_per_s;
     s->arrival_s[i] = t;
-    s->isl[i] = draw_length(&cfg->isl, &isl);
-    s->osl[i] = draw_length(&cfg->osl, &osl);
+    if (cfg->table_isl) { /* the table in order, again from its start when it runs out */
+      size_t k = i % (size_t)cfg->n_table;
+      s->isl[i] = cfg->table_isl[k];
+      s->osl[i] = cfg->table_osl[k];
+    } else {
+      s->isl[i] = draw_length(&cfg->isl, &isl);
+      s->osl[i] = draw_length(&cfg->osl, &osl);
+    }
     s->blocks[i] = (uint32_t)blocks_of((double)s->isl[i] + s->osl[i], cfg->block_tokens);
   }
+  s->cfg.table_isl = s->cfg.table_osl = NULL; /* copied: the caller's table may go */
+  s->cfg.n_table = 0.0;
   *out = s;
   return SCALE_OK;
 }
@@ -264,6 +322,36 @@ static double percentile(const double *v, size_t m, double p) {
   double r = ceil(p * (double)m) - 1.0;
   size_t i = r < 0.0 ? 0 : (size_t)r;
   return v[i < m ? i : m - 1];
+}
+
+/* Adds 'tokens' tokens of inter-token latency 'dt' to the histogram. */
+static void itl_add(double *hist, double dt, double tokens) {
+  double u = (log10(dt) - ITL_LOG_LO) / (ITL_LOG_HI - ITL_LOG_LO) * ITL_BINS;
+  int b = u < 0.0 ? 0 : u >= ITL_BINS ? ITL_BINS - 1 : (int)u;
+  hist[b] += tokens;
+}
+
+/* Nearest-rank percentile p of the histogram: the geometric centre of the bin holding the
+ * ceil(p total)-th token; NaN when it is empty. */
+static double itl_percentile(const double *hist, double p) {
+  double total = 0.0;
+  for (int b = 0; b < ITL_BINS; b++)
+    total += hist[b];
+  if (!(total > 0.0)) return NAN;
+  double rank = fmax(1.0, ceil(p * total)), seen = 0.0;
+  int b = 0;
+  for (; b < ITL_BINS - 1; b++) {
+    seen += hist[b];
+    if (seen >= rank) break;
+  }
+  return pow(10.0, ITL_LOG_LO + (b + 0.5) * (ITL_LOG_HI - ITL_LOG_LO) / ITL_BINS);
+}
+
+/* Resets the arrivals of a closed-loop run: the first 'clients' requests at t = 0, the others
+ * unsent (INFINITY) until a request finishes. */
+static void closed_loop_reset(scale_serve *sim, size_t clients) {
+  for (size_t i = 0; i < sim->n; i++)
+    sim->arrival_s[i] = i < clients ? 0.0 : (double)INFINITY;
 }
 
 static void sample(scale_serve_result *r, double t, double frac, double *stride, double step) {
@@ -287,6 +375,13 @@ scale_status scale_serve_run(scale_serve *sim, scale_serve_result *out, scale_di
   const scale_serve_config *c = &sim->cfg;
   const size_t n = sim->n;
   memset(out, 0, sizeof *out);
+  memset(sim->itl_hist, 0, ITL_BINS * sizeof *sim->itl_hist);
+  const bool closed = c->concurrency > 0.0;
+  size_t sent = n; /* requests sent so far (closed loop) */
+  if (closed) {
+    sent = (size_t)fmin(c->concurrency, (double)n);
+    closed_loop_reset(sim, sent);
+  }
   double total_tokens = 0.0;
   for (size_t i = 0; i < n; i++) {
     sim->prefilled[i] = sim->generated[i] = 0;
@@ -367,6 +462,7 @@ scale_status scale_serve_run(scale_serve *sim, scale_serve_result *out, scale_di
     out->max_running = fmax(out->max_running, (double)n_active);
     out->kv_peak_frac = fmax(out->kv_peak_frac, blocks_used / c->kv_blocks);
     out->n_steps += 1.0;
+    itl_add(sim->itl_hist, dt, step.n_decode);
     t += dt;
 
     /* apply: tokens out, finished requests leave and free their blocks */
@@ -386,6 +482,7 @@ scale_status scale_serve_run(scale_serve *sim, scale_serve_result *out, scale_di
         sim->finish_s[i] = t;
         blocks_used -= sim->blocks[i];
         finished++;
+        if (sent < n) sim->arrival_s[sent++] = t; /* its client sends the next request */
       } else {
         sim->active[w] = i;
         sim->chunk[w] = sim->chunk[k];
@@ -441,5 +538,94 @@ scale_status scale_serve_run(scale_serve *sim, scale_serve_result *out, scale_di
   out->tpot_p90_s = percentile(sim->sorted, m, 0.90);
   out->tpot_p99_s = percentile(sim->sorted, m, 0.99);
   out->tpot_mean_s = m ? sum / (double)m : (double)NAN;
+  out->itl_p50_s = itl_percentile(sim->itl_hist, 0.50);
+  out->itl_p90_s = itl_percentile(sim->itl_hist, 0.90);
   return SCALE_OK;
+}
+
+/* ---- empirical length tables ---------------------------------------------------------------- */
+
+#define TABLE_MAX 1000000 /* pairs in a length table at most */
+
+/* Parses one "isl<TAB>osl" line of integers in [1, LEN_MAX]; false when it is not one. */
+static bool parse_pair(const char *line, uint32_t *isl, uint32_t *osl) {
+  char *end;
+  double a = strtod(line, &end);
+  if (end == line || *end != '\t') return false;
+  const char *second = end + 1;
+  double b = strtod(second, &end);
+  if (end == second || (*end != '\0' && *end != '\n' && *end != '\r')) return false;
+  if (!is_count(a, 1, LEN_MAX) || !is_count(b, 1, LEN_MAX)) return false;
+  *isl = (uint32_t)a;
+  *osl = (uint32_t)b;
+  return true;
+}
+
+/* Appends a pair to the growing arrays; false when out of memory. */
+static bool push_pair(uint32_t **isl, uint32_t **osl, size_t *n, size_t *cap, uint32_t a,
+                      uint32_t b) {
+  if (*n == *cap) {
+    size_t grown = *cap ? 2 * *cap : 512;
+    uint32_t *x = realloc(*isl, grown * sizeof *x);
+    if (!x) return false;
+    *isl = x;
+    uint32_t *y = realloc(*osl, grown * sizeof *y);
+    if (!y) return false;
+    *osl = y;
+    *cap = grown;
+  }
+  (*isl)[*n] = a;
+  (*osl)[*n] = b;
+  (*n)++;
+  return true;
+}
+
+scale_status scale_serve_lengths_load(const char *path, uint32_t **isl, uint32_t **osl, size_t *n,
+                                      scale_diag *diag) {
+  if (!path || !isl || !osl || !n)
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "serve: NULL argument");
+  *isl = *osl = NULL;
+  *n = 0;
+  FILE *fp = fopen(path, "r");
+  if (!fp) return scale_diag_set(diag, SCALE_ERR_IO, path, 0, "cannot open the length table");
+  char line[256];
+  size_t cap = 0;
+  int lineno = 0;
+  bool header = false;
+  scale_status st = SCALE_OK;
+  while (!st && fgets(line, sizeof line, fp)) {
+    lineno++;
+    size_t len = strlen(line);
+    if (len == sizeof line - 1 && line[len - 1] != '\n') {
+      st = scale_diag_set(diag, SCALE_ERR_PARSE, path, lineno, "line too long");
+      break;
+    }
+    while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+      line[--len] = '\0';
+    if (len == 0 || line[0] == '#') continue;
+    uint32_t a, b;
+    if (!header) {
+      header = true;
+      if (strcmp(line, "isl\tosl") != 0)
+        st = scale_diag_set(diag, SCALE_ERR_PARSE, path, lineno,
+                            "the header must be 'isl<TAB>osl', got '%.40s'", line);
+    } else if (*n >= TABLE_MAX) {
+      st = scale_diag_set(diag, SCALE_ERR_RANGE, path, lineno, "more than %d pairs", TABLE_MAX);
+    } else if (!parse_pair(line, &a, &b)) {
+      st = scale_diag_set(diag, SCALE_ERR_PARSE, path, lineno,
+                          "expected two integers in [1, %g] separated by a tab, got '%.40s'",
+                          LEN_MAX, line);
+    } else if (!push_pair(isl, osl, n, &cap, a, b)) {
+      st = scale_diag_set(diag, SCALE_ERR_NOMEM, path, lineno, "out of memory");
+    }
+  }
+  fclose(fp);
+  if (!st && *n == 0) st = scale_diag_set(diag, SCALE_ERR_PARSE, path, lineno, "no pairs");
+  if (st) {
+    free(*isl);
+    free(*osl);
+    *isl = *osl = NULL;
+    *n = 0;
+  }
+  return st;
 }

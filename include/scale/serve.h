@@ -17,13 +17,19 @@
  * the calibrated decode and prefill costs can replace the roofline one given here.
  * When nothing runs and nothing waits, the clock jumps to the next arrival.
  *
- * Determinism: arrivals (Poisson, or all at t = 0 for an offline run) and lengths (fixed or
- * uniform integers) come from a splitmix64 generator seeded by the caller; the same config gives
- * the same result bit for bit. The library allocates only in scale_serve_new().
+ * Arrivals come open loop (Poisson at a rate, or all at t = 0 for an offline run) or closed loop:
+ * N clients, each sending its next request the moment its previous one finishes (what benchmark
+ * tools with a maximum concurrency do), for a fixed number of requests.
+ *
+ * Determinism: arrivals and lengths (fixed, uniform integers, or an empirical table taken in
+ * order) come from a splitmix64 generator seeded by the caller; the same config gives the same
+ * result bit for bit. The library allocates only in scale_serve_new() and
+ * scale_serve_lengths_load().
  */
 #ifndef SCALE_SERVE_H
 #define SCALE_SERVE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "scale/hardware.h"
@@ -101,6 +107,14 @@ typedef struct {
   double kv_blocks;         /**< KV blocks of the copy, integer >= 1 */
   double ttft_slo_s;        /**< goodput SLO on TTFT [s]; INFINITY: none */
   double tpot_slo_s;        /**< goodput SLO on TPOT [s]; INFINITY: none */
+  double concurrency;       /**< closed loop: this many clients, integer in [1, 1e7]; the
+                                 first ones send at t = 0, each later request the moment a
+                                 request finishes, and rate_per_s is unused. 0: open loop */
+  const uint32_t *table_isl; /**< an empirical length table: request i takes the pair
+                                  i mod n_table, in order (isl and osl unused); NULL: none.
+                                  Read only by scale_serve_new(), which copies it */
+  const uint32_t *table_osl; /**< the table's output lengths, each >= 1 */
+  double n_table;            /**< pairs in the table, integer in [1, 1e7] when set */
   bool prefilled;           /**< requests arrive with their prompt's KV cache and first token
                                  (the decode pool of disaggregated serving): no prefill work,
                                  TTFT 0, TPOT from arrival; needs osl >= 2 */
@@ -139,6 +153,9 @@ typedef struct {
   double request_rate_per_s;                 /**< requests / makespan [1/s] */
   double ttft_p50_s, ttft_p90_s, ttft_p99_s; /**< time to first token, nearest rank [s] */
   double tpot_p50_s, tpot_p90_s, tpot_p99_s; /**< time per output token (osl > 1 only) [s] */
+  double itl_p50_s, itl_p90_s; /**< inter-token latency over every token after a request's
+                                    first (the duration of the step that made it), from a
+                                    log-binned histogram: within 0.4% [s]; NaN when none */
   double ttft_mean_s, tpot_mean_s;           /**< means [s] */
   double good_frac;                          /**< share of requests meeting both SLOs [1] */
   double goodput_tokens_per_s; /**< output tokens of those requests / makespan [tokens/s] */
@@ -176,7 +193,17 @@ void scale_serve_free(scale_serve *sim);
 scale_status scale_serve_run(scale_serve *sim, scale_serve_result *out, scale_diag *diag);
 
 /** Steady batch of an offline run with fixed lengths: min(max_batch, floor(kv_blocks /
- * ceil((isl + osl) / block_tokens))) [count]; NaN outside the config's domain. */
+ * ceil((isl + osl) / block_tokens))) [count]; NaN outside the config's domain or with a length
+ * table. */
 double scale_serve_offline_batch(const scale_serve_config *cfg);
+
+/** Reads an empirical length table: '#' comment lines, the header "isl<TAB>osl", then one
+ * request a line, two integers in [1, 1e8], at most 1e6 lines.
+ * Owns:   on SCALE_OK *isl and *osl are the caller's (free() each); else both NULL.
+ * Errors: SCALE_ERR_IO, SCALE_ERR_PARSE, SCALE_ERR_RANGE, SCALE_ERR_NOMEM, with file:line in
+ *         'diag'.
+ */
+scale_status scale_serve_lengths_load(const char *path, uint32_t **isl, uint32_t **osl, size_t *n,
+                                      scale_diag *diag);
 
 #endif

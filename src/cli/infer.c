@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -40,15 +41,24 @@ static void usage(FILE *out) {
           "model on one model copy of --tp chips (1-D tensor parallelism), printed beside the\n"
           "book's formulas; throughput, latency and cost follow the prediction.\n"
           "A batch that does not fit in HBM prints the report with a verdict and the largest\n"
-          "batch that fits, and exits 1.\n\n"
+          "batch that fits, and exits 1.\n\n");
+  fprintf(out,
           "serving a stream (continuous batching; --batch and --context do not apply):\n"
           "  scale infer --model M --hw H --chips N --offline [--isl L] [--osl L] [options]\n"
           "  scale infer --model M --hw H --chips N --rate QPS [--requests R] [options]\n"
+          "  scale infer --model M --hw H --chips N --concurrency C [--requests R] [options]\n"
           "  --offline          all requests at t = 0: the maximum output tokens/s\n"
           "  --rate QPS         Poisson arrivals, requests per second over all N/Y copies\n"
-          "  --requests R       requests simulated (default 1000; offline: 20 x the steady batch)\n"
+          "  --concurrency C    closed loop: C clients over all N/Y copies, each sending its\n"
+          "                     next request when its previous one finishes (a benchmark's\n"
+          "                     max concurrency); C a multiple of the copies, at most 1e6\n"
+          "  --requests R       requests simulated (default 1000; offline: 20 x the steady batch;\n"
+          "                     with --lengths: the table's pairs)\n"
           "  --isl L, --osl L   prompt and output lengths: N fixed, or MIN:MAX uniform\n"
           "                     (defaults 1024 and 128)\n"
+          "  --lengths FILE     an empirical length table instead (lines 'isl<TAB>osl' under\n"
+          "                     that header, e.g. measurements/serving-lengths/*.tsv), taken\n"
+          "                     in order and again from the top\n"
           "  --ttft S, --tpot S SLOs of the goodput [s] (default: none)\n"
           "  --seed K           seed of the arrivals and lengths (default 1)\n"
           "  --max-batch B      running requests per copy at most (default 2048)\n"
@@ -250,6 +260,8 @@ typedef struct {
   const char *svg;              /* --svg FILE, NULL: none */
   double disagg_p, disagg_d;    /* --disagg P:D prefill and decode copies; 0: aggregated */
   double kv_frac;               /* --kv-frac: share of the HBM after weights for KV */
+  double concurrency;           /* --concurrency: closed-loop clients, NaN: open loop */
+  const char *lengths;          /* --lengths FILE, NULL: --isl and --osl */
 } serve_opts;
 
 static void serve_opts_default(serve_opts *o) {
@@ -265,6 +277,7 @@ static void serve_opts_default(serve_opts *o) {
   o->block = 32;
   o->kv_frac = 0.9;
   o->overhead = NAN;
+  o->concurrency = NAN;
 }
 
 /* The step cost of a stream: the calibrated one (summing its parts for the report) or the
@@ -470,9 +483,44 @@ static int disagg_cmd(const scale_model *m, const scale_chip *chip, const scale_
   return CLI_EXIT_OK;
 }
 
+/* An empirical length table (--lengths), read by serve.h's loader. */
+typedef struct {
+  uint32_t *isl, *osl;
+  size_t n;
+} length_table;
+
+static int serve_run(const scale_model *m, const scale_chip *chip, scale_infer_config *cfg,
+                     const serve_opts *o, const length_table *table, bool as_json, bool roofline);
+
+/* A stream with its lengths: --isl/--osl, or the table of --lengths (its extremes stand in for
+ * --isl and --osl in the context checks and the bound on steps). */
 static int serve_cmd(const scale_model *m, const scale_chip *chip, scale_infer_config *cfg,
                      const serve_opts *o, bool as_json, bool roofline) {
+  if (!o->lengths) return serve_run(m, chip, cfg, o, NULL, as_json, roofline);
+  length_table t;
   scale_diag diag;
+  char buf[512];
+  if (scale_serve_lengths_load(o->lengths, &t.isl, &t.osl, &t.n, &diag))
+    return cli_usage("infer: --lengths: %s", scale_diag_format(&diag, buf, sizeof buf));
+  serve_opts lo = *o;
+  lo.isl.min_tokens = lo.isl.max_tokens = t.isl[0];
+  lo.osl.min_tokens = lo.osl.max_tokens = t.osl[0];
+  for (size_t i = 1; i < t.n; i++) {
+    lo.isl.min_tokens = fmin(lo.isl.min_tokens, t.isl[i]);
+    lo.isl.max_tokens = fmax(lo.isl.max_tokens, t.isl[i]);
+    lo.osl.min_tokens = fmin(lo.osl.min_tokens, t.osl[i]);
+    lo.osl.max_tokens = fmax(lo.osl.max_tokens, t.osl[i]);
+  }
+  int rc = serve_run(m, chip, cfg, &lo, &t, as_json, roofline);
+  free(t.isl);
+  free(t.osl);
+  return rc;
+}
+
+static int serve_run(const scale_model *m, const scale_chip *chip, scale_infer_config *cfg,
+                     const serve_opts *o, const length_table *table, bool as_json, bool roofline) {
+  scale_diag diag;
+  const bool closed = !isnan(o->concurrency);
   /* the longest request must fit the model's context: the prompt alone, then with its output */
   if (scale_infer_check_context(m, "isl", o->isl.max_tokens, 1, &diag) ||
       scale_infer_check_context(m, "isl + osl", o->isl.max_tokens + o->osl.max_tokens, 1, &diag))
@@ -487,7 +535,19 @@ static int serve_cmd(const scale_model *m, const scale_chip *chip, scale_infer_c
   const scale_serve_roofline rf = sc.rf;
   const double copies = cfg->n_chips / cfg->tp;
   scale_serve_config c = scale_serve_config_default();
-  c.rate_per_s = o->offline ? (double)INFINITY : o->rate / copies;
+  c.rate_per_s = o->offline || closed ? (double)INFINITY : o->rate / copies;
+  if (closed) {
+    if (fmod(o->concurrency, copies) != 0.0)
+      return cli_usage("--concurrency: the %g clients must split evenly over the %g copies of "
+                       "%g chips, got %g",
+                       o->concurrency, copies, cfg->tp, o->concurrency);
+    c.concurrency = o->concurrency / copies;
+  }
+  if (table) {
+    c.table_isl = table->isl;
+    c.table_osl = table->osl;
+    c.n_table = (double)table->n;
+  }
   c.isl = o->isl;
   c.osl = o->osl;
   c.seed = (uint64_t)o->seed;
@@ -502,6 +562,7 @@ static int serve_cmd(const scale_model *m, const scale_chip *chip, scale_infer_c
   c.cost_ctx = &sc;
   double b = scale_serve_offline_batch(&c);
   double requests = !isnan(o->requests) ? o->requests
+                    : table             ? (double)table->n
                     : o->offline        ? fmax(100.0, 20.0 * (isnan(b) ? o->max_batch : b))
                                         : 1000.0;
   if (requests > 1e6) return cli_usage("--requests: at most 1e6, got %g", requests);
@@ -545,8 +606,10 @@ static int serve_cmd(const scale_model *m, const scale_chip *chip, scale_infer_c
     cli_json_number(&json, "n_chips", cfg->n_chips);
     cli_json_number(&json, "tp", cfg->tp);
     cli_json_number(&json, "copies", copies);
-    cli_json_string(&json, "mode", o->offline ? "offline" : "stream");
-    cli_json_number(&json, "rate_per_s", o->offline ? -1.0 : o->rate);
+    cli_json_string(&json, "mode", o->offline ? "offline" : closed ? "closed" : "stream");
+    cli_json_number(&json, "rate_per_s", o->offline || closed ? -1.0 : o->rate);
+    cli_json_number(&json, "concurrency", closed ? o->concurrency : -1.0);
+    cli_json_string(&json, "lengths", o->lengths ? o->lengths : "");
     cli_json_number(&json, "requests", r.n_requests);
     cli_json_number(&json, "seed", o->seed);
     cli_json_number(&json, "isl_min_tokens", o->isl.min_tokens);
@@ -580,6 +643,8 @@ static int serve_cmd(const scale_model *m, const scale_chip *chip, scale_infer_c
     cli_json_number(&json, "tpot_p50_s", r.tpot_p50_s);
     cli_json_number(&json, "tpot_p90_s", r.tpot_p90_s);
     cli_json_number(&json, "tpot_p99_s", r.tpot_p99_s);
+    cli_json_number(&json, "itl_p50_s", r.itl_p50_s);
+    cli_json_number(&json, "itl_p90_s", r.itl_p90_s);
     cli_json_number(&json, "good_frac", r.good_frac);
     cli_json_number(&json, "goodput_tokens_per_s", goodput);
     cli_json_number(&json, "steady_batch", r.steady_batch);
@@ -605,14 +670,24 @@ static int serve_cmd(const scale_model *m, const scale_chip *chip, scale_infer_c
          scale_dtype_name(cfg->kv_dtype));
   if (o->offline)
     printf("offline: %g requests at t = 0 (a saturated queue)\n", r.n_requests);
+  else if (closed)
+    printf("closed loop: %g clients (%g per copy), each sending its next request when its "
+           "previous one finishes; %g requests simulated on one copy\n",
+           o->concurrency, c.concurrency, r.n_requests);
   else
     printf("stream: Poisson %g requests/s, %g requests, seed %g\n", o->rate, r.n_requests,
            o->seed);
-  printf("lengths: input %g", o->isl.min_tokens);
-  if (o->isl.max_tokens > o->isl.min_tokens) printf(":%g uniform", o->isl.max_tokens);
-  printf(", output %g", o->osl.min_tokens);
-  if (o->osl.max_tokens > o->osl.min_tokens) printf(":%g uniform", o->osl.max_tokens);
-  printf(" tokens\n");
+  if (table) {
+    printf("lengths: the %zu pairs of %s in order (input %g to %g, output %g to %g tokens)\n",
+           table->n, o->lengths, o->isl.min_tokens, o->isl.max_tokens, o->osl.min_tokens,
+           o->osl.max_tokens);
+  } else {
+    printf("lengths: input %g", o->isl.min_tokens);
+    if (o->isl.max_tokens > o->isl.min_tokens) printf(":%g uniform", o->isl.max_tokens);
+    printf(", output %g", o->osl.min_tokens);
+    if (o->osl.max_tokens > o->osl.min_tokens) printf(":%g uniform", o->osl.max_tokens);
+    printf(" tokens\n");
+  }
   printf("engine per copy: batch cap %g, %g tokens a step, %g KV blocks of %g tokens\n",
          c.max_batch, c.max_step_tokens, c.kv_blocks, c.block_tokens);
   if (roofline)
@@ -625,6 +700,12 @@ static int serve_cmd(const scale_model *m, const scale_chip *chip, scale_infer_c
   cli_row("requests/s", r.request_rate_per_s * copies, "", SCALE_FMT_SCI);
   three("TTFT p50 / p90 / p99", r.ttft_p50_s, r.ttft_p90_s, r.ttft_p99_s);
   if (isfinite(r.tpot_p50_s)) three("TPOT p50 / p90 / p99", r.tpot_p50_s, r.tpot_p90_s, r.tpot_p99_s);
+  if (isfinite(r.itl_p50_s)) {
+    char a[32], b2[32];
+    printf("  %-34s %s / %s\n", "ITL p50 / p90 (every token)",
+           scale_format(a, sizeof a, r.itl_p50_s, "", SCALE_FMT_TIME),
+           scale_format(b2, sizeof b2, r.itl_p90_s, "", SCALE_FMT_TIME));
+  }
   if (isfinite(o->ttft) || isfinite(o->tpot)) {
     cli_row("requests meeting the SLO", r.good_frac, "", SCALE_FMT_PERCENT);
     cli_row("goodput tokens/s", goodput, "tokens/s", SCALE_FMT_SI);
@@ -669,7 +750,9 @@ int cli_cmd_infer(int argc, char **argv) {
     O_OVERHEAD,
     O_SVG,
     O_DISAGG,
-    O_KVFRAC
+    O_KVFRAC,
+    O_CONCURRENCY,
+    O_LENGTHS
   };
   static const struct option options[] = {{"model", required_argument, NULL, O_MODEL},
                                           {"hw", required_argument, NULL, O_HW},
@@ -703,6 +786,8 @@ int cli_cmd_infer(int argc, char **argv) {
                                           {"svg", required_argument, NULL, O_SVG},
                                           {"disagg", required_argument, NULL, O_DISAGG},
                                           {"kv-frac", required_argument, NULL, O_KVFRAC},
+                                          {"concurrency", required_argument, NULL, O_CONCURRENCY},
+                                          {"lengths", required_argument, NULL, O_LENGTHS},
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
   const char *model_name = NULL, *hw_name = NULL;
@@ -838,6 +923,15 @@ int cli_cmd_infer(int argc, char **argv) {
         return CLI_EXIT_USAGE;
       if (so.kv_frac > 1.0) return cli_usage("--kv-frac: must be in (0, 1], got '%s'", optarg);
       break;
+    case O_CONCURRENCY:
+      if (!cli_parse_number("concurrency", optarg, count, &so.concurrency)) return CLI_EXIT_USAGE;
+      if (so.concurrency > 1e6)
+        return cli_usage("--concurrency: at most 1e6 clients, got '%s'", optarg);
+      break;
+    case O_LENGTHS:
+      so.any = true;
+      so.lengths = optarg;
+      break;
     case O_DISAGG: {
       so.any = true;
       char buf[64];
@@ -858,13 +952,15 @@ int cli_cmd_infer(int argc, char **argv) {
   if (!model_name) return cli_usage("infer: missing --model (try: scale infer --help)");
   if (!hw_name) return cli_usage("infer: missing --hw (try: scale infer --help)");
   if (isnan(chips)) return cli_usage("infer: missing --chips (try: scale infer --help)");
-  so.any |= so.offline || !isnan(so.rate);
+  so.any |= so.offline || !isnan(so.rate) || !isnan(so.concurrency);
   if (so.disagg_p > 0 && isnan(so.rate))
     return cli_usage("infer: --disagg needs --rate (two pools fed by one Poisson stream)");
   if (so.any) {
-    if (so.offline == !isnan(so.rate))
-      return cli_usage(so.offline ? "infer: --offline and --rate exclude each other"
-                                  : "infer: the stream options need --offline or --rate QPS");
+    int modes = (int)so.offline + (int)!isnan(so.rate) + (int)!isnan(so.concurrency);
+    if (modes > 1)
+      return cli_usage("infer: --offline, --rate and --concurrency exclude each other");
+    if (modes == 0)
+      return cli_usage("infer: the stream options need --offline, --rate QPS or --concurrency C");
     if (!isnan(batch) || !isnan(context) || !isnan(prompt))
       return cli_usage("infer: --batch, --context and --prompt describe a fixed batch; a stream "
                        "(--offline, --rate) takes --isl, --osl and --max-batch");

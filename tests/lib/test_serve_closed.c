@@ -1,0 +1,296 @@
+/* test_serve_closed.c — serve.h's closed loop (N clients, each sending its next request when its
+ * previous one finishes), empirical length tables, and the inter-token latency (ITL)
+ * percentiles. Limits of the closed loop: one client gives the batch-1 decode step as TPOT
+ * and ITL; more clients than the engine admits give the offline maximum. Expected values are
+ * hand derivations written beside them.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "scale.h"
+#include "scale/serve.h"
+#include "scale_check.h"
+
+/* A linear step cost a + b (decode tokens + prompt tokens): every expected time below is a sum
+ * of such steps. */
+typedef struct {
+  double a_s, b_s;
+} linear;
+
+static double linear_cost(const scale_serve_step *step, void *ctx) {
+  const linear *l = ctx;
+  return l->a_s + l->b_s * (step->n_decode + step->n_prefill_tokens);
+}
+
+static linear lin = {0.01, 0.001};
+
+/* 'n' requests from 'clients' closed-loop clients, batch cap 16, unlimited budget and KV. */
+static scale_serve_config closed_config(double clients, double n, double isl, double osl) {
+  scale_serve_config c = scale_serve_config_default();
+  c.rate_per_s = INFINITY; /* unused in a closed loop */
+  c.concurrency = clients;
+  c.n_requests = n;
+  c.isl.min_tokens = c.isl.max_tokens = isl;
+  c.osl.min_tokens = c.osl.max_tokens = osl;
+  c.max_batch = 16;
+  c.max_step_tokens = 1e6;
+  c.block_tokens = 16;
+  c.kv_blocks = 1e6;
+  c.cost = linear_cost;
+  c.cost_ctx = &lin;
+  return c;
+}
+
+static scale_serve_result run_config(const scale_serve_config *c) {
+  scale_serve *sim = NULL;
+  scale_diag diag;
+  ck_assert_msg(scale_serve_new(c, &sim, &diag) == SCALE_OK, "%s", diag.message);
+  scale_serve_result r;
+  ck_assert_msg(scale_serve_run(sim, &r, &diag) == SCALE_OK, "%s", diag.message);
+  scale_serve_free(sim);
+  return r;
+}
+
+/* ---- one client ----------------------------------------------------------------------------- */
+
+START_TEST(test_one_client_linear) {
+  /* One client: each request runs alone, the next sent the moment it finishes. Prefill of 100
+   * tokens in one step, TTFT = a + 100 b = 0.11 s; nine decode steps of one token,
+   * TPOT = ITL = a + b = 0.011 s. A request takes 0.11 + 9 x 0.011 = 0.209 s, so 20 take
+   * 4.18 s for 200 tokens: 47.847 tokens/s. */
+  scale_serve_config c = closed_config(1, 20, 100, 10);
+  scale_serve_result r = run_config(&c);
+  scale_check_rel(r.ttft_p50_s, 0.11, 1e-12, "s", "a + 100 b");
+  scale_check_rel(r.ttft_p90_s, 0.11, 1e-12, "s", "a + 100 b");
+  scale_check_rel(r.tpot_p50_s, 0.011, 1e-12, "s", "a + b");
+  scale_check_rel(r.tpot_p90_s, 0.011, 1e-12, "s", "a + b");
+  scale_check_rel(r.itl_p50_s, 0.011, 2e-3, "s", "a + b, histogram bin");
+  scale_check_rel(r.itl_p90_s, 0.011, 2e-3, "s", "a + b, histogram bin");
+  scale_check_rel(r.makespan_s, 20 * 0.209, 1e-12, "s", "20 requests back to back");
+  scale_check_rel(r.throughput_tokens_per_s, 200 / 4.18, 1e-12, "tokens/s", "200 / 4.18 s");
+  scale_check_rel(r.max_running, 1, 0, "", "one client");
+}
+END_TEST
+
+START_TEST(test_one_client_roofline) {
+  /* LLaMA 3 8B (llama-3-8b) on one H100 in bf16, one client: batch-1 decode is bytes-bound,
+   * so the decode step at context S is (param_bytes + S kv) / W (ch. 7), which is
+   * scale_infer_decode_eval at batch 1. Decode step j (j = 1..osl-1) reads isl + j tokens, so
+   * TPOT is the step at the mean context isl + osl / 2 = 1050.5 (the step is linear in S);
+   * the ITL median is the step of the middle token, j = 50, context 1050: the same step within
+   * 1e-6 (one token of KV against 16 GB of weights) and the histogram's 0.16%. */
+  scale_model m;
+  scale_chip h100;
+  scale_diag diag;
+  ck_assert_msg(scale_model_load("llama-3-8b", &m, &diag) == SCALE_OK, "%s", diag.message);
+  ck_assert_msg(scale_chip_load("nvidia-h100-sxm", &h100, &diag) == SCALE_OK, "%s", diag.message);
+  scale_infer_config ic = scale_infer_config_default(1, 1, 1050.5);
+  scale_serve_roofline rf;
+  ck_assert_msg(scale_serve_roofline_of(&m, &h100, &ic, 0.0, &rf, &diag) == SCALE_OK, "%s",
+                diag.message);
+  scale_serve_config c = closed_config(1, 10, 1000, 101);
+  c.cost = scale_serve_roofline_cost_s;
+  c.cost_ctx = &rf;
+  c.kv_blocks = floor(rf.kv_capacity_bytes / (16 * rf.kv_bytes_per_token));
+  scale_serve_result r = run_config(&c);
+  scale_infer_decode d = scale_infer_decode_eval(&m, &h100, &ic);
+  ck_assert_int_eq(d.bound, SCALE_BOUND_PARAMS);
+  scale_check_rel(r.tpot_p50_s, d.step_s, 1e-9, "s", "inference.h batch-1 decode step");
+  scale_check_rel(r.tpot_p90_s, d.step_s, 1e-9, "s", "inference.h batch-1 decode step");
+  scale_check_rel(r.itl_p50_s, d.step_s, 2e-3, "s", "batch-1 step, histogram bin");
+  double prefill = 2.0 * rf.n_params * 1000 / (rf.flops_per_s * rf.mfu_frac);
+  scale_check_rel(r.ttft_p50_s, prefill, 1e-9, "s", "2 N P / (C mfu): nothing queues");
+}
+END_TEST
+
+/* ---- many clients --------------------------------------------------------------------------- */
+
+START_TEST(test_clients_below_cap) {
+  /* 8 clients, batch cap 16, isl 100, osl 50: the 8 requests enter together, prefill in one step
+   * of 800 tokens (TTFT = a + 800 b = 0.81 s), decode 49 steps of 8 tokens (TPOT = ITL =
+   * a + 8 b = 0.018 s) and finish together; their clients send the next 8 at once. Cycle
+   * 0.81 + 49 x 0.018 = 1.692 s for 400 tokens: 236.41 tokens/s over 200 requests. */
+  scale_serve_config c = closed_config(8, 200, 100, 50);
+  scale_serve_result r = run_config(&c);
+  scale_check_rel(r.ttft_p90_s, 0.81, 1e-9, "s", "a + 800 b");
+  scale_check_rel(r.tpot_p50_s, 0.018, 1e-9, "s", "a + 8 b");
+  scale_check_rel(r.itl_p50_s, 0.018, 2e-3, "s", "a + 8 b, histogram bin");
+  scale_check_rel(r.throughput_tokens_per_s, 400 / 1.692, 1e-9, "tokens/s", "8 x 50 / cycle");
+  scale_check_rel(r.max_running, 8, 0, "", "the clients");
+}
+END_TEST
+
+START_TEST(test_many_clients_offline) {
+  /* 64 clients and a batch cap of 16: 48 requests always wait, so the engine runs exactly the
+   * offline schedule of 16-request cycles (test_serve.c's saturation_batch_cap): cycle
+   * 50 a + 16 b (100 + 49) = 2.884 s for 800 tokens, the offline maximum 277.39 tokens/s.
+   * With as many clients as the cap (16) the next cycle's requests are sent when the last
+   * one ends, and are admitted at the same instant: the same schedule again. */
+  double offline = 800 / 2.884;
+  scale_serve_config c = closed_config(64, 1600, 100, 50);
+  scale_serve_result r = run_config(&c);
+  scale_check_rel(r.throughput_tokens_per_s, offline, 1e-9, "tokens/s", "offline maximum");
+  ck_assert_int_eq(r.bind, SCALE_SERVE_BIND_BATCH);
+  c.concurrency = 16;
+  r = run_config(&c);
+  scale_check_rel(r.throughput_tokens_per_s, offline, 1e-9, "tokens/s", "offline maximum");
+  /* and the open-loop offline run (all 1600 at t = 0) agrees */
+  c.concurrency = 0;
+  scale_serve_result o = run_config(&c);
+  scale_check_rel(o.throughput_tokens_per_s, offline, 1e-9, "tokens/s", "offline maximum");
+}
+END_TEST
+
+START_TEST(test_many_clients_roofline) {
+  /* LLaMA 3 8B on one H100 at the roofline cost with a 2 ms overhead, batch cap 256, prompts
+   * 512, outputs 256, 4000 requests: 1000 clients keep at least 744 requests waiting, so each
+   * step admits what the offline run (every request at t = 0) admits, and the throughput is
+   * the offline maximum (here exactly; "within a few %" would already be the limit). */
+  scale_model m;
+  scale_chip h100;
+  scale_diag diag;
+  ck_assert(scale_model_load("llama-3-8b", &m, &diag) == SCALE_OK);
+  ck_assert(scale_chip_load("nvidia-h100-sxm", &h100, &diag) == SCALE_OK);
+  scale_infer_config ic = scale_infer_config_default(1, 1, 768);
+  scale_serve_roofline rf;
+  ck_assert(scale_serve_roofline_of(&m, &h100, &ic, 2e-3, &rf, &diag) == SCALE_OK);
+  scale_serve_config c = closed_config(1000, 4000, 512, 256);
+  c.cost = scale_serve_roofline_cost_s;
+  c.cost_ctx = &rf;
+  c.max_batch = 256;
+  c.max_step_tokens = 8192;
+  c.kv_blocks = floor(rf.kv_capacity_bytes / (16 * rf.kv_bytes_per_token));
+  scale_serve_result closed = run_config(&c);
+  c.concurrency = 0;
+  scale_serve_result offline = run_config(&c);
+  scale_check_rel(closed.throughput_tokens_per_s, offline.throughput_tokens_per_s, 1e-12,
+                  "tokens/s", "offline maximum");
+  /* 8 clients sit far below it: a small batch is bytes-bound */
+  c.concurrency = 8;
+  scale_serve_result few = run_config(&c);
+  ck_assert(few.throughput_tokens_per_s < 0.2 * offline.throughput_tokens_per_s);
+  ck_assert(few.itl_p50_s < offline.itl_p50_s);
+}
+END_TEST
+
+/* ---- length tables -------------------------------------------------------------------------- */
+
+START_TEST(test_length_table) {
+  /* Pairs (100, 10) and (50, 5) taken in order and again, one client: requests of
+   * (a + 100 b) + 9 (a + b) = 0.209 s and (a + 50 b) + 4 (a + b) = 0.104 s alternate; four
+   * take 0.626 s for 30 tokens. TTFTs {0.11, 0.06, 0.11, 0.06}: nearest-rank p50 (rank 2) is
+   * 0.06 s, p90 (rank 4) 0.11 s. */
+  static const uint32_t isl[] = {100, 50}, osl[] = {10, 5};
+  scale_serve_config c = closed_config(1, 4, 1, 1);
+  c.table_isl = isl;
+  c.table_osl = osl;
+  c.n_table = 2;
+  scale_serve_result r = run_config(&c);
+  scale_check_rel(r.makespan_s, 0.626, 1e-12, "s", "2 x (0.209 + 0.104)");
+  scale_check_rel(r.output_tokens, 30, 0, "tokens", "2 x (10 + 5)");
+  scale_check_rel(r.input_tokens, 300, 0, "tokens", "2 x (100 + 50)");
+  scale_check_rel(r.ttft_p50_s, 0.06, 1e-12, "s", "rank 2 of 4");
+  scale_check_rel(r.ttft_p90_s, 0.11, 1e-12, "s", "rank 4 of 4");
+  /* no single offline batch with a table */
+  scale_check_nan(scale_serve_offline_batch(&c));
+}
+END_TEST
+
+static char *write_temp(const char *text) {
+  static char path[64];
+  snprintf(path, sizeof path, "/tmp/scale_lengths_XXXXXX");
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  FILE *fp = fdopen(fd, "w");
+  fputs(text, fp);
+  fclose(fp);
+  return path;
+}
+
+static void expect_load(const char *text, scale_status want, const char *word) {
+  char *path = write_temp(text);
+  uint32_t *isl = (uint32_t *)&isl, *osl = (uint32_t *)&osl;
+  size_t n = 7;
+  scale_diag diag;
+  ck_assert_int_eq(scale_serve_lengths_load(path, &isl, &osl, &n, &diag), want);
+  ck_assert_ptr_null(isl);
+  ck_assert_ptr_null(osl);
+  ck_assert_uint_eq(n, 0);
+  ck_assert_msg(strstr(diag.message, word), "'%s' not in '%s'", word, diag.message);
+  ck_assert_int_gt(diag.line, 0);
+  unlink(path);
+}
+
+START_TEST(test_lengths_load) {
+  char *path = write_temp("# a comment\nisl\tosl\n13\t120\n\n25\t770\n");
+  uint32_t *isl = NULL, *osl = NULL;
+  size_t n = 0;
+  scale_diag diag;
+  ck_assert_msg(scale_serve_lengths_load(path, &isl, &osl, &n, &diag) == SCALE_OK, "%s",
+                diag.message);
+  ck_assert_uint_eq(n, 2);
+  ck_assert_uint_eq(isl[0], 13);
+  ck_assert_uint_eq(osl[0], 120);
+  ck_assert_uint_eq(isl[1], 25);
+  ck_assert_uint_eq(osl[1], 770);
+  free(isl);
+  free(osl);
+  unlink(path);
+  expect_load("isl\tosl\n13\t0\n", SCALE_ERR_PARSE, "integers");
+  expect_load("isl\tosl\n13\t-4\n", SCALE_ERR_PARSE, "integers");
+  expect_load("isl\tosl\n13 4\n", SCALE_ERR_PARSE, "integers");
+  expect_load("isl\tosl\n13\t4.5\n", SCALE_ERR_PARSE, "integers");
+  expect_load("isl\tosl\n13\t4\tx\n", SCALE_ERR_PARSE, "integers");
+  expect_load("osl\tisl\n13\t4\n", SCALE_ERR_PARSE, "header");
+  expect_load("isl\tosl\n", SCALE_ERR_PARSE, "no pairs");
+  isl = osl = NULL;
+  ck_assert_int_eq(scale_serve_lengths_load("/nonexistent/x.tsv", &isl, &osl, &n, &diag),
+                   SCALE_ERR_IO);
+}
+END_TEST
+
+/* ---- bad input ------------------------------------------------------------------------------ */
+
+static void expect_range(const scale_serve_config *c, const char *word) {
+  scale_serve *sim = (scale_serve *)&sim; /* must be reset to NULL */
+  scale_diag diag;
+  ck_assert_int_eq(scale_serve_new(c, &sim, &diag), SCALE_ERR_RANGE);
+  ck_assert_ptr_null(sim);
+  ck_assert_msg(strstr(diag.message, word), "'%s' not in '%s'", word, diag.message);
+}
+
+START_TEST(test_bad_closed_loop) {
+  static const uint32_t isl[] = {100, 50}, osl[] = {10, 0}, big[] = {100, 2000};
+  scale_serve_config c = closed_config(4, 10, 100, 10), b;
+  b = c, b.concurrency = -1, expect_range(&b, "concurrency");
+  b = c, b.concurrency = 2.5, expect_range(&b, "concurrency");
+  b = c, b.concurrency = NAN, expect_range(&b, "concurrency");
+  b = c, b.concurrency = 1e8, expect_range(&b, "concurrency");
+  b = c, b.concurrency = INFINITY, expect_range(&b, "concurrency");
+  b = c, b.prefilled = true, expect_range(&b, "closed-loop");
+  b = c, b.table_isl = isl, b.table_osl = osl, b.n_table = 2, expect_range(&b, "table");
+  b = c, b.table_isl = isl, b.table_osl = NULL, b.n_table = 2, expect_range(&b, "table");
+  b = c, b.table_isl = isl, b.table_osl = big, b.n_table = 0, expect_range(&b, "table");
+  b = c, b.table_isl = isl, b.table_osl = big, b.n_table = 2, b.kv_blocks = 100;
+  expect_range(&b, "blocks"); /* 2050 tokens need 129 blocks of 16 */
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("serve_closed");
+  const scale_check_case cases[] = {
+      {"one_client_linear", test_one_client_linear},
+      {"one_client_roofline", test_one_client_roofline},
+      {"clients_below_cap", test_clients_below_cap},
+      {"many_clients_offline", test_many_clients_offline},
+      {"many_clients_roofline", test_many_clients_roofline},
+      {"length_table", test_length_table},
+      {"lengths_load", test_lengths_load},
+      {"bad_closed_loop", test_bad_closed_loop},
+  };
+  scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
+  return scale_check_run(s);
+}
