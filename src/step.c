@@ -193,13 +193,45 @@ static double achieved_bytes_per_s(const scale_step_params *p, scale_step_net ne
   return w * p->v[b + 1] * size / (size + p->v[b + 2]);
 }
 
-double scale_step_collective_s(const scale_step_params *params, scale_step_net net,
-                               double bytes_per_s, scale_collective op, double n, double bytes) {
+/** Latency steps of one collective over n members: n - 1 on a one-way ring; on ICI one
+ * bidirectional ring per torus axis, n_i / 2 hops each (ch. 3's T_hop sum(N_i) / 2). */
+static double ring_steps(scale_step_net net, scale_collective op, double n, double n_axes) {
+  double k = fmin(n_axes >= 1 ? n_axes : 1, fmax(1, floor(log2(n)))); /* >= 2 chips an axis */
+  double steps = net == SCALE_STEP_NET_ICI ? k * pow(n, 1 / k) / 2 : n - 1;
+  return op == SCALE_COLL_ALL_REDUCE ? 2 * steps : steps;
+}
+
+double scale_step_torus_collective_s(const scale_step_params *params, scale_step_net net,
+                                     double bytes_per_s, scale_collective op, double n,
+                                     double n_axes, double bytes) {
   if (n <= 1 || bytes <= 0) return 0.0;
-  double steps = op == SCALE_COLL_ALL_REDUCE ? 2 * (n - 1) : n - 1;
   double link = scale_collective_ring_link_bytes(op, n, bytes, false);
   double w = achieved_bytes_per_s(params, net, bytes_per_s, bytes / n);
-  return steps * params->v[net_param_base[net]] + link / w;
+  return ring_steps(net, op, n, n_axes) * params->v[net_param_base[net]] + link / w;
+}
+
+double scale_step_collective_s(const scale_step_params *params, scale_step_net net,
+                               double bytes_per_s, scale_collective op, double n, double bytes) {
+  return scale_step_torus_collective_s(params, net, bytes_per_s, op, n, 1, bytes);
+}
+
+double scale_step_torus_axes(const scale_chip *chip, double n, double share) {
+  if (!chip || !(n >= 1)) return NAN;
+  if (chip->kind != SCALE_HW_TPU || n <= 2) return 1;
+  double torus = chip->ici_n_axes >= 1 ? chip->ici_n_axes : 1;
+  double axes[3];
+  for (int i = 0; i < 3; i++) axes[i] = chip->pod_shape[i] >= 1 ? chip->pod_shape[i] : 1;
+  for (int i = 0; i < 2; i++) /* longest first */
+    for (int j = i + 1; j < 3; j++)
+      if (axes[j] > axes[i]) {
+        double t = axes[i];
+        axes[i] = axes[j], axes[j] = t;
+      }
+  double k = 1, held = axes[0];
+  /* a pod shape that is unknown (all 1) says nothing: the layout's share alone */
+  while (axes[0] > 1 && held < n && k < torus && k < 3) held *= axes[(int)k++];
+  k = fmax(k, share >= 1 ? share : 1);
+  return fmax(1, fmin(fmin(k, torus), floor(log2(n))));
 }
 
 double scale_step_send_s(const scale_step_params *params, scale_step_net net, double bytes_per_s,
@@ -376,6 +408,17 @@ static double send_bytes_per_s(const scale_chip *chip, scale_step_net net, doubl
   return chip->nvlink_bytes_per_s / (chip->nvlink_domain_size - 1);
 }
 
+/** Torus axes the group of communication 'comm' spans (the caller's mapping; else one). */
+static double comm_axes(const scale_step_job *j, scale_step_comm comm) {
+  return j->mapped && j->link[comm].n_axes >= 1 ? j->link[comm].n_axes : 1;
+}
+
+/** One collective of communication 'comm' over its group, one ring per torus axis it spans. */
+static double group_coll_s(const ctx *c, scale_step_comm comm, scale_step_net net, double w,
+                           scale_collective op, double n, double bytes) {
+  return scale_step_torus_collective_s(c->p, net, w, op, n, comm_axes(c->job, comm), bytes);
+}
+
 /* ---- communication and overlap of one layer ------------------------------------------------- */
 
 /** Communication of one layer per microbatch: time and exposed time per comm. */
@@ -402,8 +445,8 @@ static void layer_comm_times(const ctx *c, const layer_ops *o, scale_step_result
   r->net[SCALE_STEP_COMM_TP] = comm_net(j, SCALE_STEP_COMM_TP, 1, j->tp, &w);
   double n_ar = j->recompute == SCALE_RECOMPUTE_FULL ? 6 : 4;
   lc->time[SCALE_STEP_COMM_TP] =
-      n_ar * scale_step_collective_s(c->p, r->net[SCALE_STEP_COMM_TP], w,
-                                     SCALE_COLL_ALL_REDUCE, j->tp, c->t * c->d * c->act_bytes);
+      n_ar * group_coll_s(c, SCALE_STEP_COMM_TP, r->net[SCALE_STEP_COMM_TP], w,
+                          SCALE_COLL_ALL_REDUCE, j->tp, c->t * c->d * c->act_bytes);
   /* XLA on a TPU always overlaps them: its async collectives run beside the layer's matmuls
    * (what the MaxText rows of measurements/maxtext-tpu.tsv need: appendix 14) */
   bool overlap = j->tp_overlap || j->chip->kind == SCALE_HW_TPU;
@@ -417,8 +460,8 @@ static void layer_comm_times(const ctx *c, const layer_ops *o, scale_step_result
   r->net[SCALE_STEP_COMM_CP] = comm_net(j, SCALE_STEP_COMM_CP, j->tp, j->cp, &w);
   if (j->cp > 1 && j->ulysses) {
     double qkvo = c->t * (2 * c->n_h + 2 * c->k_h) * c->h * c->act_bytes * j->cp;
-    double a2a = 2 * scale_step_collective_s(c->p, r->net[SCALE_STEP_COMM_CP], w,
-                                             SCALE_COLL_ALL_TO_ALL, j->cp, qkvo);
+    double a2a = 2 * group_coll_s(c, SCALE_STEP_COMM_CP, r->net[SCALE_STEP_COMM_CP], w,
+                                  SCALE_COLL_ALL_TO_ALL, j->cp, qkvo);
     lc->time[SCALE_STEP_COMM_CP] = lc->exposed[SCALE_STEP_COMM_CP] = a2a;
   } else {
     double kv = c->t * 2 * c->k_h * c->h * c->act_bytes;
@@ -440,11 +483,10 @@ static void layer_comm_times(const ctx *c, const layer_ops *o, scale_step_result
   double n_fsdp = j->fsdp >= 1 ? j->fsdp : j->dp;
   r->net[SCALE_STEP_COMM_FSDP] = comm_net(j, SCALE_STEP_COMM_FSDP, j->tp * j->cp, n_fsdp, &w);
   double fsdp = j->zero == 3
-                    ? 2 * scale_step_collective_s(c->p, r->net[SCALE_STEP_COMM_FSDP], w,
-                                                  SCALE_COLL_ALL_GATHER, n_fsdp, layer_bytes) +
-                          scale_step_collective_s(c->p, r->net[SCALE_STEP_COMM_FSDP], w,
-                                                  SCALE_COLL_REDUCE_SCATTER, n_fsdp,
-                                                  layer_bytes)
+                    ? 2 * group_coll_s(c, SCALE_STEP_COMM_FSDP, r->net[SCALE_STEP_COMM_FSDP], w,
+                                       SCALE_COLL_ALL_GATHER, n_fsdp, layer_bytes) +
+                          group_coll_s(c, SCALE_STEP_COMM_FSDP, r->net[SCALE_STEP_COMM_FSDP], w,
+                                       SCALE_COLL_REDUCE_SCATTER, n_fsdp, layer_bytes)
                     : 0;
   lc->time[SCALE_STEP_COMM_FSDP] = fsdp;
   lc->exposed[SCALE_STEP_COMM_FSDP] = fmax(0, fsdp - layer_all);
@@ -453,9 +495,9 @@ static void layer_comm_times(const ctx *c, const layer_ops *o, scale_step_result
   r->net[SCALE_STEP_COMM_EP] = comm_net(j, SCALE_STEP_COMM_EP, j->tp * j->cp, j->ep, &w);
   double k_active = j->model->n_experts_active > 0 ? (double)j->model->n_experts_active : 1;
   double a2a = j->ep > 1 && scale_model_is_moe(j->model)
-                   ? 4 * scale_step_collective_s(c->p, r->net[SCALE_STEP_COMM_EP], w,
-                                                 SCALE_COLL_ALL_TO_ALL, j->ep,
-                                                 c->t * c->d * k_active * c->act_bytes)
+                   ? 4 * group_coll_s(c, SCALE_STEP_COMM_EP, r->net[SCALE_STEP_COMM_EP], w,
+                                      SCALE_COLL_ALL_TO_ALL, j->ep,
+                                      c->t * c->d * k_active * c->act_bytes)
                    : 0;
   lc->time[SCALE_STEP_COMM_EP] = a2a;
   lc->exposed[SCALE_STEP_COMM_EP] = a2a;
@@ -521,16 +563,16 @@ static double chip_params(const ctx *c) {
 
 /** Gradient traffic of one bucketed collective: all buckets of 'bytes' over n [s], and the
  * last bucket's share into *tail. */
-static double bucketed_s(const ctx *c, scale_step_net net, double w, scale_collective op,
-                         double n, double bytes, double *tail) {
+static double bucketed_s(const ctx *c, scale_step_comm comm, scale_step_net net, double w,
+                         scale_collective op, double n, double bytes, double *tail) {
   if (n <= 1 || bytes <= 0) {
     *tail = 0;
     return 0;
   }
   double n_buckets = ceil(bytes / GRAD_BUCKET_BYTES);
   double last = bytes - (n_buckets - 1) * GRAD_BUCKET_BYTES;
-  double full = scale_step_collective_s(c->p, net, w, op, n, GRAD_BUCKET_BYTES);
-  *tail = scale_step_collective_s(c->p, net, w, op, n, last);
+  double full = group_coll_s(c, comm, net, w, op, n, GRAD_BUCKET_BYTES);
+  *tail = group_coll_s(c, comm, net, w, op, n, last);
   return (n_buckets - 1) * full + *tail;
 }
 
@@ -557,14 +599,15 @@ static void dp_comm(const ctx *c, double bwd_window, scale_step_result *r) {
   double grads = chip_params(c) * c->act_bytes;
   double total = 0, tail = 0, gather = 0, t;
   if (j->zero == 1 || j->zero == 2) {
-    total += bucketed_s(c, shard_net, w_shard, SCALE_COLL_REDUCE_SCATTER, s, grads, &t);
+    scale_step_comm sc = j->mapped ? SCALE_STEP_COMM_FSDP : SCALE_STEP_COMM_DP;
+    total += bucketed_s(c, sc, shard_net, w_shard, SCALE_COLL_REDUCE_SCATTER, s, grads, &t);
     tail = fmax(tail, t);
-    gather = scale_step_collective_s(c->p, shard_net, w_shard, SCALE_COLL_ALL_GATHER, s, grads);
+    gather = group_coll_s(c, sc, shard_net, w_shard, SCALE_COLL_ALL_GATHER, s, grads);
   }
   if (j->zero == 0 || rep > 1) {
     double shard = j->zero >= 1 ? grads / s : grads;
-    total += bucketed_s(c, r->net[SCALE_STEP_COMM_DP], w, SCALE_COLL_ALL_REDUCE,
-                        j->zero == 0 ? n : rep, shard, &t);
+    total += bucketed_s(c, SCALE_STEP_COMM_DP, r->net[SCALE_STEP_COMM_DP], w,
+                        SCALE_COLL_ALL_REDUCE, j->zero == 0 ? n : rep, shard, &t);
     tail += t;
   }
   r->comm_s[SCALE_STEP_COMM_DP] = total + gather;

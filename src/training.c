@@ -644,6 +644,7 @@ static scale_step_link step_link(const scale_chip *chip, const scale_layout *l, 
                                  double stride, double n) {
   scale_step_link k;
   bool send = d == SCALE_TRAIN_DIM_PP;
+  k.n_axes = 1.0;
   if (chip->kind == SCALE_HW_TPU) {
     if (l->link[d] == SCALE_TRAIN_LINK_DCN) {
       k.net = SCALE_STEP_NET_OUT;
@@ -652,6 +653,8 @@ static scale_step_link step_link(const scale_chip *chip, const scale_layout *l, 
       k.net = SCALE_STEP_NET_ICI;
       k.bytes_per_s = send ? chip->ici_link_bytes_per_s
                            : 2.0 * chip->ici_link_bytes_per_s * l->n_axes[d];
+      /* its rings run along every axis the group spans, whatever bandwidth share it has */
+      if (!send) k.n_axes = scale_step_torus_axes(chip, n, l->n_axes[d]);
     }
     return k;
   }

@@ -176,6 +176,8 @@ const char *scale_step_net_name(scale_step_net net);
 typedef struct {
   scale_step_net net;  /**< network whose parameters price it */
   double bytes_per_s;  /**< ring bandwidth per member; for PP the one link a send uses [bytes/s] */
+  double n_axes;       /**< ICI: torus axes the group's rings run along (its latency is their
+                            sum: scale_step_torus_axes()); 0 or 1 elsewhere: one ring */
 } scale_step_link;
 
 /* ---- the job -------------------------------------------------------------------------------- */
@@ -257,12 +259,37 @@ scale_step_net scale_step_group_net(const scale_chip *chip, double stride, doubl
  * a network with 'bytes_per_s' per member: steps x latency + link bytes / (W eta_bw(size)),
  * with steps n - 1 (all-gather, reduce-scatter, all-to-all) or 2(n - 1) (all-reduce), link
  * bytes from scale_collective_ring_link_bytes(), and eta_bw(size) = bw_eta size / (size +
- * half_bytes) for the size of one ring message, bytes / n.
+ * half_bytes) for the size of one ring message, bytes / n. On ICI the ring is one torus axis
+ * run both ways: scale_step_torus_collective_s() with one axis.
  *
  * Units:  bytes [bytes], bytes_per_s [bytes/s] -> [s].  0 when n <= 1.
  */
 double scale_step_collective_s(const scale_step_params *params, scale_step_net net,
                                double bytes_per_s, scale_collective op, double n, double bytes);
+
+/** scale_step_collective_s() for a group that spans 'n_axes' torus axes (ICI): it runs as one
+ * bidirectional ring per axis at once, each of n_i = n^(1/n_axes) members (the group as a
+ * cube), so its latency is the sum over the axes of the n_i / 2 hops a bidirectional ring
+ * takes (the book's T_hop sum(N_i) / 2), twice for an all-reduce; its bandwidth term is the
+ * same link bytes over 'bytes_per_s', which the caller gives as the sum over the axes (2 W
+ * per axis). Other networks: n_axes is ignored (one ring, n - 1 steps).
+ *
+ * Units:  bytes [bytes], bytes_per_s [bytes/s] -> [s].  0 when n <= 1; n_axes < 1 reads as 1.
+ * Book:   ch. 3, multi-axis AllGather and the latency note: T_hop x sum(N_i) / 2.
+ */
+double scale_step_torus_collective_s(const scale_step_params *params, scale_step_net net,
+                                     double bytes_per_s, scale_collective op, double n,
+                                     double n_axes, double bytes);
+
+/** Torus axes a group of 'n' chips spans on 'chip' (a TPU): the fewest of the pod's longest
+ * axes whose product holds n, at least 'share' (the axes a layout gives the group's
+ * bandwidth, training.h n_axes), at most the torus's axes and at most log2(n) (two chips an
+ * axis at least). 1 for a GPU, for n <= 2, or when the pod shape is unknown and share < 1.
+ *
+ * Units:  -> [count].  Domain: n >= 1; NaN otherwise.
+ * Book:   ch. 2: a v5p pod is 16 x 20 x 28, so 1024 chips need all three axes.
+ */
+double scale_step_torus_axes(const scale_chip *chip, double n, double share);
 
 /** Time of one point-to-point send of 'bytes': latency + bytes / (W eta_bw(bytes)) [s]. */
 double scale_step_send_s(const scale_step_params *params, scale_step_net net, double bytes_per_s,

@@ -81,6 +81,92 @@ START_TEST(collective_latency_and_size) {
 }
 END_TEST
 
+START_TEST(torus_collective_three_axes_hand) {
+  /* A 4 x 4 x 4 group (64 chips) on ICI, links of 1e11 B/s one way: 2 x 1e11 x 3 = 6e11 B/s
+   * over its three axes both ways (book ch. 3: V / (W_bidi n_axes)). ici_latency 1 us, bw_eta
+   * 0.8, half size 1e5 bytes. AllGather of V = 6.4e7 bytes: one bidirectional ring per axis,
+   * 4 / 2 = 2 hops each, 3 x 2 = 6 latency steps (the book's T_hop sum(N_i) / 2 = 12 / 2),
+   * 6 us; link bytes 63/64 x 6.4e7 = 6.3e7 at 6e11 x 0.8 x 1e6 / (1e6 + 1e5) = 4.363636e11
+   * B/s (ring messages of 6.4e7 / 64 = 1e6 bytes): 144.375 us; total 150.375 us. AllReduce:
+   * twice both, 300.75 us. As one ring of 64 on one axis the latency would be 64 / 2 = 32
+   * steps: 26 us more for the gather. */
+  scale_step_params p = round_params();
+  p.v[SCALE_STEP_ICI_LATENCY_S] = 1e-6;
+  p.v[SCALE_STEP_ICI_BW_ETA] = 0.8;
+  p.v[SCALE_STEP_ICI_HALF_BYTES] = 1e5;
+  const scale_step_net ici = SCALE_STEP_NET_ICI;
+  scale_check_rel(scale_step_torus_collective_s(&p, ici, 6e11, SCALE_COLL_ALL_GATHER, 64, 3,
+                                                6.4e7),
+                  150.375e-6, 1e-9, "s", "hand derivation in the comment");
+  scale_check_rel(scale_step_torus_collective_s(&p, ici, 6e11, SCALE_COLL_ALL_REDUCE, 64, 3,
+                                                6.4e7),
+                  300.75e-6, 1e-9, "s", "hand derivation in the comment");
+  scale_check_rel(scale_step_torus_collective_s(&p, ici, 6e11, SCALE_COLL_ALL_GATHER, 64, 1,
+                                                6.4e7),
+                  176.375e-6, 1e-9, "s", "one axis: 32 steps, hand derivation");
+  /* scale_step_collective_s is the one-axis case; elsewhere the axes do not count */
+  ck_assert_double_eq(scale_step_collective_s(&p, ici, 6e11, SCALE_COLL_ALL_GATHER, 64, 6.4e7),
+                      scale_step_torus_collective_s(&p, ici, 6e11, SCALE_COLL_ALL_GATHER, 64, 1,
+                                                    6.4e7));
+  ck_assert_double_eq(
+      scale_step_torus_collective_s(&p, SCALE_STEP_NET_UP, 3e11, SCALE_COLL_ALL_GATHER, 8, 3,
+                                    8e8),
+      scale_step_collective_s(&p, SCALE_STEP_NET_UP, 3e11, SCALE_COLL_ALL_GATHER, 8, 8e8));
+}
+END_TEST
+
+START_TEST(torus_axes_of_a_group) {
+  /* v5p pod 16 x 20 x 28 (book ch. 2): 16 chips fit the longest axis; 560 = 28 x 20 fill two;
+   * 1024 > 560 needs all three. A layout's share can raise the count (3 for 16 chips), never
+   * past two chips an axis (4 chips: 2 x 2) or the torus's axes (v5e: a 16 x 16 2-D torus). */
+  scale_chip v5p = chip("tpu-v5p"), v5e = chip("tpu-v5e"), a100 = chip("nvidia-a100-80gb");
+  ck_assert_double_eq(scale_step_torus_axes(&v5p, 16, 1), 1);
+  ck_assert_double_eq(scale_step_torus_axes(&v5p, 28, 1), 1);
+  ck_assert_double_eq(scale_step_torus_axes(&v5p, 29, 1), 2);
+  ck_assert_double_eq(scale_step_torus_axes(&v5p, 560, 1), 2);
+  ck_assert_double_eq(scale_step_torus_axes(&v5p, 1024, 1), 3);
+  ck_assert_double_eq(scale_step_torus_axes(&v5p, 16, 3), 3);
+  ck_assert_double_eq(scale_step_torus_axes(&v5p, 4, 3), 2);
+  ck_assert_double_eq(scale_step_torus_axes(&v5e, 256, 1), 2);
+  ck_assert_double_eq(scale_step_torus_axes(&v5e, 1024, 3), 2);
+  ck_assert_double_eq(scale_step_torus_axes(&a100, 64, 3), 1);
+  scale_check_nan(scale_step_torus_axes(&v5p, 0, 1));
+}
+END_TEST
+
+START_TEST(rule_fsdp_on_three_axes_latency) {
+  /* ZeRO-3 over 1024 v5p chips (chapter 6's book layout has fsdp 1024): each layer gathers
+   * its weights twice and reduce-scatters its gradients once. As one ring per axis over
+   * three axes each gather takes 3 x 1024^(1/3) / 2 = 15.119 latency steps, against
+   * 1024 / 2 = 512 as one ring; the bandwidth terms are the same. So the FSDP time of the
+   * step differs by microbatches x layers x 3 x (512 - 15.119) x ici_latency. */
+  scale_model m = model("llama-3-70b");
+  scale_chip v5p = chip("tpu-v5p");
+  scale_step_params p = round_params();
+  p.v[SCALE_STEP_ICI_LATENCY_S] = 1e-6;
+  scale_step_job j;
+  memset(&j, 0, sizeof j);
+  j.model = &m, j.chip = &v5p;
+  j.dp = 1024, j.tp = 1, j.pp = 1, j.cp = 1, j.ep = 1, j.zero = 3, j.fsdp = 1024;
+  j.mbs = 1, j.vp = 1, j.gbs = 1024, j.seq = 4096;
+  j.recompute = SCALE_RECOMPUTE_FULL, j.attention = SCALE_ATTENTION_FLASH;
+  j.dtype = SCALE_DTYPE_BF16, j.mapped = true;
+  for (int k = 0; k < SCALE_STEP_COMM_COUNT; k++) {
+    j.link[k].net = SCALE_STEP_NET_ICI;
+    j.link[k].bytes_per_s = 2 * v5p.ici_link_bytes_per_s;
+    j.link[k].n_axes = 1;
+  }
+  scale_step_result one, three;
+  scale_step_eval(&j, &p, &one);
+  j.link[SCALE_STEP_COMM_FSDP].n_axes = 3;
+  scale_step_eval(&j, &p, &three);
+  double steps3 = 3 * cbrt(1024.0) / 2;
+  double expect = one.microbatches * one.layers_per_stage * 3 * (512 - steps3) * 1e-6;
+  scale_check_rel(one.comm_s[SCALE_STEP_COMM_FSDP] - three.comm_s[SCALE_STEP_COMM_FSDP], expect,
+                  1e-9, "s", "hand derivation in the comment");
+}
+END_TEST
+
 /* A LLaMA 2 7B job on 8 Ascend 910B (hybrid paper Table 10's setting). */
 typedef struct {
   scale_model m;
@@ -391,6 +477,9 @@ static Suite *step_suite(void) {
       {"worst_exposed_picks_largest", worst_exposed_picks_largest},
       {"matmul_eta_tpu_alignment", matmul_eta_tpu_alignment},
       {"collective_latency_and_size", collective_latency_and_size},
+      {"torus_collective_three_axes_hand", torus_collective_three_axes_hand},
+      {"torus_axes_of_a_group", torus_axes_of_a_group},
+      {"rule_fsdp_on_three_axes_latency", rule_fsdp_on_three_axes_latency},
       {"step_identity", step_identity},
       {"rule_tp_critical_unless_overlapped", rule_tp_critical_unless_overlapped},
       {"rule_tp_across_nodes_is_scale_out", rule_tp_across_nodes_is_scale_out},
