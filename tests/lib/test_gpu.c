@@ -7,14 +7,6 @@
 #include "scale/hardware.h"
 #include "scale_check.h"
 
-static scale_chip load(const char *name) {
-  scale_chip chip;
-  scale_diag diag;
-  scale_status st = scale_chip_load(name, &chip, &diag);
-  ck_assert_msg(st == SCALE_OK, "%s: %s", name, diag.message);
-  return chip;
-}
-
 /* The book's reference DGX H100 SuperPod, typed here independently of hardware/: 8 GPUs x
  * 450e9, 32 nodes x 400e9, 4 units x 12.8e12. */
 static scale_chip book_h100(void) {
@@ -191,17 +183,17 @@ START_TEST(shipped_gpus) {
   /* The data files reproduce the book's tree (hardware/nvidia-h100-sxm.ini) and B200's
    * Quiz 5 Q1: across nodes C / W_node = 2250e12 / 400e9 = 5625 asymptotically; exact over
    * 1024 GPUs 2250e12 x 31 / (32 x 400e9) = 5449. */
-  scale_chip h100 = load("nvidia-h100-sxm");
+  scale_chip h100 = scale_check_chip("nvidia-h100-sxm");
   scale_check_rel(scale_gpu_allgather_bytes_per_s(&h100, 1024), 412.9032e9, 1e-6, "B/s", "data");
-  scale_chip b200 = load("nvidia-b200");
+  scale_chip b200 = scale_check_chip("nvidia-b200");
   scale_check_rel(scale_gpu_dp_critical_batch(&b200, SCALE_DTYPE_BF16, 256, 1),
                   2250e12 * 31.0 / (32.0 * 400e9), 1e-9, "tokens/GPU",
                   "exact; ch.12 Quiz 5 Q1 prints 5625");
   /* GB200 NVL72: a 72-GPU NVLink level; AllGather over the rack at 900e9 x 72/71. */
-  scale_chip nvl72 = load("gb200-nvl72");
+  scale_chip nvl72 = scale_check_chip("gb200-nvl72");
   scale_check_rel(scale_gpu_allgather_bytes_per_s(&nvl72, 72), 900e9 * 72.0 / 71.0, 1e-9, "B/s",
                   "ch.12 Appendix A");
-  scale_chip v5e = load("tpu-v5e"); /* a TPU has no switched tree */
+  scale_chip v5e = scale_check_chip("tpu-v5e"); /* a TPU has no switched tree */
   scale_check_nan(scale_gpu_all_gather_s(&v5e, 8, 1, 1e9));
 }
 END_TEST

@@ -14,22 +14,6 @@
 #define SUBPARTITIONS_PER_SM 4.0    /* "Each SM is broken up into 4 identical quadrants" */
 #define LANES_PER_SUBPARTITION 32.0 /* "32 fp32 cores" per subpartition (H100, B200) */
 
-static scale_chip load(const char *name) {
-  scale_chip chip;
-  scale_diag diag = {0};
-  scale_status st = scale_chip_load(name, &chip, &diag);
-  ck_assert_msg(st == SCALE_OK, "%s: %s", name, diag.message);
-  return chip;
-}
-
-static scale_model load_model(const char *name) {
-  scale_model m;
-  scale_diag diag = {0};
-  scale_status st = scale_model_load(name, &m, &diag);
-  ck_assert_msg(st == SCALE_OK, "%s: %s", name, diag.message);
-  return m;
-}
-
 /** The chip's fat tree plus one full-bisection level joining 'n' copies of its top unit (the
  * core switches of Quiz 3 Q2), as chapters/12-gpus/gpus.c builds it. */
 static scale_chip with_core_level(scale_chip c, double n) {
@@ -42,7 +26,7 @@ static scale_chip with_core_level(scale_chip c, double n) {
 /* ---- Quiz 1: GPU hardware ------------------------------------------------------------------- */
 
 START_TEST(quiz1_cuda_cores_and_vector_flops) {
-  scale_chip h100 = load("nvidia-h100-sxm"), b200 = load("nvidia-b200");
+  scale_chip h100 = scale_check_chip("nvidia-h100-sxm"), b200 = scale_check_chip("nvidia-b200");
   /* Q1: 132 x 4 x 32 = 16896 (H100); 148 x 4 x 32 = 18944 (B200). */
   scale_check_rel(h100.n_cores * SUBPARTITIONS_PER_SM * LANES_PER_SUBPARTITION, 16896.0, 0, "",
                   "ch.12 Quiz 1 Q1, H100 16896 CUDA cores");
@@ -75,7 +59,7 @@ START_TEST(quiz1_cuda_cores_and_vector_flops) {
 END_TEST
 
 START_TEST(quiz1_matmul_runtimes_b200) {
-  scale_chip b200 = load("nvidia-b200");
+  scale_chip b200 = scale_check_chip("nvidia-b200");
   /* Q4: fp16[64, 4096] x fp16[4096, 8192]: 2BD + 2DF + 2BF = 524288 + 67108864 + 1048576
    * = 68,681,728 bytes ("69e6"); / 8e12 = 8.585 us ("8.6us"); bandwidth-bound (64 < 281). */
   scale_matmul mm = scale_matmul_bf16(64, 4096, 8192);
@@ -96,7 +80,7 @@ START_TEST(quiz1_matmul_runtimes_b200) {
 END_TEST
 
 START_TEST(quiz1_memory_and_vector_add) {
-  scale_chip h100 = load("nvidia-h100-sxm");
+  scale_chip h100 = scale_check_chip("nvidia-h100-sxm");
   /* Q5: 132 x 256 KiB = 34.6e6 bytes of SMEM and as much of registers, 69.2e6 in all. The book
    * counts 256kB as 256e3 and prints "about 33MB" each and "about 66MB" together. */
   scale_check_rel(h100.smem_bytes_per_core * h100.n_cores, 132.0 * 262144.0, 0, "B", "hand");
@@ -126,7 +110,7 @@ END_TEST
  * (256 * 1024 / (4 * 32 * 256)) at a time if each thread uses 256 registers": a warp of 32
  * threads of 256 4-byte registers needs 32 KiB of the SM's 256 KiB register file. */
 START_TEST(resident_warps) {
-  scale_chip h100 = load("nvidia-h100-sxm");
+  scale_chip h100 = scale_check_chip("nvidia-h100-sxm");
   double warp_bytes = 32.0 * 256.0 * 4.0; /* threads x registers x bytes per register */
   scale_check_rel(h100.register_bytes_per_core / warp_bytes, 8.0, 0, "warps",
                   "ch.12 CUDA cores: 256 * 1024 / (4 * 32 * 256) = 8 resident warps");
@@ -151,8 +135,8 @@ END_TEST
  * (225e9 each way), Pop Quiz 1's AllGather would take twice as long. We store 450e9 one way
  * (nvlink_bytes_per_s): 2 x 1024 x 16384 x 7 / (8 x 450e9) = 65.24 us, the book's "65us". */
 START_TEST(book_contradictions_vmem_and_duplex) {
-  scale_chip v5e = load("tpu-v5e");
-  scale_chip h100 = load("nvidia-h100-sxm");
+  scale_chip v5e = scale_check_chip("tpu-v5e");
+  scale_chip h100 = scale_check_chip("nvidia-h100-sxm");
   scale_check_rel(v5e.vmem_bytes, 134217728.0, 0, "B", "ch. 2: VMEM 128 MiB on TPU v5e");
   scale_check_rel(v5e.vmem_bytes / 120e6, 1.1185, 1e-4, "", "hand: 128 MiB / ch.12's 120MB");
   double smem_and_regs =
@@ -172,7 +156,7 @@ END_TEST
 /* ---- Quiz 2 and 3: nodes and the fat tree --------------------------------------------------- */
 
 START_TEST(quiz2_quiz3_shipped_tree) {
-  scale_chip h100 = load("nvidia-h100-sxm");
+  scale_chip h100 = scale_check_chip("nvidia-h100-sxm");
   /* Quiz 2 Q1-Q2 on the shipped file (test_gpu.c checks the typed book tree). */
   scale_check_rel(scale_gpu_node_bytes_per_s(&h100), 3.6e12, 1e-12, "B/s", "ch.12 Quiz 2 Q1");
   scale_check_rel(h100.n_nvswitches * h100.nvswitch_bytes_per_s, 6.4e12, 1e-12, "B/s",
@@ -207,7 +191,7 @@ END_TEST
 /* ---- Quiz 4: collectives -------------------------------------------------------------------- */
 
 START_TEST(quiz4_collectives) {
-  scale_chip h100 = load("nvidia-h100-sxm");
+  scale_chip h100 = scale_check_chip("nvidia-h100-sxm");
   double bytes = 1e9;
   /* Q1: an AllGather over one SU is bound by the top (leaf) switch: B (M-1)/(M x 400e9), M = 32. */
   scale_check_rel(scale_gpu_all_gather_s(&h100, 256, 1, bytes), bytes * 31.0 / (32.0 * 400e9),
@@ -244,7 +228,7 @@ START_TEST(quiz4_collectives) {
 END_TEST
 
 START_TEST(pop_quiz3_inner_axis_table) {
-  scale_chip h100 = load("nvidia-h100-sxm");
+  scale_chip h100 = scale_check_chip("nvidia-h100-sxm");
   double bytes = 2.0 * 8192 * 32768;
   /* Y <= 8: "we remain bounded by the leaf switch": 2DF x 31 / (32 x 400e9) for every Y. */
   for (double y = 1; y <= 8; y *= 2)
@@ -265,7 +249,7 @@ END_TEST
 /* ---- Rooflines, Quiz 5 and the worked layouts ----------------------------------------------- */
 
 START_TEST(quiz5_b200_and_tp) {
-  scale_chip b200 = load("nvidia-b200"), h100 = load("nvidia-h100-sxm");
+  scale_chip b200 = scale_check_chip("nvidia-b200"), h100 = scale_check_chip("nvidia-h100-sxm");
   /* Q1: TP in a B200 node Y < F / 2500 (2250e12 / 900e9): the library's in-node limit. */
   scale_check_rel(scale_gpu_tp_max_degree(&b200, SCALE_DTYPE_BF16, 10000.0), 10000.0 / 2500.0,
                   1e-12, "", "ch.12 Quiz 5 Q1, Y < F/2500");
@@ -276,13 +260,13 @@ START_TEST(quiz5_b200_and_tp) {
   /* TP for LLaMA 3 70B (F = 28672) on H100: 28672 x 450e9 / 990e12 = 13.03 >= 8, so two nodes:
    * 8 + 28672 / 2475 = 19.58. Quiz 5 Q2.3 instead divides by 1995 (14.37), a ratio that appears
    * nowhere else; the chapter's own in-node ratio is 2200. */
-  scale_model llama = load_model("llama-3-70b");
+  scale_model llama = scale_check_model("llama-3-70b");
   scale_check_rel(scale_gpu_tp_max_degree(&h100, SCALE_DTYPE_BF16, (double)llama.d_ff),
                   8.0 + 28672.0 * 400e9 / 990e12, 1e-12, "", "ch.12 'Tensor Parallelism'");
   scale_check_rel(28672.0 / scale_chip_nvlink_intensity(&h100, SCALE_DTYPE_BF16), 13.03, 1e-3, "",
                   "in-node F/2200; ch.12 Quiz 5 Q2 prints F/1995 = 14.37");
   /* GB200 NVL72: in-node TP is F / 2500 up to 72-way. */
-  scale_chip nvl72 = load("gb200-nvl72");
+  scale_chip nvl72 = scale_check_chip("gb200-nvl72");
   scale_check_rel(scale_gpu_tp_max_degree(&nvl72, SCALE_DTYPE_BF16, 28672.0), 28672.0 / 2500.0,
                   1e-12, "", "ch.12 Appendix A, TP stays F W/C in a 72-GPU node");
   /* GB200 NVL72 DP: the rack level (72 x 900e9) binds over the SuperPod, 2250e12 x 71/72 / 900e9
@@ -294,8 +278,8 @@ START_TEST(quiz5_b200_and_tp) {
 END_TEST
 
 START_TEST(quiz5_llama3_70b) {
-  scale_chip h100 = load("nvidia-h100-sxm");
-  scale_model llama = load_model("llama-3-70b");
+  scale_chip h100 = scale_check_chip("nvidia-h100-sxm");
+  scale_model llama = scale_check_model("llama-3-70b");
   scale_precision prec = SCALE_PRECISION_BF16_ADAM;
   double n = scale_transformer_n_params(&llama);
   /* Q2.1: 2 + 8 = 10 bytes per parameter: 70.55e9 x 10 = 705.5e9 (the book: 70e9 -> 700GB);
@@ -343,7 +327,7 @@ START_TEST(quiz5_llama3_70b) {
 END_TEST
 
 START_TEST(quiz5_megatron_and_layouts) {
-  scale_chip h100 = load("nvidia-h100-sxm");
+  scale_chip h100 = scale_check_chip("nvidia-h100-sxm");
   double c = scale_chip_flops_per_s(&h100, SCALE_DTYPE_BF16);
   /* Q3: tokens per GPU: 192 x 4096 / 192 = 4096; 384 x 4096 / 768 = 2048; 1536 x 4096 / 3072
    * = 2048 (plain arithmetic; compared with the thresholds below). 16B as pure DP over 192 GPUs
@@ -372,7 +356,7 @@ START_TEST(quiz5_megatron_and_layouts) {
                   "tokens", "exact; ch.12 'a batch size of at least 40M tokens'");
   /* DeepSeek-V3: 4096 x 15360 = 62,914,560 tokens on 2048 GPUs = 30,720 per GPU ("30k");
    * E/k = 256/8 = 32. */
-  scale_model ds = load_model("deepseek-v3");
+  scale_model ds = scale_check_model("deepseek-v3");
   scale_check_rel(scale_transformer_moe_sparsity(&ds), 32.0, 1e-12, "", "ch.12 k = 8, E = 256");
   /* EP 64 x PP 16 = 1024-GPU replicas, DP 2 across 2 pods: "2/(2-1) = 2 times more bandwidth":
    * the 2-member top ring moves half the array: 990e12 x 32 x (1/2) / 51.2e12 = 309. */
@@ -392,7 +376,7 @@ START_TEST(quiz5_megatron_and_layouts) {
 END_TEST
 
 START_TEST(expert_parallel_regimes) {
-  scale_chip h100 = load("nvidia-h100-sxm");
+  scale_chip h100 = scale_check_chip("nvidia-h100-sxm");
   /* Regime Z <= 8k: ratio k F W / (C (Z - 8)) = 1 at Z = 8 + k F W / C. DeepSeek-V3 experts
    * (F = 2048, k = 8): 8 + 16384 x 400e9 / 990e12 = 14.62: "roughly 2-node EP" at most. */
   double z = 8.0 + 8.0 * 2048.0 * 400e9 / 990e12;

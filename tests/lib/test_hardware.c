@@ -15,25 +15,12 @@ static char dir[64];
 
 /* Writes 'text' to dir/NAME and returns the path (static buffer). */
 static const char *fixture(const char *name, const char *text) {
-  static char path[256];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  FILE *f = fopen(path, "wb");
-  ck_assert_ptr_nonnull(f);
-  fputs(text, f);
-  fclose(f);
-  return path;
+  return scale_check_write(dir, name, text);
 }
 
-static void setup(void) {
-  snprintf(dir, sizeof dir, "/tmp/scale-test-hw-XXXXXX");
-  ck_assert_ptr_nonnull(mkdtemp(dir));
-}
+static void setup(void) { scale_check_tmpdir(dir, sizeof dir, "/tmp/scale-test-hw-XXXXXX"); }
 
-static void teardown(void) {
-  char cmd[128];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  if (system(cmd) != 0) fprintf(stderr, "cleanup of %s failed\n", dir);
-}
+static void teardown(void) { scale_check_rmdir(dir); }
 
 #define GOOD_CHIP                                                                                  \
   "; a made-up chip: numbers chosen for easy hand arithmetic\n"                                    \

@@ -33,19 +33,6 @@ static const char *const shipped[] = {
 };
 #define N_SHIPPED ((int)(sizeof shipped / sizeof shipped[0]))
 
-/* Loads hardware NAME or fails the test with the loader's "file:line: message". */
-static scale_chip load(const char *name) {
-  scale_chip chip;
-  scale_diag diag;
-  memset(&chip, 0, sizeof chip);
-  memset(&diag, 0, sizeof diag);
-  scale_status st = scale_chip_load(name, &chip, &diag);
-  char text[600];
-  ck_assert_msg(st == SCALE_OK, "loading %s: %s (%s)", name,
-                scale_diag_format(&diag, text, sizeof text), scale_status_str(st));
-  return chip;
-}
-
 /* AllGather bandwidth of one fat-tree level, D W / (D - 1) (ch. 12 "Cross-node collectives"). */
 static double level_ag_bytes_per_s(const scale_net_level *level) {
   return level->fanout * level->member_bytes_per_s / (level->fanout - 1.0);
@@ -73,7 +60,7 @@ static double host_chips(const scale_chip *chip) {
 
 START_TEST(test_every_shipped_file_loads) {
   for (int i = 0; i < N_SHIPPED; i++) {
-    scale_chip chip = load(shipped[i]);
+    scale_chip chip = scale_check_chip(shipped[i]);
     ck_assert_str_eq(chip.name, shipped[i]);
     ck_assert_msg(chip.display_name[0] != '\0', "%s: empty display_name", shipped[i]);
     /* a 16-bit rate: bf16, or fp16 for the V100, which has no bf16 */
@@ -93,7 +80,7 @@ START_TEST(test_data_list_finds_every_file) {
   ck_assert_msg(n >= 12, "scale_data_list(\"hardware\") found %d files, expected >= 12", n);
   ck_assert_int_le(n, 64);
   for (int i = 0; i < n; i++) {
-    scale_chip chip = load(names[i]);
+    scale_chip chip = scale_check_chip(names[i]);
     ck_assert_str_eq(chip.name, names[i]);
     if (i > 0)
       ck_assert_msg(strcmp(names[i - 1], names[i]) < 0, "list not sorted");
@@ -110,7 +97,7 @@ END_TEST
 /* ---- HBM critical intensities (ch. 1, ch. 12) ----------------------------------------------- */
 
 START_TEST(test_v5e_hbm_intensity) {
-  scale_chip v5e = load("tpu-v5e");
+  scale_chip v5e = scale_check_chip("tpu-v5e");
   /* ch. 1 "For the TPU v5e MXU, this is about 240 FLOPs/byte": 1.97e14 / 8.2e11 = 240.24.
    * Older editions printed v5e HBM bandwidth as 8.1e11 (243); the current table and ch. 1
    * both print 8.2e11, which the file holds. */
@@ -126,8 +113,8 @@ START_TEST(test_v5e_hbm_intensity) {
 END_TEST
 
 START_TEST(test_gpu_hbm_intensity) {
-  scale_chip h100 = load("nvidia-h100-sxm");
-  scale_chip b200 = load("nvidia-b200");
+  scale_chip h100 = scale_check_chip("nvidia-h100-sxm");
+  scale_chip b200 = scale_check_chip("nvidia-b200");
   /* ch. 12 Quiz 1 Q3: H100 990e12 / 3.35e12 = 295 (exactly 295.52; ch. 1 Q5 gets 295.2 from
    * the datasheet's 9.89e14). The ch. 12 table rounds HBM to 3.4e12, which would give 291:
    * the file holds the chapter's 3.35e12. */
@@ -160,7 +147,7 @@ END_TEST
 /* ---- ICI and DCN intensities (ch. 1, ch. 5, ch. 12) ----------------------------------------- */
 
 START_TEST(test_v5p_ici_intensity) {
-  scale_chip v5p = load("tpu-v5p");
+  scale_chip v5p = scale_check_chip("tpu-v5p");
   /* ch. 5: "4.59e14 / 1.8e11 = 2550 for v5p" (bidirectional link = 2 x 9e10). */
   scale_check_rel(scale_chip_ici_intensity(&v5p, SCALE_DTYPE_BF16), 2550.0, EXACT, "FLOP/B",
                   "ch. 5, v5p ICI intensity 2550");
@@ -172,7 +159,7 @@ START_TEST(test_v5p_ici_intensity) {
 END_TEST
 
 START_TEST(test_v5e_network_roofline) {
-  scale_chip v5e = load("tpu-v5e");
+  scale_chip v5e = scale_check_chip("tpu-v5e");
   /* ch. 1 "Network communication rooflines": one-way 4.5e10, so D/2 > 1.97e14 / 4.5e10 = 4377
    * (exactly 4377.8) or D > 8755. ici_intensity divides by 2 x one-way, hence the factor 2. */
   double one_way = 2.0 * scale_chip_ici_intensity(&v5e, SCALE_DTYPE_BF16);
@@ -183,7 +170,7 @@ START_TEST(test_v5e_network_roofline) {
 END_TEST
 
 START_TEST(test_v5p_dcn_intensity) {
-  scale_chip v5p = load("tpu-v5p");
+  scale_chip v5p = scale_check_chip("tpu-v5p");
   /* Our value: 4.59e14 / 6.25e9 = 73,440 exactly. ch. 5 prints "4.46e14 / 6.25e9 = 71,360":
    * it uses C = 4.46e14 there while its own ch. 2 table (and its ICI figure 2550) use
    * 4.59e14, which the file holds. */
@@ -196,8 +183,8 @@ START_TEST(test_v5p_dcn_intensity) {
 END_TEST
 
 START_TEST(test_gpu_collective_intensity) {
-  scale_chip h100 = load("nvidia-h100-sxm");
-  scale_chip b200 = load("nvidia-b200");
+  scale_chip h100 = scale_check_chip("nvidia-h100-sxm");
+  scale_chip b200 = scale_check_chip("nvidia-b200");
   /* ch. 12 "Data Parallelism": within a node 990e12 / 450e9 = 2200; beyond it
    * 990e12 / 400e9 = 2475 (the node egress is the level-2 member bandwidth). */
   scale_check_rel(scale_chip_nvlink_intensity(&h100, SCALE_DTYPE_BF16), 2200.0, EXACT, "FLOP/B",
@@ -212,7 +199,7 @@ START_TEST(test_gpu_collective_intensity) {
   scale_check_rel(b200.flops_per_s[SCALE_DTYPE_BF16] / b200.net_levels[1].member_bytes_per_s,
                   5625.0, EXACT, "FLOP/B", "ch. 12 Quiz 5 Q1, B200 DP 5625");
   /* TPUs have no NVLink; GPUs have no ICI. */
-  scale_chip v5p = load("tpu-v5p");
+  scale_chip v5p = scale_check_chip("tpu-v5p");
   scale_check_nan(scale_chip_nvlink_intensity(&v5p, SCALE_DTYPE_BF16));
   scale_check_nan(scale_chip_ici_intensity(&h100, SCALE_DTYPE_BF16));
 }
@@ -221,7 +208,7 @@ END_TEST
 /* ---- pod totals (ch. 2 Q2) ------------------------------------------------------------------ */
 
 START_TEST(test_v5p_pod_totals) {
-  scale_chip v5p = load("tpu-v5p");
+  scale_chip v5p = scale_check_chip("tpu-v5p");
   double chips = scale_chip_pod_chips(&v5p);
   /* ch. 2: 16x20x28 = 8960 chips, "(16*20*28) / (2*2) = 2,240" hosts, "8960 * 2 = 17,920" cores */
   scale_check_rel(chips, 8960.0, EXACT, "chips", "ch. 2 Q2, v5p pod 8960 chips");
@@ -236,7 +223,7 @@ START_TEST(test_v5p_pod_totals) {
 END_TEST
 
 START_TEST(test_v5e_pod_totals) {
-  scale_chip v5e = load("tpu-v5e");
+  scale_chip v5e = scale_check_chip("tpu-v5e");
   double chips = scale_chip_pod_chips(&v5e);
   /* ch. 2 Q2: 16x16 pod, "16*16 / 8 = 32" hosts, 256 TensorCores */
   scale_check_rel(chips, 256.0, EXACT, "chips", "ch. 2 Q2, v5e pod 256 chips");
@@ -253,14 +240,14 @@ END_TEST
 
 START_TEST(test_other_pod_sizes) {
   /* ch. 2 table: v4p 16x16x16, v3 32x32, v6e 16x16 */
-  scale_chip v4p = load("tpu-v4p");
-  scale_chip v3 = load("tpu-v3");
-  scale_chip v6e = load("tpu-v6e");
+  scale_chip v4p = scale_check_chip("tpu-v4p");
+  scale_chip v3 = scale_check_chip("tpu-v3");
+  scale_chip v6e = scale_check_chip("tpu-v6e");
   scale_check_rel(scale_chip_pod_chips(&v4p), 4096.0, EXACT, "chips", "ch. 2 table, 16x16x16");
   scale_check_rel(scale_chip_pod_chips(&v3), 1024.0, EXACT, "chips", "ch. 2 table, 32x32");
   scale_check_rel(scale_chip_pod_chips(&v6e), 256.0, EXACT, "chips", "ch. 2 table, 16x16");
   /* GPUs have no ICI pod. */
-  scale_chip h100 = load("nvidia-h100-sxm");
+  scale_chip h100 = scale_check_chip("nvidia-h100-sxm");
   scale_check_nan(scale_chip_pod_chips(&h100));
 }
 END_TEST
@@ -268,8 +255,9 @@ END_TEST
 /* ---- wraparound rules (ch. 2, ch. 3) -------------------------------------------------------- */
 
 START_TEST(test_wraparound_rules) {
-  scale_chip v5e = load("tpu-v5e"), v6e = load("tpu-v6e");
-  scale_chip v5p = load("tpu-v5p"), v4p = load("tpu-v4p"), v3 = load("tpu-v3");
+  scale_chip v5e = scale_check_chip("tpu-v5e"), v6e = scale_check_chip("tpu-v6e");
+  scale_chip v5p = scale_check_chip("tpu-v5p"), v4p = scale_check_chip("tpu-v4p");
+  scale_chip v3 = scale_check_chip("tpu-v3");
   /* ch. 2: v5e/Trillium wrap along any axis of size 16 ("an 8x16 has a wraparound on the long
    * axis"); Q5: a 4x4 has none; ch. 3 Q1: "v5e only has a wraparound connection when one axis
    * has size 16". */
@@ -305,7 +293,7 @@ END_TEST
 /* ---- GPU fat tree (ch. 12) ------------------------------------------------------------------ */
 
 START_TEST(test_h100_fat_tree_allgather) {
-  scale_chip h100 = load("nvidia-h100-sxm");
+  scale_chip h100 = scale_check_chip("nvidia-h100-sxm");
   ck_assert_int_eq(h100.n_net_levels, 3);
   /* ch. 12 "Cross-node collectives": node 450e9 * 8 / 7 = 514GB/s, leaf 400e9 * 32 / 31 =
    * 413GB/s, spine 12.8e12 * 4 / 3 = 17.1TB/s; min = 413GB/s at the leaf. */
@@ -340,8 +328,8 @@ START_TEST(test_h100_fat_tree_allgather) {
 END_TEST
 
 START_TEST(test_blackwell_fat_tree) {
-  scale_chip b200 = load("nvidia-b200");
-  scale_chip nvl72 = load("gb200-nvl72");
+  scale_chip b200 = scale_check_chip("nvidia-b200");
+  scale_chip nvl72 = scale_check_chip("gb200-nvl72");
   /* ch. 12 node table: B200 GPU egress 900e9, node egress 400e9; GB200 NVL72 72 GPUs, GPU
    * egress 900e9, node egress 3600e9 ("9x more than an H100"). */
   scale_check_rel(b200.net_levels[0].member_bytes_per_s, 9e11, EXACT, "B/s", "ch. 12 node table");
@@ -370,8 +358,8 @@ END_TEST
 /* ---- systems inherit their base (DESIGN.md "Data files") ----------------------------------- */
 
 START_TEST(test_systems_inherit_base) {
-  scale_chip h100 = load("nvidia-h100-sxm"), dgx = load("dgx-h100");
-  scale_chip b200 = load("nvidia-b200"), nvl72 = load("gb200-nvl72");
+  scale_chip h100 = scale_check_chip("nvidia-h100-sxm"), dgx = scale_check_chip("dgx-h100");
+  scale_chip b200 = scale_check_chip("nvidia-b200"), nvl72 = scale_check_chip("gb200-nvl72");
   ck_assert_str_eq(dgx.base, "nvidia-h100-sxm");
   ck_assert_str_eq(nvl72.base, "nvidia-b200");
   /* ch. 12: "Sets of 8 GPUs called nodes (up to 72 for GB200)" */
@@ -394,7 +382,8 @@ END_TEST
 
 START_TEST(test_flops_per_dollar) {
   /* ch. 8 table "FLOPs/$" = bf16 FLOP/s x 3600 / (USD per hour). */
-  scale_chip h100 = load("nvidia-h100-sxm"), v5p = load("tpu-v5p"), v5e = load("tpu-v5e");
+  scale_chip h100 = scale_check_chip("nvidia-h100-sxm"), v5p = scale_check_chip("tpu-v5p");
+  scale_chip v5e = scale_check_chip("tpu-v5e");
   scale_check_rel(h100.flops_per_s[SCALE_DTYPE_BF16] * 3600.0 / h100.usd_per_hour, 3.3e17, EXACT,
                   "FLOP/USD", "ch. 8, H100 3.3e17");
   scale_check_rel(v5p.flops_per_s[SCALE_DTYPE_BF16] * 3600.0 / v5p.usd_per_hour, 3.9e17, BOOK2,
@@ -404,7 +393,7 @@ START_TEST(test_flops_per_dollar) {
                   "FLOP/USD", "1.97e14 x 3600 / 1.2 (ch. 8 prints 5.8e17)");
   /* ch. 12: "around $10/hour for an H200 compared to $4/hour for a TPU v5p"; "A single H200
    * has close to 2x the FLOPs/s of a TPU v5p and 1.5x the HBM". */
-  scale_chip h200 = load("nvidia-h200");
+  scale_chip h200 = scale_check_chip("nvidia-h200");
   scale_check_rel(h200.usd_per_hour, 10.0, EXACT, "USD/h", "ch. 12, H200 ~$10/hour");
   scale_check_rel(h200.flops_per_s[SCALE_DTYPE_BF16] / v5p.flops_per_s[SCALE_DTYPE_BF16], 2.0, 0.1,
                   "x", "ch. 12, close to 2x the FLOPs of v5p");
@@ -416,7 +405,7 @@ START_TEST(test_v4p_weight_load_latency) {
   /* ch. 2 Q1: 200e9 bf16 params on 32 v4p: 12.5e9 bytes per chip at the HBM bandwidth,
    * "around 10ms". Exactly 12.5e9 / 1.2e12 = 10.4ms with the table's 1.2e12; the answer
    * itself computes with 1.23e12 (10.2ms). */
-  scale_chip v4p = load("tpu-v4p");
+  scale_chip v4p = scale_check_chip("tpu-v4p");
   double t = 2.0 * 200e9 / 32.0 / v4p.hbm_bytes_per_s;
   scale_check_rel(t, 12.5e9 / 1.2e12, EXACT, "s", "12.5e9 / 1.2e12");
   scale_check_rel(t, 10e-3, 0.05, "s", "ch. 2 Q1, around 10ms");
@@ -425,7 +414,7 @@ END_TEST
 
 START_TEST(test_gpu_chip_counts) {
   /* ch. 12 Quiz 1 Q1: H100 132 * 4 * 32 = 16896 CUDA cores, B200 148 SMs -> 18944. */
-  scale_chip h100 = load("nvidia-h100-sxm"), b200 = load("nvidia-b200");
+  scale_chip h100 = scale_check_chip("nvidia-h100-sxm"), b200 = scale_check_chip("nvidia-b200");
   scale_check_rel(h100.n_cores * h100.n_matmul_units * 32.0, 16896.0, EXACT, "cores",
                   "ch. 12 Quiz 1 Q1, H100 16896");
   scale_check_rel(b200.n_cores * b200.n_matmul_units * 32.0, 18944.0, EXACT, "cores",
@@ -445,7 +434,7 @@ END_TEST
  * 7.168e12), against "the MXU FLOPs/s of about 2e14 per core" (4.59e14 / 2 = 2.295e14), "roughly
  * 30x" (exact 32.0). (The older edition, 0819a7d, printed 1.4e13 per chip and "10x".) */
 START_TEST(test_v5p_vpu_pop_quiz) {
-  scale_chip v5p = load("tpu-v5p");
+  scale_chip v5p = scale_check_chip("tpu-v5p");
   double per_core = v5p.vector_flops_per_s / v5p.n_cores;
   scale_check_rel(per_core, 8.0 * 128.0 * 4.0 * v5p.clock_hz, EXACT, "FLOP/s",
                   "hand: 8 x 128 x 4 x 1.75e9");

@@ -10,25 +10,11 @@
 #include "scale.h"
 #include "scale_check.h"
 
-static scale_chip chip_named(const char *name) {
-  scale_chip chip;
-  scale_diag diag;
-  ck_assert_msg(scale_chip_load(name, &chip, &diag) == SCALE_OK, "%s", diag.message);
-  return chip;
-}
-
-static scale_model model_named(const char *name) {
-  scale_model m;
-  scale_diag diag;
-  ck_assert_msg(scale_model_load(name, &m, &diag) == SCALE_OK, "%s", diag.message);
-  return m;
-}
-
 /* ---- validation ----------------------------------------------------------------------------- */
 
 START_TEST(test_validate) {
-  scale_model m = model_named("llama-3-70b");
-  scale_chip v5e = chip_named("tpu-v5e"), h100 = chip_named("nvidia-h100-sxm");
+  scale_model m = scale_check_model("llama-3-70b");
+  scale_chip v5e = scale_check_chip("tpu-v5e"), h100 = scale_check_chip("nvidia-h100-sxm");
   scale_diag diag;
   scale_infer_config cfg = scale_infer_config_default(16, 32, 8192);
   ck_assert_int_eq(scale_infer_validate(&m, &v5e, &cfg, &diag), SCALE_OK);
@@ -77,8 +63,8 @@ END_TEST
 /* Issue 13 section 2: one context check for `infer` and `model show`; a model without
  * n_ctx_max still has a ceiling, so 1e308 tokens never reaches the formulas as inf. */
 START_TEST(test_context_range) {
-  scale_model m = model_named("llama-3-8b");
-  scale_chip v5e = chip_named("tpu-v5e");
+  scale_model m = scale_check_model("llama-3-8b");
+  scale_chip v5e = scale_check_chip("tpu-v5e");
   scale_diag diag;
   ck_assert_int_eq(scale_infer_check_context(&m, "context", 8192, 1, &diag), SCALE_OK);
   ck_assert_int_eq(scale_infer_check_context(&m, "context", 1e308, 1, &diag), SCALE_ERR_RANGE);
@@ -97,8 +83,8 @@ END_TEST
 /* Issue 13 section 2: a 16-digit prime model-parallel degree was factored by trial division up
  * to its square root (1e8 divisions, seconds) before being refused; now at once. */
 START_TEST(test_huge_prime_tp_refused_fast) {
-  scale_model m = model_named("llama-3-8b");
-  scale_chip v5e = chip_named("tpu-v5e");
+  scale_model m = scale_check_model("llama-3-8b");
+  scale_chip v5e = scale_check_chip("tpu-v5e");
   scale_diag diag;
   scale_infer_config cfg = scale_infer_config_default(9007199254740881.0, 9007199254740881.0, 64);
   clock_t t0 = clock();
@@ -111,8 +97,8 @@ END_TEST
 /* ---- memory --------------------------------------------------------------------------------- */
 
 START_TEST(test_memory) {
-  scale_model m = model_named("llama-3-70b");
-  scale_chip v5e = chip_named("tpu-v5e");
+  scale_model m = scale_check_model("llama-3-70b");
+  scale_chip v5e = scale_check_chip("tpu-v5e");
   scale_infer_config cfg = scale_infer_config_default(16, 32, 8192);
   cfg.weight_dtype = cfg.kv_dtype = SCALE_DTYPE_INT8;
   scale_infer_memory mem = scale_infer_memory_eval(&m, &v5e, &cfg);
@@ -155,8 +141,8 @@ END_TEST
 /* ---- prefill -------------------------------------------------------------------------------- */
 
 START_TEST(test_prefill) {
-  scale_model m = model_named("llama-3-70b");
-  scale_chip v5e = chip_named("tpu-v5e");
+  scale_model m = scale_check_model("llama-3-70b");
+  scale_chip v5e = scale_check_chip("tpu-v5e");
   scale_infer_config cfg = scale_infer_config_default(16, 1, 8192);
   scale_infer_prefill pre = scale_infer_prefill_eval(&m, &v5e, &cfg);
   double flops = scale_transformer_flops(&m, 1, 8192, true, SCALE_PASS_FORWARD);
@@ -174,8 +160,8 @@ END_TEST
 
 /* On one chip (no collectives) the evaluation is the book's formula with the model's sizes. */
 START_TEST(test_decode_single_chip) {
-  scale_model m = model_named("llama-3-8b");
-  scale_chip h100 = chip_named("nvidia-h100-sxm");
+  scale_model m = scale_check_model("llama-3-8b");
+  scale_chip h100 = scale_check_chip("nvidia-h100-sxm");
   scale_infer_config cfg = scale_infer_config_default(1, 16, 4096);
   scale_infer_decode d = scale_infer_decode_eval(&m, &h100, &cfg);
   double p = scale_transformer_n_params(&m);
@@ -201,8 +187,8 @@ END_TEST
  * context; the step time never decreases with the batch. */
 START_TEST(test_decode_regimes) {
   /* One v5e, LLaMA 3 8B with int8 weights and KV (8 GB, 131,072 bytes per token). */
-  scale_model m8 = model_named("llama-3-8b");
-  scale_chip v5e = chip_named("tpu-v5e");
+  scale_model m8 = scale_check_model("llama-3-8b");
+  scale_chip v5e = scale_check_chip("tpu-v5e");
   scale_infer_config one = scale_infer_config_default(1, 1, 128);
   one.weight_dtype = one.kv_dtype = SCALE_DTYPE_INT8;
   ck_assert_int_eq(scale_infer_decode_eval(&m8, &v5e, &one).bound, SCALE_BOUND_PARAMS);
@@ -213,7 +199,7 @@ START_TEST(test_decode_regimes) {
   ck_assert_int_eq(scale_infer_decode_eval(&m8, &v5e, &one).bound, SCALE_BOUND_KV);
   /* LLaMA 3 70B on a 4x4 at batch 512: the AllReduces of [512, 8192] bf16 on a torus without
    * wraparound (9e10 bytes/s into a device) outrun the 22.7 ms of FLOPs. */
-  scale_model m = model_named("llama-3-70b");
+  scale_model m = scale_check_model("llama-3-70b");
   scale_infer_config cfg = scale_infer_config_default(16, 512, 128);
   cfg.weight_dtype = cfg.kv_dtype = SCALE_DTYPE_INT8;
   scale_infer_decode big = scale_infer_decode_eval(&m, &v5e, &cfg);
@@ -237,8 +223,8 @@ END_TEST
  * queries per layer because 16 > K = 8 with fully sharded KV. Independent path: the group that
  * collectives.h builds from the chip for a 4x4. */
 START_TEST(test_decode_ici) {
-  scale_model m = model_named("llama-3-70b");
-  scale_chip v5e = chip_named("tpu-v5e");
+  scale_model m = scale_check_model("llama-3-70b");
+  scale_chip v5e = scale_check_chip("tpu-v5e");
   scale_infer_config cfg = scale_infer_config_default(16, 32, 2048);
   scale_infer_decode d = scale_infer_decode_eval(&m, &v5e, &cfg);
   scale_group g;
@@ -272,8 +258,8 @@ END_TEST
 
 /* H100: collectives over the NVLink switch with the 4.5e11 egress. */
 START_TEST(test_decode_gpu) {
-  scale_model m = model_named("llama-3-70b");
-  scale_chip h100 = chip_named("nvidia-h100-sxm");
+  scale_model m = scale_check_model("llama-3-70b");
+  scale_chip h100 = scale_check_chip("nvidia-h100-sxm");
   scale_infer_config cfg = scale_infer_config_default(8, 64, 4096);
   cfg.kv_sharding = SCALE_KV_SHARD_HEADS; /* 8 ways = K: no AllToAll either way */
   scale_infer_decode d = scale_infer_decode_eval(&m, &h100, &cfg);
@@ -288,8 +274,8 @@ END_TEST
 
 /* MoE: at batch 1 Mixtral reads the 2 experts it routes to (E (1 - (1 - k/E)^1) = 2 of 8). */
 START_TEST(test_decode_moe) {
-  scale_model m = model_named("mixtral-8x7b");
-  scale_chip v5e = chip_named("tpu-v5e");
+  scale_model m = scale_check_model("mixtral-8x7b");
+  scale_chip v5e = scale_check_chip("tpu-v5e");
   scale_infer_config cfg = scale_infer_config_default(8, 1, 1024);
   scale_infer_decode d = scale_infer_decode_eval(&m, &v5e, &cfg);
   double idle = scale_transformer_n_moe_layers(&m) * 6 * scale_transformer_n_expert_params(&m);
@@ -310,8 +296,8 @@ END_TEST
 
 /* Mamba-2: no KV cache, a constant state per sequence. */
 START_TEST(test_decode_mamba) {
-  scale_model m = model_named("mamba-2-2.7b");
-  scale_chip v5e = chip_named("tpu-v5e");
+  scale_model m = scale_check_model("mamba-2-2.7b");
+  scale_chip v5e = scale_check_chip("tpu-v5e");
   scale_infer_config cfg = scale_infer_config_default(1, 8, 2048);
   scale_infer_memory mem = scale_infer_memory_eval(&m, &v5e, &cfg);
   ck_assert(mem.kv_bytes_per_token == 0.0);
@@ -329,8 +315,8 @@ END_TEST
 /* ---- frontier, slice, thresholds ------------------------------------------------------------ */
 
 START_TEST(test_frontier) {
-  scale_model m = model_named("llama-3-70b");
-  scale_chip v5e = chip_named("tpu-v5e");
+  scale_model m = scale_check_model("llama-3-70b");
+  scale_chip v5e = scale_check_chip("tpu-v5e");
   scale_infer_config cfg = scale_infer_config_default(16, 1, 8192);
   cfg.weight_dtype = cfg.kv_dtype = SCALE_DTYPE_INT8;
   double batches[8] = {1, 4, 16, 32, 64, 128, 256, 512};
@@ -370,8 +356,8 @@ START_TEST(test_thresholds) {
   scale_check_nan(scale_infer_spec_expected_tokens(1.5, 1));
   scale_check_nan(scale_infer_ws2d_min_chips(0, 1, 1));
   scale_check_nan(scale_infer_cost_usd_per_million_tokens(NAN, 1, 1));
-  scale_model dense = model_named("llama-3-8b");
-  scale_chip v5e = chip_named("tpu-v5e");
+  scale_model dense = scale_check_model("llama-3-8b");
+  scale_chip v5e = scale_check_chip("tpu-v5e");
   scale_check_nan(scale_infer_moe_critical_batch(&dense, &v5e, SCALE_DTYPE_BF16, SCALE_DTYPE_BF16));
   scale_infer_slice s = scale_infer_smallest_slice(&dense, &v5e, SCALE_DTYPE_BF16, 8192);
   ck_assert(s.slice_chips == 2.0); /* 16.06e9 bf16 bytes: 1.004 chips -> 2 */

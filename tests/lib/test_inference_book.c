@@ -27,13 +27,6 @@ static scale_chip v5e(void) {
   return chip;
 }
 
-static scale_model load_model(const char *name) {
-  scale_model m;
-  scale_diag diag;
-  ck_assert_msg(scale_model_load(name, &m, &diag) == SCALE_OK, "%s", diag.message);
-  return m;
-}
-
 /* ==== ch. 7 ================================================================================== */
 
 /* ch. 7 "Linear operations": B_crit = 240 (bf16), 120 (int8 weights, bf16 FLOPs), 240 (int8 x
@@ -75,7 +68,7 @@ END_TEST
  * 6,710,886,400). The book's parameter table: 8.5e9 + 0.3e9 + 4.2e9 = 13e9. One activation of an
  * 8k prefill: 8192 x 5120 x 2 = 80 MB (exact 83.9e6). */
 START_TEST(test_ch7_llama2_13b_memory) {
-  scale_model m = load_model("llama-2-13b");
+  scale_model m = scale_check_model("llama-2-13b");
   scale_check_rel(scale_transformer_kv_bytes(&m, 8192, SCALE_DTYPE_BF16), 6710886400.0, 1e-12,
                   "bytes", "ch. 7: 8192 x 40 x 128 x 40 x 2 x 2 (book prints 6.7 GB)");
   scale_check_rel(scale_transformer_kv_bytes(&m, 8192, SCALE_DTYPE_BF16), 6.7e9, 0.05 / 6.7,
@@ -336,7 +329,7 @@ END_TEST
  * 1.3 TB (exact 1.29e12); chips to hold them with 70e9 weights: (70e9 + 1.3e12) / 16e9 = 86
  * (exact (70e9 + 1.2885e12) / 16e9 = 84.9, so 85). */
 START_TEST(test_ch8_kv_per_token) {
-  scale_model m = load_model("llama-3-70b");
+  scale_model m = scale_check_model("llama-3-70b");
   scale_check_rel(scale_transformer_kv_bytes_per_token(&m, SCALE_DTYPE_INT8), 163840.0, 1e-12,
                   "bytes", "ch. 8, 2 x 8 x 128 x 80");
   double seq = scale_transformer_kv_bytes(&m, 32768, SCALE_DTYPE_INT8);
@@ -430,7 +423,7 @@ START_TEST(test_ch8_smallest_topology) {
     ck_assert(scale_infer_max_batch(free_bytes, kv_tok[i] * 8192) == 43.0);
   }
   /* From the model file (70.55e9 parameters): the same slices. */
-  scale_model m = load_model("llama-3-70b");
+  scale_model m = scale_check_model("llama-3-70b");
   scale_chip chip = v5e();
   for (int i = 0; i < 3; i++) {
     scale_infer_slice s = scale_infer_smallest_slice(&m, &chip, dt[i], 8192);
@@ -540,7 +533,7 @@ END_TEST
  * LLaMA 3 70B, int8 weights and KV, batch 32, 8192, v5e 4x2 (8.2e11): memory-bound, about
  * (70.55e9 + 42.9e9) / 6.56e12 = 17.3 ms plus collectives that stay hidden. */
 START_TEST(test_ch8_decode_eval_4x2) {
-  scale_model m = load_model("llama-3-70b");
+  scale_model m = scale_check_model("llama-3-70b");
   scale_chip chip = v5e();
   scale_infer_config cfg = scale_infer_config_default(8, 32, 8192);
   cfg.weight_dtype = cfg.kv_dtype = SCALE_DTYPE_INT8;

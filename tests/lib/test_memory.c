@@ -18,20 +18,6 @@
 #define EXACT 1e-12
 #define CAP 1024
 
-static scale_model model(const char *name) {
-  scale_model m;
-  scale_diag d;
-  ck_assert_msg(scale_model_load(name, &m, &d) == SCALE_OK, "%s", d.message);
-  return m;
-}
-
-static scale_chip chip(const char *name) {
-  scale_chip c;
-  scale_diag d;
-  ck_assert_msg(scale_chip_load(name, &c, &d) == SCALE_OK, "%s", d.message);
-  return c;
-}
-
 static scale_memory_act act(double tp, bool sp, scale_recompute r, bool flash) {
   scale_memory_act a = {tp, 1.0, sp, r, flash, 2.0};
   return a;
@@ -39,7 +25,7 @@ static scale_memory_act act(double tp, bool sp, scale_recompute r, bool flash) {
 
 /* GPT-3 175B's shape (d = 12288, 96 heads, F = 4d, MHA, no gating), one sequence of 2048. */
 START_TEST(test_korthikanti_table2) {
-  scale_model m = model("megatron-gpt-175b");
+  scale_model m = scale_check_model("megatron-gpt-175b");
   double s = 2048, b = 1, d = 12288, heads = 96, t = 8, sbd = s * b * d;
   double score = 5.0 * heads * s / d; /* Korthikanti's 5 a s / h */
   scale_memory_act a = act(t, false, SCALE_RECOMPUTE_NONE, false);
@@ -77,7 +63,7 @@ END_TEST
  * 128. tp 2 without SP, none: 40960 + (98816 + 128) / 2 = 90432 per token; b = 2, s = 4096,
  * cp 2 -> 4096 tokens on the chip -> 370,409,472 bytes. */
 START_TEST(test_gqa_swiglu_by_hand) {
-  scale_model m = model("llama-2-7b");
+  scale_model m = scale_check_model("llama-2-7b");
   scale_memory_act a = act(2, false, SCALE_RECOMPUTE_NONE, true);
   a.cp = 2;
   scale_check_rel(scale_memory_layer_activation_bytes(&m, 2, 4096, &a), 4096.0 * 90432, EXACT, "B",
@@ -117,8 +103,8 @@ END_TEST
  * 144384) = 859,832,320, less; plus one layer rebuilt, 4096 x (none - input). Interleaved
  * v = 2: stage 0 holds 4 (1 + 3/8) microbatches. */
 START_TEST(test_pipeline_in_flight) {
-  scale_model m = model("llama-2-7b");
-  scale_chip c = chip("nvidia-h100-sxm");
+  scale_model m = scale_check_model("llama-2-7b");
+  scale_chip c = scale_check_chip("nvidia-h100-sxm");
   c.memory_context_bytes = NAN;
   scale_layout l = scale_layout_default();
   l.dp = 2, l.pp = 4, l.n_microbatches = 8, l.remat = SCALE_REMAT_BLOCK;
@@ -153,8 +139,8 @@ START_TEST(test_selective_policy) {
   ck_assert_str_eq(scale_train_remat_name(rm), "selective");
   ck_assert_int_eq(scale_memory_remat_of(SCALE_RECOMPUTE_SELECTIVE), SCALE_REMAT_SELECTIVE);
   ck_assert_int_eq(scale_memory_remat_of(SCALE_RECOMPUTE_FULL), SCALE_REMAT_BLOCK);
-  scale_model m = model("llama-2-7b");
-  scale_chip c = chip("nvidia-h100-sxm");
+  scale_model m = scale_check_model("llama-2-7b");
+  scale_chip c = scale_check_chip("nvidia-h100-sxm");
   c.memory_context_bytes = NAN;
   scale_layout l = scale_layout_default();
   l.dp = 8, l.remat = SCALE_REMAT_SELECTIVE;
@@ -177,7 +163,7 @@ START_TEST(test_selective_policy) {
                   "none: selective plus the log-sum-exp");
   ck_assert(none.remat_flops_per_chip == 0.0);
   /* An SSM layer has no attention core: selective recomputes nothing, matmuls the SSD scan. */
-  scale_model mamba = model("mamba-2-2.7b");
+  scale_model mamba = scale_check_model("mamba-2-2.7b");
   ck_assert(scale_transformer_remat_extra_flops(&mamba, 1, 4096, true, SCALE_REMAT_SELECTIVE) ==
             0.0);
   ck_assert(scale_transformer_remat_extra_flops(&mamba, 1, 4096, true, SCALE_REMAT_BIG_MATMULS) >
@@ -201,8 +187,8 @@ START_TEST(test_tpu_maxtext_row) {
   run.chips = 64, run.dp = 16, run.tp = 4, run.pp = 1, run.cp = 1, run.ep = 1, run.zero = 3;
   run.mbs = 32, run.vp = 1, run.gbs = 512, run.seq = 2048;
   run.recompute = SCALE_RECOMPUTE_SELECTIVE;
-  scale_model m = model("maxtext-32b");
-  scale_chip c = chip("tpu-v5p");
+  scale_model m = scale_check_model("maxtext-32b");
+  scale_chip c = scale_check_chip("tpu-v5p");
   scale_train_result r;
   scale_diag d;
   ck_assert_msg(scale_memory_eval_run(&run, SCALE_RECOMPUTE_UNKNOWN, &m, &c, &r, &d) == SCALE_OK,
@@ -224,8 +210,8 @@ START_TEST(test_overhead) {
   scale_memory_overhead none = scale_memory_overhead_of(NULL);
   ck_assert(none.context_bytes == 0 && none.fragmentation_frac == 0);
   /* The H100 file's [memory] reaches scale_train_eval: memory = tensors + 5 GiB. */
-  scale_model m = model("llama-2-7b");
-  scale_chip c = chip("nvidia-h100-sxm");
+  scale_model m = scale_check_model("llama-2-7b");
+  scale_chip c = scale_check_chip("nvidia-h100-sxm");
   scale_check_rel(scale_memory_overhead_of(&c).context_bytes, 5.3687e9, EXACT, "B", "G8 5 GiB");
   scale_layout l = scale_layout_default();
   l.fsdp = 8;
@@ -316,8 +302,8 @@ static const scale_memory_row *restated(const scale_memory_row *rows, int n, con
 }
 
 static bool predict_fits(const scale_measurement *run, scale_train_result *r) {
-  scale_model m = model(run->model);
-  scale_chip c = chip(run->hardware);
+  scale_model m = scale_check_model(run->model);
+  scale_chip c = scale_check_chip(run->hardware);
   scale_diag d;
   ck_assert_msg(scale_memory_eval_run(run, SCALE_RECOMPUTE_UNKNOWN, &m, &c, r, &d) == SCALE_OK,
                 "%s: %s", run->id, d.message);
@@ -348,7 +334,7 @@ static bool known_tpu_overcount(const scale_measurement *run, const scale_train_
 }
 
 static bool is_mamba(const scale_measurement *run) {
-  return model(run->model).arch == SCALE_ARCH_MAMBA2;
+  return scale_check_model(run->model).arch == SCALE_ARCH_MAMBA2;
 }
 
 /* Every published training run happened, so it fit: under its stated recompute mode, or under
@@ -449,7 +435,7 @@ START_TEST(test_calibration_910b) {
   ck_assert_int_eq(k, 17);
   double ctx, frag;
   ck_assert(scale_memory_fit(x, y, g, k, -1, &ctx, &frag));
-  scale_chip c = chip("ascend-910b");
+  scale_chip c = scale_check_chip("ascend-910b");
   scale_check_rel(c.memory_context_bytes, ctx, 1e-3, "B", "shipped = fresh fit");
   ck_assert(fabs(c.memory_fragmentation_frac - frag) < 1e-6);
   for (int e = 0; e < 2; e++) {

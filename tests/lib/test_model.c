@@ -10,25 +10,12 @@
 static char dir[64];
 
 static const char *fixture(const char *text) {
-  static char path[256];
-  snprintf(path, sizeof path, "%s/tiny-gqa.ini", dir);
-  FILE *f = fopen(path, "wb");
-  ck_assert_ptr_nonnull(f);
-  fputs(text, f);
-  fclose(f);
-  return path;
+  return scale_check_write(dir, "tiny-gqa.ini", text);
 }
 
-static void setup(void) {
-  snprintf(dir, sizeof dir, "/tmp/scale-test-model-XXXXXX");
-  ck_assert_ptr_nonnull(mkdtemp(dir));
-}
+static void setup(void) { scale_check_tmpdir(dir, sizeof dir, "/tmp/scale-test-model-XXXXXX"); }
 
-static void teardown(void) {
-  char cmd[128];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  if (system(cmd) != 0) fprintf(stderr, "cleanup of %s failed\n", dir);
-}
+static void teardown(void) { scale_check_rmdir(dir); }
 
 #define HEAD                                                                                       \
   "; a tiny GQA transformer for hand arithmetic\n"                                                 \

@@ -12,18 +12,6 @@
 #define HAND 1e-4
 #define BOOK3 5e-3
 
-static scale_chip load(const char *name) {
-  scale_chip chip;
-  scale_diag diag;
-  memset(&chip, 0, sizeof chip);
-  memset(&diag, 0, sizeof diag);
-  scale_status st = scale_chip_load(name, &chip, &diag);
-  char text[600];
-  ck_assert_msg(st == SCALE_OK, "loading %s: %s", name,
-                scale_diag_format(&diag, text, sizeof text));
-  return chip;
-}
-
 static scale_mesh mesh_of(const char *text) {
   scale_mesh m;
   scale_diag diag;
@@ -248,7 +236,7 @@ START_TEST(matmul_errors) {
   a = sharding_of("A[I, J_X]", &big);
   b = sharding_of("B[J_X, K]", &big);
   double ad2[2] = {64, 64}, bd2[2] = {64, 64};
-  scale_chip v5e = load("tpu-v5e");
+  scale_chip v5e = scale_check_chip("tpu-v5e");
   ck_assert_int_eq(scale_sharding_matmul_plan(&big, &a, ad2, &b, bd2, SCALE_DTYPE_BF16, &v5e,
                                               SCALE_WRAP_AUTO, &out, &d),
                    SCALE_ERR_RANGE);
@@ -261,7 +249,7 @@ START_TEST(matmul_costs_on_chip) {
   scale_mesh m = mesh_of("{X:4, Y:4}");
   scale_sharding a = sharding_of("A[I, J_X]", &m), b = sharding_of("B[J_X, K]", &m);
   double ad[2] = {4096, 1024}, bd[2] = {1024, 8192};
-  scale_chip v5e = load("tpu-v5e");
+  scale_chip v5e = scale_check_chip("tpu-v5e");
   scale_sharded_matmul p;
   scale_diag d;
   memset(&d, 0, sizeof d);
@@ -278,7 +266,7 @@ END_TEST
 START_TEST(ch3_q4_strategies) {
   /* ch. 3 Q4 on TPU v5p (C = 4.59e14, W_bidi = 1.8e11): strategy (2) (local matmul +
    * AllReduce) beats (1) (AllGather + full matmul) when D > 2 C / W_bidi = 5100. */
-  scale_chip v5p = load("tpu-v5p");
+  scale_chip v5p = scale_check_chip("tpu-v5p");
   double c = scale_chip_flops_per_s(&v5p, SCALE_DTYPE_BF16);
   scale_check_rel(scale_sharding_reduce_beats_gather_d(c, 2 * v5p.ici_link_bytes_per_s,
                                                        SCALE_DTYPE_BF16),

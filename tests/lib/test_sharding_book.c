@@ -14,15 +14,6 @@
 
 #define EXACT 1e-12
 
-static scale_chip load(const char *name) {
-  scale_chip chip;
-  scale_diag diag;
-  memset(&diag, 0, sizeof diag);
-  scale_status st = scale_chip_load(name, &chip, &diag);
-  ck_assert_msg(st == SCALE_OK, "loading %s: %s", name, diag.message);
-  return chip;
-}
-
 static scale_mesh mesh_of(const char *text) {
   scale_mesh m;
   scale_diag diag;
@@ -74,7 +65,7 @@ END_TEST
  * 1 us; were the hops added rather than overlapped, the link would run at
  * 104.2 / (104.2 + 8) = 92.9% of its peak, the same few-percent shortfall the book measures. */
 START_TEST(allgather_95_percent) {
-  scale_chip v5e = load("tpu-v5e");
+  scale_chip v5e = scale_check_chip("tpu-v5e");
   const double sizes[1] = {16};
   scale_group g = group_of(&v5e, sizes, 1);
   scale_check_rel(10e6 / 16, 625e3, EXACT, "B", "ch. 3: 10MB / 16 = 625kB per device");
@@ -98,7 +89,7 @@ END_TEST
  * 2 IJK for (4); (1) and (2) AllGather the same 2IK bytes of C over the whole cube, (3)
  * AllReduces them, which costs twice as much. */
 START_TEST(q5_minimum_latency) {
-  scale_chip v4p = load("tpu-v4p");
+  scale_chip v4p = scale_check_chip("tpu-v4p");
   const double sizes[3] = {4, 4, 4};
   scale_group g = group_of(&v4p, sizes, 3);
   double i = 8192, j = 8192, k = 8192, c_bytes = 2.0 * i * k;
@@ -139,7 +130,7 @@ START_TEST(q7_block_under_memory_limit) {
   scale_check_rel(tp_bytes, 268435456.0, EXACT, "B", "hand: 2 x 536.9e6 / 4");
   ck_assert(tp_bytes < 300e6);
   ck_assert(536870912.0 > 300e6); /* an FSDP gather of one whole weight does not fit */
-  scale_chip v5e = load("tpu-v5e");
+  scale_chip v5e = scale_check_chip("tpu-v5e");
   const double sizes[2] = {2, 2};
   scale_group g = group_of(&v5e, sizes, 2);
   double t_tp = scale_collective_time_s(&g, SCALE_COLL_ALL_GATHER, 2097152.0) +

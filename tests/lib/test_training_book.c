@@ -19,20 +19,6 @@
 #define BOOK3 5e-3
 #define BOOK2 5e-2
 
-static scale_chip chip(const char *name) {
-  scale_chip c;
-  scale_diag d;
-  ck_assert_msg(scale_chip_load(name, &c, &d) == SCALE_OK, "%s: %s", name, d.message);
-  return c;
-}
-
-static scale_model model(const char *name) {
-  scale_model m;
-  scale_diag d;
-  ck_assert_msg(scale_model_load(name, &m, &d) == SCALE_OK, "%s: %s", name, d.message);
-  return m;
-}
-
 /* v5p: C = 4.59e14 bf16 (ch. 2 table), one-way ICI link 9e10 (W_ici = 1.8e11).
  */
 #define V5P_C 4.59e14
@@ -41,7 +27,7 @@ static scale_model model(const char *name) {
 /* ==== ch. 5 =================================================================================== */
 
 START_TEST(test_dp_thresholds) {
-  scale_chip v5p = chip("tpu-v5p");
+  scale_chip v5p = scale_check_chip("tpu-v5p");
   double c = scale_chip_flops_per_s(&v5p, SCALE_DTYPE_BF16);
   /* "our batch size per chip must be at least 2,550": 4.59e14 / 1.8e11 = 2550
    * exactly. */
@@ -65,7 +51,7 @@ START_TEST(test_dp_thresholds) {
   /* MoE: each expert sees k/E of the batch, so the threshold grows by E/k
    * (DeepSeek-V3, E = 256, k = 8: 850 x 32 = 27,200 per chip). Hand derivation.
    */
-  scale_model ds = model("deepseek-v3");
+  scale_model ds = scale_check_model("deepseek-v3");
   scale_check_rel(
       scale_train_moe_critical_batch(three, (double)ds.n_experts, (double)ds.n_experts_active),
       27200, EXACT, "tokens", "850 x 256 / 8");
@@ -76,7 +62,7 @@ START_TEST(test_pure_dp_limit) {
   /* "the largest model ... HBM per device / 10. For TPU v5p this is roughly
    * 9B": 96e9 / (2 + 8) = 9.6e9 exactly; the book rounds down to "roughly 9B".
    */
-  scale_chip v5p = chip("tpu-v5p");
+  scale_chip v5p = scale_check_chip("tpu-v5p");
   scale_precision prec = SCALE_PRECISION_BF16_ADAM;
   scale_check_rel(scale_train_max_pure_dp_params(v5p.hbm_bytes, &prec), 9.6e9, EXACT, "params",
                   "ch. 5: 96GB / 10 (book: roughly 9B)");
@@ -86,13 +72,13 @@ END_TEST
 START_TEST(test_tp_threshold) {
   /* "Y < M_Y F / 2550"; LLaMA 3 70B (F = 28,672): 11.24 per axis
    * ("approximately M_Y x 11"). */
-  scale_model l70 = model("llama-3-70b");
+  scale_model l70 = scale_check_model("llama-3-70b");
   scale_check_rel(scale_train_tp_max_degree((double)l70.d_ff, V5P_C, V5P_LINK, 1), 11.24, BOOK3,
                   "ways", "ch. 5: n_axes x 11");
   /* "For Gemma 7B, F ~ 50k, so we become communication bound with 19-way": the
    * book's 50k is the gate and up projections together, 2 x 24,576 = 49,152
    * (models/gemma-7b.ini holds d_ff = 24,576 per matrix), which gives 19.3. */
-  scale_model gemma = model("gemma-7b");
+  scale_model gemma = scale_check_model("gemma-7b");
   double y = scale_train_tp_max_degree(2.0 * (double)gemma.d_ff, V5P_C, V5P_LINK, 1);
   ck_assert_msg(y > 19 && y < 20, "Gemma 7B TP limit %g, book 19", y);
   /* "The required F for 8-way model sharding is 20k": 8 x 2550 = 20,400. */
@@ -130,7 +116,7 @@ END_TEST
 START_TEST(test_dcn) {
   /* "C / W_dcn is about 4.46e14 / 6.25e9 = 71,360" — the book uses C = 4.46e14
    * here; the hardware file keeps the table's 4.59e14, which gives 73,440. */
-  scale_chip v5p = chip("tpu-v5p");
+  scale_chip v5p = scale_check_chip("tpu-v5p");
   scale_check_rel(scale_train_dcn_critical_batch(4.46e14, v5p.dcn_bytes_per_s), 71360, EXACT,
                   "tokens", "ch. 5: 71,360");
   scale_check_rel(
@@ -139,7 +125,7 @@ START_TEST(test_dcn) {
   /* In eval: LLaMA 3 70B on 2 slices of 8192, dp 2 over DCN of fsdp 512 x cp 4
    * x tp 4 inside: the per-slice batch of 2.1M is far above 71k, so the DCN
    * AllReduce hides under compute. */
-  scale_model m = model("llama-3-70b");
+  scale_model m = scale_check_model("llama-3-70b");
   scale_layout l = scale_layout_default();
   l.dp = 2;
   l.fsdp = 512;
@@ -164,7 +150,7 @@ END_TEST
 /* ---- ch. 5 problems: LLaMA 2 13B ---- */
 
 START_TEST(test_llama2_q1_q2) {
-  scale_model m = model("llama-2-13b");
+  scale_model m = scale_check_model("llama-2-13b");
   double l = 40, d = 5120, f = 13824, n = 40, h = 128, v = 32000;
   /* Q1: FFW 3LDF = 8.5e9, attention 4DNHL = 4.2e9, vocab 2VD = 0.33e9,
    * total 13.0e9. */
@@ -191,8 +177,8 @@ START_TEST(test_llama2_q1_q2) {
 END_TEST
 
 START_TEST(test_llama2_q3) {
-  scale_model m = model("llama-2-13b");
-  scale_chip v5p = chip("tpu-v5p");
+  scale_model m = scale_check_model("llama-2-13b");
+  scale_chip v5p = scale_check_chip("tpu-v5p");
   double n = 16 * 16 * 16, b = 3e6, d = 5120, f = 13824;
   /* "On a TPU v5p 16x16x16 slice, we have 393TB of HBM": 4096 x 96e9 = 3.93e14.
    */
@@ -249,7 +235,7 @@ END_TEST
 /* ==== ch. 6: LLaMA 3 70B ====================================================================== */
 
 START_TEST(test_llama3_counts) {
-  scale_model m = model("llama-3-70b");
+  scale_model m = scale_check_model("llama-3-70b");
   /* "56.3e9 + 2.1e9 + 12e9 = 70.4e9" (norms add 0.0013e9). */
   scale_check_rel(scale_transformer_n_params(&m), 70.4e9, BOOK3, "params", "ch. 6: 70.4e9");
   /* "6 x 70e9 = 4.2e11 FLOPs / token"; "4.2e11 / 4.59e14 = 1ms" (exactly 0.915
@@ -271,8 +257,8 @@ START_TEST(test_llama3_counts) {
 END_TEST
 
 START_TEST(test_llama3_memory) {
-  scale_model m = model("llama-3-70b");
-  scale_chip v5p = chip("tpu-v5p");
+  scale_model m = scale_check_model("llama-3-70b");
+  scale_chip v5p = scale_check_chip("tpu-v5p");
   scale_precision prec = SCALE_PRECISION_BF16_ADAM;
   /* Params 2 x 70GB = 140GB, optimizer 8 x 70GB = 560GB, checkpoints 2 x 8192 x
    * 4e6 x 4 x 80 = 2.097e13 ("~20.9TB"), total 2.167e13 ("~21.6TB"). */
@@ -302,8 +288,8 @@ START_TEST(test_llama3_memory) {
 END_TEST
 
 START_TEST(test_llama3_sharding) {
-  scale_model m = model("llama-3-70b");
-  scale_chip v5p = chip("tpu-v5p");
+  scale_model m = scale_check_model("llama-3-70b");
+  scale_chip v5p = scale_check_chip("tpu-v5p");
   double b = 4.0 * 1024 * 1024, f = (double)m.d_ff;
   /* "4 x 1024 x 1024 / 8960 = 468 tokens" per chip, below 850: pure FSDP is
    * comms-bound. */

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "scale.h"
+
 /** Whether |got - expected| <= rtol * |expected| (or both are zero, or both NaN). */
 bool scale_check_close(double got, double expected, double rtol);
 
@@ -38,6 +40,24 @@ typedef struct {
 
 /** Adds each of cases[0..n) to 'suite' as a TCase of its own (one behaviour each). */
 void scale_check_add_cases(Suite *suite, const scale_check_case *cases, size_t n);
+
+/** Loads hardware 'name' (a file stem or a path); a failure fails the test, naming the file and
+ * the loader's diagnostic. */
+scale_chip scale_check_chip(const char *name);
+
+/** Loads model 'name' like scale_check_chip(). */
+scale_model scale_check_model(const char *name);
+
+/** Makes a fresh folder from mkdtemp() 'pattern' ("/tmp/scale-test-hw-XXXXXX") into
+ * dir[size], or fails the test. */
+void scale_check_tmpdir(char *dir, size_t size, const char *pattern);
+
+/** Removes folder 'dir' and everything in it (a line on stderr when it cannot). */
+void scale_check_rmdir(const char *dir);
+
+/** Writes 'text' to DIR/NAME, or fails the test; returns the path (static storage: the next
+ * call overwrites it). */
+const char *scale_check_write(const char *dir, const char *name, const char *text);
 
 /** Runs 'suite' with Check's default (fork) mode; returns the process exit status. */
 int scale_check_run(Suite *suite);
