@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "scale/memory.h"
 #include "scale/training.h"
 
 /* ==== helpers ================================================================================ */
@@ -185,7 +186,7 @@ void scale_hybrid_memory_per_device(const scale_model *model, const scale_hybrid
                                     const scale_precision *prec, double mbs, double s,
                                     double in_flight, scale_hybrid_memory *out) {
   if (!out) return;
-  *out = (scale_hybrid_memory){NAN, NAN, NAN, NAN, NAN, NAN};
+  *out = (scale_hybrid_memory){NAN, NAN, NAN, NAN, NAN, NAN, NAN};
   if (!model || !layout || !prec || !degree_ok(layout->dp) || !degree_ok(layout->pp) ||
       !degree_ok(layout->tp) || !degree_ok(layout->cp) || layout->zero < 0 || layout->zero > 3 ||
       !degree_ok(mbs) || !degree_ok(in_flight) || !(isfinite(s) && s > 0.0))
@@ -194,16 +195,21 @@ void scale_hybrid_memory_per_device(const scale_model *model, const scale_hybrid
   double parts[3];
   double states =
       scale_train_zero_bytes_per_chip(prec, params, layout->zero, layout->dp * layout->cp, parts);
-  double act =
-      c(model->n_layers) / layout->pp * in_flight *
+  double stage =
+      c(model->n_layers) / layout->pp *
       scale_hybrid_layer_activation_bytes(model, mbs, s, layout->tp, layout->cp, layout->sp);
-  if (!isfinite(states) || !isfinite(act)) return;
+  /* the head: the last stage keeps its inputs and the fp32 logits of the microbatch it runs,
+   * which under 1F1B is its only one in flight (the first stage holds in_flight) */
+  scale_memory_act head = {layout->tp, layout->cp, layout->sp, SCALE_RECOMPUTE_NONE, true, 2.0};
+  double logits = scale_memory_logits_bytes(model, mbs, s, &head);
+  if (!isfinite(states) || !isfinite(stage) || !isfinite(logits)) return;
   out->params = params;
   out->weight_bytes = parts[0];
   out->grad_bytes = parts[1];
   out->optimizer_bytes = parts[2];
-  out->activation_bytes = act;
-  out->total_bytes = states + act;
+  out->activation_bytes = in_flight * stage;
+  out->logits_bytes = logits;
+  out->total_bytes = states + fmax(in_flight * stage, stage + logits);
 }
 
 /* ==== overlap ================================================================================ */

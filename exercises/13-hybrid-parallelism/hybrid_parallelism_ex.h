@@ -215,7 +215,8 @@ double ex_hybrid_parallelism_first_split(int is_mamba, double activation_bytes,
 
 /* The layouts below are graded by the library's predicted step time (hybrid.h and step.h, the
  * calibrated step model of the 910B, micro-batch 1, 1F1B, ZeRO-1, SP with TP; memory by
- * scale_hybrid_memory_per_device against the NPU's HBM) of the paper's workload: 8 Ascend 910B,
+ * scale_hybrid_memory_per_device's model state and layer activations, without the output
+ * layer's logits, against the NPU's HBM) of the paper's workload: 8 Ascend 910B,
  * 4,194,304 tokens per step. Your layout earns best / yours of the best feasible layout's step
  * time (full credit from 98%), nothing if it does not fit or is not one of the allowed ones.
  *

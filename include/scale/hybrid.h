@@ -284,8 +284,11 @@ typedef struct {
   double weight_bytes;     /**< weights held [bytes] */
   double grad_bytes;       /**< gradients held [bytes] */
   double optimizer_bytes;  /**< optimizer state held [bytes] */
-  double activation_bytes; /**< activations saved for the backward pass [bytes] */
-  double total_bytes;      /**< the sum [bytes] */
+  double activation_bytes; /**< activations the layers save for the backward pass [bytes] */
+  double logits_bytes;     /**< the last stage's head for one microbatch: its inputs and the
+                                fp32 logits (scale_memory_logits_bytes) [bytes] */
+  double total_bytes;      /**< model state + the larger of the first stage's activations and
+                                the last stage's (one microbatch) with its logits [bytes] */
 } scale_hybrid_memory;
 
 /** Activation bytes one layer saves for 'b' sequences of 's' tokens on one device, without
@@ -311,7 +314,10 @@ double scale_hybrid_layer_activation_bytes(const scale_model *model, double b, d
  * on the first stage; use scale_train_microbatches_in_flight()): parameters N / (tp pp)
  * (the whole model, embeddings included, split evenly), weights, gradients and optimizer
  * state by scale_train_zero_bytes_per_chip() over dp x cp shards, activations
- * L / pp x in_flight x scale_hybrid_layer_activation_bytes(mbs, s, tp, cp, sp).
+ * A = L / pp x scale_hybrid_layer_activation_bytes(mbs, s, tp, cp, sp) per microbatch, and the
+ * head's logits H = scale_memory_logits_bytes(mbs, s, tp, cp, sp) on the last stage. The
+ * total is the peak device's: states + max(in_flight A, A + H), the first stage holding
+ * in_flight microbatches, the last (1F1B) one with its logits; without a pipeline A + H.
  *
  * Domain: degrees, mbs, in_flight >= 1, s > 0, zero 0-3; otherwise every field is NaN.
  * Source: ZeRO (Rajbhandari et al., arXiv 1910.02054) Figure 1; the paper section 2.5.

@@ -746,11 +746,13 @@ static void lib_layout_eval(const layout_instance *in, const int64_t *l, double 
   scale_hybrid_memory_per_device(
       &m, &layout, &megatron, 1, in->seq,
       scale_train_microbatches_in_flight(SCALE_PP_1F1B, pp, gbs / dp, 1), &mem);
-  out[1] = mem.total_bytes;
+  /* the memory the question defines: model state and the layers' activations (it gives no
+   * output layer); the library's total_bytes also holds the last stage's logits */
+  out[1] = mem.weight_bytes + mem.grad_bytes + mem.optimizer_bytes + mem.activation_bytes;
   out[2] = npu.hbm_bytes;
   out[0] = out[3] = NAN;
   if (pp > (double)m.n_layers || fmod(gbs, dp) != 0 || fmod(heads, tp) != 0 ||
-      fmod(units, tp) != 0 || !(mem.total_bytes <= npu.hbm_bytes))
+      fmod(units, tp) != 0 || !(out[1] <= npu.hbm_bytes))
     return;
   scale_step_job j = {.model = &m, .chip = &npu, .dp = dp, .tp = tp, .pp = pp, .cp = cp,
                       .ep = 1, .zero = 0, .mbs = 1, .vp = 1,
