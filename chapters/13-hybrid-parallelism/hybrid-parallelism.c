@@ -909,6 +909,40 @@ static void section_study(chapter *ch) {
   }
 }
 
+/** What one more pipeline stage adds to a measured step: over every pair of rows of a table
+ * with the same TP and CP and different PP (DP takes the rest of the 8 devices),
+ * (step(pp2) - step(pp1)) / (pp2 - pp1); its least and most per table. Measured alone, no
+ * model: with dp = 8 / (tp pp cp) each device always runs 1024 x 4096 / 8 tokens of layers, so
+ * a pipeline that cost only its sends and its 1F1B bubble ((pp - 1) / m of a step with
+ * m = 1024 / dp microbatches) would add well under 1% of a step per stage. */
+static void section_stage_cost(chapter *ch) {
+  for (size_t ti = 0; ti < N_TABLES; ti++) {
+    const study_data *sd = &study[ti];
+    double lo = INFINITY, hi = 0, frac_lo = INFINITY, frac_hi = 0;
+    for (int i = 0; i < sd->n; i++)
+      for (int k = 0; k < sd->n; k++) {
+        const scale_measurement *a = &sd->rows[i], *b = &sd->rows[k];
+        if (a->tp != b->tp || a->cp != b->cp || !(b->pp > a->pp)) continue;
+        double per_stage = (b->measured - a->measured) / (b->pp - a->pp);
+        lo = fmin(lo, per_stage), hi = fmax(hi, per_stage);
+        frac_lo = fmin(frac_lo, per_stage / a->measured);
+        frac_hi = fmax(frac_hi, per_stage / a->measured);
+      }
+    if (!(hi > 0)) continue;
+    chapter_valuef(ch, "one more stage adds (measured): least", lo, "s", SCALE_FMT_TIME,
+                   "%s.stage_lo", tables[ti].key);
+    chapter_valuef(ch, "one more stage adds (measured): most", hi, "s", SCALE_FMT_TIME,
+                   "%s.stage_hi", tables[ti].key);
+    chapter_valuef(ch, "  as a share of the shallower step: least", frac_lo, "", SCALE_FMT_PERCENT,
+                   "%s.stage_frac_lo", tables[ti].key);
+    chapter_valuef(ch, "  as a share of the shallower step: most", frac_hi, "", SCALE_FMT_PERCENT,
+                   "%s.stage_frac_hi", tables[ti].key);
+    if (sd->m.arch == SCALE_ARCH_MAMBA2)
+      chapter_claim(ch, true, lo > 0 && hi < 1.3 * lo,
+                    "a Mamba table's stage cost is nearly one figure whatever TP, CP and DP");
+  }
+}
+
 /** Ranges the text cites: predicted over measured for groups of rows (pipelines of each
  * family, CP rows without PP) and the device model alone for the host-bound rows. */
 static void section_study_groups(chapter *ch) {
@@ -948,6 +982,7 @@ static void section_study_groups(chapter *ch) {
   chapter_claim(ch, true, llama_pp_lo < 1.0 && llama_pp_hi > 1.0,
                 "the LLaMA pipelines are priced on both sides of the measurement");
   chapter_claim(ch, true, mamba_pp_hi < 1.0, "every Mamba pipeline is predicted too fast");
+  section_stage_cost(ch);
 }
 
 int main(int argc, char **argv) {
