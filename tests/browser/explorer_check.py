@@ -31,20 +31,16 @@ comparison), with what these two widgets add:
 Exit status: 0 when every check passed, 1 otherwise (one line per failure), 2 when the browser
 cannot be driven.
 """
-import argparse
 import json
 import math
 import os
-import shutil
 import sys
-import tempfile
-import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from browser_check import Browser  # noqa: E402
-from widget_check import (MOVE, Page, PLAN_RATIO_FLOOR, UPDATE_BUDGET_MS,  # noqa: E402
-                          UPDATE_FAIL_FACTOR, UPDATES, run_scale, same_digits)
+from cdp import Page  # noqa: E402
+from widget_check import (MOVE, PLAN_RATIO_FLOOR, check_updates, run_scale,  # noqa: E402
+                          run_widgets, same_digits, widget_args)
 
 SEARCH_WAIT_S = 120.0
 BENCH = {"model": "llama-3-70b", "hw": "tpu-v5p", "chips": "1024", "batch": "4194304",
@@ -365,16 +361,7 @@ def check_default(browser, site, scale, name, spec, page_name, wid, full):
             no("moving %s did not change %s (%r -> %r)" % (spec["slider"], spec["watch"], before,
                                                            after))
         page.eval(MOVE % (json.dumps(wid), spec["slider"], WARMUP))  # tier-up, caches
-        times = sorted(page.eval(MOVE % (json.dumps(wid), spec["slider"], UPDATES)))
-        median, worst = times[len(times) // 2], times[-1]
-        print("%s: update %.2f ms median, %.2f ms max over %d slider moves (budget %.0f ms: %s)"
-              % (name, median, worst, len(times), UPDATE_BUDGET_MS,
-                 "met" if median < UPDATE_BUDGET_MS else "NOT met on this machine"))
-        # A timed test must not fail on a busy machine: the budget is reported above, and only
-        # a gross regression (UPDATE_FAIL_FACTOR times the budget) fails the test.
-        if not median < UPDATE_FAIL_FACTOR * UPDATE_BUDGET_MS:
-            no("an update takes %.2f ms (median), over %.0f x the %.0f ms budget"
-               % (median, UPDATE_FAIL_FACTOR, UPDATE_BUDGET_MS))
+        check_updates(page, wid, name, spec["slider"], no)
         if spec["search"]:
             check_restart(page, scale, wid, no)
             check_speed(page, scale, name, no)
@@ -387,9 +374,7 @@ def check_default(browser, site, scale, name, spec, page_name, wid, full):
 def check_fallback(browser, site, page_name, wid):
     page = Page(browser, "about:blank", script=False)
     try:
-        page.b.send("Page.navigate", {"url": "file://" + os.path.abspath(
-            os.path.join(site, page_name))}, session=page.session)
-        page.b.wait_event("Page.loadEventFired", page.session)
+        page.navigate("file://" + os.path.abspath(os.path.join(site, page_name)))
         r = page.eval(FALLBACK % json.dumps(wid))
     finally:
         page.close()
@@ -490,37 +475,7 @@ def check_widget(browser, site, scale, name, spec):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--chromium", default=shutil.which("chromium") or "chromium")
-    ap.add_argument("--site", required=True)
-    ap.add_argument("--scale", required=True, help="the scale command, for the --json answers")
-    ap.add_argument("--only", help="check only this widget")
-    a = ap.parse_args()
-    names = [a.only] if a.only else list(WIDGETS)
-    for n in names:
-        if n not in WIDGETS:
-            print("explorer_check: unknown widget %s" % n, file=sys.stderr)
-            return 2
-    profile = tempfile.mkdtemp(prefix="scale-chromium-")
-    failures = []
-    try:
-        browser = Browser(a.chromium, profile)
-        try:
-            for n in names:
-                t0 = time.monotonic()
-                f = check_widget(browser, a.site, a.scale, n, WIDGETS[n])
-                failures.extend(f)
-                print("%s: %s (%.1f s)" % (n, "FAIL" if f else "ok", time.monotonic() - t0))
-        finally:
-            browser.close()
-    except (OSError, TimeoutError, ConnectionError) as e:
-        print("explorer_check: cannot drive %s: %s" % (a.chromium, e), file=sys.stderr)
-        return 2
-    finally:
-        shutil.rmtree(profile, ignore_errors=True)
-    for f in failures:
-        print("FAIL: " + f)
-    return 1 if failures else 0
+    return run_widgets("explorer_check", widget_args(__doc__), WIDGETS, check_widget)
 
 
 if __name__ == "__main__":

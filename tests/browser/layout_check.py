@@ -3,7 +3,7 @@
 
 usage: layout_check.py --chromium PATH --site DIR [--shots DIR] PAGE...
 
-Opens each PAGE of a rendered book in headless Chromium (browser_check.py's DevTools driver), at
+Opens each PAGE of a rendered book in headless Chromium (cdp.py's DevTools driver), at
 1280 CSS pixels (a laptop) and at 390 (a phone), and checks from the DOM:
 
   - the page never scrolls sideways;
@@ -21,14 +21,13 @@ table and the first contract box, clipped to the element. Exit status: 0 when ev
 passed, 1 otherwise (one line per failure), 2 when the browser cannot be driven.
 """
 import argparse
-import base64
 import os
 import shutil
 import sys
-import tempfile
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from browser_check import Browser  # noqa: E402  (the same DevTools driver)
+from cdp import DRIVE_ERRORS, Page, drive  # noqa: E402  (the DevTools driver)
 
 # Measures every table and contract box of the page; returns plain data.
 PROBE = r"""
@@ -64,13 +63,9 @@ PROBE = r"""
 """
 
 
-def measure(browser, session, width, mobile):
-    browser.send("Emulation.setDeviceMetricsOverride",
-                 {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": mobile},
-                 session=session)
-    r = browser.send("Runtime.evaluate", {
-        "expression": "new Promise(r => requestAnimationFrame(() => r(%s)))" % PROBE,
-        "awaitPromise": True, "returnByValue": True}, session=session)
+def measure(page, width, mobile):
+    page.set_viewport(width, 900, 1, mobile)
+    r = page.evaluate("new Promise(r => requestAnimationFrame(() => r(%s)))" % PROBE)
     if "exceptionDetails" in r:
         raise RuntimeError("the probe failed: %s" % r["exceptionDetails"].get("text"))
     return r["result"]["value"]
@@ -103,42 +98,28 @@ def failures_at(width, m):
     return fails
 
 
-def shoot(browser, session, path, b):
-    shot = browser.send("Page.captureScreenshot", {
-        "format": "png", "captureBeyondViewport": True,
-        "clip": {"x": b["x"], "y": b["y"], "width": max(b["w"], 1), "height": max(b["h"], 1),
-                 "scale": 1}}, session=session)
-    with open(path, "wb") as f:
-        f.write(base64.b64decode(shot["data"]))
-
-
 def check_page(browser, site, name, shots):
     path = os.path.join(site, name)
     if not os.path.isfile(path):
         return ["%s: no such page" % name], ""
-    target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-    session = browser.send("Target.attachToTarget",
-                           {"targetId": target, "flatten": True})["sessionId"]
-    for domain in ("Runtime", "Log", "Network", "Page"):
-        browser.send(domain + ".enable", session=session)
-    browser.send("Page.navigate", {"url": "file://" + os.path.abspath(path)}, session=session)
-    browser.wait_event("Page.loadEventFired", session)
-    fails, summary = [], []
-    for width, mobile in ((390, True), (1280, False)):
-        m = measure(browser, session, width, mobile)
-        fails.extend(failures_at(width, m))
-        summary.append("%d px: %d tables, %d contracts" % (width, len(m["tables"]),
-                                                           len(m["contracts"])))
-    if shots:  # the 1280 px measurement is the last one
-        stem = os.path.splitext(name)[0]
-        for t in m["tables"]:
-            shoot(browser, session, os.path.join(shots, "%s-table%d.png" % (stem, t["i"] + 1)),
-                  t["box"])
-        if m["contracts"]:
-            shoot(browser, session, os.path.join(shots, stem + "-contract.png"),
-                  m["contracts"][0]["box"])
-    browser.events = [e for e in browser.events if e.get("sessionId") != session]
-    browser.send("Target.closeTarget", {"targetId": target})
+    page = Page(browser, "file://" + os.path.abspath(path), viewport=None)
+    try:
+        fails, summary = [], []
+        for width, mobile in ((390, True), (1280, False)):
+            m = measure(page, width, mobile)
+            fails.extend(failures_at(width, m))
+            summary.append("%d px: %d tables, %d contracts" % (width, len(m["tables"]),
+                                                               len(m["contracts"])))
+        if shots:  # the 1280 px measurement is the last one
+            stem = os.path.splitext(name)[0]
+            for t in m["tables"]:
+                page.screenshot(os.path.join(shots, "%s-table%d.png" % (stem, t["i"] + 1)),
+                                t["box"])
+            if m["contracts"]:
+                page.screenshot(os.path.join(shots, stem + "-contract.png"),
+                                m["contracts"][0]["box"])
+    finally:
+        page.close()
     return ["%s: %s" % (name, f) for f in fails], "; ".join(summary)
 
 
@@ -151,25 +132,17 @@ def main():
     a = ap.parse_args()
     if a.shots:
         os.makedirs(a.shots, exist_ok=True)
-    profile = tempfile.mkdtemp(prefix="scale-layout-")
-    failures = []
-    try:
-        browser = Browser(a.chromium, profile)
-        try:
-            for page in a.pages:
-                fails, summary = check_page(browser, a.site, page, a.shots)
-                failures.extend(fails)
-                print("%s: %s (%s)" % (page, "FAIL" if fails else "ok", summary))
-        finally:
-            browser.close()
-    except (OSError, TimeoutError, ConnectionError, RuntimeError) as e:
-        print("layout_check: cannot drive %s: %s" % (a.chromium, e), file=sys.stderr)
-        return 2
-    finally:
-        shutil.rmtree(profile, ignore_errors=True)
-    for f in failures:
-        print("FAIL: " + f)
-    return 1 if failures else 0
+
+    def check(browser):
+        failures = []
+        for page in a.pages:
+            fails, summary = check_page(browser, a.site, page, a.shots)
+            failures.extend(fails)
+            print("%s: %s (%s)" % (page, "FAIL" if fails else "ok", summary))
+        return failures
+
+    return drive("layout_check", a.chromium, check, profile_prefix="scale-layout-",
+                 errors=DRIVE_ERRORS + (RuntimeError,))
 
 
 if __name__ == "__main__":

@@ -17,17 +17,9 @@ set -u
 SCALE=${1:?usage: sh test_browser.sh /path/to/scale}
 PAGES="index.html 01-rooflines.html 12-gpus.html"
 
-chromium=${SCALE_CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
-if [ -z "$chromium" ]; then
-  echo "skipped: no chromium (apt-get install chromium)"
-  exit 77
-fi
-if ! command -v python3 >/dev/null 2>&1; then
-  echo "skipped: no python3 to drive the browser"
-  exit 77
-fi
-
-SRC=${SCALE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$(dirname "$0")/common.sh"
+browser_tools
+site_tmp browser
 
 # How the renderer will show math: it uses $SCALE_KATEX ("none" or "": no KaTeX), else katex.
 if [ -n "${SCALE_KATEX+set}" ]; then
@@ -38,13 +30,7 @@ else
   math=tex
 fi
 
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/scale-browser.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
-if ! "$SCALE" book --chapters "$SRC/chapters" --out "$TMP/site" >"$TMP/out" 2>"$TMP/err"; then
-  cat "$TMP/err"
-  echo "FAIL: the book does not render"
-  exit 1
-fi
+render "the book"
 echo "book rendered into $TMP/site; math expected as $math; browser $chromium"
 
 set -- --chromium "$chromium" --site "$TMP/site" --math "$math"
@@ -52,7 +38,5 @@ if [ -n "${SCALE_BROWSER_SCREENSHOTS:-}" ]; then
   set -- "$@" --screenshots "$SCALE_BROWSER_SCREENSHOTS"
 fi
 # shellcheck disable=SC2086 # PAGES is a list of plain file names
-python3 "$SRC/tests/browser/browser_check.py" "$@" $PAGES
-rc=$?
-if [ "$rc" -ne 0 ]; then echo "FAIL: browser check (exit $rc)"; exit 1; fi
+run_check browser browser_check.py "$@" $PAGES
 echo "browser check passed"

@@ -11,21 +11,12 @@
 set -u
 SCALE=${1:?usage: sh test_layout.sh /path/to/scale}
 PAGES="01-rooflines.html 06-applied-training.html hardware.html"
-chromium=${SCALE_CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
-if [ -z "$chromium" ]; then echo "skipped: no chromium (apt-get install chromium)"; exit 77; fi
-if ! command -v python3 >/dev/null 2>&1; then echo "skipped: no python3"; exit 77; fi
-SRC=${SCALE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/scale-layout.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
-if ! "$SCALE" book --chapters "$SRC/chapters" --out "$TMP/site" >"$TMP/out" 2>"$TMP/err"; then
-  cat "$TMP/err"
-  echo "FAIL: the book does not render"
-  exit 1
-fi
+. "$(dirname "$0")/common.sh"
+browser_tools
+site_tmp layout
+render "the book"
 set -- --chromium "$chromium" --site "$TMP/site"
 if [ -n "${SCALE_LAYOUT_SHOTS:-}" ]; then set -- "$@" --shots "$SCALE_LAYOUT_SHOTS"; fi
 # shellcheck disable=SC2086 # PAGES is a list of plain file names
-python3 "$SRC/tests/browser/layout_check.py" "$@" $PAGES
-rc=$?
-if [ "$rc" -ne 0 ]; then echo "FAIL: layout check (exit $rc)"; exit 1; fi
+run_check layout layout_check.py "$@" $PAGES
 echo "layout check passed"

@@ -18,23 +18,10 @@ SCALE=${1:?usage: sh test_widgets.sh /path/to/scale WASM_BUILT}
 BUILT=${2:?usage: sh test_widgets.sh /path/to/scale WASM_BUILT}
 MODULE_LIMIT=512000
 
-chromium=${SCALE_CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
-if [ -z "$chromium" ]; then
-  echo "skipped: no chromium (apt-get install chromium)"
-  exit 77
-fi
-if ! command -v python3 >/dev/null 2>&1; then
-  echo "skipped: no python3 to drive the browser"
-  exit 77
-fi
-case $BUILT in
-  ON | TRUE | 1) ;;
-  *) echo "skipped: no WebAssembly toolchain (apt-get install clang lld-14 wasi-libc" \
-          "libclang-rt-14-dev-wasm32)"
-     exit 77 ;;
-esac
+. "$(dirname "$0")/common.sh"
+browser_tools
+wasm_built "$BUILT"
 
-SRC=${SCALE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 module="$(dirname "$SCALE")/web/scale-wasm.js"
 if [ ! -f "$module" ]; then
   echo "FAIL: the build made no $module"
@@ -48,29 +35,16 @@ if [ "$size" -gt "$MODULE_LIMIT" ]; then
   exit 1
 fi
 
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/scale-widgets.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
+site_tmp widgets
 # The pages with widgets, then index, hardware, glossary and the style sheet.
 for md in "$SRC"/chapters/*/*.md; do
   grep -q '^```{widget}' "$md" || continue
   chapter=$(basename "$(dirname "$md")")
-  if ! "$SCALE" book --chapters "$SRC/chapters" --chapter "$chapter" --out "$TMP/site" \
-      >"$TMP/out" 2>"$TMP/err"; then
-    cat "$TMP/err"
-    echo "FAIL: $chapter does not render"
-    exit 1
-  fi
+  render "$chapter" --chapter "$chapter"
 done
-if ! "$SCALE" book --chapters "$SRC/chapters" --site --out "$TMP/site" >"$TMP/out" 2>"$TMP/err"; then
-  cat "$TMP/err"
-  echo "FAIL: the site pages do not render"
-  exit 1
-fi
+render "the site pages" --site
 
-python3 "$SRC/tests/browser/widget_check.py" --chromium "$chromium" --site "$TMP/site" \
-  --scale "$SCALE"
-rc=$?
-if [ "$rc" -ne 0 ]; then echo "FAIL: widget check (exit $rc)"; exit 1; fi
+run_check widget widget_check.py --chromium "$chromium" --site "$TMP/site" --scale "$SCALE"
 echo "widget check passed (file://)"
 
 # Over HTTP: `scale book --serve PORT` (the site pages re-rendered, the chapters kept), then the
@@ -91,9 +65,7 @@ if ! grep -q '^serving' "$TMP/serve.out"; then
   echo "FAIL: scale book --serve $port did not start"
   exit 1
 fi
-python3 "$SRC/tests/browser/widget_check.py" --chromium "$chromium" --site "$TMP/site" \
+run_check "widget over HTTP" widget_check.py --chromium "$chromium" --site "$TMP/site" \
   --scale "$SCALE" --only roofline --url "http://127.0.0.1:$port/"
-rc=$?
 kill "$server"
-if [ "$rc" -ne 0 ]; then echo "FAIL: widget check over HTTP (exit $rc)"; exit 1; fi
 echo "widget check passed (http://127.0.0.1:$port/)"

@@ -5,8 +5,8 @@ the `scale` command.
 usage: widget_check.py --chromium PATH --site DIR --scale PATH [--only NAME] [--url BASE]
 
 The site must have been rendered with the WebAssembly module (scale book; web/README.md). For
-each widget in WIDGETS below, its page is opened from file:// (Browser of browser_check.py, the
-DevTools protocol over --remote-debugging-pipe) and checked:
+each widget in WIDGETS below, its page is opened from file:// (Page of cdp.py, the DevTools protocol
+over --remote-debugging-pipe) and checked:
 
   - it loads with no console error, exception, failed or network request, and goes live
     (the module ran and the static fallback is hidden);
@@ -37,11 +37,11 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from browser_check import Browser, problems_of  # noqa: E402
+from cdp import PHONE, Page, drive  # noqa: E402
 
 UPDATE_BUDGET_MS = 16.0
 UPDATE_FAIL_FACTOR = 4.0  # fail only on a gross regression: timings depend on the machine's load
@@ -146,43 +146,6 @@ def run_scale(scale, args):
     return json.loads(out.stdout)
 
 
-class Page:
-    """One page open in its own target, with helpers to evaluate script in it."""
-
-    def __init__(self, browser, url, script=True):
-        self.b = browser
-        self.target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-        self.session = browser.send("Target.attachToTarget",
-                                    {"targetId": self.target, "flatten": True})["sessionId"]
-        for domain in ("Runtime", "Log", "Network", "Page"):
-            browser.send(domain + ".enable", session=self.session)
-        browser.send("Emulation.setDeviceMetricsOverride",
-                     {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False},
-                     session=self.session)
-        if not script:
-            browser.send("Emulation.setScriptExecutionDisabled", {"value": True},
-                         session=self.session)
-        browser.send("Page.navigate", {"url": url}, session=self.session)
-        browser.wait_event("Page.loadEventFired", self.session)
-
-    def eval(self, expr):
-        r = self.b.send("Runtime.evaluate", {"expression": expr, "awaitPromise": True,
-                                             "returnByValue": True}, session=self.session)
-        if "exceptionDetails" in r:
-            d = r["exceptionDetails"]
-            raise RuntimeError("script failed: %s" % d.get("exception", {}).get(
-                "description", d.get("text")))
-        return r["result"].get("value")
-
-    def problems(self):
-        allowed = "network request: " + (HTTP_BASE or "file:")
-        return [p for p in problems_of(self.b.events, self.session) if not p.startswith(allowed)]
-
-    def close(self):
-        self.b.events = [e for e in self.b.events if e.get("sessionId") != self.session]
-        self.b.send("Target.closeTarget", {"targetId": self.target})
-
-
 # Reads a widget: whether it is live, its controls' values, its outputs (text and full value).
 READ = r"""
 (async () => {
@@ -232,6 +195,21 @@ MOVE = r"""
 """
 
 
+def check_updates(page, wid, name, slider, no):
+    """Times UPDATES moves of 'slider' (each one evaluation, measured in the page) and prints
+    the median against the budget; appends a failure to 'no' only on a gross regression."""
+    times = sorted(page.eval(MOVE % (json.dumps(wid), slider, UPDATES)))
+    median, worst = times[len(times) // 2], times[-1]
+    print("%s: update %.2f ms median, %.2f ms max over %d slider moves (budget %.0f ms: %s)"
+          % (name, median, worst, len(times), UPDATE_BUDGET_MS,
+             "met" if median < UPDATE_BUDGET_MS else "NOT met on this machine"))
+    # A timed test must not fail on a busy machine: the budget is reported above, and only
+    # a gross regression (UPDATE_FAIL_FACTOR times the budget) fails the test.
+    if not median < UPDATE_FAIL_FACTOR * UPDATE_BUDGET_MS:
+        no("an update takes %.2f ms (median), over %.0f x the %.0f ms budget"
+           % (median, UPDATE_FAIL_FACTOR, UPDATE_BUDGET_MS))
+
+
 def check_widget(browser, site, scale, name, spec):
     fails = []
     no = fails.append
@@ -242,7 +220,7 @@ def check_widget(browser, site, scale, name, spec):
     base = HTTP_BASE + spec["page"] if HTTP_BASE else "file://" + path
 
     # Loads, goes live; moving an input changes the output; the time of an update.
-    page = Page(browser, base)
+    page = Page(browser, base, allow=HTTP_BASE)
     try:
         r = page.eval(READ % json.dumps(wid))
         if r is None:
@@ -258,21 +236,9 @@ def check_widget(browser, site, scale, name, spec):
         if not before or before == after:
             no("moving %s did not change %s (%r -> %r)" % (spec["slider"], spec["watch"],
                                                            before, after))
-        times = page.eval(MOVE % (json.dumps(wid), spec["slider"], UPDATES))
-        times.sort()
-        median, worst = times[len(times) // 2], times[-1]
-        print("%s: update %.2f ms median, %.2f ms max over %d slider moves (budget %.0f ms: %s)"
-              % (name, median, worst, len(times), UPDATE_BUDGET_MS,
-                 "met" if median < UPDATE_BUDGET_MS else "NOT met on this machine"))
-        # A timed test must not fail on a busy machine: the budget is reported above, and only
-        # a gross regression (UPDATE_FAIL_FACTOR times the budget) fails the test.
-        if not median < UPDATE_FAIL_FACTOR * UPDATE_BUDGET_MS:
-            no("an update takes %.2f ms (median), over %.0f x the %.0f ms budget"
-               % (median, UPDATE_FAIL_FACTOR, UPDATE_BUDGET_MS))
+        check_updates(page, wid, name, spec["slider"], no)
         # Live, it still fits a phone: at 390 CSS pixels nothing widens the page.
-        page.b.send("Emulation.setDeviceMetricsOverride",
-                    {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True},
-                    session=page.session)
+        page.set_viewport(*PHONE)
         width = page.eval("new Promise(r => requestAnimationFrame(() => r("
                           "document.documentElement.scrollWidth)))")
         if width > 390:
@@ -282,10 +248,9 @@ def check_widget(browser, site, scale, name, spec):
         page.close()
 
     # Without script: the static figure shows (and nothing of the live widget).
-    page = Page(browser, "about:blank", script=False)
+    page = Page(browser, "about:blank", script=False, allow=HTTP_BASE)
     try:
-        page.b.send("Page.navigate", {"url": base}, session=page.session)
-        page.b.wait_event("Page.loadEventFired", page.session)
+        page.navigate(base)
         r = page.eval(FALLBACK % json.dumps(wid))
         if not r or not r["imgs"] or not all(r["imgs"]) or r["live"]:
             no("without script the static figure does not show (%r)" % r)
@@ -295,7 +260,7 @@ def check_widget(browser, site, scale, name, spec):
     # Each setting from a URL hash: restored, and equal to the command's numbers.
     for s in spec["settings"]:
         state = "&".join("%s=%s" % kv for kv in s.items())
-        page = Page(browser, base + "#" + wid + "?" + state)
+        page = Page(browser, base + "#" + wid + "?" + state, allow=HTTP_BASE)
         try:
             r = page.eval(READ % json.dumps(wid))
             problems = page.problems()
@@ -348,7 +313,8 @@ def check_planner(browser, site, scale, page_name):
     loaded machine slows both alike); the ranked layouts must be the command's, the speed is
     printed against the 1e6/s target and must be at least PLAN_RATIO_FLOOR of native."""
     fails = []
-    page = Page(browser, "file://" + os.path.abspath(os.path.join(site, page_name)))
+    page = Page(browser, "file://" + os.path.abspath(os.path.join(site, page_name)),
+                allow=HTTP_BASE)
     cmd = ["plan", "train", "--model", PLAN["model"], "--hw", PLAN["hw"], "--chips",
            PLAN["chips"], "--batch-tokens", PLAN["batch"], "--seq", PLAN["seq"], "--top",
            PLAN["top"], "--threads", "1", "--json"]
@@ -388,43 +354,48 @@ def check_planner(browser, site, scale, page_name):
     return fails
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def widget_args(doc, url=False):
+    """The command line of a widget check (this one's and explorer_check.py's)."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
     ap.add_argument("--chromium", default=shutil.which("chromium") or "chromium")
     ap.add_argument("--site", required=True)
     ap.add_argument("--scale", required=True, help="the scale command, for the --json answers")
     ap.add_argument("--only", help="check only this widget")
-    ap.add_argument("--url", help="open the pages from this base URL (scale book --serve)")
-    a = ap.parse_args()
+    if url:
+        ap.add_argument("--url", help="open the pages from this base URL (scale book --serve)")
+    return ap.parse_args()
+
+
+def run_widgets(tool, a, widgets, check_one, after=None):
+    """Checks each widget of 'widgets' (only --only's when given) with check_one(browser,
+    site, scale, name, spec), timed, then after(browser) when every widget was asked for;
+    returns the exit status (2 for an unknown --only)."""
+    names = [a.only] if a.only else list(widgets)
+    for n in names:
+        if n not in widgets:
+            print("%s: unknown widget %s" % (tool, n), file=sys.stderr)
+            return 2
+
+    def check(browser):
+        failures = []
+        for n in names:
+            t0 = time.monotonic()
+            f = check_one(browser, a.site, a.scale, n, widgets[n])
+            failures.extend(f)
+            print("%s: %s (%.1f s)" % (n, "FAIL" if f else "ok", time.monotonic() - t0))
+        if after and not a.only:
+            failures.extend(after(browser))
+        return failures
+
+    return drive(tool, a.chromium, check)
+
+
+def main():
+    a = widget_args(__doc__, url=True)
     global HTTP_BASE
     HTTP_BASE = a.url.rstrip("/") + "/" if a.url else None
-    names = [a.only] if a.only else list(WIDGETS)
-    for n in names:
-        if n not in WIDGETS:
-            print("widget_check: unknown widget %s" % n, file=sys.stderr)
-            return 2
-    profile = tempfile.mkdtemp(prefix="scale-chromium-")
-    failures = []
-    try:
-        browser = Browser(a.chromium, profile)
-        try:
-            for n in names:
-                t0 = time.monotonic()
-                f = check_widget(browser, a.site, a.scale, n, WIDGETS[n])
-                failures.extend(f)
-                print("%s: %s (%.1f s)" % (n, "FAIL" if f else "ok", time.monotonic() - t0))
-            if not a.only:
-                failures.extend(check_planner(browser, a.site, a.scale, WIDGETS["clocks"]["page"]))
-        finally:
-            browser.close()
-    except (OSError, TimeoutError, ConnectionError) as e:
-        print("widget_check: cannot drive %s: %s" % (a.chromium, e), file=sys.stderr)
-        return 2
-    finally:
-        shutil.rmtree(profile, ignore_errors=True)
-    for f in failures:
-        print("FAIL: " + f)
-    return 1 if failures else 0
+    return run_widgets("widget_check", a, WIDGETS, check_widget, lambda browser: check_planner(
+        browser, a.site, a.scale, WIDGETS["clocks"]["page"]))
 
 
 if __name__ == "__main__":
