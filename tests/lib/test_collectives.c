@@ -15,18 +15,6 @@
 #define BOOK3 5e-3
 #define BOOK2 5e-2
 
-static scale_chip load(const char *name) {
-  scale_chip chip;
-  scale_diag diag;
-  memset(&chip, 0, sizeof chip);
-  memset(&diag, 0, sizeof diag);
-  scale_status st = scale_chip_load(name, &chip, &diag);
-  char text[600];
-  ck_assert_msg(st == SCALE_OK, "loading %s: %s", name,
-                scale_diag_format(&diag, text, sizeof text));
-  return chip;
-}
-
 /* A group on 'chip' of the given shape, or a failed test. */
 static scale_group group_of(const scale_chip *chip, const char *shape, scale_wrap wrap) {
   double sizes[SCALE_GROUP_AXES_MAX];
@@ -156,7 +144,7 @@ START_TEST(switch_unit) {
   scale_check_rel(scale_collective_time_s(&g, SCALE_COLL_ALL_TO_ALL, 8.0), 0.875, EXACT, "s",
                   "(N-1) V / N^2 / W");
   /* From a GPU record: an H100 NVLink domain of 8. */
-  scale_chip h100 = load("nvidia-h100-sxm");
+  scale_chip h100 = scale_check_chip("nvidia-h100-sxm");
   g = group_of(&h100, "8", SCALE_WRAP_AUTO);
   ck_assert_int_eq(g.axis[0].topology, SCALE_TOPO_SWITCH);
   scale_check_rel(g.axis[0].link_bytes_per_s, h100.nvlink_bytes_per_s, EXACT, "B/s", "NVLink");
@@ -205,7 +193,8 @@ START_TEST(group_from_chip_wraps) {
   /* ch. 2: v5e/v6e axes wrap only at the full 16 ("a TPU v5e 8x16 will have a wraparound on
    * the longer axis"); v4/v5p wrap on multiples of a 4x4x4 cube; "a 2x2x4 won't have any
    * wraparounds". */
-  scale_chip v5e = load("tpu-v5e"), v4p = load("tpu-v4p"), v5p = load("tpu-v5p");
+  scale_chip v5e = scale_check_chip("tpu-v5e"), v4p = scale_check_chip("tpu-v4p");
+  scale_chip v5p = scale_check_chip("tpu-v5p");
   scale_group g = group_of(&v5e, "8x16", SCALE_WRAP_AUTO);
   ck_assert(!g.axis[0].wraps);
   ck_assert(g.axis[1].wraps);
@@ -248,7 +237,7 @@ START_TEST(ch2_q5_point_to_point) {
    * 6 hops; at 1 us per hop the first byte arrives after 6 us; 2 * 8 * 128 * 8192 = 16777216
    * bytes over two 4.5e10 links = 186.4 us, total 192.4 us. The book rounds the size to
    * 1.7e7 and prints 188 + 6 = 194 us. */
-  scale_chip v5e = load("tpu-v5e");
+  scale_chip v5e = scale_check_chip("tpu-v5e");
   scale_group g = group_of(&v5e, "4x4", SCALE_WRAP_AUTO);
   double from[2] = {0, 0}, to[2] = {3, 3};
   scale_check_rel(scale_collective_p2p_hops(&g, from, to), 6.0, EXACT, "hops", "ch. 2 Q5: six");
@@ -274,7 +263,7 @@ START_TEST(ch2_q6_gather_to_slice) {
   /* ch. 2 Q6: 16e9 bytes gathered on a v5e 4x4 (no wraparound): "15e9 / (4.5e10 * 2) =
    * 167ms" (web edition; the February 2025 revision prints 150 ms with 5e10). Our precise
    * AllGather is the same receive bound: 15/16 * 16e9 / (2 * 4.5e10) = 166.7 ms. */
-  scale_chip v5e = load("tpu-v5e");
+  scale_chip v5e = scale_check_chip("tpu-v5e");
   scale_group g = group_of(&v5e, "4x4", SCALE_WRAP_AUTO);
   scale_check_rel(scale_collective_time_s(&g, SCALE_COLL_ALL_GATHER, 16e9), 167e-3, BOOK3, "s",
                   "ch. 2 Q6: 167 ms");
@@ -311,7 +300,7 @@ START_TEST(ch3_latency_threshold) {
   /* ch. 3 latency note: with 4.5e10 one-way and 1 us per hop, a hop under 4.5e10 * 1e-6 =
    * 45 kB is latency-bound. On a v5e 16 ring each of 8 hops carries V / 16 each way: V = 16 x
    * 40 kB is latency-bound, V = 16 x 50 kB is not. */
-  scale_chip v5e = load("tpu-v5e");
+  scale_chip v5e = scale_check_chip("tpu-v5e");
   scale_group g = group_of(&v5e, "16", SCALE_WRAP_AUTO);
   ck_assert(g.axis[0].wraps);
   ck_assert(scale_collective_eval(&g, SCALE_COLL_ALL_GATHER, 16 * 40e3).latency_bound);
@@ -324,7 +313,7 @@ START_TEST(ch3_pop_quiz_2) {
    * (a) E = 2048, F = 8192: V = 33554432 B. Book form V / 9e10 = 373 us (printed 377 us from
    * 34e6); no wraparound on 4, so "3 * 8.4e6 / 4.5e10 = 560us": precise 3/4 V / 4.5e10
    * = 559.2 us. (b) E = F = 256: V = 131072 B, 32 kB shards: latency-bound, 3 hops = 3 us. */
-  scale_chip v5e = load("tpu-v5e");
+  scale_chip v5e = scale_check_chip("tpu-v5e");
   scale_group g = group_of(&v5e, "4", SCALE_WRAP_AUTO);
   scale_collective_cost c = scale_collective_eval(&g, SCALE_COLL_ALL_GATHER, 33554432.0);
   scale_check_rel(c.time_s, 560e-6, BOOK3, "s", "pop quiz 2 (a): 560 us");
@@ -345,7 +334,7 @@ START_TEST(ch3_q2_allgather_latency) {
    * (3) AllReduce_Z([B_X, D_Y]{U_Z}): the book prints "4 * 1024 * 4096 / 9e10 = 190us", which
    *     is the AllReduce of the *unsharded* array (2 x 8388608 / 9e10 = 186.4 us). The array
    *     is sharded 16 ways, V = 524288 B: book form 2 V / 9e10 = 11.65 us. */
-  scale_chip v4p = load("tpu-v4p");
+  scale_chip v4p = scale_check_chip("tpu-v4p");
   scale_group x = group_of(&v4p, "4", SCALE_WRAP_YES);
   scale_collective_cost c = scale_collective_eval(&x, SCALE_COLL_ALL_GATHER, 2097152.0);
   scale_check_rel(c.book_time_s, 23e-6, 1.5e-2, "s", "ch. 3 Q2 (1): 23 us");
@@ -366,7 +355,7 @@ END_TEST
 START_TEST(ch3_q3_latency_bound) {
   /* ch. 3 Q3: AllGather_X([B_X]) with B = 128 bf16 (256 bytes) on a v4p 4x4x4: wraparound,
    * 2 hops, "roughly 2us". */
-  scale_chip v4p = load("tpu-v4p");
+  scale_chip v4p = scale_check_chip("tpu-v4p");
   scale_group g = group_of(&v4p, "4x4x4", SCALE_WRAP_AUTO);
   g.n_axes = 1; /* the X axis of the cube */
   scale_collective_cost c = scale_collective_eval(&g, SCALE_COLL_ALL_GATHER, 256.0);
