@@ -29,19 +29,6 @@ static const char *const shipped[] = {
 };
 enum { N_SHIPPED = (int)(sizeof shipped / sizeof shipped[0]) };
 
-/* Loads 'stem' or fails the test with the loader's diagnostic. */
-static scale_model load(const char *stem) {
-  scale_model m;
-  scale_diag diag;
-  memset(&m, 0, sizeof m);
-  memset(&diag, 0, sizeof diag);
-  scale_status st = scale_model_load(stem, &m, &diag);
-  char where[600];
-  ck_assert_msg(st == SCALE_OK, "%s: %s (%s)", stem, scale_status_str(st),
-                scale_diag_format(&diag, where, sizeof where));
-  return m;
-}
-
 /* ---- the published configurations ---------------------------------------------------------- */
 
 /* One row: the values a model's publisher gives, the tolerance of this file's independent
@@ -265,7 +252,7 @@ static double mamba2_params(const scale_model *m) {
 /* ---- tests: loading ------------------------------------------------------------------------- */
 
 START_TEST(every_shipped_model_loads) {
-  scale_model m = load(shipped[_i]);
+  scale_model m = scale_check_model(shipped[_i]);
   ck_assert_str_eq(m.name, shipped[_i]);
   ck_assert_msg(m.display_name[0] != '\0', "%s: empty display_name", shipped[_i]);
   ck_assert_msg(m.n_params_reported > 0, "%s: n_params_reported missing", shipped[_i]);
@@ -283,7 +270,8 @@ START_TEST(data_list_finds_every_model) {
     for (int i = 0; i < n && i < 128; i++) found = found || strcmp(names[i], shipped[s]) == 0;
     ck_assert_msg(found, "scale_data_list misses %s", shipped[s]);
   }
-  for (int i = 0; i < n && i < 128; i++) (void)load(names[i]); /* no broken file ships */
+  for (int i = 0; i < n && i < 128; i++) /* no broken file ships */
+    (void)scale_check_model(names[i]);
 }
 END_TEST
 
@@ -291,13 +279,13 @@ END_TEST
 
 START_TEST(fields_match_published_config) {
   const published *p = &models[_i];
-  scale_model m = load(p->want.name);
+  scale_model m = scale_check_model(p->want.name);
   expect_record(&m, &p->want, p->source);
 }
 END_TEST
 
 START_TEST(mamba2_fields_match_published_config) {
-  scale_model m = load("mamba-2-2.7b");
+  scale_model m = scale_check_model("mamba-2-2.7b");
   expect_record(&m, &mamba2_2_7b, "HF state-spaces/mamba2-2.7b config + Mamba2 defaults");
   /* d_inner = expand x D = 5120, split into 80 heads of 64 channels. */
   ck_assert_int_eq(scale_model_ssm_d_inner(&m), 5120);
@@ -308,7 +296,7 @@ END_TEST
 
 START_TEST(moe_flag_and_ssm_width_follow_the_architecture) {
   const scale_model *w = &models[_i].want;
-  scale_model m = load(w->name);
+  scale_model m = scale_check_model(w->name);
   ck_assert_msg(scale_model_is_moe(&m) == (w->n_experts > 0), "%s: is_moe", w->name);
   ck_assert_int_eq(scale_model_ssm_d_inner(&m), 0); /* transformers have no SSM */
 }
@@ -318,14 +306,14 @@ END_TEST
 
 START_TEST(counted_params_match_reported) {
   const published *p = &models[_i];
-  scale_model m = load(p->want.name);
+  scale_model m = scale_check_model(p->want.name);
   scale_check_rel(transformer_params(&m, false), m.n_params_reported, p->count_rtol,
                   "parameters", p->count_why);
 }
 END_TEST
 
 START_TEST(mamba2_counted_params_match_reported) {
-  scale_model m = load("mamba-2-2.7b");
+  scale_model m = scale_check_model("mamba-2-2.7b");
   /* Hand count: layer = 2560*(10240+256+80) + 5376*5 + 240 + 5120 + 5120*2560 + 2560
    * = 40,216,560; x 64 + 50288*2560 + 2560 = 2,702,599,680. The name says "2.7B": half a unit
    * of its last digit is 0.05e9 / 2.7e9 = 1.85e-2. */
@@ -339,7 +327,7 @@ START_TEST(active_params_match_reported) {
   /* Mixtral: 2 of 8 experts; Mistral AI's announcement: 12.9B active per token (the paper
    * rounds to 13B). Count: 262,144,000 embeddings + 32 x (41,943,040 attention + 2 x
    * 176,160,768 experts + 32,768 router + 8,192 norms) + 4,096 = 12,879,925,248. */
-  scale_model mix = load("mixtral-8x7b");
+  scale_model mix = scale_check_model("mixtral-8x7b");
   scale_check_rel(transformer_params(&mix, true), 12879925248.0, EXACT, "parameters",
                   "hand count above");
   scale_check_rel(transformer_params(&mix, true), 12.9e9, 0.05e9 / 12.9e9, "parameters",
@@ -347,16 +335,16 @@ START_TEST(active_params_match_reported) {
   /* DeepSeek-V3: 37B activated (report abstract). The count here, 37.55e9, includes both
    * embedding matrices; without the input embedding (a lookup, 0.93e9) it is 36.63e9: the
    * report's convention is not stated, so allow 2%. */
-  scale_model ds = load("deepseek-v3");
+  scale_model ds = scale_check_model("deepseek-v3");
   scale_check_rel(transformer_params(&ds, true), 37e9, 2e-2, "parameters",
                   "DeepSeek-V3 report: 37B activated");
   /* Qwen3 30B-A3B: model card 3.3B activated; the count gives 3.353e9, which the card
    * truncates rather than rounds; allow 2%. */
-  scale_model qw = load("qwen-3-30b-a3b");
+  scale_model qw = scale_check_model("qwen-3-30b-a3b");
   scale_check_rel(transformer_params(&qw, true), 3.3e9, 2e-2, "parameters",
                   "Qwen3-30B-A3B model card: 3.3B activated");
   /* A dense model's active count is its total. */
-  scale_model l70 = load("llama-3-70b");
+  scale_model l70 = scale_check_model("llama-3-70b");
   scale_check_rel(transformer_params(&l70, true), transformer_params(&l70, false), EXACT,
                   "parameters", "dense: every parameter is active");
 }
@@ -365,7 +353,7 @@ END_TEST
 /* ---- tests: the book's figures for these models ---------------------------------------------- */
 
 START_TEST(book_llama_3_70b_counts) {
-  scale_model m = load("llama-3-70b");
+  scale_model m = scale_check_model("llama-3-70b");
   double L = (double)m.n_layers, D = (double)m.d_model, F = (double)m.d_ff;
   double N = (double)m.n_heads, K = (double)m.n_kv_heads, H = (double)m.d_head;
   double V = (double)m.n_vocab;
@@ -398,7 +386,7 @@ START_TEST(book_llama_3_70b_counts) {
 END_TEST
 
 START_TEST(book_llama_2_13b_counts) {
-  scale_model m = load("llama-2-13b");
+  scale_model m = scale_check_model("llama-2-13b");
   double L = (double)m.n_layers, D = (double)m.d_model, F = (double)m.d_ff;
   double N = (double)m.n_heads, K = (double)m.n_kv_heads, H = (double)m.d_head;
   double V = (double)m.n_vocab;
@@ -429,20 +417,20 @@ END_TEST
 
 START_TEST(book_other_models) {
   /* ch. 7: "LLaMA-3 8B has 32 query heads and 8 KV heads". */
-  scale_model l8 = load("llama-3-8b");
+  scale_model l8 = scale_check_model("llama-3-8b");
   ck_assert_int_eq(l8.n_heads, 32);
   ck_assert_int_eq(l8.n_kv_heads, 8);
   /* ch. 4: "Gemma-27B, D=4608"; attention FLOPs pass the matmul FLOPs once T > 8D = 36,864
    * (the book says "around 32k"). */
-  scale_model g27 = load("gemma-2-27b");
+  scale_model g27 = scale_check_model("gemma-2-27b");
   ck_assert_int_eq(g27.d_model, 4608);
   ck_assert_int_eq(8 * g27.d_model, 36864);
   /* ch. 5: "For Gemma 7B, F ~ 50k": the paper's 49,152 "feedforward hidden dims" count both
    * GeGLU input branches, 2 x 24,576; the config's intermediate_size (our d_ff) is one. */
-  scale_model g7 = load("gemma-7b");
+  scale_model g7 = scale_check_model("gemma-7b");
   ck_assert_int_eq(2 * g7.d_ff, 49152);
   /* ch. 5 and 6: LLaMA 3-70B "F ~ 30,000" is 28,672. */
-  scale_model l70 = load("llama-3-70b");
+  scale_model l70 = scale_check_model("llama-3-70b");
   scale_check_rel((double)l70.d_ff, 30000.0, 0.05, "", "book ch. 5: F ~ 30,000");
 }
 END_TEST
