@@ -1,0 +1,40 @@
+#!/bin/sh
+# test_validate_vllm.sh — the vLLM section of `scale validate --serving` (issue 15, row E5):
+# Lambda's vLLM v0.5.4 runs (measurements/serving-vllm) predicted by the request simulator with
+# their own 320 request lengths, throughput and median ITL beside the published values, with
+# leave-one-group-out figures and the fitted engine overhead.
+SCALE=$1
+. "$(dirname "$0")/lib.sh"
+
+run "$SCALE" validate --serving
+expect_rc 0 "validate --serving"
+expect_out '^vLLM benchmark runs \(measurements/serving-vllm, 16 rows in 3 groups\)' "vLLM section"
+expect_no_nan "vLLM section"
+for id in E5a E5b E5c E5d E5e E5f E5g E5h E5i E5j E5k E5l E5m E5n E5o E5p; do
+  expect_out "^  $id +vllm-llama-3\.1-" "row $id"
+done
+# the 405B H100 row as published (its result file: 1230.74 tokens/s, median ITL 73.54 ms)
+expect_out '^  E5h +vllm-llama-3\.1-405b +1231 +[0-9]+ +[0-9]+ +73\.54 ' "E5h measured"
+
+# pct LABEL FIELD : the percentage after "FIELD" on the line starting with LABEL.
+pct() {
+  grep -E "^  $1 " "$TMP/out" | sed -n "s/.*$2 \([0-9.]*\)%.*/\1/p" | head -n 1
+}
+# le A B DESC : A <= B.
+le() {
+  if [ -n "$1" ] && awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; then pass; else fail "$3: '$1' > $2"; fi
+}
+# Issue 15's target on E5 (the H100 rows): leave-one-group-out throughput MAPE <= 15%.
+le "$(pct nvidia-h100-sxm 'throughput MAPE [0-9.]*%, leave-one-group-out')" 15 "E5 H100 LOO throughput MAPE"
+# Regression guards, not targets (measured 14.0% and 21.5% over all 16 rows when written):
+le "$(pct 'all vLLM rows' 'throughput MAPE [0-9.]*%, leave-one-group-out')" 20 "all rows LOO throughput MAPE"
+le "$(pct 'all vLLM rows' 'median ITL MAPE [0-9.]*%, leave-one-group-out')" 35 "all rows LOO ITL MAPE"
+# the engine overhead is a host time of the order of a GPU step (5-50 ms), not a range edge
+ov=$(sed -n 's/.*together: \([0-9.e-]*\) s .*/\1/p' "$TMP/out" | head -n 1)
+if [ -n "$ov" ] && awk -v x="$ov" 'BEGIN { exit !(x > 0.005 && x < 0.05) }'; then pass; else fail "vllm_overhead_s '$ov'"; fi
+
+# JSON and one group keep the offline report only (the section is text)
+run "$SCALE" validate --serving --json
+expect_rc 0 "validate --serving --json"; expect_json "parses"
+
+finish
