@@ -324,16 +324,6 @@ END_TEST
 
 /* ---- shipped models against their publishers ------------------------------------------------- */
 
-static scale_model load(const char *name) {
-  scale_model m;
-  scale_diag diag;
-  memset(&diag, 0, sizeof diag);
-  scale_status st = scale_model_load(name, &m, &diag);
-  char buf[600];
-  ck_assert_msg(st == SCALE_OK, "loading %s: %s", name, scale_diag_format(&diag, buf, sizeof buf));
-  return m;
-}
-
 START_TEST(test_publisher_counts) {
   /* Counts typed from the publishers, independently of models/NAME.ini. */
   static const struct {
@@ -355,7 +345,7 @@ START_TEST(test_publisher_counts) {
       {"qwen-3-30b-a3b", 30.5e9, 3.3e9, 0.02, "Qwen3 model card: 30.5B total, 3.3B activated"},
   };
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-    scale_model m = load(rows[i].name);
+    scale_model m = scale_check_model(rows[i].name);
     scale_check_rel(scale_transformer_n_params(&m), rows[i].total, rows[i].rtol, "params",
                     rows[i].source);
     scale_check_rel(scale_transformer_n_active_params(&m), rows[i].active, rows[i].rtol, "params",
@@ -370,7 +360,7 @@ START_TEST(test_every_shipped_model) {
   int n = scale_data_list("models", names, 64);
   ck_assert_msg(n >= 12, "expected at least 12 shipped models, found %d", n);
   for (int i = 0; i < n; i++) {
-    scale_model m = load(names[i]);
+    scale_model m = scale_check_model(names[i]);
     ck_assert_msg(m.n_params_reported > 0, "%s: no n_params_reported", names[i]);
     double got = scale_transformer_n_params(&m);
     ck_assert_msg(fabs(got / m.n_params_reported - 1.0) < 0.01,
@@ -382,7 +372,7 @@ START_TEST(test_every_shipped_model) {
 END_TEST
 
 START_TEST(test_deepseek_mla) {
-  scale_model m = load("deepseek-v3");
+  scale_model m = scale_check_model("deepseek-v3");
   /* MLA caches the 512-wide latent and the 64-wide rotary key per layer: 61 * 576 elements,
    * 70,272 bytes in bf16 (DeepSeek-V2 section 2.1.4: (d_c + d_h^R) l = 4.5 d_h l elements),
    * instead of 2 L N H = 2 * 61 * 128 * 128 elements (2,998,272 bf16 bytes): 42.7x less */
@@ -459,7 +449,7 @@ START_TEST(test_amer_state_vs_kv) {
    * whatever the context. A transformer of equal width and depth with MHA caches 2D = 5120
    * elements per token per layer, so its cache passes the Mamba state after
    * n + (1 + g n/D)(d_conv - 1) = 128 + 1.05 * 3 = 131.15 tokens. */
-  scale_model mamba = load("mamba-2-2.7b");
+  scale_model mamba = scale_check_model("mamba-2-2.7b");
   double state = scale_transformer_state_bytes_per_sequence(&mamba, SCALE_DTYPE_BF16);
   scale_check_rel(state, 42975232.0 * 2, EXACT, "bytes", "L (d_inner n + conv) x 2");
   scale_check_rel(scale_transformer_kv_bytes(&mamba, 1e6, SCALE_DTYPE_BF16), 0.0, EXACT, "bytes",
