@@ -1,5 +1,5 @@
-/* test_serving_pending.c — the TensorRT-LLM v0.17 rows parked, unfitted, in the v017-* folders
- * of measurements/serving-pending (measurements/README.md): they load as strictly as the
+/* test_serving_pending.c — the TensorRT-LLM rows parked, unfitted, in the v017-* and v061-static
+ * folders of measurements/serving-pending (measurements/README.md): they load as strictly as the
  * shipped rows, their ids are unique over every serving file, their lengths and request counts
  * are the page's, the two model files they need count the published parameters, and the serving
  * cost prices every row but the L40S tensor-parallel ones (TP over PCIe is not priced).
@@ -38,7 +38,7 @@ static const scale_serve_row *find(const scale_serve_row *rows, int n, const cha
 }
 
 static scale_serve_row more[SCALE_SERVE_ROWS_MAX], gl[SCALE_SERVE_ROWS_MAX],
-    ltp[SCALE_SERVE_ROWS_MAX];
+    ltp[SCALE_SERVE_ROWS_MAX], st[SCALE_SERVE_ROWS_MAX];
 
 START_TEST(test_folders_load) {
   /* Cells of the v0.17 table (perf-overview.md at 258c7540) by folder: H200/H100/A100 without
@@ -58,6 +58,22 @@ START_TEST(test_folders_load) {
   scale_check_rel(find(ltp, 36, "L6i")->measured, 918.95, 0, "tokens/s",
                   "v0.17 Mixtral 8x7B TP8 L40S 20000/2000");
   ck_assert(find(more, 230, "R3a")->weight_dtype == SCALE_DTYPE_FP16);
+}
+END_TEST
+
+START_TEST(test_static_rows) {
+  /* v0.6.1's static-batch table (performance.md at 138f96d4): LLaMA 7B and 70B on H100, L40S
+   * and A100, 4 + 4 + 4 + 4 + 3 = 19 rows. Per-GPU figures times TP: H100 LLaMA 70B TP4 128/2048
+   * prints 1,486 a GPU, 5,944 for the system. One static batch: requests = max_batch = the
+   * batch, the whole context phase in one step (batch x ISL tokens). */
+  ck_assert_int_eq(load("v061-static", st), 19);
+  const scale_serve_row *r = find(st, 19, "S2b");
+  scale_check_rel(r->measured, 1486.0 * 4.0, 0, "tokens/s", "v0.6.1 LLaMA 70B TP4 H100 128/2048");
+  ck_assert(r->tp == 4 && r->requests == 480 && r->max_batch == 480);
+  for (int i = 0; i < 19; i++)
+    ck_assert_msg(st[i].requests == st[i].max_batch &&
+                      st[i].step_tokens == st[i].max_batch * st[i].isl,
+                  "%s: not one static batch", st[i].id);
 }
 END_TEST
 
@@ -95,12 +111,16 @@ START_TEST(test_ids_unique) {
   snprintf(dir, sizeof dir, "%s/measurements", scale_data_dir());
   ck_assert(scale_serve_rows_load_dir(dir, shipped, SCALE_SERVE_ROWS_MAX, &n_shipped, &diag) ==
             SCALE_OK);
-  const scale_serve_row *sets[] = {shipped, parked, more, gl, ltp};
-  const int counts[] = {n_shipped, load("", parked), load("v017-more", more),
-                        load("v017-gh200-l40s", gl), load("v017-l40s-tp", ltp)};
-  for (int a = 0; a < 5; a++)
+  const scale_serve_row *sets[] = {shipped, parked, more, gl, ltp, st};
+  const int counts[] = {n_shipped,
+                        load("", parked),
+                        load("v017-more", more),
+                        load("v017-gh200-l40s", gl),
+                        load("v017-l40s-tp", ltp),
+                        load("v061-static", st)};
+  for (int a = 0; a < 6; a++)
     for (int i = 0; i < counts[a]; i++)
-      for (int b = a; b < 5; b++)
+      for (int b = a; b < 6; b++)
         for (int j = (b == a ? i + 1 : 0); j < counts[b]; j++)
           ck_assert_msg(strcmp(sets[a][i].id, sets[b][j].id) != 0, "id %s twice",
                         sets[a][i].id);
@@ -131,26 +151,30 @@ START_TEST(test_model_counts) {
 END_TEST
 
 START_TEST(test_what_is_priced) {
-  /* The GH200 and L40S TP1 rows run in the simulator with their chip's shipped [serve]: a
-   * positive, finite prediction each. The L40S TP4/TP8 rows do not: L40S has no NVLink and the
-   * serving cost prices TP only over NVLink or ICI, so the set refuses them by name. */
+  /* The GH200 and L40S TP1 rows and the static-batch rows run in the simulator with their
+   * chip's shipped [serve]: a positive, finite prediction each. The L40S TP4/TP8 rows do not:
+   * L40S has no NVLink and the serving cost prices TP only over NVLink or ICI, so the set
+   * refuses them by name. */
   char dir[4200];
   scale_serve_set *set = NULL;
   scale_diag diag;
-  ck_assert_msg(scale_serve_set_load(pending_dir("v017-gh200-l40s", dir, sizeof dir), &set,
-                                     &diag) == SCALE_OK,
-                "%s:%d: %s", diag.file, diag.line, diag.message);
-  for (int i = 0; i < scale_serve_set_rows(set); i++) {
-    const scale_serve_row *r = scale_serve_set_row(set, i);
-    scale_chip chip;
-    ck_assert(scale_chip_load(r->hardware, &chip, &diag) == SCALE_OK);
-    double p[SCALE_SERVE_N_PARAMS];
-    ck_assert_msg(scale_serve_params_of(&chip, p), "%s has no [serve]", r->hardware);
-    double pred = scale_serve_set_predict(set, i, p, NULL);
-    ck_assert_msg(isfinite(pred) && pred > 0.0, "%s: %g", r->id, pred);
+  const char *priced[] = {"v017-gh200-l40s", "v061-static"};
+  for (int f = 0; f < 2; f++) {
+    ck_assert_msg(scale_serve_set_load(pending_dir(priced[f], dir, sizeof dir), &set, &diag) ==
+                      SCALE_OK,
+                  "%s:%d: %s", diag.file, diag.line, diag.message);
+    for (int i = 0; i < scale_serve_set_rows(set); i++) {
+      const scale_serve_row *r = scale_serve_set_row(set, i);
+      scale_chip chip;
+      ck_assert(scale_chip_load(r->hardware, &chip, &diag) == SCALE_OK);
+      double p[SCALE_SERVE_N_PARAMS];
+      ck_assert_msg(scale_serve_params_of(&chip, p), "%s has no [serve]", r->hardware);
+      double pred = scale_serve_set_predict(set, i, p, NULL);
+      ck_assert_msg(isfinite(pred) && pred > 0.0, "%s: %g", r->id, pred);
+    }
+    scale_serve_set_free(set);
+    set = NULL;
   }
-  scale_serve_set_free(set);
-  set = NULL;
   ck_assert(scale_serve_set_load(pending_dir("v017-l40s-tp", dir, sizeof dir), &set, &diag) ==
             SCALE_ERR_RANGE);
   ck_assert_msg(strstr(diag.message, "no interconnect for tensor parallelism") != NULL, "%s",
@@ -162,6 +186,7 @@ int main(void) {
   Suite *s = suite_create("serving_pending");
   const scale_check_case cases[] = {
       {"folders_load", test_folders_load},
+      {"static_rows", test_static_rows},
       {"lengths_and_requests", test_lengths_and_requests},
       {"ids_unique", test_ids_unique},
       {"model_counts", test_model_counts},
