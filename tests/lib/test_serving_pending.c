@@ -1,5 +1,5 @@
-/* test_serving_pending.c — the TensorRT-LLM rows parked, unfitted, in the v017-* and v061-static
- * folders of measurements/serving-pending (measurements/README.md): they load as strictly as the
+/* test_serving_pending.c — the TensorRT-LLM rows parked, unfitted, in the v017-*, v061-* and
+ * v090-* folders of measurements/serving-pending (measurements/README.md): they load as strictly as the
  * shipped rows, their ids are unique over every serving file, their lengths and request counts
  * are the page's, the two model files they need count the published parameters, and the serving
  * cost prices every row but the L40S tensor-parallel ones (TP over PCIe is not priced).
@@ -38,7 +38,8 @@ static const scale_serve_row *find(const scale_serve_row *rows, int n, const cha
 }
 
 static scale_serve_row more[SCALE_SERVE_ROWS_MAX], gl[SCALE_SERVE_ROWS_MAX],
-    ltp[SCALE_SERVE_ROWS_MAX], st[SCALE_SERVE_ROWS_MAX];
+    ltp[SCALE_SERVE_ROWS_MAX], st[SCALE_SERVE_ROWS_MAX], st9[SCALE_SERVE_ROWS_MAX],
+    st9tp[SCALE_SERVE_ROWS_MAX];
 
 START_TEST(test_folders_load) {
   /* Cells of the v0.17 table (perf-overview.md at 258c7540) by folder: H200/H100/A100 without
@@ -74,6 +75,15 @@ START_TEST(test_static_rows) {
     ck_assert_msg(st[i].requests == st[i].max_batch &&
                       st[i].step_tokens == st[i].max_batch * st[i].isl,
                   "%s: not one static batch", st[i].id);
+  /* v0.9.0's table: 4 models x 4 GPUs x 4 lengths = 64, the 8 L40S rows at TP 2/4 apart. H200
+   * LLaMA 70B TP2 128/2048 prints 3,963 a GPU: 7,926 for the system. */
+  ck_assert_int_eq(load("v090-static", st9), 56);
+  ck_assert_int_eq(load("v090-static-l40s-tp", st9tp), 8);
+  scale_check_rel(find(st9, 56, "P4b")->measured, 3963.0 * 2.0, 0, "tokens/s",
+                  "v0.9.0 LLaMA 70B TP2 H200 128/2048");
+  for (int i = 0; i < 8; i++)
+    ck_assert_msg(st9tp[i].tp > 1 && strcmp(st9tp[i].hardware, "nvidia-l40s") == 0, "%s",
+                  st9tp[i].id);
 }
 END_TEST
 
@@ -111,16 +121,18 @@ START_TEST(test_ids_unique) {
   snprintf(dir, sizeof dir, "%s/measurements", scale_data_dir());
   ck_assert(scale_serve_rows_load_dir(dir, shipped, SCALE_SERVE_ROWS_MAX, &n_shipped, &diag) ==
             SCALE_OK);
-  const scale_serve_row *sets[] = {shipped, parked, more, gl, ltp, st};
+  const scale_serve_row *sets[] = {shipped, parked, more, gl, ltp, st, st9, st9tp};
   const int counts[] = {n_shipped,
                         load("", parked),
                         load("v017-more", more),
                         load("v017-gh200-l40s", gl),
                         load("v017-l40s-tp", ltp),
-                        load("v061-static", st)};
-  for (int a = 0; a < 6; a++)
+                        load("v061-static", st),
+                        load("v090-static", st9),
+                        load("v090-static-l40s-tp", st9tp)};
+  for (int a = 0; a < 8; a++)
     for (int i = 0; i < counts[a]; i++)
-      for (int b = a; b < 6; b++)
+      for (int b = a; b < 8; b++)
         for (int j = (b == a ? i + 1 : 0); j < counts[b]; j++)
           ck_assert_msg(strcmp(sets[a][i].id, sets[b][j].id) != 0, "id %s twice",
                         sets[a][i].id);
@@ -151,15 +163,15 @@ START_TEST(test_model_counts) {
 END_TEST
 
 START_TEST(test_what_is_priced) {
-  /* The GH200 and L40S TP1 rows and the static-batch rows run in the simulator with their
+  /* The GH200 and L40S TP1 rows and the static-batch rows (L40S TP1 only) run in the simulator with their
    * chip's shipped [serve]: a positive, finite prediction each. The L40S TP4/TP8 rows do not:
    * L40S has no NVLink and the serving cost prices TP only over NVLink or ICI, so the set
-   * refuses them by name. */
+   * refuses them by name (both L40S tensor-parallel folders). */
   char dir[4200];
   scale_serve_set *set = NULL;
   scale_diag diag;
-  const char *priced[] = {"v017-gh200-l40s", "v061-static"};
-  for (int f = 0; f < 2; f++) {
+  const char *priced[] = {"v017-gh200-l40s", "v061-static", "v090-static"};
+  for (int f = 0; f < 3; f++) {
     ck_assert_msg(scale_serve_set_load(pending_dir(priced[f], dir, sizeof dir), &set, &diag) ==
                       SCALE_OK,
                   "%s:%d: %s", diag.file, diag.line, diag.message);
@@ -175,10 +187,13 @@ START_TEST(test_what_is_priced) {
     scale_serve_set_free(set);
     set = NULL;
   }
-  ck_assert(scale_serve_set_load(pending_dir("v017-l40s-tp", dir, sizeof dir), &set, &diag) ==
-            SCALE_ERR_RANGE);
-  ck_assert_msg(strstr(diag.message, "no interconnect for tensor parallelism") != NULL, "%s",
-                diag.message);
+  const char *refused[] = {"v017-l40s-tp", "v090-static-l40s-tp"};
+  for (int f = 0; f < 2; f++) {
+    ck_assert(scale_serve_set_load(pending_dir(refused[f], dir, sizeof dir), &set, &diag) ==
+              SCALE_ERR_RANGE);
+    ck_assert_msg(strstr(diag.message, "no interconnect for tensor parallelism") != NULL, "%s",
+                  diag.message);
+  }
 }
 END_TEST
 
