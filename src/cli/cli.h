@@ -150,8 +150,11 @@ void cli_json_finish(cli_json *json);
  * 'group' NULL for all. Both return a CLI exit status. */
 int cli_serve_calibrate(const char *dir, const char *out, bool as_json);
 int cli_serve_validate(const char *dir, const char *group, bool as_json);
-/* The vLLM runs of DIR/serving-vllm predicted by the simulator (serving_vllm.c); text. */
-int cli_serve_validate_vllm(const char *measurements_dir);
+struct scale_serve_set; /* servecal.h */
+/* The vLLM runs of DIR/serving-vllm predicted by the simulator (serving_vllm.c), text, and
+ * issue 15's target over E1-E5 with the offline rows' leave-one-group-out predictions 'loo'. */
+int cli_serve_validate_vllm(const char *measurements_dir, const struct scale_serve_set *set,
+                            const double *loo);
 
 /* plan_serve.c: `scale plan infer` on the request-stream simulator (serveplan.h), chosen when
  * the command line has a stream option (--isl, --osl, --ttft, --tpot, --disagg, --dtypes). */

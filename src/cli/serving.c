@@ -223,7 +223,7 @@ int cli_serve_validate(const char *dir, const char *group, bool as_json) {
     else
       print_text(set, only, pred, loo, fitted);
   }
-  if (rc == CLI_EXIT_OK && !as_json && !group) rc = cli_serve_validate_vllm(dir);
+  if (rc == CLI_EXIT_OK && !as_json && !group) rc = cli_serve_validate_vllm(dir, set, loo);
   free(pred);
   free(loo);
   scale_serve_set_free(set);
