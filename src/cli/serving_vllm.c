@@ -13,7 +13,12 @@
  *                    per row; leave-one-group-out refits it without the predicted group.
  *
  * Throughput is output tokens / makespan of the simulated run (as benchmark_serving.py divides
- * by its duration); ITL is the simulator's median over every token after a request's first.
+ * by its duration); ITL is the median over every token after a request's first of the step
+ * that made it. With every request sent at t = 0 the simulator's schedule (which requests run,
+ * and what each step holds) does not depend on step times, so each row is simulated once into
+ * its list of steps and every trial overhead re-prices that list: the same makespan as a new
+ * simulation, and the exact token-weighted median where the simulator's histogram is within
+ * 0.16%.
  */
 #include <ctype.h>
 #include <math.h>
@@ -46,6 +51,13 @@ typedef struct {
   uint32_t *isl, *osl;
   size_t n;
   int g;
+  scale_serve_step *steps; /* the run's steps, in order */
+  size_t n_steps, cap_steps;
+  bool nomem;
+  double output_tokens;
+  struct vitl {
+    double dt, tokens;
+  } *scratch; /* [n_steps] for the median */
 } vrow;
 
 typedef struct {
@@ -69,7 +81,45 @@ static void vset_free(vset *s) {
   for (int i = 0; i < s->n; i++) {
     free(s->rows[i].isl);
     free(s->rows[i].osl);
+    free(s->rows[i].steps);
+    free(s->rows[i].scratch);
   }
+}
+
+/* A unit-time cost that appends the step to the row's list (the schedule of an all-at-t = 0
+ * run does not depend on step times); NaN when out of memory, which stops the run. */
+static double record_step(const scale_serve_step *step, void *ctx) {
+  vrow *r = ctx;
+  if (r->n_steps == r->cap_steps) {
+    size_t cap = r->cap_steps ? 2 * r->cap_steps : 1024;
+    scale_serve_step *grown = realloc(r->steps, cap * sizeof *grown);
+    if (!grown) {
+      r->nomem = true;
+      return NAN;
+    }
+    r->steps = grown;
+    r->cap_steps = cap;
+  }
+  r->steps[r->n_steps++] = *step;
+  return 1.0;
+}
+
+/* Simulates row r once into its list of steps; false after a one-line error. */
+static bool record(vrow *r) {
+  scale_serve_config e = r->engine;
+  e.cost = record_step;
+  e.cost_ctx = r;
+  scale_serve *sim = NULL;
+  scale_serve_result res;
+  scale_diag diag;
+  scale_status st = scale_serve_new(&e, &sim, &diag);
+  if (!st) st = scale_serve_run(sim, &res, &diag);
+  scale_serve_free(sim);
+  if (st && !r->nomem) return cli_fail("validate: row %s: %s", r->id, diag.message), false;
+  r->scratch = r->nomem ? NULL : malloc(r->n_steps * sizeof *r->scratch);
+  if (!r->scratch) return cli_fail("validate: out of memory"), false;
+  r->output_tokens = res.output_tokens;
+  return true;
 }
 
 static int split(char *line, char **f, int max) {
@@ -157,8 +207,8 @@ static bool resolve(vset *s, const char *dir, const char *file, int line, char *
                      4e9);
   r->engine = e;
   r->copies = chips / tp;
-  s->n++;
-  return true;
+  s->n++; /* counted before recording, so vset_free releases its arrays */
+  return record(r);
 }
 
 /* Reads every *.tsv of 'dir' (measurements/serving-vllm); false after a one-line error. */
@@ -203,31 +253,41 @@ static bool vset_load(const char *dir, vset *s) {
   return true;
 }
 
-/* Row i simulated with the engine overhead 'extra': throughput [tokens/s] and median ITL [s];
- * false (NaN outputs) when the simulator refuses. */
-static bool predict(const vrow *r, double extra, double *tokens_per_s, double *itl_s) {
+static int by_dt(const void *a, const void *b) {
+  const struct vitl *x = a, *y = b;
+  return (x->dt > y->dt) - (x->dt < y->dt);
+}
+
+/* Row r's run re-priced with the engine overhead 'extra': throughput [tokens/s] and the
+ * token-weighted (nearest-rank) median ITL [s]; false (NaN outputs) when a step's time is not
+ * finite and > 0. */
+static bool predict(vrow *r, double extra, double *tokens_per_s, double *itl_s) {
   vcost vc = {r->cost, extra};
-  scale_serve_config e = r->engine;
-  e.cost = vcost_s;
-  e.cost_ctx = &vc;
-  scale_serve *sim = NULL;
-  scale_serve_result res;
-  scale_diag diag;
+  double makespan = 0.0, tokens = 0.0;
   *tokens_per_s = *itl_s = NAN;
-  if (scale_serve_new(&e, &sim, &diag)) return false;
-  scale_status st = scale_serve_run(sim, &res, &diag);
-  scale_serve_free(sim);
-  if (st) return false;
-  *tokens_per_s = res.throughput_tokens_per_s * r->copies;
-  *itl_s = res.itl_p50_s;
+  for (size_t k = 0; k < r->n_steps; k++) {
+    double dt = vcost_s(&r->steps[k], &vc);
+    if (!(dt > 0.0) || !isfinite(dt)) return false;
+    makespan += dt;
+    r->scratch[k] = (struct vitl){dt, r->steps[k].n_decode};
+    tokens += r->steps[k].n_decode;
+  }
+  if (!(makespan > 0.0) || !(tokens > 0.0)) return false;
+  qsort(r->scratch, r->n_steps, sizeof *r->scratch, by_dt);
+  double rank = ceil(0.5 * tokens), seen = 0.0;
+  size_t k = 0;
+  while (k + 1 < r->n_steps && (seen += r->scratch[k].tokens) < rank)
+    k++;
+  *tokens_per_s = r->output_tokens * r->copies / makespan;
+  *itl_s = r->scratch[k].dt;
   return true;
 }
 
 /* Group-weighted mean of the squared log errors of throughput and ITL, group 'exclude' left out. */
-static double objective(const vset *s, int exclude, double extra) {
+static double objective(vset *s, int exclude, double extra) {
   double sum[VGROUPS_MAX] = {0}, cnt[VGROUPS_MAX] = {0};
   for (int i = 0; i < s->n; i++) {
-    const vrow *r = &s->rows[i];
+    vrow *r = &s->rows[i];
     if (r->g == exclude) continue;
     double t, itl;
     if (!predict(r, extra, &t, &itl)) return INFINITY;
@@ -243,7 +303,7 @@ static double objective(const vset *s, int exclude, double extra) {
 
 /* The overhead in [0, OVERHEAD_HI_S] minimising the objective: 40 golden sections (1e-9 of the
  * range). */
-static double fit(const vset *s, int exclude) {
+static double fit(vset *s, int exclude) {
   const double gr = 0.5 * (sqrt(5.0) - 1.0);
   double a = 0.0, b = OVERHEAD_HI_S, c = b - gr * (b - a), d = a + gr * (b - a);
   double fc = objective(s, exclude, c), fd = objective(s, exclude, d);
