@@ -67,6 +67,9 @@ static void usage(FILE *out) {
           "  --kv-frac F        share of the HBM left after weights given to KV (default 0.9)\n"
           "  --overhead S       fixed time of every step [s] (default: the calibrated one;\n"
           "                     0 with --roofline)\n"
+          "  --engine-overhead S  host time an engine adds to every step [s], on top of the\n"
+          "                     cost (default 0; vLLM 0.5: the vllm_overhead_s that `scale\n"
+          "                     validate --serving` fits to Lambda's runs)\n"
           "  --svg FILE         write the KV occupancy over time as an SVG figure\n"
           "  --disagg P:D       disaggregated (with --rate): P copies only prefill, D copies\n"
           "                     decode requests that arrive with their KV (P + D = N/Y);\n"
@@ -261,6 +264,7 @@ typedef struct {
   double disagg_p, disagg_d;    /* --disagg P:D prefill and decode copies; 0: aggregated */
   double kv_frac;               /* --kv-frac: share of the HBM after weights for KV */
   double concurrency;           /* --concurrency: closed-loop clients, NaN: open loop */
+  double engine_overhead;       /* --engine-overhead [s] added to every step, 0: none */
   const char *lengths;          /* --lengths FILE, NULL: --isl and --osl */
 } serve_opts;
 
@@ -288,12 +292,14 @@ typedef struct {
   scale_serve_cost cal;
   scale_serve_parts sum; /* calibrated parts summed over the run [s] */
   double steps;
+  double engine_s;       /* --engine-overhead: added to every step [s] */
 } stream_cost;
 
 static double stream_cost_s(const scale_serve_step *step, void *ctx) {
   stream_cost *sc = ctx;
-  if (sc->roofline) return scale_serve_roofline_cost_s(step, &sc->rf);
+  if (sc->roofline) return scale_serve_roofline_cost_s(step, &sc->rf) + sc->engine_s;
   scale_serve_parts p = scale_serve_cost_parts(&sc->cal, step);
+  p.overhead_s += sc->engine_s;
   sc->sum.overhead_s += p.overhead_s;
   sc->sum.linear_s += p.linear_s;
   sc->sum.kv_s += p.kv_s;
@@ -310,6 +316,7 @@ static bool stream_cost_of(const scale_model *m, const scale_chip *chip,
   scale_diag diag;
   memset(sc, 0, sizeof *sc);
   sc->roofline = roofline;
+  sc->engine_s = o->engine_overhead;
   double overhead = isnan(o->overhead) ? 0.0 : o->overhead;
   if (scale_serve_roofline_of(m, chip, cfg, overhead, &sc->rf, &diag)) {
     cli_usage("infer: %s", diag.message);
@@ -621,6 +628,7 @@ static int serve_run(const scale_model *m, const scale_chip *chip, scale_infer_c
     cli_json_number(&json, "block_tokens", c.block_tokens);
     cli_json_number(&json, "kv_blocks", c.kv_blocks);
     cli_json_number(&json, "step_overhead_s", overhead_s);
+    cli_json_number(&json, "engine_overhead_s", o->engine_overhead);
     cli_json_string(&json, "cost_model", cost_model);
     if (!roofline) {
       cli_json_object_begin(&json, "step_time_breakdown_s");
@@ -690,6 +698,8 @@ static int serve_run(const scale_model *m, const scale_chip *chip, scale_infer_c
   }
   printf("engine per copy: batch cap %g, %g tokens a step, %g KV blocks of %g tokens\n",
          c.max_batch, c.max_step_tokens, c.kv_blocks, c.block_tokens);
+  if (o->engine_overhead > 0.0)
+    printf("engine host time: %g s added to every step (--engine-overhead)\n", o->engine_overhead);
   if (roofline)
     printf("model: the book's roofline per step + %g s overhead\n", overhead_s);
   else
@@ -752,7 +762,8 @@ int cli_cmd_infer(int argc, char **argv) {
     O_DISAGG,
     O_KVFRAC,
     O_CONCURRENCY,
-    O_LENGTHS
+    O_LENGTHS,
+    O_ENGINE_OVERHEAD
   };
   static const struct option options[] = {{"model", required_argument, NULL, O_MODEL},
                                           {"hw", required_argument, NULL, O_HW},
@@ -788,6 +799,8 @@ int cli_cmd_infer(int argc, char **argv) {
                                           {"kv-frac", required_argument, NULL, O_KVFRAC},
                                           {"concurrency", required_argument, NULL, O_CONCURRENCY},
                                           {"lengths", required_argument, NULL, O_LENGTHS},
+                                          {"engine-overhead", required_argument, NULL,
+                                           O_ENGINE_OVERHEAD},
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
   const char *model_name = NULL, *hw_name = NULL;
@@ -931,6 +944,13 @@ int cli_cmd_infer(int argc, char **argv) {
     case O_LENGTHS:
       so.any = true;
       so.lengths = optarg;
+      break;
+    case O_ENGINE_OVERHEAD:
+      so.any = true;
+      if (!cli_parse_number("engine-overhead", optarg, SCALE_NUM_NONNEG, &so.engine_overhead))
+        return CLI_EXIT_USAGE;
+      if (so.engine_overhead > 1.0)
+        return cli_usage("--engine-overhead: at most 1 s a step, got '%s'", optarg);
       break;
     case O_DISAGG: {
       so.any = true;

@@ -29,6 +29,11 @@ expect_rc 0 "one client"; expect_json "one client --json parses"
 expect_out '"mode": "closed"' "mode closed"; expect_out '"concurrency": 1,' "one client"
 close "$(json_num itl_p50_s)" "$(json_num tpot_p50_s)" 0.003 "ITL = TPOT at one client"
 close "$(json_num steady_batch)" 1 0 "one request at a time"
+tpot=$(json_num tpot_p50_s)
+# --engine-overhead S adds S to every step: at one client, to TPOT exactly
+run "$SCALE" infer $S8 $ENG --isl 1000 --osl 100 --concurrency 1 --requests 20 --engine-overhead 0.01 --json
+expect_rc 0 "engine overhead"; expect_out '"engine_overhead_s": 0.01,' "reported"
+close "$(json_num tpot_p50_s)" "$(awk -v t="$tpot" 'BEGIN { printf "%.17g", t + 0.01 }')" 1e-9 "TPOT + 10 ms"
 run "$SCALE" infer $S8 $ENG --isl 1000 --osl 100 --concurrency 1 --requests 20
 expect_rc 0 "one client text"; expect_out '^closed loop: 1 clients' "says closed loop"
 expect_out 'ITL p50 / p90' "ITL line"; expect_no_nan "closed report"
@@ -75,6 +80,8 @@ expect_usage_error "zero output in table" "$SCALE" infer $S8 --concurrency 4 --l
 expect_err 'bad.tsv:2:' "names the line"
 printf 'isl\tosl\n100000\t10\n' >"$TMP/long.tsv"
 expect_usage_error "table past the context" "$SCALE" infer $S8 --concurrency 4 --lengths "$TMP/long.tsv"
+expect_usage_error "engine overhead -1" "$SCALE" infer $S8 --concurrency 4 --engine-overhead -1
+expect_usage_error "engine overhead 2 s" "$SCALE" infer $S8 --concurrency 4 --engine-overhead 2
 expect_usage_error "too many requests" "$SCALE" infer $S8 --concurrency 4 --requests 2000000
 
 finish

@@ -36,6 +36,20 @@ le "$(pct 'all vLLM rows' 'median ITL MAPE [0-9.]*%, leave-one-group-out')" 35 "
 ov=$(sed -n 's/.*together: \([0-9.e-]*\) s .*/\1/p' "$TMP/out" | head -n 1)
 if [ -n "$ov" ] && awk -v x="$ov" 'BEGIN { exit !(x > 0.005 && x < 0.05) }'; then pass; else fail "vllm_overhead_s '$ov'"; fi
 
+# One evaluation path: `scale infer` with the fitted overhead (--engine-overhead) on E5h's setup
+# reproduces the section's prediction for E5h (throughput and median ITL, to the printed digits
+# and the simulator's 0.16% ITL bins).
+pred=$(awk '$1 == "E5h" { print $4 }' "$TMP/out")
+itl=$(awk '$1 == "E5h" { print $8 }' "$TMP/out")
+run "$SCALE" infer --model llama-3-405b --hw nvidia-h100-sxm --chips 8 --weights fp8 --compute fp8 \
+  --offline --lengths "$SCALE_SOURCE_DIR/measurements/serving-lengths/sharegpt-lambda-320.tsv" \
+  --max-batch 256 --step-tokens 2048 --block 16 --kv-frac 0.9 --engine-overhead "$ov" --json
+expect_rc 0 "infer on E5h's setup"
+got=$(sed -n 's/.*"tokens_per_s": \([0-9.eE+-]*\),.*/\1/p' "$TMP/out" | head -n 1)
+got_itl=$(sed -n 's/.*"itl_p50_s": \([0-9.eE+-]*\),.*/\1/p' "$TMP/out" | head -n 1)
+if [ -n "$pred" ] && [ -n "$got" ] && awk -v a="$got" -v b="$pred" 'BEGIN { d = a / b - 1; exit !(d < 0.005 && d > -0.005) }'; then pass; else fail "infer $got vs validate $pred tokens/s"; fi
+if [ -n "$itl" ] && [ -n "$got_itl" ] && awk -v a="$got_itl" -v b="$itl" 'BEGIN { d = 1000 * a / b - 1; exit !(d < 0.005 && d > -0.005) }'; then pass; else fail "infer ITL $got_itl s vs validate $itl ms"; fi
+
 # (--json and --group keep the offline report only; test_validate.sh runs them: each run refits
 # the offline set 13 times, minutes under sanitizers)
 
