@@ -394,7 +394,7 @@ scale_status scale_serve_run(scale_serve *sim, scale_serve_result *out, scale_di
   }
   const double max_steps = total_tokens + (double)n + 1.0; /* each step moves >= 1 token */
   const double t0 = sim->arrival_s[0];
-  double t = t0, blocks_used = 0.0, stride = 1.0;
+  double t = t0, blocks_used = 0.0, stride = 1.0, last_decode_s = t0;
   size_t next = 0, n_active = 0, finished = 0;
   const size_t max_batch = sim->slots;
   const double budget0 = c->max_step_tokens;
@@ -420,9 +420,13 @@ scale_status scale_serve_run(scale_serve *sim, scale_serve_result *out, scale_di
       sim->active[n_active++] = (uint32_t)next++;
     }
 
-    /* the step: one token per decoding request, then prompt chunks in admission order */
+    /* the step: one token per decoding request, then prompt chunks in admission order; with
+     * prefill_alone, a step with prompt work left decodes nothing */
     scale_serve_step step = {0, 0, 0, 0, 0};
-    for (size_t k = 0; k < n_active; k++) {
+    bool decoding = true;
+    for (size_t k = 0; c->prefill_alone && decoding && k < n_active; k++)
+      decoding = sim->prefilled[sim->active[k]] == sim->isl[sim->active[k]];
+    for (size_t k = 0; decoding && k < n_active; k++) {
       uint32_t i = sim->active[k];
       if (sim->prefilled[i] == sim->isl[i]) {
         step.n_decode += 1.0;
@@ -462,15 +466,28 @@ scale_status scale_serve_run(scale_serve *sim, scale_serve_result *out, scale_di
     out->max_running = fmax(out->max_running, (double)n_active);
     out->kv_peak_frac = fmax(out->kv_peak_frac, blocks_used / c->kv_blocks);
     out->n_steps += 1.0;
-    itl_add(sim->itl_hist, dt, step.n_decode);
     t += dt;
+    if (!c->prefill_alone) {
+      itl_add(sim->itl_hist, dt, step.n_decode); /* every decoder made a token last step too */
+    } else if (decoding) { /* since the last decode step, or since its first token if later */
+      double stalled = 0.0;
+      for (size_t k = 0; k < n_active; k++) {
+        uint32_t i = sim->active[k];
+        if (sim->first_s[i] > last_decode_s)
+          itl_add(sim->itl_hist, t - sim->first_s[i], 1.0);
+        else
+          stalled += 1.0;
+      }
+      itl_add(sim->itl_hist, t - last_decode_s, stalled);
+      last_decode_s = t;
+    }
 
     /* apply: tokens out, finished requests leave and free their blocks */
     size_t w = 0;
     for (size_t k = 0; k < n_active; k++) {
       uint32_t i = sim->active[k];
       if (sim->prefilled[i] == sim->isl[i]) {
-        sim->generated[i]++;
+        if (decoding) sim->generated[i]++;
       } else if (sim->chunk[k] > 0) {
         sim->prefilled[i] += sim->chunk[k];
         if (sim->prefilled[i] == sim->isl[i]) {

@@ -10,7 +10,8 @@
  * whole life: ceil((isl + osl) / block_tokens) blocks, reserved at admission and freed when it
  * finishes (TensorRT-LLM's "guaranteed no evict" policy: no preemption, no recomputation).
  * A step then spends its token budget (max_step_tokens) first on one token for each decoding
- * request, then on prompt chunks of the prefilling requests in admission order (chunked prefill).
+ * request, then on prompt chunks of the prefilling requests in admission order (chunked prefill;
+ * or, with prefill_alone, a step with prompt work left holds only prompt chunks).
  * A request whose prompt completes in a step gets its first token at the end of that step (TTFT);
  * each later step gives it one more token. Its TPOT is (finish - first token) / (osl - 1).
  * The step's duration comes from a cost function of what the step holds (scale_serve_cost_fn), so
@@ -115,6 +116,9 @@ typedef struct {
                                   Read only by scale_serve_new(), which copies it */
   const uint32_t *table_osl; /**< the table's output lengths, each >= 1 */
   double n_table;            /**< pairs in the table, integer in [1, 1e7] when set */
+  bool prefill_alone;       /**< a step with prompt work left runs no decodes: prompts first,
+                                 decodes stall (vLLM's scheduler without chunked prefill);
+                                 false: prompt chunks share every step with the decodes */
   bool prefilled;           /**< requests arrive with their prompt's KV cache and first token
                                  (the decode pool of disaggregated serving): no prefill work,
                                  TTFT 0, TPOT from arrival; needs osl >= 2 */

@@ -70,6 +70,8 @@ static void usage(FILE *out) {
           "  --engine-overhead S  host time an engine adds to every step [s], on top of the\n"
           "                     cost (default 0; vLLM 0.5: the vllm_overhead_s that `scale\n"
           "                     validate --serving` fits to Lambda's runs)\n"
+          "  --prefill-alone    a step with prompt work decodes nothing (no chunked prefill:\n"
+          "                     vLLM's scheduler before 0.6 at short contexts)\n"
           "  --svg FILE         write the KV occupancy over time as an SVG figure\n"
           "  --disagg P:D       disaggregated (with --rate): P copies only prefill, D copies\n"
           "                     decode requests that arrive with their KV (P + D = N/Y);\n"
@@ -265,6 +267,7 @@ typedef struct {
   double kv_frac;               /* --kv-frac: share of the HBM after weights for KV */
   double concurrency;           /* --concurrency: closed-loop clients, NaN: open loop */
   double engine_overhead;       /* --engine-overhead [s] added to every step, 0: none */
+  bool prefill_alone;           /* --prefill-alone: prompt steps decode nothing */
   const char *lengths;          /* --lengths FILE, NULL: --isl and --osl */
 } serve_opts;
 
@@ -565,6 +568,7 @@ static int serve_run(const scale_model *m, const scale_chip *chip, scale_infer_c
       fmin(floor(o->kv_frac * rf.kv_capacity_bytes / (o->block * rf.kv_bytes_per_token)), 4e9);
   c.ttft_slo_s = o->ttft;
   c.tpot_slo_s = o->tpot;
+  c.prefill_alone = o->prefill_alone;
   c.cost = stream_cost_s;
   c.cost_ctx = &sc;
   double b = scale_serve_offline_batch(&c);
@@ -629,6 +633,7 @@ static int serve_run(const scale_model *m, const scale_chip *chip, scale_infer_c
     cli_json_number(&json, "kv_blocks", c.kv_blocks);
     cli_json_number(&json, "step_overhead_s", overhead_s);
     cli_json_number(&json, "engine_overhead_s", o->engine_overhead);
+    cli_json_bool(&json, "prefill_alone", o->prefill_alone);
     cli_json_string(&json, "cost_model", cost_model);
     if (!roofline) {
       cli_json_object_begin(&json, "step_time_breakdown_s");
@@ -700,6 +705,7 @@ static int serve_run(const scale_model *m, const scale_chip *chip, scale_infer_c
          c.max_batch, c.max_step_tokens, c.kv_blocks, c.block_tokens);
   if (o->engine_overhead > 0.0)
     printf("engine host time: %g s added to every step (--engine-overhead)\n", o->engine_overhead);
+  if (o->prefill_alone) printf("prompts alone: a step with prompt work decodes nothing\n");
   if (roofline)
     printf("model: the book's roofline per step + %g s overhead\n", overhead_s);
   else
@@ -763,7 +769,8 @@ int cli_cmd_infer(int argc, char **argv) {
     O_KVFRAC,
     O_CONCURRENCY,
     O_LENGTHS,
-    O_ENGINE_OVERHEAD
+    O_ENGINE_OVERHEAD,
+    O_PREFILL_ALONE
   };
   static const struct option options[] = {{"model", required_argument, NULL, O_MODEL},
                                           {"hw", required_argument, NULL, O_HW},
@@ -801,6 +808,7 @@ int cli_cmd_infer(int argc, char **argv) {
                                           {"lengths", required_argument, NULL, O_LENGTHS},
                                           {"engine-overhead", required_argument, NULL,
                                            O_ENGINE_OVERHEAD},
+                                          {"prefill-alone", no_argument, NULL, O_PREFILL_ALONE},
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
   const char *model_name = NULL, *hw_name = NULL;
@@ -944,6 +952,10 @@ int cli_cmd_infer(int argc, char **argv) {
     case O_LENGTHS:
       so.any = true;
       so.lengths = optarg;
+      break;
+    case O_PREFILL_ALONE:
+      so.any = true;
+      so.prefill_alone = true;
       break;
     case O_ENGINE_OVERHEAD:
       so.any = true;

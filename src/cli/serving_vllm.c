@@ -13,12 +13,11 @@
  *                    per row; leave-one-group-out refits it without the predicted group.
  *
  * Throughput is output tokens / makespan of the simulated run (as benchmark_serving.py divides
- * by its duration); ITL is the median over every token after a request's first of the step
- * that made it. With every request sent at t = 0 the simulator's schedule (which requests run,
- * and what each step holds) does not depend on step times, so each row is simulated once into
- * its list of steps and every trial overhead re-prices that list: the same makespan as a new
- * simulation, and the exact token-weighted median where the simulator's histogram is within
- * 0.16%.
+ * by its duration); ITL is the simulator's median over every token after a request's first (the
+ * time since that request's previous token). vLLM 0.5 does not chunk prompts at these contexts:
+ * the rows run with prefill_alone (a step with prompt work decodes nothing). Every trial
+ * overhead re-runs the simulation (16 rows of 320 requests: about a second for the fit and the
+ * leave-one-group-out refits), so `scale infer` with the same options gives the same numbers.
  */
 #include <ctype.h>
 #include <math.h>
@@ -51,13 +50,6 @@ typedef struct {
   uint32_t *isl, *osl;
   size_t n;
   int g;
-  scale_serve_step *steps; /* the run's steps, in order */
-  size_t n_steps, cap_steps;
-  bool nomem;
-  double output_tokens;
-  struct vitl {
-    double dt, tokens;
-  } *scratch; /* [n_steps] for the median */
 } vrow;
 
 typedef struct {
@@ -81,45 +73,7 @@ static void vset_free(vset *s) {
   for (int i = 0; i < s->n; i++) {
     free(s->rows[i].isl);
     free(s->rows[i].osl);
-    free(s->rows[i].steps);
-    free(s->rows[i].scratch);
   }
-}
-
-/* A unit-time cost that appends the step to the row's list (the schedule of an all-at-t = 0
- * run does not depend on step times); NaN when out of memory, which stops the run. */
-static double record_step(const scale_serve_step *step, void *ctx) {
-  vrow *r = ctx;
-  if (r->n_steps == r->cap_steps) {
-    size_t cap = r->cap_steps ? 2 * r->cap_steps : 1024;
-    scale_serve_step *grown = realloc(r->steps, cap * sizeof *grown);
-    if (!grown) {
-      r->nomem = true;
-      return NAN;
-    }
-    r->steps = grown;
-    r->cap_steps = cap;
-  }
-  r->steps[r->n_steps++] = *step;
-  return 1.0;
-}
-
-/* Simulates row r once into its list of steps; false after a one-line error. */
-static bool record(vrow *r) {
-  scale_serve_config e = r->engine;
-  e.cost = record_step;
-  e.cost_ctx = r;
-  scale_serve *sim = NULL;
-  scale_serve_result res;
-  scale_diag diag;
-  scale_status st = scale_serve_new(&e, &sim, &diag);
-  if (!st) st = scale_serve_run(sim, &res, &diag);
-  scale_serve_free(sim);
-  if (st && !r->nomem) return cli_fail("validate: row %s: %s", r->id, diag.message), false;
-  r->scratch = r->nomem ? NULL : malloc(r->n_steps * sizeof *r->scratch);
-  if (!r->scratch) return cli_fail("validate: out of memory"), false;
-  r->output_tokens = res.output_tokens;
-  return true;
 }
 
 static int split(char *line, char **f, int max) {
@@ -203,12 +157,13 @@ static bool resolve(vset *s, const char *dir, const char *file, int line, char *
   e.n_requests = (double)r->n;
   e.table_isl = r->isl, e.table_osl = r->osl, e.n_table = (double)r->n;
   e.max_batch = mb, e.max_step_tokens = st, e.block_tokens = block;
+  e.prefill_alone = true; /* vLLM 0.5: no chunked prefill below 32K of context */
   e.kv_blocks = fmin(floor(r->cost.kv_capacity_bytes * frac / (block * r->cost.kv_bytes_per_token)),
                      4e9);
   r->engine = e;
   r->copies = chips / tp;
-  s->n++; /* counted before recording, so vset_free releases its arrays */
-  return record(r);
+  s->n++;
+  return true;
 }
 
 /* Reads every *.tsv of 'dir' (measurements/serving-vllm); false after a one-line error. */
@@ -253,33 +208,23 @@ static bool vset_load(const char *dir, vset *s) {
   return true;
 }
 
-static int by_dt(const void *a, const void *b) {
-  const struct vitl *x = a, *y = b;
-  return (x->dt > y->dt) - (x->dt < y->dt);
-}
-
-/* Row r's run re-priced with the engine overhead 'extra': throughput [tokens/s] and the
- * token-weighted (nearest-rank) median ITL [s]; false (NaN outputs) when a step's time is not
- * finite and > 0. */
-static bool predict(vrow *r, double extra, double *tokens_per_s, double *itl_s) {
+/* Row r simulated with the engine overhead 'extra': throughput [tokens/s] and median ITL [s];
+ * false (NaN outputs) when the simulator refuses. */
+static bool predict(const vrow *r, double extra, double *tokens_per_s, double *itl_s) {
   vcost vc = {r->cost, extra};
-  double makespan = 0.0, tokens = 0.0;
+  scale_serve_config e = r->engine;
+  e.cost = vcost_s;
+  e.cost_ctx = &vc;
+  scale_serve *sim = NULL;
+  scale_serve_result res;
+  scale_diag diag;
   *tokens_per_s = *itl_s = NAN;
-  for (size_t k = 0; k < r->n_steps; k++) {
-    double dt = vcost_s(&r->steps[k], &vc);
-    if (!(dt > 0.0) || !isfinite(dt)) return false;
-    makespan += dt;
-    r->scratch[k] = (struct vitl){dt, r->steps[k].n_decode};
-    tokens += r->steps[k].n_decode;
-  }
-  if (!(makespan > 0.0) || !(tokens > 0.0)) return false;
-  qsort(r->scratch, r->n_steps, sizeof *r->scratch, by_dt);
-  double rank = ceil(0.5 * tokens), seen = 0.0;
-  size_t k = 0;
-  while (k + 1 < r->n_steps && (seen += r->scratch[k].tokens) < rank)
-    k++;
-  *tokens_per_s = r->output_tokens * r->copies / makespan;
-  *itl_s = r->scratch[k].dt;
+  if (scale_serve_new(&e, &sim, &diag)) return false;
+  scale_status st = scale_serve_run(sim, &res, &diag);
+  scale_serve_free(sim);
+  if (st) return false;
+  *tokens_per_s = res.throughput_tokens_per_s * r->copies;
+  *itl_s = res.itl_p50_s;
   return true;
 }
 
@@ -301,13 +246,13 @@ static double objective(vset *s, int exclude, double extra) {
   return groups > 0.0 ? total / groups : (double)NAN;
 }
 
-/* The overhead in [0, OVERHEAD_HI_S] minimising the objective: 40 golden sections (1e-9 of the
- * range). */
+/* The overhead in [0, OVERHEAD_HI_S] minimising the objective: 30 golden sections (1e-6 of the
+ * range, 0.1 us). */
 static double fit(vset *s, int exclude) {
   const double gr = 0.5 * (sqrt(5.0) - 1.0);
   double a = 0.0, b = OVERHEAD_HI_S, c = b - gr * (b - a), d = a + gr * (b - a);
   double fc = objective(s, exclude, c), fd = objective(s, exclude, d);
-  for (int it = 0; it < 40; it++) {
+  for (int it = 0; it < 30; it++) {
     if (fc < fd)
       b = d, d = c, fd = fc, c = b - gr * (b - a), fc = objective(s, exclude, c);
     else

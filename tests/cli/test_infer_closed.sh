@@ -51,6 +51,12 @@ run "$SCALE" infer $S8 $ENG --isl 512 --osl 256 --concurrency 8 --requests 400 -
 few=$(json_num tokens_per_s)
 if awk -v a="$few" -v b="$offline" 'BEGIN { exit !(a < 0.5 * b) }'; then pass; else fail "8 clients: $few vs $offline"; fi
 
+# --prefill-alone: prompt steps decode nothing (vLLM before 0.6): reported, and the one-client
+# TPOT is unchanged (a lone request never has a prompt beside its decodes)
+run "$SCALE" infer $S8 $ENG --isl 1000 --osl 100 --concurrency 1 --requests 20 --prefill-alone --json
+expect_rc 0 "--prefill-alone"; expect_out '"prefill_alone": true' "reported"
+close "$(json_num tpot_p50_s)" "$tpot" 1e-12 "one client, prompts alone"
+
 # Copies: 2 chips at tp 1 are two copies; 4 clients are 2 per copy.
 run "$SCALE" infer --model llama-3-8b --hw nvidia-h100-sxm --chips 2 --tp 1 $ENG --concurrency 4 --requests 40
 expect_rc 0 "two copies"; expect_out '4 clients \(2 per copy\)' "clients per copy"

@@ -176,6 +176,35 @@ START_TEST(test_many_clients_roofline) {
 }
 END_TEST
 
+/* ---- prompts alone (no chunked prefill) ------------------------------------------------------ */
+
+START_TEST(test_prefill_alone) {
+  /* Two requests at t = 0, isl 100, osl 3, budget 100 tokens a step. Prompts first: step 1
+   * prefills A (a + 100 b = 0.11 s, A's first token at 0.11); step 2 prefills B alone while A
+   * stalls (0.11 s, B's first token at 0.22); steps 3 and 4 decode both (a + 2 b = 0.012 s
+   * each): tokens at 0.232 and 0.244. ITLs: A 0.232 - 0.11 = 0.122 then 0.012; B 0.012 twice.
+   * Nearest rank over the 4: p50 (rank 2) 0.012 s, p90 (rank 4) 0.122 s. TPOT A (0.244 - 0.11)
+   * / 2 = 0.067 s, B 0.012 s. */
+  scale_serve_config c = closed_config(0, 2, 100, 3);
+  c.max_step_tokens = 100;
+  c.prefill_alone = true;
+  scale_serve_result r = run_config(&c);
+  scale_check_rel(r.makespan_s, 0.244, 1e-12, "s", "0.11 + 0.11 + 2 x 0.012");
+  scale_check_rel(r.n_steps, 4, 0, "", "two prompt steps, two decode steps");
+  scale_check_rel(r.ttft_p50_s, 0.11, 1e-12, "s", "A's prompt step");
+  scale_check_rel(r.ttft_p90_s, 0.22, 1e-12, "s", "B after A's");
+  scale_check_rel(r.itl_p50_s, 0.012, 2e-3, "s", "a + 2 b");
+  scale_check_rel(r.itl_p90_s, 0.122, 2e-3, "s", "A's stall through B's prompt");
+  scale_check_rel(r.tpot_p90_s, 0.067, 1e-12, "s", "A");
+  /* mixed (chunked) steps instead: A decodes beside B's 99-token chunk (0.11 s), then beside
+   * B's last token (a + 2 b); B decodes twice alone (a + b): 0.11 + 0.11 + 0.012 + 2 x 0.011 */
+  c.prefill_alone = false;
+  r = run_config(&c);
+  scale_check_rel(r.makespan_s, 0.254, 1e-12, "s", "chunked prefill");
+  scale_check_rel(r.n_steps, 5, 0, "", "chunked prefill");
+}
+END_TEST
+
 /* ---- length tables -------------------------------------------------------------------------- */
 
 START_TEST(test_length_table) {
@@ -287,6 +316,7 @@ int main(void) {
       {"clients_below_cap", test_clients_below_cap},
       {"many_clients_offline", test_many_clients_offline},
       {"many_clients_roofline", test_many_clients_roofline},
+      {"prefill_alone", test_prefill_alone},
       {"length_table", test_length_table},
       {"lengths_load", test_lengths_load},
       {"bad_closed_loop", test_bad_closed_loop},
