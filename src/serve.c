@@ -564,6 +564,25 @@ scale_status scale_serve_run(scale_serve *sim, scale_serve_result *out, scale_di
 
 #define TABLE_MAX 1000000 /* pairs in a length table at most */
 
+enum { LINE_OK, LINE_EOF, LINE_LONG, LINE_NUL };
+
+/* Reads one line of 'fp' without its '\n' into buf[0..size) (NUL-terminated, its length in
+ * *len): LINE_EOF at the end of the file, LINE_LONG past size - 1 bytes, LINE_NUL when it holds
+ * a NUL byte (which a C string would silently cut). */
+static int read_line(FILE *fp, char *buf, size_t size, size_t *len) {
+  int ch;
+  *len = 0;
+  bool nul = false;
+  while ((ch = getc(fp)) != EOF && ch != '\n') {
+    if (*len + 1 >= size) return LINE_LONG;
+    nul |= ch == '\0';
+    buf[(*len)++] = (char)ch;
+  }
+  buf[*len] = '\0';
+  if (ch == EOF && *len == 0) return LINE_EOF;
+  return nul ? LINE_NUL : LINE_OK;
+}
+
 /* Parses one "isl<TAB>osl" line of integers in [1, LEN_MAX]; false when it is not one. */
 static bool parse_pair(const char *line, uint32_t *isl, uint32_t *osl) {
   char *end;
@@ -610,14 +629,16 @@ scale_status scale_serve_lengths_load(const char *path, uint32_t **isl, uint32_t
   int lineno = 0;
   bool header = false;
   scale_status st = SCALE_OK;
-  while (!st && fgets(line, sizeof line, fp)) {
+  int got;
+  size_t len;
+  while (!st && (got = read_line(fp, line, sizeof line, &len)) != LINE_EOF) {
     lineno++;
-    size_t len = strlen(line);
-    if (len == sizeof line - 1 && line[len - 1] != '\n') {
-      st = scale_diag_set(diag, SCALE_ERR_PARSE, path, lineno, "line too long");
+    if (got != LINE_OK) {
+      st = scale_diag_set(diag, SCALE_ERR_PARSE, path, lineno,
+                          got == LINE_LONG ? "line too long" : "a NUL byte in the line");
       break;
     }
-    while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+    while (len > 0 && line[len - 1] == '\r')
       line[--len] = '\0';
     if (len == 0 || line[0] == '#') continue;
     uint32_t a, b;

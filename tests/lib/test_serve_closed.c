@@ -228,19 +228,21 @@ START_TEST(test_length_table) {
 }
 END_TEST
 
-static char *write_temp(const char *text) {
+static char *write_bytes(const char *data, size_t size) {
   static char path[64];
   snprintf(path, sizeof path, "/tmp/scale_lengths_XXXXXX");
   int fd = mkstemp(path);
   ck_assert_int_ge(fd, 0);
   FILE *fp = fdopen(fd, "w");
-  fputs(text, fp);
+  fwrite(data, 1, size, fp);
   fclose(fp);
   return path;
 }
 
-static void expect_load(const char *text, scale_status want, const char *word) {
-  char *path = write_temp(text);
+static char *write_temp(const char *text) { return write_bytes(text, strlen(text)); }
+
+static void expect_load_n(const char *data, size_t size, scale_status want, const char *word) {
+  char *path = write_bytes(data, size);
   uint32_t *isl = (uint32_t *)&isl, *osl = (uint32_t *)&osl;
   size_t n = 7;
   scale_diag diag;
@@ -251,6 +253,10 @@ static void expect_load(const char *text, scale_status want, const char *word) {
   ck_assert_msg(strstr(diag.message, word), "'%s' not in '%s'", word, diag.message);
   ck_assert_int_gt(diag.line, 0);
   unlink(path);
+}
+
+static void expect_load(const char *text, scale_status want, const char *word) {
+  expect_load_n(text, strlen(text), want, word);
 }
 
 START_TEST(test_lengths_load) {
@@ -275,6 +281,11 @@ START_TEST(test_lengths_load) {
   expect_load("isl\tosl\n13\t4\tx\n", SCALE_ERR_PARSE, "integers");
   expect_load("osl\tisl\n13\t4\n", SCALE_ERR_PARSE, "header");
   expect_load("isl\tosl\n", SCALE_ERR_PARSE, "no pairs");
+  static const char nul[] = "isl\tosl\n13\t4\n14\t5\0\t6\n"; /* not read as 14, 5 */
+  expect_load_n(nul, sizeof nul - 1, SCALE_ERR_PARSE, "NUL");
+  char big[400] = "isl\tosl\n1\t";
+  memset(big + strlen(big), '9', 300);
+  expect_load(big, SCALE_ERR_PARSE, "too long");
   isl = osl = NULL;
   ck_assert_int_eq(scale_serve_lengths_load("/nonexistent/x.tsv", &isl, &osl, &n, &diag),
                    SCALE_ERR_IO);
