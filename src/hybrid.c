@@ -633,10 +633,15 @@ void scale_hybrid_mamba2_step_result(const scale_step_job *job, const scale_step
   out->bubble_s = r.bubble_s;
   out->optimizer_s = r.optimizer_s;
   out->overhead_s = params->v[SCALE_STEP_STEP_S];
-  /* the host's floor under a CP layout, as step.c applies it to a transformer's step */
-  double layer_mbs = r.microbatches * ceil(c(m->n_layers) / job->pp);
-  out->host_s = scale_step_cp_host_s(job, out->net[SCALE_STEP_COMM_CP], r.tp_s / layer_mbs,
-                                     params);
+  /* the host's floor under a CP layout, as step.c applies it to a transformer's step, but
+   * without TP's collectives on the host's path: a Mamba-2 layer's one TP all-reduce a pass
+   * (after the out-projection) is followed, before the next CP block (the conv halo and the
+   * state exchange), by the in-projection, the conv and the dozens of small operators of the
+   * chunked scan, whose launches take the host longer than the device takes to run them, so
+   * the all-reduce finishes under the host's launches. The tables agree: a Mamba TP x CP row
+   * takes no longer per layer-microbatch than the pure-CP rows of its table, where a LLaMA
+   * one takes 1-2 ms longer (chapter 13's host.tp_* values). */
+  out->host_s = scale_step_cp_host_s(job, out->net[SCALE_STEP_COMM_CP], 0.0, params);
   out->step_s = fmax(r.step_s, out->host_s);
   out->model_flops = scale_transformer_flops(m, job->gbs, job->seq, true, SCALE_PASS_TRAIN);
   out->mfu = r.mfu * r.step_s / out->step_s;

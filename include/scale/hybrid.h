@@ -264,7 +264,10 @@ double scale_hybrid_predict_step_s(const scale_step_job *job, const scale_step_p
  * `scale plan`) prices Mamba-2 layouts: compute_s the layers' GEMMs, SSD matmuls, memory-bound
  * ops and recomputation with the head; op_s only the ops step.h names (unembedding, loss,
  * optimizer); comm_s and exposed_s TP, CP (states and halo), PP (exposed in full) and DP
- * (its tail and ZeRO gather exposed). Every number NaN outside the evaluation's domain.
+ * (its tail and ZeRO gather exposed); host_s the host's floor under a CP layout on the mesh,
+ * scale_step_cp_host_s() with no TP term (a Mamba-2 layer's TP all-reduce finishes under the
+ * host's launches of the chunked scan that follows it), and step_s the larger of the two.
+ * Every number NaN outside the evaluation's domain.
  */
 void scale_hybrid_mamba2_step_result(const scale_step_job *job, const scale_step_params *params,
                                      scale_step_result *out);

@@ -446,6 +446,31 @@ START_TEST(test_mamba_step_cp_by_hand) {
 }
 END_TEST
 
+START_TEST(test_mamba_host_floor_without_tp) {
+  /* The host's floor of a Mamba-2 CP layout is the layer-microbatches times mesh_cp_host_s,
+   * TP's collectives off its path (hybrid.c says why). Mamba-7B at (1, 1, 4, 2) with h = 10 ms:
+   * 1024 microbatches x 40 layers x (1 + 0 / 1024) = 40,960 layer-microbatches, 409.6 s; the
+   * same at (1, 1, 1, 8) and (1, 1, 2, 4). LLaMA 2 7B at (1, 1, 4, 2) keeps TP's collectives
+   * on it (step.c): more than its 32,768 x 10 ms = 327.68 s. */
+  scale_model m = model("mamba-2-7b-amer"), l = model("llama-2-7b");
+  scale_chip npu = chip("ascend-910b");
+  scale_step_params prm = scale_step_params_prior();
+  prm.v[SCALE_STEP_MESH_CP_HOST_S] = 0.010;
+  const double degrees[3][2] = {{4, 2}, {1, 8}, {2, 4}};
+  for (int i = 0; i < 3; i++) {
+    scale_step_job j = mamba_job(&m, &npu, 1, 1, degrees[i][0], degrees[i][1]);
+    scale_step_result r;
+    scale_hybrid_mamba2_step_result(&j, &prm, &r);
+    scale_check_rel(r.host_s, 409.6, 1e-12, "s", "hand: 40,960 x 10 ms");
+    ck_assert(r.step_s >= r.host_s);
+  }
+  scale_step_job t = mamba_job(&l, &npu, 1, 1, 4, 2);
+  scale_step_result rt;
+  scale_step_eval(&t, &prm, &rt);
+  ck_assert_msg(rt.host_s > 327.68 * (1.0 + 1e-9), "LLaMA floor %g s", rt.host_s);
+}
+END_TEST
+
 START_TEST(test_mamba_step_pp_by_hand) {
   /* (2, 4, 1, 1): 512 microbatches, 4 layers per stage. Each microbatch sends its [4096, 2048]
    * activations (16,777,216 B) to the next stage forward and their gradient back, over one
@@ -638,6 +663,7 @@ int main(void) {
       {"mamba_cp_state", test_mamba_cp_state_exchange},
       {"mamba_step_cp", test_mamba_step_cp_by_hand},
       {"mamba_step_pp", test_mamba_step_pp_by_hand},
+      {"mamba_host_floor", test_mamba_host_floor_without_tp},
       {"mamba_step_zero_recompute", test_mamba_step_zero_and_recompute},
       {"mamba_step_fsdp", test_mamba_step_fsdp_by_hand},
       {"mamba_train_eval", test_mamba_train_eval_one_path},
