@@ -228,8 +228,8 @@ static scale_status check_config(const scale_serve_config *c, scale_diag *diag) 
 
 double scale_serve_offline_batch(const scale_serve_config *c) {
   if (!c || c->table_isl || c->isl.min_tokens != c->isl.max_tokens ||
-      c->osl.min_tokens != c->osl.max_tokens ||
-      !(c->block_tokens >= 1.0) || !(c->max_batch >= 1.0) || !(c->kv_blocks >= 1.0))
+      c->osl.min_tokens != c->osl.max_tokens || !(c->block_tokens >= 1.0) ||
+      !(c->max_batch >= 1.0) || !(c->kv_blocks >= 1.0))
     return NAN;
   double per = blocks_of(c->isl.max_tokens + c->osl.max_tokens, c->block_tokens);
   return fmin(c->max_batch, floor(c->kv_blocks / per));

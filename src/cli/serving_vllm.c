@@ -1,7 +1,7 @@
 /* serving_vllm.c — the vLLM section of `scale validate --serving`: the published vLLM
- * benchmark runs of the tables in measurements/serving-vllm (row E5: vLLM v0.5.4, every request sent at
- * once, lengths from an empirical table) predicted by the request simulator (serve.h) with the
- * calibrated step cost of the hardware file (servecal.h) plus one engine parameter:
+ * benchmark runs of the tables in measurements/serving-vllm (row E5: vLLM v0.5.4, every request
+ * sent at once, lengths from an empirical table) predicted by the request simulator (serve.h) with
+ * the calibrated step cost of the hardware file (servecal.h) plus one engine parameter:
  *
  *   vllm_overhead_s  host time vLLM v0.5.4 adds to every engine step on top of the calibrated
  *                    (TensorRT-LLM-fitted) step: its Python scheduler, sampler and output
@@ -35,9 +35,9 @@
 #define OVERHEAD_HI_S 0.1
 
 static const char *const vcolumns[VCOLS] = {
-    "id",          "group",       "model", "hardware",   "chips",
-    "tp",          "weights",     "kv",    "compute",    "lengths",
-    "max_batch",   "step_tokens", "block", "kv_mem_frac", "output_tokens_per_s",
+    "id",           "group",       "model", "hardware",    "chips",
+    "tp",           "weights",     "kv",    "compute",     "lengths",
+    "max_batch",    "step_tokens", "block", "kv_mem_frac", "output_tokens_per_s",
     "median_itl_s", "source"};
 
 /* One published run, resolved: its engine, step cost and length table. */
@@ -93,8 +93,8 @@ static bool num(const char *file, int line, const char *col, const char *t, doub
   char *end;
   *out = strtod(t, &end);
   if (end == t || *end || !isfinite(*out) || *out < lo || *out > hi) {
-    cli_fail("%s:%d: column '%s': expected a number in [%g, %g], got '%.40s'", file, line, col,
-             lo, hi, t);
+    cli_fail("%s:%d: column '%s': expected a number in [%g, %g], got '%.40s'", file, line, col, lo,
+             hi, t);
     return false;
   }
   return true;
@@ -119,7 +119,8 @@ static bool resolve(vset *s, const char *dir, const char *file, int line, char *
   snprintf(r->id, sizeof r->id, "%s", f[0]);
   snprintf(r->group, sizeof r->group, "%s", f[1]);
   snprintf(r->hardware, sizeof r->hardware, "%.63s", f[3]);
-  if (!num(file, line, "chips", f[4], 1, 1024, &chips) || !num(file, line, "tp", f[5], 1, 1024, &tp) ||
+  if (!num(file, line, "chips", f[4], 1, 1024, &chips) ||
+      !num(file, line, "tp", f[5], 1, 1024, &tp) ||
       !num(file, line, "max_batch", f[10], 1, 1e6, &mb) ||
       !num(file, line, "step_tokens", f[11], 1, 1e7, &st) ||
       !num(file, line, "block", f[12], 1, 1e5, &block) ||
@@ -158,8 +159,8 @@ static bool resolve(vset *s, const char *dir, const char *file, int line, char *
   e.table_isl = r->isl, e.table_osl = r->osl, e.n_table = (double)r->n;
   e.max_batch = mb, e.max_step_tokens = st, e.block_tokens = block;
   e.prefill_alone = true; /* vLLM 0.5: no chunked prefill below 32K of context */
-  e.kv_blocks = fmin(floor(r->cost.kv_capacity_bytes * frac / (block * r->cost.kv_bytes_per_token)),
-                     4e9);
+  e.kv_blocks =
+      fmin(floor(r->cost.kv_capacity_bytes * frac / (block * r->cost.kv_bytes_per_token)), 4e9);
   r->engine = e;
   r->copies = chips / tp;
   s->n++;
@@ -183,7 +184,8 @@ static bool vset_load(const char *dir, vset *s) {
     while (ok && fgets(line, sizeof line, probe)) {
       lineno++;
       size_t len = strlen(line);
-      while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = '\0';
+      while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+        line[--len] = '\0';
       if (len == 0 || line[0] == '#') continue;
       if (split(line, f, VCOLS) != VCOLS) {
         ok = false;
@@ -317,7 +319,8 @@ int cli_serve_validate_vllm(const char *measurements_dir, const scale_serve_set 
   }
   vpred all[VROWS_MAX], loo[VROWS_MAX];
   double extra = fit(&s, -1), extra_loo[VGROUPS_MAX];
-  for (int i = 0; i < s.n; i++) predict(&s.rows[i], extra, &all[i].tokens_per_s, &all[i].itl_s);
+  for (int i = 0; i < s.n; i++)
+    predict(&s.rows[i], extra, &all[i].tokens_per_s, &all[i].itl_s);
   for (int g = 0; g < s.n_groups; g++) {
     extra_loo[g] = fit(&s, g);
     for (int i = 0; i < s.n; i++)
@@ -328,7 +331,8 @@ int cli_serve_validate_vllm(const char *measurements_dir, const scale_serve_set 
          "cost of the hardware file plus vllm_overhead_s, the engine's host time a step, fitted\n"
          "to throughput and median ITL together: %.4g s (leave-one-group-out:",
          s.n, s.n_groups, extra);
-  for (int g = 0; g < s.n_groups; g++) printf(" %s %.4g s%s", s.groups[g], extra_loo[g], g + 1 < s.n_groups ? "," : ")\n\n");
+  for (int g = 0; g < s.n_groups; g++)
+    printf(" %s %.4g s%s", s.groups[g], extra_loo[g], g + 1 < s.n_groups ? "," : ")\n\n");
   printf("  %-5s %-20s %10s %10s %10s   %9s %9s %9s\n", "id", "group", "tokens/s", "predicted",
          "LOO", "ITL [ms]", "predicted", "LOO");
   for (int i = 0; i < s.n; i++) {
@@ -340,7 +344,8 @@ int cli_serve_validate_vllm(const char *measurements_dir, const scale_serve_set 
   printf("\n");
   for (int i = 0; i < s.n; i++) { /* each hardware once, in row order */
     bool seen = false;
-    for (int j = 0; j < i; j++) seen |= !strcmp(s.rows[j].hardware, s.rows[i].hardware);
+    for (int j = 0; j < i; j++)
+      seen |= !strcmp(s.rows[j].hardware, s.rows[i].hardware);
     if (!seen) print_mape(&s, all, loo, s.rows[i].hardware);
   }
   print_mape(&s, all, loo, NULL);
