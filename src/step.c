@@ -139,12 +139,16 @@ const char *scale_step_comm_rule(scale_step_comm comm, bool tp_overlap) {
   switch (comm) {
   case SCALE_STEP_COMM_TP:
     return tp_overlap ? "tp-overlap: hidden under the layer's matmuls as far as they last"
-                      : "critical path on a GPU (Megatron TP; --tp-overlap hides it under the "
-                        "GEMMs, as XLA always does on a TPU)";
+                      : "forward all-reduces on the critical path on a GPU, the backward's "
+                        "under the column linears' weight-gradient GEMMs (Megatron's async "
+                        "all-reduce); --tp-overlap hides them all under the GEMMs, as XLA "
+                        "always does on a TPU";
   case SCALE_STEP_COMM_CP: return "ring hidden under attention only as far as its compute lasts";
   case SCALE_STEP_COMM_FSDP: return "gathers prefetched under the previous layer's compute";
   case SCALE_STEP_COMM_EP: return "all-to-all on the critical path";
-  case SCALE_STEP_COMM_PP: return "sends per microbatch per virtual stage, plus the bubble";
+  case SCALE_STEP_COMM_PP:
+    return "sends per microbatch per virtual stage (1/tp a rank, gathered over TP without "
+           "SP), plus the bubble";
   case SCALE_STEP_COMM_DP:
     return "buckets under the last microbatch's backward, except the last bucket";
   default: return "?";
@@ -433,6 +437,19 @@ static double sum_ops(const double *t, int from, int to) {
   return s;
 }
 
+/** Exposed part of the backward's two TP all-reduces ('ar' each): each is the input gradient
+ * of a column-parallel linear (QKV, MLP up), which Megatron launches asynchronously and
+ * overlaps with that linear's weight-gradient GEMM (async_tensor_model_parallel_allreduce,
+ * on by default in Megatron-LM since 2021 and in the frameworks built on it: Megatron-
+ * DeepSpeed, NeMo, MindSpeed; with SP the reduce-scatter that replaces it likewise), so only
+ * what outlasts that GEMM stays on the critical path. */
+static double tp_backward_exposed_s(const ctx *c, double ar) {
+  double qkv_out = (c->n_h + 2 * c->k_h) * c->h;
+  double wgrad_qkv = matmul_s(c, c->c_linear, c->d, qkv_out, c->t, 1);
+  double wgrad_up = matmul_s(c, c->c_linear, c->d, c->f_in, c->t, 1);
+  return fmax(0, ar - wgrad_qkv) + fmax(0, ar - wgrad_up);
+}
+
 static void layer_comm_times(const ctx *c, const layer_ops *o, scale_step_result *r,
                              layer_comms *lc) {
   const scale_step_job *j = c->job;
@@ -444,14 +461,15 @@ static void layer_comm_times(const ctx *c, const layer_ops *o, scale_step_result
   /* TP: 2 all-reduces forward, 2 backward, 2 more when full recompute reruns the forward */
   r->net[SCALE_STEP_COMM_TP] = comm_net(j, SCALE_STEP_COMM_TP, 1, j->tp, &w);
   double n_ar = j->recompute == SCALE_RECOMPUTE_FULL ? 6 : 4;
-  lc->time[SCALE_STEP_COMM_TP] =
-      n_ar * group_coll_s(c, SCALE_STEP_COMM_TP, r->net[SCALE_STEP_COMM_TP], w,
-                          SCALE_COLL_ALL_REDUCE, j->tp, c->t * c->d * c->act_bytes);
+  double ar = group_coll_s(c, SCALE_STEP_COMM_TP, r->net[SCALE_STEP_COMM_TP], w,
+                           SCALE_COLL_ALL_REDUCE, j->tp, c->t * c->d * c->act_bytes);
+  lc->time[SCALE_STEP_COMM_TP] = n_ar * ar;
   /* XLA on a TPU always overlaps them: its async collectives run beside the layer's matmuls
    * (what the MaxText rows of measurements/maxtext-tpu.tsv need: appendix 14) */
   bool overlap = j->tp_overlap || j->chip->kind == SCALE_HW_TPU;
   lc->exposed[SCALE_STEP_COMM_TP] =
-      overlap ? fmax(0, lc->time[SCALE_STEP_COMM_TP] - matmul_all) : lc->time[SCALE_STEP_COMM_TP];
+      overlap ? fmax(0, lc->time[SCALE_STEP_COMM_TP] - matmul_all)
+              : (n_ar - 2) * ar + tp_backward_exposed_s(c, ar);
 
   /* CP ring: cp - 1 passes of this rank's K and V forward, of K, V and their gradients
    * backward (on a mesh, at once over cp - 1 links); hidden under the attention core as far
@@ -614,6 +632,22 @@ static void dp_comm(const ctx *c, double bwd_window, scale_step_result *r) {
   r->exposed_s[SCALE_STEP_COMM_DP] = (total > 0 ? fmax(tail, total - bwd_window) : 0) + gather;
 }
 
+/** One pipeline send of a microbatch's activations (or their gradients) between stages, as
+ * Megatron runs it (scatter/gather, Narayanan et al. 2021 sec. 4.1, on by default): each of
+ * the tp ranks sends its 1/tp of the t x d tensor over its own link, and without SP the
+ * receiving stage all-gathers it over its TP group (with SP the stage starts from the
+ * sharded residual stream and needs no gather). Sets the PP network in r. */
+static double pp_send_s(const ctx *c, scale_step_result *r) {
+  const scale_step_job *j = c->job;
+  double w, w_tp, bytes = c->t * c->d * c->act_bytes;
+  scale_step_net net = comm_net(j, SCALE_STEP_COMM_PP, j->tp * j->cp * j->dp, j->pp, &w);
+  r->net[SCALE_STEP_COMM_PP] = net;
+  double t = scale_step_send_s(c->p, net, send_bytes_per_s(j->chip, net, w), bytes / j->tp);
+  if (j->sp || j->tp <= 1) return t;
+  scale_step_net tp_net = comm_net(j, SCALE_STEP_COMM_TP, 1, j->tp, &w_tp);
+  return t + group_coll_s(c, SCALE_STEP_COMM_TP, tp_net, w_tp, SCALE_COLL_ALL_GATHER, j->tp, bytes);
+}
+
 static double model_flops(const ctx *c) {
   const scale_step_job *j = c->job;
   const scale_model *m = j->model;
@@ -718,15 +752,7 @@ void scale_step_eval_cached(const scale_step_job *job, const scale_step_params *
     out->exposed_s[k] = m * layers * lc.exposed[k];
     mb += layers * lc.exposed[k];
   }
-  double w;
-  out->net[SCALE_STEP_COMM_PP] =
-      comm_net(job, SCALE_STEP_COMM_PP, job->tp * job->cp * job->dp, job->pp, &w);
-  scale_step_net pp_net = out->net[SCALE_STEP_COMM_PP];
-  double send = job->pp > 1 ? 2 * job->vp *
-                                  scale_step_send_s(params, pp_net,
-                                                    send_bytes_per_s(job->chip, pp_net, w),
-                                                    c.t_sp * c.d * c.act_bytes)
-                            : 0;
+  double send = job->pp > 1 ? 2 * job->vp * pp_send_s(&c, out) : 0;
   out->comm_s[SCALE_STEP_COMM_PP] = out->exposed_s[SCALE_STEP_COMM_PP] = m * send;
   mb += send;
 

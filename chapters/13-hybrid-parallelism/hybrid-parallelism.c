@@ -614,15 +614,15 @@ typedef struct {
 } study_table;
 
 static const study_table tables[] = {
-    {"t10", "hybrid-910b.tsv", "llama-2-7b", "LLaMA 2 7B (Table 10)", "study-llama-2-7b.svg", "",
-     0.95, true, true},
+    {"t10", "hybrid-910b.tsv", "llama-2-7b", "LLaMA 2 7B (Table 10)", "study-llama-2-7b.svg",
+     "H09", 0.95, true, true},
     {"t11", "hybrid/hybrid-910b-table11.tsv", "llama-3.2-1b", "Llama 3.2 1B (Table 11)",
      "study-llama-3.2-1b.svg", "T11-02 T11-12", 0.92, true, true},
     {"t13", "hybrid/hybrid-910b-table13.tsv", "mamba-2-7b-amer", "Mamba-7B (Table 13)",
      "study-mamba-2-7b.svg", "T13-04 T13-08 T13-11 T13-12", 0.77, false, true},
     {"t14", "hybrid/hybrid-910b-table14.tsv", "mamba-2-1b-amer", "Mamba-1B (Table 14)",
      "study-mamba-2-1b.svg",
-     "T14-02 T14-03 T14-05 T14-06 T14-08 T14-10 T14-11 T14-12 T14-14 T14-16 T14-18", 0.84,
+     "T14-01 T14-02 T14-03 T14-05 T14-06 T14-08 T14-10 T14-11 T14-12 T14-14 T14-16 T14-18", 0.84,
      true, true},
 };
 #define N_TABLES (sizeof tables / sizeof tables[0])

@@ -15,11 +15,14 @@
  *            each collective at (ring steps x latency) + bytes / (W eta_bw(size)) on the
  *            network it crosses (switched NVLink, switchless HCCS mesh, scale-out fabric,
  *            TPU ICI), each with parameters of its own;
- *   overlap  named rules (scale_step_rule): TP on the critical path unless tp_overlap or on a
- *            TPU (XLA's async collectives always overlap it); ZeRO-3
+ *   overlap  named rules (scale_step_rule): TP's forward all-reduces on the critical path,
+ *            its backward ones under the column-parallel linears' weight-gradient GEMMs
+ *            (Megatron's async all-reduce), all hidden under the layer's matmuls with
+ *            tp_overlap or on a TPU (XLA's async collectives always overlap it); ZeRO-3
  *            gathers prefetched under the previous layer; DP/ZeRO-1/2 gradient buckets under
  *            the last microbatch's backward except the last bucket; PP sends per microbatch per
- *            virtual stage, plus the bubble; EP all-to-all on the critical path; the CP ring
+ *            virtual stage, each TP rank sending its 1/tp (Megatron's scatter/gather), plus
+ *            the bubble; EP all-to-all on the critical path; the CP ring
  *            hidden only as far as the attention compute lasts;
  *   step     m microbatches x the slowest stage's microbatch time x (1 + bubble) + exposed
  *            gradient traffic + optimizer + a fixed per-step overhead.
@@ -56,7 +59,7 @@
   X(KERNEL_S, "kernel_s", "s", 1e-7, 5e-5, 5e-6, true,                                            \
     "fixed cost of one kernel: launch, prologue, tail (CUDA launch 2-10 us)")                      \
   X(UP_LATENCY_S, "up_latency_s", "s", 1e-6, 1e-4, 1e-5, true,                                    \
-    "NVLink/NVSwitch latency per ring step (NCCL in a DGX: ~5-20 us)")                             \
+    "NVLink/NVSwitch latency per ring step (NCCL's tuning model: 0.5-3.4 us by protocol)")         \
   X(UP_BW_ETA, "up_bw_eta", "1", 0.2, 0.95, 0.7, false,                                           \
     "NVLink achieved fraction of per-GPU egress for large messages (NCCL busbw ~0.7-0.85)")        \
   X(UP_HALF_BYTES, "up_half_bytes", "bytes", 1e4, 1e8, 1e6, true,                                 \

@@ -161,8 +161,10 @@ END_TEST
 
 START_TEST(tpu_rows_priced_as_xla_runs_them) {
   /* Each TPU row is a MaxText run: TP overlaps the matmuls (XLA's async collectives) and the
-   * elementwise ops cost nothing of their own (fused into the matmuls); the GPU rows keep TP
-   * on the critical path and pay for their norms. */
+   * elementwise ops cost nothing of their own (fused into the matmuls); the GPU rows keep
+   * TP's forward all-reduces on the critical path (with full recompute, 4 of the layer's 6;
+   * else 2 of 4: the backward's hide only under the weight-gradient GEMMs) and pay for their
+   * norms. */
   scale_calib_set *set = load_set();
   scale_step_params p;
   ck_assert_int_eq(scale_step_params_of_chip(&set->points[0].chip, &p), SCALE_OK);
@@ -174,9 +176,10 @@ START_TEST(tpu_rows_priced_as_xla_runs_them) {
     scale_step_result r;
     scale_step_eval(&job, &p, &r);
     double tp = r.comm_s[SCALE_STEP_COMM_TP], exposed = r.exposed_s[SCALE_STEP_COMM_TP];
+    double fwd = job.recompute == SCALE_RECOMPUTE_FULL ? 4.0 / 6 : 2.0 / 4;
     if (pt->row.tp > 1)
-      ck_assert_msg(tpu ? exposed < tp : exposed == tp, "%s: TP %g s, exposed %g s", pt->row.id,
-                    tp, exposed);
+      ck_assert_msg(tpu ? exposed < tp : exposed >= fwd * tp * (1 - 1e-12) && exposed <= tp,
+                    "%s: TP %g s, exposed %g s", pt->row.id, tp, exposed);
     ck_assert_msg(tpu ? r.op_s[SCALE_STEP_OP_NORMS] == 0 : r.op_s[SCALE_STEP_OP_NORMS] > 0,
                   "%s: norms %g s", pt->row.id, r.op_s[SCALE_STEP_OP_NORMS]);
     n_tpu += tpu;

@@ -217,11 +217,33 @@ START_TEST(step_identity) {
 }
 END_TEST
 
+/** Time of a weight-gradient GEMM (in x tokens by tokens x out) at the priors,
+ * as step.h prices any matmul: max(FLOPs / (C eta), bytes / (W mem_eta)) + kernel_s. */
+static double wgrad_s(const scale_chip *c, double in, double out, double tokens) {
+  scale_step_params p = scale_step_params_prior();
+  double eta = scale_step_matmul_eta(c, &p, in, out, tokens, 1);
+  double t_math = 2 * in * out * tokens / (c->flops_per_s[SCALE_DTYPE_BF16] * eta);
+  double t_mem = 2 * (in * tokens + tokens * out + in * out) /
+                 (c->hbm_bytes_per_s * p.v[SCALE_STEP_MEM_ETA]);
+  return fmax(t_math, t_mem) + p.v[SCALE_STEP_KERNEL_S];
+}
+
 START_TEST(rule_tp_critical_unless_overlapped) {
+  /* LLaMA 2 7B, TP 4, no recompute: 4 all-reduces a layer. The 2 forward ones are on the
+   * critical path; each backward one, the input gradient of a column-parallel linear, runs
+   * beside that linear's weight-gradient GEMM (Megatron's async TP all-reduce) and shows only
+   * what outlasts it: QKV's wgrad is 4096 x 3072 (8 + 2 x 8 heads of 128 a rank) over 4096
+   * tokens, the gated MLP's up projection's 4096 x 5504 (2 x 11008 / 4). */
   fixture f = job_910b(2, 4, 1, 1);
   scale_step_result plain = eval(&f);
   ck_assert_double_gt(plain.comm_s[SCALE_STEP_COMM_TP], 0);
-  ck_assert_double_eq(plain.exposed_s[SCALE_STEP_COMM_TP], plain.comm_s[SCALE_STEP_COMM_TP]);
+  double units = plain.microbatches * plain.layers_per_stage;
+  double ar = plain.comm_s[SCALE_STEP_COMM_TP] / (4 * units);
+  double want = 2 * ar + fmax(0, ar - wgrad_s(&f.c, 4096, 3072, 4096)) +
+                fmax(0, ar - wgrad_s(&f.c, 4096, 5504, 4096));
+  scale_check_rel(plain.exposed_s[SCALE_STEP_COMM_TP] / units, want, 1e-9, "s",
+                  "the rule in the comment");
+  ck_assert_double_lt(plain.exposed_s[SCALE_STEP_COMM_TP], plain.comm_s[SCALE_STEP_COMM_TP]);
   f.j.tp_overlap = true;
   scale_step_result hidden = eval(&f);
   ck_assert_double_lt(hidden.exposed_s[SCALE_STEP_COMM_TP], plain.exposed_s[SCALE_STEP_COMM_TP]);
@@ -306,6 +328,29 @@ START_TEST(rule_pp_bubble_and_sends) {
   scale_check_rel(r.bubble_frac, 7.0 / 1024, 1e-12, "1", "1F1B bubble (p-1)/m");
   ck_assert_double_gt(r.exposed_s[SCALE_STEP_COMM_PP], 0);
   scale_check_rel(r.layers_per_stage, 4, 1e-12, "layers", "32 / 8");
+}
+END_TEST
+
+START_TEST(rule_pp_send_scatter_gather) {
+  /* PP 4 x TP 2 on the 910B mesh, m = 1024 / 1 = 1024 microbatches, one virtual stage: each
+   * microbatch sends its activations forward and their gradients back, 2 sends. Megatron's
+   * scatter/gather (Narayanan et al. 2021 sec. 4.1): each TP rank sends its half of the
+   * t x d = 4096 x 4096 x 2 bytes over one direct link (1.96e11 / 7 B/s), and the receiving
+   * stage all-gathers the 33,554,432 bytes over its TP pair (1 of the 7 links); with SP the
+   * halves are the stage's sharded input and nothing is gathered. */
+  fixture f = job_910b(1, 2, 4, 1);
+  scale_step_result r = eval(&f);
+  scale_step_params p = scale_step_params_prior();
+  double link = f.c.nvlink_bytes_per_s / 7, bytes = 4096.0 * 4096 * 2;
+  double send = scale_step_send_s(&p, SCALE_STEP_NET_MESH, link, bytes / 2);
+  double gather =
+      scale_step_collective_s(&p, SCALE_STEP_NET_MESH, link, SCALE_COLL_ALL_GATHER, 2, bytes);
+  ck_assert_int_eq(r.net[SCALE_STEP_COMM_PP], SCALE_STEP_NET_MESH);
+  scale_check_rel(r.comm_s[SCALE_STEP_COMM_PP], 1024 * 2 * (send + gather), 1e-12, "s",
+                  "hand derivation in the comment");
+  f.j.sp = true;
+  r = eval(&f);
+  scale_check_rel(r.comm_s[SCALE_STEP_COMM_PP], 1024 * 2 * send, 1e-12, "s", "SP: no gather");
 }
 END_TEST
 
@@ -488,6 +533,7 @@ static Suite *step_suite(void) {
       {"rule_cp_hidden_under_attention_only", rule_cp_hidden_under_attention_only},
       {"rule_dp_last_bucket_exposed", rule_dp_last_bucket_exposed},
       {"rule_pp_bubble_and_sends", rule_pp_bubble_and_sends},
+      {"rule_pp_send_scatter_gather", rule_pp_send_scatter_gather},
       {"attention_kinds_and_recompute", attention_kinds_and_recompute},
       {"domain_nan", domain_nan},
       {"mfu_of_the_best_layout_is_plausible", mfu_of_the_best_layout_is_plausible},
