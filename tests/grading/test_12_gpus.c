@@ -707,17 +707,18 @@ static void gpus_layout_call(const train_instance *in, int64_t out[3]) {
 
 START_TEST(gpus_layout_h100) {
   /* The arguments are the library's figures (scale_transformer_n_params, the model's heads,
-   * the chip's HBM), checked whenever the costs are recorded; the critical batch is the
+   * the chip's HBM: nvidia-smi's 81559 MiB x 1048576 = 85,520,809,984 bytes, not the book's
+   * decimal 80e9), checked whenever the costs are recorded; the critical batch is the
    * book's v5p figure C / W_ici = 4.59e14 / 1.8e11 = 2550 tokens (ch. 5). */
   static const train_instance in[] = {
       {"LLaMA 3 70B, 1M tokens on 64 H100", "nvidia-h100-sxm", "llama-3-70b", 64, 1048576.0,
-       4096.0, 70553706496.0, 64, 8, 80000000000.0, 2550.0},
+       4096.0, 70553706496.0, 64, 8, 85520809984.0, 2550.0},
       {"LLaMA 3 70B, 256K tokens on 128 H100", "nvidia-h100-sxm", "llama-3-70b", 128, 262144.0,
-       4096.0, 70553706496.0, 64, 8, 80000000000.0, 2550.0}
+       4096.0, 70553706496.0, 64, 8, 85520809984.0, 2550.0}
   };
   static const train_instance none = {
       "LLaMA 3 405B, 1M tokens on 8 H100", "nvidia-h100-sxm", "llama-3-405b", 8, 1048576.0,
-      4096.0, 405853388800.0, 128, 8, 80000000000.0, 2550.0};
+      4096.0, 405853388800.0, 128, 8, 85520809984.0, 2550.0};
   grade_train_layouts(gpus_layout_call, "layout_h100", in, N_OF(in), &none);
 }
 END_TEST
