@@ -200,8 +200,11 @@ static double achieved_bytes_per_s(const scale_step_params *p, scale_step_net ne
 /** Latency steps of one collective over n members: n - 1 on a one-way ring; on ICI one
  * bidirectional ring per torus axis, n_i / 2 hops each (ch. 3's T_hop sum(N_i) / 2). */
 static double ring_steps(scale_step_net net, scale_collective op, double n, double n_axes) {
-  double k = fmin(n_axes >= 1 ? n_axes : 1, fmax(1, floor(log2(n)))); /* >= 2 chips an axis */
-  double steps = net == SCALE_STEP_NET_ICI ? k * pow(n, 1 / k) / 2 : n - 1;
+  double steps = n - 1;
+  if (net == SCALE_STEP_NET_ICI) {
+    double k = fmin(n_axes >= 1 ? n_axes : 1, fmax(1, floor(log2(n)))); /* >= 2 chips an axis */
+    steps = k * pow(n, 1 / k) / 2;
+  }
   return op == SCALE_COLL_ALL_REDUCE ? 2 * steps : steps;
 }
 
@@ -271,11 +274,13 @@ static double matmul_s(const ctx *c, double c_peak, double m, double n, double k
   return fmax(t_math, t_mem) + c->p->v[SCALE_STEP_KERNEL_S];
 }
 
-/** Forward + backward of a weight matmul (tokens x in by in x out): forward, dgrad, wgrad. */
-static double linear_fwd_bwd_s(const ctx *c, double tokens, double in, double out, double *fwd) {
+/** Forward + backward of a weight matmul (tokens x in by in x out): forward, dgrad, wgrad;
+ * the forward's time into *fwd and the weight gradient's into *wgrad. */
+static double linear_fwd_bwd_s(const ctx *c, double tokens, double in, double out, double *fwd,
+                               double *wgrad) {
   *fwd = matmul_s(c, c->c_linear, tokens, out, in, 1);
-  return *fwd + matmul_s(c, c->c_linear, tokens, in, out, 1) +
-         matmul_s(c, c->c_linear, in, out, tokens, 1);
+  *wgrad = matmul_s(c, c->c_linear, in, out, tokens, 1);
+  return *fwd + matmul_s(c, c->c_linear, tokens, in, out, 1) + *wgrad;
 }
 
 /** Time of a memory-bound op moving 'bytes' through HBM, in 'kernels' kernels. */
@@ -289,6 +294,7 @@ static double memory_s(const ctx *c, double bytes, double kernels) {
 typedef struct {
   double fwd[SCALE_STEP_OP_COUNT];
   double all[SCALE_STEP_OP_COUNT];
+  double wgrad[2]; /**< weight-gradient GEMMs of the column-parallel QKV and MLP up */
 } layer_ops;
 
 static void attention_ops(const ctx *c, layer_ops *o) {
@@ -313,15 +319,15 @@ static void attention_ops(const ctx *c, layer_ops *o) {
 }
 
 static void linear_ops(const ctx *c, layer_ops *o) {
-  double t = c->t, fwd = 0;
+  double t = c->t, fwd = 0, wgrad = 0;
   double qkv_out = (c->n_h + 2 * c->k_h) * c->h;
-  o->all[SCALE_STEP_OP_QKV] = linear_fwd_bwd_s(c, t, c->d, qkv_out, &fwd);
+  o->all[SCALE_STEP_OP_QKV] = linear_fwd_bwd_s(c, t, c->d, qkv_out, &fwd, &o->wgrad[0]);
   o->fwd[SCALE_STEP_OP_QKV] = fwd;
-  o->all[SCALE_STEP_OP_OUT_PROJ] = linear_fwd_bwd_s(c, t, c->n_h * c->h, c->d, &fwd);
+  o->all[SCALE_STEP_OP_OUT_PROJ] = linear_fwd_bwd_s(c, t, c->n_h * c->h, c->d, &fwd, &wgrad);
   o->fwd[SCALE_STEP_OP_OUT_PROJ] = fwd;
-  o->all[SCALE_STEP_OP_MLP_UP] = linear_fwd_bwd_s(c, t, c->d, c->f_in, &fwd);
+  o->all[SCALE_STEP_OP_MLP_UP] = linear_fwd_bwd_s(c, t, c->d, c->f_in, &fwd, &o->wgrad[1]);
   o->fwd[SCALE_STEP_OP_MLP_UP] = fwd;
-  o->all[SCALE_STEP_OP_MLP_DOWN] = linear_fwd_bwd_s(c, t, c->f_out, c->d, &fwd);
+  o->all[SCALE_STEP_OP_MLP_DOWN] = linear_fwd_bwd_s(c, t, c->f_out, c->d, &fwd, &wgrad);
   o->fwd[SCALE_STEP_OP_MLP_DOWN] = fwd;
 }
 
@@ -443,11 +449,8 @@ static double sum_ops(const double *t, int from, int to) {
  * on by default in Megatron-LM since 2021 and in the frameworks built on it: Megatron-
  * DeepSpeed, NeMo, MindSpeed; with SP the reduce-scatter that replaces it likewise), so only
  * what outlasts that GEMM stays on the critical path. */
-static double tp_backward_exposed_s(const ctx *c, double ar) {
-  double qkv_out = (c->n_h + 2 * c->k_h) * c->h;
-  double wgrad_qkv = matmul_s(c, c->c_linear, c->d, qkv_out, c->t, 1);
-  double wgrad_up = matmul_s(c, c->c_linear, c->d, c->f_in, c->t, 1);
-  return fmax(0, ar - wgrad_qkv) + fmax(0, ar - wgrad_up);
+static double tp_backward_exposed_s(const layer_ops *o, double ar) {
+  return fmax(0, ar - o->wgrad[0]) + fmax(0, ar - o->wgrad[1]);
 }
 
 static void layer_comm_times(const ctx *c, const layer_ops *o, scale_step_result *r,
@@ -469,7 +472,7 @@ static void layer_comm_times(const ctx *c, const layer_ops *o, scale_step_result
   bool overlap = j->tp_overlap || j->chip->kind == SCALE_HW_TPU;
   lc->exposed[SCALE_STEP_COMM_TP] =
       overlap ? fmax(0, lc->time[SCALE_STEP_COMM_TP] - matmul_all)
-              : (n_ar - 2) * ar + tp_backward_exposed_s(c, ar);
+              : (n_ar - 2) * ar + tp_backward_exposed_s(o, ar);
 
   /* CP ring: cp - 1 passes of this rank's K and V forward, of K, V and their gradients
    * backward (on a mesh, at once over cp - 1 links); hidden under the attention core as far
@@ -570,7 +573,8 @@ static void head_ops(const ctx *c, double *op) {
   const scale_model *m = c->job->model;
   double v = (double)m->n_vocab / c->job->tp, fwd = 0;
   op[SCALE_STEP_OP_EMBEDDING] = memory_s(c, c->t * c->d * (c->act_bytes + 4), 2);
-  op[SCALE_STEP_OP_UNEMBEDDING] = linear_fwd_bwd_s(c, c->t, c->d, v, &fwd);
+  double wgrad = 0;
+  op[SCALE_STEP_OP_UNEMBEDDING] = linear_fwd_bwd_s(c, c->t, c->d, v, &fwd, &wgrad);
   op[SCALE_STEP_OP_LOSS] = memory_s(c, c->t * v * 4 * 4, 3);
 }
 
@@ -693,6 +697,7 @@ static void ops_of(const ctx *c, scale_step_cache *k, layer_ops *lo, double *hea
       if (memcmp(k->key[i], key, sizeof key) == 0) {
         memcpy(lo->fwd, k->fwd[i], sizeof lo->fwd);
         memcpy(lo->all, k->all[i], sizeof lo->all);
+        memcpy(lo->wgrad, k->wgrad[i], sizeof lo->wgrad);
         memcpy(head, k->head[i], sizeof k->head[i]);
         return;
       }
@@ -705,6 +710,7 @@ static void ops_of(const ctx *c, scale_step_cache *k, layer_ops *lo, double *hea
   memcpy(k->key[i], key, sizeof key);
   memcpy(k->fwd[i], lo->fwd, sizeof lo->fwd);
   memcpy(k->all[i], lo->all, sizeof lo->all);
+  memcpy(k->wgrad[i], lo->wgrad, sizeof lo->wgrad);
   memcpy(k->head[i], head, sizeof k->head[i]);
 }
 

@@ -416,6 +416,7 @@ typedef struct {
   double fwd[SCALE_STEP_CACHE_SLOTS][SCALE_STEP_OP_COUNT];
   double all[SCALE_STEP_CACHE_SLOTS][SCALE_STEP_OP_COUNT];
   double head[SCALE_STEP_CACHE_SLOTS][SCALE_STEP_OP_COUNT];
+  double wgrad[SCALE_STEP_CACHE_SLOTS][2]; /**< the layer's QKV and MLP-up weight gradients */
 } scale_step_cache;
 
 /** Empties 'cache'. */
