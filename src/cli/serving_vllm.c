@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "scale/serve.h"
@@ -313,6 +314,11 @@ int cli_serve_validate_vllm(const char *measurements_dir, const scale_serve_set 
   memset(&s, 0, sizeof s);
   char dir[4200];
   snprintf(dir, sizeof dir, "%.4000s/serving-vllm", measurements_dir);
+  struct stat st;
+  if (stat(dir, &st) != 0) { /* a --measurements folder of offline rows alone: nothing to add */
+    printf("\nvLLM benchmark runs: none (%s/serving-vllm does not exist)\n", measurements_dir);
+    return CLI_EXIT_OK;
+  }
   if (!vset_load(dir, &s)) {
     vset_free(&s);
     return CLI_EXIT_FAIL;

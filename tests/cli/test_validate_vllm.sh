@@ -53,6 +53,13 @@ got_itl=$(sed -n 's/.*"itl_p50_s": \([0-9.eE+-]*\),.*/\1/p' "$TMP/out" | head -n
 if [ -n "$pred" ] && [ -n "$got" ] && awk -v a="$got" -v b="$pred" 'BEGIN { d = a / b - 1; exit !(d < 0.005 && d > -0.005) }'; then pass; else fail "infer $got vs validate $pred tokens/s"; fi
 if [ -n "$itl" ] && [ -n "$got_itl" ] && awk -v a="$got_itl" -v b="$itl" 'BEGIN { d = 1000 * a / b - 1; exit !(d < 0.005 && d > -0.005) }'; then pass; else fail "infer ITL $got_itl s vs validate $itl ms"; fi
 
+# a --measurements folder without serving-vllm/ (offline rows alone) has no vLLM section: exit 0
+mkdir -p "$TMP/offline-only"
+cp "$SCALE_SOURCE_DIR/measurements/serving-trtllm.tsv" "$TMP/offline-only/"
+run "$SCALE" validate --serving --measurements "$TMP/offline-only"
+expect_rc 0 "validate --serving on a folder without vLLM runs"
+expect_out '^vLLM benchmark runs: none' "no vLLM section without serving-vllm/"
+
 # (--json and --group keep the offline report only; test_validate.sh runs them: each run refits
 # the offline set 13 times, minutes under sanitizers)
 
