@@ -12,8 +12,8 @@
 #include "scale/step.h"
 #include "scale/transformer.h"
 
-_Static_assert(SCALE_SERVE_N_PARAMS == SCALE_CHIP_SERVE_PARAMS,
-               "hardware.h reserves one [serve] value per serving parameter");
+_Static_assert(SCALE_SERVE_N_PARAMS <= SCALE_CHIP_SERVE_PARAMS,
+               "hardware.h reserves room for every [serve] value");
 
 /* ---- the parameters ------------------------------------------------------------------------- */
 
@@ -62,6 +62,7 @@ static void moe_of(const scale_model *model, const scale_infer_config *cfg, scal
   out->experts_active = (double)model->n_experts_active;
   out->expert_bytes = one * scale_dtype_bytes(cfg->weight_dtype);
   out->routed_active_params = one * out->experts_active;
+  out->expert_dim = (double)model->d_ff_expert / cfg->tp; /* experts split by TP */
 }
 
 double scale_serve_experts_touched(const scale_serve_cost *c, double tokens) {
@@ -72,6 +73,15 @@ double scale_serve_experts_touched(const scale_serve_cost *c, double tokens) {
 /* GEMM efficiency by shape at 'm' rows (step.h's eta). */
 static double eta_of(const scale_serve_cost *c, double m) {
   return c->p[c->matmul_param] * m / (m + c->mm_dim_half);
+}
+
+/* Routed experts' grouped GEMMs at 'm' rows an expert: the dense efficiency, the share
+ * moe_gemm_frac that routing, permutation and combine leave, and a narrow expert's penalty
+ * n / (n + expert_dim_half) on its width n a chip (few output tiles, short weight rows). */
+static double expert_eta_of(const scale_serve_cost *c, double m) {
+  double n = c->expert_dim;
+  return eta_of(c, m) * c->p[SCALE_SERVE_MOE_GEMM_FRAC] * n /
+         (n + c->p[SCALE_SERVE_EXPERT_DIM_HALF]);
 }
 
 scale_status scale_serve_cost_of(const scale_model *model, const scale_chip *chip,
@@ -95,11 +105,12 @@ scale_status scale_serve_cost_of(const scale_model *model, const scale_chip *chi
   out->flops_per_s = cfg->tp * scale_chip_flops_per_s(chip, cfg->compute_dtype);
   out->hbm_bytes_per_s = cfg->tp * chip->hbm_bytes_per_s;
   out->mm_dim_half = step_param(chip, SCALE_STEP_MM_DIM_HALF);
-  out->matmul_param = cfg->compute_dtype == SCALE_DTYPE_FP4 ? SCALE_SERVE_FP4_MATMUL_FRAC
-                                                            : SCALE_SERVE_MATMUL_FRAC;
+  out->matmul_param =
+      cfg->compute_dtype == SCALE_DTYPE_FP4 ? SCALE_SERVE_FP4_MATMUL_FRAC : SCALE_SERVE_MATMUL_FRAC;
   out->tp = cfg->tp;
   out->n_allreduce = cfg->tp > 1.0 ? 2.0 * (double)model->n_layers : 0.0;
   out->ar_bytes_per_token = (double)model->d_model * 2.0; /* bf16 activations */
+  out->kv_heads_per_chip = fmax(1.0, (double)model->n_kv_heads / cfg->tp);
   tp_link(chip, out);
   out->kv_capacity_bytes = cfg->tp * (chip->hbm_bytes - mem.weight_bytes_per_chip);
   moe_of(model, cfg, out);
@@ -119,6 +130,15 @@ scale_status scale_serve_cost_of(const scale_model *model, const scale_chip *chi
   return SCALE_OK;
 }
 
+/* (a^k + b^k)^(1/k) for a, b >= 0: a max that both terms raise near a = b (a GEMM at the ridge
+ * neither streams its weights at full bandwidth nor computes at full rate); the sum at k = 1.
+ * Scaled by the larger so that neither power overflows. */
+static double smooth_max(double a, double b, double k) {
+  double m = fmax(a, b);
+  if (!(m > 0.0)) return m;
+  return m * pow(pow(a / m, k) + pow(b / m, k), 1.0 / k);
+}
+
 /* Time of the token-count-dependent terms of a step with 'tokens' tokens (no KV, no attention). */
 static scale_serve_parts parts_of_tokens(const scale_serve_cost *c, double tokens) {
   scale_serve_parts r = {0, 0, 0, 0, 0, false};
@@ -131,10 +151,9 @@ static scale_serve_parts parts_of_tokens(const scale_serve_cost *c, double token
                   (c->flops_per_s * eta_of(c, tokens));
   if (c->routed_active_params > 0.0) /* each expert's GEMM has tokens k / E rows on average */
     t_gemm += scale_transformer_dense_flops(c->routed_active_params, tokens, SCALE_PASS_FORWARD) /
-              (c->flops_per_s * c->p[SCALE_SERVE_MOE_GEMM_FRAC] *
-               eta_of(c, tokens * c->experts_active / c->n_experts));
+              (c->flops_per_s * expert_eta_of(c, tokens * c->experts_active / c->n_experts));
   r.gemm_bound = t_gemm > t_weights;
-  r.linear_s = fmax(t_weights, t_gemm);
+  r.linear_s = smooth_max(t_weights, t_gemm, c->p[SCALE_SERVE_LINEAR_K]);
   if (c->n_allreduce > 0.0) { /* ring AllReduce: 2 (tp - 1) steps, each 1/tp of the message */
     double steps = 2.0 * (c->tp - 1.0);
     double bytes = tokens * c->ar_bytes_per_token * steps / c->tp;
@@ -144,8 +163,28 @@ static scale_serve_parts parts_of_tokens(const scale_serve_cost *c, double token
   return r;
 }
 
-static double kv_s(const scale_serve_cost *c, double kv_tokens) {
-  return kv_tokens * c->kv_bytes_per_token / (c->hbm_bytes_per_s * c->p[SCALE_SERVE_KV_BW_FRAC]);
+/* Decode attention's KV reads over 'steps' steps that decode 'seqs' sequences reading
+ * 'kv_tokens' tokens of context in all, where 'kv_per_seq' sums each step's kv_tokens / n_decode
+ * and 'seqs_per_batch' counts the steps with decodes. A step of b sequences with contexts l_i
+ * takes
+ *   kv_bytes_per_token sum_i (l_i + kv_ctx_half) / (W kv_bw_frac eff(b)),
+ *   eff(b) = b h / (b h + kv_cta_half)      (h: KV heads a chip)
+ * kv_ctx_half: a sequence's fixed cost in tokens of context (its partly filled last block, its
+ * setup and reduction); eff: a step with few (sequence, KV head) work items leaves SMs idle.
+ * 1 / eff = 1 + kv_cta_half / (b h) makes the sum over steps additive in the four sums. */
+static double kv_sums_s(const scale_serve_cost *c, double kv_tokens, double seqs, double kv_per_seq,
+                        double steps) {
+  double ctx_half = c->p[SCALE_SERVE_KV_CTX_HALF];
+  double tokens =
+      kv_tokens + ctx_half * seqs +
+      c->p[SCALE_SERVE_KV_CTA_HALF] / c->kv_heads_per_chip * (kv_per_seq + ctx_half * steps);
+  return tokens * c->kv_bytes_per_token / (c->hbm_bytes_per_s * c->p[SCALE_SERVE_KV_BW_FRAC]);
+}
+
+/* The KV reads of one step of 'n_decode' sequences reading 'kv_tokens' tokens in all. */
+static double kv_s(const scale_serve_cost *c, double n_decode, double kv_tokens) {
+  if (!(n_decode > 0.0)) return 0.0;
+  return kv_sums_s(c, kv_tokens, n_decode, kv_tokens / n_decode, 1.0);
 }
 
 static double attn_s(const scale_serve_cost *c, double ctx_tokens) {
@@ -156,7 +195,7 @@ scale_serve_parts scale_serve_cost_parts(const scale_serve_cost *c, const scale_
   scale_serve_parts r = {NAN, NAN, NAN, NAN, NAN, false};
   if (!c || !s || !(s->n_decode + s->n_prefill_tokens > 0.0)) return r;
   r = parts_of_tokens(c, s->n_decode + s->n_prefill_tokens);
-  r.kv_s = kv_s(c, s->decode_kv_tokens);
+  r.kv_s = kv_s(c, s->n_decode, s->decode_kv_tokens);
   r.attn_s = attn_s(c, s->prefill_ctx_tokens);
   return r;
 }
@@ -348,9 +387,10 @@ scale_status scale_serve_rows_load_dir(const char *dir, scale_serve_row *rows, i
 
 /* Consecutive steps with the same token counts, merged: their KV and attention work summed. */
 typedef struct {
-  double n_decode, n_prefill_tokens; /* per step */
-  double count;                      /* steps */
-  double kv_tokens, ctx_tokens;      /* summed over the steps */
+  double n_decode, n_prefill_tokens;  /* per step */
+  double count;                       /* steps */
+  double kv_tokens, ctx_tokens;       /* summed over the steps */
+  double seqs, kv_per_seq, dec_steps; /* kv_sums_s()'s sums over the steps */
 } run_rec;
 
 typedef struct {
@@ -363,10 +403,15 @@ typedef struct {
 static double record_step(const scale_serve_step *s, void *ctx) {
   trace *t = ctx;
   run_rec *last = t->n ? &t->recs[t->n - 1] : NULL;
+  bool dec = s->n_decode > 0.0;
+  double per_seq = dec ? s->decode_kv_tokens / s->n_decode : 0.0;
   if (last && last->n_decode == s->n_decode && last->n_prefill_tokens == s->n_prefill_tokens) {
     last->count += 1.0;
     last->kv_tokens += s->decode_kv_tokens;
     last->ctx_tokens += s->prefill_ctx_tokens;
+    last->seqs += s->n_decode;
+    last->kv_per_seq += per_seq;
+    last->dec_steps += dec;
     return 1.0;
   }
   if (t->n == t->cap) {
@@ -380,7 +425,8 @@ static double record_step(const scale_serve_step *s, void *ctx) {
     t->cap = cap;
   }
   t->recs[t->n++] =
-      (run_rec){s->n_decode, s->n_prefill_tokens, 1.0, s->decode_kv_tokens, s->prefill_ctx_tokens};
+      (run_rec){s->n_decode,           s->n_prefill_tokens, 1.0,     s->decode_kv_tokens,
+                s->prefill_ctx_tokens, s->n_decode,         per_seq, dec};
   return 1.0;
 }
 
@@ -403,6 +449,9 @@ static void compact(trace *t) {
       last->count += r->count;
       last->kv_tokens += r->kv_tokens;
       last->ctx_tokens += r->ctx_tokens;
+      last->seqs += r->seqs;
+      last->kv_per_seq += r->kv_per_seq;
+      last->dec_steps += r->dec_steps;
     } else {
       t->recs[++w] = *r;
     }
@@ -548,7 +597,7 @@ double scale_serve_set_predict(const scale_serve_set *set, int i,
     sum.linear_s += r->count * q.linear_s;
     sum.tp_s += r->count * q.tp_s;
     if (q.gemm_bound) gemm_s += r->count * q.linear_s;
-    sum.kv_s += kv_s(&c, r->kv_tokens);
+    sum.kv_s += kv_sums_s(&c, r->kv_tokens, r->seqs, r->kv_per_seq, r->dec_steps);
     sum.attn_s += attn_s(&c, r->ctx_tokens);
   }
   sum.gemm_bound = gemm_s > 0.5 * sum.linear_s;

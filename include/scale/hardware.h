@@ -32,9 +32,9 @@
 
 /** Values of the step model a hardware file carries in [step] (= SCALE_STEP_N_PARAMS). */
 #define SCALE_CHIP_STEP_PARAMS 18
-/** Values of the serving step cost a hardware file carries in [serve] (= SCALE_SERVE_N_PARAMS,
- * servecal.h). */
-#define SCALE_CHIP_SERVE_PARAMS 8
+/** Room for the values of the serving step cost a hardware file carries in [serve]: at least
+ * SCALE_SERVE_N_PARAMS (servecal.h), which uses the first SCALE_SERVE_N_PARAMS of them. */
+#define SCALE_CHIP_SERVE_PARAMS 16
 #define SCALE_NET_LEVELS_MAX 4
 
 /** What a hardware file describes. */

@@ -6,9 +6,11 @@
  * prefills n_prefill_tokens prompt tokens (serve.h's scale_serve_step). Its time is
  *
  *   overhead_s                                            scheduling, sampling, launch
- *   + max(weights(tokens) / (W weight_bw_frac),           the linear layers: stream the weights
- *         2 N tokens / (C eta(tokens)))                   or run the GEMMs, whichever is longer
- *   + decode_kv_tokens kv_bytes / (W kv_bw_frac)          paged attention reads the KV caches
+ *   + (t_w^K + t_g^K)^(1/K), K = linear_k,                the linear layers: a smooth max of
+ *       t_w = weights(tokens) / (W weight_bw_frac),       streaming the weights and
+ *       t_g = 2 N tokens / (C eta(tokens))                running the GEMMs
+ *   + kv_bytes sum_i (l_i + kv_ctx_half)                  paged attention reads the KV caches
+ *       x (1 + kv_cta_half / (n_decode h)) / (W kv_bw_frac)
  *   + 4 L H d_head prefill_ctx_tokens / (C attn_frac)     causal attention of the prompt chunks
  *   + 2 L AllReduce(tokens d_model 2 bytes) over tp       Megatron TP: two per layer, with latency
  *
@@ -16,10 +18,25 @@
  * n_decode + n_prefill_tokens, and eta(M) = matmul_frac M / (M + mm_dim_half) is the GEMM
  * efficiency by shape of the training step model (step.h: mm_dim_half and the interconnect's
  * latency and bandwidth fraction come from the chip's calibrated [step], or their priors).
+ * The linear layers. A max(t_w, t_g) says a GEMM at the ridge reaches both roofs at once; real
+ * ones reach neither there (the weight tiles stream while too few of them are in flight to keep
+ * the tensor cores fed), and the smooth max charges 2^(1/K) at t_w = t_g while keeping either
+ * roof far from the ridge. K = 1 would be no overlap at all (a sum), K -> infinity the max.
+ * Decode attention. l_i is decoding sequence i's context and h = n_kv_heads / tp (at least 1)
+ * the KV heads a chip holds: a step's kernel has n_decode h (sequence, head) work items.
+ * kv_ctx_half is a sequence's fixed cost in tokens of context (its partly filled last KV block,
+ * its setup and the reduction of its partial softmaxes): a short context reads at l / (l +
+ * kv_ctx_half) of the roof. kv_cta_half is the work-item count at which the kernel reaches half
+ * of its bandwidth: a step of few sequences leaves SMs idle (split-K only partly helps).
+ * Weight and KV dtypes: weights and KV caches are read in their stored formats (bf16, fp8,
+ * int8, int4, fp4); the GEMMs run at the compute dtype's peak C (weight-only int8 / int4
+ * dequantize into bf16 or fp8 activations, so only the read shrinks).
  * A MoE model (E routed experts, k per token) reads its shared weights and only the experts a
  * step's tokens touch (scale_serve_experts_touched()), and its routed experts' GEMMs run at the
- * efficiency of their own row count, tokens k / E per expert, times moe_gemm_frac (grouped GEMMs
- * of small experts, with the routing, token permutation and combine around them).
+ * efficiency of their own row count, tokens k / E per expert, times moe_gemm_frac (the routing,
+ * token permutation and combine around them) times n / (n + expert_dim_half) of their width
+ * n = d_ff_expert / tp on a chip: a narrow expert (Qwen3-30B-A3B's 768) fills few output tiles
+ * per weight it streams, a wide one (Mixtral's 14336) runs nearly as a dense GEMM.
  * Storage formats include NVFP4 (units.h: 4.5 bits a weight with its block scales).
  * The parameters below (SCALE_SERVE_PARAM_LIST) are fitted to the serving rows; their ranges
  * are physical.
@@ -58,10 +75,18 @@
     "fixed cost of one engine step: scheduling, sampling, launches (0.5-10 ms)")                   \
   X(TP_BW_FRAC, "tp_bw_frac", "1", 0.1, 0.95, 0.5, false,                                          \
     "fraction of per-chip link bandwidth a TP AllReduce of one step's activations reaches")        \
-  X(FP4_MATMUL_FRAC, "fp4_matmul_frac", "1", 0.1, 0.95, 0.4, false,                               \
+  X(FP4_MATMUL_FRAC, "fp4_matmul_frac", "1", 0.1, 0.95, 0.4, false,                                \
     "fraction of fp4 peak the GEMMs reach (activations quantized, block scales: 0.3-0.7)")         \
-  X(MOE_GEMM_FRAC, "moe_gemm_frac", "1", 0.05, 1.0, 0.5, false,                                   \
-    "share of the GEMM efficiency routed experts keep: grouped GEMMs, token permute (0.1-0.9)")
+  X(MOE_GEMM_FRAC, "moe_gemm_frac", "1", 0.05, 1.0, 0.5, false,                                    \
+    "share of the GEMM efficiency routed experts keep: grouped GEMMs, token permute (0.1-0.9)")    \
+  X(LINEAR_K, "linear_k", "1", 1.0, 16.0, 4.0, true,                                               \
+    "smooth-max exponent of weight streaming and GEMM time: 2^(1/k) at the ridge (2-8)")           \
+  X(KV_CTX_HALF, "kv_ctx_half", "tokens", 8.0, 64.0, 16.0, true,                                   \
+    "a decoding sequence's fixed KV cost in tokens: half a 16-32 token block + setup (8-64)")      \
+  X(KV_CTA_HALF, "kv_cta_half", "1", 1.0, 1024.0, 32.0, true,                                      \
+    "(sequence, KV head) work items at which decode attention reaches half speed (16-132 SMs)")    \
+  X(EXPERT_DIM_HALF, "expert_dim_half", "1", 16.0, 16384.0, 1024.0, true,                          \
+    "expert width a chip (d_ff_expert / tp) at which grouped GEMMs run at half speed (256-4096)")
 
 #define SCALE_SERVE_PARAM_ENUM(e, ...) SCALE_SERVE_##e,
 typedef enum {
@@ -72,7 +97,7 @@ typedef enum {
 /** What a parameter is. */
 typedef struct {
   const char *key;     /**< the hardware file's [serve] key */
-  const char *unit;    /**< "1" or "s" */
+  const char *unit;    /**< "1", "s" or "tokens" */
   double lo, hi;       /**< plausible range */
   double prior;        /**< value before any fit */
   bool log_scale;      /**< fitted on a log scale */
@@ -110,6 +135,9 @@ typedef struct {
   double experts_active;          /**< k routed experts per token */
   double expert_bytes;            /**< one routed expert over every MoE layer [bytes] */
   double routed_active_params;    /**< k routed experts over every MoE layer [count] */
+  double expert_dim;              /**< one expert's width on a chip: d_ff_expert / tp [count] */
+  double kv_heads_per_chip;       /**< KV heads a chip's decode attention runs: n_kv_heads / tp,
+                                       at least 1 (replicated below one a chip) [count] */
 } scale_serve_cost;
 
 /** Routed experts a step of 'tokens' tokens reads, per MoE layer: each token picks k of E, so

@@ -2,7 +2,9 @@
  * derivation, the trace-based prediction against a direct simulation, the shipped serving rows,
  * the fit (reproduces the shipped [serve], stays in range) and issue 15's accuracy target
  * (leave-one-group-out MAPE <= 15% over the TensorRT-LLM rows E1-E4 and the fp4 Blackwell rows
- * F1-F4), fp4 storage, MoE expert reads, and bad files.
+ * F1-F4, and the figure the fit reaches), the smooth max of the linear layers, decode attention
+ * by context and batch and routed experts by width in their limits, every weight and KV dtype,
+ * fp4 storage, MoE expert reads, and bad files.
  */
 #include <math.h>
 #include <stdio.h>
@@ -16,18 +18,8 @@
 
 /* ---- the cost of one step, by hand -------------------------------------------------------- */
 
-START_TEST(test_cost_parts) {
-  /* A made-up copy with round numbers; every term derived by hand:
-   *   tokens = 100 decodes + 400 prompt tokens = 500
-   *   weights 1e9 B / (1e12 B/s x 0.5)                        = 2.0 ms
-   *   GEMMs 2 x 1e9 x 500 / (1e15 x 0.5 x 500 / (500 + 100))  = 1e12 / 4.1667e14 = 2.4 ms
-   *   linear = max(2.0, 2.4) = 2.4 ms, GEMM-bound
-   *   KV 1e5 tokens x 1e5 B / (1e12 x 0.5)                    = 20 ms
-   *   attention 1e5 pairs x 1e6 FLOP / (1e15 x 0.25)          = 0.4 ms
-   *   TP: 10 AllReduces, ring of 2: 2 steps x 10 us + 500 x 1e4 B x 2/2 / (1e11 x 0.5)
-   *       = 20 us + 100 us = 120 us each                      = 1.2 ms
-   *   overhead                                                = 1.0 ms
-   *   total                                                   = 25.0 ms */
+/* A made-up copy with round numbers (the hand derivations below use them). */
+static scale_serve_cost round_cost(void) {
   scale_serve_cost c;
   memset(&c, 0, sizeof c);
   c.p[SCALE_SERVE_WEIGHT_BW_FRAC] = 0.5;
@@ -36,13 +28,37 @@ START_TEST(test_cost_parts) {
   c.p[SCALE_SERVE_ATTN_FRAC] = 0.25;
   c.p[SCALE_SERVE_OVERHEAD_S] = 1e-3;
   c.p[SCALE_SERVE_TP_BW_FRAC] = 0.5;
+  c.p[SCALE_SERVE_LINEAR_K] = 2.0;
+  c.p[SCALE_SERVE_KV_CTX_HALF] = 50.0;
+  c.p[SCALE_SERVE_KV_CTA_HALF] = 20.0;
+  c.p[SCALE_SERVE_MOE_GEMM_FRAC] = 1.0;
+  c.p[SCALE_SERVE_EXPERT_DIM_HALF] = 100.0;
   c.n_params = 1e9;
   c.weight_bytes = 1e9;
   c.kv_bytes_per_token = 1e5;
+  c.kv_heads_per_chip = 4;
   c.attn_flops_per_pair = 1e6;
   c.flops_per_s = 1e15;
   c.hbm_bytes_per_s = 1e12;
   c.mm_dim_half = 100;
+  return c;
+}
+
+START_TEST(test_cost_parts) {
+  /* The round copy, every term derived by hand:
+   *   tokens = 100 decodes + 400 prompt tokens = 500
+   *   weights 1e9 B / (1e12 B/s x 0.5)                        = 2.0 ms
+   *   GEMMs 2 x 1e9 x 500 / (1e15 x 0.5 x 500 / (500 + 100))  = 1e12 / 4.1667e14 = 2.4 ms
+   *   linear = (2.0^2 + 2.4^2)^(1/2) = sqrt(9.76)             = 3.12410 ms, GEMM-bound
+   *   KV: 100 sequences of 1e3 tokens on 4 KV heads a chip:
+   *       (1e5 + 50 x 100) x (1 + 20 / (100 x 4)) = 105,000 x 1.05 = 110,250 tokens
+   *       x 1e5 B / (1e12 x 0.5)                              = 22.05 ms
+   *   attention 1e5 pairs x 1e6 FLOP / (1e15 x 0.25)          = 0.4 ms
+   *   TP: 10 AllReduces, ring of 2: 2 steps x 10 us + 500 x 1e4 B x 2/2 / (1e11 x 0.5)
+   *       = 20 us + 100 us = 120 us each                      = 1.2 ms
+   *   overhead                                                = 1.0 ms
+   *   total                                   = 27.77410 ms */
+  scale_serve_cost c = round_cost();
   c.tp = 2;
   c.n_allreduce = 10;
   c.ar_bytes_per_token = 1e4;
@@ -50,22 +66,142 @@ START_TEST(test_cost_parts) {
   c.ar_latency_s = 1e-5;
   scale_serve_step s = {100, 1e5, 400, 2, 1e5};
   scale_serve_parts p = scale_serve_cost_parts(&c, &s);
-  scale_check_rel(p.linear_s, 2.4e-3, 1e-12, "s", "GEMMs 1e12 FLOP at 0.41667 x 1e15");
+  scale_check_rel(p.linear_s, sqrt(9.76) * 1e-3, 1e-12, "s", "smooth max of 2.0 and 2.4 ms");
   ck_assert(p.gemm_bound);
-  scale_check_rel(p.kv_s, 0.02, 1e-12, "s", "1e10 KV bytes at 5e11 B/s");
+  scale_check_rel(p.kv_s, 0.02205, 1e-12, "s", "110,250 KV tokens x 1e5 B at 5e11 B/s");
   scale_check_rel(p.attn_s, 4e-4, 1e-12, "s", "1e11 FLOP at 2.5e14");
   scale_check_rel(p.tp_s, 1.2e-3, 1e-12, "s", "10 x (20 us + 100 us)");
   scale_check_rel(p.overhead_s, 1e-3, 1e-12, "s", "the overhead");
-  scale_check_rel(scale_serve_cost_s(&s, &c), 0.025, 1e-12, "s", "the sum above");
+  scale_check_rel(scale_serve_cost_s(&s, &c), 0.02777410, 1e-6, "s", "the sum above");
   /* a decode-only step of 10 tokens is weight-bound: 2 ms of weights beat 2e10 / (1e15 x 0.5 x
-   * 10 / 110) = 0.44 ms of GEMMs */
+   * 10 / 110) = 0.44 ms of GEMMs; (2^2 + 0.44^2)^(1/2) = 2.04783 ms */
   scale_serve_step d = {10, 0, 0, 0, 0};
   p = scale_serve_cost_parts(&c, &d);
   ck_assert(!p.gemm_bound);
-  scale_check_rel(p.linear_s, 2e-3, 1e-12, "s", "1e9 B at 5e11 B/s");
+  scale_check_rel(p.linear_s, sqrt(4.0 + 0.44 * 0.44) * 1e-3, 1e-12, "s", "2 ms and 0.44 ms");
   scale_serve_step empty = {0, 0, 0, 0, 0};
   scale_check_nan(scale_serve_cost_s(&empty, &c));
   scale_check_nan(scale_serve_cost_s(&s, NULL));
+}
+END_TEST
+
+START_TEST(test_linear_limits) {
+  /* The linear layers' smooth max (t_w^k + t_g^k)^(1/k), round copy (t_w = 2 ms of weights):
+   * far below the ridge (1 token: 2e9 / (5e14 / 101) = 0.404 ms of GEMMs) it is the weight read
+   * to (1 + 0.202^16)^(1/16) - 1 = 5e-13 at k = 16; far above (1e5 tokens: 2e14 / (5e14 x 1e5 /
+   * 100100) = 400.4 ms) the GEMMs to (1 + (2/400.4)^2)^(1/2) - 1 = 1.2e-5 at k = 2; at the ridge
+   * (t_w = t_g) it is 2^(1/k) times either: sqrt(2) = 1.414 at k = 2, a sum at k = 1. */
+  scale_serve_cost c = round_cost();
+  c.p[SCALE_SERVE_LINEAR_K] = 16.0;
+  scale_serve_step one = {1, 0, 0, 0, 0};
+  scale_check_rel(scale_serve_cost_parts(&c, &one).linear_s, 2e-3, 1e-12, "s", "weights");
+  c.p[SCALE_SERVE_LINEAR_K] = 2.0;
+  scale_serve_step big = {0, 0, 1e5, 1, 0};
+  scale_check_rel(scale_serve_cost_parts(&c, &big).linear_s, 2e14 * 100100 / 5e19, 2e-5, "s",
+                  "GEMMs");
+  /* the ridge: 2e9 m / (5e14 m / (m + 100)) = 2 ms at m + 100 = 500, m = 400 tokens */
+  scale_serve_step ridge = {0, 0, 400, 1, 0};
+  scale_check_rel(scale_serve_cost_parts(&c, &ridge).linear_s, sqrt(2.0) * 2e-3, 1e-12, "s",
+                  "sqrt(2) x 2 ms");
+  c.p[SCALE_SERVE_LINEAR_K] = 1.0;
+  scale_check_rel(scale_serve_cost_parts(&c, &ridge).linear_s, 4e-3, 1e-12, "s", "2 + 2 ms");
+}
+END_TEST
+
+START_TEST(test_kv_limits) {
+  /* Decode attention, round copy (1e5 B a token at 5e11 B/s: 0.2 us a token; kv_ctx_half 50,
+   * kv_cta_half 20, 4 KV heads a chip):
+   *   long contexts, many sequences (1e4 x 1e6 tokens): the roof, 1e10 x 0.2 us = 2000 s, to
+   *     (1 + 50 / 1e6)(1 + 20 / 4e4) - 1 = 5.5e-4;
+   *   a context of kv_ctx_half costs twice its tokens: 1e4 x 50 tokens -> 2 x 5e5 x 1.0005 tokens;
+   *   one sequence runs 4 work items: 1 + 20 / 4 = 6 times slower than the roof. */
+  scale_serve_cost c = round_cost();
+  scale_serve_step lots = {1e4, 1e10, 0, 0, 0};
+  scale_check_rel(scale_serve_cost_parts(&c, &lots).kv_s, 2000.0, 6e-4, "s", "the roof");
+  scale_check_rel(scale_serve_cost_parts(&c, &lots).kv_s, 2000.0 * 1.00005 * 1.0005, 1e-12, "s",
+                  "the roof and both penalties");
+  scale_serve_step short_ctx = {1e4, 5e5, 0, 0, 0};
+  scale_check_rel(scale_serve_cost_parts(&c, &short_ctx).kv_s, 2.0 * 5e5 * 1.0005 * 2e-7, 1e-12,
+                  "s", "twice the tokens");
+  scale_serve_step alone = {1, 1e6, 0, 0, 0};
+  scale_check_rel(scale_serve_cost_parts(&c, &alone).kv_s, 6.0 * (1e6 + 50) * 2e-7, 1e-12, "s",
+                  "6 x the roof");
+  /* a step with no decodes reads no KV */
+  scale_serve_step prefill = {0, 0, 100, 1, 5050};
+  ck_assert(scale_serve_cost_parts(&c, &prefill).kv_s == 0.0);
+}
+END_TEST
+
+START_TEST(test_expert_shape) {
+  /* Routed experts' GEMMs keep moe_gemm_frac x n / (n + expert_dim_half) of the dense
+   * efficiency at their rows: at n = expert_dim_half half of it, so a step far above the ridge
+   * (1e5 tokens, all GEMM) of an all-routed copy costs twice what an infinitely wide expert's
+   * would. Round copy made MoE: E = 4, k = 1, 1e9 parameters all routed (one expert 1e9 bytes),
+   * 2.5e4 rows an expert: 2e14 / (5e14 x 25000 / 25100) = 401.6 ms wide, 803.2 ms at n = 100. */
+  scale_serve_cost c = round_cost();
+  c.n_experts = 4;
+  c.experts_active = 1;
+  c.expert_bytes = 1e9;
+  c.weight_bytes = 4e9;
+  c.routed_active_params = 1e9;
+  c.p[SCALE_SERVE_LINEAR_K] = 16.0;
+  scale_serve_step big = {0, 0, 1e5, 1, 0};
+  c.expert_dim = 1e12;
+  double wide = scale_serve_cost_parts(&c, &big).linear_s;
+  scale_check_rel(wide, 2e14 * 25100 / (5e14 * 25000), 1e-6, "s", "wide experts");
+  c.expert_dim = 100;
+  scale_check_rel(scale_serve_cost_parts(&c, &big).linear_s, 2.0 * wide, 1e-6, "s",
+                  "twice at n = expert_dim_half");
+}
+END_TEST
+
+START_TEST(test_dtypes) {
+  /* Every storage and compute format prices: LLaMA 3 8B on one H100 (its [serve], or priors).
+   * Weights bf16, fp8, int8, int4 are N x 2, 1, 1, 0.5 bytes; the KV of a token is
+   * 32 x 8 x 128 x 2 (K, V) x 2, 1, 1, 0.5 bytes; the GEMMs run at the compute dtype's peak
+   * (weight-only int4 / int8 dequantize into the activations' bf16 or fp8). A batch-1 decode
+   * streams the weights, so it gets faster as they shrink; a 4096-token prefill step runs the
+   * GEMMs, whose time depends on the compute dtype, not on the stored one. */
+  const scale_dtype st[] = {SCALE_DTYPE_BF16, SCALE_DTYPE_FP8, SCALE_DTYPE_INT8, SCALE_DTYPE_INT4};
+  const double bytes[] = {2.0, 1.0, 1.0, 0.5};
+  const scale_dtype compute[] = {SCALE_DTYPE_BF16, SCALE_DTYPE_FP8};
+  scale_model m;
+  scale_chip chip;
+  scale_diag diag;
+  ck_assert(scale_model_load("llama-3-8b", &m, &diag) == SCALE_OK);
+  ck_assert(scale_chip_load("nvidia-h100-sxm", &chip, &diag) == SCALE_OK);
+  double p[SCALE_SERVE_N_PARAMS];
+  scale_serve_params_of(&chip, p);
+  double n = scale_transformer_n_params(&m);
+  for (int cd = 0; cd < 2; cd++) {
+    double prefill_s = NAN, last_decode_s = INFINITY;
+    for (int w = 0; w < 4; w++)
+      for (int k = 0; k < 4; k++) {
+        scale_infer_config ic = scale_infer_config_default(1, 1, 2048);
+        ic.weight_dtype = st[w];
+        ic.kv_dtype = st[k];
+        ic.compute_dtype = compute[cd];
+        scale_serve_cost c;
+        ck_assert_msg(scale_serve_cost_of(&m, &chip, &ic, p, &c, &diag) == SCALE_OK, "%s",
+                      diag.message);
+        scale_check_rel(c.weight_bytes, n * bytes[w], 1e-12, "bytes", "N x bytes a weight");
+        scale_check_rel(c.kv_bytes_per_token, 65536 * bytes[k], 1e-12, "bytes", "KV a token");
+        scale_check_rel(c.flops_per_s, scale_chip_flops_per_s(&chip, compute[cd]), 1e-12, "FLOP/s",
+                        "the compute dtype's peak");
+        scale_serve_step dec = {1, 2048, 0, 0, 0}, pre = {0, 0, 4096, 1, 4096 * 4097 / 2.0};
+        double d_s = scale_serve_cost_s(&dec, &c), p_s = scale_serve_cost_s(&pre, &c);
+        ck_assert(isfinite(d_s) && d_s > 0.0 && isfinite(p_s) && p_s > 0.0);
+        scale_serve_parts pp = scale_serve_cost_parts(&c, &pre);
+        ck_assert(pp.gemm_bound);
+        if (k == 0) {
+          ck_assert_msg(d_s <= last_decode_s, "decode slower with smaller weights");
+          last_decode_s = d_s;
+          if (w == 0) prefill_s = pp.linear_s;
+          /* the weight read still counts in the smooth max: within 2% of the bf16 GEMM step */
+          scale_check_rel(pp.linear_s, prefill_s, 0.02, "s", "GEMMs at the compute dtype");
+        }
+      }
+  }
 }
 END_TEST
 
@@ -161,18 +297,23 @@ END_TEST
 START_TEST(test_moe_cost_parts) {
   /* A made-up MoE copy, every term by hand: E = 4 experts, k = 2; weights 1e9 bytes of which
    * 6e8 shared and 4 experts of 1e8 (one byte a parameter); active parameters 6e8 + 2 x 1e8;
-   * W 1e12 B/s x 0.5, C 1e15 x matmul_frac 0.5, mm_dim_half 100, moe_gemm_frac 0.25.
+   * W 1e12 B/s x 0.5, C 1e15 x matmul_frac 0.5, mm_dim_half 100, moe_gemm_frac 0.25, experts
+   * 300 wide with expert_dim_half 100 (their shape keeps 300 / 400 = 0.75), linear_k 2.
    * One decode token: it touches 4 (1 - (1 - 2/4)^1) = 2 experts, so 6e8 + 2e8 = 8e8 bytes are
    *   read: 8e8 / 5e11 = 1.6 ms. GEMMs: shared 1.2e9 FLOP / (1e15 x 0.5 / 101) = 0.2424 ms;
-   *   routed: 0.5 rows an expert, 4e8 / (1e15 x 0.25 x 0.5 x 0.5 / 100.5) = 0.6432 ms; weight-bound.
+   *   routed: 0.5 rows an expert, 4e8 / (1e15 x 0.5 x 0.5 / 100.5 x 0.25 x 0.75) = 0.8576 ms;
+   *   1.1 ms in all, weight-bound; (1.6^2 + 1.1^2)^(1/2) = 1.9417 ms.
    * 1000 tokens: all 4 experts, 1e9 / 5e11 = 2 ms of weights; GEMMs: shared 1.2e12 / (5e14 x
-   *   1000 / 1100) = 2.64 ms, routed 500 rows an expert, 4e11 / (2.5e14 x 0.5 x 500 / 600)
-   *   = 3.84 ms; 6.48 ms, GEMM-bound. */
+   *   1000 / 1100) = 2.64 ms, routed 500 rows an expert, 4e11 / (1e15 x 0.5 x 500 / 600 x 0.25
+   *   x 0.75) = 5.12 ms; 7.76 ms, GEMM-bound; (2^2 + 7.76^2)^(1/2) = 8.0136 ms. */
   scale_serve_cost c;
   memset(&c, 0, sizeof c);
   c.p[SCALE_SERVE_WEIGHT_BW_FRAC] = 0.5;
   c.p[SCALE_SERVE_MATMUL_FRAC] = 0.5;
   c.p[SCALE_SERVE_MOE_GEMM_FRAC] = 0.25;
+  c.p[SCALE_SERVE_EXPERT_DIM_HALF] = 100;
+  c.p[SCALE_SERVE_LINEAR_K] = 2;
+  c.expert_dim = 300;
   c.matmul_param = SCALE_SERVE_MATMUL_FRAC;
   c.n_params = 8e8;
   c.weight_bytes = 1e9;
@@ -187,11 +328,15 @@ START_TEST(test_moe_cost_parts) {
   scale_serve_step one = {1, 0, 0, 0, 0};
   scale_serve_parts q = scale_serve_cost_parts(&c, &one);
   ck_assert(!q.gemm_bound);
-  scale_check_rel(q.linear_s, 1.6e-3, 1e-12, "s", "8e8 bytes at 5e11 B/s");
+  double gemm_1 = 1.2e9 * 101 / 5e14 + 4e8 * 100.5 / (1e15 * 0.5 * 0.5 * 0.25 * 0.75);
+  scale_check_rel(gemm_1, 1.1e-3, 1e-3, "s", "0.2424 + 0.8576 ms");
+  scale_check_rel(q.linear_s, sqrt(1.6e-3 * 1.6e-3 + gemm_1 * gemm_1), 1e-12, "s",
+                  "8e8 bytes at 5e11 B/s and 1.1 ms of GEMMs");
   scale_serve_step many = {1000, 0, 0, 0, 0};
   q = scale_serve_cost_parts(&c, &many);
   ck_assert(q.gemm_bound);
-  scale_check_rel(q.linear_s, 2.64e-3 + 3.84e-3, 1e-12, "s", "shared + routed GEMMs");
+  scale_check_rel(q.linear_s, sqrt(4e-6 + 7.76e-3 * 7.76e-3), 1e-12, "s",
+                  "2 ms of weights and 2.64 + 5.12 ms of GEMMs");
 }
 END_TEST
 
@@ -218,11 +363,16 @@ static int find_row(const scale_serve_set *set, const char *id) {
  * it share one load per test case. */
 static void check_rows_shipped(const scale_serve_set *set) {
   /* measurements/serving-trtllm.tsv: six FP8 Hopper columns of the TensorRT-LLM tables, ten
-   * ISL/OSL each; serving-trtllm-fp4.tsv six FP4 Blackwell columns of the same page. The
-   * digest's E1 128/128 row is 28,312 tokens/s, E4 2048/128 is 453; the page's Qwen3-30B-A3B
-   * B200 128/128 is 39,827 */
-  ck_assert_int_eq(scale_serve_set_rows(set), 120);
-  ck_assert_int_eq(scale_serve_set_groups(set), 12);
+   * ISL/OSL each; serving-trtllm-fp4.tsv six FP4 Blackwell columns of the same page;
+   * serving-trtllm-v017.tsv six FP8 Hopper columns (LLaMA 3.1 70B TP4, Mixtral 8x7B TP2 and TP4)
+   * of the v0.17 page, nine ISL/OSL each. The digest's E1 128/128 row is 28,312 tokens/s, E4
+   * 2048/128 is 453; the page's Qwen3-30B-A3B B200 128/128 is 39,827; the v0.17 table's
+   * Mixtral 8x7B TP2 H200 128/128 is 27,825.34 */
+  ck_assert_int_eq(scale_serve_set_rows(set), 174);
+  ck_assert_int_eq(scale_serve_set_groups(set), 18);
+  const scale_serve_row *t = scale_serve_set_row(set, find_row(set, "T3a"));
+  scale_check_rel(t->measured, 27825.34, 0, "tokens/s", "v0.17 Mixtral TP2 H200");
+  ck_assert(t->tp == 2 && strcmp(t->model, "mixtral-8x7b") == 0);
   const scale_serve_row *f = scale_serve_set_row(set, find_row(set, "F5a"));
   scale_check_rel(f->measured, 39827, 0, "tokens/s", "perf-overview.md Qwen3-30B-A3B B200");
   ck_assert(f->weight_dtype == SCALE_DTYPE_FP4 && f->compute_dtype == SCALE_DTYPE_FP4);
@@ -352,7 +502,11 @@ static void check_fit_reproduces_shipped(const scale_serve_set *set) {
 
 static void check_loo_target(const scale_serve_set *set) {
   /* Issue 15: leave-one-group-out MAPE <= 15% over the TensorRT-LLM rows E1-E4 (each group
-   * predicted by a fit that never saw it), and over every shipped row. */
+   * predicted by a fit that never saw it), and over every shipped row, where the fit reaches
+   * 10.6% (the [serve] of hardware/nvidia-*.ini; the bound leaves room for refits of the step
+   * model's mm_dim_half, which the serving cost shares); each Mixtral 8x7B group, whose wide
+   * experts the expert-width efficiency prices, within 17%: three within 15%, TP4 on H200 at
+   * 16.1% on the device-total HBM capacities (14.1% on the decimal ones). */
   int n = scale_serve_set_rows(set);
   double *loo = malloc((size_t)n * sizeof *loo);
   ck_assert(loo != NULL);
@@ -373,27 +527,18 @@ static void check_loo_target(const scale_serve_set *set) {
   ck_assert(rows == 40.0 && rows_f == 40.0);
   ck_assert_msg(sum / rows <= 0.15, "LOO MAPE over E1-E4 is %.1f%%", 100 * sum / rows);
   ck_assert_msg(sum_f / rows_f <= 0.15, "LOO MAPE over F1-F4 is %.1f%%", 100 * sum_f / rows_f);
-  ck_assert_msg(scale_serve_mape(set, -1, loo) <= 0.15, "LOO MAPE over all rows is %.1f%%",
+  ck_assert_msg(scale_serve_mape(set, -1, loo) <= 0.11, "LOO MAPE over all rows is %.1f%%",
                 100 * scale_serve_mape(set, -1, loo));
+  int mixtral = 0;
+  for (int g = 0; g < scale_serve_set_groups(set); g++)
+    if (strstr(scale_serve_set_group_name(set, g), "mixtral")) {
+      mixtral++;
+      ck_assert_msg(scale_serve_mape(set, g, loo) <= 0.17, "LOO MAPE of %s is %.1f%%",
+                    scale_serve_set_group_name(set, g), 100 * scale_serve_mape(set, g, loo));
+    }
+  ck_assert_int_eq(mixtral, 4);
   free(loo);
 }
-
-START_TEST(test_pending_rows) {
-  /* measurements/serving-pending/ holds rows checked at their source but not fitted (README):
-   * they load as strictly as the shipped ones. The v0.17 table's Mixtral 8x7B TP2 H200 128/128
-   * is 27,825.34 tokens/s. */
-  static scale_serve_row rows[SCALE_SERVE_ROWS_MAX];
-  char dir[4200];
-  snprintf(dir, sizeof dir, "%.4000s/measurements/serving-pending", scale_data_dir());
-  int n = 0;
-  scale_diag diag;
-  ck_assert_msg(scale_serve_rows_load_dir(dir, rows, SCALE_SERVE_ROWS_MAX, &n, &diag) == SCALE_OK,
-                "%s:%d: %s", diag.file, diag.line, diag.message);
-  ck_assert_int_eq(n, 54);
-  ck_assert_str_eq(rows[18].id, "T3a");
-  scale_check_rel(rows[18].measured, 27825.34, 0, "tokens/s", "v0.17 Mixtral TP2 H200");
-}
-END_TEST
 
 START_TEST(test_fit_and_loo) {
   scale_serve_set *set = shipped_set();
@@ -462,7 +607,10 @@ int main(void) {
       {"fp4_storage", test_fp4_storage},
       {"moe_experts_touched", test_moe_experts_touched},
       {"moe_cost_parts", test_moe_cost_parts},
-      {"pending_rows", test_pending_rows},
+      {"linear_limits", test_linear_limits},
+      {"kv_limits", test_kv_limits},
+      {"expert_shape", test_expert_shape},
+      {"dtypes", test_dtypes},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   /* the fits take seconds (minutes under sanitizers): their own, longer timeouts */
