@@ -148,10 +148,12 @@ EOF2
 fi
 
 # The calibrated cost (the default): named, its step-time breakdown in JSON, and the low-rate
-# limit in closed form. Batch 1 at 1000 + j tokens of context: the step is overhead + the bf16
-# weights (16.06 GB) at weight_bw_frac of 3.35 TB/s (batch 1 is far from GEMM-bound) + the KV
-# (131,072 bytes a token) at kv_bw_frac, so TPOT p50 (the median request's mean over j = 1..99)
-# = overhead + 16.06e9 / (3.35e12 w) + 1050 x 131072 / (3.35e12 k), read from the [serve] file.
+# limit in closed form. Batch 1 at 1000 + j tokens of context: the step is overhead + the smooth
+# max (t_w^K + t_g^K)^(1/K) of the bf16 weights (16.06 GB) at weight_bw_frac of 3.35 TB/s and
+# their GEMMs (2 x 8.03e9 FLOP at 989e12 x matmul_frac / (1 + mm_dim_half)) + the KV (131,072
+# bytes a token, plus kv_ctx_half, one sequence on 8 KV heads: x (1 + kv_cta_half / 8)) at
+# kv_bw_frac, so TPOT p50 (the median request's mean over j = 1..99) takes 1050 tokens of
+# context; every value read from the [serve] and [step] sections of the file.
 run "$SCALE" infer $S8 --rate 1e-6 --requests 5 --isl 1000 --osl 100 --json
 expect_rc 0 "calibrated low rate"; expect_out '"cost_model": "calibrated"' "calibrated by default"
 expect_out '"step_time_breakdown_s"' "breakdown in json"
@@ -159,10 +161,16 @@ if command -v python3 >/dev/null 2>&1; then
   if python3 - "$TMP/out" "$(dirname "$0")/../../hardware/nvidia-h100-sxm.ini" <<'EOF2'
 import json, sys, re
 s = json.load(open(sys.argv[1]))
-ini = open(sys.argv[2]).read().split("[serve]")[1]
+txt = open(sys.argv[2]).read()
+ini = txt.split("[serve]")[1].split("\n[")[0]
 p = {k: float(v) for k, v in re.findall(r"^(\w+) = (\S+)$", ini, re.M)}
+m = float(re.search(r"^mm_dim_half = (\S+)$", txt, re.M).group(1))
 w = 8.03e9 * 2  # LLaMA 3 8B bf16 weights (n_params_reported x 2 bytes)
-t = p["overhead_s"] + w / (3.35e12 * p["weight_bw_frac"]) + 1050 * 131072 / (3.35e12 * p["kv_bw_frac"])
+tw = w / (3.35e12 * p["weight_bw_frac"])
+tg = 2 * 8.03e9 / (989e12 * p["matmul_frac"] / (1 + m))
+lin = (tw ** p["linear_k"] + tg ** p["linear_k"]) ** (1 / p["linear_k"])
+kv = (1050 + p["kv_ctx_half"]) * (1 + p["kv_cta_half"] / 8) * 131072 / (3.35e12 * p["kv_bw_frac"])
+t = p["overhead_s"] + lin + kv
 assert abs(s["tpot_p50_s"] - t) / t < 0.01, (s["tpot_p50_s"], t)
 assert s["steady_batch"] <= 1.0 + 1e-9 and s["bound"] == "load"
 EOF2
