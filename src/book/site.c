@@ -524,6 +524,8 @@ static const char style_css[] =
     "figcaption{color:var(--muted);font-size:.9rem;margin-top:.4rem}\n"
     ".value{font-variant-numeric:tabular-nums;border-bottom:1px dotted var(--muted);"
     "white-space:nowrap}\n"
+    /* A text value (a reason, a layout) is a phrase: it wraps like the prose around it. */
+    ".value.text{white-space:normal}\n"
     "code.math{background:none;font-style:italic}\n"
     ".math-display{display:block;text-align:center;margin:1rem 0;overflow-x:auto}\n"
     /* KaTeX hides its MathML copy with position:absolute; keep it inside the formula's box,

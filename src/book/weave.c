@@ -682,7 +682,9 @@ static bool cite_values(weave *w, cmark_node *root, int line_offset) {
     }
     v->cited = true;
     strbuf html = {0};
-    sb_add(&html, "<span class=\"value\" title=\"");
+    /* a text value (unit "1": a reason, a layout) may wrap; a number with its unit may not */
+    bool text = strcmp(v->unit, "1") == 0;
+    sb_add(&html, text ? "<span class=\"value text\" title=\"" : "<span class=\"value\" title=\"");
     sb_add_html(&html, v->key);
     char num[64];
     snprintf(num, sizeof num, " = %.17g ", v->value);

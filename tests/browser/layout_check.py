@@ -13,7 +13,8 @@ Opens each PAGE of a rendered book in headless Chromium (cdp.py's DevTools drive
     the chapter 6 planner table and the hardware table were cut on the right);
   - a code identifier (th/td code) is never broken over lines (ids were split mid-word);
   - every exercise contract box wraps: no line of its listing is cut (the <pre> does not
-    scroll) and no element of the box is wider than the box.
+    scroll) and no element of the box is wider than the box (KaTeX's MathML copy for screen
+    readers, clipped to one pixel, aside).
 
 Console errors and failed loads are browser_check.py's business (browser.book), not checked
 here. With --shots DIR it saves, at 1280 px, DIR/STEM-tableN.png and DIR/STEM-contract.png: each
@@ -52,8 +53,10 @@ PROBE = r"""
   const contracts = [...document.querySelectorAll('section.exercise')].map(s => {
     const sr = s.getBoundingClientRect();
     const pre = s.querySelector('pre');
+    // KaTeX's MathML copy is for screen readers, clipped to a pixel: its boxes are not seen
     const wider = [...s.querySelectorAll('*')].filter(
-      e => e.getBoundingClientRect().right > sr.right + 1).map(e => e.tagName.toLowerCase());
+      e => !e.closest('.katex-mathml') && e.getBoundingClientRect().right > sr.right + 1)
+      .map(e => e.tagName.toLowerCase());
     return {id: s.id, preCut: pre ? pre.scrollWidth > pre.clientWidth + 1 : false,
             wider: [...new Set(wider)], box: box(s)};
   });

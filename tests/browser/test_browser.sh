@@ -3,9 +3,10 @@
 # sh test_browser.sh /path/to/scale).
 #
 # Renders the whole book afresh (chapters/ of the source tree) into a temporary folder, then
-# has headless Chromium open index.html, 01-rooflines.html and 12-gpus.html from file:// and
-# checks them from the DOM (tests/browser/browser_check.py): the math rendered, every figure
-# (SVG) loaded, the style sheet applied, the page fits a phone, nothing came from the network
+# has headless Chromium open index.html and every chapter page from file:// (but the two prose
+# chapters, 00 and 11, which have no figure or formula) and checks them from the DOM
+# (tests/browser/browser_check.py): the math rendered, every figure (SVG) loaded, the style
+# sheet applied, the page fits a phone, nothing came from the network
 # and no console error, exception or failed load appeared. The math must be KaTeX HTML when a
 # `katex` command is installed (or SCALE_KATEX names one), and the readable-TeX fallback
 # otherwise.
@@ -15,7 +16,6 @@
 # browser binary; SCALE_BROWSER_SCREENSHOTS=DIR also saves PNG screenshots of the pages there.
 set -u
 SCALE=${1:?usage: sh test_browser.sh /path/to/scale}
-PAGES="index.html 01-rooflines.html 12-gpus.html"
 
 . "$(dirname "$0")/common.sh"
 browser_tools
@@ -31,6 +31,7 @@ else
 fi
 
 render "the book"
+PAGES=$(cd "$TMP/site" && ls index.html [0-9][0-9]-*.html | grep -v -e '^00-' -e '^11-')
 echo "book rendered into $TMP/site; math expected as $math; browser $chromium"
 
 set -- --chromium "$chromium" --site "$TMP/site" --math "$math"

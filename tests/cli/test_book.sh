@@ -47,6 +47,8 @@ fi
 page="$OUT/01-fixture.html"
 check "value cited in prose" grep -q '<span class="value" title="chip.peak = 197000000000000 FLOP/s">197 TFLOP/s</span>' "$page"
 check "value cited inside a table cell" grep -q '<td><span class="value" title="chip.critical_intensity' "$page"
+check "a text value (unit 1) may wrap" grep -q '<td><span class="value text" title="chip.bound = [0-9.]* 1">compute-bound above' "$page"
+check "the style sheet lets a text value wrap" grep -q '^\.value\.text{white-space:normal}$' "$OUT/style.css"
 check "no =key citation survives" sh -c "! grep -q '<code>=' '$OUT'/*.html"
 check "inline math kept from Markdown" grep -q '<code class="math">C / W_{hbm}</code>' "$page"
 check "display math in its own block" grep -q '<div class="math-display"><code class="math">T_{math}' "$page"
