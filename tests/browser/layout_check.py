@@ -15,6 +15,10 @@ Opens each PAGE of a rendered book in headless Chromium (cdp.py's DevTools drive
   - every exercise contract box wraps: no line of its listing is cut (the <pre> does not
     scroll) and no element of the box is wider than the box (KaTeX's MathML copy for screen
     readers, clipped to one pixel, aside).
+  - once the page's widgets are live, every number box of their controls shows its whole
+    value (the explorer's 15000000000000 training tokens were cut to 1500000000) and sits on
+    the line of its slider instead of wrapping below it, and no output breaks inside a word
+    (a phone showed '228 FLOP/by' and 'te' on two lines).
 
 Console errors and failed loads are browser_check.py's business (browser.book), not checked
 here. With --shots DIR it saves, at 1280 px, DIR/STEM-tableN.png and DIR/STEM-contract.png: each
@@ -60,9 +64,47 @@ PROBE = r"""
     return {id: s.id, preCut: pre ? pre.scrollWidth > pre.clientWidth + 1 : false,
             wider: [...new Set(wider)], box: box(s)};
   });
+  // The words of an element's text that break over two lines ('FLOP/by' + 'te').
+  const brokenWords = e => {
+    const out = [], walk = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
+    for (let t = walk.nextNode(); t; t = walk.nextNode())
+      for (const m of t.data.matchAll(/\S+/g)) {
+        const r = document.createRange();
+        r.setStart(t, m.index), r.setEnd(t, m.index + m[0].length);
+        if (new Set([...r.getClientRects()].map(b => Math.round(b.top))).size > 1)
+          out.push(m[0]);
+      }
+    return out;
+  };
+  const outputs = [...document.querySelectorAll('.widget.live .widget-outputs dd')]
+    .map(brokenWords).flat();
+  // A live widget's controls: a number box shows its whole value, beside its slider.
+  const controls = [...document.querySelectorAll('.widget.live .widget-control')].map(c => {
+    const n = c.querySelector('input[type=number]'), r = c.querySelector('input[type=range]');
+    const label = c.querySelector('.widget-label');
+    const top = e => e.getBoundingClientRect().top;
+    return {label: label ? label.textContent : '?', value: n ? n.value : '',
+            cut: n ? n.scrollWidth > n.clientWidth + 1 : false,
+            split: n && r ? Math.abs(top(n) - top(r)) > n.getBoundingClientRect().height : false};
+  });
   return {pageWidth: document.documentElement.scrollWidth, viewport: innerWidth,
-          tables, contracts};
+          tables, contracts, controls, outputs};
 })()
+"""
+
+
+# Resolves once every widget of the page is live (its module loaded), or after 10 s: a widget
+# that never goes live is widget_check.py's business, and shows no controls to measure here.
+WAIT_LIVE = r"""
+new Promise(done => {
+  const t0 = performance.now();
+  (function poll() {
+    const all = document.querySelectorAll('.widget').length;
+    if (document.querySelectorAll('.widget.live').length === all ||
+        performance.now() - t0 > 10000) done(all);
+    else setTimeout(poll, 50);
+  })();
+})
 """
 
 
@@ -92,6 +134,16 @@ def failures_at(width, m):
         if t["brokenIds"]:
             fails.append("%s breaks identifiers over lines: %s" %
                          (name, ", ".join(t["brokenIds"][:4])))
+    if m["outputs"]:
+        fails.append("%d px: widget outputs break words over lines: %s" % (
+            width, ", ".join(m["outputs"][:4])))
+    for c in m["controls"]:
+        if c["cut"]:
+            fails.append("%d px: widget control '%s' cuts its value %s" % (width, c["label"],
+                                                                         c["value"]))
+        if c["split"]:
+            fails.append("%d px: widget control '%s': its number box wraps below its slider" %
+                         (width, c["label"]))
     for c in m["contracts"]:
         if c["preCut"]:
             fails.append("%d px: contract %s: lines cut (its listing scrolls)" % (width, c["id"]))
@@ -108,11 +160,12 @@ def check_page(browser, site, name, shots):
     page = Page(browser, "file://" + os.path.abspath(path), viewport=None)
     try:
         fails, summary = [], []
+        page.evaluate(WAIT_LIVE)
         for width, mobile in ((390, True), (1280, False)):
             m = measure(page, width, mobile)
             fails.extend(failures_at(width, m))
-            summary.append("%d px: %d tables, %d contracts" % (width, len(m["tables"]),
-                                                               len(m["contracts"])))
+            summary.append("%d px: %d tables, %d contracts, %d widget controls" % (
+                width, len(m["tables"]), len(m["contracts"]), len(m["controls"])))
         if shots:  # the 1280 px measurement is the last one
             stem = os.path.splitext(name)[0]
             for t in m["tables"]:
