@@ -9,43 +9,15 @@
 #include "scale.h"
 #include "scale/serve.h"
 #include "scale_check.h"
+#include "serve_fixture.h"
 
-/* A linear step cost a + b (decode tokens + prompt tokens): every expected time below is a sum
- * of such steps, so it can be derived by hand. */
-typedef struct {
-  double a_s, b_s;
-} linear;
-
-static double linear_cost(const scale_serve_step *step, void *ctx) {
-  const linear *l = ctx;
-  return l->a_s + l->b_s * (step->n_decode + step->n_prefill_tokens);
-}
-
-static linear lin = {0.01, 0.001};
-
+/* The fixture's linear cost a + b (decode tokens + prompt tokens), a = 0.01 s, b = 0.001 s, and
+ * its engine (serve_fixture.h), under Poisson arrivals at 'rate': every expected time below is
+ * a sum of such steps, so it can be derived by hand. */
 static scale_serve_config linear_config(double rate, double n, double isl, double osl) {
-  scale_serve_config c = scale_serve_config_default();
+  scale_serve_config c = serve_fixture_config(n, isl, osl);
   c.rate_per_s = rate;
-  c.n_requests = n;
-  c.isl.min_tokens = c.isl.max_tokens = isl;
-  c.osl.min_tokens = c.osl.max_tokens = osl;
-  c.max_batch = 16;
-  c.max_step_tokens = 1e6;
-  c.block_tokens = 16;
-  c.kv_blocks = 1e6;
-  c.cost = linear_cost;
-  c.cost_ctx = &lin;
   return c;
-}
-
-static scale_serve_result run_config(const scale_serve_config *c) {
-  scale_serve *sim = NULL;
-  scale_diag diag;
-  ck_assert_msg(scale_serve_new(c, &sim, &diag) == SCALE_OK, "%s", diag.message);
-  scale_serve_result r;
-  ck_assert_msg(scale_serve_run(sim, &r, &diag) == SCALE_OK, "%s", diag.message);
-  scale_serve_free(sim);
-  return r;
 }
 
 /* ---- the low-rate limit ------------------------------------------------------------------- */
@@ -55,7 +27,7 @@ START_TEST(test_low_rate_linear) {
    * is one step: TTFT = a + 100 b = 0.01 + 0.1 = 0.11 s. Each decode step holds one token:
    * TPOT = a + b = 0.011 s. */
   scale_serve_config c = linear_config(1e-6, 20, 100, 10);
-  scale_serve_result r = run_config(&c);
+  scale_serve_result r = serve_fixture_run(&c);
   /* (1e-6: TTFT is a difference of times near 1e7 s, so it keeps about 9 digits) */
   scale_check_rel(r.ttft_p50_s, 0.11, 1e-6, "s", "a + 100 b");
   scale_check_rel(r.ttft_p99_s, 0.11, 1e-6, "s", "a + 100 b");
@@ -73,30 +45,22 @@ START_TEST(test_low_rate_roofline) {
    * reads isl + j tokens, so a request's TPOT is the step at the mean context isl + osl/2
    * (the step is linear in S). The prefill of isl = 1000 tokens is compute-bound:
    * TTFT = 2 N isl / (C mfu). */
-  scale_model m;
-  scale_chip h100;
-  scale_diag diag;
-  ck_assert_msg(scale_model_load("llama-3-8b", &m, &diag) == SCALE_OK, "%s", diag.message);
-  ck_assert_msg(scale_chip_load("nvidia-h100-sxm", &h100, &diag) == SCALE_OK, "%s", diag.message);
-  scale_infer_config ic = scale_infer_config_default(1, 1, 1050.5);
-  scale_serve_roofline rf;
-  ck_assert_msg(scale_serve_roofline_of(&m, &h100, &ic, 0.0, &rf, &diag) == SCALE_OK, "%s",
-                diag.message);
+  serve_fixture_copy llama;
+  serve_fixture_llama_8b_h100(&llama, 1050.5, 0.0);
   scale_serve_config c = linear_config(1e-6, 10, 1000, 101);
-  c.cost = scale_serve_roofline_cost_s;
-  c.cost_ctx = &rf;
-  c.kv_blocks = floor(rf.kv_capacity_bytes / (16 * rf.kv_bytes_per_token));
-  scale_serve_result r = run_config(&c);
-  double prefill = 2.0 * rf.n_params * 1000 / (rf.flops_per_s * rf.mfu_frac);
-  ck_assert(prefill > rf.param_bytes / rf.hbm_bytes_per_s); /* compute-bound, as assumed */
+  serve_fixture_use_roofline(&c, &llama.rf);
+  scale_serve_result r = serve_fixture_run(&c);
+  double prefill = 2.0 * llama.rf.n_params * 1000 / (llama.rf.flops_per_s * llama.rf.mfu_frac);
+  ck_assert(prefill >
+            llama.rf.param_bytes / llama.rf.hbm_bytes_per_s); /* compute-bound, as assumed */
   scale_check_rel(r.ttft_p50_s, prefill, 1e-6, "s", "2 N P / (C mfu)");
-  scale_infer_decode d = scale_infer_decode_eval(&m, &h100, &ic); /* batch 1, S = 1050.5 */
+  scale_infer_decode d = scale_infer_decode_eval(&llama.model, &llama.chip, &llama.ic);
   ck_assert_int_eq(d.bound, SCALE_BOUND_PARAMS);
   scale_check_rel(r.tpot_p50_s, d.step_s, 1e-6, "s", "inference.h batch-1 decode step");
   scale_check_rel(r.tpot_p99_s, d.step_s, 1e-6, "s", "inference.h batch-1 decode step");
   /* a per-step overhead adds to both */
-  rf.overhead_s = 1e-3;
-  r = run_config(&c);
+  llama.rf.overhead_s = 1e-3;
+  r = serve_fixture_run(&c);
   scale_check_rel(r.ttft_p50_s, prefill + 1e-3, 1e-6, "s", "prefill + overhead");
   scale_check_rel(r.tpot_p50_s, d.step_s + 1e-3, 1e-6, "s", "decode step + overhead");
 }
@@ -109,7 +73,7 @@ START_TEST(test_chunked_prefill) {
   scale_serve_config c = linear_config(1e-6, 5, 10, 3);
   c.max_batch = 4;
   c.max_step_tokens = 4;
-  scale_serve_result r = run_config(&c);
+  scale_serve_result r = serve_fixture_run(&c);
   scale_check_rel(r.ttft_p50_s, 0.04, 1e-6, "s", "3 a + 10 b");
   scale_check_rel(r.tpot_p50_s, 0.011, 1e-6, "s", "a + b");
   scale_check_rel(r.n_steps, 5 * 5, 1e-12, "", "3 prefill + 2 decode steps per request");
@@ -130,7 +94,7 @@ START_TEST(test_saturation_batch_cap) {
    * 16 x 50 = 800 tokens: 277.39 tokens/s, the offline maximum B osl / (osl a + b B (isl + osl
    * - 1)). */
   scale_serve_config c = linear_config(INFINITY, 1600, 100, 50);
-  scale_serve_result r = run_config(&c);
+  scale_serve_result r = serve_fixture_run(&c);
   scale_check_rel(r.throughput_tokens_per_s, 800.0 / 2.884, 1e-9, "tokens/s", "closed form");
   scale_check_rel(r.makespan_s, 100 * 2.884, 1e-9, "s", "100 cycles");
   scale_check_rel(r.steady_batch, 16.0, 1e-12, "", "the cap");
@@ -147,7 +111,7 @@ START_TEST(test_saturation_kv) {
    * the cap of 16, binds). Cycle of 9: 50 a + 9 x 149 b = 0.5 + 1.341 = 1.841 s for 450 tokens. */
   scale_serve_config c = linear_config(INFINITY, 900, 100, 50);
   c.kv_blocks = 95;
-  scale_serve_result r = run_config(&c);
+  scale_serve_result r = serve_fixture_run(&c);
   scale_check_rel(scale_serve_offline_batch(&c), 9.0, 0, "", "floor(95 / 10)");
   scale_check_rel(r.throughput_tokens_per_s, 450.0 / 1.841, 1e-9, "tokens/s", "closed form");
   scale_check_rel(r.max_running, 9.0, 0, "", "KV-limited batch");
@@ -164,29 +128,21 @@ START_TEST(test_saturation_roofline) {
   /* The roofline cost on llama-3-8b / H100: a cycle of B requests is one prefill step of B isl
    * tokens plus osl - 1 decode steps at contexts isl + j, priced here by the cost function
    * itself, step by step (a path independent of the simulator's bookkeeping). */
-  scale_model m;
-  scale_chip h100;
-  scale_diag diag;
-  ck_assert(scale_model_load("llama-3-8b", &m, &diag) == SCALE_OK);
-  ck_assert(scale_chip_load("nvidia-h100-sxm", &h100, &diag) == SCALE_OK);
-  scale_infer_config ic = scale_infer_config_default(1, 1, 2048);
-  scale_serve_roofline rf;
-  ck_assert(scale_serve_roofline_of(&m, &h100, &ic, 2e-3, &rf, &diag) == SCALE_OK);
+  serve_fixture_copy llama;
+  serve_fixture_llama_8b_h100(&llama, 2048, 2e-3);
   scale_serve_config c = linear_config(INFINITY, 0, 512, 128);
-  c.cost = scale_serve_roofline_cost_s;
-  c.cost_ctx = &rf;
+  serve_fixture_use_roofline(&c, &llama.rf);
   c.max_batch = 4096;
   c.max_step_tokens = 1e7;
-  c.kv_blocks = floor(rf.kv_capacity_bytes / (16 * rf.kv_bytes_per_token));
   double b = scale_serve_offline_batch(&c); /* KV-limited: 640 tokens = 40 blocks each */
   ck_assert(b > 1 && b < 4096);
   c.n_requests = 20 * b;
-  scale_serve_result r = run_config(&c);
+  scale_serve_result r = serve_fixture_run(&c);
   scale_serve_step s = {0, 0, b * 512, b, 0};
-  double cycle = scale_serve_roofline_cost_s(&s, &rf);
+  double cycle = scale_serve_roofline_cost_s(&s, &llama.rf);
   for (int j = 1; j < 128; j++) {
     scale_serve_step d = {b, b * (512 + j), 0, 0, 0};
-    cycle += scale_serve_roofline_cost_s(&d, &rf);
+    cycle += scale_serve_roofline_cost_s(&d, &llama.rf);
   }
   scale_check_rel(r.throughput_tokens_per_s, b * 128 / cycle, 1e-9, "tokens/s", "closed form");
   ck_assert_int_eq(r.bind, SCALE_SERVE_BIND_KV);
@@ -217,11 +173,11 @@ START_TEST(test_determinism) {
   ck_assert(scale_serve_run(sim, &r1, &diag) == SCALE_OK);
   ck_assert(scale_serve_run(sim, &r2, &diag) == SCALE_OK); /* rerun: same */
   ck_assert(memcmp(&r1, &r2, sizeof r1) == 0);
-  scale_serve_result r3 = run_config(&c); /* a new simulator, same seed: same */
+  scale_serve_result r3 = serve_fixture_run(&c); /* a new simulator, same seed: same */
   ck_assert(memcmp(&r1, &r3, sizeof r1) == 0);
   scale_serve_free(sim);
   scale_serve_config other = stream_config(43);
-  scale_serve_result r4 = run_config(&other);
+  scale_serve_result r4 = serve_fixture_run(&other);
   ck_assert(r4.makespan_s != r1.makespan_s);
   scale_serve_free(NULL); /* a no-op */
 }
@@ -233,7 +189,7 @@ START_TEST(test_conservation) {
   c.max_batch = 8;
   c.max_step_tokens = 64;
   c.kv_blocks = 60; /* 240 tokens = 15 blocks: 4 at once */
-  scale_serve_result r = run_config(&c);
+  scale_serve_result r = serve_fixture_run(&c);
   ck_assert(r.n_requests == 2000);
   ck_assert(r.output_tokens == 2000.0 * 40);
   ck_assert(r.input_tokens == 2000.0 * 200);
@@ -245,7 +201,7 @@ START_TEST(test_conservation) {
                   "all good without an SLO");
   /* uniform lengths: the mean of osl in [1, 60] is 30.5; 3000 requests */
   scale_serve_config s = stream_config(7);
-  scale_serve_result u = run_config(&s);
+  scale_serve_result u = serve_fixture_run(&s);
   ck_assert(u.n_requests == 3000);
   scale_check_rel(u.output_tokens / 3000, 30.5, 0.05, "tokens", "mean of U{1..60}");
   scale_check_rel(u.input_tokens / 3000, 155, 0.05, "tokens", "mean of U{10..300}");
@@ -263,7 +219,7 @@ START_TEST(test_prefilled) {
    * 16-token blocks = 7 blocks. A decode pool needs outputs of 2 tokens or more. */
   scale_serve_config c = linear_config(1e-6, 20, 100, 10);
   c.prefilled = true;
-  scale_serve_result r = run_config(&c);
+  scale_serve_result r = serve_fixture_run(&c);
   scale_check_rel(r.ttft_p99_s, 0.0, 0, "s", "the first token came with the request");
   scale_check_rel(r.tpot_p50_s, 0.011, 1e-6, "s", "a + b");
   scale_check_rel(r.input_tokens, 20 * 100, 0, "tokens", "prompts counted, not prefilled");
@@ -283,13 +239,13 @@ START_TEST(test_goodput) {
   scale_serve_config c = linear_config(1e-6, 10, 100, 10);
   c.ttft_slo_s = 0.2;
   c.tpot_slo_s = 0.02;
-  ck_assert(run_config(&c).good_frac == 1.0);
+  ck_assert(serve_fixture_run(&c).good_frac == 1.0);
   c.ttft_slo_s = 0.1; /* below 0.11 */
-  scale_serve_result r = run_config(&c);
+  scale_serve_result r = serve_fixture_run(&c);
   ck_assert(r.good_frac == 0.0 && r.goodput_tokens_per_s == 0.0);
   c.ttft_slo_s = 0.2;
   c.tpot_slo_s = 0.01; /* below 0.011 */
-  ck_assert(run_config(&c).good_frac == 0.0);
+  ck_assert(serve_fixture_run(&c).good_frac == 0.0);
 }
 END_TEST
 
@@ -301,29 +257,22 @@ static double zero_cost(const scale_serve_step *step, void *ctx) {
   return 0.0;
 }
 
-static void expect_range(const scale_serve_config *c, const char *word) {
-  scale_serve *sim = (scale_serve *)&sim; /* must be reset to NULL */
-  scale_diag diag;
-  ck_assert_int_eq(scale_serve_new(c, &sim, &diag), SCALE_ERR_RANGE);
-  ck_assert_ptr_null(sim);
-  ck_assert_msg(strstr(diag.message, word), "'%s' not in '%s'", word, diag.message);
-}
-
 START_TEST(test_bad_parameters) {
   scale_serve_config c = linear_config(1, 10, 100, 10), b;
-  b = c, b.rate_per_s = 0, expect_range(&b, "rate");
-  b = c, b.rate_per_s = NAN, expect_range(&b, "rate");
-  b = c, b.rate_per_s = -1, expect_range(&b, "rate");
-  b = c, b.n_requests = 0, expect_range(&b, "requests");
-  b = c, b.n_requests = 2.5, expect_range(&b, "requests");
-  b = c, b.isl.min_tokens = -5, expect_range(&b, "input");
-  b = c, b.osl.max_tokens = -1, expect_range(&b, "output");
-  b = c, b.osl.min_tokens = 20, b.osl.max_tokens = 10, expect_range(&b, "output");
-  b = c, b.max_batch = 0, expect_range(&b, "batch");
-  b = c, b.max_step_tokens = 8, expect_range(&b, "budget"); /* below the cap of 16 */
-  b = c, b.block_tokens = 0, expect_range(&b, "KV");
-  b = c, b.kv_blocks = 6, expect_range(&b, "blocks"); /* 110 tokens need 7 blocks of 16 */
-  b = c, b.ttft_slo_s = 0, expect_range(&b, "SLO");
+  b = c, b.rate_per_s = 0, serve_fixture_expect_range(&b, "rate");
+  b = c, b.rate_per_s = NAN, serve_fixture_expect_range(&b, "rate");
+  b = c, b.rate_per_s = -1, serve_fixture_expect_range(&b, "rate");
+  b = c, b.n_requests = 0, serve_fixture_expect_range(&b, "requests");
+  b = c, b.n_requests = 2.5, serve_fixture_expect_range(&b, "requests");
+  b = c, b.isl.min_tokens = -5, serve_fixture_expect_range(&b, "input");
+  b = c, b.osl.max_tokens = -1, serve_fixture_expect_range(&b, "output");
+  b = c, b.osl.min_tokens = 20, b.osl.max_tokens = 10, serve_fixture_expect_range(&b, "output");
+  b = c, b.max_batch = 0, serve_fixture_expect_range(&b, "batch");
+  b = c, b.max_step_tokens = 8, serve_fixture_expect_range(&b, "budget"); /* below the cap of 16 */
+  b = c, b.block_tokens = 0, serve_fixture_expect_range(&b, "KV");
+  b = c, b.kv_blocks = 6,
+  serve_fixture_expect_range(&b, "blocks"); /* 110 tokens need 7 blocks of 16 */
+  b = c, b.ttft_slo_s = 0, serve_fixture_expect_range(&b, "SLO");
   b = c, b.cost = NULL;
   scale_serve *sim = NULL;
   scale_diag diag;

@@ -13,45 +13,16 @@
 #include "scale.h"
 #include "scale/serve.h"
 #include "scale_check.h"
+#include "serve_fixture.h"
 
-/* A linear step cost a + b (decode tokens + prompt tokens): every expected time below is a sum
- * of such steps. */
-typedef struct {
-  double a_s, b_s;
-} linear;
-
-static double linear_cost(const scale_serve_step *step, void *ctx) {
-  const linear *l = ctx;
-  return l->a_s + l->b_s * (step->n_decode + step->n_prefill_tokens);
-}
-
-static linear lin = {0.01, 0.001};
-
-/* 'n' requests from 'clients' closed-loop clients, batch cap 16, unlimited budget and KV. */
+/* 'n' requests from 'clients' closed-loop clients at the fixture's linear cost a + b (decode
+ * tokens + prompt tokens), a = 0.01 s, b = 0.001 s, batch cap 16, unlimited budget and KV
+ * (serve_fixture.h): every expected time below is a sum of such steps. */
 static scale_serve_config closed_config(double clients, double n, double isl, double osl) {
-  scale_serve_config c = scale_serve_config_default();
+  scale_serve_config c = serve_fixture_config(n, isl, osl);
   c.rate_per_s = INFINITY; /* unused in a closed loop */
   c.concurrency = clients;
-  c.n_requests = n;
-  c.isl.min_tokens = c.isl.max_tokens = isl;
-  c.osl.min_tokens = c.osl.max_tokens = osl;
-  c.max_batch = 16;
-  c.max_step_tokens = 1e6;
-  c.block_tokens = 16;
-  c.kv_blocks = 1e6;
-  c.cost = linear_cost;
-  c.cost_ctx = &lin;
   return c;
-}
-
-static scale_serve_result run_config(const scale_serve_config *c) {
-  scale_serve *sim = NULL;
-  scale_diag diag;
-  ck_assert_msg(scale_serve_new(c, &sim, &diag) == SCALE_OK, "%s", diag.message);
-  scale_serve_result r;
-  ck_assert_msg(scale_serve_run(sim, &r, &diag) == SCALE_OK, "%s", diag.message);
-  scale_serve_free(sim);
-  return r;
 }
 
 /* ---- one client ----------------------------------------------------------------------------- */
@@ -62,7 +33,7 @@ START_TEST(test_one_client_linear) {
    * TPOT = ITL = a + b = 0.011 s. A request takes 0.11 + 9 x 0.011 = 0.209 s, so 20 take
    * 4.18 s for 200 tokens: 47.847 tokens/s. */
   scale_serve_config c = closed_config(1, 20, 100, 10);
-  scale_serve_result r = run_config(&c);
+  scale_serve_result r = serve_fixture_run(&c);
   scale_check_rel(r.ttft_p50_s, 0.11, 1e-12, "s", "a + 100 b");
   scale_check_rel(r.ttft_p90_s, 0.11, 1e-12, "s", "a + 100 b");
   scale_check_rel(r.tpot_p50_s, 0.011, 1e-12, "s", "a + b");
@@ -82,26 +53,17 @@ START_TEST(test_one_client_roofline) {
    * TPOT is the step at the mean context isl + osl / 2 = 1050.5 (the step is linear in S);
    * the ITL median is the step of the middle token, j = 50, context 1050: the same step within
    * 1e-6 (one token of KV against 16 GB of weights) and the histogram's 0.16%. */
-  scale_model m;
-  scale_chip h100;
-  scale_diag diag;
-  ck_assert_msg(scale_model_load("llama-3-8b", &m, &diag) == SCALE_OK, "%s", diag.message);
-  ck_assert_msg(scale_chip_load("nvidia-h100-sxm", &h100, &diag) == SCALE_OK, "%s", diag.message);
-  scale_infer_config ic = scale_infer_config_default(1, 1, 1050.5);
-  scale_serve_roofline rf;
-  ck_assert_msg(scale_serve_roofline_of(&m, &h100, &ic, 0.0, &rf, &diag) == SCALE_OK, "%s",
-                diag.message);
+  serve_fixture_copy llama;
+  serve_fixture_llama_8b_h100(&llama, 1050.5, 0.0);
   scale_serve_config c = closed_config(1, 10, 1000, 101);
-  c.cost = scale_serve_roofline_cost_s;
-  c.cost_ctx = &rf;
-  c.kv_blocks = floor(rf.kv_capacity_bytes / (16 * rf.kv_bytes_per_token));
-  scale_serve_result r = run_config(&c);
-  scale_infer_decode d = scale_infer_decode_eval(&m, &h100, &ic);
+  serve_fixture_use_roofline(&c, &llama.rf);
+  scale_serve_result r = serve_fixture_run(&c);
+  scale_infer_decode d = scale_infer_decode_eval(&llama.model, &llama.chip, &llama.ic);
   ck_assert_int_eq(d.bound, SCALE_BOUND_PARAMS);
   scale_check_rel(r.tpot_p50_s, d.step_s, 1e-9, "s", "inference.h batch-1 decode step");
   scale_check_rel(r.tpot_p90_s, d.step_s, 1e-9, "s", "inference.h batch-1 decode step");
   scale_check_rel(r.itl_p50_s, d.step_s, 2e-3, "s", "batch-1 step, histogram bin");
-  double prefill = 2.0 * rf.n_params * 1000 / (rf.flops_per_s * rf.mfu_frac);
+  double prefill = 2.0 * llama.rf.n_params * 1000 / (llama.rf.flops_per_s * llama.rf.mfu_frac);
   scale_check_rel(r.ttft_p50_s, prefill, 1e-9, "s", "2 N P / (C mfu): nothing queues");
 }
 END_TEST
@@ -114,7 +76,7 @@ START_TEST(test_clients_below_cap) {
    * a + 8 b = 0.018 s) and finish together; their clients send the next 8 at once. Cycle
    * 0.81 + 49 x 0.018 = 1.692 s for 400 tokens: 236.41 tokens/s over 200 requests. */
   scale_serve_config c = closed_config(8, 200, 100, 50);
-  scale_serve_result r = run_config(&c);
+  scale_serve_result r = serve_fixture_run(&c);
   scale_check_rel(r.ttft_p90_s, 0.81, 1e-9, "s", "a + 800 b");
   scale_check_rel(r.tpot_p50_s, 0.018, 1e-9, "s", "a + 8 b");
   scale_check_rel(r.itl_p50_s, 0.018, 2e-3, "s", "a + 8 b, histogram bin");
@@ -131,15 +93,15 @@ START_TEST(test_many_clients_offline) {
    * one ends, and are admitted at the same instant: the same schedule again. */
   double offline = 800 / 2.884;
   scale_serve_config c = closed_config(64, 1600, 100, 50);
-  scale_serve_result r = run_config(&c);
+  scale_serve_result r = serve_fixture_run(&c);
   scale_check_rel(r.throughput_tokens_per_s, offline, 1e-9, "tokens/s", "offline maximum");
   ck_assert_int_eq(r.bind, SCALE_SERVE_BIND_BATCH);
   c.concurrency = 16;
-  r = run_config(&c);
+  r = serve_fixture_run(&c);
   scale_check_rel(r.throughput_tokens_per_s, offline, 1e-9, "tokens/s", "offline maximum");
   /* and the open-loop offline run (all 1600 at t = 0) agrees */
   c.concurrency = 0;
-  scale_serve_result o = run_config(&c);
+  scale_serve_result o = serve_fixture_run(&c);
   scale_check_rel(o.throughput_tokens_per_s, offline, 1e-9, "tokens/s", "offline maximum");
 }
 END_TEST
@@ -149,28 +111,20 @@ START_TEST(test_many_clients_roofline) {
    * 512, outputs 256, 4000 requests: 1000 clients keep at least 744 requests waiting, so each
    * step admits what the offline run (every request at t = 0) admits, and the throughput is
    * the offline maximum (here exactly; "within a few %" would already be the limit). */
-  scale_model m;
-  scale_chip h100;
-  scale_diag diag;
-  ck_assert(scale_model_load("llama-3-8b", &m, &diag) == SCALE_OK);
-  ck_assert(scale_chip_load("nvidia-h100-sxm", &h100, &diag) == SCALE_OK);
-  scale_infer_config ic = scale_infer_config_default(1, 1, 768);
-  scale_serve_roofline rf;
-  ck_assert(scale_serve_roofline_of(&m, &h100, &ic, 2e-3, &rf, &diag) == SCALE_OK);
+  serve_fixture_copy llama;
+  serve_fixture_llama_8b_h100(&llama, 768, 2e-3);
   scale_serve_config c = closed_config(1000, 4000, 512, 256);
-  c.cost = scale_serve_roofline_cost_s;
-  c.cost_ctx = &rf;
+  serve_fixture_use_roofline(&c, &llama.rf);
   c.max_batch = 256;
   c.max_step_tokens = 8192;
-  c.kv_blocks = floor(rf.kv_capacity_bytes / (16 * rf.kv_bytes_per_token));
-  scale_serve_result closed = run_config(&c);
+  scale_serve_result closed = serve_fixture_run(&c);
   c.concurrency = 0;
-  scale_serve_result offline = run_config(&c);
+  scale_serve_result offline = serve_fixture_run(&c);
   scale_check_rel(closed.throughput_tokens_per_s, offline.throughput_tokens_per_s, 1e-12,
                   "tokens/s", "offline maximum");
   /* 8 clients sit far below it: a small batch is bytes-bound */
   c.concurrency = 8;
-  scale_serve_result few = run_config(&c);
+  scale_serve_result few = serve_fixture_run(&c);
   ck_assert(few.throughput_tokens_per_s < 0.2 * offline.throughput_tokens_per_s);
   ck_assert(few.itl_p50_s < offline.itl_p50_s);
 }
@@ -188,7 +142,7 @@ START_TEST(test_prefill_alone) {
   scale_serve_config c = closed_config(0, 2, 100, 3);
   c.max_step_tokens = 100;
   c.prefill_alone = true;
-  scale_serve_result r = run_config(&c);
+  scale_serve_result r = serve_fixture_run(&c);
   scale_check_rel(r.makespan_s, 0.244, 1e-12, "s", "0.11 + 0.11 + 2 x 0.012");
   scale_check_rel(r.n_steps, 4, 0, "", "two prompt steps, two decode steps");
   scale_check_rel(r.ttft_p50_s, 0.11, 1e-12, "s", "A's prompt step");
@@ -199,7 +153,7 @@ START_TEST(test_prefill_alone) {
   /* mixed (chunked) steps instead: A decodes beside B's 99-token chunk (0.11 s), then beside
    * B's last token (a + 2 b); B decodes twice alone (a + b): 0.11 + 0.11 + 0.012 + 2 x 0.011 */
   c.prefill_alone = false;
-  r = run_config(&c);
+  r = serve_fixture_run(&c);
   scale_check_rel(r.makespan_s, 0.254, 1e-12, "s", "chunked prefill");
   scale_check_rel(r.n_steps, 5, 0, "", "chunked prefill");
 }
@@ -217,7 +171,7 @@ START_TEST(test_length_table) {
   c.table_isl = isl;
   c.table_osl = osl;
   c.n_table = 2;
-  scale_serve_result r = run_config(&c);
+  scale_serve_result r = serve_fixture_run(&c);
   scale_check_rel(r.makespan_s, 0.626, 1e-12, "s", "2 x (0.209 + 0.104)");
   scale_check_rel(r.output_tokens, 30, 0, "tokens", "2 x (10 + 5)");
   scale_check_rel(r.input_tokens, 300, 0, "tokens", "2 x (100 + 50)");
@@ -294,28 +248,23 @@ END_TEST
 
 /* ---- bad input ------------------------------------------------------------------------------ */
 
-static void expect_range(const scale_serve_config *c, const char *word) {
-  scale_serve *sim = (scale_serve *)&sim; /* must be reset to NULL */
-  scale_diag diag;
-  ck_assert_int_eq(scale_serve_new(c, &sim, &diag), SCALE_ERR_RANGE);
-  ck_assert_ptr_null(sim);
-  ck_assert_msg(strstr(diag.message, word), "'%s' not in '%s'", word, diag.message);
-}
-
 START_TEST(test_bad_closed_loop) {
   static const uint32_t isl[] = {100, 50}, osl[] = {10, 0}, big[] = {100, 2000};
   scale_serve_config c = closed_config(4, 10, 100, 10), b;
-  b = c, b.concurrency = -1, expect_range(&b, "concurrency");
-  b = c, b.concurrency = 2.5, expect_range(&b, "concurrency");
-  b = c, b.concurrency = NAN, expect_range(&b, "concurrency");
-  b = c, b.concurrency = 1e8, expect_range(&b, "concurrency");
-  b = c, b.concurrency = INFINITY, expect_range(&b, "concurrency");
-  b = c, b.prefilled = true, expect_range(&b, "closed-loop");
-  b = c, b.table_isl = isl, b.table_osl = osl, b.n_table = 2, expect_range(&b, "table");
-  b = c, b.table_isl = isl, b.table_osl = NULL, b.n_table = 2, expect_range(&b, "table");
-  b = c, b.table_isl = isl, b.table_osl = big, b.n_table = 0, expect_range(&b, "table");
+  b = c, b.concurrency = -1, serve_fixture_expect_range(&b, "concurrency");
+  b = c, b.concurrency = 2.5, serve_fixture_expect_range(&b, "concurrency");
+  b = c, b.concurrency = NAN, serve_fixture_expect_range(&b, "concurrency");
+  b = c, b.concurrency = 1e8, serve_fixture_expect_range(&b, "concurrency");
+  b = c, b.concurrency = INFINITY, serve_fixture_expect_range(&b, "concurrency");
+  b = c, b.prefilled = true, serve_fixture_expect_range(&b, "closed-loop");
+  b = c, b.table_isl = isl, b.table_osl = osl, b.n_table = 2,
+  serve_fixture_expect_range(&b, "table");
+  b = c, b.table_isl = isl, b.table_osl = NULL, b.n_table = 2,
+  serve_fixture_expect_range(&b, "table");
+  b = c, b.table_isl = isl, b.table_osl = big, b.n_table = 0,
+  serve_fixture_expect_range(&b, "table");
   b = c, b.table_isl = isl, b.table_osl = big, b.n_table = 2, b.kv_blocks = 100;
-  expect_range(&b, "blocks"); /* 2050 tokens need 129 blocks of 16 */
+  serve_fixture_expect_range(&b, "blocks"); /* 2050 tokens need 129 blocks of 16 */
 }
 END_TEST
 
