@@ -478,6 +478,45 @@ static void draw_series_glyphs(sink *s, const axis *ax, const axis *ay,
   }
 }
 
+/** Whether a series draws a line: two consecutive finite points somewhere. */
+static bool series_draws_line(const scale_plot_series *ser) {
+  for (size_t j = 1; j < ser->n; j++)
+    if (point_ok(ser, j - 1) && point_ok(ser, j)) return true;
+  return false;
+}
+
+/** Whether every drawn piece of a series is one straight segment (two finite points between
+ * breaks): a diagonal or a band's edge rather than a curve. */
+static bool series_straight_pieces(const scale_plot_series *ser) {
+  size_t run = 0, runs = 0;
+  for (size_t j = 0; j <= ser->n; j++) {
+    if (j < ser->n && point_ok(ser, j)) {
+      run++;
+      continue;
+    }
+    if (run != 0 && run != 2) return false;
+    runs += run == 2;
+    run = 0;
+  }
+  return runs > 0;
+}
+
+/** Whether series i is a guide, drawn without glyphs in the plot and the legend: straight
+ * pieces without dots, whose colour and dash pattern no other line shares. Its line alone tells
+ * it apart, and glyphs along a diagonal among scattered markers would read as data points. */
+static bool series_is_guide(const scale_plot *plot, size_t i) {
+  const scale_plot_series *ser = &plot->series[i];
+  if (ser->dots || !series_straight_pieces(ser)) return false;
+  const char *dash = series_dash(plot, i);
+  for (size_t j = 0; j < plot->n_series; j++) {
+    const char *other = series_dash(plot, j);
+    if (j != i && j % PALETTE_N == i % PALETTE_N && series_draws_line(&plot->series[j]) &&
+        (dash == other || (dash && other && strcmp(dash, other) == 0)))
+      return false;
+  }
+  return true;
+}
+
 /** Later series drawn on top of series i along its whole length (every point within 1.5 px):
  * each one widens series i's stroke, so that a line hidden under another still shows as a
  * wider band of its own colour around it. */
@@ -778,13 +817,17 @@ static void draw_legend(sink *s, const scale_plot *plot, const layout *L) {
     if (!ser->label || !ser->label[0]) continue;
     const char *dash = series_dash(plot, i);
     int covered = series_covered_by(&L->ax, &L->ay, plot, i);
-    emit(s, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"%s\"", fmt_num(b1, lx + 6.0),
-         fmt_num(b2, row), fmt_num(b3, lx + 30.0), fmt_num(b4, row), palette[i % PALETTE_N]);
-    emit(s, " stroke-width=\"%s\"", fmt_num(b1, fmin(series_stroke_width(covered), 8.0)));
-    if (dash) emit(s, " stroke-dasharray=\"%s\"", dash);
-    emit(s, "/>\n");
-    draw_glyph(s, (glyph)(i % GLYPH_N), lx + 18.0, row, palette[i % PALETTE_N],
-               fmin(1.0 + 0.6 * covered, 1.6));
+    if (series_draws_line(ser)) { /* a scatter of lone points shows its glyph alone */
+      emit(s, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"%s\"",
+           fmt_num(b1, lx + 6.0), fmt_num(b2, row), fmt_num(b3, lx + 30.0), fmt_num(b4, row),
+           palette[i % PALETTE_N]);
+      emit(s, " stroke-width=\"%s\"", fmt_num(b1, fmin(series_stroke_width(covered), 8.0)));
+      if (dash) emit(s, " stroke-dasharray=\"%s\"", dash);
+      emit(s, "/>\n");
+    }
+    if (!series_is_guide(plot, i))
+      draw_glyph(s, (glyph)(i % GLYPH_N), lx + 18.0, row, palette[i % PALETTE_N],
+                 fmin(1.0 + 0.6 * covered, 1.6));
     emit(s, "<text x=\"%s\" y=\"%s\">", fmt_num(b1, lx + LEGEND_TEXT_DX), fmt_num(b2, row + 4.0));
     emit_text(s, ser->label);
     emit(s, "</text>\n");
@@ -910,8 +953,9 @@ static void render(sink *s, const scale_plot *plot) {
     draw_series(s, ax, ay, &plot->series[i], palette[i % PALETTE_N], series_dash(plot, i),
                 series_stroke_width(series_covered_by(ax, ay, plot, i)));
   for (size_t i = 0; i < plot->n_series; i++)
-    draw_series_glyphs(s, ax, ay, &plot->series[i], i, plot->n_series, palette[i % PALETTE_N],
-                       1.0 + 0.6 * series_covered_by(ax, ay, plot, i));
+    if (!series_is_guide(plot, i))
+      draw_series_glyphs(s, ax, ay, &plot->series[i], i, plot->n_series, palette[i % PALETTE_N],
+                         1.0 + 0.6 * series_covered_by(ax, ay, plot, i));
   emit(s, "</g>\n");
 
   /* Labels of reference lines and annotated points (outside the clip so text is whole), placed

@@ -217,6 +217,83 @@ START_TEST(hidden_series_is_widened) {
 }
 END_TEST
 
+/** Number of elements of 'doc' filled with 'color' (glyphs: circles, squares, polygons). */
+static int filled_with(const char *doc, const char *color) {
+  char key[40];
+  snprintf(key, sizeof key, "fill=\"%s\"", color);
+  int n = 0;
+  for (const char *p = doc; (p = strstr(p, key)); p++)
+    n++;
+  return n;
+}
+
+START_TEST(guide_lines_have_no_glyphs) {
+  /* A scatter (series 0, dots: 3 blue circles) with a diagonal (series 1, red, 2 points) and a
+   * +-25% band (series 2, green, dashed: two 2-point pieces split by a NaN): the straight guides
+   * draw no glyph, in the plot or in the legend, since a red square on the diagonal would read
+   * as one more data point. A 3-point line (series 3, orange) keeps its diamonds. */
+  static const double x[] = {1, 2, 3}, y[] = {1.1, 2.2, 2.7}, d[] = {0.5, 4},
+                      bx[] = {0.5, 4, NAN, 0.5, 4}, by[] = {0.625, 5, NAN, 0.375, 3},
+                      cy[] = {3, 1, 3};
+  scale_plot_series s[4] = {{.label = "runs", .x = x, .y = y, .n = 3, .dots = true},
+                            {.label = "predicted = measured", .x = d, .y = d, .n = 2},
+                            {.label = "+-25%", .x = bx, .y = by, .n = 5, .dashed = true},
+                            {.label = "a curve", .x = x, .y = cy, .n = 3}};
+  scale_plot plot = {.series = s, .n_series = 4};
+  ck_assert_int_eq(scale_plot_svg(&plot, svg, sizeof svg, NULL, NULL), SCALE_OK);
+  ck_assert_int_eq(filled_with(svg, "#1f77b4"), 3 + 1); /* three circles and the legend's */
+  ck_assert_int_eq(filled_with(svg, "#d62728"), 0);
+  ck_assert_int_eq(filled_with(svg, "#2ca02c"), 0);
+  ck_assert_int_gt(filled_with(svg, "#ff7f0e"), 1);
+  ck_assert_ptr_nonnull(strstr(svg, "stroke=\"#d62728\" stroke-width=\"2\" points="));
+  ck_assert_ptr_nonnull(strstr(svg, "stroke=\"#2ca02c\" stroke-width=\"2\" stroke-dasharray="));
+}
+END_TEST
+
+START_TEST(guide_sharing_a_style_keeps_its_glyphs) {
+  /* Nine solid series: the ninth, a straight 2-point line, shares blue and a solid stroke with
+   * the first (a 3-point line), so only its glyph (a square, 8 mod 7 = 1) tells them apart. */
+  static const double x[] = {1, 2, 3}, d[] = {1, 3},
+                      y[8][3] = {{1, 2, 3}, {2, 3, 4}, {3, 4, 5}, {4, 5, 6},
+                                 {5, 6, 7}, {6, 7, 8}, {7, 8, 9}, {8, 9, 10}};
+  scale_plot_series s[9];
+  for (int i = 0; i < 8; i++)
+    s[i] = (scale_plot_series){.label = "line", .x = x, .y = y[i], .n = 3};
+  s[8] = (scale_plot_series){.label = "straight", .x = d, .y = d, .n = 2};
+  scale_plot plot = {.series = s, .n_series = 9};
+  ck_assert_int_eq(scale_plot_svg(&plot, svg, sizeof svg, NULL, NULL), SCALE_OK);
+  ck_assert_ptr_nonnull(strstr(svg, "<rect x=")); /* series 1's and 8's squares */
+  const char *sq = svg;
+  int blue_squares = 0;
+  while ((sq = strstr(sq, "<rect x="))) {
+    const char *end = strchr(sq, '>');
+    const char *fill = strstr(sq, "fill=\"#1f77b4\"");
+    blue_squares += fill && fill < end;
+    sq = end;
+  }
+  ck_assert_int_gt(blue_squares, 1); /* in the plot and in the legend */
+}
+END_TEST
+
+START_TEST(scatter_legend_shows_its_glyph_alone) {
+  /* Lone points (a NaN between every two) draw no line, so their legend entry has no line
+   * sample, only the glyph; a series that draws a line keeps its sample. */
+  static const double x[] = {1, NAN, 2, NAN, 3}, y[] = {1, NAN, 2, NAN, 3}, lx[] = {1, 3},
+                      ly[] = {3, 1};
+  scale_plot_series s[2] = {{.label = "runs", .x = x, .y = y, .n = 5, .dots = true},
+                            {.label = "a line", .x = lx, .y = ly, .n = 2}};
+  scale_plot plot = {.series = s, .n_series = 2};
+  ck_assert_int_eq(scale_plot_svg(&plot, svg, sizeof svg, NULL, NULL), SCALE_OK);
+  const char *start = strstr(svg, "<g class=\"legend\">"), *end = start ? strstr(start, "</g>") : 0;
+  ck_assert(start && end);
+  char legend[4096];
+  snprintf(legend, sizeof legend, "%.*s", (int)(end - start), start);
+  ck_assert_ptr_null(strstr(legend, "stroke=\"#1f77b4\"")); /* no line sample */
+  ck_assert_ptr_nonnull(strstr(legend, "stroke=\"#d62728\""));
+  ck_assert_int_eq(filled_with(legend, "#1f77b4"), 1); /* the circle */
+}
+END_TEST
+
 START_TEST(long_title_fits_the_canvas) {
   scale_plot plot = {.title = "Share of a layer's training FLOPs in dot-product attention, causal, "
                               "for every model of the chapter"};
@@ -236,6 +313,9 @@ int main(void) {
       {"marker_labels_do_not_collide", marker_labels_do_not_collide},
       {"series_differ_by_dash_and_glyph", series_differ_by_dash_and_glyph},
       {"hidden_series_is_widened", hidden_series_is_widened},
+      {"guide_lines_have_no_glyphs", guide_lines_have_no_glyphs},
+      {"guide_sharing_a_style_keeps_its_glyphs", guide_sharing_a_style_keeps_its_glyphs},
+      {"scatter_legend_shows_its_glyph_alone", scatter_legend_shows_its_glyph_alone},
       {"long_title_fits_the_canvas", long_title_fits_the_canvas},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
