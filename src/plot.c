@@ -768,6 +768,16 @@ static void place_point_labels(layout *L, const scale_plot *plot) {
     double x = to_px(&L->ax, pt->x), y = to_px(&L->ay, pt->y);
     box_add(&L->taken, (box){x - 3.5, y - 3.5, x + 3.5, y + 3.5});
   }
+  /* and the glyphs of scattered data, leaving half the boxes for the labels themselves */
+  for (size_t k = 0; k < plot->n_series; k++) {
+    const scale_plot_series *ser = &plot->series[k];
+    for (size_t j = 0; ser->dots && j < ser->n && L->taken.n < MAX_BOXES / 2; j++) {
+      if (!point_ok(ser, j) || !in_range(&L->ax, ser->x[j]) || !in_range(&L->ay, ser->y[j]))
+        continue;
+      double x = to_px(&L->ax, ser->x[j]), y = to_px(&L->ay, ser->y[j]);
+      box_add(&L->taken, (box){x - 3.5, y - 3.5, x + 3.5, y + 3.5});
+    }
+  }
   for (size_t i = 0; i < plot->n_points && i < MAX_BOXES / 4; i++) {
     const scale_plot_point *pt = &plot->points[i];
     L->point_label[i] = (placed){0};

@@ -320,23 +320,53 @@ static void figure_attention_share(chapter *ch, const chapter_models *models) {
   chapter_figure(ch, "attention-share.svg", &p);
 }
 
+/* The benchmark families of models/ (file-name prefixes): a dozen sizes each of one recipe,
+ * drawn as two legend series rather than forty labels that leave no room to read. */
+static const char *const kv_families[] = {"megatron-gpt-", "maxtext-"};
+static const char *const kv_family_labels[] = {"Megatron GPT sizes (Narayanan et al.)",
+                                               "MaxText sizes (2023 benchmarks)"};
+#define KV_FAMILIES 2
+
+static int kv_family(const scale_model *m) {
+  for (int f = 0; f < KV_FAMILIES; f++)
+    if (strncmp(m->name, kv_families[f], strlen(kv_families[f])) == 0) return f;
+  return -1;
+}
+
+/** KV cache per token against parameters: each released model a labelled dot, each benchmark
+ * family a scatter series (its points separated by NaN, so no line joins them). */
 static void figure_kv(chapter *ch, const chapter_models *models) {
   static scale_plot_point pts[CHAPTER_LIST_MAX];
-  size_t n = 0;
+  static double fx[KV_FAMILIES][2 * CHAPTER_LIST_MAX], fy[KV_FAMILIES][2 * CHAPTER_LIST_MAX];
+  size_t n = 0, fn[KV_FAMILIES] = {0};
   for (int i = 0; i < models->n; i++) {
     const scale_model *m = &models->model[i];
     double kv = scale_transformer_kv_bytes_per_token(m, SCALE_DTYPE_BF16);
     if (!(kv > 0.0)) continue; /* Mamba-2 keeps a fixed state instead */
-    pts[n++] = (scale_plot_point){.x = scale_transformer_n_params(m), .y = kv,
-                                  .label = m->display_name};
+    double params = scale_transformer_n_params(m);
+    int f = kv_family(m);
+    if (f < 0) {
+      pts[n++] = (scale_plot_point){.x = params, .y = kv, .label = m->display_name};
+      continue;
+    }
+    size_t at = fn[f];
+    fx[f][at] = params, fy[f][at] = kv;
+    fx[f][at + 1] = fy[f][at + 1] = NAN;
+    fn[f] = at + 2;
   }
+  scale_plot_series fam[KV_FAMILIES];
+  for (int f = 0; f < KV_FAMILIES; f++)
+    fam[f] = (scale_plot_series){.label = kv_family_labels[f], .x = fx[f], .y = fy[f],
+                                 .n = fn[f], .dots = true};
   scale_plot p = {.title = "KV cache per token (bf16) against model size",
                   .desc = "One dot per model: grouped-query and latent attention keep the KV "
-                          "cache per token far below what parameter count alone suggests.",
+                          "cache per token far below what parameter count alone suggests; "
+                          "the Megatron and MaxText benchmark sizes as two marker series.",
                   .x_label = "parameters", .y_label = "KV bytes per token",
                   .x_axis = SCALE_PLOT_LOG, .y_axis = SCALE_PLOT_LOG,
                   .width_px = 720, .height_px = 480,
-                  .points = pts, .n_points = n, .legend = SCALE_PLOT_LEGEND_NONE};
+                  .series = fam, .n_series = KV_FAMILIES,
+                  .points = pts, .n_points = n, .legend = SCALE_PLOT_LEGEND_BOTTOM_RIGHT};
   chapter_figure(ch, "kv-per-token.svg", &p);
 }
 

@@ -294,6 +294,33 @@ START_TEST(scatter_legend_shows_its_glyph_alone) {
 }
 END_TEST
 
+START_TEST(point_labels_avoid_scattered_glyphs) {
+  /* A labelled point with a row of scattered markers (a dots series) just right of and above
+   * it, where its label would go first: the label is placed elsewhere, over no marker. */
+  static const double x[] = {5.2, NAN, 5.6, NAN, 6.0, NAN, 6.4, NAN, 6.8},
+                      y[] = {5.3, NAN, 5.3, NAN, 5.3, NAN, 5.3, NAN, 5.3};
+  scale_plot_series s = {.label = "family", .x = x, .y = y, .n = 9, .dots = true};
+  scale_plot_point pt = {.x = 5.0, .y = 5.0, .label = "A released model"};
+  scale_plot plot = {.x_min = 0, .x_max = 10, .y_min = 0, .y_max = 10, .series = &s,
+                     .n_series = 1, .points = &pt, .n_points = 1,
+                     .legend = SCALE_PLOT_LEGEND_NONE};
+  ck_assert_int_eq(scale_plot_svg(&plot, svg, sizeof svg, NULL, NULL), SCALE_OK);
+  static text_box b[64];
+  size_t n = text_boxes(svg, b, 64), label = n;
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(b[i].text, "A released model") == 0) label = i;
+  ck_assert(label < n);
+  int glyphs = 0;
+  for (const char *p = svg; (p = strstr(p, "<circle ")); p++, glyphs++) {
+    double gx = attr(p, "cx", -1), gy = attr(p, "cy", -1);
+    ck_assert_msg(!(gx + 3 > b[label].x0 && gx - 3 < b[label].x1 && gy + 3 > b[label].y0 &&
+                    gy - 3 < b[label].y1),
+                  "the label covers the marker at (%g, %g)", gx, gy);
+  }
+  ck_assert_int_eq(glyphs, 5 + 1); /* the markers and the point's own dot */
+}
+END_TEST
+
 START_TEST(long_title_fits_the_canvas) {
   scale_plot plot = {.title = "Share of a layer's training FLOPs in dot-product attention, causal, "
                               "for every model of the chapter"};
@@ -316,6 +343,7 @@ int main(void) {
       {"guide_lines_have_no_glyphs", guide_lines_have_no_glyphs},
       {"guide_sharing_a_style_keeps_its_glyphs", guide_sharing_a_style_keeps_its_glyphs},
       {"scatter_legend_shows_its_glyph_alone", scatter_legend_shows_its_glyph_alone},
+      {"point_labels_avoid_scattered_glyphs", point_labels_avoid_scattered_glyphs},
       {"long_title_fits_the_canvas", long_title_fits_the_canvas},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
