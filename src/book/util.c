@@ -299,16 +299,40 @@ book_value *book_find_value(book_chapter *ch, const char *key) {
 
 /* ---- listings ------------------------------------------------------------------------------- */
 
+/** The comment the open marker's line starts and leaves open ("/" "* [listing:NAME] The time
+ * of ..." continued by " * ..." lines), as "/" "* The time of ..." with the marker's indentation;
+ * empty when the line holds the marker alone or a whole comment. Without it the listing would
+ * start in the middle of a comment. */
+static void opened_comment(const char *line, const char *marker, size_t marker_len,
+                           const char *eol, strbuf *out) {
+  const char *lead = line, *text = marker + marker_len;
+  while (lead < marker && *lead == ' ') lead++;
+  if (marker - lead < 2 || strncmp(lead, "/*", 2) != 0) return;
+  for (const char *p = lead + 2; p < marker; p++)
+    if (*p != ' ') return; /* code before the marker: not a comment's first line */
+  while (text < eol && *text == ' ') text++;
+  if (text == eol || memmem(text, (size_t)(eol - text), "*/", 2)) return;
+  sb_addn(out, line, (size_t)(lead - line));
+  sb_add(out, "/* ");
+  sb_addn(out, text, (size_t)(eol - text));
+  sb_add(out, "\n");
+}
+
 /** Appends the lines of 'text' strictly between the open and close markers of NAME, dropping
- * lines that hold other markers, with their common indentation removed. */
+ * lines that hold other markers, with their common indentation removed; a comment that the open
+ * marker's line begins is kept (opened_comment). */
 static bool cut_listing(const char *text, const char *name, strbuf *code) {
   char open[300], close[300];
   snprintf(open, sizeof open, "[listing:%s]", name);
   snprintf(close, sizeof close, "[/listing:%s]", name);
-  const char *start = strstr(text, open);
+  const char *open_at = strstr(text, open);
+  if (!open_at) return false;
+  const char *start = strchr(open_at, '\n');
   if (!start) return false;
-  start = strchr(start, '\n');
-  if (!start) return false;
+  const char *line = open_at;
+  while (line > text && line[-1] != '\n') line--;
+  strbuf first = {0};
+  opened_comment(line, open_at, strlen(open), start, &first);
   start++;
   const char *end = strstr(start, close);
   if (!end) return false;
@@ -324,6 +348,13 @@ static bool cut_listing(const char *text, const char *name, strbuf *code) {
     if (sp < n && !marker && sp < indent) indent = sp;
     p = eol + 1;
   }
+  if (first.len) { /* the kept comment line counts for the common indentation too */
+    size_t sp = 0;
+    while (sp < first.len && sb_str(&first)[sp] == ' ') sp++;
+    if (sp < indent) indent = sp;
+    sb_add(code, sb_str(&first) + indent);
+  }
+  sb_free(&first);
   if (indent == (size_t)-1) indent = 0;
   for (const char *p = start; p < end;) {
     const char *eol = memchr(p, '\n', (size_t)(end - p));

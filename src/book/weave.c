@@ -794,7 +794,10 @@ static bool listing_block(weave *w, cmark_node *node, const char *name, int line
     if (cl) {
       sb_add_htmln(&out, caption, cl);
       sb_add(&out, " — ");
-    }
+    } else /* "from gpus.c" alone does not say what the code is for */
+      book_warn(w->bx, w->ch->md, line,
+                "listing '%s' has no caption (the line after ```{listing} %s says what it shows)",
+                name, name);
     sb_add(&out, "from <code>");
     sb_add_html(&out, sb_str(&from));
     sb_add(&out, "</code></figcaption>\n</figure>\n");

@@ -142,6 +142,33 @@ check "uncited value: warning names it" grep -q "fixture.md: warning: value 'ext
 "$SCALE" book --chapters "$dir/chapters" --out "$dir/strict" --strict >/dev/null 2>&1
 check "uncited value: --strict fails" test $? -eq 1
 
+# A listing without a caption is a warning (an error with --strict): "from fixture.c" alone does
+# not say what the code is for.
+dir="$TMP/uncaptioned"
+mkdir -p "$dir"
+cp -R "$DATA/chapters" "$DATA/exercises" "$DATA/tests" "$dir/"
+printf '\n```{listing} ridge\n```\n' >>"$dir/chapters/01-fixture/fixture.md"
+line=$(($(wc -l <"$dir/chapters/01-fixture/fixture.md" | tr -d ' ') - 1))
+"$SCALE" book --chapters "$dir/chapters" --out "$dir/site" >/dev/null 2>"$dir/stderr"
+check "listing without caption: still exit 0" test $? -eq 0
+check "listing without caption: warning names it" grep -q "fixture.md:$line: warning: listing 'ridge' has no caption" "$dir/stderr"
+"$SCALE" book --chapters "$dir/chapters" --out "$dir/strict" --strict >/dev/null 2>&1
+check "listing without caption: --strict fails" test $? -eq 1
+
+# A comment that begins on the open marker's line is kept, without the marker: the listing does
+# not start in the middle of it (" * continued" with no opening line).
+dir="$TMP/opened"
+mkdir -p "$dir"
+cp -R "$DATA/chapters" "$DATA/exercises" "$DATA/tests" "$dir/"
+printf '  /* [listing:doc] The ridge of a chip: where compute and memory\n   * take equally long. */\n  double r = 1.0;\n  /* [/listing:doc] */\n' \
+  >>"$dir/chapters/01-fixture/fixture.c"
+printf '\n```{listing} doc\nA commented line\n```\n' >>"$dir/chapters/01-fixture/fixture.md"
+"$SCALE" book --chapters "$dir/chapters" --out "$dir/site" >/dev/null 2>"$dir/stderr"
+check "opened comment: renders" test $? -eq 0
+check "opened comment: its first line kept" grep -q '>/\* The ridge of a chip: where compute and memory$' "$dir/site/01-fixture.html"
+check "opened comment: continued, unindented alike" grep -q '^ \* take equally long. \*/$' "$dir/site/01-fixture.html"
+check "opened comment: no marker shown" sh -c "! grep -q 'listing:doc' '$dir/site/01-fixture.html'"
+
 # A key given twice in the values is an error naming the second line (keys are hashed now).
 dir="$TMP/dupvalue"
 mkdir -p "$dir"
