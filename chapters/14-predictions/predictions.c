@@ -231,7 +231,7 @@ static void section_worst(chapter *ch, const study *s) {
 /* ---- the figure ------------------------------------------------------------------------------- */
 
 /** Predicted (LOGO) against measured step time: one series per group whose points are
- * separated by NaN (so no line joins them, only each point's marker), the diagonal, +-25%. */
+ * separated by NaN (so no line joins them, only each point's marker), the diagonal, ±25%. */
 static void figure_scatter(chapter *ch, const study *s) {
   int n = s->set->n, n_groups = s->set->n_groups;
   double *x = malloc(sizeof(double) * (size_t)(2 * n)), *y = malloc(sizeof(double) * (size_t)(2 * n));
@@ -260,10 +260,10 @@ static void figure_scatter(chapter *ch, const study *s) {
   /* the band's two lines as one series (one style), a NaN between them */
   double bx[5] = {lo, hi, NAN, lo, hi}, by[5] = {1.25 * lo, 1.25 * hi, NAN, 0.75 * lo, 0.75 * hi};
   ser[n_groups] = (scale_plot_series){.label = "predicted = measured", .x = dx, .y = dx, .n = 2};
-  ser[n_groups + 1] = (scale_plot_series){.label = "+-25%", .x = bx, .y = by, .n = 5, .dashed = true};
+  ser[n_groups + 1] = (scale_plot_series){.label = "±25%", .x = bx, .y = by, .n = 5, .dashed = true};
   scale_plot p = {.title = "Step time: predicted (leave-one-group-out) against measured",
                   .desc = "One marker per published run, one marker shape and colour per group, "
-                          "with the diagonal and the +-25% band",
+                          "with the diagonal and the ±25% band",
                   .x_label = "measured step time [s]",
                   .y_label = "predicted step time, LOGO [s]",
                   .x_axis = SCALE_PLOT_LOG,
