@@ -294,6 +294,11 @@ static bool tpu_param(int i) {
          i == SCALE_STEP_ICI_HALF_BYTES;
 }
 
+/** Whether a parameter is the hybrid paper's framework's (the host stage fits it, by grid). */
+static bool framework_param(int i) {
+  return i == SCALE_STEP_MESH_CP_HOST_S || i == SCALE_STEP_MESH_SSM_STAGE_S;
+}
+
 /** Fills f with the rows of one stage (TPU rows or the others), 'exclude' left out, weighted
  * 1 / sqrt(rows of the group); counts the groups it takes into *n_groups. */
 static void stage_rows(const scale_calib_set *set, int exclude, bool tpu, fit_rows *f,
@@ -310,7 +315,7 @@ static void stage_rows(const scale_calib_set *set, int exclude, bool tpu, fit_ro
     f->index[f->n] = i;
     f->weight[f->n++] = 1.0 / sqrt((double)per_group[g]);
   }
-  for (int i = 0; i < P; i++) f->moves[i] = tpu_param(i) == tpu && i != SCALE_STEP_MESH_CP_HOST_S;
+  for (int i = 0; i < P; i++) f->moves[i] = tpu_param(i) == tpu && !framework_param(i);
 }
 
 /** Drops from f the rows with CP on a mesh (those mesh_cp_host_s can bind). */
@@ -340,58 +345,64 @@ static double host_floor(const scale_calib_point *pt, const scale_step_params *d
   return r.host_s;
 }
 
-/** A row's floor as units x h + fixed (it is linear in h): the layer-microbatches into
- * *units and their TP time into *fixed; its device time (no floor) into *device_s. */
-static void host_terms(const scale_calib_point *pt, const scale_step_params *device,
-                       double *units, double *fixed, double *device_s) {
+/** A row as the framework's fit sees it: its floor as units x h + fixed (linear in h), its
+ * device time with neither floor nor stage latency, its Mamba-2 stages. */
+static scale_hybrid_fit_row fit_row(const scale_calib_point *pt, const scale_step_params *device) {
+  scale_hybrid_fit_row r = {.measured = pt->measured_s};
   double f1 = host_floor(pt, device, 1.0), f2 = host_floor(pt, device, 2.0);
-  *units = isfinite(f1) && isfinite(f2) ? f2 - f1 : 0;
-  *fixed = isfinite(f1) ? f1 - *units : 0;
-  *device_s = scale_calib_predict_s(pt, device);
+  r.units = isfinite(f1) && isfinite(f2) ? f2 - f1 : 0;
+  r.fixed_s = isfinite(f1) ? f1 - r.units : 0;
+  r.device_s = scale_calib_predict_s(pt, device);
+  if (pt->model.arch == SCALE_ARCH_MAMBA2) {
+    scale_step_job job = scale_step_job_from_measurement(&pt->row, &pt->model, &pt->chip);
+    r.stages = scale_hybrid_ssm_stages(&job);
+  }
+  return r;
 }
 
-/** Fits mesh_cp_host_s, the framework's host time per CP layer-microbatch, with the device
- * parameters held, over every group of the fit and of dir/hybrid/ that has a CP row on a mesh
- * (each group weighed equally: scale_hybrid_fit_cp_host_layer_s), 'exclude' left out.
- * None: the value stays. */
+/** Fits the framework's two parameters, mesh_cp_host_s (host time per CP layer-microbatch)
+ * and mesh_ssm_stage_s (latency per added Mamba-2 stage), with the device parameters held,
+ * over every group of the fit and of dir/hybrid/ that has a CP row on a mesh or a Mamba-2
+ * pipeline on one (each group weighed equally: scale_hybrid_fit_framework), 'exclude' left
+ * out. A parameter no group fits keeps its value. */
 static scale_status host_stage(const scale_calib_set *set, int exclude, double *u) {
   int total = set->n + set->n_host, map[2 * SCALE_CALIB_GROUPS_MAX], k = 0;
-  double *buf = malloc(sizeof(double) * (size_t)total * 4);
+  scale_hybrid_fit_row *rows = malloc(sizeof *rows * (size_t)total);
   int *grp = malloc(sizeof(int) * (size_t)total);
-  if (!buf || !grp) {
-    free(buf);
+  if (!rows || !grp) {
+    free(rows);
     free(grp);
     return SCALE_ERR_NOMEM;
   }
-  double *dev = buf, *units = buf + total, *fixed = buf + 2 * total, *meas = buf + 3 * total;
   scale_step_params device = params_of(u);
-  device.v[SCALE_STEP_MESH_CP_HOST_S] = 0.0;
+  device.v[SCALE_STEP_MESH_CP_HOST_S] = device.v[SCALE_STEP_MESH_SSM_STAGE_S] = 0.0;
   for (int g = 0; g < 2 * SCALE_CALIB_GROUPS_MAX; g++) map[g] = -1;
   for (int i = 0; i < total; i++) {
     bool host = i >= set->n;
     const scale_calib_point *pt = host ? &set->host_points[i - set->n] : &set->points[i];
     grp[i] = host ? SCALE_CALIB_GROUPS_MAX + pt->group : pt->group;
-    units[i] = 0;
     if ((!host && pt->group == exclude) || pt->chip.kind == SCALE_HW_TPU) {
       grp[i] = -1;
       continue;
     }
-    host_terms(pt, &device, &units[i], &fixed[i], &dev[i]);
-    meas[i] = pt->measured_s;
-    if (units[i] > 0 && map[grp[i]] < 0 && k < 16) map[grp[i]] = k++; /* the fit's 16 groups */
+    rows[i] = fit_row(pt, &device);
+    bool framework = rows[i].units > 0 || rows[i].stages > 0;
+    if (framework && map[grp[i]] < 0 && k < 16) map[grp[i]] = k++; /* the fit's 16 groups */
   }
-  /* the rows of the groups with a CP row on a mesh, renumbered 0..k-1 */
+  /* the rows of the groups the framework's parameters price, renumbered 0..k-1 */
   int n = 0;
   for (int i = 0; i < total; i++) {
     int g = grp[i] >= 0 ? map[grp[i]] : -1;
     if (g < 0) continue;
-    dev[n] = dev[i], units[n] = units[i], fixed[n] = fixed[i], meas[n] = meas[i], grp[n++] = g;
+    rows[n] = rows[i];
+    rows[n++].group = g;
   }
-  if (n > 0) {
-    double h = scale_hybrid_fit_cp_host_layer_s(dev, units, fixed, meas, grp, n, -1);
+  double h = NAN, stage = NAN;
+  if (n > 0 && scale_hybrid_fit_framework(rows, n, -1, &h, &stage) == SCALE_OK) {
     if (isfinite(h)) u[SCALE_STEP_MESH_CP_HOST_S] = to_u(SCALE_STEP_MESH_CP_HOST_S, h);
+    if (isfinite(stage)) u[SCALE_STEP_MESH_SSM_STAGE_S] = to_u(SCALE_STEP_MESH_SSM_STAGE_S, stage);
   }
-  free(buf);
+  free(rows);
   free(grp);
   return SCALE_OK;
 }
@@ -432,7 +443,7 @@ scale_status scale_calibrate_fit(const scale_calib_set *set, int exclude, scale_
     if (st == SCALE_OK && !tpu) st = host_stage(set, exclude, u);
     if (stage == 0) { /* the floor set, the device fit starts afresh from the priors */
       for (int i = 0; i < P; i++)
-        if (i != SCALE_STEP_MESH_CP_HOST_S) u[i] = to_u(i, prior.v[i]);
+        if (!framework_param(i)) u[i] = to_u(i, prior.v[i]);
       continue;
     }
     /* the host's floor moved after the second pass: its cost at the final parameters */
@@ -524,9 +535,10 @@ scale_status scale_calib_write_params(FILE *fp, const scale_step_params *params,
               "; stages: the GPU and NPU groups fit all but the ICI parameters, then the TPU\n"
               "; groups (XLA runs) fit the ICI parameters alone; %d iterations. The\n"
               "; GPU/NPU stage runs twice: without the rows with CP on a mesh, then afresh\n"
-              "; from the priors with all; after each, a grid fit of mesh_cp_host_s (the\n"
-              "; hybrid paper's framework; device parameters held) to every group with a CP\n"
-              "; row on a mesh, measurements/hybrid/ included, each weighed equally.\n"
+              "; from the priors with all; after each, grid fits of mesh_cp_host_s and\n"
+              "; mesh_ssm_stage_s (the hybrid paper's framework; device parameters held) to\n"
+              "; every group with a CP row or a Mamba-2 pipeline on a mesh,\n"
+              "; measurements/hybrid/ included, each weighed equally.\n"
               "; Groups fitted:\n;",
           info->iterations);
   int col = 1;

@@ -590,7 +590,7 @@ void scale_hybrid_mamba2_step_result(const scale_step_job *job, const scale_step
     double *fields[] = {&out->microbatches, &out->layers_per_stage, &out->compute_s,
                         &out->bubble_frac,  &out->bubble_s,         &out->optimizer_s,
                         &out->overhead_s,   &out->step_s,           &out->model_flops,
-                        &out->mfu,          &out->host_s};
+                        &out->mfu,          &out->host_s,           &out->stage_s};
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
       *fields[i] = NAN;
     for (int k = 0; k < SCALE_STEP_COMM_COUNT; k++)
@@ -642,7 +642,10 @@ void scale_hybrid_mamba2_step_result(const scale_step_job *job, const scale_step
    * takes no longer per layer-microbatch than the pure-CP rows of its table, where a LLaMA
    * one takes 1-2 ms longer (chapter 13's host.tp_* values). */
   out->host_s = scale_step_cp_host_s(job, out->net[SCALE_STEP_COMM_CP], 0.0, params);
-  out->step_s = fmax(r.step_s, out->host_s);
+  /* each pipeline stage past the first adds the framework's fixed latency, whichever of
+   * the device and the host sets the rest of the step */
+  out->stage_s = scale_hybrid_ssm_stages(job) * params->v[SCALE_STEP_MESH_SSM_STAGE_S];
+  out->step_s = fmax(r.step_s, out->host_s) + out->stage_s;
   out->model_flops = scale_transformer_flops(m, job->gbs, job->seq, true, SCALE_PASS_TRAIN);
   out->mfu = r.mfu * r.step_s / out->step_s;
 }
@@ -668,44 +671,103 @@ double scale_hybrid_cp_host_bound_s(const scale_step_job *job, double device_s,
 }
 /* [/listing:cp_host] */
 
-enum { FIT_GROUPS = 16, FIT_GRID = 2001 };
+/* ==== pipelines of Mamba-2 stages on the paper's framework ================================== */
+
+/* [listing:mamba_stage] */
+double scale_hybrid_ssm_stages(const scale_step_job *job) {
+  if (!job || !job->chip || !mamba_model(job->model) || !degree_ok(job->dp) ||
+      !degree_ok(job->pp) || !degree_ok(job->tp) || !degree_ok(job->cp))
+    return NAN;
+  double w;
+  scale_step_net net =
+      mamba_net(job, SCALE_STEP_COMM_PP, job->tp * job->cp * job->dp, job->pp, &w);
+  return job->pp > 1.0 && net == SCALE_STEP_NET_MESH ? job->pp - 1.0 : 0.0;
+}
+/* [/listing:mamba_stage] */
+
+/* ==== the framework's two parameters, fitted ================================================ */
+
+enum { FIT_GROUPS = 16, FIT_GRID = 2001, STAGE_GRID = 6001, FIT_ROUNDS = 16 };
 #define FIT_LO_S 1e-4
 #define FIT_HI_S 5e-2
+#define STAGE_HI_S 60.0
 
-double scale_hybrid_fit_cp_host_layer_s(const double *device_s, const double *units,
-                                        const double *fixed_s, const double *measured,
-                                        const int *group, int n, int skip_group) {
-  if (!device_s || !units || !measured || !group || n < 1) return NAN;
-  double rows[FIT_GROUPS] = {0};
-  int left = 0;
+double scale_hybrid_fit_row_s(const scale_hybrid_fit_row *r, double host_layer_s,
+                              double stage_s) {
+  if (!r || !size_ok(host_layer_s) || !size_ok(stage_s)) return NAN;
+  return fmax(r->device_s, r->units * host_layer_s + r->fixed_s) + r->stages * stage_s;
+}
+
+static bool fit_row_ok(const scale_hybrid_fit_row *r) {
+  return r->group >= 0 && r->group < FIT_GROUPS && isfinite(r->device_s) && r->device_s > 0.0 &&
+         isfinite(r->measured) && r->measured > 0.0 && size_ok(r->units) && size_ok(r->fixed_s) &&
+         size_ok(r->stages);
+}
+
+/** Group-weighted squared log error of the rows of the groups 'in' marks (skip left out). */
+static double fit_loss(const scale_hybrid_fit_row *rows, int n, const bool *in, const double *per,
+                       int skip, double h, double k) {
+  double loss = 0.0;
   for (int i = 0; i < n; i++) {
-    if (group[i] < 0 || group[i] >= FIT_GROUPS || !(isfinite(device_s[i]) && device_s[i] > 0.0) ||
-        !(isfinite(measured[i]) && measured[i] > 0.0) || !size_ok(units[i]) ||
-        (fixed_s && !size_ok(fixed_s[i])))
-      return NAN;
-    if (group[i] != skip_group) rows[group[i]] += 1.0, left++;
+    if (rows[i].group == skip || !in[rows[i].group]) continue;
+    double r = log(scale_hybrid_fit_row_s(&rows[i], h, k) / rows[i].measured);
+    loss += r * r / per[rows[i].group];
   }
-  if (left == 0) return NAN;
+  return loss;
+}
+
+/** The grid point (log-spaced over [lo, hi] when 'log_grid', else even over [0, hi]) with the
+ * least loss, one parameter moving (host: h, else k); the first wins a tie. */
+static double grid_fit(const scale_hybrid_fit_row *rows, int n, const bool *in, const double *per,
+                       int skip, bool host, double h, double k) {
+  int points = host ? FIT_GRID : STAGE_GRID;
   double best = NAN, best_loss = INFINITY;
-  for (int k = 0; k < FIT_GRID; k++) {
-    double h = FIT_LO_S * pow(FIT_HI_S / FIT_LO_S, (double)k / (FIT_GRID - 1));
-    double loss = 0.0;
-    for (int i = 0; i < n; i++) {
-      if (group[i] == skip_group) continue;
-      double r = log(fmax(device_s[i], units[i] * h + (fixed_s ? fixed_s[i] : 0.0)) / measured[i]);
-      loss += r * r / rows[group[i]];
-    }
-    if (loss < best_loss) best_loss = loss, best = h;
+  for (int g = 0; g < points; g++) {
+    double t = (double)g / (points - 1);
+    double x = host ? FIT_LO_S * pow(FIT_HI_S / FIT_LO_S, t) : STAGE_HI_S * t;
+    double loss = fit_loss(rows, n, in, per, skip, host ? x : h, host ? k : x);
+    if (loss < best_loss) best_loss = loss, best = x;
   }
   return best;
 }
 
+scale_status scale_hybrid_fit_framework(const scale_hybrid_fit_row *rows, int n, int skip_group,
+                                        double *host_layer_s, double *stage_s) {
+  if (host_layer_s) *host_layer_s = NAN;
+  if (stage_s) *stage_s = NAN;
+  if (!rows || n < 1 || !host_layer_s || !stage_s) return SCALE_ERR_INVALID;
+  double per[FIT_GROUPS] = {0};
+  bool host_in[FIT_GROUPS] = {false}, stage_in[FIT_GROUPS] = {false};
+  for (int i = 0; i < n; i++) {
+    if (!fit_row_ok(&rows[i])) return SCALE_ERR_INVALID;
+    if (rows[i].group == skip_group) continue;
+    per[rows[i].group] += 1.0;
+    host_in[rows[i].group] |= rows[i].units > 0.0;
+    stage_in[rows[i].group] |= rows[i].stages > 0.0;
+  }
+  bool any_host = false, any_stage = false;
+  for (int g = 0; g < FIT_GROUPS; g++) any_host |= host_in[g], any_stage |= stage_in[g];
+  /* alternate the two one-parameter fits (each a grid, so the rounds end on a fixed point) */
+  double h = 0.0, k = 0.0;
+  for (int round = 0; round < FIT_ROUNDS; round++) {
+    if (any_host) h = grid_fit(rows, n, host_in, per, skip_group, true, h, k);
+    double k_next = any_stage ? grid_fit(rows, n, stage_in, per, skip_group, false, h, k) : 0.0;
+    if (k_next == k && round > 0) break;
+    k = k_next;
+  }
+  *host_layer_s = any_host ? h : (double)NAN;
+  *stage_s = any_stage ? k : (double)NAN;
+  return any_host || any_stage ? SCALE_OK : SCALE_ERR_INVALID;
+}
+
 double scale_hybrid_predict_step_s(const scale_step_job *job, const scale_step_params *params,
-                                   double host_layer_s) {
+                                   double host_layer_s, double stage_s) {
   if (!job || !job->model || !params) return NAN;
-  /* the device's time alone: the step model's own floor off, host_layer_s's applied */
+  /* the device's time alone: the step model's own floor and stage latency off, the
+   * arguments' applied */
   scale_step_params device_params = *params;
   device_params.v[SCALE_STEP_MESH_CP_HOST_S] = 0.0;
+  device_params.v[SCALE_STEP_MESH_SSM_STAGE_S] = 0.0;
   double device;
   if (job->model->arch == SCALE_ARCH_MAMBA2) {
     scale_hybrid_mamba2_step r;
@@ -714,5 +776,7 @@ double scale_hybrid_predict_step_s(const scale_step_job *job, const scale_step_p
   } else {
     device = scale_step_time_s(job, &device_params);
   }
-  return scale_hybrid_cp_host_bound_s(job, device, host_layer_s);
+  double stages = job->model->arch == SCALE_ARCH_MAMBA2 ? scale_hybrid_ssm_stages(job) : 0.0;
+  if (!size_ok(stage_s)) return NAN;
+  return scale_hybrid_cp_host_bound_s(job, device, host_layer_s) + stages * stage_s;
 }

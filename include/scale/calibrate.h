@@ -38,9 +38,9 @@ typedef struct {
   char groups[SCALE_CALIB_GROUPS_MAX][SCALE_NAME_MAX]; /**< group names, in order of first row */
   int n_groups;                                     /**< groups */
   /** Rows of the ranking groups in dir/hybrid/ (the rest of the hybrid paper's case study):
-   * outside the fit and the statistics except for mesh_cp_host_s, the one parameter of the
-   * framework they share with Table 10 (scale_calibrate_fit()). Their group field indexes
-   * host_groups. */
+   * outside the fit and the statistics except for the framework's two parameters,
+   * mesh_cp_host_s (shared with Table 10) and mesh_ssm_stage_s (their Mamba-2 pipelines),
+   * fitted by scale_calibrate_fit(). Their group field indexes host_groups. */
   scale_calib_point *host_points;
   int n_host;
   char host_groups[SCALE_CALIB_GROUPS_MAX][SCALE_NAME_MAX];

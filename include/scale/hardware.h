@@ -31,7 +31,7 @@
 #define SCALE_NAME_MAX 64
 
 /** Values of the step model a hardware file carries in [step] (= SCALE_STEP_N_PARAMS). */
-#define SCALE_CHIP_STEP_PARAMS 18
+#define SCALE_CHIP_STEP_PARAMS 19
 /** Room for the values of the serving step cost a hardware file carries in [serve]: at least
  * SCALE_SERVE_N_PARAMS (servecal.h), which uses the first SCALE_SERVE_N_PARAMS of them. */
 #define SCALE_CHIP_SERVE_PARAMS 16

@@ -231,34 +231,66 @@ double scale_hybrid_cp_layer_microbatches(const scale_step_job *job);
 double scale_hybrid_cp_host_bound_s(const scale_step_job *job, double device_s,
                                     double host_layer_s);
 
-/** The host time per CP layer-microbatch that best fits 'n' measured steps: the
- * minimizer over a grid of 2001 points, log-spaced over [1e-4, 5e-2] s, of
- *   sum over groups g != skip_group of (1 / n_g) sum over its rows of
- *   log(max(device_s, units host_layer_s + fixed_s) / measured)^2,
- * so each group weighs the same whatever its rows (as scale calibrate weighs groups). fixed_s
- * is the part of a row's floor that does not scale with the host's time (step.h's
- * scale_step_cp_host_s: the layer's TP collectives), NULL for none. 'group' numbers the rows'
- * groups 0..15; skip_group = -1 uses every group, another value leaves that group out
- * (leave-one-group-out). The first grid point wins a tie. `scale calibrate` fits the step
- * model's mesh_cp_host_s with it.
+/* ---- pipelines of Mamba-2 stages on the paper's framework ---------------------------------- */
+
+/** Pipeline stages past the first that the mesh's SSM stage latency (step.h's
+ * mesh_ssm_stage_s) charges to 'job': pp - 1 for a Mamba-2 model whose pipeline group is on a
+ * switchless mesh, 0 otherwise. Why: in Tables 13 and 14 of the hybrid paper every added
+ * stage lengthens a Mamba-2 step by nearly the same time (16-20 s for Mamba-1B, 20-23 s for
+ * Mamba-7B, 4M tokens a step) whatever DP, TP and CP, which no bubble (hundreds of
+ * microbatches a replica), send or compute cost does; the same framework's LLaMA pipelines
+ * show none beyond what the step model prices. A fixed latency per stage and step, as if part
+ * of each stage's work ran one stage after another; its mechanism is not known (chapter 13).
  *
- * Units:  device_s, fixed_s, measured [s], units [count] -> [s].
- * Domain: n >= 1 rows with device_s, measured > 0 and units, fixed_s >= 0, groups in 0..15;
- *         NaN otherwise or when no row is left.
+ * Units:  -> [count].
+ * Domain: a Mamba-2 model, degrees >= 1, a chip; NaN otherwise.
  */
-double scale_hybrid_fit_cp_host_layer_s(const double *device_s, const double *units,
-                                        const double *fixed_s, const double *measured,
-                                        const int *group, int n, int skip_group);
+double scale_hybrid_ssm_stages(const scale_step_job *job);
+
+/** One measured row for the framework's two parameters: its step is
+ * max(device_s, units h + fixed_s) + stages k, h the host time per CP layer-microbatch
+ * (mesh_cp_host_s), k the latency per added Mamba-2 stage (mesh_ssm_stage_s). */
+typedef struct {
+  double device_s; /**< the device's time, neither floor nor stage latency [s] */
+  double units;    /**< CP layer-microbatches of the slowest stage (0 without CP on the mesh) */
+  double fixed_s;  /**< the floor's part that is not the host's: TP collectives [s] */
+  double stages;   /**< scale_hybrid_ssm_stages() of the row's job */
+  double measured; /**< the measured step [s] */
+  int group;       /**< the row's group, 0..15 */
+} scale_hybrid_fit_row;
+
+/** A row's step with host time 'host_layer_s' and stage latency 'stage_s' (formula above).
+ * Units: [s] -> [s].  Domain: r non-NULL, both >= 0; NaN otherwise. */
+double scale_hybrid_fit_row_s(const scale_hybrid_fit_row *r, double host_layer_s,
+                              double stage_s);
+
+/** Fits the framework's two parameters to 'n' measured rows by the least group-weighted
+ * squared log error, sum over groups g != skip_group of (1 / n_g) sum over its rows of
+ * log(step / measured)^2 (each group weighs the same whatever its rows, as scale calibrate
+ * weighs groups): the host time on a grid of 2001 points log-spaced over [1e-4, 5e-2] s over
+ * the groups with a CP row (units > 0), the stage latency on a grid of 6001 points even over
+ * [0, 60] s over the groups with a staged row, the two fits alternated until the latency
+ * repeats (at most 16 rounds; the first grid point wins a tie). skip_group = -1 uses every
+ * group, another value leaves that group out (leave-one-group-out). `scale calibrate` fits
+ * mesh_cp_host_s and mesh_ssm_stage_s with it.
+ *
+ * Units:  -> *host_layer_s, *stage_s [s] (NaN: no group to fit it).
+ * Domain: n >= 1 rows with device_s, measured > 0, units, fixed_s, stages >= 0, groups in
+ *         0..15; SCALE_ERR_INVALID otherwise or when no group is left to fit either.
+ */
+scale_status scale_hybrid_fit_framework(const scale_hybrid_fit_row *rows, int n, int skip_group,
+                                        double *host_layer_s, double *stage_s);
 
 /** A layout's predicted step time on the paper's framework: the step model's
- * (scale_step_time_s) for a transformer, scale_hybrid_mamba2_step_eval()'s for Mamba-2, then
- * scale_hybrid_cp_host_bound_s() with 'host_layer_s'.
+ * (scale_step_time_s) for a transformer, scale_hybrid_mamba2_step_eval()'s for Mamba-2, both
+ * with the stored floor and stage latency off, then scale_hybrid_cp_host_bound_s() with
+ * 'host_layer_s', plus scale_hybrid_ssm_stages() x 'stage_s'.
  *
- * Units:  host_layer_s [s] -> [s].
- * Domain: as the two evaluations; NaN outside it.
+ * Units:  host_layer_s, stage_s [s] -> [s].
+ * Domain: as the two evaluations, stage_s >= 0; NaN outside it.
  */
 double scale_hybrid_predict_step_s(const scale_step_job *job, const scale_step_params *params,
-                                   double host_layer_s);
+                                   double host_layer_s, double stage_s);
 
 /** The same step as step.h's result, so that scale_train_eval() (and with it `scale train` and
  * `scale plan`) prices Mamba-2 layouts: compute_s the layers' GEMMs, SSD matmuls, memory-bound
@@ -266,8 +298,9 @@ double scale_hybrid_predict_step_s(const scale_step_job *job, const scale_step_p
  * optimizer); comm_s and exposed_s TP, CP (states and halo), PP (exposed in full) and DP
  * (its tail and ZeRO gather exposed); host_s the host's floor under a CP layout on the mesh,
  * scale_step_cp_host_s() with no TP term (a Mamba-2 layer's TP all-reduce finishes under the
- * host's launches of the chunked scan that follows it), and step_s the larger of the two.
- * Every number NaN outside the evaluation's domain.
+ * host's launches of the chunked scan that follows it); stage_s the pipeline's stage latency
+ * (scale_hybrid_ssm_stages() x mesh_ssm_stage_s); step_s the larger of the device's time and
+ * the floor, plus stage_s. Every number NaN outside the evaluation's domain.
  */
 void scale_hybrid_mamba2_step_result(const scale_step_job *job, const scale_step_params *params,
                                      scale_step_result *out);

@@ -85,7 +85,9 @@
   X(STEP_S, "step_s", "s", 0, 1, 0.05, false,                                                     \
     "fixed cost of one optimizer step: data loading, loss/grad-norm reductions, logging")       \
   X(MESH_CP_HOST_S, "mesh_cp_host_s", "s", 0, 0.05, 0, false,                                     \
-    "host time per CP layer-microbatch when CP exchanges on the mesh block the host (0: async)")
+    "host time per CP layer-microbatch when CP exchanges on the mesh block the host (0: async)") \
+  X(MESH_SSM_STAGE_S, "mesh_ssm_stage_s", "s", 0, 60, 0, false,                                  \
+    "step time each pipeline stage past the first adds to a Mamba-2 step on the mesh (0: none)")
 
 /** The step model's efficiency parameters (index of scale_step_params.v): SCALE_STEP_<ENUM> in
  * the order of SCALE_STEP_PARAM_LIST (mm_eta_max, mm_dim_half, mem_eta, kernel_s; then latency,
@@ -314,7 +316,8 @@ typedef struct {
   double optimizer_s;    /**< op_s[OPTIMIZER] */
   double overhead_s;     /**< the fixed per-step cost [s] */
   double host_s;         /**< the host's floor under the step (scale_step_cp_host_s) [s] */
-  double step_s;         /**< the predicted step time: the device's, or host_s if longer [s] */
+  double stage_s;        /**< Mamba-2 stage latency on the mesh (scale_hybrid_ssm_stages) [s] */
+  double step_s;         /**< the device's time, or host_s if longer, plus stage_s [s] */
   double model_flops;    /**< 6 N tokens + attention (causal) of the whole step [FLOP] */
   double mfu;            /**< model_flops / (step_s x chips x peak of the job's dtype) */
 } scale_step_result;

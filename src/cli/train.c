@@ -181,6 +181,8 @@ static void print_text(const scale_train_problem *p, const scale_layout *l,
     two_rows("fixed per-step overhead", st->overhead_s, 0.0);
     /* a floor, not a term: a CP step on a host-blocking mesh lasts at least this (step.h) */
     if (st->host_s > 0) two_rows("host floor (step >= it, CP)", st->host_s, 0.0);
+    /* a term after the floor: the mesh framework's latency per added Mamba-2 stage */
+    if (st->stage_s > 0) two_rows("Mamba-2 stage latency (PP)", st->stage_s, 0.0);
     two_rows("step time", r->step_time_s, ideal->step_time_s);
     printf("  %-34s %-14s %s\n", "MFU",
            scale_format(num, sizeof num, r->mfu, "", SCALE_FMT_PERCENT),
@@ -322,6 +324,7 @@ static void print_json(const scale_train_problem *p, const scale_layout *l,
     const scale_step_result *st = &r->step;
     cli_json_number(&json, "overhead_s", st->overhead_s);
     cli_json_number(&json, "host_floor_s", st->host_s);
+    cli_json_number(&json, "stage_latency_s", st->stage_s);
     cli_json_object_begin(&json, "ops_s");
     for (int i = 0; i < SCALE_STEP_OP_COUNT; i++)
       cli_json_number(&json, scale_step_op_name((scale_step_op)i), st->op_s[i]);

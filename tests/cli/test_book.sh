@@ -131,35 +131,37 @@ broken missing-figure '![a plot](gone.svg)' "missing figure 'gone.svg'"
 broken raster-figure '![a photo](photo.png)' "figure 'photo.png' is not an SVG"
 broken figure-without-alt '![](ridge.svg)' "figure 'ridge.svg' has no alt text"
 
-# A value the program emits but the text never cites is a warning (an error with --strict).
-dir="$TMP/uncited"
-mkdir -p "$dir"
-cp -R "$DATA/chapters" "$DATA/exercises" "$DATA/tests" "$dir/"
-printf 'extra.value\t1\t\t1\n' >>"$dir/chapters/01-fixture/fixture.values"
-"$SCALE" book --chapters "$dir/chapters" --out "$dir/site" >/dev/null 2>"$dir/stderr"
-check "uncited value: still exit 0" test $? -eq 0
-check "uncited value: warning names it" grep -q "fixture.md: warning: value 'extra.value' is emitted by the chapter program but never cited" "$dir/stderr"
-"$SCALE" book --chapters "$dir/chapters" --out "$dir/strict" --strict >/dev/null 2>&1
-check "uncited value: --strict fails" test $? -eq 1
+# fixture_copy NAME: $dir, a fresh copy of the fixture book to alter.
+fixture_copy() {
+  dir="$TMP/$1"
+  mkdir -p "$dir"
+  cp -R "$DATA/chapters" "$DATA/exercises" "$DATA/tests" "$dir/"
+}
+# warned NAME MESSAGE: the altered book in $dir renders (exit 0) with MESSAGE on stderr, and
+# fails with --strict.
+warned() {
+  "$SCALE" book --chapters "$dir/chapters" --out "$dir/site" >/dev/null 2>"$dir/stderr"
+  check "$1: still exit 0" test $? -eq 0
+  check "$1: warning names it" grep -q "$2" "$dir/stderr"
+  "$SCALE" book --chapters "$dir/chapters" --out "$dir/strict" --strict >/dev/null 2>&1
+  check "$1: --strict fails" test $? -eq 1
+}
 
-# A listing without a caption is a warning (an error with --strict): "from fixture.c" alone does
-# not say what the code is for.
-dir="$TMP/uncaptioned"
-mkdir -p "$dir"
-cp -R "$DATA/chapters" "$DATA/exercises" "$DATA/tests" "$dir/"
+# A value the program emits but the text never cites is a warning (an error with --strict).
+fixture_copy uncited
+printf 'extra.value\t1\t\t1\n' >>"$dir/chapters/01-fixture/fixture.values"
+warned "uncited value" "fixture.md: warning: value 'extra.value' is emitted by the chapter program but never cited"
+
+# A listing without a caption is a warning too: "from fixture.c" alone does not say what the
+# code is for.
+fixture_copy uncaptioned
 printf '\n```{listing} ridge\n```\n' >>"$dir/chapters/01-fixture/fixture.md"
 line=$(($(wc -l <"$dir/chapters/01-fixture/fixture.md" | tr -d ' ') - 1))
-"$SCALE" book --chapters "$dir/chapters" --out "$dir/site" >/dev/null 2>"$dir/stderr"
-check "listing without caption: still exit 0" test $? -eq 0
-check "listing without caption: warning names it" grep -q "fixture.md:$line: warning: listing 'ridge' has no caption" "$dir/stderr"
-"$SCALE" book --chapters "$dir/chapters" --out "$dir/strict" --strict >/dev/null 2>&1
-check "listing without caption: --strict fails" test $? -eq 1
+warned "listing without caption" "fixture.md:$line: warning: listing 'ridge' has no caption"
 
 # A comment that begins on the open marker's line is kept, without the marker: the listing does
 # not start in the middle of it (" * continued" with no opening line).
-dir="$TMP/opened"
-mkdir -p "$dir"
-cp -R "$DATA/chapters" "$DATA/exercises" "$DATA/tests" "$dir/"
+fixture_copy opened
 printf '  /* [listing:doc] The ridge of a chip: where compute and memory\n   * take equally long. */\n  double r = 1.0;\n  /* [/listing:doc] */\n' \
   >>"$dir/chapters/01-fixture/fixture.c"
 printf '\n```{listing} doc\nA commented line\n```\n' >>"$dir/chapters/01-fixture/fixture.md"
@@ -170,9 +172,7 @@ check "opened comment: continued, unindented alike" grep -q '^ \* take equally l
 check "opened comment: no marker shown" sh -c "! grep -q 'listing:doc' '$dir/site/01-fixture.html'"
 
 # A key given twice in the values is an error naming the second line (keys are hashed now).
-dir="$TMP/dupvalue"
-mkdir -p "$dir"
-cp -R "$DATA/chapters" "$DATA/exercises" "$DATA/tests" "$dir/"
+fixture_copy dupvalue
 head -n 1 "$dir/chapters/01-fixture/fixture.values" >>"$dir/chapters/01-fixture/fixture.values"
 n=$(wc -l <"$dir/chapters/01-fixture/fixture.values" | tr -d ' ')
 "$SCALE" book --chapters "$dir/chapters" --out "$dir/site" >/dev/null 2>"$dir/stderr"

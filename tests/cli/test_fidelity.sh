@@ -53,6 +53,20 @@ assert abs(t["step_time_s"] / v["H16"]["predicted_step_s"] - 1) < 1e-9, (t["step
 assert t["host_floor_s"] == t["step_time_s"], t["host_floor_s"]
 PY
 
+# A Mamba-2 pipeline on the 910B's mesh: Table 13's (1, 4, 2, 1) carries three stage latencies
+# (mesh_ssm_stage_s of hardware/ascend-910b.ini) after the device's time; no CP, so no floor.
+run "$SCALE" train --model mamba-2-7b-amer --hw ascend-910b --chips 8 --batch-tokens 4Mi \
+  --seq 4096 --pp 4 --tp 2 --remat none --microbatches 1024 --json
+expect_rc 0 "train Mamba-7B (1,4,2,1) on the 910B"
+python3 - "$TMP/out" "$(dirname "$0")/../../hardware/ascend-910b.ini" <<'PY' && pass || fail "Mamba-2 stage latency: 3 x mesh_ssm_stage_s"
+import json, re, sys
+t = json.load(open(sys.argv[1]))
+k = float(re.search(r"^mesh_ssm_stage_s = (\S+)$", open(sys.argv[2]).read(), re.M).group(1))
+assert 15 <= k <= 30, k
+assert abs(t["stage_latency_s"] / (3 * k) - 1) < 1e-9, (t["stage_latency_s"], k)
+assert t["host_floor_s"] == 0 and t["step_time_s"] > t["stage_latency_s"], t
+PY
+
 # The README headline: the planner's best layout for LLaMA 3 70B on 8960 TPU v5p.
 run "$SCALE" plan train --model llama-3-70b --hw tpu-v5p --chips 8960 --batch-tokens 4Mi --seq 4096 --json
 expect_rc 0 "README headline plan"

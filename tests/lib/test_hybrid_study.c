@@ -4,11 +4,12 @@
  *
  * Each layout is priced as `scale train` prices it: the calibrated step model (the Ascend
  * 910B's [step] section; transformers) or scale_hybrid_mamba2_step_result() (Mamba-2), both
- * with the host's floor under CP layouts (scale_step_cp_host_s, the stored mesh_cp_host_s).
- * That one parameter is refitted here from the device times to the four groups, checked
- * against the stored value, and left out group by group. The Spearman figures asserted are
- * those reached when this suite was written, so they can only improve: the issue's target is
- * 0.8 on each table, met by Tables 10, 11 and 14; Table 13 reaches 0.747 (below).
+ * with the host's floor under CP layouts (scale_step_cp_host_s, the stored mesh_cp_host_s),
+ * and, for a Mamba-2 pipeline, the latency each added stage costs (mesh_ssm_stage_s). Those
+ * two parameters are refitted here from the device times to the four groups, checked against
+ * the stored values, and left out group by group. The Spearman figures asserted are those
+ * reached when this suite was written, so they can only improve; the issue's target, 0.8 on
+ * each table, is asserted too.
  */
 #include <math.h>
 #include <stdio.h>
@@ -79,31 +80,102 @@ START_TEST(test_cp_host_bound) {
 }
 END_TEST
 
+/** A fit row: device time, CP layer-microbatches, fixed part, stages, measured, group. */
+static scale_hybrid_fit_row frow(double dev, double units, double fixed, double stages,
+                                 double meas, int group) {
+  return (scale_hybrid_fit_row){dev, units, fixed, stages, meas, group};
+}
+
 START_TEST(test_fit_recovers) {
   /* Two groups built from a host time of 7 ms: group 0's rows are host-bound (device 1 s,
    * units 1000 and 2000 -> 7 s and 14 s), group 1's are device-bound (device 30 s, units 100
    * -> 0.7 s < 30 s, measured 30 s). The fit lands within one grid step (a ratio of
-   * (500)^(1/2000) = 1.0031) of 7 ms; leaving group 0 out leaves no information (every h
-   * below 0.3 s fits group 1 exactly), so the first grid point, 1e-4 s, wins. */
-  const double dev[] = {1.0, 1.0, 30.0}, units[] = {1000.0, 2000.0, 100.0},
-               meas[] = {7.0, 14.0, 30.0};
-  const int group[] = {0, 0, 1};
-  scale_check_rel(scale_hybrid_fit_cp_host_layer_s(dev, units, NULL, meas, group, 3, -1), 7e-3,
-                  0.0032, "s", "fit");
-  scale_check_rel(scale_hybrid_fit_cp_host_layer_s(dev, units, NULL, meas, group, 3, 0), 1e-4,
-                  1e-12, "s", "leave group 0 out");
+   * (500)^(1/2000) = 1.0031) of 7 ms; no row has stages, so the stage latency has no group
+   * (NaN). Leaving group 0 out leaves no information (every h below 0.3 s fits group 1
+   * exactly), so the first grid point, 1e-4 s, wins. */
+  scale_hybrid_fit_row rows[] = {frow(1, 1000, 0, 0, 7, 0), frow(1, 2000, 0, 0, 14, 0),
+                                 frow(30, 100, 0, 0, 30, 1)};
+  double h, k;
+  ck_assert(scale_hybrid_fit_framework(rows, 3, -1, &h, &k) == SCALE_OK);
+  scale_check_rel(h, 7e-3, 0.0032, "s", "fit");
+  scale_check_nan(k);
+  ck_assert(scale_hybrid_fit_framework(rows, 3, 0, &h, &k) == SCALE_OK);
+  scale_check_rel(h, 1e-4, 1e-12, "s", "leave group 0 out");
   /* a floor with a fixed part (TP collectives) of 1 s and 2 s: measured 8 s and 16 s are
    * 1000 and 2000 units at 7 ms plus it, so the fit is again 7 ms */
-  const double fixed[] = {1.0, 2.0, 0.0}, meas_fixed[] = {8.0, 16.0, 30.0};
-  scale_check_rel(scale_hybrid_fit_cp_host_layer_s(dev, units, fixed, meas_fixed, group, 3, -1),
-                  7e-3, 0.0032, "s", "fit with a fixed part");
-  scale_check_nan(scale_hybrid_fit_cp_host_layer_s(dev, units, NULL, meas, group, 0, -1));
-  const int bad[] = {0, 16, 1};
-  scale_check_nan(scale_hybrid_fit_cp_host_layer_s(dev, units, NULL, meas, bad, 3, -1));
-  const int one[] = {0, 0, 0};
-  scale_check_nan(scale_hybrid_fit_cp_host_layer_s(dev, units, NULL, meas, one, 3, 0));
-  const double negative[] = {0.0, -1.0, 0.0};
-  scale_check_nan(scale_hybrid_fit_cp_host_layer_s(dev, units, negative, meas, group, 3, -1));
+  rows[0] = frow(1, 1000, 1, 0, 8, 0), rows[1] = frow(1, 2000, 2, 0, 16, 0);
+  ck_assert(scale_hybrid_fit_framework(rows, 3, -1, &h, &k) == SCALE_OK);
+  scale_check_rel(h, 7e-3, 0.0032, "s", "fit with a fixed part");
+  /* the row's step as the fit prices it: max(1, 1000 x 0.007 + 1) + 0 x k = 8 s */
+  scale_check_rel(scale_hybrid_fit_row_s(&rows[0], 7e-3, 5.0), 8.0, 1e-12, "s", "row");
+  scale_check_nan(scale_hybrid_fit_row_s(&rows[0], -1.0, 0.0));
+  ck_assert(scale_hybrid_fit_framework(rows, 0, -1, &h, &k) == SCALE_ERR_INVALID);
+  scale_check_nan(h);
+  rows[1].group = 16; /* groups are 0..15 */
+  ck_assert(scale_hybrid_fit_framework(rows, 3, -1, &h, &k) == SCALE_ERR_INVALID);
+  rows[1].group = 0, rows[2].group = 0; /* one group, left out: nothing to fit */
+  ck_assert(scale_hybrid_fit_framework(rows, 3, 0, &h, &k) == SCALE_ERR_INVALID);
+  rows[0].fixed_s = -1.0;
+  ck_assert(scale_hybrid_fit_framework(rows, 3, -1, &h, &k) == SCALE_ERR_INVALID);
+  ck_assert(scale_hybrid_fit_framework(NULL, 3, -1, &h, &k) == SCALE_ERR_INVALID);
+}
+END_TEST
+
+START_TEST(test_fit_recovers_stage_latency) {
+  /* Rows built from h = 7 ms and k = 20 s per added stage. Group 0: host-bound CP rows, one
+   * of them also a two-stage pipeline (1000 x 7 ms + 1 x 20 s = 27 s); group 1: device-bound
+   * pipelines of 2 and 4 stages (10 + 20 = 30 s, 10 + 3 x 20 = 70 s) and one without PP
+   * (50 s). The first round fits h with k = 0 (pulled up by the 27 s row), then k with that h;
+   * the rounds end at both values within one grid step (0.31% for h; k's grid is 0.01 s, and
+   * h's step moves it by at most 1000 x 0.0031 x 7 ms = 0.022 s). */
+  const scale_hybrid_fit_row rows[] = {frow(1, 1000, 0, 0, 7, 0),  frow(1, 2000, 0, 0, 14, 0),
+                                       frow(1, 1000, 0, 1, 27, 0), frow(10, 0, 0, 1, 30, 1),
+                                       frow(10, 0, 0, 3, 70, 1),   frow(50, 0, 0, 0, 50, 1)};
+  double h, k;
+  ck_assert(scale_hybrid_fit_framework(rows, 6, -1, &h, &k) == SCALE_OK);
+  scale_check_rel(h, 7e-3, 0.0032, "s", "host");
+  ck_assert_msg(fabs(k - 20.0) <= 0.025, "stage latency %g s, built from 20 s", k);
+  /* group 1 alone (group 0 left out): no CP row, so no host time; k = 20 s exactly on grid */
+  ck_assert(scale_hybrid_fit_framework(rows, 6, 0, &h, &k) == SCALE_OK);
+  scale_check_nan(h);
+  ck_assert_msg(fabs(k - 20.0) <= 1e-9, "stage latency %g s alone", k);
+}
+END_TEST
+
+START_TEST(test_ssm_stages) {
+  /* pp - 1 for a Mamba-2 pipeline on the 910B's HCCS mesh; none without PP, none across an
+   * H100's NVSwitch (the paper's framework is the mesh's), NaN for a transformer */
+  scale_chip npu, h100;
+  scale_model mamba, llama;
+  scale_diag d;
+  ck_assert_msg(scale_chip_load("ascend-910b", &npu, &d) == SCALE_OK, "%s", d.message);
+  ck_assert_msg(scale_chip_load("nvidia-h100-sxm", &h100, &d) == SCALE_OK, "%s", d.message);
+  ck_assert_msg(scale_model_load("mamba-2-7b-amer", &mamba, &d) == SCALE_OK, "%s", d.message);
+  ck_assert_msg(scale_model_load("llama-2-7b", &llama, &d) == SCALE_OK, "%s", d.message);
+  scale_step_job j = job4(&mamba, 1, 4, 1, 2);
+  j.chip = &npu;
+  ck_assert(scale_hybrid_ssm_stages(&j) == 3.0);
+  j = job4(&mamba, 4, 1, 2, 1);
+  j.chip = &npu;
+  ck_assert(scale_hybrid_ssm_stages(&j) == 0.0);
+  j = job4(&mamba, 2, 4, 1, 1);
+  j.chip = &h100;
+  ck_assert(scale_hybrid_ssm_stages(&j) == 0.0);
+  j = job4(&llama, 2, 4, 1, 1);
+  j.chip = &npu;
+  scale_check_nan(scale_hybrid_ssm_stages(&j));
+  scale_check_nan(scale_hybrid_ssm_stages(NULL));
+  /* the step as scale train prices it: the stored latency once per added stage, after the
+   * device's time and the host's floor */
+  scale_step_params p;
+  ck_assert(scale_step_params_of_chip(&npu, &p) == SCALE_OK);
+  j = job4(&mamba, 1, 4, 2, 1);
+  j.chip = &npu, j.dtype = SCALE_DTYPE_BF16;
+  scale_step_result r;
+  scale_hybrid_mamba2_step_result(&j, &p, &r);
+  scale_check_rel(r.stage_s, 3.0 * p.v[SCALE_STEP_MESH_SSM_STAGE_S], 1e-12, "s", "stage_s");
+  scale_check_rel(r.step_s, fmax(scale_hybrid_predict_step_s(&j, &p, 0.0, 0.0), r.host_s) +
+                                r.stage_s, 1e-12, "s", "step");
 }
 END_TEST
 
@@ -147,19 +219,21 @@ typedef struct {
 /* Before the CP host bound (device time alone): 0.941, 0.785, 0.637, 0.854. With the bound
  * as chapter 13 applied it (host time alone): 0.95, 0.92, 0.779, 0.84. With the stored
  * mesh_cp_host_s, TP's collectives on the host's path and the mesh's CP all-gather: 0.957,
- * 0.930, 0.747 (Mamba-7B's TP x CP rows now priced too slow; issue 16's 0.8 missed), 0.873. */
+ * 0.930, 0.747, 0.873; with TP's collectives off the Mamba host path: 0.957, 0.928, 0.779,
+ * 0.872 (issue 16's 0.8 missed on Table 13, its pipelines too fast). With the Mamba-2 stage
+ * latency (mesh_ssm_stage_s, fitted with the host time): 0.957, 0.950, 0.923, 0.920, and
+ * left out table by table 0.957, 0.950, 0.862, 0.853 (the figures below, rounded down). */
 static const table_case TABLES[N_TABLES] = {
     {"hybrid-910b.tsv", 0.95, 0.95},
-    {"hybrid/hybrid-910b-table11.tsv", 0.92, 0.92},
-    {"hybrid/hybrid-910b-table13.tsv", 0.74, 0.74},
-    {"hybrid/hybrid-910b-table14.tsv", 0.86, 0.86},
+    {"hybrid/hybrid-910b-table11.tsv", 0.94, 0.94},
+    {"hybrid/hybrid-910b-table13.tsv", 0.92, 0.86},
+    {"hybrid/hybrid-910b-table14.tsv", 0.91, 0.85},
 };
 
 typedef struct {
   int n;
-  double device[N_TABLES * CAP], units[N_TABLES * CAP], meas[N_TABLES * CAP];
-  double fixed[N_TABLES * CAP], pred[N_TABLES * CAP];
-  int group[N_TABLES * CAP];
+  scale_hybrid_fit_row row[N_TABLES * CAP]; /* device time, floor's parts, stages, measured */
+  double pred[N_TABLES * CAP];              /* the step as scale train prices it */
   scale_step_job job[N_TABLES * CAP];
   scale_model model[N_TABLES];
 } study;
@@ -180,9 +254,21 @@ static void eval_row(const scale_step_job *j, const scale_step_params *p, double
     scale_step_eval(j, &q, r);
 }
 
-/** Table t's step with host time h (the floor as step.h applies it). */
-static double with_host(int k, double h) {
-  return fmax(st.device[k], st.units[k] * h + st.fixed[k]);
+/** The fit's view of row k of table t: the floor is linear in the host's time, so two
+ * evaluations give its units and fixed part. */
+static scale_hybrid_fit_row study_row(const scale_step_job *j, double measured, int t) {
+  scale_step_result r1, r2;
+  eval_row(j, &prm, 1.0, &r1);
+  eval_row(j, &prm, 2.0, &r2);
+  scale_hybrid_fit_row f = {.device_s = scale_hybrid_predict_step_s(j, &prm, 0.0, 0.0),
+                            .units = r2.host_s - r1.host_s,
+                            .stages = j->model->arch == SCALE_ARCH_MAMBA2
+                                          ? scale_hybrid_ssm_stages(j)
+                                          : 0.0,
+                            .measured = measured,
+                            .group = t};
+  f.fixed_s = r1.host_s - f.units;
+  return f;
 }
 
 static void load_study(void) {
@@ -201,33 +287,28 @@ static void load_study(void) {
     for (int i = 0; i < n; i++) {
       int k = st.n++;
       st.job[k] = scale_step_job_from_measurement(&rows[i], &st.model[t], &npu);
-      st.device[k] = scale_hybrid_predict_step_s(&st.job[k], &prm, 0.0);
-      /* the step as scale train prices it, and its floor's two parts (linear in the host) */
-      scale_step_result r, r1, r2;
+      st.row[k] = study_row(&st.job[k], rows[i].measured, t);
+      scale_step_result r;
       eval_row(&st.job[k], &prm, NAN, &r);
-      eval_row(&st.job[k], &prm, 1.0, &r1);
-      eval_row(&st.job[k], &prm, 2.0, &r2);
       st.pred[k] = r.step_s;
-      st.units[k] = r2.host_s - r1.host_s;
-      st.fixed[k] = r1.host_s - st.units[k];
       if (st.job[k].cp > 1)
-        scale_check_rel(st.units[k], scale_hybrid_cp_layer_microbatches(&st.job[k]), 1e-9, "",
+        scale_check_rel(st.row[k].units, scale_hybrid_cp_layer_microbatches(&st.job[k]), 1e-9, "",
                         rows[i].id);
-      st.meas[k] = rows[i].measured;
-      st.group[k] = t;
-      ck_assert_msg(isfinite(st.device[k]) && st.device[k] > 0, "%s: device time", rows[i].id);
+      ck_assert_msg(isfinite(st.row[k].device_s) && st.row[k].device_s > 0, "%s: device time",
+                    rows[i].id);
     }
   }
 }
 
-/** Spearman of table t's rows with host time h (NaN: as scale train prices them). */
-static double table_spearman(int t, double h) {
+/** Spearman of table t's rows with host time h and stage latency k (h NaN: as scale train
+ * prices them). */
+static double table_spearman(int t, double h, double k) {
   double pred[CAP], meas[CAP];
   int n = 0;
-  for (int k = 0; k < st.n; k++)
-    if (st.group[k] == t) {
-      pred[n] = isnan(h) ? st.pred[k] : with_host(k, h);
-      meas[n++] = st.meas[k];
+  for (int i = 0; i < st.n; i++)
+    if (st.row[i].group == t) {
+      pred[n] = isnan(h) ? st.pred[i] : scale_hybrid_fit_row_s(&st.row[i], h, k);
+      meas[n++] = st.row[i].measured;
     }
   return scale_calib_spearman(pred, meas, n);
 }
@@ -235,43 +316,55 @@ static double table_spearman(int t, double h) {
 START_TEST(test_study_joint_fit) {
   load_study();
   ck_assert_int_eq(st.n, 18 + 18 + 13 + 19);
-  double h = scale_hybrid_fit_cp_host_layer_s(st.device, st.units, st.fixed, st.meas, st.group,
-                                              st.n, -1);
-  /* 11.4 ms when written: inside the plausible 1-30 ms of a host issuing a layer's few hundred
-   * eager operators at tens of microseconds each; and what scale calibrate stored (the same
-   * fit of the same four groups, to the %.6g it writes) */
+  double h, k;
+  ck_assert(scale_hybrid_fit_framework(st.row, st.n, -1, &h, &k) == SCALE_OK);
+  /* 11.0 ms and 21.6 s when written. The host time: inside the plausible 1-30 ms of a host
+   * issuing a layer's few hundred eager operators at tens of microseconds each. The stage
+   * latency: what the tables show between layouts that differ only in PP (chapter 13's
+   * t13.stage_* and t14.stage_*: 16-23 s). Both what scale calibrate stored (the same fit of
+   * the same four groups, to the %.6g it writes). */
   ck_assert_msg(h >= 1e-3 && h <= 3e-2, "host time per CP layer-microbatch %g s", h);
+  ck_assert_msg(k >= 10.0 && k <= 30.0, "stage latency %g s", k);
   scale_check_rel(prm.v[SCALE_STEP_MESH_CP_HOST_S], h, 1e-4, "s", "stored mesh_cp_host_s");
+  scale_check_rel(prm.v[SCALE_STEP_MESH_SSM_STAGE_S], k, 1e-4, "s", "stored mesh_ssm_stage_s");
   for (int t = 0; t < N_TABLES; t++) {
-    double rho = table_spearman(t, NAN);
-    printf("%s: Spearman %.3f (host %.2f ms)\n", TABLES[t].file, rho, 1e3 * h);
+    double rho = table_spearman(t, NAN, NAN);
+    printf("%s: Spearman %.3f (host %.2f ms, stage %.2f s)\n", TABLES[t].file, rho, 1e3 * h, k);
     ck_assert_msg(rho >= TABLES[t].spearman, "%s: Spearman %.3f below the %.2f reached",
                   TABLES[t].file, rho, TABLES[t].spearman);
+    /* the issue's target, met on every table */
+    ck_assert_msg(rho >= 0.8, "%s: Spearman %.3f below 0.8", TABLES[t].file, rho);
   }
-  /* the bound binds only where there is CP: a table's CP-free rows keep their device time */
-  for (int k = 0; k < st.n; k++)
-    if (st.job[k].cp == 1.0) ck_assert(st.pred[k] == st.device[k]);
+  /* the bound binds only where there is CP, the latency only where a Mamba-2 pipeline is:
+   * the other rows keep their device time */
+  for (int i = 0; i < st.n; i++)
+    if (st.job[i].cp == 1.0 && st.row[i].stages == 0.0) ck_assert(st.pred[i] == st.row[i].device_s);
 }
 END_TEST
 
 START_TEST(test_study_leave_one_group_out) {
   load_study();
-  double h = scale_hybrid_fit_cp_host_layer_s(st.device, st.units, st.fixed, st.meas, st.group,
-                                              st.n, -1);
+  double h, k;
+  ck_assert(scale_hybrid_fit_framework(st.row, st.n, -1, &h, &k) == SCALE_OK);
   for (int t = 0; t < N_TABLES; t++) {
-    double ht = scale_hybrid_fit_cp_host_layer_s(st.device, st.units, st.fixed, st.meas, st.group,
-                                                 st.n, t);
-    /* the held-out fits stay within 10% of the joint one (10.7-11.6 ms when written) */
+    double ht, kt;
+    ck_assert(scale_hybrid_fit_framework(st.row, st.n, t, &ht, &kt) == SCALE_OK);
+    /* the held-out host fits stay within 10% of the joint one (10.8-11.0 ms when written);
+     * the stage latency is fitted by the two Mamba tables, so leaving one out leaves it to
+     * the other: 18.9 s from Mamba-1B's alone, 43.4 s from Mamba-7B's (whose CP-free rows
+     * the composition prices 7-14% fast, which the latency then also absorbs) */
     scale_check_rel(ht, h, 0.10, "s", TABLES[t].file);
-    double rho = table_spearman(t, ht), err = 0;
+    ck_assert_msg(kt >= 10.0 && kt <= 50.0, "%s left out: stage latency %g s", TABLES[t].file,
+                  kt);
+    double rho = table_spearman(t, ht, kt), err = 0;
     int n = 0;
-    for (int k = 0; k < st.n; k++)
-      if (st.group[k] == t) {
-        double r = log(with_host(k, ht) / st.meas[k]);
+    for (int i = 0; i < st.n; i++)
+      if (st.row[i].group == t) {
+        double r = log(scale_hybrid_fit_row_s(&st.row[i], ht, kt) / st.row[i].measured);
         err += r * r, n++;
       }
-    printf("%s left out: host %.2f ms, Spearman %.3f, rms log error %.3f\n", TABLES[t].file,
-           1e3 * ht, rho, sqrt(err / n));
+    printf("%s left out: host %.2f ms, stage %.2f s, Spearman %.3f, rms log error %.3f\n",
+           TABLES[t].file, 1e3 * ht, kt, rho, sqrt(err / n));
     ck_assert_msg(rho >= TABLES[t].logo, "%s left out: Spearman %.3f below the %.2f reached",
                   TABLES[t].file, rho, TABLES[t].logo);
   }
@@ -283,6 +376,9 @@ int main(void) {
   const scale_check_case cases[] = {{"cp_layer_microbatches", test_cp_layer_microbatches},
                                     {"cp_host_bound", test_cp_host_bound},
                                     {"fit_recovers", test_fit_recovers},
+                                    {"fit_recovers_stage_latency",
+                                     test_fit_recovers_stage_latency},
+                                    {"ssm_stages", test_ssm_stages},
                                     {"step_cp_host", test_step_cp_host},
                                     {"study_joint_fit", test_study_joint_fit},
                                     {"study_leave_one_group_out", test_study_leave_one_group_out}};
