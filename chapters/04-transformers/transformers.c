@@ -314,8 +314,9 @@ static void figure_attention_share(chapter *ch, const chapter_models *models) {
                   .desc = "Attention's share of FLOPs rises with context; wide models reach "
                           "half much later than narrow ones.",
                   .x_label = "context T [tokens]", .y_label = "attention share of layer FLOPs",
-                  .x_axis = SCALE_PLOT_LOG, .y_min = 0.0, .y_max = 1.0,
-                  .legend = SCALE_PLOT_LEGEND_TOP_LEFT,
+                  /* the curves' own span: whole decades would add an empty one to 1e7 */
+                  .x_axis = SCALE_PLOT_LOG, .x_min = 1000.0, .x_max = x[N_CURVE - 1],
+                  .y_min = 0.0, .y_max = 1.0, .legend = SCALE_PLOT_LEGEND_TOP_LEFT,
                   .series = s, .n_series = n, .markers = &half, .n_markers = 1};
   chapter_figure(ch, "attention-share.svg", &p);
 }
