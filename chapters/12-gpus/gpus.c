@@ -766,6 +766,15 @@ static int group_sizes(const scale_chip *c, double max_gpus, double *out, int ca
   return n;
 }
 
+/** The largest group size among the series: the x axis ends there rather than at the next
+ * decade, which would leave most of a decade empty. */
+static double largest_x(const scale_plot_series *s, int n) {
+  double hi = 1.0;
+  for (int i = 0; i < n; i++)
+    if (s[i].n > 0) hi = fmax(hi, s[i].x[s[i].n - 1]);
+  return hi;
+}
+
 static void figure_tree(chapter *ch, const scale_chip *sys) {
   static double x[N_SYSTEMS][MAX_POINTS], y[N_SYSTEMS][MAX_POINTS];
   scale_plot_series s[N_SYSTEMS];
@@ -784,6 +793,8 @@ static void figure_tree(chapter *ch, const scale_chip *sys) {
                   .x_label = "GPUs in the group",
                   .y_label = "AllGather bandwidth [B/s]",
                   .x_axis = SCALE_PLOT_LOG,
+                  .x_min = 1,
+                  .x_max = largest_x(s, N_SYSTEMS),
                   .y_axis = SCALE_PLOT_LOG,
                   .legend = SCALE_PLOT_LEGEND_BOTTOM_LEFT,
                   .series = s,
@@ -840,6 +851,8 @@ static void figure_dp(chapter *ch, const scale_chip *sys) {
                   .x_label = "data-parallel GPUs X",
                   .y_label = "critical batch [tokens/GPU]",
                   .x_axis = SCALE_PLOT_LOG,
+                  .x_min = 1,
+                  .x_max = largest_x(s, N_SYSTEMS),
                   .y_axis = SCALE_PLOT_LINEAR,
                   .y_min = 0,
                   .y_max = 6000,
