@@ -386,7 +386,10 @@ static void figure_memory(chapter *ch, const setting *s, const scale_model *m) {
                           "shrink with the tokens per chip; the total "
                           "falls below the HBM line once there are enough chips.",
                   .x_label = "chips", .y_label = "bytes per chip",
+                  /* the slices' own span, half a doubling either side: whole decades
+                   * (10 to 1e4) left the left half of the plot empty */
                   .x_axis = SCALE_PLOT_LOG, .y_axis = SCALE_PLOT_LOG,
+                  .x_min = xs[0] / sqrt(2.0), .x_max = xs[N_MEM - 1] * sqrt(2.0),
                   .width_px = 720, .height_px = 460,
                   .legend = SCALE_PLOT_LEGEND_BOTTOM_LEFT, .series = ser, .n_series = 5,
                   .markers = &hbm, .n_markers = 1};
