@@ -93,15 +93,16 @@ PROBE = r"""
 """
 
 
-# Resolves once every widget of the page is live (its module loaded), or after 10 s: a widget
-# that never goes live is widget_check.py's business, and shows no controls to measure here.
+# Resolves once every widget of the page is live (its module loaded), at once when the page has
+# no glue (a site rendered without the module), or after 10 s: a widget that never goes live is
+# widget_check.py's business, and shows no controls to measure here.
 WAIT_LIVE = r"""
 new Promise(done => {
   const t0 = performance.now();
   (function poll() {
     const all = document.querySelectorAll('.widget').length;
     if (document.querySelectorAll('.widget.live').length === all ||
-        performance.now() - t0 > 10000) done(all);
+        typeof Scale === 'undefined' || performance.now() - t0 > 10000) done(all);
     else setTimeout(poll, 50);
   })();
 })
