@@ -6,8 +6,9 @@
 # (chapter 1's chip table, chapter 6's planner table and contracts, chapter 14's worst rows and
 # the hardware page were cut once) at 390 and 1280 CSS pixels (tests/browser/layout_check.py):
 # no table is cut or scrolls outside an overflow-x container, every table shows whole on a
-# laptop, no identifier breaks over lines, every contract box wraps its lines. SCALE_LAYOUT_SHOTS=DIR also saves each table and the first
-# contract box as PNGs. Exits 77 (skipped) without chromium or python3.
+# laptop, no identifier breaks over lines, every contract box wraps its lines, and the live
+# widgets' controls show their whole values. SCALE_LAYOUT_SHOTS=DIR also saves each table and
+# the first contract box as PNGs. Exits 77 (skipped) without chromium or python3.
 set -u
 SCALE=${1:?usage: sh test_layout.sh /path/to/scale}
 . "$(dirname "$0")/common.sh"
