@@ -506,7 +506,7 @@ static void check_loo_target(const scale_serve_set *set) {
    * 10.6% (the [serve] of hardware/nvidia-*.ini; the bound leaves room for refits of the step
    * model's mm_dim_half, which the serving cost shares); each Mixtral 8x7B group, whose wide
    * experts the expert-width efficiency prices, within 17%: three within 15%, TP4 on H200 at
-   * 16.1% on the device-total HBM capacities (14.1% on the decimal ones). */
+   * 16.2% on the device-total HBM capacities (14.1% on the decimal ones). */
   int n = scale_serve_set_rows(set);
   double *loo = malloc((size_t)n * sizeof *loo);
   ck_assert(loo != NULL);
