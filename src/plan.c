@@ -577,19 +577,23 @@ char *scale_plan_explain(const scale_plan_report *r, char *buf, size_t size) {
   if (b->step_model) {
     /* the step model: where the runner-up's extra time goes, by part */
     int worst = scale_step_worst_exposed(&b->step);
-    char comm[200] = "";
-    if (worst >= 0)
-      snprintf(comm, sizeof comm, "; its largest exposed communication is %s on %s, %.3g ms (%s)",
+    char comm[512] = "", t[6][32];
+    const double times[6] = {b->compute_time_s,       a->compute_time_s, b->exposed_comms_time_s,
+                             a->exposed_comms_time_s, b->bubble_time_s,  a->bubble_time_s};
+    for (int i = 0; i < 6; i++)
+      scale_format(t[i], sizeof t[i], times[i], "s", SCALE_FMT_TIME);
+    if (worst >= 0) {
+      char w[32];
+      scale_format(w, sizeof w, b->step.exposed_s[worst], "s", SCALE_FMT_TIME);
+      snprintf(comm, sizeof comm, "; its largest exposed communication is %s on %s, %s (%s)",
                scale_step_comm_name((scale_step_comm)worst),
-               scale_step_net_name(b->step.net[worst]), b->step.exposed_s[worst] * 1e3,
+               scale_step_net_name(b->step.net[worst]), w,
                scale_step_comm_rule((scale_step_comm)worst, r->ranked[1].layout.tp_overlap));
+    }
     snprintf(buf, size,
-             "The runner-up (%s) is %.3g%% slower per step (step model): compute %.4g ms "
-             "against %.4g ms, exposed communication %.4g ms against %.4g ms, bubble %.4g ms "
-             "against %.4g ms%s.",
-             second, gap, b->compute_time_s * 1e3, a->compute_time_s * 1e3,
-             b->exposed_comms_time_s * 1e3, a->exposed_comms_time_s * 1e3, b->bubble_time_s * 1e3,
-             a->bubble_time_s * 1e3, comm);
+             "The runner-up (%s) is %.3g%% slower per step (step model): compute %s against %s, "
+             "exposed communication %s against %s, bubble %s against %s%s.",
+             second, gap, t[0], t[1], t[2], t[3], t[4], t[5], comm);
   } else if (b->bound == SCALE_TRAIN_BOUND_COMMS)
     snprintf(buf, size,
              "The runner-up (%s) is %.3g%% slower per step: it is comms-bound, its %s taking "

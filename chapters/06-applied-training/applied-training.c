@@ -210,7 +210,7 @@ static void section_planner(chapter *ch, const setting *s, const scale_model *m,
   if (!run_plan(ch, &p, false, &rep)) return;
   chapter_plan_counts(ch, "plan", &rep);
   for (int i = 0; i < 5; i++) chapter_plan_row(ch, "plan", &rep, i, PLAN_COLUMNS_FULL);
-  char why[512];
+  char why[1024];
   chapter_say(ch, "why: %s", scale_plan_explain(&rep, why, sizeof why));
   const scale_train_result *best = &rep.ranked[0].result;
   chapter_stem_value(ch, "plan", "compute", "best: compute time", best->compute_time_s, "s",

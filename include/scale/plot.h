@@ -18,6 +18,9 @@
  * told apart by colour, by glyph (circle, square, triangle, diamond, ...; at every point with
  * 'dots', else a few along the line at a phase of their own) and, for dashed series, by dash
  * pattern; a series that another one covers along its whole length is drawn wider beneath it.
+ * A guide (a series of straight two-point pieces without dots, whose colour and dash no other
+ * line shares: a diagonal, a +-25% band) draws no glyphs, in the plot or the legend, so it is
+ * not read as data; a scatter (lone points) shows its glyph alone in the legend.
  *
  * Book: every chapter draws with it, e.g. ch. 1 "All About Rooflines" (the roofline plot:
  * attainable FLOP/s against arithmetic intensity on log-log axes).

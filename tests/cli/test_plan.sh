@@ -10,6 +10,13 @@ run "$SCALE" plan train --model llama-3-70b --hw tpu-v5p --chips 8960 --batch-to
 expect_rc 0 "plan train v5p"; expect_out '^ 1\. ' "ranked list"; expect_out '^why: ' "explanation"
 expect_out '^pruned: tp-divisibility' "pruning report"; expect_no_nan "plan text"
 
+# The step model's explanation names the runner-up's largest exposed communication with its
+# whole rule (once cut mid-word by a 200-byte buffer) and formats times with units.
+run "$SCALE" plan train --model llama-3-8b --hw nvidia-h100-sxm --chips 256 --batch-tokens 4Mi --seq 4096
+expect_rc 0 "plan train H100"
+expect_out '^why: .*slower per step \(step model\).*largest exposed communication is .*\)\.$' "whole explanation"
+if grep '^why: ' "$TMP/out" | grep -Eq '[0-9]e[+-][0-9]| ms against'; then fail "explanation times unformatted"; else pass; fi
+
 run "$SCALE" plan train --model llama-3-70b --hw tpu-v5p --chips 8960 --batch-tokens 4M --seq 4096 --tokens 15T --json --top 3
 expect_rc 0 "plan --json"; expect_json "plan json"
 for key in '"best"' '"ranked"' '"layouts_evaluated"' '"layouts_pruned"' '"step_time_s"' '"mfu"' '"memory_per_chip_bytes"' '"cost_usd"' '"layouts_per_s"'; do
