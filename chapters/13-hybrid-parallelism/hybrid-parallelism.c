@@ -93,6 +93,17 @@ static double predict_s(const scale_step_job *j, const scale_step_params *p) {
   return scale_hybrid_predict_step_s(j, p, 0.0, 0.0);
 }
 
+/** The step as `scale train` prices it: the device's time, the host's floor under CP and a
+ * Mamba-2 pipeline's stage latency (the stored parameters). */
+static double full_s(const scale_step_job *j, const scale_step_params *p) {
+  scale_step_result r;
+  if (j->model->arch == SCALE_ARCH_MAMBA2)
+    scale_hybrid_mamba2_step_result(j, p, &r);
+  else
+    scale_step_eval(j, p, &r);
+  return r.step_s;
+}
+
 /** Memory per device of (dp, pp, tp, cp) by hybrid.h with the paper's setup. */
 static double memory_bytes(const scale_model *m, double dp, double pp, double tp, double cp,
                            double gbs, double seq) {
@@ -390,7 +401,7 @@ static bool step_best(const scale_model *m, const scale_chip *c, double gbs, dou
     if (!(memory_bytes(m, all[i].dp, all[i].pp, all[i].tp, all[i].cp, gbs, seq) <= c->hbm_bytes))
       continue;
     scale_step_job j = job_of(m, c, all[i].dp, all[i].pp, all[i].tp, all[i].cp, gbs, seq);
-    double t = predict_s(&j, prm);
+    double t = full_s(&j, prm);
     if (t < *best_s) *best_s = t, *best = all[i];
   }
   return isfinite(*best_s);
@@ -503,7 +514,7 @@ static void section_guide(chapter *ch, const scale_model *models[4], const char 
         if (ok) {
           scale_step_job gj =
               job_of(m, chips[h], g.layout.dp, g.layout.pp, g.layout.tp, g.layout.cp, gbs, s);
-          step_ratio = predict_s(&gj, chip_prm[h]) / best_s;
+          step_ratio = full_s(&gj, chip_prm[h]) / best_s;
         }
         chapter_valuef(ch, "guide / step model's best", step_ratio, "", SCALE_FMT_PLAIN,
                        "%s.step_ratio", stem);

@@ -280,7 +280,9 @@ ex_hybrid_layout ex_hybrid_parallelism_layout_long_context(double n_params,
  * and Mamba-1B at 4K on 8 NPUs.
  * Units, Domain: as layout_transformer.
  * Paper:  section 6.3 (the paper measured TP 2 best; the library's step model prices TP's
- *         AllReduce on the critical path and disagrees: the chapter's grid).
+ *         AllReduce on the critical path and disagrees: the chapter's grid). On the paper's
+ *         framework each added stage of a Mamba-2 pipeline also costs a fixed latency (the
+ *         chapter's case study), while a Mamba-2 layer's CP exchanges only its chunk states.
  */
 ex_hybrid_layout ex_hybrid_parallelism_layout_mamba(double n_params,
                                                     double weight_grad_bytes_per_param,

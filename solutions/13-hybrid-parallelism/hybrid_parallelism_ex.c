@@ -4,6 +4,7 @@
 #include "hybrid_parallelism_ex.h"
 
 #include <math.h>
+#include <stdbool.h>
 
 /* a finite, non-negative size */
 static int size_ok(double x) { return isfinite(x) && x >= 0.0; }
@@ -171,11 +172,15 @@ static double layout_bytes(double n_params, double wg, double opt, double act, d
   return n_params / (tp * pp) * (wg + opt / (dp * cp)) + act / (tp * cp);
 }
 
-/* The cheapest layout that fits: splits cost DP < PP < CP < TP (TP's AllReduces sit on the
- * critical path, CP's ring hides only on long blocks, PP pays a bubble), so the least TP,
- * then the least CP, then the least PP; DP takes the rest. None (all 0) when nothing fits. */
+/* The cheapest layout that fits: splits cost DP < PP < CP < TP for a transformer (TP's
+ * AllReduces sit on the critical path, CP's ring hides only on long blocks, PP pays a bubble),
+ * so the least TP, then the least CP, then the least PP; DP takes the rest. For Mamba-2 on
+ * the paper's framework CP comes before PP ('cp_before_pp'): its CP exchanges only chunk
+ * states, while each added pipeline stage pays the framework's stage latency (chapter 13).
+ * None (all 0) when nothing fits. */
 static ex_hybrid_layout cheapest_fit(double n_params, double wg, double opt, double act,
-                                     double hbm, int64_t n_tp_units, int64_t n_chips) {
+                                     double hbm, int64_t n_tp_units, int64_t n_chips,
+                                     bool cp_before_pp) {
   ex_hybrid_layout none = {0, 0, 0, 0};
   if (!pos(n_params) || !pos(wg) || !size_ok(opt) || !size_ok(act) || !pos(hbm) ||
       n_tp_units < 1 || n_chips < 1 || n_chips > (1 << 20) || (n_chips & (n_chips - 1)) != 0)
@@ -183,8 +188,10 @@ static ex_hybrid_layout cheapest_fit(double n_params, double wg, double opt, dou
   double n = (double)n_chips;
   for (int64_t tp = 1; tp <= n_chips; tp *= 2) {
     if (n_tp_units % tp != 0) continue;
-    for (int64_t cp = 1; tp * cp <= n_chips; cp *= 2)
-      for (int64_t pp = 1; tp * cp * pp <= n_chips; pp *= 2) {
+    /* the outer of the other two splits is the dearer one, kept least */
+    for (int64_t outer = 1; tp * outer <= n_chips; outer *= 2)
+      for (int64_t inner = 1; tp * outer * inner <= n_chips; inner *= 2) {
+        int64_t cp = cp_before_pp ? inner : outer, pp = cp_before_pp ? outer : inner;
         double dp = n / (double)(tp * cp * pp);
         if (layout_bytes(n_params, wg, opt, act, dp, (double)pp, (double)tp, (double)cp) <= hbm)
           return (ex_hybrid_layout){(int64_t)dp, pp, tp, cp};
@@ -200,7 +207,7 @@ ex_hybrid_layout ex_hybrid_parallelism_layout_transformer(double n_params,
                                                           double hbm_bytes, int64_t n_tp_units,
                                                           int64_t n_chips) {
   return cheapest_fit(n_params, weight_grad_bytes_per_param, optimizer_bytes_per_param,
-                      activation_bytes, hbm_bytes, n_tp_units, n_chips);
+                      activation_bytes, hbm_bytes, n_tp_units, n_chips, false);
 }
 
 ex_hybrid_layout ex_hybrid_parallelism_layout_long_context(double n_params,
@@ -210,7 +217,7 @@ ex_hybrid_layout ex_hybrid_parallelism_layout_long_context(double n_params,
                                                            double hbm_bytes, int64_t n_tp_units,
                                                            int64_t n_chips) {
   return cheapest_fit(n_params, weight_grad_bytes_per_param, optimizer_bytes_per_param,
-                      activation_bytes, hbm_bytes, n_tp_units, n_chips);
+                      activation_bytes, hbm_bytes, n_tp_units, n_chips, false);
 }
 
 ex_hybrid_layout ex_hybrid_parallelism_layout_mamba(double n_params,
@@ -219,7 +226,7 @@ ex_hybrid_layout ex_hybrid_parallelism_layout_mamba(double n_params,
                                                     double activation_bytes, double hbm_bytes,
                                                     int64_t n_tp_units, int64_t n_chips) {
   return cheapest_fit(n_params, weight_grad_bytes_per_param, optimizer_bytes_per_param,
-                      activation_bytes, hbm_bytes, n_tp_units, n_chips);
+                      activation_bytes, hbm_bytes, n_tp_units, n_chips, true);
 }
 
 ex_hybrid_layout ex_hybrid_parallelism_layout_mamba_long(double n_params,
@@ -229,5 +236,5 @@ ex_hybrid_layout ex_hybrid_parallelism_layout_mamba_long(double n_params,
                                                          double hbm_bytes, int64_t n_tp_units,
                                                          int64_t n_chips) {
   return cheapest_fit(n_params, weight_grad_bytes_per_param, optimizer_bytes_per_param,
-                      activation_bytes, hbm_bytes, n_tp_units, n_chips);
+                      activation_bytes, hbm_bytes, n_tp_units, n_chips, true);
 }

@@ -759,20 +759,18 @@ static void lib_layout_eval(const layout_instance *in, const int64_t *l, double 
                       .recompute = SCALE_RECOMPUTE_NONE, .sp = false,
                       .attention = SCALE_ATTENTION_FLASH, .tp_overlap = false, .gbs = gbs,
                       .seq = in->seq, .dtype = SCALE_DTYPE_BF16};
-  if (m.arch == SCALE_ARCH_MAMBA2) {
-    scale_hybrid_mamba2_step r;
-    scale_hybrid_mamba2_step_eval(&j, &prm, &r);
-    out[0] = r.step_s;
-    out[3] = (r.tp_s + r.cp_s + r.pp_s + r.bubble_s + r.dp_exposed_s) / r.step_s;
-  } else {
-    scale_step_result r;
+  /* the step as scale train prices it: the host's floor under CP and, for a Mamba-2
+   * pipeline, the mesh's stage latency included */
+  scale_step_result r;
+  if (m.arch == SCALE_ARCH_MAMBA2)
+    scale_hybrid_mamba2_step_result(&j, &prm, &r);
+  else
     scale_step_eval(&j, &prm, &r);
-    out[0] = scale_step_time_s(&j, &prm);
-    double lost = r.bubble_s;
-    for (int k = 0; k < SCALE_STEP_COMM_COUNT; k++)
-      lost += r.exposed_s[k];
-    out[3] = lost / r.step_s;
-  }
+  out[0] = r.step_s;
+  double lost = r.bubble_s;
+  for (int k = 0; k < SCALE_STEP_COMM_COUNT; k++)
+    lost += r.exposed_s[k];
+  out[3] = lost / r.step_s;
 }
 
 /* While recording: the arguments of the instance are the library's figures. */
