@@ -27,6 +27,7 @@
  * alone, table by table left out, to show how far it moves.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +94,16 @@ static double predict_s(const scale_step_job *j, const scale_step_params *p) {
   return scale_hybrid_predict_step_s(j, p, 0.0, 0.0);
 }
 
+/** A yes/no value (1 or 0, shown as a word) under the key 'fmt', ... */
+static void flag_value(chapter *ch, const char *label, bool yes, const char *fmt, ...) {
+  char key[128];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(key, sizeof key, fmt, ap);
+  va_end(ap);
+  chapter_text_value(ch, key, label, yes ? 1.0 : 0.0, yes ? "yes" : "no");
+}
+
 /** The step as `scale train` prices it: the device's time, the host's floor under CP and a
  * Mamba-2 pipeline's stage latency (the stored parameters). */
 static double full_s(const scale_step_job *j, const scale_step_params *p) {
@@ -138,7 +149,7 @@ static void section_setup(chapter *ch, const scale_chip *npu) {
 /* ==== Table 2 and Table 3 ==================================================================== */
 
 static void section_volumes(chapter *ch, const scale_model *l7, const scale_model *l1) {
-  chapter_heading(ch, "Collective volumes per device (Table 2), in units of T");
+  chapter_heading(ch, "Collective volumes per device (Table 2), in multiples of the array T");
   static const double ns[] = {2, 8, 64};
   for (int op = 0; op < SCALE_HYBRID_COLL_COUNT; op++)
     for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
@@ -147,8 +158,12 @@ static void section_volumes(chapter *ch, const scale_model *l7, const scale_mode
                scale_hybrid_coll_name((scale_hybrid_coll)op));
       for (char *p = key; *p; p++)
         if (*p == '-') *p = '_';
-      chapter_value(ch, key, key, scale_hybrid_collective_bytes((scale_hybrid_coll)op, ns[i], 1.0),
-                    "T", SCALE_FMT_PLAIN);
+      char label[64];
+      snprintf(label, sizeof label, "%s over N = %.0f [x T]",
+               scale_hybrid_coll_name((scale_hybrid_coll)op), ns[i]);
+      chapter_value(ch, key, label,
+                    scale_hybrid_collective_bytes((scale_hybrid_coll)op, ns[i], 1.0), "",
+                    SCALE_FMT_PLAIN);
     }
 
   chapter_heading(ch, "One attention layer's forward communication per device (Table 3)");
@@ -163,7 +178,10 @@ static void section_volumes(chapter *ch, const scale_model *l7, const scale_mode
       for (size_t k = 0; k < 3; k++) {
         double v = scale_hybrid_attention_fwd_bytes(models[i].m, (scale_hybrid_strategy)st,
                                                     degrees[k], 1, SEQ, SCALE_DTYPE_BF16);
-        chapter_valuef(ch, "bytes", v, "B", SCALE_FMT_SI, "t3.%s.%s.%.0f", models[i].key,
+        char label[SCALE_NAME_MAX + 32];
+        snprintf(label, sizeof label, "%s, %s %.0f", models[i].m->display_name,
+                 scale_hybrid_strategy_name((scale_hybrid_strategy)st), degrees[k]);
+        chapter_valuef(ch, label, v, "B", SCALE_FMT_SI, "t3.%s.%s.%.0f", models[i].key,
                        scale_hybrid_strategy_name((scale_hybrid_strategy)st), degrees[k]);
       }
   double tp8 = scale_hybrid_attention_fwd_bytes(l1, SCALE_HYBRID_TP, 8, 1, SEQ, SCALE_DTYPE_BF16);
@@ -176,9 +194,9 @@ static void section_volumes(chapter *ch, const scale_model *l7, const scale_mode
           scale_hybrid_attention_fwd_bytes(l7, SCALE_HYBRID_TP, 8, 1, SEQ, SCALE_DTYPE_BF16),
       "", SCALE_FMT_PLAIN);
   chapter_value(ch, "s5.l1.tp", "section 5.2 TP, 2 s a d_h",
-                scale_hybrid_s5_comm_elements(l1, SCALE_HYBRID_TP, SEQ), "elements", SCALE_FMT_SI);
+                scale_hybrid_s5_comm_elements(l1, SCALE_HYBRID_TP, SEQ), "elements", SCALE_FMT_SCI);
   chapter_value(ch, "s5.l1.cp", "section 5.2 CP, 2 s k d_h",
-                scale_hybrid_s5_comm_elements(l1, SCALE_HYBRID_CP, SEQ), "elements", SCALE_FMT_SI);
+                scale_hybrid_s5_comm_elements(l1, SCALE_HYBRID_CP, SEQ), "elements", SCALE_FMT_SCI);
   chapter_value(ch, "s5.factor8", "Table 3 TP 8 over section 5.2 TP",
                 tp8 / 2.0 / scale_hybrid_s5_comm_elements(l1, SCALE_HYBRID_TP, SEQ), "",
                 SCALE_FMT_PLAIN);
@@ -200,14 +218,13 @@ static void memory_row(chapter *ch, const char *key, const scale_model *m, doubl
   chapter_valuef(ch, "optimizer", mem.optimizer_bytes, "B", SCALE_FMT_SI, "mem.%s.o", key);
   chapter_valuef(ch, "activations", mem.activation_bytes, "B", SCALE_FMT_SI, "mem.%s.a", key);
   chapter_valuef(ch, "total", mem.total_bytes, "B", SCALE_FMT_SI, "mem.%s.total", key);
-  chapter_valuef(ch, "fits (1 yes)", mem.total_bytes <= hbm ? 1.0 : 0.0, "", SCALE_FMT_PLAIN,
-                 "mem.%s.fits", key);
+  flag_value(ch, "fits", mem.total_bytes <= hbm, "mem.%s.fits", key);
 }
 
 static void section_memory(chapter *ch, const scale_model *l7, const scale_chip *npu) {
   chapter_heading(ch, "Memory per device, LLaMA 2 7B on 8 NPUs, 4K tokens, micro-batch 1");
   chapter_value(ch, "mem.l7.params", "parameters", scale_transformer_n_params(l7), "",
-                SCALE_FMT_SI);
+                SCALE_FMT_SCI);
   const scale_precision *p = &MEGATRON;
   for (int z = 0; z <= 3; z++) {
     char key[16];
@@ -442,10 +459,23 @@ static void section_guide(chapter *ch, const scale_model *models[4], const char 
     chapter_valuef(ch, "memory of the pick", g.memory.total_bytes, "B", SCALE_FMT_SI, "%s.mem",
                    stem);
     for (int r = 0; r < SCALE_HYBRID_RULE_COUNT; r++) {
-      chapter_valuef(ch, "lhs", g.rule[r].lhs, "", SCALE_FMT_SI, "%s.%s.lhs", stem,
-                     scale_hybrid_rule_name((scale_hybrid_rule)r));
-      chapter_valuef(ch, "rhs", g.rule[r].rhs, "", SCALE_FMT_SI, "%s.%s.rhs", stem,
-                     scale_hybrid_rule_name((scale_hybrid_rule)r));
+      const char *name = scale_hybrid_rule_name((scale_hybrid_rule)r);
+      /* the memory rules compare bytes; the others degrees, a split kind or tokens */
+      bool bytes = r == SCALE_HYBRID_RULE_FITS_DP || r == SCALE_HYBRID_RULE_SMALLEST_SPLIT;
+      char key[96], label[96];
+      snprintf(label, sizeof label, "%s: left side", name);
+      chapter_valuef(ch, label, g.rule[r].lhs, bytes ? "B" : "", SCALE_FMT_SI, "%s.%s.lhs", stem,
+                     name);
+      snprintf(label, sizeof label, "%s: right side", name);
+      chapter_valuef(ch, label, g.rule[r].rhs, bytes ? "B" : "", SCALE_FMT_SI, "%s.%s.rhs", stem,
+                     name);
+      /* the relation the two sides are in, so a rule that fails reads as failing (the split
+       * kind is a comparison of kinds, shown as "vs") */
+      if (r == SCALE_HYBRID_RULE_SPLIT_KIND) continue;
+      snprintf(key, sizeof key, "%s.%s.rel", stem, name);
+      snprintf(label, sizeof label, "%s: holds (1 yes)", name);
+      chapter_text_value(ch, key, label, g.rule[r].holds ? 1.0 : 0.0,
+                         g.rule[r].holds ? "≤" : ">");
     }
     tp_bound_min = fmin(tp_bound_min, g.rule[SCALE_HYBRID_RULE_TP_BOUND].rhs);
     agree += same_layout(&g.layout, paper_best[i][0], paper_best[i][1], paper_best[i][2],
@@ -520,8 +550,8 @@ static void section_guide(chapter *ch, const scale_model *models[4], const char 
                        "%s.step_ratio", stem);
         chapter_valuef(ch, "guide / scale plan's pick, as scale plan prices them", plan_ratio, "",
                        SCALE_FMT_PLAIN, "%s.plan_ratio", stem);
-        chapter_valuef(ch, "the guide's degrees fit scale plan's memory model (1 yes)",
-                       plan_fits ? 1.0 : 0.0, "", SCALE_FMT_PLAIN, "%s.plan_fits", stem);
+        flag_value(ch, "the guide's degrees fit scale plan's memory model", plan_fits,
+                   "%s.plan_fits", stem);
         bool same_plan = same_layout(&g.layout, pl->dp, pl->pp, pl->tp, pl->cp);
         if (!same_plan && !plan_fits) plan_memory++;
         if (!same_plan && plan_fits && plan_ratio > 1.0) {
@@ -904,8 +934,7 @@ static void section_study(chapter *ch) {
       if (pc.mem_known > 0) mem_m[n_mem] = pc.mem, mem_p[n_mem] = mem, n_mem++;
       double err = fabs(pred[i] / meas[i] - 1.0);
       abs_err += err;
-      chapter_valuef(ch, "off by more than 25% (1 yes)", err > OFF_FRAC ? 1.0 : 0.0, "",
-                     SCALE_FMT_PLAIN, "%s.off", stem);
+      flag_value(ch, "off by more than 25%", err > OFF_FRAC, "%s.off", stem);
       if (err > OFF_FRAC) {
         n_off++;
         if (off[0]) strncat(off, " ", sizeof off - strlen(off) - 1);
