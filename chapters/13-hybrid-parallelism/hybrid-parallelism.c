@@ -993,6 +993,16 @@ static void section_study(chapter *ch) {
   }
 }
 
+/** A range the text cites, as the values '<table>.<what>_lo' and '_hi'. */
+static void range_values(chapter *ch, const char *table, const char *what, const char *label,
+                         double lo, double hi, const char *unit, scale_fmt style) {
+  char l[160];
+  snprintf(l, sizeof l, "%s: least", label);
+  chapter_valuef(ch, l, lo, unit, style, "%s.%s_lo", table, what);
+  snprintf(l, sizeof l, "%s: most", label);
+  chapter_valuef(ch, l, hi, unit, style, "%s.%s_hi", table, what);
+}
+
 /** What one more pipeline stage adds to a measured step: over every pair of rows of a table
  * with the same TP and CP and different PP (DP takes the rest of the 8 devices),
  * (step(pp2) - step(pp1)) / (pp2 - pp1); its least and most per table. Measured alone, no
@@ -1011,10 +1021,8 @@ static void section_stage_cost(chapter *ch) {
         lo = fmin(lo, per_stage), hi = fmax(hi, per_stage);
       }
     if (!(hi > 0)) continue;
-    chapter_valuef(ch, "one more stage adds (measured): least", lo, "s", SCALE_FMT_TIME,
-                   "%s.stage_lo", tables[ti].key);
-    chapter_valuef(ch, "one more stage adds (measured): most", hi, "s", SCALE_FMT_TIME,
-                   "%s.stage_hi", tables[ti].key);
+    range_values(ch, tables[ti].key, "stage", "one more stage adds (measured)", lo, hi, "s",
+                 SCALE_FMT_TIME);
     if (sd->m.arch == SCALE_ARCH_MAMBA2)
       chapter_claim(ch, true, lo > 0 && hi < 1.3 * lo,
                     "a Mamba table's stage cost is nearly one figure whatever TP, CP and DP");
@@ -1057,10 +1065,8 @@ static void section_plain_rows(chapter *ch) {
         lo = fmin(lo, ratio), hi = fmax(hi, ratio);
       }
     if (!(hi > 0)) continue;
-    chapter_valuef(ch, "rows without CP or PP: least pred / meas", lo, "", SCALE_FMT_PLAIN,
-                   "%s.plain_lo", tables[ti].key);
-    chapter_valuef(ch, "rows without CP or PP: most pred / meas", hi, "", SCALE_FMT_PLAIN,
-                   "%s.plain_hi", tables[ti].key);
+    range_values(ch, tables[ti].key, "plain", "rows without CP or PP, pred / meas", lo, hi, "",
+                 SCALE_FMT_PLAIN);
   }
 }
 
