@@ -716,8 +716,9 @@ static double fit_loss(const scale_hybrid_fit_row *rows, int n, const bool *in, 
   return loss;
 }
 
-/** The grid point (log-spaced over [lo, hi] when 'log_grid', else even over [0, hi]) with the
- * least loss, one parameter moving (host: h, else k); the first wins a tie. */
+/** The grid point with the least loss, one parameter moving, the other held: the host time h
+ * (log-spaced over [FIT_LO_S, FIT_HI_S]) when 'host', else the stage latency k (even over
+ * [0, STAGE_HI_S]); the first wins a tie. */
 static double grid_fit(const scale_hybrid_fit_row *rows, int n, const bool *in, const double *per,
                        int skip, bool host, double h, double k) {
   int points = host ? FIT_GRID : STAGE_GRID;
