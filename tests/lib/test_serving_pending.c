@@ -1,8 +1,9 @@
 /* test_serving_pending.c — the TensorRT-LLM rows parked, unfitted, in the v017-*, v061-* and
- * v090-* folders of measurements/serving-pending (measurements/README.md): they load as strictly as the
- * shipped rows, their ids are unique over every serving file, their lengths and request counts
- * are the page's, the two model files they need count the published parameters, and the serving
- * cost prices every row but the L40S tensor-parallel ones (TP over PCIe is not priced).
+ * v090-* folders of measurements/serving-pending (measurements/README.md): they load as
+ * strictly as the shipped rows, their ids are unique over every serving file, their lengths
+ * and request counts are the page's, the two model files they need count the published
+ * parameters, and the serving cost prices every row but the L40S tensor-parallel ones (TP over
+ * PCIe is not priced).
  */
 #include <math.h>
 #include <stdio.h>
@@ -19,7 +20,8 @@ static const char *pending_dir(const char *sub, char *buf, size_t size) {
   return buf;
 }
 
-/* Loads folder 'sub' of serving-pending/ ("" for the folder itself) into rows; returns the count. */
+/* Loads folder 'sub' of serving-pending/ ("" for the folder itself) into rows; returns the
+ * count. */
 static int load(const char *sub, scale_serve_row *rows) {
   char dir[4200];
   int n = 0;
@@ -113,7 +115,8 @@ START_TEST(test_lengths_and_requests) {
 END_TEST
 
 START_TEST(test_ids_unique) {
-  /* Ids are unique over the shipped serving files, serving-pending/ and its v017 folders. */
+  /* Ids are unique over the shipped serving files, serving-pending/ and all its folders
+   * (v017, v061 and v090). */
   static scale_serve_row shipped[SCALE_SERVE_ROWS_MAX], parked[SCALE_SERVE_ROWS_MAX];
   char dir[4200];
   int n_shipped = 0;
@@ -163,10 +166,10 @@ START_TEST(test_model_counts) {
 END_TEST
 
 START_TEST(test_what_is_priced) {
-  /* The GH200 and L40S TP1 rows and the static-batch rows (L40S TP1 only) run in the simulator with their
-   * chip's shipped [serve]: a positive, finite prediction each. The L40S TP4/TP8 rows do not:
-   * L40S has no NVLink and the serving cost prices TP only over NVLink or ICI, so the set
-   * refuses them by name (both L40S tensor-parallel folders). */
+  /* The GH200 and L40S TP1 rows and the static-batch rows (L40S TP1 only) run in the simulator
+   * with their chip's shipped [serve]: a positive, finite prediction each. The L40S TP4/TP8
+   * rows do not: L40S has no NVLink and the serving cost prices TP only over NVLink or ICI, so
+   * the set refuses them by name (both L40S tensor-parallel folders). */
   char dir[4200];
   scale_serve_set *set = NULL;
   scale_diag diag;
