@@ -107,6 +107,10 @@ const char *cli_cost_model_name(const scale_chip *chip, bool roofline);
  * false (*out untouched). */
 bool cli_parse_number(const char *opt, const char *text, unsigned flags, double *out);
 
+/** Parses --prior-weight (calibrate.h: the fit's pull toward the priors), a number in
+ * [0, SCALE_CALIB_PRIOR_WEIGHT_MAX]; on failure prints the error and returns false. */
+bool cli_parse_prior_weight(const char *text, double *out);
+
 /** Warns on stderr ("scale: warning: ...", one line) when --batch-tokens 'text' (parsed as
  * 'batch_tokens') is not a whole number of sequences of 'seq' tokens, and suggests the binary
  * prefix when the text used a decimal one and the binary one divides ("4M" -> "4Mi" = 4,194,304

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "scale/calibrate.h"
 
 /* ==== errors ================================================================================ */
 
@@ -149,16 +150,14 @@ int cli_load_step_params(const scale_chip *chip, scale_step_params *out) {
 
 const char *cli_cost_model_name(const scale_chip *chip, bool roofline) {
   static char text[256];
-  if (roofline)
-    return "roofline (the book's ideal: peak FLOP/s and bandwidth, perfect overlap)";
+  if (roofline) return "roofline (the book's ideal: peak FLOP/s and bandwidth, perfect overlap)";
   if (chip && chip->has_step)
     snprintf(text, sizeof text,
              "calibrated step model ([step] of hardware/%s.ini, fitted on %.0f rows; scale "
              "validate shows its error)",
              chip->base[0] ? chip->base : chip->name, chip->step_fit_rows);
   else
-    snprintf(text, sizeof text,
-             "calibrated step model (the shipped fit: %s has no [step] section)",
+    snprintf(text, sizeof text, "calibrated step model (the shipped fit: %s has no [step] section)",
              chip ? chip->name : "the hardware");
   return text;
 }
@@ -177,6 +176,18 @@ bool cli_parse_number(const char *opt, const char *text, unsigned flags, double 
     return false;
   }
   *out = value;
+  return true;
+}
+
+bool cli_parse_prior_weight(const char *text, double *out) {
+  double w;
+  if (!cli_parse_number("prior-weight", text, SCALE_NUM_NONNEG, &w)) return false;
+  if (w > SCALE_CALIB_PRIOR_WEIGHT_MAX) {
+    cli_usage("--prior-weight: %s is above %g (each parameter pinned at its prior)", text,
+              SCALE_CALIB_PRIOR_WEIGHT_MAX);
+    return false;
+  }
+  *out = w;
   return true;
 }
 

@@ -13,7 +13,7 @@
 static void usage(FILE *out) {
   fprintf(out,
           "usage: scale validate [--serving] [--group G] [--json] [--params PATH]\n"
-          "                      [--measurements DIR]\n\n"
+          "                      [--measurements DIR] [--prior-weight W]\n\n"
           "Predicts every row of measurements/ with the step model and compares: per row the\n"
           "measured and predicted step time and the error; per group the mean absolute\n"
           "percentage error (MAPE), the largest error, and Spearman's rank correlation for\n"
@@ -24,9 +24,12 @@ static void usage(FILE *out) {
           "  --params PATH       a file with a [step] section (default: the shipped fit, in\n"
           "                      hardware/nvidia-h100-sxm.ini as in every chip file)\n"
           "  --measurements DIR  folder of TSV files (default: the shipped measurements/)\n"
+          "  --prior-weight W    the LOGO refits' pull toward the priors (calibrate.h), 0-10;\n"
+          "                      default %g, as the shipped fit; 0: the rows alone\n"
           "  --serving           the serving rows (measurements/serving-*.tsv) instead: offline\n"
           "                      output tokens/s predicted by the simulator with the\n"
-          "                      calibrated step cost, MAPE and leave-one-group-out MAPE\n");
+          "                      calibrated step cost, MAPE and leave-one-group-out MAPE\n",
+          SCALE_CALIB_PRIOR_WEIGHT);
 }
 
 /** Predictions of every row: in-sample and leave-one-group-out. */
@@ -56,15 +59,28 @@ static int predict_all(predictions *pr, const scale_step_params *params, int onl
   return CLI_EXIT_OK;
 }
 
+/** The mean over groups of each group's LOGO MAPE (every group counts the same, as in the fit):
+ * the figure --prior-weight is chosen by. */
+static double logo_group_mean(const predictions *pr) {
+  double sum = 0;
+  for (int g = 0; g < pr->set->n_groups; g++) {
+    scale_calib_stats out;
+    scale_calib_group_stats(pr->set, g, pr->logo, &out);
+    sum += out.mape;
+  }
+  return pr->set->n_groups > 0 ? sum / pr->set->n_groups : (double)NAN;
+}
+
 /** MAPE and max error over the rows selected by 'keep' (NULL: all), for one prediction. */
-static void pooled(const predictions *pr, const double *pred, const char *const *ids,
-                   double *mape, double *max_err, int *count) {
+static void pooled(const predictions *pr, const double *pred, const char *const *ids, double *mape,
+                   double *max_err, int *count) {
   *mape = *max_err = 0;
   *count = 0;
   for (int i = 0; i < pr->set->n; i++) {
     if (ids) {
       bool hit = false;
-      for (int k = 0; ids[k]; k++) hit = hit || strcmp(ids[k], pr->set->points[i].row.id) == 0;
+      for (int k = 0; ids[k]; k++)
+        hit = hit || strcmp(ids[k], pr->set->points[i].row.id) == 0;
       if (!hit) continue;
     }
     double e = fabs(pred[i] / pr->set->points[i].measured_s - 1);
@@ -103,8 +119,8 @@ static void print_text(const predictions *pr, int only, const char *params_path)
            100 * (pr->pred[i] / p->measured_s - 1), pr->logo[i],
            100 * (pr->logo[i] / p->measured_s - 1));
   }
-  printf("\n%-22s %5s %8s %8s %9s | %9s %9s %9s\n", "group", "rows", "MAPE", "max err",
-         "Spearman", "LOGO MAPE", "LOGO max", "LOGO rho");
+  printf("\n%-22s %5s %8s %8s %9s | %9s %9s %9s\n", "group", "rows", "MAPE", "max err", "Spearman",
+         "LOGO MAPE", "LOGO max", "LOGO rho");
   for (int g = 0; g < set->n_groups; g++) {
     if (only >= 0 && g != only) continue;
     scale_calib_stats in, out;
@@ -121,12 +137,15 @@ static void print_text(const predictions *pr, int only, const char *params_path)
   int n1, n2;
   pooled(pr, pr->pred, NULL, &m1, &x1, &n1);
   pooled(pr, pr->logo, NULL, &m2, &x2, &n2);
-  printf("%-22s %5d %7.1f%% %7.1f%% %9s | %8.1f%% %8.1f%%\n", "all training rows", n1,
-         100 * m1, 100 * x1, "", 100 * m2, 100 * x2);
+  printf("%-22s %5d %7.1f%% %7.1f%% %9s | %8.1f%% %8.1f%%\n", "all training rows", n1, 100 * m1,
+         100 * x1, "", 100 * m2, 100 * x2);
   pooled(pr, pr->pred, megatron_ids, &m1, &x1, &n1);
   pooled(pr, pr->logo, megatron_ids, &m2, &x2, &n2);
   printf("%-22s %5d %7.1f%% %7.1f%% %9s | %8.1f%% %8.1f%%\n", "Megatron A1-A10,A15-16", n1,
          100 * m1, 100 * x1, "", 100 * m2, 100 * x2);
+  printf("%-22s %5d %8s %8s %9s | %8.1f%%  (LOGO refits pulled toward the priors by %g)\n",
+         "mean over groups", set->n_groups, "", "", "", 100 * logo_group_mean(pr),
+         set->prior_weight);
   printf("\nissue 14 targets (LOGO): all rows <= 10%%, Megatron A100 rows <= 5%%, hybrid "
          "Table 10 Spearman >= 0.8\n");
 }
@@ -165,6 +184,8 @@ static void print_json(const predictions *pr, int only) {
     int n;
     pooled(pr, pr->logo, NULL, &m, &x, &n);
     cli_json_number(&j, "logo_mape_all", m);
+    cli_json_number(&j, "logo_mape_group_mean", logo_group_mean(pr));
+    cli_json_number(&j, "prior_weight", set->prior_weight);
     pooled(pr, pr->logo, megatron_ids, &m, &x, &n);
     cli_json_number(&j, "logo_mape_megatron_a100", m);
   }
@@ -189,31 +210,52 @@ static void print_json(const predictions *pr, int only) {
 }
 
 int cli_cmd_validate(int argc, char **argv) {
-  enum { OPT_GROUP = 256, OPT_JSON, OPT_PARAMS, OPT_DIR, OPT_SERVING };
+  enum { OPT_GROUP = 256, OPT_JSON, OPT_PARAMS, OPT_DIR, OPT_SERVING, OPT_PRIOR };
   static const struct option options[] = {{"group", required_argument, NULL, OPT_GROUP},
                                           {"json", no_argument, NULL, OPT_JSON},
                                           {"params", required_argument, NULL, OPT_PARAMS},
                                           {"measurements", required_argument, NULL, OPT_DIR},
                                           {"serving", no_argument, NULL, OPT_SERVING},
+                                          {"prior-weight", required_argument, NULL, OPT_PRIOR},
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
   const char *group = NULL, *params_path = scale_step_params_path();
   const char *dir = scale_measurements_dir();
   bool as_json = false, serving = false;
+  double prior_weight = SCALE_CALIB_PRIOR_WEIGHT;
   cli_getopt_reset();
   int c;
   while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
     switch (c) {
-    case OPT_GROUP: group = optarg; break;
-    case OPT_JSON: as_json = true; break;
-    case OPT_PARAMS: params_path = optarg; break;
-    case OPT_DIR: dir = optarg; break;
-    case OPT_SERVING: serving = true; break;
-    case 'h': usage(stdout); return CLI_EXIT_OK;
-    default: return cli_bad_option("validate", argv);
+    case OPT_GROUP:
+      group = optarg;
+      break;
+    case OPT_JSON:
+      as_json = true;
+      break;
+    case OPT_PARAMS:
+      params_path = optarg;
+      break;
+    case OPT_DIR:
+      dir = optarg;
+      break;
+    case OPT_SERVING:
+      serving = true;
+      break;
+    case OPT_PRIOR:
+      if (!cli_parse_prior_weight(optarg, &prior_weight)) return CLI_EXIT_USAGE;
+      break;
+    case 'h':
+      usage(stdout);
+      return CLI_EXIT_OK;
+    default:
+      return cli_bad_option("validate", argv);
     }
   }
   if (optind < argc) return cli_usage("validate: unexpected argument '%s'", argv[optind]);
+  if (serving && prior_weight != SCALE_CALIB_PRIOR_WEIGHT)
+    return cli_usage(
+        "validate: --prior-weight is the training fit's; --serving has no priors pull");
   if (serving) return cli_serve_validate(dir, group, as_json);
 
   scale_diag diag;
@@ -227,6 +269,7 @@ int cli_cmd_validate(int argc, char **argv) {
     cli_print_diag(&diag);
     return CLI_EXIT_FAIL;
   }
+  pr.set->prior_weight = prior_weight;
   int only = group ? scale_calib_group_index(pr.set, group) : -1;
   int rc = CLI_EXIT_OK;
   if (group && only < 0)
