@@ -606,8 +606,23 @@ double scale_serve_set_predict(const scale_serve_set *set, int i,
   return set->output_tokens[i] * set->copies[i] / parts_sum(&sum);
 }
 
-/* Group-weighted mean square of log(pred / measured), groups other than 'exclude'. */
-static double objective(const scale_serve_set *set, int exclude, const double *p) {
+static double pos(int k, double x);
+
+/* The pull toward the priors, as calibrate.h's: SCALE_SERVE_PRIOR_WEIGHT times each parameter's
+ * distance from its prior as a fraction of its range, squared and summed. */
+static double prior_pull(const double *p) {
+  double sum = 0.0;
+  for (int k = 0; k < SCALE_SERVE_N_PARAMS; k++) {
+    double d = SCALE_SERVE_PRIOR_WEIGHT * (pos(k, p[k]) - pos(k, param_info[k].prior));
+    sum += d * d;
+  }
+  return sum;
+}
+
+/* Group-weighted mean square of log(pred / measured), groups other than 'exclude'; with
+ * 'pulled', plus the pull toward the priors over the number of groups (what the fit minimises:
+ * the rows' sum of group mean squares and the pull, as calibrate.c's residuals). */
+static double objective(const scale_serve_set *set, int exclude, const double *p, bool pulled) {
   double sum[SCALE_SERVE_GROUPS_MAX] = {0}, cnt[SCALE_SERVE_GROUPS_MAX] = {0};
   for (int i = 0; i < set->n; i++) {
     if (set->group[i] == exclude) continue;
@@ -621,6 +636,7 @@ static double objective(const scale_serve_set *set, int exclude, const double *p
       total += sum[g] / cnt[g];
       groups += 1.0;
     }
+  if (pulled) total += prior_pull(p);
   return groups > 0.0 ? total / groups : (double)NAN;
 }
 
@@ -641,23 +657,23 @@ static double pos(int k, double x) {
 /* Golden-section search of parameter k over [0, 1] of its range, the others held. */
 static void golden(const scale_serve_set *set, int exclude, double *p, int k) {
   const double g = 0.5 * (sqrt(5.0) - 1.0);
-  double a = 0.0, b = 1.0, best_u = pos(k, p[k]), best = objective(set, exclude, p);
+  double a = 0.0, b = 1.0, best_u = pos(k, p[k]), best = objective(set, exclude, p, true);
   double c = b - g * (b - a), d = a + g * (b - a);
   p[k] = at(k, c);
-  double fc = objective(set, exclude, p);
+  double fc = objective(set, exclude, p, true);
   p[k] = at(k, d);
-  double fd = objective(set, exclude, p);
+  double fd = objective(set, exclude, p, true);
   for (int it = 0; it < 24; it++) { /* 0.618^24: 1e-5 of the range */
     if (fc < fd) {
       b = d, d = c, fd = fc;
       c = b - g * (b - a);
       p[k] = at(k, c);
-      fc = objective(set, exclude, p);
+      fc = objective(set, exclude, p, true);
     } else {
       a = c, c = d, fc = fd;
       d = a + g * (b - a);
       p[k] = at(k, d);
-      fd = objective(set, exclude, p);
+      fd = objective(set, exclude, p, true);
     }
   }
   double u = fc < fd ? c : d, fu = fmin(fc, fd);
@@ -668,17 +684,17 @@ double scale_serve_fit(const scale_serve_set *set, int exclude, double p[SCALE_S
   for (int k = 0; k < SCALE_SERVE_N_PARAMS; k++)
     p[k] = param_info[k].prior;
   if (!set) return NAN;
-  double f = objective(set, exclude, p);
+  double f = objective(set, exclude, p, true);
   if (isnan(f)) return NAN;
   for (int sweep = 0; sweep < 20; sweep++) {
     for (int k = 0; k < SCALE_SERVE_N_PARAMS; k++)
       golden(set, exclude, p, k);
-    double f2 = objective(set, exclude, p);
+    double f2 = objective(set, exclude, p, true);
     bool done = f - f2 < 1e-6 * fmax(f, 1e-12);
     f = f2;
     if (done) break;
   }
-  return sqrt(f);
+  return sqrt(objective(set, exclude, p, false)); /* the rows' error, without the pull */
 }
 
 void scale_serve_loo(const scale_serve_set *set, double *pred) {

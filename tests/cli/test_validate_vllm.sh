@@ -30,9 +30,12 @@ le "$(pct nvidia-h100-sxm 'throughput MAPE [0-9.]*%, leave-one-group-out')" 15 "
 expect_out '^issue 15 target \(LOO\): .* over rows E1-E5 \([1-9][0-9]* TensorRT-LLM, 8 vLLM on H100\)' "E1-E5 rows counted"
 t=$(sed -n 's/^issue 15 target (LOO): throughput MAPE <= 15% over rows E1-E5 (.*): \([0-9.]*\)%$/\1/p' "$TMP/out")
 le "$t" 15 "E1-E5 LOO throughput MAPE"
-# Regression guards, not targets (measured 13.7% and 21.3% over all 16 rows when written):
-le "$(pct 'all vLLM rows' 'throughput MAPE [0-9.]*%, leave-one-group-out')" 20 "all rows LOO throughput MAPE"
-le "$(pct 'all vLLM rows' 'median ITL MAPE [0-9.]*%, leave-one-group-out')" 35 "all rows LOO ITL MAPE"
+# Regression guards, not targets: over all 16 rows 13.7% and 21.3% when written; since the
+# serving fit's pull toward its priors (servecal.h: linear_k 1.94 -> 4.25, weight_bw_frac
+# 0.95 -> 0.80) 21.4% and 14.9%: the ITL nearer, the A100 8B rows' throughput further (no
+# TensorRT-LLM row of the fit runs on an A100; their LOO predictions are 33-68% fast).
+le "$(pct 'all vLLM rows' 'throughput MAPE [0-9.]*%, leave-one-group-out')" 23 "all rows LOO throughput MAPE"
+le "$(pct 'all vLLM rows' 'median ITL MAPE [0-9.]*%, leave-one-group-out')" 20 "all rows LOO ITL MAPE"
 # the engine overhead is a host time of the order of a GPU step (5-50 ms), not a range edge
 ov=$(sed -n 's/.*together: \([0-9.e-]*\) s .*/\1/p' "$TMP/out" | head -n 1)
 if [ -n "$ov" ] && awk -v x="$ov" 'BEGIN { exit !(x > 0.005 && x < 0.05) }'; then pass; else fail "vllm_overhead_s '$ov'"; fi
