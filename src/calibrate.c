@@ -36,8 +36,8 @@ static int add_host_group(scale_calib_set *set, const char *name) {
 }
 
 /** The rows of dir/hybrid/ into set->host_points (none when the folder is absent). */
-static scale_status load_host_rows(const char *dir, scale_calib_set *set, scale_measurement *rows,
-                                   scale_diag *diag) {
+static scale_status load_host_rows(const char *dir, scale_calib_set *set,
+                                   scale_measurement *rows, scale_diag *diag) {
   char sub[4200];
   snprintf(sub, sizeof sub, "%.4000s/hybrid", dir);
   DIR *d = opendir(sub);
@@ -83,8 +83,8 @@ scale_status scale_calib_set_load(const char *dir, scale_calib_set **out, scale_
     p->measured_s = scale_measurement_step_s(&rows[i], &p->model);
     p->group = add_group(set, rows[i].group);
     if (p->group < 0)
-      st = scale_diag_set(diag, SCALE_ERR_RANGE, rows[i].file, rows[i].line, "more than %d groups",
-                          SCALE_CALIB_GROUPS_MAX);
+      st = scale_diag_set(diag, SCALE_ERR_RANGE, rows[i].file, rows[i].line,
+                          "more than %d groups", SCALE_CALIB_GROUPS_MAX);
     set->n = i + 1;
   }
   if (!st) st = load_host_rows(dir, set, rows, diag);
@@ -138,7 +138,7 @@ static double to_value(int i, double u) {
 static double range_pos(int i, double value) {
   const scale_step_param_info *d = scale_step_param_describe((scale_step_param)i);
   return d->log_scale ? (log(value) - log(d->lo)) / (log(d->hi) - log(d->lo))
-                      : (value - d->lo) / (d->hi - d->lo);
+                          : (value - d->lo) / (d->hi - d->lo);
 }
 
 static double to_u(int i, double value) {
@@ -148,8 +148,7 @@ static double to_u(int i, double value) {
 
 static scale_step_params params_of(const double *u) {
   scale_step_params p;
-  for (int i = 0; i < SCALE_STEP_N_PARAMS; i++)
-    p.v[i] = to_value(i, u[i]);
+  for (int i = 0; i < SCALE_STEP_N_PARAMS; i++) p.v[i] = to_value(i, u[i]);
   return p;
 }
 
@@ -213,15 +212,13 @@ static bool solve(double a[P][P], double *b, double *x) {
     b[piv] = t;
     for (int r = c + 1; r < P; r++) {
       double f = a[r][c] / a[c][c];
-      for (int k = c; k < P; k++)
-        a[r][k] -= f * a[c][k];
+      for (int k = c; k < P; k++) a[r][k] -= f * a[c][k];
       b[r] -= f * b[c];
     }
   }
   for (int c = P - 1; c >= 0; c--) {
     double s = b[c];
-    for (int k = c + 1; k < P; k++)
-      s -= a[c][k] * x[k];
+    for (int k = c + 1; k < P; k++) s -= a[c][k] * x[k];
     x[c] = s / a[c][c];
   }
   return true;
@@ -235,14 +232,12 @@ static void jacobian(const fit_rows *f, const double *u, const double *r, double
   for (int i = 0; i < P; i++) {
     const double h = 1e-6;
     if (!f->moves[i]) { /* a zero column: the step leaves the parameter where it is */
-      for (int k = 0; k < f->n + P; k++)
-        jac[k * P + i] = 0;
+      for (int k = 0; k < f->n + P; k++) jac[k * P + i] = 0;
       continue;
     }
     up[i] = u[i] + h;
     residuals(f, up, work);
-    for (int k = 0; k < f->n + P; k++)
-      jac[k * P + i] = (work[k] - r[k]) / h;
+    for (int k = 0; k < f->n + P; k++) jac[k * P + i] = (work[k] - r[k]) / h;
     up[i] = u[i];
   }
 }
@@ -253,17 +248,14 @@ static bool lm_step(const fit_rows *f, const double *jac, const double *r, doubl
   double a[P][P], g[P];
   for (int i = 0; i < P; i++) {
     g[i] = 0;
-    for (int k = 0; k < f->n + P; k++)
-      g[i] -= jac[k * P + i] * r[k];
+    for (int k = 0; k < f->n + P; k++) g[i] -= jac[k * P + i] * r[k];
     for (int j = 0; j < P; j++) {
       double s = 0;
-      for (int k = 0; k < f->n + P; k++)
-        s += jac[k * P + i] * jac[k * P + j];
+      for (int k = 0; k < f->n + P; k++) s += jac[k * P + i] * jac[k * P + j];
       a[i][j] = s;
     }
   }
-  for (int i = 0; i < P; i++)
-    a[i][i] += lambda * a[i][i] + 1e-12;
+  for (int i = 0; i < P; i++) a[i][i] += lambda * a[i][i] + 1e-12;
   return solve(a, g, d);
 }
 
@@ -289,11 +281,9 @@ static scale_status levenberg_marquardt(const fit_rows *f, double *u, int *itera
         /* a trust region in u: no parameter moves by more than MAX_STEP at once, so a long
          * Gauss-Newton step cannot throw one into its range's saturated end */
         double longest = 0;
-        for (int i = 0; i < P; i++)
-          longest = fmax(longest, fabs(d[i]));
+        for (int i = 0; i < P; i++) longest = fmax(longest, fabs(d[i]));
         double scale = longest > MAX_STEP ? MAX_STEP / longest : 1.0;
-        for (int i = 0; i < P; i++)
-          ut[i] = u[i] + scale * d[i];
+        for (int i = 0; i < P; i++) ut[i] = u[i] + scale * d[i];
         double c = residuals(f, ut, trial);
         if (c < cost) {
           improved = true;
@@ -336,16 +326,14 @@ static void stage_rows(const scale_calib_set *set, int exclude, bool tpu, fit_ro
   for (int i = 0; i < set->n; i++)
     if (set->points[i].group != exclude && (set->points[i].chip.kind == SCALE_HW_TPU) == tpu)
       per_group[set->points[i].group]++;
-  for (int g = 0; g < set->n_groups; g++)
-    *n_groups += per_group[g] > 0;
+  for (int g = 0; g < set->n_groups; g++) *n_groups += per_group[g] > 0;
   for (int i = 0; i < set->n; i++) {
     int g = set->points[i].group;
     if (per_group[g] == 0 || (set->points[i].chip.kind == SCALE_HW_TPU) != tpu) continue;
     f->index[f->n] = i;
     f->weight[f->n++] = 1.0 / sqrt((double)per_group[g]);
   }
-  for (int i = 0; i < P; i++)
-    f->moves[i] = tpu_param(i) == tpu && !framework_param(i);
+  for (int i = 0; i < P; i++) f->moves[i] = tpu_param(i) == tpu && !framework_param(i);
 }
 
 /** Drops from f the rows with CP on a mesh (those mesh_cp_host_s can bind). */
@@ -406,8 +394,7 @@ static scale_status host_stage(const scale_calib_set *set, int exclude, double *
   }
   scale_step_params device = params_of(u);
   device.v[SCALE_STEP_MESH_CP_HOST_S] = device.v[SCALE_STEP_MESH_SSM_STAGE_S] = 0.0;
-  for (int g = 0; g < 2 * SCALE_CALIB_GROUPS_MAX; g++)
-    map[g] = -1;
+  for (int g = 0; g < 2 * SCALE_CALIB_GROUPS_MAX; g++) map[g] = -1;
   for (int i = 0; i < total; i++) {
     bool host = i >= set->n;
     const scale_calib_point *pt = host ? &set->host_points[i - set->n] : &set->points[i];
@@ -445,12 +432,8 @@ static scale_status host_stage(const scale_calib_set *set, int exclude, double *
  * the shared parameters transfer, and fit what is TPU's alone. */
 scale_status scale_calibrate_fit(const scale_calib_set *set, int exclude, scale_step_params *out,
                                  scale_calib_fit_info *info) {
-  fit_rows f = {set,
-                malloc(sizeof(int) * (size_t)set->n),
-                malloc(sizeof(double) * (size_t)set->n),
-                0,
-                {false},
-                set->prior_weight};
+  fit_rows f = {set, malloc(sizeof(int) * (size_t)set->n),
+                malloc(sizeof(double) * (size_t)set->n), 0, {false}, set->prior_weight};
   if (!f.index || !f.weight) {
     free(f.index);
     free(f.weight);
@@ -458,8 +441,7 @@ scale_status scale_calibrate_fit(const scale_calib_set *set, int exclude, scale_
   }
   double u[P];
   scale_step_params prior = scale_step_params_prior();
-  for (int i = 0; i < P; i++)
-    u[i] = to_u(i, prior.v[i]);
+  for (int i = 0; i < P; i++) u[i] = to_u(i, prior.v[i]);
   int rows = 0, n_groups = 0, iterations = 0;
   double cost = 0;
   scale_status st = SCALE_OK;
@@ -487,8 +469,7 @@ scale_status scale_calibrate_fit(const scale_calib_set *set, int exclude, scale_
     if (r) {
       residuals(&f, u, r);
       c = 0; /* the rows' cost alone: rms_log reports the data, not the pull to the priors */
-      for (int k = 0; k < f.n; k++)
-        c += r[k] * r[k];
+      for (int k = 0; k < f.n; k++) c += r[k] * r[k];
     }
     free(r);
     rows += f.n, cost += c, n_groups += groups;
@@ -530,8 +511,7 @@ double scale_calib_spearman(const double *x, const double *y, int n) {
   ranks(x, n, rx);
   ranks(y, n, ry);
   double mx = 0, my = 0;
-  for (int i = 0; i < n; i++)
-    mx += rx[i] / n, my += ry[i] / n;
+  for (int i = 0; i < n; i++) mx += rx[i] / n, my += ry[i] / n;
   double sxy = 0, sxx = 0, syy = 0;
   for (int i = 0; i < n; i++) {
     sxy += (rx[i] - mx) * (ry[i] - my);
@@ -566,25 +546,24 @@ void scale_calib_group_stats(const scale_calib_set *set, int group, const double
 scale_status scale_calib_write_params(FILE *fp, const scale_step_params *params,
                                       const scale_calib_fit_info *info,
                                       const scale_calib_set *set) {
-  fprintf(fp,
-          "[step_fit]\n"
-          "; The calibrated step model's parameters (include/scale/step.h), in [step] below,\n"
-          "; written by `scale calibrate` from measurements/: do not edit by hand\n"
-          "; (tests/lib/test_calibrate.c checks that a fresh fit reproduces them). One fit\n"
-          "; for every chip: each network (switched NVLink, switchless mesh, scale-out\n"
-          "; fabric, TPU ICI) has parameters of its own, and those no row exercises stay\n"
-          "; at their priors. Levenberg-Marquardt on w log(predicted / measured),\n"
-          "; w = 1 / sqrt(rows of the group), each parameter inside its range, in two\n"
-          "; stages: the GPU and NPU groups fit all but the ICI parameters, then the TPU\n"
-          "; groups (XLA runs) fit the ICI parameters alone; %d iterations. The\n"
-          "; GPU/NPU stage runs twice: without the rows with CP on a mesh, then afresh\n"
-          "; from the priors with all; after each, grid fits of mesh_cp_host_s and\n"
-          "; mesh_ssm_stage_s (the hybrid paper's framework; device parameters held) to\n"
-          "; every group with a CP row or a Mamba-2 pipeline on a mesh,\n"
-          "; measurements/hybrid/ included, each weighed equally. Each device\n"
-          "; parameter is pulled toward its prior: prior_weight x (its distance from\n"
-          "; the prior as a fraction of its range) is one more residual.\n"
-          "; Groups fitted:\n;",
+  fprintf(fp, "[step_fit]\n"
+              "; The calibrated step model's parameters (include/scale/step.h), in [step] below,\n"
+              "; written by `scale calibrate` from measurements/: do not edit by hand\n"
+              "; (tests/lib/test_calibrate.c checks that a fresh fit reproduces them). One fit\n"
+              "; for every chip: each network (switched NVLink, switchless mesh, scale-out\n"
+              "; fabric, TPU ICI) has parameters of its own, and those no row exercises stay\n"
+              "; at their priors. Levenberg-Marquardt on w log(predicted / measured),\n"
+              "; w = 1 / sqrt(rows of the group), each parameter inside its range, in two\n"
+              "; stages: the GPU and NPU groups fit all but the ICI parameters, then the TPU\n"
+              "; groups (XLA runs) fit the ICI parameters alone; %d iterations. The\n"
+              "; GPU/NPU stage runs twice: without the rows with CP on a mesh, then afresh\n"
+              "; from the priors with all; after each, grid fits of mesh_cp_host_s and\n"
+              "; mesh_ssm_stage_s (the hybrid paper's framework; device parameters held) to\n"
+              "; every group with a CP row or a Mamba-2 pipeline on a mesh,\n"
+              "; measurements/hybrid/ included, each weighed equally. Each device\n"
+              "; parameter is pulled toward its prior: prior_weight x (its distance from\n"
+              "; the prior as a fraction of its range) is one more residual.\n"
+              "; Groups fitted:\n;",
           info->iterations);
   int col = 1;
   for (int g = 0; g < set->n_groups; g++) {
@@ -596,11 +575,10 @@ scale_status scale_calib_write_params(FILE *fp, const scale_step_params *params,
     fprintf(fp, " %s", set->groups[g]);
     col += len;
   }
-  fprintf(fp,
-          "\nby = scale calibrate\n"
-          "method = levenberg-marquardt, group-weighted log error\n"
-          "data = measurements/ (published training runs)\n"
-          "rows = %d\ngroups = %d\nrms_log_error = %.4f\nprior_weight = %g\n\n[step]\n",
+  fprintf(fp, "\nby = scale calibrate\n"
+              "method = levenberg-marquardt, group-weighted log error\n"
+              "data = measurements/ (published training runs)\n"
+              "rows = %d\ngroups = %d\nrms_log_error = %.4f\nprior_weight = %g\n\n[step]\n",
           info->n_rows, info->n_groups, info->rms_log, set->prior_weight);
   for (int i = 0; i < SCALE_STEP_N_PARAMS; i++) {
     const scale_step_param_info *d = scale_step_param_describe((scale_step_param)i);
@@ -613,12 +591,10 @@ scale_status scale_calib_write_params(FILE *fp, const scale_step_params *params,
 /* The section a line opens ("step" for "[step]"), into name; false if it opens none. */
 static bool section_of(const char *line, size_t len, char *name, size_t size) {
   size_t i = 0;
-  while (i < len && (line[i] == ' ' || line[i] == '\t'))
-    i++;
+  while (i < len && (line[i] == ' ' || line[i] == '\t')) i++;
   if (i >= len || line[i] != '[') return false;
   size_t j = ++i;
-  while (j < len && line[j] != ']')
-    j++;
+  while (j < len && line[j] != ']') j++;
   if (j >= len) return false;
   snprintf(name, size, "%.*s", (int)(j - i), line + i);
   return true;
@@ -658,8 +634,7 @@ scale_status scale_calib_write_hardware(const char *src, const char *dst,
   bool skip = false;
   for (size_t at = 0; at < len;) {
     size_t end = at;
-    while (end < len && text[end] != '\n')
-      end++;
+    while (end < len && text[end] != '\n') end++;
     if (end < len) end++; /* the newline */
     char name[64];
     if (section_of(text + at, end - at, name, sizeof name))
@@ -670,8 +645,8 @@ scale_status scale_calib_write_hardware(const char *src, const char *dst,
     }
     at = end;
   }
-  while (kept > 0 && (text[kept - 1] == '\n' || text[kept - 1] == '\r' || text[kept - 1] == ' ' ||
-                      text[kept - 1] == '\t'))
+  while (kept > 0 && (text[kept - 1] == '\n' || text[kept - 1] == '\r' ||
+                      text[kept - 1] == ' ' || text[kept - 1] == '\t'))
     kept--;
   FILE *out = fopen(dst, "wb");
   if (!out) {

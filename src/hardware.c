@@ -87,7 +87,7 @@ static const ini_field chip_fields[] = {
   F("step", key, INI_DOUBLE, step[SCALE_STEP_##e], false, lo, hi),
     SCALE_STEP_PARAM_LIST(STEP_FIELD)
 #undef STEP_FIELD
-        F("step_fit", "by", INI_STRING, step_fit_by, false, 0, 0),
+    F("step_fit", "by", INI_STRING, step_fit_by, false, 0, 0),
     F("step_fit", "method", INI_STRING, step_fit_method, false, 0, 0),
     F("step_fit", "data", INI_STRING, step_fit_data, false, 0, 0),
     F("step_fit", "rows", INI_WHOLE, step_fit_rows, false, 1, 1e6),
@@ -215,8 +215,7 @@ scale_status scale_chip_load_file(const char *path, scale_chip *out, scale_diag 
   chip.n_net_levels = n;
   /* [step]: all or none */
   int n_step = 0;
-  for (int i = 0; i < SCALE_STEP_N_PARAMS; i++)
-    n_step += !isnan(chip.step[i]);
+  for (int i = 0; i < SCALE_STEP_N_PARAMS; i++) n_step += !isnan(chip.step[i]);
   if (n_step > 0 && n_step < SCALE_STEP_N_PARAMS) {
     for (int i = 0; i < SCALE_STEP_N_PARAMS; i++)
       if (isnan(chip.step[i]))
@@ -228,8 +227,7 @@ scale_status scale_chip_load_file(const char *path, scale_chip *out, scale_diag 
   chip.has_step = n_step == SCALE_STEP_N_PARAMS;
   /* [serve]: all or none */
   int n_serve = 0;
-  for (int i = 0; i < SCALE_SERVE_N_PARAMS; i++)
-    n_serve += !isnan(chip.serve[i]);
+  for (int i = 0; i < SCALE_SERVE_N_PARAMS; i++) n_serve += !isnan(chip.serve[i]);
   if (n_serve > 0 && n_serve < SCALE_SERVE_N_PARAMS)
     return scale_diag_set(diag, SCALE_ERR_MISSING_KEY, path, 0,
                           "[serve] gives %d of the %d serving parameters (scale calibrate "

@@ -474,7 +474,8 @@ static void section_guide(chapter *ch, const scale_model *models[4], const char 
       if (r == SCALE_HYBRID_RULE_SPLIT_KIND) continue;
       snprintf(key, sizeof key, "%s.%s.rel", stem, name);
       snprintf(label, sizeof label, "%s: holds (1 yes)", name);
-      chapter_text_value(ch, key, label, g.rule[r].holds ? 1.0 : 0.0, g.rule[r].holds ? "≤" : ">");
+      chapter_text_value(ch, key, label, g.rule[r].holds ? 1.0 : 0.0,
+                         g.rule[r].holds ? "≤" : ">");
     }
     tp_bound_min = fmin(tp_bound_min, g.rule[SCALE_HYBRID_RULE_TP_BOUND].rhs);
     agree += same_layout(&g.layout, paper_best[i][0], paper_best[i][1], paper_best[i][2],
@@ -655,14 +656,15 @@ typedef struct {
 } study_table;
 
 static const study_table tables[] = {
-    {"t10", "hybrid-910b.tsv", "llama-2-7b", "LLaMA 2 7B (Table 10)", "study-llama-2-7b.svg", "",
-     0.95, true, true},
+    {"t10", "hybrid-910b.tsv", "llama-2-7b", "LLaMA 2 7B (Table 10)", "study-llama-2-7b.svg",
+     "", 0.95, true, true},
     {"t11", "hybrid/hybrid-910b-table11.tsv", "llama-3.2-1b", "Llama 3.2 1B (Table 11)",
      "study-llama-3.2-1b.svg", "T11-02 T11-12", 0.94, true, true},
     {"t13", "hybrid/hybrid-910b-table13.tsv", "mamba-2-7b-amer", "Mamba-7B (Table 13)",
      "study-mamba-2-7b.svg", "T13-04 T13-12", 0.92, false, true},
     {"t14", "hybrid/hybrid-910b-table14.tsv", "mamba-2-1b-amer", "Mamba-1B (Table 14)",
-     "study-mamba-2-1b.svg", "T14-01 T14-02 T14-05 T14-11 T14-12", 0.91, true, false},
+     "study-mamba-2-1b.svg",
+     "T14-01 T14-02 T14-05 T14-11 T14-12", 0.91, true, false},
 };
 #define N_TABLES (sizeof tables / sizeof tables[0])
 
@@ -783,8 +785,8 @@ static bool load_study(chapter *ch, const scale_step_params *prm) {
 
 /** Row i of a table as the framework's fit sees it. */
 static scale_hybrid_fit_row fit_row(const study_data *sd, int i, int group) {
-  return (scale_hybrid_fit_row){sd->device[i], sd->units[i],         sd->fixed[i],
-                                sd->stages[i], sd->rows[i].measured, group};
+  return (scale_hybrid_fit_row){sd->device[i], sd->units[i], sd->fixed[i], sd->stages[i],
+                                sd->rows[i].measured, group};
 }
 
 /** The framework's two parameters (host time per CP layer-microbatch, latency per added
@@ -825,10 +827,8 @@ static void section_cp_host_tp(chapter *ch, double stored) {
       const scale_measurement *r = &sd->rows[i];
       if (!(r->cp > 1 && r->pp == 1 && sd->device[i] / sd->units[i] < stored)) continue;
       double per = r->measured / sd->units[i];
-      if (r->tp == 1)
-        cp_sum += per, n_cp++;
-      else
-        tp_sum += per, n_tp++;
+      if (r->tp == 1) cp_sum += per, n_cp++;
+      else tp_sum += per, n_tp++;
     }
     if (n_cp == 0 || n_tp == 0) continue;
     double cp_mean = cp_sum / n_cp, tp_mean = tp_sum / n_tp;

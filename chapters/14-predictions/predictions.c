@@ -29,14 +29,13 @@
 /** Everything the page shows, computed once. */
 typedef struct {
   scale_calib_set *set;
-  scale_step_params shipped;                      /**< the fit hardware/ ships */
-  scale_step_params held[SCALE_CALIB_GROUPS_MAX]; /**< fitted without group g */
-  double *pred;                                   /**< in-sample prediction per row [s] */
-  double *logo;                                   /**< LOGO prediction per row [s] */
+  scale_step_params shipped;                       /**< the fit hardware/ ships */
+  scale_step_params held[SCALE_CALIB_GROUPS_MAX];  /**< fitted without group g */
+  double *pred;                                    /**< in-sample prediction per row [s] */
+  double *logo;                                    /**< LOGO prediction per row [s] */
 } study;
 
-/* ---- computing --------------------------------------------------------------------------------
- */
+/* ---- computing -------------------------------------------------------------------------------- */
 
 static bool study_load(chapter *ch, study *s) {
   scale_diag d;
@@ -125,7 +124,8 @@ static void reason_text(const study *s, int i, char *buf, size_t size) {
   int len;
   if (worst >= 0 && what == scale_step_comm_name((scale_step_comm)worst))
     len = snprintf(buf, size, "too %s: exposed %s traffic on %s is %.0f%% of the modelled step",
-                   err > 0 ? "slow" : "fast", what, scale_step_net_name(r.net[worst]), 100 * share);
+                   err > 0 ? "slow" : "fast", what, scale_step_net_name(r.net[worst]),
+                   100 * share);
   else
     len = snprintf(buf, size, "too %s: %s is %.0f%% of the modelled step",
                    err > 0 ? "slow" : "fast", what, 100 * share);
@@ -133,8 +133,7 @@ static void reason_text(const study *s, int i, char *buf, size_t size) {
     snprintf(buf + len, size - (size_t)len, "; micro-batch not stated (fastest of 1-8 taken)");
 }
 
-/* ---- the page's values ------------------------------------------------------------------------
- */
+/* ---- the page's values ------------------------------------------------------------------------ */
 
 static void section_totals(chapter *ch, const study *s) {
   chapter_heading(ch, "The data and the fit");
@@ -192,10 +191,8 @@ static void worst_rows(const study *s, int *idx) {
     idx[k] = -1;
     for (int i = 0; i < s->set->n; i++) {
       bool taken = false;
-      for (int j = 0; j < k; j++)
-        taken = taken || idx[j] == i;
-      if (!taken &&
-          (idx[k] < 0 || fabs(rel_err(s, s->logo, i)) > fabs(rel_err(s, s->logo, idx[k]))))
+      for (int j = 0; j < k; j++) taken = taken || idx[j] == i;
+      if (!taken && (idx[k] < 0 || fabs(rel_err(s, s->logo, i)) > fabs(rel_err(s, s->logo, idx[k]))))
         idx[k] = i;
     }
   }
@@ -222,8 +219,8 @@ static void section_worst(chapter *ch, const study *s) {
     snprintf(key, sizeof key, "pred.worst.%d.layout", k + 1);
     layout_text(&p->row, text, sizeof text);
     chapter_text_value(ch, key, "layout", err, text);
-    chapter_valuef(ch, "measured step", p->measured_s, "s", SCALE_FMT_TIME,
-                   "pred.worst.%d.measured", k + 1);
+    chapter_valuef(ch, "measured step", p->measured_s, "s", SCALE_FMT_TIME, "pred.worst.%d.measured",
+                   k + 1);
     chapter_valuef(ch, "LOGO prediction", s->logo[i], "s", SCALE_FMT_TIME, "pred.worst.%d.logo",
                    k + 1);
     chapter_valuef(ch, "LOGO error", err, "", SCALE_FMT_PERCENT, "pred.worst.%d.err", k + 1);
@@ -233,15 +230,13 @@ static void section_worst(chapter *ch, const study *s) {
   }
 }
 
-/* ---- the figure -------------------------------------------------------------------------------
- */
+/* ---- the figure ------------------------------------------------------------------------------- */
 
 /** Predicted (LOGO) against measured step time: one series per group whose points are
  * separated by NaN (so no line joins them, only each point's marker), the diagonal, ±25%. */
 static void figure_scatter(chapter *ch, const study *s) {
   int n = s->set->n, n_groups = s->set->n_groups;
-  double *x = malloc(sizeof(double) * (size_t)(2 * n)),
-         *y = malloc(sizeof(double) * (size_t)(2 * n));
+  double *x = malloc(sizeof(double) * (size_t)(2 * n)), *y = malloc(sizeof(double) * (size_t)(2 * n));
   scale_plot_series ser[SCALE_CALIB_GROUPS_MAX + 2];
   if (!x || !y) {
     chapter_error(ch, "out of memory");
@@ -259,16 +254,15 @@ static void figure_scatter(chapter *ch, const study *s) {
       lo = fmin(lo, fmin(s->set->points[i].measured_s, s->logo[i]));
       hi = fmax(hi, fmax(s->set->points[i].measured_s, s->logo[i]));
     }
-    ser[g] = (scale_plot_series){
-        .label = s->set->groups[g], .x = x + start, .y = y + start, .n = at - start, .dots = true};
+    ser[g] = (scale_plot_series){.label = s->set->groups[g], .x = x + start, .y = y + start,
+                                 .n = at - start, .dots = true};
   }
   lo *= 0.7, hi *= 1.4;
   double dx[2] = {lo, hi};
   /* the band's two lines as one series (one style), a NaN between them */
   double bx[5] = {lo, hi, NAN, lo, hi}, by[5] = {1.25 * lo, 1.25 * hi, NAN, 0.75 * lo, 0.75 * hi};
   ser[n_groups] = (scale_plot_series){.label = "predicted = measured", .x = dx, .y = dx, .n = 2};
-  ser[n_groups + 1] =
-      (scale_plot_series){.label = "±25%", .x = bx, .y = by, .n = 5, .dashed = true};
+  ser[n_groups + 1] = (scale_plot_series){.label = "±25%", .x = bx, .y = by, .n = 5, .dashed = true};
   scale_plot p = {.title = "Step time: predicted (leave-one-group-out) against measured",
                   .desc = "One marker per published run, one marker shape and colour per group, "
                           "with the diagonal and the ±25% band",
@@ -278,10 +272,7 @@ static void figure_scatter(chapter *ch, const study *s) {
                   .y_axis = SCALE_PLOT_LOG,
                   .width_px = 720,
                   .height_px = 560,
-                  .x_min = lo,
-                  .x_max = hi,
-                  .y_min = lo,
-                  .y_max = hi,
+                  .x_min = lo, .x_max = hi, .y_min = lo, .y_max = hi,
                   .legend = SCALE_PLOT_LEGEND_TOP_LEFT,
                   .series = ser,
                   .n_series = (size_t)n_groups + 2};

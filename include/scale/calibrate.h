@@ -47,10 +47,10 @@ typedef struct {
 
 /** The measurements, resolved. */
 typedef struct {
-  scale_calib_point *points;                           /**< n points (owned by the set) */
-  int n;                                               /**< rows */
+  scale_calib_point *points;                        /**< n points (owned by the set) */
+  int n;                                            /**< rows */
   char groups[SCALE_CALIB_GROUPS_MAX][SCALE_NAME_MAX]; /**< group names, in order of first row */
-  int n_groups;                                        /**< groups */
+  int n_groups;                                     /**< groups */
   /** Rows of the ranking groups in dir/hybrid/ (the rest of the hybrid paper's case study):
    * outside the fit and the statistics except for the framework's two parameters,
    * mesh_cp_host_s (shared with Table 10) and mesh_ssm_stage_s (their Mamba-2 pipelines),
@@ -84,11 +84,11 @@ double scale_calib_predict_s(const scale_calib_point *point, const scale_step_pa
 
 /** What a fit did. */
 typedef struct {
-  int n_rows;     /**< rows fitted */
-  int n_groups;   /**< groups fitted */
-  int iterations; /**< Levenberg-Marquardt iterations taken */
-  double rms_log; /**< group-weighted RMS of log(predicted / measured) at the optimum
-                       (the rows alone, without the pull toward the priors) */
+  int n_rows;        /**< rows fitted */
+  int n_groups;      /**< groups fitted */
+  int iterations;    /**< Levenberg-Marquardt iterations taken */
+  double rms_log;    /**< group-weighted RMS of log(predicted / measured) at the optimum
+                          (the rows alone, without the pull toward the priors) */
 } scale_calib_fit_info;
 
 /** Fits the parameters to every group of 'set' except group 'exclude' (-1: all groups),
@@ -104,10 +104,10 @@ double scale_calib_spearman(const double *x, const double *y, int n);
 
 /** Error figures of one group for predictions pred[0..set->n) (only its rows are read). */
 typedef struct {
-  int n;           /**< rows in the group */
-  double mape;     /**< mean |pred / measured - 1| */
-  double max_err;  /**< max |pred / measured - 1| */
-  double spearman; /**< rank correlation of pred and measured; NaN unless a ranking group */
+  int n;            /**< rows in the group */
+  double mape;      /**< mean |pred / measured - 1| */
+  double max_err;   /**< max |pred / measured - 1| */
+  double spearman;  /**< rank correlation of pred and measured; NaN unless a ranking group */
 } scale_calib_stats;
 
 void scale_calib_group_stats(const scale_calib_set *set, int group, const double *pred,
@@ -120,7 +120,8 @@ void scale_calib_group_stats(const scale_calib_set *set, int group, const double
  * Errors: SCALE_ERR_IO when writing fails.
  */
 scale_status scale_calib_write_params(FILE *fp, const scale_step_params *params,
-                                      const scale_calib_fit_info *info, const scale_calib_set *set);
+                                      const scale_calib_fit_info *info,
+                                      const scale_calib_set *set);
 
 /** Writes hardware file 'src' to 'dst' (which may be the same path) with its [step] and
  * [step_fit] sections replaced by the fit's, at the end of the file; every other line is kept

@@ -107,15 +107,15 @@ typedef struct {
 
   /* [step] the calibrated step model's parameters (step.h, by scale_step_param); [step_fit]
    * the provenance of their fit. Written by `scale calibrate`; all or none. */
-  double step[SCALE_CHIP_STEP_PARAMS];  /**< NaN when the file has no [step] section */
-  bool has_step;                        /**< every [step] key is given */
-  char step_fit_by[SCALE_NAME_MAX];     /**< what wrote them ("scale calibrate") */
+  double step[SCALE_CHIP_STEP_PARAMS]; /**< NaN when the file has no [step] section */
+  bool has_step;                       /**< every [step] key is given */
+  char step_fit_by[SCALE_NAME_MAX];    /**< what wrote them ("scale calibrate") */
   char step_fit_method[SCALE_NAME_MAX]; /**< the fit ("levenberg-marquardt, ...") */
-  char step_fit_data[SCALE_NAME_MAX];   /**< the data ("measurements/ at ...") */
-  double step_fit_rows;                 /**< rows fitted [count] */
-  double step_fit_groups;               /**< groups fitted [count] */
-  double step_fit_rms_log_error;        /**< group-weighted RMS of log(predicted / measured) */
-  double step_fit_prior_weight;         /**< the fit's pull toward the priors (calibrate.h) */
+  char step_fit_data[SCALE_NAME_MAX];  /**< the data ("measurements/ at ...") */
+  double step_fit_rows;                /**< rows fitted [count] */
+  double step_fit_groups;              /**< groups fitted [count] */
+  double step_fit_rms_log_error;       /**< group-weighted RMS of log(predicted / measured) */
+  double step_fit_prior_weight;        /**< the fit's pull toward the priors (calibrate.h) */
 
   /* [serve] the calibrated serving step cost's parameters (servecal.h, by scale_serve_param),
    * written by `scale calibrate --serving` with their provenance in comments; all or none. */

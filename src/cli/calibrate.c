@@ -75,36 +75,24 @@ int cli_cmd_calibrate(int argc, char **argv) {
   const char *out_path = NULL, *dir = scale_measurements_dir();
   bool as_json = false, serving = false;
   double prior_weight = SCALE_CALIB_PRIOR_WEIGHT;
+  const char *prior_text = NULL;
   cli_getopt_reset();
   int c;
   while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
     switch (c) {
-    case OPT_OUT:
-      out_path = optarg;
-      break;
-    case OPT_DIR:
-      dir = optarg;
-      break;
-    case OPT_JSON:
-      as_json = true;
-      break;
-    case OPT_SERVING:
-      serving = true;
-      break;
-    case OPT_PRIOR:
-      if (!cli_parse_prior_weight(optarg, &prior_weight)) return CLI_EXIT_USAGE;
-      break;
-    case 'h':
-      usage(stdout);
-      return CLI_EXIT_OK;
-    default:
-      return cli_bad_option("calibrate", argv);
+    case OPT_OUT: out_path = optarg; break;
+    case OPT_DIR: dir = optarg; break;
+    case OPT_JSON: as_json = true; break;
+    case OPT_SERVING: serving = true; break;
+    case OPT_PRIOR: prior_text = optarg; break;
+    case 'h': usage(stdout); return CLI_EXIT_OK;
+    default: return cli_bad_option("calibrate", argv);
     }
   }
   if (optind < argc) return cli_usage("calibrate: unexpected argument '%s'", argv[optind]);
+  if (prior_text && !cli_parse_prior_weight(prior_text, &prior_weight)) return CLI_EXIT_USAGE;
   if (serving && prior_weight != SCALE_CALIB_PRIOR_WEIGHT)
-    return cli_usage(
-        "calibrate: --prior-weight is the training fit's; --serving has no priors pull");
+    return cli_usage("calibrate: --prior-weight is the training fit's, not --serving's");
   if (serving) return cli_serve_calibrate(dir, out_path, as_json);
 
   scale_calib_set *set = NULL;

@@ -150,14 +150,16 @@ int cli_load_step_params(const scale_chip *chip, scale_step_params *out) {
 
 const char *cli_cost_model_name(const scale_chip *chip, bool roofline) {
   static char text[256];
-  if (roofline) return "roofline (the book's ideal: peak FLOP/s and bandwidth, perfect overlap)";
+  if (roofline)
+    return "roofline (the book's ideal: peak FLOP/s and bandwidth, perfect overlap)";
   if (chip && chip->has_step)
     snprintf(text, sizeof text,
              "calibrated step model ([step] of hardware/%s.ini, fitted on %.0f rows; scale "
              "validate shows its error)",
              chip->base[0] ? chip->base : chip->name, chip->step_fit_rows);
   else
-    snprintf(text, sizeof text, "calibrated step model (the shipped fit: %s has no [step] section)",
+    snprintf(text, sizeof text,
+             "calibrated step model (the shipped fit: %s has no [step] section)",
              chip ? chip->name : "the hardware");
   return text;
 }

@@ -72,15 +72,14 @@ static double logo_group_mean(const predictions *pr) {
 }
 
 /** MAPE and max error over the rows selected by 'keep' (NULL: all), for one prediction. */
-static void pooled(const predictions *pr, const double *pred, const char *const *ids, double *mape,
-                   double *max_err, int *count) {
+static void pooled(const predictions *pr, const double *pred, const char *const *ids,
+                   double *mape, double *max_err, int *count) {
   *mape = *max_err = 0;
   *count = 0;
   for (int i = 0; i < pr->set->n; i++) {
     if (ids) {
       bool hit = false;
-      for (int k = 0; ids[k]; k++)
-        hit = hit || strcmp(ids[k], pr->set->points[i].row.id) == 0;
+      for (int k = 0; ids[k]; k++) hit = hit || strcmp(ids[k], pr->set->points[i].row.id) == 0;
       if (!hit) continue;
     }
     double e = fabs(pred[i] / pr->set->points[i].measured_s - 1);
@@ -119,8 +118,8 @@ static void print_text(const predictions *pr, int only, const char *params_path)
            100 * (pr->pred[i] / p->measured_s - 1), pr->logo[i],
            100 * (pr->logo[i] / p->measured_s - 1));
   }
-  printf("\n%-22s %5s %8s %8s %9s | %9s %9s %9s\n", "group", "rows", "MAPE", "max err", "Spearman",
-         "LOGO MAPE", "LOGO max", "LOGO rho");
+  printf("\n%-22s %5s %8s %8s %9s | %9s %9s %9s\n", "group", "rows", "MAPE", "max err",
+         "Spearman", "LOGO MAPE", "LOGO max", "LOGO rho");
   for (int g = 0; g < set->n_groups; g++) {
     if (only >= 0 && g != only) continue;
     scale_calib_stats in, out;
@@ -137,8 +136,8 @@ static void print_text(const predictions *pr, int only, const char *params_path)
   int n1, n2;
   pooled(pr, pr->pred, NULL, &m1, &x1, &n1);
   pooled(pr, pr->logo, NULL, &m2, &x2, &n2);
-  printf("%-22s %5d %7.1f%% %7.1f%% %9s | %8.1f%% %8.1f%%\n", "all training rows", n1, 100 * m1,
-         100 * x1, "", 100 * m2, 100 * x2);
+  printf("%-22s %5d %7.1f%% %7.1f%% %9s | %8.1f%% %8.1f%%\n", "all training rows", n1,
+         100 * m1, 100 * x1, "", 100 * m2, 100 * x2);
   pooled(pr, pr->pred, megatron_ids, &m1, &x1, &n1);
   pooled(pr, pr->logo, megatron_ids, &m2, &x2, &n2);
   printf("%-22s %5d %7.1f%% %7.1f%% %9s | %8.1f%% %8.1f%%\n", "Megatron A1-A10,A15-16", n1,
@@ -223,39 +222,25 @@ int cli_cmd_validate(int argc, char **argv) {
   const char *dir = scale_measurements_dir();
   bool as_json = false, serving = false;
   double prior_weight = SCALE_CALIB_PRIOR_WEIGHT;
+  const char *prior_text = NULL;
   cli_getopt_reset();
   int c;
   while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
     switch (c) {
-    case OPT_GROUP:
-      group = optarg;
-      break;
-    case OPT_JSON:
-      as_json = true;
-      break;
-    case OPT_PARAMS:
-      params_path = optarg;
-      break;
-    case OPT_DIR:
-      dir = optarg;
-      break;
-    case OPT_SERVING:
-      serving = true;
-      break;
-    case OPT_PRIOR:
-      if (!cli_parse_prior_weight(optarg, &prior_weight)) return CLI_EXIT_USAGE;
-      break;
-    case 'h':
-      usage(stdout);
-      return CLI_EXIT_OK;
-    default:
-      return cli_bad_option("validate", argv);
+    case OPT_GROUP: group = optarg; break;
+    case OPT_JSON: as_json = true; break;
+    case OPT_PARAMS: params_path = optarg; break;
+    case OPT_DIR: dir = optarg; break;
+    case OPT_SERVING: serving = true; break;
+    case OPT_PRIOR: prior_text = optarg; break;
+    case 'h': usage(stdout); return CLI_EXIT_OK;
+    default: return cli_bad_option("validate", argv);
     }
   }
   if (optind < argc) return cli_usage("validate: unexpected argument '%s'", argv[optind]);
+  if (prior_text && !cli_parse_prior_weight(prior_text, &prior_weight)) return CLI_EXIT_USAGE;
   if (serving && prior_weight != SCALE_CALIB_PRIOR_WEIGHT)
-    return cli_usage(
-        "validate: --prior-weight is the training fit's; --serving has no priors pull");
+    return cli_usage("validate: --prior-weight is the training fit's, not --serving's");
   if (serving) return cli_serve_validate(dir, group, as_json);
 
   scale_diag diag;
