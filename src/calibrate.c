@@ -138,7 +138,7 @@ static double to_value(int i, double u) {
 static double range_pos(int i, double value) {
   const scale_step_param_info *d = scale_step_param_describe((scale_step_param)i);
   return d->log_scale ? (log(value) - log(d->lo)) / (log(d->hi) - log(d->lo))
-                          : (value - d->lo) / (d->hi - d->lo);
+                      : (value - d->lo) / (d->hi - d->lo);
 }
 
 static double to_u(int i, double value) {
@@ -465,7 +465,7 @@ scale_status scale_calibrate_fit(const scale_calib_set *set, int exclude, scale_
       continue;
     }
     /* the host's floor moved after the second pass: its cost at the final parameters */
-    double *r = tpu ? NULL : malloc(sizeof(double) * (size_t)(f.n + P));
+    double *r = malloc(sizeof(double) * (size_t)(f.n + P));
     if (r) {
       residuals(&f, u, r);
       c = 0; /* the rows' cost alone: rms_log reports the data, not the pull to the priors */
