@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "internal.h"
+#include "scale/calibrate.h"
 #include "scale/servecal.h"
 #include "scale/step.h"
 
@@ -93,7 +94,8 @@ static const ini_field chip_fields[] = {
     F("step_fit", "rows", INI_WHOLE, step_fit_rows, false, 1, 1e6),
     F("step_fit", "groups", INI_WHOLE, step_fit_groups, false, 1, 1e4),
     F("step_fit", "rms_log_error", INI_DOUBLE, step_fit_rms_log_error, false, 0, 10),
-    F("step_fit", "prior_weight", INI_DOUBLE, step_fit_prior_weight, false, 0, 10),
+    F("step_fit", "prior_weight", INI_DOUBLE, step_fit_prior_weight, false, 0,
+      SCALE_CALIB_PRIOR_WEIGHT_MAX),
 /* the serving step cost's parameters, each in its plausible range (servecal.h) */
 #define SERVE_FIELD(e, key, unit, lo, hi, ...)                                                     \
   F("serve", key, INI_DOUBLE, serve[SCALE_SERVE_##e], false, lo, hi),

@@ -606,7 +606,19 @@ double scale_serve_set_predict(const scale_serve_set *set, int i,
   return set->output_tokens[i] * set->copies[i] / parts_sum(&sum);
 }
 
-static double pos(int k, double x);
+/* Parameter k at position u in [0, 1] of its (log-)range. */
+static double at(int k, double u) {
+  const scale_serve_param_info *d = &param_info[k];
+  double x =
+      d->log_scale ? exp(log(d->lo) + u * (log(d->hi) - log(d->lo))) : d->lo + u * (d->hi - d->lo);
+  return fmin(d->hi, fmax(d->lo, x));
+}
+
+static double pos(int k, double x) {
+  const scale_serve_param_info *d = &param_info[k];
+  return d->log_scale ? (log(x) - log(d->lo)) / (log(d->hi) - log(d->lo))
+                      : (x - d->lo) / (d->hi - d->lo);
+}
 
 /* The pull toward the priors, as calibrate.h's: SCALE_SERVE_PRIOR_WEIGHT times each parameter's
  * distance from its prior as a fraction of its range, squared and summed. */
@@ -638,20 +650,6 @@ static double objective(const scale_serve_set *set, int exclude, const double *p
     }
   if (pulled) total += prior_pull(p);
   return groups > 0.0 ? total / groups : (double)NAN;
-}
-
-/* Parameter k at position u in [0, 1] of its (log-)range. */
-static double at(int k, double u) {
-  const scale_serve_param_info *d = &param_info[k];
-  double x =
-      d->log_scale ? exp(log(d->lo) + u * (log(d->hi) - log(d->lo))) : d->lo + u * (d->hi - d->lo);
-  return fmin(d->hi, fmax(d->lo, x));
-}
-
-static double pos(int k, double x) {
-  const scale_serve_param_info *d = &param_info[k];
-  return d->log_scale ? (log(x) - log(d->lo)) / (log(d->hi) - log(d->lo))
-                      : (x - d->lo) / (d->hi - d->lo);
 }
 
 /* Golden-section search of parameter k over [0, 1] of its range, the others held. */

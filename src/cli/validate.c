@@ -239,7 +239,7 @@ int cli_cmd_validate(int argc, char **argv) {
   }
   if (optind < argc) return cli_usage("validate: unexpected argument '%s'", argv[optind]);
   if (prior_text && !cli_parse_prior_weight(prior_text, &prior_weight)) return CLI_EXIT_USAGE;
-  if (serving && prior_weight != SCALE_CALIB_PRIOR_WEIGHT)
+  if (serving && prior_text)
     return cli_usage("validate: --prior-weight is the training fit's, not --serving's");
   if (serving) return cli_serve_validate(dir, group, as_json);
 

@@ -117,5 +117,6 @@ expect_usage_error "--prior-weight negative" "$SCALE" validate --prior-weight -1
 expect_usage_error "--prior-weight above 10" "$SCALE" calibrate --prior-weight 11 --out -
 expect_usage_error "--prior-weight not a number" "$SCALE" validate --prior-weight nan
 expect_usage_error "--prior-weight with --serving" "$SCALE" calibrate --serving --prior-weight 1
+expect_usage_error "--prior-weight, even the default, with --serving" "$SCALE" validate --serving --prior-weight 0.1
 
 finish
