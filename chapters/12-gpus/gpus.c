@@ -7,8 +7,7 @@
  * --values; --figures DIR draws fat-tree-bandwidth.svg, allgather-time.svg, dp-thresholds.svg,
  * tp-thresholds.svg and ep-thresholds.svg. --chip NAME changes the example sections and the
  * AllGather figure (default the book's H100); the book's comparisons keep their hardware.
- *
- * Each section is a table of rows {key, label, value, unit}, printed by emit().
+
  */
 #include <math.h>
 #include <stdio.h>
@@ -38,56 +37,11 @@ enum { V100, A100, H100, H200, B200, GB200 };
 static const int systems[] = {H100, B200, GB200}; /* the node table's three systems */
 #define N_SYSTEMS 3
 
-/* ---- rows ----------------------------------------------------------------------------------- */
-
-/** How a row's number is shown: by its unit (time for "s", SI prefixes for "B", "B/s" and
- * "Hz", an exponent for "FLOP/s" and "elements/s", plain digits otherwise) or as named. */
-typedef enum { BY_UNIT, PLAIN, SI, SCI, IEC, PCT } style;
-
-/** One row: key (after the table's prefix; NULL: a walk-through row only), label, value,
- * unit; opt: a value a chip may lack, emitted only when finite. */
-typedef struct {
-  const char *key, *label;
-  double v;
-  const char *unit;
-  style st;
-  bool opt;
-} row;
-
-static scale_fmt fmt_of(style st, const char *u) {
-  static const scale_fmt named[] = {SCALE_FMT_PLAIN, SCALE_FMT_PLAIN, SCALE_FMT_SI,
-                                    SCALE_FMT_SCI,   SCALE_FMT_IEC,   SCALE_FMT_PERCENT};
-  if (st != BY_UNIT) return named[st];
-  if (!strcmp(u, "s")) return SCALE_FMT_TIME;
-  if (!strcmp(u, "B") || !strcmp(u, "B/s") || !strcmp(u, "Hz")) return SCALE_FMT_SI;
-  if (!strcmp(u, "FLOP/s") || !strcmp(u, "elements/s")) return SCALE_FMT_SCI;
-  return SCALE_FMT_PLAIN;
-}
-
-/** Emits rows[0..n) under "prefix.key" (prefix NULL: "key"). */
-static void emit_n(chapter *ch, const char *prefix, const row *rows, size_t n) {
-  for (const row *r = rows; r < rows + n; r++) {
-    const char *u = r->unit ? r->unit : "";
-    scale_fmt f = fmt_of(r->st, u);
-    if (!r->key)
-      chapter_row(ch, r->label, r->v, u, f);
-    else if (!prefix)
-      chapter_value(ch, r->key, r->label, r->v, u, f);
-    else if (r->opt)
-      chapter_stem_value_opt(ch, prefix, r->key, r->label, r->v, u, f);
-    else
-      chapter_stem_value(ch, prefix, r->key, r->label, r->v, u, f);
-  }
-}
-#define V(key, label, v, unit)                                                                     \
-  { key, label, v, unit, BY_UNIT, false }
-#define VS(key, label, v, unit, st)                                                                \
-  { key, label, v, unit, st, false }
-#define VO(key, label, v, unit)                                                                    \
-  { key, label, v, unit, BY_UNIT, true }
-#define ROW(label, v, unit)                                                                        \
-  { NULL, label, v, unit, BY_UNIT, false }
-#define emit(ch, prefix, rows) emit_n(ch, prefix, rows, sizeof rows / sizeof rows[0])
+/* Each section is a table of entries printed by CHAPTER_EMIT (chapter.h). */
+#define V CHAPTER_V
+#define VS CHAPTER_VS
+#define VO CHAPTER_VO
+#define ROW CHAPTER_VROW
 
 /* ---- helpers -------------------------------------------------------------------------------- */
 
@@ -125,7 +79,7 @@ static void section_chips(chapter *ch, const scale_chip *chips) {
     const scale_chip *c = &chips[i];
     scale_dtype d16 = chapter_dtype16(c);
     chapter_say(ch, "%s:", c->display_name);
-    const row r[] = {
+    const chapter_entry r[] = {
         V("sms", "SMs", c->n_cores, ""),
         V("tc_per_sm", "tensor cores per SM", c->n_matmul_units, ""),
         VO("clock", "boost clock", c->clock_hz, "Hz"),
@@ -138,7 +92,7 @@ static void section_chips(chapter *ch, const scale_chip *chips) {
            scale_gpu_flops_per_tensor_core_cycle(c, d16), "FLOP"),
         V("hbm", "HBM capacity", c->hbm_bytes, "B"),
         V("hbm_bw", "HBM bandwidth", c->hbm_bytes_per_s, "B/s"),
-        VS("smem", "SMEM per SM", c->smem_bytes_per_core, "B", IEC),
+        VS("smem", "SMEM per SM", c->smem_bytes_per_core, "B", SCALE_FMT_IEC),
         V("l2", "L2 cache", c->l2_bytes, "B"),
         V("smem_total", "SMEM over all SMs", c->smem_bytes_per_core * c->n_cores, "B"),
         V("regs_total", "registers over all SMs", c->register_bytes_per_core * c->n_cores, "B"),
@@ -148,7 +102,7 @@ static void section_chips(chapter *ch, const scale_chip *chips) {
         V("vector_intensity", "vector rate / HBM bandwidth",
           c->vector_flops_per_s / c->hbm_bytes_per_s, "FLOP/byte"),
         VO("nvlink", "NVLink egress per GPU", c->nvlink_bytes_per_s, "B/s")};
-    emit(ch, gpus[i].key, r);
+    CHAPTER_EMIT(ch, gpus[i].key, r);
   }
 }
 
@@ -157,15 +111,16 @@ static void section_example_chip(chapter *ch, const scale_chip *c) {
    * (a value no page cites would be a warning, an error under `scale book --strict`). */
   chapter_heading(ch, "The example chip (--chip)");
   chapter_say(ch, "%s", c->display_name);
-  const row r[] = {ROW("SM subpartitions", c->n_cores * SUBPARTITIONS_PER_SM, ""),
-                   V("chip.cuda_cores_per_subpartition", "fp32 CUDA cores per subpartition",
-                     CUDA_CORES_PER_SUBPARTITION, ""),
-                   ROW("fp32 CUDA cores (Hopper/Blackwell layout)", lanes(c), ""),
-                   ROW("critical intensity, 16-bit",
-                       scale_chip_hbm_intensity(c, chapter_dtype16(c)), "FLOP/byte"),
-                   ROW("peak bandwidth through the node", scale_gpu_node_bytes_per_s(c), "B/s"),
-                   ROW("DP threshold in a node (tokens/GPU)", dp(c, d1(c), 1, 1), "tokens")};
-  emit(ch, NULL, r);
+  const chapter_entry r[] = {
+      ROW("SM subpartitions", c->n_cores * SUBPARTITIONS_PER_SM, ""),
+      V("chip.cuda_cores_per_subpartition", "fp32 CUDA cores per subpartition",
+        CUDA_CORES_PER_SUBPARTITION, ""),
+      ROW("fp32 CUDA cores (Hopper/Blackwell layout)", lanes(c), ""),
+      ROW("critical intensity, 16-bit", scale_chip_hbm_intensity(c, chapter_dtype16(c)),
+          "FLOP/byte"),
+      ROW("peak bandwidth through the node", scale_gpu_node_bytes_per_s(c), "B/s"),
+      ROW("DP threshold in a node (tokens/GPU)", dp(c, d1(c), 1, 1), "tokens")};
+  CHAPTER_EMIT(ch, NULL, r);
 }
 
 static void section_quiz1(chapter *ch, const scale_chip *h100, const scale_chip *b200,
@@ -173,7 +128,7 @@ static void section_quiz1(chapter *ch, const scale_chip *h100, const scale_chip 
   chapter_heading(ch, "Quiz 1: GPU hardware");
   double boost = lanes(h100) * h100->clock_hz; /* Q2: one vector op per ALU per cycle */
   double tc = h100->n_cores * h100->n_matmul_units, tc_b = b200->n_cores * b200->n_matmul_units;
-  const row r[] = {
+  const chapter_entry r[] = {
       V("subpartitions_per_sm", "subpartitions per SM", SUBPARTITIONS_PER_SM, ""),
       V("h100_cuda_cores", "H100 fp32 CUDA cores", lanes(h100), ""),
       V("b200_cuda_cores", "B200 fp32 CUDA cores", lanes(b200), ""),
@@ -186,12 +141,12 @@ static void section_quiz1(chapter *ch, const scale_chip *h100, const scale_chip 
       V("v5p_alus", "TPU v5p VPU ALUs", v5p->n_cores * TPU_VPU_ALUS_PER_CORE, ""),
       V("h100_base_clock", "H100 base clock", H100_BASE_CLOCK_HZ, "Hz"),
       VS("h100_vector_base", "H100 vector fp32, base clock", lanes(h100) * H100_BASE_CLOCK_HZ,
-         "FLOP/s", SI),
-      VS("h100_vector_boost", "H100 vector fp32, boost", boost, "FLOP/s", SI),
+         "FLOP/s", SCALE_FMT_SI),
+      VS("h100_vector_boost", "H100 vector fp32, boost", boost, "FLOP/s", SCALE_FMT_SI),
       V("h100_tc_over_vector", "tensor cores / CUDA cores (no FMA)", c16(h100) / boost, ""),
       V("d", "D", 4096.0, ""),
       V("f", "F", 8192.0, "")};
-  emit(ch, "q1", r);
+  CHAPTER_EMIT(ch, "q1", r);
   static const double q4_b[] = {64.0, 512.0}; /* Q4: two fp16 matmuls on a B200 */
   for (int i = 0; i < 2; i++) {
     scale_matmul mm = scale_matmul_bf16(q4_b[i], 4096.0, 8192.0);
@@ -199,16 +154,16 @@ static void section_quiz1(chapter *ch, const scale_chip *h100, const scale_chip 
     scale_roofline_estimate e = scale_roofline_matmul_eval(b200, &mm);
     char p[32];
     snprintf(p, sizeof p, "q1.b%.0f", q4_b[i]);
-    const row m[] = {
+    const chapter_entry m[] = {
         V("b", "batch B", q4_b[i], ""), V("bytes", "bytes 2BD + 2DF + 2BF", e.bytes, "B"),
         V("t_math", "T_math", e.t_math_s, "s"), V("t_comms", "T_comms", e.t_comms_s, "s"),
         V("t", "max(T_math, T_comms)", e.t_lower_s, "s")};
-    emit(ch, p, m);
+    CHAPTER_EMIT(ch, p, m);
   }
   /* Q5 SMEM and registers against VMEM; Q6 the B200 clock from its vector rate (an FMA is 2
    * FLOPs); Q7 adding two fp32[N] vectors: N FLOPs, 12 N bytes */
   const double n64k = 65536.0, n1g = 1073741824.0, hbm = h100->hbm_bytes_per_s;
-  const row r2[] = {
+  const chapter_entry r2[] = {
       V("h100_smem_plus_regs", "H100 SMEM + registers",
         (h100->smem_bytes_per_core + h100->register_bytes_per_core) * h100->n_cores, "B"),
       V("v5e_vmem", "TPU v5e VMEM", v5e->vmem_bytes, "B"),
@@ -224,37 +179,38 @@ static void section_quiz1(chapter *ch, const scale_chip *h100, const scale_chip 
       V("add_t_64k", "add time", scale_roofline_eval(n64k, 12.0 * n64k, boost, hbm).t_lower_s, "s"),
       V("add_t_1g", "add time", scale_roofline_eval(n1g, 12.0 * n1g, boost, hbm).t_lower_s, "s"),
       V("n_64k", "N", n64k, ""),
-      VS("n_1g", "N", n1g, "", SCI)};
-  emit(ch, "q1", r2);
+      VS("n_1g", "N", n1g, "", SCALE_FMT_SCI)};
+  CHAPTER_EMIT(ch, "q1", r2);
 }
 
 static void section_node(chapter *ch, const scale_chip *h, const scale_chip *sys) {
   chapter_heading(ch, "The node: NVLink and NVSwitch (Quiz 2)");
   double q3 = 2.0 * 4096.0 * 65536.0; /* Quiz 2 Q3: bf16[4096, 65536] gathered over 8 GPUs */
-  const row r[] = {V("node.h100_switch_bw", "4 NVSwitches x 64 ports x 25 GB/s",
-                     h->n_nvswitches * h->nvswitch_bytes_per_s, "B/s"),
-                   V("node.h100_gpu_bw", "8 GPUs x 450 GB/s",
-                     h->nvlink_domain_size * h->nvlink_bytes_per_s, "B/s"),
-                   V("node.h100_bw", "peak through the node (the smaller)",
-                     scale_gpu_node_bytes_per_s(h), "B/s"),
-                   V("node.h100_bisection", "bisection bandwidth (both directions)",
-                     scale_gpu_node_bisection_bytes_per_s(h), "B/s"),
-                   V("node.h100_switches", "NVSwitches per node", h->n_nvswitches, ""),
-                   V("node.h100_switch_one", "one NVSwitch", h->nvswitch_bytes_per_s, "B/s"),
-                   V("q2.d", "D", 4096.0, ""),
-                   V("q2.f", "F", 65536.0, ""),
-                   V("q2.bytes", "bf16[4096, 65536]", q3, "B"),
-                   V("q2.ag_s", "AllGather over the node", ag(h, 8, 1, q3), "s"),
-                   V("q2.ag_asymptote_s", "bytes / GPU egress", q3 / h->nvlink_bytes_per_s, "s")};
-  emit(ch, NULL, r);
+  const chapter_entry r[] = {
+      V("node.h100_switch_bw", "4 NVSwitches x 64 ports x 25 GB/s",
+        h->n_nvswitches * h->nvswitch_bytes_per_s, "B/s"),
+      V("node.h100_gpu_bw", "8 GPUs x 450 GB/s", h->nvlink_domain_size * h->nvlink_bytes_per_s,
+        "B/s"),
+      V("node.h100_bw", "peak through the node (the smaller)", scale_gpu_node_bytes_per_s(h),
+        "B/s"),
+      V("node.h100_bisection", "bisection bandwidth (both directions)",
+        scale_gpu_node_bisection_bytes_per_s(h), "B/s"),
+      V("node.h100_switches", "NVSwitches per node", h->n_nvswitches, ""),
+      V("node.h100_switch_one", "one NVSwitch", h->nvswitch_bytes_per_s, "B/s"),
+      V("q2.d", "D", 4096.0, ""),
+      V("q2.f", "F", 65536.0, ""),
+      V("q2.bytes", "bf16[4096, 65536]", q3, "B"),
+      V("q2.ag_s", "AllGather over the node", ag(h, 8, 1, q3), "s"),
+      V("q2.ag_asymptote_s", "bytes / GPU egress", q3 / h->nvlink_bytes_per_s, "s")};
+  CHAPTER_EMIT(ch, NULL, r);
   for (int s = 0; s < N_SYSTEMS; s++) {
     const scale_chip *c = &sys[s];
-    const row n[] = {
+    const chapter_entry n[] = {
         V("node_gpus", "GPUs per node", d1(c), ""), V("gpu_egress", "GPU egress", w1(c), "B/s"),
         V("node_egress", "node egress", w2(c), "B/s"),
         VO("switch_bw", "NVSwitch capacity", c->n_nvswitches * c->nvswitch_bytes_per_s, "B/s"),
         V("node_bw", "peak through the node", scale_gpu_node_bytes_per_s(c), "B/s")};
-    emit(ch, gpus[systems[s]].key, n);
+    CHAPTER_EMIT(ch, gpus[systems[s]].key, n);
   }
 }
 
@@ -270,28 +226,29 @@ static void section_tree(chapter *ch, const scale_chip *sys) {
       const scale_net_level *lv = &c->net_levels[l - 1];
       char q[64];
       snprintf(q, sizeof q, "%s.l%d", p, l);
-      const row r[] = {V("fanout", "members", lv->fanout, ""),
-                       V("gpus", "GPUs joined", scale_gpu_level_gpus(c, l), ""),
-                       V("member_bw", "egress of one member", lv->member_bytes_per_s, "B/s"),
-                       V("per_gpu", "egress per GPU",
-                         lv->member_bytes_per_s / scale_gpu_level_member_gpus(c, l), "B/s"),
-                       V("total", "egress of all members into the level",
-                         lv->fanout * lv->member_bytes_per_s, "B/s"),
-                       V("ag_bw", "AllGather bandwidth D W / (D - 1)",
-                         scale_gpu_level_allgather_bytes_per_s(c, l), "B/s")};
-      emit(ch, q, r);
+      const chapter_entry r[] = {
+          V("fanout", "members", lv->fanout, ""),
+          V("gpus", "GPUs joined", scale_gpu_level_gpus(c, l), ""),
+          V("member_bw", "egress of one member", lv->member_bytes_per_s, "B/s"),
+          V("per_gpu", "egress per GPU", lv->member_bytes_per_s / scale_gpu_level_member_gpus(c, l),
+            "B/s"),
+          V("total", "egress of all members into the level", lv->fanout * lv->member_bytes_per_s,
+            "B/s"),
+          V("ag_bw", "AllGather bandwidth D W / (D - 1)",
+            scale_gpu_level_allgather_bytes_per_s(c, l), "B/s")};
+      CHAPTER_EMIT(ch, q, r);
     }
-    const row t[] = {V("tree_gpus", "GPUs in the tree", tree_gpus(c), ""),
-                     V("tree_ag_bw", "AllGather bandwidth of the whole tree",
-                       scale_gpu_allgather_bytes_per_s(c, tree_gpus(c)), "B/s")};
-    emit(ch, p, t);
+    const chapter_entry t[] = {V("tree_gpus", "GPUs in the tree", tree_gpus(c), ""),
+                               V("tree_ag_bw", "AllGather bandwidth of the whole tree",
+                                 scale_gpu_allgather_bytes_per_s(c, tree_gpus(c)), "B/s")};
+    CHAPTER_EMIT(ch, p, t);
   }
   /* Quiz 3 Q1: every level of the H100 SuperPod gives each node the same egress; Q2: how many
    * SUs make 2048 GPUs, pods 4096, and a core level beyond the data file's tree */
   const scale_chip *h = &sys[0];
   scale_chip big;
   scale_gpu_tree_extend(h, 16384.0, &big);
-  const row r[] = {
+  const chapter_entry r[] = {
       V("gb200.egress_over_h100", "GB200 rack egress / H100 node egress", w2(&sys[2]) / w2(h), ""),
       V("gb200.gpus_over_h100", "GPUs per GB200 rack / per H100 node", d1(&sys[2]) / d1(h), ""),
       V("q3.spine_per_node", "spine egress per node",
@@ -303,7 +260,7 @@ static void section_tree(chapter *ch, const scale_chip *sys) {
       V("q3.pods_4096", "1024-GPU pods in 4096 GPUs", 4096.0 / tree_gpus(h), ""),
       V("q3.core_member_bw", "egress of one pod into a core level (full bisection)",
         big.net_levels[3].member_bytes_per_s, "B/s")};
-  emit(ch, NULL, r);
+  CHAPTER_EMIT(ch, NULL, r);
 }
 
 static void section_collectives(chapter *ch, const scale_chip *h) {
@@ -313,7 +270,7 @@ static void section_collectives(chapter *ch, const scale_chip *h) {
   double a2a = scale_gpu_all_to_all_s(h, n, 1.0), a2a_2 = scale_gpu_all_to_all_s(h, 2 * n, 1.0);
   double ragged = scale_gpu_ragged_all_to_all_frac(4, 8); /* Pop Quiz 2: 4 of 8 */
   double pq3 = 2.0 * 8192.0 * 32768.0; /* Pop Quiz 3: AllGather_X(bf16[D_X, F_Y]) over one SU */
-  const row r[] = {
+  const chapter_entry r[] = {
       V("coll.ag_node_bw", "AllGather bandwidth in a node", 1.0 / ag(h, n, 1, 1.0), "B/s"),
       V("coll.ar_node_bw", "AllReduce bandwidth in a node, no SHARP", 1.0 / ar(h, n, 1, 1, 0),
         "B/s"),
@@ -347,34 +304,35 @@ static void section_collectives(chapter *ch, const scale_chip *h) {
       V("pq3.d", "D", 8192.0, ""),
       V("pq3.f", "F", 32768.0, ""),
       V("pq3.bytes", "bf16[8192, 32768]", pq3, "B")};
-  emit(ch, NULL, r);
+  CHAPTER_EMIT(ch, NULL, r);
   static const double ys[] = {1, 2, 4, 8, 16, 32, 64};
   for (size_t i = 0; i < sizeof ys / sizeof ys[0]; i++) {
     char p[32];
     snprintf(p, sizeof p, "pq3.y%.0f", ys[i]);
     /* the book's answer: leaf-bound up to Y = 8, then 2DF / (Y x 50 GB/s) */
     double book = ys[i] <= n ? pq3 * (su / n - 1.0) / (su / n) / w2(h) : pq3 * n / (ys[i] * w2(h));
-    const row y[] = {V("y", "Y", ys[i], ""),
-                     V("t", "AllGather over the SU", ag(h, su / ys[i], ys[i], pq3), "s"),
-                     V("t_book", "the book's formula", book, "s")};
-    emit(ch, p, y);
+    const chapter_entry y[] = {V("y", "Y", ys[i], ""),
+                               V("t", "AllGather over the SU", ag(h, su / ys[i], ys[i], pq3), "s"),
+                               V("t_book", "the book's formula", book, "s")};
+    CHAPTER_EMIT(ch, p, y);
   }
   /* Quiz 4: Q1 an SU's AllGather is leaf-bound; Q3 a SHARP AllReduce of bf16[D, F_Y] over X in
    * a node, X Y = 8; Q4 Y = 256 (one SU), X = 4 over the spine; Q5 two nodes: the node binds */
-  const row q[] = {V("su_ag_bw", "AllGather bandwidth over one SU", 1.0 / ag(h, su, 1, 1.0), "B/s"),
-                   V("y2", "Y", 2.0, ""),
-                   V("y4", "Y", 4.0, ""),
-                   V("q3_t_y2", "SHARP AllReduce, Y = 2 in a node", ar(h, n / 2, 2, pq3, 1), "s"),
-                   V("q3_t_y4", "SHARP AllReduce, Y = 4 in a node", ar(h, n / 4, 4, pq3, 1), "s"),
-                   V("q4_t", "SHARP AllReduce over the spine, Y = 256", ar(h, 4, su, pq3, 1), "s"),
-                   V("q4_bw", "its bandwidth (bytes / time)", pq3 / ar(h, 4, su, pq3, 1), "B/s"),
-                   V("q5_node_bw", "2 nodes: node-level bandwidth", 1.0 / ag(h, n, 1, 1.0), "B/s"),
-                   V("q5_leaf_bw", "2 nodes: leaf-level bandwidth", 1.0 / ag(h, 2, n, 1.0), "B/s"),
-                   V("q5_bw", "2 nodes: effective AllGather bandwidth",
-                     scale_gpu_allgather_bytes_per_s(h, 2 * n), "B/s")};
-  emit(ch, "q4", q);
-  const row s[] = {V("coll.sample_bytes", "sample array", pq3, "B")};
-  emit(ch, NULL, s);
+  const chapter_entry q[] = {
+      V("su_ag_bw", "AllGather bandwidth over one SU", 1.0 / ag(h, su, 1, 1.0), "B/s"),
+      V("y2", "Y", 2.0, ""),
+      V("y4", "Y", 4.0, ""),
+      V("q3_t_y2", "SHARP AllReduce, Y = 2 in a node", ar(h, n / 2, 2, pq3, 1), "s"),
+      V("q3_t_y4", "SHARP AllReduce, Y = 4 in a node", ar(h, n / 4, 4, pq3, 1), "s"),
+      V("q4_t", "SHARP AllReduce over the spine, Y = 256", ar(h, 4, su, pq3, 1), "s"),
+      V("q4_bw", "its bandwidth (bytes / time)", pq3 / ar(h, 4, su, pq3, 1), "B/s"),
+      V("q5_node_bw", "2 nodes: node-level bandwidth", 1.0 / ag(h, n, 1, 1.0), "B/s"),
+      V("q5_leaf_bw", "2 nodes: leaf-level bandwidth", 1.0 / ag(h, 2, n, 1.0), "B/s"),
+      V("q5_bw", "2 nodes: effective AllGather bandwidth",
+        scale_gpu_allgather_bytes_per_s(h, 2 * n), "B/s")};
+  CHAPTER_EMIT(ch, "q4", q);
+  const chapter_entry s[] = {V("coll.sample_bytes", "sample array", pq3, "B")};
+  CHAPTER_EMIT(ch, NULL, s);
 }
 
 /* ==== LLM rooflines and the reference layouts ================================================ */
@@ -382,9 +340,9 @@ static void section_collectives(chapter *ch, const scale_chip *h) {
 static void section_rooflines(chapter *ch, const scale_chip *sys) {
   chapter_heading(ch, "Rooflines for LLM scaling: DP, TP, EP, PP");
   const double moe = 128.0 / 4.0; /* the book's MoE example: E = 128, k = 4 */
-  const row e[] = {V("dp.moe_e", "experts E", 128.0, ""),
-                   V("dp.moe_k", "experts per token k", 4.0, "")};
-  emit(ch, NULL, e);
+  const chapter_entry e[] = {V("dp.moe_e", "experts E", 128.0, ""),
+                             V("dp.moe_k", "experts per token k", 4.0, "")};
+  CHAPTER_EMIT(ch, NULL, e);
   for (int s = 0; s < N_SYSTEMS; s++) {
     const scale_chip *c = &sys[s];
     double n = d1(c), cc = c16(c);
@@ -393,7 +351,7 @@ static void section_rooflines(chapter *ch, const scale_chip *sys) {
       snprintf(q[k], sizeof q[k], "%s.%s", (const char *[]){"dp", "tp", "ep"}[k],
                gpus[systems[s]].key);
     chapter_say(ch, "%s:", c->display_name);
-    const row d[] = {
+    const chapter_entry d[] = {
         V("node", "DP in a node, exact", dp(c, n, 1, 1), "tokens"),
         V("node_asym", "DP in a node, C / W_gpu", cc / w1(c), "tokens"),
         V("two_nodes", "DP over 2 nodes, exact", dp(c, 2 * n, 1, 1), "tokens"),
@@ -402,24 +360,25 @@ static void section_rooflines(chapter *ch, const scale_chip *sys) {
         V("beyond_asym", "DP beyond a node, C / W_node", cc / w2(c), "tokens"),
         V("moe_tree", "MoE DP over the tree, exact", dp(c, tree_gpus(c), 1, moe), "tokens"),
         V("moe_asym", "MoE DP, E/k x C / W_node", moe * cc / w2(c), "tokens")};
-    const row t[] = {V("div_node", "TP in a node: Y < F / this", cc / w1(c), ""),
-                     V("div_beyond", "TP beyond a node: F / this", cc / w2(c), ""),
-                     V("llama", "largest TP degree, F = 28672",
-                       scale_gpu_tp_max_degree(c, chapter_dtype16(c), 28672.0), ""),
-                     V("llama_node", "F W_gpu / C, F = 28672", 28672.0 * w1(c) / cc, "")};
-    const row x[] = {V("f_large", "EP for any Z needs F > D_node C / W_node", n * cc / w2(c), ""),
-                     V("z_max_ds", "largest EP degree, F = 2048, k = 8", ep_max(c, 2048.0), ""),
-                     V("nodes_max_ds", "  in nodes", ep_max(c, 2048.0) / n, "")};
-    emit(ch, q[0], d);
-    emit(ch, q[1], t);
-    emit(ch, q[2], x);
+    const chapter_entry t[] = {V("div_node", "TP in a node: Y < F / this", cc / w1(c), ""),
+                               V("div_beyond", "TP beyond a node: F / this", cc / w2(c), ""),
+                               V("llama", "largest TP degree, F = 28672",
+                                 scale_gpu_tp_max_degree(c, chapter_dtype16(c), 28672.0), ""),
+                               V("llama_node", "F W_gpu / C, F = 28672", 28672.0 * w1(c) / cc, "")};
+    const chapter_entry x[] = {
+        V("f_large", "EP for any Z needs F > D_node C / W_node", n * cc / w2(c), ""),
+        V("z_max_ds", "largest EP degree, F = 2048, k = 8", ep_max(c, 2048.0), ""),
+        V("nodes_max_ds", "  in nodes", ep_max(c, 2048.0) / n, "")};
+    CHAPTER_EMIT(ch, q[0], d);
+    CHAPTER_EMIT(ch, q[1], t);
+    CHAPTER_EMIT(ch, q[2], x);
   }
   /* the book's TP example (F = 28000); EP with DeepSeek-V3's experts at Z = 64; PP: LLaMA 3
    * 70B, 4M tokens over 64 pipelines of 8 stages, 16 microbatches, node egress */
   const scale_chip *h = &sys[0];
   double b = 4e6 / 64.0, t_math = scale_train_time_s(6.0 * 70e9 * 4e6, 4096.0, c16(h), 1.0);
   double sends = scale_gpu_pp_comms_s(b, 8192.0, 16, 8, w2(h));
-  const row r[] = {
+  const chapter_entry r[] = {
       V("tp.f_example", "the book's F", 28000.0, ""),
       V("tp.h100_f28000", "largest TP degree, F = 28000",
         scale_gpu_tp_max_degree(h, SCALE_DTYPE_BF16, 28000.0), ""),
@@ -434,7 +393,7 @@ static void section_rooflines(chapter *ch, const scale_chip *sys) {
       V("pp.t", "all pipeline sends of a step", sends, "s"),
       V("pp.t_math", "the step's FLOPs at peak on 4096 GPUs", t_math, "s"),
       V("pp.frac", "sends / step FLOP time", sends / t_math, "")};
-  emit(ch, NULL, r);
+  CHAPTER_EMIT(ch, NULL, r);
 }
 
 static void section_layouts(chapter *ch, const scale_chip *h, const scale_model *llama,
@@ -444,44 +403,46 @@ static void section_layouts(chapter *ch, const scale_chip *h, const scale_model 
    * on 16k H100s; 16 sequences of 8192 tokens per DP rank, 16M tokens per step. */
   double tp = 8, pp = 16, dpd = 128, seqs_per_dp = 16, seq_len = 8192;
   double batch = seqs_per_dp * dpd * seq_len, all = tp * pp * dpd;
-  const row l[] = {
+  const chapter_entry l[] = {
       V("seq", "tokens per sequence", seq_len, "tokens"),
       V("seqs", "sequences per step", seqs_per_dp * dpd, ""),
       V("tp", "TP", tp, ""),
       V("pp", "PP", pp, ""),
       V("dp", "DP (ZeRO-1)", dpd, ""),
       V("gpus", "GPUs", all, ""),
-      VS("batch", "tokens per step", batch, "tokens", SCI),
+      VS("batch", "tokens per step", batch, "tokens", SCALE_FMT_SCI),
       V("mp", "GPUs per model replica (TP x PP)", tp * pp, ""),
       V("per_gpu", "tokens per GPU", batch / all, "tokens"),
       V("dp_threshold", "DP threshold, exact (TP x PP inner)", dp(h, dpd, tp * pp, 1), "tokens"),
       V("dp_threshold_book", "C / W_node / PP", c16(h) / w2(h) / pp, "tokens"),
       V("pure_dp_threshold", "pure DP over all GPUs, exact", dp(h, all, 1, 1), "tokens"),
-      VS("pure_dp_batch", "batch pure DP would need", dp(h, all, 1, 1) * all, "tokens", SCI),
+      VS("pure_dp_batch", "batch pure DP would need", dp(h, all, 1, 1) * all, "tokens",
+         SCALE_FMT_SCI),
       V("d_ff_70b", "LLaMA 3 70B MLP width F", llama->d_ff, "")};
-  emit(ch, "llama3", l);
+  CHAPTER_EMIT(ch, "llama3", l);
   /* DeepSeek-V3: EP 64, PP 16, DP 2 (ZeRO-1) on 2048 H800s; 4096 sequences of 15360 tokens. */
   double ep = 64, dpp = 16, ddp = 2, seqs = 4096, seq = 15360;
   double moe = scale_transformer_moe_sparsity(ds);
-  const row d[] = {V("ep", "EP", ep, ""),
-                   V("pp", "PP", dpp, ""),
-                   V("dp", "DP (ZeRO-1)", ddp, ""),
-                   V("gpus", "GPUs", ep * dpp * ddp, ""),
-                   V("seqs", "sequences per step", seqs, ""),
-                   V("seq", "tokens per sequence", seq, ""),
-                   V("batch", "tokens per step", seqs * seq, "tokens"),
-                   V("mp", "GPUs per model replica (EP x PP)", ep * dpp, ""),
-                   V("per_gpu", "tokens per GPU", seqs * seq / (ep * dpp * ddp), "tokens"),
-                   V("e", "routed experts E", ds->n_experts, ""),
-                   V("k", "experts per token k", ds->n_experts_active, ""),
-                   V("f", "expert width F", ds->d_ff_expert, ""),
-                   V("sparsity", "E / k", moe, ""),
-                   V("dp_threshold", "MoE DP threshold, exact (EP x PP inner, H100 tree)",
-                     dp(h, ddp, ep * dpp, moe), "tokens"),
-                   V("dp_gain", "2-way ring: bandwidth x D / (D - 1)", ddp / (ddp - 1.0), ""),
-                   V("pure_dp_threshold", "MoE pure DP over 2048 GPUs, exact",
-                     dp(h, ep * dpp * ddp, 1, moe), "tokens")};
-  emit(ch, "ds", d);
+  const chapter_entry d[] = {
+      V("ep", "EP", ep, ""),
+      V("pp", "PP", dpp, ""),
+      V("dp", "DP (ZeRO-1)", ddp, ""),
+      V("gpus", "GPUs", ep * dpp * ddp, ""),
+      V("seqs", "sequences per step", seqs, ""),
+      V("seq", "tokens per sequence", seq, ""),
+      V("batch", "tokens per step", seqs * seq, "tokens"),
+      V("mp", "GPUs per model replica (EP x PP)", ep * dpp, ""),
+      V("per_gpu", "tokens per GPU", seqs * seq / (ep * dpp * ddp), "tokens"),
+      V("e", "routed experts E", ds->n_experts, ""),
+      V("k", "experts per token k", ds->n_experts_active, ""),
+      V("f", "expert width F", ds->d_ff_expert, ""),
+      V("sparsity", "E / k", moe, ""),
+      V("dp_threshold", "MoE DP threshold, exact (EP x PP inner, H100 tree)",
+        dp(h, ddp, ep * dpp, moe), "tokens"),
+      V("dp_gain", "2-way ring: bandwidth x D / (D - 1)", ddp / (ddp - 1.0), ""),
+      V("pure_dp_threshold", "MoE pure DP over 2048 GPUs, exact", dp(h, ep * dpp * ddp, 1, moe),
+        "tokens")};
+  CHAPTER_EMIT(ch, "ds", d);
 }
 
 /* ==== the planner and Quiz 5 ================================================================= */
@@ -497,17 +458,18 @@ static const scale_layout *compare_with_planner(chapter *ch, const char *stem,
   scale_plan_opts o = scale_plan_opts_default();
   o.n_threads = 1;
   if (!chapter_plan_train(ch, p, &o, &rep, 1)) return NULL;
-  const row r[] = {V("pub_step", "published layout: step", pub.step_time_s, "s"),
-                   V("pub_mfu", "  MFU", 100.0 * pub.mfu, "%"),
-                   V("pub_bubble", "  pipeline bubble", 100.0 * pub.bubble_frac, "%"),
-                   V("pub_mem", "  memory per GPU", pub.memory_per_chip_bytes, "B")};
-  emit(ch, stem, r);
+  const chapter_entry r[] = {V("pub_step", "published layout: step", pub.step_time_s, "s"),
+                             V("pub_mfu", "  MFU", 100.0 * pub.mfu, "%"),
+                             V("pub_bubble", "  pipeline bubble", 100.0 * pub.bubble_frac, "%"),
+                             V("pub_mem", "  memory per GPU", pub.memory_per_chip_bytes, "B")};
+  CHAPTER_EMIT(ch, stem, r);
   chapter_plan_row(ch, stem, &rep, 0, "dp fsdp tp pp cp m step mfu mem");
-  const row b[] = {V("r1_ep", "planner's best: EP", rep.ranked[0].layout.ep, ""),
-                   V("gap", "published step / planner's step",
-                     pub.step_time_s / rep.ranked[0].result.step_time_s, ""),
-                   VS("evaluated", "layouts evaluated", rep.n_evaluated, "", SCI)};
-  emit(ch, stem, b);
+  const chapter_entry b[] = {
+      V("r1_ep", "planner's best: EP", rep.ranked[0].layout.ep, ""),
+      V("gap", "published step / planner's step",
+        pub.step_time_s / rep.ranked[0].result.step_time_s, ""),
+      VS("evaluated", "layouts evaluated", rep.n_evaluated, "", SCALE_FMT_SCI)};
+  CHAPTER_EMIT(ch, stem, b);
   return &rep.ranked[0].layout;
 }
 
@@ -554,27 +516,27 @@ static void section_quiz5(chapter *ch, const scale_chip *h, const scale_model *l
   double t_book = scale_train_time_s(scale_transformer_dense_flops(70e9, tokens, SCALE_PASS_TRAIN),
                                      n_gpus, c16(h), mfu);
   double f = llama->d_ff, batch = 4e6;
-  const row r[] = {
-      VS("params", "LLaMA 3 70B parameters", n, "", SCI),
-      VS("bytes_per_param", "weights + Adam bytes per parameter", state / n, "B", PLAIN),
+  const chapter_entry r[] = {
+      VS("params", "LLaMA 3 70B parameters", n, "", SCALE_FMT_SCI),
+      VS("bytes_per_param", "weights + Adam bytes per parameter", state / n, "B", SCALE_FMT_PLAIN),
       V("state", "weights + optimizer", state, "B"),
       V("min_gpus", "fewest H100s that hold them", min_gpus, ""),
       V("min_nodes", "in 8-GPU nodes", ceil(min_gpus / d1(h)), ""),
-      VS("tokens", "training tokens", tokens, "tokens", SCI),
+      VS("tokens", "training tokens", tokens, "tokens", SCALE_FMT_SCI),
       V("gpus", "GPUs", n_gpus, ""),
-      VS("mfu", "MFU", mfu, "", PCT),
-      VS("flops", "6 N D", flops, "FLOP", SCI),
+      VS("mfu", "MFU", mfu, "", SCALE_FMT_PERCENT),
+      VS("flops", "6 N D", flops, "FLOP", SCALE_FMT_SCI),
       V("rate", "cluster FLOP/s at that MFU", n_gpus * c16(h) * mfu, "FLOP/s"),
-      VS("time_s", "training time", t, "s", SCI),
+      VS("time_s", "training time", t, "s", SCALE_FMT_SCI),
       V("time", "training time", t, "s"),
-      VS("params_book", "the book's parameter count", 70e9, "", SCI),
+      VS("params_book", "the book's parameter count", 70e9, "", SCALE_FMT_SCI),
       V("time_70e9", "training time with N = 70e9", t_book, "s"),
       V("tp_node", "F W_gpu / C", f * w1(h) / c16(h), ""),
       V("tp_book", "F / 1995 (the book's divisor)", f / 1995.0, ""),
       V("tp_book_divisor", "the book's divisor", 1995.0, ""),
       V("tp8_mem", "weights + optimizer per GPU, 8-way TP", state / 8.0, "B"),
       V("hbm", "H100 HBM", h->hbm_bytes, "B"),
-      VS("batch", "batch", batch, "tokens", SCI),
+      VS("batch", "batch", batch, "tokens", SCALE_FMT_SCI),
       V("per_gpu", "tokens per GPU", batch / n_gpus, "tokens"),
       V("zero3_x", "ZeRO-3 degree with 8-way TP", n_gpus / 8, ""),
       V("zero3_threshold", "512-way ZeRO-3 with 8-way TP inner, exact", dp(h, n_gpus / 8, 8, 1),
@@ -583,7 +545,7 @@ static void section_quiz5(chapter *ch, const scale_chip *h, const scale_model *l
         "tokens"),
       V("pp8_bw", "8 nodes x node egress", 8.0 * w2(h), "B/s"),
       V("pp8_threshold_book", "C / (8 W_node)", c16(h) / (8.0 * w2(h)), "tokens")};
-  emit(ch, "q5", r);
+  CHAPTER_EMIT(ch, "q5", r);
   /* Q3: Megatron-LM's table (sequence 4096): 16B on 192 GPUs, batch 192; 70B on 768, batch
    * 384, 16-way model parallel; 314B on 3072, batch 1536, 64-way model parallel. */
   static const struct {
@@ -591,7 +553,7 @@ static void section_quiz5(chapter *ch, const scale_chip *h, const scale_model *l
     double gpus, seqs, mp;
   } mg[] = {{"q5.m16b", 192, 192, 1}, {"q5.m70b", 768, 384, 16}, {"q5.m314b", 3072, 1536, 64}};
   for (int i = 0; i < 3; i++) {
-    const row m[] = {
+    const chapter_entry m[] = {
         V("gpus", "GPUs", mg[i].gpus, ""),
         V("mp", "model-parallel degree", mg[i].mp, ""),
         V("seqs", "sequences per batch", mg[i].seqs, ""),
@@ -599,7 +561,7 @@ static void section_quiz5(chapter *ch, const scale_chip *h, const scale_model *l
         V("threshold", "DP threshold, exact", dp(h, mg[i].gpus / mg[i].mp, mg[i].mp, 1), "tokens"),
         V("threshold_book", "C / W_node / nodes spanned by the model",
           c16(h) / w2(h) / fmax(1.0, mg[i].mp / d1(h)), "tokens")};
-    emit(ch, mg[i].key, m);
+    CHAPTER_EMIT(ch, mg[i].key, m);
   }
   chapter_stem_value(ch, "q5", "seq", "sequence length", 4096.0, "tokens", SCALE_FMT_PLAIN);
 }
