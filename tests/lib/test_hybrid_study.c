@@ -21,6 +21,7 @@
 #include "scale/hardware.h"
 #include "scale/hybrid.h"
 #include "scale/hybrid_study.h"
+#include "scale/plan.h"
 #include "scale/measurements.h"
 #include "scale/model.h"
 #include "scale/step.h"
@@ -469,6 +470,45 @@ START_TEST(test_study_table_load) {
 }
 END_TEST
 
+START_TEST(test_plan_hybrid) {
+  scale_diag d;
+  scale_chip chip;
+  scale_model llama;
+  ck_assert_msg(scale_chip_load("ascend-910b", &chip, &d) == SCALE_OK, "%s", d.message);
+  ck_assert_msg(scale_model_load("llama-2-7b", &llama, &d) == SCALE_OK, "%s", d.message);
+  scale_step_params p;
+  ck_assert(scale_step_params_of_chip(&chip, &p) == SCALE_OK);
+  const scale_precision megatron = {SCALE_DTYPE_BF16, SCALE_DTYPE_FP32, SCALE_DTYPE_FP32, 2, true};
+  scale_hybrid_problem pr = {&llama, &chip, 8, 1024, 4096, 1, 1, megatron};
+  scale_plan_hybrid_result r;
+  ck_assert(scale_plan_hybrid(&pr, &p, &r) == SCALE_OK);
+  /* (tp, cp, pp) powers of two with a product of at most 8: exponents summing to <= 3, C(6, 3) */
+  ck_assert_int_eq(r.n_candidates, 20);
+  /* the paper's measured best of Table 10 (section 6.2.3): DP 4 x PP 2 */
+  ck_assert(r.layout.dp == 4 && r.layout.pp == 2 && r.layout.tp == 1 && r.layout.cp == 1);
+  scale_check_rel(r.step_s, scale_plan_hybrid_step_s(&pr, &r.layout, &p), 1e-12, "s", "pick");
+  /* with room for everything every layout is kept and the pick is the least of them */
+  chip.hbm_bytes = 1e15;
+  ck_assert(scale_plan_hybrid(&pr, &p, &r) == SCALE_OK && r.n_kept == 20);
+  for (double tp = 1; tp <= 8; tp *= 2)
+    for (double pp = 1; tp * pp <= 8; pp *= 2) {
+      scale_hybrid_layout l = {8 / (tp * pp), pp, tp, 1, 1, tp > 1};
+      ck_assert(r.step_s <= scale_plan_hybrid_step_s(&pr, &l, &p));
+    }
+  /* 6 heads: TP 4 and 8 are out, 16 of the 20 left (10 with tp 1, 6 with tp 2) */
+  llama.n_heads = 6, llama.n_kv_heads = 6;
+  ck_assert(scale_plan_hybrid(&pr, &p, &r) == SCALE_OK && r.n_kept == 16);
+  /* no room: nothing kept, no pick */
+  chip.hbm_bytes = 1;
+  ck_assert(scale_plan_hybrid(&pr, &p, &r) == SCALE_OK && r.n_kept == 0);
+  scale_check_nan(r.step_s);
+  scale_check_nan(r.layout.dp);
+  pr.gbs = 0;
+  ck_assert(scale_plan_hybrid(&pr, &p, &r) == SCALE_ERR_INVALID);
+  ck_assert(scale_plan_hybrid(NULL, &p, &r) == SCALE_ERR_INVALID);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("hybrid_study");
   const scale_check_case cases[] = {{"cp_layer_microbatches", test_cp_layer_microbatches},
@@ -481,7 +521,8 @@ int main(void) {
                                     {"study_leave_one_group_out", test_study_leave_one_group_out},
                                     {"fit_row_by_hand", test_fit_row_by_hand},
                                     {"paper_columns", test_paper_columns},
-                                    {"study_table_load", test_study_table_load}};
+                                    {"study_table_load", test_study_table_load},
+                                    {"plan_hybrid", test_plan_hybrid}};
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return scale_check_run(s);
 }
