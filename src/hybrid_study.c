@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "scale/calibrate.h"
 
 /* ==== pricing a row ========================================================================= */
 
@@ -64,6 +65,29 @@ scale_status scale_hybrid_study_load(const char *path, const scale_chip *chip,
     out->pred_s[i] = r.step_s;
   }
   return SCALE_OK;
+}
+
+void scale_hybrid_study_table_stats(const scale_hybrid_study_table *t, double off_frac,
+                                    scale_hybrid_study_stats *out) {
+  double meas[SCALE_HYBRID_STUDY_ROWS_MAX], device[SCALE_HYBRID_STUDY_ROWS_MAX], err_sum = 0;
+  *out = (scale_hybrid_study_stats){0};
+  for (int i = 0; i < t->n; i++) {
+    meas[i] = t->rows[i].measured, device[i] = t->fit[i].device_s;
+    double err = fabs(t->pred_s[i] / meas[i] - 1.0);
+    err_sum += err;
+    if (err > off_frac) {
+      size_t used = strlen(out->off);
+      snprintf(out->off + used, sizeof out->off - used, "%s%s", used ? " " : "", t->rows[i].id);
+      out->n_off++;
+    }
+    if (meas[i] < meas[out->best_meas]) out->best_meas = i;
+    if (meas[i] > meas[out->worst_meas]) out->worst_meas = i;
+    if (t->pred_s[i] < t->pred_s[out->best_pred]) out->best_pred = i;
+    if (t->pred_s[i] > t->pred_s[out->worst_pred]) out->worst_pred = i;
+  }
+  out->spearman = scale_calib_spearman(t->pred_s, meas, t->n);
+  out->spearman_device = scale_calib_spearman(device, meas, t->n);
+  out->mape_frac = err_sum / t->n;
 }
 
 /* ==== the paper's printed columns =========================================================== */

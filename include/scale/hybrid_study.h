@@ -66,6 +66,23 @@ scale_status scale_hybrid_study_load(const char *path, const scale_chip *chip,
                                      const scale_step_params *params, int group,
                                      scale_hybrid_study_table *out, scale_diag *diag);
 
+/** How a table's predictions (pred_s) meet its measurements. */
+typedef struct {
+  double spearman;        /**< rank correlation of pred_s with the measured steps */
+  double spearman_device; /**< the same of the device time alone (fit[].device_s) */
+  double mape_frac;       /**< mean |pred / measured - 1| [1] */
+  int n_off;              /**< rows with |pred / measured - 1| > off_frac */
+  char off[512];          /**< their ids in file order, separated by spaces ("" if none) */
+  int best_meas, worst_meas, best_pred, worst_pred; /**< rows of the least and most measured
+                                                         and predicted step (the first on a tie) */
+} scale_hybrid_study_stats;
+
+/** Fills *out for the n >= 1 rows of 't' (scale_calib_spearman for the correlations; NaN
+ * where it gives NaN); rows whose relative error exceeds 'off_frac' are named in out->off as
+ * long as it has room. */
+void scale_hybrid_study_table_stats(const scale_hybrid_study_table *t, double off_frac,
+                                    scale_hybrid_study_stats *out);
+
 /** The columns the paper prints for one row of Tables 10, 11, 13 or 14 beyond its step time. */
 typedef struct {
   char id[16];         /**< the measurements row's id ("H01", "T13-04") */

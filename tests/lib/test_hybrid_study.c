@@ -470,6 +470,34 @@ START_TEST(test_study_table_load) {
 }
 END_TEST
 
+START_TEST(test_table_stats) {
+  /* four rows by hand: measured 10, 20, 30, 40 s; predicted 12 (+20%), 15 (-25%), 39 (+30%),
+   * 44 (+10%). Off by more than 25%: only the third (the second is exactly 25%). Mean |error|
+   * (0.2 + 0.25 + 0.3 + 0.1) / 4 = 0.2125. Ranks of pred 1, 2, 3, 4 = those of measured: 1. */
+  static scale_hybrid_study_table t;
+  memset(&t, 0, sizeof t);
+  const double meas[] = {10, 20, 30, 40}, pred[] = {12, 15, 39, 44}, dev[] = {4, 3, 2, 1};
+  t.n = 4;
+  for (int i = 0; i < 4; i++) {
+    snprintf(t.rows[i].id, sizeof t.rows[i].id, "R%d", i + 1);
+    t.rows[i].measured = meas[i], t.pred_s[i] = pred[i], t.fit[i].device_s = dev[i];
+  }
+  scale_hybrid_study_stats u;
+  scale_hybrid_study_table_stats(&t, 0.25, &u);
+  scale_check_rel(u.spearman, 1.0, 1e-12, "", "same order");
+  scale_check_rel(u.spearman_device, -1.0, 1e-12, "", "reversed order");
+  scale_check_rel(u.mape_frac, 0.2125, 1e-12, "", "mean |error|");
+  ck_assert_int_eq(u.n_off, 1);
+  ck_assert_str_eq(u.off, "R3");
+  ck_assert(u.best_meas == 0 && u.worst_meas == 3 && u.best_pred == 0 && u.worst_pred == 3);
+  /* a tighter threshold names more, in file order; a tie keeps the first */
+  t.pred_s[1] = 12;
+  scale_hybrid_study_table_stats(&t, 0.15, &u);
+  ck_assert_str_eq(u.off, "R1 R2 R3");
+  ck_assert(u.best_pred == 0);
+}
+END_TEST
+
 START_TEST(test_plan_hybrid) {
   scale_diag d;
   scale_chip chip;
@@ -522,6 +550,7 @@ int main(void) {
                                     {"fit_row_by_hand", test_fit_row_by_hand},
                                     {"paper_columns", test_paper_columns},
                                     {"study_table_load", test_study_table_load},
+                                    {"table_stats", test_table_stats},
                                     {"plan_hybrid", test_plan_hybrid}};
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return scale_check_run(s);
