@@ -716,16 +716,15 @@ static void study_figure(chapter *ch, const study_spec *t, const scale_hybrid_st
   chapter_figure(ch, t->figure, &p);
 }
 
-/** A table's summary: extremes by index, the rows off by more than 25%, memory pairs. */
+/** The measured and predicted memory of a table's rows whose memory the paper printed. */
 typedef struct {
-  int best_m, worst_m, best_p, worst_p, n_off, n_mem;
-  double abs_err, mem_m[ROWS_MAX], mem_p[ROWS_MAX];
-  char off[512];
-} study_sums;
+  int n;
+  double meas[ROWS_MAX], pred[ROWS_MAX];
+} memory_pairs;
 
-/** Row i of table t beside the paper's printed columns, into the sums. */
+/** Row i of table t beside the paper's printed columns; its memory into *mp. */
 static void study_row(chapter *ch, const study_spec *t, const scale_hybrid_study_table *sd, int i,
-                      study_sums *u) {
+                      memory_pairs *mp) {
   const scale_measurement *r = &sd->rows[i];
   int k = scale_hybrid_study_paper_find(paper, n_paper, r->id);
   if (k < 0) {
@@ -752,20 +751,8 @@ static void study_row(chapter *ch, const study_spec *t, const scale_hybrid_study
       /* the same FLOPs over the predicted time: the paper's MFU definition kept */
       V("pred_mfu", "predicted MFU", 100.0 * pc->mfu_frac * meas / pred, "%")};
   CHAPTER_EMIT(ch, stem, e);
-  if (pc->memory_known) u->mem_m[u->n_mem] = pc->memory_bytes, u->mem_p[u->n_mem++] = mem;
-  double err = fabs(pred / meas - 1.0);
-  u->abs_err += err;
-  flag_value(ch, "off by more than 25%", err > OFF_FRAC, "%s.off", stem);
-  if (err > OFF_FRAC) {
-    u->n_off++;
-    if (u->off[0]) strncat(u->off, " ", sizeof u->off - strlen(u->off) - 1);
-    strncat(u->off, r->id, sizeof u->off - strlen(u->off) - 1);
-  }
-  const double *p = sd->pred_s;
-  if (meas < sd->rows[u->best_m].measured) u->best_m = i;
-  if (meas > sd->rows[u->worst_m].measured) u->worst_m = i;
-  if (pred < p[u->best_p]) u->best_p = i;
-  if (pred > p[u->worst_p]) u->worst_p = i;
+  if (pc->memory_known) mp->meas[mp->n] = pc->memory_bytes, mp->pred[mp->n++] = mem;
+  flag_value(ch, "off by more than 25%", fabs(pred / meas - 1.0) > OFF_FRAC, "%s.off", stem);
 }
 
 static bool same_row_layout(const scale_measurement *a, const scale_measurement *b) {
@@ -774,9 +761,9 @@ static bool same_row_layout(const scale_measurement *a, const scale_measurement 
 
 /** What the text claims of table t: best and worst predicted, the rows off, the Spearman. */
 static void study_claims(chapter *ch, const study_spec *t, const scale_hybrid_study_table *sd,
-                         const study_sums *u, double rho) {
-  bool best_ok = same_row_layout(&sd->rows[u->best_m], &sd->rows[u->best_p]);
-  bool worst_ok = same_row_layout(&sd->rows[u->worst_m], &sd->rows[u->worst_p]);
+                         const scale_hybrid_study_stats *u) {
+  bool best_ok = same_row_layout(&sd->rows[u->best_meas], &sd->rows[u->best_pred]);
+  bool worst_ok = same_row_layout(&sd->rows[u->worst_meas], &sd->rows[u->worst_pred]);
   char what[700];
   snprintf(what, sizeof what, "%s: the best layout is%s predicted (the text says%s)", t->key,
            best_ok ? "" : " not", t->best_predicted ? " it is" : " it is not");
@@ -787,9 +774,9 @@ static void study_claims(chapter *ch, const study_spec *t, const scale_hybrid_st
   snprintf(what, sizeof what, "%s: the rows off by more than 25%% are [%s] (the text names [%s])",
            t->key, u->off, t->expect_off);
   chapter_claim(ch, true, strcmp(u->off, t->expect_off) == 0, what);
-  snprintf(what, sizeof what, "%s: Spearman %.3f is at least the %.2f the text states", t->key, rho,
-           t->spearman_floor);
-  chapter_claim(ch, true, rho >= t->spearman_floor, what);
+  snprintf(what, sizeof what, "%s: Spearman %.3f is at least the %.2f the text states", t->key,
+           u->spearman, t->spearman_floor);
+  chapter_claim(ch, true, u->spearman >= t->spearman_floor, what);
 }
 
 static void section_study(chapter *ch) {
@@ -797,29 +784,26 @@ static void section_study(chapter *ch) {
     const study_spec *t = &tables[ti];
     const scale_hybrid_study_table *sd = &study[ti];
     chapter_heading(ch, t->title);
-    study_sums u = {0};
-    double meas[ROWS_MAX], device[ROWS_MAX];
-    for (int i = 0; i < sd->n; i++) {
-      study_row(ch, t, sd, i, &u);
-      meas[i] = sd->rows[i].measured, device[i] = sd->fit[i].device_s;
-    }
-    double rho = scale_calib_spearman(sd->pred_s, meas, sd->n);
+    memory_pairs mp = {0};
+    for (int i = 0; i < sd->n; i++)
+      study_row(ch, t, sd, i, &mp);
+    scale_hybrid_study_stats u;
+    scale_hybrid_study_table_stats(sd, OFF_FRAC, &u);
     const chapter_entry e[] = {
         V("n", "rows", sd->n, ""),
-        V("spearman", "Spearman (step time)", rho, ""),
-        V("spearman_device", "Spearman (device time alone)",
-          scale_calib_spearman(device, meas, sd->n), ""),
-        V("mem_spearman", "Spearman (memory)", scale_calib_spearman(u.mem_p, u.mem_m, u.n_mem), ""),
-        V("mape", "mean |error|", 100.0 * u.abs_err / sd->n, "%"),
+        V("spearman", "Spearman (step time)", u.spearman, ""),
+        V("spearman_device", "Spearman (device time alone)", u.spearman_device, ""),
+        V("mem_spearman", "Spearman (memory)", scale_calib_spearman(mp.pred, mp.meas, mp.n), ""),
+        V("mape", "mean |error|", 100.0 * u.mape_frac, "%"),
         V("n_off", "rows off by > 25%", u.n_off, "")};
     CHAPTER_EMIT(ch, t->key, e);
     const struct {
       const char *what;
       int i;
-    } ends[] = {{"best_meas", u.best_m},
-                {"worst_meas", u.worst_m},
-                {"best_pred", u.best_p},
-                {"worst_pred", u.worst_p}};
+    } ends[] = {{"best_meas", u.best_meas},
+                {"worst_meas", u.worst_meas},
+                {"best_pred", u.best_pred},
+                {"worst_pred", u.worst_pred}};
     for (size_t k = 0; k < 4; k++) {
       char stem[48];
       snprintf(stem, sizeof stem, "%s.%s", t->key, ends[k].what);
@@ -831,7 +815,7 @@ static void section_study(chapter *ch) {
                        "%s.mfu", stem);
     }
     chapter_say(ch, "rows off by more than 25%%: %s", u.off[0] ? u.off : "none");
-    study_claims(ch, t, sd, &u, rho);
+    study_claims(ch, t, sd, &u);
     study_figure(ch, t, sd);
   }
 }
