@@ -21,9 +21,9 @@
 #include "scale/hardware.h"
 #include "scale/hybrid.h"
 #include "scale/hybrid_study.h"
-#include "scale/plan.h"
 #include "scale/measurements.h"
 #include "scale/model.h"
+#include "scale/plan.h"
 #include "scale/step.h"
 #include "scale_check.h"
 
@@ -85,8 +85,8 @@ START_TEST(test_cp_host_bound) {
 END_TEST
 
 /** A fit row: device time, CP layer-microbatches, fixed part, stages, measured, group. */
-static scale_hybrid_fit_row frow(double dev, double units, double fixed, double stages, double meas,
-                                 int group) {
+static scale_hybrid_fit_row frow(double dev, double units, double fixed, double stages,
+                                 double meas, int group) {
   return (scale_hybrid_fit_row){dev, units, fixed, stages, meas, group};
 }
 
@@ -178,9 +178,8 @@ START_TEST(test_ssm_stages) {
   scale_step_result r;
   scale_hybrid_mamba2_step_result(&j, &p, &r);
   scale_check_rel(r.stage_s, 3.0 * p.v[SCALE_STEP_MESH_SSM_STAGE_S], 1e-12, "s", "stage_s");
-  scale_check_rel(r.step_s,
-                  fmax(scale_hybrid_predict_step_s(&j, &p, 0.0, 0.0), r.host_s) + r.stage_s, 1e-12,
-                  "s", "step");
+  scale_check_rel(r.step_s, fmax(scale_hybrid_predict_step_s(&j, &p, 0.0, 0.0), r.host_s) +
+                                r.stage_s, 1e-12, "s", "step");
 }
 END_TEST
 
@@ -335,7 +334,8 @@ START_TEST(test_study_leave_one_group_out) {
      * the other: 19.5 s from Mamba-1B's alone, 47.3 s from Mamba-7B's (whose CP-free rows
      * the composition prices 13-18% fast, which the latency then also absorbs) */
     scale_check_rel(ht, h, 0.10, "s", TABLES[t].file);
-    ck_assert_msg(kt >= 10.0 && kt <= 50.0, "%s left out: stage latency %g s", TABLES[t].file, kt);
+    ck_assert_msg(kt >= 10.0 && kt <= 50.0, "%s left out: stage latency %g s", TABLES[t].file,
+                  kt);
     double rho = table_spearman(t, ht, kt), err = 0;
     int n = 0;
     for (int i = 0; i < st.n; i++)
@@ -542,7 +542,8 @@ int main(void) {
   const scale_check_case cases[] = {{"cp_layer_microbatches", test_cp_layer_microbatches},
                                     {"cp_host_bound", test_cp_host_bound},
                                     {"fit_recovers", test_fit_recovers},
-                                    {"fit_recovers_stage_latency", test_fit_recovers_stage_latency},
+                                    {"fit_recovers_stage_latency",
+                                     test_fit_recovers_stage_latency},
                                     {"ssm_stages", test_ssm_stages},
                                     {"step_cp_host", test_step_cp_host},
                                     {"study_joint_fit", test_study_joint_fit},
