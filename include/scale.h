@@ -25,6 +25,7 @@
 #include "scale/measurements.h"
 #include "scale/measure.h"
 #include "scale/hybrid.h"
+#include "scale/hybrid_study.h"
 #include "scale/memory.h"
 #include "scale/serve.h"
 

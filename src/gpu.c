@@ -154,3 +154,43 @@ double scale_gpu_pp_comms_s(double b, double d, double n_microbatches, double n_
     return NaN;
   return 2.0 * b * d / (bytes_per_s * n_microbatches) * (n_microbatches + n_stages - 2.0);
 }
+
+/* ==== trees beyond the data file, inner axes, the EP limit ================================== */
+
+/* [listing:extend_tree] */
+void scale_gpu_tree_extend(const scale_chip *chip, double n_gpus, scale_chip *out) {
+  *out = *chip;
+  double top = scale_gpu_level_gpus(chip, chip->n_net_levels);
+  if (!(n_gpus > top) || chip->n_net_levels >= SCALE_NET_LEVELS_MAX) return;
+  const scale_net_level *last = &chip->net_levels[chip->n_net_levels - 1];
+  out->net_levels[out->n_net_levels++] = (scale_net_level){
+      .fanout = ceil(n_gpus / top), .member_bytes_per_s = last->fanout * last->member_bytes_per_s};
+}
+/* [/listing:extend_tree] */
+
+/* [listing:dp_threshold] */
+double scale_gpu_dp_critical_batch_inner(const scale_chip *chip, scale_dtype dtype, double x,
+                                         double y, double moe_factor) {
+  if (!(moe_factor >= 1)) return NaN;
+  scale_chip tree;
+  scale_gpu_tree_extend(chip, x * y, &tree);
+  return scale_chip_flops_per_s(chip, dtype) * moe_factor * scale_gpu_all_gather_s(&tree, x, y, 1);
+}
+/* [/listing:dp_threshold] */
+
+double scale_gpu_ep_max_degree(const scale_chip *chip, scale_dtype dtype, double f, double k,
+                               double z_cap) {
+  if (chip->n_net_levels < 2 || !(f > 0) || !(k > 0)) return NaN;
+  double lo = chip->net_levels[0].fanout, hi = z_cap;
+  if (!(z_cap > lo)) return NaN;
+  /* B and D cancel in the ratio; any positive values do. */
+  if (scale_gpu_ep_compute_comms_ratio(chip, dtype, 1.0, 1.0, f, k, hi) >= 1.0) return hi;
+  for (int i = 0; i < 200; i++) {
+    double mid = 0.5 * (lo + hi);
+    if (scale_gpu_ep_compute_comms_ratio(chip, dtype, 1.0, 1.0, f, k, mid) >= 1.0)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}

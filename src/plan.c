@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "scale/hybrid_study.h"
 
 #define MAX_DIVISORS 512
 #define MAX_THREADS 8
@@ -748,5 +749,60 @@ scale_status scale_plan_infer(const scale_model *model, const scale_chip *chip,
       }
     }
   }
+  return SCALE_OK;
+}
+
+/* ==== the hybrid paper's search space ======================================================== */
+
+/** Whether the model's shape and the batch allow (dp, pp, tp) (the space's degrees). */
+static bool hybrid_shape_ok(const scale_model *m, double dp, double pp, double tp, double gbs) {
+  if (pp > (double)m->n_layers || fmod(gbs, dp) != 0) return false;
+  if (m->arch == SCALE_ARCH_MAMBA2)
+    return fmod((double)m->ssm_n_heads, tp) == 0 && fmod((double)m->ssm_n_groups, tp) == 0;
+  return fmod((double)m->n_heads, tp) == 0 && fmod((double)m->n_kv_heads, tp) == 0;
+}
+
+double scale_plan_hybrid_memory_bytes(const scale_hybrid_problem *p, const scale_hybrid_layout *l) {
+  scale_hybrid_memory mem;
+  double m = p->gbs / (l->dp * p->mbs);
+  scale_hybrid_memory_per_device(p->model, l, &p->prec, p->mbs, p->s,
+                                 scale_train_microbatches_in_flight(SCALE_PP_1F1B, l->pp, m, 1),
+                                 &mem);
+  return mem.total_bytes;
+}
+
+double scale_plan_hybrid_step_s(const scale_hybrid_problem *p, const scale_hybrid_layout *l,
+                                const scale_step_params *params) {
+  scale_step_job j = {.model = p->model, .chip = p->chip, .dp = l->dp, .tp = l->tp, .pp = l->pp,
+                      .cp = l->cp, .ep = 1, .zero = 0, .mbs = p->mbs, .vp = 1,
+                      .recompute = SCALE_RECOMPUTE_NONE, .sp = false,
+                      .attention = SCALE_ATTENTION_FLASH, .tp_overlap = false, .gbs = p->gbs,
+                      .seq = p->s, .dtype = SCALE_DTYPE_BF16};
+  scale_step_result r;
+  scale_hybrid_study_step_eval(&j, params, &r);
+  return r.step_s;
+}
+
+scale_status scale_plan_hybrid(const scale_hybrid_problem *problem, const scale_step_params *params,
+                               scale_plan_hybrid_result *out) {
+  if (!problem || !params || !out || !problem->model || !problem->chip ||
+      !(problem->n_chips >= 1) || !(problem->gbs > 0) || !(problem->s > 0) || !(problem->mbs > 0))
+    return SCALE_ERR_INVALID;
+  double n = problem->n_chips, best = INFINITY;
+  *out = (scale_plan_hybrid_result){{NAN, NAN, NAN, NAN, problem->zero, false}, NAN, 0, 0};
+  scale_hybrid_layout pick = out->layout;
+  for (double tp = 1; tp <= n; tp *= 2)
+    for (double cp = 1; tp * cp <= n; cp *= 2)
+      for (double pp = 1; tp * cp * pp <= n; pp *= 2) {
+        scale_hybrid_layout l = {n / (tp * cp * pp), pp, tp, cp, problem->zero, tp > 1.0};
+        out->n_candidates++;
+        if (!hybrid_shape_ok(problem->model, l.dp, pp, tp, problem->gbs) ||
+            !(scale_plan_hybrid_memory_bytes(problem, &l) <= problem->chip->hbm_bytes))
+          continue;
+        out->n_kept++;
+        double t = scale_plan_hybrid_step_s(problem, &l, params);
+        if (t < best) pick = l, best = t;
+      }
+  if (isfinite(best)) out->layout = pick, out->step_s = best;
   return SCALE_OK;
 }

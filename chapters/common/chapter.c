@@ -493,3 +493,25 @@ int chapter_end(chapter *ch) {
   }
   return ch->n_errors ? 1 : 0;
 }
+
+/* ---- tables of values (chapters 12, 13) ----------------------------------------------------- */
+
+scale_fmt chapter_unit_fmt(const char *unit) {
+  if (!strcmp(unit, "s")) return SCALE_FMT_TIME;
+  if (!strcmp(unit, "B") || !strcmp(unit, "B/s") || !strcmp(unit, "Hz")) return SCALE_FMT_SI;
+  if (!strcmp(unit, "FLOP/s") || !strcmp(unit, "elements/s")) return SCALE_FMT_SCI;
+  return SCALE_FMT_PLAIN;
+}
+
+void chapter_emit(chapter *ch, const char *prefix, const chapter_entry *rows, size_t n) {
+  for (const chapter_entry *r = rows; r < rows + n; r++) {
+    if (!r->key)
+      chapter_row(ch, r->label, r->value, r->unit, r->style);
+    else if (!prefix)
+      chapter_value(ch, r->key, r->label, r->value, r->unit, r->style);
+    else if (r->optional)
+      chapter_stem_value_opt(ch, prefix, r->key, r->label, r->value, r->unit, r->style);
+    else
+      chapter_stem_value(ch, prefix, r->key, r->label, r->value, r->unit, r->style);
+  }
+}

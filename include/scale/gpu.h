@@ -178,4 +178,47 @@ double scale_gpu_ep_compute_comms_ratio(const scale_chip *chip, scale_dtype dtyp
 double scale_gpu_pp_comms_s(double b, double d, double n_microbatches, double n_stages,
                             double bytes_per_s);
 
+/* ---- trees beyond the data file, inner axes, the EP limit (chapter 12's search) ------------ */
+
+/** Fills *out with 'chip' and, when n_gpus exceed its whole tree, one more level that joins
+ * ceil(n_gpus / top) copies of the top unit, each egressing what its own members egress
+ * together (full bisection carried upward, as core switches are sized to do); otherwise, or
+ * when the chip already has SCALE_NET_LEVELS_MAX levels, *out is a plain copy.
+ *
+ * Units:  n_gpus [count].
+ * Domain: a chip with at least one level; out non-NULL.
+ * Book:   ch. 12 Quiz 3 Q2: a 16384-GPU H100 cluster is 16 pods under a core level, each pod
+ *         egressing 4 x 12.8e12 = 51.2e12 B/s.
+ */
+void scale_gpu_tree_extend(const scale_chip *chip, double n_gpus, scale_chip *out);
+
+/** Per-GPU batch (tokens) above which data parallelism over x groups of y model-parallel GPUs
+ * is compute-bound, on the chip's tree extended to x y GPUs (scale_gpu_tree_extend): per
+ * layer T_math = 8 B D F k / (x y C) against T_comms = 8 D F E t_AG, t_AG the AllGather
+ * seconds per byte of the full array over x with inner axis y; so B / (x y) > C (E / k) t_AG.
+ * With y = 1 inside the tree this is scale_gpu_dp_critical_batch().
+ *
+ * Units:  x, y [count] -> [tokens/GPU].
+ * Domain: x, y >= 1 integers, moe_factor >= 1 (E / k, 1 for dense); NaN otherwise; 0 at x = 1.
+ * Book:   ch. 12 Quiz 5 Q2: 64-way DP over TP 8 x PP 8 on 4096 H100s binds at the leaf, 4 nodes
+ *         of the group per SU each carrying 1/8 of the array: 990e12 x 3/4 x 1/8 / 400e9 = 232
+ *         (the book's C / (8 W_node) = 309 drops the ring's 3/4).
+ */
+double scale_gpu_dp_critical_batch_inner(const scale_chip *chip, scale_dtype dtype, double x,
+                                         double y, double moe_factor);
+
+/** Largest expert-parallel degree z beyond the node (z > D_1) whose MLP stays compute-bound,
+ * scale_gpu_ep_compute_comms_ratio() >= 1 (the ratio falls as z grows), found by bisection;
+ * z_cap when even z_cap is compute-bound (the book's large-F regime, F > D_1 C / W_node).
+ * In closed form the limit is D_1 + k F W_node / C while that is below D_1 k, else
+ * C D_1^2 / (C D_1 - F W_node).
+ *
+ * Units:  f [count], k [count], z_cap [count] -> [count].
+ * Domain: a chip with two levels, f, k > 0, z_cap > D_1; NaN otherwise.
+ * Book:   ch. 12 "Expert Parallelism": DeepSeek-V3's F = 2048, k = 8 on H100s stays
+ *         compute-bound only to z ~ 14.6, under two nodes.
+ */
+double scale_gpu_ep_max_degree(const scale_chip *chip, scale_dtype dtype, double f, double k,
+                               double z_cap);
+
 #endif

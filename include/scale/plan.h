@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "scale/hybrid.h"
 #include "scale/inference.h"
 #include "scale/status.h"
 #include "scale/training.h"
@@ -188,5 +189,44 @@ typedef struct {
 scale_status scale_plan_infer(const scale_model *model, const scale_chip *chip,
                               const scale_plan_infer_opts *opts, scale_plan_infer_report *out,
                               scale_diag *diag);
+
+/* ==== the hybrid paper's search space (chapter 13) ========================================== */
+
+/** What scale_plan_hybrid() found. */
+typedef struct {
+  scale_hybrid_layout layout; /**< the fastest (dp, pp, tp, cp), zero and sp as its memory
+                                   counts them; every degree NaN when nothing is kept */
+  double step_s;              /**< its step [s]; NaN when nothing is kept */
+  int n_candidates;           /**< layouts of the space [count] */
+  int n_kept;                 /**< those the shape allows and the HBM holds [count] */
+} scale_plan_hybrid_result;
+
+/** Searches the hybrid paper's space for 'problem': every (dp, pp, tp, cp) of powers of two
+ * whose product is n_chips (tp outermost, then cp, pp), keeping those where tp divides the
+ * query and KV heads (Mamba-2: the SSM heads and groups), pp is at most the layers, dp
+ * divides the batch of gbs sequences and the memory by scale_hybrid_memory_per_device() (the
+ * problem's precision, micro-batch and ZeRO stage, SP with TP, the 1F1B microbatches in
+ * flight) fits the chip's HBM. Each is priced as the paper's framework ran it: micro-batches of
+ * problem->mbs sequences, no recomputation, flash attention, no SP, bf16, the job's ZeRO
+ * stage 0, by `scale train`'s step (scale_hybrid_study_step_eval() with 'params': the
+ * calibrated step model, the host's floor under CP and a Mamba-2 pipeline's stage latency).
+ * The first fastest in that order wins.
+ *
+ * Errors: SCALE_ERR_INVALID for NULL arguments or a problem without a positive chip count,
+ *         batch or sequence. Nothing kept is not an error (out->step_s NaN).
+ * Paper:  Amer et al. (arXiv 2602.09109) section 6.1: every (DP, PP, TP, CP) with product 8.
+ */
+scale_status scale_plan_hybrid(const scale_hybrid_problem *problem, const scale_step_params *params,
+                               scale_plan_hybrid_result *out);
+
+/** The step of 'layout' for 'problem' as scale_plan_hybrid() prices each candidate [s]; NaN
+ * outside the step evaluations' domain. */
+double scale_plan_hybrid_step_s(const scale_hybrid_problem *problem,
+                                const scale_hybrid_layout *layout,
+                                const scale_step_params *params);
+
+/** The memory per device scale_plan_hybrid() holds against HBM for 'layout' [bytes]. */
+double scale_plan_hybrid_memory_bytes(const scale_hybrid_problem *problem,
+                                      const scale_hybrid_layout *layout);
 
 #endif

@@ -214,6 +214,70 @@ START_TEST(degenerate_tree_is_nan) {
 }
 END_TEST
 
+START_TEST(tree_extension) {
+  scale_chip h100 = book_h100(), big;
+  /* Quiz 3 Q2: 16384 GPUs are 16 pods of 1024; a core level joins them, each pod egressing
+   * its 4 SUs x 12.8e12 = 51.2e12 B/s. */
+  scale_gpu_tree_extend(&h100, 16384, &big);
+  ck_assert_int_eq(big.n_net_levels, 4);
+  scale_check_rel(big.net_levels[3].fanout, 16.0, 1e-12, "", "ch.12 Quiz 3 Q2: 16 pods");
+  scale_check_rel(big.net_levels[3].member_bytes_per_s, 51.2e12, 1e-12, "B/s", "4 x 12.8e12");
+  /* 1500 GPUs round up to 2 pods; a group inside the tree keeps it as it is */
+  scale_gpu_tree_extend(&h100, 1500, &big);
+  scale_check_rel(big.net_levels[3].fanout, 2.0, 1e-12, "", "ceil(1500 / 1024)");
+  scale_gpu_tree_extend(&h100, 1024, &big);
+  ck_assert_int_eq(big.n_net_levels, 3);
+  /* the full bisection: gathering over the 4096 GPUs binds at the leaf as in one pod,
+   * 990e12 x 31/32 / 400e9 = 2397.66 (the 4 pods cost 3/4 / 51.2e12, less) */
+  scale_check_rel(scale_gpu_dp_critical_batch_inner(&h100, SCALE_DTYPE_BF16, 4096, 1, 1),
+                  990e12 * 31.0 / 32.0 / 400e9, 1e-12, "tokens", "hand: extended tree");
+}
+END_TEST
+
+START_TEST(dp_over_an_inner_axis) {
+  scale_chip h100 = book_h100();
+  /* y = 1 inside the tree is scale_gpu_dp_critical_batch */
+  scale_check_rel(scale_gpu_dp_critical_batch_inner(&h100, SCALE_DTYPE_BF16, 8, 1, 1), 1925.0,
+                  1e-12, "tokens", "990e12 x 7/8 / 450e9");
+  /* Quiz 5 Q2: 64 groups of TP 8 x PP 8. Level 2 holds 4 of the group's GPUs per SU, each
+   * node carrying 8/64 of the array: 990e12 x 3/4 x 1/8 / 400e9 = 232.03 (the book's
+   * C / (8 W_node) = 309 drops the 3/4). */
+  scale_check_rel(scale_gpu_dp_critical_batch_inner(&h100, SCALE_DTYPE_BF16, 64, 64, 1),
+                  990e12 * 0.75 / 8.0 / 400e9, 1e-12, "tokens", "ch.12 Quiz 5 Q2, exact");
+  /* MoE: E / k times the dense figure */
+  scale_check_rel(scale_gpu_dp_critical_batch_inner(&h100, SCALE_DTYPE_BF16, 64, 64, 32),
+                  32 * 990e12 * 0.75 / 8.0 / 400e9, 1e-12, "tokens", "E/k = 32");
+  ck_assert(scale_gpu_dp_critical_batch_inner(&h100, SCALE_DTYPE_BF16, 1, 8, 1) == 0.0);
+  scale_check_nan(scale_gpu_dp_critical_batch_inner(&h100, SCALE_DTYPE_BF16, 8, 1, 0.5));
+  scale_check_nan(scale_gpu_dp_critical_batch_inner(&h100, SCALE_DTYPE_BF16, 2.5, 1, 1));
+}
+END_TEST
+
+START_TEST(ep_max_degree) {
+  /* A node of 8 GPUs at C = 1e15, node egress W = 1e11. While z < D k = 64 the limit is
+   * z = D + k F W / C: F = 1e4, k = 8 gives 8 + 8 = 16. */
+  scale_chip c = book_h100();
+  c.flops_per_s[SCALE_DTYPE_BF16] = 1e15;
+  c.net_levels[1].member_bytes_per_s = 1e11;
+  scale_check_rel(scale_gpu_ep_max_degree(&c, SCALE_DTYPE_BF16, 1e4, 8, 4096), 16.0, 1e-12, "",
+                  "hand: D + k F W / C");
+  /* F = 7.5e4 crosses z = 64, where the ratio is F W z / (C D (z - D)): 1 at
+   * z = C D^2 / (C D - F W) = 64e15 / 0.5e15 = 128 */
+  scale_check_rel(scale_gpu_ep_max_degree(&c, SCALE_DTYPE_BF16, 7.5e4, 8, 4096), 128.0, 1e-12,
+                  "", "hand: C D^2 / (C D - F W)");
+  /* F W > C D: compute-bound at every degree, so the cap */
+  ck_assert(scale_gpu_ep_max_degree(&c, SCALE_DTYPE_BF16, 1e6, 8, 4096) == 4096.0);
+  /* the book's H100 and DeepSeek-V3's experts (F = 2048, k = 8): 8 + 8 x 2048 x 400e9 / 990e12 */
+  scale_chip h100 = book_h100();
+  scale_check_rel(scale_gpu_ep_max_degree(&h100, SCALE_DTYPE_BF16, 2048, 8, 4096),
+                  8.0 + 8.0 * 2048 * 400e9 / 990e12, 1e-12, "", "ch.12 Expert Parallelism");
+  scale_check_nan(scale_gpu_ep_max_degree(&h100, SCALE_DTYPE_BF16, 2048, 8, 8));
+  scale_check_nan(scale_gpu_ep_max_degree(&h100, SCALE_DTYPE_BF16, 0, 8, 4096));
+  h100.n_net_levels = 1;
+  scale_check_nan(scale_gpu_ep_max_degree(&h100, SCALE_DTYPE_BF16, 2048, 8, 4096));
+}
+END_TEST
+
 static Suite *gpu_suite(void) {
   Suite *s = suite_create("gpu");
   const scale_check_case cases[] = {{"tensor_core_arithmetic", tensor_core_arithmetic},
@@ -223,7 +287,10 @@ static Suite *gpu_suite(void) {
                                     {"cross_node_collectives", cross_node_collectives},
                                     {"llm_rooflines", llm_rooflines},
                                     {"shipped_gpus", shipped_gpus},
-                                    {"degenerate_tree_is_nan", degenerate_tree_is_nan}};
+                                    {"degenerate_tree_is_nan", degenerate_tree_is_nan},
+                                    {"tree_extension", tree_extension},
+                                    {"dp_over_an_inner_axis", dp_over_an_inner_axis},
+                                    {"ep_max_degree", ep_max_degree}};
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return s;
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "scale/hybrid_study.h"
 #include "scale/measurements.h"
 #include "scale/model.h"
 #include "scale_check.h"
@@ -30,21 +31,18 @@ static int load(const char *file, scale_measurement *rows) {
   return n;
 }
 
-/** tokens_per_s of row 'id' from paper-columns.txt; NaN if absent. */
+/** tokens_per_s of row 'id' from paper-columns.txt (the library's strict reader); NaN if
+ * absent. */
 static double throughput(const char *id) {
-  char path[4096], line[256];
+  static scale_hybrid_paper_row rows[128];
+  char path[4096];
   snprintf(path, sizeof path, "%s/hybrid/paper-columns.txt", scale_measurements_dir());
-  FILE *f = fopen(path, "r");
-  ck_assert_msg(f != NULL, "%s", path);
-  double out = NAN;
-  while (fgets(line, sizeof line, f)) {
-    char rid[32];
-    double tps;
-    if (line[0] != '#' && sscanf(line, "%31s %lf", rid, &tps) == 2 && strcmp(rid, id) == 0)
-      out = tps;
-  }
-  fclose(f);
-  return out;
+  int n = 0;
+  scale_diag d;
+  ck_assert_msg(scale_hybrid_study_paper_load(path, rows, 128, &n, &d) == SCALE_OK, "%s:%d: %s",
+                d.file, d.line, d.message);
+  int k = scale_hybrid_study_paper_find(rows, n, id);
+  return k >= 0 ? rows[k].tokens_per_s : (double)NAN;
 }
 
 static void check_table(const char *file, int n_expected, const char *best, const char *worst) {

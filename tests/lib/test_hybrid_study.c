@@ -13,13 +13,17 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "scale/calibrate.h"
 #include "scale/hardware.h"
 #include "scale/hybrid.h"
+#include "scale/hybrid_study.h"
 #include "scale/measurements.h"
 #include "scale/model.h"
+#include "scale/plan.h"
 #include "scale/step.h"
 #include "scale_check.h"
 
@@ -247,35 +251,6 @@ static scale_chip npu;
 static scale_step_params prm;
 static study st;
 
-/** A row's step result (the Mamba-2 composition or the step model) with mesh_cp_host_s = h
- * (NaN: the stored value). */
-static void eval_row(const scale_step_job *j, const scale_step_params *p, double h,
-                     scale_step_result *r) {
-  scale_step_params q = *p;
-  if (!isnan(h)) q.v[SCALE_STEP_MESH_CP_HOST_S] = h;
-  if (j->model->arch == SCALE_ARCH_MAMBA2)
-    scale_hybrid_mamba2_step_result(j, &q, r);
-  else
-    scale_step_eval(j, &q, r);
-}
-
-/** The fit's view of row k of table t: the floor is linear in the host's time, so two
- * evaluations give its units and fixed part. */
-static scale_hybrid_fit_row study_row(const scale_step_job *j, double measured, int t) {
-  scale_step_result r1, r2;
-  eval_row(j, &prm, 1.0, &r1);
-  eval_row(j, &prm, 2.0, &r2);
-  scale_hybrid_fit_row f = {.device_s = scale_hybrid_predict_step_s(j, &prm, 0.0, 0.0),
-                            .units = r2.host_s - r1.host_s,
-                            .stages = j->model->arch == SCALE_ARCH_MAMBA2
-                                          ? scale_hybrid_ssm_stages(j)
-                                          : 0.0,
-                            .measured = measured,
-                            .group = t};
-  f.fixed_s = r1.host_s - f.units;
-  return f;
-}
-
 static void load_study(void) {
   scale_diag d;
   ck_assert_msg(scale_chip_load("ascend-910b", &npu, &d) == SCALE_OK, "%s", d.message);
@@ -292,9 +267,9 @@ static void load_study(void) {
     for (int i = 0; i < n; i++) {
       int k = st.n++;
       st.job[k] = scale_step_job_from_measurement(&rows[i], &st.model[t], &npu);
-      st.row[k] = study_row(&st.job[k], rows[i].measured, t);
+      st.row[k] = scale_hybrid_study_fit_row(&st.job[k], &prm, rows[i].measured, t);
       scale_step_result r;
-      eval_row(&st.job[k], &prm, NAN, &r);
+      scale_hybrid_study_step_eval(&st.job[k], &prm, &r);
       st.pred[k] = r.step_s;
       if (st.job[k].cp > 1)
         scale_check_rel(st.row[k].units, scale_hybrid_cp_layer_microbatches(&st.job[k]), 1e-9, "",
@@ -376,6 +351,192 @@ START_TEST(test_study_leave_one_group_out) {
 }
 END_TEST
 
+/* ==== hybrid_study.h and the paper's search space ================================================
+ */
+
+START_TEST(test_fit_row_by_hand) {
+  /* LLaMA 2 7B (32 layers) at (1, 1, 1, 8), 1024 sequences: 1024 microbatches x 32 layers =
+   * 32768 CP layer-microbatches; no TP, so nothing but the host on the floor (fixed 0); a
+   * transformer has no Mamba-2 stages. Mamba-7B at (1, 4, 1, 2) on the mesh: 3 added stages. */
+  scale_diag d;
+  scale_chip chip;
+  scale_model llama, mamba;
+  ck_assert_msg(scale_chip_load("ascend-910b", &chip, &d) == SCALE_OK, "%s", d.message);
+  ck_assert_msg(scale_model_load("llama-2-7b", &llama, &d) == SCALE_OK, "%s", d.message);
+  ck_assert_msg(scale_model_load("mamba-2-7b-amer", &mamba, &d) == SCALE_OK, "%s", d.message);
+  scale_step_params p;
+  ck_assert(scale_step_params_of_chip(&chip, &p) == SCALE_OK);
+  scale_step_job j = job4(&llama, 1, 1, 1, 8);
+  j.chip = &chip, j.dtype = SCALE_DTYPE_BF16, j.attention = SCALE_ATTENTION_FLASH;
+  scale_hybrid_fit_row r = scale_hybrid_study_fit_row(&j, &p, 500.0, 3);
+  scale_check_rel(r.units, 32768.0, 1e-9, "", "1024 x 32");
+  ck_assert_msg(fabs(r.fixed_s) < 1e-9, "fixed %g s without TP", r.fixed_s);
+  ck_assert(r.stages == 0.0 && r.measured == 500.0 && r.group == 3);
+  scale_check_rel(r.device_s, scale_hybrid_predict_step_s(&j, &p, 0.0, 0.0), 1e-12, "s", "dev");
+  /* the row's step at the stored parameters is what scale train prices */
+  scale_step_result full;
+  scale_hybrid_study_step_eval(&j, &p, &full);
+  scale_check_rel(scale_hybrid_fit_row_s(&r, p.v[SCALE_STEP_MESH_CP_HOST_S], 0.0), full.step_s,
+                  1e-9, "s", "the fit's step = scale train's");
+  j = job4(&mamba, 1, 4, 1, 2);
+  j.chip = &chip, j.dtype = SCALE_DTYPE_BF16;
+  r = scale_hybrid_study_fit_row(&j, &p, 500.0, 0);
+  ck_assert(r.stages == 3.0);
+}
+END_TEST
+
+/** Writes 'text' to a fresh temporary file; returns its path (static storage). */
+static const char *temp_file(const char *text) {
+  static char path[64];
+  snprintf(path, sizeof path, "/tmp/scale-paper-XXXXXX");
+  int fd = mkstemp(path);
+  ck_assert(fd >= 0);
+  FILE *fp = fdopen(fd, "w");
+  fputs(text, fp);
+  fclose(fp);
+  return path;
+}
+
+static scale_status paper_of(const char *text, int cap, int *n, scale_diag *d) {
+  static scale_hybrid_paper_row rows[8];
+  const char *path = temp_file(text);
+  scale_status status = scale_hybrid_study_paper_load(path, rows, cap, n, d);
+  unlink(path);
+  return status;
+}
+
+#define HEADER "# a comment\nid\ttokens_per_s\tmemory_bytes\tmemory_known\tmfu_frac\n"
+
+START_TEST(test_paper_columns) {
+  scale_hybrid_paper_row rows[128];
+  int n;
+  scale_diag d;
+  char path[4096];
+  snprintf(path, sizeof path, "%s/hybrid/paper-columns.txt", scale_measurements_dir());
+  ck_assert_msg(scale_hybrid_study_paper_load(path, rows, 128, &n, &d) == SCALE_OK, "%s:%d: %s",
+                d.file, d.line, d.message);
+  ck_assert_int_eq(n, 18 + 18 + 13 + 19); /* one line per row of the four tables */
+  /* Table 10 row 2 prints 41.2 K tokens/s, 45.9 GB, 63.7%; row 1's memory is its MFU copied */
+  int k = scale_hybrid_study_paper_find(rows, n, "H02");
+  ck_assert(k >= 0 && rows[k].tokens_per_s == 41200 && rows[k].memory_bytes == 4.59e10 &&
+            rows[k].memory_known && rows[k].mfu_frac == 0.637);
+  ck_assert(!rows[scale_hybrid_study_paper_find(rows, n, "H01")].memory_known);
+  ck_assert(scale_hybrid_study_paper_find(rows, n, "H99") == -1);
+  /* a small file, then each fault with its line */
+  ck_assert(paper_of(HEADER "\nA1\t100\t2e9\t1\t0.5\nA2\t50\t0\t0\t1\n", 8, &n, &d) == SCALE_OK);
+  ck_assert_int_eq(n, 2);
+  ck_assert(paper_of("A1\t100\t2e9\t1\t0.5\n", 8, &n, &d) == SCALE_ERR_PARSE && d.line == 1);
+  ck_assert(paper_of(HEADER, 8, &n, &d) == SCALE_OK && n == 0);
+  ck_assert(paper_of("# only\n", 8, &n, &d) == SCALE_ERR_PARSE);
+  ck_assert(paper_of(HEADER "A1\t100\t2e9\t1\n", 8, &n, &d) == SCALE_ERR_PARSE && d.line == 3);
+  ck_assert(paper_of(HEADER "A1\t100\t2e9\t1\t0.5\t7\n", 8, &n, &d) == SCALE_ERR_PARSE);
+  ck_assert(paper_of(HEADER "A1\t1e2x\t2e9\t1\t0.5\n", 8, &n, &d) == SCALE_ERR_PARSE);
+  ck_assert(paper_of(HEADER "A1\t100\t2e9\t2\t0.5\n", 8, &n, &d) == SCALE_ERR_RANGE);
+  ck_assert(paper_of(HEADER "A1\t100\t2e9\t1\t1.5\n", 8, &n, &d) == SCALE_ERR_RANGE);
+  ck_assert(paper_of(HEADER "A1\t0\t2e9\t1\t0.5\n", 8, &n, &d) == SCALE_ERR_RANGE);
+  ck_assert(paper_of(HEADER "A1\t100\t2e9\t1\t0.5\nA1\t100\t2e9\t1\t0.5\n", 8, &n, &d) ==
+                SCALE_ERR_DUPLICATE_KEY &&
+            d.line == 4);
+  ck_assert(paper_of(HEADER "A1\t100\t2e9\t1\t0.5\nA2\t100\t2e9\t1\t0.5\n", 1, &n, &d) ==
+            SCALE_ERR_RANGE);
+  ck_assert(scale_hybrid_study_paper_load("/nonexistent/paper.txt", rows, 8, &n, &d) ==
+            SCALE_ERR_IO);
+}
+END_TEST
+
+START_TEST(test_study_table_load) {
+  /* Table 13: 13 rows of Mamba-7B; each row's fit and price as the functions give them */
+  scale_diag d;
+  scale_chip chip;
+  ck_assert_msg(scale_chip_load("ascend-910b", &chip, &d) == SCALE_OK, "%s", d.message);
+  scale_step_params p;
+  ck_assert(scale_step_params_of_chip(&chip, &p) == SCALE_OK);
+  static scale_hybrid_study_table t;
+  char path[4096];
+  snprintf(path, sizeof path, "%s/hybrid/hybrid-910b-table13.tsv", scale_measurements_dir());
+  ck_assert_msg(scale_hybrid_study_load(path, &chip, &p, 2, &t, &d) == SCALE_OK, "%s:%d: %s",
+                d.file, d.line, d.message);
+  ck_assert_int_eq(t.n, 13);
+  ck_assert_str_eq(t.model.name, "mamba-2-7b-amer");
+  for (int i = 0; i < t.n; i++) {
+    scale_step_job j = scale_step_job_from_measurement(&t.rows[i], &t.model, &chip);
+    ck_assert(t.fit[i].group == 2 && t.fit[i].measured == t.rows[i].measured);
+    ck_assert(t.fit[i].stages == t.rows[i].pp - 1); /* every pipeline on the mesh */
+    scale_check_rel(t.fit[i].device_s, scale_hybrid_predict_step_s(&j, &p, 0.0, 0.0), 1e-12, "s",
+                    t.rows[i].id);
+    ck_assert(isfinite(t.pred_s[i]) && t.pred_s[i] >= t.fit[i].device_s);
+  }
+  ck_assert(scale_hybrid_study_load("/nonexistent.tsv", &chip, &p, 0, &t, &d) != SCALE_OK);
+}
+END_TEST
+
+START_TEST(test_table_stats) {
+  /* four rows by hand: measured 10, 20, 30, 40 s; predicted 12 (+20%), 15 (-25%), 39 (+30%),
+   * 44 (+10%). Off by more than 25%: only the third (the second is exactly 25%). Mean |error|
+   * (0.2 + 0.25 + 0.3 + 0.1) / 4 = 0.2125. Ranks of pred 1, 2, 3, 4 = those of measured: 1. */
+  static scale_hybrid_study_table t;
+  memset(&t, 0, sizeof t);
+  const double meas[] = {10, 20, 30, 40}, pred[] = {12, 15, 39, 44}, dev[] = {4, 3, 2, 1};
+  t.n = 4;
+  for (int i = 0; i < 4; i++) {
+    snprintf(t.rows[i].id, sizeof t.rows[i].id, "R%d", i + 1);
+    t.rows[i].measured = meas[i], t.pred_s[i] = pred[i], t.fit[i].device_s = dev[i];
+  }
+  scale_hybrid_study_stats u;
+  scale_hybrid_study_table_stats(&t, 0.25, &u);
+  scale_check_rel(u.spearman, 1.0, 1e-12, "", "same order");
+  scale_check_rel(u.spearman_device, -1.0, 1e-12, "", "reversed order");
+  scale_check_rel(u.mape_frac, 0.2125, 1e-12, "", "mean |error|");
+  ck_assert_int_eq(u.n_off, 1);
+  ck_assert_str_eq(u.off, "R3");
+  ck_assert(u.best_meas == 0 && u.worst_meas == 3 && u.best_pred == 0 && u.worst_pred == 3);
+  /* a tighter threshold names more, in file order; a tie keeps the first */
+  t.pred_s[1] = 12;
+  scale_hybrid_study_table_stats(&t, 0.15, &u);
+  ck_assert_str_eq(u.off, "R1 R2 R3");
+  ck_assert(u.best_pred == 0);
+}
+END_TEST
+
+START_TEST(test_plan_hybrid) {
+  scale_diag d;
+  scale_chip chip;
+  scale_model llama;
+  ck_assert_msg(scale_chip_load("ascend-910b", &chip, &d) == SCALE_OK, "%s", d.message);
+  ck_assert_msg(scale_model_load("llama-2-7b", &llama, &d) == SCALE_OK, "%s", d.message);
+  scale_step_params p;
+  ck_assert(scale_step_params_of_chip(&chip, &p) == SCALE_OK);
+  const scale_precision megatron = {SCALE_DTYPE_BF16, SCALE_DTYPE_FP32, SCALE_DTYPE_FP32, 2, true};
+  scale_hybrid_problem pr = {&llama, &chip, 8, 1024, 4096, 1, 1, megatron};
+  scale_plan_hybrid_result r;
+  ck_assert(scale_plan_hybrid(&pr, &p, &r) == SCALE_OK);
+  /* (tp, cp, pp) powers of two with a product of at most 8: exponents summing to <= 3, C(6, 3) */
+  ck_assert_int_eq(r.n_candidates, 20);
+  /* the paper's measured best of Table 10 (section 6.2.3): DP 4 x PP 2 */
+  ck_assert(r.layout.dp == 4 && r.layout.pp == 2 && r.layout.tp == 1 && r.layout.cp == 1);
+  scale_check_rel(r.step_s, scale_plan_hybrid_step_s(&pr, &r.layout, &p), 1e-12, "s", "pick");
+  /* with room for everything every layout is kept and the pick is the least of them */
+  chip.hbm_bytes = 1e15;
+  ck_assert(scale_plan_hybrid(&pr, &p, &r) == SCALE_OK && r.n_kept == 20);
+  for (double tp = 1; tp <= 8; tp *= 2)
+    for (double pp = 1; tp * pp <= 8; pp *= 2) {
+      scale_hybrid_layout l = {8 / (tp * pp), pp, tp, 1, 1, tp > 1};
+      ck_assert(r.step_s <= scale_plan_hybrid_step_s(&pr, &l, &p));
+    }
+  /* 6 heads: TP 4 and 8 are out, 16 of the 20 left (10 with tp 1, 6 with tp 2) */
+  llama.n_heads = 6, llama.n_kv_heads = 6;
+  ck_assert(scale_plan_hybrid(&pr, &p, &r) == SCALE_OK && r.n_kept == 16);
+  /* no room: nothing kept, no pick */
+  chip.hbm_bytes = 1;
+  ck_assert(scale_plan_hybrid(&pr, &p, &r) == SCALE_OK && r.n_kept == 0);
+  scale_check_nan(r.step_s);
+  scale_check_nan(r.layout.dp);
+  pr.gbs = 0;
+  ck_assert(scale_plan_hybrid(&pr, &p, &r) == SCALE_ERR_INVALID);
+  ck_assert(scale_plan_hybrid(NULL, &p, &r) == SCALE_ERR_INVALID);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("hybrid_study");
   const scale_check_case cases[] = {{"cp_layer_microbatches", test_cp_layer_microbatches},
@@ -386,7 +547,12 @@ int main(void) {
                                     {"ssm_stages", test_ssm_stages},
                                     {"step_cp_host", test_step_cp_host},
                                     {"study_joint_fit", test_study_joint_fit},
-                                    {"study_leave_one_group_out", test_study_leave_one_group_out}};
+                                    {"study_leave_one_group_out", test_study_leave_one_group_out},
+                                    {"fit_row_by_hand", test_fit_row_by_hand},
+                                    {"paper_columns", test_paper_columns},
+                                    {"study_table_load", test_study_table_load},
+                                    {"table_stats", test_table_stats},
+                                    {"plan_hybrid", test_plan_hybrid}};
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return scale_check_run(s);
 }

@@ -1,0 +1,110 @@
+/* hybrid_study.h — the case study of Amer et al. (arXiv 2602.09109) section 6 as data: each
+ * measured table (Tables 10, 11, 13, 14 in measurements/) loaded and priced as `scale train`
+ * prices it, what the framework's fit (scale_hybrid_fit_framework, hybrid.h) sees of each row,
+ * and the columns the paper prints that a measurements row has no place for (throughput,
+ * memory, MFU: measurements/hybrid/paper-columns.txt).
+ *
+ * Chapter 13 and test_hybrid_study read the tables through these functions, so the chapter's
+ * figures and the suite's assertions are one computation.
+ */
+#ifndef SCALE_HYBRID_STUDY_H
+#define SCALE_HYBRID_STUDY_H
+
+#include <stdbool.h>
+
+#include "scale/hybrid.h"
+#include "scale/measurements.h"
+#include "scale/status.h"
+#include "scale/step.h"
+
+/** Rows one table of the study holds at most. */
+#define SCALE_HYBRID_STUDY_ROWS_MAX 32
+
+/** Prices 'job' as `scale train` does into *out: step.h's scale_step_eval() for a
+ * transformer, scale_hybrid_mamba2_step_result() for Mamba-2, with the host's floor under CP
+ * (mesh_cp_host_s) and a Mamba-2 pipeline's stage latency (mesh_ssm_stage_s) of 'params'.
+ *
+ * Domain: as the two evaluations; every field NaN outside it.
+ */
+void scale_hybrid_study_step_eval(const scale_step_job *job, const scale_step_params *params,
+                                  scale_step_result *out);
+
+/** What the framework's fit sees of a measured row of 'job' (hybrid.h's
+ * scale_hybrid_fit_row): device_s = scale_hybrid_predict_step_s(job, params, 0, 0), neither
+ * floor nor stage latency; the host's floor (step_result.host_s) is linear in mesh_cp_host_s
+ * = h, units h + fixed_s, so its floors at h = 1 s and h = 2 s give units and fixed_s;
+ * stages = scale_hybrid_ssm_stages(job) for Mamba-2 and 0 for a transformer; measured and
+ * group as given.
+ *
+ * Units:  measured_s [s] -> the record's [s] fields.
+ * Domain: a job the step evaluations price; NaN fields otherwise.
+ * Paper:  Tables 10-14: 10-12 ms per CP layer-microbatch (chapter 13 "CP on a host-synchronous
+ *         framework").
+ */
+scale_hybrid_fit_row scale_hybrid_study_fit_row(const scale_step_job *job,
+                                                const scale_step_params *params, double measured_s,
+                                                int group);
+
+/** One table of the study, loaded and priced. Caller storage (about 30 kB). */
+typedef struct {
+  scale_measurement rows[SCALE_HYBRID_STUDY_ROWS_MAX];   /**< the measured rows, file order */
+  int n;                                                 /**< rows */
+  scale_model model;                                     /**< the model every row names */
+  scale_hybrid_fit_row fit[SCALE_HYBRID_STUDY_ROWS_MAX]; /**< scale_hybrid_study_fit_row() */
+  double pred_s[SCALE_HYBRID_STUDY_ROWS_MAX]; /**< the step as `scale train` prices it [s] */
+} scale_hybrid_study_table;
+
+/** Loads the measurements file 'path' into *out, with the model its rows name, and prices
+ * every row on 'chip' with 'params': fit[i] = scale_hybrid_study_fit_row() of the row's job
+ * (scale_step_job_from_measurement) with its measured step and 'group', pred_s[i] its step by
+ * scale_hybrid_study_step_eval().
+ *
+ * Errors: as scale_measurements_load_file() and scale_model_load(); SCALE_ERR_INVALID (with
+ *         the file) when the file has no row or its rows name different models.
+ */
+scale_status scale_hybrid_study_load(const char *path, const scale_chip *chip,
+                                     const scale_step_params *params, int group,
+                                     scale_hybrid_study_table *out, scale_diag *diag);
+
+/** How a table's predictions (pred_s) meet its measurements. */
+typedef struct {
+  double spearman;        /**< rank correlation of pred_s with the measured steps */
+  double spearman_device; /**< the same of the device time alone (fit[].device_s) */
+  double mape_frac;       /**< mean |pred / measured - 1| [1] */
+  int n_off;              /**< rows with |pred / measured - 1| > off_frac */
+  char off[512];          /**< their ids in file order, separated by spaces ("" if none) */
+  int best_meas, worst_meas, best_pred, worst_pred; /**< rows of the least and most measured
+                                                         and predicted step (the first on a tie) */
+} scale_hybrid_study_stats;
+
+/** Fills *out for the n >= 1 rows of 't' (scale_calib_spearman for the correlations; NaN
+ * where it gives NaN); rows whose relative error exceeds 'off_frac' are named in out->off as
+ * long as it has room. */
+void scale_hybrid_study_table_stats(const scale_hybrid_study_table *t, double off_frac,
+                                    scale_hybrid_study_stats *out);
+
+/** The columns the paper prints for one row of Tables 10, 11, 13 or 14 beyond its step time. */
+typedef struct {
+  char id[16];         /**< the measurements row's id ("H01", "T13-04") */
+  double tokens_per_s; /**< throughput [tokens/s] */
+  double memory_bytes; /**< average memory per NPU [bytes] */
+  bool memory_known;   /**< false where the paper's memory column is a copy error */
+  double mfu_frac;     /**< MFU [1] */
+} scale_hybrid_paper_row;
+
+/** Reads a paper-columns file: '#' comments and blank lines, the header line
+ * "id TAB tokens_per_s TAB memory_bytes TAB memory_known TAB mfu_frac", then one line per row
+ * of five tab-separated fields: an id, throughput > 0, memory >= 0, memory_known 0 or 1, MFU
+ * in (0, 1]. Fills rows[0..*n).
+ *
+ * Errors: SCALE_ERR_IO (the file cannot be read), SCALE_ERR_PARSE (a missing header, a line
+ *         of another shape, a malformed number), SCALE_ERR_RANGE (a value out of its range, more
+ *         than 'cap' rows), SCALE_ERR_DUPLICATE_KEY (an id twice); each with file:line.
+ */
+scale_status scale_hybrid_study_paper_load(const char *path, scale_hybrid_paper_row *rows, int cap,
+                                           int *n, scale_diag *diag);
+
+/** Index of row 'id' in rows[0..n), or -1. */
+int scale_hybrid_study_paper_find(const scale_hybrid_paper_row *rows, int n, const char *id);
+
+#endif
