@@ -251,6 +251,22 @@ void chapter_stem_value_opt(chapter *ch, const char *stem, const char *what, con
     chapter_row(ch, label, value, unit, style);
 }
 
+void chapter_values(chapter *ch, const char *stem, const chapter_val *rows, int n) {
+  for (int i = 0; i < n; i++) {
+    const chapter_val *r = &rows[i];
+    if (stem)
+      chapter_stem_value(ch, stem, r->key, r->label, r->value, r->unit, r->style);
+    else
+      chapter_value(ch, r->key, r->label, r->value, r->unit, r->style);
+  }
+}
+
+void chapter_values_opt(chapter *ch, const char *stem, const chapter_val *rows, int n) {
+  for (int i = 0; i < n; i++)
+    chapter_stem_value_opt(ch, stem, rows[i].key, rows[i].label, rows[i].value, rows[i].unit,
+                           rows[i].style);
+}
+
 void chapter_model_dims(chapter *ch, const char *stem, const scale_model *m, bool lower) {
   const struct {
     const char *upper, *lower;

@@ -123,6 +123,29 @@ void chapter_stem_value(chapter *ch, const char *stem, const char *what, const c
 void chapter_stem_value_opt(chapter *ch, const char *stem, const char *what, const char *label,
                             double value, const char *unit, scale_fmt style);
 
+/** One row of a table of values: see chapter_values(). */
+typedef struct {
+  const char *key;   /**< the key after "stem." (the whole key when the stem is NULL) */
+  const char *label; /**< the walk-through label */
+  double value;      /**< the value, in SI base units */
+  const char *unit;  /**< its unit, as for chapter_value() */
+  scale_fmt style;   /**< how it displays */
+} chapter_val;
+
+/** How many rows a table (an array, not a pointer) holds. */
+#define CHAPTER_ROWS(table) ((int)(sizeof(table) / sizeof((table)[0])))
+
+/** Emits rows[0..n) in order, each as chapter_stem_value() does under "stem.KEY", or as
+ * chapter_value() does under KEY when 'stem' is NULL: a section's values written as one table
+ * instead of one call each.
+ */
+void chapter_values(chapter *ch, const char *stem, const chapter_val *rows, int n);
+
+/** Emits rows[0..n) as chapter_values() does, each through chapter_stem_value_opt(): a row
+ * whose value is not finite prints "n/a" and emits nothing. 'stem' is required.
+ */
+void chapter_values_opt(chapter *ch, const char *stem, const chapter_val *rows, int n);
+
 /** Emits the shape of model 'm' as plain counts "stem.L", "stem.D", "stem.F", "stem.N",
  * "stem.K", "stem.H", "stem.V" (layers, model width, MLP width, query heads, KV heads, head
  * width, vocabulary); with 'lower' the letters of the keys are lower case ("arch.l").
