@@ -63,7 +63,7 @@ static void section_notation(chapter *ch) {
   scale_sharding a;
   if (!parse(ch, "{X:2, Y:8, Z:2}", &mesh, "A[I_XY, J]", &a)) return;
   double dims[2] = {128.0, 2048.0};
-  const chapter_val v[] = {
+  CHAPTER_VALUES(ch, "quiz",
       {"devices", "devices", scale_sharding_mesh_devices(&mesh), "", SCALE_FMT_PLAIN},
       {"array_bytes", "one copy", dims[0] * dims[1], "B", SCALE_FMT_PLAIN},
       {"shards", "shards", scale_sharding_n_shards(&a, &mesh), "", SCALE_FMT_PLAIN},
@@ -74,8 +74,7 @@ static void section_notation(chapter *ch) {
       {"total_bytes", "bytes over all devices",
        scale_sharding_total_bytes(&a, &mesh, dims, SCALE_DTYPE_INT8), "B", SCALE_FMT_IEC},
       {"replication", "copies of each element", scale_sharding_replication(&a, &mesh), "",
-       SCALE_FMT_PLAIN}};
-  chapter_values(ch, "quiz", v, CHAPTER_ROWS(v));
+       SCALE_FMT_PLAIN});
 
   chapter_heading(ch, "Q1: A[I_X, J, K] on {X:4, Y:8, Z:2}");
   scale_mesh m1;
@@ -109,14 +108,13 @@ static void plan_case(chapter *ch, const char *tag, const char *mesh_text, const
     chapter_valuef(ch, "  bytes V", plan.step[i].bytes, "B", SCALE_FMT_SI, "%s.step%d_bytes", tag,
                    i + 1);
   }
-  const chapter_val v[] = {
+  CHAPTER_VALUES(ch, tag,
       {"flops_per_device", "FLOPs per device", plan.flops_per_device, "FLOP", SCALE_FMT_SCI},
       {"t_math_s", "T_math",
        scale_roofline_t_math_s(chip, SCALE_DTYPE_BF16, plan.flops_per_device), "s",
        SCALE_FMT_TIME},
       {"comms_s", "T_comms (precise)", plan.comms_time_s, "s", SCALE_FMT_TIME},
-      {"book_comms_s", "T_comms (book form)", plan.book_comms_time_s, "s", SCALE_FMT_TIME}};
-  chapter_values(ch, tag, v, CHAPTER_ROWS(v));
+      {"book_comms_s", "T_comms (book form)", plan.book_comms_time_s, "s", SCALE_FMT_TIME});
 }
 
 static void section_cases(chapter *ch, const scale_chip *v5e, const char *mesh_text,
@@ -124,10 +122,9 @@ static void section_cases(chapter *ch, const scale_chip *v5e, const char *mesh_t
   chapter_heading(ch, "The four cases on a TPU v5e 4x4, {X:4, Y:4}, I = 4096, J = 8192, "
                       "K = 16384, bf16");
   double a_dims[2] = {4096.0, 8192.0}, b_dims[2] = {8192.0, 16384.0};
-  const chapter_val dims[] = {{"i", "I", a_dims[0], "", SCALE_FMT_PLAIN},
-                              {"j", "J", a_dims[1], "", SCALE_FMT_PLAIN},
-                              {"k", "K", b_dims[1], "", SCALE_FMT_PLAIN}};
-  chapter_values(ch, "cases", dims, CHAPTER_ROWS(dims));
+  CHAPTER_VALUES(ch, "cases", {"i", "I", a_dims[0], "", SCALE_FMT_PLAIN},
+                 {"j", "J", a_dims[1], "", SCALE_FMT_PLAIN},
+                 {"k", "K", b_dims[1], "", SCALE_FMT_PLAIN});
   plan_case(ch, "case1", "{X:4, Y:4}", "A[I_X, J]", "B[J, K_Y]", a_dims, b_dims, v5e);
   plan_case(ch, "case2", "{X:4, Y:4}", "A[I, J_X]", "B[J, K]", a_dims, b_dims, v5e);
   plan_case(ch, "case3", "{X:4, Y:4}", "A[I, J_X]", "B[J_X, K]", a_dims, b_dims, v5e);
@@ -146,11 +143,10 @@ static void section_collectives(chapter *ch, const scale_chip *chip, double axis
   scale_group g;
   if (!ring_on(ch, chip, axis, &g)) return;
   double v = 1e9;
-  const chapter_val ring[] = {
+  CHAPTER_VALUES(ch, "coll",
       {"axis", "ring size", axis, "", SCALE_FMT_PLAIN},
       {"wraps", "ring wraps (1 = yes)", g.axis[0].wraps, "", SCALE_FMT_PLAIN},
-      {"bytes", "array V", v, "B", SCALE_FMT_SI}};
-  chapter_values(ch, "coll", ring, CHAPTER_ROWS(ring));
+      {"bytes", "array V", v, "B", SCALE_FMT_SI});
   static const char *tags[SCALE_COLL_COUNT] = {"ag", "rs", "ar", "a2a"};
   for (int op = 0; op < SCALE_COLL_COUNT; op++) {
     scale_collective_cost c = scale_collective_eval(&g, (scale_collective)op, v);
@@ -174,7 +170,7 @@ static void section_every_tpu(chapter *ch, const chapter_chips *tpus) {
     if (!ring_on(ch, c, axis, &g)) return;
     double peak = scale_chip_flops_per_s(c, SCALE_DTYPE_BF16);
     double bidi = scale_roofline_channel_bytes_per_s(c, SCALE_CHANNEL_ICI_BIDI);
-    const chapter_val v[] = {
+    CHAPTER_VALUES(ch, c->name,
         {"latency_bytes", "one hop latency-bound below",
          c->ici_link_bytes_per_s * c->ici_hop_latency_s, "B", SCALE_FMT_SI},
         {"full_axis", "full pod axis", axis, "", SCALE_FMT_PLAIN},
@@ -186,8 +182,7 @@ static void section_every_tpu(chapter *ch, const chapter_chips *tpus) {
          "s", SCALE_FMT_TIME},
         {"reduce_beats_gather_d", "Q4: multiply-then-AllReduce wins above D",
          scale_sharding_reduce_beats_gather_d(peak, bidi, SCALE_DTYPE_BF16), "",
-         SCALE_FMT_PLAIN}};
-    chapter_values(ch, c->name, v, CHAPTER_ROWS(v));
+         SCALE_FMT_PLAIN});
   }
 }
 
@@ -202,7 +197,7 @@ static void quiz2(chapter *ch, const scale_chip *v5e) {
   scale_collective_cost c = scale_collective_eval(&g, SCALE_COLL_ALL_GATHER, v);
   double small = 256.0 * 256.0 * 2.0;
   scale_collective_cost s = scale_collective_eval(&g, SCALE_COLL_ALL_GATHER, small);
-  const chapter_val rows[] = {
+  CHAPTER_VALUES(ch, "quiz2",
       {"bytes", "gathered array", v, "B", SCALE_FMT_SI},
       {"shard_bytes", "one shard", v / 4.0, "B", SCALE_FMT_SI},
       {"book_time_s", "V / W_bidi (as if it wrapped)", c.book_time_s, "s", SCALE_FMT_TIME},
@@ -212,8 +207,7 @@ static void quiz2(chapter *ch, const scale_chip *v5e) {
       {"small_bytes", "E = F = 256: gathered array", small, "B", SCALE_FMT_SI},
       {"small_bandwidth_s", "  bandwidth time", s.bandwidth_time_s, "s", SCALE_FMT_TIME},
       {"small_time_s", "  latency-bound time", s.time_s, "s", SCALE_FMT_TIME},
-      {"small_hops", "  hops", s.hops, "", SCALE_FMT_PLAIN}};
-  chapter_values(ch, "quiz2", rows, CHAPTER_ROWS(rows));
+      {"small_hops", "  hops", s.hops, "", SCALE_FMT_PLAIN});
 }
 
 static void q2q3(chapter *ch, const scale_chip *v4p) {
@@ -228,7 +222,7 @@ static void q2q3(chapter *ch, const scale_chip *v4p) {
   scale_collective_cost b = scale_collective_eval(&gxy, SCALE_COLL_ALL_GATHER, full);
   scale_collective_cost r = scale_collective_eval(&gx, SCALE_COLL_ALL_REDUCE, full / 16.0);
   scale_collective_cost q3 = scale_collective_eval(&gx, SCALE_COLL_ALL_GATHER, 128.0 * 2.0);
-  const chapter_val rows[] = {
+  CHAPTER_VALUES(ch, NULL,
       {"q2.x_book_s", "AllGather_X, book form", a.book_time_s, "s", SCALE_FMT_TIME},
       {"q2.x_s", "AllGather_X, precise", a.time_s, "s", SCALE_FMT_TIME},
       {"q2.xy_book_s", "AllGather_XY, book form", b.book_time_s, "s", SCALE_FMT_TIME},
@@ -241,8 +235,7 @@ static void q2q3(chapter *ch, const scale_chip *v4p) {
        scale_collective_book_time_s(&gx, SCALE_COLL_ALL_REDUCE, full), "s", SCALE_FMT_TIME},
       {"q3.bytes", "Q3: gathered [B] with B = 128", 256.0, "B", SCALE_FMT_PLAIN},
       {"q3.hops", "hops", q3.hops, "", SCALE_FMT_PLAIN},
-      {"q3.time_s", "time (latency-bound)", q3.time_s, "s", SCALE_FMT_TIME}};
-  chapter_values(ch, NULL, rows, CHAPTER_ROWS(rows));
+      {"q3.time_s", "time (latency-bound)", q3.time_s, "s", SCALE_FMT_TIME});
   chapter_row(ch, "latency-bound (1 = yes)", q3.latency_bound ? 1.0 : 0.0, "", SCALE_FMT_PLAIN);
 }
 
@@ -286,7 +279,7 @@ static void q9q10(chapter *ch) {
   double a2a1 = q10_link_scalars(SCALE_COLL_ALL_TO_ALL, nn, d, false);
   double ag2 = q10_link_scalars(SCALE_COLL_ALL_GATHER, nn, d, true);
   double a2a2 = q10_link_scalars(SCALE_COLL_ALL_TO_ALL, nn, d, true);
-  const chapter_val rows[] = {
+  CHAPTER_VALUES(ch, NULL,
       {"q9.m", "M", m, "", SCALE_FMT_PLAIN},
       {"q9.k", "K", k, "", SCALE_FMT_PLAIN},
       {"q9.ratio", "gather A / reduce-scatter C = M/K", (n * m) / (n * k), "", SCALE_FMT_PLAIN},
@@ -297,8 +290,7 @@ static void q9q10(chapter *ch) {
       {"q10.ratio_oneway", "ratio, one-way", ag1 / a2a1, "", SCALE_FMT_PLAIN},
       {"q10.ag_bidi", "AllGather, bidirectional", ag2, "", SCALE_FMT_SCI},
       {"q10.a2a_bidi", "AllToAll, bidirectional", a2a2, "", SCALE_FMT_SCI},
-      {"q10.ratio_bidi", "ratio, bidirectional", ag2 / a2a2, "", SCALE_FMT_PLAIN}};
-  chapter_values(ch, NULL, rows, CHAPTER_ROWS(rows));
+      {"q10.ratio_bidi", "ratio, bidirectional", ag2 / a2a2, "", SCALE_FMT_PLAIN});
 }
 
 /* ---- figures ------------------------------------------------------------------------------- */

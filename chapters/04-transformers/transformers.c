@@ -198,18 +198,17 @@ static void section_problems(chapter *ch, const scale_model *deepseek,
   double params = scale_transformer_n_params(&q1);
   double attn = scale_transformer_n_attention_params(&q1);
   double mlp = scale_transformer_n_mlp_params(&q1);
-  const chapter_val q1v[] = {
+  CHAPTER_VALUES(ch, NULL,
       {"q1.params", "parameters", params, "", SCALE_FMT_SCI},
       {"q1.attn_pct", "attention share", 100.0 * attn * (double)q1.n_layers / params, "%",
        SCALE_FMT_PLAIN},
       {"q1.attn_layer_pct", "attention share of the layers", 100.0 * attn / (attn + mlp), "%",
        SCALE_FMT_PLAIN},
       {"q1.kv_bytes_per_token", "KV cache per token, int8",
-       scale_transformer_kv_bytes_per_token(&q1, SCALE_DTYPE_INT8), "B", SCALE_FMT_IEC}};
-  chapter_values(ch, NULL, q1v, CHAPTER_ROWS(q1v));
+       scale_transformer_kv_bytes_per_token(&q1, SCALE_DTYPE_INT8), "B", SCALE_FMT_IEC});
 
   chapter_heading(ch, "Q4, Q5: attention intensity and the T = 2D crossover (MHA)");
-  const chapter_val q4v[] = {
+  CHAPTER_VALUES(ch, NULL,
       {"q4.prefill_intensity", "prefill, T = S = 8192",
        scale_transformer_attention_intensity_flops_per_byte(&q1, 8192.0, 8192.0, SCALE_DTYPE_BF16),
        "FLOP/byte", SCALE_FMT_PLAIN},
@@ -219,8 +218,7 @@ static void section_problems(chapter *ch, const scale_model *deepseek,
       {"q5.t", "attention = projections at T",
        scale_transformer_n_tokens_attention_equals_qkvo(&q1), "tokens", SCALE_FMT_PLAIN},
       {"q5.t_dominates", "attention = all other matmuls at T (8D)",
-       scale_transformer_n_tokens_attention_dominates(&q1), "tokens", SCALE_FMT_PLAIN}};
-  chapter_values(ch, NULL, q4v, CHAPTER_ROWS(q4v));
+       scale_transformer_n_tokens_attention_dominates(&q1), "tokens", SCALE_FMT_PLAIN});
 
   chapter_heading(ch, "Gradient checkpointing: 4M tokens, L = 64, D = 8192, bf16");
   scale_model big = hand_model(64, 8192, 4 * 8192, 32000);

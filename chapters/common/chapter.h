@@ -146,6 +146,16 @@ void chapter_values(chapter *ch, const char *stem, const chapter_val *rows, int 
  */
 void chapter_values_opt(chapter *ch, const char *stem, const chapter_val *rows, int n);
 
+/** chapter_values() over the rows written in place:
+ *   CHAPTER_VALUES(ch, "mem", {"total", "total", total, "B", SCALE_FMT_SI},
+ *                  {"per_chip", "per chip", total / n, "B", SCALE_FMT_SI});
+ */
+#define CHAPTER_VALUES(ch, stem, ...)                                                            \
+  do {                                                                                           \
+    const chapter_val chapter_rows_[] = {__VA_ARGS__};                                           \
+    chapter_values((ch), (stem), chapter_rows_, CHAPTER_ROWS(chapter_rows_));                    \
+  } while (0)
+
 /** Emits the shape of model 'm' as plain counts "stem.L", "stem.D", "stem.F", "stem.N",
  * "stem.K", "stem.H", "stem.V" (layers, model width, MLP width, query heads, KV heads, head
  * width, vocabulary); with 'lower' the letters of the keys are lower case ("arch.l").
