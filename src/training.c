@@ -1126,3 +1126,16 @@ void scale_train_eval_cached(const scale_train_problem *problem, const scale_lay
                       : "compute-bound: every link's collectives hide under the matmuls";
   }
 }
+
+/* ---- layouts the chapters build ------------------------------------------------------------- */
+
+static bool positive_integer(double x) { return x >= 1.0 && isfinite(x) && x == floor(x); }
+
+double scale_train_fsdp_cp_degree(double n_chips, double n_seqs, double seq_tokens) {
+  if (!positive_integer(n_chips) || !positive_integer(n_seqs) || !positive_integer(seq_tokens))
+    return (double)NAN;
+  double f = fmin(n_chips, n_seqs);
+  for (; f > 1.0; f--)
+    if (fmod(n_chips, f) == 0.0 && fmod(seq_tokens, n_chips / f) == 0.0) break;
+  return f;
+}

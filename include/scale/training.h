@@ -489,4 +489,17 @@ double scale_train_time_s(double total_flops, double n_chips, double flops_per_s
  */
 double scale_train_min_chips_for_memory(double total_bytes, double hbm_bytes);
 
+/* ---- layouts the chapters build ------------------------------------------------------------- */
+
+/** The largest FSDP degree that, with context parallelism over the rest, shards 'n_chips' over
+ * the batch and the sequence: the largest f <= min(n_chips, n_seqs) dividing n_chips whose CP
+ * degree n_chips / f divides 'seq_tokens'; 1 when none above 1 does.
+ *
+ * Units:  [count], [count], [tokens] -> [count].
+ * Domain: n_chips, n_seqs, seq_tokens positive integers; NaN otherwise.
+ * Book:   ch. 6 "pure FSDP on a pod": 8960 v5p chips (2^8 x 35) with 1024 sequences of 4096
+ *         tokens: the CP degree must be a power of two, so FSDP 35 x 16 = 560 x CP 16.
+ */
+double scale_train_fsdp_cp_degree(double n_chips, double n_seqs, double seq_tokens);
+
 #endif
