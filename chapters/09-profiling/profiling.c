@@ -195,21 +195,16 @@ static machine_numbers section_machine(chapter *ch, const measured *m, double fm
   const scale_chip *c = &m->chip;
   chapter_heading(ch, "The machine that built this book (measured by scale measure)");
   chapter_say(ch, "%s", c->display_name);
-  chapter_value(ch, "machine.n_cores", "cores (online CPUs)", m->n_cpus, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "machine.clock_hz", "clock the kernel reports", m->clock_hz, "Hz",
-                SCALE_FMT_SI);
-  chapter_value(ch, "machine.vector_bits", "widest vector instructions", m->vector_bits, "bit",
-                SCALE_FMT_PLAIN);
-  chapter_value(ch, "machine.fma_units", "FMA units per core (assumed)", fma_units, "",
-                SCALE_FMT_PLAIN);
-  chapter_value(ch, "machine.lanes_fp32", "fp32 lanes per vector", m->vector_bits / 32.0, "",
-                SCALE_FMT_PLAIN);
-  chapter_value(ch, "machine.threads", "threads of the multi-thread runs", m->threads, "",
-                SCALE_FMT_PLAIN);
-  chapter_value(ch, "machine.memory_bytes", "main memory", c->hbm_bytes, "B", SCALE_FMT_SI);
-  chapter_value(ch, "machine.l1d_bytes", "L1 data cache per core", c->smem_bytes_per_core, "B",
-                SCALE_FMT_IEC);
-  chapter_value(ch, "machine.llc_bytes", "last-level cache", c->l2_bytes, "B", SCALE_FMT_IEC);
+  CHAPTER_VALUES(ch, "machine",
+      {"n_cores", "cores (online CPUs)", m->n_cpus, "", SCALE_FMT_PLAIN},
+      {"clock_hz", "clock the kernel reports", m->clock_hz, "Hz", SCALE_FMT_SI},
+      {"vector_bits", "widest vector instructions", m->vector_bits, "bit", SCALE_FMT_PLAIN},
+      {"fma_units", "FMA units per core (assumed)", fma_units, "", SCALE_FMT_PLAIN},
+      {"lanes_fp32", "fp32 lanes per vector", m->vector_bits / 32.0, "", SCALE_FMT_PLAIN},
+      {"threads", "threads of the multi-thread runs", m->threads, "", SCALE_FMT_PLAIN},
+      {"memory_bytes", "main memory", c->hbm_bytes, "B", SCALE_FMT_SI},
+      {"l1d_bytes", "L1 data cache per core", c->smem_bytes_per_core, "B", SCALE_FMT_IEC},
+      {"llc_bytes", "last-level cache", c->l2_bytes, "B", SCALE_FMT_IEC});
 
   chapter_heading(ch, "Theoretical peak against measured GEMM");
   n.theory32 = scale_measure_cpu_peak_flops_per_s(m->n_cpus, m->clock_hz, m->vector_bits,
@@ -224,32 +219,24 @@ static machine_numbers section_machine(chapter *ch, const measured *m, double fm
   n.peak32_all = gemm_best(m, false, m->threads);
   n.peak32_1t = gemm_best(m, false, 1);
   n.peak64_1t = gemm_best(m, true, 1);
-  chapter_value(ch, "machine.theory_fp32", "theoretical fp32 peak", n.theory32, "FLOP/s",
-                SCALE_FMT_SI);
-  chapter_value(ch, "machine.theory_fp64", "theoretical fp64 peak", n.theory64, "FLOP/s",
-                SCALE_FMT_SI);
-  chapter_value(ch, "machine.theory_fp32_half", "fp32 peak issuing half-width", n.theory32_half,
-                "FLOP/s", SCALE_FMT_SI);
-  chapter_value(ch, "machine.peak_fp32", "measured fp32 GEMM peak", n.peak32, "FLOP/s",
-                SCALE_FMT_SI);
-  chapter_value(ch, "machine.peak_fp64", "measured fp64 GEMM peak", n.peak64, "FLOP/s",
-                SCALE_FMT_SI);
-  chapter_value(ch, "machine.peak_fp32_all", "measured fp32 GEMM, all threads", n.peak32_all,
-                "FLOP/s", SCALE_FMT_SI);
-  chapter_value(ch, "machine.peak_fp32_1t", "measured fp32 GEMM, one thread", n.peak32_1t,
-                "FLOP/s", SCALE_FMT_SI);
-  chapter_value(ch, "machine.peak_fp64_1t", "measured fp64 GEMM, one thread", n.peak64_1t,
-                "FLOP/s", SCALE_FMT_SI);
-  chapter_value(ch, "machine.peak_fp32_pct", "measured / theoretical, fp32",
-                100.0 * n.peak32 / n.theory32, "%", SCALE_FMT_PLAIN);
-  chapter_value(ch, "machine.peak_fp64_pct", "measured / theoretical, fp64",
-                100.0 * n.peak64 / n.theory64, "%", SCALE_FMT_PLAIN);
-  chapter_value(ch, "machine.peak_fp32_half_pct", "measured / half-width peak, fp32",
-                100.0 * n.peak32 / n.theory32_half, "%", SCALE_FMT_PLAIN);
-  chapter_value(ch, "machine.thread_speedup", "fp32 peak, all threads / one",
-                n.peak32_all / n.peak32_1t, "x", SCALE_FMT_PLAIN);
-  chapter_value(ch, "machine.fp64_over_fp32", "fp64 peak / fp32 peak", n.peak64 / n.peak32, "",
-                SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "machine",
+      {"theory_fp32", "theoretical fp32 peak", n.theory32, "FLOP/s", SCALE_FMT_SI},
+      {"theory_fp64", "theoretical fp64 peak", n.theory64, "FLOP/s", SCALE_FMT_SI},
+      {"theory_fp32_half", "fp32 peak issuing half-width", n.theory32_half, "FLOP/s", SCALE_FMT_SI},
+      {"peak_fp32", "measured fp32 GEMM peak", n.peak32, "FLOP/s", SCALE_FMT_SI},
+      {"peak_fp64", "measured fp64 GEMM peak", n.peak64, "FLOP/s", SCALE_FMT_SI},
+      {"peak_fp32_all", "measured fp32 GEMM, all threads", n.peak32_all, "FLOP/s", SCALE_FMT_SI},
+      {"peak_fp32_1t", "measured fp32 GEMM, one thread", n.peak32_1t, "FLOP/s", SCALE_FMT_SI},
+      {"peak_fp64_1t", "measured fp64 GEMM, one thread", n.peak64_1t, "FLOP/s", SCALE_FMT_SI},
+      {"peak_fp32_pct", "measured / theoretical, fp32",
+       100.0 * n.peak32 / n.theory32, "%", SCALE_FMT_PLAIN},
+      {"peak_fp64_pct", "measured / theoretical, fp64",
+       100.0 * n.peak64 / n.theory64, "%", SCALE_FMT_PLAIN},
+      {"peak_fp32_half_pct", "measured / half-width peak, fp32",
+       100.0 * n.peak32 / n.theory32_half, "%", SCALE_FMT_PLAIN},
+      {"thread_speedup", "fp32 peak, all threads / one",
+       n.peak32_all / n.peak32_1t, "x", SCALE_FMT_PLAIN},
+      {"fp64_over_fp32", "fp64 peak / fp32 peak", n.peak64 / n.peak32, "", SCALE_FMT_PLAIN});
 
   chapter_heading(ch, "Bandwidth: caches and main memory (STREAM triad)");
   double ws_small, ws_big;
@@ -260,34 +247,30 @@ static machine_numbers section_machine(chapter *ch, const measured *m, double fm
   n.dram = c->hbm_bytes_per_s;
   /* Theoretical L1 bandwidth: two loads and one store of a full vector per cycle per core. */
   double l1_theory = m->n_cpus * m->clock_hz * 3.0 * m->vector_bits / 8.0;
-  chapter_value(ch, "machine.ws_small_bytes", "smallest working set", ws_small, "B",
-                SCALE_FMT_IEC);
-  chapter_value(ch, "machine.ws_big_bytes", "largest working set", ws_big, "B", SCALE_FMT_IEC);
-  chapter_value(ch, "machine.l1_bw", "triad in L1, all threads", n.l1, "B/s", SCALE_FMT_SI);
-  chapter_value(ch, "machine.l1_bw_1t", "triad in L1, one thread", n.l1_1t, "B/s", SCALE_FMT_SI);
-  chapter_value(ch, "machine.l1_theory_bw", "L1 peak (2 loads + 1 store per cycle)", l1_theory,
-                "B/s", SCALE_FMT_SI);
-  chapter_value(ch, "machine.l1_pct", "triad in L1 / L1 peak", 100.0 * n.l1 / l1_theory, "%",
-                SCALE_FMT_PLAIN);
-  chapter_value(ch, "machine.dram_bw", "triad in DRAM, best run", n.dram, "B/s", SCALE_FMT_SI);
-  chapter_value(ch, "machine.dram_bw_all", "triad in DRAM, all threads", n.dram_all, "B/s",
-                SCALE_FMT_SI);
-  chapter_value(ch, "machine.dram_bw_1t", "triad in DRAM, one thread", n.dram_1t, "B/s",
-                SCALE_FMT_SI);
-  chapter_value(ch, "machine.dram_over_l1", "DRAM / L1 bandwidth", n.dram / n.l1, "",
-                SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "machine",
+      {"ws_small_bytes", "smallest working set", ws_small, "B", SCALE_FMT_IEC},
+      {"ws_big_bytes", "largest working set", ws_big, "B", SCALE_FMT_IEC},
+      {"l1_bw", "triad in L1, all threads", n.l1, "B/s", SCALE_FMT_SI},
+      {"l1_bw_1t", "triad in L1, one thread", n.l1_1t, "B/s", SCALE_FMT_SI},
+      {"l1_theory_bw", "L1 peak (2 loads + 1 store per cycle)", l1_theory, "B/s", SCALE_FMT_SI},
+      {"l1_pct", "triad in L1 / L1 peak", 100.0 * n.l1 / l1_theory, "%", SCALE_FMT_PLAIN},
+      {"dram_bw", "triad in DRAM, best run", n.dram, "B/s", SCALE_FMT_SI},
+      {"dram_bw_all", "triad in DRAM, all threads", n.dram_all, "B/s", SCALE_FMT_SI},
+      {"dram_bw_1t", "triad in DRAM, one thread", n.dram_1t, "B/s", SCALE_FMT_SI},
+      {"dram_over_l1", "DRAM / L1 bandwidth", n.dram / n.l1, "", SCALE_FMT_PLAIN});
 
   chapter_heading(ch, "The measured roofline");
   n.crit32 = n.peak32 / n.dram;
   n.crit64 = n.peak64 / n.dram;
-  chapter_value(ch, "machine.critical_fp32", "critical intensity, fp32 from DRAM", n.crit32,
-                "FLOP/byte", SCALE_FMT_PLAIN);
-  chapter_value(ch, "machine.critical_fp64", "critical intensity, fp64 from DRAM", n.crit64,
-                "FLOP/byte", SCALE_FMT_PLAIN);
-  chapter_value(ch, "machine.critical_fp32_l1", "critical intensity, fp32 from L1",
-                n.peak32 / n.l1, "FLOP/byte", SCALE_FMT_PLAIN);
-  chapter_value(ch, "machine.critical_fp32_theory", "theoretical peak / measured DRAM",
-                n.theory32 / n.dram, "FLOP/byte", SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "machine",
+      {"critical_fp32", "critical intensity, fp32 from DRAM",
+       n.crit32, "FLOP/byte", SCALE_FMT_PLAIN},
+      {"critical_fp64", "critical intensity, fp64 from DRAM",
+       n.crit64, "FLOP/byte", SCALE_FMT_PLAIN},
+      {"critical_fp32_l1", "critical intensity, fp32 from L1",
+       n.peak32 / n.l1, "FLOP/byte", SCALE_FMT_PLAIN},
+      {"critical_fp32_theory", "theoretical peak / measured DRAM",
+       n.theory32 / n.dram, "FLOP/byte", SCALE_FMT_PLAIN});
   chapter_claim(ch, true, n.crit32 > 1.0 && n.crit32 < 1e4,
                 "the measured critical intensity lies between 1 and 10^4 FLOP/byte");
   /* What the text says of the committed measurement (not checked on another machine's). */
@@ -309,12 +292,11 @@ static void gemm_row(chapter *ch, const measured *m, const machine_numbers *n, c
     return;
   }
   double roof = scale_measure_roof_flops_per_s(n->peak32, n->dram, p->intensity);
-  chapter_stem_value(ch, stem, "intensity", "intensity", p->intensity, "FLOP/byte",
-                     SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, stem, "flops_per_s", "measured", p->flops_per_s, "FLOP/s", SCALE_FMT_SI);
-  chapter_stem_value(ch, stem, "roof", "roof at that intensity", roof, "FLOP/s", SCALE_FMT_SI);
-  chapter_stem_value(ch, stem, "pct_of_roof", "measured / roof", 100.0 * p->flops_per_s / roof,
-                     "%", SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, stem,
+      {"intensity", "intensity", p->intensity, "FLOP/byte", SCALE_FMT_PLAIN},
+      {"flops_per_s", "measured", p->flops_per_s, "FLOP/s", SCALE_FMT_SI},
+      {"roof", "roof at that intensity", roof, "FLOP/s", SCALE_FMT_SI},
+      {"pct_of_roof", "measured / roof", 100.0 * p->flops_per_s / roof, "%", SCALE_FMT_PLAIN});
 }
 
 static void section_gemm(chapter *ch, const measured *m, const machine_numbers *n, bool check) {
@@ -350,23 +332,22 @@ static void section_book(chapter *ch, const scale_chip *v5e) {
   double flops = scale_measure_gemm_flops(b, f, d);
   double rate = core_rate * n_cores;
   double t_math = scale_roofline_t_flops_s(flops, rate);
-  chapter_value(ch, "book.mm.flops", "2BDF", flops, "FLOP", SCALE_FMT_SCI);
-  chapter_value(ch, "book.mm.core_rate", "bf16 rate of one TPU v2 core", core_rate, "FLOP/s",
-                SCALE_FMT_SCI);
-  chapter_value(ch, "book.mm.rate", "8 cores", rate, "FLOP/s", SCALE_FMT_SCI);
-  chapter_value(ch, "book.mm.expected_s", "expected (T_math)", t_math, "s", SCALE_FMT_TIME);
-  chapter_value(ch, "book.mm.measured_s", "the profile shows", measured_s, "s", SCALE_FMT_TIME);
-  chapter_value(ch, "book.mm.pct", "FLOPs utilisation", 100.0 * scale_measure_achieved_frac(
-                                                          flops, measured_s, rate),
-                "%", SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "book",
+      {"mm.flops", "2BDF", flops, "FLOP", SCALE_FMT_SCI},
+      {"mm.core_rate", "bf16 rate of one TPU v2 core", core_rate, "FLOP/s", SCALE_FMT_SCI},
+      {"mm.rate", "8 cores", rate, "FLOP/s", SCALE_FMT_SCI},
+      {"mm.expected_s", "expected (T_math)", t_math, "s", SCALE_FMT_TIME},
+      {"mm.measured_s", "the profile shows", measured_s, "s", SCALE_FMT_TIME},
+      {"mm.pct", "FLOPs utilisation",
+       100.0 * scale_measure_achieved_frac(flops, measured_s, rate), "%", SCALE_FMT_PLAIN});
   /* Per data-parallel shard (4-way DP, 2-way MP): [8 x 1024, 8192] . [8192, 16384]. */
   double local_i = scale_measure_gemm_intensity_flops_per_byte(8 * 1024, 16384, 8192, 2.0);
-  chapter_value(ch, "book.mm.local_batch", "tokens per data-parallel shard", 8.0 * 1024, "tokens",
-                SCALE_FMT_PLAIN);
-  chapter_value(ch, "book.mm.local_intensity", "intensity of one core's matmul", local_i,
-                "FLOP/byte", SCALE_FMT_PLAIN);
-  chapter_value(ch, "book.mm.v5e_critical", "TPU v5e critical intensity, for scale",
-                scale_chip_hbm_intensity(v5e, SCALE_DTYPE_BF16), "FLOP/byte", SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "book",
+      {"mm.local_batch", "tokens per data-parallel shard", 8.0 * 1024, "tokens", SCALE_FMT_PLAIN},
+      {"mm.local_intensity", "intensity of one core's matmul",
+       local_i, "FLOP/byte", SCALE_FMT_PLAIN},
+      {"mm.v5e_critical", "TPU v5e critical intensity, for scale",
+       scale_chip_hbm_intensity(v5e, SCALE_DTYPE_BF16), "FLOP/byte", SCALE_FMT_PLAIN});
   chapter_claim(ch, true, fabs(t_math - 95.6e-3) < 0.05e-3, "the book's 95.6 ms");
 
   chapter_heading(ch, "The book's profile: a ReduceScatter on a TPU v2 4x2");
@@ -378,19 +359,16 @@ static void section_book(chapter *ch, const scale_chip *v5e) {
                    .axis = {{.size = 2, .topology = SCALE_TOPO_RING, .wraps = false,
                              .link_bytes_per_s = bidi / 2.0, .hop_latency_s = 1e-6}}};
   scale_collective_cost cost = scale_collective_eval(&g, SCALE_COLL_REDUCE_SCATTER, shard_bytes);
-  chapter_value(ch, "book.rs.bytes", "shard, SI", shard_bytes, "B", SCALE_FMT_SI);
-  chapter_value(ch, "book.rs.bytes_iec", "shard, binary", shard_bytes, "B", SCALE_FMT_IEC);
-  chapter_value(ch, "book.rs.bidi", "W_ici both ways", bidi, "B/s", SCALE_FMT_SI);
-  chapter_value(ch, "book.rs.book_s", "book form V / W_bidi", cost.book_time_s, "s",
-                SCALE_FMT_TIME);
-  chapter_value(ch, "book.rs.precise_s", "precise (N-1)/N V / W on a line of 2", cost.time_s, "s",
-                SCALE_FMT_TIME);
-  chapter_value(ch, "book.rs.measured_s", "the profile shows", rs_measured_s, "s",
-                SCALE_FMT_TIME);
-  chapter_value(ch, "book.rs.pct", "of the roofline", 100.0 * cost.time_s / rs_measured_s, "%",
-                SCALE_FMT_PLAIN);
-  chapter_value(ch, "book.rs.over_mm_pct", "ReduceScatter / matmul time",
-                100.0 * rs_measured_s / measured_s, "%", SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "book",
+      {"rs.bytes", "shard, SI", shard_bytes, "B", SCALE_FMT_SI},
+      {"rs.bytes_iec", "shard, binary", shard_bytes, "B", SCALE_FMT_IEC},
+      {"rs.bidi", "W_ici both ways", bidi, "B/s", SCALE_FMT_SI},
+      {"rs.book_s", "book form V / W_bidi", cost.book_time_s, "s", SCALE_FMT_TIME},
+      {"rs.precise_s", "precise (N-1)/N V / W on a line of 2", cost.time_s, "s", SCALE_FMT_TIME},
+      {"rs.measured_s", "the profile shows", rs_measured_s, "s", SCALE_FMT_TIME},
+      {"rs.pct", "of the roofline", 100.0 * cost.time_s / rs_measured_s, "%", SCALE_FMT_PLAIN},
+      {"rs.over_mm_pct", "ReduceScatter / matmul time",
+       100.0 * rs_measured_s / measured_s, "%", SCALE_FMT_PLAIN});
 
   chapter_heading(ch, "Question 1: true shapes from a replica group");
   /* Local W1 [4096, 8192]; the AllReduce's replica groups {0, 16, ..., 112} on 128 devices. */
@@ -405,24 +383,24 @@ static void section_book(chapter *ch, const scale_chip *v5e) {
     return;
   }
   const double w_dims[2] = {32768, 8192};
-  chapter_value(ch, "q1.group", "devices in a replica group", group, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "q1.local_f", "local F of the profile",
-                scale_sharding_local_dim(&w, &mesh, w_dims, 0), "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "q1.true_f", "true F", 4096.0 * group, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "q1.w_bytes", "W in bf16, whole", 32768.0 * 8192 * 2, "B", SCALE_FMT_IEC);
-  chapter_value(ch, "q1.w_bytes_per_device", "W per device",
-                scale_sharding_bytes_per_device(&w, &mesh, w_dims, SCALE_DTYPE_BF16), "B",
-                SCALE_FMT_IEC);
-  chapter_value(ch, "q1.replication", "copies of each W element",
-                scale_sharding_replication(&w, &mesh), "", SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "q1",
+      {"group", "devices in a replica group", group, "", SCALE_FMT_PLAIN},
+      {"local_f", "local F of the profile",
+       scale_sharding_local_dim(&w, &mesh, w_dims, 0), "", SCALE_FMT_PLAIN},
+      {"true_f", "true F", 4096.0 * group, "", SCALE_FMT_PLAIN},
+      {"w_bytes", "W in bf16, whole", 32768.0 * 8192 * 2, "B", SCALE_FMT_IEC},
+      {"w_bytes_per_device", "W per device",
+       scale_sharding_bytes_per_device(&w, &mesh, w_dims, SCALE_DTYPE_BF16), "B", SCALE_FMT_IEC},
+      {"replication", "copies of each W element",
+       scale_sharding_replication(&w, &mesh), "", SCALE_FMT_PLAIN});
   chapter_claim(ch, true, scale_sharding_local_dim(&w, &mesh, w_dims, 0) == 4096.0,
                 "Question 1's local 4096 follows from 32768 over 8 devices");
 
   chapter_heading(ch, "Reading a layout: padding of tiles");
   double padded = scale_measure_tiled_elements(3, 5, 2, 2);
-  chapter_value(ch, "tile.book.padded", "f32[3,5] in T(2,2): elements", padded, "",
-                SCALE_FMT_PLAIN);
-  chapter_value(ch, "tile.book.factor", "memory cost", padded / 15.0, "x", SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "tile",
+      {"book.padded", "f32[3,5] in T(2,2): elements", padded, "", SCALE_FMT_PLAIN},
+      {"book.factor", "memory cost", padded / 15.0, "x", SCALE_FMT_PLAIN});
   double small = scale_measure_tiled_elements(8, 100, 8, 128);
   chapter_value(ch, "tile.narrow.factor", "bf16[8,100] in T(8,128)", small / 800.0, "x",
                 SCALE_FMT_PLAIN);
@@ -489,24 +467,22 @@ static void section_trace(chapter *ch, const trace *t) {
     if (strcmp(e->cat, "collective") == 0) coll += e->dur_s;
     if (strcmp(e->cat, "compute") == 0) comp += e->dur_s;
   }
-  chapter_value(ch, "trace.ranks", "ranks (lanes)", t->n_ranks, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "trace.events", "complete events", t->n, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "trace.span_s", "from first to last event", end, "s", SCALE_FMT_TIME);
-  chapter_value(ch, "trace.rank0.collective_s", "rank 0 in collectives", coll, "s",
-                SCALE_FMT_TIME);
-  chapter_value(ch, "trace.rank0.compute_s", "rank 0 computing", comp, "s", SCALE_FMT_TIME);
+  CHAPTER_VALUES(ch, "trace",
+      {"ranks", "ranks (lanes)", t->n_ranks, "", SCALE_FMT_PLAIN},
+      {"events", "complete events", t->n, "", SCALE_FMT_PLAIN},
+      {"span_s", "from first to last event", end, "s", SCALE_FMT_TIME},
+      {"rank0.collective_s", "rank 0 in collectives", coll, "s", SCALE_FMT_TIME},
+      {"rank0.compute_s", "rank 0 computing", comp, "s", SCALE_FMT_TIME});
   const trace_event *g = trace_find(t, 0, "case2: all-gather A over X");
   const trace_event *mm = trace_find(t, 0, "case2: local matmul");
   if (!g || !mm) {
     chapter_error(ch, "the trace has no case 2 events on rank 0");
     return;
   }
-  chapter_value(ch, "trace.case2.gather_s", "case 2: all-gather of A", g->dur_s, "s",
-                SCALE_FMT_TIME);
-  chapter_value(ch, "trace.case2.gather_bytes", "bytes rank 0 sent in it", g->bytes, "B",
-                SCALE_FMT_PLAIN);
-  chapter_value(ch, "trace.case2.matmul_s", "case 2: local matmul", mm->dur_s, "s",
-                SCALE_FMT_TIME);
+  CHAPTER_VALUES(ch, "trace",
+      {"case2.gather_s", "case 2: all-gather of A", g->dur_s, "s", SCALE_FMT_TIME},
+      {"case2.gather_bytes", "bytes rank 0 sent in it", g->bytes, "B", SCALE_FMT_PLAIN},
+      {"case2.matmul_s", "case 2: local matmul", mm->dur_s, "s", SCALE_FMT_TIME});
   /* The same gather on every rank: they start together (a barrier) and end together (the ring
    * waits for its slowest member). */
   double t_min = (double)INFINITY, t_max = 0;
