@@ -25,159 +25,17 @@
 
 #include "chapter.h"
 #include "scale/measure.h"
+#include "scale/measured.h"
 
-/* ---- the measurement file ------------------------------------------------------------------ */
+#define PTS SCALE_MEASURED_POINTS_MAX /* points of one kind a measurement holds */
 
-enum { POINTS_MAX = 512 };
-
-typedef struct {
-  bool fp64;
-  int threads;
-  double m, n, k;
-  double intensity; /* FLOP/byte */
-  double flops_per_s;
-} gemm_pt;
-
-typedef struct {
-  scale_stream_kernel kernel;
-  int threads;
-  double ws_bytes;
-  double bytes_per_s;
-} stream_pt;
-
-typedef struct {
-  scale_chip chip;   /* the hardware record, through the library's strict loader */
-  double vector_bits, n_cpus, clock_hz, l2_bytes;
-  int threads;       /* threads of the multi-thread runs */
-  int n_gemm, n_stream;
-  gemm_pt gemm[POINTS_MAX];
-  stream_pt stream[POINTS_MAX];
-} measured;
-
-/* Reads "key=value" from 'line' into *out; false when absent. */
-static bool field(const char *line, const char *key, double *out) {
-  char pattern[64];
-  snprintf(pattern, sizeof pattern, " %s=", key);
-  const char *p = strstr(line, pattern);
-  if (!p) return false;
-  char *end;
-  *out = strtod(p + strlen(pattern), &end);
-  return end != p + strlen(pattern);
-}
-
-static bool field_word(const char *line, const char *key, char *out, size_t size) {
-  char pattern[64];
-  snprintf(pattern, sizeof pattern, " %s=", key);
-  const char *p = strstr(line, pattern);
-  if (!p) return false;
-  p += strlen(pattern);
-  size_t n = strcspn(p, " \n");
-  if (n == 0 || n >= size) return false;
-  memcpy(out, p, n);
-  out[n] = '\0';
-  return true;
-}
-
-static bool load_measured(chapter *ch, const char *path, measured *out) {
-  memset(out, 0, sizeof *out);
-  out->vector_bits = out->n_cpus = out->clock_hz = out->l2_bytes = (double)NAN;
-  scale_diag diag;
-  memset(&diag, 0, sizeof diag);
-  if (scale_chip_load_file(path, &out->chip, &diag) != SCALE_OK) {
-    char text[600];
-    chapter_error(ch, "%s", scale_diag_format(&diag, text, sizeof text));
-    return false;
-  }
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    chapter_error(ch, "cannot read %s", path);
-    return false;
-  }
-  char line[1024];
-  while (fgets(line, sizeof line, f)) {
-    double v;
-    if (strncmp(line, "; theory ", 9) == 0) {
-      field(line, "vector_bits", &out->vector_bits);
-      field(line, "n_cpus", &out->n_cpus);
-      field(line, "clock_hz", &out->clock_hz);
-      field(line, "l2_bytes", &out->l2_bytes);
-    } else if (strncmp(line, "; multi-thread ", 15) == 0 && field(line, "threads", &v)) {
-      out->threads = (int)v;
-    } else if (strncmp(line, "; point gemm ", 13) == 0 && out->n_gemm < POINTS_MAX) {
-      gemm_pt *p = &out->gemm[out->n_gemm];
-      char dtype[16];
-      if (!field_word(line, "dtype", dtype, sizeof dtype) || !field(line, "threads", &v) ||
-          !field(line, "m", &p->m) || !field(line, "n", &p->n) || !field(line, "k", &p->k) ||
-          !field(line, "flops_per_s", &p->flops_per_s)) {
-        chapter_error(ch, "%s: malformed point line: %.80s", path, line);
-        break;
-      }
-      p->fp64 = strcmp(dtype, "fp64") == 0;
-      p->threads = (int)v;
-      /* The intensity is recomputed from the shape, not trusted from the file. */
-      p->intensity = scale_measure_gemm_intensity_flops_per_byte(
-          (int64_t)p->m, (int64_t)p->n, (int64_t)p->k, p->fp64 ? 8.0 : 4.0);
-      out->n_gemm++;
-    } else if (strncmp(line, "; point stream ", 15) == 0 && out->n_stream < POINTS_MAX) {
-      stream_pt *p = &out->stream[out->n_stream];
-      char kernel[16];
-      if (!field_word(line, "kernel", kernel, sizeof kernel) || !field(line, "threads", &v) ||
-          !field(line, "working_set_bytes", &p->ws_bytes) ||
-          !field(line, "bytes_per_s", &p->bytes_per_s)) {
-        chapter_error(ch, "%s: malformed point line: %.80s", path, line);
-        break;
-      }
-      p->kernel = SCALE_STREAM_COUNT;
-      for (int kk = 0; kk < SCALE_STREAM_COUNT; kk++)
-        if (strcmp(kernel, scale_stream_kernel_name((scale_stream_kernel)kk)) == 0)
-          p->kernel = (scale_stream_kernel)kk;
-      p->threads = (int)v;
-      out->n_stream++;
-    }
-  }
-  fclose(f);
-  if (out->n_gemm == 0 || out->n_stream == 0 || out->threads < 1 || isnan(out->vector_bits)) {
-    chapter_error(ch, "%s: no measured points or no '; theory' line (write it with scale measure)",
-                  path);
-    return false;
-  }
-  return ch->n_errors == 0;
-}
-
-/* Best GEMM rate for a dtype and thread count. */
-static double gemm_best(const measured *m, bool fp64, int threads) {
-  double best = (double)NAN;
-  for (int i = 0; i < m->n_gemm; i++)
-    if (m->gemm[i].fp64 == fp64 && m->gemm[i].threads == threads &&
-        (isnan(best) || m->gemm[i].flops_per_s > best))
-      best = m->gemm[i].flops_per_s;
-  return best;
-}
-
-/* The GEMM point of a shape, or NULL. */
-static const gemm_pt *gemm_find(const measured *m, bool fp64, int threads, double mm, double n,
-                                double k) {
-  for (int i = 0; i < m->n_gemm; i++) {
-    const gemm_pt *p = &m->gemm[i];
-    if (p->fp64 == fp64 && p->threads == threads && p->m == mm && p->n == n && p->k == k) return p;
-  }
-  return NULL;
-}
-
-/* STREAM bandwidth of a kernel at the smallest (first = true) or largest working set. */
-static double stream_at(const measured *m, scale_stream_kernel kernel, int threads, bool smallest,
-                        double *ws) {
-  double best_ws = (double)NAN, bw = (double)NAN;
-  for (int i = 0; i < m->n_stream; i++) {
-    const stream_pt *p = &m->stream[i];
-    if (p->kernel != kernel || p->threads != threads) continue;
-    if (isnan(best_ws) || (smallest ? p->ws_bytes < best_ws : p->ws_bytes > best_ws)) {
-      best_ws = p->ws_bytes;
-      bw = p->bytes_per_s;
-    }
-  }
-  if (ws) *ws = best_ws;
-  return bw;
+/** Reads the measurement file, reporting a failure as an error. */
+static bool load_measured(chapter *ch, const char *path, scale_measured *m) {
+  scale_diag diag = {0};
+  if (scale_measured_load(path, m, &diag) == SCALE_OK) return true;
+  char text[600];
+  chapter_error(ch, "%s", scale_diag_format(&diag, text, sizeof text));
+  return false;
 }
 
 /* ---- the machine ------------------------------------------------------------------------------ */
@@ -189,7 +47,7 @@ typedef struct {
   double crit32, crit64;                       /* measured critical intensities */
 } machine_numbers;
 
-static machine_numbers section_machine(chapter *ch, const measured *m, double fma_units,
+static machine_numbers section_machine(chapter *ch, const scale_measured *m, double fma_units,
                                        bool check) {
   machine_numbers n;
   const scale_chip *c = &m->chip;
@@ -215,10 +73,11 @@ static machine_numbers section_machine(chapter *ch, const measured *m, double fm
                                                        m->vector_bits / 2.0, fma_units, 4.0);
   /* The roof is the file's: the best GEMM and the best DRAM triad of any run. */
   n.peak32 = c->flops_per_s[SCALE_DTYPE_FP32];
-  n.peak64 = fmax(gemm_best(m, true, m->threads), gemm_best(m, true, 1));
-  n.peak32_all = gemm_best(m, false, m->threads);
-  n.peak32_1t = gemm_best(m, false, 1);
-  n.peak64_1t = gemm_best(m, true, 1);
+  n.peak64 = fmax(scale_measured_gemm_best(m, true, m->threads),
+                  scale_measured_gemm_best(m, true, 1));
+  n.peak32_all = scale_measured_gemm_best(m, false, m->threads);
+  n.peak32_1t = scale_measured_gemm_best(m, false, 1);
+  n.peak64_1t = scale_measured_gemm_best(m, true, 1);
   CHAPTER_VALUES(ch, "machine",
       {"theory_fp32", "theoretical fp32 peak", n.theory32, "FLOP/s", SCALE_FMT_SI},
       {"theory_fp64", "theoretical fp64 peak", n.theory64, "FLOP/s", SCALE_FMT_SI},
@@ -240,10 +99,10 @@ static machine_numbers section_machine(chapter *ch, const measured *m, double fm
 
   chapter_heading(ch, "Bandwidth: caches and main memory (STREAM triad)");
   double ws_small, ws_big;
-  n.l1 = stream_at(m, SCALE_STREAM_TRIAD, m->threads, true, &ws_small);
-  n.l1_1t = stream_at(m, SCALE_STREAM_TRIAD, 1, true, NULL);
-  n.dram_all = stream_at(m, SCALE_STREAM_TRIAD, m->threads, false, &ws_big);
-  n.dram_1t = stream_at(m, SCALE_STREAM_TRIAD, 1, false, NULL);
+  n.l1 = scale_measured_stream_at(m, SCALE_STREAM_TRIAD, m->threads, true, &ws_small);
+  n.l1_1t = scale_measured_stream_at(m, SCALE_STREAM_TRIAD, 1, true, NULL);
+  n.dram_all = scale_measured_stream_at(m, SCALE_STREAM_TRIAD, m->threads, false, &ws_big);
+  n.dram_1t = scale_measured_stream_at(m, SCALE_STREAM_TRIAD, 1, false, NULL);
   n.dram = c->hbm_bytes_per_s;
   /* Theoretical L1 bandwidth: two loads and one store of a full vector per cycle per core. */
   double l1_theory = m->n_cpus * m->clock_hz * 3.0 * m->vector_bits / 8.0;
@@ -283,25 +142,26 @@ static machine_numbers section_machine(chapter *ch, const measured *m, double fm
 }
 
 /* One row of the GEMM table: a shape at all threads, fp32. */
-static void gemm_row(chapter *ch, const measured *m, const machine_numbers *n, const char *stem,
-                     double mm, double nn, double kk) {
-  const gemm_pt *p = gemm_find(m, false, m->threads, mm, nn, kk);
+static void gemm_row(chapter *ch, const scale_measured *m, const machine_numbers *n,
+                     const char *stem, double mm, double nn, double kk) {
+  const scale_measured_gemm *p = scale_measured_gemm_find(m, false, m->threads, mm, nn, kk);
   if (!p) {
     chapter_error(ch, "the measurement has no fp32 GEMM %gx%gx%g at %d threads", mm, nn, kk,
                   m->threads);
     return;
   }
-  double roof = scale_measure_roof_flops_per_s(n->peak32, n->dram, p->intensity);
+  double roof = scale_measure_roof_flops_per_s(n->peak32, n->dram, p->intensity_flops_per_byte);
   CHAPTER_VALUES(ch, stem,
-      {"intensity", "intensity", p->intensity, "FLOP/byte", SCALE_FMT_PLAIN},
+      {"intensity", "intensity", p->intensity_flops_per_byte, "FLOP/byte", SCALE_FMT_PLAIN},
       {"flops_per_s", "measured", p->flops_per_s, "FLOP/s", SCALE_FMT_SI},
       {"roof", "roof at that intensity", roof, "FLOP/s", SCALE_FMT_SI},
       {"pct_of_roof", "measured / roof", 100.0 * p->flops_per_s / roof, "%", SCALE_FMT_PLAIN});
 }
 
-static void section_gemm(chapter *ch, const measured *m, const machine_numbers *n, bool check) {
+static void section_gemm(chapter *ch, const scale_measured *m, const machine_numbers *n,
+                         bool check) {
   chapter_heading(ch, "GEMM shapes (fp32, all threads) against the measured roof");
-  const gemm_pt *big = gemm_find(m, false, m->threads, 2048, 2048, 2048);
+  const scale_measured_gemm *big = scale_measured_gemm_find(m, false, m->threads, 2048, 2048, 2048);
   if (big) {
     chapter_value(ch, "gemm.n2048.pct_of_peak", "2048^3 / measured peak",
                   100.0 * big->flops_per_s / n->peak32, "%", SCALE_FMT_PLAIN);
@@ -411,57 +271,20 @@ static void section_book(chapter *ch, const scale_chip *v5e) {
 
 /* ---- a trace of the mesh executor -------------------------------------------------------------- */
 
-enum { TRACE_MAX = 1024 };
-
-typedef struct {
-  char name[48], cat[16];
-  int rank;
-  double ts_s, dur_s, bytes;
-} trace_event;
-
-typedef struct {
-  int n, n_ranks;
-  trace_event ev[TRACE_MAX];
-} trace;
-
-/* Reads the complete events ("ph": "X") of a trace that scale-mesh wrote (one per line). */
-static bool load_trace(chapter *ch, const char *path, trace *t) {
-  memset(t, 0, sizeof *t);
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    chapter_error(ch, "cannot read the trace %s", path);
-    return false;
-  }
-  char line[512];
-  while (fgets(line, sizeof line, f) && t->n < TRACE_MAX) {
-    trace_event *e = &t->ev[t->n];
-    if (sscanf(line,
-               " {\"name\": \"%47[^\"]\", \"cat\": \"%15[^\"]\", \"ph\": \"X\", \"pid\": 0, "
-               "\"tid\": %d, \"ts\": %lf, \"dur\": %lf, \"args\": {\"bytes_sent\": %lf}}",
-               e->name, e->cat, &e->rank, &e->ts_s, &e->dur_s, &e->bytes) == 6) {
-      e->ts_s *= 1e-6;
-      e->dur_s *= 1e-6;
-      if (e->rank + 1 > t->n_ranks) t->n_ranks = e->rank + 1;
-      t->n++;
-    }
-  }
-  fclose(f);
-  if (t->n == 0) chapter_error(ch, "%s holds no complete events", path);
-  return t->n > 0;
+/** Reads the trace, reporting a failure as an error. */
+static bool load_trace(chapter *ch, const char *path, scale_trace *t) {
+  scale_diag diag = {0};
+  if (scale_trace_load(path, t, &diag) == SCALE_OK) return true;
+  char text[600];
+  chapter_error(ch, "%s", scale_diag_format(&diag, text, sizeof text));
+  return false;
 }
 
-/* Duration and bytes of the first event named 'name' on 'rank' (NaN when absent). */
-static const trace_event *trace_find(const trace *t, int rank, const char *name) {
-  for (int i = 0; i < t->n; i++)
-    if (t->ev[i].rank == rank && strcmp(t->ev[i].name, name) == 0) return &t->ev[i];
-  return NULL;
-}
-
-static void section_trace(chapter *ch, const trace *t) {
+static void section_trace(chapter *ch, const scale_trace *t) {
   chapter_heading(ch, "A trace of the mesh executor (4 ranks)");
   double end = 0, coll = 0, comp = 0;
   for (int i = 0; i < t->n; i++) {
-    const trace_event *e = &t->ev[i];
+    const scale_trace_event *e = &t->ev[i];
     if (e->ts_s + e->dur_s > end) end = e->ts_s + e->dur_s;
     if (e->rank != 0) continue;
     if (strcmp(e->cat, "collective") == 0) coll += e->dur_s;
@@ -473,8 +296,8 @@ static void section_trace(chapter *ch, const trace *t) {
       {"span_s", "from first to last event", end, "s", SCALE_FMT_TIME},
       {"rank0.collective_s", "rank 0 in collectives", coll, "s", SCALE_FMT_TIME},
       {"rank0.compute_s", "rank 0 computing", comp, "s", SCALE_FMT_TIME});
-  const trace_event *g = trace_find(t, 0, "case2: all-gather A over X");
-  const trace_event *mm = trace_find(t, 0, "case2: local matmul");
+  const scale_trace_event *g = scale_trace_find(t, 0, "case2: all-gather A over X");
+  const scale_trace_event *mm = scale_trace_find(t, 0, "case2: local matmul");
   if (!g || !mm) {
     chapter_error(ch, "the trace has no case 2 events on rank 0");
     return;
@@ -487,7 +310,7 @@ static void section_trace(chapter *ch, const trace *t) {
    * waits for its slowest member). */
   double t_min = (double)INFINITY, t_max = 0;
   for (int r = 0; r < t->n_ranks; r++) {
-    const trace_event *e = trace_find(t, r, "case2: all-gather A over X");
+    const scale_trace_event *e = scale_trace_find(t, r, "case2: all-gather A over X");
     if (!e) continue;
     t_min = fmin(t_min, e->dur_s);
     t_max = fmax(t_max, e->dur_s);
@@ -496,13 +319,13 @@ static void section_trace(chapter *ch, const trace *t) {
                 "x", SCALE_FMT_PLAIN);
 }
 
-static void figure_trace(chapter *ch, const trace *t) {
-  static double x[3][3 * TRACE_MAX], y[3][3 * TRACE_MAX];
+static void figure_trace(chapter *ch, const scale_trace *t) {
+  static double x[3][3 * SCALE_TRACE_EVENTS_MAX], y[3][3 * SCALE_TRACE_EVENTS_MAX];
   static const char *cats[3] = {"collective", "compute", "check"};
   static const double lift[3] = {0.15, -0.15, 0.0};
   size_t count[3] = {0};
   for (int i = 0; i < t->n; i++) {
-    const trace_event *e = &t->ev[i];
+    const scale_trace_event *e = &t->ev[i];
     for (int c = 0; c < 3; c++) {
       if (strcmp(e->cat, cats[c]) != 0) continue;
       double level = e->rank + lift[c];
@@ -528,11 +351,11 @@ static void figure_trace(chapter *ch, const trace *t) {
 
 /* ---- figures ---------------------------------------------------------------------------------- */
 
-static void figure_roofline(chapter *ch, const measured *m, const machine_numbers *n) {
+static void figure_roofline(chapter *ch, const scale_measured *m, const machine_numbers *n) {
   enum { N_ROOF = 121 };
   static double x[N_ROOF], y_meas[N_ROOF], y_theory[N_ROOF];
-  static double sq_x[POINTS_MAX], sq_y[POINTS_MAX], sk_x[POINTS_MAX], sk_y[POINTS_MAX];
-  static double tr_x[POINTS_MAX], tr_y[POINTS_MAX];
+  static double sq_x[PTS], sq_y[PTS], sk_x[PTS], sk_y[PTS];
+  static double tr_x[PTS], tr_y[PTS];
   chapter_logspace(x, N_ROOF, 0.01, 1e4);
   for (int i = 0; i < N_ROOF; i++) {
     y_meas[i] = scale_measure_roof_flops_per_s(n->peak32, n->dram, x[i]);
@@ -540,16 +363,16 @@ static void figure_roofline(chapter *ch, const measured *m, const machine_number
   }
   size_t n_sq = 0, n_sk = 0, n_tr = 0;
   for (int i = 0; i < m->n_gemm; i++) {
-    const gemm_pt *p = &m->gemm[i];
+    const scale_measured_gemm *p = &m->gemm[i];
     if (p->fp64 || p->threads != m->threads) continue;
     if (p->m == p->n && p->n == p->k) {
-      sq_x[n_sq] = p->intensity, sq_y[n_sq++] = p->flops_per_s;
+      sq_x[n_sq] = p->intensity_flops_per_byte, sq_y[n_sq++] = p->flops_per_s;
     } else {
-      sk_x[n_sk] = p->intensity, sk_y[n_sk++] = p->flops_per_s;
+      sk_x[n_sk] = p->intensity_flops_per_byte, sk_y[n_sk++] = p->flops_per_s;
     }
   }
   for (int i = 0; i < m->n_stream; i++) {
-    const stream_pt *p = &m->stream[i];
+    const scale_measured_stream *p = &m->stream[i];
     if (p->kernel != SCALE_STREAM_TRIAD || p->threads != m->threads) continue;
     double ai = scale_stream_flops(SCALE_STREAM_TRIAD, 1) / scale_stream_bytes(SCALE_STREAM_TRIAD, 1, 8.0);
     tr_x[n_tr] = ai, tr_y[n_tr++] = p->bytes_per_s * ai;
@@ -575,17 +398,17 @@ static void figure_roofline(chapter *ch, const measured *m, const machine_number
   chapter_figure(ch, "measured-roofline.svg", &p);
 }
 
-static void figure_stream(chapter *ch, const measured *m) {
-  static double x[SCALE_STREAM_COUNT + 1][POINTS_MAX], y[SCALE_STREAM_COUNT + 1][POINTS_MAX];
+static void figure_stream(chapter *ch, const scale_measured *m) {
+  static double x[SCALE_STREAM_COUNT + 1][PTS], y[SCALE_STREAM_COUNT + 1][PTS];
   size_t count[SCALE_STREAM_COUNT + 1] = {0};
   for (int i = 0; i < m->n_stream; i++) {
-    const stream_pt *p = &m->stream[i];
+    const scale_measured_stream *p = &m->stream[i];
     if (p->kernel >= SCALE_STREAM_COUNT) continue;
     int row = p->threads == m->threads ? (int)p->kernel
               : p->threads == 1 && p->kernel == SCALE_STREAM_TRIAD ? SCALE_STREAM_COUNT
                                                                     : -1;
     if (row < 0) continue;
-    x[row][count[row]] = p->ws_bytes;
+    x[row][count[row]] = p->working_set_bytes;
     y[row][count[row]++] = p->bytes_per_s;
   }
   char labels[SCALE_STREAM_COUNT + 1][48];
@@ -620,11 +443,11 @@ static void figure_stream(chapter *ch, const measured *m) {
   chapter_figure(ch, "stream-bandwidth.svg", &p);
 }
 
-static void figure_gemm_sizes(chapter *ch, const measured *m, const machine_numbers *n) {
-  static double x[4][POINTS_MAX], y[4][POINTS_MAX];
+static void figure_gemm_sizes(chapter *ch, const scale_measured *m, const machine_numbers *n) {
+  static double x[4][PTS], y[4][PTS];
   size_t count[4] = {0};
   for (int i = 0; i < m->n_gemm; i++) {
-    const gemm_pt *p = &m->gemm[i];
+    const scale_measured_gemm *p = &m->gemm[i];
     if (!(p->m == p->n && p->n == p->k)) continue;
     int row = (p->fp64 ? 2 : 0) + (p->threads == 1 ? 1 : 0);
     if (p->threads != 1 && p->threads != m->threads) continue;
@@ -668,12 +491,12 @@ int main(int argc, char **argv) {
     snprintf(path, sizeof path, "%s", opts[0].value);
   else
     snprintf(path, sizeof path, "%s/chapters/09-profiling/this-machine.ini", scale_data_dir());
-  static measured m;
+  static scale_measured m;
   scale_chip v5e;
   if (ch.n_errors || !load_measured(&ch, path, &m) || !chapter_load_chip(&ch, "tpu-v5e", &v5e))
     return chapter_end(&ch);
 
-  static trace tr;
+  static scale_trace tr;
   snprintf(path, sizeof path, "%s/chapters/09-profiling/mesh-trace.json", scale_data_dir());
   if (!load_trace(&ch, path, &tr)) return chapter_end(&ch);
 
