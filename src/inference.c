@@ -641,3 +641,30 @@ scale_status scale_infer_validate(const scale_model *model, const scale_chip *ch
   }
   return SCALE_OK;
 }
+
+/* ---- the best slice within a latency limit (ch. 8) ----------------------------------------- */
+
+bool scale_infer_best_within_latency(const scale_model *model, const scale_chip *chip,
+                                     const scale_infer_config *base, double max_step_s,
+                                     double max_batch, scale_infer_config *best_cfg,
+                                     scale_infer_decode *best) {
+  if (!(max_step_s > 0) || !(max_batch >= 1) || !(base->n_chips >= 1)) return false;
+  bool found = false;
+  double best_tput = 0;
+  for (double n = base->n_chips; n <= scale_chip_pod_chips(chip); n *= 2) {
+    scale_infer_config q = *base;
+    q.n_chips = q.tp = n;
+    q.batch = 1;
+    if (scale_infer_validate(model, chip, &q, NULL) != SCALE_OK) continue;
+    for (double b = 1; b <= max_batch; b += 1) {
+      q.batch = b;
+      scale_infer_decode d = scale_infer_decode_eval(model, chip, &q);
+      if (!scale_infer_memory_eval(model, chip, &q).fits || !(d.step_s <= max_step_s)) break;
+      if (d.tokens_per_s_per_chip > best_tput) {
+        best_tput = d.tokens_per_s_per_chip, found = true;
+        *best_cfg = q, *best = d;
+      }
+    }
+  }
+  return found;
+}

@@ -439,4 +439,20 @@ typedef struct {
 scale_infer_slice scale_infer_smallest_slice(const scale_model *model, const scale_chip *chip,
                                              scale_dtype dtype, double context);
 
+/* ---- the best slice within a latency limit (ch. 8) ----------------------------------------- */
+
+/** The decode layout of highest throughput per chip whose step stays within 'max_step_s':
+ * slices of base->n_chips x 2^k chips up to the chip's pod (tp = n_chips), each at batches
+ * 1, 2, ..., max_batch until one does not fit or is too slow; the other fields of 'base' as
+ * given. Slices the model does not validate on are skipped. Fills *best_cfg and *best (left
+ * untouched when none qualifies) and returns whether one does.
+ *
+ * Domain: max_step_s > 0, max_batch >= 1, base->n_chips >= 1; false otherwise.
+ * Book:   ch. 8 worked problem 3 (LLaMA 3 405B, int8 weights and KV, 8192 tokens, 15 ms).
+ */
+bool scale_infer_best_within_latency(const scale_model *model, const scale_chip *chip,
+                                     const scale_infer_config *base, double max_step_s,
+                                     double max_batch, scale_infer_config *best_cfg,
+                                     scale_infer_decode *best);
+
 #endif

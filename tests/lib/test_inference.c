@@ -364,6 +364,37 @@ START_TEST(test_thresholds) {
 }
 END_TEST
 
+START_TEST(test_best_within_latency) {
+  /* ch. 8 worked problem 3: LLaMA 3 405B, int8 weights and KV, bf16 FLOPs, 8192 tokens, one
+   * step <= 15 ms on v5e slices from the fewest chips whose weight reads fit the limit. */
+  scale_model m = scale_check_model("llama-3-405b");
+  scale_chip v5e = scale_check_chip("tpu-v5e");
+  double limit = 15e-3;
+  double n0 = scale_infer_min_slice_chips(scale_transformer_n_params(&m),
+                                          limit * v5e.hbm_bytes_per_s);
+  scale_infer_config base = scale_infer_config_default(n0, 1, 8192), cfg;
+  base.weight_dtype = base.kv_dtype = SCALE_DTYPE_INT8;
+  base.prompt = 0;
+  scale_infer_decode d;
+  ck_assert(scale_infer_best_within_latency(&m, &v5e, &base, limit, 4096, &cfg, &d));
+  ck_assert(d.step_s <= limit && scale_infer_memory_eval(&m, &v5e, &cfg).fits);
+  scale_check_rel(d.tokens_per_s_per_chip,
+                  scale_infer_decode_eval(&m, &v5e, &cfg).tokens_per_s_per_chip, 1e-12,
+                  "tokens/s", "the returned config evaluates to the returned decode");
+  /* no point of the search beats it: one batch step up or the same batch on twice the chips
+   * is either too slow, does not fit, or is no faster per chip */
+  scale_infer_config up = cfg;
+  up.batch += 1;
+  scale_infer_decode du = scale_infer_decode_eval(&m, &v5e, &up);
+  ck_assert(!(du.step_s <= limit) || !scale_infer_memory_eval(&m, &v5e, &up).fits ||
+            du.tokens_per_s_per_chip <= d.tokens_per_s_per_chip);
+  ck_assert(cfg.n_chips >= n0 && cfg.tp == cfg.n_chips);
+  /* a limit below one weight read of the whole pod: nothing qualifies */
+  ck_assert(!scale_infer_best_within_latency(&m, &v5e, &base, 1e-6, 4096, &cfg, &d));
+  ck_assert(!scale_infer_best_within_latency(&m, &v5e, &base, 0, 4096, &cfg, &d));
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("inference");
   const scale_check_case cases[] = {
@@ -380,6 +411,7 @@ int main(void) {
       {"thresholds", test_thresholds},
       {"context_range", test_context_range},
       {"huge_prime_tp_refused_fast", test_huge_prime_tp_refused_fast},
+      {"best_within_latency", test_best_within_latency},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return scale_check_run(s);
