@@ -20,6 +20,7 @@
 
 #include "chapter.h"
 #include "scale/servecal.h"
+#include "scale/serveload.h"
 
 #define MAX_BATCH 1024
 #define N_CONTEXTS 6
@@ -552,64 +553,27 @@ static void section_planner(chapter *ch, const serving *s) {
 /* arrival rates as fractions of the offline maximum */
 static const double load_fracs[LOAD_POINTS] = {0.05, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99};
 
-/** One serving system under a Poisson stream: a model copy, its calibrated step cost, engine. */
+/** One serving system under a Poisson stream: the copy, its value stem, and its curve. */
 typedef struct {
-  const char *key;      /**< value stem ("load.v5e") */
-  const scale_model *m; /**< the model */
-  const scale_chip *chip;
-  double tp;            /**< chips of the copy */
-  scale_dtype dtype, compute; /**< weights and KV; GEMMs */
-  double isl, osl;      /**< request lengths */
-  scale_serve_cost cost;
-  scale_serve_config engine;
+  const char *key;     /**< value stem ("load.v5e") */
+  scale_serveload load; /**< the copy, its calibrated cost and engine */
   double tput[LOAD_POINTS], tpot[LOAD_POINTS], ttft[LOAD_POINTS]; /**< the curve */
 } load_system;
 
-/* [listing:serve-load] */
-/** Runs the system's copy at 'rate' requests/s (INFINITY: all at t = 0) over 'n' requests. */
-static bool load_run(load_system *ls, double rate, double n, scale_serve_result *r) {
-  scale_serve_config c = ls->engine;
-  c.rate_per_s = rate;
-  c.n_requests = n;
-  c.cost_ctx = &ls->cost;
-  scale_serve *sim = NULL;
-  if (scale_serve_new(&c, &sim, NULL) != SCALE_OK) return false;
-  bool ok = scale_serve_run(sim, r, NULL) == SCALE_OK;
-  scale_serve_free(sim);
-  return ok;
-}
-/* [/listing:serve-load] */
-
-static bool load_setup(chapter *ch, load_system *ls) {
-  scale_infer_config ic = scale_infer_config_default(ls->tp, 1, ls->isl + ls->osl);
-  ic.weight_dtype = ic.kv_dtype = ls->dtype;
-  ic.compute_dtype = ls->compute;
-  double p[SCALE_SERVE_N_PARAMS];
-  scale_serve_params_of(ls->chip, p);
-  scale_diag diag;
-  if (scale_serve_cost_of(ls->m, ls->chip, &ic, p, &ls->cost, &diag) != SCALE_OK) {
-    chapter_error(ch, "serving under load: %s", diag.message);
-    return false;
-  }
-  scale_serve_config c = scale_serve_config_default();
-  c.isl.min_tokens = c.isl.max_tokens = ls->isl;
-  c.osl.min_tokens = c.osl.max_tokens = ls->osl;
-  c.max_batch = 256;
-  c.max_step_tokens = 8192;
-  c.block_tokens = 16;
-  c.kv_blocks = floor(0.9 * ls->cost.kv_capacity_bytes / (16 * ls->cost.kv_bytes_per_token));
-  c.cost = scale_serve_cost_s;
-  ls->engine = c;
-  return true;
+static bool load_run(chapter *ch, load_system *ls, double rate, double n, scale_serve_result *r) {
+  scale_diag diag = {0};
+  if (scale_serveload_run(&ls->load, rate, n, r, &diag) == SCALE_OK) return true;
+  chapter_error(ch, "serving under load: the run of %s failed: %s", ls->key, diag.message);
+  return false;
 }
 
-/* The closed-form limits: one prompt prefilled in one step, one request decoding alone. */
-static void load_limits(chapter *ch, load_system *ls, double rate_max) {
-  scale_serve_step pre = {0, 0, ls->isl, 1, ls->isl * (ls->isl + 1) / 2};
-  scale_serve_step dec = {1, ls->isl + ls->osl / 2, 0, 0, 0};
-  double t_pre = scale_serve_cost_s(&pre, &ls->cost), t_dec = scale_serve_cost_s(&dec, &ls->cost);
+/* The closed-form limits beside a vanishing rate, the book's formula at the steady batch, and
+ * the step-time shares at saturation. */
+static void load_limits(chapter *ch, load_system *ls, const scale_serve_result *off) {
+  const scale_serveload *l = &ls->load;
+  double t_pre = scale_serveload_prefill_s(l), t_dec = scale_serveload_decode1_s(l);
   scale_serve_result r;
-  if (!load_run(ls, 1e-3 * rate_max, 50, &r)) return;
+  if (!load_run(ch, ls, 1e-3 * off->request_rate_per_s, 50, &r)) return;
   CHAPTER_VALUES(ch, ls->key,
       {"prefill_s", "  one prompt's prefill step", t_pre, "s", SCALE_FMT_TIME},
       {"low_ttft_s", "  TTFT p50 at a vanishing rate", r.ttft_p50_s, "s", SCALE_FMT_TIME},
@@ -620,31 +584,16 @@ static void load_limits(chapter *ch, load_system *ls, double rate_max) {
                 "at a vanishing rate TTFT is the prefill step and TPOT the batch-1 decode step");
 }
 
-/* The book's fixed-batch formula at the simulator's steady batch, for comparison. */
-static void load_book(chapter *ch, load_system *ls, double batch, double sim_tput_per_chip) {
-  double b = fmax(1.0, round(batch));
-  double kv = scale_transformer_kv_bytes(ls->m, ls->isl + ls->osl / 2, ls->dtype);
-  double weights = scale_transformer_n_params(ls->m) * scale_dtype_bytes(ls->dtype);
-  double step = scale_infer_step_time_s(
-      b, kv, weights, scale_transformer_n_params(ls->m),
-      ls->tp * scale_chip_flops_per_s(ls->chip, ls->compute), ls->tp * ls->chip->hbm_bytes_per_s);
-  chapter_stem_value(ch, ls->key, "book_step_s", "  the book's step at that batch", step, "s",
-                     SCALE_FMT_TIME);
-  double book = b / step / ls->tp;
-  CHAPTER_VALUES(ch, ls->key,
-      {"book_tput", "  the book's tokens/s per chip there", book, "tokens/s", SCALE_FMT_PLAIN},
-      {"book_ratio", "  book / simulator", book / sim_tput_per_chip, "", SCALE_FMT_SCI});
-}
-
-/* Step-time shares at saturation: where the calibrated step spends its time. */
-static void load_shares(chapter *ch, load_system *ls, const scale_serve_result *off) {
-  double b = off->steady_batch, ctx = ls->isl + ls->osl / 2;
-  /* a steady step: b decodes, and the prompts of b / osl new requests */
-  double pre = b / ls->osl * ls->isl;
-  scale_serve_step s = {b, b * ctx, pre, b / ls->osl, b / ls->osl * ls->isl * ls->isl / 2};
-  scale_serve_parts p = scale_serve_cost_parts(&ls->cost, &s);
+static void load_book(chapter *ch, load_system *ls, const scale_serve_result *off) {
+  double step = scale_serveload_book_step_s(&ls->load, off->steady_batch);
+  double book = fmax(1.0, round(off->steady_batch)) / step / ls->load.tp;
+  scale_serve_parts p = scale_serveload_steady_parts(&ls->load, off->steady_batch);
   double t = p.overhead_s + p.linear_s + p.kv_s + p.attn_s + p.tp_s;
   CHAPTER_VALUES(ch, ls->key,
+      {"book_step_s", "  the book's step at that batch", step, "s", SCALE_FMT_TIME},
+      {"book_tput", "  the book's tokens/s per chip there", book, "tokens/s", SCALE_FMT_PLAIN},
+      {"book_ratio", "  book / simulator", book / (off->throughput_tokens_per_s / ls->load.tp),
+       "", SCALE_FMT_SCI},
       {"share_linear", "  weights or GEMMs", 100 * p.linear_s / t, "%", SCALE_FMT_PLAIN},
       {"share_kv", "  KV reads", 100 * p.kv_s / t, "%", SCALE_FMT_PLAIN},
       {"share_tp", "  TP AllReduces", 100 * p.tp_s / t, "%", SCALE_FMT_PLAIN},
@@ -652,28 +601,24 @@ static void load_shares(chapter *ch, load_system *ls, const scale_serve_result *
 }
 
 static bool section_load_one(chapter *ch, load_system *ls) {
-  if (!load_setup(ch, ls)) return false;
   scale_serve_result off;
-  if (!load_run(ls, INFINITY, 1000, &off)) {
-    chapter_error(ch, "serving under load: the offline run of %s failed", ls->key);
-    return false;
-  }
-  chapter_say(ch, "%s, %g x %s, %s, requests of %g + %g tokens:", ls->m->display_name, ls->tp,
-              ls->chip->display_name, scale_dtype_name(ls->dtype), ls->isl, ls->osl);
-  chapter_stem_value(ch, ls->key, "fitted", "  step cost fitted on serving rows (1) or priors (0)",
-                     ls->chip->has_serve ? 1 : 0, "", SCALE_FMT_PLAIN);
-  double rate_max = off.request_rate_per_s;
+  if (!load_run(ch, ls, INFINITY, 1000, &off)) return false;
+  const scale_serveload *l = &ls->load;
+  chapter_say(ch, "%s, %g x %s, %s, requests of %g + %g tokens:", l->model->display_name, l->tp,
+              l->chip->display_name, scale_dtype_name(l->dtype), l->isl, l->osl);
   CHAPTER_VALUES(ch, ls->key,
-      {"max_tput", "  offline maximum, tokens/s per chip",
-       off.throughput_tokens_per_s / ls->tp, "tokens/s", SCALE_FMT_PLAIN},
-      {"max_rate", "  offline maximum, requests/s", rate_max, "", SCALE_FMT_SCI},
+      {"fitted", "  step cost fitted on serving rows (1) or priors (0)", l->chip->has_serve,
+       "", SCALE_FMT_PLAIN},
+      {"max_tput", "  offline maximum, tokens/s per chip", off.throughput_tokens_per_s / l->tp,
+       "tokens/s", SCALE_FMT_PLAIN},
+      {"max_rate", "  offline maximum, requests/s", off.request_rate_per_s, "", SCALE_FMT_SCI},
       {"max_batch", "  steady batch at saturation", off.steady_batch, "", SCALE_FMT_PLAIN},
       {"max_tpot_s", "  TPOT p50 at saturation", off.tpot_p50_s, "s", SCALE_FMT_TIME});
-  load_limits(ch, ls, rate_max);
+  load_limits(ch, ls, &off);
   for (int k = 0; k < LOAD_POINTS; k++) {
     scale_serve_result r;
-    if (!load_run(ls, load_fracs[k] * rate_max, 1000, &r)) return false;
-    ls->tput[k] = r.throughput_tokens_per_s / ls->tp;
+    if (!load_run(ch, ls, load_fracs[k] * off.request_rate_per_s, 1000, &r)) return false;
+    ls->tput[k] = r.throughput_tokens_per_s / l->tp;
     ls->tpot[k] = r.tpot_p50_s;
     ls->ttft[k] = r.ttft_p90_s;
     char stem[64];
@@ -683,8 +628,7 @@ static bool section_load_one(chapter *ch, load_system *ls) {
         {"ttft_p90_s", "  TTFT p90", r.ttft_p90_s, "s", SCALE_FMT_TIME},
         {"tpot_p50_s", "  TPOT p50", r.tpot_p50_s, "s", SCALE_FMT_TIME});
   }
-  load_book(ch, ls, off.steady_batch, off.throughput_tokens_per_s / ls->tp);
-  load_shares(ch, ls, &off);
+  load_book(ch, ls, &off);
   return true;
 }
 
@@ -692,10 +636,11 @@ static void figure_load(chapter *ch, load_system *ls, int n) {
   static char labels[4][96];
   scale_plot_series sr[4];
   for (int i = 0; i < n; i++) {
-    snprintf(labels[2 * i], sizeof labels[0], "%.40s on %g %.20s: TPOT p50", ls[i].m->display_name,
-             ls[i].tp, ls[i].chip->display_name);
+    const scale_serveload *l = &ls[i].load;
+    snprintf(labels[2 * i], sizeof labels[0], "%.40s on %g %.20s: TPOT p50",
+             l->model->display_name, l->tp, l->chip->display_name);
     snprintf(labels[2 * i + 1], sizeof labels[0], "%.40s on %g %.20s: TTFT p90",
-             ls[i].m->display_name, ls[i].tp, ls[i].chip->display_name);
+             l->model->display_name, l->tp, l->chip->display_name);
     sr[2 * i] = (scale_plot_series){.label = labels[2 * i], .x = ls[i].tput, .y = ls[i].tpot,
                                     .n = LOAD_POINTS, .dots = true};
     sr[2 * i + 1] = (scale_plot_series){.label = labels[2 * i + 1], .x = ls[i].tput,
@@ -720,13 +665,15 @@ static void figure_load(chapter *ch, load_system *ls, int n) {
 static void section_load(chapter *ch, const scale_model *m70, const scale_chip *v5e,
                          const scale_model *m8, const scale_chip *h100) {
   chapter_heading(ch, "Serving under load");
-  static load_system ls[2];
-  ls[0] = (load_system){.key = "load.v5e", .m = m70, .chip = v5e, .tp = 8,
-                        .dtype = SCALE_DTYPE_INT8, .compute = SCALE_DTYPE_INT8, .isl = 2048,
-                        .osl = 512};
-  ls[1] = (load_system){.key = "load.h100", .m = m8, .chip = h100, .tp = 1,
-                        .dtype = SCALE_DTYPE_FP8, .compute = SCALE_DTYPE_FP8, .isl = 2048,
-                        .osl = 512};
+  static load_system ls[2] = {{.key = "load.v5e"}, {.key = "load.h100"}};
+  scale_diag diag = {0};
+  if (scale_serveload_setup(m70, v5e, 8, SCALE_DTYPE_INT8, SCALE_DTYPE_INT8, 2048, 512,
+                            &ls[0].load, &diag) != SCALE_OK ||
+      scale_serveload_setup(m8, h100, 1, SCALE_DTYPE_FP8, SCALE_DTYPE_FP8, 2048, 512,
+                            &ls[1].load, &diag) != SCALE_OK) {
+    chapter_error(ch, "serving under load: %s", diag.message);
+    return;
+  }
   for (int i = 0; i < 2; i++)
     if (!section_load_one(ch, &ls[i])) return;
   figure_load(ch, ls, 2);
@@ -764,28 +711,18 @@ static void section_problems(chapter *ch, const scale_chip *c, const scale_model
   double min_chips = scale_infer_min_slice_chips(p405, limit * c->hbm_bytes_per_s);
   chapter_value(ch, "wp3.min_chips", "fewest chips whose weight reads fit the limit", min_chips,
                 "chips", SCALE_FMT_PLAIN);
-  double best_tput = 0, best_n = 0, best_b = 0, best_step = 0;
-  for (double n = min_chips; n <= scale_chip_pod_chips(c); n *= 2) {
-    scale_infer_config q = scale_infer_config_default(n, 1, 8192);
-    q.weight_dtype = q.kv_dtype = SCALE_DTYPE_INT8;
-    q.prompt = 0;
-    if (scale_infer_validate(big, c, &q, NULL) != SCALE_OK) continue;
-    for (double b = 1; b <= 4096; b += 1) {
-      q.batch = b;
-      scale_infer_decode d = scale_infer_decode_eval(big, c, &q);
-      scale_infer_memory mm = scale_infer_memory_eval(big, c, &q);
-      if (!mm.fits || !(d.step_s <= limit)) break;
-      if (d.tokens_per_s_per_chip > best_tput)
-        best_tput = d.tokens_per_s_per_chip, best_n = n, best_b = b, best_step = d.step_s;
-    }
-  }
-  CHAPTER_VALUES(ch, "wp3",
-      {"best_chips", "best slice", best_n, "chips", SCALE_FMT_PLAIN},
-      {"best_batch", "its batch", best_b, "", SCALE_FMT_PLAIN},
-      {"best_step_s", "its step", best_step, "s", SCALE_FMT_TIME},
-      {"best_tput", "its throughput per chip", best_tput, "tokens/s", SCALE_FMT_PLAIN});
+  scale_infer_config q = scale_infer_config_default(min_chips, 1, 8192), best = {0};
+  q.weight_dtype = q.kv_dtype = SCALE_DTYPE_INT8;
+  q.prompt = 0;
+  scale_infer_decode d = {0}; /* zeros when no slice meets the limit */
+  scale_infer_best_within_latency(big, c, &q, limit, 4096, &best, &d);
   double pod = scale_chip_pod_chips(c);
   CHAPTER_VALUES(ch, "wp3",
+      {"best_chips", "best slice", best.n_chips, "chips", SCALE_FMT_PLAIN},
+      {"best_batch", "its batch", best.batch, "", SCALE_FMT_PLAIN},
+      {"best_step_s", "its step", d.step_s, "s", SCALE_FMT_TIME},
+      {"best_tput", "its throughput per chip", d.tokens_per_s_per_chip, "tokens/s",
+       SCALE_FMT_PLAIN},
       {"pod_chips", "a full pod", pod, "chips", SCALE_FMT_PLAIN},
       {"pod_step_s", "int8 weight reads over a full pod",
        scale_infer_min_step_time_s(0, 0, p405, pod * c->hbm_bytes_per_s), "s", SCALE_FMT_TIME});
