@@ -47,9 +47,9 @@ typedef struct {
   double crit32, crit64;                       /* measured critical intensities */
 } machine_numbers;
 
-static machine_numbers section_machine(chapter *ch, const scale_measured *m, double fma_units,
-                                       bool check) {
-  machine_numbers n;
+/** The machine, its theoretical peaks and its measured GEMM peaks. */
+static machine_numbers section_machine(chapter *ch, const scale_measured *m, double fma_units) {
+  machine_numbers n = {0};
   const scale_chip *c = &m->chip;
   chapter_heading(ch, "The machine that built this book (measured by scale measure)");
   chapter_say(ch, "%s", c->display_name);
@@ -96,7 +96,14 @@ static machine_numbers section_machine(chapter *ch, const scale_measured *m, dou
       {"thread_speedup", "fp32 peak, all threads / one",
        n.peak32_all / n.peak32_1t, "x", SCALE_FMT_PLAIN},
       {"fp64_over_fp32", "fp64 peak / fp32 peak", n.peak64 / n.peak32, "", SCALE_FMT_PLAIN});
+  return n;
+}
 
+/** The STREAM bandwidths and the measured roofline, into the rest of *np. */
+static void section_bandwidth(chapter *ch, const scale_measured *m, machine_numbers *np,
+                              bool check) {
+  machine_numbers n = *np;
+  const scale_chip *c = &m->chip;
   chapter_heading(ch, "Bandwidth: caches and main memory (STREAM triad)");
   double ws_small, ws_big;
   n.l1 = scale_measured_stream_at(m, SCALE_STREAM_TRIAD, m->threads, true, &ws_small);
@@ -138,7 +145,7 @@ static machine_numbers section_machine(chapter *ch, const scale_measured *m, dou
   chapter_claim(ch, check, n.l1 < 0.3 * l1_theory, "the triad reaches a small part of the L1 peak");
   chapter_claim(ch, check, n.dram < 0.5 * n.l1, "main memory is well below the L1 bandwidth");
   chapter_claim(ch, check, n.crit32 < 240.0, "this CPU's critical intensity is below a v5e's");
-  return n;
+  *np = n;
 }
 
 /* One row of the GEMM table: a shape at all threads, fp32. */
@@ -229,7 +236,10 @@ static void section_book(chapter *ch, const scale_chip *v5e) {
       {"rs.pct", "of the roofline", 100.0 * cost.time_s / rs_measured_s, "%", SCALE_FMT_PLAIN},
       {"rs.over_mm_pct", "ReduceScatter / matmul time",
        100.0 * rs_measured_s / measured_s, "%", SCALE_FMT_PLAIN});
+}
 
+/** Question 1 (true shapes from a replica group) and the padding of tiled layouts. */
+static void section_shapes(chapter *ch) {
   chapter_heading(ch, "Question 1: true shapes from a replica group");
   /* Local W1 [4096, 8192]; the AllReduce's replica groups {0, 16, ..., 112} on 128 devices. */
   scale_mesh mesh;
@@ -500,9 +510,12 @@ int main(int argc, char **argv) {
   snprintf(path, sizeof path, "%s/chapters/09-profiling/mesh-trace.json", scale_data_dir());
   if (!load_trace(&ch, path, &tr)) return chapter_end(&ch);
 
-  machine_numbers n = section_machine(&ch, &m, fma_units, opts[0].value[0] == '\0');
-  section_gemm(&ch, &m, &n, opts[0].value[0] == '\0');
+  bool committed = opts[0].value[0] == '\0'; /* the text describes the committed measurement */
+  machine_numbers n = section_machine(&ch, &m, fma_units);
+  section_bandwidth(&ch, &m, &n, committed);
+  section_gemm(&ch, &m, &n, committed);
   section_book(&ch, &v5e);
+  section_shapes(&ch);
   section_trace(&ch, &tr);
   figure_trace(&ch, &tr);
   figure_roofline(&ch, &m, &n);
