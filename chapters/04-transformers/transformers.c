@@ -191,8 +191,8 @@ static void section_dots(chapter *ch) {
   }
 }
 
-static void section_problems(chapter *ch, const scale_model *deepseek,
-                             const scale_model *mixtral, const scale_chip *v5e) {
+/** Q1-Q5 and gradient checkpointing. */
+static void section_problems(chapter *ch) {
   chapter_heading(ch, "Q1: D = 4096, F = 4D, V = 32000, L = 64, MHA, int8 KV");
   scale_model q1 = hand_model(64, 4096, 4 * 4096, 32000);
   double params = scale_transformer_n_params(&q1);
@@ -246,6 +246,11 @@ static void section_problems(chapter *ch, const scale_model *deepseek,
   chapter_value(ch, "remat.big.flops_factor", "big matmuls only: FLOPs x", (base + bigmm) / base,
                 "", SCALE_FMT_PLAIN);
 
+}
+
+/** The KV cache example and the mixture-of-experts problems. */
+static void section_kv_moe(chapter *ch, const scale_model *deepseek, const scale_model *mixtral,
+                           const scale_chip *v5e) {
   chapter_heading(ch, "KV caches");
   scale_model kv = hand_model(64, 8192, 4 * 8192, 32000);
   chapter_value(ch, "kv.example_bytes", "8192 tokens, L = 64, KH = 8192, int8",
@@ -378,7 +383,8 @@ int main(int argc, char **argv) {
   section_dots(&ch);
   section_models(&ch, &models);
   section_layer(&ch, &example, t);
-  section_problems(&ch, &deepseek, &mixtral, &v5e);
+  section_problems(&ch);
+  section_kv_moe(&ch, &deepseek, &mixtral, &v5e);
   figure_attention_share(&ch, &models);
   figure_kv(&ch, &models);
   return chapter_end(&ch);
