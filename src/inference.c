@@ -668,3 +668,30 @@ bool scale_infer_best_within_latency(const scale_model *model, const scale_chip 
   }
   return found;
 }
+
+/* ---- KV caches with local layers; the best lookahead (ch. 7) -------------------------------- */
+
+/* [listing:local-kv] */
+double scale_infer_local_kv_bytes(const scale_model *model, scale_dtype dtype, double context,
+                                  double local_frac, double window) {
+  if (!(context >= 0) || !(local_frac >= 0 && local_frac <= 1) || !(window >= 0))
+    return (double)NAN;
+  /* The library's KV per token covers all L layers; local layers cap their share. */
+  double per_token = scale_transformer_kv_bytes_per_token(model, dtype);
+  double global = (1.0 - local_frac) * per_token * context;
+  double local = local_frac * per_token * fmin(context, window);
+  return global + local;
+}
+/* [/listing:local-kv] */
+
+double scale_infer_spec_best_lookahead(double accept, double draft_cost_ratio,
+                                       double verify_cost_ratio, int max_lookahead,
+                                       double *speedup) {
+  double best = 0.0, best_g = (double)NAN;
+  for (int g = 1; g <= max_lookahead; g++) {
+    double s = scale_infer_spec_speedup(accept, g, draft_cost_ratio, verify_cost_ratio);
+    if (s > best) best = s, best_g = g;
+  }
+  if (speedup) *speedup = isnan(best_g) ? (double)NAN : best;
+  return best_g;
+}
