@@ -22,19 +22,6 @@
 
 #define N_CURVE 97
 
-/* [listing:local-kv] */
-/** KV bytes of one sequence of 'context' tokens when a fraction 'local_frac' of the layers
- * attends only to the last 'window' tokens (and so caches at most that many), the rest being
- * global. The library's KV per token covers all L layers; local layers cap their share. */
-static double local_kv_bytes(const scale_model *m, scale_dtype dtype, double context,
-                             double local_frac, double window) {
-  double per_token = scale_transformer_kv_bytes_per_token(m, dtype);
-  double global = (1.0 - local_frac) * per_token * context;
-  double local = local_frac * per_token * fmin(context, window);
-  return global + local;
-}
-/* [/listing:local-kv] */
-
 /* ---- sections ------------------------------------------------------------------------------- */
 
 /** Critical batches of a matmul on the chip for the three dtype mixes of the chapter, and the
@@ -122,7 +109,8 @@ static void section_pop_quiz(chapter *ch, const scale_chip *c) {
       {"t256_params_s", "weight loading (hidden by FLOPs)", n_params / w, "s", SCALE_FMT_TIME});
   /* Cross-check: the library's formula gives the same. */
   double lib = scale_infer_step_time_s(256, kv_seq, n_params, n_params, f, w);
-  if (fabs(lib - t256) > 1e-12 * t256) chapter_error(ch, "step-time listing disagrees with libscale");
+  chapter_claim(ch, true, fabs(lib - t256) <= 1e-12 * t256,
+                "the step-time listing agrees with libscale");
 }
 
 /** Memory of the table's model: parameters by kind, KV per sequence, one activation. */
@@ -216,7 +204,8 @@ static void section_tricks(chapter *ch, const scale_model *m, const scale_model 
       {"local_pct", "local layers", 100.0 * local_frac, "%", SCALE_FMT_PLAIN});
   double mha_seq = scale_transformer_kv_bytes(m, long_context, SCALE_DTYPE_BF16);
   double gqa8_seq = scale_transformer_kv_bytes(&gqa, long_context, SCALE_DTYPE_INT8);
-  double local_seq = local_kv_bytes(&gqa, SCALE_DTYPE_INT8, long_context, local_frac, window);
+  double local_seq =
+      scale_infer_local_kv_bytes(&gqa, SCALE_DTYPE_INT8, long_context, local_frac, window);
   CHAPTER_VALUES(ch, "kv",
       {"mha_seq", "MHA bf16, one long sequence", mha_seq, "B", SCALE_FMT_SI},
       {"gqa_int8_seq", "GQA int8, one long sequence", gqa8_seq, "B", SCALE_FMT_SI},
@@ -412,11 +401,7 @@ static void section_appendix(chapter *ch, const scale_chip *c, const scale_model
       {"draft_cost", "draft step / target step (weight bytes)", cost, "", SCALE_FMT_PLAIN},
       {"speedup", "expected speedup",
        scale_infer_spec_speedup(a, g, cost, 1.0), "x", SCALE_FMT_PLAIN});
-  double best = 0.0, best_g = 0.0;
-  for (int k = 1; k <= 16; k++) {
-    double s = scale_infer_spec_speedup(a, k, cost, 1.0);
-    if (s > best) best = s, best_g = k;
-  }
+  double best = 0.0, best_g = scale_infer_spec_best_lookahead(a, cost, 1.0, 16, &best);
   CHAPTER_VALUES(ch, "spec",
       {"best_lookahead", "best lookahead", best_g, "", SCALE_FMT_PLAIN},
       {"best_speedup", "its speedup", best, "x", SCALE_FMT_PLAIN});
@@ -476,7 +461,7 @@ static void figure_kv_vs_context(chapter *ch, const scale_chip *c, const scale_m
     y[0][i] = scale_transformer_kv_bytes(m, s[i], SCALE_DTYPE_BF16);
     y[1][i] = scale_transformer_kv_bytes(&gqa, s[i], SCALE_DTYPE_BF16);
     y[2][i] = scale_transformer_kv_bytes(&gqa, s[i], SCALE_DTYPE_INT8);
-    y[3][i] = local_kv_bytes(&gqa, SCALE_DTYPE_INT8, s[i], local_frac, window);
+    y[3][i] = scale_infer_local_kv_bytes(&gqa, SCALE_DTYPE_INT8, s[i], local_frac, window);
     y[4][i] = scale_transformer_kv_bytes(l3, s[i], SCALE_DTYPE_BF16);
   }
   char l0[96], l4[96];
