@@ -29,15 +29,6 @@
 
 #define PTS SCALE_MEASURED_POINTS_MAX /* points of one kind a measurement holds */
 
-/** Reads the measurement file, reporting a failure as an error. */
-static bool load_measured(chapter *ch, const char *path, scale_measured *m) {
-  scale_diag diag = {0};
-  if (scale_measured_load(path, m, &diag) == SCALE_OK) return true;
-  char text[600];
-  chapter_error(ch, "%s", scale_diag_format(&diag, text, sizeof text));
-  return false;
-}
-
 /* ---- the machine ------------------------------------------------------------------------------ */
 
 typedef struct {
@@ -281,15 +272,6 @@ static void section_shapes(chapter *ch) {
 
 /* ---- a trace of the mesh executor -------------------------------------------------------------- */
 
-/** Reads the trace, reporting a failure as an error. */
-static bool load_trace(chapter *ch, const char *path, scale_trace *t) {
-  scale_diag diag = {0};
-  if (scale_trace_load(path, t, &diag) == SCALE_OK) return true;
-  char text[600];
-  chapter_error(ch, "%s", scale_diag_format(&diag, text, sizeof text));
-  return false;
-}
-
 static void section_trace(chapter *ch, const scale_trace *t) {
   chapter_heading(ch, "A trace of the mesh executor (4 ranks)");
   double end = 0, coll = 0, comp = 0;
@@ -503,12 +485,14 @@ int main(int argc, char **argv) {
     snprintf(path, sizeof path, "%s/chapters/09-profiling/this-machine.ini", scale_data_dir());
   static scale_measured m;
   scale_chip v5e;
-  if (ch.n_errors || !load_measured(&ch, path, &m) || !chapter_load_chip(&ch, "tpu-v5e", &v5e))
+  scale_diag diag = {0};
+  if (ch.n_errors || !chapter_status_ok(&ch, scale_measured_load(path, &m, &diag), &diag) ||
+      !chapter_load_chip(&ch, "tpu-v5e", &v5e))
     return chapter_end(&ch);
 
   static scale_trace tr;
   snprintf(path, sizeof path, "%s/chapters/09-profiling/mesh-trace.json", scale_data_dir());
-  if (!load_trace(&ch, path, &tr)) return chapter_end(&ch);
+  if (!chapter_status_ok(&ch, scale_trace_load(path, &tr, &diag), &diag)) return chapter_end(&ch);
 
   bool committed = opts[0].value[0] == '\0'; /* the text describes the committed measurement */
   machine_numbers n = section_machine(&ch, &m, fma_units);

@@ -280,6 +280,14 @@ void chapter_model_dims(chapter *ch, const char *stem, const scale_model *m, boo
                        dims[i].v, "", SCALE_FMT_PLAIN);
 }
 
+bool chapter_status_ok(chapter *ch, scale_status st, const scale_diag *diag) {
+  if (st == SCALE_OK) return true;
+  char text[600];
+  chapter_error(ch, "%s", diag->message[0] ? scale_diag_format(diag, text, sizeof text)
+                                           : scale_status_str(st));
+  return false;
+}
+
 void chapter_claim(chapter *ch, bool check, bool holds, const char *what) {
   if (check && !holds) chapter_error(ch, "the text's claim no longer holds: %s", what);
 }

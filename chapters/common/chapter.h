@@ -162,6 +162,10 @@ void chapter_values_opt(chapter *ch, const char *stem, const chapter_val *rows, 
  */
 void chapter_model_dims(chapter *ch, const char *stem, const scale_model *m, bool lower);
 
+/** Returns st == SCALE_OK; otherwise reports 'diag' ("file:line: message", or the status's
+ * name when the diagnostic is empty) as an error and returns false. */
+bool chapter_status_ok(chapter *ch, scale_status st, const scale_diag *diag);
+
 /** Reports "the text's claim no longer holds: WHAT" as an error when 'check' is set and
  * 'holds' is not: a chapter states what the library computes, and fails rather than lie.
  * 'check' is false when options have moved the chapter off the problems its text describes.
