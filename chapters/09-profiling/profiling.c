@@ -29,7 +29,7 @@
 
 #define PTS SCALE_MEASURED_POINTS_MAX /* points of one kind a measurement holds */
 
-/* ---- the machine ------------------------------------------------------------------------------ */
+/* ---- the machine ----------------------------------------------------------------------------- */
 
 typedef struct {
   double peak32, peak64, peak32_all, peak32_1t, peak64_1t; /* measured GEMM peaks */
@@ -180,7 +180,7 @@ static void section_gemm(chapter *ch, const scale_measured *m, const machine_num
   }
 }
 
-/* ---- the book's profiling chapter ------------------------------------------------------------- */
+/* ---- the book's profiling chapter ------------------------------------------------------------ */
 
 static void section_book(chapter *ch, const scale_chip *v5e) {
   chapter_heading(ch, "The book's profile: a matmul on 8 TPU v2 cores");
@@ -270,7 +270,7 @@ static void section_shapes(chapter *ch) {
                 SCALE_FMT_PLAIN);
 }
 
-/* ---- a trace of the mesh executor -------------------------------------------------------------- */
+/* ---- a trace of the mesh executor ------------------------------------------------------------ */
 
 static void section_trace(chapter *ch, const scale_trace *t) {
   chapter_heading(ch, "A trace of the mesh executor (4 ranks)");
@@ -341,7 +341,7 @@ static void figure_trace(chapter *ch, const scale_trace *t) {
   chapter_figure(ch, "mesh-trace.svg", &p);
 }
 
-/* ---- figures ---------------------------------------------------------------------------------- */
+/* ---- figures --------------------------------------------------------------------------------- */
 
 static void figure_roofline(chapter *ch, const scale_measured *m, const machine_numbers *n) {
   enum { N_ROOF = 121 };
@@ -366,7 +366,8 @@ static void figure_roofline(chapter *ch, const scale_measured *m, const machine_
   for (int i = 0; i < m->n_stream; i++) {
     const scale_measured_stream *p = &m->stream[i];
     if (p->kernel != SCALE_STREAM_TRIAD || p->threads != m->threads) continue;
-    double ai = scale_stream_flops(SCALE_STREAM_TRIAD, 1) / scale_stream_bytes(SCALE_STREAM_TRIAD, 1, 8.0);
+    double ai = scale_stream_flops(SCALE_STREAM_TRIAD, 1) /
+                scale_stream_bytes(SCALE_STREAM_TRIAD, 1, 8.0);
     tr_x[n_tr] = ai, tr_y[n_tr++] = p->bytes_per_s * ai;
   }
   scale_plot_series s[5] = {
