@@ -64,11 +64,12 @@ static void section_hardware(chapter *ch, const scale_chip *const chips[], int n
   for (int i = 0; i < n; i++) {
     const scale_chip *c = chips[i];
     double f = scale_chip_flops_per_s(c, SCALE_DTYPE_BF16);
-    chapter_valuef(ch, "bf16 FLOP/s", f, "FLOP/s", SCALE_FMT_SCI, "hw.%s.flops_per_s", c->name);
-    chapter_valuef(ch, "price per chip-hour", c->usd_per_hour, "USD/h", SCALE_FMT_USD,
-                   "hw.%s.usd_per_hour", c->name);
-    chapter_valuef(ch, "FLOPs per dollar", f * 3600.0 / c->usd_per_hour, "FLOP/$", SCALE_FMT_SCI,
-                   "hw.%s.flops_per_usd", c->name);
+    char stem[SCALE_NAME_MAX + 8];
+    snprintf(stem, sizeof stem, "hw.%s", c->name);
+    CHAPTER_VALUES(ch, stem, {"flops_per_s", "bf16 FLOP/s", f, "FLOP/s", SCALE_FMT_SCI},
+                   {"usd_per_hour", "price per chip-hour", c->usd_per_hour, "USD/h", SCALE_FMT_USD},
+                   {"flops_per_usd", "FLOPs per dollar", f * 3600.0 / c->usd_per_hour, "FLOP/$",
+                    SCALE_FMT_SCI});
   }
 }
 
@@ -160,38 +161,37 @@ static const scale_dtype slice_dtypes[] = {SCALE_DTYPE_BF16, SCALE_DTYPE_INT8, S
 /** The smallest-slice table, the step at full HBM, QPS per chip, and twice the slice. */
 static void section_slices(chapter *ch, const serving *s) {
   chapter_heading(ch, "Smallest slice per dtype");
-  const char *stem = "slice";
   for (int i = 0; i < N_DTYPES; i++) {
     scale_dtype d = slice_dtypes[i];
     const char *dn = scale_dtype_name(d);
     scale_infer_slice sl = scale_infer_smallest_slice(s->m, s->chip, d, s->context);
     chapter_say(ch, "%s:", dn);
-    chapter_valuef(ch, "weights", sl.weight_bytes, "B", SCALE_FMT_SI, "%s.%s.weight_bytes", stem,
-                   dn);
-    chapter_valuef(ch, "KV per token", sl.kv_bytes_per_token, "B", SCALE_FMT_SI,
-                   "%s.%s.kv_per_token", stem, dn);
-    chapter_valuef(ch, "chips' worth of HBM", sl.chips_needed, "", SCALE_FMT_PLAIN,
-                   "%s.%s.chips_needed", stem, dn);
-    chapter_valuef(ch, "slice", sl.slice_chips, "chips", SCALE_FMT_PLAIN, "%s.%s.chips", stem, dn);
-    chapter_valuef(ch, "HBM left for KV", sl.free_bytes, "B", SCALE_FMT_SI, "%s.%s.free_bytes",
-                   stem, dn);
-    chapter_valuef(ch, "sequences that fit", sl.max_batch, "", SCALE_FMT_PLAIN, "%s.%s.max_batch",
-                   stem, dn);
     double step = step_on(s, sl.slice_chips, sl.max_batch, d, s->context);
-    chapter_valuef(ch, "step at that batch", step, "s", SCALE_FMT_TIME, "%s.%s.step_s", stem, dn);
-    chapter_valuef(ch, "queries/s per chip",
-                   scale_infer_qps_per_chip(sl.max_batch, step, s->decode, sl.slice_chips), "1/s",
-                   SCALE_FMT_PLAIN, "%s.%s.qps_per_chip", stem, dn);
+    char stem[32], stem2[32];
+    snprintf(stem, sizeof stem, "slice.%s", dn);
+    snprintf(stem2, sizeof stem2, "slice2.%s", dn);
+    CHAPTER_VALUES(ch, stem,
+        {"weight_bytes", "weights", sl.weight_bytes, "B", SCALE_FMT_SI},
+        {"kv_per_token", "KV per token", sl.kv_bytes_per_token, "B", SCALE_FMT_SI},
+        {"chips_needed", "chips' worth of HBM", sl.chips_needed, "", SCALE_FMT_PLAIN},
+        {"chips", "slice", sl.slice_chips, "chips", SCALE_FMT_PLAIN},
+        {"free_bytes", "HBM left for KV", sl.free_bytes, "B", SCALE_FMT_SI},
+        {"max_batch", "sequences that fit", sl.max_batch, "", SCALE_FMT_PLAIN},
+        {"step_s", "step at that batch", step, "s", SCALE_FMT_TIME},
+        {"qps_per_chip", "queries/s per chip",
+         scale_infer_qps_per_chip(sl.max_batch, step, s->decode, sl.slice_chips), "1/s",
+         SCALE_FMT_PLAIN});
     /* Twice the chips: the weights take half the share, the rest goes to caches. */
     double n2 = 2 * sl.slice_chips;
     double kv_seq = scale_transformer_kv_bytes(s->m, s->context, d);
     double b2 = scale_infer_max_batch(n2 * s->chip->hbm_bytes - sl.weight_bytes, kv_seq);
     double step2 = step_on(s, n2, b2, d, s->context);
-    chapter_valuef(ch, "twice the slice", n2, "chips", SCALE_FMT_PLAIN, "slice2.%s.chips", dn);
-    chapter_valuef(ch, "sequences that fit", b2, "", SCALE_FMT_PLAIN, "slice2.%s.max_batch", dn);
-    chapter_valuef(ch, "step", step2, "s", SCALE_FMT_TIME, "slice2.%s.step_s", dn);
-    chapter_valuef(ch, "queries/s per chip", scale_infer_qps_per_chip(b2, step2, s->decode, n2),
-                   "1/s", SCALE_FMT_PLAIN, "slice2.%s.qps_per_chip", dn);
+    CHAPTER_VALUES(ch, stem2,
+        {"chips", "twice the slice", n2, "chips", SCALE_FMT_PLAIN},
+        {"max_batch", "sequences that fit", b2, "", SCALE_FMT_PLAIN},
+        {"step_s", "step", step2, "s", SCALE_FMT_TIME},
+        {"qps_per_chip", "queries/s per chip", scale_infer_qps_per_chip(b2, step2, s->decode, n2),
+         "1/s", SCALE_FMT_PLAIN});
   }
   /* With the book's round 70e9 parameters every dtype holds the same number of sequences:
    * weights and caches scale together. */
@@ -360,8 +360,8 @@ static void figure_frontier(chapter *ch, const serving *s, double n, const doubl
                                 .dashed = k % 2 == 1};
   }
   char title[640];
-  snprintf(title, sizeof title, "%.80s on %.0f x %.80s: latency against throughput", s->m->display_name,
-           n, s->chip->display_name);
+  snprintf(title, sizeof title, "%.80s on %.0f x %.80s: latency against throughput",
+           s->m->display_name, n, s->chip->display_name);
   scale_plot p = {.title = title,
                   .desc = "Throughput per chip against per-token latency as the batch grows from "
                           "1 to the largest that fits, one line per context length; int8 "
