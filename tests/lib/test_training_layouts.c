@@ -1,7 +1,9 @@
 /* test_training_layouts.c — training.h "layouts the chapters build": the FSDP x CP split of a
- * pod (ch. 6), against hand derivations.
+ * pod (ch. 6), the per-layer collective totals and the scaling layout of ch. 5, against hand
+ * derivations.
  */
 #include <math.h>
+#include <string.h>
 
 #include "scale/training.h"
 #include "scale_check.h"
@@ -25,9 +27,53 @@ START_TEST(fsdp_cp_degree) {
 }
 END_TEST
 
+START_TEST(layer_comm_totals) {
+  /* Two collectives in use (step bytes > 0) and one with per-layer figures but no step bytes,
+   * which the totals skip: 2 + 3 + 10 + 20 bytes, 0.5 + 0.25 + 1 + 2 s. */
+  static scale_train_result r;
+  memset(&r, 0, sizeof r);
+  r.comm[0] = (scale_train_comm_cost){.step_bytes = 1, .fwd_bytes_per_layer = 2,
+                                      .bwd_bytes_per_layer = 3, .fwd_time_per_layer_s = 0.5,
+                                      .bwd_time_per_layer_s = 0.25};
+  r.comm[1] = (scale_train_comm_cost){.step_bytes = 7, .fwd_bytes_per_layer = 10,
+                                      .bwd_bytes_per_layer = 20, .fwd_time_per_layer_s = 1,
+                                      .bwd_time_per_layer_s = 2};
+  r.comm[2] = (scale_train_comm_cost){.step_bytes = 0, .fwd_bytes_per_layer = 1e9,
+                                      .fwd_time_per_layer_s = 1e9};
+  double bytes, time_s;
+  scale_train_layer_comm_totals(&r, &bytes, &time_s);
+  scale_check_rel(bytes, 35, EXACT, "B", "2 + 3 + 10 + 20");
+  scale_check_rel(time_s, 3.75, EXACT, "s", "0.5 + 0.25 + 1 + 2");
+}
+END_TEST
+
+START_TEST(scaling_layout) {
+  scale_model m = scale_check_model("llama-3-70b");
+  scale_chip v5p = scale_check_chip("tpu-v5p");
+  /* 16384 chips in slices of 8192, 1024 sequences of 4096: DP 2 over DCN; inside a slice
+   * TP 4, FSDP min(8192 / 4, 1024 / 2) = 512, CP 8192 / (4 x 512) = 4. */
+  scale_train_problem p = scale_train_problem_make(&m, &v5p, 16384, 4194304, 4096);
+  scale_layout l;
+  ck_assert(scale_train_scaling_layout(&p, 4, 8192, &l));
+  scale_check_rel(l.dp, 2, EXACT, "", "16384 / 8192");
+  scale_check_rel(l.tp, 4, EXACT, "", "TP 4");
+  scale_check_rel(l.fsdp, 512, EXACT, "", "one sequence per data shard");
+  scale_check_rel(l.cp, 4, EXACT, "", "the rest");
+  ck_assert(l.link[SCALE_TRAIN_DIM_DP] == SCALE_TRAIN_LINK_DCN);
+  /* 64 chips, one slice: FSDP 8 x TP 8, no CP */
+  p = scale_train_problem_make(&m, &v5p, 64, 4194304, 4096);
+  ck_assert(scale_train_scaling_layout(&p, 8, 8192, &l));
+  ck_assert(l.dp == 1 && l.fsdp == 8 && l.tp == 8 && l.cp == 1);
+  /* TP wider than the chips refuses */
+  ck_assert(!scale_train_scaling_layout(&p, 128, 8192, &l));
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("training_layouts");
-  const scale_check_case cases[] = {{"fsdp_cp_degree", fsdp_cp_degree}};
+  const scale_check_case cases[] = {{"fsdp_cp_degree", fsdp_cp_degree},
+                                    {"layer_comm_totals", layer_comm_totals},
+                                    {"scaling_layout", scaling_layout}};
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return scale_check_run(s);
 }
