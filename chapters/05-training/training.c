@@ -25,20 +25,6 @@
 #define N_CURVE 121
 #define N_SCALE 10 /* chip counts 2^6 .. 2^15 of the scaling figure */
 
-/* ---- small helpers -------------------------------------------------------------------------- */
-
-/** Per-layer collective bytes and time of a result (every collective, fwd + bwd). */
-static void layer_comms(const scale_train_result *r, double *bytes, double *time_s) {
-  *bytes = 0.0;
-  *time_s = 0.0;
-  for (int i = 0; i < SCALE_TRAIN_COMM_COUNT; i++) {
-    const scale_train_comm_cost *c = &r->comm[i];
-    if (!(c->step_bytes > 0.0)) continue;
-    *bytes += c->fwd_bytes_per_layer + c->bwd_bytes_per_layer;
-    *time_s += c->fwd_time_per_layer_s + c->bwd_time_per_layer_s;
-  }
-}
-
 /* ---- the chip ------------------------------------------------------------------------------- */
 
 typedef struct {
@@ -93,7 +79,7 @@ static void strategy_row(chapter *ch, const scale_train_problem *p, const strate
   l.cp_kind = s->cp_kind;
   if (!chapter_train_eval(ch, p, &l, r)) return;
   double bytes, time_s;
-  layer_comms(r, &bytes, &time_s);
+  scale_train_layer_comm_totals(r, &bytes, &time_s);
   chapter_say(ch, "%s:", s->label);
   double flops = r->fwd_flops_per_layer + r->bwd_flops_per_layer;
   CHAPTER_VALUES(ch, s->key,
@@ -368,22 +354,6 @@ static void figure_mlp(chapter *ch, bool chk, const chip_numbers *hw, const scal
 
 /* ---- step time against chips (figure 2) ----------------------------------------------------- */
 
-/** FSDP x TP 'tp' on n chips: pure DP over DCN between slices of 'slice' chips, FSDP inside
- * up to one sequence per data shard, context parallelism for the rest. */
-static bool scaling_layout(const scale_train_problem *p, double tp, double slice,
-                           scale_layout *l) {
-  double n = p->n_chips, n_seq = floor(p->batch_tokens / p->seq_len);
-  *l = scale_layout_default();
-  l->dp = n > slice ? n / slice : 1.0;
-  double inner = n / l->dp;
-  if (tp > inner) return false;
-  l->tp = tp;
-  l->fsdp = fmin(inner / tp, n_seq / l->dp);
-  l->cp = inner / (tp * l->fsdp);
-  scale_train_layout_map(p->chip, n, l);
-  return scale_train_validate(p, l, NULL) == SCALE_OK;
-}
-
 static void figure_scaling(chapter *ch, bool chk, const scale_chip *chip, const scale_model *m,
                            double batch, double seq) {
   chapter_heading(ch, "Step time against chips");
@@ -403,7 +373,7 @@ static void figure_scaling(chapter *ch, bool chk, const scale_chip *chip, const 
       scale_layout l;
       scale_train_result r;
       ys[k][i] = NAN;
-      if (!scaling_layout(&p, tps[k], slice, &l)) continue;
+      if (!scale_train_scaling_layout(&p, tps[k], slice, &l)) continue;
       scale_train_eval(&p, &l, &r);
       if (r.fits) ys[k][i] = r.step_time_s;
       floor_s[i] = r.compute_time_s;
