@@ -48,6 +48,15 @@ static double step_on(const serving *s, double n_chips, double batch, scale_dtyp
 }
 /* [/listing:book-step] */
 
+/** A generate server's config: n chips, weights and KV caches in 'dtype' (bf16 FLOPs), no
+ * prompt (prompts are prefilled elsewhere). */
+static scale_infer_config gen_config(double n, double batch, double context, scale_dtype dtype) {
+  scale_infer_config cfg = scale_infer_config_default(n, batch, context);
+  cfg.weight_dtype = cfg.kv_dtype = dtype;
+  cfg.prompt = 0;
+  return cfg;
+}
+
 /* ---- sections ------------------------------------------------------------------------------- */
 
 static void section_model(chapter *ch, const serving *s) {
@@ -106,9 +115,7 @@ static void section_batch(chapter *ch, const serving *s) {
        scale_infer_chips_needed(total, s->chip->hbm_bytes), "", SCALE_FMT_PLAIN},
       {"slice", "smallest power-of-two slice", slice, "chips", SCALE_FMT_PLAIN});
   /* The library's view of that slice: activations included, collectives modelled. */
-  scale_infer_config cfg = scale_infer_config_default(slice, s->batch, s->context);
-  cfg.weight_dtype = cfg.kv_dtype = SCALE_DTYPE_INT8;
-  cfg.prompt = 0; /* a generate server: prompts are prefilled elsewhere */
+  scale_infer_config cfg = gen_config(slice, s->batch, s->context, SCALE_DTYPE_INT8);
   scale_infer_memory mem = scale_infer_memory_eval(s->m, s->chip, &cfg);
   scale_infer_decode dec = scale_infer_decode_eval(s->m, s->chip, &cfg);
   CHAPTER_VALUES(ch, "b",
@@ -280,9 +287,7 @@ static void frontier(chapter *ch, const serving *s, double n, double batches[MAX
                      double lat[N_CONTEXTS][MAX_BATCH], double tput[N_CONTEXTS][MAX_BATCH]) {
   static scale_infer_point pts[MAX_BATCH];
   for (int i = 0; i < MAX_BATCH; i++) batches[i] = (double)(i + 1);
-  scale_infer_config cfg = scale_infer_config_default(n, 1, 2048);
-  cfg.weight_dtype = cfg.kv_dtype = SCALE_DTYPE_INT8;
-  cfg.prompt = 0;
+  scale_infer_config cfg = gen_config(n, 1, 2048, SCALE_DTYPE_INT8);
   chapter_heading(ch, "Latency/throughput frontier");
   chapter_value(ch, "front.chips", "chips", n, "", SCALE_FMT_PLAIN);
   double worst = 0.0;
@@ -378,9 +383,7 @@ static void figure_frontier(chapter *ch, const serving *s, double n, const doubl
 static void figure_breakdown(chapter *ch, const serving *s, double n) {
   static double b[MAX_BATCH], tp[MAX_BATCH], tk[MAX_BATCH], tf[MAX_BATCH], tt[MAX_BATCH],
       ti[MAX_BATCH];
-  scale_infer_config cfg = scale_infer_config_default(n, 1, s->context);
-  cfg.weight_dtype = cfg.kv_dtype = SCALE_DTYPE_INT8;
-  cfg.prompt = 0;
+  scale_infer_config cfg = gen_config(n, 1, s->context, SCALE_DTYPE_INT8);
   scale_infer_memory mem = scale_infer_memory_eval(s->m, s->chip, &cfg);
   int n_pts = 0;
   for (int i = 1; i <= MAX_BATCH && i <= (int)mem.max_batch; i++, n_pts++) {
@@ -444,9 +447,8 @@ static void section_gpu(chapter *ch, const serving *s, const scale_chip *gpu) {
   CHAPTER_VALUES(ch, "gpu",
       {"slice_fp8", "smallest slice, fp8", sl.slice_chips, "GPUs", SCALE_FMT_PLAIN},
       {"slice_bf16", "smallest slice, bf16", sl16.slice_chips, "GPUs", SCALE_FMT_PLAIN});
-  scale_infer_config cfg = scale_infer_config_default(n, s->batch, s->context);
-  cfg.weight_dtype = cfg.kv_dtype = cfg.compute_dtype = d;
-  cfg.prompt = 0;
+  scale_infer_config cfg = gen_config(n, s->batch, s->context, d);
+  cfg.compute_dtype = d;
   scale_infer_decode dec = scale_infer_decode_eval(s->m, gpu, &cfg);
   scale_infer_memory mem = scale_infer_memory_eval(s->m, gpu, &cfg);
   CHAPTER_VALUES(ch, "gpu",
@@ -463,9 +465,7 @@ static void section_gpu(chapter *ch, const serving *s, const scale_chip *gpu) {
       {"full_cost", "cost per million tokens there",
        full.cost_usd_per_million_tokens, "USD", SCALE_FMT_USD});
   /* The TPU counterpart: 16 chips, int8, largest batch. */
-  scale_infer_config tcfg = scale_infer_config_default(16, 1, s->context);
-  tcfg.weight_dtype = tcfg.kv_dtype = SCALE_DTYPE_INT8;
-  tcfg.prompt = 0;
+  scale_infer_config tcfg = gen_config(16, 1, s->context, SCALE_DTYPE_INT8);
   scale_infer_memory tmem = scale_infer_memory_eval(s->m, s->chip, &tcfg);
   tcfg.batch = tmem.max_batch;
   scale_infer_decode tdec = scale_infer_decode_eval(s->m, s->chip, &tcfg);
@@ -711,9 +711,7 @@ static void section_problems(chapter *ch, const scale_chip *c, const scale_model
   double min_chips = scale_infer_min_slice_chips(p405, limit * c->hbm_bytes_per_s);
   chapter_value(ch, "wp3.min_chips", "fewest chips whose weight reads fit the limit", min_chips,
                 "chips", SCALE_FMT_PLAIN);
-  scale_infer_config q = scale_infer_config_default(min_chips, 1, 8192), best = {0};
-  q.weight_dtype = q.kv_dtype = SCALE_DTYPE_INT8;
-  q.prompt = 0;
+  scale_infer_config q = gen_config(min_chips, 1, 8192, SCALE_DTYPE_INT8), best = {0};
   scale_infer_decode d = {0}; /* zeros when no slice meets the limit */
   scale_infer_best_within_latency(big, c, &q, limit, 4096, &best, &d);
   double pod = scale_chip_pod_chips(c);
