@@ -26,8 +26,14 @@
  * Errors (a non-finite value, a bad key, a figure that cannot be written) go to stderr as one
  * line each and make chapter_end() return 1, so the book build and the chapter tests fail.
  *
+ * A section that emits several values writes them as one table, a row a value:
+ *
+ *     CHAPTER_VALUES(&ch, "v5e", {"critical_intensity", "C / W_hbm", x, "FLOP/byte",
+ *                                 SCALE_FMT_PLAIN},
+ *                    {"hbm_bytes", "HBM", hbm, "B", SCALE_FMT_SI});
+ *
  * Below the frame are the pieces several chapters share: option numbers, values keyed
- * "stem.what" or by a printf format, every chip or model of the data folder, and the training
+ * "stem.what" or by a printf format, value tables, every chip or model of the data folder, and the training
  * layouts and planner tables of chapters 5 and 6. A chapter keeps its own helpers only when
  * no other chapter needs them.
  */
