@@ -281,6 +281,31 @@ static void section_prefill(chapter *ch, const serving *s, double *prefill_s) {
 
 static const double contexts[N_CONTEXTS] = {2048, 4096, 8192, 16384, 32768, 65536};
 
+/** The shortest context's frontier in detail: batch 1 against the largest batch (index j),
+ * and batch 120 against the book's formula. */
+static void frontier_detail(chapter *ch, const serving *s, double n, const scale_infer_point *pts,
+                            int j, scale_infer_config cfg) {
+  cfg.batch = 120;
+  scale_infer_decode d120 = scale_infer_decode_eval(s->m, s->chip, &cfg);
+  double book = step_on(s, n, 120, SCALE_DTYPE_INT8, contexts[0]);
+  CHAPTER_VALUES(ch, "front",
+      {"min_step_s", "step at batch 1", pts[0].step_s, "s", SCALE_FMT_TIME},
+      {"min_tput", "throughput per chip at batch 1",
+       pts[0].tokens_per_s_per_chip, "tokens/s", SCALE_FMT_PLAIN},
+      {"min_cost", "cost at batch 1", pts[0].cost_usd_per_million_tokens, "USD", SCALE_FMT_USD},
+      {"cost_ratio", "cost at batch 1 / cost at the largest batch",
+       pts[0].cost_usd_per_million_tokens / pts[j].cost_usd_per_million_tokens,
+       "x", SCALE_FMT_PLAIN},
+      {"latency_ratio", "latency at the largest batch / at batch 1",
+       pts[j].step_s / pts[0].step_s, "x", SCALE_FMT_PLAIN},
+      {"tput_b120", "throughput per chip at batch 120",
+       pts[119].tokens_per_s_per_chip, "tokens/s", SCALE_FMT_PLAIN},
+      {"tput_b120_book", "same with the book's formula (no ICI)", 120 / book / n, "tokens/s",
+       SCALE_FMT_PLAIN},
+      {"b120_t_ici_s", "collectives at batch 120", d120.t_ici_s, "s", SCALE_FMT_TIME},
+      {"b120_t_params_s", "weight reads at batch 120", d120.t_params_s, "s", SCALE_FMT_TIME});
+}
+
 /** Frontier of 'n' chips, int8 weights and KV, bf16 FLOPs, for each context; fills the curves
  * with the points that fit (NaN elsewhere, which breaks the line). */
 static void frontier(chapter *ch, const serving *s, double n, double batches[MAX_BATCH],
@@ -293,8 +318,7 @@ static void frontier(chapter *ch, const serving *s, double n, double batches[MAX
   double worst = 0.0;
   for (int k = 0; k < N_CONTEXTS; k++) {
     cfg.context = contexts[k];
-    int n_fit = scale_infer_frontier(s->m, s->chip, &cfg, batches, MAX_BATCH, pts);
-    if (n_fit < 0) {
+    if (scale_infer_frontier(s->m, s->chip, &cfg, batches, MAX_BATCH, pts) < 0) {
       chapter_error(ch, "frontier: invalid configuration");
       return;
     }
@@ -304,53 +328,28 @@ static void frontier(chapter *ch, const serving *s, double n, double batches[MAX
       tput[k][i] = pts[i].fits ? pts[i].tokens_per_s_per_chip : (double)NAN;
       if (pts[i].fits) max_b = pts[i].batch;
     }
-    chapter_valuef(ch, "largest batch", max_b, "", SCALE_FMT_PLAIN, "front.s%.0f.max_batch",
-                   contexts[k]);
+    char stem[32];
+    snprintf(stem, sizeof stem, "front.s%.0f", contexts[k]);
+    chapter_stem_value(ch, stem, "max_batch", "largest batch", max_b, "", SCALE_FMT_PLAIN);
+    int j = (int)max_b - 1;
     if (max_b >= 1.0) {
-      int j = (int)max_b - 1;
       if (pts[j].step_s > worst) worst = pts[j].step_s;
-      chapter_valuef(ch, "its step", pts[j].step_s, "s", SCALE_FMT_TIME, "front.s%.0f.max_step_s",
-                     contexts[k]);
-      chapter_valuef(ch, "its throughput per chip", pts[j].tokens_per_s_per_chip, "tokens/s",
-                     SCALE_FMT_PLAIN, "front.s%.0f.max_tput", contexts[k]);
-      chapter_valuef(ch, "its cost", pts[j].cost_usd_per_million_tokens, "USD", SCALE_FMT_USD,
-                     "front.s%.0f.max_cost", contexts[k]);
+      CHAPTER_VALUES(ch, stem, {"max_step_s", "its step", pts[j].step_s, "s", SCALE_FMT_TIME},
+                     {"max_tput", "its throughput per chip", pts[j].tokens_per_s_per_chip,
+                      "tokens/s", SCALE_FMT_PLAIN},
+                     {"max_cost", "its cost", pts[j].cost_usd_per_million_tokens, "USD",
+                      SCALE_FMT_USD});
     }
-    if (k == 0) {
-      CHAPTER_VALUES(ch, "front",
-          {"min_step_s", "step at batch 1", pts[0].step_s, "s", SCALE_FMT_TIME},
-          {"min_tput", "throughput per chip at batch 1",
-           pts[0].tokens_per_s_per_chip, "tokens/s", SCALE_FMT_PLAIN},
-          {"min_cost", "cost at batch 1",
-           pts[0].cost_usd_per_million_tokens, "USD", SCALE_FMT_USD});
-      int j = (int)max_b - 1;
-      CHAPTER_VALUES(ch, "front",
-          {"cost_ratio", "cost at batch 1 / cost at the largest batch",
-           pts[0].cost_usd_per_million_tokens / pts[j].cost_usd_per_million_tokens,
-           "x", SCALE_FMT_PLAIN},
-          {"latency_ratio", "latency at the largest batch / at batch 1",
-           pts[j].step_s / pts[0].step_s, "x", SCALE_FMT_PLAIN});
-      int b120 = 119;
-      chapter_value(ch, "front.tput_b120", "throughput per chip at batch 120",
-                    pts[b120].tokens_per_s_per_chip, "tokens/s", SCALE_FMT_PLAIN);
-      double book = step_on(s, n, 120, SCALE_DTYPE_INT8, contexts[0]);
-      chapter_value(ch, "front.tput_b120_book", "same with the book's formula (no ICI)",
-                    120 / book / n, "tokens/s", SCALE_FMT_PLAIN);
-      cfg.batch = 120;
-      scale_infer_decode d120 = scale_infer_decode_eval(s->m, s->chip, &cfg);
-      CHAPTER_VALUES(ch, "front",
-          {"b120_t_ici_s", "collectives at batch 120", d120.t_ici_s, "s", SCALE_FMT_TIME},
-          {"b120_t_params_s", "weight reads at batch 120", d120.t_params_s, "s", SCALE_FMT_TIME});
-    }
+    if (k == 0) frontier_detail(ch, s, n, pts, j, cfg);
   }
-  chapter_value(ch, "front.max_step_s", "slowest step on the frontier", worst, "s",
-                SCALE_FMT_TIME);
   double kv_tok = scale_transformer_kv_bytes_per_token(s->m, SCALE_DTYPE_INT8);
-  chapter_value(ch, "front.kv_flops_context", "KV reads exceed FLOPs above",
-                scale_infer_kv_dominates_flops_context(
-                    s->n_params, kv_tok, scale_chip_flops_per_s(s->chip, SCALE_DTYPE_BF16),
-                    s->chip->hbm_bytes_per_s),
-                "tokens", SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "front",
+      {"max_step_s", "slowest step on the frontier", worst, "s", SCALE_FMT_TIME},
+      {"kv_flops_context", "KV reads exceed FLOPs above",
+       scale_infer_kv_dominates_flops_context(s->n_params, kv_tok,
+                                              scale_chip_flops_per_s(s->chip, SCALE_DTYPE_BF16),
+                                              s->chip->hbm_bytes_per_s),
+       "tokens", SCALE_FMT_PLAIN});
 }
 
 static void figure_frontier(chapter *ch, const serving *s, double n, const double *batches,
