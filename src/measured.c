@@ -177,3 +177,28 @@ const scale_trace_event *scale_trace_find(const scale_trace *t, int rank, const 
     if (t->ev[i].rank == rank && strcmp(t->ev[i].name, name) == 0) return &t->ev[i];
   return NULL;
 }
+
+double scale_trace_end_s(const scale_trace *t) {
+  double end = 0;
+  for (int i = 0; i < t->n; i++)
+    if (t->ev[i].ts_s + t->ev[i].dur_s > end) end = t->ev[i].ts_s + t->ev[i].dur_s;
+  return end;
+}
+
+double scale_trace_total_s(const scale_trace *t, int rank, const char *cat) {
+  double total = 0;
+  for (int i = 0; i < t->n; i++)
+    if (t->ev[i].rank == rank && strcmp(t->ev[i].cat, cat) == 0) total += t->ev[i].dur_s;
+  return total;
+}
+
+double scale_trace_spread(const scale_trace *t, const char *name) {
+  double t_min = (double)INFINITY, t_max = 0;
+  for (int r = 0; r < t->n_ranks; r++) {
+    const scale_trace_event *e = scale_trace_find(t, r, name);
+    if (!e) continue;
+    t_min = fmin(t_min, e->dur_s);
+    t_max = fmax(t_max, e->dur_s);
+  }
+  return isinf(t_min) ? (double)NAN : t_max / t_min;
+}

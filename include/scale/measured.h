@@ -108,4 +108,15 @@ scale_status scale_trace_load(const char *path, scale_trace *out, scale_diag *di
 /** The first event named 'name' on 'rank', or NULL. */
 const scale_trace_event *scale_trace_find(const scale_trace *t, int rank, const char *name);
 
+/** When the last event ends: the largest ts_s + dur_s [s]; 0 for an empty trace. */
+double scale_trace_end_s(const scale_trace *t);
+
+/** Total duration of the events of category 'cat' on 'rank' [s]; 0 when there are none. */
+double scale_trace_total_s(const scale_trace *t, int rank, const char *cat);
+
+/** Slowest over fastest rank's duration of the first event named 'name' on each rank that has
+ * one [1]; NaN when no rank has it. For a collective it shows how long the first rank in
+ * waited for the last. */
+double scale_trace_spread(const scale_trace *t, const char *name);
+
 #endif

@@ -104,6 +104,16 @@ START_TEST(trace_committed) {
   ck_assert_ptr_nonnull(e);
   ck_assert(e->rank == 0 && strcmp(e->cat, "compute") == 0 && e->dur_s > 0 && e->dur_s < 1);
   ck_assert_ptr_null(scale_trace_find(&t, 7, "case2: local matmul"));
+  /* Sums over the file's events (json.load of mesh-trace.json, microseconds): the last event
+   * ends at 165730.351; rank 0 computes 4842.683 and spends 14032.49 in collectives; its
+   * four ranks' "case2: all-gather A over X" take 488.295, 459.142, 4134.24 and 2288.749. */
+  scale_check_rel(scale_trace_end_s(&t), 165730.351e-6, 1e-9, "s", "max ts + dur");
+  scale_check_rel(scale_trace_total_s(&t, 0, "compute"), 4842.683e-6, 1e-9, "s", "rank 0");
+  scale_check_rel(scale_trace_total_s(&t, 0, "collective"), 14032.49e-6, 1e-9, "s", "rank 0");
+  scale_check_rel(scale_trace_total_s(&t, 9, "compute"), 0, 1e-12, "s", "no such rank");
+  scale_check_rel(scale_trace_spread(&t, "case2: all-gather A over X"), 4134.24 / 459.142, 1e-9,
+                  "", "slowest / fastest");
+  scale_check_nan(scale_trace_spread(&t, "no such event"));
   ck_assert_int_eq(scale_trace_load("/nonexistent/trace.json", &t, &diag), SCALE_ERR_IO);
 }
 END_TEST
