@@ -274,20 +274,14 @@ static void section_shapes(chapter *ch) {
 
 static void section_trace(chapter *ch, const scale_trace *t) {
   chapter_heading(ch, "A trace of the mesh executor (4 ranks)");
-  double end = 0, coll = 0, comp = 0;
-  for (int i = 0; i < t->n; i++) {
-    const scale_trace_event *e = &t->ev[i];
-    if (e->ts_s + e->dur_s > end) end = e->ts_s + e->dur_s;
-    if (e->rank != 0) continue;
-    if (strcmp(e->cat, "collective") == 0) coll += e->dur_s;
-    if (strcmp(e->cat, "compute") == 0) comp += e->dur_s;
-  }
   CHAPTER_VALUES(ch, "trace",
       {"ranks", "ranks (lanes)", t->n_ranks, "", SCALE_FMT_PLAIN},
       {"events", "complete events", t->n, "", SCALE_FMT_PLAIN},
-      {"span_s", "from first to last event", end, "s", SCALE_FMT_TIME},
-      {"rank0.collective_s", "rank 0 in collectives", coll, "s", SCALE_FMT_TIME},
-      {"rank0.compute_s", "rank 0 computing", comp, "s", SCALE_FMT_TIME});
+      {"span_s", "from first to last event", scale_trace_end_s(t), "s", SCALE_FMT_TIME},
+      {"rank0.collective_s", "rank 0 in collectives", scale_trace_total_s(t, 0, "collective"),
+       "s", SCALE_FMT_TIME},
+      {"rank0.compute_s", "rank 0 computing", scale_trace_total_s(t, 0, "compute"), "s",
+       SCALE_FMT_TIME});
   const scale_trace_event *g = scale_trace_find(t, 0, "case2: all-gather A over X");
   const scale_trace_event *mm = scale_trace_find(t, 0, "case2: local matmul");
   if (!g || !mm) {
@@ -300,15 +294,8 @@ static void section_trace(chapter *ch, const scale_trace *t) {
       {"case2.matmul_s", "case 2: local matmul", mm->dur_s, "s", SCALE_FMT_TIME});
   /* The same gather on every rank: they start together (a barrier) and end together (the ring
    * waits for its slowest member). */
-  double t_min = (double)INFINITY, t_max = 0;
-  for (int r = 0; r < t->n_ranks; r++) {
-    const scale_trace_event *e = scale_trace_find(t, r, "case2: all-gather A over X");
-    if (!e) continue;
-    t_min = fmin(t_min, e->dur_s);
-    t_max = fmax(t_max, e->dur_s);
-  }
-  chapter_value(ch, "trace.case2.gather_spread", "slowest / fastest rank's gather", t_max / t_min,
-                "x", SCALE_FMT_PLAIN);
+  chapter_value(ch, "trace.case2.gather_spread", "slowest / fastest rank's gather",
+                scale_trace_spread(t, "case2: all-gather A over X"), "x", SCALE_FMT_PLAIN);
 }
 
 static void figure_trace(chapter *ch, const scale_trace *t) {
