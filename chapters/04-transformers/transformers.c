@@ -19,20 +19,10 @@
 /** A plain multi-head transformer built by hand: the book's running examples are not real
  * models. Gated MLP, N = K, H = 128, untied embeddings. */
 static scale_model hand_model(int64_t l, int64_t d, int64_t f, int64_t v) {
-  scale_model m;
-  memset(&m, 0, sizeof m);
-  snprintf(m.name, sizeof m.name, "hand");
-  snprintf(m.display_name, sizeof m.display_name, "hand-made MHA model");
-  m.arch = SCALE_ARCH_TRANSFORMER;
-  m.n_layers = l;
-  m.d_model = d;
-  m.n_vocab = v;
-  m.d_head = 128;
-  m.n_heads = d / 128;
-  m.n_kv_heads = m.n_heads;
-  m.d_ff = f;
-  m.gated_mlp = true;
-  return m;
+  return (scale_model){.name = "hand", .display_name = "hand-made MHA model",
+                       .arch = SCALE_ARCH_TRANSFORMER, .n_layers = l, .d_model = d, .n_vocab = v,
+                       .d_head = 128, .n_heads = d / 128, .n_kv_heads = d / 128, .d_ff = f,
+                       .gated_mlp = true};
 }
 
 /* [listing:per-token] */

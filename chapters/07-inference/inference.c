@@ -286,21 +286,10 @@ static void section_engine(chapter *ch, const scale_chip *c, const scale_model *
 /** The chapter's invented model (LLaMA 2 13B-like): L 64, D 4096, F 16384, N 32, K 8, H 256,
  * V 32128, shared input and output embeddings. */
 static scale_model invented_model(void) {
-  scale_model m;
-  memset(&m, 0, sizeof m);
-  snprintf(m.name, sizeof m.name, "ch7-model");
-  snprintf(m.display_name, sizeof m.display_name, "chapter 7 model");
-  m.arch = SCALE_ARCH_TRANSFORMER;
-  m.n_layers = 64;
-  m.d_model = 4096;
-  m.d_ff = 16384;
-  m.gated_mlp = true;
-  m.n_heads = 32;
-  m.n_kv_heads = 8;
-  m.d_head = 256;
-  m.n_vocab = 32128;
-  m.tied_embeddings = true;
-  return m;
+  return (scale_model){.name = "ch7-model", .display_name = "chapter 7 model",
+                       .arch = SCALE_ARCH_TRANSFORMER, .n_layers = 64, .d_model = 4096,
+                       .d_ff = 16384, .gated_mlp = true, .n_heads = 32, .n_kv_heads = 8,
+                       .d_head = 256, .n_vocab = 32128, .tied_embeddings = true};
 }
 
 static void section_problems(chapter *ch, const scale_chip *c) {
