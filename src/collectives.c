@@ -384,3 +384,22 @@ double scale_collective_p2p_time_s(const scale_group *group, const double *from,
   if (bw == 0.0) return 0.0;
   return scale_collective_p2p_first_byte_s(group, from, to) + bytes / bw;
 }
+
+/* ---- the latency knee (ch. 3) ---------------------------------------------------------------- */
+
+/* [listing:latency-knee] */
+/* Bisection on the cost itself, so the knee holds for the precise form with or without
+ * wraparound: below it the hops' latency outlasts the bytes' bandwidth time. */
+double scale_collective_knee_bytes(const scale_group *group, scale_collective op) {
+  if (isnan(scale_collective_time_s(group, op, 1.0))) return (double)NAN;
+  double lo = 1.0, hi = 1e12;
+  for (int i = 0; i < 200; i++) {
+    double mid = sqrt(lo * hi);
+    if (scale_collective_eval(group, op, mid).latency_bound)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return sqrt(lo * hi);
+}
+/* [/listing:latency-knee] */

@@ -641,3 +641,57 @@ scale_status scale_infer_validate(const scale_model *model, const scale_chip *ch
   }
   return SCALE_OK;
 }
+
+/* ---- the best slice within a latency limit (ch. 8) ----------------------------------------- */
+
+bool scale_infer_best_within_latency(const scale_model *model, const scale_chip *chip,
+                                     const scale_infer_config *base, double max_step_s,
+                                     double max_batch, scale_infer_config *best_cfg,
+                                     scale_infer_decode *best) {
+  if (!(max_step_s > 0) || !(max_batch >= 1) || !(base->n_chips >= 1)) return false;
+  bool found = false;
+  double best_tput = 0;
+  for (double n = base->n_chips; n <= scale_chip_pod_chips(chip); n *= 2) {
+    scale_infer_config q = *base;
+    q.n_chips = q.tp = n;
+    q.batch = 1;
+    if (scale_infer_validate(model, chip, &q, NULL) != SCALE_OK) continue;
+    for (double b = 1; b <= max_batch; b += 1) {
+      q.batch = b;
+      scale_infer_decode d = scale_infer_decode_eval(model, chip, &q);
+      if (!scale_infer_memory_eval(model, chip, &q).fits || !(d.step_s <= max_step_s)) break;
+      if (d.tokens_per_s_per_chip > best_tput) {
+        best_tput = d.tokens_per_s_per_chip, found = true;
+        *best_cfg = q, *best = d;
+      }
+    }
+  }
+  return found;
+}
+
+/* ---- KV caches with local layers; the best lookahead (ch. 7) -------------------------------- */
+
+/* [listing:local-kv] */
+double scale_infer_local_kv_bytes(const scale_model *model, scale_dtype dtype, double context,
+                                  double local_frac, double window) {
+  if (!(context >= 0) || !(local_frac >= 0 && local_frac <= 1) || !(window >= 0))
+    return (double)NAN;
+  /* The library's KV per token covers all L layers; local layers cap their share. */
+  double per_token = scale_transformer_kv_bytes_per_token(model, dtype);
+  double global = (1.0 - local_frac) * per_token * context;
+  double local = local_frac * per_token * fmin(context, window);
+  return global + local;
+}
+/* [/listing:local-kv] */
+
+double scale_infer_spec_best_lookahead(double accept, double draft_cost_ratio,
+                                       double verify_cost_ratio, int max_lookahead,
+                                       double *speedup) {
+  double best = 0.0, best_g = (double)NAN;
+  for (int g = 1; g <= max_lookahead; g++) {
+    double s = scale_infer_spec_speedup(accept, g, draft_cost_ratio, verify_cost_ratio);
+    if (s > best) best = s, best_g = g;
+  }
+  if (speedup) *speedup = isnan(best_g) ? (double)NAN : best;
+  return best_g;
+}

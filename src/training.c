@@ -1126,3 +1126,41 @@ void scale_train_eval_cached(const scale_train_problem *problem, const scale_lay
                       : "compute-bound: every link's collectives hide under the matmuls";
   }
 }
+
+/* ---- layouts the chapters build ------------------------------------------------------------- */
+
+static bool positive_integer(double x) { return x >= 1.0 && isfinite(x) && x == floor(x); }
+
+double scale_train_fsdp_cp_degree(double n_chips, double n_seqs, double seq_tokens) {
+  if (!positive_integer(n_chips) || !positive_integer(n_seqs) || !positive_integer(seq_tokens))
+    return (double)NAN;
+  double f = fmin(n_chips, n_seqs);
+  for (; f > 1.0; f--)
+    if (fmod(n_chips, f) == 0.0 && fmod(seq_tokens, n_chips / f) == 0.0) break;
+  return f;
+}
+
+void scale_train_layer_comm_totals(const scale_train_result *r, double *bytes, double *time_s) {
+  *bytes = 0.0;
+  *time_s = 0.0;
+  for (int i = 0; i < SCALE_TRAIN_COMM_COUNT; i++) {
+    const scale_train_comm_cost *c = &r->comm[i];
+    if (!(c->step_bytes > 0.0)) continue;
+    *bytes += c->fwd_bytes_per_layer + c->bwd_bytes_per_layer;
+    *time_s += c->fwd_time_per_layer_s + c->bwd_time_per_layer_s;
+  }
+}
+
+bool scale_train_scaling_layout(const scale_train_problem *problem, double tp,
+                                double slice_chips, scale_layout *layout) {
+  double n = problem->n_chips, n_seq = floor(problem->batch_tokens / problem->seq_len);
+  *layout = scale_layout_default();
+  layout->dp = n > slice_chips ? n / slice_chips : 1.0;
+  double inner = n / layout->dp;
+  if (tp > inner) return false;
+  layout->tp = tp;
+  layout->fsdp = fmin(inner / tp, n_seq / layout->dp);
+  layout->cp = inner / (tp * layout->fsdp);
+  scale_train_layout_map(problem->chip, n, layout);
+  return scale_train_validate(problem, layout, NULL) == SCALE_OK;
+}

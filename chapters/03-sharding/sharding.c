@@ -32,19 +32,23 @@ static bool group_on(chapter *ch, const scale_chip *chip, const char *shape, sca
   return true;
 }
 
-static bool parse_mesh(chapter *ch, const char *text, scale_mesh *mesh) {
-  scale_diag diag = {0};
-  if (scale_sharding_mesh_parse(text, mesh, &diag) != SCALE_OK) {
-    chapter_error(ch, "mesh '%s': %s", text, diag.message);
-    return false;
-  }
-  return true;
+/** One ring of 'axis' chips on 'chip'. */
+static bool ring_on(chapter *ch, const scale_chip *chip, double axis, scale_group *g) {
+  char shape[32];
+  snprintf(shape, sizeof shape, "%.0f", axis);
+  return group_on(ch, chip, shape, SCALE_WRAP_AUTO, g);
 }
 
-static bool parse_sharding(chapter *ch, const char *text, const scale_mesh *mesh,
-                           scale_sharding *s) {
+/** Parses the mesh 'mesh_text' into *mesh (unless it is NULL: *mesh is already parsed), then
+ * the sharding 'text' on it into *s (unless s is NULL). */
+static bool parse(chapter *ch, const char *mesh_text, scale_mesh *mesh, const char *text,
+                  scale_sharding *s) {
   scale_diag diag = {0};
-  if (scale_sharding_parse(text, mesh, s, &diag) != SCALE_OK) {
+  if (mesh_text && scale_sharding_mesh_parse(mesh_text, mesh, &diag) != SCALE_OK) {
+    chapter_error(ch, "mesh '%s': %s", mesh_text, diag.message);
+    return false;
+  }
+  if (s && scale_sharding_parse(text, mesh, s, &diag) != SCALE_OK) {
     chapter_error(ch, "sharding '%s': %s", text, diag.message);
     return false;
   }
@@ -57,44 +61,40 @@ static void section_notation(chapter *ch) {
   chapter_heading(ch, "Pop quiz: int8[128, 2048] as A[I_XY, J] on {X:2, Y:8, Z:2}");
   scale_mesh mesh;
   scale_sharding a;
-  if (!parse_mesh(ch, "{X:2, Y:8, Z:2}", &mesh) || !parse_sharding(ch, "A[I_XY, J]", &mesh, &a))
-    return;
+  if (!parse(ch, "{X:2, Y:8, Z:2}", &mesh, "A[I_XY, J]", &a)) return;
   double dims[2] = {128.0, 2048.0};
-  chapter_value(ch, "quiz.devices", "devices", scale_sharding_mesh_devices(&mesh), "",
-                SCALE_FMT_PLAIN);
-  chapter_value(ch, "quiz.array_bytes", "one copy", dims[0] * dims[1], "B", SCALE_FMT_PLAIN);
-  chapter_value(ch, "quiz.shards", "shards", scale_sharding_n_shards(&a, &mesh), "",
-                SCALE_FMT_PLAIN);
-  chapter_value(ch, "quiz.local_i", "local size of I", scale_sharding_local_dim(&a, &mesh, dims, 0),
-                "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "quiz.bytes_per_device", "bytes per device",
-                scale_sharding_bytes_per_device(&a, &mesh, dims, SCALE_DTYPE_INT8), "B",
-                SCALE_FMT_PLAIN);
-  chapter_value(ch, "quiz.total_bytes", "bytes over all devices",
-                scale_sharding_total_bytes(&a, &mesh, dims, SCALE_DTYPE_INT8), "B",
-                SCALE_FMT_IEC);
-  chapter_value(ch, "quiz.replication", "copies of each element",
-                scale_sharding_replication(&a, &mesh), "", SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "quiz",
+      {"devices", "devices", scale_sharding_mesh_devices(&mesh), "", SCALE_FMT_PLAIN},
+      {"array_bytes", "one copy", dims[0] * dims[1], "B", SCALE_FMT_PLAIN},
+      {"shards", "shards", scale_sharding_n_shards(&a, &mesh), "", SCALE_FMT_PLAIN},
+      {"local_i", "local size of I", scale_sharding_local_dim(&a, &mesh, dims, 0), "",
+       SCALE_FMT_PLAIN},
+      {"bytes_per_device", "bytes per device",
+       scale_sharding_bytes_per_device(&a, &mesh, dims, SCALE_DTYPE_INT8), "B", SCALE_FMT_PLAIN},
+      {"total_bytes", "bytes over all devices",
+       scale_sharding_total_bytes(&a, &mesh, dims, SCALE_DTYPE_INT8), "B", SCALE_FMT_IEC},
+      {"replication", "copies of each element", scale_sharding_replication(&a, &mesh), "",
+       SCALE_FMT_PLAIN});
 
   chapter_heading(ch, "Q1: A[I_X, J, K] on {X:4, Y:8, Z:2}");
   scale_mesh m1;
   scale_sharding a1;
-  if (!parse_mesh(ch, "{X:4, Y:8, Z:2}", &m1) || !parse_sharding(ch, "A[I_X, J, K]", &m1, &a1))
-    return;
-  chapter_value(ch, "q1.replication", "total bytes / one copy", scale_sharding_replication(&a1, &m1),
-                "", SCALE_FMT_PLAIN);
+  if (!parse(ch, "{X:4, Y:8, Z:2}", &m1, "A[I_X, J, K]", &a1)) return;
+  chapter_value(ch, "q1.replication", "total bytes / one copy",
+                scale_sharding_replication(&a1, &m1), "", SCALE_FMT_PLAIN);
 }
 
 /* ---- the four cases ------------------------------------------------------------------------ */
 
-static void plan_case(chapter *ch, const char *tag, const scale_mesh *mesh, const char *a_text,
+static void plan_case(chapter *ch, const char *tag, const char *mesh_text, const char *a_text,
                       const char *b_text, const double *a_dims, const double *b_dims,
                       const scale_chip *chip) {
+  scale_mesh mesh;
   scale_sharding a, b;
-  if (!parse_sharding(ch, a_text, mesh, &a) || !parse_sharding(ch, b_text, mesh, &b)) return;
+  if (!parse(ch, mesh_text, &mesh, a_text, &a) || !parse(ch, NULL, &mesh, b_text, &b)) return;
   scale_sharded_matmul plan;
   scale_diag diag = {0};
-  if (scale_sharding_matmul_plan(mesh, &a, a_dims, &b, b_dims, SCALE_DTYPE_BF16, chip,
+  if (scale_sharding_matmul_plan(&mesh, &a, a_dims, &b, b_dims, SCALE_DTYPE_BF16, chip,
                                  SCALE_WRAP_AUTO, &plan, &diag) != SCALE_OK) {
     chapter_error(ch, "plan %s . %s: %s", a_text, b_text, diag.message);
     return;
@@ -108,71 +108,45 @@ static void plan_case(chapter *ch, const char *tag, const scale_mesh *mesh, cons
     chapter_valuef(ch, "  bytes V", plan.step[i].bytes, "B", SCALE_FMT_SI, "%s.step%d_bytes", tag,
                    i + 1);
   }
-  chapter_stem_value(ch, tag, "flops_per_device", "FLOPs per device", plan.flops_per_device, "FLOP",
-                     SCALE_FMT_SCI);
-  chapter_stem_value(ch, tag, "t_math_s", "T_math",
-                     scale_roofline_t_math_s(chip, SCALE_DTYPE_BF16, plan.flops_per_device), "s",
-                     SCALE_FMT_TIME);
-  chapter_stem_value(ch, tag, "comms_s", "T_comms (precise)", plan.comms_time_s, "s",
-                     SCALE_FMT_TIME);
-  chapter_stem_value(ch, tag, "book_comms_s", "T_comms (book form)", plan.book_comms_time_s, "s",
-                     SCALE_FMT_TIME);
+  CHAPTER_VALUES(ch, tag,
+      {"flops_per_device", "FLOPs per device", plan.flops_per_device, "FLOP", SCALE_FMT_SCI},
+      {"t_math_s", "T_math",
+       scale_roofline_t_math_s(chip, SCALE_DTYPE_BF16, plan.flops_per_device), "s",
+       SCALE_FMT_TIME},
+      {"comms_s", "T_comms (precise)", plan.comms_time_s, "s", SCALE_FMT_TIME},
+      {"book_comms_s", "T_comms (book form)", plan.book_comms_time_s, "s", SCALE_FMT_TIME});
 }
 
 static void section_cases(chapter *ch, const scale_chip *v5e, const char *mesh_text,
                           const char *a_user, const char *b_user) {
   chapter_heading(ch, "The four cases on a TPU v5e 4x4, {X:4, Y:4}, I = 4096, J = 8192, "
                       "K = 16384, bf16");
-  scale_mesh mesh;
-  if (!parse_mesh(ch, "{X:4, Y:4}", &mesh)) return;
   double a_dims[2] = {4096.0, 8192.0}, b_dims[2] = {8192.0, 16384.0};
-  chapter_value(ch, "cases.i", "I", a_dims[0], "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "cases.j", "J", a_dims[1], "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "cases.k", "K", b_dims[1], "", SCALE_FMT_PLAIN);
-  plan_case(ch, "case1", &mesh, "A[I_X, J]", "B[J, K_Y]", a_dims, b_dims, v5e);
-  plan_case(ch, "case2", &mesh, "A[I, J_X]", "B[J, K]", a_dims, b_dims, v5e);
-  plan_case(ch, "case3", &mesh, "A[I, J_X]", "B[J_X, K]", a_dims, b_dims, v5e);
-  plan_case(ch, "case4", &mesh, "A[I_X, J]", "B[J, K_X]", a_dims, b_dims, v5e);
+  CHAPTER_VALUES(ch, "cases", {"i", "I", a_dims[0], "", SCALE_FMT_PLAIN},
+                 {"j", "J", a_dims[1], "", SCALE_FMT_PLAIN},
+                 {"k", "K", b_dims[1], "", SCALE_FMT_PLAIN});
+  plan_case(ch, "case1", "{X:4, Y:4}", "A[I_X, J]", "B[J, K_Y]", a_dims, b_dims, v5e);
+  plan_case(ch, "case2", "{X:4, Y:4}", "A[I, J_X]", "B[J, K]", a_dims, b_dims, v5e);
+  plan_case(ch, "case3", "{X:4, Y:4}", "A[I, J_X]", "B[J_X, K]", a_dims, b_dims, v5e);
+  plan_case(ch, "case4", "{X:4, Y:4}", "A[I_X, J]", "B[J, K_X]", a_dims, b_dims, v5e);
   /* The reader's own pair (--mesh, --a, --b), printed in the walk-through only. */
   if (ch->walk) {
-    scale_mesh um;
-    if (!parse_mesh(ch, mesh_text, &um)) return;
     chapter_heading(ch, "Your matmul (--mesh, --a, --b)");
-    plan_case(ch, "user", &um, a_user, b_user, a_dims, b_dims, v5e);
+    plan_case(ch, "user", mesh_text, a_user, b_user, a_dims, b_dims, v5e);
   }
 }
 
 /* ---- collectives --------------------------------------------------------------------------- */
 
-/* [listing:latency-knee] */
-/** The array size at which a ring collective stops being latency-bound: the bytes whose
- * bandwidth time equals the latency time, found by bisection on the library's own cost
- * (so it holds for the precise form, with or without wraparound). */
-static double knee_bytes(const scale_group *g, scale_collective op) {
-  double lo = 1.0, hi = 1e12;
-  for (int i = 0; i < 200; i++) {
-    double mid = sqrt(lo * hi);
-    scale_collective_cost c = scale_collective_eval(g, op, mid);
-    if (c.latency_bound)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  return sqrt(lo * hi);
-}
-/* [/listing:latency-knee] */
-
 static void section_collectives(chapter *ch, const scale_chip *chip, double axis) {
   chapter_heading(ch, "The four collectives on one ring of the example chip");
   scale_group g;
-  char shape[32];
-  snprintf(shape, sizeof shape, "%.0f", axis);
-  if (!group_on(ch, chip, shape, SCALE_WRAP_AUTO, &g)) return;
+  if (!ring_on(ch, chip, axis, &g)) return;
   double v = 1e9;
-  chapter_value(ch, "coll.axis", "ring size", axis, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "coll.wraps", "ring wraps (1 = yes)", g.axis[0].wraps ? 1.0 : 0.0, "",
-                SCALE_FMT_PLAIN);
-  chapter_value(ch, "coll.bytes", "array V", v, "B", SCALE_FMT_SI);
+  CHAPTER_VALUES(ch, "coll",
+      {"axis", "ring size", axis, "", SCALE_FMT_PLAIN},
+      {"wraps", "ring wraps (1 = yes)", g.axis[0].wraps, "", SCALE_FMT_PLAIN},
+      {"bytes", "array V", v, "B", SCALE_FMT_SI});
   static const char *tags[SCALE_COLL_COUNT] = {"ag", "rs", "ar", "a2a"};
   for (int op = 0; op < SCALE_COLL_COUNT; op++) {
     scale_collective_cost c = scale_collective_eval(&g, (scale_collective)op, v);
@@ -183,7 +157,7 @@ static void section_collectives(chapter *ch, const scale_chip *chip, double axis
     chapter_valuef(ch, "  hops", c.hops, "", SCALE_FMT_PLAIN, "coll.%s.hops", tags[op]);
   }
   chapter_value(ch, "coll.ag.knee_bytes", "AllGather latency-bound below",
-                knee_bytes(&g, SCALE_COLL_ALL_GATHER), "B", SCALE_FMT_SI);
+                scale_collective_knee_bytes(&g, SCALE_COLL_ALL_GATHER), "B", SCALE_FMT_SI);
 }
 
 static void section_every_tpu(chapter *ch, const chapter_chips *tpus) {
@@ -191,29 +165,24 @@ static void section_every_tpu(chapter *ch, const chapter_chips *tpus) {
   for (int i = 0; i < tpus->n; i++) {
     const scale_chip *c = &tpus->chip[i];
     chapter_say(ch, "%s:", c->display_name);
-    chapter_stem_value(ch, c->name, "latency_bytes", "one hop latency-bound below",
-                       c->ici_link_bytes_per_s * c->ici_hop_latency_s, "B", SCALE_FMT_SI);
     double axis = c->pod_shape[0];
     scale_group g;
-    char shape[32];
-    snprintf(shape, sizeof shape, "%.0f", axis);
-    if (!group_on(ch, c, shape, SCALE_WRAP_AUTO, &g)) return;
-    chapter_stem_value(ch, c->name, "full_axis", "full pod axis", axis, "", SCALE_FMT_PLAIN);
-    chapter_stem_value(ch, c->name, "ag_1gb_s", "AllGather of 1 GB",
-                       scale_collective_time_s(&g, SCALE_COLL_ALL_GATHER, 1e9), "s",
-                       SCALE_FMT_TIME);
-    chapter_stem_value(ch, c->name, "ar_1gb_s", "AllReduce of 1 GB",
-                       scale_collective_time_s(&g, SCALE_COLL_ALL_REDUCE, 1e9), "s",
-                       SCALE_FMT_TIME);
-    chapter_stem_value(ch, c->name, "a2a_1gb_s", "AllToAll of 1 GB",
-                       scale_collective_time_s(&g, SCALE_COLL_ALL_TO_ALL, 1e9), "s",
-                       SCALE_FMT_TIME);
+    if (!ring_on(ch, c, axis, &g)) return;
     double peak = scale_chip_flops_per_s(c, SCALE_DTYPE_BF16);
     double bidi = scale_roofline_channel_bytes_per_s(c, SCALE_CHANNEL_ICI_BIDI);
-    chapter_stem_value(ch, c->name, "reduce_beats_gather_d",
-                       "Q4: multiply-then-AllReduce wins above D",
-                       scale_sharding_reduce_beats_gather_d(peak, bidi, SCALE_DTYPE_BF16), "",
-                       SCALE_FMT_PLAIN);
+    CHAPTER_VALUES(ch, c->name,
+        {"latency_bytes", "one hop latency-bound below",
+         c->ici_link_bytes_per_s * c->ici_hop_latency_s, "B", SCALE_FMT_SI},
+        {"full_axis", "full pod axis", axis, "", SCALE_FMT_PLAIN},
+        {"ag_1gb_s", "AllGather of 1 GB", scale_collective_time_s(&g, SCALE_COLL_ALL_GATHER, 1e9),
+         "s", SCALE_FMT_TIME},
+        {"ar_1gb_s", "AllReduce of 1 GB", scale_collective_time_s(&g, SCALE_COLL_ALL_REDUCE, 1e9),
+         "s", SCALE_FMT_TIME},
+        {"a2a_1gb_s", "AllToAll of 1 GB", scale_collective_time_s(&g, SCALE_COLL_ALL_TO_ALL, 1e9),
+         "s", SCALE_FMT_TIME},
+        {"reduce_beats_gather_d", "Q4: multiply-then-AllReduce wins above D",
+         scale_sharding_reduce_beats_gather_d(peak, bidi, SCALE_DTYPE_BF16), "",
+         SCALE_FMT_PLAIN});
   }
 }
 
@@ -226,23 +195,19 @@ static void quiz2(chapter *ch, const scale_chip *v5e) {
     return;
   double v = 2048.0 * 8192.0 * 2.0;
   scale_collective_cost c = scale_collective_eval(&g, SCALE_COLL_ALL_GATHER, v);
-  chapter_value(ch, "quiz2.bytes", "gathered array", v, "B", SCALE_FMT_SI);
-  chapter_value(ch, "quiz2.shard_bytes", "one shard", v / 4.0, "B", SCALE_FMT_SI);
-  chapter_value(ch, "quiz2.book_time_s", "V / W_bidi (as if it wrapped)", c.book_time_s, "s",
-                SCALE_FMT_TIME);
-  chapter_value(ch, "quiz2.wrap_time_s", "precise, if it wrapped",
-                scale_collective_time_s(&gw, SCALE_COLL_ALL_GATHER, v), "s", SCALE_FMT_TIME);
-  chapter_value(ch, "quiz2.time_s", "precise, no wraparound (the real 4-axis)", c.time_s, "s",
-                SCALE_FMT_TIME);
   double small = 256.0 * 256.0 * 2.0;
   scale_collective_cost s = scale_collective_eval(&g, SCALE_COLL_ALL_GATHER, small);
-  chapter_value(ch, "quiz2.small_bytes", "E = F = 256: gathered array", small, "B",
-                SCALE_FMT_SI);
-  chapter_value(ch, "quiz2.small_bandwidth_s", "  bandwidth time", s.bandwidth_time_s, "s",
-                SCALE_FMT_TIME);
-  chapter_value(ch, "quiz2.small_time_s", "  latency-bound time", s.time_s, "s",
-                SCALE_FMT_TIME);
-  chapter_value(ch, "quiz2.small_hops", "  hops", s.hops, "", SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "quiz2",
+      {"bytes", "gathered array", v, "B", SCALE_FMT_SI},
+      {"shard_bytes", "one shard", v / 4.0, "B", SCALE_FMT_SI},
+      {"book_time_s", "V / W_bidi (as if it wrapped)", c.book_time_s, "s", SCALE_FMT_TIME},
+      {"wrap_time_s", "precise, if it wrapped",
+       scale_collective_time_s(&gw, SCALE_COLL_ALL_GATHER, v), "s", SCALE_FMT_TIME},
+      {"time_s", "precise, no wraparound (the real 4-axis)", c.time_s, "s", SCALE_FMT_TIME},
+      {"small_bytes", "E = F = 256: gathered array", small, "B", SCALE_FMT_SI},
+      {"small_bandwidth_s", "  bandwidth time", s.bandwidth_time_s, "s", SCALE_FMT_TIME},
+      {"small_time_s", "  latency-bound time", s.time_s, "s", SCALE_FMT_TIME},
+      {"small_hops", "  hops", s.hops, "", SCALE_FMT_PLAIN});
 }
 
 static void q2q3(chapter *ch, const scale_chip *v4p) {
@@ -256,23 +221,21 @@ static void q2q3(chapter *ch, const scale_chip *v4p) {
   scale_collective_cost a = scale_collective_eval(&gx, SCALE_COLL_ALL_GATHER, full / 4.0);
   scale_collective_cost b = scale_collective_eval(&gxy, SCALE_COLL_ALL_GATHER, full);
   scale_collective_cost r = scale_collective_eval(&gx, SCALE_COLL_ALL_REDUCE, full / 16.0);
-  chapter_value(ch, "q2.x_book_s", "AllGather_X, book form", a.book_time_s, "s", SCALE_FMT_TIME);
-  chapter_value(ch, "q2.x_s", "AllGather_X, precise", a.time_s, "s", SCALE_FMT_TIME);
-  chapter_value(ch, "q2.xy_book_s", "AllGather_XY, book form", b.book_time_s, "s",
-                SCALE_FMT_TIME);
-  chapter_value(ch, "q2.xy_s", "AllGather_XY, precise", b.time_s, "s", SCALE_FMT_TIME);
-  chapter_value(ch, "q2.xy_latency_s", "AllGather_XY latency floor", b.latency_time_s, "s",
-                SCALE_FMT_TIME);
-  chapter_value(ch, "q2.z_book_s", "AllReduce_Z of [B_X, D_Y], book form", r.book_time_s, "s",
-                SCALE_FMT_TIME);
-  chapter_value(ch, "q2.z_s", "AllReduce_Z, precise", r.time_s, "s", SCALE_FMT_TIME);
-  chapter_value(ch, "q2.z_full_book_s", "AllReduce of the whole [B, D] (the book's 4BD/W)",
-                scale_collective_book_time_s(&gx, SCALE_COLL_ALL_REDUCE, full), "s",
-                SCALE_FMT_TIME);
   scale_collective_cost q3 = scale_collective_eval(&gx, SCALE_COLL_ALL_GATHER, 128.0 * 2.0);
-  chapter_value(ch, "q3.bytes", "Q3: gathered [B] with B = 128", 256.0, "B", SCALE_FMT_PLAIN);
-  chapter_value(ch, "q3.hops", "hops", q3.hops, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "q3.time_s", "time (latency-bound)", q3.time_s, "s", SCALE_FMT_TIME);
+  CHAPTER_VALUES(ch, NULL,
+      {"q2.x_book_s", "AllGather_X, book form", a.book_time_s, "s", SCALE_FMT_TIME},
+      {"q2.x_s", "AllGather_X, precise", a.time_s, "s", SCALE_FMT_TIME},
+      {"q2.xy_book_s", "AllGather_XY, book form", b.book_time_s, "s", SCALE_FMT_TIME},
+      {"q2.xy_s", "AllGather_XY, precise", b.time_s, "s", SCALE_FMT_TIME},
+      {"q2.xy_latency_s", "AllGather_XY latency floor", b.latency_time_s, "s", SCALE_FMT_TIME},
+      {"q2.z_book_s", "AllReduce_Z of [B_X, D_Y], book form", r.book_time_s, "s",
+       SCALE_FMT_TIME},
+      {"q2.z_s", "AllReduce_Z, precise", r.time_s, "s", SCALE_FMT_TIME},
+      {"q2.z_full_book_s", "AllReduce of the whole [B, D] (the book's 4BD/W)",
+       scale_collective_book_time_s(&gx, SCALE_COLL_ALL_REDUCE, full), "s", SCALE_FMT_TIME},
+      {"q3.bytes", "Q3: gathered [B] with B = 128", 256.0, "B", SCALE_FMT_PLAIN},
+      {"q3.hops", "hops", q3.hops, "", SCALE_FMT_PLAIN},
+      {"q3.time_s", "time (latency-bound)", q3.time_s, "s", SCALE_FMT_TIME});
   chapter_row(ch, "latency-bound (1 = yes)", q3.latency_bound ? 1.0 : 0.0, "", SCALE_FMT_PLAIN);
 }
 
@@ -311,23 +274,23 @@ static void q9q10(chapter *ch) {
   chapter_heading(ch, "Q9, Q10: gather vs scatter, and why an AllToAll is a quarter");
   /* Q9: A[N, M_X] . B[M, K]: gathering A moves N M, reduce-scattering C moves N K. */
   double n = 4096.0, m = 8192.0, k = 2048.0;
-  chapter_value(ch, "q9.m", "M", m, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "q9.k", "K", k, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "q9.ratio", "gather A / reduce-scatter C = M/K", (n * m) / (n * k), "",
-                SCALE_FMT_PLAIN);
   double nn = 1024.0, d = 8.0;
-  chapter_value(ch, "q10.n", "n", nn, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "q10.d", "ring of d", d, "", SCALE_FMT_PLAIN);
   double ag1 = q10_link_scalars(SCALE_COLL_ALL_GATHER, nn, d, false);
   double a2a1 = q10_link_scalars(SCALE_COLL_ALL_TO_ALL, nn, d, false);
   double ag2 = q10_link_scalars(SCALE_COLL_ALL_GATHER, nn, d, true);
   double a2a2 = q10_link_scalars(SCALE_COLL_ALL_TO_ALL, nn, d, true);
-  chapter_value(ch, "q10.ag_oneway", "AllGather, one-way ring", ag1, "", SCALE_FMT_SCI);
-  chapter_value(ch, "q10.a2a_oneway", "AllToAll, one-way ring", a2a1, "", SCALE_FMT_SCI);
-  chapter_value(ch, "q10.ratio_oneway", "ratio, one-way", ag1 / a2a1, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "q10.ag_bidi", "AllGather, bidirectional", ag2, "", SCALE_FMT_SCI);
-  chapter_value(ch, "q10.a2a_bidi", "AllToAll, bidirectional", a2a2, "", SCALE_FMT_SCI);
-  chapter_value(ch, "q10.ratio_bidi", "ratio, bidirectional", ag2 / a2a2, "", SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, NULL,
+      {"q9.m", "M", m, "", SCALE_FMT_PLAIN},
+      {"q9.k", "K", k, "", SCALE_FMT_PLAIN},
+      {"q9.ratio", "gather A / reduce-scatter C = M/K", (n * m) / (n * k), "", SCALE_FMT_PLAIN},
+      {"q10.n", "n", nn, "", SCALE_FMT_PLAIN},
+      {"q10.d", "ring of d", d, "", SCALE_FMT_PLAIN},
+      {"q10.ag_oneway", "AllGather, one-way ring", ag1, "", SCALE_FMT_SCI},
+      {"q10.a2a_oneway", "AllToAll, one-way ring", a2a1, "", SCALE_FMT_SCI},
+      {"q10.ratio_oneway", "ratio, one-way", ag1 / a2a1, "", SCALE_FMT_PLAIN},
+      {"q10.ag_bidi", "AllGather, bidirectional", ag2, "", SCALE_FMT_SCI},
+      {"q10.a2a_bidi", "AllToAll, bidirectional", a2a2, "", SCALE_FMT_SCI},
+      {"q10.ratio_bidi", "ratio, bidirectional", ag2 / a2a2, "", SCALE_FMT_PLAIN});
 }
 
 /* ---- figures ------------------------------------------------------------------------------- */
@@ -335,11 +298,7 @@ static void q9q10(chapter *ch) {
 static void figure_knee(chapter *ch, const scale_chip *chip, double axis) {
   static double x[N_CURVE], y[3][N_CURVE];
   scale_group g[3];
-  char shape[32];
-  snprintf(shape, sizeof shape, "%.0f", axis);
-  if (!group_on(ch, chip, shape, SCALE_WRAP_AUTO, &g[0]) || !group_on(ch, chip, "4", SCALE_WRAP_NO,
-                                                                      &g[1]))
-    return;
+  if (!ring_on(ch, chip, axis, &g[0]) || !group_on(ch, chip, "4", SCALE_WRAP_NO, &g[1])) return;
   g[2] = g[0];
   for (int i = 0; i < N_CURVE; i++) {
     x[i] = pow(10.0, 2.0 + 8.0 * (double)i / (N_CURVE - 1));
@@ -355,8 +314,8 @@ static void figure_knee(chapter *ch, const scale_chip *chip, double axis) {
                             {.label = "line of 4 (no wraparound)", .x = x, .y = y[1],
                              .n = N_CURVE, .dashed = true},
                             {.label = l2, .x = x, .y = y[2], .n = N_CURVE, .dashed = true}};
-  scale_plot_marker m = {.vertical = true, .at = knee_bytes(&g[0], SCALE_COLL_ALL_GATHER),
-                         .label = "knee"};
+  scale_plot_marker m = {.vertical = true, .label = "knee",
+                         .at = scale_collective_knee_bytes(&g[0], SCALE_COLL_ALL_GATHER)};
   scale_plot p = {.title = title,
                   .desc = "Below the knee the time is flat: hops times the per-hop latency. "
                           "Above it the time grows linearly with the bytes and does not depend "
@@ -371,9 +330,7 @@ static void figure_knee(chapter *ch, const scale_chip *chip, double axis) {
 static void figure_collectives(chapter *ch, const scale_chip *chip, double axis) {
   static double x[N_CURVE], y[SCALE_COLL_COUNT][N_CURVE];
   scale_group g;
-  char shape[32];
-  snprintf(shape, sizeof shape, "%.0f", axis);
-  if (!group_on(ch, chip, shape, SCALE_WRAP_AUTO, &g)) return;
+  if (!ring_on(ch, chip, axis, &g)) return;
   scale_plot_series s[SCALE_COLL_COUNT];
   for (int op = 0; op < SCALE_COLL_COUNT; op++) {
     for (int i = 0; i < N_CURVE; i++) {
@@ -381,7 +338,8 @@ static void figure_collectives(chapter *ch, const scale_chip *chip, double axis)
       y[op][i] = scale_collective_time_s(&g, (scale_collective)op, x[i]);
     }
     s[op] = (scale_plot_series){.label = scale_collective_name((scale_collective)op), .x = x,
-                                .y = y[op], .n = N_CURVE, .dashed = op == SCALE_COLL_REDUCE_SCATTER};
+                                .y = y[op], .n = N_CURVE,
+                                .dashed = op == SCALE_COLL_REDUCE_SCATTER};
   }
   char title[160];
   snprintf(title, sizeof title, "The four collectives on a ring of %.0f %s", axis,

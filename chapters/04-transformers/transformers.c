@@ -19,20 +19,10 @@
 /** A plain multi-head transformer built by hand: the book's running examples are not real
  * models. Gated MLP, N = K, H = 128, untied embeddings. */
 static scale_model hand_model(int64_t l, int64_t d, int64_t f, int64_t v) {
-  scale_model m;
-  memset(&m, 0, sizeof m);
-  snprintf(m.name, sizeof m.name, "hand");
-  snprintf(m.display_name, sizeof m.display_name, "hand-made MHA model");
-  m.arch = SCALE_ARCH_TRANSFORMER;
-  m.n_layers = l;
-  m.d_model = d;
-  m.n_vocab = v;
-  m.d_head = 128;
-  m.n_heads = d / 128;
-  m.n_kv_heads = m.n_heads;
-  m.d_ff = f;
-  m.gated_mlp = true;
-  return m;
+  return (scale_model){.name = "hand", .display_name = "hand-made MHA model",
+                       .arch = SCALE_ARCH_TRANSFORMER, .n_layers = l, .d_model = d, .n_vocab = v,
+                       .d_head = 128, .n_heads = d / 128, .n_kv_heads = d / 128, .d_ff = f,
+                       .gated_mlp = true};
 }
 
 /* [listing:per-token] */
@@ -108,30 +98,26 @@ static void section_layer(chapter *ch, const scale_model *m, double t) {
   double mlp = scale_transformer_n_mlp_params(m) + scale_transformer_n_moe_params(m);
   double norm = scale_transformer_n_norm_params(m);
   double mixer = scale_transformer_n_mamba2_params(m); /* 0 for a transformer */
-  double layer = attn + mlp + mixer + norm;
-  chapter_stem_value_opt(ch, "layer", "context", "context T", t, "tokens", SCALE_FMT_PLAIN);
-  chapter_stem_value_opt(ch, "layer", "d", "D", (double)m->d_model, "", SCALE_FMT_PLAIN);
-  chapter_stem_value_opt(ch, "layer", "f", "F", (double)m->d_ff, "", SCALE_FMT_PLAIN);
-  chapter_stem_value_opt(ch, "layer", "l", "L", (double)m->n_layers, "", SCALE_FMT_PLAIN);
-  chapter_stem_value_opt(ch, "layer", "n", "N (query heads)", (double)m->n_heads, "",
-                         SCALE_FMT_PLAIN);
-  chapter_stem_value_opt(ch, "layer", "k", "K (KV heads)", (double)m->n_kv_heads, "",
-                         SCALE_FMT_PLAIN);
-  chapter_stem_value_opt(ch, "layer", "h", "H", (double)m->d_head, "", SCALE_FMT_PLAIN);
-  chapter_stem_value_opt(ch, "layer", "v", "V", (double)m->n_vocab, "", SCALE_FMT_PLAIN);
-  chapter_stem_value_opt(ch, "layer", "attn_params", "attention 2D(N+K)H", attn, "", SCALE_FMT_SCI);
-  chapter_stem_value_opt(ch, "layer", "mlp_params", "MLP 3DF", mlp, "", SCALE_FMT_SCI);
-  chapter_stem_value_opt(ch, "layer", "norm_params", "norms", norm, "", SCALE_FMT_PLAIN);
-  chapter_stem_value_opt(ch, "layer", "attn_params_pct", "attention share of the layer",
-                         100.0 * attn / layer, "%", SCALE_FMT_PLAIN);
-  chapter_stem_value_opt(ch, "layer", "mlp_params_pct", "MLP share of the layer",
-                         100.0 * mlp / layer, "%", SCALE_FMT_PLAIN);
-  chapter_stem_value_opt(ch, "layer", "embed_params", "embeddings (whole model)",
-                         scale_transformer_n_embedding_params(m), "", SCALE_FMT_SCI);
-  chapter_stem_value_opt(ch, "layer", "embed_pct", "embedding share of the model",
-                         100.0 * scale_transformer_n_embedding_params(m) /
-                             scale_transformer_n_params(m),
-                         "%", SCALE_FMT_PLAIN);
+  double layer = attn + mlp + mixer + norm, embed = scale_transformer_n_embedding_params(m);
+  const chapter_val params[] = {
+      {"context", "context T", t, "tokens", SCALE_FMT_PLAIN},
+      {"d", "D", (double)m->d_model, "", SCALE_FMT_PLAIN},
+      {"f", "F", (double)m->d_ff, "", SCALE_FMT_PLAIN},
+      {"l", "L", (double)m->n_layers, "", SCALE_FMT_PLAIN},
+      {"n", "N (query heads)", (double)m->n_heads, "", SCALE_FMT_PLAIN},
+      {"k", "K (KV heads)", (double)m->n_kv_heads, "", SCALE_FMT_PLAIN},
+      {"h", "H", (double)m->d_head, "", SCALE_FMT_PLAIN},
+      {"v", "V", (double)m->n_vocab, "", SCALE_FMT_PLAIN},
+      {"attn_params", "attention 2D(N+K)H", attn, "", SCALE_FMT_SCI},
+      {"mlp_params", "MLP 3DF", mlp, "", SCALE_FMT_SCI},
+      {"norm_params", "norms", norm, "", SCALE_FMT_PLAIN},
+      {"attn_params_pct", "attention share of the layer", 100.0 * attn / layer, "%",
+       SCALE_FMT_PLAIN},
+      {"mlp_params_pct", "MLP share of the layer", 100.0 * mlp / layer, "%", SCALE_FMT_PLAIN},
+      {"embed_params", "embeddings (whole model)", embed, "", SCALE_FMT_SCI},
+      {"embed_pct", "embedding share of the model", 100.0 * embed / scale_transformer_n_params(m),
+       "%", SCALE_FMT_PLAIN}};
+  chapter_values_opt(ch, "layer", params, CHAPTER_ROWS(params));
   /* Training FLOPs of one layer for one sequence of t tokens. */
   double qkvo = scale_transformer_qkvo_flops(m, t, SCALE_PASS_TRAIN);
   double mlpf = scale_transformer_mlp_flops(m, t, SCALE_PASS_TRAIN) +
@@ -141,48 +127,38 @@ static void section_layer(chapter *ch, const scale_model *m, double t) {
   double mixer_flops = scale_transformer_mamba2_projection_flops(m, t, SCALE_PASS_TRAIN) +
                        scale_transformer_ssd_flops(m, 1.0, t, false, SCALE_PASS_TRAIN);
   double total = qkvo + mlpf + dot + mixer_flops;
-  if (mixer > 0.0) { /* a Mamba-2 layer: its mixer replaces attention */
-    chapter_stem_value_opt(ch, "layer", "mixer_params", "Mamba-2 mixer", mixer, "", SCALE_FMT_SCI);
-    chapter_stem_value_opt(ch, "layer", "mixer_flops", "Mamba-2 mixer (projections + SSD scan)",
-                           mixer_flops, "FLOP", SCALE_FMT_SCI);
-    chapter_stem_value_opt(ch, "layer", "mixer_pct", "mixer share", 100.0 * mixer_flops / total,
-                           "%", SCALE_FMT_PLAIN);
-  }
-  chapter_stem_value_opt(ch, "layer", "qkvo_flops", "Q, K, V, O projections", qkvo, "FLOP",
-                         SCALE_FMT_SCI);
-  chapter_stem_value_opt(ch, "layer", "mlp_flops", "MLP", mlpf, "FLOP", SCALE_FMT_SCI);
-  chapter_stem_value_opt(ch, "layer", "dot_flops", "QK^T and AV (causal)", dot, "FLOP",
-                         SCALE_FMT_SCI);
-  chapter_stem_value_opt(ch, "layer", "dot_full_flops", "QK^T and AV (no mask skipping)", dot_full,
-                         "FLOP", SCALE_FMT_SCI);
-  chapter_stem_value_opt(ch, "layer", "qkvo_pct", "projections share", 100.0 * qkvo / total, "%",
-                         SCALE_FMT_PLAIN);
-  chapter_stem_value_opt(ch, "layer", "mlp_pct", "MLP share", 100.0 * mlpf / total, "%",
-                         SCALE_FMT_PLAIN);
-  chapter_stem_value_opt(ch, "layer", "dot_pct", "attention share", 100.0 * dot / total, "%",
-                         SCALE_FMT_PLAIN);
-  chapter_stem_value_opt(ch, "layer", "unembed_flops", "unembedding (whole model)",
-                         scale_transformer_unembedding_flops(m, t, SCALE_PASS_TRAIN), "FLOP",
-                         SCALE_FMT_SCI);
-  chapter_stem_value_opt(ch, "layer", "t_equals_qkvo", "attention = projections at T",
-                         scale_transformer_n_tokens_attention_equals_qkvo(m), "tokens",
-                         SCALE_FMT_PLAIN);
-  chapter_stem_value_opt(ch, "layer", "t_dominates", "attention = everything else at T",
-                         scale_transformer_n_tokens_attention_dominates(m), "tokens",
-                         SCALE_FMT_PLAIN);
-  chapter_stem_value_opt(ch, "layer", "model_train_flops_per_token",
-                         "whole model, training, per token", train_flops_per_token(m, t),
-                         "FLOP/token", SCALE_FMT_SCI);
-  chapter_stem_value_opt(ch, "layer", "kv_bytes", "KV cache of one sequence, bf16",
-                         scale_transformer_kv_bytes(m, t, SCALE_DTYPE_BF16), "B", SCALE_FMT_SI);
-  chapter_stem_value_opt(ch, "layer", "prefill_intensity", "self-attention intensity, prefill",
-                         scale_transformer_attention_intensity_flops_per_byte(m, t, t,
-                                                                              SCALE_DTYPE_BF16),
-                         "FLOP/byte", SCALE_FMT_PLAIN);
-  chapter_stem_value_opt(ch, "layer", "decode_intensity", "self-attention intensity, one new token",
-                         scale_transformer_attention_intensity_flops_per_byte(m, 1.0, t,
-                                                                              SCALE_DTYPE_BF16),
-                         "FLOP/byte", SCALE_FMT_PLAIN);
+  const chapter_val mamba[] = { /* a Mamba-2 layer: its mixer replaces attention */
+      {"mixer_params", "Mamba-2 mixer", mixer, "", SCALE_FMT_SCI},
+      {"mixer_flops", "Mamba-2 mixer (projections + SSD scan)", mixer_flops, "FLOP",
+       SCALE_FMT_SCI},
+      {"mixer_pct", "mixer share", 100.0 * mixer_flops / total, "%", SCALE_FMT_PLAIN}};
+  if (mixer > 0.0) chapter_values_opt(ch, "layer", mamba, CHAPTER_ROWS(mamba));
+  const scale_dtype bf16 = SCALE_DTYPE_BF16;
+  const chapter_val flops[] = {
+      {"qkvo_flops", "Q, K, V, O projections", qkvo, "FLOP", SCALE_FMT_SCI},
+      {"mlp_flops", "MLP", mlpf, "FLOP", SCALE_FMT_SCI},
+      {"dot_flops", "QK^T and AV (causal)", dot, "FLOP", SCALE_FMT_SCI},
+      {"dot_full_flops", "QK^T and AV (no mask skipping)", dot_full, "FLOP", SCALE_FMT_SCI},
+      {"qkvo_pct", "projections share", 100.0 * qkvo / total, "%", SCALE_FMT_PLAIN},
+      {"mlp_pct", "MLP share", 100.0 * mlpf / total, "%", SCALE_FMT_PLAIN},
+      {"dot_pct", "attention share", 100.0 * dot / total, "%", SCALE_FMT_PLAIN},
+      {"unembed_flops", "unembedding (whole model)",
+       scale_transformer_unembedding_flops(m, t, SCALE_PASS_TRAIN), "FLOP", SCALE_FMT_SCI},
+      {"t_equals_qkvo", "attention = projections at T",
+       scale_transformer_n_tokens_attention_equals_qkvo(m), "tokens", SCALE_FMT_PLAIN},
+      {"t_dominates", "attention = everything else at T",
+       scale_transformer_n_tokens_attention_dominates(m), "tokens", SCALE_FMT_PLAIN},
+      {"model_train_flops_per_token", "whole model, training, per token",
+       train_flops_per_token(m, t), "FLOP/token", SCALE_FMT_SCI},
+      {"kv_bytes", "KV cache of one sequence, bf16", scale_transformer_kv_bytes(m, t, bf16), "B",
+       SCALE_FMT_SI},
+      {"prefill_intensity", "self-attention intensity, prefill",
+       scale_transformer_attention_intensity_flops_per_byte(m, t, t, bf16), "FLOP/byte",
+       SCALE_FMT_PLAIN},
+      {"decode_intensity", "self-attention intensity, one new token",
+       scale_transformer_attention_intensity_flops_per_byte(m, 1.0, t, bf16), "FLOP/byte",
+       SCALE_FMT_PLAIN}};
+  chapter_values_opt(ch, "layer", flops, CHAPTER_ROWS(flops));
 }
 
 /* ---- counting dots and the problems -------------------------------------------------------- */
@@ -205,36 +181,34 @@ static void section_dots(chapter *ch) {
   }
 }
 
-static void section_problems(chapter *ch, const scale_model *deepseek,
-                             const scale_model *mixtral, const scale_chip *v5e) {
+/** Q1-Q5 and gradient checkpointing. */
+static void section_problems(chapter *ch) {
   chapter_heading(ch, "Q1: D = 4096, F = 4D, V = 32000, L = 64, MHA, int8 KV");
   scale_model q1 = hand_model(64, 4096, 4 * 4096, 32000);
   double params = scale_transformer_n_params(&q1);
-  double attn = scale_transformer_n_attention_params(&q1) * (double)q1.n_layers;
-  chapter_value(ch, "q1.params", "parameters", params, "", SCALE_FMT_SCI);
-  chapter_value(ch, "q1.attn_pct", "attention share", 100.0 * attn / params, "%",
-                SCALE_FMT_PLAIN);
-  chapter_value(ch, "q1.attn_layer_pct", "attention share of the layers",
-                100.0 * scale_transformer_n_attention_params(&q1) /
-                    (scale_transformer_n_attention_params(&q1) +
-                     scale_transformer_n_mlp_params(&q1)),
-                "%", SCALE_FMT_PLAIN);
-  chapter_value(ch, "q1.kv_bytes_per_token", "KV cache per token, int8",
-                scale_transformer_kv_bytes_per_token(&q1, SCALE_DTYPE_INT8), "B", SCALE_FMT_IEC);
+  double attn = scale_transformer_n_attention_params(&q1);
+  double mlp = scale_transformer_n_mlp_params(&q1);
+  CHAPTER_VALUES(ch, NULL,
+      {"q1.params", "parameters", params, "", SCALE_FMT_SCI},
+      {"q1.attn_pct", "attention share", 100.0 * attn * (double)q1.n_layers / params, "%",
+       SCALE_FMT_PLAIN},
+      {"q1.attn_layer_pct", "attention share of the layers", 100.0 * attn / (attn + mlp), "%",
+       SCALE_FMT_PLAIN},
+      {"q1.kv_bytes_per_token", "KV cache per token, int8",
+       scale_transformer_kv_bytes_per_token(&q1, SCALE_DTYPE_INT8), "B", SCALE_FMT_IEC});
 
   chapter_heading(ch, "Q4, Q5: attention intensity and the T = 2D crossover (MHA)");
-  chapter_value(ch, "q4.prefill_intensity", "prefill, T = S = 8192",
-                scale_transformer_attention_intensity_flops_per_byte(&q1, 8192.0, 8192.0,
-                                                                     SCALE_DTYPE_BF16),
-                "FLOP/byte", SCALE_FMT_PLAIN);
-  chapter_value(ch, "q4.decode_intensity", "generation, T = 1, S = 8192",
-                scale_transformer_attention_intensity_flops_per_byte(&q1, 1.0, 8192.0,
-                                                                     SCALE_DTYPE_BF16),
-                "FLOP/byte", SCALE_FMT_PLAIN);
-  chapter_value(ch, "q5.t", "attention = projections at T",
-                scale_transformer_n_tokens_attention_equals_qkvo(&q1), "tokens", SCALE_FMT_PLAIN);
-  chapter_value(ch, "q5.t_dominates", "attention = all other matmuls at T (8D)",
-                scale_transformer_n_tokens_attention_dominates(&q1), "tokens", SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, NULL,
+      {"q4.prefill_intensity", "prefill, T = S = 8192",
+       scale_transformer_attention_intensity_flops_per_byte(&q1, 8192.0, 8192.0, SCALE_DTYPE_BF16),
+       "FLOP/byte", SCALE_FMT_PLAIN},
+      {"q4.decode_intensity", "generation, T = 1, S = 8192",
+       scale_transformer_attention_intensity_flops_per_byte(&q1, 1.0, 8192.0, SCALE_DTYPE_BF16),
+       "FLOP/byte", SCALE_FMT_PLAIN},
+      {"q5.t", "attention = projections at T",
+       scale_transformer_n_tokens_attention_equals_qkvo(&q1), "tokens", SCALE_FMT_PLAIN},
+      {"q5.t_dominates", "attention = all other matmuls at T (8D)",
+       scale_transformer_n_tokens_attention_dominates(&q1), "tokens", SCALE_FMT_PLAIN});
 
   chapter_heading(ch, "Gradient checkpointing: 4M tokens, L = 64, D = 8192, bf16");
   scale_model big = hand_model(64, 8192, 4 * 8192, 32000);
@@ -262,6 +236,11 @@ static void section_problems(chapter *ch, const scale_model *deepseek,
   chapter_value(ch, "remat.big.flops_factor", "big matmuls only: FLOPs x", (base + bigmm) / base,
                 "", SCALE_FMT_PLAIN);
 
+}
+
+/** The KV cache example and the mixture-of-experts problems. */
+static void section_kv_moe(chapter *ch, const scale_model *deepseek, const scale_model *mixtral,
+                           const scale_chip *v5e) {
   chapter_heading(ch, "KV caches");
   scale_model kv = hand_model(64, 8192, 4 * 8192, 32000);
   chapter_value(ch, "kv.example_bytes", "8192 tokens, L = 64, KH = 8192, int8",
@@ -394,7 +373,8 @@ int main(int argc, char **argv) {
   section_dots(&ch);
   section_models(&ch, &models);
   section_layer(&ch, &example, t);
-  section_problems(&ch, &deepseek, &mixtral, &v5e);
+  section_problems(&ch);
+  section_kv_moe(&ch, &deepseek, &mixtral, &v5e);
   figure_attention_share(&ch, &models);
   figure_kv(&ch, &models);
   return chapter_end(&ch);

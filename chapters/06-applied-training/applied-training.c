@@ -25,24 +25,31 @@
 /** Settings shared by the sections. */
 typedef struct {
   const scale_chip *chip;
-  double c;      /* bf16 peak */
-  double link;   /* one ICI link one way */
-  double pod;    /* chips in a pod */
-  double mfu;    /* the book's assumed MFU for run times */
-  double tokens; /* training budget */
+  double c, link, pod; /* bf16 peak; one ICI link one way; chips in a pod */
+  double mfu, tokens;  /* the book's assumed MFU for run times; the training budget */
   bool check;    /* the book's chip: the text's claims apply (chapter_claim) */
 } setting;
 
-/** The run of 'layout' at the setting's efficiency and token budget: time and dollars. */
-static void run_cost(const setting *s, const scale_train_problem *p, const scale_layout *l,
-                     double *days, double *usd) {
+/** Emits the run of 'l' at the setting's efficiency and token budget: "stem.days" (labelled
+ * 'label') and "stem.cost". */
+static void emit_run(chapter *ch, const setting *s, const char *stem, const char *label,
+                     const scale_train_problem *p, const scale_layout *l) {
   scale_train_problem q = *p;
   q.efficiency_frac = s->mfu;
   q.train_tokens = s->tokens;
   scale_train_result r;
   scale_train_eval(&q, l, &r);
-  *days = r.train_time_s / SCALE_SECONDS_PER_DAY;
-  *usd = r.cost_usd;
+  chapter_stem_value(ch, stem, "days", label, r.train_time_s / SCALE_SECONDS_PER_DAY, "days",
+                     SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, stem, "cost", "  its cost", r.cost_usd, "USD", SCALE_FMT_USD);
+}
+
+/** Emits "stem.estimate_days": 6 N D over n chips at the setting's MFU. */
+static void emit_estimate(chapter *ch, const setting *s, const char *stem, double n_params,
+                          double n) {
+  double t = scale_train_time_s(6.0 * n_params * s->tokens, n, s->c, s->mfu);
+  chapter_stem_value(ch, stem, "estimate_days", "6ND / (chips C MFU)", t / SCALE_SECONDS_PER_DAY,
+                     "days", SCALE_FMT_PLAIN);
 }
 
 /* ---- the model ------------------------------------------------------------------------------ */
@@ -51,40 +58,34 @@ static void section_model(chapter *ch, const setting *s, const scale_model *m) {
   chapter_heading(ch, "LLaMA 3 70B: parameters and FLOPs");
   chapter_model_dims(ch, "arch", m, true);
   double l = (double)m->n_layers, n = scale_transformer_n_params(m);
-  chapter_stem_value(ch, "params", "mlp", "MLP 3DF L", l * scale_transformer_n_mlp_params(m), "",
-                     SCALE_FMT_SCI);
-  chapter_stem_value(ch, "params", "vocab", "embeddings 2VD",
-                     scale_transformer_n_embedding_params(m), "", SCALE_FMT_SCI);
-  chapter_stem_value(ch, "params", "attn", "attention 2DH(N+K) L",
-                     l * scale_transformer_n_attention_params(m), "", SCALE_FMT_SCI);
-  chapter_stem_value(ch, "params", "total", "total (with norms)", n, "", SCALE_FMT_SCI);
-  chapter_stem_value(ch, "params", "mlp_pct", "MLP share",
-                     100.0 * l * scale_transformer_n_mlp_params(m) / n, "%", SCALE_FMT_PLAIN);
-
+  double mlp = l * scale_transformer_n_mlp_params(m);
+  CHAPTER_VALUES(ch, "params",
+      {"mlp", "MLP 3DF L", mlp, "", SCALE_FMT_SCI},
+      {"vocab", "embeddings 2VD", scale_transformer_n_embedding_params(m), "", SCALE_FMT_SCI},
+      {"attn", "attention 2DH(N+K) L", l * scale_transformer_n_attention_params(m), "",
+       SCALE_FMT_SCI},
+      {"total", "total (with norms)", n, "", SCALE_FMT_SCI},
+      {"mlp_pct", "MLP share", 100.0 * mlp / n, "%", SCALE_FMT_PLAIN});
   double per_token_book = 6.0 * 70e9, per_token = 6.0 * n;
-  chapter_stem_value(ch, "flops", "per_token_book", "6 x 70e9", per_token_book, "FLOP",
-                     SCALE_FMT_SCI);
-  chapter_stem_value(ch, "flops", "per_token", "6 x parameters", per_token, "FLOP", SCALE_FMT_SCI);
-  chapter_stem_value(ch, "flops", "token_time", "one token on one chip at peak",
-                     scale_train_time_s(per_token_book, 1.0, s->c, 1.0), "s", SCALE_FMT_TIME);
   double total_book = per_token_book * s->tokens, total = per_token * s->tokens;
-  chapter_stem_value(ch, "flops", "tokens", "training tokens", s->tokens, "", SCALE_FMT_SCI);
-  chapter_stem_value(ch, "flops", "total_book", "total, book", total_book, "FLOP", SCALE_FMT_SCI);
-  chapter_stem_value(ch, "flops", "total", "total, exact parameters", total, "FLOP", SCALE_FMT_SCI);
-  chapter_stem_value(ch, "flops", "one_chip_years", "on one chip at peak",
-                     scale_train_time_s(total_book, 1.0, s->c, 1.0) / SCALE_SECONDS_PER_YEAR,
-                     "years", SCALE_FMT_PLAIN);
   double pod_s = scale_train_time_s(total_book, s->pod, s->c, s->mfu);
-  chapter_stem_value(ch, "flops", "mfu", "assumed efficiency", 100.0 * s->mfu, "%",
-                     SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, "flops", "pod_s", "a full pod at that MFU", pod_s, "s", SCALE_FMT_SCI);
-  chapter_stem_value(ch, "flops", "pod_days", "  in days", pod_s / SCALE_SECONDS_PER_DAY, "days",
-                     SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, "flops", "price", "price per chip-hour", s->chip->usd_per_hour, "USD",
-                     SCALE_FMT_USD);
-  chapter_stem_value(ch, "flops", "pod_cost", "  its cost",
-                     s->pod * pod_s / SCALE_SECONDS_PER_HOUR * s->chip->usd_per_hour, "USD",
-                     SCALE_FMT_USD);
+  CHAPTER_VALUES(ch, "flops",
+      {"per_token_book", "6 x 70e9", per_token_book, "FLOP", SCALE_FMT_SCI},
+      {"per_token", "6 x parameters", per_token, "FLOP", SCALE_FMT_SCI},
+      {"token_time", "one token on one chip at peak",
+       scale_train_time_s(per_token_book, 1.0, s->c, 1.0), "s", SCALE_FMT_TIME},
+      {"tokens", "training tokens", s->tokens, "", SCALE_FMT_SCI},
+      {"total_book", "total, book", total_book, "FLOP", SCALE_FMT_SCI},
+      {"total", "total, exact parameters", total, "FLOP", SCALE_FMT_SCI},
+      {"one_chip_years", "on one chip at peak",
+       scale_train_time_s(total_book, 1.0, s->c, 1.0) / SCALE_SECONDS_PER_YEAR, "years",
+       SCALE_FMT_PLAIN},
+      {"mfu", "assumed efficiency", 100.0 * s->mfu, "%", SCALE_FMT_PLAIN},
+      {"pod_s", "a full pod at that MFU", pod_s, "s", SCALE_FMT_SCI},
+      {"pod_days", "  in days", pod_s / SCALE_SECONDS_PER_DAY, "days", SCALE_FMT_PLAIN},
+      {"price", "price per chip-hour", s->chip->usd_per_hour, "USD", SCALE_FMT_USD},
+      {"pod_cost", "  its cost", s->pod * pod_s / SCALE_SECONDS_PER_HOUR * s->chip->usd_per_hour,
+       "USD", SCALE_FMT_USD});
 }
 
 /* ---- memory --------------------------------------------------------------------------------- */
@@ -98,25 +99,21 @@ static void section_memory(chapter *ch, const setting *s, const scale_model *m) 
   double opt = scale_transformer_optimizer_bytes(&prec, 70e9);
   double ckpt = scale_transformer_checkpoint_bytes(m, 4e6, 4.0, SCALE_DTYPE_BF16);
   double total = params + opt + ckpt;
-  chapter_stem_value(ch, "mem", "params", "weights, bf16", params, "B", SCALE_FMT_SI);
-  chapter_stem_value(ch, "mem", "opt", "Adam moments, fp32", opt, "B", SCALE_FMT_SI);
-  chapter_stem_value(ch, "mem", "ckpt", "4 checkpoints per layer", ckpt, "B", SCALE_FMT_SI);
-  chapter_stem_value(ch, "mem", "total", "total", total, "B", SCALE_FMT_SI);
   double chips = scale_train_min_chips_for_memory(total, s->chip->hbm_bytes);
-  chapter_stem_value(ch, "mem", "quotient", "total / HBM", total / s->chip->hbm_bytes, "",
-                     SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, "mem", "min_chips", "fewest chips that hold it", chips, "",
-                     SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, "mem", "min_chips_days", "  training days there",
-                     scale_train_time_s(6.0 * 70e9 * s->tokens, chips, s->c, s->mfu) /
-                         SCALE_SECONDS_PER_DAY,
-                     "days", SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, "mem", "per_chip_pod", "per chip on a pod", total / s->pod, "B",
-                     SCALE_FMT_SI);
   double twelve = params + opt + scale_transformer_checkpoint_bytes(m, 4e6, 12.0,
                                                                     SCALE_DTYPE_BF16);
-  chapter_stem_value(ch, "mem", "per_chip_12", "  with 12 checkpoints per layer", twelve / s->pod,
-                     "B", SCALE_FMT_SI);
+  CHAPTER_VALUES(ch, "mem",
+      {"params", "weights, bf16", params, "B", SCALE_FMT_SI},
+      {"opt", "Adam moments, fp32", opt, "B", SCALE_FMT_SI},
+      {"ckpt", "4 checkpoints per layer", ckpt, "B", SCALE_FMT_SI},
+      {"total", "total", total, "B", SCALE_FMT_SI},
+      {"quotient", "total / HBM", total / s->chip->hbm_bytes, "", SCALE_FMT_PLAIN},
+      {"min_chips", "fewest chips that hold it", chips, "", SCALE_FMT_PLAIN},
+      {"min_chips_days", "  training days there",
+       scale_train_time_s(6.0 * 70e9 * s->tokens, chips, s->c, s->mfu) / SCALE_SECONDS_PER_DAY,
+       "days", SCALE_FMT_PLAIN},
+      {"per_chip_pod", "per chip on a pod", total / s->pod, "B", SCALE_FMT_SI},
+      {"per_chip_12", "  with 12 checkpoints per layer", twelve / s->pod, "B", SCALE_FMT_SI});
 }
 
 /* ---- sharding on one pod -------------------------------------------------------------------- */
@@ -125,40 +122,36 @@ static void section_shard(chapter *ch, const setting *s, const scale_model *m,
                           scale_train_result *book_out, scale_layout *book_layout) {
   chapter_heading(ch, "Sharding LLaMA 3 70B on a pod");
   double f = (double)m->d_ff, n_seq = BATCH_4M / SEQ_4K;
-  chapter_stem_value(ch, "shard", "batch", "batch", BATCH_4M, "tokens", SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, "shard", "seqs", "sequences", n_seq, "", SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, "shard", "per_chip", "tokens per chip on a pod", BATCH_4M / s->pod,
-                     "tokens", SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, "shard", "crit3", "FSDP needs (three axes)",
-                     scale_train_dp_critical_batch(s->c, s->link, s->chip->ici_n_axes), "tokens",
-                     SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "shard",
+      {"batch", "batch", BATCH_4M, "tokens", SCALE_FMT_PLAIN},
+      {"seqs", "sequences", n_seq, "", SCALE_FMT_PLAIN},
+      {"per_chip", "tokens per chip on a pod", BATCH_4M / s->pod, "tokens", SCALE_FMT_PLAIN},
+      {"crit3", "FSDP needs (three axes)",
+       scale_train_dp_critical_batch(s->c, s->link, s->chip->ici_n_axes), "tokens",
+       SCALE_FMT_PLAIN});
   scale_train_problem p = scale_train_problem_make(m, s->chip, s->pod, BATCH_4M, SEQ_4K);
   scale_layout pure = scale_layout_default();
-  /* FSDP over the batch and the sequence: the most data shards the sequences allow. */
-  for (pure.fsdp = fmin(s->pod, n_seq); pure.fsdp > 1.0; pure.fsdp--)
-    if (fmod(s->pod, pure.fsdp) == 0.0 && fmod(SEQ_4K, s->pod / pure.fsdp) == 0.0) break;
+  pure.fsdp = scale_train_fsdp_cp_degree(s->pod, n_seq, SEQ_4K); /* over batch and sequence */
   pure.cp = s->pod / pure.fsdp;
-  chapter_stem_value(ch, "shard", "fsdp_deg", "FSDP degree", pure.fsdp, "", SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, "shard", "cp_deg", "CP degree", pure.cp, "", SCALE_FMT_PLAIN);
   scale_train_result r;
   if (!chapter_train_eval(ch, &p, &pure, &r)) return;
-  chapter_stem_value(ch, "shard", "fsdp_ratio", "FSDP x CP: busiest link / compute",
-                     r.comms_time_s / r.compute_time_s, "", SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, "shard", "fsdp_step", "  step", r.step_time_s, "s", SCALE_FMT_TIME);
-  chapter_stem_value(ch, "shard", "fsdp_mfu", "  MFU", 100.0 * r.mfu, "%", SCALE_FMT_PLAIN);
-  chapter_claim(ch, s->check,
-                r.bound == SCALE_TRAIN_BOUND_COMMS &&
-                    r.comm[r.binding_comm].dim == SCALE_TRAIN_DIM_FSDP,
-                "pure FSDP on a pod is bound by its FSDP collectives");
-
-  chapter_stem_value(ch, "shard", "mixed_crit", "FSDP x TP floor per chip",
-                     scale_train_fsdp_tp_critical_batch(f, s->c, s->link, 2.0, 1.0), "tokens",
-                     SCALE_FMT_PLAIN);
   double x = scale_train_fsdp_tp_x_opt(BATCH_4M, f, s->pod, 2.0, 1.0);
-  chapter_stem_value(ch, "shard", "x_opt", "X_opt", x, "", SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, "shard", "y_opt", "Y = N / X_opt", s->pod / x, "", SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, "shard", "tp_max", "largest compute-bound TP, one axis",
-                     scale_train_tp_max_degree(f, s->c, s->link, 1.0), "", SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "shard",
+      {"fsdp_deg", "FSDP degree", pure.fsdp, "", SCALE_FMT_PLAIN},
+      {"cp_deg", "CP degree", pure.cp, "", SCALE_FMT_PLAIN},
+      {"fsdp_ratio", "FSDP x CP: busiest link / compute", r.comms_time_s / r.compute_time_s, "",
+       SCALE_FMT_PLAIN},
+      {"fsdp_step", "  step", r.step_time_s, "s", SCALE_FMT_TIME},
+      {"fsdp_mfu", "  MFU", 100.0 * r.mfu, "%", SCALE_FMT_PLAIN},
+      {"mixed_crit", "FSDP x TP floor per chip",
+       scale_train_fsdp_tp_critical_batch(f, s->c, s->link, 2.0, 1.0), "tokens", SCALE_FMT_PLAIN},
+      {"x_opt", "X_opt", x, "", SCALE_FMT_PLAIN},
+      {"y_opt", "Y = N / X_opt", s->pod / x, "", SCALE_FMT_PLAIN},
+      {"tp_max", "largest compute-bound TP, one axis",
+       scale_train_tp_max_degree(f, s->c, s->link, 1.0), "", SCALE_FMT_PLAIN});
+  bool fsdp = r.bound == SCALE_TRAIN_BOUND_COMMS &&
+              r.comm[r.binding_comm].dim == SCALE_TRAIN_DIM_FSDP;
+  chapter_claim(ch, s->check, fsdp, "pure FSDP on a pod is bound by its FSDP collectives");
 
   /* The book's takeaway: 1024-way data, 2-way sequence, 4-way tensor parallelism. */
   scale_layout book = scale_layout_default();
@@ -167,20 +160,16 @@ static void section_shard(chapter *ch, const setting *s, const scale_model *m,
   scale_train_problem pb = scale_train_problem_make(m, s->chip, n_book, BATCH_4M, SEQ_4K);
   if (!chapter_train_eval(ch, &pb, &book, book_out)) return;
   *book_layout = book;
-  chapter_stem_value(ch, "book", "chips", "chips", n_book, "", SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, "book", "ratio", "busiest link / compute",
-                     book_out->comms_time_s / book_out->compute_time_s, "", SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, "book", "step", "step", book_out->step_time_s, "s", SCALE_FMT_TIME);
-  chapter_stem_value(ch, "book", "mfu", "MFU (roofline)", 100.0 * book_out->mfu, "%",
-                     SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, "book", "mem", "memory per chip", book_out->memory_per_chip_bytes, "B",
-                     SCALE_FMT_SI);
+  CHAPTER_VALUES(ch, "book",
+      {"chips", "chips", n_book, "", SCALE_FMT_PLAIN},
+      {"ratio", "busiest link / compute", book_out->comms_time_s / book_out->compute_time_s, "",
+       SCALE_FMT_PLAIN},
+      {"step", "step", book_out->step_time_s, "s", SCALE_FMT_TIME},
+      {"mfu", "MFU (roofline)", 100.0 * book_out->mfu, "%", SCALE_FMT_PLAIN},
+      {"mem", "memory per chip", book_out->memory_per_chip_bytes, "B", SCALE_FMT_SI});
   chapter_claim(ch, s->check, book_out->bound == SCALE_TRAIN_BOUND_COMPUTE && book_out->fits,
                 "the book's layout is compute-bound and fits");
-  double days, usd;
-  run_cost(s, &pb, &book, &days, &usd);
-  chapter_stem_value(ch, "book", "days", "run at the assumed MFU", days, "days", SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, "book", "cost", "  its cost", usd, "USD", SCALE_FMT_USD);
+  emit_run(ch, s, "book", "run at the assumed MFU", &pb, &book);
   /* the same layout priced by the calibrated step model (appendix 14), beside the roofline */
   pb.train_tokens = s->tokens;
   chapter_calibrated_gap(ch, "book", &pb, &book);
@@ -188,8 +177,7 @@ static void section_shard(chapter *ch, const setting *s, const scale_model *m,
 
 /* ---- the planner ---------------------------------------------------------------------------- */
 
-/* Columns of a ranked layout (chapter_plan_row): its degrees and results, then ('full') the
- * policy columns. */
+/* Columns of a ranked layout (chapter_plan_row): degrees and results, then ('full') policies. */
 #define PLAN_COLUMNS "dp fsdp tp cp pp step mfu mem"
 #define PLAN_COLUMNS_FULL PLAN_COLUMNS " zero sp m saved bubble"
 
@@ -202,44 +190,42 @@ static bool run_plan(chapter *ch, const scale_train_problem *p, bool book_space,
   return chapter_plan_train(ch, p, &o, rep, 5);
 }
 
-static void section_planner(chapter *ch, const setting *s, const scale_model *m,
-                            const scale_train_result *book, const scale_layout *book_layout) {
+/** The planner on a full pod; false when it failed. */
+static bool section_planner(chapter *ch, const setting *s, const scale_model *m) {
   chapter_heading(ch, "What the planner says: a full pod");
-  static scale_plan_report rep, rep8k;
+  static scale_plan_report rep;
   scale_train_problem p = scale_train_problem_make(m, s->chip, s->pod, BATCH_4M, SEQ_4K);
-  if (!run_plan(ch, &p, false, &rep)) return;
+  if (!run_plan(ch, &p, false, &rep)) return false;
   chapter_plan_counts(ch, "plan", &rep);
   for (int i = 0; i < 5; i++) chapter_plan_row(ch, "plan", &rep, i, PLAN_COLUMNS_FULL);
   char why[1024];
   chapter_say(ch, "why: %s", scale_plan_explain(&rep, why, sizeof why));
   const scale_train_result *best = &rep.ranked[0].result;
-  chapter_stem_value(ch, "plan", "compute", "best: compute time", best->compute_time_s, "s",
-                     SCALE_FMT_TIME);
-  double gated = 1.5 * scale_train_tp_max_degree((double)m->d_ff, s->c, s->link, 1.0);
-  chapter_stem_value(ch, "plan", "tp_limit_gated", "TP limit counting the gate (3 matrices)",
-                     gated, "", SCALE_FMT_PLAIN);
+  double tp_max = scale_train_tp_max_degree((double)m->d_ff, s->c, s->link, 1.0);
+  double gated = 1.5 * tp_max;
   /* The limit grows with the torus axes TP spans (M_Y): the planner tries every split. */
   double tp_axes = rep.ranked[0].layout.n_axes[SCALE_TRAIN_DIM_TP];
-  chapter_stem_value(ch, "plan", "r1_tp_axes", "best: torus axes its TP spans", tp_axes, "",
-                     SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, "plan", "tp_limit_axes", "gated TP limit over those axes",
-                     gated * tp_axes, "", SCALE_FMT_PLAIN);
-  double days, usd;
-  run_cost(s, &p, &rep.ranked[0].layout, &days, &usd);
-  chapter_stem_value(ch, "plan", "days", "best: run at the assumed MFU", days, "days",
-                     SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, "plan", "cost", "  its cost", usd, "USD", SCALE_FMT_USD);
+  CHAPTER_VALUES(ch, "plan",
+      {"compute", "best: compute time", best->compute_time_s, "s", SCALE_FMT_TIME},
+      {"tp_limit_gated", "TP limit counting the gate (3 matrices)", gated, "", SCALE_FMT_PLAIN},
+      {"r1_tp_axes", "best: torus axes its TP spans", tp_axes, "", SCALE_FMT_PLAIN},
+      {"tp_limit_axes", "gated TP limit over those axes", gated * tp_axes, "", SCALE_FMT_PLAIN});
+  emit_run(ch, s, "plan", "best: run at the assumed MFU", &p, &rep.ranked[0].layout);
   const scale_layout *bl = &rep.ranked[0].layout;
-  chapter_claim(ch, s->check, best->bound == SCALE_TRAIN_BOUND_COMPUTE,
-                "the best is compute-bound");
-  chapter_claim(ch, s->check, bl->fsdp > 1.0 && bl->tp > 1.0 && bl->pp == 1.0 && bl->dp == 1.0,
-                "the best is FSDP x TP");
-  chapter_claim(ch, s->check, bl->remat == SCALE_REMAT_NONE, "the best keeps every activation");
-  chapter_claim(ch, s->check,
-                bl->tp > scale_train_tp_max_degree((double)m->d_ff, s->c, s->link, 1.0),
-                "the best's TP exceeds the book's MLP-only limit");
-  chapter_claim(ch, s->check, rep.ranked[4].result.step_time_s / best->step_time_s - 1.0 < 5e-4,
+  bool chk = s->check, fsdp_tp = bl->fsdp > 1 && bl->tp > 1 && bl->pp == 1 && bl->dp == 1;
+  chapter_claim(ch, chk, best->bound == SCALE_TRAIN_BOUND_COMPUTE, "the best is compute-bound");
+  chapter_claim(ch, chk, fsdp_tp, "the best is FSDP x TP");
+  chapter_claim(ch, chk, bl->remat == SCALE_REMAT_NONE, "the best keeps every activation");
+  chapter_claim(ch, chk, bl->tp > tp_max, "the best's TP exceeds the book's MLP-only limit");
+  chapter_claim(ch, chk, rep.ranked[4].result.step_time_s / best->step_time_s - 1.0 < 5e-4,
                 "the top five tie");
+  return true;
+}
+
+/** The planner in the book's space on the book's chips, against the book's layout. */
+static void section_planner_book(chapter *ch, const setting *s, const scale_model *m,
+                                 const scale_train_result *book, const scale_layout *book_layout) {
+  static scale_plan_report rep8k;
 
   chapter_heading(ch, "The planner in the book's space, on the book's 8192 chips");
   double n_book = scale_layout_n_chips(book_layout);
@@ -248,23 +234,21 @@ static void section_planner(chapter *ch, const setting *s, const scale_model *m,
   chapter_stem_value(ch, "plan8k", "evaluated", "layouts evaluated", rep8k.n_evaluated, "",
                      SCALE_FMT_SCI);
   chapter_plan_row(ch, "plan8k", &rep8k, 0, PLAN_COLUMNS_FULL);
+  const scale_train_result *best = &rep8k.ranked[0].result;
   chapter_stem_value(ch, "plan8k", "book_over_best", "book's step / planner's",
-                     book->step_time_s / rep8k.ranked[0].result.step_time_s, "", SCALE_FMT_PLAIN);
+                     book->step_time_s / best->step_time_s, "", SCALE_FMT_PLAIN);
   scale_layout same = *book_layout;
   same.remat = SCALE_REMAT_NONE;
   scale_train_result r;
   if (!chapter_train_eval(ch, &p8, &same, &r)) return;
-  chapter_stem_value(ch, "plan8k", "book_no_remat_step", "book's layout without remat",
-                     r.step_time_s, "s", SCALE_FMT_TIME);
-  chapter_stem_value(ch, "plan8k", "book_no_remat_mem", "  memory per chip",
-                     r.memory_per_chip_bytes, "B", SCALE_FMT_SI);
-  chapter_stem_value(ch, "plan8k", "book_no_remat_ratio", "  busiest link / compute",
-                     r.comms_time_s / r.compute_time_s, "", SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "plan8k",
+      {"book_no_remat_step", "book's layout without remat", r.step_time_s, "s", SCALE_FMT_TIME},
+      {"book_no_remat_mem", "  memory per chip", r.memory_per_chip_bytes, "B", SCALE_FMT_SI},
+      {"book_no_remat_ratio", "  busiest link / compute", r.comms_time_s / r.compute_time_s, "",
+       SCALE_FMT_PLAIN});
   chapter_say(ch, "  bound: %s (%s)", scale_train_bound_name(r.bound), r.reason);
-  chapter_claim(ch, s->check,
-                r.fits && r.bound == SCALE_TRAIN_BOUND_COMMS &&
-                    r.step_time_s > rep8k.ranked[0].result.step_time_s,
-                "the book's layout without remat fits but turns comms-bound");
+  bool turns = r.fits && r.bound == SCALE_TRAIN_BOUND_COMMS && r.step_time_s > best->step_time_s;
+  chapter_claim(ch, s->check, turns, "the book's layout without remat fits but turns comms-bound");
 }
 
 /* ---- more pods ------------------------------------------------------------------------------ */
@@ -274,74 +258,57 @@ static void best_of(chapter *ch, const setting *s, const char *stem,
   static scale_plan_report rep;
   if (!run_plan(ch, p, true, &rep)) return;
   chapter_plan_row(ch, stem, &rep, 0, PLAN_COLUMNS);
-  chapter_stem_value(ch, stem, "ratio", "busiest link / compute",
-                     rep.ranked[0].result.comms_time_s / rep.ranked[0].result.compute_time_s, "",
-                     SCALE_FMT_PLAIN);
-  double days, usd;
-  run_cost(s, p, &rep.ranked[0].layout, &days, &usd);
-  chapter_stem_value(ch, stem, "days", "run at the assumed MFU", days, "days", SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, stem, "cost", "  its cost", usd, "USD", SCALE_FMT_USD);
+  const scale_train_result *r = &rep.ranked[0].result;
   const scale_layout *l = &rep.ranked[0].layout;
+  chapter_stem_value(ch, stem, "ratio", "busiest link / compute",
+                     r->comms_time_s / r->compute_time_s, "", SCALE_FMT_PLAIN);
+  emit_run(ch, s, stem, "run at the assumed MFU", p, l);
   chapter_claim(ch, s->check, l->dp > 1.0 && l->link[SCALE_TRAIN_DIM_DP] == SCALE_TRAIN_LINK_DCN,
                 "across pods the planner uses pure DP over DCN");
-  chapter_claim(ch, s->check, rep.ranked[0].result.bound == SCALE_TRAIN_BOUND_COMPUTE,
-                "it is compute-bound");
+  chapter_claim(ch, s->check, r->bound == SCALE_TRAIN_BOUND_COMPUTE, "it is compute-bound");
 }
 
 static void section_pods(chapter *ch, const setting *s, const scale_model *l70,
                          const scale_model *l405) {
   chapter_heading(ch, "Question 1: LLaMA 3 70B on four pods, same batch");
   double n4 = 4.0 * s->pod;
-  chapter_stem_value(ch, "q1", "chips", "chips", n4, "", SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, "q1", "per_chip", "tokens per chip", BATCH_4M / n4, "tokens",
-                     SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, "q1", "per_pod", "tokens per pod", BATCH_4M / 4.0, "tokens",
-                     SCALE_FMT_SCI);
-  chapter_stem_value(ch, "q1", "dcn_crit", "DCN needs per pod",
-                     scale_train_dcn_critical_batch(s->c, s->chip->dcn_bytes_per_s), "tokens",
-                     SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "q1",
+      {"chips", "chips", n4, "", SCALE_FMT_PLAIN},
+      {"per_chip", "tokens per chip", BATCH_4M / n4, "tokens", SCALE_FMT_PLAIN},
+      {"per_pod", "tokens per pod", BATCH_4M / 4.0, "tokens", SCALE_FMT_SCI},
+      {"dcn_crit", "DCN needs per pod",
+       scale_train_dcn_critical_batch(s->c, s->chip->dcn_bytes_per_s), "tokens", SCALE_FMT_PLAIN});
   scale_train_problem p4 = scale_train_problem_make(l70, s->chip, n4, BATCH_4M, SEQ_4K);
   best_of(ch, s, "q1", &p4);
-  chapter_stem_value(ch, "q1", "estimate_days", "6ND / (chips C MFU)",
-                     scale_train_time_s(6.0 * scale_transformer_n_params(l70) * s->tokens, n4,
-                                        s->c, s->mfu) /
-                         SCALE_SECONDS_PER_DAY,
-                     "days", SCALE_FMT_PLAIN);
+  emit_estimate(ch, s, "q1", scale_transformer_n_params(l70), n4);
 
   chapter_heading(ch, "Question 2: LLaMA 3.1 405B on eight pods");
   const double batch = 16.0 * 1024.0 * 1024.0, seq = 8192.0;
   double n8 = 8.0 * s->pod, n = scale_transformer_n_params(l405), f = (double)l405->d_ff;
-  chapter_stem_value(ch, "q2", "l", "L", (double)l405->n_layers, "", SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, "q2", "d", "D", (double)l405->d_model, "", SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, "q2", "f", "F", f, "", SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, "q2", "n", "N", (double)l405->n_heads, "", SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, "q2", "k", "K", (double)l405->n_kv_heads, "", SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, "q2", "params", "parameters", n, "", SCALE_FMT_SCI);
-  chapter_stem_value(ch, "q2", "flops_per_token", "6 N per token", 6.0 * n, "FLOP", SCALE_FMT_SCI);
-  chapter_stem_value(ch, "q2", "batch", "batch", batch, "tokens", SCALE_FMT_SCI);
-  chapter_stem_value(ch, "q2", "seq", "sequence", seq, "tokens", SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, "q2", "flops_per_step", "FLOPs per step", 6.0 * n * batch, "FLOP",
-                     SCALE_FMT_SCI);
-  chapter_stem_value(ch, "q2", "flops_total", "FLOPs for the budget", 6.0 * n * s->tokens, "FLOP",
-                     SCALE_FMT_SCI);
-  chapter_stem_value(ch, "q2", "chips", "chips", n8, "", SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, "q2", "per_pod", "tokens per pod", batch / 8.0, "tokens", SCALE_FMT_SCI);
-  chapter_stem_value(ch, "q2", "per_chip", "tokens per chip", batch / n8, "tokens",
-                     SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, "q2", "mixed_crit", "FSDP x TP floor per chip",
-                     scale_train_fsdp_tp_critical_batch(f, s->c, s->link, 2.0, 1.0), "tokens",
-                     SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, "q2", "tp_max", "largest compute-bound TP, one axis",
-                     scale_train_tp_max_degree(f, s->c, s->link, 1.0), "", SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, "q2", "x_opt", "X_opt within a pod",
-                     scale_train_fsdp_tp_x_opt(batch / 8.0, f, s->pod, 2.0, 1.0), "",
-                     SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "q2",
+      {"l", "L", (double)l405->n_layers, "", SCALE_FMT_PLAIN},
+      {"d", "D", (double)l405->d_model, "", SCALE_FMT_PLAIN},
+      {"f", "F", f, "", SCALE_FMT_PLAIN},
+      {"n", "N", (double)l405->n_heads, "", SCALE_FMT_PLAIN},
+      {"k", "K", (double)l405->n_kv_heads, "", SCALE_FMT_PLAIN},
+      {"params", "parameters", n, "", SCALE_FMT_SCI},
+      {"flops_per_token", "6 N per token", 6.0 * n, "FLOP", SCALE_FMT_SCI},
+      {"batch", "batch", batch, "tokens", SCALE_FMT_SCI},
+      {"seq", "sequence", seq, "tokens", SCALE_FMT_PLAIN},
+      {"flops_per_step", "FLOPs per step", 6.0 * n * batch, "FLOP", SCALE_FMT_SCI},
+      {"flops_total", "FLOPs for the budget", 6.0 * n * s->tokens, "FLOP", SCALE_FMT_SCI},
+      {"chips", "chips", n8, "", SCALE_FMT_PLAIN},
+      {"per_pod", "tokens per pod", batch / 8.0, "tokens", SCALE_FMT_SCI},
+      {"per_chip", "tokens per chip", batch / n8, "tokens", SCALE_FMT_PLAIN},
+      {"mixed_crit", "FSDP x TP floor per chip",
+       scale_train_fsdp_tp_critical_batch(f, s->c, s->link, 2.0, 1.0), "tokens", SCALE_FMT_PLAIN},
+      {"tp_max", "largest compute-bound TP, one axis",
+       scale_train_tp_max_degree(f, s->c, s->link, 1.0), "", SCALE_FMT_PLAIN},
+      {"x_opt", "X_opt within a pod", scale_train_fsdp_tp_x_opt(batch / 8.0, f, s->pod, 2.0, 1.0),
+       "", SCALE_FMT_PLAIN});
   scale_train_problem p8 = scale_train_problem_make(l405, s->chip, n8, batch, seq);
   best_of(ch, s, "q2", &p8);
-  chapter_stem_value(ch, "q2", "estimate_days", "6ND / (chips C MFU)",
-                     scale_train_time_s(6.0 * n * s->tokens, n8, s->c, s->mfu) /
-                         SCALE_SECONDS_PER_DAY,
-                     "days", SCALE_FMT_PLAIN);
+  emit_estimate(ch, s, "q2", n, n8);
 }
 
 /* ---- figure --------------------------------------------------------------------------------- */
@@ -358,14 +325,12 @@ static void figure_memory(chapter *ch, const setting *s, const scale_model *m) {
     l.tp = 4;
     l.fsdp = fmin(xs[i] / 4.0, BATCH_4M / SEQ_4K);
     l.cp = xs[i] / (4.0 * l.fsdp);
-    scale_train_result r;
-    for (int k = 0; k < 5; k++) ys[k][i] = NAN;
-    if (!chapter_train_eval(ch, &p, &l, &r)) continue;
-    ys[0][i] = r.param_bytes;
-    ys[1][i] = r.grad_bytes;
-    ys[2][i] = r.optimizer_bytes;
-    ys[3][i] = r.activation_bytes + r.gathered_weight_bytes + r.cp_buffer_bytes;
-    ys[4][i] = r.memory_per_chip_bytes;
+    scale_train_result r = {0};
+    bool ok = chapter_train_eval(ch, &p, &l, &r);
+    const double part[5] = {r.param_bytes, r.grad_bytes, r.optimizer_bytes,
+                            r.activation_bytes + r.gathered_weight_bytes + r.cp_buffer_bytes,
+                            r.memory_per_chip_bytes};
+    for (int k = 0; k < 5; k++) ys[k][i] = ok ? part[k] : (double)NAN;
   }
   /* The text: activations dominate at few chips, and the smallest slice does not fit. */
   chapter_claim(ch, s->check, ys[3][0] > ys[2][0] && ys[4][0] > s->chip->hbm_bytes,
@@ -427,7 +392,8 @@ int main(int argc, char **argv) {
   scale_train_result book;
   scale_layout book_layout = scale_layout_default();
   section_shard(&ch, &s, &l70, &book, &book_layout);
-  if (!ch.n_errors) section_planner(&ch, &s, &l70, &book, &book_layout);
+  if (!ch.n_errors && section_planner(&ch, &s, &l70))
+    section_planner_book(&ch, &s, &l70, &book, &book_layout);
   section_pods(&ch, &s, &l70, &l405);
   figure_memory(&ch, &s, &l70);
   return chapter_end(&ch);

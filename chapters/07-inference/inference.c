@@ -22,43 +22,31 @@
 
 #define N_CURVE 97
 
-/* [listing:local-kv] */
-/** KV bytes of one sequence of 'context' tokens when a fraction 'local_frac' of the layers
- * attends only to the last 'window' tokens (and so caches at most that many), the rest being
- * global. The library's KV per token covers all L layers; local layers cap their share. */
-static double local_kv_bytes(const scale_model *m, scale_dtype dtype, double context,
-                             double local_frac, double window) {
-  double per_token = scale_transformer_kv_bytes_per_token(m, dtype);
-  double global = (1.0 - local_frac) * per_token * context;
-  double local = local_frac * per_token * fmin(context, window);
-  return global + local;
-}
-/* [/listing:local-kv] */
-
 /* ---- sections ------------------------------------------------------------------------------- */
 
 /** Critical batches of a matmul on the chip for the three dtype mixes of the chapter, and the
  * H100's bf16 one (the book's takeaway quotes it). */
 static void section_linear(chapter *ch, const scale_chip *c, const scale_chip *h100) {
   chapter_heading(ch, "Linear operations: the critical batch");
-  chapter_value(ch, "chip.flops_per_s", "bf16 peak", scale_chip_flops_per_s(c, SCALE_DTYPE_BF16),
-                "FLOP/s", SCALE_FMT_SCI);
-  chapter_value(ch, "chip.int8_flops_per_s", "int8 peak",
-                scale_chip_flops_per_s(c, SCALE_DTYPE_INT8), "OP/s", SCALE_FMT_SCI);
-  chapter_value(ch, "chip.hbm_bytes_per_s", "HBM bandwidth", c->hbm_bytes_per_s, "B/s",
-                SCALE_FMT_SI);
-  chapter_value(ch, "bcrit.bf16", "bf16 weights, bf16 FLOPs",
-                scale_roofline_critical_batch(c, SCALE_DTYPE_BF16, SCALE_DTYPE_BF16), "tokens",
-                SCALE_FMT_PLAIN);
-  chapter_value(ch, "bcrit.int8w", "int8 weights, bf16 FLOPs",
-                scale_roofline_critical_batch(c, SCALE_DTYPE_INT8, SCALE_DTYPE_BF16), "tokens",
-                SCALE_FMT_PLAIN);
-  chapter_value(ch, "bcrit.int8", "int8 weights, int8 OPs",
-                scale_roofline_critical_batch(c, SCALE_DTYPE_INT8, SCALE_DTYPE_INT8), "tokens",
-                SCALE_FMT_PLAIN);
-  chapter_value(ch, "bcrit.h100", "H100 SXM, bf16",
-                scale_roofline_critical_batch(h100, SCALE_DTYPE_BF16, SCALE_DTYPE_BF16), "tokens",
-                SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "chip",
+      {"flops_per_s", "bf16 peak",
+       scale_chip_flops_per_s(c, SCALE_DTYPE_BF16), "FLOP/s", SCALE_FMT_SCI},
+      {"int8_flops_per_s", "int8 peak",
+       scale_chip_flops_per_s(c, SCALE_DTYPE_INT8), "OP/s", SCALE_FMT_SCI},
+      {"hbm_bytes_per_s", "HBM bandwidth", c->hbm_bytes_per_s, "B/s", SCALE_FMT_SI});
+  CHAPTER_VALUES(ch, "bcrit",
+      {"bf16", "bf16 weights, bf16 FLOPs",
+       scale_roofline_critical_batch(c, SCALE_DTYPE_BF16, SCALE_DTYPE_BF16),
+       "tokens", SCALE_FMT_PLAIN},
+      {"int8w", "int8 weights, bf16 FLOPs",
+       scale_roofline_critical_batch(c, SCALE_DTYPE_INT8, SCALE_DTYPE_BF16),
+       "tokens", SCALE_FMT_PLAIN},
+      {"int8", "int8 weights, int8 OPs",
+       scale_roofline_critical_batch(c, SCALE_DTYPE_INT8, SCALE_DTYPE_INT8),
+       "tokens", SCALE_FMT_PLAIN},
+      {"h100", "H100 SXM, bf16",
+       scale_roofline_critical_batch(h100, SCALE_DTYPE_BF16, SCALE_DTYPE_BF16),
+       "tokens", SCALE_FMT_PLAIN});
 }
 
 /** Intensity of dot-product attention in prefill and generation, MHA and GQA. */
@@ -67,23 +55,23 @@ static void section_attention(chapter *ch, const scale_chip *c, const scale_mode
   chapter_heading(ch, "Attention: prefill vs generation");
   double bc = scale_roofline_critical_batch(c, SCALE_DTYPE_BF16, SCALE_DTYPE_BF16);
   /* MHA prefill intensity is T/2: compute-bound once T/2 exceeds the critical intensity. */
-  chapter_value(ch, "attn.prefill_min_tokens", "prefill attention compute-bound above",
-                2.0 * bc, "tokens", SCALE_FMT_PLAIN);
-  chapter_value(ch, "attn.context", "context", context, "tokens", SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "attn",
+      {"prefill_min_tokens", "prefill attention compute-bound above",
+       2.0 * bc, "tokens", SCALE_FMT_PLAIN},
+      {"context", "context", context, "tokens", SCALE_FMT_PLAIN});
   chapter_value(ch, "attn.mha_prefill", "MHA prefill intensity",
                 scale_transformer_attention_intensity_flops_per_byte(mha, context, context,
                                                                      SCALE_DTYPE_BF16),
                 "FLOP/byte", SCALE_FMT_PLAIN);
-  chapter_value(ch, "attn.mha_decode", "MHA generation intensity",
-                scale_transformer_attention_intensity_flops_per_byte(mha, 1.0, context,
-                                                                     SCALE_DTYPE_BF16),
-                "FLOP/byte", SCALE_FMT_PLAIN);
-  chapter_value(ch, "attn.gqa_group", "GQA group N/K (LLaMA 3 70B)",
-                (double)gqa->n_heads / (double)gqa->n_kv_heads, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "attn.gqa_decode", "GQA generation intensity",
-                scale_transformer_attention_intensity_flops_per_byte(gqa, 1.0, context,
-                                                                     SCALE_DTYPE_BF16),
-                "FLOP/byte", SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "attn",
+      {"mha_decode", "MHA generation intensity",
+       scale_transformer_attention_intensity_flops_per_byte(mha, 1.0, context, SCALE_DTYPE_BF16),
+       "FLOP/byte", SCALE_FMT_PLAIN},
+      {"gqa_group", "GQA group N/K (LLaMA 3 70B)",
+       (double)gqa->n_heads / (double)gqa->n_kv_heads, "", SCALE_FMT_PLAIN},
+      {"gqa_decode", "GQA generation intensity",
+       scale_transformer_attention_intensity_flops_per_byte(gqa, 1.0, context, SCALE_DTYPE_BF16),
+       "FLOP/byte", SCALE_FMT_PLAIN});
 }
 
 /* [listing:step-time] */
@@ -105,25 +93,24 @@ static void section_pop_quiz(chapter *ch, const scale_chip *c) {
   const double n_params = 30e9, kv_tok = 100e3, ctx = 8192, n = 16;
   double kv_seq = kv_tok * ctx;
   double w = n * c->hbm_bytes_per_s, f = n * scale_chip_flops_per_s(c, SCALE_DTYPE_BF16);
-  chapter_value(ch, "quiz.params", "parameters (int8: as many bytes)", n_params, "",
-                SCALE_FMT_SCI);
-  chapter_value(ch, "quiz.kv_per_token", "KV per token", kv_tok, "B", SCALE_FMT_SI);
-  chapter_value(ch, "quiz.context", "context", ctx, "tokens", SCALE_FMT_PLAIN);
-  chapter_value(ch, "quiz.chips", "chips", n, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "quiz.kv_per_seq", "KV per sequence", kv_seq, "B", SCALE_FMT_SI);
+  CHAPTER_VALUES(ch, "quiz",
+      {"params", "parameters (int8: as many bytes)", n_params, "", SCALE_FMT_SCI},
+      {"kv_per_token", "KV per token", kv_tok, "B", SCALE_FMT_SI},
+      {"context", "context", ctx, "tokens", SCALE_FMT_PLAIN},
+      {"chips", "chips", n, "", SCALE_FMT_PLAIN},
+      {"kv_per_seq", "KV per sequence", kv_seq, "B", SCALE_FMT_SI});
   double t4 = book_step_s(4, kv_seq, n_params, n_params, f, w);
   double t256 = book_step_s(256, kv_seq, n_params, n_params, f, w);
-  chapter_value(ch, "quiz.t4_s", "step, batch 4", t4, "s", SCALE_FMT_TIME);
-  chapter_value(ch, "quiz.t256_s", "step, batch 256", t256, "s", SCALE_FMT_TIME);
-  chapter_value(ch, "quiz.t256_kv_s", "of which KV loading", 256 * kv_seq / w, "s",
-                SCALE_FMT_TIME);
-  chapter_value(ch, "quiz.t256_flops_s", "of which matmul FLOPs", 2 * 256 * n_params / f, "s",
-                SCALE_FMT_TIME);
-  chapter_value(ch, "quiz.t256_params_s", "weight loading (hidden by FLOPs)", n_params / w, "s",
-                SCALE_FMT_TIME);
+  CHAPTER_VALUES(ch, "quiz",
+      {"t4_s", "step, batch 4", t4, "s", SCALE_FMT_TIME},
+      {"t256_s", "step, batch 256", t256, "s", SCALE_FMT_TIME},
+      {"t256_kv_s", "of which KV loading", 256 * kv_seq / w, "s", SCALE_FMT_TIME},
+      {"t256_flops_s", "of which matmul FLOPs", 2 * 256 * n_params / f, "s", SCALE_FMT_TIME},
+      {"t256_params_s", "weight loading (hidden by FLOPs)", n_params / w, "s", SCALE_FMT_TIME});
   /* Cross-check: the library's formula gives the same. */
   double lib = scale_infer_step_time_s(256, kv_seq, n_params, n_params, f, w);
-  if (fabs(lib - t256) > 1e-12 * t256) chapter_error(ch, "step-time listing disagrees with libscale");
+  chapter_claim(ch, true, fabs(lib - t256) <= 1e-12 * t256,
+                "the step-time listing agrees with libscale");
 }
 
 /** Memory of the table's model: parameters by kind, KV per sequence, one activation. */
@@ -131,29 +118,30 @@ static void section_memory(chapter *ch, const scale_model *m, double context) {
   chapter_heading(ch, "What uses memory: the table's model");
   chapter_model_dims(ch, "m", m, false);
   double L = (double)m->n_layers;
-  chapter_value(ch, "m.mlp_params", "MLP parameters, all layers",
-                L * scale_transformer_n_mlp_params(m), "", SCALE_FMT_SCI);
-  chapter_value(ch, "m.attn_params", "attention parameters, all layers",
-                L * scale_transformer_n_attention_params(m), "", SCALE_FMT_SCI);
-  chapter_value(ch, "m.norm_params", "norm parameters",
-                L * scale_transformer_n_norm_params(m) + (double)m->d_model, "",
-                SCALE_FMT_SCI);
-  chapter_value(ch, "m.embed_params", "embedding parameters",
-                scale_transformer_n_embedding_params(m), "", SCALE_FMT_SCI);
+  CHAPTER_VALUES(ch, "m",
+      {"mlp_params", "MLP parameters, all layers",
+       L * scale_transformer_n_mlp_params(m), "", SCALE_FMT_SCI},
+      {"attn_params", "attention parameters, all layers",
+       L * scale_transformer_n_attention_params(m), "", SCALE_FMT_SCI},
+      {"norm_params", "norm parameters",
+       L * scale_transformer_n_norm_params(m) + (double)m->d_model, "", SCALE_FMT_SCI},
+      {"embed_params", "embedding parameters",
+       scale_transformer_n_embedding_params(m), "", SCALE_FMT_SCI});
   double n_params = scale_transformer_n_params(m);
   chapter_value(ch, "m.params", "total parameters", n_params, "", SCALE_FMT_SCI);
   double wbytes = n_params * scale_dtype_bytes(SCALE_DTYPE_BF16);
-  chapter_value(ch, "m.weight_bytes", "bf16 weights", wbytes, "B", SCALE_FMT_SI);
-  chapter_value(ch, "m.kv_per_token", "bf16 KV per token",
-                scale_transformer_kv_bytes_per_token(m, SCALE_DTYPE_BF16), "B", SCALE_FMT_SI);
+  CHAPTER_VALUES(ch, "m",
+      {"weight_bytes", "bf16 weights", wbytes, "B", SCALE_FMT_SI},
+      {"kv_per_token", "bf16 KV per token",
+       scale_transformer_kv_bytes_per_token(m, SCALE_DTYPE_BF16), "B", SCALE_FMT_SI});
   double kv_seq = scale_transformer_kv_bytes(m, context, SCALE_DTYPE_BF16);
-  chapter_value(ch, "m.context", "context", context, "tokens", SCALE_FMT_PLAIN);
-  chapter_value(ch, "m.kv_per_seq", "bf16 KV of one sequence", kv_seq, "B", SCALE_FMT_SI);
-  chapter_value(ch, "m.kv_dominates_batch", "sequences whose KV equals the weights",
-                scale_infer_kv_dominates_batch(wbytes, kv_seq), "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "m.activation_bytes", "one bf16 activation of a full-context prefill",
-                context * (double)m->d_model * scale_dtype_bytes(SCALE_DTYPE_BF16), "B",
-                SCALE_FMT_SI);
+  CHAPTER_VALUES(ch, "m",
+      {"context", "context", context, "tokens", SCALE_FMT_PLAIN},
+      {"kv_per_seq", "bf16 KV of one sequence", kv_seq, "B", SCALE_FMT_SI},
+      {"kv_dominates_batch", "sequences whose KV equals the weights",
+       scale_infer_kv_dominates_batch(wbytes, kv_seq), "", SCALE_FMT_PLAIN},
+      {"activation_bytes", "one bf16 activation of a full-context prefill",
+       context * (double)m->d_model * scale_dtype_bytes(SCALE_DTYPE_BF16), "B", SCALE_FMT_SI});
 }
 
 static const double table_batches[] = {1, 8, 16, 32, 64, 240};
@@ -167,10 +155,11 @@ static void section_tables(chapter *ch, const scale_chip *c, const scale_model *
   double wbytes = n_params * scale_dtype_bytes(SCALE_DTYPE_BF16);
   double w = n * c->hbm_bytes_per_s, f = n * scale_chip_flops_per_s(c, SCALE_DTYPE_BF16);
   double hbm = n * c->hbm_bytes;
-  chapter_value(ch, "t.chips", "chips", n, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "t.hbm_bytes", "total HBM", hbm, "B", SCALE_FMT_SI);
-  chapter_value(ch, "t.hbm_bytes_per_s", "total HBM bandwidth", w, "B/s", SCALE_FMT_SI);
-  chapter_value(ch, "t.flops_per_s", "total bf16 FLOP/s", f, "FLOP/s", SCALE_FMT_SI);
+  CHAPTER_VALUES(ch, "t",
+      {"chips", "chips", n, "", SCALE_FMT_PLAIN},
+      {"hbm_bytes", "total HBM", hbm, "B", SCALE_FMT_SI},
+      {"hbm_bytes_per_s", "total HBM bandwidth", w, "B/s", SCALE_FMT_SI},
+      {"flops_per_s", "total bf16 FLOP/s", f, "FLOP/s", SCALE_FMT_SI});
   const char *stem[2] = {"t", "t5"};
   for (int k = 0; k < 2; k++) {
     double kv_seq = scale_transformer_kv_bytes(m, context, SCALE_DTYPE_BF16) / (k ? 5.0 : 1.0);
@@ -201,26 +190,27 @@ static void section_tricks(chapter *ch, const scale_model *m, const scale_model 
   mqa.n_kv_heads = 1;
   double mha_tok = scale_transformer_kv_bytes_per_token(m, SCALE_DTYPE_BF16);
   double gqa_tok = scale_transformer_kv_bytes_per_token(&gqa, SCALE_DTYPE_BF16);
-  chapter_value(ch, "kv.mha_per_token", "MHA, bf16", mha_tok, "B", SCALE_FMT_SI);
-  chapter_value(ch, "kv.gqa_per_token", "GQA with 8 KV heads, bf16", gqa_tok, "B", SCALE_FMT_SI);
-  chapter_value(ch, "kv.mqa_per_token", "MQA (one KV head), bf16",
-                scale_transformer_kv_bytes_per_token(&mqa, SCALE_DTYPE_BF16), "B", SCALE_FMT_SI);
-  chapter_value(ch, "kv.gqa_int8_per_token", "GQA, int8",
-                scale_transformer_kv_bytes_per_token(&gqa, SCALE_DTYPE_INT8), "B", SCALE_FMT_SI);
-  chapter_value(ch, "kv.gqa_int4_per_token", "GQA, int4",
-                scale_transformer_kv_bytes_per_token(&gqa, SCALE_DTYPE_INT4), "B", SCALE_FMT_SI);
-  chapter_value(ch, "kv.long_context", "long context", long_context, "tokens", SCALE_FMT_PLAIN);
-  chapter_value(ch, "kv.window", "local window", window, "tokens", SCALE_FMT_PLAIN);
-  chapter_value(ch, "kv.local_pct", "local layers", 100.0 * local_frac, "%", SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "kv",
+      {"mha_per_token", "MHA, bf16", mha_tok, "B", SCALE_FMT_SI},
+      {"gqa_per_token", "GQA with 8 KV heads, bf16", gqa_tok, "B", SCALE_FMT_SI},
+      {"mqa_per_token", "MQA (one KV head), bf16",
+       scale_transformer_kv_bytes_per_token(&mqa, SCALE_DTYPE_BF16), "B", SCALE_FMT_SI},
+      {"gqa_int8_per_token", "GQA, int8",
+       scale_transformer_kv_bytes_per_token(&gqa, SCALE_DTYPE_INT8), "B", SCALE_FMT_SI},
+      {"gqa_int4_per_token", "GQA, int4",
+       scale_transformer_kv_bytes_per_token(&gqa, SCALE_DTYPE_INT4), "B", SCALE_FMT_SI},
+      {"long_context", "long context", long_context, "tokens", SCALE_FMT_PLAIN},
+      {"window", "local window", window, "tokens", SCALE_FMT_PLAIN},
+      {"local_pct", "local layers", 100.0 * local_frac, "%", SCALE_FMT_PLAIN});
   double mha_seq = scale_transformer_kv_bytes(m, long_context, SCALE_DTYPE_BF16);
   double gqa8_seq = scale_transformer_kv_bytes(&gqa, long_context, SCALE_DTYPE_INT8);
-  double local_seq = local_kv_bytes(&gqa, SCALE_DTYPE_INT8, long_context, local_frac, window);
-  chapter_value(ch, "kv.mha_seq", "MHA bf16, one long sequence", mha_seq, "B", SCALE_FMT_SI);
-  chapter_value(ch, "kv.gqa_int8_seq", "GQA int8, one long sequence", gqa8_seq, "B",
-                SCALE_FMT_SI);
-  chapter_value(ch, "kv.local_seq", "GQA int8 with local layers", local_seq, "B", SCALE_FMT_SI);
-  chapter_value(ch, "kv.combined_factor", "reduction over MHA bf16", mha_seq / local_seq, "x",
-                SCALE_FMT_PLAIN);
+  double local_seq =
+      scale_infer_local_kv_bytes(&gqa, SCALE_DTYPE_INT8, long_context, local_frac, window);
+  CHAPTER_VALUES(ch, "kv",
+      {"mha_seq", "MHA bf16, one long sequence", mha_seq, "B", SCALE_FMT_SI},
+      {"gqa_int8_seq", "GQA int8, one long sequence", gqa8_seq, "B", SCALE_FMT_SI},
+      {"local_seq", "GQA int8 with local layers", local_seq, "B", SCALE_FMT_SI},
+      {"combined_factor", "reduction over MHA bf16", mha_seq / local_seq, "x", SCALE_FMT_PLAIN});
   /* Ragged reads: a batch of sequences whose lengths are spread evenly up to the allocated
    * maximum reads half the bytes a padded kernel reads. */
   chapter_value(ch, "kv.ragged_frac", "ragged read / padded read, uniform lengths", 0.5, "",
@@ -236,15 +226,15 @@ static void section_sharding(chapter *ch, const scale_chip *c, const scale_model
   chapter_heading(ch, "Distributing inference");
   double alpha = scale_chip_ici_intensity(c, SCALE_DTYPE_BF16);
   double beta = scale_infer_beta(c);
-  chapter_value(ch, "dist.alpha", "C / W_ici", alpha, "FLOP/byte", SCALE_FMT_PLAIN);
-  chapter_value(ch, "dist.prefill_max_tp", "prefill: useful TP on one axis, table model",
-                scale_infer_max_tp_compute_bound((double)m->d_ff, 1.0, alpha), "",
-                SCALE_FMT_PLAIN);
-  chapter_value(ch, "dist.beta", "beta = W_hbm / W_ici", beta, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "dist.book_max_tp", "F 16384, B 32, beta 8",
-                scale_infer_max_tp_memory_bound(16384, 32, 8), "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "dist.max_tp", "same with the chip's beta",
-                scale_infer_max_tp_memory_bound(16384, 32, beta), "", SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "dist",
+      {"alpha", "C / W_ici", alpha, "FLOP/byte", SCALE_FMT_PLAIN},
+      {"prefill_max_tp", "prefill: useful TP on one axis, table model",
+       scale_infer_max_tp_compute_bound((double)m->d_ff, 1.0, alpha), "", SCALE_FMT_PLAIN},
+      {"beta", "beta = W_hbm / W_ici", beta, "", SCALE_FMT_PLAIN},
+      {"book_max_tp", "F 16384, B 32, beta 8",
+       scale_infer_max_tp_memory_bound(16384, 32, 8), "", SCALE_FMT_PLAIN},
+      {"max_tp", "same with the chip's beta",
+       scale_infer_max_tp_memory_bound(16384, 32, beta), "", SCALE_FMT_PLAIN});
   /* KV sharding: LLaMA 3 70B (K = 8) on 16 chips, batch 32, int8 weights and KV. */
   scale_infer_config cfg = scale_infer_config_default(16, 32, 8192);
   cfg.weight_dtype = cfg.kv_dtype = SCALE_DTYPE_INT8;
@@ -253,33 +243,27 @@ static void section_sharding(chapter *ch, const scale_chip *c, const scale_model
   cfg.kv_sharding = SCALE_KV_SHARD_HEADS;
   scale_infer_decode heads = scale_infer_decode_eval(l3, c, &cfg);
   scale_infer_memory heads_mem = scale_infer_memory_eval(l3, c, &cfg);
-  chapter_value(ch, "kvs.full_kv_per_chip", "KV per chip, heads then batch",
-                full_mem.kv_bytes_per_chip, "B", SCALE_FMT_SI);
-  chapter_value(ch, "kvs.heads_kv_per_chip", "KV per chip, heads only",
-                heads_mem.kv_bytes_per_chip, "B", SCALE_FMT_SI);
-  chapter_value(ch, "kvs.full_t_kv_s", "KV loading, heads then batch", full.t_kv_s, "s",
-                SCALE_FMT_TIME);
-  chapter_value(ch, "kvs.heads_t_kv_s", "KV loading, heads only", heads.t_kv_s, "s",
-                SCALE_FMT_TIME);
-  chapter_value(ch, "kvs.full_t_ici_s", "collectives, heads then batch", full.t_ici_s, "s",
-                SCALE_FMT_TIME);
-  chapter_value(ch, "kvs.heads_t_ici_s", "collectives, heads only", heads.t_ici_s, "s",
-                SCALE_FMT_TIME);
-  chapter_value(ch, "kvs.full_step_s", "step, heads then batch", full.step_s, "s",
-                SCALE_FMT_TIME);
-  chapter_value(ch, "kvs.heads_step_s", "step, heads only", heads.step_s, "s", SCALE_FMT_TIME);
+  CHAPTER_VALUES(ch, "kvs",
+      {"full_kv_per_chip", "KV per chip, heads then batch",
+       full_mem.kv_bytes_per_chip, "B", SCALE_FMT_SI},
+      {"heads_kv_per_chip", "KV per chip, heads only",
+       heads_mem.kv_bytes_per_chip, "B", SCALE_FMT_SI},
+      {"full_t_kv_s", "KV loading, heads then batch", full.t_kv_s, "s", SCALE_FMT_TIME},
+      {"heads_t_kv_s", "KV loading, heads only", heads.t_kv_s, "s", SCALE_FMT_TIME},
+      {"full_t_ici_s", "collectives, heads then batch", full.t_ici_s, "s", SCALE_FMT_TIME},
+      {"heads_t_ici_s", "collectives, heads only", heads.t_ici_s, "s", SCALE_FMT_TIME},
+      {"full_step_s", "step, heads then batch", full.step_s, "s", SCALE_FMT_TIME},
+      {"heads_step_s", "step, heads only", heads.step_s, "s", SCALE_FMT_TIME});
   /* Appendix C: latency-bound collectives. */
   double link = c->ici_link_bytes_per_s, hop = c->ici_hop_latency_s;
-  chapter_value(ch, "lat.link_bytes_per_s", "one-way ICI link", link, "B/s", SCALE_FMT_SI);
-  chapter_value(ch, "lat.hop_s", "hop latency", hop, "s", SCALE_FMT_TIME);
-  chapter_value(ch, "lat.bytes_8way", "8-way buffer below which latency binds", 8 * link * hop,
-                "B", SCALE_FMT_SI);
-  chapter_value(ch, "lat.bytes_per_tp", "bytes per way of TP (W x T_hop)", link * hop, "B",
-                SCALE_FMT_SI);
-  chapter_value(ch, "lat.act_bytes", "int8 activations, B 16, D 8192", 16.0 * 8192.0, "B",
-                SCALE_FMT_SI);
-  chapter_value(ch, "lat.min_tp", "TP above which they are latency-bound",
-                scale_infer_latency_bound_tp(16, 8192, 1, link, hop), "", SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "lat",
+      {"link_bytes_per_s", "one-way ICI link", link, "B/s", SCALE_FMT_SI},
+      {"hop_s", "hop latency", hop, "s", SCALE_FMT_TIME},
+      {"bytes_8way", "8-way buffer below which latency binds", 8 * link * hop, "B", SCALE_FMT_SI},
+      {"bytes_per_tp", "bytes per way of TP (W x T_hop)", link * hop, "B", SCALE_FMT_SI},
+      {"act_bytes", "int8 activations, B 16, D 8192", 16.0 * 8192.0, "B", SCALE_FMT_SI},
+      {"min_tp", "TP above which they are latency-bound",
+       scale_infer_latency_bound_tp(16, 8192, 1, link, hop), "", SCALE_FMT_PLAIN});
 }
 
 /** Prefix caching: the prefill time a cached prefix saves. */
@@ -288,36 +272,24 @@ static void section_engine(chapter *ch, const scale_chip *c, const scale_model *
   double n_params = scale_transformer_n_params(l3);
   double f = 16 * scale_chip_flops_per_s(c, SCALE_DTYPE_BF16);
   const double prompt = 8192, cached = 6144;
-  chapter_value(ch, "prefix.prompt", "prompt", prompt, "tokens", SCALE_FMT_PLAIN);
-  chapter_value(ch, "prefix.cached", "tokens found in the cache", cached, "tokens",
-                SCALE_FMT_PLAIN);
-  chapter_value(ch, "prefix.full_s", "prefill of the whole prompt",
-                scale_infer_prefill_time_s(n_params, prompt, f, 0.4), "s", SCALE_FMT_TIME);
-  chapter_value(ch, "prefix.rest_s", "prefill of the new tokens only",
-                scale_infer_prefill_time_s(n_params, prompt - cached, f, 0.4), "s",
-                SCALE_FMT_TIME);
-  chapter_value(ch, "prefix.kv_bytes", "int8 KV cache to keep for the prefix",
-                scale_transformer_kv_bytes(l3, cached, SCALE_DTYPE_INT8), "B", SCALE_FMT_SI);
+  CHAPTER_VALUES(ch, "prefix",
+      {"prompt", "prompt", prompt, "tokens", SCALE_FMT_PLAIN},
+      {"cached", "tokens found in the cache", cached, "tokens", SCALE_FMT_PLAIN},
+      {"full_s", "prefill of the whole prompt",
+       scale_infer_prefill_time_s(n_params, prompt, f, 0.4), "s", SCALE_FMT_TIME},
+      {"rest_s", "prefill of the new tokens only",
+       scale_infer_prefill_time_s(n_params, prompt - cached, f, 0.4), "s", SCALE_FMT_TIME},
+      {"kv_bytes", "int8 KV cache to keep for the prefix",
+       scale_transformer_kv_bytes(l3, cached, SCALE_DTYPE_INT8), "B", SCALE_FMT_SI});
 }
 
 /** The chapter's invented model (LLaMA 2 13B-like): L 64, D 4096, F 16384, N 32, K 8, H 256,
  * V 32128, shared input and output embeddings. */
 static scale_model invented_model(void) {
-  scale_model m;
-  memset(&m, 0, sizeof m);
-  snprintf(m.name, sizeof m.name, "ch7-model");
-  snprintf(m.display_name, sizeof m.display_name, "chapter 7 model");
-  m.arch = SCALE_ARCH_TRANSFORMER;
-  m.n_layers = 64;
-  m.d_model = 4096;
-  m.d_ff = 16384;
-  m.gated_mlp = true;
-  m.n_heads = 32;
-  m.n_kv_heads = 8;
-  m.d_head = 256;
-  m.n_vocab = 32128;
-  m.tied_embeddings = true;
-  return m;
+  return (scale_model){.name = "ch7-model", .display_name = "chapter 7 model",
+                       .arch = SCALE_ARCH_TRANSFORMER, .n_layers = 64, .d_model = 4096,
+                       .d_ff = 16384, .gated_mlp = true, .n_heads = 32, .n_kv_heads = 8,
+                       .d_head = 256, .n_vocab = 32128, .tied_embeddings = true};
 }
 
 static void section_problems(chapter *ch, const scale_chip *c) {
@@ -326,32 +298,36 @@ static void section_problems(chapter *ch, const scale_chip *c) {
   double n_params = scale_transformer_n_params(&m);
   double hbm16 = 16 * c->hbm_bytes, w16 = 16 * c->hbm_bytes_per_s;
   /* Q1 */
-  chapter_value(ch, "q1.params", "parameters", n_params, "", SCALE_FMT_SCI);
-  chapter_value(ch, "q1.kv_int8", "KV per token, int8",
-                scale_transformer_kv_bytes_per_token(&m, SCALE_DTYPE_INT8), "B", SCALE_FMT_SI);
-  chapter_value(ch, "q1.kv_bf16", "KV per token, bf16",
-                scale_transformer_kv_bytes_per_token(&m, SCALE_DTYPE_BF16), "B", SCALE_FMT_SI);
+  CHAPTER_VALUES(ch, "q1",
+      {"params", "parameters", n_params, "", SCALE_FMT_SCI},
+      {"kv_int8", "KV per token, int8",
+       scale_transformer_kv_bytes_per_token(&m, SCALE_DTYPE_INT8), "B", SCALE_FMT_SI},
+      {"kv_bf16", "KV per token, bf16",
+       scale_transformer_kv_bytes_per_token(&m, SCALE_DTYPE_BF16), "B", SCALE_FMT_SI});
   /* Q2: int8 everything on a 4x4. */
   double free_bytes = hbm16 - n_params;
   double kv = scale_transformer_kv_bytes_per_token(&m, SCALE_DTYPE_INT8);
-  chapter_value(ch, "q2.hbm_bytes", "HBM of a 4x4", hbm16, "B", SCALE_FMT_SI);
-  chapter_value(ch, "q2.free_bytes", "left after int8 weights", free_bytes, "B", SCALE_FMT_SI);
-  chapter_value(ch, "q2.tokens", "KV tokens that fit", scale_infer_max_batch(free_bytes, kv),
-                "tokens", SCALE_FMT_PLAIN);
-  chapter_value(ch, "q2.batch_8k", "8k sequences that fit",
-                scale_infer_max_batch(free_bytes, kv * 8192), "", SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "q2",
+      {"hbm_bytes", "HBM of a 4x4", hbm16, "B", SCALE_FMT_SI},
+      {"free_bytes", "left after int8 weights", free_bytes, "B", SCALE_FMT_SI},
+      {"tokens", "KV tokens that fit",
+       scale_infer_max_batch(free_bytes, kv), "tokens", SCALE_FMT_PLAIN},
+      {"batch_8k", "8k sequences that fit",
+       scale_infer_max_batch(free_bytes, kv * 8192), "", SCALE_FMT_PLAIN});
   scale_model mq = m;
   mq.n_kv_heads = 1;
   double kv1 = scale_transformer_kv_bytes_per_token(&mq, SCALE_DTYPE_INT8);
-  chapter_value(ch, "q2.tokens_k1", "KV tokens with one KV head",
-                scale_infer_max_batch(free_bytes, kv1), "tokens", SCALE_FMT_PLAIN);
-  chapter_value(ch, "q2.batch_8k_k1", "8k sequences with one KV head",
-                scale_infer_max_batch(free_bytes, kv1 * 8192), "", SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "q2",
+      {"tokens_k1", "KV tokens with one KV head",
+       scale_infer_max_batch(free_bytes, kv1), "tokens", SCALE_FMT_PLAIN},
+      {"batch_8k_k1", "8k sequences with one KV head",
+       scale_infer_max_batch(free_bytes, kv1 * 8192), "", SCALE_FMT_PLAIN});
   /* The book's own question: 128k-token sequences, "128k" read as 128e3 tokens as it does. */
-  chapter_value(ch, "q2.batch_128k", "128k sequences that fit",
-                scale_infer_max_batch(free_bytes, kv * 128e3), "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "q2.batch_128k_k1", "128k sequences with one KV head",
-                scale_infer_max_batch(free_bytes, kv1 * 128e3), "", SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "q2",
+      {"batch_128k", "128k sequences that fit",
+       scale_infer_max_batch(free_bytes, kv * 128e3), "", SCALE_FMT_PLAIN},
+      {"batch_128k_k1", "128k sequences with one KV head",
+       scale_infer_max_batch(free_bytes, kv1 * 128e3), "", SCALE_FMT_PLAIN});
   /* Q3 */
   chapter_value(ch, "q3.step_s", "loading the int8 weights over 16 chips",
                 scale_infer_min_step_time_s(0, 0, n_params, w16), "s", SCALE_FMT_TIME);
@@ -361,34 +337,34 @@ static void section_problems(chapter *ch, const scale_chip *c) {
   moe.n_experts_active = 2;
   moe.d_ff_expert = 16384;
   moe.d_ff = 0;
-  chapter_value(ch, "q5.params", "MoE parameters", scale_transformer_n_params(&moe), "",
-                SCALE_FMT_SCI);
-  chapter_value(ch, "q5.active_params", "active per token",
-                scale_transformer_n_active_params(&moe), "", SCALE_FMT_SCI);
-  chapter_value(ch, "q5.critical_batch", "critical batch, int8 weights bf16 FLOPs",
-                scale_infer_moe_critical_batch(&moe, c, SCALE_DTYPE_INT8, SCALE_DTYPE_BF16),
-                "tokens", SCALE_FMT_PLAIN);
-  chapter_value(ch, "q5.critical_batch_bf16", "critical batch, bf16 weights and FLOPs",
-                scale_infer_moe_critical_batch(&moe, c, SCALE_DTYPE_BF16, SCALE_DTYPE_BF16),
-                "tokens", SCALE_FMT_PLAIN);
-  chapter_value(ch, "q5.kv_int8", "KV per token (unchanged)",
-                scale_transformer_kv_bytes_per_token(&moe, SCALE_DTYPE_INT8), "B", SCALE_FMT_SI);
-  chapter_value(ch, "q5.flops_per_token", "forward FLOPs per token, matmuls",
-                2.0 * scale_transformer_n_active_params(&moe), "FLOP", SCALE_FMT_SCI);
+  CHAPTER_VALUES(ch, "q5",
+      {"params", "MoE parameters", scale_transformer_n_params(&moe), "", SCALE_FMT_SCI},
+      {"active_params", "active per token",
+       scale_transformer_n_active_params(&moe), "", SCALE_FMT_SCI},
+      {"critical_batch", "critical batch, int8 weights bf16 FLOPs",
+       scale_infer_moe_critical_batch(&moe, c, SCALE_DTYPE_INT8, SCALE_DTYPE_BF16),
+       "tokens", SCALE_FMT_PLAIN},
+      {"critical_batch_bf16", "critical batch, bf16 weights and FLOPs",
+       scale_infer_moe_critical_batch(&moe, c, SCALE_DTYPE_BF16, SCALE_DTYPE_BF16),
+       "tokens", SCALE_FMT_PLAIN},
+      {"kv_int8", "KV per token (unchanged)",
+       scale_transformer_kv_bytes_per_token(&moe, SCALE_DTYPE_INT8), "B", SCALE_FMT_SI},
+      {"flops_per_token", "forward FLOPs per token, matmuls",
+       2.0 * scale_transformer_n_active_params(&moe), "FLOP", SCALE_FMT_SCI});
   /* Q6 (the book gives no answer): int8 MoE weights on an 8x16, smallest slice. */
   double moe_bytes = scale_transformer_n_params(&moe);
-  chapter_value(ch, "q6.load_s", "int8 MoE weights over 128 chips",
-                scale_infer_min_step_time_s(0, 0, moe_bytes, 128 * c->hbm_bytes_per_s), "s",
-                SCALE_FMT_TIME);
-  chapter_value(ch, "q6.free_per_chip", "HBM left per chip",
-                c->hbm_bytes - moe_bytes / 128.0, "B", SCALE_FMT_SI);
-  chapter_value(ch, "q6.min_slice", "smallest power-of-two slice",
-                scale_infer_min_slice_chips(moe_bytes, c->hbm_bytes), "chips", SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "q6",
+      {"load_s", "int8 MoE weights over 128 chips",
+       scale_infer_min_step_time_s(0, 0, moe_bytes, 128 * c->hbm_bytes_per_s), "s", SCALE_FMT_TIME},
+      {"free_per_chip", "HBM left per chip", c->hbm_bytes - moe_bytes / 128.0, "B", SCALE_FMT_SI},
+      {"min_slice", "smallest power-of-two slice",
+       scale_infer_min_slice_chips(moe_bytes, c->hbm_bytes), "chips", SCALE_FMT_PLAIN});
   /* Q7 */
-  chapter_value(ch, "q7.min_chips", "2-D beats 1-D above (F = 4D, three axes)",
-                scale_infer_ws2d_min_chips(8192, 4 * 8192, 3), "chips", SCALE_FMT_PLAIN);
-  chapter_value(ch, "q7.min_chips_l3", "same for F = 3.5 D (LLaMA 3 70B)",
-                scale_infer_ws2d_min_chips(8192, 28672, 3), "chips", SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "q7",
+      {"min_chips", "2-D beats 1-D above (F = 4D, three axes)",
+       scale_infer_ws2d_min_chips(8192, 4 * 8192, 3), "chips", SCALE_FMT_PLAIN},
+      {"min_chips_l3", "same for F = 3.5 D (LLaMA 3 70B)",
+       scale_infer_ws2d_min_chips(8192, 28672, 3), "chips", SCALE_FMT_PLAIN});
 }
 
 static void section_appendix(chapter *ch, const scale_chip *c, const scale_model *draft,
@@ -396,31 +372,28 @@ static void section_appendix(chapter *ch, const scale_chip *c, const scale_model
   chapter_heading(ch, "Appendices A and D");
   /* A: one layer of two bf16 matmuls D 8192 x F 32768, sharded 4 ways. */
   double layer_params = 2.0 * 8192 * 32768;
-  chapter_value(ch, "appa.params", "parameters of the layer", layer_params, "", SCALE_FMT_SCI);
-  chapter_value(ch, "appa.t_s", "weight loading over 4 chips",
-                scale_infer_min_step_time_s(0, 0, 2 * layer_params, 4 * c->hbm_bytes_per_s), "s",
-                SCALE_FMT_TIME);
-  chapter_value(ch, "appa.t_600m_s", "same for 600e6 parameters",
-                scale_infer_min_step_time_s(0, 0, 2 * 600e6, 4 * c->hbm_bytes_per_s), "s",
-                SCALE_FMT_TIME);
+  CHAPTER_VALUES(ch, "appa",
+      {"params", "parameters of the layer", layer_params, "", SCALE_FMT_SCI},
+      {"t_s", "weight loading over 4 chips",
+       scale_infer_min_step_time_s(0, 0, 2 * layer_params, 4 * c->hbm_bytes_per_s),
+       "s", SCALE_FMT_TIME},
+      {"t_600m_s", "same for 600e6 parameters",
+       scale_infer_min_step_time_s(0, 0, 2 * 600e6, 4 * c->hbm_bytes_per_s), "s", SCALE_FMT_TIME});
   /* D: speculative decoding. */
   const double a = 0.8, g = 4;
   double cost = scale_transformer_n_params(draft) / scale_transformer_n_params(target);
-  chapter_value(ch, "spec.accept", "acceptance rate", a, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "spec.lookahead", "drafted tokens", g, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "spec.tokens", "tokens per verification",
-                scale_infer_spec_expected_tokens(a, g), "tokens", SCALE_FMT_PLAIN);
-  chapter_value(ch, "spec.draft_cost", "draft step / target step (weight bytes)", cost, "",
-                SCALE_FMT_PLAIN);
-  chapter_value(ch, "spec.speedup", "expected speedup", scale_infer_spec_speedup(a, g, cost, 1.0),
-                "x", SCALE_FMT_PLAIN);
-  double best = 0.0, best_g = 0.0;
-  for (int k = 1; k <= 16; k++) {
-    double s = scale_infer_spec_speedup(a, k, cost, 1.0);
-    if (s > best) best = s, best_g = k;
-  }
-  chapter_value(ch, "spec.best_lookahead", "best lookahead", best_g, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "spec.best_speedup", "its speedup", best, "x", SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "spec",
+      {"accept", "acceptance rate", a, "", SCALE_FMT_PLAIN},
+      {"lookahead", "drafted tokens", g, "", SCALE_FMT_PLAIN},
+      {"tokens", "tokens per verification",
+       scale_infer_spec_expected_tokens(a, g), "tokens", SCALE_FMT_PLAIN},
+      {"draft_cost", "draft step / target step (weight bytes)", cost, "", SCALE_FMT_PLAIN},
+      {"speedup", "expected speedup",
+       scale_infer_spec_speedup(a, g, cost, 1.0), "x", SCALE_FMT_PLAIN});
+  double best = 0.0, best_g = scale_infer_spec_best_lookahead(a, cost, 1.0, 16, &best);
+  CHAPTER_VALUES(ch, "spec",
+      {"best_lookahead", "best lookahead", best_g, "", SCALE_FMT_PLAIN},
+      {"best_speedup", "its speedup", best, "x", SCALE_FMT_PLAIN});
 }
 
 /* ---- figures -------------------------------------------------------------------------------- */
@@ -477,7 +450,7 @@ static void figure_kv_vs_context(chapter *ch, const scale_chip *c, const scale_m
     y[0][i] = scale_transformer_kv_bytes(m, s[i], SCALE_DTYPE_BF16);
     y[1][i] = scale_transformer_kv_bytes(&gqa, s[i], SCALE_DTYPE_BF16);
     y[2][i] = scale_transformer_kv_bytes(&gqa, s[i], SCALE_DTYPE_INT8);
-    y[3][i] = local_kv_bytes(&gqa, SCALE_DTYPE_INT8, s[i], local_frac, window);
+    y[3][i] = scale_infer_local_kv_bytes(&gqa, SCALE_DTYPE_INT8, s[i], local_frac, window);
     y[4][i] = scale_transformer_kv_bytes(l3, s[i], SCALE_DTYPE_BF16);
   }
   char l0[96], l4[96];

@@ -20,6 +20,7 @@
 
 #include "chapter.h"
 #include "scale/servecal.h"
+#include "scale/serveload.h"
 
 #define MAX_BATCH 1024
 #define N_CONTEXTS 6
@@ -47,15 +48,24 @@ static double step_on(const serving *s, double n_chips, double batch, scale_dtyp
 }
 /* [/listing:book-step] */
 
+/** A generate server's config: n chips, weights and KV caches in 'dtype' (bf16 FLOPs), no
+ * prompt (prompts are prefilled elsewhere). */
+static scale_infer_config gen_config(double n, double batch, double context, scale_dtype dtype) {
+  scale_infer_config cfg = scale_infer_config_default(n, batch, context);
+  cfg.weight_dtype = cfg.kv_dtype = dtype;
+  cfg.prompt = 0;
+  return cfg;
+}
+
 /* ---- sections ------------------------------------------------------------------------------- */
 
 static void section_model(chapter *ch, const serving *s) {
   chapter_heading(ch, "The model");
   const scale_model *m = s->m;
   chapter_model_dims(ch, "m", m, false);
-  chapter_value(ch, "m.params", "parameters", s->n_params, "", SCALE_FMT_SCI);
-  chapter_value(ch, "m.n_ctx_max", "trained context", (double)m->n_ctx_max, "tokens",
-                SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "m",
+      {"params", "parameters", s->n_params, "", SCALE_FMT_SCI},
+      {"n_ctx_max", "trained context", (double)m->n_ctx_max, "tokens", SCALE_FMT_PLAIN});
 }
 
 static void section_hardware(chapter *ch, const scale_chip *const chips[], int n) {
@@ -63,11 +73,12 @@ static void section_hardware(chapter *ch, const scale_chip *const chips[], int n
   for (int i = 0; i < n; i++) {
     const scale_chip *c = chips[i];
     double f = scale_chip_flops_per_s(c, SCALE_DTYPE_BF16);
-    chapter_valuef(ch, "bf16 FLOP/s", f, "FLOP/s", SCALE_FMT_SCI, "hw.%s.flops_per_s", c->name);
-    chapter_valuef(ch, "price per chip-hour", c->usd_per_hour, "USD/h", SCALE_FMT_USD,
-                   "hw.%s.usd_per_hour", c->name);
-    chapter_valuef(ch, "FLOPs per dollar", f * 3600.0 / c->usd_per_hour, "FLOP/$", SCALE_FMT_SCI,
-                   "hw.%s.flops_per_usd", c->name);
+    char stem[SCALE_NAME_MAX + 8];
+    snprintf(stem, sizeof stem, "hw.%s", c->name);
+    CHAPTER_VALUES(ch, stem, {"flops_per_s", "bf16 FLOP/s", f, "FLOP/s", SCALE_FMT_SCI},
+                   {"usd_per_hour", "price per chip-hour", c->usd_per_hour, "USD/h", SCALE_FMT_USD},
+                   {"flops_per_usd", "FLOPs per dollar", f * 3600.0 / c->usd_per_hour, "FLOP/$",
+                    SCALE_FMT_SCI});
   }
 }
 
@@ -76,11 +87,12 @@ static void section_kv(chapter *ch, const serving *s) {
   const double long_ctx = 32768, big_batch = 240;
   double tok = scale_transformer_kv_bytes_per_token(s->m, SCALE_DTYPE_INT8);
   double seq = scale_transformer_kv_bytes(s->m, long_ctx, SCALE_DTYPE_INT8);
-  chapter_value(ch, "kv.per_token", "int8 KV per token", tok, "B", SCALE_FMT_PLAIN);
-  chapter_value(ch, "kv.long_context", "long context", long_ctx, "tokens", SCALE_FMT_PLAIN);
-  chapter_value(ch, "kv.seq", "one long sequence", seq, "B", SCALE_FMT_SI);
-  chapter_value(ch, "kv.batch", "batch", big_batch, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "kv.batch_bytes", "KV of the batch", big_batch * seq, "B", SCALE_FMT_SI);
+  CHAPTER_VALUES(ch, "kv",
+      {"per_token", "int8 KV per token", tok, "B", SCALE_FMT_PLAIN},
+      {"long_context", "long context", long_ctx, "tokens", SCALE_FMT_PLAIN},
+      {"seq", "one long sequence", seq, "B", SCALE_FMT_SI},
+      {"batch", "batch", big_batch, "", SCALE_FMT_PLAIN},
+      {"batch_bytes", "KV of the batch", big_batch * seq, "B", SCALE_FMT_SI});
   double weights = s->n_params * scale_dtype_bytes(SCALE_DTYPE_INT8);
   chapter_value(ch, "kv.chips", "chips to hold weights and caches",
                 scale_infer_chips_needed(weights + big_batch * seq, s->chip->hbm_bytes), "",
@@ -93,60 +105,61 @@ static void section_batch(chapter *ch, const serving *s) {
   double weights = s->n_params * scale_dtype_bytes(SCALE_DTYPE_INT8);
   double total = s->batch * kv_seq + weights;
   double slice = scale_infer_min_slice_chips(total, s->chip->hbm_bytes);
-  chapter_value(ch, "b.batch", "batch", s->batch, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "b.context", "context", s->context, "tokens", SCALE_FMT_PLAIN);
-  chapter_value(ch, "b.kv_bytes", "KV caches", s->batch * kv_seq, "B", SCALE_FMT_SI);
-  chapter_value(ch, "b.weight_bytes", "int8 weights", weights, "B", SCALE_FMT_SI);
-  chapter_value(ch, "b.total_bytes", "total", total, "B", SCALE_FMT_SI);
-  chapter_value(ch, "b.chips_needed", "chips' worth of HBM",
-                scale_infer_chips_needed(total, s->chip->hbm_bytes), "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "b.slice", "smallest power-of-two slice", slice, "chips", SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "b",
+      {"batch", "batch", s->batch, "", SCALE_FMT_PLAIN},
+      {"context", "context", s->context, "tokens", SCALE_FMT_PLAIN},
+      {"kv_bytes", "KV caches", s->batch * kv_seq, "B", SCALE_FMT_SI},
+      {"weight_bytes", "int8 weights", weights, "B", SCALE_FMT_SI},
+      {"total_bytes", "total", total, "B", SCALE_FMT_SI},
+      {"chips_needed", "chips' worth of HBM",
+       scale_infer_chips_needed(total, s->chip->hbm_bytes), "", SCALE_FMT_PLAIN},
+      {"slice", "smallest power-of-two slice", slice, "chips", SCALE_FMT_PLAIN});
   /* The library's view of that slice: activations included, collectives modelled. */
-  scale_infer_config cfg = scale_infer_config_default(slice, s->batch, s->context);
-  cfg.weight_dtype = cfg.kv_dtype = SCALE_DTYPE_INT8;
-  cfg.prompt = 0; /* a generate server: prompts are prefilled elsewhere */
+  scale_infer_config cfg = gen_config(slice, s->batch, s->context, SCALE_DTYPE_INT8);
   scale_infer_memory mem = scale_infer_memory_eval(s->m, s->chip, &cfg);
   scale_infer_decode dec = scale_infer_decode_eval(s->m, s->chip, &cfg);
-  chapter_value(ch, "b.mem_per_chip", "memory per chip, activations included",
-                mem.total_bytes_per_chip, "B", SCALE_FMT_SI);
-  chapter_value(ch, "b.hbm_per_chip", "HBM per chip", s->chip->hbm_bytes, "B", SCALE_FMT_SI);
+  CHAPTER_VALUES(ch, "b",
+      {"mem_per_chip", "memory per chip, activations included",
+       mem.total_bytes_per_chip, "B", SCALE_FMT_SI},
+      {"hbm_per_chip", "HBM per chip", s->chip->hbm_bytes, "B", SCALE_FMT_SI});
   double step = step_on(s, slice, s->batch, SCALE_DTYPE_INT8, s->context);
-  chapter_value(ch, "b.step_s", "step (book formula)", step, "s", SCALE_FMT_TIME);
-  chapter_value(ch, "b.tokens_per_s", "tokens/s", s->batch / step, "tokens/s", SCALE_FMT_PLAIN);
-  chapter_value(ch, "b.tokens_per_s_per_chip", "tokens/s per chip", s->batch / step / slice,
-                "tokens/s", SCALE_FMT_PLAIN);
-  chapter_value(ch, "b.eval_step_s", "step (library, with collectives)", dec.step_s, "s",
-                SCALE_FMT_TIME);
-  chapter_value(ch, "b.eval_t_ici_s", "collectives (hidden)", dec.t_ici_s, "s", SCALE_FMT_TIME);
-  chapter_value(ch, "b.eval_t_params_s", "weight reads", dec.t_params_s, "s", SCALE_FMT_TIME);
-  chapter_value(ch, "b.cost_per_m", "cost per million tokens", dec.cost_usd_per_million_tokens,
-                "USD", SCALE_FMT_USD);
+  CHAPTER_VALUES(ch, "b",
+      {"step_s", "step (book formula)", step, "s", SCALE_FMT_TIME},
+      {"tokens_per_s", "tokens/s", s->batch / step, "tokens/s", SCALE_FMT_PLAIN},
+      {"tokens_per_s_per_chip", "tokens/s per chip",
+       s->batch / step / slice, "tokens/s", SCALE_FMT_PLAIN},
+      {"eval_step_s", "step (library, with collectives)", dec.step_s, "s", SCALE_FMT_TIME},
+      {"eval_t_ici_s", "collectives (hidden)", dec.t_ici_s, "s", SCALE_FMT_TIME},
+      {"eval_t_params_s", "weight reads", dec.t_params_s, "s", SCALE_FMT_TIME},
+      {"cost_per_m", "cost per million tokens",
+       dec.cost_usd_per_million_tokens, "USD", SCALE_FMT_USD});
   double alpha = scale_chip_ici_intensity(s->chip, SCALE_DTYPE_BF16);
-  chapter_value(ch, "b.alpha", "C / W_ici", alpha, "FLOP/byte", SCALE_FMT_PLAIN);
-  chapter_value(ch, "b.max_tp", "ICI-bound above (two axes)",
-                scale_infer_max_tp_compute_bound((double)s->m->d_ff, 2, alpha), "",
-                SCALE_FMT_PLAIN);
-  chapter_value(ch, "b.max_tp_2550", "same with alpha = 2550",
-                scale_infer_max_tp_compute_bound((double)s->m->d_ff, 2, 2550), "",
-                SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "b",
+      {"alpha", "C / W_ici", alpha, "FLOP/byte", SCALE_FMT_PLAIN},
+      {"max_tp", "ICI-bound above (two axes)",
+       scale_infer_max_tp_compute_bound((double)s->m->d_ff, 2, alpha), "", SCALE_FMT_PLAIN},
+      {"max_tp_2550", "same with alpha = 2550",
+       scale_infer_max_tp_compute_bound((double)s->m->d_ff, 2, 2550), "", SCALE_FMT_PLAIN});
   double step2 = step_on(s, 2 * slice, s->batch, SCALE_DTYPE_INT8, s->context);
-  chapter_value(ch, "b.chips2", "twice the slice", 2 * slice, "chips", SCALE_FMT_PLAIN);
-  chapter_value(ch, "b.step2_s", "step on twice the chips", step2, "s", SCALE_FMT_TIME);
-  chapter_value(ch, "b.tokens_per_s_per_chip2", "tokens/s per chip there",
-                s->batch / step2 / (2 * slice), "tokens/s", SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "b",
+      {"chips2", "twice the slice", 2 * slice, "chips", SCALE_FMT_PLAIN},
+      {"step2_s", "step on twice the chips", step2, "s", SCALE_FMT_TIME},
+      {"tokens_per_s_per_chip2", "tokens/s per chip there",
+       s->batch / step2 / (2 * slice), "tokens/s", SCALE_FMT_PLAIN});
 }
 
 static void section_critical(chapter *ch, const scale_chip *c) {
   chapter_heading(ch, "Critical batches");
-  chapter_value(ch, "bcrit.bf16", "bf16 x bf16",
-                scale_roofline_critical_batch(c, SCALE_DTYPE_BF16, SCALE_DTYPE_BF16), "tokens",
-                SCALE_FMT_PLAIN);
-  chapter_value(ch, "bcrit.int8w", "int8 weights, bf16 FLOPs",
-                scale_roofline_critical_batch(c, SCALE_DTYPE_INT8, SCALE_DTYPE_BF16), "tokens",
-                SCALE_FMT_PLAIN);
-  chapter_value(ch, "bcrit.int8", "int8 x int8",
-                scale_roofline_critical_batch(c, SCALE_DTYPE_INT8, SCALE_DTYPE_INT8), "tokens",
-                SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "bcrit",
+      {"bf16", "bf16 x bf16",
+       scale_roofline_critical_batch(c, SCALE_DTYPE_BF16, SCALE_DTYPE_BF16),
+       "tokens", SCALE_FMT_PLAIN},
+      {"int8w", "int8 weights, bf16 FLOPs",
+       scale_roofline_critical_batch(c, SCALE_DTYPE_INT8, SCALE_DTYPE_BF16),
+       "tokens", SCALE_FMT_PLAIN},
+      {"int8", "int8 x int8",
+       scale_roofline_critical_batch(c, SCALE_DTYPE_INT8, SCALE_DTYPE_INT8),
+       "tokens", SCALE_FMT_PLAIN});
 }
 
 static const scale_dtype slice_dtypes[] = {SCALE_DTYPE_BF16, SCALE_DTYPE_INT8, SCALE_DTYPE_INT4};
@@ -155,38 +168,37 @@ static const scale_dtype slice_dtypes[] = {SCALE_DTYPE_BF16, SCALE_DTYPE_INT8, S
 /** The smallest-slice table, the step at full HBM, QPS per chip, and twice the slice. */
 static void section_slices(chapter *ch, const serving *s) {
   chapter_heading(ch, "Smallest slice per dtype");
-  const char *stem = "slice";
   for (int i = 0; i < N_DTYPES; i++) {
     scale_dtype d = slice_dtypes[i];
     const char *dn = scale_dtype_name(d);
     scale_infer_slice sl = scale_infer_smallest_slice(s->m, s->chip, d, s->context);
     chapter_say(ch, "%s:", dn);
-    chapter_valuef(ch, "weights", sl.weight_bytes, "B", SCALE_FMT_SI, "%s.%s.weight_bytes", stem,
-                   dn);
-    chapter_valuef(ch, "KV per token", sl.kv_bytes_per_token, "B", SCALE_FMT_SI,
-                   "%s.%s.kv_per_token", stem, dn);
-    chapter_valuef(ch, "chips' worth of HBM", sl.chips_needed, "", SCALE_FMT_PLAIN,
-                   "%s.%s.chips_needed", stem, dn);
-    chapter_valuef(ch, "slice", sl.slice_chips, "chips", SCALE_FMT_PLAIN, "%s.%s.chips", stem, dn);
-    chapter_valuef(ch, "HBM left for KV", sl.free_bytes, "B", SCALE_FMT_SI, "%s.%s.free_bytes",
-                   stem, dn);
-    chapter_valuef(ch, "sequences that fit", sl.max_batch, "", SCALE_FMT_PLAIN, "%s.%s.max_batch",
-                   stem, dn);
     double step = step_on(s, sl.slice_chips, sl.max_batch, d, s->context);
-    chapter_valuef(ch, "step at that batch", step, "s", SCALE_FMT_TIME, "%s.%s.step_s", stem, dn);
-    chapter_valuef(ch, "queries/s per chip",
-                   scale_infer_qps_per_chip(sl.max_batch, step, s->decode, sl.slice_chips), "1/s",
-                   SCALE_FMT_PLAIN, "%s.%s.qps_per_chip", stem, dn);
+    char stem[32], stem2[32];
+    snprintf(stem, sizeof stem, "slice.%s", dn);
+    snprintf(stem2, sizeof stem2, "slice2.%s", dn);
+    CHAPTER_VALUES(ch, stem,
+        {"weight_bytes", "weights", sl.weight_bytes, "B", SCALE_FMT_SI},
+        {"kv_per_token", "KV per token", sl.kv_bytes_per_token, "B", SCALE_FMT_SI},
+        {"chips_needed", "chips' worth of HBM", sl.chips_needed, "", SCALE_FMT_PLAIN},
+        {"chips", "slice", sl.slice_chips, "chips", SCALE_FMT_PLAIN},
+        {"free_bytes", "HBM left for KV", sl.free_bytes, "B", SCALE_FMT_SI},
+        {"max_batch", "sequences that fit", sl.max_batch, "", SCALE_FMT_PLAIN},
+        {"step_s", "step at that batch", step, "s", SCALE_FMT_TIME},
+        {"qps_per_chip", "queries/s per chip",
+         scale_infer_qps_per_chip(sl.max_batch, step, s->decode, sl.slice_chips), "1/s",
+         SCALE_FMT_PLAIN});
     /* Twice the chips: the weights take half the share, the rest goes to caches. */
     double n2 = 2 * sl.slice_chips;
     double kv_seq = scale_transformer_kv_bytes(s->m, s->context, d);
     double b2 = scale_infer_max_batch(n2 * s->chip->hbm_bytes - sl.weight_bytes, kv_seq);
     double step2 = step_on(s, n2, b2, d, s->context);
-    chapter_valuef(ch, "twice the slice", n2, "chips", SCALE_FMT_PLAIN, "slice2.%s.chips", dn);
-    chapter_valuef(ch, "sequences that fit", b2, "", SCALE_FMT_PLAIN, "slice2.%s.max_batch", dn);
-    chapter_valuef(ch, "step", step2, "s", SCALE_FMT_TIME, "slice2.%s.step_s", dn);
-    chapter_valuef(ch, "queries/s per chip", scale_infer_qps_per_chip(b2, step2, s->decode, n2),
-                   "1/s", SCALE_FMT_PLAIN, "slice2.%s.qps_per_chip", dn);
+    CHAPTER_VALUES(ch, stem2,
+        {"chips", "twice the slice", n2, "chips", SCALE_FMT_PLAIN},
+        {"max_batch", "sequences that fit", b2, "", SCALE_FMT_PLAIN},
+        {"step_s", "step", step2, "s", SCALE_FMT_TIME},
+        {"qps_per_chip", "queries/s per chip", scale_infer_qps_per_chip(b2, step2, s->decode, n2),
+         "1/s", SCALE_FMT_PLAIN});
   }
   /* With the book's round 70e9 parameters every dtype holds the same number of sequences:
    * weights and caches scale together. */
@@ -196,11 +208,10 @@ static void section_slices(chapter *ch, const serving *s) {
                 SCALE_FMT_PLAIN);
   /* Full HBM: the step reads one chip's whole memory. */
   double full = scale_infer_min_step_time_s(0, 0, s->chip->hbm_bytes, s->chip->hbm_bytes_per_s);
-  chapter_value(ch, "hbm.step_s", "reading one full HBM", full, "s", SCALE_FMT_TIME);
-  chapter_value(ch, "hbm.decode_len", "median decode length", s->decode, "tokens",
-                SCALE_FMT_PLAIN);
-  chapter_value(ch, "hbm.request_s", "one request's decode at that pace", full * s->decode, "s",
-                SCALE_FMT_TIME);
+  CHAPTER_VALUES(ch, "hbm",
+      {"step_s", "reading one full HBM", full, "s", SCALE_FMT_TIME},
+      {"decode_len", "median decode length", s->decode, "tokens", SCALE_FMT_PLAIN},
+      {"request_s", "one request's decode at that pace", full * s->decode, "s", SCALE_FMT_TIME});
   scale_infer_slice s4 = scale_infer_smallest_slice(s->m, s->chip, SCALE_DTYPE_INT4, s->context);
   chapter_value(ch, "hbm.int4_params_s", "int4 weights alone on their slice",
                 scale_infer_min_step_time_s(0, 0, s4.weight_bytes,
@@ -214,22 +225,22 @@ static void section_sharding(chapter *ch, const serving *s) {
   double d = (double)s->m->d_model, f = (double)s->m->d_ff;
   double beta = scale_infer_beta(s->chip);
   double w_ici = 2.0 * s->chip->ici_link_bytes_per_s; /* bidirectional, the book's W_ici */
-  chapter_value(ch, "shard.batch", "batch", batch, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "shard.chips", "chips", n, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "shard.max_tp_book", "F / (8 B)", scale_infer_max_tp_memory_bound(f, batch, 8),
-                "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "shard.beta", "beta", beta, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "shard.max_tp", "F / (B beta)",
-                scale_infer_max_tp_memory_bound(f, batch, beta), "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "shard.w_ici", "W_ici (both directions)", w_ici, "B/s", SCALE_FMT_SI);
-  chapter_value(ch, "shard.t_ici_s", "T_ici = 2BD / W_ici", 2 * batch * d / w_ici, "s",
-                SCALE_FMT_TIME);
-  chapter_value(ch, "shard.t_hbm_s", "T_hbm = 2DF / (Y W_hbm)",
-                scale_infer_min_step_time_s(0, 0, 2 * d * f, n * s->chip->hbm_bytes_per_s), "s",
-                SCALE_FMT_TIME);
-  chapter_value(ch, "shard.t_math_s", "T_math = 2BDF / (Y C)",
-                2 * batch * d * f / (n * scale_chip_flops_per_s(s->chip, SCALE_DTYPE_BF16)), "s",
-                SCALE_FMT_TIME);
+  CHAPTER_VALUES(ch, "shard",
+      {"batch", "batch", batch, "", SCALE_FMT_PLAIN},
+      {"chips", "chips", n, "", SCALE_FMT_PLAIN},
+      {"max_tp_book", "F / (8 B)",
+       scale_infer_max_tp_memory_bound(f, batch, 8), "", SCALE_FMT_PLAIN},
+      {"beta", "beta", beta, "", SCALE_FMT_PLAIN},
+      {"max_tp", "F / (B beta)",
+       scale_infer_max_tp_memory_bound(f, batch, beta), "", SCALE_FMT_PLAIN},
+      {"w_ici", "W_ici (both directions)", w_ici, "B/s", SCALE_FMT_SI},
+      {"t_ici_s", "T_ici = 2BD / W_ici", 2 * batch * d / w_ici, "s", SCALE_FMT_TIME},
+      {"t_hbm_s", "T_hbm = 2DF / (Y W_hbm)",
+       scale_infer_min_step_time_s(0, 0, 2 * d * f, n * s->chip->hbm_bytes_per_s),
+       "s", SCALE_FMT_TIME},
+      {"t_math_s", "T_math = 2BDF / (Y C)",
+       2 * batch * d * f / (n * scale_chip_flops_per_s(s->chip, SCALE_DTYPE_BF16)),
+       "s", SCALE_FMT_TIME});
 }
 
 static void section_prefill(chapter *ch, const serving *s, double *prefill_s) {
@@ -238,37 +249,62 @@ static void section_prefill(chapter *ch, const serving *s, double *prefill_s) {
   double f = n * scale_chip_flops_per_s(s->chip, SCALE_DTYPE_BF16);
   double t = scale_infer_prefill_time_s(s->n_params, s->context, f, mfu);
   *prefill_s = t;
-  chapter_value(ch, "pre.chips", "chips", n, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "pre.mfu_pct", "MFU", 100 * mfu, "%", SCALE_FMT_PLAIN);
-  chapter_value(ch, "pre.s", "prefill, 2 x params FLOPs per token", t, "s", SCALE_FMT_TIME);
+  CHAPTER_VALUES(ch, "pre",
+      {"chips", "chips", n, "", SCALE_FMT_PLAIN},
+      {"mfu_pct", "MFU", 100 * mfu, "%", SCALE_FMT_PLAIN},
+      {"s", "prefill, 2 x params FLOPs per token", t, "s", SCALE_FMT_TIME});
   scale_infer_config cfg = scale_infer_config_default(n, 1, s->context);
   cfg.mfu_frac = mfu;
   scale_infer_prefill p = scale_infer_prefill_eval(s->m, s->chip, &cfg);
-  chapter_value(ch, "pre.eval_s", "prefill with attention FLOPs", p.time_s, "s", SCALE_FMT_TIME);
-  chapter_value(ch, "pre.attn_pct", "attention share of the FLOPs", 100 * p.attention_flops_frac,
-                "%", SCALE_FMT_PLAIN);
-  chapter_value(ch, "pre.kv_bytes", "bf16 KV the prefill writes", p.kv_bytes, "B", SCALE_FMT_SI);
+  CHAPTER_VALUES(ch, "pre",
+      {"eval_s", "prefill with attention FLOPs", p.time_s, "s", SCALE_FMT_TIME},
+      {"attn_pct", "attention share of the FLOPs",
+       100 * p.attention_flops_frac, "%", SCALE_FMT_PLAIN},
+      {"kv_bytes", "bf16 KV the prefill writes", p.kv_bytes, "B", SCALE_FMT_SI});
   /* Eviction with a 4096-token median decode. */
   const double g_long = 4096;
-  chapter_value(ch, "evict.decode", "median decode", g_long, "tokens", SCALE_FMT_PLAIN);
-  chapter_value(ch, "evict.seqs_per_step", "sequences finishing per step", s->batch / g_long, "",
-                SCALE_FMT_PLAIN);
-  chapter_value(ch, "evict.tokens_per_step", "KV tokens evicted per step",
-                scale_infer_kv_evicted_per_step(s->batch, s->context, g_long), "tokens",
-                SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "evict",
+      {"decode", "median decode", g_long, "tokens", SCALE_FMT_PLAIN},
+      {"seqs_per_step", "sequences finishing per step", s->batch / g_long, "", SCALE_FMT_PLAIN},
+      {"tokens_per_step", "KV tokens evicted per step",
+       scale_infer_kv_evicted_per_step(s->batch, s->context, g_long), "tokens", SCALE_FMT_PLAIN});
   /* Disaggregation: prefills of 'context' tokens feed generate servers in bf16 on the smallest
    * bf16 slice at its full batch. */
   scale_infer_slice sl = scale_infer_smallest_slice(s->m, s->chip, SCALE_DTYPE_BF16, s->context);
   double step = step_on(s, sl.slice_chips, sl.max_batch, SCALE_DTYPE_BF16, s->context);
-  chapter_value(ch, "dis.ratio", "prefill servers per generate server, full batch",
-                scale_infer_disaggregation_ratio(t, sl.max_batch, step, s->decode), "",
-                SCALE_FMT_PLAIN);
-  chapter_value(ch, "dis.ratio_b", "same with the example batch",
-                scale_infer_disaggregation_ratio(t, s->batch, step, s->decode), "",
-                SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "dis",
+      {"ratio", "prefill servers per generate server, full batch",
+       scale_infer_disaggregation_ratio(t, sl.max_batch, step, s->decode), "", SCALE_FMT_PLAIN},
+      {"ratio_b", "same with the example batch",
+       scale_infer_disaggregation_ratio(t, s->batch, step, s->decode), "", SCALE_FMT_PLAIN});
 }
 
 static const double contexts[N_CONTEXTS] = {2048, 4096, 8192, 16384, 32768, 65536};
+
+/** The shortest context's frontier in detail: batch 1 against the largest batch (index j),
+ * and batch 120 against the book's formula. */
+static void frontier_detail(chapter *ch, const serving *s, double n, const scale_infer_point *pts,
+                            int j, scale_infer_config cfg) {
+  cfg.batch = 120;
+  scale_infer_decode d120 = scale_infer_decode_eval(s->m, s->chip, &cfg);
+  double book = step_on(s, n, 120, SCALE_DTYPE_INT8, contexts[0]);
+  CHAPTER_VALUES(ch, "front",
+      {"min_step_s", "step at batch 1", pts[0].step_s, "s", SCALE_FMT_TIME},
+      {"min_tput", "throughput per chip at batch 1",
+       pts[0].tokens_per_s_per_chip, "tokens/s", SCALE_FMT_PLAIN},
+      {"min_cost", "cost at batch 1", pts[0].cost_usd_per_million_tokens, "USD", SCALE_FMT_USD},
+      {"cost_ratio", "cost at batch 1 / cost at the largest batch",
+       pts[0].cost_usd_per_million_tokens / pts[j].cost_usd_per_million_tokens,
+       "x", SCALE_FMT_PLAIN},
+      {"latency_ratio", "latency at the largest batch / at batch 1",
+       pts[j].step_s / pts[0].step_s, "x", SCALE_FMT_PLAIN},
+      {"tput_b120", "throughput per chip at batch 120",
+       pts[119].tokens_per_s_per_chip, "tokens/s", SCALE_FMT_PLAIN},
+      {"tput_b120_book", "same with the book's formula (no ICI)", 120 / book / n, "tokens/s",
+       SCALE_FMT_PLAIN},
+      {"b120_t_ici_s", "collectives at batch 120", d120.t_ici_s, "s", SCALE_FMT_TIME},
+      {"b120_t_params_s", "weight reads at batch 120", d120.t_params_s, "s", SCALE_FMT_TIME});
+}
 
 /** Frontier of 'n' chips, int8 weights and KV, bf16 FLOPs, for each context; fills the curves
  * with the points that fit (NaN elsewhere, which breaks the line). */
@@ -276,16 +312,13 @@ static void frontier(chapter *ch, const serving *s, double n, double batches[MAX
                      double lat[N_CONTEXTS][MAX_BATCH], double tput[N_CONTEXTS][MAX_BATCH]) {
   static scale_infer_point pts[MAX_BATCH];
   for (int i = 0; i < MAX_BATCH; i++) batches[i] = (double)(i + 1);
-  scale_infer_config cfg = scale_infer_config_default(n, 1, 2048);
-  cfg.weight_dtype = cfg.kv_dtype = SCALE_DTYPE_INT8;
-  cfg.prompt = 0;
+  scale_infer_config cfg = gen_config(n, 1, 2048, SCALE_DTYPE_INT8);
   chapter_heading(ch, "Latency/throughput frontier");
   chapter_value(ch, "front.chips", "chips", n, "", SCALE_FMT_PLAIN);
   double worst = 0.0;
   for (int k = 0; k < N_CONTEXTS; k++) {
     cfg.context = contexts[k];
-    int n_fit = scale_infer_frontier(s->m, s->chip, &cfg, batches, MAX_BATCH, pts);
-    if (n_fit < 0) {
+    if (scale_infer_frontier(s->m, s->chip, &cfg, batches, MAX_BATCH, pts) < 0) {
       chapter_error(ch, "frontier: invalid configuration");
       return;
     }
@@ -295,53 +328,28 @@ static void frontier(chapter *ch, const serving *s, double n, double batches[MAX
       tput[k][i] = pts[i].fits ? pts[i].tokens_per_s_per_chip : (double)NAN;
       if (pts[i].fits) max_b = pts[i].batch;
     }
-    chapter_valuef(ch, "largest batch", max_b, "", SCALE_FMT_PLAIN, "front.s%.0f.max_batch",
-                   contexts[k]);
+    char stem[32];
+    snprintf(stem, sizeof stem, "front.s%.0f", contexts[k]);
+    chapter_stem_value(ch, stem, "max_batch", "largest batch", max_b, "", SCALE_FMT_PLAIN);
+    int j = (int)max_b - 1;
     if (max_b >= 1.0) {
-      int j = (int)max_b - 1;
       if (pts[j].step_s > worst) worst = pts[j].step_s;
-      chapter_valuef(ch, "its step", pts[j].step_s, "s", SCALE_FMT_TIME, "front.s%.0f.max_step_s",
-                     contexts[k]);
-      chapter_valuef(ch, "its throughput per chip", pts[j].tokens_per_s_per_chip, "tokens/s",
-                     SCALE_FMT_PLAIN, "front.s%.0f.max_tput", contexts[k]);
-      chapter_valuef(ch, "its cost", pts[j].cost_usd_per_million_tokens, "USD", SCALE_FMT_USD,
-                     "front.s%.0f.max_cost", contexts[k]);
+      CHAPTER_VALUES(ch, stem, {"max_step_s", "its step", pts[j].step_s, "s", SCALE_FMT_TIME},
+                     {"max_tput", "its throughput per chip", pts[j].tokens_per_s_per_chip,
+                      "tokens/s", SCALE_FMT_PLAIN},
+                     {"max_cost", "its cost", pts[j].cost_usd_per_million_tokens, "USD",
+                      SCALE_FMT_USD});
     }
-    if (k == 0) {
-      chapter_value(ch, "front.min_step_s", "step at batch 1", pts[0].step_s, "s",
-                    SCALE_FMT_TIME);
-      chapter_value(ch, "front.min_tput", "throughput per chip at batch 1",
-                    pts[0].tokens_per_s_per_chip, "tokens/s", SCALE_FMT_PLAIN);
-      chapter_value(ch, "front.min_cost", "cost at batch 1", pts[0].cost_usd_per_million_tokens,
-                    "USD", SCALE_FMT_USD);
-      int j = (int)max_b - 1;
-      chapter_value(ch, "front.cost_ratio", "cost at batch 1 / cost at the largest batch",
-                    pts[0].cost_usd_per_million_tokens / pts[j].cost_usd_per_million_tokens, "x",
-                    SCALE_FMT_PLAIN);
-      chapter_value(ch, "front.latency_ratio", "latency at the largest batch / at batch 1",
-                    pts[j].step_s / pts[0].step_s, "x", SCALE_FMT_PLAIN);
-      int b120 = 119;
-      chapter_value(ch, "front.tput_b120", "throughput per chip at batch 120",
-                    pts[b120].tokens_per_s_per_chip, "tokens/s", SCALE_FMT_PLAIN);
-      double book = step_on(s, n, 120, SCALE_DTYPE_INT8, contexts[0]);
-      chapter_value(ch, "front.tput_b120_book", "same with the book's formula (no ICI)",
-                    120 / book / n, "tokens/s", SCALE_FMT_PLAIN);
-      cfg.batch = 120;
-      scale_infer_decode d120 = scale_infer_decode_eval(s->m, s->chip, &cfg);
-      chapter_value(ch, "front.b120_t_ici_s", "collectives at batch 120", d120.t_ici_s, "s",
-                    SCALE_FMT_TIME);
-      chapter_value(ch, "front.b120_t_params_s", "weight reads at batch 120", d120.t_params_s,
-                    "s", SCALE_FMT_TIME);
-    }
+    if (k == 0) frontier_detail(ch, s, n, pts, j, cfg);
   }
-  chapter_value(ch, "front.max_step_s", "slowest step on the frontier", worst, "s",
-                SCALE_FMT_TIME);
   double kv_tok = scale_transformer_kv_bytes_per_token(s->m, SCALE_DTYPE_INT8);
-  chapter_value(ch, "front.kv_flops_context", "KV reads exceed FLOPs above",
-                scale_infer_kv_dominates_flops_context(
-                    s->n_params, kv_tok, scale_chip_flops_per_s(s->chip, SCALE_DTYPE_BF16),
-                    s->chip->hbm_bytes_per_s),
-                "tokens", SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "front",
+      {"max_step_s", "slowest step on the frontier", worst, "s", SCALE_FMT_TIME},
+      {"kv_flops_context", "KV reads exceed FLOPs above",
+       scale_infer_kv_dominates_flops_context(s->n_params, kv_tok,
+                                              scale_chip_flops_per_s(s->chip, SCALE_DTYPE_BF16),
+                                              s->chip->hbm_bytes_per_s),
+       "tokens", SCALE_FMT_PLAIN});
 }
 
 static void figure_frontier(chapter *ch, const serving *s, double n, const double *batches,
@@ -356,8 +364,8 @@ static void figure_frontier(chapter *ch, const serving *s, double n, const doubl
                                 .dashed = k % 2 == 1};
   }
   char title[640];
-  snprintf(title, sizeof title, "%.80s on %.0f x %.80s: latency against throughput", s->m->display_name,
-           n, s->chip->display_name);
+  snprintf(title, sizeof title, "%.80s on %.0f x %.80s: latency against throughput",
+           s->m->display_name, n, s->chip->display_name);
   scale_plot p = {.title = title,
                   .desc = "Throughput per chip against per-token latency as the batch grows from "
                           "1 to the largest that fits, one line per context length; int8 "
@@ -374,9 +382,7 @@ static void figure_frontier(chapter *ch, const serving *s, double n, const doubl
 static void figure_breakdown(chapter *ch, const serving *s, double n) {
   static double b[MAX_BATCH], tp[MAX_BATCH], tk[MAX_BATCH], tf[MAX_BATCH], tt[MAX_BATCH],
       ti[MAX_BATCH];
-  scale_infer_config cfg = scale_infer_config_default(n, 1, s->context);
-  cfg.weight_dtype = cfg.kv_dtype = SCALE_DTYPE_INT8;
-  cfg.prompt = 0;
+  scale_infer_config cfg = gen_config(n, 1, s->context, SCALE_DTYPE_INT8);
   scale_infer_memory mem = scale_infer_memory_eval(s->m, s->chip, &cfg);
   int n_pts = 0;
   for (int i = 1; i <= MAX_BATCH && i <= (int)mem.max_batch; i++, n_pts++) {
@@ -427,53 +433,46 @@ static void section_gpu(chapter *ch, const serving *s, const scale_chip *gpu) {
   chapter_heading(ch, "The same model on GPUs");
   const scale_dtype d = SCALE_DTYPE_FP8;
   double n = gpu->nvlink_domain_size > 0 ? gpu->nvlink_domain_size : 8;
-  chapter_value(ch, "gpu.chips", "GPUs in one NVLink domain", n, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "gpu.hbm_bytes", "HBM per GPU", gpu->hbm_bytes, "B", SCALE_FMT_SI);
-  chapter_value(ch, "gpu.hbm_bytes_per_s", "HBM bandwidth per GPU", gpu->hbm_bytes_per_s, "B/s",
-                SCALE_FMT_SI);
-  chapter_value(ch, "gpu.bcrit_fp8", "critical batch, fp8 x fp8",
-                scale_roofline_critical_batch(gpu, d, d), "tokens", SCALE_FMT_PLAIN);
-  chapter_value(ch, "gpu.bcrit_int8w", "critical batch, 8-bit weights, bf16 FLOPs",
-                scale_roofline_critical_batch(gpu, d, SCALE_DTYPE_BF16), "tokens",
-                SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "gpu",
+      {"chips", "GPUs in one NVLink domain", n, "", SCALE_FMT_PLAIN},
+      {"hbm_bytes", "HBM per GPU", gpu->hbm_bytes, "B", SCALE_FMT_SI},
+      {"hbm_bytes_per_s", "HBM bandwidth per GPU", gpu->hbm_bytes_per_s, "B/s", SCALE_FMT_SI},
+      {"bcrit_fp8", "critical batch, fp8 x fp8",
+       scale_roofline_critical_batch(gpu, d, d), "tokens", SCALE_FMT_PLAIN},
+      {"bcrit_int8w", "critical batch, 8-bit weights, bf16 FLOPs",
+       scale_roofline_critical_batch(gpu, d, SCALE_DTYPE_BF16), "tokens", SCALE_FMT_PLAIN});
   scale_infer_slice sl = scale_infer_smallest_slice(s->m, gpu, d, s->context);
   scale_infer_slice sl16 = scale_infer_smallest_slice(s->m, gpu, SCALE_DTYPE_BF16, s->context);
-  chapter_value(ch, "gpu.slice_fp8", "smallest slice, fp8", sl.slice_chips, "GPUs",
-                SCALE_FMT_PLAIN);
-  chapter_value(ch, "gpu.slice_bf16", "smallest slice, bf16", sl16.slice_chips, "GPUs",
-                SCALE_FMT_PLAIN);
-  scale_infer_config cfg = scale_infer_config_default(n, s->batch, s->context);
-  cfg.weight_dtype = cfg.kv_dtype = cfg.compute_dtype = d;
-  cfg.prompt = 0;
+  CHAPTER_VALUES(ch, "gpu",
+      {"slice_fp8", "smallest slice, fp8", sl.slice_chips, "GPUs", SCALE_FMT_PLAIN},
+      {"slice_bf16", "smallest slice, bf16", sl16.slice_chips, "GPUs", SCALE_FMT_PLAIN});
+  scale_infer_config cfg = gen_config(n, s->batch, s->context, d);
+  cfg.compute_dtype = d;
   scale_infer_decode dec = scale_infer_decode_eval(s->m, gpu, &cfg);
   scale_infer_memory mem = scale_infer_memory_eval(s->m, gpu, &cfg);
-  chapter_value(ch, "gpu.step_s", "step at the example batch", dec.step_s, "s", SCALE_FMT_TIME);
-  chapter_value(ch, "gpu.tput", "tokens/s per GPU", dec.tokens_per_s_per_chip, "tokens/s",
-                SCALE_FMT_PLAIN);
-  chapter_value(ch, "gpu.cost", "cost per million tokens", dec.cost_usd_per_million_tokens, "USD",
-                SCALE_FMT_USD);
-  chapter_value(ch, "gpu.max_batch", "largest batch that fits", mem.max_batch, "",
-                SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "gpu",
+      {"step_s", "step at the example batch", dec.step_s, "s", SCALE_FMT_TIME},
+      {"tput", "tokens/s per GPU", dec.tokens_per_s_per_chip, "tokens/s", SCALE_FMT_PLAIN},
+      {"cost", "cost per million tokens", dec.cost_usd_per_million_tokens, "USD", SCALE_FMT_USD},
+      {"max_batch", "largest batch that fits", mem.max_batch, "", SCALE_FMT_PLAIN});
   cfg.batch = mem.max_batch;
   scale_infer_decode full = scale_infer_decode_eval(s->m, gpu, &cfg);
-  chapter_value(ch, "gpu.full_step_s", "step at the largest batch", full.step_s, "s",
-                SCALE_FMT_TIME);
-  chapter_value(ch, "gpu.full_tput", "tokens/s per GPU there", full.tokens_per_s_per_chip,
-                "tokens/s", SCALE_FMT_PLAIN);
-  chapter_value(ch, "gpu.full_cost", "cost per million tokens there",
-                full.cost_usd_per_million_tokens, "USD", SCALE_FMT_USD);
+  CHAPTER_VALUES(ch, "gpu",
+      {"full_step_s", "step at the largest batch", full.step_s, "s", SCALE_FMT_TIME},
+      {"full_tput", "tokens/s per GPU there",
+       full.tokens_per_s_per_chip, "tokens/s", SCALE_FMT_PLAIN},
+      {"full_cost", "cost per million tokens there",
+       full.cost_usd_per_million_tokens, "USD", SCALE_FMT_USD});
   /* The TPU counterpart: 16 chips, int8, largest batch. */
-  scale_infer_config tcfg = scale_infer_config_default(16, 1, s->context);
-  tcfg.weight_dtype = tcfg.kv_dtype = SCALE_DTYPE_INT8;
-  tcfg.prompt = 0;
+  scale_infer_config tcfg = gen_config(16, 1, s->context, SCALE_DTYPE_INT8);
   scale_infer_memory tmem = scale_infer_memory_eval(s->m, s->chip, &tcfg);
   tcfg.batch = tmem.max_batch;
   scale_infer_decode tdec = scale_infer_decode_eval(s->m, s->chip, &tcfg);
-  chapter_value(ch, "gpu.tpu_max_batch", "TPU 4x4 int8: largest batch", tmem.max_batch, "",
-                SCALE_FMT_PLAIN);
-  chapter_value(ch, "gpu.tpu_step_s", "its step", tdec.step_s, "s", SCALE_FMT_TIME);
-  chapter_value(ch, "gpu.tpu_cost", "its cost per million tokens",
-                tdec.cost_usd_per_million_tokens, "USD", SCALE_FMT_USD);
+  CHAPTER_VALUES(ch, "gpu",
+      {"tpu_max_batch", "TPU 4x4 int8: largest batch", tmem.max_batch, "", SCALE_FMT_PLAIN},
+      {"tpu_step_s", "its step", tdec.step_s, "s", SCALE_FMT_TIME},
+      {"tpu_cost", "its cost per million tokens",
+       tdec.cost_usd_per_million_tokens, "USD", SCALE_FMT_USD});
 }
 
 /** Worked problems 1-3 (the book leaves them unanswered). */
@@ -502,37 +501,33 @@ static bool plan_serving(chapter *ch, const serving *s, double prompt, double la
 /** Emits the best serving layout of a search under stem: slice, dtypes, batch, step, cost. */
 static void emit_plan_best(chapter *ch, const char *stem, const scale_plan_infer_report *rep) {
   const scale_plan_infer_entry *e = &rep->ranked[0];
-  chapter_stem_value(ch, stem, "chips", "best: chips in the slice", e->config.n_chips, "",
-                     SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, stem, "weight_bits", "  weight bits",
-                     8 * scale_dtype_bytes(e->config.weight_dtype), "", SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, stem, "kv_bits", "  KV-cache bits",
-                     8 * scale_dtype_bytes(e->config.kv_dtype), "", SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, stem, "batch", "  batch", e->config.batch, "", SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, stem, "step_s", "  step", e->decode.step_s, "s", SCALE_FMT_TIME);
-  chapter_stem_value(ch, stem, "tput", "  tokens/s per chip", e->decode.tokens_per_s_per_chip, "",
-                     SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, stem, "cost", "  cost per million tokens",
-                     e->decode.cost_usd_per_million_tokens, "USD", SCALE_FMT_USD);
-  chapter_stem_value(ch, stem, "ttft_s", "  time to first token", e->prefill.ttft_s, "s",
-                     SCALE_FMT_TIME);
+  CHAPTER_VALUES(ch, stem,
+      {"chips", "best: chips in the slice", e->config.n_chips, "", SCALE_FMT_PLAIN},
+      {"weight_bits", "  weight bits",
+       8 * scale_dtype_bytes(e->config.weight_dtype), "", SCALE_FMT_PLAIN},
+      {"kv_bits", "  KV-cache bits",
+       8 * scale_dtype_bytes(e->config.kv_dtype), "", SCALE_FMT_PLAIN},
+      {"batch", "  batch", e->config.batch, "", SCALE_FMT_PLAIN},
+      {"step_s", "  step", e->decode.step_s, "s", SCALE_FMT_TIME},
+      {"tput", "  tokens/s per chip", e->decode.tokens_per_s_per_chip, "", SCALE_FMT_PLAIN},
+      {"cost", "  cost per million tokens",
+       e->decode.cost_usd_per_million_tokens, "USD", SCALE_FMT_USD},
+      {"ttft_s", "  time to first token", e->prefill.ttft_s, "s", SCALE_FMT_TIME});
 }
 
 static void section_planner(chapter *ch, const serving *s) {
   chapter_heading(ch, "What the planner says");
   static scale_plan_infer_report rep;
   const double prompt = 2048, latency = 0.05;
-  chapter_stem_value(ch, "plan", "prompt", "prompt tokens", prompt, "", SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, "plan", "latency_s", "latency target per token", latency, "s",
-                     SCALE_FMT_TIME);
-  chapter_stem_value(ch, "plan", "decode", "generated tokens per request", s->decode, "",
-                     SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "plan",
+      {"prompt", "prompt tokens", prompt, "", SCALE_FMT_PLAIN},
+      {"latency_s", "latency target per token", latency, "s", SCALE_FMT_TIME},
+      {"decode", "generated tokens per request", s->decode, "", SCALE_FMT_PLAIN});
   if (!plan_serving(ch, s, prompt, latency, NULL, &rep)) return;
-  chapter_stem_value(ch, "plan", "candidates", "layouts tried", rep.n_candidates, "",
-                     SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, "plan", "too_big", "  did not fit", rep.n_too_big, "", SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, "plan", "too_slow", "  missed the target", rep.n_too_slow, "",
-                     SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "plan",
+      {"candidates", "layouts tried", rep.n_candidates, "", SCALE_FMT_PLAIN},
+      {"too_big", "  did not fit", rep.n_too_big, "", SCALE_FMT_PLAIN},
+      {"too_slow", "  missed the target", rep.n_too_slow, "", SCALE_FMT_PLAIN});
   emit_plan_best(ch, "plan", &rep);
   /* The text's claims, checked on the default problem (options may move it elsewhere). */
   bool book_problem = strcmp(s->m->name, "llama-3-70b") == 0 &&
@@ -557,148 +552,82 @@ static void section_planner(chapter *ch, const serving *s) {
 /* arrival rates as fractions of the offline maximum */
 static const double load_fracs[LOAD_POINTS] = {0.05, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99};
 
-/** One serving system under a Poisson stream: a model copy, its calibrated step cost, engine. */
+/** One serving system under a Poisson stream: the copy, its value stem, and its curve. */
 typedef struct {
-  const char *key;      /**< value stem ("load.v5e") */
-  const scale_model *m; /**< the model */
-  const scale_chip *chip;
-  double tp;            /**< chips of the copy */
-  scale_dtype dtype, compute; /**< weights and KV; GEMMs */
-  double isl, osl;      /**< request lengths */
-  scale_serve_cost cost;
-  scale_serve_config engine;
+  const char *key;     /**< value stem ("load.v5e") */
+  scale_serveload load; /**< the copy, its calibrated cost and engine */
   double tput[LOAD_POINTS], tpot[LOAD_POINTS], ttft[LOAD_POINTS]; /**< the curve */
 } load_system;
 
-/* [listing:serve-load] */
-/** Runs the system's copy at 'rate' requests/s (INFINITY: all at t = 0) over 'n' requests. */
-static bool load_run(load_system *ls, double rate, double n, scale_serve_result *r) {
-  scale_serve_config c = ls->engine;
-  c.rate_per_s = rate;
-  c.n_requests = n;
-  c.cost_ctx = &ls->cost;
-  scale_serve *sim = NULL;
-  if (scale_serve_new(&c, &sim, NULL) != SCALE_OK) return false;
-  bool ok = scale_serve_run(sim, r, NULL) == SCALE_OK;
-  scale_serve_free(sim);
-  return ok;
-}
-/* [/listing:serve-load] */
-
-static bool load_setup(chapter *ch, load_system *ls) {
-  scale_infer_config ic = scale_infer_config_default(ls->tp, 1, ls->isl + ls->osl);
-  ic.weight_dtype = ic.kv_dtype = ls->dtype;
-  ic.compute_dtype = ls->compute;
-  double p[SCALE_SERVE_N_PARAMS];
-  scale_serve_params_of(ls->chip, p);
-  scale_diag diag;
-  if (scale_serve_cost_of(ls->m, ls->chip, &ic, p, &ls->cost, &diag) != SCALE_OK) {
-    chapter_error(ch, "serving under load: %s", diag.message);
-    return false;
-  }
-  scale_serve_config c = scale_serve_config_default();
-  c.isl.min_tokens = c.isl.max_tokens = ls->isl;
-  c.osl.min_tokens = c.osl.max_tokens = ls->osl;
-  c.max_batch = 256;
-  c.max_step_tokens = 8192;
-  c.block_tokens = 16;
-  c.kv_blocks = floor(0.9 * ls->cost.kv_capacity_bytes / (16 * ls->cost.kv_bytes_per_token));
-  c.cost = scale_serve_cost_s;
-  ls->engine = c;
-  return true;
+static bool load_run(chapter *ch, load_system *ls, double rate, double n, scale_serve_result *r) {
+  scale_diag diag = {0};
+  if (scale_serveload_run(&ls->load, rate, n, r, &diag) == SCALE_OK) return true;
+  chapter_error(ch, "serving under load: the run of %s failed: %s", ls->key, diag.message);
+  return false;
 }
 
-/* The closed-form limits: one prompt prefilled in one step, one request decoding alone. */
-static void load_limits(chapter *ch, load_system *ls, double rate_max) {
-  scale_serve_step pre = {0, 0, ls->isl, 1, ls->isl * (ls->isl + 1) / 2};
-  scale_serve_step dec = {1, ls->isl + ls->osl / 2, 0, 0, 0};
-  double t_pre = scale_serve_cost_s(&pre, &ls->cost), t_dec = scale_serve_cost_s(&dec, &ls->cost);
+/* The closed-form limits beside a vanishing rate, the book's formula at the steady batch, and
+ * the step-time shares at saturation. */
+static void load_limits(chapter *ch, load_system *ls, const scale_serve_result *off) {
+  const scale_serveload *l = &ls->load;
+  double t_pre = scale_serveload_prefill_s(l), t_dec = scale_serveload_decode1_s(l);
   scale_serve_result r;
-  if (!load_run(ls, 1e-3 * rate_max, 50, &r)) return;
-  chapter_stem_value(ch, ls->key, "prefill_s", "  one prompt's prefill step", t_pre, "s",
-                     SCALE_FMT_TIME);
-  chapter_stem_value(ch, ls->key, "low_ttft_s", "  TTFT p50 at a vanishing rate", r.ttft_p50_s,
-                     "s", SCALE_FMT_TIME);
-  chapter_stem_value(ch, ls->key, "decode1_s", "  batch-1 decode step", t_dec, "s",
-                     SCALE_FMT_TIME);
-  chapter_stem_value(ch, ls->key, "low_tpot_s", "  TPOT p50 at a vanishing rate", r.tpot_p50_s,
-                     "s", SCALE_FMT_TIME);
+  if (!load_run(ch, ls, 1e-3 * off->request_rate_per_s, 50, &r)) return;
+  CHAPTER_VALUES(ch, ls->key,
+      {"prefill_s", "  one prompt's prefill step", t_pre, "s", SCALE_FMT_TIME},
+      {"low_ttft_s", "  TTFT p50 at a vanishing rate", r.ttft_p50_s, "s", SCALE_FMT_TIME},
+      {"decode1_s", "  batch-1 decode step", t_dec, "s", SCALE_FMT_TIME},
+      {"low_tpot_s", "  TPOT p50 at a vanishing rate", r.tpot_p50_s, "s", SCALE_FMT_TIME});
   bool limits = fabs(r.ttft_p50_s / t_pre - 1) < 0.01 && fabs(r.tpot_p50_s / t_dec - 1) < 0.02;
   chapter_claim(ch, true, limits,
                 "at a vanishing rate TTFT is the prefill step and TPOT the batch-1 decode step");
 }
 
-/* The book's fixed-batch formula at the simulator's steady batch, for comparison. */
-static void load_book(chapter *ch, load_system *ls, double batch, double sim_tput_per_chip) {
-  double b = fmax(1.0, round(batch));
-  double kv = scale_transformer_kv_bytes(ls->m, ls->isl + ls->osl / 2, ls->dtype);
-  double weights = scale_transformer_n_params(ls->m) * scale_dtype_bytes(ls->dtype);
-  double step = scale_infer_step_time_s(
-      b, kv, weights, scale_transformer_n_params(ls->m),
-      ls->tp * scale_chip_flops_per_s(ls->chip, ls->compute), ls->tp * ls->chip->hbm_bytes_per_s);
-  chapter_stem_value(ch, ls->key, "book_step_s", "  the book's step at that batch", step, "s",
-                     SCALE_FMT_TIME);
-  double book = b / step / ls->tp;
-  chapter_stem_value(ch, ls->key, "book_tput", "  the book's tokens/s per chip there", book,
-                     "tokens/s", SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, ls->key, "book_ratio", "  book / simulator", book / sim_tput_per_chip,
-                     "", SCALE_FMT_SCI);
-}
-
-/* Step-time shares at saturation: where the calibrated step spends its time. */
-static void load_shares(chapter *ch, load_system *ls, const scale_serve_result *off) {
-  double b = off->steady_batch, ctx = ls->isl + ls->osl / 2;
-  /* a steady step: b decodes, and the prompts of b / osl new requests */
-  double pre = b / ls->osl * ls->isl;
-  scale_serve_step s = {b, b * ctx, pre, b / ls->osl, b / ls->osl * ls->isl * ls->isl / 2};
-  scale_serve_parts p = scale_serve_cost_parts(&ls->cost, &s);
+static void load_book(chapter *ch, load_system *ls, const scale_serve_result *off) {
+  double step = scale_serveload_book_step_s(&ls->load, off->steady_batch);
+  double book = fmax(1.0, round(off->steady_batch)) / step / ls->load.tp;
+  scale_serve_parts p = scale_serveload_steady_parts(&ls->load, off->steady_batch);
   double t = p.overhead_s + p.linear_s + p.kv_s + p.attn_s + p.tp_s;
-  chapter_stem_value(ch, ls->key, "share_linear", "  weights or GEMMs", 100 * p.linear_s / t, "%",
-                     SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, ls->key, "share_kv", "  KV reads", 100 * p.kv_s / t, "%",
-                     SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, ls->key, "share_tp", "  TP AllReduces", 100 * p.tp_s / t, "%",
-                     SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, ls->key, "share_overhead", "  per-step overhead", 100 * p.overhead_s / t,
-                     "%", SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, ls->key,
+      {"book_step_s", "  the book's step at that batch", step, "s", SCALE_FMT_TIME},
+      {"book_tput", "  the book's tokens/s per chip there", book, "tokens/s", SCALE_FMT_PLAIN},
+      {"book_ratio", "  book / simulator", book / (off->throughput_tokens_per_s / ls->load.tp),
+       "", SCALE_FMT_SCI},
+      {"share_linear", "  weights or GEMMs", 100 * p.linear_s / t, "%", SCALE_FMT_PLAIN},
+      {"share_kv", "  KV reads", 100 * p.kv_s / t, "%", SCALE_FMT_PLAIN},
+      {"share_tp", "  TP AllReduces", 100 * p.tp_s / t, "%", SCALE_FMT_PLAIN},
+      {"share_overhead", "  per-step overhead", 100 * p.overhead_s / t, "%", SCALE_FMT_PLAIN});
 }
 
 static bool section_load_one(chapter *ch, load_system *ls) {
-  if (!load_setup(ch, ls)) return false;
   scale_serve_result off;
-  if (!load_run(ls, INFINITY, 1000, &off)) {
-    chapter_error(ch, "serving under load: the offline run of %s failed", ls->key);
-    return false;
-  }
-  chapter_say(ch, "%s, %g x %s, %s, requests of %g + %g tokens:", ls->m->display_name, ls->tp,
-              ls->chip->display_name, scale_dtype_name(ls->dtype), ls->isl, ls->osl);
-  chapter_stem_value(ch, ls->key, "fitted", "  step cost fitted on serving rows (1) or priors (0)",
-                     ls->chip->has_serve ? 1 : 0, "", SCALE_FMT_PLAIN);
-  double rate_max = off.request_rate_per_s;
-  chapter_stem_value(ch, ls->key, "max_tput", "  offline maximum, tokens/s per chip",
-                     off.throughput_tokens_per_s / ls->tp, "tokens/s", SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, ls->key, "max_rate", "  offline maximum, requests/s", rate_max, "",
-                     SCALE_FMT_SCI);
-  chapter_stem_value(ch, ls->key, "max_batch", "  steady batch at saturation", off.steady_batch, "",
-                     SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, ls->key, "max_tpot_s", "  TPOT p50 at saturation", off.tpot_p50_s, "s",
-                     SCALE_FMT_TIME);
-  load_limits(ch, ls, rate_max);
+  if (!load_run(ch, ls, INFINITY, 1000, &off)) return false;
+  const scale_serveload *l = &ls->load;
+  chapter_say(ch, "%s, %g x %s, %s, requests of %g + %g tokens:", l->model->display_name, l->tp,
+              l->chip->display_name, scale_dtype_name(l->dtype), l->isl, l->osl);
+  CHAPTER_VALUES(ch, ls->key,
+      {"fitted", "  step cost fitted on serving rows (1) or priors (0)", l->chip->has_serve,
+       "", SCALE_FMT_PLAIN},
+      {"max_tput", "  offline maximum, tokens/s per chip", off.throughput_tokens_per_s / l->tp,
+       "tokens/s", SCALE_FMT_PLAIN},
+      {"max_rate", "  offline maximum, requests/s", off.request_rate_per_s, "", SCALE_FMT_SCI},
+      {"max_batch", "  steady batch at saturation", off.steady_batch, "", SCALE_FMT_PLAIN},
+      {"max_tpot_s", "  TPOT p50 at saturation", off.tpot_p50_s, "s", SCALE_FMT_TIME});
+  load_limits(ch, ls, &off);
   for (int k = 0; k < LOAD_POINTS; k++) {
     scale_serve_result r;
-    if (!load_run(ls, load_fracs[k] * rate_max, 1000, &r)) return false;
-    ls->tput[k] = r.throughput_tokens_per_s / ls->tp;
+    if (!load_run(ch, ls, load_fracs[k] * off.request_rate_per_s, 1000, &r)) return false;
+    ls->tput[k] = r.throughput_tokens_per_s / l->tp;
     ls->tpot[k] = r.tpot_p50_s;
     ls->ttft[k] = r.ttft_p90_s;
     char stem[64];
     snprintf(stem, sizeof stem, "%s.r%.0f", ls->key, 100 * load_fracs[k]);
-    chapter_stem_value(ch, stem, "tput", "  tokens/s per chip", ls->tput[k], "tokens/s",
-                       SCALE_FMT_PLAIN);
-    chapter_stem_value(ch, stem, "ttft_p90_s", "  TTFT p90", r.ttft_p90_s, "s", SCALE_FMT_TIME);
-    chapter_stem_value(ch, stem, "tpot_p50_s", "  TPOT p50", r.tpot_p50_s, "s", SCALE_FMT_TIME);
+    CHAPTER_VALUES(ch, stem,
+        {"tput", "  tokens/s per chip", ls->tput[k], "tokens/s", SCALE_FMT_PLAIN},
+        {"ttft_p90_s", "  TTFT p90", r.ttft_p90_s, "s", SCALE_FMT_TIME},
+        {"tpot_p50_s", "  TPOT p50", r.tpot_p50_s, "s", SCALE_FMT_TIME});
   }
-  load_book(ch, ls, off.steady_batch, off.throughput_tokens_per_s / ls->tp);
-  load_shares(ch, ls, &off);
+  load_book(ch, ls, &off);
   return true;
 }
 
@@ -706,10 +635,11 @@ static void figure_load(chapter *ch, load_system *ls, int n) {
   static char labels[4][96];
   scale_plot_series sr[4];
   for (int i = 0; i < n; i++) {
-    snprintf(labels[2 * i], sizeof labels[0], "%.40s on %g %.20s: TPOT p50", ls[i].m->display_name,
-             ls[i].tp, ls[i].chip->display_name);
+    const scale_serveload *l = &ls[i].load;
+    snprintf(labels[2 * i], sizeof labels[0], "%.40s on %g %.20s: TPOT p50",
+             l->model->display_name, l->tp, l->chip->display_name);
     snprintf(labels[2 * i + 1], sizeof labels[0], "%.40s on %g %.20s: TTFT p90",
-             ls[i].m->display_name, ls[i].tp, ls[i].chip->display_name);
+             l->model->display_name, l->tp, l->chip->display_name);
     sr[2 * i] = (scale_plot_series){.label = labels[2 * i], .x = ls[i].tput, .y = ls[i].tpot,
                                     .n = LOAD_POINTS, .dots = true};
     sr[2 * i + 1] = (scale_plot_series){.label = labels[2 * i + 1], .x = ls[i].tput,
@@ -734,13 +664,15 @@ static void figure_load(chapter *ch, load_system *ls, int n) {
 static void section_load(chapter *ch, const scale_model *m70, const scale_chip *v5e,
                          const scale_model *m8, const scale_chip *h100) {
   chapter_heading(ch, "Serving under load");
-  static load_system ls[2];
-  ls[0] = (load_system){.key = "load.v5e", .m = m70, .chip = v5e, .tp = 8,
-                        .dtype = SCALE_DTYPE_INT8, .compute = SCALE_DTYPE_INT8, .isl = 2048,
-                        .osl = 512};
-  ls[1] = (load_system){.key = "load.h100", .m = m8, .chip = h100, .tp = 1,
-                        .dtype = SCALE_DTYPE_FP8, .compute = SCALE_DTYPE_FP8, .isl = 2048,
-                        .osl = 512};
+  static load_system ls[2] = {{.key = "load.v5e"}, {.key = "load.h100"}};
+  scale_diag diag = {0};
+  if (scale_serveload_setup(m70, v5e, 8, SCALE_DTYPE_INT8, SCALE_DTYPE_INT8, 2048, 512,
+                            &ls[0].load, &diag) != SCALE_OK ||
+      scale_serveload_setup(m8, h100, 1, SCALE_DTYPE_FP8, SCALE_DTYPE_FP8, 2048, 512,
+                            &ls[1].load, &diag) != SCALE_OK) {
+    chapter_error(ch, "serving under load: %s", diag.message);
+    return;
+  }
   for (int i = 0; i < 2; i++)
     if (!section_load_one(ch, &ls[i])) return;
   figure_load(ch, ls, 2);
@@ -752,22 +684,21 @@ static void section_problems(chapter *ch, const scale_chip *c, const scale_model
   double p405 = scale_transformer_n_params(big);
   double fl = scale_chip_flops_per_s(c, SCALE_DTYPE_BF16);
   /* Q1 */
-  chapter_value(ch, "wp1.params", "LLaMA 3 405B parameters", p405, "", SCALE_FMT_SCI);
-  chapter_value(ch, "wp1.flops_per_token", "forward FLOPs per token (matmuls)", 2 * p405, "FLOP",
-                SCALE_FMT_SCI);
-  chapter_value(ch, "wp1.t_flops_s", "FLOPs-bound, one chip", 2 * p405 / fl, "s",
-                SCALE_FMT_TIME);
-  chapter_value(ch, "wp1.t_bytes_s", "bf16 weight reads, one chip",
-                scale_infer_min_step_time_s(0, 0, 2 * p405, c->hbm_bytes_per_s), "s",
-                SCALE_FMT_TIME);
+  CHAPTER_VALUES(ch, "wp1",
+      {"params", "LLaMA 3 405B parameters", p405, "", SCALE_FMT_SCI},
+      {"flops_per_token", "forward FLOPs per token (matmuls)", 2 * p405, "FLOP", SCALE_FMT_SCI},
+      {"t_flops_s", "FLOPs-bound, one chip", 2 * p405 / fl, "s", SCALE_FMT_TIME},
+      {"t_bytes_s", "bf16 weight reads, one chip",
+       scale_infer_min_step_time_s(0, 0, 2 * p405, c->hbm_bytes_per_s), "s", SCALE_FMT_TIME});
   /* Q2: LLaMA 3 8B, batch 240, int8 weights and KV, 8192 tokens, one chip's view. */
   scale_infer_config cfg = scale_infer_config_default(1, 240, 8192);
   cfg.weight_dtype = cfg.kv_dtype = SCALE_DTYPE_INT8;
   scale_infer_memory mem = scale_infer_memory_eval(small, c, &cfg);
-  chapter_value(ch, "wp2.weight_bytes", "int8 weights", mem.weight_bytes, "B", SCALE_FMT_SI);
-  chapter_value(ch, "wp2.kv_bytes", "int8 KV caches", mem.kv_bytes, "B", SCALE_FMT_SI);
-  chapter_value(ch, "wp2.act_bytes", "working activations of one layer",
-                mem.activation_bytes_per_chip, "B", SCALE_FMT_SI);
+  CHAPTER_VALUES(ch, "wp2",
+      {"weight_bytes", "int8 weights", mem.weight_bytes, "B", SCALE_FMT_SI},
+      {"kv_bytes", "int8 KV caches", mem.kv_bytes, "B", SCALE_FMT_SI},
+      {"act_bytes", "working activations of one layer",
+       mem.activation_bytes_per_chip, "B", SCALE_FMT_SI});
   chapter_value(ch, "wp2.slice", "smallest slice",
                 scale_infer_min_slice_chips(mem.weight_bytes + mem.kv_bytes +
                                                 mem.activation_bytes_per_chip,
@@ -779,31 +710,19 @@ static void section_problems(chapter *ch, const scale_chip *c, const scale_model
   double min_chips = scale_infer_min_slice_chips(p405, limit * c->hbm_bytes_per_s);
   chapter_value(ch, "wp3.min_chips", "fewest chips whose weight reads fit the limit", min_chips,
                 "chips", SCALE_FMT_PLAIN);
-  double best_tput = 0, best_n = 0, best_b = 0, best_step = 0;
-  for (double n = min_chips; n <= scale_chip_pod_chips(c); n *= 2) {
-    scale_infer_config q = scale_infer_config_default(n, 1, 8192);
-    q.weight_dtype = q.kv_dtype = SCALE_DTYPE_INT8;
-    q.prompt = 0;
-    if (scale_infer_validate(big, c, &q, NULL) != SCALE_OK) continue;
-    for (double b = 1; b <= 4096; b += 1) {
-      q.batch = b;
-      scale_infer_decode d = scale_infer_decode_eval(big, c, &q);
-      scale_infer_memory mm = scale_infer_memory_eval(big, c, &q);
-      if (!mm.fits || !(d.step_s <= limit)) break;
-      if (d.tokens_per_s_per_chip > best_tput)
-        best_tput = d.tokens_per_s_per_chip, best_n = n, best_b = b, best_step = d.step_s;
-    }
-  }
-  chapter_value(ch, "wp3.best_chips", "best slice", best_n, "chips", SCALE_FMT_PLAIN);
-  chapter_value(ch, "wp3.best_batch", "its batch", best_b, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "wp3.best_step_s", "its step", best_step, "s", SCALE_FMT_TIME);
-  chapter_value(ch, "wp3.best_tput", "its throughput per chip", best_tput, "tokens/s",
-                SCALE_FMT_PLAIN);
+  scale_infer_config q = gen_config(min_chips, 1, 8192, SCALE_DTYPE_INT8), best = {0};
+  scale_infer_decode d = {0}; /* zeros when no slice meets the limit */
+  scale_infer_best_within_latency(big, c, &q, limit, 4096, &best, &d);
   double pod = scale_chip_pod_chips(c);
-  chapter_value(ch, "wp3.pod_chips", "a full pod", pod, "chips", SCALE_FMT_PLAIN);
-  chapter_value(ch, "wp3.pod_step_s", "int8 weight reads over a full pod",
-                scale_infer_min_step_time_s(0, 0, p405, pod * c->hbm_bytes_per_s), "s",
-                SCALE_FMT_TIME);
+  CHAPTER_VALUES(ch, "wp3",
+      {"best_chips", "best slice", best.n_chips, "chips", SCALE_FMT_PLAIN},
+      {"best_batch", "its batch", best.batch, "", SCALE_FMT_PLAIN},
+      {"best_step_s", "its step", d.step_s, "s", SCALE_FMT_TIME},
+      {"best_tput", "its throughput per chip", d.tokens_per_s_per_chip, "tokens/s",
+       SCALE_FMT_PLAIN},
+      {"pod_chips", "a full pod", pod, "chips", SCALE_FMT_PLAIN},
+      {"pod_step_s", "int8 weight reads over a full pod",
+       scale_infer_min_step_time_s(0, 0, p405, pod * c->hbm_bytes_per_s), "s", SCALE_FMT_TIME});
 }
 
 int main(int argc, char **argv) {

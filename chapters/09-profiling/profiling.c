@@ -25,162 +25,11 @@
 
 #include "chapter.h"
 #include "scale/measure.h"
+#include "scale/measured.h"
 
-/* ---- the measurement file ------------------------------------------------------------------ */
+#define PTS SCALE_MEASURED_POINTS_MAX /* points of one kind a measurement holds */
 
-enum { POINTS_MAX = 512 };
-
-typedef struct {
-  bool fp64;
-  int threads;
-  double m, n, k;
-  double intensity; /* FLOP/byte */
-  double flops_per_s;
-} gemm_pt;
-
-typedef struct {
-  scale_stream_kernel kernel;
-  int threads;
-  double ws_bytes;
-  double bytes_per_s;
-} stream_pt;
-
-typedef struct {
-  scale_chip chip;   /* the hardware record, through the library's strict loader */
-  double vector_bits, n_cpus, clock_hz, l2_bytes;
-  int threads;       /* threads of the multi-thread runs */
-  int n_gemm, n_stream;
-  gemm_pt gemm[POINTS_MAX];
-  stream_pt stream[POINTS_MAX];
-} measured;
-
-/* Reads "key=value" from 'line' into *out; false when absent. */
-static bool field(const char *line, const char *key, double *out) {
-  char pattern[64];
-  snprintf(pattern, sizeof pattern, " %s=", key);
-  const char *p = strstr(line, pattern);
-  if (!p) return false;
-  char *end;
-  *out = strtod(p + strlen(pattern), &end);
-  return end != p + strlen(pattern);
-}
-
-static bool field_word(const char *line, const char *key, char *out, size_t size) {
-  char pattern[64];
-  snprintf(pattern, sizeof pattern, " %s=", key);
-  const char *p = strstr(line, pattern);
-  if (!p) return false;
-  p += strlen(pattern);
-  size_t n = strcspn(p, " \n");
-  if (n == 0 || n >= size) return false;
-  memcpy(out, p, n);
-  out[n] = '\0';
-  return true;
-}
-
-static bool load_measured(chapter *ch, const char *path, measured *out) {
-  memset(out, 0, sizeof *out);
-  out->vector_bits = out->n_cpus = out->clock_hz = out->l2_bytes = (double)NAN;
-  scale_diag diag;
-  memset(&diag, 0, sizeof diag);
-  if (scale_chip_load_file(path, &out->chip, &diag) != SCALE_OK) {
-    char text[600];
-    chapter_error(ch, "%s", scale_diag_format(&diag, text, sizeof text));
-    return false;
-  }
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    chapter_error(ch, "cannot read %s", path);
-    return false;
-  }
-  char line[1024];
-  while (fgets(line, sizeof line, f)) {
-    double v;
-    if (strncmp(line, "; theory ", 9) == 0) {
-      field(line, "vector_bits", &out->vector_bits);
-      field(line, "n_cpus", &out->n_cpus);
-      field(line, "clock_hz", &out->clock_hz);
-      field(line, "l2_bytes", &out->l2_bytes);
-    } else if (strncmp(line, "; multi-thread ", 15) == 0 && field(line, "threads", &v)) {
-      out->threads = (int)v;
-    } else if (strncmp(line, "; point gemm ", 13) == 0 && out->n_gemm < POINTS_MAX) {
-      gemm_pt *p = &out->gemm[out->n_gemm];
-      char dtype[16];
-      if (!field_word(line, "dtype", dtype, sizeof dtype) || !field(line, "threads", &v) ||
-          !field(line, "m", &p->m) || !field(line, "n", &p->n) || !field(line, "k", &p->k) ||
-          !field(line, "flops_per_s", &p->flops_per_s)) {
-        chapter_error(ch, "%s: malformed point line: %.80s", path, line);
-        break;
-      }
-      p->fp64 = strcmp(dtype, "fp64") == 0;
-      p->threads = (int)v;
-      /* The intensity is recomputed from the shape, not trusted from the file. */
-      p->intensity = scale_measure_gemm_intensity_flops_per_byte(
-          (int64_t)p->m, (int64_t)p->n, (int64_t)p->k, p->fp64 ? 8.0 : 4.0);
-      out->n_gemm++;
-    } else if (strncmp(line, "; point stream ", 15) == 0 && out->n_stream < POINTS_MAX) {
-      stream_pt *p = &out->stream[out->n_stream];
-      char kernel[16];
-      if (!field_word(line, "kernel", kernel, sizeof kernel) || !field(line, "threads", &v) ||
-          !field(line, "working_set_bytes", &p->ws_bytes) ||
-          !field(line, "bytes_per_s", &p->bytes_per_s)) {
-        chapter_error(ch, "%s: malformed point line: %.80s", path, line);
-        break;
-      }
-      p->kernel = SCALE_STREAM_COUNT;
-      for (int kk = 0; kk < SCALE_STREAM_COUNT; kk++)
-        if (strcmp(kernel, scale_stream_kernel_name((scale_stream_kernel)kk)) == 0)
-          p->kernel = (scale_stream_kernel)kk;
-      p->threads = (int)v;
-      out->n_stream++;
-    }
-  }
-  fclose(f);
-  if (out->n_gemm == 0 || out->n_stream == 0 || out->threads < 1 || isnan(out->vector_bits)) {
-    chapter_error(ch, "%s: no measured points or no '; theory' line (write it with scale measure)",
-                  path);
-    return false;
-  }
-  return ch->n_errors == 0;
-}
-
-/* Best GEMM rate for a dtype and thread count. */
-static double gemm_best(const measured *m, bool fp64, int threads) {
-  double best = (double)NAN;
-  for (int i = 0; i < m->n_gemm; i++)
-    if (m->gemm[i].fp64 == fp64 && m->gemm[i].threads == threads &&
-        (isnan(best) || m->gemm[i].flops_per_s > best))
-      best = m->gemm[i].flops_per_s;
-  return best;
-}
-
-/* The GEMM point of a shape, or NULL. */
-static const gemm_pt *gemm_find(const measured *m, bool fp64, int threads, double mm, double n,
-                                double k) {
-  for (int i = 0; i < m->n_gemm; i++) {
-    const gemm_pt *p = &m->gemm[i];
-    if (p->fp64 == fp64 && p->threads == threads && p->m == mm && p->n == n && p->k == k) return p;
-  }
-  return NULL;
-}
-
-/* STREAM bandwidth of a kernel at the smallest (first = true) or largest working set. */
-static double stream_at(const measured *m, scale_stream_kernel kernel, int threads, bool smallest,
-                        double *ws) {
-  double best_ws = (double)NAN, bw = (double)NAN;
-  for (int i = 0; i < m->n_stream; i++) {
-    const stream_pt *p = &m->stream[i];
-    if (p->kernel != kernel || p->threads != threads) continue;
-    if (isnan(best_ws) || (smallest ? p->ws_bytes < best_ws : p->ws_bytes > best_ws)) {
-      best_ws = p->ws_bytes;
-      bw = p->bytes_per_s;
-    }
-  }
-  if (ws) *ws = best_ws;
-  return bw;
-}
-
-/* ---- the machine ------------------------------------------------------------------------------ */
+/* ---- the machine ----------------------------------------------------------------------------- */
 
 typedef struct {
   double peak32, peak64, peak32_all, peak32_1t, peak64_1t; /* measured GEMM peaks */
@@ -189,27 +38,22 @@ typedef struct {
   double crit32, crit64;                       /* measured critical intensities */
 } machine_numbers;
 
-static machine_numbers section_machine(chapter *ch, const measured *m, double fma_units,
-                                       bool check) {
-  machine_numbers n;
+/** The machine, its theoretical peaks and its measured GEMM peaks. */
+static machine_numbers section_machine(chapter *ch, const scale_measured *m, double fma_units) {
+  machine_numbers n = {0};
   const scale_chip *c = &m->chip;
   chapter_heading(ch, "The machine that built this book (measured by scale measure)");
   chapter_say(ch, "%s", c->display_name);
-  chapter_value(ch, "machine.n_cores", "cores (online CPUs)", m->n_cpus, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "machine.clock_hz", "clock the kernel reports", m->clock_hz, "Hz",
-                SCALE_FMT_SI);
-  chapter_value(ch, "machine.vector_bits", "widest vector instructions", m->vector_bits, "bit",
-                SCALE_FMT_PLAIN);
-  chapter_value(ch, "machine.fma_units", "FMA units per core (assumed)", fma_units, "",
-                SCALE_FMT_PLAIN);
-  chapter_value(ch, "machine.lanes_fp32", "fp32 lanes per vector", m->vector_bits / 32.0, "",
-                SCALE_FMT_PLAIN);
-  chapter_value(ch, "machine.threads", "threads of the multi-thread runs", m->threads, "",
-                SCALE_FMT_PLAIN);
-  chapter_value(ch, "machine.memory_bytes", "main memory", c->hbm_bytes, "B", SCALE_FMT_SI);
-  chapter_value(ch, "machine.l1d_bytes", "L1 data cache per core", c->smem_bytes_per_core, "B",
-                SCALE_FMT_IEC);
-  chapter_value(ch, "machine.llc_bytes", "last-level cache", c->l2_bytes, "B", SCALE_FMT_IEC);
+  CHAPTER_VALUES(ch, "machine",
+      {"n_cores", "cores (online CPUs)", m->n_cpus, "", SCALE_FMT_PLAIN},
+      {"clock_hz", "clock the kernel reports", m->clock_hz, "Hz", SCALE_FMT_SI},
+      {"vector_bits", "widest vector instructions", m->vector_bits, "bit", SCALE_FMT_PLAIN},
+      {"fma_units", "FMA units per core (assumed)", fma_units, "", SCALE_FMT_PLAIN},
+      {"lanes_fp32", "fp32 lanes per vector", m->vector_bits / 32.0, "", SCALE_FMT_PLAIN},
+      {"threads", "threads of the multi-thread runs", m->threads, "", SCALE_FMT_PLAIN},
+      {"memory_bytes", "main memory", c->hbm_bytes, "B", SCALE_FMT_SI},
+      {"l1d_bytes", "L1 data cache per core", c->smem_bytes_per_core, "B", SCALE_FMT_IEC},
+      {"llc_bytes", "last-level cache", c->l2_bytes, "B", SCALE_FMT_IEC});
 
   chapter_heading(ch, "Theoretical peak against measured GEMM");
   n.theory32 = scale_measure_cpu_peak_flops_per_s(m->n_cpus, m->clock_hz, m->vector_bits,
@@ -220,74 +64,70 @@ static machine_numbers section_machine(chapter *ch, const measured *m, double fm
                                                        m->vector_bits / 2.0, fma_units, 4.0);
   /* The roof is the file's: the best GEMM and the best DRAM triad of any run. */
   n.peak32 = c->flops_per_s[SCALE_DTYPE_FP32];
-  n.peak64 = fmax(gemm_best(m, true, m->threads), gemm_best(m, true, 1));
-  n.peak32_all = gemm_best(m, false, m->threads);
-  n.peak32_1t = gemm_best(m, false, 1);
-  n.peak64_1t = gemm_best(m, true, 1);
-  chapter_value(ch, "machine.theory_fp32", "theoretical fp32 peak", n.theory32, "FLOP/s",
-                SCALE_FMT_SI);
-  chapter_value(ch, "machine.theory_fp64", "theoretical fp64 peak", n.theory64, "FLOP/s",
-                SCALE_FMT_SI);
-  chapter_value(ch, "machine.theory_fp32_half", "fp32 peak issuing half-width", n.theory32_half,
-                "FLOP/s", SCALE_FMT_SI);
-  chapter_value(ch, "machine.peak_fp32", "measured fp32 GEMM peak", n.peak32, "FLOP/s",
-                SCALE_FMT_SI);
-  chapter_value(ch, "machine.peak_fp64", "measured fp64 GEMM peak", n.peak64, "FLOP/s",
-                SCALE_FMT_SI);
-  chapter_value(ch, "machine.peak_fp32_all", "measured fp32 GEMM, all threads", n.peak32_all,
-                "FLOP/s", SCALE_FMT_SI);
-  chapter_value(ch, "machine.peak_fp32_1t", "measured fp32 GEMM, one thread", n.peak32_1t,
-                "FLOP/s", SCALE_FMT_SI);
-  chapter_value(ch, "machine.peak_fp64_1t", "measured fp64 GEMM, one thread", n.peak64_1t,
-                "FLOP/s", SCALE_FMT_SI);
-  chapter_value(ch, "machine.peak_fp32_pct", "measured / theoretical, fp32",
-                100.0 * n.peak32 / n.theory32, "%", SCALE_FMT_PLAIN);
-  chapter_value(ch, "machine.peak_fp64_pct", "measured / theoretical, fp64",
-                100.0 * n.peak64 / n.theory64, "%", SCALE_FMT_PLAIN);
-  chapter_value(ch, "machine.peak_fp32_half_pct", "measured / half-width peak, fp32",
-                100.0 * n.peak32 / n.theory32_half, "%", SCALE_FMT_PLAIN);
-  chapter_value(ch, "machine.thread_speedup", "fp32 peak, all threads / one",
-                n.peak32_all / n.peak32_1t, "x", SCALE_FMT_PLAIN);
-  chapter_value(ch, "machine.fp64_over_fp32", "fp64 peak / fp32 peak", n.peak64 / n.peak32, "",
-                SCALE_FMT_PLAIN);
+  n.peak64 = fmax(scale_measured_gemm_best(m, true, m->threads),
+                  scale_measured_gemm_best(m, true, 1));
+  n.peak32_all = scale_measured_gemm_best(m, false, m->threads);
+  n.peak32_1t = scale_measured_gemm_best(m, false, 1);
+  n.peak64_1t = scale_measured_gemm_best(m, true, 1);
+  CHAPTER_VALUES(ch, "machine",
+      {"theory_fp32", "theoretical fp32 peak", n.theory32, "FLOP/s", SCALE_FMT_SI},
+      {"theory_fp64", "theoretical fp64 peak", n.theory64, "FLOP/s", SCALE_FMT_SI},
+      {"theory_fp32_half", "fp32 peak issuing half-width", n.theory32_half, "FLOP/s", SCALE_FMT_SI},
+      {"peak_fp32", "measured fp32 GEMM peak", n.peak32, "FLOP/s", SCALE_FMT_SI},
+      {"peak_fp64", "measured fp64 GEMM peak", n.peak64, "FLOP/s", SCALE_FMT_SI},
+      {"peak_fp32_all", "measured fp32 GEMM, all threads", n.peak32_all, "FLOP/s", SCALE_FMT_SI},
+      {"peak_fp32_1t", "measured fp32 GEMM, one thread", n.peak32_1t, "FLOP/s", SCALE_FMT_SI},
+      {"peak_fp64_1t", "measured fp64 GEMM, one thread", n.peak64_1t, "FLOP/s", SCALE_FMT_SI},
+      {"peak_fp32_pct", "measured / theoretical, fp32",
+       100.0 * n.peak32 / n.theory32, "%", SCALE_FMT_PLAIN},
+      {"peak_fp64_pct", "measured / theoretical, fp64",
+       100.0 * n.peak64 / n.theory64, "%", SCALE_FMT_PLAIN},
+      {"peak_fp32_half_pct", "measured / half-width peak, fp32",
+       100.0 * n.peak32 / n.theory32_half, "%", SCALE_FMT_PLAIN},
+      {"thread_speedup", "fp32 peak, all threads / one",
+       n.peak32_all / n.peak32_1t, "x", SCALE_FMT_PLAIN},
+      {"fp64_over_fp32", "fp64 peak / fp32 peak", n.peak64 / n.peak32, "", SCALE_FMT_PLAIN});
+  return n;
+}
 
+/** The STREAM bandwidths and the measured roofline, into the rest of *np. */
+static void section_bandwidth(chapter *ch, const scale_measured *m, machine_numbers *np,
+                              bool check) {
+  machine_numbers n = *np;
+  const scale_chip *c = &m->chip;
   chapter_heading(ch, "Bandwidth: caches and main memory (STREAM triad)");
   double ws_small, ws_big;
-  n.l1 = stream_at(m, SCALE_STREAM_TRIAD, m->threads, true, &ws_small);
-  n.l1_1t = stream_at(m, SCALE_STREAM_TRIAD, 1, true, NULL);
-  n.dram_all = stream_at(m, SCALE_STREAM_TRIAD, m->threads, false, &ws_big);
-  n.dram_1t = stream_at(m, SCALE_STREAM_TRIAD, 1, false, NULL);
+  n.l1 = scale_measured_stream_at(m, SCALE_STREAM_TRIAD, m->threads, true, &ws_small);
+  n.l1_1t = scale_measured_stream_at(m, SCALE_STREAM_TRIAD, 1, true, NULL);
+  n.dram_all = scale_measured_stream_at(m, SCALE_STREAM_TRIAD, m->threads, false, &ws_big);
+  n.dram_1t = scale_measured_stream_at(m, SCALE_STREAM_TRIAD, 1, false, NULL);
   n.dram = c->hbm_bytes_per_s;
   /* Theoretical L1 bandwidth: two loads and one store of a full vector per cycle per core. */
   double l1_theory = m->n_cpus * m->clock_hz * 3.0 * m->vector_bits / 8.0;
-  chapter_value(ch, "machine.ws_small_bytes", "smallest working set", ws_small, "B",
-                SCALE_FMT_IEC);
-  chapter_value(ch, "machine.ws_big_bytes", "largest working set", ws_big, "B", SCALE_FMT_IEC);
-  chapter_value(ch, "machine.l1_bw", "triad in L1, all threads", n.l1, "B/s", SCALE_FMT_SI);
-  chapter_value(ch, "machine.l1_bw_1t", "triad in L1, one thread", n.l1_1t, "B/s", SCALE_FMT_SI);
-  chapter_value(ch, "machine.l1_theory_bw", "L1 peak (2 loads + 1 store per cycle)", l1_theory,
-                "B/s", SCALE_FMT_SI);
-  chapter_value(ch, "machine.l1_pct", "triad in L1 / L1 peak", 100.0 * n.l1 / l1_theory, "%",
-                SCALE_FMT_PLAIN);
-  chapter_value(ch, "machine.dram_bw", "triad in DRAM, best run", n.dram, "B/s", SCALE_FMT_SI);
-  chapter_value(ch, "machine.dram_bw_all", "triad in DRAM, all threads", n.dram_all, "B/s",
-                SCALE_FMT_SI);
-  chapter_value(ch, "machine.dram_bw_1t", "triad in DRAM, one thread", n.dram_1t, "B/s",
-                SCALE_FMT_SI);
-  chapter_value(ch, "machine.dram_over_l1", "DRAM / L1 bandwidth", n.dram / n.l1, "",
-                SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "machine",
+      {"ws_small_bytes", "smallest working set", ws_small, "B", SCALE_FMT_IEC},
+      {"ws_big_bytes", "largest working set", ws_big, "B", SCALE_FMT_IEC},
+      {"l1_bw", "triad in L1, all threads", n.l1, "B/s", SCALE_FMT_SI},
+      {"l1_bw_1t", "triad in L1, one thread", n.l1_1t, "B/s", SCALE_FMT_SI},
+      {"l1_theory_bw", "L1 peak (2 loads + 1 store per cycle)", l1_theory, "B/s", SCALE_FMT_SI},
+      {"l1_pct", "triad in L1 / L1 peak", 100.0 * n.l1 / l1_theory, "%", SCALE_FMT_PLAIN},
+      {"dram_bw", "triad in DRAM, best run", n.dram, "B/s", SCALE_FMT_SI},
+      {"dram_bw_all", "triad in DRAM, all threads", n.dram_all, "B/s", SCALE_FMT_SI},
+      {"dram_bw_1t", "triad in DRAM, one thread", n.dram_1t, "B/s", SCALE_FMT_SI},
+      {"dram_over_l1", "DRAM / L1 bandwidth", n.dram / n.l1, "", SCALE_FMT_PLAIN});
 
   chapter_heading(ch, "The measured roofline");
   n.crit32 = n.peak32 / n.dram;
   n.crit64 = n.peak64 / n.dram;
-  chapter_value(ch, "machine.critical_fp32", "critical intensity, fp32 from DRAM", n.crit32,
-                "FLOP/byte", SCALE_FMT_PLAIN);
-  chapter_value(ch, "machine.critical_fp64", "critical intensity, fp64 from DRAM", n.crit64,
-                "FLOP/byte", SCALE_FMT_PLAIN);
-  chapter_value(ch, "machine.critical_fp32_l1", "critical intensity, fp32 from L1",
-                n.peak32 / n.l1, "FLOP/byte", SCALE_FMT_PLAIN);
-  chapter_value(ch, "machine.critical_fp32_theory", "theoretical peak / measured DRAM",
-                n.theory32 / n.dram, "FLOP/byte", SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "machine",
+      {"critical_fp32", "critical intensity, fp32 from DRAM",
+       n.crit32, "FLOP/byte", SCALE_FMT_PLAIN},
+      {"critical_fp64", "critical intensity, fp64 from DRAM",
+       n.crit64, "FLOP/byte", SCALE_FMT_PLAIN},
+      {"critical_fp32_l1", "critical intensity, fp32 from L1",
+       n.peak32 / n.l1, "FLOP/byte", SCALE_FMT_PLAIN},
+      {"critical_fp32_theory", "theoretical peak / measured DRAM",
+       n.theory32 / n.dram, "FLOP/byte", SCALE_FMT_PLAIN});
   chapter_claim(ch, true, n.crit32 > 1.0 && n.crit32 < 1e4,
                 "the measured critical intensity lies between 1 and 10^4 FLOP/byte");
   /* What the text says of the committed measurement (not checked on another machine's). */
@@ -296,30 +136,30 @@ static machine_numbers section_machine(chapter *ch, const measured *m, double fm
   chapter_claim(ch, check, n.l1 < 0.3 * l1_theory, "the triad reaches a small part of the L1 peak");
   chapter_claim(ch, check, n.dram < 0.5 * n.l1, "main memory is well below the L1 bandwidth");
   chapter_claim(ch, check, n.crit32 < 240.0, "this CPU's critical intensity is below a v5e's");
-  return n;
+  *np = n;
 }
 
 /* One row of the GEMM table: a shape at all threads, fp32. */
-static void gemm_row(chapter *ch, const measured *m, const machine_numbers *n, const char *stem,
-                     double mm, double nn, double kk) {
-  const gemm_pt *p = gemm_find(m, false, m->threads, mm, nn, kk);
+static void gemm_row(chapter *ch, const scale_measured *m, const machine_numbers *n,
+                     const char *stem, double mm, double nn, double kk) {
+  const scale_measured_gemm *p = scale_measured_gemm_find(m, false, m->threads, mm, nn, kk);
   if (!p) {
     chapter_error(ch, "the measurement has no fp32 GEMM %gx%gx%g at %d threads", mm, nn, kk,
                   m->threads);
     return;
   }
-  double roof = scale_measure_roof_flops_per_s(n->peak32, n->dram, p->intensity);
-  chapter_stem_value(ch, stem, "intensity", "intensity", p->intensity, "FLOP/byte",
-                     SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, stem, "flops_per_s", "measured", p->flops_per_s, "FLOP/s", SCALE_FMT_SI);
-  chapter_stem_value(ch, stem, "roof", "roof at that intensity", roof, "FLOP/s", SCALE_FMT_SI);
-  chapter_stem_value(ch, stem, "pct_of_roof", "measured / roof", 100.0 * p->flops_per_s / roof,
-                     "%", SCALE_FMT_PLAIN);
+  double roof = scale_measure_roof_flops_per_s(n->peak32, n->dram, p->intensity_flops_per_byte);
+  CHAPTER_VALUES(ch, stem,
+      {"intensity", "intensity", p->intensity_flops_per_byte, "FLOP/byte", SCALE_FMT_PLAIN},
+      {"flops_per_s", "measured", p->flops_per_s, "FLOP/s", SCALE_FMT_SI},
+      {"roof", "roof at that intensity", roof, "FLOP/s", SCALE_FMT_SI},
+      {"pct_of_roof", "measured / roof", 100.0 * p->flops_per_s / roof, "%", SCALE_FMT_PLAIN});
 }
 
-static void section_gemm(chapter *ch, const measured *m, const machine_numbers *n, bool check) {
+static void section_gemm(chapter *ch, const scale_measured *m, const machine_numbers *n,
+                         bool check) {
   chapter_heading(ch, "GEMM shapes (fp32, all threads) against the measured roof");
-  const gemm_pt *big = gemm_find(m, false, m->threads, 2048, 2048, 2048);
+  const scale_measured_gemm *big = scale_measured_gemm_find(m, false, m->threads, 2048, 2048, 2048);
   if (big) {
     chapter_value(ch, "gemm.n2048.pct_of_peak", "2048^3 / measured peak",
                   100.0 * big->flops_per_s / n->peak32, "%", SCALE_FMT_PLAIN);
@@ -340,7 +180,7 @@ static void section_gemm(chapter *ch, const measured *m, const machine_numbers *
   }
 }
 
-/* ---- the book's profiling chapter ------------------------------------------------------------- */
+/* ---- the book's profiling chapter ------------------------------------------------------------ */
 
 static void section_book(chapter *ch, const scale_chip *v5e) {
   chapter_heading(ch, "The book's profile: a matmul on 8 TPU v2 cores");
@@ -350,23 +190,22 @@ static void section_book(chapter *ch, const scale_chip *v5e) {
   double flops = scale_measure_gemm_flops(b, f, d);
   double rate = core_rate * n_cores;
   double t_math = scale_roofline_t_flops_s(flops, rate);
-  chapter_value(ch, "book.mm.flops", "2BDF", flops, "FLOP", SCALE_FMT_SCI);
-  chapter_value(ch, "book.mm.core_rate", "bf16 rate of one TPU v2 core", core_rate, "FLOP/s",
-                SCALE_FMT_SCI);
-  chapter_value(ch, "book.mm.rate", "8 cores", rate, "FLOP/s", SCALE_FMT_SCI);
-  chapter_value(ch, "book.mm.expected_s", "expected (T_math)", t_math, "s", SCALE_FMT_TIME);
-  chapter_value(ch, "book.mm.measured_s", "the profile shows", measured_s, "s", SCALE_FMT_TIME);
-  chapter_value(ch, "book.mm.pct", "FLOPs utilisation", 100.0 * scale_measure_achieved_frac(
-                                                          flops, measured_s, rate),
-                "%", SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "book",
+      {"mm.flops", "2BDF", flops, "FLOP", SCALE_FMT_SCI},
+      {"mm.core_rate", "bf16 rate of one TPU v2 core", core_rate, "FLOP/s", SCALE_FMT_SCI},
+      {"mm.rate", "8 cores", rate, "FLOP/s", SCALE_FMT_SCI},
+      {"mm.expected_s", "expected (T_math)", t_math, "s", SCALE_FMT_TIME},
+      {"mm.measured_s", "the profile shows", measured_s, "s", SCALE_FMT_TIME},
+      {"mm.pct", "FLOPs utilisation",
+       100.0 * scale_measure_achieved_frac(flops, measured_s, rate), "%", SCALE_FMT_PLAIN});
   /* Per data-parallel shard (4-way DP, 2-way MP): [8 x 1024, 8192] . [8192, 16384]. */
   double local_i = scale_measure_gemm_intensity_flops_per_byte(8 * 1024, 16384, 8192, 2.0);
-  chapter_value(ch, "book.mm.local_batch", "tokens per data-parallel shard", 8.0 * 1024, "tokens",
-                SCALE_FMT_PLAIN);
-  chapter_value(ch, "book.mm.local_intensity", "intensity of one core's matmul", local_i,
-                "FLOP/byte", SCALE_FMT_PLAIN);
-  chapter_value(ch, "book.mm.v5e_critical", "TPU v5e critical intensity, for scale",
-                scale_chip_hbm_intensity(v5e, SCALE_DTYPE_BF16), "FLOP/byte", SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "book",
+      {"mm.local_batch", "tokens per data-parallel shard", 8.0 * 1024, "tokens", SCALE_FMT_PLAIN},
+      {"mm.local_intensity", "intensity of one core's matmul",
+       local_i, "FLOP/byte", SCALE_FMT_PLAIN},
+      {"mm.v5e_critical", "TPU v5e critical intensity, for scale",
+       scale_chip_hbm_intensity(v5e, SCALE_DTYPE_BF16), "FLOP/byte", SCALE_FMT_PLAIN});
   chapter_claim(ch, true, fabs(t_math - 95.6e-3) < 0.05e-3, "the book's 95.6 ms");
 
   chapter_heading(ch, "The book's profile: a ReduceScatter on a TPU v2 4x2");
@@ -378,20 +217,20 @@ static void section_book(chapter *ch, const scale_chip *v5e) {
                    .axis = {{.size = 2, .topology = SCALE_TOPO_RING, .wraps = false,
                              .link_bytes_per_s = bidi / 2.0, .hop_latency_s = 1e-6}}};
   scale_collective_cost cost = scale_collective_eval(&g, SCALE_COLL_REDUCE_SCATTER, shard_bytes);
-  chapter_value(ch, "book.rs.bytes", "shard, SI", shard_bytes, "B", SCALE_FMT_SI);
-  chapter_value(ch, "book.rs.bytes_iec", "shard, binary", shard_bytes, "B", SCALE_FMT_IEC);
-  chapter_value(ch, "book.rs.bidi", "W_ici both ways", bidi, "B/s", SCALE_FMT_SI);
-  chapter_value(ch, "book.rs.book_s", "book form V / W_bidi", cost.book_time_s, "s",
-                SCALE_FMT_TIME);
-  chapter_value(ch, "book.rs.precise_s", "precise (N-1)/N V / W on a line of 2", cost.time_s, "s",
-                SCALE_FMT_TIME);
-  chapter_value(ch, "book.rs.measured_s", "the profile shows", rs_measured_s, "s",
-                SCALE_FMT_TIME);
-  chapter_value(ch, "book.rs.pct", "of the roofline", 100.0 * cost.time_s / rs_measured_s, "%",
-                SCALE_FMT_PLAIN);
-  chapter_value(ch, "book.rs.over_mm_pct", "ReduceScatter / matmul time",
-                100.0 * rs_measured_s / measured_s, "%", SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "book",
+      {"rs.bytes", "shard, SI", shard_bytes, "B", SCALE_FMT_SI},
+      {"rs.bytes_iec", "shard, binary", shard_bytes, "B", SCALE_FMT_IEC},
+      {"rs.bidi", "W_ici both ways", bidi, "B/s", SCALE_FMT_SI},
+      {"rs.book_s", "book form V / W_bidi", cost.book_time_s, "s", SCALE_FMT_TIME},
+      {"rs.precise_s", "precise (N-1)/N V / W on a line of 2", cost.time_s, "s", SCALE_FMT_TIME},
+      {"rs.measured_s", "the profile shows", rs_measured_s, "s", SCALE_FMT_TIME},
+      {"rs.pct", "of the roofline", 100.0 * cost.time_s / rs_measured_s, "%", SCALE_FMT_PLAIN},
+      {"rs.over_mm_pct", "ReduceScatter / matmul time",
+       100.0 * rs_measured_s / measured_s, "%", SCALE_FMT_PLAIN});
+}
 
+/** Question 1 (true shapes from a replica group) and the padding of tiled layouts. */
+static void section_shapes(chapter *ch) {
   chapter_heading(ch, "Question 1: true shapes from a replica group");
   /* Local W1 [4096, 8192]; the AllReduce's replica groups {0, 16, ..., 112} on 128 devices. */
   scale_mesh mesh;
@@ -405,24 +244,24 @@ static void section_book(chapter *ch, const scale_chip *v5e) {
     return;
   }
   const double w_dims[2] = {32768, 8192};
-  chapter_value(ch, "q1.group", "devices in a replica group", group, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "q1.local_f", "local F of the profile",
-                scale_sharding_local_dim(&w, &mesh, w_dims, 0), "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "q1.true_f", "true F", 4096.0 * group, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "q1.w_bytes", "W in bf16, whole", 32768.0 * 8192 * 2, "B", SCALE_FMT_IEC);
-  chapter_value(ch, "q1.w_bytes_per_device", "W per device",
-                scale_sharding_bytes_per_device(&w, &mesh, w_dims, SCALE_DTYPE_BF16), "B",
-                SCALE_FMT_IEC);
-  chapter_value(ch, "q1.replication", "copies of each W element",
-                scale_sharding_replication(&w, &mesh), "", SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "q1",
+      {"group", "devices in a replica group", group, "", SCALE_FMT_PLAIN},
+      {"local_f", "local F of the profile",
+       scale_sharding_local_dim(&w, &mesh, w_dims, 0), "", SCALE_FMT_PLAIN},
+      {"true_f", "true F", 4096.0 * group, "", SCALE_FMT_PLAIN},
+      {"w_bytes", "W in bf16, whole", 32768.0 * 8192 * 2, "B", SCALE_FMT_IEC},
+      {"w_bytes_per_device", "W per device",
+       scale_sharding_bytes_per_device(&w, &mesh, w_dims, SCALE_DTYPE_BF16), "B", SCALE_FMT_IEC},
+      {"replication", "copies of each W element",
+       scale_sharding_replication(&w, &mesh), "", SCALE_FMT_PLAIN});
   chapter_claim(ch, true, scale_sharding_local_dim(&w, &mesh, w_dims, 0) == 4096.0,
                 "Question 1's local 4096 follows from 32768 over 8 devices");
 
   chapter_heading(ch, "Reading a layout: padding of tiles");
   double padded = scale_measure_tiled_elements(3, 5, 2, 2);
-  chapter_value(ch, "tile.book.padded", "f32[3,5] in T(2,2): elements", padded, "",
-                SCALE_FMT_PLAIN);
-  chapter_value(ch, "tile.book.factor", "memory cost", padded / 15.0, "x", SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "tile",
+      {"book.padded", "f32[3,5] in T(2,2): elements", padded, "", SCALE_FMT_PLAIN},
+      {"book.factor", "memory cost", padded / 15.0, "x", SCALE_FMT_PLAIN});
   double small = scale_measure_tiled_elements(8, 100, 8, 128);
   chapter_value(ch, "tile.narrow.factor", "bf16[8,100] in T(8,128)", small / 800.0, "x",
                 SCALE_FMT_PLAIN);
@@ -431,102 +270,41 @@ static void section_book(chapter *ch, const scale_chip *v5e) {
                 SCALE_FMT_PLAIN);
 }
 
-/* ---- a trace of the mesh executor -------------------------------------------------------------- */
+/* ---- a trace of the mesh executor ------------------------------------------------------------ */
 
-enum { TRACE_MAX = 1024 };
-
-typedef struct {
-  char name[48], cat[16];
-  int rank;
-  double ts_s, dur_s, bytes;
-} trace_event;
-
-typedef struct {
-  int n, n_ranks;
-  trace_event ev[TRACE_MAX];
-} trace;
-
-/* Reads the complete events ("ph": "X") of a trace that scale-mesh wrote (one per line). */
-static bool load_trace(chapter *ch, const char *path, trace *t) {
-  memset(t, 0, sizeof *t);
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    chapter_error(ch, "cannot read the trace %s", path);
-    return false;
-  }
-  char line[512];
-  while (fgets(line, sizeof line, f) && t->n < TRACE_MAX) {
-    trace_event *e = &t->ev[t->n];
-    if (sscanf(line,
-               " {\"name\": \"%47[^\"]\", \"cat\": \"%15[^\"]\", \"ph\": \"X\", \"pid\": 0, "
-               "\"tid\": %d, \"ts\": %lf, \"dur\": %lf, \"args\": {\"bytes_sent\": %lf}}",
-               e->name, e->cat, &e->rank, &e->ts_s, &e->dur_s, &e->bytes) == 6) {
-      e->ts_s *= 1e-6;
-      e->dur_s *= 1e-6;
-      if (e->rank + 1 > t->n_ranks) t->n_ranks = e->rank + 1;
-      t->n++;
-    }
-  }
-  fclose(f);
-  if (t->n == 0) chapter_error(ch, "%s holds no complete events", path);
-  return t->n > 0;
-}
-
-/* Duration and bytes of the first event named 'name' on 'rank' (NaN when absent). */
-static const trace_event *trace_find(const trace *t, int rank, const char *name) {
-  for (int i = 0; i < t->n; i++)
-    if (t->ev[i].rank == rank && strcmp(t->ev[i].name, name) == 0) return &t->ev[i];
-  return NULL;
-}
-
-static void section_trace(chapter *ch, const trace *t) {
+static void section_trace(chapter *ch, const scale_trace *t) {
   chapter_heading(ch, "A trace of the mesh executor (4 ranks)");
-  double end = 0, coll = 0, comp = 0;
-  for (int i = 0; i < t->n; i++) {
-    const trace_event *e = &t->ev[i];
-    if (e->ts_s + e->dur_s > end) end = e->ts_s + e->dur_s;
-    if (e->rank != 0) continue;
-    if (strcmp(e->cat, "collective") == 0) coll += e->dur_s;
-    if (strcmp(e->cat, "compute") == 0) comp += e->dur_s;
-  }
-  chapter_value(ch, "trace.ranks", "ranks (lanes)", t->n_ranks, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "trace.events", "complete events", t->n, "", SCALE_FMT_PLAIN);
-  chapter_value(ch, "trace.span_s", "from first to last event", end, "s", SCALE_FMT_TIME);
-  chapter_value(ch, "trace.rank0.collective_s", "rank 0 in collectives", coll, "s",
-                SCALE_FMT_TIME);
-  chapter_value(ch, "trace.rank0.compute_s", "rank 0 computing", comp, "s", SCALE_FMT_TIME);
-  const trace_event *g = trace_find(t, 0, "case2: all-gather A over X");
-  const trace_event *mm = trace_find(t, 0, "case2: local matmul");
+  CHAPTER_VALUES(ch, "trace",
+      {"ranks", "ranks (lanes)", t->n_ranks, "", SCALE_FMT_PLAIN},
+      {"events", "complete events", t->n, "", SCALE_FMT_PLAIN},
+      {"span_s", "from first to last event", scale_trace_end_s(t), "s", SCALE_FMT_TIME},
+      {"rank0.collective_s", "rank 0 in collectives", scale_trace_total_s(t, 0, "collective"),
+       "s", SCALE_FMT_TIME},
+      {"rank0.compute_s", "rank 0 computing", scale_trace_total_s(t, 0, "compute"), "s",
+       SCALE_FMT_TIME});
+  const scale_trace_event *g = scale_trace_find(t, 0, "case2: all-gather A over X");
+  const scale_trace_event *mm = scale_trace_find(t, 0, "case2: local matmul");
   if (!g || !mm) {
     chapter_error(ch, "the trace has no case 2 events on rank 0");
     return;
   }
-  chapter_value(ch, "trace.case2.gather_s", "case 2: all-gather of A", g->dur_s, "s",
-                SCALE_FMT_TIME);
-  chapter_value(ch, "trace.case2.gather_bytes", "bytes rank 0 sent in it", g->bytes, "B",
-                SCALE_FMT_PLAIN);
-  chapter_value(ch, "trace.case2.matmul_s", "case 2: local matmul", mm->dur_s, "s",
-                SCALE_FMT_TIME);
+  CHAPTER_VALUES(ch, "trace",
+      {"case2.gather_s", "case 2: all-gather of A", g->dur_s, "s", SCALE_FMT_TIME},
+      {"case2.gather_bytes", "bytes rank 0 sent in it", g->bytes, "B", SCALE_FMT_PLAIN},
+      {"case2.matmul_s", "case 2: local matmul", mm->dur_s, "s", SCALE_FMT_TIME});
   /* The same gather on every rank: they start together (a barrier) and end together (the ring
    * waits for its slowest member). */
-  double t_min = (double)INFINITY, t_max = 0;
-  for (int r = 0; r < t->n_ranks; r++) {
-    const trace_event *e = trace_find(t, r, "case2: all-gather A over X");
-    if (!e) continue;
-    t_min = fmin(t_min, e->dur_s);
-    t_max = fmax(t_max, e->dur_s);
-  }
-  chapter_value(ch, "trace.case2.gather_spread", "slowest / fastest rank's gather", t_max / t_min,
-                "x", SCALE_FMT_PLAIN);
+  chapter_value(ch, "trace.case2.gather_spread", "slowest / fastest rank's gather",
+                scale_trace_spread(t, "case2: all-gather A over X"), "x", SCALE_FMT_PLAIN);
 }
 
-static void figure_trace(chapter *ch, const trace *t) {
-  static double x[3][3 * TRACE_MAX], y[3][3 * TRACE_MAX];
+static void figure_trace(chapter *ch, const scale_trace *t) {
+  static double x[3][3 * SCALE_TRACE_EVENTS_MAX], y[3][3 * SCALE_TRACE_EVENTS_MAX];
   static const char *cats[3] = {"collective", "compute", "check"};
   static const double lift[3] = {0.15, -0.15, 0.0};
   size_t count[3] = {0};
   for (int i = 0; i < t->n; i++) {
-    const trace_event *e = &t->ev[i];
+    const scale_trace_event *e = &t->ev[i];
     for (int c = 0; c < 3; c++) {
       if (strcmp(e->cat, cats[c]) != 0) continue;
       double level = e->rank + lift[c];
@@ -550,13 +328,13 @@ static void figure_trace(chapter *ch, const trace *t) {
   chapter_figure(ch, "mesh-trace.svg", &p);
 }
 
-/* ---- figures ---------------------------------------------------------------------------------- */
+/* ---- figures --------------------------------------------------------------------------------- */
 
-static void figure_roofline(chapter *ch, const measured *m, const machine_numbers *n) {
+static void figure_roofline(chapter *ch, const scale_measured *m, const machine_numbers *n) {
   enum { N_ROOF = 121 };
   static double x[N_ROOF], y_meas[N_ROOF], y_theory[N_ROOF];
-  static double sq_x[POINTS_MAX], sq_y[POINTS_MAX], sk_x[POINTS_MAX], sk_y[POINTS_MAX];
-  static double tr_x[POINTS_MAX], tr_y[POINTS_MAX];
+  static double sq_x[PTS], sq_y[PTS], sk_x[PTS], sk_y[PTS];
+  static double tr_x[PTS], tr_y[PTS];
   chapter_logspace(x, N_ROOF, 0.01, 1e4);
   for (int i = 0; i < N_ROOF; i++) {
     y_meas[i] = scale_measure_roof_flops_per_s(n->peak32, n->dram, x[i]);
@@ -564,18 +342,19 @@ static void figure_roofline(chapter *ch, const measured *m, const machine_number
   }
   size_t n_sq = 0, n_sk = 0, n_tr = 0;
   for (int i = 0; i < m->n_gemm; i++) {
-    const gemm_pt *p = &m->gemm[i];
+    const scale_measured_gemm *p = &m->gemm[i];
     if (p->fp64 || p->threads != m->threads) continue;
     if (p->m == p->n && p->n == p->k) {
-      sq_x[n_sq] = p->intensity, sq_y[n_sq++] = p->flops_per_s;
+      sq_x[n_sq] = p->intensity_flops_per_byte, sq_y[n_sq++] = p->flops_per_s;
     } else {
-      sk_x[n_sk] = p->intensity, sk_y[n_sk++] = p->flops_per_s;
+      sk_x[n_sk] = p->intensity_flops_per_byte, sk_y[n_sk++] = p->flops_per_s;
     }
   }
   for (int i = 0; i < m->n_stream; i++) {
-    const stream_pt *p = &m->stream[i];
+    const scale_measured_stream *p = &m->stream[i];
     if (p->kernel != SCALE_STREAM_TRIAD || p->threads != m->threads) continue;
-    double ai = scale_stream_flops(SCALE_STREAM_TRIAD, 1) / scale_stream_bytes(SCALE_STREAM_TRIAD, 1, 8.0);
+    double ai = scale_stream_flops(SCALE_STREAM_TRIAD, 1) /
+                scale_stream_bytes(SCALE_STREAM_TRIAD, 1, 8.0);
     tr_x[n_tr] = ai, tr_y[n_tr++] = p->bytes_per_s * ai;
   }
   scale_plot_series s[5] = {
@@ -599,17 +378,17 @@ static void figure_roofline(chapter *ch, const measured *m, const machine_number
   chapter_figure(ch, "measured-roofline.svg", &p);
 }
 
-static void figure_stream(chapter *ch, const measured *m) {
-  static double x[SCALE_STREAM_COUNT + 1][POINTS_MAX], y[SCALE_STREAM_COUNT + 1][POINTS_MAX];
+static void figure_stream(chapter *ch, const scale_measured *m) {
+  static double x[SCALE_STREAM_COUNT + 1][PTS], y[SCALE_STREAM_COUNT + 1][PTS];
   size_t count[SCALE_STREAM_COUNT + 1] = {0};
   for (int i = 0; i < m->n_stream; i++) {
-    const stream_pt *p = &m->stream[i];
+    const scale_measured_stream *p = &m->stream[i];
     if (p->kernel >= SCALE_STREAM_COUNT) continue;
     int row = p->threads == m->threads ? (int)p->kernel
               : p->threads == 1 && p->kernel == SCALE_STREAM_TRIAD ? SCALE_STREAM_COUNT
                                                                     : -1;
     if (row < 0) continue;
-    x[row][count[row]] = p->ws_bytes;
+    x[row][count[row]] = p->working_set_bytes;
     y[row][count[row]++] = p->bytes_per_s;
   }
   char labels[SCALE_STREAM_COUNT + 1][48];
@@ -644,11 +423,11 @@ static void figure_stream(chapter *ch, const measured *m) {
   chapter_figure(ch, "stream-bandwidth.svg", &p);
 }
 
-static void figure_gemm_sizes(chapter *ch, const measured *m, const machine_numbers *n) {
-  static double x[4][POINTS_MAX], y[4][POINTS_MAX];
+static void figure_gemm_sizes(chapter *ch, const scale_measured *m, const machine_numbers *n) {
+  static double x[4][PTS], y[4][PTS];
   size_t count[4] = {0};
   for (int i = 0; i < m->n_gemm; i++) {
-    const gemm_pt *p = &m->gemm[i];
+    const scale_measured_gemm *p = &m->gemm[i];
     if (!(p->m == p->n && p->n == p->k)) continue;
     int row = (p->fp64 ? 2 : 0) + (p->threads == 1 ? 1 : 0);
     if (p->threads != 1 && p->threads != m->threads) continue;
@@ -692,18 +471,23 @@ int main(int argc, char **argv) {
     snprintf(path, sizeof path, "%s", opts[0].value);
   else
     snprintf(path, sizeof path, "%s/chapters/09-profiling/this-machine.ini", scale_data_dir());
-  static measured m;
+  static scale_measured m;
   scale_chip v5e;
-  if (ch.n_errors || !load_measured(&ch, path, &m) || !chapter_load_chip(&ch, "tpu-v5e", &v5e))
+  scale_diag diag = {0};
+  if (ch.n_errors || !chapter_status_ok(&ch, scale_measured_load(path, &m, &diag), &diag) ||
+      !chapter_load_chip(&ch, "tpu-v5e", &v5e))
     return chapter_end(&ch);
 
-  static trace tr;
+  static scale_trace tr;
   snprintf(path, sizeof path, "%s/chapters/09-profiling/mesh-trace.json", scale_data_dir());
-  if (!load_trace(&ch, path, &tr)) return chapter_end(&ch);
+  if (!chapter_status_ok(&ch, scale_trace_load(path, &tr, &diag), &diag)) return chapter_end(&ch);
 
-  machine_numbers n = section_machine(&ch, &m, fma_units, opts[0].value[0] == '\0');
-  section_gemm(&ch, &m, &n, opts[0].value[0] == '\0');
+  bool committed = opts[0].value[0] == '\0'; /* the text describes the committed measurement */
+  machine_numbers n = section_machine(&ch, &m, fma_units);
+  section_bandwidth(&ch, &m, &n, committed);
+  section_gemm(&ch, &m, &n, committed);
   section_book(&ch, &v5e);
+  section_shapes(&ch);
   section_trace(&ch, &tr);
   figure_trace(&ch, &tr);
   figure_roofline(&ch, &m, &n);

@@ -251,6 +251,22 @@ void chapter_stem_value_opt(chapter *ch, const char *stem, const char *what, con
     chapter_row(ch, label, value, unit, style);
 }
 
+void chapter_values(chapter *ch, const char *stem, const chapter_val *rows, int n) {
+  for (int i = 0; i < n; i++) {
+    const chapter_val *r = &rows[i];
+    if (stem)
+      chapter_stem_value(ch, stem, r->key, r->label, r->value, r->unit, r->style);
+    else
+      chapter_value(ch, r->key, r->label, r->value, r->unit, r->style);
+  }
+}
+
+void chapter_values_opt(chapter *ch, const char *stem, const chapter_val *rows, int n) {
+  for (int i = 0; i < n; i++)
+    chapter_stem_value_opt(ch, stem, rows[i].key, rows[i].label, rows[i].value, rows[i].unit,
+                           rows[i].style);
+}
+
 void chapter_model_dims(chapter *ch, const char *stem, const scale_model *m, bool lower) {
   const struct {
     const char *upper, *lower;
@@ -262,6 +278,14 @@ void chapter_model_dims(chapter *ch, const char *stem, const scale_model *m, boo
   for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
     chapter_stem_value(ch, stem, lower ? dims[i].lower : dims[i].upper, dims[i].upper,
                        dims[i].v, "", SCALE_FMT_PLAIN);
+}
+
+bool chapter_status_ok(chapter *ch, scale_status st, const scale_diag *diag) {
+  if (st == SCALE_OK) return true;
+  char text[600];
+  chapter_error(ch, "%s", diag->message[0] ? scale_diag_format(diag, text, sizeof text)
+                                           : scale_status_str(st));
+  return false;
 }
 
 void chapter_claim(chapter *ch, bool check, bool holds, const char *what) {

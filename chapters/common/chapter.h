@@ -26,8 +26,14 @@
  * Errors (a non-finite value, a bad key, a figure that cannot be written) go to stderr as one
  * line each and make chapter_end() return 1, so the book build and the chapter tests fail.
  *
+ * A section that emits several values writes them as one table, a row a value:
+ *
+ *     CHAPTER_VALUES(&ch, "v5e", {"critical_intensity", "C / W_hbm", x, "FLOP/byte",
+ *                                 SCALE_FMT_PLAIN},
+ *                    {"hbm_bytes", "HBM", hbm, "B", SCALE_FMT_SI});
+ *
  * Below the frame are the pieces several chapters share: option numbers, values keyed
- * "stem.what" or by a printf format, every chip or model of the data folder, and the training
+ * "stem.what" or by a printf format, value tables, every chip or model of the data folder, and the training
  * layouts and planner tables of chapters 5 and 6. A chapter keeps its own helpers only when
  * no other chapter needs them.
  */
@@ -123,11 +129,48 @@ void chapter_stem_value(chapter *ch, const char *stem, const char *what, const c
 void chapter_stem_value_opt(chapter *ch, const char *stem, const char *what, const char *label,
                             double value, const char *unit, scale_fmt style);
 
+/** One row of a table of values: see chapter_values(). */
+typedef struct {
+  const char *key;   /**< the key after "stem." (the whole key when the stem is NULL) */
+  const char *label; /**< the walk-through label */
+  double value;      /**< the value, in SI base units */
+  const char *unit;  /**< its unit, as for chapter_value() */
+  scale_fmt style;   /**< how it displays */
+} chapter_val;
+
+/** How many rows a table (an array, not a pointer) holds. */
+#define CHAPTER_ROWS(table) ((int)(sizeof(table) / sizeof((table)[0])))
+
+/** Emits rows[0..n) in order, each as chapter_stem_value() does under "stem.KEY", or as
+ * chapter_value() does under KEY when 'stem' is NULL: a section's values written as one table
+ * instead of one call each.
+ */
+void chapter_values(chapter *ch, const char *stem, const chapter_val *rows, int n);
+
+/** Emits rows[0..n) as chapter_values() does, each through chapter_stem_value_opt(): a row
+ * whose value is not finite prints "n/a" and emits nothing. 'stem' is required.
+ */
+void chapter_values_opt(chapter *ch, const char *stem, const chapter_val *rows, int n);
+
+/** chapter_values() over the rows written in place:
+ *   CHAPTER_VALUES(ch, "mem", {"total", "total", total, "B", SCALE_FMT_SI},
+ *                  {"per_chip", "per chip", total / n, "B", SCALE_FMT_SI});
+ */
+#define CHAPTER_VALUES(ch, stem, ...)                                                            \
+  do {                                                                                           \
+    const chapter_val chapter_rows_[] = {__VA_ARGS__};                                           \
+    chapter_values((ch), (stem), chapter_rows_, CHAPTER_ROWS(chapter_rows_));                    \
+  } while (0)
+
 /** Emits the shape of model 'm' as plain counts "stem.L", "stem.D", "stem.F", "stem.N",
  * "stem.K", "stem.H", "stem.V" (layers, model width, MLP width, query heads, KV heads, head
  * width, vocabulary); with 'lower' the letters of the keys are lower case ("arch.l").
  */
 void chapter_model_dims(chapter *ch, const char *stem, const scale_model *m, bool lower);
+
+/** Returns st == SCALE_OK; otherwise reports 'diag' ("file:line: message", or the status's
+ * name when the diagnostic is empty) as an error and returns false. */
+bool chapter_status_ok(chapter *ch, scale_status st, const scale_diag *diag);
 
 /** Reports "the text's claim no longer holds: WHAT" as an error when 'check' is set and
  * 'holds' is not: a chapter states what the library computes, and fails rather than lie.

@@ -189,4 +189,17 @@ double scale_collective_p2p_first_byte_s(const scale_group *group, const double 
 double scale_collective_p2p_time_s(const scale_group *group, const double *from, const double *to,
                                    double bytes);
 
+/* ---- the latency knee (ch. 3) ---------------------------------------------------------------- */
+
+/** The array size at which collective 'op' on 'group' stops being latency-bound: the bytes whose
+ * bandwidth time equals the latency time, found by bisection on scale_collective_eval() (so it
+ * holds for the precise form, with or without wraparound).
+ *
+ * Units:  -> [bytes].  Domain: a valid group and op; NaN otherwise. The search spans 1 B to
+ *         1e12 B and returns the nearer end when the knee lies outside.
+ * Book:   ch. 3 "latency": a wrapped ring of 8 at 1 B/s with 1 s per hop is latency-bound below
+ *         64/7 B (4 hops = 4 s against 7/8 V / 2 s of bandwidth).
+ */
+double scale_collective_knee_bytes(const scale_group *group, scale_collective op);
+
 #endif

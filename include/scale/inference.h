@@ -439,4 +439,44 @@ typedef struct {
 scale_infer_slice scale_infer_smallest_slice(const scale_model *model, const scale_chip *chip,
                                              scale_dtype dtype, double context);
 
+/* ---- the best slice within a latency limit (ch. 8) ----------------------------------------- */
+
+/** The decode layout of highest throughput per chip whose step stays within 'max_step_s':
+ * slices of base->n_chips x 2^k chips up to the chip's pod (tp = n_chips), each at batches
+ * 1, 2, ..., max_batch until one does not fit or is too slow; the other fields of 'base' as
+ * given. Slices the model does not validate on are skipped. Fills *best_cfg and *best (left
+ * untouched when none qualifies) and returns whether one does.
+ *
+ * Domain: max_step_s > 0, max_batch >= 1, base->n_chips >= 1; false otherwise.
+ * Book:   ch. 8 worked problem 3 (LLaMA 3 405B, int8 weights and KV, 8192 tokens, 15 ms).
+ */
+bool scale_infer_best_within_latency(const scale_model *model, const scale_chip *chip,
+                                     const scale_infer_config *base, double max_step_s,
+                                     double max_batch, scale_infer_config *best_cfg,
+                                     scale_infer_decode *best);
+
+/* ---- KV caches with local layers; the best lookahead (ch. 7) -------------------------------- */
+
+/** KV bytes of one sequence of 'context' tokens when a fraction 'local_frac' of the layers
+ * attends only to the last 'window' tokens (and so caches at most that many), the rest being
+ * global: per-token KV x ((1 - f) S + f min(S, window)).
+ *
+ * Units:  [tokens], [1], [tokens] -> [bytes].
+ * Domain: context >= 0, 0 <= local_frac <= 1, window >= 0, a dtype with a size; NaN otherwise.
+ * Book:   ch. 7 "local attention layers" (Gemma-style 1:1 local:global at a 4096 window).
+ */
+double scale_infer_local_kv_bytes(const scale_model *model, scale_dtype dtype, double context,
+                                  double local_frac, double window);
+
+/** The lookahead g in 1..max_lookahead of the highest scale_infer_spec_speedup() (the first
+ * of equals), its speedup into *speedup when non-NULL.
+ *
+ * Units:  -> [tokens].  Domain: as scale_infer_spec_speedup(), max_lookahead >= 1; NaN
+ *         otherwise.
+ * Book:   ch. 7 Appendix D (the speedup peaks, then falls as drafts are wasted).
+ */
+double scale_infer_spec_best_lookahead(double accept, double draft_cost_ratio,
+                                       double verify_cost_ratio, int max_lookahead,
+                                       double *speedup);
+
 #endif

@@ -489,4 +489,36 @@ double scale_train_time_s(double total_flops, double n_chips, double flops_per_s
  */
 double scale_train_min_chips_for_memory(double total_bytes, double hbm_bytes);
 
+/* ---- layouts the chapters build ------------------------------------------------------------- */
+
+/** The largest FSDP degree that, with context parallelism over the rest, shards 'n_chips' over
+ * the batch and the sequence: the largest f <= min(n_chips, n_seqs) dividing n_chips whose CP
+ * degree n_chips / f divides 'seq_tokens'; 1 when none above 1 does.
+ *
+ * Units:  [count], [count], [tokens] -> [count].
+ * Domain: n_chips, n_seqs, seq_tokens positive integers; NaN otherwise.
+ * Book:   ch. 6 "pure FSDP on a pod": 8960 v5p chips (2^8 x 35) with 1024 sequences of 4096
+ *         tokens: the CP degree must be a power of two, so FSDP 35 x 16 = 560 x CP 16.
+ */
+double scale_train_fsdp_cp_degree(double n_chips, double n_seqs, double seq_tokens);
+
+/** Per-layer collective totals of a result: the bytes of every collective the layout uses
+ * (forward and backward, one average layer) into *bytes and their time into *time_s.
+ *
+ * Units:  -> [bytes], [s].  A collective the layout does not use (no step bytes) adds nothing.
+ * Book:   ch. 5 "each strategy on one slice" (bytes moved per layer and their time).
+ */
+void scale_train_layer_comm_totals(const scale_train_result *r, double *bytes, double *time_s);
+
+/** The ch. 5 scaling layout of FSDP x TP 'tp' on problem->n_chips: pure DP over DCN between
+ * slices of 'slice_chips' (when there are more chips than one slice), FSDP inside up to one
+ * sequence per data shard, context parallelism for the rest; mapped onto the chip's links
+ * (scale_train_layout_map). Returns whether the layout is valid for the problem (false when
+ * TP exceeds a slice or validation fails; *layout is filled either way).
+ *
+ * Book:   ch. 5 "step time against chips" (figure 2).
+ */
+bool scale_train_scaling_layout(const scale_train_problem *problem, double tp,
+                                double slice_chips, scale_layout *layout);
+
 #endif

@@ -396,6 +396,23 @@ START_TEST(ch3_q10_all_to_all) {
 }
 END_TEST
 
+START_TEST(knee_bytes) {
+  /* Wrapped ring of 8 at 1 B/s with 1 s per hop (as latency_regime): 4 hops = 4 s against
+   * 7/8 V / 2 s of bandwidth meet at V = 64/7 B. */
+  scale_group g = unit_group(1, 8, true, SCALE_TOPO_RING);
+  g.axis[0].hop_latency_s = 1.0;
+  double knee = scale_collective_knee_bytes(&g, SCALE_COLL_ALL_GATHER);
+  scale_check_rel(knee, 64.0 / 7.0, 1e-9, "B", "4 s = 7/8 V / 2 at 1 B/s");
+  ck_assert(scale_collective_eval(&g, SCALE_COLL_ALL_GATHER, 0.99 * knee).latency_bound);
+  ck_assert(!scale_collective_eval(&g, SCALE_COLL_ALL_GATHER, 1.01 * knee).latency_bound);
+  /* An AllReduce moves twice the bytes over twice the hops: the same knee. */
+  scale_check_rel(scale_collective_knee_bytes(&g, SCALE_COLL_ALL_REDUCE), knee, 1e-9, "B",
+                  "2 x latency against 2 x bandwidth");
+  scale_check_nan(scale_collective_knee_bytes(NULL, SCALE_COLL_ALL_GATHER));
+  scale_check_nan(scale_collective_knee_bytes(&g, (scale_collective)9));
+}
+END_TEST
+
 static Suite *collectives_suite(void) {
   Suite *s = suite_create("collectives");
   const scale_check_case cases[] = {
@@ -415,6 +432,7 @@ static Suite *collectives_suite(void) {
       {"ch3_q2_allgather_latency", ch3_q2_allgather_latency},
       {"ch3_q3_latency_bound", ch3_q3_latency_bound},
       {"ch3_q10_all_to_all", ch3_q10_all_to_all},
+      {"knee_bytes", knee_bytes},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return s;

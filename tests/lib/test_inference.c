@@ -364,6 +364,63 @@ START_TEST(test_thresholds) {
 }
 END_TEST
 
+START_TEST(test_best_within_latency) {
+  /* ch. 8 worked problem 3: LLaMA 3 405B, int8 weights and KV, bf16 FLOPs, 8192 tokens, one
+   * step <= 15 ms on v5e slices from the fewest chips whose weight reads fit the limit. */
+  scale_model m = scale_check_model("llama-3-405b");
+  scale_chip v5e = scale_check_chip("tpu-v5e");
+  double limit = 15e-3;
+  double n0 = scale_infer_min_slice_chips(scale_transformer_n_params(&m),
+                                          limit * v5e.hbm_bytes_per_s);
+  scale_infer_config base = scale_infer_config_default(n0, 1, 8192), cfg;
+  base.weight_dtype = base.kv_dtype = SCALE_DTYPE_INT8;
+  base.prompt = 0;
+  scale_infer_decode d;
+  ck_assert(scale_infer_best_within_latency(&m, &v5e, &base, limit, 4096, &cfg, &d));
+  ck_assert(d.step_s <= limit && scale_infer_memory_eval(&m, &v5e, &cfg).fits);
+  scale_check_rel(d.tokens_per_s_per_chip,
+                  scale_infer_decode_eval(&m, &v5e, &cfg).tokens_per_s_per_chip, 1e-12,
+                  "tokens/s", "the returned config evaluates to the returned decode");
+  /* no point of the search beats it: one batch step up or the same batch on twice the chips
+   * is either too slow, does not fit, or is no faster per chip */
+  scale_infer_config up = cfg;
+  up.batch += 1;
+  scale_infer_decode du = scale_infer_decode_eval(&m, &v5e, &up);
+  ck_assert(!(du.step_s <= limit) || !scale_infer_memory_eval(&m, &v5e, &up).fits ||
+            du.tokens_per_s_per_chip <= d.tokens_per_s_per_chip);
+  ck_assert(cfg.n_chips >= n0 && cfg.tp == cfg.n_chips);
+  /* a limit below one weight read of the whole pod: nothing qualifies */
+  ck_assert(!scale_infer_best_within_latency(&m, &v5e, &base, 1e-6, 4096, &cfg, &d));
+  ck_assert(!scale_infer_best_within_latency(&m, &v5e, &base, 0, 4096, &cfg, &d));
+}
+END_TEST
+
+START_TEST(test_local_kv_and_lookahead) {
+  /* LLaMA 3 8B: 2 (K and V) x 32 layers x 8 KV heads x 128 x 2 bytes = 131072 B per token in
+   * bf16. Half the layers local with a 4096 window at 32768 tokens:
+   * 131072 x (0.5 x 32768 + 0.5 x 4096) = 131072 x 18432 B. */
+  scale_model m = scale_check_model("llama-3-8b");
+  scale_check_rel(scale_infer_local_kv_bytes(&m, SCALE_DTYPE_BF16, 32768, 0.5, 4096),
+                  131072.0 * 18432.0, 1e-12, "B", "hand: (1-f) S + f min(S, w)");
+  /* no local layers: the plain cache; a context inside the window: the plain cache too */
+  scale_check_rel(scale_infer_local_kv_bytes(&m, SCALE_DTYPE_BF16, 32768, 0, 4096),
+                  scale_transformer_kv_bytes(&m, 32768, SCALE_DTYPE_BF16), 1e-12, "B", "f = 0");
+  scale_check_rel(scale_infer_local_kv_bytes(&m, SCALE_DTYPE_BF16, 2048, 1, 4096),
+                  scale_transformer_kv_bytes(&m, 2048, SCALE_DTYPE_BF16), 1e-12, "B", "S < w");
+  scale_check_nan(scale_infer_local_kv_bytes(&m, SCALE_DTYPE_BF16, 2048, 1.5, 4096));
+  /* The best lookahead beats every other in 1..16 (acceptance 0.8, draft at 10% of a step). */
+  double best;
+  double g = scale_infer_spec_best_lookahead(0.8, 0.1, 1.0, 16, &best);
+  ck_assert(g >= 1 && g <= 16 && g == floor(g));
+  scale_check_rel(best, scale_infer_spec_speedup(0.8, g, 0.1, 1.0), 1e-12, "", "its speedup");
+  for (int k = 1; k <= 16; k++) ck_assert(scale_infer_spec_speedup(0.8, k, 0.1, 1.0) <= best);
+  /* a free draft and certain acceptance: more drafted tokens always help, so the largest */
+  scale_check_rel(scale_infer_spec_best_lookahead(1.0, 0.0, 1.0, 16, NULL), 16, 1e-12, "", "g max");
+  scale_check_nan(scale_infer_spec_best_lookahead(0.8, 0.1, 1.0, 0, &best));
+  scale_check_nan(best);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("inference");
   const scale_check_case cases[] = {
@@ -380,6 +437,8 @@ int main(void) {
       {"thresholds", test_thresholds},
       {"context_range", test_context_range},
       {"huge_prime_tp_refused_fast", test_huge_prime_tp_refused_fast},
+      {"best_within_latency", test_best_within_latency},
+      {"local_kv_and_lookahead", test_local_kv_and_lookahead},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return scale_check_run(s);

@@ -1,0 +1,65 @@
+/* serveload.h — one model copy under a request stream: its calibrated step cost, its engine, a
+ * simulated load point, and the closed forms beside them (chapter 8, "Serving under load").
+ *
+ * A copy is 'tp' chips of one kind serving one model with weights and KV caches in one dtype
+ * and GEMMs in another, fed requests of fixed prompt and output lengths. Its engine batches
+ * continuously (256 requests, 8192 tokens a step at most) over 16-token KV blocks that fill
+ * 90% of the HBM the weights leave; each step is priced by the calibrated serving cost
+ * (servecal.h) with the chip's fitted [serve] parameters, or the priors where it has none.
+ *
+ * Book: ch. 8 "Serving LLaMA 3 70B on TPUs"; the simulator is serve.h's, the cost servecal.h's.
+ */
+#ifndef SCALE_SERVELOAD_H
+#define SCALE_SERVELOAD_H
+
+#include "scale/hardware.h"
+#include "scale/model.h"
+#include "scale/serve.h"
+#include "scale/servecal.h"
+#include "scale/status.h"
+
+/** One model copy under load: what it serves, its cost and its engine. */
+typedef struct {
+  const scale_model *model;  /**< the model (not owned) */
+  const scale_chip *chip;    /**< the chip (not owned) */
+  double tp;                 /**< chips of the copy [count] */
+  scale_dtype dtype;         /**< weights and KV caches */
+  scale_dtype compute;       /**< GEMM arithmetic */
+  double isl, osl;           /**< prompt and output tokens of every request [tokens] */
+  scale_serve_cost cost;     /**< the calibrated step cost */
+  scale_serve_config engine; /**< the engine (rate and request count set per run) */
+} scale_serveload;
+
+/** Fills *out for a copy of 'tp' chips of 'chip' serving 'model' (weights and KV in 'dtype',
+ * GEMMs in 'compute') requests of 'isl' + 'osl' tokens.
+ *
+ * Errors: what scale_serve_cost_of() reports (the weights leave no HBM, ...); 'diag' says.
+ */
+scale_status scale_serveload_setup(const scale_model *model, const scale_chip *chip, double tp,
+                                   scale_dtype dtype, scale_dtype compute, double isl,
+                                   double osl, scale_serveload *out, scale_diag *diag);
+
+/** Simulates the copy at 'rate_per_s' requests/s (INFINITY: all arrive at t = 0) over
+ * 'n_requests' requests into *out.
+ *
+ * Errors: what scale_serve_new() and scale_serve_run() report.
+ */
+scale_status scale_serveload_run(scale_serveload *load, double rate_per_s, double n_requests,
+                                 scale_serve_result *out, scale_diag *diag);
+
+/** The step that prefills one prompt alone [s]: at a vanishing rate, the TTFT. */
+double scale_serveload_prefill_s(const scale_serveload *load);
+
+/** The step of one request decoding alone at mid-generation (isl + osl/2 tokens) [s]: at a
+ * vanishing rate, the TPOT. */
+double scale_serveload_decode1_s(const scale_serveload *load);
+
+/** The parts of a steady step at 'batch' running requests: 'batch' decodes at mid-generation
+ * context and the prompts of batch / osl new requests (one finishes per osl steps each). */
+scale_serve_parts scale_serveload_steady_parts(const scale_serveload *load, double batch);
+
+/** The book's fixed-batch decode step (scale_infer_step_time_s) of the copy at 'batch'
+ * (rounded, at least 1) sequences of mid-generation context [s]. Book: ch. 7 and 8. */
+double scale_serveload_book_step_s(const scale_serveload *load, double batch);
+
+#endif

@@ -1,0 +1,78 @@
+/* serveload.c — one model copy under a request stream (serveload.h). */
+#include "scale/serveload.h"
+
+#include <math.h>
+
+#include "scale/inference.h"
+#include "scale/roofline.h"
+#include "scale/transformer.h"
+
+scale_status scale_serveload_setup(const scale_model *model, const scale_chip *chip, double tp,
+                                   scale_dtype dtype, scale_dtype compute, double isl,
+                                   double osl, scale_serveload *out, scale_diag *diag) {
+  *out = (scale_serveload){.model = model, .chip = chip, .tp = tp, .dtype = dtype,
+                           .compute = compute, .isl = isl, .osl = osl};
+  scale_infer_config ic = scale_infer_config_default(tp, 1, isl + osl);
+  ic.weight_dtype = ic.kv_dtype = dtype;
+  ic.compute_dtype = compute;
+  double p[SCALE_SERVE_N_PARAMS];
+  scale_serve_params_of(chip, p);
+  scale_status st = scale_serve_cost_of(model, chip, &ic, p, &out->cost, diag);
+  if (st != SCALE_OK) return st;
+  scale_serve_config c = scale_serve_config_default();
+  c.isl.min_tokens = c.isl.max_tokens = isl;
+  c.osl.min_tokens = c.osl.max_tokens = osl;
+  c.max_batch = 256;
+  c.max_step_tokens = 8192;
+  c.block_tokens = 16;
+  /* 90% of the HBM the weights leave, as serving engines reserve */
+  c.kv_blocks = floor(0.9 * out->cost.kv_capacity_bytes / (16 * out->cost.kv_bytes_per_token));
+  c.cost = scale_serve_cost_s;
+  out->engine = c;
+  return SCALE_OK;
+}
+
+/* [listing:serve-load] */
+scale_status scale_serveload_run(scale_serveload *load, double rate_per_s, double n_requests,
+                                 scale_serve_result *out, scale_diag *diag) {
+  scale_serve_config c = load->engine;
+  c.rate_per_s = rate_per_s;
+  c.n_requests = n_requests;
+  c.cost_ctx = &load->cost;
+  scale_serve *sim = NULL;
+  scale_status st = scale_serve_new(&c, &sim, diag);
+  if (st != SCALE_OK) return st;
+  st = scale_serve_run(sim, out, diag);
+  scale_serve_free(sim);
+  return st;
+}
+/* [/listing:serve-load] */
+
+double scale_serveload_prefill_s(const scale_serveload *load) {
+  double isl = load->isl;
+  scale_serve_step pre = {0, 0, isl, 1, isl * (isl + 1) / 2};
+  scale_serve_cost cost = load->cost; /* the cost function's context is not const */
+  return scale_serve_cost_s(&pre, &cost);
+}
+
+double scale_serveload_decode1_s(const scale_serveload *load) {
+  scale_serve_step dec = {1, load->isl + load->osl / 2, 0, 0, 0};
+  scale_serve_cost cost = load->cost;
+  return scale_serve_cost_s(&dec, &cost);
+}
+
+scale_serve_parts scale_serveload_steady_parts(const scale_serveload *load, double batch) {
+  double ctx = load->isl + load->osl / 2, arrivals = batch / load->osl;
+  scale_serve_step s = {batch, batch * ctx, arrivals * load->isl, arrivals,
+                        arrivals * load->isl * load->isl / 2};
+  return scale_serve_cost_parts(&load->cost, &s);
+}
+
+double scale_serveload_book_step_s(const scale_serveload *load, double batch) {
+  double b = fmax(1.0, round(batch));
+  double kv = scale_transformer_kv_bytes(load->model, load->isl + load->osl / 2, load->dtype);
+  double n = scale_transformer_n_params(load->model);
+  return scale_infer_step_time_s(b, kv, n * scale_dtype_bytes(load->dtype), n,
+                                 load->tp * scale_chip_flops_per_s(load->chip, load->compute),
+                                 load->tp * load->chip->hbm_bytes_per_s);
+}

@@ -1,0 +1,77 @@
+/* test_serveload.c — serveload.h: a model copy under a request stream. The engine follows the
+ * header's rule, the closed forms are the cost of the steps they name, and the simulator meets
+ * them where it must (a vanishing rate: TTFT = one prefill step, TPOT = one batch-1 decode). */
+#include <math.h>
+
+#include "scale/serveload.h"
+#include "scale/transformer.h"
+#include "scale_check.h"
+
+START_TEST(setup_engine) {
+  scale_model m = scale_check_model("llama-3-70b");
+  scale_chip v5e = scale_check_chip("tpu-v5e");
+  static scale_serveload l;
+  scale_diag diag = {0};
+  ck_assert_msg(scale_serveload_setup(&m, &v5e, 8, SCALE_DTYPE_INT8, SCALE_DTYPE_INT8, 2048,
+                                      512, &l, &diag) == SCALE_OK, "%s", diag.message);
+  ck_assert(l.engine.max_batch == 256 && l.engine.max_step_tokens == 8192);
+  ck_assert(l.engine.isl.min_tokens == 2048 && l.engine.osl.max_tokens == 512);
+  /* 16-token blocks filling 90% of the HBM the weights leave */
+  double blocks = floor(0.9 * l.cost.kv_capacity_bytes / (16 * l.cost.kv_bytes_per_token));
+  scale_check_rel(l.engine.kv_blocks, blocks, 1e-12, "blocks", "header: 90% of the KV room");
+  ck_assert(blocks > 256);
+  /* the closed forms are the cost of the steps they name */
+  scale_serve_step pre = {0, 0, 2048, 1, 2048.0 * 2049.0 / 2};
+  scale_check_rel(scale_serveload_prefill_s(&l), scale_serve_cost_s(&pre, &l.cost), 1e-12, "s",
+                  "one 2048-token prompt in one step");
+  scale_serve_step dec = {1, 2048 + 256, 0, 0, 0};
+  scale_check_rel(scale_serveload_decode1_s(&l), scale_serve_cost_s(&dec, &l.cost), 1e-12, "s",
+                  "one decode at mid-generation context");
+  scale_serve_parts p = scale_serveload_steady_parts(&l, 64);
+  ck_assert(p.linear_s > 0 && p.kv_s > 0 && p.attn_s > 0 && p.tp_s > 0);
+  /* the book's formula rounds the batch and never goes below one sequence */
+  scale_check_rel(scale_serveload_book_step_s(&l, 0.3), scale_serveload_book_step_s(&l, 1), 1e-12,
+                  "s", "batch max(1, round(b))");
+  ck_assert(scale_serveload_book_step_s(&l, 200) > scale_serveload_book_step_s(&l, 1));
+}
+END_TEST
+
+START_TEST(vanishing_rate) {
+  scale_model m = scale_check_model("llama-3-8b");
+  scale_chip h100 = scale_check_chip("nvidia-h100-sxm");
+  static scale_serveload l;
+  scale_diag diag = {0};
+  ck_assert(scale_serveload_setup(&m, &h100, 1, SCALE_DTYPE_FP8, SCALE_DTYPE_FP8, 2048, 512, &l,
+                                  &diag) == SCALE_OK);
+  scale_serve_result off, low;
+  ck_assert(scale_serveload_run(&l, INFINITY, 200, &off, &diag) == SCALE_OK);
+  ck_assert(off.request_rate_per_s > 0 && off.steady_batch > 1);
+  ck_assert(scale_serveload_run(&l, 1e-3 * off.request_rate_per_s, 50, &low, &diag) == SCALE_OK);
+  /* requests arrive one at a time: the first token waits for one prefill step, every later one
+   * for one batch-1 decode step (ch. 8 "Serving under load") */
+  scale_check_rel(low.ttft_p50_s, scale_serveload_prefill_s(&l), 0.01, "s", "TTFT = prefill");
+  scale_check_rel(low.tpot_p50_s, scale_serveload_decode1_s(&l), 0.02, "s", "TPOT = decode");
+  ck_assert(off.tpot_p50_s > low.tpot_p50_s); /* a full batch decodes slower per token */
+}
+END_TEST
+
+START_TEST(refuses) {
+  scale_model m = scale_check_model("llama-3-405b");
+  scale_chip v5e = scale_check_chip("tpu-v5e");
+  static scale_serveload l;
+  scale_diag diag = {0};
+  /* 810 GB of bf16 weights on one 16 GB chip leave no HBM for a KV cache */
+  ck_assert_int_ne(scale_serveload_setup(&m, &v5e, 1, SCALE_DTYPE_BF16, SCALE_DTYPE_BF16, 2048,
+                                         512, &l, &diag), SCALE_OK);
+  ck_assert(diag.message[0] != '\0');
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("serveload");
+  const scale_check_case cases[] = {{"setup_engine", setup_engine},
+                                    {"vanishing_rate", vanishing_rate},
+                                    {"refuses", refuses}};
+  scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
+  return scale_check_run(s);
+}
