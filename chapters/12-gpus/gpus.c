@@ -40,7 +40,6 @@ static const int systems[] = {H100, B200, GB200}; /* the node table's three syst
 /* Each section is a table of entries printed by CHAPTER_EMIT (chapter.h). */
 #define V CHAPTER_V
 #define VS CHAPTER_VS
-#define VO CHAPTER_VO
 #define ROW CHAPTER_VROW
 
 /* ---- helpers -------------------------------------------------------------------------------- */
@@ -79,16 +78,16 @@ static void section_chips(chapter *ch, const scale_chip *chips) {
     const scale_chip *c = &chips[i];
     scale_dtype d16 = chapter_dtype16(c);
     chapter_say(ch, "%s:", c->display_name);
-    const chapter_entry r[] = {
+    const chapter_val r[] = {
         V("sms", "SMs", c->n_cores, ""),
         V("tc_per_sm", "tensor cores per SM", c->n_matmul_units, ""),
-        VO("clock", "boost clock", c->clock_hz, "Hz"),
+        V("clock", "boost clock", c->clock_hz, "Hz"),
         V("flops16", "16-bit matmul peak", c16(c), "FLOP/s"),
-        VO("flops8", "8-bit matmul peak", scale_chip_flops_per_s(c, dtype8(c)), "FLOP/s"),
+        V("flops8", "8-bit matmul peak", scale_chip_flops_per_s(c, dtype8(c)), "FLOP/s"),
         V("vector", "vector (CUDA core) fp32", c->vector_flops_per_s, "FLOP/s"),
         V("matmul_over_vector", "matmul / vector rate", scale_gpu_matmul_to_vector_ratio(c, d16),
           ""),
-        VO("flops_per_tc_cycle", "FLOPs per tensor core per cycle",
+        V("flops_per_tc_cycle", "FLOPs per tensor core per cycle",
            scale_gpu_flops_per_tensor_core_cycle(c, d16), "FLOP"),
         V("hbm", "HBM capacity", c->hbm_bytes, "B"),
         V("hbm_bw", "HBM bandwidth", c->hbm_bytes_per_s, "B/s"),
@@ -97,12 +96,12 @@ static void section_chips(chapter *ch, const scale_chip *chips) {
         V("smem_total", "SMEM over all SMs", c->smem_bytes_per_core * c->n_cores, "B"),
         V("regs_total", "registers over all SMs", c->register_bytes_per_core * c->n_cores, "B"),
         V("int16", "critical intensity, 16-bit", scale_chip_hbm_intensity(c, d16), "FLOP/byte"),
-        VO("int8bit", "critical intensity, 8-bit", scale_chip_hbm_intensity(c, dtype8(c)),
+        V("int8bit", "critical intensity, 8-bit", scale_chip_hbm_intensity(c, dtype8(c)),
            "FLOP/byte"),
         V("vector_intensity", "vector rate / HBM bandwidth",
           c->vector_flops_per_s / c->hbm_bytes_per_s, "FLOP/byte"),
-        VO("nvlink", "NVLink egress per GPU", c->nvlink_bytes_per_s, "B/s")};
-    CHAPTER_EMIT(ch, gpus[i].key, r);
+        V("nvlink", "NVLink egress per GPU", c->nvlink_bytes_per_s, "B/s")};
+    chapter_values_opt(ch, gpus[i].key, r, CHAPTER_ROWS(r)); /* a V100 has no fp8 rate */
   }
 }
 
@@ -111,7 +110,7 @@ static void section_example_chip(chapter *ch, const scale_chip *c) {
    * (a value no page cites would be a warning, an error under `scale book --strict`). */
   chapter_heading(ch, "The example chip (--chip)");
   chapter_say(ch, "%s", c->display_name);
-  const chapter_entry r[] = {
+  const chapter_val r[] = {
       ROW("SM subpartitions", c->n_cores * SUBPARTITIONS_PER_SM, ""),
       V("chip.cuda_cores_per_subpartition", "fp32 CUDA cores per subpartition",
         CUDA_CORES_PER_SUBPARTITION, ""),
@@ -128,7 +127,7 @@ static void section_quiz1(chapter *ch, const scale_chip *h100, const scale_chip 
   chapter_heading(ch, "Quiz 1: GPU hardware");
   double boost = lanes(h100) * h100->clock_hz; /* Q2: one vector op per ALU per cycle */
   double tc = h100->n_cores * h100->n_matmul_units, tc_b = b200->n_cores * b200->n_matmul_units;
-  const chapter_entry r[] = {
+  const chapter_val r[] = {
       V("subpartitions_per_sm", "subpartitions per SM", SUBPARTITIONS_PER_SM, ""),
       V("h100_cuda_cores", "H100 fp32 CUDA cores", lanes(h100), ""),
       V("b200_cuda_cores", "B200 fp32 CUDA cores", lanes(b200), ""),
@@ -154,7 +153,7 @@ static void section_quiz1(chapter *ch, const scale_chip *h100, const scale_chip 
     scale_roofline_estimate e = scale_roofline_matmul_eval(b200, &mm);
     char p[32];
     snprintf(p, sizeof p, "q1.b%.0f", q4_b[i]);
-    const chapter_entry m[] = {
+    const chapter_val m[] = {
         V("b", "batch B", q4_b[i], ""), V("bytes", "bytes 2BD + 2DF + 2BF", e.bytes, "B"),
         V("t_math", "T_math", e.t_math_s, "s"), V("t_comms", "T_comms", e.t_comms_s, "s"),
         V("t", "max(T_math, T_comms)", e.t_lower_s, "s")};
@@ -163,7 +162,7 @@ static void section_quiz1(chapter *ch, const scale_chip *h100, const scale_chip 
   /* Q5 SMEM and registers against VMEM; Q6 the B200 clock from its vector rate (an FMA is 2
    * FLOPs); Q7 adding two fp32[N] vectors: N FLOPs, 12 N bytes */
   const double n64k = 65536.0, n1g = 1073741824.0, hbm = h100->hbm_bytes_per_s;
-  const chapter_entry r2[] = {
+  const chapter_val r2[] = {
       V("h100_smem_plus_regs", "H100 SMEM + registers",
         (h100->smem_bytes_per_core + h100->register_bytes_per_core) * h100->n_cores, "B"),
       V("v5e_vmem", "TPU v5e VMEM", v5e->vmem_bytes, "B"),
@@ -186,7 +185,7 @@ static void section_quiz1(chapter *ch, const scale_chip *h100, const scale_chip 
 static void section_node(chapter *ch, const scale_chip *h, const scale_chip *sys) {
   chapter_heading(ch, "The node: NVLink and NVSwitch (Quiz 2)");
   double q3 = 2.0 * 4096.0 * 65536.0; /* Quiz 2 Q3: bf16[4096, 65536] gathered over 8 GPUs */
-  const chapter_entry r[] = {
+  const chapter_val r[] = {
       V("node.h100_switch_bw", "4 NVSwitches x 64 ports x 25 GB/s",
         h->n_nvswitches * h->nvswitch_bytes_per_s, "B/s"),
       V("node.h100_gpu_bw", "8 GPUs x 450 GB/s", h->nvlink_domain_size * h->nvlink_bytes_per_s,
@@ -205,12 +204,12 @@ static void section_node(chapter *ch, const scale_chip *h, const scale_chip *sys
   CHAPTER_EMIT(ch, NULL, r);
   for (int s = 0; s < N_SYSTEMS; s++) {
     const scale_chip *c = &sys[s];
-    const chapter_entry n[] = {
+    const chapter_val n[] = {
         V("node_gpus", "GPUs per node", d1(c), ""), V("gpu_egress", "GPU egress", w1(c), "B/s"),
         V("node_egress", "node egress", w2(c), "B/s"),
-        VO("switch_bw", "NVSwitch capacity", c->n_nvswitches * c->nvswitch_bytes_per_s, "B/s"),
+        V("switch_bw", "NVSwitch capacity", c->n_nvswitches * c->nvswitch_bytes_per_s, "B/s"),
         V("node_bw", "peak through the node", scale_gpu_node_bytes_per_s(c), "B/s")};
-    CHAPTER_EMIT(ch, gpus[systems[s]].key, n);
+    chapter_values_opt(ch, gpus[systems[s]].key, n, CHAPTER_ROWS(n)); /* n/a: no NVSwitch */
   }
 }
 
@@ -226,7 +225,7 @@ static void section_tree(chapter *ch, const scale_chip *sys) {
       const scale_net_level *lv = &c->net_levels[l - 1];
       char q[64];
       snprintf(q, sizeof q, "%s.l%d", p, l);
-      const chapter_entry r[] = {
+      const chapter_val r[] = {
           V("fanout", "members", lv->fanout, ""),
           V("gpus", "GPUs joined", scale_gpu_level_gpus(c, l), ""),
           V("member_bw", "egress of one member", lv->member_bytes_per_s, "B/s"),
@@ -238,7 +237,7 @@ static void section_tree(chapter *ch, const scale_chip *sys) {
             scale_gpu_level_allgather_bytes_per_s(c, l), "B/s")};
       CHAPTER_EMIT(ch, q, r);
     }
-    const chapter_entry t[] = {V("tree_gpus", "GPUs in the tree", tree_gpus(c), ""),
+    const chapter_val t[] = {V("tree_gpus", "GPUs in the tree", tree_gpus(c), ""),
                                V("tree_ag_bw", "AllGather bandwidth of the whole tree",
                                  scale_gpu_allgather_bytes_per_s(c, tree_gpus(c)), "B/s")};
     CHAPTER_EMIT(ch, p, t);
@@ -248,7 +247,7 @@ static void section_tree(chapter *ch, const scale_chip *sys) {
   const scale_chip *h = &sys[0];
   scale_chip big;
   scale_gpu_tree_extend(h, 16384.0, &big);
-  const chapter_entry r[] = {
+  const chapter_val r[] = {
       V("gb200.egress_over_h100", "GB200 rack egress / H100 node egress", w2(&sys[2]) / w2(h), ""),
       V("gb200.gpus_over_h100", "GPUs per GB200 rack / per H100 node", d1(&sys[2]) / d1(h), ""),
       V("q3.spine_per_node", "spine egress per node",
@@ -270,7 +269,7 @@ static void section_collectives(chapter *ch, const scale_chip *h) {
   double a2a = scale_gpu_all_to_all_s(h, n, 1.0), a2a_2 = scale_gpu_all_to_all_s(h, 2 * n, 1.0);
   double ragged = scale_gpu_ragged_all_to_all_frac(4, 8); /* Pop Quiz 2: 4 of 8 */
   double pq3 = 2.0 * 8192.0 * 32768.0; /* Pop Quiz 3: AllGather_X(bf16[D_X, F_Y]) over one SU */
-  const chapter_entry r[] = {
+  const chapter_val r[] = {
       V("coll.ag_node_bw", "AllGather bandwidth in a node", 1.0 / ag(h, n, 1, 1.0), "B/s"),
       V("coll.ar_node_bw", "AllReduce bandwidth in a node, no SHARP", 1.0 / ar(h, n, 1, 1, 0),
         "B/s"),
@@ -311,14 +310,14 @@ static void section_collectives(chapter *ch, const scale_chip *h) {
     snprintf(p, sizeof p, "pq3.y%.0f", ys[i]);
     /* the book's answer: leaf-bound up to Y = 8, then 2DF / (Y x 50 GB/s) */
     double book = ys[i] <= n ? pq3 * (su / n - 1.0) / (su / n) / w2(h) : pq3 * n / (ys[i] * w2(h));
-    const chapter_entry y[] = {V("y", "Y", ys[i], ""),
+    const chapter_val y[] = {V("y", "Y", ys[i], ""),
                                V("t", "AllGather over the SU", ag(h, su / ys[i], ys[i], pq3), "s"),
                                V("t_book", "the book's formula", book, "s")};
     CHAPTER_EMIT(ch, p, y);
   }
   /* Quiz 4: Q1 an SU's AllGather is leaf-bound; Q3 a SHARP AllReduce of bf16[D, F_Y] over X in
    * a node, X Y = 8; Q4 Y = 256 (one SU), X = 4 over the spine; Q5 two nodes: the node binds */
-  const chapter_entry q[] = {
+  const chapter_val q[] = {
       V("su_ag_bw", "AllGather bandwidth over one SU", 1.0 / ag(h, su, 1, 1.0), "B/s"),
       V("y2", "Y", 2.0, ""),
       V("y4", "Y", 4.0, ""),
@@ -331,7 +330,7 @@ static void section_collectives(chapter *ch, const scale_chip *h) {
       V("q5_bw", "2 nodes: effective AllGather bandwidth",
         scale_gpu_allgather_bytes_per_s(h, 2 * n), "B/s")};
   CHAPTER_EMIT(ch, "q4", q);
-  const chapter_entry s[] = {V("coll.sample_bytes", "sample array", pq3, "B")};
+  const chapter_val s[] = {V("coll.sample_bytes", "sample array", pq3, "B")};
   CHAPTER_EMIT(ch, NULL, s);
 }
 
@@ -340,7 +339,7 @@ static void section_collectives(chapter *ch, const scale_chip *h) {
 static void section_rooflines(chapter *ch, const scale_chip *sys) {
   chapter_heading(ch, "Rooflines for LLM scaling: DP, TP, EP, PP");
   const double moe = 128.0 / 4.0; /* the book's MoE example: E = 128, k = 4 */
-  const chapter_entry e[] = {V("dp.moe_e", "experts E", 128.0, ""),
+  const chapter_val e[] = {V("dp.moe_e", "experts E", 128.0, ""),
                              V("dp.moe_k", "experts per token k", 4.0, "")};
   CHAPTER_EMIT(ch, NULL, e);
   for (int s = 0; s < N_SYSTEMS; s++) {
@@ -351,7 +350,7 @@ static void section_rooflines(chapter *ch, const scale_chip *sys) {
       snprintf(q[k], sizeof q[k], "%s.%s", (const char *[]){"dp", "tp", "ep"}[k],
                gpus[systems[s]].key);
     chapter_say(ch, "%s:", c->display_name);
-    const chapter_entry d[] = {
+    const chapter_val d[] = {
         V("node", "DP in a node, exact", dp(c, n, 1, 1), "tokens"),
         V("node_asym", "DP in a node, C / W_gpu", cc / w1(c), "tokens"),
         V("two_nodes", "DP over 2 nodes, exact", dp(c, 2 * n, 1, 1), "tokens"),
@@ -360,12 +359,12 @@ static void section_rooflines(chapter *ch, const scale_chip *sys) {
         V("beyond_asym", "DP beyond a node, C / W_node", cc / w2(c), "tokens"),
         V("moe_tree", "MoE DP over the tree, exact", dp(c, tree_gpus(c), 1, moe), "tokens"),
         V("moe_asym", "MoE DP, E/k x C / W_node", moe * cc / w2(c), "tokens")};
-    const chapter_entry t[] = {V("div_node", "TP in a node: Y < F / this", cc / w1(c), ""),
+    const chapter_val t[] = {V("div_node", "TP in a node: Y < F / this", cc / w1(c), ""),
                                V("div_beyond", "TP beyond a node: F / this", cc / w2(c), ""),
                                V("llama", "largest TP degree, F = 28672",
                                  scale_gpu_tp_max_degree(c, chapter_dtype16(c), 28672.0), ""),
                                V("llama_node", "F W_gpu / C, F = 28672", 28672.0 * w1(c) / cc, "")};
-    const chapter_entry x[] = {
+    const chapter_val x[] = {
         V("f_large", "EP for any Z needs F > D_node C / W_node", n * cc / w2(c), ""),
         V("z_max_ds", "largest EP degree, F = 2048, k = 8", ep_max(c, 2048.0), ""),
         V("nodes_max_ds", "  in nodes", ep_max(c, 2048.0) / n, "")};
@@ -378,7 +377,7 @@ static void section_rooflines(chapter *ch, const scale_chip *sys) {
   const scale_chip *h = &sys[0];
   double b = 4e6 / 64.0, t_math = scale_train_time_s(6.0 * 70e9 * 4e6, 4096.0, c16(h), 1.0);
   double sends = scale_gpu_pp_comms_s(b, 8192.0, 16, 8, w2(h));
-  const chapter_entry r[] = {
+  const chapter_val r[] = {
       V("tp.f_example", "the book's F", 28000.0, ""),
       V("tp.h100_f28000", "largest TP degree, F = 28000",
         scale_gpu_tp_max_degree(h, SCALE_DTYPE_BF16, 28000.0), ""),
@@ -403,7 +402,7 @@ static void section_layouts(chapter *ch, const scale_chip *h, const scale_model 
    * on 16k H100s; 16 sequences of 8192 tokens per DP rank, 16M tokens per step. */
   double tp = 8, pp = 16, dpd = 128, seqs_per_dp = 16, seq_len = 8192;
   double batch = seqs_per_dp * dpd * seq_len, all = tp * pp * dpd;
-  const chapter_entry l[] = {
+  const chapter_val l[] = {
       V("seq", "tokens per sequence", seq_len, "tokens"),
       V("seqs", "sequences per step", seqs_per_dp * dpd, ""),
       V("tp", "TP", tp, ""),
@@ -423,7 +422,7 @@ static void section_layouts(chapter *ch, const scale_chip *h, const scale_model 
   /* DeepSeek-V3: EP 64, PP 16, DP 2 (ZeRO-1) on 2048 H800s; 4096 sequences of 15360 tokens. */
   double ep = 64, dpp = 16, ddp = 2, seqs = 4096, seq = 15360;
   double moe = scale_transformer_moe_sparsity(ds);
-  const chapter_entry d[] = {
+  const chapter_val d[] = {
       V("ep", "EP", ep, ""),
       V("pp", "PP", dpp, ""),
       V("dp", "DP (ZeRO-1)", ddp, ""),
@@ -458,13 +457,13 @@ static const scale_layout *compare_with_planner(chapter *ch, const char *stem,
   scale_plan_opts o = scale_plan_opts_default();
   o.n_threads = 1;
   if (!chapter_plan_train(ch, p, &o, &rep, 1)) return NULL;
-  const chapter_entry r[] = {V("pub_step", "published layout: step", pub.step_time_s, "s"),
+  const chapter_val r[] = {V("pub_step", "published layout: step", pub.step_time_s, "s"),
                              V("pub_mfu", "  MFU", 100.0 * pub.mfu, "%"),
                              V("pub_bubble", "  pipeline bubble", 100.0 * pub.bubble_frac, "%"),
                              V("pub_mem", "  memory per GPU", pub.memory_per_chip_bytes, "B")};
   CHAPTER_EMIT(ch, stem, r);
   chapter_plan_row(ch, stem, &rep, 0, "dp fsdp tp pp cp m step mfu mem");
-  const chapter_entry b[] = {
+  const chapter_val b[] = {
       V("r1_ep", "planner's best: EP", rep.ranked[0].layout.ep, ""),
       V("gap", "published step / planner's step",
         pub.step_time_s / rep.ranked[0].result.step_time_s, ""),
@@ -516,7 +515,7 @@ static void section_quiz5(chapter *ch, const scale_chip *h, const scale_model *l
   double t_book = scale_train_time_s(scale_transformer_dense_flops(70e9, tokens, SCALE_PASS_TRAIN),
                                      n_gpus, c16(h), mfu);
   double f = llama->d_ff, batch = 4e6;
-  const chapter_entry r[] = {
+  const chapter_val r[] = {
       VS("params", "LLaMA 3 70B parameters", n, "", SCALE_FMT_SCI),
       VS("bytes_per_param", "weights + Adam bytes per parameter", state / n, "B", SCALE_FMT_PLAIN),
       V("state", "weights + optimizer", state, "B"),
@@ -553,7 +552,7 @@ static void section_quiz5(chapter *ch, const scale_chip *h, const scale_model *l
     double gpus, seqs, mp;
   } mg[] = {{"q5.m16b", 192, 192, 1}, {"q5.m70b", 768, 384, 16}, {"q5.m314b", 3072, 1536, 64}};
   for (int i = 0; i < 3; i++) {
-    const chapter_entry m[] = {
+    const chapter_val m[] = {
         V("gpus", "GPUs", mg[i].gpus, ""),
         V("mp", "model-parallel degree", mg[i].mp, ""),
         V("seqs", "sequences per batch", mg[i].seqs, ""),

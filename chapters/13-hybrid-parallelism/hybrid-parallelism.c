@@ -47,7 +47,7 @@ static scale_hybrid_problem problem(const scale_model *m, const scale_chip *c, d
 
 static void layout_values(chapter *ch, const char *stem, double dp, double pp, double tp,
                           double cp) {
-  const chapter_entry r[] = {V("dp", "DP", dp, ""), V("pp", "PP", pp, ""), V("tp", "TP", tp, ""),
+  const chapter_val r[] = {V("dp", "DP", dp, ""), V("pp", "PP", pp, ""), V("tp", "TP", tp, ""),
                              V("cp", "CP", cp, "")};
   CHAPTER_EMIT(ch, stem, r);
 }
@@ -81,7 +81,7 @@ static double memory_bytes(const scale_model *m, double dp, double pp, double tp
 static void section_setup(chapter *ch, const scale_chip *npu) {
   chapter_heading(ch, "The case study's machine and workload (section 6.1)");
   double peer = npu->nvlink_bytes_per_s / (npu->nvlink_domain_size - 1.0);
-  const chapter_entry r[] = {
+  const chapter_val r[] = {
       VS("hw.flops", "910B cube peak (bf16)", scale_chip_flops_per_s(npu, BF16), "FLOP/s",
          SCALE_FMT_SI),
       V("hw.hbm", "HBM per NPU (as the paper states it)", npu->hbm_bytes, "B"),
@@ -132,7 +132,7 @@ static void section_volumes(chapter *ch, const scale_model *l7, const scale_mode
       }
   double tp8 = t3(l1, SCALE_HYBRID_TP, 8, SEQ), cp8 = t3(l1, SCALE_HYBRID_CP, 8, SEQ);
   double s5_tp = scale_hybrid_s5_comm_elements(l1, SCALE_HYBRID_TP, SEQ);
-  const chapter_entry r[] = {
+  const chapter_val r[] = {
       V("t3.l1.cp_over_tp", "Llama 3.2 1B: CP over TP (k d_h / d)", cp8 / tp8, ""),
       V("t3.l7.tpup_over_tp8", "LLaMA 2 7B at 8: Ulysses over TP",
         t3(l7, SCALE_HYBRID_TPUP, 8, SEQ) / t3(l7, SCALE_HYBRID_TP, 8, SEQ), ""),
@@ -152,7 +152,7 @@ static void memory_row(chapter *ch, const char *key, const scale_model *m,
       m, l, &MEGATRON, 1, SEQ,
       scale_train_microbatches_in_flight(SCALE_PP_1F1B, l->pp, GBS / l->dp, 1), &mem);
   chapter_say(ch, "%s:", key);
-  const chapter_entry r[] = {
+  const chapter_val r[] = {
       V("w", "weights", mem.weight_bytes, "B"), V("g", "gradients", mem.grad_bytes, "B"),
       V("o", "optimizer", mem.optimizer_bytes, "B"),
       V("a", "activations", mem.activation_bytes, "B"), V("total", "total", mem.total_bytes, "B")};
@@ -205,7 +205,7 @@ static void section_overlap(chapter *ch, const scale_model *l7, const scale_mode
    * the one direct link to its TP peer */
   double peer = npu->nvlink_bytes_per_s / (npu->nvlink_domain_size - 1.0);
   double comm = t3(l7, SCALE_HYBRID_TP, 2, SEQ) / peer;
-  const chapter_entry r[] = {
+  const chapter_val r[] = {
       V("ov.comp", "compute at peak", comp, "s"),
       V("ov.comm", "two AllReduces over one link", comm, "s"),
       V("ov.none", "no overlap", scale_hybrid_overlap_s(SCALE_HYBRID_DEP_NONE, comp, comm, 1), "s"),
@@ -223,7 +223,7 @@ static void section_overlap(chapter *ch, const scale_model *l7, const scale_mode
   chapter_heading(ch, "Ring CP: the smallest block whose K/V pass hides");
   double f_h100 = scale_chip_flops_per_s(h100, BF16),
          l1_block = scale_hybrid_ring_cp_min_block_tokens(l1, peak, peer, BF16, false);
-  const chapter_entry c[] = {
+  const chapter_val c[] = {
       V("cp.l7.npu", "LLaMA 2 7B on the 910B (one link)",
         scale_hybrid_ring_cp_min_block_tokens(l7, peak, peer, BF16, false), "tokens"),
       V("cp.l1.npu", "Llama 3.2 1B on the 910B", l1_block, "tokens"),
@@ -254,7 +254,7 @@ static void section_mamba(chapter *ch, const scale_model *m7, const scale_model 
     char stem[32];
     snprintf(stem, sizeof stem, "ssm.%s", cases[i].key);
     chapter_say(ch, "%s:", cases[i].key);
-    const chapter_entry r[] = {
+    const chapter_val r[] = {
         V("heads", "heads", s.heads, ""),
         V("groups", "groups", s.groups, ""),
         V("inproj", "in-projection columns", s.d_in_proj, ""),
@@ -267,7 +267,7 @@ static void section_mamba(chapter *ch, const scale_model *m7, const scale_model 
         V("ar", "forward AllReduces", s.tp_all_reduces, "")};
     CHAPTER_EMIT(ch, stem, r);
   }
-  const chapter_entry r[] = {V("ssm.m7.d_in_proj", "Mamba-7B in-projection width",
+  const chapter_val r[] = {V("ssm.m7.d_in_proj", "Mamba-7B in-projection width",
                                scale_transformer_mamba2_d_in_proj(m7), ""),
                              V("ssm.m7.groups", "Mamba-7B groups", (double)m7->ssm_n_groups, "")};
   CHAPTER_EMIT(ch, NULL, r);
@@ -291,7 +291,7 @@ static void section_mamba(chapter *ch, const scale_model *m7, const scale_model 
   for (size_t i = 0; i < 2; i++) {
     double ssd = scale_transformer_ssd_flops(ms[i], 1, SEQ, false, SCALE_PASS_FORWARD);
     double proj = scale_transformer_mamba2_projection_flops(ms[i], SEQ, SCALE_PASS_FORWARD);
-    const chapter_entry e[] = {
+    const chapter_val e[] = {
         V("share", "SSD over projections", ssd / proj, ""),
         V("naive", "naive recurrence over scan",
           scale_transformer_ssd_flops(ms[i], 1, SEQ, true, SCALE_PASS_FORWARD) / ssd, "")};
@@ -452,7 +452,7 @@ static void grid_case(chapter *ch, const char *stem, const scale_hybrid_problem 
 }
 
 static void grid_summary(chapter *ch, const grid_counts *k) {
-  const chapter_entry r[] = {
+  const chapter_val r[] = {
       V("grid.n", "grid cases", k->n, ""),
       V("grid.agree_step", "guide = step model's best", k->agree_step, ""),
       V("grid.agree_plan", "guide = scale plan's best", k->agree_plan, ""),
@@ -641,7 +641,7 @@ static void section_cp_host(chapter *ch, const scale_step_params *prm) {
   double h, k, stored = prm->v[SCALE_STEP_MESH_CP_HOST_S];
   double stored_k = prm->v[SCALE_STEP_MESH_SSM_STAGE_S];
   fit_framework(-1, &h, &k);
-  const chapter_entry r[] = {
+  const chapter_val r[] = {
       V("host.fit", "fitted here to the four tables", h, "s"),
       V("host.stored", "mesh_cp_host_s in hardware/ascend-910b.ini", stored, "s"),
       V("stage.fit", "Mamba-2 stage latency fitted with it", k, "s"),
@@ -673,7 +673,7 @@ static void section_cp_host(chapter *ch, const scale_step_params *prm) {
                      "host.device.%s.cp%.0f", key, row->cp);
     }
   }
-  const chapter_entry e[] = {V("host.logo_lo", "least of the held-out fits", lo, "s"),
+  const chapter_val e[] = {V("host.logo_lo", "least of the held-out fits", lo, "s"),
                              V("host.logo_hi", "most of the held-out fits", hi, "s"),
                              V("host.meas_lo", "pure-CP rows the host binds: least", m_lo, "s"),
                              V("host.meas_hi", "pure-CP rows the host binds: most", m_hi, "s")};
@@ -737,7 +737,7 @@ static void study_row(chapter *ch, const study_spec *t, const scale_hybrid_study
   char stem[48];
   snprintf(stem, sizeof stem, "%s.r%02d", t->key, i + 1);
   layout_values(ch, stem, r->dp, r->pp, r->tp, r->cp);
-  const chapter_entry e[] = {
+  const chapter_val e[] = {
       VS("meas_s", "measured step", meas, "s", SCALE_FMT_PLAIN),
       VS("pred_s", "predicted step", pred, "s", SCALE_FMT_PLAIN),
       VS("device_s", "device time alone", sd->fit[i].device_s, "s", SCALE_FMT_PLAIN),
@@ -789,7 +789,7 @@ static void section_study(chapter *ch) {
       study_row(ch, t, sd, i, &mp);
     scale_hybrid_study_stats u;
     scale_hybrid_study_table_stats(sd, OFF_FRAC, &u);
-    const chapter_entry e[] = {
+    const chapter_val e[] = {
         V("n", "rows", sd->n, ""),
         V("spearman", "Spearman (step time)", u.spearman, ""),
         V("spearman_device", "Spearman (device time alone)", u.spearman_device, ""),
@@ -920,7 +920,7 @@ static void section_study_groups(chapter *ch, const scale_step_params *prm) {
       }
     }
   }
-  const chapter_entry e[] = {
+  const chapter_val e[] = {
       V("groups.llama_pp_lo", "LLaMA pipelines: least pred / meas", llama_pp_lo, ""),
       V("groups.llama_pp_hi", "LLaMA pipelines: most pred / meas", llama_pp_hi, ""),
       V("groups.mamba_pp_bare_hi", "Mamba pipelines without the stage latency: most pred / meas",

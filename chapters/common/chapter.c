@@ -254,7 +254,9 @@ void chapter_stem_value_opt(chapter *ch, const char *stem, const char *what, con
 void chapter_values(chapter *ch, const char *stem, const chapter_val *rows, int n) {
   for (int i = 0; i < n; i++) {
     const chapter_val *r = &rows[i];
-    if (stem)
+    if (!r->key)
+      chapter_row(ch, r->label, r->value, r->unit, r->style);
+    else if (stem)
       chapter_stem_value(ch, stem, r->key, r->label, r->value, r->unit, r->style);
     else
       chapter_value(ch, r->key, r->label, r->value, r->unit, r->style);
@@ -263,8 +265,11 @@ void chapter_values(chapter *ch, const char *stem, const chapter_val *rows, int 
 
 void chapter_values_opt(chapter *ch, const char *stem, const chapter_val *rows, int n) {
   for (int i = 0; i < n; i++)
-    chapter_stem_value_opt(ch, stem, rows[i].key, rows[i].label, rows[i].value, rows[i].unit,
-                           rows[i].style);
+    if (!rows[i].key)
+      chapter_row(ch, rows[i].label, rows[i].value, rows[i].unit, rows[i].style);
+    else
+      chapter_stem_value_opt(ch, stem, rows[i].key, rows[i].label, rows[i].value, rows[i].unit,
+                             rows[i].style);
 }
 
 void chapter_model_dims(chapter *ch, const char *stem, const scale_model *m, bool lower) {
@@ -525,17 +530,4 @@ scale_fmt chapter_unit_fmt(const char *unit) {
   if (!strcmp(unit, "B") || !strcmp(unit, "B/s") || !strcmp(unit, "Hz")) return SCALE_FMT_SI;
   if (!strcmp(unit, "FLOP/s") || !strcmp(unit, "elements/s")) return SCALE_FMT_SCI;
   return SCALE_FMT_PLAIN;
-}
-
-void chapter_emit(chapter *ch, const char *prefix, const chapter_entry *rows, size_t n) {
-  for (const chapter_entry *r = rows; r < rows + n; r++) {
-    if (!r->key)
-      chapter_row(ch, r->label, r->value, r->unit, r->style);
-    else if (!prefix)
-      chapter_value(ch, r->key, r->label, r->value, r->unit, r->style);
-    else if (r->optional)
-      chapter_stem_value_opt(ch, prefix, r->key, r->label, r->value, r->unit, r->style);
-    else
-      chapter_stem_value(ch, prefix, r->key, r->label, r->value, r->unit, r->style);
-  }
 }

@@ -131,7 +131,8 @@ void chapter_stem_value_opt(chapter *ch, const char *stem, const char *what, con
 
 /** One row of a table of values: see chapter_values(). */
 typedef struct {
-  const char *key;   /**< the key after "stem." (the whole key when the stem is NULL) */
+  const char *key;   /**< the key after "stem." (the whole key when the stem is NULL); NULL: a
+                          walk-through row that emits nothing (chapter_row()) */
   const char *label; /**< the walk-through label */
   double value;      /**< the value, in SI base units */
   const char *unit;  /**< its unit, as for chapter_value() */
@@ -272,33 +273,16 @@ void chapter_error(chapter *ch, const char *fmt, ...) __attribute__((format(prin
 /** Closes the values file; returns the exit status: 0, or 1 when any error was reported. */
 int chapter_end(chapter *ch);
 
-/* ---- tables of values (chapters 12, 13) ----------------------------------------------------- */
-
-/** One value of a table printed by chapter_emit(). */
-typedef struct {
-  const char *key;   /**< key after the table's prefix; NULL: a walk-through row only */
-  const char *label; /**< the walk-through's label */
-  double value;      /**< in SI base units */
-  const char *unit;  /**< "" for a count or a ratio */
-  scale_fmt style;   /**< how the display shows it (chapter_unit_fmt() picks by unit) */
-  bool optional;     /**< emitted only when finite, as chapter_stem_value_opt() */
-} chapter_entry;
-
 /** The usual style of 'unit': time for "s", SI prefixes for "B", "B/s" and "Hz", an exponent
  * for "FLOP/s" and "elements/s", plain digits otherwise. */
 scale_fmt chapter_unit_fmt(const char *unit);
 
-/** Emits rows[0..n) in order under "prefix.key" (prefix NULL: "key"); a row without a key is
- * a walk-through row (chapter_row). */
-void chapter_emit(chapter *ch, const char *prefix, const chapter_entry *rows, size_t n);
+/** chapter_values() of a whole array. */
+#define CHAPTER_EMIT(ch, stem, rows) chapter_values(ch, stem, rows, CHAPTER_ROWS(rows))
 
-/** chapter_emit() of a whole array. */
-#define CHAPTER_EMIT(ch, prefix, rows) chapter_emit(ch, prefix, rows, sizeof rows / sizeof rows[0])
-
-/** Entries: V by unit, VS styled, VO optional, VROW a walk-through row. */
-#define CHAPTER_V(key, label, v, unit) {key, label, v, unit, chapter_unit_fmt(unit), false}
-#define CHAPTER_VS(key, label, v, unit, style) {key, label, v, unit, style, false}
-#define CHAPTER_VO(key, label, v, unit) {key, label, v, unit, chapter_unit_fmt(unit), true}
-#define CHAPTER_VROW(label, v, unit) {NULL, label, v, unit, chapter_unit_fmt(unit), false}
+/** Rows: V styled by its unit, VS styled, VROW a walk-through row that emits nothing. */
+#define CHAPTER_V(key, label, v, unit) {key, label, v, unit, chapter_unit_fmt(unit)}
+#define CHAPTER_VS(key, label, v, unit, style) {key, label, v, unit, style}
+#define CHAPTER_VROW(label, v, unit) {NULL, label, v, unit, chapter_unit_fmt(unit)}
 
 #endif
