@@ -554,80 +554,79 @@ static const double load_fracs[LOAD_POINTS] = {0.05, 0.25, 0.5, 0.75, 0.9, 0.95,
 
 /** One serving system under a Poisson stream: the copy, its value stem, and its curve. */
 typedef struct {
-  const char *key;     /**< value stem ("load.v5e") */
-  scale_serveload load; /**< the copy, its calibrated cost and engine */
-  double tput[LOAD_POINTS], tpot[LOAD_POINTS], ttft[LOAD_POINTS]; /**< the curve */
+  const char *key;            /**< value stem ("load.v5e") */
+  scale_serveload load;       /**< the copy, its calibrated cost and engine */
+  scale_serveload_curve c;    /**< its sweep from a vanishing rate to saturation */
+  double tput[LOAD_POINTS], tpot[LOAD_POINTS], ttft[LOAD_POINTS]; /**< the figure's curve */
 } load_system;
-
-static bool load_run(chapter *ch, load_system *ls, double rate, double n, scale_serve_result *r) {
-  scale_diag diag = {0};
-  if (scale_serveload_run(&ls->load, rate, n, r, &diag) == SCALE_OK) return true;
-  chapter_error(ch, "serving under load: the run of %s failed: %s", ls->key, diag.message);
-  return false;
-}
 
 /* The closed-form limits beside a vanishing rate, the book's formula at the steady batch, and
  * the step-time shares at saturation. */
-static void load_limits(chapter *ch, load_system *ls, const scale_serve_result *off) {
-  const scale_serveload *l = &ls->load;
-  double t_pre = scale_serveload_prefill_s(l), t_dec = scale_serveload_decode1_s(l);
-  scale_serve_result r;
-  if (!load_run(ch, ls, 1e-3 * off->request_rate_per_s, 50, &r)) return;
+static void load_limits(chapter *ch, const load_system *ls) {
+  const scale_serveload_curve *c = &ls->c;
   CHAPTER_VALUES(ch, ls->key,
-      {"prefill_s", "  one prompt's prefill step", t_pre, "s", SCALE_FMT_TIME},
-      {"low_ttft_s", "  TTFT p50 at a vanishing rate", r.ttft_p50_s, "s", SCALE_FMT_TIME},
-      {"decode1_s", "  batch-1 decode step", t_dec, "s", SCALE_FMT_TIME},
-      {"low_tpot_s", "  TPOT p50 at a vanishing rate", r.tpot_p50_s, "s", SCALE_FMT_TIME});
-  bool limits = fabs(r.ttft_p50_s / t_pre - 1) < 0.01 && fabs(r.tpot_p50_s / t_dec - 1) < 0.02;
+      {"prefill_s", "  one prompt's prefill step", c->prefill_s, "s", SCALE_FMT_TIME},
+      {"low_ttft_s", "  TTFT p50 at a vanishing rate", c->vanishing.ttft_p50_s, "s",
+       SCALE_FMT_TIME},
+      {"decode1_s", "  batch-1 decode step", c->decode1_s, "s", SCALE_FMT_TIME},
+      {"low_tpot_s", "  TPOT p50 at a vanishing rate", c->vanishing.tpot_p50_s, "s",
+       SCALE_FMT_TIME});
+  bool limits = fabs(c->vanishing.ttft_p50_s / c->prefill_s - 1) < 0.01 &&
+                fabs(c->vanishing.tpot_p50_s / c->decode1_s - 1) < 0.02;
   chapter_claim(ch, true, limits,
                 "at a vanishing rate TTFT is the prefill step and TPOT the batch-1 decode step");
 }
 
-static void load_book(chapter *ch, load_system *ls, const scale_serve_result *off) {
-  double step = scale_serveload_book_step_s(&ls->load, off->steady_batch);
-  double book = fmax(1.0, round(off->steady_batch)) / step / ls->load.tp;
-  scale_serve_parts p = scale_serveload_steady_parts(&ls->load, off->steady_batch);
-  double t = p.overhead_s + p.linear_s + p.kv_s + p.attn_s + p.tp_s;
+static void load_book(chapter *ch, const load_system *ls) {
+  const scale_serveload_curve *c = &ls->c;
+  const scale_serve_parts *p = &c->steady;
+  double t = p->overhead_s + p->linear_s + p->kv_s + p->attn_s + p->tp_s;
   CHAPTER_VALUES(ch, ls->key,
-      {"book_step_s", "  the book's step at that batch", step, "s", SCALE_FMT_TIME},
-      {"book_tput", "  the book's tokens/s per chip there", book, "tokens/s", SCALE_FMT_PLAIN},
-      {"book_ratio", "  book / simulator", book / (off->throughput_tokens_per_s / ls->load.tp),
-       "", SCALE_FMT_SCI},
-      {"share_linear", "  weights or GEMMs", 100 * p.linear_s / t, "%", SCALE_FMT_PLAIN},
-      {"share_kv", "  KV reads", 100 * p.kv_s / t, "%", SCALE_FMT_PLAIN},
-      {"share_tp", "  TP AllReduces", 100 * p.tp_s / t, "%", SCALE_FMT_PLAIN},
-      {"share_overhead", "  per-step overhead", 100 * p.overhead_s / t, "%", SCALE_FMT_PLAIN});
+      {"book_step_s", "  the book's step at that batch", c->book_step_s, "s", SCALE_FMT_TIME},
+      {"book_tput", "  the book's tokens/s per chip there", c->book_tokens_per_s_per_chip,
+       "tokens/s", SCALE_FMT_PLAIN},
+      {"book_ratio", "  book / simulator",
+       c->book_tokens_per_s_per_chip / (c->offline.throughput_tokens_per_s / ls->load.tp), "",
+       SCALE_FMT_SCI},
+      {"share_linear", "  weights or GEMMs", 100 * p->linear_s / t, "%", SCALE_FMT_PLAIN},
+      {"share_kv", "  KV reads", 100 * p->kv_s / t, "%", SCALE_FMT_PLAIN},
+      {"share_tp", "  TP AllReduces", 100 * p->tp_s / t, "%", SCALE_FMT_PLAIN},
+      {"share_overhead", "  per-step overhead", 100 * p->overhead_s / t, "%", SCALE_FMT_PLAIN});
 }
 
 static bool section_load_one(chapter *ch, load_system *ls) {
-  scale_serve_result off;
-  if (!load_run(ch, ls, INFINITY, 1000, &off)) return false;
+  scale_diag diag = {0};
+  if (scale_serveload_curve_run(&ls->load, load_fracs, LOAD_POINTS, 1000, &ls->c, &diag) !=
+      SCALE_OK) {
+    chapter_error(ch, "serving under load: the run of %s failed: %s", ls->key, diag.message);
+    return false;
+  }
   const scale_serveload *l = &ls->load;
+  const scale_serve_result *off = &ls->c.offline;
   chapter_say(ch, "%s, %g x %s, %s, requests of %g + %g tokens:", l->model->display_name, l->tp,
               l->chip->display_name, scale_dtype_name(l->dtype), l->isl, l->osl);
   CHAPTER_VALUES(ch, ls->key,
       {"fitted", "  step cost fitted on serving rows (1) or priors (0)", l->chip->has_serve,
        "", SCALE_FMT_PLAIN},
-      {"max_tput", "  offline maximum, tokens/s per chip", off.throughput_tokens_per_s / l->tp,
+      {"max_tput", "  offline maximum, tokens/s per chip", off->throughput_tokens_per_s / l->tp,
        "tokens/s", SCALE_FMT_PLAIN},
-      {"max_rate", "  offline maximum, requests/s", off.request_rate_per_s, "", SCALE_FMT_SCI},
-      {"max_batch", "  steady batch at saturation", off.steady_batch, "", SCALE_FMT_PLAIN},
-      {"max_tpot_s", "  TPOT p50 at saturation", off.tpot_p50_s, "s", SCALE_FMT_TIME});
-  load_limits(ch, ls, &off);
+      {"max_rate", "  offline maximum, requests/s", off->request_rate_per_s, "", SCALE_FMT_SCI},
+      {"max_batch", "  steady batch at saturation", off->steady_batch, "", SCALE_FMT_PLAIN},
+      {"max_tpot_s", "  TPOT p50 at saturation", off->tpot_p50_s, "s", SCALE_FMT_TIME});
+  load_limits(ch, ls);
   for (int k = 0; k < LOAD_POINTS; k++) {
-    scale_serve_result r;
-    if (!load_run(ch, ls, load_fracs[k] * off.request_rate_per_s, 1000, &r)) return false;
-    ls->tput[k] = r.throughput_tokens_per_s / l->tp;
-    ls->tpot[k] = r.tpot_p50_s;
-    ls->ttft[k] = r.ttft_p90_s;
+    const scale_serve_result *r = &ls->c.point[k];
+    ls->tput[k] = r->throughput_tokens_per_s / l->tp;
+    ls->tpot[k] = r->tpot_p50_s;
+    ls->ttft[k] = r->ttft_p90_s;
     char stem[64];
     snprintf(stem, sizeof stem, "%s.r%.0f", ls->key, 100 * load_fracs[k]);
     CHAPTER_VALUES(ch, stem,
         {"tput", "  tokens/s per chip", ls->tput[k], "tokens/s", SCALE_FMT_PLAIN},
-        {"ttft_p90_s", "  TTFT p90", r.ttft_p90_s, "s", SCALE_FMT_TIME},
-        {"tpot_p50_s", "  TPOT p50", r.tpot_p50_s, "s", SCALE_FMT_TIME});
+        {"ttft_p90_s", "  TTFT p90", r->ttft_p90_s, "s", SCALE_FMT_TIME},
+        {"tpot_p50_s", "  TPOT p50", r->tpot_p50_s, "s", SCALE_FMT_TIME});
   }
-  load_book(ch, ls, &off);
+  load_book(ch, ls);
   return true;
 }
 
