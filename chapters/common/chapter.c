@@ -529,5 +529,6 @@ scale_fmt chapter_unit_fmt(const char *unit) {
   if (!strcmp(unit, "s")) return SCALE_FMT_TIME;
   if (!strcmp(unit, "B") || !strcmp(unit, "B/s") || !strcmp(unit, "Hz")) return SCALE_FMT_SI;
   if (!strcmp(unit, "FLOP/s") || !strcmp(unit, "elements/s")) return SCALE_FMT_SCI;
+  if (!strcmp(unit, "USD") || !strcmp(unit, "USD/h")) return SCALE_FMT_USD;
   return SCALE_FMT_PLAIN;
 }

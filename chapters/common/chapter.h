@@ -274,7 +274,7 @@ void chapter_error(chapter *ch, const char *fmt, ...) __attribute__((format(prin
 int chapter_end(chapter *ch);
 
 /** The usual style of 'unit': time for "s", SI prefixes for "B", "B/s" and "Hz", an exponent
- * for "FLOP/s" and "elements/s", plain digits otherwise. */
+ * for "FLOP/s" and "elements/s", dollars for "USD" and "USD/h", plain digits otherwise. */
 scale_fmt chapter_unit_fmt(const char *unit);
 
 /** chapter_values() of a whole array. */
