@@ -364,16 +364,7 @@ static void figure_scaling(chapter *ch, bool chk, const scale_chip *chip, const 
     floor_s[i] = NAN;
   }
   for (int k = 0; k < N_TP; k++) {
-    for (int i = 0; i < N_SCALE; i++) {
-      scale_train_problem p = scale_train_problem_make(m, chip, xs[i], batch, seq);
-      scale_layout l;
-      scale_train_result r;
-      ys[k][i] = NAN;
-      if (!scale_train_scaling_layout(&p, tps[k], slice, &l)) continue;
-      scale_train_eval(&p, &l, &r);
-      if (r.fits) ys[k][i] = r.step_time_s;
-      floor_s[i] = r.compute_time_s;
-    }
+    scale_train_scaling_sweep(m, chip, batch, seq, tps[k], slice, xs, N_SCALE, ys[k], floor_s);
     if (tps[k] > 1.0)
       snprintf(labels[k], sizeof labels[k], "FSDP x TP %g", tps[k]);
     else
