@@ -310,12 +310,7 @@ static void frontier(chapter *ch, const serving *s, double n, double batches[MAX
       chapter_error(ch, "frontier: invalid configuration");
       return;
     }
-    double max_b = 0.0;
-    for (int i = 0; i < MAX_BATCH; i++) {
-      lat[k][i] = pts[i].fits ? pts[i].step_s : (double)NAN;
-      tput[k][i] = pts[i].fits ? pts[i].tokens_per_s_per_chip : (double)NAN;
-      if (pts[i].fits) max_b = pts[i].batch;
-    }
+    double max_b = scale_infer_frontier_curve(pts, MAX_BATCH, lat[k], tput[k]);
     char stem[32];
     snprintf(stem, sizeof stem, "front.s%.0f", contexts[k]);
     chapter_stem_value(ch, stem, "max_batch", "largest batch", max_b, "", SCALE_FMT_PLAIN);
@@ -369,18 +364,16 @@ static void figure_frontier(chapter *ch, const serving *s, double n, const doubl
 static void figure_breakdown(chapter *ch, const serving *s, double n) {
   static double b[MAX_BATCH], tp[MAX_BATCH], tk[MAX_BATCH], tf[MAX_BATCH], tt[MAX_BATCH],
       ti[MAX_BATCH];
+  static scale_infer_decode d[MAX_BATCH];
   scale_infer_config cfg = gen_config(n, 1, s->context, SCALE_DTYPE_INT8);
-  scale_infer_memory mem = scale_infer_memory_eval(s->m, s->chip, &cfg);
-  int n_pts = 0;
-  for (int i = 1; i <= MAX_BATCH && i <= (int)mem.max_batch; i++, n_pts++) {
-    cfg.batch = (double)i;
-    scale_infer_decode d = scale_infer_decode_eval(s->m, s->chip, &cfg);
-    b[n_pts] = cfg.batch;
-    tp[n_pts] = d.t_params_s;
-    tk[n_pts] = d.t_kv_s;
-    tf[n_pts] = d.t_flops_s;
-    ti[n_pts] = d.t_ici_s;
-    tt[n_pts] = d.step_s;
+  int n_pts = scale_infer_decode_sweep(s->m, s->chip, &cfg, MAX_BATCH, d);
+  for (int i = 0; i < n_pts; i++) {
+    b[i] = (double)(i + 1);
+    tp[i] = d[i].t_params_s;
+    tk[i] = d[i].t_kv_s;
+    tf[i] = d[i].t_flops_s;
+    ti[i] = d[i].t_ici_s;
+    tt[i] = d[i].step_s;
   }
   if (n_pts == 0) {
     chapter_error(ch, "step-breakdown.svg: not even one sequence fits");
