@@ -297,20 +297,10 @@ static void figure_trace(chapter *ch, const scale_trace *t) {
   static double x[3][3 * SCALE_TRACE_EVENTS_MAX], y[3][3 * SCALE_TRACE_EVENTS_MAX];
   static const char *cats[3] = {"collective", "compute", "check"};
   static const double lift[3] = {0.15, -0.15, 0.0};
-  size_t count[3] = {0};
-  for (int i = 0; i < t->n; i++) {
-    const scale_trace_event *e = &t->ev[i];
-    for (int c = 0; c < 3; c++) {
-      if (strcmp(e->cat, cats[c]) != 0) continue;
-      double level = e->rank + lift[c];
-      x[c][count[c]] = e->ts_s * 1e3, y[c][count[c]++] = level;
-      x[c][count[c]] = (e->ts_s + e->dur_s) * 1e3, y[c][count[c]++] = level;
-      x[c][count[c]] = (double)NAN, y[c][count[c]++] = (double)NAN;
-    }
-  }
   scale_plot_series s[3];
   for (int c = 0; c < 3; c++)
-    s[c] = (scale_plot_series){.label = cats[c], .x = x[c], .y = y[c], .n = count[c],
+    s[c] = (scale_plot_series){.label = cats[c], .x = x[c], .y = y[c],
+                               .n = scale_trace_lane(t, cats[c], lift[c], 1e3, x[c], y[c]),
                                .dashed = c == 2};
   scale_plot p = {.title = "A trace of scale-mesh on 4 ranks",
                   .desc = "Timeline of every phase on every rank: one lane per rank, collectives "

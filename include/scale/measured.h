@@ -16,6 +16,7 @@
 #define SCALE_MEASURED_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "scale/hardware.h"
 #include "scale/measure.h"
@@ -118,5 +119,17 @@ double scale_trace_total_s(const scale_trace *t, int rank, const char *cat);
  * one [1]; NaN when no rank has it. For a collective it shows how long the first rank in
  * waited for the last. */
 double scale_trace_spread(const scale_trace *t, const char *name);
+
+/* ---- a trace drawn as lanes (ch. 9's timeline) ---------------------------------------------- */
+
+/** Writes the events of category 'cat' as line pieces of a timeline: for each event in file
+ * order three points into x[] and y[], its start, its end and a NaN that breaks the line, at
+ * height rank + lift, with times multiplied by 'x_per_s' (1e3 draws milliseconds). x and y hold
+ * 3 * t->n points at most. Returns the points written.
+ *
+ * Book:   ch. 9 "How to Profile TPU Programs" (the trace viewer's timeline).
+ */
+size_t scale_trace_lane(const scale_trace *t, const char *cat, double lift, double x_per_s,
+                        double *x, double *y);
 
 #endif

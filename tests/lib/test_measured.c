@@ -114,6 +114,18 @@ START_TEST(trace_committed) {
   scale_check_rel(scale_trace_spread(&t, "case2: all-gather A over X"), 4134.24 / 459.142, 1e-9,
                   "", "slowest / fastest");
   scale_check_nan(scale_trace_spread(&t, "no such event"));
+  /* rank 0's compute events drawn as lanes: three points each, the pieces summing to its
+   * compute total (milliseconds), at height 0 - 0.15 */
+  static double x[3 * SCALE_TRACE_EVENTS_MAX], y[3 * SCALE_TRACE_EVENTS_MAX];
+  size_t k = scale_trace_lane(&t, "compute", -0.15, 1e3, x, y);
+  ck_assert(k > 0 && k % 3 == 0);
+  double rank0_ms = 0;
+  for (size_t i = 0; i < k; i += 3) {
+    ck_assert(isnan(x[i + 2]) && isnan(y[i + 2]) && y[i] == y[i + 1]);
+    if (fabs(y[i] + 0.15) < 1e-12) rank0_ms += x[i + 1] - x[i];
+  }
+  scale_check_rel(rank0_ms, 4842.683e-3, 1e-9, "ms", "rank 0's compute, as above");
+  ck_assert_uint_eq(scale_trace_lane(&t, "no such category", 0, 1, x, y), 0);
   ck_assert_int_eq(scale_trace_load("/nonexistent/trace.json", &t, &diag), SCALE_ERR_IO);
 }
 END_TEST
