@@ -33,15 +33,12 @@ static void section_linear(chapter *ch, const scale_chip *c, const scale_chip *h
       {"int8_flops_per_s", "int8 peak", scale_chip_flops_per_s(c, SCALE_DTYPE_INT8), "OP/s",
        SCALE_FMT_SCI},
       CHAPTER_V("hbm_bytes_per_s", "HBM bandwidth", c->hbm_bytes_per_s, "B/s"));
-  CHAPTER_VALUES(ch, "bcrit",
-      CHAPTER_V("bf16", "bf16 weights, bf16 FLOPs",
-          scale_roofline_critical_batch(c, SCALE_DTYPE_BF16, SCALE_DTYPE_BF16), "tokens"),
-      CHAPTER_V("int8w", "int8 weights, bf16 FLOPs",
-          scale_roofline_critical_batch(c, SCALE_DTYPE_INT8, SCALE_DTYPE_BF16), "tokens"),
-      CHAPTER_V("int8", "int8 weights, int8 OPs",
-          scale_roofline_critical_batch(c, SCALE_DTYPE_INT8, SCALE_DTYPE_INT8), "tokens"),
-      CHAPTER_V("h100", "H100 SXM, bf16",
-          scale_roofline_critical_batch(h100, SCALE_DTYPE_BF16, SCALE_DTYPE_BF16), "tokens"));
+  static const char *const labels[3] = {"bf16 weights, bf16 FLOPs", "int8 weights, bf16 FLOPs",
+                                         "int8 weights, int8 OPs"};
+  chapter_critical_batches(ch, c, labels);
+  chapter_value(ch, "bcrit.h100", "H100 SXM, bf16",
+                scale_roofline_critical_batch(h100, SCALE_DTYPE_BF16, SCALE_DTYPE_BF16), "tokens",
+                SCALE_FMT_PLAIN);
 }
 
 /** Intensity of dot-product attention in prefill and generation, MHA and GQA. */

@@ -148,13 +148,8 @@ static void section_batch(chapter *ch, const serving *s) {
 
 static void section_critical(chapter *ch, const scale_chip *c) {
   chapter_heading(ch, "Critical batches");
-  CHAPTER_VALUES(ch, "bcrit",
-      CHAPTER_V("bf16", "bf16 x bf16",
-          scale_roofline_critical_batch(c, SCALE_DTYPE_BF16, SCALE_DTYPE_BF16), "tokens"),
-      CHAPTER_V("int8w", "int8 weights, bf16 FLOPs",
-          scale_roofline_critical_batch(c, SCALE_DTYPE_INT8, SCALE_DTYPE_BF16), "tokens"),
-      CHAPTER_V("int8", "int8 x int8",
-          scale_roofline_critical_batch(c, SCALE_DTYPE_INT8, SCALE_DTYPE_INT8), "tokens"));
+  static const char *const labels[3] = {"bf16 x bf16", "int8 weights, bf16 FLOPs", "int8 x int8"};
+  chapter_critical_batches(ch, c, labels);
 }
 
 static const scale_dtype slice_dtypes[] = {SCALE_DTYPE_BF16, SCALE_DTYPE_INT8, SCALE_DTYPE_INT4};
