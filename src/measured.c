@@ -218,3 +218,16 @@ size_t scale_trace_lane(const scale_trace *t, const char *cat, double lift, doub
   }
   return k;
 }
+
+size_t scale_measured_gemm_points(const scale_measured *m, bool fp64, int threads, bool square,
+                                  double *intensity, double *flops_per_s) {
+  size_t k = 0;
+  for (int i = 0; i < m->n_gemm; i++) {
+    const scale_measured_gemm *p = &m->gemm[i];
+    bool is_square = p->m == p->n && p->n == p->k;
+    if (p->fp64 != fp64 || p->threads != threads || is_square != square) continue;
+    intensity[k] = p->intensity_flops_per_byte;
+    flops_per_s[k++] = p->flops_per_s;
+  }
+  return k;
+}

@@ -325,16 +325,8 @@ static void figure_roofline(chapter *ch, const scale_measured *m, const machine_
     y_meas[i] = scale_measure_roof_flops_per_s(n->peak32, n->dram, x[i]);
     y_theory[i] = scale_measure_roof_flops_per_s(n->theory32, n->dram, x[i]);
   }
-  size_t n_sq = 0, n_sk = 0, n_tr = 0;
-  for (int i = 0; i < m->n_gemm; i++) {
-    const scale_measured_gemm *p = &m->gemm[i];
-    if (p->fp64 || p->threads != m->threads) continue;
-    if (p->m == p->n && p->n == p->k) {
-      sq_x[n_sq] = p->intensity_flops_per_byte, sq_y[n_sq++] = p->flops_per_s;
-    } else {
-      sk_x[n_sk] = p->intensity_flops_per_byte, sk_y[n_sk++] = p->flops_per_s;
-    }
-  }
+  size_t n_sq = scale_measured_gemm_points(m, false, m->threads, true, sq_x, sq_y);
+  size_t n_sk = scale_measured_gemm_points(m, false, m->threads, false, sk_x, sk_y), n_tr = 0;
   for (int i = 0; i < m->n_stream; i++) {
     const scale_measured_stream *p = &m->stream[i];
     if (p->kernel != SCALE_STREAM_TRIAD || p->threads != m->threads) continue;

@@ -132,4 +132,15 @@ double scale_trace_spread(const scale_trace *t, const char *name);
 size_t scale_trace_lane(const scale_trace *t, const char *cat, double lift, double x_per_s,
                         double *x, double *y);
 
+/** Writes the roofline points of m's GEMM runs in fp64 (else fp32) on 'threads' threads that are
+ * square (m = n = k) or, with 'square' false, not: in file order, intensity[i] their arithmetic
+ * intensity and flops_per_s[i] their measured rate (each array holds m->n_gemm points at most).
+ * Returns the points written.
+ *
+ * Units:  -> intensity [FLOP/byte], flops_per_s [FLOP/s].
+ * Book:   ch. 9, a measured roofline (ch. 1's plot with this machine's points).
+ */
+size_t scale_measured_gemm_points(const scale_measured *m, bool fp64, int threads, bool square,
+                                  double *intensity, double *flops_per_s);
+
 #endif

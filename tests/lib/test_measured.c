@@ -54,6 +54,19 @@ START_TEST(load_committed) {
   const scale_measured_gemm *p = scale_measured_gemm_find(&m, false, 1, 32, 32, 32);
   ck_assert_ptr_eq(p, &m.gemm[0]);
   ck_assert_ptr_null(scale_measured_gemm_find(&m, false, 1, 33, 32, 32));
+  /* the roofline points of one kind: fp32 single-thread squares start with the 32^3 point, and
+   * the four kinds (square or not, at one and at all threads) share out the fp32 points */
+  static double ai[SCALE_MEASURED_POINTS_MAX], fl[SCALE_MEASURED_POINTS_MAX];
+  size_t n_sq1 = scale_measured_gemm_points(&m, false, 1, true, ai, fl);
+  ck_assert(n_sq1 > 0);
+  scale_check_rel(ai[0], 32.0 / 6.0, EXACT, "FLOP/byte", "the 32^3 point first");
+  scale_check_rel(fl[0], 1.0224e11, EXACT, "FLOP/s", "its rate");
+  size_t n_fp32 = 0, n_kinds = n_sq1;
+  for (int i = 0; i < m.n_gemm; i++) n_fp32 += !m.gemm[i].fp64;
+  n_kinds += scale_measured_gemm_points(&m, false, 1, false, ai, fl);
+  n_kinds += scale_measured_gemm_points(&m, false, m.threads, true, ai, fl);
+  n_kinds += scale_measured_gemm_points(&m, false, m.threads, false, ai, fl);
+  ck_assert_uint_eq(n_kinds, n_fp32);
   /* the best rate is the largest of the matching points, checked by hand */
   double best = 0;
   for (int i = 0; i < m.n_gemm; i++)
