@@ -695,3 +695,29 @@ double scale_infer_spec_best_lookahead(double accept, double draft_cost_ratio,
   if (speedup) *speedup = isnan(best_g) ? (double)NAN : best;
   return best_g;
 }
+
+/* ---- curves the chapters draw (ch. 8) ------------------------------------------------------- */
+
+double scale_infer_frontier_curve(const scale_infer_point *pts, int n, double *lat_s,
+                                  double *tput) {
+  double last = 0.0;
+  for (int i = 0; i < n; i++) {
+    lat_s[i] = pts[i].fits ? pts[i].step_s : (double)NAN;
+    tput[i] = pts[i].fits ? pts[i].tokens_per_s_per_chip : (double)NAN;
+    if (pts[i].fits) last = pts[i].batch;
+  }
+  return last;
+}
+
+int scale_infer_decode_sweep(const scale_model *model, const scale_chip *chip,
+                             const scale_infer_config *cfg, int max_n, scale_infer_decode *out) {
+  scale_infer_config c = *cfg;
+  c.batch = 1.0; /* the largest batch does not depend on it; one sequence is always a batch */
+  scale_infer_memory mem = scale_infer_memory_eval(model, chip, &c);
+  int k = 0;
+  for (int i = 1; i <= max_n && i <= (int)mem.max_batch; i++, k++) {
+    c.batch = (double)i;
+    out[k] = scale_infer_decode_eval(model, chip, &c);
+  }
+  return k;
+}

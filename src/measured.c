@@ -202,3 +202,32 @@ double scale_trace_spread(const scale_trace *t, const char *name) {
   }
   return isinf(t_min) ? (double)NAN : t_max / t_min;
 }
+
+/* ---- a trace drawn as lanes ------------------------------------------------------------------ */
+
+size_t scale_trace_lane(const scale_trace *t, const char *cat, double lift, double x_per_s,
+                        double *x, double *y) {
+  size_t k = 0;
+  for (int i = 0; i < t->n; i++) {
+    const scale_trace_event *e = &t->ev[i];
+    if (strcmp(e->cat, cat) != 0) continue;
+    double level = e->rank + lift;
+    x[k] = e->ts_s * x_per_s, y[k++] = level;
+    x[k] = (e->ts_s + e->dur_s) * x_per_s, y[k++] = level;
+    x[k] = (double)NAN, y[k++] = (double)NAN;
+  }
+  return k;
+}
+
+size_t scale_measured_gemm_points(const scale_measured *m, bool fp64, int threads, bool square,
+                                  double *intensity, double *flops_per_s) {
+  size_t k = 0;
+  for (int i = 0; i < m->n_gemm; i++) {
+    const scale_measured_gemm *p = &m->gemm[i];
+    bool is_square = p->m == p->n && p->n == p->k;
+    if (p->fp64 != fp64 || p->threads != threads || is_square != square) continue;
+    intensity[k] = p->intensity_flops_per_byte;
+    flops_per_s[k++] = p->flops_per_s;
+  }
+  return k;
+}

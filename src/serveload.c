@@ -3,6 +3,7 @@
 
 #include <math.h>
 
+#include "internal.h"
 #include "scale/inference.h"
 #include "scale/roofline.h"
 #include "scale/transformer.h"
@@ -75,4 +76,28 @@ double scale_serveload_book_step_s(const scale_serveload *load, double batch) {
   return scale_infer_step_time_s(b, kv, n * scale_dtype_bytes(load->dtype), n,
                                  load->tp * scale_chip_flops_per_s(load->chip, load->compute),
                                  load->tp * load->chip->hbm_bytes_per_s);
+}
+
+/* ---- a copy's curve under load -------------------------------------------------------------- */
+
+scale_status scale_serveload_curve_run(scale_serveload *load, const double *rate_frac, int n,
+                                       double n_requests, scale_serveload_curve *out,
+                                       scale_diag *diag) {
+  if (n < 0 || n > SCALE_SERVELOAD_POINTS_MAX || (n > 0 && !rate_frac))
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
+                          "a curve has 0 to %d load points, not %d", SCALE_SERVELOAD_POINTS_MAX, n);
+  scale_status st = scale_serveload_run(load, INFINITY, n_requests, &out->offline, diag);
+  double rate = out->offline.request_rate_per_s;
+  if (st == SCALE_OK) st = scale_serveload_run(load, 1e-3 * rate, 50, &out->vanishing, diag);
+  for (int i = 0; i < n && st == SCALE_OK; i++)
+    st = scale_serveload_run(load, rate_frac[i] * rate, n_requests, &out->point[i], diag);
+  if (st != SCALE_OK) return st;
+  double batch = out->offline.steady_batch;
+  out->n_points = n;
+  out->prefill_s = scale_serveload_prefill_s(load);
+  out->decode1_s = scale_serveload_decode1_s(load);
+  out->book_step_s = scale_serveload_book_step_s(load, batch);
+  out->book_tokens_per_s_per_chip = fmax(1.0, round(batch)) / out->book_step_s / load->tp;
+  out->steady = scale_serveload_steady_parts(load, batch);
+  return SCALE_OK;
 }

@@ -1164,3 +1164,20 @@ bool scale_train_scaling_layout(const scale_train_problem *problem, double tp,
   scale_train_layout_map(problem->chip, n, layout);
   return scale_train_validate(problem, layout, NULL) == SCALE_OK;
 }
+
+/* ---- the scaling study of ch. 5 -------------------------------------------------------------- */
+
+void scale_train_scaling_sweep(const scale_model *model, const scale_chip *chip, double batch,
+                               double seq, double tp, double slice_chips, const double *n_chips,
+                               int n, double *step_s, double *compute_s) {
+  for (int i = 0; i < n; i++) {
+    scale_train_problem p = scale_train_problem_make(model, chip, n_chips[i], batch, seq);
+    scale_layout l;
+    scale_train_result r;
+    step_s[i] = NAN;
+    if (!scale_train_scaling_layout(&p, tp, slice_chips, &l)) continue;
+    scale_train_eval(&p, &l, &r);
+    if (r.fits) step_s[i] = r.step_time_s;
+    compute_s[i] = r.compute_time_s;
+  }
+}

@@ -44,14 +44,14 @@ static chip_numbers section_chip(chapter *ch, const scale_chip *chip) {
   n.alpha = scale_train_dp_critical_batch(n.c, n.link, 1.0);
   n.dcn = chip->dcn_bytes_per_s;
   CHAPTER_VALUES(ch, "hw",
-      {"flops", "C, bf16", n.c, "FLOP/s", SCALE_FMT_SCI},
-      {"link", "one ICI link, one way", n.link, "B/s", SCALE_FMT_SI},
-      {"w_ici", "W_ici, bidirectional", n.w_ici, "B/s", SCALE_FMT_SI},
-      {"alpha", "alpha = C / W_ici", n.alpha, "", SCALE_FMT_PLAIN},
-      {"dcn", "DCN egress per chip", n.dcn, "B/s", SCALE_FMT_SI},
-      {"hbm", "HBM", chip->hbm_bytes, "B", SCALE_FMT_SI},
-      {"axes", "ICI axes", chip->ici_n_axes, "", SCALE_FMT_PLAIN},
-      {"pod", "chips in a pod", scale_chip_pod_chips(chip), "", SCALE_FMT_PLAIN});
+      CHAPTER_V("flops", "C, bf16", n.c, "FLOP/s"),
+      CHAPTER_V("link", "one ICI link, one way", n.link, "B/s"),
+      CHAPTER_V("w_ici", "W_ici, bidirectional", n.w_ici, "B/s"),
+      CHAPTER_V("alpha", "alpha = C / W_ici", n.alpha, ""),
+      CHAPTER_V("dcn", "DCN egress per chip", n.dcn, "B/s"),
+      CHAPTER_V("hbm", "HBM", chip->hbm_bytes, "B"),
+      CHAPTER_V("axes", "ICI axes", chip->ici_n_axes, ""),
+      CHAPTER_V("pod", "chips in a pod", scale_chip_pod_chips(chip), ""));
   return n;
 }
 
@@ -84,15 +84,15 @@ static void strategy_row(chapter *ch, const scale_train_problem *p, const strate
   double flops = r->fwd_flops_per_layer + r->bwd_flops_per_layer;
   CHAPTER_VALUES(ch, s->key,
       {"flops", "  fwd + bwd FLOPs of one layer, one chip", flops, "FLOP", SCALE_FMT_SCI},
-      {"t_math", "  their time at peak",
-       flops / scale_chip_flops_per_s(p->chip, SCALE_DTYPE_BF16), "s", SCALE_FMT_TIME},
-      {"bytes", "  bytes moved per layer (fwd + bwd)", bytes, "B", SCALE_FMT_SI},
-      {"t_comms", "  their time", time_s, "s", SCALE_FMT_TIME},
-      {"ratio", "  busiest link / compute, whole step",
-       r->comms_time_s / r->compute_time_s, "", SCALE_FMT_PLAIN},
-      {"bubble", "  pipeline bubble", 100.0 * r->bubble_frac, "%", SCALE_FMT_PLAIN},
-      {"step", "  step time", r->step_time_s, "s", SCALE_FMT_TIME},
-      {"mem", "  memory per chip", r->memory_per_chip_bytes, "B", SCALE_FMT_SI});
+      CHAPTER_V("t_math", "  their time at peak",
+          flops / scale_chip_flops_per_s(p->chip, SCALE_DTYPE_BF16), "s"),
+      CHAPTER_V("bytes", "  bytes moved per layer (fwd + bwd)", bytes, "B"),
+      CHAPTER_V("t_comms", "  their time", time_s, "s"),
+      CHAPTER_V("ratio", "  busiest link / compute, whole step",
+          r->comms_time_s / r->compute_time_s, ""),
+      CHAPTER_V("bubble", "  pipeline bubble", 100.0 * r->bubble_frac, "%"),
+      CHAPTER_V("step", "  step time", r->step_time_s, "s"),
+      CHAPTER_V("mem", "  memory per chip", r->memory_per_chip_bytes, "B"));
   chapter_say(ch, "  bound: %s (%s)", scale_train_bound_name(r->bound), r->reason);
 }
 
@@ -101,11 +101,11 @@ static void section_strategies(chapter *ch, bool chk, const scale_chip *chip,
                                double batch, double seq) {
   chapter_heading(ch, "Each strategy on one slice");
   CHAPTER_VALUES(ch, "strat",
-      {"chips", "chips", n, "", SCALE_FMT_PLAIN},
-      {"batch", "batch", batch, "tokens", SCALE_FMT_PLAIN},
-      {"seq", "sequence length", seq, "tokens", SCALE_FMT_PLAIN},
-      {"n_seq", "sequences per batch", floor(batch / seq), "", SCALE_FMT_PLAIN},
-      {"per_chip", "tokens per chip", batch / n, "tokens", SCALE_FMT_PLAIN});
+      CHAPTER_V("chips", "chips", n, ""),
+      CHAPTER_V("batch", "batch", batch, "tokens"),
+      CHAPTER_V("seq", "sequence length", seq, "tokens"),
+      CHAPTER_V("n_seq", "sequences per batch", floor(batch / seq), ""),
+      CHAPTER_V("per_chip", "tokens per chip", batch / n, "tokens"));
   scale_train_problem p = scale_train_problem_make(dense, chip, n, batch, seq);
   scale_train_problem pm = scale_train_problem_make(moe, chip, n, batch, seq);
   const strategy rows[] = {
@@ -167,19 +167,18 @@ static void section_thresholds(chapter *ch, const chip_numbers *hw, const scale_
   double three = scale_train_dp_critical_batch(hw->c, hw->link, chip->ici_n_axes);
   double pod = scale_chip_pod_chips(chip);
   CHAPTER_VALUES(ch, "dp",
-      {"crit1", "DP/FSDP, one axis", one, "tokens", SCALE_FMT_PLAIN},
-      {"crit3", "DP/FSDP, three axes", three, "tokens", SCALE_FMT_PLAIN},
+      CHAPTER_V("crit1", "DP/FSDP, one axis", one, "tokens"),
+      CHAPTER_V("crit3", "DP/FSDP, three axes", three, "tokens"),
       {"pod_batch", "  times a pod", three * pod, "tokens", SCALE_FMT_SCI},
-      {"deepseek_chips", "DeepSeek-V2's 40M batch: chips",
-       scale_train_max_dp_chips(40e6, three), "", SCALE_FMT_PLAIN});
+      CHAPTER_V("deepseek_chips", "DeepSeek-V2's 40M batch: chips",
+          scale_train_max_dp_chips(40e6, three), ""));
   double chips16 = scale_train_max_dp_chips(16e6, three);
   chapter_value(ch, "dp.l70_chips", "16M batch: chips", chips16, "", SCALE_FMT_PLAIN);
   double run_flops = 6.0 * 70e9 * 15e12; /* the book's 6 x 70e9 x 15e12 */
   CHAPTER_VALUES(ch, "dp",
       {"l70_flops", "LLaMA 3 70B training FLOPs", run_flops, "FLOP", SCALE_FMT_SCI},
-      {"l70_days", "  on those chips at 50% MFU",
-       scale_train_time_s(run_flops, chips16, hw->c, 0.5) / SCALE_SECONDS_PER_DAY,
-       "days", SCALE_FMT_PLAIN});
+      CHAPTER_V("l70_days", "  on those chips at 50% MFU",
+          scale_train_time_s(run_flops, chips16, hw->c, 0.5) / SCALE_SECONDS_PER_DAY, "days"));
   scale_precision bf16 = SCALE_PRECISION_BF16_ADAM;
   CHAPTER_VALUES(ch, "dp",
       {"bytes_per_param", "weights + Adam bytes per parameter",
@@ -190,45 +189,43 @@ static void section_thresholds(chapter *ch, const chip_numbers *hw, const scale_
 
   double f70 = (double)l70->d_ff;
   CHAPTER_VALUES(ch, "tp",
-      {"l70_f", "LLaMA 3 70B F", f70, "", SCALE_FMT_PLAIN},
-      {"l70_max", "  largest compute-bound TP, one axis",
-       scale_train_tp_max_degree(f70, hw->c, hw->link, 1.0), "", SCALE_FMT_PLAIN});
+      CHAPTER_V("l70_f", "LLaMA 3 70B F", f70, ""),
+      CHAPTER_V("l70_max", "  largest compute-bound TP, one axis",
+          scale_train_tp_max_degree(f70, hw->c, hw->link, 1.0), ""));
   /* The book's "F about 50k" for Gemma 7B is its gate and up projections together. */
   CHAPTER_VALUES(ch, "tp",
-      {"gemma_f2", "Gemma 7B, 2F", 2.0 * (double)gemma->d_ff, "", SCALE_FMT_PLAIN},
-      {"gemma_max", "  largest compute-bound TP",
-       scale_train_tp_max_degree(2.0 * (double)gemma->d_ff, hw->c, hw->link, 1.0),
-       "", SCALE_FMT_PLAIN},
-      {"f_for_8", "F that 8-way TP needs", 8.0 * hw->alpha, "", SCALE_FMT_PLAIN});
+      CHAPTER_V("gemma_f2", "Gemma 7B, 2F", 2.0 * (double)gemma->d_ff, ""),
+      CHAPTER_V("gemma_max", "  largest compute-bound TP",
+          scale_train_tp_max_degree(2.0 * (double)gemma->d_ff, hw->c, hw->link, 1.0), ""),
+      CHAPTER_V("f_for_8", "F that 8-way TP needs", 8.0 * hw->alpha, ""));
 
   /* Mixed FSDP x TP, the book's 4x4x4 example. */
   double x = scale_train_fsdp_tp_x_opt(48000.0, 32768.0, 64.0, 2.0, 1.0);
   CHAPTER_VALUES(ch, "mix",
-      {"x_opt", "X_opt, N = 64, B = 48000, F = 32768", x, "", SCALE_FMT_PLAIN},
-      {"y_opt", "  Y = N / X", 64.0 / x, "", SCALE_FMT_PLAIN},
-      {"crit", "B / N floor, F = 32768",
-       scale_train_fsdp_tp_critical_batch(32768.0, hw->c, hw->link, 2.0, 1.0),
-       "tokens", SCALE_FMT_PLAIN});
+      CHAPTER_V("x_opt", "X_opt, N = 64, B = 48000, F = 32768", x, ""),
+      CHAPTER_V("y_opt", "  Y = N / X", 64.0 / x, ""),
+      CHAPTER_V("crit", "B / N floor, F = 32768",
+          scale_train_fsdp_tp_critical_batch(32768.0, hw->c, hw->link, 2.0, 1.0), "tokens"));
   double c30 = scale_train_fsdp_tp_critical_batch(30000.0, hw->c, hw->link, 2.0, 1.0);
   CHAPTER_VALUES(ch, "mix",
-      {"crit30k", "B / N floor, F = 30000", c30, "tokens", SCALE_FMT_PLAIN},
-      {"fsdp_chips_2m", "2M batch, pure FSDP: chips",
-       scale_train_max_dp_chips(2e6, three), "", SCALE_FMT_PLAIN},
-      {"mixed_chips_2m", "2M batch, FSDP x TP: chips",
-       scale_train_max_dp_chips(2e6, c30), "", SCALE_FMT_PLAIN},
-      {"two_pods", "2M batch on two pods: per chip", 2e6 / (2.0 * pod), "tokens", SCALE_FMT_PLAIN});
+      CHAPTER_V("crit30k", "B / N floor, F = 30000", c30, "tokens"),
+      CHAPTER_V("fsdp_chips_2m", "2M batch, pure FSDP: chips", scale_train_max_dp_chips(2e6, three),
+          ""),
+      CHAPTER_V("mixed_chips_2m", "2M batch, FSDP x TP: chips", scale_train_max_dp_chips(2e6, c30),
+          ""),
+      CHAPTER_V("two_pods", "2M batch on two pods: per chip", 2e6 / (2.0 * pod), "tokens"));
 
   /* Across pods over DCN. */
   CHAPTER_VALUES(ch, "dcn",
-      {"crit_book", "C / W_dcn with the book's 4.46e14",
-       scale_train_dcn_critical_batch(4.46e14, hw->dcn), "tokens", SCALE_FMT_PLAIN},
-      {"crit", "C / W_dcn with the table's C",
-       scale_train_dcn_critical_batch(hw->c, hw->dcn), "tokens", SCALE_FMT_PLAIN});
+      CHAPTER_V("crit_book", "C / W_dcn with the book's 4.46e14",
+          scale_train_dcn_critical_batch(4.46e14, hw->dcn), "tokens"),
+      CHAPTER_V("crit", "C / W_dcn with the table's C",
+          scale_train_dcn_critical_batch(hw->c, hw->dcn), "tokens"));
 
   /* MoE. */
   CHAPTER_VALUES(ch, "moe",
-      {"e", "DeepSeek-V3 E", (double)ds3->n_experts, "", SCALE_FMT_PLAIN},
-      {"k", "DeepSeek-V3 k", (double)ds3->n_experts_active, "", SCALE_FMT_PLAIN},
+      CHAPTER_V("e", "DeepSeek-V3 E", (double)ds3->n_experts, ""),
+      CHAPTER_V("k", "DeepSeek-V3 k", (double)ds3->n_experts_active, ""),
       {"crit3", "  DP threshold, three axes",
        scale_train_moe_critical_batch(three, (double)ds3->n_experts, (double)ds3->n_experts_active),
        "tokens", SCALE_FMT_PLAIN});
@@ -251,13 +248,12 @@ static void section_pipeline(chapter *ch) {
     }
   }
   CHAPTER_VALUES(ch, "pp",
-      {"inflight.gpipe", "microbatches held, GPipe, m = 64",
-       scale_train_microbatches_in_flight(SCALE_PP_GPIPE, 16.0, 64.0, 1.0), "", SCALE_FMT_PLAIN},
-      {"inflight.1f1b", "microbatches held, 1F1B, m = 64",
-       scale_train_microbatches_in_flight(SCALE_PP_1F1B, 16.0, 64.0, 1.0), "", SCALE_FMT_PLAIN},
-      {"inflight.inter", "microbatches held, interleaved v = 2, m = 64",
-       scale_train_microbatches_in_flight(SCALE_PP_INTERLEAVED, 16.0, 64.0, 2.0),
-       "", SCALE_FMT_PLAIN});
+      CHAPTER_V("inflight.gpipe", "microbatches held, GPipe, m = 64",
+          scale_train_microbatches_in_flight(SCALE_PP_GPIPE, 16.0, 64.0, 1.0), ""),
+      CHAPTER_V("inflight.1f1b", "microbatches held, 1F1B, m = 64",
+          scale_train_microbatches_in_flight(SCALE_PP_1F1B, 16.0, 64.0, 1.0), ""),
+      CHAPTER_V("inflight.inter", "microbatches held, interleaved v = 2, m = 64",
+          scale_train_microbatches_in_flight(SCALE_PP_INTERLEAVED, 16.0, 64.0, 2.0), ""));
 }
 
 static void section_zero(chapter *ch, const scale_model *m) {
@@ -303,9 +299,9 @@ static void figure_mlp(chapter *ch, bool chk, const chip_numbers *hw, const scal
   const double d = 8192.0, f = 4.0 * 8192.0, n = 4096.0;
   double axes = chip->ici_n_axes;
   CHAPTER_VALUES(ch, "fig",
-      {"d", "D", d, "", SCALE_FMT_PLAIN},
-      {"f", "F", f, "", SCALE_FMT_PLAIN},
-      {"n", "chips", n, "", SCALE_FMT_PLAIN});
+      CHAPTER_V("d", "D", d, ""),
+      CHAPTER_V("f", "F", f, ""),
+      CHAPTER_V("n", "chips", n, ""));
   static const double ys[] = {1, 2, 4, 8, 16};
   enum { N_SPLITS = sizeof ys / sizeof ys[0] };
   static double bx[N_CURVE], tm[N_CURVE], tc[N_SPLITS][N_CURVE];
@@ -368,16 +364,7 @@ static void figure_scaling(chapter *ch, bool chk, const scale_chip *chip, const 
     floor_s[i] = NAN;
   }
   for (int k = 0; k < N_TP; k++) {
-    for (int i = 0; i < N_SCALE; i++) {
-      scale_train_problem p = scale_train_problem_make(m, chip, xs[i], batch, seq);
-      scale_layout l;
-      scale_train_result r;
-      ys[k][i] = NAN;
-      if (!scale_train_scaling_layout(&p, tps[k], slice, &l)) continue;
-      scale_train_eval(&p, &l, &r);
-      if (r.fits) ys[k][i] = r.step_time_s;
-      floor_s[i] = r.compute_time_s;
-    }
+    scale_train_scaling_sweep(m, chip, batch, seq, tps[k], slice, xs, N_SCALE, ys[k], floor_s);
     if (tps[k] > 1.0)
       snprintf(labels[k], sizeof labels[k], "FSDP x TP %g", tps[k]);
     else
@@ -398,8 +385,8 @@ static void figure_scaling(chapter *ch, bool chk, const scale_chip *chip, const 
                 "pure FSDP is comms-bound and FSDP x TP 4 compute-bound at one slice");
   if (at >= 0 && at < N_SCALE) {
     CHAPTER_VALUES(ch, "scale",
-        {"fsdp_step", "FSDP step at one slice", ys[0][at], "s", SCALE_FMT_TIME},
-        {"tp4_step", "FSDP x TP 4 step at one slice", ys[1][at], "s", SCALE_FMT_TIME});
+      CHAPTER_V("fsdp_step", "FSDP step at one slice", ys[0][at], "s"),
+      CHAPTER_V("tp4_step", "FSDP x TP 4 step at one slice", ys[1][at], "s"));
   }
   scale_plot p = {.title = "LLaMA 3 70B, 4M-token batch: step time against chips (TPU v5p)",
                   .desc = "Step time of four layouts halves with each doubling of chips while "
@@ -419,16 +406,16 @@ static void section_q3(chapter *ch, bool chk, const scale_chip *chip, const chip
   chapter_heading(ch, "Question 3: LLaMA 2 13B, 3M tokens of 32k sequences on 4096 chips");
   const double n = 4096.0, batch = 3e6, seq = 32768.0, f = (double)m->d_ff;
   CHAPTER_VALUES(ch, "q3",
-      {"seqs", "sequences", floor(batch / seq), "", SCALE_FMT_PLAIN},
-      {"hbm_total", "HBM of the slice", n * chip->hbm_bytes, "B", SCALE_FMT_SI},
-      {"per_chip", "tokens per chip", batch / n, "tokens", SCALE_FMT_PLAIN},
-      {"fsdp_min", "FSDP needs at least",
-       n * hw->alpha / chip->ici_n_axes, "tokens", SCALE_FMT_SCI},
-      {"mixed_crit", "FSDP x TP floor per chip",
-       scale_train_fsdp_tp_critical_batch(f, hw->c, hw->link, 2.0, 1.0), "tokens", SCALE_FMT_PLAIN},
-      {"x_opt", "X_opt", scale_train_fsdp_tp_x_opt(batch, f, n, 2.0, 1.0), "", SCALE_FMT_PLAIN},
-      {"step_book", "6 B N / (chips C 0.4), N = 13e9",
-       scale_train_time_s(6.0 * batch * 13e9, n, 4.6e14, 0.4), "s", SCALE_FMT_TIME});
+      CHAPTER_V("seqs", "sequences", floor(batch / seq), ""),
+      CHAPTER_V("hbm_total", "HBM of the slice", n * chip->hbm_bytes, "B"),
+      CHAPTER_V("per_chip", "tokens per chip", batch / n, "tokens"),
+      {"fsdp_min", "FSDP needs at least", n * hw->alpha / chip->ici_n_axes, "tokens",
+       SCALE_FMT_SCI},
+      CHAPTER_V("mixed_crit", "FSDP x TP floor per chip",
+          scale_train_fsdp_tp_critical_batch(f, hw->c, hw->link, 2.0, 1.0), "tokens"),
+      CHAPTER_V("x_opt", "X_opt", scale_train_fsdp_tp_x_opt(batch, f, n, 2.0, 1.0), ""),
+      CHAPTER_V("step_book", "6 B N / (chips C 0.4), N = 13e9",
+          scale_train_time_s(6.0 * batch * 13e9, n, 4.6e14, 0.4), "s"));
 
   /* The book's suggestion: TP subrings of 4, FSDP over batch and sequence. */
   scale_train_problem p = scale_train_problem_make(m, chip, n, batch, seq);
@@ -437,10 +424,9 @@ static void section_q3(chapter *ch, bool chk, const scale_chip *chip, const chip
   scale_train_result rb;
   if (!chapter_train_eval(ch, &p, &book, &rb)) return;
   CHAPTER_VALUES(ch, "q3",
-      {"book.step", "FSDP 64 x CP 16 x TP 4: step", rb.step_time_s, "s", SCALE_FMT_TIME},
-      {"book.ratio", "  busiest link / compute",
-       rb.comms_time_s / rb.compute_time_s, "", SCALE_FMT_PLAIN},
-      {"book.mfu", "  MFU", 100.0 * rb.mfu, "%", SCALE_FMT_PLAIN});
+      CHAPTER_V("book.step", "FSDP 64 x CP 16 x TP 4: step", rb.step_time_s, "s"),
+      CHAPTER_V("book.ratio", "  busiest link / compute", rb.comms_time_s / rb.compute_time_s, ""),
+      CHAPTER_V("book.mfu", "  MFU", 100.0 * rb.mfu, "%"));
   /* the same layout priced by the calibrated step model (appendix 14), beside the roofline */
   chapter_calibrated_gap(ch, "q3.book", &p, &book);
   scale_layout pure = scale_layout_default();
@@ -464,8 +450,8 @@ static void section_q3(chapter *ch, bool chk, const scale_chip *chip, const chip
   chapter_say(ch, "why: %s", scale_plan_explain(&rep, why, sizeof why));
   const scale_train_result *best = &rep.ranked[0].result;
   CHAPTER_VALUES(ch, "plan",
-      {"compute", "best: compute time", best->compute_time_s, "s", SCALE_FMT_TIME},
-      {"vs_book", "book's layout / best", rb.step_time_s / best->step_time_s, "", SCALE_FMT_PLAIN});
+      CHAPTER_V("compute", "best: compute time", best->compute_time_s, "s"),
+      CHAPTER_V("vs_book", "book's layout / best", rb.step_time_s / best->step_time_s, ""));
   chapter_claim(ch, chk, best->bound == SCALE_TRAIN_BOUND_COMPUTE, "the best is compute-bound");
   chapter_claim(ch, chk, rep.ranked[0].layout.remat == SCALE_REMAT_NONE,
                 "the best keeps every activation");

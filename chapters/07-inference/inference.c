@@ -29,24 +29,16 @@
 static void section_linear(chapter *ch, const scale_chip *c, const scale_chip *h100) {
   chapter_heading(ch, "Linear operations: the critical batch");
   CHAPTER_VALUES(ch, "chip",
-      {"flops_per_s", "bf16 peak",
-       scale_chip_flops_per_s(c, SCALE_DTYPE_BF16), "FLOP/s", SCALE_FMT_SCI},
-      {"int8_flops_per_s", "int8 peak",
-       scale_chip_flops_per_s(c, SCALE_DTYPE_INT8), "OP/s", SCALE_FMT_SCI},
-      {"hbm_bytes_per_s", "HBM bandwidth", c->hbm_bytes_per_s, "B/s", SCALE_FMT_SI});
-  CHAPTER_VALUES(ch, "bcrit",
-      {"bf16", "bf16 weights, bf16 FLOPs",
-       scale_roofline_critical_batch(c, SCALE_DTYPE_BF16, SCALE_DTYPE_BF16),
-       "tokens", SCALE_FMT_PLAIN},
-      {"int8w", "int8 weights, bf16 FLOPs",
-       scale_roofline_critical_batch(c, SCALE_DTYPE_INT8, SCALE_DTYPE_BF16),
-       "tokens", SCALE_FMT_PLAIN},
-      {"int8", "int8 weights, int8 OPs",
-       scale_roofline_critical_batch(c, SCALE_DTYPE_INT8, SCALE_DTYPE_INT8),
-       "tokens", SCALE_FMT_PLAIN},
-      {"h100", "H100 SXM, bf16",
-       scale_roofline_critical_batch(h100, SCALE_DTYPE_BF16, SCALE_DTYPE_BF16),
-       "tokens", SCALE_FMT_PLAIN});
+      CHAPTER_V("flops_per_s", "bf16 peak", scale_chip_flops_per_s(c, SCALE_DTYPE_BF16), "FLOP/s"),
+      {"int8_flops_per_s", "int8 peak", scale_chip_flops_per_s(c, SCALE_DTYPE_INT8), "OP/s",
+       SCALE_FMT_SCI},
+      CHAPTER_V("hbm_bytes_per_s", "HBM bandwidth", c->hbm_bytes_per_s, "B/s"));
+  static const char *const labels[3] = {"bf16 weights, bf16 FLOPs", "int8 weights, bf16 FLOPs",
+                                         "int8 weights, int8 OPs"};
+  chapter_critical_batches(ch, c, labels);
+  chapter_value(ch, "bcrit.h100", "H100 SXM, bf16",
+                scale_roofline_critical_batch(h100, SCALE_DTYPE_BF16, SCALE_DTYPE_BF16), "tokens",
+                SCALE_FMT_PLAIN);
 }
 
 /** Intensity of dot-product attention in prefill and generation, MHA and GQA. */
@@ -56,9 +48,8 @@ static void section_attention(chapter *ch, const scale_chip *c, const scale_mode
   double bc = scale_roofline_critical_batch(c, SCALE_DTYPE_BF16, SCALE_DTYPE_BF16);
   /* MHA prefill intensity is T/2: compute-bound once T/2 exceeds the critical intensity. */
   CHAPTER_VALUES(ch, "attn",
-      {"prefill_min_tokens", "prefill attention compute-bound above",
-       2.0 * bc, "tokens", SCALE_FMT_PLAIN},
-      {"context", "context", context, "tokens", SCALE_FMT_PLAIN});
+      CHAPTER_V("prefill_min_tokens", "prefill attention compute-bound above", 2.0 * bc, "tokens"),
+      CHAPTER_V("context", "context", context, "tokens"));
   chapter_value(ch, "attn.mha_prefill", "MHA prefill intensity",
                 scale_transformer_attention_intensity_flops_per_byte(mha, context, context,
                                                                      SCALE_DTYPE_BF16),
@@ -67,8 +58,8 @@ static void section_attention(chapter *ch, const scale_chip *c, const scale_mode
       {"mha_decode", "MHA generation intensity",
        scale_transformer_attention_intensity_flops_per_byte(mha, 1.0, context, SCALE_DTYPE_BF16),
        "FLOP/byte", SCALE_FMT_PLAIN},
-      {"gqa_group", "GQA group N/K (LLaMA 3 70B)",
-       (double)gqa->n_heads / (double)gqa->n_kv_heads, "", SCALE_FMT_PLAIN},
+      CHAPTER_V("gqa_group", "GQA group N/K (LLaMA 3 70B)",
+          (double)gqa->n_heads / (double)gqa->n_kv_heads, ""),
       {"gqa_decode", "GQA generation intensity",
        scale_transformer_attention_intensity_flops_per_byte(gqa, 1.0, context, SCALE_DTYPE_BF16),
        "FLOP/byte", SCALE_FMT_PLAIN});
@@ -95,18 +86,18 @@ static void section_pop_quiz(chapter *ch, const scale_chip *c) {
   double w = n * c->hbm_bytes_per_s, f = n * scale_chip_flops_per_s(c, SCALE_DTYPE_BF16);
   CHAPTER_VALUES(ch, "quiz",
       {"params", "parameters (int8: as many bytes)", n_params, "", SCALE_FMT_SCI},
-      {"kv_per_token", "KV per token", kv_tok, "B", SCALE_FMT_SI},
-      {"context", "context", ctx, "tokens", SCALE_FMT_PLAIN},
-      {"chips", "chips", n, "", SCALE_FMT_PLAIN},
-      {"kv_per_seq", "KV per sequence", kv_seq, "B", SCALE_FMT_SI});
+      CHAPTER_V("kv_per_token", "KV per token", kv_tok, "B"),
+      CHAPTER_V("context", "context", ctx, "tokens"),
+      CHAPTER_V("chips", "chips", n, ""),
+      CHAPTER_V("kv_per_seq", "KV per sequence", kv_seq, "B"));
   double t4 = book_step_s(4, kv_seq, n_params, n_params, f, w);
   double t256 = book_step_s(256, kv_seq, n_params, n_params, f, w);
   CHAPTER_VALUES(ch, "quiz",
-      {"t4_s", "step, batch 4", t4, "s", SCALE_FMT_TIME},
-      {"t256_s", "step, batch 256", t256, "s", SCALE_FMT_TIME},
-      {"t256_kv_s", "of which KV loading", 256 * kv_seq / w, "s", SCALE_FMT_TIME},
-      {"t256_flops_s", "of which matmul FLOPs", 2 * 256 * n_params / f, "s", SCALE_FMT_TIME},
-      {"t256_params_s", "weight loading (hidden by FLOPs)", n_params / w, "s", SCALE_FMT_TIME});
+      CHAPTER_V("t4_s", "step, batch 4", t4, "s"),
+      CHAPTER_V("t256_s", "step, batch 256", t256, "s"),
+      CHAPTER_V("t256_kv_s", "of which KV loading", 256 * kv_seq / w, "s"),
+      CHAPTER_V("t256_flops_s", "of which matmul FLOPs", 2 * 256 * n_params / f, "s"),
+      CHAPTER_V("t256_params_s", "weight loading (hidden by FLOPs)", n_params / w, "s"));
   /* Cross-check: the library's formula gives the same. */
   double lib = scale_infer_step_time_s(256, kv_seq, n_params, n_params, f, w);
   chapter_claim(ch, true, fabs(lib - t256) <= 1e-12 * t256,
@@ -119,29 +110,29 @@ static void section_memory(chapter *ch, const scale_model *m, double context) {
   chapter_model_dims(ch, "m", m, false);
   double L = (double)m->n_layers;
   CHAPTER_VALUES(ch, "m",
-      {"mlp_params", "MLP parameters, all layers",
-       L * scale_transformer_n_mlp_params(m), "", SCALE_FMT_SCI},
+      {"mlp_params", "MLP parameters, all layers", L * scale_transformer_n_mlp_params(m), "",
+       SCALE_FMT_SCI},
       {"attn_params", "attention parameters, all layers",
        L * scale_transformer_n_attention_params(m), "", SCALE_FMT_SCI},
       {"norm_params", "norm parameters",
        L * scale_transformer_n_norm_params(m) + (double)m->d_model, "", SCALE_FMT_SCI},
-      {"embed_params", "embedding parameters",
-       scale_transformer_n_embedding_params(m), "", SCALE_FMT_SCI});
+      {"embed_params", "embedding parameters", scale_transformer_n_embedding_params(m), "",
+       SCALE_FMT_SCI});
   double n_params = scale_transformer_n_params(m);
   chapter_value(ch, "m.params", "total parameters", n_params, "", SCALE_FMT_SCI);
   double wbytes = n_params * scale_dtype_bytes(SCALE_DTYPE_BF16);
   CHAPTER_VALUES(ch, "m",
-      {"weight_bytes", "bf16 weights", wbytes, "B", SCALE_FMT_SI},
-      {"kv_per_token", "bf16 KV per token",
-       scale_transformer_kv_bytes_per_token(m, SCALE_DTYPE_BF16), "B", SCALE_FMT_SI});
+      CHAPTER_V("weight_bytes", "bf16 weights", wbytes, "B"),
+      CHAPTER_V("kv_per_token", "bf16 KV per token",
+          scale_transformer_kv_bytes_per_token(m, SCALE_DTYPE_BF16), "B"));
   double kv_seq = scale_transformer_kv_bytes(m, context, SCALE_DTYPE_BF16);
   CHAPTER_VALUES(ch, "m",
-      {"context", "context", context, "tokens", SCALE_FMT_PLAIN},
-      {"kv_per_seq", "bf16 KV of one sequence", kv_seq, "B", SCALE_FMT_SI},
-      {"kv_dominates_batch", "sequences whose KV equals the weights",
-       scale_infer_kv_dominates_batch(wbytes, kv_seq), "", SCALE_FMT_PLAIN},
-      {"activation_bytes", "one bf16 activation of a full-context prefill",
-       context * (double)m->d_model * scale_dtype_bytes(SCALE_DTYPE_BF16), "B", SCALE_FMT_SI});
+      CHAPTER_V("context", "context", context, "tokens"),
+      CHAPTER_V("kv_per_seq", "bf16 KV of one sequence", kv_seq, "B"),
+      CHAPTER_V("kv_dominates_batch", "sequences whose KV equals the weights",
+          scale_infer_kv_dominates_batch(wbytes, kv_seq), ""),
+      CHAPTER_V("activation_bytes", "one bf16 activation of a full-context prefill",
+          context * (double)m->d_model * scale_dtype_bytes(SCALE_DTYPE_BF16), "B"));
 }
 
 static const double table_batches[] = {1, 8, 16, 32, 64, 240};
@@ -156,9 +147,9 @@ static void section_tables(chapter *ch, const scale_chip *c, const scale_model *
   double w = n * c->hbm_bytes_per_s, f = n * scale_chip_flops_per_s(c, SCALE_DTYPE_BF16);
   double hbm = n * c->hbm_bytes;
   CHAPTER_VALUES(ch, "t",
-      {"chips", "chips", n, "", SCALE_FMT_PLAIN},
-      {"hbm_bytes", "total HBM", hbm, "B", SCALE_FMT_SI},
-      {"hbm_bytes_per_s", "total HBM bandwidth", w, "B/s", SCALE_FMT_SI},
+      CHAPTER_V("chips", "chips", n, ""),
+      CHAPTER_V("hbm_bytes", "total HBM", hbm, "B"),
+      CHAPTER_V("hbm_bytes_per_s", "total HBM bandwidth", w, "B/s"),
       {"flops_per_s", "total bf16 FLOP/s", f, "FLOP/s", SCALE_FMT_SI});
   const char *stem[2] = {"t", "t5"};
   for (int k = 0; k < 2; k++) {
@@ -191,26 +182,26 @@ static void section_tricks(chapter *ch, const scale_model *m, const scale_model 
   double mha_tok = scale_transformer_kv_bytes_per_token(m, SCALE_DTYPE_BF16);
   double gqa_tok = scale_transformer_kv_bytes_per_token(&gqa, SCALE_DTYPE_BF16);
   CHAPTER_VALUES(ch, "kv",
-      {"mha_per_token", "MHA, bf16", mha_tok, "B", SCALE_FMT_SI},
-      {"gqa_per_token", "GQA with 8 KV heads, bf16", gqa_tok, "B", SCALE_FMT_SI},
-      {"mqa_per_token", "MQA (one KV head), bf16",
-       scale_transformer_kv_bytes_per_token(&mqa, SCALE_DTYPE_BF16), "B", SCALE_FMT_SI},
-      {"gqa_int8_per_token", "GQA, int8",
-       scale_transformer_kv_bytes_per_token(&gqa, SCALE_DTYPE_INT8), "B", SCALE_FMT_SI},
-      {"gqa_int4_per_token", "GQA, int4",
-       scale_transformer_kv_bytes_per_token(&gqa, SCALE_DTYPE_INT4), "B", SCALE_FMT_SI},
-      {"long_context", "long context", long_context, "tokens", SCALE_FMT_PLAIN},
-      {"window", "local window", window, "tokens", SCALE_FMT_PLAIN},
-      {"local_pct", "local layers", 100.0 * local_frac, "%", SCALE_FMT_PLAIN});
+      CHAPTER_V("mha_per_token", "MHA, bf16", mha_tok, "B"),
+      CHAPTER_V("gqa_per_token", "GQA with 8 KV heads, bf16", gqa_tok, "B"),
+      CHAPTER_V("mqa_per_token", "MQA (one KV head), bf16",
+          scale_transformer_kv_bytes_per_token(&mqa, SCALE_DTYPE_BF16), "B"),
+      CHAPTER_V("gqa_int8_per_token", "GQA, int8",
+          scale_transformer_kv_bytes_per_token(&gqa, SCALE_DTYPE_INT8), "B"),
+      CHAPTER_V("gqa_int4_per_token", "GQA, int4",
+          scale_transformer_kv_bytes_per_token(&gqa, SCALE_DTYPE_INT4), "B"),
+      CHAPTER_V("long_context", "long context", long_context, "tokens"),
+      CHAPTER_V("window", "local window", window, "tokens"),
+      CHAPTER_V("local_pct", "local layers", 100.0 * local_frac, "%"));
   double mha_seq = scale_transformer_kv_bytes(m, long_context, SCALE_DTYPE_BF16);
   double gqa8_seq = scale_transformer_kv_bytes(&gqa, long_context, SCALE_DTYPE_INT8);
   double local_seq =
       scale_infer_local_kv_bytes(&gqa, SCALE_DTYPE_INT8, long_context, local_frac, window);
   CHAPTER_VALUES(ch, "kv",
-      {"mha_seq", "MHA bf16, one long sequence", mha_seq, "B", SCALE_FMT_SI},
-      {"gqa_int8_seq", "GQA int8, one long sequence", gqa8_seq, "B", SCALE_FMT_SI},
-      {"local_seq", "GQA int8 with local layers", local_seq, "B", SCALE_FMT_SI},
-      {"combined_factor", "reduction over MHA bf16", mha_seq / local_seq, "x", SCALE_FMT_PLAIN});
+      CHAPTER_V("mha_seq", "MHA bf16, one long sequence", mha_seq, "B"),
+      CHAPTER_V("gqa_int8_seq", "GQA int8, one long sequence", gqa8_seq, "B"),
+      CHAPTER_V("local_seq", "GQA int8 with local layers", local_seq, "B"),
+      CHAPTER_V("combined_factor", "reduction over MHA bf16", mha_seq / local_seq, "x"));
   /* Ragged reads: a batch of sequences whose lengths are spread evenly up to the allocated
    * maximum reads half the bytes a padded kernel reads. */
   chapter_value(ch, "kv.ragged_frac", "ragged read / padded read, uniform lengths", 0.5, "",
@@ -227,14 +218,14 @@ static void section_sharding(chapter *ch, const scale_chip *c, const scale_model
   double alpha = scale_chip_ici_intensity(c, SCALE_DTYPE_BF16);
   double beta = scale_infer_beta(c);
   CHAPTER_VALUES(ch, "dist",
-      {"alpha", "C / W_ici", alpha, "FLOP/byte", SCALE_FMT_PLAIN},
-      {"prefill_max_tp", "prefill: useful TP on one axis, table model",
-       scale_infer_max_tp_compute_bound((double)m->d_ff, 1.0, alpha), "", SCALE_FMT_PLAIN},
-      {"beta", "beta = W_hbm / W_ici", beta, "", SCALE_FMT_PLAIN},
-      {"book_max_tp", "F 16384, B 32, beta 8",
-       scale_infer_max_tp_memory_bound(16384, 32, 8), "", SCALE_FMT_PLAIN},
-      {"max_tp", "same with the chip's beta",
-       scale_infer_max_tp_memory_bound(16384, 32, beta), "", SCALE_FMT_PLAIN});
+      CHAPTER_V("alpha", "C / W_ici", alpha, "FLOP/byte"),
+      CHAPTER_V("prefill_max_tp", "prefill: useful TP on one axis, table model",
+          scale_infer_max_tp_compute_bound((double)m->d_ff, 1.0, alpha), ""),
+      CHAPTER_V("beta", "beta = W_hbm / W_ici", beta, ""),
+      CHAPTER_V("book_max_tp", "F 16384, B 32, beta 8",
+          scale_infer_max_tp_memory_bound(16384, 32, 8), ""),
+      CHAPTER_V("max_tp", "same with the chip's beta",
+          scale_infer_max_tp_memory_bound(16384, 32, beta), ""));
   /* KV sharding: LLaMA 3 70B (K = 8) on 16 chips, batch 32, int8 weights and KV. */
   scale_infer_config cfg = scale_infer_config_default(16, 32, 8192);
   cfg.weight_dtype = cfg.kv_dtype = SCALE_DTYPE_INT8;
@@ -244,26 +235,25 @@ static void section_sharding(chapter *ch, const scale_chip *c, const scale_model
   scale_infer_decode heads = scale_infer_decode_eval(l3, c, &cfg);
   scale_infer_memory heads_mem = scale_infer_memory_eval(l3, c, &cfg);
   CHAPTER_VALUES(ch, "kvs",
-      {"full_kv_per_chip", "KV per chip, heads then batch",
-       full_mem.kv_bytes_per_chip, "B", SCALE_FMT_SI},
-      {"heads_kv_per_chip", "KV per chip, heads only",
-       heads_mem.kv_bytes_per_chip, "B", SCALE_FMT_SI},
-      {"full_t_kv_s", "KV loading, heads then batch", full.t_kv_s, "s", SCALE_FMT_TIME},
-      {"heads_t_kv_s", "KV loading, heads only", heads.t_kv_s, "s", SCALE_FMT_TIME},
-      {"full_t_ici_s", "collectives, heads then batch", full.t_ici_s, "s", SCALE_FMT_TIME},
-      {"heads_t_ici_s", "collectives, heads only", heads.t_ici_s, "s", SCALE_FMT_TIME},
-      {"full_step_s", "step, heads then batch", full.step_s, "s", SCALE_FMT_TIME},
-      {"heads_step_s", "step, heads only", heads.step_s, "s", SCALE_FMT_TIME});
+      CHAPTER_V("full_kv_per_chip", "KV per chip, heads then batch", full_mem.kv_bytes_per_chip,
+          "B"),
+      CHAPTER_V("heads_kv_per_chip", "KV per chip, heads only", heads_mem.kv_bytes_per_chip, "B"),
+      CHAPTER_V("full_t_kv_s", "KV loading, heads then batch", full.t_kv_s, "s"),
+      CHAPTER_V("heads_t_kv_s", "KV loading, heads only", heads.t_kv_s, "s"),
+      CHAPTER_V("full_t_ici_s", "collectives, heads then batch", full.t_ici_s, "s"),
+      CHAPTER_V("heads_t_ici_s", "collectives, heads only", heads.t_ici_s, "s"),
+      CHAPTER_V("full_step_s", "step, heads then batch", full.step_s, "s"),
+      CHAPTER_V("heads_step_s", "step, heads only", heads.step_s, "s"));
   /* Appendix C: latency-bound collectives. */
   double link = c->ici_link_bytes_per_s, hop = c->ici_hop_latency_s;
   CHAPTER_VALUES(ch, "lat",
-      {"link_bytes_per_s", "one-way ICI link", link, "B/s", SCALE_FMT_SI},
-      {"hop_s", "hop latency", hop, "s", SCALE_FMT_TIME},
-      {"bytes_8way", "8-way buffer below which latency binds", 8 * link * hop, "B", SCALE_FMT_SI},
-      {"bytes_per_tp", "bytes per way of TP (W x T_hop)", link * hop, "B", SCALE_FMT_SI},
-      {"act_bytes", "int8 activations, B 16, D 8192", 16.0 * 8192.0, "B", SCALE_FMT_SI},
-      {"min_tp", "TP above which they are latency-bound",
-       scale_infer_latency_bound_tp(16, 8192, 1, link, hop), "", SCALE_FMT_PLAIN});
+      CHAPTER_V("link_bytes_per_s", "one-way ICI link", link, "B/s"),
+      CHAPTER_V("hop_s", "hop latency", hop, "s"),
+      CHAPTER_V("bytes_8way", "8-way buffer below which latency binds", 8 * link * hop, "B"),
+      CHAPTER_V("bytes_per_tp", "bytes per way of TP (W x T_hop)", link * hop, "B"),
+      CHAPTER_V("act_bytes", "int8 activations, B 16, D 8192", 16.0 * 8192.0, "B"),
+      CHAPTER_V("min_tp", "TP above which they are latency-bound",
+          scale_infer_latency_bound_tp(16, 8192, 1, link, hop), ""));
 }
 
 /** Prefix caching: the prefill time a cached prefix saves. */
@@ -273,14 +263,14 @@ static void section_engine(chapter *ch, const scale_chip *c, const scale_model *
   double f = 16 * scale_chip_flops_per_s(c, SCALE_DTYPE_BF16);
   const double prompt = 8192, cached = 6144;
   CHAPTER_VALUES(ch, "prefix",
-      {"prompt", "prompt", prompt, "tokens", SCALE_FMT_PLAIN},
-      {"cached", "tokens found in the cache", cached, "tokens", SCALE_FMT_PLAIN},
-      {"full_s", "prefill of the whole prompt",
-       scale_infer_prefill_time_s(n_params, prompt, f, 0.4), "s", SCALE_FMT_TIME},
-      {"rest_s", "prefill of the new tokens only",
-       scale_infer_prefill_time_s(n_params, prompt - cached, f, 0.4), "s", SCALE_FMT_TIME},
-      {"kv_bytes", "int8 KV cache to keep for the prefix",
-       scale_transformer_kv_bytes(l3, cached, SCALE_DTYPE_INT8), "B", SCALE_FMT_SI});
+      CHAPTER_V("prompt", "prompt", prompt, "tokens"),
+      CHAPTER_V("cached", "tokens found in the cache", cached, "tokens"),
+      CHAPTER_V("full_s", "prefill of the whole prompt",
+          scale_infer_prefill_time_s(n_params, prompt, f, 0.4), "s"),
+      CHAPTER_V("rest_s", "prefill of the new tokens only",
+          scale_infer_prefill_time_s(n_params, prompt - cached, f, 0.4), "s"),
+      CHAPTER_V("kv_bytes", "int8 KV cache to keep for the prefix",
+          scale_transformer_kv_bytes(l3, cached, SCALE_DTYPE_INT8), "B"));
 }
 
 /** The chapter's invented model (LLaMA 2 13B-like): L 64, D 4096, F 16384, N 32, K 8, H 256,
@@ -300,34 +290,33 @@ static void section_problems(chapter *ch, const scale_chip *c) {
   /* Q1 */
   CHAPTER_VALUES(ch, "q1",
       {"params", "parameters", n_params, "", SCALE_FMT_SCI},
-      {"kv_int8", "KV per token, int8",
-       scale_transformer_kv_bytes_per_token(&m, SCALE_DTYPE_INT8), "B", SCALE_FMT_SI},
-      {"kv_bf16", "KV per token, bf16",
-       scale_transformer_kv_bytes_per_token(&m, SCALE_DTYPE_BF16), "B", SCALE_FMT_SI});
+      CHAPTER_V("kv_int8", "KV per token, int8",
+          scale_transformer_kv_bytes_per_token(&m, SCALE_DTYPE_INT8), "B"),
+      CHAPTER_V("kv_bf16", "KV per token, bf16",
+          scale_transformer_kv_bytes_per_token(&m, SCALE_DTYPE_BF16), "B"));
   /* Q2: int8 everything on a 4x4. */
   double free_bytes = hbm16 - n_params;
   double kv = scale_transformer_kv_bytes_per_token(&m, SCALE_DTYPE_INT8);
   CHAPTER_VALUES(ch, "q2",
-      {"hbm_bytes", "HBM of a 4x4", hbm16, "B", SCALE_FMT_SI},
-      {"free_bytes", "left after int8 weights", free_bytes, "B", SCALE_FMT_SI},
-      {"tokens", "KV tokens that fit",
-       scale_infer_max_batch(free_bytes, kv), "tokens", SCALE_FMT_PLAIN},
-      {"batch_8k", "8k sequences that fit",
-       scale_infer_max_batch(free_bytes, kv * 8192), "", SCALE_FMT_PLAIN});
+      CHAPTER_V("hbm_bytes", "HBM of a 4x4", hbm16, "B"),
+      CHAPTER_V("free_bytes", "left after int8 weights", free_bytes, "B"),
+      CHAPTER_V("tokens", "KV tokens that fit", scale_infer_max_batch(free_bytes, kv), "tokens"),
+      CHAPTER_V("batch_8k", "8k sequences that fit", scale_infer_max_batch(free_bytes, kv * 8192),
+          ""));
   scale_model mq = m;
   mq.n_kv_heads = 1;
   double kv1 = scale_transformer_kv_bytes_per_token(&mq, SCALE_DTYPE_INT8);
   CHAPTER_VALUES(ch, "q2",
-      {"tokens_k1", "KV tokens with one KV head",
-       scale_infer_max_batch(free_bytes, kv1), "tokens", SCALE_FMT_PLAIN},
-      {"batch_8k_k1", "8k sequences with one KV head",
-       scale_infer_max_batch(free_bytes, kv1 * 8192), "", SCALE_FMT_PLAIN});
+      CHAPTER_V("tokens_k1", "KV tokens with one KV head", scale_infer_max_batch(free_bytes, kv1),
+          "tokens"),
+      CHAPTER_V("batch_8k_k1", "8k sequences with one KV head",
+          scale_infer_max_batch(free_bytes, kv1 * 8192), ""));
   /* The book's own question: 128k-token sequences, "128k" read as 128e3 tokens as it does. */
   CHAPTER_VALUES(ch, "q2",
-      {"batch_128k", "128k sequences that fit",
-       scale_infer_max_batch(free_bytes, kv * 128e3), "", SCALE_FMT_PLAIN},
-      {"batch_128k_k1", "128k sequences with one KV head",
-       scale_infer_max_batch(free_bytes, kv1 * 128e3), "", SCALE_FMT_PLAIN});
+      CHAPTER_V("batch_128k", "128k sequences that fit",
+          scale_infer_max_batch(free_bytes, kv * 128e3), ""),
+      CHAPTER_V("batch_128k_k1", "128k sequences with one KV head",
+          scale_infer_max_batch(free_bytes, kv1 * 128e3), ""));
   /* Q3 */
   chapter_value(ch, "q3.step_s", "loading the int8 weights over 16 chips",
                 scale_infer_min_step_time_s(0, 0, n_params, w16), "s", SCALE_FMT_TIME);
@@ -339,32 +328,30 @@ static void section_problems(chapter *ch, const scale_chip *c) {
   moe.d_ff = 0;
   CHAPTER_VALUES(ch, "q5",
       {"params", "MoE parameters", scale_transformer_n_params(&moe), "", SCALE_FMT_SCI},
-      {"active_params", "active per token",
-       scale_transformer_n_active_params(&moe), "", SCALE_FMT_SCI},
-      {"critical_batch", "critical batch, int8 weights bf16 FLOPs",
-       scale_infer_moe_critical_batch(&moe, c, SCALE_DTYPE_INT8, SCALE_DTYPE_BF16),
-       "tokens", SCALE_FMT_PLAIN},
-      {"critical_batch_bf16", "critical batch, bf16 weights and FLOPs",
-       scale_infer_moe_critical_batch(&moe, c, SCALE_DTYPE_BF16, SCALE_DTYPE_BF16),
-       "tokens", SCALE_FMT_PLAIN},
-      {"kv_int8", "KV per token (unchanged)",
-       scale_transformer_kv_bytes_per_token(&moe, SCALE_DTYPE_INT8), "B", SCALE_FMT_SI},
+      {"active_params", "active per token", scale_transformer_n_active_params(&moe), "",
+       SCALE_FMT_SCI},
+      CHAPTER_V("critical_batch", "critical batch, int8 weights bf16 FLOPs",
+          scale_infer_moe_critical_batch(&moe, c, SCALE_DTYPE_INT8, SCALE_DTYPE_BF16), "tokens"),
+      CHAPTER_V("critical_batch_bf16", "critical batch, bf16 weights and FLOPs",
+          scale_infer_moe_critical_batch(&moe, c, SCALE_DTYPE_BF16, SCALE_DTYPE_BF16), "tokens"),
+      CHAPTER_V("kv_int8", "KV per token (unchanged)",
+          scale_transformer_kv_bytes_per_token(&moe, SCALE_DTYPE_INT8), "B"),
       {"flops_per_token", "forward FLOPs per token, matmuls",
        2.0 * scale_transformer_n_active_params(&moe), "FLOP", SCALE_FMT_SCI});
   /* Q6 (the book gives no answer): int8 MoE weights on an 8x16, smallest slice. */
   double moe_bytes = scale_transformer_n_params(&moe);
   CHAPTER_VALUES(ch, "q6",
-      {"load_s", "int8 MoE weights over 128 chips",
-       scale_infer_min_step_time_s(0, 0, moe_bytes, 128 * c->hbm_bytes_per_s), "s", SCALE_FMT_TIME},
-      {"free_per_chip", "HBM left per chip", c->hbm_bytes - moe_bytes / 128.0, "B", SCALE_FMT_SI},
-      {"min_slice", "smallest power-of-two slice",
-       scale_infer_min_slice_chips(moe_bytes, c->hbm_bytes), "chips", SCALE_FMT_PLAIN});
+      CHAPTER_V("load_s", "int8 MoE weights over 128 chips",
+          scale_infer_min_step_time_s(0, 0, moe_bytes, 128 * c->hbm_bytes_per_s), "s"),
+      CHAPTER_V("free_per_chip", "HBM left per chip", c->hbm_bytes - moe_bytes / 128.0, "B"),
+      CHAPTER_V("min_slice", "smallest power-of-two slice",
+          scale_infer_min_slice_chips(moe_bytes, c->hbm_bytes), "chips"));
   /* Q7 */
   CHAPTER_VALUES(ch, "q7",
-      {"min_chips", "2-D beats 1-D above (F = 4D, three axes)",
-       scale_infer_ws2d_min_chips(8192, 4 * 8192, 3), "chips", SCALE_FMT_PLAIN},
-      {"min_chips_l3", "same for F = 3.5 D (LLaMA 3 70B)",
-       scale_infer_ws2d_min_chips(8192, 28672, 3), "chips", SCALE_FMT_PLAIN});
+      CHAPTER_V("min_chips", "2-D beats 1-D above (F = 4D, three axes)",
+          scale_infer_ws2d_min_chips(8192, 4 * 8192, 3), "chips"),
+      CHAPTER_V("min_chips_l3", "same for F = 3.5 D (LLaMA 3 70B)",
+          scale_infer_ws2d_min_chips(8192, 28672, 3), "chips"));
 }
 
 static void section_appendix(chapter *ch, const scale_chip *c, const scale_model *draft,
@@ -374,26 +361,24 @@ static void section_appendix(chapter *ch, const scale_chip *c, const scale_model
   double layer_params = 2.0 * 8192 * 32768;
   CHAPTER_VALUES(ch, "appa",
       {"params", "parameters of the layer", layer_params, "", SCALE_FMT_SCI},
-      {"t_s", "weight loading over 4 chips",
-       scale_infer_min_step_time_s(0, 0, 2 * layer_params, 4 * c->hbm_bytes_per_s),
-       "s", SCALE_FMT_TIME},
-      {"t_600m_s", "same for 600e6 parameters",
-       scale_infer_min_step_time_s(0, 0, 2 * 600e6, 4 * c->hbm_bytes_per_s), "s", SCALE_FMT_TIME});
+      CHAPTER_V("t_s", "weight loading over 4 chips",
+          scale_infer_min_step_time_s(0, 0, 2 * layer_params, 4 * c->hbm_bytes_per_s), "s"),
+      CHAPTER_V("t_600m_s", "same for 600e6 parameters",
+          scale_infer_min_step_time_s(0, 0, 2 * 600e6, 4 * c->hbm_bytes_per_s), "s"));
   /* D: speculative decoding. */
   const double a = 0.8, g = 4;
   double cost = scale_transformer_n_params(draft) / scale_transformer_n_params(target);
   CHAPTER_VALUES(ch, "spec",
-      {"accept", "acceptance rate", a, "", SCALE_FMT_PLAIN},
-      {"lookahead", "drafted tokens", g, "", SCALE_FMT_PLAIN},
-      {"tokens", "tokens per verification",
-       scale_infer_spec_expected_tokens(a, g), "tokens", SCALE_FMT_PLAIN},
-      {"draft_cost", "draft step / target step (weight bytes)", cost, "", SCALE_FMT_PLAIN},
-      {"speedup", "expected speedup",
-       scale_infer_spec_speedup(a, g, cost, 1.0), "x", SCALE_FMT_PLAIN});
+      CHAPTER_V("accept", "acceptance rate", a, ""),
+      CHAPTER_V("lookahead", "drafted tokens", g, ""),
+      CHAPTER_V("tokens", "tokens per verification", scale_infer_spec_expected_tokens(a, g),
+          "tokens"),
+      CHAPTER_V("draft_cost", "draft step / target step (weight bytes)", cost, ""),
+      CHAPTER_V("speedup", "expected speedup", scale_infer_spec_speedup(a, g, cost, 1.0), "x"));
   double best = 0.0, best_g = scale_infer_spec_best_lookahead(a, cost, 1.0, 16, &best);
   CHAPTER_VALUES(ch, "spec",
-      {"best_lookahead", "best lookahead", best_g, "", SCALE_FMT_PLAIN},
-      {"best_speedup", "its speedup", best, "x", SCALE_FMT_PLAIN});
+      CHAPTER_V("best_lookahead", "best lookahead", best_g, ""),
+      CHAPTER_V("best_speedup", "its speedup", best, "x"));
 }
 
 /* ---- figures -------------------------------------------------------------------------------- */

@@ -65,7 +65,7 @@ static void section_model(chapter *ch, const serving *s) {
   chapter_model_dims(ch, "m", m, false);
   CHAPTER_VALUES(ch, "m",
       {"params", "parameters", s->n_params, "", SCALE_FMT_SCI},
-      {"n_ctx_max", "trained context", (double)m->n_ctx_max, "tokens", SCALE_FMT_PLAIN});
+      CHAPTER_V("n_ctx_max", "trained context", (double)m->n_ctx_max, "tokens"));
 }
 
 static void section_hardware(chapter *ch, const scale_chip *const chips[], int n) {
@@ -75,10 +75,10 @@ static void section_hardware(chapter *ch, const scale_chip *const chips[], int n
     double f = scale_chip_flops_per_s(c, SCALE_DTYPE_BF16);
     char stem[SCALE_NAME_MAX + 8];
     snprintf(stem, sizeof stem, "hw.%s", c->name);
-    CHAPTER_VALUES(ch, stem, {"flops_per_s", "bf16 FLOP/s", f, "FLOP/s", SCALE_FMT_SCI},
-                   {"usd_per_hour", "price per chip-hour", c->usd_per_hour, "USD/h", SCALE_FMT_USD},
-                   {"flops_per_usd", "FLOPs per dollar", f * 3600.0 / c->usd_per_hour, "FLOP/$",
-                    SCALE_FMT_SCI});
+    CHAPTER_VALUES(ch, stem,
+      CHAPTER_V("flops_per_s", "bf16 FLOP/s", f, "FLOP/s"),
+      CHAPTER_V("usd_per_hour", "price per chip-hour", c->usd_per_hour, "USD/h"),
+      {"flops_per_usd", "FLOPs per dollar", f * 3600.0 / c->usd_per_hour, "FLOP/$", SCALE_FMT_SCI});
   }
 }
 
@@ -89,10 +89,10 @@ static void section_kv(chapter *ch, const serving *s) {
   double seq = scale_transformer_kv_bytes(s->m, long_ctx, SCALE_DTYPE_INT8);
   CHAPTER_VALUES(ch, "kv",
       {"per_token", "int8 KV per token", tok, "B", SCALE_FMT_PLAIN},
-      {"long_context", "long context", long_ctx, "tokens", SCALE_FMT_PLAIN},
-      {"seq", "one long sequence", seq, "B", SCALE_FMT_SI},
-      {"batch", "batch", big_batch, "", SCALE_FMT_PLAIN},
-      {"batch_bytes", "KV of the batch", big_batch * seq, "B", SCALE_FMT_SI});
+      CHAPTER_V("long_context", "long context", long_ctx, "tokens"),
+      CHAPTER_V("seq", "one long sequence", seq, "B"),
+      CHAPTER_V("batch", "batch", big_batch, ""),
+      CHAPTER_V("batch_bytes", "KV of the batch", big_batch * seq, "B"));
   double weights = s->n_params * scale_dtype_bytes(SCALE_DTYPE_INT8);
   chapter_value(ch, "kv.chips", "chips to hold weights and caches",
                 scale_infer_chips_needed(weights + big_batch * seq, s->chip->hbm_bytes), "",
@@ -106,60 +106,50 @@ static void section_batch(chapter *ch, const serving *s) {
   double total = s->batch * kv_seq + weights;
   double slice = scale_infer_min_slice_chips(total, s->chip->hbm_bytes);
   CHAPTER_VALUES(ch, "b",
-      {"batch", "batch", s->batch, "", SCALE_FMT_PLAIN},
-      {"context", "context", s->context, "tokens", SCALE_FMT_PLAIN},
-      {"kv_bytes", "KV caches", s->batch * kv_seq, "B", SCALE_FMT_SI},
-      {"weight_bytes", "int8 weights", weights, "B", SCALE_FMT_SI},
-      {"total_bytes", "total", total, "B", SCALE_FMT_SI},
-      {"chips_needed", "chips' worth of HBM",
-       scale_infer_chips_needed(total, s->chip->hbm_bytes), "", SCALE_FMT_PLAIN},
-      {"slice", "smallest power-of-two slice", slice, "chips", SCALE_FMT_PLAIN});
+      CHAPTER_V("batch", "batch", s->batch, ""),
+      CHAPTER_V("context", "context", s->context, "tokens"),
+      CHAPTER_V("kv_bytes", "KV caches", s->batch * kv_seq, "B"),
+      CHAPTER_V("weight_bytes", "int8 weights", weights, "B"),
+      CHAPTER_V("total_bytes", "total", total, "B"),
+      CHAPTER_V("chips_needed", "chips' worth of HBM",
+          scale_infer_chips_needed(total, s->chip->hbm_bytes), ""),
+      CHAPTER_V("slice", "smallest power-of-two slice", slice, "chips"));
   /* The library's view of that slice: activations included, collectives modelled. */
   scale_infer_config cfg = gen_config(slice, s->batch, s->context, SCALE_DTYPE_INT8);
   scale_infer_memory mem = scale_infer_memory_eval(s->m, s->chip, &cfg);
   scale_infer_decode dec = scale_infer_decode_eval(s->m, s->chip, &cfg);
   CHAPTER_VALUES(ch, "b",
-      {"mem_per_chip", "memory per chip, activations included",
-       mem.total_bytes_per_chip, "B", SCALE_FMT_SI},
-      {"hbm_per_chip", "HBM per chip", s->chip->hbm_bytes, "B", SCALE_FMT_SI});
+      CHAPTER_V("mem_per_chip", "memory per chip, activations included", mem.total_bytes_per_chip,
+          "B"),
+      CHAPTER_V("hbm_per_chip", "HBM per chip", s->chip->hbm_bytes, "B"));
   double step = step_on(s, slice, s->batch, SCALE_DTYPE_INT8, s->context);
   CHAPTER_VALUES(ch, "b",
-      {"step_s", "step (book formula)", step, "s", SCALE_FMT_TIME},
-      {"tokens_per_s", "tokens/s", s->batch / step, "tokens/s", SCALE_FMT_PLAIN},
-      {"tokens_per_s_per_chip", "tokens/s per chip",
-       s->batch / step / slice, "tokens/s", SCALE_FMT_PLAIN},
-      {"eval_step_s", "step (library, with collectives)", dec.step_s, "s", SCALE_FMT_TIME},
-      {"eval_t_ici_s", "collectives (hidden)", dec.t_ici_s, "s", SCALE_FMT_TIME},
-      {"eval_t_params_s", "weight reads", dec.t_params_s, "s", SCALE_FMT_TIME},
-      {"cost_per_m", "cost per million tokens",
-       dec.cost_usd_per_million_tokens, "USD", SCALE_FMT_USD});
+      CHAPTER_V("step_s", "step (book formula)", step, "s"),
+      CHAPTER_V("tokens_per_s", "tokens/s", s->batch / step, "tokens/s"),
+      CHAPTER_V("tokens_per_s_per_chip", "tokens/s per chip", s->batch / step / slice, "tokens/s"),
+      CHAPTER_V("eval_step_s", "step (library, with collectives)", dec.step_s, "s"),
+      CHAPTER_V("eval_t_ici_s", "collectives (hidden)", dec.t_ici_s, "s"),
+      CHAPTER_V("eval_t_params_s", "weight reads", dec.t_params_s, "s"),
+      CHAPTER_V("cost_per_m", "cost per million tokens", dec.cost_usd_per_million_tokens, "USD"));
   double alpha = scale_chip_ici_intensity(s->chip, SCALE_DTYPE_BF16);
   CHAPTER_VALUES(ch, "b",
-      {"alpha", "C / W_ici", alpha, "FLOP/byte", SCALE_FMT_PLAIN},
-      {"max_tp", "ICI-bound above (two axes)",
-       scale_infer_max_tp_compute_bound((double)s->m->d_ff, 2, alpha), "", SCALE_FMT_PLAIN},
-      {"max_tp_2550", "same with alpha = 2550",
-       scale_infer_max_tp_compute_bound((double)s->m->d_ff, 2, 2550), "", SCALE_FMT_PLAIN});
+      CHAPTER_V("alpha", "C / W_ici", alpha, "FLOP/byte"),
+      CHAPTER_V("max_tp", "ICI-bound above (two axes)",
+          scale_infer_max_tp_compute_bound((double)s->m->d_ff, 2, alpha), ""),
+      CHAPTER_V("max_tp_2550", "same with alpha = 2550",
+          scale_infer_max_tp_compute_bound((double)s->m->d_ff, 2, 2550), ""));
   double step2 = step_on(s, 2 * slice, s->batch, SCALE_DTYPE_INT8, s->context);
   CHAPTER_VALUES(ch, "b",
-      {"chips2", "twice the slice", 2 * slice, "chips", SCALE_FMT_PLAIN},
-      {"step2_s", "step on twice the chips", step2, "s", SCALE_FMT_TIME},
-      {"tokens_per_s_per_chip2", "tokens/s per chip there",
-       s->batch / step2 / (2 * slice), "tokens/s", SCALE_FMT_PLAIN});
+      CHAPTER_V("chips2", "twice the slice", 2 * slice, "chips"),
+      CHAPTER_V("step2_s", "step on twice the chips", step2, "s"),
+      CHAPTER_V("tokens_per_s_per_chip2", "tokens/s per chip there", s->batch / step2 / (2 * slice),
+          "tokens/s"));
 }
 
 static void section_critical(chapter *ch, const scale_chip *c) {
   chapter_heading(ch, "Critical batches");
-  CHAPTER_VALUES(ch, "bcrit",
-      {"bf16", "bf16 x bf16",
-       scale_roofline_critical_batch(c, SCALE_DTYPE_BF16, SCALE_DTYPE_BF16),
-       "tokens", SCALE_FMT_PLAIN},
-      {"int8w", "int8 weights, bf16 FLOPs",
-       scale_roofline_critical_batch(c, SCALE_DTYPE_INT8, SCALE_DTYPE_BF16),
-       "tokens", SCALE_FMT_PLAIN},
-      {"int8", "int8 x int8",
-       scale_roofline_critical_batch(c, SCALE_DTYPE_INT8, SCALE_DTYPE_INT8),
-       "tokens", SCALE_FMT_PLAIN});
+  static const char *const labels[3] = {"bf16 x bf16", "int8 weights, bf16 FLOPs", "int8 x int8"};
+  chapter_critical_batches(ch, c, labels);
 }
 
 static const scale_dtype slice_dtypes[] = {SCALE_DTYPE_BF16, SCALE_DTYPE_INT8, SCALE_DTYPE_INT4};
@@ -178,27 +168,26 @@ static void section_slices(chapter *ch, const serving *s) {
     snprintf(stem, sizeof stem, "slice.%s", dn);
     snprintf(stem2, sizeof stem2, "slice2.%s", dn);
     CHAPTER_VALUES(ch, stem,
-        {"weight_bytes", "weights", sl.weight_bytes, "B", SCALE_FMT_SI},
-        {"kv_per_token", "KV per token", sl.kv_bytes_per_token, "B", SCALE_FMT_SI},
-        {"chips_needed", "chips' worth of HBM", sl.chips_needed, "", SCALE_FMT_PLAIN},
-        {"chips", "slice", sl.slice_chips, "chips", SCALE_FMT_PLAIN},
-        {"free_bytes", "HBM left for KV", sl.free_bytes, "B", SCALE_FMT_SI},
-        {"max_batch", "sequences that fit", sl.max_batch, "", SCALE_FMT_PLAIN},
-        {"step_s", "step at that batch", step, "s", SCALE_FMT_TIME},
-        {"qps_per_chip", "queries/s per chip",
-         scale_infer_qps_per_chip(sl.max_batch, step, s->decode, sl.slice_chips), "1/s",
-         SCALE_FMT_PLAIN});
+      CHAPTER_V("weight_bytes", "weights", sl.weight_bytes, "B"),
+      CHAPTER_V("kv_per_token", "KV per token", sl.kv_bytes_per_token, "B"),
+      CHAPTER_V("chips_needed", "chips' worth of HBM", sl.chips_needed, ""),
+      CHAPTER_V("chips", "slice", sl.slice_chips, "chips"),
+      CHAPTER_V("free_bytes", "HBM left for KV", sl.free_bytes, "B"),
+      CHAPTER_V("max_batch", "sequences that fit", sl.max_batch, ""),
+      CHAPTER_V("step_s", "step at that batch", step, "s"),
+      CHAPTER_V("qps_per_chip", "queries/s per chip",
+          scale_infer_qps_per_chip(sl.max_batch, step, s->decode, sl.slice_chips), "1/s"));
     /* Twice the chips: the weights take half the share, the rest goes to caches. */
     double n2 = 2 * sl.slice_chips;
     double kv_seq = scale_transformer_kv_bytes(s->m, s->context, d);
     double b2 = scale_infer_max_batch(n2 * s->chip->hbm_bytes - sl.weight_bytes, kv_seq);
     double step2 = step_on(s, n2, b2, d, s->context);
     CHAPTER_VALUES(ch, stem2,
-        {"chips", "twice the slice", n2, "chips", SCALE_FMT_PLAIN},
-        {"max_batch", "sequences that fit", b2, "", SCALE_FMT_PLAIN},
-        {"step_s", "step", step2, "s", SCALE_FMT_TIME},
-        {"qps_per_chip", "queries/s per chip", scale_infer_qps_per_chip(b2, step2, s->decode, n2),
-         "1/s", SCALE_FMT_PLAIN});
+      CHAPTER_V("chips", "twice the slice", n2, "chips"),
+      CHAPTER_V("max_batch", "sequences that fit", b2, ""),
+      CHAPTER_V("step_s", "step", step2, "s"),
+      CHAPTER_V("qps_per_chip", "queries/s per chip",
+          scale_infer_qps_per_chip(b2, step2, s->decode, n2), "1/s"));
   }
   /* With the book's round 70e9 parameters every dtype holds the same number of sequences:
    * weights and caches scale together. */
@@ -209,9 +198,9 @@ static void section_slices(chapter *ch, const serving *s) {
   /* Full HBM: the step reads one chip's whole memory. */
   double full = scale_infer_min_step_time_s(0, 0, s->chip->hbm_bytes, s->chip->hbm_bytes_per_s);
   CHAPTER_VALUES(ch, "hbm",
-      {"step_s", "reading one full HBM", full, "s", SCALE_FMT_TIME},
-      {"decode_len", "median decode length", s->decode, "tokens", SCALE_FMT_PLAIN},
-      {"request_s", "one request's decode at that pace", full * s->decode, "s", SCALE_FMT_TIME});
+      CHAPTER_V("step_s", "reading one full HBM", full, "s"),
+      CHAPTER_V("decode_len", "median decode length", s->decode, "tokens"),
+      CHAPTER_V("request_s", "one request's decode at that pace", full * s->decode, "s"));
   scale_infer_slice s4 = scale_infer_smallest_slice(s->m, s->chip, SCALE_DTYPE_INT4, s->context);
   chapter_value(ch, "hbm.int4_params_s", "int4 weights alone on their slice",
                 scale_infer_min_step_time_s(0, 0, s4.weight_bytes,
@@ -226,21 +215,17 @@ static void section_sharding(chapter *ch, const serving *s) {
   double beta = scale_infer_beta(s->chip);
   double w_ici = 2.0 * s->chip->ici_link_bytes_per_s; /* bidirectional, the book's W_ici */
   CHAPTER_VALUES(ch, "shard",
-      {"batch", "batch", batch, "", SCALE_FMT_PLAIN},
-      {"chips", "chips", n, "", SCALE_FMT_PLAIN},
-      {"max_tp_book", "F / (8 B)",
-       scale_infer_max_tp_memory_bound(f, batch, 8), "", SCALE_FMT_PLAIN},
-      {"beta", "beta", beta, "", SCALE_FMT_PLAIN},
-      {"max_tp", "F / (B beta)",
-       scale_infer_max_tp_memory_bound(f, batch, beta), "", SCALE_FMT_PLAIN},
-      {"w_ici", "W_ici (both directions)", w_ici, "B/s", SCALE_FMT_SI},
-      {"t_ici_s", "T_ici = 2BD / W_ici", 2 * batch * d / w_ici, "s", SCALE_FMT_TIME},
-      {"t_hbm_s", "T_hbm = 2DF / (Y W_hbm)",
-       scale_infer_min_step_time_s(0, 0, 2 * d * f, n * s->chip->hbm_bytes_per_s),
-       "s", SCALE_FMT_TIME},
-      {"t_math_s", "T_math = 2BDF / (Y C)",
-       2 * batch * d * f / (n * scale_chip_flops_per_s(s->chip, SCALE_DTYPE_BF16)),
-       "s", SCALE_FMT_TIME});
+      CHAPTER_V("batch", "batch", batch, ""),
+      CHAPTER_V("chips", "chips", n, ""),
+      CHAPTER_V("max_tp_book", "F / (8 B)", scale_infer_max_tp_memory_bound(f, batch, 8), ""),
+      CHAPTER_V("beta", "beta", beta, ""),
+      CHAPTER_V("max_tp", "F / (B beta)", scale_infer_max_tp_memory_bound(f, batch, beta), ""),
+      CHAPTER_V("w_ici", "W_ici (both directions)", w_ici, "B/s"),
+      CHAPTER_V("t_ici_s", "T_ici = 2BD / W_ici", 2 * batch * d / w_ici, "s"),
+      CHAPTER_V("t_hbm_s", "T_hbm = 2DF / (Y W_hbm)",
+          scale_infer_min_step_time_s(0, 0, 2 * d * f, n * s->chip->hbm_bytes_per_s), "s"),
+      CHAPTER_V("t_math_s", "T_math = 2BDF / (Y C)",
+          2 * batch * d * f / (n * scale_chip_flops_per_s(s->chip, SCALE_DTYPE_BF16)), "s"));
 }
 
 static void section_prefill(chapter *ch, const serving *s, double *prefill_s) {
@@ -250,33 +235,32 @@ static void section_prefill(chapter *ch, const serving *s, double *prefill_s) {
   double t = scale_infer_prefill_time_s(s->n_params, s->context, f, mfu);
   *prefill_s = t;
   CHAPTER_VALUES(ch, "pre",
-      {"chips", "chips", n, "", SCALE_FMT_PLAIN},
-      {"mfu_pct", "MFU", 100 * mfu, "%", SCALE_FMT_PLAIN},
-      {"s", "prefill, 2 x params FLOPs per token", t, "s", SCALE_FMT_TIME});
+      CHAPTER_V("chips", "chips", n, ""),
+      CHAPTER_V("mfu_pct", "MFU", 100 * mfu, "%"),
+      CHAPTER_V("s", "prefill, 2 x params FLOPs per token", t, "s"));
   scale_infer_config cfg = scale_infer_config_default(n, 1, s->context);
   cfg.mfu_frac = mfu;
   scale_infer_prefill p = scale_infer_prefill_eval(s->m, s->chip, &cfg);
   CHAPTER_VALUES(ch, "pre",
-      {"eval_s", "prefill with attention FLOPs", p.time_s, "s", SCALE_FMT_TIME},
-      {"attn_pct", "attention share of the FLOPs",
-       100 * p.attention_flops_frac, "%", SCALE_FMT_PLAIN},
-      {"kv_bytes", "bf16 KV the prefill writes", p.kv_bytes, "B", SCALE_FMT_SI});
+      CHAPTER_V("eval_s", "prefill with attention FLOPs", p.time_s, "s"),
+      CHAPTER_V("attn_pct", "attention share of the FLOPs", 100 * p.attention_flops_frac, "%"),
+      CHAPTER_V("kv_bytes", "bf16 KV the prefill writes", p.kv_bytes, "B"));
   /* Eviction with a 4096-token median decode. */
   const double g_long = 4096;
   CHAPTER_VALUES(ch, "evict",
-      {"decode", "median decode", g_long, "tokens", SCALE_FMT_PLAIN},
-      {"seqs_per_step", "sequences finishing per step", s->batch / g_long, "", SCALE_FMT_PLAIN},
-      {"tokens_per_step", "KV tokens evicted per step",
-       scale_infer_kv_evicted_per_step(s->batch, s->context, g_long), "tokens", SCALE_FMT_PLAIN});
+      CHAPTER_V("decode", "median decode", g_long, "tokens"),
+      CHAPTER_V("seqs_per_step", "sequences finishing per step", s->batch / g_long, ""),
+      CHAPTER_V("tokens_per_step", "KV tokens evicted per step",
+          scale_infer_kv_evicted_per_step(s->batch, s->context, g_long), "tokens"));
   /* Disaggregation: prefills of 'context' tokens feed generate servers in bf16 on the smallest
    * bf16 slice at its full batch. */
   scale_infer_slice sl = scale_infer_smallest_slice(s->m, s->chip, SCALE_DTYPE_BF16, s->context);
   double step = step_on(s, sl.slice_chips, sl.max_batch, SCALE_DTYPE_BF16, s->context);
   CHAPTER_VALUES(ch, "dis",
-      {"ratio", "prefill servers per generate server, full batch",
-       scale_infer_disaggregation_ratio(t, sl.max_batch, step, s->decode), "", SCALE_FMT_PLAIN},
-      {"ratio_b", "same with the example batch",
-       scale_infer_disaggregation_ratio(t, s->batch, step, s->decode), "", SCALE_FMT_PLAIN});
+      CHAPTER_V("ratio", "prefill servers per generate server, full batch",
+          scale_infer_disaggregation_ratio(t, sl.max_batch, step, s->decode), ""),
+      CHAPTER_V("ratio_b", "same with the example batch",
+          scale_infer_disaggregation_ratio(t, s->batch, step, s->decode), ""));
 }
 
 static const double contexts[N_CONTEXTS] = {2048, 4096, 8192, 16384, 32768, 65536};
@@ -289,21 +273,20 @@ static void frontier_detail(chapter *ch, const serving *s, double n, const scale
   scale_infer_decode d120 = scale_infer_decode_eval(s->m, s->chip, &cfg);
   double book = step_on(s, n, 120, SCALE_DTYPE_INT8, contexts[0]);
   CHAPTER_VALUES(ch, "front",
-      {"min_step_s", "step at batch 1", pts[0].step_s, "s", SCALE_FMT_TIME},
-      {"min_tput", "throughput per chip at batch 1",
-       pts[0].tokens_per_s_per_chip, "tokens/s", SCALE_FMT_PLAIN},
-      {"min_cost", "cost at batch 1", pts[0].cost_usd_per_million_tokens, "USD", SCALE_FMT_USD},
-      {"cost_ratio", "cost at batch 1 / cost at the largest batch",
-       pts[0].cost_usd_per_million_tokens / pts[j].cost_usd_per_million_tokens,
-       "x", SCALE_FMT_PLAIN},
-      {"latency_ratio", "latency at the largest batch / at batch 1",
-       pts[j].step_s / pts[0].step_s, "x", SCALE_FMT_PLAIN},
-      {"tput_b120", "throughput per chip at batch 120",
-       pts[119].tokens_per_s_per_chip, "tokens/s", SCALE_FMT_PLAIN},
-      {"tput_b120_book", "same with the book's formula (no ICI)", 120 / book / n, "tokens/s",
-       SCALE_FMT_PLAIN},
-      {"b120_t_ici_s", "collectives at batch 120", d120.t_ici_s, "s", SCALE_FMT_TIME},
-      {"b120_t_params_s", "weight reads at batch 120", d120.t_params_s, "s", SCALE_FMT_TIME});
+      CHAPTER_V("min_step_s", "step at batch 1", pts[0].step_s, "s"),
+      CHAPTER_V("min_tput", "throughput per chip at batch 1", pts[0].tokens_per_s_per_chip,
+          "tokens/s"),
+      CHAPTER_V("min_cost", "cost at batch 1", pts[0].cost_usd_per_million_tokens, "USD"),
+      CHAPTER_V("cost_ratio", "cost at batch 1 / cost at the largest batch",
+          pts[0].cost_usd_per_million_tokens / pts[j].cost_usd_per_million_tokens, "x"),
+      CHAPTER_V("latency_ratio", "latency at the largest batch / at batch 1",
+          pts[j].step_s / pts[0].step_s, "x"),
+      CHAPTER_V("tput_b120", "throughput per chip at batch 120", pts[119].tokens_per_s_per_chip,
+          "tokens/s"),
+      CHAPTER_V("tput_b120_book", "same with the book's formula (no ICI)", 120 / book / n,
+          "tokens/s"),
+      CHAPTER_V("b120_t_ici_s", "collectives at batch 120", d120.t_ici_s, "s"),
+      CHAPTER_V("b120_t_params_s", "weight reads at batch 120", d120.t_params_s, "s"));
 }
 
 /** Frontier of 'n' chips, int8 weights and KV, bf16 FLOPs, for each context; fills the curves
@@ -322,29 +305,23 @@ static void frontier(chapter *ch, const serving *s, double n, double batches[MAX
       chapter_error(ch, "frontier: invalid configuration");
       return;
     }
-    double max_b = 0.0;
-    for (int i = 0; i < MAX_BATCH; i++) {
-      lat[k][i] = pts[i].fits ? pts[i].step_s : (double)NAN;
-      tput[k][i] = pts[i].fits ? pts[i].tokens_per_s_per_chip : (double)NAN;
-      if (pts[i].fits) max_b = pts[i].batch;
-    }
+    double max_b = scale_infer_frontier_curve(pts, MAX_BATCH, lat[k], tput[k]);
     char stem[32];
     snprintf(stem, sizeof stem, "front.s%.0f", contexts[k]);
     chapter_stem_value(ch, stem, "max_batch", "largest batch", max_b, "", SCALE_FMT_PLAIN);
     int j = (int)max_b - 1;
     if (max_b >= 1.0) {
       if (pts[j].step_s > worst) worst = pts[j].step_s;
-      CHAPTER_VALUES(ch, stem, {"max_step_s", "its step", pts[j].step_s, "s", SCALE_FMT_TIME},
-                     {"max_tput", "its throughput per chip", pts[j].tokens_per_s_per_chip,
-                      "tokens/s", SCALE_FMT_PLAIN},
-                     {"max_cost", "its cost", pts[j].cost_usd_per_million_tokens, "USD",
-                      SCALE_FMT_USD});
+      CHAPTER_VALUES(ch, stem,
+      CHAPTER_V("max_step_s", "its step", pts[j].step_s, "s"),
+      CHAPTER_V("max_tput", "its throughput per chip", pts[j].tokens_per_s_per_chip, "tokens/s"),
+      CHAPTER_V("max_cost", "its cost", pts[j].cost_usd_per_million_tokens, "USD"));
     }
     if (k == 0) frontier_detail(ch, s, n, pts, j, cfg);
   }
   double kv_tok = scale_transformer_kv_bytes_per_token(s->m, SCALE_DTYPE_INT8);
   CHAPTER_VALUES(ch, "front",
-      {"max_step_s", "slowest step on the frontier", worst, "s", SCALE_FMT_TIME},
+      CHAPTER_V("max_step_s", "slowest step on the frontier", worst, "s"),
       {"kv_flops_context", "KV reads exceed FLOPs above",
        scale_infer_kv_dominates_flops_context(s->n_params, kv_tok,
                                               scale_chip_flops_per_s(s->chip, SCALE_DTYPE_BF16),
@@ -382,18 +359,16 @@ static void figure_frontier(chapter *ch, const serving *s, double n, const doubl
 static void figure_breakdown(chapter *ch, const serving *s, double n) {
   static double b[MAX_BATCH], tp[MAX_BATCH], tk[MAX_BATCH], tf[MAX_BATCH], tt[MAX_BATCH],
       ti[MAX_BATCH];
+  static scale_infer_decode d[MAX_BATCH];
   scale_infer_config cfg = gen_config(n, 1, s->context, SCALE_DTYPE_INT8);
-  scale_infer_memory mem = scale_infer_memory_eval(s->m, s->chip, &cfg);
-  int n_pts = 0;
-  for (int i = 1; i <= MAX_BATCH && i <= (int)mem.max_batch; i++, n_pts++) {
-    cfg.batch = (double)i;
-    scale_infer_decode d = scale_infer_decode_eval(s->m, s->chip, &cfg);
-    b[n_pts] = cfg.batch;
-    tp[n_pts] = d.t_params_s;
-    tk[n_pts] = d.t_kv_s;
-    tf[n_pts] = d.t_flops_s;
-    ti[n_pts] = d.t_ici_s;
-    tt[n_pts] = d.step_s;
+  int n_pts = scale_infer_decode_sweep(s->m, s->chip, &cfg, MAX_BATCH, d);
+  for (int i = 0; i < n_pts; i++) {
+    b[i] = (double)(i + 1);
+    tp[i] = d[i].t_params_s;
+    tk[i] = d[i].t_kv_s;
+    tf[i] = d[i].t_flops_s;
+    ti[i] = d[i].t_ici_s;
+    tt[i] = d[i].step_s;
   }
   if (n_pts == 0) {
     chapter_error(ch, "step-breakdown.svg: not even one sequence fits");
@@ -434,45 +409,44 @@ static void section_gpu(chapter *ch, const serving *s, const scale_chip *gpu) {
   const scale_dtype d = SCALE_DTYPE_FP8;
   double n = gpu->nvlink_domain_size > 0 ? gpu->nvlink_domain_size : 8;
   CHAPTER_VALUES(ch, "gpu",
-      {"chips", "GPUs in one NVLink domain", n, "", SCALE_FMT_PLAIN},
-      {"hbm_bytes", "HBM per GPU", gpu->hbm_bytes, "B", SCALE_FMT_SI},
-      {"hbm_bytes_per_s", "HBM bandwidth per GPU", gpu->hbm_bytes_per_s, "B/s", SCALE_FMT_SI},
-      {"bcrit_fp8", "critical batch, fp8 x fp8",
-       scale_roofline_critical_batch(gpu, d, d), "tokens", SCALE_FMT_PLAIN},
-      {"bcrit_int8w", "critical batch, 8-bit weights, bf16 FLOPs",
-       scale_roofline_critical_batch(gpu, d, SCALE_DTYPE_BF16), "tokens", SCALE_FMT_PLAIN});
+      CHAPTER_V("chips", "GPUs in one NVLink domain", n, ""),
+      CHAPTER_V("hbm_bytes", "HBM per GPU", gpu->hbm_bytes, "B"),
+      CHAPTER_V("hbm_bytes_per_s", "HBM bandwidth per GPU", gpu->hbm_bytes_per_s, "B/s"),
+      CHAPTER_V("bcrit_fp8", "critical batch, fp8 x fp8", scale_roofline_critical_batch(gpu, d, d),
+          "tokens"),
+      CHAPTER_V("bcrit_int8w", "critical batch, 8-bit weights, bf16 FLOPs",
+          scale_roofline_critical_batch(gpu, d, SCALE_DTYPE_BF16), "tokens"));
   scale_infer_slice sl = scale_infer_smallest_slice(s->m, gpu, d, s->context);
   scale_infer_slice sl16 = scale_infer_smallest_slice(s->m, gpu, SCALE_DTYPE_BF16, s->context);
   CHAPTER_VALUES(ch, "gpu",
-      {"slice_fp8", "smallest slice, fp8", sl.slice_chips, "GPUs", SCALE_FMT_PLAIN},
-      {"slice_bf16", "smallest slice, bf16", sl16.slice_chips, "GPUs", SCALE_FMT_PLAIN});
+      CHAPTER_V("slice_fp8", "smallest slice, fp8", sl.slice_chips, "GPUs"),
+      CHAPTER_V("slice_bf16", "smallest slice, bf16", sl16.slice_chips, "GPUs"));
   scale_infer_config cfg = gen_config(n, s->batch, s->context, d);
   cfg.compute_dtype = d;
   scale_infer_decode dec = scale_infer_decode_eval(s->m, gpu, &cfg);
   scale_infer_memory mem = scale_infer_memory_eval(s->m, gpu, &cfg);
   CHAPTER_VALUES(ch, "gpu",
-      {"step_s", "step at the example batch", dec.step_s, "s", SCALE_FMT_TIME},
-      {"tput", "tokens/s per GPU", dec.tokens_per_s_per_chip, "tokens/s", SCALE_FMT_PLAIN},
-      {"cost", "cost per million tokens", dec.cost_usd_per_million_tokens, "USD", SCALE_FMT_USD},
-      {"max_batch", "largest batch that fits", mem.max_batch, "", SCALE_FMT_PLAIN});
+      CHAPTER_V("step_s", "step at the example batch", dec.step_s, "s"),
+      CHAPTER_V("tput", "tokens/s per GPU", dec.tokens_per_s_per_chip, "tokens/s"),
+      CHAPTER_V("cost", "cost per million tokens", dec.cost_usd_per_million_tokens, "USD"),
+      CHAPTER_V("max_batch", "largest batch that fits", mem.max_batch, ""));
   cfg.batch = mem.max_batch;
   scale_infer_decode full = scale_infer_decode_eval(s->m, gpu, &cfg);
   CHAPTER_VALUES(ch, "gpu",
-      {"full_step_s", "step at the largest batch", full.step_s, "s", SCALE_FMT_TIME},
-      {"full_tput", "tokens/s per GPU there",
-       full.tokens_per_s_per_chip, "tokens/s", SCALE_FMT_PLAIN},
-      {"full_cost", "cost per million tokens there",
-       full.cost_usd_per_million_tokens, "USD", SCALE_FMT_USD});
+      CHAPTER_V("full_step_s", "step at the largest batch", full.step_s, "s"),
+      CHAPTER_V("full_tput", "tokens/s per GPU there", full.tokens_per_s_per_chip, "tokens/s"),
+      CHAPTER_V("full_cost", "cost per million tokens there", full.cost_usd_per_million_tokens,
+          "USD"));
   /* The TPU counterpart: 16 chips, int8, largest batch. */
   scale_infer_config tcfg = gen_config(16, 1, s->context, SCALE_DTYPE_INT8);
   scale_infer_memory tmem = scale_infer_memory_eval(s->m, s->chip, &tcfg);
   tcfg.batch = tmem.max_batch;
   scale_infer_decode tdec = scale_infer_decode_eval(s->m, s->chip, &tcfg);
   CHAPTER_VALUES(ch, "gpu",
-      {"tpu_max_batch", "TPU 4x4 int8: largest batch", tmem.max_batch, "", SCALE_FMT_PLAIN},
-      {"tpu_step_s", "its step", tdec.step_s, "s", SCALE_FMT_TIME},
-      {"tpu_cost", "its cost per million tokens",
-       tdec.cost_usd_per_million_tokens, "USD", SCALE_FMT_USD});
+      CHAPTER_V("tpu_max_batch", "TPU 4x4 int8: largest batch", tmem.max_batch, ""),
+      CHAPTER_V("tpu_step_s", "its step", tdec.step_s, "s"),
+      CHAPTER_V("tpu_cost", "its cost per million tokens", tdec.cost_usd_per_million_tokens,
+          "USD"));
 }
 
 /** Worked problems 1-3 (the book leaves them unanswered). */
@@ -502,17 +476,14 @@ static bool plan_serving(chapter *ch, const serving *s, double prompt, double la
 static void emit_plan_best(chapter *ch, const char *stem, const scale_plan_infer_report *rep) {
   const scale_plan_infer_entry *e = &rep->ranked[0];
   CHAPTER_VALUES(ch, stem,
-      {"chips", "best: chips in the slice", e->config.n_chips, "", SCALE_FMT_PLAIN},
-      {"weight_bits", "  weight bits",
-       8 * scale_dtype_bytes(e->config.weight_dtype), "", SCALE_FMT_PLAIN},
-      {"kv_bits", "  KV-cache bits",
-       8 * scale_dtype_bytes(e->config.kv_dtype), "", SCALE_FMT_PLAIN},
-      {"batch", "  batch", e->config.batch, "", SCALE_FMT_PLAIN},
-      {"step_s", "  step", e->decode.step_s, "s", SCALE_FMT_TIME},
-      {"tput", "  tokens/s per chip", e->decode.tokens_per_s_per_chip, "", SCALE_FMT_PLAIN},
-      {"cost", "  cost per million tokens",
-       e->decode.cost_usd_per_million_tokens, "USD", SCALE_FMT_USD},
-      {"ttft_s", "  time to first token", e->prefill.ttft_s, "s", SCALE_FMT_TIME});
+      CHAPTER_V("chips", "best: chips in the slice", e->config.n_chips, ""),
+      CHAPTER_V("weight_bits", "  weight bits", 8 * scale_dtype_bytes(e->config.weight_dtype), ""),
+      CHAPTER_V("kv_bits", "  KV-cache bits", 8 * scale_dtype_bytes(e->config.kv_dtype), ""),
+      CHAPTER_V("batch", "  batch", e->config.batch, ""),
+      CHAPTER_V("step_s", "  step", e->decode.step_s, "s"),
+      CHAPTER_V("tput", "  tokens/s per chip", e->decode.tokens_per_s_per_chip, ""),
+      CHAPTER_V("cost", "  cost per million tokens", e->decode.cost_usd_per_million_tokens, "USD"),
+      CHAPTER_V("ttft_s", "  time to first token", e->prefill.ttft_s, "s"));
 }
 
 static void section_planner(chapter *ch, const serving *s) {
@@ -520,14 +491,14 @@ static void section_planner(chapter *ch, const serving *s) {
   static scale_plan_infer_report rep;
   const double prompt = 2048, latency = 0.05;
   CHAPTER_VALUES(ch, "plan",
-      {"prompt", "prompt tokens", prompt, "", SCALE_FMT_PLAIN},
-      {"latency_s", "latency target per token", latency, "s", SCALE_FMT_TIME},
-      {"decode", "generated tokens per request", s->decode, "", SCALE_FMT_PLAIN});
+      CHAPTER_V("prompt", "prompt tokens", prompt, ""),
+      CHAPTER_V("latency_s", "latency target per token", latency, "s"),
+      CHAPTER_V("decode", "generated tokens per request", s->decode, ""));
   if (!plan_serving(ch, s, prompt, latency, NULL, &rep)) return;
   CHAPTER_VALUES(ch, "plan",
-      {"candidates", "layouts tried", rep.n_candidates, "", SCALE_FMT_PLAIN},
-      {"too_big", "  did not fit", rep.n_too_big, "", SCALE_FMT_PLAIN},
-      {"too_slow", "  missed the target", rep.n_too_slow, "", SCALE_FMT_PLAIN});
+      CHAPTER_V("candidates", "layouts tried", rep.n_candidates, ""),
+      CHAPTER_V("too_big", "  did not fit", rep.n_too_big, ""),
+      CHAPTER_V("too_slow", "  missed the target", rep.n_too_slow, ""));
   emit_plan_best(ch, "plan", &rep);
   /* The text's claims, checked on the default problem (options may move it elsewhere). */
   bool book_problem = strcmp(s->m->name, "llama-3-70b") == 0 &&
@@ -554,80 +525,77 @@ static const double load_fracs[LOAD_POINTS] = {0.05, 0.25, 0.5, 0.75, 0.9, 0.95,
 
 /** One serving system under a Poisson stream: the copy, its value stem, and its curve. */
 typedef struct {
-  const char *key;     /**< value stem ("load.v5e") */
-  scale_serveload load; /**< the copy, its calibrated cost and engine */
-  double tput[LOAD_POINTS], tpot[LOAD_POINTS], ttft[LOAD_POINTS]; /**< the curve */
+  const char *key;            /**< value stem ("load.v5e") */
+  scale_serveload load;       /**< the copy, its calibrated cost and engine */
+  scale_serveload_curve c;    /**< its sweep from a vanishing rate to saturation */
+  double tput[LOAD_POINTS], tpot[LOAD_POINTS], ttft[LOAD_POINTS]; /**< the figure's curve */
 } load_system;
-
-static bool load_run(chapter *ch, load_system *ls, double rate, double n, scale_serve_result *r) {
-  scale_diag diag = {0};
-  if (scale_serveload_run(&ls->load, rate, n, r, &diag) == SCALE_OK) return true;
-  chapter_error(ch, "serving under load: the run of %s failed: %s", ls->key, diag.message);
-  return false;
-}
 
 /* The closed-form limits beside a vanishing rate, the book's formula at the steady batch, and
  * the step-time shares at saturation. */
-static void load_limits(chapter *ch, load_system *ls, const scale_serve_result *off) {
-  const scale_serveload *l = &ls->load;
-  double t_pre = scale_serveload_prefill_s(l), t_dec = scale_serveload_decode1_s(l);
-  scale_serve_result r;
-  if (!load_run(ch, ls, 1e-3 * off->request_rate_per_s, 50, &r)) return;
+static void load_limits(chapter *ch, const load_system *ls) {
+  const scale_serveload_curve *c = &ls->c;
   CHAPTER_VALUES(ch, ls->key,
-      {"prefill_s", "  one prompt's prefill step", t_pre, "s", SCALE_FMT_TIME},
-      {"low_ttft_s", "  TTFT p50 at a vanishing rate", r.ttft_p50_s, "s", SCALE_FMT_TIME},
-      {"decode1_s", "  batch-1 decode step", t_dec, "s", SCALE_FMT_TIME},
-      {"low_tpot_s", "  TPOT p50 at a vanishing rate", r.tpot_p50_s, "s", SCALE_FMT_TIME});
-  bool limits = fabs(r.ttft_p50_s / t_pre - 1) < 0.01 && fabs(r.tpot_p50_s / t_dec - 1) < 0.02;
+      CHAPTER_V("prefill_s", "  one prompt's prefill step", c->prefill_s, "s"),
+      CHAPTER_V("low_ttft_s", "  TTFT p50 at a vanishing rate", c->vanishing.ttft_p50_s, "s"),
+      CHAPTER_V("decode1_s", "  batch-1 decode step", c->decode1_s, "s"),
+      CHAPTER_V("low_tpot_s", "  TPOT p50 at a vanishing rate", c->vanishing.tpot_p50_s, "s"));
+  bool limits = fabs(c->vanishing.ttft_p50_s / c->prefill_s - 1) < 0.01 &&
+                fabs(c->vanishing.tpot_p50_s / c->decode1_s - 1) < 0.02;
   chapter_claim(ch, true, limits,
                 "at a vanishing rate TTFT is the prefill step and TPOT the batch-1 decode step");
 }
 
-static void load_book(chapter *ch, load_system *ls, const scale_serve_result *off) {
-  double step = scale_serveload_book_step_s(&ls->load, off->steady_batch);
-  double book = fmax(1.0, round(off->steady_batch)) / step / ls->load.tp;
-  scale_serve_parts p = scale_serveload_steady_parts(&ls->load, off->steady_batch);
-  double t = p.overhead_s + p.linear_s + p.kv_s + p.attn_s + p.tp_s;
+static void load_book(chapter *ch, const load_system *ls) {
+  const scale_serveload_curve *c = &ls->c;
+  const scale_serve_parts *p = &c->steady;
+  double t = p->overhead_s + p->linear_s + p->kv_s + p->attn_s + p->tp_s;
   CHAPTER_VALUES(ch, ls->key,
-      {"book_step_s", "  the book's step at that batch", step, "s", SCALE_FMT_TIME},
-      {"book_tput", "  the book's tokens/s per chip there", book, "tokens/s", SCALE_FMT_PLAIN},
-      {"book_ratio", "  book / simulator", book / (off->throughput_tokens_per_s / ls->load.tp),
-       "", SCALE_FMT_SCI},
-      {"share_linear", "  weights or GEMMs", 100 * p.linear_s / t, "%", SCALE_FMT_PLAIN},
-      {"share_kv", "  KV reads", 100 * p.kv_s / t, "%", SCALE_FMT_PLAIN},
-      {"share_tp", "  TP AllReduces", 100 * p.tp_s / t, "%", SCALE_FMT_PLAIN},
-      {"share_overhead", "  per-step overhead", 100 * p.overhead_s / t, "%", SCALE_FMT_PLAIN});
+      CHAPTER_V("book_step_s", "  the book's step at that batch", c->book_step_s, "s"),
+      CHAPTER_V("book_tput", "  the book's tokens/s per chip there", c->book_tokens_per_s_per_chip,
+          "tokens/s"),
+      {"book_ratio", "  book / simulator",
+       c->book_tokens_per_s_per_chip / (c->offline.throughput_tokens_per_s / ls->load.tp), "",
+       SCALE_FMT_SCI},
+      CHAPTER_V("share_linear", "  weights or GEMMs", 100 * p->linear_s / t, "%"),
+      CHAPTER_V("share_kv", "  KV reads", 100 * p->kv_s / t, "%"),
+      CHAPTER_V("share_tp", "  TP AllReduces", 100 * p->tp_s / t, "%"),
+      CHAPTER_V("share_overhead", "  per-step overhead", 100 * p->overhead_s / t, "%"));
 }
 
 static bool section_load_one(chapter *ch, load_system *ls) {
-  scale_serve_result off;
-  if (!load_run(ch, ls, INFINITY, 1000, &off)) return false;
+  scale_diag diag = {0};
+  if (scale_serveload_curve_run(&ls->load, load_fracs, LOAD_POINTS, 1000, &ls->c, &diag) !=
+      SCALE_OK) {
+    chapter_error(ch, "serving under load: the run of %s failed: %s", ls->key, diag.message);
+    return false;
+  }
   const scale_serveload *l = &ls->load;
+  const scale_serve_result *off = &ls->c.offline;
   chapter_say(ch, "%s, %g x %s, %s, requests of %g + %g tokens:", l->model->display_name, l->tp,
               l->chip->display_name, scale_dtype_name(l->dtype), l->isl, l->osl);
   CHAPTER_VALUES(ch, ls->key,
-      {"fitted", "  step cost fitted on serving rows (1) or priors (0)", l->chip->has_serve,
-       "", SCALE_FMT_PLAIN},
-      {"max_tput", "  offline maximum, tokens/s per chip", off.throughput_tokens_per_s / l->tp,
-       "tokens/s", SCALE_FMT_PLAIN},
-      {"max_rate", "  offline maximum, requests/s", off.request_rate_per_s, "", SCALE_FMT_SCI},
-      {"max_batch", "  steady batch at saturation", off.steady_batch, "", SCALE_FMT_PLAIN},
-      {"max_tpot_s", "  TPOT p50 at saturation", off.tpot_p50_s, "s", SCALE_FMT_TIME});
-  load_limits(ch, ls, &off);
+      CHAPTER_V("fitted", "  step cost fitted on serving rows (1) or priors (0)",
+          l->chip->has_serve, ""),
+      CHAPTER_V("max_tput", "  offline maximum, tokens/s per chip",
+          off->throughput_tokens_per_s / l->tp, "tokens/s"),
+      {"max_rate", "  offline maximum, requests/s", off->request_rate_per_s, "", SCALE_FMT_SCI},
+      CHAPTER_V("max_batch", "  steady batch at saturation", off->steady_batch, ""),
+      CHAPTER_V("max_tpot_s", "  TPOT p50 at saturation", off->tpot_p50_s, "s"));
+  load_limits(ch, ls);
   for (int k = 0; k < LOAD_POINTS; k++) {
-    scale_serve_result r;
-    if (!load_run(ch, ls, load_fracs[k] * off.request_rate_per_s, 1000, &r)) return false;
-    ls->tput[k] = r.throughput_tokens_per_s / l->tp;
-    ls->tpot[k] = r.tpot_p50_s;
-    ls->ttft[k] = r.ttft_p90_s;
+    const scale_serve_result *r = &ls->c.point[k];
+    ls->tput[k] = r->throughput_tokens_per_s / l->tp;
+    ls->tpot[k] = r->tpot_p50_s;
+    ls->ttft[k] = r->ttft_p90_s;
     char stem[64];
     snprintf(stem, sizeof stem, "%s.r%.0f", ls->key, 100 * load_fracs[k]);
     CHAPTER_VALUES(ch, stem,
-        {"tput", "  tokens/s per chip", ls->tput[k], "tokens/s", SCALE_FMT_PLAIN},
-        {"ttft_p90_s", "  TTFT p90", r.ttft_p90_s, "s", SCALE_FMT_TIME},
-        {"tpot_p50_s", "  TPOT p50", r.tpot_p50_s, "s", SCALE_FMT_TIME});
+      CHAPTER_V("tput", "  tokens/s per chip", ls->tput[k], "tokens/s"),
+      CHAPTER_V("ttft_p90_s", "  TTFT p90", r->ttft_p90_s, "s"),
+      CHAPTER_V("tpot_p50_s", "  TPOT p50", r->tpot_p50_s, "s"));
   }
-  load_book(ch, ls, &off);
+  load_book(ch, ls);
   return true;
 }
 
@@ -687,18 +655,18 @@ static void section_problems(chapter *ch, const scale_chip *c, const scale_model
   CHAPTER_VALUES(ch, "wp1",
       {"params", "LLaMA 3 405B parameters", p405, "", SCALE_FMT_SCI},
       {"flops_per_token", "forward FLOPs per token (matmuls)", 2 * p405, "FLOP", SCALE_FMT_SCI},
-      {"t_flops_s", "FLOPs-bound, one chip", 2 * p405 / fl, "s", SCALE_FMT_TIME},
-      {"t_bytes_s", "bf16 weight reads, one chip",
-       scale_infer_min_step_time_s(0, 0, 2 * p405, c->hbm_bytes_per_s), "s", SCALE_FMT_TIME});
+      CHAPTER_V("t_flops_s", "FLOPs-bound, one chip", 2 * p405 / fl, "s"),
+      CHAPTER_V("t_bytes_s", "bf16 weight reads, one chip",
+          scale_infer_min_step_time_s(0, 0, 2 * p405, c->hbm_bytes_per_s), "s"));
   /* Q2: LLaMA 3 8B, batch 240, int8 weights and KV, 8192 tokens, one chip's view. */
   scale_infer_config cfg = scale_infer_config_default(1, 240, 8192);
   cfg.weight_dtype = cfg.kv_dtype = SCALE_DTYPE_INT8;
   scale_infer_memory mem = scale_infer_memory_eval(small, c, &cfg);
   CHAPTER_VALUES(ch, "wp2",
-      {"weight_bytes", "int8 weights", mem.weight_bytes, "B", SCALE_FMT_SI},
-      {"kv_bytes", "int8 KV caches", mem.kv_bytes, "B", SCALE_FMT_SI},
-      {"act_bytes", "working activations of one layer",
-       mem.activation_bytes_per_chip, "B", SCALE_FMT_SI});
+      CHAPTER_V("weight_bytes", "int8 weights", mem.weight_bytes, "B"),
+      CHAPTER_V("kv_bytes", "int8 KV caches", mem.kv_bytes, "B"),
+      CHAPTER_V("act_bytes", "working activations of one layer", mem.activation_bytes_per_chip,
+          "B"));
   chapter_value(ch, "wp2.slice", "smallest slice",
                 scale_infer_min_slice_chips(mem.weight_bytes + mem.kv_bytes +
                                                 mem.activation_bytes_per_chip,
@@ -715,14 +683,13 @@ static void section_problems(chapter *ch, const scale_chip *c, const scale_model
   scale_infer_best_within_latency(big, c, &q, limit, 4096, &best, &d);
   double pod = scale_chip_pod_chips(c);
   CHAPTER_VALUES(ch, "wp3",
-      {"best_chips", "best slice", best.n_chips, "chips", SCALE_FMT_PLAIN},
-      {"best_batch", "its batch", best.batch, "", SCALE_FMT_PLAIN},
-      {"best_step_s", "its step", d.step_s, "s", SCALE_FMT_TIME},
-      {"best_tput", "its throughput per chip", d.tokens_per_s_per_chip, "tokens/s",
-       SCALE_FMT_PLAIN},
-      {"pod_chips", "a full pod", pod, "chips", SCALE_FMT_PLAIN},
-      {"pod_step_s", "int8 weight reads over a full pod",
-       scale_infer_min_step_time_s(0, 0, p405, pod * c->hbm_bytes_per_s), "s", SCALE_FMT_TIME});
+      CHAPTER_V("best_chips", "best slice", best.n_chips, "chips"),
+      CHAPTER_V("best_batch", "its batch", best.batch, ""),
+      CHAPTER_V("best_step_s", "its step", d.step_s, "s"),
+      CHAPTER_V("best_tput", "its throughput per chip", d.tokens_per_s_per_chip, "tokens/s"),
+      CHAPTER_V("pod_chips", "a full pod", pod, "chips"),
+      CHAPTER_V("pod_step_s", "int8 weight reads over a full pod",
+          scale_infer_min_step_time_s(0, 0, p405, pod * c->hbm_bytes_per_s), "s"));
 }
 
 int main(int argc, char **argv) {

@@ -45,13 +45,13 @@ static machine_numbers section_machine(chapter *ch, const scale_measured *m, dou
   chapter_heading(ch, "The machine that built this book (measured by scale measure)");
   chapter_say(ch, "%s", c->display_name);
   CHAPTER_VALUES(ch, "machine",
-      {"n_cores", "cores (online CPUs)", m->n_cpus, "", SCALE_FMT_PLAIN},
-      {"clock_hz", "clock the kernel reports", m->clock_hz, "Hz", SCALE_FMT_SI},
-      {"vector_bits", "widest vector instructions", m->vector_bits, "bit", SCALE_FMT_PLAIN},
-      {"fma_units", "FMA units per core (assumed)", fma_units, "", SCALE_FMT_PLAIN},
-      {"lanes_fp32", "fp32 lanes per vector", m->vector_bits / 32.0, "", SCALE_FMT_PLAIN},
-      {"threads", "threads of the multi-thread runs", m->threads, "", SCALE_FMT_PLAIN},
-      {"memory_bytes", "main memory", c->hbm_bytes, "B", SCALE_FMT_SI},
+      CHAPTER_V("n_cores", "cores (online CPUs)", m->n_cpus, ""),
+      CHAPTER_V("clock_hz", "clock the kernel reports", m->clock_hz, "Hz"),
+      CHAPTER_V("vector_bits", "widest vector instructions", m->vector_bits, "bit"),
+      CHAPTER_V("fma_units", "FMA units per core (assumed)", fma_units, ""),
+      CHAPTER_V("lanes_fp32", "fp32 lanes per vector", m->vector_bits / 32.0, ""),
+      CHAPTER_V("threads", "threads of the multi-thread runs", m->threads, ""),
+      CHAPTER_V("memory_bytes", "main memory", c->hbm_bytes, "B"),
       {"l1d_bytes", "L1 data cache per core", c->smem_bytes_per_core, "B", SCALE_FMT_IEC},
       {"llc_bytes", "last-level cache", c->l2_bytes, "B", SCALE_FMT_IEC});
 
@@ -78,15 +78,14 @@ static machine_numbers section_machine(chapter *ch, const scale_measured *m, dou
       {"peak_fp32_all", "measured fp32 GEMM, all threads", n.peak32_all, "FLOP/s", SCALE_FMT_SI},
       {"peak_fp32_1t", "measured fp32 GEMM, one thread", n.peak32_1t, "FLOP/s", SCALE_FMT_SI},
       {"peak_fp64_1t", "measured fp64 GEMM, one thread", n.peak64_1t, "FLOP/s", SCALE_FMT_SI},
-      {"peak_fp32_pct", "measured / theoretical, fp32",
-       100.0 * n.peak32 / n.theory32, "%", SCALE_FMT_PLAIN},
-      {"peak_fp64_pct", "measured / theoretical, fp64",
-       100.0 * n.peak64 / n.theory64, "%", SCALE_FMT_PLAIN},
-      {"peak_fp32_half_pct", "measured / half-width peak, fp32",
-       100.0 * n.peak32 / n.theory32_half, "%", SCALE_FMT_PLAIN},
-      {"thread_speedup", "fp32 peak, all threads / one",
-       n.peak32_all / n.peak32_1t, "x", SCALE_FMT_PLAIN},
-      {"fp64_over_fp32", "fp64 peak / fp32 peak", n.peak64 / n.peak32, "", SCALE_FMT_PLAIN});
+      CHAPTER_V("peak_fp32_pct", "measured / theoretical, fp32", 100.0 * n.peak32 / n.theory32,
+          "%"),
+      CHAPTER_V("peak_fp64_pct", "measured / theoretical, fp64", 100.0 * n.peak64 / n.theory64,
+          "%"),
+      CHAPTER_V("peak_fp32_half_pct", "measured / half-width peak, fp32",
+          100.0 * n.peak32 / n.theory32_half, "%"),
+      CHAPTER_V("thread_speedup", "fp32 peak, all threads / one", n.peak32_all / n.peak32_1t, "x"),
+      CHAPTER_V("fp64_over_fp32", "fp64 peak / fp32 peak", n.peak64 / n.peak32, ""));
   return n;
 }
 
@@ -107,27 +106,25 @@ static void section_bandwidth(chapter *ch, const scale_measured *m, machine_numb
   CHAPTER_VALUES(ch, "machine",
       {"ws_small_bytes", "smallest working set", ws_small, "B", SCALE_FMT_IEC},
       {"ws_big_bytes", "largest working set", ws_big, "B", SCALE_FMT_IEC},
-      {"l1_bw", "triad in L1, all threads", n.l1, "B/s", SCALE_FMT_SI},
-      {"l1_bw_1t", "triad in L1, one thread", n.l1_1t, "B/s", SCALE_FMT_SI},
-      {"l1_theory_bw", "L1 peak (2 loads + 1 store per cycle)", l1_theory, "B/s", SCALE_FMT_SI},
-      {"l1_pct", "triad in L1 / L1 peak", 100.0 * n.l1 / l1_theory, "%", SCALE_FMT_PLAIN},
-      {"dram_bw", "triad in DRAM, best run", n.dram, "B/s", SCALE_FMT_SI},
-      {"dram_bw_all", "triad in DRAM, all threads", n.dram_all, "B/s", SCALE_FMT_SI},
-      {"dram_bw_1t", "triad in DRAM, one thread", n.dram_1t, "B/s", SCALE_FMT_SI},
-      {"dram_over_l1", "DRAM / L1 bandwidth", n.dram / n.l1, "", SCALE_FMT_PLAIN});
+      CHAPTER_V("l1_bw", "triad in L1, all threads", n.l1, "B/s"),
+      CHAPTER_V("l1_bw_1t", "triad in L1, one thread", n.l1_1t, "B/s"),
+      CHAPTER_V("l1_theory_bw", "L1 peak (2 loads + 1 store per cycle)", l1_theory, "B/s"),
+      CHAPTER_V("l1_pct", "triad in L1 / L1 peak", 100.0 * n.l1 / l1_theory, "%"),
+      CHAPTER_V("dram_bw", "triad in DRAM, best run", n.dram, "B/s"),
+      CHAPTER_V("dram_bw_all", "triad in DRAM, all threads", n.dram_all, "B/s"),
+      CHAPTER_V("dram_bw_1t", "triad in DRAM, one thread", n.dram_1t, "B/s"),
+      CHAPTER_V("dram_over_l1", "DRAM / L1 bandwidth", n.dram / n.l1, ""));
 
   chapter_heading(ch, "The measured roofline");
   n.crit32 = n.peak32 / n.dram;
   n.crit64 = n.peak64 / n.dram;
   CHAPTER_VALUES(ch, "machine",
-      {"critical_fp32", "critical intensity, fp32 from DRAM",
-       n.crit32, "FLOP/byte", SCALE_FMT_PLAIN},
-      {"critical_fp64", "critical intensity, fp64 from DRAM",
-       n.crit64, "FLOP/byte", SCALE_FMT_PLAIN},
-      {"critical_fp32_l1", "critical intensity, fp32 from L1",
-       n.peak32 / n.l1, "FLOP/byte", SCALE_FMT_PLAIN},
-      {"critical_fp32_theory", "theoretical peak / measured DRAM",
-       n.theory32 / n.dram, "FLOP/byte", SCALE_FMT_PLAIN});
+      CHAPTER_V("critical_fp32", "critical intensity, fp32 from DRAM", n.crit32, "FLOP/byte"),
+      CHAPTER_V("critical_fp64", "critical intensity, fp64 from DRAM", n.crit64, "FLOP/byte"),
+      CHAPTER_V("critical_fp32_l1", "critical intensity, fp32 from L1", n.peak32 / n.l1,
+          "FLOP/byte"),
+      CHAPTER_V("critical_fp32_theory", "theoretical peak / measured DRAM", n.theory32 / n.dram,
+          "FLOP/byte"));
   chapter_claim(ch, true, n.crit32 > 1.0 && n.crit32 < 1e4,
                 "the measured critical intensity lies between 1 and 10^4 FLOP/byte");
   /* What the text says of the committed measurement (not checked on another machine's). */
@@ -150,10 +147,10 @@ static void gemm_row(chapter *ch, const scale_measured *m, const machine_numbers
   }
   double roof = scale_measure_roof_flops_per_s(n->peak32, n->dram, p->intensity_flops_per_byte);
   CHAPTER_VALUES(ch, stem,
-      {"intensity", "intensity", p->intensity_flops_per_byte, "FLOP/byte", SCALE_FMT_PLAIN},
+      CHAPTER_V("intensity", "intensity", p->intensity_flops_per_byte, "FLOP/byte"),
       {"flops_per_s", "measured", p->flops_per_s, "FLOP/s", SCALE_FMT_SI},
       {"roof", "roof at that intensity", roof, "FLOP/s", SCALE_FMT_SI},
-      {"pct_of_roof", "measured / roof", 100.0 * p->flops_per_s / roof, "%", SCALE_FMT_PLAIN});
+      CHAPTER_V("pct_of_roof", "measured / roof", 100.0 * p->flops_per_s / roof, "%"));
 }
 
 static void section_gemm(chapter *ch, const scale_measured *m, const machine_numbers *n,
@@ -192,20 +189,19 @@ static void section_book(chapter *ch, const scale_chip *v5e) {
   double t_math = scale_roofline_t_flops_s(flops, rate);
   CHAPTER_VALUES(ch, "book",
       {"mm.flops", "2BDF", flops, "FLOP", SCALE_FMT_SCI},
-      {"mm.core_rate", "bf16 rate of one TPU v2 core", core_rate, "FLOP/s", SCALE_FMT_SCI},
-      {"mm.rate", "8 cores", rate, "FLOP/s", SCALE_FMT_SCI},
-      {"mm.expected_s", "expected (T_math)", t_math, "s", SCALE_FMT_TIME},
-      {"mm.measured_s", "the profile shows", measured_s, "s", SCALE_FMT_TIME},
-      {"mm.pct", "FLOPs utilisation",
-       100.0 * scale_measure_achieved_frac(flops, measured_s, rate), "%", SCALE_FMT_PLAIN});
+      CHAPTER_V("mm.core_rate", "bf16 rate of one TPU v2 core", core_rate, "FLOP/s"),
+      CHAPTER_V("mm.rate", "8 cores", rate, "FLOP/s"),
+      CHAPTER_V("mm.expected_s", "expected (T_math)", t_math, "s"),
+      CHAPTER_V("mm.measured_s", "the profile shows", measured_s, "s"),
+      CHAPTER_V("mm.pct", "FLOPs utilisation",
+          100.0 * scale_measure_achieved_frac(flops, measured_s, rate), "%"));
   /* Per data-parallel shard (4-way DP, 2-way MP): [8 x 1024, 8192] . [8192, 16384]. */
   double local_i = scale_measure_gemm_intensity_flops_per_byte(8 * 1024, 16384, 8192, 2.0);
   CHAPTER_VALUES(ch, "book",
-      {"mm.local_batch", "tokens per data-parallel shard", 8.0 * 1024, "tokens", SCALE_FMT_PLAIN},
-      {"mm.local_intensity", "intensity of one core's matmul",
-       local_i, "FLOP/byte", SCALE_FMT_PLAIN},
-      {"mm.v5e_critical", "TPU v5e critical intensity, for scale",
-       scale_chip_hbm_intensity(v5e, SCALE_DTYPE_BF16), "FLOP/byte", SCALE_FMT_PLAIN});
+      CHAPTER_V("mm.local_batch", "tokens per data-parallel shard", 8.0 * 1024, "tokens"),
+      CHAPTER_V("mm.local_intensity", "intensity of one core's matmul", local_i, "FLOP/byte"),
+      CHAPTER_V("mm.v5e_critical", "TPU v5e critical intensity, for scale",
+          scale_chip_hbm_intensity(v5e, SCALE_DTYPE_BF16), "FLOP/byte"));
   chapter_claim(ch, true, fabs(t_math - 95.6e-3) < 0.05e-3, "the book's 95.6 ms");
 
   chapter_heading(ch, "The book's profile: a ReduceScatter on a TPU v2 4x2");
@@ -218,15 +214,15 @@ static void section_book(chapter *ch, const scale_chip *v5e) {
                              .link_bytes_per_s = bidi / 2.0, .hop_latency_s = 1e-6}}};
   scale_collective_cost cost = scale_collective_eval(&g, SCALE_COLL_REDUCE_SCATTER, shard_bytes);
   CHAPTER_VALUES(ch, "book",
-      {"rs.bytes", "shard, SI", shard_bytes, "B", SCALE_FMT_SI},
+      CHAPTER_V("rs.bytes", "shard, SI", shard_bytes, "B"),
       {"rs.bytes_iec", "shard, binary", shard_bytes, "B", SCALE_FMT_IEC},
-      {"rs.bidi", "W_ici both ways", bidi, "B/s", SCALE_FMT_SI},
-      {"rs.book_s", "book form V / W_bidi", cost.book_time_s, "s", SCALE_FMT_TIME},
-      {"rs.precise_s", "precise (N-1)/N V / W on a line of 2", cost.time_s, "s", SCALE_FMT_TIME},
-      {"rs.measured_s", "the profile shows", rs_measured_s, "s", SCALE_FMT_TIME},
-      {"rs.pct", "of the roofline", 100.0 * cost.time_s / rs_measured_s, "%", SCALE_FMT_PLAIN},
-      {"rs.over_mm_pct", "ReduceScatter / matmul time",
-       100.0 * rs_measured_s / measured_s, "%", SCALE_FMT_PLAIN});
+      CHAPTER_V("rs.bidi", "W_ici both ways", bidi, "B/s"),
+      CHAPTER_V("rs.book_s", "book form V / W_bidi", cost.book_time_s, "s"),
+      CHAPTER_V("rs.precise_s", "precise (N-1)/N V / W on a line of 2", cost.time_s, "s"),
+      CHAPTER_V("rs.measured_s", "the profile shows", rs_measured_s, "s"),
+      CHAPTER_V("rs.pct", "of the roofline", 100.0 * cost.time_s / rs_measured_s, "%"),
+      CHAPTER_V("rs.over_mm_pct", "ReduceScatter / matmul time", 100.0 * rs_measured_s / measured_s,
+          "%"));
 }
 
 /** Question 1 (true shapes from a replica group) and the padding of tiled layouts. */
@@ -245,23 +241,23 @@ static void section_shapes(chapter *ch) {
   }
   const double w_dims[2] = {32768, 8192};
   CHAPTER_VALUES(ch, "q1",
-      {"group", "devices in a replica group", group, "", SCALE_FMT_PLAIN},
-      {"local_f", "local F of the profile",
-       scale_sharding_local_dim(&w, &mesh, w_dims, 0), "", SCALE_FMT_PLAIN},
-      {"true_f", "true F", 4096.0 * group, "", SCALE_FMT_PLAIN},
+      CHAPTER_V("group", "devices in a replica group", group, ""),
+      CHAPTER_V("local_f", "local F of the profile", scale_sharding_local_dim(&w, &mesh, w_dims, 0),
+          ""),
+      CHAPTER_V("true_f", "true F", 4096.0 * group, ""),
       {"w_bytes", "W in bf16, whole", 32768.0 * 8192 * 2, "B", SCALE_FMT_IEC},
       {"w_bytes_per_device", "W per device",
        scale_sharding_bytes_per_device(&w, &mesh, w_dims, SCALE_DTYPE_BF16), "B", SCALE_FMT_IEC},
-      {"replication", "copies of each W element",
-       scale_sharding_replication(&w, &mesh), "", SCALE_FMT_PLAIN});
+      CHAPTER_V("replication", "copies of each W element", scale_sharding_replication(&w, &mesh),
+          ""));
   chapter_claim(ch, true, scale_sharding_local_dim(&w, &mesh, w_dims, 0) == 4096.0,
                 "Question 1's local 4096 follows from 32768 over 8 devices");
 
   chapter_heading(ch, "Reading a layout: padding of tiles");
   double padded = scale_measure_tiled_elements(3, 5, 2, 2);
   CHAPTER_VALUES(ch, "tile",
-      {"book.padded", "f32[3,5] in T(2,2): elements", padded, "", SCALE_FMT_PLAIN},
-      {"book.factor", "memory cost", padded / 15.0, "x", SCALE_FMT_PLAIN});
+      CHAPTER_V("book.padded", "f32[3,5] in T(2,2): elements", padded, ""),
+      CHAPTER_V("book.factor", "memory cost", padded / 15.0, "x"));
   double small = scale_measure_tiled_elements(8, 100, 8, 128);
   chapter_value(ch, "tile.narrow.factor", "bf16[8,100] in T(8,128)", small / 800.0, "x",
                 SCALE_FMT_PLAIN);
@@ -275,13 +271,12 @@ static void section_shapes(chapter *ch) {
 static void section_trace(chapter *ch, const scale_trace *t) {
   chapter_heading(ch, "A trace of the mesh executor (4 ranks)");
   CHAPTER_VALUES(ch, "trace",
-      {"ranks", "ranks (lanes)", t->n_ranks, "", SCALE_FMT_PLAIN},
-      {"events", "complete events", t->n, "", SCALE_FMT_PLAIN},
-      {"span_s", "from first to last event", scale_trace_end_s(t), "s", SCALE_FMT_TIME},
-      {"rank0.collective_s", "rank 0 in collectives", scale_trace_total_s(t, 0, "collective"),
-       "s", SCALE_FMT_TIME},
-      {"rank0.compute_s", "rank 0 computing", scale_trace_total_s(t, 0, "compute"), "s",
-       SCALE_FMT_TIME});
+      CHAPTER_V("ranks", "ranks (lanes)", t->n_ranks, ""),
+      CHAPTER_V("events", "complete events", t->n, ""),
+      CHAPTER_V("span_s", "from first to last event", scale_trace_end_s(t), "s"),
+      CHAPTER_V("rank0.collective_s", "rank 0 in collectives",
+          scale_trace_total_s(t, 0, "collective"), "s"),
+      CHAPTER_V("rank0.compute_s", "rank 0 computing", scale_trace_total_s(t, 0, "compute"), "s"));
   const scale_trace_event *g = scale_trace_find(t, 0, "case2: all-gather A over X");
   const scale_trace_event *mm = scale_trace_find(t, 0, "case2: local matmul");
   if (!g || !mm) {
@@ -289,9 +284,9 @@ static void section_trace(chapter *ch, const scale_trace *t) {
     return;
   }
   CHAPTER_VALUES(ch, "trace",
-      {"case2.gather_s", "case 2: all-gather of A", g->dur_s, "s", SCALE_FMT_TIME},
+      CHAPTER_V("case2.gather_s", "case 2: all-gather of A", g->dur_s, "s"),
       {"case2.gather_bytes", "bytes rank 0 sent in it", g->bytes, "B", SCALE_FMT_PLAIN},
-      {"case2.matmul_s", "case 2: local matmul", mm->dur_s, "s", SCALE_FMT_TIME});
+      CHAPTER_V("case2.matmul_s", "case 2: local matmul", mm->dur_s, "s"));
   /* The same gather on every rank: they start together (a barrier) and end together (the ring
    * waits for its slowest member). */
   chapter_value(ch, "trace.case2.gather_spread", "slowest / fastest rank's gather",
@@ -302,20 +297,10 @@ static void figure_trace(chapter *ch, const scale_trace *t) {
   static double x[3][3 * SCALE_TRACE_EVENTS_MAX], y[3][3 * SCALE_TRACE_EVENTS_MAX];
   static const char *cats[3] = {"collective", "compute", "check"};
   static const double lift[3] = {0.15, -0.15, 0.0};
-  size_t count[3] = {0};
-  for (int i = 0; i < t->n; i++) {
-    const scale_trace_event *e = &t->ev[i];
-    for (int c = 0; c < 3; c++) {
-      if (strcmp(e->cat, cats[c]) != 0) continue;
-      double level = e->rank + lift[c];
-      x[c][count[c]] = e->ts_s * 1e3, y[c][count[c]++] = level;
-      x[c][count[c]] = (e->ts_s + e->dur_s) * 1e3, y[c][count[c]++] = level;
-      x[c][count[c]] = (double)NAN, y[c][count[c]++] = (double)NAN;
-    }
-  }
   scale_plot_series s[3];
   for (int c = 0; c < 3; c++)
-    s[c] = (scale_plot_series){.label = cats[c], .x = x[c], .y = y[c], .n = count[c],
+    s[c] = (scale_plot_series){.label = cats[c], .x = x[c], .y = y[c],
+                               .n = scale_trace_lane(t, cats[c], lift[c], 1e3, x[c], y[c]),
                                .dashed = c == 2};
   scale_plot p = {.title = "A trace of scale-mesh on 4 ranks",
                   .desc = "Timeline of every phase on every rank: one lane per rank, collectives "
@@ -340,16 +325,8 @@ static void figure_roofline(chapter *ch, const scale_measured *m, const machine_
     y_meas[i] = scale_measure_roof_flops_per_s(n->peak32, n->dram, x[i]);
     y_theory[i] = scale_measure_roof_flops_per_s(n->theory32, n->dram, x[i]);
   }
-  size_t n_sq = 0, n_sk = 0, n_tr = 0;
-  for (int i = 0; i < m->n_gemm; i++) {
-    const scale_measured_gemm *p = &m->gemm[i];
-    if (p->fp64 || p->threads != m->threads) continue;
-    if (p->m == p->n && p->n == p->k) {
-      sq_x[n_sq] = p->intensity_flops_per_byte, sq_y[n_sq++] = p->flops_per_s;
-    } else {
-      sk_x[n_sk] = p->intensity_flops_per_byte, sk_y[n_sk++] = p->flops_per_s;
-    }
-  }
+  size_t n_sq = scale_measured_gemm_points(m, false, m->threads, true, sq_x, sq_y);
+  size_t n_sk = scale_measured_gemm_points(m, false, m->threads, false, sk_x, sk_y), n_tr = 0;
   for (int i = 0; i < m->n_stream; i++) {
     const scale_measured_stream *p = &m->stream[i];
     if (p->kernel != SCALE_STREAM_TRIAD || p->threads != m->threads) continue;

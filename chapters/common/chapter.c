@@ -529,5 +529,15 @@ scale_fmt chapter_unit_fmt(const char *unit) {
   if (!strcmp(unit, "s")) return SCALE_FMT_TIME;
   if (!strcmp(unit, "B") || !strcmp(unit, "B/s") || !strcmp(unit, "Hz")) return SCALE_FMT_SI;
   if (!strcmp(unit, "FLOP/s") || !strcmp(unit, "elements/s")) return SCALE_FMT_SCI;
+  if (!strcmp(unit, "USD") || !strcmp(unit, "USD/h")) return SCALE_FMT_USD;
   return SCALE_FMT_PLAIN;
+}
+
+void chapter_critical_batches(chapter *ch, const scale_chip *c, const char *const labels[3]) {
+  const scale_dtype w[3] = {SCALE_DTYPE_BF16, SCALE_DTYPE_INT8, SCALE_DTYPE_INT8};
+  const scale_dtype f[3] = {SCALE_DTYPE_BF16, SCALE_DTYPE_BF16, SCALE_DTYPE_INT8};
+  const char *key[3] = {"bf16", "int8w", "int8"};
+  for (int i = 0; i < 3; i++)
+    chapter_stem_value(ch, "bcrit", key[i], labels[i], scale_roofline_critical_batch(c, w[i], f[i]),
+                       "tokens", SCALE_FMT_PLAIN);
 }

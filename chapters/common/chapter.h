@@ -182,6 +182,12 @@ void chapter_claim(chapter *ch, bool check, bool holds, const char *what);
 /** Returns the chip's 16-bit matmul dtype: bf16, or fp16 where it has no bf16 rate (V100). */
 scale_dtype chapter_dtype16(const scale_chip *c);
 
+/** Emits the chip's critical batches (scale_roofline_critical_batch) for the three dtype mixes
+ * of chapters 7 and 8: "bcrit.bf16" (bf16 weights and FLOPs), "bcrit.int8w" (int8 weights,
+ * bf16 FLOPs), "bcrit.int8" (int8 weights and OPs), with the walk-through labels labels[0..3).
+ */
+void chapter_critical_batches(chapter *ch, const scale_chip *c, const char *const labels[3]);
+
 /** Fills out[0..n) with n >= 2 points from lo to hi evenly spaced on a log scale. */
 void chapter_logspace(double *out, int n, double lo, double hi);
 
@@ -274,7 +280,7 @@ void chapter_error(chapter *ch, const char *fmt, ...) __attribute__((format(prin
 int chapter_end(chapter *ch);
 
 /** The usual style of 'unit': time for "s", SI prefixes for "B", "B/s" and "Hz", an exponent
- * for "FLOP/s" and "elements/s", plain digits otherwise. */
+ * for "FLOP/s" and "elements/s", dollars for "USD" and "USD/h", plain digits otherwise. */
 scale_fmt chapter_unit_fmt(const char *unit);
 
 /** chapter_values() of a whole array. */

@@ -479,4 +479,25 @@ double scale_infer_spec_best_lookahead(double accept, double draft_cost_ratio,
                                        double verify_cost_ratio, int max_lookahead,
                                        double *speedup);
 
+/* ---- curves the chapters draw (ch. 8) ------------------------------------------------------- */
+
+/** Splits frontier points pts[0..n) into a drawable curve: lat_s[i] = pts[i].step_s and
+ * tput[i] = pts[i].tokens_per_s_per_chip where the point fits, NaN where it does not (which
+ * breaks the plotted line). Returns the batch of the last point that fits (0 when none).
+ *
+ * Units:  -> lat_s [s], tput [tokens/s per chip], the batch [sequences].
+ * Book:   ch. 8 "Visualizing the Latency Throughput Tradeoff".
+ */
+double scale_infer_frontier_curve(const scale_infer_point *pts, int n, double *lat_s,
+                                  double *tput);
+
+/** Fills out[0..k) with scale_infer_decode_eval() of 'cfg' at batches 1, 2, ..., k, where k is
+ * the smaller of max_n and the largest batch that fits in HBM (scale_infer_memory_eval()).
+ * Returns k (0 when not one sequence fits). cfg->batch is ignored.
+ *
+ * Book:   ch. 8, the decode step and its parts against batch (figure "step-breakdown").
+ */
+int scale_infer_decode_sweep(const scale_model *model, const scale_chip *chip,
+                             const scale_infer_config *cfg, int max_n, scale_infer_decode *out);
+
 #endif

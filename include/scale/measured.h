@@ -16,6 +16,7 @@
 #define SCALE_MEASURED_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "scale/hardware.h"
 #include "scale/measure.h"
@@ -118,5 +119,28 @@ double scale_trace_total_s(const scale_trace *t, int rank, const char *cat);
  * one [1]; NaN when no rank has it. For a collective it shows how long the first rank in
  * waited for the last. */
 double scale_trace_spread(const scale_trace *t, const char *name);
+
+/* ---- a trace drawn as lanes (ch. 9's timeline) ---------------------------------------------- */
+
+/** Writes the events of category 'cat' as line pieces of a timeline: for each event in file
+ * order three points into x[] and y[], its start, its end and a NaN that breaks the line, at
+ * height rank + lift, with times multiplied by 'x_per_s' (1e3 draws milliseconds). x and y hold
+ * 3 * t->n points at most. Returns the points written.
+ *
+ * Book:   ch. 9 "How to Profile TPU Programs" (the trace viewer's timeline).
+ */
+size_t scale_trace_lane(const scale_trace *t, const char *cat, double lift, double x_per_s,
+                        double *x, double *y);
+
+/** Writes the roofline points of m's GEMM runs in fp64 (else fp32) on 'threads' threads that are
+ * square (m = n = k) or, with 'square' false, not: in file order, intensity[i] their arithmetic
+ * intensity and flops_per_s[i] their measured rate (each array holds m->n_gemm points at most).
+ * Returns the points written.
+ *
+ * Units:  -> intensity [FLOP/byte], flops_per_s [FLOP/s].
+ * Book:   ch. 9, a measured roofline (ch. 1's plot with this machine's points).
+ */
+size_t scale_measured_gemm_points(const scale_measured *m, bool fp64, int threads, bool square,
+                                  double *intensity, double *flops_per_s);
 
 #endif

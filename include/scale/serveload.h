@@ -62,4 +62,34 @@ scale_serve_parts scale_serveload_steady_parts(const scale_serveload *load, doub
  * (rounded, at least 1) sequences of mid-generation context [s]. Book: ch. 7 and 8. */
 double scale_serveload_book_step_s(const scale_serveload *load, double batch);
 
+/* ---- a copy's curve under load (chapter 8's figure and table) ----------------------------- */
+
+/** Most load points scale_serveload_curve_run() takes. */
+#define SCALE_SERVELOAD_POINTS_MAX 16
+
+/** A copy swept from a vanishing rate to saturation, with the closed forms beside it. */
+typedef struct {
+  scale_serve_result offline;   /**< every request at t = 0: the offline maximum */
+  scale_serve_result vanishing; /**< 50 requests at 1e-3 of the offline request rate */
+  double prefill_s;             /**< scale_serveload_prefill_s(): the vanishing-rate TTFT [s] */
+  double decode1_s;             /**< scale_serveload_decode1_s(): the vanishing-rate TPOT [s] */
+  int n_points;                 /**< load points in 'point' */
+  scale_serve_result point[SCALE_SERVELOAD_POINTS_MAX]; /**< at rate_frac[i] x offline rate */
+  double book_step_s;           /**< the book's step at the offline steady batch [s] */
+  double book_tokens_per_s_per_chip; /**< max(1, round(batch)) / book step / tp [tokens/s] */
+  scale_serve_parts steady;     /**< the steady step's parts at the offline steady batch */
+} scale_serveload_curve;
+
+/** Sweeps the copy into *out: the offline maximum over 'n_requests' requests, the vanishing
+ * rate, then one run of 'n_requests' at each rate_frac[i] (i < n) of the offline request rate,
+ * in that order (the simulator is seeded, so the same inputs give the same curve).
+ *
+ * Domain: 0 <= n <= SCALE_SERVELOAD_POINTS_MAX, rate_frac[i] > 0.
+ * Errors: SCALE_ERR_INVALID for a bad n; what scale_serveload_run() reports ('diag' says).
+ * Book:   ch. 8 "Serving under load": TTFT and TPOT against throughput as the rate rises.
+ */
+scale_status scale_serveload_curve_run(scale_serveload *load, const double *rate_frac, int n,
+                                       double n_requests, scale_serveload_curve *out,
+                                       scale_diag *diag);
+
 #endif

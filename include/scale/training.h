@@ -521,4 +521,19 @@ void scale_train_layer_comm_totals(const scale_train_result *r, double *bytes, d
 bool scale_train_scaling_layout(const scale_train_problem *problem, double tp,
                                 double slice_chips, scale_layout *layout);
 
+/* ---- the scaling study of ch. 5 -------------------------------------------------------------- */
+
+/** Sweeps the ch. 5 scaling layout of FSDP x TP 'tp' over n_chips[0..n): for each count,
+ * step_s[i] is the step time of scale_train_scaling_layout() on 'model' and 'chip' with
+ * 'batch' tokens of 'seq' where that layout is valid and fits (NaN otherwise), and
+ * compute_s[i] its compute-only time where the layout is valid (left as it is otherwise, so
+ * one array can gather the floor of several sweeps).
+ *
+ * Units:  batch, seq [tokens], slice_chips [chips] -> step_s, compute_s [s].
+ * Book:   ch. 5 "step time against chips" (figure 2).
+ */
+void scale_train_scaling_sweep(const scale_model *model, const scale_chip *chip, double batch,
+                               double seq, double tp, double slice_chips, const double *n_chips,
+                               int n, double *step_s, double *compute_s);
+
 #endif

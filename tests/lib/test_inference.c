@@ -421,6 +421,37 @@ START_TEST(test_local_kv_and_lookahead) {
 }
 END_TEST
 
+START_TEST(test_frontier_curve_and_sweep) {
+  scale_model m = scale_check_model("llama-3-70b");
+  scale_chip v5e = scale_check_chip("tpu-v5e");
+  scale_infer_config cfg = scale_infer_config_default(16, 1, 8192);
+  cfg.weight_dtype = cfg.kv_dtype = SCALE_DTYPE_INT8;
+  double batches[8] = {1, 4, 16, 32, 64, 128, 256, 512};
+  scale_infer_point pts[8];
+  ck_assert_int_eq(scale_infer_frontier(&m, &v5e, &cfg, batches, 8, pts), 6);
+  double lat[8], tput[8];
+  /* the six that fit (test_frontier) draw; 256 and 512 break the line */
+  scale_check_rel(scale_infer_frontier_curve(pts, 8, lat, tput), 128, 1e-12, "",
+                  "the last batch that fits");
+  scale_check_rel(lat[5], pts[5].step_s, 1e-12, "s", "a point that fits");
+  scale_check_rel(tput[0], pts[0].tokens_per_s_per_chip, 1e-12, "tokens/s", "batch 1");
+  ck_assert(isnan(lat[6]) && isnan(tput[7]));
+  ck_assert(scale_infer_frontier_curve(pts + 6, 2, lat, tput) == 0);
+  /* the sweep stops at the largest batch that fits: about 137 caches (test_frontier) */
+  static scale_infer_decode d[512];
+  cfg.batch = 99; /* ignored */
+  int k = scale_infer_decode_sweep(&m, &v5e, &cfg, 512, d);
+  scale_infer_config c = cfg;
+  c.batch = 1;
+  ck_assert_int_eq(k, (int)scale_infer_memory_eval(&m, &v5e, &c).max_batch);
+  ck_assert(k > 128 && k < 256);
+  c.batch = 64;
+  scale_check_rel(d[63].step_s, scale_infer_decode_eval(&m, &v5e, &c).step_s, 1e-12, "s",
+                  "point 64 = the decode at batch 64");
+  ck_assert_int_eq(scale_infer_decode_sweep(&m, &v5e, &cfg, 10, d), 10);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("inference");
   const scale_check_case cases[] = {
@@ -434,6 +465,7 @@ int main(void) {
       {"decode_moe", test_decode_moe},
       {"decode_mamba", test_decode_mamba},
       {"frontier", test_frontier},
+      {"frontier_curve_and_sweep", test_frontier_curve_and_sweep},
       {"thresholds", test_thresholds},
       {"context_range", test_context_range},
       {"huge_prime_tp_refused_fast", test_huge_prime_tp_refused_fast},

@@ -54,6 +54,19 @@ START_TEST(load_committed) {
   const scale_measured_gemm *p = scale_measured_gemm_find(&m, false, 1, 32, 32, 32);
   ck_assert_ptr_eq(p, &m.gemm[0]);
   ck_assert_ptr_null(scale_measured_gemm_find(&m, false, 1, 33, 32, 32));
+  /* the roofline points of one kind: fp32 single-thread squares start with the 32^3 point, and
+   * the four kinds (square or not, at one and at all threads) share out the fp32 points */
+  static double ai[SCALE_MEASURED_POINTS_MAX], fl[SCALE_MEASURED_POINTS_MAX];
+  size_t n_sq1 = scale_measured_gemm_points(&m, false, 1, true, ai, fl);
+  ck_assert(n_sq1 > 0);
+  scale_check_rel(ai[0], 32.0 / 6.0, EXACT, "FLOP/byte", "the 32^3 point first");
+  scale_check_rel(fl[0], 1.0224e11, EXACT, "FLOP/s", "its rate");
+  size_t n_fp32 = 0, n_kinds = n_sq1;
+  for (int i = 0; i < m.n_gemm; i++) n_fp32 += !m.gemm[i].fp64;
+  n_kinds += scale_measured_gemm_points(&m, false, 1, false, ai, fl);
+  n_kinds += scale_measured_gemm_points(&m, false, m.threads, true, ai, fl);
+  n_kinds += scale_measured_gemm_points(&m, false, m.threads, false, ai, fl);
+  ck_assert_uint_eq(n_kinds, n_fp32);
   /* the best rate is the largest of the matching points, checked by hand */
   double best = 0;
   for (int i = 0; i < m.n_gemm; i++)
@@ -114,6 +127,18 @@ START_TEST(trace_committed) {
   scale_check_rel(scale_trace_spread(&t, "case2: all-gather A over X"), 4134.24 / 459.142, 1e-9,
                   "", "slowest / fastest");
   scale_check_nan(scale_trace_spread(&t, "no such event"));
+  /* rank 0's compute events drawn as lanes: three points each, the pieces summing to its
+   * compute total (milliseconds), at height 0 - 0.15 */
+  static double x[3 * SCALE_TRACE_EVENTS_MAX], y[3 * SCALE_TRACE_EVENTS_MAX];
+  size_t k = scale_trace_lane(&t, "compute", -0.15, 1e3, x, y);
+  ck_assert(k > 0 && k % 3 == 0);
+  double rank0_ms = 0;
+  for (size_t i = 0; i < k; i += 3) {
+    ck_assert(isnan(x[i + 2]) && isnan(y[i + 2]) && y[i] == y[i + 1]);
+    if (fabs(y[i] + 0.15) < 1e-12) rank0_ms += x[i + 1] - x[i];
+  }
+  scale_check_rel(rank0_ms, 4842.683e-3, 1e-9, "ms", "rank 0's compute, as above");
+  ck_assert_uint_eq(scale_trace_lane(&t, "no such category", 0, 1, x, y), 0);
   ck_assert_int_eq(scale_trace_load("/nonexistent/trace.json", &t, &diag), SCALE_ERR_IO);
 }
 END_TEST

@@ -55,6 +55,44 @@ START_TEST(vanishing_rate) {
 }
 END_TEST
 
+START_TEST(curve) {
+  scale_model m = scale_check_model("llama-3-8b");
+  scale_chip h100 = scale_check_chip("nvidia-h100-sxm");
+  static scale_serveload l;
+  static scale_serveload_curve c;
+  scale_diag diag = {0};
+  ck_assert(scale_serveload_setup(&m, &h100, 1, SCALE_DTYPE_FP8, SCALE_DTYPE_FP8, 2048, 512, &l,
+                                  &diag) == SCALE_OK);
+  const double fracs[] = {0.25, 0.9};
+  ck_assert_msg(scale_serveload_curve_run(&l, fracs, 2, 200, &c, &diag) == SCALE_OK, "%s",
+                diag.message);
+  ck_assert_int_eq(c.n_points, 2);
+  /* the sweep is the runs the header names, in its order: the same as running them by hand */
+  scale_serve_result off, low, r;
+  ck_assert(scale_serveload_run(&l, INFINITY, 200, &off, &diag) == SCALE_OK);
+  ck_assert(scale_serveload_run(&l, 1e-3 * off.request_rate_per_s, 50, &low, &diag) == SCALE_OK);
+  ck_assert(scale_serveload_run(&l, 0.25 * off.request_rate_per_s, 200, &r, &diag) == SCALE_OK);
+  scale_check_rel(c.offline.throughput_tokens_per_s, off.throughput_tokens_per_s, 1e-12,
+                  "tokens/s", "the offline run");
+  scale_check_rel(c.vanishing.tpot_p50_s, low.tpot_p50_s, 1e-12, "s", "the vanishing rate");
+  scale_check_rel(c.point[0].ttft_p90_s, r.ttft_p90_s, 1e-12, "s", "25% of the offline rate");
+  /* a higher rate serves more tokens per second (ch. 8 "Serving under load") */
+  ck_assert(c.point[1].throughput_tokens_per_s > c.point[0].throughput_tokens_per_s);
+  /* the closed forms beside it */
+  scale_check_rel(c.prefill_s, scale_serveload_prefill_s(&l), 1e-12, "s", "TTFT limit");
+  scale_check_rel(c.decode1_s, scale_serveload_decode1_s(&l), 1e-12, "s", "TPOT limit");
+  double b = fmax(1.0, round(off.steady_batch));
+  scale_check_rel(c.book_step_s, scale_serveload_book_step_s(&l, off.steady_batch), 1e-12, "s",
+                  "the book's step at the steady batch");
+  scale_check_rel(c.book_tokens_per_s_per_chip, b / c.book_step_s, 1e-12, "tokens/s",
+                  "batch / step / tp with tp 1");
+  scale_check_rel(c.steady.kv_s, scale_serveload_steady_parts(&l, off.steady_batch).kv_s, 1e-12,
+                  "s", "the steady parts at the steady batch");
+  ck_assert_int_eq(scale_serveload_curve_run(&l, fracs, SCALE_SERVELOAD_POINTS_MAX + 1, 200, &c,
+                                             &diag), SCALE_ERR_INVALID);
+}
+END_TEST
+
 START_TEST(refuses) {
   scale_model m = scale_check_model("llama-3-405b");
   scale_chip v5e = scale_check_chip("tpu-v5e");
@@ -71,6 +109,7 @@ int main(void) {
   Suite *s = suite_create("serveload");
   const scale_check_case cases[] = {{"setup_engine", setup_engine},
                                     {"vanishing_rate", vanishing_rate},
+                                    {"curve", curve},
                                     {"refuses", refuses}};
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return scale_check_run(s);

@@ -69,11 +69,38 @@ START_TEST(scaling_layout) {
 }
 END_TEST
 
+START_TEST(scaling_sweep) {
+  scale_model m = scale_check_model("llama-3-70b");
+  scale_chip v5p = scale_check_chip("tpu-v5p");
+  /* the sweep is the scaling layout evaluated at each count; TP 128 on 64 chips has none */
+  const double chips[] = {64, 16384};
+  double step[2], floor_s[2] = {-1, -1};
+  scale_train_scaling_sweep(&m, &v5p, 4194304, 4096, 8, 8192, chips, 2, step, floor_s);
+  for (int i = 0; i < 2; i++) {
+    scale_train_problem p = scale_train_problem_make(&m, &v5p, chips[i], 4194304, 4096);
+    scale_layout l;
+    scale_train_result r;
+    ck_assert(scale_train_scaling_layout(&p, 8, 8192, &l));
+    scale_train_eval(&p, &l, &r);
+    scale_check_rel(floor_s[i], r.compute_time_s, EXACT, "s", "the layout's compute time");
+    if (r.fits)
+      scale_check_rel(step[i], r.step_time_s, EXACT, "s", "the layout's step");
+    else
+      ck_assert(isnan(step[i]));
+  }
+  ck_assert(floor_s[1] < floor_s[0]); /* more chips, less compute per chip */
+  scale_train_scaling_sweep(&m, &v5p, 4194304, 4096, 128, 8192, chips, 1, step, floor_s);
+  ck_assert(isnan(step[0]));
+  ck_assert(floor_s[0] > 0); /* no layout: the floor keeps what it held */
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("training_layouts");
   const scale_check_case cases[] = {{"fsdp_cp_degree", fsdp_cp_degree},
                                     {"layer_comm_totals", layer_comm_totals},
-                                    {"scaling_layout", scaling_layout}};
+                                    {"scaling_layout", scaling_layout},
+                                    {"scaling_sweep", scaling_sweep}};
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return scale_check_run(s);
 }
