@@ -19,6 +19,7 @@
 #include "chapter.h"
 #include "scale/calibrate.h"
 #include "scale/hybrid.h"
+#include "scale/hybrid_grid.h"
 #include "scale/hybrid_study.h"
 #include "scale/measurements.h"
 #include "scale/plan.h"
@@ -353,105 +354,38 @@ static void section_guide(chapter *ch, const scale_model *const models[4],
   chapter_claim(ch, true, tp_bound_min >= 4, "the tp-bound allows TP 4 on every model");
 }
 
-/** The grid's counts: agreements and why the guide and `scale plan` differ. */
-typedef struct {
-  int n, agree_step, agree_plan, plan_tp8, step_tp_small, tp_bound_plan;
-  int disagree_4k_other, disagree_32k_not_mixed_cp;
-  int plan_memory, plan_speed, plan_search, search_outside;
-  double plan_ratio_lo, plan_ratio_hi, step_ratio_hi;
-} grid_counts;
-
-/** The guide's degrees with the policies of scale plan's pick (ZeRO, remat, microbatches, at
- * least one per stage; SP with TP), priced by scale plan's own evaluation: *ratio its step over
- * the pick's, *fits whether scale plan's memory model holds it. */
-static void guide_under_plan(const scale_train_problem *p, const scale_plan_entry *pick,
-                             const scale_hybrid_layout *g, double *ratio, bool *fits) {
-  scale_layout l = pick->layout;
-  l.dp = g->dp, l.fsdp = 1, l.pp = g->pp, l.tp = g->tp, l.cp = g->cp, l.sp = g->tp > 1.0;
-  l.n_microbatches = fmax(pick->layout.n_microbatches, g->pp);
-  scale_train_layout_map(p->chip, N_CHIPS, &l);
-  *ratio = NAN, *fits = false;
-  if (!isfinite(g->dp) || scale_train_validate(p, &l, NULL) != SCALE_OK) return;
-  scale_train_result r;
-  scale_train_eval(p, &l, &r);
-  *ratio = r.step_time_s / pick->result.step_time_s;
-  *fits = r.fits;
-}
-
-/** scale plan's pick for the grid's problem (1F1B, no FSDP or EP) into *rep. */
-static bool grid_plan(chapter *ch, const scale_model *m, const scale_chip *c,
-                      const scale_step_params *prm, double s, scale_train_problem *tp,
-                      scale_plan_report *rep) {
-  *tp = scale_train_problem_make(m, c, N_CHIPS, TOKENS, s);
-  tp->mfu_counts_attention = true;
-  tp->step_params = prm; /* scale plan's default: the calibrated step model */
-  scale_plan_opts o = scale_plan_opts_default();
-  o.allow[SCALE_TRAIN_DIM_FSDP] = o.allow[SCALE_TRAIN_DIM_EP] = false;
-  for (int r = 0; r < SCALE_PP_COUNT; r++)
-    o.allow_schedule[r] = r == SCALE_PP_1F1B;
-  o.top_k = 1, o.n_threads = 1;
-  return chapter_plan_train(ch, tp, &o, rep, 1);
-}
-
-/** One case of the grid: the guide, the step model's best, scale plan's pick, under 'stem'. */
-static void grid_case(chapter *ch, const char *stem, const scale_hybrid_problem *p,
-                      const scale_step_params *prm, bool m7_npu, scale_plan_report *rep,
-                      grid_counts *k) {
-  scale_hybrid_guide g;
-  scale_hybrid_guide_eval(p, &g);
-  const scale_hybrid_layout *gl = &g.layout;
+static void grid_layout(chapter *ch, const char *stem, const char *what, double dp, double pp,
+                        double tp, double cp) {
   char sub[64];
-  snprintf(sub, sizeof sub, "%s.guide", stem);
-  layout_values(ch, sub, gl->dp, gl->pp, gl->tp, gl->cp);
-  scale_plan_hybrid_result best;
-  bool ok = scale_plan_hybrid(p, prm, &best) == SCALE_OK && isfinite(best.step_s);
-  const scale_hybrid_layout *b = &best.layout;
-  snprintf(sub, sizeof sub, "%s.step", stem);
-  if (ok) layout_values(ch, sub, b->dp, b->pp, b->tp, b->cp);
-  scale_train_problem tp;
-  if (!grid_plan(ch, p->model, p->chip, prm, p->s, &tp, rep)) return;
-  const scale_layout *pl = &rep->ranked[0].layout;
-  snprintf(sub, sizeof sub, "%s.plan", stem);
-  layout_values(ch, sub, pl->dp, pl->pp, pl->tp, pl->cp);
-  /* why they differ: the guide's degrees priced as scale plan prices its own pick (its
-   * policies kept), and as the step model's search prices them */
-  double plan_ratio,
-      step_ratio = ok ? scale_plan_hybrid_step_s(p, gl, prm) / best.step_s : (double)NAN;
-  bool plan_fits;
-  guide_under_plan(&tp, &rep->ranked[0], gl, &plan_ratio, &plan_fits);
-  chapter_valuef(ch, "guide / step model's best", step_ratio, "", SCALE_FMT_PLAIN, "%s.step_ratio",
-                 stem);
-  chapter_valuef(ch, "guide / scale plan's pick, as scale plan prices them", plan_ratio, "",
-                 SCALE_FMT_PLAIN, "%s.plan_ratio", stem);
-  flag_value(ch, "the guide's degrees fit scale plan's memory model", plan_fits, "%s.plan_fits",
-             stem);
-  bool same_plan = same_layout(gl, pl->dp, pl->pp, pl->tp, pl->cp);
-  bool same = ok && same_layout(gl, b->dp, b->pp, b->tp, b->cp);
-  if (!same_plan && !plan_fits) k->plan_memory++;
-  if (!same_plan && plan_fits && plan_ratio > 1.0)
-    k->plan_speed++, k->plan_ratio_hi = fmax(k->plan_ratio_hi, plan_ratio);
-  if (!same_plan && plan_fits && !(plan_ratio > 1.0)) {
-    k->plan_search++;
-    k->plan_ratio_lo = fmin(k->plan_ratio_lo, plan_ratio);
-    /* scale plan tries m in {1, 2, 4, 8} without a pipeline, {p, 2p, 4p, 8p} with one */
-    double q = fmax(pl->n_microbatches, gl->pp) / gl->pp;
-    k->search_outside += !(q == 1 || q == 2 || q == 4 || q == 8);
-  }
-  if (ok && !same) k->step_ratio_hi = fmax(k->step_ratio_hi, step_ratio);
-  k->n++;
-  /* the text: at 4K they differ only on Mamba-7B on the 910B; at 32K only where the step
-   * model mixes CP with PP or TP */
-  if (!same && p->s == 4096 && !m7_npu) k->disagree_4k_other++;
-  if (!same && p->s == 32768 && !(ok && b->cp > 1 && (b->pp > 1 || b->tp > 1)))
-    k->disagree_32k_not_mixed_cp++;
-  k->agree_step += same;
-  k->agree_plan += same_plan;
-  k->plan_tp8 += pl->tp == N_CHIPS;
-  k->step_tp_small += ok && b->tp <= 2;
-  k->tp_bound_plan += pl->tp <= g.rule[SCALE_HYBRID_RULE_TP_BOUND].rhs;
+  snprintf(sub, sizeof sub, "%s.%s", stem, what);
+  layout_values(ch, sub, dp, pp, tp, cp);
 }
 
-static void grid_summary(chapter *ch, const grid_counts *k) {
+/** One case of the grid (hybrid_grid.h) under 'stem'; false after an error. */
+static bool grid_case(chapter *ch, const char *stem, const scale_hybrid_problem *p,
+                      const scale_step_params *prm, scale_plan_report *rep,
+                      scale_hybrid_grid_case *c) {
+  scale_diag d = {0};
+  scale_status st = scale_hybrid_grid_eval(p, prm, rep, c, &d);
+  const scale_hybrid_layout *g = &c->guide.layout, *b = &c->step.layout;
+  grid_layout(ch, stem, "guide", g->dp, g->pp, g->tp, g->cp);
+  if (c->step_ok) grid_layout(ch, stem, "step", b->dp, b->pp, b->tp, b->cp);
+  if (st != SCALE_OK) {
+    chapter_error(ch, "planner: %s", d.message[0] ? d.message : scale_status_str(st));
+    return false;
+  }
+  grid_layout(ch, stem, "plan", c->plan.dp, c->plan.pp, c->plan.tp, c->plan.cp);
+  chapter_valuef(ch, "guide / step model's best", c->step_ratio, "", SCALE_FMT_PLAIN,
+                 "%s.step_ratio", stem);
+  chapter_valuef(ch, "guide / scale plan's pick, as scale plan prices them", c->plan_ratio, "",
+                 SCALE_FMT_PLAIN, "%s.plan_ratio", stem);
+  flag_value(ch, "the guide's degrees fit scale plan's memory model", c->plan_fits,
+             "%s.plan_fits", stem);
+  return true;
+}
+
+static void grid_summary(chapter *ch, const scale_hybrid_grid_tally *k, int disagree_4k_other,
+                         int disagree_32k_not_mixed_cp) {
   const chapter_val r[] = {
       V("grid.n", "grid cases", k->n, ""),
       V("grid.agree_step", "guide = step model's best", k->agree_step, ""),
@@ -477,9 +411,9 @@ static void grid_summary(chapter *ch, const grid_counts *k) {
       "where the guide's degrees are faster, scale plan never tried their microbatch count");
   chapter_claim(ch, true, k->plan_memory + k->plan_speed + k->plan_search == k->n - k->agree_plan,
                 "every disagreement with scale plan is memory, speed or its microbatch counts");
-  chapter_claim(ch, true, k->disagree_4k_other == 0,
+  chapter_claim(ch, true, disagree_4k_other == 0,
                 "at 4K the step model and the guide differ only on Mamba-7B on the 910B");
-  chapter_claim(ch, true, k->disagree_32k_not_mixed_cp == 0,
+  chapter_claim(ch, true, disagree_32k_not_mixed_cp == 0,
                 "at 32K they differ only where the step model mixes CP with PP or TP");
   chapter_claim(ch, true, k->step_tp_small == k->n, "the step model's best keeps TP <= 2");
   chapter_claim(ch, true, k->agree_plan < k->agree_step,
@@ -491,7 +425,8 @@ static void section_grid(chapter *ch, const scale_model *const models[5], const 
   chapter_heading(ch, "The guide against the step model and `scale plan` on a grid");
   const char *chip_keys[2] = {"npu", "h100"};
   static const double seqs[2] = {4096, 32768};
-  grid_counts k = {.plan_ratio_lo = INFINITY};
+  scale_hybrid_grid_tally k = scale_hybrid_grid_tally_init();
+  int other_4k = 0, not_mixed_32k = 0;
   scale_plan_report *rep = malloc(sizeof *rep);
   if (!rep) {
     chapter_error(ch, "out of memory");
@@ -503,10 +438,18 @@ static void section_grid(chapter *ch, const scale_model *const models[5], const 
         char stem[48];
         snprintf(stem, sizeof stem, "grid.%s.%s.s%.0fk", chip_keys[h], keys[i], seqs[j] / 1024);
         scale_hybrid_problem p = problem(models[i], chips[h], TOKENS / seqs[j], seqs[j]);
-        grid_case(ch, stem, &p, prm[h], h == 0 && i == 2, rep, &k);
+        scale_hybrid_grid_case c;
+        if (!grid_case(ch, stem, &p, prm[h], rep, &c)) continue;
+        scale_hybrid_grid_add(&k, &c, N_CHIPS);
+        /* the text: at 4K they differ only on Mamba-7B on the 910B; at 32K only where the
+         * step model mixes CP with PP or TP */
+        const scale_hybrid_layout *b = &c.step.layout;
+        other_4k += !c.same_step && j == 0 && !(h == 0 && i == 2);
+        bool mixed_cp = c.step_ok && b->cp > 1 && (b->pp > 1 || b->tp > 1);
+        not_mixed_32k += !c.same_step && j == 1 && !mixed_cp;
       }
   free(rep);
-  grid_summary(ch, &k);
+  grid_summary(ch, &k, other_4k, not_mixed_32k);
 }
 
 static void section_planner(chapter *ch, const scale_model *l7, const scale_chip *npu,
