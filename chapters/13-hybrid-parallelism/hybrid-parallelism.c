@@ -525,55 +525,23 @@ static bool is_mamba(const scale_hybrid_study_table *sd) {
   return sd->model.arch == SCALE_ARCH_MAMBA2;
 }
 
-/** The framework's two parameters fitted to the four tables into *h and *k; skip: a table
- * left out (-1: none). */
-static void fit_framework(int skip, double *h, double *k) {
-  static scale_hybrid_fit_row rows[N_TABLES * ROWS_MAX];
-  int n = 0;
-  for (size_t ti = 0; ti < N_TABLES; ti++)
-    for (int i = 0; i < study[ti].n; i++)
-      rows[n++] = study[ti].fit[i];
-  if (scale_hybrid_fit_framework(rows, n, skip, h, k) != SCALE_OK) *h = *k = NAN;
-}
-
-/** Spearman of table ti's steps with host time h and stage latency k against its measured. */
-static double table_spearman(size_t ti, double h, double k) {
-  double pred[ROWS_MAX], meas[ROWS_MAX];
-  const scale_hybrid_study_table *sd = &study[ti];
-  for (int i = 0; i < sd->n; i++)
-    pred[i] = scale_hybrid_fit_row_s(&sd->fit[i], h, k), meas[i] = sd->rows[i].measured;
-  return scale_calib_spearman(pred, meas, sd->n);
-}
-
-/** Whether TP's collectives lengthen the host's floor: the mean measured time per CP
- * layer-microbatch of each table's rows without PP whose device time alone is below the
- * stored host time (the rows the host binds), pure CP (tp 1) against TP x CP. A LLaMA
- * layer's TP all-reduces follow its CP block with few launches behind them, so they add; a
- * Mamba-2 layer's one a pass is followed by the many launches of its chunked scan. */
+/** Whether TP's collectives lengthen the host's floor (scale_hybrid_study_table_ranges): a
+ * LLaMA layer's TP all-reduces follow its CP block with few launches behind them, so they add;
+ * a Mamba-2 layer's one a pass is followed by the many launches of its chunked scan. */
 static void section_cp_host_tp(chapter *ch, double stored) {
   for (size_t ti = 0; ti < N_TABLES; ti++) {
-    const scale_hybrid_study_table *sd = &study[ti];
-    double cp_sum = 0, tp_sum = 0;
-    int n_cp = 0, n_tp = 0;
-    for (int i = 0; i < sd->n; i++) {
-      const scale_measurement *r = &sd->rows[i];
-      const scale_hybrid_fit_row *f = &sd->fit[i];
-      if (!(r->cp > 1 && r->pp == 1 && f->device_s / f->units < stored)) continue;
-      double per = r->measured / f->units;
-      if (r->tp == 1)
-        cp_sum += per, n_cp++;
-      else
-        tp_sum += per, n_tp++;
-    }
-    if (n_cp == 0 || n_tp == 0) continue;
-    double cp_mean = cp_sum / n_cp, tp_mean = tp_sum / n_tp;
+    scale_hybrid_study_ranges g;
+    scale_hybrid_study_table_ranges(&study[ti], stored, &g);
+    if (g.n_host_cp == 0 || g.n_host_tpcp == 0) continue;
+    double cp_mean = g.host_cp_mean_s, tp_mean = g.host_tpcp_mean_s;
     chapter_valuef(ch, "pure CP, measured per layer-microbatch (mean)", cp_mean, "s",
                    SCALE_FMT_TIME, "host.tp_cp.%s", tables[ti].key);
     chapter_valuef(ch, "TP x CP, measured per layer-microbatch (mean)", tp_mean, "s",
                    SCALE_FMT_TIME, "host.tp_tpcp.%s", tables[ti].key);
-    chapter_claim(ch, true, is_mamba(sd) ? tp_mean <= cp_mean : tp_mean > 1.05 * cp_mean,
-                  is_mamba(sd) ? "Mamba: TP adds nothing to the host's time per layer-microbatch"
-                               : "LLaMA: TP x CP takes longer per layer-microbatch than pure CP");
+    bool mamba = is_mamba(&study[ti]);
+    chapter_claim(ch, true, mamba ? tp_mean <= cp_mean : tp_mean > 1.05 * cp_mean,
+                  mamba ? "Mamba: TP adds nothing to the host's time per layer-microbatch"
+                        : "LLaMA: TP x CP takes longer per layer-microbatch than pure CP");
   }
 }
 
@@ -583,7 +551,7 @@ static void section_cp_host(chapter *ch, const scale_step_params *prm) {
   chapter_heading(ch, "CP on a host-synchronous framework: the host's time per layer-microbatch");
   double h, k, stored = prm->v[SCALE_STEP_MESH_CP_HOST_S];
   double stored_k = prm->v[SCALE_STEP_MESH_SSM_STAGE_S];
-  fit_framework(-1, &h, &k);
+  scale_hybrid_study_fit(study, N_TABLES, -1, &h, &k);
   const chapter_val r[] = {
       V("host.fit", "fitted here to the four tables", h, "s"),
       V("host.stored", "mesh_cp_host_s in hardware/ascend-910b.ini", stored, "s"),
@@ -596,13 +564,14 @@ static void section_cp_host(chapter *ch, const scale_step_params *prm) {
   for (size_t ti = 0; ti < N_TABLES; ti++) {
     const char *key = tables[ti].key;
     double ht, kt;
-    fit_framework((int)ti, &ht, &kt);
+    scale_hybrid_study_fit(study, N_TABLES, (int)ti, &ht, &kt);
     lo = fmin(lo, ht), hi = fmax(hi, ht);
     chapter_valuef(ch, "host time fitted without this table", ht, "s", SCALE_FMT_TIME,
                    "host.logo.%s", key);
     chapter_valuef(ch, "stage latency fitted without this table", kt, "s", SCALE_FMT_TIME,
                    "stage.logo.%s", key);
-    chapter_valuef(ch, "Spearman with that fit", table_spearman(ti, ht, kt), "", SCALE_FMT_PLAIN,
+    chapter_valuef(ch, "Spearman with that fit", scale_hybrid_study_spearman_at(&study[ti], ht, kt),
+                   "", SCALE_FMT_PLAIN,
                    "%s.logo_spearman", key);
     const scale_hybrid_study_table *sd = &study[ti];
     for (int i = 0; i < sd->n; i++) {
@@ -773,27 +742,17 @@ static void range_values(chapter *ch, const char *table, const char *what, const
   chapter_valuef(ch, l, hi, unit, style, "%s.%s_hi", table, what);
 }
 
-/** What one more pipeline stage adds to a measured step: over every pair of rows of a table
- * with the same TP and CP and different PP (DP takes the rest of the 8 devices),
- * (step(pp2) - step(pp1)) / (pp2 - pp1); its least and most per table. Measured alone, no
- * model: with dp = 8 / (tp pp cp) each device always runs 1024 x 4096 / 8 tokens of layers, so
- * a pipeline that cost only its sends and its 1F1B bubble ((pp - 1) / m of a step with
- * m = 1024 / dp microbatches) would add well under 1% of a step per stage. */
-static void section_stage_cost(chapter *ch) {
+/** What one more pipeline stage adds to a measured step, least and most per table. Measured
+ * alone, no model: with dp = 8 / (tp pp cp) each device always runs 1024 x 4096 / 8 tokens of
+ * layers, so a pipeline that cost only its sends and its 1F1B bubble ((pp - 1) / m of a step
+ * with m = 1024 / dp microbatches) would add well under 1% of a step per stage. */
+static void section_stage_cost(chapter *ch, const scale_hybrid_study_ranges *g) {
   for (size_t ti = 0; ti < N_TABLES; ti++) {
-    const scale_hybrid_study_table *sd = &study[ti];
-    double lo = INFINITY, hi = 0;
-    for (int i = 0; i < sd->n; i++)
-      for (int k = 0; k < sd->n; k++) {
-        const scale_measurement *a = &sd->rows[i], *b = &sd->rows[k];
-        if (a->tp != b->tp || a->cp != b->cp || !(b->pp > a->pp)) continue;
-        double per_stage = (b->measured - a->measured) / (b->pp - a->pp);
-        lo = fmin(lo, per_stage), hi = fmax(hi, per_stage);
-      }
+    double lo = g[ti].stage_lo_s, hi = g[ti].stage_hi_s;
     if (!(hi > 0)) continue;
     range_values(ch, tables[ti].key, "stage", "one more stage adds (measured)", lo, hi, "s",
                  SCALE_FMT_TIME);
-    if (is_mamba(sd))
+    if (is_mamba(&study[ti]))
       chapter_claim(ch, true, lo > 0 && hi < 1.3 * lo,
                     "a Mamba table's stage cost is nearly one figure whatever TP, CP and DP");
   }
@@ -814,7 +773,7 @@ static int find_row(const scale_hybrid_study_table *sd, double dp, double pp, do
  * costing what their difference gives a stage; then, for each Mamba table, predicted over
  * measured of its rows with neither CP nor PP (the composition's own price: no floor, no
  * stage latency), least and most. */
-static void section_mamba_rows(chapter *ch) {
+static void section_mamba_rows(chapter *ch, const scale_hybrid_study_ranges *g) {
   const scale_hybrid_study_table *sd = &study[2]; /* t13 */
   int a = find_row(sd, 2, 2, 1, 2), b = find_row(sd, 1, 4, 1, 2);
   if (a >= 0 && b >= 0) {
@@ -822,67 +781,41 @@ static void section_mamba_rows(chapter *ch) {
     chapter_value(ch, "t13.tp1cp2_base", "Mamba-7B (4, 1, 1, 2) extrapolated from its pipelines",
                   sd->rows[a].measured - per_stage, "s", SCALE_FMT_PLAIN);
   }
-  for (size_t ti = 0; ti < N_TABLES; ti++) {
-    double lo = INFINITY, hi = 0;
-    if (!is_mamba(&study[ti])) continue; /* the text cites the Mamba tables' */
-    for (int i = 0; i < study[ti].n; i++)
-      if (study[ti].rows[i].cp == 1 && study[ti].rows[i].pp == 1) {
-        double ratio = study[ti].pred_s[i] / study[ti].rows[i].measured;
-        lo = fmin(lo, ratio), hi = fmax(hi, ratio);
-      }
-    if (hi > 0)
-      range_values(ch, tables[ti].key, "plain", "rows without CP or PP, pred / meas", lo, hi, "",
-                   SCALE_FMT_PLAIN);
-  }
+  for (size_t ti = 0; ti < N_TABLES; ti++) /* the text cites the Mamba tables' */
+    if (is_mamba(&study[ti]) && g[ti].plain_hi > 0)
+      range_values(ch, tables[ti].key, "plain", "rows without CP or PP, pred / meas",
+                   g[ti].plain_lo, g[ti].plain_hi, "", SCALE_FMT_PLAIN);
 }
 
 /** Ranges the text cites: predicted over measured for groups of rows (pipelines of each
  * family, CP rows without PP) and the device model alone for the host-bound rows. */
 static void section_study_groups(chapter *ch, const scale_step_params *prm) {
   chapter_heading(ch, "Predicted over measured, by group of rows");
-  double stage_k = prm->v[SCALE_STEP_MESH_SSM_STAGE_S];
-  double llama_pp_lo = INFINITY, llama_pp_hi = 0, cp_lo = INFINITY, cp_hi = 0;
-  double mamba_pp_lo = INFINITY, mamba_pp_hi = 0, mamba_bare_hi = 0;
-  double dev_cp_lo = INFINITY, dev_cp_hi = 0;
-  for (size_t ti = 0; ti < N_TABLES; ti++) {
-    const scale_hybrid_study_table *sd = &study[ti];
-    for (int i = 0; i < sd->n; i++) {
-      const scale_measurement *r = &sd->rows[i];
-      double pred = sd->pred_s[i];
-      double ratio = pred / r->measured, dev = sd->fit[i].device_s / r->measured;
-      if (r->pp > 1 && !is_mamba(sd))
-        llama_pp_lo = fmin(llama_pp_lo, ratio), llama_pp_hi = fmax(llama_pp_hi, ratio);
-      if (r->pp > 1 && is_mamba(sd)) {
-        mamba_pp_lo = fmin(mamba_pp_lo, ratio), mamba_pp_hi = fmax(mamba_pp_hi, ratio);
-        /* the same step without the stage latency */
-        mamba_bare_hi = fmax(mamba_bare_hi, (pred - sd->fit[i].stages * stage_k) / r->measured);
-      }
-      if (r->cp > 1 && r->pp == 1 && ti != 0) { /* out of sample: Tables 11, 13, 14 */
-        cp_lo = fmin(cp_lo, ratio), cp_hi = fmax(cp_hi, ratio);
-        dev_cp_lo = fmin(dev_cp_lo, dev), dev_cp_hi = fmax(dev_cp_hi, dev);
-      }
-    }
-  }
+  scale_hybrid_study_groups u;
+  scale_hybrid_study_groups_eval(study, N_TABLES, prm->v[SCALE_STEP_MESH_SSM_STAGE_S], &u);
   const chapter_val e[] = {
-      V("groups.llama_pp_lo", "LLaMA pipelines: least pred / meas", llama_pp_lo, ""),
-      V("groups.llama_pp_hi", "LLaMA pipelines: most pred / meas", llama_pp_hi, ""),
+      V("groups.llama_pp_lo", "LLaMA pipelines: least pred / meas", u.llama_pp_lo, ""),
+      V("groups.llama_pp_hi", "LLaMA pipelines: most pred / meas", u.llama_pp_hi, ""),
       V("groups.mamba_pp_bare_hi", "Mamba pipelines without the stage latency: most pred / meas",
-        mamba_bare_hi, ""),
-      V("groups.mamba_pp_lo", "Mamba pipelines: least pred / meas", mamba_pp_lo, ""),
-      V("groups.mamba_pp_hi", "Mamba pipelines: most pred / meas", mamba_pp_hi, ""),
-      V("groups.cp_lo", "CP rows without PP, Tables 11-14: least pred / meas", cp_lo, ""),
-      V("groups.cp_hi", "CP rows without PP, Tables 11-14: most pred / meas", cp_hi, ""),
-      V("groups.dev_cp_lo", "the same rows, device time alone: least", dev_cp_lo, ""),
-      V("groups.dev_cp_hi", "the same rows, device time alone: most", dev_cp_hi, "")};
+        u.mamba_pp_bare_hi, ""),
+      V("groups.mamba_pp_lo", "Mamba pipelines: least pred / meas", u.mamba_pp_lo, ""),
+      V("groups.mamba_pp_hi", "Mamba pipelines: most pred / meas", u.mamba_pp_hi, ""),
+      V("groups.cp_lo", "CP rows without PP, Tables 11-14: least pred / meas", u.cp_lo, ""),
+      V("groups.cp_hi", "CP rows without PP, Tables 11-14: most pred / meas", u.cp_hi, ""),
+      V("groups.dev_cp_lo", "the same rows, device time alone: least", u.dev_cp_lo, ""),
+      V("groups.dev_cp_hi", "the same rows, device time alone: most", u.dev_cp_hi, "")};
   CHAPTER_EMIT(ch, NULL, e);
-  chapter_claim(ch, true, llama_pp_lo < 1.0 && llama_pp_hi > 1.0,
+  chapter_claim(ch, true, u.llama_pp_lo < 1.0 && u.llama_pp_hi > 1.0,
                 "the LLaMA pipelines are priced on both sides of the measurement");
-  chapter_claim(ch, true, mamba_bare_hi < 1.0,
+  chapter_claim(ch, true, u.mamba_pp_bare_hi < 1.0,
                 "without the stage latency every Mamba pipeline is predicted too fast");
-  chapter_claim(ch, true, mamba_pp_lo < 1.0 && mamba_pp_hi > 1.0,
+  chapter_claim(ch, true, u.mamba_pp_lo < 1.0 && u.mamba_pp_hi > 1.0,
                 "with it the Mamba pipelines are priced on both sides of the measurement");
-  section_stage_cost(ch);
-  section_mamba_rows(ch);
+  scale_hybrid_study_ranges g[N_TABLES];
+  for (size_t ti = 0; ti < N_TABLES; ti++)
+    scale_hybrid_study_table_ranges(&study[ti], prm->v[SCALE_STEP_MESH_CP_HOST_S], &g[ti]);
+  section_stage_cost(ch, g);
+  section_mamba_rows(ch, g);
 }
 
 int main(int argc, char **argv) {
