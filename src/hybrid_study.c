@@ -67,6 +67,11 @@ scale_status scale_hybrid_study_load(const char *path, const scale_chip *chip,
   return SCALE_OK;
 }
 
+/** Whether two measured rows run the same (dp, pp, tp, cp): two rows may share a layout. */
+static bool same_row_layout(const scale_measurement *a, const scale_measurement *b) {
+  return a->dp == b->dp && a->pp == b->pp && a->tp == b->tp && a->cp == b->cp;
+}
+
 void scale_hybrid_study_table_stats(const scale_hybrid_study_table *t, double off_frac,
                                     scale_hybrid_study_stats *out) {
   double meas[SCALE_HYBRID_STUDY_ROWS_MAX], device[SCALE_HYBRID_STUDY_ROWS_MAX], err_sum = 0;
@@ -88,6 +93,8 @@ void scale_hybrid_study_table_stats(const scale_hybrid_study_table *t, double of
   out->spearman = scale_calib_spearman(t->pred_s, meas, t->n);
   out->spearman_device = scale_calib_spearman(device, meas, t->n);
   out->mape_frac = err_sum / t->n;
+  out->best_predicted = same_row_layout(&t->rows[out->best_meas], &t->rows[out->best_pred]);
+  out->worst_predicted = same_row_layout(&t->rows[out->worst_meas], &t->rows[out->worst_pred]);
 }
 
 /* ==== the paper's printed columns =========================================================== */

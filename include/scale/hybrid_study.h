@@ -75,6 +75,8 @@ typedef struct {
   char off[512];          /**< their ids in file order, separated by spaces ("" if none) */
   int best_meas, worst_meas, best_pred, worst_pred; /**< rows of the least and most measured
                                                          and predicted step (the first on a tie) */
+  bool best_predicted;  /**< the measured best's layout is the predicted best's */
+  bool worst_predicted; /**< the measured worst's layout is the predicted worst's */
 } scale_hybrid_study_stats;
 
 /** Fills *out for the n >= 1 rows of 't' (scale_calib_spearman for the correlations; NaN

@@ -490,6 +490,19 @@ START_TEST(test_table_stats) {
   ck_assert_int_eq(u.n_off, 1);
   ck_assert_str_eq(u.off, "R3");
   ck_assert(u.best_meas == 0 && u.worst_meas == 3 && u.best_pred == 0 && u.worst_pred == 3);
+  /* the measured best and worst are the predicted ones; give the rows layouts (DP 8, 4, 2, 1)
+   * and predict the third worst: a different layout, unless it shares the fourth's */
+  for (int i = 0; i < 4; i++)
+    t.rows[i].dp = 8 >> i, t.rows[i].pp = t.rows[i].tp = t.rows[i].cp = 1;
+  scale_hybrid_study_table_stats(&t, 0.25, &u);
+  ck_assert(u.best_predicted && u.worst_predicted);
+  t.pred_s[2] = 50;
+  scale_hybrid_study_table_stats(&t, 0.25, &u);
+  ck_assert(u.worst_pred == 2 && !u.worst_predicted);
+  t.rows[2].dp = t.rows[3].dp = 2, t.rows[2].pp = t.rows[3].pp = 4; /* one layout twice */
+  scale_hybrid_study_table_stats(&t, 0.25, &u);
+  ck_assert(u.worst_predicted);
+  t.pred_s[2] = 39;
   /* a tighter threshold names more, in file order; a tie keeps the first */
   t.pred_s[1] = 12;
   scale_hybrid_study_table_stats(&t, 0.15, &u);
