@@ -1,46 +1,14 @@
-/* test_hybrid_grid.c — the design guide against the planners (hybrid_grid.h): one real grid
- * problem (LLaMA 2 7B on 8 Ascend 910B, 4K, the paper's Table 10 setup) and the tally's
- * classification on cases written by hand.
+/* test_hybrid_grid.c — the design guide against the planners (hybrid_grid.h): the tally's
+ * classification on cases written by hand. One real grid problem (LLaMA 2 7B on 8 Ascend 910B,
+ * the paper's Table 10 setup) is checked in test_hybrid_study.c beside scale_plan_hybrid.
  */
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "scale/hardware.h"
 #include "scale/hybrid_grid.h"
-#include "scale/model.h"
 #include "scale_check.h"
 
-START_TEST(test_grid_eval_table10) {
-  scale_diag d = {0};
-  scale_chip chip;
-  scale_model llama;
-  ck_assert_msg(scale_chip_load("ascend-910b", &chip, &d) == SCALE_OK, "%s", d.message);
-  ck_assert_msg(scale_model_load("llama-2-7b", &llama, &d) == SCALE_OK, "%s", d.message);
-  scale_step_params p;
-  ck_assert(scale_step_params_of_chip(&chip, &p) == SCALE_OK);
-  const scale_precision megatron = {SCALE_DTYPE_BF16, SCALE_DTYPE_FP32, SCALE_DTYPE_FP32, 2, true};
-  scale_hybrid_problem pr = {&llama, &chip, 8, 1024, 4096, 1, 1, megatron};
-  scale_plan_report *rep = malloc(sizeof *rep);
-  ck_assert(rep != NULL);
-  scale_hybrid_grid_case c;
-  ck_assert_msg(scale_hybrid_grid_eval(&pr, &p, rep, &c, &d) == SCALE_OK, "%s", d.message);
-  /* section 6.2.3: the guide and the step model both pick Table 10's measured best, DP 4 x PP 2 */
-  const scale_hybrid_layout *g = &c.guide.layout;
-  ck_assert(g->dp == 4 && g->pp == 2 && g->tp == 1 && g->cp == 1);
-  ck_assert(c.step_ok && c.same_step);
-  scale_check_rel(c.step_ratio, 1.0, 1e-12, "", "guide = best: ratio 1");
-  /* the pick is the planner's first ranked layout, and the flags follow from the degrees */
-  ck_assert(memcmp(&c.plan, &rep->ranked[0].layout, sizeof c.plan) == 0);
-  bool same = c.plan.dp == g->dp && c.plan.pp == g->pp && c.plan.tp == g->tp && c.plan.cp == g->cp;
-  ck_assert(c.same_plan == same);
-  if (c.same_plan) scale_check_rel(c.plan_ratio, 1.0, 1e-9, "", "guide = pick: ratio 1");
-  ck_assert(c.plan_search == (!c.same_plan && c.plan_fits && !(c.plan_ratio > 1.0)));
-  free(rep);
-}
-END_TEST
-
-/** A hand-made case: the guide's TP bound 'bound', scale plan's TP, the flags and ratios. */
+/** A hand-made case under a TP bound of 4: the flags, scale plan's ratio, both TP degrees. */
 static scale_hybrid_grid_case hand_case(bool same_step, bool same_plan, bool fits, double ratio,
                                         double plan_tp, double step_tp) {
   scale_hybrid_grid_case c;
@@ -82,8 +50,7 @@ END_TEST
 
 int main(void) {
   Suite *s = suite_create("hybrid_grid");
-  const scale_check_case cases[] = {{"grid_eval_table10", test_grid_eval_table10},
-                                    {"grid_tally", test_grid_tally}};
+  const scale_check_case cases[] = {{"grid_tally", test_grid_tally}};
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return scale_check_run(s);
 }
