@@ -67,6 +67,11 @@ scale_status scale_hybrid_study_load(const char *path, const scale_chip *chip,
   return SCALE_OK;
 }
 
+/** Whether two measured rows run the same (dp, pp, tp, cp): two rows may share a layout. */
+static bool same_row_layout(const scale_measurement *a, const scale_measurement *b) {
+  return a->dp == b->dp && a->pp == b->pp && a->tp == b->tp && a->cp == b->cp;
+}
+
 void scale_hybrid_study_table_stats(const scale_hybrid_study_table *t, double off_frac,
                                     scale_hybrid_study_stats *out) {
   double meas[SCALE_HYBRID_STUDY_ROWS_MAX], device[SCALE_HYBRID_STUDY_ROWS_MAX], err_sum = 0;
@@ -88,6 +93,8 @@ void scale_hybrid_study_table_stats(const scale_hybrid_study_table *t, double of
   out->spearman = scale_calib_spearman(t->pred_s, meas, t->n);
   out->spearman_device = scale_calib_spearman(device, meas, t->n);
   out->mape_frac = err_sum / t->n;
+  out->best_predicted = same_row_layout(&t->rows[out->best_meas], &t->rows[out->best_pred]);
+  out->worst_predicted = same_row_layout(&t->rows[out->worst_meas], &t->rows[out->worst_pred]);
 }
 
 /* ==== the paper's printed columns =========================================================== */
@@ -159,4 +166,91 @@ int scale_hybrid_study_paper_find(const scale_hybrid_paper_row *rows, int n, con
   for (int i = 0; i < n; i++)
     if (strcmp(rows[i].id, id) == 0) return i;
   return -1;
+}
+
+/* ==== the study's analyses over its tables ================================================= */
+
+#define STUDY_TABLES_MAX 16 /* the fit's groups are 0..15 */
+
+void scale_hybrid_study_fit(const scale_hybrid_study_table *t, int n, int skip, double *host_s,
+                            double *stage_s) {
+  scale_hybrid_fit_row rows[STUDY_TABLES_MAX * SCALE_HYBRID_STUDY_ROWS_MAX]; /* about 28 kB */
+  int m = 0;
+  *host_s = *stage_s = NAN;
+  if (n > STUDY_TABLES_MAX) return;
+  for (int ti = 0; ti < n; ti++)
+    for (int i = 0; i < t[ti].n; i++)
+      rows[m++] = t[ti].fit[i];
+  if (scale_hybrid_fit_framework(rows, m, skip, host_s, stage_s) != SCALE_OK)
+    *host_s = *stage_s = NAN;
+}
+
+double scale_hybrid_study_spearman_at(const scale_hybrid_study_table *t, double host_s,
+                                      double stage_s) {
+  double pred[SCALE_HYBRID_STUDY_ROWS_MAX], meas[SCALE_HYBRID_STUDY_ROWS_MAX];
+  for (int i = 0; i < t->n; i++)
+    pred[i] = scale_hybrid_fit_row_s(&t->fit[i], host_s, stage_s), meas[i] = t->rows[i].measured;
+  return scale_calib_spearman(pred, meas, t->n);
+}
+
+/** The host-bound rows' mean measured time per CP layer-microbatch into *r. */
+static void host_means(const scale_hybrid_study_table *t, double host_s,
+                       scale_hybrid_study_ranges *r) {
+  double cp_sum = 0, tp_sum = 0;
+  for (int i = 0; i < t->n; i++) {
+    const scale_measurement *m = &t->rows[i];
+    const scale_hybrid_fit_row *f = &t->fit[i];
+    if (!(m->cp > 1 && m->pp == 1 && f->device_s / f->units < host_s)) continue;
+    double per = m->measured / f->units;
+    if (m->tp == 1)
+      cp_sum += per, r->n_host_cp++;
+    else
+      tp_sum += per, r->n_host_tpcp++;
+  }
+  r->host_cp_mean_s = r->n_host_cp ? cp_sum / r->n_host_cp : (double)NAN;
+  r->host_tpcp_mean_s = r->n_host_tpcp ? tp_sum / r->n_host_tpcp : (double)NAN;
+}
+
+void scale_hybrid_study_table_ranges(const scale_hybrid_study_table *t, double host_s,
+                                     scale_hybrid_study_ranges *out) {
+  *out = (scale_hybrid_study_ranges){INFINITY, 0, INFINITY, 0, NAN, NAN, 0, 0};
+  for (int i = 0; i < t->n; i++) {
+    const scale_measurement *a = &t->rows[i];
+    for (int k = 0; k < t->n; k++) {
+      const scale_measurement *b = &t->rows[k];
+      if (a->tp != b->tp || a->cp != b->cp || !(b->pp > a->pp)) continue;
+      double per_stage = (b->measured - a->measured) / (b->pp - a->pp);
+      out->stage_lo_s = fmin(out->stage_lo_s, per_stage);
+      out->stage_hi_s = fmax(out->stage_hi_s, per_stage);
+    }
+    if (a->cp == 1 && a->pp == 1) {
+      double ratio = t->pred_s[i] / a->measured;
+      out->plain_lo = fmin(out->plain_lo, ratio), out->plain_hi = fmax(out->plain_hi, ratio);
+    }
+  }
+  host_means(t, host_s, out);
+}
+
+static void widen(double *lo, double *hi, double x) { *lo = fmin(*lo, x), *hi = fmax(*hi, x); }
+
+void scale_hybrid_study_groups_eval(const scale_hybrid_study_table *t, int n, double stage_s,
+                                    scale_hybrid_study_groups *out) {
+  *out = (scale_hybrid_study_groups){INFINITY, 0, INFINITY, 0, 0, INFINITY, 0, INFINITY, 0};
+  for (int ti = 0; ti < n; ti++) {
+    bool mamba = t[ti].model.arch == SCALE_ARCH_MAMBA2;
+    for (int i = 0; i < t[ti].n; i++) {
+      const scale_measurement *r = &t[ti].rows[i];
+      double pred = t[ti].pred_s[i], ratio = pred / r->measured;
+      if (r->pp > 1 && !mamba) widen(&out->llama_pp_lo, &out->llama_pp_hi, ratio);
+      if (r->pp > 1 && mamba) {
+        widen(&out->mamba_pp_lo, &out->mamba_pp_hi, ratio);
+        double bare = (pred - t[ti].fit[i].stages * stage_s) / r->measured;
+        out->mamba_pp_bare_hi = fmax(out->mamba_pp_bare_hi, bare);
+      }
+      if (r->cp > 1 && r->pp == 1 && ti != 0) { /* out of sample */
+        widen(&out->cp_lo, &out->cp_hi, ratio);
+        widen(&out->dev_cp_lo, &out->dev_cp_hi, t[ti].fit[i].device_s / r->measured);
+      }
+    }
+  }
 }

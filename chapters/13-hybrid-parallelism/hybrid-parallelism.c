@@ -19,6 +19,7 @@
 #include "chapter.h"
 #include "scale/calibrate.h"
 #include "scale/hybrid.h"
+#include "scale/hybrid_grid.h"
 #include "scale/hybrid_study.h"
 #include "scale/measurements.h"
 #include "scale/plan.h"
@@ -353,105 +354,38 @@ static void section_guide(chapter *ch, const scale_model *const models[4],
   chapter_claim(ch, true, tp_bound_min >= 4, "the tp-bound allows TP 4 on every model");
 }
 
-/** The grid's counts: agreements and why the guide and `scale plan` differ. */
-typedef struct {
-  int n, agree_step, agree_plan, plan_tp8, step_tp_small, tp_bound_plan;
-  int disagree_4k_other, disagree_32k_not_mixed_cp;
-  int plan_memory, plan_speed, plan_search, search_outside;
-  double plan_ratio_lo, plan_ratio_hi, step_ratio_hi;
-} grid_counts;
-
-/** The guide's degrees with the policies of scale plan's pick (ZeRO, remat, microbatches, at
- * least one per stage; SP with TP), priced by scale plan's own evaluation: *ratio its step over
- * the pick's, *fits whether scale plan's memory model holds it. */
-static void guide_under_plan(const scale_train_problem *p, const scale_plan_entry *pick,
-                             const scale_hybrid_layout *g, double *ratio, bool *fits) {
-  scale_layout l = pick->layout;
-  l.dp = g->dp, l.fsdp = 1, l.pp = g->pp, l.tp = g->tp, l.cp = g->cp, l.sp = g->tp > 1.0;
-  l.n_microbatches = fmax(pick->layout.n_microbatches, g->pp);
-  scale_train_layout_map(p->chip, N_CHIPS, &l);
-  *ratio = NAN, *fits = false;
-  if (!isfinite(g->dp) || scale_train_validate(p, &l, NULL) != SCALE_OK) return;
-  scale_train_result r;
-  scale_train_eval(p, &l, &r);
-  *ratio = r.step_time_s / pick->result.step_time_s;
-  *fits = r.fits;
-}
-
-/** scale plan's pick for the grid's problem (1F1B, no FSDP or EP) into *rep. */
-static bool grid_plan(chapter *ch, const scale_model *m, const scale_chip *c,
-                      const scale_step_params *prm, double s, scale_train_problem *tp,
-                      scale_plan_report *rep) {
-  *tp = scale_train_problem_make(m, c, N_CHIPS, TOKENS, s);
-  tp->mfu_counts_attention = true;
-  tp->step_params = prm; /* scale plan's default: the calibrated step model */
-  scale_plan_opts o = scale_plan_opts_default();
-  o.allow[SCALE_TRAIN_DIM_FSDP] = o.allow[SCALE_TRAIN_DIM_EP] = false;
-  for (int r = 0; r < SCALE_PP_COUNT; r++)
-    o.allow_schedule[r] = r == SCALE_PP_1F1B;
-  o.top_k = 1, o.n_threads = 1;
-  return chapter_plan_train(ch, tp, &o, rep, 1);
-}
-
-/** One case of the grid: the guide, the step model's best, scale plan's pick, under 'stem'. */
-static void grid_case(chapter *ch, const char *stem, const scale_hybrid_problem *p,
-                      const scale_step_params *prm, bool m7_npu, scale_plan_report *rep,
-                      grid_counts *k) {
-  scale_hybrid_guide g;
-  scale_hybrid_guide_eval(p, &g);
-  const scale_hybrid_layout *gl = &g.layout;
+static void grid_layout(chapter *ch, const char *stem, const char *what, double dp, double pp,
+                        double tp, double cp) {
   char sub[64];
-  snprintf(sub, sizeof sub, "%s.guide", stem);
-  layout_values(ch, sub, gl->dp, gl->pp, gl->tp, gl->cp);
-  scale_plan_hybrid_result best;
-  bool ok = scale_plan_hybrid(p, prm, &best) == SCALE_OK && isfinite(best.step_s);
-  const scale_hybrid_layout *b = &best.layout;
-  snprintf(sub, sizeof sub, "%s.step", stem);
-  if (ok) layout_values(ch, sub, b->dp, b->pp, b->tp, b->cp);
-  scale_train_problem tp;
-  if (!grid_plan(ch, p->model, p->chip, prm, p->s, &tp, rep)) return;
-  const scale_layout *pl = &rep->ranked[0].layout;
-  snprintf(sub, sizeof sub, "%s.plan", stem);
-  layout_values(ch, sub, pl->dp, pl->pp, pl->tp, pl->cp);
-  /* why they differ: the guide's degrees priced as scale plan prices its own pick (its
-   * policies kept), and as the step model's search prices them */
-  double plan_ratio,
-      step_ratio = ok ? scale_plan_hybrid_step_s(p, gl, prm) / best.step_s : (double)NAN;
-  bool plan_fits;
-  guide_under_plan(&tp, &rep->ranked[0], gl, &plan_ratio, &plan_fits);
-  chapter_valuef(ch, "guide / step model's best", step_ratio, "", SCALE_FMT_PLAIN, "%s.step_ratio",
-                 stem);
-  chapter_valuef(ch, "guide / scale plan's pick, as scale plan prices them", plan_ratio, "",
-                 SCALE_FMT_PLAIN, "%s.plan_ratio", stem);
-  flag_value(ch, "the guide's degrees fit scale plan's memory model", plan_fits, "%s.plan_fits",
-             stem);
-  bool same_plan = same_layout(gl, pl->dp, pl->pp, pl->tp, pl->cp);
-  bool same = ok && same_layout(gl, b->dp, b->pp, b->tp, b->cp);
-  if (!same_plan && !plan_fits) k->plan_memory++;
-  if (!same_plan && plan_fits && plan_ratio > 1.0)
-    k->plan_speed++, k->plan_ratio_hi = fmax(k->plan_ratio_hi, plan_ratio);
-  if (!same_plan && plan_fits && !(plan_ratio > 1.0)) {
-    k->plan_search++;
-    k->plan_ratio_lo = fmin(k->plan_ratio_lo, plan_ratio);
-    /* scale plan tries m in {1, 2, 4, 8} without a pipeline, {p, 2p, 4p, 8p} with one */
-    double q = fmax(pl->n_microbatches, gl->pp) / gl->pp;
-    k->search_outside += !(q == 1 || q == 2 || q == 4 || q == 8);
-  }
-  if (ok && !same) k->step_ratio_hi = fmax(k->step_ratio_hi, step_ratio);
-  k->n++;
-  /* the text: at 4K they differ only on Mamba-7B on the 910B; at 32K only where the step
-   * model mixes CP with PP or TP */
-  if (!same && p->s == 4096 && !m7_npu) k->disagree_4k_other++;
-  if (!same && p->s == 32768 && !(ok && b->cp > 1 && (b->pp > 1 || b->tp > 1)))
-    k->disagree_32k_not_mixed_cp++;
-  k->agree_step += same;
-  k->agree_plan += same_plan;
-  k->plan_tp8 += pl->tp == N_CHIPS;
-  k->step_tp_small += ok && b->tp <= 2;
-  k->tp_bound_plan += pl->tp <= g.rule[SCALE_HYBRID_RULE_TP_BOUND].rhs;
+  snprintf(sub, sizeof sub, "%s.%s", stem, what);
+  layout_values(ch, sub, dp, pp, tp, cp);
 }
 
-static void grid_summary(chapter *ch, const grid_counts *k) {
+/** One case of the grid (hybrid_grid.h) under 'stem'; false after an error. */
+static bool grid_case(chapter *ch, const char *stem, const scale_hybrid_problem *p,
+                      const scale_step_params *prm, scale_plan_report *rep,
+                      scale_hybrid_grid_case *c) {
+  scale_diag d = {0};
+  scale_status st = scale_hybrid_grid_eval(p, prm, rep, c, &d);
+  const scale_hybrid_layout *g = &c->guide.layout, *b = &c->step.layout;
+  grid_layout(ch, stem, "guide", g->dp, g->pp, g->tp, g->cp);
+  if (c->step_ok) grid_layout(ch, stem, "step", b->dp, b->pp, b->tp, b->cp);
+  if (st != SCALE_OK) {
+    chapter_error(ch, "planner: %s", d.message[0] ? d.message : scale_status_str(st));
+    return false;
+  }
+  grid_layout(ch, stem, "plan", c->plan.dp, c->plan.pp, c->plan.tp, c->plan.cp);
+  chapter_valuef(ch, "guide / step model's best", c->step_ratio, "", SCALE_FMT_PLAIN,
+                 "%s.step_ratio", stem);
+  chapter_valuef(ch, "guide / scale plan's pick, as scale plan prices them", c->plan_ratio, "",
+                 SCALE_FMT_PLAIN, "%s.plan_ratio", stem);
+  flag_value(ch, "the guide's degrees fit scale plan's memory model", c->plan_fits,
+             "%s.plan_fits", stem);
+  return true;
+}
+
+static void grid_summary(chapter *ch, const scale_hybrid_grid_tally *k, int disagree_4k_other,
+                         int disagree_32k_not_mixed_cp) {
   const chapter_val r[] = {
       V("grid.n", "grid cases", k->n, ""),
       V("grid.agree_step", "guide = step model's best", k->agree_step, ""),
@@ -477,9 +411,9 @@ static void grid_summary(chapter *ch, const grid_counts *k) {
       "where the guide's degrees are faster, scale plan never tried their microbatch count");
   chapter_claim(ch, true, k->plan_memory + k->plan_speed + k->plan_search == k->n - k->agree_plan,
                 "every disagreement with scale plan is memory, speed or its microbatch counts");
-  chapter_claim(ch, true, k->disagree_4k_other == 0,
+  chapter_claim(ch, true, disagree_4k_other == 0,
                 "at 4K the step model and the guide differ only on Mamba-7B on the 910B");
-  chapter_claim(ch, true, k->disagree_32k_not_mixed_cp == 0,
+  chapter_claim(ch, true, disagree_32k_not_mixed_cp == 0,
                 "at 32K they differ only where the step model mixes CP with PP or TP");
   chapter_claim(ch, true, k->step_tp_small == k->n, "the step model's best keeps TP <= 2");
   chapter_claim(ch, true, k->agree_plan < k->agree_step,
@@ -491,7 +425,8 @@ static void section_grid(chapter *ch, const scale_model *const models[5], const 
   chapter_heading(ch, "The guide against the step model and `scale plan` on a grid");
   const char *chip_keys[2] = {"npu", "h100"};
   static const double seqs[2] = {4096, 32768};
-  grid_counts k = {.plan_ratio_lo = INFINITY};
+  scale_hybrid_grid_tally k = scale_hybrid_grid_tally_init();
+  int other_4k = 0, not_mixed_32k = 0;
   scale_plan_report *rep = malloc(sizeof *rep);
   if (!rep) {
     chapter_error(ch, "out of memory");
@@ -503,10 +438,18 @@ static void section_grid(chapter *ch, const scale_model *const models[5], const 
         char stem[48];
         snprintf(stem, sizeof stem, "grid.%s.%s.s%.0fk", chip_keys[h], keys[i], seqs[j] / 1024);
         scale_hybrid_problem p = problem(models[i], chips[h], TOKENS / seqs[j], seqs[j]);
-        grid_case(ch, stem, &p, prm[h], h == 0 && i == 2, rep, &k);
+        scale_hybrid_grid_case c;
+        if (!grid_case(ch, stem, &p, prm[h], rep, &c)) continue;
+        scale_hybrid_grid_add(&k, &c, N_CHIPS);
+        /* the text: at 4K they differ only on Mamba-7B on the 910B; at 32K only where the
+         * step model mixes CP with PP or TP */
+        const scale_hybrid_layout *b = &c.step.layout;
+        other_4k += !c.same_step && j == 0 && !(h == 0 && i == 2);
+        bool mixed_cp = c.step_ok && b->cp > 1 && (b->pp > 1 || b->tp > 1);
+        not_mixed_32k += !c.same_step && j == 1 && !mixed_cp;
       }
   free(rep);
-  grid_summary(ch, &k);
+  grid_summary(ch, &k, other_4k, not_mixed_32k);
 }
 
 static void section_planner(chapter *ch, const scale_model *l7, const scale_chip *npu,
@@ -582,55 +525,23 @@ static bool is_mamba(const scale_hybrid_study_table *sd) {
   return sd->model.arch == SCALE_ARCH_MAMBA2;
 }
 
-/** The framework's two parameters fitted to the four tables into *h and *k; skip: a table
- * left out (-1: none). */
-static void fit_framework(int skip, double *h, double *k) {
-  static scale_hybrid_fit_row rows[N_TABLES * ROWS_MAX];
-  int n = 0;
-  for (size_t ti = 0; ti < N_TABLES; ti++)
-    for (int i = 0; i < study[ti].n; i++)
-      rows[n++] = study[ti].fit[i];
-  if (scale_hybrid_fit_framework(rows, n, skip, h, k) != SCALE_OK) *h = *k = NAN;
-}
-
-/** Spearman of table ti's steps with host time h and stage latency k against its measured. */
-static double table_spearman(size_t ti, double h, double k) {
-  double pred[ROWS_MAX], meas[ROWS_MAX];
-  const scale_hybrid_study_table *sd = &study[ti];
-  for (int i = 0; i < sd->n; i++)
-    pred[i] = scale_hybrid_fit_row_s(&sd->fit[i], h, k), meas[i] = sd->rows[i].measured;
-  return scale_calib_spearman(pred, meas, sd->n);
-}
-
-/** Whether TP's collectives lengthen the host's floor: the mean measured time per CP
- * layer-microbatch of each table's rows without PP whose device time alone is below the
- * stored host time (the rows the host binds), pure CP (tp 1) against TP x CP. A LLaMA
- * layer's TP all-reduces follow its CP block with few launches behind them, so they add; a
- * Mamba-2 layer's one a pass is followed by the many launches of its chunked scan. */
+/** Whether TP's collectives lengthen the host's floor (scale_hybrid_study_table_ranges): a
+ * LLaMA layer's TP all-reduces follow its CP block with few launches behind them, so they add;
+ * a Mamba-2 layer's one a pass is followed by the many launches of its chunked scan. */
 static void section_cp_host_tp(chapter *ch, double stored) {
   for (size_t ti = 0; ti < N_TABLES; ti++) {
-    const scale_hybrid_study_table *sd = &study[ti];
-    double cp_sum = 0, tp_sum = 0;
-    int n_cp = 0, n_tp = 0;
-    for (int i = 0; i < sd->n; i++) {
-      const scale_measurement *r = &sd->rows[i];
-      const scale_hybrid_fit_row *f = &sd->fit[i];
-      if (!(r->cp > 1 && r->pp == 1 && f->device_s / f->units < stored)) continue;
-      double per = r->measured / f->units;
-      if (r->tp == 1)
-        cp_sum += per, n_cp++;
-      else
-        tp_sum += per, n_tp++;
-    }
-    if (n_cp == 0 || n_tp == 0) continue;
-    double cp_mean = cp_sum / n_cp, tp_mean = tp_sum / n_tp;
+    scale_hybrid_study_ranges g;
+    scale_hybrid_study_table_ranges(&study[ti], stored, &g);
+    if (g.n_host_cp == 0 || g.n_host_tpcp == 0) continue;
+    double cp_mean = g.host_cp_mean_s, tp_mean = g.host_tpcp_mean_s;
     chapter_valuef(ch, "pure CP, measured per layer-microbatch (mean)", cp_mean, "s",
                    SCALE_FMT_TIME, "host.tp_cp.%s", tables[ti].key);
     chapter_valuef(ch, "TP x CP, measured per layer-microbatch (mean)", tp_mean, "s",
                    SCALE_FMT_TIME, "host.tp_tpcp.%s", tables[ti].key);
-    chapter_claim(ch, true, is_mamba(sd) ? tp_mean <= cp_mean : tp_mean > 1.05 * cp_mean,
-                  is_mamba(sd) ? "Mamba: TP adds nothing to the host's time per layer-microbatch"
-                               : "LLaMA: TP x CP takes longer per layer-microbatch than pure CP");
+    bool mamba = is_mamba(&study[ti]);
+    chapter_claim(ch, true, mamba ? tp_mean <= cp_mean : tp_mean > 1.05 * cp_mean,
+                  mamba ? "Mamba: TP adds nothing to the host's time per layer-microbatch"
+                        : "LLaMA: TP x CP takes longer per layer-microbatch than pure CP");
   }
 }
 
@@ -640,7 +551,7 @@ static void section_cp_host(chapter *ch, const scale_step_params *prm) {
   chapter_heading(ch, "CP on a host-synchronous framework: the host's time per layer-microbatch");
   double h, k, stored = prm->v[SCALE_STEP_MESH_CP_HOST_S];
   double stored_k = prm->v[SCALE_STEP_MESH_SSM_STAGE_S];
-  fit_framework(-1, &h, &k);
+  scale_hybrid_study_fit(study, N_TABLES, -1, &h, &k);
   const chapter_val r[] = {
       V("host.fit", "fitted here to the four tables", h, "s"),
       V("host.stored", "mesh_cp_host_s in hardware/ascend-910b.ini", stored, "s"),
@@ -653,13 +564,14 @@ static void section_cp_host(chapter *ch, const scale_step_params *prm) {
   for (size_t ti = 0; ti < N_TABLES; ti++) {
     const char *key = tables[ti].key;
     double ht, kt;
-    fit_framework((int)ti, &ht, &kt);
+    scale_hybrid_study_fit(study, N_TABLES, (int)ti, &ht, &kt);
     lo = fmin(lo, ht), hi = fmax(hi, ht);
     chapter_valuef(ch, "host time fitted without this table", ht, "s", SCALE_FMT_TIME,
                    "host.logo.%s", key);
     chapter_valuef(ch, "stage latency fitted without this table", kt, "s", SCALE_FMT_TIME,
                    "stage.logo.%s", key);
-    chapter_valuef(ch, "Spearman with that fit", table_spearman(ti, ht, kt), "", SCALE_FMT_PLAIN,
+    chapter_valuef(ch, "Spearman with that fit", scale_hybrid_study_spearman_at(&study[ti], ht, kt),
+                   "", SCALE_FMT_PLAIN,
                    "%s.logo_spearman", key);
     const scale_hybrid_study_table *sd = &study[ti];
     for (int i = 0; i < sd->n; i++) {
@@ -755,15 +667,9 @@ static void study_row(chapter *ch, const study_spec *t, const scale_hybrid_study
   flag_value(ch, "off by more than 25%", fabs(pred / meas - 1.0) > OFF_FRAC, "%s.off", stem);
 }
 
-static bool same_row_layout(const scale_measurement *a, const scale_measurement *b) {
-  return a->dp == b->dp && a->pp == b->pp && a->tp == b->tp && a->cp == b->cp;
-}
-
 /** What the text claims of table t: best and worst predicted, the rows off, the Spearman. */
-static void study_claims(chapter *ch, const study_spec *t, const scale_hybrid_study_table *sd,
-                         const scale_hybrid_study_stats *u) {
-  bool best_ok = same_row_layout(&sd->rows[u->best_meas], &sd->rows[u->best_pred]);
-  bool worst_ok = same_row_layout(&sd->rows[u->worst_meas], &sd->rows[u->worst_pred]);
+static void study_claims(chapter *ch, const study_spec *t, const scale_hybrid_study_stats *u) {
+  bool best_ok = u->best_predicted, worst_ok = u->worst_predicted;
   char what[700];
   snprintf(what, sizeof what, "%s: the best layout is%s predicted (the text says%s)", t->key,
            best_ok ? "" : " not", t->best_predicted ? " it is" : " it is not");
@@ -815,7 +721,7 @@ static void section_study(chapter *ch) {
                        "%s.mfu", stem);
     }
     chapter_say(ch, "rows off by more than 25%%: %s", u.off[0] ? u.off : "none");
-    study_claims(ch, t, sd, &u);
+    study_claims(ch, t, &u);
     study_figure(ch, t, sd);
   }
 }
@@ -830,27 +736,17 @@ static void range_values(chapter *ch, const char *table, const char *what, const
   chapter_valuef(ch, l, hi, unit, style, "%s.%s_hi", table, what);
 }
 
-/** What one more pipeline stage adds to a measured step: over every pair of rows of a table
- * with the same TP and CP and different PP (DP takes the rest of the 8 devices),
- * (step(pp2) - step(pp1)) / (pp2 - pp1); its least and most per table. Measured alone, no
- * model: with dp = 8 / (tp pp cp) each device always runs 1024 x 4096 / 8 tokens of layers, so
- * a pipeline that cost only its sends and its 1F1B bubble ((pp - 1) / m of a step with
- * m = 1024 / dp microbatches) would add well under 1% of a step per stage. */
-static void section_stage_cost(chapter *ch) {
+/** What one more pipeline stage adds to a measured step, least and most per table. Measured
+ * alone, no model: with dp = 8 / (tp pp cp) each device always runs 1024 x 4096 / 8 tokens of
+ * layers, so a pipeline that cost only its sends and its 1F1B bubble ((pp - 1) / m of a step
+ * with m = 1024 / dp microbatches) would add well under 1% of a step per stage. */
+static void section_stage_cost(chapter *ch, const scale_hybrid_study_ranges *g) {
   for (size_t ti = 0; ti < N_TABLES; ti++) {
-    const scale_hybrid_study_table *sd = &study[ti];
-    double lo = INFINITY, hi = 0;
-    for (int i = 0; i < sd->n; i++)
-      for (int k = 0; k < sd->n; k++) {
-        const scale_measurement *a = &sd->rows[i], *b = &sd->rows[k];
-        if (a->tp != b->tp || a->cp != b->cp || !(b->pp > a->pp)) continue;
-        double per_stage = (b->measured - a->measured) / (b->pp - a->pp);
-        lo = fmin(lo, per_stage), hi = fmax(hi, per_stage);
-      }
+    double lo = g[ti].stage_lo_s, hi = g[ti].stage_hi_s;
     if (!(hi > 0)) continue;
     range_values(ch, tables[ti].key, "stage", "one more stage adds (measured)", lo, hi, "s",
                  SCALE_FMT_TIME);
-    if (is_mamba(sd))
+    if (is_mamba(&study[ti]))
       chapter_claim(ch, true, lo > 0 && hi < 1.3 * lo,
                     "a Mamba table's stage cost is nearly one figure whatever TP, CP and DP");
   }
@@ -871,7 +767,7 @@ static int find_row(const scale_hybrid_study_table *sd, double dp, double pp, do
  * costing what their difference gives a stage; then, for each Mamba table, predicted over
  * measured of its rows with neither CP nor PP (the composition's own price: no floor, no
  * stage latency), least and most. */
-static void section_mamba_rows(chapter *ch) {
+static void section_mamba_rows(chapter *ch, const scale_hybrid_study_ranges *g) {
   const scale_hybrid_study_table *sd = &study[2]; /* t13 */
   int a = find_row(sd, 2, 2, 1, 2), b = find_row(sd, 1, 4, 1, 2);
   if (a >= 0 && b >= 0) {
@@ -879,67 +775,41 @@ static void section_mamba_rows(chapter *ch) {
     chapter_value(ch, "t13.tp1cp2_base", "Mamba-7B (4, 1, 1, 2) extrapolated from its pipelines",
                   sd->rows[a].measured - per_stage, "s", SCALE_FMT_PLAIN);
   }
-  for (size_t ti = 0; ti < N_TABLES; ti++) {
-    double lo = INFINITY, hi = 0;
-    if (!is_mamba(&study[ti])) continue; /* the text cites the Mamba tables' */
-    for (int i = 0; i < study[ti].n; i++)
-      if (study[ti].rows[i].cp == 1 && study[ti].rows[i].pp == 1) {
-        double ratio = study[ti].pred_s[i] / study[ti].rows[i].measured;
-        lo = fmin(lo, ratio), hi = fmax(hi, ratio);
-      }
-    if (hi > 0)
-      range_values(ch, tables[ti].key, "plain", "rows without CP or PP, pred / meas", lo, hi, "",
-                   SCALE_FMT_PLAIN);
-  }
+  for (size_t ti = 0; ti < N_TABLES; ti++) /* the text cites the Mamba tables' */
+    if (is_mamba(&study[ti]) && g[ti].plain_hi > 0)
+      range_values(ch, tables[ti].key, "plain", "rows without CP or PP, pred / meas",
+                   g[ti].plain_lo, g[ti].plain_hi, "", SCALE_FMT_PLAIN);
 }
 
 /** Ranges the text cites: predicted over measured for groups of rows (pipelines of each
  * family, CP rows without PP) and the device model alone for the host-bound rows. */
 static void section_study_groups(chapter *ch, const scale_step_params *prm) {
   chapter_heading(ch, "Predicted over measured, by group of rows");
-  double stage_k = prm->v[SCALE_STEP_MESH_SSM_STAGE_S];
-  double llama_pp_lo = INFINITY, llama_pp_hi = 0, cp_lo = INFINITY, cp_hi = 0;
-  double mamba_pp_lo = INFINITY, mamba_pp_hi = 0, mamba_bare_hi = 0;
-  double dev_cp_lo = INFINITY, dev_cp_hi = 0;
-  for (size_t ti = 0; ti < N_TABLES; ti++) {
-    const scale_hybrid_study_table *sd = &study[ti];
-    for (int i = 0; i < sd->n; i++) {
-      const scale_measurement *r = &sd->rows[i];
-      double pred = sd->pred_s[i];
-      double ratio = pred / r->measured, dev = sd->fit[i].device_s / r->measured;
-      if (r->pp > 1 && !is_mamba(sd))
-        llama_pp_lo = fmin(llama_pp_lo, ratio), llama_pp_hi = fmax(llama_pp_hi, ratio);
-      if (r->pp > 1 && is_mamba(sd)) {
-        mamba_pp_lo = fmin(mamba_pp_lo, ratio), mamba_pp_hi = fmax(mamba_pp_hi, ratio);
-        /* the same step without the stage latency */
-        mamba_bare_hi = fmax(mamba_bare_hi, (pred - sd->fit[i].stages * stage_k) / r->measured);
-      }
-      if (r->cp > 1 && r->pp == 1 && ti != 0) { /* out of sample: Tables 11, 13, 14 */
-        cp_lo = fmin(cp_lo, ratio), cp_hi = fmax(cp_hi, ratio);
-        dev_cp_lo = fmin(dev_cp_lo, dev), dev_cp_hi = fmax(dev_cp_hi, dev);
-      }
-    }
-  }
+  scale_hybrid_study_groups u;
+  scale_hybrid_study_groups_eval(study, N_TABLES, prm->v[SCALE_STEP_MESH_SSM_STAGE_S], &u);
   const chapter_val e[] = {
-      V("groups.llama_pp_lo", "LLaMA pipelines: least pred / meas", llama_pp_lo, ""),
-      V("groups.llama_pp_hi", "LLaMA pipelines: most pred / meas", llama_pp_hi, ""),
+      V("groups.llama_pp_lo", "LLaMA pipelines: least pred / meas", u.llama_pp_lo, ""),
+      V("groups.llama_pp_hi", "LLaMA pipelines: most pred / meas", u.llama_pp_hi, ""),
       V("groups.mamba_pp_bare_hi", "Mamba pipelines without the stage latency: most pred / meas",
-        mamba_bare_hi, ""),
-      V("groups.mamba_pp_lo", "Mamba pipelines: least pred / meas", mamba_pp_lo, ""),
-      V("groups.mamba_pp_hi", "Mamba pipelines: most pred / meas", mamba_pp_hi, ""),
-      V("groups.cp_lo", "CP rows without PP, Tables 11-14: least pred / meas", cp_lo, ""),
-      V("groups.cp_hi", "CP rows without PP, Tables 11-14: most pred / meas", cp_hi, ""),
-      V("groups.dev_cp_lo", "the same rows, device time alone: least", dev_cp_lo, ""),
-      V("groups.dev_cp_hi", "the same rows, device time alone: most", dev_cp_hi, "")};
+        u.mamba_pp_bare_hi, ""),
+      V("groups.mamba_pp_lo", "Mamba pipelines: least pred / meas", u.mamba_pp_lo, ""),
+      V("groups.mamba_pp_hi", "Mamba pipelines: most pred / meas", u.mamba_pp_hi, ""),
+      V("groups.cp_lo", "CP rows without PP, Tables 11-14: least pred / meas", u.cp_lo, ""),
+      V("groups.cp_hi", "CP rows without PP, Tables 11-14: most pred / meas", u.cp_hi, ""),
+      V("groups.dev_cp_lo", "the same rows, device time alone: least", u.dev_cp_lo, ""),
+      V("groups.dev_cp_hi", "the same rows, device time alone: most", u.dev_cp_hi, "")};
   CHAPTER_EMIT(ch, NULL, e);
-  chapter_claim(ch, true, llama_pp_lo < 1.0 && llama_pp_hi > 1.0,
+  chapter_claim(ch, true, u.llama_pp_lo < 1.0 && u.llama_pp_hi > 1.0,
                 "the LLaMA pipelines are priced on both sides of the measurement");
-  chapter_claim(ch, true, mamba_bare_hi < 1.0,
+  chapter_claim(ch, true, u.mamba_pp_bare_hi < 1.0,
                 "without the stage latency every Mamba pipeline is predicted too fast");
-  chapter_claim(ch, true, mamba_pp_lo < 1.0 && mamba_pp_hi > 1.0,
+  chapter_claim(ch, true, u.mamba_pp_lo < 1.0 && u.mamba_pp_hi > 1.0,
                 "with it the Mamba pipelines are priced on both sides of the measurement");
-  section_stage_cost(ch);
-  section_mamba_rows(ch);
+  scale_hybrid_study_ranges g[N_TABLES];
+  for (size_t ti = 0; ti < N_TABLES; ti++)
+    scale_hybrid_study_table_ranges(&study[ti], prm->v[SCALE_STEP_MESH_CP_HOST_S], &g[ti]);
+  section_stage_cost(ch, g);
+  section_mamba_rows(ch, g);
 }
 
 int main(int argc, char **argv) {

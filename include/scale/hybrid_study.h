@@ -75,6 +75,8 @@ typedef struct {
   char off[512];          /**< their ids in file order, separated by spaces ("" if none) */
   int best_meas, worst_meas, best_pred, worst_pred; /**< rows of the least and most measured
                                                          and predicted step (the first on a tie) */
+  bool best_predicted;  /**< the measured best's layout is the predicted best's */
+  bool worst_predicted; /**< the measured worst's layout is the predicted worst's */
 } scale_hybrid_study_stats;
 
 /** Fills *out for the n >= 1 rows of 't' (scale_calib_spearman for the correlations; NaN
@@ -106,5 +108,51 @@ scale_status scale_hybrid_study_paper_load(const char *path, scale_hybrid_paper_
 
 /** Index of row 'id' in rows[0..n), or -1. */
 int scale_hybrid_study_paper_find(const scale_hybrid_paper_row *rows, int n, const char *id);
+
+/* ==== the study's analyses over its tables ================================================= */
+
+/** The framework's two parameters (host time per CP layer-microbatch *host_s, Mamba-2 stage
+ * latency *stage_s) fitted by scale_hybrid_fit_framework() to the rows of t[0..n) (their
+ * fit[] records), table 'skip' left out (-1: none); both NaN when the fit fails or n > 16.
+ * Paper:  Tables 10-14 (chapter 13 "CP on a host-synchronous framework"). */
+void scale_hybrid_study_fit(const scale_hybrid_study_table *t, int n, int skip, double *host_s,
+                            double *stage_s);
+
+/** Spearman of table t's steps priced with host time 'host_s' and stage latency 'stage_s'
+ * (scale_hybrid_fit_row_s) against its measured steps. */
+double scale_hybrid_study_spearman_at(const scale_hybrid_study_table *t, double host_s,
+                                      double stage_s);
+
+/** What one table's measured rows say beyond its predictions. */
+typedef struct {
+  /** One more pipeline stage: (step(pp2) - step(pp1)) / (pp2 - pp1) over every pair of rows
+   * with the same TP and CP and pp2 > pp1, least and most (lo INFINITY, hi 0: no pair) [s]. */
+  double stage_lo_s, stage_hi_s;
+  /** pred_s / measured of the rows with neither CP nor PP, least and most (INFINITY, 0: none). */
+  double plain_lo, plain_hi;
+  /** Mean measured step per CP layer-microbatch (measured / fit.units) of the rows without PP
+   * whose device time per layer-microbatch is below 'host_s' (the rows the host binds), pure
+   * CP (tp 1) and TP x CP (tp > 1); n_* the rows of each (a mean is NaN without rows) [s]. */
+  double host_cp_mean_s, host_tpcp_mean_s;
+  int n_host_cp, n_host_tpcp;
+} scale_hybrid_study_ranges;
+
+/** Fills *out for table t with the stored host time 'host_s' (mesh_cp_host_s). */
+void scale_hybrid_study_table_ranges(const scale_hybrid_study_table *t, double host_s,
+                                     scale_hybrid_study_ranges *out);
+
+/** pred_s / measured by group of rows over the study's tables (lo INFINITY, hi 0: none). */
+typedef struct {
+  double llama_pp_lo, llama_pp_hi; /**< transformer pipelines (pp > 1) */
+  double mamba_pp_lo, mamba_pp_hi; /**< Mamba-2 pipelines */
+  double mamba_pp_bare_hi;         /**< Mamba-2 pipelines, the stage latency taken out */
+  double cp_lo, cp_hi;             /**< CP rows without PP of the tables other than the first */
+  double dev_cp_lo, dev_cp_hi;     /**< the same rows, device time alone over measured */
+} scale_hybrid_study_groups;
+
+/** Fills *out over t[0..n) with the stage latency 'stage_s' (mesh_ssm_stage_s); the first
+ * table is the one the step model was fitted on, so its CP rows are not out of sample. */
+void scale_hybrid_study_groups_eval(const scale_hybrid_study_table *t, int n, double stage_s,
+                                    scale_hybrid_study_groups *out);
 
 #endif

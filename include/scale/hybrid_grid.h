@@ -1,0 +1,76 @@
+/* hybrid_grid.h — chapter 13's grid: the design guide of Amer et al. (arXiv 2602.09109)
+ * section 7 against the step model's best over the paper's space (scale_plan_hybrid) and
+ * `scale plan`'s pick, problem by problem, and the counts of why they differ.
+ *
+ * Above plan and hybrid_study (it runs both planners), so neither depends on the other here.
+ */
+#ifndef SCALE_HYBRID_GRID_H
+#define SCALE_HYBRID_GRID_H
+
+#include <stdbool.h>
+
+#include "scale/hybrid.h"
+#include "scale/plan.h"
+#include "scale/status.h"
+#include "scale/step.h"
+
+/** One problem of the grid: the design guide's pick, the step model's best over the paper's
+ * space (scale_plan_hybrid) and `scale plan`'s pick, and why they differ. */
+typedef struct {
+  scale_hybrid_guide guide;      /**< scale_hybrid_guide_eval() of the problem */
+  bool step_ok;                  /**< the step model's search kept a layout */
+  scale_plan_hybrid_result step; /**< its best (layout NaN unless step_ok) */
+  scale_layout plan;             /**< scale plan's pick: 1F1B, neither FSDP nor EP */
+  double step_ratio;             /**< the guide's step over the step model's best, both
+                                      priced by scale_plan_hybrid_step_s(); NaN unless
+                                      step_ok [1] */
+  double plan_ratio;             /**< the guide's degrees with the pick's policies (ZeRO,
+                                      remat, microbatches, at least one per stage, SP with
+                                      TP) over the pick, both priced by scale_train_eval();
+                                      NaN where they do not validate [1] */
+  bool plan_fits;                /**< scale plan's memory model holds those degrees */
+  bool same_step, same_plan;     /**< the guide's degrees equal the best's, the pick's */
+  bool plan_search;              /**< they differ, fit and are not slower: scale plan's
+                                      microbatch counts miss them */
+  bool search_outside;           /**< the guide's microbatches per stage (the pick's count,
+                                      at least pp, over pp) are none of the 1, 2, 4, 8
+                                      scale plan tries */
+} scale_hybrid_grid_case;
+
+/** Evaluates one grid problem into *out; 'rep' is the planner's workspace (holds its report
+ * afterwards). scale plan runs on the problem's model, chip, n_chips and gbs s tokens with
+ * 'params' as its step model, counting attention in MFU, one thread, top 1.
+ *
+ * Errors: as scale_plan_train() (diagnostic in *diag); SCALE_ERR_INVALID when it ranks no
+ *         layout.
+ * Paper:  Amer et al. section 7 (the design guide) against chapter 13's planners.
+ */
+scale_status scale_hybrid_grid_eval(const scale_hybrid_problem *p, const scale_step_params *params,
+                                    scale_plan_report *rep, scale_hybrid_grid_case *out,
+                                    scale_diag *diag);
+
+/** The grid's counts over its cases: agreements and why the guide and `scale plan` differ. */
+typedef struct {
+  int n;                /**< cases */
+  int agree_step;       /**< the guide = the step model's best */
+  int agree_plan;       /**< the guide = scale plan's pick */
+  int plan_tp8;         /**< scale plan picks TP = n_chips */
+  int step_tp_small;    /**< the step model's best has TP <= 2 */
+  int tp_bound_plan;    /**< scale plan's TP within the guide's TP bound */
+  int plan_memory;      /**< differ: the guide's degrees do not fit scale plan's memory */
+  int plan_speed;       /**< differ: scale plan's pick is faster */
+  int plan_search;      /**< differ: the guide's degrees are faster (plan_search) */
+  int search_outside;   /**< of those, the ones outside scale plan's microbatch counts */
+  double plan_ratio_lo; /**< least plan_ratio of the plan_search cases (INFINITY: none) [1] */
+  double plan_ratio_hi; /**< most plan_ratio of the plan_speed cases (0: none) [1] */
+  double step_ratio_hi; /**< most step_ratio where the guide and the best differ (0: none) */
+} scale_hybrid_grid_tally;
+
+/** An empty tally (plan_ratio_lo INFINITY, the rest 0). */
+scale_hybrid_grid_tally scale_hybrid_grid_tally_init(void);
+
+/** Counts case 'c' into *t. */
+void scale_hybrid_grid_add(scale_hybrid_grid_tally *t, const scale_hybrid_grid_case *c,
+                           double n_chips);
+
+#endif

@@ -1,0 +1,95 @@
+/* hybrid_grid.c — the design guide against the planners (hybrid_grid.h). */
+#include "scale/hybrid_grid.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "internal.h"
+#include "scale/training.h"
+
+/* ==== the guide against the planners ======================================================== */
+
+static bool same_degrees(const scale_hybrid_layout *a, double dp, double pp, double tp, double cp) {
+  return a->dp == dp && a->pp == pp && a->tp == tp && a->cp == cp;
+}
+
+/** The guide's degrees g with the policies of scale plan's pick, priced by scale_train_eval():
+ * *ratio its step over the pick's, *fits whether scale plan's memory model holds it. */
+static void guide_under_plan(const scale_train_problem *p, const scale_plan_entry *pick,
+                             const scale_hybrid_layout *g, double n_chips, double *ratio,
+                             bool *fits) {
+  scale_layout l = pick->layout;
+  l.dp = g->dp, l.fsdp = 1, l.pp = g->pp, l.tp = g->tp, l.cp = g->cp, l.sp = g->tp > 1.0;
+  l.n_microbatches = fmax(pick->layout.n_microbatches, g->pp);
+  scale_train_layout_map(p->chip, n_chips, &l);
+  *ratio = NAN, *fits = false;
+  if (!isfinite(g->dp) || scale_train_validate(p, &l, NULL) != SCALE_OK) return;
+  scale_train_result r;
+  scale_train_eval(p, &l, &r);
+  *ratio = r.step_time_s / pick->result.step_time_s;
+  *fits = r.fits;
+}
+
+/** scale plan's pick for the grid's problem: 1F1B, no FSDP or EP, the calibrated step model. */
+static scale_status grid_plan(const scale_hybrid_problem *hp, const scale_step_params *params,
+                              scale_train_problem *tp, scale_plan_report *rep, scale_diag *diag) {
+  *tp = scale_train_problem_make(hp->model, hp->chip, hp->n_chips, hp->gbs * hp->s, hp->s);
+  tp->mfu_counts_attention = true;
+  tp->step_params = params;
+  scale_plan_opts o = scale_plan_opts_default();
+  o.allow[SCALE_TRAIN_DIM_FSDP] = o.allow[SCALE_TRAIN_DIM_EP] = false;
+  for (int r = 0; r < SCALE_PP_COUNT; r++)
+    o.allow_schedule[r] = r == SCALE_PP_1F1B;
+  o.top_k = 1, o.n_threads = 1;
+  scale_status st = scale_plan_train(tp, &o, rep, diag);
+  if (st == SCALE_OK && rep->n_ranked < 1)
+    st = scale_diag_set(diag, SCALE_ERR_INVALID, NULL, 0, "fewer than 1 layouts");
+  return st;
+}
+
+scale_status scale_hybrid_grid_eval(const scale_hybrid_problem *p, const scale_step_params *params,
+                                    scale_plan_report *rep, scale_hybrid_grid_case *out,
+                                    scale_diag *diag) {
+  memset(out, 0, sizeof *out);
+  scale_hybrid_guide_eval(p, &out->guide);
+  const scale_hybrid_layout *g = &out->guide.layout, *b = &out->step.layout;
+  out->step_ok = scale_plan_hybrid(p, params, &out->step) == SCALE_OK && isfinite(out->step.step_s);
+  scale_train_problem tp;
+  scale_status st = grid_plan(p, params, &tp, rep, diag);
+  if (st != SCALE_OK) return st;
+  out->plan = rep->ranked[0].layout;
+  const scale_layout *pl = &out->plan;
+  out->step_ratio =
+      out->step_ok ? scale_plan_hybrid_step_s(p, g, params) / out->step.step_s : (double)NAN;
+  guide_under_plan(&tp, &rep->ranked[0], g, p->n_chips, &out->plan_ratio, &out->plan_fits);
+  out->same_plan = same_degrees(g, pl->dp, pl->pp, pl->tp, pl->cp);
+  out->same_step = out->step_ok && same_degrees(g, b->dp, b->pp, b->tp, b->cp);
+  out->plan_search = !out->same_plan && out->plan_fits && !(out->plan_ratio > 1.0);
+  /* scale plan tries m in {1, 2, 4, 8} without a pipeline, {p, 2p, 4p, 8p} with one */
+  double q = fmax(pl->n_microbatches, g->pp) / g->pp;
+  out->search_outside = !(q == 1 || q == 2 || q == 4 || q == 8);
+  return SCALE_OK;
+}
+
+scale_hybrid_grid_tally scale_hybrid_grid_tally_init(void) {
+  return (scale_hybrid_grid_tally){.plan_ratio_lo = INFINITY};
+}
+
+void scale_hybrid_grid_add(scale_hybrid_grid_tally *t, const scale_hybrid_grid_case *c,
+                           double n_chips) {
+  if (!c->same_plan && !c->plan_fits) t->plan_memory++;
+  if (!c->same_plan && c->plan_fits && c->plan_ratio > 1.0)
+    t->plan_speed++, t->plan_ratio_hi = fmax(t->plan_ratio_hi, c->plan_ratio);
+  if (c->plan_search) {
+    t->plan_search++;
+    t->plan_ratio_lo = fmin(t->plan_ratio_lo, c->plan_ratio);
+    t->search_outside += c->search_outside;
+  }
+  if (c->step_ok && !c->same_step) t->step_ratio_hi = fmax(t->step_ratio_hi, c->step_ratio);
+  t->n++;
+  t->agree_step += c->same_step;
+  t->agree_plan += c->same_plan;
+  t->plan_tp8 += c->plan.tp == n_chips;
+  t->step_tp_small += c->step_ok && c->step.layout.tp <= 2;
+  t->tp_bound_plan += c->plan.tp <= c->guide.rule[SCALE_HYBRID_RULE_TP_BOUND].rhs;
+}
