@@ -4,9 +4,11 @@
 
 #include <dirent.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "scale/step.h"
@@ -132,34 +134,65 @@ scale_status scale_serve_cost_of(const scale_model *model, const scale_chip *chi
 
 /* (a^k + b^k)^(1/k) for a, b >= 0: a max that both terms raise near a = b (a GEMM at the ridge
  * neither streams its weights at full bandwidth nor computes at full rate); the sum at k = 1.
- * Scaled by the larger so that neither power overflows. */
+ * Scaled by the larger so that neither power overflows; the larger's power is 1 exactly (pow(1,
+ * k) = 1), so it is not computed (pow() is most of a fit's time). */
 static double smooth_max(double a, double b, double k) {
   double m = fmax(a, b);
   if (!(m > 0.0)) return m;
-  return m * pow(pow(a / m, k) + pow(b / m, k), 1.0 / k);
+  double pa = a == m ? 1.0 : pow(a / m, k), pb = b == m ? 1.0 : pow(b / m, k);
+  return m * pow(pa + pb, 1.0 / k);
+}
+
+/* What no parameter changes in the linear layers of a step of 'tokens' tokens. */
+typedef struct {
+  double tokens;       /* of the step [count] */
+  double weight_bytes; /* the weights it reads: all but the experts no token touches [bytes] */
+  double shared_flops; /* of its GEMMs over the shared (not routed) parameters [FLOP] */
+  double routed_flops; /* of the routed experts' GEMMs (0: dense) [FLOP] */
+  double routed_rows;  /* rows of one expert's GEMM: tokens k / E on average [count] */
+} linear_terms;
+
+static linear_terms linear_terms_of(const scale_serve_cost *c, double tokens) {
+  linear_terms t = {tokens, 0, 0, 0, 0};
+  double idle = (c->n_experts - scale_serve_experts_touched(c, tokens)) * c->expert_bytes;
+  t.weight_bytes = c->weight_bytes - idle;
+  double shared = c->n_params - c->routed_active_params;
+  t.shared_flops = scale_transformer_dense_flops(shared, tokens, SCALE_PASS_FORWARD);
+  if (c->routed_active_params > 0.0) {
+    t.routed_flops =
+        scale_transformer_dense_flops(c->routed_active_params, tokens, SCALE_PASS_FORWARD);
+    t.routed_rows = tokens * c->experts_active / c->n_experts;
+  }
+  return t;
+}
+
+/* The linear layers' time of a step whose terms are 't'; sets whether the GEMMs bound it. */
+static double linear_of(const scale_serve_cost *c, const linear_terms *t, bool *gemm_bound) {
+  double t_weights = t->weight_bytes / (c->hbm_bytes_per_s * c->p[SCALE_SERVE_WEIGHT_BW_FRAC]);
+  double t_gemm = t->shared_flops / (c->flops_per_s * eta_of(c, t->tokens));
+  if (c->routed_active_params > 0.0)
+    t_gemm += t->routed_flops / (c->flops_per_s * expert_eta_of(c, t->routed_rows));
+  *gemm_bound = t_gemm > t_weights;
+  return smooth_max(t_weights, t_gemm, c->p[SCALE_SERVE_LINEAR_K]);
+}
+
+/* The TP AllReduces of a step of 'tokens' tokens: a ring of 2 (tp - 1) steps, each 1/tp of the
+ * message; 0 on one chip. */
+static double tp_of(const scale_serve_cost *c, double tokens) {
+  if (!(c->n_allreduce > 0.0)) return 0.0;
+  double steps = 2.0 * (c->tp - 1.0);
+  double bytes = tokens * c->ar_bytes_per_token * steps / c->tp;
+  return c->n_allreduce *
+         (steps * c->ar_latency_s + bytes / (c->ar_bytes_per_s * c->p[SCALE_SERVE_TP_BW_FRAC]));
 }
 
 /* Time of the token-count-dependent terms of a step with 'tokens' tokens (no KV, no attention). */
 static scale_serve_parts parts_of_tokens(const scale_serve_cost *c, double tokens) {
   scale_serve_parts r = {0, 0, 0, 0, 0, false};
   r.overhead_s = c->p[SCALE_SERVE_OVERHEAD_S];
-  double idle = (c->n_experts - scale_serve_experts_touched(c, tokens)) * c->expert_bytes;
-  double t_weights =
-      (c->weight_bytes - idle) / (c->hbm_bytes_per_s * c->p[SCALE_SERVE_WEIGHT_BW_FRAC]);
-  double shared = c->n_params - c->routed_active_params;
-  double t_gemm = scale_transformer_dense_flops(shared, tokens, SCALE_PASS_FORWARD) /
-                  (c->flops_per_s * eta_of(c, tokens));
-  if (c->routed_active_params > 0.0) /* each expert's GEMM has tokens k / E rows on average */
-    t_gemm += scale_transformer_dense_flops(c->routed_active_params, tokens, SCALE_PASS_FORWARD) /
-              (c->flops_per_s * expert_eta_of(c, tokens * c->experts_active / c->n_experts));
-  r.gemm_bound = t_gemm > t_weights;
-  r.linear_s = smooth_max(t_weights, t_gemm, c->p[SCALE_SERVE_LINEAR_K]);
-  if (c->n_allreduce > 0.0) { /* ring AllReduce: 2 (tp - 1) steps, each 1/tp of the message */
-    double steps = 2.0 * (c->tp - 1.0);
-    double bytes = tokens * c->ar_bytes_per_token * steps / c->tp;
-    r.tp_s = c->n_allreduce *
-             (steps * c->ar_latency_s + bytes / (c->ar_bytes_per_s * c->p[SCALE_SERVE_TP_BW_FRAC]));
-  }
+  linear_terms t = linear_terms_of(c, tokens);
+  r.linear_s = linear_of(c, &t, &r.gemm_bound);
+  r.tp_s = tp_of(c, tokens);
   return r;
 }
 
@@ -207,6 +240,47 @@ static double parts_sum(const scale_serve_parts *p) {
 double scale_serve_cost_s(const scale_serve_step *step, void *ctx) {
   scale_serve_parts p = scale_serve_cost_parts(ctx, step);
   return parts_sum(&p);
+}
+
+/* ---- both cores ----------------------------------------------------------------------------- */
+
+#define THREADS_MAX 16
+
+/* A thread's share of run_shared()'s indices: first, first + step, ... */
+typedef struct {
+  void (*fn)(void *ctx, int i);
+  void *ctx;
+  int n, first, step;
+} share;
+
+static void *share_run(void *arg) {
+  const share *w = arg;
+  for (int i = w->first; i < w->n; i += w->step)
+    w->fn(w->ctx, i);
+  return NULL;
+}
+
+/* Runs fn(ctx, i) for every i in [0, n), dealt round-robin to a thread a core; each i must
+ * write only its own results, so that they do not depend on the threads. Where a thread cannot
+ * start (the WebAssembly build has none), the caller runs its share. */
+static void run_shared(int n, void (*fn)(void *ctx, int i), void *ctx) {
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  int k = cores > 1 ? (int)fmin((double)cores, THREADS_MAX) : 1;
+  if (k > n) k = n > 0 ? n : 1;
+  share shares[THREADS_MAX];
+  pthread_t threads[THREADS_MAX];
+  bool started[THREADS_MAX] = {false};
+  for (int t = 0; t < k; t++)
+    shares[t] = (share){fn, ctx, n, t, k};
+  for (int t = 1; t < k; t++)
+    started[t] = pthread_create(&threads[t], NULL, share_run, &shares[t]) == 0;
+  share_run(&shares[0]);
+  for (int t = 1; t < k; t++) {
+    if (started[t])
+      pthread_join(threads[t], NULL);
+    else
+      share_run(&shares[t]);
+  }
 }
 
 /* ---- the serving rows ----------------------------------------------------------------------- */
@@ -395,9 +469,18 @@ typedef struct {
 
 typedef struct {
   run_rec *recs;
+  int *step; /* each record's entry in its row's step table, once compacted */
   int n, cap;
   bool nomem;
 } trace;
+
+/* The distinct step sizes of the rows that share one cost (a group's rows: the same model,
+ * chip, layout and dtypes), with their linear terms: a step's linear time depends on the cost
+ * and its tokens alone, so the fit prices each size once for all those rows. */
+typedef struct {
+  linear_terms *terms; /* by increasing tokens */
+  int n;
+} step_table;
 
 /* A unit-duration cost that records the step: an offline run's steps do not depend on time. */
 static double record_step(const scale_serve_step *s, void *ctx) {
@@ -469,12 +552,17 @@ struct scale_serve_set {
   double output_tokens[SCALE_SERVE_ROWS_MAX]; /* of the simulated copy */
   double copies[SCALE_SERVE_ROWS_MAX];
   double batch[SCALE_SERVE_ROWS_MAX];
+  int table_of[SCALE_SERVE_ROWS_MAX];           /* the first row with the same cost */
+  step_table tables[SCALE_SERVE_ROWS_MAX];      /* that row's, shared by those rows */
 };
 
 void scale_serve_set_free(scale_serve_set *set) {
   if (!set) return;
-  for (int i = 0; i < set->n; i++)
+  for (int i = 0; i < set->n; i++) {
     free(set->traces[i].recs);
+    free(set->traces[i].step);
+    free(set->tables[i].terms);
+  }
   free(set);
 }
 
@@ -538,25 +626,120 @@ static scale_status resolve_row(scale_serve_set *set, int i, scale_diag *diag) {
   return SCALE_OK;
 }
 
+typedef struct {
+  scale_serve_set *set;
+  scale_status *st;
+  scale_diag *diag;
+} resolve_job;
+
+static void resolve_one(void *ctx, int i) {
+  resolve_job *j = ctx;
+  j->st[i] = resolve_row(j->set, i, &j->diag[i]);
+}
+
+/* Resolves rows [0, n), on all cores; the first failure's status and diagnostic. */
+static scale_status resolve_rows(scale_serve_set *set, int n, scale_diag *diag) {
+  resolve_job j = {set, calloc((size_t)n + 1, sizeof *j.st),
+                   calloc((size_t)n + 1, sizeof *j.diag)};
+  scale_status st = SCALE_OK;
+  if (!j.st || !j.diag)
+    st = scale_diag_set(diag, SCALE_ERR_NOMEM, "", 0, "out of memory");
+  else
+    run_shared(n, resolve_one, &j);
+  for (int i = 0; !st && i < n; i++) {
+    if (!(st = j.st[i])) continue;
+    const scale_serve_row *r = &set->rows[i];
+    if (j.diag[i].line == 0) /* name the row a library error came from */
+      scale_diag_set(diag, st, r->file, r->line, "row %.15s: %.200s", r->id, j.diag[i].message);
+    else if (diag)
+      *diag = j.diag[i];
+  }
+  free(j.st);
+  free(j.diag);
+  return st;
+}
+
+static double rec_tokens(const run_rec *r) { return r->n_decode + r->n_prefill_tokens; }
+
+static int compare_doubles(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Entry of 'tokens' in table 'tb' (there is one). */
+static int table_index(const step_table *tb, double tokens) {
+  int lo = 0, hi = tb->n - 1;
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (tb->terms[mid].tokens < tokens)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* Builds the step table of the rows whose cost is row o's, and their records' entries in it;
+ * false when out of memory. */
+static bool build_table(scale_serve_set *set, int o) {
+  int n = 0;
+  for (int i = o; i < set->n; i++)
+    if (set->table_of[i] == o) n += set->traces[i].n;
+  double *tokens = malloc(((size_t)n + 1) * sizeof *tokens);
+  step_table *tb = &set->tables[o];
+  tb->terms = tokens ? malloc(((size_t)n + 1) * sizeof *tb->terms) : NULL;
+  if (!tb->terms) {
+    free(tokens);
+    return false;
+  }
+  n = 0;
+  for (int i = o; i < set->n; i++)
+    for (int k = 0; set->table_of[i] == o && k < set->traces[i].n; k++)
+      tokens[n++] = rec_tokens(&set->traces[i].recs[k]);
+  qsort(tokens, (size_t)n, sizeof *tokens, compare_doubles);
+  for (int k = 0; k < n; k++)
+    if (tb->n == 0 || tokens[k] != tb->terms[tb->n - 1].tokens)
+      tb->terms[tb->n++] = linear_terms_of(&set->cost[o], tokens[k]);
+  free(tokens);
+  bool ok = true;
+  for (int i = o; i < set->n; i++) {
+    trace *t = &set->traces[i];
+    if (set->table_of[i] != o) continue;
+    t->step = malloc(((size_t)t->n + 1) * sizeof *t->step);
+    ok &= t->step != NULL;
+    for (int k = 0; t->step && k < t->n; k++)
+      t->step[k] = table_index(tb, rec_tokens(&t->recs[k]));
+  }
+  return ok;
+}
+
+/* Shares a step table among the rows of each cost. */
+static scale_status build_tables(scale_serve_set *set, scale_diag *diag) {
+  for (int i = 0; i < set->n; i++) {
+    set->table_of[i] = i;
+    for (int j = 0; j < i && set->table_of[i] == i; j++)
+      if (!memcmp(&set->cost[i], &set->cost[j], sizeof set->cost[i])) set->table_of[i] = j;
+  }
+  for (int i = 0; i < set->n; i++)
+    if (set->table_of[i] == i && !build_table(set, i))
+      return scale_diag_set(diag, SCALE_ERR_NOMEM, "", 0, "out of memory");
+  return SCALE_OK;
+}
+
 scale_status scale_serve_set_load(const char *dir, scale_serve_set **out, scale_diag *diag) {
   *out = NULL;
   scale_serve_set *set = calloc(1, sizeof *set);
   if (!set) return scale_diag_set(diag, SCALE_ERR_NOMEM, "", 0, "out of memory");
   scale_status st = scale_serve_rows_load_dir(dir, set->rows, SCALE_SERVE_ROWS_MAX, &set->n, diag);
-  for (int i = 0; !st && i < set->n; i++) {
-    set->group[i] = group_of(set, set->rows[i].group);
-    if (set->group[i] < 0)
-      st = scale_diag_set(diag, SCALE_ERR_RANGE, set->rows[i].file, set->rows[i].line,
-                          "more than %d serving groups", SCALE_SERVE_GROUPS_MAX);
-    else
-      st = resolve_row(set, i, diag);
-    if (st && diag && diag->line == 0) { /* name the row a library error came from */
-      char msg[sizeof diag->message];
-      snprintf(msg, sizeof msg, "row %.15s: %.200s", set->rows[i].id, diag->message);
-      scale_diag_set(diag, st, set->rows[i].file, set->rows[i].line, "%s", msg);
-    }
-  }
+  int n = 0; /* the rows before the first whose group does not fit */
+  while (!st && n < set->n && (set->group[n] = group_of(set, set->rows[n].group)) >= 0)
+    n++;
+  if (!st) st = resolve_rows(set, n, diag); /* their errors come first */
+  if (!st && n < set->n)
+    st = scale_diag_set(diag, SCALE_ERR_RANGE, set->rows[n].file, set->rows[n].line,
+                        "more than %d serving groups", SCALE_SERVE_GROUPS_MAX);
   if (!st && set->n == 0) st = scale_diag_set(diag, SCALE_ERR_NOT_FOUND, dir, 0, "no serving rows");
+  if (!st) st = build_tables(set, diag);
   if (st) {
     scale_serve_set_free(set);
     return st;
@@ -582,6 +765,11 @@ double scale_serve_set_row_batch(const scale_serve_set *set, int i) {
 
 /* ---- predictions and the fit ---------------------------------------------------------------- */
 
+/* Row i's value from its run's total step time: every copy runs the same trace at once. */
+static double row_value(const scale_serve_set *set, int i, double total_s) {
+  return set->output_tokens[i] * set->copies[i] / total_s;
+}
+
 double scale_serve_set_predict(const scale_serve_set *set, int i,
                                const double p[SCALE_SERVE_N_PARAMS], scale_serve_parts *parts) {
   if (!set || i < 0 || i >= set->n || !p) return NAN;
@@ -602,8 +790,7 @@ double scale_serve_set_predict(const scale_serve_set *set, int i,
   }
   sum.gemm_bound = gemm_s > 0.5 * sum.linear_s;
   if (parts) *parts = sum;
-  /* every copy runs the same trace at once */
-  return set->output_tokens[i] * set->copies[i] / parts_sum(&sum);
+  return row_value(set, i, parts_sum(&sum));
 }
 
 /* Parameter k at position u in [0, 1] of its (log-)range. */
@@ -631,15 +818,147 @@ static double prior_pull(const double *p) {
   return sum;
 }
 
-/* Group-weighted mean square of log(pred / measured), groups other than 'exclude'; with
- * 'pulled', plus the pull toward the priors over the number of groups (what the fit minimises:
- * the rows' sum of group mean squares and the pull, as calibrate.c's residuals). */
-static double objective(const scale_serve_set *set, int exclude, const double *p, bool pulled) {
-  double sum[SCALE_SERVE_GROUPS_MAX] = {0}, cnt[SCALE_SERVE_GROUPS_MAX] = {0};
+/* The fit's cache. A search of one parameter changes one part of a row's time, and only in the
+ * rows the parameter enters: the state keeps each row's parts summed over its trace at the
+ * current parameters, and a trial value recomputes that part of those rows alone, summed in the
+ * order scale_serve_set_predict() sums it, so that every objective is the one the rows'
+ * predictions give, to the last bit (the fitted values do not depend on the cache). */
+enum { PART_OVERHEAD, PART_LINEAR, PART_KV, PART_ATTN, PART_TP, N_PARTS };
+
+/* The part parameter k enters. */
+static int part_of(int k) {
+  switch (k) {
+  case SCALE_SERVE_OVERHEAD_S: return PART_OVERHEAD;
+  case SCALE_SERVE_KV_BW_FRAC:
+  case SCALE_SERVE_KV_CTX_HALF:
+  case SCALE_SERVE_KV_CTA_HALF: return PART_KV;
+  case SCALE_SERVE_ATTN_FRAC: return PART_ATTN;
+  case SCALE_SERVE_TP_BW_FRAC: return PART_TP;
+  default: return PART_LINEAR;
+  }
+}
+
+/* Whether parameter k changes a step's time under cost 'c'. */
+static bool enters(const scale_serve_cost *c, int k) {
+  switch (k) {
+  case SCALE_SERVE_TP_BW_FRAC: return c->n_allreduce > 0.0;
+  case SCALE_SERVE_MATMUL_FRAC:
+  case SCALE_SERVE_FP4_MATMUL_FRAC: return c->matmul_param == k;
+  case SCALE_SERVE_MOE_GEMM_FRAC:
+  case SCALE_SERVE_EXPERT_DIM_HALF: return c->routed_active_params > 0.0;
+  default: return true;
+  }
+}
+
+/* Part 'part' of row i's time under 'c', summed over its trace as the prediction sums it; the
+ * linear part from the linear time of each step size of the row's table, 'lin'. */
+static double trace_part(const scale_serve_set *set, int i, const scale_serve_cost *c, int part,
+                         const double *lin) {
+  const trace *t = &set->traces[i];
+  double sum = 0.0;
+  for (int k = 0; k < t->n; k++) {
+    const run_rec *r = &t->recs[k];
+    switch (part) {
+    case PART_OVERHEAD: sum += r->count * c->p[SCALE_SERVE_OVERHEAD_S]; break;
+    case PART_LINEAR: sum += r->count * lin[t->step[k]]; break;
+    case PART_KV: sum += kv_sums_s(c, r->kv_tokens, r->seqs, r->kv_per_seq, r->dec_steps); break;
+    case PART_ATTN: sum += attn_s(c, r->ctx_tokens); break;
+    default: sum += r->count * tp_of(c, rec_tokens(r)); break;
+    }
+  }
+  return sum;
+}
+
+/* lin[j]: the linear time under 'c' of step size j of table 'tb'. */
+static void table_linear(const step_table *tb, const scale_serve_cost *c, double *lin) {
+  bool bound;
+  for (int j = 0; j < tb->n; j++)
+    lin[j] = linear_of(c, &tb->terms[j], &bound);
+}
+
+/* The step time of a row whose parts are q, summed in parts_sum()'s order. */
+static double parts_total(const double *q) {
+  return q[PART_OVERHEAD] + q[PART_LINEAR] + q[PART_KV] + q[PART_ATTN] + q[PART_TP];
+}
+
+/* The squared log error of row i whose parts are q. */
+static double sq_log_error(const scale_serve_set *set, int i, const double *q) {
+  double e = log(row_value(set, i, parts_total(q)) / set->rows[i].measured);
+  return e * e;
+}
+
+/* One trial value's changed part and squared log error of each row it enters. */
+typedef struct {
+  double part[SCALE_SERVE_ROWS_MAX], e2[SCALE_SERVE_ROWS_MAX];
+} fit_trial;
+
+typedef struct {
+  const scale_serve_set *set;
+  int exclude;                                  /* the group left out, -1: none */
+  double p[SCALE_SERVE_N_PARAMS];               /* the current parameters */
+  scale_serve_cost cost[SCALE_SERVE_ROWS_MAX];  /* each row's cost at p */
+  double parts[SCALE_SERVE_ROWS_MAX][N_PARTS];  /* each row's parts at p */
+  double e2[SCALE_SERVE_ROWS_MAX];              /* each row's squared log error at p */
+  fit_trial trial[3];                           /* a golden section's two points and a spare */
+  bool used[SCALE_SERVE_ROWS_MAX];              /* the step tables of rows in the fit */
+  int lin_at[SCALE_SERVE_ROWS_MAX];             /* where each table's linear times start */
+  double *lin;                                  /* the tables' linear times at a trial value */
+} fit_state;
+
+static void state_free(fit_state *s) {
+  if (s) free(s->lin);
+  free(s);
+}
+
+/* lin of the tables in the fit whose cost parameter k enters, under the state's costs. */
+static void state_tables(fit_state *s, int k) {
+  for (int o = 0; o < s->set->n; o++)
+    if (s->used[o] && (k < 0 || enters(&s->cost[o], k)))
+      table_linear(&s->set->tables[o], &s->cost[o], s->lin + s->lin_at[o]);
+}
+
+/* A state at p for the rows outside group 'exclude'; NULL when out of memory. */
+static fit_state *state_new(const scale_serve_set *set, int exclude, const double *p) {
+  fit_state *s = malloc(sizeof *s);
+  if (!s) return NULL;
+  s->set = set;
+  s->exclude = exclude;
+  memcpy(s->p, p, sizeof s->p);
+  size_t n_lin = 0;
+  for (int i = 0; i < set->n; i++) {
+    s->cost[i] = set->cost[i];
+    memcpy(s->cost[i].p, p, sizeof s->cost[i].p);
+    s->used[i] = false;
+    s->lin_at[i] = (int)n_lin;
+    n_lin += set->table_of[i] == i ? (size_t)set->tables[i].n : 0;
+  }
+  for (int i = 0; i < set->n; i++)
+    s->used[set->table_of[i]] |= set->group[i] != exclude;
+  if (!(s->lin = malloc((n_lin + 1) * sizeof *s->lin))) {
+    state_free(s);
+    return NULL;
+  }
+  state_tables(s, -1);
   for (int i = 0; i < set->n; i++) {
     if (set->group[i] == exclude) continue;
-    double e = log(scale_serve_set_predict(set, i, p, NULL) / set->rows[i].measured);
-    sum[set->group[i]] += e * e;
+    for (int part = 0; part < N_PARTS; part++)
+      s->parts[i][part] =
+          trace_part(set, i, &s->cost[i], part, s->lin + s->lin_at[set->table_of[i]]);
+    s->e2[i] = sq_log_error(set, i, s->parts[i]);
+  }
+  return s;
+}
+
+/* Group-weighted mean of the rows' squared log errors e2, groups other than the state's
+ * 'exclude'; with 'pulled', plus the pull of parameters p toward the priors over the number of
+ * groups (what the fit minimises: the rows' sum of group mean squares and the pull, as
+ * calibrate.c's residuals). */
+static double objective(const fit_state *s, const double *e2, const double *p, bool pulled) {
+  double sum[SCALE_SERVE_GROUPS_MAX] = {0}, cnt[SCALE_SERVE_GROUPS_MAX] = {0};
+  const scale_serve_set *set = s->set;
+  for (int i = 0; i < set->n; i++) {
+    if (set->group[i] == s->exclude) continue;
+    sum[set->group[i]] += e2[i];
     cnt[set->group[i]] += 1.0;
   }
   double total = 0.0, groups = 0.0;
@@ -652,56 +971,133 @@ static double objective(const scale_serve_set *set, int exclude, const double *p
   return groups > 0.0 ? total / groups : (double)NAN;
 }
 
+/* The objective with p[k] = x and the other parameters the state's, its rows into 't'. */
+static double try_value(fit_state *s, int k, double x, fit_trial *t) {
+  const scale_serve_set *set = s->set;
+  int part = part_of(k);
+  for (int i = 0; i < set->n; i++)
+    s->cost[i].p[k] = x;
+  if (part == PART_LINEAR) state_tables(s, k);
+  for (int i = 0; i < set->n; i++) {
+    const scale_serve_cost *c = &s->cost[i];
+    if (set->group[i] == s->exclude) continue;
+    if (!enters(c, k)) {
+      t->e2[i] = s->e2[i];
+      continue;
+    }
+    double q[N_PARTS];
+    memcpy(q, s->parts[i], sizeof q);
+    q[part] = t->part[i] = trace_part(set, i, c, part, s->lin + s->lin_at[set->table_of[i]]);
+    t->e2[i] = sq_log_error(set, i, q);
+  }
+  for (int i = 0; i < set->n; i++)
+    s->cost[i].p[k] = s->p[k];
+  double p[SCALE_SERVE_N_PARAMS];
+  memcpy(p, s->p, sizeof p);
+  p[k] = x;
+  return objective(s, t->e2, p, true);
+}
+
+/* Moves the state to p[k] = x, whose rows try_value() put into 't'. */
+static void commit(fit_state *s, int k, double x, const fit_trial *t) {
+  const scale_serve_set *set = s->set;
+  s->p[k] = x;
+  for (int i = 0; i < set->n; i++) {
+    s->cost[i].p[k] = x;
+    if (set->group[i] == s->exclude || !enters(&s->cost[i], k)) continue;
+    s->parts[i][part_of(k)] = t->part[i];
+    s->e2[i] = t->e2[i];
+  }
+}
+
 /* Golden-section search of parameter k over [0, 1] of its range, the others held. */
-static void golden(const scale_serve_set *set, int exclude, double *p, int k) {
+static void golden(fit_state *s, int k) {
   const double g = 0.5 * (sqrt(5.0) - 1.0);
-  double a = 0.0, b = 1.0, best_u = pos(k, p[k]), best = objective(set, exclude, p, true);
+  double a = 0.0, b = 1.0, best_u = pos(k, s->p[k]), best = objective(s, s->e2, s->p, true);
   double c = b - g * (b - a), d = a + g * (b - a);
-  p[k] = at(k, c);
-  double fc = objective(set, exclude, p, true);
-  p[k] = at(k, d);
-  double fd = objective(set, exclude, p, true);
+  fit_trial *tc = &s->trial[0], *td = &s->trial[1], *spare;
+  double fc = try_value(s, k, at(k, c), tc);
+  double fd = try_value(s, k, at(k, d), td);
   for (int it = 0; it < 24; it++) { /* 0.618^24: 1e-5 of the range */
+    spare = tc, tc = td, td = spare; /* the point kept moves to the other end */
     if (fc < fd) {
       b = d, d = c, fd = fc;
       c = b - g * (b - a);
-      p[k] = at(k, c);
-      fc = objective(set, exclude, p, true);
+      fc = try_value(s, k, at(k, c), tc);
     } else {
       a = c, c = d, fc = fd;
       d = a + g * (b - a);
-      p[k] = at(k, d);
-      fd = objective(set, exclude, p, true);
+      fd = try_value(s, k, at(k, d), td);
     }
   }
   double u = fc < fd ? c : d, fu = fmin(fc, fd);
-  p[k] = at(k, fu < best ? u : best_u); /* never worse than where it started */
+  if (fu < best) { /* never worse than where it started */
+    commit(s, k, at(k, u), fc < fd ? tc : td);
+  } else if (at(k, best_u) != s->p[k]) { /* the start, as its position maps back */
+    try_value(s, k, at(k, best_u), &s->trial[2]);
+    commit(s, k, at(k, best_u), &s->trial[2]);
+  }
 }
 
 double scale_serve_fit(const scale_serve_set *set, int exclude, double p[SCALE_SERVE_N_PARAMS]) {
   for (int k = 0; k < SCALE_SERVE_N_PARAMS; k++)
     p[k] = param_info[k].prior;
-  if (!set) return NAN;
-  double f = objective(set, exclude, p, true);
-  if (isnan(f)) return NAN;
+  fit_state *s = set ? state_new(set, exclude, p) : NULL;
+  double f = s ? objective(s, s->e2, s->p, true) : (double)NAN;
+  if (isnan(f)) {
+    state_free(s);
+    return NAN;
+  }
   for (int sweep = 0; sweep < 20; sweep++) {
     for (int k = 0; k < SCALE_SERVE_N_PARAMS; k++)
-      golden(set, exclude, p, k);
-    double f2 = objective(set, exclude, p, true);
+      golden(s, k);
+    double f2 = objective(s, s->e2, s->p, true);
     bool done = f - f2 < 1e-6 * fmax(f, 1e-12);
     f = f2;
     if (done) break;
   }
-  return sqrt(objective(set, exclude, p, false)); /* the rows' error, without the pull */
+  memcpy(p, s->p, sizeof s->p);
+  double rms = sqrt(objective(s, s->e2, s->p, false)); /* the rows' error, without the pull */
+  state_free(s);
+  return rms;
+}
+
+void scale_serve_set_predict_all(const scale_serve_set *set, const double p[SCALE_SERVE_N_PARAMS],
+                                 double *pred) {
+  double prior[SCALE_SERVE_N_PARAMS];
+  for (int k = 0; k < SCALE_SERVE_N_PARAMS; k++)
+    prior[k] = param_info[k].prior;
+  fit_state *s = set && p ? state_new(set, -1, prior) : NULL;
+  for (int k = 0; s && k < SCALE_SERVE_N_PARAMS; k++) {
+    try_value(s, k, p[k], &s->trial[0]);
+    commit(s, k, p[k], &s->trial[0]);
+  }
+  for (int i = 0; set && i < set->n; i++) {
+    pred[i] = s ? row_value(set, i, parts_total(s->parts[i])) : (double)NAN;
+  }
+  state_free(s);
+}
+
+void scale_serve_loo_group(const scale_serve_set *set, int g, double *pred) {
+  double p[SCALE_SERVE_N_PARAMS];
+  scale_serve_fit(set, g, p);
+  for (int i = 0; set && i < set->n; i++)
+    if (set->group[i] == g) pred[i] = scale_serve_set_predict(set, i, p, NULL);
+}
+
+typedef struct {
+  const scale_serve_set *set;
+  double *pred;
+} loo_job;
+
+static void loo_one(void *ctx, int g) {
+  const loo_job *j = ctx;
+  scale_serve_loo_group(j->set, g, j->pred);
 }
 
 void scale_serve_loo(const scale_serve_set *set, double *pred) {
-  double p[SCALE_SERVE_N_PARAMS];
-  for (int g = 0; g < set->n_groups; g++) {
-    scale_serve_fit(set, g, p);
-    for (int i = 0; i < set->n; i++)
-      if (set->group[i] == g) pred[i] = scale_serve_set_predict(set, i, p, NULL);
-  }
+  loo_job j = {set, pred};
+  if (set) run_shared(set->n_groups, loo_one, &j);
 }
 
 double scale_serve_mape(const scale_serve_set *set, int g, const double *pred) {

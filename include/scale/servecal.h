@@ -255,11 +255,24 @@ double scale_serve_set_predict(const scale_serve_set *set, int i,
  * each parameter's (log-)range, minimising the group-weighted mean of log(pred / measured)^2
  * (each group counts the same) plus the pull toward the priors (SCALE_SERVE_PRIOR_WEIGHT).
  * Deterministic. Returns the group-weighted RMS log error of the rows, NaN when no row is
- * left. */
+ * left (or out of memory). Each trial value recomputes only the part of the step time the
+ * searched parameter enters, in the rows it enters, and prices each step size a group's rows
+ * share once (about a second for the shipped rows). */
 double scale_serve_fit(const scale_serve_set *set, int exclude, double p[SCALE_SERVE_N_PARAMS]);
 
+/** Fills pred[0..rows) with every row's prediction at p as the fit computes it: from each row's
+ * parts cached at the priors, one parameter at a time updating only the parts it enters (what
+ * scale_serve_set_predict() gives, to the last bit; tests hold the two together). */
+void scale_serve_set_predict_all(const scale_serve_set *set, const double p[SCALE_SERVE_N_PARAMS],
+                                 double *pred);
+
+/** Fills pred[i] of the rows of group 'g' alone with their leave-one-group-out prediction: one
+ * fit, without group g (scale_serve_fit()); the other rows' entries are left as they are. */
+void scale_serve_loo_group(const scale_serve_set *set, int g, double *pred);
+
 /** Fills pred[0..rows) with each row's leave-one-group-out prediction (its group excluded from
- * the fit that predicts it). */
+ * the fit that predicts it): scale_serve_loo_group() for every group, the groups shared among
+ * the machine's cores (each writes its own rows, so the result does not depend on them). */
 void scale_serve_loo(const scale_serve_set *set, double *pred);
 
 /** Mean |pred / measured - 1| over the rows of group 'g' (-1: all rows) [1]; NaN when none. */

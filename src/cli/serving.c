@@ -217,7 +217,13 @@ int cli_serve_validate(const char *dir, const char *group, bool as_json) {
   else
     rc = shipped(set, pred, &fitted);
   if (rc == CLI_EXIT_OK) {
-    scale_serve_loo(set, loo);
+    if (only >= 0) { /* the one fit that predicts the group */
+      for (size_t i = 0; i < n; i++)
+        loo[i] = NAN;
+      scale_serve_loo_group(set, only, loo);
+    } else {
+      scale_serve_loo(set, loo);
+    }
     if (as_json)
       print_json(set, only, pred, loo);
     else

@@ -500,6 +500,60 @@ static void check_fit_reproduces_shipped(const scale_serve_set *set) {
   }
 }
 
+static void check_fit_cache(const scale_serve_set *set) {
+  /* The fit prices trial values from each row's parts cached at the current parameters, one
+   * parameter at a time, and the step sizes a group's rows share once: at random parameters
+   * (and at the priors) that path gives every row's scale_serve_set_predict() to the last bit,
+   * so the fitted values are those of the direct sums. */
+  int n = scale_serve_set_rows(set);
+  double *fast = malloc((size_t)n * sizeof *fast), p[SCALE_SERVE_N_PARAMS];
+  ck_assert(fast != NULL);
+  unsigned long long seed = 26;
+  for (int trial = 0; trial < 5; trial++) {
+    for (int k = 0; k < SCALE_SERVE_N_PARAMS; k++) {
+      const scale_serve_param_info *d = scale_serve_param_describe(k);
+      seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+      double u = (double)(seed >> 11) / 9007199254740992.0; /* [0, 1) */
+      p[k] = trial == 0 ? d->prior
+             : d->log_scale ? d->lo * pow(d->hi / d->lo, u)
+                            : d->lo + u * (d->hi - d->lo);
+    }
+    scale_serve_set_predict_all(set, p, fast);
+    for (int i = 0; i < n; i++) {
+      double direct = scale_serve_set_predict(set, i, p, NULL);
+      ck_assert_msg(isfinite(direct) && fast[i] == direct, "row %s at point %d: %.17g != %.17g",
+                    scale_serve_set_row(set, i)->id, trial, fast[i], direct);
+    }
+  }
+  free(fast);
+}
+
+static void check_loo_threads(const scale_serve_set *set, const double *loo) {
+  /* scale_serve_loo() shares the groups among threads; each group's rows are those of the fit
+   * without it (scale_serve_fit), predicted directly, whatever thread ran it, and
+   * scale_serve_loo_group() writes that group's rows alone. Two groups: the first and a MoE
+   * one (Mixtral). */
+  int n = scale_serve_set_rows(set), groups[2] = {0, -1};
+  for (int g = 0; g < scale_serve_set_groups(set); g++)
+    if (groups[1] < 0 && strstr(scale_serve_set_group_name(set, g), "mixtral")) groups[1] = g;
+  ck_assert(groups[1] > 0);
+  double *one = malloc((size_t)n * sizeof *one), p[SCALE_SERVE_N_PARAMS];
+  ck_assert(one != NULL);
+  for (int j = 0; j < 2; j++) {
+    int g = groups[j];
+    for (int i = 0; i < n; i++)
+      one[i] = -1.0;
+    scale_serve_loo_group(set, g, one);
+    ck_assert(scale_serve_fit(set, g, p) > 0.0);
+    for (int i = 0; i < n; i++) {
+      bool in = scale_serve_set_row_group(set, i) == g;
+      ck_assert(in ? one[i] == loo[i] : one[i] == -1.0);
+      if (in) ck_assert(loo[i] == scale_serve_set_predict(set, i, p, NULL));
+    }
+  }
+  free(one);
+}
+
 static void check_loo_target(const scale_serve_set *set) {
   /* Issue 15: leave-one-group-out MAPE <= 15% over the TensorRT-LLM rows E1-E4 (each group
    * predicted by a fit that never saw it), and over every shipped row, where the fit reaches
@@ -538,11 +592,13 @@ static void check_loo_target(const scale_serve_set *set) {
                     scale_serve_set_group_name(set, g), 100 * scale_serve_mape(set, g, loo));
     }
   ck_assert_int_eq(mixtral, 4);
+  check_loo_threads(set, loo);
   free(loo);
 }
 
 START_TEST(test_fit_and_loo) {
   scale_serve_set *set = shipped_set();
+  check_fit_cache(set);
   check_fit_reproduces_shipped(set);
   check_loo_target(set);
   scale_serve_set_free(set);
@@ -614,8 +670,8 @@ int main(void) {
       {"dtypes", test_dtypes},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
-  /* the fits take minutes (19 serving fits for fit_and_loo: about 4 in a default build, 8-11
-   * under sanitizers on two loaded cores, where 600 s once ran out): their own timeouts */
+  /* the fits take seconds (23 serving fits for fit_and_loo), minutes under sanitizers on two
+   * loaded cores: their own timeouts */
   const scale_check_case slow[] = {
       {"rows_and_traces", test_rows_and_traces},
       {"fit_and_loo", test_fit_and_loo},
