@@ -12,21 +12,9 @@
 #include "scale/step.h"
 #include "scale/transformer.h"
 
-_Static_assert(SCALE_SERVE_N_PARAMS <= SCALE_CHIP_SERVE_PARAMS,
-               "hardware.h reserves room for every [serve] value");
+/* ---- the parameters (their table is in params.h) -------------------------------------------- */
 
-/* ---- the parameters ------------------------------------------------------------------------- */
-
-static const scale_serve_param_info param_info[SCALE_SERVE_N_PARAMS] = {
-#define SERVE_INFO(e, key, unit, lo, hi, prior, log_scale, meaning)                                \
-  {key, unit, lo, hi, prior, log_scale, meaning},
-    SCALE_SERVE_PARAM_LIST(SERVE_INFO)
-#undef SERVE_INFO
-};
-
-const scale_serve_param_info *scale_serve_param_describe(int p) {
-  return p >= 0 && p < SCALE_SERVE_N_PARAMS ? &param_info[p] : NULL;
-}
+static const scale_serve_param_info *const param_info = scale_params_serve_info;
 
 bool scale_serve_params_of(const scale_chip *chip, double p[SCALE_SERVE_N_PARAMS]) {
   bool fitted = chip && chip->has_serve;

@@ -18,16 +18,7 @@
 
 /* ---- parameters ----------------------------------------------------------------------------- */
 
-static const scale_step_param_info param_info[SCALE_STEP_N_PARAMS] = {
-#define INFO(e, key, unit, lo, hi, prior, log_scale, meaning)                                     \
-  {key, unit, lo, hi, prior, log_scale, meaning},
-    SCALE_STEP_PARAM_LIST(INFO)
-#undef INFO
-};
-
-const scale_step_param_info *scale_step_param_describe(scale_step_param p) {
-  return (unsigned)p < SCALE_STEP_N_PARAMS ? &param_info[p] : NULL;
-}
+static const scale_step_param_info *const param_info = scale_params_step_info;
 
 scale_step_params scale_step_params_prior(void) {
   scale_step_params p;

@@ -33,8 +33,8 @@
  * on its chip: 18.5, 8.3, 6.0 and 4.8%), the three 13.3, 14.7, 17.1 and 18.5%, all 14 9.3,
  * 8.9, 9.2 and 9.4%: the least at 0.1. */
 #define SCALE_CALIB_PRIOR_WEIGHT 0.1
-/** The largest prior weight accepted (10: each parameter all but pinned at its prior). */
-#define SCALE_CALIB_PRIOR_WEIGHT_MAX 10.0
+/* The largest prior weight accepted, SCALE_CALIB_PRIOR_WEIGHT_MAX, is in params.h (a hardware
+ * file's [step_fit] prior_weight is checked against it when loaded). */
 
 /** One row with what predicting it needs. */
 typedef struct {

@@ -44,77 +44,7 @@
 #include "scale/status.h"
 #include "scale/units.h"
 
-/* ---- parameters ----------------------------------------------------------------------------- */
-
-/** The step model's parameters, one list for the enum below, the descriptions
- * (scale_step_param_describe()) and the hardware files' [step] schema (src/hardware.c):
- * X(ENUM, key, unit, lo, hi, prior, log_scale, meaning). */
-#define SCALE_STEP_PARAM_LIST(X)                                                                   \
-  X(MM_ETA_MAX, "mm_eta_max", "1", 0.4, 0.98, 0.8, false,                                         \
-    "best fraction of peak a large aligned matmul reaches (cuBLAS/CANN GEMMs: 0.6-0.9)")           \
-  X(MM_DIM_HALF, "mm_dim_half", "1", 1, 1024, 32, true,                                           \
-    "dimension at which one matmul dimension halves eta: pipeline fill and K-loop prologue")       \
-  X(MEM_ETA, "mem_eta", "1", 0.3, 0.95, 0.7, false,                                               \
-    "fraction of HBM bandwidth a streaming kernel reaches (STREAM-like: 0.6-0.9)")                 \
-  X(KERNEL_S, "kernel_s", "s", 1e-7, 5e-5, 5e-6, true,                                            \
-    "fixed cost of one kernel: launch, prologue, tail (CUDA launch 2-10 us)")                      \
-  X(UP_LATENCY_S, "up_latency_s", "s", 1e-6, 1e-4, 1e-5, true,                                    \
-    "NVLink/NVSwitch latency per ring step (NCCL's tuning model: 0.5-3.4 us by protocol)")         \
-  X(UP_BW_ETA, "up_bw_eta", "1", 0.2, 0.95, 0.7, false,                                           \
-    "NVLink achieved fraction of per-GPU egress for large messages (NCCL busbw ~0.7-0.85)")        \
-  X(UP_HALF_BYTES, "up_half_bytes", "bytes", 1e4, 1e8, 1e6, true,                                 \
-    "NVLink message size at which achieved bandwidth is half its asymptote")                       \
-  X(MESH_LATENCY_S, "mesh_latency_s", "s", 1e-6, 1e-4, 1e-5, true,                                \
-    "switchless mesh (Ascend HCCS) latency per ring step (HCCL: ~10-50 us)")                       \
-  X(MESH_BW_ETA, "mesh_bw_eta", "1", 0.1, 0.95, 0.7, false,                                       \
-    "mesh achieved fraction of the direct links' bandwidth for large messages")                    \
-  X(MESH_HALF_BYTES, "mesh_half_bytes", "bytes", 1e4, 1e8, 1e6, true,                             \
-    "mesh message size at which achieved bandwidth is half its asymptote")                         \
-  X(OUT_LATENCY_S, "out_latency_s", "s", 2e-6, 2e-4, 2e-5, true,                                  \
-    "scale-out latency per ring step (InfiniBand/RoCE through the fat tree: ~10-50 us)")           \
-  X(OUT_BW_ETA, "out_bw_eta", "1", 0.2, 0.95, 0.7, false,                                         \
-    "scale-out achieved fraction of the per-chip NIC bandwidth for large messages")                \
-  X(OUT_HALF_BYTES, "out_half_bytes", "bytes", 1e4, 1e8, 4e6, true,                               \
-    "scale-out message size at which achieved bandwidth is half its asymptote")                    \
-  X(ICI_LATENCY_S, "ici_latency_s", "s", 1e-6, 1e-4, 5e-6, true,                                  \
-    "TPU ICI latency per ring step (book ch. 3: ~1 us per hop, more per collective step)")         \
-  X(ICI_BW_ETA, "ici_bw_eta", "1", 0.3, 0.95, 0.8, false,                                         \
-    "TPU ICI achieved fraction of link bandwidth (the TPU rows hide their ICI traffic: prior)") \
-  X(ICI_HALF_BYTES, "ici_half_bytes", "bytes", 1e4, 1e8, 1e5, true,                               \
-    "TPU ICI message size at which achieved bandwidth is half its asymptote")                      \
-  X(STEP_S, "step_s", "s", 0, 1, 0.05, false,                                                     \
-    "fixed cost of one optimizer step: data loading, loss/grad-norm reductions, logging")       \
-  X(MESH_CP_HOST_S, "mesh_cp_host_s", "s", 0, 0.05, 0, false,                                     \
-    "host time per CP layer-microbatch when CP exchanges on the mesh block the host (0: async)") \
-  X(MESH_SSM_STAGE_S, "mesh_ssm_stage_s", "s", 0, 60, 0, false,                                  \
-    "step time each pipeline stage past the first adds to a Mamba-2 step on the mesh (0: none)")
-
-/** The step model's efficiency parameters (index of scale_step_params.v): SCALE_STEP_<ENUM> in
- * the order of SCALE_STEP_PARAM_LIST (mm_eta_max, mm_dim_half, mem_eta, kernel_s; then latency,
- * bandwidth fraction and half-bandwidth size of the switched scale-up domain, the switchless
- * mesh, the scale-out fabric and TPU ICI; step_s). */
-typedef enum {
-#define SCALE_STEP_PARAM_ENUM(e, ...) SCALE_STEP_##e,
-  SCALE_STEP_PARAM_LIST(SCALE_STEP_PARAM_ENUM)
-#undef SCALE_STEP_PARAM_ENUM
-  SCALE_STEP_N_PARAMS
-} scale_step_param;
-
-_Static_assert(SCALE_STEP_N_PARAMS == SCALE_CHIP_STEP_PARAMS,
-               "hardware.h reserves one [step] value per step-model parameter");
-
-/** What a parameter means and where it may lie. */
-typedef struct {
-  const char *key;     /**< name in hardware/step/fitted.ini ("mm_eta_max") */
-  const char *unit;    /**< "1", "s", "bytes" */
-  double lo, hi;       /**< plausible range; the fit stays inside it */
-  double prior;        /**< value before any fit (and for parameters no row exercises) */
-  bool log_scale;      /**< the range spans decades: fitted in log space */
-  const char *meaning; /**< one line: the physical quantity and why the range */
-} scale_step_param_info;
-
-/** Description of parameter 'p'; NULL for an invalid index. Static storage. */
-const scale_step_param_info *scale_step_param_describe(scale_step_param p);
+/* ---- parameters (their table, SCALE_STEP_PARAM_LIST, is in params.h) ------------------- */
 
 /** A full set of parameter values, indexed by scale_step_param. */
 typedef struct {
