@@ -264,7 +264,7 @@ static double fast_domain(const scale_chip *chip) {
 static void layout_memory(const scale_hybrid_problem *p, const scale_hybrid_layout *l,
                           scale_hybrid_memory *out) {
   double m = p->gbs / (l->dp * p->mbs);
-  double in_flight = scale_train_microbatches_in_flight(SCALE_PP_1F1B, l->pp, fmax(m, 1.0), 1.0);
+  double in_flight = scale_pipeline_microbatches_in_flight(SCALE_PP_1F1B, l->pp, fmax(m, 1.0), 1.0);
   scale_hybrid_memory_per_device(p->model, l, &p->prec, p->mbs, p->s, in_flight, out);
 }
 
@@ -516,7 +516,7 @@ void scale_hybrid_mamba2_step_eval(const scale_step_job *job, const scale_step_p
   double head_gemm = mm_s(job, params, tokens, v / tp, d, peak);
   double head_vec = 3.0 * tokens * v / tp * 4.0 / w_hbm + 3.0 * kernel;
 
-  double layers = ceil(c(m->n_layers) / pp);
+  double layers = scale_pipeline_stage_layers(c(m->n_layers), pp, 1.0);
   double micro = job->gbs / (dp * job->mbs);
   double pp_send = 0.0;
   if (pp > 1.0) {
@@ -527,7 +527,7 @@ void scale_hybrid_mamba2_step_eval(const scale_step_job *job, const scale_step_p
   double mb = layers * (gemm + ssd + vector + tp_s + cp_s + fsdp_exposed + redo) + head_gemm +
               head_vec + pp_send;
   double bubble =
-      pp > 1.0 ? scale_train_bubble_frac(SCALE_PP_1F1B, pp, micro, 1.0) * micro * mb : 0.0;
+      pp > 1.0 ? scale_pipeline_bubble_frac(SCALE_PP_1F1B, pp, micro, 1.0) * micro * mb : 0.0;
 
   /* DP gradient buckets under the last microbatch's backward (2/3 of it), the last bare;
    * ZeRO-1/2 reduce-scatter over their group and gather the updated weights (exposed), the
@@ -601,7 +601,7 @@ void scale_hybrid_mamba2_step_result(const scale_step_job *job, const scale_step
   }
   const scale_model *m = job->model;
   out->microbatches = r.microbatches;
-  out->layers_per_stage = ceil(c(m->n_layers) / job->pp);
+  out->layers_per_stage = scale_pipeline_stage_layers(c(m->n_layers), job->pp, 1.0);
   out->op_s[SCALE_STEP_OP_UNEMBEDDING] = r.unembed_s;
   out->op_s[SCALE_STEP_OP_LOSS] = r.loss_s;
   out->op_s[SCALE_STEP_OP_OPTIMIZER] = r.optimizer_s;
@@ -629,7 +629,7 @@ void scale_hybrid_mamba2_step_result(const scale_step_job *job, const scale_step
     out->net[k] = mamba_net(job, (scale_step_comm)k, group[k][0], group[k][1], &w);
   }
   out->bubble_frac =
-      job->pp > 1.0 ? scale_train_bubble_frac(SCALE_PP_1F1B, job->pp, r.microbatches, 1.0) : 0.0;
+      job->pp > 1.0 ? scale_pipeline_bubble_frac(SCALE_PP_1F1B, job->pp, r.microbatches, 1.0) : 0.0;
   out->bubble_s = r.bubble_s;
   out->optimizer_s = r.optimizer_s;
   out->overhead_s = params->v[SCALE_STEP_STEP_S];

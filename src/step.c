@@ -13,7 +13,7 @@
 #include <ini.h>
 
 #include "internal.h"
-#include "scale/training.h"
+#include "scale/pipeline.h"
 #include "scale/transformer.h"
 
 /* ---- parameters ----------------------------------------------------------------------------- */
@@ -755,7 +755,7 @@ void scale_step_eval_cached(const scale_step_job *job, const scale_step_params *
 
   scale_pp_schedule sched = job->vp > 1 ? SCALE_PP_INTERLEAVED : SCALE_PP_1F1B;
   out->bubble_frac = job->pp > 1 && !job->zero_bubble
-                         ? scale_train_bubble_frac(sched, job->pp, m, job->vp)
+                         ? scale_pipeline_bubble_frac(sched, job->pp, m, job->vp)
                          : 0;
   out->bubble_s = out->bubble_frac * m * mb;
 
@@ -858,7 +858,7 @@ double scale_step_cp_layer_microbatches(const scale_step_job *job) {
       !(job->pp >= 1) || !(job->cp >= 1) || !(job->mbs >= 1) || !(job->gbs > 0))
     return NAN;
   double m = job->gbs / (job->dp * job->mbs);
-  return ceil((double)job->model->n_layers / job->pp) * (m + job->pp - 1);
+  return scale_pipeline_layer_slots((double)job->model->n_layers, job->pp, m);
 }
 
 /* [listing:cp_host_step] */

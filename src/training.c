@@ -28,8 +28,6 @@ static bool divides(double b, double a) { return b >= 1.0 && fmod(a, b) == 0.0; 
 
 static const char *const dim_names[SCALE_TRAIN_DIM_COUNT] = {"dp", "fsdp", "tp", "pp", "ep", "cp"};
 static const char *const link_names[SCALE_TRAIN_LINK_COUNT] = {"ici", "nvlink", "dcn"};
-static const char *const schedule_names[SCALE_PP_COUNT] = {"1f1b", "gpipe", "interleaved",
-                                                           "zero-bubble"};
 static const char *const cp_names[SCALE_CP_COUNT] = {"ring", "ulysses"};
 static const char *const comm_names[SCALE_TRAIN_COMM_COUNT] = {
     "fsdp-all-gather", "fsdp-reduce-scatter", "dp-all-reduce", "tp-all-gather", "tp-reduce-scatter",
@@ -43,9 +41,6 @@ const char *scale_train_dim_name(scale_train_dim dim) {
 const char *scale_train_link_name(scale_train_link link) {
   return (unsigned)link < SCALE_TRAIN_LINK_COUNT ? link_names[link] : "?";
 }
-const char *scale_pp_schedule_name(scale_pp_schedule schedule) {
-  return (unsigned)schedule < SCALE_PP_COUNT ? schedule_names[schedule] : "?";
-}
 const char *scale_cp_kind_name(scale_cp_kind kind) {
   return (unsigned)kind < SCALE_CP_COUNT ? cp_names[kind] : "?";
 }
@@ -57,21 +52,6 @@ const char *scale_train_bound_name(scale_train_bound bound) {
 }
 const char *scale_train_remat_name(scale_remat remat) {
   return (unsigned)remat < SCALE_REMAT_COUNT ? remat_names[remat] : "?";
-}
-
-scale_status scale_pp_schedule_parse(const char *text, scale_pp_schedule *out) {
-  if (text == NULL || out == NULL) return SCALE_ERR_INVALID;
-  for (int i = 0; i < SCALE_PP_COUNT; i++) {
-    if (strcasecmp(text, schedule_names[i]) == 0) {
-      *out = (scale_pp_schedule)i;
-      return SCALE_OK;
-    }
-  }
-  if (strcasecmp(text, "zb") == 0 || strcasecmp(text, "zerobubble") == 0) {
-    *out = SCALE_PP_ZERO_BUBBLE;
-    return SCALE_OK;
-  }
-  return SCALE_ERR_INVALID;
 }
 
 scale_status scale_cp_kind_parse(const char *text, scale_cp_kind *out) {
@@ -358,39 +338,6 @@ scale_status scale_train_validate(const scale_train_problem *problem, const scal
 }
 
 /* ==== pieces ================================================================================== */
-
-double scale_train_bubble_frac(scale_pp_schedule schedule, double p, double m, double v) {
-  if (!(p >= 1.0) || !(m >= 1.0) || !(v >= 1.0) || !isfinite(p + m + v)) return NAN;
-  if (p == 1.0) return 0.0;
-  switch (schedule) {
-  case SCALE_PP_1F1B:
-  case SCALE_PP_GPIPE:
-    return (p - 1.0) / m;
-  case SCALE_PP_INTERLEAVED:
-    return (p - 1.0) / (v * m);
-  case SCALE_PP_ZERO_BUBBLE:
-    return 0.0;
-  default:
-    return NAN;
-  }
-}
-
-double scale_train_microbatches_in_flight(scale_pp_schedule schedule, double p, double m,
-                                          double v) {
-  if (!(p >= 1.0) || !(m >= 1.0) || !(v >= 1.0) || !isfinite(p + m + v)) return NAN;
-  if (p == 1.0) return 1.0;
-  switch (schedule) {
-  case SCALE_PP_1F1B:
-  case SCALE_PP_ZERO_BUBBLE:
-    return fmin(m, p);
-  case SCALE_PP_GPIPE:
-    return m;
-  case SCALE_PP_INTERLEAVED:
-    return fmin(m, p) * (1.0 + (p - 1.0) / (p * v));
-  default:
-    return NAN;
-  }
-}
 
 double scale_train_zero_bytes_per_chip(const scale_precision *prec, double n_params, int stage,
                                        double n_shards, double out[3]) {
@@ -791,7 +738,7 @@ static double activation_bytes(const scale_train_problem *p, const scale_layout 
     double saved = scale_transformer_n_saved_per_layer(l->remat), t = act.sp ? tp : 1.0;
     layer = (2.0 / t + (saved - 2.0) / tp) * act.act_bytes * c64(m->d_model) * mb_tokens;
   }
-  double in_flight = scale_train_microbatches_in_flight(l->schedule, pp, l->n_microbatches, v);
+  double in_flight = scale_pipeline_microbatches_in_flight(l->schedule, pp, l->n_microbatches, v);
   double embedding = scale_memory_embedding_bytes(m, b, seq, &act);
   double first = in_flight * (layer * layers_stage + embedding);
   double logits = scale_memory_logits_bytes(m, b, seq, &act);
@@ -889,8 +836,8 @@ void scale_train_eval_cached(const scale_train_problem *problem, const scale_lay
   /* Uneven stages: with L layers over pp x v (virtual) stages the slowest stage holds
    * ceil(L / (pp v)) layers and sets the pace of the whole pipeline (DeepSeek-V3: 61 layers
    * over 16 stages, 4 on the slowest, 64/61 of the even split). */
-  double n_stages = pp * v;
-  double imbalance = n_stages > 1.0 ? ceil(layers / n_stages) * n_stages / layers : 1.0;
+  double layers_stage = scale_pipeline_stage_layers(layers, pp, v); /* the fullest stage's */
+  double imbalance = pp * v > 1.0 ? layers_stage * pp / layers : 1.0;
   out->compute_time_s = out->flops_per_chip / rate * imbalance;
 
   /* ---- parameters per chip (TP and EP shards of one stage) ---- */
@@ -898,7 +845,6 @@ void scale_train_eval_cached(const scale_train_problem *problem, const scale_lay
   double n_dense_layers_params = n_params - n_expert - n_embed;
   /* An average layer's weights on one chip [params]. */
   double layer_params = (n_dense_layers_params / layers + n_expert / layers / ep) / tp;
-  double layers_stage = ceil(layers / (pp * v)) * v; /* the fullest stage's layers */
   double stage_params = layer_params * layers_stage + n_embed / (pp * tp);
 
   bool step = problem->step_params != NULL;
@@ -1033,7 +979,7 @@ void scale_train_eval_cached(const scale_train_problem *problem, const scale_lay
     out->comms_time_s = out->link_time_s[busiest];
     out->total_comms_time_s = total;
     out->exposed_comms_time_s = fmax(0.0, out->comms_time_s - out->compute_time_s);
-    out->bubble_frac = scale_train_bubble_frac(l->schedule, pp, micro, v);
+    out->bubble_frac = scale_pipeline_bubble_frac(l->schedule, pp, micro, v);
     double busy = out->compute_time_s + out->exposed_comms_time_s;
     out->bubble_time_s = busy * out->bubble_frac;
     out->step_time_s = busy * (1.0 + out->bubble_frac);

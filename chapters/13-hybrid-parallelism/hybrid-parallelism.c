@@ -122,7 +122,7 @@ static double memory_bytes(const scale_model *m, double dp, double pp, double tp
   double micro = gbs / dp;
   scale_hybrid_memory mem;
   scale_hybrid_memory_per_device(m, &l, &MEGATRON, 1, seq,
-                                 scale_train_microbatches_in_flight(SCALE_PP_1F1B, pp, micro, 1),
+                                 scale_pipeline_microbatches_in_flight(SCALE_PP_1F1B, pp, micro, 1),
                                  &mem);
   return mem.total_bytes;
 }
@@ -210,7 +210,7 @@ static void memory_row(chapter *ch, const char *key, const scale_model *m, doubl
   scale_hybrid_layout l = {dp, pp, tp, cp, zero, sp};
   scale_hybrid_memory mem;
   scale_hybrid_memory_per_device(m, &l, prec, 1, SEQ,
-                                 scale_train_microbatches_in_flight(SCALE_PP_1F1B, pp, GBS / dp, 1),
+                                 scale_pipeline_microbatches_in_flight(SCALE_PP_1F1B, pp, GBS / dp, 1),
                                  &mem);
   chapter_say(ch, "%s:", key);
   chapter_valuef(ch, "weights", mem.weight_bytes, "B", SCALE_FMT_SI, "mem.%s.w", key);
@@ -245,7 +245,7 @@ static void section_memory(chapter *ch, const scale_model *l7, const scale_chip 
       scale_hybrid_layout l = {deg[i][0], deg[i][1], deg[i][2], deg[i][3], (int)deg[i][4], i == 6};
       scale_hybrid_memory mem;
       scale_hybrid_memory_per_device(
-          l7, &l, p, 1, SEQ, scale_train_microbatches_in_flight(SCALE_PP_1F1B, l.pp, GBS / l.dp, 1),
+          l7, &l, p, 1, SEQ, scale_pipeline_microbatches_in_flight(SCALE_PP_1F1B, l.pp, GBS / l.dp, 1),
           &mem);
       tot[i] = mem.total_bytes;
     }

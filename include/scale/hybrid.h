@@ -347,7 +347,7 @@ double scale_hybrid_layer_activation_bytes(const scale_model *model, double b, d
 
 /** Memory per device of 'layout' training 'model' with precision 'prec', micro-batches of
  * 'mbs' sequences of 's' tokens, 'in_flight' microbatches held at the peak (1F1B: min(m, pp)
- * on the first stage; use scale_train_microbatches_in_flight()): parameters N / (tp pp)
+ * on the first stage; use scale_pipeline_microbatches_in_flight()): parameters N / (tp pp)
  * (the whole model, embeddings included, split evenly), weights, gradients and optimizer
  * state by scale_train_zero_bytes_per_chip() over dp x cp shards, activations
  * A = L / pp x scale_hybrid_layer_activation_bytes(mbs, s, tp, cp, sp) per microbatch, and the

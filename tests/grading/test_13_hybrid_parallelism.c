@@ -745,7 +745,7 @@ static void lib_layout_eval(const layout_instance *in, const int64_t *l, double 
   scale_hybrid_memory mem;
   scale_hybrid_memory_per_device(
       &m, &layout, &megatron, 1, in->seq,
-      scale_train_microbatches_in_flight(SCALE_PP_1F1B, pp, gbs / dp, 1), &mem);
+      scale_pipeline_microbatches_in_flight(SCALE_PP_1F1B, pp, gbs / dp, 1), &mem);
   /* the memory the question defines: model state and the layers' activations (it gives no
    * output layer); the library's total_bytes also holds the last stage's logits */
   out[1] = mem.weight_bytes + mem.grad_bytes + mem.optimizer_bytes + mem.activation_bytes;

@@ -327,18 +327,23 @@ END_TEST
 START_TEST(test_bubble) {
   /* GPipe/1F1B (p-1)/m; interleaved (p-1)/(v m) (Narayanan et al. 2021); zero
    * bubble 0. */
-  scale_check_rel(scale_train_bubble_frac(SCALE_PP_1F1B, 4, 8, 1), 3.0 / 8, EXACT, "", "(p-1)/m");
-  scale_check_rel(scale_train_bubble_frac(SCALE_PP_GPIPE, 4, 8, 1), 3.0 / 8, EXACT, "", "(p-1)/m");
-  scale_check_rel(scale_train_bubble_frac(SCALE_PP_INTERLEAVED, 4, 8, 2), 3.0 / 16, EXACT, "",
+  scale_check_rel(scale_pipeline_bubble_frac(SCALE_PP_1F1B, 4, 8, 1), 3.0 / 8, EXACT, "",
+                  "(p-1)/m");
+  scale_check_rel(scale_pipeline_bubble_frac(SCALE_PP_GPIPE, 4, 8, 1), 3.0 / 8, EXACT, "",
+                  "(p-1)/m");
+  scale_check_rel(scale_pipeline_bubble_frac(SCALE_PP_INTERLEAVED, 4, 8, 2), 3.0 / 16, EXACT, "",
                   "(p-1)/(v m)");
-  scale_check_rel(scale_train_bubble_frac(SCALE_PP_ZERO_BUBBLE, 4, 8, 1), 0.0, EXACT, "", "0");
-  scale_check_rel(scale_train_bubble_frac(SCALE_PP_1F1B, 1, 8, 1), 0.0, EXACT, "", "no pipeline");
-  scale_check_nan(scale_train_bubble_frac(SCALE_PP_1F1B, 0.5, 8, 1));
-  scale_check_nan(scale_train_bubble_frac(SCALE_PP_COUNT, 4, 8, 1));
+  scale_check_rel(scale_pipeline_bubble_frac(SCALE_PP_ZERO_BUBBLE, 4, 8, 1), 0.0, EXACT, "", "0");
+  scale_check_rel(scale_pipeline_bubble_frac(SCALE_PP_1F1B, 1, 8, 1), 0.0, EXACT, "",
+                  "no pipeline");
+  scale_check_nan(scale_pipeline_bubble_frac(SCALE_PP_1F1B, 0.5, 8, 1));
+  scale_check_nan(scale_pipeline_bubble_frac(SCALE_PP_COUNT, 4, 8, 1));
   /* In flight: 1F1B holds p, GPipe all m; interleaved p (1 + (p-1)/(p v)). */
-  scale_check_rel(scale_train_microbatches_in_flight(SCALE_PP_1F1B, 4, 8, 1), 4, EXACT, "", "p");
-  scale_check_rel(scale_train_microbatches_in_flight(SCALE_PP_GPIPE, 4, 8, 1), 8, EXACT, "", "m");
-  scale_check_rel(scale_train_microbatches_in_flight(SCALE_PP_INTERLEAVED, 4, 8, 2),
+  scale_check_rel(scale_pipeline_microbatches_in_flight(SCALE_PP_1F1B, 4, 8, 1), 4, EXACT, "",
+                  "p");
+  scale_check_rel(scale_pipeline_microbatches_in_flight(SCALE_PP_GPIPE, 4, 8, 1), 8, EXACT, "",
+                  "m");
+  scale_check_rel(scale_pipeline_microbatches_in_flight(SCALE_PP_INTERLEAVED, 4, 8, 2),
                   4 * (1 + 3.0 / 8), EXACT, "", "p (1 + (p-1)/(p v))");
   /* In eval: the bubble multiplies the busy time. */
   scale_model m = toy();
