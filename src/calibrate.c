@@ -107,12 +107,9 @@ void scale_calib_set_free(scale_calib_set *set) {
 
 double scale_calib_predict_s(const scale_calib_point *point, const scale_step_params *params) {
   scale_step_job job = scale_step_job_from_measurement(&point->row, &point->model, &point->chip);
-  if (point->model.arch == SCALE_ARCH_MAMBA2) { /* the rows of dir/hybrid/ only */
-    scale_step_result r;
-    scale_hybrid_mamba2_step_result(&job, params, &r);
-    return r.step_s;
-  }
-  if (point->row.mbs > 0) return scale_step_time_s(&job, params);
+  /* a Mamba-2 row (of dir/hybrid/ only) states its micro-batch */
+  if (point->row.mbs > 0 || point->model.arch == SCALE_ARCH_MAMBA2)
+    return scale_step_time_s(&job, params);
   /* micro-batch not stated: the published run was tuned, so take the fastest of 1, 2, 4, 8
    * sequences that divides the per-replica batch */
   double best = NAN, per_replica = point->row.gbs / point->row.dp;
@@ -356,10 +353,7 @@ static double host_floor(const scale_calib_point *pt, const scale_step_params *d
   scale_step_params p = *device;
   p.v[SCALE_STEP_MESH_CP_HOST_S] = h;
   scale_step_result r;
-  if (pt->model.arch == SCALE_ARCH_MAMBA2)
-    scale_hybrid_mamba2_step_result(&job, &p, &r);
-  else
-    scale_step_eval(&job, &p, &r);
+  scale_step_eval(&job, &p, &r);
   return r.host_s;
 }
 
@@ -373,7 +367,7 @@ static scale_hybrid_fit_row fit_row(const scale_calib_point *pt, const scale_ste
   r.device_s = scale_calib_predict_s(pt, device);
   if (pt->model.arch == SCALE_ARCH_MAMBA2) {
     scale_step_job job = scale_step_job_from_measurement(&pt->row, &pt->model, &pt->chip);
-    r.stages = scale_hybrid_ssm_stages(&job);
+    r.stages = scale_step_ssm_stages(&job);
   }
   return r;
 }

@@ -196,6 +196,16 @@ static scale_status load_depth(const char *path, scale_chip *out, scale_diag *di
   return st;
 }
 
+scale_status scale_chip_read_sections(const char *path, scale_chip *out, scale_diag *diag) {
+  ini_file *file = malloc(sizeof *file);
+  if (!file) return scale_diag_set(diag, SCALE_ERR_NOMEM, path, 0, "out of memory");
+  chip_clear(out);
+  scale_status st = ini_read(path, chip_fields, n_chip_fields, file, diag);
+  if (!st) st = ini_apply(file, chip_fields, out, diag);
+  free(file);
+  return st;
+}
+
 scale_status scale_chip_load_file(const char *path, scale_chip *out, scale_diag *diag) {
   if (!path || !*path) return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "empty path");
   scale_chip chip;

@@ -6,7 +6,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "scale/params.h"
 #include "scale/status.h"
 
 /* ---- diagnostics ---------------------------------------------------------------------------- */
@@ -84,15 +83,6 @@ scale_status ini_check_required(const ini_file *file, const ini_field *fields, i
 
 /** Parses a whole decimal number (no suffix, finite, no junk). */
 bool scale_strict_number(const char *text, double *out);
-
-/* ---- the parameter tables (params.c) -------------------------------------------------------- */
-
-/** Every step-model parameter's description, by scale_step_param (scale_step_param_describe()
- * reads the same table). */
-extern const scale_step_param_info scale_params_step_info[SCALE_STEP_N_PARAMS];
-
-/** Every serving parameter's description, by scale_serve_param. */
-extern const scale_serve_param_info scale_params_serve_info[SCALE_SERVE_N_PARAMS];
 
 /* ---- constants of the step model shared by step.c and hybrid.c ------------------------------ */
 

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scale/hybrid.h"
 #include "scale/transformer.h"
 #include "internal.h"
 
@@ -64,7 +63,7 @@ double scale_memory_layer_activation_bytes(const scale_model *model, double b, d
   double tokens = b * s / act->cp;
   if (act->recompute == SCALE_RECOMPUTE_FULL) return tokens * input_bytes_per_token(model, act);
   if (model->arch == SCALE_ARCH_MAMBA2) /* no attention core: selective keeps it all */
-    return scale_hybrid_layer_activation_bytes(model, b, s, act->tp, act->cp, act->sp);
+    return scale_transformer_layer_activation_bytes(model, b, s, act->tp, act->cp, act->sp);
   double per_token = kept_bytes_per_token(model, act);
   if (act->recompute == SCALE_RECOMPUTE_NONE)
     per_token += core_bytes_per_token(model, s, act) / act->tp;

@@ -3,8 +3,6 @@
 
 #include <stddef.h>
 
-#include "internal.h"
-
 /* ==== the step model's parameters =========================================================== */
 
 const scale_step_param_info scale_params_step_info[SCALE_STEP_N_PARAMS] = {

@@ -329,14 +329,7 @@ static void prune_tuple(worker *w, scale_plan_prune rule) {
 }
 
 static bool tp_ok(const scale_model *m, double tp) {
-  if (tp == 1) return true;
-  if (m->arch == SCALE_ARCH_MAMBA2)
-    return m->ssm_n_heads <= 0 || divides(tp, (double)m->ssm_n_heads);
-  if (!divides(tp, (double)m->n_heads)) return false;
-  double k = (double)m->n_kv_heads;
-  if (k > 0 && !divides(tp, k) && !divides(k, tp)) return false;
-  if (m->d_ff > 0 && !divides(tp, (double)m->d_ff)) return false;
-  return m->d_ff_expert <= 0 || divides(tp, (double)m->d_ff_expert);
+  return scale_train_tp_check(m, tp, NULL) == SCALE_OK;
 }
 
 /* Every degree tuple with the worker's tp values. */

@@ -713,3 +713,28 @@ double scale_transformer_mamba2_weight_bytes_per_device(const scale_model *model
   }
   return mamba2_matmul_params(model) / tp * scale_dtype_bytes(dtype);
 }
+
+/* ---- activations of one layer as the hybrid paper counts them -------------------------------- */
+
+double scale_transformer_layer_activation_bytes(const scale_model *model, double b, double s, double tp,
+                                           double cp, bool sp) {
+  if (!model || !(b >= 0.0 && isfinite(b)) || !(s >= 0.0 && isfinite(s)) || !(tp >= 1.0 && isfinite(tp)) ||
+      !(cp >= 1.0 && isfinite(cp))) return NAN;
+  double t = tp, tokens = b * s / cp, d = (double)(model->d_model);
+  if (model->arch == SCALE_ARCH_TRANSFORMER) {
+    /* Korthikanti et al. Table 2 (16-bit, flash attention: no 5as/h term) */
+    return sp ? 34.0 * tokens * d / t : tokens * d * (10.0 + 24.0 / t);
+  }
+  if (!is_mamba(model) || !(model->ssm_n_heads > 0 && model->ssm_d_head > 0 &&
+                             model->ssm_d_state > 0 && model->ssm_chunk_size > 0))
+    return NAN;
+  double inner = (double)(scale_model_ssm_d_inner(model));
+  double in_proj = scale_transformer_mamba2_d_in_proj(model);
+  double gn = (double)(model->ssm_n_groups) * (double)(model->ssm_d_state);
+  double per_token = 2.0 * d / (sp ? t : 1.0) + (in_proj + inner + 2.0 * gn + 2.0 * inner) / t;
+  double chunk_states = b * (s / cp) / (double)(model->ssm_chunk_size) * (double)(model->ssm_n_heads) / t *
+                        (double)(model->ssm_d_head) * (double)(model->ssm_d_state);
+  double mlp = model->d_ff > 0 ? tokens * (2.0 * d + 4.0 * (double)(model->d_ff) / t) : 0.0;
+  /* 16-bit activations; the chunk states in fp32, as mamba_ssm's chunk_state kernel keeps them */
+  return 2.0 * (tokens * per_token + mlp) + 4.0 * chunk_states;
+}

@@ -20,7 +20,7 @@
  * (study-llama-2-7b.svg, study-llama-3.2-1b.svg, study-mamba-2-7b.svg, study-mamba-2-1b.svg).
  *
  * Every row is predicted as `scale train` prices it: the calibrated step model (step.h, the
- * Ascend 910B file's [step] section) for a transformer, scale_hybrid_mamba2_step_result() with
+ * Ascend 910B file's [step] section) for a transformer, scale_step_mamba2_result() with
  * the same parameters for Mamba-2; both bound a CP layout below by the host's time per
  * layer-microbatch (scale_step_cp_host_s, the stored mesh_cp_host_s that `scale calibrate`
  * fits to the four tables). This chapter refits that one parameter from the device times
@@ -109,7 +109,7 @@ static void flag_value(chapter *ch, const char *label, bool yes, const char *fmt
 static double full_s(const scale_step_job *j, const scale_step_params *p) {
   scale_step_result r;
   if (j->model->arch == SCALE_ARCH_MAMBA2)
-    scale_hybrid_mamba2_step_result(j, p, &r);
+    scale_step_mamba2_result(j, p, &r);
   else
     scale_step_eval(j, p, &r);
   return r.step_s;
@@ -376,11 +376,11 @@ static void section_mamba(chapter *ch, const scale_model *m7, const scale_model 
                    scale_transformer_ssd_flops(ms[i].m, 1, SEQ, true, SCALE_PASS_FORWARD) / ssd, "",
                    SCALE_FMT_PLAIN, "ssd.%s.naive", ms[i].key);
     chapter_valuef(ch, "activations per layer",
-                   scale_hybrid_layer_activation_bytes(ms[i].m, 1, SEQ, 1, 1, false), "B",
+                   scale_transformer_layer_activation_bytes(ms[i].m, 1, SEQ, 1, 1, false), "B",
                    SCALE_FMT_SI, "act.%s", ms[i].key);
   }
   chapter_value(ch, "act.l7", "LLaMA 2 7B activations per layer",
-                scale_hybrid_layer_activation_bytes(l7, 1, SEQ, 1, 1, false), "B", SCALE_FMT_SI);
+                scale_transformer_layer_activation_bytes(l7, 1, SEQ, 1, 1, false), "B", SCALE_FMT_SI);
 }
 
 /* ==== the design guide and the planners ===================================================== */
@@ -747,7 +747,7 @@ static void eval_row(const scale_step_job *j, const scale_step_params *prm, doub
   scale_step_params p = *prm;
   if (!isnan(h)) p.v[SCALE_STEP_MESH_CP_HOST_S] = h;
   if (j->model->arch == SCALE_ARCH_MAMBA2)
-    scale_hybrid_mamba2_step_result(j, &p, r);
+    scale_step_mamba2_result(j, &p, r);
   else
     scale_step_eval(j, &p, r);
 }
@@ -776,7 +776,7 @@ static bool load_study(chapter *ch, const scale_step_params *prm) {
       eval_row(&sd->job[i], prm, NAN, &r);
       sd->units[i] = r2.host_s - r1.host_s;
       sd->fixed[i] = r1.host_s - sd->units[i];
-      sd->stages[i] = sd->m.arch == SCALE_ARCH_MAMBA2 ? scale_hybrid_ssm_stages(&sd->job[i]) : 0;
+      sd->stages[i] = sd->m.arch == SCALE_ARCH_MAMBA2 ? scale_step_ssm_stages(&sd->job[i]) : 0;
       sd->pred[i] = r.step_s;
     }
   }

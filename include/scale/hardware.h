@@ -121,6 +121,16 @@ typedef struct {
 
 /* ---- loading -------------------------------------------------------------------------------- */
 
+/** Reads the sections a hardware file may hold from 'path' into *out (caller storage), as
+ * strictly as scale_chip_load_file() reads them (unknown, duplicate, malformed or out-of-range
+ * keys are errors with the line) but without its whole-file rules: no required key, no base,
+ * no all-or-none section. What the file does not give is NaN. For a reader of one section
+ * (scale_step_params_load_file() reads [step] with it).
+ * Errors: SCALE_ERR_IO, SCALE_ERR_PARSE, SCALE_ERR_UNKNOWN_KEY, SCALE_ERR_DUPLICATE_KEY,
+ *         SCALE_ERR_RANGE, SCALE_ERR_NOMEM.
+ */
+scale_status scale_chip_read_sections(const char *path, scale_chip *out, scale_diag *diag);
+
 /** Loads a hardware file at 'path' into *out (caller storage), strictly: an unknown section or
  * key, a duplicate key, a missing required key (display_name, kind, hbm_bytes,
  * hbm_bytes_per_s, and a 16-bit rate: bf16_flops_per_s or fp16_flops_per_s), a malformed or

@@ -56,7 +56,7 @@ typedef struct {
  * only the layer input a d (/ t with sp: the checkpoint is the sequence shard). For GPT's
  * shapes (q = k = d, F = 4d, a = 2, unfused) this is Korthikanti et al.'s s b d (10 + 24/t +
  * 5 n_heads s / (d t)), s b d (34 + 5 n_heads s / d) / t with sp.
- * Mamba-2: scale_hybrid_layer_activation_bytes() for none and selective (no attention core),
+ * Mamba-2: scale_transformer_layer_activation_bytes() for none and selective (no attention core),
  * the layer input for full.
  *
  * Units:  b [sequences], s [tokens] -> [bytes].

@@ -82,6 +82,9 @@ typedef struct {
 /** Description of parameter 'p'; NULL for an invalid index. Static storage. */
 const scale_step_param_info *scale_step_param_describe(scale_step_param p);
 
+/** The same descriptions as one table, by scale_step_param (for loops over every parameter). */
+extern const scale_step_param_info scale_params_step_info[SCALE_STEP_N_PARAMS];
+
 /* ==== the serving step cost's parameters (servecal.h) ====================================== */
 
 /** X(ENUM, key, unit, lo, hi, prior, log_scale, meaning): the serving step's fitted parameters,
@@ -131,6 +134,9 @@ typedef struct {
 
 /** The description of parameter 'p'; NULL outside [0, SCALE_SERVE_N_PARAMS). Static storage. */
 const scale_serve_param_info *scale_serve_param_describe(int p);
+
+/** The same descriptions as one table, by scale_serve_param. */
+extern const scale_serve_param_info scale_params_serve_info[SCALE_SERVE_N_PARAMS];
 
 /* ==== the fit's provenance ([step_fit]) ===================================================== */
 

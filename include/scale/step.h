@@ -61,9 +61,11 @@ scale_step_params scale_step_params_prior(void);
 scale_status scale_step_params_of_chip(const scale_chip *chip, scale_step_params *out);
 
 /** Reads the [step] section of an INI file (a hardware file, or the sections `scale
- * calibrate --out -` prints): every key of scale_step_param_describe() inside its range;
- * [step_fit] (the fit's provenance) and every other section are skipped. Strict within
- * [step]: unknown, duplicate, missing or out-of-range keys are errors with the line.
+ * calibrate --out -` prints): every key of scale_step_param_describe() inside its range.
+ * The file is read by the hardware files' one strict reader (scale_chip_read_sections()):
+ * unknown, duplicate, malformed or out-of-range keys in any section are errors with the
+ * line, a [step] key missing is an error (line 0); [step_fit] and the chip's sections are
+ * read and ignored.
  * Errors: SCALE_ERR_IO, SCALE_ERR_PARSE, SCALE_ERR_UNKNOWN_KEY, SCALE_ERR_DUPLICATE_KEY,
  *         SCALE_ERR_MISSING_KEY, SCALE_ERR_RANGE.
  */
@@ -246,16 +248,19 @@ typedef struct {
   double optimizer_s;    /**< op_s[OPTIMIZER] */
   double overhead_s;     /**< the fixed per-step cost [s] */
   double host_s;         /**< the host's floor under the step (scale_step_cp_host_s) [s] */
-  double stage_s;        /**< Mamba-2 stage latency on the mesh (scale_hybrid_ssm_stages) [s] */
+  double stage_s;        /**< Mamba-2 stage latency on the mesh (scale_step_ssm_stages) [s] */
   double step_s;         /**< the device's time, or host_s if longer, plus stage_s [s] */
   double model_flops;    /**< 6 N tokens + attention (causal) of the whole step [FLOP] */
   double mfu;            /**< model_flops / (step_s x chips x peak of the job's dtype) */
 } scale_step_result;
 
-/** Evaluates 'job' with 'params' into *out (caller storage; nothing allocated).
+/** Evaluates 'job' with 'params' into *out (caller storage; nothing allocated): the ops above
+ * for a transformer, scale_step_mamba2_result() for a Mamba-2 model (the one place the step
+ * model dispatches on the architecture; every caller prices either through this).
  *
  * Domain: a transformer model, degrees >= 1 with tp dividing the heads, pp dividing the
- *         layers, gbs a multiple of dp mbs; otherwise every field of *out is NaN.
+ *         layers, gbs a multiple of dp mbs (a Mamba-2 model: scale_step_mamba2_eval()'s);
+ *         otherwise every field of *out is NaN.
  */
 void scale_step_eval(const scale_step_job *job, const scale_step_params *params,
                      scale_step_result *out);
@@ -285,6 +290,95 @@ double scale_step_cp_host_s(const scale_step_job *job, scale_step_net cp_net, do
 /** The communication with the largest exposed time in 'r' (the first on a tie), or -1 when
  * none is exposed (or 'r' is NULL). */
 int scale_step_worst_exposed(const scale_step_result *r);
+
+/* ---- Mamba-2 layers: the same step for an SSM (scale_step_eval() dispatches here) ---------- */
+
+/** A Mamba-2 training step priced with the step model's parameters (the transformer's
+ * ops above do not apply to an SSM layer; this composes the same pieces for one). Times per optimizer
+ * step on the slowest pipeline stage [s]. */
+typedef struct {
+  double microbatches;   /**< m = gbs / (dp mbs) */
+  double gemm_s;         /**< in- and out-projections, unembedding (forward + backward) */
+  double ssd_s;          /**< the SSD scan's small batched matmuls (chunk size l) */
+  double vector_s;       /**< memory-bound ops: norms, residuals, conv, gating, chunk states,
+                              loss, plus the fixed cost of every kernel */
+  double tp_s;           /**< TP AllReduces (on the critical path) */
+  double cp_s;           /**< CP state AllGathers and conv halos (on the critical path) */
+  double pp_s;           /**< pipeline sends */
+  double bubble_s;       /**< pipeline bubble, (p - 1)/m of the microbatch time */
+  double fsdp_s;         /**< ZeRO-3: each layer's weight gathers and gradient scatters */
+  double fsdp_exposed_s; /**< the part of fsdp_s the layer's compute does not hide */
+  double dp_s;           /**< the gradient traffic (buckets, and the ZeRO gather) in all */
+  double dp_exposed_s;   /**< the part of the gradient traffic the last backward leaves bare */
+  double optimizer_s;    /**< Adam over the chip's (shard of the) parameters */
+  double unembed_s;      /**< the last stage's unembedding (part of gemm_s) */
+  double loss_s;         /**< the last stage's softmax cross-entropy (part of vector_s) */
+  double recompute_s;    /**< full recomputation: each layer's forward, collectives included,
+                              run again (in none of the fields above) */
+  double step_s;         /**< the step */
+  double mfu;            /**< training FLOPs of the step (transformer.h, causal) over
+                              step_s x chips x peak */
+} scale_step_mamba2;
+
+/** Prices one training step of a Mamba-2 'job' (its model must be Mamba-2) with the step
+ * model's 'params': per microbatch and layer, on T = mbs s / cp tokens and a tp share,
+ *   GEMMs      in-projection T x d_in_proj/tp x d and out-projection T x d x d_inner/tp, forward
+ *              and twice that backward, at scale_step_matmul_eta();
+ *   SSD        scale_transformer_ssd_flops() / tp x 3, as batched l x l x max(n, P) matmuls;
+ *   vector     forward bytes per token 5d (norm, residual) + 3(d_inner + 2gn) (conv; the scan
+ *              reads x, B, C) + 5 d_inner (scan output, gated norm) in 16-bit, inner terms / tp,
+ *              plus 4 fp32 passes over the chunk states (h/tp) P n / l; backward twice that;
+ *              at HBM x mem_eta, plus 11 forward and 22 backward kernels x kernel_s;
+ *   TP         one AllReduce of [T, d] forward and one backward;
+ *   CP         an AllGather of the chunk-final states and a halo send, forward and backward;
+ * with full recomputation (job->recompute FULL) each layer's forward again, its TP and CP
+ * exchanges included (selective recomputation recomputes no SSM op: priced as none);
+ * the last stage adds the unembedding and loss; 1F1B bubble (p - 1)/m; PP sends of [T, d]
+ * forward and backward; DP gradient buckets (80 MB) under the last backward but the last
+ * (ZeRO-1/2: reduce-scatter over the ZeRO group, fsdp or all of dp x cp, and the weights
+ * gathered after the optimizer, exposed; a hybrid-sharded group's replicas all-reduce their
+ * shard); ZeRO-3: per layer and microbatch two weight AllGathers and a gradient
+ * ReduceScatter over the group, exposed beyond the layer's compute; Adam at 30 bytes per
+ * parameter of the ZeRO shard; the per-step overhead. Networks as the
+ * job maps them (job->mapped, as scale_train_eval() does) or as step.h chooses them (rank
+ * order tp, cp, dp, pp; a switchless domain is a full mesh).
+ *
+ * Domain: a Mamba-2 model, degrees >= 1 with tp dividing heads and groups, gbs >= dp mbs (a
+ *         fractional microbatch count is priced as it stands, as step.h does); otherwise
+ *         every field is NaN.
+ * Source: our composition; the operations from mamba_ssm's Mamba2 module and SSD kernels
+ *         (chunk_cumsum, chunk_state, state_passing, bmm_chunk, chunk_scan), Dao & Gu
+ *         arXiv 2405.21060; the paper section 6.3 (vector work dominates).
+ */
+void scale_step_mamba2_eval(const scale_step_job *job, const scale_step_params *params,
+                                   scale_step_mamba2 *out);
+
+/** The Mamba-2 step as a scale_step_result, what scale_step_eval() returns for a Mamba-2 job (and
+ * with it scale_train_eval(), `scale train` and `scale plan`): compute_s the layers' GEMMs, SSD matmuls, memory-bound
+ * ops and recomputation with the head; op_s only the ops step.h names (unembedding, loss,
+ * optimizer); comm_s and exposed_s TP, CP (states and halo), PP (exposed in full) and DP
+ * (its tail and ZeRO gather exposed); host_s the host's floor under a CP layout on the mesh,
+ * scale_step_cp_host_s() with no TP term (a Mamba-2 layer's TP all-reduce finishes under the
+ * host's launches of the chunked scan that follows it); stage_s the pipeline's stage latency
+ * (scale_step_ssm_stages() x mesh_ssm_stage_s); step_s the larger of the device's time and
+ * the floor, plus stage_s. Every number NaN outside the evaluation's domain.
+ */
+void scale_step_mamba2_result(const scale_step_job *job, const scale_step_params *params,
+                                     scale_step_result *out);
+
+/** Pipeline stages past the first that the mesh's SSM stage latency (the
+ * parameter mesh_ssm_stage_s) charges to 'job': pp - 1 for a Mamba-2 model whose pipeline group is on a
+ * switchless mesh, 0 otherwise. Why: in Tables 13 and 14 of the hybrid paper every added
+ * stage lengthens a Mamba-2 step by nearly the same time (16-20 s for Mamba-1B, 20-23 s for
+ * Mamba-7B, 4M tokens a step) whatever DP, TP and CP, which no bubble (hundreds of
+ * microbatches a replica), send or compute cost does; the same framework's LLaMA pipelines
+ * show none beyond what the step model prices. A fixed latency per stage and step, as if part
+ * of each stage's work ran one stage after another; its mechanism is not known (chapter 13).
+ *
+ * Units:  -> [count].
+ * Domain: a Mamba-2 model, degrees >= 1, a chip; NaN otherwise.
+ */
+double scale_step_ssm_stages(const scale_step_job *job);
 
 /* ---- serving: one forward pass ------------------------------------------------------------- */
 

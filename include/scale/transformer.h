@@ -547,4 +547,24 @@ double scale_transformer_mlp_block_activation_bytes_per_device(const scale_model
 double scale_transformer_mamba2_weight_bytes_per_device(const scale_model *model, double tp,
                                                         scale_dtype dtype);
 
+/* ---- activations of one layer as the hybrid paper counts them -------------------------------- */
+
+/** Activation bytes one layer saves for 'b' sequences of 's' tokens on one device, without
+ * recomputation, with fused (flash) attention, in 16-bit:
+ *   transformer: Korthikanti et al.'s s b d (10 + 24/t) without SP, 34 s b d / t with SP
+ *                (their 5 a s / d score term vanishes with flash attention), s -> s / cp;
+ *   Mamba-2 [our derivation from the paper's section 5.3]: per token the layer input and the
+ *                norm input 2d (/t with SP), the in-projection output d_in_proj, the conv
+ *                output d_inner + 2 g n, the scan and gated-norm outputs 2 d_inner, all but
+ *                the first term / t, in 16-bit; plus the chunk states (s / l)(h / t) P n per
+ *                sequence in fp32 (mamba_ssm's chunk_state kernel); s -> s / cp. A Mamba model with
+ * an MLP adds the transformer's MLP share, s b (2d + 4F / t) x 2 bytes (section 5.2).
+ *
+ * Units:  b [sequences], s [tokens] -> [bytes].
+ * Domain: degrees >= 1, b, s >= 0; NaN otherwise.
+ * Source: Korthikanti et al., arXiv 2205.05198, Table 2; Amer et al. sections 5.1-5.3.
+ */
+double scale_transformer_layer_activation_bytes(const scale_model *model, double b, double s, double tp,
+                                           double cp, bool sp);
+
 #endif

@@ -3,7 +3,7 @@
  * (measurements/hybrid/), each a ranking group.
  *
  * Each layout is priced as `scale train` prices it: the calibrated step model (the Ascend
- * 910B's [step] section; transformers) or scale_hybrid_mamba2_step_result() (Mamba-2), both
+ * 910B's [step] section; transformers) or scale_step_mamba2_result() (Mamba-2), both
  * with the host's floor under CP layouts (scale_step_cp_host_s, the stored mesh_cp_host_s),
  * and, for a Mamba-2 pipeline, the latency each added stage costs (mesh_ssm_stage_s). Those
  * two parameters are refitted here from the device times to the four groups, checked against
@@ -49,19 +49,19 @@ START_TEST(test_cp_layer_microbatches) {
   scale_model m = model_layers(16);
   /* (1,1,1,8): m = 1024 / 1 = 1024 microbatches x 16 layers x (1 + 0) = 16384 */
   scale_step_job j = job4(&m, 1, 1, 1, 8);
-  scale_check_rel(scale_hybrid_cp_layer_microbatches(&j), 16384.0, 1e-12, "", "CP 8");
+  scale_check_rel(scale_step_cp_layer_microbatches(&j), 16384.0, 1e-12, "", "CP 8");
   /* (1,4,1,2): 1024 x ceil(16/4) = 4096, times the bubble 1 + 3/1024: 4096 + 12 = 4108 */
   j = job4(&m, 1, 4, 1, 2);
-  scale_check_rel(scale_hybrid_cp_layer_microbatches(&j), 4108.0, 1e-12, "", "PP 4 CP 2");
+  scale_check_rel(scale_step_cp_layer_microbatches(&j), 4108.0, 1e-12, "", "PP 4 CP 2");
   /* (4,1,1,2): 1024 / 4 = 256 x 16 = 4096 */
   j = job4(&m, 4, 1, 1, 2);
-  scale_check_rel(scale_hybrid_cp_layer_microbatches(&j), 4096.0, 1e-12, "", "DP 4 CP 2");
-  /* no CP: nothing host-bound */
+  scale_check_rel(scale_step_cp_layer_microbatches(&j), 4096.0, 1e-12, "", "DP 4 CP 2");
+  /* no CP: the same count (scale_hybrid_cp_host_bound_s and scale_step_cp_host_s bind none) */
   j = job4(&m, 8, 1, 1, 1);
-  ck_assert(scale_hybrid_cp_layer_microbatches(&j) == 0.0);
+  scale_check_rel(scale_step_cp_layer_microbatches(&j), 2048.0, 1e-12, "", "DP 8: 128 x 16");
   j.dp = 0.5;
-  scale_check_nan(scale_hybrid_cp_layer_microbatches(&j));
-  scale_check_nan(scale_hybrid_cp_layer_microbatches(NULL));
+  scale_check_nan(scale_step_cp_layer_microbatches(&j));
+  scale_check_nan(scale_step_cp_layer_microbatches(NULL));
 }
 END_TEST
 
@@ -154,17 +154,17 @@ START_TEST(test_ssm_stages) {
   ck_assert_msg(scale_model_load("llama-2-7b", &llama, &d) == SCALE_OK, "%s", d.message);
   scale_step_job j = job4(&mamba, 1, 4, 1, 2);
   j.chip = &npu;
-  ck_assert(scale_hybrid_ssm_stages(&j) == 3.0);
+  ck_assert(scale_step_ssm_stages(&j) == 3.0);
   j = job4(&mamba, 4, 1, 2, 1);
   j.chip = &npu;
-  ck_assert(scale_hybrid_ssm_stages(&j) == 0.0);
+  ck_assert(scale_step_ssm_stages(&j) == 0.0);
   j = job4(&mamba, 2, 4, 1, 1);
   j.chip = &h100;
-  ck_assert(scale_hybrid_ssm_stages(&j) == 0.0);
+  ck_assert(scale_step_ssm_stages(&j) == 0.0);
   j = job4(&llama, 2, 4, 1, 1);
   j.chip = &npu;
-  scale_check_nan(scale_hybrid_ssm_stages(&j));
-  scale_check_nan(scale_hybrid_ssm_stages(NULL));
+  scale_check_nan(scale_step_ssm_stages(&j));
+  scale_check_nan(scale_step_ssm_stages(NULL));
   /* the step as scale train prices it: the stored latency once per added stage, after the
    * device's time and the host's floor */
   scale_step_params p;
@@ -172,7 +172,7 @@ START_TEST(test_ssm_stages) {
   j = job4(&mamba, 1, 4, 2, 1);
   j.chip = &npu, j.dtype = SCALE_DTYPE_BF16;
   scale_step_result r;
-  scale_hybrid_mamba2_step_result(&j, &p, &r);
+  scale_step_mamba2_result(&j, &p, &r);
   scale_check_rel(r.stage_s, 3.0 * p.v[SCALE_STEP_MESH_SSM_STAGE_S], 1e-12, "s", "stage_s");
   scale_check_rel(r.step_s, fmax(scale_hybrid_predict_step_s(&j, &p, 0.0, 0.0), r.host_s) +
                                 r.stage_s, 1e-12, "s", "step");
@@ -196,8 +196,6 @@ START_TEST(test_step_cp_host) {
   ck_assert(scale_step_cp_host_s(&j, SCALE_STEP_NET_UP, 0.002, &p) == 0.0); /* NVSwitch */
   j = job4(&m, 1, 2, 1, 4);
   scale_check_rel(scale_step_cp_layer_microbatches(&j), 8200, 1e-12, "", "units at PP 2");
-  scale_check_rel(scale_step_cp_layer_microbatches(&j), scale_hybrid_cp_layer_microbatches(&j),
-                  1e-12, "", "as hybrid.h counts them");
   p.v[SCALE_STEP_MESH_CP_HOST_S] = 0.0; /* the prior: asynchronous launch, no floor */
   ck_assert(scale_step_cp_host_s(&j, SCALE_STEP_NET_MESH, 0.002, &p) == 0.0);
   j = job4(&m, 8, 1, 1, 1);
@@ -253,10 +251,7 @@ static void eval_row(const scale_step_job *j, const scale_step_params *p, double
                      scale_step_result *r) {
   scale_step_params q = *p;
   if (!isnan(h)) q.v[SCALE_STEP_MESH_CP_HOST_S] = h;
-  if (j->model->arch == SCALE_ARCH_MAMBA2)
-    scale_hybrid_mamba2_step_result(j, &q, r);
-  else
-    scale_step_eval(j, &q, r);
+  scale_step_eval(j, &q, r); /* either architecture */
 }
 
 /** The fit's view of row k of table t: the floor is linear in the host's time, so two
@@ -268,7 +263,7 @@ static scale_hybrid_fit_row study_row(const scale_step_job *j, double measured, 
   scale_hybrid_fit_row f = {.device_s = scale_hybrid_predict_step_s(j, &prm, 0.0, 0.0),
                             .units = r2.host_s - r1.host_s,
                             .stages = j->model->arch == SCALE_ARCH_MAMBA2
-                                          ? scale_hybrid_ssm_stages(j)
+                                          ? scale_step_ssm_stages(j)
                                           : 0.0,
                             .measured = measured,
                             .group = t};
@@ -297,7 +292,7 @@ static void load_study(void) {
       eval_row(&st.job[k], &prm, NAN, &r);
       st.pred[k] = r.step_s;
       if (st.job[k].cp > 1)
-        scale_check_rel(st.row[k].units, scale_hybrid_cp_layer_microbatches(&st.job[k]), 1e-9, "",
+        scale_check_rel(st.row[k].units, scale_step_cp_layer_microbatches(&st.job[k]), 1e-9, "",
                         rows[i].id);
       ck_assert_msg(isfinite(st.row[k].device_s) && st.row[k].device_s > 0, "%s: device time",
                     rows[i].id);
