@@ -11,6 +11,8 @@
 
 #include "internal.h"
 #include "scale/hybrid.h"
+#include "scale/memory.h"
+#include "scale/training.h"
 
 /* ---- the set -------------------------------------------------------------------------------- */
 
@@ -106,7 +108,7 @@ void scale_calib_set_free(scale_calib_set *set) {
 }
 
 double scale_calib_predict_s(const scale_calib_point *point, const scale_step_params *params) {
-  scale_step_job job = scale_step_job_from_measurement(&point->row, &point->model, &point->chip);
+  scale_step_job job = scale_calib_step_job(&point->row, &point->model, &point->chip);
   /* a Mamba-2 row (of dir/hybrid/ only) states its micro-batch */
   if (point->row.mbs > 0 || point->model.arch == SCALE_ARCH_MAMBA2)
     return scale_step_time_s(&job, params);
@@ -338,7 +340,7 @@ static void hold_host_rows(fit_rows *f) {
   int kept = 0;
   for (int k = 0; k < f->n; k++) {
     const scale_calib_point *pt = &f->set->points[f->index[k]];
-    scale_step_job job = scale_step_job_from_measurement(&pt->row, &pt->model, &pt->chip);
+    scale_step_job job = scale_calib_step_job(&pt->row, &pt->model, &pt->chip);
     double w;
     scale_step_net net = scale_step_group_net(&pt->chip, job.tp, job.cp, &w);
     if (job.cp > 1 && net == SCALE_STEP_NET_MESH) continue;
@@ -349,7 +351,7 @@ static void hold_host_rows(fit_rows *f) {
 
 /** The host floor of a row's step (step.h's host_s) with mesh_cp_host_s = h. */
 static double host_floor(const scale_calib_point *pt, const scale_step_params *device, double h) {
-  scale_step_job job = scale_step_job_from_measurement(&pt->row, &pt->model, &pt->chip);
+  scale_step_job job = scale_calib_step_job(&pt->row, &pt->model, &pt->chip);
   scale_step_params p = *device;
   p.v[SCALE_STEP_MESH_CP_HOST_S] = h;
   scale_step_result r;
@@ -366,7 +368,7 @@ static scale_hybrid_fit_row fit_row(const scale_calib_point *pt, const scale_ste
   r.fixed_s = isfinite(f1) ? f1 - r.units : 0;
   r.device_s = scale_calib_predict_s(pt, device);
   if (pt->model.arch == SCALE_ARCH_MAMBA2) {
-    scale_step_job job = scale_step_job_from_measurement(&pt->row, &pt->model, &pt->chip);
+    scale_step_job job = scale_calib_step_job(&pt->row, &pt->model, &pt->chip);
     r.stages = scale_step_ssm_stages(&job);
   }
   return r;
@@ -652,5 +654,74 @@ scale_status scale_calib_write_hardware(const char *src, const char *dst,
   free(text);
   scale_status st = scale_calib_write_params(out, params, info, set);
   if (fclose(out) != 0 || st) return scale_diag_set(diag, SCALE_ERR_IO, dst, 0, "write failed");
+  return SCALE_OK;
+}
+
+/* ==== the adapters from a measured row to a job ============================================= */
+
+scale_step_job scale_calib_step_job(const scale_measurement *row, const scale_model *model,
+                                    const scale_chip *chip) {
+  scale_step_job j;
+  memset(&j, 0, sizeof j);
+  j.model = model;
+  j.chip = chip;
+  j.dp = row->dp;
+  j.tp = row->tp;
+  j.pp = row->pp;
+  j.cp = row->cp;
+  j.ep = row->ep;
+  j.zero = row->zero;
+  j.mbs = row->mbs > 0 ? row->mbs : 1;
+  j.vp = row->vp > 0 ? row->vp : 1;
+  j.recompute = row->recompute;
+  j.sp = row->sp;
+  j.attention = row->attention;
+  j.tp_overlap = false;
+  j.gbs = row->gbs;
+  j.seq = row->seq;
+  j.dtype = row->precision;
+  return j;
+}
+
+scale_status scale_calib_memory_eval(const scale_measurement *row, scale_recompute assumed,
+                                     const scale_model *model, const scale_chip *chip,
+                                     scale_train_result *out, scale_diag *diag) {
+  if (!row || !model || !chip || !out)
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "missing argument");
+  scale_recompute r = row->recompute == SCALE_RECOMPUTE_UNKNOWN ? assumed : row->recompute;
+  if (r <= SCALE_RECOMPUTE_UNKNOWN || r >= SCALE_RECOMPUTE_COUNT)
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "%s: recompute mode not known", row->id);
+  scale_layout l = scale_layout_default();
+  if (row->zero >= 1) {
+    l.fsdp = row->dp;
+    l.zero_stage = row->zero;
+  } else {
+    l.dp = row->dp;
+  }
+  l.tp = row->tp, l.pp = row->pp, l.cp = row->cp, l.ep = row->ep, l.sp = row->sp;
+  l.remat = scale_memory_remat_of(r);
+  if (chip->kind == SCALE_HW_TPU) {
+    /* XLA SPMD (MaxText): every saved activation is sharded over every mesh axis, the batch
+     * over the data axes and the model dimensions, residual stream included, over the tensor
+     * axis: Megatron's SP in effect whatever the row says. MaxText's 'minimal' remat (the
+     * selective of its rows) keeps the outputs of the weight matmuls: the book's policy. */
+    l.sp = row->tp > 1.0;
+    if (r == SCALE_RECOMPUTE_SELECTIVE) l.remat = SCALE_REMAT_BIG_MATMULS;
+  }
+  /* Megatron (and NeMo, MindSpeed): bf16 weights, fp32 gradient buffers, fp32 master weights
+   * and Adam moments, 18 bytes a parameter; MaxText on TPU: fp32 weights and gradients. */
+  scale_precision megatron = {SCALE_DTYPE_BF16, SCALE_DTYPE_FP32, SCALE_DTYPE_FP32, 2, true};
+  scale_precision maxtext = {SCALE_DTYPE_FP32, SCALE_DTYPE_FP32, SCALE_DTYPE_FP32, 2, false};
+  l.precision = chip->kind == SCALE_HW_TPU ? maxtext : megatron;
+  double mbs = row->mbs > 0.0 ? row->mbs : 1.0;
+  l.n_microbatches = row->gbs / (row->dp * mbs);
+  l.schedule = row->vp > 1.0 && row->pp > 1.0 ? SCALE_PP_INTERLEAVED : SCALE_PP_1F1B;
+  l.n_virtual_stages = row->vp > 1.0 ? row->vp : 1.0;
+  scale_train_layout_map(chip, row->chips, &l);
+  scale_train_problem p =
+      scale_train_problem_make(model, chip, row->chips, row->gbs * row->seq, row->seq);
+  scale_status st = scale_train_validate(&p, &l, diag);
+  if (st) return st;
+  scale_train_eval(&p, &l, out);
   return SCALE_OK;
 }

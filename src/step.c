@@ -836,31 +836,6 @@ double scale_step_time_s(const scale_step_job *job, const scale_step_params *par
   return r.step_s;
 }
 
-scale_step_job scale_step_job_from_measurement(const scale_measurement *row,
-                                               const scale_model *model,
-                                               const scale_chip *chip) {
-  scale_step_job j;
-  memset(&j, 0, sizeof j);
-  j.model = model;
-  j.chip = chip;
-  j.dp = row->dp;
-  j.tp = row->tp;
-  j.pp = row->pp;
-  j.cp = row->cp;
-  j.ep = row->ep;
-  j.zero = row->zero;
-  j.mbs = row->mbs > 0 ? row->mbs : 1;
-  j.vp = row->vp > 0 ? row->vp : 1;
-  j.recompute = row->recompute;
-  j.sp = row->sp;
-  j.attention = row->attention;
-  j.tp_overlap = false;
-  j.gbs = row->gbs;
-  j.seq = row->seq;
-  j.dtype = row->precision;
-  return j;
-}
-
 /* ---- Mamba-2 layers ------------------------------------------------------------------------ */
 
 /* The helpers of the Mamba-2 layers. */

@@ -738,3 +738,17 @@ double scale_transformer_layer_activation_bytes(const scale_model *model, double
   /* 16-bit activations; the chunk states in fp32, as mamba_ssm's chunk_state kernel keeps them */
   return 2.0 * (tokens * per_token + mlp) + 4.0 * chunk_states;
 }
+
+/* ---- names of the activation policies a run states ------------------------------------------ */
+
+static const char *const recompute_names[SCALE_RECOMPUTE_COUNT] = {"-", "none", "selective",
+                                                                   "full"};
+static const char *const attention_names[SCALE_ATTENTION_COUNT] = {"unfused", "flash"};
+
+const char *scale_attention_name(scale_attention attention) {
+  return (unsigned)attention < SCALE_ATTENTION_COUNT ? attention_names[attention] : "?";
+}
+
+const char *scale_recompute_name(scale_recompute recompute) {
+  return (unsigned)recompute < SCALE_RECOMPUTE_COUNT ? recompute_names[recompute] : "?";
+}

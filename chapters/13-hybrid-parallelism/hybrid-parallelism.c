@@ -768,7 +768,7 @@ static bool load_study(chapter *ch, const scale_step_params *prm) {
     }
     if (!chapter_load_model(ch, tables[ti].model, &sd->m)) return false;
     for (int i = 0; i < sd->n; i++) {
-      sd->job[i] = scale_step_job_from_measurement(&sd->rows[i], &sd->m, &study_chip);
+      sd->job[i] = scale_calib_step_job(&sd->rows[i], &sd->m, &study_chip);
       sd->device[i] = predict_s(&sd->job[i], prm);
       scale_step_result r1, r2, r;
       eval_row(&sd->job[i], prm, 1.0, &r1); /* the floor is linear in the host's time */

@@ -22,6 +22,7 @@
 #include "scale/measurements.h"
 #include "scale/status.h"
 #include "scale/step.h"
+#include "scale/training.h"
 
 #define SCALE_CALIB_GROUPS_MAX 64
 #define SCALE_CALIB_ROWS_MAX 1024
@@ -132,5 +133,27 @@ scale_status scale_calib_write_hardware(const char *src, const char *dst,
                                         const scale_step_params *params,
                                         const scale_calib_fit_info *info,
                                         const scale_calib_set *set, scale_diag *diag);
+
+/* ---- the adapters from a measured row to a job -------------------------------------------- */
+
+/** The job of a published row: its layout; an unstated mbs or vp reads as 1. */
+scale_step_job scale_calib_step_job(const scale_measurement *row, const scale_model *model,
+                                    const scale_chip *chip);
+
+/** Evaluates the memory of the published run 'row' (its layout as measurements.h states it)
+ * on 'model' and 'chip' into *out with scale_train_eval() (the roofline; memory does not
+ * depend on the times): ZeRO stage z >= 1 shards over the row's dp (fsdp = dp), else pure
+ * DP; tp, pp, cp, ep and sp as stated; interleaved 1F1B with v = vp when vp > 1, else 1F1B;
+ * a micro-batch of mbs sequences (1 when not stated: the least memory, so a run is never
+ * called out of memory for a guess), gbs / (dp mbs) microbatches; bf16 weights and
+ * activations with fp32 Adam; the remat policy scale_memory_remat_of() the recompute mode,
+ * 'unknown' (the row's '-') replaced by the caller's 'assumed' (which must be known).
+ *
+ * Errors: SCALE_ERR_INVALID when the layout is inconsistent (scale_train_validate()'s
+ *         message in diag) or the recompute mode is unknown. 'diag' may be NULL.
+ */
+scale_status scale_calib_memory_eval(const scale_measurement *row, scale_recompute assumed,
+                                     const scale_model *model, const scale_chip *chip,
+                                     scale_train_result *out, scale_diag *diag);
 
 #endif

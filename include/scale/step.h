@@ -39,9 +39,9 @@
 
 #include "scale/collectives.h"
 #include "scale/hardware.h"
-#include "scale/measurements.h"
 #include "scale/model.h"
 #include "scale/status.h"
+#include "scale/transformer.h"
 #include "scale/units.h"
 
 /* ---- parameters (their table, SCALE_STEP_PARAM_LIST, is in params.h) ------------------- */
@@ -142,11 +142,6 @@ typedef struct {
                          from Megatron's rank order (tp innermost, then cp, dp, pp) */
   scale_step_link link[SCALE_STEP_COMM_COUNT]; /**< where each communication runs (mapped) */
 } scale_step_job;
-
-/** The job of a published row: its layout; an unstated mbs or vp reads as 1. */
-scale_step_job scale_step_job_from_measurement(const scale_measurement *row,
-                                               const scale_model *model,
-                                               const scale_chip *chip);
 
 /* ---- operations, collectives, rules --------------------------------------------------------- */
 

@@ -378,6 +378,32 @@ double scale_transformer_optimizer_bytes(const scale_precision *prec, double n_p
  */
 double scale_transformer_train_state_bytes(const scale_precision *prec, double n_params);
 
+/* ---- how a run keeps and computes its activations (measurements.h rows state both) ---------- */
+
+/** Activation recomputation as a run (or a measured row) states it. */
+typedef enum {
+  SCALE_RECOMPUTE_UNKNOWN = 0, /**< '-': not stated */
+  SCALE_RECOMPUTE_NONE,        /**< every activation kept */
+  SCALE_RECOMPUTE_SELECTIVE,   /**< attention scores recomputed (Korthikanti et al. 2022) */
+  SCALE_RECOMPUTE_FULL,        /**< each layer's forward pass run twice */
+  SCALE_RECOMPUTE_COUNT
+} scale_recompute;
+
+/** How attention's core (scores, softmax, values) runs. */
+typedef enum {
+  SCALE_ATTENTION_UNFUSED = 0, /**< scores written to HBM, softmax and dropout as kernels of
+                                    their own, the full s x s product computed under the mask */
+  SCALE_ATTENTION_FLASH,       /**< one fused kernel (FlashAttention): causal blocks skipped,
+                                    no s x s tensor in HBM */
+  SCALE_ATTENTION_COUNT
+} scale_attention;
+
+/** Name of a recompute mode as the files spell it ("none", "selective", "full", "-"). */
+const char *scale_recompute_name(scale_recompute recompute);
+
+/** Name of an attention kind as the files spell it ("unfused", "flash"); "?" if invalid. */
+const char *scale_attention_name(scale_attention attention);
+
 /* ---- memory: activations and rematerialization ---------------------------------------------- */
 
 /** What the forward pass keeps for the backward pass. */

@@ -286,7 +286,7 @@ static void load_study(void) {
     ck_assert_msg(scale_model_load(rows[0].model, &st.model[t], &d) == SCALE_OK, "%s", d.message);
     for (int i = 0; i < n; i++) {
       int k = st.n++;
-      st.job[k] = scale_step_job_from_measurement(&rows[i], &st.model[t], &npu);
+      st.job[k] = scale_calib_step_job(&rows[i], &st.model[t], &npu);
       st.row[k] = study_row(&st.job[k], rows[i].measured, t);
       scale_step_result r;
       eval_row(&st.job[k], &prm, NAN, &r);
