@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "internal.h"
-#include "scale/hybrid.h"
 #include "scale/memory.h"
 #include "scale/training.h"
 
@@ -349,6 +348,85 @@ static void hold_host_rows(fit_rows *f) {
   f->n = kept;
 }
 
+/* ==== the paper's framework: its two parameters, fitted ===================================== */
+
+/** A size: finite and >= 0. */
+static bool size_ok(double x) { return isfinite(x) && x >= 0.0; }
+
+enum { FIT_GROUPS = 16, FIT_GRID = 2001, STAGE_GRID = 6001, FIT_ROUNDS = 16 };
+#define FIT_LO_S 1e-4
+#define FIT_HI_S 5e-2
+#define STAGE_HI_S 60.0
+
+double scale_calib_framework_row_s(const scale_calib_framework_row *r, double host_layer_s,
+                              double stage_s) {
+  if (!r || !size_ok(host_layer_s) || !size_ok(stage_s)) return NAN;
+  return fmax(r->device_s, r->units * host_layer_s + r->fixed_s) + r->stages * stage_s;
+}
+
+static bool fit_row_ok(const scale_calib_framework_row *r) {
+  return r->group >= 0 && r->group < FIT_GROUPS && isfinite(r->device_s) && r->device_s > 0.0 &&
+         isfinite(r->measured) && r->measured > 0.0 && size_ok(r->units) && size_ok(r->fixed_s) &&
+         size_ok(r->stages);
+}
+
+/** Group-weighted squared log error of the rows of the groups 'in' marks (skip left out). */
+static double fit_loss(const scale_calib_framework_row *rows, int n, const bool *in, const double *per,
+                       int skip, double h, double k) {
+  double loss = 0.0;
+  for (int i = 0; i < n; i++) {
+    if (rows[i].group == skip || !in[rows[i].group]) continue;
+    double r = log(scale_calib_framework_row_s(&rows[i], h, k) / rows[i].measured);
+    loss += r * r / per[rows[i].group];
+  }
+  return loss;
+}
+
+/** The grid point with the least loss, one parameter moving, the other held: the host time h
+ * (log-spaced over [FIT_LO_S, FIT_HI_S]) when 'host', else the stage latency k (even over
+ * [0, STAGE_HI_S]); the first wins a tie. */
+static double grid_fit(const scale_calib_framework_row *rows, int n, const bool *in, const double *per,
+                       int skip, bool host, double h, double k) {
+  int points = host ? FIT_GRID : STAGE_GRID;
+  double best = NAN, best_loss = INFINITY;
+  for (int g = 0; g < points; g++) {
+    double t = (double)g / (points - 1);
+    double x = host ? FIT_LO_S * pow(FIT_HI_S / FIT_LO_S, t) : STAGE_HI_S * t;
+    double loss = fit_loss(rows, n, in, per, skip, host ? x : h, host ? k : x);
+    if (loss < best_loss) best_loss = loss, best = x;
+  }
+  return best;
+}
+
+scale_status scale_calib_fit_framework(const scale_calib_framework_row *rows, int n, int skip_group,
+                                        double *host_layer_s, double *stage_s) {
+  if (host_layer_s) *host_layer_s = NAN;
+  if (stage_s) *stage_s = NAN;
+  if (!rows || n < 1 || !host_layer_s || !stage_s) return SCALE_ERR_INVALID;
+  double per[FIT_GROUPS] = {0};
+  bool host_in[FIT_GROUPS] = {false}, stage_in[FIT_GROUPS] = {false};
+  for (int i = 0; i < n; i++) {
+    if (!fit_row_ok(&rows[i])) return SCALE_ERR_INVALID;
+    if (rows[i].group == skip_group) continue;
+    per[rows[i].group] += 1.0;
+    host_in[rows[i].group] |= rows[i].units > 0.0;
+    stage_in[rows[i].group] |= rows[i].stages > 0.0;
+  }
+  bool any_host = false, any_stage = false;
+  for (int g = 0; g < FIT_GROUPS; g++) any_host |= host_in[g], any_stage |= stage_in[g];
+  /* alternate the two one-parameter fits (each a grid, so the rounds end on a fixed point) */
+  double h = 0.0, k = 0.0;
+  for (int round = 0; round < FIT_ROUNDS; round++) {
+    if (any_host) h = grid_fit(rows, n, host_in, per, skip_group, true, h, k);
+    double k_next = any_stage ? grid_fit(rows, n, stage_in, per, skip_group, false, h, k) : 0.0;
+    if (k_next == k && round > 0) break;
+    k = k_next;
+  }
+  *host_layer_s = any_host ? h : (double)NAN;
+  *stage_s = any_stage ? k : (double)NAN;
+  return any_host || any_stage ? SCALE_OK : SCALE_ERR_INVALID;
+}
+
 /** The host floor of a row's step (step.h's host_s) with mesh_cp_host_s = h. */
 static double host_floor(const scale_calib_point *pt, const scale_step_params *device, double h) {
   scale_step_job job = scale_calib_step_job(&pt->row, &pt->model, &pt->chip);
@@ -361,8 +439,8 @@ static double host_floor(const scale_calib_point *pt, const scale_step_params *d
 
 /** A row as the framework's fit sees it: its floor as units x h + fixed (linear in h), its
  * device time with neither floor nor stage latency, its Mamba-2 stages. */
-static scale_hybrid_fit_row fit_row(const scale_calib_point *pt, const scale_step_params *device) {
-  scale_hybrid_fit_row r = {.measured = pt->measured_s};
+static scale_calib_framework_row fit_row(const scale_calib_point *pt, const scale_step_params *device) {
+  scale_calib_framework_row r = {.measured = pt->measured_s};
   double f1 = host_floor(pt, device, 1.0), f2 = host_floor(pt, device, 2.0);
   r.units = isfinite(f1) && isfinite(f2) ? f2 - f1 : 0;
   r.fixed_s = isfinite(f1) ? f1 - r.units : 0;
@@ -377,11 +455,11 @@ static scale_hybrid_fit_row fit_row(const scale_calib_point *pt, const scale_ste
 /** Fits the framework's two parameters, mesh_cp_host_s (host time per CP layer-microbatch)
  * and mesh_ssm_stage_s (latency per added Mamba-2 stage), with the device parameters held,
  * over every group of the fit and of dir/hybrid/ that has a CP row on a mesh or a Mamba-2
- * pipeline on one (each group weighed equally: scale_hybrid_fit_framework), 'exclude' left
+ * pipeline on one (each group weighed equally: scale_calib_fit_framework), 'exclude' left
  * out. A parameter no group fits keeps its value. */
 static scale_status host_stage(const scale_calib_set *set, int exclude, double *u) {
   int total = set->n + set->n_host, map[2 * SCALE_CALIB_GROUPS_MAX], k = 0;
-  scale_hybrid_fit_row *rows = malloc(sizeof *rows * (size_t)total);
+  scale_calib_framework_row *rows = malloc(sizeof *rows * (size_t)total);
   int *grp = malloc(sizeof(int) * (size_t)total);
   if (!rows || !grp) {
     free(rows);
@@ -412,7 +490,7 @@ static scale_status host_stage(const scale_calib_set *set, int exclude, double *
     rows[n++].group = g;
   }
   double h = NAN, stage = NAN;
-  if (n > 0 && scale_hybrid_fit_framework(rows, n, -1, &h, &stage) == SCALE_OK) {
+  if (n > 0 && scale_calib_fit_framework(rows, n, -1, &h, &stage) == SCALE_OK) {
     if (isfinite(h)) u[SCALE_STEP_MESH_CP_HOST_S] = to_u(SCALE_STEP_MESH_CP_HOST_S, h);
     if (isfinite(stage)) u[SCALE_STEP_MESH_SSM_STAGE_S] = to_u(SCALE_STEP_MESH_SSM_STAGE_S, stage);
   }

@@ -784,20 +784,20 @@ static bool load_study(chapter *ch, const scale_step_params *prm) {
 }
 
 /** Row i of a table as the framework's fit sees it. */
-static scale_hybrid_fit_row fit_row(const study_data *sd, int i, int group) {
-  return (scale_hybrid_fit_row){sd->device[i], sd->units[i], sd->fixed[i], sd->stages[i],
+static scale_calib_framework_row fit_row(const study_data *sd, int i, int group) {
+  return (scale_calib_framework_row){sd->device[i], sd->units[i], sd->fixed[i], sd->stages[i],
                                 sd->rows[i].measured, group};
 }
 
 /** The framework's two parameters (host time per CP layer-microbatch, latency per added
  * Mamba-2 stage) fitted to the four tables into *h and *k; skip: a table left out (-1: none). */
 static void fit_framework(int skip, double *h, double *k) {
-  static scale_hybrid_fit_row rows[N_TABLES * ROWS_MAX];
+  static scale_calib_framework_row rows[N_TABLES * ROWS_MAX];
   int n = 0;
   for (size_t ti = 0; ti < N_TABLES; ti++)
     for (int i = 0; i < study[ti].n; i++)
       rows[n++] = fit_row(&study[ti], i, (int)ti);
-  if (scale_hybrid_fit_framework(rows, n, skip, h, k) != SCALE_OK) *h = *k = NAN;
+  if (scale_calib_fit_framework(rows, n, skip, h, k) != SCALE_OK) *h = *k = NAN;
 }
 
 /** Spearman of table ti's predictions with host time h and stage latency k against its
@@ -806,8 +806,8 @@ static double table_spearman(size_t ti, double h, double k) {
   double pred[ROWS_MAX], meas[ROWS_MAX];
   const study_data *sd = &study[ti];
   for (int i = 0; i < sd->n; i++) {
-    scale_hybrid_fit_row r = fit_row(sd, i, 0);
-    pred[i] = scale_hybrid_fit_row_s(&r, h, k);
+    scale_calib_framework_row r = fit_row(sd, i, 0);
+    pred[i] = scale_calib_framework_row_s(&r, h, k);
     meas[i] = sd->rows[i].measured;
   }
   return scale_calib_spearman(pred, meas, sd->n);

@@ -162,40 +162,6 @@ double scale_hybrid_mamba2_fwd_bytes(const scale_model *model, scale_hybrid_stra
 double scale_hybrid_cp_host_bound_s(const scale_step_job *job, double device_s,
                                     double host_layer_s);
 
-/** One measured row for the framework's two parameters: its step is
- * max(device_s, units h + fixed_s) + stages k, h the host time per CP layer-microbatch
- * (mesh_cp_host_s), k the latency per added Mamba-2 stage (mesh_ssm_stage_s). */
-typedef struct {
-  double device_s; /**< the device's time, neither floor nor stage latency [s] */
-  double units;    /**< CP layer-microbatches of the slowest stage (0 without CP on the mesh) */
-  double fixed_s;  /**< the floor's part that is not the host's: TP collectives [s] */
-  double stages;   /**< scale_step_ssm_stages() of the row's job */
-  double measured; /**< the measured step [s] */
-  int group;       /**< the row's group, 0..15 */
-} scale_hybrid_fit_row;
-
-/** A row's step with host time 'host_layer_s' and stage latency 'stage_s' (formula above).
- * Units: [s] -> [s].  Domain: r non-NULL, both >= 0; NaN otherwise. */
-double scale_hybrid_fit_row_s(const scale_hybrid_fit_row *r, double host_layer_s,
-                              double stage_s);
-
-/** Fits the framework's two parameters to 'n' measured rows by the least group-weighted
- * squared log error, sum over groups g != skip_group of (1 / n_g) sum over its rows of
- * log(step / measured)^2 (each group weighs the same whatever its rows, as scale calibrate
- * weighs groups): the host time on a grid of 2001 points log-spaced over [1e-4, 5e-2] s over
- * the groups with a CP row (units > 0), the stage latency on a grid of 6001 points even over
- * [0, 60] s over the groups with a staged row, the two fits alternated until the latency
- * repeats (at most 16 rounds; the first grid point wins a tie). skip_group = -1 uses every
- * group, another value leaves that group out (leave-one-group-out). `scale calibrate` fits
- * mesh_cp_host_s and mesh_ssm_stage_s with it.
- *
- * Units:  -> *host_layer_s, *stage_s [s] (NaN: no group to fit it).
- * Domain: n >= 1 rows with device_s, measured > 0, units, fixed_s, stages >= 0, groups in
- *         0..15; SCALE_ERR_INVALID otherwise or when no group is left to fit either.
- */
-scale_status scale_hybrid_fit_framework(const scale_hybrid_fit_row *rows, int n, int skip_group,
-                                        double *host_layer_s, double *stage_s);
-
 /** A layout's predicted step time on the paper's framework: the step model's
  * (scale_step_time_s) for a transformer, scale_step_mamba2_eval()'s for Mamba-2, both
  * with the stored floor and stage latency off, then scale_hybrid_cp_host_bound_s() with

@@ -81,9 +81,9 @@ START_TEST(test_cp_host_bound) {
 END_TEST
 
 /** A fit row: device time, CP layer-microbatches, fixed part, stages, measured, group. */
-static scale_hybrid_fit_row frow(double dev, double units, double fixed, double stages,
+static scale_calib_framework_row frow(double dev, double units, double fixed, double stages,
                                  double meas, int group) {
-  return (scale_hybrid_fit_row){dev, units, fixed, stages, meas, group};
+  return (scale_calib_framework_row){dev, units, fixed, stages, meas, group};
 }
 
 START_TEST(test_fit_recovers) {
@@ -93,31 +93,31 @@ START_TEST(test_fit_recovers) {
    * (500)^(1/2000) = 1.0031) of 7 ms; no row has stages, so the stage latency has no group
    * (NaN). Leaving group 0 out leaves no information (every h below 0.3 s fits group 1
    * exactly), so the first grid point, 1e-4 s, wins. */
-  scale_hybrid_fit_row rows[] = {frow(1, 1000, 0, 0, 7, 0), frow(1, 2000, 0, 0, 14, 0),
+  scale_calib_framework_row rows[] = {frow(1, 1000, 0, 0, 7, 0), frow(1, 2000, 0, 0, 14, 0),
                                  frow(30, 100, 0, 0, 30, 1)};
   double h, k;
-  ck_assert(scale_hybrid_fit_framework(rows, 3, -1, &h, &k) == SCALE_OK);
+  ck_assert(scale_calib_fit_framework(rows, 3, -1, &h, &k) == SCALE_OK);
   scale_check_rel(h, 7e-3, 0.0032, "s", "fit");
   scale_check_nan(k);
-  ck_assert(scale_hybrid_fit_framework(rows, 3, 0, &h, &k) == SCALE_OK);
+  ck_assert(scale_calib_fit_framework(rows, 3, 0, &h, &k) == SCALE_OK);
   scale_check_rel(h, 1e-4, 1e-12, "s", "leave group 0 out");
   /* a floor with a fixed part (TP collectives) of 1 s and 2 s: measured 8 s and 16 s are
    * 1000 and 2000 units at 7 ms plus it, so the fit is again 7 ms */
   rows[0] = frow(1, 1000, 1, 0, 8, 0), rows[1] = frow(1, 2000, 2, 0, 16, 0);
-  ck_assert(scale_hybrid_fit_framework(rows, 3, -1, &h, &k) == SCALE_OK);
+  ck_assert(scale_calib_fit_framework(rows, 3, -1, &h, &k) == SCALE_OK);
   scale_check_rel(h, 7e-3, 0.0032, "s", "fit with a fixed part");
   /* the row's step as the fit prices it: max(1, 1000 x 0.007 + 1) + 0 x k = 8 s */
-  scale_check_rel(scale_hybrid_fit_row_s(&rows[0], 7e-3, 5.0), 8.0, 1e-12, "s", "row");
-  scale_check_nan(scale_hybrid_fit_row_s(&rows[0], -1.0, 0.0));
-  ck_assert(scale_hybrid_fit_framework(rows, 0, -1, &h, &k) == SCALE_ERR_INVALID);
+  scale_check_rel(scale_calib_framework_row_s(&rows[0], 7e-3, 5.0), 8.0, 1e-12, "s", "row");
+  scale_check_nan(scale_calib_framework_row_s(&rows[0], -1.0, 0.0));
+  ck_assert(scale_calib_fit_framework(rows, 0, -1, &h, &k) == SCALE_ERR_INVALID);
   scale_check_nan(h);
   rows[1].group = 16; /* groups are 0..15 */
-  ck_assert(scale_hybrid_fit_framework(rows, 3, -1, &h, &k) == SCALE_ERR_INVALID);
+  ck_assert(scale_calib_fit_framework(rows, 3, -1, &h, &k) == SCALE_ERR_INVALID);
   rows[1].group = 0, rows[2].group = 0; /* one group, left out: nothing to fit */
-  ck_assert(scale_hybrid_fit_framework(rows, 3, 0, &h, &k) == SCALE_ERR_INVALID);
+  ck_assert(scale_calib_fit_framework(rows, 3, 0, &h, &k) == SCALE_ERR_INVALID);
   rows[0].fixed_s = -1.0;
-  ck_assert(scale_hybrid_fit_framework(rows, 3, -1, &h, &k) == SCALE_ERR_INVALID);
-  ck_assert(scale_hybrid_fit_framework(NULL, 3, -1, &h, &k) == SCALE_ERR_INVALID);
+  ck_assert(scale_calib_fit_framework(rows, 3, -1, &h, &k) == SCALE_ERR_INVALID);
+  ck_assert(scale_calib_fit_framework(NULL, 3, -1, &h, &k) == SCALE_ERR_INVALID);
 }
 END_TEST
 
@@ -128,15 +128,15 @@ START_TEST(test_fit_recovers_stage_latency) {
    * (50 s). The first round fits h with k = 0 (pulled up by the 27 s row), then k with that h;
    * the rounds end at both values within one grid step (0.31% for h; k's grid is 0.01 s, and
    * h's step moves it by at most 1000 x 0.0031 x 7 ms = 0.022 s). */
-  const scale_hybrid_fit_row rows[] = {frow(1, 1000, 0, 0, 7, 0),  frow(1, 2000, 0, 0, 14, 0),
+  const scale_calib_framework_row rows[] = {frow(1, 1000, 0, 0, 7, 0),  frow(1, 2000, 0, 0, 14, 0),
                                        frow(1, 1000, 0, 1, 27, 0), frow(10, 0, 0, 1, 30, 1),
                                        frow(10, 0, 0, 3, 70, 1),   frow(50, 0, 0, 0, 50, 1)};
   double h, k;
-  ck_assert(scale_hybrid_fit_framework(rows, 6, -1, &h, &k) == SCALE_OK);
+  ck_assert(scale_calib_fit_framework(rows, 6, -1, &h, &k) == SCALE_OK);
   scale_check_rel(h, 7e-3, 0.0032, "s", "host");
   ck_assert_msg(fabs(k - 20.0) <= 0.025, "stage latency %g s, built from 20 s", k);
   /* group 1 alone (group 0 left out): no CP row, so no host time; k = 20 s exactly on grid */
-  ck_assert(scale_hybrid_fit_framework(rows, 6, 0, &h, &k) == SCALE_OK);
+  ck_assert(scale_calib_fit_framework(rows, 6, 0, &h, &k) == SCALE_OK);
   scale_check_nan(h);
   ck_assert_msg(fabs(k - 20.0) <= 1e-9, "stage latency %g s alone", k);
 }
@@ -235,7 +235,7 @@ static const table_case TABLES[N_TABLES] = {
 
 typedef struct {
   int n;
-  scale_hybrid_fit_row row[N_TABLES * CAP]; /* device time, floor's parts, stages, measured */
+  scale_calib_framework_row row[N_TABLES * CAP]; /* device time, floor's parts, stages, measured */
   double pred[N_TABLES * CAP];              /* the step as scale train prices it */
   scale_step_job job[N_TABLES * CAP];
   scale_model model[N_TABLES];
@@ -256,11 +256,11 @@ static void eval_row(const scale_step_job *j, const scale_step_params *p, double
 
 /** The fit's view of row k of table t: the floor is linear in the host's time, so two
  * evaluations give its units and fixed part. */
-static scale_hybrid_fit_row study_row(const scale_step_job *j, double measured, int t) {
+static scale_calib_framework_row study_row(const scale_step_job *j, double measured, int t) {
   scale_step_result r1, r2;
   eval_row(j, &prm, 1.0, &r1);
   eval_row(j, &prm, 2.0, &r2);
-  scale_hybrid_fit_row f = {.device_s = scale_hybrid_predict_step_s(j, &prm, 0.0, 0.0),
+  scale_calib_framework_row f = {.device_s = scale_hybrid_predict_step_s(j, &prm, 0.0, 0.0),
                             .units = r2.host_s - r1.host_s,
                             .stages = j->model->arch == SCALE_ARCH_MAMBA2
                                           ? scale_step_ssm_stages(j)
@@ -307,7 +307,7 @@ static double table_spearman(int t, double h, double k) {
   int n = 0;
   for (int i = 0; i < st.n; i++)
     if (st.row[i].group == t) {
-      pred[n] = isnan(h) ? st.pred[i] : scale_hybrid_fit_row_s(&st.row[i], h, k);
+      pred[n] = isnan(h) ? st.pred[i] : scale_calib_framework_row_s(&st.row[i], h, k);
       meas[n++] = st.row[i].measured;
     }
   return scale_calib_spearman(pred, meas, n);
@@ -317,7 +317,7 @@ START_TEST(test_study_joint_fit) {
   load_study();
   ck_assert_int_eq(st.n, 18 + 18 + 13 + 19);
   double h, k;
-  ck_assert(scale_hybrid_fit_framework(st.row, st.n, -1, &h, &k) == SCALE_OK);
+  ck_assert(scale_calib_fit_framework(st.row, st.n, -1, &h, &k) == SCALE_OK);
   /* 10.9 ms and 22.8 s when written. The host time: inside the plausible 1-30 ms of a host
    * issuing a layer's few hundred eager operators at tens of microseconds each. The stage
    * latency: what the tables show between layouts that differ only in PP (chapter 13's
@@ -345,10 +345,10 @@ END_TEST
 START_TEST(test_study_leave_one_group_out) {
   load_study();
   double h, k;
-  ck_assert(scale_hybrid_fit_framework(st.row, st.n, -1, &h, &k) == SCALE_OK);
+  ck_assert(scale_calib_fit_framework(st.row, st.n, -1, &h, &k) == SCALE_OK);
   for (int t = 0; t < N_TABLES; t++) {
     double ht, kt;
-    ck_assert(scale_hybrid_fit_framework(st.row, st.n, t, &ht, &kt) == SCALE_OK);
+    ck_assert(scale_calib_fit_framework(st.row, st.n, t, &ht, &kt) == SCALE_OK);
     /* the held-out host fits stay within 10% of the joint one (10.8-11.0 ms when written);
      * the stage latency is fitted by the two Mamba tables, so leaving one out leaves it to
      * the other: 19.5 s from Mamba-1B's alone, 47.3 s from Mamba-7B's (whose CP-free rows
@@ -360,7 +360,7 @@ START_TEST(test_study_leave_one_group_out) {
     int n = 0;
     for (int i = 0; i < st.n; i++)
       if (st.row[i].group == t) {
-        double r = log(scale_hybrid_fit_row_s(&st.row[i], ht, kt) / st.row[i].measured);
+        double r = log(scale_calib_framework_row_s(&st.row[i], ht, kt) / st.row[i].measured);
         err += r * r, n++;
       }
     printf("%s left out: host %.2f ms, stage %.2f s, Spearman %.3f, rms log error %.3f\n",
