@@ -895,22 +895,20 @@ static scale_step_mamba2 mamba_nan(void) {
 }
 
 /* [listing:mamba_step] */
-void scale_step_mamba2_eval(const scale_step_job *job, const scale_step_params *params,
-                                   scale_step_mamba2 *out) {
-  if (!out) return;
-  *out = mamba_nan();
-  if (!job || !params || !job->chip || !mamba_model(job->model)) return;
-  const scale_model *m = job->model;
-  double tp = job->tp, cp = job->cp, dp = job->dp, pp = job->pp;
-  if (!degree_ok(tp) || !degree_ok(cp) || !degree_ok(dp) || !degree_ok(pp) ||
-      !degree_ok(job->mbs) || !(job->seq > 0.0) || !divides(tp, n64(m->ssm_n_heads)) ||
-      !divides(tp, n64(m->ssm_n_groups)) || !(job->gbs >= dp * job->mbs) || pp > n64(m->n_layers))
-    return;
-  double peak = scale_chip_flops_per_s(job->chip, job->dtype);
-  double w_hbm = job->chip->hbm_bytes_per_s * params->v[SCALE_STEP_MEM_ETA];
-  double kernel = params->v[SCALE_STEP_KERNEL_S];
-  if (!(peak > 0.0) || !(w_hbm > 0.0)) return;
+/** One Mamba-2 layer's costs for one microbatch, forward and backward [s]. */
+typedef struct {
+  double gemm, ssd, vector_fwd, vector; /**< projections, SSD matmuls, memory-bound work */
+  double tp, cp;                        /**< TP AllReduces, CP states and halo */
+  double fsdp, fsdp_exposed;            /**< ZeRO-3 gathers and scatters, the part left bare */
+  double redo;                          /**< full recomputation's second forward */
+} mamba_layer;
 
+/* The layer's costs on T = mbs s / cp tokens of a tp share (scale_step_mamba2_eval()). */
+static void mamba_layer_costs(const scale_step_job *job, const scale_step_params *params,
+                              double peak, double w_hbm, mamba_layer *o) {
+  const scale_model *m = job->model;
+  double tp = job->tp, cp = job->cp, dp = job->dp;
+  double kernel = params->v[SCALE_STEP_KERNEL_S];
   double d = n64(m->d_model), inner = n64(scale_model_ssm_d_inner(m));
   double gn = n64(m->ssm_n_groups) * n64(m->ssm_d_state), l = n64(m->ssm_chunk_size);
   double h = n64(m->ssm_n_heads), p = n64(m->ssm_d_head), n = n64(m->ssm_d_state);
@@ -962,6 +960,61 @@ void scale_step_mamba2_eval(const scale_step_job *job, const scale_step_params *
                     ? gemm / 3.0 + ssd / 3.0 + vector_fwd + tp_s / 2.0 + cp_s / 2.0
                     : 0.0;
 
+  *o = (mamba_layer){gemm, ssd, vector_fwd, vector, tp_s, cp_s, fsdp_s, fsdp_exposed, redo};
+}
+
+/* DP gradient traffic of a Mamba-2 step whose microbatch takes 'mb' [s]: its total, with
+ * the exposed part in *exposed and the ZeRO shard group in *shard. */
+static double mamba_dp_s(const scale_step_job *job, const scale_step_params *params, double mb,
+                         double params_chip, double *shard, double *exposed) {
+  /* DP gradient buckets under the last microbatch's backward (2/3 of it), the last bare;
+   * ZeRO-1/2 reduce-scatter over their group and gather the updated weights (exposed), the
+   * replicas of a hybrid-sharded group all-reduce their shard (as dp_comm) */
+  double tp = job->tp, n_dp = job->dp * job->cp, act = 2.0, w;
+  double total = 0.0, sh = job->zero >= 1 ? (job->fsdp >= 1.0 ? job->fsdp : n_dp) : 1.0;
+  *shard = sh;
+  *exposed = 0.0;
+  if (!(n_dp > 1.0)) return 0.0;
+  scale_step_net net = comm_net(job, SCALE_STEP_COMM_DP, tp, n_dp, &w), snet = net;
+  double ws = w, grads = params_chip * act, tail = 0.0, t, gather = 0.0;
+  if (job->mapped) snet = job->link[SCALE_STEP_COMM_FSDP].net;
+  if (job->mapped) ws = job->link[SCALE_STEP_COMM_FSDP].bytes_per_s;
+  if (job->zero == 1 || job->zero == 2) {
+    total += mamba_buckets_s(params, snet, ws, SCALE_COLL_REDUCE_SCATTER, sh, grads, &t);
+    tail = t;
+    gather = scale_step_collective_s(params, snet, ws, SCALE_COLL_ALL_GATHER, sh, grads);
+  }
+  if (job->zero == 0 || n_dp / sh > 1.0) {
+    total += mamba_buckets_s(params, net, w, SCALE_COLL_ALL_REDUCE,
+                             job->zero == 0 ? n_dp : n_dp / sh,
+                             job->zero >= 1 ? grads / sh : grads, &t);
+    tail += t;
+  }
+  *exposed = (total > 0.0 ? fmax(tail, total - 2.0 / 3.0 * mb) : 0.0) + gather;
+  return total + gather;
+}
+
+void scale_step_mamba2_eval(const scale_step_job *job, const scale_step_params *params,
+                            scale_step_mamba2 *out) {
+  if (!out) return;
+  *out = mamba_nan();
+  if (!job || !params || !job->chip || !mamba_model(job->model)) return;
+  const scale_model *m = job->model;
+  double tp = job->tp, cp = job->cp, dp = job->dp, pp = job->pp;
+  if (!degree_ok(tp) || !degree_ok(cp) || !degree_ok(dp) || !degree_ok(pp) ||
+      !degree_ok(job->mbs) || !(job->seq > 0.0) || !divides(tp, n64(m->ssm_n_heads)) ||
+      !divides(tp, n64(m->ssm_n_groups)) || !(job->gbs >= dp * job->mbs) || pp > n64(m->n_layers))
+    return;
+  double peak = scale_chip_flops_per_s(job->chip, job->dtype);
+  double w_hbm = job->chip->hbm_bytes_per_s * params->v[SCALE_STEP_MEM_ETA];
+  double kernel = params->v[SCALE_STEP_KERNEL_S];
+  if (!(peak > 0.0) || !(w_hbm > 0.0)) return;
+
+  mamba_layer c;
+  mamba_layer_costs(job, params, peak, w_hbm, &c);
+  double gemm = c.gemm, ssd = c.ssd, vector = c.vector, tp_s = c.tp, cp_s = c.cp;
+  double fsdp_s = c.fsdp, fsdp_exposed = c.fsdp_exposed, redo = c.redo;
+  double d = n64(m->d_model), tokens = job->mbs * job->seq / cp, act = 2.0, w;
   /* the last stage's unembedding and loss (the slowest stage) */
   double v = n64(m->n_vocab);
   double head_gemm = mamba_mm_s(job, params, tokens, v / tp, d, peak);
@@ -980,31 +1033,8 @@ void scale_step_mamba2_eval(const scale_step_job *job, const scale_step_params *
   double bubble =
       pp > 1.0 ? scale_pipeline_bubble_frac(SCALE_PP_1F1B, pp, micro, 1.0) * micro * mb : 0.0;
 
-  /* DP gradient buckets under the last microbatch's backward (2/3 of it), the last bare;
-   * ZeRO-1/2 reduce-scatter over their group and gather the updated weights (exposed), the
-   * replicas of a hybrid-sharded group all-reduce their shard (as dp_comm) */
-  double dp_total = 0.0, dp_exposed = 0.0, n_dp = dp * cp;
-  double params_chip = scale_transformer_n_params(m) / (tp * pp);
-  double shard = job->zero >= 1 ? (job->fsdp >= 1.0 ? job->fsdp : n_dp) : 1.0;
-  if (n_dp > 1.0) {
-    scale_step_net net = comm_net(job, SCALE_STEP_COMM_DP, tp, n_dp, &w), snet = net;
-    double ws = w, grads = params_chip * act, tail = 0.0, t, gather = 0.0;
-    if (job->mapped) snet = job->link[SCALE_STEP_COMM_FSDP].net;
-    if (job->mapped) ws = job->link[SCALE_STEP_COMM_FSDP].bytes_per_s;
-    if (job->zero == 1 || job->zero == 2) {
-      dp_total += mamba_buckets_s(params, snet, ws, SCALE_COLL_REDUCE_SCATTER, shard, grads, &t);
-      tail = t;
-      gather = scale_step_collective_s(params, snet, ws, SCALE_COLL_ALL_GATHER, shard, grads);
-    }
-    if (job->zero == 0 || n_dp / shard > 1.0) {
-      dp_total +=
-          mamba_buckets_s(params, net, w, SCALE_COLL_ALL_REDUCE, job->zero == 0 ? n_dp : n_dp / shard,
-                    job->zero >= 1 ? grads / shard : grads, &t);
-      tail += t;
-    }
-    dp_exposed = (dp_total > 0.0 ? fmax(tail, dp_total - 2.0 / 3.0 * mb) : 0.0) + gather;
-    dp_total += gather;
-  }
+  double params_chip = scale_transformer_n_params(m) / (tp * pp), shard, dp_exposed;
+  double dp_total = mamba_dp_s(job, params, mb, params_chip, &shard, &dp_exposed);
   double opt_params = params_chip / shard;
   double optimizer = opt_params * ADAM_BYTES_PER_PARAM / w_hbm + 4.0 * kernel;
 
@@ -1032,7 +1062,7 @@ void scale_step_mamba2_eval(const scale_step_job *job, const scale_step_params *
 /* [/listing:mamba_step] */
 
 void scale_step_mamba2_result(const scale_step_job *job, const scale_step_params *params,
-                                     scale_step_result *out) {
+                              scale_step_result *out) {
   if (!out) return;
   scale_step_mamba2 r;
   scale_step_mamba2_eval(job, params, &r);
