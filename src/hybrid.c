@@ -263,7 +263,7 @@ static bool split_ok(const scale_hybrid_problem *p, int kind, double k) {
   if (k <= 1.0) return true;
   if (kind == SPLIT_PP) return k <= c(m->n_layers);
   if (kind == SPLIT_CP) return divides(k, p->s);
-  return scale_train_tp_check(m, k, NULL) == SCALE_OK;
+  return scale_transformer_tp_check(m, k, NULL) == SCALE_OK;
 }
 
 /** The layout with dp = n / (k1 k2) and degree k1 of kind1, k2 of kind2 (SP on with TP). */

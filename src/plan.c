@@ -329,7 +329,7 @@ static void prune_tuple(worker *w, scale_plan_prune rule) {
 }
 
 static bool tp_ok(const scale_model *m, double tp) {
-  return scale_train_tp_check(m, tp, NULL) == SCALE_OK;
+  return scale_transformer_tp_check(m, tp, NULL) == SCALE_OK;
 }
 
 /* Every degree tuple with the worker's tp values. */

@@ -844,9 +844,6 @@ static double n64(int64_t v) { return (double)v; }
 /** A degree: finite and >= 1. */
 static bool degree_ok(double x) { return isfinite(x) && x >= 1.0; }
 
-/** Whether a divides b exactly (both counts). */
-static bool divides(double a, double b) { return a >= 1.0 && fmod(b, a) == 0.0; }
-
 static bool mamba_model(const scale_model *m) {
   return m && m->arch == SCALE_ARCH_MAMBA2 && m->ssm_n_heads > 0 && m->ssm_d_head > 0 &&
          m->ssm_d_state > 0 && m->ssm_chunk_size > 0;
@@ -1002,8 +999,9 @@ void scale_step_mamba2_eval(const scale_step_job *job, const scale_step_params *
   const scale_model *m = job->model;
   double tp = job->tp, cp = job->cp, dp = job->dp, pp = job->pp;
   if (!degree_ok(tp) || !degree_ok(cp) || !degree_ok(dp) || !degree_ok(pp) ||
-      !degree_ok(job->mbs) || !(job->seq > 0.0) || !divides(tp, n64(m->ssm_n_heads)) ||
-      !divides(tp, n64(m->ssm_n_groups)) || !(job->gbs >= dp * job->mbs) || pp > n64(m->n_layers))
+      !degree_ok(job->mbs) || !(job->seq > 0.0) ||
+      scale_transformer_tp_check(m, tp, NULL) != SCALE_OK || !(job->gbs >= dp * job->mbs) ||
+      pp > n64(m->n_layers))
     return;
   double peak = scale_chip_flops_per_s(job->chip, job->dtype);
   double w_hbm = job->chip->hbm_bytes_per_s * params->v[SCALE_STEP_MEM_ETA];

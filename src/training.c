@@ -204,29 +204,6 @@ static scale_status invalid(scale_diag *diag, const char *fmt, ...) {
   return SCALE_ERR_INVALID;
 }
 
-scale_status scale_train_tp_check(const scale_model *m, double tp, scale_diag *diag) {
-  if (!m || !degree_ok(tp)) return invalid(diag, "tp %g must be an integer >= 1", tp);
-  if (tp == 1.0) return SCALE_OK;
-  if (m->arch == SCALE_ARCH_MAMBA2) {
-    double heads = c64(m->ssm_n_heads);
-    if (heads > 0.0 && !divides(tp, heads))
-      return invalid(diag, "tp %g does not divide the %g SSM heads", tp, heads);
-    double groups = c64(m->ssm_n_groups); /* the grouped norm and B, C split by group */
-    if (groups > 0.0 && !divides(tp, groups))
-      return invalid(diag, "tp %g does not divide the %g SSM groups", tp, groups);
-  } else {
-    double n = c64(m->n_heads), k = c64(m->n_kv_heads);
-    if (!divides(tp, n)) return invalid(diag, "tp %g does not divide the %g query heads", tp, n);
-    if (k > 0.0 && !divides(tp, k) && !divides(k, tp))
-      return invalid(diag, "tp %g and the %g KV heads do not divide one another", tp, k);
-  }
-  if (m->d_ff > 0 && !divides(tp, c64(m->d_ff)))
-    return invalid(diag, "tp %g does not divide the MLP width F = %g", tp, c64(m->d_ff));
-  if (m->d_ff_expert > 0 && !divides(tp, c64(m->d_ff_expert)))
-    return invalid(diag, "tp %g does not divide the expert width %g", tp, c64(m->d_ff_expert));
-  return SCALE_OK;
-}
-
 scale_status scale_train_validate(const scale_train_problem *problem, const scale_layout *layout,
                                   scale_diag *diag) {
   if (problem == NULL || layout == NULL || problem->model == NULL || problem->chip == NULL)
@@ -263,7 +240,7 @@ scale_status scale_train_validate(const scale_train_problem *problem, const scal
 
   bool mamba = m->arch == SCALE_ARCH_MAMBA2;
   double tp = layout->tp;
-  scale_status tp_status = scale_train_tp_check(m, tp, diag);
+  scale_status tp_status = scale_transformer_tp_check(m, tp, diag);
   if (tp_status) return tp_status;
 
   double layers = c64(m->n_layers);

@@ -752,3 +752,31 @@ const char *scale_attention_name(scale_attention attention) {
 const char *scale_recompute_name(scale_recompute recompute) {
   return (unsigned)recompute < SCALE_RECOMPUTE_COUNT ? recompute_names[recompute] : "?";
 }
+
+/* ---- tensor parallelism: the one divisibility rule -------------------------------------------- */
+
+/* Whether b splits a evenly (b a count >= 1). */
+static bool tp_divides(double b, double a) { return b >= 1.0 && fmod(a, b) == 0.0; }
+
+scale_status scale_transformer_tp_check(const scale_model *m, double tp, scale_diag *diag) {
+  if (!m || !(isfinite(tp) && tp >= 1.0 && tp == floor(tp))) return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "tp %g must be an integer >= 1", tp);
+  if (tp == 1.0) return SCALE_OK;
+  if (m->arch == SCALE_ARCH_MAMBA2) {
+    double heads = (double)(m->ssm_n_heads);
+    if (heads > 0.0 && !tp_divides(tp, heads))
+      return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "tp %g does not divide the %g SSM heads", tp, heads);
+    double groups = (double)(m->ssm_n_groups); /* the grouped norm and B, C split by group */
+    if (groups > 0.0 && !tp_divides(tp, groups))
+      return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "tp %g does not divide the %g SSM groups", tp, groups);
+  } else {
+    double n = (double)(m->n_heads), k = (double)(m->n_kv_heads);
+    if (!tp_divides(tp, n)) return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "tp %g does not divide the %g query heads", tp, n);
+    if (k > 0.0 && !tp_divides(tp, k) && !tp_divides(k, tp))
+      return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "tp %g and the %g KV heads do not divide one another", tp, k);
+  }
+  if (m->d_ff > 0 && !tp_divides(tp, (double)(m->d_ff)))
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "tp %g does not divide the MLP width F = %g", tp, (double)(m->d_ff));
+  if (m->d_ff_expert > 0 && !tp_divides(tp, (double)(m->d_ff_expert)))
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "tp %g does not divide the expert width %g", tp, (double)(m->d_ff_expert));
+  return SCALE_OK;
+}

@@ -179,20 +179,6 @@ typedef struct {
 scale_train_problem scale_train_problem_make(const scale_model *model, const scale_chip *chip,
                                              double n_chips, double batch_tokens, double seq_len);
 
-/** Checks that tensor parallelism of degree 'tp' can split 'model' (the one TP divisibility
- * rule: scale_train_validate(), the planner's search and the hybrid study's design guide all
- * use it). A transformer: tp divides the query heads, the MLP width F and the expert width,
- * and tp divides the KV heads or is a multiple of them (Megatron replicates a KV head over
- * tp / n_kv_heads ranks). Mamba-2: tp divides the SSM heads and the B, C groups (the grouped
- * norm and the in-projection split by group, mamba_ssm's TP), and the MLP width when the
- * model has one. tp = 1 always passes.
- *
- * Errors: SCALE_ERR_INVALID with a one-line message in diag->message (file "" and line 0),
- *         naming the first count tp fails ("tp 3 does not divide the 32 query heads"); also
- *         for a tp that is not a whole number >= 1. 'diag' may be NULL.
- */
-scale_status scale_train_tp_check(const scale_model *model, double tp, scale_diag *diag);
-
 /** Checks that 'layout' is consistent with 'problem': degrees are integers >= 1 whose product
  * dp fsdp tp pp cp is n_chips; tp divides the query heads and the MLP width (and the KV heads
  * or tp is a multiple of them); pp <= layers (and v pp <= layers when interleaved); m >= 1

@@ -34,6 +34,7 @@
 #include <stdbool.h>
 
 #include "scale/model.h"
+#include "scale/status.h"
 #include "scale/units.h"
 
 /* ---- counting dots ------------------------------------------------------------------------ */
@@ -592,5 +593,21 @@ double scale_transformer_mamba2_weight_bytes_per_device(const scale_model *model
  */
 double scale_transformer_layer_activation_bytes(const scale_model *model, double b, double s, double tp,
                                            double cp, bool sp);
+
+/* ---- tensor parallelism -------------------------------------------------------------------- */
+
+/** Checks that tensor parallelism of degree 'tp' can split 'model' (the one TP divisibility
+ * rule: the step model's Mamba-2 layers, scale_train_validate(), the planner's search and the
+ * hybrid study's design guide all use it). A transformer: tp divides the query heads, the MLP width F and the expert width,
+ * and tp divides the KV heads or is a multiple of them (Megatron replicates a KV head over
+ * tp / n_kv_heads ranks). Mamba-2: tp divides the SSM heads and the B, C groups (the grouped
+ * norm and the in-projection split by group, mamba_ssm's TP), and the MLP width when the
+ * model has one. tp = 1 always passes.
+ *
+ * Errors: SCALE_ERR_INVALID with a one-line message in diag->message (file "" and line 0),
+ *         naming the first count tp fails ("tp 3 does not divide the 32 query heads"); also
+ *         for a tp that is not a whole number >= 1. 'diag' may be NULL.
+ */
+scale_status scale_transformer_tp_check(const scale_model *model, double tp, scale_diag *diag);
 
 #endif

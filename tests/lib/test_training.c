@@ -650,32 +650,32 @@ START_TEST(test_tp_check) {
   scale_diag diag;
   /* LLaMA 3 70B: 64 query heads, 8 KV heads, F = 28672 */
   scale_model l70 = loaded("llama-3-70b");
-  ck_assert_int_eq(scale_train_tp_check(&l70, 1, NULL), SCALE_OK);
-  ck_assert_int_eq(scale_train_tp_check(&l70, 8, NULL), SCALE_OK);
+  ck_assert_int_eq(scale_transformer_tp_check(&l70, 1, NULL), SCALE_OK);
+  ck_assert_int_eq(scale_transformer_tp_check(&l70, 8, NULL), SCALE_OK);
   /* 16 > 8 KV heads: each replicated over 2 ranks (Megatron) */
-  ck_assert_int_eq(scale_train_tp_check(&l70, 16, NULL), SCALE_OK);
-  ck_assert_int_eq(scale_train_tp_check(&l70, 3, &diag), SCALE_ERR_INVALID);
+  ck_assert_int_eq(scale_transformer_tp_check(&l70, 16, NULL), SCALE_OK);
+  ck_assert_int_eq(scale_transformer_tp_check(&l70, 3, &diag), SCALE_ERR_INVALID);
   ck_assert_str_eq(diag.message, "tp 3 does not divide the 64 query heads");
-  ck_assert_int_eq(scale_train_tp_check(&l70, 1.5, NULL), SCALE_ERR_INVALID);
+  ck_assert_int_eq(scale_transformer_tp_check(&l70, 1.5, NULL), SCALE_ERR_INVALID);
   /* KV heads that neither divide nor are divided by tp */
   scale_model k6 = l70;
   k6.n_kv_heads = 6;
-  ck_assert_int_eq(scale_train_tp_check(&k6, 4, &diag), SCALE_ERR_INVALID);
+  ck_assert_int_eq(scale_transformer_tp_check(&k6, 4, &diag), SCALE_ERR_INVALID);
   ck_assert_str_eq(diag.message, "tp 4 and the 6 KV heads do not divide one another");
   /* the MLP width: 28672 = 2^12 x 7, so 64 heads split 64 ways but F not 8192 ways */
   scale_model wide = l70;
   wide.d_ff = 28676; /* 4 x 7169 */
-  ck_assert_int_eq(scale_train_tp_check(&wide, 8, &diag), SCALE_ERR_INVALID);
+  ck_assert_int_eq(scale_transformer_tp_check(&wide, 8, &diag), SCALE_ERR_INVALID);
   ck_assert_str_eq(diag.message, "tp 8 does not divide the MLP width F = 28676");
   /* Mamba-2 2.7B: 80 SSM heads but one B, C group, so no TP at all */
   scale_model m27 = loaded("mamba-2-2.7b");
-  ck_assert_int_eq(scale_train_tp_check(&m27, 2, &diag), SCALE_ERR_INVALID);
+  ck_assert_int_eq(scale_transformer_tp_check(&m27, 2, &diag), SCALE_ERR_INVALID);
   ck_assert_str_eq(diag.message, "tp 2 does not divide the 1 SSM groups");
   /* Mamba-1B (Amer et al.): 64 heads, 8 groups: tp 8 splits both, 16 only the heads */
   scale_model m1 = loaded("mamba-2-1b-amer");
-  ck_assert_int_eq(scale_train_tp_check(&m1, 8, NULL), SCALE_OK);
-  ck_assert_int_eq(scale_train_tp_check(&m1, 16, NULL), SCALE_ERR_INVALID);
-  ck_assert_int_eq(scale_train_tp_check(NULL, 2, NULL), SCALE_ERR_INVALID);
+  ck_assert_int_eq(scale_transformer_tp_check(&m1, 8, NULL), SCALE_OK);
+  ck_assert_int_eq(scale_transformer_tp_check(&m1, 16, NULL), SCALE_ERR_INVALID);
+  ck_assert_int_eq(scale_transformer_tp_check(NULL, 2, NULL), SCALE_ERR_INVALID);
 }
 END_TEST
 
