@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "scale/file.h"
 #include "scale/memory.h"
 #include "scale/training.h"
 
@@ -678,31 +679,10 @@ scale_status scale_calib_write_hardware(const char *src, const char *dst,
                                         const scale_step_params *params,
                                         const scale_calib_fit_info *info,
                                         const scale_calib_set *set, scale_diag *diag) {
-  FILE *in = fopen(src, "rb");
-  if (!in) return scale_diag_set(diag, SCALE_ERR_IO, src, 0, "cannot open");
-  char *text = NULL;
-  size_t len = 0, cap = 0;
-  for (;;) {
-    if (len + 4096 + 1 > cap) {
-      size_t grown = cap ? 2 * cap : 65536;
-      char *t = realloc(text, grown);
-      if (!t) {
-        free(text);
-        fclose(in);
-        return scale_diag_set(diag, SCALE_ERR_NOMEM, src, 0, "out of memory");
-      }
-      text = t, cap = grown;
-    }
-    size_t got = fread(text + len, 1, 4096, in);
-    len += got;
-    if (got < 4096) break;
-  }
-  bool read_error = ferror(in) != 0;
-  fclose(in);
-  if (read_error) {
-    free(text);
-    return scale_diag_set(diag, SCALE_ERR_IO, src, 0, "read failed");
-  }
+  char *text;
+  size_t len;
+  scale_status read = scale_file_read(src, &text, &len, diag);
+  if (read) return read;
   /* keep every line outside [step] and [step_fit], then drop trailing blank lines */
   size_t kept = 0;
   bool skip = false;

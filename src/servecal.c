@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "scale/file.h"
 #include "scale/step.h"
 #include "scale/transformer.h"
 
@@ -704,26 +705,6 @@ double scale_serve_mape(const scale_serve_set *set, int g, const double *pred) {
 
 /* ---- writing the fit ------------------------------------------------------------------------ */
 
-/* Reads all of 'path' into a NUL-terminated buffer the caller frees; NULL on failure. */
-static char *read_all(const char *path) {
-  FILE *fp = fopen(path, "rb");
-  if (!fp) return NULL;
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  for (size_t got; buf && (got = fread(buf + n, 1, cap - n - 1, fp)) > 0;) {
-    n += got;
-    if (n + 1 == cap) {
-      char *b = realloc(buf, cap * 2);
-      if (!b) free(buf);
-      buf = b;
-      cap *= 2;
-    }
-  }
-  fclose(fp);
-  if (buf) buf[n] = '\0';
-  return buf;
-}
-
 /* Removes the [serve] section (its header line up to the next section) from 'text' in place;
  * returns the offset where it stood (the start of the next section), -1 when there was none. */
 static long strip_serve(char *text) {
@@ -779,8 +760,9 @@ scale_status scale_serve_write_hardware(const char *src, const char *dst,
                                         const double p[SCALE_SERVE_N_PARAMS],
                                         const scale_serve_set *set, double rms_log, double loo_mape,
                                         scale_diag *diag) {
-  char *text = read_all(src);
-  if (!text) return scale_diag_set(diag, SCALE_ERR_IO, src, 0, "cannot read");
+  char *text;
+  scale_status read = scale_file_read(src, &text, NULL, diag);
+  if (read) return read;
   FILE *fp = fopen(dst, "wb");
   if (!fp) {
     free(text);
