@@ -9,6 +9,8 @@
 
 #include "scale/status.h"
 #include "scale/units.h"
+#include "scale/file.h"
+#include "scale/params.h"
 #include "scale/hardware.h"
 #include "scale/model.h"
 #include "scale/gpu.h"

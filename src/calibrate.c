@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "internal.h"
-#include "scale/hybrid.h"
+#include "scale/file.h"
+#include "scale/memory.h"
+#include "scale/training.h"
 
 /* ---- the set -------------------------------------------------------------------------------- */
 
@@ -106,13 +108,10 @@ void scale_calib_set_free(scale_calib_set *set) {
 }
 
 double scale_calib_predict_s(const scale_calib_point *point, const scale_step_params *params) {
-  scale_step_job job = scale_step_job_from_measurement(&point->row, &point->model, &point->chip);
-  if (point->model.arch == SCALE_ARCH_MAMBA2) { /* the rows of dir/hybrid/ only */
-    scale_step_result r;
-    scale_hybrid_mamba2_step_result(&job, params, &r);
-    return r.step_s;
-  }
-  if (point->row.mbs > 0) return scale_step_time_s(&job, params);
+  scale_step_job job = scale_calib_step_job(&point->row, &point->model, &point->chip);
+  /* a Mamba-2 row (of dir/hybrid/ only) states its micro-batch */
+  if (point->row.mbs > 0 || point->model.arch == SCALE_ARCH_MAMBA2)
+    return scale_step_time_s(&job, params);
   /* micro-batch not stated: the published run was tuned, so take the fastest of 1, 2, 4, 8
    * sequences that divides the per-replica batch */
   double best = NAN, per_replica = point->row.gbs / point->row.dp;
@@ -341,7 +340,7 @@ static void hold_host_rows(fit_rows *f) {
   int kept = 0;
   for (int k = 0; k < f->n; k++) {
     const scale_calib_point *pt = &f->set->points[f->index[k]];
-    scale_step_job job = scale_step_job_from_measurement(&pt->row, &pt->model, &pt->chip);
+    scale_step_job job = scale_calib_step_job(&pt->row, &pt->model, &pt->chip);
     double w;
     scale_step_net net = scale_step_group_net(&pt->chip, job.tp, job.cp, &w);
     if (job.cp > 1 && net == SCALE_STEP_NET_MESH) continue;
@@ -350,30 +349,106 @@ static void hold_host_rows(fit_rows *f) {
   f->n = kept;
 }
 
+/* ==== the paper's framework: its two parameters, fitted ===================================== */
+
+/** A size: finite and >= 0. */
+static bool size_ok(double x) { return isfinite(x) && x >= 0.0; }
+
+enum { FIT_GROUPS = 16, FIT_GRID = 2001, STAGE_GRID = 6001, FIT_ROUNDS = 16 };
+#define FIT_LO_S 1e-4
+#define FIT_HI_S 5e-2
+#define STAGE_HI_S 60.0
+
+double scale_calib_framework_row_s(const scale_calib_framework_row *r, double host_layer_s,
+                              double stage_s) {
+  if (!r || !size_ok(host_layer_s) || !size_ok(stage_s)) return NAN;
+  return fmax(r->device_s, r->units * host_layer_s + r->fixed_s) + r->stages * stage_s;
+}
+
+static bool fit_row_ok(const scale_calib_framework_row *r) {
+  return r->group >= 0 && r->group < FIT_GROUPS && isfinite(r->device_s) && r->device_s > 0.0 &&
+         isfinite(r->measured) && r->measured > 0.0 && size_ok(r->units) && size_ok(r->fixed_s) &&
+         size_ok(r->stages);
+}
+
+/** Group-weighted squared log error of the rows of the groups 'in' marks (skip left out). */
+static double fit_loss(const scale_calib_framework_row *rows, int n, const bool *in, const double *per,
+                       int skip, double h, double k) {
+  double loss = 0.0;
+  for (int i = 0; i < n; i++) {
+    if (rows[i].group == skip || !in[rows[i].group]) continue;
+    double r = log(scale_calib_framework_row_s(&rows[i], h, k) / rows[i].measured);
+    loss += r * r / per[rows[i].group];
+  }
+  return loss;
+}
+
+/** The grid point with the least loss, one parameter moving, the other held: the host time h
+ * (log-spaced over [FIT_LO_S, FIT_HI_S]) when 'host', else the stage latency k (even over
+ * [0, STAGE_HI_S]); the first wins a tie. */
+static double grid_fit(const scale_calib_framework_row *rows, int n, const bool *in, const double *per,
+                       int skip, bool host, double h, double k) {
+  int points = host ? FIT_GRID : STAGE_GRID;
+  double best = NAN, best_loss = INFINITY;
+  for (int g = 0; g < points; g++) {
+    double t = (double)g / (points - 1);
+    double x = host ? FIT_LO_S * pow(FIT_HI_S / FIT_LO_S, t) : STAGE_HI_S * t;
+    double loss = fit_loss(rows, n, in, per, skip, host ? x : h, host ? k : x);
+    if (loss < best_loss) best_loss = loss, best = x;
+  }
+  return best;
+}
+
+scale_status scale_calib_fit_framework(const scale_calib_framework_row *rows, int n, int skip_group,
+                                        double *host_layer_s, double *stage_s) {
+  if (host_layer_s) *host_layer_s = NAN;
+  if (stage_s) *stage_s = NAN;
+  if (!rows || n < 1 || !host_layer_s || !stage_s) return SCALE_ERR_INVALID;
+  double per[FIT_GROUPS] = {0};
+  bool host_in[FIT_GROUPS] = {false}, stage_in[FIT_GROUPS] = {false};
+  for (int i = 0; i < n; i++) {
+    if (!fit_row_ok(&rows[i])) return SCALE_ERR_INVALID;
+    if (rows[i].group == skip_group) continue;
+    per[rows[i].group] += 1.0;
+    host_in[rows[i].group] |= rows[i].units > 0.0;
+    stage_in[rows[i].group] |= rows[i].stages > 0.0;
+  }
+  bool any_host = false, any_stage = false;
+  for (int g = 0; g < FIT_GROUPS; g++) any_host |= host_in[g], any_stage |= stage_in[g];
+  /* alternate the two one-parameter fits (each a grid, so the rounds end on a fixed point) */
+  double h = 0.0, k = 0.0;
+  for (int round = 0; round < FIT_ROUNDS; round++) {
+    if (any_host) h = grid_fit(rows, n, host_in, per, skip_group, true, h, k);
+    double k_next = any_stage ? grid_fit(rows, n, stage_in, per, skip_group, false, h, k) : 0.0;
+    if (k_next == k && round > 0) break;
+    k = k_next;
+  }
+  *host_layer_s = any_host ? h : (double)NAN;
+  *stage_s = any_stage ? k : (double)NAN;
+  return any_host || any_stage ? SCALE_OK : SCALE_ERR_INVALID;
+}
+
 /** The host floor of a row's step (step.h's host_s) with mesh_cp_host_s = h. */
 static double host_floor(const scale_calib_point *pt, const scale_step_params *device, double h) {
-  scale_step_job job = scale_step_job_from_measurement(&pt->row, &pt->model, &pt->chip);
+  scale_step_job job = scale_calib_step_job(&pt->row, &pt->model, &pt->chip);
   scale_step_params p = *device;
   p.v[SCALE_STEP_MESH_CP_HOST_S] = h;
   scale_step_result r;
-  if (pt->model.arch == SCALE_ARCH_MAMBA2)
-    scale_hybrid_mamba2_step_result(&job, &p, &r);
-  else
-    scale_step_eval(&job, &p, &r);
+  scale_step_eval(&job, &p, &r);
   return r.host_s;
 }
 
 /** A row as the framework's fit sees it: its floor as units x h + fixed (linear in h), its
  * device time with neither floor nor stage latency, its Mamba-2 stages. */
-static scale_hybrid_fit_row fit_row(const scale_calib_point *pt, const scale_step_params *device) {
-  scale_hybrid_fit_row r = {.measured = pt->measured_s};
+static scale_calib_framework_row fit_row(const scale_calib_point *pt, const scale_step_params *device) {
+  scale_calib_framework_row r = {.measured = pt->measured_s};
   double f1 = host_floor(pt, device, 1.0), f2 = host_floor(pt, device, 2.0);
   r.units = isfinite(f1) && isfinite(f2) ? f2 - f1 : 0;
   r.fixed_s = isfinite(f1) ? f1 - r.units : 0;
   r.device_s = scale_calib_predict_s(pt, device);
   if (pt->model.arch == SCALE_ARCH_MAMBA2) {
-    scale_step_job job = scale_step_job_from_measurement(&pt->row, &pt->model, &pt->chip);
-    r.stages = scale_hybrid_ssm_stages(&job);
+    scale_step_job job = scale_calib_step_job(&pt->row, &pt->model, &pt->chip);
+    r.stages = scale_step_ssm_stages(&job);
   }
   return r;
 }
@@ -381,11 +456,11 @@ static scale_hybrid_fit_row fit_row(const scale_calib_point *pt, const scale_ste
 /** Fits the framework's two parameters, mesh_cp_host_s (host time per CP layer-microbatch)
  * and mesh_ssm_stage_s (latency per added Mamba-2 stage), with the device parameters held,
  * over every group of the fit and of dir/hybrid/ that has a CP row on a mesh or a Mamba-2
- * pipeline on one (each group weighed equally: scale_hybrid_fit_framework), 'exclude' left
+ * pipeline on one (each group weighed equally: scale_calib_fit_framework), 'exclude' left
  * out. A parameter no group fits keeps its value. */
 static scale_status host_stage(const scale_calib_set *set, int exclude, double *u) {
   int total = set->n + set->n_host, map[2 * SCALE_CALIB_GROUPS_MAX], k = 0;
-  scale_hybrid_fit_row *rows = malloc(sizeof *rows * (size_t)total);
+  scale_calib_framework_row *rows = malloc(sizeof *rows * (size_t)total);
   int *grp = malloc(sizeof(int) * (size_t)total);
   if (!rows || !grp) {
     free(rows);
@@ -416,7 +491,7 @@ static scale_status host_stage(const scale_calib_set *set, int exclude, double *
     rows[n++].group = g;
   }
   double h = NAN, stage = NAN;
-  if (n > 0 && scale_hybrid_fit_framework(rows, n, -1, &h, &stage) == SCALE_OK) {
+  if (n > 0 && scale_calib_fit_framework(rows, n, -1, &h, &stage) == SCALE_OK) {
     if (isfinite(h)) u[SCALE_STEP_MESH_CP_HOST_S] = to_u(SCALE_STEP_MESH_CP_HOST_S, h);
     if (isfinite(stage)) u[SCALE_STEP_MESH_SSM_STAGE_S] = to_u(SCALE_STEP_MESH_SSM_STAGE_S, stage);
   }
@@ -604,31 +679,10 @@ scale_status scale_calib_write_hardware(const char *src, const char *dst,
                                         const scale_step_params *params,
                                         const scale_calib_fit_info *info,
                                         const scale_calib_set *set, scale_diag *diag) {
-  FILE *in = fopen(src, "rb");
-  if (!in) return scale_diag_set(diag, SCALE_ERR_IO, src, 0, "cannot open");
-  char *text = NULL;
-  size_t len = 0, cap = 0;
-  for (;;) {
-    if (len + 4096 + 1 > cap) {
-      size_t grown = cap ? 2 * cap : 65536;
-      char *t = realloc(text, grown);
-      if (!t) {
-        free(text);
-        fclose(in);
-        return scale_diag_set(diag, SCALE_ERR_NOMEM, src, 0, "out of memory");
-      }
-      text = t, cap = grown;
-    }
-    size_t got = fread(text + len, 1, 4096, in);
-    len += got;
-    if (got < 4096) break;
-  }
-  bool read_error = ferror(in) != 0;
-  fclose(in);
-  if (read_error) {
-    free(text);
-    return scale_diag_set(diag, SCALE_ERR_IO, src, 0, "read failed");
-  }
+  char *text;
+  size_t len;
+  scale_status read = scale_file_read(src, &text, &len, diag);
+  if (read) return read;
   /* keep every line outside [step] and [step_fit], then drop trailing blank lines */
   size_t kept = 0;
   bool skip = false;
@@ -658,5 +712,74 @@ scale_status scale_calib_write_hardware(const char *src, const char *dst,
   free(text);
   scale_status st = scale_calib_write_params(out, params, info, set);
   if (fclose(out) != 0 || st) return scale_diag_set(diag, SCALE_ERR_IO, dst, 0, "write failed");
+  return SCALE_OK;
+}
+
+/* ==== the adapters from a measured row to a job ============================================= */
+
+scale_step_job scale_calib_step_job(const scale_measurement *row, const scale_model *model,
+                                    const scale_chip *chip) {
+  scale_step_job j;
+  memset(&j, 0, sizeof j);
+  j.model = model;
+  j.chip = chip;
+  j.dp = row->dp;
+  j.tp = row->tp;
+  j.pp = row->pp;
+  j.cp = row->cp;
+  j.ep = row->ep;
+  j.zero = row->zero;
+  j.mbs = row->mbs > 0 ? row->mbs : 1;
+  j.vp = row->vp > 0 ? row->vp : 1;
+  j.recompute = row->recompute;
+  j.sp = row->sp;
+  j.attention = row->attention;
+  j.tp_overlap = false;
+  j.gbs = row->gbs;
+  j.seq = row->seq;
+  j.dtype = row->precision;
+  return j;
+}
+
+scale_status scale_calib_memory_eval(const scale_measurement *row, scale_recompute assumed,
+                                     const scale_model *model, const scale_chip *chip,
+                                     scale_train_result *out, scale_diag *diag) {
+  if (!row || !model || !chip || !out)
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "missing argument");
+  scale_recompute r = row->recompute == SCALE_RECOMPUTE_UNKNOWN ? assumed : row->recompute;
+  if (r <= SCALE_RECOMPUTE_UNKNOWN || r >= SCALE_RECOMPUTE_COUNT)
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "%s: recompute mode not known", row->id);
+  scale_layout l = scale_layout_default();
+  if (row->zero >= 1) {
+    l.fsdp = row->dp;
+    l.zero_stage = row->zero;
+  } else {
+    l.dp = row->dp;
+  }
+  l.tp = row->tp, l.pp = row->pp, l.cp = row->cp, l.ep = row->ep, l.sp = row->sp;
+  l.remat = scale_memory_remat_of(r);
+  if (chip->kind == SCALE_HW_TPU) {
+    /* XLA SPMD (MaxText): every saved activation is sharded over every mesh axis, the batch
+     * over the data axes and the model dimensions, residual stream included, over the tensor
+     * axis: Megatron's SP in effect whatever the row says. MaxText's 'minimal' remat (the
+     * selective of its rows) keeps the outputs of the weight matmuls: the book's policy. */
+    l.sp = row->tp > 1.0;
+    if (r == SCALE_RECOMPUTE_SELECTIVE) l.remat = SCALE_REMAT_BIG_MATMULS;
+  }
+  /* Megatron (and NeMo, MindSpeed): bf16 weights, fp32 gradient buffers, fp32 master weights
+   * and Adam moments, 18 bytes a parameter; MaxText on TPU: fp32 weights and gradients. */
+  scale_precision megatron = {SCALE_DTYPE_BF16, SCALE_DTYPE_FP32, SCALE_DTYPE_FP32, 2, true};
+  scale_precision maxtext = {SCALE_DTYPE_FP32, SCALE_DTYPE_FP32, SCALE_DTYPE_FP32, 2, false};
+  l.precision = chip->kind == SCALE_HW_TPU ? maxtext : megatron;
+  double mbs = row->mbs > 0.0 ? row->mbs : 1.0;
+  l.n_microbatches = row->gbs / (row->dp * mbs);
+  l.schedule = row->vp > 1.0 && row->pp > 1.0 ? SCALE_PP_INTERLEAVED : SCALE_PP_1F1B;
+  l.n_virtual_stages = row->vp > 1.0 ? row->vp : 1.0;
+  scale_train_layout_map(chip, row->chips, &l);
+  scale_train_problem p =
+      scale_train_problem_make(model, chip, row->chips, row->gbs * row->seq, row->seq);
+  scale_status st = scale_train_validate(&p, &l, diag);
+  if (st) return st;
+  scale_train_eval(&p, &l, out);
   return SCALE_OK;
 }

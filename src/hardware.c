@@ -10,9 +10,6 @@
 #include <sys/stat.h>
 
 #include "internal.h"
-#include "scale/calibrate.h"
-#include "scale/servecal.h"
-#include "scale/step.h"
 
 #ifndef SCALE_SOURCE_DIR
 #define SCALE_SOURCE_DIR "."
@@ -83,7 +80,7 @@ static const ini_field chip_fields[] = {
     F("memory", "context_bytes", INI_DOUBLE, memory_context_bytes, false, 0, 1e11),
     F("memory", "comm_buffer_bytes", INI_DOUBLE, memory_comm_buffer_bytes, false, 0, 1e10),
     F("memory", "fragmentation_frac", INI_DOUBLE, memory_fragmentation_frac, false, 0, 1),
-/* the step model's parameters, each in its plausible range (step.h), and their provenance */
+/* the step model's parameters, each in its plausible range (params.h), and their provenance */
 #define STEP_FIELD(e, key, unit, lo, hi, ...)                                                      \
   F("step", key, INI_DOUBLE, step[SCALE_STEP_##e], false, lo, hi),
     SCALE_STEP_PARAM_LIST(STEP_FIELD)
@@ -96,7 +93,7 @@ static const ini_field chip_fields[] = {
     F("step_fit", "rms_log_error", INI_DOUBLE, step_fit_rms_log_error, false, 0, 10),
     F("step_fit", "prior_weight", INI_DOUBLE, step_fit_prior_weight, false, 0,
       SCALE_CALIB_PRIOR_WEIGHT_MAX),
-/* the serving step cost's parameters, each in its plausible range (servecal.h) */
+/* the serving step cost's parameters, each in its plausible range (params.h) */
 #define SERVE_FIELD(e, key, unit, lo, hi, ...)                                                     \
   F("serve", key, INI_DOUBLE, serve[SCALE_SERVE_##e], false, lo, hi),
     SCALE_SERVE_PARAM_LIST(SERVE_FIELD)
@@ -195,6 +192,16 @@ static scale_status load_depth(const char *path, scale_chip *out, scale_diag *di
     path_stem(path, out->name, sizeof out->name);
     if (base < 0) out->base[0] = '\0';
   }
+  free(file);
+  return st;
+}
+
+scale_status scale_chip_read_sections(const char *path, scale_chip *out, scale_diag *diag) {
+  ini_file *file = malloc(sizeof *file);
+  if (!file) return scale_diag_set(diag, SCALE_ERR_NOMEM, path, 0, "out of memory");
+  chip_clear(out);
+  scale_status st = ini_read(path, chip_fields, n_chip_fields, file, diag);
+  if (!st) st = ini_apply(file, chip_fields, out, diag);
   free(file);
   return st;
 }

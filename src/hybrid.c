@@ -162,26 +162,6 @@ double scale_hybrid_mamba2_fwd_bytes(const scale_model *model, scale_hybrid_stra
 
 /* ==== memory per device ====================================================================== */
 
-double scale_hybrid_layer_activation_bytes(const scale_model *model, double b, double s, double tp,
-                                           double cp, bool sp) {
-  if (!model || !size_ok(b) || !size_ok(s) || !degree_ok(tp) || !degree_ok(cp)) return NAN;
-  double t = tp, tokens = b * s / cp, d = c(model->d_model);
-  if (model->arch == SCALE_ARCH_TRANSFORMER) {
-    /* Korthikanti et al. Table 2 (16-bit, flash attention: no 5as/h term) */
-    return sp ? 34.0 * tokens * d / t : tokens * d * (10.0 + 24.0 / t);
-  }
-  if (!mamba_model(model)) return NAN;
-  double inner = c(scale_model_ssm_d_inner(model));
-  double in_proj = scale_transformer_mamba2_d_in_proj(model);
-  double gn = c(model->ssm_n_groups) * c(model->ssm_d_state);
-  double per_token = 2.0 * d / (sp ? t : 1.0) + (in_proj + inner + 2.0 * gn + 2.0 * inner) / t;
-  double chunk_states = b * (s / cp) / c(model->ssm_chunk_size) * c(model->ssm_n_heads) / t *
-                        c(model->ssm_d_head) * c(model->ssm_d_state);
-  double mlp = model->d_ff > 0 ? tokens * (2.0 * d + 4.0 * c(model->d_ff) / t) : 0.0;
-  /* 16-bit activations; the chunk states in fp32, as mamba_ssm's chunk_state kernel keeps them */
-  return 2.0 * (tokens * per_token + mlp) + 4.0 * chunk_states;
-}
-
 void scale_hybrid_memory_per_device(const scale_model *model, const scale_hybrid_layout *layout,
                                     const scale_precision *prec, double mbs, double s,
                                     double in_flight, scale_hybrid_memory *out) {
@@ -197,7 +177,7 @@ void scale_hybrid_memory_per_device(const scale_model *model, const scale_hybrid
       scale_train_zero_bytes_per_chip(prec, params, layout->zero, layout->dp * layout->cp, parts);
   double stage =
       c(model->n_layers) / layout->pp *
-      scale_hybrid_layer_activation_bytes(model, mbs, s, layout->tp, layout->cp, layout->sp);
+      scale_transformer_layer_activation_bytes(model, mbs, s, layout->tp, layout->cp, layout->sp);
   /* the head: the last stage keeps its inputs and the fp32 logits of the microbatch it runs,
    * which under 1F1B is its only one in flight (the first stage holds in_flight) */
   scale_memory_act head = {layout->tp, layout->cp, layout->sp, SCALE_RECOMPUTE_NONE, true, 2.0};
@@ -264,7 +244,7 @@ static double fast_domain(const scale_chip *chip) {
 static void layout_memory(const scale_hybrid_problem *p, const scale_hybrid_layout *l,
                           scale_hybrid_memory *out) {
   double m = p->gbs / (l->dp * p->mbs);
-  double in_flight = scale_train_microbatches_in_flight(SCALE_PP_1F1B, l->pp, fmax(m, 1.0), 1.0);
+  double in_flight = scale_pipeline_microbatches_in_flight(SCALE_PP_1F1B, l->pp, fmax(m, 1.0), 1.0);
   scale_hybrid_memory_per_device(p->model, l, &p->prec, p->mbs, p->s, in_flight, out);
 }
 
@@ -283,9 +263,7 @@ static bool split_ok(const scale_hybrid_problem *p, int kind, double k) {
   if (k <= 1.0) return true;
   if (kind == SPLIT_PP) return k <= c(m->n_layers);
   if (kind == SPLIT_CP) return divides(k, p->s);
-  if (m->arch == SCALE_ARCH_MAMBA2)
-    return divides(k, c(m->ssm_n_heads)) && divides(k, c(m->ssm_n_groups));
-  return divides(k, c(m->n_heads)) && divides(k, c(m->n_kv_heads));
+  return scale_transformer_tp_check(m, k, NULL) == SCALE_OK;
 }
 
 /** The layout with dp = n / (k1 k2) and degree k1 of kind1, k2 of kind2 (SP on with TP). */
@@ -381,385 +359,17 @@ void scale_hybrid_guide_eval(const scale_hybrid_problem *problem, scale_hybrid_g
 }
 /* [/listing:guide] */
 
-/* ==== a Mamba-2 step with the step model's parameters ======================================== */
-
-/** One point-to-point send's bandwidth: a mesh sends over one direct link. */
-static double mamba_send_w(const scale_chip *chip, scale_step_net net, double w) {
-  return net == SCALE_STEP_NET_MESH ? chip->nvlink_bytes_per_s / (chip->nvlink_domain_size - 1.0)
-                                    : w;
-}
-
-/** Forward + backward time of a (T x n x k) matmul: 3 x 2 T n k FLOPs at its efficiency. */
-static double mm_s(const scale_step_job *j, const scale_step_params *p, double t, double n,
-                   double k, double peak) {
-  double eta = scale_step_matmul_eta(j->chip, p, t, n, k, 1.0);
-  return 3.0 * 2.0 * t * n * k / (peak * eta) + 3.0 * p->v[SCALE_STEP_KERNEL_S];
-}
-
-/** Gradient traffic of a bucketed collective 'op' of 'bytes' over n ranks [s]: full buckets of
- * GRAD_BUCKET_BYTES and the remainder, whose time goes into *tail. */
-static double buckets_s(const scale_step_params *p, scale_step_net net, double w,
-                        scale_collective op, double n, double bytes, double *tail) {
-  *tail = 0.0;
-  if (n <= 1.0 || bytes <= 0.0) return 0.0;
-  double n_buckets = ceil(bytes / GRAD_BUCKET_BYTES);
-  double last = bytes - (n_buckets - 1.0) * GRAD_BUCKET_BYTES;
-  *tail = scale_step_collective_s(p, net, w, op, n, last);
-  return (n_buckets - 1.0) * scale_step_collective_s(p, net, w, op, n, GRAD_BUCKET_BYTES) + *tail;
-}
-
-/** Network and bandwidth of the job's communication 'comm': the caller's mapping when the job
- * carries one (scale_train_eval), otherwise a group of n ranks 'stride' apart in Megatron's
- * rank order. */
-static scale_step_net mamba_net(const scale_step_job *j, scale_step_comm comm, double stride,
-                                double n, double *w) {
-  if (j->mapped) {
-    *w = j->link[comm].bytes_per_s;
-    return j->link[comm].net;
-  }
-  return scale_step_group_net(j->chip, stride, n, w);
-}
-
-/** Every field NaN: the answer outside the domain. */
-static scale_hybrid_mamba2_step mamba_nan(void) {
-  double x = NAN;
-  return (scale_hybrid_mamba2_step){.microbatches = x,
-                                    .gemm_s = x,
-                                    .ssd_s = x,
-                                    .vector_s = x,
-                                    .tp_s = x,
-                                    .cp_s = x,
-                                    .pp_s = x,
-                                    .bubble_s = x,
-                                    .dp_s = x,
-                                    .dp_exposed_s = x,
-                                    .fsdp_s = x,
-                                    .fsdp_exposed_s = x,
-                                    .optimizer_s = x,
-                                    .unembed_s = x,
-                                    .loss_s = x,
-                                    .recompute_s = x,
-                                    .step_s = x,
-                                    .mfu = x};
-}
-
-/* [listing:mamba_step] */
-void scale_hybrid_mamba2_step_eval(const scale_step_job *job, const scale_step_params *params,
-                                   scale_hybrid_mamba2_step *out) {
-  if (!out) return;
-  *out = mamba_nan();
-  if (!job || !params || !job->chip || !mamba_model(job->model)) return;
-  const scale_model *m = job->model;
-  double tp = job->tp, cp = job->cp, dp = job->dp, pp = job->pp;
-  if (!degree_ok(tp) || !degree_ok(cp) || !degree_ok(dp) || !degree_ok(pp) ||
-      !degree_ok(job->mbs) || !(job->seq > 0.0) || !divides(tp, c(m->ssm_n_heads)) ||
-      !divides(tp, c(m->ssm_n_groups)) || !(job->gbs >= dp * job->mbs) || pp > c(m->n_layers))
-    return;
-  double peak = scale_chip_flops_per_s(job->chip, job->dtype);
-  double w_hbm = job->chip->hbm_bytes_per_s * params->v[SCALE_STEP_MEM_ETA];
-  double kernel = params->v[SCALE_STEP_KERNEL_S];
-  if (!(peak > 0.0) || !(w_hbm > 0.0)) return;
-
-  double d = c(m->d_model), inner = c(scale_model_ssm_d_inner(m));
-  double gn = c(m->ssm_n_groups) * c(m->ssm_d_state), l = c(m->ssm_chunk_size);
-  double h = c(m->ssm_n_heads), p = c(m->ssm_d_head), n = c(m->ssm_d_state);
-  double in_proj = scale_transformer_mamba2_d_in_proj(m);
-  double tokens = job->mbs * job->seq / cp; /* T: tokens of one microbatch on one device */
-  double act = 2.0;                         /* 16-bit activations */
-
-  /* one layer, one microbatch, forward + backward */
-  double gemm = mm_s(job, params, tokens, in_proj / tp, d, peak) +
-                mm_s(job, params, tokens, d, inner / tp, peak);
-  double ssd_flops =
-      scale_transformer_ssd_flops(m, job->mbs, job->seq / cp, false, SCALE_PASS_TRAIN) / tp;
-  double ssd_batch = job->mbs * (job->seq / cp) / l * h / tp;
-  double ssd = ssd_flops / (peak * scale_step_matmul_eta(job->chip, params, l, l, fmax(n, p),
-                                                         fmax(ssd_batch, 1.0)));
-  double fwd_bytes = tokens * act * (5.0 * d + (3.0 * (inner + 2.0 * gn) + 5.0 * inner) / tp) +
-                     tokens / l * 4.0 * 4.0 * (h / tp) * p * n;
-  double vector_fwd = fwd_bytes / w_hbm + 11.0 * kernel;
-  double vector = 3.0 * fwd_bytes / w_hbm + 33.0 * kernel;
-
-  double w, tp_s = 0.0, cp_s = 0.0;
-  if (tp > 1.0) {
-    scale_step_net net = mamba_net(job, SCALE_STEP_COMM_TP, 1.0, tp, &w);
-    tp_s =
-        2.0 * scale_step_collective_s(params, net, w, SCALE_COLL_ALL_REDUCE, tp, tokens * d * act);
-  }
-  if (cp > 1.0) { /* the chunk-final states AllGathered, the conv halo sent to the next rank */
-    scale_step_net net = mamba_net(job, SCALE_STEP_COMM_CP, tp, cp, &w);
-    double state = job->mbs * (h / tp) * p * n * act;
-    double halo = job->mbs * (c(m->ssm_d_conv) - 1.0) * (inner + 2.0 * gn) / tp * act;
-    cp_s = 2.0 * (scale_step_collective_s(params, net, w, SCALE_COLL_ALL_GATHER, cp, cp * state) +
-                  scale_step_send_s(params, net, mamba_send_w(job->chip, net, w), halo));
-  }
-  /* ZeRO-3: each layer's weights gathered forward and backward and its gradients
-   * reduce-scattered, per microbatch, prefetched under the layer's compute (as step.c) */
-  double fsdp_s = 0.0, fsdp_exposed = 0.0;
-  double shard3 = job->fsdp >= 1.0 ? job->fsdp : dp * cp;
-  if (job->zero == 3 && shard3 > 1.0) {
-    double layer_bytes = (scale_transformer_n_params(m) - scale_transformer_n_embedding_params(m)) /
-                         c(m->n_layers) / tp * act;
-    scale_step_net net = mamba_net(job, SCALE_STEP_COMM_FSDP, tp * cp, shard3, &w);
-    fsdp_s =
-        2.0 * scale_step_collective_s(params, net, w, SCALE_COLL_ALL_GATHER, shard3, layer_bytes) +
-        scale_step_collective_s(params, net, w, SCALE_COLL_REDUCE_SCATTER, shard3, layer_bytes);
-    fsdp_exposed = fmax(0.0, fsdp_s - (gemm + ssd + vector + tp_s + cp_s));
-  }
-  /* full recomputation runs each layer's forward again, its collectives included */
-  double redo = job->recompute == SCALE_RECOMPUTE_FULL
-                    ? gemm / 3.0 + ssd / 3.0 + vector_fwd + tp_s / 2.0 + cp_s / 2.0
-                    : 0.0;
-
-  /* the last stage's unembedding and loss (the slowest stage) */
-  double v = c(m->n_vocab);
-  double head_gemm = mm_s(job, params, tokens, v / tp, d, peak);
-  double head_vec = 3.0 * tokens * v / tp * 4.0 / w_hbm + 3.0 * kernel;
-
-  double layers = ceil(c(m->n_layers) / pp);
-  double micro = job->gbs / (dp * job->mbs);
-  double pp_send = 0.0;
-  if (pp > 1.0) {
-    scale_step_net net = mamba_net(job, SCALE_STEP_COMM_PP, tp * cp * dp, pp, &w);
-    pp_send =
-        2.0 * scale_step_send_s(params, net, mamba_send_w(job->chip, net, w), tokens * d * act);
-  }
-  double mb = layers * (gemm + ssd + vector + tp_s + cp_s + fsdp_exposed + redo) + head_gemm +
-              head_vec + pp_send;
-  double bubble =
-      pp > 1.0 ? scale_train_bubble_frac(SCALE_PP_1F1B, pp, micro, 1.0) * micro * mb : 0.0;
-
-  /* DP gradient buckets under the last microbatch's backward (2/3 of it), the last bare;
-   * ZeRO-1/2 reduce-scatter over their group and gather the updated weights (exposed), the
-   * replicas of a hybrid-sharded group all-reduce their shard (as step.c's dp_comm) */
-  double dp_total = 0.0, dp_exposed = 0.0, n_dp = dp * cp;
-  double params_chip = scale_transformer_n_params(m) / (tp * pp);
-  double shard = job->zero >= 1 ? (job->fsdp >= 1.0 ? job->fsdp : n_dp) : 1.0;
-  if (n_dp > 1.0) {
-    scale_step_net net = mamba_net(job, SCALE_STEP_COMM_DP, tp, n_dp, &w), snet = net;
-    double ws = w, grads = params_chip * act, tail = 0.0, t, gather = 0.0;
-    if (job->mapped) snet = job->link[SCALE_STEP_COMM_FSDP].net;
-    if (job->mapped) ws = job->link[SCALE_STEP_COMM_FSDP].bytes_per_s;
-    if (job->zero == 1 || job->zero == 2) {
-      dp_total += buckets_s(params, snet, ws, SCALE_COLL_REDUCE_SCATTER, shard, grads, &t);
-      tail = t;
-      gather = scale_step_collective_s(params, snet, ws, SCALE_COLL_ALL_GATHER, shard, grads);
-    }
-    if (job->zero == 0 || n_dp / shard > 1.0) {
-      dp_total +=
-          buckets_s(params, net, w, SCALE_COLL_ALL_REDUCE, job->zero == 0 ? n_dp : n_dp / shard,
-                    job->zero >= 1 ? grads / shard : grads, &t);
-      tail += t;
-    }
-    dp_exposed = (dp_total > 0.0 ? fmax(tail, dp_total - 2.0 / 3.0 * mb) : 0.0) + gather;
-    dp_total += gather;
-  }
-  double opt_params = params_chip / shard;
-  double optimizer = opt_params * ADAM_BYTES_PER_PARAM / w_hbm + 4.0 * kernel;
-
-  out->microbatches = micro;
-  out->gemm_s = micro * (layers * gemm + head_gemm);
-  out->ssd_s = micro * layers * ssd;
-  out->vector_s = micro * (layers * vector + head_vec);
-  out->tp_s = micro * layers * tp_s;
-  out->cp_s = micro * layers * cp_s;
-  out->pp_s = micro * pp_send;
-  out->bubble_s = bubble;
-  out->dp_s = dp_total;
-  out->fsdp_s = micro * layers * fsdp_s;
-  out->fsdp_exposed_s = micro * layers * fsdp_exposed;
-  out->dp_exposed_s = dp_exposed;
-  out->optimizer_s = optimizer;
-  out->unembed_s = micro * head_gemm;
-  out->loss_s = micro * head_vec;
-  out->recompute_s = micro * layers * redo;
-  out->step_s = micro * mb + bubble + dp_exposed + optimizer + params->v[SCALE_STEP_STEP_S];
-  double chips = dp * tp * pp * cp;
-  out->mfu = scale_transformer_flops(m, job->gbs, job->seq, true, SCALE_PASS_TRAIN) /
-             (out->step_s * chips * peak);
-}
-/* [/listing:mamba_step] */
-
-void scale_hybrid_mamba2_step_result(const scale_step_job *job, const scale_step_params *params,
-                                     scale_step_result *out) {
-  if (!out) return;
-  scale_hybrid_mamba2_step r;
-  scale_hybrid_mamba2_step_eval(job, params, &r);
-  memset(out, 0, sizeof *out);
-  if (!isfinite(r.step_s)) {
-    double *fields[] = {&out->microbatches, &out->layers_per_stage, &out->compute_s,
-                        &out->bubble_frac,  &out->bubble_s,         &out->optimizer_s,
-                        &out->overhead_s,   &out->step_s,           &out->model_flops,
-                        &out->mfu,          &out->host_s,           &out->stage_s};
-    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
-      *fields[i] = NAN;
-    for (int k = 0; k < SCALE_STEP_COMM_COUNT; k++)
-      out->comm_s[k] = out->exposed_s[k] = NAN;
-    for (int k = 0; k < SCALE_STEP_OP_COUNT; k++)
-      out->op_s[k] = NAN;
-    return;
-  }
-  const scale_model *m = job->model;
-  out->microbatches = r.microbatches;
-  out->layers_per_stage = ceil(c(m->n_layers) / job->pp);
-  out->op_s[SCALE_STEP_OP_UNEMBEDDING] = r.unembed_s;
-  out->op_s[SCALE_STEP_OP_LOSS] = r.loss_s;
-  out->op_s[SCALE_STEP_OP_OPTIMIZER] = r.optimizer_s;
-  out->compute_s = r.gemm_s + r.ssd_s + r.vector_s + r.recompute_s;
-  /* TP, CP and PP sit on the critical path; DP hides but for its tail */
-  const double comm[SCALE_STEP_COMM_COUNT] = {[SCALE_STEP_COMM_TP] = r.tp_s,
-                                              [SCALE_STEP_COMM_CP] = r.cp_s,
-                                              [SCALE_STEP_COMM_FSDP] = r.fsdp_s,
-                                              [SCALE_STEP_COMM_PP] = r.pp_s,
-                                              [SCALE_STEP_COMM_DP] = r.dp_s};
-  /* each group's stride and size in the rank order the evaluation uses */
-  double tp = job->tp, cp = job->cp, dp = job->dp, pp = job->pp, w;
-  const double group[SCALE_STEP_COMM_COUNT][2] = {
-      [SCALE_STEP_COMM_TP] = {1.0, tp},
-      [SCALE_STEP_COMM_CP] = {tp, cp},
-      [SCALE_STEP_COMM_FSDP] = {tp * cp, job->fsdp >= 1.0 ? job->fsdp : dp * cp},
-      [SCALE_STEP_COMM_EP] = {1.0, 1.0},
-      [SCALE_STEP_COMM_PP] = {tp * cp * dp, pp},
-      [SCALE_STEP_COMM_DP] = {tp, dp * cp}};
-  for (int k = 0; k < SCALE_STEP_COMM_COUNT; k++) {
-    out->comm_s[k] = comm[k];
-    out->exposed_s[k] = k == SCALE_STEP_COMM_DP     ? r.dp_exposed_s
-                        : k == SCALE_STEP_COMM_FSDP ? r.fsdp_exposed_s
-                                                    : comm[k];
-    out->net[k] = mamba_net(job, (scale_step_comm)k, group[k][0], group[k][1], &w);
-  }
-  out->bubble_frac =
-      job->pp > 1.0 ? scale_train_bubble_frac(SCALE_PP_1F1B, job->pp, r.microbatches, 1.0) : 0.0;
-  out->bubble_s = r.bubble_s;
-  out->optimizer_s = r.optimizer_s;
-  out->overhead_s = params->v[SCALE_STEP_STEP_S];
-  /* the host's floor under a CP layout, as step.c applies it to a transformer's step, but
-   * without TP's collectives on the host's path: a Mamba-2 layer's one TP all-reduce a pass
-   * (after the out-projection) is followed, before the next CP block (the conv halo and the
-   * state exchange), by the in-projection, the conv and the dozens of small operators of the
-   * chunked scan, whose launches take the host longer than the device takes to run them, so
-   * the all-reduce finishes under the host's launches. The tables agree: a Mamba TP x CP row
-   * takes no longer per layer-microbatch than the pure-CP rows of its table, where a LLaMA
-   * one takes 1-2 ms longer (chapter 13's host.tp_* values). */
-  out->host_s = scale_step_cp_host_s(job, out->net[SCALE_STEP_COMM_CP], 0.0, params);
-  /* each pipeline stage past the first adds the framework's fixed latency, whichever of
-   * the device and the host sets the rest of the step */
-  out->stage_s = scale_hybrid_ssm_stages(job) * params->v[SCALE_STEP_MESH_SSM_STAGE_S];
-  out->step_s = fmax(r.step_s, out->host_s) + out->stage_s;
-  out->model_flops = scale_transformer_flops(m, job->gbs, job->seq, true, SCALE_PASS_TRAIN);
-  out->mfu = r.mfu * r.step_s / out->step_s;
-}
-
 /* ==== context parallelism on a host-synchronous framework ===================================== */
-
-double scale_hybrid_cp_layer_microbatches(const scale_step_job *job) {
-  if (!job || !job->model || !(job->model->n_layers >= 1) || !degree_ok(job->dp) ||
-      !degree_ok(job->pp) || !degree_ok(job->cp) || !degree_ok(job->mbs) ||
-      !(isfinite(job->gbs) && job->gbs > 0.0))
-    return NAN;
-  if (job->cp == 1.0) return 0.0;
-  double m = job->gbs / (job->dp * job->mbs);
-  return m * ceil(c(job->model->n_layers) / job->pp) * (1.0 + (job->pp - 1.0) / m);
-}
 
 /* [listing:cp_host] */
 double scale_hybrid_cp_host_bound_s(const scale_step_job *job, double device_s,
                                     double host_layer_s) {
-  double n = scale_hybrid_cp_layer_microbatches(job);
+  double n = scale_step_cp_layer_microbatches(job);
+  if (isfinite(n) && job->cp == 1.0) n = 0.0; /* without CP the host runs ahead */
   if (!isfinite(n) || !(isfinite(device_s) && device_s > 0.0) || !size_ok(host_layer_s)) return NAN;
   return fmax(device_s, n * host_layer_s);
 }
 /* [/listing:cp_host] */
-
-/* ==== pipelines of Mamba-2 stages on the paper's framework ================================== */
-
-/* [listing:mamba_stage] */
-double scale_hybrid_ssm_stages(const scale_step_job *job) {
-  if (!job || !job->chip || !mamba_model(job->model) || !degree_ok(job->dp) ||
-      !degree_ok(job->pp) || !degree_ok(job->tp) || !degree_ok(job->cp))
-    return NAN;
-  double w;
-  scale_step_net net =
-      mamba_net(job, SCALE_STEP_COMM_PP, job->tp * job->cp * job->dp, job->pp, &w);
-  return job->pp > 1.0 && net == SCALE_STEP_NET_MESH ? job->pp - 1.0 : 0.0;
-}
-/* [/listing:mamba_stage] */
-
-/* ==== the framework's two parameters, fitted ================================================ */
-
-enum { FIT_GROUPS = 16, FIT_GRID = 2001, STAGE_GRID = 6001, FIT_ROUNDS = 16 };
-#define FIT_LO_S 1e-4
-#define FIT_HI_S 5e-2
-#define STAGE_HI_S 60.0
-
-double scale_hybrid_fit_row_s(const scale_hybrid_fit_row *r, double host_layer_s,
-                              double stage_s) {
-  if (!r || !size_ok(host_layer_s) || !size_ok(stage_s)) return NAN;
-  return fmax(r->device_s, r->units * host_layer_s + r->fixed_s) + r->stages * stage_s;
-}
-
-static bool fit_row_ok(const scale_hybrid_fit_row *r) {
-  return r->group >= 0 && r->group < FIT_GROUPS && isfinite(r->device_s) && r->device_s > 0.0 &&
-         isfinite(r->measured) && r->measured > 0.0 && size_ok(r->units) && size_ok(r->fixed_s) &&
-         size_ok(r->stages);
-}
-
-/** Group-weighted squared log error of the rows of the groups 'in' marks (skip left out). */
-static double fit_loss(const scale_hybrid_fit_row *rows, int n, const bool *in, const double *per,
-                       int skip, double h, double k) {
-  double loss = 0.0;
-  for (int i = 0; i < n; i++) {
-    if (rows[i].group == skip || !in[rows[i].group]) continue;
-    double r = log(scale_hybrid_fit_row_s(&rows[i], h, k) / rows[i].measured);
-    loss += r * r / per[rows[i].group];
-  }
-  return loss;
-}
-
-/** The grid point with the least loss, one parameter moving, the other held: the host time h
- * (log-spaced over [FIT_LO_S, FIT_HI_S]) when 'host', else the stage latency k (even over
- * [0, STAGE_HI_S]); the first wins a tie. */
-static double grid_fit(const scale_hybrid_fit_row *rows, int n, const bool *in, const double *per,
-                       int skip, bool host, double h, double k) {
-  int points = host ? FIT_GRID : STAGE_GRID;
-  double best = NAN, best_loss = INFINITY;
-  for (int g = 0; g < points; g++) {
-    double t = (double)g / (points - 1);
-    double x = host ? FIT_LO_S * pow(FIT_HI_S / FIT_LO_S, t) : STAGE_HI_S * t;
-    double loss = fit_loss(rows, n, in, per, skip, host ? x : h, host ? k : x);
-    if (loss < best_loss) best_loss = loss, best = x;
-  }
-  return best;
-}
-
-scale_status scale_hybrid_fit_framework(const scale_hybrid_fit_row *rows, int n, int skip_group,
-                                        double *host_layer_s, double *stage_s) {
-  if (host_layer_s) *host_layer_s = NAN;
-  if (stage_s) *stage_s = NAN;
-  if (!rows || n < 1 || !host_layer_s || !stage_s) return SCALE_ERR_INVALID;
-  double per[FIT_GROUPS] = {0};
-  bool host_in[FIT_GROUPS] = {false}, stage_in[FIT_GROUPS] = {false};
-  for (int i = 0; i < n; i++) {
-    if (!fit_row_ok(&rows[i])) return SCALE_ERR_INVALID;
-    if (rows[i].group == skip_group) continue;
-    per[rows[i].group] += 1.0;
-    host_in[rows[i].group] |= rows[i].units > 0.0;
-    stage_in[rows[i].group] |= rows[i].stages > 0.0;
-  }
-  bool any_host = false, any_stage = false;
-  for (int g = 0; g < FIT_GROUPS; g++) any_host |= host_in[g], any_stage |= stage_in[g];
-  /* alternate the two one-parameter fits (each a grid, so the rounds end on a fixed point) */
-  double h = 0.0, k = 0.0;
-  for (int round = 0; round < FIT_ROUNDS; round++) {
-    if (any_host) h = grid_fit(rows, n, host_in, per, skip_group, true, h, k);
-    double k_next = any_stage ? grid_fit(rows, n, stage_in, per, skip_group, false, h, k) : 0.0;
-    if (k_next == k && round > 0) break;
-    k = k_next;
-  }
-  *host_layer_s = any_host ? h : (double)NAN;
-  *stage_s = any_stage ? k : (double)NAN;
-  return any_host || any_stage ? SCALE_OK : SCALE_ERR_INVALID;
-}
 
 double scale_hybrid_predict_step_s(const scale_step_job *job, const scale_step_params *params,
                                    double host_layer_s, double stage_s) {
@@ -769,15 +379,8 @@ double scale_hybrid_predict_step_s(const scale_step_job *job, const scale_step_p
   scale_step_params device_params = *params;
   device_params.v[SCALE_STEP_MESH_CP_HOST_S] = 0.0;
   device_params.v[SCALE_STEP_MESH_SSM_STAGE_S] = 0.0;
-  double device;
-  if (job->model->arch == SCALE_ARCH_MAMBA2) {
-    scale_hybrid_mamba2_step r;
-    scale_hybrid_mamba2_step_eval(job, &device_params, &r);
-    device = r.step_s;
-  } else {
-    device = scale_step_time_s(job, &device_params);
-  }
-  double stages = job->model->arch == SCALE_ARCH_MAMBA2 ? scale_hybrid_ssm_stages(job) : 0.0;
+  double device = scale_step_time_s(job, &device_params);
+  double stages = job->model->arch == SCALE_ARCH_MAMBA2 ? scale_step_ssm_stages(job) : 0.0;
   if (!size_ok(stage_s)) return NAN;
   return scale_hybrid_cp_host_bound_s(job, device, host_layer_s) + stages * stage_s;
 }

@@ -11,32 +11,24 @@
 
 /* ==== pricing a row ========================================================================= */
 
-void scale_hybrid_study_step_eval(const scale_step_job *job, const scale_step_params *params,
-                                  scale_step_result *out) {
-  if (job->model->arch == SCALE_ARCH_MAMBA2)
-    scale_hybrid_mamba2_step_result(job, params, out);
-  else
-    scale_step_eval(job, params, out);
-}
-
 /** The host's floor of 'job' with mesh_cp_host_s = h [s]. */
 static double host_floor_s(const scale_step_job *job, const scale_step_params *params, double h) {
   scale_step_params p = *params;
   p.v[SCALE_STEP_MESH_CP_HOST_S] = h;
   scale_step_result r;
-  scale_hybrid_study_step_eval(job, &p, &r);
+  scale_step_eval(job, &p, &r);
   return r.host_s;
 }
 
-scale_hybrid_fit_row scale_hybrid_study_fit_row(const scale_step_job *job,
+scale_calib_framework_row scale_hybrid_study_fit_row(const scale_step_job *job,
                                                 const scale_step_params *params, double measured_s,
                                                 int group) {
   double f1 = host_floor_s(job, params, 1.0), f2 = host_floor_s(job, params, 2.0);
-  scale_hybrid_fit_row r = {
+  scale_calib_framework_row r = {
       .device_s = scale_hybrid_predict_step_s(job, params, 0.0, 0.0),
       .units = f2 - f1,
       .fixed_s = f1 - (f2 - f1),
-      .stages = job->model->arch == SCALE_ARCH_MAMBA2 ? scale_hybrid_ssm_stages(job) : 0.0,
+      .stages = job->model->arch == SCALE_ARCH_MAMBA2 ? scale_step_ssm_stages(job) : 0.0,
       .measured = measured_s,
       .group = group};
   return r;
@@ -58,10 +50,10 @@ scale_status scale_hybrid_study_load(const char *path, const scale_chip *chip,
   st = scale_model_load(out->rows[0].model, &out->model, diag);
   if (st != SCALE_OK) return st;
   for (int i = 0; i < out->n; i++) {
-    scale_step_job job = scale_step_job_from_measurement(&out->rows[i], &out->model, chip);
+    scale_step_job job = scale_calib_step_job(&out->rows[i], &out->model, chip);
     out->fit[i] = scale_hybrid_study_fit_row(&job, params, out->rows[i].measured, group);
     scale_step_result r;
-    scale_hybrid_study_step_eval(&job, params, &r);
+    scale_step_eval(&job, params, &r);
     out->pred_s[i] = r.step_s;
   }
   return SCALE_OK;
@@ -174,14 +166,14 @@ int scale_hybrid_study_paper_find(const scale_hybrid_paper_row *rows, int n, con
 
 void scale_hybrid_study_fit(const scale_hybrid_study_table *t, int n, int skip, double *host_s,
                             double *stage_s) {
-  scale_hybrid_fit_row rows[STUDY_TABLES_MAX * SCALE_HYBRID_STUDY_ROWS_MAX]; /* about 28 kB */
+  scale_calib_framework_row rows[STUDY_TABLES_MAX * SCALE_HYBRID_STUDY_ROWS_MAX]; /* about 28 kB */
   int m = 0;
   *host_s = *stage_s = NAN;
   if (n > STUDY_TABLES_MAX) return;
   for (int ti = 0; ti < n; ti++)
     for (int i = 0; i < t[ti].n; i++)
       rows[m++] = t[ti].fit[i];
-  if (scale_hybrid_fit_framework(rows, m, skip, host_s, stage_s) != SCALE_OK)
+  if (scale_calib_fit_framework(rows, m, skip, host_s, stage_s) != SCALE_OK)
     *host_s = *stage_s = NAN;
 }
 
@@ -189,7 +181,7 @@ double scale_hybrid_study_spearman_at(const scale_hybrid_study_table *t, double 
                                       double stage_s) {
   double pred[SCALE_HYBRID_STUDY_ROWS_MAX], meas[SCALE_HYBRID_STUDY_ROWS_MAX];
   for (int i = 0; i < t->n; i++)
-    pred[i] = scale_hybrid_fit_row_s(&t->fit[i], host_s, stage_s), meas[i] = t->rows[i].measured;
+    pred[i] = scale_calib_framework_row_s(&t->fit[i], host_s, stage_s), meas[i] = t->rows[i].measured;
   return scale_calib_spearman(pred, meas, t->n);
 }
 
@@ -199,7 +191,7 @@ static void host_means(const scale_hybrid_study_table *t, double host_s,
   double cp_sum = 0, tp_sum = 0;
   for (int i = 0; i < t->n; i++) {
     const scale_measurement *m = &t->rows[i];
-    const scale_hybrid_fit_row *f = &t->fit[i];
+    const scale_calib_framework_row *f = &t->fit[i];
     if (!(m->cp > 1 && m->pp == 1 && f->device_s / f->units < host_s)) continue;
     double per = m->measured / f->units;
     if (m->tp == 1)

@@ -8,12 +8,6 @@
 
 #include "scale/status.h"
 
-/* ---- diagnostics ---------------------------------------------------------------------------- */
-
-/** Fills 'diag' (if non-NULL) and returns 'status'. */
-scale_status scale_diag_set(scale_diag *diag, scale_status status, const char *file, int line,
-                            const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-
 /* ---- strict INI loading (inih underneath) --------------------------------------------------- */
 
 /** How a field's text is stored into the record. */

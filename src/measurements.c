@@ -15,20 +15,9 @@
 
 static const char *const metric_names[SCALE_METRIC_COUNT] = {
     "step_s", "tokens_per_s_per_chip", "megatron_tflops_per_chip", "maxtext_tflops_per_chip"};
-static const char *const recompute_names[SCALE_RECOMPUTE_COUNT] = {"-", "none", "selective",
-                                                                   "full"};
-static const char *const attention_names[SCALE_ATTENTION_COUNT] = {"unfused", "flash"};
 
 const char *scale_metric_name(scale_metric metric) {
   return (unsigned)metric < SCALE_METRIC_COUNT ? metric_names[metric] : "?";
-}
-
-const char *scale_attention_name(scale_attention attention) {
-  return (unsigned)attention < SCALE_ATTENTION_COUNT ? attention_names[attention] : "?";
-}
-
-const char *scale_recompute_name(scale_recompute recompute) {
-  return (unsigned)recompute < SCALE_RECOMPUTE_COUNT ? recompute_names[recompute] : "?";
 }
 
 /* ---- one row -------------------------------------------------------------------------------- */
@@ -84,11 +73,16 @@ static scale_status parse_number(const cursor *c, const char *col, const char *t
   return SCALE_OK;
 }
 
+/* The names of an enum's values by index (the files spell them as transformer.h names them). */
+static const char *recompute_at(int i) { return scale_recompute_name((scale_recompute)i); }
+static const char *attention_at(int i) { return scale_attention_name((scale_attention)i); }
+static const char *metric_at(int i) { return scale_metric_name((scale_metric)i); }
+
 /** One of names[0..n) into *out. */
 static scale_status parse_word(const cursor *c, const char *col, const char *text,
-                               const char *const *names, int n, int *out) {
+                               const char *(*name_of)(int), int n, int *out) {
   for (int i = 0; i < n; i++)
-    if (strcmp(text, names[i]) == 0) {
+    if (strcmp(text, name_of(i)) == 0) {
       *out = i;
       return SCALE_OK;
     }
@@ -146,11 +140,11 @@ static scale_status parse_row(const cursor *c, char **f, scale_measurement *r) {
   TRY(copy_text(c, "model", f[3], r->model, sizeof r->model));
   TRY(copy_text(c, "hardware", f[4], r->hardware, sizeof r->hardware));
   TRY(parse_degrees(c, f, r));
-  TRY(parse_word(c, "recompute", f[14], recompute_names, SCALE_RECOMPUTE_COUNT, &word));
+  TRY(parse_word(c, "recompute", f[14], recompute_at, SCALE_RECOMPUTE_COUNT, &word));
   r->recompute = (scale_recompute)word;
   TRY(parse_number(c, "sp", f[15], 0, 1, true, false, &flag));
   r->sp = flag != 0;
-  TRY(parse_word(c, "attn", f[16], attention_names, SCALE_ATTENTION_COUNT, &word));
+  TRY(parse_word(c, "attn", f[16], attention_at, SCALE_ATTENTION_COUNT, &word));
   r->attention = (scale_attention)word;
   TRY(parse_number(c, "gbs", f[17], 1, 1e9, true, false, &r->gbs));
   TRY(parse_number(c, "seq", f[18], 1, 1e8, true, false, &r->seq));
@@ -159,7 +153,7 @@ static scale_status parse_row(const cursor *c, char **f, scale_measurement *r) {
     return scale_diag_set(c->diag, SCALE_ERR_PARSE, c->path, c->line,
                           "column 'precision': unknown value '%s'", f[19]);
   r->precision = dtype;
-  TRY(parse_word(c, "metric", f[20], metric_names, SCALE_METRIC_COUNT, &word));
+  TRY(parse_word(c, "metric", f[20], metric_at, SCALE_METRIC_COUNT, &word));
   r->metric = (scale_metric)word;
   TRY(parse_number(c, "measured", f[21], 1e-300, 1e300, false, false, &r->measured));
   TRY(copy_text(c, "source", f[22], r->source, sizeof r->source));
@@ -312,4 +306,138 @@ double scale_measurement_step_s(const scale_measurement *row, const scale_model 
   default:
     return NAN;
   }
+}
+
+/* ---- the memory observations file ---- */
+
+#define MEM_COLUMNS 21
+static const char *const mem_header =
+    "id\tref\tgroup\tmodel\thardware\tchips\tdp\ttp\tpp\tcp\tep\tzero\tmbs\tvp\trecompute\tsp\tgbs"
+    "\tseq\toutcome\tmeasured_bytes\tsource";
+
+/* A number in [lo, hi] (whole when asked); '-' gives 'dash' when dash is not NaN. */
+static bool num(const char *text, double lo, double hi, bool whole, double dash, double *out) {
+  if (!isnan(dash) && strcmp(text, "-") == 0) return (*out = dash, true);
+  char *end = NULL;
+  double v = strtod(text, &end);
+  if (end == text || *end != '\0' || !isfinite(v) || v < lo || v > hi) return false;
+  if (whole && v != floor(v)) return false;
+  return (*out = v, true);
+}
+
+static bool text_copy(const char *text, char *dst, size_t size) {
+  size_t len = strlen(text);
+  if (len == 0 || len >= size) return false;
+  memcpy(dst, text, len + 1);
+  return true;
+}
+
+static int recompute_word(const char *w) {
+  for (int i = 0; i < SCALE_RECOMPUTE_COUNT; i++)
+    if (strcmp(w, scale_recompute_name((scale_recompute)i)) == 0) return i;
+  return -1;
+}
+
+/* Fills *r from the MEM_COLUMNS fields; the name of the first bad column, or NULL. */
+static const char *mem_parse(char **f, scale_measurement_memory *r) {
+  scale_measurement *m = &r->run;
+  double zero = 0, sp = 0, nan_dash = NAN;
+  if (!text_copy(f[0], m->id, sizeof m->id)) return "id";
+  if (strcmp(f[1], "-") == 0)
+    r->ref[0] = '\0';
+  else if (!text_copy(f[1], r->ref, sizeof r->ref))
+    return "ref";
+  if (!text_copy(f[2], m->group, sizeof m->group)) return "group";
+  if (!text_copy(f[3], m->model, sizeof m->model)) return "model";
+  if (!text_copy(f[4], m->hardware, sizeof m->hardware)) return "hardware";
+  if (!num(f[5], 1, 1e7, true, nan_dash, &m->chips)) return "chips";
+  if (!num(f[6], 1, 1e7, true, nan_dash, &m->dp)) return "dp";
+  if (!num(f[7], 1, 1e4, true, nan_dash, &m->tp)) return "tp";
+  if (!num(f[8], 1, 1e4, true, nan_dash, &m->pp)) return "pp";
+  if (!num(f[9], 1, 1e4, true, nan_dash, &m->cp)) return "cp";
+  if (!num(f[10], 1, 1e4, true, nan_dash, &m->ep)) return "ep";
+  if (!num(f[11], 0, 3, true, nan_dash, &zero)) return "zero";
+  m->zero = (int)zero;
+  if (!num(f[12], 1, 1e6, true, 0.0, &m->mbs)) return "mbs";
+  if (!num(f[13], 1, 1e3, true, 0.0, &m->vp)) return "vp";
+  int rc = recompute_word(f[14]);
+  if (rc < 0) return "recompute";
+  m->recompute = (scale_recompute)rc;
+  if (!num(f[15], 0, 1, true, nan_dash, &sp)) return "sp";
+  m->sp = sp == 1.0;
+  if (!num(f[16], 1, 1e9, true, nan_dash, &m->gbs)) return "gbs";
+  if (!num(f[17], 1, 1e8, true, nan_dash, &m->seq)) return "seq";
+  if (strcmp(f[18], "fits") != 0 && strcmp(f[18], "oom") != 0) return "outcome";
+  r->oom = strcmp(f[18], "oom") == 0;
+  if (strcmp(f[19], "-") == 0)
+    r->measured_bytes = NAN;
+  else if (!num(f[19], 1, 1e15, false, nan_dash, &r->measured_bytes))
+    return "measured_bytes";
+  if (!text_copy(f[20], m->source, sizeof m->source)) return "source";
+  m->attention = SCALE_ATTENTION_FLASH;
+  m->precision = SCALE_DTYPE_BF16;
+  return NULL;
+}
+
+static int split_fields(char *line, char **f) {
+  int n = 0;
+  for (char *p = line;; n++) {
+    if (n == MEM_COLUMNS) return n + 1; /* too many */
+    f[n] = p;
+    char *tab = strchr(p, '\t');
+    if (!tab) return n + 1;
+    *tab = '\0';
+    p = tab + 1;
+  }
+}
+
+scale_status scale_measurements_memory_load(const char *path, scale_measurement_memory *rows, int cap, int *n,
+                                    scale_diag *diag) {
+  if (!path || !rows || !n || cap < 0)
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "missing argument");
+  FILE *fp = fopen(path, "r");
+  if (!fp) return scale_diag_set(diag, SCALE_ERR_IO, path, 0, "cannot open");
+  char line[2048];
+  bool header = false;
+  scale_status st = SCALE_OK;
+  for (int lineno = 1; !st && fgets(line, sizeof line, fp); lineno++) {
+    size_t len = strlen(line);
+    if (len == sizeof line - 1 && line[len - 1] != '\n') {
+      st = scale_diag_set(diag, SCALE_ERR_PARSE, path, lineno, "line too long");
+      break;
+    }
+    while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+      line[--len] = '\0';
+    if (len == 0 || line[0] == '#') continue;
+    if (!header) {
+      header = true;
+      if (strcmp(line, mem_header) != 0)
+        st = scale_diag_set(diag, SCALE_ERR_PARSE, path, lineno, "header is not: %s", mem_header);
+      continue;
+    }
+    char *f[MEM_COLUMNS + 1];
+    if (split_fields(line, f) != MEM_COLUMNS) {
+      st = scale_diag_set(diag, SCALE_ERR_PARSE, path, lineno, "expected %d tab-separated fields",
+                          MEM_COLUMNS);
+    } else if (*n >= cap) {
+      st = scale_diag_set(diag, SCALE_ERR_RANGE, path, lineno, "more than %d rows", cap);
+    } else {
+      scale_measurement_memory *r = &rows[*n];
+      memset(r, 0, sizeof *r);
+      const char *bad = mem_parse(f, r);
+      scale_measurement *m = &r->run;
+      if (bad)
+        st = scale_diag_set(diag, SCALE_ERR_PARSE, path, lineno, "column '%s': bad value", bad);
+      else if (m->dp * m->tp * m->pp * m->cp != m->chips)
+        st = scale_diag_set(diag, SCALE_ERR_INVALID, path, lineno, "dp tp pp cp is not chips");
+      else {
+        snprintf(m->file, sizeof m->file, "memory.tsv");
+        m->line = lineno;
+        (*n)++;
+      }
+    }
+  }
+  if (!st && !header) st = scale_diag_set(diag, SCALE_ERR_PARSE, path, 0, "no header line");
+  fclose(fp);
+  return st;
 }

@@ -330,14 +330,7 @@ static void prune_tuple(worker *w, scale_plan_prune rule) {
 }
 
 static bool tp_ok(const scale_model *m, double tp) {
-  if (tp == 1) return true;
-  if (m->arch == SCALE_ARCH_MAMBA2)
-    return m->ssm_n_heads <= 0 || divides(tp, (double)m->ssm_n_heads);
-  if (!divides(tp, (double)m->n_heads)) return false;
-  double k = (double)m->n_kv_heads;
-  if (k > 0 && !divides(tp, k) && !divides(k, tp)) return false;
-  if (m->d_ff > 0 && !divides(tp, (double)m->d_ff)) return false;
-  return m->d_ff_expert <= 0 || divides(tp, (double)m->d_ff_expert);
+  return scale_transformer_tp_check(m, tp, NULL) == SCALE_OK;
 }
 
 /* Every degree tuple with the worker's tp values. */
@@ -766,7 +759,7 @@ double scale_plan_hybrid_memory_bytes(const scale_hybrid_problem *p, const scale
   scale_hybrid_memory mem;
   double m = p->gbs / (l->dp * p->mbs);
   scale_hybrid_memory_per_device(p->model, l, &p->prec, p->mbs, p->s,
-                                 scale_train_microbatches_in_flight(SCALE_PP_1F1B, l->pp, m, 1),
+                                 scale_pipeline_microbatches_in_flight(SCALE_PP_1F1B, l->pp, m, 1),
                                  &mem);
   return mem.total_bytes;
 }
@@ -779,7 +772,7 @@ double scale_plan_hybrid_step_s(const scale_hybrid_problem *p, const scale_hybri
                       .attention = SCALE_ATTENTION_FLASH, .tp_overlap = false, .gbs = p->gbs,
                       .seq = p->s, .dtype = SCALE_DTYPE_BF16};
   scale_step_result r;
-  scale_hybrid_study_step_eval(&j, params, &r);
+  scale_step_eval(&j, params, &r);
   return r.step_s;
 }
 

@@ -11,24 +11,13 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "scale/file.h"
 #include "scale/step.h"
 #include "scale/transformer.h"
 
-_Static_assert(SCALE_SERVE_N_PARAMS <= SCALE_CHIP_SERVE_PARAMS,
-               "hardware.h reserves room for every [serve] value");
+/* ---- the parameters (their table is in params.h) -------------------------------------------- */
 
-/* ---- the parameters ------------------------------------------------------------------------- */
-
-static const scale_serve_param_info param_info[SCALE_SERVE_N_PARAMS] = {
-#define SERVE_INFO(e, key, unit, lo, hi, prior, log_scale, meaning)                                \
-  {key, unit, lo, hi, prior, log_scale, meaning},
-    SCALE_SERVE_PARAM_LIST(SERVE_INFO)
-#undef SERVE_INFO
-};
-
-const scale_serve_param_info *scale_serve_param_describe(int p) {
-  return p >= 0 && p < SCALE_SERVE_N_PARAMS ? &param_info[p] : NULL;
-}
+static const scale_serve_param_info *const param_info = scale_params_serve_info;
 
 bool scale_serve_params_of(const scale_chip *chip, double p[SCALE_SERVE_N_PARAMS]) {
   bool fitted = chip && chip->has_serve;
@@ -1112,26 +1101,6 @@ double scale_serve_mape(const scale_serve_set *set, int g, const double *pred) {
 
 /* ---- writing the fit ------------------------------------------------------------------------ */
 
-/* Reads all of 'path' into a NUL-terminated buffer the caller frees; NULL on failure. */
-static char *read_all(const char *path) {
-  FILE *fp = fopen(path, "rb");
-  if (!fp) return NULL;
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  for (size_t got; buf && (got = fread(buf + n, 1, cap - n - 1, fp)) > 0;) {
-    n += got;
-    if (n + 1 == cap) {
-      char *b = realloc(buf, cap * 2);
-      if (!b) free(buf);
-      buf = b;
-      cap *= 2;
-    }
-  }
-  fclose(fp);
-  if (buf) buf[n] = '\0';
-  return buf;
-}
-
 /* Removes the [serve] section (its header line up to the next section) from 'text' in place;
  * returns the offset where it stood (the start of the next section), -1 when there was none. */
 static long strip_serve(char *text) {
@@ -1187,8 +1156,9 @@ scale_status scale_serve_write_hardware(const char *src, const char *dst,
                                         const double p[SCALE_SERVE_N_PARAMS],
                                         const scale_serve_set *set, double rms_log, double loo_mape,
                                         scale_diag *diag) {
-  char *text = read_all(src);
-  if (!text) return scale_diag_set(diag, SCALE_ERR_IO, src, 0, "cannot read");
+  char *text;
+  scale_status read = scale_file_read(src, &text, NULL, diag);
+  if (read) return read;
   FILE *fp = fopen(dst, "wb");
   if (!fp) {
     free(text);

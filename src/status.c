@@ -1,9 +1,8 @@
-/* status.c — status names and diagnostics (status.h, internal.h). */
+/* status.c — status names and diagnostics (status.h). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
 #include "scale/status.h"
 
 const char *scale_status_str(scale_status status) {

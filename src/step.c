@@ -10,24 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <ini.h>
-
 #include "internal.h"
-#include "scale/training.h"
+#include "scale/pipeline.h"
 #include "scale/transformer.h"
 
 /* ---- parameters ----------------------------------------------------------------------------- */
 
-static const scale_step_param_info param_info[SCALE_STEP_N_PARAMS] = {
-#define INFO(e, key, unit, lo, hi, prior, log_scale, meaning)                                     \
-  {key, unit, lo, hi, prior, log_scale, meaning},
-    SCALE_STEP_PARAM_LIST(INFO)
-#undef INFO
-};
-
-const scale_step_param_info *scale_step_param_describe(scale_step_param p) {
-  return (unsigned)p < SCALE_STEP_N_PARAMS ? &param_info[p] : NULL;
-}
+static const scale_step_param_info *const param_info = scale_params_step_info;
 
 scale_step_params scale_step_params_prior(void) {
   scale_step_params p;
@@ -47,71 +36,19 @@ scale_status scale_step_params_of_chip(const scale_chip *chip, scale_step_params
   return SCALE_OK;
 }
 
-/** inih context of the strict [step] loader. */
-typedef struct {
-  const char *path;
-  scale_step_params *out;
-  bool seen[SCALE_STEP_N_PARAMS];
-  scale_diag *diag;
-  scale_status status;
-  FILE *fp;
-  int line; /**< line last handed to inih (Debian's inih passes no line number) */
-} load_ctx;
-
-static char *read_line(char *str, int num, void *stream) {
-  load_ctx *c = stream;
-  char *got = fgets(str, num, c->fp);
-  if (got) c->line++;
-  return got;
-}
-
-static int on_key(void *user, const char *section, const char *key, const char *value) {
-  load_ctx *c = user;
-  int line = c->line;
-  if (strcmp(section, "step") != 0) return 1; /* [step_fit] and the hardware's own sections */
-  for (int i = 0; i < SCALE_STEP_N_PARAMS; i++) {
-    if (strcmp(key, param_info[i].key) != 0) continue;
-    if (c->seen[i]) {
-      c->status = scale_diag_set(c->diag, SCALE_ERR_DUPLICATE_KEY, c->path, line,
-                                 "'%s' given twice", key);
-      return 0;
-    }
-    char *end = NULL;
-    double v = strtod(value, &end);
-    if (end == value || *end != '\0' || !isfinite(v)) {
-      c->status = scale_diag_set(c->diag, SCALE_ERR_PARSE, c->path, line,
-                                 "'%s': '%s' is not a number", key, value);
-      return 0;
-    }
-    if (v < param_info[i].lo || v > param_info[i].hi) {
-      c->status = scale_diag_set(c->diag, SCALE_ERR_RANGE, c->path, line,
-                                 "'%s' = %g is outside its range [%g, %g]", key, v,
-                                 param_info[i].lo, param_info[i].hi);
-      return 0;
-    }
-    c->seen[i] = true;
-    c->out->v[i] = v;
-    return 1;
-  }
-  c->status =
-      scale_diag_set(c->diag, SCALE_ERR_UNKNOWN_KEY, c->path, line, "unknown key '%s'", key);
-  return 0;
-}
-
 scale_status scale_step_params_load_file(const char *path, scale_step_params *out,
                                          scale_diag *diag) {
-  FILE *fp = fopen(path, "r");
-  if (!fp) return scale_diag_set(diag, SCALE_ERR_IO, path, 0, "cannot open");
-  load_ctx c = {path, out, {false}, diag, SCALE_OK, fp, 0};
-  int rc = ini_parse_stream(read_line, &c, on_key, &c);
-  fclose(fp);
-  if (c.status) return c.status;
-  if (rc != 0) return scale_diag_set(diag, SCALE_ERR_PARSE, path, rc, "malformed line");
-  for (int i = 0; i < SCALE_STEP_N_PARAMS; i++)
-    if (!c.seen[i])
-      return scale_diag_set(diag, SCALE_ERR_MISSING_KEY, path, 0, "missing [step] %s",
-                            param_info[i].key);
-  return SCALE_OK;
+  scale_chip *chip = malloc(sizeof *chip);
+  if (!chip) return scale_diag_set(diag, SCALE_ERR_NOMEM, path, 0, "out of memory");
+  /* the hardware schema's one strict reader: [step] keys in range, the rest as a chip file */
+  scale_status st = scale_chip_read_sections(path, chip, diag);
+  for (int i = 0; !st && i < SCALE_STEP_N_PARAMS; i++)
+    if (isnan(chip->step[i]))
+      st = scale_diag_set(diag, SCALE_ERR_MISSING_KEY, path, 0, "missing [step] %s",
+                          param_info[i].key);
+  if (!st) memcpy(out->v, chip->step, sizeof out->v);
+  free(chip);
+  return st;
 }
 
 /* ---- names ---------------------------------------------------------------------------------- */
@@ -719,8 +656,9 @@ void scale_step_eval(const scale_step_job *job, const scale_step_params *params,
   scale_step_eval_cached(job, params, NULL, out);
 }
 
-void scale_step_eval_cached(const scale_step_job *job, const scale_step_params *params,
-                            scale_step_cache *cache, scale_step_result *out) {
+/* A transformer's step: its layer's ops, their costs, the overlap rules, the step. */
+static void transformer_eval(const scale_step_job *job, const scale_step_params *params,
+                             scale_step_cache *cache, scale_step_result *out) {
   ctx c;
   memset(out, 0, sizeof *out);
   if (!make_ctx(job, params, &c)) {
@@ -764,7 +702,7 @@ void scale_step_eval_cached(const scale_step_job *job, const scale_step_params *
 
   scale_pp_schedule sched = job->vp > 1 ? SCALE_PP_INTERLEAVED : SCALE_PP_1F1B;
   out->bubble_frac = job->pp > 1 && !job->zero_bubble
-                         ? scale_train_bubble_frac(sched, job->pp, m, job->vp)
+                         ? scale_pipeline_bubble_frac(sched, job->pp, m, job->vp)
                          : 0;
   out->bubble_s = out->bubble_frac * m * mb;
 
@@ -867,7 +805,7 @@ double scale_step_cp_layer_microbatches(const scale_step_job *job) {
       !(job->pp >= 1) || !(job->cp >= 1) || !(job->mbs >= 1) || !(job->gbs > 0))
     return NAN;
   double m = job->gbs / (job->dp * job->mbs);
-  return ceil((double)job->model->n_layers / job->pp) * (m + job->pp - 1);
+  return scale_pipeline_layer_slots((double)job->model->n_layers, job->pp, m);
 }
 
 /* [listing:cp_host_step] */
@@ -883,33 +821,322 @@ double scale_step_cp_host_s(const scale_step_job *job, scale_step_net cp_net, do
 }
 /* [/listing:cp_host_step] */
 
+/* The one place the step model dispatches on the architecture. */
+void scale_step_eval_cached(const scale_step_job *job, const scale_step_params *params,
+                            scale_step_cache *cache, scale_step_result *out) {
+  if (job && job->model && job->model->arch == SCALE_ARCH_MAMBA2)
+    scale_step_mamba2_result(job, params, out);
+  else
+    transformer_eval(job, params, cache, out);
+}
+
 double scale_step_time_s(const scale_step_job *job, const scale_step_params *params) {
   scale_step_result r;
   scale_step_eval(job, params, &r);
   return r.step_s;
 }
 
-scale_step_job scale_step_job_from_measurement(const scale_measurement *row,
-                                               const scale_model *model,
-                                               const scale_chip *chip) {
-  scale_step_job j;
-  memset(&j, 0, sizeof j);
-  j.model = model;
-  j.chip = chip;
-  j.dp = row->dp;
-  j.tp = row->tp;
-  j.pp = row->pp;
-  j.cp = row->cp;
-  j.ep = row->ep;
-  j.zero = row->zero;
-  j.mbs = row->mbs > 0 ? row->mbs : 1;
-  j.vp = row->vp > 0 ? row->vp : 1;
-  j.recompute = row->recompute;
-  j.sp = row->sp;
-  j.attention = row->attention;
-  j.tp_overlap = false;
-  j.gbs = row->gbs;
-  j.seq = row->seq;
-  j.dtype = row->precision;
-  return j;
+/* ---- Mamba-2 layers ------------------------------------------------------------------------ */
+
+/* The helpers of the Mamba-2 layers. */
+static double n64(int64_t v) { return (double)v; }
+
+/** A degree: finite and >= 1. */
+static bool degree_ok(double x) { return isfinite(x) && x >= 1.0; }
+
+static bool mamba_model(const scale_model *m) {
+  return m && m->arch == SCALE_ARCH_MAMBA2 && m->ssm_n_heads > 0 && m->ssm_d_head > 0 &&
+         m->ssm_d_state > 0 && m->ssm_chunk_size > 0;
 }
+
+/** Forward + backward time of a (T x n x k) matmul: 3 x 2 T n k FLOPs at its efficiency. */
+static double mamba_mm_s(const scale_step_job *j, const scale_step_params *p, double t, double n,
+                   double k, double peak) {
+  double eta = scale_step_matmul_eta(j->chip, p, t, n, k, 1.0);
+  return 3.0 * 2.0 * t * n * k / (peak * eta) + 3.0 * p->v[SCALE_STEP_KERNEL_S];
+}
+
+/** Gradient traffic of a bucketed collective 'op' of 'bytes' over n ranks [s]: full buckets of
+ * GRAD_BUCKET_BYTES and the remainder, whose time goes into *tail. */
+static double mamba_buckets_s(const scale_step_params *p, scale_step_net net, double w,
+                        scale_collective op, double n, double bytes, double *tail) {
+  *tail = 0.0;
+  if (n <= 1.0 || bytes <= 0.0) return 0.0;
+  double n_buckets = ceil(bytes / GRAD_BUCKET_BYTES);
+  double last = bytes - (n_buckets - 1.0) * GRAD_BUCKET_BYTES;
+  *tail = scale_step_collective_s(p, net, w, op, n, last);
+  return (n_buckets - 1.0) * scale_step_collective_s(p, net, w, op, n, GRAD_BUCKET_BYTES) + *tail;
+}
+
+/** Every field NaN: the answer outside the domain. */
+static scale_step_mamba2 mamba_nan(void) {
+  double x = NAN;
+  return (scale_step_mamba2){.microbatches = x,
+                                    .gemm_s = x,
+                                    .ssd_s = x,
+                                    .vector_s = x,
+                                    .tp_s = x,
+                                    .cp_s = x,
+                                    .pp_s = x,
+                                    .bubble_s = x,
+                                    .dp_s = x,
+                                    .dp_exposed_s = x,
+                                    .fsdp_s = x,
+                                    .fsdp_exposed_s = x,
+                                    .optimizer_s = x,
+                                    .unembed_s = x,
+                                    .loss_s = x,
+                                    .recompute_s = x,
+                                    .step_s = x,
+                                    .mfu = x};
+}
+
+/* [listing:mamba_step] */
+/** One Mamba-2 layer's costs for one microbatch, forward and backward [s]. */
+typedef struct {
+  double gemm, ssd, vector_fwd, vector; /**< projections, SSD matmuls, memory-bound work */
+  double tp, cp;                        /**< TP AllReduces, CP states and halo */
+  double fsdp, fsdp_exposed;            /**< ZeRO-3 gathers and scatters, the part left bare */
+  double redo;                          /**< full recomputation's second forward */
+} mamba_layer;
+
+/* The layer's costs on T = mbs s / cp tokens of a tp share (scale_step_mamba2_eval()). */
+static void mamba_layer_costs(const scale_step_job *job, const scale_step_params *params,
+                              double peak, double w_hbm, mamba_layer *o) {
+  const scale_model *m = job->model;
+  double tp = job->tp, cp = job->cp, dp = job->dp;
+  double kernel = params->v[SCALE_STEP_KERNEL_S];
+  double d = n64(m->d_model), inner = n64(scale_model_ssm_d_inner(m));
+  double gn = n64(m->ssm_n_groups) * n64(m->ssm_d_state), l = n64(m->ssm_chunk_size);
+  double h = n64(m->ssm_n_heads), p = n64(m->ssm_d_head), n = n64(m->ssm_d_state);
+  double in_proj = scale_transformer_mamba2_d_in_proj(m);
+  double tokens = job->mbs * job->seq / cp; /* T: tokens of one microbatch on one device */
+  double act = 2.0;                         /* 16-bit activations */
+
+  /* one layer, one microbatch, forward + backward */
+  double gemm = mamba_mm_s(job, params, tokens, in_proj / tp, d, peak) +
+                mamba_mm_s(job, params, tokens, d, inner / tp, peak);
+  double ssd_flops =
+      scale_transformer_ssd_flops(m, job->mbs, job->seq / cp, false, SCALE_PASS_TRAIN) / tp;
+  double ssd_batch = job->mbs * (job->seq / cp) / l * h / tp;
+  double ssd = ssd_flops / (peak * scale_step_matmul_eta(job->chip, params, l, l, fmax(n, p),
+                                                         fmax(ssd_batch, 1.0)));
+  double fwd_bytes = tokens * act * (5.0 * d + (3.0 * (inner + 2.0 * gn) + 5.0 * inner) / tp) +
+                     tokens / l * 4.0 * 4.0 * (h / tp) * p * n;
+  double vector_fwd = fwd_bytes / w_hbm + 11.0 * kernel;
+  double vector = 3.0 * fwd_bytes / w_hbm + 33.0 * kernel;
+
+  double w, tp_s = 0.0, cp_s = 0.0;
+  if (tp > 1.0) {
+    scale_step_net net = comm_net(job, SCALE_STEP_COMM_TP, 1.0, tp, &w);
+    tp_s =
+        2.0 * scale_step_collective_s(params, net, w, SCALE_COLL_ALL_REDUCE, tp, tokens * d * act);
+  }
+  if (cp > 1.0) { /* the chunk-final states AllGathered, the conv halo sent to the next rank */
+    scale_step_net net = comm_net(job, SCALE_STEP_COMM_CP, tp, cp, &w);
+    double state = job->mbs * (h / tp) * p * n * act;
+    double halo = job->mbs * (n64(m->ssm_d_conv) - 1.0) * (inner + 2.0 * gn) / tp * act;
+    cp_s = 2.0 * (scale_step_collective_s(params, net, w, SCALE_COLL_ALL_GATHER, cp, cp * state) +
+                  scale_step_send_s(params, net, send_bytes_per_s(job->chip, net, w), halo));
+  }
+  /* ZeRO-3: each layer's weights gathered forward and backward and its gradients
+   * reduce-scattered, per microbatch, prefetched under the layer's compute (as a transformer's) */
+  double fsdp_s = 0.0, fsdp_exposed = 0.0;
+  double shard3 = job->fsdp >= 1.0 ? job->fsdp : dp * cp;
+  if (job->zero == 3 && shard3 > 1.0) {
+    double layer_bytes = (scale_transformer_n_params(m) - scale_transformer_n_embedding_params(m)) /
+                         n64(m->n_layers) / tp * act;
+    scale_step_net net = comm_net(job, SCALE_STEP_COMM_FSDP, tp * cp, shard3, &w);
+    fsdp_s =
+        2.0 * scale_step_collective_s(params, net, w, SCALE_COLL_ALL_GATHER, shard3, layer_bytes) +
+        scale_step_collective_s(params, net, w, SCALE_COLL_REDUCE_SCATTER, shard3, layer_bytes);
+    fsdp_exposed = fmax(0.0, fsdp_s - (gemm + ssd + vector + tp_s + cp_s));
+  }
+  /* full recomputation runs each layer's forward again, its collectives included */
+  double redo = job->recompute == SCALE_RECOMPUTE_FULL
+                    ? gemm / 3.0 + ssd / 3.0 + vector_fwd + tp_s / 2.0 + cp_s / 2.0
+                    : 0.0;
+
+  *o = (mamba_layer){gemm, ssd, vector_fwd, vector, tp_s, cp_s, fsdp_s, fsdp_exposed, redo};
+}
+
+/* DP gradient traffic of a Mamba-2 step whose microbatch takes 'mb' [s]: its total, with
+ * the exposed part in *exposed and the ZeRO shard group in *shard. */
+static double mamba_dp_s(const scale_step_job *job, const scale_step_params *params, double mb,
+                         double params_chip, double *shard, double *exposed) {
+  /* DP gradient buckets under the last microbatch's backward (2/3 of it), the last bare;
+   * ZeRO-1/2 reduce-scatter over their group and gather the updated weights (exposed), the
+   * replicas of a hybrid-sharded group all-reduce their shard (as dp_comm) */
+  double tp = job->tp, n_dp = job->dp * job->cp, act = 2.0, w;
+  double total = 0.0, sh = job->zero >= 1 ? (job->fsdp >= 1.0 ? job->fsdp : n_dp) : 1.0;
+  *shard = sh;
+  *exposed = 0.0;
+  if (!(n_dp > 1.0)) return 0.0;
+  scale_step_net net = comm_net(job, SCALE_STEP_COMM_DP, tp, n_dp, &w), snet = net;
+  double ws = w, grads = params_chip * act, tail = 0.0, t, gather = 0.0;
+  if (job->mapped) snet = job->link[SCALE_STEP_COMM_FSDP].net;
+  if (job->mapped) ws = job->link[SCALE_STEP_COMM_FSDP].bytes_per_s;
+  if (job->zero == 1 || job->zero == 2) {
+    total += mamba_buckets_s(params, snet, ws, SCALE_COLL_REDUCE_SCATTER, sh, grads, &t);
+    tail = t;
+    gather = scale_step_collective_s(params, snet, ws, SCALE_COLL_ALL_GATHER, sh, grads);
+  }
+  if (job->zero == 0 || n_dp / sh > 1.0) {
+    total += mamba_buckets_s(params, net, w, SCALE_COLL_ALL_REDUCE,
+                             job->zero == 0 ? n_dp : n_dp / sh,
+                             job->zero >= 1 ? grads / sh : grads, &t);
+    tail += t;
+  }
+  *exposed = (total > 0.0 ? fmax(tail, total - 2.0 / 3.0 * mb) : 0.0) + gather;
+  return total + gather;
+}
+
+void scale_step_mamba2_eval(const scale_step_job *job, const scale_step_params *params,
+                            scale_step_mamba2 *out) {
+  if (!out) return;
+  *out = mamba_nan();
+  if (!job || !params || !job->chip || !mamba_model(job->model)) return;
+  const scale_model *m = job->model;
+  double tp = job->tp, cp = job->cp, dp = job->dp, pp = job->pp;
+  if (!degree_ok(tp) || !degree_ok(cp) || !degree_ok(dp) || !degree_ok(pp) ||
+      !degree_ok(job->mbs) || !(job->seq > 0.0) ||
+      scale_transformer_tp_check(m, tp, NULL) != SCALE_OK || !(job->gbs >= dp * job->mbs) ||
+      pp > n64(m->n_layers))
+    return;
+  double peak = scale_chip_flops_per_s(job->chip, job->dtype);
+  double w_hbm = job->chip->hbm_bytes_per_s * params->v[SCALE_STEP_MEM_ETA];
+  double kernel = params->v[SCALE_STEP_KERNEL_S];
+  if (!(peak > 0.0) || !(w_hbm > 0.0)) return;
+
+  mamba_layer c;
+  mamba_layer_costs(job, params, peak, w_hbm, &c);
+  double gemm = c.gemm, ssd = c.ssd, vector = c.vector, tp_s = c.tp, cp_s = c.cp;
+  double fsdp_s = c.fsdp, fsdp_exposed = c.fsdp_exposed, redo = c.redo;
+  double d = n64(m->d_model), tokens = job->mbs * job->seq / cp, act = 2.0, w;
+  /* the last stage's unembedding and loss (the slowest stage) */
+  double v = n64(m->n_vocab);
+  double head_gemm = mamba_mm_s(job, params, tokens, v / tp, d, peak);
+  double head_vec = 3.0 * tokens * v / tp * 4.0 / w_hbm + 3.0 * kernel;
+
+  double layers = scale_pipeline_stage_layers(n64(m->n_layers), pp, 1.0);
+  double micro = job->gbs / (dp * job->mbs);
+  double pp_send = 0.0;
+  if (pp > 1.0) {
+    scale_step_net net = comm_net(job, SCALE_STEP_COMM_PP, tp * cp * dp, pp, &w);
+    pp_send =
+        2.0 * scale_step_send_s(params, net, send_bytes_per_s(job->chip, net, w), tokens * d * act);
+  }
+  double mb = layers * (gemm + ssd + vector + tp_s + cp_s + fsdp_exposed + redo) + head_gemm +
+              head_vec + pp_send;
+  double bubble =
+      pp > 1.0 ? scale_pipeline_bubble_frac(SCALE_PP_1F1B, pp, micro, 1.0) * micro * mb : 0.0;
+
+  double params_chip = scale_transformer_n_params(m) / (tp * pp), shard, dp_exposed;
+  double dp_total = mamba_dp_s(job, params, mb, params_chip, &shard, &dp_exposed);
+  double opt_params = params_chip / shard;
+  double optimizer = opt_params * ADAM_BYTES_PER_PARAM / w_hbm + 4.0 * kernel;
+
+  out->microbatches = micro;
+  out->gemm_s = micro * (layers * gemm + head_gemm);
+  out->ssd_s = micro * layers * ssd;
+  out->vector_s = micro * (layers * vector + head_vec);
+  out->tp_s = micro * layers * tp_s;
+  out->cp_s = micro * layers * cp_s;
+  out->pp_s = micro * pp_send;
+  out->bubble_s = bubble;
+  out->dp_s = dp_total;
+  out->fsdp_s = micro * layers * fsdp_s;
+  out->fsdp_exposed_s = micro * layers * fsdp_exposed;
+  out->dp_exposed_s = dp_exposed;
+  out->optimizer_s = optimizer;
+  out->unembed_s = micro * head_gemm;
+  out->loss_s = micro * head_vec;
+  out->recompute_s = micro * layers * redo;
+  out->step_s = micro * mb + bubble + dp_exposed + optimizer + params->v[SCALE_STEP_STEP_S];
+  double chips = dp * tp * pp * cp;
+  out->mfu = scale_transformer_flops(m, job->gbs, job->seq, true, SCALE_PASS_TRAIN) /
+             (out->step_s * chips * peak);
+}
+/* [/listing:mamba_step] */
+
+void scale_step_mamba2_result(const scale_step_job *job, const scale_step_params *params,
+                              scale_step_result *out) {
+  if (!out) return;
+  scale_step_mamba2 r;
+  scale_step_mamba2_eval(job, params, &r);
+  memset(out, 0, sizeof *out);
+  if (!isfinite(r.step_s)) {
+    double *fields[] = {&out->microbatches, &out->layers_per_stage, &out->compute_s,
+                        &out->bubble_frac,  &out->bubble_s,         &out->optimizer_s,
+                        &out->overhead_s,   &out->step_s,           &out->model_flops,
+                        &out->mfu,          &out->host_s,           &out->stage_s};
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+      *fields[i] = NAN;
+    for (int k = 0; k < SCALE_STEP_COMM_COUNT; k++)
+      out->comm_s[k] = out->exposed_s[k] = NAN;
+    for (int k = 0; k < SCALE_STEP_OP_COUNT; k++)
+      out->op_s[k] = NAN;
+    return;
+  }
+  const scale_model *m = job->model;
+  out->microbatches = r.microbatches;
+  out->layers_per_stage = scale_pipeline_stage_layers(n64(m->n_layers), job->pp, 1.0);
+  out->op_s[SCALE_STEP_OP_UNEMBEDDING] = r.unembed_s;
+  out->op_s[SCALE_STEP_OP_LOSS] = r.loss_s;
+  out->op_s[SCALE_STEP_OP_OPTIMIZER] = r.optimizer_s;
+  out->compute_s = r.gemm_s + r.ssd_s + r.vector_s + r.recompute_s;
+  /* TP, CP and PP sit on the critical path; DP hides but for its tail */
+  const double comm[SCALE_STEP_COMM_COUNT] = {[SCALE_STEP_COMM_TP] = r.tp_s,
+                                              [SCALE_STEP_COMM_CP] = r.cp_s,
+                                              [SCALE_STEP_COMM_FSDP] = r.fsdp_s,
+                                              [SCALE_STEP_COMM_PP] = r.pp_s,
+                                              [SCALE_STEP_COMM_DP] = r.dp_s};
+  /* each group's stride and size in the rank order the evaluation uses */
+  double tp = job->tp, cp = job->cp, dp = job->dp, pp = job->pp, w;
+  const double group[SCALE_STEP_COMM_COUNT][2] = {
+      [SCALE_STEP_COMM_TP] = {1.0, tp},
+      [SCALE_STEP_COMM_CP] = {tp, cp},
+      [SCALE_STEP_COMM_FSDP] = {tp * cp, job->fsdp >= 1.0 ? job->fsdp : dp * cp},
+      [SCALE_STEP_COMM_EP] = {1.0, 1.0},
+      [SCALE_STEP_COMM_PP] = {tp * cp * dp, pp},
+      [SCALE_STEP_COMM_DP] = {tp, dp * cp}};
+  for (int k = 0; k < SCALE_STEP_COMM_COUNT; k++) {
+    out->comm_s[k] = comm[k];
+    out->exposed_s[k] = k == SCALE_STEP_COMM_DP     ? r.dp_exposed_s
+                        : k == SCALE_STEP_COMM_FSDP ? r.fsdp_exposed_s
+                                                    : comm[k];
+    out->net[k] = comm_net(job, (scale_step_comm)k, group[k][0], group[k][1], &w);
+  }
+  out->bubble_frac =
+      job->pp > 1.0 ? scale_pipeline_bubble_frac(SCALE_PP_1F1B, job->pp, r.microbatches, 1.0) : 0.0;
+  out->bubble_s = r.bubble_s;
+  out->optimizer_s = r.optimizer_s;
+  out->overhead_s = params->v[SCALE_STEP_STEP_S];
+  /* the host's floor under a CP layout, as step.c applies it to a transformer's step, but
+   * without TP's collectives on the host's path: a Mamba-2 layer's one TP all-reduce a pass
+   * (after the out-projection) is followed, before the next CP block (the conv halo and the
+   * state exchange), by the in-projection, the conv and the dozens of small operators of the
+   * chunked scan, whose launches take the host longer than the device takes to run them, so
+   * the all-reduce finishes under the host's launches. The tables agree: a Mamba TP x CP row
+   * takes no longer per layer-microbatch than the pure-CP rows of its table, where a LLaMA
+   * one takes 1-2 ms longer (chapter 13's host.tp_* values). */
+  out->host_s = scale_step_cp_host_s(job, out->net[SCALE_STEP_COMM_CP], 0.0, params);
+  /* each pipeline stage past the first adds the framework's fixed latency, whichever of
+   * the device and the host sets the rest of the step */
+  out->stage_s = scale_step_ssm_stages(job) * params->v[SCALE_STEP_MESH_SSM_STAGE_S];
+  out->step_s = fmax(r.step_s, out->host_s) + out->stage_s;
+  out->model_flops = scale_transformer_flops(m, job->gbs, job->seq, true, SCALE_PASS_TRAIN);
+  out->mfu = r.mfu * r.step_s / out->step_s;
+}
+
+/* [listing:mamba_stage] */
+double scale_step_ssm_stages(const scale_step_job *job) {
+  if (!job || !job->chip || !mamba_model(job->model) || !degree_ok(job->dp) ||
+      !degree_ok(job->pp) || !degree_ok(job->tp) || !degree_ok(job->cp))
+    return NAN;
+  double w;
+  scale_step_net net =
+      comm_net(job, SCALE_STEP_COMM_PP, job->tp * job->cp * job->dp, job->pp, &w);
+  return job->pp > 1.0 && net == SCALE_STEP_NET_MESH ? job->pp - 1.0 : 0.0;
+}
+/* [/listing:mamba_stage] */

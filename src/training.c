@@ -10,7 +10,6 @@
 #include <strings.h>
 
 #include "internal.h"
-#include "scale/hybrid.h"
 #include "scale/gpu.h"
 #include "scale/memory.h"
 
@@ -28,8 +27,6 @@ static bool divides(double b, double a) { return b >= 1.0 && fmod(a, b) == 0.0; 
 
 static const char *const dim_names[SCALE_TRAIN_DIM_COUNT] = {"dp", "fsdp", "tp", "pp", "ep", "cp"};
 static const char *const link_names[SCALE_TRAIN_LINK_COUNT] = {"ici", "nvlink", "dcn"};
-static const char *const schedule_names[SCALE_PP_COUNT] = {"1f1b", "gpipe", "interleaved",
-                                                           "zero-bubble"};
 static const char *const cp_names[SCALE_CP_COUNT] = {"ring", "ulysses"};
 static const char *const comm_names[SCALE_TRAIN_COMM_COUNT] = {
     "fsdp-all-gather", "fsdp-reduce-scatter", "dp-all-reduce", "tp-all-gather", "tp-reduce-scatter",
@@ -43,9 +40,6 @@ const char *scale_train_dim_name(scale_train_dim dim) {
 const char *scale_train_link_name(scale_train_link link) {
   return (unsigned)link < SCALE_TRAIN_LINK_COUNT ? link_names[link] : "?";
 }
-const char *scale_pp_schedule_name(scale_pp_schedule schedule) {
-  return (unsigned)schedule < SCALE_PP_COUNT ? schedule_names[schedule] : "?";
-}
 const char *scale_cp_kind_name(scale_cp_kind kind) {
   return (unsigned)kind < SCALE_CP_COUNT ? cp_names[kind] : "?";
 }
@@ -57,21 +51,6 @@ const char *scale_train_bound_name(scale_train_bound bound) {
 }
 const char *scale_train_remat_name(scale_remat remat) {
   return (unsigned)remat < SCALE_REMAT_COUNT ? remat_names[remat] : "?";
-}
-
-scale_status scale_pp_schedule_parse(const char *text, scale_pp_schedule *out) {
-  if (text == NULL || out == NULL) return SCALE_ERR_INVALID;
-  for (int i = 0; i < SCALE_PP_COUNT; i++) {
-    if (strcasecmp(text, schedule_names[i]) == 0) {
-      *out = (scale_pp_schedule)i;
-      return SCALE_OK;
-    }
-  }
-  if (strcasecmp(text, "zb") == 0 || strcasecmp(text, "zerobubble") == 0) {
-    *out = SCALE_PP_ZERO_BUBBLE;
-    return SCALE_OK;
-  }
-  return SCALE_ERR_INVALID;
 }
 
 scale_status scale_cp_kind_parse(const char *text, scale_cp_kind *out) {
@@ -261,25 +240,8 @@ scale_status scale_train_validate(const scale_train_problem *problem, const scal
 
   bool mamba = m->arch == SCALE_ARCH_MAMBA2;
   double tp = layout->tp;
-  if (tp > 1.0) {
-    if (mamba) {
-      double heads = c64(m->ssm_n_heads);
-      if (heads > 0.0 && !divides(tp, heads))
-        return invalid(diag, "tp %g does not divide the %g SSM heads", tp, heads);
-      double groups = c64(m->ssm_n_groups); /* the grouped norm and B, C split by group */
-      if (groups > 0.0 && !divides(tp, groups))
-        return invalid(diag, "tp %g does not divide the %g SSM groups", tp, groups);
-    } else {
-      double n = c64(m->n_heads), k = c64(m->n_kv_heads);
-      if (!divides(tp, n)) return invalid(diag, "tp %g does not divide the %g query heads", tp, n);
-      if (k > 0.0 && !divides(tp, k) && !divides(k, tp))
-        return invalid(diag, "tp %g and the %g KV heads do not divide one another", tp, k);
-    }
-    if (m->d_ff > 0 && !divides(tp, c64(m->d_ff)))
-      return invalid(diag, "tp %g does not divide the MLP width F = %g", tp, c64(m->d_ff));
-    if (m->d_ff_expert > 0 && !divides(tp, c64(m->d_ff_expert)))
-      return invalid(diag, "tp %g does not divide the expert width %g", tp, c64(m->d_ff_expert));
-  }
+  scale_status tp_status = scale_transformer_tp_check(m, tp, diag);
+  if (tp_status) return tp_status;
 
   double layers = c64(m->n_layers);
   double v =
@@ -358,39 +320,6 @@ scale_status scale_train_validate(const scale_train_problem *problem, const scal
 }
 
 /* ==== pieces ================================================================================== */
-
-double scale_train_bubble_frac(scale_pp_schedule schedule, double p, double m, double v) {
-  if (!(p >= 1.0) || !(m >= 1.0) || !(v >= 1.0) || !isfinite(p + m + v)) return NAN;
-  if (p == 1.0) return 0.0;
-  switch (schedule) {
-  case SCALE_PP_1F1B:
-  case SCALE_PP_GPIPE:
-    return (p - 1.0) / m;
-  case SCALE_PP_INTERLEAVED:
-    return (p - 1.0) / (v * m);
-  case SCALE_PP_ZERO_BUBBLE:
-    return 0.0;
-  default:
-    return NAN;
-  }
-}
-
-double scale_train_microbatches_in_flight(scale_pp_schedule schedule, double p, double m,
-                                          double v) {
-  if (!(p >= 1.0) || !(m >= 1.0) || !(v >= 1.0) || !isfinite(p + m + v)) return NAN;
-  if (p == 1.0) return 1.0;
-  switch (schedule) {
-  case SCALE_PP_1F1B:
-  case SCALE_PP_ZERO_BUBBLE:
-    return fmin(m, p);
-  case SCALE_PP_GPIPE:
-    return m;
-  case SCALE_PP_INTERLEAVED:
-    return fmin(m, p) * (1.0 + (p - 1.0) / (p * v));
-  default:
-    return NAN;
-  }
-}
 
 double scale_train_zero_bytes_per_chip(const scale_precision *prec, double n_params, int stage,
                                        double n_shards, double out[3]) {
@@ -749,10 +678,7 @@ static void step_times(const scale_train_problem *p, const scale_layout *l,
                        scale_step_cache *cache, scale_train_result *out) {
   scale_step_job job;
   step_job_of(p, l, &job);
-  if (p->model->arch == SCALE_ARCH_MAMBA2) /* step.h prices attention layers; hybrid.h SSMs */
-    scale_hybrid_mamba2_step_result(&job, p->step_params, &out->step);
-  else
-    scale_step_eval_cached(&job, p->step_params, cache, &out->step);
+  scale_step_eval_cached(&job, p->step_params, cache, &out->step);
   const scale_step_result *s = &out->step;
   out->step_model = true;
   out->compute_time_s = s->compute_s + s->optimizer_s;
@@ -791,7 +717,7 @@ static double activation_bytes(const scale_train_problem *p, const scale_layout 
     double saved = scale_transformer_n_saved_per_layer(l->remat), t = act.sp ? tp : 1.0;
     layer = (2.0 / t + (saved - 2.0) / tp) * act.act_bytes * c64(m->d_model) * mb_tokens;
   }
-  double in_flight = scale_train_microbatches_in_flight(l->schedule, pp, l->n_microbatches, v);
+  double in_flight = scale_pipeline_microbatches_in_flight(l->schedule, pp, l->n_microbatches, v);
   double embedding = scale_memory_embedding_bytes(m, b, seq, &act);
   double first = in_flight * (layer * layers_stage + embedding);
   double logits = scale_memory_logits_bytes(m, b, seq, &act);
@@ -834,41 +760,71 @@ void scale_train_eval(const scale_train_problem *problem, const scale_layout *l,
   scale_train_eval_cached(problem, l, &cache, out);
 }
 
-void scale_train_eval_cached(const scale_train_problem *problem, const scale_layout *l,
-                             scale_train_cache *cache, scale_train_result *out) {
-  if (out == NULL) return;
-  memset(out, 0, sizeof *out);
-  if (problem == NULL || l == NULL || problem->model == NULL || problem->chip == NULL ||
-      cache == NULL || cache->problem != problem || (unsigned)l->remat >= SCALE_REMAT_COUNT) {
-    fill_nan(out);
-    return;
-  }
-  const scale_model *m = problem->model;
-  const scale_chip *chip = problem->chip;
-  double peak = scale_chip_flops_per_s(chip, problem->compute_dtype);
-  double n_chips = problem->n_chips, batch = problem->batch_tokens, seq = problem->seq_len;
-  double layers = c64(m->n_layers);
-  if (!pos(peak) || !pos(n_chips) || !pos(batch) || !pos(seq) || !pos(problem->efficiency_frac) ||
-      !(layers >= 1.0) ||
-      !(l->dp >= 1.0 && l->fsdp >= 1.0 && l->tp >= 1.0 && l->pp >= 1.0 && l->ep >= 1.0 &&
-        l->cp >= 1.0 && l->n_microbatches >= 1.0)) {
-    fill_nan(out);
-    return;
-  }
-  const scale_precision *prec = &l->precision;
-  double a = scale_dtype_bytes(l->act_dtype);
-  double w = scale_transformer_weight_bytes(prec, 1.0);
-  double g = scale_transformer_grad_bytes(prec, 1.0);
-  double d_model = c64(m->d_model);
-  double tp = l->tp, pp = l->pp, cp = l->cp, ep = l->ep, fsdp = l->fsdp, dp = l->dp;
-  double micro = l->n_microbatches;
-  double v = (pp > 1.0 && l->schedule == SCALE_PP_INTERLEAVED && l->n_virtual_stages >= 1.0)
-                 ? l->n_virtual_stages
-                 : 1.0;
-  int zero = fsdp > 1.0 ? l->zero_stage : 0;
-  double n_seq = batch / seq;
-  double dpf = dp * fsdp;
+/* ==== the roofline evaluation, in named steps ================================================= */
 
+/** What every step of an evaluation reads: the problem, the layout and their derived counts. */
+typedef struct {
+  const scale_train_problem *problem;
+  const scale_layout *l;
+  scale_train_cache *cache;
+  const scale_model *m;
+  const scale_chip *chip;
+  double peak, n_chips, batch, seq, layers;   /**< peak FLOP/s, the run, L */
+  double a, w, g, d_model;                    /**< activation, weight, grad bytes; D */
+  double tp, pp, cp, ep, fsdp, dp, micro, v;  /**< degrees, microbatches, virtual stages */
+  double n_seq, dpf;                          /**< sequences per step; dp x fsdp */
+  int zero;                                   /**< ZeRO stage over fsdp (0 without it) */
+  double layers_stage;                        /**< the fullest stage's layers */
+  double layer_params, stage_params;          /**< an average layer's, a stage's [params] */
+  int busiest;                                /**< resource with the most traffic */
+  bool step;                                  /**< priced by the step model */
+} eval_ctx;
+
+/* The problem and layout in range, and what every step derives from them; false: NaN out. */
+static bool eval_setup(const scale_train_problem *problem, const scale_layout *l,
+                       scale_train_cache *cache, eval_ctx *x) {
+  if (problem == NULL || l == NULL || problem->model == NULL || problem->chip == NULL ||
+      cache == NULL || cache->problem != problem || (unsigned)l->remat >= SCALE_REMAT_COUNT)
+    return false;
+  *x = (eval_ctx){.problem = problem, .l = l, .cache = cache, .m = problem->model,
+                  .chip = problem->chip};
+  x->peak = scale_chip_flops_per_s(x->chip, problem->compute_dtype);
+  x->n_chips = problem->n_chips, x->batch = problem->batch_tokens, x->seq = problem->seq_len;
+  x->layers = c64(x->m->n_layers);
+  if (!pos(x->peak) || !pos(x->n_chips) || !pos(x->batch) || !pos(x->seq) ||
+      !pos(problem->efficiency_frac) || !(x->layers >= 1.0) ||
+      !(l->dp >= 1.0 && l->fsdp >= 1.0 && l->tp >= 1.0 && l->pp >= 1.0 && l->ep >= 1.0 &&
+        l->cp >= 1.0 && l->n_microbatches >= 1.0))
+    return false;
+  x->a = scale_dtype_bytes(l->act_dtype);
+  x->w = scale_transformer_weight_bytes(&l->precision, 1.0);
+  x->g = scale_transformer_grad_bytes(&l->precision, 1.0);
+  x->d_model = c64(x->m->d_model);
+  x->tp = l->tp, x->pp = l->pp, x->cp = l->cp, x->ep = l->ep, x->fsdp = l->fsdp, x->dp = l->dp;
+  x->micro = l->n_microbatches;
+  x->v = (x->pp > 1.0 && l->schedule == SCALE_PP_INTERLEAVED && l->n_virtual_stages >= 1.0)
+             ? l->n_virtual_stages
+             : 1.0;
+  x->zero = x->fsdp > 1.0 ? l->zero_stage : 0;
+  x->n_seq = x->batch / x->seq;
+  x->dpf = x->dp * x->fsdp;
+  x->step = problem->step_params != NULL;
+  return true;
+}
+
+#define UNPACK                                                                                     \
+  const scale_train_problem *problem = x->problem;                                                 \
+  const scale_layout *l = x->l;                                                                    \
+  const scale_model *m = x->m;                                                                     \
+  (void)problem, (void)l, (void)m
+
+/* Compute: the model's training FLOPs, evenly split; the parameters a chip holds. */
+static void eval_compute(eval_ctx *x, scale_train_result *out) {
+  UNPACK;
+  scale_train_cache *cache = x->cache;
+  double n_chips = x->n_chips, batch = x->batch, seq = x->seq, layers = x->layers;
+  double tp = x->tp, pp = x->pp, cp = x->cp, ep = x->ep, micro = x->micro, v = x->v;
+  double n_seq = x->n_seq, dpf = x->dpf, peak = x->peak;
   /* ---- compute: the model's training FLOPs, evenly split (ch. 4 FLOPs; ch. 5
    * T_math). ---- */
   double train_flops = cache->train_flops, fwd_flops = cache->fwd_flops;
@@ -889,158 +845,190 @@ void scale_train_eval_cached(const scale_train_problem *problem, const scale_lay
   /* Uneven stages: with L layers over pp x v (virtual) stages the slowest stage holds
    * ceil(L / (pp v)) layers and sets the pace of the whole pipeline (DeepSeek-V3: 61 layers
    * over 16 stages, 4 on the slowest, 64/61 of the even split). */
-  double n_stages = pp * v;
-  double imbalance = n_stages > 1.0 ? ceil(layers / n_stages) * n_stages / layers : 1.0;
+  double layers_stage = x->layers_stage = scale_pipeline_stage_layers(layers, pp, v);
+  double imbalance = pp * v > 1.0 ? layers_stage * pp / layers : 1.0;
   out->compute_time_s = out->flops_per_chip / rate * imbalance;
 
   /* ---- parameters per chip (TP and EP shards of one stage) ---- */
   double n_params = cache->n_params, n_expert = cache->n_expert, n_embed = cache->n_embed;
   double n_dense_layers_params = n_params - n_expert - n_embed;
   /* An average layer's weights on one chip [params]. */
-  double layer_params = (n_dense_layers_params / layers + n_expert / layers / ep) / tp;
-  double layers_stage = ceil(layers / (pp * v)) * v; /* the fullest stage's layers */
-  double stage_params = layer_params * layers_stage + n_embed / (pp * tp);
+  x->layer_params = (n_dense_layers_params / layers + n_expert / layers / ep) / tp;
+  x->stage_params = x->layer_params * layers_stage + n_embed / (pp * tp);
 
-  bool step = problem->step_params != NULL;
-  if (step) step_times(problem, l, &cache->step, out);
-  /* ---- collectives (ch. 5 algorithms; per layer over the whole step) ---- */
-  double bw[SCALE_TRAIN_DIM_COUNT];
+}
+
+/* The roofline's gradient and weight traffic: FSDP/ZeRO, DP and CP's gradient AllReduce. */
+static void weight_comms(const eval_ctx *x, const double *bw, scale_train_result *out) {
+  UNPACK;
+  double w = x->w, g = x->g, micro = x->micro, fsdp = x->fsdp, dp = x->dp, cp = x->cp;
+  double layer_params = x->layer_params, stage_params = x->stage_params;
+  int zero = x->zero;
+  double grad_shard = zero >= 1 ? fsdp : 1.0; /* gradients are reduced-scattered first */
+  /* FSDP (ZeRO-3): AllGather the layer's weights in the forward pass and again
+   * in the backward pass, ReduceScatter its gradients, once per microbatch
+   * (book: "4DF + 8DF" per MLP layer of 2DF weights). ZeRO-1/2: ReduceScatter
+   * gradients and AllGather the updated weights once per step (the same volume
+   * as DP's AllReduce). */
+  if (fsdp > 1.0) {
+    double vw = layer_params * w, vg = layer_params * g;
+    double stage_w = stage_params * w, stage_g = stage_params * g;
+    if (zero >= 3) {
+      set_comm(&out->comm[SCALE_TRAIN_COMM_FSDP_ALL_GATHER], SCALE_TRAIN_DIM_FSDP,
+               l->link[SCALE_TRAIN_DIM_FSDP], bw[SCALE_TRAIN_DIM_FSDP], vw * micro, vw * micro,
+               2.0 * stage_w * micro);
+      set_comm(&out->comm[SCALE_TRAIN_COMM_FSDP_REDUCE_SCATTER], SCALE_TRAIN_DIM_FSDP,
+               l->link[SCALE_TRAIN_DIM_FSDP], bw[SCALE_TRAIN_DIM_FSDP], 0.0, vg * micro,
+               stage_g * micro);
+    } else {
+      set_comm(&out->comm[SCALE_TRAIN_COMM_FSDP_ALL_GATHER], SCALE_TRAIN_DIM_FSDP,
+               l->link[SCALE_TRAIN_DIM_FSDP], bw[SCALE_TRAIN_DIM_FSDP], 0.0, vw, stage_w);
+      set_comm(&out->comm[SCALE_TRAIN_COMM_FSDP_REDUCE_SCATTER], SCALE_TRAIN_DIM_FSDP,
+               l->link[SCALE_TRAIN_DIM_FSDP], bw[SCALE_TRAIN_DIM_FSDP], 0.0, vg, stage_g);
+    }
+  }
+  /* DP: AllReduce of the gradients (of the FSDP shard under hybrid sharding)
+   * once per step, 2V (book: "0 + 8DF" per MLP layer). Over DCN V is the chip's
+   * own shard, so the book's 2 x 2 x 2 DF / (M W_dcn) comes out. */
+  if (dp > 1.0) {
+    double vg = layer_params * g / grad_shard;
+    set_comm(&out->comm[SCALE_TRAIN_COMM_DP_ALL_REDUCE], SCALE_TRAIN_DIM_DP,
+             l->link[SCALE_TRAIN_DIM_DP], bw[SCALE_TRAIN_DIM_DP], 0.0, 2.0 * vg,
+             2.0 * stage_params * g / grad_shard);
+  }
+  /* CP ranks hold the same weights: their gradients are AllReduced too. */
+  if (cp > 1.0) {
+    double vg = layer_params * g / (zero >= 2 ? fsdp : 1.0);
+    set_comm(&out->comm[SCALE_TRAIN_COMM_CP_ALL_REDUCE], SCALE_TRAIN_DIM_CP,
+             l->link[SCALE_TRAIN_DIM_CP], bw[SCALE_TRAIN_DIM_CP], 0.0, 2.0 * vg,
+             2.0 * stage_params * g / (zero >= 2 ? fsdp : 1.0));
+  }
+}
+
+/* The roofline's activation traffic: TP, PP, EP and CP, per layer over the step. */
+static void activation_comms(const eval_ctx *x, const double *bw, scale_train_result *out) {
+  UNPACK;
+  const scale_chip *chip = x->chip;
+  double tp = x->tp, pp = x->pp, cp = x->cp, ep = x->ep, v = x->v, a = x->a;
+  double d_model = x->d_model, layers = x->layers, layers_stage = x->layers_stage;
+  double tokens = out->tokens_per_chip;
+  bool block_remat = l->remat == SCALE_REMAT_BLOCK;
+  /* TP: each block AllGathers its [tokens, D] input and ReduceScatters its
+   * output, forward and backward (book: "4BD + 4BD" per MLP block); two blocks
+   * per transformer layer. With block remat the forward collectives run again
+   * during the backward pass. */
+  if (tp > 1.0) {
+    double blocks;
+    if (m->arch == SCALE_ARCH_MAMBA2)
+      blocks = m->d_ff > 0 ? 2.0 : 1.0;
+    else
+      blocks = 2.0;
+    double v_act = blocks * tokens * d_model * a;
+    double bwd = block_remat ? 2.0 * v_act : v_act;
+    set_comm(&out->comm[SCALE_TRAIN_COMM_TP_ALL_GATHER], SCALE_TRAIN_DIM_TP,
+             l->link[SCALE_TRAIN_DIM_TP], bw[SCALE_TRAIN_DIM_TP], v_act, bwd,
+             (v_act + bwd) * layers_stage);
+    set_comm(&out->comm[SCALE_TRAIN_COMM_TP_REDUCE_SCATTER], SCALE_TRAIN_DIM_TP,
+             l->link[SCALE_TRAIN_DIM_TP], bw[SCALE_TRAIN_DIM_TP], v_act, bwd,
+             (v_act + bwd) * layers_stage);
+  }
+  /* PP: each stage sends its [tokens, D] activations forward and their
+   * gradients back, once per microbatch and virtual stage, split over the TP
+   * ranks (Megatron scatter/gather). */
+  if (pp > 1.0) {
+    double sent = tokens * d_model * a / tp * v;
+    double sbw = send_bandwidth(chip, l);
+    set_comm(&out->comm[SCALE_TRAIN_COMM_PP_SEND], SCALE_TRAIN_DIM_PP,
+             l->link[SCALE_TRAIN_DIM_PP], sbw, sent / layers_stage, sent / layers_stage,
+             2.0 * sent);
+  }
+  /* EP: dispatch and combine AllToAll of k copies of each token per MoE layer,
+   * forward and backward (Amer et al. section 2; DeepSeek-V3 section 3.2). */
+  if (ep > 1.0 && scale_model_is_moe(m)) {
+    double moe_frac = x->cache->n_moe_layers / layers;
+    double per_chip = tokens * c64(m->n_experts_active) * d_model * a / (l->sp ? tp : 1.0);
+    double vol = 2.0 * moe_frac * all_to_all_bytes(l->link[SCALE_TRAIN_DIM_EP], ep, per_chip);
+    double bwd = block_remat ? 2.0 * vol : vol;
+    set_comm(&out->comm[SCALE_TRAIN_COMM_EP_ALL_TO_ALL], SCALE_TRAIN_DIM_EP,
+             l->link[SCALE_TRAIN_DIM_EP], bw[SCALE_TRAIN_DIM_EP], vol, bwd,
+             (vol + bwd) * layers_stage);
+  }
+  /* CP: ring attention gathers the keys and values of the whole sequence (the
+   * AllGather of V = tokens cp 2KH bytes) forward, and again with their
+   * gradients backward; Ulysses AllToAlls Q, K, V and the output forward and
+   * backward. */
+  if (cp > 1.0 && m->arch != SCALE_ARCH_MAMBA2) {
+    double fwd, bwd;
+    if (l->cp_kind == SCALE_CP_ULYSSES) {
+      double h = c64(m->d_head), heads = c64(m->n_heads), kv = c64(m->n_kv_heads);
+      double per_chip = tokens * (2.0 * heads + 2.0 * kv) * h * a / tp;
+      fwd = all_to_all_bytes(l->link[SCALE_TRAIN_DIM_CP], cp, per_chip);
+      bwd = fwd;
+    } else {
+      double kv_token = scale_transformer_kv_bytes_per_token(m, l->act_dtype) / layers;
+      double kv_split = m->n_kv_heads > 0 ? fmin(tp, c64(m->n_kv_heads)) : 1.0;
+      fwd = tokens * cp * kv_token / kv_split;
+      bwd = 2.0 * fwd;
+    }
+    if (block_remat) bwd += fwd;
+    set_comm(&out->comm[SCALE_TRAIN_COMM_CP_ATTENTION], SCALE_TRAIN_DIM_CP,
+             l->link[SCALE_TRAIN_DIM_CP], bw[SCALE_TRAIN_DIM_CP], fwd, bwd,
+             (fwd + bwd) * layers_stage);
+  }
+
+}
+
+/* The roofline's overlap: each resource's traffic, the busiest against compute, the bubble. */
+static void roofline_overlap(eval_ctx *x, scale_train_result *out) {
+  const scale_layout *l = x->l;
+  double pp = x->pp, micro = x->micro, v = x->v;
   int busiest = 0;
-  if (!step) {
-    for (int d = 0; d < SCALE_TRAIN_DIM_COUNT; d++) {
-      double tree = tree_bandwidth(chip, l, (scale_train_dim)d);
-      bw[d] = isnan(tree) ? link_bandwidth(chip, l, (scale_train_dim)d) : tree;
-    }
-    double tokens = out->tokens_per_chip;
-    bool block_remat = l->remat == SCALE_REMAT_BLOCK;
-    double grad_shard = zero >= 1 ? fsdp : 1.0; /* gradients are reduced-scattered first */
+  /* ---- resources: ICI axes per dimension; NVLink egress and DCN NICs shared
+   * ---- */
+  for (int i = 0; i < SCALE_TRAIN_LINK_COUNT + SCALE_TRAIN_DIM_COUNT; i++)
+    out->link_time_s[i] = 0.0;
+  double total = 0.0;
+  for (int i = 0; i < SCALE_TRAIN_COMM_COUNT; i++) {
+    scale_train_comm_cost *c = &out->comm[i];
+    if (!(c->step_bytes > 0.0)) continue;
+    int r = c->link == SCALE_TRAIN_LINK_ICI ? (int)c->dim : SCALE_TRAIN_DIM_COUNT + (int)c->link;
+    out->link_time_s[r] += c->step_time_s;
+    total += c->step_time_s;
+  }
+  for (int i = 1; i < SCALE_TRAIN_LINK_COUNT + SCALE_TRAIN_DIM_COUNT; i++)
+    if (out->link_time_s[i] > out->link_time_s[busiest]) busiest = i;
+  out->comms_time_s = out->link_time_s[busiest];
+  out->total_comms_time_s = total;
+  out->exposed_comms_time_s = fmax(0.0, out->comms_time_s - out->compute_time_s);
+  out->bubble_frac = scale_pipeline_bubble_frac(l->schedule, pp, micro, v);
+  double busy = out->compute_time_s + out->exposed_comms_time_s;
+  out->bubble_time_s = busy * out->bubble_frac;
+  out->step_time_s = busy * (1.0 + out->bubble_frac);
+  out->step_time_no_overlap_s = (out->compute_time_s + total) * (1.0 + out->bubble_frac);
+  x->busiest = busiest;
+}
 
-    /* FSDP (ZeRO-3): AllGather the layer's weights in the forward pass and again
-     * in the backward pass, ReduceScatter its gradients, once per microbatch
-     * (book: "4DF + 8DF" per MLP layer of 2DF weights). ZeRO-1/2: ReduceScatter
-     * gradients and AllGather the updated weights once per step (the same volume
-     * as DP's AllReduce). */
-    if (fsdp > 1.0) {
-      double vw = layer_params * w, vg = layer_params * g;
-      double stage_w = stage_params * w, stage_g = stage_params * g;
-      if (zero >= 3) {
-        set_comm(&out->comm[SCALE_TRAIN_COMM_FSDP_ALL_GATHER], SCALE_TRAIN_DIM_FSDP,
-                 l->link[SCALE_TRAIN_DIM_FSDP], bw[SCALE_TRAIN_DIM_FSDP], vw * micro, vw * micro,
-                 2.0 * stage_w * micro);
-        set_comm(&out->comm[SCALE_TRAIN_COMM_FSDP_REDUCE_SCATTER], SCALE_TRAIN_DIM_FSDP,
-                 l->link[SCALE_TRAIN_DIM_FSDP], bw[SCALE_TRAIN_DIM_FSDP], 0.0, vg * micro,
-                 stage_g * micro);
-      } else {
-        set_comm(&out->comm[SCALE_TRAIN_COMM_FSDP_ALL_GATHER], SCALE_TRAIN_DIM_FSDP,
-                 l->link[SCALE_TRAIN_DIM_FSDP], bw[SCALE_TRAIN_DIM_FSDP], 0.0, vw, stage_w);
-        set_comm(&out->comm[SCALE_TRAIN_COMM_FSDP_REDUCE_SCATTER], SCALE_TRAIN_DIM_FSDP,
-                 l->link[SCALE_TRAIN_DIM_FSDP], bw[SCALE_TRAIN_DIM_FSDP], 0.0, vg, stage_g);
-      }
-    }
-    /* DP: AllReduce of the gradients (of the FSDP shard under hybrid sharding)
-     * once per step, 2V (book: "0 + 8DF" per MLP layer). Over DCN V is the chip's
-     * own shard, so the book's 2 x 2 x 2 DF / (M W_dcn) comes out. */
-    if (dp > 1.0) {
-      double vg = layer_params * g / grad_shard;
-      set_comm(&out->comm[SCALE_TRAIN_COMM_DP_ALL_REDUCE], SCALE_TRAIN_DIM_DP,
-               l->link[SCALE_TRAIN_DIM_DP], bw[SCALE_TRAIN_DIM_DP], 0.0, 2.0 * vg,
-               2.0 * stage_params * g / grad_shard);
-    }
-    /* CP ranks hold the same weights: their gradients are AllReduced too. */
-    if (cp > 1.0) {
-      double vg = layer_params * g / (zero >= 2 ? fsdp : 1.0);
-      set_comm(&out->comm[SCALE_TRAIN_COMM_CP_ALL_REDUCE], SCALE_TRAIN_DIM_CP,
-               l->link[SCALE_TRAIN_DIM_CP], bw[SCALE_TRAIN_DIM_CP], 0.0, 2.0 * vg,
-               2.0 * stage_params * g / (zero >= 2 ? fsdp : 1.0));
-    }
-    /* TP: each block AllGathers its [tokens, D] input and ReduceScatters its
-     * output, forward and backward (book: "4BD + 4BD" per MLP block); two blocks
-     * per transformer layer. With block remat the forward collectives run again
-     * during the backward pass. */
-    if (tp > 1.0) {
-      double blocks;
-      if (m->arch == SCALE_ARCH_MAMBA2)
-        blocks = m->d_ff > 0 ? 2.0 : 1.0;
-      else
-        blocks = 2.0;
-      double v_act = blocks * tokens * d_model * a;
-      double bwd = block_remat ? 2.0 * v_act : v_act;
-      set_comm(&out->comm[SCALE_TRAIN_COMM_TP_ALL_GATHER], SCALE_TRAIN_DIM_TP,
-               l->link[SCALE_TRAIN_DIM_TP], bw[SCALE_TRAIN_DIM_TP], v_act, bwd,
-               (v_act + bwd) * layers_stage);
-      set_comm(&out->comm[SCALE_TRAIN_COMM_TP_REDUCE_SCATTER], SCALE_TRAIN_DIM_TP,
-               l->link[SCALE_TRAIN_DIM_TP], bw[SCALE_TRAIN_DIM_TP], v_act, bwd,
-               (v_act + bwd) * layers_stage);
-    }
-    /* PP: each stage sends its [tokens, D] activations forward and their
-     * gradients back, once per microbatch and virtual stage, split over the TP
-     * ranks (Megatron scatter/gather). */
-    if (pp > 1.0) {
-      double sent = tokens * d_model * a / tp * v;
-      double sbw = send_bandwidth(chip, l);
-      set_comm(&out->comm[SCALE_TRAIN_COMM_PP_SEND], SCALE_TRAIN_DIM_PP,
-               l->link[SCALE_TRAIN_DIM_PP], sbw, sent / layers_stage, sent / layers_stage,
-               2.0 * sent);
-    }
-    /* EP: dispatch and combine AllToAll of k copies of each token per MoE layer,
-     * forward and backward (Amer et al. section 2; DeepSeek-V3 section 3.2). */
-    if (ep > 1.0 && scale_model_is_moe(m)) {
-      double moe_frac = cache->n_moe_layers / layers;
-      double per_chip = tokens * c64(m->n_experts_active) * d_model * a / (l->sp ? tp : 1.0);
-      double vol = 2.0 * moe_frac * all_to_all_bytes(l->link[SCALE_TRAIN_DIM_EP], ep, per_chip);
-      double bwd = block_remat ? 2.0 * vol : vol;
-      set_comm(&out->comm[SCALE_TRAIN_COMM_EP_ALL_TO_ALL], SCALE_TRAIN_DIM_EP,
-               l->link[SCALE_TRAIN_DIM_EP], bw[SCALE_TRAIN_DIM_EP], vol, bwd,
-               (vol + bwd) * layers_stage);
-    }
-    /* CP: ring attention gathers the keys and values of the whole sequence (the
-     * AllGather of V = tokens cp 2KH bytes) forward, and again with their
-     * gradients backward; Ulysses AllToAlls Q, K, V and the output forward and
-     * backward. */
-    if (cp > 1.0 && m->arch != SCALE_ARCH_MAMBA2) {
-      double fwd, bwd;
-      if (l->cp_kind == SCALE_CP_ULYSSES) {
-        double h = c64(m->d_head), heads = c64(m->n_heads), kv = c64(m->n_kv_heads);
-        double per_chip = tokens * (2.0 * heads + 2.0 * kv) * h * a / tp;
-        fwd = all_to_all_bytes(l->link[SCALE_TRAIN_DIM_CP], cp, per_chip);
-        bwd = fwd;
-      } else {
-        double kv_token = scale_transformer_kv_bytes_per_token(m, l->act_dtype) / layers;
-        double kv_split = m->n_kv_heads > 0 ? fmin(tp, c64(m->n_kv_heads)) : 1.0;
-        fwd = tokens * cp * kv_token / kv_split;
-        bwd = 2.0 * fwd;
-      }
-      if (block_remat) bwd += fwd;
-      set_comm(&out->comm[SCALE_TRAIN_COMM_CP_ATTENTION], SCALE_TRAIN_DIM_CP,
-               l->link[SCALE_TRAIN_DIM_CP], bw[SCALE_TRAIN_DIM_CP], fwd, bwd,
-               (fwd + bwd) * layers_stage);
-    }
+/* The collectives and step time of the book's roofline (the step model's are step_times'). */
+static void roofline_comms(eval_ctx *x, scale_train_result *out) {
+  double bw[SCALE_TRAIN_DIM_COUNT];
+  for (int d = 0; d < SCALE_TRAIN_DIM_COUNT; d++) {
+    double tree = tree_bandwidth(x->chip, x->l, (scale_train_dim)d);
+    bw[d] = isnan(tree) ? link_bandwidth(x->chip, x->l, (scale_train_dim)d) : tree;
+  }
+  weight_comms(x, bw, out);
+  activation_comms(x, bw, out);
+  roofline_overlap(x, out);
+}
 
-    /* ---- resources: ICI axes per dimension; NVLink egress and DCN NICs shared
-     * ---- */
-    for (int i = 0; i < SCALE_TRAIN_LINK_COUNT + SCALE_TRAIN_DIM_COUNT; i++)
-      out->link_time_s[i] = 0.0;
-    double total = 0.0;
-    for (int i = 0; i < SCALE_TRAIN_COMM_COUNT; i++) {
-      scale_train_comm_cost *c = &out->comm[i];
-      if (!(c->step_bytes > 0.0)) continue;
-      int r = c->link == SCALE_TRAIN_LINK_ICI ? (int)c->dim : SCALE_TRAIN_DIM_COUNT + (int)c->link;
-      out->link_time_s[r] += c->step_time_s;
-      total += c->step_time_s;
-    }
-    for (int i = 1; i < SCALE_TRAIN_LINK_COUNT + SCALE_TRAIN_DIM_COUNT; i++)
-      if (out->link_time_s[i] > out->link_time_s[busiest]) busiest = i;
-    out->comms_time_s = out->link_time_s[busiest];
-    out->total_comms_time_s = total;
-    out->exposed_comms_time_s = fmax(0.0, out->comms_time_s - out->compute_time_s);
-    out->bubble_frac = scale_train_bubble_frac(l->schedule, pp, micro, v);
-    double busy = out->compute_time_s + out->exposed_comms_time_s;
-    out->bubble_time_s = busy * out->bubble_frac;
-    out->step_time_s = busy * (1.0 + out->bubble_frac);
-    out->step_time_no_overlap_s = (out->compute_time_s + total) * (1.0 + out->bubble_frac);
-  } /* !step */
-
-  /* ---- memory per chip ---- */
+/* Memory per chip: states, activations, gathered weights, CP buffers and the overhead. */
+static void eval_memory(const eval_ctx *x, scale_train_result *out) {
+  UNPACK;
+  const scale_chip *chip = x->chip;
+  const scale_precision *prec = &l->precision;
+  double fsdp = x->fsdp, cp = x->cp, tp = x->tp, a = x->a, w = x->w, layers = x->layers;
+  int zero = x->zero;
+  double stage_params = x->stage_params, layer_params = x->layer_params;
+  double layers_stage = x->layers_stage;
   /* ZeRO-1/2 shard the optimizer state (and gradients) over every rank holding the same
    * weights, the context-parallel ones too, as Megatron's distributed optimizer does over
    * its data x context group; ZeRO-3's weight shards stay in the fsdp group. */
@@ -1074,8 +1062,14 @@ void scale_train_eval_cached(const scale_train_problem *problem, const scale_lay
   out->memory_margin_bytes = out->hbm_bytes - out->memory_per_chip_bytes;
   out->fits = out->memory_per_chip_bytes <= out->hbm_bytes;
 
-  /* ---- the run ---- */
-  double model_flops = cache->model_flops;
+}
+
+/* The run: MFU, throughput, time and cost. */
+static void eval_run(const eval_ctx *x, scale_train_result *out) {
+  const scale_train_problem *problem = x->problem;
+  double n_chips = x->n_chips, peak = x->peak, batch = x->batch;
+  const scale_chip *chip = x->chip;
+  double model_flops = x->cache->model_flops;
   out->model_flops_per_step = model_flops;
   out->mfu = model_flops / (n_chips * peak * out->step_time_s);
   out->tokens_per_s = batch / out->step_time_s;
@@ -1087,7 +1081,12 @@ void scale_train_eval_cached(const scale_train_problem *problem, const scale_lay
     out->cost_usd = NAN;
   }
 
-  /* ---- what binds ---- */
+}
+
+/* What binds: the busiest link's largest collective, and the one-line reason. */
+static void eval_bound(const eval_ctx *x, scale_train_result *out) {
+  int busiest = x->busiest;
+  bool step = x->step;
   scale_train_comm worst = SCALE_TRAIN_COMM_FSDP_ALL_GATHER;
   double worst_t = -1.0;
   for (int i = 0; i < SCALE_TRAIN_COMM_COUNT; i++) {
@@ -1125,6 +1124,27 @@ void scale_train_eval_cached(const scale_train_problem *problem, const scale_lay
                         "microbatches"
                       : "compute-bound: every link's collectives hide under the matmuls";
   }
+}
+
+#undef UNPACK
+
+void scale_train_eval_cached(const scale_train_problem *problem, const scale_layout *l,
+                             scale_train_cache *cache, scale_train_result *out) {
+  if (out == NULL) return;
+  memset(out, 0, sizeof *out);
+  eval_ctx x;
+  if (!eval_setup(problem, l, cache, &x)) {
+    fill_nan(out);
+    return;
+  }
+  eval_compute(&x, out);
+  if (x.step)
+    step_times(problem, l, &cache->step, out);
+  else
+    roofline_comms(&x, out);
+  eval_memory(&x, out);
+  eval_run(&x, out);
+  eval_bound(&x, out);
 }
 
 /* ---- layouts the chapters build ------------------------------------------------------------- */

@@ -713,3 +713,70 @@ double scale_transformer_mamba2_weight_bytes_per_device(const scale_model *model
   }
   return mamba2_matmul_params(model) / tp * scale_dtype_bytes(dtype);
 }
+
+/* ---- activations of one layer as the hybrid paper counts them -------------------------------- */
+
+double scale_transformer_layer_activation_bytes(const scale_model *model, double b, double s, double tp,
+                                           double cp, bool sp) {
+  if (!model || !(b >= 0.0 && isfinite(b)) || !(s >= 0.0 && isfinite(s)) || !(tp >= 1.0 && isfinite(tp)) ||
+      !(cp >= 1.0 && isfinite(cp))) return NAN;
+  double t = tp, tokens = b * s / cp, d = (double)(model->d_model);
+  if (model->arch == SCALE_ARCH_TRANSFORMER) {
+    /* Korthikanti et al. Table 2 (16-bit, flash attention: no 5as/h term) */
+    return sp ? 34.0 * tokens * d / t : tokens * d * (10.0 + 24.0 / t);
+  }
+  if (!is_mamba(model) || !(model->ssm_n_heads > 0 && model->ssm_d_head > 0 &&
+                             model->ssm_d_state > 0 && model->ssm_chunk_size > 0))
+    return NAN;
+  double inner = (double)(scale_model_ssm_d_inner(model));
+  double in_proj = scale_transformer_mamba2_d_in_proj(model);
+  double gn = (double)(model->ssm_n_groups) * (double)(model->ssm_d_state);
+  double per_token = 2.0 * d / (sp ? t : 1.0) + (in_proj + inner + 2.0 * gn + 2.0 * inner) / t;
+  double chunk_states = b * (s / cp) / (double)(model->ssm_chunk_size) * (double)(model->ssm_n_heads) / t *
+                        (double)(model->ssm_d_head) * (double)(model->ssm_d_state);
+  double mlp = model->d_ff > 0 ? tokens * (2.0 * d + 4.0 * (double)(model->d_ff) / t) : 0.0;
+  /* 16-bit activations; the chunk states in fp32, as mamba_ssm's chunk_state kernel keeps them */
+  return 2.0 * (tokens * per_token + mlp) + 4.0 * chunk_states;
+}
+
+/* ---- names of the activation policies a run states ------------------------------------------ */
+
+static const char *const recompute_names[SCALE_RECOMPUTE_COUNT] = {"-", "none", "selective",
+                                                                   "full"};
+static const char *const attention_names[SCALE_ATTENTION_COUNT] = {"unfused", "flash"};
+
+const char *scale_attention_name(scale_attention attention) {
+  return (unsigned)attention < SCALE_ATTENTION_COUNT ? attention_names[attention] : "?";
+}
+
+const char *scale_recompute_name(scale_recompute recompute) {
+  return (unsigned)recompute < SCALE_RECOMPUTE_COUNT ? recompute_names[recompute] : "?";
+}
+
+/* ---- tensor parallelism: the one divisibility rule -------------------------------------------- */
+
+/* Whether b splits a evenly (b a count >= 1). */
+static bool tp_divides(double b, double a) { return b >= 1.0 && fmod(a, b) == 0.0; }
+
+scale_status scale_transformer_tp_check(const scale_model *m, double tp, scale_diag *diag) {
+  if (!m || !(isfinite(tp) && tp >= 1.0 && tp == floor(tp))) return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "tp %g must be an integer >= 1", tp);
+  if (tp == 1.0) return SCALE_OK;
+  if (m->arch == SCALE_ARCH_MAMBA2) {
+    double heads = (double)(m->ssm_n_heads);
+    if (heads > 0.0 && !tp_divides(tp, heads))
+      return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "tp %g does not divide the %g SSM heads", tp, heads);
+    double groups = (double)(m->ssm_n_groups); /* the grouped norm and B, C split by group */
+    if (groups > 0.0 && !tp_divides(tp, groups))
+      return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "tp %g does not divide the %g SSM groups", tp, groups);
+  } else {
+    double n = (double)(m->n_heads), k = (double)(m->n_kv_heads);
+    if (!tp_divides(tp, n)) return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "tp %g does not divide the %g query heads", tp, n);
+    if (k > 0.0 && !tp_divides(tp, k) && !tp_divides(k, tp))
+      return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "tp %g and the %g KV heads do not divide one another", tp, k);
+  }
+  if (m->d_ff > 0 && !tp_divides(tp, (double)(m->d_ff)))
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "tp %g does not divide the MLP width F = %g", tp, (double)(m->d_ff));
+  if (m->d_ff_expert > 0 && !tp_divides(tp, (double)(m->d_ff_expert)))
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "tp %g does not divide the expert width %g", tp, (double)(m->d_ff_expert));
+  return SCALE_OK;
+}

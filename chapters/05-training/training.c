@@ -243,17 +243,17 @@ static void section_pipeline(chapter *ch) {
       char key[64];
       snprintf(key, sizeof key, "pp.%s.m%.0f", tag[s], ms[i]);
       chapter_value(ch, key, key,
-                    100.0 * scale_train_bubble_frac((scale_pp_schedule)s, 16.0, ms[i], 2.0), "%",
+                    100.0 * scale_pipeline_bubble_frac((scale_pp_schedule)s, 16.0, ms[i], 2.0), "%",
                     SCALE_FMT_PLAIN);
     }
   }
   CHAPTER_VALUES(ch, "pp",
       CHAPTER_V("inflight.gpipe", "microbatches held, GPipe, m = 64",
-          scale_train_microbatches_in_flight(SCALE_PP_GPIPE, 16.0, 64.0, 1.0), ""),
+          scale_pipeline_microbatches_in_flight(SCALE_PP_GPIPE, 16.0, 64.0, 1.0), ""),
       CHAPTER_V("inflight.1f1b", "microbatches held, 1F1B, m = 64",
-          scale_train_microbatches_in_flight(SCALE_PP_1F1B, 16.0, 64.0, 1.0), ""),
+          scale_pipeline_microbatches_in_flight(SCALE_PP_1F1B, 16.0, 64.0, 1.0), ""),
       CHAPTER_V("inflight.inter", "microbatches held, interleaved v = 2, m = 64",
-          scale_train_microbatches_in_flight(SCALE_PP_INTERLEAVED, 16.0, 64.0, 2.0), ""));
+          scale_pipeline_microbatches_in_flight(SCALE_PP_INTERLEAVED, 16.0, 64.0, 2.0), ""));
 }
 
 static void section_zero(chapter *ch, const scale_model *m) {

@@ -151,7 +151,7 @@ static void memory_row(chapter *ch, const char *key, const scale_model *m,
   scale_hybrid_memory mem;
   scale_hybrid_memory_per_device(
       m, l, &MEGATRON, 1, SEQ,
-      scale_train_microbatches_in_flight(SCALE_PP_1F1B, l->pp, GBS / l->dp, 1), &mem);
+      scale_pipeline_microbatches_in_flight(SCALE_PP_1F1B, l->pp, GBS / l->dp, 1), &mem);
   chapter_say(ch, "%s:", key);
   const chapter_val r[] = {
       V("w", "weights", mem.weight_bytes, "B"), V("g", "gradients", mem.grad_bytes, "B"),
@@ -298,11 +298,11 @@ static void section_mamba(chapter *ch, const scale_model *m7, const scale_model 
           scale_transformer_ssd_flops(ms[i], 1, SEQ, true, SCALE_PASS_FORWARD) / ssd, "")};
     CHAPTER_EMIT(ch, i == 0 ? "ssd.m7" : "ssd.m1", e);
     chapter_valuef(ch, "activations per layer",
-                   scale_hybrid_layer_activation_bytes(ms[i], 1, SEQ, 1, 1, false), "B",
+                   scale_transformer_layer_activation_bytes(ms[i], 1, SEQ, 1, 1, false), "B",
                    SCALE_FMT_SI, "act.%s", i == 0 ? "m7" : "m1");
   }
   chapter_value(ch, "act.l7", "LLaMA 2 7B activations per layer",
-                scale_hybrid_layer_activation_bytes(l7, 1, SEQ, 1, 1, false), "B", SCALE_FMT_SI);
+                scale_transformer_layer_activation_bytes(l7, 1, SEQ, 1, 1, false), "B", SCALE_FMT_SI);
 }
 
 /* ==== the design guide and the planners ======================================================= */

@@ -106,7 +106,7 @@ static void layout_text(const scale_measurement *r, char *buf, size_t size) {
  * the row leaves the model to assume. */
 static void reason_text(const study *s, int i, char *buf, size_t size) {
   const scale_calib_point *p = &s->set->points[i];
-  scale_step_job job = scale_step_job_from_measurement(&p->row, &p->model, &p->chip);
+  scale_step_job job = scale_calib_step_job(&p->row, &p->model, &p->chip);
   scale_step_result r;
   scale_step_eval(&job, &s->held[p->group], &r);
   double err = rel_err(s, s->logo, i);

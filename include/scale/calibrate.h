@@ -22,6 +22,7 @@
 #include "scale/measurements.h"
 #include "scale/status.h"
 #include "scale/step.h"
+#include "scale/training.h"
 
 #define SCALE_CALIB_GROUPS_MAX 64
 #define SCALE_CALIB_ROWS_MAX 1024
@@ -33,8 +34,8 @@
  * on its chip: 18.5, 8.3, 6.0 and 4.8%), the three 13.3, 14.7, 17.1 and 18.5%, all 14 9.3,
  * 8.9, 9.2 and 9.4%: the least at 0.1. */
 #define SCALE_CALIB_PRIOR_WEIGHT 0.1
-/** The largest prior weight accepted (10: each parameter all but pinned at its prior). */
-#define SCALE_CALIB_PRIOR_WEIGHT_MAX 10.0
+/* The largest prior weight accepted, SCALE_CALIB_PRIOR_WEIGHT_MAX, is in params.h (a hardware
+ * file's [step_fit] prior_weight is checked against it when loaded). */
 
 /** One row with what predicting it needs. */
 typedef struct {
@@ -132,5 +133,63 @@ scale_status scale_calib_write_hardware(const char *src, const char *dst,
                                         const scale_step_params *params,
                                         const scale_calib_fit_info *info,
                                         const scale_calib_set *set, scale_diag *diag);
+
+/* ---- the adapters from a measured row to a job -------------------------------------------- */
+
+/** The job of a published row: its layout; an unstated mbs or vp reads as 1. */
+scale_step_job scale_calib_step_job(const scale_measurement *row, const scale_model *model,
+                                    const scale_chip *chip);
+
+/** Evaluates the memory of the published run 'row' (its layout as measurements.h states it)
+ * on 'model' and 'chip' into *out with scale_train_eval() (the roofline; memory does not
+ * depend on the times): ZeRO stage z >= 1 shards over the row's dp (fsdp = dp), else pure
+ * DP; tp, pp, cp, ep and sp as stated; interleaved 1F1B with v = vp when vp > 1, else 1F1B;
+ * a micro-batch of mbs sequences (1 when not stated: the least memory, so a run is never
+ * called out of memory for a guess), gbs / (dp mbs) microbatches; bf16 weights and
+ * activations with fp32 Adam; the remat policy scale_memory_remat_of() the recompute mode,
+ * 'unknown' (the row's '-') replaced by the caller's 'assumed' (which must be known).
+ *
+ * Errors: SCALE_ERR_INVALID when the layout is inconsistent (scale_train_validate()'s
+ *         message in diag) or the recompute mode is unknown. 'diag' may be NULL.
+ */
+scale_status scale_calib_memory_eval(const scale_measurement *row, scale_recompute assumed,
+                                     const scale_model *model, const scale_chip *chip,
+                                     scale_train_result *out, scale_diag *diag);
+
+/* ---- the paper's framework: host time per CP layer-microbatch, latency per Mamba-2 stage --- */
+
+/** One measured row for the framework's two parameters: its step is
+ * max(device_s, units h + fixed_s) + stages k, h the host time per CP layer-microbatch
+ * (mesh_cp_host_s), k the latency per added Mamba-2 stage (mesh_ssm_stage_s). */
+typedef struct {
+  double device_s; /**< the device's time, neither floor nor stage latency [s] */
+  double units;    /**< CP layer-microbatches of the slowest stage (0 without CP on the mesh) */
+  double fixed_s;  /**< the floor's part that is not the host's: TP collectives [s] */
+  double stages;   /**< scale_step_ssm_stages() of the row's job */
+  double measured; /**< the measured step [s] */
+  int group;       /**< the row's group, 0..15 */
+} scale_calib_framework_row;
+
+/** A row's step with host time 'host_layer_s' and stage latency 'stage_s' (formula above).
+ * Units: [s] -> [s].  Domain: r non-NULL, both >= 0; NaN otherwise. */
+double scale_calib_framework_row_s(const scale_calib_framework_row *r, double host_layer_s,
+                              double stage_s);
+
+/** Fits the framework's two parameters to 'n' measured rows by the least group-weighted
+ * squared log error, sum over groups g != skip_group of (1 / n_g) sum over its rows of
+ * log(step / measured)^2 (each group weighs the same whatever its rows, as scale calibrate
+ * weighs groups): the host time on a grid of 2001 points log-spaced over [1e-4, 5e-2] s over
+ * the groups with a CP row (units > 0), the stage latency on a grid of 6001 points even over
+ * [0, 60] s over the groups with a staged row, the two fits alternated until the latency
+ * repeats (at most 16 rounds; the first grid point wins a tie). skip_group = -1 uses every
+ * group, another value leaves that group out (leave-one-group-out). `scale calibrate` fits
+ * mesh_cp_host_s and mesh_ssm_stage_s with it.
+ *
+ * Units:  -> *host_layer_s, *stage_s [s] (NaN: no group to fit it).
+ * Domain: n >= 1 rows with device_s, measured > 0, units, fixed_s, stages >= 0, groups in
+ *         0..15; SCALE_ERR_INVALID otherwise or when no group is left to fit either.
+ */
+scale_status scale_calib_fit_framework(const scale_calib_framework_row *rows, int n, int skip_group,
+                                        double *host_layer_s, double *stage_s);
 
 #endif

@@ -25,16 +25,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "scale/params.h"
 #include "scale/status.h"
 #include "scale/units.h"
 
 #define SCALE_NAME_MAX 64
 
-/** Values of the step model a hardware file carries in [step] (= SCALE_STEP_N_PARAMS). */
-#define SCALE_CHIP_STEP_PARAMS 19
-/** Room for the values of the serving step cost a hardware file carries in [serve]: at least
- * SCALE_SERVE_N_PARAMS (servecal.h), which uses the first SCALE_SERVE_N_PARAMS of them. */
-#define SCALE_CHIP_SERVE_PARAMS 16
 #define SCALE_NET_LEVELS_MAX 4
 
 /** What a hardware file describes. */
@@ -105,9 +101,9 @@ typedef struct {
   double memory_comm_buffer_bytes;  /**< buffers of one communicator [bytes] */
   double memory_fragmentation_frac; /**< allocator slack over the tensors' bytes [1] */
 
-  /* [step] the calibrated step model's parameters (step.h, by scale_step_param); [step_fit]
+  /* [step] the calibrated step model's parameters (params.h, by scale_step_param); [step_fit]
    * the provenance of their fit. Written by `scale calibrate`; all or none. */
-  double step[SCALE_CHIP_STEP_PARAMS]; /**< NaN when the file has no [step] section */
+  double step[SCALE_STEP_N_PARAMS];  /**< NaN when the file has no [step] section */
   bool has_step;                       /**< every [step] key is given */
   char step_fit_by[SCALE_NAME_MAX];    /**< what wrote them ("scale calibrate") */
   char step_fit_method[SCALE_NAME_MAX]; /**< the fit ("levenberg-marquardt, ...") */
@@ -117,13 +113,23 @@ typedef struct {
   double step_fit_rms_log_error;       /**< group-weighted RMS of log(predicted / measured) */
   double step_fit_prior_weight;        /**< the fit's pull toward the priors (calibrate.h) */
 
-  /* [serve] the calibrated serving step cost's parameters (servecal.h, by scale_serve_param),
+  /* [serve] the calibrated serving step cost's parameters (params.h, by scale_serve_param),
    * written by `scale calibrate --serving` with their provenance in comments; all or none. */
-  double serve[SCALE_CHIP_SERVE_PARAMS]; /**< NaN when the file has no [serve] section */
+  double serve[SCALE_SERVE_N_PARAMS]; /**< NaN when the file has no [serve] section */
   bool has_serve;                        /**< every [serve] key is given */
 } scale_chip;
 
 /* ---- loading -------------------------------------------------------------------------------- */
+
+/** Reads the sections a hardware file may hold from 'path' into *out (caller storage), as
+ * strictly as scale_chip_load_file() reads them (unknown, duplicate, malformed or out-of-range
+ * keys are errors with the line) but without its whole-file rules: no required key, no base,
+ * no all-or-none section. What the file does not give is NaN. For a reader of one section
+ * (scale_step_params_load_file() reads [step] with it).
+ * Errors: SCALE_ERR_IO, SCALE_ERR_PARSE, SCALE_ERR_UNKNOWN_KEY, SCALE_ERR_DUPLICATE_KEY,
+ *         SCALE_ERR_RANGE, SCALE_ERR_NOMEM.
+ */
+scale_status scale_chip_read_sections(const char *path, scale_chip *out, scale_diag *diag);
 
 /** Loads a hardware file at 'path' into *out (caller storage), strictly: an unknown section or
  * key, a duplicate key, a missing required key (display_name, kind, hbm_bytes,

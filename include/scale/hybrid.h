@@ -144,79 +144,10 @@ void scale_hybrid_mamba2_split(const scale_model *model, double tp, double cp, d
 double scale_hybrid_mamba2_fwd_bytes(const scale_model *model, scale_hybrid_strategy st,
                                      double degree, double b, double s, scale_dtype dtype);
 
-/** A Mamba-2 training step priced with the step model's parameters (step.h prices
- * transformers only; this composes its public pieces for an SSM layer). Times per optimizer
- * step on the slowest pipeline stage [s]. */
-typedef struct {
-  double microbatches;   /**< m = gbs / (dp mbs) */
-  double gemm_s;         /**< in- and out-projections, unembedding (forward + backward) */
-  double ssd_s;          /**< the SSD scan's small batched matmuls (chunk size l) */
-  double vector_s;       /**< memory-bound ops: norms, residuals, conv, gating, chunk states,
-                              loss, plus the fixed cost of every kernel */
-  double tp_s;           /**< TP AllReduces (on the critical path) */
-  double cp_s;           /**< CP state AllGathers and conv halos (on the critical path) */
-  double pp_s;           /**< pipeline sends */
-  double bubble_s;       /**< pipeline bubble, (p - 1)/m of the microbatch time */
-  double fsdp_s;         /**< ZeRO-3: each layer's weight gathers and gradient scatters */
-  double fsdp_exposed_s; /**< the part of fsdp_s the layer's compute does not hide */
-  double dp_s;           /**< the gradient traffic (buckets, and the ZeRO gather) in all */
-  double dp_exposed_s;   /**< the part of the gradient traffic the last backward leaves bare */
-  double optimizer_s;    /**< Adam over the chip's (shard of the) parameters */
-  double unembed_s;      /**< the last stage's unembedding (part of gemm_s) */
-  double loss_s;         /**< the last stage's softmax cross-entropy (part of vector_s) */
-  double recompute_s;    /**< full recomputation: each layer's forward, collectives included,
-                              run again (in none of the fields above) */
-  double step_s;         /**< the step */
-  double mfu;            /**< training FLOPs of the step (transformer.h, causal) over
-                              step_s x chips x peak */
-} scale_hybrid_mamba2_step;
-
-/** Prices one training step of a Mamba-2 'job' (its model must be Mamba-2) with the step
- * model's 'params': per microbatch and layer, on T = mbs s / cp tokens and a tp share,
- *   GEMMs      in-projection T x d_in_proj/tp x d and out-projection T x d x d_inner/tp, forward
- *              and twice that backward, at scale_step_matmul_eta();
- *   SSD        scale_transformer_ssd_flops() / tp x 3, as batched l x l x max(n, P) matmuls;
- *   vector     forward bytes per token 5d (norm, residual) + 3(d_inner + 2gn) (conv; the scan
- *              reads x, B, C) + 5 d_inner (scan output, gated norm) in 16-bit, inner terms / tp,
- *              plus 4 fp32 passes over the chunk states (h/tp) P n / l; backward twice that;
- *              at HBM x mem_eta, plus 11 forward and 22 backward kernels x kernel_s;
- *   TP         one AllReduce of [T, d] forward and one backward;
- *   CP         an AllGather of the chunk-final states and a halo send, forward and backward;
- * with full recomputation (job->recompute FULL) each layer's forward again, its TP and CP
- * exchanges included (selective recomputation recomputes no SSM op: priced as none);
- * the last stage adds the unembedding and loss; 1F1B bubble (p - 1)/m; PP sends of [T, d]
- * forward and backward; DP gradient buckets (80 MB) under the last backward but the last
- * (ZeRO-1/2: reduce-scatter over the ZeRO group, fsdp or all of dp x cp, and the weights
- * gathered after the optimizer, exposed; a hybrid-sharded group's replicas all-reduce their
- * shard); ZeRO-3: per layer and microbatch two weight AllGathers and a gradient
- * ReduceScatter over the group, exposed beyond the layer's compute; Adam at 30 bytes per
- * parameter of the ZeRO shard; the per-step overhead. Networks as the
- * job maps them (job->mapped, as scale_train_eval() does) or as step.h chooses them (rank
- * order tp, cp, dp, pp; a switchless domain is a full mesh).
- *
- * Domain: a Mamba-2 model, degrees >= 1 with tp dividing heads and groups, gbs >= dp mbs (a
- *         fractional microbatch count is priced as it stands, as step.h does); otherwise
- *         every field is NaN.
- * Source: our composition; the operations from mamba_ssm's Mamba2 module and SSD kernels
- *         (chunk_cumsum, chunk_state, state_passing, bmm_chunk, chunk_scan), Dao & Gu
- *         arXiv 2405.21060; the paper section 6.3 (vector work dominates).
- */
-void scale_hybrid_mamba2_step_eval(const scale_step_job *job, const scale_step_params *params,
-                                   scale_hybrid_mamba2_step *out);
-
 /* ---- context parallelism on a host-synchronous framework ----------------------------------- */
 
-/** Layer-microbatches the slowest pipeline stage runs in one step of a context-parallel
- * 'job': m ceil(L / pp) (1 + (pp - 1) / m), m = gbs / (dp mbs) microbatches (the 1F1B bubble
- * included); 0 when cp = 1.
- *
- * Units:  -> [count].
- * Domain: a model with layers, degrees and mbs >= 1, gbs > 0; NaN otherwise.
- */
-double scale_hybrid_cp_layer_microbatches(const scale_step_job *job);
-
 /** Step time of 'job' whose device time is 'device_s' when every context-parallel layer waits
- * for its host: max(device_s, n host_layer_s), n = scale_hybrid_cp_layer_microbatches(job).
+ * for its host: max(device_s, n host_layer_s), n = scale_step_cp_layer_microbatches(job), 0 when cp = 1.
  * The paper's CP exchanges are host-blocking point-to-point calls; after each the device has
  * an empty queue and runs no faster than the host issues the layer's forward and backward
  * operators, so a CP layer-microbatch costs at least 'host_layer_s' (a few hundred eager
@@ -231,79 +162,16 @@ double scale_hybrid_cp_layer_microbatches(const scale_step_job *job);
 double scale_hybrid_cp_host_bound_s(const scale_step_job *job, double device_s,
                                     double host_layer_s);
 
-/* ---- pipelines of Mamba-2 stages on the paper's framework ---------------------------------- */
-
-/** Pipeline stages past the first that the mesh's SSM stage latency (step.h's
- * mesh_ssm_stage_s) charges to 'job': pp - 1 for a Mamba-2 model whose pipeline group is on a
- * switchless mesh, 0 otherwise. Why: in Tables 13 and 14 of the hybrid paper every added
- * stage lengthens a Mamba-2 step by nearly the same time (16-20 s for Mamba-1B, 20-23 s for
- * Mamba-7B, 4M tokens a step) whatever DP, TP and CP, which no bubble (hundreds of
- * microbatches a replica), send or compute cost does; the same framework's LLaMA pipelines
- * show none beyond what the step model prices. A fixed latency per stage and step, as if part
- * of each stage's work ran one stage after another; its mechanism is not known (chapter 13).
- *
- * Units:  -> [count].
- * Domain: a Mamba-2 model, degrees >= 1, a chip; NaN otherwise.
- */
-double scale_hybrid_ssm_stages(const scale_step_job *job);
-
-/** One measured row for the framework's two parameters: its step is
- * max(device_s, units h + fixed_s) + stages k, h the host time per CP layer-microbatch
- * (mesh_cp_host_s), k the latency per added Mamba-2 stage (mesh_ssm_stage_s). */
-typedef struct {
-  double device_s; /**< the device's time, neither floor nor stage latency [s] */
-  double units;    /**< CP layer-microbatches of the slowest stage (0 without CP on the mesh) */
-  double fixed_s;  /**< the floor's part that is not the host's: TP collectives [s] */
-  double stages;   /**< scale_hybrid_ssm_stages() of the row's job */
-  double measured; /**< the measured step [s] */
-  int group;       /**< the row's group, 0..15 */
-} scale_hybrid_fit_row;
-
-/** A row's step with host time 'host_layer_s' and stage latency 'stage_s' (formula above).
- * Units: [s] -> [s].  Domain: r non-NULL, both >= 0; NaN otherwise. */
-double scale_hybrid_fit_row_s(const scale_hybrid_fit_row *r, double host_layer_s,
-                              double stage_s);
-
-/** Fits the framework's two parameters to 'n' measured rows by the least group-weighted
- * squared log error, sum over groups g != skip_group of (1 / n_g) sum over its rows of
- * log(step / measured)^2 (each group weighs the same whatever its rows, as scale calibrate
- * weighs groups): the host time on a grid of 2001 points log-spaced over [1e-4, 5e-2] s over
- * the groups with a CP row (units > 0), the stage latency on a grid of 6001 points even over
- * [0, 60] s over the groups with a staged row, the two fits alternated until the latency
- * repeats (at most 16 rounds; the first grid point wins a tie). skip_group = -1 uses every
- * group, another value leaves that group out (leave-one-group-out). `scale calibrate` fits
- * mesh_cp_host_s and mesh_ssm_stage_s with it.
- *
- * Units:  -> *host_layer_s, *stage_s [s] (NaN: no group to fit it).
- * Domain: n >= 1 rows with device_s, measured > 0, units, fixed_s, stages >= 0, groups in
- *         0..15; SCALE_ERR_INVALID otherwise or when no group is left to fit either.
- */
-scale_status scale_hybrid_fit_framework(const scale_hybrid_fit_row *rows, int n, int skip_group,
-                                        double *host_layer_s, double *stage_s);
-
 /** A layout's predicted step time on the paper's framework: the step model's
- * (scale_step_time_s) for a transformer, scale_hybrid_mamba2_step_eval()'s for Mamba-2, both
+ * (scale_step_time_s) for a transformer, scale_step_mamba2_eval()'s for Mamba-2, both
  * with the stored floor and stage latency off, then scale_hybrid_cp_host_bound_s() with
- * 'host_layer_s', plus scale_hybrid_ssm_stages() x 'stage_s'.
+ * 'host_layer_s', plus scale_step_ssm_stages() x 'stage_s'.
  *
  * Units:  host_layer_s, stage_s [s] -> [s].
  * Domain: as the two evaluations, stage_s >= 0; NaN outside it.
  */
 double scale_hybrid_predict_step_s(const scale_step_job *job, const scale_step_params *params,
                                    double host_layer_s, double stage_s);
-
-/** The same step as step.h's result, so that scale_train_eval() (and with it `scale train` and
- * `scale plan`) prices Mamba-2 layouts: compute_s the layers' GEMMs, SSD matmuls, memory-bound
- * ops and recomputation with the head; op_s only the ops step.h names (unembedding, loss,
- * optimizer); comm_s and exposed_s TP, CP (states and halo), PP (exposed in full) and DP
- * (its tail and ZeRO gather exposed); host_s the host's floor under a CP layout on the mesh,
- * scale_step_cp_host_s() with no TP term (a Mamba-2 layer's TP all-reduce finishes under the
- * host's launches of the chunked scan that follows it); stage_s the pipeline's stage latency
- * (scale_hybrid_ssm_stages() x mesh_ssm_stage_s); step_s the larger of the device's time and
- * the floor, plus stage_s. Every number NaN outside the evaluation's domain.
- */
-void scale_hybrid_mamba2_step_result(const scale_step_job *job, const scale_step_params *params,
-                                     scale_step_result *out);
 
 /* ---- memory per device ---------------------------------------------------------------------- */
 
@@ -327,30 +195,12 @@ typedef struct {
                                 the last stage's (one microbatch) with its logits [bytes] */
 } scale_hybrid_memory;
 
-/** Activation bytes one layer saves for 'b' sequences of 's' tokens on one device, without
- * recomputation, with fused (flash) attention, in 16-bit:
- *   transformer: Korthikanti et al.'s s b d (10 + 24/t) without SP, 34 s b d / t with SP
- *                (their 5 a s / d score term vanishes with flash attention), s -> s / cp;
- *   Mamba-2 [our derivation from the paper's section 5.3]: per token the layer input and the
- *                norm input 2d (/t with SP), the in-projection output d_in_proj, the conv
- *                output d_inner + 2 g n, the scan and gated-norm outputs 2 d_inner, all but
- *                the first term / t, in 16-bit; plus the chunk states (s / l)(h / t) P n per
- *                sequence in fp32 (mamba_ssm's chunk_state kernel); s -> s / cp. A Mamba model with
- * an MLP adds the transformer's MLP share, s b (2d + 4F / t) x 2 bytes (section 5.2).
- *
- * Units:  b [sequences], s [tokens] -> [bytes].
- * Domain: degrees >= 1, b, s >= 0; NaN otherwise.
- * Source: Korthikanti et al., arXiv 2205.05198, Table 2; Amer et al. sections 5.1-5.3.
- */
-double scale_hybrid_layer_activation_bytes(const scale_model *model, double b, double s, double tp,
-                                           double cp, bool sp);
-
 /** Memory per device of 'layout' training 'model' with precision 'prec', micro-batches of
  * 'mbs' sequences of 's' tokens, 'in_flight' microbatches held at the peak (1F1B: min(m, pp)
- * on the first stage; use scale_train_microbatches_in_flight()): parameters N / (tp pp)
+ * on the first stage; use scale_pipeline_microbatches_in_flight()): parameters N / (tp pp)
  * (the whole model, embeddings included, split evenly), weights, gradients and optimizer
  * state by scale_train_zero_bytes_per_chip() over dp x cp shards, activations
- * A = L / pp x scale_hybrid_layer_activation_bytes(mbs, s, tp, cp, sp) per microbatch, and the
+ * A = L / pp x scale_transformer_layer_activation_bytes(mbs, s, tp, cp, sp) per microbatch, and the
  * head's logits H = scale_memory_logits_bytes(mbs, s, tp, cp, sp) on the last stage. The
  * total is the peak device's: states + max(in_flight A, A + H), the first stage holding
  * in_flight microbatches, the last (1F1B) one with its logits; without a pipeline A + H.

@@ -1,6 +1,6 @@
 /* hybrid_study.h — the case study of Amer et al. (arXiv 2602.09109) section 6 as data: each
  * measured table (Tables 10, 11, 13, 14 in measurements/) loaded and priced as `scale train`
- * prices it, what the framework's fit (scale_hybrid_fit_framework, hybrid.h) sees of each row,
+ * prices it, what the framework's fit (scale_calib_fit_framework, hybrid.h) sees of each row,
  * and the columns the paper prints that a measurements row has no place for (throughput,
  * memory, MFU: measurements/hybrid/paper-columns.txt).
  *
@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 
+#include "scale/calibrate.h"
 #include "scale/hybrid.h"
 #include "scale/measurements.h"
 #include "scale/status.h"
@@ -20,20 +21,11 @@
 /** Rows one table of the study holds at most. */
 #define SCALE_HYBRID_STUDY_ROWS_MAX 32
 
-/** Prices 'job' as `scale train` does into *out: step.h's scale_step_eval() for a
- * transformer, scale_hybrid_mamba2_step_result() for Mamba-2, with the host's floor under CP
- * (mesh_cp_host_s) and a Mamba-2 pipeline's stage latency (mesh_ssm_stage_s) of 'params'.
- *
- * Domain: as the two evaluations; every field NaN outside it.
- */
-void scale_hybrid_study_step_eval(const scale_step_job *job, const scale_step_params *params,
-                                  scale_step_result *out);
-
 /** What the framework's fit sees of a measured row of 'job' (hybrid.h's
- * scale_hybrid_fit_row): device_s = scale_hybrid_predict_step_s(job, params, 0, 0), neither
+ * scale_calib_framework_row): device_s = scale_hybrid_predict_step_s(job, params, 0, 0), neither
  * floor nor stage latency; the host's floor (step_result.host_s) is linear in mesh_cp_host_s
  * = h, units h + fixed_s, so its floors at h = 1 s and h = 2 s give units and fixed_s;
- * stages = scale_hybrid_ssm_stages(job) for Mamba-2 and 0 for a transformer; measured and
+ * stages = scale_step_ssm_stages(job) for Mamba-2 and 0 for a transformer; measured and
  * group as given.
  *
  * Units:  measured_s [s] -> the record's [s] fields.
@@ -41,7 +33,7 @@ void scale_hybrid_study_step_eval(const scale_step_job *job, const scale_step_pa
  * Paper:  Tables 10-14: 10-12 ms per CP layer-microbatch (chapter 13 "CP on a host-synchronous
  *         framework").
  */
-scale_hybrid_fit_row scale_hybrid_study_fit_row(const scale_step_job *job,
+scale_calib_framework_row scale_hybrid_study_fit_row(const scale_step_job *job,
                                                 const scale_step_params *params, double measured_s,
                                                 int group);
 
@@ -50,14 +42,14 @@ typedef struct {
   scale_measurement rows[SCALE_HYBRID_STUDY_ROWS_MAX];   /**< the measured rows, file order */
   int n;                                                 /**< rows */
   scale_model model;                                     /**< the model every row names */
-  scale_hybrid_fit_row fit[SCALE_HYBRID_STUDY_ROWS_MAX]; /**< scale_hybrid_study_fit_row() */
+  scale_calib_framework_row fit[SCALE_HYBRID_STUDY_ROWS_MAX]; /**< scale_hybrid_study_fit_row() */
   double pred_s[SCALE_HYBRID_STUDY_ROWS_MAX]; /**< the step as `scale train` prices it [s] */
 } scale_hybrid_study_table;
 
 /** Loads the measurements file 'path' into *out, with the model its rows name, and prices
  * every row on 'chip' with 'params': fit[i] = scale_hybrid_study_fit_row() of the row's job
- * (scale_step_job_from_measurement) with its measured step and 'group', pred_s[i] its step by
- * scale_hybrid_study_step_eval().
+ * (scale_calib_step_job) with its measured step and 'group', pred_s[i] its step by
+ * scale_step_eval().
  *
  * Errors: as scale_measurements_load_file() and scale_model_load(); SCALE_ERR_INVALID (with
  *         the file) when the file has no row or its rows name different models.
@@ -112,14 +104,14 @@ int scale_hybrid_study_paper_find(const scale_hybrid_paper_row *rows, int n, con
 /* ==== the study's analyses over its tables ================================================= */
 
 /** The framework's two parameters (host time per CP layer-microbatch *host_s, Mamba-2 stage
- * latency *stage_s) fitted by scale_hybrid_fit_framework() to the rows of t[0..n) (their
+ * latency *stage_s) fitted by scale_calib_fit_framework() to the rows of t[0..n) (their
  * fit[] records), table 'skip' left out (-1: none); both NaN when the fit fails or n > 16.
  * Paper:  Tables 10-14 (chapter 13 "CP on a host-synchronous framework"). */
 void scale_hybrid_study_fit(const scale_hybrid_study_table *t, int n, int skip, double *host_s,
                             double *stage_s);
 
 /** Spearman of table t's steps priced with host time 'host_s' and stage latency 'stage_s'
- * (scale_hybrid_fit_row_s) against its measured steps. */
+ * (scale_calib_framework_row_s) against its measured steps. */
 double scale_hybrid_study_spearman_at(const scale_hybrid_study_table *t, double host_s,
                                       double stage_s);
 

@@ -23,6 +23,7 @@
 #include "scale/hardware.h"
 #include "scale/model.h"
 #include "scale/status.h"
+#include "scale/transformer.h"
 #include "scale/units.h"
 
 #define SCALE_MEAS_SOURCE_MAX 256
@@ -37,24 +38,6 @@ typedef enum {
                                                6 N + 6 L n_heads d_head s per token */
   SCALE_METRIC_COUNT
 } scale_metric;
-
-/** Activation recomputation as a row states it. */
-typedef enum {
-  SCALE_RECOMPUTE_UNKNOWN = 0, /**< '-': not stated */
-  SCALE_RECOMPUTE_NONE,        /**< every activation kept */
-  SCALE_RECOMPUTE_SELECTIVE,   /**< attention scores recomputed (Korthikanti et al. 2022) */
-  SCALE_RECOMPUTE_FULL,        /**< each layer's forward pass run twice */
-  SCALE_RECOMPUTE_COUNT
-} scale_recompute;
-
-/** How attention's core (scores, softmax, values) runs. */
-typedef enum {
-  SCALE_ATTENTION_UNFUSED = 0, /**< scores written to HBM, softmax and dropout as kernels of
-                                    their own, the full s x s product computed under the mask */
-  SCALE_ATTENTION_FLASH,       /**< one fused kernel (FlashAttention): causal blocks skipped,
-                                    no s x s tensor in HBM */
-  SCALE_ATTENTION_COUNT
-} scale_attention;
 
 /** One published run. Unknown counts (mbs, vp given as '-') are 0. */
 typedef struct {
@@ -83,12 +66,6 @@ typedef struct {
 
 /** Name of a metric as the files spell it ("step_s", ...); "?" if invalid. Static storage. */
 const char *scale_metric_name(scale_metric metric);
-
-/** Name of an attention kind as the files spell it ("unfused", "flash"); "?" if invalid. */
-const char *scale_attention_name(scale_attention attention);
-
-/** Name of a recompute mode as the files spell it ("none", "selective", "full", "-"). */
-const char *scale_recompute_name(scale_recompute recompute);
 
 /** Appends the rows of the TSV file at 'path' to rows[*n..cap), strictly (see the header).
  *
@@ -120,5 +97,30 @@ const char *scale_measurements_dir(void);
  *         google/maxtext MaxText/train.py calculate_training_tflops at 76bd53b0 (MaxText's).
  */
 double scale_measurement_step_s(const scale_measurement *row, const scale_model *model);
+
+/* ---- memory observations (measurements/memory/) ------------------------------------------- */
+
+/** A published memory observation (measurements/memory/memory.tsv): a run's layout, whether it
+ * fit, and its measured peak when published. */
+typedef struct {
+  scale_measurement run; /**< id, group, model, hardware and layout (metric unused) */
+  char ref[16];          /**< the training row (a measurements/ TSV) it restates, or "" */
+  bool oom;              /**< the source reports the run out of memory */
+  double measured_bytes; /**< measured memory per chip; NaN when not published [bytes] */
+} scale_measurement_memory;
+
+/** Appends the rows of the memory TSV at 'path' to rows[*n..cap), strictly. Columns, tab-
+ * separated after '#' comment lines, one header line naming them in this order:
+ *   id ref group model hardware chips dp tp pp cp ep zero mbs vp recompute sp gbs seq
+ *   outcome measured_bytes source
+ * ref is a training row id or '-'; mbs and vp a whole number or '-'; recompute none |
+ * selective | full | - ; outcome fits | oom; measured_bytes a number > 0 or '-'.
+ *
+ * Errors: SCALE_ERR_IO; SCALE_ERR_PARSE (header, field count, a malformed number or word);
+ *         SCALE_ERR_RANGE (out of range, more rows than cap); SCALE_ERR_INVALID (degrees whose
+ *         product is not chips). 'diag' names the file and line.
+ */
+scale_status scale_measurements_memory_load(const char *path, scale_measurement_memory *rows, int cap, int *n,
+                                    scale_diag *diag);
 
 #endif

@@ -23,9 +23,8 @@
 #include <stdbool.h>
 
 #include "scale/hardware.h"
-#include "scale/measurements.h"
 #include "scale/model.h"
-#include "scale/training.h"
+#include "scale/transformer.h"
 
 /* ---- activations ---------------------------------------------------------------------------- */
 
@@ -56,7 +55,7 @@ typedef struct {
  * only the layer input a d (/ t with sp: the checkpoint is the sequence shard). For GPT's
  * shapes (q = k = d, F = 4d, a = 2, unfused) this is Korthikanti et al.'s s b d (10 + 24/t +
  * 5 n_heads s / (d t)), s b d (34 + 5 n_heads s / d) / t with sp.
- * Mamba-2: scale_hybrid_layer_activation_bytes() for none and selective (no attention core),
+ * Mamba-2: scale_transformer_layer_activation_bytes() for none and selective (no attention core),
  * the layer input for full.
  *
  * Units:  b [sequences], s [tokens] -> [bytes].
@@ -139,46 +138,5 @@ scale_status scale_memory_recompute_parse(const char *text, scale_recompute *out
  * selective (Megatron's; the book's matmuls keeps less), full -> block; UNKNOWN and invalid
  * modes -> block. */
 scale_remat scale_memory_remat_of(scale_recompute r);
-
-/* ---- published runs ------------------------------------------------------------------------ */
-
-/** Evaluates the memory of the published run 'row' (its layout as measurements.h states it)
- * on 'model' and 'chip' into *out with scale_train_eval() (the roofline; memory does not
- * depend on the times): ZeRO stage z >= 1 shards over the row's dp (fsdp = dp), else pure
- * DP; tp, pp, cp, ep and sp as stated; interleaved 1F1B with v = vp when vp > 1, else 1F1B;
- * a micro-batch of mbs sequences (1 when not stated: the least memory, so a run is never
- * called out of memory for a guess), gbs / (dp mbs) microbatches; bf16 weights and
- * activations with fp32 Adam; the remat policy scale_memory_remat_of() the recompute mode,
- * 'unknown' (the row's '-') replaced by the caller's 'assumed' (which must be known).
- *
- * Errors: SCALE_ERR_INVALID when the layout is inconsistent (scale_train_validate()'s
- *         message in diag) or the recompute mode is unknown. 'diag' may be NULL.
- */
-scale_status scale_memory_eval_run(const scale_measurement *row, scale_recompute assumed,
-                                   const scale_model *model, const scale_chip *chip,
-                                   scale_train_result *out, scale_diag *diag);
-
-/** A published memory observation (measurements/memory/memory.tsv): a run's layout, whether it
- * fit, and its measured peak when published. */
-typedef struct {
-  scale_measurement run; /**< id, group, model, hardware and layout (metric unused) */
-  char ref[16];          /**< the training row (a measurements/ TSV) it restates, or "" */
-  bool oom;              /**< the source reports the run out of memory */
-  double measured_bytes; /**< measured memory per chip; NaN when not published [bytes] */
-} scale_memory_row;
-
-/** Appends the rows of the memory TSV at 'path' to rows[*n..cap), strictly. Columns, tab-
- * separated after '#' comment lines, one header line naming them in this order:
- *   id ref group model hardware chips dp tp pp cp ep zero mbs vp recompute sp gbs seq
- *   outcome measured_bytes source
- * ref is a training row id or '-'; mbs and vp a whole number or '-'; recompute none |
- * selective | full | - ; outcome fits | oom; measured_bytes a number > 0 or '-'.
- *
- * Errors: SCALE_ERR_IO; SCALE_ERR_PARSE (header, field count, a malformed number or word);
- *         SCALE_ERR_RANGE (out of range, more rows than cap); SCALE_ERR_INVALID (degrees whose
- *         product is not chips). 'diag' names the file and line.
- */
-scale_status scale_memory_rows_load(const char *path, scale_memory_row *rows, int cap, int *n,
-                                    scale_diag *diag);
 
 #endif

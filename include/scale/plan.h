@@ -208,7 +208,7 @@ typedef struct {
  * problem's precision, micro-batch and ZeRO stage, SP with TP, the 1F1B microbatches in
  * flight) fits the chip's HBM. Each is priced as the paper's framework ran it: micro-batches of
  * problem->mbs sequences, no recomputation, flash attention, no SP, bf16, the job's ZeRO
- * stage 0, by `scale train`'s step (scale_hybrid_study_step_eval() with 'params': the
+ * stage 0, by `scale train`'s step (scale_step_eval() with 'params': the
  * calibrated step model, the host's floor under CP and a Mamba-2 pipeline's stage latency).
  * The first fastest in that order wins.
  *

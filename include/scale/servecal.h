@@ -58,54 +58,7 @@
 #include "scale/serve.h"
 #include "scale/status.h"
 
-/* ==== the parameters ========================================================================== */
-
-/** X(ENUM, key, unit, lo, hi, prior, log_scale, meaning): the serving step's fitted parameters,
- * each with its plausible range (the [serve] keys of a hardware file). */
-#define SCALE_SERVE_PARAM_LIST(X)                                                                  \
-  X(WEIGHT_BW_FRAC, "weight_bw_frac", "1", 0.5, 0.95, 0.8, false,                                  \
-    "fraction of HBM bandwidth the linear layers reach streaming the weights (0.5-0.9)")           \
-  X(KV_BW_FRAC, "kv_bw_frac", "1", 0.2, 0.95, 0.6, false,                                          \
-    "fraction of HBM bandwidth paged attention reaches reading KV blocks (0.4-0.9)")               \
-  X(MATMUL_FRAC, "matmul_frac", "1", 0.2, 0.95, 0.6, false,                                        \
-    "fraction of peak the step's GEMMs reach at large token counts (fp8/bf16 cuBLAS: 0.5-0.8)")    \
-  X(ATTN_FRAC, "attn_frac", "1", 0.05, 0.8, 0.4, false,                                            \
-    "fraction of peak causal prefill attention reaches (FlashAttention-style: 0.3-0.6)")           \
-  X(OVERHEAD_S, "overhead_s", "s", 1e-4, 3e-2, 2e-3, true,                                         \
-    "fixed cost of one engine step: scheduling, sampling, launches (0.5-10 ms)")                   \
-  X(TP_BW_FRAC, "tp_bw_frac", "1", 0.1, 0.95, 0.5, false,                                          \
-    "fraction of per-chip link bandwidth a TP AllReduce of one step's activations reaches")        \
-  X(FP4_MATMUL_FRAC, "fp4_matmul_frac", "1", 0.1, 0.95, 0.4, false,                                \
-    "fraction of fp4 peak the GEMMs reach (activations quantized, block scales: 0.3-0.7)")         \
-  X(MOE_GEMM_FRAC, "moe_gemm_frac", "1", 0.05, 1.0, 0.5, false,                                    \
-    "share of the GEMM efficiency routed experts keep: grouped GEMMs, token permute (0.1-0.9)")    \
-  X(LINEAR_K, "linear_k", "1", 1.0, 16.0, 4.0, true,                                               \
-    "smooth-max exponent of weight streaming and GEMM time: 2^(1/k) at the ridge (2-8)")           \
-  X(KV_CTX_HALF, "kv_ctx_half", "tokens", 8.0, 64.0, 16.0, true,                                   \
-    "a decoding sequence's fixed KV cost in tokens: half a 16-32 token block + setup (8-64)")      \
-  X(KV_CTA_HALF, "kv_cta_half", "1", 1.0, 1024.0, 32.0, true,                                      \
-    "(sequence, KV head) work items at which decode attention reaches half speed (16-132 SMs)")    \
-  X(EXPERT_DIM_HALF, "expert_dim_half", "1", 16.0, 16384.0, 1024.0, true,                          \
-    "expert width a chip (d_ff_expert / tp) at which grouped GEMMs run at half speed (256-4096)")
-
-#define SCALE_SERVE_PARAM_ENUM(e, ...) SCALE_SERVE_##e,
-typedef enum {
-  SCALE_SERVE_PARAM_LIST(SCALE_SERVE_PARAM_ENUM) SCALE_SERVE_N_PARAMS
-} scale_serve_param;
-#undef SCALE_SERVE_PARAM_ENUM
-
-/** What a parameter is. */
-typedef struct {
-  const char *key;     /**< the hardware file's [serve] key */
-  const char *unit;    /**< "1", "s" or "tokens" */
-  double lo, hi;       /**< plausible range */
-  double prior;        /**< value before any fit */
-  bool log_scale;      /**< fitted on a log scale */
-  const char *meaning; /**< one line */
-} scale_serve_param_info;
-
-/** The description of parameter 'p'; NULL outside [0, SCALE_SERVE_N_PARAMS). Static storage. */
-const scale_serve_param_info *scale_serve_param_describe(int p);
+/* ==== the parameters (their table, SCALE_SERVE_PARAM_LIST, is in params.h) ================= */
 
 /** Fills p[0..SCALE_SERVE_N_PARAMS) with the chip's fitted [serve] values, or the priors when
  * its file has none; returns whether they were fitted. */

@@ -33,4 +33,10 @@ const char *scale_status_str(scale_status status);
  */
 char *scale_diag_format(const scale_diag *diag, char *buf, unsigned long size);
 
+/** Fills 'diag' (if non-NULL) with 'file', 'line' and the printf-formatted message, and
+ * returns 'status': the one diagnostic setter of the library (and of programs that report
+ * in the same "file:line: message" form). */
+scale_status scale_diag_set(scale_diag *diag, scale_status status, const char *file, int line,
+                            const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
 #endif

@@ -39,82 +39,12 @@
 
 #include "scale/collectives.h"
 #include "scale/hardware.h"
-#include "scale/measurements.h"
 #include "scale/model.h"
 #include "scale/status.h"
+#include "scale/transformer.h"
 #include "scale/units.h"
 
-/* ---- parameters ----------------------------------------------------------------------------- */
-
-/** The step model's parameters, one list for the enum below, the descriptions
- * (scale_step_param_describe()) and the hardware files' [step] schema (src/hardware.c):
- * X(ENUM, key, unit, lo, hi, prior, log_scale, meaning). */
-#define SCALE_STEP_PARAM_LIST(X)                                                                   \
-  X(MM_ETA_MAX, "mm_eta_max", "1", 0.4, 0.98, 0.8, false,                                         \
-    "best fraction of peak a large aligned matmul reaches (cuBLAS/CANN GEMMs: 0.6-0.9)")           \
-  X(MM_DIM_HALF, "mm_dim_half", "1", 1, 1024, 32, true,                                           \
-    "dimension at which one matmul dimension halves eta: pipeline fill and K-loop prologue")       \
-  X(MEM_ETA, "mem_eta", "1", 0.3, 0.95, 0.7, false,                                               \
-    "fraction of HBM bandwidth a streaming kernel reaches (STREAM-like: 0.6-0.9)")                 \
-  X(KERNEL_S, "kernel_s", "s", 1e-7, 5e-5, 5e-6, true,                                            \
-    "fixed cost of one kernel: launch, prologue, tail (CUDA launch 2-10 us)")                      \
-  X(UP_LATENCY_S, "up_latency_s", "s", 1e-6, 1e-4, 1e-5, true,                                    \
-    "NVLink/NVSwitch latency per ring step (NCCL's tuning model: 0.5-3.4 us by protocol)")         \
-  X(UP_BW_ETA, "up_bw_eta", "1", 0.2, 0.95, 0.7, false,                                           \
-    "NVLink achieved fraction of per-GPU egress for large messages (NCCL busbw ~0.7-0.85)")        \
-  X(UP_HALF_BYTES, "up_half_bytes", "bytes", 1e4, 1e8, 1e6, true,                                 \
-    "NVLink message size at which achieved bandwidth is half its asymptote")                       \
-  X(MESH_LATENCY_S, "mesh_latency_s", "s", 1e-6, 1e-4, 1e-5, true,                                \
-    "switchless mesh (Ascend HCCS) latency per ring step (HCCL: ~10-50 us)")                       \
-  X(MESH_BW_ETA, "mesh_bw_eta", "1", 0.1, 0.95, 0.7, false,                                       \
-    "mesh achieved fraction of the direct links' bandwidth for large messages")                    \
-  X(MESH_HALF_BYTES, "mesh_half_bytes", "bytes", 1e4, 1e8, 1e6, true,                             \
-    "mesh message size at which achieved bandwidth is half its asymptote")                         \
-  X(OUT_LATENCY_S, "out_latency_s", "s", 2e-6, 2e-4, 2e-5, true,                                  \
-    "scale-out latency per ring step (InfiniBand/RoCE through the fat tree: ~10-50 us)")           \
-  X(OUT_BW_ETA, "out_bw_eta", "1", 0.2, 0.95, 0.7, false,                                         \
-    "scale-out achieved fraction of the per-chip NIC bandwidth for large messages")                \
-  X(OUT_HALF_BYTES, "out_half_bytes", "bytes", 1e4, 1e8, 4e6, true,                               \
-    "scale-out message size at which achieved bandwidth is half its asymptote")                    \
-  X(ICI_LATENCY_S, "ici_latency_s", "s", 1e-6, 1e-4, 5e-6, true,                                  \
-    "TPU ICI latency per ring step (book ch. 3: ~1 us per hop, more per collective step)")         \
-  X(ICI_BW_ETA, "ici_bw_eta", "1", 0.3, 0.95, 0.8, false,                                         \
-    "TPU ICI achieved fraction of link bandwidth (the TPU rows hide their ICI traffic: prior)") \
-  X(ICI_HALF_BYTES, "ici_half_bytes", "bytes", 1e4, 1e8, 1e5, true,                               \
-    "TPU ICI message size at which achieved bandwidth is half its asymptote")                      \
-  X(STEP_S, "step_s", "s", 0, 1, 0.05, false,                                                     \
-    "fixed cost of one optimizer step: data loading, loss/grad-norm reductions, logging")       \
-  X(MESH_CP_HOST_S, "mesh_cp_host_s", "s", 0, 0.05, 0, false,                                     \
-    "host time per CP layer-microbatch when CP exchanges on the mesh block the host (0: async)") \
-  X(MESH_SSM_STAGE_S, "mesh_ssm_stage_s", "s", 0, 60, 0, false,                                  \
-    "step time each pipeline stage past the first adds to a Mamba-2 step on the mesh (0: none)")
-
-/** The step model's efficiency parameters (index of scale_step_params.v): SCALE_STEP_<ENUM> in
- * the order of SCALE_STEP_PARAM_LIST (mm_eta_max, mm_dim_half, mem_eta, kernel_s; then latency,
- * bandwidth fraction and half-bandwidth size of the switched scale-up domain, the switchless
- * mesh, the scale-out fabric and TPU ICI; step_s). */
-typedef enum {
-#define SCALE_STEP_PARAM_ENUM(e, ...) SCALE_STEP_##e,
-  SCALE_STEP_PARAM_LIST(SCALE_STEP_PARAM_ENUM)
-#undef SCALE_STEP_PARAM_ENUM
-  SCALE_STEP_N_PARAMS
-} scale_step_param;
-
-_Static_assert(SCALE_STEP_N_PARAMS == SCALE_CHIP_STEP_PARAMS,
-               "hardware.h reserves one [step] value per step-model parameter");
-
-/** What a parameter means and where it may lie. */
-typedef struct {
-  const char *key;     /**< name in hardware/step/fitted.ini ("mm_eta_max") */
-  const char *unit;    /**< "1", "s", "bytes" */
-  double lo, hi;       /**< plausible range; the fit stays inside it */
-  double prior;        /**< value before any fit (and for parameters no row exercises) */
-  bool log_scale;      /**< the range spans decades: fitted in log space */
-  const char *meaning; /**< one line: the physical quantity and why the range */
-} scale_step_param_info;
-
-/** Description of parameter 'p'; NULL for an invalid index. Static storage. */
-const scale_step_param_info *scale_step_param_describe(scale_step_param p);
+/* ---- parameters (their table, SCALE_STEP_PARAM_LIST, is in params.h) ------------------- */
 
 /** A full set of parameter values, indexed by scale_step_param. */
 typedef struct {
@@ -131,9 +61,11 @@ scale_step_params scale_step_params_prior(void);
 scale_status scale_step_params_of_chip(const scale_chip *chip, scale_step_params *out);
 
 /** Reads the [step] section of an INI file (a hardware file, or the sections `scale
- * calibrate --out -` prints): every key of scale_step_param_describe() inside its range;
- * [step_fit] (the fit's provenance) and every other section are skipped. Strict within
- * [step]: unknown, duplicate, missing or out-of-range keys are errors with the line.
+ * calibrate --out -` prints): every key of scale_step_param_describe() inside its range.
+ * The file is read by the hardware files' one strict reader (scale_chip_read_sections()):
+ * unknown, duplicate, malformed or out-of-range keys in any section are errors with the
+ * line, a [step] key missing is an error (line 0); [step_fit] and the chip's sections are
+ * read and ignored.
  * Errors: SCALE_ERR_IO, SCALE_ERR_PARSE, SCALE_ERR_UNKNOWN_KEY, SCALE_ERR_DUPLICATE_KEY,
  *         SCALE_ERR_MISSING_KEY, SCALE_ERR_RANGE.
  */
@@ -210,11 +142,6 @@ typedef struct {
                          from Megatron's rank order (tp innermost, then cp, dp, pp) */
   scale_step_link link[SCALE_STEP_COMM_COUNT]; /**< where each communication runs (mapped) */
 } scale_step_job;
-
-/** The job of a published row: its layout; an unstated mbs or vp reads as 1. */
-scale_step_job scale_step_job_from_measurement(const scale_measurement *row,
-                                               const scale_model *model,
-                                               const scale_chip *chip);
 
 /* ---- operations, collectives, rules --------------------------------------------------------- */
 
@@ -316,16 +243,19 @@ typedef struct {
   double optimizer_s;    /**< op_s[OPTIMIZER] */
   double overhead_s;     /**< the fixed per-step cost [s] */
   double host_s;         /**< the host's floor under the step (scale_step_cp_host_s) [s] */
-  double stage_s;        /**< Mamba-2 stage latency on the mesh (scale_hybrid_ssm_stages) [s] */
+  double stage_s;        /**< Mamba-2 stage latency on the mesh (scale_step_ssm_stages) [s] */
   double step_s;         /**< the device's time, or host_s if longer, plus stage_s [s] */
   double model_flops;    /**< 6 N tokens + attention (causal) of the whole step [FLOP] */
   double mfu;            /**< model_flops / (step_s x chips x peak of the job's dtype) */
 } scale_step_result;
 
-/** Evaluates 'job' with 'params' into *out (caller storage; nothing allocated).
+/** Evaluates 'job' with 'params' into *out (caller storage; nothing allocated): the ops above
+ * for a transformer, scale_step_mamba2_result() for a Mamba-2 model (the one place the step
+ * model dispatches on the architecture; every caller prices either through this).
  *
  * Domain: a transformer model, degrees >= 1 with tp dividing the heads, pp dividing the
- *         layers, gbs a multiple of dp mbs; otherwise every field of *out is NaN.
+ *         layers, gbs a multiple of dp mbs (a Mamba-2 model: scale_step_mamba2_eval()'s);
+ *         otherwise every field of *out is NaN.
  */
 void scale_step_eval(const scale_step_job *job, const scale_step_params *params,
                      scale_step_result *out);
@@ -355,6 +285,95 @@ double scale_step_cp_host_s(const scale_step_job *job, scale_step_net cp_net, do
 /** The communication with the largest exposed time in 'r' (the first on a tie), or -1 when
  * none is exposed (or 'r' is NULL). */
 int scale_step_worst_exposed(const scale_step_result *r);
+
+/* ---- Mamba-2 layers: the same step for an SSM (scale_step_eval() dispatches here) ---------- */
+
+/** A Mamba-2 training step priced with the step model's parameters (the transformer's
+ * ops above do not apply to an SSM layer; this composes the same pieces for one). Times per optimizer
+ * step on the slowest pipeline stage [s]. */
+typedef struct {
+  double microbatches;   /**< m = gbs / (dp mbs) */
+  double gemm_s;         /**< in- and out-projections, unembedding (forward + backward) */
+  double ssd_s;          /**< the SSD scan's small batched matmuls (chunk size l) */
+  double vector_s;       /**< memory-bound ops: norms, residuals, conv, gating, chunk states,
+                              loss, plus the fixed cost of every kernel */
+  double tp_s;           /**< TP AllReduces (on the critical path) */
+  double cp_s;           /**< CP state AllGathers and conv halos (on the critical path) */
+  double pp_s;           /**< pipeline sends */
+  double bubble_s;       /**< pipeline bubble, (p - 1)/m of the microbatch time */
+  double fsdp_s;         /**< ZeRO-3: each layer's weight gathers and gradient scatters */
+  double fsdp_exposed_s; /**< the part of fsdp_s the layer's compute does not hide */
+  double dp_s;           /**< the gradient traffic (buckets, and the ZeRO gather) in all */
+  double dp_exposed_s;   /**< the part of the gradient traffic the last backward leaves bare */
+  double optimizer_s;    /**< Adam over the chip's (shard of the) parameters */
+  double unembed_s;      /**< the last stage's unembedding (part of gemm_s) */
+  double loss_s;         /**< the last stage's softmax cross-entropy (part of vector_s) */
+  double recompute_s;    /**< full recomputation: each layer's forward, collectives included,
+                              run again (in none of the fields above) */
+  double step_s;         /**< the step */
+  double mfu;            /**< training FLOPs of the step (transformer.h, causal) over
+                              step_s x chips x peak */
+} scale_step_mamba2;
+
+/** Prices one training step of a Mamba-2 'job' (its model must be Mamba-2) with the step
+ * model's 'params': per microbatch and layer, on T = mbs s / cp tokens and a tp share,
+ *   GEMMs      in-projection T x d_in_proj/tp x d and out-projection T x d x d_inner/tp, forward
+ *              and twice that backward, at scale_step_matmul_eta();
+ *   SSD        scale_transformer_ssd_flops() / tp x 3, as batched l x l x max(n, P) matmuls;
+ *   vector     forward bytes per token 5d (norm, residual) + 3(d_inner + 2gn) (conv; the scan
+ *              reads x, B, C) + 5 d_inner (scan output, gated norm) in 16-bit, inner terms / tp,
+ *              plus 4 fp32 passes over the chunk states (h/tp) P n / l; backward twice that;
+ *              at HBM x mem_eta, plus 11 forward and 22 backward kernels x kernel_s;
+ *   TP         one AllReduce of [T, d] forward and one backward;
+ *   CP         an AllGather of the chunk-final states and a halo send, forward and backward;
+ * with full recomputation (job->recompute FULL) each layer's forward again, its TP and CP
+ * exchanges included (selective recomputation recomputes no SSM op: priced as none);
+ * the last stage adds the unembedding and loss; 1F1B bubble (p - 1)/m; PP sends of [T, d]
+ * forward and backward; DP gradient buckets (80 MB) under the last backward but the last
+ * (ZeRO-1/2: reduce-scatter over the ZeRO group, fsdp or all of dp x cp, and the weights
+ * gathered after the optimizer, exposed; a hybrid-sharded group's replicas all-reduce their
+ * shard); ZeRO-3: per layer and microbatch two weight AllGathers and a gradient
+ * ReduceScatter over the group, exposed beyond the layer's compute; Adam at 30 bytes per
+ * parameter of the ZeRO shard; the per-step overhead. Networks as the
+ * job maps them (job->mapped, as scale_train_eval() does) or as step.h chooses them (rank
+ * order tp, cp, dp, pp; a switchless domain is a full mesh).
+ *
+ * Domain: a Mamba-2 model, degrees >= 1 with tp dividing heads and groups, gbs >= dp mbs (a
+ *         fractional microbatch count is priced as it stands, as step.h does); otherwise
+ *         every field is NaN.
+ * Source: our composition; the operations from mamba_ssm's Mamba2 module and SSD kernels
+ *         (chunk_cumsum, chunk_state, state_passing, bmm_chunk, chunk_scan), Dao & Gu
+ *         arXiv 2405.21060; the paper section 6.3 (vector work dominates).
+ */
+void scale_step_mamba2_eval(const scale_step_job *job, const scale_step_params *params,
+                                   scale_step_mamba2 *out);
+
+/** The Mamba-2 step as a scale_step_result, what scale_step_eval() returns for a Mamba-2 job (and
+ * with it scale_train_eval(), `scale train` and `scale plan`): compute_s the layers' GEMMs, SSD matmuls, memory-bound
+ * ops and recomputation with the head; op_s only the ops step.h names (unembedding, loss,
+ * optimizer); comm_s and exposed_s TP, CP (states and halo), PP (exposed in full) and DP
+ * (its tail and ZeRO gather exposed); host_s the host's floor under a CP layout on the mesh,
+ * scale_step_cp_host_s() with no TP term (a Mamba-2 layer's TP all-reduce finishes under the
+ * host's launches of the chunked scan that follows it); stage_s the pipeline's stage latency
+ * (scale_step_ssm_stages() x mesh_ssm_stage_s); step_s the larger of the device's time and
+ * the floor, plus stage_s. Every number NaN outside the evaluation's domain.
+ */
+void scale_step_mamba2_result(const scale_step_job *job, const scale_step_params *params,
+                                     scale_step_result *out);
+
+/** Pipeline stages past the first that the mesh's SSM stage latency (the
+ * parameter mesh_ssm_stage_s) charges to 'job': pp - 1 for a Mamba-2 model whose pipeline group is on a
+ * switchless mesh, 0 otherwise. Why: in Tables 13 and 14 of the hybrid paper every added
+ * stage lengthens a Mamba-2 step by nearly the same time (16-20 s for Mamba-1B, 20-23 s for
+ * Mamba-7B, 4M tokens a step) whatever DP, TP and CP, which no bubble (hundreds of
+ * microbatches a replica), send or compute cost does; the same framework's LLaMA pipelines
+ * show none beyond what the step model prices. A fixed latency per stage and step, as if part
+ * of each stage's work ran one stage after another; its mechanism is not known (chapter 13).
+ *
+ * Units:  -> [count].
+ * Domain: a Mamba-2 model, degrees >= 1, a chip; NaN otherwise.
+ */
+double scale_step_ssm_stages(const scale_step_job *job);
 
 /* ---- serving: one forward pass ------------------------------------------------------------- */
 

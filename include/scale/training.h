@@ -53,6 +53,7 @@
 
 #include "scale/hardware.h"
 #include "scale/model.h"
+#include "scale/pipeline.h"
 #include "scale/status.h"
 #include "scale/step.h"
 #include "scale/transformer.h"
@@ -85,21 +86,7 @@ typedef enum {
 /** Short lowercase name of a link ("ici", "nvlink", "dcn"); "?" if invalid. Static storage. */
 const char *scale_train_link_name(scale_train_link link);
 
-/** Pipeline schedules. */
-typedef enum {
-  SCALE_PP_1F1B = 0,    /**< one-forward-one-backward (PipeDream-Flush): bubble (p-1)/m */
-  SCALE_PP_GPIPE,       /**< all forwards then all backwards: bubble (p-1)/m, m in flight */
-  SCALE_PP_INTERLEAVED, /**< interleaved 1F1B with v virtual stages: bubble (p-1)/(v m) */
-  SCALE_PP_ZERO_BUBBLE, /**< backward split in dX and dW to fill the bubble: about 0 */
-  SCALE_PP_COUNT
-} scale_pp_schedule;
-
-/** Name of a schedule as the CLI spells it ("1f1b", "gpipe", "interleaved", "zero-bubble"). */
-const char *scale_pp_schedule_name(scale_pp_schedule schedule);
-
-/** Parses a schedule name (case-insensitive; also "zb"). Errors: SCALE_ERR_INVALID; *out
- * untouched. */
-scale_status scale_pp_schedule_parse(const char *text, scale_pp_schedule *out);
+/* Pipeline schedules (scale_pp_schedule) and their formulas are in pipeline.h. */
 
 /** Context-parallel attention algorithms. */
 typedef enum {
@@ -360,23 +347,6 @@ void scale_train_eval_cached(const scale_train_problem *problem, const scale_lay
                              scale_train_cache *cache, scale_train_result *out);
 
 /* ---- pieces of the step, exposed for the chapters ------------------------------------------ */
-
-/** Pipeline bubble as a fraction of the ideal (bubble-free) time: (p-1)/m for GPipe and 1F1B,
- * (p-1)/(v m) interleaved, 0 for zero-bubble; 0 when p = 1.
- *
- * Units:  -> [1].
- * Domain: p, m, v >= 1 and a valid schedule; NaN otherwise.
- * Book:   ch. 5 "Pipelining"; Amer et al. section 2 (GPipe, 1F1B, interleaved, zero-bubble).
- */
-double scale_train_bubble_frac(scale_pp_schedule schedule, double p, double m, double v);
-
-/** Microbatches whose activations the first stage holds at its peak: min(m, p) for 1F1B and
- * zero-bubble, m for GPipe, min(m, p)(1 + (p-1)/(p v)) interleaved; 1 when p = 1.
- *
- * Units:  -> [count].  Domain: as scale_train_bubble_frac().
- * Book:   Narayanan et al. 2021 (Megatron-LM interleaving); Amer et al. section 2.
- */
-double scale_train_microbatches_in_flight(scale_pp_schedule schedule, double p, double m, double v);
 
 /** Bytes per chip of weights, gradients and optimizer state for 'n_params' parameters under
  * ZeRO 'stage' (0 = plain data parallelism) over 'n_shards' chips: stage 1 shards the

@@ -34,6 +34,7 @@
 #include <stdbool.h>
 
 #include "scale/model.h"
+#include "scale/status.h"
 #include "scale/units.h"
 
 /* ---- counting dots ------------------------------------------------------------------------ */
@@ -378,6 +379,32 @@ double scale_transformer_optimizer_bytes(const scale_precision *prec, double n_p
  */
 double scale_transformer_train_state_bytes(const scale_precision *prec, double n_params);
 
+/* ---- how a run keeps and computes its activations (measurements.h rows state both) ---------- */
+
+/** Activation recomputation as a run (or a measured row) states it. */
+typedef enum {
+  SCALE_RECOMPUTE_UNKNOWN = 0, /**< '-': not stated */
+  SCALE_RECOMPUTE_NONE,        /**< every activation kept */
+  SCALE_RECOMPUTE_SELECTIVE,   /**< attention scores recomputed (Korthikanti et al. 2022) */
+  SCALE_RECOMPUTE_FULL,        /**< each layer's forward pass run twice */
+  SCALE_RECOMPUTE_COUNT
+} scale_recompute;
+
+/** How attention's core (scores, softmax, values) runs. */
+typedef enum {
+  SCALE_ATTENTION_UNFUSED = 0, /**< scores written to HBM, softmax and dropout as kernels of
+                                    their own, the full s x s product computed under the mask */
+  SCALE_ATTENTION_FLASH,       /**< one fused kernel (FlashAttention): causal blocks skipped,
+                                    no s x s tensor in HBM */
+  SCALE_ATTENTION_COUNT
+} scale_attention;
+
+/** Name of a recompute mode as the files spell it ("none", "selective", "full", "-"). */
+const char *scale_recompute_name(scale_recompute recompute);
+
+/** Name of an attention kind as the files spell it ("unfused", "flash"); "?" if invalid. */
+const char *scale_attention_name(scale_attention attention);
+
 /* ---- memory: activations and rematerialization ---------------------------------------------- */
 
 /** What the forward pass keeps for the backward pass. */
@@ -546,5 +573,41 @@ double scale_transformer_mlp_block_activation_bytes_per_device(const scale_model
  */
 double scale_transformer_mamba2_weight_bytes_per_device(const scale_model *model, double tp,
                                                         scale_dtype dtype);
+
+/* ---- activations of one layer as the hybrid paper counts them -------------------------------- */
+
+/** Activation bytes one layer saves for 'b' sequences of 's' tokens on one device, without
+ * recomputation, with fused (flash) attention, in 16-bit:
+ *   transformer: Korthikanti et al.'s s b d (10 + 24/t) without SP, 34 s b d / t with SP
+ *                (their 5 a s / d score term vanishes with flash attention), s -> s / cp;
+ *   Mamba-2 [our derivation from the paper's section 5.3]: per token the layer input and the
+ *                norm input 2d (/t with SP), the in-projection output d_in_proj, the conv
+ *                output d_inner + 2 g n, the scan and gated-norm outputs 2 d_inner, all but
+ *                the first term / t, in 16-bit; plus the chunk states (s / l)(h / t) P n per
+ *                sequence in fp32 (mamba_ssm's chunk_state kernel); s -> s / cp. A Mamba model with
+ * an MLP adds the transformer's MLP share, s b (2d + 4F / t) x 2 bytes (section 5.2).
+ *
+ * Units:  b [sequences], s [tokens] -> [bytes].
+ * Domain: degrees >= 1, b, s >= 0; NaN otherwise.
+ * Source: Korthikanti et al., arXiv 2205.05198, Table 2; Amer et al. sections 5.1-5.3.
+ */
+double scale_transformer_layer_activation_bytes(const scale_model *model, double b, double s, double tp,
+                                           double cp, bool sp);
+
+/* ---- tensor parallelism -------------------------------------------------------------------- */
+
+/** Checks that tensor parallelism of degree 'tp' can split 'model' (the one TP divisibility
+ * rule: the step model's Mamba-2 layers, scale_train_validate(), the planner's search and the
+ * hybrid study's design guide all use it). A transformer: tp divides the query heads, the MLP width F and the expert width,
+ * and tp divides the KV heads or is a multiple of them (Megatron replicates a KV head over
+ * tp / n_kv_heads ranks). Mamba-2: tp divides the SSM heads and the B, C groups (the grouped
+ * norm and the in-projection split by group, mamba_ssm's TP), and the MLP width when the
+ * model has one. tp = 1 always passes.
+ *
+ * Errors: SCALE_ERR_INVALID with a one-line message in diag->message (file "" and line 0),
+ *         naming the first count tp fails ("tp 3 does not divide the 32 query heads"); also
+ *         for a tp that is not a whole number >= 1. 'diag' may be NULL.
+ */
+scale_status scale_transformer_tp_check(const scale_model *model, double tp, scale_diag *diag);
 
 #endif

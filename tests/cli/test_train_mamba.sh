@@ -1,6 +1,6 @@
 #!/bin/sh
 # test_train_mamba.sh — `scale train` on Mamba-2 (issue 16): DP, FSDP, TP, PP and CP priced by
-# the step model's parameters through scale_hybrid_mamba2_step_result(), with the SSM's own
+# the step model's parameters through scale_step_mamba2_result(), with the SSM's own
 # communication (the CP state AllGather and conv halo, one TP AllReduce per layer); the
 # numbers themselves are derived by hand in tests/lib/test_hybrid.c.
 SCALE=$1

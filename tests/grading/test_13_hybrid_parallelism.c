@@ -705,7 +705,7 @@ typedef struct {
   const char *model; /* models/NAME.ini */
   double seq;        /* tokens */
   double n_params;   /* scale_transformer_n_params */
-  double act_bytes;  /* scale_hybrid_layer_activation_bytes(model, 1, seq, 1, 1, no SP) x layers */
+  double act_bytes;  /* scale_transformer_layer_activation_bytes(model, 1, seq, 1, 1, no SP) x layers */
   int64_t n_tp_units; /* KV heads of a transformer, B/C groups of Mamba-2 */
 } layout_instance;
 
@@ -745,7 +745,7 @@ static void lib_layout_eval(const layout_instance *in, const int64_t *l, double 
   scale_hybrid_memory mem;
   scale_hybrid_memory_per_device(
       &m, &layout, &megatron, 1, in->seq,
-      scale_train_microbatches_in_flight(SCALE_PP_1F1B, pp, gbs / dp, 1), &mem);
+      scale_pipeline_microbatches_in_flight(SCALE_PP_1F1B, pp, gbs / dp, 1), &mem);
   /* the memory the question defines: model state and the layers' activations (it gives no
    * output layer); the library's total_bytes also holds the last stage's logits */
   out[1] = mem.weight_bytes + mem.grad_bytes + mem.optimizer_bytes + mem.activation_bytes;
@@ -763,7 +763,7 @@ static void lib_layout_eval(const layout_instance *in, const int64_t *l, double 
    * pipeline, the mesh's stage latency included */
   scale_step_result r;
   if (m.arch == SCALE_ARCH_MAMBA2)
-    scale_hybrid_mamba2_step_result(&j, &prm, &r);
+    scale_step_mamba2_result(&j, &prm, &r);
   else
     scale_step_eval(&j, &prm, &r);
   out[0] = r.step_s;
@@ -779,7 +779,7 @@ static void lib_layout_args(const layout_instance *in) {
   ck_assert_msg(scale_model_load(in->model, &m, NULL) == SCALE_OK, "grading: no model %s",
                 in->model);
   double n_params = scale_transformer_n_params(&m);
-  double act = scale_hybrid_layer_activation_bytes(&m, 1, in->seq, 1, 1, false) * m.n_layers;
+  double act = scale_transformer_layer_activation_bytes(&m, 1, in->seq, 1, 1, false) * m.n_layers;
   int64_t units = m.arch == SCALE_ARCH_MAMBA2 ? m.ssm_n_groups : m.n_kv_heads;
   ck_assert_msg(n_params == in->n_params && act == in->act_bytes && units == in->n_tp_units,
                 "grading: %s: the suite's arguments (%.17g, %.17g, %lld) are not the library's "
@@ -892,7 +892,7 @@ static void grade_layouts(layout_fn fn, const char *name, const layout_instance 
 }
 
 /* The arguments: scale_transformer_n_params, activations of one sequence through every layer
- * (scale_hybrid_layer_activation_bytes x n_layers), KV heads or groups; lib_layout_args checks
+ * (scale_transformer_layer_activation_bytes x n_layers), KV heads or groups; lib_layout_args checks
  * them against the library whenever the costs are recorded. */
 static const layout_instance LLAMA2_70B_4K = {"LLaMA 2 70B at 4K", "llama-2-70b", 4096,
                                               68976648192.0, 91268055040.0, 8};

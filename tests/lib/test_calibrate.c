@@ -232,7 +232,7 @@ START_TEST(tpu_rows_priced_as_xla_runs_them) {
   for (int i = 0; i < set->n; i++) {
     const scale_calib_point *pt = &set->points[i];
     bool tpu = pt->chip.kind == SCALE_HW_TPU;
-    scale_step_job job = scale_step_job_from_measurement(&pt->row, &pt->model, &pt->chip);
+    scale_step_job job = scale_calib_step_job(&pt->row, &pt->model, &pt->chip);
     scale_step_result r;
     scale_step_eval(&job, &p, &r);
     double tp = r.comm_s[SCALE_STEP_COMM_TP], exposed = r.exposed_s[SCALE_STEP_COMM_TP];

@@ -232,21 +232,21 @@ START_TEST(test_activation_bytes) {
    * 34 s b d = 570,425,344; TP 4: s b d (10 + 24/4) = 268,435,456; TP 4 + SP: 34 s b d / 4 =
    * 142,606,336; CP 2: half of 570,425,344. */
   scale_model m = model("llama-2-7b");
-  scale_check_rel(scale_hybrid_layer_activation_bytes(&m, 1, 4096, 1, 1, false), 570425344.0, EXACT,
+  scale_check_rel(scale_transformer_layer_activation_bytes(&m, 1, 4096, 1, 1, false), 570425344.0, EXACT,
                   "B", "34 sbh");
-  scale_check_rel(scale_hybrid_layer_activation_bytes(&m, 1, 4096, 4, 1, false), 268435456.0, EXACT,
+  scale_check_rel(scale_transformer_layer_activation_bytes(&m, 1, 4096, 4, 1, false), 268435456.0, EXACT,
                   "B", "sbh(10 + 24/t)");
-  scale_check_rel(scale_hybrid_layer_activation_bytes(&m, 1, 4096, 4, 1, true), 142606336.0, EXACT,
+  scale_check_rel(scale_transformer_layer_activation_bytes(&m, 1, 4096, 4, 1, true), 142606336.0, EXACT,
                   "B", "34 sbh / t");
-  scale_check_rel(scale_hybrid_layer_activation_bytes(&m, 1, 4096, 1, 2, false), 285212672.0, EXACT,
+  scale_check_rel(scale_transformer_layer_activation_bytes(&m, 1, 4096, 1, 2, false), 285212672.0, EXACT,
                   "B", "s / cp");
   /* Mamba-1B, b = 1, s = 4096: per token 2 x 2048 + 9,280 + (4096 + 1024) + 2 x 4096 = 26,688
    * elements x 2 B x 4096 = 218,628,096; chunk states 64 chunks x 64 heads x 64 x 64 x 4 B =
    * 67,108,864; total 285,736,960. */
   scale_model mb = model("mamba-2-1b-amer");
-  scale_check_rel(scale_hybrid_layer_activation_bytes(&mb, 1, 4096, 1, 1, false), 285736960.0,
+  scale_check_rel(scale_transformer_layer_activation_bytes(&mb, 1, 4096, 1, 1, false), 285736960.0,
                   EXACT, "B", "our section 5.3 derivation");
-  scale_check_nan(scale_hybrid_layer_activation_bytes(&m, 1, 4096, 0, 1, false));
+  scale_check_nan(scale_transformer_layer_activation_bytes(&m, 1, 4096, 0, 1, false));
 }
 END_TEST
 
@@ -373,8 +373,8 @@ START_TEST(test_mamba_step_vector_by_hand) {
   scale_chip npu = chip("ascend-910b");
   scale_step_params prm = scale_step_params_prior();
   scale_step_job j = mamba_job(&m, &npu, 8, 1, 1, 1);
-  scale_hybrid_mamba2_step r;
-  scale_hybrid_mamba2_step_eval(&j, &prm, &r);
+  scale_step_mamba2 r;
+  scale_step_mamba2_eval(&j, &prm, &r);
   double w = npu.hbm_bytes_per_s * prm.v[SCALE_STEP_MEM_ETA], k = prm.v[SCALE_STEP_KERNEL_S];
   double layer = 3.0 * 645922816.0 / w + 33.0 * k;
   double head = 3.0 * 4096.0 * 128256.0 * 4.0 / w + 3.0 * k;
@@ -397,27 +397,27 @@ START_TEST(test_mamba_step_collectives) {
   scale_chip npu = chip("ascend-910b");
   scale_step_params prm = scale_step_params_prior();
   scale_step_job j = mamba_job(&m, &npu, 4, 1, 2, 1);
-  scale_hybrid_mamba2_step r;
-  scale_hybrid_mamba2_step_eval(&j, &prm, &r);
+  scale_step_mamba2 r;
+  scale_step_mamba2_eval(&j, &prm, &r);
   double ar = scale_step_collective_s(&prm, SCALE_STEP_NET_MESH, npu.nvlink_bytes_per_s / 7.0,
                                       SCALE_COLL_ALL_REDUCE, 2, 4096.0 * 2048.0 * 2.0);
   scale_check_rel(r.tp_s, 256.0 * 16.0 * 2.0 * ar, 1e-12, "s", "hand: 2 AllReduces per layer");
   /* CP's traffic per layer and microbatch does not depend on the sequence */
   scale_step_job a = mamba_job(&m, &npu, 1, 1, 1, 8), b = a;
   b.seq = 16384, b.gbs = 256;
-  scale_hybrid_mamba2_step ra, rb;
-  scale_hybrid_mamba2_step_eval(&a, &prm, &ra);
-  scale_hybrid_mamba2_step_eval(&b, &prm, &rb);
+  scale_step_mamba2 ra, rb;
+  scale_step_mamba2_eval(&a, &prm, &ra);
+  scale_step_mamba2_eval(&b, &prm, &rb);
   scale_check_rel(ra.cp_s / ra.microbatches, rb.cp_s / rb.microbatches, 1e-12, "s",
                   "Table 8: CP traffic independent of s");
   ck_assert(ra.cp_s > 0.0);
   /* outside the domain: a transformer, TP not dividing the 8 groups */
   scale_model l = model("llama-2-7b");
   scale_step_job t = mamba_job(&l, &npu, 8, 1, 1, 1);
-  scale_hybrid_mamba2_step_eval(&t, &prm, &r);
+  scale_step_mamba2_eval(&t, &prm, &r);
   scale_check_nan(r.step_s);
   scale_step_job bad = mamba_job(&m, &npu, 1, 1, 16, 1);
-  scale_hybrid_mamba2_step_eval(&bad, &prm, &r);
+  scale_step_mamba2_eval(&bad, &prm, &r);
   scale_check_nan(r.step_s);
 }
 END_TEST
@@ -433,8 +433,8 @@ START_TEST(test_mamba_step_cp_by_hand) {
   scale_chip npu = chip("ascend-910b");
   scale_step_params prm = scale_step_params_prior();
   scale_step_job j = mamba_job(&m, &npu, 1, 1, 1, 8);
-  scale_hybrid_mamba2_step r;
-  scale_hybrid_mamba2_step_eval(&j, &prm, &r);
+  scale_step_mamba2 r;
+  scale_step_mamba2_eval(&j, &prm, &r);
   double w;
   scale_step_net net = scale_step_group_net(&npu, 1, 8, &w);
   ck_assert_int_eq(net, SCALE_STEP_NET_MESH);
@@ -460,7 +460,7 @@ START_TEST(test_mamba_host_floor_without_tp) {
   for (int i = 0; i < 3; i++) {
     scale_step_job j = mamba_job(&m, &npu, 1, 1, degrees[i][0], degrees[i][1]);
     scale_step_result r;
-    scale_hybrid_mamba2_step_result(&j, &prm, &r);
+    scale_step_mamba2_result(&j, &prm, &r);
     scale_check_rel(r.host_s, 409.6, 1e-12, "s", "hand: 40,960 x 10 ms");
     ck_assert(r.step_s >= r.host_s);
   }
@@ -480,8 +480,8 @@ START_TEST(test_mamba_step_pp_by_hand) {
   scale_chip npu = chip("ascend-910b");
   scale_step_params prm = scale_step_params_prior();
   scale_step_job j = mamba_job(&m, &npu, 2, 4, 1, 1);
-  scale_hybrid_mamba2_step r;
-  scale_hybrid_mamba2_step_eval(&j, &prm, &r);
+  scale_step_mamba2 r;
+  scale_step_mamba2_eval(&j, &prm, &r);
   double send =
       scale_step_send_s(&prm, SCALE_STEP_NET_MESH, npu.nvlink_bytes_per_s / 7.0, 16777216.0);
   scale_check_rel(r.pp_s, 512.0 * 2.0 * send, 1e-12, "s", "hand: two sends per microbatch");
@@ -500,8 +500,8 @@ START_TEST(test_mamba_step_zero_and_recompute) {
   scale_step_params prm = scale_step_params_prior();
   scale_step_job j = mamba_job(&m, &npu, 8, 1, 1, 1);
   j.zero = 1;
-  scale_hybrid_mamba2_step r, plain;
-  scale_hybrid_mamba2_step_eval(&j, &prm, &r);
+  scale_step_mamba2 r, plain;
+  scale_step_mamba2_eval(&j, &prm, &r);
   double n = scale_transformer_n_params(&m);
   double w_hbm = npu.hbm_bytes_per_s * prm.v[SCALE_STEP_MEM_ETA], k = prm.v[SCALE_STEP_KERNEL_S];
   scale_check_rel(r.optimizer_s, n / 8.0 * 30.0 / w_hbm + 4.0 * k, 1e-12, "s",
@@ -514,9 +514,9 @@ START_TEST(test_mamba_step_zero_and_recompute) {
    * and its forward bytes (645,922,816 B per layer and microbatch, test_mamba_step_vector_by_
    * hand) with its 11 forward kernels; the head is not recomputed */
   j.zero = 0;
-  scale_hybrid_mamba2_step_eval(&j, &prm, &plain);
+  scale_step_mamba2_eval(&j, &prm, &plain);
   j.recompute = SCALE_RECOMPUTE_FULL;
-  scale_hybrid_mamba2_step_eval(&j, &prm, &r);
+  scale_step_mamba2_eval(&j, &prm, &r);
   double vector_fwd = 128.0 * 16.0 * (645922816.0 / w_hbm + 11.0 * k);
   scale_check_rel(r.recompute_s,
                   (plain.gemm_s - plain.unembed_s) / 3.0 + plain.ssd_s / 3.0 + vector_fwd, 1e-12,
@@ -536,8 +536,8 @@ START_TEST(test_mamba_step_fsdp_by_hand) {
   scale_step_params prm = scale_step_params_prior();
   scale_step_job j = mamba_job(&m, &npu, 8, 1, 1, 1);
   j.zero = 3;
-  scale_hybrid_mamba2_step r;
-  scale_hybrid_mamba2_step_eval(&j, &prm, &r);
+  scale_step_mamba2 r;
+  scale_step_mamba2_eval(&j, &prm, &r);
   double n = scale_transformer_n_params(&m);
   double layer = (n - scale_transformer_n_embedding_params(&m)) / 16.0 * 2.0, w;
   scale_step_net net = scale_step_group_net(&npu, 1, 8, &w);
@@ -553,7 +553,7 @@ END_TEST
 
 START_TEST(test_mamba_train_eval_one_path) {
   /* scale_train_eval (scale train, scale plan) prices a Mamba-2 layout exactly as
-   * scale_hybrid_mamba2_step_eval does the same job: (4, 1, 2, 1), 256 microbatches of one
+   * scale_step_mamba2_eval does the same job: (4, 1, 2, 1), 256 microbatches of one
    * sequence, no recomputation, the prior parameters */
   scale_model m = model("mamba-2-1b-amer");
   scale_chip npu = chip("ascend-910b");
@@ -565,9 +565,9 @@ START_TEST(test_mamba_train_eval_one_path) {
   scale_train_layout_map(&npu, 8, &l);
   scale_train_result tr;
   scale_train_eval(&p, &l, &tr);
-  scale_hybrid_mamba2_step r;
+  scale_step_mamba2 r;
   scale_step_job j = mamba_job(&m, &npu, 4, 1, 2, 1);
-  scale_hybrid_mamba2_step_eval(&j, &prm, &r);
+  scale_step_mamba2_eval(&j, &prm, &r);
   ck_assert(tr.step_model);
   scale_check_rel(tr.step_time_s, r.step_s, 1e-12, "s", "one evaluation path");
   scale_check_rel(tr.step.comm_s[SCALE_STEP_COMM_TP], r.tp_s, 1e-12, "s", "TP");
@@ -578,7 +578,7 @@ START_TEST(test_mamba_train_eval_one_path) {
   scale_train_layout_map(&npu, 8, &l);
   scale_train_eval(&p, &l, &tr);
   j = mamba_job(&m, &npu, 1, 1, 1, 8);
-  scale_hybrid_mamba2_step_eval(&j, &prm, &r);
+  scale_step_mamba2_eval(&j, &prm, &r);
   scale_check_rel(tr.step.comm_s[SCALE_STEP_COMM_CP], r.cp_s, 1e-12, "s", "CP");
   scale_check_rel(tr.step.exposed_s[SCALE_STEP_COMM_CP], r.cp_s, 1e-12, "s", "CP exposed");
 }

@@ -3,7 +3,7 @@
  * (measurements/hybrid/), each a ranking group.
  *
  * Each layout is priced as `scale train` prices it: the calibrated step model (the Ascend
- * 910B's [step] section; transformers) or scale_hybrid_mamba2_step_result() (Mamba-2), both
+ * 910B's [step] section; transformers) or scale_step_mamba2_result() (Mamba-2), both
  * with the host's floor under CP layouts (scale_step_cp_host_s, the stored mesh_cp_host_s),
  * and, for a Mamba-2 pipeline, the latency each added stage costs (mesh_ssm_stage_s). Those
  * two parameters are refitted here from the device times to the four groups, checked against
@@ -55,19 +55,19 @@ START_TEST(test_cp_layer_microbatches) {
   scale_model m = model_layers(16);
   /* (1,1,1,8): m = 1024 / 1 = 1024 microbatches x 16 layers x (1 + 0) = 16384 */
   scale_step_job j = job4(&m, 1, 1, 1, 8);
-  scale_check_rel(scale_hybrid_cp_layer_microbatches(&j), 16384.0, 1e-12, "", "CP 8");
+  scale_check_rel(scale_step_cp_layer_microbatches(&j), 16384.0, 1e-12, "", "CP 8");
   /* (1,4,1,2): 1024 x ceil(16/4) = 4096, times the bubble 1 + 3/1024: 4096 + 12 = 4108 */
   j = job4(&m, 1, 4, 1, 2);
-  scale_check_rel(scale_hybrid_cp_layer_microbatches(&j), 4108.0, 1e-12, "", "PP 4 CP 2");
+  scale_check_rel(scale_step_cp_layer_microbatches(&j), 4108.0, 1e-12, "", "PP 4 CP 2");
   /* (4,1,1,2): 1024 / 4 = 256 x 16 = 4096 */
   j = job4(&m, 4, 1, 1, 2);
-  scale_check_rel(scale_hybrid_cp_layer_microbatches(&j), 4096.0, 1e-12, "", "DP 4 CP 2");
-  /* no CP: nothing host-bound */
+  scale_check_rel(scale_step_cp_layer_microbatches(&j), 4096.0, 1e-12, "", "DP 4 CP 2");
+  /* no CP: the same count (scale_hybrid_cp_host_bound_s and scale_step_cp_host_s bind none) */
   j = job4(&m, 8, 1, 1, 1);
-  ck_assert(scale_hybrid_cp_layer_microbatches(&j) == 0.0);
+  scale_check_rel(scale_step_cp_layer_microbatches(&j), 2048.0, 1e-12, "", "DP 8: 128 x 16");
   j.dp = 0.5;
-  scale_check_nan(scale_hybrid_cp_layer_microbatches(&j));
-  scale_check_nan(scale_hybrid_cp_layer_microbatches(NULL));
+  scale_check_nan(scale_step_cp_layer_microbatches(&j));
+  scale_check_nan(scale_step_cp_layer_microbatches(NULL));
 }
 END_TEST
 
@@ -87,9 +87,9 @@ START_TEST(test_cp_host_bound) {
 END_TEST
 
 /** A fit row: device time, CP layer-microbatches, fixed part, stages, measured, group. */
-static scale_hybrid_fit_row frow(double dev, double units, double fixed, double stages,
+static scale_calib_framework_row frow(double dev, double units, double fixed, double stages,
                                  double meas, int group) {
-  return (scale_hybrid_fit_row){dev, units, fixed, stages, meas, group};
+  return (scale_calib_framework_row){dev, units, fixed, stages, meas, group};
 }
 
 START_TEST(test_fit_recovers) {
@@ -99,31 +99,31 @@ START_TEST(test_fit_recovers) {
    * (500)^(1/2000) = 1.0031) of 7 ms; no row has stages, so the stage latency has no group
    * (NaN). Leaving group 0 out leaves no information (every h below 0.3 s fits group 1
    * exactly), so the first grid point, 1e-4 s, wins. */
-  scale_hybrid_fit_row rows[] = {frow(1, 1000, 0, 0, 7, 0), frow(1, 2000, 0, 0, 14, 0),
+  scale_calib_framework_row rows[] = {frow(1, 1000, 0, 0, 7, 0), frow(1, 2000, 0, 0, 14, 0),
                                  frow(30, 100, 0, 0, 30, 1)};
   double h, k;
-  ck_assert(scale_hybrid_fit_framework(rows, 3, -1, &h, &k) == SCALE_OK);
+  ck_assert(scale_calib_fit_framework(rows, 3, -1, &h, &k) == SCALE_OK);
   scale_check_rel(h, 7e-3, 0.0032, "s", "fit");
   scale_check_nan(k);
-  ck_assert(scale_hybrid_fit_framework(rows, 3, 0, &h, &k) == SCALE_OK);
+  ck_assert(scale_calib_fit_framework(rows, 3, 0, &h, &k) == SCALE_OK);
   scale_check_rel(h, 1e-4, 1e-12, "s", "leave group 0 out");
   /* a floor with a fixed part (TP collectives) of 1 s and 2 s: measured 8 s and 16 s are
    * 1000 and 2000 units at 7 ms plus it, so the fit is again 7 ms */
   rows[0] = frow(1, 1000, 1, 0, 8, 0), rows[1] = frow(1, 2000, 2, 0, 16, 0);
-  ck_assert(scale_hybrid_fit_framework(rows, 3, -1, &h, &k) == SCALE_OK);
+  ck_assert(scale_calib_fit_framework(rows, 3, -1, &h, &k) == SCALE_OK);
   scale_check_rel(h, 7e-3, 0.0032, "s", "fit with a fixed part");
   /* the row's step as the fit prices it: max(1, 1000 x 0.007 + 1) + 0 x k = 8 s */
-  scale_check_rel(scale_hybrid_fit_row_s(&rows[0], 7e-3, 5.0), 8.0, 1e-12, "s", "row");
-  scale_check_nan(scale_hybrid_fit_row_s(&rows[0], -1.0, 0.0));
-  ck_assert(scale_hybrid_fit_framework(rows, 0, -1, &h, &k) == SCALE_ERR_INVALID);
+  scale_check_rel(scale_calib_framework_row_s(&rows[0], 7e-3, 5.0), 8.0, 1e-12, "s", "row");
+  scale_check_nan(scale_calib_framework_row_s(&rows[0], -1.0, 0.0));
+  ck_assert(scale_calib_fit_framework(rows, 0, -1, &h, &k) == SCALE_ERR_INVALID);
   scale_check_nan(h);
   rows[1].group = 16; /* groups are 0..15 */
-  ck_assert(scale_hybrid_fit_framework(rows, 3, -1, &h, &k) == SCALE_ERR_INVALID);
+  ck_assert(scale_calib_fit_framework(rows, 3, -1, &h, &k) == SCALE_ERR_INVALID);
   rows[1].group = 0, rows[2].group = 0; /* one group, left out: nothing to fit */
-  ck_assert(scale_hybrid_fit_framework(rows, 3, 0, &h, &k) == SCALE_ERR_INVALID);
+  ck_assert(scale_calib_fit_framework(rows, 3, 0, &h, &k) == SCALE_ERR_INVALID);
   rows[0].fixed_s = -1.0;
-  ck_assert(scale_hybrid_fit_framework(rows, 3, -1, &h, &k) == SCALE_ERR_INVALID);
-  ck_assert(scale_hybrid_fit_framework(NULL, 3, -1, &h, &k) == SCALE_ERR_INVALID);
+  ck_assert(scale_calib_fit_framework(rows, 3, -1, &h, &k) == SCALE_ERR_INVALID);
+  ck_assert(scale_calib_fit_framework(NULL, 3, -1, &h, &k) == SCALE_ERR_INVALID);
 }
 END_TEST
 
@@ -134,15 +134,15 @@ START_TEST(test_fit_recovers_stage_latency) {
    * (50 s). The first round fits h with k = 0 (pulled up by the 27 s row), then k with that h;
    * the rounds end at both values within one grid step (0.31% for h; k's grid is 0.01 s, and
    * h's step moves it by at most 1000 x 0.0031 x 7 ms = 0.022 s). */
-  const scale_hybrid_fit_row rows[] = {frow(1, 1000, 0, 0, 7, 0),  frow(1, 2000, 0, 0, 14, 0),
+  const scale_calib_framework_row rows[] = {frow(1, 1000, 0, 0, 7, 0),  frow(1, 2000, 0, 0, 14, 0),
                                        frow(1, 1000, 0, 1, 27, 0), frow(10, 0, 0, 1, 30, 1),
                                        frow(10, 0, 0, 3, 70, 1),   frow(50, 0, 0, 0, 50, 1)};
   double h, k;
-  ck_assert(scale_hybrid_fit_framework(rows, 6, -1, &h, &k) == SCALE_OK);
+  ck_assert(scale_calib_fit_framework(rows, 6, -1, &h, &k) == SCALE_OK);
   scale_check_rel(h, 7e-3, 0.0032, "s", "host");
   ck_assert_msg(fabs(k - 20.0) <= 0.025, "stage latency %g s, built from 20 s", k);
   /* group 1 alone (group 0 left out): no CP row, so no host time; k = 20 s exactly on grid */
-  ck_assert(scale_hybrid_fit_framework(rows, 6, 0, &h, &k) == SCALE_OK);
+  ck_assert(scale_calib_fit_framework(rows, 6, 0, &h, &k) == SCALE_OK);
   scale_check_nan(h);
   ck_assert_msg(fabs(k - 20.0) <= 1e-9, "stage latency %g s alone", k);
 }
@@ -160,17 +160,17 @@ START_TEST(test_ssm_stages) {
   ck_assert_msg(scale_model_load("llama-2-7b", &llama, &d) == SCALE_OK, "%s", d.message);
   scale_step_job j = job4(&mamba, 1, 4, 1, 2);
   j.chip = &npu;
-  ck_assert(scale_hybrid_ssm_stages(&j) == 3.0);
+  ck_assert(scale_step_ssm_stages(&j) == 3.0);
   j = job4(&mamba, 4, 1, 2, 1);
   j.chip = &npu;
-  ck_assert(scale_hybrid_ssm_stages(&j) == 0.0);
+  ck_assert(scale_step_ssm_stages(&j) == 0.0);
   j = job4(&mamba, 2, 4, 1, 1);
   j.chip = &h100;
-  ck_assert(scale_hybrid_ssm_stages(&j) == 0.0);
+  ck_assert(scale_step_ssm_stages(&j) == 0.0);
   j = job4(&llama, 2, 4, 1, 1);
   j.chip = &npu;
-  scale_check_nan(scale_hybrid_ssm_stages(&j));
-  scale_check_nan(scale_hybrid_ssm_stages(NULL));
+  scale_check_nan(scale_step_ssm_stages(&j));
+  scale_check_nan(scale_step_ssm_stages(NULL));
   /* the step as scale train prices it: the stored latency once per added stage, after the
    * device's time and the host's floor */
   scale_step_params p;
@@ -178,7 +178,7 @@ START_TEST(test_ssm_stages) {
   j = job4(&mamba, 1, 4, 2, 1);
   j.chip = &npu, j.dtype = SCALE_DTYPE_BF16;
   scale_step_result r;
-  scale_hybrid_mamba2_step_result(&j, &p, &r);
+  scale_step_mamba2_result(&j, &p, &r);
   scale_check_rel(r.stage_s, 3.0 * p.v[SCALE_STEP_MESH_SSM_STAGE_S], 1e-12, "s", "stage_s");
   scale_check_rel(r.step_s, fmax(scale_hybrid_predict_step_s(&j, &p, 0.0, 0.0), r.host_s) +
                                 r.stage_s, 1e-12, "s", "step");
@@ -202,8 +202,6 @@ START_TEST(test_step_cp_host) {
   ck_assert(scale_step_cp_host_s(&j, SCALE_STEP_NET_UP, 0.002, &p) == 0.0); /* NVSwitch */
   j = job4(&m, 1, 2, 1, 4);
   scale_check_rel(scale_step_cp_layer_microbatches(&j), 8200, 1e-12, "", "units at PP 2");
-  scale_check_rel(scale_step_cp_layer_microbatches(&j), scale_hybrid_cp_layer_microbatches(&j),
-                  1e-12, "", "as hybrid.h counts them");
   p.v[SCALE_STEP_MESH_CP_HOST_S] = 0.0; /* the prior: asynchronous launch, no floor */
   ck_assert(scale_step_cp_host_s(&j, SCALE_STEP_NET_MESH, 0.002, &p) == 0.0);
   j = job4(&m, 8, 1, 1, 1);
@@ -243,7 +241,7 @@ static const table_case TABLES[N_TABLES] = {
 
 typedef struct {
   int n;
-  scale_hybrid_fit_row row[N_TABLES * CAP]; /* device time, floor's parts, stages, measured */
+  scale_calib_framework_row row[N_TABLES * CAP]; /* device time, floor's parts, stages, measured */
   double pred[N_TABLES * CAP];              /* the step as scale train prices it */
   scale_step_job job[N_TABLES * CAP];
   scale_model model[N_TABLES];
@@ -268,13 +266,13 @@ static void load_study(void) {
     ck_assert_msg(scale_model_load(rows[0].model, &st.model[t], &d) == SCALE_OK, "%s", d.message);
     for (int i = 0; i < n; i++) {
       int k = st.n++;
-      st.job[k] = scale_step_job_from_measurement(&rows[i], &st.model[t], &npu);
+      st.job[k] = scale_calib_step_job(&rows[i], &st.model[t], &npu);
       st.row[k] = scale_hybrid_study_fit_row(&st.job[k], &prm, rows[i].measured, t);
       scale_step_result r;
-      scale_hybrid_study_step_eval(&st.job[k], &prm, &r);
+      scale_step_eval(&st.job[k], &prm, &r);
       st.pred[k] = r.step_s;
       if (st.job[k].cp > 1)
-        scale_check_rel(st.row[k].units, scale_hybrid_cp_layer_microbatches(&st.job[k]), 1e-9, "",
+        scale_check_rel(st.row[k].units, scale_step_cp_layer_microbatches(&st.job[k]), 1e-9, "",
                         rows[i].id);
       ck_assert_msg(isfinite(st.row[k].device_s) && st.row[k].device_s > 0, "%s: device time",
                     rows[i].id);
@@ -289,7 +287,7 @@ static double table_spearman(int t, double h, double k) {
   int n = 0;
   for (int i = 0; i < st.n; i++)
     if (st.row[i].group == t) {
-      pred[n] = isnan(h) ? st.pred[i] : scale_hybrid_fit_row_s(&st.row[i], h, k);
+      pred[n] = isnan(h) ? st.pred[i] : scale_calib_framework_row_s(&st.row[i], h, k);
       meas[n++] = st.row[i].measured;
     }
   return scale_calib_spearman(pred, meas, n);
@@ -299,7 +297,7 @@ START_TEST(test_study_joint_fit) {
   load_study();
   ck_assert_int_eq(st.n, 18 + 18 + 13 + 19);
   double h, k;
-  ck_assert(scale_hybrid_fit_framework(st.row, st.n, -1, &h, &k) == SCALE_OK);
+  ck_assert(scale_calib_fit_framework(st.row, st.n, -1, &h, &k) == SCALE_OK);
   /* 10.9 ms and 22.8 s when written. The host time: inside the plausible 1-30 ms of a host
    * issuing a layer's few hundred eager operators at tens of microseconds each. The stage
    * latency: what the tables show between layouts that differ only in PP (chapter 13's
@@ -327,10 +325,10 @@ END_TEST
 START_TEST(test_study_leave_one_group_out) {
   load_study();
   double h, k;
-  ck_assert(scale_hybrid_fit_framework(st.row, st.n, -1, &h, &k) == SCALE_OK);
+  ck_assert(scale_calib_fit_framework(st.row, st.n, -1, &h, &k) == SCALE_OK);
   for (int t = 0; t < N_TABLES; t++) {
     double ht, kt;
-    ck_assert(scale_hybrid_fit_framework(st.row, st.n, t, &ht, &kt) == SCALE_OK);
+    ck_assert(scale_calib_fit_framework(st.row, st.n, t, &ht, &kt) == SCALE_OK);
     /* the held-out host fits stay within 10% of the joint one (10.8-11.0 ms when written);
      * the stage latency is fitted by the two Mamba tables, so leaving one out leaves it to
      * the other: 19.5 s from Mamba-1B's alone, 47.3 s from Mamba-7B's (whose CP-free rows
@@ -342,7 +340,7 @@ START_TEST(test_study_leave_one_group_out) {
     int n = 0;
     for (int i = 0; i < st.n; i++)
       if (st.row[i].group == t) {
-        double r = log(scale_hybrid_fit_row_s(&st.row[i], ht, kt) / st.row[i].measured);
+        double r = log(scale_calib_framework_row_s(&st.row[i], ht, kt) / st.row[i].measured);
         err += r * r, n++;
       }
     printf("%s left out: host %.2f ms, stage %.2f s, Spearman %.3f, rms log error %.3f\n",
@@ -370,15 +368,15 @@ START_TEST(test_fit_row_by_hand) {
   ck_assert(scale_step_params_of_chip(&chip, &p) == SCALE_OK);
   scale_step_job j = job4(&llama, 1, 1, 1, 8);
   j.chip = &chip, j.dtype = SCALE_DTYPE_BF16, j.attention = SCALE_ATTENTION_FLASH;
-  scale_hybrid_fit_row r = scale_hybrid_study_fit_row(&j, &p, 500.0, 3);
+  scale_calib_framework_row r = scale_hybrid_study_fit_row(&j, &p, 500.0, 3);
   scale_check_rel(r.units, 32768.0, 1e-9, "", "1024 x 32");
   ck_assert_msg(fabs(r.fixed_s) < 1e-9, "fixed %g s without TP", r.fixed_s);
   ck_assert(r.stages == 0.0 && r.measured == 500.0 && r.group == 3);
   scale_check_rel(r.device_s, scale_hybrid_predict_step_s(&j, &p, 0.0, 0.0), 1e-12, "s", "dev");
   /* the row's step at the stored parameters is what scale train prices */
   scale_step_result full;
-  scale_hybrid_study_step_eval(&j, &p, &full);
-  scale_check_rel(scale_hybrid_fit_row_s(&r, p.v[SCALE_STEP_MESH_CP_HOST_S], 0.0), full.step_s,
+  scale_step_eval(&j, &p, &full);
+  scale_check_rel(scale_calib_framework_row_s(&r, p.v[SCALE_STEP_MESH_CP_HOST_S], 0.0), full.step_s,
                   1e-9, "s", "the fit's step = scale train's");
   j = job4(&mamba, 1, 4, 1, 2);
   j.chip = &chip, j.dtype = SCALE_DTYPE_BF16;
@@ -461,7 +459,7 @@ START_TEST(test_study_table_load) {
   ck_assert_int_eq(t.n, 13);
   ck_assert_str_eq(t.model.name, "mamba-2-7b-amer");
   for (int i = 0; i < t.n; i++) {
-    scale_step_job j = scale_step_job_from_measurement(&t.rows[i], &t.model, &chip);
+    scale_step_job j = scale_calib_step_job(&t.rows[i], &t.model, &chip);
     ck_assert(t.fit[i].group == 2 && t.fit[i].measured == t.rows[i].measured);
     ck_assert(t.fit[i].stages == t.rows[i].pp - 1); /* every pipeline on the mesh */
     scale_check_rel(t.fit[i].device_s, scale_hybrid_predict_step_s(&j, &p, 0.0, 0.0), 1e-12, "s",
@@ -519,7 +517,7 @@ static void hand_row(scale_hybrid_study_table *t, double dp, double pp, double t
   scale_measurement *r = &t->rows[t->n];
   r->dp = dp, r->pp = pp, r->tp = tp, r->cp = cp, r->measured = meas;
   t->pred_s[t->n] = pred;
-  t->fit[t->n] = (scale_hybrid_fit_row){device, units, 0, pp - 1, meas, 0};
+  t->fit[t->n] = (scale_calib_framework_row){device, units, 0, pp - 1, meas, 0};
   t->n++;
 }
 
@@ -578,8 +576,8 @@ START_TEST(test_study_fit_over_tables) {
   for (int i = 0; i < 6; i++) {
     scale_hybrid_study_table *x = &t[i % 2];
     double units = i % 2 == 0 ? 100.0 * (i + 1) : 0, stages = i % 2 == 1 ? i : 0;
-    scale_hybrid_fit_row r = {0.5 + 0.1 * i, units, 0, stages, 0, i % 2};
-    r.measured = scale_hybrid_fit_row_s(&r, h, k);
+    scale_calib_framework_row r = {0.5 + 0.1 * i, units, 0, stages, 0, i % 2};
+    r.measured = scale_calib_framework_row_s(&r, h, k);
     x->fit[x->n] = r, x->rows[x->n].measured = r.measured, x->pred_s[x->n] = r.measured;
     x->n++;
   }

@@ -191,7 +191,7 @@ START_TEST(test_tpu_maxtext_row) {
   scale_chip c = scale_check_chip("tpu-v5p");
   scale_train_result r;
   scale_diag d;
-  ck_assert_msg(scale_memory_eval_run(&run, SCALE_RECOMPUTE_UNKNOWN, &m, &c, &r, &d) == SCALE_OK,
+  ck_assert_msg(scale_calib_memory_eval(&run, SCALE_RECOMPUTE_UNKNOWN, &m, &c, &r, &d) == SCALE_OK,
                 "%s", d.message);
   scale_check_rel(r.activation_bytes, 65536.0 * 1192480, EXACT, "B", "hand: sharded, matmuls");
   double layer_params = (4.0 * 10240 * 8192 + 2.0 * 10240 * 32768) + 2.0 * 10240;
@@ -248,12 +248,12 @@ START_TEST(test_fit) {
 }
 END_TEST
 
-static int load_memory(scale_memory_row *rows) {
+static int load_memory(scale_measurement_memory *rows) {
   char path[4096];
   snprintf(path, sizeof path, "%s/memory/memory.tsv", scale_measurements_dir());
   int n = 0;
   scale_diag d;
-  ck_assert_msg(scale_memory_rows_load(path, rows, CAP, &n, &d) == SCALE_OK, "%s:%d: %s", d.file,
+  ck_assert_msg(scale_measurements_memory_load(path, rows, CAP, &n, &d) == SCALE_OK, "%s:%d: %s", d.file,
                 d.line, d.message);
   return n;
 }
@@ -274,14 +274,14 @@ START_TEST(test_loader_errors) {
   int fd = mkstemp(path);
   ck_assert(fd >= 0);
   close(fd);
-  scale_memory_row rows[2];
+  scale_measurement_memory rows[2];
   scale_diag d;
   for (int i = -1; i < 4; i++) {
     FILE *f = fopen(path, "w");
     fprintf(f, "# comment\n%s%s", hdr, i < 0 ? good : bad[i]);
     fclose(f);
     int n = 0;
-    scale_status st = scale_memory_rows_load(path, rows, 2, &n, &d);
+    scale_status st = scale_measurements_memory_load(path, rows, 2, &n, &d);
     if (i < 0) {
       ck_assert_msg(st == SCALE_OK && n == 1, "%s", d.message);
       ck_assert(rows[0].run.mbs == 1 && rows[0].run.vp == 0 && !rows[0].oom);
@@ -295,7 +295,7 @@ START_TEST(test_loader_errors) {
 END_TEST
 
 /* The memory row restating training row 'id', or NULL. */
-static const scale_memory_row *restated(const scale_memory_row *rows, int n, const char *id) {
+static const scale_measurement_memory *restated(const scale_measurement_memory *rows, int n, const char *id) {
   for (int i = 0; i < n; i++)
     if (strcmp(rows[i].ref, id) == 0) return &rows[i];
   return NULL;
@@ -305,14 +305,14 @@ static bool predict_fits(const scale_measurement *run, scale_train_result *r) {
   scale_model m = scale_check_model(run->model);
   scale_chip c = scale_check_chip(run->hardware);
   scale_diag d;
-  ck_assert_msg(scale_memory_eval_run(run, SCALE_RECOMPUTE_UNKNOWN, &m, &c, r, &d) == SCALE_OK,
+  ck_assert_msg(scale_calib_memory_eval(run, SCALE_RECOMPUTE_UNKNOWN, &m, &c, r, &d) == SCALE_OK,
                 "%s: %s", run->id, d.message);
   return r->fits;
 }
 
 /* NeMo 24.12's FP8 performance scripts reduce gradients in bf16 (grad_reduce_in_fp32 =
  * False; memory.tsv): Megatron's distributed optimizer then holds 4 + 16/d bytes a parameter
- * instead of the 6 + 12/d scale_memory_eval_run prices, d the dp x cp ranks it shards over:
+ * instead of the 6 + 12/d scale_calib_memory_eval prices, d the dp x cp ranks it shards over:
  * 2 - 4/d less on each of the chip's bf16 weights (param_bytes / 2). B3 and B4b fit only so. */
 static bool fits_with_bf16_grads(const scale_measurement *run, const scale_train_result *r) {
   if (strncmp(run->group, "nemo-24.12-h100-fp8", 19) != 0 || run->zero < 1) return false;
@@ -341,18 +341,18 @@ static bool is_mamba(const scale_measurement *run) {
  * what memory.tsv assumes where the row leaves memory-relevant settings open. Mamba-2 runs
  * are left out: the model falls 1.2-2.6x short of Tables 13 and 14, mostly in what scales as
  * model state (memory.tsv quantifies it; the cause is open).
- * TPU runs are read as XLA and MaxText run them (scale_memory_eval_run: activations sharded
+ * TPU runs are read as XLA and MaxText run them (scale_calib_memory_eval: activations sharded
  * over every mesh axis, 'minimal' remat as the book's matmuls policy). */
 START_TEST(test_published_runs_fit) {
   static scale_measurement runs[CAP];
-  static scale_memory_row mem[CAP];
+  static scale_measurement_memory mem[CAP];
   int n_mem = load_memory(mem), n = 0, checked = 0;
   scale_diag d;
   ck_assert_msg(scale_measurements_load_dir(scale_measurements_dir(), runs, CAP, &n, &d) ==
                     SCALE_OK,
                 "%s:%d: %s", d.file, d.line, d.message);
   for (int i = 0; i < n; i++) {
-    const scale_memory_row *as = restated(mem, n_mem, runs[i].id);
+    const scale_measurement_memory *as = restated(mem, n_mem, runs[i].id);
     const scale_measurement *run = as ? &as->run : &runs[i];
     if (is_mamba(run)) continue;
     ck_assert_msg(run->recompute != SCALE_RECOMPUTE_UNKNOWN,
@@ -387,9 +387,9 @@ END_TEST
  * 25600 = 0.68 GB per microbatch, and stage 0 holds 64 microbatches of 2 layers: 87 GB of
  * activations alone on an 80 GB A100. */
 START_TEST(test_known_oom) {
-  static scale_memory_row mem[CAP];
+  static scale_measurement_memory mem[CAP];
   int n_mem = load_memory(mem);
-  const scale_memory_row *oom = NULL;
+  const scale_measurement_memory *oom = NULL;
   for (int i = 0; i < n_mem; i++)
     if (strcmp(mem[i].run.id, "MT13-oom-a") == 0) oom = &mem[i];
   ck_assert(oom && oom->oom);
@@ -417,7 +417,7 @@ END_TEST
  * 11; pp > 1 rows print an average over stages, not the peak), and leave-one-group-out stays
  * within the 0.12 RMS relative error the file quotes. */
 START_TEST(test_calibration_910b) {
-  static scale_memory_row mem[CAP];
+  static scale_measurement_memory mem[CAP];
   int n_mem = load_memory(mem), k = 0;
   double x[CAP], y[CAP];
   int g[CAP];

@@ -327,18 +327,23 @@ END_TEST
 START_TEST(test_bubble) {
   /* GPipe/1F1B (p-1)/m; interleaved (p-1)/(v m) (Narayanan et al. 2021); zero
    * bubble 0. */
-  scale_check_rel(scale_train_bubble_frac(SCALE_PP_1F1B, 4, 8, 1), 3.0 / 8, EXACT, "", "(p-1)/m");
-  scale_check_rel(scale_train_bubble_frac(SCALE_PP_GPIPE, 4, 8, 1), 3.0 / 8, EXACT, "", "(p-1)/m");
-  scale_check_rel(scale_train_bubble_frac(SCALE_PP_INTERLEAVED, 4, 8, 2), 3.0 / 16, EXACT, "",
+  scale_check_rel(scale_pipeline_bubble_frac(SCALE_PP_1F1B, 4, 8, 1), 3.0 / 8, EXACT, "",
+                  "(p-1)/m");
+  scale_check_rel(scale_pipeline_bubble_frac(SCALE_PP_GPIPE, 4, 8, 1), 3.0 / 8, EXACT, "",
+                  "(p-1)/m");
+  scale_check_rel(scale_pipeline_bubble_frac(SCALE_PP_INTERLEAVED, 4, 8, 2), 3.0 / 16, EXACT, "",
                   "(p-1)/(v m)");
-  scale_check_rel(scale_train_bubble_frac(SCALE_PP_ZERO_BUBBLE, 4, 8, 1), 0.0, EXACT, "", "0");
-  scale_check_rel(scale_train_bubble_frac(SCALE_PP_1F1B, 1, 8, 1), 0.0, EXACT, "", "no pipeline");
-  scale_check_nan(scale_train_bubble_frac(SCALE_PP_1F1B, 0.5, 8, 1));
-  scale_check_nan(scale_train_bubble_frac(SCALE_PP_COUNT, 4, 8, 1));
+  scale_check_rel(scale_pipeline_bubble_frac(SCALE_PP_ZERO_BUBBLE, 4, 8, 1), 0.0, EXACT, "", "0");
+  scale_check_rel(scale_pipeline_bubble_frac(SCALE_PP_1F1B, 1, 8, 1), 0.0, EXACT, "",
+                  "no pipeline");
+  scale_check_nan(scale_pipeline_bubble_frac(SCALE_PP_1F1B, 0.5, 8, 1));
+  scale_check_nan(scale_pipeline_bubble_frac(SCALE_PP_COUNT, 4, 8, 1));
   /* In flight: 1F1B holds p, GPipe all m; interleaved p (1 + (p-1)/(p v)). */
-  scale_check_rel(scale_train_microbatches_in_flight(SCALE_PP_1F1B, 4, 8, 1), 4, EXACT, "", "p");
-  scale_check_rel(scale_train_microbatches_in_flight(SCALE_PP_GPIPE, 4, 8, 1), 8, EXACT, "", "m");
-  scale_check_rel(scale_train_microbatches_in_flight(SCALE_PP_INTERLEAVED, 4, 8, 2),
+  scale_check_rel(scale_pipeline_microbatches_in_flight(SCALE_PP_1F1B, 4, 8, 1), 4, EXACT, "",
+                  "p");
+  scale_check_rel(scale_pipeline_microbatches_in_flight(SCALE_PP_GPIPE, 4, 8, 1), 8, EXACT, "",
+                  "m");
+  scale_check_rel(scale_pipeline_microbatches_in_flight(SCALE_PP_INTERLEAVED, 4, 8, 2),
                   4 * (1 + 3.0 / 8), EXACT, "", "p (1 + (p-1)/(p v))");
   /* In eval: the bubble multiplies the busy time. */
   scale_model m = toy();
@@ -632,6 +637,48 @@ START_TEST(test_moe_ep_cp) {
 }
 END_TEST
 
+/* ---- the TP divisibility rule ------------------------------------------------------------ */
+
+static scale_model loaded(const char *name) {
+  scale_model m;
+  scale_diag diag;
+  ck_assert_msg(scale_model_load(name, &m, &diag) == SCALE_OK, "%s", diag.message);
+  return m;
+}
+
+START_TEST(test_tp_check) {
+  scale_diag diag;
+  /* LLaMA 3 70B: 64 query heads, 8 KV heads, F = 28672 */
+  scale_model l70 = loaded("llama-3-70b");
+  ck_assert_int_eq(scale_transformer_tp_check(&l70, 1, NULL), SCALE_OK);
+  ck_assert_int_eq(scale_transformer_tp_check(&l70, 8, NULL), SCALE_OK);
+  /* 16 > 8 KV heads: each replicated over 2 ranks (Megatron) */
+  ck_assert_int_eq(scale_transformer_tp_check(&l70, 16, NULL), SCALE_OK);
+  ck_assert_int_eq(scale_transformer_tp_check(&l70, 3, &diag), SCALE_ERR_INVALID);
+  ck_assert_str_eq(diag.message, "tp 3 does not divide the 64 query heads");
+  ck_assert_int_eq(scale_transformer_tp_check(&l70, 1.5, NULL), SCALE_ERR_INVALID);
+  /* KV heads that neither divide nor are divided by tp */
+  scale_model k6 = l70;
+  k6.n_kv_heads = 6;
+  ck_assert_int_eq(scale_transformer_tp_check(&k6, 4, &diag), SCALE_ERR_INVALID);
+  ck_assert_str_eq(diag.message, "tp 4 and the 6 KV heads do not divide one another");
+  /* the MLP width: 28672 = 2^12 x 7, so 64 heads split 64 ways but F not 8192 ways */
+  scale_model wide = l70;
+  wide.d_ff = 28676; /* 4 x 7169 */
+  ck_assert_int_eq(scale_transformer_tp_check(&wide, 8, &diag), SCALE_ERR_INVALID);
+  ck_assert_str_eq(diag.message, "tp 8 does not divide the MLP width F = 28676");
+  /* Mamba-2 2.7B: 80 SSM heads but one B, C group, so no TP at all */
+  scale_model m27 = loaded("mamba-2-2.7b");
+  ck_assert_int_eq(scale_transformer_tp_check(&m27, 2, &diag), SCALE_ERR_INVALID);
+  ck_assert_str_eq(diag.message, "tp 2 does not divide the 1 SSM groups");
+  /* Mamba-1B (Amer et al.): 64 heads, 8 groups: tp 8 splits both, 16 only the heads */
+  scale_model m1 = loaded("mamba-2-1b-amer");
+  ck_assert_int_eq(scale_transformer_tp_check(&m1, 8, NULL), SCALE_OK);
+  ck_assert_int_eq(scale_transformer_tp_check(&m1, 16, NULL), SCALE_ERR_INVALID);
+  ck_assert_int_eq(scale_transformer_tp_check(NULL, 2, NULL), SCALE_ERR_INVALID);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("training");
   TCase *tc = tcase_create("bytes");
@@ -645,6 +692,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_step_time_model);
   tcase_add_test(tc, test_uneven_stages);
   tcase_add_test(tc, test_bubble);
+  tcase_add_test(tc, test_tp_check);
   tcase_add_test(tc, test_gpu_map);
   tcase_add_test(tc, test_step_model_path);
   tcase_add_test(tc, test_step_model_tpu_axes);
