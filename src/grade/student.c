@@ -28,7 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "grade_internal.h"
+#include "student.h"
+#include "util.h"
 #include "sandbox.h"
 
 /* The checker's marks (tests/grading/grading_channel.h). */
@@ -65,25 +66,6 @@ static void set_row(scale_grade_row *row, scale_grade_verdict verdict, const cha
 }
 
 /* ---- the private copy ----------------------------------------------------------------------- */
-
-bool grade_copy_file_at(int dir_fd, const char *name, const char *dst, mode_t mode, size_t limit) {
-  int in = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-  if (in < 0) return false;
-  struct stat st;
-  bool ok = fstat(in, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size <= limit;
-  int out = ok ? open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode) : -1;
-  char buf[65536];
-  size_t total = 0;
-  ssize_t n = 0;
-  while (out >= 0 && ok && (n = read(in, buf, sizeof buf)) > 0) {
-    total += (size_t)n;
-    ok = total <= limit && write(out, buf, (size_t)n) == n;
-  }
-  ok = ok && out >= 0 && n == 0;
-  close(in);
-  if (out >= 0 && close(out) != 0) ok = false;
-  return ok;
-}
 
 /* Copies the regular files of the student's folder 'chapter' into p->src. False (with the
  * reason in 'why') when the folder or its main file is missing or is a link. */
