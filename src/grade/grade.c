@@ -393,6 +393,140 @@ static void class_collect(scale_grade_student *s, const char *results, int statu
              WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
+/* The students of 'class_dir': every folder not starting with '.', sorted by name, into
+ * '*names' (caller frees each and the array, also after a failure). */
+static scale_status list_students(const char *class_dir, char ***names, size_t *n_names,
+                                  scale_diag *diag) {
+  DIR *dir = opendir(class_dir);
+  if (!dir) return grade_fail(diag, SCALE_ERR_NOT_FOUND, class_dir, 0, "no such class folder");
+  size_t cap = 0;
+  scale_status status = SCALE_OK;
+  struct dirent *entry;
+  while ((entry = readdir(dir)) != NULL) {
+    char path[4400];
+    grade_fmt(path, sizeof path, "%s/%s", class_dir, entry->d_name);
+    if (entry->d_name[0] == '.' || !is_dir(path)) continue;
+    if (*n_names == cap) {
+      size_t grown_cap = cap ? 2 * cap : 32;
+      char **grown = realloc(*names, grown_cap * sizeof *grown);
+      if (!grown) {
+        status = grade_fail(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
+        break;
+      }
+      *names = grown;
+      cap = grown_cap;
+    }
+    char *name = malloc(strlen(entry->d_name) + 1);
+    if (!name) {
+      status = grade_fail(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
+      break;
+    }
+    strcpy(name, entry->d_name);
+    (*names)[(*n_names)++] = name;
+  }
+  closedir(dir);
+  if (!status && *n_names == 0)
+    status = grade_fail(diag, SCALE_ERR_NOT_FOUND, class_dir, 0, "no student folders in the class");
+  if (!status) qsort(*names, *n_names, sizeof **names, compare_names);
+  return status;
+}
+
+/* One student record per name, each with a copy of the rubric's rows. */
+static scale_status class_fill(scale_grade_class *out, char *const *names, size_t n_names,
+                               const scale_grade_report *rubric, const char *class_dir,
+                               scale_diag *diag) {
+  out->students = calloc(n_names, sizeof *out->students);
+  if (!out->students) return grade_fail(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
+  for (size_t i = 0; i < n_names; i++) {
+    scale_grade_student *s = &out->students[out->n_students++];
+    grade_copy(s->name, sizeof s->name, names[i]);
+    s->report.rows = malloc((rubric->n_rows ? rubric->n_rows : 1) * sizeof *rubric->rows);
+    if (!s->report.rows) return grade_fail(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
+    memcpy(s->report.rows, rubric->rows, rubric->n_rows * sizeof *rubric->rows);
+    s->report.n_rows = rubric->n_rows;
+  }
+  return SCALE_OK;
+}
+
+/* Starts the worker of student 'index' (its build tree BUILD/students/NNN-NAME, its rows to
+ * BUILD/results/NNN.rows); its pid, or -1 when fork failed (the student's error says so). */
+static pid_t class_start(const grader *g, const char *class_dir, const char *build,
+                         const scale_grade_report *rubric, scale_grade_class *out, size_t index) {
+  scale_grade_student *s = &out->students[index];
+  char student_build[4400], results[4400];
+  /* Folder names of the build tree: a number, then the name made path-safe. */
+  char safe[128];
+  grade_fmt(safe, sizeof safe, "%s", s->name);
+  for (char *c = safe; *c; c++)
+    if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+          *c == '-' || *c == '_' || *c == '.'))
+      *c = '_';
+  grade_fmt(student_build, sizeof student_build, "%s/students/%03zu-%s", build, index, safe);
+  grade_fmt(results, sizeof results, "%s/results/%03zu.rows", build, index);
+  remove(results);
+  grade_say(g->options, "scale grade: grading %s", s->name);
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid == 0) {
+    grader quiet = *g;
+    scale_grade_options worker_options = *g->options;
+    worker_options.log = NULL;
+    quiet.options = &worker_options;
+    class_worker(&quiet, class_dir, s->name, index, student_build, rubric, results);
+  }
+  if (pid < 0) grade_copy(s->error, sizeof s->error, "the grader could not start (fork failed)");
+  return pid;
+}
+
+/* Collects the student whose worker 'pid' ended with 'wstatus'; false if it was none of them. */
+static bool class_reap(const grader *g, const char *build, scale_grade_class *out,
+                       pid_t *workers, pid_t pid, int wstatus, size_t *done_count) {
+  for (size_t i = 0; i < out->n_students; i++) {
+    if (workers[i] != pid) continue;
+    workers[i] = 0;
+    ++*done_count;
+    char results[4400];
+    grade_fmt(results, sizeof results, "%s/results/%03zu.rows", build, i);
+    scale_grade_student *s = &out->students[i];
+    class_collect(s, results, wstatus);
+    double score, max;
+    scale_grade_totals(&s->report, NULL, &score, &max);
+    grade_say(g->options, "scale grade: [%zu/%zu] %s: %g/%g%s%s", *done_count, out->n_students,
+              s->name, score, max, s->graded ? "" : ", ", s->graded ? "" : s->error);
+    return true;
+  }
+  return false;
+}
+
+/* Grades every student of 'out', --jobs worker processes at a time. */
+static scale_status class_grade_all(const grader *g, const char *class_dir, const char *build,
+                                    const scale_grade_report *rubric, scale_grade_class *out,
+                                    scale_diag *diag) {
+  const scale_grade_options *options = g->options;
+  int jobs = options->jobs > 0 ? options->jobs : online_cores();
+  pid_t *workers = calloc(out->n_students, sizeof *workers);
+  if (!workers) return grade_fail(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
+  size_t next = 0, running = 0, done_count = 0;
+  while (next < out->n_students || running > 0) {
+    for (; running < (size_t)jobs && next < out->n_students; next++) {
+      pid_t pid = class_start(g, class_dir, build, rubric, out, next);
+      if (pid < 0) continue;
+      workers[next] = pid;
+      running++;
+    }
+    if (running == 0) continue;
+    int wstatus = 0;
+    pid_t done = waitpid(-1, &wstatus, 0);
+    if (done < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    if (class_reap(g, build, out, workers, done, wstatus, &done_count)) running--;
+  }
+  free(workers);
+  return SCALE_OK;
+}
+
 scale_status scale_grade_class_run(const scale_grade_options *options, const char *class_dir,
                                    const scale_grade_report *rubric, scale_grade_class *out,
                                    scale_diag *diag) {
@@ -404,54 +538,10 @@ scale_status scale_grade_class_run(const scale_grade_options *options, const cha
     return grade_fail(diag, SCALE_ERR_NOT_FOUND, grading, 0,
                       "no grading sources (is %s the scale source tree? try --source)",
                       options->source_dir);
-  DIR *dir = opendir(class_dir);
-  if (!dir) return grade_fail(diag, SCALE_ERR_NOT_FOUND, class_dir, 0, "no such class folder");
-
-  /* The students: every folder of class_dir not starting with '.', sorted by name. */
   char **names = NULL;
-  size_t n_names = 0, cap = 0;
-  scale_status status = SCALE_OK;
-  struct dirent *entry;
-  while ((entry = readdir(dir)) != NULL) {
-    char path[4400];
-    grade_fmt(path, sizeof path, "%s/%s", class_dir, entry->d_name);
-    if (entry->d_name[0] == '.' || !is_dir(path)) continue;
-    if (n_names == cap) {
-      size_t grown_cap = cap ? 2 * cap : 32;
-      char **grown = realloc(names, grown_cap * sizeof *grown);
-      if (!grown) {
-        status = grade_fail(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
-        break;
-      }
-      names = grown;
-      cap = grown_cap;
-    }
-    names[n_names] = malloc(strlen(entry->d_name) + 1);
-    if (!names[n_names]) {
-      status = grade_fail(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
-      break;
-    }
-    strcpy(names[n_names++], entry->d_name);
-  }
-  closedir(dir);
-  if (!status && n_names == 0)
-    status = grade_fail(diag, SCALE_ERR_NOT_FOUND, class_dir, 0, "no student folders in the class");
-  if (!status) {
-    qsort(names, n_names, sizeof *names, compare_names);
-    out->students = calloc(n_names, sizeof *out->students);
-    if (!out->students) status = grade_fail(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
-  }
-  for (size_t i = 0; !status && i < n_names; i++) {
-    scale_grade_student *s = &out->students[out->n_students++];
-    grade_copy(s->name, sizeof s->name, names[i]);
-    s->report.rows = malloc((rubric->n_rows ? rubric->n_rows : 1) * sizeof *rubric->rows);
-    if (!s->report.rows) {
-      status = grade_fail(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
-      break;
-    }
-    memcpy(s->report.rows, rubric->rows, rubric->n_rows * sizeof *rubric->rows);
-    s->report.n_rows = rubric->n_rows;
-  }
+  size_t n_names = 0;
+  scale_status status = list_students(class_dir, &names, &n_names, diag);
+  if (!status) status = class_fill(out, names, n_names, rubric, class_dir, diag);
   for (size_t i = 0; i < n_names; i++)
     free(names[i]);
   free(names);
@@ -473,66 +563,7 @@ scale_status scale_grade_class_run(const scale_grade_options *options, const cha
   mkdir(path, 0755);
   grade_fmt(path, sizeof path, "%s/results", build);
   mkdir(path, 0755);
-  int jobs = options->jobs > 0 ? options->jobs : online_cores();
-  pid_t *workers = calloc(out->n_students, sizeof *workers);
-  if (!status && !workers)
-    status = grade_fail(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
-  size_t next = 0, running = 0, done_count = 0;
-  while (!status && (next < out->n_students || running > 0)) {
-    while (running < (size_t)jobs && next < out->n_students) {
-      scale_grade_student *s = &out->students[next];
-      char student_build[4400], results[4400];
-      /* Folder names of the build tree: a number, then the name made path-safe. */
-      char safe[128];
-      grade_fmt(safe, sizeof safe, "%s", s->name);
-      for (char *c = safe; *c; c++)
-        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-              *c == '-' || *c == '_' || *c == '.'))
-          *c = '_';
-      grade_fmt(student_build, sizeof student_build, "%s/students/%03zu-%s", build, next, safe);
-      grade_fmt(results, sizeof results, "%s/results/%03zu.rows", build, next);
-      remove(results);
-      grade_say(options, "scale grade: grading %s", s->name);
-      fflush(NULL);
-      pid_t pid = fork();
-      if (pid == 0) {
-        grader quiet = g;
-        scale_grade_options worker_options = *options;
-        worker_options.log = NULL;
-        quiet.options = &worker_options;
-        class_worker(&quiet, class_dir, s->name, next, student_build, rubric, results);
-      }
-      if (pid < 0) {
-        grade_copy(s->error, sizeof s->error, "the grader could not start (fork failed)");
-      } else {
-        workers[next] = pid;
-        running++;
-      }
-      next++;
-    }
-    if (running == 0) continue;
-    int wstatus = 0;
-    pid_t done = waitpid(-1, &wstatus, 0);
-    if (done < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    for (size_t i = 0; i < out->n_students; i++) {
-      if (workers[i] != done) continue;
-      workers[i] = 0;
-      running--;
-      done_count++;
-      char results[4400];
-      grade_fmt(results, sizeof results, "%s/results/%03zu.rows", build, i);
-      scale_grade_student *s = &out->students[i];
-      class_collect(s, results, wstatus);
-      double score, max;
-      scale_grade_totals(&s->report, NULL, &score, &max);
-      grade_say(options, "scale grade: [%zu/%zu] %s: %g/%g%s%s", done_count, out->n_students,
-                s->name, score, max, s->graded ? "" : ", ", s->graded ? "" : s->error);
-    }
-  }
-  free(workers);
+  if (!status) status = class_grade_all(&g, class_dir, build, rubric, out, diag);
   if (!options->build_dir) nftw(build, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
   if (status) scale_grade_class_free(out);
   return status;
