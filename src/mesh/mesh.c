@@ -214,72 +214,99 @@ static int group_size(const mesh_rank *m, unsigned mask) {
 /* Integer-valued data: sums of a few hundred of them are exact in double, in any order. */
 static double coll_value(int rank, size_t i) { return (double)((rank * 37 + (int)(i % 1009)) % 17); }
 
-static void run_collectives_on(mesh_rank *m, const options *o, report *rep, unsigned mask) {
-  MPI_Comm comm = mesh_axes_comm(m, mask);
+/* One collective of the group 'comm' (n ranks, this one r): its arrays and sizes. */
+typedef struct {
+  MPI_Comm comm;
   int n, r;
-  MPI_Comm_size(comm, &n);
-  MPI_Comm_rank(comm, &r);
+  double *in, *out;
+  size_t total, block; /* doubles of the whole array; of one rank's block */
+} coll_group;
+
+/* Runs collective 'op' o->reps times; the slowest rank's best time into '*best' and this
+ * rank's bytes sent in the first repetition into '*sent'. */
+static void time_collective(mesh_rank *m, const options *o, coll_group *g, int op,
+                            const char *event, double *best, double *sent) {
+  const size_t block = g->block;
+  *best = (double)INFINITY;
+  *sent = 0;
+  for (int rep_i = 0; rep_i < o->reps; rep_i++) {
+    /* Inputs: AllGather a block; ReduceScatter and AllReduce a full unreduced array; AllToAll
+     * the rank's 1/n of the array, as n blocks of total / n^2. */
+    size_t in_count = op == SCALE_COLL_ALL_GATHER ? block : op == SCALE_COLL_ALL_TO_ALL ? block
+                                                                                        : g->total;
+    for (size_t i = 0; i < in_count; i++) g->in[i] = coll_value(g->r, i);
+    MPI_Barrier(g->comm);
+    double before = m->sent_bytes;
+    int ev = mesh_event_begin(m, event, "collective");
+    double t0 = MPI_Wtime();
+    switch (op) {
+    case SCALE_COLL_ALL_GATHER: mesh_all_gather(m, g->comm, g->in, g->out, block); break;
+    case SCALE_COLL_REDUCE_SCATTER: mesh_reduce_scatter(m, g->comm, g->in, g->out, block); break;
+    case SCALE_COLL_ALL_REDUCE: mesh_all_reduce(m, g->comm, g->in, block); break;
+    default: mesh_all_to_all(m, g->comm, g->in, g->out, block / (size_t)g->n); break;
+    }
+    double dt = MPI_Wtime() - t0, dt_max;
+    mesh_event_end(m, ev, before);
+    MPI_Allreduce(&dt, &dt_max, 1, MPI_DOUBLE, MPI_MAX, g->comm);
+    if (dt_max < *best) *best = dt_max;
+    if (rep_i == 0) *sent = m->sent_bytes - before;
+  }
+}
+
+/* Checks the last repetition's result of 'op' against what every rank put in (bitwise). */
+static bool check_collective(const coll_group *g, int op) {
+  const size_t block = g->block, total = g->total;
+  const int n = g->n, r = g->r;
+  size_t out_count = op == SCALE_COLL_ALL_GATHER ? total : op == SCALE_COLL_ALL_REDUCE ? total
+                                                                                      : block;
+  const double *got = op == SCALE_COLL_ALL_REDUCE ? g->in : g->out;
+  bool ok = true;
+  for (size_t i = 0; i < out_count; i++) {
+    double w = 0;
+    if (op == SCALE_COLL_ALL_GATHER) {
+      w = coll_value((int)(i / block), i % block);
+    } else if (op == SCALE_COLL_REDUCE_SCATTER || op == SCALE_COLL_ALL_REDUCE) {
+      size_t idx = op == SCALE_COLL_REDUCE_SCATTER ? (size_t)r * block + i : i;
+      for (int q = 0; q < n; q++) w += coll_value(q, idx);
+    } else { /* AllToAll: block q of the output is rank q's block r */
+      size_t sub = block / (size_t)n, q = i / sub;
+      w = coll_value((int)q, (size_t)r * sub + i % sub);
+    }
+    if (memcmp(&got[i], &w, sizeof w) != 0) ok = false;
+  }
+  return ok;
+}
+
+static void run_collectives_on(mesh_rank *m, const options *o, report *rep, unsigned mask) {
+  coll_group g = {.comm = mesh_axes_comm(m, mask)};
+  MPI_Comm_size(g.comm, &g.n);
+  MPI_Comm_rank(g.comm, &g.r);
+  const int n = g.n;
   char axes[16];
   axes_name(&m->mesh, mask, axes, sizeof axes);
   double v = o->bytes;
-  size_t total = (size_t)(v / sizeof(double));
-  if (total % ((size_t)n * (size_t)n) != 0) {
+  g.total = (size_t)(v / sizeof(double));
+  if (g.total % ((size_t)n * (size_t)n) != 0) {
     if (m->rank == 0)
       fprintf(stderr, "scale-mesh: --bytes %.0f is not a whole number of doubles per block for "
                       "a group of %d (need a multiple of %d bytes)\n",
               v, n, 8 * n * n);
     rep->n_failed++;
-    MPI_Comm_free(&comm);
+    MPI_Comm_free(&g.comm);
     return;
   }
-  size_t block = total / (size_t)n;
-  double *in = malloc(total * sizeof *in), *out = malloc(total * sizeof *out);
-  if (!in || !out) MPI_Abort(MPI_COMM_WORLD, 1);
+  g.block = g.total / (size_t)n;
+  g.in = malloc(g.total * sizeof *g.in);
+  g.out = malloc(g.total * sizeof *g.out);
+  if (!g.in || !g.out) MPI_Abort(MPI_COMM_WORLD, 1);
 
   for (int op = 0; op < SCALE_COLL_COUNT; op++) {
-    double best = (double)INFINITY, sent = 0;
-    bool ok = true;
+    const char *name = scale_collective_name((scale_collective)op);
     char event[MESH_NAME_MAX];
-    snprintf(event, sizeof event, "%s %s", scale_collective_name((scale_collective)op), axes);
-    for (int rep_i = 0; rep_i < o->reps; rep_i++) {
-      /* Inputs: AllGather a block; ReduceScatter and AllReduce a full unreduced array; AllToAll
-       * the rank's 1/n of the array, as n blocks of total / n^2. */
-      size_t in_count = op == SCALE_COLL_ALL_GATHER ? block : op == SCALE_COLL_ALL_TO_ALL ? block
-                                                                                          : total;
-      for (size_t i = 0; i < in_count; i++) in[i] = coll_value(r, i);
-      MPI_Barrier(comm);
-      double before = m->sent_bytes;
-      int ev = mesh_event_begin(m, event, "collective");
-      double t0 = MPI_Wtime();
-      switch (op) {
-      case SCALE_COLL_ALL_GATHER: mesh_all_gather(m, comm, in, out, block); break;
-      case SCALE_COLL_REDUCE_SCATTER: mesh_reduce_scatter(m, comm, in, out, block); break;
-      case SCALE_COLL_ALL_REDUCE: mesh_all_reduce(m, comm, in, block); break;
-      default: mesh_all_to_all(m, comm, in, out, block / (size_t)n); break;
-      }
-      double dt = MPI_Wtime() - t0, dt_max;
-      mesh_event_end(m, ev, before);
-      MPI_Allreduce(&dt, &dt_max, 1, MPI_DOUBLE, MPI_MAX, comm);
-      if (dt_max < best) best = dt_max;
-      if (rep_i == 0) sent = m->sent_bytes - before;
-    }
-    /* Check the last repetition's result against what every rank put in. */
-    size_t out_count = op == SCALE_COLL_ALL_GATHER ? total : op == SCALE_COLL_ALL_REDUCE ? total
-                                                                                        : block;
-    const double *got = op == SCALE_COLL_ALL_REDUCE ? in : out;
-    for (size_t i = 0; i < out_count; i++) {
-      double w = 0;
-      if (op == SCALE_COLL_ALL_GATHER) {
-        w = coll_value((int)(i / block), i % block);
-      } else if (op == SCALE_COLL_REDUCE_SCATTER || op == SCALE_COLL_ALL_REDUCE) {
-        size_t idx = op == SCALE_COLL_REDUCE_SCATTER ? (size_t)r * block + i : i;
-        for (int q = 0; q < n; q++) w += coll_value(q, idx);
-      } else { /* AllToAll: block q of the output is rank q's block r */
-        size_t sub = block / (size_t)n, q = i / sub;
-        w = coll_value((int)q, (size_t)r * sub + i % sub);
-      }
-      if (memcmp(&got[i], &w, sizeof w) != 0) ok = false;
-    }
+    snprintf(event, sizeof event, "%s %s", name, axes);
+    double best, sent;
+    time_collective(m, o, &g, op, event, &best, &sent);
+    bool ok = check_collective(&g, op);
     /* Chapter 3's bytes per rank: a ring AllGather or ReduceScatter sends (n-1)/n V, an
      * AllReduce twice that; an AllToAll sends every block but its own, (n-1)/n^2 V. */
     double expected = op == SCALE_COLL_ALL_TO_ALL
@@ -287,8 +314,6 @@ static void run_collectives_on(mesh_rank *m, const options *o, report *rep, unsi
                           : scale_collective_ring_link_bytes((scale_collective)op, n, v, false);
     double smin, smax;
     bool all_ok = agree(ok, sent, &smin, &smax);
-    char name[64];
-    snprintf(name, sizeof name, "%s", scale_collective_name((scale_collective)op));
     double best_all;
     MPI_Allreduce(&best, &best_all, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     bool bytes_ok = smin == expected && smax == expected;
@@ -301,8 +326,8 @@ static void run_collectives_on(mesh_rank *m, const options *o, report *rep, unsi
       fail(m, rep, what);
     }
   }
-  free(in), free(out);
-  MPI_Comm_free(&comm);
+  free(g.in), free(g.out);
+  MPI_Comm_free(&g.comm);
 }
 
 /* ==== sharded matmuls ============================================================================= */
@@ -879,6 +904,69 @@ static void run_sweep(mesh_rank *m, const options *o, report *rep) {
 
 /* ==== main ======================================================================================== */
 
+/* The mesh (given, or P along X, or {X:2, Y:P/2} for an even P >= 4), the default sizes and
+ * the Cartesian communicator; false after rank 0 reported a mesh that is not the ranks'. */
+static bool setup_mesh(mesh_rank *m, options *o) {
+  if (!o->mesh[0]) {
+    if (m->n_ranks >= 4 && m->n_ranks % 2 == 0)
+      snprintf(o->mesh, sizeof o->mesh, "{X:2, Y:%d}", m->n_ranks / 2);
+    else
+      snprintf(o->mesh, sizeof o->mesh, "{X:%d}", m->n_ranks);
+  }
+  scale_diag diag;
+  memset(&diag, 0, sizeof diag);
+  if (scale_sharding_mesh_parse(o->mesh, &m->mesh, &diag) != SCALE_OK ||
+      scale_sharding_mesh_devices(&m->mesh) != m->n_ranks) {
+    if (m->rank == 0)
+      fprintf(stderr, "scale-mesh: --mesh '%s': %s\n", o->mesh,
+              diag.message[0] ? diag.message : "its size is not the number of ranks");
+    return false;
+  }
+  /* Default sizes that every sharding divides: any group of axes divides P, so a multiple of P
+   * near 256 for the matrices, and of 8 P^2 near 1 MiB for the collectives. */
+  if (!o->dims_given)
+    o->dims[0] = o->dims[1] = o->dims[2] = m->n_ranks * fmax(1.0, round(256.0 / m->n_ranks));
+  if (!o->bytes_given) {
+    double quantum = 8.0 * m->n_ranks * m->n_ranks;
+    o->bytes = quantum * fmax(1.0, floor(1048576.0 / quantum));
+  }
+  int dims[SCALE_MESH_AXES_MAX], periods[SCALE_MESH_AXES_MAX];
+  for (int a = 0; a < m->mesh.n_axes; a++) dims[a] = (int)m->mesh.size[a], periods[a] = 1;
+  MPI_Cart_create(MPI_COMM_WORLD, m->mesh.n_axes, dims, periods, 0, &m->cart);
+  MPI_Cart_coords(m->cart, m->rank, m->mesh.n_axes, m->coords);
+  return true;
+}
+
+/* Rank 0 opens --tsv with its header; false on every rank when it could not. */
+static bool open_tsv(const mesh_rank *m, const options *o, report *rep) {
+  if (m->rank == 0 && o->tsv) {
+    rep->tsv = fopen(o->tsv, "w");
+    if (!rep->tsv) fprintf(stderr, "scale-mesh: cannot write '%s'\n", o->tsv);
+    else fprintf(rep->tsv, "kind\tname\taxes\tn\tbytes\tsent_bytes\texpected_sent_bytes\tcheck\t"
+                           "time_s\textra\n");
+  }
+  int tsv_ok = m->rank != 0 || !o->tsv || rep->tsv, tsv_all;
+  MPI_Allreduce(&tsv_ok, &tsv_all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+  return tsv_all;
+}
+
+/* The four matmul cases of chapter 3 on the mesh's first axes (or --matmul). */
+static void run_matmuls(mesh_rank *m, const options *o, report *rep) {
+  if (o->matmul[0]) {
+    run_matmul(m, o, rep, "given", o->matmul);
+    return;
+  }
+  char x = m->mesh.name[0], y = m->mesh.n_axes > 1 ? m->mesh.name[1] : 0;
+  char spec[4][96];
+  if (y) snprintf(spec[0], sizeof spec[0], "A[I_%c, J] . B[J, K_%c]", x, y);
+  else snprintf(spec[0], sizeof spec[0], "A[I_%c, J] . B[J, K]", x);
+  snprintf(spec[1], sizeof spec[1], "A[I, J_%c] . B[J, K]", x);
+  snprintf(spec[2], sizeof spec[2], "A[I, J_%c] . B[J_%c, K]", x, x);
+  snprintf(spec[3], sizeof spec[3], "A[I_%c, J] . B[J, K_%c]", x, x);
+  static const char *labels[4] = {"case1", "case2", "case3", "case4"};
+  for (int i = 0; i < 4; i++) run_matmul(m, o, rep, labels[i], spec[i]);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   static mesh_rank m;
@@ -886,52 +974,15 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &m.n_ranks);
   options o;
   int rc = parse_options(argc, argv, m.rank, &o);
+  if (rc < 0 && !setup_mesh(&m, &o)) rc = 2;
   if (rc >= 0) {
     MPI_Finalize();
     return rc;
   }
-  /* The mesh: given, or P along X, or {X:2, Y:P/2} for an even P >= 4. */
-  if (!o.mesh[0]) {
-    if (m.n_ranks >= 4 && m.n_ranks % 2 == 0)
-      snprintf(o.mesh, sizeof o.mesh, "{X:2, Y:%d}", m.n_ranks / 2);
-    else
-      snprintf(o.mesh, sizeof o.mesh, "{X:%d}", m.n_ranks);
-  }
-  scale_diag diag;
-  memset(&diag, 0, sizeof diag);
-  if (scale_sharding_mesh_parse(o.mesh, &m.mesh, &diag) != SCALE_OK ||
-      scale_sharding_mesh_devices(&m.mesh) != m.n_ranks) {
-    if (m.rank == 0)
-      fprintf(stderr, "scale-mesh: --mesh '%s': %s\n", o.mesh,
-              diag.message[0] ? diag.message : "its size is not the number of ranks");
-    MPI_Finalize();
-    return 2;
-  }
-  /* Default sizes that every sharding divides: any group of axes divides P, so a multiple of P
-   * near 256 for the matrices, and of 8 P^2 near 1 MiB for the collectives. */
-  if (!o.dims_given)
-    o.dims[0] = o.dims[1] = o.dims[2] = m.n_ranks * fmax(1.0, round(256.0 / m.n_ranks));
-  if (!o.bytes_given) {
-    double quantum = 8.0 * m.n_ranks * m.n_ranks;
-    o.bytes = quantum * fmax(1.0, floor(1048576.0 / quantum));
-  }
-  int dims[SCALE_MESH_AXES_MAX], periods[SCALE_MESH_AXES_MAX];
-  for (int a = 0; a < m.mesh.n_axes; a++) dims[a] = (int)m.mesh.size[a], periods[a] = 1;
-  MPI_Cart_create(MPI_COMM_WORLD, m.mesh.n_axes, dims, periods, 0, &m.cart);
-  MPI_Cart_coords(m.cart, m.rank, m.mesh.n_axes, m.coords);
   MPI_Barrier(MPI_COMM_WORLD);
   m.t0 = MPI_Wtime();
-
   report rep = {0};
-  if (m.rank == 0 && o.tsv) {
-    rep.tsv = fopen(o.tsv, "w");
-    if (!rep.tsv) fprintf(stderr, "scale-mesh: cannot write '%s'\n", o.tsv);
-    else fprintf(rep.tsv, "kind\tname\taxes\tn\tbytes\tsent_bytes\texpected_sent_bytes\tcheck\t"
-                          "time_s\textra\n");
-  }
-  int tsv_ok = m.rank != 0 || !o.tsv || rep.tsv, tsv_all;
-  MPI_Allreduce(&tsv_ok, &tsv_all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-  if (!tsv_all) {
+  if (!open_tsv(&m, &o, &rep)) {
     MPI_Finalize();
     return 1;
   }
@@ -942,21 +993,7 @@ int main(int argc, char **argv) {
     for (int a = 0; a < m.mesh.n_axes; a++) run_collectives_on(&m, &o, &rep, 1u << a);
     if (m.mesh.n_axes > 1) run_collectives_on(&m, &o, &rep, (1u << m.mesh.n_axes) - 1u);
   }
-  if (all || strcmp(o.run, "matmul") == 0) {
-    if (o.matmul[0]) {
-      run_matmul(&m, &o, &rep, "given", o.matmul);
-    } else {
-      char x = m.mesh.name[0], y = m.mesh.n_axes > 1 ? m.mesh.name[1] : 0;
-      char spec[4][96];
-      if (y) snprintf(spec[0], sizeof spec[0], "A[I_%c, J] . B[J, K_%c]", x, y);
-      else snprintf(spec[0], sizeof spec[0], "A[I_%c, J] . B[J, K]", x);
-      snprintf(spec[1], sizeof spec[1], "A[I, J_%c] . B[J, K]", x);
-      snprintf(spec[2], sizeof spec[2], "A[I, J_%c] . B[J_%c, K]", x, x);
-      snprintf(spec[3], sizeof spec[3], "A[I_%c, J] . B[J, K_%c]", x, x);
-      static const char *labels[4] = {"case1", "case2", "case3", "case4"};
-      for (int i = 0; i < 4; i++) run_matmul(&m, &o, &rep, labels[i], spec[i]);
-    }
-  }
+  if (all || strcmp(o.run, "matmul") == 0) run_matmuls(&m, &o, &rep);
   if (all || strcmp(o.run, "cmatmul") == 0) run_cmatmul(&m, &o, &rep);
   if (strcmp(o.run, "sweep") == 0) run_sweep(&m, &o, &rep);
 
