@@ -562,17 +562,14 @@ static int run_sweeps(measurement *r) {
 
 /* ==== output =================================================================================== */
 
-static void write_hardware_file(FILE *out, const measurement *r) {
+/* The file's head: what measured it, the machine, and the theory and single- and
+ * multi-thread figures the chapter reads from its comments. */
+static void write_hardware_head(FILE *out, const measurement *r) {
   const machine *m = &r->m;
-  const gemm_point *g32 = NULL;
-  const stream_point *dram = NULL;
   double f32 = gemm_best(r, false, r->threads, NULL), f64 = gemm_best(r, true, r->threads, NULL);
   double f32_1 = gemm_best(r, false, 1, NULL), f64_1 = gemm_best(r, true, 1, NULL);
   double bw = stream_dram(r, SCALE_STREAM_TRIAD, r->threads, NULL);
   double bw_1 = stream_dram(r, SCALE_STREAM_TRIAD, 1, NULL);
-  double f32_best = gemm_best(r, false, 0, &g32);
-  double bw_best = stream_dram(r, SCALE_STREAM_TRIAD, 0, &dram);
-
   fprintf(out, "; %s, measured by `scale measure%s` (scale %s) on %s.\n", m->model,
           r->quick ? " --quick" : "", SCALE_VERSION_STRING, r->when);
   fprintf(out, "; Machine as the operating system reports it: %s, %g online CPUs, widest vector "
@@ -591,6 +588,16 @@ static void write_hardware_file(FILE *out, const measurement *r) {
   fprintf(out, "; multi-thread threads=%d fp32_flops_per_s=%.6g fp64_flops_per_s=%.6g "
                "triad_bytes_per_s=%.6g\n",
           r->threads, f32, f64, bw);
+}
+
+/* The [chip] section: the best rates of the sweep and the machine's sizes, each with its
+ * source. */
+static void write_hardware_chip(FILE *out, const measurement *r) {
+  const machine *m = &r->m;
+  const gemm_point *g32 = NULL;
+  const stream_point *dram = NULL;
+  double f32_best = gemm_best(r, false, 0, &g32);
+  double bw_best = stream_dram(r, SCALE_STREAM_TRIAD, 0, &dram);
   fprintf(out, "\n[chip]\nkind = gpu\n");
   char name[SCALE_NAME_MAX];
   snprintf(name, sizeof name, "%.48s (measured)", m->model);
@@ -626,6 +633,10 @@ static void write_hardware_file(FILE *out, const measurement *r) {
   if (!isnan(m->llc_bytes))
     fprintf(out, "; sysfs cpu0/cache: the last-level cache\nl2_bytes = %.0f\n", m->llc_bytes);
 
+}
+
+/* Every measured point as a comment line (read by chapters/09-profiling). */
+static void write_hardware_points(FILE *out, const measurement *r) {
   fprintf(out, "\n; ---- every measured point (read by chapters/09-profiling) ----\n");
   for (int i = 0; i < r->n_gemm; i++) {
     const gemm_point *p = &r->gemm[i];
@@ -641,6 +652,12 @@ static void write_hardware_file(FILE *out, const measurement *r) {
             scale_stream_kernel_name(p->kernel), p->threads, p->working_set_bytes, p->bytes_per_s,
             p->time_s);
   }
+}
+
+static void write_hardware_file(FILE *out, const measurement *r) {
+  write_hardware_head(out, r);
+  write_hardware_chip(out, r);
+  write_hardware_points(out, r);
 }
 
 static void write_json(FILE *out, const measurement *r) {
