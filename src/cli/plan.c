@@ -124,66 +124,73 @@ static bool parse_no(const char *text, scale_plan_opts *o) {
   return true;
 }
 
+/* Takes one of plan train's own options: 0 or a usage error. */
+static int take(int c, const char *arg, args *a, char **argv) {
+  double v;
+  switch (c) {
+  case OPT_CHIPS:
+    a->chips = arg;
+    break;
+  case OPT_BATCH:
+    if (!cli_parse_number("batch-tokens", arg, SCALE_NUM_POSITIVE, &a->batch)) return 2;
+    a->batch_text = arg;
+    break;
+  case OPT_SEQ:
+    if (!cli_parse_number("seq", arg, SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER, &a->seq))
+      return 2;
+    break;
+  case OPT_OBJECTIVE:
+    if (scale_plan_objective_parse(arg, &a->opts.objective))
+      return cli_usage("--objective: '%s' is not time, cost or mfu", arg);
+    break;
+  case OPT_TOP:
+    if (!parse_top(arg, &a->opts.top_k)) return 2;
+    break;
+  case OPT_TOKENS:
+    if (!cli_parse_number("tokens", arg, SCALE_NUM_POSITIVE, &a->tokens)) return 2;
+    break;
+  case OPT_BUDGET_USD:
+    if (!cli_parse_number("budget-usd", arg, SCALE_NUM_POSITIVE, &a->budget_usd)) return 2;
+    break;
+  case OPT_BUDGET_DAYS:
+    if (!cli_parse_number("budget-days", arg, SCALE_NUM_POSITIVE, &v)) return 2;
+    a->budget_s = v * SCALE_SECONDS_PER_DAY;
+    break;
+  case OPT_EFFICIENCY:
+    if (!cli_parse_number("efficiency", arg, SCALE_NUM_POSITIVE, &a->efficiency)) return 2;
+    if (a->efficiency > 1) return cli_usage("--efficiency: %s is above 1", arg);
+    break;
+  case OPT_NO:
+    if (!parse_no(arg, &a->opts)) return 2;
+    break;
+  case OPT_THREADS:
+    if (!cli_parse_number("threads", arg, SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER, &v))
+      return 2;
+    a->opts.n_threads = v > 8 ? 8 : (int)v;
+    break;
+  case OPT_ROOFLINE:
+    a->roofline = true;
+    break;
+  default:
+    return cli_bad_option("plan train", argv);
+  }
+  return 0;
+}
+
 static int parse(int argc, char **argv, args *a) {
   memset(a, 0, sizeof *a);
   a->opts = scale_plan_opts_default();
   a->efficiency = NAN;
   cli_getopt_reset();
   int c;
-  double v;
   while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
     if (cli_plan_common_take(c, optarg, &a->common)) {
       if (!a->common.help) continue;
       usage(stdout);
       return -1;
     }
-    switch (c) {
-    case OPT_CHIPS:
-      a->chips = optarg;
-      break;
-    case OPT_BATCH:
-      if (!cli_parse_number("batch-tokens", optarg, SCALE_NUM_POSITIVE, &a->batch)) return 2;
-      a->batch_text = optarg;
-      break;
-    case OPT_SEQ:
-      if (!cli_parse_number("seq", optarg, SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER, &a->seq))
-        return 2;
-      break;
-    case OPT_OBJECTIVE:
-      if (scale_plan_objective_parse(optarg, &a->opts.objective))
-        return cli_usage("--objective: '%s' is not time, cost or mfu", optarg);
-      break;
-    case OPT_TOP:
-      if (!parse_top(optarg, &a->opts.top_k)) return 2;
-      break;
-    case OPT_TOKENS:
-      if (!cli_parse_number("tokens", optarg, SCALE_NUM_POSITIVE, &a->tokens)) return 2;
-      break;
-    case OPT_BUDGET_USD:
-      if (!cli_parse_number("budget-usd", optarg, SCALE_NUM_POSITIVE, &a->budget_usd)) return 2;
-      break;
-    case OPT_BUDGET_DAYS:
-      if (!cli_parse_number("budget-days", optarg, SCALE_NUM_POSITIVE, &v)) return 2;
-      a->budget_s = v * SCALE_SECONDS_PER_DAY;
-      break;
-    case OPT_EFFICIENCY:
-      if (!cli_parse_number("efficiency", optarg, SCALE_NUM_POSITIVE, &a->efficiency)) return 2;
-      if (a->efficiency > 1) return cli_usage("--efficiency: %s is above 1", optarg);
-      break;
-    case OPT_NO:
-      if (!parse_no(optarg, &a->opts)) return 2;
-      break;
-    case OPT_THREADS:
-      if (!cli_parse_number("threads", optarg, SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER, &v))
-        return 2;
-      a->opts.n_threads = v > 8 ? 8 : (int)v;
-      break;
-    case OPT_ROOFLINE:
-      a->roofline = true;
-      break;
-    default:
-      return cli_bad_option("plan train", argv);
-    }
+    int rc = take(c, optarg, a, argv);
+    if (rc) return rc;
   }
   if ((c = cli_plan_common_check(&a->common, "plan train", argc, argv))) return c;
   if (!a->chips) return cli_usage("plan train: missing --chips");
