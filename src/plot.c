@@ -846,13 +846,13 @@ static void draw_legend(sink *s, const scale_plot *plot, const layout *L) {
   emit(s, "</g>\n");
 }
 
-static void render(sink *s, const scale_plot *plot) {
-  layout *L = &(layout){0};
+/* The layout of 'plot': canvas, plot area, axes over the data's extents, and every label
+ * placed. */
+static void lay_out(layout *L, const scale_plot *plot) {
   L->W = plot->width_px > 0.0 && isfinite(plot->width_px) ? plot->width_px : 640.0;
   L->H = plot->height_px > 0.0 && isfinite(plot->height_px) ? plot->height_px : 400.0;
   L->x0 = 72.0, L->x1 = L->W - 20.0, L->y0 = plot->title && plot->title[0] ? 36.0 : 16.0;
   L->y1 = L->H - 50.0;
-  double W = L->W, H = L->H;
 
   /* Data extents. */
   double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
@@ -878,10 +878,12 @@ static void render(sink *s, const scale_plot *plot) {
   place_marker_labels(L, plot);
   L->has_legend = place_legend(L, plot);
   place_point_labels(L, plot);
-  const axis *ax = &L->ax, *ay = &L->ay;
-  double x0 = L->x0, x1 = L->x1, y0 = L->y0, y1 = L->y1;
+}
 
-  char b1[32], b2[32], b3[32], b4[32], tick[40];
+/* The SVG element, title, description, background and the plot area's clip path. */
+static void draw_head(sink *s, const scale_plot *plot, const layout *L) {
+  char b1[32], b2[32], b3[32], b4[32];
+  double W = L->W, H = L->H;
   emit(s,
        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%s\" height=\"%s\" "
        "viewBox=\"0 0 %s %s\" role=\"img\" font-family=\"sans-serif\" font-size=\"12\">\n",
@@ -898,9 +900,35 @@ static void render(sink *s, const scale_plot *plot) {
   emit(s,
        "<defs><clipPath id=\"plot-area\"><rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\"/>"
        "</clipPath></defs>\n",
-       fmt_num(b1, x0), fmt_num(b2, y0), fmt_num(b3, x1 - x0), fmt_num(b4, y1 - y0));
+       fmt_num(b1, L->x0), fmt_num(b2, L->y0), fmt_num(b3, L->x1 - L->x0),
+       fmt_num(b4, L->y1 - L->y0));
+}
 
-  /* Grid and ticks. */
+/* Ticks of length 'len' px below the x axis at 'n' values 'at'. */
+static void draw_x_ticks(sink *s, const layout *L, const double *at, int n, double len) {
+  char b1[32], b2[32], b3[32], b4[32];
+  for (int i = 0; i < n; i++) {
+    double p = to_px(&L->ax, at[i]);
+    emit(s, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\"/>\n", fmt_num(b1, p), fmt_num(b2, L->y1),
+         fmt_num(b3, p), fmt_num(b4, L->y1 + len));
+  }
+}
+
+/* Ticks of length 'len' px left of the y axis at 'n' values 'at'. */
+static void draw_y_ticks(sink *s, const layout *L, const double *at, int n, double len) {
+  char b1[32], b2[32], b3[32], b4[32];
+  for (int i = 0; i < n; i++) {
+    double p = to_px(&L->ay, at[i]);
+    emit(s, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\"/>\n", fmt_num(b1, L->x0 - len),
+         fmt_num(b2, p), fmt_num(b3, L->x0), fmt_num(b4, p));
+  }
+}
+
+/* The grid at the major ticks, the minor and major ticks, and the tick labels. */
+static void draw_grid_and_ticks(sink *s, const layout *L) {
+  const axis *ax = &L->ax, *ay = &L->ay;
+  double x0 = L->x0, x1 = L->x1, y0 = L->y0, y1 = L->y1;
+  char b1[32], b2[32], b3[32], b4[32], tick[40];
   emit(s, "<g class=\"grid\" stroke=\"#e6e6e6\">\n");
   for (int i = 0; i < ax->n_major; i++) {
     double p = to_px(ax, ax->major[i]);
@@ -913,26 +941,10 @@ static void render(sink *s, const scale_plot *plot) {
          fmt_num(b3, x1), fmt_num(b4, p));
   }
   emit(s, "</g>\n<g class=\"ticks\" stroke=\"#333333\">\n");
-  for (int i = 0; i < ax->n_minor; i++) {
-    double p = to_px(ax, ax->minor[i]);
-    emit(s, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\"/>\n", fmt_num(b1, p), fmt_num(b2, y1),
-         fmt_num(b3, p), fmt_num(b4, y1 + 3.0));
-  }
-  for (int i = 0; i < ay->n_minor; i++) {
-    double p = to_px(ay, ay->minor[i]);
-    emit(s, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\"/>\n", fmt_num(b1, x0 - 3.0),
-         fmt_num(b2, p), fmt_num(b3, x0), fmt_num(b4, p));
-  }
-  for (int i = 0; i < ax->n_major; i++) {
-    double p = to_px(ax, ax->major[i]);
-    emit(s, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\"/>\n", fmt_num(b1, p), fmt_num(b2, y1),
-         fmt_num(b3, p), fmt_num(b4, y1 + 5.0));
-  }
-  for (int i = 0; i < ay->n_major; i++) {
-    double p = to_px(ay, ay->major[i]);
-    emit(s, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\"/>\n", fmt_num(b1, x0 - 5.0),
-         fmt_num(b2, p), fmt_num(b3, x0), fmt_num(b4, p));
-  }
+  draw_x_ticks(s, L, ax->minor, ax->n_minor, 3.0);
+  draw_y_ticks(s, L, ay->minor, ay->n_minor, 3.0);
+  draw_x_ticks(s, L, ax->major, ax->n_major, 5.0);
+  draw_y_ticks(s, L, ay->major, ay->n_major, 5.0);
   emit(s, "</g>\n<g class=\"tick-labels\" fill=\"#333333\">\n");
   for (int i = 0; i < ax->n_major; i++)
     emit(s, "<text x=\"%s\" y=\"%s\" text-anchor=\"middle\">%s</text>\n",
@@ -943,8 +955,12 @@ static void render(sink *s, const scale_plot *plot) {
          fmt_num(b2, to_px(ay, ay->major[i]) + 4.0),
          scale_plot_tick_label(tick, sizeof tick, ay->major[i]));
   emit(s, "</g>\n");
+}
 
-  /* Reference lines, then the data (lines, then glyphs on top), clipped to the plot area. */
+/* Reference lines, then the data (lines, then glyphs on top), clipped to the plot area. */
+static void draw_data(sink *s, const scale_plot *plot, const layout *L) {
+  const axis *ax = &L->ax, *ay = &L->ay;
+  char b1[32], b2[32], b3[32], b4[32];
   emit(s, "<g clip-path=\"url(#plot-area)\">\n");
   for (size_t i = 0; i < plot->n_markers; i++) {
     const scale_plot_marker *m = &plot->markers[i];
@@ -952,11 +968,11 @@ static void render(sink *s, const scale_plot *plot) {
     if (!in_range(a, m->at)) continue;
     double p = to_px(a, m->at);
     if (m->vertical)
-      emit(s, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\"", fmt_num(b1, p), fmt_num(b2, y0),
-           fmt_num(b3, p), fmt_num(b4, y1));
+      emit(s, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\"", fmt_num(b1, p), fmt_num(b2, L->y0),
+           fmt_num(b3, p), fmt_num(b4, L->y1));
     else
-      emit(s, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\"", fmt_num(b1, x0), fmt_num(b2, p),
-           fmt_num(b3, x1), fmt_num(b4, p));
+      emit(s, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\"", fmt_num(b1, L->x0), fmt_num(b2, p),
+           fmt_num(b3, L->x1), fmt_num(b4, p));
     emit(s, " stroke=\"#555555\" stroke-width=\"1\" stroke-dasharray=\"3 3\"/>\n");
   }
   for (size_t i = 0; i < plot->n_series; i++)
@@ -967,9 +983,13 @@ static void render(sink *s, const scale_plot *plot) {
       draw_series_glyphs(s, ax, ay, &plot->series[i], i, plot->n_series, palette[i % PALETTE_N],
                          1.0 + 0.6 * series_covered_by(ax, ay, plot, i));
   emit(s, "</g>\n");
+}
 
-  /* Labels of reference lines and annotated points (outside the clip so text is whole), placed
-   * by the layout so that none overlaps another or leaves the canvas. */
+/* Labels of reference lines and annotated points (outside the clip so text is whole), placed
+ * by the layout so that none overlaps another or leaves the canvas. */
+static void draw_labels(sink *s, const scale_plot *plot, const layout *L) {
+  const axis *ax = &L->ax, *ay = &L->ay;
+  char b1[32], b2[32], b3[32], b4[32];
   for (size_t i = 0; i < plot->n_markers && i < MAX_BOXES / 4; i++) {
     const scale_plot_marker *m = &plot->markers[i];
     const axis *a = m->vertical ? ax : ay;
@@ -1001,10 +1021,12 @@ static void render(sink *s, const scale_plot *plot) {
     emit_text(s, pt->label);
     emit(s, "</text>\n");
   }
+}
 
-  if (L->has_legend) draw_legend(s, plot, L);
-
-  /* Frame, title and axis captions. */
+/* Frame, title and axis captions. */
+static void draw_frame(sink *s, const scale_plot *plot, const layout *L) {
+  double x0 = L->x0, x1 = L->x1, y0 = L->y0, y1 = L->y1;
+  char b1[32], b2[32], b3[32], b4[32];
   emit(s, "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"none\" stroke=\"#333333\"/>\n",
        fmt_num(b1, x0), fmt_num(b2, y0), fmt_num(b3, x1 - x0), fmt_num(b4, y1 - y0));
   if (plot->title && plot->title[0]) {
@@ -1019,7 +1041,7 @@ static void render(sink *s, const scale_plot *plot) {
   }
   if (plot->x_label && plot->x_label[0]) {
     emit(s, "<text x=\"%s\" y=\"%s\" text-anchor=\"middle\">", fmt_num(b1, (x0 + x1) / 2.0),
-         fmt_num(b2, H - 12.0));
+         fmt_num(b2, L->H - 12.0));
     emit_text(s, plot->x_label);
     emit(s, "</text>\n");
   }
@@ -1029,6 +1051,17 @@ static void render(sink *s, const scale_plot *plot) {
     emit_text(s, plot->y_label);
     emit(s, "</text>\n");
   }
+}
+
+static void render(sink *s, const scale_plot *plot) {
+  layout *L = &(layout){0};
+  lay_out(L, plot);
+  draw_head(s, plot, L);
+  draw_grid_and_ticks(s, L);
+  draw_data(s, plot, L);
+  draw_labels(s, plot, L);
+  if (L->has_legend) draw_legend(s, plot, L);
+  draw_frame(s, plot, L);
   emit(s, "</svg>\n");
 }
 

@@ -370,148 +370,159 @@ static void sample(scale_serve_result *r, double t, double frac, double *stride,
   r->n_samples++;
 }
 
-scale_status scale_serve_run(scale_serve *sim, scale_serve_result *out, scale_diag *diag) {
-  if (!sim || !out) return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "serve: NULL argument");
+/* Where a run stands between steps. */
+typedef struct {
+  double t, t0;           /* the clock and the first arrival [s] */
+  double blocks_used;     /* KV blocks reserved by the running requests */
+  double stride;          /* steps between KV samples */
+  double last_decode_s;   /* the last step that decoded (prefill_alone) [s] */
+  size_t next;            /* the first request not yet admitted */
+  size_t n_active;        /* running requests: sim->active[0, n_active) */
+  size_t finished;        /* requests done */
+  size_t sent;            /* requests sent so far (closed loop; n for an open one) */
+} run_state;
+
+/* Resets the scratch of 'sim' for a run (the first token of a prefilled request came with it)
+ * and starts 'st'; returns the bound on the steps (each step moves a token). */
+static double run_reset(scale_serve *sim, run_state *st) {
   const scale_serve_config *c = &sim->cfg;
   const size_t n = sim->n;
-  memset(out, 0, sizeof *out);
   memset(sim->itl_hist, 0, ITL_BINS * sizeof *sim->itl_hist);
-  const bool closed = c->concurrency > 0.0;
-  size_t sent = n; /* requests sent so far (closed loop) */
-  if (closed) {
-    sent = (size_t)fmin(c->concurrency, (double)n);
-    closed_loop_reset(sim, sent);
+  memset(st, 0, sizeof *st);
+  st->sent = n;
+  if (c->concurrency > 0.0) {
+    st->sent = (size_t)fmin(c->concurrency, (double)n);
+    closed_loop_reset(sim, st->sent);
   }
   double total_tokens = 0.0;
   for (size_t i = 0; i < n; i++) {
     sim->prefilled[i] = sim->generated[i] = 0;
-    if (c->prefilled) { /* the prompt's KV and the first token came with the request */
+    if (c->prefilled) {
       sim->prefilled[i] = sim->isl[i];
       sim->generated[i] = 1;
       sim->first_s[i] = sim->arrival_s[i];
     }
     total_tokens += (double)sim->isl[i] + sim->osl[i];
   }
-  const double max_steps = total_tokens + (double)n + 1.0; /* each step moves >= 1 token */
-  const double t0 = sim->arrival_s[0];
-  double t = t0, blocks_used = 0.0, stride = 1.0, last_decode_s = t0;
-  size_t next = 0, n_active = 0, finished = 0;
-  const size_t max_batch = sim->slots;
-  const double budget0 = c->max_step_tokens;
+  st->t0 = st->t = st->last_decode_s = sim->arrival_s[0];
+  st->stride = 1.0;
+  return total_tokens + (double)n + 1.0;
+}
 
-  while (finished < n) {
-    if (out->n_steps >= max_steps) /* unreachable: every step moves a token */
-      return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0, "serve: no progress after %g steps",
-                            out->n_steps);
-    if (n_active == 0 && next < n && sim->arrival_s[next] > t) t = sim->arrival_s[next];
-
-    /* admission: FIFO while a slot and the request's KV blocks are free */
-    scale_serve_bind bind = SCALE_SERVE_BIND_LOAD;
-    while (next < n && sim->arrival_s[next] <= t) {
-      if (n_active >= max_batch) {
-        bind = SCALE_SERVE_BIND_BATCH;
-        break;
-      }
-      if (blocks_used + sim->blocks[next] > c->kv_blocks) {
-        bind = SCALE_SERVE_BIND_KV;
-        break;
-      }
-      blocks_used += sim->blocks[next];
-      sim->active[n_active++] = (uint32_t)next++;
-    }
-
-    /* the step: one token per decoding request, then prompt chunks in admission order; with
-     * prefill_alone, a step with prompt work left decodes nothing */
-    scale_serve_step step = {0, 0, 0, 0, 0};
-    bool decoding = true;
-    for (size_t k = 0; c->prefill_alone && decoding && k < n_active; k++)
-      decoding = sim->prefilled[sim->active[k]] == sim->isl[sim->active[k]];
-    for (size_t k = 0; decoding && k < n_active; k++) {
-      uint32_t i = sim->active[k];
-      if (sim->prefilled[i] == sim->isl[i]) {
-        step.n_decode += 1.0;
-        step.decode_kv_tokens += (double)sim->isl[i] + sim->generated[i];
-      }
-    }
-    double budget = budget0 - step.n_decode;
-    bool starved = false;
-    for (size_t k = 0; k < n_active; k++) {
-      uint32_t i = sim->active[k];
-      sim->chunk[k] = 0;
-      if (sim->prefilled[i] == sim->isl[i]) continue;
-      double left = (double)(sim->isl[i] - sim->prefilled[i]);
-      double take = fmin(left, budget);
-      if (take < left) starved = true;
-      if (take > 0.0) {
-        sim->chunk[k] = (uint32_t)take;
-        budget -= take;
-        step.n_prefill_tokens += take;
-        step.n_prefill_seqs += 1.0;
-        /* tokens p+1 .. p+take of the prompt attend to p+1 .. p+take tokens */
-        step.prefill_ctx_tokens += take * (double)sim->prefilled[i] + take * (take + 1.0) / 2.0;
-      }
-    }
-    if (bind == SCALE_SERVE_BIND_LOAD && starved) bind = SCALE_SERVE_BIND_COMPUTE;
-
-    double dt = c->cost(&step, c->cost_ctx);
-    if (!(dt > 0.0) || !isfinite(dt))
-      return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
-                            "serve: the cost function gave %g s for a step of %g decodes and %g "
-                            "prompt tokens",
-                            dt, step.n_decode, step.n_prefill_tokens);
-    sample(out, t - t0, blocks_used / c->kv_blocks, &stride, out->n_steps);
-    out->bind_s[bind] += dt;
-    out->busy_s += dt;
-    out->steady_batch += (double)n_active * dt;
-    out->max_running = fmax(out->max_running, (double)n_active);
-    out->kv_peak_frac = fmax(out->kv_peak_frac, blocks_used / c->kv_blocks);
-    out->n_steps += 1.0;
-    t += dt;
-    if (!c->prefill_alone) {
-      itl_add(sim->itl_hist, dt, step.n_decode); /* every decoder made a token last step too */
-    } else if (decoding) { /* since the last decode step, or since its first token if later */
-      double stalled = 0.0;
-      for (size_t k = 0; k < n_active; k++) {
-        uint32_t i = sim->active[k];
-        if (sim->first_s[i] > last_decode_s)
-          itl_add(sim->itl_hist, t - sim->first_s[i], 1.0);
-        else
-          stalled += 1.0;
-      }
-      itl_add(sim->itl_hist, t - last_decode_s, stalled);
-      last_decode_s = t;
-    }
-
-    /* apply: tokens out, finished requests leave and free their blocks */
-    size_t w = 0;
-    for (size_t k = 0; k < n_active; k++) {
-      uint32_t i = sim->active[k];
-      if (sim->prefilled[i] == sim->isl[i]) {
-        if (decoding) sim->generated[i]++;
-      } else if (sim->chunk[k] > 0) {
-        sim->prefilled[i] += sim->chunk[k];
-        if (sim->prefilled[i] == sim->isl[i]) {
-          sim->generated[i] = 1;
-          sim->first_s[i] = t;
-        }
-      }
-      if (sim->generated[i] == sim->osl[i]) {
-        sim->finish_s[i] = t;
-        blocks_used -= sim->blocks[i];
-        finished++;
-        if (sent < n) sim->arrival_s[sent++] = t; /* its client sends the next request */
-      } else {
-        sim->active[w] = i;
-        sim->chunk[w] = sim->chunk[k];
-        w++;
-      }
-    }
-    n_active = w;
+/* Admission: FIFO while a slot and the request's KV blocks are free. Returns what stopped it
+ * (LOAD: nothing waiting). */
+static scale_serve_bind admit(scale_serve *sim, run_state *st) {
+  const scale_serve_config *c = &sim->cfg;
+  while (st->next < sim->n && sim->arrival_s[st->next] <= st->t) {
+    if (st->n_active >= sim->slots) return SCALE_SERVE_BIND_BATCH;
+    if (st->blocks_used + sim->blocks[st->next] > c->kv_blocks) return SCALE_SERVE_BIND_KV;
+    st->blocks_used += sim->blocks[st->next];
+    sim->active[st->n_active++] = (uint32_t)st->next++;
   }
+  return SCALE_SERVE_BIND_LOAD;
+}
 
-  /* the report */
+/* The step: one token per decoding request, then prompt chunks (sim->chunk) in admission
+ * order; with prefill_alone, a step with prompt work left decodes nothing ('*decoding' then
+ * false). Returns whether a prompt got less than it had left (the step's budget binds). */
+static bool plan_step(scale_serve *sim, const run_state *st, scale_serve_step *step,
+                      bool *decoding) {
+  const scale_serve_config *c = &sim->cfg;
+  memset(step, 0, sizeof *step);
+  *decoding = true;
+  for (size_t k = 0; c->prefill_alone && *decoding && k < st->n_active; k++)
+    *decoding = sim->prefilled[sim->active[k]] == sim->isl[sim->active[k]];
+  for (size_t k = 0; *decoding && k < st->n_active; k++) {
+    uint32_t i = sim->active[k];
+    if (sim->prefilled[i] == sim->isl[i]) {
+      step->n_decode += 1.0;
+      step->decode_kv_tokens += (double)sim->isl[i] + sim->generated[i];
+    }
+  }
+  double budget = c->max_step_tokens - step->n_decode;
+  bool starved = false;
+  for (size_t k = 0; k < st->n_active; k++) {
+    uint32_t i = sim->active[k];
+    sim->chunk[k] = 0;
+    if (sim->prefilled[i] == sim->isl[i]) continue;
+    double left = (double)(sim->isl[i] - sim->prefilled[i]);
+    double take = fmin(left, budget);
+    if (take < left) starved = true;
+    if (take > 0.0) {
+      sim->chunk[k] = (uint32_t)take;
+      budget -= take;
+      step->n_prefill_tokens += take;
+      step->n_prefill_seqs += 1.0;
+      /* tokens p+1 .. p+take of the prompt attend to p+1 .. p+take tokens */
+      step->prefill_ctx_tokens += take * (double)sim->prefilled[i] + take * (take + 1.0) / 2.0;
+    }
+  }
+  return starved;
+}
+
+/* Books a step of 'dt' seconds bound by 'bind' into 'out' and advances the clock, with the
+ * inter-token latencies it ends. */
+static void account_step(scale_serve *sim, scale_serve_result *out, run_state *st, double dt,
+                         scale_serve_bind bind, const scale_serve_step *step, bool decoding) {
+  const scale_serve_config *c = &sim->cfg;
+  sample(out, st->t - st->t0, st->blocks_used / c->kv_blocks, &st->stride, out->n_steps);
+  out->bind_s[bind] += dt;
+  out->busy_s += dt;
+  out->steady_batch += (double)st->n_active * dt;
+  out->max_running = fmax(out->max_running, (double)st->n_active);
+  out->kv_peak_frac = fmax(out->kv_peak_frac, st->blocks_used / c->kv_blocks);
+  out->n_steps += 1.0;
+  st->t += dt;
+  if (!c->prefill_alone) {
+    itl_add(sim->itl_hist, dt, step->n_decode); /* every decoder made a token last step too */
+  } else if (decoding) { /* since the last decode step, or since its first token if later */
+    double stalled = 0.0;
+    for (size_t k = 0; k < st->n_active; k++) {
+      uint32_t i = sim->active[k];
+      if (sim->first_s[i] > st->last_decode_s)
+        itl_add(sim->itl_hist, st->t - sim->first_s[i], 1.0);
+      else
+        stalled += 1.0;
+    }
+    itl_add(sim->itl_hist, st->t - st->last_decode_s, stalled);
+    st->last_decode_s = st->t;
+  }
+}
+
+/* Applies the step: tokens out, finished requests leave and free their blocks (in a closed
+ * loop, each one's client sends its next request). */
+static void apply_step(scale_serve *sim, run_state *st, bool decoding) {
+  size_t w = 0;
+  for (size_t k = 0; k < st->n_active; k++) {
+    uint32_t i = sim->active[k];
+    if (sim->prefilled[i] == sim->isl[i]) {
+      if (decoding) sim->generated[i]++;
+    } else if (sim->chunk[k] > 0) {
+      sim->prefilled[i] += sim->chunk[k];
+      if (sim->prefilled[i] == sim->isl[i]) {
+        sim->generated[i] = 1;
+        sim->first_s[i] = st->t;
+      }
+    }
+    if (sim->generated[i] == sim->osl[i]) {
+      sim->finish_s[i] = st->t;
+      st->blocks_used -= sim->blocks[i];
+      st->finished++;
+      if (st->sent < sim->n) sim->arrival_s[st->sent++] = st->t;
+    } else {
+      sim->active[w] = i;
+      sim->chunk[w] = sim->chunk[k];
+      w++;
+    }
+  }
+  st->n_active = w;
+}
+
+/* The report's totals and rates, the SLO's share and what bound the run most. */
+static void report_totals(const scale_serve *sim, scale_serve_result *out, double t0) {
+  const scale_serve_config *c = &sim->cfg;
   double last = t0, good_tokens = 0.0, n_good = 0.0;
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = 0; i < sim->n; i++) {
     last = fmax(last, sim->finish_s[i]);
     out->input_tokens += sim->isl[i];
     out->output_tokens += sim->osl[i];
@@ -522,7 +533,7 @@ scale_status scale_serve_run(scale_serve *sim, scale_serve_result *out, scale_di
       good_tokens += sim->osl[i];
     }
   }
-  out->n_requests = (double)n;
+  out->n_requests = (double)sim->n;
   out->makespan_s = last - t0;
   out->throughput_tokens_per_s = out->output_tokens / out->makespan_s;
   out->request_rate_per_s = out->n_requests / out->makespan_s;
@@ -532,7 +543,11 @@ scale_status scale_serve_run(scale_serve *sim, scale_serve_result *out, scale_di
   out->bind = SCALE_SERVE_BIND_LOAD;
   for (int b = 1; b < SCALE_SERVE_BIND_COUNT; b++)
     if (out->bind_s[b] > out->bind_s[out->bind]) out->bind = (scale_serve_bind)b;
+}
 
+/* The report's TTFT, TPOT and ITL percentiles and means. */
+static void report_latencies(scale_serve *sim, scale_serve_result *out) {
+  const size_t n = sim->n;
   double sum = 0.0;
   for (size_t i = 0; i < n; i++) {
     sim->sorted[i] = sim->first_s[i] - sim->arrival_s[i];
@@ -557,6 +572,36 @@ scale_status scale_serve_run(scale_serve *sim, scale_serve_result *out, scale_di
   out->tpot_mean_s = m ? sum / (double)m : (double)NAN;
   out->itl_p50_s = itl_percentile(sim->itl_hist, 0.50);
   out->itl_p90_s = itl_percentile(sim->itl_hist, 0.90);
+}
+
+scale_status scale_serve_run(scale_serve *sim, scale_serve_result *out, scale_diag *diag) {
+  if (!sim || !out) return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "serve: NULL argument");
+  const scale_serve_config *c = &sim->cfg;
+  memset(out, 0, sizeof *out);
+  run_state st;
+  const double max_steps = run_reset(sim, &st);
+  while (st.finished < sim->n) {
+    if (out->n_steps >= max_steps) /* unreachable: every step moves a token */
+      return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0, "serve: no progress after %g steps",
+                            out->n_steps);
+    if (st.n_active == 0 && st.next < sim->n && sim->arrival_s[st.next] > st.t)
+      st.t = sim->arrival_s[st.next];
+    scale_serve_bind bind = admit(sim, &st);
+    scale_serve_step step;
+    bool decoding;
+    bool starved = plan_step(sim, &st, &step, &decoding);
+    if (bind == SCALE_SERVE_BIND_LOAD && starved) bind = SCALE_SERVE_BIND_COMPUTE;
+    double dt = c->cost(&step, c->cost_ctx);
+    if (!(dt > 0.0) || !isfinite(dt))
+      return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                            "serve: the cost function gave %g s for a step of %g decodes and %g "
+                            "prompt tokens",
+                            dt, step.n_decode, step.n_prefill_tokens);
+    account_step(sim, out, &st, dt, bind, &step, decoding);
+    apply_step(sim, &st, decoding);
+  }
+  report_totals(sim, out, st.t0);
+  report_latencies(sim, out);
   return SCALE_OK;
 }
 

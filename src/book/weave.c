@@ -166,126 +166,151 @@ static size_t html_scan_cost(const char *text, size_t n, size_t i, size_t line_b
   return (*end < stop ? *end : stop) - i;
 }
 
-static bool protect_math_spans(weave *w, const char *text, strbuf *out, span_memo *spans) {
-  size_t n = strlen(text), i = 0, line_begin = 0;
-  int line = 1;
-  bool line_start = true, in_fence = false, fence_code = false;
-  char fence_char = 0;
-  size_t fence_len = 0;
-  while (i < n) {
-    if (line_start) {
-      line_start = false;
-      line_begin = i;
-      size_t j = i, sp = 0;
-      while (text[j] == ' ' && sp < 3) j++, sp++;
-      char c = text[j];
-      size_t run = 0;
-      while ((c == '`' || c == '~') && text[j + run] == c) run++;
-      const char *eol = strchr(text + i, '\n');
-      size_t line_len = eol ? (size_t)(eol - (text + i)) + 1 : n - i;
-      bool fence = run >= 3;
-      if (fence && !in_fence) {
-        in_fence = true;
-        fence_char = c, fence_len = run;
-        const char *info = text + j + run;
-        while (*info == ' ') info++;
-        fence_code = strncmp(info, "{exercise}", 10) != 0 && strncmp(info, "{widget}", 8) != 0;
-        sb_addn(out, text + i, line_len);
-        i += line_len, line++, line_start = true;
-        continue;
-      }
-      if (fence && in_fence && c == fence_char && run >= fence_len) {
-        const char *rest = text + j + run;
-        while (*rest == ' ' || *rest == '\t') rest++;
-        if (*rest == '\n' || *rest == '\0') {
-          in_fence = false;
-          sb_addn(out, text + i, line_len);
-          i += line_len, line++, line_start = true;
-          continue;
-        }
-      }
-      if (in_fence && fence_code) {
-        sb_addn(out, text + i, line_len);
-        i += line_len, line++, line_start = true;
-        continue;
-      }
+/* Where protect_math_spans stands in the chapter's text. */
+typedef struct {
+  const char *text;
+  size_t n, i, line_begin; /* length; position; start of the current line */
+  int line;                /* 1-based line of text[i] */
+  bool line_start;         /* text[i] starts a line */
+  bool in_fence;           /* inside a fenced block */
+  bool fence_code;         /* that block is code ({exercise} and {widget} blocks hold prose) */
+  char fence_char;         /* its fence: '`' or '~', at least fence_len of them */
+  size_t fence_len;
+} math_scan;
+
+/* At a line's start: copies the line whole when it opens or closes a fence or lies in a code
+ * block, and returns whether it did. */
+static bool copy_fence_line(math_scan *sc, strbuf *out) {
+  const char *text = sc->text;
+  size_t i = sc->i;
+  sc->line_start = false;
+  sc->line_begin = i;
+  size_t j = i, sp = 0;
+  while (text[j] == ' ' && sp < 3) j++, sp++;
+  char c = text[j];
+  size_t run = 0;
+  while ((c == '`' || c == '~') && text[j + run] == c) run++;
+  const char *eol = strchr(text + i, '\n');
+  size_t line_len = eol ? (size_t)(eol - (text + i)) + 1 : sc->n - i;
+  bool fence = run >= 3, whole = false;
+  if (fence && !sc->in_fence) {
+    sc->in_fence = true;
+    sc->fence_char = c, sc->fence_len = run;
+    const char *info = text + j + run;
+    while (*info == ' ') info++;
+    sc->fence_code = strncmp(info, "{exercise}", 10) != 0 && strncmp(info, "{widget}", 8) != 0;
+    whole = true;
+  } else if (fence && sc->in_fence && c == sc->fence_char && run >= sc->fence_len) {
+    const char *rest = text + j + run;
+    while (*rest == ' ' || *rest == '\t') rest++;
+    if (*rest == '\n' || *rest == '\0') {
+      sc->in_fence = false;
+      whole = true;
     }
-    char c = text[i];
-    if (c == '\n') {
-      sb_add(out, "\n");
-      i++, line++, line_start = true;
+  }
+  if (!whole && !(sc->in_fence && sc->fence_code)) return false;
+  sb_addn(out, text + i, line_len);
+  sc->i += line_len, sc->line++, sc->line_start = true;
+  return true;
+}
+
+/* Display math at text[i] = "$$": a placeholder for its TeX; false after reporting that it
+ * has no closing "$$". */
+static bool take_display_math(weave *w, math_scan *sc, strbuf *out) {
+  const char *text = sc->text;
+  const char *close = str_find(text + sc->i + 2, "$$");
+  if (!close) {
+    book_error(w->bx, w->ch->md, sc->line, "unterminated display math: '$$' has no closing '$$'");
+    return false;
+  }
+  size_t len = (size_t)(close - (text + sc->i + 2));
+  add_placeholder(out, &w->math, text + sc->i + 2, len, true, sc->line);
+  for (size_t q = 0; q < len; q++)
+    if (text[sc->i + 2 + q] == '\n') sc->line++;
+  sc->i += len + 4;
+  return true;
+}
+
+/* Inline math at text[i] = '$' (not a lone dollar): a placeholder for its TeX up to the closing
+ * '$' of the paragraph; false after reporting that there is none. */
+static bool take_inline_math(weave *w, math_scan *sc, strbuf *out) {
+  const char *text = sc->text;
+  size_t i = sc->i, j = i + 1;
+  bool closed = false;
+  while (j < sc->n && !at_blank_line(text, j)) {
+    if (text[j] == '\\' && text[j + 1]) {
+      j += 2;
       continue;
     }
-    if (c == '\\' && text[i + 1] && text[i + 1] != '\n') {
-      sb_addn(out, text + i, 2);
-      i += 2;
-      continue;
+    if (text[j] == '$' && text[j - 1] != ' ' && !isdigit((unsigned char)text[j + 1])) {
+      closed = true;
+      break;
     }
-    if (c == '`') { /* a code span: copy through its closing run of the same length */
-      size_t end = code_span_end(text, n, i, spans);
-      for (size_t q = i; q < end; q++)
-        if (text[q] == '\n') line++;
-      sb_addn(out, text + i, end - i);
-      i = end;
-      continue;
-    }
+    j++;
+  }
+  if (!closed) {
+    book_error(w->bx, w->ch->md, sc->line,
+               "unterminated math: '$' has no closing '$' in its paragraph "
+               "(write \\$ for a dollar sign)");
+    return false;
+  }
+  size_t len = j - i - 1;
+  add_placeholder(out, &w->math, text + i + 1, len, false, sc->line);
+  for (size_t q = 0; q < len; q++)
+    if (text[i + 1 + q] == '\n') sc->line++;
+  sc->i = j + 1;
+  return true;
+}
+
+/* Copies the character (or escape, or code span) at text[i] that is not math; false after
+ * reporting raw HTML whose end cmark-gfm would search for too often. */
+static bool copy_other(weave *w, math_scan *sc, strbuf *out, span_memo *spans) {
+  const char *text = sc->text;
+  const size_t i = sc->i;
+  char c = text[i];
+  if (c == '\n') {
+    sb_add(out, "\n");
+    sc->i++, sc->line++, sc->line_start = true;
+  } else if (c == '\\' && text[i + 1] && text[i + 1] != '\n') {
+    sb_addn(out, text + i, 2);
+    sc->i += 2;
+  } else if (c == '`') { /* a code span: copy through its closing run of the same length */
+    size_t end = code_span_end(text, sc->n, i, spans);
+    for (size_t q = i; q < end; q++)
+      if (text[q] == '\n') sc->line++;
+    sb_addn(out, text + i, end - i);
+    sc->i = end;
+  } else {
     if (c == '<') {
-      spans->html_scans += html_scan_cost(text, n, i, line_begin, spans);
-      if (spans->html_scans > HTML_SCAN_BUDGET(n)) {
-        book_error(w->bx, w->ch->md, line,
+      spans->html_scans += html_scan_cost(text, sc->n, i, sc->line_begin, spans);
+      if (spans->html_scans > HTML_SCAN_BUDGET(sc->n)) {
+        book_error(w->bx, w->ch->md, sc->line,
                    "too many '<?', '<!X' or '<![CDATA[' without their end: cmark-gfm would "
                    "search from each to the end of its paragraph (write &lt; for '<')");
         return false;
       }
     }
-    if (c != '$') {
-      sb_addn(out, &text[i], 1);
-      i++;
-      continue;
-    }
-    if (text[i + 1] == '$') { /* display math */
-      const char *close = str_find(text + i + 2, "$$");
-      if (!close) {
-        book_error(w->bx, w->ch->md, line, "unterminated display math: '$$' has no closing '$$'");
-        return false;
-      }
-      size_t len = (size_t)(close - (text + i + 2));
-      add_placeholder(out, &w->math, text + i + 2, len, true, line);
-      for (size_t q = 0; q < len; q++)
-        if (text[i + 2 + q] == '\n') line++;
-      i += len + 4;
-      continue;
-    }
-    char next = text[i + 1];
-    if (next == ' ' || next == '\t' || next == '\n' || next == '\0') { /* a lone dollar */
+    sb_addn(out, &text[i], 1);
+    sc->i++;
+  }
+  return true;
+}
+
+static bool protect_math_spans(weave *w, const char *text, strbuf *out, span_memo *spans) {
+  math_scan sc = {.text = text, .n = strlen(text), .line = 1, .line_start = true};
+  while (sc.i < sc.n) {
+    if (sc.line_start && copy_fence_line(&sc, out)) continue;
+    const char *p = text + sc.i;
+    if (p[0] != '$') {
+      if (!copy_other(w, &sc, out, spans)) return false;
+    } else if (p[1] == '$') { /* display math */
+      if (!take_display_math(w, &sc, out)) return false;
+    } else if (p[1] == ' ' || p[1] == '\t' || p[1] == '\n' || p[1] == '\0') { /* a lone dollar */
       sb_add(out, "$");
-      i++;
-      continue;
-    }
-    size_t j = i + 1;
-    bool closed = false;
-    while (j < n && !at_blank_line(text, j)) {
-      if (text[j] == '\\' && text[j + 1]) {
-        j += 2;
-        continue;
-      }
-      if (text[j] == '$' && text[j - 1] != ' ' && !isdigit((unsigned char)text[j + 1])) {
-        closed = true;
-        break;
-      }
-      j++;
-    }
-    if (!closed) {
-      book_error(w->bx, w->ch->md, line,
-                 "unterminated math: '$' has no closing '$' in its paragraph "
-                 "(write \\$ for a dollar sign)");
+      sc.i++;
+    } else if (!take_inline_math(w, &sc, out)) {
       return false;
     }
-    size_t len = j - i - 1;
-    add_placeholder(out, &w->math, text + i + 1, len, false, line);
-    for (size_t q = 0; q < len; q++)
-      if (text[i + 1 + q] == '\n') line++;
-    i = j + 1;
   }
   return true;
 }

@@ -60,105 +60,116 @@ static const char *option_name(const struct option *options, int val) {
   return "?";
 }
 
-int cli_cmd_book(int argc, char **argv) {
-  enum {
-    O_SOLUTIONS = 1000,
-    O_CHAPTERS,
-    O_CHAPTER,
-    O_SITE,
-    O_VALUES_DIR,
-    O_BIN,
-    O_WEB,
-    O_STRICT,
-    O_SERVE
-  };
-  static const struct option options[] = {{"out", required_argument, NULL, 'o'},
-                                          {"solutions", no_argument, NULL, O_SOLUTIONS},
-                                          {"chapters", required_argument, NULL, O_CHAPTERS},
-                                          {"chapter", required_argument, NULL, O_CHAPTER},
-                                          {"site", no_argument, NULL, O_SITE},
-                                          {"values-dir", required_argument, NULL, O_VALUES_DIR},
-                                          {"bin", required_argument, NULL, O_BIN},
-                                          {"web", required_argument, NULL, O_WEB},
-                                          {"serve", required_argument, NULL, O_SERVE},
-                                          {"strict", no_argument, NULL, O_STRICT},
-                                          {"help", no_argument, NULL, 'h'},
-                                          {NULL, 0, NULL, 0}};
-  book_options opt = {.out_dir = "book", .err = stderr};
-  char chapters[PATH_MAX], bin[PATH_MAX], web[PATH_MAX];
-  bool bin_given = false;
-  double port = 0;
+enum {
+  O_SOLUTIONS = 1000,
+  O_CHAPTERS,
+  O_CHAPTER,
+  O_SITE,
+  O_VALUES_DIR,
+  O_BIN,
+  O_WEB,
+  O_STRICT,
+  O_SERVE
+};
+static const struct option options[] = {{"out", required_argument, NULL, 'o'},
+                                        {"solutions", no_argument, NULL, O_SOLUTIONS},
+                                        {"chapters", required_argument, NULL, O_CHAPTERS},
+                                        {"chapter", required_argument, NULL, O_CHAPTER},
+                                        {"site", no_argument, NULL, O_SITE},
+                                        {"values-dir", required_argument, NULL, O_VALUES_DIR},
+                                        {"bin", required_argument, NULL, O_BIN},
+                                        {"web", required_argument, NULL, O_WEB},
+                                        {"serve", required_argument, NULL, O_SERVE},
+                                        {"strict", no_argument, NULL, O_STRICT},
+                                        {"help", no_argument, NULL, 'h'},
+                                        {NULL, 0, NULL, 0}};
+
+/* The options of `scale book` beyond the renderer's own. */
+typedef struct {
+  book_options opt; /* what book_render takes */
+  bool bin_given;   /* --bin (else the chapter programs beside this executable) */
+  double port;      /* --serve PORT, 0: none */
+  bool help;        /* --help: usage printed, exit 0 */
+} book_args;
+
+/* Takes one getopt_long result 'c' into 'a': 0 or a usage error. */
+static int take(int c, const char *arg, book_args *a, char **argv) {
+  book_options *opt = &a->opt;
+  /* getopt takes the word after --out as its value even when it is an option: `--out
+   * --site` would render into a folder named --site. A path starting '-' is written ./-x. */
+  bool takes_value = c == 'o' || c == O_CHAPTERS || c == O_CHAPTER || c == O_VALUES_DIR ||
+                     c == O_BIN || c == O_WEB || c == O_SERVE;
+  if (takes_value && arg[0] == '-' && arg[1])
+    return cli_usage("book: --%s needs a value, not the option '%s' (write ./%s for a path "
+                     "that starts with '-')",
+                     option_name(options, c), arg, arg);
+  switch (c) {
+  case 'o': opt->out_dir = arg; break;
+  case O_SOLUTIONS: opt->solutions = true; break;
+  case O_CHAPTERS: opt->chapters_dir = arg; break;
+  case O_CHAPTER: opt->only_chapter = arg; break;
+  case O_SITE: opt->site_only = true; break;
+  case O_VALUES_DIR: opt->values_dir = arg; break;
+  case O_BIN:
+    opt->bin_dir = arg;
+    a->bin_given = true;
+    break;
+  case O_WEB: opt->web_dir = arg; break;
+  case O_STRICT: opt->strict = true; break;
+  case O_SERVE:
+    if (!cli_parse_number("serve", arg, SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER, &a->port))
+      return CLI_EXIT_USAGE;
+    if (a->port > 65535) return cli_usage("book: --serve: port %s is above 65535", arg);
+    break;
+  case 'h': a->help = true; break;
+  default: return cli_bad_option("book", argv);
+  }
+  return CLI_EXIT_OK;
+}
+
+/* Reads the command line into 'a' and checks it: 0 or a usage error. */
+static int parse(int argc, char **argv, book_args *a) {
+  memset(a, 0, sizeof *a);
+  a->opt.out_dir = "book";
+  a->opt.err = stderr;
   cli_getopt_reset();
   int c;
   while ((c = getopt_long(argc, argv, "+ho:", options, NULL)) != -1) {
-    /* getopt takes the word after --out as its value even when it is an option: `--out
-     * --site` would render into a folder named --site. A path starting '-' is written ./-x. */
-    bool takes_value = c == 'o' || c == O_CHAPTERS || c == O_CHAPTER || c == O_VALUES_DIR ||
-                       c == O_BIN || c == O_WEB || c == O_SERVE;
-    if (takes_value && optarg[0] == '-' && optarg[1])
-      return cli_usage("book: --%s needs a value, not the option '%s' (write ./%s for a path "
-                       "that starts with '-')",
-                       option_name(options, c), optarg, optarg);
-    switch (c) {
-    case 'o':
-      opt.out_dir = optarg;
-      break;
-    case O_SOLUTIONS:
-      opt.solutions = true;
-      break;
-    case O_CHAPTERS:
-      opt.chapters_dir = optarg;
-      break;
-    case O_CHAPTER:
-      opt.only_chapter = optarg;
-      break;
-    case O_SITE:
-      opt.site_only = true;
-      break;
-    case O_VALUES_DIR:
-      opt.values_dir = optarg;
-      break;
-    case O_BIN:
-      opt.bin_dir = optarg;
-      bin_given = true;
-      break;
-    case O_WEB:
-      opt.web_dir = optarg;
-      break;
-    case O_STRICT:
-      opt.strict = true;
-      break;
-    case O_SERVE:
-      if (!cli_parse_number("serve", optarg, SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER, &port))
-        return CLI_EXIT_USAGE;
-      if (port > 65535) return cli_usage("book: --serve: port %s is above 65535", optarg);
-      break;
-    case 'h':
-      usage(stdout);
-      return CLI_EXIT_OK;
-    default:
-      return cli_bad_option("book", argv);
-    }
+    int rc = take(c, optarg, a, argv);
+    if (rc || a->help) return rc;
   }
   if (optind < argc) return cli_usage("book: unexpected argument '%s'", argv[optind]);
-  if (opt.site_only && opt.only_chapter)
+  if (a->opt.site_only && a->opt.only_chapter)
     return cli_usage("book: --site and --chapter exclude each other");
-  if (!opt.out_dir[0]) return cli_usage("book: --out needs a folder");
+  if (!a->opt.out_dir[0]) return cli_usage("book: --out needs a folder");
+  return CLI_EXIT_OK;
+}
+
+int cli_cmd_book(int argc, char **argv) {
+  book_args a;
+  int rc = parse(argc, argv, &a);
+  if (rc) return rc;
+  if (a.help) {
+    usage(stdout);
+    return CLI_EXIT_OK;
+  }
+  book_options *opt = &a.opt;
   if (!book_available())
     return cli_fail("book: this build has no cmark-gfm (install libcmark-gfm-dev "
                     "libcmark-gfm-extensions-dev and reconfigure)");
-  if (!opt.chapters_dir) {
+  char chapters[PATH_MAX], bin[PATH_MAX], web[PATH_MAX];
+  if (!opt->chapters_dir) {
     snprintf(chapters, sizeof chapters, "%s/chapters", scale_data_dir());
-    opt.chapters_dir = chapters;
+    opt->chapters_dir = chapters;
   }
-  if (!bin_given && !opt.values_dir) opt.bin_dir = beside_exe("chapters", bin, sizeof bin);
-  if (!opt.web_dir) opt.web_dir = beside_exe("web", web, sizeof web);
+  if (!a.bin_given && !opt->values_dir) opt->bin_dir = beside_exe("chapters", bin, sizeof bin);
+  if (!opt->web_dir) opt->web_dir = beside_exe("web", web, sizeof web);
   char path[PATH_MAX * 2];
-  if (book_render(&opt, path, sizeof path) != 0)
+  if (book_render(opt, path, sizeof path) != 0)
     return cli_fail("book: rendering failed (see the errors above)");
   char *abs = realpath(path, NULL);
   printf("%s\n", abs ? abs : path);
   free(abs);
-  if (port > 0) return book_serve(opt.out_dir, (int)port);
+  if (a.port > 0) return book_serve(opt->out_dir, (int)a.port);
   return CLI_EXIT_OK;
 }

@@ -11,6 +11,7 @@
  * grading sources).
  */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,210 +65,226 @@ static void usage(FILE *out) {
       "Exit status 0 whenever grading ran, 2 when it could not.\n");
 }
 
-int cli_cmd_grade(int argc, char **argv) {
-  enum {
-    OPT_EXERCISES = 256,
-    OPT_JSON,
-    OPT_JUNIT,
-    OPT_SOURCE,
-    OPT_BUILD_DIR,
-    OPT_TIMEOUT,
-    OPT_JOBS,
-    OPT_QUIET,
-    OPT_CLASS,
-    OPT_CSV,
-    OPT_MEMORY,
-    OPT_NO_SANDBOX,
-    OPT_GRADESCOPE,
-    OPT_RESULTS,
-    OPT_GRADEBOOK
-  };
-  static const struct option options[] = {
-      {"exercises", required_argument, NULL, OPT_EXERCISES},
-      {"json", required_argument, NULL, OPT_JSON},
-      {"junit", required_argument, NULL, OPT_JUNIT},
-      {"source", required_argument, NULL, OPT_SOURCE},
-      {"build-dir", required_argument, NULL, OPT_BUILD_DIR},
-      {"timeout", required_argument, NULL, OPT_TIMEOUT},
-      {"jobs", required_argument, NULL, OPT_JOBS},
-      {"quiet", no_argument, NULL, OPT_QUIET},
-      {"class", required_argument, NULL, OPT_CLASS},
-      {"csv", required_argument, NULL, OPT_CSV},
-      {"memory", required_argument, NULL, OPT_MEMORY},
-      {"no-sandbox", no_argument, NULL, OPT_NO_SANDBOX},
-      {"gradescope", required_argument, NULL, OPT_GRADESCOPE},
-      {"results", required_argument, NULL, OPT_RESULTS},
-      {"gradebook", required_argument, NULL, OPT_GRADEBOOK},
-      {"help", no_argument, NULL, 'h'},
-      {NULL, 0, NULL, 0},
-  };
-  const char *exercises = NULL, *json = NULL, *junit = NULL, *build_dir = NULL;
-  const char *class_dir = NULL, *csv = NULL, *gradescope = NULL, *results = NULL;
-  const char *gradebook = NULL;
-  const char *source = getenv("SCALE_SOURCE_DIR");
-  if (!source || !*source) source = SCALE_GRADE_SOURCE_DIR;
-  double timeout_s = 5.0, jobs = 0.0, memory_bytes = 0.0;
-  int quiet = 0, no_sandbox = 0;
+enum {
+  OPT_EXERCISES = 256,
+  OPT_JSON,
+  OPT_JUNIT,
+  OPT_SOURCE,
+  OPT_BUILD_DIR,
+  OPT_TIMEOUT,
+  OPT_JOBS,
+  OPT_QUIET,
+  OPT_CLASS,
+  OPT_CSV,
+  OPT_MEMORY,
+  OPT_NO_SANDBOX,
+  OPT_GRADESCOPE,
+  OPT_RESULTS,
+  OPT_GRADEBOOK
+};
+
+static const struct option options[] = {
+    {"exercises", required_argument, NULL, OPT_EXERCISES},
+    {"json", required_argument, NULL, OPT_JSON},
+    {"junit", required_argument, NULL, OPT_JUNIT},
+    {"source", required_argument, NULL, OPT_SOURCE},
+    {"build-dir", required_argument, NULL, OPT_BUILD_DIR},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"jobs", required_argument, NULL, OPT_JOBS},
+    {"quiet", no_argument, NULL, OPT_QUIET},
+    {"class", required_argument, NULL, OPT_CLASS},
+    {"csv", required_argument, NULL, OPT_CSV},
+    {"memory", required_argument, NULL, OPT_MEMORY},
+    {"no-sandbox", no_argument, NULL, OPT_NO_SANDBOX},
+    {"gradescope", required_argument, NULL, OPT_GRADESCOPE},
+    {"results", required_argument, NULL, OPT_RESULTS},
+    {"gradebook", required_argument, NULL, OPT_GRADEBOOK},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+/* The options of `scale grade`. */
+typedef struct {
+  const char *exercises, *build_dir, *class_dir, *source; /* folders (NULL: the default) */
+  const char *json, *junit, *csv, *gradebook, *results;   /* reports to write (NULL: none) */
+  const char *gradescope; /* --gradescope DIR: write an autograder instead of grading */
+  double timeout_s, jobs, memory_bytes;
+  int quiet, no_sandbox;
+  bool help; /* --help: usage printed, exit 0 */
+} grade_opts;
+
+/* Takes one getopt_long result 'c' into 'o': 0 or a usage error. */
+static int take(int c, const char *arg, grade_opts *o, char **argv) {
+  switch (c) {
+  case OPT_EXERCISES: o->exercises = arg; break;
+  case OPT_JSON: o->json = arg; break;
+  case OPT_JUNIT: o->junit = arg; break;
+  case OPT_SOURCE: o->source = arg; break;
+  case OPT_BUILD_DIR: o->build_dir = arg; break;
+  case OPT_TIMEOUT:
+    if (!cli_parse_number("timeout", arg, 0, &o->timeout_s)) return CLI_EXIT_USAGE;
+    if (!(o->timeout_s > 0.0 && o->timeout_s <= 3600.0))
+      return cli_usage("grade: --timeout must be between 0 and 3600 seconds");
+    break;
+  case OPT_JOBS:
+    if (!cli_parse_number("jobs", arg, 0, &o->jobs)) return CLI_EXIT_USAGE;
+    if (!(o->jobs >= 1.0 && o->jobs <= 256.0) || o->jobs != (double)(int)o->jobs)
+      return cli_usage("grade: --jobs must be a whole number from 1 to 256");
+    break;
+  case OPT_QUIET: o->quiet = 1; break;
+  case OPT_CLASS: o->class_dir = arg; break;
+  case OPT_CSV: o->csv = arg; break;
+  case OPT_MEMORY:
+    if (!cli_parse_number("memory", arg, 0, &o->memory_bytes)) return CLI_EXIT_USAGE;
+    if (!(o->memory_bytes >= 64e6 && o->memory_bytes <= 1e12))
+      return cli_usage("grade: --memory must be between 6.4e7 and 1e12 bytes");
+    break;
+  case OPT_NO_SANDBOX: o->no_sandbox = 1; break;
+  case OPT_GRADESCOPE: o->gradescope = arg; break;
+  case OPT_RESULTS: o->results = arg; break;
+  case OPT_GRADEBOOK: o->gradebook = arg; break;
+  case 'h': o->help = true; break;
+  default: return cli_bad_option("grade", argv);
+  }
+  return CLI_EXIT_OK;
+}
+
+/* Reads the command line into 'o' (the selectors stay at argv + optind): 0 or a usage error. */
+static int parse(int argc, char **argv, grade_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->source = getenv("SCALE_SOURCE_DIR");
+  if (!o->source || !*o->source) o->source = SCALE_GRADE_SOURCE_DIR;
+  o->timeout_s = 5.0;
   cli_getopt_reset();
   int c;
   while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-    switch (c) {
-    case OPT_EXERCISES:
-      exercises = optarg;
-      break;
-    case OPT_JSON:
-      json = optarg;
-      break;
-    case OPT_JUNIT:
-      junit = optarg;
-      break;
-    case OPT_SOURCE:
-      source = optarg;
-      break;
-    case OPT_BUILD_DIR:
-      build_dir = optarg;
-      break;
-    case OPT_TIMEOUT:
-      if (!cli_parse_number("timeout", optarg, 0, &timeout_s)) return CLI_EXIT_USAGE;
-      if (!(timeout_s > 0.0 && timeout_s <= 3600.0))
-        return cli_usage("grade: --timeout must be between 0 and 3600 seconds");
-      break;
-    case OPT_JOBS:
-      if (!cli_parse_number("jobs", optarg, 0, &jobs)) return CLI_EXIT_USAGE;
-      if (!(jobs >= 1.0 && jobs <= 256.0) || jobs != (double)(int)jobs)
-        return cli_usage("grade: --jobs must be a whole number from 1 to 256");
-      break;
-    case OPT_QUIET:
-      quiet = 1;
-      break;
-    case OPT_CLASS:
-      class_dir = optarg;
-      break;
-    case OPT_CSV:
-      csv = optarg;
-      break;
-    case OPT_MEMORY:
-      if (!cli_parse_number("memory", optarg, 0, &memory_bytes)) return CLI_EXIT_USAGE;
-      if (!(memory_bytes >= 64e6 && memory_bytes <= 1e12))
-        return cli_usage("grade: --memory must be between 6.4e7 and 1e12 bytes");
-      break;
-    case OPT_NO_SANDBOX:
-      no_sandbox = 1;
-      break;
-    case OPT_GRADESCOPE:
-      gradescope = optarg;
-      break;
-    case OPT_RESULTS:
-      results = optarg;
-      break;
-    case OPT_GRADEBOOK:
-      gradebook = optarg;
-      break;
-    case 'h':
-      usage(stdout);
-      return CLI_EXIT_OK;
-    default:
-      return cli_bad_option("grade", argv);
-    }
+    int rc = take(c, optarg, o, argv);
+    if (rc || o->help) return rc;
   }
+  return CLI_EXIT_OK;
+}
 
-  if (gradescope) {
-    if (class_dir || exercises || json || junit || csv || results || optind < argc)
-      return cli_usage("grade: --gradescope DIR writes an autograder; it takes only --source");
-    scale_diag diag;
-    if (scale_grade_package_gradescope(source, gradescope, &diag)) {
-      cli_print_diag(&diag);
-      return CLI_EXIT_FAIL;
-    }
-    printf("%s: setup.sh, run_autograder and the source tree (no solutions/); zip the folder's "
-           "contents and upload them as the autograder\n",
-           gradescope);
-    return CLI_EXIT_OK;
+/* --gradescope DIR: the autograder written, or a failure reported. */
+static int package_gradescope(const grade_opts *o, int argc) {
+  if (o->class_dir || o->exercises || o->json || o->junit || o->csv || o->results || optind < argc)
+    return cli_usage("grade: --gradescope DIR writes an autograder; it takes only --source");
+  scale_diag diag;
+  if (scale_grade_package_gradescope(o->source, o->gradescope, &diag)) {
+    cli_print_diag(&diag);
+    return CLI_EXIT_FAIL;
   }
-  if (results && class_dir) return cli_usage("grade: --results is for one student");
-  if (class_dir && (exercises || junit))
+  printf("%s: setup.sh, run_autograder and the source tree (no solutions/); zip the folder's "
+         "contents and upload them as the autograder\n",
+         o->gradescope);
+  return CLI_EXIT_OK;
+}
+
+/* The options that only one student or only a class takes: 0 or a usage error. */
+static int check_mode(const grade_opts *o) {
+  if (o->results && o->class_dir) return cli_usage("grade: --results is for one student");
+  if (o->class_dir && (o->exercises || o->junit))
     return cli_usage("grade: --class grades every student folder; --exercises and --junit are "
                      "for one student");
-  if (csv && !class_dir) return cli_usage("grade: --csv needs --class");
-  if (gradebook && !class_dir) return cli_usage("grade: --gradebook needs --class");
-  if (class_dir && no_sandbox)
+  if (o->csv && !o->class_dir) return cli_usage("grade: --csv needs --class");
+  if (o->gradebook && !o->class_dir) return cli_usage("grade: --gradebook needs --class");
+  if (o->class_dir && o->no_sandbox)
     return cli_usage("grade: --class is graded only in the sandbox (one student's code could "
                      "change another's score without it); drop --no-sandbox");
+  return CLI_EXIT_OK;
+}
 
-  char rubric_path[4096], default_exercises[4096];
+/* Loads the rubric of the source tree and keeps the rows that 'selectors' name (all when
+ * none): 0, or a usage error reported (the report then holds nothing to free). */
+static int load_rubric(const char *source, char **selectors, size_t n_selectors,
+                       scale_grade_report *report) {
+  char rubric_path[4096];
   snprintf(rubric_path, sizeof rubric_path, "%s/tests/rubric.tsv", source);
-  snprintf(default_exercises, sizeof default_exercises, "%s/exercises", source);
   scale_diag diag;
-  scale_grade_report report;
-  scale_status st = scale_grade_rubric_load(rubric_path, &report, &diag);
-  if (st) {
+  if (scale_grade_rubric_load(rubric_path, report, &diag)) {
     cli_print_diag(&diag);
     return CLI_EXIT_USAGE;
   }
-  st = scale_grade_select(&report, (const char *const *)(argv + optind), (size_t)(argc - optind),
-                          &diag);
-  if (st) {
-    scale_grade_report_free(&report);
+  if (scale_grade_select(report, (const char *const *)selectors, n_selectors, &diag)) {
+    scale_grade_report_free(report);
     return cli_usage("grade: %s (see tests/rubric.tsv)", diag.message);
   }
+  return CLI_EXIT_OK;
+}
 
-  const char *cmake = getenv("SCALE_CMAKE");
-  scale_grade_options run = {
-      .source_dir = source,
-      .exercises_dir = exercises ? exercises : default_exercises,
-      .build_dir = build_dir,
-      .cmake = cmake && *cmake ? cmake : SCALE_GRADE_CMAKE,
-      .timeout_s = timeout_s,
-      .jobs = (int)jobs,
-      .log = quiet ? NULL : stderr,
-      .memory_bytes = memory_bytes,
-      .no_namespaces = no_sandbox,
-  };
-  if (class_dir) {
-    scale_grade_class cls;
-    st = scale_grade_class_run(&run, class_dir, &report, &cls, &diag);
-    scale_grade_report_free(&report);
-    if (st) {
-      cli_print_diag(&diag);
-      return CLI_EXIT_USAGE;
-    }
-    scale_grade_class_print(&cls, stdout);
-    int code = CLI_EXIT_OK;
-    if (csv && scale_grade_class_write_csv(&cls, csv, &diag)) {
-      cli_print_diag(&diag);
-      code = CLI_EXIT_USAGE;
-    }
-    if (gradebook && scale_grade_class_write_gradebook(&cls, gradebook, &diag)) {
-      cli_print_diag(&diag);
-      code = CLI_EXIT_USAGE;
-    }
-    if (json && scale_grade_class_write_json(&cls, json, &diag)) {
-      cli_print_diag(&diag);
-      code = CLI_EXIT_USAGE;
-    }
-    scale_grade_class_free(&cls);
-    return code;
-  }
-  st = scale_grade_run(&run, &report, &diag);
+/* Reports a failed write (its diagnostic) and turns 'code' into a usage error. */
+static void note_write(scale_status st, const scale_diag *diag, int *code) {
+  if (!st) return;
+  cli_print_diag(diag);
+  *code = CLI_EXIT_USAGE;
+}
+
+/* --class: every student graded, the summary printed and the class's reports written. Frees
+ * 'report'. */
+static int grade_class(const grade_opts *o, const scale_grade_options *run,
+                       scale_grade_report *report) {
+  scale_grade_class cls;
+  scale_diag diag;
+  scale_status st = scale_grade_class_run(run, o->class_dir, report, &cls, &diag);
+  scale_grade_report_free(report);
   if (st) {
     cli_print_diag(&diag);
-    scale_grade_report_free(&report);
     return CLI_EXIT_USAGE;
   }
-  scale_grade_print(&report, stdout);
+  scale_grade_class_print(&cls, stdout);
   int code = CLI_EXIT_OK;
-  if (json && scale_grade_write_json(&report, json, &diag)) {
-    cli_print_diag(&diag);
-    code = CLI_EXIT_USAGE;
-  }
-  if (junit && scale_grade_write_junit(&report, junit, &diag)) {
-    cli_print_diag(&diag);
-    code = CLI_EXIT_USAGE;
-  }
-  if (results && scale_grade_write_gradescope(&report, results, &diag)) {
-    cli_print_diag(&diag);
-    code = CLI_EXIT_USAGE;
-  }
-  scale_grade_report_free(&report);
+  if (o->csv) note_write(scale_grade_class_write_csv(&cls, o->csv, &diag), &diag, &code);
+  if (o->gradebook)
+    note_write(scale_grade_class_write_gradebook(&cls, o->gradebook, &diag), &diag, &code);
+  if (o->json) note_write(scale_grade_class_write_json(&cls, o->json, &diag), &diag, &code);
+  scale_grade_class_free(&cls);
   return code;
+}
+
+/* One student's folder graded, the verdicts printed and the reports written. Frees 'report'. */
+static int grade_one(const grade_opts *o, const scale_grade_options *run,
+                     scale_grade_report *report) {
+  scale_diag diag;
+  if (scale_grade_run(run, report, &diag)) {
+    cli_print_diag(&diag);
+    scale_grade_report_free(report);
+    return CLI_EXIT_USAGE;
+  }
+  scale_grade_print(report, stdout);
+  int code = CLI_EXIT_OK;
+  if (o->json) note_write(scale_grade_write_json(report, o->json, &diag), &diag, &code);
+  if (o->junit) note_write(scale_grade_write_junit(report, o->junit, &diag), &diag, &code);
+  if (o->results)
+    note_write(scale_grade_write_gradescope(report, o->results, &diag), &diag, &code);
+  scale_grade_report_free(report);
+  return code;
+}
+
+int cli_cmd_grade(int argc, char **argv) {
+  grade_opts o;
+  int rc = parse(argc, argv, &o);
+  if (rc) return rc;
+  if (o.help) {
+    usage(stdout);
+    return CLI_EXIT_OK;
+  }
+  if (o.gradescope) return package_gradescope(&o, argc);
+  if ((rc = check_mode(&o))) return rc;
+  scale_grade_report report;
+  if ((rc = load_rubric(o.source, argv + optind, (size_t)(argc - optind), &report))) return rc;
+
+  char default_exercises[4096];
+  snprintf(default_exercises, sizeof default_exercises, "%s/exercises", o.source);
+  const char *cmake = getenv("SCALE_CMAKE");
+  scale_grade_options run = {
+      .source_dir = o.source,
+      .exercises_dir = o.exercises ? o.exercises : default_exercises,
+      .build_dir = o.build_dir,
+      .cmake = cmake && *cmake ? cmake : SCALE_GRADE_CMAKE,
+      .timeout_s = o.timeout_s,
+      .jobs = (int)o.jobs,
+      .log = o.quiet ? NULL : stderr,
+      .memory_bytes = o.memory_bytes,
+      .no_namespaces = o.no_sandbox,
+  };
+  return o.class_dir ? grade_class(&o, &run, &report) : grade_one(&o, &run, &report);
 }

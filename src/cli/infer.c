@@ -412,18 +412,15 @@ static void print_breakdown(const stream_cost *sc, bool fitted) {
          100 * p->tp_s / busy, 100 * p->overhead_s / busy);
 }
 
-/* Runs config 'c' (its cost set) into 'r'; false after a one-line failure. */
-static bool run_pool(const scale_serve_config *c, scale_serve_result *r) {
+/* Runs config 'c' (its cost set) into 'r': 0, or a usage error (the configuration) or a
+ * failure (the run), reported in one line. */
+static int run_pool(const scale_serve_config *c, scale_serve_result *r) {
   scale_serve *sim = NULL;
   scale_diag diag;
-  if (scale_serve_new(c, &sim, &diag)) {
-    cli_usage("infer: %s", diag.message);
-    return false;
-  }
+  if (scale_serve_new(c, &sim, &diag)) return cli_usage("infer: %s", diag.message);
   scale_status st = scale_serve_run(sim, r, &diag);
   scale_serve_free(sim);
-  if (st) cli_fail("infer: %s", diag.message);
-  return st == SCALE_OK;
+  return st ? cli_fail("infer: %s", diag.message) : CLI_EXIT_OK;
 }
 
 /* Disaggregated serving: the prefill pool runs each request's prompt (output 1: its first
@@ -440,7 +437,7 @@ static int disagg_cmd(const scale_model *m, const scale_chip *chip, const scale_
   dc.prefilled = true;
   dc.ttft_slo_s = INFINITY;
   scale_serve_result pr, dr;
-  if (!run_pool(&pc, &pr) || !run_pool(&dc, &dr)) return CLI_EXIT_FAIL;
+  if (run_pool(&pc, &pr) || run_pool(&dc, &dr)) return CLI_EXIT_FAIL;
   double kvb = scale_transformer_kv_bytes(m, 1, cfg->kv_dtype);
   double link = chip->kind == SCALE_HW_GPU ? chip->nvlink_bytes_per_s : chip->ici_link_bytes_per_s;
   double transfer = link > 0.0 ? o->isl.max_tokens * kvb / (cfg->tp * link) : 0.0;
@@ -527,11 +524,11 @@ static int serve_cmd(const scale_model *m, const scale_chip *chip, scale_infer_c
   return rc;
 }
 
-static int serve_run(const scale_model *m, const scale_chip *chip, scale_infer_config *cfg,
-                     const serve_opts *o, const length_table *table, bool as_json, bool roofline) {
+/* Checks that the longest request fits the model's context (the prompt alone, then with its
+ * output) and sets 'cfg' to one sequence per copy for the validation; 0 or a usage error. */
+static int stream_check(const scale_model *m, const scale_chip *chip, scale_infer_config *cfg,
+                        const serve_opts *o) {
   scale_diag diag;
-  const bool closed = !isnan(o->concurrency);
-  /* the longest request must fit the model's context: the prompt alone, then with its output */
   if (scale_infer_check_context(m, "isl", o->isl.max_tokens, 1, &diag) ||
       scale_infer_check_context(m, "isl + osl", o->isl.max_tokens + o->osl.max_tokens, 1, &diag))
     return cli_usage("infer: %s", diag.message);
@@ -539,39 +536,50 @@ static int serve_run(const scale_model *m, const scale_chip *chip, scale_infer_c
   cfg->prompt = o->isl.max_tokens;
   cfg->batch = fmax(1.0, floor(cfg->n_chips / cfg->tp)); /* one sequence per copy: validation */
   if (scale_infer_validate(m, chip, cfg, &diag)) return cli_usage("infer: %s", diag.message);
-  stream_cost sc;
-  bool fitted = false;
-  if (!stream_cost_of(m, chip, cfg, o, roofline, &sc, &fitted)) return CLI_EXIT_USAGE;
-  const scale_serve_roofline rf = sc.rf;
+  return CLI_EXIT_OK;
+}
+
+/* The simulation of one copy: its share of the stream, its lengths, its engine and the cost
+ * 'sc' (which sums the calibrated parts as it runs); 0 or a usage error. */
+static int stream_config(const serve_opts *o, const scale_infer_config *cfg,
+                         const length_table *table, stream_cost *sc, scale_serve_config *c) {
+  const bool closed = !isnan(o->concurrency);
   const double copies = cfg->n_chips / cfg->tp;
-  scale_serve_config c = scale_serve_config_default();
-  c.rate_per_s = o->offline || closed ? (double)INFINITY : o->rate / copies;
+  *c = scale_serve_config_default();
+  c->rate_per_s = o->offline || closed ? (double)INFINITY : o->rate / copies;
   if (closed) {
     if (fmod(o->concurrency, copies) != 0.0)
       return cli_usage("--concurrency: the %g clients must split evenly over the %g copies of "
                        "%g chips, got %g",
                        o->concurrency, copies, cfg->tp, o->concurrency);
-    c.concurrency = o->concurrency / copies;
+    c->concurrency = o->concurrency / copies;
   }
   if (table) {
-    c.table_isl = table->isl;
-    c.table_osl = table->osl;
-    c.n_table = (double)table->n;
+    c->table_isl = table->isl;
+    c->table_osl = table->osl;
+    c->n_table = (double)table->n;
   }
-  c.isl = o->isl;
-  c.osl = o->osl;
-  c.seed = (uint64_t)o->seed;
-  c.max_batch = o->max_batch;
-  c.max_step_tokens = fmax(o->step_tokens, o->max_batch);
-  c.block_tokens = o->block;
-  c.kv_blocks =
-      fmin(floor(o->kv_frac * rf.kv_capacity_bytes / (o->block * rf.kv_bytes_per_token)), 4e9);
-  c.ttft_slo_s = o->ttft;
-  c.tpot_slo_s = o->tpot;
-  c.prefill_alone = o->prefill_alone;
-  c.cost = stream_cost_s;
-  c.cost_ctx = &sc;
-  double b = scale_serve_offline_batch(&c);
+  c->isl = o->isl;
+  c->osl = o->osl;
+  c->seed = (uint64_t)o->seed;
+  c->max_batch = o->max_batch;
+  c->max_step_tokens = fmax(o->step_tokens, o->max_batch);
+  c->block_tokens = o->block;
+  c->kv_blocks = fmin(
+      floor(o->kv_frac * sc->rf.kv_capacity_bytes / (o->block * sc->rf.kv_bytes_per_token)), 4e9);
+  c->ttft_slo_s = o->ttft;
+  c->tpot_slo_s = o->tpot;
+  c->prefill_alone = o->prefill_alone;
+  c->cost = stream_cost_s;
+  c->cost_ctx = sc;
+  return CLI_EXIT_OK;
+}
+
+/* Sets c->n_requests (--requests, the table's pairs, or a default: 20 offline batches or 1000
+ * stream requests) and 'offline_batch' (NaN: none); 0 or a usage error. */
+static int stream_requests(const serve_opts *o, const length_table *table, scale_serve_config *c,
+                           double *offline_batch) {
+  double b = scale_serve_offline_batch(c);
   double requests = !isnan(o->requests) ? o->requests
                     : table             ? (double)table->n
                     : o->offline        ? fmax(100.0, 20.0 * (isnan(b) ? o->max_batch : b))
@@ -579,120 +587,142 @@ static int serve_run(const scale_model *m, const scale_chip *chip, scale_infer_c
   if (requests > 1e6) return cli_usage("--requests: at most 1e6, got %g", requests);
   /* a bound on the steps (each request's prompt chunks and decode steps, none shared), so a
    * command line cannot ask for hours of simulation */
-  double steps = requests * (ceil(o->isl.max_tokens / c.max_step_tokens) + o->osl.max_tokens);
+  double steps = requests * (ceil(o->isl.max_tokens / c->max_step_tokens) + o->osl.max_tokens);
   if (steps > 2e8)
     return cli_usage("infer: %g requests of up to %g + %g tokens could take %.3g steps (at most "
                      "2e8): fewer --requests or a larger --step-tokens",
                      requests, o->isl.max_tokens, o->osl.max_tokens, steps);
-  c.n_requests = requests;
-  if (o->disagg_p > 0) {
-    if (o->disagg_p + o->disagg_d != copies)
-      return cli_usage("--disagg: P + D must be the %g copies of %g chips (--chips / --tp), got "
-                       "%g + %g",
-                       copies, cfg->tp, o->disagg_p, o->disagg_d);
-    if (o->osl.min_tokens < 2)
-      return cli_usage("--disagg: the decode pool needs outputs of >= 2 tokens");
-    return disagg_cmd(m, chip, cfg, o, &c, as_json);
+  c->n_requests = requests;
+  *offline_batch = b;
+  return CLI_EXIT_OK;
+}
+
+/* --disagg P:D must split the copies and leave the decode pool a token to decode. */
+static int disagg_check(const serve_opts *o, const scale_infer_config *cfg) {
+  const double copies = cfg->n_chips / cfg->tp;
+  if (o->disagg_p + o->disagg_d != copies)
+    return cli_usage("--disagg: P + D must be the %g copies of %g chips (--chips / --tp), got "
+                     "%g + %g",
+                     copies, cfg->tp, o->disagg_p, o->disagg_d);
+  if (o->osl.min_tokens < 2)
+    return cli_usage("--disagg: the decode pool needs outputs of >= 2 tokens");
+  return CLI_EXIT_OK;
+}
+
+/* A simulated copy's run and what follows from it for the N/Y copies: what the printers read. */
+typedef struct {
+  const scale_model *m;
+  const scale_chip *chip;
+  const scale_infer_config *cfg;
+  const serve_opts *o;
+  const length_table *table;    /* --lengths, NULL: --isl and --osl */
+  const scale_serve_config *c;  /* one copy's simulation */
+  const scale_serve_result *r;  /* its result */
+  const stream_cost *sc;        /* its cost, with the calibrated parts summed */
+  bool roofline, fitted, closed;
+  double copies;                /* N/Y copies, each taking 1/copies of the stream */
+  double offline_batch;         /* scale_serve_offline_batch, NaN: none */
+  double overhead_s;            /* the cost model's step overhead [s] */
+  const char *cost_model;       /* "roofline", "calibrated" or "calibrated-priors" */
+  double tokens_per_s, goodput_tokens_per_s, cost_usd_per_million_tokens;
+} stream_report;
+
+/* The options of the run, echoed in the JSON. */
+static void stream_json_setup(cli_json *json, const stream_report *s) {
+  const serve_opts *o = s->o;
+  cli_json_string(json, "model", s->m->name);
+  cli_json_string(json, "hardware", s->chip->name);
+  cli_json_number(json, "n_chips", s->cfg->n_chips);
+  cli_json_number(json, "tp", s->cfg->tp);
+  cli_json_number(json, "copies", s->copies);
+  cli_json_string(json, "mode", o->offline ? "offline" : s->closed ? "closed" : "stream");
+  cli_json_number(json, "rate_per_s", o->offline || s->closed ? -1.0 : o->rate);
+  cli_json_number(json, "concurrency", s->closed ? o->concurrency : -1.0);
+  cli_json_string(json, "lengths", o->lengths ? o->lengths : "");
+  cli_json_number(json, "requests", s->r->n_requests);
+  cli_json_number(json, "seed", o->seed);
+  cli_json_number(json, "isl_min_tokens", o->isl.min_tokens);
+  cli_json_number(json, "isl_max_tokens", o->isl.max_tokens);
+  cli_json_number(json, "osl_min_tokens", o->osl.min_tokens);
+  cli_json_number(json, "osl_max_tokens", o->osl.max_tokens);
+  cli_json_number(json, "max_batch", s->c->max_batch);
+  cli_json_number(json, "step_tokens", s->c->max_step_tokens);
+  cli_json_number(json, "block_tokens", s->c->block_tokens);
+  cli_json_number(json, "kv_blocks", s->c->kv_blocks);
+  cli_json_number(json, "step_overhead_s", s->overhead_s);
+  cli_json_number(json, "engine_overhead_s", o->engine_overhead);
+  cli_json_bool(json, "prefill_alone", o->prefill_alone);
+  cli_json_string(json, "cost_model", s->cost_model);
+  if (!s->roofline) {
+    cli_json_object_begin(json, "step_time_breakdown_s");
+    cli_json_number(json, "overhead_s", s->sc->sum.overhead_s);
+    cli_json_number(json, "linear_s", s->sc->sum.linear_s);
+    cli_json_number(json, "kv_read_s", s->sc->sum.kv_s);
+    cli_json_number(json, "attention_s", s->sc->sum.attn_s);
+    cli_json_number(json, "tp_allreduce_s", s->sc->sum.tp_s);
+    cli_json_object_end(json);
   }
-  scale_serve *sim = NULL;
-  scale_serve_result r;
-  if (scale_serve_new(&c, &sim, &diag)) return cli_usage("infer: %s", diag.message);
-  scale_status st = scale_serve_run(sim, &r, &diag);
-  scale_serve_free(sim);
-  if (st) return cli_fail("infer: %s", diag.message);
-  if (o->svg && !write_kv_svg(o->svg, &r, "KV cache occupancy over the run")) return CLI_EXIT_FAIL;
-  const double overhead_s = roofline ? rf.overhead_s : sc.cal.p[SCALE_SERVE_OVERHEAD_S];
-  const char *cost_model = roofline ? "roofline" : fitted ? "calibrated" : "calibrated-priors";
-  /* one copy simulated; the N/Y copies each take 1/copies of the stream */
-  const double tokens_per_s = r.throughput_tokens_per_s * copies;
-  const double goodput = r.goodput_tokens_per_s * copies;
-  const double cost = scale_infer_cost_usd_per_million_tokens(chip->usd_per_hour, cfg->n_chips,
-                                                               tokens_per_s);
-  if (as_json) {
-    cli_json json;
-    cli_json_init(&json, stdout);
+}
+
+static void print_stream_json(const stream_report *s) {
+  const scale_serve_result *r = s->r;
+  cli_json json;
+  cli_json_init(&json, stdout);
+  cli_json_object_begin(&json, NULL);
+  stream_json_setup(&json, s);
+  cli_json_number(&json, "output_tokens", r->output_tokens);
+  cli_json_number(&json, "steps", r->n_steps);
+  cli_json_number(&json, "makespan_s", r->makespan_s);
+  cli_json_number(&json, "tokens_per_s", s->tokens_per_s);
+  cli_json_number(&json, "tokens_per_s_per_chip", s->tokens_per_s / s->cfg->n_chips);
+  cli_json_number(&json, "requests_per_s", r->request_rate_per_s * s->copies);
+  cli_json_number(&json, "ttft_p50_s", r->ttft_p50_s);
+  cli_json_number(&json, "ttft_p90_s", r->ttft_p90_s);
+  cli_json_number(&json, "ttft_p99_s", r->ttft_p99_s);
+  cli_json_number(&json, "tpot_p50_s", r->tpot_p50_s);
+  cli_json_number(&json, "tpot_p90_s", r->tpot_p90_s);
+  cli_json_number(&json, "tpot_p99_s", r->tpot_p99_s);
+  cli_json_number(&json, "itl_p50_s", r->itl_p50_s);
+  cli_json_number(&json, "itl_p90_s", r->itl_p90_s);
+  cli_json_number(&json, "good_frac", r->good_frac);
+  cli_json_number(&json, "goodput_tokens_per_s", s->goodput_tokens_per_s);
+  cli_json_number(&json, "steady_batch", r->steady_batch);
+  cli_json_number(&json, "offline_batch", isnan(s->offline_batch) ? -1.0 : s->offline_batch);
+  cli_json_number(&json, "kv_peak_frac", r->kv_peak_frac);
+  cli_json_string(&json, "bound", scale_serve_bind_name(r->bind));
+  cli_json_number(&json, "cost_usd_per_million_tokens", s->cost_usd_per_million_tokens);
+  cli_json_array_begin(&json, "kv_occupancy");
+  for (int i = 0; i < r->n_samples; i++) {
     cli_json_object_begin(&json, NULL);
-    cli_json_string(&json, "model", m->name);
-    cli_json_string(&json, "hardware", chip->name);
-    cli_json_number(&json, "n_chips", cfg->n_chips);
-    cli_json_number(&json, "tp", cfg->tp);
-    cli_json_number(&json, "copies", copies);
-    cli_json_string(&json, "mode", o->offline ? "offline" : closed ? "closed" : "stream");
-    cli_json_number(&json, "rate_per_s", o->offline || closed ? -1.0 : o->rate);
-    cli_json_number(&json, "concurrency", closed ? o->concurrency : -1.0);
-    cli_json_string(&json, "lengths", o->lengths ? o->lengths : "");
-    cli_json_number(&json, "requests", r.n_requests);
-    cli_json_number(&json, "seed", o->seed);
-    cli_json_number(&json, "isl_min_tokens", o->isl.min_tokens);
-    cli_json_number(&json, "isl_max_tokens", o->isl.max_tokens);
-    cli_json_number(&json, "osl_min_tokens", o->osl.min_tokens);
-    cli_json_number(&json, "osl_max_tokens", o->osl.max_tokens);
-    cli_json_number(&json, "max_batch", c.max_batch);
-    cli_json_number(&json, "step_tokens", c.max_step_tokens);
-    cli_json_number(&json, "block_tokens", c.block_tokens);
-    cli_json_number(&json, "kv_blocks", c.kv_blocks);
-    cli_json_number(&json, "step_overhead_s", overhead_s);
-    cli_json_number(&json, "engine_overhead_s", o->engine_overhead);
-    cli_json_bool(&json, "prefill_alone", o->prefill_alone);
-    cli_json_string(&json, "cost_model", cost_model);
-    if (!roofline) {
-      cli_json_object_begin(&json, "step_time_breakdown_s");
-      cli_json_number(&json, "overhead_s", sc.sum.overhead_s);
-      cli_json_number(&json, "linear_s", sc.sum.linear_s);
-      cli_json_number(&json, "kv_read_s", sc.sum.kv_s);
-      cli_json_number(&json, "attention_s", sc.sum.attn_s);
-      cli_json_number(&json, "tp_allreduce_s", sc.sum.tp_s);
-      cli_json_object_end(&json);
-    }
-    cli_json_number(&json, "output_tokens", r.output_tokens);
-    cli_json_number(&json, "steps", r.n_steps);
-    cli_json_number(&json, "makespan_s", r.makespan_s);
-    cli_json_number(&json, "tokens_per_s", tokens_per_s);
-    cli_json_number(&json, "tokens_per_s_per_chip", tokens_per_s / cfg->n_chips);
-    cli_json_number(&json, "requests_per_s", r.request_rate_per_s * copies);
-    cli_json_number(&json, "ttft_p50_s", r.ttft_p50_s);
-    cli_json_number(&json, "ttft_p90_s", r.ttft_p90_s);
-    cli_json_number(&json, "ttft_p99_s", r.ttft_p99_s);
-    cli_json_number(&json, "tpot_p50_s", r.tpot_p50_s);
-    cli_json_number(&json, "tpot_p90_s", r.tpot_p90_s);
-    cli_json_number(&json, "tpot_p99_s", r.tpot_p99_s);
-    cli_json_number(&json, "itl_p50_s", r.itl_p50_s);
-    cli_json_number(&json, "itl_p90_s", r.itl_p90_s);
-    cli_json_number(&json, "good_frac", r.good_frac);
-    cli_json_number(&json, "goodput_tokens_per_s", goodput);
-    cli_json_number(&json, "steady_batch", r.steady_batch);
-    cli_json_number(&json, "offline_batch", isnan(b) ? -1.0 : b);
-    cli_json_number(&json, "kv_peak_frac", r.kv_peak_frac);
-    cli_json_string(&json, "bound", scale_serve_bind_name(r.bind));
-    cli_json_number(&json, "cost_usd_per_million_tokens", cost);
-    cli_json_array_begin(&json, "kv_occupancy");
-    for (int i = 0; i < r.n_samples; i++) {
-      cli_json_object_begin(&json, NULL);
-      cli_json_number(&json, "t_s", r.sample_t_s[i]);
-      cli_json_number(&json, "kv_frac", r.sample_kv_frac[i]);
-      cli_json_object_end(&json);
-    }
-    cli_json_array_end(&json);
+    cli_json_number(&json, "t_s", r->sample_t_s[i]);
+    cli_json_number(&json, "kv_frac", r->sample_kv_frac[i]);
     cli_json_object_end(&json);
-    cli_json_finish(&json);
-    return CLI_EXIT_OK;
   }
+  cli_json_array_end(&json);
+  cli_json_object_end(&json);
+  cli_json_finish(&json);
+}
+
+/* The text report's head: the system, the stream, its lengths, the engine and the cost model. */
+static void print_stream_setup(const stream_report *s) {
+  const serve_opts *o = s->o;
+  const scale_infer_config *cfg = s->cfg;
   printf("%s on %g x %s, model parallelism %g (%g cop%s), weights %s, KV cache %s\n",
-         m->display_name, cfg->n_chips, chip->display_name, cfg->tp, copies,
-         copies == 1.0 ? "y" : "ies", scale_dtype_name(cfg->weight_dtype),
+         s->m->display_name, cfg->n_chips, s->chip->display_name, cfg->tp, s->copies,
+         s->copies == 1.0 ? "y" : "ies", scale_dtype_name(cfg->weight_dtype),
          scale_dtype_name(cfg->kv_dtype));
   if (o->offline)
-    printf("offline: %g requests at t = 0 (a saturated queue)\n", r.n_requests);
-  else if (closed)
+    printf("offline: %g requests at t = 0 (a saturated queue)\n", s->r->n_requests);
+  else if (s->closed)
     printf("closed loop: %g clients (%g per copy), each sending its next request when its "
            "previous one finishes; %g requests simulated on one copy\n",
-           o->concurrency, c.concurrency, r.n_requests);
+           o->concurrency, s->c->concurrency, s->r->n_requests);
   else
-    printf("stream: Poisson %g requests/s, %g requests, seed %g\n", o->rate, r.n_requests,
+    printf("stream: Poisson %g requests/s, %g requests, seed %g\n", o->rate, s->r->n_requests,
            o->seed);
-  if (table) {
+  if (s->table) {
     printf("lengths: the %zu pairs of %s in order (input %g to %g, output %g to %g tokens)\n",
-           table->n, o->lengths, o->isl.min_tokens, o->isl.max_tokens, o->osl.min_tokens,
+           s->table->n, o->lengths, o->isl.min_tokens, o->isl.max_tokens, o->osl.min_tokens,
            o->osl.max_tokens);
   } else {
     printf("lengths: input %g", o->isl.min_tokens);
@@ -702,335 +732,351 @@ static int serve_run(const scale_model *m, const scale_chip *chip, scale_infer_c
     printf(" tokens\n");
   }
   printf("engine per copy: batch cap %g, %g tokens a step, %g KV blocks of %g tokens\n",
-         c.max_batch, c.max_step_tokens, c.kv_blocks, c.block_tokens);
+         s->c->max_batch, s->c->max_step_tokens, s->c->kv_blocks, s->c->block_tokens);
   if (o->engine_overhead > 0.0)
     printf("engine host time: %g s added to every step (--engine-overhead)\n", o->engine_overhead);
   if (o->prefill_alone) printf("prompts alone: a step with prompt work decodes nothing\n");
-  if (roofline)
-    printf("model: the book's roofline per step + %g s overhead\n", overhead_s);
+  if (s->roofline)
+    printf("model: the book's roofline per step + %g s overhead\n", s->overhead_s);
   else
-    print_breakdown(&sc, fitted);
+    print_breakdown(s->sc, s->fitted);
+}
+
+static void print_stream_text(const stream_report *s) {
+  const scale_serve_result *r = s->r;
+  print_stream_setup(s);
   printf("results:\n");
-  cli_row("output tokens/s", tokens_per_s, "tokens/s", SCALE_FMT_SI);
-  cli_row("output tokens/s per chip", tokens_per_s / cfg->n_chips, "tokens/s", SCALE_FMT_SI);
-  cli_row("requests/s", r.request_rate_per_s * copies, "", SCALE_FMT_SCI);
-  three("TTFT p50 / p90 / p99", r.ttft_p50_s, r.ttft_p90_s, r.ttft_p99_s);
-  if (isfinite(r.tpot_p50_s)) three("TPOT p50 / p90 / p99", r.tpot_p50_s, r.tpot_p90_s, r.tpot_p99_s);
-  if (isfinite(r.itl_p50_s)) {
-    char a[32], b2[32];
+  cli_row("output tokens/s", s->tokens_per_s, "tokens/s", SCALE_FMT_SI);
+  cli_row("output tokens/s per chip", s->tokens_per_s / s->cfg->n_chips, "tokens/s", SCALE_FMT_SI);
+  cli_row("requests/s", r->request_rate_per_s * s->copies, "", SCALE_FMT_SCI);
+  three("TTFT p50 / p90 / p99", r->ttft_p50_s, r->ttft_p90_s, r->ttft_p99_s);
+  if (isfinite(r->tpot_p50_s))
+    three("TPOT p50 / p90 / p99", r->tpot_p50_s, r->tpot_p90_s, r->tpot_p99_s);
+  if (isfinite(r->itl_p50_s)) {
+    char a[32], b[32];
     printf("  %-34s %s / %s\n", "ITL p50 / p90 (every token)",
-           scale_format(a, sizeof a, r.itl_p50_s, "", SCALE_FMT_TIME),
-           scale_format(b2, sizeof b2, r.itl_p90_s, "", SCALE_FMT_TIME));
+           scale_format(a, sizeof a, r->itl_p50_s, "", SCALE_FMT_TIME),
+           scale_format(b, sizeof b, r->itl_p90_s, "", SCALE_FMT_TIME));
   }
-  if (isfinite(o->ttft) || isfinite(o->tpot)) {
-    cli_row("requests meeting the SLO", r.good_frac, "", SCALE_FMT_PERCENT);
-    cli_row("goodput tokens/s", goodput, "tokens/s", SCALE_FMT_SI);
+  if (isfinite(s->o->ttft) || isfinite(s->o->tpot)) {
+    cli_row("requests meeting the SLO", r->good_frac, "", SCALE_FMT_PERCENT);
+    cli_row("goodput tokens/s", s->goodput_tokens_per_s, "tokens/s", SCALE_FMT_SI);
   }
-  cli_row("steady batch (per copy)", r.steady_batch, "", SCALE_FMT_SCI);
-  cli_row("peak KV occupancy", r.kv_peak_frac, "", SCALE_FMT_PERCENT);
-  cli_row_text("bound by", scale_serve_bind_name(r.bind));
-  cli_row("cost per million tokens", cost, "", SCALE_FMT_USD);
+  cli_row("steady batch (per copy)", r->steady_batch, "", SCALE_FMT_SCI);
+  cli_row("peak KV occupancy", r->kv_peak_frac, "", SCALE_FMT_PERCENT);
+  cli_row_text("bound by", scale_serve_bind_name(r->bind));
+  cli_row("cost per million tokens", s->cost_usd_per_million_tokens, "", SCALE_FMT_USD);
+}
+
+static int serve_run(const scale_model *m, const scale_chip *chip, scale_infer_config *cfg,
+                     const serve_opts *o, const length_table *table, bool as_json, bool roofline) {
+  int rc = stream_check(m, chip, cfg, o);
+  if (rc) return rc;
+  stream_cost sc;
+  bool fitted = false;
+  if (!stream_cost_of(m, chip, cfg, o, roofline, &sc, &fitted)) return CLI_EXIT_USAGE;
+  scale_serve_config c;
+  double b = NAN;
+  if ((rc = stream_config(o, cfg, table, &sc, &c)) || (rc = stream_requests(o, table, &c, &b)))
+    return rc;
+  if (o->disagg_p > 0)
+    return (rc = disagg_check(o, cfg)) ? rc : disagg_cmd(m, chip, cfg, o, &c, as_json);
+  scale_serve_result r;
+  if ((rc = run_pool(&c, &r))) return rc;
+  if (o->svg && !write_kv_svg(o->svg, &r, "KV cache occupancy over the run")) return CLI_EXIT_FAIL;
+  stream_report s = {.m = m, .chip = chip, .cfg = cfg, .o = o, .table = table, .c = &c, .r = &r,
+                     .sc = &sc, .roofline = roofline, .fitted = fitted,
+                     .closed = !isnan(o->concurrency), .copies = cfg->n_chips / cfg->tp,
+                     .offline_batch = b};
+  s.overhead_s = roofline ? sc.rf.overhead_s : sc.cal.p[SCALE_SERVE_OVERHEAD_S];
+  s.cost_model = roofline ? "roofline" : fitted ? "calibrated" : "calibrated-priors";
+  s.tokens_per_s = r.throughput_tokens_per_s * s.copies;
+  s.goodput_tokens_per_s = r.goodput_tokens_per_s * s.copies;
+  s.cost_usd_per_million_tokens =
+      scale_infer_cost_usd_per_million_tokens(chip->usd_per_hour, cfg->n_chips, s.tokens_per_s);
+  if (as_json)
+    print_stream_json(&s);
+  else
+    print_stream_text(&s);
   return CLI_EXIT_OK;
 }
 
-int cli_cmd_infer(int argc, char **argv) {
-  enum {
-    O_MODEL = 256,
-    O_HW,
-    O_CHIPS,
-    O_BATCH,
-    O_CONTEXT,
-    O_PROMPT,
-    O_DECODE,
-    O_TP,
-    O_2D,
-    O_EP,
-    O_KVSHARD,
-    O_WEIGHTS,
-    O_KV,
-    O_COMPUTE,
-    O_MFU,
-    O_JSON,
-    O_ROOFLINE,
-    O_ISL,
-    O_OSL,
-    O_OFFLINE,
-    O_RATE,
-    O_REQUESTS,
-    O_TTFT,
-    O_TPOT,
-    O_SEED,
-    O_MAXBATCH,
-    O_STEPTOK,
-    O_BLOCK,
-    O_OVERHEAD,
-    O_SVG,
-    O_DISAGG,
-    O_KVFRAC,
-    O_CONCURRENCY,
-    O_LENGTHS,
-    O_ENGINE_OVERHEAD,
-    O_PREFILL_ALONE
-  };
-  static const struct option options[] = {{"model", required_argument, NULL, O_MODEL},
-                                          {"hw", required_argument, NULL, O_HW},
-                                          {"chips", required_argument, NULL, O_CHIPS},
-                                          {"batch", required_argument, NULL, O_BATCH},
-                                          {"context", required_argument, NULL, O_CONTEXT},
-                                          {"prompt", required_argument, NULL, O_PROMPT},
-                                          {"decode-len", required_argument, NULL, O_DECODE},
-                                          {"tp", required_argument, NULL, O_TP},
-                                          {"2d", no_argument, NULL, O_2D},
-                                          {"ep", required_argument, NULL, O_EP},
-                                          {"kv-sharding", required_argument, NULL, O_KVSHARD},
-                                          {"weights", required_argument, NULL, O_WEIGHTS},
-                                          {"kv", required_argument, NULL, O_KV},
-                                          {"compute", required_argument, NULL, O_COMPUTE},
-                                          {"mfu", required_argument, NULL, O_MFU},
-                                          {"json", no_argument, NULL, O_JSON},
-                                          {"roofline", no_argument, NULL, O_ROOFLINE},
-                                          {"isl", required_argument, NULL, O_ISL},
-                                          {"osl", required_argument, NULL, O_OSL},
-                                          {"offline", no_argument, NULL, O_OFFLINE},
-                                          {"rate", required_argument, NULL, O_RATE},
-                                          {"requests", required_argument, NULL, O_REQUESTS},
-                                          {"ttft", required_argument, NULL, O_TTFT},
-                                          {"tpot", required_argument, NULL, O_TPOT},
-                                          {"seed", required_argument, NULL, O_SEED},
-                                          {"max-batch", required_argument, NULL, O_MAXBATCH},
-                                          {"step-tokens", required_argument, NULL, O_STEPTOK},
-                                          {"block", required_argument, NULL, O_BLOCK},
-                                          {"overhead", required_argument, NULL, O_OVERHEAD},
-                                          {"svg", required_argument, NULL, O_SVG},
-                                          {"disagg", required_argument, NULL, O_DISAGG},
-                                          {"kv-frac", required_argument, NULL, O_KVFRAC},
-                                          {"concurrency", required_argument, NULL, O_CONCURRENCY},
-                                          {"lengths", required_argument, NULL, O_LENGTHS},
-                                          {"engine-overhead", required_argument, NULL,
-                                           O_ENGINE_OVERHEAD},
-                                          {"prefill-alone", no_argument, NULL, O_PREFILL_ALONE},
-                                          {"help", no_argument, NULL, 'h'},
-                                          {NULL, 0, NULL, 0}};
-  const char *model_name = NULL, *hw_name = NULL;
-  double chips = NAN, batch = NAN, context = NAN, prompt = NAN, decode = 512.0, tp = NAN;
-  double ep = 1.0, mfu = 0.4;
-  bool ws2d = false, as_json = false, roofline = false;
-  scale_kv_sharding kv_shard = SCALE_KV_SHARD_FULL;
-  scale_dtype wd = SCALE_DTYPE_BF16, kd = SCALE_DTYPE_BF16, cd = SCALE_DTYPE_BF16;
-  const unsigned count = SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER;
-  serve_opts so;
-  serve_opts_default(&so);
+/* ---- the command line --------------------------------------------------------------------- */
 
+enum {
+  O_MODEL = 256,
+  O_HW,
+  O_CHIPS,
+  O_BATCH,
+  O_CONTEXT,
+  O_PROMPT,
+  O_DECODE,
+  O_TP,
+  O_2D,
+  O_EP,
+  O_KVSHARD,
+  O_WEIGHTS,
+  O_KV,
+  O_COMPUTE,
+  O_MFU,
+  O_JSON,
+  O_ROOFLINE,
+  O_ISL,
+  O_OSL,
+  O_OFFLINE,
+  O_RATE,
+  O_REQUESTS,
+  O_TTFT,
+  O_TPOT,
+  O_SEED,
+  O_MAXBATCH,
+  O_STEPTOK,
+  O_BLOCK,
+  O_OVERHEAD,
+  O_SVG,
+  O_DISAGG,
+  O_KVFRAC,
+  O_CONCURRENCY,
+  O_LENGTHS,
+  O_ENGINE_OVERHEAD,
+  O_PREFILL_ALONE
+};
+
+static const struct option infer_options[] = {
+    {"model", required_argument, NULL, O_MODEL},
+    {"hw", required_argument, NULL, O_HW},
+    {"chips", required_argument, NULL, O_CHIPS},
+    {"batch", required_argument, NULL, O_BATCH},
+    {"context", required_argument, NULL, O_CONTEXT},
+    {"prompt", required_argument, NULL, O_PROMPT},
+    {"decode-len", required_argument, NULL, O_DECODE},
+    {"tp", required_argument, NULL, O_TP},
+    {"2d", no_argument, NULL, O_2D},
+    {"ep", required_argument, NULL, O_EP},
+    {"kv-sharding", required_argument, NULL, O_KVSHARD},
+    {"weights", required_argument, NULL, O_WEIGHTS},
+    {"kv", required_argument, NULL, O_KV},
+    {"compute", required_argument, NULL, O_COMPUTE},
+    {"mfu", required_argument, NULL, O_MFU},
+    {"json", no_argument, NULL, O_JSON},
+    {"roofline", no_argument, NULL, O_ROOFLINE},
+    {"isl", required_argument, NULL, O_ISL},
+    {"osl", required_argument, NULL, O_OSL},
+    {"offline", no_argument, NULL, O_OFFLINE},
+    {"rate", required_argument, NULL, O_RATE},
+    {"requests", required_argument, NULL, O_REQUESTS},
+    {"ttft", required_argument, NULL, O_TTFT},
+    {"tpot", required_argument, NULL, O_TPOT},
+    {"seed", required_argument, NULL, O_SEED},
+    {"max-batch", required_argument, NULL, O_MAXBATCH},
+    {"step-tokens", required_argument, NULL, O_STEPTOK},
+    {"block", required_argument, NULL, O_BLOCK},
+    {"overhead", required_argument, NULL, O_OVERHEAD},
+    {"svg", required_argument, NULL, O_SVG},
+    {"disagg", required_argument, NULL, O_DISAGG},
+    {"kv-frac", required_argument, NULL, O_KVFRAC},
+    {"concurrency", required_argument, NULL, O_CONCURRENCY},
+    {"lengths", required_argument, NULL, O_LENGTHS},
+    {"engine-overhead", required_argument, NULL, O_ENGINE_OVERHEAD},
+    {"prefill-alone", no_argument, NULL, O_PREFILL_ALONE},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0}};
+
+/* The options of `scale infer`: the system and the fixed batch here, the stream's in 'so'. */
+typedef struct {
+  const char *model, *hw;     /* --model, --hw (NULL until given) */
+  double chips, batch, context, prompt, decode, tp; /* NaN until given (decode: 512) */
+  double ep, mfu;             /* --ep, --mfu */
+  bool ws2d, json, roofline;  /* --2d, --json, --roofline */
+  bool help;                  /* --help: usage printed, exit 0 */
+  scale_kv_sharding kv_shard; /* --kv-sharding */
+  scale_dtype wd, kd, cd;     /* --weights, --kv, --compute */
+  serve_opts so;              /* the stream's options */
+} infer_opts;
+
+enum { NOT_MINE = -1 }; /* a take_* function's answer for another group's option */
+
+static const unsigned count_flags = SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER; /* a count */
+
+/* Takes a system or fixed-batch option: 0, a usage error, or NOT_MINE. */
+static int take_fixed(int opt, const char *arg, infer_opts *o) {
+  bool ok = true;
+  switch (opt) {
+  case O_MODEL: o->model = arg; break;
+  case O_HW: o->hw = arg; break;
+  case O_CHIPS: ok = cli_parse_number("chips", arg, count_flags, &o->chips); break;
+  case O_BATCH: ok = cli_parse_number("batch", arg, count_flags, &o->batch); break;
+  case O_CONTEXT: ok = cli_parse_number("context", arg, count_flags, &o->context); break;
+  case O_PROMPT:
+    ok = cli_parse_number("prompt", arg, SCALE_NUM_NONNEG | SCALE_NUM_INTEGER, &o->prompt);
+    break;
+  case O_DECODE: ok = cli_parse_number("decode-len", arg, count_flags, &o->decode); break;
+  case O_TP: ok = cli_parse_number("tp", arg, count_flags, &o->tp); break;
+  case O_2D: o->ws2d = true; break;
+  case O_EP: ok = cli_parse_number("ep", arg, count_flags, &o->ep); break;
+  case O_KVSHARD:
+    if (strcmp(arg, "full") == 0)
+      o->kv_shard = SCALE_KV_SHARD_FULL;
+    else if (strcmp(arg, "heads") == 0)
+      o->kv_shard = SCALE_KV_SHARD_HEADS;
+    else
+      return cli_usage("--kv-sharding: expected full or heads, got '%s'", arg);
+    break;
+  case O_WEIGHTS: ok = cli_parse_dtype("weights", arg, &o->wd); break;
+  case O_KV: ok = cli_parse_dtype("kv", arg, &o->kd); break;
+  case O_COMPUTE: ok = cli_parse_dtype("compute", arg, &o->cd); break;
+  case O_MFU:
+    if (!cli_parse_number("mfu", arg, SCALE_NUM_POSITIVE, &o->mfu)) return CLI_EXIT_USAGE;
+    if (o->mfu > 1.0) return cli_usage("--mfu: must be in (0, 1], got '%s'", arg);
+    break;
+  case O_ROOFLINE: o->roofline = true; break;
+  case O_JSON: o->json = true; break;
+  default: return NOT_MINE;
+  }
+  return ok ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+}
+
+/* Takes an option of the stream's traffic: 0, a usage error, or NOT_MINE. */
+static int take_traffic(int opt, const char *arg, serve_opts *so) {
+  bool ok = true;
+  switch (opt) {
+  case O_ISL: ok = parse_lengths("isl", arg, &so->isl); break;
+  case O_OSL: ok = parse_lengths("osl", arg, &so->osl); break;
+  case O_OFFLINE: so->offline = true; break;
+  case O_RATE: ok = cli_parse_number("rate", arg, SCALE_NUM_POSITIVE, &so->rate); break;
+  case O_REQUESTS: ok = cli_parse_number("requests", arg, count_flags, &so->requests); break;
+  case O_TTFT: ok = cli_parse_number("ttft", arg, SCALE_NUM_POSITIVE, &so->ttft); break;
+  case O_TPOT: ok = cli_parse_number("tpot", arg, SCALE_NUM_POSITIVE, &so->tpot); break;
+  case O_SEED:
+    ok = cli_parse_number("seed", arg, SCALE_NUM_NONNEG | SCALE_NUM_INTEGER, &so->seed);
+    break;
+  case O_CONCURRENCY:
+    if (!cli_parse_number("concurrency", arg, count_flags, &so->concurrency)) return CLI_EXIT_USAGE;
+    if (so->concurrency > 1e6)
+      return cli_usage("--concurrency: at most 1e6 clients, got '%s'", arg);
+    break;
+  case O_LENGTHS: so->lengths = arg; break;
+  default: return NOT_MINE;
+  }
+  so->any = true;
+  return ok ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+}
+
+/* Takes an option of the serving engine or its output: 0, a usage error, or NOT_MINE. */
+static int take_engine(int opt, const char *arg, serve_opts *so) {
+  bool ok = true;
+  switch (opt) {
+  case O_MAXBATCH: ok = cli_parse_number("max-batch", arg, count_flags, &so->max_batch); break;
+  case O_STEPTOK: ok = cli_parse_number("step-tokens", arg, count_flags, &so->step_tokens); break;
+  case O_BLOCK: ok = cli_parse_number("block", arg, count_flags, &so->block); break;
+  case O_OVERHEAD:
+    ok = cli_parse_number("overhead", arg, SCALE_NUM_NONNEG, &so->overhead);
+    break;
+  case O_SVG: so->svg = arg; break;
+  case O_KVFRAC:
+    if (!cli_parse_number("kv-frac", arg, SCALE_NUM_POSITIVE, &so->kv_frac))
+      return CLI_EXIT_USAGE;
+    if (so->kv_frac > 1.0) return cli_usage("--kv-frac: must be in (0, 1], got '%s'", arg);
+    break;
+  case O_PREFILL_ALONE: so->prefill_alone = true; break;
+  case O_ENGINE_OVERHEAD:
+    if (!cli_parse_number("engine-overhead", arg, SCALE_NUM_NONNEG, &so->engine_overhead))
+      return CLI_EXIT_USAGE;
+    if (so->engine_overhead > 1.0)
+      return cli_usage("--engine-overhead: at most 1 s a step, got '%s'", arg);
+    break;
+  case O_DISAGG: {
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", arg);
+    char *colon = strchr(buf, ':');
+    if (!colon) return cli_usage("--disagg: expected P:D (copies), got '%s'", arg);
+    *colon = '\0';
+    ok = cli_parse_number("disagg", buf, count_flags, &so->disagg_p) &&
+         cli_parse_number("disagg", colon + 1, count_flags, &so->disagg_d);
+    break;
+  }
+  default: return NOT_MINE;
+  }
+  so->any = true;
+  return ok ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+}
+
+/* Reads the command line into 'o' and checks what every mode needs: 0 or a usage error. */
+static int parse(int argc, char **argv, infer_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->chips = o->batch = o->context = o->prompt = o->tp = NAN;
+  o->decode = 512.0;
+  o->ep = 1.0;
+  o->mfu = 0.4;
+  o->kv_shard = SCALE_KV_SHARD_FULL;
+  o->wd = o->kd = o->cd = SCALE_DTYPE_BF16;
+  serve_opts_default(&o->so);
   cli_getopt_reset();
   int opt;
-  while ((opt = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
-    switch (opt) {
-    case 'h':
-      usage(stdout);
+  while ((opt = getopt_long(argc, argv, "+h", infer_options, NULL)) != -1) {
+    if (opt == 'h') {
+      o->help = true;
       return CLI_EXIT_OK;
-    case O_MODEL:
-      model_name = optarg;
-      break;
-    case O_HW:
-      hw_name = optarg;
-      break;
-    case O_CHIPS:
-      if (!cli_parse_number("chips", optarg, count, &chips)) return CLI_EXIT_USAGE;
-      break;
-    case O_BATCH:
-      if (!cli_parse_number("batch", optarg, count, &batch)) return CLI_EXIT_USAGE;
-      break;
-    case O_CONTEXT:
-      if (!cli_parse_number("context", optarg, count, &context)) return CLI_EXIT_USAGE;
-      break;
-    case O_PROMPT:
-      if (!cli_parse_number("prompt", optarg, SCALE_NUM_NONNEG | SCALE_NUM_INTEGER, &prompt))
-        return CLI_EXIT_USAGE;
-      break;
-    case O_DECODE:
-      if (!cli_parse_number("decode-len", optarg, count, &decode)) return CLI_EXIT_USAGE;
-      break;
-    case O_TP:
-      if (!cli_parse_number("tp", optarg, count, &tp)) return CLI_EXIT_USAGE;
-      break;
-    case O_2D:
-      ws2d = true;
-      break;
-    case O_EP:
-      if (!cli_parse_number("ep", optarg, count, &ep)) return CLI_EXIT_USAGE;
-      break;
-    case O_KVSHARD:
-      if (strcmp(optarg, "full") == 0)
-        kv_shard = SCALE_KV_SHARD_FULL;
-      else if (strcmp(optarg, "heads") == 0)
-        kv_shard = SCALE_KV_SHARD_HEADS;
-      else
-        return cli_usage("--kv-sharding: expected full or heads, got '%s'", optarg);
-      break;
-    case O_WEIGHTS:
-      if (!cli_parse_dtype("weights", optarg, &wd)) return CLI_EXIT_USAGE;
-      break;
-    case O_KV:
-      if (!cli_parse_dtype("kv", optarg, &kd)) return CLI_EXIT_USAGE;
-      break;
-    case O_COMPUTE:
-      if (!cli_parse_dtype("compute", optarg, &cd)) return CLI_EXIT_USAGE;
-      break;
-    case O_MFU:
-      if (!cli_parse_number("mfu", optarg, SCALE_NUM_POSITIVE, &mfu)) return CLI_EXIT_USAGE;
-      if (mfu > 1.0) return cli_usage("--mfu: must be in (0, 1], got '%s'", optarg);
-      break;
-    case O_ROOFLINE:
-      roofline = true;
-      break;
-    case O_JSON:
-      as_json = true;
-      break;
-    case O_ISL:
-      so.any = true;
-      if (!parse_lengths("isl", optarg, &so.isl)) return CLI_EXIT_USAGE;
-      break;
-    case O_OSL:
-      so.any = true;
-      if (!parse_lengths("osl", optarg, &so.osl)) return CLI_EXIT_USAGE;
-      break;
-    case O_OFFLINE:
-      so.offline = true;
-      break;
-    case O_RATE:
-      if (!cli_parse_number("rate", optarg, SCALE_NUM_POSITIVE, &so.rate)) return CLI_EXIT_USAGE;
-      break;
-    case O_REQUESTS:
-      so.any = true;
-      if (!cli_parse_number("requests", optarg, count, &so.requests)) return CLI_EXIT_USAGE;
-      break;
-    case O_TTFT:
-      so.any = true;
-      if (!cli_parse_number("ttft", optarg, SCALE_NUM_POSITIVE, &so.ttft)) return CLI_EXIT_USAGE;
-      break;
-    case O_TPOT:
-      so.any = true;
-      if (!cli_parse_number("tpot", optarg, SCALE_NUM_POSITIVE, &so.tpot)) return CLI_EXIT_USAGE;
-      break;
-    case O_SEED:
-      so.any = true;
-      if (!cli_parse_number("seed", optarg, SCALE_NUM_NONNEG | SCALE_NUM_INTEGER, &so.seed))
-        return CLI_EXIT_USAGE;
-      break;
-    case O_MAXBATCH:
-      so.any = true;
-      if (!cli_parse_number("max-batch", optarg, count, &so.max_batch)) return CLI_EXIT_USAGE;
-      break;
-    case O_STEPTOK:
-      so.any = true;
-      if (!cli_parse_number("step-tokens", optarg, count, &so.step_tokens)) return CLI_EXIT_USAGE;
-      break;
-    case O_BLOCK:
-      so.any = true;
-      if (!cli_parse_number("block", optarg, count, &so.block)) return CLI_EXIT_USAGE;
-      break;
-    case O_OVERHEAD:
-      so.any = true;
-      if (!cli_parse_number("overhead", optarg, SCALE_NUM_NONNEG, &so.overhead))
-        return CLI_EXIT_USAGE;
-      break;
-    case O_SVG:
-      so.any = true;
-      so.svg = optarg;
-      break;
-    case O_KVFRAC:
-      so.any = true;
-      if (!cli_parse_number("kv-frac", optarg, SCALE_NUM_POSITIVE, &so.kv_frac))
-        return CLI_EXIT_USAGE;
-      if (so.kv_frac > 1.0) return cli_usage("--kv-frac: must be in (0, 1], got '%s'", optarg);
-      break;
-    case O_CONCURRENCY:
-      if (!cli_parse_number("concurrency", optarg, count, &so.concurrency)) return CLI_EXIT_USAGE;
-      if (so.concurrency > 1e6)
-        return cli_usage("--concurrency: at most 1e6 clients, got '%s'", optarg);
-      break;
-    case O_LENGTHS:
-      so.any = true;
-      so.lengths = optarg;
-      break;
-    case O_PREFILL_ALONE:
-      so.any = true;
-      so.prefill_alone = true;
-      break;
-    case O_ENGINE_OVERHEAD:
-      so.any = true;
-      if (!cli_parse_number("engine-overhead", optarg, SCALE_NUM_NONNEG, &so.engine_overhead))
-        return CLI_EXIT_USAGE;
-      if (so.engine_overhead > 1.0)
-        return cli_usage("--engine-overhead: at most 1 s a step, got '%s'", optarg);
-      break;
-    case O_DISAGG: {
-      so.any = true;
-      char buf[64];
-      snprintf(buf, sizeof buf, "%s", optarg);
-      char *colon = strchr(buf, ':');
-      if (!colon) return cli_usage("--disagg: expected P:D (copies), got '%s'", optarg);
-      *colon = '\0';
-      if (!cli_parse_number("disagg", buf, count, &so.disagg_p) ||
-          !cli_parse_number("disagg", colon + 1, count, &so.disagg_d))
-        return CLI_EXIT_USAGE;
-      break;
     }
-    default:
-      return cli_bad_option("infer", argv);
-    }
+    int rc = take_fixed(opt, optarg, o);
+    if (rc == NOT_MINE) rc = take_traffic(opt, optarg, &o->so);
+    if (rc == NOT_MINE) rc = take_engine(opt, optarg, &o->so);
+    if (rc == NOT_MINE) return cli_bad_option("infer", argv);
+    if (rc) return rc;
   }
   if (optind < argc) return cli_usage("infer: unexpected argument '%s'", argv[optind]);
-  if (!model_name) return cli_usage("infer: missing --model (try: scale infer --help)");
-  if (!hw_name) return cli_usage("infer: missing --hw (try: scale infer --help)");
-  if (isnan(chips)) return cli_usage("infer: missing --chips (try: scale infer --help)");
-  so.any |= so.offline || !isnan(so.rate) || !isnan(so.concurrency);
-  if (so.disagg_p > 0 && isnan(so.rate))
+  if (!o->model) return cli_usage("infer: missing --model (try: scale infer --help)");
+  if (!o->hw) return cli_usage("infer: missing --hw (try: scale infer --help)");
+  if (isnan(o->chips)) return cli_usage("infer: missing --chips (try: scale infer --help)");
+  o->so.any |= o->so.offline || !isnan(o->so.rate) || !isnan(o->so.concurrency);
+  if (o->so.disagg_p > 0 && isnan(o->so.rate))
     return cli_usage("infer: --disagg needs --rate (two pools fed by one Poisson stream)");
-  if (so.any) {
-    int modes = (int)so.offline + (int)!isnan(so.rate) + (int)!isnan(so.concurrency);
-    if (modes > 1)
-      return cli_usage("infer: --offline, --rate and --concurrency exclude each other");
-    if (modes == 0)
-      return cli_usage("infer: the stream options need --offline, --rate QPS or --concurrency C");
-    if (!isnan(batch) || !isnan(context) || !isnan(prompt))
-      return cli_usage("infer: --batch, --context and --prompt describe a fixed batch; a stream "
-                       "(--offline, --rate) takes --isl, --osl and --max-batch");
-    scale_model sm;
-    scale_chip sc;
-    int src;
-    if ((src = cli_load_model(model_name, &sm)) || (src = cli_load_chip(hw_name, &sc))) return src;
-    scale_infer_config sfg = scale_infer_config_default(chips, 1, 1);
-    sfg.tp = isnan(tp) ? chips : tp;
-    sfg.weight_stationary_2d = ws2d;
-    sfg.ep = ep;
-    sfg.kv_sharding = kv_shard;
-    sfg.weight_dtype = wd;
-    sfg.kv_dtype = kd;
-    sfg.compute_dtype = cd;
-    sfg.mfu_frac = mfu;
-    return serve_cmd(&sm, &sc, &sfg, &so, as_json, roofline);
-  }
-  if (isnan(batch)) return cli_usage("infer: missing --batch (try: scale infer --help)");
-  if (isnan(context)) return cli_usage("infer: missing --context (try: scale infer --help)");
+  return CLI_EXIT_OK;
+}
 
+/* The serving configuration of the options for 'batch' sequences of 'context' tokens. */
+static scale_infer_config config_of(const infer_opts *o, double batch, double context) {
+  scale_infer_config cfg = scale_infer_config_default(o->chips, batch, context);
+  cfg.tp = isnan(o->tp) ? o->chips : o->tp;
+  cfg.weight_stationary_2d = o->ws2d;
+  cfg.ep = o->ep;
+  cfg.kv_sharding = o->kv_shard;
+  cfg.weight_dtype = o->wd;
+  cfg.kv_dtype = o->kd;
+  cfg.compute_dtype = o->cd;
+  cfg.mfu_frac = o->mfu;
+  return cfg;
+}
+
+/* A request stream (--offline, --rate or --concurrency) simulated on the engine. */
+static int stream_infer(const infer_opts *o) {
+  const serve_opts *so = &o->so;
+  int modes = (int)so->offline + (int)!isnan(so->rate) + (int)!isnan(so->concurrency);
+  if (modes > 1) return cli_usage("infer: --offline, --rate and --concurrency exclude each other");
+  if (modes == 0)
+    return cli_usage("infer: the stream options need --offline, --rate QPS or --concurrency C");
+  if (!isnan(o->batch) || !isnan(o->context) || !isnan(o->prompt))
+    return cli_usage("infer: --batch, --context and --prompt describe a fixed batch; a stream "
+                     "(--offline, --rate) takes --isl, --osl and --max-batch");
+  scale_model m;
+  scale_chip chip;
+  int rc;
+  if ((rc = cli_load_model(o->model, &m)) || (rc = cli_load_chip(o->hw, &chip))) return rc;
+  scale_infer_config cfg = config_of(o, 1, 1);
+  return serve_cmd(&m, &chip, &cfg, so, o->json, o->roofline);
+}
+
+/* A fixed batch: memory, prefill and decode by the book's formulas, priced by the step model. */
+static int fixed_infer(const infer_opts *o) {
+  if (isnan(o->batch)) return cli_usage("infer: missing --batch (try: scale infer --help)");
+  if (isnan(o->context)) return cli_usage("infer: missing --context (try: scale infer --help)");
   scale_model model;
   scale_chip chip;
   int rc;
-  if ((rc = cli_load_model(model_name, &model)) || (rc = cli_load_chip(hw_name, &chip))) return rc;
-
-  scale_infer_config cfg = scale_infer_config_default(chips, batch, context);
-  cfg.tp = isnan(tp) ? chips : tp;
-  cfg.prompt = isnan(prompt) ? context : prompt;
-  cfg.decode_len = decode;
-  cfg.weight_stationary_2d = ws2d;
-  cfg.ep = ep;
-  cfg.kv_sharding = kv_shard;
-  cfg.weight_dtype = wd;
-  cfg.kv_dtype = kd;
-  cfg.compute_dtype = cd;
-  cfg.mfu_frac = mfu;
-
+  if ((rc = cli_load_model(o->model, &model)) || (rc = cli_load_chip(o->hw, &chip))) return rc;
+  scale_infer_config cfg = config_of(o, o->batch, o->context);
+  cfg.prompt = isnan(o->prompt) ? o->context : o->prompt;
+  cfg.decode_len = o->decode;
   scale_diag diag;
   if (scale_infer_validate(&model, &chip, &cfg, &diag)) return cli_usage("infer: %s", diag.message);
 
@@ -1043,13 +1089,13 @@ int cli_cmd_infer(int argc, char **argv) {
                                                          : NULL;
   if (what) /* unreachable with in-range data and options; names the suspects if not */
     return cli_fail("infer: the %s is not finite for --chips %g --batch %g --context %g on %s",
-                    what, chips, batch, context, chip.name);
+                    what, o->chips, o->batch, o->context, chip.name);
 
   scale_step_params params;
-  if (!roofline && (rc = cli_load_step_params(&chip, &params))) return rc;
+  if (!o->roofline && (rc = cli_load_step_params(&chip, &params))) return rc;
   prediction pr;
-  predict(&model, &chip, &cfg, &pre, roofline ? NULL : &params, &pr);
-  if (as_json) {
+  predict(&model, &chip, &cfg, &pre, o->roofline ? NULL : &params, &pr);
+  if (o->json) {
     print_json(&model, &chip, &cfg, &mem, &pre, &dec, &pr);
   } else {
     if (!mem.fits) /* the verdict first, before any throughput figure */
@@ -1063,4 +1109,15 @@ int cli_cmd_infer(int argc, char **argv) {
                     "largest batch that fits is %g",
                     cfg.batch, mem.total_bytes_per_chip, mem.hbm_bytes_per_chip, mem.max_batch);
   return CLI_EXIT_OK;
+}
+
+int cli_cmd_infer(int argc, char **argv) {
+  infer_opts o;
+  int rc = parse(argc, argv, &o);
+  if (rc) return rc;
+  if (o.help) {
+    usage(stdout);
+    return CLI_EXIT_OK;
+  }
+  return o.so.any ? stream_infer(&o) : fixed_infer(&o);
 }

@@ -412,21 +412,33 @@ static void progress(int i, int total, const char *what, double value, const cha
   fflush(stderr);
 }
 
-static int run_sweeps(measurement *r) {
+/* What the sweeps measure: thread counts, GEMM sizes and STREAM working sets, and the count of
+ * points done for the progress lines. */
+typedef struct {
+  int thread_counts[2], n_counts; /* 1 and --threads (once when equal) */
+  const int64_t *square, *skinny; /* square GEMMs m = n = k; skinny ones m x nk x nk */
+  int n_square, n_skinny;
+  int64_t skinny_nk, max_dim;     /* the skinny GEMMs' n = k; the largest dimension */
+  double ws_list[64], ws_max;     /* STREAM working sets [B], up to ws_max */
+  int n_ws;
+  int total, done;                /* points to measure; measured */
+} sweep_plan;
+
+static void plan_sweeps(const measurement *r, sweep_plan *s) {
   const bool q = r->quick;
-  const budget gemm_budget = {q ? 0.03 : 0.2, 3, REPS_MAX};
-  const budget stream_budget = {q ? 0.02 : 0.15, 3, REPS_MAX};
   static const int64_t square_quick[] = {64, 128, 256, 512, 1024};
   static const int64_t square_full[] = {32, 64, 128, 256, 512, 768, 1024, 1536, 2048};
   static const int64_t skinny_quick[] = {1, 8, 64};
   static const int64_t skinny_full[] = {1, 2, 4, 8, 16, 32, 64, 128, 256};
-  const int64_t *square = q ? square_quick : square_full;
-  const int64_t *skinny = q ? skinny_quick : skinny_full;
-  int n_square = q ? 5 : 9, n_skinny = q ? 3 : 9;
-  int64_t skinny_nk = q ? 1024 : 2048, max_dim = q ? 1024 : 2048;
-
-  int thread_counts[2] = {1, r->threads};
-  int n_counts = r->threads > 1 ? 2 : 1;
+  s->square = q ? square_quick : square_full;
+  s->skinny = q ? skinny_quick : skinny_full;
+  s->n_square = q ? 5 : 9;
+  s->n_skinny = q ? 3 : 9;
+  s->skinny_nk = q ? 1024 : 2048;
+  s->max_dim = q ? 1024 : 2048;
+  s->thread_counts[0] = 1;
+  s->thread_counts[1] = r->threads;
+  s->n_counts = r->threads > 1 ? 2 : 1;
 
   /* Working sets of the STREAM sweep: 16 KiB to past four times the last-level cache. */
   double llc = isnan(r->m.llc_bytes) ? 32.0 * 1048576.0 : r->m.llc_bytes;
@@ -437,16 +449,26 @@ static int run_sweeps(measurement *r) {
   if (ws_max < (q ? 160.0 : 64.0) * mib) ws_max = (q ? 160.0 : 64.0) * mib;
   if (ws_max > 1024.0 * mib) ws_max = 1024.0 * mib;
   if (r->m.mem_bytes > 0 && ws_max > r->m.mem_bytes / 4.0) ws_max = r->m.mem_bytes / 4.0;
-  double ws_list[64];
-  int n_ws = 0;
-  for (double ws = 16384.0; ws <= ws_max && n_ws < 63; ws *= q ? 4.0 : 2.0) ws_list[n_ws++] = ws;
-  if (ws_list[n_ws - 1] < ws_max) ws_list[n_ws++] = ws_max;
+  s->ws_max = ws_max;
+  s->n_ws = 0;
+  for (double ws = 16384.0; ws <= ws_max && s->n_ws < 63; ws *= q ? 4.0 : 2.0)
+    s->ws_list[s->n_ws++] = ws;
+  if (s->n_ws == 0 || s->ws_list[s->n_ws - 1] < ws_max) s->ws_list[s->n_ws++] = ws_max;
 
-  int total = n_counts * 2 * (n_square + n_skinny) + n_counts * SCALE_STREAM_COUNT * n_ws;
-  int done = 0;
+  s->total = s->n_counts * 2 * (s->n_square + s->n_skinny) +
+             s->n_counts * SCALE_STREAM_COUNT * s->n_ws;
+  s->done = 0;
+}
 
+static void gemm_buffers_free(gemm_buffers *g) {
+  free(g->sa), free(g->sb), free(g->sc), free(g->da), free(g->db), free(g->dc);
+}
+
+/* Every GEMM of the plan, fp32 and fp64, at each thread count: 0 or a failure reported. */
+static int gemm_sweep(measurement *r, sweep_plan *s) {
+  const budget gemm_budget = {r->quick ? 0.03 : 0.2, 3, REPS_MAX};
   gemm_buffers g;
-  size_t elems = (size_t)max_dim * (size_t)max_dim;
+  size_t elems = (size_t)s->max_dim * (size_t)s->max_dim;
   g.sa = malloc(elems * sizeof(float));
   g.sb = malloc(elems * sizeof(float));
   g.sc = malloc(elems * sizeof(float));
@@ -454,7 +476,7 @@ static int run_sweeps(measurement *r) {
   g.db = malloc(elems * sizeof(double));
   g.dc = malloc(elems * sizeof(double));
   if (!g.sa || !g.sb || !g.sc || !g.da || !g.db || !g.dc) {
-    free(g.sa), free(g.sb), free(g.sc), free(g.da), free(g.db), free(g.dc);
+    gemm_buffers_free(&g);
     return cli_fail("measure: out of memory for the GEMM buffers");
   }
   uint32_t seed = 12345u;
@@ -464,16 +486,16 @@ static int run_sweeps(measurement *r) {
     g.sa[i] = g.sb[i] = (float)v;
     g.da[i] = g.db[i] = v;
   }
-  for (int tc = 0; tc < n_counts; tc++)
+  for (int tc = 0; tc < s->n_counts; tc++)
     for (int dt = 0; dt < 2; dt++)
-      for (int s = 0; s < n_square + n_skinny; s++) {
+      for (int k = 0; k < s->n_square + s->n_skinny; k++) {
         gemm_point *p = &r->gemm[r->n_gemm];
         p->fp64 = dt == 1;
-        p->threads = thread_counts[tc];
-        p->m = s < n_square ? square[s] : skinny[s - n_square];
-        p->n = p->k = s < n_square ? square[s] : skinny_nk;
+        p->threads = s->thread_counts[tc];
+        p->m = k < s->n_square ? s->square[k] : s->skinny[k - s->n_square];
+        p->n = p->k = k < s->n_square ? s->square[k] : s->skinny_nk;
         if (!gemm_measure(&g, &gemm_budget, p)) {
-          free(g.sa), free(g.sb), free(g.sc), free(g.da), free(g.db), free(g.dc);
+          gemm_buffers_free(&g);
           return cli_fail("measure: %s GEMM %lldx%lldx%lld gave a wrong result or no time",
                           p->fp64 ? "fp64" : "fp32", (long long)p->m, (long long)p->n,
                           (long long)p->k);
@@ -483,12 +505,17 @@ static int run_sweeps(measurement *r) {
         snprintf(what, sizeof what, "gemm %s %d thread%s %lldx%lldx%lld", p->fp64 ? "fp64" : "fp32",
                  p->threads, p->threads > 1 ? "s" : "", (long long)p->m, (long long)p->n,
                  (long long)p->k);
-        progress(++done, total, what, p->flops_per_s, "FLOP/s");
+        progress(++s->done, s->total, what, p->flops_per_s, "FLOP/s");
       }
-  free(g.sa), free(g.sb), free(g.sc), free(g.da), free(g.db), free(g.dc);
+  gemm_buffers_free(&g);
+  return CLI_EXIT_OK;
+}
 
-  /* STREAM: three arrays of the largest size; smaller working sets use their prefixes. */
-  int64_t n_max = (int64_t)(ws_max / 24.0) + 64;
+/* Every STREAM kernel at every working set and thread count: 0 or a failure reported. Three
+ * arrays of the largest size; smaller working sets use their prefixes. */
+static int stream_sweep(measurement *r, sweep_plan *s) {
+  const budget stream_budget = {r->quick ? 0.02 : 0.15, 3, REPS_MAX};
+  int64_t n_max = (int64_t)(s->ws_max / 24.0) + 64;
   double *a = malloc((size_t)n_max * sizeof *a);
   double *b = malloc((size_t)n_max * sizeof *b);
   double *c = malloc((size_t)n_max * sizeof *c);
@@ -497,14 +524,14 @@ static int run_sweeps(measurement *r) {
     return cli_fail("measure: out of memory for the STREAM arrays");
   }
   for (int64_t i = 0; i < n_max; i++) a[i] = 1.0, b[i] = 2.0, c[i] = 0.5;
-  for (int tc = 0; tc < n_counts; tc++)
-    for (int w = 0; w < n_ws; w++)
+  for (int tc = 0; tc < s->n_counts; tc++)
+    for (int w = 0; w < s->n_ws; w++)
       for (int kk = 0; kk < SCALE_STREAM_COUNT; kk++) {
         stream_point *p = &r->stream[r->n_stream];
         p->kernel = (scale_stream_kernel)kk;
-        p->threads = thread_counts[tc];
+        p->threads = s->thread_counts[tc];
         double per_elem = scale_stream_bytes(p->kernel, 1, 8.0);
-        int64_t n = (int64_t)(ws_list[w] / per_elem);
+        int64_t n = (int64_t)(s->ws_list[w] / per_elem);
         if (n < 64 * p->threads) n = 64 * p->threads;
         if (n > n_max) n = n_max;
         if (!stream_measure(a, b, c, n, &stream_budget, p)) {
@@ -517,7 +544,7 @@ static int run_sweeps(measurement *r) {
         snprintf(what, sizeof what, "stream %s %d thread%s %s", scale_stream_kernel_name(p->kernel),
                  p->threads, p->threads > 1 ? "s" : "",
                  scale_format(ws, sizeof ws, p->working_set_bytes, "B", SCALE_FMT_IEC));
-        progress(++done, total, what, p->bytes_per_s, "B/s");
+        progress(++s->done, s->total, what, p->bytes_per_s, "B/s");
       }
   /* Every array must hold finite numbers: the passes were real arithmetic. */
   bool finite = isfinite(a[0]) && isfinite(b[n_max / 2]) && isfinite(c[n_max - 1]);
@@ -526,19 +553,23 @@ static int run_sweeps(measurement *r) {
   return CLI_EXIT_OK;
 }
 
+static int run_sweeps(measurement *r) {
+  sweep_plan s;
+  plan_sweeps(r, &s);
+  int rc = gemm_sweep(r, &s);
+  return rc ? rc : stream_sweep(r, &s);
+}
+
 /* ==== output =================================================================================== */
 
-static void write_hardware_file(FILE *out, const measurement *r) {
+/* The file's head: what measured it, the machine, and the theory and single- and
+ * multi-thread figures the chapter reads from its comments. */
+static void write_hardware_head(FILE *out, const measurement *r) {
   const machine *m = &r->m;
-  const gemm_point *g32 = NULL;
-  const stream_point *dram = NULL;
   double f32 = gemm_best(r, false, r->threads, NULL), f64 = gemm_best(r, true, r->threads, NULL);
   double f32_1 = gemm_best(r, false, 1, NULL), f64_1 = gemm_best(r, true, 1, NULL);
   double bw = stream_dram(r, SCALE_STREAM_TRIAD, r->threads, NULL);
   double bw_1 = stream_dram(r, SCALE_STREAM_TRIAD, 1, NULL);
-  double f32_best = gemm_best(r, false, 0, &g32);
-  double bw_best = stream_dram(r, SCALE_STREAM_TRIAD, 0, &dram);
-
   fprintf(out, "; %s, measured by `scale measure%s` (scale %s) on %s.\n", m->model,
           r->quick ? " --quick" : "", SCALE_VERSION_STRING, r->when);
   fprintf(out, "; Machine as the operating system reports it: %s, %g online CPUs, widest vector "
@@ -557,6 +588,16 @@ static void write_hardware_file(FILE *out, const measurement *r) {
   fprintf(out, "; multi-thread threads=%d fp32_flops_per_s=%.6g fp64_flops_per_s=%.6g "
                "triad_bytes_per_s=%.6g\n",
           r->threads, f32, f64, bw);
+}
+
+/* The [chip] section: the best rates of the sweep and the machine's sizes, each with its
+ * source. */
+static void write_hardware_chip(FILE *out, const measurement *r) {
+  const machine *m = &r->m;
+  const gemm_point *g32 = NULL;
+  const stream_point *dram = NULL;
+  double f32_best = gemm_best(r, false, 0, &g32);
+  double bw_best = stream_dram(r, SCALE_STREAM_TRIAD, 0, &dram);
   fprintf(out, "\n[chip]\nkind = gpu\n");
   char name[SCALE_NAME_MAX];
   snprintf(name, sizeof name, "%.48s (measured)", m->model);
@@ -592,6 +633,10 @@ static void write_hardware_file(FILE *out, const measurement *r) {
   if (!isnan(m->llc_bytes))
     fprintf(out, "; sysfs cpu0/cache: the last-level cache\nl2_bytes = %.0f\n", m->llc_bytes);
 
+}
+
+/* Every measured point as a comment line (read by chapters/09-profiling). */
+static void write_hardware_points(FILE *out, const measurement *r) {
   fprintf(out, "\n; ---- every measured point (read by chapters/09-profiling) ----\n");
   for (int i = 0; i < r->n_gemm; i++) {
     const gemm_point *p = &r->gemm[i];
@@ -607,6 +652,12 @@ static void write_hardware_file(FILE *out, const measurement *r) {
             scale_stream_kernel_name(p->kernel), p->threads, p->working_set_bytes, p->bytes_per_s,
             p->time_s);
   }
+}
+
+static void write_hardware_file(FILE *out, const measurement *r) {
+  write_hardware_head(out, r);
+  write_hardware_chip(out, r);
+  write_hardware_points(out, r);
 }
 
 static void write_json(FILE *out, const measurement *r) {

@@ -124,66 +124,73 @@ static bool parse_no(const char *text, scale_plan_opts *o) {
   return true;
 }
 
+/* Takes one of plan train's own options: 0 or a usage error. */
+static int take(int c, const char *arg, args *a, char **argv) {
+  double v;
+  switch (c) {
+  case OPT_CHIPS:
+    a->chips = arg;
+    break;
+  case OPT_BATCH:
+    if (!cli_parse_number("batch-tokens", arg, SCALE_NUM_POSITIVE, &a->batch)) return 2;
+    a->batch_text = arg;
+    break;
+  case OPT_SEQ:
+    if (!cli_parse_number("seq", arg, SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER, &a->seq))
+      return 2;
+    break;
+  case OPT_OBJECTIVE:
+    if (scale_plan_objective_parse(arg, &a->opts.objective))
+      return cli_usage("--objective: '%s' is not time, cost or mfu", arg);
+    break;
+  case OPT_TOP:
+    if (!parse_top(arg, &a->opts.top_k)) return 2;
+    break;
+  case OPT_TOKENS:
+    if (!cli_parse_number("tokens", arg, SCALE_NUM_POSITIVE, &a->tokens)) return 2;
+    break;
+  case OPT_BUDGET_USD:
+    if (!cli_parse_number("budget-usd", arg, SCALE_NUM_POSITIVE, &a->budget_usd)) return 2;
+    break;
+  case OPT_BUDGET_DAYS:
+    if (!cli_parse_number("budget-days", arg, SCALE_NUM_POSITIVE, &v)) return 2;
+    a->budget_s = v * SCALE_SECONDS_PER_DAY;
+    break;
+  case OPT_EFFICIENCY:
+    if (!cli_parse_number("efficiency", arg, SCALE_NUM_POSITIVE, &a->efficiency)) return 2;
+    if (a->efficiency > 1) return cli_usage("--efficiency: %s is above 1", arg);
+    break;
+  case OPT_NO:
+    if (!parse_no(arg, &a->opts)) return 2;
+    break;
+  case OPT_THREADS:
+    if (!cli_parse_number("threads", arg, SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER, &v))
+      return 2;
+    a->opts.n_threads = v > 8 ? 8 : (int)v;
+    break;
+  case OPT_ROOFLINE:
+    a->roofline = true;
+    break;
+  default:
+    return cli_bad_option("plan train", argv);
+  }
+  return 0;
+}
+
 static int parse(int argc, char **argv, args *a) {
   memset(a, 0, sizeof *a);
   a->opts = scale_plan_opts_default();
   a->efficiency = NAN;
   cli_getopt_reset();
   int c;
-  double v;
   while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
     if (cli_plan_common_take(c, optarg, &a->common)) {
       if (!a->common.help) continue;
       usage(stdout);
       return -1;
     }
-    switch (c) {
-    case OPT_CHIPS:
-      a->chips = optarg;
-      break;
-    case OPT_BATCH:
-      if (!cli_parse_number("batch-tokens", optarg, SCALE_NUM_POSITIVE, &a->batch)) return 2;
-      a->batch_text = optarg;
-      break;
-    case OPT_SEQ:
-      if (!cli_parse_number("seq", optarg, SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER, &a->seq))
-        return 2;
-      break;
-    case OPT_OBJECTIVE:
-      if (scale_plan_objective_parse(optarg, &a->opts.objective))
-        return cli_usage("--objective: '%s' is not time, cost or mfu", optarg);
-      break;
-    case OPT_TOP:
-      if (!parse_top(optarg, &a->opts.top_k)) return 2;
-      break;
-    case OPT_TOKENS:
-      if (!cli_parse_number("tokens", optarg, SCALE_NUM_POSITIVE, &a->tokens)) return 2;
-      break;
-    case OPT_BUDGET_USD:
-      if (!cli_parse_number("budget-usd", optarg, SCALE_NUM_POSITIVE, &a->budget_usd)) return 2;
-      break;
-    case OPT_BUDGET_DAYS:
-      if (!cli_parse_number("budget-days", optarg, SCALE_NUM_POSITIVE, &v)) return 2;
-      a->budget_s = v * SCALE_SECONDS_PER_DAY;
-      break;
-    case OPT_EFFICIENCY:
-      if (!cli_parse_number("efficiency", optarg, SCALE_NUM_POSITIVE, &a->efficiency)) return 2;
-      if (a->efficiency > 1) return cli_usage("--efficiency: %s is above 1", optarg);
-      break;
-    case OPT_NO:
-      if (!parse_no(optarg, &a->opts)) return 2;
-      break;
-    case OPT_THREADS:
-      if (!cli_parse_number("threads", optarg, SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER, &v))
-        return 2;
-      a->opts.n_threads = v > 8 ? 8 : (int)v;
-      break;
-    case OPT_ROOFLINE:
-      a->roofline = true;
-      break;
-    default:
-      return cli_bad_option("plan train", argv);
-    }
+    int rc = take(c, optarg, a, argv);
+    if (rc) return rc;
   }
   if ((c = cli_plan_common_check(&a->common, "plan train", argc, argv))) return c;
   if (!a->chips) return cli_usage("plan train: missing --chips");
@@ -355,6 +362,89 @@ static void progress(int n_counts, int done, double chips, double elapsed_s) {
           n_counts, scale_format(t, sizeof t, elapsed_s, NULL, SCALE_FMT_TIME));
 }
 
+/* The search over a range of chip counts: the best count's report and the totals. */
+typedef struct {
+  scale_plan_report *best, *scratch; /* the best count's ranking; the last count's */
+  double best_chips;
+  double candidates, evaluated, elapsed_s; /* over every count */
+} train_search;
+
+/* Searches every chip count lo, 2 lo, ... hi into 's' (its reports allocated): 0, or a usage
+ * error or failure reported, among them that no layout fits (within the budget). */
+static int search_all(const args *a, const scale_model *model, const scale_chip *chip,
+                      const scale_step_params *params, double lo, double hi, train_search *s) {
+  int rc = 0, n_counts = 0, done = 0;
+  for (double chips = lo; chips <= hi; chips *= 2)
+    n_counts++;
+  for (double chips = lo; chips <= hi && !rc; chips *= 2) {
+    rc = search_one(a, model, chip, params, chips, s->best, &s->best_chips, s->scratch,
+                    &s->candidates, &s->elapsed_s);
+    s->evaluated += s->scratch->n_evaluated;
+    progress(n_counts, ++done, chips, s->elapsed_s);
+  }
+  if (!rc && s->best->n_ranked == 0)
+    rc = cli_fail("no layout of %s on %s fits%s (pruned: %.0f by memory, %.0f by batch size)",
+                  model->name, chip->name, a->budget_usd || a->budget_s ? " within the budget" : "",
+                  s->scratch->n_pruned[SCALE_PLAN_PRUNE_MEMORY],
+                  s->scratch->n_pruned[SCALE_PLAN_PRUNE_BATCH]);
+  return rc;
+}
+
+static void train_print_json(const args *a, const scale_model *model, const scale_chip *chip,
+                             const train_search *s, const char *why,
+                             char cmd[][640]) {
+  const scale_plan_report *best = s->best;
+  cli_json j;
+  cli_json_init(&j, stdout);
+  cli_json_object_begin(&j, NULL);
+  cli_json_string(&j, "model", model->name);
+  cli_json_string(&j, "hw", chip->name);
+  cli_json_number(&j, "chips", s->best_chips);
+  cli_json_string(&j, "objective", scale_plan_objective_name(a->opts.objective));
+  cli_json_string(&j, "cost_model", a->roofline ? "roofline" : "step");
+  json_entry(&j, "best", &best->ranked[0], cmd[0]);
+  cli_json_array_begin(&j, "ranked");
+  for (int i = 0; i < best->n_ranked; i++)
+    json_entry(&j, NULL, &best->ranked[i], cmd[i]);
+  cli_json_array_end(&j);
+  cli_json_string(&j, "why", why);
+  cli_json_number(&j, "layouts_enumerated", s->candidates);
+  cli_json_number(&j, "layouts_evaluated", s->evaluated);
+  cli_json_number(&j, "layouts_pruned", best->n_pruned_total);
+  cli_json_object_begin(&j, "pruned_by_rule");
+  for (int i = 0; i < SCALE_PLAN_PRUNE_COUNT; i++)
+    cli_json_number(&j, scale_plan_prune_name((scale_plan_prune)i), best->n_pruned[i]);
+  cli_json_object_end(&j);
+  cli_json_number(&j, "layouts_per_s", s->elapsed_s > 0 ? s->candidates / s->elapsed_s : 0);
+  cli_json_number(&j, "search_time_s", s->elapsed_s);
+  cli_json_object_end(&j);
+  cli_json_finish(&j);
+}
+
+static void train_print_text(const args *a, const scale_model *model, const scale_chip *chip,
+                             const train_search *s, const char *why, char cmd[][640]) {
+  const scale_plan_report *best = s->best;
+  char n1[32], n2[32], n3[32];
+  double rate = s->elapsed_s > 0 ? s->candidates / s->elapsed_s : 0;
+  printf("%s on %s, %s objective: best of %s layouts (%s evaluated, the rest pruned by "
+         "rule; %s layouts/s, %d threads)\n",
+         model->display_name, chip->display_name, scale_plan_objective_name(a->opts.objective),
+         scale_format(n1, sizeof n1, s->candidates, "", SCALE_FMT_SCI),
+         scale_format(n2, sizeof n2, s->evaluated, "", SCALE_FMT_SCI),
+         scale_format(n3, sizeof n3, rate, "", SCALE_FMT_SCI), best->n_threads_used);
+  printf("model: %s\n", cli_cost_model_name(chip, a->roofline));
+  scale_train_problem shown = scale_train_problem_make(model, chip, s->best_chips, a->batch, a->seq);
+  shown.train_tokens = a->tokens;
+  for (int i = 0; i < best->n_ranked; i++)
+    print_entry(i + 1, &best->ranked[i], s->best_chips, cmd[i], &shown);
+  if (why[0]) printf("why: %s\n", why);
+  printf("pruned:");
+  for (int i = 0; i < SCALE_PLAN_PRUNE_COUNT; i++)
+    printf(" %s %s%s", scale_plan_prune_name((scale_plan_prune)i),
+           scale_format(n1, sizeof n1, best->n_pruned[i], "", SCALE_FMT_SCI),
+           i + 1 < SCALE_PLAN_PRUNE_COUNT ? "," : "\n");
+}
+
 static int plan_train(int argc, char **argv) {
   args a;
   int rc = parse(argc, argv, &a);
@@ -369,84 +459,26 @@ static int plan_train(int argc, char **argv) {
     if ((rc = cli_load_step_params(&chip, &params))) return rc;
     if (!isnan(a.efficiency)) params.v[SCALE_STEP_MM_ETA_MAX] = a.efficiency;
   }
-  scale_plan_report *best = calloc(1, sizeof *best), *scratch = malloc(sizeof *scratch);
-  if (!best || !scratch) {
-    free(best);
-    free(scratch);
+  train_search s = {calloc(1, sizeof *s.best), malloc(sizeof *s.scratch), 0, 0, 0, 0};
+  if (!s.best || !s.scratch) {
+    free(s.best);
+    free(s.scratch);
     return cli_fail("out of memory");
   }
-  double best_chips = 0, candidates = 0, evaluated = 0, elapsed = 0;
   cli_warn_batch_tokens(a.batch_text, a.batch, a.seq); /* usage errors are behind: one line */
-  int n_counts = 0, done = 0;
-  for (double chips = lo; chips <= hi; chips *= 2)
-    n_counts++;
-  for (double chips = lo; chips <= hi && !rc; chips *= 2) {
-    rc = search_one(&a, &model, &chip, a.roofline ? NULL : &params, chips, best, &best_chips,
-                    scratch, &candidates, &elapsed);
-    evaluated += scratch->n_evaluated;
-    progress(n_counts, ++done, chips, elapsed);
-  }
-  if (!rc && best->n_ranked == 0)
-    rc = cli_fail("no layout of %s on %s fits%s (pruned: %.0f by memory, %.0f by batch size)",
-                  model.name, chip.name, a.budget_usd || a.budget_s ? " within the budget" : "",
-                  scratch->n_pruned[SCALE_PLAN_PRUNE_MEMORY],
-                  scratch->n_pruned[SCALE_PLAN_PRUNE_BATCH]);
+  rc = search_all(&a, &model, &chip, a.roofline ? NULL : &params, lo, hi, &s);
   if (!rc) {
     char why[1024], cmd[SCALE_PLAN_TOP_MAX][640];
-    scale_plan_explain(best, why, sizeof why);
-    for (int i = 0; i < best->n_ranked; i++)
-      train_command(&a, &model, &chip, best_chips, &best->ranked[i], cmd[i], sizeof cmd[i]);
-    double rate = elapsed > 0 ? candidates / elapsed : 0;
-    if (a.common.json) {
-      cli_json j;
-      cli_json_init(&j, stdout);
-      cli_json_object_begin(&j, NULL);
-      cli_json_string(&j, "model", model.name);
-      cli_json_string(&j, "hw", chip.name);
-      cli_json_number(&j, "chips", best_chips);
-      cli_json_string(&j, "objective", scale_plan_objective_name(a.opts.objective));
-      cli_json_string(&j, "cost_model", a.roofline ? "roofline" : "step");
-      json_entry(&j, "best", &best->ranked[0], cmd[0]);
-      cli_json_array_begin(&j, "ranked");
-      for (int i = 0; i < best->n_ranked; i++)
-        json_entry(&j, NULL, &best->ranked[i], cmd[i]);
-      cli_json_array_end(&j);
-      cli_json_string(&j, "why", why);
-      cli_json_number(&j, "layouts_enumerated", candidates);
-      cli_json_number(&j, "layouts_evaluated", evaluated);
-      cli_json_number(&j, "layouts_pruned", best->n_pruned_total);
-      cli_json_object_begin(&j, "pruned_by_rule");
-      for (int i = 0; i < SCALE_PLAN_PRUNE_COUNT; i++)
-        cli_json_number(&j, scale_plan_prune_name((scale_plan_prune)i), best->n_pruned[i]);
-      cli_json_object_end(&j);
-      cli_json_number(&j, "layouts_per_s", rate);
-      cli_json_number(&j, "search_time_s", elapsed);
-      cli_json_object_end(&j);
-      cli_json_finish(&j);
-    } else {
-      char n1[32], n2[32], n3[32];
-      printf("%s on %s, %s objective: best of %s layouts (%s evaluated, the rest pruned by "
-             "rule; %s layouts/s, %d threads)\n",
-             model.display_name, chip.display_name, scale_plan_objective_name(a.opts.objective),
-             scale_format(n1, sizeof n1, candidates, "", SCALE_FMT_SCI),
-             scale_format(n2, sizeof n2, evaluated, "", SCALE_FMT_SCI),
-             scale_format(n3, sizeof n3, rate, "", SCALE_FMT_SCI), best->n_threads_used);
-      printf("model: %s\n", cli_cost_model_name(&chip, a.roofline));
-      scale_train_problem shown =
-          scale_train_problem_make(&model, &chip, best_chips, a.batch, a.seq);
-      shown.train_tokens = a.tokens;
-      for (int i = 0; i < best->n_ranked; i++)
-        print_entry(i + 1, &best->ranked[i], best_chips, cmd[i], &shown);
-      if (why[0]) printf("why: %s\n", why);
-      printf("pruned:");
-      for (int i = 0; i < SCALE_PLAN_PRUNE_COUNT; i++)
-        printf(" %s %s%s", scale_plan_prune_name((scale_plan_prune)i),
-               scale_format(n1, sizeof n1, best->n_pruned[i], "", SCALE_FMT_SCI),
-               i + 1 < SCALE_PLAN_PRUNE_COUNT ? "," : "\n");
-    }
+    scale_plan_explain(s.best, why, sizeof why);
+    for (int i = 0; i < s.best->n_ranked; i++)
+      train_command(&a, &model, &chip, s.best_chips, &s.best->ranked[i], cmd[i], sizeof cmd[i]);
+    if (a.common.json)
+      train_print_json(&a, &model, &chip, &s, why, cmd);
+    else
+      train_print_text(&a, &model, &chip, &s, why, cmd);
   }
-  free(best);
-  free(scratch);
+  free(s.best);
+  free(s.scratch);
   return rc;
 }
 
@@ -504,81 +536,163 @@ static void infer_print_entry(int rank, const scale_plan_infer_entry *e) {
   printf("\n");
 }
 
-static int plan_infer(int argc, char **argv) {
-  if (cli_plan_serve_wanted(argc, argv)) return cli_plan_serve(argc, argv);
-  enum { O_PROMPT = CLI_PLAN_OPT_OWN, O_OUTPUT, O_LATENCY, O_MAXCHIPS, O_OBJ, O_WD, O_KD, O_TOP };
-  static const struct option opts[] = {CLI_PLAN_COMMON_OPTIONS,
-                                       {"prompt", required_argument, NULL, O_PROMPT},
-                                       {"output", required_argument, NULL, O_OUTPUT},
-                                       {"latency", required_argument, NULL, O_LATENCY},
-                                       {"max-chips", required_argument, NULL, O_MAXCHIPS},
-                                       {"objective", required_argument, NULL, O_OBJ},
-                                       {"weight-dtypes", required_argument, NULL, O_WD},
-                                       {"kv-dtypes", required_argument, NULL, O_KD},
-                                       {"top", required_argument, NULL, O_TOP},
-                                       {NULL, 0, NULL, 0}};
-  cli_plan_common common = {0};
-  double prompt = -1, output = 0;
-  scale_plan_infer_opts o = scale_plan_infer_opts_default(0, 1);
+/* The options of the fixed-batch `scale plan infer`. */
+typedef struct {
+  cli_plan_common common;
+  double prompt, output;  /* --prompt (-1 until given), --output (0 until given) */
+  scale_plan_infer_opts o; /* the search's options */
+} infer_args;
+
+enum { O_PROMPT = CLI_PLAN_OPT_OWN, O_OUTPUT, O_LATENCY, O_MAXCHIPS, O_OBJ, O_WD, O_KD, O_TOP };
+static const struct option infer_options[] = {CLI_PLAN_COMMON_OPTIONS,
+                                              {"prompt", required_argument, NULL, O_PROMPT},
+                                              {"output", required_argument, NULL, O_OUTPUT},
+                                              {"latency", required_argument, NULL, O_LATENCY},
+                                              {"max-chips", required_argument, NULL, O_MAXCHIPS},
+                                              {"objective", required_argument, NULL, O_OBJ},
+                                              {"weight-dtypes", required_argument, NULL, O_WD},
+                                              {"kv-dtypes", required_argument, NULL, O_KD},
+                                              {"top", required_argument, NULL, O_TOP},
+                                              {NULL, 0, NULL, 0}};
+
+/* Takes one of plan infer's own options: 0 or a usage error. */
+static int infer_take(int c, const char *arg, infer_args *ia, char **argv) {
+  scale_plan_infer_opts *o = &ia->o;
+  const unsigned whole = SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER;
+  bool ok = true;
+  switch (c) {
+  case O_PROMPT:
+    ok = cli_parse_number("prompt", arg, SCALE_NUM_NONNEG | SCALE_NUM_INTEGER, &ia->prompt);
+    break;
+  case O_OUTPUT: ok = cli_parse_number("output", arg, whole, &ia->output); break;
+  case O_LATENCY: ok = cli_parse_number("latency", arg, SCALE_NUM_POSITIVE, &o->max_step_s); break;
+  case O_MAXCHIPS: ok = cli_parse_number("max-chips", arg, whole, &o->max_chips); break;
+  case O_OBJ:
+    if (scale_plan_infer_objective_parse(arg, &o->objective))
+      return cli_usage("--objective: '%s' is not throughput or cost", arg);
+    break;
+  case O_WD: ok = cli_plan_parse_dtype_list("weight-dtypes", arg, o->allow_weight); break;
+  case O_KD: ok = cli_plan_parse_dtype_list("kv-dtypes", arg, o->allow_kv); break;
+  case O_TOP: ok = parse_top(arg, &o->top_k); break;
+  default: return cli_bad_option("plan infer", argv);
+  }
+  return ok ? 0 : 2;
+}
+
+/* Reads the command line into 'ia': 0, a usage error, or -1 after printing --help. */
+static int infer_parse(int argc, char **argv, infer_args *ia) {
+  memset(ia, 0, sizeof *ia);
+  ia->prompt = -1;
+  ia->o = scale_plan_infer_opts_default(0, 1);
   cli_getopt_reset();
   int c;
-  while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-    if (cli_plan_common_take(c, optarg, &common)) {
-      if (!common.help) continue;
+  while ((c = getopt_long(argc, argv, "+h", infer_options, NULL)) != -1) {
+    if (cli_plan_common_take(c, optarg, &ia->common)) {
+      if (!ia->common.help) continue;
       infer_usage(stdout);
-      return 0;
+      return -1;
     }
-    switch (c) {
-    case O_PROMPT:
-      if (!cli_parse_number("prompt", optarg, SCALE_NUM_NONNEG | SCALE_NUM_INTEGER, &prompt))
-        return 2;
-      break;
-    case O_OUTPUT:
-      if (!cli_parse_number("output", optarg, SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER, &output))
-        return 2;
-      break;
-    case O_LATENCY:
-      if (!cli_parse_number("latency", optarg, SCALE_NUM_POSITIVE, &o.max_step_s)) return 2;
-      break;
-    case O_MAXCHIPS:
-      if (!cli_parse_number("max-chips", optarg, SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER,
-                            &o.max_chips))
-        return 2;
-      break;
-    case O_OBJ:
-      if (scale_plan_infer_objective_parse(optarg, &o.objective))
-        return cli_usage("--objective: '%s' is not throughput or cost", optarg);
-      break;
-    case O_WD:
-      if (!cli_plan_parse_dtype_list("weight-dtypes", optarg, o.allow_weight)) return 2;
-      break;
-    case O_KD:
-      if (!cli_plan_parse_dtype_list("kv-dtypes", optarg, o.allow_kv)) return 2;
-      break;
-    case O_TOP:
-      if (!parse_top(optarg, &o.top_k)) return 2;
-      break;
-    default:
-      return cli_bad_option("plan infer", argv);
-    }
+    int rc = infer_take(c, optarg, ia, argv);
+    if (rc) return rc;
   }
-  int rc = cli_plan_common_check(&common, "plan infer", argc, argv);
+  int rc = cli_plan_common_check(&ia->common, "plan infer", argc, argv);
   if (rc) return rc;
-  if (prompt < 0) return cli_usage("plan infer: missing --prompt (tokens per request)");
-  if (output <= 0) return cli_usage("plan infer: missing --output (generated tokens)");
-  o.prompt = prompt;
-  o.decode_len = output;
+  if (ia->prompt < 0) return cli_usage("plan infer: missing --prompt (tokens per request)");
+  if (ia->output <= 0) return cli_usage("plan infer: missing --output (generated tokens)");
+  ia->o.prompt = ia->prompt;
+  ia->o.decode_len = ia->output;
+  return 0;
+}
+
+/* The latency/throughput frontier of the best slice: every batch from one per copy up. */
+typedef struct {
+  scale_infer_config best; /* the best layout */
+  scale_infer_point points[24];
+  int n_points;
+} infer_frontier;
+
+static void frontier_of(const scale_model *model, const scale_chip *chip,
+                        const scale_plan_infer_report *r, infer_frontier *f) {
+  f->best = r->ranked[0].config;
+  double batches[24];
+  f->n_points = 0;
+  for (double b = f->best.n_chips / f->best.tp; f->n_points < 24 && b <= 1 << 22; b *= 2)
+    batches[f->n_points++] = b;
+  scale_infer_frontier(model, chip, &f->best, batches, f->n_points, f->points);
+}
+
+static void infer_print_json(const scale_model *model, const scale_chip *chip,
+                             const infer_args *ia, const scale_plan_infer_report *r,
+                             const infer_frontier *f) {
+  cli_json j;
+  cli_json_init(&j, stdout);
+  cli_json_object_begin(&j, NULL);
+  cli_json_string(&j, "model", model->name);
+  cli_json_string(&j, "hw", chip->name);
+  cli_json_string(&j, "objective", scale_plan_infer_objective_name(ia->o.objective));
+  infer_json_entry(&j, "best", &r->ranked[0]);
+  cli_json_array_begin(&j, "ranked");
+  for (int i = 0; i < r->n_ranked; i++)
+    infer_json_entry(&j, NULL, &r->ranked[i]);
+  cli_json_array_end(&j);
+  cli_json_array_begin(&j, "frontier");
+  for (int i = 0; i < f->n_points; i++) {
+    const scale_infer_point *p = &f->points[i];
+    cli_json_object_begin(&j, NULL);
+    cli_json_number(&j, "batch", p->batch);
+    cli_json_number(&j, "step_time_s", p->step_s);
+    cli_json_number(&j, "tokens_per_s_per_chip", p->tokens_per_s_per_chip);
+    cli_json_number(&j, "cost_usd_per_million_tokens", p->cost_usd_per_million_tokens);
+    cli_json_bool(&j, "fits", p->fits);
+    cli_json_object_end(&j);
+  }
+  cli_json_array_end(&j);
+  cli_json_number(&j, "layouts_evaluated", r->n_candidates);
+  cli_json_number(&j, "too_big", r->n_too_big);
+  cli_json_number(&j, "too_slow", r->n_too_slow);
+  cli_json_number(&j, "invalid", r->n_invalid);
+  cli_json_object_end(&j);
+  cli_json_finish(&j);
+}
+
+static void infer_print_text(const scale_model *model, const scale_chip *chip,
+                             const infer_args *ia, const scale_plan_infer_report *r,
+                             const infer_frontier *f) {
+  printf("Serving %s on %s (prompt %.0f, output %.0f tokens), %s objective: %.0f layouts, "
+         "%.0f too big, %.0f too slow\n",
+         model->display_name, chip->display_name, ia->prompt, ia->output,
+         scale_plan_infer_objective_name(ia->o.objective), r->n_candidates, r->n_too_big,
+         r->n_too_slow);
+  for (int i = 0; i < r->n_ranked; i++)
+    infer_print_entry(i + 1, &r->ranked[i]);
+  printf("frontier of the best slice (%.0f chips, tp %.0f):\n", f->best.n_chips, f->best.tp);
+  printf("  %8s %12s %16s %14s\n", "batch", "step", "tokens/s/chip", "$ / M tokens");
+  for (int i = 0; i < f->n_points && f->points[i].fits; i++) {
+    const scale_infer_point *p = &f->points[i];
+    char step[32], rate[32], cost[32];
+    printf("  %8.0f %12s %16s %14s\n", p->batch,
+           scale_format(step, sizeof step, p->step_s, NULL, SCALE_FMT_TIME),
+           scale_format(rate, sizeof rate, p->tokens_per_s_per_chip, "", SCALE_FMT_PLAIN),
+           scale_format(cost, sizeof cost, p->cost_usd_per_million_tokens, "", SCALE_FMT_USD));
+  }
+}
+
+static int plan_infer(int argc, char **argv) {
+  if (cli_plan_serve_wanted(argc, argv)) return cli_plan_serve(argc, argv);
+  infer_args ia;
+  int rc = infer_parse(argc, argv, &ia);
+  if (rc) return rc < 0 ? 0 : rc;
   scale_model model;
   scale_chip chip;
-  if ((rc = cli_plan_common_load(&common, &model, &chip))) return rc;
+  if ((rc = cli_plan_common_load(&ia.common, &model, &chip))) return rc;
   scale_diag diag;
   /* The KV context the search prices, checked as `scale infer` checks --context. */
-  if (scale_infer_check_context(&model, "context (prompt + output/2)", prompt + output / 2, 1.0,
-                                &diag))
+  if (scale_infer_check_context(&model, "context (prompt + output/2)", ia.prompt + ia.output / 2,
+                                1.0, &diag))
     return cli_usage("plan infer: %s", diag.message);
   scale_plan_infer_report *r = malloc(sizeof *r);
   if (!r) return cli_fail("out of memory");
-  if (scale_plan_infer(&model, &chip, &o, r, &diag)) {
+  if (scale_plan_infer(&model, &chip, &ia.o, r, &diag)) {
     free(r);
     return cli_usage("%s", diag.message);
   }
@@ -589,63 +703,12 @@ static int plan_infer(int argc, char **argv) {
     free(r);
     return rc;
   }
-  /* The frontier of the best slice: every batch from 1 up. */
-  scale_infer_config best = r->ranked[0].config;
-  double batches[24];
-  scale_infer_point points[24];
-  int n_points = 0;
-  for (double b = best.n_chips / best.tp; n_points < 24 && b <= 1 << 22; b *= 2)
-    batches[n_points++] = b;
-  scale_infer_frontier(&model, &chip, &best, batches, n_points, points);
-  if (common.json) {
-    cli_json j;
-    cli_json_init(&j, stdout);
-    cli_json_object_begin(&j, NULL);
-    cli_json_string(&j, "model", model.name);
-    cli_json_string(&j, "hw", chip.name);
-    cli_json_string(&j, "objective", scale_plan_infer_objective_name(o.objective));
-    infer_json_entry(&j, "best", &r->ranked[0]);
-    cli_json_array_begin(&j, "ranked");
-    for (int i = 0; i < r->n_ranked; i++)
-      infer_json_entry(&j, NULL, &r->ranked[i]);
-    cli_json_array_end(&j);
-    cli_json_array_begin(&j, "frontier");
-    for (int i = 0; i < n_points; i++) {
-      cli_json_object_begin(&j, NULL);
-      cli_json_number(&j, "batch", points[i].batch);
-      cli_json_number(&j, "step_time_s", points[i].step_s);
-      cli_json_number(&j, "tokens_per_s_per_chip", points[i].tokens_per_s_per_chip);
-      cli_json_number(&j, "cost_usd_per_million_tokens", points[i].cost_usd_per_million_tokens);
-      cli_json_bool(&j, "fits", points[i].fits);
-      cli_json_object_end(&j);
-    }
-    cli_json_array_end(&j);
-    cli_json_number(&j, "layouts_evaluated", r->n_candidates);
-    cli_json_number(&j, "too_big", r->n_too_big);
-    cli_json_number(&j, "too_slow", r->n_too_slow);
-    cli_json_number(&j, "invalid", r->n_invalid);
-    cli_json_object_end(&j);
-    cli_json_finish(&j);
-  } else {
-    printf("Serving %s on %s (prompt %.0f, output %.0f tokens), %s objective: %.0f layouts, "
-           "%.0f too big, %.0f too slow\n",
-           model.display_name, chip.display_name, prompt, output,
-           scale_plan_infer_objective_name(o.objective), r->n_candidates, r->n_too_big,
-           r->n_too_slow);
-    for (int i = 0; i < r->n_ranked; i++)
-      infer_print_entry(i + 1, &r->ranked[i]);
-    printf("frontier of the best slice (%.0f chips, tp %.0f):\n", best.n_chips, best.tp);
-    printf("  %8s %12s %16s %14s\n", "batch", "step", "tokens/s/chip", "$ / M tokens");
-    for (int i = 0; i < n_points && points[i].fits; i++) {
-      char step[32], rate[32], cost[32];
-      printf("  %8.0f %12s %16s %14s\n", points[i].batch,
-             scale_format(step, sizeof step, points[i].step_s, NULL, SCALE_FMT_TIME),
-             scale_format(rate, sizeof rate, points[i].tokens_per_s_per_chip, "",
-                          SCALE_FMT_PLAIN),
-             scale_format(cost, sizeof cost, points[i].cost_usd_per_million_tokens, "",
-                          SCALE_FMT_USD));
-    }
-  }
+  infer_frontier f;
+  frontier_of(&model, &chip, r, &f);
+  if (ia.common.json)
+    infer_print_json(&model, &chip, &ia, r, &f);
+  else
+    infer_print_text(&model, &chip, &ia, r, &f);
   free(r);
   return 0;
 }

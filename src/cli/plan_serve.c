@@ -170,99 +170,107 @@ static bool parse_len(const char *opt, const char *text, scale_serve_lengths *ou
   return true;
 }
 
-int cli_plan_serve(int argc, char **argv) {
-  enum {
-    O_ISL = CLI_PLAN_OPT_OWN,
-    O_OSL,
-    O_TTFT,
-    O_TPOT,
-    O_MAXCHIPS,
-    O_DTYPES,
-    O_DISAGG,
-    O_REQUESTS,
-    O_SEED,
-    O_TOP
-  };
-  static const struct option opts[] = {CLI_PLAN_COMMON_OPTIONS,
-                                       {"isl", required_argument, NULL, O_ISL},
-                                       {"osl", required_argument, NULL, O_OSL},
-                                       {"ttft", required_argument, NULL, O_TTFT},
-                                       {"tpot", required_argument, NULL, O_TPOT},
-                                       {"max-chips", required_argument, NULL, O_MAXCHIPS},
-                                       {"dtypes", required_argument, NULL, O_DTYPES},
-                                       {"disagg", no_argument, NULL, O_DISAGG},
-                                       {"requests", required_argument, NULL, O_REQUESTS},
-                                       {"seed", required_argument, NULL, O_SEED},
-                                       {"top", required_argument, NULL, O_TOP},
-                                       {NULL, 0, NULL, 0}};
-  cli_plan_common common = {0};
-  scale_serve_plan_opts o = scale_serve_plan_opts_default();
+enum {
+  O_ISL = CLI_PLAN_OPT_OWN,
+  O_OSL,
+  O_TTFT,
+  O_TPOT,
+  O_MAXCHIPS,
+  O_DTYPES,
+  O_DISAGG,
+  O_REQUESTS,
+  O_SEED,
+  O_TOP
+};
+static const struct option options[] = {CLI_PLAN_COMMON_OPTIONS,
+                                        {"isl", required_argument, NULL, O_ISL},
+                                        {"osl", required_argument, NULL, O_OSL},
+                                        {"ttft", required_argument, NULL, O_TTFT},
+                                        {"tpot", required_argument, NULL, O_TPOT},
+                                        {"max-chips", required_argument, NULL, O_MAXCHIPS},
+                                        {"dtypes", required_argument, NULL, O_DTYPES},
+                                        {"disagg", no_argument, NULL, O_DISAGG},
+                                        {"requests", required_argument, NULL, O_REQUESTS},
+                                        {"seed", required_argument, NULL, O_SEED},
+                                        {"top", required_argument, NULL, O_TOP},
+                                        {NULL, 0, NULL, 0}};
+
+/* The options of the request-stream planner. */
+typedef struct {
+  cli_plan_common common;
+  scale_serve_plan_opts o; /* the search's options */
+  double top, seed;        /* --top (10), --seed (1) */
+} serve_args;
+
+/* Takes one of the stream planner's own options: 0 or a usage error. */
+static int take(int c, const char *arg, serve_args *a, char **argv) {
+  scale_serve_plan_opts *o = &a->o;
   const unsigned count = SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER;
-  double top = 10, seed = 1;
+  bool ok = true;
+  switch (c) {
+  case O_ISL: ok = parse_len("isl", arg, &o->isl); break;
+  case O_OSL: ok = parse_len("osl", arg, &o->osl); break;
+  case O_TTFT: ok = cli_parse_number("ttft", arg, SCALE_NUM_POSITIVE, &o->ttft_slo_s); break;
+  case O_TPOT: ok = cli_parse_number("tpot", arg, SCALE_NUM_POSITIVE, &o->tpot_slo_s); break;
+  case O_MAXCHIPS:
+    if (!cli_parse_number("max-chips", arg, count, &o->max_chips)) return CLI_EXIT_USAGE;
+    if (o->max_chips > 4096) return cli_usage("--max-chips: at most 4096, got %s", arg);
+    break;
+  case O_DTYPES: ok = cli_plan_parse_dtype_list("dtypes", arg, o->allow_dtype); break;
+  case O_DISAGG: o->disagg = true; break;
+  case O_REQUESTS:
+    if (!cli_parse_number("requests", arg, count, &o->n_requests)) return CLI_EXIT_USAGE;
+    if (o->n_requests < 10 || o->n_requests > 1e5)
+      return cli_usage("--requests: between 10 and 1e5, got %s", arg);
+    break;
+  case O_SEED:
+    ok = cli_parse_number("seed", arg, SCALE_NUM_NONNEG | SCALE_NUM_INTEGER, &a->seed);
+    break;
+  case O_TOP: ok = cli_parse_number("top", arg, count, &a->top); break;
+  default: return cli_bad_option("plan infer", argv);
+  }
+  return ok ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+}
+
+/* Reads the command line into 'a': 0, a usage error, or -1 after printing --help. */
+static int parse(int argc, char **argv, serve_args *a) {
+  memset(a, 0, sizeof *a);
+  a->o = scale_serve_plan_opts_default();
+  a->top = 10;
+  a->seed = 1;
   cli_getopt_reset();
   int c;
-  while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-    if (cli_plan_common_take(c, optarg, &common)) {
-      if (!common.help) continue;
+  while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+    if (cli_plan_common_take(c, optarg, &a->common)) {
+      if (!a->common.help) continue;
       usage(stdout);
-      return CLI_EXIT_OK;
+      return -1;
     }
-    switch (c) {
-    case O_ISL:
-      if (!parse_len("isl", optarg, &o.isl)) return CLI_EXIT_USAGE;
-      break;
-    case O_OSL:
-      if (!parse_len("osl", optarg, &o.osl)) return CLI_EXIT_USAGE;
-      break;
-    case O_TTFT:
-      if (!cli_parse_number("ttft", optarg, SCALE_NUM_POSITIVE, &o.ttft_slo_s))
-        return CLI_EXIT_USAGE;
-      break;
-    case O_TPOT:
-      if (!cli_parse_number("tpot", optarg, SCALE_NUM_POSITIVE, &o.tpot_slo_s))
-        return CLI_EXIT_USAGE;
-      break;
-    case O_MAXCHIPS:
-      if (!cli_parse_number("max-chips", optarg, count, &o.max_chips)) return CLI_EXIT_USAGE;
-      if (o.max_chips > 4096) return cli_usage("--max-chips: at most 4096, got %s", optarg);
-      break;
-    case O_DTYPES:
-      if (!cli_plan_parse_dtype_list("dtypes", optarg, o.allow_dtype)) return CLI_EXIT_USAGE;
-      break;
-    case O_DISAGG:
-      o.disagg = true;
-      break;
-    case O_REQUESTS:
-      if (!cli_parse_number("requests", optarg, count, &o.n_requests)) return CLI_EXIT_USAGE;
-      if (o.n_requests < 10 || o.n_requests > 1e5)
-        return cli_usage("--requests: between 10 and 1e5, got %s", optarg);
-      break;
-    case O_SEED:
-      if (!cli_parse_number("seed", optarg, SCALE_NUM_NONNEG | SCALE_NUM_INTEGER, &seed))
-        return CLI_EXIT_USAGE;
-      break;
-    case O_TOP:
-      if (!cli_parse_number("top", optarg, count, &top)) return CLI_EXIT_USAGE;
-      break;
-    default:
-      return cli_bad_option("plan infer", argv);
-    }
+    int rc = take(c, optarg, a, argv);
+    if (rc) return rc;
   }
-  int rc = cli_plan_common_check(&common, "plan infer", argc, argv);
+  int rc = cli_plan_common_check(&a->common, "plan infer", argc, argv);
   if (rc) return rc;
-  o.seed = (uint64_t)seed;
+  a->o.seed = (uint64_t)a->seed;
+  return CLI_EXIT_OK;
+}
+
+int cli_plan_serve(int argc, char **argv) {
+  serve_args a;
+  int rc = parse(argc, argv, &a);
+  if (rc) return rc < 0 ? CLI_EXIT_OK : rc;
   scale_model model;
   scale_chip chip;
-  if ((rc = cli_plan_common_load(&common, &model, &chip))) return rc;
+  if ((rc = cli_plan_common_load(&a.common, &model, &chip))) return rc;
   scale_serve_plan_report r;
   scale_diag diag;
-  if (scale_serve_plan(&model, &chip, &o, &r, &diag)) {
+  if (scale_serve_plan(&model, &chip, &a.o, &r, &diag)) {
     const char *why = diag.message; /* the library's "plan: " prefix, once is enough */
     return cli_usage("plan infer: %s", strncmp(why, "plan: ", 6) ? why : why + 6);
   }
-  if (common.json)
+  if (a.common.json)
     print_json(&model, &chip, &r);
   else
-    print_text(&model, &chip, &o, &r, (int)top);
+    print_text(&model, &chip, &a.o, &r, (int)a.top);
   return CLI_EXIT_OK;
 }

@@ -144,9 +144,9 @@ static void two_rows(const char *label, double predicted, double bound) {
          scale_format(b, sizeof b, bound, "", SCALE_FMT_TIME));
 }
 
-static void print_text(const scale_train_problem *p, const scale_layout *l,
-                       const scale_train_result *r, const scale_train_result *ideal) {
-  char num[64], num2[64];
+/* The text report's head: the problem and its layout. */
+static void print_layout_text(const scale_train_problem *p, const scale_layout *l) {
+  char num[64];
   const double degree[SCALE_TRAIN_DIM_COUNT] = {l->dp, l->fsdp, l->tp, l->pp, l->ep, l->cp};
   printf("%s on %.0f x %s: batch %s tokens, sequences of %.0f\n", p->model->display_name,
          p->n_chips, p->chip->display_name,
@@ -170,77 +170,93 @@ static void print_text(const scale_train_problem *p, const scale_layout *l,
   }
   if (l->cp > 1.0) printf(", %s attention", scale_cp_kind_name(l->cp_kind));
   printf(", remat %s\n\n", scale_train_remat_name(l->remat));
+}
 
-  printf("model: %s\n\n", cli_cost_model_name(p->chip, !r->step_model));
-  if (r->step_model) {
-    const scale_step_result *st = &r->step;
-    printf("step (per chip)                      %-14s %s\n", "predicted", "roofline bound");
-    two_rows("compute (every op)", r->compute_time_s, ideal->compute_time_s);
-    two_rows("exposed communication", r->exposed_comms_time_s, ideal->exposed_comms_time_s);
-    two_rows("pipeline bubble", r->bubble_time_s, ideal->bubble_time_s);
-    two_rows("fixed per-step overhead", st->overhead_s, 0.0);
-    /* a floor, not a term: a CP step on a host-blocking mesh lasts at least this (step.h) */
-    if (st->host_s > 0) two_rows("host floor (step >= it, CP)", st->host_s, 0.0);
-    /* a term after the floor: the mesh framework's latency per added Mamba-2 stage */
-    if (st->stage_s > 0) two_rows("Mamba-2 stage latency (PP)", st->stage_s, 0.0);
-    two_rows("step time", r->step_time_s, ideal->step_time_s);
-    printf("  %-34s %-14s %s\n", "MFU",
-           scale_format(num, sizeof num, r->mfu, "", SCALE_FMT_PERCENT),
-           scale_format(num2, sizeof num2, ideal->mfu, "", SCALE_FMT_PERCENT));
-    printf("  %-34s %-14s %s\n", "throughput [tokens/s]",
-           scale_format(num, sizeof num, r->tokens_per_s, "", SCALE_FMT_SI),
-           scale_format(num2, sizeof num2, ideal->tokens_per_s, "", SCALE_FMT_SI));
-    cli_row("microbatches per pipeline", st->microbatches, "", SCALE_FMT_PLAIN);
-    cli_row("pipeline bubble fraction", r->bubble_frac, "", SCALE_FMT_PERCENT);
-    printf("\noperations over the step (step model)\n");
-    for (int i = 0; i < SCALE_STEP_OP_COUNT; i++)
-      if (st->op_s[i] > 0.0)
-        cli_row(scale_step_op_name((scale_step_op)i), st->op_s[i], "", SCALE_FMT_TIME);
-    bool header = false;
-    for (int k = 0; k < SCALE_STEP_COMM_COUNT; k++) {
-      if (!(st->comm_s[k] > 0.0)) continue;
-      if (!header) printf("\ncommunication over the step (step model): time, exposed, rule\n");
-      header = true;
-      char label[64], text[200];
-      snprintf(label, sizeof label, "%s (%s)", scale_step_comm_name((scale_step_comm)k),
-               scale_step_net_name(st->net[k]));
-      snprintf(text, sizeof text, "%s, exposed %s: %s",
-               scale_format(num, sizeof num, st->comm_s[k], "", SCALE_FMT_TIME),
-               scale_format(num2, sizeof num2, st->exposed_s[k], "", SCALE_FMT_TIME),
-               scale_step_comm_rule((scale_step_comm)k, l->tp_overlap));
-      cli_row_text(label, text);
-    }
-  } else {
-    printf("step (per chip)\n");
-    cli_row("tokens per chip", r->tokens_per_chip, "", SCALE_FMT_PLAIN);
-    cli_row("FLOPs per chip (incl. remat)", r->flops_per_chip, "FLOP", SCALE_FMT_SCI);
-    cli_row("compute", r->compute_time_s, "", SCALE_FMT_TIME);
-    cli_row("comms on the busiest link", r->comms_time_s, "", SCALE_FMT_TIME);
-    cli_row("exposed comms (overlapped)", r->exposed_comms_time_s, "", SCALE_FMT_TIME);
-    cli_row("pipeline bubble fraction", r->bubble_frac, "", SCALE_FMT_PERCENT);
-    cli_row("step time", r->step_time_s, "", SCALE_FMT_TIME);
-    cli_row("step time without overlap", r->step_time_no_overlap_s, "", SCALE_FMT_TIME);
-    cli_row("MFU", r->mfu, "", SCALE_FMT_PERCENT);
-    cli_row("throughput", r->tokens_per_s, "tokens/s", SCALE_FMT_SI);
-
-    bool header = false;
-    for (int i = 0; i < SCALE_TRAIN_COMM_COUNT; i++) {
-      const scale_train_comm_cost *c = &r->comm[i];
-      if (!(c->step_bytes > 0.0)) continue;
-      if (!header) {
-        printf("\ncollectives per step (per chip)\n");
-        header = true;
-      }
-      char label[64], text[128];
-      snprintf(label, sizeof label, "%s (%s)", scale_train_comm_name((scale_train_comm)i),
-               scale_train_link_name(c->link));
-      snprintf(text, sizeof text, "%s in %s",
-               scale_format(num, sizeof num, c->step_bytes, "B", SCALE_FMT_SI),
-               scale_format(num2, sizeof num2, c->step_time_s, "", SCALE_FMT_TIME));
-      cli_row_text(label, text);
-    }
+/* The step model's operations and communication over the step. */
+static void print_step_parts_text(const scale_step_result *st, const scale_layout *l) {
+  char num[64], num2[64];
+  printf("\noperations over the step (step model)\n");
+  for (int i = 0; i < SCALE_STEP_OP_COUNT; i++)
+    if (st->op_s[i] > 0.0)
+      cli_row(scale_step_op_name((scale_step_op)i), st->op_s[i], "", SCALE_FMT_TIME);
+  bool header = false;
+  for (int k = 0; k < SCALE_STEP_COMM_COUNT; k++) {
+    if (!(st->comm_s[k] > 0.0)) continue;
+    if (!header) printf("\ncommunication over the step (step model): time, exposed, rule\n");
+    header = true;
+    char label[64], text[200];
+    snprintf(label, sizeof label, "%s (%s)", scale_step_comm_name((scale_step_comm)k),
+             scale_step_net_name(st->net[k]));
+    snprintf(text, sizeof text, "%s, exposed %s: %s",
+             scale_format(num, sizeof num, st->comm_s[k], "", SCALE_FMT_TIME),
+             scale_format(num2, sizeof num2, st->exposed_s[k], "", SCALE_FMT_TIME),
+             scale_step_comm_rule((scale_step_comm)k, l->tp_overlap));
+    cli_row_text(label, text);
   }
+}
 
+/* The step by the step model, beside the roofline bound 'ideal'. */
+static void print_step_text(const scale_layout *l, const scale_train_result *r,
+                            const scale_train_result *ideal) {
+  char num[64], num2[64];
+  const scale_step_result *st = &r->step;
+  printf("step (per chip)                      %-14s %s\n", "predicted", "roofline bound");
+  two_rows("compute (every op)", r->compute_time_s, ideal->compute_time_s);
+  two_rows("exposed communication", r->exposed_comms_time_s, ideal->exposed_comms_time_s);
+  two_rows("pipeline bubble", r->bubble_time_s, ideal->bubble_time_s);
+  two_rows("fixed per-step overhead", st->overhead_s, 0.0);
+  /* a floor, not a term: a CP step on a host-blocking mesh lasts at least this (step.h) */
+  if (st->host_s > 0) two_rows("host floor (step >= it, CP)", st->host_s, 0.0);
+  /* a term after the floor: the mesh framework's latency per added Mamba-2 stage */
+  if (st->stage_s > 0) two_rows("Mamba-2 stage latency (PP)", st->stage_s, 0.0);
+  two_rows("step time", r->step_time_s, ideal->step_time_s);
+  printf("  %-34s %-14s %s\n", "MFU", scale_format(num, sizeof num, r->mfu, "", SCALE_FMT_PERCENT),
+         scale_format(num2, sizeof num2, ideal->mfu, "", SCALE_FMT_PERCENT));
+  printf("  %-34s %-14s %s\n", "throughput [tokens/s]",
+         scale_format(num, sizeof num, r->tokens_per_s, "", SCALE_FMT_SI),
+         scale_format(num2, sizeof num2, ideal->tokens_per_s, "", SCALE_FMT_SI));
+  cli_row("microbatches per pipeline", st->microbatches, "", SCALE_FMT_PLAIN);
+  cli_row("pipeline bubble fraction", r->bubble_frac, "", SCALE_FMT_PERCENT);
+  print_step_parts_text(st, l);
+}
+
+/* The step by the book's roofline, with its collectives. */
+static void print_roofline_text(const scale_train_result *r) {
+  char num[64], num2[64];
+  printf("step (per chip)\n");
+  cli_row("tokens per chip", r->tokens_per_chip, "", SCALE_FMT_PLAIN);
+  cli_row("FLOPs per chip (incl. remat)", r->flops_per_chip, "FLOP", SCALE_FMT_SCI);
+  cli_row("compute", r->compute_time_s, "", SCALE_FMT_TIME);
+  cli_row("comms on the busiest link", r->comms_time_s, "", SCALE_FMT_TIME);
+  cli_row("exposed comms (overlapped)", r->exposed_comms_time_s, "", SCALE_FMT_TIME);
+  cli_row("pipeline bubble fraction", r->bubble_frac, "", SCALE_FMT_PERCENT);
+  cli_row("step time", r->step_time_s, "", SCALE_FMT_TIME);
+  cli_row("step time without overlap", r->step_time_no_overlap_s, "", SCALE_FMT_TIME);
+  cli_row("MFU", r->mfu, "", SCALE_FMT_PERCENT);
+  cli_row("throughput", r->tokens_per_s, "tokens/s", SCALE_FMT_SI);
+
+  bool header = false;
+  for (int i = 0; i < SCALE_TRAIN_COMM_COUNT; i++) {
+    const scale_train_comm_cost *c = &r->comm[i];
+    if (!(c->step_bytes > 0.0)) continue;
+    if (!header) {
+      printf("\ncollectives per step (per chip)\n");
+      header = true;
+    }
+    char label[64], text[128];
+    snprintf(label, sizeof label, "%s (%s)", scale_train_comm_name((scale_train_comm)i),
+             scale_train_link_name(c->link));
+    snprintf(text, sizeof text, "%s in %s",
+             scale_format(num, sizeof num, c->step_bytes, "B", SCALE_FMT_SI),
+             scale_format(num2, sizeof num2, c->step_time_s, "", SCALE_FMT_TIME));
+    cli_row_text(label, text);
+  }
+}
+
+/* Memory per chip, the run's time and cost, and what binds. */
+static void print_memory_run_text(const scale_train_problem *p, const scale_train_result *r,
+                                  const scale_train_result *ideal) {
+  char num[64];
   printf("\nmemory per chip\n");
   cli_row("weights", r->param_bytes, "B", SCALE_FMT_SI);
   cli_row("gradients", r->grad_bytes, "B", SCALE_FMT_SI);
@@ -272,6 +288,111 @@ static void print_text(const scale_train_problem *p, const scale_layout *l,
   printf("\nbound: %s: %s\n", scale_train_bound_name(r->bound), r->reason);
 }
 
+static void print_text(const scale_train_problem *p, const scale_layout *l,
+                       const scale_train_result *r, const scale_train_result *ideal) {
+  print_layout_text(p, l);
+  printf("model: %s\n\n", cli_cost_model_name(p->chip, !r->step_model));
+  if (r->step_model)
+    print_step_text(l, r, ideal);
+  else
+    print_roofline_text(r);
+  print_memory_run_text(p, r, ideal);
+}
+
+static void json_layout(cli_json *json, const scale_layout *l) {
+  cli_json_object_begin(json, "layout");
+  const double degree[SCALE_TRAIN_DIM_COUNT] = {l->dp, l->fsdp, l->tp, l->pp, l->ep, l->cp};
+  for (int d = 0; d < SCALE_TRAIN_DIM_COUNT; d++) {
+    cli_json_object_begin(json, scale_train_dim_name((scale_train_dim)d));
+    cli_json_number(json, "degree", degree[d]);
+    cli_json_string(json, "link", scale_train_link_name(l->link[d]));
+    cli_json_number(json, "n_axes", l->n_axes[d]);
+    cli_json_object_end(json);
+  }
+  cli_json_number(json, "zero_stage", (double)l->zero_stage);
+  cli_json_bool(json, "sp", l->sp);
+  cli_json_number(json, "n_microbatches", l->n_microbatches);
+  cli_json_string(json, "schedule", scale_pp_schedule_name(l->schedule));
+  cli_json_number(json, "n_virtual_stages", l->n_virtual_stages);
+  cli_json_string(json, "cp_kind", scale_cp_kind_name(l->cp_kind));
+  cli_json_string(json, "remat", scale_train_remat_name(l->remat));
+  cli_json_bool(json, "tp_overlap", l->tp_overlap);
+  cli_json_object_end(json);
+}
+
+/* The step model's overhead, floors, operations and communication. */
+static void json_step(cli_json *json, const scale_step_result *st, const scale_layout *l) {
+  cli_json_number(json, "overhead_s", st->overhead_s);
+  cli_json_number(json, "host_floor_s", st->host_s);
+  cli_json_number(json, "stage_latency_s", st->stage_s);
+  cli_json_object_begin(json, "ops_s");
+  for (int i = 0; i < SCALE_STEP_OP_COUNT; i++)
+    cli_json_number(json, scale_step_op_name((scale_step_op)i), st->op_s[i]);
+  cli_json_object_end(json);
+  cli_json_array_begin(json, "communication");
+  for (int k = 0; k < SCALE_STEP_COMM_COUNT; k++) {
+    if (!(st->comm_s[k] > 0.0)) continue;
+    cli_json_object_begin(json, NULL);
+    cli_json_string(json, "name", scale_step_comm_name((scale_step_comm)k));
+    cli_json_string(json, "network", scale_step_net_name(st->net[k]));
+    cli_json_number(json, "time_s", st->comm_s[k]);
+    cli_json_number(json, "exposed_s", st->exposed_s[k]);
+    cli_json_string(json, "rule", scale_step_comm_rule((scale_step_comm)k, l->tp_overlap));
+    cli_json_object_end(json);
+  }
+  cli_json_array_end(json);
+}
+
+/* The roofline's collectives (present with either cost model). */
+static void json_collectives(cli_json *json, const scale_train_result *r) {
+  cli_json_array_begin(json, "collectives");
+  for (int i = 0; i < SCALE_TRAIN_COMM_COUNT; i++) {
+    const scale_train_comm_cost *c = &r->comm[i];
+    if (!(c->step_bytes > 0.0)) continue;
+    cli_json_object_begin(json, NULL);
+    cli_json_string(json, "name", scale_train_comm_name((scale_train_comm)i));
+    cli_json_string(json, "dim", scale_train_dim_name(c->dim));
+    cli_json_string(json, "link", scale_train_link_name(c->link));
+    cli_json_number(json, "bandwidth_bytes_per_s", c->bandwidth_bytes_per_s);
+    cli_json_number(json, "fwd_bytes_per_layer", c->fwd_bytes_per_layer);
+    cli_json_number(json, "bwd_bytes_per_layer", c->bwd_bytes_per_layer);
+    cli_json_number(json, "fwd_time_per_layer_s", c->fwd_time_per_layer_s);
+    cli_json_number(json, "bwd_time_per_layer_s", c->bwd_time_per_layer_s);
+    cli_json_number(json, "step_bytes", c->step_bytes);
+    cli_json_number(json, "step_time_s", c->step_time_s);
+    cli_json_object_end(json);
+  }
+  cli_json_array_end(json);
+}
+
+/* Memory per chip, the run, and what binds. */
+static void json_memory_run(cli_json *json, const scale_train_problem *p,
+                            const scale_train_result *r) {
+  cli_json_number(json, "param_bytes", r->param_bytes);
+  cli_json_number(json, "grad_bytes", r->grad_bytes);
+  cli_json_number(json, "optimizer_bytes", r->optimizer_bytes);
+  cli_json_number(json, "activation_bytes", r->activation_bytes);
+  cli_json_number(json, "gathered_weight_bytes", r->gathered_weight_bytes);
+  cli_json_number(json, "cp_buffer_bytes", r->cp_buffer_bytes);
+  cli_json_number(json, "overhead_bytes", r->overhead_bytes);
+  cli_json_number(json, "memory_per_chip_bytes", r->memory_per_chip_bytes);
+  cli_json_number(json, "hbm_bytes", r->hbm_bytes);
+  cli_json_number(json, "memory_margin_bytes", r->memory_margin_bytes);
+  cli_json_bool(json, "fits", r->fits);
+  if (p->train_tokens > 0.0) {
+    cli_json_number(json, "train_tokens", p->train_tokens);
+    cli_json_number(json, "train_time_s", r->train_time_s);
+    cli_json_number(json, "cost_usd", r->cost_usd);
+  }
+  cli_json_string(json, "bound", scale_train_bound_name(r->bound));
+  if (r->bound == SCALE_TRAIN_BOUND_COMMS && !r->step_model)
+    cli_json_string(json, "binding_collective", scale_train_comm_name(r->binding_comm));
+  int worst = r->step_model ? scale_step_worst_exposed(&r->step) : -1;
+  if (r->bound == SCALE_TRAIN_BOUND_COMMS && worst >= 0)
+    cli_json_string(json, "binding_collective", scale_step_comm_name((scale_step_comm)worst));
+  cli_json_string(json, "reason", r->reason);
+}
+
 static void print_json(const scale_train_problem *p, const scale_layout *l,
                        const scale_train_result *r, const scale_train_result *ideal) {
   cli_json json;
@@ -284,24 +405,7 @@ static void print_json(const scale_train_problem *p, const scale_layout *l,
   cli_json_number(&json, "seq_len", p->seq_len);
   cli_json_string(&json, "cost_model", r->step_model ? "step" : "roofline");
   if (!r->step_model) cli_json_number(&json, "efficiency_frac", p->efficiency_frac);
-  cli_json_object_begin(&json, "layout");
-  const double degree[SCALE_TRAIN_DIM_COUNT] = {l->dp, l->fsdp, l->tp, l->pp, l->ep, l->cp};
-  for (int d = 0; d < SCALE_TRAIN_DIM_COUNT; d++) {
-    cli_json_object_begin(&json, scale_train_dim_name((scale_train_dim)d));
-    cli_json_number(&json, "degree", degree[d]);
-    cli_json_string(&json, "link", scale_train_link_name(l->link[d]));
-    cli_json_number(&json, "n_axes", l->n_axes[d]);
-    cli_json_object_end(&json);
-  }
-  cli_json_number(&json, "zero_stage", (double)l->zero_stage);
-  cli_json_bool(&json, "sp", l->sp);
-  cli_json_number(&json, "n_microbatches", l->n_microbatches);
-  cli_json_string(&json, "schedule", scale_pp_schedule_name(l->schedule));
-  cli_json_number(&json, "n_virtual_stages", l->n_virtual_stages);
-  cli_json_string(&json, "cp_kind", scale_cp_kind_name(l->cp_kind));
-  cli_json_string(&json, "remat", scale_train_remat_name(l->remat));
-  cli_json_bool(&json, "tp_overlap", l->tp_overlap);
-  cli_json_object_end(&json);
+  json_layout(&json, l);
 
   cli_json_number(&json, "tokens_per_chip", r->tokens_per_chip);
   cli_json_number(&json, "flops_per_chip", r->flops_per_chip);
@@ -320,272 +424,252 @@ static void print_json(const scale_train_problem *p, const scale_layout *l,
   cli_json_number(&json, "tokens_per_s", r->tokens_per_s);
   cli_json_number(&json, "roofline_step_time_s", ideal->step_time_s);
   cli_json_number(&json, "roofline_mfu", ideal->mfu);
-  if (r->step_model) {
-    const scale_step_result *st = &r->step;
-    cli_json_number(&json, "overhead_s", st->overhead_s);
-    cli_json_number(&json, "host_floor_s", st->host_s);
-    cli_json_number(&json, "stage_latency_s", st->stage_s);
-    cli_json_object_begin(&json, "ops_s");
-    for (int i = 0; i < SCALE_STEP_OP_COUNT; i++)
-      cli_json_number(&json, scale_step_op_name((scale_step_op)i), st->op_s[i]);
-    cli_json_object_end(&json);
-    cli_json_array_begin(&json, "communication");
-    for (int k = 0; k < SCALE_STEP_COMM_COUNT; k++) {
-      if (!(st->comm_s[k] > 0.0)) continue;
-      cli_json_object_begin(&json, NULL);
-      cli_json_string(&json, "name", scale_step_comm_name((scale_step_comm)k));
-      cli_json_string(&json, "network", scale_step_net_name(st->net[k]));
-      cli_json_number(&json, "time_s", st->comm_s[k]);
-      cli_json_number(&json, "exposed_s", st->exposed_s[k]);
-      cli_json_string(&json, "rule", scale_step_comm_rule((scale_step_comm)k, l->tp_overlap));
-      cli_json_object_end(&json);
-    }
-    cli_json_array_end(&json);
-  }
-  cli_json_array_begin(&json, "collectives");
-  for (int i = 0; i < SCALE_TRAIN_COMM_COUNT; i++) {
-    const scale_train_comm_cost *c = &r->comm[i];
-    if (!(c->step_bytes > 0.0)) continue;
-    cli_json_object_begin(&json, NULL);
-    cli_json_string(&json, "name", scale_train_comm_name((scale_train_comm)i));
-    cli_json_string(&json, "dim", scale_train_dim_name(c->dim));
-    cli_json_string(&json, "link", scale_train_link_name(c->link));
-    cli_json_number(&json, "bandwidth_bytes_per_s", c->bandwidth_bytes_per_s);
-    cli_json_number(&json, "fwd_bytes_per_layer", c->fwd_bytes_per_layer);
-    cli_json_number(&json, "bwd_bytes_per_layer", c->bwd_bytes_per_layer);
-    cli_json_number(&json, "fwd_time_per_layer_s", c->fwd_time_per_layer_s);
-    cli_json_number(&json, "bwd_time_per_layer_s", c->bwd_time_per_layer_s);
-    cli_json_number(&json, "step_bytes", c->step_bytes);
-    cli_json_number(&json, "step_time_s", c->step_time_s);
-    cli_json_object_end(&json);
-  }
-  cli_json_array_end(&json);
-  cli_json_number(&json, "param_bytes", r->param_bytes);
-  cli_json_number(&json, "grad_bytes", r->grad_bytes);
-  cli_json_number(&json, "optimizer_bytes", r->optimizer_bytes);
-  cli_json_number(&json, "activation_bytes", r->activation_bytes);
-  cli_json_number(&json, "gathered_weight_bytes", r->gathered_weight_bytes);
-  cli_json_number(&json, "cp_buffer_bytes", r->cp_buffer_bytes);
-  cli_json_number(&json, "overhead_bytes", r->overhead_bytes);
-  cli_json_number(&json, "memory_per_chip_bytes", r->memory_per_chip_bytes);
-  cli_json_number(&json, "hbm_bytes", r->hbm_bytes);
-  cli_json_number(&json, "memory_margin_bytes", r->memory_margin_bytes);
-  cli_json_bool(&json, "fits", r->fits);
-  if (p->train_tokens > 0.0) {
-    cli_json_number(&json, "train_tokens", p->train_tokens);
-    cli_json_number(&json, "train_time_s", r->train_time_s);
-    cli_json_number(&json, "cost_usd", r->cost_usd);
-  }
-  cli_json_string(&json, "bound", scale_train_bound_name(r->bound));
-  if (r->bound == SCALE_TRAIN_BOUND_COMMS && !r->step_model)
-    cli_json_string(&json, "binding_collective", scale_train_comm_name(r->binding_comm));
-  int worst = r->step_model ? scale_step_worst_exposed(&r->step) : -1;
-  if (r->bound == SCALE_TRAIN_BOUND_COMMS && worst >= 0)
-    cli_json_string(&json, "binding_collective", scale_step_comm_name((scale_step_comm)worst));
-  cli_json_string(&json, "reason", r->reason);
+  if (r->step_model) json_step(&json, &r->step, l);
+  json_collectives(&json, r);
+  json_memory_run(&json, p, r);
   cli_json_object_end(&json);
   cli_json_finish(&json);
 }
 
-int cli_cmd_train(int argc, char **argv) {
-  const char *model_name = NULL, *hw_name = NULL, *batch_text = NULL;
-  double chips = NAN, batch = NAN, seq = NAN, tokens = 0.0, efficiency = NAN, zero = 3.0;
-  double axes[SCALE_TRAIN_DIM_COUNT] = {NAN, NAN, NAN, NAN, NAN, NAN};
-  bool roofline = false, tp_overlap = false, pp_dcn = false;
-  double dp = 1.0, fsdp = NAN, tp = 1.0, pp = 1.0, micro = NAN, virt = 1.0, ep = 1.0, cp = 1.0;
-  bool sp = false, as_json = false;
-  scale_layout layout = scale_layout_default();
+/* ---- the command line --------------------------------------------------------------------- */
+
+/* The options of `scale train`. */
+typedef struct {
+  const char *model, *hw; /* --model, --hw (NULL until given) */
+  const char *batch_text; /* --batch-tokens as written, for cli_warn_batch_tokens */
+  double chips, batch, seq; /* NaN until given */
+  double tokens;            /* --tokens: the run's length, 0: none */
+  double efficiency;        /* --efficiency: the matmul ceiling, NaN: the step model's */
+  double zero;              /* --zero: the ZeRO stage (3) */
+  double axes[SCALE_TRAIN_DIM_COUNT]; /* --*-axes: torus axes per dimension, NaN: mapped */
+  double dp, fsdp, tp, pp, micro, virt, ep, cp; /* degrees; fsdp and micro NaN: derived */
+  bool roofline, tp_overlap, pp_dcn, sp, json;
+  bool help;           /* --help: usage printed, exit 0 */
+  scale_layout layout; /* --schedule, --cp-kind, --remat and --recompute; the rest after */
+} train_opts;
+
+enum { NOT_MINE = -1 }; /* a take_* function's answer for another group's option */
+
+/* Takes an option of the problem or the output: 0, a usage error, or NOT_MINE. */
+static int take_problem(int c, const char *arg, train_opts *o) {
+  bool ok = true;
+  switch (c) {
+  case OPT_MODEL: o->model = arg; break;
+  case OPT_HW: o->hw = arg; break;
+  case OPT_CHIPS: ok = cli_parse_number("chips", arg, DEGREE, &o->chips); break;
+  case OPT_BATCH:
+    ok = cli_parse_number("batch-tokens", arg, SCALE_NUM_POSITIVE, &o->batch);
+    o->batch_text = arg;
+    break;
+  case OPT_SEQ: ok = cli_parse_number("seq", arg, DEGREE, &o->seq); break;
+  case OPT_TOKENS: ok = cli_parse_number("tokens", arg, SCALE_NUM_NONNEG, &o->tokens); break;
+  case OPT_EFFICIENCY:
+    ok = cli_parse_number("efficiency", arg, SCALE_NUM_POSITIVE, &o->efficiency);
+    if (ok && o->efficiency > 1.0) return cli_usage("--efficiency: %s must be in (0, 1]", arg);
+    break;
+  case OPT_JSON: o->json = true; break;
+  case OPT_ROOFLINE: o->roofline = true; break;
+  default: return NOT_MINE;
+  }
+  return ok ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+}
+
+/* Takes a parallelism degree or a torus mapping: 0, a usage error, or NOT_MINE. */
+static int take_degree(int c, const char *arg, train_opts *o) {
+  bool ok = true;
+  switch (c) {
+  case OPT_DP: ok = cli_parse_number("dp", arg, DEGREE, &o->dp); break;
+  case OPT_FSDP: ok = cli_parse_number("fsdp", arg, DEGREE, &o->fsdp); break;
+  case OPT_TP: ok = cli_parse_number("tp", arg, DEGREE, &o->tp); break;
+  case OPT_PP: ok = cli_parse_number("pp", arg, DEGREE, &o->pp); break;
+  case OPT_MICRO: ok = cli_parse_number("microbatches", arg, DEGREE, &o->micro); break;
+  case OPT_VIRTUAL: ok = cli_parse_number("virtual-stages", arg, DEGREE, &o->virt); break;
+  case OPT_EP: ok = cli_parse_number("ep", arg, DEGREE, &o->ep); break;
+  case OPT_CP: ok = cli_parse_number("cp", arg, DEGREE, &o->cp); break;
+  case OPT_TP_AXES:
+    ok = cli_parse_number("tp-axes", arg, DEGREE, &o->axes[SCALE_TRAIN_DIM_TP]);
+    break;
+  case OPT_FSDP_AXES:
+    ok = cli_parse_number("fsdp-axes", arg, DEGREE, &o->axes[SCALE_TRAIN_DIM_FSDP]);
+    break;
+  case OPT_DP_AXES:
+    ok = cli_parse_number("dp-axes", arg, DEGREE, &o->axes[SCALE_TRAIN_DIM_DP]);
+    break;
+  case OPT_CP_AXES:
+    ok = cli_parse_number("cp-axes", arg, DEGREE, &o->axes[SCALE_TRAIN_DIM_CP]);
+    break;
+  case OPT_PP_LINK:
+    if (strcmp(arg, "dcn") != 0)
+      return cli_usage("--pp-link: '%s' is not dcn (the book's mapping is the default)", arg);
+    o->pp_dcn = true;
+    break;
+  default: return NOT_MINE;
+  }
+  return ok ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+}
+
+/* Takes a named choice of the layout (ZeRO, SP, schedule, CP kind, remat, overlap): 0, a usage
+ * error, or NOT_MINE. */
+static int take_choice(int c, const char *arg, train_opts *o) {
+  scale_layout *l = &o->layout;
+  scale_recompute rc;
+  switch (c) {
+  case OPT_ZERO:
+    if (!cli_parse_number("zero", arg, DEGREE, &o->zero)) return CLI_EXIT_USAGE;
+    if (o->zero > 3.0) return cli_usage("--zero: stage %s must be 1, 2 or 3", arg);
+    break;
+  case OPT_SP: o->sp = true; break;
+  case OPT_TP_OVERLAP: o->tp_overlap = true; break;
+  case OPT_SCHEDULE:
+    if (scale_pp_schedule_parse(arg, &l->schedule))
+      return cli_usage("--schedule: unknown schedule '%s' (1f1b, gpipe, interleaved, "
+                       "zero-bubble)",
+                       arg);
+    break;
+  case OPT_CP_KIND:
+    if (scale_cp_kind_parse(arg, &l->cp_kind))
+      return cli_usage("--cp-kind: unknown kind '%s' (ring, ulysses)", arg);
+    break;
+  case OPT_REMAT:
+    if (scale_train_remat_parse(arg, &l->remat))
+      return cli_usage("--remat: unknown policy '%s' (none, block, matmuls, selective)", arg);
+    break;
+  case OPT_RECOMPUTE:
+    if (scale_memory_recompute_parse(arg, &rc))
+      return cli_usage("--recompute: unknown mode '%s' (none, selective, full)", arg);
+    l->remat = scale_memory_remat_of(rc);
+    break;
+  default: return NOT_MINE;
+  }
+  return CLI_EXIT_OK;
+}
+
+/* Reads the command line into 'o' and checks that the problem is complete: 0 or a usage
+ * error. */
+static int parse(int argc, char **argv, train_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->chips = o->batch = o->seq = o->efficiency = o->fsdp = o->micro = NAN;
+  o->zero = 3.0;
+  for (int d = 0; d < SCALE_TRAIN_DIM_COUNT; d++)
+    o->axes[d] = NAN;
+  o->dp = o->tp = o->pp = o->virt = o->ep = o->cp = 1.0;
+  o->layout = scale_layout_default();
   cli_getopt_reset();
   int c;
   while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
-    bool ok = true;
-    switch (c) {
-    case OPT_MODEL:
-      model_name = optarg;
-      break;
-    case OPT_HW:
-      hw_name = optarg;
-      break;
-    case OPT_CHIPS:
-      ok = cli_parse_number("chips", optarg, DEGREE, &chips);
-      break;
-    case OPT_BATCH:
-      ok = cli_parse_number("batch-tokens", optarg, SCALE_NUM_POSITIVE, &batch);
-      batch_text = optarg;
-      break;
-    case OPT_SEQ:
-      ok = cli_parse_number("seq", optarg, DEGREE, &seq);
-      break;
-    case OPT_DP:
-      ok = cli_parse_number("dp", optarg, DEGREE, &dp);
-      break;
-    case OPT_FSDP:
-      ok = cli_parse_number("fsdp", optarg, DEGREE, &fsdp);
-      break;
-    case OPT_ZERO:
-      ok = cli_parse_number("zero", optarg, DEGREE, &zero);
-      if (ok && zero > 3.0) return cli_usage("--zero: stage %s must be 1, 2 or 3", optarg);
-      break;
-    case OPT_TP:
-      ok = cli_parse_number("tp", optarg, DEGREE, &tp);
-      break;
-    case OPT_SP:
-      sp = true;
-      break;
-    case OPT_PP:
-      ok = cli_parse_number("pp", optarg, DEGREE, &pp);
-      break;
-    case OPT_MICRO:
-      ok = cli_parse_number("microbatches", optarg, DEGREE, &micro);
-      break;
-    case OPT_SCHEDULE:
-      if (scale_pp_schedule_parse(optarg, &layout.schedule))
-        return cli_usage("--schedule: unknown schedule '%s' (1f1b, gpipe, interleaved, "
-                         "zero-bubble)",
-                         optarg);
-      break;
-    case OPT_VIRTUAL:
-      ok = cli_parse_number("virtual-stages", optarg, DEGREE, &virt);
-      break;
-    case OPT_EP:
-      ok = cli_parse_number("ep", optarg, DEGREE, &ep);
-      break;
-    case OPT_CP:
-      ok = cli_parse_number("cp", optarg, DEGREE, &cp);
-      break;
-    case OPT_CP_KIND:
-      if (scale_cp_kind_parse(optarg, &layout.cp_kind))
-        return cli_usage("--cp-kind: unknown kind '%s' (ring, ulysses)", optarg);
-      break;
-    case OPT_REMAT:
-      if (scale_train_remat_parse(optarg, &layout.remat))
-        return cli_usage("--remat: unknown policy '%s' (none, block, matmuls, selective)", optarg);
-      break;
-    case OPT_RECOMPUTE: {
-      scale_recompute rc;
-      if (scale_memory_recompute_parse(optarg, &rc))
-        return cli_usage("--recompute: unknown mode '%s' (none, selective, full)", optarg);
-      layout.remat = scale_memory_remat_of(rc);
-      break;
-    }
-    case OPT_TOKENS:
-      ok = cli_parse_number("tokens", optarg, SCALE_NUM_NONNEG, &tokens);
-      break;
-    case OPT_EFFICIENCY:
-      ok = cli_parse_number("efficiency", optarg, SCALE_NUM_POSITIVE, &efficiency);
-      if (ok && efficiency > 1.0) return cli_usage("--efficiency: %s must be in (0, 1]", optarg);
-      break;
-    case OPT_JSON:
-      as_json = true;
-      break;
-    case OPT_ROOFLINE:
-      roofline = true;
-      break;
-    case OPT_TP_OVERLAP:
-      tp_overlap = true;
-      break;
-    case OPT_TP_AXES:
-      ok = cli_parse_number("tp-axes", optarg, DEGREE, &axes[SCALE_TRAIN_DIM_TP]);
-      break;
-    case OPT_FSDP_AXES:
-      ok = cli_parse_number("fsdp-axes", optarg, DEGREE, &axes[SCALE_TRAIN_DIM_FSDP]);
-      break;
-    case OPT_DP_AXES:
-      ok = cli_parse_number("dp-axes", optarg, DEGREE, &axes[SCALE_TRAIN_DIM_DP]);
-      break;
-    case OPT_CP_AXES:
-      ok = cli_parse_number("cp-axes", optarg, DEGREE, &axes[SCALE_TRAIN_DIM_CP]);
-      break;
-    case OPT_PP_LINK:
-      if (strcmp(optarg, "dcn") != 0)
-        return cli_usage("--pp-link: '%s' is not dcn (the book's mapping is the default)",
-                         optarg);
-      pp_dcn = true;
-      break;
-    case OPT_HELP:
-      usage(stdout);
+    if (c == OPT_HELP) {
+      o->help = true;
       return CLI_EXIT_OK;
-    default:
-      return cli_bad_option("train", argv);
     }
-    if (!ok) return CLI_EXIT_USAGE;
+    int rc = take_problem(c, optarg, o);
+    if (rc == NOT_MINE) rc = take_degree(c, optarg, o);
+    if (rc == NOT_MINE) rc = take_choice(c, optarg, o);
+    if (rc == NOT_MINE) return cli_bad_option("train", argv);
+    if (rc) return rc;
   }
   if (optind < argc) return cli_usage("train: unexpected argument '%s'", argv[optind]);
-  if (!model_name) return cli_usage("train: missing --model (try: scale model list)");
-  if (!hw_name) return cli_usage("train: missing --hw (try: scale hw list)");
-  if (isnan(chips)) return cli_usage("train: missing --chips");
-  if (isnan(batch)) return cli_usage("train: missing --batch-tokens");
-  if (isnan(seq)) return cli_usage("train: missing --seq");
-  if (roofline && !isnan(efficiency))
+  if (!o->model) return cli_usage("train: missing --model (try: scale model list)");
+  if (!o->hw) return cli_usage("train: missing --hw (try: scale hw list)");
+  if (isnan(o->chips)) return cli_usage("train: missing --chips");
+  if (isnan(o->batch)) return cli_usage("train: missing --batch-tokens");
+  if (isnan(o->seq)) return cli_usage("train: missing --seq");
+  if (o->roofline && !isnan(o->efficiency))
     return cli_usage("train: --efficiency overrides the step model's matmul ceiling; "
                      "--roofline is the book's ideal at peak");
+  return CLI_EXIT_OK;
+}
 
-  scale_model model;
-  scale_chip chip;
-  int rc;
-  if ((rc = cli_load_model(model_name, &model)) || (rc = cli_load_chip(hw_name, &chip))) return rc;
-
+/* The layout of the options on 'chip': degrees (FSDP taking the chips left), the book's
+ * mapping, then the planner's other mappings (the pipeline outermost on DCN, torus axes per
+ * dimension). 0 or a usage error. */
+static int layout_of(const train_opts *o, const scale_chip *chip, scale_layout *layout) {
+  double fsdp = o->fsdp;
   if (isnan(fsdp)) {
-    double rest = chips / (dp * tp * pp * cp);
+    double rest = o->chips / (o->dp * o->tp * o->pp * o->cp);
     if (rest < 1.0 || rest != floor(rest))
       return cli_usage("train: dp x tp x pp x cp = %g does not divide the %g chips",
-                       dp * tp * pp * cp, chips);
+                       o->dp * o->tp * o->pp * o->cp, o->chips);
     fsdp = rest;
   }
-  layout.dp = dp;
-  layout.fsdp = fsdp;
-  layout.zero_stage = (int)zero;
-  layout.tp = tp;
-  layout.sp = sp;
-  layout.pp = pp;
-  layout.n_microbatches = isnan(micro) ? pp : micro;
-  layout.n_virtual_stages = virt;
-  layout.ep = ep;
-  layout.cp = cp;
-  layout.tp_overlap = tp_overlap;
-  scale_train_layout_map(&chip, chips, &layout);
-  /* the planner's other mappings: the pipeline outermost on DCN, torus axes per dimension */
-  if (pp_dcn) {
-    if (!(pp > 1.0)) return cli_usage("train: --pp-link dcn needs --pp above 1");
-    if (!(chip.dcn_bytes_per_s > 0.0))
-      return cli_usage("train: --pp-link dcn: %s has no DCN bandwidth", chip.name);
-    layout.link[SCALE_TRAIN_DIM_PP] = SCALE_TRAIN_LINK_DCN;
-    layout.n_axes[SCALE_TRAIN_DIM_PP] = 1.0;
+  *layout = o->layout;
+  layout->dp = o->dp;
+  layout->fsdp = fsdp;
+  layout->zero_stage = (int)o->zero;
+  layout->tp = o->tp;
+  layout->sp = o->sp;
+  layout->pp = o->pp;
+  layout->n_microbatches = isnan(o->micro) ? o->pp : o->micro;
+  layout->n_virtual_stages = o->virt;
+  layout->ep = o->ep;
+  layout->cp = o->cp;
+  layout->tp_overlap = o->tp_overlap;
+  scale_train_layout_map(chip, o->chips, layout);
+  if (o->pp_dcn) {
+    if (!(o->pp > 1.0)) return cli_usage("train: --pp-link dcn needs --pp above 1");
+    if (!(chip->dcn_bytes_per_s > 0.0))
+      return cli_usage("train: --pp-link dcn: %s has no DCN bandwidth", chip->name);
+    layout->link[SCALE_TRAIN_DIM_PP] = SCALE_TRAIN_LINK_DCN;
+    layout->n_axes[SCALE_TRAIN_DIM_PP] = 1.0;
   }
   for (int d = 0; d < SCALE_TRAIN_DIM_COUNT; d++) {
-    if (isnan(axes[d])) continue;
-    if (layout.link[d] != SCALE_TRAIN_LINK_ICI)
-      return cli_usage("train: --%s-axes: %s is mapped onto %s, not a TPU torus",
-                       scale_train_dim_name((scale_train_dim)d),
-                       scale_train_dim_name((scale_train_dim)d),
-                       scale_train_link_name(layout.link[d]));
-    if (isfinite(chip.ici_n_axes) && axes[d] > chip.ici_n_axes)
-      return cli_usage("train: --%s-axes %g: the torus has %g axes",
-                       scale_train_dim_name((scale_train_dim)d), axes[d], chip.ici_n_axes);
-    layout.n_axes[d] = axes[d];
+    if (isnan(o->axes[d])) continue;
+    const char *dim = scale_train_dim_name((scale_train_dim)d);
+    if (layout->link[d] != SCALE_TRAIN_LINK_ICI)
+      return cli_usage("train: --%s-axes: %s is mapped onto %s, not a TPU torus", dim, dim,
+                       scale_train_link_name(layout->link[d]));
+    if (isfinite(chip->ici_n_axes) && o->axes[d] > chip->ici_n_axes)
+      return cli_usage("train: --%s-axes %g: the torus has %g axes", dim, o->axes[d],
+                       chip->ici_n_axes);
+    layout->n_axes[d] = o->axes[d];
   }
+  return CLI_EXIT_OK;
+}
 
-  scale_train_problem problem = scale_train_problem_make(&model, &chip, chips, batch, seq);
-  problem.train_tokens = tokens;
-  scale_step_params params;
-  if (!roofline) {
-    if ((rc = cli_load_step_params(&chip, &params))) return rc;
-    if (!isnan(efficiency)) params.v[SCALE_STEP_MM_ETA_MAX] = efficiency;
-    problem.step_params = &params;
+/* Evaluates the layout by the step model (its parameters loaded into 'params', which
+ * 'problem' then points to) or the roofline (--roofline) into 'result', and by the roofline
+ * into 'ideal'; 0, or the exit status of a load, usage or evaluation error. */
+static int evaluate(const train_opts *o, const scale_chip *chip, const scale_layout *layout,
+                    scale_step_params *params, scale_train_problem *problem,
+                    scale_train_result *result, scale_train_result *ideal) {
+  int rc;
+  if (!o->roofline) {
+    if ((rc = cli_load_step_params(chip, params))) return rc;
+    if (!isnan(o->efficiency)) params->v[SCALE_STEP_MM_ETA_MAX] = o->efficiency;
+    problem->step_params = params;
   }
   scale_diag diag;
-  if (scale_train_validate(&problem, &layout, &diag)) return cli_usage("train: %s", diag.message);
-  cli_warn_batch_tokens(batch_text, batch, seq); /* after every usage error: those stay one line */
-
-  scale_train_result result, ideal;
-  scale_train_eval(&problem, &layout, &result);
-  scale_train_problem bound = problem;
+  if (scale_train_validate(problem, layout, &diag)) return cli_usage("train: %s", diag.message);
+  /* after every usage error: those stay one line */
+  cli_warn_batch_tokens(o->batch_text, o->batch, o->seq);
+  scale_train_eval(problem, layout, result);
+  scale_train_problem bound = *problem;
   bound.step_params = NULL;
-  scale_train_eval(&bound, &layout, &ideal);
-  if (!isfinite(result.step_time_s) || !isfinite(result.memory_per_chip_bytes))
-    return cli_fail("train: %s (chips %g, batch %g tokens, seq %g)", result.reason, chips, batch,
-                    seq);
-  if (as_json)
+  scale_train_eval(&bound, layout, ideal);
+  if (!isfinite(result->step_time_s) || !isfinite(result->memory_per_chip_bytes))
+    return cli_fail("train: %s (chips %g, batch %g tokens, seq %g)", result->reason, o->chips,
+                    o->batch, o->seq);
+  return CLI_EXIT_OK;
+}
+
+int cli_cmd_train(int argc, char **argv) {
+  train_opts o;
+  int rc = parse(argc, argv, &o);
+  if (rc) return rc;
+  if (o.help) {
+    usage(stdout);
+    return CLI_EXIT_OK;
+  }
+  scale_model model;
+  scale_chip chip;
+  if ((rc = cli_load_model(o.model, &model)) || (rc = cli_load_chip(o.hw, &chip))) return rc;
+  scale_layout layout;
+  if ((rc = layout_of(&o, &chip, &layout))) return rc;
+  scale_train_problem problem = scale_train_problem_make(&model, &chip, o.chips, o.batch, o.seq);
+  problem.train_tokens = o.tokens;
+  scale_step_params params;
+  scale_train_result result, ideal;
+  if ((rc = evaluate(&o, &chip, &layout, &params, &problem, &result, &ideal))) return rc;
+  if (o.json)
     print_json(&problem, &layout, &result, &ideal);
   else
     print_text(&problem, &layout, &result, &ideal);

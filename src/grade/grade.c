@@ -5,7 +5,8 @@
                      * unshare(2) and mount(2) for the sandbox */
 
 #include "grade.h"
-#include "grade_internal.h"
+#include "student.h"
+#include "util.h"
 #include "sandbox.h"
 
 #include <dirent.h>
@@ -14,7 +15,6 @@
 #include <ftw.h>
 #include <math.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -36,39 +36,6 @@ extern char **environ;
 
 /* ---- small helpers -------------------------------------------------------------------------- */
 
-scale_status grade_fail(scale_diag *diag, scale_status status, const char *file, int line,
-                        const char *fmt, ...) {
-  if (diag) {
-    snprintf(diag->file, sizeof diag->file, "%s", file ? file : "");
-    diag->line = line;
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(diag->message, sizeof diag->message, fmt, args);
-    va_end(args);
-  }
-  return status;
-}
-
-/* Copies 'src' into 'dst', cut to fit (a copy that may truncate, said so to the compiler too). */
-static void copy(char *dst, size_t size, const char *src) {
-  if (size == 0) return;
-  size_t len = strnlen(src, size - 1);
-  memcpy(dst, src, len);
-  dst[len] = '\0';
-}
-
-/* snprintf into a fixed buffer; paths longer than the buffer are truncated (and then not found),
- * which the callers accept rather than overflow. */
-static void fmt_into(char *dst, size_t size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void fmt_into(char *dst, size_t size, const char *fmt, ...) {
-  va_list args;
-  va_start(args, fmt);
-  vsnprintf(dst, size, fmt, args);
-  va_end(args);
-}
-
 static bool is_dir(const char *path) {
   struct stat st;
   return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
@@ -77,35 +44,6 @@ static bool is_dir(const char *path) {
 static bool is_file(const char *path) {
   struct stat st;
   return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* Reads a whole file (at most 'limit' bytes) into a NUL-terminated buffer (caller frees);
- * NULL on failure. '*size' (if not NULL) gets its length. */
-char *grade_read_all(const char *path, size_t limit, size_t *size) {
-  FILE *in = fopen(path, "rb");
-  if (!in) return NULL;
-  size_t cap = 4096, len = 0;
-  char *buf = malloc(cap);
-  while (buf) {
-    if (len + 1 >= cap) {
-      if (cap >= limit) break;
-      char *grown = realloc(buf, cap * 2);
-      if (!grown) {
-        free(buf);
-        buf = NULL;
-        break;
-      }
-      buf = grown;
-      cap *= 2;
-    }
-    size_t got = fread(buf + len, 1, cap - 1 - len, in);
-    len += got;
-    if (got == 0) break;
-  }
-  fclose(in);
-  if (buf) buf[len] = '\0';
-  if (size) *size = len;
-  return buf;
 }
 
 /* ---- rubric --------------------------------------------------------------------------------- */
@@ -165,13 +103,13 @@ scale_status scale_grade_rubric_load(const char *path, scale_grade_report *out, 
     }
     scale_grade_row *row = &out->rows[out->n_rows++];
     memset(row, 0, sizeof *row);
-    copy(row->id, sizeof row->id, fields[0]);
-    copy(row->chapter, sizeof row->chapter, fields[1]);
-    copy(row->title, sizeof row->title, fields[3]);
+    grade_copy(row->id, sizeof row->id, fields[0]);
+    grade_copy(row->chapter, sizeof row->chapter, fields[1]);
+    grade_copy(row->title, sizeof row->title, fields[3]);
     row->points = points + domain;
     row->domain_points = domain;
     row->verdict = SCALE_GRADE_BUILD;
-    copy(row->output, sizeof row->output, "not graded");
+    grade_copy(row->output, sizeof row->output, "not graded");
   }
   fclose(in);
   if (status) scale_grade_report_free(out);
@@ -217,73 +155,6 @@ void scale_grade_report_free(scale_grade_report *report) {
   report->n_rows = 0;
 }
 
-/* ---- shared with student.c ------------------------------------------------------------------ */
-
-void grade_fmt(char *dst, size_t size, const char *fmt, ...) {
-  va_list args;
-  va_start(args, fmt);
-  vsnprintf(dst, size, fmt, args);
-  va_end(args);
-}
-
-void grade_say(const scale_grade_options *options, const char *fmt, ...) {
-  if (!options->log) return;
-  va_list args;
-  va_start(args, fmt);
-  vfprintf(options->log, fmt, args);
-  va_end(args);
-  fputc('\n', options->log);
-  fflush(options->log);
-}
-
-bool grade_split_chapter(const char *chapter, char *num, size_t num_size, char *slug,
-                         size_t slug_size) {
-  const char *dash = strchr(chapter, '-');
-  if (!dash || dash == chapter || !dash[1]) return false;
-  fmt_into(num, num_size, "%.*s", (int)(dash - chapter), chapter);
-  copy(slug, slug_size, dash + 1);
-  for (char *c = slug; *c; c++)
-    if (*c == '-') *c = '_';
-  return true;
-}
-
-void grade_log_tail(const char *path, int n_lines, char *out, size_t size) {
-  size_t len = 0;
-  char *text = grade_read_all(path, (size_t)16 << 20, &len);
-  copy(out, size, "");
-  if (!text) return;
-  while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == ' '))
-    text[--len] = '\0';
-  /* The first line that reports an error and the next (cmake puts its message there) say
-   * most; else the last lines. Blank lines are skipped. */
-  char *start = strcasestr(text, "error");
-  if (start) {
-    while (start > text && start[-1] != '\n')
-      start--;
-    n_lines = 2;
-  } else {
-    start = text + len;
-    for (int seen = 0; start > text; start--)
-      if (start[-1] == '\n' && ++seen == n_lines) break;
-  }
-  size_t n = 0;
-  int lines = 1;
-  for (const char *c = start; *c && n + 4 < size; c++) {
-    if (*c == '\n' && (c[1] == '\n' || c[1] == ' ') && c[1] != '\0') {
-      while (c[1] == '\n' || c[1] == ' ')
-        c++; /* blank lines and indentation */
-    }
-    if (*c == '\n' && ++lines > n_lines) break;
-    if (*c == '\n') {
-      n += (size_t)snprintf(out + n, size - n, " | ");
-    } else {
-      out[n++] = (unsigned char)*c < 0x20 ? ' ' : *c;
-      out[n] = '\0';
-    }
-  }
-  free(text);
-}
-
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
   (void)st;
   (void)flag;
@@ -294,15 +165,15 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
 /* The path of program 'name' as execvp would find it on PATH ('name' itself if it has a '/'). */
 static bool find_program(const char *name, char *out, size_t size) {
   if (strchr(name, '/')) {
-    copy(out, size, name);
+    grade_copy(out, size, name);
     return access(out, X_OK) == 0;
   }
   const char *path_env = getenv("PATH");
   char dirs[8192];
-  copy(dirs, sizeof dirs, path_env ? path_env : "/usr/bin:/bin");
+  grade_copy(dirs, sizeof dirs, path_env ? path_env : "/usr/bin:/bin");
   for (char *save = NULL, *dir = strtok_r(dirs, ":", &save); dir;
        dir = strtok_r(NULL, ":", &save)) {
-    fmt_into(out, size, "%s/%s", dir, name);
+    grade_fmt(out, size, "%s/%s", dir, name);
     if (access(out, X_OK) == 0) return true;
   }
   return false;
@@ -331,18 +202,18 @@ static scale_status make_build_dir(const scale_grade_options *options, const cha
                                    char *build, size_t size, scale_diag *diag) {
   if (!options->build_dir) {
     const char *tmp = getenv("TMPDIR");
-    fmt_into(build, size, "%s/%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", prefix);
+    grade_fmt(build, size, "%s/%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", prefix);
     if (!mkdtemp(build))
       return grade_fail(diag, SCALE_ERR_IO, build, 0, "cannot make a build directory: %s",
                         strerror(errno));
   } else {
-    copy(build, size, options->build_dir);
+    grade_copy(build, size, options->build_dir);
     if (!is_dir(build) && mkdir(build, 0755) != 0)
       return grade_fail(diag, SCALE_ERR_IO, build, 0, "cannot make the build directory: %s",
                         strerror(errno));
   }
   char resolved[4096];
-  if (realpath(build, resolved)) copy(build, size, resolved);
+  if (realpath(build, resolved)) grade_copy(build, size, resolved);
   return SCALE_OK;
 }
 
@@ -372,15 +243,15 @@ static scale_status prepare(const scale_grade_options *options, const char *buil
   char grading[4096], log_path[4400], cmake[4096];
   g->options = options;
   g->timeout_s = options->timeout_s > 0.0 ? options->timeout_s : 5.0;
-  fmt_into(grading, sizeof grading, "%s/tests/grading", options->source_dir);
-  fmt_into(g->harness, sizeof g->harness, "%s/harness", build);
+  grade_fmt(grading, sizeof grading, "%s/tests/grading", options->source_dir);
+  grade_fmt(g->harness, sizeof g->harness, "%s/harness", build);
   if (!is_dir(g->harness) && mkdir(g->harness, 0755) != 0)
     return grade_fail(diag, SCALE_ERR_IO, g->harness, 0, "cannot make the harness directory: %s",
                       strerror(errno));
   if (!find_program(options->cmake ? options->cmake : "cmake", cmake, sizeof cmake))
     return grade_fail(diag, SCALE_ERR_NOT_FOUND, NULL, 0, "cmake not found (set SCALE_CMAKE)");
   char solutions[4200];
-  fmt_into(solutions, sizeof solutions, "-DSCALE_SOLUTIONS_DIR=%s/solutions", options->source_dir);
+  grade_fmt(solutions, sizeof solutions, "-DSCALE_SOLUTIONS_DIR=%s/solutions", options->source_dir);
   char *configure_argv[] = {cmake,
                             "-S",
                             grading,
@@ -390,7 +261,7 @@ static scale_status prepare(const scale_grade_options *options, const char *buil
                             "-DSCALE_GRADING_HARNESS_ONLY=ON",
                             "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
                             NULL};
-  fmt_into(log_path, sizeof log_path, "%s/configure.log", g->harness);
+  grade_fmt(log_path, sizeof log_path, "%s/configure.log", g->harness);
   grade_say(options, "scale grade: configuring the grading harness in %s", g->harness);
   sandbox_result configured = run_trusted(configure_argv, log_path, 300.0);
   if (!configured.started || configured.timed_out || configured.signal || configured.exit_code != 0)
@@ -399,7 +270,7 @@ static scale_status prepare(const scale_grade_options *options, const char *buil
   /* Build the harness of the chapters graded (harness_NN_SLUG, where a recipe says the chapter
    * has a suite), not of every chapter. */
   char jobs[16];
-  fmt_into(jobs, sizeof jobs, "%d", options->jobs > 0 ? options->jobs : online_cores());
+  grade_fmt(jobs, sizeof jobs, "%d", options->jobs > 0 ? options->jobs : online_cores());
   size_t max_args = 8 + report->n_rows;
   char **build_argv = calloc(max_args, sizeof *build_argv);
   char(*targets)[96] = calloc(report->n_rows ? report->n_rows : 1, sizeof *targets);
@@ -423,14 +294,14 @@ static scale_status prepare(const scale_grade_options *options, const char *buil
     char num[16], slug[64], recipe_path[4400];
     if (!first || !grade_split_chapter(report->rows[i].chapter, num, sizeof num, slug, sizeof slug))
       continue;
-    fmt_into(recipe_path, sizeof recipe_path, "%s/recipe-%s.tsv", g->harness,
+    grade_fmt(recipe_path, sizeof recipe_path, "%s/recipe-%s.tsv", g->harness,
              report->rows[i].chapter);
     if (!is_file(recipe_path)) continue;
-    fmt_into(targets[n_targets], sizeof targets[n_targets], "harness_%s_%s", num, slug);
+    grade_fmt(targets[n_targets], sizeof targets[n_targets], "harness_%s_%s", num, slug);
     build_argv[n_args++] = targets[n_targets++];
   }
   build_argv[n_args] = NULL;
-  fmt_into(log_path, sizeof log_path, "%s/build.log", g->harness);
+  grade_fmt(log_path, sizeof log_path, "%s/build.log", g->harness);
   grade_say(options, "scale grade: building the grading harness");
   sandbox_result built = run_trusted(build_argv, log_path, 900.0);
   free(build_argv);
@@ -438,7 +309,7 @@ static scale_status prepare(const scale_grade_options *options, const char *buil
   if (!built.started || built.timed_out || built.signal || built.exit_code != 0)
     return harness_failed(diag, log_path, "the grading harness did not build", &built);
   char probe[4200];
-  fmt_into(probe, sizeof probe, "%s/sandbox-probe", build);
+  grade_fmt(probe, sizeof probe, "%s/sandbox-probe", build);
   g->isolate = !options->no_namespaces && sandbox_probe(probe, student_uid(999));
   grade_say(options, "scale grade: students' code runs %s",
             g->isolate ? "in a sandbox (own namespaces and root, unprivileged, seccomp)"
@@ -450,7 +321,7 @@ static scale_status prepare(const scale_grade_options *options, const char *buil
 scale_status scale_grade_run(const scale_grade_options *options, scale_grade_report *report,
                              scale_diag *diag) {
   char grading[4096], exercises[4096], build[4096], student[4200];
-  fmt_into(grading, sizeof grading, "%s/tests/grading/CMakeLists.txt", options->source_dir);
+  grade_fmt(grading, sizeof grading, "%s/tests/grading/CMakeLists.txt", options->source_dir);
   if (!is_file(grading))
     return grade_fail(diag, SCALE_ERR_NOT_FOUND, grading, 0,
                       "no grading sources (is %s the scale source tree? try --source)",
@@ -463,7 +334,7 @@ scale_status scale_grade_run(const scale_grade_options *options, scale_grade_rep
   grader g;
   status = prepare(options, build, report, &g, diag);
   if (!status) {
-    fmt_into(student, sizeof student, "%s/student", build);
+    grade_fmt(student, sizeof student, "%s/student", build);
     grade_say(options, "scale grade: grading %s", exercises);
     int exercises_fd = open(exercises, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     grade_student(&g, exercises_fd, student, student_uid(0), report);
@@ -512,14 +383,148 @@ static void class_collect(scale_grade_student *s, const char *results, int statu
   for (size_t i = 0; i < s->report.n_rows; i++) {
     s->report.rows[i].verdict = SCALE_GRADE_BUILD;
     s->report.rows[i].score = 0.0;
-    copy(s->report.rows[i].output, sizeof s->report.rows[i].output, "not graded");
+    grade_copy(s->report.rows[i].output, sizeof s->report.rows[i].output, "not graded");
   }
   if (WIFSIGNALED(status))
-    fmt_into(s->error, sizeof s->error, "the grader of this student died of signal %d",
+    grade_fmt(s->error, sizeof s->error, "the grader of this student died of signal %d",
              WTERMSIG(status));
   else
-    fmt_into(s->error, sizeof s->error, "the grader of this student failed (status %d)",
+    grade_fmt(s->error, sizeof s->error, "the grader of this student failed (status %d)",
              WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
+/* The students of 'class_dir': every folder not starting with '.', sorted by name, into
+ * '*names' (caller frees each and the array, also after a failure). */
+static scale_status list_students(const char *class_dir, char ***names, size_t *n_names,
+                                  scale_diag *diag) {
+  DIR *dir = opendir(class_dir);
+  if (!dir) return grade_fail(diag, SCALE_ERR_NOT_FOUND, class_dir, 0, "no such class folder");
+  size_t cap = 0;
+  scale_status status = SCALE_OK;
+  struct dirent *entry;
+  while ((entry = readdir(dir)) != NULL) {
+    char path[4400];
+    grade_fmt(path, sizeof path, "%s/%s", class_dir, entry->d_name);
+    if (entry->d_name[0] == '.' || !is_dir(path)) continue;
+    if (*n_names == cap) {
+      size_t grown_cap = cap ? 2 * cap : 32;
+      char **grown = realloc(*names, grown_cap * sizeof *grown);
+      if (!grown) {
+        status = grade_fail(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
+        break;
+      }
+      *names = grown;
+      cap = grown_cap;
+    }
+    char *name = malloc(strlen(entry->d_name) + 1);
+    if (!name) {
+      status = grade_fail(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
+      break;
+    }
+    strcpy(name, entry->d_name);
+    (*names)[(*n_names)++] = name;
+  }
+  closedir(dir);
+  if (!status && *n_names == 0)
+    status = grade_fail(diag, SCALE_ERR_NOT_FOUND, class_dir, 0, "no student folders in the class");
+  if (!status) qsort(*names, *n_names, sizeof **names, compare_names);
+  return status;
+}
+
+/* One student record per name, each with a copy of the rubric's rows. */
+static scale_status class_fill(scale_grade_class *out, char *const *names, size_t n_names,
+                               const scale_grade_report *rubric, const char *class_dir,
+                               scale_diag *diag) {
+  out->students = calloc(n_names, sizeof *out->students);
+  if (!out->students) return grade_fail(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
+  for (size_t i = 0; i < n_names; i++) {
+    scale_grade_student *s = &out->students[out->n_students++];
+    grade_copy(s->name, sizeof s->name, names[i]);
+    s->report.rows = malloc((rubric->n_rows ? rubric->n_rows : 1) * sizeof *rubric->rows);
+    if (!s->report.rows) return grade_fail(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
+    memcpy(s->report.rows, rubric->rows, rubric->n_rows * sizeof *rubric->rows);
+    s->report.n_rows = rubric->n_rows;
+  }
+  return SCALE_OK;
+}
+
+/* Starts the worker of student 'index' (its build tree BUILD/students/NNN-NAME, its rows to
+ * BUILD/results/NNN.rows); its pid, or -1 when fork failed (the student's error says so). */
+static pid_t class_start(const grader *g, const char *class_dir, const char *build,
+                         const scale_grade_report *rubric, scale_grade_class *out, size_t index) {
+  scale_grade_student *s = &out->students[index];
+  char student_build[4400], results[4400];
+  /* Folder names of the build tree: a number, then the name made path-safe. */
+  char safe[128];
+  grade_fmt(safe, sizeof safe, "%s", s->name);
+  for (char *c = safe; *c; c++)
+    if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+          *c == '-' || *c == '_' || *c == '.'))
+      *c = '_';
+  grade_fmt(student_build, sizeof student_build, "%s/students/%03zu-%s", build, index, safe);
+  grade_fmt(results, sizeof results, "%s/results/%03zu.rows", build, index);
+  remove(results);
+  grade_say(g->options, "scale grade: grading %s", s->name);
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid == 0) {
+    grader quiet = *g;
+    scale_grade_options worker_options = *g->options;
+    worker_options.log = NULL;
+    quiet.options = &worker_options;
+    class_worker(&quiet, class_dir, s->name, index, student_build, rubric, results);
+  }
+  if (pid < 0) grade_copy(s->error, sizeof s->error, "the grader could not start (fork failed)");
+  return pid;
+}
+
+/* Collects the student whose worker 'pid' ended with 'wstatus'; false if it was none of them. */
+static bool class_reap(const grader *g, const char *build, scale_grade_class *out,
+                       pid_t *workers, pid_t pid, int wstatus, size_t *done_count) {
+  for (size_t i = 0; i < out->n_students; i++) {
+    if (workers[i] != pid) continue;
+    workers[i] = 0;
+    ++*done_count;
+    char results[4400];
+    grade_fmt(results, sizeof results, "%s/results/%03zu.rows", build, i);
+    scale_grade_student *s = &out->students[i];
+    class_collect(s, results, wstatus);
+    double score, max;
+    scale_grade_totals(&s->report, NULL, &score, &max);
+    grade_say(g->options, "scale grade: [%zu/%zu] %s: %g/%g%s%s", *done_count, out->n_students,
+              s->name, score, max, s->graded ? "" : ", ", s->graded ? "" : s->error);
+    return true;
+  }
+  return false;
+}
+
+/* Grades every student of 'out', --jobs worker processes at a time. */
+static scale_status class_grade_all(const grader *g, const char *class_dir, const char *build,
+                                    const scale_grade_report *rubric, scale_grade_class *out,
+                                    scale_diag *diag) {
+  const scale_grade_options *options = g->options;
+  int jobs = options->jobs > 0 ? options->jobs : online_cores();
+  pid_t *workers = calloc(out->n_students, sizeof *workers);
+  if (!workers) return grade_fail(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
+  size_t next = 0, running = 0, done_count = 0;
+  while (next < out->n_students || running > 0) {
+    for (; running < (size_t)jobs && next < out->n_students; next++) {
+      pid_t pid = class_start(g, class_dir, build, rubric, out, next);
+      if (pid < 0) continue;
+      workers[next] = pid;
+      running++;
+    }
+    if (running == 0) continue;
+    int wstatus = 0;
+    pid_t done = waitpid(-1, &wstatus, 0);
+    if (done < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    if (class_reap(g, build, out, workers, done, wstatus, &done_count)) running--;
+  }
+  free(workers);
+  return SCALE_OK;
 }
 
 scale_status scale_grade_class_run(const scale_grade_options *options, const char *class_dir,
@@ -528,59 +533,15 @@ scale_status scale_grade_class_run(const scale_grade_options *options, const cha
   out->students = NULL;
   out->n_students = 0;
   char grading[4096];
-  fmt_into(grading, sizeof grading, "%s/tests/grading/CMakeLists.txt", options->source_dir);
+  grade_fmt(grading, sizeof grading, "%s/tests/grading/CMakeLists.txt", options->source_dir);
   if (!is_file(grading))
     return grade_fail(diag, SCALE_ERR_NOT_FOUND, grading, 0,
                       "no grading sources (is %s the scale source tree? try --source)",
                       options->source_dir);
-  DIR *dir = opendir(class_dir);
-  if (!dir) return grade_fail(diag, SCALE_ERR_NOT_FOUND, class_dir, 0, "no such class folder");
-
-  /* The students: every folder of class_dir not starting with '.', sorted by name. */
   char **names = NULL;
-  size_t n_names = 0, cap = 0;
-  scale_status status = SCALE_OK;
-  struct dirent *entry;
-  while ((entry = readdir(dir)) != NULL) {
-    char path[4400];
-    fmt_into(path, sizeof path, "%s/%s", class_dir, entry->d_name);
-    if (entry->d_name[0] == '.' || !is_dir(path)) continue;
-    if (n_names == cap) {
-      size_t grown_cap = cap ? 2 * cap : 32;
-      char **grown = realloc(names, grown_cap * sizeof *grown);
-      if (!grown) {
-        status = grade_fail(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
-        break;
-      }
-      names = grown;
-      cap = grown_cap;
-    }
-    names[n_names] = malloc(strlen(entry->d_name) + 1);
-    if (!names[n_names]) {
-      status = grade_fail(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
-      break;
-    }
-    strcpy(names[n_names++], entry->d_name);
-  }
-  closedir(dir);
-  if (!status && n_names == 0)
-    status = grade_fail(diag, SCALE_ERR_NOT_FOUND, class_dir, 0, "no student folders in the class");
-  if (!status) {
-    qsort(names, n_names, sizeof *names, compare_names);
-    out->students = calloc(n_names, sizeof *out->students);
-    if (!out->students) status = grade_fail(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
-  }
-  for (size_t i = 0; !status && i < n_names; i++) {
-    scale_grade_student *s = &out->students[out->n_students++];
-    copy(s->name, sizeof s->name, names[i]);
-    s->report.rows = malloc((rubric->n_rows ? rubric->n_rows : 1) * sizeof *rubric->rows);
-    if (!s->report.rows) {
-      status = grade_fail(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
-      break;
-    }
-    memcpy(s->report.rows, rubric->rows, rubric->n_rows * sizeof *rubric->rows);
-    s->report.n_rows = rubric->n_rows;
-  }
+  size_t n_names = 0;
+  scale_status status = list_students(class_dir, &names, &n_names, diag);
+  if (!status) status = class_fill(out, names, n_names, rubric, class_dir, diag);
   for (size_t i = 0; i < n_names; i++)
     free(names[i]);
   free(names);
@@ -598,70 +559,11 @@ scale_status scale_grade_class_run(const scale_grade_options *options, const cha
                         "a class is graded only in the sandbox, and it is not available here (%s): "
                         "one student's code could change another's score",
                         options->no_namespaces ? "--no-sandbox" : "no user namespaces");
-  fmt_into(path, sizeof path, "%s/students", build);
+  grade_fmt(path, sizeof path, "%s/students", build);
   mkdir(path, 0755);
-  fmt_into(path, sizeof path, "%s/results", build);
+  grade_fmt(path, sizeof path, "%s/results", build);
   mkdir(path, 0755);
-  int jobs = options->jobs > 0 ? options->jobs : online_cores();
-  pid_t *workers = calloc(out->n_students, sizeof *workers);
-  if (!status && !workers)
-    status = grade_fail(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
-  size_t next = 0, running = 0, done_count = 0;
-  while (!status && (next < out->n_students || running > 0)) {
-    while (running < (size_t)jobs && next < out->n_students) {
-      scale_grade_student *s = &out->students[next];
-      char student_build[4400], results[4400];
-      /* Folder names of the build tree: a number, then the name made path-safe. */
-      char safe[128];
-      fmt_into(safe, sizeof safe, "%s", s->name);
-      for (char *c = safe; *c; c++)
-        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-              *c == '-' || *c == '_' || *c == '.'))
-          *c = '_';
-      fmt_into(student_build, sizeof student_build, "%s/students/%03zu-%s", build, next, safe);
-      fmt_into(results, sizeof results, "%s/results/%03zu.rows", build, next);
-      remove(results);
-      grade_say(options, "scale grade: grading %s", s->name);
-      fflush(NULL);
-      pid_t pid = fork();
-      if (pid == 0) {
-        grader quiet = g;
-        scale_grade_options worker_options = *options;
-        worker_options.log = NULL;
-        quiet.options = &worker_options;
-        class_worker(&quiet, class_dir, s->name, next, student_build, rubric, results);
-      }
-      if (pid < 0) {
-        copy(s->error, sizeof s->error, "the grader could not start (fork failed)");
-      } else {
-        workers[next] = pid;
-        running++;
-      }
-      next++;
-    }
-    if (running == 0) continue;
-    int wstatus = 0;
-    pid_t done = waitpid(-1, &wstatus, 0);
-    if (done < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    for (size_t i = 0; i < out->n_students; i++) {
-      if (workers[i] != done) continue;
-      workers[i] = 0;
-      running--;
-      done_count++;
-      char results[4400];
-      fmt_into(results, sizeof results, "%s/results/%03zu.rows", build, i);
-      scale_grade_student *s = &out->students[i];
-      class_collect(s, results, wstatus);
-      double score, max;
-      scale_grade_totals(&s->report, NULL, &score, &max);
-      grade_say(options, "scale grade: [%zu/%zu] %s: %g/%g%s%s", done_count, out->n_students,
-                s->name, score, max, s->graded ? "" : ", ", s->graded ? "" : s->error);
-    }
-  }
-  free(workers);
+  if (!status) status = class_grade_all(&g, class_dir, build, rubric, out, diag);
   if (!options->build_dir) nftw(build, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
   if (status) scale_grade_class_free(out);
   return status;

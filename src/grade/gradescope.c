@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "grade.h"
-#include "grade_internal.h"
+#include "util.h"
 
 /* ---- copying the source tree ---------------------------------------------------------------- */
 

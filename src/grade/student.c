@@ -28,7 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "grade_internal.h"
+#include "student.h"
+#include "util.h"
 #include "sandbox.h"
 
 /* The checker's marks (tests/grading/grading_channel.h). */
@@ -65,25 +66,6 @@ static void set_row(scale_grade_row *row, scale_grade_verdict verdict, const cha
 }
 
 /* ---- the private copy ----------------------------------------------------------------------- */
-
-bool grade_copy_file_at(int dir_fd, const char *name, const char *dst, mode_t mode, size_t limit) {
-  int in = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-  if (in < 0) return false;
-  struct stat st;
-  bool ok = fstat(in, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size <= limit;
-  int out = ok ? open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode) : -1;
-  char buf[65536];
-  size_t total = 0;
-  ssize_t n = 0;
-  while (out >= 0 && ok && (n = read(in, buf, sizeof buf)) > 0) {
-    total += (size_t)n;
-    ok = total <= limit && write(out, buf, (size_t)n) == n;
-  }
-  ok = ok && out >= 0 && n == 0;
-  close(in);
-  if (out >= 0 && close(out) != 0) ok = false;
-  return ok;
-}
 
 /* Copies the regular files of the student's folder 'chapter' into p->src. False (with the
  * reason in 'why') when the folder or its main file is missing or is a link. */
@@ -417,20 +399,57 @@ static char *read_report(int fd) {
 
 /* Runs exercise 'row': the server in the sandbox, the checker outside, until both end or the
  * time limit; then the verdict. */
+/* The exercise's three pipes (requests, replies, the checker's report) and its run log, which
+ * holds the last exercise's output only, at most a MiB (RLIMIT_FSIZE): a class of chatty or
+ * hostile students cannot fill the grader's disk. False (everything closed) on a failure. */
+static bool open_channels(const chapter_paths *p, int req[2], int rep[2], int rpt[2],
+                          int *log_fd) {
+  *log_fd = open(p->run_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (!(pipe2(req, O_CLOEXEC) || pipe2(rep, O_CLOEXEC) || pipe2(rpt, O_CLOEXEC) || *log_fd < 0))
+    return true;
+  for (int i = 0; i < 2; i++) {
+    if (req[i] >= 0) close(req[i]);
+    if (rep[i] >= 0) close(rep[i]);
+    if (rpt[i] >= 0) close(rpt[i]);
+  }
+  if (*log_fd >= 0) close(*log_fd);
+  return false;
+}
+
+/* Waits for the server and its checker. The checker ends when the case does; the server when
+ * its input closes. A server still running a second after its checker is done is killed (its
+ * answers are all in); one past the time limit is killed, and marked timed out when its
+ * checker is still running. */
+static void wait_pair(const grader *g, sandbox_proc *server_proc, sandbox_result *server_end,
+                      sandbox_proc *checker_proc, sandbox_result *checker_end) {
+  double start = now_s(), checker_done_at = 0.0;
+  bool server_done = false, checker_done = false;
+  struct timespec nap = {0, 1000 * 1000};
+  while (!server_done || !checker_done) {
+    if (!server_done) server_done = sandbox_poll(server_proc, server_end);
+    if (!checker_done && (checker_done = sandbox_poll(checker_proc, checker_end)))
+      checker_done_at = now_s();
+    double elapsed = now_s() - start;
+    if (!server_done &&
+        (elapsed > g->timeout_s || (checker_done && now_s() - checker_done_at > 1.0))) {
+      sandbox_kill(server_proc, server_end);
+      server_end->timed_out = !checker_done;
+      server_done = true;
+    }
+    if (!checker_done && elapsed > g->timeout_s + 10.0) {
+      sandbox_kill(checker_proc, checker_end);
+      checker_done = true;
+    }
+    if (elapsed > 0.2) nap.tv_nsec = 10 * 1000 * 1000;
+    nanosleep(&nap, NULL);
+  }
+}
+
 static void run_exercise(const grader *g, chapter_paths *p, const recipe *r, scale_grade_row *row) {
   const scale_grade_options *o = g->options;
-  int req[2] = {-1, -1}, rep[2] = {-1, -1}, rpt[2] = {-1, -1};
-  /* The run log holds the last exercise's output only, at most a MiB (RLIMIT_FSIZE below): a
-   * class of chatty or hostile students cannot fill the grader's disk. */
-  int log_fd = open(p->run_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (pipe2(req, O_CLOEXEC) || pipe2(rep, O_CLOEXEC) || pipe2(rpt, O_CLOEXEC) || log_fd < 0) {
+  int req[2] = {-1, -1}, rep[2] = {-1, -1}, rpt[2] = {-1, -1}, log_fd = -1;
+  if (!open_channels(p, req, rep, rpt, &log_fd)) {
     set_row(row, SCALE_GRADE_CRASH, "the grader could not make pipes");
-    for (int i = 0; i < 2; i++) {
-      if (req[i] >= 0) close(req[i]);
-      if (rep[i] >= 0) close(rep[i]);
-      if (rpt[i] >= 0) close(rpt[i]);
-    }
-    if (log_fd >= 0) close(log_fd);
     return;
   }
   char *server_argv[] = {p->server, NULL};
@@ -476,29 +495,7 @@ static void run_exercise(const grader *g, chapter_paths *p, const recipe *r, sca
     set_row(row, SCALE_GRADE_CRASH, detail);
     return;
   }
-  /* The checker ends when the case does; the server when its input closes. A server still
-   * running a second after its checker is done is killed (its answers are all in). */
-  double start = now_s(), checker_done_at = 0.0;
-  bool server_done = false, checker_done = false;
-  struct timespec nap = {0, 1000 * 1000};
-  while (!server_done || !checker_done) {
-    if (!server_done) server_done = sandbox_poll(&server_proc, &server_end);
-    if (!checker_done && (checker_done = sandbox_poll(&checker_proc, &checker_end)))
-      checker_done_at = now_s();
-    double elapsed = now_s() - start;
-    if (!server_done &&
-        (elapsed > g->timeout_s || (checker_done && now_s() - checker_done_at > 1.0))) {
-      sandbox_kill(&server_proc, &server_end);
-      server_end.timed_out = !checker_done;
-      server_done = true;
-    }
-    if (!checker_done && elapsed > g->timeout_s + 10.0) {
-      sandbox_kill(&checker_proc, &checker_end);
-      checker_done = true;
-    }
-    if (elapsed > 0.2) nap.tv_nsec = 10 * 1000 * 1000;
-    nanosleep(&nap, NULL);
-  }
+  wait_pair(g, &server_proc, &server_end, &checker_proc, &checker_end);
   char *report = read_report(rpt[0]);
   close(rpt[0]);
   decide(row, report, &server_end, g->timeout_s);

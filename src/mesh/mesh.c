@@ -214,72 +214,99 @@ static int group_size(const mesh_rank *m, unsigned mask) {
 /* Integer-valued data: sums of a few hundred of them are exact in double, in any order. */
 static double coll_value(int rank, size_t i) { return (double)((rank * 37 + (int)(i % 1009)) % 17); }
 
-static void run_collectives_on(mesh_rank *m, const options *o, report *rep, unsigned mask) {
-  MPI_Comm comm = mesh_axes_comm(m, mask);
+/* One collective of the group 'comm' (n ranks, this one r): its arrays and sizes. */
+typedef struct {
+  MPI_Comm comm;
   int n, r;
-  MPI_Comm_size(comm, &n);
-  MPI_Comm_rank(comm, &r);
+  double *in, *out;
+  size_t total, block; /* doubles of the whole array; of one rank's block */
+} coll_group;
+
+/* Runs collective 'op' o->reps times; the slowest rank's best time into '*best' and this
+ * rank's bytes sent in the first repetition into '*sent'. */
+static void time_collective(mesh_rank *m, const options *o, coll_group *g, int op,
+                            const char *event, double *best, double *sent) {
+  const size_t block = g->block;
+  *best = (double)INFINITY;
+  *sent = 0;
+  for (int rep_i = 0; rep_i < o->reps; rep_i++) {
+    /* Inputs: AllGather a block; ReduceScatter and AllReduce a full unreduced array; AllToAll
+     * the rank's 1/n of the array, as n blocks of total / n^2. */
+    size_t in_count = op == SCALE_COLL_ALL_GATHER ? block : op == SCALE_COLL_ALL_TO_ALL ? block
+                                                                                        : g->total;
+    for (size_t i = 0; i < in_count; i++) g->in[i] = coll_value(g->r, i);
+    MPI_Barrier(g->comm);
+    double before = m->sent_bytes;
+    int ev = mesh_event_begin(m, event, "collective");
+    double t0 = MPI_Wtime();
+    switch (op) {
+    case SCALE_COLL_ALL_GATHER: mesh_all_gather(m, g->comm, g->in, g->out, block); break;
+    case SCALE_COLL_REDUCE_SCATTER: mesh_reduce_scatter(m, g->comm, g->in, g->out, block); break;
+    case SCALE_COLL_ALL_REDUCE: mesh_all_reduce(m, g->comm, g->in, block); break;
+    default: mesh_all_to_all(m, g->comm, g->in, g->out, block / (size_t)g->n); break;
+    }
+    double dt = MPI_Wtime() - t0, dt_max;
+    mesh_event_end(m, ev, before);
+    MPI_Allreduce(&dt, &dt_max, 1, MPI_DOUBLE, MPI_MAX, g->comm);
+    if (dt_max < *best) *best = dt_max;
+    if (rep_i == 0) *sent = m->sent_bytes - before;
+  }
+}
+
+/* Checks the last repetition's result of 'op' against what every rank put in (bitwise). */
+static bool check_collective(const coll_group *g, int op) {
+  const size_t block = g->block, total = g->total;
+  const int n = g->n, r = g->r;
+  size_t out_count = op == SCALE_COLL_ALL_GATHER ? total : op == SCALE_COLL_ALL_REDUCE ? total
+                                                                                      : block;
+  const double *got = op == SCALE_COLL_ALL_REDUCE ? g->in : g->out;
+  bool ok = true;
+  for (size_t i = 0; i < out_count; i++) {
+    double w = 0;
+    if (op == SCALE_COLL_ALL_GATHER) {
+      w = coll_value((int)(i / block), i % block);
+    } else if (op == SCALE_COLL_REDUCE_SCATTER || op == SCALE_COLL_ALL_REDUCE) {
+      size_t idx = op == SCALE_COLL_REDUCE_SCATTER ? (size_t)r * block + i : i;
+      for (int q = 0; q < n; q++) w += coll_value(q, idx);
+    } else { /* AllToAll: block q of the output is rank q's block r */
+      size_t sub = block / (size_t)n, q = i / sub;
+      w = coll_value((int)q, (size_t)r * sub + i % sub);
+    }
+    if (memcmp(&got[i], &w, sizeof w) != 0) ok = false;
+  }
+  return ok;
+}
+
+static void run_collectives_on(mesh_rank *m, const options *o, report *rep, unsigned mask) {
+  coll_group g = {.comm = mesh_axes_comm(m, mask)};
+  MPI_Comm_size(g.comm, &g.n);
+  MPI_Comm_rank(g.comm, &g.r);
+  const int n = g.n;
   char axes[16];
   axes_name(&m->mesh, mask, axes, sizeof axes);
   double v = o->bytes;
-  size_t total = (size_t)(v / sizeof(double));
-  if (total % ((size_t)n * (size_t)n) != 0) {
+  g.total = (size_t)(v / sizeof(double));
+  if (g.total % ((size_t)n * (size_t)n) != 0) {
     if (m->rank == 0)
       fprintf(stderr, "scale-mesh: --bytes %.0f is not a whole number of doubles per block for "
                       "a group of %d (need a multiple of %d bytes)\n",
               v, n, 8 * n * n);
     rep->n_failed++;
-    MPI_Comm_free(&comm);
+    MPI_Comm_free(&g.comm);
     return;
   }
-  size_t block = total / (size_t)n;
-  double *in = malloc(total * sizeof *in), *out = malloc(total * sizeof *out);
-  if (!in || !out) MPI_Abort(MPI_COMM_WORLD, 1);
+  g.block = g.total / (size_t)n;
+  g.in = malloc(g.total * sizeof *g.in);
+  g.out = malloc(g.total * sizeof *g.out);
+  if (!g.in || !g.out) MPI_Abort(MPI_COMM_WORLD, 1);
 
   for (int op = 0; op < SCALE_COLL_COUNT; op++) {
-    double best = (double)INFINITY, sent = 0;
-    bool ok = true;
+    const char *name = scale_collective_name((scale_collective)op);
     char event[MESH_NAME_MAX];
-    snprintf(event, sizeof event, "%s %s", scale_collective_name((scale_collective)op), axes);
-    for (int rep_i = 0; rep_i < o->reps; rep_i++) {
-      /* Inputs: AllGather a block; ReduceScatter and AllReduce a full unreduced array; AllToAll
-       * the rank's 1/n of the array, as n blocks of total / n^2. */
-      size_t in_count = op == SCALE_COLL_ALL_GATHER ? block : op == SCALE_COLL_ALL_TO_ALL ? block
-                                                                                          : total;
-      for (size_t i = 0; i < in_count; i++) in[i] = coll_value(r, i);
-      MPI_Barrier(comm);
-      double before = m->sent_bytes;
-      int ev = mesh_event_begin(m, event, "collective");
-      double t0 = MPI_Wtime();
-      switch (op) {
-      case SCALE_COLL_ALL_GATHER: mesh_all_gather(m, comm, in, out, block); break;
-      case SCALE_COLL_REDUCE_SCATTER: mesh_reduce_scatter(m, comm, in, out, block); break;
-      case SCALE_COLL_ALL_REDUCE: mesh_all_reduce(m, comm, in, block); break;
-      default: mesh_all_to_all(m, comm, in, out, block / (size_t)n); break;
-      }
-      double dt = MPI_Wtime() - t0, dt_max;
-      mesh_event_end(m, ev, before);
-      MPI_Allreduce(&dt, &dt_max, 1, MPI_DOUBLE, MPI_MAX, comm);
-      if (dt_max < best) best = dt_max;
-      if (rep_i == 0) sent = m->sent_bytes - before;
-    }
-    /* Check the last repetition's result against what every rank put in. */
-    size_t out_count = op == SCALE_COLL_ALL_GATHER ? total : op == SCALE_COLL_ALL_REDUCE ? total
-                                                                                        : block;
-    const double *got = op == SCALE_COLL_ALL_REDUCE ? in : out;
-    for (size_t i = 0; i < out_count; i++) {
-      double w = 0;
-      if (op == SCALE_COLL_ALL_GATHER) {
-        w = coll_value((int)(i / block), i % block);
-      } else if (op == SCALE_COLL_REDUCE_SCATTER || op == SCALE_COLL_ALL_REDUCE) {
-        size_t idx = op == SCALE_COLL_REDUCE_SCATTER ? (size_t)r * block + i : i;
-        for (int q = 0; q < n; q++) w += coll_value(q, idx);
-      } else { /* AllToAll: block q of the output is rank q's block r */
-        size_t sub = block / (size_t)n, q = i / sub;
-        w = coll_value((int)q, (size_t)r * sub + i % sub);
-      }
-      if (memcmp(&got[i], &w, sizeof w) != 0) ok = false;
-    }
+    snprintf(event, sizeof event, "%s %s", name, axes);
+    double best, sent;
+    time_collective(m, o, &g, op, event, &best, &sent);
+    bool ok = check_collective(&g, op);
     /* Chapter 3's bytes per rank: a ring AllGather or ReduceScatter sends (n-1)/n V, an
      * AllReduce twice that; an AllToAll sends every block but its own, (n-1)/n^2 V. */
     double expected = op == SCALE_COLL_ALL_TO_ALL
@@ -287,8 +314,6 @@ static void run_collectives_on(mesh_rank *m, const options *o, report *rep, unsi
                           : scale_collective_ring_link_bytes((scale_collective)op, n, v, false);
     double smin, smax;
     bool all_ok = agree(ok, sent, &smin, &smax);
-    char name[64];
-    snprintf(name, sizeof name, "%s", scale_collective_name((scale_collective)op));
     double best_all;
     MPI_Allreduce(&best, &best_all, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     bool bytes_ok = smin == expected && smax == expected;
@@ -301,8 +326,8 @@ static void run_collectives_on(mesh_rank *m, const options *o, report *rep, unsi
       fail(m, rep, what);
     }
   }
-  free(in), free(out);
-  MPI_Comm_free(&comm);
+  free(g.in), free(g.out);
+  MPI_Comm_free(&g.comm);
 }
 
 /* ==== sharded matmuls ============================================================================= */
@@ -416,139 +441,248 @@ static void gather_dim(mesh_rank *m, shard *sh, int dim, unsigned mask) {
   MPI_Comm_free(&comm);
 }
 
-static void run_matmul(mesh_rank *m, const options *o, report *rep, const char *label,
-                       const char *spec) {
-  /* "A[I_X, J] . B[J, K_Y]": the two shardings either side of the '.' between them. */
+/* One sharded matmul: its operands' shardings and sizes, and the library's plan. */
+typedef struct {
+  scale_sharding sa, sb;
+  double a_dims[2], b_dims[2]; /* A[I, J], B[J, K] */
+  scale_sharded_matmul plan;
+} matmul_job;
+
+/* This rank's state of one execution: its shards, its block of C, the bytes of each step. */
+typedef struct {
+  shard a, b;
+  double *c;
+  size_t c_rows, c_cols;
+  double step_sent[SCALE_SHARDED_STEPS_MAX];
+  bool exact; /* no partial sums reduced: C must equal the reference bitwise */
+} matmul_run;
+
+/* Parses "A[I_X, J] . B[J, K_Y]" (the two shardings either side of the '.' between them) and
+ * plans it into 'job'; false after counting a failure (rank 0 says why). */
+static bool plan_matmul(mesh_rank *m, const options *o, report *rep, const char *label,
+                        const char *spec, matmul_job *job) {
   const char *close = strchr(spec, ']');
   const char *dot = close ? strpbrk(close, ".*") : NULL;
   char a_text[96], b_text[96];
-  scale_sharding sa, sb;
   scale_diag diag;
   memset(&diag, 0, sizeof diag);
   if (!dot || (size_t)(dot - spec) >= sizeof a_text || strlen(dot + 1) >= sizeof b_text) {
     if (m->rank == 0) fprintf(stderr, "scale-mesh: --matmul: expected \"A[..] . B[..]\"\n");
     rep->n_failed++;
-    return;
+    return false;
   }
   snprintf(a_text, sizeof a_text, "%.*s", (int)(dot - spec), spec);
   snprintf(b_text, sizeof b_text, "%s", dot + 1);
-  if (scale_sharding_parse(a_text, &m->mesh, &sa, &diag) != SCALE_OK ||
-      scale_sharding_parse(b_text, &m->mesh, &sb, &diag) != SCALE_OK) {
+  scale_sharding *sa = &job->sa, *sb = &job->sb;
+  if (scale_sharding_parse(a_text, &m->mesh, sa, &diag) != SCALE_OK ||
+      scale_sharding_parse(b_text, &m->mesh, sb, &diag) != SCALE_OK) {
     if (m->rank == 0) fprintf(stderr, "scale-mesh: --matmul: %s\n", diag.message);
     rep->n_failed++;
-    return;
+    return false;
   }
-  if (sa.n_dims != 2 || sb.n_dims != 2 || strcmp(sa.dim[1], sb.dim[0]) != 0 ||
-      sa.unreduced_mask || sb.unreduced_mask || !axes_in_order(&sa) || !axes_in_order(&sb)) {
+  if (sa->n_dims != 2 || sb->n_dims != 2 || strcmp(sa->dim[1], sb->dim[0]) != 0 ||
+      sa->unreduced_mask || sb->unreduced_mask || !axes_in_order(sa) || !axes_in_order(sb)) {
     if (m->rank == 0)
       fprintf(stderr, "scale-mesh: --matmul: the executor runs A[I.., J..] . B[J.., K..] with "
                       "axes listed in mesh order and nothing unreduced\n");
     rep->n_failed++;
-    return;
+    return false;
   }
-  double a_dims[2] = {o->dims[0], o->dims[1]}, b_dims[2] = {o->dims[1], o->dims[2]};
-  scale_sharded_matmul plan;
+  job->a_dims[0] = o->dims[0];
+  job->a_dims[1] = job->b_dims[0] = o->dims[1];
+  job->b_dims[1] = o->dims[2];
   /* The plan in fp32 counts 4-byte elements; the executor moves doubles: twice the bytes. */
-  if (scale_sharding_matmul_plan(&m->mesh, &sa, a_dims, &sb, b_dims, SCALE_DTYPE_FP32, NULL,
-                                 SCALE_WRAP_AUTO, &plan, &diag) != SCALE_OK) {
+  if (scale_sharding_matmul_plan(&m->mesh, sa, job->a_dims, sb, job->b_dims, SCALE_DTYPE_FP32,
+                                 NULL, SCALE_WRAP_AUTO, &job->plan, &diag) != SCALE_OK) {
     if (m->rank == 0) fprintf(stderr, "scale-mesh: %s: %s\n", label, diag.message);
     rep->n_failed++;
-    return;
+    return false;
   }
-  const double elem_scale = sizeof(double) / scale_dtype_bytes(SCALE_DTYPE_FP32);
+  return true;
+}
 
+/* The collectives before the matmul: the plan's AllGathers of A or B. False when one gathers
+ * a part of a dimension (this executor gathers whole dimensions only). */
+static bool gather_operands(mesh_rank *m, const matmul_job *job, const char *label,
+                            matmul_run *run) {
+  for (int s = 0; s < job->plan.n_steps; s++) {
+    const scale_sharded_step *st = &job->plan.step[s];
+    if (st->op != SCALE_COLL_ALL_GATHER) continue;
+    shard *x = st->operand == 0 ? &run->a : &run->b;
+    int dim = x->axes[0] == st->axes_mask ? 0 : x->axes[1] == st->axes_mask ? 1 : -1;
+    if (dim < 0) return false;
+    char axes[16], ev_name[MESH_NAME_MAX];
+    axes_name(&m->mesh, st->axes_mask, axes, sizeof axes);
+    snprintf(ev_name, sizeof ev_name, "%s: all-gather %c over %s", label,
+             st->operand == 0 ? 'A' : 'B', axes);
+    double before = m->sent_bytes;
+    int ev = mesh_event_begin(m, ev_name, "collective");
+    gather_dim(m, x, dim, st->axes_mask);
+    mesh_event_end(m, ev, before);
+    run->step_sent[s] = m->sent_bytes - before;
+  }
+  return true;
+}
+
+/* Both operands sharded on their contracting dimension over different axes (case 2 with a
+ * reduction): one was gathered whole; keeps the part of it the other one holds. False when
+ * the contraction then does not cover the same J on both sides. */
+static bool trim_contraction(const matmul_job *job, matmul_run *run) {
+  shard *a = &run->a, *b = &run->b;
+  if (a->cols > b->rows && a->cols == job->a_dims[1]) {
+    size_t rows = (size_t)a->rows, from = (size_t)b->row0, w = (size_t)b->rows;
+    for (size_t i = 0; i < rows; i++)
+      memmove(a->data + i * w, a->data + i * (size_t)a->cols + from, w * sizeof *a->data);
+    a->col0 = b->row0;
+    a->cols = b->rows;
+  } else if (b->rows > a->cols && b->rows == job->b_dims[0]) {
+    memmove(b->data, b->data + (size_t)a->col0 * (size_t)b->cols,
+            (size_t)(a->cols * b->cols) * sizeof *b->data);
+    b->row0 = a->col0;
+    b->rows = a->cols;
+  }
+  return a->col0 == b->row0 && a->cols == b->rows;
+}
+
+/* The local matmul of this rank's shards into run->c (allocated here). */
+static void local_matmul(mesh_rank *m, const char *label, matmul_run *run) {
+  run->c_rows = (size_t)run->a.rows;
+  run->c_cols = (size_t)run->b.cols;
+  run->c = malloc(run->c_rows * run->c_cols * sizeof *run->c + 8);
+  if (!run->c) MPI_Abort(MPI_COMM_WORLD, 1);
+  char ev_name[MESH_NAME_MAX];
+  snprintf(ev_name, sizeof ev_name, "%s: local matmul", label);
+  int ev = mesh_event_begin(m, ev_name, "compute");
+  matmul(run->a.data, run->b.data, run->c, run->c_rows, run->c_cols, (size_t)run->a.cols);
+  mesh_event_end(m, ev, m->sent_bytes);
+}
+
+/* The collective after: the plan's AllReduce of the partial sums of C. False when C's block
+ * does not split over the group. */
+static bool reduce_partials(mesh_rank *m, const matmul_job *job, const char *label,
+                            matmul_run *run) {
+  const size_t count = run->c_rows * run->c_cols;
+  for (int s = 0; s < job->plan.n_steps; s++) {
+    const scale_sharded_step *st = &job->plan.step[s];
+    if (st->op != SCALE_COLL_ALL_REDUCE) continue;
+    MPI_Comm comm = mesh_axes_comm(m, st->axes_mask);
+    int n;
+    MPI_Comm_size(comm, &n);
+    if (count % (size_t)n) {
+      MPI_Comm_free(&comm);
+      return false;
+    }
+    char axes[16], ev_name[MESH_NAME_MAX];
+    axes_name(&m->mesh, st->axes_mask, axes, sizeof axes);
+    snprintf(ev_name, sizeof ev_name, "%s: all-reduce C over %s", label, axes);
+    double before = m->sent_bytes;
+    int ev = mesh_event_begin(m, ev_name, "collective");
+    mesh_all_reduce(m, comm, run->c, count / (size_t)n);
+    mesh_event_end(m, ev, before);
+    run->step_sent[s] = m->sent_bytes - before;
+    run->exact = false; /* partial sums added in ring order, not the reference's */
+    MPI_Comm_free(&comm);
+  }
+  return true;
+}
+
+/* Checks this rank's block of C against the unsharded product, computed the same way. */
+static bool check_block(mesh_rank *m, const options *o, const matmul_run *run) {
+  int ev = mesh_event_begin(m, "check against the unsharded matmul", "check");
+  const size_t inner = (size_t)o->dims[1], c_rows = run->c_rows, c_cols = run->c_cols;
+  double *ar = calloc(c_rows * inner + 1, sizeof *ar), *br = calloc(inner * c_cols + 1, sizeof *br);
+  double *cr = calloc(c_rows * c_cols + 1, sizeof *cr);
+  if (!ar || !br || !cr) MPI_Abort(MPI_COMM_WORLD, 1);
+  for (size_t i = 0; i < c_rows; i++)
+    for (size_t j = 0; j < inner; j++) ar[i * inner + j] = a_value(run->a.row0 + (double)i, (double)j);
+  for (size_t j = 0; j < inner; j++)
+    for (size_t k = 0; k < c_cols; k++) br[j * c_cols + k] = b_value((double)j, run->b.col0 + (double)k);
+  matmul(ar, br, cr, c_rows, c_cols, inner);
+  double tol = 1e-12 * (double)inner; /* |a b| <= 1/4 per term; 1e-12 of the magnitudes' sum */
+  bool ok = true;
+  for (size_t i = 0; i < c_rows * c_cols; i++) {
+    const double *c = run->c;
+    if (run->exact ? memcmp(&c[i], &cr[i], sizeof cr[i]) != 0 : fabs(c[i] - cr[i]) > tol) ok = false;
+  }
+  free(ar), free(br), free(cr);
+  mesh_event_end(m, ev, m->sent_bytes);
+  return ok;
+}
+
+/* Checks each step's bytes against chapter 3's ring formula for the plan's V (in doubles) and
+ * reports the result row (and a failure line when C or the bytes are wrong). */
+static void report_matmul(mesh_rank *m, report *rep, const char *label, const char *spec,
+                          const matmul_job *job, const matmul_run *run, bool ok, double best,
+                          double sent_first) {
+  const scale_sharded_matmul *plan = &job->plan;
+  const double elem_scale = sizeof(double) / scale_dtype_bytes(SCALE_DTYPE_FP32);
+  double expected = 0;
+  char steps[160] = "";
+  size_t len = 0;
+  bool steps_ok = true;
+  for (int s = 0; s < plan->n_steps; s++) {
+    const scale_sharded_step *st = &plan->step[s];
+    int n = group_size(m, st->axes_mask);
+    double v = st->bytes * elem_scale;
+    double e = scale_collective_ring_link_bytes(st->op, n, v, false);
+    expected += e;
+    double smin, smax;
+    agree(true, run->step_sent[s], &smin, &smax);
+    if (smin != e || smax != e) steps_ok = false;
+    char axes[16];
+    axes_name(&m->mesh, st->axes_mask, axes, sizeof axes);
+    len += (size_t)snprintf(steps + len, sizeof steps - len, "%s%s %s over %s (V=%.0f)",
+                            s ? ", then " : "", scale_collective_name(st->op),
+                            st->operand == 0 ? "A" : st->operand == 1 ? "B" : "C", axes, v);
+    if (len >= sizeof steps) len = sizeof steps - 1;
+  }
+  if (plan->n_steps == 0) snprintf(steps, sizeof steps, "no communication");
+  double smin, smax, best_all;
+  bool all_ok = agree(ok, sent_first, &smin, &smax);
+  MPI_Allreduce(&best, &best_all, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  char name[64], extra[224];
+  if (strcmp(label, "given") == 0) snprintf(name, sizeof name, "case %d (given)", (int)plan->kind);
+  else snprintf(name, sizeof name, "case %d", (int)plan->kind);
+  snprintf(extra, sizeof extra, "%s: %s", spec, steps);
+  bool pass = all_ok && steps_ok && smax == expected;
+  result(m, rep, "matmul", name, "", m->n_ranks, plan->n_steps ? plan->step[0].bytes * elem_scale : 0,
+         smax, expected, pass ? (run->exact ? "bitwise" : "tol 1e-12") : "FAILED", best_all, extra);
+  if (!pass) {
+    char what[200];
+    snprintf(what, sizeof what, "%s (%s): %s", label, spec,
+             !all_ok ? "C differs from the unsharded matmul"
+                     : "bytes sent differ from chapter 3's formula");
+    fail(m, rep, what);
+  }
+}
+
+static void run_matmul(mesh_rank *m, const options *o, report *rep, const char *label,
+                       const char *spec) {
+  matmul_job job;
+  if (!plan_matmul(m, o, rep, label, spec, &job)) return;
   double best = (double)INFINITY, sent_first = 0;
-  double step_sent[SCALE_SHARDED_STEPS_MAX] = {0};
-  bool ok = true, exact = true, supported = true;
-  shard a = {0}, b = {0};
-  double *c = NULL;
-  size_t c_rows = 0, c_cols = 0;
+  matmul_run run;
+  memset(&run, 0, sizeof run);
+  run.exact = true;
+  bool supported = true;
   for (int rep_i = 0; rep_i < o->reps && supported; rep_i++) {
-    free(a.data), free(b.data), free(c);
-    a.data = b.data = c = NULL; /* a failed make_shard below must not free them twice */
-    if (!make_shard(m, &sa, a_dims[0], a_dims[1], a_value, &a) ||
-        !make_shard(m, &sb, b_dims[0], b_dims[1], b_value, &b)) {
+    free(run.a.data), free(run.b.data), free(run.c);
+    run.a.data = run.b.data = run.c = NULL; /* a failed make_shard below must not free them twice */
+    if (!make_shard(m, &job.sa, job.a_dims[0], job.a_dims[1], a_value, &run.a) ||
+        !make_shard(m, &job.sb, job.b_dims[0], job.b_dims[1], b_value, &run.b)) {
       if (m->rank == 0)
         fprintf(stderr, "scale-mesh: %s: --dims %g,%g,%g do not divide into the shards\n", label,
                 o->dims[0], o->dims[1], o->dims[2]);
       rep->n_failed++;
-      free(a.data), free(b.data);
+      free(run.a.data), free(run.b.data);
       return;
     }
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime(), before_all = m->sent_bytes;
-    /* The collectives before the matmul: AllGathers of A or B. */
-    for (int s = 0; s < plan.n_steps; s++) {
-      const scale_sharded_step *st = &plan.step[s];
-      if (st->op != SCALE_COLL_ALL_GATHER) continue;
-      shard *x = st->operand == 0 ? &a : &b;
-      int dim = x->axes[0] == st->axes_mask ? 0 : x->axes[1] == st->axes_mask ? 1 : -1;
-      if (dim < 0) {
-        supported = false;
-        break;
-      }
-      char axes[16], ev_name[MESH_NAME_MAX];
-      axes_name(&m->mesh, st->axes_mask, axes, sizeof axes);
-      snprintf(ev_name, sizeof ev_name, "%s: all-gather %c over %s", label,
-               st->operand == 0 ? 'A' : 'B', axes);
-      double before = m->sent_bytes;
-      int ev = mesh_event_begin(m, ev_name, "collective");
-      gather_dim(m, x, dim, st->axes_mask);
-      mesh_event_end(m, ev, before);
-      step_sent[s] = m->sent_bytes - before;
-    }
+    supported = gather_operands(m, &job, label, &run) && trim_contraction(&job, &run);
     if (!supported) break;
-    /* Both operands sharded on their contracting dimension over different axes (case 2 with a
-     * reduction): one was gathered whole; keep the part of it the other one holds. */
-    if (a.cols > b.rows && a.cols == a_dims[1]) {
-      size_t rows = (size_t)a.rows, from = (size_t)b.row0, w = (size_t)b.rows;
-      for (size_t i = 0; i < rows; i++)
-        memmove(a.data + i * w, a.data + i * (size_t)a.cols + from, w * sizeof *a.data);
-      a.col0 = b.row0;
-      a.cols = b.rows;
-    } else if (b.rows > a.cols && b.rows == b_dims[0]) {
-      memmove(b.data, b.data + (size_t)a.col0 * (size_t)b.cols,
-              (size_t)(a.cols * b.cols) * sizeof *b.data);
-      b.row0 = a.col0;
-      b.rows = a.cols;
-    }
-    /* The contraction must now cover the same J on both sides. */
-    if (a.col0 != b.row0 || a.cols != b.rows) {
-      supported = false;
-      break;
-    }
-    c_rows = (size_t)a.rows;
-    c_cols = (size_t)b.cols;
-    c = malloc(c_rows * c_cols * sizeof *c + 8);
-    if (!c) MPI_Abort(MPI_COMM_WORLD, 1);
-    char ev_name[MESH_NAME_MAX];
-    snprintf(ev_name, sizeof ev_name, "%s: local matmul", label);
-    int ev = mesh_event_begin(m, ev_name, "compute");
-    matmul(a.data, b.data, c, c_rows, c_cols, (size_t)a.cols);
-    mesh_event_end(m, ev, m->sent_bytes);
-    /* The collective after: AllReduce of the partial sums of C. */
-    for (int s = 0; s < plan.n_steps; s++) {
-      const scale_sharded_step *st = &plan.step[s];
-      if (st->op != SCALE_COLL_ALL_REDUCE) continue;
-      MPI_Comm comm = mesh_axes_comm(m, st->axes_mask);
-      int n;
-      MPI_Comm_size(comm, &n);
-      if ((c_rows * c_cols) % (size_t)n) {
-        supported = false;
-        MPI_Comm_free(&comm);
-        break;
-      }
-      char axes[16];
-      axes_name(&m->mesh, st->axes_mask, axes, sizeof axes);
-      snprintf(ev_name, sizeof ev_name, "%s: all-reduce C over %s", label, axes);
-      double before = m->sent_bytes;
-      ev = mesh_event_begin(m, ev_name, "collective");
-      mesh_all_reduce(m, comm, c, c_rows * c_cols / (size_t)n);
-      mesh_event_end(m, ev, before);
-      step_sent[s] = m->sent_bytes - before;
-      exact = false; /* partial sums added in ring order, not the reference's */
-      MPI_Comm_free(&comm);
-    }
+    local_matmul(m, label, &run);
+    supported = reduce_partials(m, &job, label, &run);
     double dt = MPI_Wtime() - t0;
     if (dt < best) best = dt;
     if (rep_i == 0) sent_first = m->sent_bytes - before_all;
@@ -561,73 +695,133 @@ static void run_matmul(mesh_rank *m, const options *o, report *rep, const char *
                       "supported\n",
               label, spec);
     rep->n_failed++;
-    free(a.data), free(b.data), free(c);
+    free(run.a.data), free(run.b.data), free(run.c);
     return;
   }
-
-  /* Check this rank's block of C against the unsharded product, computed the same way. */
-  {
-    int ev = mesh_event_begin(m, "check against the unsharded matmul", "check");
-    size_t inner = (size_t)o->dims[1];
-    double *ar = calloc(c_rows * inner + 1, sizeof *ar), *br = calloc(inner * c_cols + 1, sizeof *br);
-    double *cr = calloc(c_rows * c_cols + 1, sizeof *cr);
-    if (!ar || !br || !cr) MPI_Abort(MPI_COMM_WORLD, 1);
-    for (size_t i = 0; i < c_rows; i++)
-      for (size_t j = 0; j < inner; j++) ar[i * inner + j] = a_value(a.row0 + (double)i, (double)j);
-    for (size_t j = 0; j < inner; j++)
-      for (size_t k = 0; k < c_cols; k++) br[j * c_cols + k] = b_value((double)j, b.col0 + (double)k);
-    matmul(ar, br, cr, c_rows, c_cols, inner);
-    double tol = 1e-12 * (double)inner; /* |a b| <= 1/4 per term; 1e-12 of the magnitudes' sum */
-    for (size_t i = 0; i < c_rows * c_cols; i++) {
-      if (exact ? memcmp(&c[i], &cr[i], sizeof cr[i]) != 0 : fabs(c[i] - cr[i]) > tol) ok = false;
-    }
-    free(ar), free(br), free(cr);
-    mesh_event_end(m, ev, m->sent_bytes);
-  }
-
-  /* Bytes: each step's against chapter 3's ring formula for the plan's V (in doubles). */
-  double expected = 0;
-  char steps[160] = "";
-  size_t len = 0;
-  bool steps_ok = true;
-  for (int s = 0; s < plan.n_steps; s++) {
-    const scale_sharded_step *st = &plan.step[s];
-    int n = group_size(m, st->axes_mask);
-    double v = st->bytes * elem_scale;
-    double e = scale_collective_ring_link_bytes(st->op, n, v, false);
-    expected += e;
-    double smin, smax;
-    agree(true, step_sent[s], &smin, &smax);
-    if (smin != e || smax != e) steps_ok = false;
-    char axes[16];
-    axes_name(&m->mesh, st->axes_mask, axes, sizeof axes);
-    len += (size_t)snprintf(steps + len, sizeof steps - len, "%s%s %s over %s (V=%.0f)",
-                            s ? ", then " : "", scale_collective_name(st->op),
-                            st->operand == 0 ? "A" : st->operand == 1 ? "B" : "C", axes, v);
-    if (len >= sizeof steps) len = sizeof steps - 1;
-  }
-  if (plan.n_steps == 0) snprintf(steps, sizeof steps, "no communication");
-  double smin, smax, best_all;
-  bool all_ok = agree(ok, sent_first, &smin, &smax);
-  MPI_Allreduce(&best, &best_all, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  char name[64], extra[224];
-  if (strcmp(label, "given") == 0) snprintf(name, sizeof name, "case %d (given)", (int)plan.kind);
-  else snprintf(name, sizeof name, "case %d", (int)plan.kind);
-  snprintf(extra, sizeof extra, "%s: %s", spec, steps);
-  bool pass = all_ok && steps_ok && smax == expected;
-  result(m, rep, "matmul", name, "", m->n_ranks, plan.n_steps ? plan.step[0].bytes * elem_scale : 0,
-         smax, expected, pass ? (exact ? "bitwise" : "tol 1e-12") : "FAILED", best_all, extra);
-  if (!pass) {
-    char what[200];
-    snprintf(what, sizeof what, "%s (%s): %s", label, spec,
-             !all_ok ? "C differs from the unsharded matmul"
-                     : "bytes sent differ from chapter 3's formula");
-    fail(m, rep, what);
-  }
-  free(a.data), free(b.data), free(c);
+  bool ok = check_block(m, o, &run);
+  report_matmul(m, rep, label, spec, &job, &run, ok, best, sent_first);
+  free(run.a.data), free(run.b.data), free(run.c);
 }
 
 /* ==== collective matmul =========================================================================== */
+
+/* The buffers of the collective matmul on one rank: its shards, the gathered A, both results
+ * and the ring's two chunk buffers. */
+typedef struct {
+  size_t I, J, K, jl, kl; /* global sizes; J / n and K / n */
+  double *a, *b, *a_all, *a_wide, *c0, *c1, *bufs[2];
+} cmatmul_data;
+
+static void cmatmul_alloc(cmatmul_data *d, int r) {
+  const size_t I = d->I, J = d->J, jl = d->jl, kl = d->kl;
+  d->a = malloc(I * jl * sizeof *d->a + 8);
+  d->b = malloc(J * kl * sizeof *d->b + 8);
+  d->a_all = malloc(I * J * sizeof *d->a_all + 8);
+  d->a_wide = malloc(I * J * sizeof *d->a_wide + 8);
+  d->c0 = malloc(I * kl * sizeof *d->c0 + 8);
+  d->c1 = malloc(I * kl * sizeof *d->c1 + 8);
+  d->bufs[0] = malloc(I * jl * sizeof(double) + 8);
+  d->bufs[1] = malloc(I * jl * sizeof(double) + 8);
+  if (!d->a || !d->b || !d->a_all || !d->a_wide || !d->c0 || !d->c1 || !d->bufs[0] || !d->bufs[1])
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  for (size_t i = 0; i < I; i++)
+    for (size_t j = 0; j < jl; j++) d->a[i * jl + j] = a_value((double)i, (double)(r * jl + j));
+  for (size_t j = 0; j < J; j++)
+    for (size_t k = 0; k < kl; k++) d->b[j * kl + k] = b_value((double)j, (double)(r * kl + k));
+}
+
+static void cmatmul_free(cmatmul_data *d) {
+  free(d->a), free(d->b), free(d->a_all), free(d->a_wide), free(d->c0), free(d->c1);
+  free(d->bufs[0]), free(d->bufs[1]);
+}
+
+/* Baseline: the AllGather, then one matmul into c0. Returns the slowest rank's time [s]. */
+static double cmatmul_baseline(mesh_rank *m, MPI_Comm comm, int n, cmatmul_data *d) {
+  const size_t I = d->I, J = d->J, jl = d->jl;
+  MPI_Barrier(comm);
+  double before = m->sent_bytes, t0 = MPI_Wtime();
+  int ev = mesh_event_begin(m, "cmatmul baseline: all-gather A", "collective");
+  mesh_all_gather(m, comm, d->a, d->a_all, I * jl);
+  mesh_event_end(m, ev, before);
+  for (int q = 0; q < n; q++) /* column stripes into rows */
+    for (size_t i = 0; i < I; i++)
+      memcpy(d->a_wide + i * J + (size_t)q * jl, d->a_all + (size_t)q * I * jl + i * jl,
+             jl * sizeof *d->a_wide);
+  ev = mesh_event_begin(m, "cmatmul baseline: matmul", "compute");
+  matmul(d->a_wide, d->b, d->c0, I, d->kl, J);
+  mesh_event_end(m, ev, m->sent_bytes);
+  double dt = MPI_Wtime() - t0, dt_max;
+  MPI_Allreduce(&dt, &dt_max, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return dt_max;
+}
+
+/* Collective matmul into c1: step t multiplies chunk (r - t) mod n of A while the ring moves it
+ * on. Returns the slowest rank's time [s]. */
+static double cmatmul_ring(mesh_rank *m, MPI_Comm comm, int n, int r, cmatmul_data *d) {
+  const size_t I = d->I, jl = d->jl, kl = d->kl;
+  MPI_Barrier(comm);
+  double t0 = MPI_Wtime();
+  memset(d->c1, 0, I * kl * sizeof *d->c1);
+  memcpy(d->bufs[0], d->a, I * jl * sizeof *d->a);
+  int right = (r + 1) % n, left = (r - 1 + n) % n;
+  for (int t = 0; t < n; t++) {
+    double *cur = d->bufs[t % 2], *next = d->bufs[(t + 1) % 2];
+    MPI_Request req[2];
+    int n_req = 0;
+    if (t < n - 1) {
+      MPI_Irecv(next, (int)(I * jl), MPI_DOUBLE, left, 1, comm, &req[n_req++]);
+      MPI_Isend(cur, (int)(I * jl), MPI_DOUBLE, right, 1, comm, &req[n_req++]);
+      m->sent_bytes += (double)(I * jl) * sizeof(double);
+    }
+    int chunk = (r - t + n) % n;
+    char name[MESH_NAME_MAX];
+    snprintf(name, sizeof name, "cmatmul step %d: chunk %d", t, chunk);
+    int ev = mesh_event_begin(m, name, "compute");
+    matmul_acc(cur, jl, d->b + (size_t)chunk * jl * kl, d->c1, I, kl, jl);
+    mesh_event_end(m, ev, m->sent_bytes);
+    if (n_req) {
+      ev = mesh_event_begin(m, "cmatmul: wait for the next chunk", "collective");
+      MPI_Waitall(n_req, req, MPI_STATUSES_IGNORE);
+      mesh_event_end(m, ev, m->sent_bytes);
+    }
+  }
+  double dt = MPI_Wtime() - t0, dt_max;
+  MPI_Allreduce(&dt, &dt_max, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return dt_max;
+}
+
+/* The baseline is bitwise the reference (same order); the collective adds chunks in ring
+ * order: compares both with the reference computed here, checks the bytes and reports. */
+static void cmatmul_report(mesh_rank *m, report *rep, int n, const char *axes,
+                           const cmatmul_data *d, const double best_s[2], const double sent[2]) {
+  const size_t I = d->I, J = d->J, kl = d->kl;
+  double *cr = malloc(I * kl * sizeof *cr + 8), *ar = malloc(I * J * sizeof *ar + 8);
+  if (!cr || !ar) MPI_Abort(MPI_COMM_WORLD, 1);
+  for (size_t i = 0; i < I; i++)
+    for (size_t j = 0; j < J; j++) ar[i * J + j] = a_value((double)i, (double)j);
+  matmul(ar, d->b, cr, I, kl, J);
+  bool ok_base = memcmp(d->c0, cr, I * kl * sizeof *cr) == 0, ok_coll = true;
+  for (size_t i = 0; i < I * kl; i++)
+    if (fabs(d->c1[i] - cr[i]) > 1e-12 * (double)J) ok_coll = false;
+  free(cr), free(ar);
+  double v = (double)(I * J) * sizeof(double);
+  double expected = scale_collective_ring_link_bytes(SCALE_COLL_ALL_GATHER, n, v, false);
+  double smin, smax, cmin, cmax, tb, tc;
+  bool all_base = agree(ok_base, sent[0], &smin, &smax);
+  bool all_coll = agree(ok_coll, sent[1], &cmin, &cmax);
+  MPI_Allreduce(&best_s[0], &tb, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(&best_s[1], &tc, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  char extra[96];
+  snprintf(extra, sizeof extra, "overlap gain %.3f", tb / tc);
+  bool pb = all_base && smin == expected && smax == expected;
+  bool pc = all_coll && cmin == expected && cmax == expected;
+  result(m, rep, "cmatmul", "all-gather then matmul", axes, n, v, smax, expected,
+         pb ? "bitwise" : "FAILED", tb, NULL);
+  result(m, rep, "cmatmul", "collective matmul", axes, n, v, cmax, expected,
+         pc ? "tol 1e-12" : "FAILED", tc, extra);
+  if (!pb) fail(m, rep, "cmatmul baseline: wrong result or bytes");
+  if (!pc) fail(m, rep, "collective matmul: wrong result or bytes");
+}
 
 /* A[I, J_Y] . B[J, K_Y] -> C[I, K_Y] on the last mesh axis Y: AllGather A then multiply, against
  * the same AllGather decomposed into n ring steps, each overlapped with the partial matmul of the
@@ -639,109 +833,30 @@ static void run_cmatmul(mesh_rank *m, const options *o, report *rep) {
   int n, r;
   MPI_Comm_size(comm, &n);
   MPI_Comm_rank(comm, &r);
-  size_t I = (size_t)o->dims[0], J = (size_t)o->dims[1], K = (size_t)o->dims[2];
-  if (J % (size_t)n || K % (size_t)n) {
+  cmatmul_data d = {.I = (size_t)o->dims[0], .J = (size_t)o->dims[1], .K = (size_t)o->dims[2]};
+  if (d.J % (size_t)n || d.K % (size_t)n) {
     if (m->rank == 0)
       fprintf(stderr, "scale-mesh: cmatmul: J and K must divide by %d\n", n);
     rep->n_failed++;
     MPI_Comm_free(&comm);
     return;
   }
-  size_t jl = J / (size_t)n, kl = K / (size_t)n;
-  double *a = malloc(I * jl * sizeof *a + 8), *b = malloc(J * kl * sizeof *b + 8);
-  double *a_all = malloc(I * J * sizeof *a_all + 8), *a_wide = malloc(I * J * sizeof *a_wide + 8);
-  double *c0 = malloc(I * kl * sizeof *c0 + 8), *c1 = malloc(I * kl * sizeof *c1 + 8);
-  double *bufs[2] = {malloc(I * jl * sizeof(double) + 8), malloc(I * jl * sizeof(double) + 8)};
-  if (!a || !b || !a_all || !a_wide || !c0 || !c1 || !bufs[0] || !bufs[1])
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  for (size_t i = 0; i < I; i++)
-    for (size_t j = 0; j < jl; j++) a[i * jl + j] = a_value((double)i, (double)(r * jl + j));
-  for (size_t j = 0; j < J; j++)
-    for (size_t k = 0; k < kl; k++) b[j * kl + k] = b_value((double)j, (double)(r * kl + k));
+  d.jl = d.J / (size_t)n;
+  d.kl = d.K / (size_t)n;
+  cmatmul_alloc(&d, r);
   char axes[16];
   axes_name(&m->mesh, mask, axes, sizeof axes);
-  double best_base = (double)INFINITY, best_coll = (double)INFINITY, sent_base = 0, sent_coll = 0;
+  double best_s[2] = {(double)INFINITY, (double)INFINITY}, sent[2] = {0, 0};
   for (int rep_i = 0; rep_i < o->reps; rep_i++) {
-    /* Baseline: the AllGather, then one matmul. */
-    MPI_Barrier(comm);
-    double before = m->sent_bytes, t0 = MPI_Wtime();
-    int ev = mesh_event_begin(m, "cmatmul baseline: all-gather A", "collective");
-    mesh_all_gather(m, comm, a, a_all, I * jl);
-    mesh_event_end(m, ev, before);
-    for (int q = 0; q < n; q++) /* column stripes into rows */
-      for (size_t i = 0; i < I; i++)
-        memcpy(a_wide + i * J + (size_t)q * jl, a_all + (size_t)q * I * jl + i * jl,
-               jl * sizeof *a_wide);
-    ev = mesh_event_begin(m, "cmatmul baseline: matmul", "compute");
-    matmul(a_wide, b, c0, I, kl, J);
-    mesh_event_end(m, ev, m->sent_bytes);
-    double dt = MPI_Wtime() - t0, dt_max;
-    MPI_Allreduce(&dt, &dt_max, 1, MPI_DOUBLE, MPI_MAX, comm);
-    if (dt_max < best_base) best_base = dt_max;
-    if (rep_i == 0) sent_base = m->sent_bytes - before;
-
-    /* Collective matmul: step t multiplies chunk (r - t) mod n of A while the ring moves it on. */
-    MPI_Barrier(comm);
+    double before = m->sent_bytes;
+    best_s[0] = fmin(best_s[0], cmatmul_baseline(m, comm, n, &d));
+    if (rep_i == 0) sent[0] = m->sent_bytes - before;
     before = m->sent_bytes;
-    t0 = MPI_Wtime();
-    memset(c1, 0, I * kl * sizeof *c1);
-    memcpy(bufs[0], a, I * jl * sizeof *a);
-    int right = (r + 1) % n, left = (r - 1 + n) % n;
-    for (int t = 0; t < n; t++) {
-      double *cur = bufs[t % 2], *next = bufs[(t + 1) % 2];
-      MPI_Request req[2];
-      int n_req = 0;
-      if (t < n - 1) {
-        MPI_Irecv(next, (int)(I * jl), MPI_DOUBLE, left, 1, comm, &req[n_req++]);
-        MPI_Isend(cur, (int)(I * jl), MPI_DOUBLE, right, 1, comm, &req[n_req++]);
-        m->sent_bytes += (double)(I * jl) * sizeof(double);
-      }
-      int chunk = (r - t + n) % n;
-      char name[MESH_NAME_MAX];
-      snprintf(name, sizeof name, "cmatmul step %d: chunk %d", t, chunk);
-      ev = mesh_event_begin(m, name, "compute");
-      matmul_acc(cur, jl, b + (size_t)chunk * jl * kl, c1, I, kl, jl);
-      mesh_event_end(m, ev, m->sent_bytes);
-      if (n_req) {
-        ev = mesh_event_begin(m, "cmatmul: wait for the next chunk", "collective");
-        MPI_Waitall(n_req, req, MPI_STATUSES_IGNORE);
-        mesh_event_end(m, ev, m->sent_bytes);
-      }
-    }
-    dt = MPI_Wtime() - t0;
-    MPI_Allreduce(&dt, &dt_max, 1, MPI_DOUBLE, MPI_MAX, comm);
-    if (dt_max < best_coll) best_coll = dt_max;
-    if (rep_i == 0) sent_coll = m->sent_bytes - before;
+    best_s[1] = fmin(best_s[1], cmatmul_ring(m, comm, n, r, &d));
+    if (rep_i == 0) sent[1] = m->sent_bytes - before;
   }
-  /* The baseline is bitwise the reference (same order); the collective adds chunks in ring
-   * order: compare both with the reference computed here. */
-  double *cr = malloc(I * kl * sizeof *cr + 8), *ar = malloc(I * J * sizeof *ar + 8);
-  if (!cr || !ar) MPI_Abort(MPI_COMM_WORLD, 1);
-  for (size_t i = 0; i < I; i++)
-    for (size_t j = 0; j < J; j++) ar[i * J + j] = a_value((double)i, (double)j);
-  matmul(ar, b, cr, I, kl, J);
-  bool ok_base = memcmp(c0, cr, I * kl * sizeof *cr) == 0, ok_coll = true;
-  for (size_t i = 0; i < I * kl; i++)
-    if (fabs(c1[i] - cr[i]) > 1e-12 * (double)J) ok_coll = false;
-  double v = (double)(I * J) * sizeof(double);
-  double expected = scale_collective_ring_link_bytes(SCALE_COLL_ALL_GATHER, n, v, false);
-  double smin, smax, cmin, cmax, tb, tc;
-  bool all_base = agree(ok_base, sent_base, &smin, &smax);
-  bool all_coll = agree(ok_coll, sent_coll, &cmin, &cmax);
-  MPI_Allreduce(&best_base, &tb, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Allreduce(&best_coll, &tc, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  char extra[96];
-  snprintf(extra, sizeof extra, "overlap gain %.3f", tb / tc);
-  bool pb = all_base && smin == expected && smax == expected;
-  bool pc = all_coll && cmin == expected && cmax == expected;
-  result(m, rep, "cmatmul", "all-gather then matmul", axes, n, v, smax, expected,
-         pb ? "bitwise" : "FAILED", tb, NULL);
-  result(m, rep, "cmatmul", "collective matmul", axes, n, v, cmax, expected,
-         pc ? "tol 1e-12" : "FAILED", tc, extra);
-  if (!pb) fail(m, rep, "cmatmul baseline: wrong result or bytes");
-  if (!pc) fail(m, rep, "collective matmul: wrong result or bytes");
-  free(a), free(b), free(a_all), free(a_wide), free(c0), free(c1), free(bufs[0]), free(bufs[1]);
-  free(cr), free(ar);
+  cmatmul_report(m, rep, n, axes, &d, best_s, sent);
+  cmatmul_free(&d);
   MPI_Comm_free(&comm);
 }
 
@@ -789,6 +904,69 @@ static void run_sweep(mesh_rank *m, const options *o, report *rep) {
 
 /* ==== main ======================================================================================== */
 
+/* The mesh (given, or P along X, or {X:2, Y:P/2} for an even P >= 4), the default sizes and
+ * the Cartesian communicator; false after rank 0 reported a mesh that is not the ranks'. */
+static bool setup_mesh(mesh_rank *m, options *o) {
+  if (!o->mesh[0]) {
+    if (m->n_ranks >= 4 && m->n_ranks % 2 == 0)
+      snprintf(o->mesh, sizeof o->mesh, "{X:2, Y:%d}", m->n_ranks / 2);
+    else
+      snprintf(o->mesh, sizeof o->mesh, "{X:%d}", m->n_ranks);
+  }
+  scale_diag diag;
+  memset(&diag, 0, sizeof diag);
+  if (scale_sharding_mesh_parse(o->mesh, &m->mesh, &diag) != SCALE_OK ||
+      scale_sharding_mesh_devices(&m->mesh) != m->n_ranks) {
+    if (m->rank == 0)
+      fprintf(stderr, "scale-mesh: --mesh '%s': %s\n", o->mesh,
+              diag.message[0] ? diag.message : "its size is not the number of ranks");
+    return false;
+  }
+  /* Default sizes that every sharding divides: any group of axes divides P, so a multiple of P
+   * near 256 for the matrices, and of 8 P^2 near 1 MiB for the collectives. */
+  if (!o->dims_given)
+    o->dims[0] = o->dims[1] = o->dims[2] = m->n_ranks * fmax(1.0, round(256.0 / m->n_ranks));
+  if (!o->bytes_given) {
+    double quantum = 8.0 * m->n_ranks * m->n_ranks;
+    o->bytes = quantum * fmax(1.0, floor(1048576.0 / quantum));
+  }
+  int dims[SCALE_MESH_AXES_MAX], periods[SCALE_MESH_AXES_MAX];
+  for (int a = 0; a < m->mesh.n_axes; a++) dims[a] = (int)m->mesh.size[a], periods[a] = 1;
+  MPI_Cart_create(MPI_COMM_WORLD, m->mesh.n_axes, dims, periods, 0, &m->cart);
+  MPI_Cart_coords(m->cart, m->rank, m->mesh.n_axes, m->coords);
+  return true;
+}
+
+/* Rank 0 opens --tsv with its header; false on every rank when it could not. */
+static bool open_tsv(const mesh_rank *m, const options *o, report *rep) {
+  if (m->rank == 0 && o->tsv) {
+    rep->tsv = fopen(o->tsv, "w");
+    if (!rep->tsv) fprintf(stderr, "scale-mesh: cannot write '%s'\n", o->tsv);
+    else fprintf(rep->tsv, "kind\tname\taxes\tn\tbytes\tsent_bytes\texpected_sent_bytes\tcheck\t"
+                           "time_s\textra\n");
+  }
+  int tsv_ok = m->rank != 0 || !o->tsv || rep->tsv, tsv_all;
+  MPI_Allreduce(&tsv_ok, &tsv_all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+  return tsv_all;
+}
+
+/* The four matmul cases of chapter 3 on the mesh's first axes (or --matmul). */
+static void run_matmuls(mesh_rank *m, const options *o, report *rep) {
+  if (o->matmul[0]) {
+    run_matmul(m, o, rep, "given", o->matmul);
+    return;
+  }
+  char x = m->mesh.name[0], y = m->mesh.n_axes > 1 ? m->mesh.name[1] : 0;
+  char spec[4][96];
+  if (y) snprintf(spec[0], sizeof spec[0], "A[I_%c, J] . B[J, K_%c]", x, y);
+  else snprintf(spec[0], sizeof spec[0], "A[I_%c, J] . B[J, K]", x);
+  snprintf(spec[1], sizeof spec[1], "A[I, J_%c] . B[J, K]", x);
+  snprintf(spec[2], sizeof spec[2], "A[I, J_%c] . B[J_%c, K]", x, x);
+  snprintf(spec[3], sizeof spec[3], "A[I_%c, J] . B[J, K_%c]", x, x);
+  static const char *labels[4] = {"case1", "case2", "case3", "case4"};
+  for (int i = 0; i < 4; i++) run_matmul(m, o, rep, labels[i], spec[i]);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   static mesh_rank m;
@@ -796,52 +974,15 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &m.n_ranks);
   options o;
   int rc = parse_options(argc, argv, m.rank, &o);
+  if (rc < 0 && !setup_mesh(&m, &o)) rc = 2;
   if (rc >= 0) {
     MPI_Finalize();
     return rc;
   }
-  /* The mesh: given, or P along X, or {X:2, Y:P/2} for an even P >= 4. */
-  if (!o.mesh[0]) {
-    if (m.n_ranks >= 4 && m.n_ranks % 2 == 0)
-      snprintf(o.mesh, sizeof o.mesh, "{X:2, Y:%d}", m.n_ranks / 2);
-    else
-      snprintf(o.mesh, sizeof o.mesh, "{X:%d}", m.n_ranks);
-  }
-  scale_diag diag;
-  memset(&diag, 0, sizeof diag);
-  if (scale_sharding_mesh_parse(o.mesh, &m.mesh, &diag) != SCALE_OK ||
-      scale_sharding_mesh_devices(&m.mesh) != m.n_ranks) {
-    if (m.rank == 0)
-      fprintf(stderr, "scale-mesh: --mesh '%s': %s\n", o.mesh,
-              diag.message[0] ? diag.message : "its size is not the number of ranks");
-    MPI_Finalize();
-    return 2;
-  }
-  /* Default sizes that every sharding divides: any group of axes divides P, so a multiple of P
-   * near 256 for the matrices, and of 8 P^2 near 1 MiB for the collectives. */
-  if (!o.dims_given)
-    o.dims[0] = o.dims[1] = o.dims[2] = m.n_ranks * fmax(1.0, round(256.0 / m.n_ranks));
-  if (!o.bytes_given) {
-    double quantum = 8.0 * m.n_ranks * m.n_ranks;
-    o.bytes = quantum * fmax(1.0, floor(1048576.0 / quantum));
-  }
-  int dims[SCALE_MESH_AXES_MAX], periods[SCALE_MESH_AXES_MAX];
-  for (int a = 0; a < m.mesh.n_axes; a++) dims[a] = (int)m.mesh.size[a], periods[a] = 1;
-  MPI_Cart_create(MPI_COMM_WORLD, m.mesh.n_axes, dims, periods, 0, &m.cart);
-  MPI_Cart_coords(m.cart, m.rank, m.mesh.n_axes, m.coords);
   MPI_Barrier(MPI_COMM_WORLD);
   m.t0 = MPI_Wtime();
-
   report rep = {0};
-  if (m.rank == 0 && o.tsv) {
-    rep.tsv = fopen(o.tsv, "w");
-    if (!rep.tsv) fprintf(stderr, "scale-mesh: cannot write '%s'\n", o.tsv);
-    else fprintf(rep.tsv, "kind\tname\taxes\tn\tbytes\tsent_bytes\texpected_sent_bytes\tcheck\t"
-                          "time_s\textra\n");
-  }
-  int tsv_ok = m.rank != 0 || !o.tsv || rep.tsv, tsv_all;
-  MPI_Allreduce(&tsv_ok, &tsv_all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-  if (!tsv_all) {
+  if (!open_tsv(&m, &o, &rep)) {
     MPI_Finalize();
     return 1;
   }
@@ -852,21 +993,7 @@ int main(int argc, char **argv) {
     for (int a = 0; a < m.mesh.n_axes; a++) run_collectives_on(&m, &o, &rep, 1u << a);
     if (m.mesh.n_axes > 1) run_collectives_on(&m, &o, &rep, (1u << m.mesh.n_axes) - 1u);
   }
-  if (all || strcmp(o.run, "matmul") == 0) {
-    if (o.matmul[0]) {
-      run_matmul(&m, &o, &rep, "given", o.matmul);
-    } else {
-      char x = m.mesh.name[0], y = m.mesh.n_axes > 1 ? m.mesh.name[1] : 0;
-      char spec[4][96];
-      if (y) snprintf(spec[0], sizeof spec[0], "A[I_%c, J] . B[J, K_%c]", x, y);
-      else snprintf(spec[0], sizeof spec[0], "A[I_%c, J] . B[J, K]", x);
-      snprintf(spec[1], sizeof spec[1], "A[I, J_%c] . B[J, K]", x);
-      snprintf(spec[2], sizeof spec[2], "A[I, J_%c] . B[J_%c, K]", x, x);
-      snprintf(spec[3], sizeof spec[3], "A[I_%c, J] . B[J, K_%c]", x, x);
-      static const char *labels[4] = {"case1", "case2", "case3", "case4"};
-      for (int i = 0; i < 4; i++) run_matmul(&m, &o, &rep, labels[i], spec[i]);
-    }
-  }
+  if (all || strcmp(o.run, "matmul") == 0) run_matmuls(&m, &o, &rep);
   if (all || strcmp(o.run, "cmatmul") == 0) run_cmatmul(&m, &o, &rep);
   if (strcmp(o.run, "sweep") == 0) run_sweep(&m, &o, &rep);
 

@@ -1,8 +1,9 @@
-/* grade_internal.h — what grade.c (rubric, harness, class) and student.c (one student's build
- * and runs) share. Not installed.
+/* util.h — the grader's small helpers: formatted and truncating copies into fixed buffers,
+ * progress lines, diagnostics, reading and copying files, a log's tail. Shared by grade.c,
+ * student.c and gradescope.c; they depend on nothing else of the grader. Not installed.
  */
-#ifndef SCALE_GRADE_INTERNAL_H
-#define SCALE_GRADE_INTERNAL_H
+#ifndef SCALE_GRADE_UTIL_H
+#define SCALE_GRADE_UTIL_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -10,28 +11,15 @@
 
 #include "grade.h"
 
-/** A prepared grading harness, shared by every student of a class: the configured and built
- * tests/grading tree (checkers, driver objects, recipes) and how students' code is confined. */
-typedef struct {
-  const scale_grade_options *options;
-  char harness[4096]; /**< the harness build tree: recipe-NN-slug.tsv, checkers, drivers */
-  bool isolate;       /**< the sandbox's namespaces work here (sandbox_probe) */
-  double timeout_s;   /**< per exercise */
-} grader;
-
-/** Grades every chapter of 'report' for the student folder open as 'exercises_fd' (-1: every
- * row BUILD) in the fresh build tree 'build' (made here; the grader's own). 'outside_uid' is
- * the uid the student's processes run as outside their namespace (root: one of the student's
- * own; else the grader's). */
-void grade_student(const grader *g, int exercises_fd, const char *build, unsigned outside_uid,
-                   scale_grade_report *report);
-
 /** Fills 'diag' (if not NULL) with file, line and the printf-style message; returns 'status'. */
 scale_status grade_fail(scale_diag *diag, scale_status status, const char *file, int line,
                         const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /** snprintf into a fixed buffer (a longer path is truncated and then not found). */
 void grade_fmt(char *dst, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/** Copies string 'src' into 'dst' of 'size' bytes, cut to fit. */
+void grade_copy(char *dst, size_t size, const char *src);
 
 /** A progress line to options->log, if any. */
 void grade_say(const scale_grade_options *options, const char *fmt, ...)

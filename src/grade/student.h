@@ -1,0 +1,27 @@
+/* student.h — grading one student (student.c): the prepared harness that grade.c builds once
+ * per class and hands to each student's run. Not installed.
+ */
+#ifndef SCALE_GRADE_STUDENT_H
+#define SCALE_GRADE_STUDENT_H
+
+#include <stdbool.h>
+
+#include "grade.h"
+
+/** A prepared grading harness, shared by every student of a class: the configured and built
+ * tests/grading tree (checkers, driver objects, recipes) and how students' code is confined. */
+typedef struct {
+  const scale_grade_options *options;
+  char harness[4096]; /**< the harness build tree: recipe-NN-slug.tsv, checkers, drivers */
+  bool isolate;       /**< the sandbox's namespaces work here (sandbox_probe) */
+  double timeout_s;   /**< per exercise */
+} grader;
+
+/** Grades every chapter of 'report' for the student folder open as 'exercises_fd' (-1: every
+ * row BUILD) in the fresh build tree 'build' (made here; the grader's own). 'outside_uid' is
+ * the uid the student's processes run as outside their namespace (root: one of the student's
+ * own; else the grader's). */
+void grade_student(const grader *g, int exercises_fd, const char *build, unsigned outside_uid,
+                   scale_grade_report *report);
+
+#endif
