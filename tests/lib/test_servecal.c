@@ -614,17 +614,14 @@ int main(void) {
       {"dtypes", test_dtypes},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
-  /* the fits take minutes (19 serving fits for fit_and_loo: about 4 in a default build, 8-11
-   * under sanitizers on two loaded cores, where 600 s once ran out): their own timeouts */
-  const scale_check_case slow[] = {
-      {"rows_and_traces", test_rows_and_traces},
-      {"fit_and_loo", test_fit_and_loo},
-  };
-  for (size_t i = 0; i < sizeof slow / sizeof slow[0]; i++) {
-    TCase *tc = tcase_create(slow[i].name);
-    tcase_add_test(tc, slow[i].test);
-    tcase_set_timeout(tc, 1500);
-    suite_add_tcase(s, tc);
-  }
+  /* simulating the shipped rows takes seconds (a minute under sanitizers): its own timeout */
+  TCase *rows = tcase_create("rows_and_traces");
+  tcase_add_test(rows, test_rows_and_traces);
+  tcase_set_timeout(rows, 300);
+  suite_add_tcase(s, rows);
+  /* the fit and its 18 leave-one-group-out refits take minutes (up to 9 on two loaded cores):
+   * the slow tier, lib.servecal.slow */
+  const scale_check_case slow[] = {{"fit_and_loo", test_fit_and_loo}};
+  scale_check_add_slow_cases(s, slow, sizeof slow / sizeof slow[0], 840);
   return scale_check_run(s);
 }
