@@ -4,6 +4,9 @@ passed=0
 failed=0
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/scale-cli-XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
+# fit_run NAME SCALE: a refit shared by the tests, read from its file (tests/support/fits.sh)
+fit_support=$(cd "$(dirname "$0")/../support" && pwd)
+. "$fit_support/fits.sh"
 
 pass() { passed=$((passed + 1)); }
 fail() { failed=$((failed + 1)); printf 'FAIL: %s\n' "$*"; }
@@ -55,6 +58,19 @@ expect_json() {
     o=$(tr -cd '{' <"$TMP/out" | wc -c); c=$(tr -cd '}' <"$TMP/out" | wc -c)
     if [ "$o" -eq "$c" ] && [ "$o" -gt 0 ]; then pass; else fail "$1: unbalanced JSON"; fi
   fi
+}
+
+# readme_examples : the `build/scale ...` examples of README.md, one a line, the arguments after
+# build/scale single-spaced (backslash-continued lines joined; `scale grade` left out: the
+# grading tests cover it).
+readme_examples() {
+  awk '/\\$/ { sub(/\\$/, ""); printf "%s", $0; next } { print }' "${SCALE_SOURCE_DIR:?}/README.md" |
+    sed -n 's/^\(build\/scale [^#]*\).*$/\1/p' | grep -v ' grade' |
+    while IFS= read -r readme_line; do
+      # shellcheck disable=SC2086 # the example's words
+      set -- ${readme_line#build/scale }
+      printf '%s\n' "$*"
+    done
 }
 
 finish() {
