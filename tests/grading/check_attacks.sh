@@ -30,6 +30,8 @@ failed=0
 ok() { passed=$((passed + 1)); }
 bad() { echo "FAILED: $*"; failed=$((failed + 1)); }
 check() { if eval "$1"; then ok; else bad "$2"; fi; }
+t0=$(date +%s)
+stage() { echo "-- check_attacks: $* ($(($(date +%s) - t0)) s)"; } # progress (ctest -V, CI logs)
 
 stub="$root/exercises/01-rooflines/rooflines_ex.c"
 ref="$root/solutions/01-rooflines/rooflines_ex.c"
@@ -68,6 +70,7 @@ detail_of() {
 # ---- 1. without the sandbox: an early exit is still no pass ---------------------------------
 class="$tmp/single"
 attacker exit "" "exit(0);"
+stage "an early exit without the sandbox"
 "$scale" grade --quiet --no-sandbox --source "$root" --exercises "$class/exit" --timeout 2 \
   rooflines > "$tmp/out" 2> "$tmp/err"
 rc=$?
@@ -80,6 +83,7 @@ check 'grep -q "FAIL .*exercise exited before returning (exit status 0) during e
 class="$tmp/class"
 mkdir -p "$class/alice"
 cp -R "$root/solutions/01-rooflines" "$root/solutions/02-tpus" "$class/alice/"
+stage "alice alone in the class (builds the harness)"
 "$scale" grade --quiet --source "$root" --class "$class" --build-dir "$tmp/build" --jobs 2 \
   --timeout 5 --json "$tmp/class.json" rooflines tpus > "$tmp/out" 2> "$tmp/err"
 rc=$?
@@ -144,9 +148,11 @@ attacker fill "" "FILE *f = fopen(\"/tmp/fill\", \"w\"); double n = 0; static ch
   while (f && fwrite(block, 1, sizeof block, f) == sizeof block && n < 1e10) n += sizeof block;
   return n;"
 
+stage "the class of 14 attackers and alice"
 "$scale" grade --quiet --source "$root" --class "$class" --build-dir "$tmp/build" --jobs 2 \
   --timeout 5 --json "$tmp/class.json" rooflines tpus > "$tmp/out" 2> "$tmp/err"
 rc=$?
+stage "graded"
 check '[ "$rc" -eq 0 ]' "grade --class with the attackers exit status $rc: $(cat "$tmp/err")"
 sleep 1
 fingerprint > "$tmp/after"
@@ -187,5 +193,5 @@ check '{ [ -n "$filled" ] && awk -v n="$filled" "BEGIN {exit !(n <= 16777216)}";
   detail_of fill rooflines.t_math_s | grep -q "\"CRASH\".*signal 25"' \
   "fill: stopped at 1 MiB per file or 16 MiB of /tmp: $(detail_of fill rooflines.t_math_s)"
 
-echo "check_attacks: $passed passed, $failed failed"
+echo "check_attacks: $passed passed, $failed failed in $(($(date +%s) - t0)) s"
 [ "$failed" -eq 0 ]
