@@ -24,7 +24,10 @@ if [ -z "$scale" ] || [ -z "$root" ]; then
   exit 2
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/scale-attacks.XXXXXX") || exit 2 # mode 0700: the sandbox must cope
-trap 'pkill -9 -x scale-attacker 2>/dev/null; rm -rf "$tmp"' EXIT
+# The forkbomb's processes are named after this run alone (15 characters, the most a process
+# name holds): counting and killing them never touches another checkout's run beside this one.
+marker=scaleatk-$(printf '%s' "${tmp##*.}" | tr -cd 'A-Za-z0-9' | cut -c 1-6)
+trap 'pkill -9 -x "$marker" 2>/dev/null; rm -rf "$tmp"' EXIT
 passed=0
 failed=0
 ok() { passed=$((passed + 1)); }
@@ -42,7 +45,7 @@ cp "$root/exercises/02-tpus/tpus_ex.c" "$outside/tpus_ex.c"
 
 # attacker NAME PRELUDE ATTACK: the stubs, PRELUDE after the includes, and every 'return NAN;'
 # replaced by a call of attack(), which runs ATTACK and then returns NaN. ROOT and OUTSIDE in
-# either are replaced by the real paths.
+# either are replaced by the real paths, MARKER by this run's process name.
 attacker() {
   dir="$class/$1/01-rooflines"
   mkdir -p "$dir"
@@ -54,7 +57,7 @@ attacker() {
     printf '%s\n' "$2"
     printf 'static double attack(void) {\n%s\n  return NAN;\n}\n' "$3"
     sed "s/return NAN;/return attack();/" "$stub"
-  } | sed "s|ROOT|$root|g; s|OUTSIDE|$outside|g" > "$dir/rooflines_ex.c"
+  } | sed "s|ROOT|$root|g; s|OUTSIDE|$outside|g; s|MARKER|$marker|g" > "$dir/rooflines_ex.c"
 }
 
 # score_of STUDENT, detail_of STUDENT ID: from the class JSON.
@@ -140,7 +143,7 @@ ln -s "$outside" "$class/symlink/02-tpus"
 attacker forkbomb "" "int n = 0;
   for (int i = 0; i < 1000; i++) {
     pid_t pid = fork();
-    if (pid == 0) { setsid(); prctl(PR_SET_NAME, \"scale-attacker\", 0, 0, 0); for (;;) pause(); }
+    if (pid == 0) { setsid(); prctl(PR_SET_NAME, \"MARKER\", 0, 0, 0); for (;;) pause(); }
     if (pid > 0) n++;
   }
   return n;"
@@ -158,7 +161,7 @@ sleep 1
 fingerprint > "$tmp/after"
 check 'cmp -s "$tmp/before" "$tmp/after"' \
   "the source tree, the harness or the outside folder changed: $(diff "$tmp/before" "$tmp/after" | head -5)"
-check '! pgrep -x scale-attacker > /dev/null' "attacker processes outlived the grading: $(pgrep -x scale-attacker | wc -l)"
+check '! pgrep -x "$marker" > /dev/null' "attacker processes outlived the grading: $(pgrep -x "$marker" | wc -l)"
 
 check '[ "$(score_of alice)" = "$full" ]' "alice keeps full marks beside the attackers: $(score_of alice)/$full"
 for name in exit _exit quick_exit atexit execve raise longjmp forge include read escape symlink \
