@@ -49,18 +49,10 @@ echo "widget check passed (file://)"
 
 # Over HTTP: `scale book --serve PORT` (the site pages re-rendered, the chapters kept), then the
 # first widget again from http://127.0.0.1:PORT/.
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$SCALE" book --chapters "$SRC/chapters" --site --out "$TMP/site" --serve "$port" \
-  >"$TMP/serve.out" 2>"$TMP/serve.err" &
-server=$!
-trap 'kill "$server" 2>/dev/null; rm -rf "$TMP"' EXIT
-for _ in $(seq 5000); do  # up to ~8 minutes: --site runs every chapter program (minutes
-  # under sanitizers: chapter 14 refits the step model per group)
-  grep -q '^serving' "$TMP/serve.out" && break
-  kill -0 "$server" 2>/dev/null || break
-  sleep 0.1
-done
-if ! grep -q '^serving' "$TMP/serve.out"; then
+. "$SRC/tests/support/serve.sh"
+server=
+trap 'if [ -n "$server" ]; then kill "$server" 2>/dev/null; fi; rm -rf "$TMP"' EXIT
+if ! serve_book "$SCALE" "$SRC/chapters" "$TMP/site" "$TMP/serve"; then
   cat "$TMP/serve.err"
   echo "FAIL: scale book --serve $port did not start"
   exit 1

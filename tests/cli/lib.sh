@@ -4,14 +4,29 @@ passed=0
 failed=0
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/scale-cli-XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
+lib_t0=$(date +%s)
+# fit_run NAME SCALE: a refit shared by the tests, read from its file (tests/support/fits.sh)
+fit_support=$(cd "$(dirname "$0")/../support" && pwd)
+. "$fit_support/fits.sh"
 
 pass() { passed=$((passed + 1)); }
 fail() { failed=$((failed + 1)); printf 'FAIL: %s\n' "$*"; }
 
-# run CMD... : runs the command, keeping stdout, stderr and status in $TMP/out, $TMP/err, $rc.
+# stage TEXT : a progress line on stdout (ctest -V, CI logs) with the seconds since the start.
+stage() { printf -- '-- %s (%d s)\n' "$*" $(($(date +%s) - lib_t0)); }
+
+# run CMD... : runs the command, keeping stdout, stderr and status in $TMP/out, $TMP/err, $rc;
+# a command that took 2 s or more prints a progress line.
 run() {
+  run_t0=$(date +%s)
   "$@" >"$TMP/out" 2>"$TMP/err"
   rc=$?
+  run_s=$(($(date +%s) - run_t0))
+  if [ "$run_s" -ge 2 ]; then
+    run_what=${1##*/}
+    shift
+    printf -- '-- %d s: %.120s\n' "$run_s" "$run_what $*"
+  fi
 }
 
 # expect_rc N DESC : the last run exited with N.
@@ -57,7 +72,20 @@ expect_json() {
   fi
 }
 
+# readme_examples : the `build/scale ...` examples of README.md, one a line, the arguments after
+# build/scale single-spaced (backslash-continued lines joined; `scale grade` left out: the
+# grading tests cover it).
+readme_examples() {
+  awk '/\\$/ { sub(/\\$/, ""); printf "%s", $0; next } { print }' "${SCALE_SOURCE_DIR:?}/README.md" |
+    sed -n 's/^\(build\/scale [^#]*\).*$/\1/p' | grep -v ' grade' |
+    while IFS= read -r readme_line; do
+      # shellcheck disable=SC2086 # the example's words
+      set -- ${readme_line#build/scale }
+      printf '%s\n' "$*"
+    done
+}
+
 finish() {
-  printf '%d passed, %d failed\n' "$passed" "$failed"
+  printf '%d passed, %d failed in %d s\n' "$passed" "$failed" $(($(date +%s) - lib_t0))
   [ "$failed" -eq 0 ]
 }

@@ -15,17 +15,9 @@ expect_usage_error "--serve 80.5" "$SCALE" book --site --out "$TMP/s0" --serve 8
 expect_usage_error "--serve --site" "$SCALE" book --out "$TMP/s0" --serve --site
 
 if command -v python3 >/dev/null 2>&1; then
-  port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-  "$SCALE" book --chapters "$SRC/chapters" --site --out "$TMP/site" --serve "$port" \
-    >"$TMP/serve.out" 2>"$TMP/serve.err" &
-  server=$!
-  for _ in $(seq 5000); do  # up to ~8 minutes: --site runs every chapter program (minutes
-    # under sanitizers: chapter 14 refits the step model per group)
-    grep -q '^serving' "$TMP/serve.out" && break
-    kill -0 "$server" 2>/dev/null || break
-    sleep 0.1
-  done
-  if grep -q "^serving .* at http://127.0.0.1:$port/" "$TMP/serve.out"; then pass; else
+  . "$(dirname "$0")/../support/serve.sh"
+  if serve_book "$SCALE" "$SRC/chapters" "$TMP/site" "$TMP/serve" &&
+      grep -q "^serving .* at http://127.0.0.1:$port/" "$TMP/serve.out"; then pass; else
     fail "the server did not start: $(cat "$TMP/serve.err")"
   fi
   # Each probe: raw request -> the status code and content type of the answer.

@@ -8,7 +8,7 @@
 SCALE=$1
 . "$(dirname "$0")/lib.sh"
 
-run "$SCALE" validate --json
+fit_run training-validate-json "$SCALE" # `scale validate --json`, fitted once
 expect_rc 0 "validate --json"
 expect_json "validate --json"
 python3 - "$TMP/out" <<'PY' && pass || fail "Table 10: Spearman, best, worst two (LOGO)"

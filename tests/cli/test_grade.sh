@@ -14,8 +14,11 @@ expect() { # expect STATUS DESCRIPTION -- command...
   want=$1
   what=$2
   shift 3
+  t0=$(date +%s)
   "$@" > "$tmp/out" 2> "$tmp/err"
   got=$?
+  t=$(($(date +%s) - t0))
+  if [ "$t" -ge 2 ]; then echo "-- $t s: $what"; fi # progress (ctest -V, CI logs)
   if [ "$got" -eq "$want" ]; then
     passed=$((passed + 1))
   else

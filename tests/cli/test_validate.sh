@@ -26,7 +26,7 @@ expect_no_nan "validate"
 
 # Issue 14's targets, leave-one-group-out: <= 10% over every row, <= 5% on the Megatron 2021 A100
 # rows; and each MaxText TPU group (predicted from the GPU and NPU fit) within 15%.
-run "$SCALE" validate --json
+fit_run training-validate-json "$SCALE" # `scale validate --json`, fitted once
 expect_rc 0 "validate --json"
 python3 - "$TMP/out" <<'PY' && pass || fail "LOGO targets"
 import json, sys
@@ -105,7 +105,7 @@ expect_rc 0 "validate --prior-weight 0"
 without=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["groups"][0]["logo_mape"])' "$TMP/out")
 awk -v a="$with" -v b="$without" 'BEGIN { exit !(a > 0 && a < 0.7 * b) }' && pass ||
   fail "NeMo LOGO MAPE with the pull $with, without $without"
-run "$SCALE" validate --json
+fit_run training-validate-json "$SCALE" # `scale validate --json`, fitted once
 python3 - "$TMP/out" <<'PY' && pass || fail "json prior_weight and group mean"
 import json, sys
 d = json.load(open(sys.argv[1]))

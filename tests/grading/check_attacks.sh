@@ -24,12 +24,17 @@ if [ -z "$scale" ] || [ -z "$root" ]; then
   exit 2
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/scale-attacks.XXXXXX") || exit 2 # mode 0700: the sandbox must cope
-trap 'pkill -9 -x scale-attacker 2>/dev/null; rm -rf "$tmp"' EXIT
+# The forkbomb's processes are named after this run alone (15 characters, the most a process
+# name holds): counting and killing them never touches another checkout's run beside this one.
+marker=scaleatk-$(printf '%s' "${tmp##*.}" | tr -cd 'A-Za-z0-9' | cut -c 1-6)
+trap 'pkill -9 -x "$marker" 2>/dev/null; rm -rf "$tmp"' EXIT
 passed=0
 failed=0
 ok() { passed=$((passed + 1)); }
 bad() { echo "FAILED: $*"; failed=$((failed + 1)); }
 check() { if eval "$1"; then ok; else bad "$2"; fi; }
+t0=$(date +%s)
+stage() { echo "-- check_attacks: $* ($(($(date +%s) - t0)) s)"; } # progress (ctest -V, CI logs)
 
 stub="$root/exercises/01-rooflines/rooflines_ex.c"
 ref="$root/solutions/01-rooflines/rooflines_ex.c"
@@ -40,7 +45,7 @@ cp "$root/exercises/02-tpus/tpus_ex.c" "$outside/tpus_ex.c"
 
 # attacker NAME PRELUDE ATTACK: the stubs, PRELUDE after the includes, and every 'return NAN;'
 # replaced by a call of attack(), which runs ATTACK and then returns NaN. ROOT and OUTSIDE in
-# either are replaced by the real paths.
+# either are replaced by the real paths, MARKER by this run's process name.
 attacker() {
   dir="$class/$1/01-rooflines"
   mkdir -p "$dir"
@@ -52,7 +57,7 @@ attacker() {
     printf '%s\n' "$2"
     printf 'static double attack(void) {\n%s\n  return NAN;\n}\n' "$3"
     sed "s/return NAN;/return attack();/" "$stub"
-  } | sed "s|ROOT|$root|g; s|OUTSIDE|$outside|g" > "$dir/rooflines_ex.c"
+  } | sed "s|ROOT|$root|g; s|OUTSIDE|$outside|g; s|MARKER|$marker|g" > "$dir/rooflines_ex.c"
 }
 
 # score_of STUDENT, detail_of STUDENT ID: from the class JSON.
@@ -68,6 +73,7 @@ detail_of() {
 # ---- 1. without the sandbox: an early exit is still no pass ---------------------------------
 class="$tmp/single"
 attacker exit "" "exit(0);"
+stage "an early exit without the sandbox"
 "$scale" grade --quiet --no-sandbox --source "$root" --exercises "$class/exit" --timeout 2 \
   rooflines > "$tmp/out" 2> "$tmp/err"
 rc=$?
@@ -80,6 +86,7 @@ check 'grep -q "FAIL .*exercise exited before returning (exit status 0) during e
 class="$tmp/class"
 mkdir -p "$class/alice"
 cp -R "$root/solutions/01-rooflines" "$root/solutions/02-tpus" "$class/alice/"
+stage "alice alone in the class (builds the harness)"
 "$scale" grade --quiet --source "$root" --class "$class" --build-dir "$tmp/build" --jobs 2 \
   --timeout 5 --json "$tmp/class.json" rooflines tpus > "$tmp/out" 2> "$tmp/err"
 rc=$?
@@ -136,7 +143,7 @@ ln -s "$outside" "$class/symlink/02-tpus"
 attacker forkbomb "" "int n = 0;
   for (int i = 0; i < 1000; i++) {
     pid_t pid = fork();
-    if (pid == 0) { setsid(); prctl(PR_SET_NAME, \"scale-attacker\", 0, 0, 0); for (;;) pause(); }
+    if (pid == 0) { setsid(); prctl(PR_SET_NAME, \"MARKER\", 0, 0, 0); for (;;) pause(); }
     if (pid > 0) n++;
   }
   return n;"
@@ -144,15 +151,17 @@ attacker fill "" "FILE *f = fopen(\"/tmp/fill\", \"w\"); double n = 0; static ch
   while (f && fwrite(block, 1, sizeof block, f) == sizeof block && n < 1e10) n += sizeof block;
   return n;"
 
+stage "the class of 14 attackers and alice"
 "$scale" grade --quiet --source "$root" --class "$class" --build-dir "$tmp/build" --jobs 2 \
   --timeout 5 --json "$tmp/class.json" rooflines tpus > "$tmp/out" 2> "$tmp/err"
 rc=$?
+stage "graded"
 check '[ "$rc" -eq 0 ]' "grade --class with the attackers exit status $rc: $(cat "$tmp/err")"
 sleep 1
 fingerprint > "$tmp/after"
 check 'cmp -s "$tmp/before" "$tmp/after"' \
   "the source tree, the harness or the outside folder changed: $(diff "$tmp/before" "$tmp/after" | head -5)"
-check '! pgrep -x scale-attacker > /dev/null' "attacker processes outlived the grading: $(pgrep -x scale-attacker | wc -l)"
+check '! pgrep -x "$marker" > /dev/null' "attacker processes outlived the grading: $(pgrep -x "$marker" | wc -l)"
 
 check '[ "$(score_of alice)" = "$full" ]' "alice keeps full marks beside the attackers: $(score_of alice)/$full"
 for name in exit _exit quick_exit atexit execve raise longjmp forge include read escape symlink \
@@ -187,5 +196,5 @@ check '{ [ -n "$filled" ] && awk -v n="$filled" "BEGIN {exit !(n <= 16777216)}";
   detail_of fill rooflines.t_math_s | grep -q "\"CRASH\".*signal 25"' \
   "fill: stopped at 1 MiB per file or 16 MiB of /tmp: $(detail_of fill rooflines.t_math_s)"
 
-echo "check_attacks: $passed passed, $failed failed"
+echo "check_attacks: $passed passed, $failed failed in $(($(date +%s) - t0)) s"
 [ "$failed" -eq 0 ]

@@ -40,9 +40,11 @@ n_ids=$(wc -l < "$tmp/rubric" | tr -d ' ')
 grade() {
   dir=$1
   shift
+  t0=$(date +%s)
   "$scale" grade --quiet --source "$root" --exercises "$dir" --json "$tmp/report.json" \
     --junit "$tmp/report.xml" "$@" > "$tmp/out" 2> "$tmp/err"
   rc=$?
+  echo "-- check_grade $mode: graded ${dir##*/} $* in $(($(date +%s) - t0)) s" # progress
   # One line per exercise: "VERDICT score/points id" (the id without the ':' before detail).
   awk '/^  (OK|FAIL|CRASH|TIMEOUT|BUILD) / {id = $3; sub(/:$/, "", id); print $1, $2, id}' \
     "$tmp/out" > "$tmp/verdicts"

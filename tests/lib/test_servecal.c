@@ -432,14 +432,6 @@ static void check_row_simulated(const scale_serve_set *set, const char *id) {
                   "tokens/s", "the direct simulation of the row");
 }
 
-START_TEST(test_rows_and_traces) {
-  scale_serve_set *set = shipped_set();
-  check_rows_shipped(set);
-  check_trace_equals_simulation(set);
-  scale_serve_set_free(set);
-}
-END_TEST
-
 START_TEST(test_saturation_calibrated) {
   /* Issue 15's saturation limit with the calibrated cost: Poisson arrivals at ten times what the
    * engine can serve queue up, and the throughput is the offline maximum of the same requests
@@ -596,9 +588,17 @@ static void check_loo_target(const scale_serve_set *set) {
   free(loo);
 }
 
+START_TEST(test_rows_and_traces) {
+  scale_serve_set *set = shipped_set();
+  check_rows_shipped(set);
+  check_trace_equals_simulation(set);
+  check_fit_cache(set);
+  scale_serve_set_free(set);
+}
+END_TEST
+
 START_TEST(test_fit_and_loo) {
   scale_serve_set *set = shipped_set();
-  check_fit_cache(set);
   check_fit_reproduces_shipped(set);
   check_loo_target(set);
   scale_serve_set_free(set);
@@ -670,17 +670,14 @@ int main(void) {
       {"dtypes", test_dtypes},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
-  /* the fits take seconds (23 serving fits for fit_and_loo), minutes under sanitizers on two
-   * loaded cores: their own timeouts */
-  const scale_check_case slow[] = {
-      {"rows_and_traces", test_rows_and_traces},
-      {"fit_and_loo", test_fit_and_loo},
-  };
-  for (size_t i = 0; i < sizeof slow / sizeof slow[0]; i++) {
-    TCase *tc = tcase_create(slow[i].name);
-    tcase_add_test(tc, slow[i].test);
-    tcase_set_timeout(tc, 1500);
-    suite_add_tcase(s, tc);
-  }
+  /* simulating the shipped rows takes seconds (a minute under sanitizers): its own timeout */
+  TCase *rows = tcase_create("rows_and_traces");
+  tcase_add_test(rows, test_rows_and_traces);
+  tcase_set_timeout(rows, 300);
+  suite_add_tcase(s, rows);
+  /* the fit and its 18 leave-one-group-out refits take minutes (up to 9 on two loaded cores):
+   * the slow tier, lib.servecal.slow */
+  const scale_check_case slow[] = {{"fit_and_loo", test_fit_and_loo}};
+  scale_check_add_slow_cases(s, slow, sizeof slow / sizeof slow[0], 840);
   return scale_check_run(s);
 }

@@ -21,6 +21,17 @@ void scale_check_add_cases(Suite *suite, const scale_check_case *cases, size_t n
   }
 }
 
+void scale_check_add_slow_cases(Suite *suite, const scale_check_case *cases, size_t n,
+                                double timeout_s) {
+  for (size_t i = 0; i < n; i++) {
+    TCase *tc = tcase_create(cases[i].name);
+    tcase_set_tags(tc, "slow");
+    tcase_set_timeout(tc, timeout_s);
+    tcase_add_test(tc, cases[i].test);
+    suite_add_tcase(suite, tc);
+  }
+}
+
 scale_chip scale_check_chip(const char *name) {
   scale_chip chip;
   scale_diag diag;
@@ -68,7 +79,7 @@ const char *scale_check_write(const char *dir, const char *name, const char *tex
 
 int scale_check_run(Suite *suite) {
   SRunner *runner = srunner_create(suite);
-  srunner_run_all(runner, CK_NORMAL);
+  srunner_run_all(runner, CK_ENV);
   int failed = srunner_ntests_failed(runner);
   srunner_free(runner);
   return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;

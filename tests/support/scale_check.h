@@ -41,6 +41,13 @@ typedef struct {
 /** Adds each of cases[0..n) to 'suite' as a TCase of its own (one behaviour each). */
 void scale_check_add_cases(Suite *suite, const scale_check_case *cases, size_t n);
 
+/** Adds each of cases[0..n) like scale_check_add_cases(), tagged "slow" and with Check's
+ * timeout 'timeout_s': the slow tier (refits). A suite that has them is two CTest tests,
+ * lib.MODULE without them (CK_EXCLUDE_TAGS=slow) and lib.MODULE.slow (CK_INCLUDE_TAGS=slow,
+ * label slow); tests/CMakeLists.txt finds them by this function's name in the source. */
+void scale_check_add_slow_cases(Suite *suite, const scale_check_case *cases, size_t n,
+                                double timeout_s);
+
 /** Loads hardware 'name' (a file stem or a path); a failure fails the test, naming the file and
  * the loader's diagnostic. */
 scale_chip scale_check_chip(const char *name);
@@ -59,7 +66,8 @@ void scale_check_rmdir(const char *dir);
  * call overwrites it). */
 const char *scale_check_write(const char *dir, const char *name, const char *text);
 
-/** Runs 'suite' with Check's default (fork) mode; returns the process exit status. */
+/** Runs 'suite' with Check's default (fork) mode, printing as CK_VERBOSITY says (normal
+ * without it; CTest sets verbose: a line per test as it ends); returns the exit status. */
 int scale_check_run(Suite *suite);
 
 #endif

@@ -1,12 +1,13 @@
 #!/bin/sh
-# test_validate_vllm.sh — the vLLM section of `scale validate --serving` (issue 15, row E5):
+# test_validate_vllm.slow.sh — the vLLM section of `scale validate --serving` (issue 15, row E5):
 # Lambda's vLLM v0.5.4 runs (measurements/serving-vllm) predicted by the request simulator with
 # their own 320 request lengths, throughput and median ITL beside the published values, with
-# leave-one-group-out figures and the fitted engine overhead.
+# leave-one-group-out figures and the fitted engine overhead. The slow tier: the report is
+# fit.serving-validate's (fitted once), and a folder of offline rows alone is refitted.
 SCALE=$1
 . "$(dirname "$0")/lib.sh"
 
-run "$SCALE" validate --serving
+fit_run serving-validate "$SCALE" # `scale validate --serving`
 expect_rc 0 "validate --serving"
 expect_out '^vLLM benchmark runs \(measurements/serving-vllm, 16 rows in 3 groups\)' "vLLM section"
 expect_no_nan "vLLM section"
