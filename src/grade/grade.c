@@ -52,7 +52,7 @@ scale_status scale_grade_rubric_load(const char *path, scale_grade_report *out, 
   out->rows = NULL;
   out->n_rows = 0;
   FILE *in = fopen(path, "r");
-  if (!in) return grade_fail(diag, SCALE_ERR_IO, path, 0, "cannot read: %s", strerror(errno));
+  if (!in) return scale_diag_set(diag, SCALE_ERR_IO, path, 0, "cannot read: %s", strerror(errno));
   size_t cap = 0;
   char line[1024];
   int lineno = 0;
@@ -80,14 +80,14 @@ scale_status scale_grade_rubric_load(const char *path, scale_grade_report *out, 
     if (n != 4 || cursor || !*fields[0] || !*fields[1] || end == fields[2] || *end ||
         !(points >= 0.0) || !(points + domain > 0.0) || !isfinite(points + domain)) {
       status =
-          grade_fail(diag, SCALE_ERR_PARSE, path, lineno,
-                     "expected 'id<TAB>chapter<TAB>points<TAB>title' with points V or V+D > 0");
+          scale_diag_set(diag, SCALE_ERR_PARSE, path, lineno,
+                         "expected 'id<TAB>chapter<TAB>points<TAB>title' with points V or V+D > 0");
       break;
     }
     for (size_t i = 0; i < out->n_rows; i++)
       if (strcmp(out->rows[i].id, fields[0]) == 0) {
-        status = grade_fail(diag, SCALE_ERR_DUPLICATE_KEY, path, lineno, "id '%s' appears twice",
-                            fields[0]);
+        status = scale_diag_set(diag, SCALE_ERR_DUPLICATE_KEY, path, lineno,
+                                "id '%s' appears twice", fields[0]);
         break;
       }
     if (status) break;
@@ -95,7 +95,7 @@ scale_status scale_grade_rubric_load(const char *path, scale_grade_report *out, 
       size_t grown_cap = cap ? 2 * cap : 64;
       scale_grade_row *grown = realloc(out->rows, grown_cap * sizeof *grown);
       if (!grown) {
-        status = grade_fail(diag, SCALE_ERR_NOMEM, path, lineno, "out of memory");
+        status = scale_diag_set(diag, SCALE_ERR_NOMEM, path, lineno, "out of memory");
         break;
       }
       out->rows = grown;
@@ -134,8 +134,8 @@ scale_status scale_grade_select(scale_grade_report *report, const char *const *s
     for (size_t i = 0; i < report->n_rows && !any; i++)
       any = selects(selectors[s], &report->rows[i]);
     if (!any)
-      return grade_fail(diag, SCALE_ERR_NOT_FOUND, NULL, 0,
-                        "no exercise or chapter '%s' in the rubric", selectors[s]);
+      return scale_diag_set(diag, SCALE_ERR_NOT_FOUND, NULL, 0,
+                            "no exercise or chapter '%s' in the rubric", selectors[s]);
   }
   size_t kept = 0;
   for (size_t i = 0; i < report->n_rows; i++) {
@@ -204,13 +204,13 @@ static scale_status make_build_dir(const scale_grade_options *options, const cha
     const char *tmp = getenv("TMPDIR");
     grade_fmt(build, size, "%s/%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", prefix);
     if (!mkdtemp(build))
-      return grade_fail(diag, SCALE_ERR_IO, build, 0, "cannot make a build directory: %s",
-                        strerror(errno));
+      return scale_diag_set(diag, SCALE_ERR_IO, build, 0, "cannot make a build directory: %s",
+                            strerror(errno));
   } else {
     grade_copy(build, size, options->build_dir);
     if (!is_dir(build) && mkdir(build, 0755) != 0)
-      return grade_fail(diag, SCALE_ERR_IO, build, 0, "cannot make the build directory: %s",
-                        strerror(errno));
+      return scale_diag_set(diag, SCALE_ERR_IO, build, 0, "cannot make the build directory: %s",
+                            strerror(errno));
   }
   char resolved[4096];
   if (realpath(build, resolved)) grade_copy(build, size, resolved);
@@ -223,9 +223,9 @@ static scale_status harness_failed(scale_diag *diag, const char *log_path, const
                                    const sandbox_result *r) {
   char tail[600];
   grade_log_tail(log_path, 3, tail, sizeof tail);
-  return grade_fail(diag, SCALE_ERR_IO, NULL, 0, "%s (%s %d): %s", what,
-                    r->signal ? "signal" : "exit status", r->signal ? r->signal : r->exit_code,
-                    tail[0] ? tail : "no output");
+  return scale_diag_set(diag, SCALE_ERR_IO, NULL, 0, "%s (%s %d): %s", what,
+                        r->signal ? "signal" : "exit status", r->signal ? r->signal : r->exit_code,
+                        tail[0] ? tail : "no output");
 }
 
 /* The uid a student's processes run as outside their namespace: root gives each student a uid
@@ -246,10 +246,10 @@ static scale_status prepare(const scale_grade_options *options, const char *buil
   grade_fmt(grading, sizeof grading, "%s/tests/grading", options->source_dir);
   grade_fmt(g->harness, sizeof g->harness, "%s/harness", build);
   if (!is_dir(g->harness) && mkdir(g->harness, 0755) != 0)
-    return grade_fail(diag, SCALE_ERR_IO, g->harness, 0, "cannot make the harness directory: %s",
-                      strerror(errno));
+    return scale_diag_set(diag, SCALE_ERR_IO, g->harness, 0,
+                          "cannot make the harness directory: %s", strerror(errno));
   if (!find_program(options->cmake ? options->cmake : "cmake", cmake, sizeof cmake))
-    return grade_fail(diag, SCALE_ERR_NOT_FOUND, NULL, 0, "cmake not found (set SCALE_CMAKE)");
+    return scale_diag_set(diag, SCALE_ERR_NOT_FOUND, NULL, 0, "cmake not found (set SCALE_CMAKE)");
   char solutions[4200];
   grade_fmt(solutions, sizeof solutions, "-DSCALE_SOLUTIONS_DIR=%s/solutions", options->source_dir);
   char *configure_argv[] = {cmake,
@@ -277,7 +277,7 @@ static scale_status prepare(const scale_grade_options *options, const char *buil
   if (!build_argv || !targets) {
     free(build_argv);
     free(targets);
-    return grade_fail(diag, SCALE_ERR_NOMEM, NULL, 0, "out of memory");
+    return scale_diag_set(diag, SCALE_ERR_NOMEM, NULL, 0, "out of memory");
   }
   size_t n_args = 0, n_targets = 0;
   build_argv[n_args++] = cmake;
@@ -323,12 +323,12 @@ scale_status scale_grade_run(const scale_grade_options *options, scale_grade_rep
   char grading[4096], exercises[4096], build[4096], student[4200];
   grade_fmt(grading, sizeof grading, "%s/tests/grading/CMakeLists.txt", options->source_dir);
   if (!is_file(grading))
-    return grade_fail(diag, SCALE_ERR_NOT_FOUND, grading, 0,
-                      "no grading sources (is %s the scale source tree? try --source)",
-                      options->source_dir);
+    return scale_diag_set(diag, SCALE_ERR_NOT_FOUND, grading, 0,
+                          "no grading sources (is %s the scale source tree? try --source)",
+                          options->source_dir);
   if (!is_dir(options->exercises_dir) || !realpath(options->exercises_dir, exercises))
-    return grade_fail(diag, SCALE_ERR_NOT_FOUND, options->exercises_dir, 0,
-                      "no such exercises folder");
+    return scale_diag_set(diag, SCALE_ERR_NOT_FOUND, options->exercises_dir, 0,
+                          "no such exercises folder");
   scale_status status = make_build_dir(options, "scale-grade", build, sizeof build, diag);
   if (status) return status;
   grader g;
@@ -398,7 +398,7 @@ static void class_collect(scale_grade_student *s, const char *results, int statu
 static scale_status list_students(const char *class_dir, char ***names, size_t *n_names,
                                   scale_diag *diag) {
   DIR *dir = opendir(class_dir);
-  if (!dir) return grade_fail(diag, SCALE_ERR_NOT_FOUND, class_dir, 0, "no such class folder");
+  if (!dir) return scale_diag_set(diag, SCALE_ERR_NOT_FOUND, class_dir, 0, "no such class folder");
   size_t cap = 0;
   scale_status status = SCALE_OK;
   struct dirent *entry;
@@ -410,7 +410,7 @@ static scale_status list_students(const char *class_dir, char ***names, size_t *
       size_t grown_cap = cap ? 2 * cap : 32;
       char **grown = realloc(*names, grown_cap * sizeof *grown);
       if (!grown) {
-        status = grade_fail(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
+        status = scale_diag_set(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
         break;
       }
       *names = grown;
@@ -418,7 +418,7 @@ static scale_status list_students(const char *class_dir, char ***names, size_t *
     }
     char *name = malloc(strlen(entry->d_name) + 1);
     if (!name) {
-      status = grade_fail(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
+      status = scale_diag_set(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
       break;
     }
     strcpy(name, entry->d_name);
@@ -426,7 +426,8 @@ static scale_status list_students(const char *class_dir, char ***names, size_t *
   }
   closedir(dir);
   if (!status && *n_names == 0)
-    status = grade_fail(diag, SCALE_ERR_NOT_FOUND, class_dir, 0, "no student folders in the class");
+    status =
+        scale_diag_set(diag, SCALE_ERR_NOT_FOUND, class_dir, 0, "no student folders in the class");
   if (!status) qsort(*names, *n_names, sizeof **names, compare_names);
   return status;
 }
@@ -436,12 +437,13 @@ static scale_status class_fill(scale_grade_class *out, char *const *names, size_
                                const scale_grade_report *rubric, const char *class_dir,
                                scale_diag *diag) {
   out->students = calloc(n_names, sizeof *out->students);
-  if (!out->students) return grade_fail(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
+  if (!out->students) return scale_diag_set(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
   for (size_t i = 0; i < n_names; i++) {
     scale_grade_student *s = &out->students[out->n_students++];
     grade_copy(s->name, sizeof s->name, names[i]);
     s->report.rows = malloc((rubric->n_rows ? rubric->n_rows : 1) * sizeof *rubric->rows);
-    if (!s->report.rows) return grade_fail(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
+    if (!s->report.rows)
+      return scale_diag_set(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
     memcpy(s->report.rows, rubric->rows, rubric->n_rows * sizeof *rubric->rows);
     s->report.n_rows = rubric->n_rows;
   }
@@ -505,7 +507,7 @@ static scale_status class_grade_all(const grader *g, const char *class_dir, cons
   const scale_grade_options *options = g->options;
   int jobs = options->jobs > 0 ? options->jobs : online_cores();
   pid_t *workers = calloc(out->n_students, sizeof *workers);
-  if (!workers) return grade_fail(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
+  if (!workers) return scale_diag_set(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
   size_t next = 0, running = 0, done_count = 0;
   while (next < out->n_students || running > 0) {
     for (; running < (size_t)jobs && next < out->n_students; next++) {
@@ -535,9 +537,9 @@ scale_status scale_grade_class_run(const scale_grade_options *options, const cha
   char grading[4096];
   grade_fmt(grading, sizeof grading, "%s/tests/grading/CMakeLists.txt", options->source_dir);
   if (!is_file(grading))
-    return grade_fail(diag, SCALE_ERR_NOT_FOUND, grading, 0,
-                      "no grading sources (is %s the scale source tree? try --source)",
-                      options->source_dir);
+    return scale_diag_set(diag, SCALE_ERR_NOT_FOUND, grading, 0,
+                          "no grading sources (is %s the scale source tree? try --source)",
+                          options->source_dir);
   char **names = NULL;
   size_t n_names = 0;
   scale_status status = list_students(class_dir, &names, &n_names, diag);
@@ -555,10 +557,11 @@ scale_status scale_grade_class_run(const scale_grade_options *options, const cha
   grader g;
   if (!status) status = prepare(options, build, rubric, &g, diag);
   if (!status && !g.isolate)
-    status = grade_fail(diag, SCALE_ERR_IO, NULL, 0,
-                        "a class is graded only in the sandbox, and it is not available here (%s): "
-                        "one student's code could change another's score",
-                        options->no_namespaces ? "--no-sandbox" : "no user namespaces");
+    status =
+        scale_diag_set(diag, SCALE_ERR_IO, NULL, 0,
+                       "a class is graded only in the sandbox, and it is not available here (%s): "
+                       "one student's code could change another's score",
+                       options->no_namespaces ? "--no-sandbox" : "no user namespaces");
   grade_fmt(path, sizeof path, "%s/students", build);
   mkdir(path, 0755);
   grade_fmt(path, sizeof path, "%s/results", build);

@@ -128,17 +128,17 @@ scale_status scale_grade_package_gradescope(const char *source_dir, const char *
   char path[4200], resolved[4096];
   snprintf(path, sizeof path, "%s/tests/rubric.tsv", source_dir);
   if (access(path, R_OK) != 0 || !realpath(source_dir, resolved))
-    return grade_fail(diag, SCALE_ERR_NOT_FOUND, source_dir, 0, "not a scale source tree (no %s)",
-                      "tests/rubric.tsv");
+    return scale_diag_set(diag, SCALE_ERR_NOT_FOUND, source_dir, 0,
+                          "not a scale source tree (no %s)", "tests/rubric.tsv");
   if (mkdir(out_dir, 0755) != 0)
-    return grade_fail(diag, SCALE_ERR_IO, out_dir, 0, "cannot make the autograder folder: %s%s",
-                      strerror(errno), errno == EEXIST ? " (choose a new folder)" : "");
+    return scale_diag_set(diag, SCALE_ERR_IO, out_dir, 0, "cannot make the autograder folder: %s%s",
+                          strerror(errno), errno == EEXIST ? " (choose a new folder)" : "");
   copying.source_len = strlen(resolved);
   copying.out_dir = out_dir;
   copying.failed = false;
   if (nftw(resolved, copy_entry, 32, FTW_PHYS | FTW_ACTIONRETVAL) != 0 || copying.failed)
-    return grade_fail(diag, SCALE_ERR_IO, copying.failed_path, 0,
-                      "cannot copy the source tree here");
+    return scale_diag_set(diag, SCALE_ERR_IO, copying.failed_path, 0,
+                          "cannot copy the source tree here");
   char packages[2048], setup[4096];
   build_packages(resolved, packages, sizeof packages);
   snprintf(
@@ -156,9 +156,9 @@ scale_status scale_grade_package_gradescope(const char *source_dir, const char *
       packages);
   snprintf(path, sizeof path, "%s/setup.sh", out_dir);
   if (!write_script(path, setup))
-    return grade_fail(diag, SCALE_ERR_IO, path, 0, "cannot write: %s", strerror(errno));
+    return scale_diag_set(diag, SCALE_ERR_IO, path, 0, "cannot write: %s", strerror(errno));
   snprintf(path, sizeof path, "%s/run_autograder", out_dir);
   if (!write_script(path, run_autograder))
-    return grade_fail(diag, SCALE_ERR_IO, path, 0, "cannot write: %s", strerror(errno));
+    return scale_diag_set(diag, SCALE_ERR_IO, path, 0, "cannot write: %s", strerror(errno));
   return SCALE_OK;
 }

@@ -13,19 +13,6 @@
 
 /* ---- fixed buffers and messages ------------------------------------------------------------- */
 
-scale_status grade_fail(scale_diag *diag, scale_status status, const char *file, int line,
-                        const char *fmt, ...) {
-  if (diag) {
-    snprintf(diag->file, sizeof diag->file, "%s", file ? file : "");
-    diag->line = line;
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(diag->message, sizeof diag->message, fmt, args);
-    va_end(args);
-  }
-  return status;
-}
-
 /* A copy that may truncate, said so to the compiler too (strncpy would warn). */
 void grade_copy(char *dst, size_t size, const char *src) {
   if (size == 0) return;

@@ -11,10 +11,6 @@
 
 #include "grade.h"
 
-/** Fills 'diag' (if not NULL) with file, line and the printf-style message; returns 'status'. */
-scale_status grade_fail(scale_diag *diag, scale_status status, const char *file, int line,
-                        const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-
 /** snprintf into a fixed buffer (a longer path is truncated and then not found). */
 void grade_fmt(char *dst, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
