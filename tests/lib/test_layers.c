@@ -195,7 +195,7 @@ static int check_dir(layers *t, const char *dir, const char *rel, const char *ex
   for (struct dirent *e; (e = readdir(d));) {
     size_t len = strlen(e->d_name), el = strlen(ext);
     if (len <= el || strcmp(e->d_name + len - el, ext) != 0) continue;
-    char file[1200], shown[1200], self[NAME_MAX_LEN];
+    char file[1400], shown[1400], self[NAME_MAX_LEN];
     snprintf(file, sizeof file, "%s/%s", path, e->d_name);
     snprintf(shown, sizeof shown, "%s/%s", rel, e->d_name);
     snprintf(self, sizeof self, "%.*s", (int)(len - el), e->d_name);
