@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "book_internal.h"
+#include "scale/file.h"
 
 /* ---- memory and strings --------------------------------------------------------------------- */
 
@@ -192,21 +193,8 @@ void strmap_free(strmap *m) {
 /* ---- files ---------------------------------------------------------------------------------- */
 
 char *read_file(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  strbuf sb = {0};
-  char chunk[8192];
-  size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) sb_addn(&sb, chunk, n);
-  bool bad = ferror(f);
-  fclose(f);
-  if (bad) {
-    sb_free(&sb);
-    return NULL;
-  }
-  sb_addn(&sb, "", 0);
-  if (len) *len = sb.len;
-  return sb.data;
+  char *text = NULL;
+  return scale_file_read(path, &text, len, NULL) == SCALE_OK ? text : NULL;
 }
 
 bool write_file_atomic(const char *path, const char *data, size_t len) {
