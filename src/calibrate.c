@@ -663,56 +663,24 @@ scale_status scale_calib_write_params(FILE *fp, const scale_step_params *params,
   return ferror(fp) ? SCALE_ERR_IO : SCALE_OK;
 }
 
-/* The section a line opens ("step" for "[step]"), into name; false if it opens none. */
-static bool section_of(const char *line, size_t len, char *name, size_t size) {
-  size_t i = 0;
-  while (i < len && (line[i] == ' ' || line[i] == '\t')) i++;
-  if (i >= len || line[i] != '[') return false;
-  size_t j = ++i;
-  while (j < len && line[j] != ']') j++;
-  if (j >= len) return false;
-  snprintf(name, size, "%.*s", (int)(j - i), line + i);
-  return true;
+typedef struct {
+  const scale_step_params *params;
+  const scale_calib_fit_info *info;
+  const scale_calib_set *set;
+} step_section;
+
+static scale_status emit_step(FILE *fp, void *ctx) {
+  const step_section *x = ctx;
+  return scale_calib_write_params(fp, x->params, x->info, x->set);
 }
 
 scale_status scale_calib_write_hardware(const char *src, const char *dst,
                                         const scale_step_params *params,
                                         const scale_calib_fit_info *info,
                                         const scale_calib_set *set, scale_diag *diag) {
-  char *text;
-  size_t len;
-  scale_status read = scale_file_read(src, &text, &len, diag);
-  if (read) return read;
-  /* keep every line outside [step] and [step_fit], then drop trailing blank lines */
-  size_t kept = 0;
-  bool skip = false;
-  for (size_t at = 0; at < len;) {
-    size_t end = at;
-    while (end < len && text[end] != '\n') end++;
-    if (end < len) end++; /* the newline */
-    char name[64];
-    if (section_of(text + at, end - at, name, sizeof name))
-      skip = strcmp(name, "step") == 0 || strcmp(name, "step_fit") == 0;
-    if (!skip) {
-      memmove(text + kept, text + at, end - at);
-      kept += end - at;
-    }
-    at = end;
-  }
-  while (kept > 0 && (text[kept - 1] == '\n' || text[kept - 1] == '\r' ||
-                      text[kept - 1] == ' ' || text[kept - 1] == '\t'))
-    kept--;
-  FILE *out = fopen(dst, "wb");
-  if (!out) {
-    free(text);
-    return scale_diag_set(diag, SCALE_ERR_IO, dst, 0, "cannot write");
-  }
-  fwrite(text, 1, kept, out);
-  fputs(kept ? "\n\n" : "", out);
-  free(text);
-  scale_status st = scale_calib_write_params(out, params, info, set);
-  if (fclose(out) != 0 || st) return scale_diag_set(diag, SCALE_ERR_IO, dst, 0, "write failed");
-  return SCALE_OK;
+  static const char *const drop[] = {"step_fit", "step"};
+  step_section x = {params, info, set};
+  return scale_file_rewrite_sections(src, dst, drop, 2, NULL, emit_step, &x, diag);
 }
 
 /* ==== the adapters from a measured row to a job ============================================= */

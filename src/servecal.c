@@ -1101,35 +1101,6 @@ double scale_serve_mape(const scale_serve_set *set, int g, const double *pred) {
 
 /* ---- writing the fit ------------------------------------------------------------------------ */
 
-/* Removes the [serve] section (its header line up to the next section) from 'text' in place;
- * returns the offset where it stood (the start of the next section), -1 when there was none. */
-static long strip_serve(char *text) {
-  bool in_serve = false;
-  long at = -1;
-  char *w = text;
-  for (const char *line = text; *line;) {
-    const char *nl = strchr(line, '\n');
-    size_t len = nl ? (size_t)(nl - line) + 1 : strlen(line);
-    if (line[0] == '[') in_serve = strncmp(line, "[serve]", 7) == 0;
-    if (in_serve && at < 0) at = (long)(w - text);
-    if (!in_serve) {
-      memmove(w, line, len);
-      w += len;
-    }
-    line += len;
-  }
-  *w = '\0';
-  return at;
-}
-
-/* Drops trailing blank lines and spaces. */
-static void trim_end(char *text) {
-  size_t n = strlen(text);
-  while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == ' '))
-    n--;
-  text[n] = '\0';
-}
-
 static void write_serve(FILE *fp, const double *p, const scale_serve_set *set, double rms_log,
                         double loo_mape) {
   fprintf(fp,
@@ -1152,37 +1123,25 @@ static void write_serve(FILE *fp, const double *p, const scale_serve_set *set, d
   }
 }
 
+typedef struct {
+  const double *p;
+  const scale_serve_set *set;
+  double rms_log, loo_mape;
+} serve_section;
+
+static scale_status emit_serve(FILE *fp, void *ctx) {
+  const serve_section *x = ctx;
+  write_serve(fp, x->p, x->set, x->rms_log, x->loo_mape);
+  return ferror(fp) ? SCALE_ERR_IO : SCALE_OK;
+}
+
 scale_status scale_serve_write_hardware(const char *src, const char *dst,
                                         const double p[SCALE_SERVE_N_PARAMS],
                                         const scale_serve_set *set, double rms_log, double loo_mape,
                                         scale_diag *diag) {
-  char *text;
-  scale_status read = scale_file_read(src, &text, NULL, diag);
-  if (read) return read;
-  FILE *fp = fopen(dst, "wb");
-  if (!fp) {
-    free(text);
-    return scale_diag_set(diag, SCALE_ERR_IO, dst, 0, "cannot write");
-  }
-  long at = strip_serve(text);
-  /* where it was; else before [step_fit] when there is one: `scale calibrate` rewrites
-   * [step_fit] and [step] at the end of the file and keeps what precedes them, so neither fit
-   * moves the other's section */
-  char *step = strstr(text, "\n[step_fit]");
-  if (at >= 0 && text[at] == '[') {
-    fwrite(text, 1, (size_t)at, fp);
-    write_serve(fp, p, set, rms_log, loo_mape);
-    fprintf(fp, "\n%s", text + at);
-  } else if (step) {
-    trim_end(step);
-    fwrite(text, 1, (size_t)(step - text) + 1, fp);
-    write_serve(fp, p, set, rms_log, loo_mape);
-    fprintf(fp, "\n%s\n", step + 1);
-  } else {
-    trim_end(text);
-    fprintf(fp, "%s\n\n", text);
-    write_serve(fp, p, set, rms_log, loo_mape);
-  }
-  free(text);
-  return fclose(fp) == 0 ? SCALE_OK : scale_diag_set(diag, SCALE_ERR_IO, dst, 0, "write failed");
+  /* where it was, else before [step_fit]: `scale calibrate` rewrites [step_fit] and [step] and
+   * keeps what precedes them, so neither fit moves the other's section */
+  static const char *const drop[] = {"serve"};
+  serve_section x = {p, set, rms_log, loo_mape};
+  return scale_file_rewrite_sections(src, dst, drop, 1, "step_fit", emit_serve, &x, diag);
 }
