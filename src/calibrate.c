@@ -428,29 +428,32 @@ scale_status scale_calib_fit_framework(const scale_calib_framework_row *rows, in
   return any_host || any_stage ? SCALE_OK : SCALE_ERR_INVALID;
 }
 
-/** The host floor of a row's step (step.h's host_s) with mesh_cp_host_s = h. */
-static double host_floor(const scale_calib_point *pt, const scale_step_params *device, double h) {
-  scale_step_job job = scale_calib_step_job(&pt->row, &pt->model, &pt->chip);
+/** The host floor of a step (step.h's host_s) with mesh_cp_host_s = h. */
+static double host_floor(const scale_step_job *job, const scale_step_params *device, double h) {
   scale_step_params p = *device;
   p.v[SCALE_STEP_MESH_CP_HOST_S] = h;
   scale_step_result r;
-  scale_step_eval(&job, &p, &r);
+  scale_step_eval(job, &p, &r);
   return r.host_s;
 }
 
-/** A row as the framework's fit sees it: its floor as units x h + fixed (linear in h), its
- * device time with neither floor nor stage latency, its Mamba-2 stages. */
-static scale_calib_framework_row fit_row(const scale_calib_point *pt, const scale_step_params *device) {
-  scale_calib_framework_row r = {.measured = pt->measured_s};
-  double f1 = host_floor(pt, device, 1.0), f2 = host_floor(pt, device, 2.0);
+scale_calib_framework_row scale_calib_framework_row_of(const scale_step_job *job,
+                                                       const scale_step_params *device,
+                                                       double device_s, double measured_s,
+                                                       int group) {
+  scale_calib_framework_row r = {.device_s = device_s, .measured = measured_s, .group = group};
+  double f1 = host_floor(job, device, 1.0), f2 = host_floor(job, device, 2.0);
   r.units = isfinite(f1) && isfinite(f2) ? f2 - f1 : 0;
   r.fixed_s = isfinite(f1) ? f1 - r.units : 0;
-  r.device_s = scale_calib_predict_s(pt, device);
-  if (pt->model.arch == SCALE_ARCH_MAMBA2) {
-    scale_step_job job = scale_calib_step_job(&pt->row, &pt->model, &pt->chip);
-    r.stages = scale_step_ssm_stages(&job);
-  }
+  if (job->model->arch == SCALE_ARCH_MAMBA2) r.stages = scale_step_ssm_stages(job);
   return r;
+}
+
+/** A measured row as the framework's fit sees it (group set by the caller). */
+static scale_calib_framework_row fit_row(const scale_calib_point *pt, const scale_step_params *device) {
+  scale_step_job job = scale_calib_step_job(&pt->row, &pt->model, &pt->chip);
+  return scale_calib_framework_row_of(&job, device, scale_calib_predict_s(pt, device),
+                                      pt->measured_s, 0);
 }
 
 /** Fits the framework's two parameters, mesh_cp_host_s (host time per CP layer-microbatch)

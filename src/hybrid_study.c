@@ -11,27 +11,11 @@
 
 /* ==== pricing a row ========================================================================= */
 
-/** The host's floor of 'job' with mesh_cp_host_s = h [s]. */
-static double host_floor_s(const scale_step_job *job, const scale_step_params *params, double h) {
-  scale_step_params p = *params;
-  p.v[SCALE_STEP_MESH_CP_HOST_S] = h;
-  scale_step_result r;
-  scale_step_eval(job, &p, &r);
-  return r.host_s;
-}
-
 scale_calib_framework_row scale_hybrid_study_fit_row(const scale_step_job *job,
                                                 const scale_step_params *params, double measured_s,
                                                 int group) {
-  double f1 = host_floor_s(job, params, 1.0), f2 = host_floor_s(job, params, 2.0);
-  scale_calib_framework_row r = {
-      .device_s = scale_hybrid_predict_step_s(job, params, 0.0, 0.0),
-      .units = f2 - f1,
-      .fixed_s = f1 - (f2 - f1),
-      .stages = job->model->arch == SCALE_ARCH_MAMBA2 ? scale_step_ssm_stages(job) : 0.0,
-      .measured = measured_s,
-      .group = group};
-  return r;
+  double device_s = scale_hybrid_predict_step_s(job, params, 0.0, 0.0);
+  return scale_calib_framework_row_of(job, params, device_s, measured_s, group);
 }
 
 /* ==== a table =============================================================================== */

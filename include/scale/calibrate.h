@@ -170,6 +170,17 @@ typedef struct {
   int group;       /**< the row's group, 0..15 */
 } scale_calib_framework_row;
 
+/** The framework's row of job 'job' under device parameters 'device': its floor as units x h +
+ * fixed_s (host_s of the step model at mesh_cp_host_s = 1 and 2 s: linear in h; 0 where it is
+ * not finite), its Mamba-2 stages, and the caller's device time 'device_s' (neither floor nor
+ * stage latency), measured step and group. The one builder of framework rows: `scale calibrate`
+ * and the hybrid study (hybrid_study.h) both use it.
+ * Domain: job and device non-NULL. */
+scale_calib_framework_row scale_calib_framework_row_of(const scale_step_job *job,
+                                                       const scale_step_params *device,
+                                                       double device_s, double measured_s,
+                                                       int group);
+
 /** A row's step with host time 'host_layer_s' and stage latency 'stage_s' (formula above).
  * Units: [s] -> [s].  Domain: r non-NULL, both >= 0; NaN otherwise. */
 double scale_calib_framework_row_s(const scale_calib_framework_row *r, double host_layer_s,
