@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <strings.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -729,6 +730,51 @@ static bool cite_values(weave *w, cmark_node *root, int line_offset) {
   return ok;
 }
 
+/* Whether 'text' holds what runs script in a page: a script, iframe, object or embed tag, an
+ * event-handler attribute (on...=), or a javascript:, vbscript: or data: URL
+ * (case-insensitive); what it found, else NULL. */
+static const char *active_content(const char *text) {
+  static const char *const tags[] = {"<script", "<iframe",   "<object", "<embed",
+                                     "javascript:", "vbscript:", "data:"};
+  for (const char *p = text; *p; p++) {
+    for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++)
+      if (strncasecmp(p, tags[i], strlen(tags[i])) == 0) return tags[i];
+    bool gap = *p == ' ' || *p == '\t' || *p == '\n' || *p == '/';
+    if (gap && strncasecmp(p + 1, "on", 2) == 0) {
+      const char *q = p + 3;
+      while (isalpha((unsigned char)*q)) q++;
+      while (*q == ' ' || *q == '\t') q++;
+      if (q > p + 3 && *q == '=') return "an on...= event handler";
+    }
+  }
+  return NULL;
+}
+
+/* Refuses raw HTML and link targets in a chapter's own text that could run script (the site's
+ * Content-Security-Policy would block them; the renderer says where they are instead). The
+ * renderer's own directives insert their HTML after this check. */
+static bool no_active_content(weave *w, cmark_node *root, int line_offset) {
+  bool ok = true;
+  cmark_iter *it = cmark_iter_new(root);
+  for (cmark_event_type ev; (ev = cmark_iter_next(it)) != CMARK_EVENT_DONE;) {
+    cmark_node *n = cmark_iter_get_node(it);
+    cmark_node_type t = cmark_node_get_type(n);
+    const char *text = NULL;
+    if (t == CMARK_NODE_HTML_BLOCK || t == CMARK_NODE_HTML_INLINE)
+      text = cmark_node_get_literal(n);
+    else if (t == CMARK_NODE_LINK || t == CMARK_NODE_IMAGE)
+      text = cmark_node_get_url(n);
+    const char *what = ev == CMARK_EVENT_ENTER && text ? active_content(text) : NULL;
+    if (what) {
+      book_error(w->bx, w->ch->md, line_offset + cmark_node_get_start_line(n),
+                 "raw HTML or a link that could run script (%s): not allowed in a chapter", what);
+      ok = false;
+    }
+  }
+  cmark_iter_free(it);
+  return ok;
+}
+
 static bool weave_text(weave *w, const char *text, int line_offset, bool nested, strbuf *html);
 
 static bool exercise_block(weave *w, cmark_node *node, const char *id, int line) {
@@ -1107,7 +1153,8 @@ static bool weave_text(weave *w, const char *text, int line_offset, bool nested,
   }
   cmark_parser_feed(parser, text, strlen(text));
   cmark_node *doc = cmark_parser_finish(parser);
-  bool ok = cite_values(w, doc, line_offset);
+  bool ok = no_active_content(w, doc, line_offset);
+  ok = cite_values(w, doc, line_offset) && ok;
   ok = directives(w, doc, line_offset) && ok;
   ok = figures(w, doc, line_offset) && ok;
   ok = headings(w, doc, line_offset, nested) && ok;

@@ -130,6 +130,12 @@ broken tex-error 'Bad $\frac{a$ here.' "TeX error in"
 broken missing-figure '![a plot](gone.svg)' "missing figure 'gone.svg'"
 broken raster-figure '![a photo](photo.png)' "figure 'photo.png' is not an SVG"
 broken figure-without-alt '![](ridge.svg)' "figure 'ridge.svg' has no alt text"
+# Raw HTML or links that could run script are refused where the chapter has them.
+msg="raw HTML or a link that could run script"
+broken raw-script "$(printf '<script>alert(1)</script>\n')" "$msg (<script)"
+broken raw-handler 'An <img src="x.svg" onerror="alert(1)"> here.' "$msg (an on...= event handler)"
+broken js-link 'A [link](javascript:alert(1)) here.' "$msg (javascript:)"
+broken data-link 'A [link](DATA:text/html,x) here.' "$msg (data:)"
 
 # fixture_copy NAME: $dir, a fresh copy of the fixture book to alter.
 fixture_copy() {
