@@ -29,6 +29,7 @@
 #include "scale/hybrid.h"
 #include "scale/hybrid_study.h"
 #include "scale/memory.h"
+#include "scale/precision.h"
 #include "scale/serve.h"
 
 #define SCALE_VERSION_MAJOR 0

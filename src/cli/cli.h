@@ -94,6 +94,13 @@ int cli_load_model(const char *name, scale_model *out);
  * returns CLI_EXIT_FAIL. */
 int cli_load_step_params(const scale_chip *chip, scale_step_params *out);
 
+struct scale_precision_recipe_s;
+/** Resolves --precision NAME for 'chip' into *out: 0, or a usage error (one line) for an
+ * unknown recipe or for a chip without the recipe's matmul format, naming the hardware files
+ * that have it. */
+int cli_precision_resolve(const char *name, const scale_chip *chip,
+                          const struct scale_precision_recipe_s **out);
+
 /** One line naming the cost model behind a prediction: the calibrated step model and where its
  * parameters come from, or the roofline. Static storage (the next call overwrites it). */
 const char *cli_cost_model_name(const scale_chip *chip, bool roofline);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "scale/precision.h"
 
 static void usage(FILE *out) {
   fprintf(out, "usage: scale train --model M --hw H --chips N --batch-tokens B --seq S "
@@ -44,7 +45,9 @@ static void usage(FILE *out) {
                "best\n"
                "                      fraction of peak); communication keeps its measured "
                "price\n"
-               "  --json              machine output (SI base units)\n\n"
+               "  --json              machine output (SI base units)\n"
+               "  --precision NAME    bf16 (default), fp16, fp8, fp8-rowwise, fp8-blockwise,\n"
+               "                      mxfp8, nvfp4: the matmul format and its casts\n\n"
                "Predictions come from the calibrated step model (scale validate shows its "
                "error\n"
                "against published runs), printed beside the roofline bound.\n"
@@ -89,6 +92,7 @@ enum {
   OPT_DP_AXES,
   OPT_CP_AXES,
   OPT_PP_LINK,
+  OPT_PRECISION,
   OPT_HELP
 };
 
@@ -121,6 +125,7 @@ static const struct option options[] = {{"model", required_argument, NULL, OPT_M
                                         {"dp-axes", required_argument, NULL, OPT_DP_AXES},
                                         {"cp-axes", required_argument, NULL, OPT_CP_AXES},
                                         {"pp-link", required_argument, NULL, OPT_PP_LINK},
+                                        {"precision", required_argument, NULL, OPT_PRECISION},
                                         {"help", no_argument, NULL, OPT_HELP},
                                         {NULL, 0, NULL, 0}};
 
@@ -288,9 +293,19 @@ static void print_memory_run_text(const scale_train_problem *p, const scale_trai
   printf("\nbound: %s: %s\n", scale_train_bound_name(r->bound), r->reason);
 }
 
+/* The precision line of a recipe other than bf16 (bf16 reports stay as they were). */
+static void print_precision_text(const scale_precision_recipe *rec) {
+  if (strcmp(rec->name, "bf16") == 0) return;
+  printf("precision: %s (matmuls in %s; kept in bf16: %s)%s\n", rec->name,
+         scale_dtype_name(rec->matmul_dtype), rec->bf16_ops,
+         rec->assumed ? " [some recipe constants assumed, not measured]" : "");
+}
+
 static void print_text(const scale_train_problem *p, const scale_layout *l,
-                       const scale_train_result *r, const scale_train_result *ideal) {
+                       const scale_train_result *r, const scale_train_result *ideal,
+                       const scale_precision_recipe *rec) {
   print_layout_text(p, l);
+  print_precision_text(rec);
   printf("model: %s\n\n", cli_cost_model_name(p->chip, !r->step_model));
   if (r->step_model)
     print_step_text(l, r, ideal);
@@ -394,7 +409,8 @@ static void json_memory_run(cli_json *json, const scale_train_problem *p,
 }
 
 static void print_json(const scale_train_problem *p, const scale_layout *l,
-                       const scale_train_result *r, const scale_train_result *ideal) {
+                       const scale_train_result *r, const scale_train_result *ideal,
+                       const scale_precision_recipe *rec) {
   cli_json json;
   cli_json_init(&json, stdout);
   cli_json_object_begin(&json, NULL);
@@ -403,6 +419,7 @@ static void print_json(const scale_train_problem *p, const scale_layout *l,
   cli_json_number(&json, "n_chips", p->n_chips);
   cli_json_number(&json, "batch_tokens", p->batch_tokens);
   cli_json_number(&json, "seq_len", p->seq_len);
+  cli_json_string(&json, "precision", rec->name);
   cli_json_string(&json, "cost_model", r->step_model ? "step" : "roofline");
   if (!r->step_model) cli_json_number(&json, "efficiency_frac", p->efficiency_frac);
   json_layout(&json, l);
@@ -444,6 +461,7 @@ typedef struct {
   double axes[SCALE_TRAIN_DIM_COUNT]; /* --*-axes: torus axes per dimension, NaN: mapped */
   double dp, fsdp, tp, pp, micro, virt, ep, cp; /* degrees; fsdp and micro NaN: derived */
   bool roofline, tp_overlap, pp_dcn, sp, json;
+  const char *precision; /* --precision: the recipe's name ("bf16") */
   bool help;           /* --help: usage printed, exit 0 */
   scale_layout layout; /* --schedule, --cp-kind, --remat and --recompute; the rest after */
 } train_opts;
@@ -468,6 +486,7 @@ static int take_problem(int c, const char *arg, train_opts *o) {
     if (ok && o->efficiency > 1.0) return cli_usage("--efficiency: %s must be in (0, 1]", arg);
     break;
   case OPT_JSON: o->json = true; break;
+  case OPT_PRECISION: o->precision = arg; break;
   case OPT_ROOFLINE: o->roofline = true; break;
   default: return NOT_MINE;
   }
@@ -550,6 +569,7 @@ static int parse(int argc, char **argv, train_opts *o) {
   memset(o, 0, sizeof *o);
   o->chips = o->batch = o->seq = o->efficiency = o->fsdp = o->micro = NAN;
   o->zero = 3.0;
+  o->precision = "bf16";
   for (int d = 0; d < SCALE_TRAIN_DIM_COUNT; d++)
     o->axes[d] = NAN;
   o->dp = o->tp = o->pp = o->virt = o->ep = o->cp = 1.0;
@@ -666,13 +686,16 @@ int cli_cmd_train(int argc, char **argv) {
   if ((rc = layout_of(&o, &chip, &layout))) return rc;
   scale_train_problem problem = scale_train_problem_make(&model, &chip, o.chips, o.batch, o.seq);
   problem.train_tokens = o.tokens;
+  const scale_precision_recipe *rec;
+  if ((rc = cli_precision_resolve(o.precision, &chip, &rec))) return rc;
+  problem.compute_dtype = rec->matmul_dtype;
   scale_step_params params;
   scale_train_result result, ideal;
   if ((rc = evaluate(&o, &chip, &layout, &params, &problem, &result, &ideal))) return rc;
   if (o.json)
-    print_json(&problem, &layout, &result, &ideal);
+    print_json(&problem, &layout, &result, &ideal, rec);
   else
-    print_text(&problem, &layout, &result, &ideal);
+    print_text(&problem, &layout, &result, &ideal, rec);
   /* Does not fit: the whole report, then one line and exit 1, as `scale infer` does. */
   char need[32], have[32];
   if (!result.fits)

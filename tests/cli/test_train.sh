@@ -147,4 +147,12 @@ expect_rc 0 "matmuls --json"; expect_out '"overhead_bytes": 5368700000' "overhea
 expect_usage_error "recompute partial" "$SCALE" train $M8 --recompute partial
 expect_err "^scale: --recompute: unknown mode 'partial' \(none, selective, full\)$" "names the modes"
 
+# --precision: the recipe picks the chip file's per-format peak; a chip without it is refused
+P8="--model llama-2-13b --hw nvidia-h100-sxm --chips 64 --batch-tokens 4Mi --seq 8192 --tp 8"
+expect_usage_error "nvfp4 on H100" "$SCALE" train $P8 --precision nvfp4
+expect_err "^scale: nvidia-h100-sxm has no nvfp4 matmuls \(fp4\); hardware with them: .*nvidia-b200" "names chips with fp4"
+expect_usage_error "unknown precision" "$SCALE" train $P8 --precision fp7
+run "$SCALE" train $P8 --precision fp8
+expect_out "^precision: fp8 \(matmuls in fp8" "fp8 precision line"
+
 finish
