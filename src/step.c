@@ -278,6 +278,12 @@ static void set_memory_op(const ctx *c, layer_ops *o, scale_step_op op, double b
   o->all[op] = 3 * o->fwd[op];
 }
 
+/* Whether matmuls in 'dtype' quantize their inputs (fp8, fp4): frameworks then keep the
+ * attention core in bf16 and pay a cast of every linear layer's input. */
+static bool quantized(scale_dtype dtype) {
+  return dtype == SCALE_DTYPE_FP8 || dtype == SCALE_DTYPE_FP4;
+}
+
 static void memory_ops(const ctx *c, layer_ops *o) {
   double a = c->act_bytes, t = c->t, d = c->d;
   set_memory_op(c, o, SCALE_STEP_OP_NORMS, 2 * c->t_sp * d * 2 * a, 2);
@@ -288,10 +294,11 @@ static void memory_ops(const ctx *c, layer_ops *o) {
   set_memory_op(c, o, SCALE_STEP_OP_ROTARY, gated ? t * (c->n_h + c->k_h) * c->h * 2 * a : 0,
                 gated ? 1 : 0);
   set_memory_op(c, o, SCALE_STEP_OP_RESIDUAL, 2 * c->t_sp * d * 3 * a, 2);
-  /* fp8: each linear layer's input is read in 16 bits and written in 8 (and amax-reduced) */
-  double cast = c->job->dtype == SCALE_DTYPE_FP8
-                    ? t * (2 * d + c->n_h * c->h + c->f_out) * (a + 1)
-                    : 0;
+  /* fp8 (fp4): each linear layer's input is read in 16 bits and written in 8 (4 bits and one
+   * e4m3 scale per 16 values: scale_dtype_bytes()), and amax-reduced */
+  double cast = quantized(c->job->dtype) ? t * (2 * d + c->n_h * c->h + c->f_out) *
+                                               (a + scale_dtype_bytes(c->job->dtype))
+                                         : 0;
   set_memory_op(c, o, SCALE_STEP_OP_FP8_CAST, cast, cast > 0 ? 4 : 0);
 }
 
@@ -488,8 +495,7 @@ static bool make_ctx(const scale_step_job *j, const scale_step_params *p, ctx *c
   c->job = j;
   c->p = p;
   c->c_linear = scale_chip_flops_per_s(j->chip, j->dtype);
-  c->c_attn = scale_chip_flops_per_s(j->chip, j->dtype == SCALE_DTYPE_FP8 ? SCALE_DTYPE_BF16
-                                                                           : j->dtype);
+  c->c_attn = scale_chip_flops_per_s(j->chip, quantized(j->dtype) ? SCALE_DTYPE_BF16 : j->dtype);
   if (!(c->c_attn > 0)) c->c_attn = scale_chip_flops_per_s(j->chip, SCALE_DTYPE_FP16);
   c->w_hbm = j->chip->hbm_bytes_per_s;
   c->t = j->mbs * j->seq / j->cp;

@@ -167,6 +167,37 @@ START_TEST(rule_fsdp_on_three_axes_latency) {
 }
 END_TEST
 
+/* Quantized matmuls pay a cast of every linear layer's input: read in bf16 (2 bytes) and
+ * written in the narrow format, 1 byte for fp8 and 0.5625 for nvfp4 (4 bits plus one e4m3 scale
+ * per 16 values), the same elements either way, so the cast's bytes are in the ratio
+ * (2 + 0.5625) / (2 + 1) = 0.854167. Each cast also pays the same per-kernel cost in both, which
+ * pulls the ratio of their times from that toward 1 (but never to 1). bf16 pays none. */
+START_TEST(fp4_pays_its_cast) {
+  scale_model m = model("llama-3-8b");
+  scale_chip b200 = chip("nvidia-b200");
+  scale_step_params p = round_params();
+  scale_step_job j;
+  memset(&j, 0, sizeof j);
+  j.model = &m, j.chip = &b200;
+  j.dp = 8, j.tp = 1, j.pp = 1, j.cp = 1, j.ep = 1, j.zero = 3, j.fsdp = 8;
+  j.mbs = 1, j.vp = 1, j.gbs = 64, j.seq = 8192;
+  j.recompute = SCALE_RECOMPUTE_NONE, j.attention = SCALE_ATTENTION_FLASH;
+  scale_step_result r[3];
+  const scale_dtype dtypes[3] = {SCALE_DTYPE_BF16, SCALE_DTYPE_FP8, SCALE_DTYPE_FP4};
+  for (int i = 0; i < 3; i++) {
+    j.dtype = dtypes[i];
+    scale_step_eval(&j, &p, &r[i]);
+  }
+  ck_assert(r[0].op_s[SCALE_STEP_OP_FP8_CAST] == 0.0);
+  ck_assert(r[2].op_s[SCALE_STEP_OP_FP8_CAST] > 0.0);
+  double ratio = r[2].op_s[SCALE_STEP_OP_FP8_CAST] / r[1].op_s[SCALE_STEP_OP_FP8_CAST];
+  ck_assert_msg(ratio >= 2.5625 / 3.0 && ratio < 0.95, "fp4/fp8 cast time ratio %g", ratio);
+  /* the attention core stays in bf16 under both: the same scores time */
+  scale_check_rel(r[2].op_s[SCALE_STEP_OP_SCORES], r[1].op_s[SCALE_STEP_OP_SCORES], 1e-12, "s",
+                  "attention in bf16 for fp8 and fp4");
+}
+END_TEST
+
 /* A LLaMA 2 7B job on 8 Ascend 910B (hybrid paper Table 10's setting). */
 typedef struct {
   scale_model m;
@@ -541,6 +572,7 @@ static Suite *step_suite(void) {
       {"param_ranges_hold_priors", param_ranges_hold_priors},
       {"forward_decode_hand", forward_decode_hand},
       {"rule_zero3_gathers_whole_layers", rule_zero3_gathers_whole_layers},
+      {"fp4_pays_its_cast", fp4_pays_its_cast},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return s;
