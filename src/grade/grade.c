@@ -441,6 +441,14 @@ static scale_status class_fill(scale_grade_class *out, char *const *names, size_
   for (size_t i = 0; i < n_names; i++) {
     scale_grade_student *s = &out->students[out->n_students++];
     grade_copy(s->name, sizeof s->name, names[i]);
+    /* A name a terminal would obey, that forges a line of the summary or is not text is
+     * refused; every report names it escaped ("new\nline"), never raw. */
+    if (!grade_is_clean(names[i])) {
+      grade_escape(s->name, sizeof s->name, names[i]);
+      grade_copy(s->error, sizeof s->error,
+                 "the folder name holds control characters or bytes that are not UTF-8: "
+                 "rename the folder");
+    }
     s->report.rows = malloc((rubric->n_rows ? rubric->n_rows : 1) * sizeof *rubric->rows);
     if (!s->report.rows)
       return scale_diag_set(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
@@ -511,6 +519,7 @@ static scale_status class_grade_all(const grader *g, const char *class_dir, cons
   size_t next = 0, running = 0, done_count = 0;
   while (next < out->n_students || running > 0) {
     for (; running < (size_t)jobs && next < out->n_students; next++) {
+      if (out->students[next].error[0]) continue; /* refused by class_fill */
       pid_t pid = class_start(g, class_dir, build, rubric, out, next);
       if (pid < 0) continue;
       workers[next] = pid;

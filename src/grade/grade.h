@@ -22,6 +22,12 @@
  * which every mount but the student's build tree is read-only, there is no network, and its
  * processes die with the grading run; elsewhere the limits alone apply.
  *
+ * A student's bytes (compiler messages, folder names) reach no report raw: the JSON and the
+ * JUnit XML are valid UTF-8 whatever the bytes (each one that is not UTF-8 becomes U+FFFD),
+ * control characters are escaped on the terminal ("\x1b", "\n"), a CSV cell that a
+ * spreadsheet would run as a formula is quoted as text, and a student folder whose name holds
+ * control characters or bytes that are not UTF-8 is refused (not graded, named escaped).
+ *
  * The grader is a program-side module (like the CLI): it may print progress to a caller-given
  * stream and it spawns processes; it is not part of libscale.
  */
@@ -125,7 +131,9 @@ typedef struct {
 /** Grades every student folder of 'class_dir' (each subfolder not starting with '.', holding
  * NN-slug/slug_ex.c files) on the rows of 'rubric' (loaded and selected by the caller), with
  * options->jobs students at a time, each in its own worker process and build tree, all sharing
- * one harness. options->exercises_dir is not used.
+ * one harness. options->exercises_dir is not used. A folder whose name holds control
+ * characters or bytes that are not UTF-8 is not graded: its name is kept escaped
+ * ("new\nline") and its error says why.
  *
  * Errors: SCALE_ERR_NOT_FOUND (no class folder, no student in it, no grading sources),
  *         SCALE_ERR_IO (the harness cannot be configured or built), SCALE_ERR_NOMEM. One
@@ -145,7 +153,9 @@ void scale_grade_class_print(const scale_grade_class *cls, FILE *out);
 
 /** Writes the class as CSV: a header "student", the exercise ids in rubric order, the chapter
  * folders, "total"; then one row per student with the points earned (cells empty for a student
- * the grader failed on). No timings: the same work gives the same file.
+ * the grader failed on). No timings: the same work gives the same file. A cell starting with
+ * =, +, -, @, a tab or a carriage return is quoted with a leading apostrophe (text, not a
+ * formula).
  *
  * Errors: SCALE_ERR_IO when 'path' cannot be written.
  */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "grade.h"
+#include "util.h"
 
 const char *scale_grade_verdict_str(scale_grade_verdict verdict) {
   switch (verdict) {
@@ -46,13 +47,18 @@ void scale_grade_print(const scale_grade_report *report, FILE *out) {
   for (size_t c = 0; c < report->n_rows; c++) {
     if (!first_of_chapter(report, c)) continue;
     const char *chapter = report->rows[c].chapter;
-    fprintf(out, "%s\n", chapter);
+    grade_put_escaped(out, chapter);
+    fputc('\n', out);
     for (size_t i = 0; i < report->n_rows; i++) {
       const scale_grade_row *row = &report->rows[i];
       if (strcmp(row->chapter, chapter) != 0) continue;
-      fprintf(out, "  %-7s %4g/%-3g %s", scale_grade_verdict_str(row->verdict), row->score,
-              row->points, row->id);
-      if (row->verdict != SCALE_GRADE_OK && row->output[0]) fprintf(out, ": %s", row->output);
+      fprintf(out, "  %-7s %4g/%-3g ", scale_grade_verdict_str(row->verdict), row->score,
+              row->points);
+      grade_put_escaped(out, row->id);
+      if (row->verdict != SCALE_GRADE_OK && row->output[0]) {
+        fputs(": ", out);
+        grade_put_escaped(out, row->output);
+      }
       fputc('\n', out);
     }
     double score, max;
@@ -73,31 +79,29 @@ void scale_grade_print(const scale_grade_report *report, FILE *out) {
 
 /* ---- JSON ----------------------------------------------------------------------------------- */
 
+/* Writes 'text' as a JSON string: valid UTF-8 whatever the bytes (each byte that is not UTF-8
+ * becomes U+FFFD), control characters escaped (C1 and DEL too: a report is often read with
+ * cat). */
 static void json_string(FILE *out, const char *text) {
   fputc('"', out);
-  for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-    switch (*p) {
-    case '"':
-      fputs("\\\"", out);
-      break;
-    case '\\':
-      fputs("\\\\", out);
-      break;
-    case '\n':
+  for (const char *p = text; *p;) {
+    unsigned code = 0;
+    size_t len = grade_utf8_len(p, &code);
+    if (len == 0)
+      fputs("\\ufffd", out);
+    else if (code == '"' || code == '\\')
+      fprintf(out, "\\%c", (int)code);
+    else if (code == '\n')
       fputs("\\n", out);
-      break;
-    case '\r':
+    else if (code == '\r')
       fputs("\\r", out);
-      break;
-    case '\t':
+    else if (code == '\t')
       fputs("\\t", out);
-      break;
-    default:
-      if (*p < 0x20)
-        fprintf(out, "\\u%04x", *p);
-      else
-        fputc(*p, out);
-    }
+    else if (grade_is_control(code))
+      fprintf(out, "\\u%04x", code);
+    else
+      fwrite(p, 1, len, out);
+    p += len ? len : 1;
   }
   fputc('"', out);
 }
@@ -221,18 +225,28 @@ scale_status scale_grade_class_write_json(const scale_grade_class *cls, const ch
   return close_out(path, out, diag);
 }
 
-/* Writes one CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180). */
+/* Writes one CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180).
+ * A field a spreadsheet would take for a formula (starting with =, +, -, @, a tab or a
+ * carriage return: a student's folder named "=HYPERLINK(...)") is quoted with a leading
+ * apostrophe, which spreadsheets show as text. Bytes that are not UTF-8 and control characters
+ * become U+FFFD. */
 static void csv_field(FILE *out, const char *text) {
-  if (!strpbrk(text, ",\"\r\n")) {
-    fputs(text, out);
-    return;
+  bool formula = text[0] && strchr("=+-@\t\r", text[0]);
+  bool quoted = formula || strpbrk(text, ",\"\r\n");
+  if (quoted) fputc('"', out);
+  if (formula) fputc('\'', out);
+  for (const char *p = text; *p;) {
+    unsigned code = 0;
+    size_t len = grade_utf8_len(p, &code);
+    if (len == 0 || (grade_is_control(code) && code != '\n'))
+      fputs("\xef\xbf\xbd", out);
+    else if (code == '"')
+      fputs("\"\"", out);
+    else
+      fwrite(p, 1, len, out);
+    p += len ? len : 1;
   }
-  fputc('"', out);
-  for (const char *p = text; *p; p++) {
-    if (*p == '"') fputc('"', out);
-    fputc(*p, out);
-  }
-  fputc('"', out);
+  if (quoted) fputc('"', out);
 }
 
 /* ",CHAPTER" for each chapter of 'layout', in rubric order. */
@@ -322,6 +336,13 @@ scale_status scale_grade_class_write_gradebook(const scale_grade_class *cls, con
   return close_out(path, out, diag);
 }
 
+/* 'text' escaped for the terminal, padded with spaces to 'width' bytes. */
+static void put_padded(FILE *out, const char *text, int width) {
+  char shown[1100];
+  grade_escape(shown, sizeof shown, text);
+  fprintf(out, "%-*s", width, shown);
+}
+
 void scale_grade_class_print(const scale_grade_class *cls, FILE *out) {
   enum { MAX_DETAILS = 5 };
   int width = 7;
@@ -337,7 +358,10 @@ void scale_grade_class_print(const scale_grade_class *cls, FILE *out) {
     double score;
     scale_grade_totals(report, NULL, &score, &max);
     if (!student->graded) {
-      fprintf(out, "%-*s  not graded: %s\n", width, student->name, student->error);
+      put_padded(out, student->name, width);
+      fputs("  not graded: ", out);
+      grade_put_escaped(out, student->error);
+      fputc('\n', out);
       continue;
     }
     n_graded++;
@@ -345,7 +369,8 @@ void scale_grade_class_print(const scale_grade_class *cls, FILE *out) {
     size_t counts[SCALE_GRADE_BUILD + 1] = {0};
     for (size_t i = 0; i < report->n_rows; i++)
       counts[report->rows[i].verdict]++;
-    fprintf(out, "%-*s  %6g/%-6g", width, student->name, score, max);
+    put_padded(out, student->name, width);
+    fprintf(out, "  %6g/%-6g", score, max);
     bool any = false;
     for (int v = SCALE_GRADE_OK; v <= SCALE_GRADE_BUILD; v++) {
       if (!counts[v]) continue;
@@ -362,8 +387,11 @@ void scale_grade_class_print(const scale_grade_class *cls, FILE *out) {
       for (size_t i = 0; i < report->n_rows && shown < MAX_DETAILS; i++) {
         const scale_grade_row *row = &report->rows[i];
         if (row->verdict != order[k]) continue;
-        fprintf(out, "    %-7s %s: %s\n", scale_grade_verdict_str(row->verdict), row->id,
-                row->output);
+        fprintf(out, "    %-7s ", scale_grade_verdict_str(row->verdict));
+        grade_put_escaped(out, row->id);
+        fputs(": ", out);
+        grade_put_escaped(out, row->output);
+        fputc('\n', out);
         shown++;
       }
     if (not_ok > shown) fprintf(out, "    ... and %zu more (see --json)\n", not_ok - shown);
@@ -376,30 +404,31 @@ void scale_grade_class_print(const scale_grade_class *cls, FILE *out) {
 
 /* ---- JUnit XML ------------------------------------------------------------------------------ */
 
+/* Writes 'text' escaped for XML 1.0: valid UTF-8 whatever the bytes (each byte that is not
+ * UTF-8 becomes U+FFFD), and a space for each character XML does not allow (C0 but tab and
+ * newline, U+FFFE, U+FFFF) or that a terminal would obey (DEL, C1). */
 static void xml_escaped(FILE *out, const char *text) {
-  for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-    switch (*p) {
-    case '<':
+  for (const char *p = text; *p;) {
+    unsigned code = 0;
+    size_t len = grade_utf8_len(p, &code);
+    if (len == 0)
+      fputs("\xef\xbf\xbd", out);
+    else if (code == '<')
       fputs("&lt;", out);
-      break;
-    case '>':
+    else if (code == '>')
       fputs("&gt;", out);
-      break;
-    case '&':
+    else if (code == '&')
       fputs("&amp;", out);
-      break;
-    case '"':
+    else if (code == '"')
       fputs("&quot;", out);
-      break;
-    case '\'':
+    else if (code == '\'')
       fputs("&apos;", out);
-      break;
-    default:
-      if (*p < 0x20 && *p != '\n' && *p != '\t')
-        fputc(' ', out); /* not allowed in XML 1.0 */
-      else
-        fputc(*p, out);
-    }
+    else if ((grade_is_control(code) && code != '\n' && code != '\t') || code == 0xfffe ||
+             code == 0xffff)
+      fputc(' ', out);
+    else
+      fwrite(p, 1, len, out);
+    p += len ? len : 1;
   }
 }
 

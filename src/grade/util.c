@@ -30,10 +30,12 @@ void grade_fmt(char *dst, size_t size, const char *fmt, ...) {
 
 void grade_say(const scale_grade_options *options, const char *fmt, ...) {
   if (!options->log) return;
+  char line[8192]; /* its paths and names may hold a student's bytes: escaped */
   va_list args;
   va_start(args, fmt);
-  vfprintf(options->log, fmt, args);
+  vsnprintf(line, sizeof line, fmt, args);
   va_end(args);
+  grade_put_escaped(options->log, line);
   fputc('\n', options->log);
   fflush(options->log);
 }
@@ -134,4 +136,76 @@ void grade_log_tail(const char *path, int n_lines, char *out, size_t size) {
     }
   }
   free(text);
+}
+
+/* ---- text from students --------------------------------------------------------------------- */
+
+size_t grade_utf8_len(const char *text, unsigned *code) {
+  const unsigned char *p = (const unsigned char *)text;
+  if (p[0] < 0x80) {
+    *code = p[0];
+    return 1;
+  }
+  size_t len = 0; /* 0 for a continuation byte, 0xc0/0xc1 (overlong) and past 0xf4 */
+  if (p[0] >= 0xc2 && p[0] <= 0xdf)
+    len = 2;
+  else if (p[0] >= 0xe0 && p[0] <= 0xef)
+    len = 3;
+  else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+    len = 4;
+  if (len == 0) return 0;
+  unsigned value = p[0] & (0x7fu >> len);
+  for (size_t i = 1; i < len; i++) {
+    if ((p[i] & 0xc0) != 0x80) return 0; /* cut short (also at the terminating NUL) */
+    value = value << 6 | (p[i] & 0x3fu);
+  }
+  static const unsigned least[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (value < least[len] || (value >= 0xd800 && value <= 0xdfff) || value > 0x10ffff) return 0;
+  *code = value;
+  return len;
+}
+
+bool grade_is_control(unsigned code) { return code < 0x20 || (code >= 0x7f && code <= 0x9f); }
+
+/* Appends the terminal form of 'text' to 'out' or, when 'out' is NULL, to 'dst' (at most
+ * 'size' - 1 bytes, whole escapes only). */
+static void escape_to(FILE *out, char *dst, size_t size, const char *text) {
+  size_t n = 0;
+  for (const char *p = text; *p;) {
+    unsigned code = 0;
+    size_t len = grade_utf8_len(p, &code);
+    char piece[8];
+    if (len == 0)
+      snprintf(piece, sizeof piece, "\\x%02x", (unsigned char)*p);
+    else if (code == '\n' || code == '\t')
+      snprintf(piece, sizeof piece, "\\%c", code == '\n' ? 'n' : 't');
+    else if (grade_is_control(code))
+      snprintf(piece, sizeof piece, code < 0x80 ? "\\x%02x" : "\\u%04x", code);
+    else
+      snprintf(piece, sizeof piece, "%.*s", (int)len, p);
+    p += len ? len : 1;
+    size_t piece_len = strlen(piece);
+    if (out) {
+      fputs(piece, out);
+      continue;
+    }
+    if (n + piece_len + 1 > size) break;
+    memcpy(dst + n, piece, piece_len);
+    n += piece_len;
+  }
+  if (!out && size) dst[n] = '\0';
+}
+
+void grade_put_escaped(FILE *out, const char *text) { escape_to(out, NULL, 0, text); }
+
+void grade_escape(char *dst, size_t size, const char *text) { escape_to(NULL, dst, size, text); }
+
+bool grade_is_clean(const char *text) {
+  for (const char *p = text; *p;) {
+    unsigned code = 0;
+    size_t len = grade_utf8_len(p, &code);
+    if (len == 0 || grade_is_control(code)) return false;
+    p += len;
+  }
+  return true;
 }

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "grade.h"
@@ -33,6 +34,25 @@ char *grade_read_all(const char *path, size_t limit, size_t *size);
  * 'mode', never following a link in its last component and refusing anything that is not a
  * regular file of at most 'limit' bytes. False on any failure. */
 bool grade_copy_file_at(int dir_fd, const char *name, const char *dst, mode_t mode, size_t limit);
+
+/** Length of the well-formed UTF-8 sequence at 'text' (1 to 4 bytes, its code point to
+ * '*code'), or 0 when the bytes there are none: a stray continuation byte, an overlong form, a
+ * surrogate, a code point past U+10FFFF, or a sequence cut short. */
+size_t grade_utf8_len(const char *text, unsigned *code);
+
+/** Whether code point 'code' is a control character: C0, DEL or C1 (what a terminal obeys). */
+bool grade_is_control(unsigned code);
+
+/** Writes 'text' for a terminal: well-formed UTF-8 as it is; control characters as C escapes
+ * ("\n", "\t", "\x1b", "\u009b") and each byte that is not UTF-8 as "\xNN", so that no student's
+ * byte moves the cursor, recolours the screen or starts a line. */
+void grade_put_escaped(FILE *out, const char *text);
+
+/** grade_put_escaped() into the buffer 'dst' of 'size' bytes (cut to fit, never mid-escape). */
+void grade_escape(char *dst, size_t size, const char *text);
+
+/** Whether 'text' is well-formed UTF-8 without control characters. */
+bool grade_is_clean(const char *text);
 
 /** The last 'n_lines' lines of file 'path' joined by " | " into 'out' ("" if unreadable). */
 void grade_log_tail(const char *path, int n_lines, char *out, size_t size);
