@@ -162,6 +162,25 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
   return remove(path);
 }
 
+/* Removes what an earlier run left at 'path' in a reused --build-dir (a student's tree, a
+ * class's results): its copies are made with O_EXCL and would all fail. Refused, with the
+ * reason, when anything there cannot be removed. */
+static scale_status clean_previous(const char *path, scale_diag *diag) {
+  struct stat st;
+  if (lstat(path, &st) == 0) {
+    if (S_ISDIR(st.st_mode))
+      nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    else
+      remove(path);
+  }
+  int why = errno;
+  if (lstat(path, &st) != 0 && errno == ENOENT) return SCALE_OK;
+  return scale_diag_set(diag, SCALE_ERR_IO, path, 0,
+                        "cannot remove an earlier grading here (%s): remove it, or choose "
+                        "another --build-dir",
+                        strerror(why));
+}
+
 /* The path of program 'name' as execvp would find it on PATH ('name' itself if it has a '/'). */
 static bool find_program(const char *name, char *out, size_t size) {
   if (strchr(name, '/')) {
@@ -197,6 +216,30 @@ static int online_cores(void) {
   return n >= 1 && n <= 1024 ? (int)n : 1;
 }
 
+/* The mark of a build tree of ours: a reused --build-dir is cleaned only where it is found. */
+#define BUILD_MARK ".scale-grade-build"
+
+/* Takes the existing folder 'build' as the build tree: one marked as ours, or an empty one
+ * (then marked); anything else is refused, since an earlier run's parts of it are removed. */
+static scale_status claim_build_dir(const char *build, scale_diag *diag) {
+  char mark[4200];
+  grade_fmt(mark, sizeof mark, "%s/%s", build, BUILD_MARK);
+  if (is_file(mark)) return SCALE_OK;
+  DIR *dir = opendir(build);
+  size_t n_entries = 0;
+  for (struct dirent *entry; dir && (entry = readdir(dir)) != NULL;)
+    n_entries += strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0;
+  if (dir) closedir(dir);
+  if (!dir || n_entries > 0)
+    return scale_diag_set(diag, SCALE_ERR_IO, build, 0,
+                          "not a build tree of scale grade (no %s): choose a new or empty folder",
+                          BUILD_MARK);
+  int fd = open(mark, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0 || close(fd) != 0)
+    return scale_diag_set(diag, SCALE_ERR_IO, mark, 0, "cannot write: %s", strerror(errno));
+  return SCALE_OK;
+}
+
 /* Makes the build tree (a temporary one when options->build_dir is NULL) into 'build'. */
 static scale_status make_build_dir(const scale_grade_options *options, const char *prefix,
                                    char *build, size_t size, scale_diag *diag) {
@@ -211,6 +254,8 @@ static scale_status make_build_dir(const scale_grade_options *options, const cha
     if (!is_dir(build) && mkdir(build, 0755) != 0)
       return scale_diag_set(diag, SCALE_ERR_IO, build, 0, "cannot make the build directory: %s",
                             strerror(errno));
+    scale_status status = claim_build_dir(build, diag);
+    if (status) return status;
   }
   char resolved[4096];
   if (realpath(build, resolved)) grade_copy(build, size, resolved);
@@ -332,12 +377,15 @@ scale_status scale_grade_run(const scale_grade_options *options, scale_grade_rep
   scale_status status = make_build_dir(options, "scale-grade", build, sizeof build, diag);
   if (status) return status;
   grader g;
-  status = prepare(options, build, report, &g, diag);
+  grade_fmt(student, sizeof student, "%s/student", build);
+  status = clean_previous(student, diag);
+  if (!status) status = prepare(options, build, report, &g, diag);
   if (!status) {
-    grade_fmt(student, sizeof student, "%s/student", build);
     grade_say(options, "scale grade: grading %s", exercises);
     int exercises_fd = open(exercises, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    grade_student(&g, exercises_fd, student, student_uid(0), report);
+    if (!grade_student(&g, exercises_fd, student, student_uid(0), report))
+      status = scale_diag_set(diag, SCALE_ERR_IO, student, 0,
+                              "the grader could not make the student's build tree");
     if (exercises_fd >= 0) close(exercises_fd);
   }
   if (!options->build_dir) nftw(build, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
@@ -360,7 +408,7 @@ static void class_worker(const grader *g, const char *class_dir, const char *nam
       class_fd < 0 ? -1 : openat(class_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (!report.rows || folder_fd < 0) _exit(3);
   memcpy(report.rows, rubric->rows, rubric->n_rows * sizeof *rubric->rows);
-  grade_student(g, folder_fd, build, student_uid(index), &report);
+  if (!grade_student(g, folder_fd, build, student_uid(index), &report)) _exit(6);
   FILE *out = fopen(results, "wb");
   if (!out) _exit(4);
   size_t wrote = fwrite(report.rows, sizeof *report.rows, report.n_rows, out);
@@ -385,7 +433,9 @@ static void class_collect(scale_grade_student *s, const char *results, int statu
     s->report.rows[i].score = 0.0;
     grade_copy(s->report.rows[i].output, sizeof s->report.rows[i].output, "not graded");
   }
-  if (WIFSIGNALED(status))
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 6)
+    grade_copy(s->error, sizeof s->error, "the grader could not make this student's build tree");
+  else if (WIFSIGNALED(status))
     grade_fmt(s->error, sizeof s->error, "the grader of this student died of signal %d",
              WTERMSIG(status));
   else
@@ -563,6 +613,11 @@ scale_status scale_grade_class_run(const scale_grade_options *options, const cha
 
   char build[4096], path[4400];
   status = make_build_dir(options, "scale-class", build, sizeof build, diag);
+  static const char *const earlier[] = {"students", "results"};
+  for (size_t i = 0; i < 2 && !status; i++) {
+    grade_fmt(path, sizeof path, "%s/%s", build, earlier[i]);
+    status = clean_previous(path, diag);
+  }
   grader g;
   if (!status) status = prepare(options, build, rubric, &g, diag);
   if (!status && !g.isolate)

@@ -30,9 +30,12 @@ static struct {
   char failed_path[8192];
 } copying;
 
-/* Whether a top-level entry stays out of the autograder. */
+/* Whether a top-level entry stays out of the autograder. The presets too: the autograder
+ * configures without them, and their workflow presets need CMake 3.25 where Gradescope's
+ * Ubuntu 22.04 has 3.22. */
 static bool left_out(const char *relative) {
-  static const char *const out[] = {"solutions", "book"};
+  static const char *const out[] = {"solutions", "book", "CMakePresets.json",
+                                    "CMakeUserPresets.json"};
   if (relative[0] == '.') return true; /* .git, .ci, editor files */
   if (strncmp(relative, "build", 5) == 0) return true;
   for (size_t i = 0; i < sizeof out / sizeof out[0]; i++) {
@@ -152,7 +155,8 @@ scale_status scale_grade_package_gradescope(const char *source_dir, const char *
       setup, sizeof setup,
       "#!/bin/sh\n"
       "# setup.sh — Gradescope builds the autograder image with this (written by `scale "
-      "grade\n# --gradescope`): the build's Debian packages, then `scale` itself.\n"
+      "grade\n# --gradescope`): the build's Debian packages, then `scale` itself. Written for\n"
+      "# the base image Ubuntu 22.04 (CMake 3.22, no presets); not tried on Gradescope itself.\n"
       "set -eu\n"
       "export DEBIAN_FRONTEND=noninteractive\n"
       "apt-get update -q\n"

@@ -366,6 +366,26 @@ static void close_all_but(int *keep, size_t n) {
   syscall(SYS_close_range, from, ~0U, 0U);
 }
 
+/* The first process is a copy of the grader, and its students can read /proc/1: its command
+ * line (the grader's arguments: the source tree, the class folder) is blanked in its copy of
+ * the memory it is read from; not being dumpable makes its environment, memory maps and links
+ * (the host paths of the grader's program and folders) readable only by a process that may
+ * ptrace it, which no student's can. After the id maps: they are written through /proc too. */
+static void hide_grader(void) {
+  prctl(PR_SET_DUMPABLE, 0L, 0L, 0L, 0L);
+  int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  char first[4096], rest[4096];
+  ssize_t n = read(fd, first, sizeof first);
+  size_t first_len = n > 0 ? (size_t)n : 0, total = first_len;
+  while (n > 0 && (n = read(fd, rest, sizeof rest)) > 0)
+    total += (size_t)n;
+  close(fd);
+  /* The arguments lie end to end from argv[0] (glibc's program_invocation_name) on. */
+  char *args = program_invocation_name;
+  if (args && first_len > 0 && memcmp(args, first, first_len) == 0) memset(args, 0, total);
+}
+
 /* pid 1 of the new namespaces. */
 static int sandbox_init(void *arg) {
   const init_args *a = arg;
@@ -376,6 +396,7 @@ static int sandbox_init(void *arg) {
   char go = 0;
   if (read(a->go_fd, &go, 1) != 1 || go != 'g') _exit(125);
   close(a->go_fd);
+  hide_grader();
   /* The root is built while this process still has the grader's own uid outside (not yet
    * mapped inside: its files' owner checks pass), so the grader's folders are reached whatever
    * the modes of the folders above them; then it becomes the student's uid for good. */

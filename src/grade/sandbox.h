@@ -9,7 +9,11 @@
  * It runs as an unprivileged uid (root outside maps it to a uid of its own per student, so
  * RLIMIT_NPROC counts only that student), without capabilities, with PR_SET_NO_NEW_PRIVS and a
  * seccomp filter that refuses mount, ptrace, unshare, setns, namespace clones, bpf, keyctl and
- * the like. When the first process of the PID namespace ends (the program ended, or the grader
+ * the like. The first process (pid 1 inside, a copy of the grader) blanks its command line and
+ * is not dumpable: /proc/1 shows neither the grader's arguments nor its environment, maps or
+ * links. (The mount table still names the bound folders' paths within their filesystem: the
+ * kernel shows a bind mount's source; only a student tree on a filesystem of its own would
+ * hide it.) When the first process of the PID namespace ends (the program ended, or the grader
  * killed it after its wall-clock limit) the kernel kills every process left in it.
  *
  * Not isolated (--no-sandbox, or no user namespaces): rlimits and a process group only. That

@@ -67,8 +67,9 @@ static void set_row(scale_grade_row *row, scale_grade_verdict verdict, const cha
 
 /* ---- the private copy ----------------------------------------------------------------------- */
 
-/* Copies the regular files of the student's folder 'chapter' into p->src. False (with the
- * reason in 'why') when the folder or its main file is missing or is a link. */
+/* Copies the regular files of the student's folder 'chapter' into p->src: the main file, then
+ * at most MAX_FILES - 1 others. False (with the reason in 'why') when the folder or its main
+ * file is missing or is a link. */
 static bool copy_chapter(int exercises_fd, const chapter_paths *p, char *why, size_t why_size) {
   char main_file[128], contract_file[128];
   grade_fmt(main_file, sizeof main_file, "%s_ex.c", p->slug);
@@ -82,30 +83,35 @@ static bool copy_chapter(int exercises_fd, const chapter_paths *p, char *why, si
               p->chapter, main_file);
     return false;
   }
+  /* The main file first, by name: however many other files the folder holds, they cannot
+   * push it past the limit. */
+  char dst[4400];
+  grade_fmt(dst, sizeof dst, "%s/%s", p->src, main_file);
+  if (!grade_copy_file_at(dir_fd, main_file, dst, 0644, max_file_bytes)) {
+    close(dir_fd);
+    grade_fmt(why, why_size, "missing %s/%s (or not a regular file of at most 1 MiB)", p->chapter,
+              main_file);
+    return false;
+  }
   DIR *dir = fdopendir(dir_fd);
   if (!dir) {
     close(dir_fd);
     grade_fmt(why, why_size, "cannot read %s", p->chapter);
     return false;
   }
-  int n_files = 0;
-  bool has_main = false;
+  int n_files = 1;
   struct dirent *entry;
   while ((entry = readdir(dir)) != NULL && n_files < MAX_FILES) {
     const char *name = entry->d_name;
-    if (name[0] == '.' || strcmp(name, contract_file) == 0 || strchr(name, '/')) continue;
-    char dst[4400];
+    if (name[0] == '.' || strcmp(name, contract_file) == 0 || strcmp(name, main_file) == 0 ||
+        strchr(name, '/'))
+      continue;
     grade_fmt(dst, sizeof dst, "%s/%s", p->src, name);
-    if (!grade_copy_file_at(dirfd(dir), name, dst, 0644, max_file_bytes))
-      continue; /* links, folders, huge files */
-    n_files++;
-    if (strcmp(name, main_file) == 0) has_main = true;
+    if (grade_copy_file_at(dirfd(dir), name, dst, 0644, max_file_bytes))
+      n_files++; /* links, folders and huge files are not copied */
   }
   closedir(dir);
-  if (!has_main)
-    grade_fmt(why, why_size, "missing %s/%s (or not a regular file of at most 1 MiB)", p->chapter,
-              main_file);
-  return has_main;
+  return true;
 }
 
 /* Whether files 'a' and 'b' hold the same bytes. */
@@ -531,15 +537,16 @@ static void paths_of(const char *build, const char *chapter, unsigned outside_ui
   grade_fmt(p->run_log, sizeof p->run_log, "%s/logs/%s-run.log", build, chapter);
 }
 
-/* Grades one chapter of a student. */
-static void grade_chapter(const grader *g, int exercises_fd, const char *build,
+/* Grades one chapter of a student; false when the grader could not make its build tree (the
+ * grader's failure, not the student's). */
+static bool grade_chapter(const grader *g, int exercises_fd, const char *build,
                           unsigned outside_uid, scale_grade_report *report, const char *chapter) {
   char path[4400], why[1024], strip[4200];
   chapter_paths p;
   char num[16], slug[64];
   if (!grade_split_chapter(chapter, num, sizeof num, slug, sizeof slug)) {
     set_chapter(report, chapter, SCALE_GRADE_BUILD, "malformed chapter name in the rubric");
-    return;
+    return true;
   }
   paths_of(build, chapter, outside_uid, &p);
   recipe r;
@@ -550,10 +557,11 @@ static void grade_chapter(const grader *g, int exercises_fd, const char *build,
               "no grading suite for %s (tests/grading/test_%s_%s.c and its contract)", chapter, num,
               slug);
     set_chapter(report, chapter, SCALE_GRADE_BUILD, why);
-    return;
+    return true;
   }
-  if (!make_tree(&p) || !copy_harness_file(r.contract, p.contract) ||
-      !copy_harness_file(r.driver, p.driver)) {
+  bool made = make_tree(&p) && copy_harness_file(r.contract, p.contract) &&
+              copy_harness_file(r.driver, p.driver);
+  if (!made) {
     set_chapter(report, chapter, SCALE_GRADE_BUILD, "the grader could not make the build tree");
   } else if (!copy_chapter(exercises_fd, &p, why, sizeof why)) {
     set_chapter(report, chapter, SCALE_GRADE_BUILD, why);
@@ -568,17 +576,19 @@ static void grade_chapter(const grader *g, int exercises_fd, const char *build,
     }
   }
   free(r.text);
+  return made;
 }
 
-void grade_student(const grader *g, int exercises_fd, const char *build, unsigned outside_uid,
+bool grade_student(const grader *g, int exercises_fd, const char *build, unsigned outside_uid,
                    scale_grade_report *report) {
   char path[4400];
-  mkdir(build, 0755);
+  if (mkdir(build, 0755) != 0) return false; /* fresh: the caller removed an earlier run's */
   static const char *const parts[] = {"src", "harness", "out", "logs", "root"};
   for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
     grade_fmt(path, sizeof path, "%s/%s", build, parts[i]);
-    mkdir(path, 0755);
+    if (mkdir(path, 0755) != 0) return false;
   }
+  bool made = true;
   for (size_t i = 0; i < report->n_rows; i++) {
     bool first = true;
     for (size_t j = 0; j < i && first; j++)
@@ -588,6 +598,8 @@ void grade_student(const grader *g, int exercises_fd, const char *build, unsigne
       set_chapter(report, report->rows[i].chapter, SCALE_GRADE_BUILD,
                   "the student's folder cannot be read");
     else
-      grade_chapter(g, exercises_fd, build, outside_uid, report, report->rows[i].chapter);
+      made = grade_chapter(g, exercises_fd, build, outside_uid, report, report->rows[i].chapter) &&
+             made;
   }
+  return made;
 }

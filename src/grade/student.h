@@ -18,10 +18,11 @@ typedef struct {
 } grader;
 
 /** Grades every chapter of 'report' for the student folder open as 'exercises_fd' (-1: every
- * row BUILD) in the fresh build tree 'build' (made here; the grader's own). 'outside_uid' is
- * the uid the student's processes run as outside their namespace (root: one of the student's
- * own; else the grader's). */
-void grade_student(const grader *g, int exercises_fd, const char *build, unsigned outside_uid,
+ * row BUILD) in the fresh build tree 'build' (made here, so it must not exist; the grader's
+ * own). 'outside_uid' is the uid the student's processes run as outside their namespace (root:
+ * one of the student's own; else the grader's). False when the grader could not make the
+ * build tree or a chapter's part of it: the grader's failure, not a verdict. */
+bool grade_student(const grader *g, int exercises_fd, const char *build, unsigned outside_uid,
                    scale_grade_report *report);
 
 #endif

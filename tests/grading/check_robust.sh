@@ -1,0 +1,108 @@
+#!/bin/sh
+# check_robust.sh SCALE ROOT — runs that a teacher repeats or a student's folder crowds still
+# grade right (CTest grading.robust, label grading; issue 30 §4).
+#   rerun     the same --build-dir twice, for one student and for a class: the same full
+#             marks both times; a folder that is not a build tree of ours is refused (exit 2)
+#   crowded   2000 other files in a chapter folder do not hide its main file
+#   proc      in the sandbox, /proc/1 (the sandbox's first process, a copy of the grader) shows
+#             neither the grader's command line nor its environment or memory maps
+# The class and proc parts are skipped where there is no sandbox (no user namespaces).
+scale=$1
+root=$2
+if [ -z "$scale" ] || [ -z "$root" ]; then
+  echo "usage: sh check_robust.sh /path/to/scale /path/to/source" >&2
+  exit 2
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/scale-robust.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+skipped=0
+ok() { passed=$((passed + 1)); }
+bad() { echo "FAILED: $*"; failed=$((failed + 1)); }
+check() { if eval "$1"; then ok; else bad "$2"; fi; }
+full=$(awk -F'\t' '!/^#/ && $2 == "01-rooflines" {
+  n = split($3, p, "+"); s += p[1] + (n > 1 ? p[2] : 0)} END {printf "%g", s}' "$root/tests/rubric.tsv")
+
+# ---- rerun: one student ----------------------------------------------------------------------
+for run in 1 2; do
+  "$scale" grade --quiet --source "$root" --exercises "$root/solutions" --build-dir "$tmp/one" \
+    rooflines > "$tmp/out" 2> "$tmp/err"
+  rc=$?
+  check '[ "$rc" -eq 0 ] && grep -q "^total $full/$full " "$tmp/out"' \
+    "run $run with the same --build-dir: exit $rc, $(tail -1 "$tmp/out") $(cat "$tmp/err")"
+done
+mkdir -p "$tmp/theirs"
+echo "a teacher's file" > "$tmp/theirs/notes.txt"
+"$scale" grade --quiet --source "$root" --exercises "$root/solutions" --build-dir "$tmp/theirs" \
+  rooflines > "$tmp/out" 2> "$tmp/err"
+rc=$?
+check '[ "$rc" -eq 2 ] && grep -q "not a build tree of scale grade" "$tmp/err" && [ -f "$tmp/theirs/notes.txt" ]' \
+  "a folder that is not ours is refused and left alone: exit $rc: $(cat "$tmp/err")"
+
+# ---- crowded: the main file among 2000 others ------------------------------------------------
+mkdir -p "$tmp/crowded/01-rooflines"
+cp "$root/solutions/01-rooflines/rooflines_ex.c" "$tmp/crowded/01-rooflines/"
+(cd "$tmp/crowded/01-rooflines" && seq 1 2000 | sed 's/^/note-/' | xargs touch)
+"$scale" grade --quiet --source "$root" --exercises "$tmp/crowded" rooflines > "$tmp/out" 2> "$tmp/err"
+rc=$?
+check '[ "$rc" -eq 0 ] && grep -q "^total $full/$full " "$tmp/out"' \
+  "the main file is graded beside 2000 others: exit $rc: $(grep -m1 BUILD "$tmp/out") $(tail -1 "$tmp/out")"
+
+# ---- rerun: a class --------------------------------------------------------------------------
+mkdir -p "$tmp/class/alice"
+cp -R "$root/solutions/01-rooflines" "$tmp/class/alice/"
+for run in 1 2; do
+  "$scale" grade --quiet --source "$root" --class "$tmp/class" --build-dir "$tmp/cls" rooflines \
+    > "$tmp/out" 2> "$tmp/err"
+  rc=$?
+  if [ "$rc" -eq 2 ] && grep -q "graded only in the sandbox" "$tmp/err"; then
+    skipped=1
+    break
+  fi
+  check '[ "$rc" -eq 0 ] && grep -q "^alice *$full/$full " "$tmp/out"' \
+    "class run $run with the same --build-dir: exit $rc: $(head -2 "$tmp/out") $(cat "$tmp/err")"
+done
+
+# ---- proc: what the sandbox's /proc/1 shows --------------------------------------------------
+# critical_batch_int8 answers right only when /proc/1/cmdline holds none of the grader's
+# arguments and /proc/1/environ and /proc/1/maps cannot be read; else a negative code.
+mkdir -p "$tmp/probe/01-rooflines"
+cat > "$tmp/probe/01-rooflines/rooflines_ex.c" <<'END_OF_STUDENT'
+#include "rooflines_ex.h"
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+static size_t slurp(const char *path, char *buf, size_t size) {
+  FILE *in = fopen(path, "rb");
+  if (!in) return 0;
+  size_t n = fread(buf, 1, size - 1, in);
+  fclose(in);
+  return n;
+}
+double ex_rooflines_critical_batch_int8(double flops_per_s, double bytes_per_s) {
+  if (!(flops_per_s > 0.0) || !(bytes_per_s > 0.0)) return NAN;
+  static char buf[1 << 16];
+  size_t n = slurp("/proc/1/cmdline", buf, sizeof buf);
+  for (size_t i = 0; i < n; i++)
+    if (buf[i] == '/' || buf[i] == '-') return -1.0; /* a path or an option of the grader */
+  if (slurp("/proc/1/environ", buf, sizeof buf) > 0) return -2.0;
+  if (slurp("/proc/1/maps", buf, sizeof buf) > 0) return -3.0;
+  return flops_per_s / bytes_per_s / 2.0; /* ch. 1 Question 1: B > C / (2 W) */
+}
+#define ex_rooflines_critical_batch_int8 probe_unused_critical_batch_int8
+#include "stubs.c"
+END_OF_STUDENT
+cp "$root/exercises/01-rooflines/rooflines_ex.c" "$tmp/probe/01-rooflines/stubs.c"
+"$scale" grade --source "$root" --exercises "$tmp/probe" rooflines.critical_batch_int8 > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if grep -q "WITHOUT a sandbox" "$tmp/err"; then
+  skipped=1
+else
+  check '[ "$rc" -eq 0 ] && grep -q "^total 2/2 " "$tmp/out"' \
+    "/proc/1 shows nothing of the grader: exit $rc: $(grep -m1 critical_batch "$tmp/out")"
+fi
+
+echo "check_robust: $passed passed, $failed failed"
+[ "$failed" -eq 0 ] || exit 1
+[ "$skipped" -eq 0 ] || exit 77
