@@ -43,8 +43,8 @@ const scale_precision_recipe *scale_precision_find(const char *name) {
   return NULL;
 }
 
-const char *scale_precision_names(void) {
-  return "bf16,fp16,fp8,fp8-rowwise,fp8-blockwise,mxfp8,nvfp4";
+const scale_precision_recipe *scale_precision_at(int i) {
+  return i >= 0 && (size_t)i < N_RECIPES ? &RECIPES[i] : NULL;
 }
 
 /* ---- derived --------------------------------------------------------------------------- */

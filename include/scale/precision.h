@@ -30,12 +30,13 @@ typedef struct scale_precision_recipe_s {
   const char *source;           /**< where the recipe is described */
 } scale_precision_recipe;
 
-/** The recipe named 'name' (case-sensitive, as listed by scale_precision_names()); NULL if
+/** The recipe named 'name' (case-sensitive, one of scale_precision_at()'s); NULL if
  * unknown. Static storage. */
 const scale_precision_recipe *scale_precision_find(const char *name);
 
-/** Comma-separated list of every recipe's name ("bf16,fp16,..."). Static storage. */
-const char *scale_precision_names(void);
+/** Recipe i of the table, in the order the CLI lists them (bf16 first); NULL past the last.
+ * Static storage. */
+const scale_precision_recipe *scale_precision_at(int i);
 
 /** Whether 'chip' has a peak rate for the recipe's matmul dtype (fp8 on A100, nvfp4 on H100:
  * false). Domain: both not NULL (false otherwise). */

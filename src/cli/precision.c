@@ -24,11 +24,23 @@ static void chips_with(const scale_precision_recipe *r, char *buf, size_t size) 
   if (used == 0) snprintf(buf, size, "none");
 }
 
+/* Every recipe's name, comma-separated into buf (from the table, so it cannot drift). */
+static void recipe_names(char *buf, size_t size) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int i = 0; scale_precision_at(i) && used < size; i++)
+    used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? "," : "",
+                             scale_precision_at(i)->name);
+}
+
 int cli_precision_resolve(const char *name, const scale_chip *chip,
                           const scale_precision_recipe **out) {
   const scale_precision_recipe *r = scale_precision_find(name);
-  if (r == NULL)
-    return cli_usage("unknown precision '%s' (one of %s)", name, scale_precision_names());
+  if (r == NULL) {
+    char names[256];
+    recipe_names(names, sizeof names);
+    return cli_usage("unknown precision '%s' (one of %s)", name, names);
+  }
   if (!scale_precision_chip_has(r, chip)) {
     char have[1024];
     chips_with(r, have, sizeof have);

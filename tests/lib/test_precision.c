@@ -14,6 +14,20 @@ START_TEST(recipe_selects_peak) {
 }
 END_TEST
 
+/* The table lists the seven formats, bf16 first, each found again by its name. */
+START_TEST(table_lists_every_recipe) {
+  static const char *const want[] = {"bf16",          "fp16",  "fp8", "fp8-rowwise",
+                                     "fp8-blockwise", "mxfp8", "nvfp4"};
+  int n = 0;
+  for (; scale_precision_at(n); n++) {
+    ck_assert_str_eq(scale_precision_at(n)->name, want[n]);
+    ck_assert_ptr_eq(scale_precision_find(want[n]), scale_precision_at(n));
+  }
+  ck_assert_int_eq(n, 7);
+  ck_assert_ptr_null(scale_precision_at(-1));
+}
+END_TEST
+
 /* A chip has a recipe when its file gives a peak for the format: the H100 has fp8, not fp4. */
 START_TEST(chip_has_format) {
   scale_chip chip = {0};
@@ -42,6 +56,7 @@ static Suite *precision_suite(void) {
   Suite *s = suite_create("precision");
   TCase *t = tcase_create("recipes");
   tcase_add_test(t, recipe_selects_peak);
+  tcase_add_test(t, table_lists_every_recipe);
   tcase_add_test(t, chip_has_format);
   tcase_add_test(t, cast_bytes);
   suite_add_tcase(s, t);
