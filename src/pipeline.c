@@ -65,7 +65,9 @@ double scale_pipeline_microbatches_in_flight(scale_pp_schedule schedule, double 
   case SCALE_PP_GPIPE:
     return m;
   case SCALE_PP_INTERLEAVED:
-    return fmin(m, p) * (1.0 + (p - 1.0) / (p * v));
+    /* Megatron's 2 (p-1) + (v-1) p warm-up chunks, plus the one in the steady state, but
+     * never more than the m microbatches there are (at m = p every forward runs first). */
+    return fmin(m, fmin(m, p) * (1.0 + (p - 1.0) / (p * v)));
   default:
     return NAN;
   }

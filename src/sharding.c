@@ -204,7 +204,8 @@ scale_status scale_sharding_parse(const char *text, const scale_mesh *mesh, scal
       p++;
       break;
     }
-    return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0, "sharding '%s': expected ',' or ']'", shown);
+    return scale_diag_set(diag, SCALE_ERR_PARSE, "", 0, "sharding '%s': expected ',' or ']'",
+                          shown);
   }
   p = skip_ws(p);
   if (*p == '{') {
@@ -296,6 +297,20 @@ double scale_sharding_local_dim(const scale_sharding *s, const scale_mesh *mesh,
   if (!sharding_ok(s, mesh) || dims == NULL || dim < 0 || dim >= s->n_dims) return (double)NAN;
   if (!(dims[dim] >= 0.0) || !isfinite(dims[dim])) return (double)NAN;
   return dims[dim] / scale_sharding_axes_size(mesh, dim_mask(s, dim));
+}
+
+double scale_sharding_block_index(const scale_sharding *s, const scale_mesh *mesh,
+                                  const double *coord, int dim) {
+  if (!sharding_ok(s, mesh) || coord == NULL || dim < 0 || dim >= s->n_dims) return (double)NAN;
+  for (int a = 0; a < mesh->n_axes; a++)
+    if (!(coord[a] >= 0) || coord[a] >= mesh->size[a] || coord[a] != floor(coord[a]))
+      return (double)NAN;
+  double index = 0.0; /* mixed radix, the first listed axis most significant */
+  for (int k = 0; k < s->n_dim_axes[dim]; k++) {
+    int a = s->dim_axes[dim][k];
+    index = index * mesh->size[a] + coord[a];
+  }
+  return index;
 }
 
 double scale_sharding_bytes_per_device(const scale_sharding *s, const scale_mesh *mesh,

@@ -44,7 +44,8 @@ scale_status scale_pp_schedule_parse(const char *text, scale_pp_schedule *out);
 double scale_pipeline_bubble_frac(scale_pp_schedule schedule, double p, double m, double v);
 
 /** Microbatches whose activations the first stage holds at its peak: min(m, p) for 1F1B and
- * zero-bubble, m for GPipe, min(m, p)(1 + (p-1)/(p v)) interleaved; 1 when p = 1.
+ * zero-bubble, m for GPipe, min(m, min(m, p)(1 + (p-1)/(p v))) interleaved (schedule.h plays
+ * the schedule and finds the same); 1 when p = 1.
  *
  * Units:  p, m, v [count] -> [count].
  * Domain: as scale_pipeline_bubble_frac().

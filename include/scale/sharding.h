@@ -91,6 +91,17 @@ double scale_sharding_replication(const scale_sharding *s, const scale_mesh *mes
 double scale_sharding_local_dim(const scale_sharding *s, const scale_mesh *mesh, const double *dims,
                                 int dim);
 
+/** Which block of dimension 'dim' the device at mesh coordinates coord[0..mesh->n_axes) holds:
+ * the dimension is cut into the product of its axes' sizes, numbered in mixed radix with the
+ * first listed axis most significant (I_XY: block x |Y| + y), as JAX lays out P(('x', 'y')).
+ *
+ * Units:  -> [count] in 0 .. blocks - 1; 0 for a dimension no axis shards.
+ * Domain: coordinates integers in [0, size); NaN otherwise or for an out-of-range dim.
+ * Book:   ch. 3, A[I_XY, J] on {X:2, Y:2}: the device at (1, 0) holds block 2 of I.
+ */
+double scale_sharding_block_index(const scale_sharding *s, const scale_mesh *mesh,
+                                  const double *coord, int dim);
+
 /** Bytes one device holds of an array of global sizes dims[0..s->n_dims) with elements of
  * 'dtype'.
  *

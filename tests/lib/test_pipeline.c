@@ -35,18 +35,22 @@ END_TEST
 
 START_TEST(test_schedules) {
   /* In flight, ch. 5: GPipe keeps all 64, 1F1B p = 16, interleaved v = 2 16 (1 + 15/32). */
-  scale_check_rel(scale_pipeline_microbatches_in_flight(SCALE_PP_GPIPE, 16, 64, 1), 64, EXACT,
-                  "", "m");
-  scale_check_rel(scale_pipeline_microbatches_in_flight(SCALE_PP_ZERO_BUBBLE, 16, 64, 1), 16,
-                  EXACT, "", "p");
+  scale_check_rel(scale_pipeline_microbatches_in_flight(SCALE_PP_GPIPE, 16, 64, 1), 64, EXACT, "",
+                  "m");
+  scale_check_rel(scale_pipeline_microbatches_in_flight(SCALE_PP_ZERO_BUBBLE, 16, 64, 1), 16, EXACT,
+                  "", "p");
   scale_check_rel(scale_pipeline_microbatches_in_flight(SCALE_PP_INTERLEAVED, 16, 64, 2), 23.5,
                   EXACT, "", "16 (1 + 15/32)");
+  /* Interleaved with m = p: the 2 (p-1) + (v-1) p warm-up exceeds the m v chunks, so every
+   * forward runs first and all m are held, not 4 (1 + 3/8) = 5.5. */
+  scale_check_rel(scale_pipeline_microbatches_in_flight(SCALE_PP_INTERLEAVED, 4, 4, 2), 4, EXACT,
+                  "", "m");
   scale_check_rel(scale_pipeline_microbatches_in_flight(SCALE_PP_GPIPE, 1, 64, 1), 1, EXACT, "",
                   "no pipeline");
   scale_check_nan(scale_pipeline_microbatches_in_flight(SCALE_PP_COUNT, 4, 8, 1));
   scale_check_nan(scale_pipeline_bubble_frac(SCALE_PP_1F1B, 4, 0.5, 1));
-  scale_check_rel(scale_pipeline_bubble_frac(SCALE_PP_INTERLEAVED, 16, 16, 4), 15.0 / 64, EXACT,
-                  "", "(p-1)/(v m), Llama 3's layout");
+  scale_check_rel(scale_pipeline_bubble_frac(SCALE_PP_INTERLEAVED, 16, 16, 4), 15.0 / 64, EXACT, "",
+                  "(p-1)/(v m), Llama 3's layout");
   scale_pp_schedule s = SCALE_PP_1F1B;
   ck_assert_int_eq(scale_pp_schedule_parse("GPipe", &s), SCALE_OK);
   ck_assert_int_eq(s, SCALE_PP_GPIPE);

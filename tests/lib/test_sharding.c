@@ -128,6 +128,26 @@ START_TEST(ch3_notation_examples) {
 }
 END_TEST
 
+START_TEST(block_index) {
+  /* A[I_XY, J] on {X:2, Y:4}: I is cut in 8, device (x, y) holds block 4x + y (X major, as
+   * JAX's P(('x', 'y'))); J is whole, block 0 everywhere. */
+  scale_mesh m = mesh_of("{X:2, Y:4}");
+  scale_sharding s = sharding_of("A[I_XY, J]", &m);
+  double at[2] = {1, 2};
+  scale_check_rel(scale_sharding_block_index(&s, &m, at, 0), 6, EXACT, "", "4 x 1 + 2");
+  scale_check_rel(scale_sharding_block_index(&s, &m, at, 1), 0, EXACT, "", "J whole");
+  /* A[I_YX, J]: Y major, block 2 y + x = 5. */
+  s = sharding_of("A[I_YX, J]", &m);
+  scale_check_rel(scale_sharding_block_index(&s, &m, at, 0), 5, EXACT, "", "2 x 2 + 1");
+  s = sharding_of("A[I_X, J_Y]", &m);
+  scale_check_rel(scale_sharding_block_index(&s, &m, at, 1), 2, EXACT, "", "y");
+  double off[2] = {2, 0}, frac[2] = {0.5, 0};
+  scale_check_nan(scale_sharding_block_index(&s, &m, off, 0));
+  scale_check_nan(scale_sharding_block_index(&s, &m, frac, 0));
+  scale_check_nan(scale_sharding_block_index(&s, &m, at, 2));
+}
+END_TEST
+
 START_TEST(ch3_pop_quiz_bytes) {
   /* ch. 3 pop quiz: int8[128, 2048], A[I_XY, J], mesh {X:2, Y:8, Z:2}: per device
    * int8[8, 2048] = 16,384 bytes; total 128 * 2048 * 2 = 512 KiB (two Z planes). */
@@ -135,10 +155,10 @@ START_TEST(ch3_pop_quiz_bytes) {
   scale_sharding s = sharding_of("A[I_XY, J]", &m);
   double dims[2] = {128, 2048};
   scale_check_rel(scale_sharding_local_dim(&s, &m, dims, 0), 8.0, EXACT, "rows", "128 / 16");
-  scale_check_rel(scale_sharding_bytes_per_device(&s, &m, dims, SCALE_DTYPE_INT8), 16384.0,
-                  EXACT, "B", "ch. 3 pop quiz: 16,384 bytes");
-  scale_check_rel(scale_sharding_total_bytes(&s, &m, dims, SCALE_DTYPE_INT8), 512.0 * 1024.0,
-                  EXACT, "B", "ch. 3 pop quiz: 512 KiB");
+  scale_check_rel(scale_sharding_bytes_per_device(&s, &m, dims, SCALE_DTYPE_INT8), 16384.0, EXACT,
+                  "B", "ch. 3 pop quiz: 16,384 bytes");
+  scale_check_rel(scale_sharding_total_bytes(&s, &m, dims, SCALE_DTYPE_INT8), 512.0 * 1024.0, EXACT,
+                  "B", "ch. 3 pop quiz: 512 KiB");
 }
 END_TEST
 
@@ -268,9 +288,9 @@ START_TEST(ch3_q4_strategies) {
    * AllReduce) beats (1) (AllGather + full matmul) when D > 2 C / W_bidi = 5100. */
   scale_chip v5p = scale_check_chip("tpu-v5p");
   double c = scale_chip_flops_per_s(&v5p, SCALE_DTYPE_BF16);
-  scale_check_rel(scale_sharding_reduce_beats_gather_d(c, 2 * v5p.ici_link_bytes_per_s,
-                                                       SCALE_DTYPE_BF16),
-                  5100.0, BOOK3, "count", "ch. 3 Q4: D > 5100");
+  scale_check_rel(
+      scale_sharding_reduce_beats_gather_d(c, 2 * v5p.ici_link_bytes_per_s, SCALE_DTYPE_BF16),
+      5100.0, BOOK3, "count", "ch. 3 Q4: D > 5100");
   double x = 4;
   scale_group g;
   ck_assert_int_eq(scale_group_from_chip(&v5p, &x, 1, SCALE_WRAP_YES, &g, NULL), SCALE_OK);
@@ -329,6 +349,7 @@ static Suite *sharding_suite(void) {
       {"sharding_parse", sharding_parse},
       {"bytes_unit", bytes_unit},
       {"ch3_notation_examples", ch3_notation_examples},
+      {"block_index", block_index},
       {"ch3_pop_quiz_bytes", ch3_pop_quiz_bytes},
       {"ch3_q1_replication", ch3_q1_replication},
       {"matmul_cases", matmul_cases},

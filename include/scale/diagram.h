@@ -1,0 +1,58 @@
+/* diagram.h — concept diagrams drawn from the library's own values: a sharded array on its
+ * mesh, the steps of a ring collective, a torus, a pipeline schedule's Gantt chart.
+ *
+ * plot.h draws data; this module draws the pictures the book explains them with. Every
+ * quantity a diagram shows is computed by the module that prices it (sharding.h places the
+ * blocks, collectives.h counts the hops, schedule.h plays the passes), so a diagram cannot
+ * disagree with the numbers beside it; tests/lib/test_diagram.c counts the drawn elements
+ * against those functions. Each diagram is one standalone SVG document written into a caller
+ * buffer (snprintf-style: buf NULL and size 0 measures), deterministic to the byte, with a
+ * <title>, an alternative text (<desc>) that states its numbers, and text placed as plot.h
+ * places it: no two texts overlap and none leaves the canvas (estimated at 0.6 em a
+ * character, 0.8 em above the baseline and 0.25 em below), checked as it is drawn, so a
+ * diagram that would break the rule is an error, never a smudge.
+ *
+ * Errors (every function): SCALE_ERR_INVALID for NULL or out-of-domain inputs; SCALE_ERR_RANGE
+ * when the document does not fit in 'size' (*len then holds the size needed) or when its text
+ * cannot be placed without overlap (too many devices for the canvas). 'diag' (may be NULL)
+ * says which.
+ *
+ * Book: ch. 2 (the torus), ch. 3 (sharded arrays, collectives), ch. 5 (pipeline schedules).
+ */
+#ifndef SCALE_DIAGRAM_H
+#define SCALE_DIAGRAM_H
+
+#include <stddef.h>
+
+#include "scale/collectives.h"
+#include "scale/schedule.h"
+#include "scale/sharding.h"
+#include "scale/status.h"
+
+/** A two-dimensional array sharded over a mesh of one or two axes (at most 16 devices, at
+ * most 16 blocks along a dimension): on the left the whole array cut into its blocks, each
+ * block striped in the colours of the devices that hold it; on the right the mesh, each
+ * device showing which block it holds. Book: ch. 3, A[I_X, J_Y] on a 2 x 2 mesh. */
+scale_status scale_diagram_sharded_array(const scale_mesh *mesh, const scale_sharding *s, char *buf,
+                                         size_t size, size_t *len, scale_diag *diag);
+
+/** The steps of AllGather, ReduceScatter or AllReduce (ReduceScatter then AllGather) of an
+ * array of 'bytes' on a one-way ring of n devices (2..8): one row per state, each device's n
+ * chunks coloured by what it holds, one arrow per chunk sent. Each link carries
+ * scale_collective_ring_link_bytes(op, n, bytes, false). AllToAll is SCALE_ERR_INVALID. */
+scale_status scale_diagram_ring_steps(scale_collective op, int n, double bytes, char *buf,
+                                      size_t size, size_t *len, scale_diag *diag);
+
+/** A two-axis group of ring axes (at most 8 x 8) as chips and links, the wraparound links
+ * drawn as arcs, with the farthest chip's hop count from scale_collective_p2p_hops(). */
+scale_status scale_diagram_torus(const scale_group *group, char *buf, size_t size, size_t *len,
+                                 scale_diag *diag);
+
+/** The Gantt chart of a played schedule (schedule.h): a row per stage, forward and backward
+ * passes as bars numbered by microbatch, the idle time as hatched gaps whose area is
+ * timeline->bubble_frac of the busy area. 'title' names the schedule (may be NULL). */
+scale_status scale_diagram_gantt(const char *title, int p, const scale_pp_pass *passes,
+                                 const scale_timeline *timeline, char *buf, size_t size,
+                                 size_t *len, scale_diag *diag);
+
+#endif

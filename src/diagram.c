@@ -1,0 +1,558 @@
+/* diagram.c — concept diagrams drawn from the library's values (diagram.h). */
+#include "scale/diagram.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "scale/units.h"
+
+/* ==== the canvas: SVG text into a caller buffer, every text box checked =================== */
+
+#define TEXTS_MAX 1024
+
+typedef struct {
+  double x0, y0, x1, y1;
+} box;
+
+typedef struct {
+  char *buf;
+  size_t size, len;
+  double w, h;
+  box texts[TEXTS_MAX];
+  char first[TEXTS_MAX][24]; /* the start of each text, to name it in a diagnostic */
+  size_t n_texts;
+  scale_status st;
+  scale_diag *diag;
+} canvas;
+
+/* One colour a device (or a chunk): a palette of 16 that stay apart in print and on screen. */
+static const char *const PALETTE[16] = {
+    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
+    "#9c755f", "#bab0ac", "#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#17becf"};
+
+static void put(canvas *cv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(canvas *cv, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  size_t room = cv->len < cv->size ? cv->size - cv->len : 0;
+  int n = vsnprintf(room ? cv->buf + cv->len : NULL, room, fmt, ap);
+  va_end(ap);
+  if (n > 0) cv->len += (size_t)n;
+}
+
+static void put_escaped(canvas *cv, const char *s) {
+  for (; *s; s++) {
+    switch (*s) {
+    case '&':
+      put(cv, "&amp;");
+      break;
+    case '<':
+      put(cv, "&lt;");
+      break;
+    case '>':
+      put(cv, "&gt;");
+      break;
+    case '"':
+      put(cv, "&quot;");
+      break;
+    default:
+      put(cv, "%c", *s);
+    }
+  }
+}
+
+static void fail(canvas *cv, const char *what, const char *a, const char *b) {
+  if (!cv->st)
+    cv->st = scale_diag_set(cv->diag, SCALE_ERR_RANGE, "", 0, "diagram text '%s' %s%s", a, what, b);
+}
+
+/** Characters as a reader counts them: UTF-8 continuation bytes do not add width. */
+static size_t glyphs(const char *s) {
+  size_t n = 0;
+  for (; *s; s++)
+    n += ((unsigned char)*s & 0xC0) != 0x80;
+  return n;
+}
+
+/** Text at (x, y) of font size fs anchored "start", "middle" or "end". A box that leaves the
+ * canvas or meets an earlier text is an error (the estimate of plot.h). */
+static void text(canvas *cv, double x, double y, double fs, const char *anchor, const char *s) {
+  double w = (double)glyphs(s) * 0.6 * fs;
+  double left = anchor[0] == 'm' ? x - w / 2 : anchor[0] == 'e' ? x - w : x;
+  box b = {left, y - 0.8 * fs, left + w, y + 0.25 * fs};
+  if (b.x0 < 0 || b.y0 < 0 || b.x1 > cv->w || b.y1 > cv->h) fail(cv, "leaves the canvas", s, "");
+  for (size_t i = 0; i < cv->n_texts && !cv->st; i++) {
+    const box *o = &cv->texts[i];
+    if (b.x0 < o->x1 && o->x0 < b.x1 && b.y0 < o->y1 && o->y0 < b.y1)
+      fail(cv, "overlaps ", s, cv->first[i]);
+  }
+  if (cv->n_texts == TEXTS_MAX) fail(cv, "is one text too many", s, "");
+  if (cv->st) return;
+  cv->texts[cv->n_texts] = b;
+  snprintf(cv->first[cv->n_texts++], 24, "%s", s);
+  put(cv, "<text x=\"%.2f\" y=\"%.2f\" font-size=\"%g\" text-anchor=\"%s\">", x, y, fs, anchor);
+  put_escaped(cv, s);
+  put(cv, "</text>\n");
+}
+
+static void rect(canvas *cv, const char *cls, double x, double y, double w, double h,
+                 const char *fill, const char *stroke) {
+  put(cv, "<rect class=\"%s\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"",
+      cls, x, y, w, h, fill);
+  if (stroke) put(cv, " stroke=\"%s\"", stroke);
+  put(cv, "/>\n");
+}
+
+static void line(canvas *cv, const char *cls, double x0, double y0, double x1, double y1,
+                 bool dashed) {
+  put(cv,
+      "<line class=\"%s\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#555555\" "
+      "stroke-width=\"1.5\"%s/>\n",
+      cls, x0, y0, x1, y1, dashed ? " stroke-dasharray=\"4 3\"" : "");
+}
+
+static void begin(canvas *cv, char *buf, size_t size, scale_diag *diag, double w, double h,
+                  const char *title, const char *desc) {
+  memset(cv, 0, sizeof *cv);
+  cv->buf = buf;
+  cv->size = buf ? size : 0;
+  cv->w = w;
+  cv->h = h;
+  cv->diag = diag;
+  put(cv,
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" height=\"%g\" viewBox=\"0 0 %g "
+      "%g\" role=\"img\" font-family=\"sans-serif\" font-size=\"12\">\n<title>",
+      w, h, w, h);
+  put_escaped(cv, title);
+  put(cv, "</title>\n<desc>");
+  put_escaped(cv, desc);
+  put(cv, "</desc>\n");
+  put(cv, "<defs><marker id=\"arrow\" viewBox=\"0 0 8 8\" refX=\"7\" refY=\"4\" markerWidth=\"6\" "
+          "markerHeight=\"6\" orient=\"auto\"><path d=\"M0,0 L8,4 L0,8 z\" fill=\"#555555\"/>"
+          "</marker><pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
+          "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#f4f4f4\"/>"
+          "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#bbbbbb\" stroke-width=\"2\"/>"
+          "</pattern></defs>\n");
+  rect(cv, "background", 0, 0, w, h, "#ffffff", NULL);
+  text(cv, 12, 20, 14, "start", title);
+}
+
+static scale_status finish(canvas *cv, size_t *len) {
+  put(cv, "</svg>\n");
+  if (len) *len = cv->len;
+  if (cv->st) return cv->st;
+  if (cv->buf && cv->len >= cv->size)
+    return scale_diag_set(cv->diag, SCALE_ERR_RANGE, "", 0,
+                          "diagram needs %zu bytes, the buffer holds %zu", cv->len + 1, cv->size);
+  return SCALE_OK;
+}
+
+/* ==== a sharded array on its mesh ========================================================== */
+
+#define DEVICES_MAX 16
+
+typedef struct {
+  int n_devices, rows, cols; /* the mesh drawn as rows x cols (axis 0 down, axis 1 across) */
+  int blocks[2];             /* blocks along each dimension of the array */
+  int block[DEVICES_MAX][2]; /* the block each device holds */
+} placement;
+
+/** Where each device's block lies, from scale_sharding_block_index(). */
+static bool place(const scale_mesh *mesh, const scale_sharding *s, placement *pl) {
+  double n = scale_sharding_mesh_devices(mesh);
+  if (!(n >= 1 && n <= DEVICES_MAX) || mesh->n_axes > 2 || s->n_dims != 2) return false;
+  pl->n_devices = (int)n;
+  pl->rows = mesh->n_axes == 2 ? (int)mesh->size[0] : 1;
+  pl->cols = pl->n_devices / pl->rows;
+  for (int d = 0; d < 2; d++)
+    pl->blocks[d] = 1;
+  for (int dev = 0; dev < pl->n_devices; dev++) {
+    double coord[2] = {mesh->n_axes == 2 ? dev / pl->cols : dev, dev % pl->cols};
+    for (int d = 0; d < 2; d++) {
+      double b = scale_sharding_block_index(s, mesh, coord, d);
+      if (!(b >= 0)) return false;
+      pl->block[dev][d] = (int)b;
+      if ((int)b + 1 > pl->blocks[d]) pl->blocks[d] = (int)b + 1;
+    }
+  }
+  return true;
+}
+
+/** "A[I_XY, J]" from the parsed sharding. */
+static void sharding_text(const scale_sharding *s, const scale_mesh *mesh, char *out, size_t n) {
+  size_t k = (size_t)snprintf(out, n, "%s[", s->array[0] ? s->array : "A");
+  for (int d = 0; d < s->n_dims && k < n; d++) {
+    k += (size_t)snprintf(out + k, n - k, "%s%s%s", d ? ", " : "", s->dim[d],
+                          s->n_dim_axes[d] ? "_" : "");
+    for (int a = 0; a < s->n_dim_axes[d] && k < n; a++)
+      k += (size_t)snprintf(out + k, n - k, "%c", mesh->name[s->dim_axes[d][a]]);
+  }
+  if (k < n) snprintf(out + k, n - k, "]");
+}
+
+static void mesh_text(const scale_mesh *mesh, char *out, size_t n) {
+  size_t k = (size_t)snprintf(out, n, "{");
+  for (int a = 0; a < mesh->n_axes && k < n; a++)
+    k += (size_t)snprintf(out + k, n - k, "%s%c:%g", a ? ", " : "", mesh->name[a], mesh->size[a]);
+  if (k < n) snprintf(out + k, n - k, "}");
+}
+
+/** The whole array, each block striped in the colours of its holders. */
+static void draw_blocks(canvas *cv, const scale_sharding *s, const placement *pl, double x0,
+                        double y0, double side) {
+  double bw = side / pl->blocks[1], bh = side / pl->blocks[0];
+  text(cv, x0, y0 - 10, 12, "start", "the whole array");
+  for (int i = 0; i < pl->blocks[0]; i++)
+    for (int j = 0; j < pl->blocks[1]; j++) {
+      int holders[DEVICES_MAX], r = 0;
+      for (int dev = 0; dev < pl->n_devices; dev++)
+        if (pl->block[dev][0] == i && pl->block[dev][1] == j) holders[r++] = dev;
+      double x = x0 + j * bw, y = y0 + i * bh;
+      rect(cv, "block", x, y, bw, bh, "#ffffff", "#333333");
+      for (int k = 0; k < r; k++)
+        rect(cv, "stripe", x + k * bw / r, y, bw / r, bh, PALETTE[holders[k]], NULL);
+      char label[48] = "whole";
+      int k = 0; /* name a dimension's block only where the dimension is cut */
+      if (pl->blocks[0] > 1) k = snprintf(label, sizeof label, "%s%d", s->dim[0], i);
+      if (pl->blocks[1] > 1)
+        snprintf(label + k, sizeof label - (size_t)k, "%s%s%d", k ? " " : "", s->dim[1], j);
+      if (glyphs(label) * 0.6 * 11 < bw - 4 && bh > 16)
+        text(cv, x + bw / 2, y + bh / 2 + 4, 11, "middle", label);
+    }
+}
+
+/** The mesh, each device with a small map of the array and its own block filled in. */
+static void draw_mesh(canvas *cv, const scale_mesh *mesh, const placement *pl, double x0, double y0,
+                      double width, double height) {
+  double pitch = fmin(width / pl->cols, height / pl->rows), cell = pitch - 10;
+  text(cv, x0, y0 - 10, 12, "start", "each device holds");
+  for (int dev = 0; dev < pl->n_devices; dev++) {
+    int r = mesh->n_axes == 2 ? dev / pl->cols : 0, c = dev % pl->cols;
+    double x = x0 + c * pitch, y = y0 + r * pitch;
+    rect(cv, "device", x, y, cell, cell, "#ffffff", PALETTE[dev]);
+    char label[32];
+    if (mesh->n_axes == 2)
+      snprintf(label, sizeof label, "%c%d %c%d", mesh->name[0], r, mesh->name[1], c);
+    else
+      snprintf(label, sizeof label, "%c%d", mesh->name[0], c);
+    text(cv, x + cell / 2, y + 12, 10, "middle", label);
+    double mx = x + 6, my = y + 18, mw = cell - 12, mh = cell - 24;
+    double bw = mw / pl->blocks[1], bh = mh / pl->blocks[0];
+    for (int i = 0; i < pl->blocks[0]; i++)
+      for (int j = 0; j < pl->blocks[1]; j++) {
+        bool own = pl->block[dev][0] == i && pl->block[dev][1] == j;
+        rect(cv, own ? "held" : "map", mx + j * bw, my + i * bh, bw, bh,
+             own ? PALETTE[dev] : "#f0f0f0", "#999999");
+      }
+  }
+}
+
+scale_status scale_diagram_sharded_array(const scale_mesh *mesh, const scale_sharding *s, char *buf,
+                                         size_t size, size_t *len, scale_diag *diag) {
+  placement pl;
+  if (!mesh || !s || (!buf && size) || !place(mesh, s, &pl))
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
+                          "a sharded-array diagram needs a 2-D array on a mesh of one or two "
+                          "axes and at most %d devices",
+                          DEVICES_MAX);
+  char name[96], mtext[96], title[256], desc[1024], foot[256];
+  sharding_text(s, mesh, name, sizeof name);
+  mesh_text(mesh, mtext, sizeof mtext);
+  double shards = scale_sharding_n_shards(s, mesh), copies = scale_sharding_replication(s, mesh);
+  snprintf(title, sizeof title, "%s on the mesh %s", name, mtext);
+  snprintf(foot, sizeof foot, "%g blocks, each on %g device%s: every device holds 1/%g of %s",
+           shards, copies, copies == 1 ? "" : "s", shards, s->array[0] ? s->array : "A");
+  snprintf(desc, sizeof desc,
+           "%s. Left: the array cut into %d x %d blocks, each block striped in "
+           "the colours of the devices holding it. Right: the %d devices of the mesh. %s.",
+           title, pl.blocks[0], pl.blocks[1], pl.n_devices, foot);
+  canvas cv;
+  double h = 400;
+  begin(&cv, buf, size, diag, 640, h, title, desc);
+  draw_blocks(&cv, s, &pl, 20, 64, 280);
+  draw_mesh(&cv, mesh, &pl, 340, 64, 290, 280);
+  text(&cv, 20, h - 20, 12, "start", foot);
+  return finish(&cv, len);
+}
+
+/* ==== the steps of a ring collective ======================================================= */
+
+#define RING_MAX 6
+
+typedef struct {
+  int n;
+  double have[RING_MAX][RING_MAX]; /* contributions (ReduceScatter) or 0/1 copies held */
+} ring_state;
+
+/** Step t (1-based) of a phase: device d sends chunk (d - t + lag) mod n to d + 1. For a
+ * ReduceScatter (lag 0) the receiver adds its partial sum; for an AllGather (lag 1) it keeps
+ * the copy. After n - 1 steps of ReduceScatter device d holds chunk d whole, which is the
+ * chunk it sends first in the AllGather that follows. */
+static int sent_chunk(int n, int d, int t, bool gather) {
+  return (((d - t + (gather ? 1 : 0)) % n) + n) % n;
+}
+
+static void ring_step(ring_state *rs, int t, bool gather) {
+  double next[RING_MAX][RING_MAX];
+  memcpy(next, rs->have, sizeof next);
+  for (int d = 0; d < rs->n; d++) {
+    int c = sent_chunk(rs->n, d, t, gather), to = (d + 1) % rs->n;
+    next[to][c] = gather ? rs->have[d][c] : rs->have[to][c] + rs->have[d][c];
+  }
+  memcpy(rs->have, next, sizeof next);
+}
+
+typedef struct {
+  double x0, pitch, box, slot, gap;
+} ring_geom;
+
+static void draw_ring_state(canvas *cv, const ring_state *rs, const ring_geom *g, double y,
+                            bool reduce, const char *label) {
+  text(cv, 12, y + g->slot / 2 + 4, 11, "start", label);
+  for (int d = 0; d < rs->n; d++) {
+    double x = g->x0 + d * g->pitch;
+    rect(cv, "ringdev", x, y - 3, g->box, g->slot + 6, "#ffffff", "#333333");
+    for (int c = 0; c < rs->n; c++) {
+      double v = rs->have[d][c], op = reduce ? v / rs->n : (v > 0 ? 1 : 0);
+      put(cv,
+          "<rect class=\"chunk\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
+          "fill=\"%s\" fill-opacity=\"%.3f\" stroke=\"#999999\"/>\n",
+          x + 3 + c * g->slot, y, g->slot - 1, g->slot, PALETTE[c], op);
+    }
+  }
+}
+
+static void draw_sends(canvas *cv, int n, const ring_geom *g, double y, int t, bool gather) {
+  for (int d = 0; d < n; d++) {
+    int c = sent_chunk(n, d, t, gather);
+    double xc = g->x0 + d * g->pitch + 3 + (c + 0.5) * g->slot;
+    double xt = g->x0 + ((d + 1) % n) * g->pitch + 3 + (c + 0.5) * g->slot;
+    double yb = y + g->slot + 3;
+    if (d + 1 < n)
+      put(cv,
+          "<path class=\"send\" d=\"M%.2f,%.2f C%.2f,%.2f %.2f,%.2f %.2f,%.2f\" fill=\"none\" "
+          "stroke=\"%s\" stroke-width=\"1.5\" marker-end=\"url(#arrow)\"/>\n",
+          xc, yb, xc, yb + 14, xt, yb + 8, xt, yb + 20, PALETTE[c]);
+    else /* the wraparound link: back under the row to device 0 */
+      put(cv,
+          "<path class=\"send\" d=\"M%.2f,%.2f L%.2f,%.2f L%.2f,%.2f L%.2f,%.2f\" "
+          "fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\" "
+          "marker-end=\"url(#arrow)\"/>\n",
+          xc, yb, xc, yb + 10, xt, yb + 10, xt, yb + 20, PALETTE[c]);
+  }
+}
+
+scale_status scale_diagram_ring_steps(scale_collective op, int n, double bytes, char *buf,
+                                      size_t size, size_t *len, scale_diag *diag) {
+  bool reduce_first = op == SCALE_COLL_ALL_REDUCE || op == SCALE_COLL_REDUCE_SCATTER;
+  bool then_gather = op == SCALE_COLL_ALL_REDUCE || op == SCALE_COLL_ALL_GATHER;
+  if ((!buf && size) || n < 2 || n > RING_MAX || !(bytes > 0) || !isfinite(bytes) ||
+      !(reduce_first || then_gather))
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
+                          "a ring diagram needs AllGather, ReduceScatter or AllReduce on 2 to %d "
+                          "devices and a positive size",
+                          RING_MAX);
+  ring_state rs = {n, {{0}}};
+  for (int d = 0; d < n; d++)
+    for (int c = 0; c < n; c++)
+      rs.have[d][c] = reduce_first || c == d;
+  int steps = (reduce_first ? n - 1 : 0) + (then_gather ? n - 1 : 0);
+  ring_geom g = {70, 0, 0, fmin(14, 300.0 / (n * n)), 34};
+  g.box = n * g.slot + 6;
+  g.pitch = g.box + g.gap;
+  double row = g.slot + 30, h = 70 + (steps + 1) * row + 30, w = g.x0 + n * g.pitch;
+  char chunk[32], carried[32], title[160], foot[256], desc[1024];
+  double link = scale_collective_ring_link_bytes(op, n, bytes, false);
+  scale_format(chunk, sizeof chunk, bytes / n, "B", SCALE_FMT_IEC);
+  scale_format(carried, sizeof carried, link, "B", SCALE_FMT_IEC);
+  snprintf(title, sizeof title, "%s on a ring of %d", scale_collective_name(op), n);
+  snprintf(foot, sizeof foot, "%d steps, a %s chunk per link each: %s per link", steps, chunk,
+           carried);
+  snprintf(desc, sizeof desc,
+           "%s, one row per state: each device holds %d chunks (colour = "
+           "chunk; pale = a partial sum of fewer devices); arrows are the chunks sent, device d "
+           "to d+1, the dashed one over the wraparound link. %s.",
+           title, n, foot);
+  canvas cv;
+  begin(&cv, buf, size, diag, fmax(w, 420), h, title, desc);
+  for (int d = 0; d < n; d++) {
+    char name[32];
+    snprintf(name, sizeof name, "dev %d", d);
+    text(&cv, g.x0 + d * g.pitch + g.box / 2, 50, 11, "middle", name);
+  }
+  double y = 64;
+  draw_ring_state(&cv, &rs, &g, y, reduce_first, "start");
+  for (int t = 1; t <= steps; t++) {
+    bool gather = !reduce_first || t > n - 1;
+    int phase_t = gather && reduce_first ? t - (n - 1) : t;
+    draw_sends(&cv, n, &g, y, phase_t, gather);
+    ring_step(&rs, phase_t, gather);
+    char label[32];
+    snprintf(label, sizeof label, "%s %d",
+             op == SCALE_COLL_ALL_REDUCE ? (gather ? "AG" : "RS") : "step", phase_t);
+    y += row;
+    draw_ring_state(&cv, &rs, &g, y, reduce_first && !gather, label);
+  }
+  text(&cv, 12, h - 14, 12, "start", foot);
+  return finish(&cv, len);
+}
+
+/* ==== a torus ============================================================================== */
+
+#define TORUS_MAX 8
+
+/** The most hops from chip (0, 0) to any other (the group's radius from a corner). */
+static double farthest_hops(const scale_group *g) {
+  double most = 0, from[2] = {0, 0};
+  for (int i = 0; i < (int)g->axis[0].size; i++)
+    for (int j = 0; j < (int)g->axis[1].size; j++) {
+      double to[2] = {i, j}, h = scale_collective_p2p_hops(g, from, to);
+      if (h > most) most = h;
+    }
+  return most;
+}
+
+static void draw_torus_links(canvas *cv, const scale_group *g, double x0, double y0, double pitch,
+                             double chip) {
+  int rows = (int)g->axis[0].size, cols = (int)g->axis[1].size;
+  for (int i = 0; i < rows; i++)
+    for (int j = 0; j < cols; j++) {
+      double x = x0 + j * pitch, y = y0 + i * pitch, m = chip / 2;
+      if (j + 1 < cols) line(cv, "link", x + chip, y + m, x + pitch, y + m, false);
+      if (i + 1 < rows) line(cv, "link", x + m, y + chip, x + m, y + pitch, false);
+    }
+  /* A wraparound link as two dashed stubs, out of one end of its row (column) and into the
+   * other: a planar drawing of a torus cannot draw the closing links without crossings. */
+  double span_x = (cols - 1) * pitch + chip, span_y = (rows - 1) * pitch + chip, stub = 18;
+  for (int i = 0; g->axis[1].wraps && cols > 2 && i < rows; i++) {
+    double y = y0 + i * pitch + chip / 2;
+    put(cv,
+        "<path class=\"wrap\" d=\"M%.2f,%.2f h%.2f M%.2f,%.2f h%.2f\" fill=\"none\" "
+        "stroke=\"#c0504d\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"/>\n",
+        x0 + span_x, y, stub, x0 - stub, y, stub);
+  }
+  for (int j = 0; g->axis[0].wraps && rows > 2 && j < cols; j++) {
+    double x = x0 + j * pitch + chip / 2;
+    put(cv,
+        "<path class=\"wrap\" d=\"M%.2f,%.2f v%.2f M%.2f,%.2f v%.2f\" fill=\"none\" "
+        "stroke=\"#c0504d\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"/>\n",
+        x, y0 + span_y, stub, x, y0 - stub, stub);
+  }
+}
+
+scale_status scale_diagram_torus(const scale_group *group, char *buf, size_t size, size_t *len,
+                                 scale_diag *diag) {
+  bool ok = group && (buf || !size) && group->n_axes == 2 && isfinite(scale_group_size(group));
+  for (int a = 0; ok && a < 2; a++)
+    ok = group->axis[a].topology == SCALE_TOPO_RING && group->axis[a].size >= 2 &&
+         group->axis[a].size <= TORUS_MAX;
+  if (!ok)
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
+                          "a torus diagram needs two ring axes of 2 to %d chips", TORUS_MAX);
+  int rows = (int)group->axis[0].size, cols = (int)group->axis[1].size;
+  bool wraps = group->axis[0].wraps || group->axis[1].wraps;
+  double pitch = 56, chip = 30, x0 = 60, y0 = 70;
+  double w = fmax(x0 * 2 + (cols - 1) * pitch + chip, 460), h = y0 + rows * pitch + 76;
+  char title[120], bw[32], foot[256], desc[1024];
+  snprintf(title, sizeof title, "A %d x %d %s of chips", rows, cols, wraps ? "torus" : "mesh");
+  scale_format(bw, sizeof bw, group->axis[1].link_bytes_per_s, "B/s", SCALE_FMT_SI);
+  snprintf(foot, sizeof foot, "farthest chip from 0,0: %g hops; each link %s one way",
+           farthest_hops(group), bw);
+  snprintf(desc, sizeof desc, "%s: chips are squares, links lines%s. %s.", title,
+           wraps ? ", the dashed stubs the wraparound links: each row's (column's) last chip "
+                   "links to its first, closing it into a ring"
+                 : " (no wraparound)",
+           foot);
+  canvas cv;
+  begin(&cv, buf, size, diag, w, h, title, desc);
+  draw_torus_links(&cv, group, x0, y0, pitch, chip);
+  for (int i = 0; i < rows; i++)
+    for (int j = 0; j < cols; j++) {
+      double x = x0 + j * pitch, y = y0 + i * pitch;
+      rect(&cv, "chip", x, y, chip, chip, "#dce6f2", "#4e79a7");
+      char label[32];
+      snprintf(label, sizeof label, "%d,%d", i, j);
+      text(&cv, x + chip / 2, y + chip / 2 + 3, 9, "middle", label);
+    }
+  if (wraps)
+    text(&cv, 12, h - 36, 11, "start",
+         "dashed: the wraparound links (a row's last chip to its first)");
+  text(&cv, 12, h - 16, 12, "start", foot);
+  return finish(&cv, len);
+}
+
+/* ==== a pipeline schedule's Gantt chart ==================================================== */
+
+static const char *pass_colour(const scale_pp_pass *x) {
+  static const char *const fwd[4] = {"#4e79a7", "#a0cbe8", "#2b5b84", "#7fa6c9"};
+  static const char *const bwd[4] = {"#f28e2b", "#ffbe7d", "#b5651d", "#f6aa5c"};
+  return (x->kind == SCALE_PP_FORWARD ? fwd : bwd)[x->chunk % 4];
+}
+
+typedef struct {
+  double x0, y0, width, row, bar, per_s;
+} gantt_geom;
+
+/** The hatched idle gaps of one stage: before its first pass, between passes, after its last. */
+static void draw_idle(canvas *cv, const gantt_geom *g, int stage, const scale_pp_pass *passes,
+                      size_t n, double makespan) {
+  double t = 0, y = g->y0 + stage * g->row;
+  for (size_t i = 0; i <= n; i++) {
+    if (i < n && passes[i].stage != stage) continue;
+    double start = i < n ? passes[i].start_s : makespan;
+    if (start > t + 1e-12 * makespan)
+      rect(cv, "idle", g->x0 + t * g->per_s, y, (start - t) * g->per_s, g->bar, "url(#hatch)",
+           NULL);
+    if (i < n) t = passes[i].start_s + passes[i].dur_s;
+  }
+}
+
+static void draw_pass(canvas *cv, const gantt_geom *g, const scale_pp_pass *x) {
+  double px = g->x0 + x->start_s * g->per_s, y = g->y0 + x->stage * g->row;
+  double pw = x->dur_s * g->per_s;
+  rect(cv, "pass", px, y, pw, g->bar, pass_colour(x), "#ffffff");
+  char label[32];
+  snprintf(label, sizeof label, "%d", x->micro + 1);
+  if (glyphs(label) * 0.6 * 9 < pw - 2)
+    text(cv, px + pw / 2, y + g->bar / 2 + 3, 9, "middle", label);
+}
+
+scale_status scale_diagram_gantt(const char *title, int p, const scale_pp_pass *passes,
+                                 const scale_timeline *tl, char *buf, size_t size, size_t *len,
+                                 scale_diag *diag) {
+  if (!passes || !tl || (!buf && size) || p < 1 || p > 32 || !(tl->makespan_s > 0) ||
+      tl->n_passes == 0 || tl->n_passes > 2048)
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
+                          "a Gantt chart needs a played timeline of 1 to 32 stages and at most "
+                          "2048 passes");
+  for (size_t i = 0; i < tl->n_passes; i++)
+    if (passes[i].stage < 0 || passes[i].stage >= p)
+      return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "pass %zu lies on no stage", i);
+  gantt_geom g = {70, 50, 550, 24, 18, 0};
+  g.per_s = g.width / tl->makespan_s;
+  double h = g.y0 + p * g.row + 56;
+  char name[120], foot[256], desc[1024], pct[32];
+  snprintf(name, sizeof name, "%s", title && title[0] ? title : "A pipeline schedule");
+  scale_format(pct, sizeof pct, tl->bubble_frac, "", SCALE_FMT_PERCENT);
+  snprintf(foot, sizeof foot, "idle (hatched) = %s of the busy time; in flight on stage 0: %g", pct,
+           tl->peak_in_flight);
+  snprintf(desc, sizeof desc,
+           "%s: one row per stage, time to the right; blue bars are forward "
+           "passes, orange backward, numbered by microbatch (paler: a later chunk). %s.",
+           name, foot);
+  canvas cv;
+  begin(&cv, buf, size, diag, 640, h, name, desc);
+  for (int s = 0; s < p; s++) {
+    char label[32];
+    snprintf(label, sizeof label, "stage %d", s);
+    text(&cv, 12, g.y0 + s * g.row + g.bar / 2 + 4, 11, "start", label);
+    draw_idle(&cv, &g, s, passes, tl->n_passes, tl->makespan_s);
+  }
+  for (size_t i = 0; i < tl->n_passes; i++)
+    draw_pass(&cv, &g, &passes[i]);
+  text(&cv, 12, h - 16, 12, "start", foot);
+  return finish(&cv, len);
+}

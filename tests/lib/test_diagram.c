@@ -1,0 +1,205 @@
+/* test_diagram.c — the concept diagrams (diagram.h) draw what the library computes: the drawn
+ * elements are counted against the functions that price them and against hand counts.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scale/diagram.h"
+#include "scale/pipeline.h"
+#include "scale_check.h"
+
+static char svg[1 << 17], again[1 << 17];
+
+/** Occurrences of 'needle' in svg. */
+static int count(const char *needle) {
+  int n = 0;
+  for (const char *p = strstr(svg, needle); p; p = strstr(p + 1, needle))
+    n++;
+  return n;
+}
+
+/** Sum of the width="..." of every <rect class="cls" ...>. */
+static double widths(const char *cls) {
+  char key[48];
+  snprintf(key, sizeof key, "<rect class=\"%s\"", cls);
+  double sum = 0;
+  for (const char *p = strstr(svg, key); p; p = strstr(p + 1, key))
+    sum += strtod(strstr(p, "width=\"") + 7, NULL);
+  return sum;
+}
+
+static scale_mesh mesh_of(const char *text) {
+  scale_mesh m;
+  ck_assert_int_eq(scale_sharding_mesh_parse(text, &m, NULL), SCALE_OK);
+  return m;
+}
+
+static void array_svg(const char *mesh_text, const char *sharding_text) {
+  scale_mesh m = mesh_of(mesh_text);
+  scale_sharding s;
+  ck_assert_int_eq(scale_sharding_parse(sharding_text, &m, &s, NULL), SCALE_OK);
+  scale_diag d = {0};
+  size_t len = 0;
+  scale_status st = scale_diagram_sharded_array(&m, &s, svg, sizeof svg, &len, &d);
+  ck_assert_msg(st == SCALE_OK, "%s on %s: %s", sharding_text, mesh_text, d.message);
+  ck_assert_uint_eq(len, strlen(svg));
+}
+
+START_TEST(sharded_array_blocks) {
+  /* ch. 3: A[I_X, J_Y] on a 2 x 2 mesh: 4 blocks, one device each, a quarter per device. */
+  array_svg("{X:2, Y:2}", "A[I_X, J_Y]");
+  ck_assert_int_eq(count("class=\"block\""), 4);
+  ck_assert_int_eq(count("class=\"stripe\""), 4);
+  ck_assert_int_eq(count("class=\"held\""), 4);
+  ck_assert_ptr_nonnull(strstr(svg, "every device holds 1/4 of A"));
+  /* A[I_X, J]: 2 blocks, each striped by the 2 devices along Y that hold it. */
+  array_svg("{X:2, Y:2}", "A[I_X, J]");
+  ck_assert_int_eq(count("class=\"block\""), 2);
+  ck_assert_int_eq(count("class=\"stripe\""), 4);
+  ck_assert_ptr_nonnull(strstr(svg, "2 blocks, each on 2 devices"));
+  /* A[I_XY, J] on {X:2, Y:4}: I cut in 8, every device's map has 8 cells, one its own. */
+  array_svg("{X:2, Y:4}", "A[I_XY, J]");
+  ck_assert_int_eq(count("class=\"block\""), 8);
+  ck_assert_int_eq(count("class=\"map\"") + count("class=\"held\""), 8 * 8);
+  /* Fully replicated: one block, a stripe per device. */
+  array_svg("{X:4}", "A[I, J]");
+  ck_assert_int_eq(count("class=\"block\""), 1);
+  ck_assert_int_eq(count("class=\"stripe\""), 4);
+}
+END_TEST
+
+START_TEST(sharded_array_refuses) {
+  scale_mesh m = mesh_of("{X:2, Y:2}"), big = mesh_of("{X:8, Y:4}"),
+             three = mesh_of("{X:2, Y:2, Z:2}");
+  scale_sharding s3, s2, s2big, s2three;
+  ck_assert_int_eq(scale_sharding_parse("A[I_X, J, K]", &m, &s3, NULL), SCALE_OK);
+  ck_assert_int_eq(scale_sharding_parse("A[I_X, J]", &m, &s2, NULL), SCALE_OK);
+  ck_assert_int_eq(scale_sharding_parse("A[I_X, J]", &big, &s2big, NULL), SCALE_OK);
+  ck_assert_int_eq(scale_sharding_parse("A[I_X, J]", &three, &s2three, NULL), SCALE_OK);
+  scale_diag d = {0};
+  ck_assert_int_eq(scale_diagram_sharded_array(&m, &s3, svg, sizeof svg, NULL, &d),
+                   SCALE_ERR_INVALID);
+  ck_assert_ptr_nonnull(strstr(d.message, "2-D array"));
+  ck_assert_int_eq(scale_diagram_sharded_array(&big, &s2big, svg, sizeof svg, NULL, NULL),
+                   SCALE_ERR_INVALID);
+  ck_assert_int_eq(scale_diagram_sharded_array(&three, &s2three, svg, sizeof svg, NULL, NULL),
+                   SCALE_ERR_INVALID);
+  /* Too small a buffer: RANGE, and the size needed. */
+  size_t need = 0;
+  ck_assert_int_eq(scale_diagram_sharded_array(&m, &s2, NULL, 0, &need, NULL), SCALE_OK);
+  ck_assert_int_eq(scale_diagram_sharded_array(&m, &s2, svg, 100, NULL, NULL), SCALE_ERR_RANGE);
+  ck_assert_int_eq(scale_diagram_sharded_array(&m, &s2, svg, need + 1, NULL, NULL), SCALE_OK);
+}
+END_TEST
+
+START_TEST(ring_steps_move_the_charged_bytes) {
+  /* One-way ring of 4, V = 4 MiB: AllGather sends n chunks per step for n - 1 steps; each
+   * link carries n - 1 chunks of V/n = 3 MiB = (n-1)/n V, the library's link bytes. */
+  const double V = 4 * 1048576.0;
+  const scale_collective ops[] = {SCALE_COLL_ALL_GATHER, SCALE_COLL_REDUCE_SCATTER,
+                                  SCALE_COLL_ALL_REDUCE};
+  const int steps[] = {3, 3, 6};
+  for (int i = 0; i < 3; i++) {
+    scale_diag d = {0};
+    ck_assert_msg(scale_diagram_ring_steps(ops[i], 4, V, svg, sizeof svg, NULL, &d) == SCALE_OK,
+                  "%s", d.message);
+    int sends = count("class=\"send\"");
+    ck_assert_int_eq(sends, steps[i] * 4);
+    scale_check_rel(sends / 4.0 * V / 4, scale_collective_ring_link_bytes(ops[i], 4, V, false),
+                    1e-12, "B", "chunks per link x V/n");
+    ck_assert_int_eq(count("class=\"ringdev\""), 4 * (steps[i] + 1));
+  }
+  /* ReduceScatter ends with each device holding one chunk summed over all 4 (opacity 1), and
+   * no chunk is whole before the last step. */
+  ck_assert_int_eq(
+      scale_diagram_ring_steps(SCALE_COLL_REDUCE_SCATTER, 4, V, svg, sizeof svg, NULL, NULL),
+      SCALE_OK);
+  ck_assert_int_eq(count("fill-opacity=\"1.000\""), 4);
+  ck_assert_ptr_nonnull(strstr(svg, "3 MiB per link"));
+  ck_assert_int_eq(
+      scale_diagram_ring_steps(SCALE_COLL_ALL_TO_ALL, 4, V, svg, sizeof svg, NULL, NULL),
+      SCALE_ERR_INVALID);
+  ck_assert_int_eq(
+      scale_diagram_ring_steps(SCALE_COLL_ALL_GATHER, 9, V, svg, sizeof svg, NULL, NULL),
+      SCALE_ERR_INVALID);
+  ck_assert_int_eq(
+      scale_diagram_ring_steps(SCALE_COLL_ALL_GATHER, 4, NAN, svg, sizeof svg, NULL, NULL),
+      SCALE_ERR_INVALID);
+}
+END_TEST
+
+static scale_group torus(double rows, double cols, bool wraps) {
+  scale_group g = {
+      2,
+      {{rows, SCALE_TOPO_RING, wraps, 4.5e10, 1e-6}, {cols, SCALE_TOPO_RING, wraps, 4.5e10, 1e-6}}};
+  return g;
+}
+
+START_TEST(torus_hops_and_links) {
+  /* 4 x 4 with wraparound: the farthest chip is 2 + 2 hops away; 8 wraparound arcs (a row
+   * and a column each), 2 x 4 x 3 inner links. Without wraparound (a v5e 4x4, ch. 2 Q5): 6. */
+  scale_group g = torus(4, 4, true);
+  scale_diag d = {0};
+  ck_assert_msg(scale_diagram_torus(&g, svg, sizeof svg, NULL, &d) == SCALE_OK, "%s", d.message);
+  ck_assert_int_eq(count("class=\"wrap\""), 8);
+  ck_assert_int_eq(count("class=\"link\""), 24);
+  ck_assert_int_eq(count("class=\"chip\""), 16);
+  ck_assert_ptr_nonnull(strstr(svg, "farthest chip from 0,0: 4 hops"));
+  g = torus(4, 4, false);
+  ck_assert_int_eq(scale_diagram_torus(&g, svg, sizeof svg, NULL, NULL), SCALE_OK);
+  ck_assert_int_eq(count("class=\"wrap\""), 0);
+  ck_assert_ptr_nonnull(strstr(svg, "farthest chip from 0,0: 6 hops"));
+  g = torus(16, 16, true);
+  ck_assert_int_eq(scale_diagram_torus(&g, svg, sizeof svg, NULL, NULL), SCALE_ERR_INVALID);
+}
+END_TEST
+
+START_TEST(gantt_idle_area_is_the_bubble) {
+  /* The hatched area over the bars' area is the priced bubble: 1F1B p = 4, m = 8 -> 3/8;
+   * interleaved v = 2 -> 3/16 (coordinates carry two decimals: 1e-3). */
+  static scale_pp_pass passes[512];
+  const scale_pp_schedule sched[] = {SCALE_PP_1F1B, SCALE_PP_GPIPE, SCALE_PP_INTERLEAVED};
+  const int vs[] = {1, 1, 2};
+  for (int i = 0; i < 3; i++) {
+    scale_timeline t;
+    ck_assert_int_eq(scale_schedule_play(sched[i], 4, 8, vs[i], 1, 2, passes, 512, &t), SCALE_OK);
+    scale_diag d = {0};
+    ck_assert_msg(scale_diagram_gantt(scale_pp_schedule_name(sched[i]), 4, passes, &t, svg,
+                                      sizeof svg, NULL, &d) == SCALE_OK,
+                  "%s", d.message);
+    ck_assert_int_eq(count("class=\"pass\""), 2 * 4 * 8 * vs[i]);
+    scale_check_rel(widths("idle") / widths("pass"),
+                    scale_pipeline_bubble_frac(sched[i], 4, 8, vs[i]), 1e-3, "",
+                    "pipeline.h bubble");
+  }
+  scale_timeline empty = {0};
+  ck_assert_int_eq(scale_diagram_gantt("x", 4, passes, &empty, svg, sizeof svg, NULL, NULL),
+                   SCALE_ERR_INVALID);
+}
+END_TEST
+
+START_TEST(diagrams_are_deterministic) {
+  array_svg("{X:2, Y:4}", "W[D_X, F_Y]");
+  memcpy(again, svg, sizeof svg);
+  array_svg("{X:2, Y:4}", "W[D_X, F_Y]");
+  ck_assert_str_eq(svg, again);
+  ck_assert_ptr_nonnull(strstr(svg, "<desc>W[D_X, F_Y] on the mesh {X:2, Y:4}"));
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("diagram");
+  const scale_check_case cases[] = {
+      {"sharded_array_blocks", sharded_array_blocks},
+      {"sharded_array_refuses", sharded_array_refuses},
+      {"ring_steps_move_the_charged_bytes", ring_steps_move_the_charged_bytes},
+      {"torus_hops_and_links", torus_hops_and_links},
+      {"gantt_idle_area_is_the_bubble", gantt_idle_area_is_the_bubble},
+      {"diagrams_are_deterministic", diagrams_are_deterministic},
+  };
+  scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
+  return s;
+}
+
+int main(void) { return scale_check_run(suite()); }
