@@ -21,6 +21,8 @@
 #include "scale/inference.h"
 #include "scale/sharding.h"
 #include "scale/plot.h"
+#include "scale/diagram.h"
+#include "scale/schedule.h"
 #include "scale/plan.h"
 #include "scale/step.h"
 #include "scale/calibrate.h"

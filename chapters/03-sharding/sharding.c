@@ -6,6 +6,8 @@
  * problems. Every number the chapter text cites is emitted with --values; --figures DIR draws
  *   allgather-knee.svg     AllGather time vs bytes: latency-bound floor, then bandwidth-bound
  *   collectives.svg        the four collectives vs bytes on one ring
+ * and the concept diagrams array-*.svg (sharded arrays on their mesh) and ring-*.svg (the steps
+ * of AllGather, ReduceScatter and AllReduce on a ring of 4).
  *
  * Options: --chip (default tpu-v5e) and --axis (ring size, default 16) of the collective
  * examples and figures; --mesh and --a/--b shardings of the planned matmul.
@@ -354,6 +356,33 @@ static void figure_collectives(chapter *ch, const scale_chip *chip, double axis)
   chapter_figure(ch, "collectives.svg", &p);
 }
 
+/* ---- concept diagrams (diagram.h) --------------------------------------------------------- */
+
+static void diagrams(chapter *ch) {
+  static char svg[1 << 17];
+  static const char *const arrays[][3] = {{"{X:2, Y:2}", "A[I_X, J_Y]", "array-ix-jy.svg"},
+                                          {"{X:2, Y:2}", "A[I_X, J]", "array-ix-j.svg"},
+                                          {"{X:2, Y:4}", "A[I_XY, J]", "array-ixy-j.svg"}};
+  for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) {
+    scale_mesh mesh;
+    scale_sharding s;
+    scale_diag d = {0};
+    if (parse(ch, arrays[i][0], &mesh, arrays[i][1], &s))
+      chapter_diagram(ch, arrays[i][2],
+                      scale_diagram_sharded_array(&mesh, &s, svg, sizeof svg, NULL, &d), svg, &d);
+  }
+  static const char *const rings[] = {"ring-allgather.svg", "ring-reducescatter.svg",
+                                      "ring-allreduce.svg"};
+  const scale_collective ops[] = {SCALE_COLL_ALL_GATHER, SCALE_COLL_REDUCE_SCATTER,
+                                  SCALE_COLL_ALL_REDUCE};
+  for (size_t i = 0; i < 3; i++) {
+    scale_diag d = {0};
+    chapter_diagram(ch, rings[i],
+                    scale_diagram_ring_steps(ops[i], 4, 4 * SCALE_MEBI, svg, sizeof svg, NULL, &d),
+                    svg, &d);
+  }
+}
+
 int main(int argc, char **argv) {
   chapter_option opts[] = {
       {"chip", "hardware of the collective examples and figures", "tpu-v5e"},
@@ -388,5 +417,6 @@ int main(int argc, char **argv) {
   q9q10(&ch);
   figure_knee(&ch, &chip, axis);
   figure_collectives(&ch, &chip, axis);
+  diagrams(&ch);
   return chapter_end(&ch);
 }

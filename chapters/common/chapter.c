@@ -165,31 +165,51 @@ void chapter_value(chapter *ch, const char *key, const char *label, double value
   if (ch->walk) row(label && label[0] ? label : key, buf);
 }
 
-bool chapter_figure(chapter *ch, const char *file, const scale_plot *plot) {
-  if (!ch->figures_dir) return true;
+/* Opens DIR/file for a figure, or reports why not (NULL). */
+static FILE *open_figure(chapter *ch, const char *file, char *path, size_t size) {
   size_t n = strlen(file);
   if (strchr(file, '/') || n < 5 || strcmp(file + n - 4, ".svg") != 0) {
     chapter_error(ch, "figure name '%s' must be a bare NAME.svg", file);
-    return false;
+    return NULL;
   }
-  char path[1024];
-  snprintf(path, sizeof path, "%s/%s", ch->figures_dir, file);
+  snprintf(path, size, "%s/%s", ch->figures_dir, file);
   FILE *f = fopen(path, "w");
-  if (!f) {
-    chapter_error(ch, "cannot write figure '%s'", path);
-    return false;
-  }
-  scale_diag diag = {0};
-  scale_status st = scale_plot_write(plot, f, &diag);
+  if (!f) chapter_error(ch, "cannot write figure '%s'", path);
+  return f;
+}
+
+/* Closes a figure's file; on any failure reports it and removes the file. */
+static bool close_figure(chapter *ch, FILE *f, const char *file, const char *path,
+                         scale_status st, const scale_diag *diag) {
   if (fclose(f) != 0 && !st) st = SCALE_ERR_IO;
   if (st) {
     chapter_error(ch, "figure '%s': %s", file,
-                  diag.message[0] ? diag.message : scale_status_str(st));
+                  diag && diag->message[0] ? diag->message : scale_status_str(st));
     remove(path);
     return false;
   }
   ch->n_figures++;
   return true;
+}
+
+bool chapter_figure(chapter *ch, const char *file, const scale_plot *plot) {
+  if (!ch->figures_dir) return true;
+  char path[1024];
+  FILE *f = open_figure(ch, file, path, sizeof path);
+  if (!f) return false;
+  scale_diag diag = {0};
+  scale_status st = scale_plot_write(plot, f, &diag);
+  return close_figure(ch, f, file, path, st, &diag);
+}
+
+bool chapter_diagram(chapter *ch, const char *file, scale_status status, const char *svg,
+                     const scale_diag *diag) {
+  if (!ch->figures_dir) return true;
+  char path[1024];
+  FILE *f = open_figure(ch, file, path, sizeof path);
+  if (!f) return false;
+  if (!status && fputs(svg, f) == EOF) status = SCALE_ERR_IO;
+  return close_figure(ch, f, file, path, status, diag);
 }
 
 static bool report(chapter *ch, scale_status st, const scale_diag *diag, const char *what,

@@ -96,6 +96,14 @@ void chapter_table_row(chapter *ch, int n, const char *const cells[]);
  */
 bool chapter_figure(chapter *ch, const char *file, const scale_plot *plot);
 
+/** With --figures DIR, writes a concept diagram (diagram.h) to DIR/file: 'status' is what the
+ * diagram function returned for 'svg' (its message in 'diag'); a failure is reported as an
+ * error. Without --figures it does nothing. Returns true unless an error was reported.
+ * Example: chapter_diagram(ch, "ring.svg", scale_diagram_ring_steps(..., svg, n, NULL, &d),
+ *                          svg, &d). */
+bool chapter_diagram(chapter *ch, const char *file, scale_status status, const char *svg,
+                     const scale_diag *diag);
+
 /** Loads hardware NAME, reporting a failure as an error. Returns true on success. */
 bool chapter_load_chip(chapter *ch, const char *name, scale_chip *out);
 
