@@ -443,8 +443,8 @@ static void draw_torus_links(canvas *cv, const scale_group *g, double x0, double
   }
 }
 
-scale_status scale_diagram_torus(const scale_group *group, char *buf, size_t size, size_t *len,
-                                 scale_diag *diag) {
+scale_status scale_diagram_torus(const char *name, const scale_group *group, char *buf, size_t size,
+                                 size_t *len, scale_diag *diag) {
   bool ok = group && (buf || !size) && group->n_axes == 2 && isfinite(scale_group_size(group));
   for (int a = 0; ok && a < 2; a++)
     ok = group->axis[a].topology == SCALE_TOPO_RING && group->axis[a].size >= 2 &&
@@ -457,7 +457,8 @@ scale_status scale_diagram_torus(const scale_group *group, char *buf, size_t siz
   double pitch = 56, chip = 30, x0 = 60, y0 = 70;
   double w = fmax(x0 * 2 + (cols - 1) * pitch + chip, 460), h = y0 + rows * pitch + 76;
   char title[120], bw[32], foot[256], desc[1024];
-  snprintf(title, sizeof title, "A %d x %d %s of chips", rows, cols, wraps ? "torus" : "mesh");
+  snprintf(title, sizeof title, "%s %d x %d: a %s", name && name[0] ? name : "Chips", rows, cols,
+           wraps ? "torus (wraparound links)" : "mesh (no wraparound)");
   scale_format(bw, sizeof bw, group->axis[1].link_bytes_per_s, "B/s", SCALE_FMT_SI);
   snprintf(foot, sizeof foot, "farthest chip from 0,0: %g hops; each link %s one way",
            farthest_hops(group), bw);

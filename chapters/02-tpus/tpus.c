@@ -6,6 +6,7 @@
  * emitted with --values; --figures DIR draws
  *   q4-hbm-vs-vmem.svg   time of an int8 matmul vs batch, weights streamed from HBM or VMEM
  *   bandwidth-ladder.svg  time to move 1 GB over each channel of every TPU
+ * and the diagrams slice-v5e-4x4.svg and slice-v5p-4x4.svg (a slice without and with wraparound).
  */
 #include <math.h>
 #include <stdio.h>
@@ -56,23 +57,23 @@ static void section_specs(chapter *ch, const chapter_chips *tpus) {
         {"dcn_bytes_per_s", "DCN per chip", "B/s", c->dcn_bytes_per_s, SCALE_FMT_SCI},
         {"ici_axes", "torus dimensions", "", c->ici_n_axes, SCALE_FMT_PLAIN},
         {"cores", "TensorCores per chip", "", c->n_cores, SCALE_FMT_PLAIN},
-        {"host_chips", "chips per host",
-         "", c->host_shape[0] * c->host_shape[1] * c->host_shape[2], SCALE_FMT_PLAIN},
+        {"host_chips", "chips per host", "", c->host_shape[0] * c->host_shape[1] * c->host_shape[2],
+         SCALE_FMT_PLAIN},
         {"pod_chips", "chips per pod", "", pod.n_chips, SCALE_FMT_PLAIN},
         {"pod_hosts", "hosts per pod", "", pod.n_hosts, SCALE_FMT_PLAIN},
         {"pod_cores", "TensorCores per pod", "", pod.n_cores, SCALE_FMT_PLAIN},
         {"pod_flops_per_s", "pod bf16 peak", "FLOP/s", pod.flops_per_s, SCALE_FMT_SCI},
         {"pod_hbm_bytes", "pod HBM", "B", pod.hbm_bytes, SCALE_FMT_SI},
-        {"hbm_over_ici", "HBM / one ICI link",
-         "", c->hbm_bytes_per_s / scale_roofline_channel_bytes_per_s(c, SCALE_CHANNEL_ICI),
+        {"hbm_over_ici", "HBM / one ICI link", "",
+         c->hbm_bytes_per_s / scale_roofline_channel_bytes_per_s(c, SCALE_CHANNEL_ICI),
          SCALE_FMT_PLAIN},
-        {"ici_over_pcie", "one ICI link / PCIe",
-         "", scale_roofline_channel_bytes_per_s(c, SCALE_CHANNEL_ICI) / c->pcie_bytes_per_s,
+        {"ici_over_pcie", "one ICI link / PCIe", "",
+         scale_roofline_channel_bytes_per_s(c, SCALE_CHANNEL_ICI) / c->pcie_bytes_per_s,
          SCALE_FMT_PLAIN},
         {"pcie_over_dcn", "PCIe / DCN", "", c->pcie_bytes_per_s / c->dcn_bytes_per_s,
          SCALE_FMT_PLAIN},
-        {"ordered", "HBM > ICI > PCIe > DCN (1 = yes)",
-         "", scale_roofline_bandwidth_ordered(c) ? 1.0 : 0.0, SCALE_FMT_PLAIN},
+        {"ordered", "HBM > ICI > PCIe > DCN (1 = yes)", "",
+         scale_roofline_bandwidth_ordered(c) ? 1.0 : 0.0, SCALE_FMT_PLAIN},
         {"hbm_intensity", "critical intensity, HBM", "FLOP/byte",
          scale_chip_hbm_intensity(c, SCALE_DTYPE_BF16), SCALE_FMT_PLAIN},
         {"vmem_intensity", "critical intensity, VMEM", "FLOP/byte",
@@ -144,10 +145,9 @@ static void q1(chapter *ch, const scale_chip *v4p) {
 static void q3(chapter *ch, const scale_chip *v6e, double pcie_book) {
   chapter_heading(ch, "Q3: a matmul fed from host DRAM over PCIe (one TPU v6e)");
   double c = scale_chip_flops_per_s(v6e, SCALE_DTYPE_BF16);
-  chapter_value(ch, "q3.pcie_book", "PCIe the question assumes", pcie_book, "B/s",
-                SCALE_FMT_SI);
-  chapter_value(ch, "q3.critical_batch", "B > C / W_pcie (B << D, F = 4D)", c / pcie_book,
-                "tokens", SCALE_FMT_PLAIN);
+  chapter_value(ch, "q3.pcie_book", "PCIe the question assumes", pcie_book, "B/s", SCALE_FMT_SI);
+  chapter_value(ch, "q3.critical_batch", "B > C / W_pcie (B << D, F = 4D)", c / pcie_book, "tokens",
+                SCALE_FMT_PLAIN);
   chapter_value(ch, "q3.critical_batch_datafile", "same with the data file's PCIe",
                 c / v6e->pcie_bytes_per_s, "tokens", SCALE_FMT_PLAIN);
 }
@@ -158,8 +158,8 @@ static void q3(chapter *ch, const scale_chip *v6e, double pcie_book) {
 static double q4_critical_batch(const scale_chip *chip, double bytes_per_s) {
   scale_matmul mm = scale_matmul_bf16(1.0, 4096.0, 16384.0);
   mm.act_dtype = mm.weight_dtype = mm.compute_dtype = SCALE_DTYPE_INT8;
-  return scale_roofline_matmul_critical_batch(
-      &mm, scale_chip_flops_per_s(chip, SCALE_DTYPE_INT8), bytes_per_s);
+  return scale_roofline_matmul_critical_batch(&mm, scale_chip_flops_per_s(chip, SCALE_DTYPE_INT8),
+                                              bytes_per_s);
 }
 /* [/listing:q4] */
 
@@ -170,14 +170,13 @@ static void q4(chapter *ch, const scale_chip *v5e) {
   chapter_value(ch, "q4.flops_per_token", "OPs per unit of B, 2DF",
                 scale_roofline_matmul_flops(1.0, mm.d, mm.f), "OP", SCALE_FMT_SCI);
   chapter_value(ch, "q4.weight_bytes", "weight bytes DF", mm.d * mm.f, "B", SCALE_FMT_SI);
-  chapter_value(ch, "q4.bytes_per_token", "activation bytes per unit of B, D + F", mm.d + mm.f,
-                "B", SCALE_FMT_PLAIN);
-  double hbm = v5e->hbm_bytes_per_s;
-  chapter_value(ch, "q4.hbm_critical_batch", "from HBM: B >", q4_critical_batch(v5e, hbm),
-                "tokens", SCALE_FMT_PLAIN);
-  chapter_value(ch, "q4.approx_critical_batch", "the B << D, F rule C/W",
-                scale_chip_hbm_intensity(v5e, SCALE_DTYPE_INT8) / 2.0, "tokens",
+  chapter_value(ch, "q4.bytes_per_token", "activation bytes per unit of B, D + F", mm.d + mm.f, "B",
                 SCALE_FMT_PLAIN);
+  double hbm = v5e->hbm_bytes_per_s;
+  chapter_value(ch, "q4.hbm_critical_batch", "from HBM: B >", q4_critical_batch(v5e, hbm), "tokens",
+                SCALE_FMT_PLAIN);
+  chapter_value(ch, "q4.approx_critical_batch", "the B << D, F rule C/W",
+                scale_chip_hbm_intensity(v5e, SCALE_DTYPE_INT8) / 2.0, "tokens", SCALE_FMT_PLAIN);
   chapter_value(ch, "q4.vmem_bytes_per_s", "VMEM bandwidth (22 x HBM)",
                 hbm * SCALE_ROOFLINE_VMEM_OVER_HBM, "B/s", SCALE_FMT_SI);
   chapter_value(ch, "q4.vmem_critical_batch", "from VMEM: B >",
@@ -228,8 +227,7 @@ static q6_stages q6_estimate(const scale_chip *chip, double n, double b, double 
   s.ici_s = scale_roofline_t_comms_s(matrix * (n_chips - 1.0) / n_chips,
                                      n_links * chip->ici_link_bytes_per_s);
   s.hbm_s = scale_roofline_t_comms_s(matrix + act, chip->hbm_bytes_per_s);
-  s.flops_s = scale_roofline_t_math_s(chip, SCALE_DTYPE_BF16,
-                                      scale_roofline_matmul_flops(b, n, n));
+  s.flops_s = scale_roofline_t_math_s(chip, SCALE_DTYPE_BF16, scale_roofline_matmul_flops(b, n, n));
   s.pipelined_s = fmax(fmax(s.pcie_s, s.ici_s), fmax(s.hbm_s, s.flops_s));
   s.serial_s = s.pcie_s + s.ici_s + s.hbm_s + s.flops_s;
   return s;
@@ -244,15 +242,13 @@ static void q6(chapter *ch, const scale_chip *v5e) {
   chapter_value(ch, "q6.hosts", "hosts of a 4x4",
                 16.0 / (v5e->host_shape[0] * v5e->host_shape[1] * v5e->host_shape[2]), "",
                 SCALE_FMT_PLAIN);
-  chapter_value(ch, "q6.pcie_s", "PCIe load, every chip its 1/16", s.pcie_s, "s",
-                SCALE_FMT_TIME);
+  chapter_value(ch, "q6.pcie_s", "PCIe load, every chip its 1/16", s.pcie_s, "s", SCALE_FMT_TIME);
   chapter_value(ch, "q6.ici_s", "ICI into TPU{0,0} over 2 links", s.ici_s, "s", SCALE_FMT_TIME);
   chapter_value(ch, "q6.hbm_s", "HBM -> MXU", s.hbm_s, "s", SCALE_FMT_TIME);
   chapter_value(ch, "q6.flops_s", "FLOPs", s.flops_s, "s", SCALE_FMT_TIME);
   chapter_value(ch, "q6.pipelined_s", "overlapped: the slowest stage", s.pipelined_s, "s",
                 SCALE_FMT_TIME);
-  chapter_value(ch, "q6.serial_s", "one after another: the sum", s.serial_s, "s",
-                SCALE_FMT_TIME);
+  chapter_value(ch, "q6.serial_s", "one after another: the sum", s.serial_s, "s", SCALE_FMT_TIME);
 }
 
 /* ---- figures ------------------------------------------------------------------------------- */
@@ -269,11 +265,10 @@ static void figure_q4(chapter *ch, const scale_chip *v5e) {
     th[i] = scale_roofline_t_comms_s(bytes, v5e->hbm_bytes_per_s);
     tv[i] = scale_roofline_t_comms_s(bytes, v5e->hbm_bytes_per_s * SCALE_ROOFLINE_VMEM_OVER_HBM);
   }
-  scale_plot_series s[3] = {{.label = "T_math (int8 OPs)", .x = b, .y = tm, .n = N_CURVE},
-                            {.label = "T_comms from HBM", .x = b, .y = th, .n = N_CURVE,
-                             .dashed = true},
-                            {.label = "T_comms from VMEM", .x = b, .y = tv, .n = N_CURVE,
-                             .dashed = true, .dots = false}};
+  scale_plot_series s[3] = {
+      {.label = "T_math (int8 OPs)", .x = b, .y = tm, .n = N_CURVE},
+      {.label = "T_comms from HBM", .x = b, .y = th, .n = N_CURVE, .dashed = true},
+      {.label = "T_comms from VMEM", .x = b, .y = tv, .n = N_CURVE, .dashed = true, .dots = false}};
   scale_plot_marker m[2] = {
       {.vertical = true, .at = q4_critical_batch(v5e, v5e->hbm_bytes_per_s), .label = "HBM"},
       {.vertical = true,
@@ -282,10 +277,15 @@ static void figure_q4(chapter *ch, const scale_chip *v5e) {
   scale_plot p = {.title = "Question 4: int8[B, 4096] x int8[4096, 16384] on a TPU v5e",
                   .desc = "Compute time and memory time against batch; the memory line from "
                           "VMEM is 22 times lower, so it crosses the compute line much earlier.",
-                  .x_label = "batch B [tokens]", .y_label = "time [s]",
-                  .x_axis = SCALE_PLOT_LOG, .y_axis = SCALE_PLOT_LOG,
+                  .x_label = "batch B [tokens]",
+                  .y_label = "time [s]",
+                  .x_axis = SCALE_PLOT_LOG,
+                  .y_axis = SCALE_PLOT_LOG,
                   .legend = SCALE_PLOT_LEGEND_TOP_LEFT,
-                  .series = s, .n_series = 3, .markers = m, .n_markers = 2};
+                  .series = s,
+                  .n_series = 3,
+                  .markers = m,
+                  .n_markers = 2};
   chapter_figure(ch, "q4-hbm-vs-vmem.svg", &p);
 }
 
@@ -293,38 +293,50 @@ static void figure_ladder(chapter *ch, const chapter_chips *tpus) {
   /* x: the channel (1 HBM, 2 ICI link, 3 PCIe, 4 DCN); y: seconds to move 1e9 bytes. */
   static double x[4] = {1.0, 2.0, 3.0, 4.0}, y[CHAPTER_LIST_MAX][4];
   scale_plot_series s[CHAPTER_LIST_MAX];
-  static const scale_channel chans[4] = {SCALE_CHANNEL_HBM, SCALE_CHANNEL_ICI,
-                                         SCALE_CHANNEL_PCIE, SCALE_CHANNEL_DCN};
+  static const scale_channel chans[4] = {SCALE_CHANNEL_HBM, SCALE_CHANNEL_ICI, SCALE_CHANNEL_PCIE,
+                                         SCALE_CHANNEL_DCN};
   for (int i = 0; i < tpus->n; i++) {
     for (int k = 0; k < 4; k++)
       y[i][k] = scale_roofline_t_comms_s(
           1e9, scale_roofline_channel_bytes_per_s(&tpus->chip[i], chans[k]));
-    s[i] = (scale_plot_series){.label = tpus->chip[i].display_name, .x = x, .y = y[i], .n = 4,
-                               .dots = true};
+    s[i] = (scale_plot_series){
+        .label = tpus->chip[i].display_name, .x = x, .y = y[i], .n = 4, .dots = true};
   }
   scale_plot p = {.title = "Moving 1 GB: HBM (1), one ICI link (2), PCIe (3), DCN (4)",
                   .desc = "Seconds to move a gigabyte over each channel of every TPU; each step "
                           "down the ladder is several times slower.",
                   .x_label = "channel: 1 HBM, 2 ICI link (one way), 3 PCIe, 4 DCN",
                   .y_label = "time for 1e9 bytes [s]",
-                  .x_min = 0.5, .x_max = 4.5, .y_axis = SCALE_PLOT_LOG,
+                  .x_min = 0.5,
+                  .x_max = 4.5,
+                  .y_axis = SCALE_PLOT_LOG,
                   .legend = SCALE_PLOT_LEGEND_TOP_LEFT,
-                  .series = s, .n_series = (size_t)tpus->n};
+                  .series = s,
+                  .n_series = (size_t)tpus->n};
   chapter_figure(ch, "bandwidth-ladder.svg", &p);
 }
 
+/** A 4x4 slice of 'chip' as its chips and links: wraparound as the chip's rule gives it. */
+static void diagram_torus(chapter *ch, const scale_chip *chip, const char *file) {
+  static char svg[1 << 16];
+  double sizes[2] = {4.0, 4.0};
+  scale_group g;
+  scale_diag d = {0};
+  scale_status st = scale_group_from_chip(chip, sizes, 2, SCALE_WRAP_AUTO, &g, &d);
+  if (!st) st = scale_diagram_torus(chip->display_name, &g, svg, sizeof svg, NULL, &d);
+  chapter_diagram(ch, file, st, svg, &d);
+}
+
 int main(int argc, char **argv) {
-  chapter_option opts[] = {
-      {"q3-pcie", "PCIe bandwidth Question 3 assumes [B/s]", "1.6e10"},
-      {0}};
+  chapter_option opts[] = {{"q3-pcie", "PCIe bandwidth Question 3 assumes [B/s]", "1.6e10"}, {0}};
   chapter ch;
   int rc = chapter_begin(&ch, argc, argv, "02-tpus", "How to think about TPUs.", opts);
   if (rc >= 0) return rc;
   static chapter_chips tpus;
-  scale_chip v4p, v5e, v6e;
+  scale_chip v4p, v5e, v5p, v6e;
   if (!chapter_load_chips(&ch, CHAPTER_CHIPS_TPU, &tpus) ||
       !chapter_load_chip(&ch, "tpu-v4p", &v4p) || !chapter_load_chip(&ch, "tpu-v5e", &v5e) ||
-      !chapter_load_chip(&ch, "tpu-v6e", &v6e))
+      !chapter_load_chip(&ch, "tpu-v5p", &v5p) || !chapter_load_chip(&ch, "tpu-v6e", &v6e))
     return chapter_end(&ch);
   double pcie_book = chapter_option_number(&ch, &opts[0], SCALE_NUM_POSITIVE);
   if (ch.n_errors) return chapter_end(&ch);
@@ -339,5 +351,7 @@ int main(int argc, char **argv) {
   q6(&ch, &v5e);
   figure_q4(&ch, &v5e);
   figure_ladder(&ch, &tpus);
+  diagram_torus(&ch, &v5e, "slice-v5e-4x4.svg");
+  diagram_torus(&ch, &v5p, "slice-v5p-4x4.svg");
   return chapter_end(&ch);
 }

@@ -44,9 +44,11 @@ scale_status scale_diagram_ring_steps(scale_collective op, int n, double bytes, 
                                       size_t size, size_t *len, scale_diag *diag);
 
 /** A two-axis group of ring axes (at most 8 x 8) as chips and links, the wraparound links
- * drawn as arcs, with the farthest chip's hop count from scale_collective_p2p_hops(). */
-scale_status scale_diagram_torus(const scale_group *group, char *buf, size_t size, size_t *len,
-                                 scale_diag *diag);
+ * drawn as dashed stubs, with the farthest chip's hop count from scale_collective_p2p_hops().
+ * 'name' (the chip's, may be NULL) heads the title. Book: ch. 2, a v5e 4x4 has no
+ * wraparound: (0,0) to (3,3) is 6 hops. */
+scale_status scale_diagram_torus(const char *name, const scale_group *group, char *buf,
+                                 size_t size, size_t *len, scale_diag *diag);
 
 /** The Gantt chart of a played schedule (schedule.h): a row per stage, forward and backward
  * passes as bars numbered by microbatch, the idle time as hatched gaps whose area is

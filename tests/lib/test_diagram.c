@@ -141,17 +141,18 @@ START_TEST(torus_hops_and_links) {
    * and a column each), 2 x 4 x 3 inner links. Without wraparound (a v5e 4x4, ch. 2 Q5): 6. */
   scale_group g = torus(4, 4, true);
   scale_diag d = {0};
-  ck_assert_msg(scale_diagram_torus(&g, svg, sizeof svg, NULL, &d) == SCALE_OK, "%s", d.message);
+  ck_assert_msg(scale_diagram_torus("TPU", &g, svg, sizeof svg, NULL, &d) == SCALE_OK, "%s",
+                d.message);
   ck_assert_int_eq(count("class=\"wrap\""), 8);
   ck_assert_int_eq(count("class=\"link\""), 24);
   ck_assert_int_eq(count("class=\"chip\""), 16);
   ck_assert_ptr_nonnull(strstr(svg, "farthest chip from 0,0: 4 hops"));
   g = torus(4, 4, false);
-  ck_assert_int_eq(scale_diagram_torus(&g, svg, sizeof svg, NULL, NULL), SCALE_OK);
+  ck_assert_int_eq(scale_diagram_torus("TPU", &g, svg, sizeof svg, NULL, NULL), SCALE_OK);
   ck_assert_int_eq(count("class=\"wrap\""), 0);
   ck_assert_ptr_nonnull(strstr(svg, "farthest chip from 0,0: 6 hops"));
   g = torus(16, 16, true);
-  ck_assert_int_eq(scale_diagram_torus(&g, svg, sizeof svg, NULL, NULL), SCALE_ERR_INVALID);
+  ck_assert_int_eq(scale_diagram_torus("TPU", &g, svg, sizeof svg, NULL, NULL), SCALE_ERR_INVALID);
 }
 END_TEST
 
