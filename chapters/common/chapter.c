@@ -1,6 +1,7 @@
 /* chapter.c — the shared frame of chapter programs (chapter.h). */
 #include "chapter.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -145,6 +146,17 @@ static bool key_ok(const char *key) {
   return true;
 }
 
+/* A count's unit for one of it: "1 GPU", not "1 GPUs" (a word of letters ending in s). */
+static const char *singular(double value, const char *unit, char *buf, size_t size) {
+  size_t n = unit ? strlen(unit) : 0;
+  if (value != 1 || n < 3 || n >= size || unit[n - 1] != 's') return unit;
+  for (size_t i = 0; i < n; i++)
+    if (!isalpha((unsigned char)unit[i])) return unit;
+  memcpy(buf, unit, n - 1);
+  buf[n - 1] = '\0';
+  return buf;
+}
+
 void chapter_value(chapter *ch, const char *key, const char *label, double value,
                    const char *unit, scale_fmt style) {
   if (!key_ok(key)) {
@@ -155,8 +167,8 @@ void chapter_value(chapter *ch, const char *key, const char *label, double value
     chapter_error(ch, "value '%s' is not finite (%g)", key, value);
     return;
   }
-  char buf[96];
-  scale_format(buf, sizeof buf, value, unit, style);
+  char buf[96], one[32];
+  scale_format(buf, sizeof buf, value, singular(value, unit, one, sizeof one), style);
   if (ch->values) {
     fprintf(ch->values_out, "%s\t%.17g\t%s\t%s\n", key, value,
             style == SCALE_FMT_TIME ? "s" : (unit ? unit : ""), buf);

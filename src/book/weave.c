@@ -70,8 +70,10 @@ static void add_placeholder(strbuf *out, math_list *m, const char *tex, size_t n
   m->v = xgrow(m->v, &m->cap, m->n + 1, sizeof *m->v);
   math_span *s = &m->v[m->n];
   size_t a = 0, b = n; /* stored trimmed; the newlines still count below */
-  while (a < b && isspace((unsigned char)tex[a])) a++;
-  while (b > a && isspace((unsigned char)tex[b - 1])) b--;
+  while (a < b && isspace((unsigned char)tex[a]))
+    a++;
+  while (b > a && isspace((unsigned char)tex[b - 1]))
+    b--;
   s->tex = xmalloc(b - a + 1);
   memcpy(s->tex, tex + a, b - a);
   s->tex[b - a] = '\0';
@@ -88,7 +90,8 @@ static void add_placeholder(strbuf *out, math_list *m, const char *tex, size_t n
 static bool at_blank_line(const char *t, size_t i) {
   if (t[i] != '\n') return false;
   i++;
-  while (t[i] == ' ' || t[i] == '\t') i++;
+  while (t[i] == ' ' || t[i] == '\t')
+    i++;
   return t[i] == '\n' || t[i] == '\0';
 }
 
@@ -108,7 +111,8 @@ typedef struct {
  * of unmatched backticks costs O(n), not O(n^2). */
 static size_t code_span_end(const char *text, size_t n, size_t i, span_memo *memo) {
   size_t k = 0;
-  while (text[i + k] == '`') k++;
+  while (text[i + k] == '`')
+    k++;
   if (k < memo->cap && i < memo->open[k]) return i + k;
   size_t j = i + k;
   while (j < n && !at_blank_line(text, j)) {
@@ -117,7 +121,8 @@ static size_t code_span_end(const char *text, size_t n, size_t i, span_memo *mem
       continue;
     }
     size_t r = 0;
-    while (text[j + r] == '`') r++;
+    while (text[j + r] == '`')
+      r++;
     if (r == k) return j + r;
     j += r;
   }
@@ -132,7 +137,8 @@ static size_t code_span_end(const char *text, size_t n, size_t i, span_memo *mem
 static size_t next_blank(const char *text, size_t n, size_t i, span_memo *memo) {
   if (memo->blank >= i && memo->blank != 0) return memo->blank;
   size_t j = i;
-  while (j < n && !(text[j] == '\n' && at_blank_line(text, j))) j++;
+  while (j < n && !(text[j] == '\n' && at_blank_line(text, j)))
+    j++;
   return memo->blank = j;
 }
 
@@ -149,10 +155,10 @@ static size_t html_scan_cost(const char *text, size_t n, size_t i, size_t line_b
                              span_memo *memo) {
   static const char *const ends[3] = {"?>", "]]>", ">"};
   const char *p = text + i;
-  int kind = p[1] == '?'                                           ? 0
-             : strncmp(p + 1, "![CDATA[", 8) == 0                  ? 1
+  int kind = p[1] == '?'                                   ? 0
+             : strncmp(p + 1, "![CDATA[", 8) == 0          ? 1
              : p[1] == '!' && isalpha((unsigned char)p[2]) ? 2
-                                                                   : -1;
+                                                           : -1;
   if (kind < 0) return 0;
   size_t spaces = 0, k = line_begin;
   for (; k < i && (text[k] == ' ' || text[k] == '>') && i - line_begin <= 16; k++)
@@ -187,10 +193,12 @@ static bool copy_fence_line(math_scan *sc, strbuf *out) {
   sc->line_start = false;
   sc->line_begin = i;
   size_t j = i, sp = 0;
-  while (text[j] == ' ' && sp < 3) j++, sp++;
+  while (text[j] == ' ' && sp < 3)
+    j++, sp++;
   char c = text[j];
   size_t run = 0;
-  while ((c == '`' || c == '~') && text[j + run] == c) run++;
+  while ((c == '`' || c == '~') && text[j + run] == c)
+    run++;
   const char *eol = strchr(text + i, '\n');
   size_t line_len = eol ? (size_t)(eol - (text + i)) + 1 : sc->n - i;
   bool fence = run >= 3, whole = false;
@@ -198,12 +206,14 @@ static bool copy_fence_line(math_scan *sc, strbuf *out) {
     sc->in_fence = true;
     sc->fence_char = c, sc->fence_len = run;
     const char *info = text + j + run;
-    while (*info == ' ') info++;
+    while (*info == ' ')
+      info++;
     sc->fence_code = strncmp(info, "{exercise}", 10) != 0 && strncmp(info, "{widget}", 8) != 0;
     whole = true;
   } else if (fence && sc->in_fence && c == sc->fence_char && run >= sc->fence_len) {
     const char *rest = text + j + run;
-    while (*rest == ' ' || *rest == '\t') rest++;
+    while (*rest == ' ' || *rest == '\t')
+      rest++;
     if (*rest == '\n' || *rest == '\0') {
       sc->in_fence = false;
       whole = true;
@@ -337,16 +347,20 @@ static bool protect_math(weave *w, const char *text, strbuf *out) {
 /** The number of cells of a GFM delimiter row ("| --- | :-: |"), or 0 when 'p' (one line,
  * containers' '>' and indentation skipped) is not one. */
 static size_t delimiter_cells(const char *p, const char *eol) {
-  while (p < eol && (*p == ' ' || *p == '\t' || *p == '>')) p++;
+  while (p < eol && (*p == ' ' || *p == '\t' || *p == '>'))
+    p++;
   size_t cells = 0, pipes = 0;
   while (p < eol) {
-    while (p < eol && (*p == ' ' || *p == '\t')) p++;
+    while (p < eol && (*p == ' ' || *p == '\t'))
+      p++;
     if (p < eol && *p == '|') p++, pipes++;
-    while (p < eol && (*p == ' ' || *p == '\t')) p++;
+    while (p < eol && (*p == ' ' || *p == '\t'))
+      p++;
     if (p == eol) break;
     if (*p == ':') p++;
     const char *dashes = p;
-    while (p < eol && *p == '-') p++;
+    while (p < eol && *p == '-')
+      p++;
     if (p == dashes) return 0;
     if (p < eol && *p == ':') p++;
     cells++;
@@ -357,13 +371,15 @@ static size_t delimiter_cells(const char *p, const char *eol) {
 /** The cells a table row (up to eol) separates with unescaped '|'. */
 static size_t row_pipes(const char *p, const char *eol) {
   size_t pipes = 0;
-  for (const char *q = p; q < eol; q++) pipes += *q == '|' && (q == p || q[-1] != '\\');
+  for (const char *q = p; q < eol; q++)
+    pipes += *q == '|' && (q == p || q[-1] != '\\');
   return pipes;
 }
 
 /** Whether a line (up to eol) is blank. */
 static bool blank_line(const char *p, const char *eol) {
-  while (p < eol && (*p == ' ' || *p == '\t' || *p == '\r')) p++;
+  while (p < eol && (*p == ' ' || *p == '\t' || *p == '\r'))
+    p++;
   return p == eol;
 }
 
@@ -379,8 +395,8 @@ static bool tables_ok(weave *w, const char *text) {
     if (blank_line(p, eol) || k) { /* a table ends; a delimiter row starts one */
       columns = k, rows = 0, bytes = (size_t)(eol - p), table_line = line;
       if (columns > TABLE_COLUMNS_MAX) {
-        book_error(w->bx, w->ch->md, line > 1 ? line - 1 : 1,
-                   "a table of %zu columns (at most %d)", columns, TABLE_COLUMNS_MAX);
+        book_error(w->bx, w->ch->md, line > 1 ? line - 1 : 1, "a table of %zu columns (at most %d)",
+                   columns, TABLE_COLUMNS_MAX);
         return false;
       }
       if (k && prev_pipes > TABLE_COLUMNS_MAX + 1) { /* split even when it is no header */
@@ -391,8 +407,7 @@ static bool tables_ok(weave *w, const char *text) {
     } else if (columns) {
       rows++, bytes += (size_t)(eol - p) + 1;
       if (row_pipes(p, eol) > TABLE_COLUMNS_MAX + 1) {
-        book_error(w->bx, w->ch->md, line, "a table row of more than %d cells",
-                   TABLE_COLUMNS_MAX);
+        book_error(w->bx, w->ch->md, line, "a table row of more than %d cells", TABLE_COLUMNS_MAX);
         return false;
       }
       if (columns * rows > TABLE_CELLS_FREE && columns * rows / TABLE_CELLS_PER_BYTE > bytes) {
@@ -513,7 +528,8 @@ static void katex_batch(weave *w) {
   char *out = ok ? read_file(outp, &len) : NULL;
   /* Exactly one record per formula, or nothing is used. */
   size_t records = 0;
-  for (size_t i = 0; out && i < len; i++) records += out[i] == '\0';
+  for (size_t i = 0; out && i < len; i++)
+    records += out[i] == '\0';
   if (out && records == w->math.n && len && out[len - 1] == '\0') {
     const char *p = out;
     for (size_t i = 0; i < w->math.n; i++) {
@@ -555,7 +571,8 @@ static bool katex_render(weave *w, const math_span *m, strbuf *out) {
   char *html = read_file(outp, NULL);
   if (rc == 0 && html) {
     size_t hl = strlen(html);
-    while (hl && (html[hl - 1] == '\n' || html[hl - 1] == '\r')) hl--;
+    while (hl && (html[hl - 1] == '\n' || html[hl - 1] == '\r'))
+      hl--;
     sb_addn(out, html, hl);
   } else {
     char *err = read_file(errp, NULL);
@@ -586,8 +603,9 @@ static bool render_math(weave *w, const math_span *m, bool alone, strbuf *out) {
     book_error(w->bx, w->ch->md, m->line, "TeX error in '%s': unbalanced braces", m->tex);
     return false;
   }
-  const char *open = m->display ? (alone ? "<div class=\"math-display\">" : "<span "
-                                                                          "class=\"math-display\">")
+  const char *open = m->display ? (alone ? "<div class=\"math-display\">"
+                                         : "<span "
+                                           "class=\"math-display\">")
                                 : "<span class=\"math\">";
   const char *close = m->display && alone ? "</div>" : "</span>";
   sb_add(out, open);
@@ -642,15 +660,21 @@ static void plain_text(const weave *w, cmark_node *node, strbuf *out) {
   for (cmark_node *c = cmark_node_first_child(node); c; c = cmark_node_next(c)) {
     switch (cmark_node_get_type(c)) {
     case CMARK_NODE_TEXT:
-    case CMARK_NODE_CODE: expand_plain(w, cmark_node_get_literal(c), out); break;
+    case CMARK_NODE_CODE:
+      expand_plain(w, cmark_node_get_literal(c), out);
+      break;
     case CMARK_NODE_HTML_INLINE: {
       const char *display = cmark_node_get_user_data(c);
       if (display) sb_add(out, display);
       break;
     }
     case CMARK_NODE_SOFTBREAK:
-    case CMARK_NODE_LINEBREAK: sb_add(out, " "); break;
-    default: plain_text(w, c, out); break;
+    case CMARK_NODE_LINEBREAK:
+      sb_add(out, " ");
+      break;
+    default:
+      plain_text(w, c, out);
+      break;
     }
   }
 }
@@ -680,6 +704,41 @@ static void replace_with_html(cmark_node *old, const char *html, bool block) {
   cmark_node_free(old);
 }
 
+/* The last word of 'display' ("tokens" of "32768 tokens") into word[size]; "" if none. */
+static void last_word(const char *display, char *word, size_t size) {
+  size_t n = strlen(display), end = n;
+  while (end > 0 && isalpha((unsigned char)display[end - 1]))
+    end--;
+  size_t len = n - end < size ? n - end : size - 1;
+  memcpy(word, display + end, len);
+  word[len] = '\0';
+}
+
+/* Whether words a and b are one word, singular or plural ("token", "tokens"). */
+static bool same_word(const char *a, size_t na, const char *b, size_t nb) {
+  if (na && a[na - 1] == 's') na--;
+  if (nb && b[nb - 1] == 's') nb--;
+  return na >= 2 && na == nb && strncasecmp(a, b, na) == 0;
+}
+
+/* A value's unit repeated by the prose after it ("32768 tokens-token", "1024 sequences
+ * sequences"): a warning, so --strict fails the book. */
+static void check_doubled_unit(weave *w, cmark_node *code, const book_value *v, int line) {
+  cmark_node *next = cmark_node_next(code);
+  const char *t =
+      next && cmark_node_get_type(next) == CMARK_NODE_TEXT ? cmark_node_get_literal(next) : NULL;
+  char unit[64];
+  last_word(v->display, unit, sizeof unit);
+  if (!t || !unit[0] || (*t != ' ' && *t != '-')) return;
+  t++;
+  size_t n = 0;
+  while (isalpha((unsigned char)t[n]))
+    n++;
+  if (same_word(unit, strlen(unit), t, n))
+    book_warn(w->bx, w->ch->md, line, "doubled unit: `=%s` shows '%s' and the text goes on '%.*s'",
+              v->key, v->display, (int)n, t);
+}
+
 static bool cite_values(weave *w, cmark_node *root, int line_offset) {
   size_t n;
   cmark_node **codes = collect(root, CMARK_NODE_CODE, &n);
@@ -700,13 +759,14 @@ static bool cite_values(weave *w, cmark_node *root, int line_offset) {
         for (char *p = ident; *p; p++)
           if (*p == '-') *p = '_';
         book_error(w->bx, w->ch->md, line,
-                   "unknown value key '%s' (no values for %s: build chapter_%s or pass --bin)",
-                   key, w->ch->name, ident);
+                   "unknown value key '%s' (no values for %s: build chapter_%s or pass --bin)", key,
+                   w->ch->name, ident);
       }
       ok = false;
       continue;
     }
     v->cited = true;
+    if (!w->scan_only) check_doubled_unit(w, codes[i], v, line);
     strbuf html = {0};
     /* a text value (unit "1": a reason, a layout) may wrap; a number with its unit may not */
     bool text = strcmp(v->unit, "1") == 0;
@@ -734,7 +794,7 @@ static bool cite_values(weave *w, cmark_node *root, int line_offset) {
  * event-handler attribute (on...=), or a javascript:, vbscript: or data: URL
  * (case-insensitive); what it found, else NULL. */
 static const char *active_content(const char *text) {
-  static const char *const tags[] = {"<script", "<iframe",   "<object", "<embed",
+  static const char *const tags[] = {"<script",     "<iframe",   "<object", "<embed",
                                      "javascript:", "vbscript:", "data:"};
   for (const char *p = text; *p; p++) {
     for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++)
@@ -742,8 +802,10 @@ static const char *active_content(const char *text) {
     bool gap = *p == ' ' || *p == '\t' || *p == '\n' || *p == '/';
     if (gap && strncasecmp(p + 1, "on", 2) == 0) {
       const char *q = p + 3;
-      while (isalpha((unsigned char)*q)) q++;
-      while (*q == ' ' || *q == '\t') q++;
+      while (isalpha((unsigned char)*q))
+        q++;
+      while (*q == ' ' || *q == '\t')
+        q++;
       if (q > p + 3 && *q == '=') return "an on...= event handler";
     }
   }
@@ -788,8 +850,8 @@ static bool exercise_block(weave *w, cmark_node *node, const char *id, int line)
   bool ok = book_find_exercise(bx, ch, id, &contract);
   if (!ok) {
     char stem[200];
-    book_error(bx, ch->md, line, "unknown exercise '%s' (not declared in exercises/%s/%s_ex.h)",
-               id, ch->name, book_ex_stem(ch, stem, sizeof stem));
+    book_error(bx, ch->md, line, "unknown exercise '%s' (not declared in exercises/%s/%s_ex.h)", id,
+               ch->name, book_ex_stem(ch, stem, sizeof stem));
     goto done;
   }
   ok = weave_text(w, cmark_node_get_literal(node), line, true, &question);
@@ -799,8 +861,9 @@ static bool exercise_block(weave *w, cmark_node *node, const char *id, int line)
   snprintf(anchor, sizeof anchor, "exercise-%s", id);
   for (char *p = anchor; *p; p++)
     if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_') *p = '-';
-  sb_printf(&out, "<section class=\"exercise\" id=\"%s\">\n<p class=\"exercise-head\">"
-                  "<strong>Exercise</strong> <code>",
+  sb_printf(&out,
+            "<section class=\"exercise\" id=\"%s\">\n<p class=\"exercise-head\">"
+            "<strong>Exercise</strong> <code>",
             anchor);
   sb_add_html(&out, id);
   sb_add(&out, "</code>");
@@ -821,8 +884,9 @@ static bool exercise_block(weave *w, cmark_node *node, const char *id, int line)
   sb_add(&out, "</p>\n");
   sb_add(&out, sb_str(&question));
   char stem[200];
-  sb_printf(&out, "<p>Write this function in <code>exercises/%s/%s_ex.c</code>:</p>\n"
-                  "<pre><code class=\"language-c\">",
+  sb_printf(&out,
+            "<p>Write this function in <code>exercises/%s/%s_ex.c</code>:</p>\n"
+            "<pre><code class=\"language-c\">",
             ch->name, book_ex_stem(ch, stem, sizeof stem));
   sb_add_html(&out, sb_str(&contract));
   sb_add(&out, "</code></pre>\n<p class=\"exercise-check\">Check it with <code>scale grade ");
@@ -861,7 +925,8 @@ static bool listing_block(weave *w, cmark_node *node, const char *name, int line
     sb_add(&out, "</code></pre>\n<figcaption>");
     const char *caption = cmark_node_get_literal(node);
     size_t cl = caption ? strlen(caption) : 0;
-    while (cl && isspace((unsigned char)caption[cl - 1])) cl--;
+    while (cl && isspace((unsigned char)caption[cl - 1]))
+      cl--;
     if (cl) {
       sb_add_htmln(&out, caption, cl);
       sb_add(&out, " — ");
@@ -896,7 +961,8 @@ static bool widget_block(weave *w, cmark_node *node, const char *arg, int line) 
   char name[64] = "", state[256] = "", script[BOOK_PATH_MAX * 2];
   size_t nl = strcspn(arg, " ");
   const char *st = arg + nl;
-  while (*st == ' ') st++;
+  while (*st == ' ')
+    st++;
   bool ok = nl > 0 && nl < sizeof name && strlen(st) < sizeof state;
   if (ok) {
     memcpy(name, arg, nl), name[nl] = '\0';
@@ -926,8 +992,7 @@ static bool widget_block(weave *w, cmark_node *node, const char *arg, int line) 
     char id[300];
     snprintf(id, sizeof id, "widget-%s", name);
     unique_id(&w->heads, id, sizeof id);
-    sb_printf(&out, "<div class=\"widget\" id=\"%s\" data-widget=\"%s\" data-state=\"", id,
-              name);
+    sb_printf(&out, "<div class=\"widget\" id=\"%s\" data-widget=\"%s\" data-state=\"", id, name);
     sb_add_html(&out, state);
     sb_add(&out, "\">\n<div class=\"widget-fallback\">\n");
     sb_add(&out, sb_str(&fallback));
@@ -950,9 +1015,11 @@ static bool directives(weave *w, cmark_node *root, int line_offset) {
     size_t dl = close ? (size_t)(close - info) + 1 : strlen(info);
     char arg[300];
     const char *a = info + dl;
-    while (*a == ' ') a++;
+    while (*a == ' ')
+      a++;
     snprintf(arg, sizeof arg, "%s", a);
-    for (size_t k = strlen(arg); k && isspace((unsigned char)arg[k - 1]); k--) arg[k - 1] = '\0';
+    for (size_t k = strlen(arg); k && isspace((unsigned char)arg[k - 1]); k--)
+      arg[k - 1] = '\0';
     if (dl == 10 && strncmp(info, "{exercise}", 10) == 0)
       ok = exercise_block(w, blocks[i], arg, line) && ok;
     else if (dl == 9 && strncmp(info, "{listing}", 9) == 0)
@@ -1091,7 +1158,8 @@ static bool headings(weave *w, cmark_node *root, int line_offset, bool nested) {
     h->id[k] = '\0';
     if (!k) snprintf(h->id, sizeof h->id, "section");
     unique_id(&w->heads, h->id, sizeof h->id);
-    if (h->level == 1 && !w->ch->title[0]) snprintf(w->ch->title, sizeof w->ch->title, "%s", h->text);
+    if (h->level == 1 && !w->ch->title[0])
+      snprintf(w->ch->title, sizeof w->ch->title, "%s", h->text);
     sb_free(&text);
   }
   free(hs);
@@ -1103,8 +1171,8 @@ static bool headings(weave *w, cmark_node *root, int line_offset, bool nested) {
 static bool summary_comment(weave *w, cmark_node *root) {
   static const char tag[] = "<!-- summary:";
   for (cmark_node *c = cmark_node_first_child(root); c; c = cmark_node_next(c)) {
-    const char *lit = cmark_node_get_type(c) == CMARK_NODE_HTML_BLOCK ? cmark_node_get_literal(c)
-                                                                      : NULL;
+    const char *lit =
+        cmark_node_get_type(c) == CMARK_NODE_HTML_BLOCK ? cmark_node_get_literal(c) : NULL;
     if (!lit || strncmp(lit, tag, sizeof tag - 1) != 0) continue;
     const char *s = lit + sizeof tag - 1, *end = strstr(s, "-->");
     while (*s == ' ')
@@ -1193,8 +1261,9 @@ static void anchor_headings(const weave *w, const char *html, strbuf *out) {
       if (end) {
         sb_printf(out, "<h%c id=\"%s\">", p[2], h->id);
         sb_addn(out, p + 4, (size_t)(end - (p + 4)));
-        sb_printf(out, " <a class=\"anchor\" href=\"#%s\" aria-label=\"Link to this section\">"
-                       "#</a></h%c>",
+        sb_printf(out,
+                  " <a class=\"anchor\" href=\"#%s\" aria-label=\"Link to this section\">"
+                  "#</a></h%c>",
                   h->id, p[2]);
         p = end + 5;
         continue;
@@ -1220,7 +1289,8 @@ bool book_weave(book_ctx *bx, size_t index, bool scan_only, strbuf *article, str
   }
   ch->title[0] = '\0';
   ch->summary[0] = '\0';
-  for (size_t i = 0; i < ch->n_values; i++) ch->values[i].cited = false;
+  for (size_t i = 0; i < ch->n_values; i++)
+    ch->values[i].cited = false;
   strbuf prot = {0}, html = {0}, anchored = {0};
   bool ok = tables_ok(&w, text) && protect_math(&w, text, &prot) &&
             weave_text(&w, sb_str(&prot), 0, false, &html);
@@ -1250,9 +1320,11 @@ bool book_weave(book_ctx *bx, size_t index, bool scan_only, strbuf *article, str
         book_warn(bx, ch->md, 0, "value '%s' is emitted by the chapter program but never cited",
                   ch->values[i].key);
   }
-  for (size_t i = 0; i < w.math.n; i++) free(w.math.v[i].tex), free(w.math.v[i].html);
+  for (size_t i = 0; i < w.math.n; i++)
+    free(w.math.v[i].tex), free(w.math.v[i].html);
   free(w.math.v);
-  for (size_t i = 0; i < w.heads.n; i++) free(w.heads.v[i].text);
+  for (size_t i = 0; i < w.heads.n; i++)
+    free(w.heads.v[i].text);
   free(w.heads.v);
   strmap_free(&w.heads.ids);
   strmap_free(&w.heads.next_dup);

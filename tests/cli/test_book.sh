@@ -158,6 +158,15 @@ fixture_copy uncited
 printf 'extra.value\t1\t\t1\n' >>"$dir/chapters/01-fixture/fixture.values"
 warned "uncited value" "fixture.md: warning: value 'extra.value' is emitted by the chapter program but never cited"
 
+# A value whose unit the prose repeats ("a 8192 tokens-token sequence") is a warning: the
+# rendered page would read the unit twice.
+fixture_copy doubled
+printf 'ctx.len\t8192\ttokens\t8192 tokens\n' >>"$dir/chapters/01-fixture/fixture.values"
+printf '\nA `=ctx.len`-token context, then `=ctx.len` of it.\n' >>"$dir/chapters/01-fixture/fixture.md"
+warned "doubled unit" "warning: doubled unit: \`=ctx.len\` shows '8192 tokens' and the text goes on 'token'"
+check "doubled unit: named once (the second citation reads well)" \
+  test "$(grep -c 'doubled unit' "$dir/stderr")" -eq 1
+
 # A listing without a caption is a warning too: "from fixture.c" alone does not say what the
 # code is for.
 fixture_copy uncaptioned
