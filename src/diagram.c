@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "scale/transformer.h"
 #include "scale/units.h"
 
 /* ==== the canvas: SVG text into a caller buffer, every text box checked =================== */
@@ -555,5 +556,102 @@ scale_status scale_diagram_gantt(const char *title, int p, const scale_pp_pass *
   for (size_t i = 0; i < tl->n_passes; i++)
     draw_pass(&cv, &g, &passes[i]);
   text(&cv, 12, h - 16, 12, "start", foot);
+  return finish(&cv, len);
+}
+
+/* ==== a transformer block with its shapes ================================================== */
+
+typedef struct {
+  const char *name;
+  char detail[160];
+  double flops; /* forward FLOPs per token; < 0 for a box that does no matmul work worth a line */
+} block_box;
+
+/** The boxes of one layer, top to bottom, with the library's forward FLOPs per token. */
+static int transformer_boxes(const scale_model *m, double t, block_box *b) {
+  double D = (double)m->d_model, NH = (double)(m->n_heads * m->d_head);
+  double KH = (double)(m->n_kv_heads * m->d_head);
+  double qkvo = scale_transformer_qkvo_flops(m, 1, SCALE_PASS_FORWARD);
+  double attn = scale_transformer_attention_flops(m, 1, t, t, true, SCALE_PASS_FORWARD) / t;
+  double out = m->kv_lora_rank ? 0 : scale_transformer_matmul_flops(1, NH, D);
+  int n = 0;
+  b[n++] = (block_box){"input", "", -1};
+  snprintf(b[0].detail, sizeof b[0].detail, "x [B, T, D] = [B, T, %.0f]", D);
+  b[n++] = (block_box){"RMSNorm", "", -1};
+  b[n] =
+      (block_box){m->kv_lora_rank ? "Q, K, V, O (latent)" : "Q, K, V projections", "", qkvo - out};
+  if (m->kv_lora_rank)
+    snprintf(b[n].detail, sizeof b[n].detail, "MLA: KV latent of %lld, queries of rank %lld",
+             (long long)m->kv_lora_rank, (long long)m->q_lora_rank);
+  else
+    snprintf(b[n].detail, sizeof b[n].detail, "W_Q [%.0f, %.0f], W_K and W_V [%.0f, %.0f]", D, NH,
+             D, KH);
+  n++;
+  b[n] = (block_box){"attention", "", attn};
+  snprintf(b[n++].detail, sizeof b[0].detail, "softmax(Q K^T) V: %lld heads, %lld KV, T = %.0f",
+           (long long)m->n_heads, (long long)m->n_kv_heads, t);
+  if (!m->kv_lora_rank) {
+    b[n] = (block_box){"output projection", "", out};
+    snprintf(b[n++].detail, sizeof b[0].detail, "W_O [%.0f, %.0f]", NH, D);
+  }
+  b[n++] = (block_box){"+ residual, RMSNorm", "", -1};
+  if (m->n_experts) {
+    b[n] = (block_box){"mixture of experts", "",
+                       scale_transformer_moe_flops(m, 1, SCALE_PASS_FORWARD)};
+    snprintf(b[n++].detail, sizeof b[0].detail,
+             "%lld of %lld experts (+%lld shared), each [%.0f, %lld]",
+             (long long)m->n_experts_active, (long long)m->n_experts,
+             (long long)m->n_shared_experts, D, (long long)m->d_ff_expert);
+  } else {
+    b[n] = (block_box){m->gated_mlp ? "gated MLP" : "MLP", "",
+                       scale_transformer_mlp_flops(m, 1, SCALE_PASS_FORWARD)};
+    snprintf(b[n++].detail, sizeof b[0].detail, "%s [%.0f, %lld], W_out [%lld, %.0f]",
+             m->gated_mlp ? "W_in1, W_in2" : "W_in", D, (long long)m->d_ff, (long long)m->d_ff, D);
+  }
+  b[n++] = (block_box){"+ residual", "", -1};
+  return n;
+}
+
+scale_status scale_diagram_transformer_block(const scale_model *model, double context, char *buf,
+                                             size_t size, size_t *len, scale_diag *diag) {
+  if (!model || (!buf && size) || model->arch != SCALE_ARCH_TRANSFORMER || !(context >= 1) ||
+      !isfinite(context))
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
+                          "a transformer-block diagram needs a transformer and a context >= 1");
+  block_box b[10];
+  int n = transformer_boxes(model, context, b);
+  double total = 0, pitch = 50, top = 62, h = top + n * pitch + 40;
+  for (int i = 0; i < n; i++)
+    total += b[i].flops > 0 ? b[i].flops : 0;
+  char title[200], foot[200], desc[1024], num[32];
+  snprintf(title, sizeof title, "One layer of %s", model->display_name);
+  scale_format(num, sizeof num, total, "FLOP", SCALE_FMT_SCI);
+  snprintf(foot, sizeof foot, "forward, per token: %s a layer", num);
+  snprintf(desc, sizeof desc,
+           "%s, top to bottom: each box an operation with its weight shapes, "
+           "and on the right the forward FLOPs per token it costs at a context of %.0f. %s.",
+           title, context, foot);
+  canvas cv;
+  begin(&cv, buf, size, diag, 640, h, title, desc);
+  text(&cv, 628, 44, 11, "end", "forward FLOP/token");
+  for (int i = 0; i < n; i++) {
+    double y = top + i * pitch;
+    put(&cv,
+        "<rect class=\"op\" x=\"20\" y=\"%.2f\" width=\"470\" height=\"38\" "
+        "fill=\"%s\" stroke=\"#4e79a7\" data-flops=\"%.17g\"/>\n",
+        y, b[i].flops > 0 ? "#dce6f2" : "#f4f4f4", b[i].flops > 0 ? b[i].flops : 0);
+    text(&cv, 30, y + 16, 12, "start", b[i].name);
+    if (b[i].detail[0]) text(&cv, 30, y + 32, 10, "start", b[i].detail);
+    if (b[i].flops > 0) {
+      scale_format(num, sizeof num, b[i].flops, "", SCALE_FMT_SCI);
+      text(&cv, 628, y + 24, 12, "end", num);
+    }
+    if (i + 1 < n)
+      put(&cv,
+          "<line x1=\"255\" y1=\"%.2f\" x2=\"255\" y2=\"%.2f\" stroke=\"#555555\" "
+          "stroke-width=\"1.5\" marker-end=\"url(#arrow)\"/>\n",
+          y + 38, y + pitch);
+  }
+  text(&cv, 20, h - 14, 12, "start", foot);
   return finish(&cv, len);
 }

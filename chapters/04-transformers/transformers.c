@@ -350,6 +350,14 @@ static void figure_kv(chapter *ch, const chapter_models *models) {
   chapter_figure(ch, "kv-per-token.svg", &p);
 }
 
+/** One layer of 'm' drawn with its shapes and FLOPs at context t (diagram.h). */
+static void diagram_block(chapter *ch, const scale_model *m, double t, const char *file) {
+  static char svg[1 << 16];
+  scale_diag d = {0};
+  chapter_diagram(ch, file, scale_diagram_transformer_block(m, t, svg, sizeof svg, NULL, &d), svg,
+                  &d);
+}
+
 int main(int argc, char **argv) {
   chapter_option opts[] = {{"model", "model of the layer breakdown", "llama-3-70b"},
                            {"context", "context length of the layer breakdown [tokens]", "8192"},
@@ -377,5 +385,7 @@ int main(int argc, char **argv) {
   section_kv_moe(&ch, &deepseek, &mixtral, &v5e);
   figure_attention_share(&ch, &models);
   figure_kv(&ch, &models);
+  diagram_block(&ch, &example, t, "layer.svg");
+  diagram_block(&ch, &deepseek, t, "layer-moe.svg");
   return chapter_end(&ch);
 }

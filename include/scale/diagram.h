@@ -25,6 +25,7 @@
 #include <stddef.h>
 
 #include "scale/collectives.h"
+#include "scale/model.h"
 #include "scale/schedule.h"
 #include "scale/sharding.h"
 #include "scale/status.h"
@@ -47,8 +48,8 @@ scale_status scale_diagram_ring_steps(scale_collective op, int n, double bytes, 
  * drawn as dashed stubs, with the farthest chip's hop count from scale_collective_p2p_hops().
  * 'name' (the chip's, may be NULL) heads the title. Book: ch. 2, a v5e 4x4 has no
  * wraparound: (0,0) to (3,3) is 6 hops. */
-scale_status scale_diagram_torus(const char *name, const scale_group *group, char *buf,
-                                 size_t size, size_t *len, scale_diag *diag);
+scale_status scale_diagram_torus(const char *name, const scale_group *group, char *buf, size_t size,
+                                 size_t *len, scale_diag *diag);
 
 /** The Gantt chart of a played schedule (schedule.h): a row per stage, forward and backward
  * passes as bars numbered by microbatch, the idle time as hatched gaps whose area is
@@ -56,5 +57,12 @@ scale_status scale_diagram_torus(const char *name, const scale_group *group, cha
 scale_status scale_diagram_gantt(const char *title, int p, const scale_pp_pass *passes,
                                  const scale_timeline *timeline, char *buf, size_t size,
                                  size_t *len, scale_diag *diag);
+
+/** One layer of a transformer, top to bottom: the norms, the attention projections with their
+ * weight shapes, attention over 'context' tokens, the MLP or the experts, the residuals; each
+ * box with its forward FLOPs per token from transformer.h (attention averaged over a causal
+ * context). Book: ch. 4 "Transformer Math", the layer's shapes. */
+scale_status scale_diagram_transformer_block(const scale_model *model, double context, char *buf,
+                                             size_t size, size_t *len, scale_diag *diag);
 
 #endif

@@ -82,6 +82,8 @@ typedef struct {
   char *unit;
   char *display;
   bool cited;
+  int line_shown;  /**< first line citing it outside an {answer} block; 0 if none */
+  int line_answer; /**< first line citing it inside one; 0 if none */
 } book_value;
 
 typedef struct {

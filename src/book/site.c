@@ -536,7 +536,9 @@ static const char style_css[] =
     "section.exercise{border-left:4px solid var(--accent);padding:.25rem 1rem;margin:1.5rem 0;"
     "background:#f7f9fc}\n"
     ".exercise-head{margin-top:.5rem}\n"
-    "details.solution summary{cursor:pointer;color:var(--accent)}\n"
+    "details.solution summary,details.contract summary,details.answer summary{cursor:pointer;"
+    "color:var(--accent)}\n"
+    "details.answer{border-left:4px solid var(--rule);padding:.25rem 1rem;margin:1rem 0}\n"
     ".summary{color:var(--muted)}\n"
     "footer{border-top:1px solid var(--rule);margin-top:2rem;padding:1rem 0;color:var(--muted);"
     "font-size:.85rem}\n"
@@ -545,7 +547,7 @@ static const char style_css[] =
     "@media print{header.site,nav.pager,nav.toc,a.anchor{display:none}"
     "body{max-width:none;font-size:11pt}a{color:inherit;text-decoration:none}"
     "table{display:table}pre,figure,table,section.exercise{break-inside:avoid}"
-    "details.solution{display:block}}\n";
+    "details.solution,details.answer{display:block}}\n";
 
 static bool write_style(book_ctx *bx) {
   strbuf css = {0};

@@ -61,6 +61,7 @@ typedef struct {
   math_list math;
   heading_list heads;
   bool have_summary;
+  bool in_answer; /**< weaving the inside of an {answer} block */
 } weave;
 
 /* ---- 1. math protection --------------------------------------------------------------------- */
@@ -208,7 +209,8 @@ static bool copy_fence_line(math_scan *sc, strbuf *out) {
     const char *info = text + j + run;
     while (*info == ' ')
       info++;
-    sc->fence_code = strncmp(info, "{exercise}", 10) != 0 && strncmp(info, "{widget}", 8) != 0;
+    sc->fence_code = strncmp(info, "{exercise}", 10) != 0 && strncmp(info, "{widget}", 8) != 0 &&
+                     strncmp(info, "{answer}", 8) != 0;
     whole = true;
   } else if (fence && sc->in_fence && c == sc->fence_char && run >= sc->fence_len) {
     const char *rest = text + j + run;
@@ -766,6 +768,8 @@ static bool cite_values(weave *w, cmark_node *root, int line_offset) {
       continue;
     }
     v->cited = true;
+    int *first = w->in_answer ? &v->line_answer : &v->line_shown;
+    if (!w->scan_only && (!*first || line < *first)) *first = line;
     if (!w->scan_only) check_doubled_unit(w, codes[i], v, line);
     strbuf html = {0};
     /* a text value (unit "1": a reason, a layout) may wrap; a number with its unit may not */
@@ -839,6 +843,56 @@ static bool no_active_content(weave *w, cmark_node *root, int line_offset) {
 
 static bool weave_text(weave *w, const char *text, int line_offset, bool nested, strbuf *html);
 
+/** Appends, escaped, the declaration of a contract: the text after its last comment, its
+ * lines joined by single spaces ("double ex_f(double a, double b);"). */
+static void add_signature(strbuf *out, const char *contract) {
+  const char *p = contract, *c;
+  while ((c = strstr(p, "*/")) != NULL)
+    p = c + 2;
+  strbuf sig = {0};
+  bool space = false;
+  for (; *p; p++) {
+    if (isspace((unsigned char)*p)) {
+      space = sig.len > 0;
+      continue;
+    }
+    if (space) sb_add(&sig, " ");
+    space = false;
+    sb_addn(&sig, p, 1);
+  }
+  sb_add_html(out, sig.len ? sb_str(&sig) : contract);
+  sb_free(&sig);
+}
+
+/** An {answer} block: the worked answer to the exercise above it, folded behind "Check your
+ * answer" so the reader tries first. Its values must not be shown earlier on the page. */
+static bool answer_block(weave *w, cmark_node *node, int line) {
+  strbuf inner = {0}, out = {0};
+  w->in_answer = true;
+  bool ok = weave_text(w, cmark_node_get_literal(node), line, true, &inner);
+  w->in_answer = false;
+  if (ok) {
+    sb_add(&out, "<details class=\"answer\">\n<summary>Check your answer</summary>\n");
+    sb_add(&out, sb_str(&inner));
+    sb_add(&out, "</details>\n");
+    replace_with_html(node, sb_str(&out), true);
+  }
+  sb_free(&inner), sb_free(&out);
+  return ok;
+}
+
+/** Warns where a value an {answer} block reveals is cited earlier on the page, outside any
+ * answer: the page would give the answer away before the reader tries. */
+static void check_answers_hidden(book_ctx *bx, book_chapter *ch) {
+  for (size_t i = 0; i < ch->n_values; i++) {
+    const book_value *v = &ch->values[i];
+    if (v->line_answer && v->line_shown && v->line_shown < v->line_answer)
+      book_warn(bx, ch->md, v->line_shown,
+                "`=%s` is the answer folded at line %d but is shown here, before it", v->key,
+                v->line_answer);
+  }
+}
+
 static bool exercise_block(weave *w, cmark_node *node, const char *id, int line) {
   book_ctx *bx = w->bx;
   book_chapter *ch = w->ch;
@@ -878,7 +932,8 @@ static bool exercise_block(weave *w, cmark_node *node, const char *id, int line)
     if (end && *end == '+') domain = strtod(end + 1, NULL);
     double total = value + domain;
     sb_printf(&out, " (%g point%s", total, total == 1.0 ? "" : "s");
-    if (domain > 0.0) sb_printf(&out, ", %g for returning NaN outside the domain", domain);
+    if (domain > 0.0)
+      sb_printf(&out, ": %g for the value, %g for NaN outside the domain", value, domain);
     sb_add(&out, ")");
   }
   sb_add(&out, "</p>\n");
@@ -886,10 +941,14 @@ static bool exercise_block(weave *w, cmark_node *node, const char *id, int line)
   char stem[200];
   sb_printf(&out,
             "<p>Write this function in <code>exercises/%s/%s_ex.c</code>:</p>\n"
-            "<pre><code class=\"language-c\">",
+            "<pre class=\"signature\"><code class=\"language-c\">",
             ch->name, book_ex_stem(ch, stem, sizeof stem));
+  add_signature(&out, sb_str(&contract));
+  sb_add(&out, "</code></pre>\n<details class=\"contract\">\n<summary>Its full contract "
+               "(units, domain, source)</summary>\n<pre><code class=\"language-c\">");
   sb_add_html(&out, sb_str(&contract));
-  sb_add(&out, "</code></pre>\n<p class=\"exercise-check\">Check it with <code>scale grade ");
+  sb_add(&out, "</code></pre>\n</details>\n<p class=\"exercise-check\">Check it with "
+               "<code>build/scale grade ");
   sb_add_html(&out, id);
   sb_add(&out, "</code>.</p>\n");
   if (bx->opt->solutions) {
@@ -1026,10 +1085,12 @@ static bool directives(weave *w, cmark_node *root, int line_offset) {
       ok = listing_block(w, blocks[i], arg, line) && ok;
     else if (dl == 8 && strncmp(info, "{widget}", 8) == 0)
       ok = widget_block(w, blocks[i], arg, line) && ok;
+    else if (dl == 8 && strncmp(info, "{answer}", 8) == 0)
+      ok = answer_block(w, blocks[i], line) && ok;
     else {
       book_error(w->bx, w->ch->md, line,
-                 "unknown directive '%.*s' (known: {exercise}, {listing}, {widget})", (int)dl,
-                 info);
+                 "unknown directive '%.*s' (known: {answer}, {exercise}, {listing}, {widget})",
+                 (int)dl, info);
       ok = false;
     }
   }
@@ -1315,6 +1376,7 @@ bool book_weave(book_ctx *bx, size_t index, bool scan_only, strbuf *article, str
       sb_add(toc, "</a></li>\n");
     }
     if (any) sb_add(toc, "</ul>\n");
+    check_answers_hidden(bx, ch);
     for (size_t i = 0; i < ch->n_values; i++)
       if (!ch->values[i].cited)
         book_warn(bx, ch->md, 0, "value '%s' is emitted by the chapter program but never cited",

@@ -58,9 +58,12 @@ check "figure with caption and alt" grep -q '<img src="01-fixture/ridge.svg" alt
 check "listing cut between markers" grep -q '>double intensity = peak_flops_per_s / hbm_bytes_per_s;$' "$page"
 check "listing markers are not shown" sh -c "! grep -q 'listing:ridge' '$page'"
 check "exercise contract from exercises/" grep -q '^double ex_fixture_ridge(double peak_flops_per_s, double hbm_bytes_per_s);$' "$page"
-check "exercise says how to check it" grep -q '<code>scale grade fixture.ridge</code>' "$page"
+check "exercise says how to check it" grep -q '<code>build/scale grade fixture.ridge</code>' "$page"
 check "exercise title and points from the rubric" grep -q 'The ridge point (2 points)' "$page"
-check "no solutions by default" sh -c "! grep -q '<details' '$page'"
+check "exercise: its one-line signature shown" \
+  grep -q '<pre class="signature"><code class="language-c">double ex_fixture_ridge(double peak_flops_per_s, double hbm_bytes_per_s);</code></pre>' "$page"
+check "exercise: the full contract folded" grep -q '<details class="contract">' "$page"
+check "no solutions by default" sh -c "! grep -q '<details class=.solution' '$page'"
 check "heading anchors" grep -q '<h2 id="values-and-math">' "$page"
 check "table of contents" grep -q '<li class="toc-h3"><a href="#a-table">A table</a></li>' "$page"
 check "next link" grep -q '<a class="next" rel="next" href="02-second.html">The second chapter' "$page"
@@ -166,6 +169,19 @@ printf '\nA `=ctx.len`-token context, then `=ctx.len` of it.\n' >>"$dir/chapters
 warned "doubled unit" "warning: doubled unit: \`=ctx.len\` shows '8192 tokens' and the text goes on 'token'"
 check "doubled unit: named once (the second citation reads well)" \
   test "$(grep -c 'doubled unit' "$dir/stderr")" -eq 1
+
+# An {answer} folds behind "Check your answer"; a value it reveals that the page shows earlier
+# is a warning (the page gave the answer away), and --strict fails.
+fixture_copy answer
+printf 'ans.value\t42\tFLOP/byte\t42 FLOP/byte\n' >>"$dir/chapters/01-fixture/fixture.values"
+printf '\nTry it.\n\n```{answer}\nIt is `=ans.value`, and `=chip.hbm` of traffic.\n```\n' \
+  >>"$dir/chapters/01-fixture/fixture.md"
+warned "answer shown early" "fixture.md:3: warning: \`=chip.hbm\` is the answer folded at line"
+check "answer: folded behind a summary" \
+  grep -q '<details class="answer">' "$dir/site/01-fixture.html"
+check "answer: its value inside the fold" \
+  sh -c "sed -n '/<details class=\"answer\">/,/<\/details>/p' '$dir/site/01-fixture.html' | grep -q '42 FLOP/byte'"
+check "answer: a value only it cites is no warning" sh -c "! grep -q 'ans.value. is the answer' '$dir/stderr'"
 
 # A listing without a caption is a warning too: "from fixture.c" alone does not say what the
 # code is for.

@@ -7,6 +7,7 @@
 
 #include "scale/diagram.h"
 #include "scale/pipeline.h"
+#include "scale/transformer.h"
 #include "scale_check.h"
 
 static char svg[1 << 17], again[1 << 17];
@@ -180,6 +181,43 @@ START_TEST(gantt_idle_area_is_the_bubble) {
 }
 END_TEST
 
+/** Sum of the data-flops="..." of the drawn boxes. */
+static double drawn_flops(void) {
+  double sum = 0;
+  for (const char *p = strstr(svg, "data-flops=\""); p; p = strstr(p + 1, "data-flops=\""))
+    sum += strtod(p + 12, NULL);
+  return sum;
+}
+
+START_TEST(transformer_block_flops) {
+  /* The boxes' FLOPs add up to one layer of the model's own count: (FLOPs per token at T
+   * minus the unembedding) / L, a different path through transformer.h. */
+  const char *names[] = {"llama-3-70b", "deepseek-v3", "gpt-3-175b"};
+  for (int i = 0; i < 3; i++) {
+    scale_model m = scale_check_model(names[i]);
+    scale_diag d = {0};
+    ck_assert_msg(scale_diagram_transformer_block(&m, 8192, svg, sizeof svg, NULL, &d) == SCALE_OK,
+                  "%s: %s", names[i], d.message);
+    double per_layer = (scale_transformer_flops_per_token(&m, 8192, true, SCALE_PASS_FORWARD) -
+                        scale_transformer_unembedding_flops(&m, 1, SCALE_PASS_FORWARD)) /
+                       (double)m.n_layers;
+    if (m.n_experts) continue; /* DeepSeek's first dense layers differ from the drawn MoE layer */
+    scale_check_rel(drawn_flops(), per_layer, 1e-12, "FLOP", "one layer of flops_per_token");
+  }
+  /* LLaMA 3 70B by hand: W_Q [8192, 8192] and W_K, W_V [8192, 1024]: 2 (8192 + 2 x 1024) 8192
+   * FLOPs a token; the gated MLP 3 x 2 x 8192 x 28672. */
+  scale_model m = scale_check_model("llama-3-70b");
+  ck_assert_int_eq(scale_diagram_transformer_block(&m, 8192, svg, sizeof svg, NULL, NULL),
+                   SCALE_OK);
+  ck_assert_ptr_nonnull(strstr(svg, "W_Q [8192, 8192], W_K and W_V [8192, 1024]"));
+  ck_assert_ptr_nonnull(strstr(svg, "data-flops=\"167772160\""));
+  ck_assert_ptr_nonnull(strstr(svg, "data-flops=\"1409286144\""));
+  m.arch = SCALE_ARCH_MAMBA2;
+  ck_assert_int_eq(scale_diagram_transformer_block(&m, 8192, svg, sizeof svg, NULL, NULL),
+                   SCALE_ERR_INVALID);
+}
+END_TEST
+
 START_TEST(diagrams_are_deterministic) {
   array_svg("{X:2, Y:4}", "W[D_X, F_Y]");
   memcpy(again, svg, sizeof svg);
@@ -197,6 +235,7 @@ static Suite *suite(void) {
       {"ring_steps_move_the_charged_bytes", ring_steps_move_the_charged_bytes},
       {"torus_hops_and_links", torus_hops_and_links},
       {"gantt_idle_area_is_the_bubble", gantt_idle_area_is_the_bubble},
+      {"transformer_block_flops", transformer_block_flops},
       {"diagrams_are_deterministic", diagrams_are_deterministic},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
