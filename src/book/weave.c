@@ -1149,11 +1149,14 @@ static bool figures(weave *w, cmark_node *root, int line_offset) {
     bool alone = para && cmark_node_get_type(para) == CMARK_NODE_PARAGRAPH &&
                  cmark_node_first_child(para) == img && cmark_node_next(img) == NULL;
     if (alone) {
-      sb_add(&html, "<figure>\n<img src=\"");
+      /* A tap opens the figure at full size: on a phone the page shrinks it. */
+      sb_add(&html, "<figure>\n<a class=\"full-size\" href=\"");
+      sb_add_html(&html, src);
+      sb_add(&html, "\"><img src=\"");
       sb_add_html(&html, src);
       sb_add(&html, "\" alt=\"");
       sb_add_html(&html, sb_str(&alt));
-      sb_add(&html, "\">\n<figcaption>");
+      sb_add(&html, "\"></a>\n<figcaption>");
       sb_add_html(&html, title && title[0] ? title : sb_str(&alt));
       sb_add(&html, "</figcaption>\n</figure>\n");
       replace_with_html(para, sb_str(&html), true);
