@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "scale/gpu.h"
 #include "scale/transformer.h"
 #include "scale/units.h"
 
@@ -138,7 +139,9 @@ static void begin(canvas *cv, char *buf, size_t size, scale_diag *diag, double w
           "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#bbbbbb\" stroke-width=\"2\"/>"
           "</pattern></defs>\n");
   rect(cv, "background", 0, 0, w, h, "#ffffff", NULL);
-  text(cv, 12, 20, 14, "start", title);
+  /* A title too wide for the canvas is set smaller, as plot.h does. */
+  double fs = fmin(14, (w - 24) / (0.6 * (double)(glyphs(title) + 1)));
+  text(cv, 12, 20, fs, "start", title);
 }
 
 static scale_status finish(canvas *cv, size_t *len) {
@@ -652,6 +655,71 @@ scale_status scale_diagram_transformer_block(const scale_model *model, double co
           "stroke-width=\"1.5\" marker-end=\"url(#arrow)\"/>\n",
           y + 38, y + pitch);
   }
+  text(&cv, 20, h - 14, 12, "start", foot);
+  return finish(&cv, len);
+}
+
+/* ==== a GPU fat tree ======================================================================= */
+
+/* What the members of level i are called, and its switches (innermost first; ch. 12). */
+static const char *const MEMBER[SCALE_NET_LEVELS_MAX + 1] = {"GPU", "node", "unit", "group", "pod"};
+static const char *const SWITCH[SCALE_NET_LEVELS_MAX] = {"NVSwitch", "leaf switches",
+                                                         "spine switches", "core switches"};
+
+/** One level as a band: its switches as a bar, up to four of its members below, the first
+ * of which the next band opens. */
+static void draw_level(canvas *cv, const scale_chip *chip, int level, double y) {
+  const scale_net_level *lv = &chip->net_levels[level];
+  char bw[32], bar[160];
+  scale_format(bw, sizeof bw, lv->member_bytes_per_s, "B/s", SCALE_FMT_SI);
+  snprintf(bar, sizeof bar, "%s: %.0f %ss, %s each one way", SWITCH[level], lv->fanout,
+           MEMBER[level], bw);
+  rect(cv, "switch", 20, y, 600, 22, "#dce6f2", "#4e79a7");
+  text(cv, 320, y + 15, 11, "middle", bar);
+  int shown = lv->fanout < 4 ? (int)lv->fanout : 4;
+  for (int k = 0; k < shown; k++) {
+    double x = 40 + k * 135;
+    line(cv, "uplink", x + 50, y + 22, x + 50, y + 40, false);
+    rect(cv, "member", x, y + 40, 100, 22, k == 0 ? "#fdf0e1" : "#ffffff", "#f28e2b");
+    char name[32];
+    snprintf(name, sizeof name, "%s %d", MEMBER[level], k + 1);
+    text(cv, x + 50, y + 55, 11, "middle", name);
+  }
+  if (lv->fanout > shown) {
+    char more[48];
+    snprintf(more, sizeof more, "... %.0f in all", lv->fanout);
+    text(cv, 580, y + 55, 11, "middle", more);
+  }
+  if (level > 0) line(cv, "opens", 90, y + 62, 90, y + 84, true);
+}
+
+scale_status scale_diagram_fat_tree(const scale_chip *chip, char *buf, size_t size, size_t *len,
+                                    scale_diag *diag) {
+  bool ok = chip && (buf || !size) && chip->kind == SCALE_HW_GPU && chip->n_net_levels >= 1 &&
+            chip->n_net_levels <= SCALE_NET_LEVELS_MAX;
+  for (int i = 0; ok && i < chip->n_net_levels; i++)
+    ok = chip->net_levels[i].fanout >= 2 && isfinite(chip->net_levels[i].member_bytes_per_s);
+  double total = ok ? scale_gpu_level_gpus(chip, chip->n_net_levels) : (double)NAN;
+  if (!ok)
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
+                          "a fat-tree diagram needs a GPU with its network levels");
+  int n = chip->n_net_levels;
+  double band = 84, h = 50 + n * band + 40;
+  char title[200], foot[256], desc[1024];
+  snprintf(title, sizeof title, "The fat tree of %s", chip->display_name);
+  int k = snprintf(foot, sizeof foot, "%.0f GPUs:", total);
+  for (int i = 0; i < n && k > 0 && (size_t)k < sizeof foot; i++)
+    k += snprintf(foot + k, sizeof foot - (size_t)k, "%s %.0f %ss", i ? " x" : "",
+                  chip->net_levels[i].fanout, MEMBER[i]);
+  snprintf(desc, sizeof desc,
+           "%s: each band is one level of the fat tree, its switches above "
+           "and up to four of its members below; the first member opens into the band below, "
+           "down to the GPUs of one node joined by NVLink. %s.",
+           title, foot);
+  canvas cv;
+  begin(&cv, buf, size, diag, 640, h, title, desc);
+  for (int i = n - 1; i >= 0; i--)
+    draw_level(&cv, chip, i, 40 + (n - 1 - i) * band);
   text(&cv, 20, h - 14, 12, "start", foot);
   return finish(&cv, len);
 }

@@ -640,7 +640,16 @@ static void figure_allgather(chapter *ch, const scale_chip *c) {
   chapter_figure(ch, "allgather-time.svg", &p);
 }
 
+/** A system's fat tree as a concept diagram (diagram.h). */
+static void diagram_tree(chapter *ch, const scale_chip *c, const char *file) {
+  static char svg[1 << 16];
+  scale_diag d = {0};
+  chapter_diagram(ch, file, scale_diagram_fat_tree(c, svg, sizeof svg, NULL, &d), svg, &d);
+}
+
 static void figures(chapter *ch, const scale_chip *sys, const scale_chip *example) {
+  diagram_tree(ch, &sys[0], "tree-h100.svg");
+  diagram_tree(ch, &sys[2], "tree-gb200.svg");
   scale_plot tree = {.title = "Effective AllGather bandwidth by GPUs spanned",
                      .desc = "Bytes over AllGather time for a group of contiguous GPUs, one line "
                              "per system: high inside a node, then stepping down to the leaf "

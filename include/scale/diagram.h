@@ -65,4 +65,11 @@ scale_status scale_diagram_gantt(const char *title, int p, const scale_pp_pass *
 scale_status scale_diagram_transformer_block(const scale_model *model, double context, char *buf,
                                              size_t size, size_t *len, scale_diag *diag);
 
+/** A GPU system's fat tree (hardware.h's net_levels): one band per level, outermost at the
+ * top, each with its switches, its fanout and the one-way egress of a member into it, down to
+ * the GPUs of one node joined by NVSwitch. Book: ch. 12 "Beyond the node: the fat tree"; the
+ * 1024-GPU DGX H100 SuperPod: 8 GPUs x 32 nodes x 4 units. */
+scale_status scale_diagram_fat_tree(const scale_chip *chip, char *buf, size_t size, size_t *len,
+                                    scale_diag *diag);
+
 #endif

@@ -218,6 +218,22 @@ START_TEST(transformer_block_flops) {
 }
 END_TEST
 
+START_TEST(fat_tree_levels) {
+  /* The H100 file's SuperPod: 8 GPUs a node (450 GB/s NVLink), 32 nodes a leaf (400 GB/s),
+   * 4 units a spine: 1024 GPUs. */
+  scale_chip h100 = scale_check_chip("nvidia-h100-sxm");
+  scale_diag d = {0};
+  ck_assert_msg(scale_diagram_fat_tree(&h100, svg, sizeof svg, NULL, &d) == SCALE_OK, "%s",
+                d.message);
+  ck_assert_int_eq(count("class=\"switch\""), h100.n_net_levels);
+  ck_assert_ptr_nonnull(strstr(svg, "NVSwitch: 8 GPUs, 450 GB/s each one way"));
+  ck_assert_ptr_nonnull(strstr(svg, "leaf switches: 32 nodes, 400 GB/s each one way"));
+  ck_assert_ptr_nonnull(strstr(svg, "1024 GPUs: 8 GPUs x 32 nodes x 4 units"));
+  scale_chip v5e = scale_check_chip("tpu-v5e");
+  ck_assert_int_eq(scale_diagram_fat_tree(&v5e, svg, sizeof svg, NULL, NULL), SCALE_ERR_INVALID);
+}
+END_TEST
+
 START_TEST(diagrams_are_deterministic) {
   array_svg("{X:2, Y:4}", "W[D_X, F_Y]");
   memcpy(again, svg, sizeof svg);
@@ -236,6 +252,7 @@ static Suite *suite(void) {
       {"torus_hops_and_links", torus_hops_and_links},
       {"gantt_idle_area_is_the_bubble", gantt_idle_area_is_the_bubble},
       {"transformer_block_flops", transformer_block_flops},
+      {"fat_tree_levels", fat_tree_levels},
       {"diagrams_are_deterministic", diagrams_are_deterministic},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
