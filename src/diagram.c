@@ -206,25 +206,28 @@ static void mesh_text(const scale_mesh *mesh, char *out, size_t n) {
 
 /** The whole array, each block striped in the colours of its holders. */
 static void draw_blocks(canvas *cv, const scale_sharding *s, const placement *pl, double x0,
-                        double y0, double side) {
+                        double y0, double side, const char *label) {
   double bw = side / pl->blocks[1], bh = side / pl->blocks[0];
-  text(cv, x0, y0 - 10, 12, "start", "the whole array");
+  text(cv, x0, y0 - 10, 12, "start", label);
   for (int i = 0; i < pl->blocks[0]; i++)
     for (int j = 0; j < pl->blocks[1]; j++) {
       int holders[DEVICES_MAX], r = 0;
       for (int dev = 0; dev < pl->n_devices; dev++)
         if (pl->block[dev][0] == i && pl->block[dev][1] == j) holders[r++] = dev;
       double x = x0 + j * bw, y = y0 + i * bh;
-      rect(cv, "block", x, y, bw, bh, "#ffffff", "#333333");
-      for (int k = 0; k < r; k++)
-        rect(cv, "stripe", x + k * bw / r, y, bw / r, bh, PALETTE[holders[k]], NULL);
-      char label[48] = "whole";
+      /* One holder fills its block; copies on several devices show as a row of swatches, so
+       * a replicated block is not read as cut further. */
+      rect(cv, "block", x, y, bw, bh, r == 1 ? PALETTE[holders[0]] : "#f4f4f4", "#333333");
+      double sw = fmin(12, (bw - 4) / (r + 1)), sx = x + (bw - r * sw) / 2;
+      for (int k = 0; r > 1 && k < r; k++)
+        rect(cv, "copy", sx + k * sw, y + bh - sw - 3, sw, sw, PALETTE[holders[k]], NULL);
+      char name[48] = "whole";
       int k = 0; /* name a dimension's block only where the dimension is cut */
-      if (pl->blocks[0] > 1) k = snprintf(label, sizeof label, "%s%d", s->dim[0], i);
+      if (pl->blocks[0] > 1) k = snprintf(name, sizeof name, "%s%d", s->dim[0], i);
       if (pl->blocks[1] > 1)
-        snprintf(label + k, sizeof label - (size_t)k, "%s%s%d", k ? " " : "", s->dim[1], j);
-      if (glyphs(label) * 0.6 * 11 < bw - 4 && bh > 16)
-        text(cv, x + bw / 2, y + bh / 2 + 4, 11, "middle", label);
+        snprintf(name + k, sizeof name - (size_t)k, "%s%s%d", k ? " " : "", s->dim[1], j);
+      if (glyphs(name) * 0.6 * 11 < bw - 4 && bh > 16)
+        text(cv, x + bw / 2, y + bh / 2 + 4, 11, "middle", name);
     }
 }
 
@@ -270,13 +273,13 @@ scale_status scale_diagram_sharded_array(const scale_mesh *mesh, const scale_sha
   snprintf(foot, sizeof foot, "%g blocks, each on %g device%s: every device holds 1/%g of %s",
            shards, copies, copies == 1 ? "" : "s", shards, s->array[0] ? s->array : "A");
   snprintf(desc, sizeof desc,
-           "%s. Left: the array cut into %d x %d blocks, each block striped in "
-           "the colours of the devices holding it. Right: the %d devices of the mesh. %s.",
+           "%s. Left: the array cut into %d x %d blocks, each in the colour of "
+           "the device holding it, or with a swatch per device where several hold copies. Right: the %d devices of the mesh. %s.",
            title, pl.blocks[0], pl.blocks[1], pl.n_devices, foot);
   canvas cv;
   double h = 400;
   begin(&cv, buf, size, diag, 640, h, title, desc);
-  draw_blocks(&cv, s, &pl, 20, 64, 280);
+  draw_blocks(&cv, s, &pl, 20, 64, 280, "the whole array");
   draw_mesh(&cv, mesh, &pl, 340, 64, 290, 280);
   text(&cv, 20, h - 20, 12, "start", foot);
   return finish(&cv, len);
@@ -721,5 +724,67 @@ scale_status scale_diagram_fat_tree(const scale_chip *chip, char *buf, size_t si
   for (int i = n - 1; i >= 0; i--)
     draw_level(&cv, chip, i, 40 + (n - 1 - i) * band);
   text(&cv, 20, h - 14, 12, "start", foot);
+  return finish(&cv, len);
+}
+
+/* ==== the four cases of a sharded matmul =================================================== */
+
+static const char *const CASE_TEXT[5] = {
+    "", "case 1: no contracting dimension is sharded, multiply locally",
+    "case 2: one operand's contracting dimension is sharded",
+    "case 3: both contracting dimensions are sharded alike: partial sums",
+    "case 4: both operands shard a free dimension on one axis"};
+
+/** The collectives of a plan, one line each ("AllGather A over X first"). */
+static void step_line(const scale_mesh *mesh, const scale_sharded_step *st, char *out, size_t n) {
+  static const char *const operand[3] = {"A", "B", "the partial C"};
+  char axes[SCALE_MESH_AXES_MAX + 1] = {0};
+  for (int a = 0, k = 0; a < mesh->n_axes; a++)
+    if (st->axes_mask & (1u << a)) axes[k++] = mesh->name[a];
+  snprintf(out, n, "%s %s over %s%s", scale_collective_name(st->op),
+           operand[st->operand < 3 ? st->operand : 2], axes,
+           st->operand == 2 ? " after the multiply" : " first");
+}
+
+scale_status scale_diagram_sharded_matmul(const scale_mesh *mesh, const scale_sharding *a,
+                                          const scale_sharding *b, char *buf, size_t size,
+                                          size_t *len, scale_diag *diag) {
+  placement pa, pb;
+  double ones[2] = {1024, 1024};
+  scale_sharded_matmul plan;
+  if (!mesh || !a || !b || (!buf && size) || !place(mesh, a, &pa) || !place(mesh, b, &pb) ||
+      scale_sharding_matmul_plan(mesh, a, ones, b, ones, SCALE_DTYPE_BF16, NULL, SCALE_WRAP_AUTO,
+                                 &plan, NULL) != SCALE_OK)
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
+                          "a sharded-matmul diagram needs two 2-D operands sharing one dimension "
+                          "on a mesh of one or two axes and at most %d devices",
+                          DEVICES_MAX);
+  char na[96], nb[96], mtext[96], title[320], desc[1400], lines[SCALE_SHARDED_STEPS_MAX][160];
+  sharding_text(a, mesh, na, sizeof na);
+  sharding_text(b, mesh, nb, sizeof nb);
+  mesh_text(mesh, mtext, sizeof mtext);
+  snprintf(title, sizeof title, "%s . %s on %s", na, nb, mtext);
+  int k = snprintf(desc, sizeof desc,
+                   "%s: the two operands, each block in the colour of the "
+                   "device holding it, or with a swatch per copy. %s.",
+                   title, CASE_TEXT[plan.kind]);
+  for (int i = 0; i < plan.n_steps; i++) {
+    step_line(mesh, &plan.step[i], lines[i], sizeof lines[i]);
+    if (k > 0 && (size_t)k < sizeof desc)
+      k += snprintf(desc + k, sizeof desc - (size_t)k, " Step %d: %s.", i + 1, lines[i]);
+  }
+  canvas cv;
+  double h = 330;
+  begin(&cv, buf, size, diag, 640, h, title, desc);
+  draw_blocks(&cv, a, &pa, 40, 64, 170, na);
+  text(&cv, 290, 154, 20, "middle", "x");
+  draw_blocks(&cv, b, &pb, 370, 64, 170, nb);
+  text(&cv, 20, 262, 12, "start", CASE_TEXT[plan.kind]);
+  for (int i = 0; i < plan.n_steps; i++) {
+    char line_text[400];
+    snprintf(line_text, sizeof line_text, "%d. %s", i + 1, lines[i]);
+    text(&cv, 36, 282 + 18 * i, 12, "start", line_text);
+  }
+  if (plan.n_steps == 0) text(&cv, 36, 282, 12, "start", "no communication");
   return finish(&cv, len);
 }

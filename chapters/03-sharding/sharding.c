@@ -6,8 +6,8 @@
  * problems. Every number the chapter text cites is emitted with --values; --figures DIR draws
  *   allgather-knee.svg     AllGather time vs bytes: latency-bound floor, then bandwidth-bound
  *   collectives.svg        the four collectives vs bytes on one ring
- * and the concept diagrams array-*.svg (sharded arrays on their mesh) and ring-*.svg (the steps
- * of AllGather, ReduceScatter and AllReduce on a ring of 4).
+ * and the concept diagrams array-*.svg (sharded arrays on their mesh), case1..4.svg (the four
+ * cases of a sharded matmul) and ring-*.svg (AllGather, ReduceScatter, AllReduce on a ring).
  *
  * Options: --chip (default tpu-v5e) and --axis (ring size, default 16) of the collective
  * examples and figures; --mesh and --a/--b shardings of the planned matmul.
@@ -370,6 +370,19 @@ static void diagrams(chapter *ch) {
     if (parse(ch, arrays[i][0], &mesh, arrays[i][1], &s))
       chapter_diagram(ch, arrays[i][2],
                       scale_diagram_sharded_array(&mesh, &s, svg, sizeof svg, NULL, &d), svg, &d);
+  }
+  static const char *const cases[][3] = {{"A[I_X, J]", "B[J, K_Y]", "case1.svg"},
+                                         {"A[I, J_X]", "B[J, K]", "case2.svg"},
+                                         {"A[I, J_X]", "B[J_X, K]", "case3.svg"},
+                                         {"A[I_X, J]", "B[J, K_X]", "case4.svg"}};
+  for (size_t i = 0; i < 4; i++) {
+    scale_mesh mesh;
+    scale_sharding a, b;
+    scale_diag d = {0};
+    if (parse(ch, "{X:2, Y:2}", &mesh, cases[i][0], &a) && parse(ch, NULL, &mesh, cases[i][1], &b))
+      chapter_diagram(ch, cases[i][2],
+                      scale_diagram_sharded_matmul(&mesh, &a, &b, svg, sizeof svg, NULL, &d), svg,
+                      &d);
   }
   static const char *const rings[] = {"ring-allgather.svg", "ring-reducescatter.svg",
                                       "ring-allreduce.svg"};

@@ -32,10 +32,17 @@
 
 /** A two-dimensional array sharded over a mesh of one or two axes (at most 16 devices, at
  * most 16 blocks along a dimension): on the left the whole array cut into its blocks, each
- * block striped in the colours of the devices that hold it; on the right the mesh, each
+ * in the colour of the device that holds it (a swatch per device where several hold copies); on the right the mesh, each
  * device showing which block it holds. Book: ch. 3, A[I_X, J_Y] on a 2 x 2 mesh. */
 scale_status scale_diagram_sharded_array(const scale_mesh *mesh, const scale_sharding *s, char *buf,
                                          size_t size, size_t *len, scale_diag *diag);
+
+/** A . B on a mesh (both 2-D, sharing their contracting dimension; mesh as for
+ * scale_diagram_sharded_array()): the two operands' blocks, the case of ch. 3 and the
+ * collectives scale_sharding_matmul_plan() says it needs. Book: ch. 3's four cases. */
+scale_status scale_diagram_sharded_matmul(const scale_mesh *mesh, const scale_sharding *a,
+                                          const scale_sharding *b, char *buf, size_t size,
+                                          size_t *len, scale_diag *diag);
 
 /** The steps of AllGather, ReduceScatter or AllReduce (ReduceScatter then AllGather) of an
  * array of 'bytes' on a one-way ring of n devices (2..8): one row per state, each device's n

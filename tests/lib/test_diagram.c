@@ -51,22 +51,22 @@ START_TEST(sharded_array_blocks) {
   /* ch. 3: A[I_X, J_Y] on a 2 x 2 mesh: 4 blocks, one device each, a quarter per device. */
   array_svg("{X:2, Y:2}", "A[I_X, J_Y]");
   ck_assert_int_eq(count("class=\"block\""), 4);
-  ck_assert_int_eq(count("class=\"stripe\""), 4);
+  ck_assert_int_eq(count("class=\"copy\""), 0);
   ck_assert_int_eq(count("class=\"held\""), 4);
   ck_assert_ptr_nonnull(strstr(svg, "every device holds 1/4 of A"));
-  /* A[I_X, J]: 2 blocks, each striped by the 2 devices along Y that hold it. */
+  /* A[I_X, J]: 2 blocks, each with a swatch for the 2 devices along Y that hold it. */
   array_svg("{X:2, Y:2}", "A[I_X, J]");
   ck_assert_int_eq(count("class=\"block\""), 2);
-  ck_assert_int_eq(count("class=\"stripe\""), 4);
+  ck_assert_int_eq(count("class=\"copy\""), 4);
   ck_assert_ptr_nonnull(strstr(svg, "2 blocks, each on 2 devices"));
   /* A[I_XY, J] on {X:2, Y:4}: I cut in 8, every device's map has 8 cells, one its own. */
   array_svg("{X:2, Y:4}", "A[I_XY, J]");
   ck_assert_int_eq(count("class=\"block\""), 8);
   ck_assert_int_eq(count("class=\"map\"") + count("class=\"held\""), 8 * 8);
-  /* Fully replicated: one block, a stripe per device. */
+  /* Fully replicated: one block, a swatch per device. */
   array_svg("{X:4}", "A[I, J]");
   ck_assert_int_eq(count("class=\"block\""), 1);
-  ck_assert_int_eq(count("class=\"stripe\""), 4);
+  ck_assert_int_eq(count("class=\"copy\""), 4);
 }
 END_TEST
 
@@ -91,6 +91,31 @@ START_TEST(sharded_array_refuses) {
   ck_assert_int_eq(scale_diagram_sharded_array(&m, &s2, NULL, 0, &need, NULL), SCALE_OK);
   ck_assert_int_eq(scale_diagram_sharded_array(&m, &s2, svg, 100, NULL, NULL), SCALE_ERR_RANGE);
   ck_assert_int_eq(scale_diagram_sharded_array(&m, &s2, svg, need + 1, NULL, NULL), SCALE_OK);
+}
+END_TEST
+
+START_TEST(sharded_matmul_cases) {
+  /* ch. 3's four cases on a 2x2 mesh, each with the collective the planner names. */
+  static const char *const ops[4][2] = {{"A[I_X, J]", "B[J, K_Y]"},
+                                        {"A[I, J_X]", "B[J, K]"},
+                                        {"A[I, J_X]", "B[J_X, K]"},
+                                        {"A[I_X, J]", "B[J, K_X]"}};
+  static const char *const want[4] = {"no communication", "1. all-gather A over X first",
+                                      "1. all-reduce the partial C over X after the multiply",
+                                      "1. all-gather A over X first"};
+  scale_mesh m = mesh_of("{X:2, Y:2}");
+  for (int i = 0; i < 4; i++) {
+    scale_sharding a, b;
+    ck_assert_int_eq(scale_sharding_parse(ops[i][0], &m, &a, NULL), SCALE_OK);
+    ck_assert_int_eq(scale_sharding_parse(ops[i][1], &m, &b, NULL), SCALE_OK);
+    scale_diag d = {0};
+    ck_assert_msg(scale_diagram_sharded_matmul(&m, &a, &b, svg, sizeof svg, NULL, &d) == SCALE_OK,
+                  "%s", d.message);
+    char head[16];
+    snprintf(head, sizeof head, "case %d:", i + 1);
+    ck_assert_ptr_nonnull(strstr(svg, head));
+    ck_assert_msg(strstr(svg, want[i]) != NULL, "case %d: no '%s'", i + 1, want[i]);
+  }
 }
 END_TEST
 
@@ -248,6 +273,7 @@ static Suite *suite(void) {
   const scale_check_case cases[] = {
       {"sharded_array_blocks", sharded_array_blocks},
       {"sharded_array_refuses", sharded_array_refuses},
+      {"sharded_matmul_cases", sharded_matmul_cases},
       {"ring_steps_move_the_charged_bytes", ring_steps_move_the_charged_bytes},
       {"torus_hops_and_links", torus_hops_and_links},
       {"gantt_idle_area_is_the_bubble", gantt_idle_area_is_the_bubble},
