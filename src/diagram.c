@@ -204,7 +204,7 @@ static void mesh_text(const scale_mesh *mesh, char *out, size_t n) {
   if (k < n) snprintf(out + k, n - k, "}");
 }
 
-/** The whole array, each block striped in the colours of its holders. */
+/** The whole array, each block in its holder's colour or with a swatch per copy. */
 static void draw_blocks(canvas *cv, const scale_sharding *s, const placement *pl, double x0,
                         double y0, double side, const char *label) {
   double bw = side / pl->blocks[1], bh = side / pl->blocks[0];
