@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "scale/gpu.h"
+#include "scale/training.h"
 #include "scale/transformer.h"
 #include "scale/units.h"
 
@@ -274,7 +275,8 @@ scale_status scale_diagram_sharded_array(const scale_mesh *mesh, const scale_sha
            shards, copies, copies == 1 ? "" : "s", shards, s->array[0] ? s->array : "A");
   snprintf(desc, sizeof desc,
            "%s. Left: the array cut into %d x %d blocks, each in the colour of "
-           "the device holding it, or with a swatch per device where several hold copies. Right: the %d devices of the mesh. %s.",
+           "the device holding it, or with a swatch per device where several hold copies. Right: "
+           "the %d devices of the mesh. %s.",
            title, pl.blocks[0], pl.blocks[1], pl.n_devices, foot);
   canvas cv;
   double h = 400;
@@ -786,5 +788,64 @@ scale_status scale_diagram_sharded_matmul(const scale_mesh *mesh, const scale_sh
     text(&cv, 36, 282 + 18 * i, 12, "start", line_text);
   }
   if (plan.n_steps == 0) text(&cv, 36, 282, 12, "start", "no communication");
+  return finish(&cv, len);
+}
+
+/* ==== ZeRO's stages as memory bars ========================================================= */
+
+static const char *const ZERO_PART[3] = {"weights", "gradients", "optimizer state"};
+static const char *const ZERO_COLOUR[3] = {"#4e79a7", "#f28e2b", "#59a14f"};
+
+static const char *zero_name(int stage, char *buf, size_t n) {
+  snprintf(buf, n, stage ? "ZeRO-%d" : "plain DP", stage);
+  return buf;
+}
+
+scale_status scale_diagram_zero_stages(const scale_precision *prec, double n_params,
+                                       double n_shards, char *buf, size_t size, size_t *len,
+                                       scale_diag *diag) {
+  double part[4][3], total[4];
+  bool ok = prec && (buf || !size) && n_params > 0 && isfinite(n_params) && n_shards >= 1 &&
+            isfinite(n_shards);
+  for (int st = 0; ok && st < 4; st++)
+    ok = isfinite(total[st] =
+                      scale_train_zero_bytes_per_chip(prec, n_params, st, n_shards, part[st])) &&
+         total[st] > 0;
+  if (!ok)
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
+                          "a ZeRO diagram needs a precision, parameters > 0 and shards >= 1");
+  char title[160], desc[1024], num[4][32], params[32], name[24];
+  scale_format(params, sizeof params, n_params, "", SCALE_FMT_SCI);
+  snprintf(title, sizeof title, "Memory per chip: %s parameters over %g chips", params, n_shards);
+  int k = snprintf(desc, sizeof desc,
+                   "%s. One bar per ZeRO stage, stacked weights, gradients "
+                   "and optimizer state:",
+                   title);
+  for (int st = 0; st < 4; st++) {
+    scale_format(num[st], sizeof num[st], total[st], "B", SCALE_FMT_SI);
+    if (k > 0 && (size_t)k < sizeof desc)
+      k += snprintf(desc + k, sizeof desc - (size_t)k, " %s %s%s", zero_name(st, name, sizeof name),
+                    num[st], st < 3 ? ";" : ".");
+  }
+  canvas cv;
+  double h = 400, base = 330, top = 60, W = 110;
+  begin(&cv, buf, size, diag, 640, h, title, desc);
+  for (int st = 0; st < 4; st++) {
+    double x = 60 + st * 145, y = base;
+    for (int p = 0; p < 3; p++) {
+      double ph = part[st][p] / total[0] * (base - top);
+      y -= ph;
+      put(&cv,
+          "<rect class=\"zero\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
+          "fill=\"%s\" data-bytes=\"%.17g\"/>\n",
+          x, y, W, ph, ZERO_COLOUR[p], part[st][p]);
+    }
+    text(&cv, x + W / 2, y - 6, 12, "middle", num[st]);
+    text(&cv, x + W / 2, base + 18, 12, "middle", zero_name(st, name, sizeof name));
+  }
+  for (int p = 0; p < 3; p++) {
+    rect(&cv, "key", 60 + p * 170, h - 30, 12, 12, ZERO_COLOUR[p], NULL);
+    text(&cv, 78 + p * 170, h - 20, 12, "start", ZERO_PART[p]);
+  }
   return finish(&cv, len);
 }

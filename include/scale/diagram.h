@@ -28,12 +28,14 @@
 #include "scale/model.h"
 #include "scale/schedule.h"
 #include "scale/sharding.h"
+#include "scale/training.h"
 #include "scale/status.h"
 
 /** A two-dimensional array sharded over a mesh of one or two axes (at most 16 devices, at
  * most 16 blocks along a dimension): on the left the whole array cut into its blocks, each
- * in the colour of the device that holds it (a swatch per device where several hold copies); on the right the mesh, each
- * device showing which block it holds. Book: ch. 3, A[I_X, J_Y] on a 2 x 2 mesh. */
+ * in the colour of the device that holds it (a swatch per device where several hold copies); on the
+ * right the mesh, each device showing which block it holds. Book: ch. 3, A[I_X, J_Y] on a 2 x 2
+ * mesh. */
 scale_status scale_diagram_sharded_array(const scale_mesh *mesh, const scale_sharding *s, char *buf,
                                          size_t size, size_t *len, scale_diag *diag);
 
@@ -78,5 +80,13 @@ scale_status scale_diagram_transformer_block(const scale_model *model, double co
  * 1024-GPU DGX H100 SuperPod: 8 GPUs x 32 nodes x 4 units. */
 scale_status scale_diagram_fat_tree(const scale_chip *chip, char *buf, size_t size, size_t *len,
                                     scale_diag *diag);
+
+/** Memory per chip under plain data parallelism and ZeRO stages 1-3 for 'n_params' parameters
+ * over 'n_shards' chips: one bar a stage, stacked weights, gradients and optimizer state from
+ * scale_train_zero_bytes_per_chip(), heights to one scale. Book: ch. 5 "ZeRO-{1,2,3}";
+ * Rajbhandari et al. Figure 1 (7.5B parameters over 64 chips: 120, 31.4, 16.6, 1.88 GB). */
+scale_status scale_diagram_zero_stages(const scale_precision *prec, double n_params,
+                                       double n_shards, char *buf, size_t size, size_t *len,
+                                       scale_diag *diag);
 
 #endif

@@ -259,6 +259,30 @@ START_TEST(fat_tree_levels) {
 }
 END_TEST
 
+START_TEST(zero_stages_bars) {
+  /* Rajbhandari et al. (ZeRO) Figure 1: 7.5B parameters, 64 GPUs, mixed-precision Adam (2 + 2 +
+   * 12 bytes a parameter): 120 GB, 31.4 GB (2 + 2 + 12/64), 16.6 GB (2 + 14/64), 1.88 GB. */
+  scale_precision prec = SCALE_PRECISION_MIXED_ADAM;
+  scale_diag d = {0};
+  ck_assert_msg(scale_diagram_zero_stages(&prec, 7.5e9, 64, svg, sizeof svg, NULL, &d) == SCALE_OK,
+                "%s", d.message);
+  ck_assert_int_eq(count("class=\"zero\""), 12);
+  const double want[4] = {120e9, 31.40625e9, 16.640625e9, 1.875e9};
+  const char *p = svg;
+  for (int st = 0; st < 4; st++) {
+    double sum = 0;
+    for (int part = 0; part < 3; part++) {
+      p = strstr(p, "data-bytes=\"") + 12;
+      sum += strtod(p, NULL);
+    }
+    scale_check_rel(sum, want[st], 1e-12, "B", "ZeRO Figure 1");
+  }
+  ck_assert_ptr_nonnull(strstr(svg, "ZeRO-3 1.88 GB."));
+  ck_assert_int_eq(scale_diagram_zero_stages(&prec, 7.5e9, 0.5, svg, sizeof svg, NULL, NULL),
+                   SCALE_ERR_INVALID);
+}
+END_TEST
+
 START_TEST(diagrams_are_deterministic) {
   array_svg("{X:2, Y:4}", "W[D_X, F_Y]");
   memcpy(again, svg, sizeof svg);
@@ -279,6 +303,7 @@ static Suite *suite(void) {
       {"gantt_idle_area_is_the_bubble", gantt_idle_area_is_the_bubble},
       {"transformer_block_flops", transformer_block_flops},
       {"fat_tree_levels", fat_tree_levels},
+      {"zero_stages_bars", zero_stages_bars},
       {"diagrams_are_deterministic", diagrams_are_deterministic},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
