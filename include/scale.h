@@ -22,6 +22,8 @@
 #include "scale/sharding.h"
 #include "scale/plot.h"
 #include "scale/diagram.h"
+#include "scale/json.h"
+#include "scale/modelimport.h"
 #include "scale/schedule.h"
 #include "scale/plan.h"
 #include "scale/step.h"

@@ -22,6 +22,8 @@
 /* ---- subcommands (one line each; main.c's table lists them) --------------------------------- */
 int cli_cmd_hw(int argc, char **argv);
 int cli_cmd_model(int argc, char **argv);
+/** `scale model import CONFIG`: argv[0] is "import" (model_import.c). */
+int cli_model_import(int argc, char **argv);
 int cli_cmd_train(int argc, char **argv);
 int cli_cmd_infer(int argc, char **argv);
 int cli_cmd_roofline(int argc, char **argv);

@@ -15,7 +15,7 @@ typedef struct {
 
 static const command commands[] = {
     {"hw", cli_cmd_hw, "chips and systems: list, show NAME"},
-    {"model", cli_cmd_model, "model architectures: list, show NAME"},
+    {"model", cli_cmd_model, "model architectures: list, show NAME, import CONFIG"},
     {"train", cli_cmd_train, "a training layout: step time, MFU, memory per chip, run cost"},
     {"infer", cli_cmd_infer, "serving: memory, prefill, decode step, throughput, cost"},
     {"roofline", cli_cmd_roofline, "T_math, T_comms and bounds of an operation or a matmul"},

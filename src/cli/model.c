@@ -142,7 +142,8 @@ static int list(bool as_json) {
 static void usage(FILE *out) {
   fprintf(out,
           "usage: scale model list [--json]\n"
-          "       scale model show NAME [--context T] [--kv-dtype DTYPE] [--json]\n\n"
+          "       scale model show NAME [--context T] [--kv-dtype DTYPE] [--json]\n"
+          "       scale model import CONFIG [--name NAME] [--out FILE] (see its --help)\n\n"
           "NAME is a file stem of models/ (llama-3-70b, deepseek-v3) or a path to an .ini.\n"
           "show adds parameters (total, active), FLOPs per token at context T (default: the\n"
           "model's trained context, also the largest T accepted, as in scale infer), KV bytes\n"
@@ -164,6 +165,7 @@ int cli_cmd_model(int argc, char **argv) {
   static const struct option options[] = {{"context", required_argument, NULL, OPT_CONTEXT},
                                           {"kv-dtype", required_argument, NULL, OPT_KV_DTYPE},
                                           {NULL, 0, NULL, 0}};
+  if (argc > 1 && strcmp(argv[1], "import") == 0) return cli_model_import(argc - 1, argv + 1);
   cli_model_query q = {0, SCALE_DTYPE_BF16};
   cli_extra_options extra = {options, take_query, &q};
   cli_list_show args;

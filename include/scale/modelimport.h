@@ -1,0 +1,47 @@
+/* modelimport.h — model records from Hugging Face transformers configs (config.json).
+ *
+ * Families read: llama, mistral, qwen2, qwen3 and gemma/gemma2/gemma3 (dense), mixtral,
+ * qwen2_moe, qwen3_moe and gpt_oss (MoE), deepseek_v2/deepseek_v3 (MLA, shared experts), and
+ * mamba2. A config that nests its text model ("text_config", as Gemma 3 and Llama 4 do) is read
+ * there. Any other model_type, a missing or malformed field, or a layout the model schema cannot
+ * hold (experts on every other layer, a shared expert of another width) is refused naming the
+ * field. What the schema does not price yet (sliding-window attention, attention sinks, QK-norm,
+ * biases, multi-token-prediction layers) is imported as notes, each saying how the model is
+ * priced instead, so no idealization goes unsaid.
+ *
+ * Book: ch. 4 (the letters each field becomes); issue 31 ("scale model import").
+ */
+#ifndef SCALE_MODELIMPORT_H
+#define SCALE_MODELIMPORT_H
+
+#include <stdio.h>
+
+#include "scale/json.h"
+#include "scale/model.h"
+#include "scale/status.h"
+
+#define SCALE_IMPORT_NOTES_MAX 8
+
+/** What an import could not express, one sentence each. */
+typedef struct {
+  int n;
+  char text[SCALE_IMPORT_NOTES_MAX][200];
+} scale_import_notes;
+
+/** Fills *out from a parsed config (the root object of config.json); 'name' becomes its name
+ * and display name. *notes (may be NULL) gets what the schema leaves out.
+ *
+ * Errors: SCALE_ERR_MISSING_KEY for a required field that is absent; SCALE_ERR_INVALID for a
+ *         field of the wrong type or value, an unknown model_type, or a layout the schema
+ *         cannot hold; 'diag' names the field ("config: 'num_key_value_heads' ...").
+ */
+scale_status scale_model_import_hf(const scale_json_value *config, const char *name,
+                                   scale_model *out, scale_import_notes *notes, scale_diag *diag);
+
+/** Writes 'model' as a strict model file (models/README.md's format) that scale_model_load_file()
+ * reads back to the same record: 'source' (may be NULL) and each note as comment lines on top.
+ * Errors: SCALE_ERR_IO when writing fails. */
+scale_status scale_model_write(const scale_model *model, const char *source,
+                               const scale_import_notes *notes, FILE *out);
+
+#endif

@@ -1,0 +1,271 @@
+/* modelimport.c — model records from Hugging Face configs (modelimport.h). */
+#include "scale/modelimport.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <string.h>
+
+typedef struct {
+  const scale_json_value *cfg;
+  scale_import_notes *notes;
+  scale_diag *diag;
+  scale_status st;
+} reader;
+
+static void note(reader *r, const char *text) {
+  if (r->notes && r->notes->n < SCALE_IMPORT_NOTES_MAX)
+    snprintf(r->notes->text[r->notes->n++], sizeof r->notes->text[0], "%s", text);
+}
+
+static bool refuse(reader *r, scale_status st, const char *key, const char *why) {
+  if (!r->st) r->st = scale_diag_set(r->diag, st, "", 0, "config: '%s' %s", key, why);
+  return false;
+}
+
+/** A whole number field in [lo, 2^40]; 'dflt' < 0 makes it required, else its default. */
+static int64_t count(reader *r, const char *key, int64_t dflt, int64_t lo) {
+  const scale_json_value *v = scale_json_member(r->cfg, key);
+  if (!v || v->type == SCALE_JSON_NULL) {
+    if (dflt < 0) refuse(r, SCALE_ERR_MISSING_KEY, key, "is missing");
+    return dflt < 0 ? 0 : dflt;
+  }
+  if (v->type != SCALE_JSON_NUMBER || v->number != floor(v->number) || v->number < (double)lo ||
+      v->number > 1099511627776.0) {
+    char why[80];
+    snprintf(why, sizeof why, "must be a whole number from %lld to 2^40", (long long)lo);
+    refuse(r, SCALE_ERR_INVALID, key, why);
+    return 0;
+  }
+  return (int64_t)v->number;
+}
+
+static bool flag(reader *r, const char *key, bool dflt) {
+  const scale_json_value *v = scale_json_member(r->cfg, key);
+  if (!v || v->type == SCALE_JSON_NULL) return dflt;
+  if (v->type != SCALE_JSON_BOOL) return refuse(r, SCALE_ERR_INVALID, key, "must be true or false");
+  return v->boolean;
+}
+
+static bool present(reader *r, const char *key) {
+  const scale_json_value *v = scale_json_member(r->cfg, key);
+  return v && v->type != SCALE_JSON_NULL && !(v->type == SCALE_JSON_BOOL && !v->boolean);
+}
+
+static const char *string(reader *r, const char *key) {
+  const scale_json_value *v = scale_json_member(r->cfg, key);
+  if (!v) return refuse(r, SCALE_ERR_MISSING_KEY, key, "is missing"), NULL;
+  if (v->type != SCALE_JSON_STRING)
+    return refuse(r, SCALE_ERR_INVALID, key, "must be a string"), NULL;
+  return v->str;
+}
+
+/** The attention of a dense or MoE transformer: N, K (default N), H (default D / N). */
+static void attention(reader *r, scale_model *m) {
+  m->n_heads = count(r, "num_attention_heads", -1, 1);
+  m->n_kv_heads = count(r, "num_key_value_heads", m->n_heads, 1);
+  if (!r->st && m->n_heads % m->n_kv_heads)
+    refuse(r, SCALE_ERR_INVALID, "num_key_value_heads", "must divide num_attention_heads");
+  int64_t h = m->n_heads && m->d_model % m->n_heads == 0 ? m->d_model / m->n_heads : -1;
+  m->d_head = count(r, "head_dim", h, 1);
+}
+
+/** Layers, width, vocabulary, context and embeddings, common to every family. */
+static void trunk(reader *r, scale_model *m, bool tied_default) {
+  m->n_layers = count(r, "num_hidden_layers", -1, 1);
+  m->d_model = count(r, "hidden_size", -1, 1);
+  m->n_vocab = count(r, "vocab_size", -1, 1);
+  m->n_ctx_max = count(r, "max_position_embeddings", 0, 0);
+  m->tied_embeddings = flag(r, "tie_word_embeddings", tied_default);
+}
+
+/** The features the schema does not price yet, as notes saying how the model is priced. */
+static void feature_notes(reader *r, const char *type) {
+  if (present(r, "sliding_window") && flag(r, "use_sliding_window", true))
+    note(r, strncmp(type, "gemma", 5) == 0 || strcmp(type, "gpt_oss") == 0
+                ? "alternating sliding-window and global attention: every layer is priced as "
+                  "global attention (an upper bound on attention FLOPs and KV cache)"
+                : "sliding-window attention: priced as global attention (an upper bound on "
+                  "attention FLOPs and KV cache)");
+  if (strcmp(type, "gpt_oss") == 0)
+    note(r, "attention sinks and biases: not counted (a few parameters a head)");
+  else if (flag(r, "attention_bias", false))
+    note(r, "attention biases: not counted (D + 2 K H parameters a layer)");
+  if (strcmp(type, "qwen3") == 0 || strcmp(type, "qwen3_moe") == 0 ||
+      strncmp(type, "gemma3", 6) == 0)
+    note(r, "QK-norm: not counted (2 H parameters a layer, a negligible cost)");
+  int64_t mtp = count(r, "num_nextn_predict_layers", 0, 0);
+  if (mtp) {
+    char text[200];
+    snprintf(text, sizeof text,
+             "%lld multi-token-prediction layer(s): not counted in the "
+             "parameters or FLOPs (their publishers report them apart)",
+             (long long)mtp);
+    note(r, text);
+  }
+}
+
+static void dense(reader *r, scale_model *m) {
+  m->d_ff = count(r, "intermediate_size", -1, 1);
+  m->gated_mlp = true;
+}
+
+static void experts(reader *r, scale_model *m, const char *n_key, const char *width_key) {
+  m->n_experts = count(r, n_key, -1, 1);
+  m->n_experts_active = count(r, "num_experts_per_tok", -1, 1);
+  m->d_ff_expert = count(r, width_key, -1, 1);
+  m->gated_mlp = true;
+  if (!r->st && m->n_experts_active > m->n_experts)
+    refuse(r, SCALE_ERR_INVALID, "num_experts_per_tok", "exceeds the number of experts");
+}
+
+static void qwen_moe(reader *r, scale_model *m, bool qwen2) {
+  experts(r, m, "num_experts", "moe_intermediate_size");
+  if (count(r, "decoder_sparse_step", 1, 1) != 1)
+    refuse(r, SCALE_ERR_INVALID, "decoder_sparse_step", "must be 1 (experts on every layer)");
+  const scale_json_value *dense_layers = scale_json_member(r->cfg, "mlp_only_layers");
+  if (dense_layers && dense_layers->type == SCALE_JSON_ARRAY && dense_layers->child)
+    refuse(r, SCALE_ERR_INVALID, "mlp_only_layers", "must be empty (dense layers in between)");
+  if (!qwen2) return;
+  /* Qwen's shared expert is one MLP of shared_expert_intermediate_size: as many experts of
+   * the routed width as it is wide (Qwen1.5-MoE: 5632 = 4 x 1408), the same parameters. */
+  int64_t shared = count(r, "shared_expert_intermediate_size", 0, 0);
+  if (!r->st && m->d_ff_expert && shared % m->d_ff_expert)
+    refuse(r, SCALE_ERR_INVALID, "shared_expert_intermediate_size",
+           "must be a multiple of moe_intermediate_size");
+  m->n_shared_experts = m->d_ff_expert ? shared / m->d_ff_expert : 0;
+}
+
+static void deepseek(reader *r, scale_model *m) {
+  experts(r, m, "n_routed_experts", "moe_intermediate_size");
+  m->d_ff = count(r, "intermediate_size", -1, 1);
+  m->n_shared_experts = count(r, "n_shared_experts", 0, 0);
+  m->n_dense_layers = count(r, "first_k_dense_replace", 0, 0);
+  if (count(r, "moe_layer_freq", 1, 1) != 1)
+    refuse(r, SCALE_ERR_INVALID, "moe_layer_freq", "must be 1 (experts on every layer)");
+  m->q_lora_rank = count(r, "q_lora_rank", 0, 0);
+  m->kv_lora_rank = count(r, "kv_lora_rank", -1, 1);
+  m->d_head_rope = count(r, "qk_rope_head_dim", -1, 1);
+  m->d_head_nope = count(r, "qk_nope_head_dim", -1, 1);
+  m->d_head_v = count(r, "v_head_dim", -1, 1);
+  m->n_heads = count(r, "num_attention_heads", -1, 1);
+  m->n_kv_heads = count(r, "num_key_value_heads", m->n_heads, 1);
+  m->d_head = m->d_head_nope + m->d_head_rope;
+}
+
+static void mamba2(reader *r, scale_model *m) {
+  m->arch = SCALE_ARCH_MAMBA2;
+  m->ssm_d_state = count(r, "state_size", -1, 1);
+  m->ssm_n_heads = count(r, "num_heads", -1, 1);
+  m->ssm_d_head = count(r, "head_dim", -1, 1);
+  m->ssm_expand = count(r, "expand", -1, 1);
+  m->ssm_n_groups = count(r, "n_groups", 1, 1);
+  m->ssm_d_conv = count(r, "conv_kernel", -1, 1);
+  m->ssm_chunk_size = count(r, "chunk_size", -1, 1);
+}
+
+typedef enum {
+  FAM_UNKNOWN,
+  FAM_DENSE,
+  FAM_EXPERTS,
+  FAM_QWEN2_MOE,
+  FAM_QWEN3_MOE,
+  FAM_DEEPSEEK,
+  FAM_MAMBA2
+} family_kind;
+
+static family_kind kind_of(const char *type) {
+  static const struct {
+    const char *type;
+    family_kind kind;
+  } families[] = {
+      {"llama", FAM_DENSE},          {"mistral", FAM_DENSE},        {"qwen2", FAM_DENSE},
+      {"qwen3", FAM_DENSE},          {"gemma", FAM_DENSE},          {"gemma2", FAM_DENSE},
+      {"gemma3", FAM_DENSE},         {"gemma3_text", FAM_DENSE},    {"mixtral", FAM_EXPERTS},
+      {"gpt_oss", FAM_EXPERTS},      {"qwen2_moe", FAM_QWEN2_MOE},  {"qwen3_moe", FAM_QWEN3_MOE},
+      {"deepseek_v2", FAM_DEEPSEEK}, {"deepseek_v3", FAM_DEEPSEEK}, {"mamba2", FAM_MAMBA2}};
+  for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
+    if (strcmp(type, families[i].type) == 0) return families[i].kind;
+  return FAM_UNKNOWN;
+}
+
+/** Reads the family 'type' into m; false (with the refusal set) for an unknown one. */
+static bool family(reader *r, const char *type, scale_model *m) {
+  family_kind kind = kind_of(type);
+  if (kind == FAM_UNKNOWN)
+    return refuse(r, SCALE_ERR_INVALID, "model_type",
+                  "names a family scale does not import (known: llama, mistral, mixtral, qwen2, "
+                  "qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3, gpt_oss, deepseek_v2, "
+                  "deepseek_v3, mamba2)");
+  trunk(r, m, strncmp(type, "gemma", 5) == 0 || kind == FAM_MAMBA2);
+  if (kind == FAM_MAMBA2) return mamba2(r, m), true;
+  if (kind == FAM_DEEPSEEK) return deepseek(r, m), true;
+  attention(r, m);
+  if (kind == FAM_DENSE)
+    dense(r, m);
+  else if (kind == FAM_EXPERTS)
+    experts(r, m, "num_local_experts", "intermediate_size");
+  else
+    qwen_moe(r, m, kind == FAM_QWEN2_MOE);
+  return true;
+}
+
+scale_status scale_model_import_hf(const scale_json_value *config, const char *name,
+                                   scale_model *out, scale_import_notes *notes, scale_diag *diag) {
+  if (!config || config->type != SCALE_JSON_OBJECT || !name || !name[0] || !out ||
+      strlen(name) >= sizeof out->name)
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
+                          "config: the top level must be an object, and the model needs a name");
+  const scale_json_value *text = scale_json_member(config, "text_config");
+  reader r = {text && text->type == SCALE_JSON_OBJECT ? text : config, notes, diag, SCALE_OK};
+  if (notes) notes->n = 0;
+  scale_model m = {0};
+  snprintf(m.name, sizeof m.name, "%s", name);
+  snprintf(m.display_name, sizeof m.display_name, "%s", name);
+  const char *type = string(&r, "model_type");
+  if (type && family(&r, type, &m)) feature_notes(&r, type);
+  if (r.st) return r.st;
+  *out = m;
+  return SCALE_OK;
+}
+
+/* ---- writing a model file ------------------------------------------------------------------ */
+
+static void key(FILE *f, const char *k, int64_t v) { fprintf(f, "%s = %lld\n", k, (long long)v); }
+
+scale_status scale_model_write(const scale_model *m, const char *source,
+                               const scale_import_notes *notes, FILE *f) {
+  if (!m || !f) return SCALE_ERR_INVALID;
+  if (source) fprintf(f, "; %s\n", source);
+  for (int i = 0; notes && i < notes->n; i++)
+    fprintf(f, "; Not in this schema: %s.\n", notes->text[i]);
+  fprintf(f, "[model]\ndisplay_name = %s\narch = %s\n", m->display_name,
+          m->arch == SCALE_ARCH_MAMBA2 ? "mamba2" : "transformer");
+  key(f, "n_layers", m->n_layers), key(f, "d_model", m->d_model), key(f, "n_vocab", m->n_vocab);
+  key(f, "tied_embeddings", m->tied_embeddings);
+  if (m->n_ctx_max) key(f, "n_ctx_max", m->n_ctx_max);
+  if (m->arch == SCALE_ARCH_MAMBA2) {
+    fprintf(f, "\n[mamba2]\n");
+    key(f, "d_state", m->ssm_d_state), key(f, "n_heads", m->ssm_n_heads);
+    key(f, "d_head", m->ssm_d_head), key(f, "expand", m->ssm_expand);
+    key(f, "n_groups", m->ssm_n_groups), key(f, "d_conv", m->ssm_d_conv);
+    key(f, "chunk_size", m->ssm_chunk_size);
+  } else {
+    fprintf(f, "\n[attention]\n");
+    key(f, "n_heads", m->n_heads), key(f, "n_kv_heads", m->n_kv_heads), key(f, "d_head", m->d_head);
+    fprintf(f, "\n[mlp]\n");
+    key(f, "d_ff", m->d_ff), key(f, "gated_mlp", m->gated_mlp);
+  }
+  if (m->n_experts) {
+    fprintf(f, "\n[moe]\n");
+    key(f, "n_experts", m->n_experts), key(f, "n_experts_active", m->n_experts_active);
+    key(f, "n_shared_experts", m->n_shared_experts), key(f, "d_ff_expert", m->d_ff_expert);
+    key(f, "n_dense_layers", m->n_dense_layers);
+  }
+  if (m->kv_lora_rank) {
+    fprintf(f, "\n[mla]\n");
+    key(f, "q_lora_rank", m->q_lora_rank), key(f, "kv_lora_rank", m->kv_lora_rank);
+    key(f, "d_head_rope", m->d_head_rope), key(f, "d_head_nope", m->d_head_nope);
+    key(f, "d_head_v", m->d_head_v);
+  }
+  return ferror(f) ? SCALE_ERR_IO : SCALE_OK;
+}

@@ -1,0 +1,57 @@
+#!/bin/sh
+# test_model_import.sh SCALE — `scale model import`: the published configs of tests/data/hf
+# become model files that every command reads; bad configs are one line naming the field.
+SCALE=$1
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+HF="$here/../data/hf"
+
+# Each published config imports, reads back, and prices through train, infer and plan.
+for stem in llama-3-70b mixtral-8x7b deepseek-v3 mamba-2-2.7b; do
+  run "$SCALE" model import "$HF/$stem.json" --out "$TMP/$stem.ini"
+  expect_rc 0 "$stem: imports"
+  expect_out "^wrote .*$stem.ini: $stem, " "$stem: says what it wrote"
+  run "$SCALE" model show "$TMP/$stem.ini" --json
+  expect_rc 0 "$stem: model show reads the file"
+done
+# The shipped LLaMA 3 70B has 70.55B parameters; the import the same.
+run "$SCALE" model import "$HF/llama-3-70b.json" --name l70
+expect_rc 0 "to standard output"
+expect_out '^\[attention\]$' "the model file on stdout"
+cp "$TMP/out" "$TMP/l70.ini"
+run "$SCALE" model show "$TMP/l70.ini" --json
+expect_out '"params": 70553706496,' "LLaMA 3 70B: the shipped file's parameter count"
+run "$SCALE" model import "$HF/deepseek-v3.json" --name ds
+expect_err '^note: 1 multi-token-prediction layer' "DeepSeek-V3: its MTP layer is noted, not dropped"
+run "$SCALE" train --model "$TMP/mixtral-8x7b.ini" --hw nvidia-h100-sxm --chips 64 \
+  --batch-tokens 4Mi --seq 4096 --ep 8
+expect_rc 0 "train prices an imported MoE"
+expect_no_nan "train output"
+run "$SCALE" infer --model "$TMP/llama-3-70b.ini" --hw nvidia-h100-sxm --chips 8 --batch 8 \
+  --context 4096
+expect_rc 0 "infer prices an imported model"
+
+# Never overwrites: the file written above stays.
+run "$SCALE" model import "$HF/llama-3-70b.json" --out "$TMP/l70.ini"
+expect_rc 1 "an existing --out"
+expect_err "^scale: model import: cannot create .*l70.ini.: File exists$" "an existing --out is named"
+run "$SCALE" model show "$TMP/l70.ini"
+expect_rc 0 "the existing file is untouched"
+
+# Bad configs: exit 2, one line naming the line or the field.
+printf '{\n"model_type": "llama",\n"hidden_size": 4096,\n}\n' >"$TMP/trailing.json"
+expect_usage_error "a trailing comma" "$SCALE" model import "$TMP/trailing.json"
+run "$SCALE" model import "$TMP/trailing.json"
+expect_err "trailing.json:4: expected a member name" "the line of a malformed config"
+printf '{"model_type": "bert", "hidden_size": 768}' >"$TMP/bert.json"
+expect_usage_error "an unknown family" "$SCALE" model import "$TMP/bert.json"
+run "$SCALE" model import "$TMP/bert.json"
+expect_err "'model_type' names a family scale does not import" "the unknown family is named"
+printf '{"model_type": "llama", "hidden_size": 4096}' >"$TMP/short.json"
+run "$SCALE" model import "$TMP/short.json"
+expect_err "'num_hidden_layers' is missing" "a missing field is named"
+expect_usage_error "a bad --name" "$SCALE" model import "$HF/llama-3-70b.json" --name '../x'
+expect_usage_error "no config" "$SCALE" model import
+run "$SCALE" model import "$TMP/absent.json"
+expect_rc 1 "an unreadable config"
+finish

@@ -1,0 +1,159 @@
+/* test_modelimport.c — Hugging Face configs (tests/data/hf, each from its published
+ * config.json) import to the shipped model files field for field, write back as strict model
+ * files, and bad configs are refused naming the field. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scale/file.h"
+#include "scale/modelimport.h"
+#include "scale/transformer.h"
+#include "scale_check.h"
+
+/** Imports tests/data/hf/STEM.json. */
+static scale_status import(const char *stem, scale_model *m, scale_import_notes *notes,
+                           scale_diag *d) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/hf/%s.json", SCALE_TEST_DATA_DIR, stem);
+  char *text = NULL;
+  size_t len = 0;
+  ck_assert_int_eq(scale_file_read(path, &text, &len, NULL), SCALE_OK);
+  scale_json *j = NULL;
+  ck_assert_int_eq(scale_json_parse(text, len, &j, d), SCALE_OK);
+  scale_status st = scale_model_import_hf(scale_json_root(j), stem, m, notes, d);
+  scale_json_free(j);
+  free(text);
+  return st;
+}
+
+/** Every architecture field of a and b agrees (names, context and reported totals aside). */
+static void same_architecture(const scale_model *a, const scale_model *b) {
+  const int64_t fa[] = {
+      a->arch,        a->n_layers,         a->d_model,          a->n_vocab,     a->tied_embeddings,
+      a->n_heads,     a->n_kv_heads,       a->d_head,           a->d_ff,        a->gated_mlp,
+      a->n_experts,   a->n_experts_active, a->n_shared_experts, a->d_ff_expert, a->n_dense_layers,
+      a->q_lora_rank, a->kv_lora_rank,     a->d_head_rope,      a->d_head_nope, a->d_head_v,
+      a->ssm_d_state, a->ssm_n_heads,      a->ssm_d_head,       a->ssm_expand,  a->ssm_n_groups,
+      a->ssm_d_conv,  a->ssm_chunk_size};
+  const int64_t fb[] = {
+      b->arch,        b->n_layers,         b->d_model,          b->n_vocab,     b->tied_embeddings,
+      b->n_heads,     b->n_kv_heads,       b->d_head,           b->d_ff,        b->gated_mlp,
+      b->n_experts,   b->n_experts_active, b->n_shared_experts, b->d_ff_expert, b->n_dense_layers,
+      b->q_lora_rank, b->kv_lora_rank,     b->d_head_rope,      b->d_head_nope, b->d_head_v,
+      b->ssm_d_state, b->ssm_n_heads,      b->ssm_d_head,       b->ssm_expand,  b->ssm_n_groups,
+      b->ssm_d_conv,  b->ssm_chunk_size};
+  for (size_t i = 0; i < sizeof fa / sizeof fa[0]; i++)
+    ck_assert_msg(fa[i] == fb[i], "%s field %zu: %lld, shipped %lld", b->name, i, (long long)fa[i],
+                  (long long)fb[i]);
+  scale_check_rel(scale_transformer_n_params(a), scale_transformer_n_params(b), 0, "",
+                  "the shipped file's parameters");
+}
+
+START_TEST(published_configs_match_shipped_models) {
+  /* LLaMA 3 70B 70.55B, Mixtral 46.7B, DeepSeek-V3 671B without its MTP layer, Mamba-2 2.7B. */
+  const char *stems[] = {"llama-3-70b", "mixtral-8x7b", "deepseek-v3", "mamba-2-2.7b"};
+  for (int i = 0; i < 4; i++) {
+    scale_model got, shipped = scale_check_model(stems[i]);
+    scale_import_notes notes;
+    scale_diag d = {0};
+    ck_assert_msg(import(stems[i], &got, &notes, &d) == SCALE_OK, "%s: %s", stems[i], d.message);
+    same_architecture(&got, &shipped);
+    if (i == 2) { /* DeepSeek's MTP layer is said, not silently dropped */
+      ck_assert_int_eq(notes.n, 1);
+      ck_assert_ptr_nonnull(strstr(notes.text[0], "1 multi-token-prediction layer"));
+    } else {
+      ck_assert_int_eq(notes.n, 0);
+    }
+  }
+}
+END_TEST
+
+START_TEST(written_file_reads_back) {
+  const char *stems[] = {"mixtral-8x7b", "deepseek-v3", "mamba-2-2.7b"};
+  char dir[256];
+  scale_check_tmpdir(dir, sizeof dir, "/tmp/scale-test-import-XXXXXX");
+  for (int i = 0; i < 3; i++) {
+    scale_model m, back;
+    scale_import_notes notes;
+    ck_assert_int_eq(import(stems[i], &m, &notes, NULL), SCALE_OK);
+    char path[400];
+    snprintf(path, sizeof path, "%s/%s.ini", dir, stems[i]);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(scale_model_write(&m, "imported by test_modelimport", &notes, f), SCALE_OK);
+    fclose(f);
+    scale_diag d = {0};
+    ck_assert_msg(scale_model_load_file(path, &back, &d) == SCALE_OK, "%s: %s", path, d.message);
+    same_architecture(&back, &m);
+    remove(path);
+  }
+  scale_check_rmdir(dir);
+}
+END_TEST
+
+/** Imports 'text' as a config; returns the status and fills d. */
+static scale_status import_text(const char *text, scale_diag *d) {
+  scale_json *j = NULL;
+  ck_assert_int_eq(scale_json_parse(text, strlen(text), &j, NULL), SCALE_OK);
+  scale_model m;
+  scale_status st = scale_model_import_hf(scale_json_root(j), "x", &m, NULL, d);
+  scale_json_free(j);
+  return st;
+}
+
+START_TEST(bad_configs_name_the_field) {
+  const char *dense = "\"hidden_size\": 4096, \"num_hidden_layers\": 32, \"vocab_size\": 32000, "
+                      "\"intermediate_size\": 11008, \"num_attention_heads\": 32";
+  char text[600];
+  struct {
+    const char *extra, *type, *field;
+    scale_status st;
+  } cases[] = {
+      {"", "bert", "'model_type' names a family", SCALE_ERR_INVALID},
+      {", \"num_key_value_heads\": 5", "llama", "'num_key_value_heads' must divide",
+       SCALE_ERR_INVALID},
+      {", \"head_dim\": 12.5", "llama", "'head_dim' must be a whole number", SCALE_ERR_INVALID},
+      {", \"tie_word_embeddings\": 1", "llama", "'tie_word_embeddings' must be true",
+       SCALE_ERR_INVALID},
+      {"", "mixtral", "'num_local_experts' is missing", SCALE_ERR_MISSING_KEY},
+      {", \"num_experts\": 60, \"num_experts_per_tok\": 4, \"moe_intermediate_size\": "
+       "1408, \"shared_expert_intermediate_size\": 5000",
+       "qwen2_moe", "'shared_expert_intermediate_size' must be a multiple", SCALE_ERR_INVALID}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    snprintf(text, sizeof text, "{%s%s, \"model_type\": \"%s\"}", dense, cases[i].extra,
+             cases[i].type);
+    scale_diag d = {0};
+    ck_assert_int_eq(import_text(text, &d), cases[i].st);
+    ck_assert_msg(strstr(d.message, cases[i].field) != NULL, "'%s' lacks '%s'", d.message,
+                  cases[i].field);
+  }
+  scale_diag d = {0};
+  ck_assert_int_eq(import_text("{\"hidden_size\": 1}", &d), SCALE_ERR_MISSING_KEY);
+  ck_assert_ptr_nonnull(strstr(d.message, "'model_type' is missing"));
+  ck_assert_int_eq(import_text("[1]", &d), SCALE_ERR_INVALID);
+  /* Qwen2-MoE's shared expert of 4 x the routed width is 4 shared experts. */
+  snprintf(text, sizeof text,
+           "{%s, \"num_experts\": 60, \"num_experts_per_tok\": 4, "
+           "\"moe_intermediate_size\": 1408, \"shared_expert_intermediate_size\": 5632, "
+           "\"model_type\": \"qwen2_moe\"}",
+           dense);
+  scale_json *j = NULL;
+  ck_assert_int_eq(scale_json_parse(text, strlen(text), &j, NULL), SCALE_OK);
+  scale_model m;
+  ck_assert_int_eq(scale_model_import_hf(scale_json_root(j), "q", &m, NULL, NULL), SCALE_OK);
+  ck_assert_int_eq(m.n_shared_experts, 4);
+  scale_json_free(j);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("modelimport");
+  const scale_check_case cases[] = {
+      {"published_configs_match_shipped_models", published_configs_match_shipped_models},
+      {"written_file_reads_back", written_file_reads_back},
+      {"bad_configs_name_the_field", bad_configs_name_the_field}};
+  scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
+  return s;
+}
+
+int main(void) { return scale_check_run(suite()); }
