@@ -182,7 +182,8 @@ static family_kind kind_of(const char *type) {
       {"qwen3", FAM_DENSE},          {"gemma", FAM_DENSE},          {"gemma2", FAM_DENSE},
       {"gemma3", FAM_DENSE},         {"gemma3_text", FAM_DENSE},    {"mixtral", FAM_EXPERTS},
       {"gpt_oss", FAM_EXPERTS},      {"qwen2_moe", FAM_QWEN2_MOE},  {"qwen3_moe", FAM_QWEN3_MOE},
-      {"deepseek_v2", FAM_DEEPSEEK}, {"deepseek_v3", FAM_DEEPSEEK}, {"mamba2", FAM_MAMBA2}};
+      {"deepseek_v2", FAM_DEEPSEEK}, {"deepseek_v3", FAM_DEEPSEEK}, {"kimi_k2", FAM_DEEPSEEK},
+      {"mamba2", FAM_MAMBA2}};
   for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
     if (strcmp(type, families[i].type) == 0) return families[i].kind;
   return FAM_UNKNOWN;
@@ -195,7 +196,7 @@ static bool family(reader *r, const char *type, scale_model *m) {
     return refuse(r, SCALE_ERR_INVALID, "model_type",
                   "names a family scale does not import (known: llama, mistral, mixtral, qwen2, "
                   "qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3, gpt_oss, deepseek_v2, "
-                  "deepseek_v3, mamba2)");
+                  "deepseek_v3, kimi_k2, mamba2)");
   trunk(r, m, strncmp(type, "gemma", 5) == 0 || kind == FAM_MAMBA2);
   if (kind == FAM_MAMBA2) return mamba2(r, m), true;
   if (kind == FAM_DEEPSEEK) return deepseek(r, m), true;

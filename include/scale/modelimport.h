@@ -1,7 +1,7 @@
 /* modelimport.h — model records from Hugging Face transformers configs (config.json).
  *
  * Families read: llama, mistral, qwen2, qwen3 and gemma/gemma2/gemma3 (dense), mixtral,
- * qwen2_moe, qwen3_moe and gpt_oss (MoE), deepseek_v2/deepseek_v3 (MLA, shared experts), and
+ * qwen2_moe, qwen3_moe and gpt_oss (MoE), deepseek_v2, deepseek_v3 and kimi_k2 (MLA, shared experts), and
  * mamba2. A config that nests its text model ("text_config", as Gemma 3 and Llama 4 do) is read
  * there. Any other model_type, a missing or malformed field, or a layout the model schema cannot
  * hold (experts on every other layer, a shared expert of another width) is refused naming the

@@ -7,7 +7,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 HF="$here/../data/hf"
 
 # Each published config imports, reads back, and prices through train, infer and plan.
-for stem in llama-3-70b mixtral-8x7b deepseek-v3 mamba-2-2.7b; do
+for stem in llama-3-70b mixtral-8x7b deepseek-v3 mamba-2-2.7b qwen3-235b-a22b qwen3-30b-a3b \
+  qwen3-4b gpt-oss-120b kimi-k2 llama-3.1-8b; do
   run "$SCALE" model import "$HF/$stem.json" --out "$TMP/$stem.ini"
   expect_rc 0 "$stem: imports"
   expect_out "^wrote .*$stem.ini: $stem, " "$stem: says what it wrote"
@@ -21,6 +22,8 @@ expect_out '^\[attention\]$' "the model file on stdout"
 cp "$TMP/out" "$TMP/l70.ini"
 run "$SCALE" model show "$TMP/l70.ini" --json
 expect_out '"params": 70553706496,' "LLaMA 3 70B: the shipped file's parameter count"
+run "$SCALE" model show "$TMP/qwen3-30b-a3b.ini" --json
+expect_out '"params": 30532110336,' "Qwen3-30B-A3B: Keras Hub's count less its 12,288 QK-norm weights"
 run "$SCALE" model import "$HF/deepseek-v3.json" --name ds
 expect_err '^note: 1 multi-token-prediction layer' "DeepSeek-V3: its MTP layer is noted, not dropped"
 run "$SCALE" train --model "$TMP/mixtral-8x7b.ini" --hw nvidia-h100-sxm --chips 64 \
