@@ -121,6 +121,9 @@ typedef struct {
   double n_microbatches;      /**< m: microbatches per step (gradient accumulation if pp = 1) */
   scale_pp_schedule schedule; /**< pipeline schedule (ignored when pp == 1) */
   double n_virtual_stages;    /**< v: model chunks per stage for SCALE_PP_INTERLEAVED */
+  bool pp_embed_loss;         /**< the embedding and the loss count as a layer each in the
+                                   pipeline split (Megatron's account-for-embedding/loss-in-
+                                   pipeline-split): L + 2 units over pp x v chunks */
   double ep;                  /**< expert-parallel degree (divides dp x fsdp) */
   double cp;                  /**< context-parallel degree */
   scale_cp_kind cp_kind;      /**< ring or Ulysses */
