@@ -226,7 +226,7 @@ static scale_status validate_schedule(const scale_layout *layout, double layers,
   double chunks = layout_chunks(layout);
   double units = layers + (layout->pp_embed_loss ? 2.0 : 0.0);
   if (chunks * layout->pp > units)
-    return invalid(diag, "%g chunks x pp exceed the model's %g layers%s", chunks * layout->pp,
+    return invalid(diag, "pp x chunks = %g exceed the model's %g layers%s", chunks * layout->pp,
                    units, layout->pp_embed_loss ? " with the embedding and loss stages"
                                                 : " (--pp-embed-loss counts those two)");
   if (layout->schedule == SCALE_PP_DUALPIPE &&
@@ -1241,4 +1241,57 @@ void scale_train_scaling_sweep(const scale_model *model, const scale_chip *chip,
     if (r.fits) step_s[i] = r.step_time_s;
     compute_s[i] = r.compute_time_s;
   }
+}
+
+/* ---- what a prediction assumes ---------------------------------------------------------------- */
+
+/* The bubble formula each schedule is priced by (pipeline.h), as a line. */
+static const char *const schedule_assumption[SCALE_PP_COUNT] = {
+    "1F1B's bubble is (p-1)/m of the ideal, every stage as fast as the priced one "
+    "(Narayanan et al. 2019)",
+    "GPipe's bubble is (p-1)/m of the ideal, every stage as fast as the priced one",
+    "interleaving v chunks divides 1F1B's bubble by v, (p-1)/(v m) (Narayanan et al. 2021)",
+    "zero-bubble H1's deferred W passes fill the bubble as Qi et al. 2023 schedule them, "
+    "leaving (p-1)(F+B-W)",
+    "zero-bubble H2 leaves (p-1)(F+B-2W) (Qi et al. 2023), with optimizer post-validation "
+    "instead of a step-wide sync, holding 2p-1 microbatches",
+    "zero-bubble V's two chunks a stage leave half of ZB-H2's residual, (p-1)(F+B-2W)/2",
+    "DualPipe leaves (p/2-1)(F&B+B-3W) (DeepSeek-V3 Table 2), its overlapped F&B chunk "
+    "priced as F+B+W: a dense stage has no all-to-all to hide",
+};
+
+int scale_train_assumptions(const scale_train_problem *problem, const scale_layout *l,
+                            const scale_train_result *r, const char **lines, int max) {
+  if (problem == NULL || l == NULL || r == NULL || lines == NULL || max <= 0) return 0;
+  int n = 0;
+#define ASSUME(text)                                                                                 do {                                                                                                 if (n < max) lines[n++] = (text);                                                                } while (0)
+  if (l->pp > 1.0 && (unsigned)l->schedule < SCALE_PP_COUNT) {
+    ASSUME(schedule_assumption[l->schedule]);
+    bool split = scale_pipeline_splits_backward(l->schedule);
+    if (l->n_microbatches < l->pp)
+      ASSUME(split ? "with fewer microbatches than stages the pipeline never fills: the bubble "
+                     "is at least the critical path's (p-1)(F+B) less the rank's other work"
+                   : "with fewer microbatches than stages the pipeline never fills, still "
+                     "priced (p-1)/m");
+    if (split && l->tp > 1.0 && !l->tp_overlap)
+      ASSUME("with W deferred, the backward's TP all-reduces have no weight-gradient GEMM to "
+             "hide under: all exposed");
+    ASSUME(l->pp_embed_loss
+               ? "the embedding and the loss each take a layer's slot in the pipeline split "
+                 "(Megatron's account-for-embedding/loss-in-pipeline-split)"
+               : "each stage runs L/pp layers; the priced one also runs the embedding, "
+                 "unembedding and loss");
+    ASSUME("pipeline sends sit on the critical path, once per microbatch and chunk each way");
+  }
+  if (!r->step_model) return n;
+  for (int k = 0; k < SCALE_STEP_COMM_COUNT; k++)
+    if (r->step.net[k] == SCALE_STEP_NET_OUT && r->step.comm_s[k] > 0.0) {
+      ASSUME("the scale-out NICs carry every collective that crosses nodes one after another: "
+             "the step lasts at least their sum");
+      break;
+    }
+  if (r->step.comm_s[SCALE_STEP_COMM_DP] > 0.0)
+    ASSUME("gradient buckets hide under the last microbatch's backward, all but the last");
+#undef ASSUME
+  return n;
 }

@@ -328,6 +328,13 @@ typedef struct {
 void scale_train_eval(const scale_train_problem *problem, const scale_layout *layout,
                       scale_train_result *out);
 
+/** The idealizations a step-model prediction of 'layout' relies on (its pipeline schedule's
+ * bubble formula, the stage split, the overlap rules it leans on), one line each, into
+ * lines[0 .. max-1] (static storage); returns how many. `scale train` prints them as
+ * "assumes: ..." lines beside the prediction. NULL arguments: 0. */
+int scale_train_assumptions(const scale_train_problem *problem, const scale_layout *layout,
+                            const scale_train_result *result, const char **lines, int max);
+
 /** What a search computes once for every layout of one problem: the model's counts and FLOPs,
  * and the step model's op times by shape (scale_step_cache). Caller storage (about 14 kB);
  * scale_train_cache_init() binds it to a problem, whose contents must not change while the

@@ -326,14 +326,16 @@ END_TEST
 
 START_TEST(test_bubble) {
   /* GPipe/1F1B (p-1)/m; interleaved (p-1)/(v m) (Narayanan et al. 2021); zero
-   * bubble 0. */
+   * bubble H1 at F = B = W: (p-1)(F+B-W) / (m (F+B+W)) = 3 F / (8 x 3 F) = 1/8 (Qi et al.
+   * 2023 Table 1). */
   scale_check_rel(scale_pipeline_bubble_frac(SCALE_PP_1F1B, 4, 8, 1), 3.0 / 8, EXACT, "",
                   "(p-1)/m");
   scale_check_rel(scale_pipeline_bubble_frac(SCALE_PP_GPIPE, 4, 8, 1), 3.0 / 8, EXACT, "",
                   "(p-1)/m");
   scale_check_rel(scale_pipeline_bubble_frac(SCALE_PP_INTERLEAVED, 4, 8, 2), 3.0 / 16, EXACT, "",
                   "(p-1)/(v m)");
-  scale_check_rel(scale_pipeline_bubble_frac(SCALE_PP_ZERO_BUBBLE, 4, 8, 1), 0.0, EXACT, "", "0");
+  scale_check_rel(scale_pipeline_bubble_frac(SCALE_PP_ZERO_BUBBLE, 4, 8, 1), 1.0 / 8, EXACT, "",
+                  "(p-1)/(3m)");
   scale_check_rel(scale_pipeline_bubble_frac(SCALE_PP_1F1B, 1, 8, 1), 0.0, EXACT, "",
                   "no pipeline");
   scale_check_nan(scale_pipeline_bubble_frac(SCALE_PP_1F1B, 0.5, 8, 1));
@@ -407,8 +409,25 @@ START_TEST(test_validate) {
   expect_invalid(&p, &l, "sequences of the batch");
   l.fsdp = 4;
   l.pp = 2;
-  l.n_microbatches = 1; /* m < pp */
-  expect_invalid(&p, &l, "cannot fill");
+  l.n_microbatches = 1; /* m < pp: a pipeline that never fills, valid (Megatron runs it) */
+  p.batch_tokens = 8 * 4096; /* 2 sequences per data-parallel shard */
+  ck_assert_int_eq(scale_train_validate(&p, &l, NULL), SCALE_OK);
+  l.schedule = SCALE_PP_DUALPIPE; /* two directions: m must be even */
+  expect_invalid(&p, &l, "dualpipe needs an even pp and microbatches");
+  l.n_microbatches = 2;
+  ck_assert_int_eq(scale_train_validate(&p, &l, NULL), SCALE_OK);
+  /* 4 layers: interleaved v = 3 over pp 2 needs 6 chunks, which the embedding and the loss
+   * as stages provide (4 + 2), Megatron's account-for-embedding/loss options */
+  l.schedule = SCALE_PP_INTERLEAVED;
+  l.n_virtual_stages = 3;
+  expect_invalid(&p, &l, "--pp-embed-loss");
+  l.pp_embed_loss = true;
+  ck_assert_int_eq(scale_train_validate(&p, &l, NULL), SCALE_OK);
+  l.pp_embed_loss = false;
+  l.schedule = SCALE_PP_ZB_V; /* 2 chunks a stage: 2 x 4 > 4 layers */
+  l.pp = 4;
+  l.fsdp = 2;
+  expect_invalid(&p, &l, "pp x chunks = 8 exceed");
   l = scale_layout_default();
   l.dp = 8;
   p = scale_train_problem_make(&m, &c, 8, 64 * 4096, 4096);
