@@ -337,6 +337,7 @@ static void json_layout(cli_json *json, const scale_layout *l) {
   cli_json_bool(json, "sp", l->sp);
   cli_json_number(json, "n_microbatches", l->n_microbatches);
   cli_json_string(json, "schedule", scale_pp_schedule_name(l->schedule));
+  cli_json_bool(json, "pp_embed_loss", l->pp_embed_loss);
   cli_json_number(json, "n_virtual_stages", l->n_virtual_stages);
   cli_json_string(json, "cp_kind", scale_cp_kind_name(l->cp_kind));
   cli_json_string(json, "remat", scale_train_remat_name(l->remat));
@@ -430,6 +431,11 @@ static void print_json(const scale_train_problem *p, const scale_layout *l,
   cli_json_number(&json, "seq_len", p->seq_len);
   cli_json_string(&json, "precision", rec->name);
   cli_json_string(&json, "cost_model", r->step_model ? "step" : "roofline");
+  const char *assumes[16];
+  int n_assumes = scale_train_assumptions(p, l, r, assumes, 16);
+  cli_json_array_begin(&json, "assumes");
+  for (int i = 0; i < n_assumes; i++) cli_json_string(&json, NULL, assumes[i]);
+  cli_json_array_end(&json);
   if (!r->step_model) cli_json_number(&json, "efficiency_frac", p->efficiency_frac);
   json_layout(&json, l);
 

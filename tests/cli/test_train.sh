@@ -165,6 +165,7 @@ expect_out '^assumes: with fewer microbatches than stages the pipeline never fil
 run "$SCALE" train $G8 --tp 8 --pp 4 --microbatches 2 --schedule zb-h1 --json
 expect_rc 0 "zb-h1 json"; expect_json "zb-h1 json"
 expect_out '"schedule": "zb-h1"' "schedule name"
+expect_out '"assumes": \[' "assumptions in json"; expect_out '"pp_embed_loss": false' "embed-loss key"
 # 32 layers: 2 stages of 17 chunks need the embedding and the loss counted as stages
 expect_usage_error "chunks over the layers" "$SCALE" train $G8 --tp 8 --pp 2 --microbatches 4 \
   --schedule interleaved --virtual-stages 17
