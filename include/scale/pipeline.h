@@ -51,6 +51,8 @@ scale_status scale_pp_schedule_parse(const char *text, scale_pp_schedule *out);
  *   ZB-H1             (p-1)(f+b-w)                      Qi et al. 2023, Table 1
  *   ZB-H2             (p-1)(f+b-2w)                     Qi et al. 2023, Table 1
  *   ZB-V              (p-1)(f+b-2w) / 2                 ZB-H2's over chunks of half a stage
+ *                                                        (the paper states only its zero at
+ *                                                        f = b = w; this residual is ours)
  *   DualPipe          (p/2-1)(f&b + b+w - 3w)           DeepSeek-V3 report, Table 2, with
  *                                                        f&b = f+b+w (nothing overlapped)
  *
