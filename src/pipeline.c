@@ -72,8 +72,8 @@ static double bubble_published(scale_pp_schedule schedule, double p, double v, d
    * residual per chunk pair (the paper's zero at f = b = w) */
   case SCALE_PP_ZB_V: return (p - 1.0) * (f + b - 2.0 * w) / 2.0;
   /* Table 2: (PP/2-1)(F&B + B - 3W), its B the whole backward b + w; F&B, a forward and a
-   * backward chunk run together, is priced as both: a dense stage has no all-to-all for one
-   * to hide under the other */
+   * backward chunk run together, is priced as both: what one hides of the other (a MoE
+   * stage's all-to-alls) the caller has already left out of f and b */
   case SCALE_PP_DUALPIPE: return (p / 2.0 - 1.0) * ((f + b + w) + (b + w) - 3.0 * w);
   default: return NAN;
   }

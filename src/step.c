@@ -82,7 +82,9 @@ const char *scale_step_comm_rule(scale_step_comm comm, bool tp_overlap) {
                         "always does on a TPU";
   case SCALE_STEP_COMM_CP: return "ring hidden under attention only as far as its compute lasts";
   case SCALE_STEP_COMM_FSDP: return "gathers prefetched under the previous layer's compute";
-  case SCALE_STEP_COMM_EP: return "all-to-all on the critical path";
+  case SCALE_STEP_COMM_EP:
+    return "all-to-all on the critical path (under DualPipe, hidden under the paired chunk's "
+           "compute)";
   case SCALE_STEP_COMM_PP:
     return "sends per microbatch per virtual stage (1/tp a rank, gathered over TP without "
            "SP), plus the bubble";
@@ -469,7 +471,11 @@ static void layer_comm_times(const ctx *c, const layer_ops *o, scale_step_result
                                       c->t * c->d * k_active * c->act_bytes)
                    : 0;
   lc->time[SCALE_STEP_COMM_EP] = a2a;
-  lc->exposed[SCALE_STEP_COMM_EP] = a2a;
+  /* DualPipe pairs one microbatch's forward chunk with another's backward chunk, each one's
+   * all-to-alls under the other's compute (DeepSeek-V3 section 3.2.1): hidden as far as the
+   * layer's compute lasts */
+  bool dual = j->pp > 1 && j->schedule == SCALE_PP_DUALPIPE;
+  lc->exposed[SCALE_STEP_COMM_EP] = dual ? fmax(0, a2a - layer_all) : a2a;
 }
 
 /* ---- the step ------------------------------------------------------------------------------- */

@@ -1256,8 +1256,8 @@ static const char *const schedule_assumption[SCALE_PP_COUNT] = {
     "zero-bubble H2 leaves (p-1)(F+B-2W) (Qi et al. 2023), with optimizer post-validation "
     "instead of a step-wide sync, holding 2p-1 microbatches",
     "zero-bubble V's two chunks a stage leave half of ZB-H2's residual, (p-1)(F+B-2W)/2",
-    "DualPipe leaves (p/2-1)(F&B+B-3W) (DeepSeek-V3 Table 2), its overlapped F&B chunk "
-    "priced as F+B+W: a dense stage has no all-to-all to hide",
+    "DualPipe leaves (p/2-1)(F&B+B-3W) (DeepSeek-V3 Table 2), its F&B chunk pair priced as "
+    "F+B+W with a MoE layer's all-to-alls hidden under the pair's compute",
 };
 
 int scale_train_assumptions(const scale_train_problem *problem, const scale_layout *l,

@@ -54,7 +54,8 @@ scale_status scale_pp_schedule_parse(const char *text, scale_pp_schedule *out);
  *                                                        (the paper states only its zero at
  *                                                        f = b = w; this residual is ours)
  *   DualPipe          (p/2-1)(f&b + b+w - 3w)           DeepSeek-V3 report, Table 2, with
- *                                                        f&b = f+b+w (nothing overlapped)
+ *                                                        f&b = f+b+w (what the pair hides
+ *                                                        already out of f and b)
  *
  * and for the zero-bubble schedules and DualPipe at least the critical path's floor: the
  * first stage's last forward waits (p-1)(f+b) for its input gradient while at most the rest
