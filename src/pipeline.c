@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <strings.h>
 
-static const char *const schedule_names[SCALE_PP_COUNT] = {
-    "1f1b", "gpipe", "interleaved", "zb-h1", "zb-h2", "zb-v", "dualpipe"};
+static const char *const schedule_names[SCALE_PP_COUNT] = {"1f1b",  "gpipe", "interleaved", "zb-h1",
+                                                           "zb-h2", "zb-v",  "dualpipe"};
 
 /* ==== names ================================================================================= */
 
@@ -53,34 +53,44 @@ static double bubble_floor(scale_pp_schedule schedule, double p, double m, doubl
                            double w) {
   double wait = (p - 1.0) * (f + b);
   switch (schedule) {
-  case SCALE_PP_ZB_V: return wait - (m - 1.0) * (b + w) / 2.0 - m * (f + b + w) / 2.0;
-  case SCALE_PP_DUALPIPE: return wait - (m / 2.0 - 1.0) * (b + w) - m / 2.0 * (f + b + w);
-  default: return wait - (m - 1.0) * (b + w);
+  case SCALE_PP_ZB_V:
+    return wait - (m - 1.0) * (b + w) / 2.0 - m * (f + b + w) / 2.0;
+  case SCALE_PP_DUALPIPE:
+    return wait - (m / 2.0 - 1.0) * (b + w) - m / 2.0 * (f + b + w);
+  default:
+    return wait - (m - 1.0) * (b + w);
   }
 }
 
 /* A schedule's bubble as its paper gives it (f, b, w units; m >= p). */
-static double bubble_published(scale_pp_schedule schedule, double p, double v, double f,
-                               double b, double w) {
+static double bubble_published(scale_pp_schedule schedule, double p, double v, double f, double b,
+                               double w) {
   switch (schedule) {
   case SCALE_PP_1F1B:
-  case SCALE_PP_GPIPE: return (p - 1.0) * (f + b + w);
-  case SCALE_PP_INTERLEAVED: return (p - 1.0) * (f + b + w) / v;
-  case SCALE_PP_ZB_H1: return (p - 1.0) * (f + b - w);
-  case SCALE_PP_ZB_H2: return (p - 1.0) * (f + b - 2.0 * w);
+  case SCALE_PP_GPIPE:
+    return (p - 1.0) * (f + b + w);
+  case SCALE_PP_INTERLEAVED:
+    return (p - 1.0) * (f + b + w) / v;
+  case SCALE_PP_ZB_H1:
+    return (p - 1.0) * (f + b - w);
+  case SCALE_PP_ZB_H2:
+    return (p - 1.0) * (f + b - 2.0 * w);
   /* V-shape: 2p chunks of half a stage, each rank holding chunks i and 2p-1-i; ZB-H2's
    * residual per chunk pair (the paper's zero at f = b = w) */
-  case SCALE_PP_ZB_V: return (p - 1.0) * (f + b - 2.0 * w) / 2.0;
+  case SCALE_PP_ZB_V:
+    return (p - 1.0) * (f + b - 2.0 * w) / 2.0;
   /* Table 2: (PP/2-1)(F&B + B - 3W), its B the whole backward b + w; F&B, a forward and a
    * backward chunk run together, is priced as both: what one hides of the other (a MoE
    * stage's all-to-alls) the caller has already left out of f and b */
-  case SCALE_PP_DUALPIPE: return (p / 2.0 - 1.0) * ((f + b + w) + (b + w) - 3.0 * w);
-  default: return NAN;
+  case SCALE_PP_DUALPIPE:
+    return (p / 2.0 - 1.0) * ((f + b + w) + (b + w) - 3.0 * w);
+  default:
+    return NAN;
   }
 }
 
-double scale_pipeline_bubble_split_frac(scale_pp_schedule schedule, double p, double m,
-                                        double v, double f, double b, double w) {
+double scale_pipeline_bubble_split_frac(scale_pp_schedule schedule, double p, double m, double v,
+                                        double f, double b, double w) {
   if (!schedule_domain(p, m, v) || !(f >= 0.0 && b >= 0.0 && w >= 0.0 && f + b + w > 0.0) ||
       !isfinite(f + b + w) || (unsigned)schedule >= SCALE_PP_COUNT)
     return NAN;

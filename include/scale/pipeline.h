@@ -69,8 +69,8 @@ scale_status scale_pp_schedule_parse(const char *text, scale_pp_schedule *out);
  * Book:   ch. 5 "Pipelining"; Qi et al. 2023 (arXiv 2401.10241); DeepSeek-V3 (arXiv
  *         2412.19437). ZB-H1 at p = 4, m = 8, f = b = w: 3 f / (8 x 3 f) = 1/8.
  */
-double scale_pipeline_bubble_split_frac(scale_pp_schedule schedule, double p, double m,
-                                        double v, double f, double b, double w);
+double scale_pipeline_bubble_split_frac(scale_pp_schedule schedule, double p, double m, double v,
+                                        double f, double b, double w);
 
 /** scale_pipeline_bubble_split_frac() at f = b = w, the point the papers quote: (p-1)/m for
  * GPipe and 1F1B, (p-1)/(v m) interleaved, (p-1)/(3m) for ZB-H1, 0 for ZB-H2 and ZB-V at

@@ -35,16 +35,16 @@ END_TEST
 
 START_TEST(test_schedules) {
   /* In flight, ch. 5: GPipe keeps all 64, 1F1B p = 16, interleaved v = 2 16 (1 + 15/32). */
-  scale_check_rel(scale_pipeline_microbatches_in_flight(SCALE_PP_GPIPE, 16, 64, 1), 64, EXACT,
-                  "", "m");
-  scale_check_rel(scale_pipeline_microbatches_in_flight(SCALE_PP_ZERO_BUBBLE, 16, 64, 1), 16,
-                  EXACT, "", "p");
+  scale_check_rel(scale_pipeline_microbatches_in_flight(SCALE_PP_GPIPE, 16, 64, 1), 64, EXACT, "",
+                  "m");
+  scale_check_rel(scale_pipeline_microbatches_in_flight(SCALE_PP_ZERO_BUBBLE, 16, 64, 1), 16, EXACT,
+                  "", "p");
   /* ZB-H2 keeps 2p - 1 (Qi et al. Table 1), DualPipe p + 1 (DeepSeek-V3 Table 2), fewer when
    * the step has fewer microbatches */
-  scale_check_rel(scale_pipeline_microbatches_in_flight(SCALE_PP_ZB_H2, 16, 64, 1), 31, EXACT,
-                  "", "2p - 1");
-  scale_check_rel(scale_pipeline_microbatches_in_flight(SCALE_PP_ZB_H2, 16, 20, 1), 20, EXACT,
-                  "", "m");
+  scale_check_rel(scale_pipeline_microbatches_in_flight(SCALE_PP_ZB_H2, 16, 64, 1), 31, EXACT, "",
+                  "2p - 1");
+  scale_check_rel(scale_pipeline_microbatches_in_flight(SCALE_PP_ZB_H2, 16, 20, 1), 20, EXACT, "",
+                  "m");
   scale_check_rel(scale_pipeline_microbatches_in_flight(SCALE_PP_DUALPIPE, 16, 64, 1), 17, EXACT,
                   "", "p + 1");
   scale_check_rel(scale_pipeline_microbatches_in_flight(SCALE_PP_ZB_V, 16, 64, 1), 16, EXACT, "",
@@ -55,8 +55,8 @@ START_TEST(test_schedules) {
                   "no pipeline");
   scale_check_nan(scale_pipeline_microbatches_in_flight(SCALE_PP_COUNT, 4, 8, 1));
   scale_check_nan(scale_pipeline_bubble_frac(SCALE_PP_1F1B, 4, 0.5, 1));
-  scale_check_rel(scale_pipeline_bubble_frac(SCALE_PP_INTERLEAVED, 16, 16, 4), 15.0 / 64, EXACT,
-                  "", "(p-1)/(v m), Llama 3's layout");
+  scale_check_rel(scale_pipeline_bubble_frac(SCALE_PP_INTERLEAVED, 16, 16, 4), 15.0 / 64, EXACT, "",
+                  "(p-1)/(v m), Llama 3's layout");
   scale_pp_schedule s = SCALE_PP_1F1B;
   ck_assert_int_eq(scale_pp_schedule_parse("GPipe", &s), SCALE_OK);
   ck_assert_int_eq(s, SCALE_PP_GPIPE);
@@ -103,18 +103,18 @@ START_TEST(test_split_bubbles) {
   scale_check_rel(scale_pipeline_bubble_split_frac(SCALE_PP_ZB_H1, 4, 2, 1, 1, 1, 1), 4.0 / 6,
                   EXACT, "", "4 / 6");
   /* 1F1B at m < p keeps (p-1)/m: m = 2, p = 4: 3/2. */
-  scale_check_rel(scale_pipeline_bubble_split_frac(SCALE_PP_1F1B, 4, 2, 1, 1, 2, 1), 1.5, EXACT,
-                  "", "(p-1)/m");
+  scale_check_rel(scale_pipeline_bubble_split_frac(SCALE_PP_1F1B, 4, 2, 1, 1, 2, 1), 1.5, EXACT, "",
+                  "(p-1)/m");
   /* DualPipe (DeepSeek-V3 Table 2), p = 8, m = 16, f = b = w = 1: F&B = f+b+w = 3 and its
    * whole backward B = b+w = 2: (p/2-1)(F&B + B - 3W) = 3 x 2 = 6, over 16 x 3: 1/8. */
-  scale_check_rel(scale_pipeline_bubble_split_frac(SCALE_PP_DUALPIPE, 8, 16, 1, 1, 1, 1),
-                  6.0 / 48, EXACT, "", "3 x 2 / 48");
+  scale_check_rel(scale_pipeline_bubble_split_frac(SCALE_PP_DUALPIPE, 8, 16, 1, 1, 1, 1), 6.0 / 48,
+                  EXACT, "", "3 x 2 / 48");
   /* DualPipe, p = 2, m = 2 (one microbatch each way), f = b = w = 1, by hand: rank 0 runs F
    * of stage 0 (direction A) at [0,1] while rank 1 runs F of stage 0 of direction B; then each
    * runs the other's F as the last stage [1,2], its B [2,3], the first stage's B [3,4], and
    * the two W [4,6]: 6 = the ideal 2 x 3, no bubble, as (p/2-1) = 0 says. */
-  scale_check_rel(scale_pipeline_bubble_split_frac(SCALE_PP_DUALPIPE, 2, 2, 1, 1, 1, 1), 0.0,
-                  EXACT, "", "hand schedule");
+  scale_check_rel(scale_pipeline_bubble_split_frac(SCALE_PP_DUALPIPE, 2, 2, 1, 1, 1, 1), 0.0, EXACT,
+                  "", "hand schedule");
   /* ZB-V at p = 2, m = 1, f = b = w = 1 (chunks of 1/2), by hand: rank 0 runs chunk 0's F
    * [0,.5], waits for rank 1's chunks 1, 2 [.5,1.5], runs chunk 3's F and B [1.5,2.5], its W
    * [2.5,3] while rank 1 runs the B of chunks 2, 1 [2.5,3.5], then chunk 0's B and W
