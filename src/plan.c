@@ -291,7 +291,9 @@ static void schedules(worker *w, double n_seq) {
     if (!o->allow_schedule[s]) continue;
     l->schedule = (scale_pp_schedule)s;
     l->n_virtual_stages = s == SCALE_PP_INTERLEAVED ? 2 : 1;
-    if (l->n_virtual_stages * l->pp > layers) {
+    /* DualPipe runs half the stages each way: an odd pipeline has no mirror */
+    if (scale_pipeline_chunks(l->schedule, l->n_virtual_stages) * l->pp > layers ||
+        (s == SCALE_PP_DUALPIPE && fmod(l->pp, 2.0) != 0.0)) {
       w->report.n_candidates += 4;
       w->report.n_pruned[SCALE_PLAN_PRUNE_PP] += 4;
       continue;

@@ -82,7 +82,9 @@ const char *scale_step_comm_rule(scale_step_comm comm, bool tp_overlap) {
                         "always does on a TPU";
   case SCALE_STEP_COMM_CP: return "ring hidden under attention only as far as its compute lasts";
   case SCALE_STEP_COMM_FSDP: return "gathers prefetched under the previous layer's compute";
-  case SCALE_STEP_COMM_EP: return "all-to-all on the critical path";
+  case SCALE_STEP_COMM_EP:
+    return "all-to-all on the critical path (under DualPipe, hidden under the paired chunk's "
+           "compute)";
   case SCALE_STEP_COMM_PP:
     return "sends per microbatch per virtual stage (1/tp a rank, gathered over TP without "
            "SP), plus the bubble";
@@ -231,7 +233,8 @@ static double memory_s(const ctx *c, double bytes, double kernels) {
 typedef struct {
   double fwd[SCALE_STEP_OP_COUNT];
   double all[SCALE_STEP_OP_COUNT];
-  double wgrad[2]; /**< weight-gradient GEMMs of the column-parallel QKV and MLP up */
+  double wgrad[4]; /**< weight-gradient GEMMs: the column-parallel QKV and MLP up (the TP
+                        backward overlap), then the output projection and MLP down */
 } layer_ops;
 
 static void attention_ops(const ctx *c, layer_ops *o) {
@@ -256,15 +259,15 @@ static void attention_ops(const ctx *c, layer_ops *o) {
 }
 
 static void linear_ops(const ctx *c, layer_ops *o) {
-  double t = c->t, fwd = 0, wgrad = 0;
+  double t = c->t, fwd = 0;
   double qkv_out = (c->n_h + 2 * c->k_h) * c->h;
   o->all[SCALE_STEP_OP_QKV] = linear_fwd_bwd_s(c, t, c->d, qkv_out, &fwd, &o->wgrad[0]);
   o->fwd[SCALE_STEP_OP_QKV] = fwd;
-  o->all[SCALE_STEP_OP_OUT_PROJ] = linear_fwd_bwd_s(c, t, c->n_h * c->h, c->d, &fwd, &wgrad);
+  o->all[SCALE_STEP_OP_OUT_PROJ] = linear_fwd_bwd_s(c, t, c->n_h * c->h, c->d, &fwd, &o->wgrad[2]);
   o->fwd[SCALE_STEP_OP_OUT_PROJ] = fwd;
   o->all[SCALE_STEP_OP_MLP_UP] = linear_fwd_bwd_s(c, t, c->d, c->f_in, &fwd, &o->wgrad[1]);
   o->fwd[SCALE_STEP_OP_MLP_UP] = fwd;
-  o->all[SCALE_STEP_OP_MLP_DOWN] = linear_fwd_bwd_s(c, t, c->f_out, c->d, &fwd, &wgrad);
+  o->all[SCALE_STEP_OP_MLP_DOWN] = linear_fwd_bwd_s(c, t, c->f_out, c->d, &fwd, &o->wgrad[3]);
   o->fwd[SCALE_STEP_OP_MLP_DOWN] = fwd;
 }
 
@@ -414,9 +417,12 @@ static void layer_comm_times(const ctx *c, const layer_ops *o, scale_step_result
   /* XLA on a TPU always overlaps them: its async collectives run beside the layer's matmuls
    * (what the MaxText rows of measurements/maxtext-tpu.tsv need: appendix 14) */
   bool overlap = j->tp_overlap || j->chip->kind == SCALE_HW_TPU;
+  /* a schedule that defers the weight-gradient GEMMs (zero bubble, DualPipe) leaves the
+   * backward's all-reduces nothing to hide under */
+  bool split = j->pp > 1 && scale_pipeline_splits_backward(j->schedule);
   lc->exposed[SCALE_STEP_COMM_TP] =
       overlap ? fmax(0, lc->time[SCALE_STEP_COMM_TP] - matmul_all)
-              : (n_ar - 2) * ar + tp_backward_exposed_s(o, ar);
+              : (n_ar - 2) * ar + (split ? 2 * ar : tp_backward_exposed_s(o, ar));
 
   /* CP ring: cp - 1 passes of this rank's K and V forward, of K, V and their gradients
    * backward (on a mesh, at once over cp - 1 links); hidden under the attention core as far
@@ -465,7 +471,11 @@ static void layer_comm_times(const ctx *c, const layer_ops *o, scale_step_result
                                       c->t * c->d * k_active * c->act_bytes)
                    : 0;
   lc->time[SCALE_STEP_COMM_EP] = a2a;
-  lc->exposed[SCALE_STEP_COMM_EP] = a2a;
+  /* DualPipe pairs one microbatch's forward chunk with another's backward chunk, each one's
+   * all-to-alls under the other's compute (DeepSeek-V3 section 3.2.1): hidden as far as the
+   * layer's compute lasts */
+  bool dual = j->pp > 1 && j->schedule == SCALE_PP_DUALPIPE;
+  lc->exposed[SCALE_STEP_COMM_EP] = dual ? fmax(0, a2a - layer_all) : a2a;
 }
 
 /* ---- the step ------------------------------------------------------------------------------- */
@@ -523,7 +533,9 @@ static void head_ops(const ctx *c, double *op) {
 
 /** Parameters held by one chip (its TP shard of its pipeline stage). */
 static double chip_params(const ctx *c) {
-  return c->n_params / (c->job->tp * c->job->pp);
+  /* DualPipe's ranks hold two stages, each trained (pipeline.h) */
+  double copies = c->job->pp > 1 ? scale_pipeline_param_copies(c->job->schedule) : 1;
+  return copies * c->n_params / (c->job->tp * c->job->pp);
 }
 
 /** Gradient traffic of one bucketed collective: all buckets of 'bytes' over n [s], and the
@@ -662,6 +674,48 @@ void scale_step_eval(const scale_step_job *job, const scale_step_params *params,
   scale_step_eval_cached(job, params, NULL, out);
 }
 
+/** The time the chip's scale-out NICs are busy: every communication that crosses the fabric
+ * shares them (a ring over nodes runs one channel per NIC, so a TP or CP group across nodes
+ * fills them all while it runs), and no overlap rule hides one of them under another. A
+ * floor of the step, as the roofline sums the traffic of a shared link. */
+static double scale_out_busy_s(const scale_step_result *r) {
+  double busy = 0;
+  for (int k = 0; k < SCALE_STEP_COMM_COUNT; k++)
+    if (r->net[k] == SCALE_STEP_NET_OUT) busy += r->comm_s[k];
+  return busy;
+}
+
+/** The job's schedule: plain 1F1B with virtual stages is the interleaved one. */
+static scale_pp_schedule schedule_of(const scale_step_job *j) {
+  return j->schedule == SCALE_PP_1F1B && j->vp > 1 ? SCALE_PP_INTERLEAVED : j->schedule;
+}
+
+/** The slowest stage: its layers (the return) and which of the ends' ops it runs (head_on,
+ * 0 or 1 each). By default every stage holds L/pp layers and the priced one also runs the
+ * embedding, unembedding and loss (exact without a pipeline). With the embedding and the
+ * loss counted as a layer each (Megatron's account-for-embedding/loss-in-pipeline-split),
+ * the L + 2 units split evenly: a middle stage runs U = (L+2)/pp layers, the last U - 1 and
+ * the unembedding and loss, the first U - 1 and the embedding (never the slowest of the
+ * two ends, the embedding being a lookup); the slower of the middle and the last sets the
+ * pace. */
+static double stage_of(const scale_step_job *j, const layer_ops *lo, const layer_comms *lc,
+                       const double *head, double *head_on) {
+  double layers = (double)j->model->n_layers / j->pp;
+  for (int i = 0; i < SCALE_STEP_OP_COUNT; i++) head_on[i] = 1;
+  if (!j->embed_loss_stages || j->pp <= 1) return layers;
+  double layer = 0;
+  for (int i = 0; i < SCALE_STEP_OP_COUNT; i++) layer += lo->all[i];
+  for (int k = 0; k < SCALE_STEP_COMM_COUNT; k++) layer += lc->exposed[k];
+  double units = ((double)j->model->n_layers + 2) / j->pp;
+  double last = head[SCALE_STEP_OP_UNEMBEDDING] + head[SCALE_STEP_OP_LOSS];
+  head_on[SCALE_STEP_OP_EMBEDDING] = 0;
+  if (units * layer >= (units - 1) * layer + last) {
+    head_on[SCALE_STEP_OP_UNEMBEDDING] = head_on[SCALE_STEP_OP_LOSS] = 0;
+    return units;
+  }
+  return units - 1;
+}
+
 /* A transformer's step: its layer's ops, their costs, the overlap rules, the step. */
 static void transformer_eval(const scale_step_job *job, const scale_step_params *params,
                              scale_step_cache *cache, scale_step_result *out) {
@@ -686,30 +740,43 @@ static void transformer_eval(const scale_step_job *job, const scale_step_params 
   layer_comm_times(&c, &lo, out, &lc);
 
   double m = job->gbs / (job->dp * job->mbs);
-  double layers = (double)job->model->n_layers / job->pp;
+  double head_on[SCALE_STEP_OP_COUNT];
+  double layers = stage_of(job, &lo, &lc, head, head_on);
   out->microbatches = m;
   out->layers_per_stage = layers;
 
-  /* one microbatch on the slowest (last) stage: its layers, its ends, its sends */
-  double mb = 0;
+  /* one microbatch on the slowest stage: its layers, its ends, its sends */
+  double mb = 0, fwd = 0, wgrad = 0, comm = 0;
   for (int i = 0; i < SCALE_STEP_OP_COUNT; i++) {
-    double per_mb = layers * lo.all[i] + head[i];
+    double per_mb = layers * lo.all[i] + head_on[i] * head[i];
     out->op_s[i] = m * per_mb;
     mb += per_mb;
+    fwd += layers * lo.fwd[i] + head_on[i] * head[i] / 3;
   }
   for (int k = 0; k < SCALE_STEP_COMM_COUNT; k++) {
     out->comm_s[k] = m * layers * lc.time[k];
     out->exposed_s[k] = m * layers * lc.exposed[k];
-    mb += layers * lc.exposed[k];
+    comm += layers * lc.exposed[k];
   }
   double send = job->pp > 1 ? 2 * job->vp * pp_send_s(&c, out) : 0;
   out->comm_s[SCALE_STEP_COMM_PP] = out->exposed_s[SCALE_STEP_COMM_PP] = m * send;
-  mb += send;
-
-  scale_pp_schedule sched = job->vp > 1 ? SCALE_PP_INTERLEAVED : SCALE_PP_1F1B;
-  out->bubble_frac = job->pp > 1 && !job->zero_bubble
-                         ? scale_pipeline_bubble_frac(sched, job->pp, m, job->vp)
-                         : 0;
+  comm += send;
+  mb += comm;
+  for (int i = 0; i < 4; i++) wgrad += layers * lo.wgrad[i];
+  /* the unembedding's weight gradient: one of its three GEMMs of equal FLOPs */
+  wgrad += head_on[SCALE_STEP_OP_UNEMBEDDING] * head[SCALE_STEP_OP_UNEMBEDDING] / 3;
+  /* the F, B, W split of the stage (pipeline.h): the exposed communication half to the
+   * forward and half to the input gradient, none to W (its GEMMs send nothing) */
+  fwd += comm / 2;
+  out->bubble_frac = 0;
+  if (job->pp > 1) {
+    scale_pp_schedule sched = schedule_of(job);
+    out->bubble_frac =
+        scale_pipeline_splits_backward(sched)
+            ? scale_pipeline_bubble_split_frac(sched, job->pp, m, job->vp, fwd, mb - fwd - wgrad,
+                                               wgrad)
+            : scale_pipeline_bubble_frac(sched, job->pp, m, job->vp);
+  }
   out->bubble_s = out->bubble_frac * m * mb;
 
   /* the last microbatch's backward is the window the DP buckets hide under */
@@ -723,6 +790,7 @@ static void transformer_eval(const scale_step_job *job, const scale_step_params 
   out->compute_s = sum_ops(out->op_s, 0, SCALE_STEP_OP_LOSS);
   out->step_s = m * mb + out->bubble_s + out->exposed_s[SCALE_STEP_COMM_DP] + out->optimizer_s +
                 out->overhead_s;
+  out->step_s = fmax(out->step_s, scale_out_busy_s(out));
   out->host_s = scale_step_cp_host_s(job, out->net[SCALE_STEP_COMM_CP], lc.time[SCALE_STEP_COMM_TP],
                                      params);
   out->step_s = fmax(out->step_s, out->host_s);

@@ -204,6 +204,38 @@ static scale_status invalid(scale_diag *diag, const char *fmt, ...) {
   return SCALE_ERR_INVALID;
 }
 
+/* Chunks a pipeline stage holds under the layout's schedule (pipeline.h); 1 without one. */
+static double layout_chunks(const scale_layout *l) {
+  return l->pp > 1.0 ? scale_pipeline_chunks(l->schedule, l->n_virtual_stages) : 1.0;
+}
+
+/* The pipeline's split units: the layers, and the embedding and loss when counted. */
+static double layout_units(const scale_layout *l, double layers) {
+  return layers + (l->pp > 1.0 && l->pp_embed_loss ? 2.0 : 0.0);
+}
+
+/* A pipeline's schedule against the model: its chunks fit the layers (with the embedding and
+ * the loss as a layer each when counted so); DualPipe's two directions halve both the stages
+ * and the microbatches. Fewer microbatches than stages is a pipeline that never fills: valid,
+ * priced by its bubble (Megatron runs it). */
+static scale_status validate_schedule(const scale_layout *layout, double layers, scale_diag *diag) {
+  if ((unsigned)layout->schedule >= SCALE_PP_COUNT)
+    return invalid(diag, "unknown pipeline schedule");
+  if (layout->schedule == SCALE_PP_INTERLEAVED && !degree_ok(layout->n_virtual_stages))
+    return invalid(diag, "virtual stages %g must be an integer >= 1", layout->n_virtual_stages);
+  double chunks = layout_chunks(layout);
+  double units = layers + (layout->pp_embed_loss ? 2.0 : 0.0);
+  if (chunks * layout->pp > units)
+    return invalid(diag, "pp x chunks = %g exceed the model's %g layers%s", chunks * layout->pp,
+                   units, layout->pp_embed_loss ? " with the embedding and loss stages"
+                                                : " (--pp-embed-loss counts those two)");
+  if (layout->schedule == SCALE_PP_DUALPIPE &&
+      (fmod(layout->pp, 2.0) != 0.0 || fmod(layout->n_microbatches, 2.0) != 0.0))
+    return invalid(diag, "dualpipe needs an even pp and microbatches (pp %g, m %g)", layout->pp,
+                   layout->n_microbatches);
+  return SCALE_OK;
+}
+
 scale_status scale_train_validate(const scale_train_problem *problem, const scale_layout *layout,
                                   scale_diag *diag) {
   if (problem == NULL || layout == NULL || problem->model == NULL || problem->chip == NULL)
@@ -244,23 +276,13 @@ scale_status scale_train_validate(const scale_train_problem *problem, const scal
   if (tp_status) return tp_status;
 
   double layers = c64(m->n_layers);
-  double v =
-      layout->pp > 1.0 && layout->schedule == SCALE_PP_INTERLEAVED ? layout->n_virtual_stages : 1.0;
   if (layout->pp > layers)
     return invalid(diag, "pp %g is deeper than the model's %g layers", layout->pp, layers);
   if (!degree_ok(layout->n_microbatches))
     return invalid(diag, "microbatches %g must be an integer >= 1", layout->n_microbatches);
   if (layout->pp > 1.0) {
-    if ((unsigned)layout->schedule >= SCALE_PP_COUNT)
-      return invalid(diag, "unknown pipeline schedule");
-    if (layout->schedule == SCALE_PP_INTERLEAVED && !degree_ok(layout->n_virtual_stages))
-      return invalid(diag, "virtual stages %g must be an integer >= 1", layout->n_virtual_stages);
-    if (v * layout->pp > layers)
-      return invalid(diag, "%g virtual stages x pp exceed the model's %g layers", v * layout->pp,
-                     layers);
-    if (layout->n_microbatches < layout->pp)
-      return invalid(diag, "%g microbatches cannot fill %g pipeline stages (need m >= pp)",
-                     layout->n_microbatches, layout->pp);
+    scale_status st = validate_schedule(layout, layers, diag);
+    if (st) return st;
   }
 
   if (layout->ep > 1.0) {
@@ -624,8 +646,9 @@ static void step_job_of(const scale_train_problem *p, const scale_layout *l, sca
   j->zero = l->fsdp > 1.0 ? l->zero_stage : 0;
   j->fsdp = l->fsdp > 1.0 ? l->fsdp : 0.0;
   j->mbs = n_seq / (dpf * l->n_microbatches);
-  j->vp = l->pp > 1.0 && l->schedule == SCALE_PP_INTERLEAVED ? l->n_virtual_stages : 1.0;
-  j->zero_bubble = l->pp > 1.0 && l->schedule == SCALE_PP_ZERO_BUBBLE;
+  j->vp = layout_chunks(l);
+  j->schedule = l->pp > 1.0 ? l->schedule : SCALE_PP_1F1B;
+  j->embed_loss_stages = l->pp > 1.0 && l->pp_embed_loss;
   j->recompute = recompute_of(l->remat);
   j->sp = l->sp && l->tp > 1.0;
   j->attention = SCALE_ATTENTION_FLASH;
@@ -705,7 +728,7 @@ static double activation_bytes(const scale_train_problem *p, const scale_layout 
                                double mb_tokens, double layers_stage) {
   const scale_model *m = p->model;
   double tp = l->tp, pp = l->pp, seq = p->seq_len;
-  double v = pp > 1.0 && l->schedule == SCALE_PP_INTERLEAVED ? l->n_virtual_stages : 1.0;
+  double v = l->schedule == SCALE_PP_INTERLEAVED ? layout_chunks(l) : 1.0;
   scale_memory_act act = {tp, l->cp, l->sp && tp > 1.0, recompute_of(l->remat), true,
                           scale_dtype_bytes(l->act_dtype)};
   double b = mb_tokens * l->cp / seq; /* sequences per microbatch */
@@ -719,7 +742,9 @@ static double activation_bytes(const scale_train_problem *p, const scale_layout 
   }
   double in_flight = scale_pipeline_microbatches_in_flight(l->schedule, pp, l->n_microbatches, v);
   double embedding = scale_memory_embedding_bytes(m, b, seq, &act);
-  double first = in_flight * (layer * layers_stage + embedding);
+  /* the embedding counted as a layer takes one of the first stage's slots */
+  double first_layers = pp > 1.0 && l->pp_embed_loss ? fmax(0.0, layers_stage - 1.0) : layers_stage;
+  double first = in_flight * (layer * first_layers + embedding);
   double logits = scale_memory_logits_bytes(m, b, seq, &act);
   double peak = pp > 1.0 ? fmax(first, layer * layers_stage + logits) : first + logits;
   return peak + scale_memory_layer_working_bytes(m, b, seq, &act);
@@ -802,9 +827,8 @@ static bool eval_setup(const scale_train_problem *problem, const scale_layout *l
   x->d_model = c64(x->m->d_model);
   x->tp = l->tp, x->pp = l->pp, x->cp = l->cp, x->ep = l->ep, x->fsdp = l->fsdp, x->dp = l->dp;
   x->micro = l->n_microbatches;
-  x->v = (x->pp > 1.0 && l->schedule == SCALE_PP_INTERLEAVED && l->n_virtual_stages >= 1.0)
-             ? l->n_virtual_stages
-             : 1.0;
+  x->v = layout_chunks(l);
+  if (!(x->v >= 1.0)) x->v = 1.0;
   x->zero = x->fsdp > 1.0 ? l->zero_stage : 0;
   x->n_seq = x->batch / x->seq;
   x->dpf = x->dp * x->fsdp;
@@ -845,8 +869,9 @@ static void eval_compute(eval_ctx *x, scale_train_result *out) {
   /* Uneven stages: with L layers over pp x v (virtual) stages the slowest stage holds
    * ceil(L / (pp v)) layers and sets the pace of the whole pipeline (DeepSeek-V3: 61 layers
    * over 16 stages, 4 on the slowest, 64/61 of the even split). */
-  double layers_stage = x->layers_stage = scale_pipeline_stage_layers(layers, pp, v);
-  double imbalance = pp * v > 1.0 ? layers_stage * pp / layers : 1.0;
+  double units = layout_units(l, layers);
+  double layers_stage = x->layers_stage = scale_pipeline_stage_layers(units, pp, v);
+  double imbalance = pp * v > 1.0 ? layers_stage * pp / units : 1.0;
   out->compute_time_s = out->flops_per_chip / rate * imbalance;
 
   /* ---- parameters per chip (TP and EP shards of one stage) ---- */
@@ -855,6 +880,8 @@ static void eval_compute(eval_ctx *x, scale_train_result *out) {
   /* An average layer's weights on one chip [params]. */
   x->layer_params = (n_dense_layers_params / layers + n_expert / layers / ep) / tp;
   x->stage_params = x->layer_params * layers_stage + n_embed / (pp * tp);
+  /* DualPipe: each rank holds its stage and its mirror's (pipeline.h) */
+  if (pp > 1.0) x->stage_params *= scale_pipeline_param_copies(l->schedule);
 
 }
 
@@ -978,10 +1005,24 @@ static void activation_comms(const eval_ctx *x, const double *bw, scale_train_re
 
 }
 
+/* The roofline's bubble: a split-backward schedule's from the FLOPs of F, B and W (per
+ * layer F, W the linear layers' weight gradients (1 - a) F with a the attention's share of
+ * the FLOPs, B the rest of the backward's 2F: (1 + a) F); the others' need no split. */
+static double roofline_bubble_frac(const eval_ctx *x) {
+  const scale_layout *l = x->l;
+  if (x->pp <= 1.0) return 0.0;
+  if (!scale_pipeline_splits_backward(l->schedule))
+    return scale_pipeline_bubble_frac(l->schedule, x->pp, x->micro, x->v);
+  double a = x->m->arch == SCALE_ARCH_TRANSFORMER
+                 ? scale_transformer_attention_flops_frac(x->m, x->seq, true)
+                 : 0.0;
+  if (!(a >= 0.0 && a < 1.0)) a = 0.0;
+  return scale_pipeline_bubble_split_frac(l->schedule, x->pp, x->micro, x->v, 1.0, 1.0 + a,
+                                          1.0 - a);
+}
+
 /* The roofline's overlap: each resource's traffic, the busiest against compute, the bubble. */
 static void roofline_overlap(eval_ctx *x, scale_train_result *out) {
-  const scale_layout *l = x->l;
-  double pp = x->pp, micro = x->micro, v = x->v;
   int busiest = 0;
   /* ---- resources: ICI axes per dimension; NVLink egress and DCN NICs shared
    * ---- */
@@ -1000,7 +1041,7 @@ static void roofline_overlap(eval_ctx *x, scale_train_result *out) {
   out->comms_time_s = out->link_time_s[busiest];
   out->total_comms_time_s = total;
   out->exposed_comms_time_s = fmax(0.0, out->comms_time_s - out->compute_time_s);
-  out->bubble_frac = scale_pipeline_bubble_frac(l->schedule, pp, micro, v);
+  out->bubble_frac = roofline_bubble_frac(x);
   double busy = out->compute_time_s + out->exposed_comms_time_s;
   out->bubble_time_s = busy * out->bubble_frac;
   out->step_time_s = busy * (1.0 + out->bubble_frac);
@@ -1200,4 +1241,57 @@ void scale_train_scaling_sweep(const scale_model *model, const scale_chip *chip,
     if (r.fits) step_s[i] = r.step_time_s;
     compute_s[i] = r.compute_time_s;
   }
+}
+
+/* ---- what a prediction assumes ---------------------------------------------------------------- */
+
+/* The bubble formula each schedule is priced by (pipeline.h), as a line. */
+static const char *const schedule_assumption[SCALE_PP_COUNT] = {
+    "1F1B's bubble is (p-1)/m of the ideal, every stage as fast as the priced one "
+    "(Narayanan et al. 2019)",
+    "GPipe's bubble is (p-1)/m of the ideal, every stage as fast as the priced one",
+    "interleaving v chunks divides 1F1B's bubble by v, (p-1)/(v m) (Narayanan et al. 2021)",
+    "zero-bubble H1's deferred W passes fill the bubble as Qi et al. 2023 schedule them, "
+    "leaving (p-1)(F+B-W)",
+    "zero-bubble H2 leaves (p-1)(F+B-2W) (Qi et al. 2023), with optimizer post-validation "
+    "instead of a step-wide sync, holding 2p-1 microbatches",
+    "zero-bubble V's two chunks a stage leave half of ZB-H2's residual, (p-1)(F+B-2W)/2",
+    "DualPipe leaves (p/2-1)(F&B+B-3W) (DeepSeek-V3 Table 2), its F&B chunk pair priced as "
+    "F+B+W with a MoE layer's all-to-alls hidden under the pair's compute",
+};
+
+int scale_train_assumptions(const scale_train_problem *problem, const scale_layout *l,
+                            const scale_train_result *r, const char **lines, int max) {
+  if (problem == NULL || l == NULL || r == NULL || lines == NULL || max <= 0) return 0;
+  int n = 0;
+#define ASSUME(text)                                                                                 do {                                                                                                 if (n < max) lines[n++] = (text);                                                                } while (0)
+  if (l->pp > 1.0 && (unsigned)l->schedule < SCALE_PP_COUNT) {
+    ASSUME(schedule_assumption[l->schedule]);
+    bool split = scale_pipeline_splits_backward(l->schedule);
+    if (l->n_microbatches < l->pp)
+      ASSUME(split ? "with fewer microbatches than stages the pipeline never fills: the bubble "
+                     "is at least the critical path's (p-1)(F+B) less the rank's other work"
+                   : "with fewer microbatches than stages the pipeline never fills, still "
+                     "priced (p-1)/m");
+    if (split && l->tp > 1.0 && !l->tp_overlap)
+      ASSUME("with W deferred, the backward's TP all-reduces have no weight-gradient GEMM to "
+             "hide under: all exposed");
+    ASSUME(l->pp_embed_loss
+               ? "the embedding and the loss each take a layer's slot in the pipeline split "
+                 "(Megatron's account-for-embedding/loss-in-pipeline-split)"
+               : "each stage runs L/pp layers; the priced one also runs the embedding, "
+                 "unembedding and loss");
+    ASSUME("pipeline sends sit on the critical path, once per microbatch and chunk each way");
+  }
+  if (!r->step_model) return n;
+  for (int k = 0; k < SCALE_STEP_COMM_COUNT; k++)
+    if (r->step.net[k] == SCALE_STEP_NET_OUT && r->step.comm_s[k] > 0.0) {
+      ASSUME("the scale-out NICs carry every collective that crosses nodes one after another: "
+             "the step lasts at least their sum");
+      break;
+    }
+  if (r->step.comm_s[SCALE_STEP_COMM_DP] > 0.0)
+    ASSUME("gradient buckets hide under the last microbatch's backward, all but the last");
+#undef ASSUME
+  return n;
 }

@@ -87,7 +87,10 @@ static bool layout_names(scale_layout *l) {
   if (remat && scale_train_remat_parse(remat, &l->remat) != SCALE_OK)
     return web_error("remat: '%s' is not none, block, matmuls or selective", remat), false;
   if (sched && scale_pp_schedule_parse(sched, &l->schedule) != SCALE_OK)
-    return web_error("sched: '%s' is not 1f1b, gpipe, interleaved or zero-bubble", sched), false;
+    return web_error("sched: '%s' is not 1f1b, gpipe, interleaved, zb-h1, zb-h2, zb-v or "
+                     "dualpipe",
+                     sched),
+           false;
   if (cpk && scale_cp_kind_parse(cpk, &l->cp_kind) != SCALE_OK)
     return web_error("cpk: '%s' is not ring or ulysses", cpk), false;
   return true;

@@ -284,7 +284,7 @@
         options: [{ name: '0', display: 'off' }, { name: '1', display: 'on' }] },
       { key: 'remat', label: 'remat', type: 'select', value: 'block', options: ['none', 'block', 'matmuls', 'selective'] },
       { key: 'sched', label: 'pipeline schedule', type: 'select', value: '1f1b',
-        options: ['1f1b', 'gpipe', 'interleaved', 'zero-bubble'] },
+        options: ['1f1b', 'gpipe', 'interleaved', 'zb-h1', 'zb-h2', 'zb-v', 'dualpipe'] },
       { key: 'v', label: 'virtual stages', type: 'number', min: 1, max: 64, value: 1 },
       { key: 'cpk', label: 'CP kind', type: 'select', value: 'ring', options: ['ring', 'ulysses'] },
       { key: 'tpo', label: 'TP comm overlap', type: 'select', value: '0',

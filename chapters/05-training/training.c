@@ -122,8 +122,8 @@ static void section_strategies(chapter *ch, bool chk, const scale_chip *chip,
        SCALE_CP_RING},
       {"pp1f1b", "FSDP x PP 8, 1F1B", false, 1, n / 8, 1, 8, 1, 1, 8, 3, false, SCALE_PP_1F1B,
        SCALE_CP_RING},
-      {"ppzb", "FSDP x PP 8, zero-bubble", false, 1, n / 8, 1, 8, 1, 1, 8, 3, false,
-       SCALE_PP_ZERO_BUBBLE, SCALE_CP_RING},
+      {"ppzb", "FSDP x PP 8, ZB-H2", false, 1, n / 8, 1, 8, 1, 1, 8, 3, false,
+       SCALE_PP_ZB_H2, SCALE_CP_RING},
       {"cpring", "FSDP x CP 4, ring", false, 1, n / 4, 1, 1, 4, 1, 1, 3, false, SCALE_PP_1F1B,
        SCALE_CP_RING},
       {"cpuly", "FSDP x CP 4, Ulysses", false, 1, n / 4, 1, 1, 4, 1, 1, 3, false, SCALE_PP_1F1B,
@@ -236,7 +236,7 @@ static void section_thresholds(chapter *ch, const chip_numbers *hw, const scale_
 static void section_pipeline(chapter *ch) {
   chapter_heading(ch, "Pipeline bubbles, p = 16");
   static const double ms[3] = {16, 32, 64};
-  static const char *tag[SCALE_PP_COUNT] = {"1f1b", "gpipe", "inter", "zb"};
+  static const char *tag[SCALE_PP_COUNT] = {"1f1b", "gpipe", "inter", "zb", "zb2", "zbv", "dual"};
   for (int s = 0; s < SCALE_PP_COUNT; s++) {
     if (s == SCALE_PP_GPIPE) continue; /* same bubble as 1F1B; differs in memory below */
     for (int i = 0; i < 3; i++) {
@@ -253,7 +253,22 @@ static void section_pipeline(chapter *ch) {
       CHAPTER_V("inflight.1f1b", "microbatches held, 1F1B, m = 64",
           scale_pipeline_microbatches_in_flight(SCALE_PP_1F1B, 16.0, 64.0, 1.0), ""),
       CHAPTER_V("inflight.inter", "microbatches held, interleaved v = 2, m = 64",
-          scale_pipeline_microbatches_in_flight(SCALE_PP_INTERLEAVED, 16.0, 64.0, 2.0), ""));
+          scale_pipeline_microbatches_in_flight(SCALE_PP_INTERLEAVED, 16.0, 64.0, 2.0), ""),
+      CHAPTER_V("inflight.zb2", "microbatches held, ZB-H2, m = 64",
+          scale_pipeline_microbatches_in_flight(SCALE_PP_ZB_H2, 16.0, 64.0, 1.0), ""),
+      CHAPTER_V("inflight.dual", "microbatches held, DualPipe, m = 64",
+          scale_pipeline_microbatches_in_flight(SCALE_PP_DUALPIPE, 16.0, 64.0, 1.0), ""),
+      CHAPTER_V("copies.dual", "parameter copies, DualPipe",
+          scale_pipeline_param_copies(SCALE_PP_DUALPIPE), ""));
+  /* an attention-heavy backward (B = 2F, W = F) leaves ZB-H2 a residual, and one microbatch
+   * per stage (m = p) meets the critical path's floor */
+  chapter_value(ch, "pp.zb2.split", "ZB-H2 bubble, m = 32, F:B:W = 1:2:1",
+                100.0 * scale_pipeline_bubble_split_frac(SCALE_PP_ZB_H2, 16.0, 32.0, 1.0, 1.0,
+                                                         2.0, 1.0),
+                "%", SCALE_FMT_PLAIN);
+  chapter_value(ch, "pp.zb.m4", "ZB-H1 bubble, m = 4 < p",
+                100.0 * scale_pipeline_bubble_frac(SCALE_PP_ZB_H1, 16.0, 4.0, 1.0), "%",
+                SCALE_FMT_PLAIN);
 }
 
 static void section_zero(chapter *ch, const scale_model *m) {

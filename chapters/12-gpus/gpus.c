@@ -489,13 +489,14 @@ static void section_planner(chapter *ch, const scale_chip *h100, const scale_mod
   chapter_calibrated_gap(ch, "pl3", &p, &l);
   chapter_claim(ch, true, best && best->tp > d1(h100),
                 "the planner's LLaMA 3 layout runs TP across nodes");
-  /* DeepSeek-V3 (on the H100 tree: no H800 file): EP 64, PP 16 with DualPipe (modelled as
-   * zero-bubble), ZeRO-1 over the 128 data-parallel GPUs, BF16 Adam moments. */
+  /* DeepSeek-V3 (on the H100 tree: no H800 file): EP 64, PP 16 with DualPipe (its bubble and
+   * two parameter copies, pipeline.h), ZeRO-1 over the 128 data-parallel GPUs, BF16 Adam
+   * moments. */
   p = scale_train_problem_make(ds, h100, 2048, 4096.0 * 15360.0, 4096);
   p.efficiency_frac = efficiency;
   l = scale_layout_default();
   l.ep = 64, l.pp = 16, l.fsdp = 128, l.zero_stage = 1, l.n_microbatches = 120;
-  l.schedule = SCALE_PP_ZERO_BUBBLE, l.remat = SCALE_REMAT_BIG_MATMULS;
+  l.schedule = SCALE_PP_DUALPIPE, l.remat = SCALE_REMAT_BIG_MATMULS;
   l.precision = (scale_precision){SCALE_DTYPE_BF16, SCALE_DTYPE_BF16, SCALE_DTYPE_BF16, 2, false};
   compare_with_planner(ch, "pds", &p, &l);
 }

@@ -40,6 +40,7 @@
 #include "scale/collectives.h"
 #include "scale/hardware.h"
 #include "scale/model.h"
+#include "scale/pipeline.h"
 #include "scale/status.h"
 #include "scale/transformer.h"
 #include "scale/units.h"
@@ -136,7 +137,11 @@ typedef struct {
   scale_dtype dtype;         /**< matmul dtype of the linear layers (fp8: attention in bf16) */
   double fsdp;      /**< ZeRO group inside dp (hybrid sharding: the rest of dp replicates);
                          0: ZeRO over all of dp x cp, Megatron's distributed optimizer */
-  bool zero_bubble; /**< a zero-bubble pipeline schedule: no bubble */
+  scale_pp_schedule schedule; /**< pipeline schedule (1F1B with vp > 1 reads as interleaved);
+                                  its bubble from the stage's F, B, W split (pipeline.h) */
+  bool embed_loss_stages;     /**< the embedding and the loss each count as a layer in the
+                                   pipeline split, as Megatron's account-for-embedding/loss
+                                   options do: L + 2 units over pp stages */
   bool ulysses;     /**< CP by DeepSpeed-Ulysses all-to-alls instead of the ring */
   bool mapped;      /**< link[] given by the caller; otherwise each group's network follows
                          from Megatron's rank order (tp innermost, then cp, dp, pp) */
@@ -438,7 +443,8 @@ typedef struct {
   double fwd[SCALE_STEP_CACHE_SLOTS][SCALE_STEP_OP_COUNT];
   double all[SCALE_STEP_CACHE_SLOTS][SCALE_STEP_OP_COUNT];
   double head[SCALE_STEP_CACHE_SLOTS][SCALE_STEP_OP_COUNT];
-  double wgrad[SCALE_STEP_CACHE_SLOTS][2]; /**< the layer's QKV and MLP-up weight gradients */
+  double wgrad[SCALE_STEP_CACHE_SLOTS][4]; /**< the layer's weight-gradient GEMMs: QKV, MLP up,
+                                                output projection, MLP down */
 } scale_step_cache;
 
 /** Empties 'cache'. */

@@ -121,6 +121,9 @@ typedef struct {
   double n_microbatches;      /**< m: microbatches per step (gradient accumulation if pp = 1) */
   scale_pp_schedule schedule; /**< pipeline schedule (ignored when pp == 1) */
   double n_virtual_stages;    /**< v: model chunks per stage for SCALE_PP_INTERLEAVED */
+  bool pp_embed_loss;         /**< the embedding and the loss count as a layer each in the
+                                   pipeline split (Megatron's account-for-embedding/loss-in-
+                                   pipeline-split): L + 2 units over pp x v chunks */
   double ep;                  /**< expert-parallel degree (divides dp x fsdp) */
   double cp;                  /**< context-parallel degree */
   scale_cp_kind cp_kind;      /**< ring or Ulysses */
@@ -324,6 +327,13 @@ typedef struct {
  */
 void scale_train_eval(const scale_train_problem *problem, const scale_layout *layout,
                       scale_train_result *out);
+
+/** The idealizations a step-model prediction of 'layout' relies on (its pipeline schedule's
+ * bubble formula, the stage split, the overlap rules it leans on), one line each, into
+ * lines[0 .. max-1] (static storage); returns how many. `scale train` prints them as
+ * "assumes: ..." lines beside the prediction. NULL arguments: 0. */
+int scale_train_assumptions(const scale_train_problem *problem, const scale_layout *layout,
+                            const scale_train_result *result, const char **lines, int max);
 
 /** What a search computes once for every layout of one problem: the model's counts and FLOPs,
  * and the step model's op times by shape (scale_step_cache). Caller storage (about 14 kB);

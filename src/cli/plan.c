@@ -17,13 +17,16 @@ static void usage(FILE *out) {
           "usage: scale plan train --model M --hw H --chips N|MIN:MAX --batch-tokens B --seq S\n"
           "                        [--objective time|cost|mfu] [--top K] [--tokens T]\n"
           "                        [--budget-usd X] [--budget-days D] [--efficiency F]\n"
-          "                        [--roofline] [--no DIMS] [--threads N] [--json]\n\n"
+          "                        [--roofline] [--no DIMS] [--schedule LIST] [--threads N]\n"
+          "                        [--json]\n\n"
           "Searches every layout (DP, FSDP/ZeRO-1/2/3, TP with or without SP, PP with its\n"
           "schedule and microbatches, EP, CP ring/Ulysses, remat policy, two mappings onto the\n"
           "hardware), prunes what breaks a divisibility rule or does not fit in HBM, and ranks\n"
           "the rest. --chips MIN:MAX tries MIN, 2 MIN, 4 MIN, ... up to MAX; with --tokens and\n"
           "a budget, runs over budget are dropped. --no takes a comma list of dims to forbid\n"
-          "(dp,fsdp,tp,pp,ep,cp). Layouts that do not fit in HBM are pruned, not reported;\n"
+          "(dp,fsdp,tp,pp,ep,cp); --schedule a comma list of the pipeline schedules to\n"
+          "consider (1f1b,gpipe,interleaved,zb-h1,zb-h2,zb-v,dualpipe; default all).\n"
+          "Layouts that do not fit in HBM are pruned, not reported;\n"
           "the search fails (exit 1) only when no layout fits.\n"
           "Layouts are priced by the calibrated step model (the function scale train uses;\n"
           "--roofline: the book's ideal; --efficiency overrides the step model's matmul\n"
@@ -41,6 +44,7 @@ enum {
   OPT_BUDGET_DAYS,
   OPT_EFFICIENCY,
   OPT_NO,
+  OPT_SCHEDULE,
   OPT_THREADS,
   OPT_ROOFLINE
 };
@@ -56,6 +60,7 @@ static const struct option options[] = {CLI_PLAN_COMMON_OPTIONS,
                                         {"budget-days", required_argument, NULL, OPT_BUDGET_DAYS},
                                         {"efficiency", required_argument, NULL, OPT_EFFICIENCY},
                                         {"no", required_argument, NULL, OPT_NO},
+                                        {"schedule", required_argument, NULL, OPT_SCHEDULE},
                                         {"threads", required_argument, NULL, OPT_THREADS},
                                         {"roofline", no_argument, NULL, OPT_ROOFLINE},
                                         {NULL, 0, NULL, 0}};
@@ -124,6 +129,27 @@ static bool parse_no(const char *text, scale_plan_opts *o) {
   return true;
 }
 
+/* --schedule LIST: only the named pipeline schedules are searched. */
+static bool parse_schedules(const char *text, scale_plan_opts *o) {
+  char buf[128];
+  snprintf(buf, sizeof buf, "%s", text);
+  for (int i = 0; i < SCALE_PP_COUNT; i++) o->allow_schedule[i] = false;
+  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    scale_pp_schedule s;
+    if (scale_pp_schedule_parse(tok, &s)) {
+      cli_usage("--schedule: unknown schedule '%s' (1f1b, gpipe, interleaved, zb-h1, zb-h2, "
+                "zb-v, dualpipe)",
+                tok);
+      return false;
+    }
+    o->allow_schedule[s] = true;
+  }
+  for (int i = 0; i < SCALE_PP_COUNT; i++)
+    if (o->allow_schedule[i]) return true;
+  cli_usage("--schedule: no schedule in '%s'", text);
+  return false;
+}
+
 /* Takes one of plan train's own options: 0 or a usage error. */
 static int take(int c, const char *arg, args *a, char **argv) {
   double v;
@@ -162,6 +188,9 @@ static int take(int c, const char *arg, args *a, char **argv) {
     break;
   case OPT_NO:
     if (!parse_no(arg, &a->opts)) return 2;
+    break;
+  case OPT_SCHEDULE:
+    if (!parse_schedules(arg, &a->opts)) return 2;
     break;
   case OPT_THREADS:
     if (!cli_parse_number("threads", arg, SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER, &v))

@@ -22,9 +22,11 @@ static void usage(FILE *out) {
                "  --fsdp X            ZeRO data parallelism, stage --zero 1|2|3 "
                "(default 3)\n"
                "  --tp Y [--sp]       tensor parallelism, with sequence parallelism\n"
-               "  --pp Z              pipeline stages, --microbatches m, --schedule\n"
-               "                      1f1b|gpipe|interleaved|zero-bubble, "
-               "--virtual-stages v\n"
+               "  --pp Z              pipeline stages, --microbatches m (fewer than pp\n"
+               "                      allowed), --schedule 1f1b|gpipe|interleaved|zb-h1|\n"
+               "                      zb-h2|zb-v|dualpipe (zero-bubble: zb-h1),\n"
+               "                      --virtual-stages v, --pp-embed-loss (the embedding\n"
+               "                      and loss count as a layer each in the split)\n"
                "  --ep E              expert parallelism (MoE only; divides dp x fsdp)\n"
                "  --cp C              context parallelism, --cp-kind ring|ulysses\n"
                "  --remat P           none|block|matmuls|selective (default block)\n"
@@ -92,6 +94,7 @@ enum {
   OPT_DP_AXES,
   OPT_CP_AXES,
   OPT_PP_LINK,
+  OPT_PP_EMBED_LOSS,
   OPT_PRECISION,
   OPT_HELP
 };
@@ -125,6 +128,7 @@ static const struct option options[] = {{"model", required_argument, NULL, OPT_M
                                         {"dp-axes", required_argument, NULL, OPT_DP_AXES},
                                         {"cp-axes", required_argument, NULL, OPT_CP_AXES},
                                         {"pp-link", required_argument, NULL, OPT_PP_LINK},
+                                        {"pp-embed-loss", no_argument, NULL, OPT_PP_EMBED_LOSS},
                                         {"precision", required_argument, NULL, OPT_PRECISION},
                                         {"help", no_argument, NULL, OPT_HELP},
                                         {NULL, 0, NULL, 0}};
@@ -172,6 +176,7 @@ static void print_layout_text(const scale_train_problem *p, const scale_layout *
     printf(", %s with %.0f microbatches", scale_pp_schedule_name(l->schedule), l->n_microbatches);
     if (l->schedule == SCALE_PP_INTERLEAVED)
       printf(" and %.0f virtual stages", l->n_virtual_stages);
+    if (l->pp_embed_loss) printf(", embedding and loss as stages");
   }
   if (l->cp > 1.0) printf(", %s attention", scale_cp_kind_name(l->cp_kind));
   printf(", remat %s\n\n", scale_train_remat_name(l->remat));
@@ -306,7 +311,11 @@ static void print_text(const scale_train_problem *p, const scale_layout *l,
                        const scale_precision_recipe *rec) {
   print_layout_text(p, l);
   print_precision_text(rec);
-  printf("model: %s\n\n", cli_cost_model_name(p->chip, !r->step_model));
+  printf("model: %s\n", cli_cost_model_name(p->chip, !r->step_model));
+  const char *assumes[16];
+  int n = scale_train_assumptions(p, l, r, assumes, 16);
+  for (int i = 0; i < n; i++) printf("assumes: %s\n", assumes[i]);
+  printf("\n");
   if (r->step_model)
     print_step_text(l, r, ideal);
   else
@@ -328,6 +337,7 @@ static void json_layout(cli_json *json, const scale_layout *l) {
   cli_json_bool(json, "sp", l->sp);
   cli_json_number(json, "n_microbatches", l->n_microbatches);
   cli_json_string(json, "schedule", scale_pp_schedule_name(l->schedule));
+  cli_json_bool(json, "pp_embed_loss", l->pp_embed_loss);
   cli_json_number(json, "n_virtual_stages", l->n_virtual_stages);
   cli_json_string(json, "cp_kind", scale_cp_kind_name(l->cp_kind));
   cli_json_string(json, "remat", scale_train_remat_name(l->remat));
@@ -421,6 +431,11 @@ static void print_json(const scale_train_problem *p, const scale_layout *l,
   cli_json_number(&json, "seq_len", p->seq_len);
   cli_json_string(&json, "precision", rec->name);
   cli_json_string(&json, "cost_model", r->step_model ? "step" : "roofline");
+  const char *assumes[16];
+  int n_assumes = scale_train_assumptions(p, l, r, assumes, 16);
+  cli_json_array_begin(&json, "assumes");
+  for (int i = 0; i < n_assumes; i++) cli_json_string(&json, NULL, assumes[i]);
+  cli_json_array_end(&json);
   if (!r->step_model) cli_json_number(&json, "efficiency_frac", p->efficiency_frac);
   json_layout(&json, l);
 
@@ -541,10 +556,11 @@ static int take_choice(int c, const char *arg, train_opts *o) {
   case OPT_TP_OVERLAP: o->tp_overlap = true; break;
   case OPT_SCHEDULE:
     if (scale_pp_schedule_parse(arg, &l->schedule))
-      return cli_usage("--schedule: unknown schedule '%s' (1f1b, gpipe, interleaved, "
-                       "zero-bubble)",
+      return cli_usage("--schedule: unknown schedule '%s' (1f1b, gpipe, interleaved, zb-h1, "
+                       "zb-h2, zb-v, dualpipe)",
                        arg);
     break;
+  case OPT_PP_EMBED_LOSS: l->pp_embed_loss = true; break;
   case OPT_CP_KIND:
     if (scale_cp_kind_parse(arg, &l->cp_kind))
       return cli_usage("--cp-kind: unknown kind '%s' (ring, ulysses)", arg);

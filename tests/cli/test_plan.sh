@@ -129,4 +129,14 @@ if grep -q 'axises' "$TMP/out"; then fail "'axises' in the plan"; else pass; fi
 # A chip range beyond the planner's limit is refused before any search (it used to try ~30 counts).
 expect_usage_error "chips beyond 1e9" "$SCALE" plan train --model llama-3-8b --hw tpu-v5e --chips 1:1e15 --batch-tokens 1Mi --seq 4096
 expect_usage_error "roofline with efficiency" "$SCALE" plan train --model llama-3-8b --hw tpu-v5e --chips 8 --batch-tokens 1M --seq 4096 --roofline --efficiency 0.5
+# --schedule LIST restricts the search to the named pipeline schedules (issue 27).
+run "$SCALE" plan train --model llama-3-8b --hw dgx-h100 --chips 64 --batch-tokens 1M --seq 8192 \
+  --no cp,fsdp,dp --top 20 --schedule 1f1b,zb-h1 --json
+expect_rc 0 "--schedule list"
+if grep -E '"schedule": "(gpipe|interleaved|zb-h2|zb-v|dualpipe)"' "$TMP/out" >/dev/null; then
+  fail "--schedule 1f1b,zb-h1 ranked another schedule"; else pass; fi
+expect_out '"schedule": "zb-h1"' "zb-h1 searched"
+expect_usage_error "unknown schedule" "$SCALE" plan train --model llama-3-8b --hw dgx-h100 \
+  --chips 64 --batch-tokens 1M --seq 8192 --schedule pipedream
+
 finish

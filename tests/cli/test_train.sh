@@ -155,4 +155,27 @@ expect_usage_error "unknown precision" "$SCALE" train $P8 --precision fp7
 run "$SCALE" train $P8 --precision fp8
 expect_out "^precision: fp8 \(matmuls in fp8" "fp8 precision line"
 
+# Pipeline schedules as measured (issue 27). Zero bubble H1 at m < pp: valid, priced, and the
+# prediction names the formula it relies on and the pipeline that never fills.
+G8="--model llama-3-8b --hw dgx-h100 --chips 64 --batch-tokens 1M --seq 8192"
+run "$SCALE" train $G8 --tp 8 --pp 4 --microbatches 2 --schedule zb-h1
+expect_rc 0 "m < pp"; expect_no_nan "m < pp"
+expect_out '^assumes: zero-bubble H1.s deferred W passes fill the bubble' "the schedule's assumption"
+expect_out '^assumes: with fewer microbatches than stages the pipeline never fills' "m < pp assumption"
+run "$SCALE" train $G8 --tp 8 --pp 4 --microbatches 2 --schedule zb-h1 --json
+expect_rc 0 "zb-h1 json"; expect_json "zb-h1 json"
+expect_out '"schedule": "zb-h1"' "schedule name"
+expect_out '"assumes": \[' "assumptions in json"; expect_out '"pp_embed_loss": false' "embed-loss key"
+# 32 layers: 2 stages of 17 chunks need the embedding and the loss counted as stages
+expect_usage_error "chunks over the layers" "$SCALE" train $G8 --tp 8 --pp 2 --microbatches 4 \
+  --schedule interleaved --virtual-stages 17
+run "$SCALE" train $G8 --tp 8 --pp 2 --microbatches 4 --schedule interleaved --virtual-stages 17 \
+  --pp-embed-loss
+expect_rc 0 "--pp-embed-loss"; expect_out 'embedding and loss as stages' "layout line"
+expect_out '^assumes: the embedding and the loss each take a layer.s slot' "its assumption"
+# DualPipe: two directions need an even pipeline
+expect_usage_error "odd dualpipe" "$SCALE" train $G8 --tp 8 --pp 2 --microbatches 3 --schedule dualpipe
+run "$SCALE" train $G8 --tp 8 --pp 2 --microbatches 4 --schedule dualpipe
+expect_rc 0 "dualpipe"; expect_out '^assumes: DualPipe leaves' "dualpipe assumption"
+
 finish

@@ -326,14 +326,16 @@ END_TEST
 
 START_TEST(test_bubble) {
   /* GPipe/1F1B (p-1)/m; interleaved (p-1)/(v m) (Narayanan et al. 2021); zero
-   * bubble 0. */
+   * bubble H1 at F = B = W: (p-1)(F+B-W) / (m (F+B+W)) = 3 F / (8 x 3 F) = 1/8 (Qi et al.
+   * 2023 Table 1). */
   scale_check_rel(scale_pipeline_bubble_frac(SCALE_PP_1F1B, 4, 8, 1), 3.0 / 8, EXACT, "",
                   "(p-1)/m");
   scale_check_rel(scale_pipeline_bubble_frac(SCALE_PP_GPIPE, 4, 8, 1), 3.0 / 8, EXACT, "",
                   "(p-1)/m");
   scale_check_rel(scale_pipeline_bubble_frac(SCALE_PP_INTERLEAVED, 4, 8, 2), 3.0 / 16, EXACT, "",
                   "(p-1)/(v m)");
-  scale_check_rel(scale_pipeline_bubble_frac(SCALE_PP_ZERO_BUBBLE, 4, 8, 1), 0.0, EXACT, "", "0");
+  scale_check_rel(scale_pipeline_bubble_frac(SCALE_PP_ZERO_BUBBLE, 4, 8, 1), 1.0 / 8, EXACT, "",
+                  "(p-1)/(3m)");
   scale_check_rel(scale_pipeline_bubble_frac(SCALE_PP_1F1B, 1, 8, 1), 0.0, EXACT, "",
                   "no pipeline");
   scale_check_nan(scale_pipeline_bubble_frac(SCALE_PP_1F1B, 0.5, 8, 1));
@@ -407,8 +409,25 @@ START_TEST(test_validate) {
   expect_invalid(&p, &l, "sequences of the batch");
   l.fsdp = 4;
   l.pp = 2;
-  l.n_microbatches = 1; /* m < pp */
-  expect_invalid(&p, &l, "cannot fill");
+  l.n_microbatches = 1; /* m < pp: a pipeline that never fills, valid (Megatron runs it) */
+  p.batch_tokens = 8 * 4096; /* 2 sequences per data-parallel shard */
+  ck_assert_int_eq(scale_train_validate(&p, &l, NULL), SCALE_OK);
+  l.schedule = SCALE_PP_DUALPIPE; /* two directions: m must be even */
+  expect_invalid(&p, &l, "dualpipe needs an even pp and microbatches");
+  l.n_microbatches = 2;
+  ck_assert_int_eq(scale_train_validate(&p, &l, NULL), SCALE_OK);
+  /* 4 layers: interleaved v = 3 over pp 2 needs 6 chunks, which the embedding and the loss
+   * as stages provide (4 + 2), Megatron's account-for-embedding/loss options */
+  l.schedule = SCALE_PP_INTERLEAVED;
+  l.n_virtual_stages = 3;
+  expect_invalid(&p, &l, "--pp-embed-loss");
+  l.pp_embed_loss = true;
+  ck_assert_int_eq(scale_train_validate(&p, &l, NULL), SCALE_OK);
+  l.pp_embed_loss = false;
+  l.schedule = SCALE_PP_ZB_V; /* 2 chunks a stage: 2 x 4 > 4 layers */
+  l.pp = 4;
+  l.fsdp = 2;
+  expect_invalid(&p, &l, "pp x chunks = 8 exceed");
   l = scale_layout_default();
   l.dp = 8;
   p = scale_train_problem_make(&m, &c, 8, 64 * 4096, 4096);
@@ -538,6 +557,50 @@ START_TEST(test_step_model_path) {
   scale_train_result bad;
   scale_train_eval_cached(&q, &l, &cache, &bad);
   ck_assert(isnan(bad.step_time_s));
+}
+END_TEST
+
+/* The pipeline's split and copies in the step and memory models (issue 27). */
+START_TEST(test_step_model_pipeline_split) {
+  scale_model m;
+  scale_chip c;
+  scale_diag diag;
+  ck_assert_int_eq(scale_model_load("llama-3-8b", &m, &diag), SCALE_OK);
+  ck_assert_int_eq(scale_chip_load("dgx-h100", &c, &diag), SCALE_OK);
+  scale_step_params prm = scale_step_params_prior();
+  scale_train_problem p = scale_train_problem_make(&m, &c, 64, 1048576, 8192);
+  p.step_params = &prm;
+  scale_layout l = scale_layout_default();
+  l.tp = 8, l.sp = true, l.pp = 4, l.fsdp = 2, l.zero_stage = 1, l.n_microbatches = 8;
+  scale_train_result base = eval_step(&p, &l);
+  /* 32 layers over 4 stages: 8 each, the priced stage also running the ends */
+  scale_check_rel(base.step.layers_per_stage, 8, EXACT, "", "32 / 4");
+  /* with the embedding and the loss as a layer each, 34 units over 4 stages: a middle stage
+   * runs 8.5 layers, the last 7.5 and the unembedding and loss; the slower sets the pace. A
+   * layer's time over the step is its ops and exposed TP/CP/FSDP/EP over the 8 layers. */
+  l.pp_embed_loss = true;
+  scale_train_result el = eval_step(&p, &l);
+  double layer = 0;
+  for (int i = SCALE_STEP_OP_QKV; i <= SCALE_STEP_OP_FP8_CAST; i++) layer += base.step.op_s[i];
+  for (int k = SCALE_STEP_COMM_TP; k <= SCALE_STEP_COMM_EP; k++) layer += base.step.exposed_s[k];
+  layer /= 8;
+  double last = base.step.op_s[SCALE_STEP_OP_UNEMBEDDING] + base.step.op_s[SCALE_STEP_OP_LOSS];
+  scale_check_rel(el.step.layers_per_stage, last <= layer ? 8.5 : 7.5, EXACT, "",
+                  "34 / 4, or one fewer on the last stage");
+  ck_assert(el.step_time_s < base.step_time_s);
+  l.pp_embed_loss = false;
+  /* DualPipe: each rank keeps its stage and its mirror's, twice the weights, gradients and
+   * optimizer state of the same stage under 1F1B */
+  l.schedule = SCALE_PP_DUALPIPE;
+  scale_train_result dual = eval_step(&p, &l);
+  scale_check_rel(dual.param_bytes + dual.grad_bytes + dual.optimizer_bytes,
+                  2 * (base.param_bytes + base.grad_bytes + base.optimizer_bytes), 1e-9, "B",
+                  "2x parameters");
+  /* zero bubble H1 at m = 8 over 4 stages is less than 1F1B's (p-1)/m = 3/8 and more than 0 */
+  l.schedule = SCALE_PP_ZB_H1;
+  scale_train_result zb = eval_step(&p, &l);
+  ck_assert(zb.bubble_frac > 0 && zb.bubble_frac < base.bubble_frac);
+  scale_check_rel(base.bubble_frac, 3.0 / 8, EXACT, "", "(p-1)/m");
 }
 END_TEST
 
@@ -695,6 +758,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_tp_check);
   tcase_add_test(tc, test_gpu_map);
   tcase_add_test(tc, test_step_model_path);
+  tcase_add_test(tc, test_step_model_pipeline_split);
   tcase_add_test(tc, test_step_model_tpu_axes);
   suite_add_tcase(s, tc);
   tc = tcase_create("memory");
