@@ -233,6 +233,13 @@ scale_status scale_model_import_hf(const scale_json_value *config, const char *n
 
 static void key(FILE *f, const char *k, int64_t v) { fprintf(f, "%s = %lld\n", k, (long long)v); }
 
+/* A section header; with a source, a comment saying where its numbers come from (every number
+ * of a shipped file names its source, tests/cli/test_data_sources.sh). */
+static void section(FILE *f, const char *name, const char *source) {
+  fprintf(f, "\n[%s]\n", name);
+  if (source) fprintf(f, "; from the source above\n");
+}
+
 scale_status scale_model_write(const scale_model *m, const char *source,
                                const scale_import_notes *notes, FILE *f) {
   if (!m || !f) return SCALE_ERR_INVALID;
@@ -241,29 +248,30 @@ scale_status scale_model_write(const scale_model *m, const char *source,
     fprintf(f, "; Not in this schema: %s.\n", notes->text[i]);
   fprintf(f, "[model]\ndisplay_name = %s\narch = %s\n", m->display_name,
           m->arch == SCALE_ARCH_MAMBA2 ? "mamba2" : "transformer");
+  if (source) fprintf(f, "; from the source above\n");
   key(f, "n_layers", m->n_layers), key(f, "d_model", m->d_model), key(f, "n_vocab", m->n_vocab);
   key(f, "tied_embeddings", m->tied_embeddings);
   if (m->n_ctx_max) key(f, "n_ctx_max", m->n_ctx_max);
   if (m->arch == SCALE_ARCH_MAMBA2) {
-    fprintf(f, "\n[mamba2]\n");
+    section(f, "mamba2", source);
     key(f, "d_state", m->ssm_d_state), key(f, "n_heads", m->ssm_n_heads);
     key(f, "d_head", m->ssm_d_head), key(f, "expand", m->ssm_expand);
     key(f, "n_groups", m->ssm_n_groups), key(f, "d_conv", m->ssm_d_conv);
     key(f, "chunk_size", m->ssm_chunk_size);
   } else {
-    fprintf(f, "\n[attention]\n");
+    section(f, "attention", source);
     key(f, "n_heads", m->n_heads), key(f, "n_kv_heads", m->n_kv_heads), key(f, "d_head", m->d_head);
-    fprintf(f, "\n[mlp]\n");
+    section(f, "mlp", source);
     key(f, "d_ff", m->d_ff), key(f, "gated_mlp", m->gated_mlp);
   }
   if (m->n_experts) {
-    fprintf(f, "\n[moe]\n");
+    section(f, "moe", source);
     key(f, "n_experts", m->n_experts), key(f, "n_experts_active", m->n_experts_active);
     key(f, "n_shared_experts", m->n_shared_experts), key(f, "d_ff_expert", m->d_ff_expert);
     key(f, "n_dense_layers", m->n_dense_layers);
   }
   if (m->kv_lora_rank) {
-    fprintf(f, "\n[mla]\n");
+    section(f, "mla", source);
     key(f, "q_lora_rank", m->q_lora_rank), key(f, "kv_lora_rank", m->kv_lora_rank);
     key(f, "d_head_rope", m->d_head_rope), key(f, "d_head_nope", m->d_head_nope);
     key(f, "d_head_v", m->d_head_v);
