@@ -17,24 +17,12 @@
 #   fill           writes to /tmp until it cannot: the file-size limit (1 MiB) or /tmp (16 MiB)
 # Without user namespaces the class part is skipped (exit 77): `scale grade --class` refuses to
 # run without its sandbox, and that refusal is checked instead.
-scale=$1
-root=$2
-if [ -z "$scale" ] || [ -z "$root" ]; then
-  echo "usage: sh check_attacks.sh /path/to/scale /path/to/source" >&2
-  exit 2
-fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/scale-attacks.XXXXXX") || exit 2 # mode 0700: the sandbox must cope
+. "$(dirname "$0")/check_lib.sh"
+check_begin check_attacks "$@"
 # The forkbomb's processes are named after this run alone (15 characters, the most a process
 # name holds): counting and killing them never touches another checkout's run beside this one.
 marker=scaleatk-$(printf '%s' "${tmp##*.}" | tr -cd 'A-Za-z0-9' | cut -c 1-6)
-trap 'pkill -9 -x "$marker" 2>/dev/null; rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); }
-bad() { echo "FAILED: $*"; failed=$((failed + 1)); }
-check() { if eval "$1"; then ok; else bad "$2"; fi; }
-t0=$(date +%s)
-stage() { echo "-- check_attacks: $* ($(($(date +%s) - t0)) s)"; } # progress (ctest -V, CI logs)
+check_cleanup() { pkill -9 -x "$marker" 2>/dev/null; }
 
 stub="$root/exercises/01-rooflines/rooflines_ex.c"
 ref="$root/solutions/01-rooflines/rooflines_ex.c"
@@ -93,15 +81,13 @@ rc=$?
 if [ "$rc" -ne 0 ]; then
   if grep -q "graded only in the sandbox" "$tmp/err"; then
     echo "check_attacks: no sandbox here ($(cat "$tmp/err")); class attacks skipped"
-    echo "check_attacks: $passed passed, $failed failed"
-    [ "$failed" -eq 0 ] && exit 77
-    exit 1
+    skip
+    check_end
   fi
   bad "grade --class (alice alone) exit status $rc: $(cat "$tmp/err")"
 fi
 # alice's full marks: the points of chapters 01 and 02 ("V" or "V+D" each).
-full=$(awk -F'\t' '!/^#/ && ($2 == "01-rooflines" || $2 == "02-tpus") {
-  n = split($3, p, "+"); s += p[1] + (n > 1 ? p[2] : 0)} END {printf "%g", s}' "$root/tests/rubric.tsv")
+full=$(rubric_points 01-rooflines 02-tpus)
 check '[ "$(score_of alice)" = "$full" ]' "alice alone: $(score_of alice)/$full"
 # The fingerprint of what must not change: the source tree, the built harness, the outside.
 fingerprint() {
@@ -196,5 +182,4 @@ check '{ [ -n "$filled" ] && awk -v n="$filled" "BEGIN {exit !(n <= 16777216)}";
   detail_of fill rooflines.t_math_s | grep -q "\"CRASH\".*signal 25"' \
   "fill: stopped at 1 MiB per file or 16 MiB of /tmp: $(detail_of fill rooflines.t_math_s)"
 
-echo "check_attacks: $passed passed, $failed failed in $(($(date +%s) - t0)) s"
-[ "$failed" -eq 0 ]
+check_end

@@ -7,22 +7,9 @@
 #   proc      in the sandbox, /proc/1 (the sandbox's first process, a copy of the grader) shows
 #             neither the grader's command line nor its environment or memory maps
 # The class and proc parts are skipped where there is no sandbox (no user namespaces).
-scale=$1
-root=$2
-if [ -z "$scale" ] || [ -z "$root" ]; then
-  echo "usage: sh check_robust.sh /path/to/scale /path/to/source" >&2
-  exit 2
-fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/scale-robust.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-skipped=0
-ok() { passed=$((passed + 1)); }
-bad() { echo "FAILED: $*"; failed=$((failed + 1)); }
-check() { if eval "$1"; then ok; else bad "$2"; fi; }
-full=$(awk -F'\t' '!/^#/ && $2 == "01-rooflines" {
-  n = split($3, p, "+"); s += p[1] + (n > 1 ? p[2] : 0)} END {printf "%g", s}' "$root/tests/rubric.tsv")
+. "$(dirname "$0")/check_lib.sh"
+check_begin check_robust "$@"
+full=$(rubric_points 01-rooflines)
 
 # ---- rerun: one student ----------------------------------------------------------------------
 for run in 1 2; do
@@ -57,7 +44,7 @@ for run in 1 2; do
     > "$tmp/out" 2> "$tmp/err"
   rc=$?
   if [ "$rc" -eq 2 ] && grep -q "graded only in the sandbox" "$tmp/err"; then
-    skipped=1
+    skip
     break
   fi
   check '[ "$rc" -eq 0 ] && grep -q "^alice *$full/$full " "$tmp/out"' \
@@ -97,12 +84,10 @@ cp "$root/exercises/01-rooflines/rooflines_ex.c" "$tmp/probe/01-rooflines/stubs.
 "$scale" grade --source "$root" --exercises "$tmp/probe" rooflines.critical_batch_int8 > "$tmp/out" 2> "$tmp/err"
 rc=$?
 if grep -q "WITHOUT a sandbox" "$tmp/err"; then
-  skipped=1
+  skip
 else
   check '[ "$rc" -eq 0 ] && grep -q "^total 2/2 " "$tmp/out"' \
     "/proc/1 shows nothing of the grader: exit $rc: $(grep -m1 critical_batch "$tmp/out")"
 fi
 
-echo "check_robust: $passed passed, $failed failed"
-[ "$failed" -eq 0 ] || exit 1
-[ "$skipped" -eq 0 ] || exit 77
+check_end
