@@ -48,6 +48,16 @@ static bool is_file(const char *path) {
 
 /* ---- rubric --------------------------------------------------------------------------------- */
 
+/* Points "V" or "V+D" (decimal, V >= 0, D > 0, V + D > 0) into 'value' and 'domain'. */
+static bool rubric_points(char *text, double *value, double *domain) {
+  char *plus = strchr(text, '+');
+  *domain = 0.0;
+  if (plus) *plus = '\0'; /* "+D": a sign of V would come first, where it is refused below */
+  bool ok = grade_strict_number(text, value) && *value >= 0.0 && text[0] != '+';
+  if (ok && plus) ok = grade_strict_number(plus + 1, domain) && *domain > 0.0 && plus[1] != '+';
+  return ok && *value + *domain > 0.0;
+}
+
 scale_status scale_grade_rubric_load(const char *path, scale_grade_report *out, scale_diag *diag) {
   out->rows = NULL;
   out->n_rows = 0;
@@ -70,18 +80,12 @@ scale_status scale_grade_rubric_load(const char *path, scale_grade_report *out, 
       if (tab) *tab = '\0';
       cursor = tab ? tab + 1 : NULL;
     }
-    char *end = NULL;
-    double points = n == 4 ? strtod(fields[2], &end) : 0.0, domain = 0.0;
-    if (end && end != fields[2] && *end == '+') { /* "V+D" */
-      char *plus = end + 1;
-      domain = strtod(plus, &end);
-      if (end == plus || !(domain > 0.0)) end = plus - 1; /* malformed: caught below */
-    }
-    if (n != 4 || cursor || !*fields[0] || !*fields[1] || end == fields[2] || *end ||
-        !(points >= 0.0) || !(points + domain > 0.0) || !isfinite(points + domain)) {
-      status =
-          scale_diag_set(diag, SCALE_ERR_PARSE, path, lineno,
-                         "expected 'id<TAB>chapter<TAB>points<TAB>title' with points V or V+D > 0");
+    double points = 0.0, domain = 0.0;
+    if (n != 4 || cursor || !grade_is_stem(fields[0]) || !grade_is_stem(fields[1]) ||
+        !rubric_points(fields[2], &points, &domain)) {
+      status = scale_diag_set(diag, SCALE_ERR_PARSE, path, lineno,
+                              "expected 'id<TAB>chapter<TAB>points<TAB>title' (id and chapter "
+                              "plain names, points V or V+D > 0 in decimal)");
       break;
     }
     for (size_t i = 0; i < out->n_rows; i++)

@@ -174,8 +174,18 @@ static bool recipe_load(const char *path, recipe *r) {
 
 /* ---- build ---------------------------------------------------------------------------------- */
 
+/* The length of the part of the student's build tree that 'path' starts with ("src/",
+ * "harness/", "out/"; 0 if none): what a report shows is the chapter's own name for a file. */
+static size_t tree_part(const char *path) {
+  static const char *const parts[] = {"src/", "harness/", "out/"};
+  for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++)
+    if (strncmp(path, parts[k], strlen(parts[k])) == 0) return strlen(parts[k]);
+  return 0;
+}
+
 /* The first line of a build log that reports an error (else its last line that is not blank),
- * with the folder 'strip' removed from the paths it names; "" for an empty log. */
+ * with the student's build tree 'strip' removed from the paths it names (a report names the
+ * chapter's files, never the grader's folders); "" for an empty log. */
 static void first_error(const char *log_path, const char *strip, char *out, size_t size) {
   char *text = grade_read_all(log_path, (size_t)16 << 20, NULL);
   grade_fmt(out, size, "%s", "");
@@ -203,6 +213,7 @@ static void first_error(const char *log_path, const char *strip, char *out, size
     for (size_t i = 0; i < len && n + 1 < size;) {
       if (strip_len && strncmp(line + i, strip, strip_len) == 0 && line[i + strip_len] == '/') {
         i += strip_len + 1;
+        i += tree_part(line + i); /* "01-rooflines/rooflines_ex.c", wherever it lies */
         continue;
       }
       out[n++] = line[i++];
@@ -340,9 +351,11 @@ static double partial_score(const scale_grade_row *row, const char *parts) {
   if (strcmp(parts, "value=ok domain=fail") == 0) return value_points;
   const char *credit = strstr(parts, "credit=");
   if (!credit) return 0.0;
-  char *end = NULL;
-  double x = strtod(credit + strlen("credit="), &end);
-  if (end == credit + strlen("credit=") || !(x >= 0.0 && x <= 1.0)) return 0.0;
+  char text[64];
+  credit += strlen("credit=");
+  grade_fmt(text, sizeof text, "%.*s", (int)strcspn(credit, " "), credit);
+  double x = 0.0;
+  if (!grade_strict_number(text, &x) || !(x >= 0.0 && x <= 1.0)) return 0.0;
   double score = x * value_points;
   if (x > 0.0 && strstr(parts, "domain=ok")) score += row->domain_points;
   return score;
@@ -566,7 +579,7 @@ static bool grade_chapter(const grader *g, int exercises_fd, const char *build,
   } else if (!copy_chapter(exercises_fd, &p, why, sizeof why)) {
     set_chapter(report, chapter, SCALE_GRADE_BUILD, why);
   } else {
-    grade_fmt(strip, sizeof strip, "%s/src", build);
+    grade_fmt(strip, sizeof strip, "%s", build);
     grade_say(g->options, "scale grade: compiling %s", chapter);
     if (build_chapter(g, &p, &r, strip, report)) {
       grade_say(g->options, "scale grade: running %s", chapter);

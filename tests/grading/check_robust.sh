@@ -4,6 +4,10 @@
 #   rerun     the same --build-dir twice, for one student and for a class: the same full
 #             marks both times; a folder that is not a build tree of ours is refused (exit 2)
 #   crowded   2000 other files in a chapter folder do not hide its main file
+#   paths     a compile error in the contract's copy names 01-rooflines/rooflines_ex.h, never
+#             the grader's build tree, in the terminal and in results.json
+#   rubric    points in hex, inf or nan, with spaces or junk, an id or a chapter that is a
+#             path: the rubric is refused with its line (a usage error, exit 2)
 #   proc      in the sandbox, /proc/1 (the sandbox's first process, a copy of the grader) shows
 #             neither the grader's command line nor its environment or memory maps
 # The class and proc parts are skipped where there is no sandbox (no user namespaces).
@@ -49,6 +53,31 @@ for run in 1 2; do
   fi
   check '[ "$rc" -eq 0 ] && grep -q "^alice *$full/$full " "$tmp/out"' \
     "class run $run with the same --build-dir: exit $rc: $(head -2 "$tmp/out") $(cat "$tmp/err")"
+done
+
+# ---- paths: a report names a chapter's files, not the grader's folders -----------------------
+# "#pragma GCC poison int64_t" makes the contract's copy (in the build tree's harness/) fail.
+mkdir -p "$tmp/poison/01-rooflines"
+{ printf '#include <stdint.h>\n#pragma GCC poison int64_t\n'
+  cat "$root/exercises/01-rooflines/rooflines_ex.c"; } > "$tmp/poison/01-rooflines/rooflines_ex.c"
+"$scale" grade --quiet --no-sandbox --source "$root" --exercises "$tmp/poison" \
+  --build-dir "$tmp/poison-build" --results "$tmp/poison.json" rooflines.t_math_s \
+  > "$tmp/out" 2> "$tmp/err"
+check 'grep -q "BUILD .*: 01-rooflines/rooflines_ex.h:[0-9]*:[0-9]*: error: " "$tmp/out"' \
+  "the contract's error names the chapter's file: $(grep -m1 BUILD "$tmp/out")"
+check '! grep -q "$tmp" "$tmp/out" "$tmp/poison.json"' \
+  "no path of the grader's build tree in a report: $(grep -m1 "$tmp" "$tmp/out" "$tmp/poison.json")"
+
+# ---- rubric: numbers in decimal, ids and chapters plain names ---------------------------------
+mkdir -p "$tmp/fake/tests"
+for row in 'a.x	01-rooflines	0x1p1	hex' 'a.x	01-rooflines	inf	inf' 'a.x	01-rooflines	nan	nan' \
+  'a.x	01-rooflines	 2	a space' 'a.x	01-rooflines	2pt	junk' 'a.x	01-rooflines	1+0x1	hex domain' \
+  'a.x	../../etc	1	a path' 'a/x	01-rooflines	1	a slash' '.x	01-rooflines	1	hidden'; do
+  printf '# a rubric\n%s\n' "$row" > "$tmp/fake/tests/rubric.tsv"
+  "$scale" grade --source "$tmp/fake" > "$tmp/out" 2> "$tmp/err"
+  rc=$?
+  check '[ "$rc" -eq 2 ] && grep -q "rubric.tsv:2: .*decimal" "$tmp/err"' \
+    "rubric row '$row' refused with its line: exit $rc, $(cat "$tmp/err")"
 done
 
 # ---- proc: what the sandbox's /proc/1 shows --------------------------------------------------
