@@ -59,7 +59,7 @@ done
 "$scale" grade --source "$root" --class "$class" --jobs 2 --csv "$tmp/c.csv" \
   --gradebook "$tmp/g.csv" --json "$tmp/c.json" rooflines > "$tmp/out" 2> "$tmp/err"
 rc=$?
-if [ "$rc" -eq 2 ] && grep -q "graded only in the sandbox" "$tmp/err"; then
+if [ "$rc" -eq 2 ] && grep -q "no sandbox works here" "$tmp/err"; then
   echo "check_hygiene: no sandbox here; the class part skipped"
   skip
 else
