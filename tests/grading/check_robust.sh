@@ -8,6 +8,9 @@
 #             the grader's build tree, in the terminal and in results.json
 #   rubric    points in hex, inf or nan, with spaces or junk, an id or a chapter that is a
 #             path: the rubric is refused with its line (a usage error, exit 2)
+#   isolation every report says the isolation in effect; a degraded one (Landlock, none) is a
+#             warning even under --quiet; with no sandbox at all grading refuses in one line
+#             unless --no-sandbox, and a class refuses even then
 #   proc      in the sandbox, /proc/1 (the sandbox's first process, a copy of the grader) shows
 #             neither the grader's command line nor its environment or memory maps
 # The class and proc parts are skipped where there is no sandbox (no user namespaces).
@@ -79,6 +82,47 @@ for row in 'a.x	01-rooflines	0x1p1	hex' 'a.x	01-rooflines	inf	inf' 'a.x	01-roofl
   check '[ "$rc" -eq 2 ] && grep -q "rubric.tsv:2: .*decimal" "$tmp/err"' \
     "rubric row '$row' refused with its line: exit $rc, $(cat "$tmp/err")"
 done
+
+# ---- isolation: said in every report, and never hidden when degraded ------------------------
+# iso MODE-ENV...: grades critical_batch_int8 of solutions/ with --quiet under the given
+# environment, every report written; rc, out and err as usual.
+iso() {
+  env "$@" "$scale" grade --quiet --source "$root" --exercises "$root/solutions" \
+    --results "$tmp/iso-results.json" --json "$tmp/iso.json" --junit "$tmp/iso.xml" \
+    rooflines.critical_batch_int8 > "$tmp/out" 2> "$tmp/err"
+  rc=$?
+}
+iso SCALE_GRADE_NO_USERNS=1
+if [ "$rc" -eq 2 ] && grep -q "no sandbox works here" "$tmp/err"; then
+  skip # no Landlock here either
+else
+  check '[ "$rc" -eq 0 ] && grep -q "^scale grade: warning: .*isolation .landlock" "$tmp/err"' \
+    "without user namespaces --quiet still warns: exit $rc, $(cat "$tmp/err")"
+  for report in iso-results.json iso.json; do
+    check 'grep -q "\"isolation\": \"landlock [0-9]* (files" "$tmp/$report"' \
+      "$report names Landlock: $(grep -m1 isolation "$tmp/$report")"
+  done
+  check 'grep -q "<property name=\"isolation\" value=\"landlock" "$tmp/iso.xml"' \
+    "the JUnit report names Landlock: $(grep -m1 isolation "$tmp/iso.xml")"
+  check 'grep -q "^isolation: landlock" "$tmp/out"' "the terminal report names it: $(tail -1 "$tmp/out")"
+fi
+iso SCALE_GRADE_NO_USERNS=1 SCALE_GRADE_NO_LANDLOCK=1
+check '[ "$rc" -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -q "^scale: no sandbox works here" "$tmp/err"' \
+  "no sandbox at all: refused in one line: exit $rc, $(cat "$tmp/err")"
+env SCALE_GRADE_NO_USERNS=1 SCALE_GRADE_NO_LANDLOCK=1 "$scale" grade --quiet --no-sandbox \
+  --source "$root" --exercises "$root/solutions" --results "$tmp/iso-results.json" \
+  rooflines.critical_batch_int8 > "$tmp/out" 2> "$tmp/err"
+rc=$?
+check '[ "$rc" -eq 0 ] && grep -q "warning: .*isolation .none" "$tmp/err" &&
+  grep -q "\"isolation\": \"none (--no-sandbox)" "$tmp/iso-results.json"' \
+  "--no-sandbox warns under --quiet and says none: exit $rc, $(cat "$tmp/err")"
+mkdir -p "$tmp/iso-class/alice"
+cp -R "$root/solutions/01-rooflines" "$tmp/iso-class/alice/"
+env SCALE_GRADE_NO_USERNS=1 SCALE_GRADE_NO_LANDLOCK=1 "$scale" grade --quiet --source "$root" \
+  --class "$tmp/iso-class" rooflines.critical_batch_int8 > "$tmp/out" 2> "$tmp/err"
+rc=$?
+check '[ "$rc" -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -q "no sandbox works here" "$tmp/err"' \
+  "a class without any sandbox is refused in one line: exit $rc, $(cat "$tmp/err")"
 
 # ---- proc: what the sandbox's /proc/1 shows --------------------------------------------------
 # critical_batch_int8 answers right only when /proc/1/cmdline holds none of the grader's
