@@ -625,6 +625,7 @@ static void confine_landlock(const sandbox_spec *spec, unsigned uid, unsigned n_
   if (uid && (setgroups(0, NULL) != 0 || setresgid(uid, uid, uid) != 0 ||
               setresuid(uid, uid, uid) != 0))
     refuse_start("take the student's uid");
+  prctl(PR_SET_PDEATHSIG, SIGKILL, 0L, 0L, 0L); /* after the uid: a change of it clears this */
   if (!drop_capabilities() || prctl(PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L) != 0)
     refuse_start("drop privileges");
   if (syscall(SYS_landlock_restrict_self, ruleset, 0U) != 0) refuse_start("apply Landlock");
@@ -647,37 +648,6 @@ static unsigned nproc_limit(const sandbox_spec *spec, unsigned uid) {
   if (uid != 0) return spec->n_procs;
   if (getuid() == 0) return 0; /* root: RLIMIT_NPROC does not apply */
   return sandbox_user_tasks((unsigned)getuid()) + spec->n_procs;
-}
-
-static bool start_landlock(const sandbox_spec *spec, sandbox_proc *proc, char *why,
-                           size_t why_size) {
-#ifdef __linux__
-  unsigned uid = getuid() == 0 ? spec->outside_uid : 0;
-  unsigned n_procs = nproc_limit(spec, uid);
-  fflush(NULL);
-  pid_t pid = fork();
-  if (pid < 0) {
-    snprintf(why, why_size, "cannot fork: %s", strerror(errno));
-    return false;
-  }
-  if (pid == 0) {
-    setpgid(0, 0);
-    prctl(PR_SET_PDEATHSIG, SIGKILL, 0L, 0L, 0L);
-    install_fds(spec);
-    confine_landlock(spec, uid, n_procs);
-  }
-  setpgid(pid, pid);
-  proc->pid = pid;
-  proc->status_fd = -1;
-  proc->mode = SANDBOX_LANDLOCK;
-  proc->uid = uid;
-  return true;
-#else
-  (void)spec;
-  (void)proc;
-  snprintf(why, why_size, "Landlock needs Linux");
-  return false;
-#endif
 }
 
 /* ---- orphans ---------------------------------------------------------------------------------- */
@@ -771,8 +741,19 @@ void sandbox_reap_orphans(const pid_t *keep, size_t n_keep, unsigned uid) {
 
 /* ---- plain processes ------------------------------------------------------------------------ */
 
-static bool start_plain(const sandbox_spec *spec, sandbox_proc *proc, char *why, size_t why_size) {
-  unsigned n_procs = nproc_limit(spec, 0);
+/* A plain child in a process group of its own: under Landlock (spec->mode) confined as
+ * above, with a root grader's student uid; else with the limits alone. */
+static bool start_grouped(const sandbox_spec *spec, sandbox_proc *proc, char *why,
+                          size_t why_size) {
+  bool landlock = spec->mode == SANDBOX_LANDLOCK;
+#ifndef __linux__
+  if (landlock) {
+    snprintf(why, why_size, "Landlock needs Linux");
+    return false;
+  }
+#endif
+  unsigned uid = landlock && getuid() == 0 ? spec->outside_uid : 0;
+  unsigned n_procs = nproc_limit(spec, uid);
   fflush(NULL);
   pid_t pid = fork();
   if (pid < 0) {
@@ -782,13 +763,16 @@ static bool start_plain(const sandbox_spec *spec, sandbox_proc *proc, char *why,
   if (pid == 0) {
     setpgid(0, 0);
     install_fds(spec);
+#ifdef __linux__
+    if (landlock) confine_landlock(spec, uid, n_procs);
+#endif
     exec_program(spec, n_procs);
   }
   setpgid(pid, pid);
   proc->pid = pid;
   proc->status_fd = -1;
-  proc->mode = SANDBOX_NONE;
-  proc->uid = 0;
+  proc->mode = spec->mode;
+  proc->uid = uid;
   return true;
 }
 
@@ -802,8 +786,7 @@ bool sandbox_start(const sandbox_spec *spec, sandbox_proc *proc, char *why, size
     return false;
   }
 #endif
-  if (spec->mode == SANDBOX_LANDLOCK) return start_landlock(spec, proc, why, why_size);
-  return start_plain(spec, proc, why, why_size);
+  return start_grouped(spec, proc, why, why_size);
 }
 
 /* The result of an ended 'proc' whose own wait status is 'status'. */
