@@ -702,6 +702,10 @@ scale_status scale_grade_class_run(const scale_grade_options *options, const cha
   char **names = NULL;
   size_t n_names = 0;
   scale_status status = list_students(class_dir, &names, &n_names, diag);
+  if (!status && n_names >= MAX_STUDENTS) /* each needs a uid of its own (student_uid) */
+    status = scale_diag_set(diag, SCALE_ERR_IO, class_dir, 0,
+                            "%zu students: at most %u at once; grade the class in parts", n_names,
+                            MAX_STUDENTS - 1);
   if (!status) status = class_fill(out, names, n_names, rubric, class_dir, diag);
   for (size_t i = 0; i < n_names; i++)
     free(names[i]);

@@ -163,13 +163,13 @@ scale_status scale_grade_class_run(const scale_grade_options *options, const cha
 /** Releases a class; a zeroed or already freed one is fine. */
 void scale_grade_class_free(scale_grade_class *cls);
 
-/** Prints one summary line per student (total and verdict counts), the first few exercises
- * that did not pass with their detail, and the class mean. */
+/** Prints the isolation line, one summary line per student (total and verdict counts), the
+ * first few exercises that did not pass with their detail, and the class mean. */
 void scale_grade_class_print(const scale_grade_class *cls, FILE *out);
 
 /** Writes the class as CSV: a header "student", the exercise ids in rubric order, the chapter
- * folders, "total"; then one row per student with the points earned (cells empty for a student
- * the grader failed on). No timings: the same work gives the same file. A cell starting with
+ * folders, "total", "isolation"; then one row per student with the points earned (cells
+ * empty for a student the grader failed on) and the isolation of the run. No timings: the same work gives the same file. A cell starting with
  * =, +, -, @, a tab or a carriage return is quoted with a leading apostrophe (text, not a
  * formula).
  *
@@ -200,7 +200,8 @@ scale_status scale_grade_class_write_json(const scale_grade_class *cls, const ch
 void scale_grade_totals(const scale_grade_report *report, const char *chapter, double *score,
                         double *max_score);
 
-/** Prints one verdict line per exercise, a subtotal per chapter and the total. */
+/** Prints the isolation line, one verdict line per exercise, a subtotal per chapter and the
+ * total (last). */
 void scale_grade_print(const scale_grade_report *report, FILE *out);
 
 /** Writes the report as Gradescope-shaped JSON: {"score", "max_score", "tests": [{"name" (the

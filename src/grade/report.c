@@ -44,6 +44,7 @@ static bool first_of_chapter(const scale_grade_report *report, size_t i) {
 }
 
 void scale_grade_print(const scale_grade_report *report, FILE *out) {
+  if (report->isolation[0]) fprintf(out, "isolation: %s\n", report->isolation); /* total last */
   for (size_t c = 0; c < report->n_rows; c++) {
     if (!first_of_chapter(report, c)) continue;
     const char *chapter = report->rows[c].chapter;
@@ -75,7 +76,6 @@ void scale_grade_print(const scale_grade_report *report, FILE *out) {
           score, max, report->n_rows, report->n_rows == 1 ? "" : "s", counts[SCALE_GRADE_OK],
           counts[SCALE_GRADE_FAIL], counts[SCALE_GRADE_CRASH], counts[SCALE_GRADE_TIMEOUT],
           counts[SCALE_GRADE_BUILD]);
-  if (report->isolation[0]) fprintf(out, "isolation: %s\n", report->isolation);
 }
 
 /* ---- JSON ----------------------------------------------------------------------------------- */
@@ -358,6 +358,7 @@ static void put_padded(FILE *out, const char *text, int width) {
 }
 
 void scale_grade_class_print(const scale_grade_class *cls, FILE *out) {
+  if (cls->isolation[0]) fprintf(out, "isolation: %s\n", cls->isolation); /* the class line last */
   enum { MAX_DETAILS = 5 };
   int width = 7;
   for (size_t s = 0; s < cls->n_students; s++) {
@@ -414,7 +415,6 @@ void scale_grade_class_print(const scale_grade_class *cls, FILE *out) {
           n_graded);
   if (n_graded) fprintf(out, ", mean %.3g/%g", sum / (double)n_graded, max);
   fputc('\n', out);
-  if (cls->isolation[0]) fprintf(out, "isolation: %s\n", cls->isolation);
 }
 
 /* ---- JUnit XML ------------------------------------------------------------------------------ */

@@ -106,6 +106,36 @@ check 'grep -qx "total 0/26 .*" "$tmp/out"' "exit(0) scores 0 without the sandbo
 check 'grep -q "FAIL .*exercise exited before returning (exit status 0) during ex_rooflines" "$tmp/out"' \
   "the verdict says the exercise exited: $(grep FAIL "$tmp/out" | head -1)"
 
+# ---- 1b. one student, as run_autograder grades: a daemon cannot outlive it ------------------
+# It forks a setsid()-ed grandchild that keeps rewriting --results (as the one that rewrote
+# results.json to a full score under Gradescope): the grader, its subreaper, kills it.
+class="$tmp/single"
+attacker daemon1 "" "if (fork() == 0) {
+    setsid();
+    if (fork() == 0) {
+      prctl(PR_SET_NAME, \"MARKER\", 0, 0, 0);
+      for (int i = 0; i < 600; i++) {
+        FILE *f = fopen(\"RESULTS\", \"w\");
+        if (f) { fputs(\"{\\\"score\\\": 100}\", f); fclose(f); }
+        usleep(100000);
+      }
+    }
+    _exit(0);
+  }"
+sed -i "s|RESULTS|$tmp/results.json|g" "$class/daemon1/01-rooflines/rooflines_ex.c"
+stage "a daemon beside one student"
+"$scale" grade --quiet --source "$root" --exercises "$class/daemon1" --timeout 2 \
+  --results "$tmp/results.json" rooflines.t_math_s > "$tmp/out" 2> "$tmp/err"
+rc=$?
+sleep 1
+if [ "$rc" -eq 2 ] && grep -q "no sandbox works here" "$tmp/err"; then
+  skip
+else
+  check '[ "$rc" -eq 0 ] && grep -q "\"score\": 0," "$tmp/results.json"' \
+  "the daemon did not rewrite results.json: exit $rc, $(head -c 200 "$tmp/results.json") $(cat "$tmp/err")"
+  check '! pgrep -x "$marker" > /dev/null' "the daemon outlived one student's grading"
+fi
+
 # ---- 2. the class: every attack, and alice ----------------------------------------------------
 class="$tmp/class"
 mkdir -p "$class/alice"

@@ -104,7 +104,7 @@ else
   done
   check 'grep -q "<property name=\"isolation\" value=\"landlock" "$tmp/iso.xml"' \
     "the JUnit report names Landlock: $(grep -m1 isolation "$tmp/iso.xml")"
-  check 'grep -q "^isolation: landlock" "$tmp/out"' "the terminal report names it: $(tail -1 "$tmp/out")"
+  check 'grep -q "^isolation: landlock" "$tmp/out"' "the terminal report names it: $(head -1 "$tmp/out")"
 fi
 iso SCALE_GRADE_NO_USERNS=1 SCALE_GRADE_NO_LANDLOCK=1
 check '[ "$rc" -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -q "^scale: no sandbox works here" "$tmp/err"' \
