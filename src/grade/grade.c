@@ -331,6 +331,18 @@ static bool choose_sandbox(const scale_grade_options *options, const char *build
   return false;
 }
 
+/* Whether 'path' lies in one of the system folders that every sandbox lets students read
+ * (sandbox.h): a source tree there (/usr/local/src/scale) shows them the stored answers. */
+static bool in_system_folder(const char *path) {
+  static const char *const system_dirs[] = {"/usr/", "/bin/", "/sbin/", "/lib", "/etc/"};
+  char resolved[4096];
+  if (!realpath(path, resolved)) return false;
+  grade_fmt(resolved + strlen(resolved), sizeof resolved - strlen(resolved), "/");
+  for (size_t i = 0; i < sizeof system_dirs / sizeof system_dirs[0]; i++)
+    if (strncmp(resolved, system_dirs[i], strlen(system_dirs[i])) == 0) return true;
+  return false;
+}
+
 /* Says which sandbox is in use; a degraded one even under --quiet (options->warn). */
 static void say_sandbox(const scale_grade_options *options, const grader *g) {
   if (g->mode == SANDBOX_NAMESPACES) {
@@ -367,6 +379,10 @@ static scale_status prepare(const scale_grade_options *options, const char *buil
                           "no sandbox works here (no user namespaces, no Landlock%s): students' "
                           "code is graded only in one; for your own code, --no-sandbox",
                           getuid() == 0 ? "" : " with signal scoping");
+  if (g->mode != SANDBOX_NONE && in_system_folder(options->source_dir))
+    return scale_diag_set(diag, SCALE_ERR_IO, options->source_dir, 0,
+                          "the source tree lies in a system folder, which students' code may "
+                          "read (its stored answers with it): move it elsewhere");
   say_sandbox(options, g);
   char solutions[4200];
   grade_fmt(solutions, sizeof solutions, "-DSCALE_SOLUTIONS_DIR=%s/solutions", options->source_dir);
