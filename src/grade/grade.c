@@ -334,12 +334,12 @@ static bool choose_sandbox(const scale_grade_options *options, const char *build
 /* Whether 'path' lies in one of the system folders that every sandbox lets students read
  * (sandbox.h): a source tree there (/usr/local/src/scale) shows them the stored answers. */
 static bool in_system_folder(const char *path) {
-  static const char *const system_dirs[] = {"/usr/", "/bin/", "/sbin/", "/lib", "/etc/"};
   char resolved[4096];
   if (!realpath(path, resolved)) return false;
-  grade_fmt(resolved + strlen(resolved), sizeof resolved - strlen(resolved), "/");
-  for (size_t i = 0; i < sizeof system_dirs / sizeof system_dirs[0]; i++)
-    if (strncmp(resolved, system_dirs[i], strlen(system_dirs[i])) == 0) return true;
+  for (const char *const *dir = sandbox_system_dirs(); *dir; dir++) {
+    size_t len = strlen(*dir);
+    if (strncmp(resolved, *dir, len) == 0 && (resolved[len] == '/' || !resolved[len])) return true;
+  }
   return false;
 }
 

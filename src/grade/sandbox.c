@@ -228,6 +228,18 @@ static bool drop_capabilities(void) {
   return syscall(SYS_capset, &header, data) == 0;
 }
 
+/* ---- what every sandbox gives --------------------------------------------------------------- */
+
+/* The system, read and run only: programs, libraries, the loader's cache, the compiler's
+ * alternatives (sandbox_system_dirs()). */
+static const char *const system_dirs[] = {"/usr",  "/bin",  "/sbin",   "/lib",
+                                          "/lib32", "/lib64", "/libx32", "/etc", NULL};
+/* The devices, read and written. */
+static const char *const devices[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
+                                      "/dev/urandom"};
+
+const char *const *sandbox_system_dirs(void) { return system_dirs; }
+
 /* ---- the new root --------------------------------------------------------------------------- */
 
 static bool write_text(const char *path, const char *text) {
@@ -288,10 +300,7 @@ static bool build_root(const sandbox_spec *spec) {
   if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) return false;
   if (mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,nr_inodes=4096,mode=755") != 0)
     return false;
-  /* The system: programs, libraries, the loader's cache, the compiler's alternatives. */
-  static const char *const system_dirs[] = {"/usr",   "/bin",   "/sbin",   "/lib",
-                                            "/lib32", "/lib64", "/libx32", "/etc"};
-  for (size_t i = 0; i < sizeof system_dirs / sizeof system_dirs[0]; i++) {
+  for (size_t i = 0; system_dirs[i]; i++) {
     struct stat st;
     if (lstat(system_dirs[i], &st) != 0) continue;
     at_root(dst, sizeof dst, root, system_dirs[i]);
@@ -305,8 +314,6 @@ static bool build_root(const sandbox_spec *spec) {
       return false;
     }
   }
-  static const char *const devices[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
-                                        "/dev/urandom"};
   at_root(dst, sizeof dst, root, "/dev");
   if (!make_dirs(dst)) return false;
   for (size_t i = 0; i < sizeof devices / sizeof devices[0]; i++) {
@@ -586,13 +593,9 @@ static int ll_ruleset(const sandbox_spec *spec, int abi) {
   size_t size = abi >= 6 ? sizeof attr : abi >= 4 ? 2 * sizeof(uint64_t) : sizeof(uint64_t);
   int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0U);
   if (ruleset < 0) return -1;
-  static const char *const system_dirs[] = {"/usr",   "/bin",   "/sbin",   "/lib",
-                                            "/lib32", "/lib64", "/libx32", "/etc"};
-  static const char *const devices[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
-                                        "/dev/urandom"};
   uint64_t read_run = LL_FS_EXECUTE | LL_FS_READ_FILE | LL_FS_READ_DIR;
   bool ok = true;
-  for (size_t i = 0; i < sizeof system_dirs / sizeof system_dirs[0]; i++)
+  for (size_t i = 0; system_dirs[i]; i++)
     ok = ok && ll_allow(ruleset, system_dirs[i], read_run, fs_all);
   for (size_t i = 0; i < sizeof devices / sizeof devices[0]; i++)
     ok = ok && ll_allow(ruleset, devices[i], LL_FS_READ_FILE | LL_FS_WRITE_FILE, fs_all);

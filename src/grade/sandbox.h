@@ -109,6 +109,9 @@ sandbox_result sandbox_run(const sandbox_spec *spec, double wall_s, char *why, s
  * removed again) can write in it, cannot write next to it, cannot mount, and cannot see '/'. */
 bool sandbox_probe(const char *dir, unsigned outside_uid, sandbox_mode mode);
 
+/** The system folders every sandbox lets its programs read and run (NULL-terminated). */
+const char *const *sandbox_system_dirs(void);
+
 /** The Landlock ABI of the kernel (0: none). */
 int sandbox_landlock_abi(void);
 
