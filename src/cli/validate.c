@@ -160,8 +160,8 @@ static void print_text(const predictions *pr, int only, const char *params_path)
     char layout[128];
     layout_text(&p->row, layout, sizeof layout);
     char cells[5][24];
-    printf("%-6s %-22s %-18s %-26s %10s %10s %7s %10s %7s\n", p->row.id, p->row.group,
-           p->row.model, layout, seconds_cell(cells[0], 24, p->measured_s),
+    printf("%-6s %-22s %-18s %-26s %10s %10s %7s %10s %7s\n", p->row.id, p->row.group, p->row.model,
+           layout, seconds_cell(cells[0], 24, p->measured_s),
            seconds_cell(cells[1], 24, pr->pred[i]),
            pct_cell(cells[2], 24, pr->pred[i] / p->measured_s - 1, true),
            seconds_cell(cells[3], 24, pr->logo[i]),

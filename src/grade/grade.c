@@ -322,8 +322,8 @@ static bool choose_sandbox(const scale_grade_options *options, const char *build
   if (!env_set("SCALE_GRADE_NO_LANDLOCK") && sandbox_probe(probe, uid, SANDBOX_LANDLOCK)) {
     g->mode = SANDBOX_LANDLOCK;
     grade_fmt(g->isolation, sizeof g->isolation,
-              "landlock %d (files%s%s); seccomp without sockets; rlimits; %s; no namespaces",
-              abi, abi >= 4 ? " tcp" : "", abi >= 6 ? " signals" : "",
+              "landlock %d (files%s%s); seccomp without sockets; rlimits; %s; no namespaces", abi,
+              abi >= 4 ? " tcp" : "", abi >= 6 ? " signals" : "",
               root ? "own uid per student killed by uid"
                    : "the grader's uid shared: one student at a time");
     return true;
@@ -355,8 +355,8 @@ static void say_sandbox(const scale_grade_options *options, const grader *g) {
                         : "hostile code could read or change your files and escape";
   FILE *out = options->warn ? options->warn : options->log;
   if (!out) return;
-  fprintf(out, "scale grade: warning: students' code runs with isolation '%s' (%s)\n",
-          g->isolation, why);
+  fprintf(out, "scale grade: warning: students' code runs with isolation '%s' (%s)\n", g->isolation,
+          why);
   fflush(out);
 }
 

@@ -169,9 +169,9 @@ void scale_grade_class_print(const scale_grade_class *cls, FILE *out);
 
 /** Writes the class as CSV: a header "student", the exercise ids in rubric order, the chapter
  * folders, "total", "isolation"; then one row per student with the points earned (cells
- * empty for a student the grader failed on) and the isolation of the run. No timings: the same work gives the same file. A cell starting with
- * =, +, -, @, a tab or a carriage return is quoted with a leading apostrophe (text, not a
- * formula).
+ * empty for a student the grader failed on) and the isolation of the run. No timings: the
+ * same work gives the same file. A cell starting with =, +, -, @, a tab or a carriage return
+ * is quoted with a leading apostrophe (text, not a formula).
  *
  * Errors: SCALE_ERR_IO when 'path' cannot be written.
  */

@@ -135,8 +135,8 @@ static scale_status close_out(const char *path, FILE *out, scale_diag *diag) {
 static void json_report_fields(FILE *out, const scale_grade_report *report, const char *indent) {
   double score, max;
   scale_grade_totals(report, NULL, &score, &max);
-  fprintf(out, "\"score\": %.10g,\n%s\"max_score\": %.10g,\n%s\"isolation\": ", score, indent,
-          max, indent);
+  fprintf(out, "\"score\": %.10g,\n%s\"max_score\": %.10g,\n%s\"isolation\": ", score, indent, max,
+          indent);
   json_string(out, report->isolation);
   fprintf(out, ",\n%s\"tests\": [", indent);
   for (size_t i = 0; i < report->n_rows; i++) {
@@ -331,7 +331,8 @@ scale_status scale_grade_class_write_gradebook(const scale_grade_class *cls, con
   fputs("student,total", out);
   csv_chapter_names(out, layout);
   double score, max;
-  scale_grade_totals(layout ? layout : &(scale_grade_report){.rows = NULL, .n_rows = 0}, NULL, &score, &max);
+  scale_grade_totals(layout ? layout : &(scale_grade_report){.rows = NULL, .n_rows = 0}, NULL,
+                     &score, &max);
   fprintf(out, "\nPoints Possible,%g", max);
   csv_chapter_points(out, layout, true, false);
   fputc('\n', out);

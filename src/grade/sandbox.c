@@ -232,8 +232,8 @@ static bool drop_capabilities(void) {
 
 /* The system, read and run only: programs, libraries, the loader's cache, the compiler's
  * alternatives (sandbox_system_dirs()). */
-static const char *const system_dirs[] = {"/usr",  "/bin",  "/sbin",   "/lib",
-                                          "/lib32", "/lib64", "/libx32", "/etc", NULL};
+static const char *const system_dirs[] = {"/usr",   "/bin",    "/sbin", "/lib", "/lib32",
+                                          "/lib64", "/libx32", "/etc",  NULL};
 /* The devices, read and written. */
 static const char *const devices[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
                                       "/dev/urandom"};
@@ -576,8 +576,8 @@ static bool ll_allow(int ruleset, const char *path, uint64_t rights, uint64_t fs
   int fd = open(path, O_PATH | O_CLOEXEC);
   if (fd < 0) return errno == ENOENT;
   struct stat st;
-  uint64_t file_rights = LL_FS_EXECUTE | LL_FS_WRITE_FILE | LL_FS_READ_FILE | LL_FS_TRUNCATE |
-                         LL_FS_IOCTL_DEV;
+  uint64_t file_rights =
+      LL_FS_EXECUTE | LL_FS_WRITE_FILE | LL_FS_READ_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV;
   if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode)) rights &= file_rights;
   ll_path_beneath rule = {rights & fs_all, fd};
   bool ok = syscall(SYS_landlock_add_rule, ruleset, LL_RULE_PATH_BENEATH, &rule, 0U) == 0;
@@ -625,8 +625,8 @@ static void confine_landlock(const sandbox_spec *spec, unsigned uid, unsigned n_
   if (ruleset < 0) refuse_start("make its Landlock rules");
   for (int cap = 0; uid && cap <= 63; cap++)
     if (prctl(PR_CAPBSET_DROP, cap, 0L, 0L, 0L) != 0 && errno == EINVAL) break;
-  if (uid && (setgroups(0, NULL) != 0 || setresgid(uid, uid, uid) != 0 ||
-              setresuid(uid, uid, uid) != 0))
+  if (uid &&
+      (setgroups(0, NULL) != 0 || setresgid(uid, uid, uid) != 0 || setresuid(uid, uid, uid) != 0))
     refuse_start("take the student's uid");
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0L, 0L, 0L); /* after the uid: a change of it clears this */
   if (!drop_capabilities() || prctl(PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L) != 0)
@@ -653,7 +653,8 @@ static unsigned nproc_limit(const sandbox_spec *spec, unsigned uid) {
   return sandbox_user_tasks((unsigned)getuid()) + spec->n_procs;
 }
 
-/* ---- orphans ---------------------------------------------------------------------------------- */
+/* ---- orphans ----------------------------------------------------------------------------------
+ */
 
 void sandbox_adopt_orphans(void) {
 #ifdef __linux__

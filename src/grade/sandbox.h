@@ -40,7 +40,7 @@
  *
  * Not isolated (SANDBOX_NONE: --no-sandbox): rlimits and a process group only. That protects
  * against accidents, not against hostile code; `scale grade --class` refuses it.
-  */
+ */
 #ifndef SCALE_GRADE_SANDBOX_H
 #define SCALE_GRADE_SANDBOX_H
 
@@ -52,9 +52,9 @@
 
 /** How a program is confined, from the least to the most. */
 typedef enum {
-  SANDBOX_NONE = 0,     /**< rlimits and a process group only */
-  SANDBOX_LANDLOCK,     /**< no namespaces: own uid (root), Landlock, seccomp, rlimits */
-  SANDBOX_NAMESPACES    /**< own namespaces and root, seccomp, rlimits */
+  SANDBOX_NONE = 0,  /**< rlimits and a process group only */
+  SANDBOX_LANDLOCK,  /**< no namespaces: own uid (root), Landlock, seccomp, rlimits */
+  SANDBOX_NAMESPACES /**< own namespaces and root, seccomp, rlimits */
 } sandbox_mode;
 
 /** What to run and how to confine it. */
@@ -81,7 +81,7 @@ typedef struct {
   pid_t pid;     /**< the process to wait for: the namespace's first process, or the program */
   int status_fd; /**< namespaces: where the first process writes the program's wait status */
   sandbox_mode mode;
-  unsigned uid;  /**< the uid it runs as when that is the student's own (root), else 0 */
+  unsigned uid; /**< the uid it runs as when that is the student's own (root), else 0 */
 } sandbox_proc;
 
 /** How a program ended. */

@@ -490,8 +490,8 @@ static void run_exercise(const grader *g, chapter_paths *p, const recipe *r, sca
   sandbox_spec server = {.argv = server_argv,
                          .envp = server_env,
                          .cwd = g->mode == SANDBOX_NAMESPACES ? "/tmp"
-                                : g->mode == SANDBOX_LANDLOCK  ? p->tree
-                                                               : p->out,
+                                : g->mode == SANDBOX_LANDLOCK ? p->tree
+                                                              : p->out,
                          .root_dir = p->root,
                          .readonly = {p->out},
                          .fds = {req[0], rep[1], log_fd, -1, -1, -1},
