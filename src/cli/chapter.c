@@ -5,13 +5,21 @@
  * NN is the chapter's number ("1", "01"), its folder ("01-rooflines") or its slug ("rooflines").
  * ARGS go to the program unchanged: --values, --figures DIR, and each chapter's own options.
  * The programs' folder is $SCALE_CHAPTERS_DIR, else the build's chapters/ folder.
+ *
+ * The program's output is its own; its errors are relayed as this command's, one line each
+ * ("scale: 01-rooflines: unknown option ..."), control characters replaced, and a program
+ * that dies of a signal is reported in one line (exit 1), never as a shell's crash message.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _POSIX_C_SOURCE 200809L /* fdopen, strsignal */
 
 #include <dirent.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -67,6 +75,57 @@ static int list_programs(char names[][256], int max) {
   return n;
 }
 
+/* Copies the lines of 'fd' (the program's stderr) to ours as "scale: LINE", control
+ * characters as '?'; a line that already starts with "scale: " keeps its one prefix. */
+static void relay_errors(int fd) {
+  FILE *in = fdopen(fd, "r");
+  if (!in) return;
+  char line[1024];
+  bool line_start = true;
+  while (fgets(line, sizeof line, in)) {
+    size_t len = strcspn(line, "\n");
+    bool ends = line[len] == '\n';
+    line[len] = '\0';
+    for (char *c = line; *c; c++)
+      if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
+    const char *text = line;
+    if (line_start && strncmp(text, "scale: ", 7) == 0) text += 7;
+    fprintf(stderr, "%s%s%s", line_start ? "scale: " : "", text, ends ? "\n" : "");
+    line_start = ends;
+  }
+  if (!line_start) fputc('\n', stderr);
+  fclose(in);
+}
+
+/* Runs chapter program 'path' with 'argv' (argv[0] the program): its exit status, or 1 with
+ * one line when it could not run or died of a signal. */
+static int run_program(const char *path, char **argv, const char *name) {
+  int err[2];
+  if (pipe(err) != 0) return cli_fail("chapter: cannot run %s: no pipe", name);
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) return cli_fail("chapter: cannot run %s: fork failed", name);
+  if (pid == 0) {
+    close(err[0]);
+    dup2(err[1], 2);
+    close(err[1]);
+    execv(path, argv);
+    fprintf(stderr, "chapter: cannot run %s\n", name);
+    _exit(127);
+  }
+  close(err[1]);
+  relay_errors(err[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return cli_fail("chapter: lost %s", name);
+  if (WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE)
+    return CLI_EXIT_FAIL; /* its reader left (`| head`): nothing went wrong to report */
+  if (WIFSIGNALED(status))
+    return cli_fail("chapter: %s died of signal %d (%s)", name, WTERMSIG(status),
+                    strsignal(WTERMSIG(status)));
+  return WIFEXITED(status) ? WEXITSTATUS(status) : CLI_EXIT_FAIL;
+}
+
 int cli_cmd_chapter(int argc, char **argv) {
   if (argc < 2) return cli_usage("chapter: which chapter? (try: scale chapter list)");
   if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
@@ -88,9 +147,7 @@ int cli_cmd_chapter(int argc, char **argv) {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", chapters_dir(), names[i]);
     argv[1] = path; /* the program's own argv[0]; the rest are its arguments */
-    fflush(NULL);
-    execv(path, argv + 1);
-    return cli_fail("chapter: cannot run %s", path);
+    return run_program(path, argv + 1, names[i]);
   }
   return cli_usage("chapter: no chapter '%s' (try: scale chapter list)", argv[1]);
 }

@@ -60,10 +60,14 @@ static void usage(FILE *out) {
       "not compile: its first error).\n"
       "The checks and the answers stay in the grader: a student's functions run in a process\n"
       "of their own and only the values they return count. Student files are copied (links\n"
-      "not followed) into a fresh tree; compiler, linker and exercises run in a sandbox (own\n"
-      "user, mount, PID and network namespaces, an unprivileged uid, seccomp) that sees the\n"
-      "system folders and its own files only, never the source tree, with CPU, memory,\n"
-      "file-size, process-count and wall-clock limits.\n"
+      "not followed) into a fresh tree; compiler, linker and exercises run in the strongest\n"
+      "sandbox this machine allows: own user, mount, PID and network namespaces (an\n"
+      "unprivileged uid, seccomp); else, without user namespaces (Docker, Gradescope),\n"
+      "Landlock (only the system folders and its own files; no network, no signal out),\n"
+      "seccomp and, as root, a uid of each student's own. Either way CPU, memory, file-size,\n"
+      "process-count and wall-clock limits. Where neither works grading refuses (--no-sandbox\n"
+      "for your own code). The isolation used is printed (a warning when it is not\n"
+      "namespaces, even with --quiet) and written into every report.\n"
       "Exit status 0 whenever grading ran, 2 when it could not.\n");
 }
 
@@ -287,6 +291,7 @@ int cli_cmd_grade(int argc, char **argv) {
       .log = o.quiet ? NULL : stderr,
       .memory_bytes = o.memory_bytes,
       .no_namespaces = o.no_sandbox,
+      .warn = stderr, /* a degraded sandbox is said even under --quiet */
   };
   return o.class_dir ? grade_class(&o, &run, &report) : grade_one(&o, &run, &report);
 }

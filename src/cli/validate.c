@@ -84,7 +84,7 @@ static void pooled(const predictions *pr, const double *pred, const char *const 
     }
     double e = fabs(pred[i] / pr->set->points[i].measured_s - 1);
     *mape += e;
-    *max_err = fmax(*max_err, e);
+    *max_err = isfinite(e) && isfinite(*max_err) ? fmax(*max_err, e) : (double)NAN;
     (*count)++;
   }
   if (*count) *mape /= *count;
@@ -100,6 +100,52 @@ static void layout_text(const scale_measurement *r, char *buf, size_t size) {
            r->mbs > 0 ? "" : "?", r->mbs > 0 ? r->mbs : 1);
 }
 
+/* A percentage cell: "-" where there is no value (a LOGO refit without another group), and
+ * three significant digits past 1e5 % so that an extreme ratio keeps the column's width. */
+static const char *pct_cell(char *buf, size_t size, double fraction, bool sign) {
+  double pct = 100 * fraction;
+  if (!isfinite(pct))
+    snprintf(buf, size, "-");
+  else if (fabs(pct) >= 1e5)
+    snprintf(buf, size, sign ? "%+.2e%%" : "%.2e%%", pct);
+  else
+    snprintf(buf, size, sign ? "%+.1f%%" : "%.1f%%", pct);
+  return buf;
+}
+
+/* A step-time cell: "-" where there is no prediction. */
+static const char *seconds_cell(char *buf, size_t size, double s) {
+  if (isfinite(s))
+    snprintf(buf, size, "%.4gs", s);
+  else
+    snprintf(buf, size, "-");
+  return buf;
+}
+
+/* A group's line: rows, then in-sample and LOGO MAPE, max error and (with 'ranks') Spearman. */
+static void print_group_line(const char *name, int n, const scale_calib_stats *in,
+                             const scale_calib_stats *out, bool ranks) {
+  char cells[4][24], rho_in[16] = "-", rho_out[16] = "-"; /* Spearman only for ranking groups */
+  if (isfinite(in->spearman)) snprintf(rho_in, sizeof rho_in, "%.3f", in->spearman);
+  if (isfinite(out->spearman)) snprintf(rho_out, sizeof rho_out, "%.3f", out->spearman);
+  /* fmax skips NaN: beside no MAPE a max error is no figure either */
+  double in_max = isfinite(in->mape) ? in->max_err : (double)NAN;
+  double out_max = isfinite(out->mape) ? out->max_err : (double)NAN;
+  printf("%-22s %5d %8s %8s %9s | %9s %9s", name, n, pct_cell(cells[0], 24, in->mape, false),
+         pct_cell(cells[1], 24, in_max, false), ranks ? rho_in : "",
+         pct_cell(cells[2], 24, out->mape, false), pct_cell(cells[3], 24, out_max, false));
+  if (ranks) printf(" %9s", rho_out);
+  printf("\n");
+}
+
+/* A pooled line: in-sample and LOGO MAPE and max error over a set of rows. */
+static void print_pooled_line(const char *name, int n, double mape, double max_err,
+                              double logo_mape, double logo_max) {
+  scale_calib_stats in = {.n = n, .mape = mape, .max_err = max_err, .spearman = NAN};
+  scale_calib_stats out = {.n = n, .mape = logo_mape, .max_err = logo_max, .spearman = NAN};
+  print_group_line(name, n, &in, &out, false);
+}
+
 static void print_text(const predictions *pr, int only, const char *params_path) {
   const scale_calib_set *set = pr->set;
   printf("step model (%s) against measurements/: %d rows in %d groups\n"
@@ -113,10 +159,13 @@ static void print_text(const predictions *pr, int only, const char *params_path)
     if (only >= 0 && p->group != only) continue;
     char layout[128];
     layout_text(&p->row, layout, sizeof layout);
-    printf("%-6s %-22s %-18s %-26s %9.4gs %9.4gs %+6.1f%% %9.4gs %+6.1f%%\n", p->row.id,
-           p->row.group, p->row.model, layout, p->measured_s, pr->pred[i],
-           100 * (pr->pred[i] / p->measured_s - 1), pr->logo[i],
-           100 * (pr->logo[i] / p->measured_s - 1));
+    char cells[5][24];
+    printf("%-6s %-22s %-18s %-26s %10s %10s %7s %10s %7s\n", p->row.id, p->row.group, p->row.model,
+           layout, seconds_cell(cells[0], 24, p->measured_s),
+           seconds_cell(cells[1], 24, pr->pred[i]),
+           pct_cell(cells[2], 24, pr->pred[i] / p->measured_s - 1, true),
+           seconds_cell(cells[3], 24, pr->logo[i]),
+           pct_cell(cells[4], 24, pr->logo[i] / p->measured_s - 1, true));
   }
   printf("\n%-22s %5s %8s %8s %9s | %9s %9s %9s\n", "group", "rows", "MAPE", "max err",
          "Spearman", "LOGO MAPE", "LOGO max", "LOGO rho");
@@ -125,26 +174,21 @@ static void print_text(const predictions *pr, int only, const char *params_path)
     scale_calib_stats in, out;
     scale_calib_group_stats(set, g, pr->pred, &in);
     scale_calib_group_stats(set, g, pr->logo, &out);
-    char rho_in[16] = "-", rho_out[16] = "-"; /* Spearman only for ranking groups */
-    if (isfinite(in.spearman)) snprintf(rho_in, sizeof rho_in, "%.3f", in.spearman);
-    if (isfinite(out.spearman)) snprintf(rho_out, sizeof rho_out, "%.3f", out.spearman);
-    printf("%-22s %5d %7.1f%% %7.1f%% %9s | %8.1f%% %8.1f%% %9s\n", set->groups[g], in.n,
-           100 * in.mape, 100 * in.max_err, rho_in, 100 * out.mape, 100 * out.max_err, rho_out);
+    print_group_line(set->groups[g], in.n, &in, &out, true);
   }
   if (only >= 0) return;
   double m1, x1, m2, x2;
   int n1, n2;
   pooled(pr, pr->pred, NULL, &m1, &x1, &n1);
   pooled(pr, pr->logo, NULL, &m2, &x2, &n2);
-  printf("%-22s %5d %7.1f%% %7.1f%% %9s | %8.1f%% %8.1f%%\n", "all training rows", n1,
-         100 * m1, 100 * x1, "", 100 * m2, 100 * x2);
+  print_pooled_line("all training rows", n1, m1, x1, m2, x2);
   pooled(pr, pr->pred, megatron_ids, &m1, &x1, &n1);
   pooled(pr, pr->logo, megatron_ids, &m2, &x2, &n2);
-  printf("%-22s %5d %7.1f%% %7.1f%% %9s | %8.1f%% %8.1f%%\n", "Megatron A1-A10,A15-16", n1,
-         100 * m1, 100 * x1, "", 100 * m2, 100 * x2);
-  printf("%-22s %5d %8s %8s %9s | %8.1f%%  (LOGO refits pulled toward the priors by %g)\n",
-         "mean over groups", set->n_groups, "", "", "", 100 * logo_group_mean(pr),
-         set->prior_weight);
+  print_pooled_line("Megatron A1-A10,A15-16", n1, m1, x1, m2, x2);
+  char mean[24];
+  printf("%-22s %5d %8s %8s %9s | %9s  (LOGO refits pulled toward the priors by %g)\n",
+         "mean over groups", set->n_groups, "", "", "",
+         pct_cell(mean, sizeof mean, logo_group_mean(pr), false), set->prior_weight);
   printf("\nissue 14 targets (LOGO): all rows <= 10%%, Megatron A100 rows <= 5%%, hybrid "
          "Table 10 Spearman >= 0.8\n");
 }

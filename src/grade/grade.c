@@ -48,6 +48,16 @@ static bool is_file(const char *path) {
 
 /* ---- rubric --------------------------------------------------------------------------------- */
 
+/* Points "V" or "V+D" (decimal, V >= 0, D > 0, V + D > 0) into 'value' and 'domain'. */
+static bool rubric_points(char *text, double *value, double *domain) {
+  char *plus = strchr(text, '+');
+  *domain = 0.0;
+  if (plus) *plus = '\0'; /* "+D": a sign of V would come first, where it is refused below */
+  bool ok = grade_strict_number(text, value) && *value >= 0.0 && text[0] != '+';
+  if (ok && plus) ok = grade_strict_number(plus + 1, domain) && *domain > 0.0 && plus[1] != '+';
+  return ok && *value + *domain > 0.0;
+}
+
 scale_status scale_grade_rubric_load(const char *path, scale_grade_report *out, scale_diag *diag) {
   out->rows = NULL;
   out->n_rows = 0;
@@ -70,18 +80,12 @@ scale_status scale_grade_rubric_load(const char *path, scale_grade_report *out, 
       if (tab) *tab = '\0';
       cursor = tab ? tab + 1 : NULL;
     }
-    char *end = NULL;
-    double points = n == 4 ? strtod(fields[2], &end) : 0.0, domain = 0.0;
-    if (end && end != fields[2] && *end == '+') { /* "V+D" */
-      char *plus = end + 1;
-      domain = strtod(plus, &end);
-      if (end == plus || !(domain > 0.0)) end = plus - 1; /* malformed: caught below */
-    }
-    if (n != 4 || cursor || !*fields[0] || !*fields[1] || end == fields[2] || *end ||
-        !(points >= 0.0) || !(points + domain > 0.0) || !isfinite(points + domain)) {
-      status =
-          scale_diag_set(diag, SCALE_ERR_PARSE, path, lineno,
-                         "expected 'id<TAB>chapter<TAB>points<TAB>title' with points V or V+D > 0");
+    double points = 0.0, domain = 0.0;
+    if (n != 4 || cursor || !grade_is_stem(fields[0]) || !grade_is_stem(fields[1]) ||
+        !rubric_points(fields[2], &points, &domain)) {
+      status = scale_diag_set(diag, SCALE_ERR_PARSE, path, lineno,
+                              "expected 'id<TAB>chapter<TAB>points<TAB>title' (id and chapter "
+                              "plain names, points V or V+D > 0 in decimal)");
       break;
     }
     for (size_t i = 0; i < out->n_rows; i++)
@@ -273,12 +277,87 @@ static scale_status harness_failed(scale_diag *diag, const char *log_path, const
                         tail[0] ? tail : "no output");
 }
 
-/* The uid a student's processes run as outside their namespace: root gives each student a uid
- * of their own (so RLIMIT_NPROC and file ownership are per student); anyone else has only
- * their own uid to give. */
+/* The most students of one class: each gets a uid of its own from a block of this size. */
+#define MAX_STUDENTS 100000u
+
+/* The uid a student's processes run as outside their namespace: root gives each student of a
+ * run a uid of its own (so RLIMIT_NPROC, file ownership and the kill by uid are per student):
+ * a block of MAX_STUDENTS uids per grader process, far above any system's or user's uids, and
+ * one of it per student index (the probe takes the block's last). Anyone else has only their
+ * own uid to give. */
 static unsigned student_uid(size_t index) {
   if (getuid() != 0) return (unsigned)getuid();
-  return 2000000000u + (unsigned)(getpid() % 100000) * 1000u + (unsigned)(index % 1000);
+  unsigned block = (unsigned)(getpid() % 20000); /* 2e9 + 20000 * 1e5 < 2^32 - 1 */
+  return 2000000000u + block * MAX_STUDENTS + (unsigned)(index % MAX_STUDENTS);
+}
+
+static bool env_set(const char *name) {
+  const char *value = getenv(name);
+  return value && *value && strcmp(value, "0") != 0;
+}
+
+/* The strongest sandbox that works here (sandbox_probe in BUILD/sandbox-probe), or NONE with
+ * --no-sandbox; 'g->isolation' says it in words. False when none works and --no-sandbox was
+ * not given: the caller refuses. SCALE_GRADE_NO_USERNS and SCALE_GRADE_NO_LANDLOCK skip a
+ * mode (to test the others where the kernel has both). */
+static bool choose_sandbox(const scale_grade_options *options, const char *build, grader *g) {
+  char probe[4200];
+  grade_fmt(probe, sizeof probe, "%s/sandbox-probe", build);
+  unsigned uid = student_uid(MAX_STUDENTS - 1);
+  bool root = getuid() == 0;
+  g->mode = SANDBOX_NONE;
+  if (options->no_namespaces) {
+    grade_copy(g->isolation, sizeof g->isolation,
+               "none (--no-sandbox): rlimits and a process group only");
+    return true;
+  }
+  if (!env_set("SCALE_GRADE_NO_USERNS") && sandbox_probe(probe, uid, SANDBOX_NAMESPACES)) {
+    g->mode = SANDBOX_NAMESPACES;
+    grade_fmt(g->isolation, sizeof g->isolation,
+              "namespaces (user mount pid net ipc uts); own root; seccomp; rlimits; %s",
+              root ? "own uid per student" : "the grader's uid mapped");
+    return true;
+  }
+  int abi = sandbox_landlock_abi();
+  if (!env_set("SCALE_GRADE_NO_LANDLOCK") && sandbox_probe(probe, uid, SANDBOX_LANDLOCK)) {
+    g->mode = SANDBOX_LANDLOCK;
+    grade_fmt(g->isolation, sizeof g->isolation,
+              "landlock %d (files%s%s); seccomp without sockets; rlimits; %s; no namespaces", abi,
+              abi >= 4 ? " tcp" : "", abi >= 6 ? " signals" : "",
+              root ? "own uid per student killed by uid"
+                   : "the grader's uid shared: one student at a time");
+    return true;
+  }
+  return false;
+}
+
+/* Whether 'path' lies in one of the system folders that every sandbox lets students read
+ * (sandbox.h): a source tree there (/usr/local/src/scale) shows them the stored answers. */
+static bool in_system_folder(const char *path) {
+  char resolved[4096];
+  if (!realpath(path, resolved)) return false;
+  for (const char *const *dir = sandbox_system_dirs(); *dir; dir++) {
+    size_t len = strlen(*dir);
+    if (strncmp(resolved, *dir, len) == 0 && (resolved[len] == '/' || !resolved[len])) return true;
+  }
+  return false;
+}
+
+/* Says which sandbox is in use; a degraded one even under --quiet (options->warn). */
+static void say_sandbox(const scale_grade_options *options, const grader *g) {
+  if (g->mode == SANDBOX_NAMESPACES) {
+    grade_say(options, "scale grade: students' code runs in a sandbox: %s", g->isolation);
+    return;
+  }
+  const char *why = g->mode == SANDBOX_LANDLOCK
+                        ? "no user namespaces here: files, network and signals confined, but no "
+                          "private /proc, /tmp or total memory bound"
+                        : "hostile code could read or change your files and escape";
+  FILE *out = options->warn ? options->warn : options->log;
+  if (!out) return;
+  fprintf(out, "scale grade: warning: students' code runs with isolation '%s' (%s)\n", g->isolation,
+          why);
+  fflush(out);
 }
 
 /* Configures BUILD/harness for the grading sources (no student's code) and builds the
@@ -295,6 +374,16 @@ static scale_status prepare(const scale_grade_options *options, const char *buil
                           "cannot make the harness directory: %s", strerror(errno));
   if (!find_program(options->cmake ? options->cmake : "cmake", cmake, sizeof cmake))
     return scale_diag_set(diag, SCALE_ERR_NOT_FOUND, NULL, 0, "cmake not found (set SCALE_CMAKE)");
+  if (!choose_sandbox(options, build, g))
+    return scale_diag_set(diag, SCALE_ERR_IO, NULL, 0,
+                          "no sandbox works here (no user namespaces, no Landlock%s): students' "
+                          "code is graded only in one; for your own code, --no-sandbox",
+                          getuid() == 0 ? "" : " with signal scoping");
+  if (g->mode != SANDBOX_NONE && in_system_folder(options->source_dir))
+    return scale_diag_set(diag, SCALE_ERR_IO, options->source_dir, 0,
+                          "the source tree lies in a system folder, which students' code may "
+                          "read (its stored answers with it): move it elsewhere");
+  say_sandbox(options, g);
   char solutions[4200];
   grade_fmt(solutions, sizeof solutions, "-DSCALE_SOLUTIONS_DIR=%s/solutions", options->source_dir);
   char *configure_argv[] = {cmake,
@@ -353,13 +442,29 @@ static scale_status prepare(const scale_grade_options *options, const char *buil
   free(targets);
   if (!built.started || built.timed_out || built.signal || built.exit_code != 0)
     return harness_failed(diag, log_path, "the grading harness did not build", &built);
-  char probe[4200];
-  grade_fmt(probe, sizeof probe, "%s/sandbox-probe", build);
-  g->isolate = !options->no_namespaces && sandbox_probe(probe, student_uid(999));
-  grade_say(options, "scale grade: students' code runs %s",
-            g->isolate ? "in a sandbox (own namespaces and root, unprivileged, seccomp)"
-                       : "WITHOUT a sandbox: limits only; hostile code could read or change "
-                         "files and escape (no user namespaces here, or --no-sandbox)");
+  return SCALE_OK;
+}
+
+/* How many students may run at once ('*jobs', at most what was asked) so that they cannot
+ * take a process the grader needs. A uid of each student's own (root) or a user namespace
+ * each bound their own processes, but an unprivileged grader's students all count against its
+ * uid's RLIMIT_NPROC too: theirs times the jobs, plus what runs now and room for the grader,
+ * must stay below it. Without namespaces (Landlock) they share that uid's count itself, so
+ * one student at a time. An error saying why when not even one fits. */
+static scale_status fit_jobs(const grader *g, int *jobs, scale_diag *diag) {
+  if (getuid() == 0) return SCALE_OK;
+  if (g->mode == SANDBOX_LANDLOCK) *jobs = 1;
+  struct rlimit limit;
+  if (getrlimit(RLIMIT_NPROC, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return SCALE_OK;
+  unsigned used = sandbox_user_tasks((unsigned)getuid()), room = 32; /* the grader's own */
+  unsigned per_job = 2 * GRADE_STUDENT_PROCS; /* its steps, and the one being reaped */
+  if (limit.rlim_cur <= (rlim_t)(used + room + per_job))
+    return scale_diag_set(diag, SCALE_ERR_IO, NULL, 0,
+                          "your process limit (ulimit -u %llu) leaves no room for a student's "
+                          "%u processes beside the %u you run: raise it, or grade as root",
+                          (unsigned long long)limit.rlim_cur, GRADE_STUDENT_PROCS, used);
+  unsigned fit = (unsigned)((limit.rlim_cur - used - room) / per_job);
+  if ((unsigned)*jobs > fit) *jobs = (int)fit;
   return SCALE_OK;
 }
 
@@ -381,7 +486,12 @@ scale_status scale_grade_run(const scale_grade_options *options, scale_grade_rep
   status = clean_previous(student, diag);
   if (!status) status = prepare(options, build, report, &g, diag);
   if (!status) {
+    int one = 1;
+    status = fit_jobs(&g, &one, diag);
+  }
+  if (!status) {
     grade_say(options, "scale grade: grading %s", exercises);
+    grade_copy(report->isolation, sizeof report->isolation, g.isolation);
     int exercises_fd = open(exercises, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (!grade_student(&g, exercises_fd, student, student_uid(0), report))
       status = scale_diag_set(diag, SCALE_ERR_IO, student, 0,
@@ -402,7 +512,8 @@ static int compare_names(const void *a, const void *b) {
  * tree). The student's folder is opened without following a link. */
 static void class_worker(const grader *g, const char *class_dir, const char *name, size_t index,
                          const char *build, const scale_grade_report *rubric, const char *results) {
-  scale_grade_report report = {malloc(rubric->n_rows * sizeof *rubric->rows), rubric->n_rows};
+  scale_grade_report report = {.rows = malloc(rubric->n_rows * sizeof *rubric->rows),
+                               .n_rows = rubric->n_rows};
   int class_fd = open(class_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   int folder_fd =
       class_fd < 0 ? -1 : openat(class_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -563,7 +674,12 @@ static scale_status class_grade_all(const grader *g, const char *class_dir, cons
                                     const scale_grade_report *rubric, scale_grade_class *out,
                                     scale_diag *diag) {
   const scale_grade_options *options = g->options;
-  int jobs = options->jobs > 0 ? options->jobs : online_cores();
+  int jobs = options->jobs > 0 ? options->jobs : online_cores(), asked = jobs;
+  scale_status fits = fit_jobs(g, &jobs, diag);
+  if (fits) return fits;
+  if (jobs < asked)
+    grade_say(options, "scale grade: %d student%s at a time (your uid's process limit%s)", jobs,
+              jobs == 1 ? "" : "s", g->mode == SANDBOX_LANDLOCK ? " is theirs too" : "");
   pid_t *workers = calloc(out->n_students, sizeof *workers);
   if (!workers) return scale_diag_set(diag, SCALE_ERR_NOMEM, class_dir, 0, "out of memory");
   size_t next = 0, running = 0, done_count = 0;
@@ -602,6 +718,10 @@ scale_status scale_grade_class_run(const scale_grade_options *options, const cha
   char **names = NULL;
   size_t n_names = 0;
   scale_status status = list_students(class_dir, &names, &n_names, diag);
+  if (!status && n_names >= MAX_STUDENTS) /* each needs a uid of its own (student_uid) */
+    status = scale_diag_set(diag, SCALE_ERR_IO, class_dir, 0,
+                            "%zu students: at most %u at once; grade the class in parts", n_names,
+                            MAX_STUDENTS - 1);
   if (!status) status = class_fill(out, names, n_names, rubric, class_dir, diag);
   for (size_t i = 0; i < n_names; i++)
     free(names[i]);
@@ -620,12 +740,16 @@ scale_status scale_grade_class_run(const scale_grade_options *options, const cha
   }
   grader g;
   if (!status) status = prepare(options, build, rubric, &g, diag);
-  if (!status && !g.isolate)
-    status =
-        scale_diag_set(diag, SCALE_ERR_IO, NULL, 0,
-                       "a class is graded only in the sandbox, and it is not available here (%s): "
-                       "one student's code could change another's score",
-                       options->no_namespaces ? "--no-sandbox" : "no user namespaces");
+  if (!status && g.mode == SANDBOX_NONE)
+    status = scale_diag_set(diag, SCALE_ERR_IO, NULL, 0,
+                            "a class is graded only in the sandbox (--no-sandbox): one student's "
+                            "code could change another's score");
+  if (!status) {
+    grade_copy(out->isolation, sizeof out->isolation, g.isolation);
+    for (size_t i = 0; i < out->n_students; i++)
+      grade_copy(out->students[i].report.isolation, sizeof out->students[i].report.isolation,
+                 g.isolation);
+  }
   grade_fmt(path, sizeof path, "%s/students", build);
   mkdir(path, 0755);
   grade_fmt(path, sizeof path, "%s/results", build);

@@ -15,12 +15,22 @@
  * student costs only the compiles and links of their own files.
  *
  * Untrusted code is the normal case. Every process that touches a student's code (compiler,
- * linker, grading run) runs in its own process group, killed after a wall-clock limit, with
- * RLIMIT_CPU, RLIMIT_AS, RLIMIT_FSIZE and no core files, its working directory, HOME, TMPDIR and
- * TEMP inside the student's build tree. Where the kernel allows unprivileged user namespaces
- * (probed once per run), it also gets its own user, mount, PID, network and IPC namespaces in
- * which every mount but the student's build tree is read-only, there is no network, and its
- * processes die with the grading run; elsewhere the limits alone apply.
+ * linker, grading run) runs under the strongest sandbox the machine allows (sandbox.h), probed
+ * once per run:
+ *   namespaces  own user, mount, PID, network, IPC and UTS namespaces and root; seccomp;
+ *               rlimits (a root grader: a uid of the student's own)
+ *   landlock    no user namespaces (a Docker-style container, a kernel that refuses them):
+ *               Landlock (files, TCP, signals), seccomp without sockets, rlimits; a root
+ *               grader gives each student a uid of their own (and kills by it); an
+ *               unprivileged one shares its uid: one student at a time, NPROC what runs plus
+ *               the student's share
+ *   none        only with --no-sandbox: rlimits and a process group
+ * Where neither sandbox works, grading refuses to start (one line) unless --no-sandbox; a class
+ * never runs without one. The mode in effect is printed even under --quiet when it is not
+ * "namespaces", and written into every report (the "isolation" of the JSON reports and of
+ * results.json, a JUnit property, the last CSV column). A student process never outlives its
+ * step: the namespace ends with it, or the grader (their subreaper) kills every orphan.
+ * SCALE_GRADE_NO_USERNS=1 (and SCALE_GRADE_NO_LANDLOCK=1) skip a mode, to test the others.
  *
  * A student's bytes (compiler messages, folder names) reach no report raw: the JSON and the
  * JUnit XML are valid UTF-8 whatever the bytes (each one that is not UTF-8 becomes U+FFFD),
@@ -68,6 +78,9 @@ typedef struct {
 typedef struct {
   scale_grade_row *rows; /**< owned; free with scale_grade_report_free() */
   size_t n_rows;
+  char isolation[256]; /**< after grading: the isolation the student's code ran under, in
+                            words (no commas), e.g. "namespaces (user mount pid net ipc uts);
+                            own root; seccomp; rlimits; own uid per student"; "" before */
 } scale_grade_report;
 
 /** Reads 'path' (tab-separated id, chapter, points, title; '#' comments and blank lines
@@ -101,7 +114,9 @@ typedef struct {
                                   (compiles get at least 2 GiB) */
   double output_bytes;       /**< RLIMIT_FSIZE of a student's processes; <= 0 means 64 MiB */
   double compile_timeout_s;  /**< wall-clock and CPU limit of one compile or link; <= 0: 60 s */
-  int no_namespaces;         /**< nonzero: do not try the namespace sandbox (limits only) */
+  int no_namespaces;         /**< nonzero (--no-sandbox): no sandbox at all (limits only) */
+  FILE *warn;                /**< where a warning that isolation is degraded goes even when
+                                  'log' is NULL (--quiet): stderr; NULL: to 'log' only */
 } scale_grade_options;
 
 /** Grades the rows of 'report' (loaded and selected by the caller) in place.
@@ -126,6 +141,7 @@ typedef struct {
 typedef struct {
   scale_grade_student *students; /**< sorted by name; owned: free with scale_grade_class_free() */
   size_t n_students;
+  char isolation[256]; /**< as scale_grade_report's: the same for every student */
 } scale_grade_class;
 
 /** Grades every student folder of 'class_dir' (each subfolder not starting with '.', holding
@@ -147,15 +163,15 @@ scale_status scale_grade_class_run(const scale_grade_options *options, const cha
 /** Releases a class; a zeroed or already freed one is fine. */
 void scale_grade_class_free(scale_grade_class *cls);
 
-/** Prints one summary line per student (total and verdict counts), the first few exercises
- * that did not pass with their detail, and the class mean. */
+/** Prints the isolation line, one summary line per student (total and verdict counts), the
+ * first few exercises that did not pass with their detail, and the class mean. */
 void scale_grade_class_print(const scale_grade_class *cls, FILE *out);
 
 /** Writes the class as CSV: a header "student", the exercise ids in rubric order, the chapter
- * folders, "total"; then one row per student with the points earned (cells empty for a student
- * the grader failed on). No timings: the same work gives the same file. A cell starting with
- * =, +, -, @, a tab or a carriage return is quoted with a leading apostrophe (text, not a
- * formula).
+ * folders, "total", "isolation"; then one row per student with the points earned (cells
+ * empty for a student the grader failed on) and the isolation of the run. No timings: the
+ * same work gives the same file. A cell starting with =, +, -, @, a tab or a carriage return
+ * is quoted with a leading apostrophe (text, not a formula).
  *
  * Errors: SCALE_ERR_IO when 'path' cannot be written.
  */
@@ -184,7 +200,8 @@ scale_status scale_grade_class_write_json(const scale_grade_class *cls, const ch
 void scale_grade_totals(const scale_grade_report *report, const char *chapter, double *score,
                         double *max_score);
 
-/** Prints one verdict line per exercise, a subtotal per chapter and the total. */
+/** Prints the isolation line, one verdict line per exercise, a subtotal per chapter and the
+ * total (last). */
 void scale_grade_print(const scale_grade_report *report, FILE *out);
 
 /** Writes the report as Gradescope-shaped JSON: {"score", "max_score", "tests": [{"name" (the

@@ -3,8 +3,11 @@
  * Gradescope builds one image per assignment with setup.sh (as root, from the zip's contents in
  * /autograder/source), then runs run_autograder in a fresh container per submission, with the
  * student's files in /autograder/submission, and reads /autograder/results/results.json. The
- * container is the isolation Gradescope gives; scale grade's own sandbox is used too where
- * the container allows user namespaces, and the image holds no solutions/ to read.
+ * container is the isolation Gradescope gives; scale grade's own sandbox runs inside it (its
+ * namespaces where the container allows user namespaces, else Landlock under a uid of the
+ * student's own: a Docker container runs as root), results.json says which, and the image
+ * holds no solutions/ to read. Where neither works, run_autograder fails with scale grade's
+ * one line rather than grade without a sandbox.
  */
 #define _GNU_SOURCE /* nftw's FTW_PHYS, FTW_ACTIONRETVAL */
 

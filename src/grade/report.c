@@ -44,6 +44,7 @@ static bool first_of_chapter(const scale_grade_report *report, size_t i) {
 }
 
 void scale_grade_print(const scale_grade_report *report, FILE *out) {
+  if (report->isolation[0]) fprintf(out, "isolation: %s\n", report->isolation); /* total last */
   for (size_t c = 0; c < report->n_rows; c++) {
     if (!first_of_chapter(report, c)) continue;
     const char *chapter = report->rows[c].chapter;
@@ -134,8 +135,10 @@ static scale_status close_out(const char *path, FILE *out, scale_diag *diag) {
 static void json_report_fields(FILE *out, const scale_grade_report *report, const char *indent) {
   double score, max;
   scale_grade_totals(report, NULL, &score, &max);
-  fprintf(out, "\"score\": %.10g,\n%s\"max_score\": %.10g,\n%s\"tests\": [", score, indent, max,
+  fprintf(out, "\"score\": %.10g,\n%s\"max_score\": %.10g,\n%s\"isolation\": ", score, indent, max,
           indent);
+  json_string(out, report->isolation);
+  fprintf(out, ",\n%s\"tests\": [", indent);
   for (size_t i = 0; i < report->n_rows; i++) {
     const scale_grade_row *row = &report->rows[i];
     fprintf(out, "%s\n%s  {\"name\": ", i ? "," : "", indent);
@@ -183,8 +186,15 @@ scale_status scale_grade_write_gradescope(const scale_grade_report *report, cons
   scale_grade_totals(report, NULL, &score, &max);
   fprintf(out,
           "{\n  \"score\": %.10g,\n  \"visibility\": \"visible\",\n"
-          "  \"stdout_visibility\": \"hidden\",\n  \"tests\": [",
+          "  \"stdout_visibility\": \"hidden\",\n  \"isolation\": ",
           score);
+  json_string(out, report->isolation);
+  /* Gradescope shows "output" above the tests: how the code was confined, in the open. */
+  char said[320];
+  snprintf(said, sizeof said, "Graded with isolation: %s.", report->isolation);
+  fputs(",\n  \"output\": ", out);
+  json_string(out, said);
+  fputs(",\n  \"tests\": [", out);
   for (size_t i = 0; i < report->n_rows; i++) {
     const scale_grade_row *row = &report->rows[i];
     char output[1200];
@@ -210,7 +220,9 @@ scale_status scale_grade_class_write_json(const scale_grade_class *cls, const ch
   FILE *out;
   scale_status status = open_out(path, &out, diag);
   if (status) return status;
-  fputs("{\n  \"students\": [", out);
+  fputs("{\n  \"isolation\": ", out);
+  json_string(out, cls->isolation);
+  fputs(",\n  \"students\": [", out);
   for (size_t s = 0; s < cls->n_students; s++) {
     const scale_grade_student *student = &cls->students[s];
     fprintf(out, "%s\n    {\n      \"student\": ", s ? "," : "");
@@ -286,7 +298,7 @@ scale_status scale_grade_class_write_csv(const scale_grade_class *cls, const cha
     csv_field(out, layout->rows[i].id);
   }
   csv_chapter_names(out, layout);
-  fputs(",total\n", out);
+  fputs(",total,isolation\n", out);
   for (size_t s = 0; s < cls->n_students; s++) {
     const scale_grade_student *student = &cls->students[s];
     const scale_grade_report *report = &student->report;
@@ -301,9 +313,11 @@ scale_status scale_grade_class_write_csv(const scale_grade_class *cls, const cha
     double score, max;
     scale_grade_totals(report, NULL, &score, &max);
     if (student->graded)
-      fprintf(out, ",%g\n", score);
+      fprintf(out, ",%g,", score);
     else
-      fputs(",\n", out);
+      fputs(",,", out);
+    csv_field(out, cls->isolation);
+    fputc('\n', out);
   }
   return close_out(path, out, diag);
 }
@@ -317,7 +331,8 @@ scale_status scale_grade_class_write_gradebook(const scale_grade_class *cls, con
   fputs("student,total", out);
   csv_chapter_names(out, layout);
   double score, max;
-  scale_grade_totals(layout ? layout : &(scale_grade_report){NULL, 0}, NULL, &score, &max);
+  scale_grade_totals(layout ? layout : &(scale_grade_report){.rows = NULL, .n_rows = 0}, NULL,
+                     &score, &max);
   fprintf(out, "\nPoints Possible,%g", max);
   csv_chapter_points(out, layout, true, false);
   fputc('\n', out);
@@ -344,6 +359,7 @@ static void put_padded(FILE *out, const char *text, int width) {
 }
 
 void scale_grade_class_print(const scale_grade_class *cls, FILE *out) {
+  if (cls->isolation[0]) fprintf(out, "isolation: %s\n", cls->isolation); /* the class line last */
   enum { MAX_DETAILS = 5 };
   int width = 7;
   for (size_t s = 0; s < cls->n_students; s++) {
@@ -464,6 +480,9 @@ scale_status scale_grade_write_junit(const scale_grade_report *report, const cha
     xml_escaped(out, chapter);
     fprintf(out, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\">\n", tests, chapter_failures,
             chapter_errors);
+    fputs("    <properties><property name=\"isolation\" value=\"", out);
+    xml_escaped(out, report->isolation);
+    fputs("\"/></properties>\n", out);
     for (size_t i = 0; i < report->n_rows; i++) {
       const scale_grade_row *row = &report->rows[i];
       if (strcmp(row->chapter, chapter) != 0) continue;

@@ -43,7 +43,7 @@ static const double mib = 1024.0 * 1024.0;
 typedef struct {
   const char *chapter; /* "01-rooflines" */
   char num[16], slug[64];
-  char src[4200], harness[4200], out[4200], root[4200];
+  char tree[4200], src[4200], harness[4200], out[4200], root[4200], tmp[4200];
   char source[4400], contract[4400], driver[4400], object[4400], server[4400];
   char build_log[4400], run_log[4400];
   unsigned outside_uid;
@@ -174,8 +174,18 @@ static bool recipe_load(const char *path, recipe *r) {
 
 /* ---- build ---------------------------------------------------------------------------------- */
 
+/* The length of the part of the student's build tree that 'path' starts with ("src/",
+ * "harness/", "out/"; 0 if none): what a report shows is the chapter's own name for a file. */
+static size_t tree_part(const char *path) {
+  static const char *const parts[] = {"src/", "harness/", "out/"};
+  for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++)
+    if (strncmp(path, parts[k], strlen(parts[k])) == 0) return strlen(parts[k]);
+  return 0;
+}
+
 /* The first line of a build log that reports an error (else its last line that is not blank),
- * with the folder 'strip' removed from the paths it names; "" for an empty log. */
+ * with the student's build tree 'strip' removed from the paths it names (a report names the
+ * chapter's files, never the grader's folders); "" for an empty log. */
 static void first_error(const char *log_path, const char *strip, char *out, size_t size) {
   char *text = grade_read_all(log_path, (size_t)16 << 20, NULL);
   grade_fmt(out, size, "%s", "");
@@ -203,6 +213,7 @@ static void first_error(const char *log_path, const char *strip, char *out, size
     for (size_t i = 0; i < len && n + 1 < size;) {
       if (strip_len && strncmp(line + i, strip, strip_len) == 0 && line[i + strip_len] == '/') {
         i += strip_len + 1;
+        i += tree_part(line + i); /* "01-rooflines/rooflines_ex.c", wherever it lies */
         continue;
       }
       out[n++] = line[i++];
@@ -214,6 +225,19 @@ static void first_error(const char *log_path, const char *strip, char *out, size
 
 static char *const build_env[] = {"PATH=/usr/bin:/bin", "HOME=/tmp", "TMPDIR=/tmp", "LC_ALL=C",
                                   NULL};
+/* Landlock: no /tmp; TMPDIR is the tree's own tmp/ (relative: see tree_path). */
+static char *const confined_build_env[] = {"PATH=/usr/bin:/bin", "HOME=tmp", "TMPDIR=tmp",
+                                           "LC_ALL=C", NULL};
+
+/* 'path' as a program of 'g' names it. Under Landlock a root grader's student runs with its
+ * own uid in the tree it was started in: the folders above the tree (a 0700 temporary folder)
+ * are not its to cross, so the paths are relative to the tree ("src/01-rooflines/x.c"). */
+static char *tree_path(const grader *g, const chapter_paths *p, char *path) {
+  size_t len = strlen(p->tree);
+  if (g->mode == SANDBOX_LANDLOCK && strncmp(path, p->tree, len) == 0 && path[len] == '/')
+    return path + len + 1;
+  return path;
+}
 
 /* The sandbox of a compile or link: its sources and harness copy read-only, its out folder
  * writable, output to the build log. */
@@ -221,20 +245,21 @@ static sandbox_spec build_spec(const grader *g, const chapter_paths *p, char **a
   const scale_grade_options *o = g->options;
   double compile_s = o->compile_timeout_s > 0.0 ? o->compile_timeout_s : 60.0;
   double memory = o->memory_bytes > 2048.0 * mib ? o->memory_bytes : 2048.0 * mib;
+  bool confined = g->mode == SANDBOX_LANDLOCK;
   sandbox_spec spec = {.argv = argv,
-                       .envp = build_env,
-                       .cwd = p->out,
+                       .envp = confined ? confined_build_env : build_env,
+                       .cwd = confined ? p->tree : p->out,
                        .root_dir = p->root,
-                       .writable = {p->out},
+                       .writable = {p->out, confined ? p->tmp : NULL},
                        .readonly = {p->src, p->harness},
                        .fds = {-1, log_fd, log_fd, -1, -1, -1},
                        .cpu_s = compile_s,
                        .memory_bytes = memory,
                        .output_bytes = o->output_bytes > 0.0 ? o->output_bytes : 64.0 * mib,
                        .tmp_bytes = 256.0 * mib,
-                       .n_procs = 64,
+                       .n_procs = GRADE_STUDENT_PROCS,
                        .outside_uid = p->outside_uid,
-                       .isolate = g->isolate};
+                       .mode = g->mode};
   return spec;
 }
 
@@ -244,7 +269,7 @@ static bool build_chapter(const grader *g, chapter_paths *p, const recipe *r, co
                           scale_grade_report *report) {
   char *argv[2 * RECIPE_MAX + 16], include[4300], message[1024], why[256];
   double compile_s = g->options->compile_timeout_s > 0.0 ? g->options->compile_timeout_s : 60.0;
-  grade_fmt(include, sizeof include, "-I%s", p->harness);
+  grade_fmt(include, sizeof include, "-I%s", tree_path(g, p, p->harness));
   int log_fd = open(p->build_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   for (int step = 0; step < 2; step++) {
     size_t n = 0;
@@ -254,9 +279,9 @@ static bool build_chapter(const grader *g, chapter_paths *p, const recipe *r, co
         argv[n++] = r->cflags[i];
       argv[n++] = include;
       argv[n++] = "-c";
-      argv[n++] = p->source;
+      argv[n++] = tree_path(g, p, p->source);
       argv[n++] = "-o";
-      argv[n++] = p->object;
+      argv[n++] = tree_path(g, p, p->object);
     } else {
       /* The driver copy must still be the harness's own bytes. */
       if (!same_file(r->driver, p->driver)) {
@@ -268,9 +293,9 @@ static bool build_chapter(const grader *g, chapter_paths *p, const recipe *r, co
       for (size_t i = 0; i < r->n_lflags; i++)
         argv[n++] = r->lflags[i];
       argv[n++] = "-o";
-      argv[n++] = p->server;
-      argv[n++] = p->driver;
-      argv[n++] = p->object;
+      argv[n++] = tree_path(g, p, p->server);
+      argv[n++] = tree_path(g, p, p->driver);
+      argv[n++] = tree_path(g, p, p->object);
       for (size_t i = 0; i < r->n_libs; i++)
         argv[n++] = r->libs[i];
     }
@@ -340,9 +365,11 @@ static double partial_score(const scale_grade_row *row, const char *parts) {
   if (strcmp(parts, "value=ok domain=fail") == 0) return value_points;
   const char *credit = strstr(parts, "credit=");
   if (!credit) return 0.0;
-  char *end = NULL;
-  double x = strtod(credit + strlen("credit="), &end);
-  if (end == credit + strlen("credit=") || !(x >= 0.0 && x <= 1.0)) return 0.0;
+  char text[64];
+  credit += strlen("credit=");
+  grade_fmt(text, sizeof text, "%.*s", (int)strcspn(credit, " "), credit);
+  double x = 0.0;
+  if (!grade_strict_number(text, &x) || !(x >= 0.0 && x <= 1.0)) return 0.0;
   double score = x * value_points;
   if (x > 0.0 && strstr(parts, "domain=ok")) score += row->domain_points;
   return score;
@@ -458,11 +485,13 @@ static void run_exercise(const grader *g, chapter_paths *p, const recipe *r, sca
     set_row(row, SCALE_GRADE_CRASH, "the grader could not make pipes");
     return;
   }
-  char *server_argv[] = {p->server, NULL};
+  char *server_argv[] = {tree_path(g, p, p->server), NULL};
   char *server_env[] = {"PATH=/usr/bin:/bin", "HOME=/tmp", "TMPDIR=/tmp", "LC_ALL=C", NULL};
   sandbox_spec server = {.argv = server_argv,
                          .envp = server_env,
-                         .cwd = g->isolate ? "/tmp" : p->out,
+                         .cwd = g->mode == SANDBOX_NAMESPACES ? "/tmp"
+                                : g->mode == SANDBOX_LANDLOCK ? p->tree
+                                                              : p->out,
                          .root_dir = p->root,
                          .readonly = {p->out},
                          .fds = {req[0], rep[1], log_fd, -1, -1, -1},
@@ -470,9 +499,9 @@ static void run_exercise(const grader *g, chapter_paths *p, const recipe *r, sca
                          .memory_bytes = o->memory_bytes > 0.0 ? o->memory_bytes : 1024.0 * mib,
                          .output_bytes = mib,
                          .tmp_bytes = 16.0 * mib,
-                         .n_procs = 64,
+                         .n_procs = GRADE_STUDENT_PROCS,
                          .outside_uid = p->outside_uid,
-                         .isolate = g->isolate};
+                         .mode = g->mode};
   char env_case[200];
   grade_fmt(env_case, sizeof env_case, "CK_RUN_CASE=%s", row->id);
   char *checker_argv[] = {r->checker, NULL};
@@ -482,7 +511,7 @@ static void run_exercise(const grader *g, chapter_paths *p, const recipe *r, sca
                           .envp = checker_env,
                           .cwd = p->out,
                           .fds = {-1, log_fd, log_fd, rep[0], req[1], rpt[1]}};
-  sandbox_proc server_proc = {-1, -1, false}, checker_proc = {-1, -1, false};
+  sandbox_proc server_proc = {-1, -1, SANDBOX_NONE, 0}, checker_proc = {-1, -1, SANDBOX_NONE, 0};
   sandbox_result server_end = {false, false, 0, 0}, checker_end = {false, false, 0, 0};
   char why[256];
   bool server_ok = sandbox_start(&server, &server_proc, why, sizeof why);
@@ -501,7 +530,9 @@ static void run_exercise(const grader *g, chapter_paths *p, const recipe *r, sca
     set_row(row, SCALE_GRADE_CRASH, detail);
     return;
   }
+  unsigned server_uid = server_proc.uid;
   wait_pair(g, &server_proc, &server_end, &checker_proc, &checker_end);
+  sandbox_reap_orphans(NULL, 0, server_uid); /* what the server left, however it hid */
   char *report = read_report(rpt[0]);
   close(rpt[0]);
   decide(row, report, &server_end, g->timeout_s);
@@ -524,6 +555,8 @@ static void paths_of(const char *build, const char *chapter, unsigned outside_ui
   p->chapter = chapter;
   p->outside_uid = outside_uid;
   grade_split_chapter(chapter, p->num, sizeof p->num, p->slug, sizeof p->slug);
+  grade_copy(p->tree, sizeof p->tree, build);
+  grade_fmt(p->tmp, sizeof p->tmp, "%s/tmp", build);
   grade_fmt(p->src, sizeof p->src, "%s/src/%s", build, chapter);
   grade_fmt(p->harness, sizeof p->harness, "%s/harness/%s", build, chapter);
   grade_fmt(p->out, sizeof p->out, "%s/out/%s", build, chapter);
@@ -566,7 +599,7 @@ static bool grade_chapter(const grader *g, int exercises_fd, const char *build,
   } else if (!copy_chapter(exercises_fd, &p, why, sizeof why)) {
     set_chapter(report, chapter, SCALE_GRADE_BUILD, why);
   } else {
-    grade_fmt(strip, sizeof strip, "%s/src", build);
+    grade_fmt(strip, sizeof strip, "%s", build);
     grade_say(g->options, "scale grade: compiling %s", chapter);
     if (build_chapter(g, &p, &r, strip, report)) {
       grade_say(g->options, "scale grade: running %s", chapter);
@@ -583,11 +616,14 @@ bool grade_student(const grader *g, int exercises_fd, const char *build, unsigne
                    scale_grade_report *report) {
   char path[4400];
   if (mkdir(build, 0755) != 0) return false; /* fresh: the caller removed an earlier run's */
-  static const char *const parts[] = {"src", "harness", "out", "logs", "root"};
+  static const char *const parts[] = {"src", "harness", "out", "logs", "root", "tmp"};
   for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
     grade_fmt(path, sizeof path, "%s/%s", build, parts[i]);
-    if (mkdir(path, 0755) != 0) return false;
+    if (mkdir(path, strcmp(parts[i], "logs") == 0 ? 0700 : 0755) != 0) return false;
   }
+  grade_fmt(path, sizeof path, "%s/tmp", build);
+  if (getuid() == 0 && chown(path, outside_uid, outside_uid) != 0) return false;
+  sandbox_adopt_orphans(); /* the orphans of a student's programs come back here, to be killed */
   bool made = true;
   for (size_t i = 0; i < report->n_rows; i++) {
     bool first = true;

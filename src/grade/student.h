@@ -7,13 +7,18 @@
 #include <stdbool.h>
 
 #include "grade.h"
+#include "sandbox.h"
+
+/** The processes a student's program may have at once (RLIMIT_NPROC of each step). */
+#define GRADE_STUDENT_PROCS 64u
 
 /** A prepared grading harness, shared by every student of a class: the configured and built
  * tests/grading tree (checkers, driver objects, recipes) and how students' code is confined. */
 typedef struct {
   const scale_grade_options *options;
   char harness[4096]; /**< the harness build tree: recipe-NN-slug.tsv, checkers, drivers */
-  bool isolate;       /**< the sandbox's namespaces work here (sandbox_probe) */
+  sandbox_mode mode;  /**< the sandbox in use (sandbox_probe) */
+  char isolation[256]; /**< the mode in words, for the reports (scale_grade_report) */
   double timeout_s;   /**< per exercise */
 } grader;
 

@@ -4,6 +4,7 @@
 #include "util.h"
 
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +50,48 @@ bool grade_split_chapter(const char *chapter, char *num, size_t num_size, char *
   for (char *c = slug; *c; c++)
     if (*c == '-') *c = '_';
   return true;
+}
+
+/* ---- numbers and stems -------------------------------------------------------------------- */
+
+/* The length of the run of decimal digits at 'p'. */
+static size_t digits(const char *p) {
+  size_t n = 0;
+  while (p[n] >= '0' && p[n] <= '9')
+    n++;
+  return n;
+}
+
+bool grade_strict_number(const char *text, double *out) {
+  /* The shape first, by hand: strtod alone takes hex, inf, nan and leading spaces. */
+  const char *p = text + (*text == '+' || *text == '-');
+  size_t whole = digits(p);
+  p += whole;
+  size_t fraction = 0;
+  if (*p == '.') fraction = digits(++p), p += fraction;
+  if (whole + fraction == 0) return false;
+  if (*p == 'e' || *p == 'E') {
+    p += 1 + (p[1] == '+' || p[1] == '-');
+    size_t exponent = digits(p);
+    if (exponent == 0) return false;
+    p += exponent;
+  }
+  if (*p) return false;
+  double value = strtod(text, NULL);
+  if (!isfinite(value)) return false;
+  *out = value;
+  return true;
+}
+
+bool grade_is_stem(const char *text) {
+  size_t n = 0;
+  for (; text[n]; n++) {
+    char c = text[n];
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '-' || c == '_' || c == '.';
+    if (!ok) return false;
+  }
+  return n > 0 && n < 128 && text[0] != '.';
 }
 
 /* ---- files ---------------------------------------------------------------------------------- */

@@ -54,6 +54,16 @@ void grade_escape(char *dst, size_t size, const char *text);
 /** Whether 'text' is well-formed UTF-8 without control characters. */
 bool grade_is_clean(const char *text);
 
+/** The grader's one reader of a number in text (rubric points, a checker's credit): the whole
+ * of 'text' a finite decimal number, "[+-]digits[.digits][e[+-]digits]"; false for anything
+ * else: hex ("0x1p3"), inf, nan, leading or trailing spaces, trailing junk, an empty string. */
+bool grade_strict_number(const char *text, double *out);
+
+/** Whether 'text' is a stem: a name of one path component that names no other place (ASCII
+ * letters, digits, '-', '_', '.'; not starting with '.'; at most 127 bytes). Rubric ids and
+ * chapter folders are stems: the grader joins them into paths. */
+bool grade_is_stem(const char *text);
+
 /** The last 'n_lines' lines of file 'path' joined by " | " into 'out' ("" if unreadable). */
 void grade_log_tail(const char *path, int n_lines, char *out, size_t size);
 

@@ -71,6 +71,16 @@ expect_rc 1 "bad measurements"; expect_err 'bad\.tsv:2: ' "file:line of the bad 
 run "$SCALE" calibrate --measurements "$TMP/meas" --out "$TMP/p.ini"
 expect_rc 1 "calibrate on bad measurements"; expect_err 'bad\.tsv:2: ' "calibrate file:line"
 
+# One group alone: no LOGO refit is possible (nothing is left to fit on), so its LOGO cells say
+# "-", never nan%; the in-sample figures stay numbers.
+mkdir "$TMP/one"
+grep -v '^#' "$SCALE_SOURCE_DIR/measurements/megatron-2021.tsv" |
+  awk -F'\t' 'NR == 1 || $2 == "megatron-2021-zero3"' > "$TMP/one/one.tsv"
+run "$SCALE" validate --measurements "$TMP/one"
+expect_rc 0 "one group"; expect_no_nan "one group"
+expect_out '^megatron-2021-zero3 +6 +[0-9.]+% +[0-9.]+% +- [|] +- +- +-$' "a group without LOGO: '-' cells"
+expect_out '^A16c .* [-+][0-9.]+% +- +-$' "a row without a LOGO prediction: '-' cells"
+
 # calibrate rewrites the [step] sections of the hardware files: into a folder, every chip file
 # equal byte for byte to the shipped one (a fresh fit, the rest of each file kept); validate
 # reads one back.

@@ -15,26 +15,48 @@
 #   symlink        02-tpus is a link to a folder outside; the code links ../02-tpus there too
 #   forkbomb       forks (setsid, never exits) as often as it can: returns the count
 #   fill           writes to /tmp until it cannot: the file-size limit (1 MiB) or /tmp (16 MiB)
+#   kill           kill(-1), kill(getppid()), kill(1): the grader and its helpers live on
+#   net            connects to a TCP listener of this script on 127.0.0.1 (exit 46 if it could)
+#   ptrace         PTRACE_ATTACH to its parent and to pid 1 (exit 47 if it could)
+#   peek           reads alice's files (her folder, her copy in the build tree), the stored
+#                  answers of tests/grading/expected, and opens a checker for writing (48-50)
+#   daemon         a setsid()-ed grandchild that outlives the exercise and keeps writing beside
+#                  the outside folder's marker and over its class's results
+# Every mode is run where it can be: the default (namespaces where the kernel gives them),
+# SCALE_GRADE_NO_USERNS=1 (Landlock, as in a Docker-style container), and "--as-user UID" (a
+# root caller re-runs this script as that unprivileged uid, with ulimit -u 400).
 # Without user namespaces the class part is skipped (exit 77): `scale grade --class` refuses to
 # run without its sandbox, and that refusal is checked instead.
-scale=$1
-root=$2
-if [ -z "$scale" ] || [ -z "$root" ]; then
-  echo "usage: sh check_attacks.sh /path/to/scale /path/to/source" >&2
-  exit 2
+# --as-user UID: this script again, as UID (root and setpriv needed; else skipped), with its
+# own writable TMPDIR and a process limit a desktop could have.
+if [ "$1" = --as-user ]; then
+  uid=$2
+  shift 2
+  if [ "$(id -u)" != 0 ] || ! command -v setpriv > /dev/null || ! command -v bash > /dev/null; then
+    echo "check_attacks: skipped: --as-user needs root, setpriv and bash"
+    exit 77
+  fi
+  if ! setpriv --reuid "$uid" --regid "$uid" --clear-groups test -x "$1" -a -r "$2/tests/rubric.tsv"; then
+    echo "check_attacks: skipped: uid $uid cannot run $1 or read $2"
+    exit 77
+  fi
+  home=$(mktemp -d /tmp/scale-as-user.XXXXXX) || exit 2 # not TMPDIR: it may be 0700
+  chown "$uid:$uid" "$home" || exit 2
+  setpriv --reuid "$uid" --regid "$uid" --clear-groups env HOME="$home" TMPDIR="$home" \
+    bash -c 'ulimit -u 400 && exec sh "$0" "$@"' "$0" "$@"
+  rc=$?
+  rm -rf "$home"
+  exit $rc
 fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/scale-attacks.XXXXXX") || exit 2 # mode 0700: the sandbox must cope
+. "$(dirname "$0")/check_lib.sh"
+check_begin check_attacks "$@"
 # The forkbomb's processes are named after this run alone (15 characters, the most a process
 # name holds): counting and killing them never touches another checkout's run beside this one.
 marker=scaleatk-$(printf '%s' "${tmp##*.}" | tr -cd 'A-Za-z0-9' | cut -c 1-6)
-trap 'pkill -9 -x "$marker" 2>/dev/null; rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); }
-bad() { echo "FAILED: $*"; failed=$((failed + 1)); }
-check() { if eval "$1"; then ok; else bad "$2"; fi; }
-t0=$(date +%s)
-stage() { echo "-- check_attacks: $* ($(($(date +%s) - t0)) s)"; } # progress (ctest -V, CI logs)
+check_cleanup() {
+  pkill -9 -x "$marker" 2>/dev/null
+  [ -n "$listener" ] && kill "$listener" 2>/dev/null
+}
 
 stub="$root/exercises/01-rooflines/rooflines_ex.c"
 ref="$root/solutions/01-rooflines/rooflines_ex.c"
@@ -53,11 +75,13 @@ attacker() {
     printf '#define _GNU_SOURCE\n#include <fcntl.h>\n#include <setjmp.h>\n#include <signal.h>\n'
     printf '#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <unistd.h>\n'
     printf '#include <sched.h>\n#include <sys/mount.h>\n#include <sys/prctl.h>\n'
-    printf '#include <math.h>\n#include <sys/stat.h>\n'
+    printf '#include <math.h>\n#include <sys/stat.h>\n#include <sys/ptrace.h>\n'
+    printf '#include <sys/socket.h>\n#include <netinet/in.h>\n#include <arpa/inet.h>\n'
     printf '%s\n' "$2"
     printf 'static double attack(void) {\n%s\n  return NAN;\n}\n' "$3"
     sed "s/return NAN;/return attack();/" "$stub"
-  } | sed "s|ROOT|$root|g; s|OUTSIDE|$outside|g; s|MARKER|$marker|g" > "$dir/rooflines_ex.c"
+  } | sed "s|ROOT|$root|g; s|OUTSIDE|$outside|g; s|MARKER|$marker|g; s|CLASS|$class|g;
+      s|BUILD|$tmp/build|g; s|PORT|${port:-1}|g" > "$dir/rooflines_ex.c"
 }
 
 # score_of STUDENT, detail_of STUDENT ID: from the class JSON.
@@ -82,6 +106,36 @@ check 'grep -qx "total 0/26 .*" "$tmp/out"' "exit(0) scores 0 without the sandbo
 check 'grep -q "FAIL .*exercise exited before returning (exit status 0) during ex_rooflines" "$tmp/out"' \
   "the verdict says the exercise exited: $(grep FAIL "$tmp/out" | head -1)"
 
+# ---- 1b. one student, as run_autograder grades: a daemon cannot outlive it ------------------
+# It forks a setsid()-ed grandchild that keeps rewriting --results (as the one that rewrote
+# results.json to a full score under Gradescope): the grader, its subreaper, kills it.
+class="$tmp/single"
+attacker daemon1 "" "if (fork() == 0) {
+    setsid();
+    if (fork() == 0) {
+      prctl(PR_SET_NAME, \"MARKER\", 0, 0, 0);
+      for (int i = 0; i < 600; i++) {
+        FILE *f = fopen(\"RESULTS\", \"w\");
+        if (f) { fputs(\"{\\\"score\\\": 100}\", f); fclose(f); }
+        usleep(100000);
+      }
+    }
+    _exit(0);
+  }"
+sed -i "s|RESULTS|$tmp/results.json|g" "$class/daemon1/01-rooflines/rooflines_ex.c"
+stage "a daemon beside one student"
+"$scale" grade --quiet --source "$root" --exercises "$class/daemon1" --timeout 2 \
+  --results "$tmp/results.json" rooflines.t_math_s > "$tmp/out" 2> "$tmp/err"
+rc=$?
+sleep 1
+if [ "$rc" -eq 2 ] && grep -q "no sandbox works here" "$tmp/err"; then
+  skip
+else
+  check '[ "$rc" -eq 0 ] && grep -q "\"score\": 0," "$tmp/results.json"' \
+  "the daemon did not rewrite results.json: exit $rc, $(head -c 200 "$tmp/results.json") $(cat "$tmp/err")"
+  check '! pgrep -x "$marker" > /dev/null' "the daemon outlived one student's grading"
+fi
+
 # ---- 2. the class: every attack, and alice ----------------------------------------------------
 class="$tmp/class"
 mkdir -p "$class/alice"
@@ -91,17 +145,15 @@ stage "alice alone in the class (builds the harness)"
   --timeout 5 --json "$tmp/class.json" rooflines tpus > "$tmp/out" 2> "$tmp/err"
 rc=$?
 if [ "$rc" -ne 0 ]; then
-  if grep -q "graded only in the sandbox" "$tmp/err"; then
+  if grep -q "no sandbox works here" "$tmp/err"; then
     echo "check_attacks: no sandbox here ($(cat "$tmp/err")); class attacks skipped"
-    echo "check_attacks: $passed passed, $failed failed"
-    [ "$failed" -eq 0 ] && exit 77
-    exit 1
+    skip
+    check_end
   fi
   bad "grade --class (alice alone) exit status $rc: $(cat "$tmp/err")"
 fi
 # alice's full marks: the points of chapters 01 and 02 ("V" or "V+D" each).
-full=$(awk -F'\t' '!/^#/ && ($2 == "01-rooflines" || $2 == "02-tpus") {
-  n = split($3, p, "+"); s += p[1] + (n > 1 ? p[2] : 0)} END {printf "%g", s}' "$root/tests/rubric.tsv")
+full=$(rubric_points 01-rooflines 02-tpus)
 check '[ "$(score_of alice)" = "$full" ]' "alice alone: $(score_of alice)/$full"
 # The fingerprint of what must not change: the source tree, the built harness, the outside.
 fingerprint() {
@@ -151,7 +203,45 @@ attacker fill "" "FILE *f = fopen(\"/tmp/fill\", \"w\"); double n = 0; static ch
   while (f && fwrite(block, 1, sizeof block, f) == sizeof block && n < 1e10) n += sizeof block;
   return n;"
 
-stage "the class of 14 attackers and alice"
+# A TCP listener on 127.0.0.1 for net to reach (its port in $port), where python3 is at hand.
+port=
+if command -v python3 > /dev/null; then
+  python3 -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(64)
+print(s.getsockname()[1], flush=True); time.sleep(600)' > "$tmp/port" &
+  listener=$!
+  for i in 1 2 3 4 5 6 7 8 9 10; do [ -s "$tmp/port" ] && break; sleep 0.2; done
+  port=$(cat "$tmp/port")
+fi
+attacker kill "" "if (kill(-1, SIGKILL) == 0 && kill(getppid(), SIGKILL) == 0) {}
+  (void)!kill(1, SIGKILL);"
+attacker net "" "int fd = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in to = {0};
+  to.sin_family = AF_INET; to.sin_port = htons(PORT); to.sin_addr.s_addr = htonl(0x7f000001);
+  if (fd >= 0 && connect(fd, (struct sockaddr *)&to, sizeof to) == 0) exit(46);"
+attacker ptrace "" "if (ptrace(PTRACE_ATTACH, getppid(), 0, 0) == 0) exit(47);
+  if (ptrace(PTRACE_ATTACH, 1, 0, 0) == 0) exit(47);"
+attacker peek "" "static const char *const theirs[] = {\"CLASS/alice/01-rooflines/rooflines_ex.c\",
+    \"BUILD/students/000-alice/src/01-rooflines/rooflines_ex.c\",
+    \"../000-alice/src/01-rooflines/rooflines_ex.c\", \"../../000-alice/src/01-rooflines/rooflines_ex.c\"};
+  for (int i = 0; i < 4; i++) if (fopen(theirs[i], \"r\")) exit(48);
+  if (fopen(\"ROOT/tests/grading/expected/01-rooflines.tsv\", \"r\")) exit(49);
+  int fd = open(\"BUILD/harness/grade_01_rooflines\", O_WRONLY);
+  if (fd >= 0) exit(50);"
+attacker daemon "" "if (fork() == 0) {
+    setsid();
+    if (fork() == 0) {
+      prctl(PR_SET_NAME, \"MARKER\", 0, 0, 0);
+      for (int i = 0; i < 600; i++) {
+        FILE *f = fopen(\"OUTSIDE/daemon\", \"w\"); if (f) fclose(f);
+        f = fopen(\"BUILD/results/000.rows\", \"w\"); if (f) fclose(f);
+        usleep(100000);
+      }
+    }
+    _exit(0);
+  }"
+
+stage "the class of 19 attackers and alice"
 "$scale" grade --quiet --source "$root" --class "$class" --build-dir "$tmp/build" --jobs 2 \
   --timeout 5 --json "$tmp/class.json" rooflines tpus > "$tmp/out" 2> "$tmp/err"
 rc=$?
@@ -165,7 +255,7 @@ check '! pgrep -x "$marker" > /dev/null' "attacker processes outlived the gradin
 
 check '[ "$(score_of alice)" = "$full" ]' "alice keeps full marks beside the attackers: $(score_of alice)/$full"
 for name in exit _exit quick_exit atexit execve raise longjmp forge include read escape symlink \
-  forkbomb fill; do
+  forkbomb fill kill net ptrace peek daemon; do
   check '[ "$(score_of $name)" = 0 ]' "$name scores 0: $(score_of $name)"
 done
 # What each verdict says.
@@ -196,5 +286,9 @@ check '{ [ -n "$filled" ] && awk -v n="$filled" "BEGIN {exit !(n <= 16777216)}";
   detail_of fill rooflines.t_math_s | grep -q "\"CRASH\".*signal 25"' \
   "fill: stopped at 1 MiB per file or 16 MiB of /tmp: $(detail_of fill rooflines.t_math_s)"
 
-echo "check_attacks: $passed passed, $failed failed in $(($(date +%s) - t0)) s"
-[ "$failed" -eq 0 ]
+for name in kill net ptrace peek daemon; do
+  check 'detail_of $name rooflines.t_math_s | grep -q "= nan s, expected"' \
+    "$name: the attack did nothing: $(detail_of $name rooflines.t_math_s)"
+done
+check '[ -n "$port" ]' "net: no listener (python3 missing?)"
+check_end

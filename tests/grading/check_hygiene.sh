@@ -10,24 +10,12 @@
 #   autograder   run_autograder given a submitted folder "x<LF>/abs/path" copies the submitted
 #                file, never the container's /abs/path/*_ex.c
 # Without user namespaces the class part is skipped (the grader refuses a class there).
-scale=$1
-root=$2
-if [ -z "$scale" ] || [ -z "$root" ]; then
-  echo "usage: sh check_hygiene.sh /path/to/scale /path/to/source" >&2
-  exit 2
-fi
+. "$(dirname "$0")/check_lib.sh"
+check_begin check_hygiene "$@"
 if ! command -v python3 > /dev/null; then
   echo "check_hygiene: skipped: python3 (which parses the reports) is not installed"
   exit 77
 fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/scale-hygiene.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-skipped=0
-ok() { passed=$((passed + 1)); }
-bad() { echo "FAILED: $*"; failed=$((failed + 1)); }
-check() { if eval "$1"; then ok; else bad "$2"; fi; }
 esc=$(printf '\033')
 nl='
 '
@@ -71,9 +59,9 @@ done
 "$scale" grade --source "$root" --class "$class" --jobs 2 --csv "$tmp/c.csv" \
   --gradebook "$tmp/g.csv" --json "$tmp/c.json" rooflines > "$tmp/out" 2> "$tmp/err"
 rc=$?
-if [ "$rc" -eq 2 ] && grep -q "graded only in the sandbox" "$tmp/err"; then
+if [ "$rc" -eq 2 ] && grep -q "no sandbox works here" "$tmp/err"; then
   echo "check_hygiene: no sandbox here; the class part skipped"
-  skipped=1
+  skip
 else
   check '[ "$rc" -eq 0 ]' "grade the class: exit $rc: $(cat "$tmp/err")"
   check 'no_esc "$tmp/out" && no_esc "$tmp/err"' "no ESC of a folder name reaches the terminal"
@@ -119,6 +107,4 @@ check 'grep -q "\"score\": 26," "$gs/results/results.json"' \
 check '! grep -q "\"number\": \"02-tpus\", \"score\": [1-9]" "$gs/results/results.json"' \
   "no point from the container's tpus_ex.c"
 
-echo "check_hygiene: $passed passed, $failed failed"
-[ "$failed" -eq 0 ] || exit 1
-[ "$skipped" -eq 0 ] || exit 77
+check_end

@@ -4,25 +4,19 @@
 #   rerun     the same --build-dir twice, for one student and for a class: the same full
 #             marks both times; a folder that is not a build tree of ours is refused (exit 2)
 #   crowded   2000 other files in a chapter folder do not hide its main file
+#   paths     a compile error in the contract's copy names 01-rooflines/rooflines_ex.h, never
+#             the grader's build tree, in the terminal and in results.json
+#   rubric    points in hex, inf or nan, with spaces or junk, an id or a chapter that is a
+#             path: the rubric is refused with its line (a usage error, exit 2)
+#   isolation every report says the isolation in effect; a degraded one (Landlock, none) is a
+#             warning even under --quiet; with no sandbox at all grading refuses in one line
+#             unless --no-sandbox, and a class refuses even then
 #   proc      in the sandbox, /proc/1 (the sandbox's first process, a copy of the grader) shows
 #             neither the grader's command line nor its environment or memory maps
 # The class and proc parts are skipped where there is no sandbox (no user namespaces).
-scale=$1
-root=$2
-if [ -z "$scale" ] || [ -z "$root" ]; then
-  echo "usage: sh check_robust.sh /path/to/scale /path/to/source" >&2
-  exit 2
-fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/scale-robust.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-skipped=0
-ok() { passed=$((passed + 1)); }
-bad() { echo "FAILED: $*"; failed=$((failed + 1)); }
-check() { if eval "$1"; then ok; else bad "$2"; fi; }
-full=$(awk -F'\t' '!/^#/ && $2 == "01-rooflines" {
-  n = split($3, p, "+"); s += p[1] + (n > 1 ? p[2] : 0)} END {printf "%g", s}' "$root/tests/rubric.tsv")
+. "$(dirname "$0")/check_lib.sh"
+check_begin check_robust "$@"
+full=$(rubric_points 01-rooflines)
 
 # ---- rerun: one student ----------------------------------------------------------------------
 for run in 1 2; do
@@ -56,13 +50,79 @@ for run in 1 2; do
   "$scale" grade --quiet --source "$root" --class "$tmp/class" --build-dir "$tmp/cls" rooflines \
     > "$tmp/out" 2> "$tmp/err"
   rc=$?
-  if [ "$rc" -eq 2 ] && grep -q "graded only in the sandbox" "$tmp/err"; then
-    skipped=1
+  if [ "$rc" -eq 2 ] && grep -q "no sandbox works here" "$tmp/err"; then
+    skip
     break
   fi
   check '[ "$rc" -eq 0 ] && grep -q "^alice *$full/$full " "$tmp/out"' \
     "class run $run with the same --build-dir: exit $rc: $(head -2 "$tmp/out") $(cat "$tmp/err")"
 done
+
+# ---- paths: a report names a chapter's files, not the grader's folders -----------------------
+# "#pragma GCC poison int64_t" makes the contract's copy (in the build tree's harness/) fail.
+mkdir -p "$tmp/poison/01-rooflines"
+{ printf '#include <stdint.h>\n#pragma GCC poison int64_t\n'
+  cat "$root/exercises/01-rooflines/rooflines_ex.c"; } > "$tmp/poison/01-rooflines/rooflines_ex.c"
+"$scale" grade --quiet --no-sandbox --source "$root" --exercises "$tmp/poison" \
+  --build-dir "$tmp/poison-build" --results "$tmp/poison.json" rooflines.t_math_s \
+  > "$tmp/out" 2> "$tmp/err"
+check 'grep -q "BUILD .*: 01-rooflines/rooflines_ex.h:[0-9]*:[0-9]*: error: " "$tmp/out"' \
+  "the contract's error names the chapter's file: $(grep -m1 BUILD "$tmp/out")"
+check '! grep -q "$tmp" "$tmp/out" "$tmp/poison.json"' \
+  "no path of the grader's build tree in a report: $(grep -m1 "$tmp" "$tmp/out" "$tmp/poison.json")"
+
+# ---- rubric: numbers in decimal, ids and chapters plain names ---------------------------------
+mkdir -p "$tmp/fake/tests"
+for row in 'a.x	01-rooflines	0x1p1	hex' 'a.x	01-rooflines	inf	inf' 'a.x	01-rooflines	nan	nan' \
+  'a.x	01-rooflines	 2	a space' 'a.x	01-rooflines	2pt	junk' 'a.x	01-rooflines	1+0x1	hex domain' \
+  'a.x	../../etc	1	a path' 'a/x	01-rooflines	1	a slash' '.x	01-rooflines	1	hidden'; do
+  printf '# a rubric\n%s\n' "$row" > "$tmp/fake/tests/rubric.tsv"
+  "$scale" grade --source "$tmp/fake" > "$tmp/out" 2> "$tmp/err"
+  rc=$?
+  check '[ "$rc" -eq 2 ] && grep -q "rubric.tsv:2: .*decimal" "$tmp/err"' \
+    "rubric row '$row' refused with its line: exit $rc, $(cat "$tmp/err")"
+done
+
+# ---- isolation: said in every report, and never hidden when degraded ------------------------
+# iso MODE-ENV...: grades critical_batch_int8 of solutions/ with --quiet under the given
+# environment, every report written; rc, out and err as usual.
+iso() {
+  env "$@" "$scale" grade --quiet --source "$root" --exercises "$root/solutions" \
+    --results "$tmp/iso-results.json" --json "$tmp/iso.json" --junit "$tmp/iso.xml" \
+    rooflines.critical_batch_int8 > "$tmp/out" 2> "$tmp/err"
+  rc=$?
+}
+iso SCALE_GRADE_NO_USERNS=1
+if [ "$rc" -eq 2 ] && grep -q "no sandbox works here" "$tmp/err"; then
+  skip # no Landlock here either
+else
+  check '[ "$rc" -eq 0 ] && grep -q "^scale grade: warning: .*isolation .landlock" "$tmp/err"' \
+    "without user namespaces --quiet still warns: exit $rc, $(cat "$tmp/err")"
+  for report in iso-results.json iso.json; do
+    check 'grep -q "\"isolation\": \"landlock [0-9]* (files" "$tmp/$report"' \
+      "$report names Landlock: $(grep -m1 isolation "$tmp/$report")"
+  done
+  check 'grep -q "<property name=\"isolation\" value=\"landlock" "$tmp/iso.xml"' \
+    "the JUnit report names Landlock: $(grep -m1 isolation "$tmp/iso.xml")"
+  check 'grep -q "^isolation: landlock" "$tmp/out"' "the terminal report names it: $(head -1 "$tmp/out")"
+fi
+iso SCALE_GRADE_NO_USERNS=1 SCALE_GRADE_NO_LANDLOCK=1
+check '[ "$rc" -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -q "^scale: no sandbox works here" "$tmp/err"' \
+  "no sandbox at all: refused in one line: exit $rc, $(cat "$tmp/err")"
+env SCALE_GRADE_NO_USERNS=1 SCALE_GRADE_NO_LANDLOCK=1 "$scale" grade --quiet --no-sandbox \
+  --source "$root" --exercises "$root/solutions" --results "$tmp/iso-results.json" \
+  rooflines.critical_batch_int8 > "$tmp/out" 2> "$tmp/err"
+rc=$?
+check '[ "$rc" -eq 0 ] && grep -q "warning: .*isolation .none" "$tmp/err" &&
+  grep -q "\"isolation\": \"none (--no-sandbox)" "$tmp/iso-results.json"' \
+  "--no-sandbox warns under --quiet and says none: exit $rc, $(cat "$tmp/err")"
+mkdir -p "$tmp/iso-class/alice"
+cp -R "$root/solutions/01-rooflines" "$tmp/iso-class/alice/"
+env SCALE_GRADE_NO_USERNS=1 SCALE_GRADE_NO_LANDLOCK=1 "$scale" grade --quiet --source "$root" \
+  --class "$tmp/iso-class" rooflines.critical_batch_int8 > "$tmp/out" 2> "$tmp/err"
+rc=$?
+check '[ "$rc" -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -q "no sandbox works here" "$tmp/err"' \
+  "a class without any sandbox is refused in one line: exit $rc, $(cat "$tmp/err")"
 
 # ---- proc: what the sandbox's /proc/1 shows --------------------------------------------------
 # critical_batch_int8 answers right only when /proc/1/cmdline holds none of the grader's
@@ -96,13 +156,11 @@ END_OF_STUDENT
 cp "$root/exercises/01-rooflines/rooflines_ex.c" "$tmp/probe/01-rooflines/stubs.c"
 "$scale" grade --source "$root" --exercises "$tmp/probe" rooflines.critical_batch_int8 > "$tmp/out" 2> "$tmp/err"
 rc=$?
-if grep -q "WITHOUT a sandbox" "$tmp/err"; then
-  skipped=1
+if grep -q "no sandbox works here" "$tmp/err"; then
+  skip
 else
   check '[ "$rc" -eq 0 ] && grep -q "^total 2/2 " "$tmp/out"' \
     "/proc/1 shows nothing of the grader: exit $rc: $(grep -m1 critical_batch "$tmp/out")"
 fi
 
-echo "check_robust: $passed passed, $failed failed"
-[ "$failed" -eq 0 ] || exit 1
-[ "$skipped" -eq 0 ] || exit 77
+check_end

@@ -9,17 +9,8 @@
 #   - it holds no presets file, or one of version 3 at most (3.22's) without workflow presets.
 # Then it plants one newer feature of each kind in a copy and checks that each is reported.
 # Prints "lint_gradescope: N passed, F failed"; exit 1 if anything failed.
-scale=$1
-root=$2
-if [ -z "$scale" ] || [ -z "$root" ]; then
-  echo "usage: sh lint_gradescope.sh /path/to/scale /path/to/source" >&2
-  exit 2
-fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/scale-lint-gs.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-check() { if eval "$1"; then passed=$((passed + 1)); else echo "FAILED: $2"; failed=$((failed + 1)); fi; }
+. "$(dirname "$0")/check_lib.sh"
+check_begin lint_gradescope "$@"
 features="$root/tests/grading/cmake-after-3.22.tsv"
 
 # findings DIR: one line per use of something newer than 3.22 in the autograder folder DIR.
@@ -78,5 +69,4 @@ for what in "CMakeLists.txt: cmake_minimum_required(VERSION 3.25)" "newer.cmake:
 done
 check '[ "$(grep -c "block() scopes" "$tmp/found")" -eq 1 ]' "a comment is not a use"
 
-echo "lint_gradescope: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+check_end
