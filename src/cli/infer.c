@@ -813,6 +813,7 @@ enum {
   O_DECODE,
   O_TP,
   O_2D,
+  O_FFN,
   O_EP,
   O_KVSHARD,
   O_WEIGHTS,
@@ -852,6 +853,7 @@ static const struct option infer_options[] = {
     {"decode-len", required_argument, NULL, O_DECODE},
     {"tp", required_argument, NULL, O_TP},
     {"2d", no_argument, NULL, O_2D},
+    {"ffn", required_argument, NULL, O_FFN},
     {"ep", required_argument, NULL, O_EP},
     {"kv-sharding", required_argument, NULL, O_KVSHARD},
     {"weights", required_argument, NULL, O_WEIGHTS},
@@ -887,7 +889,8 @@ typedef struct {
   const char *model, *hw;     /* --model, --hw (NULL until given) */
   double chips, batch, context, prompt, decode, tp; /* NaN until given (decode: 512) */
   double ep, mfu;             /* --ep, --mfu */
-  bool ws2d, json, roofline;  /* --2d, --json, --roofline */
+  scale_ffn_layout ffn;       /* --ffn (--2d: 2d) */
+  bool json, roofline;        /* --json, --roofline */
   bool help;                  /* --help: usage printed, exit 0 */
   scale_kv_sharding kv_shard; /* --kv-sharding */
   scale_dtype wd, kd, cd;     /* --weights, --kv, --compute */
@@ -912,7 +915,16 @@ static int take_fixed(int opt, const char *arg, infer_opts *o) {
     break;
   case O_DECODE: ok = cli_parse_number("decode-len", arg, count_flags, &o->decode); break;
   case O_TP: ok = cli_parse_number("tp", arg, count_flags, &o->tp); break;
-  case O_2D: o->ws2d = true; break;
+  case O_2D: o->ffn = SCALE_FFN_WS_2D; break;
+  case O_FFN: {
+    int l = 0;
+    while (l < SCALE_FFN_COUNT && strcmp(arg, scale_ffn_layout_name((scale_ffn_layout)l)) != 0)
+      l++;
+    if (l == SCALE_FFN_COUNT)
+      return cli_usage("--ffn: expected 1d, 2d, gathered or auto, got '%s'", arg);
+    o->ffn = (scale_ffn_layout)l;
+    break;
+  }
   case O_EP: ok = cli_parse_number("ep", arg, count_flags, &o->ep); break;
   case O_KVSHARD:
     if (strcmp(arg, "full") == 0)
@@ -1038,7 +1050,7 @@ static int parse(int argc, char **argv, infer_opts *o) {
 static scale_infer_config config_of(const infer_opts *o, double batch, double context) {
   scale_infer_config cfg = scale_infer_config_default(o->chips, batch, context);
   cfg.tp = isnan(o->tp) ? o->chips : o->tp;
-  cfg.weight_stationary_2d = o->ws2d;
+  cfg.ffn_layout = o->ffn;
   cfg.ep = o->ep;
   cfg.kv_sharding = o->kv_shard;
   cfg.weight_dtype = o->wd;

@@ -247,7 +247,7 @@ START_TEST(test_decode_ici) {
   /* 2-D weight-stationary: the MLP collectives follow ch. 7 Q7's formula. On 16 chips it loses
    * to 1-D (16 < 18 F / D = 63). */
   scale_infer_config ws = scale_infer_config_default(16, 32, 2048);
-  ws.weight_stationary_2d = true;
+  ws.ffn_layout = SCALE_FFN_WS_2D;
   scale_infer_decode d2 = scale_infer_decode_eval(&m, &v5e, &ws);
   double x = sqrt(8192.0 * 16 / (2 * 28672.0));
   double t2 = scale_infer_ws2d_comms_s(32, 8192, 28672, 2, x, 16 / x, 9e10);
