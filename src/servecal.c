@@ -292,6 +292,19 @@ static double parts_sum(const scale_serve_parts *p) {
   return p->overhead_s + p->linear_s + p->kv_s + p->attn_s + p->tp_s;
 }
 
+scale_serve_parts scale_serve_decode_parts(const scale_serve_cost *cost, double batch,
+                                           double context) {
+  scale_serve_step s = {batch, batch * context, 0.0, 0.0, 0.0};
+  return scale_serve_cost_parts(cost, &s);
+}
+
+scale_serve_parts scale_serve_prefill_parts(const scale_serve_cost *cost, double prompt) {
+  scale_serve_step s = {0.0, 0.0, prompt, 1.0, prompt * (prompt + 1.0) / 2.0};
+  return scale_serve_cost_parts(cost, &s);
+}
+
+double scale_serve_parts_total(const scale_serve_parts *p) { return parts_sum(p); }
+
 double scale_serve_cost_s(const scale_serve_step *step, void *ctx) {
   scale_serve_parts p = scale_serve_cost_parts(ctx, step);
   return parts_sum(&p);

@@ -144,6 +144,17 @@ scale_status scale_serve_cost_of(const scale_model *model, const scale_chip *chi
 scale_serve_parts scale_serve_cost_parts(const scale_serve_cost *cost,
                                          const scale_serve_step *step);
 
+/** A fixed batch priced as the simulator prices its steps (what `scale infer --batch` shows):
+ * the decode step of 'batch' sequences each reading 'context' KV tokens, and the prefill of one
+ * 'prompt'-token prompt in one step (causal attention's P (P + 1) / 2 query-key pairs). All NaN
+ * when 'cost' is NULL or the step is empty. */
+scale_serve_parts scale_serve_decode_parts(const scale_serve_cost *cost, double batch,
+                                           double context);
+scale_serve_parts scale_serve_prefill_parts(const scale_serve_cost *cost, double prompt);
+
+/** The sum of 'parts': the step time [s]. */
+double scale_serve_parts_total(const scale_serve_parts *parts);
+
 /** The calibrated step time [s] (scale_serve_cost_fn; 'ctx' is a const scale_serve_cost *).
  * Domain: NaN when ctx is NULL or the step is empty. */
 double scale_serve_cost_s(const scale_serve_step *step, void *ctx);

@@ -64,14 +64,18 @@ expect_rc 0 "MoE, ep, heads, 2d"; expect_no_nan "MoE report"
 run "$SCALE" infer --model mamba-2-2.7b --hw tpu-v5e --chips 1 --batch 8 --context 2048
 expect_rc 0 "Mamba-2"; expect_no_nan "Mamba-2 report"
 
-# The calibrated step model predicts prefill and decode by default (issue 14), beside the book's
-# formulas; --roofline prints the book only; Mamba-2 falls back to the roofline and says so.
+# The calibrated serving step cost predicts prefill and decode by default (issue 28: the one the
+# simulator prices its steps with), beside the book's formulas; --roofline prints the book only;
+# Mamba-2 falls back to the roofline and says why.
 run "$SCALE" infer --model llama-3-70b --hw tpu-v5e --chips 8 --batch 32 --context 8192 --weights int8 --kv int8
-expect_out '^model: calibrated step model' "names the step model"
+expect_out '^model: the calibrated serving step cost \(priors' "names the serving cost, unfitted on a TPU"
 expect_out '^  decode step +[0-9.]+ [mµ]s +17\.[0-9] ms$' "decode prediction beside the book's 17 ms"
-expect_out 'not validated against a serving measurement' "says serving is not validated"
+expect_out '^  engine overhead \(fitted\) ' "the engine's time apart"
+expect_out '^  MLP layout, decode +1d$' "the layout it priced"
+if grep -q 'training runs only' "$TMP/out"; then fail "stale sentence"; else pass; fi
 run "$SCALE" infer --model llama-3-70b --hw tpu-v5e --chips 8 --batch 32 --context 8192 --weights int8 --kv int8 --json
-expect_json "step json"; expect_out '"cost_model": "step"' "json names the model"
+expect_json "serving cost json"; expect_out '"cost_model": "calibrated"' "json names the model"
+expect_out '"decode_ffn_layout": "1d"' "json layout"
 expect_out '"decode_step_time_s": ' "json prediction"
 # the prediction is never below the roofline's bound
 pred=$(awk '/"predicted"/ { p = 1 } p && $1 == "\"decode_step_time_s\":" { print $2; exit }' "$TMP/out")
@@ -79,9 +83,20 @@ book=$(awk '$1 == "\"decode_step_time_s\":" { print $2; exit }' "$TMP/out")
 if awk -v a="${pred%,}" -v b="${book%,}" 'BEGIN { exit !(a >= b && a > 0) }'; then pass; else fail "decode prediction $pred below the bound $book"; fi
 run "$SCALE" infer --model llama-3-70b --hw tpu-v5e --chips 8 --batch 32 --context 8192 --weights int8 --kv int8 --roofline
 expect_out '^model: roofline' "--roofline names the roofline"
-if grep -q 'step model' "$TMP/out"; then fail "--roofline still predicts"; else pass; fi
+if grep -q 'serving cost' "$TMP/out"; then fail "--roofline still predicts"; else pass; fi
 run "$SCALE" infer --model mamba-2-2.7b --hw tpu-v5e --chips 1 --batch 8 --context 2048
-expect_out 'step model prices transformers only' "Mamba-2: roofline, said"
+expect_out '^model: roofline .*no KV cache to page' "Mamba-2: roofline, said"
+# --2d on an NVLink switch: refused in one line by the fixed batch and the simulator alike
+expect_usage_error "2d on NVLink" "$SCALE" infer --model llama-3-70b --hw nvidia-h100-sxm --chips 8 --batch 8 --context 2048 --2d
+expect_err '2-D weight-stationary MLPs need a TPU' "says why"
+expect_usage_error "2d on NVLink, stream" "$SCALE" infer --model llama-3-70b --hw nvidia-h100-sxm --chips 8 --offline --2d
+expect_err '2-D weight-stationary MLPs need a TPU' "says why, stream"
+expect_usage_error "bad --ffn" "$SCALE" infer --model llama-3-70b --hw tpu-v5e --chips 8 --batch 8 --context 2048 --ffn 3d
+# --2d is honoured on a TPU torus: the fixed batch and the stream both price the 2-D layout
+run "$SCALE" infer --model llama-3-70b --hw tpu-v5e --chips 16 --batch 16 --context 2048 --2d
+expect_rc 0 "2d on v5e 4x4"; expect_out '^  MLP layout, decode +2d$' "2-D priced"
+run "$SCALE" infer --model qwen-2.5-7b --hw tpu-v5e --chips 8 --batch 8 --context 32768 --ffn auto --prompt 32768
+expect_rc 0 "auto layout"; expect_out '^  MLP layout, prefill +gathered$' "a long prefill gathers its weights"
 
 # Usage errors: one line, exit 2.
 expect_usage_error "batch 0" "$SCALE" infer --model llama-3-70b --hw tpu-v5e --chips 16 --batch 0 --context 8192

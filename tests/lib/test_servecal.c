@@ -251,6 +251,64 @@ START_TEST(test_cost_of_ranges) {
 }
 END_TEST
 
+/* ---- one cost for the fixed batch and the simulator (issue 28) ---------------------------- */
+
+START_TEST(test_fixed_batch_is_simulator_step) {
+  /* Issue 28's setup: LLaMA 3 70B fp8, TP 8 on 8 H100, 64 in flight at 2560 tokens of context.
+   * `scale infer --batch 64 --context 2560` prices its decode step with
+   * scale_serve_decode_parts(); the simulator prices every step with scale_serve_cost_s(). A run
+   * of 64 requests that arrive prefilled (2559 prompt tokens and their first token) with two
+   * output tokens each decodes them in one step reading 2559 + 1 = 2560 tokens a request: its
+   * TPOT is that step, which must be the fixed batch's within 1% (the same function: to
+   * rounding). Its prefill of one 2048-token prompt is the simulator's prefill step of it. */
+  scale_model m;
+  scale_chip chip;
+  scale_diag diag;
+  ck_assert(scale_model_load("llama-3-70b", &m, &diag) == SCALE_OK);
+  ck_assert(scale_chip_load("nvidia-h100-sxm", &chip, &diag) == SCALE_OK);
+  scale_infer_config ic = scale_infer_config_default(8, 64, 2560);
+  ic.weight_dtype = ic.kv_dtype = ic.compute_dtype = SCALE_DTYPE_FP8;
+  double p[SCALE_SERVE_N_PARAMS];
+  ck_assert(scale_serve_params_of(&chip, p));
+  scale_serve_cost c;
+  ck_assert_msg(scale_serve_cost_of(&m, &chip, &ic, p, &c, &diag) == SCALE_OK, "%s", diag.message);
+  scale_serve_parts fixed = scale_serve_decode_parts(&c, 64, 2560);
+  double fixed_s = scale_serve_parts_total(&fixed);
+  scale_serve_config sc = scale_serve_config_default();
+  sc.rate_per_s = INFINITY;
+  sc.n_requests = 64;
+  sc.isl.min_tokens = sc.isl.max_tokens = 2559;
+  sc.osl.min_tokens = sc.osl.max_tokens = 2;
+  sc.max_batch = 64;
+  sc.prefilled = true;
+  sc.cost = scale_serve_cost_s;
+  sc.cost_ctx = &c;
+  scale_serve *sim = NULL;
+  scale_serve_result r;
+  ck_assert_msg(scale_serve_new(&sc, &sim, &diag) == SCALE_OK, "%s", diag.message);
+  ck_assert(scale_serve_run(sim, &r, &diag) == SCALE_OK);
+  scale_serve_free(sim);
+  ck_assert(r.n_steps == 1.0);
+  scale_check_rel(r.tpot_p50_s, fixed_s, 0.01, "s", "simulator's decode step = fixed batch's");
+  /* the collectives are physical: 160 AllReduces of 64 x 8192 x 2 B = 1 MiB on the NVLink
+   * switch, each 2 hops at the training fit's NVLink latency plus 2 x 7/8 MiB over the
+   * egress at its achieved share (collectives.h's switch AllReduce) */
+  double eta = chip.step[SCALE_STEP_UP_BW_ETA], lat = chip.step[SCALE_STEP_UP_LATENCY_S];
+  double ar = 2 * lat + 2 * 7.0 / 8.0 * 1048576 / (4.5e11 * eta);
+  scale_check_rel(fixed.tp_s, 160 * ar, 1e-9, "s", "160 physical AllReduces");
+  ck_assert_msg(ar < 40e-6, "a 1 MiB AllReduce over NVLink takes %g s", ar);
+  /* the engine's time is apart, by its three named terms */
+  double engine = p[SCALE_SERVE_OVERHEAD_S] + 64 * p[SCALE_SERVE_OVERHEAD_SEQ_S] +
+                  160 * 7 * p[SCALE_SERVE_OVERHEAD_COLL_S];
+  scale_check_rel(fixed.overhead_s, engine, 1e-12, "s", "step + requests + collective flags");
+  /* a prefill step of one 2048-token prompt, as the simulator runs it (budget 8192) */
+  scale_serve_parts pre = scale_serve_prefill_parts(&c, 2048);
+  scale_serve_step one = {0, 0, 2048, 1, 2048.0 * 2049.0 / 2.0};
+  scale_check_rel(scale_serve_parts_total(&pre), scale_serve_cost_s(&one, &c), 1e-12, "s",
+                  "prefill");
+}
+END_TEST
+
 /* ---- fp4 and MoE --------------------------------------------------------------------------- */
 
 START_TEST(test_fp4_storage) {
@@ -689,6 +747,7 @@ int main(void) {
       {"kv_limits", test_kv_limits},
       {"expert_shape", test_expert_shape},
       {"dtypes", test_dtypes},
+      {"fixed_batch_is_simulator_step", test_fixed_batch_is_simulator_step},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   /* simulating the shipped rows takes seconds (a minute under sanitizers): its own timeout */
