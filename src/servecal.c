@@ -23,6 +23,12 @@ bool scale_serve_params_of(const scale_chip *chip, double p[SCALE_SERVE_N_PARAMS
   bool fitted = chip && chip->has_serve;
   for (int i = 0; i < SCALE_SERVE_N_PARAMS; i++)
     p[i] = fitted ? chip->serve[i] : param_info[i].prior;
+  /* Without a serving fit (every TPU: no serving row is fitted) the GEMMs' ceiling is the one
+   * the chip's training fit measured, not the cuBLAS prior. */
+  if (!fitted && chip && chip->has_step) {
+    const scale_serve_param_info *d = &param_info[SCALE_SERVE_MATMUL_FRAC];
+    p[SCALE_SERVE_MATMUL_FRAC] = fmin(d->hi, fmax(d->lo, chip->step[SCALE_STEP_MM_ETA_MAX]));
+  }
   return fitted;
 }
 
@@ -122,7 +128,10 @@ scale_status scale_serve_cost_of(const scale_model *model, const scale_chip *chi
       4.0 * (double)model->n_layers * (double)model->n_heads * (double)model->d_head;
   out->flops_per_s = cfg->tp * scale_chip_flops_per_s(chip, cfg->compute_dtype);
   out->hbm_bytes_per_s = cfg->tp * chip->hbm_bytes_per_s;
-  out->mm_dim_half = step_param(chip, SCALE_STEP_MM_DIM_HALF);
+  /* A TPU's MXU takes the weights stationary while they stream from HBM: a decode's few rows
+   * cost what the weight read costs, the step "flat until about B = 240, then linear" (ch. 7
+   * Appendix A), so its GEMMs lose nothing by shape; a GPU's tiles do (step.h's eta). */
+  out->mm_dim_half = chip->kind == SCALE_HW_GPU ? step_param(chip, SCALE_STEP_MM_DIM_HALF) : 0.0;
   out->matmul_param =
       cfg->compute_dtype == SCALE_DTYPE_FP4 ? SCALE_SERVE_FP4_MATMUL_FRAC : SCALE_SERVE_MATMUL_FRAC;
   out->tp = cfg->tp;
@@ -132,6 +141,13 @@ scale_status scale_serve_cost_of(const scale_model *model, const scale_chip *chi
                             ? cfg->tp / fmin(cfg->tp, (double)model->n_kv_heads)
                             : 1.0;
   bool comms = comms_of(model, chip, cfg, out);
+  /* Two GPU kernel effects a TPU lacks: a custom AllReduce's flag handshake with each peer
+   * (XLA compiles a TPU's collectives into the step's program: its hops are all it waits for),
+   * and decode attention leaving SMs idle below a work item or so each (a TPU core runs the
+   * ragged attention of every sequence in one kernel, bandwidth-bound). */
+  bool gpu = chip->kind == SCALE_HW_GPU;
+  out->sync_peers = gpu ? cfg->tp - 1.0 : 0.0;
+  out->kv_cta_scale = gpu ? 1.0 : 0.0;
   out->kv_capacity_bytes = cfg->tp * (chip->hbm_bytes - mem.weight_bytes_per_chip);
   moe_of(model, cfg, out);
   if (!(out->kv_bytes_per_token > 0.0))
@@ -229,7 +245,7 @@ static double step_overhead_s(const scale_serve_cost *c, double tokens) {
   scale_ffn_layout l;
   comm_at(c, tokens, &l);
   return c->p[SCALE_SERVE_OVERHEAD_S] +
-         c->p[SCALE_SERVE_OVERHEAD_COLL_S] * c->comm_count[l] * (c->tp - 1.0);
+         c->p[SCALE_SERVE_OVERHEAD_COLL_S] * c->comm_count[l] * c->sync_peers;
 }
 
 /* The model-parallel collectives of a step of 'tokens' tokens; 0 on one chip. */
@@ -263,7 +279,8 @@ static double kv_sums_s(const scale_serve_cost *c, double kv_tokens, double seqs
   double ctx_half = c->p[SCALE_SERVE_KV_CTX_HALF];
   double tokens =
       kv_tokens + ctx_half * seqs +
-      c->p[SCALE_SERVE_KV_CTA_HALF] / c->kv_heads_per_chip * (kv_per_seq + ctx_half * steps);
+      c->kv_cta_scale * c->p[SCALE_SERVE_KV_CTA_HALF] / c->kv_heads_per_chip *
+          (kv_per_seq + ctx_half * steps);
   return tokens * c->kv_bytes_per_token * c->kv_read_factor /
          (c->hbm_bytes_per_s * c->p[SCALE_SERVE_KV_BW_FRAC]);
 }
@@ -910,7 +927,8 @@ static int part_of(int k) {
 /* Whether parameter k changes a step's time under cost 'c'. */
 static bool enters(const scale_serve_cost *c, int k) {
   switch (k) {
-  case SCALE_SERVE_OVERHEAD_COLL_S: return c->tp > 1.0;
+  case SCALE_SERVE_OVERHEAD_COLL_S: return c->sync_peers > 0.0;
+  case SCALE_SERVE_KV_CTA_HALF: return c->kv_cta_scale > 0.0;
   case SCALE_SERVE_MATMUL_FRAC:
   case SCALE_SERVE_FP4_MATMUL_FRAC: return c->matmul_param == k;
   case SCALE_SERVE_MOE_GEMM_FRAC:

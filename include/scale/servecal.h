@@ -72,7 +72,8 @@
 /* ==== the parameters (their table, SCALE_SERVE_PARAM_LIST, is in params.h) ================= */
 
 /** Fills p[0..SCALE_SERVE_N_PARAMS) with the chip's fitted [serve] values, or the priors when
- * its file has none; returns whether they were fitted. */
+ * its file has none (matmul_frac then the [step] fit's mm_eta_max where the chip has one);
+ * returns whether they were fitted. */
 bool scale_serve_params_of(const scale_chip *chip, double p[SCALE_SERVE_N_PARAMS]);
 
 /* ==== the calibrated cost of a step ========================================================== */
@@ -97,6 +98,10 @@ typedef struct {
                                        weights [s]; NaN where the layout is not priced */
   double comm_token_s[SCALE_FFN_AUTO]; /**< and what each token of the step adds [s] */
   double comm_count[SCALE_FFN_AUTO];   /**< and how many collectives a step runs [count] */
+  double sync_peers;              /**< peers each collective's flags wait for: tp - 1 on a GPU
+                                       (custom AllReduce kernels), 0 on a TPU [count] */
+  double kv_cta_scale;            /**< 1 where decode attention's work items bound its speed (a
+                                       GPU's SMs), 0 on a TPU */
   double kv_read_factor;          /**< KV bytes a chip reads over its share of the copy's: tp /
                                        K when KV heads are replicated beyond K ways, else 1 */
   double kv_capacity_bytes;       /**< HBM of the copy left for KV caches after weights [bytes] */

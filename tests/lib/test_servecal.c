@@ -39,6 +39,8 @@ static scale_serve_cost round_cost(void) {
   c.kv_bytes_per_token = 1e5;
   c.kv_heads_per_chip = 4;
   c.kv_read_factor = 1;
+  c.kv_cta_scale = 1;
+  c.sync_peers = 1;
   for (int l = 0; l < SCALE_FFN_AUTO; l++)
     c.comm_fixed_s[l] = c.comm_token_s[l] = c.comm_count[l] = NAN;
   c.attn_flops_per_pair = 1e6;
