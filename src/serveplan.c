@@ -54,6 +54,7 @@ static bool copy_of(const scale_model *m, const scale_chip *chip, const scale_se
   ic.tp = tp;
   ic.weight_dtype = ic.kv_dtype = dtype;
   ic.compute_dtype = compute_for(chip, dtype);
+  ic.ffn_layout = SCALE_FFN_AUTO; /* each phase its cheapest layout */
   double p[SCALE_SERVE_N_PARAMS];
   scale_serve_params_of(chip, p);
   if (scale_serve_cost_of(m, chip, &ic, p, &out->cost, NULL)) return false;
@@ -335,7 +336,13 @@ scale_status scale_serve_plan(const scale_model *model, const scale_chip *chip,
         e.compute_dtype = compute_for(chip, (scale_dtype)d);
         e.max_batch = batches[b];
         e.chips = tp;
+        e.step_tokens = cp.engine.max_step_tokens;
+        e.block_tokens = cp.engine.block_tokens;
+        e.kv_frac = KV_MEM_FRAC;
+        e.prefill_layout =
+            scale_serve_layout_at(&cp.cost, fmin(e.step_tokens, o->isl.max_tokens));
         eval_aggregated(&cp, o, chip, &off, &e);
+        e.decode_layout = scale_serve_layout_at(&cp.cost, fmax(1.0, round(e.steady_batch)));
         record(out, &e);
         if (o->disagg) {
           eval_disaggregated(&cp, o, chip, &off, &e);

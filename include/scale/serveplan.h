@@ -1,7 +1,9 @@
 /* serveplan.h — the serving planner on the request-stream simulator (issue 15): which slice, TP
  * degree, number format and batch cap serve a model most cheaply under a latency SLO.
  *
- * A candidate is one model copy on a slice of tp chips (tensor parallel over the whole slice),
+ * A candidate is one model copy on a slice of tp chips (tensor parallel over the whole slice;
+ * its MLP layout chosen per phase: each step takes the cheapest of 1-D and 2-D weight-stationary
+ * and weight-gathered at its token count, so a TPU's prefills and decodes may differ),
  * weights and KV cache stored in one dtype (bf16, fp8, int8 or int4; the GEMMs run in fp8 or
  * int8 where the chip has that rate and the weights are that narrow, else bf16) and a cap on
  * running requests. Its step cost is the calibrated one (servecal.h); its KV cache takes 90% of
@@ -27,6 +29,7 @@
 #include <stdint.h>
 
 #include "scale/hardware.h"
+#include "scale/inference.h"
 #include "scale/model.h"
 #include "scale/serve.h"
 #include "scale/status.h"
@@ -68,6 +71,12 @@ typedef struct {
   double steady_batch;           /**< running requests per copy at that rate [count] */
   scale_serve_bind bind;         /**< what bound the run at that rate */
   double usd_per_million_tokens; /**< unit's chips x price / tokens_per_s, per 1e6 tokens */
+  scale_ffn_layout prefill_layout; /**< the MLP layout of its prefill steps (a full token budget,
+                                        or one longest prompt if shorter) */
+  scale_ffn_layout decode_layout;  /**< the MLP layout of its decode steps (at steady_batch) */
+  double step_tokens;              /**< the engine's token budget a step [tokens] */
+  double block_tokens;             /**< tokens per KV block [tokens] */
+  double kv_frac;                  /**< share of the HBM after weights given to KV [1] */
 } scale_serve_plan_entry;
 
 /** The outcome of a search. */

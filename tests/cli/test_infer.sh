@@ -274,6 +274,23 @@ run "$SCALE" plan infer $P8 --ttft 1e-6 --dtypes fp8 --json
 expect_json "plan infer json"; expect_out '"slo_met": false' "json: not met"; expect_out '"closest": ' "json closest"
 run "$SCALE" plan infer $P8 --max-chips 1 --dtypes fp8 --disagg --ttft 1 --tpot 0.05
 expect_rc 0 "disagg"; expect_out 'aggregated vs disaggregated' "compares the two"
+# --top N is honoured in JSON too, and every candidate carries the `scale infer` line that
+# reproduces it: run, that line gives the candidate's own p90 TPOT and throughput (issue 28).
+run "$SCALE" plan infer $P8 --ttft 0.5 --tpot 0.05 --dtypes fp8,bf16 --top 1 --json
+n=$(grep -c '"infer_command"' "$TMP/out")
+if [ "$n" = 2 ]; then pass; else fail "--top 1: $n candidates (want the ranked one and the best aggregated)"; fi
+expect_out '"decode_ffn_layout": "1d"' "the layout of each phase"
+line=$(awk -F'"' '$2 == "infer_command" { print $4; exit }' "$TMP/out")
+tpot=$(awk '$1 == "\"tpot_p90_s\":" { gsub(",", "", $2); print $2; exit }' "$TMP/out")
+run "$SCALE" ${line#scale } --json
+expect_rc 0 "the reproducing line runs"
+got=$(awk '$1 == "\"tpot_p90_s\":" { gsub(",", "", $2); print $2; exit }' "$TMP/out")
+if awk -v a="$got" -v b="$tpot" 'BEGIN { exit !(a > 0 && (a - b) / b < 1e-9 && (b - a) / b < 1e-9) }'
+  then pass; else fail "reproduced p90 TPOT $got, the planner's $tpot"; fi
+# on a TPU the planner picks each phase's MLP layout and says so
+run "$SCALE" plan infer --model qwen-2.5-7b --hw tpu-v5e --isl 16384 --osl 16 --max-chips 8 --requests 20 --dtypes bf16 --top 1
+expect_rc 0 "TPU plan"; expect_out '^MLP layout of the best: prefill [a-z0-9]+, decode [a-z0-9]+$' "per-phase layouts"
+expect_out '^reproduce it: scale infer --model qwen-2.5-7b --hw tpu-v5e ' "the reproducing line"
 expect_usage_error "plan infer isl above context" "$SCALE" plan infer --model llama-3-8b --hw nvidia-h100-sxm --isl 9000 --osl 10
 expect_usage_error "plan infer zero tpot" "$SCALE" plan infer $P8 --tpot 0
 expect_usage_error "plan infer of hours" "$SCALE" plan infer --model llama-3-8b --hw nvidia-h100-sxm --isl 8000 --osl 100 --requests 100000 --max-chips 4096
