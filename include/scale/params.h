@@ -101,7 +101,7 @@ extern const scale_step_param_info scale_params_step_info[SCALE_STEP_N_PARAMS];
     "fraction of peak causal prefill attention reaches (FlashAttention-style: 0.3-0.6)")           \
   X(OVERHEAD_S, "overhead_s", "s", 1e-4, 3e-2, 2e-3, true,                                         \
     "engine time of one step whatever it holds: scheduling, launches, host sync (0.5-10 ms)")      \
-  X(OVERHEAD_SEQ_S, "overhead_seq_s", "s", 0.0, 5e-5, 5e-6, false,                                  \
+  X(OVERHEAD_SEQ_S, "overhead_seq_s", "s", 0.0, 5e-5, 5e-6, false,                                 \
     "engine time per running request each step: sampling, detokenizing, bookkeeping (0-50 us)")    \
   X(OVERHEAD_COLL_S, "overhead_coll_s", "s", 0.0, 1e-5, 2e-6, false,                               \
     "engine time per collective and peer chip: the flags set and awaited on each (0.5-5 us)")      \

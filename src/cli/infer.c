@@ -26,7 +26,10 @@ static void usage(FILE *out) {
           "  --prompt P         prefill tokens per request (default: S)\n"
           "  --decode-len G     generated tokens per request, for QPS (default 512)\n"
           "  --tp Y             model-parallel degree (default: N; N/Y copies share the batch)\n"
-          "  --2d               2-D weight-stationary MLP sharding\n"
+          "  --2d               2-D weight-stationary MLP sharding (a TPU torus only)\n"
+          "  --ffn L            MLP layout: 1d (default), 2d, gathered (weights AllGathered\n"
+          "                     each layer, activations kept split over the batch), auto (the\n"
+          "                     cheapest at each step: prefill and decode each their own)\n"
           "  --ep E             expert-parallel degree (MoE models)\n"
           "  --kv-sharding full|heads   split KV caches over heads then batch (default), or\n"
           "                     heads only\n"
@@ -37,9 +40,10 @@ static void usage(FILE *out) {
           "  --roofline         the book's formulas only (no calibrated prediction)\n"
           "  --json             machine output, SI base units\n"
           "  --help             this text\n\n"
-          "The prefill of one prompt and the decode step are predicted by the calibrated step\n"
-          "model on one model copy of --tp chips (1-D tensor parallelism), printed beside the\n"
-          "book's formulas; throughput, latency and cost follow the prediction.\n"
+          "The prefill of one prompt and the decode step are predicted by the calibrated\n"
+          "serving step cost (the one the request simulator below prices its steps with) on\n"
+          "one model copy of --tp chips, printed beside the book's formulas; throughput,\n"
+          "latency and cost follow the prediction.\n"
           "A batch that does not fit in HBM prints the report with a verdict and the largest\n"
           "batch that fits, and exits 1.\n\n");
   fprintf(out,
@@ -79,8 +83,10 @@ static void usage(FILE *out) {
           "A request reserves ceil((isl + osl) / block) KV blocks while it runs; a step decodes\n"
           "one token of each running request and spends the rest of its budget on prompts.\n"
           "Step times are the calibrated serving cost (servecal.h: weights or GEMMs, KV reads,\n"
-          "prompt attention, TP AllReduces, a per-step overhead; fitted by `scale calibrate\n"
-          "--serving`, priors on a chip without serving rows); --roofline uses the book's\n"
+          "prompt attention, collectives priced physically on the real NVLink or torus\n"
+          "group, the engine's time per step, request and collective; fitted by `scale\n"
+          "calibrate --serving`, priors on a chip without serving rows), the same function\n"
+          "that prices a fixed batch; --roofline uses the book's\n"
           "roofline (weights + KV reads, FLOPs at the prefill MFU) plus --overhead instead.\n");
 }
 
