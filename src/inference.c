@@ -553,8 +553,8 @@ scale_infer_comms scale_infer_comms_eval(const scale_model *model, const scale_c
   memset(&r, 0, sizeof r);
   r.layout = layout;
   r.x = 1.0;
-  double *f[] = {&r.attn_s,      &r.ffn_s,          &r.moe_s,  &r.kv_s,   &r.gather_read_s,
-                 &r.latency_s,   &r.bandwidth_s,    &r.bytes_per_chip, &r.count, &r.time_s};
+  double *f[] = {&r.attn_s,    &r.ffn_s,       &r.moe_s,          &r.kv_s,  &r.gather_read_s,
+                 &r.latency_s, &r.bandwidth_s, &r.bytes_per_chip, &r.count, &r.time_s};
   scale_group g;
   bool link_ok = !link || (positive(link->bw_frac) && link->bw_frac <= 1.0 &&
                            (isnan(link->hop_latency_s) || nonneg(link->hop_latency_s)) &&
@@ -573,8 +573,8 @@ scale_infer_comms scale_infer_comms_eval(const scale_model *model, const scale_c
     if (layout == SCALE_FFN_AUTO) r.layout = SCALE_FFN_WS_1D;
     return r;
   }
-  double a = link && !isnan(link->act_bytes) ? link->act_bytes
-                                              : scale_dtype_bytes(cfg->compute_dtype);
+  double a =
+      link && !isnan(link->act_bytes) ? link->act_bytes : scale_dtype_bytes(cfg->compute_dtype);
   double d = c64(model->d_model), layers = c64(model->n_layers);
   double mlp_layers = scale_transformer_n_mlp_layers(model);
   double moe_layers = scale_transformer_n_moe_layers(model);
@@ -582,12 +582,12 @@ scale_infer_comms scale_infer_comms_eval(const scale_model *model, const scale_c
   r.attn_s = comm_add(&g, SCALE_COLL_ALL_REDUCE, tokens * d * a, layers, &s);
   if (layout == SCALE_FFN_AUTO)
     r.layout = ffn_cheapest(model, chip, cfg, &g, tokens, a, mlp_layers);
-  r.ffn_s = ffn_comm(model, chip, cfg, &g, tokens, a, r.layout, mlp_layers, &s, &r.x,
-                     &r.gather_read_s);
+  r.ffn_s =
+      ffn_comm(model, chip, cfg, &g, tokens, a, r.layout, mlp_layers, &s, &r.x, &r.gather_read_s);
   r.moe_s = comm_add(&g, SCALE_COLL_ALL_REDUCE, tokens * d * a, moe_layers, &s);
   if (is_moe(model) && cfg->ep > 1.0)
-    r.moe_s += comm_add(&g, SCALE_COLL_ALL_TO_ALL,
-                        tokens * c64(model->n_experts_active) * d * a, 2.0 * moe_layers, &s);
+    r.moe_s += comm_add(&g, SCALE_COLL_ALL_TO_ALL, tokens * c64(model->n_experts_active) * d * a,
+                        2.0 * moe_layers, &s);
   if (!is_mamba(model) && cfg->kv_sharding == SCALE_KV_SHARD_FULL && cfg->tp > kv_heads(model))
     r.kv_s = comm_add(&g, SCALE_COLL_ALL_TO_ALL,
                       tokens * c64(model->n_heads) * c64(model->d_head) * a, 2.0 * layers, &s);

@@ -451,21 +451,21 @@ typedef struct {
  *         bw_frac in (0, 1]; every field NaN otherwise. One chip: every time 0.
  */
 typedef struct {
-  scale_ffn_layout layout;  /**< the MLP layout priced (AUTO resolved) */
-  int n_axes;               /**< axes of the group */
-  double axis_size[3];      /**< their sizes [count] */
-  double x;                 /**< 2-D: chips along the D split X (product of the X axes); 1 else */
-  double attn_s;            /**< attention or mixer collectives, all layers [s] */
-  double ffn_s;             /**< dense MLP collectives under 'layout', all layers [s] */
-  double moe_s;             /**< MoE layers' collectives [s] */
-  double kv_s;              /**< batch-sharded KV's AllToAlls [s] */
-  double gather_read_s;     /**< weight-gathered: reading the gathered MLP weights at the HBM
-                                 peak, (N - 1) / N of them [s] */
-  double latency_s;         /**< hops x hop latency of every collective [s] */
-  double bandwidth_s;       /**< bytes over bandwidth of every collective [s] */
-  double bytes_per_chip;    /**< bytes one chip receives over the step [bytes] */
-  double count;             /**< collectives of the step [count] */
-  double time_s;            /**< latency_s + bandwidth_s + gather_read_s [s] */
+  scale_ffn_layout layout; /**< the MLP layout priced (AUTO resolved) */
+  int n_axes;              /**< axes of the group */
+  double axis_size[3];     /**< their sizes [count] */
+  double x;                /**< 2-D: chips along the D split X (product of the X axes); 1 else */
+  double attn_s;           /**< attention or mixer collectives, all layers [s] */
+  double ffn_s;            /**< dense MLP collectives under 'layout', all layers [s] */
+  double moe_s;            /**< MoE layers' collectives [s] */
+  double kv_s;             /**< batch-sharded KV's AllToAlls [s] */
+  double gather_read_s;    /**< weight-gathered: reading the gathered MLP weights at the HBM
+                                peak, (N - 1) / N of them [s] */
+  double latency_s;        /**< hops x hop latency of every collective [s] */
+  double bandwidth_s;      /**< bytes over bandwidth of every collective [s] */
+  double bytes_per_chip;   /**< bytes one chip receives over the step [bytes] */
+  double count;            /**< collectives of the step [count] */
+  double time_s;           /**< latency_s + bandwidth_s + gather_read_s [s] */
 } scale_infer_comms;
 
 scale_infer_comms scale_infer_comms_eval(const scale_model *model, const scale_chip *chip,
@@ -560,8 +560,7 @@ double scale_infer_spec_best_lookahead(double accept, double draft_cost_ratio,
  * Units:  -> lat_s [s], tput [tokens/s per chip], the batch [sequences].
  * Book:   ch. 8 "Visualizing the Latency Throughput Tradeoff".
  */
-double scale_infer_frontier_curve(const scale_infer_point *pts, int n, double *lat_s,
-                                  double *tput);
+double scale_infer_frontier_curve(const scale_infer_point *pts, int n, double *lat_s, double *tput);
 
 /** Fills out[0..k) with scale_infer_decode_eval() of 'cfg' at batches 1, 2, ..., k, where k is
  * the smaller of max_n and the largest batch that fits in HBM (scale_infer_memory_eval()).

@@ -80,38 +80,38 @@ bool scale_serve_params_of(const scale_chip *chip, double p[SCALE_SERVE_N_PARAMS
 
 /** The calibrated cost of a step on one model copy: the model, chip and layout resolved. */
 typedef struct {
-  double p[SCALE_SERVE_N_PARAMS]; /**< the parameters (by scale_serve_param) */
-  double n_params;                /**< active parameters, 2 FLOPs each per token [count] */
-  double weight_bytes;            /**< weights of the copy [bytes] */
-  double kv_bytes_per_token;      /**< KV cache of one token, all layers [bytes] */
-  double attn_flops_per_pair;     /**< 4 L H d_head: FLOPs of one query-key pair [FLOP] */
-  double flops_per_s;             /**< peak of the copy in its compute dtype [FLOP/s] */
-  double hbm_bytes_per_s;         /**< HBM bandwidth of the copy [bytes/s] */
-  double mm_dim_half;             /**< tokens at which the GEMM efficiency halves [tokens] */
-  int matmul_param;               /**< the parameter of the GEMMs' fraction of peak:
-                                       SCALE_SERVE_FP4_MATMUL_FRAC for fp4 GEMMs, else MATMUL_FRAC */
-  double tp;                      /**< chips of the copy [count] */
-  scale_ffn_layout ffn_layout;    /**< the MLP layout (AUTO: the cheapest at each step) */
+  double p[SCALE_SERVE_N_PARAMS];      /**< the parameters (by scale_serve_param) */
+  double n_params;                     /**< active parameters, 2 FLOPs each per token [count] */
+  double weight_bytes;                 /**< weights of the copy [bytes] */
+  double kv_bytes_per_token;           /**< KV cache of one token, all layers [bytes] */
+  double attn_flops_per_pair;          /**< 4 L H d_head: FLOPs of one query-key pair [FLOP] */
+  double flops_per_s;                  /**< peak of the copy in its compute dtype [FLOP/s] */
+  double hbm_bytes_per_s;              /**< HBM bandwidth of the copy [bytes/s] */
+  double mm_dim_half;                  /**< tokens at which the GEMM efficiency halves [tokens] */
+  int matmul_param;                    /**< the parameter of the GEMMs' fraction of peak:
+                                            SCALE_SERVE_FP4_MATMUL_FRAC for fp4 GEMMs, else MATMUL_FRAC */
+  double tp;                           /**< chips of the copy [count] */
+  scale_ffn_layout ffn_layout;         /**< the MLP layout (AUTO: the cheapest at each step) */
   double comm_fixed_s[SCALE_FFN_AUTO]; /**< a step's model-parallel collectives by MLP layout
                                        (scale_infer_comms_eval()): what does not grow with the
                                        tokens, the hops' latency and a weight-gathered MLP's
                                        weights [s]; NaN where the layout is not priced */
   double comm_token_s[SCALE_FFN_AUTO]; /**< and what each token of the step adds [s] */
   double comm_count[SCALE_FFN_AUTO];   /**< and how many collectives a step runs [count] */
-  double sync_peers;              /**< peers each collective's flags wait for: tp - 1 on a GPU
-                                       (custom AllReduce kernels), 0 on a TPU [count] */
-  double kv_cta_scale;            /**< 1 where decode attention's work items bound its speed (a
-                                       GPU's SMs), 0 on a TPU */
-  double kv_read_factor;          /**< KV bytes a chip reads over its share of the copy's: tp /
-                                       K when KV heads are replicated beyond K ways, else 1 */
-  double kv_capacity_bytes;       /**< HBM of the copy left for KV caches after weights [bytes] */
-  double n_experts;               /**< E routed experts per MoE layer (0: dense model) */
-  double experts_active;          /**< k routed experts per token */
-  double expert_bytes;            /**< one routed expert over every MoE layer [bytes] */
-  double routed_active_params;    /**< k routed experts over every MoE layer [count] */
-  double expert_dim;              /**< one expert's width on a chip: d_ff_expert / tp [count] */
-  double kv_heads_per_chip;       /**< KV heads a chip's decode attention runs: n_kv_heads / tp,
-                                       at least 1 (replicated below one a chip) [count] */
+  double sync_peers;                   /**< peers each collective's flags wait for: tp - 1 on a GPU
+                                            (custom AllReduce kernels), 0 on a TPU [count] */
+  double kv_cta_scale;                 /**< 1 where decode attention's work items bound its speed (a
+                                            GPU's SMs), 0 on a TPU */
+  double kv_read_factor;               /**< KV bytes a chip reads over its share of the copy's: tp /
+                                            K when KV heads are replicated beyond K ways, else 1 */
+  double kv_capacity_bytes;    /**< HBM of the copy left for KV caches after weights [bytes] */
+  double n_experts;            /**< E routed experts per MoE layer (0: dense model) */
+  double experts_active;       /**< k routed experts per token */
+  double expert_bytes;         /**< one routed expert over every MoE layer [bytes] */
+  double routed_active_params; /**< k routed experts over every MoE layer [count] */
+  double expert_dim;           /**< one expert's width on a chip: d_ff_expert / tp [count] */
+  double kv_heads_per_chip;    /**< KV heads a chip's decode attention runs: n_kv_heads / tp,
+                                    at least 1 (replicated below one a chip) [count] */
 } scale_serve_cost;
 
 /** Routed experts a step of 'tokens' tokens reads, per MoE layer: each token picks k of E, so

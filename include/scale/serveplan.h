@@ -54,23 +54,23 @@ scale_serve_plan_opts scale_serve_plan_opts_default(void);
 
 /** One evaluated layout. */
 typedef struct {
-  double tp;                     /**< chips of one copy (aggregated), or of each pool's copy */
-  scale_dtype dtype;             /**< weights and KV cache */
-  scale_dtype compute_dtype;     /**< GEMMs */
-  double max_batch;              /**< running requests per copy at most */
-  bool disagg;                   /**< disaggregated prefill and decode */
-  double prefill_copies;         /**< disaggregated: prefill copies per decode copy [count] */
-  double chips;                  /**< chips of one serving unit (a copy, or a decode copy and its
-                                      share of prefill copies) [count] */
-  bool feasible;                 /**< meets the SLO at some rate */
-  double excess;                 /**< max(p90 TTFT / SLO, p90 TPOT / SLO) at the lowest rate: <= 1
-                                      when feasible, the distance to the SLO otherwise */
-  double rate_per_s;             /**< requests/s one unit sustains within the SLO [1/s] */
-  double tokens_per_s;           /**< output tokens/s of one unit at that rate [tokens/s] */
-  double ttft_p90_s, tpot_p90_s; /**< at that rate (at the lowest rate when infeasible) [s] */
-  double steady_batch;           /**< running requests per copy at that rate [count] */
-  scale_serve_bind bind;         /**< what bound the run at that rate */
-  double usd_per_million_tokens; /**< unit's chips x price / tokens_per_s, per 1e6 tokens */
+  double tp;                       /**< chips of one copy (aggregated), or of each pool's copy */
+  scale_dtype dtype;               /**< weights and KV cache */
+  scale_dtype compute_dtype;       /**< GEMMs */
+  double max_batch;                /**< running requests per copy at most */
+  bool disagg;                     /**< disaggregated prefill and decode */
+  double prefill_copies;           /**< disaggregated: prefill copies per decode copy [count] */
+  double chips;                    /**< chips of one serving unit (a copy, or a decode copy and its
+                                        share of prefill copies) [count] */
+  bool feasible;                   /**< meets the SLO at some rate */
+  double excess;                   /**< max(p90 TTFT / SLO, p90 TPOT / SLO) at the lowest rate: <= 1
+                                        when feasible, the distance to the SLO otherwise */
+  double rate_per_s;               /**< requests/s one unit sustains within the SLO [1/s] */
+  double tokens_per_s;             /**< output tokens/s of one unit at that rate [tokens/s] */
+  double ttft_p90_s, tpot_p90_s;   /**< at that rate (at the lowest rate when infeasible) [s] */
+  double steady_batch;             /**< running requests per copy at that rate [count] */
+  scale_serve_bind bind;           /**< what bound the run at that rate */
+  double usd_per_million_tokens;   /**< unit's chips x price / tokens_per_s, per 1e6 tokens */
   scale_ffn_layout prefill_layout; /**< the MLP layout of its prefill steps (a full token budget,
                                         or one longest prompt if shorter) */
   scale_ffn_layout decode_layout;  /**< the MLP layout of its decode steps (at steady_batch) */
