@@ -358,6 +358,11 @@ static bool stream_cost_of(const scale_model *m, const scale_chip *chip,
   memset(sc, 0, sizeof *sc);
   sc->roofline = roofline;
   sc->engine_s = o->engine_overhead;
+  if (roofline && cfg->ffn_layout != SCALE_FFN_WS_1D) { /* its step has no collective at all */
+    cli_usage("infer: --roofline prices a stream's steps without collectives, so no MLP layout "
+              "(--2d, --ffn) changes them; drop --roofline to price the layout");
+    return false;
+  }
   double overhead = isnan(o->overhead) ? 0.0 : o->overhead;
   if (scale_serve_roofline_of(m, chip, cfg, overhead, &sc->rf, &diag)) {
     cli_usage("infer: %s", diag.message);

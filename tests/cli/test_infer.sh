@@ -91,6 +91,8 @@ expect_usage_error "2d on NVLink" "$SCALE" infer --model llama-3-70b --hw nvidia
 expect_err '2-D weight-stationary MLPs need a TPU' "says why"
 expect_usage_error "2d on NVLink, stream" "$SCALE" infer --model llama-3-70b --hw nvidia-h100-sxm --chips 8 --offline --2d
 expect_err '2-D weight-stationary MLPs need a TPU' "says why, stream"
+expect_usage_error "2d with a roofline stream" "$SCALE" infer --model llama-3-70b --hw tpu-v5e --chips 16 --offline --2d --roofline
+expect_err 'no MLP layout' "says why"
 expect_usage_error "bad --ffn" "$SCALE" infer --model llama-3-70b --hw tpu-v5e --chips 8 --batch 8 --context 2048 --ffn 3d
 # --2d is honoured on a TPU torus: the fixed batch and the stream both price the 2-D layout
 run "$SCALE" infer --model llama-3-70b --hw tpu-v5e --chips 16 --batch 16 --context 2048 --2d
