@@ -559,20 +559,23 @@ scale_infer_comms scale_infer_comms_eval(const scale_model *model, const scale_c
   bool link_ok = !link || (positive(link->bw_frac) && link->bw_frac <= 1.0 &&
                            (isnan(link->hop_latency_s) || nonneg(link->hop_latency_s)) &&
                            (isnan(link->act_bytes) || positive(link->act_bytes)));
+  bool one = cfg && cfg->tp == 1.0; /* nothing to build: one chip needs no links */
   if (!config_ok(model, chip, cfg) || !nonneg(tokens) || !link_ok || (int)layout < 0 ||
-      layout >= SCALE_FFN_COUNT || !build_group(chip, cfg->tp, &g)) {
+      layout >= SCALE_FFN_COUNT || (!one && !build_group(chip, cfg->tp, &g))) {
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
       *f[i] = NAN;
+    return r;
+  }
+  if (one) {
+    r.n_axes = 1;
+    r.axis_size[0] = r.axis_size[1] = r.axis_size[2] = 1.0;
+    if (layout == SCALE_FFN_AUTO) r.layout = SCALE_FFN_WS_1D;
     return r;
   }
   group_at(&g, link);
   r.n_axes = g.n_axes;
   for (int i = 0; i < 3; i++)
     r.axis_size[i] = i < g.n_axes ? g.axis[i].size : 1.0;
-  if (cfg->tp <= 1.0) {
-    if (layout == SCALE_FFN_AUTO) r.layout = SCALE_FFN_WS_1D;
-    return r;
-  }
   double a =
       link && !isnan(link->act_bytes) ? link->act_bytes : scale_dtype_bytes(cfg->compute_dtype);
   double d = c64(model->d_model), layers = c64(model->n_layers);

@@ -167,7 +167,7 @@ scale_status scale_serve_cost_of(const scale_model *model, const scale_chip *chi
                           chip->kind == SCALE_HW_GPU ? "one NVLink switch" : "one axis");
   if (!comms)
     return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
-                          "serve: %s has no interconnect for model parallelism over %g chips",
+                          "serve: %s has no interconnect for tensor parallelism over %g chips",
                           chip->name, cfg->tp);
   return SCALE_OK;
 }
