@@ -17,6 +17,10 @@
  * step (TPOT) is too slow; when every candidate misses, the report says so and names the one
  * closest to the SLO (the smallest ratio of p90 latency to the SLO).
  *
+ * Fleets (optional): given a total request rate, each feasible layout is replicated into the
+ * fewest units that serve it, ceil(rate / the unit's sustainable rate), each unit then running
+ * below its limit (so within the SLO), and the layouts rank by the fleet's price per hour.
+ *
  * Disaggregated serving (optional): prefill on a pool of copies that only prefill (their TTFT
  * is the request's, plus the time to ship its KV cache at the chip's scale-out bandwidth) and
  * decode on another pool whose requests arrive with their prompt's KV present; the two pools are
@@ -46,6 +50,8 @@ typedef struct {
   double n_requests;                   /**< requests of each simulation (default 400) */
   uint64_t seed;                       /**< seed of the simulations */
   bool disagg;                         /**< also try disaggregated prefill and decode */
+  double fleet_rate_per_s;             /**< requests/s a fleet of replicas must serve; 0: none
+                                            (rank one serving unit by its cost per token) */
 } scale_serve_plan_opts;
 
 /** Defaults: isl 1024, osl 256, no SLO, up to 8 chips, bf16/fp8/int8/int4, 400 requests,
@@ -77,6 +83,12 @@ typedef struct {
   double step_tokens;              /**< the engine's token budget a step [tokens] */
   double block_tokens;             /**< tokens per KV block [tokens] */
   double kv_frac;                  /**< share of the HBM after weights given to KV [1] */
+  double unit_rate_per_s;          /**< requests/s one unit sustains (within the SLO, else the
+                                        offline maximum) [1/s] */
+  double replicas;                 /**< with a fleet rate: units that serve it, ceil(rate /
+                                        unit_rate_per_s) [count]; 0 otherwise */
+  double fleet_chips;              /**< replicas x chips [count] */
+  double fleet_usd_per_hour;       /**< what the fleet costs [USD/h] */
 } scale_serve_plan_entry;
 
 /** The outcome of a search. */

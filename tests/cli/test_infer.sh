@@ -289,6 +289,24 @@ expect_rc 0 "the reproducing line runs"
 got=$(awk '$1 == "\"tpot_p90_s\":" { gsub(",", "", $2); print $2; exit }' "$TMP/out")
 if awk -v a="$got" -v b="$tpot" 'BEGIN { exit !(a > 0 && (a - b) / b < 1e-9 && (b - a) / b < 1e-9) }'
   then pass; else fail "reproduced p90 TPOT $got, the planner's $tpot"; fi
+# --rate R sizes a fleet: the fewest replicas of each unit that serve R requests/s, ranked by
+# the fleet's price; its reproducing line runs the whole fleet at R within the SLO; a rate no
+# layout can serve within the SLO exits 1, naming the closest and what it misses.
+run "$SCALE" plan infer $P8 --ttft 0.5 --tpot 0.05 --dtypes fp8 --rate 150 --top 1 --json
+expect_rc 0 "fleet"
+reps=$(awk '$1 == "\"replicas\":" { gsub(",", "", $2); print $2; exit }' "$TMP/out")
+unit=$(awk '$1 == "\"rate_per_s\":" { gsub(",", "", $2); print $2; exit }' "$TMP/out")
+if awk -v n="$reps" -v u="$unit" 'BEGIN { exit !(n >= 1 && n * u >= 150 && (n - 1) * u < 150) }'
+  then pass; else fail "fleet of $reps units of $unit req/s for 150 req/s"; fi
+line=$(awk -F'"' '$2 == "infer_command" { print $4; exit }' "$TMP/out")
+case "$line" in *" --rate 150 "*) pass ;; *) fail "fleet line without the fleet rate: $line" ;; esac
+run "$SCALE" ${line#scale } --json
+expect_rc 0 "the fleet's line runs"
+ttft=$(awk '$1 == "\"ttft_p90_s\":" { gsub(",", "", $2); print $2; exit }' "$TMP/out")
+if awk -v t="$ttft" 'BEGIN { exit !(t > 0 && t <= 0.5) }'; then pass; else fail "fleet p90 TTFT $ttft"; fi
+run "$SCALE" plan infer $P8 --ttft 1e-6 --dtypes fp8 --rate 10
+expect_rc 1 "no fleet meets the SLO"
+expect_err 'no fleet serves 10 requests/s within the SLO: .*closest layout has p90 TTFT' "says what it misses"
 # on a TPU the planner picks each phase's MLP layout and says so
 run "$SCALE" plan infer --model qwen-2.5-7b --hw tpu-v5e --isl 16384 --osl 16 --max-chips 8 --requests 20 --dtypes bf16 --top 1
 expect_rc 0 "TPU plan"; expect_out '^MLP layout of the best: prefill [a-z0-9]+, decode [a-z0-9]+$' "per-phase layouts"
