@@ -783,6 +783,12 @@ static void print_stream_setup(const stream_report *s) {
     printf("model: the book's roofline per step + %g s overhead\n", s->overhead_s);
   else
     print_breakdown(s->sc, s->fitted);
+  if (!s->roofline && s->cfg->tp > 1.0) /* each phase's MLP layout, as the cost chose it */
+    printf("MLP layout: %s for a full step of prompt tokens, %s for a decode step of the "
+           "steady batch\n",
+           scale_ffn_layout_name(scale_serve_layout_at(&s->sc->cal, s->c->max_step_tokens)),
+           scale_ffn_layout_name(
+               scale_serve_layout_at(&s->sc->cal, fmax(1.0, round(s->r->steady_batch)))));
 }
 
 static void print_stream_text(const stream_report *s) {

@@ -91,6 +91,9 @@ expect_usage_error "2d on NVLink" "$SCALE" infer --model llama-3-70b --hw nvidia
 expect_err '2-D weight-stationary MLPs need a TPU' "says why"
 expect_usage_error "2d on NVLink, stream" "$SCALE" infer --model llama-3-70b --hw nvidia-h100-sxm --chips 8 --offline --2d
 expect_err '2-D weight-stationary MLPs need a TPU' "says why, stream"
+run "$SCALE" infer --model qwen-2.5-7b --hw tpu-v5e --chips 8 --offline --ffn auto --isl 30000 --osl 64 --step-tokens 32768 --requests 50
+expect_rc 0 "stream, auto layout"
+expect_out '^MLP layout: gathered for a full step of prompt tokens, 1d for a decode step' "a stream's layouts by phase"
 expect_usage_error "2d with a roofline stream" "$SCALE" infer --model llama-3-70b --hw tpu-v5e --chips 16 --offline --2d --roofline
 expect_err 'no MLP layout' "says why"
 expect_usage_error "bad --ffn" "$SCALE" infer --model llama-3-70b --hw tpu-v5e --chips 8 --batch 8 --context 2048 --ffn 3d
