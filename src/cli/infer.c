@@ -783,6 +783,18 @@ static void print_stream_setup(const stream_report *s) {
     printf("model: the book's roofline per step + %g s overhead\n", s->overhead_s);
   else
     print_breakdown(s->sc, s->fitted);
+  if (!s->roofline && !s->table && s->r->steady_batch >= 1.0) {
+    /* the same function's price of a decode-only step of the steady batch at the mean context:
+     * what `scale infer --batch --context` gives (its steps here also carry prompt chunks) */
+    double b = round(s->r->steady_batch);
+    double ctx = round((o->isl.min_tokens + o->isl.max_tokens) / 2.0 +
+                       ((o->osl.min_tokens + o->osl.max_tokens) / 2.0 + 1.0) / 2.0);
+    scale_serve_parts d = scale_serve_decode_parts(&s->sc->cal, b, ctx);
+    char t[32];
+    printf("a decode-only step of the steady batch: %s (scale infer --batch %g --context %g "
+           "per copy)\n",
+           scale_format(t, sizeof t, scale_serve_parts_total(&d), "", SCALE_FMT_TIME), b, ctx);
+  }
   if (!s->roofline && s->cfg->tp > 1.0) /* each phase's MLP layout, as the cost chose it */
     printf("MLP layout: %s for a full step of prompt tokens, %s for a decode step of the "
            "steady batch\n",

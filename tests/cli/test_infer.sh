@@ -94,6 +94,14 @@ expect_err '2-D weight-stationary MLPs need a TPU' "says why, stream"
 run "$SCALE" infer --model qwen-2.5-7b --hw tpu-v5e --chips 8 --offline --ffn auto --isl 30000 --osl 64 --step-tokens 32768 --requests 50
 expect_rc 0 "stream, auto layout"
 expect_out '^MLP layout: gathered for a full step of prompt tokens, 1d for a decode step' "a stream's layouts by phase"
+# One cost (issue 28): the stream's decode-only step of its steady batch is what the fixed batch
+# prints for that batch and context, to the printed digit.
+run "$SCALE" infer --model llama-3-70b --hw nvidia-h100-sxm --chips 8 --concurrency 64 --isl 2048 --osl 512 --weights fp8 --kv fp8 --compute fp8 --requests 200
+expect_rc 0 "closed loop 70B TP8"
+step=$(sed -n 's/^a decode-only step of the steady batch: \(.*\) (scale infer --batch \([0-9]*\) --context \([0-9]*\) per copy)$/\1 \2 \3/p' "$TMP/out")
+set -- $step
+run "$SCALE" infer --model llama-3-70b --hw nvidia-h100-sxm --chips 8 --batch "$3" --context "$4" --weights fp8 --kv fp8 --compute fp8
+expect_out "^  decode step +$1 $2 " "the fixed batch's decode step is the stream's ($1 $2)"
 expect_usage_error "2d with a roofline stream" "$SCALE" infer --model llama-3-70b --hw tpu-v5e --chips 16 --offline --2d --roofline
 expect_err 'no MLP layout' "says why"
 expect_usage_error "bad --ffn" "$SCALE" infer --model llama-3-70b --hw tpu-v5e --chips 8 --batch 8 --context 2048 --ffn 3d
