@@ -515,6 +515,15 @@ START_TEST(test_comms_v5e_layouts) {
   scale_infer_link slow = {0.5, 2e-6, NAN};
   scale_infer_comms cs = scale_infer_comms_eval(&m, &v5e, &cfg, 32, SCALE_FFN_WS_1D, &slow);
   scale_check_rel(cs.time_s, 2 * c.time_s, 1e-12, "s", "half the bandwidth, twice the hop");
+  /* the book's decode step takes the same layouts: AUTO is 1-D at 32 tokens, and gathering the
+   * weights adds their AllGather and reads to the collectives (ch. 7's max(lat, bw) each) */
+  scale_infer_config b1 = scale_infer_config_default(16, 32, 2048), ba = b1, bg = b1;
+  ba.ffn_layout = SCALE_FFN_AUTO;
+  bg.ffn_layout = SCALE_FFN_WG;
+  scale_infer_decode d1 = scale_infer_decode_eval(&m, &v5e, &b1);
+  scale_check_rel(scale_infer_decode_eval(&m, &v5e, &ba).t_ici_s, d1.t_ici_s, 1e-12, "s",
+                  "AUTO = 1-D");
+  ck_assert(scale_infer_decode_eval(&m, &v5e, &bg).t_ici_s > d1.t_ici_s + 80 * 0.01468);
   /* one chip: nothing moves; a 2-D layout on one axis (tp 4 on v5e is 2x2: two axes; tp 2
    * is one) cannot split D and F: NaN */
   cfg = scale_infer_config_default(2, 2, 2048);
