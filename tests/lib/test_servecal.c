@@ -303,6 +303,24 @@ START_TEST(test_fixed_batch_is_simulator_step) {
   double engine = p[SCALE_SERVE_OVERHEAD_S] + 64 * p[SCALE_SERVE_OVERHEAD_SEQ_S] +
                   160 * 7 * p[SCALE_SERVE_OVERHEAD_COLL_S];
   scale_check_rel(fixed.overhead_s, engine, 1e-12, "s", "step + requests + collective flags");
+  /* KV heads replicated beyond K (--kv-sharding heads): on 16 v5e chips each of LLaMA 3 70B's
+   * 8 KV heads lives on 2 chips, which both read it: twice the bytes a chip reads; split over
+   * the batch beyond K (the default, multi-query attention as ch. 7 shards it) each chip reads
+   * its own share, and pays two AllToAlls a layer instead */
+  scale_chip v5e;
+  ck_assert(scale_chip_load("tpu-v5e", &v5e, &diag) == SCALE_OK);
+  scale_infer_config tc = scale_infer_config_default(16, 16, 2048);
+  tc.weight_dtype = tc.kv_dtype = SCALE_DTYPE_INT8;
+  scale_serve_params_of(&v5e, p);
+  scale_serve_cost full, heads;
+  ck_assert(scale_serve_cost_of(&m, &v5e, &tc, p, &full, &diag) == SCALE_OK);
+  tc.kv_sharding = SCALE_KV_SHARD_HEADS;
+  ck_assert(scale_serve_cost_of(&m, &v5e, &tc, p, &heads, &diag) == SCALE_OK);
+  ck_assert(full.kv_read_factor == 1.0 && heads.kv_read_factor == 2.0);
+  scale_serve_parts pf = scale_serve_decode_parts(&full, 16, 2048);
+  scale_serve_parts ph = scale_serve_decode_parts(&heads, 16, 2048);
+  scale_check_rel(ph.kv_s, 2 * pf.kv_s, 1e-12, "s", "replicated heads read twice");
+  ck_assert(ph.tp_s < pf.tp_s); /* no AllToAll */
   /* a prefill step of one 2048-token prompt, as the simulator runs it (budget 8192) */
   scale_serve_parts pre = scale_serve_prefill_parts(&c, 2048);
   scale_serve_step one = {0, 0, 2048, 1, 2048.0 * 2049.0 / 2.0};
