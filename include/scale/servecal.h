@@ -239,7 +239,8 @@ double scale_serve_set_predict(const scale_serve_set *set, int i,
  * (weight x its distance from the prior as a fraction of its range)^2 joins the groups' mean
  * square log errors. Without it the fit wanders along a flat valley (linear_k against
  * weight_bw_frac) to range edges: overhead_s at 0.1 ms, attn_frac at 0.8. Chosen by the
- * leave-one-group-out MAPE over the 174 rows of 0 (9.5%), 0.1 (9.5%) and 0.3 (9.3%). */
+ * leave-one-group-out MAPE over the 174 rows of 0 (9.5%), 0.1 (9.5%) and 0.3 (9.3%), before
+ * issue 28 priced the collectives physically (9.8% at 0.3 since). */
 #define SCALE_SERVE_PRIOR_WEIGHT 0.3
 
 /** Fits p to every group but 'exclude' (-1: none): coordinate descent by golden sections on
