@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "internal.h"
 #include "scale/collectives.h"
@@ -201,7 +202,7 @@ scale_infer_config scale_infer_config_default(double n_chips, double batch, doub
   scale_infer_config cfg;
   cfg.n_chips = n_chips;
   cfg.tp = n_chips;
-  cfg.weight_stationary_2d = false;
+  cfg.ffn_layout = SCALE_FFN_WS_1D;
   cfg.ep = 1.0;
   cfg.kv_sharding = SCALE_KV_SHARD_FULL;
   cfg.weight_dtype = SCALE_DTYPE_BF16;
@@ -303,6 +304,7 @@ static bool config_ok(const scale_model *m, const scale_chip *chip, const scale_
   if (!positive(scale_chip_flops_per_s(chip, c->compute_dtype))) return false;
   if (!positive(chip->hbm_bytes_per_s) || !positive(chip->hbm_bytes)) return false;
   if (c->kv_sharding != SCALE_KV_SHARD_FULL && c->kv_sharding != SCALE_KV_SHARD_HEADS) return false;
+  if ((int)c->ffn_layout < 0 || c->ffn_layout >= SCALE_FFN_COUNT) return false;
   return true;
 }
 
@@ -433,6 +435,199 @@ static void add_collective(const scale_group *g, scale_collective op, double byt
   *bandwidth_s += count * cc.bandwidth_time_s;
 }
 
+/* The group 'g' with its links at 'link' (NULL: the peaks). */
+static void group_at(scale_group *g, const scale_infer_link *link) {
+  if (!link) return;
+  for (int i = 0; i < g->n_axes; i++) {
+    g->axis[i].link_bytes_per_s *= link->bw_frac;
+    if (!isnan(link->hop_latency_s)) g->axis[i].hop_latency_s = link->hop_latency_s;
+  }
+}
+
+/* The sub-group of 'g' on the axes whose bit is set in 'mask'. */
+static scale_group sub_group(const scale_group *g, unsigned mask) {
+  scale_group s = *g;
+  s.n_axes = 0;
+  for (int i = 0; i < g->n_axes; i++)
+    if (mask & (1u << i)) s.axis[s.n_axes++] = g->axis[i];
+  return s;
+}
+
+/* The sums of a step's collectives. */
+typedef struct {
+  double latency_s, bandwidth_s, bytes, count; /* over all collectives added */
+} comm_sums;
+
+/* Adds 'count' collectives 'op' of an array of 'bytes' on 'g' to 's' (as its latency plus its
+ * bandwidth time); returns their time. A group of one chip moves nothing. */
+static double comm_add(const scale_group *g, scale_collective op, double bytes, double count,
+                       comm_sums *s) {
+  double n = scale_group_size(g);
+  if (!(count > 0.0) || !(n > 1.0) || !(bytes > 0.0)) return 0.0;
+  scale_collective_cost cc = scale_collective_eval(g, op, bytes);
+  /* what one chip receives: (N-1)/N of the array (twice for AllReduce), or of its 1/N share
+   * (AllToAll) */
+  double recv = (n - 1.0) / n * bytes;
+  if (op == SCALE_COLL_ALL_REDUCE) recv *= 2.0;
+  if (op == SCALE_COLL_ALL_TO_ALL) recv /= n;
+  s->latency_s += count * cc.latency_time_s;
+  s->bandwidth_s += count * cc.bandwidth_time_s;
+  s->bytes += count * recv;
+  s->count += count;
+  return count * (cc.latency_time_s + cc.bandwidth_time_s);
+}
+
+/* Matrices of one dense MLP that take its input (gate and up, or up) and its weights' bytes. */
+static double mlp_in_matrices(const scale_model *m) { return m->gated_mlp ? 2.0 : 1.0; }
+static double mlp_layer_bytes(const scale_model *m, scale_dtype d) {
+  return (mlp_in_matrices(m) + 1.0) * c64(m->d_model) * c64(m->d_ff) * scale_dtype_bytes(d);
+}
+
+/* The dense MLPs' collectives of 'layers' layers under 'layout' on 'g' for 'tokens' tokens of
+ * 'a' bytes an element, into 's' and *x (2-D: the D split); *read_s the gathered weights' HBM
+ * reads. NaN for 2-D on a group of fewer than two axes (nothing to split D and F over). */
+static double ffn_comm(const scale_model *m, const scale_chip *chip, const scale_infer_config *c,
+                       const scale_group *g, double tokens, double a, scale_ffn_layout layout,
+                       double layers, comm_sums *s, double *x, double *read_s) {
+  double d = c64(m->d_model), f = c64(m->d_ff), n = scale_group_size(g);
+  *x = 1.0;
+  *read_s = 0.0;
+  if (layout == SCALE_FFN_WS_1D)
+    return comm_add(g, SCALE_COLL_ALL_REDUCE, tokens * d * a, layers, s);
+  if (layout == SCALE_FFN_WG) {
+    double v = mlp_layer_bytes(m, c->weight_dtype);
+    *read_s = layers * (n - 1.0) / n * v / chip->hbm_bytes_per_s;
+    return comm_add(g, SCALE_COLL_ALL_GATHER, v, layers, s);
+  }
+  if (g->n_axes < 2 || chip->kind == SCALE_HW_GPU) return NAN;
+  /* 2-D: every split of the axes into X (the D shards) and YZ (the F shards), the cheapest. */
+  double best = HUGE_VAL;
+  comm_sums best_s = *s;
+  unsigned all = (1u << g->n_axes) - 1u;
+  for (unsigned mask = 1; mask < all; mask++) {
+    scale_group gx = sub_group(g, mask), gyz = sub_group(g, all & ~mask);
+    double nx = scale_group_size(&gx), nyz = scale_group_size(&gyz);
+    comm_sums t = *s;
+    double time = comm_add(&gyz, SCALE_COLL_ALL_GATHER, tokens * d / nx * a, layers, &t) +
+                  comm_add(&gx, SCALE_COLL_ALL_REDUCE, tokens * f / nyz * a,
+                           layers * mlp_in_matrices(m), &t) +
+                  comm_add(&gyz, SCALE_COLL_REDUCE_SCATTER, tokens * d / nx * a, layers, &t);
+    if (time < best) {
+      best = time;
+      best_s = t;
+      *x = nx;
+    }
+  }
+  *s = best_s;
+  return best;
+}
+
+/* The cheapest MLP layout at 'tokens' tokens (2-D only where the group can hold it). */
+static scale_ffn_layout ffn_cheapest(const scale_model *m, const scale_chip *chip,
+                                     const scale_infer_config *c, const scale_group *g,
+                                     double tokens, double a, double layers) {
+  scale_ffn_layout best = SCALE_FFN_WS_1D;
+  double best_s = HUGE_VAL;
+  for (int l = 0; l < SCALE_FFN_AUTO; l++) {
+    comm_sums s = {0, 0, 0, 0};
+    double x, read;
+    double t = ffn_comm(m, chip, c, g, tokens, a, (scale_ffn_layout)l, layers, &s, &x, &read);
+    if (t + read < best_s) { /* NaN (2-D impossible) never wins */
+      best_s = t + read;
+      best = (scale_ffn_layout)l;
+    }
+  }
+  return best;
+}
+
+static const char *const ffn_names[SCALE_FFN_COUNT] = {"1d", "2d", "gathered", "auto"};
+
+const char *scale_ffn_layout_name(scale_ffn_layout layout) {
+  return (int)layout >= 0 && layout < SCALE_FFN_COUNT ? ffn_names[layout] : "?";
+}
+
+scale_infer_comms scale_infer_comms_eval(const scale_model *model, const scale_chip *chip,
+                                         const scale_infer_config *cfg, double tokens,
+                                         scale_ffn_layout layout, const scale_infer_link *link) {
+  scale_infer_comms r;
+  memset(&r, 0, sizeof r);
+  r.layout = layout;
+  r.x = 1.0;
+  double *f[] = {&r.attn_s,    &r.ffn_s,       &r.moe_s,          &r.kv_s,  &r.gather_read_s,
+                 &r.latency_s, &r.bandwidth_s, &r.bytes_per_chip, &r.count, &r.time_s};
+  scale_group g;
+  bool link_ok = !link || (positive(link->bw_frac) && link->bw_frac <= 1.0 &&
+                           (isnan(link->hop_latency_s) || nonneg(link->hop_latency_s)) &&
+                           (isnan(link->act_bytes) || positive(link->act_bytes)));
+  bool one = cfg && cfg->tp == 1.0; /* nothing to build: one chip needs no links */
+  if (!config_ok(model, chip, cfg) || !nonneg(tokens) || !link_ok || (int)layout < 0 ||
+      layout >= SCALE_FFN_COUNT || (!one && !build_group(chip, cfg->tp, &g))) {
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+      *f[i] = NAN;
+    return r;
+  }
+  if (one) {
+    r.n_axes = 1;
+    r.axis_size[0] = r.axis_size[1] = r.axis_size[2] = 1.0;
+    if (layout == SCALE_FFN_AUTO) r.layout = SCALE_FFN_WS_1D;
+    return r;
+  }
+  group_at(&g, link);
+  r.n_axes = g.n_axes;
+  for (int i = 0; i < 3; i++)
+    r.axis_size[i] = i < g.n_axes ? g.axis[i].size : 1.0;
+  double a =
+      link && !isnan(link->act_bytes) ? link->act_bytes : scale_dtype_bytes(cfg->compute_dtype);
+  double d = c64(model->d_model), layers = c64(model->n_layers);
+  double mlp_layers = scale_transformer_n_mlp_layers(model);
+  double moe_layers = scale_transformer_n_moe_layers(model);
+  comm_sums s = {0, 0, 0, 0};
+  r.attn_s = comm_add(&g, SCALE_COLL_ALL_REDUCE, tokens * d * a, layers, &s);
+  if (layout == SCALE_FFN_AUTO)
+    r.layout = ffn_cheapest(model, chip, cfg, &g, tokens, a, mlp_layers);
+  r.ffn_s =
+      ffn_comm(model, chip, cfg, &g, tokens, a, r.layout, mlp_layers, &s, &r.x, &r.gather_read_s);
+  r.moe_s = comm_add(&g, SCALE_COLL_ALL_REDUCE, tokens * d * a, moe_layers, &s);
+  if (is_moe(model) && cfg->ep > 1.0)
+    r.moe_s += comm_add(&g, SCALE_COLL_ALL_TO_ALL, tokens * c64(model->n_experts_active) * d * a,
+                        2.0 * moe_layers, &s);
+  if (!is_mamba(model) && cfg->kv_sharding == SCALE_KV_SHARD_FULL && cfg->tp > kv_heads(model))
+    r.kv_s = comm_add(&g, SCALE_COLL_ALL_TO_ALL,
+                      tokens * c64(model->n_heads) * c64(model->d_head) * a, 2.0 * layers, &s);
+  r.latency_s = s.latency_s;
+  r.bandwidth_s = s.bandwidth_s;
+  r.bytes_per_chip = s.bytes;
+  r.count = s.count;
+  r.time_s = r.latency_s + r.bandwidth_s + r.gather_read_s;
+  if (!isfinite(r.ffn_s))
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+      *f[i] = NAN;
+  return r;
+}
+
+/* The book's MLP collectives of a decode step of 'b' tokens into the totals: 1-D an AllReduce
+ * of [b, D]; 2-D ch. 7 Q7's formula at its best split X = sqrt(D N / 2F), clamped to [1, tp];
+ * weight-gathered the AllGather of each MLP's weights and their HBM reads; AUTO the cheapest. */
+static void book_mlp(const scale_model *m, const scale_chip *chip, const scale_infer_config *c,
+                     const scale_group *g, double b, double *t_ici, double *t_lat, double *t_bw) {
+  double a = scale_dtype_bytes(c->compute_dtype), layers = scale_transformer_n_mlp_layers(m);
+  double d = c64(m->d_model), f = c64(m->d_ff);
+  scale_ffn_layout layout = c->ffn_layout;
+  if (layout == SCALE_FFN_AUTO) layout = ffn_cheapest(m, chip, c, g, b, a, layers);
+  if (layout == SCALE_FFN_WS_2D) {
+    double x = fmin(fmax(sqrt(d * c->tp / (2.0 * f)), 1.0), c->tp);
+    double t2 = scale_infer_ws2d_comms_s(b, d, f, a, x, c->tp / x, mp_link_bytes_per_s(chip));
+    *t_ici += layers * t2;
+    *t_bw += layers * t2;
+  } else if (layout == SCALE_FFN_WG) {
+    double v = mlp_layer_bytes(m, c->weight_dtype), n = c->tp;
+    add_collective(g, SCALE_COLL_ALL_GATHER, v, layers, t_ici, t_lat, t_bw);
+    *t_ici += layers * (n - 1.0) / n * v / chip->hbm_bytes_per_s;
+  } else {
+    add_collective(g, SCALE_COLL_ALL_REDUCE, b * d * a, layers, t_ici, t_lat, t_bw);
+  }
+}
+
 scale_infer_decode scale_infer_decode_eval(const scale_model *model, const scale_chip *chip,
                                            const scale_infer_config *cfg) {
   scale_infer_decode r;
@@ -464,16 +659,7 @@ scale_infer_decode scale_infer_decode_eval(const scale_model *model, const scale
     double mixer_layers = layers; /* attention or Mamba-2 mixer: one AllReduce each */
     add_collective(&g, SCALE_COLL_ALL_REDUCE, act, mixer_layers, &t_ici, &t_lat, &t_bw);
     add_collective(&g, SCALE_COLL_ALL_REDUCE, act, moe_layers, &t_ici, &t_lat, &t_bw);
-    if (cfg->weight_stationary_2d && mlp_layers > 0.0) {
-      /* ch. 7 Q7 at its best split X = sqrt(D N / 2F), clamped to [1, tp]. */
-      double f = c64(model->d_ff);
-      double x = fmin(fmax(sqrt(d * cfg->tp / (2.0 * f)), 1.0), cfg->tp);
-      double t2 = scale_infer_ws2d_comms_s(b, d, f, a, x, cfg->tp / x, mp_link_bytes_per_s(chip));
-      t_ici += mlp_layers * t2;
-      t_bw += mlp_layers * t2;
-    } else {
-      add_collective(&g, SCALE_COLL_ALL_REDUCE, act, mlp_layers, &t_ici, &t_lat, &t_bw);
-    }
+    if (mlp_layers > 0.0) book_mlp(model, chip, cfg, &g, b, &t_ici, &t_lat, &t_bw);
     double k = kv_heads(model);
     if (!is_mamba(model) && cfg->kv_sharding == SCALE_KV_SHARD_FULL && cfg->tp > k) {
       double q = b * c64(model->n_heads) * c64(model->d_head) * a;
@@ -624,7 +810,9 @@ scale_status scale_infer_validate(const scale_model *model, const scale_chip *ch
                             "the %lld experts",
                             cfg->ep, cfg->tp, (long long)model->n_experts);
   }
-  if (cfg->weight_stationary_2d && cfg->tp < 2.0)
+  if ((int)cfg->ffn_layout < 0 || cfg->ffn_layout >= SCALE_FFN_COUNT)
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "invalid MLP layout");
+  if (cfg->ffn_layout == SCALE_FFN_WS_2D && cfg->tp < 2.0)
     return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
                           "2-D weight-stationary sharding needs model parallelism >= 2");
   if (cfg->tp > 1.0) {

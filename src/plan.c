@@ -646,13 +646,13 @@ static bool infer_better(const scale_plan_infer_entry *a, const scale_plan_infer
   const double ka[] = {x->n_chips,
                        x->tp,
                        x->batch,
-                       x->weight_stationary_2d,
+                       (double)x->ffn_layout,
                        scale_dtype_bytes(x->weight_dtype),
                        scale_dtype_bytes(x->kv_dtype)};
   const double kb[] = {y->n_chips,
                        y->tp,
                        y->batch,
-                       y->weight_stationary_2d,
+                       (double)y->ffn_layout,
                        scale_dtype_bytes(y->weight_dtype),
                        scale_dtype_bytes(y->kv_dtype)};
   for (size_t i = 0; i < sizeof ka / sizeof ka[0]; i++)
@@ -736,7 +736,7 @@ scale_status scale_plan_infer(const scale_model *model, const scale_chip *chip,
           cfg.tp = tp;
           cfg.weight_dtype = (scale_dtype)wd;
           cfg.kv_dtype = (scale_dtype)kd;
-          cfg.weight_stationary_2d = ws2d != 0;
+          cfg.ffn_layout = ws2d ? SCALE_FFN_WS_2D : SCALE_FFN_WS_1D;
           cfg.prompt = o->prompt;
           cfg.decode_len = o->decode_len;
           infer_batches(model, chip, o, cfg, out);

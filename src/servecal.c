@@ -23,6 +23,12 @@ bool scale_serve_params_of(const scale_chip *chip, double p[SCALE_SERVE_N_PARAMS
   bool fitted = chip && chip->has_serve;
   for (int i = 0; i < SCALE_SERVE_N_PARAMS; i++)
     p[i] = fitted ? chip->serve[i] : param_info[i].prior;
+  /* Without a serving fit (every TPU: no serving row is fitted) the GEMMs' ceiling is the one
+   * the chip's training fit measured, not the cuBLAS prior. */
+  if (!fitted && chip && chip->has_step) {
+    const scale_serve_param_info *d = &param_info[SCALE_SERVE_MATMUL_FRAC];
+    p[SCALE_SERVE_MATMUL_FRAC] = fmin(d->hi, fmax(d->lo, chip->step[SCALE_STEP_MM_ETA_MAX]));
+  }
   return fitted;
 }
 
@@ -33,15 +39,42 @@ static double step_param(const scale_chip *chip, scale_step_param e) {
   return chip->has_step ? chip->step[e] : scale_step_param_describe(e)->prior;
 }
 
-/* The TP group's interconnect: NVLink on a GPU, the ICI ring (both directions) on a TPU. */
-static void tp_link(const scale_chip *chip, scale_serve_cost *out) {
+/* How fast the copy's collectives run: the links at the share of their peak the training fit
+ * measured for them, an NVLink hop at its fitted latency (a GPU file names none), an ICI hop at
+ * the chip's; activations in bf16 on the wire. */
+static scale_infer_link tp_link(const scale_chip *chip) {
+  scale_infer_link l = {1.0, NAN, 2.0};
   if (chip->kind == SCALE_HW_GPU) {
-    out->ar_bytes_per_s = chip->nvlink_bytes_per_s;
-    out->ar_latency_s = step_param(chip, SCALE_STEP_UP_LATENCY_S);
+    l.bw_frac = step_param(chip, SCALE_STEP_UP_BW_ETA);
+    l.hop_latency_s = step_param(chip, SCALE_STEP_UP_LATENCY_S);
   } else {
-    out->ar_bytes_per_s = 2.0 * chip->ici_link_bytes_per_s;
-    out->ar_latency_s = step_param(chip, SCALE_STEP_ICI_LATENCY_S);
+    l.bw_frac = step_param(chip, SCALE_STEP_ICI_BW_ETA);
   }
+  return l;
+}
+
+/* The collectives of each MLP layout the copy may use, as a fixed time and a time per token:
+ * the bandwidth terms are linear in the tokens, the latency and weight gathers constant, so two
+ * evaluations give both exactly. Where a layout cannot be priced (2-D on one axis or a GPU) its
+ * entries are NaN; false when the copy's own layout is one of those. */
+static bool comms_of(const scale_model *model, const scale_chip *chip,
+                     const scale_infer_config *cfg, scale_serve_cost *out) {
+  scale_infer_link link = tp_link(chip);
+  bool any = false;
+  for (int l = 0; l < SCALE_FFN_AUTO; l++) {
+    out->comm_fixed_s[l] = out->comm_token_s[l] = out->comm_count[l] = NAN;
+    if (cfg->ffn_layout != SCALE_FFN_AUTO && cfg->ffn_layout != (scale_ffn_layout)l) continue;
+    scale_ffn_layout lay = (scale_ffn_layout)l;
+    scale_infer_comms c1 = scale_infer_comms_eval(model, chip, cfg, 1.0, lay, &link);
+    double t1 = c1.time_s;
+    double t2 = scale_infer_comms_eval(model, chip, cfg, 1025.0, lay, &link).time_s;
+    if (!isfinite(t1) || !isfinite(t2)) continue;
+    out->comm_count[l] = c1.count;
+    out->comm_token_s[l] = (t2 - t1) / 1024.0;
+    out->comm_fixed_s[l] = t1 - out->comm_token_s[l];
+    any = true;
+  }
+  return any;
 }
 
 /* The routed experts of a MoE model: their count, bytes and active parameters (0 if dense). */
@@ -95,14 +128,26 @@ scale_status scale_serve_cost_of(const scale_model *model, const scale_chip *chi
       4.0 * (double)model->n_layers * (double)model->n_heads * (double)model->d_head;
   out->flops_per_s = cfg->tp * scale_chip_flops_per_s(chip, cfg->compute_dtype);
   out->hbm_bytes_per_s = cfg->tp * chip->hbm_bytes_per_s;
-  out->mm_dim_half = step_param(chip, SCALE_STEP_MM_DIM_HALF);
+  /* A TPU's MXU takes the weights stationary while they stream from HBM: a decode's few rows
+   * cost what the weight read costs, the step "flat until about B = 240, then linear" (ch. 7
+   * Appendix A), so its GEMMs lose nothing by shape; a GPU's tiles do (step.h's eta). */
+  out->mm_dim_half = chip->kind == SCALE_HW_GPU ? step_param(chip, SCALE_STEP_MM_DIM_HALF) : 0.0;
   out->matmul_param =
       cfg->compute_dtype == SCALE_DTYPE_FP4 ? SCALE_SERVE_FP4_MATMUL_FRAC : SCALE_SERVE_MATMUL_FRAC;
   out->tp = cfg->tp;
-  out->n_allreduce = cfg->tp > 1.0 ? 2.0 * (double)model->n_layers : 0.0;
-  out->ar_bytes_per_token = (double)model->d_model * 2.0; /* bf16 activations */
+  out->ffn_layout = cfg->ffn_layout;
   out->kv_heads_per_chip = fmax(1.0, (double)model->n_kv_heads / cfg->tp);
-  tp_link(chip, out);
+  out->kv_read_factor = cfg->kv_sharding == SCALE_KV_SHARD_HEADS && model->n_kv_heads > 0
+                            ? cfg->tp / fmin(cfg->tp, (double)model->n_kv_heads)
+                            : 1.0;
+  bool comms = comms_of(model, chip, cfg, out);
+  /* Two GPU kernel effects a TPU lacks: a custom AllReduce's flag handshake with each peer
+   * (XLA compiles a TPU's collectives into the step's program: its hops are all it waits for),
+   * and decode attention leaving SMs idle below a work item or so each (a TPU core runs the
+   * ragged attention of every sequence in one kernel, bandwidth-bound). */
+  bool gpu = chip->kind == SCALE_HW_GPU;
+  out->sync_peers = gpu ? cfg->tp - 1.0 : 0.0;
+  out->kv_cta_scale = gpu ? 1.0 : 0.0;
   out->kv_capacity_bytes = cfg->tp * (chip->hbm_bytes - mem.weight_bytes_per_chip);
   moe_of(model, cfg, out);
   if (!(out->kv_bytes_per_token > 0.0))
@@ -114,7 +159,13 @@ scale_status scale_serve_cost_of(const scale_model *model, const scale_chip *chi
                           "serve: the weights of %s (%.3g bytes per chip) leave no HBM for KV "
                           "caches on %g x %s",
                           model->name, mem.weight_bytes_per_chip, cfg->tp, chip->name);
-  if (out->n_allreduce > 0.0 && !(out->ar_bytes_per_s > 0.0))
+  if (!comms && cfg->ffn_layout == SCALE_FFN_WS_2D)
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                          "serve: 2-D weight-stationary MLPs need a TPU model-parallel group over "
+                          "two torus axes or more (%g x %s has %s)",
+                          cfg->tp, chip->name,
+                          chip->kind == SCALE_HW_GPU ? "one NVLink switch" : "one axis");
+  if (!comms)
     return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
                           "serve: %s has no interconnect for tensor parallelism over %g chips",
                           chip->name, cfg->tp);
@@ -165,20 +216,49 @@ static double linear_of(const scale_serve_cost *c, const linear_terms *t, bool *
   return smooth_max(t_weights, t_gemm, c->p[SCALE_SERVE_LINEAR_K]);
 }
 
-/* The TP AllReduces of a step of 'tokens' tokens: a ring of 2 (tp - 1) steps, each 1/tp of the
- * message; 0 on one chip. */
+/* The layout that prices a step of 'tokens' tokens, and its collectives' time. */
+static double comm_at(const scale_serve_cost *c, double tokens, scale_ffn_layout *layout) {
+  double best = HUGE_VAL;
+  *layout = c->ffn_layout == SCALE_FFN_AUTO ? SCALE_FFN_WS_1D : c->ffn_layout;
+  for (int l = 0; l < SCALE_FFN_AUTO; l++) {
+    double t = c->comm_fixed_s[l] + c->comm_token_s[l] * tokens;
+    if (t < best) { /* NaN: not priced */
+      best = t;
+      *layout = (scale_ffn_layout)l;
+    }
+  }
+  return best;
+}
+
+scale_ffn_layout scale_serve_layout_at(const scale_serve_cost *c, double tokens) {
+  scale_ffn_layout l = SCALE_FFN_WS_1D;
+  if (c) comm_at(c, tokens, &l);
+  return l;
+}
+
+/* The engine's time of a step of 'tokens' tokens but its requests': the step's, and each
+ * collective's synchronisation: before a chip reads or writes a peer's buffer it sets a flag
+ * there and waits for the peer's (the custom AllReduce kernels of TensorRT-LLM and vLLM), one
+ * round trip with each of the tp - 1 others, which no byte count prices. */
+static double step_overhead_s(const scale_serve_cost *c, double tokens) {
+  if (!(c->tp > 1.0)) return c->p[SCALE_SERVE_OVERHEAD_S];
+  scale_ffn_layout l;
+  comm_at(c, tokens, &l);
+  return c->p[SCALE_SERVE_OVERHEAD_S] +
+         c->p[SCALE_SERVE_OVERHEAD_COLL_S] * c->comm_count[l] * c->sync_peers;
+}
+
+/* The model-parallel collectives of a step of 'tokens' tokens; 0 on one chip. */
 static double tp_of(const scale_serve_cost *c, double tokens) {
-  if (!(c->n_allreduce > 0.0)) return 0.0;
-  double steps = 2.0 * (c->tp - 1.0);
-  double bytes = tokens * c->ar_bytes_per_token * steps / c->tp;
-  return c->n_allreduce *
-         (steps * c->ar_latency_s + bytes / (c->ar_bytes_per_s * c->p[SCALE_SERVE_TP_BW_FRAC]));
+  if (!(c->tp > 1.0)) return 0.0;
+  scale_ffn_layout l;
+  return comm_at(c, tokens, &l);
 }
 
 /* Time of the token-count-dependent terms of a step with 'tokens' tokens (no KV, no attention). */
 static scale_serve_parts parts_of_tokens(const scale_serve_cost *c, double tokens) {
   scale_serve_parts r = {0, 0, 0, 0, 0, false};
-  r.overhead_s = c->p[SCALE_SERVE_OVERHEAD_S];
+  r.overhead_s = step_overhead_s(c, tokens);
   linear_terms t = linear_terms_of(c, tokens);
   r.linear_s = linear_of(c, &t, &r.gemm_bound);
   r.tp_s = tp_of(c, tokens);
@@ -199,8 +279,10 @@ static double kv_sums_s(const scale_serve_cost *c, double kv_tokens, double seqs
   double ctx_half = c->p[SCALE_SERVE_KV_CTX_HALF];
   double tokens =
       kv_tokens + ctx_half * seqs +
-      c->p[SCALE_SERVE_KV_CTA_HALF] / c->kv_heads_per_chip * (kv_per_seq + ctx_half * steps);
-  return tokens * c->kv_bytes_per_token / (c->hbm_bytes_per_s * c->p[SCALE_SERVE_KV_BW_FRAC]);
+      c->kv_cta_scale * c->p[SCALE_SERVE_KV_CTA_HALF] / c->kv_heads_per_chip *
+          (kv_per_seq + ctx_half * steps);
+  return tokens * c->kv_bytes_per_token * c->kv_read_factor /
+         (c->hbm_bytes_per_s * c->p[SCALE_SERVE_KV_BW_FRAC]);
 }
 
 /* The KV reads of one step of 'n_decode' sequences reading 'kv_tokens' tokens in all. */
@@ -217,6 +299,7 @@ scale_serve_parts scale_serve_cost_parts(const scale_serve_cost *c, const scale_
   scale_serve_parts r = {NAN, NAN, NAN, NAN, NAN, false};
   if (!c || !s || !(s->n_decode + s->n_prefill_tokens > 0.0)) return r;
   r = parts_of_tokens(c, s->n_decode + s->n_prefill_tokens);
+  r.overhead_s += c->p[SCALE_SERVE_OVERHEAD_SEQ_S] * s->n_decode;
   r.kv_s = kv_s(c, s->n_decode, s->decode_kv_tokens);
   r.attn_s = attn_s(c, s->prefill_ctx_tokens);
   return r;
@@ -225,6 +308,19 @@ scale_serve_parts scale_serve_cost_parts(const scale_serve_cost *c, const scale_
 static double parts_sum(const scale_serve_parts *p) {
   return p->overhead_s + p->linear_s + p->kv_s + p->attn_s + p->tp_s;
 }
+
+scale_serve_parts scale_serve_decode_parts(const scale_serve_cost *cost, double batch,
+                                           double context) {
+  scale_serve_step s = {batch, batch * context, 0.0, 0.0, 0.0};
+  return scale_serve_cost_parts(cost, &s);
+}
+
+scale_serve_parts scale_serve_prefill_parts(const scale_serve_cost *cost, double prompt) {
+  scale_serve_step s = {0.0, 0.0, prompt, 1.0, prompt * (prompt + 1.0) / 2.0};
+  return scale_serve_cost_parts(cost, &s);
+}
+
+double scale_serve_parts_total(const scale_serve_parts *p) { return parts_sum(p); }
 
 double scale_serve_cost_s(const scale_serve_step *step, void *ctx) {
   scale_serve_parts p = scale_serve_cost_parts(ctx, step);
@@ -770,7 +866,7 @@ double scale_serve_set_predict(const scale_serve_set *set, int i,
   for (int k = 0; k < t->n; k++) {
     const run_rec *r = &t->recs[k];
     scale_serve_parts q = parts_of_tokens(&c, r->n_decode + r->n_prefill_tokens);
-    sum.overhead_s += r->count * q.overhead_s;
+    sum.overhead_s += r->count * q.overhead_s + r->seqs * c.p[SCALE_SERVE_OVERHEAD_SEQ_S];
     sum.linear_s += r->count * q.linear_s;
     sum.tp_s += r->count * q.tp_s;
     if (q.gemm_bound) gemm_s += r->count * q.linear_s;
@@ -817,12 +913,13 @@ enum { PART_OVERHEAD, PART_LINEAR, PART_KV, PART_ATTN, PART_TP, N_PARTS };
 /* The part parameter k enters. */
 static int part_of(int k) {
   switch (k) {
-  case SCALE_SERVE_OVERHEAD_S: return PART_OVERHEAD;
+  case SCALE_SERVE_OVERHEAD_S:
+  case SCALE_SERVE_OVERHEAD_SEQ_S:
+  case SCALE_SERVE_OVERHEAD_COLL_S: return PART_OVERHEAD;
   case SCALE_SERVE_KV_BW_FRAC:
   case SCALE_SERVE_KV_CTX_HALF:
   case SCALE_SERVE_KV_CTA_HALF: return PART_KV;
   case SCALE_SERVE_ATTN_FRAC: return PART_ATTN;
-  case SCALE_SERVE_TP_BW_FRAC: return PART_TP;
   default: return PART_LINEAR;
   }
 }
@@ -830,7 +927,8 @@ static int part_of(int k) {
 /* Whether parameter k changes a step's time under cost 'c'. */
 static bool enters(const scale_serve_cost *c, int k) {
   switch (k) {
-  case SCALE_SERVE_TP_BW_FRAC: return c->n_allreduce > 0.0;
+  case SCALE_SERVE_OVERHEAD_COLL_S: return c->sync_peers > 0.0;
+  case SCALE_SERVE_KV_CTA_HALF: return c->kv_cta_scale > 0.0;
   case SCALE_SERVE_MATMUL_FRAC:
   case SCALE_SERVE_FP4_MATMUL_FRAC: return c->matmul_param == k;
   case SCALE_SERVE_MOE_GEMM_FRAC:
@@ -848,7 +946,10 @@ static double trace_part(const scale_serve_set *set, int i, const scale_serve_co
   for (int k = 0; k < t->n; k++) {
     const run_rec *r = &t->recs[k];
     switch (part) {
-    case PART_OVERHEAD: sum += r->count * c->p[SCALE_SERVE_OVERHEAD_S]; break;
+    case PART_OVERHEAD:
+      sum += r->count * step_overhead_s(c, rec_tokens(r)) +
+             r->seqs * c->p[SCALE_SERVE_OVERHEAD_SEQ_S];
+      break;
     case PART_LINEAR: sum += r->count * lin[t->step[k]]; break;
     case PART_KV: sum += kv_sums_s(c, r->kv_tokens, r->seqs, r->kv_per_seq, r->dec_steps); break;
     case PART_ATTN: sum += attn_s(c, r->ctx_tokens); break;

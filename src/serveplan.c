@@ -54,6 +54,7 @@ static bool copy_of(const scale_model *m, const scale_chip *chip, const scale_se
   ic.tp = tp;
   ic.weight_dtype = ic.kv_dtype = dtype;
   ic.compute_dtype = compute_for(chip, dtype);
+  ic.ffn_layout = SCALE_FFN_AUTO; /* each phase its cheapest layout */
   double p[SCALE_SERVE_N_PARAMS];
   scale_serve_params_of(chip, p);
   if (scale_serve_cost_of(m, chip, &ic, p, &out->cost, NULL)) return false;
@@ -103,6 +104,7 @@ static bool has_slo(const scale_serve_plan_opts *o) {
 /* Fills the entry's rate-dependent fields from a run. */
 static void take_run(scale_serve_plan_entry *e, const scale_serve_result *r, double rate) {
   e->rate_per_s = rate;
+  e->unit_rate_per_s = isfinite(rate) ? rate : r->request_rate_per_s;
   e->tokens_per_s = r->throughput_tokens_per_s;
   e->ttft_p90_s = r->ttft_p90_s;
   e->tpot_p90_s = isfinite(r->tpot_p90_s) ? r->tpot_p90_s : 0.0;
@@ -238,17 +240,31 @@ static void eval_disaggregated(copy *cp, const scale_serve_plan_opts *o, const s
 
 /* ---- the search ----------------------------------------------------------------------------- */
 
+/* What ranks an entry: its fleet's price per hour when a fleet is asked for, else its cost
+ * per million output tokens. */
+static double rank_key(const scale_serve_plan_entry *e) {
+  return e->replicas > 0.0 ? e->fleet_usd_per_hour : e->usd_per_million_tokens;
+}
+
 static void insert_ranked(scale_serve_plan_report *out, const scale_serve_plan_entry *e) {
   int n = out->n_ranked, i = n < SCALE_SERVE_PLAN_TOP ? n : SCALE_SERVE_PLAN_TOP - 1;
-  if (n == SCALE_SERVE_PLAN_TOP &&
-      !(e->usd_per_million_tokens < out->ranked[i].usd_per_million_tokens))
-    return;
-  while (i > 0 && e->usd_per_million_tokens < out->ranked[i - 1].usd_per_million_tokens) {
+  if (n == SCALE_SERVE_PLAN_TOP && !(rank_key(e) < rank_key(&out->ranked[i]))) return;
+  while (i > 0 && rank_key(e) < rank_key(&out->ranked[i - 1])) {
     out->ranked[i] = out->ranked[i - 1];
     i--;
   }
   out->ranked[i] = *e;
   if (n < SCALE_SERVE_PLAN_TOP) out->n_ranked++;
+}
+
+/* Sizes the fleet of a feasible entry for the options' rate (none without one). */
+static void size_fleet(scale_serve_plan_entry *e, const scale_serve_plan_opts *o,
+                       const scale_chip *chip) {
+  e->replicas = e->fleet_chips = e->fleet_usd_per_hour = 0.0;
+  if (!(o->fleet_rate_per_s > 0.0) || !e->feasible || !(e->unit_rate_per_s > 0.0)) return;
+  e->replicas = fmax(1.0, ceil(o->fleet_rate_per_s / e->unit_rate_per_s * (1.0 - 1e-12)));
+  e->fleet_chips = e->replicas * e->chips;
+  e->fleet_usd_per_hour = e->fleet_chips * chip->usd_per_hour;
 }
 
 static void record(scale_serve_plan_report *out, const scale_serve_plan_entry *e) {
@@ -257,7 +273,7 @@ static void record(scale_serve_plan_report *out, const scale_serve_plan_entry *e
     out->met = true;
     scale_serve_plan_entry *b = e->disagg ? &out->best_disaggregated : &out->best_aggregated;
     bool *has = e->disagg ? &out->has_disaggregated : &out->has_aggregated;
-    if (!*has || e->usd_per_million_tokens < b->usd_per_million_tokens) *b = *e;
+    if (!*has || rank_key(e) < rank_key(b)) *b = *e;
     *has = true;
   } else if (!out->met && e->excess < out->closest.excess) {
     out->closest = *e;
@@ -277,6 +293,8 @@ static scale_status check_opts(const scale_model *m, const scale_chip *chip,
     return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0, "plan: SLOs must be > 0");
   if (!(o->max_chips >= 1.0) || o->max_chips > 4096)
     return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0, "plan: max chips must be in [1, 4096]");
+  if (!(o->fleet_rate_per_s >= 0.0) || !isfinite(o->fleet_rate_per_s))
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0, "plan: the fleet rate must be >= 0");
   if (!(o->n_requests >= 10.0) || o->n_requests > 1e5)
     return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0, "plan: requests must be in [10, 1e5]");
   if (o->disagg && o->osl.min_tokens < 2)
@@ -335,10 +353,18 @@ scale_status scale_serve_plan(const scale_model *model, const scale_chip *chip,
         e.compute_dtype = compute_for(chip, (scale_dtype)d);
         e.max_batch = batches[b];
         e.chips = tp;
+        e.step_tokens = cp.engine.max_step_tokens;
+        e.block_tokens = cp.engine.block_tokens;
+        e.kv_frac = KV_MEM_FRAC;
+        e.prefill_layout =
+            scale_serve_layout_at(&cp.cost, fmin(e.step_tokens, o->isl.max_tokens));
         eval_aggregated(&cp, o, chip, &off, &e);
+        e.decode_layout = scale_serve_layout_at(&cp.cost, fmax(1.0, round(e.steady_batch)));
+        size_fleet(&e, o, chip);
         record(out, &e);
         if (o->disagg) {
           eval_disaggregated(&cp, o, chip, &off, &e);
+          size_fleet(&e, o, chip);
           record(out, &e);
         }
       }

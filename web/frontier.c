@@ -4,9 +4,10 @@
  * scale_web_frontier(): a model, a chip, the chips of one model copy, the batch, the context
  * and the weight and KV dtypes -> the fields of `scale infer --model M --hw H --chips N
  * --batch B --context S --weights W --kv K --json` (src/cli/infer.c: the same config defaults,
- * scale_infer_validate(), the memory, prefill and decode evaluations, and its step-model
- * prediction through scale_step_forward_eval(); the prediction's fields under
- * "predicted_KEY"), plus two plots over the batch at this context: the decode step with its
+ * scale_infer_validate(), the memory, prefill and decode evaluations, and its prediction by the
+ * serving step cost the simulator uses, scale_serve_decode_parts() and
+ * scale_serve_prefill_parts(); the prediction's fields under "predicted_KEY"), plus two plots
+ * over the batch at this context: the decode step with its
  * KV, weight, FLOP and collective terms stacked on the KV reads, and the latency/throughput
  * frontier (tokens/s per chip against latency per token, HBM permitting).
  */
@@ -15,57 +16,49 @@
 #include <string.h>
 
 #include "api.h"
+#include "scale/servecal.h"
 
 WEB_EXPORT("scale_web_frontier") int scale_web_frontier(void);
 
 #define SWEEP_MAX 24 /* batches 1, 2, 4, ... 2^23 at most; the sweep stops past HBM */
 
-/* The step model's parameters as `scale infer` loads them (cli_load_step_params): the chip's
- * own [step] fit, else the shipped one. */
-static bool step_params(const scale_chip *chip, scale_step_params *out) {
-  if (scale_step_params_of_chip(chip, out) == SCALE_OK) return true;
-  scale_diag diag = {0};
-  if (scale_step_params_load_file(scale_step_params_path(), out, &diag) == SCALE_OK) return true;
-  web_error("%s:%d: %s", diag.file, diag.line, diag.message);
-  return false;
+/* The serving step cost of one copy of 'c', as `scale infer` prices a fixed batch (the
+ * chip's [serve] fit, else the priors); false where it does not apply (no KV cache to page, a
+ * layout it refuses): no prediction then, as the command falls back to the roofline. */
+static bool serve_cost(const scale_model *m, const scale_chip *chip, const scale_infer_config *c,
+                       scale_serve_cost *out) {
+  double p[SCALE_SERVE_N_PARAMS];
+  scale_serve_params_of(chip, p);
+  return scale_serve_cost_of(m, chip, c, p, out, NULL) == SCALE_OK;
 }
 
-/* The step model's decode step of 'c' (one copy's share of the batch), as `scale infer`
- * predicts it; NaN when it does not price the model (not a transformer). */
-static scale_step_forward_result predict_decode(const scale_model *m, const scale_chip *chip,
-                                                const scale_infer_config *c,
-                                                const scale_step_params *params) {
-  scale_step_forward_result r;
-  memset(&r, 0, sizeof r);
-  r.step_s = (double)NAN;
-  if (m->arch != SCALE_ARCH_TRANSFORMER) return r;
-  scale_step_forward_job f = {m, chip, c->tp, c->batch * c->tp / c->n_chips, 1, c->context,
-                              c->weight_dtype, c->kv_dtype, c->compute_dtype};
-  scale_step_forward_eval(&f, params, &r);
-  return r;
+/* The decode step of 'c' (one copy's share of the batch) under 'cost'; NaN without one. */
+static double predict_decode(const scale_infer_config *c, const scale_serve_cost *cost) {
+  if (!cost) return (double)NAN;
+  scale_serve_parts d = scale_serve_decode_parts(cost, c->batch * c->tp / c->n_chips, c->context);
+  return scale_serve_parts_total(&d);
 }
 
 /* "predicted_*": the fields of the command's "predicted" object. */
-static void predicted_fields(const scale_model *m, const scale_chip *chip,
-                             const scale_infer_config *c, const scale_infer_prefill *pre,
-                             const scale_step_params *params) {
-  if (m->arch != SCALE_ARCH_TRANSFORMER) return;
-  scale_step_forward_job f = {m, chip, c->tp, 1, fmax(1.0, c->prompt), fmax(1.0, c->prompt),
-                              c->weight_dtype, c->kv_dtype, c->compute_dtype};
-  scale_step_forward_result prefill, decode = predict_decode(m, chip, c, params);
-  scale_step_forward_eval(&f, params, &prefill);
-  if (!isfinite(prefill.step_s) || !isfinite(decode.step_s)) return;
-  double tokens_per_s = c->batch / decode.step_s;
-  web_json_fmt("predicted_prefill_time_s", prefill.step_s, "", SCALE_FMT_TIME);
+static void predicted_fields(const scale_chip *chip, const scale_infer_config *c,
+                             const scale_infer_prefill *pre, const scale_serve_cost *cost) {
+  if (!cost) return;
+  scale_serve_parts pp = scale_serve_prefill_parts(cost, fmax(1.0, c->prompt));
+  scale_serve_parts dp = scale_serve_decode_parts(cost, c->batch * c->tp / c->n_chips, c->context);
+  double prefill_s = scale_serve_parts_total(&pp), decode_s = scale_serve_parts_total(&dp);
+  if (!isfinite(prefill_s) || !isfinite(decode_s)) return;
+  double tokens_per_s = c->batch / decode_s;
+  web_json_fmt("predicted_prefill_time_s", prefill_s, "", SCALE_FMT_TIME);
   web_json_fmt("predicted_prefill_bound_s",
                pre->flops / (c->tp * scale_chip_flops_per_s(chip, c->compute_dtype)), "",
                SCALE_FMT_TIME);
-  web_json_fmt("predicted_decode_step_time_s", decode.step_s, "", SCALE_FMT_TIME);
-  web_json_fmt("predicted_decode_tp_time_s", decode.tp_s, "", SCALE_FMT_TIME);
+  web_json_fmt("predicted_decode_step_time_s", decode_s, "", SCALE_FMT_TIME);
+  web_json_fmt("predicted_decode_tp_time_s", dp.tp_s, "", SCALE_FMT_TIME);
+  web_json_fmt("predicted_decode_engine_overhead_s", dp.overhead_s, "", SCALE_FMT_TIME);
   web_json_fmt("predicted_tokens_per_s", tokens_per_s, "tokens/s", SCALE_FMT_SI);
   web_json_fmt("predicted_tokens_per_s_per_chip", tokens_per_s / c->n_chips, "tokens/s",
                SCALE_FMT_SI);
-  web_json_fmt("predicted_latency_per_token_s", decode.step_s, "", SCALE_FMT_TIME);
+  web_json_fmt("predicted_latency_per_token_s", decode_s, "", SCALE_FMT_TIME);
   web_json_fmt("predicted_cost_usd_per_million_tokens",
                scale_infer_cost_usd_per_million_tokens(chip->usd_per_hour, c->n_chips,
                                                        tokens_per_s),
@@ -98,7 +91,8 @@ static void infer_fields(const scale_infer_memory *mem, const scale_infer_prefil
 }
 
 /* The sweep over batches 1, 2, 4, ... (multiples of the copies) up to the first that does not
- * fit, or the current batch if larger: each term of the roofline step, and the step model. */
+ * fit, or the current batch if larger: each term of the roofline step, and the serving step
+ * cost. */
 typedef struct {
   int n;
   double batch[SWEEP_MAX], kv[SWEEP_MAX], weights[SWEEP_MAX], flops[SWEEP_MAX],
@@ -107,7 +101,7 @@ typedef struct {
 } sweep;
 
 static void sweep_fill(const scale_model *m, const scale_chip *chip, const scale_infer_config *cfg,
-                       const scale_step_params *params, sweep *s) {
+                       const scale_serve_cost *cost, sweep *s) {
   double copies = cfg->n_chips / cfg->tp;
   s->n = 0;
   for (int i = 0; i < SWEEP_MAX; i++) {
@@ -116,7 +110,7 @@ static void sweep_fill(const scale_model *m, const scale_chip *chip, const scale
     scale_infer_memory mem = scale_infer_memory_eval(m, chip, &c);
     if (!mem.fits && c.batch > cfg->batch) break;
     scale_infer_decode d = scale_infer_decode_eval(m, chip, &c);
-    scale_step_forward_result p = predict_decode(m, chip, &c, params);
+    double p = predict_decode(&c, cost);
     int k = s->n++;
     s->batch[k] = c.batch;
     s->kv[k] = d.t_kv_s;
@@ -124,10 +118,10 @@ static void sweep_fill(const scale_model *m, const scale_chip *chip, const scale
     s->flops[k] = d.t_kv_s + d.t_flops_s;
     s->ici[k] = d.t_ici_s > 0.0 ? d.t_kv_s + d.t_ici_s : (double)NAN;
     s->step[k] = d.step_s;
-    s->predicted[k] = p.step_s;
+    s->predicted[k] = p;
     s->latency[k] = mem.fits ? d.step_s : (double)NAN;
     s->tput[k] = mem.fits ? d.tokens_per_s_per_chip : (double)NAN;
-    s->tput_pred[k] = mem.fits ? c.batch / p.step_s / c.n_chips : (double)NAN;
+    s->tput_pred[k] = mem.fits ? c.batch / p / c.n_chips : (double)NAN;
   }
 }
 
@@ -165,9 +159,9 @@ static void breakdown_plot(const char *title, const sweep *s, double batch, doub
 }
 
 /* The frontier at this context and at a quarter and four times it (within the model's
- * context), by the roofline, and at this context by the step model. */
+ * context), by the roofline, and at this context by the serving step cost. */
 static void frontier_plot(const char *title, const scale_model *m, const scale_chip *chip,
-                          const scale_infer_config *cfg, const scale_step_params *params,
+                          const scale_infer_config *cfg, const scale_serve_cost *cost,
                           const sweep *s, double latency, double tput) {
   static double lat_pred[SWEEP_MAX]; /* the calibrated step where the batch fits */
   for (int i = 0; i < s->n; i++)
@@ -186,7 +180,7 @@ static void frontier_plot(const char *title, const scale_model *m, const scale_c
     c.context = c.prompt = floor(cfg->context * factor[k]);
     if (c.context < 1.0 || scale_infer_validate(m, chip, &c, NULL) != SCALE_OK) continue;
     c.batch = c.n_chips / c.tp; /* the sweep's first batch: always below the current one */
-    sweep_fill(m, chip, &c, params, &other[k]);
+    sweep_fill(m, chip, &c, cost, &other[k]);
     snprintf(labels[k + 1], sizeof labels[k + 1], "context %g", c.context);
     series[n++] = (scale_plot_series){.label = labels[k + 1], .x = other[k].latency,
                                       .y = other[k].tput, .n = (size_t)other[k].n,
@@ -198,7 +192,7 @@ static void frontier_plot(const char *title, const scale_model *m, const scale_c
   scale_plot plot = {.title = title,
                      .desc = "Tokens per second per chip against the latency per token as the "
                              "batch doubles, while it fits in HBM, log-log: the roofline at "
-                             "three contexts and the calibrated step model at this one",
+                             "three contexts and the calibrated serving cost at this one",
                      .x_label = "latency per token [s]",
                      .y_label = "tokens/s per chip",
                      .x_axis = SCALE_PLOT_LOG,
@@ -244,31 +238,33 @@ int scale_web_frontier(void) {
   if (!web_request_parse()) return 2;
   static scale_chip chip;
   static scale_model model;
-  static scale_step_params params;
+  static scale_serve_cost serving;
   static scale_infer_config cfg;
   if (!web_model("model", "llama-3-70b", &model) || !web_chip("hw", "tpu-v5e", &chip) ||
-      !config_read(&model, &chip, &cfg) || !step_params(&chip, &params))
+      !config_read(&model, &chip, &cfg))
     return 2;
+  const scale_serve_cost *cost = serve_cost(&model, &chip, &cfg, &serving) ? &serving : NULL;
   scale_infer_memory mem = scale_infer_memory_eval(&model, &chip, &cfg);
   scale_infer_prefill pre = scale_infer_prefill_eval(&model, &chip, &cfg);
   scale_infer_decode dec = scale_infer_decode_eval(&model, &chip, &cfg);
   if (!isfinite(mem.total_bytes_per_chip) || !isfinite(pre.time_s) || !isfinite(dec.step_s))
     return web_error("the memory, prefill or decode step is not finite for this setting");
   static sweep s;
-  sweep_fill(&model, &chip, &cfg, &params, &s);
+  sweep_fill(&model, &chip, &cfg, cost, &s);
 
   web_json_begin();
   web_json_str("model_display", model.display_name);
   web_json_str("hw_display", chip.display_name);
   infer_fields(&mem, &pre, &dec);
-  predicted_fields(&model, &chip, &cfg, &pre, &params);
+  predicted_fields(&chip, &cfg, &pre, cost);
   char title[200];
   snprintf(title, sizeof title, "%s on %g %s, context %g: the decode step by term",
            model.display_name, cfg.n_chips, chip.display_name, cfg.context);
   breakdown_plot(title, &s, cfg.batch, mem.max_batch);
   snprintf(title, sizeof title, "%s on %g %s, context %g: throughput against latency",
            model.display_name, cfg.n_chips, chip.display_name, cfg.context);
-  frontier_plot(title, &model, &chip, &cfg, &params, &s, mem.fits ? dec.latency_per_token_s : (double)NAN,
+  frontier_plot(title, &model, &chip, &cfg, cost, &s,
+                mem.fits ? dec.latency_per_token_s : (double)NAN,
                 mem.fits ? dec.tokens_per_s_per_chip : (double)NAN);
   return web_json_end();
 }

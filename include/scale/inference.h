@@ -267,12 +267,34 @@ typedef enum {
 /** Short lowercase name of 'bound' ("params", "flops", "ici", "kv"); "?" when invalid. */
 const char *scale_infer_bound_name(scale_infer_bound bound);
 
+/** How the feed-forward (MLP) weights are laid out over a model-parallel group of N chips, as
+ * ch. 7 ("Distributed inference", Q7, Appendix B) describes the layouts Pope et al. introduced.
+ * T is the tokens of a step, D the model width, F the MLP width. */
+typedef enum {
+  SCALE_FFN_WS_1D = 0, /**< 1-D weight-stationary, W_in[D, F_N]: per MLP an AllGather of the
+                            [T, D] input and a ReduceScatter of the [T, D] output over all N
+                            chips (Megatron's AllReduce); the weights never move */
+  SCALE_FFN_WS_2D,     /**< 2-D weight-stationary, W_in[D_X, F_YZ] over torus axes X and YZ:
+                            AllGather_YZ of [T, D_X], AllReduce_X of [T, F_YZ] (per input matrix
+                            of the MLP), ReduceScatter_YZ of [T, D_X] (ch. 7 Q7's ESTI) */
+  SCALE_FFN_WG,        /**< weight-gathered: the weights, stored 1/N a chip, are AllGathered
+                            whole for every MLP and the tokens stay split over the batch (no
+                            activation collective); each chip then reads the whole MLP's weights
+                            from HBM. Pays when T D exceeds the weights (long prefills) */
+  SCALE_FFN_AUTO,      /**< the cheapest of the three for each step's token count: prefill steps
+                            and decode steps get each their own */
+  SCALE_FFN_COUNT
+} scale_ffn_layout;
+
+/** Short name of 'layout' ("1d", "2d", "gathered", "auto"); "?" when invalid. */
+const char *scale_ffn_layout_name(scale_ffn_layout layout);
+
 /** A serving layout and load. Fields are counts unless they carry a unit. */
 typedef struct {
   double n_chips;                /**< chips serving the batch, integer >= 1 */
   double tp;                     /**< model-parallel degree Y (weights split Y ways); n_chips / tp
                                       data-parallel copies share the batch; must divide n_chips */
-  bool weight_stationary_2d;     /**< MLP weights split over D and F (ch. 7 Q7, Appendix B) */
+  scale_ffn_layout ffn_layout;   /**< how the MLP weights are split (ch. 7 Q7, Appendix B) */
   double ep;                     /**< expert-parallel degree inside the tp group (1: experts split
                                       like a dense MLP); MoE layers then add two AllToAlls */
   scale_kv_sharding kv_sharding; /**< how KV caches are split */
@@ -287,7 +309,7 @@ typedef struct {
 } scale_infer_config;
 
 /** A config with the book's defaults: tp = n_chips, bf16 weights, KV and compute, 1-D
- * sharding, KV fully sharded, ep 1, mfu 0.4, prompt = context, decode_len 512. */
+ * weight-stationary MLPs, KV fully sharded, ep 1, mfu 0.4, prompt = context, decode_len 512. */
 scale_infer_config scale_infer_config_default(double n_chips, double batch, double context);
 
 /** Longest context any evaluation accepts when the model names no n_ctx_max [tokens]. */
@@ -306,7 +328,10 @@ scale_status scale_infer_check_context(const scale_model *model, const char *wha
  * ep >= 1), tp dividing n_chips, the batch a multiple of n_chips / tp, context >= 1 and
  * context and prompt within scale_infer_check_context(), decode_len >= 1, mfu in (0, 1],
  * valid dtypes with a chip rate for compute_dtype, a model-parallel group the hardware can
- * build (TPU: within the pod; GPU: within the NVLink domain), ep dividing tp and E.
+ * build (TPU: within the pod; GPU: within the NVLink domain), ep dividing tp and E, and an
+ * ffn_layout the group can hold: 2-D weight-stationary (and AUTO, which may choose it) needs a
+ * TPU group spanning two torus axes or more (an NVLink domain is one switch: nothing to split
+ * D and F over).
  * A batch that does not fit in HBM is NOT an error (see scale_infer_memory_eval()).
  *
  * Errors: SCALE_ERR_INVALID or SCALE_ERR_RANGE with a one-line message in 'diag' (may be NULL).
@@ -400,6 +425,53 @@ typedef struct {
 scale_infer_decode scale_infer_decode_eval(const scale_model *model, const scale_chip *chip,
                                            const scale_infer_config *cfg);
 
+/* ---- the model-parallel collectives of a step, per layout --------------------------------- */
+
+/** How fast the links of a model-parallel group run, for scale_infer_comms_eval(). */
+typedef struct {
+  double bw_frac;       /**< share of each link's peak the collectives reach, (0, 1] */
+  double hop_latency_s; /**< fixed cost of one hop [s], >= 0; NaN: the chip's (its ICI hop
+                             latency; 0 on a GPU, whose file gives none) */
+  double act_bytes;     /**< bytes of an activation element on the wire; NaN: compute_dtype's */
+} scale_infer_link;
+
+/** The collectives of one step of one model copy (cfg->tp chips) over 'tokens' tokens. Each
+ * collective is priced by collectives.h on the copy's group (TPU: tp's factors over the torus
+ * axes, each axis with its ICI link bandwidth, wraparound and hop latency; GPU: one NVLink
+ * switch axis) as its hop latency plus its bytes over the bandwidth (a step pays both: the
+ * hops cannot overlap the bytes of the same collective). Per layer:
+ *   attention (or Mamba-2 mixer): an AllReduce of [T, D] (AllGather in, ReduceScatter out);
+ *   dense MLP: by 'layout' (scale_ffn_layout; AUTO takes the cheapest at this T);
+ *   MoE MLP: an AllReduce of [T, D] (experts split like a 1-D MLP), plus, with ep > 1, two
+ *     AllToAlls of the routed [T k, D] tokens;
+ *   KV sharded over the batch (kv_sharding FULL with tp > K, multi-query attention as ch. 7
+ *     "Sharding the KV cache" lays it out): two AllToAlls of the [T, N H] queries and outputs.
+ *
+ * Domain: a config scale_infer_validate() accepts, tokens >= 0, link NULL (the peaks) or with
+ *         bw_frac in (0, 1]; every field NaN otherwise. One chip: every time 0.
+ */
+typedef struct {
+  scale_ffn_layout layout; /**< the MLP layout priced (AUTO resolved) */
+  int n_axes;              /**< axes of the group */
+  double axis_size[3];     /**< their sizes [count] */
+  double x;                /**< 2-D: chips along the D split X (product of the X axes); 1 else */
+  double attn_s;           /**< attention or mixer collectives, all layers [s] */
+  double ffn_s;            /**< dense MLP collectives under 'layout', all layers [s] */
+  double moe_s;            /**< MoE layers' collectives [s] */
+  double kv_s;             /**< batch-sharded KV's AllToAlls [s] */
+  double gather_read_s;    /**< weight-gathered: reading the gathered MLP weights at the HBM
+                                peak, (N - 1) / N of them [s] */
+  double latency_s;        /**< hops x hop latency of every collective [s] */
+  double bandwidth_s;      /**< bytes over bandwidth of every collective [s] */
+  double bytes_per_chip;   /**< bytes one chip receives over the step [bytes] */
+  double count;            /**< collectives of the step [count] */
+  double time_s;           /**< latency_s + bandwidth_s + gather_read_s [s] */
+} scale_infer_comms;
+
+scale_infer_comms scale_infer_comms_eval(const scale_model *model, const scale_chip *chip,
+                                         const scale_infer_config *cfg, double tokens,
+                                         scale_ffn_layout layout, const scale_infer_link *link);
+
 /** One point of the latency/throughput frontier. */
 typedef struct {
   double batch;                       /**< B [sequences] */
@@ -488,8 +560,7 @@ double scale_infer_spec_best_lookahead(double accept, double draft_cost_ratio,
  * Units:  -> lat_s [s], tput [tokens/s per chip], the batch [sequences].
  * Book:   ch. 8 "Visualizing the Latency Throughput Tradeoff".
  */
-double scale_infer_frontier_curve(const scale_infer_point *pts, int n, double *lat_s,
-                                  double *tput);
+double scale_infer_frontier_curve(const scale_infer_point *pts, int n, double *lat_s, double *tput);
 
 /** Fills out[0..k) with scale_infer_decode_eval() of 'cfg' at batches 1, 2, ..., k, where k is
  * the smaller of max_n and the largest batch that fits in HBM (scale_infer_memory_eval()).

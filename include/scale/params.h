@@ -100,9 +100,11 @@ extern const scale_step_param_info scale_params_step_info[SCALE_STEP_N_PARAMS];
   X(ATTN_FRAC, "attn_frac", "1", 0.05, 0.8, 0.4, false,                                            \
     "fraction of peak causal prefill attention reaches (FlashAttention-style: 0.3-0.6)")           \
   X(OVERHEAD_S, "overhead_s", "s", 1e-4, 3e-2, 2e-3, true,                                         \
-    "fixed cost of one engine step: scheduling, sampling, launches (0.5-10 ms)")                   \
-  X(TP_BW_FRAC, "tp_bw_frac", "1", 0.1, 0.95, 0.5, false,                                          \
-    "fraction of per-chip link bandwidth a TP AllReduce of one step's activations reaches")        \
+    "engine time of one step whatever it holds: scheduling, launches, host sync (0.5-10 ms)")      \
+  X(OVERHEAD_SEQ_S, "overhead_seq_s", "s", 0.0, 5e-5, 5e-6, false,                                 \
+    "engine time per running request each step: sampling, detokenizing, bookkeeping (0-50 us)")    \
+  X(OVERHEAD_COLL_S, "overhead_coll_s", "s", 0.0, 1e-5, 2e-6, false,                               \
+    "engine time per collective and peer chip: the flags set and awaited on each (0.5-5 us)")      \
   X(FP4_MATMUL_FRAC, "fp4_matmul_frac", "1", 0.1, 0.95, 0.4, false,                                \
     "fraction of fp4 peak the GEMMs reach (activations quantized, block scales: 0.3-0.7)")         \
   X(MOE_GEMM_FRAC, "moe_gemm_frac", "1", 0.05, 1.0, 0.5, false,                                    \

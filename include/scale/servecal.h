@@ -5,19 +5,30 @@
  * The calibrated step. One model copy on tp chips runs a step that decodes n_decode tokens and
  * prefills n_prefill_tokens prompt tokens (serve.h's scale_serve_step). Its time is
  *
- *   overhead_s                                            scheduling, sampling, launch
+ *   overhead_s + overhead_seq_s n_decode                  the engine (fitted, named apart):
+ *     + overhead_coll_s n_collectives (tp - 1)              a step, a request, a collective's
+ *                                                           flags with each peer chip
  *   + (t_w^K + t_g^K)^(1/K), K = linear_k,                the linear layers: a smooth max of
  *       t_w = weights(tokens) / (W weight_bw_frac),       streaming the weights and
  *       t_g = 2 N tokens / (C eta(tokens))                running the GEMMs
  *   + kv_bytes sum_i (l_i + kv_ctx_half)                  paged attention reads the KV caches
  *       x (1 + kv_cta_half / (n_decode h)) / (W kv_bw_frac)
  *   + 4 L H d_head prefill_ctx_tokens / (C attn_frac)     causal attention of the prompt chunks
- *   + 2 L AllReduce(tokens d_model 2 bytes) over tp       Megatron TP: two per layer, with latency
+ *   + collectives(tokens)                                 model parallelism, priced physically
  *
  * where W and C are the copy's HBM bandwidth and peak FLOP/s in its compute dtype, tokens =
  * n_decode + n_prefill_tokens, and eta(M) = matmul_frac M / (M + mm_dim_half) is the GEMM
- * efficiency by shape of the training step model (step.h: mm_dim_half and the interconnect's
- * latency and bandwidth fraction come from the chip's calibrated [step], or their priors).
+ * efficiency by shape of the training step model (step.h's mm_dim_half, from the chip's
+ * calibrated [step] or its prior).
+ * The collectives are inference.h's scale_infer_comms_eval() of the copy's layout at the step's
+ * tokens, bf16 activations on the wire: each its hop latency plus its bytes over the links of the
+ * real group (an NVLink switch of tp GPUs; tp's factors over a TPU's torus axes, each with its ICI
+ * link bandwidth, wraparound and hop latency), the links at the achieved share of their peak the
+ * training fit measured for them ([step] up_bw_eta on NVLink, ici_bw_eta on ICI) and an NVLink
+ * hop at the training fit's up_latency_s (a GPU file names no hop latency). Nothing of the
+ * serving fit enters them: an engine's own time (scheduling, sampling, launches) is the
+ * overhead terms, not a slower AllReduce. The MLP layout is the copy's (1-D or 2-D
+ * weight-stationary, weight-gathered) or, under AUTO, the cheapest at each step's tokens.
  * The linear layers. A max(t_w, t_g) says a GEMM at the ridge reaches both roofs at once; real
  * ones reach neither there (the weight tiles stream while too few of them are in flight to keep
  * the tensor cores fed), and the smooth max charges 2^(1/K) at t_w = t_g while keeping either
@@ -61,36 +72,46 @@
 /* ==== the parameters (their table, SCALE_SERVE_PARAM_LIST, is in params.h) ================= */
 
 /** Fills p[0..SCALE_SERVE_N_PARAMS) with the chip's fitted [serve] values, or the priors when
- * its file has none; returns whether they were fitted. */
+ * its file has none (matmul_frac then the [step] fit's mm_eta_max where the chip has one);
+ * returns whether they were fitted. */
 bool scale_serve_params_of(const scale_chip *chip, double p[SCALE_SERVE_N_PARAMS]);
 
 /* ==== the calibrated cost of a step ========================================================== */
 
 /** The calibrated cost of a step on one model copy: the model, chip and layout resolved. */
 typedef struct {
-  double p[SCALE_SERVE_N_PARAMS]; /**< the parameters (by scale_serve_param) */
-  double n_params;                /**< active parameters, 2 FLOPs each per token [count] */
-  double weight_bytes;            /**< weights of the copy [bytes] */
-  double kv_bytes_per_token;      /**< KV cache of one token, all layers [bytes] */
-  double attn_flops_per_pair;     /**< 4 L H d_head: FLOPs of one query-key pair [FLOP] */
-  double flops_per_s;             /**< peak of the copy in its compute dtype [FLOP/s] */
-  double hbm_bytes_per_s;         /**< HBM bandwidth of the copy [bytes/s] */
-  double mm_dim_half;             /**< tokens at which the GEMM efficiency halves [tokens] */
-  int matmul_param;               /**< the parameter of the GEMMs' fraction of peak:
-                                       SCALE_SERVE_FP4_MATMUL_FRAC for fp4 GEMMs, else MATMUL_FRAC */
-  double tp;                      /**< chips of the copy [count] */
-  double n_allreduce;             /**< TP AllReduces a step: 2 per layer (0 when tp = 1) */
-  double ar_bytes_per_token;      /**< bytes one token adds to each AllReduce: d_model x 2 */
-  double ar_bytes_per_s;          /**< achieved per-chip egress of the TP group [bytes/s] */
-  double ar_latency_s;            /**< latency of one ring step [s] */
-  double kv_capacity_bytes;       /**< HBM of the copy left for KV caches after weights [bytes] */
-  double n_experts;               /**< E routed experts per MoE layer (0: dense model) */
-  double experts_active;          /**< k routed experts per token */
-  double expert_bytes;            /**< one routed expert over every MoE layer [bytes] */
-  double routed_active_params;    /**< k routed experts over every MoE layer [count] */
-  double expert_dim;              /**< one expert's width on a chip: d_ff_expert / tp [count] */
-  double kv_heads_per_chip;       /**< KV heads a chip's decode attention runs: n_kv_heads / tp,
-                                       at least 1 (replicated below one a chip) [count] */
+  double p[SCALE_SERVE_N_PARAMS];      /**< the parameters (by scale_serve_param) */
+  double n_params;                     /**< active parameters, 2 FLOPs each per token [count] */
+  double weight_bytes;                 /**< weights of the copy [bytes] */
+  double kv_bytes_per_token;           /**< KV cache of one token, all layers [bytes] */
+  double attn_flops_per_pair;          /**< 4 L H d_head: FLOPs of one query-key pair [FLOP] */
+  double flops_per_s;                  /**< peak of the copy in its compute dtype [FLOP/s] */
+  double hbm_bytes_per_s;              /**< HBM bandwidth of the copy [bytes/s] */
+  double mm_dim_half;                  /**< tokens at which the GEMM efficiency halves [tokens] */
+  int matmul_param;                    /**< the parameter of the GEMMs' fraction of peak:
+                                            SCALE_SERVE_FP4_MATMUL_FRAC for fp4 GEMMs, else MATMUL_FRAC */
+  double tp;                           /**< chips of the copy [count] */
+  scale_ffn_layout ffn_layout;         /**< the MLP layout (AUTO: the cheapest at each step) */
+  double comm_fixed_s[SCALE_FFN_AUTO]; /**< a step's model-parallel collectives by MLP layout
+                                       (scale_infer_comms_eval()): what does not grow with the
+                                       tokens, the hops' latency and a weight-gathered MLP's
+                                       weights [s]; NaN where the layout is not priced */
+  double comm_token_s[SCALE_FFN_AUTO]; /**< and what each token of the step adds [s] */
+  double comm_count[SCALE_FFN_AUTO];   /**< and how many collectives a step runs [count] */
+  double sync_peers;                   /**< peers each collective's flags wait for: tp - 1 on a GPU
+                                            (custom AllReduce kernels), 0 on a TPU [count] */
+  double kv_cta_scale;                 /**< 1 where decode attention's work items bound its speed (a
+                                            GPU's SMs), 0 on a TPU */
+  double kv_read_factor;               /**< KV bytes a chip reads over its share of the copy's: tp /
+                                            K when KV heads are replicated beyond K ways, else 1 */
+  double kv_capacity_bytes;    /**< HBM of the copy left for KV caches after weights [bytes] */
+  double n_experts;            /**< E routed experts per MoE layer (0: dense model) */
+  double experts_active;       /**< k routed experts per token */
+  double expert_bytes;         /**< one routed expert over every MoE layer [bytes] */
+  double routed_active_params; /**< k routed experts over every MoE layer [count] */
+  double expert_dim;           /**< one expert's width on a chip: d_ff_expert / tp [count] */
+  double kv_heads_per_chip;    /**< KV heads a chip's decode attention runs: n_kv_heads / tp,
+                                    at least 1 (replicated below one a chip) [count] */
 } scale_serve_cost;
 
 /** Routed experts a step of 'tokens' tokens reads, per MoE layer: each token picks k of E, so
@@ -98,13 +119,19 @@ typedef struct {
  * are touched (uniform routing). 0 for a dense cost. [count] */
 double scale_serve_experts_touched(const scale_serve_cost *cost, double tokens);
 
+/** The MLP layout 'cost' prices a step of 'tokens' tokens with: its own, or under AUTO the
+ * cheapest there (a prefill's thousands of tokens and a decode's batch may differ). */
+scale_ffn_layout scale_serve_layout_at(const scale_serve_cost *cost, double tokens);
+
 /** The parts of a step's time [s]; their sum is the step time. */
 typedef struct {
-  double overhead_s; /**< fixed cost */
+  double overhead_s; /**< the engine: overhead_s a step, overhead_seq_s a decoding request,
+                          overhead_coll_s a collective and peer (its flags with each other
+                          chip) */
   double linear_s;   /**< max(weight streaming, GEMMs) */
   double kv_s;       /**< KV reads of the decodes */
   double attn_s;     /**< prompt attention */
-  double tp_s;       /**< TP AllReduces */
+  double tp_s;       /**< model-parallel collectives, priced physically (no fitted term) */
   bool gemm_bound;   /**< the GEMMs, not the weight reads, set linear_s */
 } scale_serve_parts;
 
@@ -121,6 +148,17 @@ scale_status scale_serve_cost_of(const scale_model *model, const scale_chip *chi
 /** The parts of 'step' under 'cost'; all NaN when either is NULL or the step is empty. */
 scale_serve_parts scale_serve_cost_parts(const scale_serve_cost *cost,
                                          const scale_serve_step *step);
+
+/** A fixed batch priced as the simulator prices its steps (what `scale infer --batch` shows):
+ * the decode step of 'batch' sequences each reading 'context' KV tokens, and the prefill of one
+ * 'prompt'-token prompt in one step (causal attention's P (P + 1) / 2 query-key pairs). All NaN
+ * when 'cost' is NULL or the step is empty. */
+scale_serve_parts scale_serve_decode_parts(const scale_serve_cost *cost, double batch,
+                                           double context);
+scale_serve_parts scale_serve_prefill_parts(const scale_serve_cost *cost, double prompt);
+
+/** The sum of 'parts': the step time [s]. */
+double scale_serve_parts_total(const scale_serve_parts *parts);
 
 /** The calibrated step time [s] (scale_serve_cost_fn; 'ctx' is a const scale_serve_cost *).
  * Domain: NaN when ctx is NULL or the step is empty. */
@@ -201,7 +239,8 @@ double scale_serve_set_predict(const scale_serve_set *set, int i,
  * (weight x its distance from the prior as a fraction of its range)^2 joins the groups' mean
  * square log errors. Without it the fit wanders along a flat valley (linear_k against
  * weight_bw_frac) to range edges: overhead_s at 0.1 ms, attn_frac at 0.8. Chosen by the
- * leave-one-group-out MAPE over the 174 rows of 0 (9.5%), 0.1 (9.5%) and 0.3 (9.3%). */
+ * leave-one-group-out MAPE over the 174 rows of 0 (9.5%), 0.1 (9.5%) and 0.3 (9.3%), before
+ * issue 28 priced the collectives physically (9.8% at 0.3 since). */
 #define SCALE_SERVE_PRIOR_WEIGHT 0.3
 
 /** Fits p to every group but 'exclude' (-1: none): coordinate descent by golden sections on

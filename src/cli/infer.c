@@ -26,7 +26,10 @@ static void usage(FILE *out) {
           "  --prompt P         prefill tokens per request (default: S)\n"
           "  --decode-len G     generated tokens per request, for QPS (default 512)\n"
           "  --tp Y             model-parallel degree (default: N; N/Y copies share the batch)\n"
-          "  --2d               2-D weight-stationary MLP sharding\n"
+          "  --2d               2-D weight-stationary MLP sharding (a TPU torus only)\n"
+          "  --ffn L            MLP layout: 1d (default), 2d, gathered (weights AllGathered\n"
+          "                     each layer, activations kept split over the batch), auto (the\n"
+          "                     cheapest at each step: prefill and decode each their own)\n"
           "  --ep E             expert-parallel degree (MoE models)\n"
           "  --kv-sharding full|heads   split KV caches over heads then batch (default), or\n"
           "                     heads only\n"
@@ -37,9 +40,10 @@ static void usage(FILE *out) {
           "  --roofline         the book's formulas only (no calibrated prediction)\n"
           "  --json             machine output, SI base units\n"
           "  --help             this text\n\n"
-          "The prefill of one prompt and the decode step are predicted by the calibrated step\n"
-          "model on one model copy of --tp chips (1-D tensor parallelism), printed beside the\n"
-          "book's formulas; throughput, latency and cost follow the prediction.\n"
+          "The prefill of one prompt and the decode step are predicted by the calibrated\n"
+          "serving step cost (the one the request simulator below prices its steps with) on\n"
+          "one model copy of --tp chips, printed beside the book's formulas; throughput,\n"
+          "latency and cost follow the prediction.\n"
           "A batch that does not fit in HBM prints the report with a verdict and the largest\n"
           "batch that fits, and exits 1.\n\n");
   fprintf(out,
@@ -79,38 +83,59 @@ static void usage(FILE *out) {
           "A request reserves ceil((isl + osl) / block) KV blocks while it runs; a step decodes\n"
           "one token of each running request and spends the rest of its budget on prompts.\n"
           "Step times are the calibrated serving cost (servecal.h: weights or GEMMs, KV reads,\n"
-          "prompt attention, TP AllReduces, a per-step overhead; fitted by `scale calibrate\n"
-          "--serving`, priors on a chip without serving rows); --roofline uses the book's\n"
+          "prompt attention, collectives priced physically on the real NVLink or torus\n"
+          "group, the engine's time per step, request and collective; fitted by `scale\n"
+          "calibrate --serving`, priors on a chip without serving rows), the same function\n"
+          "that prices a fixed batch; --roofline uses the book's\n"
           "roofline (weights + KV reads, FLOPs at the prefill MFU) plus --overhead instead.\n");
 }
 
-/* The step model's prediction of a serving configuration, and what follows from it. */
+/* The serving cost's prediction of a fixed batch (servecal.h: the function the request
+ * simulator prices every step with), and what follows from it. */
 typedef struct {
-  bool on;                                 /* the step model priced it */
-  scale_step_forward_result prefill, decode;
-  double prefill_bound_s;                  /* the roofline: the prompt's FLOPs at peak on tp */
+  bool on;                          /* the serving cost priced it */
+  bool fitted;                      /* with the chip's fitted [serve] (else the priors) */
+  char why[320];                    /* when off: why the serving cost does not apply */
+  scale_serve_parts prefill, decode; /* the prompt's step, the batch's decode step */
+  double prefill_s, decode_s;       /* their totals [s] */
+  scale_ffn_layout prefill_layout, decode_layout; /* the MLP layout of each */
+  double prefill_bound_s;           /* the roofline: the prompt's FLOPs at peak on tp */
   double tokens_per_s, tokens_per_s_per_chip, cost_usd_per_million_tokens;
 } prediction;
 
-static void predict(const scale_model *m, const scale_chip *chip, const scale_infer_config *c,
-                    const scale_infer_prefill *pre, const scale_step_params *params,
-                    prediction *out) {
+/* Prices cfg's fixed batch on one model copy; false after a one-line usage error (a layout the
+ * serving cost refuses, as the simulator would). */
+static bool predict(const scale_model *m, const scale_chip *chip, const scale_infer_config *c,
+                    const scale_infer_prefill *pre, bool roofline, prediction *out) {
   memset(out, 0, sizeof *out);
-  if (!params || m->arch != SCALE_ARCH_TRANSFORMER) return;
-  scale_step_forward_job f = {m, chip, c->tp, 1, fmax(1.0, c->prompt), fmax(1.0, c->prompt),
-                              c->weight_dtype, c->kv_dtype, c->compute_dtype};
-  scale_step_forward_eval(&f, params, &out->prefill);
-  f.batch = c->batch * c->tp / c->n_chips; /* this copy's share of the batch */
-  f.new_tokens = 1;
-  f.context = c->context;
-  scale_step_forward_eval(&f, params, &out->decode);
-  out->on = isfinite(out->prefill.step_s) && isfinite(out->decode.step_s);
+  if (roofline) return true;
+  double p[SCALE_SERVE_N_PARAMS];
+  out->fitted = scale_serve_params_of(chip, p);
+  scale_serve_cost cost;
+  scale_diag diag;
+  if (scale_serve_cost_of(m, chip, c, p, &cost, &diag)) {
+    if (c->ffn_layout == SCALE_FFN_WS_2D) {
+      cli_usage("infer: %s", diag.message);
+      return false;
+    }
+    snprintf(out->why, sizeof out->why, "%s", diag.message);
+    return true;
+  }
+  double b = c->batch * c->tp / c->n_chips; /* this copy's share of the batch */
+  out->prefill = scale_serve_prefill_parts(&cost, fmax(1.0, c->prompt));
+  out->decode = scale_serve_decode_parts(&cost, b, c->context);
+  out->prefill_s = scale_serve_parts_total(&out->prefill);
+  out->decode_s = scale_serve_parts_total(&out->decode);
+  out->prefill_layout = scale_serve_layout_at(&cost, fmax(1.0, c->prompt));
+  out->decode_layout = scale_serve_layout_at(&cost, b);
+  out->on = isfinite(out->prefill_s) && isfinite(out->decode_s);
   out->prefill_bound_s = pre->flops / (c->tp * scale_chip_flops_per_s(chip, c->compute_dtype));
-  out->tokens_per_s = c->batch / out->decode.step_s;
+  out->tokens_per_s = c->batch / out->decode_s;
   out->tokens_per_s_per_chip = out->tokens_per_s / c->n_chips;
   out->cost_usd_per_million_tokens =
       scale_infer_cost_usd_per_million_tokens(chip->usd_per_hour, c->n_chips,
                                               out->tokens_per_s);
+  return true;
 }
 
 static void print_json(const scale_model *m, const scale_chip *chip, const scale_infer_config *c,
@@ -157,16 +182,22 @@ static void print_json(const scale_model *m, const scale_chip *chip, const scale
   cli_json_number(&json, "qps_per_chip", dec->qps_per_chip);
   cli_json_number(&json, "critical_batch", dec->critical_batch);
   cli_json_number(&json, "cost_usd_per_million_tokens", dec->cost_usd_per_million_tokens);
-  cli_json_string(&json, "cost_model", pr->on ? "step" : "roofline");
+  cli_json_string(&json, "cost_model", pr->on ? "calibrated" : "roofline");
   if (pr->on) {
     cli_json_object_begin(&json, "predicted");
-    cli_json_number(&json, "prefill_time_s", pr->prefill.step_s);
+    cli_json_bool(&json, "fitted", pr->fitted);
+    cli_json_number(&json, "prefill_time_s", pr->prefill_s);
     cli_json_number(&json, "prefill_bound_s", pr->prefill_bound_s);
-    cli_json_number(&json, "decode_step_time_s", pr->decode.step_s);
-    cli_json_number(&json, "decode_tp_time_s", pr->decode.tp_s);
+    cli_json_string(&json, "prefill_ffn_layout", scale_ffn_layout_name(pr->prefill_layout));
+    cli_json_number(&json, "decode_step_time_s", pr->decode_s);
+    cli_json_string(&json, "decode_ffn_layout", scale_ffn_layout_name(pr->decode_layout));
+    cli_json_number(&json, "decode_linear_s", pr->decode.linear_s);
+    cli_json_number(&json, "decode_kv_s", pr->decode.kv_s);
+    cli_json_number(&json, "decode_collectives_s", pr->decode.tp_s);
+    cli_json_number(&json, "decode_engine_overhead_s", pr->decode.overhead_s);
     cli_json_number(&json, "tokens_per_s", pr->tokens_per_s);
     cli_json_number(&json, "tokens_per_s_per_chip", pr->tokens_per_s_per_chip);
-    cli_json_number(&json, "latency_per_token_s", pr->decode.step_s);
+    cli_json_number(&json, "latency_per_token_s", pr->decode_s);
     cli_json_number(&json, "cost_usd_per_million_tokens", pr->cost_usd_per_million_tokens);
     cli_json_object_end(&json);
   }
@@ -202,24 +233,31 @@ static void print_text(const scale_model *m, const scale_chip *chip, const scale
     cli_row("largest batch that fits", mem->max_batch, "", SCALE_FMT_PLAIN);
   cli_row_text("fits", mem->fits ? "yes" : "NO");
   if (pr->on) {
-    printf("model: %s, one copy of %g chips (1-D TP)\n", cli_cost_model_name(chip, false), c->tp);
-    printf("predicted                            %-14s %s\n", "step model", "roofline bound");
-    two("prefill of one prompt", pr->prefill.step_s, pr->prefill_bound_s);
-    two("decode step", pr->decode.step_s, dec->step_s);
-    two("  of which TP all-reduces", pr->decode.tp_s, dec->t_ici_s);
+    printf("model: the calibrated serving step cost (%s), as the request\n"
+           "  simulator prices its steps; one copy of %g chips\n",
+           pr->fitted ? "fitted [serve]; scale validate --serving shows its error"
+                      : "priors: this chip has no [serve] fit",
+           c->tp);
+    printf("predicted                            %-14s %s\n", "serving cost", "roofline bound");
+    two("prefill of one prompt", pr->prefill_s, pr->prefill_bound_s);
+    two("decode step", pr->decode_s, dec->step_s);
+    two("  of which collectives", pr->decode.tp_s, dec->t_ici_s);
     cli_row("tokens/s per chip (predicted)", pr->tokens_per_s_per_chip, "tokens/s", SCALE_FMT_SI);
     cli_row("cost per M tokens (predicted)", pr->cost_usd_per_million_tokens, "",
             SCALE_FMT_USD);
-    printf("  (measurements/ holds training runs only: the serving prediction is the training\n"
-           "   fit's op prices, not validated against a serving measurement)\n");
-    printf("decode step by op (step model):\n");
-    for (int i = 0; i < SCALE_STEP_OP_COUNT; i++)
-      if (pr->decode.op_s[i] > 0.0)
-        cli_row(scale_step_op_name((scale_step_op)i), pr->decode.op_s[i], "", SCALE_FMT_TIME);
+    printf("decode step by part (serving cost):\n");
+    cli_row("weights or GEMMs", pr->decode.linear_s, "", SCALE_FMT_TIME);
+    cli_row("KV reads", pr->decode.kv_s, "", SCALE_FMT_TIME);
+    cli_row("collectives (physical)", pr->decode.tp_s, "", SCALE_FMT_TIME);
+    cli_row("engine overhead (fitted)", pr->decode.overhead_s, "", SCALE_FMT_TIME);
+    if (c->tp > 1.0) {
+      cli_row_text("MLP layout, prefill", scale_ffn_layout_name(pr->prefill_layout));
+      cli_row_text("MLP layout, decode", scale_ffn_layout_name(pr->decode_layout));
+    }
     printf("the book's formulas (roofline):\n");
   } else {
-    printf("model: %s%s\n", cli_cost_model_name(chip, true),
-           m->arch != SCALE_ARCH_TRANSFORMER ? " (the step model prices transformers only)" : "");
+    printf("model: %s%s%s%s\n", cli_cost_model_name(chip, true), pr->why[0] ? " (" : "",
+           pr->why, pr->why[0] ? ")" : "");
   }
   char mfu[16];
   printf("prefill of %g tokens at %s MFU:\n", c->prompt,
@@ -320,6 +358,11 @@ static bool stream_cost_of(const scale_model *m, const scale_chip *chip,
   memset(sc, 0, sizeof *sc);
   sc->roofline = roofline;
   sc->engine_s = o->engine_overhead;
+  if (roofline && cfg->ffn_layout != SCALE_FFN_WS_1D) { /* its step has no collective at all */
+    cli_usage("infer: --roofline prices a stream's steps without collectives, so no MLP layout "
+              "(--2d, --ffn) changes them; drop --roofline to price the layout");
+    return false;
+  }
   double overhead = isnan(o->overhead) ? 0.0 : o->overhead;
   if (scale_serve_roofline_of(m, chip, cfg, overhead, &sc->rf, &diag)) {
     cli_usage("infer: %s", diag.message);
@@ -406,8 +449,8 @@ static void print_breakdown(const stream_cost *sc, bool fitted) {
   printf("model: the calibrated serving step cost (%s); mean step %s, of which\n",
          fitted ? "fitted [serve] of the hardware file" : "priors: this chip has no [serve] fit",
          scale_format(t, sizeof t, busy / sc->steps, "", SCALE_FMT_TIME));
-  printf("  weights or GEMMs %.0f%%, KV reads %.0f%%, prompt attention %.0f%%, TP AllReduces "
-         "%.0f%%, overhead %.0f%%\n",
+  printf("  weights or GEMMs %.0f%%, KV reads %.0f%%, prompt attention %.0f%%, collectives "
+         "%.0f%%, engine overhead %.0f%%\n",
          100 * p->linear_s / busy, 100 * p->kv_s / busy, 100 * p->attn_s / busy,
          100 * p->tp_s / busy, 100 * p->overhead_s / busy);
 }
@@ -740,6 +783,24 @@ static void print_stream_setup(const stream_report *s) {
     printf("model: the book's roofline per step + %g s overhead\n", s->overhead_s);
   else
     print_breakdown(s->sc, s->fitted);
+  if (!s->roofline && !s->table && s->r->steady_batch >= 1.0) {
+    /* the same function's price of a decode-only step of the steady batch at the mean context:
+     * what `scale infer --batch --context` gives (its steps here also carry prompt chunks) */
+    double b = round(s->r->steady_batch);
+    double ctx = round((o->isl.min_tokens + o->isl.max_tokens) / 2.0 +
+                       ((o->osl.min_tokens + o->osl.max_tokens) / 2.0 + 1.0) / 2.0);
+    scale_serve_parts d = scale_serve_decode_parts(&s->sc->cal, b, ctx);
+    char t[32];
+    printf("a decode-only step of the steady batch: %s (scale infer --batch %g --context %g "
+           "per copy)\n",
+           scale_format(t, sizeof t, scale_serve_parts_total(&d), "", SCALE_FMT_TIME), b, ctx);
+  }
+  if (!s->roofline && s->cfg->tp > 1.0) /* each phase's MLP layout, as the cost chose it */
+    printf("MLP layout: %s for a full step of prompt tokens, %s for a decode step of the "
+           "steady batch\n",
+           scale_ffn_layout_name(scale_serve_layout_at(&s->sc->cal, s->c->max_step_tokens)),
+           scale_ffn_layout_name(
+               scale_serve_layout_at(&s->sc->cal, fmax(1.0, round(s->r->steady_batch)))));
 }
 
 static void print_stream_text(const stream_report *s) {
@@ -813,6 +874,7 @@ enum {
   O_DECODE,
   O_TP,
   O_2D,
+  O_FFN,
   O_EP,
   O_KVSHARD,
   O_WEIGHTS,
@@ -852,6 +914,7 @@ static const struct option infer_options[] = {
     {"decode-len", required_argument, NULL, O_DECODE},
     {"tp", required_argument, NULL, O_TP},
     {"2d", no_argument, NULL, O_2D},
+    {"ffn", required_argument, NULL, O_FFN},
     {"ep", required_argument, NULL, O_EP},
     {"kv-sharding", required_argument, NULL, O_KVSHARD},
     {"weights", required_argument, NULL, O_WEIGHTS},
@@ -887,7 +950,8 @@ typedef struct {
   const char *model, *hw;     /* --model, --hw (NULL until given) */
   double chips, batch, context, prompt, decode, tp; /* NaN until given (decode: 512) */
   double ep, mfu;             /* --ep, --mfu */
-  bool ws2d, json, roofline;  /* --2d, --json, --roofline */
+  scale_ffn_layout ffn;       /* --ffn (--2d: 2d) */
+  bool json, roofline;        /* --json, --roofline */
   bool help;                  /* --help: usage printed, exit 0 */
   scale_kv_sharding kv_shard; /* --kv-sharding */
   scale_dtype wd, kd, cd;     /* --weights, --kv, --compute */
@@ -912,7 +976,16 @@ static int take_fixed(int opt, const char *arg, infer_opts *o) {
     break;
   case O_DECODE: ok = cli_parse_number("decode-len", arg, count_flags, &o->decode); break;
   case O_TP: ok = cli_parse_number("tp", arg, count_flags, &o->tp); break;
-  case O_2D: o->ws2d = true; break;
+  case O_2D: o->ffn = SCALE_FFN_WS_2D; break;
+  case O_FFN: {
+    int l = 0;
+    while (l < SCALE_FFN_COUNT && strcmp(arg, scale_ffn_layout_name((scale_ffn_layout)l)) != 0)
+      l++;
+    if (l == SCALE_FFN_COUNT)
+      return cli_usage("--ffn: expected 1d, 2d, gathered or auto, got '%s'", arg);
+    o->ffn = (scale_ffn_layout)l;
+    break;
+  }
   case O_EP: ok = cli_parse_number("ep", arg, count_flags, &o->ep); break;
   case O_KVSHARD:
     if (strcmp(arg, "full") == 0)
@@ -1038,7 +1111,7 @@ static int parse(int argc, char **argv, infer_opts *o) {
 static scale_infer_config config_of(const infer_opts *o, double batch, double context) {
   scale_infer_config cfg = scale_infer_config_default(o->chips, batch, context);
   cfg.tp = isnan(o->tp) ? o->chips : o->tp;
-  cfg.weight_stationary_2d = o->ws2d;
+  cfg.ffn_layout = o->ffn;
   cfg.ep = o->ep;
   cfg.kv_sharding = o->kv_shard;
   cfg.weight_dtype = o->wd;
@@ -1066,7 +1139,7 @@ static int stream_infer(const infer_opts *o) {
   return serve_cmd(&m, &chip, &cfg, so, o->json, o->roofline);
 }
 
-/* A fixed batch: memory, prefill and decode by the book's formulas, priced by the step model. */
+/* A fixed batch: memory, prefill and decode by the book's formulas, priced by the serving cost. */
 static int fixed_infer(const infer_opts *o) {
   if (isnan(o->batch)) return cli_usage("infer: missing --batch (try: scale infer --help)");
   if (isnan(o->context)) return cli_usage("infer: missing --context (try: scale infer --help)");
@@ -1091,10 +1164,8 @@ static int fixed_infer(const infer_opts *o) {
     return cli_fail("infer: the %s is not finite for --chips %g --batch %g --context %g on %s",
                     what, o->chips, o->batch, o->context, chip.name);
 
-  scale_step_params params;
-  if (!o->roofline && (rc = cli_load_step_params(&chip, &params))) return rc;
   prediction pr;
-  predict(&model, &chip, &cfg, &pre, o->roofline ? NULL : &params, &pr);
+  if (!predict(&model, &chip, &cfg, &pre, o->roofline, &pr)) return CLI_EXIT_USAGE;
   if (o->json) {
     print_json(&model, &chip, &cfg, &mem, &pre, &dec, &pr);
   } else {

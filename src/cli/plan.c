@@ -532,7 +532,7 @@ static void infer_json_entry(cli_json *j, const char *key, const scale_plan_infe
   cli_json_object_begin(j, key);
   cli_json_number(j, "chips", c->n_chips);
   cli_json_number(j, "tp", c->tp);
-  cli_json_bool(j, "weight_stationary_2d", c->weight_stationary_2d);
+  cli_json_bool(j, "weight_stationary_2d", c->ffn_layout == SCALE_FFN_WS_2D);
   cli_json_string(j, "weight_dtype", scale_dtype_name(c->weight_dtype));
   cli_json_string(j, "kv_dtype", scale_dtype_name(c->kv_dtype));
   cli_json_number(j, "batch", c->batch);
@@ -550,7 +550,7 @@ static void infer_print_entry(int rank, const scale_plan_infer_entry *e) {
   const scale_infer_config *c = &e->config;
   char step[32], rate[32], ttft[32], mem[32], cost[32];
   printf("%2d. %.0f chips, tp %.0f%s, weights %s, KV %s, batch %.0f\n", rank, c->n_chips, c->tp,
-         c->weight_stationary_2d ? " (2-D)" : "", scale_dtype_name(c->weight_dtype),
+         c->ffn_layout == SCALE_FFN_WS_2D ? " (2-D)" : "", scale_dtype_name(c->weight_dtype),
          scale_dtype_name(c->kv_dtype), c->batch);
   printf("    step %s, %s tokens/s/chip, TTFT %s, %s/chip, %s-bound",
          scale_format(step, sizeof step, e->decode.step_s, NULL, SCALE_FMT_TIME),

@@ -12,7 +12,8 @@
 #include "scale/serveplan.h"
 
 bool cli_plan_serve_wanted(int argc, char **argv) {
-  static const char *const opts[] = {"--isl", "--osl", "--ttft", "--tpot", "--disagg", "--dtypes"};
+  static const char *const opts[] = {"--isl",  "--osl",    "--ttft", "--tpot",
+                                     "--disagg", "--dtypes", "--rate"};
   for (int i = 1; i < argc; i++)
     for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++)
       if (strncmp(argv[i], opts[k], strlen(opts[k])) == 0) return true;
@@ -33,16 +34,71 @@ static void usage(FILE *out) {
           "probe a seeded simulation of --requests requests). Without an SLO, the offline\n"
           "maximum. --disagg also tries disaggregated prefill and decode pools (0.25-4 prefill\n"
           "copies per decode copy) and compares the best of each. When no layout meets the SLO,\n"
-          "it says so and names the closest layout (exit 0: an answer, not an error).\n");
+          "it says so and names the closest layout (exit 0: an answer, not an error).\n"
+          "--rate R sizes a fleet: each layout replicated into the fewest units that serve R\n"
+          "requests/s within the SLO, ranked by the fleet's price per hour; when no layout\n"
+          "meets the SLO it names the closest and what it misses, and exits 1. Each candidate\n"
+          "comes with the `scale infer` line that simulates it (--top N bounds the JSON too).\n");
 }
 
 static void entry_layout(const scale_serve_plan_entry *e, char *buf, size_t size) {
+  if (e->replicas > 0.0) { /* a fleet: its replicas of the unit */
+    int n = snprintf(buf, size, "%g x ", e->replicas);
+    if (n < 0 || (size_t)n >= size) return;
+    buf += n;
+    size -= (size_t)n;
+  }
   if (e->disagg)
     snprintf(buf, size, "%g x TP%g %s, batch %g, disagg %g:1", e->chips, e->tp,
              scale_dtype_name(e->dtype), e->max_batch, e->prefill_copies);
   else
     snprintf(buf, size, "%g x TP%g %s, batch %g", e->chips, e->tp, scale_dtype_name(e->dtype),
              e->max_batch);
+}
+
+/* Appends " --NAME N" or " --NAME MIN:MAX" of 'len' to buf. */
+static void put_len(char *buf, size_t size, const char *name, const scale_serve_lengths *len) {
+  size_t n = strlen(buf);
+  if (len->max_tokens > len->min_tokens)
+    snprintf(buf + n, size - n, " --%s %g:%g", name, len->min_tokens, len->max_tokens);
+  else
+    snprintf(buf + n, size - n, " --%s %g", name, len->min_tokens);
+}
+
+/* The `scale infer` line that simulates entry 'e' as the planner did: its copies, dtypes,
+ * engine, lengths, requests, seed and rate (offline without an SLO), and the planner's
+ * per-phase MLP layouts (--ffn auto). Disaggregated: prefill and decode copies as whole
+ * numbers in the entry's ratio. */
+static void infer_line(char *buf, size_t size, const scale_model *m, const scale_chip *chip,
+                       const scale_serve_plan_opts *o, const scale_serve_plan_entry *e) {
+  double pre = 1.0, dec = 1.0;
+  if (e->disagg && e->prefill_copies >= 1.0) pre = e->prefill_copies;
+  if (e->disagg && e->prefill_copies < 1.0) dec = 1.0 / e->prefill_copies;
+  double reps = e->replicas > 0.0 ? e->replicas : 1.0;
+  pre *= reps;
+  dec *= reps;
+  double chips = e->disagg ? e->tp * (pre + dec) : e->tp * reps;
+  snprintf(buf, size,
+           "scale infer --model %s --hw %s --chips %g --tp %g --weights %s --kv %s --compute %s "
+           "--ffn auto --max-batch %g --step-tokens %g --block %g --kv-frac %g",
+           m->name, chip->name, chips, e->tp, scale_dtype_name(e->dtype),
+           scale_dtype_name(e->dtype), scale_dtype_name(e->compute_dtype), e->max_batch,
+           e->step_tokens, e->block_tokens, e->kv_frac);
+  put_len(buf, size, "isl", &o->isl);
+  put_len(buf, size, "osl", &o->osl);
+  size_t n = strlen(buf);
+  if (e->disagg) snprintf(buf + n, size - n, " --disagg %g:%g", pre, dec);
+  n = strlen(buf);
+  double units = chips / e->chips; /* the line's serving units */
+  if (o->fleet_rate_per_s > 0.0)
+    snprintf(buf + n, size - n, " --rate %.6g --requests %g --seed %llu", o->fleet_rate_per_s,
+             o->n_requests, (unsigned long long)o->seed);
+  else if (isfinite(e->rate_per_s))
+    snprintf(buf + n, size - n, " --rate %.6g --requests %g --seed %llu",
+             e->rate_per_s * units, o->n_requests, (unsigned long long)o->seed);
+  else
+    snprintf(buf + n, size - n, " --offline --requests %g --seed %llu", o->n_requests,
+             (unsigned long long)o->seed);
 }
 
 static void print_entry(int rank, const scale_serve_plan_entry *e) {
@@ -60,7 +116,10 @@ static void print_entry(int rank, const scale_serve_plan_entry *e) {
          scale_format(usd, sizeof usd, e->usd_per_million_tokens, "", SCALE_FMT_USD));
 }
 
-static void json_entry(cli_json *j, const char *key, const scale_serve_plan_entry *e) {
+static void json_entry(cli_json *j, const char *key, const scale_model *m, const scale_chip *chip,
+                       const scale_serve_plan_opts *o, const scale_serve_plan_entry *e) {
+  char line[768];
+  infer_line(line, sizeof line, m, chip, o, e);
   cli_json_object_begin(j, key);
   cli_json_number(j, "chips", e->chips);
   cli_json_number(j, "tp", e->tp);
@@ -78,11 +137,19 @@ static void json_entry(cli_json *j, const char *key, const scale_serve_plan_entr
   cli_json_number(j, "steady_batch", e->steady_batch);
   cli_json_string(j, "bound", scale_serve_bind_name(e->bind));
   cli_json_number(j, "cost_usd_per_million_tokens", e->usd_per_million_tokens);
+  cli_json_string(j, "prefill_ffn_layout", scale_ffn_layout_name(e->prefill_layout));
+  cli_json_string(j, "decode_ffn_layout", scale_ffn_layout_name(e->decode_layout));
+  if (o->fleet_rate_per_s > 0.0) {
+    cli_json_number(j, "replicas", e->replicas);
+    cli_json_number(j, "fleet_chips", e->fleet_chips);
+    cli_json_number(j, "fleet_usd_per_hour", e->fleet_usd_per_hour);
+  }
+  cli_json_string(j, "infer_command", line);
   cli_json_object_end(j);
 }
 
-static void print_json(const scale_model *m, const scale_chip *chip,
-                       const scale_serve_plan_report *r) {
+static void print_json(const scale_model *m, const scale_chip *chip, const scale_serve_plan_opts *o,
+                       const scale_serve_plan_report *r, int top) {
   cli_json j;
   cli_json_init(&j, stdout);
   cli_json_object_begin(&j, NULL);
@@ -94,13 +161,14 @@ static void print_json(const scale_model *m, const scale_chip *chip,
   cli_json_bool(&j, "slo_met", r->met);
   if (r->met) {
     cli_json_array_begin(&j, "ranked");
-    for (int i = 0; i < r->n_ranked; i++)
-      json_entry(&j, NULL, &r->ranked[i]);
+    for (int i = 0; i < r->n_ranked && i < top; i++)
+      json_entry(&j, NULL, m, chip, o, &r->ranked[i]);
     cli_json_array_end(&j);
-    if (r->has_aggregated) json_entry(&j, "best_aggregated", &r->best_aggregated);
-    if (r->has_disaggregated) json_entry(&j, "best_disaggregated", &r->best_disaggregated);
+    if (r->has_aggregated) json_entry(&j, "best_aggregated", m, chip, o, &r->best_aggregated);
+    if (r->has_disaggregated)
+      json_entry(&j, "best_disaggregated", m, chip, o, &r->best_disaggregated);
   } else if (isfinite(r->closest.excess)) {
-    json_entry(&j, "closest", &r->closest);
+    json_entry(&j, "closest", m, chip, o, &r->closest);
   }
   cli_json_object_end(&j);
   cli_json_finish(&j);
@@ -141,6 +209,18 @@ static void print_text(const scale_model *m, const scale_chip *chip, const scale
          "bound    cost per M tokens\n");
   for (int i = 0; i < r->n_ranked && i < top; i++)
     print_entry(i + 1, &r->ranked[i]);
+  const scale_serve_plan_entry *best = &r->ranked[0];
+  if (o->fleet_rate_per_s > 0.0) {
+    char usd[32];
+    printf("\nfleet for %g requests/s: %g x (%g chips) = %g chips, %s/h\n", o->fleet_rate_per_s,
+           best->replicas, best->chips, best->fleet_chips,
+           scale_format(usd, sizeof usd, best->fleet_usd_per_hour, "", SCALE_FMT_USD));
+  }
+  char line[768];
+  infer_line(line, sizeof line, m, chip, o, best);
+  printf("\nMLP layout of the best: prefill %s, decode %s\nreproduce it: %s\n",
+         scale_ffn_layout_name(best->prefill_layout), scale_ffn_layout_name(best->decode_layout),
+         line);
   if (o->disagg && r->has_aggregated && r->has_disaggregated) {
     const scale_serve_plan_entry *a = &r->best_aggregated, *d = &r->best_disaggregated;
     printf("\naggregated vs disaggregated (best of each): %.3g vs %.3g output tokens/s per chip; "
@@ -180,7 +260,8 @@ enum {
   O_DISAGG,
   O_REQUESTS,
   O_SEED,
-  O_TOP
+  O_TOP,
+  O_RATE
 };
 static const struct option options[] = {CLI_PLAN_COMMON_OPTIONS,
                                         {"isl", required_argument, NULL, O_ISL},
@@ -193,6 +274,7 @@ static const struct option options[] = {CLI_PLAN_COMMON_OPTIONS,
                                         {"requests", required_argument, NULL, O_REQUESTS},
                                         {"seed", required_argument, NULL, O_SEED},
                                         {"top", required_argument, NULL, O_TOP},
+                                        {"rate", required_argument, NULL, O_RATE},
                                         {NULL, 0, NULL, 0}};
 
 /* The options of the request-stream planner. */
@@ -227,6 +309,7 @@ static int take(int c, const char *arg, serve_args *a, char **argv) {
     ok = cli_parse_number("seed", arg, SCALE_NUM_NONNEG | SCALE_NUM_INTEGER, &a->seed);
     break;
   case O_TOP: ok = cli_parse_number("top", arg, count, &a->top); break;
+  case O_RATE: ok = cli_parse_number("rate", arg, SCALE_NUM_POSITIVE, &o->fleet_rate_per_s); break;
   default: return cli_bad_option("plan infer", argv);
   }
   return ok ? CLI_EXIT_OK : CLI_EXIT_USAGE;
@@ -269,8 +352,14 @@ int cli_plan_serve(int argc, char **argv) {
     return cli_usage("plan infer: %s", strncmp(why, "plan: ", 6) ? why : why + 6);
   }
   if (a.common.json)
-    print_json(&model, &chip, &r);
+    print_json(&model, &chip, &a.o, &r, (int)a.top);
   else
     print_text(&model, &chip, &a.o, &r, (int)a.top);
+  if (a.o.fleet_rate_per_s > 0.0 && !r.met) /* a fleet was asked for and none serves it */
+    return cli_fail("plan infer: no fleet serves %g requests/s within the SLO: even one request "
+                    "at a time, the closest layout has p90 TTFT %.3g s, p90 TPOT %.3g s (%.2fx "
+                    "the SLO)",
+                    a.o.fleet_rate_per_s, r.closest.ttft_p90_s, r.closest.tpot_p90_s,
+                    r.closest.excess);
   return CLI_EXIT_OK;
 }

@@ -64,14 +64,18 @@ expect_rc 0 "MoE, ep, heads, 2d"; expect_no_nan "MoE report"
 run "$SCALE" infer --model mamba-2-2.7b --hw tpu-v5e --chips 1 --batch 8 --context 2048
 expect_rc 0 "Mamba-2"; expect_no_nan "Mamba-2 report"
 
-# The calibrated step model predicts prefill and decode by default (issue 14), beside the book's
-# formulas; --roofline prints the book only; Mamba-2 falls back to the roofline and says so.
+# The calibrated serving step cost predicts prefill and decode by default (issue 28: the one the
+# simulator prices its steps with), beside the book's formulas; --roofline prints the book only;
+# Mamba-2 falls back to the roofline and says why.
 run "$SCALE" infer --model llama-3-70b --hw tpu-v5e --chips 8 --batch 32 --context 8192 --weights int8 --kv int8
-expect_out '^model: calibrated step model' "names the step model"
+expect_out '^model: the calibrated serving step cost \(priors' "names the serving cost, unfitted on a TPU"
 expect_out '^  decode step +[0-9.]+ [mµ]s +17\.[0-9] ms$' "decode prediction beside the book's 17 ms"
-expect_out 'not validated against a serving measurement' "says serving is not validated"
+expect_out '^  engine overhead \(fitted\) ' "the engine's time apart"
+expect_out '^  MLP layout, decode +1d$' "the layout it priced"
+if grep -q 'training runs only' "$TMP/out"; then fail "stale sentence"; else pass; fi
 run "$SCALE" infer --model llama-3-70b --hw tpu-v5e --chips 8 --batch 32 --context 8192 --weights int8 --kv int8 --json
-expect_json "step json"; expect_out '"cost_model": "step"' "json names the model"
+expect_json "serving cost json"; expect_out '"cost_model": "calibrated"' "json names the model"
+expect_out '"decode_ffn_layout": "1d"' "json layout"
 expect_out '"decode_step_time_s": ' "json prediction"
 # the prediction is never below the roofline's bound
 pred=$(awk '/"predicted"/ { p = 1 } p && $1 == "\"decode_step_time_s\":" { print $2; exit }' "$TMP/out")
@@ -79,9 +83,33 @@ book=$(awk '$1 == "\"decode_step_time_s\":" { print $2; exit }' "$TMP/out")
 if awk -v a="${pred%,}" -v b="${book%,}" 'BEGIN { exit !(a >= b && a > 0) }'; then pass; else fail "decode prediction $pred below the bound $book"; fi
 run "$SCALE" infer --model llama-3-70b --hw tpu-v5e --chips 8 --batch 32 --context 8192 --weights int8 --kv int8 --roofline
 expect_out '^model: roofline' "--roofline names the roofline"
-if grep -q 'step model' "$TMP/out"; then fail "--roofline still predicts"; else pass; fi
+if grep -q 'serving cost' "$TMP/out"; then fail "--roofline still predicts"; else pass; fi
 run "$SCALE" infer --model mamba-2-2.7b --hw tpu-v5e --chips 1 --batch 8 --context 2048
-expect_out 'step model prices transformers only' "Mamba-2: roofline, said"
+expect_out '^model: roofline .*no KV cache to page' "Mamba-2: roofline, said"
+# --2d on an NVLink switch: refused in one line by the fixed batch and the simulator alike
+expect_usage_error "2d on NVLink" "$SCALE" infer --model llama-3-70b --hw nvidia-h100-sxm --chips 8 --batch 8 --context 2048 --2d
+expect_err '2-D weight-stationary MLPs need a TPU' "says why"
+expect_usage_error "2d on NVLink, stream" "$SCALE" infer --model llama-3-70b --hw nvidia-h100-sxm --chips 8 --offline --2d
+expect_err '2-D weight-stationary MLPs need a TPU' "says why, stream"
+run "$SCALE" infer --model qwen-2.5-7b --hw tpu-v5e --chips 8 --offline --ffn auto --isl 30000 --osl 64 --step-tokens 32768 --requests 50
+expect_rc 0 "stream, auto layout"
+expect_out '^MLP layout: gathered for a full step of prompt tokens, 1d for a decode step' "a stream's layouts by phase"
+# One cost (issue 28): the stream's decode-only step of its steady batch is what the fixed batch
+# prints for that batch and context, to the printed digit.
+run "$SCALE" infer --model llama-3-70b --hw nvidia-h100-sxm --chips 8 --concurrency 64 --isl 2048 --osl 512 --weights fp8 --kv fp8 --compute fp8 --requests 200
+expect_rc 0 "closed loop 70B TP8"
+step=$(sed -n 's/^a decode-only step of the steady batch: \(.*\) (scale infer --batch \([0-9]*\) --context \([0-9]*\) per copy)$/\1 \2 \3/p' "$TMP/out")
+set -- $step
+run "$SCALE" infer --model llama-3-70b --hw nvidia-h100-sxm --chips 8 --batch "$3" --context "$4" --weights fp8 --kv fp8 --compute fp8
+expect_out "^  decode step +$1 $2 " "the fixed batch's decode step is the stream's ($1 $2)"
+expect_usage_error "2d with a roofline stream" "$SCALE" infer --model llama-3-70b --hw tpu-v5e --chips 16 --offline --2d --roofline
+expect_err 'no MLP layout' "says why"
+expect_usage_error "bad --ffn" "$SCALE" infer --model llama-3-70b --hw tpu-v5e --chips 8 --batch 8 --context 2048 --ffn 3d
+# --2d is honoured on a TPU torus: the fixed batch and the stream both price the 2-D layout
+run "$SCALE" infer --model llama-3-70b --hw tpu-v5e --chips 16 --batch 16 --context 2048 --2d
+expect_rc 0 "2d on v5e 4x4"; expect_out '^  MLP layout, decode +2d$' "2-D priced"
+run "$SCALE" infer --model qwen-2.5-7b --hw tpu-v5e --chips 8 --batch 8 --context 32768 --ffn auto --prompt 32768
+expect_rc 0 "auto layout"; expect_out '^  MLP layout, prefill +gathered$' "a long prefill gathers its weights"
 
 # Usage errors: one line, exit 2.
 expect_usage_error "batch 0" "$SCALE" infer --model llama-3-70b --hw tpu-v5e --chips 16 --batch 0 --context 8192
@@ -259,6 +287,41 @@ run "$SCALE" plan infer $P8 --ttft 1e-6 --dtypes fp8 --json
 expect_json "plan infer json"; expect_out '"slo_met": false' "json: not met"; expect_out '"closest": ' "json closest"
 run "$SCALE" plan infer $P8 --max-chips 1 --dtypes fp8 --disagg --ttft 1 --tpot 0.05
 expect_rc 0 "disagg"; expect_out 'aggregated vs disaggregated' "compares the two"
+# --top N is honoured in JSON too, and every candidate carries the `scale infer` line that
+# reproduces it: run, that line gives the candidate's own p90 TPOT and throughput (issue 28).
+run "$SCALE" plan infer $P8 --ttft 0.5 --tpot 0.05 --dtypes fp8,bf16 --top 1 --json
+n=$(grep -c '"infer_command"' "$TMP/out")
+if [ "$n" = 2 ]; then pass; else fail "--top 1: $n candidates (want the ranked one and the best aggregated)"; fi
+expect_out '"decode_ffn_layout": "1d"' "the layout of each phase"
+line=$(awk -F'"' '$2 == "infer_command" { print $4; exit }' "$TMP/out")
+tpot=$(awk '$1 == "\"tpot_p90_s\":" { gsub(",", "", $2); print $2; exit }' "$TMP/out")
+run "$SCALE" ${line#scale } --json
+expect_rc 0 "the reproducing line runs"
+got=$(awk '$1 == "\"tpot_p90_s\":" { gsub(",", "", $2); print $2; exit }' "$TMP/out")
+if awk -v a="$got" -v b="$tpot" 'BEGIN { exit !(a > 0 && (a - b) / b < 1e-9 && (b - a) / b < 1e-9) }'
+  then pass; else fail "reproduced p90 TPOT $got, the planner's $tpot"; fi
+# --rate R sizes a fleet: the fewest replicas of each unit that serve R requests/s, ranked by
+# the fleet's price; its reproducing line runs the whole fleet at R within the SLO; a rate no
+# layout can serve within the SLO exits 1, naming the closest and what it misses.
+run "$SCALE" plan infer $P8 --ttft 0.5 --tpot 0.05 --dtypes fp8 --rate 150 --top 1 --json
+expect_rc 0 "fleet"
+reps=$(awk '$1 == "\"replicas\":" { gsub(",", "", $2); print $2; exit }' "$TMP/out")
+unit=$(awk '$1 == "\"rate_per_s\":" { gsub(",", "", $2); print $2; exit }' "$TMP/out")
+if awk -v n="$reps" -v u="$unit" 'BEGIN { exit !(n >= 1 && n * u >= 150 && (n - 1) * u < 150) }'
+  then pass; else fail "fleet of $reps units of $unit req/s for 150 req/s"; fi
+line=$(awk -F'"' '$2 == "infer_command" { print $4; exit }' "$TMP/out")
+case "$line" in *" --rate 150 "*) pass ;; *) fail "fleet line without the fleet rate: $line" ;; esac
+run "$SCALE" ${line#scale } --json
+expect_rc 0 "the fleet's line runs"
+ttft=$(awk '$1 == "\"ttft_p90_s\":" { gsub(",", "", $2); print $2; exit }' "$TMP/out")
+if awk -v t="$ttft" 'BEGIN { exit !(t > 0 && t <= 0.5) }'; then pass; else fail "fleet p90 TTFT $ttft"; fi
+run "$SCALE" plan infer $P8 --ttft 1e-6 --dtypes fp8 --rate 10
+expect_rc 1 "no fleet meets the SLO"
+expect_err 'no fleet serves 10 requests/s within the SLO: .*closest layout has p90 TTFT' "says what it misses"
+# on a TPU the planner picks each phase's MLP layout and says so
+run "$SCALE" plan infer --model qwen-2.5-7b --hw tpu-v5e --isl 16384 --osl 16 --max-chips 8 --requests 20 --dtypes bf16 --top 1
+expect_rc 0 "TPU plan"; expect_out '^MLP layout of the best: prefill [a-z0-9]+, decode [a-z0-9]+$' "per-phase layouts"
+expect_out '^reproduce it: scale infer --model qwen-2.5-7b --hw tpu-v5e ' "the reproducing line"
 expect_usage_error "plan infer isl above context" "$SCALE" plan infer --model llama-3-8b --hw nvidia-h100-sxm --isl 9000 --osl 10
 expect_usage_error "plan infer zero tpot" "$SCALE" plan infer $P8 --tpot 0
 expect_usage_error "plan infer of hours" "$SCALE" plan infer --model llama-3-8b --hw nvidia-h100-sxm --isl 8000 --osl 100 --requests 100000 --max-chips 4096

@@ -247,7 +247,7 @@ START_TEST(test_decode_ici) {
   /* 2-D weight-stationary: the MLP collectives follow ch. 7 Q7's formula. On 16 chips it loses
    * to 1-D (16 < 18 F / D = 63). */
   scale_infer_config ws = scale_infer_config_default(16, 32, 2048);
-  ws.weight_stationary_2d = true;
+  ws.ffn_layout = SCALE_FFN_WS_2D;
   scale_infer_decode d2 = scale_infer_decode_eval(&m, &v5e, &ws);
   double x = sqrt(8192.0 * 16 / (2 * 28672.0));
   double t2 = scale_infer_ws2d_comms_s(32, 8192, 28672, 2, x, 16 / x, 9e10);
@@ -452,6 +452,112 @@ START_TEST(test_frontier_curve_and_sweep) {
 }
 END_TEST
 
+/* ---- the layouts' collectives, per torus axis, by hand (issue 28) -------------------------- */
+
+/* LLaMA 3 70B (D 8192, F 28672 gated, 80 layers, 64 heads of 128, 8 KV heads) on a v5e 4x4 (16
+ * chips; v5e wraps only an axis of the full 16, so two lines of 4: 3 hops each way, one
+ * 4.5e10 B/s link into an end chip per axis, 1 us a hop), T = 32 tokens of bf16 activations.
+ * Each collective is its hops' latency plus its bytes over the links (collectives.h). */
+START_TEST(test_comms_v5e_layouts) {
+  scale_model m = scale_check_model("llama-3-70b");
+  scale_chip v5e = scale_check_chip("tpu-v5e");
+  ck_assert(v5e.ici_link_bytes_per_s == 4.5e10 && v5e.ici_hop_latency_s == 1e-6);
+  scale_infer_config cfg = scale_infer_config_default(16, 32, 2048);
+  /* 1-D weight-stationary: per layer an AllReduce of [32, 8192] x 2 B = 524,288 B after the
+   * attention and after the MLP, over both axes: 2 x (3 + 3) = 12 hops = 12 us, and
+   * 2 x 15/16 x 524,288 B into a chip over 2 x 4.5e10 B/s = 10.92267 us: 22.92267 us each.
+   * KV heads 8 < 16 chips: the cache is split over the batch beyond the heads, two AllToAlls a
+   * layer of the [32, 64 x 128] queries and outputs (524,288 B): axis by axis, each line of 4
+   * holds V x 4/16 = 131,072 B whose busiest link carries floor(16/4)/16 of it, 0.72818 us an
+   * axis over 4.5e10 B/s, 1.45636 us for both, plus 6 hops = 6 us: 7.45636 us each. */
+  scale_infer_comms c = scale_infer_comms_eval(&m, &v5e, &cfg, 32, SCALE_FFN_WS_1D, NULL);
+  ck_assert(c.n_axes == 2 && c.axis_size[0] == 4 && c.axis_size[1] == 4);
+  double ar = 12e-6 + 2.0 * 15.0 / 16.0 * 524288.0 / 9e10;
+  double a2a = 6e-6 + 2.0 * 0.25 * 131072.0 / 4.5e10;
+  scale_check_rel(c.attn_s, 80 * ar, 1e-12, "s", "80 attention AllReduces");
+  scale_check_rel(c.ffn_s, 80 * ar, 1e-12, "s", "80 MLP AllReduces");
+  scale_check_rel(c.kv_s, 160 * a2a, 1e-12, "s", "160 AllToAlls of batch-sharded KV");
+  scale_check_rel(c.latency_s, 160 * 12e-6 + 160 * 6e-6, 1e-12, "s", "hops x 1 us");
+  scale_check_rel(c.time_s, 160 * ar + 160 * a2a, 1e-12, "s", "the step's collectives");
+  /* bytes a chip receives: an AllReduce 2 x 15/16 of its array, an AllToAll 15/16 of its
+   * 1/16 share */
+  scale_check_rel(c.bytes_per_chip, 160 * 983040.0 + 160 * 30720.0, 1e-12, "B", "received");
+  ck_assert(c.count == 320);
+  /* 2-D weight-stationary, W_in[D_X, F_YZ] with X one axis of 4 and YZ the other (either way
+   * round: the same): per layer an AllGather over YZ of [32, 8192/4] (131,072 B: 3 us + 3/4 x
+   * 131,072 / 4.5e10 = 5.18453 us), an AllReduce over X of [32, 28672/4] (458,752 B) for each
+   * of the gate and up matrices (6 us + 2 x 3/4 x 458,752 / 4.5e10 = 21.29173 us) and a
+   * ReduceScatter over YZ like the AllGather: 52.95253 us a layer. At 16 chips it loses to 1-D
+   * (22.92 us), as ch. 7 Q7 says it must below N = 18 F / D chips. */
+  scale_infer_comms c2 = scale_infer_comms_eval(&m, &v5e, &cfg, 32, SCALE_FFN_WS_2D, NULL);
+  double ag = 3e-6 + 0.75 * 131072.0 / 4.5e10, ar_x = 6e-6 + 1.5 * 458752.0 / 4.5e10;
+  scale_check_rel(c2.ffn_s, 80 * (2 * ag + 2 * ar_x), 1e-12, "s", "2-D MLP collectives");
+  ck_assert(c2.x == 4 && c2.layout == SCALE_FFN_WS_2D);
+  scale_check_rel(c2.attn_s, c.attn_s, 1e-12, "s", "attention as in 1-D");
+  /* weight-gathered: each MLP's 3 x 8192 x 28672 x 2 B = 1,409,286,144 B AllGathered over the
+   * 16 chips (6 us + 15/16 of it over 9e10 B/s = 14.68006 ms), then read whole from HBM, 15/16
+   * of it beyond the chip's own share; no activation collective in the MLP */
+  scale_infer_comms cg = scale_infer_comms_eval(&m, &v5e, &cfg, 32, SCALE_FFN_WG, NULL);
+  double w = 3.0 * 8192 * 28672 * 2;
+  scale_check_rel(cg.ffn_s, 80 * (6e-6 + 15.0 / 16.0 * w / 9e10), 1e-12, "s", "gathers");
+  scale_check_rel(cg.gather_read_s, 80 * 15.0 / 16.0 * w / v5e.hbm_bytes_per_s, 1e-12, "s",
+                  "gathered weights read from HBM");
+  /* AUTO: the cheapest at each token count, 1-D for a decode of 32 tokens; weight-gathering
+   * wins once the MLP's AllReduces outweigh its weights: 2 x 15/16 x T x 16,384 B / 9e10 >
+   * 15/16 x w (1 / 9e10 + 1 / 8.2e11), T > 47,700 tokens (a batch of long prefills) */
+  ck_assert(scale_infer_comms_eval(&m, &v5e, &cfg, 32, SCALE_FFN_AUTO, NULL).layout ==
+            SCALE_FFN_WS_1D);
+  ck_assert(scale_infer_comms_eval(&m, &v5e, &cfg, 40000, SCALE_FFN_AUTO, NULL).layout ==
+            SCALE_FFN_WS_1D);
+  ck_assert(scale_infer_comms_eval(&m, &v5e, &cfg, 65536, SCALE_FFN_AUTO, NULL).layout ==
+            SCALE_FFN_WG);
+  /* the links at half their peak and 2 us a hop: every bandwidth term doubles, every latency */
+  scale_infer_link slow = {0.5, 2e-6, NAN};
+  scale_infer_comms cs = scale_infer_comms_eval(&m, &v5e, &cfg, 32, SCALE_FFN_WS_1D, &slow);
+  scale_check_rel(cs.time_s, 2 * c.time_s, 1e-12, "s", "half the bandwidth, twice the hop");
+  /* the book's decode step takes the same layouts: AUTO is 1-D at 32 tokens, and gathering the
+   * weights adds their AllGather and reads to the collectives (ch. 7's max(lat, bw) each) */
+  scale_infer_config b1 = scale_infer_config_default(16, 32, 2048), ba = b1, bg = b1;
+  ba.ffn_layout = SCALE_FFN_AUTO;
+  bg.ffn_layout = SCALE_FFN_WG;
+  scale_infer_decode d1 = scale_infer_decode_eval(&m, &v5e, &b1);
+  scale_check_rel(scale_infer_decode_eval(&m, &v5e, &ba).t_ici_s, d1.t_ici_s, 1e-12, "s",
+                  "AUTO = 1-D");
+  ck_assert(scale_infer_decode_eval(&m, &v5e, &bg).t_ici_s > d1.t_ici_s + 80 * 0.01468);
+  /* one chip: nothing moves; a 2-D layout on one axis (tp 4 on v5e is 2x2: two axes; tp 2
+   * is one) cannot split D and F: NaN */
+  cfg = scale_infer_config_default(2, 2, 2048);
+  ck_assert(isnan(scale_infer_comms_eval(&m, &v5e, &cfg, 32, SCALE_FFN_WS_2D, NULL).time_s));
+  cfg = scale_infer_config_default(1, 1, 2048);
+  ck_assert(scale_infer_comms_eval(&m, &v5e, &cfg, 32, SCALE_FFN_WS_1D, NULL).time_s == 0.0);
+}
+END_TEST
+
+/* v4p 4x4x4 (64 chips; v4p wraps an axis of a multiple of 4: three rings of 4, 2 hops each
+ * way, two links into every chip per axis), LLaMA 3 70B at T = 256 tokens. */
+START_TEST(test_comms_v4p_torus) {
+  scale_model m = scale_check_model("llama-3-70b");
+  scale_chip v4 = scale_check_chip("tpu-v4p");
+  scale_infer_config cfg = scale_infer_config_default(64, 256, 2048);
+  /* 1-D: an AllReduce of 256 x 8192 x 2 = 4,194,304 B: 2 x 6 hops = 12 us and 2 x 63/64 of it
+   * over 3 axes x 2 links x 4.5e10 B/s = 30.58311 us: 42.58311 us */
+  scale_infer_comms c = scale_infer_comms_eval(&m, &v4, &cfg, 256, SCALE_FFN_WS_1D, NULL);
+  ck_assert(c.n_axes == 3);
+  double ar = 12e-6 + 2.0 * 63.0 / 64.0 * 4194304.0 / 2.7e11;
+  scale_check_rel(c.ffn_s, 80 * ar, 1e-12, "s", "1-D over three wrapped axes");
+  /* 2-D: X one axis of 4, YZ the other two (16 chips): an AllGather over YZ of [256, 2048]
+   * (1,048,576 B: 4 hops = 4 us + 15/16 of it over 2 axes x 2 links x 4.5e10 = 5.46133 us), a
+   * ReduceScatter alike, and over X (one ring of 4: 2 x 2 hops = 4 us) an AllReduce of [256,
+   * 28672/16] (917,504 B: 2 x 3/4 of it over 2 links x 4.5e10 = 15.29173 us) for gate and up:
+   * 57.50613 us a layer. X of two axes (16) and YZ of one costs 100.8 us: not chosen. */
+  scale_infer_comms c2 = scale_infer_comms_eval(&m, &v4, &cfg, 256, SCALE_FFN_WS_2D, NULL);
+  double ag = 4e-6 + 15.0 / 16.0 * 1048576.0 / 1.8e11;
+  double ar_x = 4e-6 + 1.5 * 917504.0 / 9e10;
+  ck_assert(c2.x == 4);
+  scale_check_rel(c2.ffn_s, 80 * (2 * ag + 2 * ar_x), 1e-12, "s", "2-D, X = 4");
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("inference");
   const scale_check_case cases[] = {
@@ -471,6 +577,8 @@ int main(void) {
       {"huge_prime_tp_refused_fast", test_huge_prime_tp_refused_fast},
       {"best_within_latency", test_best_within_latency},
       {"local_kv_and_lookahead", test_local_kv_and_lookahead},
+      {"comms_v5e_layouts", test_comms_v5e_layouts},
+      {"comms_v4p_torus", test_comms_v4p_torus},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return scale_check_run(s);

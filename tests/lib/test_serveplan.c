@@ -146,6 +146,39 @@ START_TEST(test_bad_options) {
 }
 END_TEST
 
+START_TEST(test_fleet) {
+  /* A fleet for 200 requests/s: each ranked layout replicated ceil(200 / its sustainable rate)
+   * times (the fewest whose rates add up to 200), its price the replicas' chips at $10.8/h, and
+   * the layouts ranked by that price; a zero rate sizes nothing. */
+  scale_model m;
+  scale_chip chip;
+  load("llama-3-8b", "nvidia-h100-sxm", &m, &chip);
+  scale_serve_plan_opts o = small_opts();
+  o.ttft_slo_s = 0.5;
+  o.tpot_slo_s = 0.03;
+  o.allow_dtype[SCALE_DTYPE_INT4] = o.allow_dtype[SCALE_DTYPE_INT8] = false;
+  o.fleet_rate_per_s = 200;
+  scale_serve_plan_report r;
+  scale_diag diag;
+  ck_assert(scale_serve_plan(&m, &chip, &o, &r, &diag) == SCALE_OK);
+  ck_assert(r.met && r.n_ranked > 0);
+  for (int i = 0; i < r.n_ranked; i++) {
+    const scale_serve_plan_entry *e = &r.ranked[i];
+    ck_assert(e->unit_rate_per_s == e->rate_per_s);
+    ck_assert_msg(e->replicas * e->rate_per_s >= 200 && (e->replicas - 1) * e->rate_per_s < 200,
+                  "%g units of %g/s", e->replicas, e->rate_per_s);
+    scale_check_rel(e->fleet_usd_per_hour, 10.8 * e->replicas * e->chips, 1e-12, "USD/h",
+                    "replicas x chips x price");
+    if (i > 0) ck_assert(e->fleet_usd_per_hour >= r.ranked[i - 1].fleet_usd_per_hour);
+    /* a GPU copy prices its MLPs 1-D in both phases (the only layout an NVLink switch runs
+     * besides gathering, which loses at these token counts) */
+    ck_assert(e->prefill_layout == SCALE_FFN_WS_1D && e->decode_layout == SCALE_FFN_WS_1D);
+  }
+  o.fleet_rate_per_s = -1;
+  ck_assert(scale_serve_plan(&m, &chip, &o, &r, &diag) == SCALE_ERR_RANGE);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("serveplan");
   const scale_check_case cases[] = {
@@ -157,6 +190,7 @@ int main(void) {
       {"slo_respected", test_slo_respected},
       {"slo_unmeetable", test_slo_unmeetable},
       {"disaggregated", test_disaggregated},
+      {"fleet", test_fleet},
   };
   for (size_t i = 0; i < sizeof slow / sizeof slow[0]; i++) {
     TCase *tc = tcase_create(slow[i].name);
