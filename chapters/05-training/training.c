@@ -283,6 +283,32 @@ static void section_zero(chapter *ch, const scale_model *m) {
                    "zero.s%d.per_param", stage);
     chapter_valuef(ch, "per chip", total, "B", SCALE_FMT_SI, "zero.s%d.total", stage);
   }
+  static char svg[1 << 16];
+  scale_diag d = {0};
+  chapter_diagram(ch, "zero-stages.svg",
+                  scale_diagram_zero_stages(&mixed, n, 64.0, svg, sizeof svg, NULL, &d), svg, &d);
+}
+
+/** Gantt charts of three schedules played pass by pass (schedule.h, diagram.h): p = 4 stages,
+ * m = 8 microbatches, a backward twice a forward. */
+static void diagram_schedules(chapter *ch) {
+  static scale_pp_pass passes[512];
+  static char svg[1 << 17];
+  static const struct {
+    scale_pp_schedule s;
+    int v;
+    const char *title, *file;
+  } runs[] = {{SCALE_PP_GPIPE, 1, "GPipe: every forward, then every backward", "gantt-gpipe.svg"},
+              {SCALE_PP_1F1B, 1, "1F1B: one forward, one backward", "gantt-1f1b.svg"},
+              {SCALE_PP_INTERLEAVED, 2, "Interleaved 1F1B, two chunks a stage",
+               "gantt-interleaved.svg"}};
+  for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+    scale_timeline t;
+    scale_diag d = {0};
+    scale_status st = scale_schedule_play(runs[i].s, 4, 8, runs[i].v, 1, 2, passes, 512, &t);
+    if (!st) st = scale_diagram_gantt(runs[i].title, 4, passes, &t, svg, sizeof svg, NULL, &d);
+    chapter_diagram(ch, runs[i].file, st, svg, &d);
+  }
 }
 
 /* ---- the book's MLP model (figure 1) -------------------------------------------------------- */
@@ -515,6 +541,7 @@ int main(int argc, char **argv) {
   section_strategies(&ch, chk, &chip, &model, &moe, n, batch, seq);
   section_thresholds(&ch, &hw, &chip, &l70, &gemma, &ds3);
   section_pipeline(&ch);
+  diagram_schedules(&ch);
   section_zero(&ch, &l70);
   figure_mlp(&ch, chip_default, &hw, &chip);
   figure_scaling(&ch, chk, &chip, &model, batch, seq);
