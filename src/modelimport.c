@@ -229,6 +229,37 @@ scale_status scale_model_import_hf(const scale_json_value *config, const char *n
   return SCALE_OK;
 }
 
+scale_status scale_model_index_params(const scale_json_value *index, const scale_json_value *config,
+                                      double *out, scale_diag *diag) {
+  const scale_json_value *meta = scale_json_member(index, "metadata");
+  const scale_json_value *size = scale_json_member(meta, "total_size");
+  if (!size)
+    return scale_diag_set(diag, SCALE_ERR_MISSING_KEY, "", 0,
+                          "index: 'metadata.total_size' is missing");
+  if (size->type != SCALE_JSON_NUMBER || !(size->number > 0) || size->number != floor(size->number))
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
+                          "index: 'metadata.total_size' must be a whole number of bytes > 0");
+  const scale_json_value *text = scale_json_member(config, "text_config");
+  const scale_json_value *cfg = text && text->type == SCALE_JSON_OBJECT ? text : config;
+  if (scale_json_member(cfg, "quantization_config") ||
+      scale_json_member(config, "quantization_config"))
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
+                          "config: 'quantization_config': a quantized checkpoint's bytes are not "
+                          "parameters times one dtype");
+  const scale_json_value *dtype = scale_json_member(cfg, "torch_dtype");
+  if (!dtype) dtype = scale_json_member(config, "torch_dtype");
+  const char *d = dtype && dtype->type == SCALE_JSON_STRING ? dtype->str : "";
+  double bytes = strcmp(d, "bfloat16") == 0 || strcmp(d, "float16") == 0 ? 2
+                 : strcmp(d, "float32") == 0                             ? 4
+                                                                         : 0;
+  if (bytes == 0)
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
+                          "config: 'torch_dtype' must be bfloat16, float16 or float32 to count "
+                          "an index's bytes as parameters");
+  *out = size->number / bytes;
+  return SCALE_OK;
+}
+
 /* ---- writing a model file ------------------------------------------------------------------ */
 
 static void key(FILE *f, const char *k, int64_t v) { fprintf(f, "%s = %lld\n", k, (long long)v); }

@@ -1,13 +1,13 @@
 /* modelimport.h — model records from Hugging Face transformers configs (config.json).
  *
  * Families read: llama, mistral, qwen2, qwen3 and gemma/gemma2/gemma3 (dense), mixtral,
- * qwen2_moe, qwen3_moe and gpt_oss (MoE), deepseek_v2, deepseek_v3 and kimi_k2 (MLA, shared experts), and
- * mamba2. A config that nests its text model ("text_config", as Gemma 3 and Llama 4 do) is read
- * there. Any other model_type, a missing or malformed field, or a layout the model schema cannot
- * hold (experts on every other layer, a shared expert of another width) is refused naming the
- * field. What the schema does not price yet (sliding-window attention, attention sinks, QK-norm,
- * biases, multi-token-prediction layers) is imported as notes, each saying how the model is
- * priced instead, so no idealization goes unsaid.
+ * qwen2_moe, qwen3_moe and gpt_oss (MoE), deepseek_v2, deepseek_v3 and kimi_k2 (MLA, shared
+ * experts), and mamba2. A config that nests its text model ("text_config", as Gemma 3 and Llama 4
+ * do) is read there. Any other model_type, a missing or malformed field, or a layout the model
+ * schema cannot hold (experts on every other layer, a shared expert of another width) is refused
+ * naming the field. What the schema does not price yet (sliding-window attention, attention sinks,
+ * QK-norm, biases, multi-token-prediction layers) is imported as notes, each saying how the model
+ * is priced instead, so no idealization goes unsaid.
  *
  * Book: ch. 4 (the letters each field becomes); issue 31 ("scale model import").
  */
@@ -37,6 +37,17 @@ typedef struct {
  */
 scale_status scale_model_import_hf(const scale_json_value *config, const char *name,
                                    scale_model *out, scale_import_notes *notes, scale_diag *diag);
+
+/** Parameters a checkpoint's model.safetensors.index.json holds: its metadata.total_size
+ * [bytes] over the bytes of the config's torch_dtype (bfloat16/float16 2, float32 4).
+ *
+ * Units:  -> [count].
+ * Errors: SCALE_ERR_MISSING_KEY without metadata.total_size; SCALE_ERR_INVALID for a size that
+ *         is not a whole number > 0, a torch_dtype it does not know, or a quantized checkpoint
+ *         (quantization_config: its bytes are not parameters times a dtype); 'diag' says which.
+ */
+scale_status scale_model_index_params(const scale_json_value *index, const scale_json_value *config,
+                                      double *out, scale_diag *diag);
 
 /** Writes 'model' as a strict model file (models/README.md's format) that scale_model_load_file()
  * reads back to the same record: 'source' (may be NULL) and each note as comment lines on top.

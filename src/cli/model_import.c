@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,13 +15,15 @@
 
 static void usage(FILE *out) {
   fprintf(out,
-          "usage: scale model import CONFIG [--name NAME] [--out FILE]\n\n"
+          "usage: scale model import CONFIG [--name NAME] [--out FILE] [--index INDEX]\n\n"
           "Reads a Hugging Face transformers config.json and writes the strict model file it\n"
           "describes (to FILE, which must not exist yet, or to standard output), with what the\n"
           "model schema leaves out as comments and 'note:' lines. NAME (default: the config's\n"
           "folder, or its file stem, lowercased) names the model. Families: llama, mistral,\n"
           "mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3, gpt_oss,\n"
-          "deepseek_v2, deepseek_v3, mamba2. Example:\n"
+          "deepseek_v2, deepseek_v3, kimi_k2, mamba2. With --index (the checkpoint's\n"
+          "model.safetensors.index.json) the count is checked against the checkpoint's bytes\n"
+          "over the config's torch_dtype: more than 3%% apart fails. Example:\n"
           "  build/scale model import tests/data/hf/mixtral-8x7b.json --out /tmp/m.ini\n"
           "  build/scale train --model /tmp/m.ini --hw nvidia-h100-sxm --chips 64 ...\n");
 }
@@ -52,22 +55,56 @@ static bool name_ok(const char *name) {
   return true;
 }
 
-/** Parses and imports 'path' into *m; a failure is one "scale: ..." line, exit 2. */
-static int read_config(const char *path, const char *name, scale_model *m,
-                       scale_import_notes *notes) {
+/** Reads and parses the JSON file 'path' into *json; a failure is one "scale: ..." line. */
+static int read_json(const char *path, scale_json **json) {
   char *text = NULL;
   size_t len = 0;
   scale_diag diag = {0};
   if (scale_file_read(path, &text, &len, &diag) != SCALE_OK)
     return cli_fail("model import: cannot read '%s': %s", path, diag.message);
-  scale_json *json = NULL;
-  scale_status st = scale_json_parse(text, len, &json, &diag);
+  scale_status st = scale_json_parse(text, len, json, &diag);
   free(text);
   if (st) return cli_usage("model import: %s:%d: %s", path, diag.line, diag.message);
-  st = scale_model_import_hf(scale_json_root(json), name, m, notes, &diag);
-  scale_json_free(json);
-  if (st) return cli_usage("model import: %s: %s", path, diag.message);
   return CLI_EXIT_OK;
+}
+
+/** The checkpoint's parameters (its index's bytes over the dtype) against the import's count:
+ * a line saying how far apart, or a failure past 3% (a field read wrong). */
+static int check_index(const char *path, const scale_json *config, const scale_model *m) {
+  scale_json *index = NULL;
+  int rc = read_json(path, &index);
+  if (rc) return rc;
+  double held = 0;
+  scale_diag diag = {0};
+  scale_status st =
+      scale_model_index_params(scale_json_root(index), scale_json_root(config), &held, &diag);
+  scale_json_free(index);
+  if (st) return cli_usage("model import: %s: %s", path, diag.message);
+  double counted = scale_transformer_n_params(m), apart = counted / held - 1;
+  if (fabs(apart) > 0.03)
+    return cli_fail("model import: the import counts %.6g parameters, %s holds %.6g (%+.1f%%): "
+                    "a field read wrong?",
+                    counted, path, held, 100 * apart);
+  fprintf(stderr, "index: %s holds %.6g parameters; the import counts %.6g (%+.2f%%)\n", path, held,
+          counted, 100 * apart);
+  return CLI_EXIT_OK;
+}
+
+/** Parses and imports 'path' into *m (checked against 'index' when given); a failure is one
+ * "scale: ..." line, exit 2 for a config that cannot be imported. */
+static int read_config(const char *path, const char *index, const char *name, scale_model *m,
+                       scale_import_notes *notes) {
+  scale_json *json = NULL;
+  int rc = read_json(path, &json);
+  if (rc) return rc;
+  scale_diag diag = {0};
+  scale_status st = scale_model_import_hf(scale_json_root(json), name, m, notes, &diag);
+  if (st)
+    rc = cli_usage("model import: %s: %s", path, diag.message);
+  else if (index)
+    rc = check_index(index, json, m);
+  scale_json_free(json);
+  return rc;
 }
 
 /** Writes the model file to 'out' (created, never overwritten) or standard output. */
@@ -89,12 +126,13 @@ static int write_model(const scale_model *m, const char *config, const char *out
 }
 
 int cli_model_import(int argc, char **argv) {
-  enum { O_NAME = 256, O_OUT, O_HELP };
+  enum { O_NAME = 256, O_OUT, O_INDEX, O_HELP };
   static const struct option options[] = {{"name", required_argument, NULL, O_NAME},
                                           {"out", required_argument, NULL, O_OUT},
+                                          {"index", required_argument, NULL, O_INDEX},
                                           {"help", no_argument, NULL, O_HELP},
                                           {NULL, 0, NULL, 0}};
-  const char *name = NULL, *out = NULL;
+  const char *name = NULL, *out = NULL, *index = NULL;
   optind = 1;
   opterr = 0;
   for (int c; (c = getopt_long(argc, argv, "", options, NULL)) != -1;) {
@@ -102,6 +140,8 @@ int cli_model_import(int argc, char **argv) {
       name = optarg;
     else if (c == O_OUT)
       out = optarg;
+    else if (c == O_INDEX)
+      index = optarg;
     else if (c == O_HELP)
       return usage(stdout), CLI_EXIT_OK;
     else
@@ -119,7 +159,7 @@ int cli_model_import(int argc, char **argv) {
                      name);
   scale_model m;
   scale_import_notes notes;
-  int rc = read_config(config, name, &m, &notes);
+  int rc = read_config(config, index, name, &m, &notes);
   if (rc || (rc = write_model(&m, config, out, &notes))) return rc;
   for (int i = 0; i < notes.n; i++)
     fprintf(stderr, "note: %s\n", notes.text[i]);

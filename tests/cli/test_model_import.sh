@@ -34,6 +34,18 @@ run "$SCALE" infer --model "$TMP/llama-3-70b.ini" --hw nvidia-h100-sxm --chips 8
   --context 4096
 expect_rc 0 "infer prices an imported model"
 
+# The checkpoint's index: 141,107,412,992 bytes of bfloat16 are the 70,553,706,496 counted.
+run "$SCALE" model import "$HF/llama-3-70b.json" --index "$HF/llama-3-70b.index.json" --name l
+expect_rc 0 "an index that agrees"
+expect_err "^index: .* holds 7.05537e\+10 parameters; the import counts 7.05537e\+10 \(\+0.00%\)$" \
+  "the index's count beside the import's"
+sed 's/141107412992/155218154291/' "$HF/llama-3-70b.index.json" >"$TMP/big.index.json"
+run "$SCALE" model import "$HF/llama-3-70b.json" --index "$TMP/big.index.json" --name l
+expect_rc 1 "an index 10% above the import's count"
+expect_err "a field read wrong" "the disagreement is named"
+expect_usage_error "an index of a quantized checkpoint" "$SCALE" model import \
+  "$HF/deepseek-v3.json" --index "$HF/llama-3-70b.index.json"
+
 # Never overwrites: the file written above stays.
 run "$SCALE" model import "$HF/llama-3-70b.json" --out "$TMP/l70.ini"
 expect_rc 1 "an existing --out"

@@ -146,12 +146,40 @@ START_TEST(bad_configs_name_the_field) {
 }
 END_TEST
 
+START_TEST(index_counts_parameters) {
+  /* 141,107,412,992 bytes of bfloat16 in LLaMA 3 70B's index: 70,553,706,496 parameters. */
+  const char *index = "{\"metadata\": {\"total_size\": 141107412992}}";
+  const char *config = "{\"torch_dtype\": \"bfloat16\"}", *f32 = "{\"torch_dtype\": \"float32\"}";
+  const char *quant = "{\"torch_dtype\": \"bfloat16\", \"quantization_config\": {}}";
+  scale_json *i = NULL, *c = NULL, *c32 = NULL, *q = NULL;
+  ck_assert_int_eq(scale_json_parse(index, strlen(index), &i, NULL), SCALE_OK);
+  ck_assert_int_eq(scale_json_parse(config, strlen(config), &c, NULL), SCALE_OK);
+  ck_assert_int_eq(scale_json_parse(f32, strlen(f32), &c32, NULL), SCALE_OK);
+  ck_assert_int_eq(scale_json_parse(quant, strlen(quant), &q, NULL), SCALE_OK);
+  double n = 0;
+  ck_assert_int_eq(scale_model_index_params(scale_json_root(i), scale_json_root(c), &n, NULL),
+                   SCALE_OK);
+  scale_check_rel(n, 70553706496.0, 0, "", "total_size / 2");
+  ck_assert_int_eq(scale_model_index_params(scale_json_root(i), scale_json_root(c32), &n, NULL),
+                   SCALE_OK);
+  scale_check_rel(n, 35276853248.0, 0, "", "total_size / 4");
+  scale_diag d = {0};
+  ck_assert_int_eq(scale_model_index_params(scale_json_root(i), scale_json_root(q), &n, &d),
+                   SCALE_ERR_INVALID);
+  ck_assert_ptr_nonnull(strstr(d.message, "quantization_config"));
+  ck_assert_int_eq(scale_model_index_params(scale_json_root(c), scale_json_root(c), &n, &d),
+                   SCALE_ERR_MISSING_KEY);
+  scale_json_free(i), scale_json_free(c), scale_json_free(c32), scale_json_free(q);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("modelimport");
   const scale_check_case cases[] = {
       {"published_configs_match_shipped_models", published_configs_match_shipped_models},
       {"written_file_reads_back", written_file_reads_back},
-      {"bad_configs_name_the_field", bad_configs_name_the_field}};
+      {"bad_configs_name_the_field", bad_configs_name_the_field},
+      {"index_counts_parameters", index_counts_parameters}};
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return s;
 }
