@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "scale/gpu.h"
+#include "scale/serve.h"
 #include "scale/training.h"
 #include "scale/transformer.h"
 #include "scale/units.h"
@@ -847,5 +848,73 @@ scale_status scale_diagram_zero_stages(const scale_precision *prec, double n_par
     rect(&cv, "key", 60 + p * 170, h - 30, 12, 12, ZERO_COLOUR[p], NULL);
     text(&cv, 78 + p * 170, h - 20, 12, "start", ZERO_PART[p]);
   }
+  return finish(&cv, len);
+}
+
+/* ==== a paged KV cache against a padded one ================================================ */
+
+#define PAGED_REQUESTS_MAX 8
+
+/** One request's row: its tokens as slots of 'per_token' px, in blocks (paged) or padded to
+ * the context limit; the empty part hatched. */
+static void kv_row(canvas *cv, double y, double tokens, double limit, double block, double px,
+                   bool paged) {
+  double x0 = 130, reserved = paged ? scale_serve_kv_blocks(tokens, block) * block : limit;
+  rect(cv, "used", x0, y, tokens * px, 16, paged ? "#4e79a7" : "#9c755f", NULL);
+  rect(cv, "empty", x0 + tokens * px, y, (reserved - tokens) * px, 16, "url(#hatch)", NULL);
+  for (double b = 0; paged && b < reserved; b += block)
+    rect(cv, "page", x0 + b * px, y, block * px, 16, "none", "#333333");
+  if (!paged) rect(cv, "slab", x0, y, limit * px, 16, "none", "#333333");
+}
+
+scale_status scale_diagram_paged_kv(const double *tokens, int n, double block_tokens,
+                                    double limit_tokens, double kv_bytes_per_token, char *buf,
+                                    size_t size, size_t *len, scale_diag *diag) {
+  bool ok = tokens && (buf || !size) && n >= 1 && n <= PAGED_REQUESTS_MAX && block_tokens >= 1 &&
+            block_tokens == floor(block_tokens) && limit_tokens >= block_tokens &&
+            limit_tokens <= 4096 && kv_bytes_per_token > 0 && isfinite(kv_bytes_per_token);
+  double used = 0, blocks = 0;
+  for (int i = 0; ok && i < n; i++) {
+    ok = tokens[i] >= 1 && tokens[i] <= limit_tokens && tokens[i] == floor(tokens[i]);
+    used += tokens[i];
+    blocks += scale_serve_kv_blocks(tokens[i], block_tokens);
+  }
+  if (!ok)
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
+                          "a paged-KV diagram needs 1 to %d requests of whole tokens within a "
+                          "context limit of at most 4096, whole blocks and bytes per token > 0",
+                          PAGED_REQUESTS_MAX);
+  double px = 480 / limit_tokens, row = 22, top = 66, half = n * row + 30;
+  double h = top + 2 * half + 40;
+  char title[160], foot[300], desc[1024], padded_b[32], paged_b[32], pct[32];
+  scale_format(padded_b, sizeof padded_b, n * limit_tokens * kv_bytes_per_token, "B", SCALE_FMT_SI);
+  scale_format(paged_b, sizeof paged_b, blocks * block_tokens * kv_bytes_per_token, "B",
+               SCALE_FMT_SI);
+  scale_format(pct, sizeof pct, blocks * block_tokens / (n * limit_tokens), "", SCALE_FMT_PERCENT);
+  snprintf(title, sizeof title, "%d requests' KV caches: padded, then paged in blocks of %g", n,
+           block_tokens);
+  snprintf(foot, sizeof foot, "padded: %s; paged: %g blocks, %s (%s of padded)", padded_b, blocks,
+           paged_b, pct);
+  snprintf(desc, sizeof desc,
+           "%s. Each row is one request, its tokens filled and the slots "
+           "reserved but empty hatched; the first panel reserves the context limit of %g for "
+           "every request, the second only whole blocks; %g tokens in all. %s.",
+           title, limit_tokens, used, foot);
+  canvas cv;
+  begin(&cv, buf, size, diag, 640, h, title, desc);
+  for (int panel = 0; panel < 2; panel++) {
+    double y0 = top + panel * half;
+    char head[80];
+    snprintf(head, sizeof head, panel ? "paged in blocks of %g tokens" : "padded to %g tokens",
+             panel ? block_tokens : limit_tokens);
+    text(&cv, 20, y0 - 8, 12, "start", head);
+    for (int i = 0; i < n; i++) {
+      char label[32];
+      snprintf(label, sizeof label, "%g tokens", tokens[i]);
+      text(&cv, 20, y0 + i * row + 13, 11, "start", label);
+      kv_row(&cv, y0 + i * row, tokens[i], limit_tokens, block_tokens, px, panel == 1);
+    }
+  }
+  text(&cv, 20, h - 14, 12, "start", foot);
   return finish(&cv, len);
 }

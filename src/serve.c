@@ -131,7 +131,7 @@ static bool is_count(double x, double lo, double hi) { return x >= lo && x <= hi
 #define REQ_MAX 1e7 /* requests of one run at most */
 #define BLOCKS_MAX 4e9
 
-/* Largest blocks_of(isl + osl) over the requests a config can draw. */
+/* Largest scale_serve_kv_blocks(isl + osl) over the requests a config can draw. */
 static double max_request_tokens(const scale_serve_config *c) {
   if (!c->table_isl) return c->isl.max_tokens + c->osl.max_tokens;
   double most = 0.0;
@@ -167,7 +167,11 @@ static scale_status check_lengths(const char *what, const scale_serve_lengths *l
   return SCALE_OK;
 }
 
-static double blocks_of(double tokens, double block_tokens) { return ceil(tokens / block_tokens); }
+double scale_serve_kv_blocks(double tokens, double block_tokens) {
+  if (!(tokens >= 0) || !(block_tokens >= 1) || !isfinite(tokens) || !isfinite(block_tokens))
+    return (double)NAN;
+  return ceil(tokens / block_tokens);
+}
 
 static scale_status check_config(const scale_serve_config *c, scale_diag *diag) {
   scale_status st;
@@ -200,7 +204,7 @@ static scale_status check_config(const scale_serve_config *c, scale_diag *diag) 
     return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
                           "serve: KV blocks (%g) and tokens per block (%g) must be integers >= 1",
                           c->kv_blocks, c->block_tokens);
-  double longest = max_request_tokens(c), need = blocks_of(longest, c->block_tokens);
+  double longest = max_request_tokens(c), need = scale_serve_kv_blocks(longest, c->block_tokens);
   if (need > c->kv_blocks)
     return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
                           "serve: a request of %g tokens needs %g KV blocks of %g tokens, more "
@@ -231,7 +235,7 @@ double scale_serve_offline_batch(const scale_serve_config *c) {
       c->osl.min_tokens != c->osl.max_tokens || !(c->block_tokens >= 1.0) ||
       !(c->max_batch >= 1.0) || !(c->kv_blocks >= 1.0))
     return NAN;
-  double per = blocks_of(c->isl.max_tokens + c->osl.max_tokens, c->block_tokens);
+  double per = scale_serve_kv_blocks(c->isl.max_tokens + c->osl.max_tokens, c->block_tokens);
   return fmin(c->max_batch, floor(c->kv_blocks / per));
 }
 
@@ -303,7 +307,8 @@ scale_status scale_serve_new(const scale_serve_config *cfg, scale_serve **out, s
       s->isl[i] = draw_length(&cfg->isl, &isl);
       s->osl[i] = draw_length(&cfg->osl, &osl);
     }
-    s->blocks[i] = (uint32_t)blocks_of((double)s->isl[i] + s->osl[i], cfg->block_tokens);
+    s->blocks[i] =
+        (uint32_t)scale_serve_kv_blocks((double)s->isl[i] + s->osl[i], cfg->block_tokens);
   }
   s->cfg.table_isl = s->cfg.table_osl = NULL; /* copied: the caller's table may go */
   s->cfg.n_table = 0.0;
@@ -372,14 +377,14 @@ static void sample(scale_serve_result *r, double t, double frac, double *stride,
 
 /* Where a run stands between steps. */
 typedef struct {
-  double t, t0;           /* the clock and the first arrival [s] */
-  double blocks_used;     /* KV blocks reserved by the running requests */
-  double stride;          /* steps between KV samples */
-  double last_decode_s;   /* the last step that decoded (prefill_alone) [s] */
-  size_t next;            /* the first request not yet admitted */
-  size_t n_active;        /* running requests: sim->active[0, n_active) */
-  size_t finished;        /* requests done */
-  size_t sent;            /* requests sent so far (closed loop; n for an open one) */
+  double t, t0;         /* the clock and the first arrival [s] */
+  double blocks_used;   /* KV blocks reserved by the running requests */
+  double stride;        /* steps between KV samples */
+  double last_decode_s; /* the last step that decoded (prefill_alone) [s] */
+  size_t next;          /* the first request not yet admitted */
+  size_t n_active;      /* running requests: sim->active[0, n_active) */
+  size_t finished;      /* requests done */
+  size_t sent;          /* requests sent so far (closed loop; n for an open one) */
 } run_state;
 
 /* Resets the scratch of 'sim' for a run (the first token of a prefilled request came with it)

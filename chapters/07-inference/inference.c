@@ -209,6 +209,15 @@ static void section_tricks(chapter *ch, const scale_model *m, const scale_model 
   /* The LLaMA 3 70B reference point. */
   chapter_value(ch, "kv.l3_per_token", "LLaMA 3 70B, bf16",
                 scale_transformer_kv_bytes_per_token(l3, SCALE_DTYPE_BF16), "B", SCALE_FMT_SI);
+  /* Five requests' caches, padded to 128 tokens and paged in blocks of 16 (diagram.h). */
+  static const double lengths[5] = {37, 100, 12, 64, 90};
+  static char svg[1 << 16];
+  scale_diag d = {0};
+  chapter_diagram(ch, "paged-kv.svg",
+                  scale_diagram_paged_kv(lengths, 5, 16, 128,
+                                         scale_transformer_kv_bytes_per_token(m, SCALE_DTYPE_BF16),
+                                         svg, sizeof svg, NULL, &d),
+                  svg, &d);
 }
 
 /** Sharding for prefill and generation; KV sharding; latency-bound collectives. */

@@ -89,4 +89,12 @@ scale_status scale_diagram_zero_stages(const scale_precision *prec, double n_par
                                        double n_shards, char *buf, size_t size, size_t *len,
                                        scale_diag *diag);
 
+/** The KV caches of n requests (1..8) of tokens[i] tokens each: padded to a context limit
+ * (limit_tokens <= 4096), then paged in blocks of block_tokens as scale_serve_kv_blocks()
+ * reserves them, the empty slots hatched, with both footprints at kv_bytes_per_token. Book:
+ * ch. 7 "Ragged reads and paging" (PagedAttention, Kwon et al. 2023). */
+scale_status scale_diagram_paged_kv(const double *tokens, int n, double block_tokens,
+                                    double limit_tokens, double kv_bytes_per_token, char *buf,
+                                    size_t size, size_t *len, scale_diag *diag);
+
 #endif

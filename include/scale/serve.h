@@ -96,34 +96,34 @@ typedef struct {
 
 /** A request stream and the engine serving it. */
 typedef struct {
-  double rate_per_s;        /**< Poisson arrival rate [1/s], > 0; INFINITY: all arrive at t = 0
-                                 (an offline, saturated run) */
-  double n_requests;        /**< requests simulated, integer in [1, 1e7] */
-  scale_serve_lengths isl;  /**< prompt lengths, min >= 1 */
-  scale_serve_lengths osl;  /**< output lengths, min >= 1 */
-  uint64_t seed;            /**< seed of the generator */
-  double max_batch;         /**< running requests at most, integer >= 1 */
-  double max_step_tokens;   /**< token budget of a step, integer >= max_batch */
-  double block_tokens;      /**< tokens per KV block, integer >= 1 */
-  double kv_blocks;         /**< KV blocks of the copy, integer >= 1 */
-  double ttft_slo_s;        /**< goodput SLO on TTFT [s]; INFINITY: none */
-  double tpot_slo_s;        /**< goodput SLO on TPOT [s]; INFINITY: none */
-  double concurrency;       /**< closed loop: this many clients, integer in [1, 1e7]; the
-                                 first ones send at t = 0, each later request the moment a
-                                 request finishes, and rate_per_s is unused. 0: open loop */
+  double rate_per_s;         /**< Poisson arrival rate [1/s], > 0; INFINITY: all arrive at t = 0
+                                  (an offline, saturated run) */
+  double n_requests;         /**< requests simulated, integer in [1, 1e7] */
+  scale_serve_lengths isl;   /**< prompt lengths, min >= 1 */
+  scale_serve_lengths osl;   /**< output lengths, min >= 1 */
+  uint64_t seed;             /**< seed of the generator */
+  double max_batch;          /**< running requests at most, integer >= 1 */
+  double max_step_tokens;    /**< token budget of a step, integer >= max_batch */
+  double block_tokens;       /**< tokens per KV block, integer >= 1 */
+  double kv_blocks;          /**< KV blocks of the copy, integer >= 1 */
+  double ttft_slo_s;         /**< goodput SLO on TTFT [s]; INFINITY: none */
+  double tpot_slo_s;         /**< goodput SLO on TPOT [s]; INFINITY: none */
+  double concurrency;        /**< closed loop: this many clients, integer in [1, 1e7]; the
+                                  first ones send at t = 0, each later request the moment a
+                                  request finishes, and rate_per_s is unused. 0: open loop */
   const uint32_t *table_isl; /**< an empirical length table: request i takes the pair
                                   i mod n_table, in order (isl and osl unused); NULL: none.
                                   Read only by scale_serve_new(), which copies it */
   const uint32_t *table_osl; /**< the table's output lengths, each >= 1 */
   double n_table;            /**< pairs in the table, integer in [1, 1e7] when set */
-  bool prefill_alone;       /**< a step with prompt work left runs no decodes: prompts first,
-                                 decodes stall (vLLM's scheduler without chunked prefill);
-                                 false: prompt chunks share every step with the decodes */
-  bool prefilled;           /**< requests arrive with their prompt's KV cache and first token
-                                 (the decode pool of disaggregated serving): no prefill work,
-                                 TTFT 0, TPOT from arrival; needs osl >= 2 */
-  scale_serve_cost_fn cost; /**< step duration */
-  void *cost_ctx;           /**< passed to cost */
+  bool prefill_alone;        /**< a step with prompt work left runs no decodes: prompts first,
+                                  decodes stall (vLLM's scheduler without chunked prefill);
+                                  false: prompt chunks share every step with the decodes */
+  bool prefilled;            /**< requests arrive with their prompt's KV cache and first token
+                                  (the decode pool of disaggregated serving): no prefill work,
+                                  TTFT 0, TPOT from arrival; needs osl >= 2 */
+  scale_serve_cost_fn cost;  /**< step duration */
+  void *cost_ctx;            /**< passed to cost */
 } scale_serve_config;
 
 /** A config with no cost function set: rate 1/s, 1000 requests, isl 1024, osl 128, seed 1, batch
@@ -157,15 +157,15 @@ typedef struct {
   double request_rate_per_s;                 /**< requests / makespan [1/s] */
   double ttft_p50_s, ttft_p90_s, ttft_p99_s; /**< time to first token, nearest rank [s] */
   double tpot_p50_s, tpot_p90_s, tpot_p99_s; /**< time per output token (osl > 1 only) [s] */
-  double itl_p50_s, itl_p90_s; /**< inter-token latency over every token after a request's
-                                    first (the duration of the step that made it), from a
-                                    log-binned histogram: within 0.4% [s]; NaN when none */
-  double ttft_mean_s, tpot_mean_s;           /**< means [s] */
-  double good_frac;                          /**< share of requests meeting both SLOs [1] */
-  double goodput_tokens_per_s; /**< output tokens of those requests / makespan [tokens/s] */
-  double steady_batch;         /**< running requests, time-averaged over busy steps [count] */
-  double max_running;          /**< most requests running at once [count] */
-  double kv_peak_frac;         /**< most KV blocks reserved at once / kv_blocks [1] */
+  double itl_p50_s, itl_p90_s;     /**< inter-token latency over every token after a request's
+                                        first (the duration of the step that made it), from a
+                                        log-binned histogram: within 0.4% [s]; NaN when none */
+  double ttft_mean_s, tpot_mean_s; /**< means [s] */
+  double good_frac;                /**< share of requests meeting both SLOs [1] */
+  double goodput_tokens_per_s;     /**< output tokens of those requests / makespan [tokens/s] */
+  double steady_batch;             /**< running requests, time-averaged over busy steps [count] */
+  double max_running;              /**< most requests running at once [count] */
+  double kv_peak_frac;             /**< most KV blocks reserved at once / kv_blocks [1] */
   double bind_s[SCALE_SERVE_BIND_COUNT];        /**< step time spent under each bind [s] */
   scale_serve_bind bind;                        /**< the bind with the most time */
   int n_samples;                                /**< KV samples kept */
@@ -195,6 +195,15 @@ void scale_serve_free(scale_serve *sim);
  *         (the step is named in 'diag'). Every loop is bounded by the requests' tokens.
  */
 scale_status scale_serve_run(scale_serve *sim, scale_serve_result *out, scale_diag *diag);
+
+/** KV blocks a request of 'tokens' reserves in a paged cache of 'block_tokens' a block:
+ * ceil(tokens / block_tokens), the last block partly empty (vLLM's PagedAttention).
+ *
+ * Units:  tokens, block_tokens [tokens] -> [count].
+ * Domain: tokens >= 0, block_tokens >= 1, finite; NaN otherwise.
+ * Book:   ch. 7 "Ragged reads and paging"; 37 tokens in blocks of 16: 3 blocks, 11 slots empty.
+ */
+double scale_serve_kv_blocks(double tokens, double block_tokens);
 
 /** Steady batch of an offline run with fixed lengths: min(max_batch, floor(kv_blocks /
  * ceil((isl + osl) / block_tokens))) [count]; NaN outside the config's domain or with a length

@@ -283,6 +283,29 @@ START_TEST(zero_stages_bars) {
 }
 END_TEST
 
+START_TEST(paged_kv_blocks) {
+  /* 37, 100 and 12 tokens in blocks of 16 reserve 3 + 7 + 1 = 11 blocks (176 slots) where
+   * padding to 128 reserves 384: 45.8%; at 1 kB a token, 176 kB against 384 kB. */
+  const double tokens[3] = {37, 100, 12};
+  scale_diag d = {0};
+  ck_assert_msg(scale_diagram_paged_kv(tokens, 3, 16, 128, 1000, svg, sizeof svg, NULL, &d) ==
+                    SCALE_OK,
+                "%s", d.message);
+  int pages = 0;
+  for (int i = 0; i < 3; i++)
+    pages += (int)scale_serve_kv_blocks(tokens[i], 16);
+  ck_assert_int_eq(pages, 11);
+  ck_assert_int_eq(count("class=\"page\""), pages);
+  ck_assert_int_eq(count("class=\"slab\""), 3);
+  ck_assert_ptr_nonnull(strstr(svg, "padded: 384 kB; paged: 11 blocks, 176 kB (45.8% of padded)"));
+  const double bad[1] = {200};
+  ck_assert_int_eq(scale_diagram_paged_kv(bad, 1, 16, 128, 1000, svg, sizeof svg, NULL, NULL),
+                   SCALE_ERR_INVALID);
+  scale_check_nan(scale_serve_kv_blocks(10, 0.5));
+  scale_check_rel(scale_serve_kv_blocks(32, 16), 2, 0, "", "a full last block");
+}
+END_TEST
+
 START_TEST(diagrams_are_deterministic) {
   array_svg("{X:2, Y:4}", "W[D_X, F_Y]");
   memcpy(again, svg, sizeof svg);
@@ -304,6 +327,7 @@ static Suite *suite(void) {
       {"transformer_block_flops", transformer_block_flops},
       {"fat_tree_levels", fat_tree_levels},
       {"zero_stages_bars", zero_stages_bars},
+      {"paged_kv_blocks", paged_kv_blocks},
       {"diagrams_are_deterministic", diagrams_are_deterministic},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
