@@ -272,8 +272,13 @@ scale_status scale_diagram_sharded_array(const scale_mesh *mesh, const scale_sha
   mesh_text(mesh, mtext, sizeof mtext);
   double shards = scale_sharding_n_shards(s, mesh), copies = scale_sharding_replication(s, mesh);
   snprintf(title, sizeof title, "%s on the mesh %s", name, mtext);
-  snprintf(foot, sizeof foot, "%g blocks, each on %g device%s: every device holds 1/%g of %s",
-           shards, copies, copies == 1 ? "" : "s", shards, s->array[0] ? s->array : "A");
+  const char *array = s->array[0] ? s->array : "A";
+  if (shards == 1)
+    snprintf(foot, sizeof foot, "one block, a copy on each of the %g devices: each holds all of %s",
+             copies, array);
+  else
+    snprintf(foot, sizeof foot, "%g blocks, each on %g device%s: every device holds 1/%g of %s",
+             shards, copies, copies == 1 ? "" : "s", shards, array);
   snprintf(desc, sizeof desc,
            "%s. Left: the array cut into %d x %d blocks, each in the colour of "
            "the device holding it, or with a swatch per device where several hold copies. Right: "

@@ -289,6 +289,24 @@ static void section_zero(chapter *ch, const scale_model *m) {
                   scale_diagram_zero_stages(&mixed, n, 64.0, svg, sizeof svg, NULL, &d), svg, &d);
 }
 
+/** Where each strategy keeps a layer's weights W_in[D, F], as sharded arrays (diagram.h). */
+static void diagram_weights(chapter *ch) {
+  static const char *const runs[][3] = {{"{X:4}", "W[D, F]", "weights-dp.svg"},
+                                        {"{X:4}", "W[D_X, F]", "weights-fsdp.svg"},
+                                        {"{Y:4}", "W[D, F_Y]", "weights-tp.svg"},
+                                        {"{X:2, Y:2}", "W[D_X, F_Y]", "weights-fsdp-tp.svg"}};
+  static char svg[1 << 16];
+  for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+    scale_mesh mesh;
+    scale_sharding w;
+    scale_diag d = {0};
+    scale_status st = scale_sharding_mesh_parse(runs[i][0], &mesh, &d);
+    if (!st) st = scale_sharding_parse(runs[i][1], &mesh, &w, &d);
+    if (!st) st = scale_diagram_sharded_array(&mesh, &w, svg, sizeof svg, NULL, &d);
+    chapter_diagram(ch, runs[i][2], st, svg, &d);
+  }
+}
+
 /** Gantt charts of three schedules played pass by pass (schedule.h, diagram.h): p = 4 stages,
  * m = 8 microbatches, a backward twice a forward. */
 static void diagram_schedules(chapter *ch) {
@@ -542,6 +560,7 @@ int main(int argc, char **argv) {
   section_thresholds(&ch, &hw, &chip, &l70, &gemma, &ds3);
   section_pipeline(&ch);
   diagram_schedules(&ch);
+  diagram_weights(&ch);
   section_zero(&ch, &l70);
   figure_mlp(&ch, chip_default, &hw, &chip);
   figure_scaling(&ch, chk, &chip, &model, batch, seq);

@@ -67,6 +67,8 @@ START_TEST(sharded_array_blocks) {
   array_svg("{X:4}", "A[I, J]");
   ck_assert_int_eq(count("class=\"block\""), 1);
   ck_assert_int_eq(count("class=\"copy\""), 4);
+  ck_assert_ptr_nonnull(
+      strstr(svg, "one block, a copy on each of the 4 devices: each holds all of A"));
 }
 END_TEST
 
