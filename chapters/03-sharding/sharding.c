@@ -362,7 +362,8 @@ static void diagrams(chapter *ch) {
   static char svg[1 << 17];
   static const char *const arrays[][3] = {{"{X:2, Y:2}", "A[I_X, J_Y]", "array-ix-jy.svg"},
                                           {"{X:2, Y:2}", "A[I_X, J]", "array-ix-j.svg"},
-                                          {"{X:2, Y:4}", "A[I_XY, J]", "array-ixy-j.svg"}};
+                                          {"{X:2, Y:4}", "A[I_XY, J]", "array-ixy-j.svg"},
+                                          {"{X:2, Y:4}", "A[I_X, J_Y]", "array-2x4.svg"}};
   for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) {
     scale_mesh mesh;
     scale_sharding s;

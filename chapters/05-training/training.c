@@ -295,7 +295,7 @@ static void diagram_weights(chapter *ch) {
                                         {"{X:4}", "W[D_X, F]", "weights-fsdp.svg"},
                                         {"{Y:4}", "W[D, F_Y]", "weights-tp.svg"},
                                         {"{X:2, Y:2}", "W[D_X, F_Y]", "weights-fsdp-tp.svg"}};
-  static char svg[1 << 16];
+  static char svg[1 << 17];
   for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
     scale_mesh mesh;
     scale_sharding w;
@@ -305,6 +305,13 @@ static void diagram_weights(chapter *ch) {
     if (!st) st = scale_diagram_sharded_array(&mesh, &w, svg, sizeof svg, NULL, &d);
     chapter_diagram(ch, runs[i][2], st, svg, &d);
   }
+  /* Ring attention rotates each chip's K and V block once round the CP ring: the steps of an
+   * AllGather, a 1 MiB block each. */
+  scale_diag d = {0};
+  chapter_diagram(ch, "cp-ring.svg",
+                  scale_diagram_ring_steps(SCALE_COLL_ALL_GATHER, 4, 4 * SCALE_MEBI, svg,
+                                           sizeof svg, NULL, &d),
+                  svg, &d);
 }
 
 /** Gantt charts of three schedules played pass by pass (schedule.h, diagram.h): p = 4 stages,
