@@ -650,6 +650,7 @@ static void diagram_tree(chapter *ch, const scale_chip *c, const char *file) {
 
 static void figures(chapter *ch, const scale_chip *sys, const scale_chip *example) {
   diagram_tree(ch, &sys[0], "tree-h100.svg");
+  diagram_tree(ch, &sys[1], "tree-b200.svg");
   diagram_tree(ch, &sys[2], "tree-gb200.svg");
   scale_plot tree = {.title = "Effective AllGather bandwidth by GPUs spanned",
                      .desc = "Bytes over AllGather time for a group of contiguous GPUs, one line "
