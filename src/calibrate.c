@@ -830,10 +830,11 @@ int scale_coverage_gaps(const scale_coverage *cov, const scale_step_job *job, co
   int n = 0;
   for (int f = 0; f < SCALE_COVER_COUNT; f++)
     if (on[f] && cov->rows[f] == 0 && n < max && gaps) gaps[n++] = f;
-  if (chip_gap) {
+  if (chip_gap) { /* a system file (dgx-h100) runs its base chip's figures */
+    const char *stem = job->chip->base[0] ? job->chip->base : job->chip->name;
     *chip_gap = true;
     for (int c = 0; c < cov->n_chips; c++)
-      if (strcmp(cov->chips[c], job->chip->name) == 0) *chip_gap = false;
+      if (strcmp(cov->chips[c], stem) == 0) *chip_gap = false;
   }
   return n;
 }

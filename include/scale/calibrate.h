@@ -212,7 +212,7 @@ void scale_coverage_of(const scale_calib_set *set, scale_coverage *out);
 
 /** The features of 'job' in 'recipe' that no row of 'cov' has, as ids into gaps[0 .. max-1]
  * in id order; returns how many. *chip_gap (may be NULL) is set when no row ran on the job's
- * chip. Domain: non-NULL cov and job; 0 otherwise. */
+ * chip (a system file's base chip). Domain: non-NULL cov and job; 0 otherwise. */
 int scale_coverage_gaps(const scale_coverage *cov, const scale_step_job *job, const char *recipe,
                         int *gaps, int max, bool *chip_gap);
 

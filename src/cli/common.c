@@ -189,7 +189,8 @@ int cli_coverage_gaps(const scale_step_job *job, const char *recipe, const char 
   int n = scale_coverage_gaps(cov, job, recipe, ids, max - 1, &chip_gap);
   for (int i = 0; i < n; i++) names[i] = scale_cover_feature_name(ids[i]);
   if (chip_gap) {
-    snprintf(chip_text, sizeof chip_text, "chip %s", job->chip->name);
+    snprintf(chip_text, sizeof chip_text, "chip %s",
+             job->chip->base[0] ? job->chip->base : job->chip->name);
     names[n++] = chip_text;
   }
   return n;
