@@ -12,6 +12,7 @@
 #include "internal.h"
 #include "scale/file.h"
 #include "scale/memory.h"
+#include "scale/precision.h"
 #include "scale/training.h"
 
 /* ---- the set -------------------------------------------------------------------------------- */
@@ -37,6 +38,29 @@ static int add_host_group(scale_calib_set *set, const char *name) {
   return set->n_host_groups++;
 }
 
+/* Point i's model and chip: a copy of an earlier point's with the same stem (the same file
+ * gives the same struct), else loaded. About 40 distinct files under 300 rows: each is parsed
+ * once, which keeps the load cheap enough for `scale train`'s coverage caveat. */
+static scale_status load_point_files(scale_calib_point *points, int i, scale_diag *diag) {
+  scale_calib_point *p = &points[i];
+  int model_at = -1, chip_at = -1;
+  for (int k = 0; k < i && (model_at < 0 || chip_at < 0); k++) {
+    if (model_at < 0 && strcmp(points[k].row.model, p->row.model) == 0) model_at = k;
+    if (chip_at < 0 && strcmp(points[k].row.hardware, p->row.hardware) == 0) chip_at = k;
+  }
+  scale_status st = SCALE_OK;
+  if (model_at >= 0)
+    p->model = points[model_at].model;
+  else
+    st = scale_model_load(p->row.model, &p->model, diag);
+  if (st) return st;
+  if (chip_at >= 0)
+    p->chip = points[chip_at].chip;
+  else
+    st = scale_chip_load(p->row.hardware, &p->chip, diag);
+  return st;
+}
+
 /** The rows of dir/hybrid/ into set->host_points (none when the folder is absent). */
 static scale_status load_host_rows(const char *dir, scale_calib_set *set,
                                    scale_measurement *rows, scale_diag *diag) {
@@ -50,8 +74,7 @@ static scale_status load_host_rows(const char *dir, scale_calib_set *set,
   for (int i = 0; !st && i < n; i++) {
     scale_calib_point *p = &set->host_points[i];
     p->row = rows[i];
-    st = scale_model_load(rows[i].model, &p->model, diag);
-    if (!st) st = scale_chip_load(rows[i].hardware, &p->chip, diag);
+    st = load_point_files(set->host_points, i, diag);
     if (st) break;
     p->measured_s = scale_measurement_step_s(&rows[i], &p->model);
     p->group = add_host_group(set, rows[i].group);
@@ -79,8 +102,7 @@ scale_status scale_calib_set_load(const char *dir, scale_calib_set **out, scale_
   for (int i = 0; !st && i < n; i++) {
     scale_calib_point *p = &set->points[i];
     p->row = rows[i];
-    st = scale_model_load(rows[i].model, &p->model, diag);
-    if (!st) st = scale_chip_load(rows[i].hardware, &p->chip, diag);
+    st = load_point_files(set->points, i, diag);
     if (st) break;
     p->measured_s = scale_measurement_step_s(&rows[i], &p->model);
     p->group = add_group(set, rows[i].group);
@@ -710,6 +732,111 @@ scale_step_job scale_calib_step_job(const scale_measurement *row, const scale_mo
   j.seq = row->seq;
   j.dtype = row->precision;
   return j;
+}
+
+/* ---- coverage ------------------------------------------------------------------------------- */
+
+const char *scale_cover_feature_name(int f) {
+  static const char *const fixed[SCALE_COVER_ZERO] = {
+      "GPU", "TPU", "MoE (expert parallelism)", "tensor parallelism", "sequence parallel",
+      "context parallelism (ring)", "context parallelism (ulysses)"};
+  static const char *const zero[4] = {"DDP (ZeRO-0)", "ZeRO-1", "ZeRO-2", "ZeRO-3"};
+  static const char *const recompute[SCALE_RECOMPUTE_COUNT] = {
+      "recompute not stated", "recompute none", "recompute selective", "recompute full"};
+  static const char *const attention[SCALE_ATTENTION_COUNT] = {"unfused attention",
+                                                               "flash attention"};
+  if (f < 0 || f >= SCALE_COVER_COUNT) return NULL;
+  if (f < SCALE_COVER_ZERO) return fixed[f];
+  if (f < SCALE_COVER_SCHEDULE) return zero[f - SCALE_COVER_ZERO];
+  if (f < SCALE_COVER_RECOMPUTE) return scale_pp_schedule_name((scale_pp_schedule)(f - SCALE_COVER_SCHEDULE));
+  if (f < SCALE_COVER_ATTENTION) return recompute[f - SCALE_COVER_RECOMPUTE];
+  if (f < SCALE_COVER_PRECISION) return attention[f - SCALE_COVER_ATTENTION];
+  const scale_precision_recipe *r = scale_precision_at(f - SCALE_COVER_PRECISION);
+  return r ? r->name : NULL;
+}
+
+/* Index of recipe 'name' in scale_precision_at()'s table (within the tracked slots), or -1. */
+static int recipe_index(const char *name) {
+  const scale_precision_recipe *r;
+  for (int i = 0; name && i < SCALE_COVER_RECIPES_MAX && (r = scale_precision_at(i)); i++)
+    if (strcmp(r->name, name) == 0) return i;
+  return -1;
+}
+
+void scale_cover_features(const scale_step_job *job, const char *recipe,
+                          bool on[SCALE_COVER_COUNT]) {
+  if (!on) return;
+  memset(on, 0, sizeof(bool) * SCALE_COVER_COUNT);
+  if (!job || !job->model || !job->chip) return;
+  on[job->chip->kind == SCALE_HW_TPU ? SCALE_COVER_TPU : SCALE_COVER_GPU] = true;
+  on[SCALE_COVER_MOE] = scale_model_is_moe(job->model);
+  on[SCALE_COVER_TP] = job->tp > 1.0;
+  on[SCALE_COVER_SP] = job->sp && job->tp > 1.0;
+  on[job->ulysses ? SCALE_COVER_CP_ULYSSES : SCALE_COVER_CP_RING] = job->cp > 1.0;
+  if (job->dp > 1.0 && job->zero >= 0 && job->zero <= 3) on[SCALE_COVER_ZERO + job->zero] = true;
+  if (job->pp > 1.0 && job->schedule >= 0 && job->schedule < SCALE_PP_COUNT) {
+    /* the step model's reading: 1F1B with virtual stages is interleaved (step.h) */
+    bool interleaved = job->schedule == SCALE_PP_1F1B && job->vp > 1.0;
+    on[SCALE_COVER_SCHEDULE + (interleaved ? SCALE_PP_INTERLEAVED : job->schedule)] = true;
+  }
+  if (job->recompute >= 0 && job->recompute < SCALE_RECOMPUTE_COUNT)
+    on[SCALE_COVER_RECOMPUTE + job->recompute] = true;
+  if (job->attention >= 0 && job->attention < SCALE_ATTENTION_COUNT)
+    on[SCALE_COVER_ATTENTION + job->attention] = true;
+  int r = recipe_index(recipe);
+  if (r >= 0) on[SCALE_COVER_PRECISION + r] = true;
+}
+
+static void count_chip(scale_coverage *out, const char *stem) {
+  for (int c = 0; c < out->n_chips; c++)
+    if (strcmp(out->chips[c], stem) == 0) {
+      out->chip_rows[c]++;
+      return;
+    }
+  if (out->n_chips == SCALE_COVER_CHIPS_MAX) return;
+  snprintf(out->chips[out->n_chips], SCALE_NAME_MAX, "%s", stem);
+  out->chip_rows[out->n_chips++] = 1;
+}
+
+void scale_coverage_of(const scale_calib_set *set, scale_coverage *out) {
+  if (!out) return;
+  memset(out, 0, sizeof *out);
+  if (!set) return;
+  bool seen[SCALE_CALIB_GROUPS_MAX][SCALE_COVER_COUNT];
+  memset(seen, 0, sizeof seen);
+  for (int i = 0; i < set->n; i++) {
+    const scale_calib_point *p = &set->points[i];
+    scale_step_job job = scale_calib_step_job(&p->row, &p->model, &p->chip);
+    bool on[SCALE_COVER_COUNT];
+    scale_cover_features(&job, scale_dtype_name(p->row.precision), on);
+    bool in_group = p->group >= 0 && p->group < SCALE_CALIB_GROUPS_MAX;
+    for (int f = 0; f < SCALE_COVER_COUNT; f++) {
+      if (!on[f]) continue;
+      out->rows[f]++;
+      if (in_group && !seen[p->group][f]) out->groups[f]++;
+      if (in_group) seen[p->group][f] = true;
+    }
+    count_chip(out, p->row.hardware);
+    out->n_rows++;
+  }
+}
+
+int scale_coverage_gaps(const scale_coverage *cov, const scale_step_job *job, const char *recipe,
+                        int *gaps, int max, bool *chip_gap) {
+  if (chip_gap) *chip_gap = false;
+  if (!cov || !job || !job->chip) return 0;
+  bool on[SCALE_COVER_COUNT];
+  scale_cover_features(job, recipe, on);
+  int n = 0;
+  for (int f = 0; f < SCALE_COVER_COUNT; f++)
+    if (on[f] && cov->rows[f] == 0 && n < max && gaps) gaps[n++] = f;
+  if (chip_gap) { /* a system file (dgx-h100) runs its base chip's figures */
+    const char *stem = job->chip->base[0] ? job->chip->base : job->chip->name;
+    *chip_gap = true;
+    for (int c = 0; c < cov->n_chips; c++)
+      if (strcmp(cov->chips[c], stem) == 0) *chip_gap = false;
+  }
+  return n;
 }
 
 scale_status scale_calib_memory_eval(const scale_measurement *row, scale_recompute assumed,

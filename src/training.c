@@ -674,6 +674,12 @@ static void step_job_of(const scale_train_problem *p, const scale_layout *l, sca
       step_link(chip, l, dd, dstride, dd == SCALE_TRAIN_DIM_CP ? l->cp : l->dp * l->cp);
 }
 
+void scale_train_step_job(const scale_train_problem *problem, const scale_layout *layout,
+                          scale_step_job *job) {
+  if (problem && problem->model && problem->chip && layout && job)
+    step_job_of(problem, layout, job);
+}
+
 /* Why a step-model step is what it is: the largest exposed communication, or compute. */
 static const char *step_reason(const scale_step_result *s, int *worst) {
   *worst = scale_step_worst_exposed(s);

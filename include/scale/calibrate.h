@@ -156,6 +156,66 @@ scale_status scale_calib_memory_eval(const scale_measurement *row, scale_recompu
                                      const scale_model *model, const scale_chip *chip,
                                      scale_train_result *out, scale_diag *diag);
 
+/* ---- coverage: the layout features the fitted rows exercise -------------------------------- */
+
+/* A prediction leans on the fit only where a fitted row ran the same feature; elsewhere the
+ * step model's formulas and priors price it unchecked. These name the features a layout can
+ * have, so that `scale validate` can say what the fit covers and `scale train` / `scale plan
+ * train` which parts of one prediction it does not. */
+
+#define SCALE_COVER_RECIPES_MAX 16 /**< precision recipes (precision.h) tracked */
+#define SCALE_COVER_CHIPS_MAX 32   /**< distinct chips tracked */
+
+/** Features of a job. Blocks: ZeRO stage (+ 0..3, with data parallelism), pipeline schedule
+ * (+ scale_pp_schedule, with pp > 1; 1F1B with vp > 1 reads as interleaved), recompute (+
+ * scale_recompute), attention (+ scale_attention), precision (+ the recipe's index in
+ * scale_precision_at()). */
+enum {
+  SCALE_COVER_GPU = 0,
+  SCALE_COVER_TPU,
+  SCALE_COVER_MOE,        /**< routed experts (any ep) */
+  SCALE_COVER_TP,         /**< tp > 1 */
+  SCALE_COVER_SP,         /**< sequence parallelism with tp > 1 */
+  SCALE_COVER_CP_RING,    /**< cp > 1, ring attention */
+  SCALE_COVER_CP_ULYSSES, /**< cp > 1, Ulysses all-to-alls */
+  SCALE_COVER_ZERO,
+  SCALE_COVER_SCHEDULE = SCALE_COVER_ZERO + 4,
+  SCALE_COVER_RECOMPUTE = SCALE_COVER_SCHEDULE + SCALE_PP_COUNT,
+  SCALE_COVER_ATTENTION = SCALE_COVER_RECOMPUTE + SCALE_RECOMPUTE_COUNT,
+  SCALE_COVER_PRECISION = SCALE_COVER_ATTENTION + SCALE_ATTENTION_COUNT,
+  SCALE_COVER_COUNT = SCALE_COVER_PRECISION + SCALE_COVER_RECIPES_MAX
+};
+
+/** A feature's name as printed ("MoE (expert parallelism)", "zb-v", "ZeRO-3", "fp8-blockwise");
+ * NULL for an id outside [0, SCALE_COVER_COUNT) or an unused recipe slot. Static storage. */
+const char *scale_cover_feature_name(int feature);
+
+/** Marks on[f] for every feature f of 'job' priced in precision recipe 'recipe' (a name of
+ * scale_precision_at(); another name marks no precision). Domain: non-NULL arguments, a job
+ * with its model and chip; nothing is marked otherwise. */
+void scale_cover_features(const scale_step_job *job, const char *recipe,
+                          bool on[SCALE_COVER_COUNT]);
+
+/** What a set of rows covers: rows and groups per feature, and rows per chip. */
+typedef struct {
+  int n_rows;                      /**< rows counted */
+  int rows[SCALE_COVER_COUNT];     /**< rows with each feature */
+  int groups[SCALE_COVER_COUNT];   /**< groups with at least one such row */
+  int n_chips;                     /**< distinct chips (hardware stems) */
+  char chips[SCALE_COVER_CHIPS_MAX][SCALE_NAME_MAX]; /**< stems, in order of first row */
+  int chip_rows[SCALE_COVER_CHIPS_MAX];              /**< rows on each */
+} scale_coverage;
+
+/** The coverage of the fitted rows of 'set' (set->points: every group scale_calibrate_fit()
+ * fits; a row's precision is the recipe its dtype names). Domain: non-NULL; zeros otherwise. */
+void scale_coverage_of(const scale_calib_set *set, scale_coverage *out);
+
+/** The features of 'job' in 'recipe' that no row of 'cov' has, as ids into gaps[0 .. max-1]
+ * in id order; returns how many. *chip_gap (may be NULL) is set when no row ran on the job's
+ * chip (a system file's base chip). Domain: non-NULL cov and job; 0 otherwise. */
+int scale_coverage_gaps(const scale_coverage *cov, const scale_step_job *job, const char *recipe,
+                        int *gaps, int max, bool *chip_gap);
+
 /* ---- the paper's framework: host time per CP layer-microbatch, latency per Mamba-2 stage --- */
 
 /** One measured row for the framework's two parameters: its step is

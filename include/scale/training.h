@@ -335,6 +335,12 @@ void scale_train_eval(const scale_train_problem *problem, const scale_layout *la
 int scale_train_assumptions(const scale_train_problem *problem, const scale_layout *layout,
                             const scale_train_result *result, const char **lines, int max);
 
+/** The step model's job for 'layout' of 'problem' into *job: what scale_train_eval() prices
+ * with step parameters (Megatron's data-parallel group dp x fsdp, ZeRO over fsdp, flash
+ * attention, the problem's compute dtype). Domain: non-NULL arguments; nothing otherwise. */
+void scale_train_step_job(const scale_train_problem *problem, const scale_layout *layout,
+                          scale_step_job *job);
+
 /** What a search computes once for every layout of one problem: the model's counts and FLOPs,
  * and the step model's op times by shape (scale_step_cache). Caller storage (about 14 kB);
  * scale_train_cache_init() binds it to a problem, whose contents must not change while the

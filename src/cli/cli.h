@@ -107,6 +107,16 @@ int cli_precision_resolve(const char *name, const scale_chip *chip,
  * parameters come from, or the roofline. Static storage (the next call overwrites it). */
 const char *cli_cost_model_name(const scale_chip *chip, bool roofline);
 
+/** The features of 'job' priced in precision recipe 'recipe' that no fitted row of the shipped
+ * measurements/ runs (scale_coverage_gaps()), their names into names[0 .. max-1] (static
+ * storage), the job's chip last ("chip NAME") when no fitted row ran on it; returns how many.
+ * The rows are loaded and counted once a process; when they cannot be (an install without
+ * measurements/), 0: the prediction stands without the caveat. */
+int cli_coverage_gaps(const scale_step_job *job, const char *recipe, const char **names, int max);
+
+/** The one caveat line of a prediction with names[0 .. n-1] uncovered; nothing when n = 0. */
+void cli_print_caveat(const char *const *names, int n);
+
 /** Largest magnitude of a number on the command line (and 1 / it the smallest non-zero one):
  * any product of a few of them with a data file's figures stays finite. */
 #define CLI_NUMBER_MAX 1e30

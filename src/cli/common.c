@@ -164,6 +164,45 @@ const char *cli_cost_model_name(const scale_chip *chip, bool roofline) {
   return text;
 }
 
+/* The shipped fit's coverage, counted on first use: one load of measurements/ a command, never
+ * per layout (the planner's hot path does not see it). NULL when it cannot be loaded. */
+static const scale_coverage *shipped_coverage(void) {
+  static scale_coverage cov;
+  static int state; /* 0 not tried, 1 loaded, -1 failed */
+  if (state == 0) {
+    scale_calib_set *set = NULL;
+    scale_diag diag;
+    state = scale_calib_set_load(scale_measurements_dir(), &set, &diag) == SCALE_OK ? 1 : -1;
+    if (state == 1) scale_coverage_of(set, &cov);
+    scale_calib_set_free(set);
+  }
+  return state == 1 ? &cov : NULL;
+}
+
+int cli_coverage_gaps(const scale_step_job *job, const char *recipe, const char **names,
+                      int max) {
+  static char chip_text[SCALE_NAME_MAX + 8];
+  const scale_coverage *cov = shipped_coverage();
+  if (!cov || !job || !job->chip || max < 1) return 0;
+  int ids[SCALE_COVER_COUNT];
+  bool chip_gap;
+  int n = scale_coverage_gaps(cov, job, recipe, ids, max - 1, &chip_gap);
+  for (int i = 0; i < n; i++) names[i] = scale_cover_feature_name(ids[i]);
+  if (chip_gap) {
+    snprintf(chip_text, sizeof chip_text, "chip %s",
+             job->chip->base[0] ? job->chip->base : job->chip->name);
+    names[n++] = chip_text;
+  }
+  return n;
+}
+
+void cli_print_caveat(const char *const *names, int n) {
+  if (n <= 0) return;
+  printf("caveat: no fitted group covers ");
+  for (int i = 0; i < n; i++) printf("%s%s", i ? ", " : "", names[i]);
+  printf(": these parts run on priors and unvalidated formulas\n");
+}
+
 bool cli_parse_number(const char *opt, const char *text, unsigned flags, double *out) {
   scale_diag diag;
   double value;

@@ -419,6 +419,17 @@ static int search_all(const args *a, const scale_model *model, const scale_chip 
   return rc;
 }
 
+/* The features of the best layout's prediction that no fitted group covers (the chosen layout
+ * only, once per command: nothing of it runs in the search); none for the roofline. */
+static int best_caveats(const args *a, const scale_model *model, const scale_chip *chip,
+                        const train_search *s, const char **names, int max) {
+  if (a->roofline) return 0;
+  scale_train_problem p = scale_train_problem_make(model, chip, s->best_chips, a->batch, a->seq);
+  scale_step_job job;
+  scale_train_step_job(&p, &s->best->ranked[0].layout, &job);
+  return cli_coverage_gaps(&job, scale_dtype_name(p.compute_dtype), names, max);
+}
+
 static void train_print_json(const args *a, const scale_model *model, const scale_chip *chip,
                              const train_search *s, const char *why,
                              char cmd[][640]) {
@@ -432,6 +443,11 @@ static void train_print_json(const args *a, const scale_model *model, const scal
   cli_json_string(&j, "objective", scale_plan_objective_name(a->opts.objective));
   cli_json_string(&j, "cost_model", a->roofline ? "roofline" : "step");
   json_entry(&j, "best", &best->ranked[0], cmd[0]);
+  const char *gaps[SCALE_COVER_COUNT + 1];
+  int n_gaps = best_caveats(a, model, chip, s, gaps, SCALE_COVER_COUNT + 1);
+  cli_json_array_begin(&j, "uncovered_features");
+  for (int i = 0; i < n_gaps; i++) cli_json_string(&j, NULL, gaps[i]);
+  cli_json_array_end(&j);
   cli_json_array_begin(&j, "ranked");
   for (int i = 0; i < best->n_ranked; i++)
     json_entry(&j, NULL, &best->ranked[i], cmd[i]);
@@ -466,6 +482,8 @@ static void train_print_text(const args *a, const scale_model *model, const scal
   shown.train_tokens = a->tokens;
   for (int i = 0; i < best->n_ranked; i++)
     print_entry(i + 1, &best->ranked[i], s->best_chips, cmd[i], &shown);
+  const char *gaps[SCALE_COVER_COUNT + 1];
+  cli_print_caveat(gaps, best_caveats(a, model, chip, s, gaps, SCALE_COVER_COUNT + 1));
   if (why[0]) printf("why: %s\n", why);
   printf("pruned:");
   for (int i = 0; i < SCALE_PLAN_PRUNE_COUNT; i++)

@@ -52,7 +52,9 @@ static void usage(FILE *out) {
                "                      mxfp8, nvfp4: the matmul format and its casts\n\n"
                "Predictions come from the calibrated step model (scale validate shows its "
                "error\n"
-               "against published runs), printed beside the roofline bound.\n"
+               "against published runs), printed beside the roofline bound. A \"caveat:\" "
+               "line names\nthe features of the layout no fitted group runs (scale validate "
+               "lists what the fit\ncovers): those parts are priced by priors alone.\n"
                "Degrees are mapped as the book does: tp, cp, fsdp, pp, dp fill the ICI "
                "slice (up to\n"
                "a pod) or the NVLink domain first; what does not fit goes over "
@@ -306,6 +308,17 @@ static void print_precision_text(const scale_precision_recipe *rec) {
          rec->assumed ? " [some recipe constants assumed, not measured]" : "");
 }
 
+/* The features of this step-model prediction no fitted group covers (none for the roofline,
+ * which no fit is behind), into names[]; their count. */
+static int caveats(const scale_train_problem *p, const scale_layout *l,
+                   const scale_train_result *r, const scale_precision_recipe *rec,
+                   const char **names, int max) {
+  if (!r->step_model) return 0;
+  scale_step_job job;
+  scale_train_step_job(p, l, &job);
+  return cli_coverage_gaps(&job, rec->name, names, max);
+}
+
 static void print_text(const scale_train_problem *p, const scale_layout *l,
                        const scale_train_result *r, const scale_train_result *ideal,
                        const scale_precision_recipe *rec) {
@@ -315,6 +328,8 @@ static void print_text(const scale_train_problem *p, const scale_layout *l,
   const char *assumes[16];
   int n = scale_train_assumptions(p, l, r, assumes, 16);
   for (int i = 0; i < n; i++) printf("assumes: %s\n", assumes[i]);
+  const char *gaps[SCALE_COVER_COUNT + 1];
+  cli_print_caveat(gaps, caveats(p, l, r, rec, gaps, SCALE_COVER_COUNT + 1));
   printf("\n");
   if (r->step_model)
     print_step_text(l, r, ideal);
@@ -435,6 +450,11 @@ static void print_json(const scale_train_problem *p, const scale_layout *l,
   int n_assumes = scale_train_assumptions(p, l, r, assumes, 16);
   cli_json_array_begin(&json, "assumes");
   for (int i = 0; i < n_assumes; i++) cli_json_string(&json, NULL, assumes[i]);
+  cli_json_array_end(&json);
+  const char *gaps[SCALE_COVER_COUNT + 1];
+  int n_gaps = caveats(p, l, r, rec, gaps, SCALE_COVER_COUNT + 1);
+  cli_json_array_begin(&json, "uncovered_features");
+  for (int i = 0; i < n_gaps; i++) cli_json_string(&json, NULL, gaps[i]);
   cli_json_array_end(&json);
   if (!r->step_model) cli_json_number(&json, "efficiency_frac", p->efficiency_frac);
   json_layout(&json, l);

@@ -18,7 +18,9 @@ static void usage(FILE *out) {
           "measured and predicted step time and the error; per group the mean absolute\n"
           "percentage error (MAPE), the largest error, and Spearman's rank correlation for\n"
           "ranking groups. Leave-one-group-out (LOGO) columns predict each group with\n"
-          "parameters fitted without it: the honest accuracy, and the one to quote.\n\n"
+          "parameters fitted without it: the honest accuracy, and the one to quote. Last,\n"
+          "the layout features the fitted rows cover (rows and groups of each; 0: a\n"
+          "prediction with it runs on priors, and scale train says so in a caveat line).\n\n"
           "  --group G           only group G's rows and figures\n"
           "  --json              machine output in SI base units\n"
           "  --params PATH       a file with a [step] section (default: the shipped fit, in\n"
@@ -146,6 +148,48 @@ static void print_pooled_line(const char *name, int n, double mape, double max_e
   print_group_line(name, n, &in, &out, false);
 }
 
+/* What the fitted rows cover: every feature with its rows and groups (0: no fitted row runs
+ * it, so a prediction with it runs on priors), then the rows per chip. */
+static void print_coverage_text(const scale_calib_set *set) {
+  scale_coverage cov;
+  scale_coverage_of(set, &cov);
+  printf("\nfeatures the fit covers (rows and groups of the %d fitted rows; 0: priced by priors "
+         "and formulas alone)\n",
+         cov.n_rows);
+  for (int f = 0; f < SCALE_COVER_COUNT; f++) {
+    const char *name = scale_cover_feature_name(f);
+    if (name) printf("  %-30s %5d rows %3d groups\n", name, cov.rows[f], cov.groups[f]);
+  }
+  printf("  chips:");
+  for (int c = 0; c < cov.n_chips; c++)
+    printf("%s %s %d", c ? "," : "", cov.chips[c], cov.chip_rows[c]);
+  printf("\n");
+}
+
+static void json_coverage(cli_json *j, const scale_calib_set *set) {
+  scale_coverage cov;
+  scale_coverage_of(set, &cov);
+  cli_json_array_begin(j, "coverage");
+  for (int f = 0; f < SCALE_COVER_COUNT; f++) {
+    const char *name = scale_cover_feature_name(f);
+    if (!name) continue;
+    cli_json_object_begin(j, NULL);
+    cli_json_string(j, "feature", name);
+    cli_json_number(j, "rows", cov.rows[f]);
+    cli_json_number(j, "groups", cov.groups[f]);
+    cli_json_object_end(j);
+  }
+  cli_json_array_end(j);
+  cli_json_array_begin(j, "coverage_chips");
+  for (int c = 0; c < cov.n_chips; c++) {
+    cli_json_object_begin(j, NULL);
+    cli_json_string(j, "chip", cov.chips[c]);
+    cli_json_number(j, "rows", cov.chip_rows[c]);
+    cli_json_object_end(j);
+  }
+  cli_json_array_end(j);
+}
+
 static void print_text(const predictions *pr, int only, const char *params_path) {
   const scale_calib_set *set = pr->set;
   printf("step model (%s) against measurements/: %d rows in %d groups\n"
@@ -191,6 +235,7 @@ static void print_text(const predictions *pr, int only, const char *params_path)
          pct_cell(mean, sizeof mean, logo_group_mean(pr), false), set->prior_weight);
   printf("\nissue 14 targets (LOGO): all rows <= 10%%, Megatron A100 rows <= 5%%, hybrid "
          "Table 10 Spearman >= 0.8\n");
+  print_coverage_text(set);
 }
 
 static void json_stats(cli_json *j, const char *prefix, const scale_calib_stats *s) {
@@ -231,6 +276,7 @@ static void print_json(const predictions *pr, int only) {
     cli_json_number(&j, "prior_weight", set->prior_weight);
     pooled(pr, pr->logo, megatron_ids, &m, &x, &n);
     cli_json_number(&j, "logo_mape_megatron_a100", m);
+    json_coverage(&j, set);
   }
   cli_json_array_begin(&j, "rows");
   for (int i = 0; i < set->n; i++) {

@@ -178,4 +178,25 @@ expect_usage_error "odd dualpipe" "$SCALE" train $G8 --tp 8 --pp 2 --microbatche
 run "$SCALE" train $G8 --tp 8 --pp 2 --microbatches 4 --schedule dualpipe
 expect_rc 0 "dualpipe"; expect_out '^assumes: DualPipe leaves' "dualpipe assumption"
 
+# Coverage (issue 27): one caveat line names what no fitted group runs (measurements/README.md:
+# no MoE group; no row states a zero-bubble schedule), and a dense bf16 1F1B line on H100 (a
+# fitted chip; dgx-h100 is built on it), a layout whose every feature a fitted row has, prints none.
+G8i="--model llama-3-8b --hw dgx-h100 --chips 64 --batch-tokens 1Mi --seq 8192"
+run "$SCALE" train $G8i --tp 8 --pp 2 --microbatches 4
+expect_rc 0 "dense 1f1b"
+if grep -q '^caveat' "$TMP/out"; then fail "dense bf16 1f1b on H100: a caveat"; else pass; fi
+run "$SCALE" train $G8i --tp 8 --pp 2 --microbatches 4 --schedule zb-h1
+n=$(grep -c '^caveat' "$TMP/out"); [ "$n" -eq 1 ] && pass || fail "zb-h1: $n caveat lines"
+expect_out '^caveat: no fitted group covers zb-h1: these parts run on priors' "zb-h1 caveat"
+MX="--model mixtral-8x7b --hw dgx-h100 --chips 64 --batch-tokens 4Mi --seq 4096 --tp 2 --ep 8 --dp 32 --fsdp 1 --microbatches 16"
+run "$SCALE" train $MX
+expect_rc 0 "MoE line"
+n=$(grep -c '^caveat' "$TMP/out"); [ "$n" -eq 1 ] && pass || fail "MoE: $n caveat lines"
+expect_out '^caveat: no fitted group covers MoE \(expert parallelism\):' "MoE caveat"
+run "$SCALE" train $MX --json
+expect_rc 0 "MoE --json"; expect_json "MoE --json"
+expect_out '"uncovered_features": \[' "json list"; expect_out '"MoE \(expert parallelism\)"' "json MoE"
+run "$SCALE" train $MX --roofline
+if grep -q '^caveat' "$TMP/out"; then fail "roofline: no fit behind it, no caveat"; else pass; fi
+
 finish

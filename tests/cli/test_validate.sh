@@ -24,6 +24,17 @@ n=$(grep -Ec '^(A|B|C|H|V)[0-9]' "$TMP/out"); [ "$n" -eq "$rows" ] && pass || fa
 expect_out '^C2a +maxtext-2023-v5p +maxtext-32b +dp16 tp4 pp1 cp1 mbs32 +9\.916s' "a TPU row (MaxText 32B on 64 v5p)"
 expect_no_nan "validate"
 
+# What the fit covers (issue 27): counted here from the TSVs' own columns (hardware 5th,
+# precision 20th), and no MoE row (measurements/README.md: no MoE group is fitted).
+count() { ls "$SCALE_SOURCE_DIR"/measurements/*.tsv | grep -v '/serving-[^/]*$' | xargs cat |
+  grep -v '^#' | grep -v '^id	' | awk -F'\t' "$1" | grep -c .; }
+tpu=$(count '$5 ~ /^tpu-/'); fp8=$(count '$20 == "fp8"')
+expect_out '^features the fit covers' "coverage block"
+expect_out "^  TPU +$tpu rows " "TPU rows"; expect_out "^  GPU +$((rows - tpu)) rows " "GPU rows"
+expect_out "^  fp8 +$fp8 rows " "fp8 rows"
+expect_out '^  MoE \(expert parallelism\) +0 rows +0 groups' "no MoE row"
+expect_out '^  zb-v +0 rows ' "zb-v uncovered"; expect_out '^  chips: ' "rows per chip"
+
 # Issue 14's targets, leave-one-group-out: <= 10% over every row, <= 5% on the Megatron 2021 A100
 # rows; and each MaxText TPU group (predicted from the GPU and NPU fit) within 15%.
 fit_run training-validate-json "$SCALE" # `scale validate --json`, fitted once
@@ -35,6 +46,14 @@ assert d["logo_mape_all"] <= 0.10, d["logo_mape_all"]
 assert d["logo_mape_megatron_a100"] <= 0.05, d["logo_mape_megatron_a100"]
 tpu = [g for g in d["groups"] if g["group"].startswith("maxtext-")]
 assert len(tpu) == 3 and all(g["logo_mape"] <= 0.15 for g in tpu), tpu
+PY
+python3 - "$TMP/out" "$rows" <<'PY' && pass || fail "coverage in json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+cov = {c["feature"]: c for c in d["coverage"]}
+assert cov["GPU"]["rows"] + cov["TPU"]["rows"] == int(sys.argv[2]), cov
+assert cov["MoE (expert parallelism)"]["rows"] == 0 and cov["dualpipe"]["groups"] == 0
+assert sum(c["rows"] for c in d["coverage_chips"]) == int(sys.argv[2])
 PY
 
 # One group; its Spearman is a number between -1 and 1.
