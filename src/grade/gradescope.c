@@ -130,7 +130,7 @@ static const char run_autograder[] =
     "      fi\n"
     "    done\n"
     "  done' sh \"$stage\" \"$source_dir\" {} +\n"
-    "\"$scale\" grade --quiet --source \"$source_dir\" --exercises \"$stage\" \\\n"
+    "\"$scale\" grade --quiet --withhold-answers --source \"$source_dir\" --exercises \"$stage\" \\\n"
     "  --results \"$root/results/results.json\"\n"
     "status=$?\n"
     "rm -rf \"$stage\"\n"
