@@ -320,10 +320,10 @@ static bool stub_body(const char *b) {
     b = q + 1;
   }
   if (strcmp(b, "returnNAN;}") == 0) return true;
-  const char *q = b;
-  while (isalnum((unsigned char)*q) || *q == '_')
-    q++;
-  if (q == b || strncmp(q, "none={", 6) != 0) return false;
+  const char *q = strstr(b, "none={"); /* after the type's name, squeezed onto it */
+  if (!q || q == b) return false;
+  for (const char *t = b; t < q; t++)
+    if (!(isalnum((unsigned char)*t) || *t == '_')) return false;
   q += 6;
   while (*q == '0' || *q == ',')
     q++;
