@@ -2,8 +2,8 @@
  * --class a folder of students' folders.
  *
  * Builds the student's folder against tests/grading in a private build tree, runs every exercise
- * in its own process with a time limit, and prints one verdict line per exercise (OK, FAIL,
- * CRASH, TIMEOUT, BUILD), chapter subtotals and the total; --json writes a Gradescope-shaped
+ * in its own process with a time limit, and prints one verdict line per exercise (OK, PARTIAL,
+ * FAIL, NOT ANSWERED, CRASH, TIMEOUT, BUILD), chapter subtotals and the total; --json writes a Gradescope-shaped
  * report, --junit a JUnit XML one. With --class DIR it grades every DIR/NAME/ in parallel
  * (--jobs students at a time, one shared harness), prints a summary line per student and writes
  * --csv (scores per student and exercise) and --json. Exit status: 0 whenever grading ran,

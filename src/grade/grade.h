@@ -10,9 +10,10 @@
  * each chapter's file and link it with the chapter's harness objects, so a chapter that does not
  * compile costs only its rows (verdict BUILD with the compiler's first error line); run each
  * executable with Check's XML log (CK_XML_LOG_FILE_NAME), every exercise in its own process with
- * its own timeout; map each test case to a verdict: OK, FAIL (Check's message: call, got,
- * expected, unit, source), CRASH (the signal), TIMEOUT, BUILD. A class shares the harness: each
- * student costs only the compiles and links of their own files.
+ * its own timeout; map each test case to a verdict: OK, PARTIAL (some points), FAIL (Check's
+ * message: call, got, expected, unit, source, a hint for a factor of 2 or 1000), NOT ANSWERED
+ * (the function's body still the stub's), CRASH (the signal), TIMEOUT, BUILD. A class shares the
+ * harness: each student costs only the compiles and links of their own files.
  *
  * Untrusted code is the normal case. Every process that touches a student's code (compiler,
  * linker, grading run) runs under the strongest sandbox the machine allows (sandbox.h), probed
@@ -51,12 +52,12 @@
 
 /** The verdict of one exercise. */
 typedef enum {
-  SCALE_GRADE_OK = 0,  /**< every check passed: full points */
-  SCALE_GRADE_FAIL,    /**< a check failed: the output says which call, got and expected */
-  SCALE_GRADE_CRASH,   /**< the exercise's process died (signal) or exited early */
-  SCALE_GRADE_TIMEOUT, /**< the exercise ran past its time limit */
-  SCALE_GRADE_BUILD,   /**< its chapter did not compile or link, or its file is missing */
-  SCALE_GRADE_PARTIAL, /**< a check failed but some points were earned (domain part, credit) */
+  SCALE_GRADE_OK = 0,       /**< every check passed: full points */
+  SCALE_GRADE_FAIL,         /**< a check failed: the output says which call, got and expected */
+  SCALE_GRADE_CRASH,        /**< the exercise's process died (signal) or exited early */
+  SCALE_GRADE_TIMEOUT,      /**< the exercise ran past its time limit */
+  SCALE_GRADE_BUILD,        /**< its chapter did not compile or link, or its file is missing */
+  SCALE_GRADE_PARTIAL,      /**< a check failed but some points were earned (domain part, credit) */
   SCALE_GRADE_NOT_ANSWERED, /**< the exercise's body is still the stub's (returns NaN/none) */
   SCALE_GRADE_N_VERDICTS    /**< not a verdict: the number of them */
 } scale_grade_verdict;
@@ -88,7 +89,8 @@ typedef struct {
 } scale_grade_report;
 
 /** Reads 'path' (tab-separated id, chapter, points, title; '#' comments and blank lines
- * skipped) into 'out', its rows in chapter order (rubric order within a chapter). Points are "V" or "V+D": D of them for the exercise's domain checks.
+ * skipped) into 'out', its rows in chapter order (rubric order within a chapter). Points are "V" or
+ * "V+D": D of them for the exercise's domain checks.
  *
  * Errors: SCALE_ERR_IO (cannot read), SCALE_ERR_PARSE (a malformed row, with its line),
  *         SCALE_ERR_DUPLICATE_KEY (an id twice), SCALE_ERR_NOMEM.

@@ -473,9 +473,9 @@ void scale_grade_class_print(const scale_grade_class *cls, FILE *out) {
     }
     fputc('\n', out);
     /* What a teacher looks into first: crashes and timeouts, then failures, then builds. */
-    static const scale_grade_verdict order[] = {
-        SCALE_GRADE_CRASH, SCALE_GRADE_TIMEOUT,      SCALE_GRADE_FAIL,
-        SCALE_GRADE_PARTIAL, SCALE_GRADE_BUILD, SCALE_GRADE_NOT_ANSWERED};
+    static const scale_grade_verdict order[] = {SCALE_GRADE_CRASH, SCALE_GRADE_TIMEOUT,
+                                                SCALE_GRADE_FAIL,  SCALE_GRADE_PARTIAL,
+                                                SCALE_GRADE_BUILD, SCALE_GRADE_NOT_ANSWERED};
     size_t shown = 0, not_ok = report->n_rows - counts[SCALE_GRADE_OK];
     for (size_t k = 0; k < sizeof order / sizeof order[0]; k++)
       for (size_t i = 0; i < report->n_rows && shown < MAX_DETAILS; i++) {

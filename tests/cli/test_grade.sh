@@ -236,6 +236,8 @@ else
   contains "$tmp/dc.csv" "dora,$frac,$frac,$frac" "class CSV carries the fraction"
   contains "$tmp/dg.csv" "dora,$frac,$frac" "gradebook carries the fraction"
   contains "$tmp/out" "$frac/3" "class summary carries the fraction"
+  # A class withholds the answers by default: one student's best layout is another's answer.
+  contains "$tmp/out" "a better choice exists" "a class's decision detail withholds the best"
 fi
 
 # Gradescope: the autograder folder builds `scale` from its own copy of the tree (without
@@ -249,6 +251,8 @@ if [ -x "$tmp/ag/setup.sh" ] && [ -x "$tmp/ag/run_autograder" ] && [ ! -e "$tmp/
   echo "FAILED: the autograder holds setup.sh, run_autograder, the stored answers, no solutions/"
   failed=$((failed + 1))
 fi
+contains "$tmp/ag/run_autograder" "grade --quiet --withhold-answers" \
+  "the Gradescope autograder withholds the answers"
 contains "$tmp/ag/setup.sh" "apt-get install -y -q --no-install-recommends build-essential cmake" \
   "setup.sh installs the build's packages"
 expect 0 "the autograder's tree configures" -- cmake -S "$tmp/ag" -B "$tmp/ag/build" \

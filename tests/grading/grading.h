@@ -94,8 +94,8 @@ static inline void grade_vcheck(double got, double expected, double rtol, const 
     snprintf(message, sizeof message, "%s = %.9g%s%s, not the expected value (rtol %g)%s", call,
              got, space, unit, rtol, grade_hint(got, expected, rtol));
   else
-    snprintf(message, sizeof message, "%s = %.9g%s%s, expected %.9g%s%s (rtol %g; %s)%s", call,
-             got, space, unit, expected, space, unit, rtol, source, grade_hint(got, expected, rtol));
+    snprintf(message, sizeof message, "%s = %.9g%s%s, expected %.9g%s%s (rtol %g; %s)%s", call, got,
+             space, unit, expected, space, unit, rtol, source, grade_hint(got, expected, rtol));
   grading_case_failed(isnan(expected), message);
 }
 

@@ -115,21 +115,21 @@ static inline double grade_decision_credit(const grade_decision *d, const grade_
              d->unit, best_reason);
   if (mine == n) {
     if (snprintf(why, size, "%s: your choice (%s) is not one of the %zu allowed; %s", d->label,
-             none ? "none: every field 0" : yours, n, best_said) < 0)
+                 none ? "none: every field 0" : yours, n, best_said) < 0)
       why[0] = '\0'; /* a message cut to fit is fine: the return value is looked at */
     return 0.0;
   }
   d->explain(&cands[mine], reason, sizeof reason);
   if (!(isfinite(cands[mine].cost) && cands[mine].cost > 0.0)) {
     if (snprintf(why, size, "%s: your %s cannot run (%s); %s; 0%% credit", d->label, yours, reason,
-             best_said) < 0)
+                 best_said) < 0)
       why[0] = '\0';
     return 0.0;
   }
   double ratio = cands[best].cost / cands[mine].cost;
   double credit = ratio >= GRADE_FULL_CREDIT_RATIO ? 1.0 : ratio;
   if (snprintf(why, size, "%s: your %s: %.4g %s (%s); %s; %.0f%% credit", d->label, yours,
-           cands[mine].cost, d->unit, reason, best_said, 100.0 * credit) < 0)
+               cands[mine].cost, d->unit, reason, best_said, 100.0 * credit) < 0)
     why[0] = '\0';
   return credit;
 }
