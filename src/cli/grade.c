@@ -2,8 +2,8 @@
  * --class a folder of students' folders.
  *
  * Builds the student's folder against tests/grading in a private build tree, runs every exercise
- * in its own process with a time limit, and prints one verdict line per exercise (OK, FAIL,
- * CRASH, TIMEOUT, BUILD), chapter subtotals and the total; --json writes a Gradescope-shaped
+ * in its own process with a time limit, and prints one verdict line per exercise (OK, PARTIAL,
+ * FAIL, NOT ANSWERED, CRASH, TIMEOUT, BUILD), chapter subtotals and the total; --json writes a Gradescope-shaped
  * report, --junit a JUnit XML one. With --class DIR it grades every DIR/NAME/ in parallel
  * (--jobs students at a time, one shared harness), prints a summary line per student and writes
  * --csv (scores per student and exercise) and --json. Exit status: 0 whenever grading ran,
@@ -53,11 +53,18 @@ static void usage(FILE *out) {
       "  --memory BYTES   address-space limit of a student's grading run (default 1 GiB)\n"
       "  --no-sandbox     limits only, no namespaces: for your own code, never for a\n"
       "                   class (refused with --class)\n"
+      "  --withhold-answers  no expected value or best layout in any message (the\n"
+      "                   default with --class and in the Gradescope autograder)\n"
+      "  --show-answers   messages give the expected values and best layouts (the\n"
+      "                   default for one student's folder)\n"
+      "  --score-line FILE  write the total line (the score) to FILE too\n"
       "  --quiet          no progress lines on stderr\n"
       "  -h, --help       this help\n\n"
-      "Verdicts: OK (full points), FAIL (a check failed: the call, got, expected; or the\n"
-      "exercise exited before returning), CRASH (a signal), TIMEOUT, BUILD (the chapter did\n"
-      "not compile: its first error).\n"
+      "Verdicts: OK (full points), PARTIAL (some points: the value right but not the\n"
+      "domain checks, or a decision's share), FAIL (a check failed: the call, got,\n"
+      "expected, a hint for a unit or factor-of-2 slip; or the exercise exited before\n"
+      "returning), NOT ANSWERED (the stub's body unchanged), CRASH (a signal), TIMEOUT,\n"
+      "BUILD (the chapter did not compile: its first error, once). Points to 0.01.\n"
       "The checks and the answers stay in the grader: a student's functions run in a process\n"
       "of their own and only the values they return count. Student files are copied (links\n"
       "not followed) into a fresh tree; compiler, linker and exercises run in the strongest\n"
@@ -86,7 +93,10 @@ enum {
   OPT_NO_SANDBOX,
   OPT_GRADESCOPE,
   OPT_RESULTS,
-  OPT_GRADEBOOK
+  OPT_GRADEBOOK,
+  OPT_WITHHOLD,
+  OPT_SHOW,
+  OPT_SCORE_LINE
 };
 
 static const struct option options[] = {
@@ -105,6 +115,9 @@ static const struct option options[] = {
     {"gradescope", required_argument, NULL, OPT_GRADESCOPE},
     {"results", required_argument, NULL, OPT_RESULTS},
     {"gradebook", required_argument, NULL, OPT_GRADEBOOK},
+    {"withhold-answers", no_argument, NULL, OPT_WITHHOLD},
+    {"show-answers", no_argument, NULL, OPT_SHOW},
+    {"score-line", required_argument, NULL, OPT_SCORE_LINE},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -114,8 +127,10 @@ typedef struct {
   const char *exercises, *build_dir, *class_dir, *source; /* folders (NULL: the default) */
   const char *json, *junit, *csv, *gradebook, *results;   /* reports to write (NULL: none) */
   const char *gradescope; /* --gradescope DIR: write an autograder instead of grading */
+  const char *score_line; /* --score-line FILE: the total line written there too */
   double timeout_s, jobs, memory_bytes;
   int quiet, no_sandbox;
+  int answers; /* -1 --withhold-answers, +1 --show-answers, 0 the mode's default */
   bool help; /* --help: usage printed, exit 0 */
 } grade_opts;
 
@@ -149,6 +164,9 @@ static int take(int c, const char *arg, grade_opts *o, char **argv) {
   case OPT_GRADESCOPE: o->gradescope = arg; break;
   case OPT_RESULTS: o->results = arg; break;
   case OPT_GRADEBOOK: o->gradebook = arg; break;
+  case OPT_WITHHOLD: o->answers = -1; break;
+  case OPT_SHOW: o->answers = +1; break;
+  case OPT_SCORE_LINE: o->score_line = arg; break;
   case 'h': o->help = true; break;
   default: return cli_bad_option("grade", argv);
   }
@@ -193,6 +211,7 @@ static int check_mode(const grade_opts *o) {
                      "for one student");
   if (o->csv && !o->class_dir) return cli_usage("grade: --csv needs --class");
   if (o->gradebook && !o->class_dir) return cli_usage("grade: --gradebook needs --class");
+  if (o->score_line && o->class_dir) return cli_usage("grade: --score-line is for one student");
   if (o->class_dir && o->no_sandbox)
     return cli_usage("grade: --class is graded only in the sandbox (one student's code could "
                      "change another's score without it); drop --no-sandbox");
@@ -246,6 +265,19 @@ static int grade_class(const grade_opts *o, const scale_grade_options *run,
   return code;
 }
 
+/* --score-line FILE: the total line, for a script or the grade workflow's last line. */
+static scale_status write_score_line(const scale_grade_report *report, const char *path,
+                                     scale_diag *diag) {
+  char line[512];
+  scale_grade_total_line(report, line, sizeof line);
+  FILE *out = fopen(path, "w");
+  if (!out || fprintf(out, "score: %s\n", line) < 0 || fclose(out) != 0) {
+    if (out) fclose(out);
+    return scale_diag_set(diag, SCALE_ERR_IO, path, 0, "cannot write the score line");
+  }
+  return SCALE_OK;
+}
+
 /* One student's folder graded, the verdicts printed and the reports written. Frees 'report'. */
 static int grade_one(const grade_opts *o, const scale_grade_options *run,
                      scale_grade_report *report) {
@@ -257,6 +289,7 @@ static int grade_one(const grade_opts *o, const scale_grade_options *run,
   }
   scale_grade_print(report, stdout);
   int code = CLI_EXIT_OK;
+  if (o->score_line) note_write(write_score_line(report, o->score_line, &diag), &diag, &code);
   if (o->json) note_write(scale_grade_write_json(report, o->json, &diag), &diag, &code);
   if (o->junit) note_write(scale_grade_write_junit(report, o->junit, &diag), &diag, &code);
   if (o->results)
@@ -292,6 +325,8 @@ int cli_cmd_grade(int argc, char **argv) {
       .memory_bytes = o.memory_bytes,
       .no_namespaces = o.no_sandbox,
       .warn = stderr, /* a degraded sandbox is said even under --quiet */
+      /* A class shares answers between students: withheld unless asked for. */
+      .withhold_answers = o.answers < 0 || (o.answers == 0 && o.class_dir),
   };
   return o.class_dir ? grade_class(&o, &run, &report) : grade_one(&o, &run, &report);
 }

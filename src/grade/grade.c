@@ -58,6 +58,19 @@ static bool rubric_points(char *text, double *value, double *domain) {
   return ok && *value + *domain > 0.0;
 }
 
+/* Orders the rows by chapter folder ("01-rooflines" < "02-tpus" < ... < "13-hybrid-..."),
+ * stably: every report, CSV and gradebook then follows the book, whatever order the rubric's
+ * rows were added in. Insertion sort: a rubric is a few hundred rows. */
+static void sort_by_chapter(scale_grade_report *report) {
+  for (size_t i = 1; i < report->n_rows; i++) {
+    scale_grade_row row = report->rows[i];
+    size_t j = i;
+    for (; j > 0 && strcmp(report->rows[j - 1].chapter, row.chapter) > 0; j--)
+      report->rows[j] = report->rows[j - 1];
+    report->rows[j] = row;
+  }
+}
+
 scale_status scale_grade_rubric_load(const char *path, scale_grade_report *out, scale_diag *diag) {
   out->rows = NULL;
   out->n_rows = 0;
@@ -116,7 +129,10 @@ scale_status scale_grade_rubric_load(const char *path, scale_grade_report *out, 
     grade_copy(row->output, sizeof row->output, "not graded");
   }
   fclose(in);
-  if (status) scale_grade_report_free(out);
+  if (status)
+    scale_grade_report_free(out);
+  else
+    sort_by_chapter(out);
   return status;
 }
 

@@ -10,9 +10,10 @@
  * each chapter's file and link it with the chapter's harness objects, so a chapter that does not
  * compile costs only its rows (verdict BUILD with the compiler's first error line); run each
  * executable with Check's XML log (CK_XML_LOG_FILE_NAME), every exercise in its own process with
- * its own timeout; map each test case to a verdict: OK, FAIL (Check's message: call, got,
- * expected, unit, source), CRASH (the signal), TIMEOUT, BUILD. A class shares the harness: each
- * student costs only the compiles and links of their own files.
+ * its own timeout; map each test case to a verdict: OK, PARTIAL (some points), FAIL (Check's
+ * message: call, got, expected, unit, source, a hint for a factor of 2 or 1000), NOT ANSWERED
+ * (the function's body still the stub's), CRASH (the signal), TIMEOUT, BUILD. A class shares the
+ * harness: each student costs only the compiles and links of their own files.
  *
  * Untrusted code is the normal case. Every process that touches a student's code (compiler,
  * linker, grading run) runs under the strongest sandbox the machine allows (sandbox.h), probed
@@ -51,14 +52,18 @@
 
 /** The verdict of one exercise. */
 typedef enum {
-  SCALE_GRADE_OK = 0,  /**< every check passed: full points */
-  SCALE_GRADE_FAIL,    /**< a check failed: the output says which call, got and expected */
-  SCALE_GRADE_CRASH,   /**< the exercise's process died (signal) or exited early */
-  SCALE_GRADE_TIMEOUT, /**< the exercise ran past its time limit */
-  SCALE_GRADE_BUILD    /**< its chapter did not compile or link, or its file is missing */
+  SCALE_GRADE_OK = 0,       /**< every check passed: full points */
+  SCALE_GRADE_FAIL,         /**< a check failed: the output says which call, got and expected */
+  SCALE_GRADE_CRASH,        /**< the exercise's process died (signal) or exited early */
+  SCALE_GRADE_TIMEOUT,      /**< the exercise ran past its time limit */
+  SCALE_GRADE_BUILD,        /**< its chapter did not compile or link, or its file is missing */
+  SCALE_GRADE_PARTIAL,      /**< a check failed but some points were earned (domain part, credit) */
+  SCALE_GRADE_NOT_ANSWERED, /**< the exercise's body is still the stub's (returns NaN/none) */
+  SCALE_GRADE_N_VERDICTS    /**< not a verdict: the number of them */
 } scale_grade_verdict;
 
-/** Static name of a verdict ("OK", "FAIL", "CRASH", "TIMEOUT", "BUILD"). */
+/** Static name of a verdict ("OK", "PARTIAL", "FAIL", "NOT ANSWERED", "CRASH", "TIMEOUT",
+ * "BUILD"). */
 const char *scale_grade_verdict_str(scale_grade_verdict verdict);
 
 /** One row of the rubric and, after grading, its result. */
@@ -84,7 +89,8 @@ typedef struct {
 } scale_grade_report;
 
 /** Reads 'path' (tab-separated id, chapter, points, title; '#' comments and blank lines
- * skipped) into 'out'. Points are "V" or "V+D": D of them for the exercise's domain checks.
+ * skipped) into 'out', its rows in chapter order (rubric order within a chapter). Points are "V" or
+ * "V+D": D of them for the exercise's domain checks.
  *
  * Errors: SCALE_ERR_IO (cannot read), SCALE_ERR_PARSE (a malformed row, with its line),
  *         SCALE_ERR_DUPLICATE_KEY (an id twice), SCALE_ERR_NOMEM.
@@ -117,6 +123,8 @@ typedef struct {
   int no_namespaces;         /**< nonzero (--no-sandbox): no sandbox at all (limits only) */
   FILE *warn;                /**< where a warning that isolation is degraded goes even when
                                   'log' is NULL (--quiet): stderr; NULL: to 'log' only */
+  int withhold_answers;      /**< nonzero: no message names an expected value or the best
+                                  choice of a decision (a class, Gradescope) */
 } scale_grade_options;
 
 /** Grades the rows of 'report' (loaded and selected by the caller) in place.
@@ -200,9 +208,15 @@ scale_status scale_grade_class_write_json(const scale_grade_class *cls, const ch
 void scale_grade_totals(const scale_grade_report *report, const char *chapter, double *score,
                         double *max_score);
 
-/** Prints the isolation line, one verdict line per exercise, a subtotal per chapter and the
- * total (last). */
+/** Prints the isolation line, one verdict line per exercise (a chapter's compile error once, on
+ * its first row), a subtotal per chapter and the total line (last). Points are shown to 0.01. */
 void scale_grade_print(const scale_grade_report *report, FILE *out);
+
+/** The total line of scale_grade_print() ("total 1.51/239 (...)"), without its newline. */
+void scale_grade_total_line(const scale_grade_report *report, char *out, size_t size);
+
+/** 'points' rounded to 0.01 without trailing zeros ("1.51", "3", "0.5") into 'out'. */
+void scale_grade_points_str(double points, char *out, size_t size);
 
 /** Writes the report as Gradescope-shaped JSON: {"score", "max_score", "tests": [{"name" (the
  * id), "score", "max_score", "status" (the verdict), "output", "chapter", "title"}],

@@ -20,8 +20,60 @@ const char *scale_grade_verdict_str(scale_grade_verdict verdict) {
     return "TIMEOUT";
   case SCALE_GRADE_BUILD:
     return "BUILD";
+  case SCALE_GRADE_PARTIAL:
+    return "PARTIAL";
+  case SCALE_GRADE_NOT_ANSWERED:
+    return "NOT ANSWERED";
+  case SCALE_GRADE_N_VERDICTS:
+    break;
   }
   return "?";
+}
+
+/* The order verdicts are counted in on a total line: best first. */
+static const scale_grade_verdict verdict_order[] = {
+    SCALE_GRADE_OK,    SCALE_GRADE_PARTIAL, SCALE_GRADE_FAIL,  SCALE_GRADE_NOT_ANSWERED,
+    SCALE_GRADE_CRASH, SCALE_GRADE_TIMEOUT, SCALE_GRADE_BUILD,
+};
+
+/* Whether 'verdict' is a wrong answer (a JUnit <failure>) rather than code that did not run. */
+static bool is_wrong_answer(scale_grade_verdict verdict) {
+  return verdict == SCALE_GRADE_FAIL || verdict == SCALE_GRADE_PARTIAL ||
+         verdict == SCALE_GRADE_NOT_ANSWERED;
+}
+
+void scale_grade_points_str(double points, char *out, size_t size) {
+  /* Rubric points are multiples of 0.25 and credits any fraction: 0.01 is what a reader needs
+   * ("1.51/3", not "1.50825/3"). */
+  snprintf(out, size, "%.2f", points);
+  char *dot = strchr(out, '.');
+  if (!dot) return;
+  char *end = out + strlen(out);
+  while (end > dot + 1 && end[-1] == '0')
+    *--end = '\0';
+  if (end == dot + 1) *dot = '\0';
+  if (strcmp(out, "-0") == 0) snprintf(out, size, "0");
+}
+
+/* "SCORE/MAX" of two point counts, each to 0.01. */
+static void score_str(double score, double max, char *out, size_t size) {
+  char got[32], of[32];
+  scale_grade_points_str(score, got, sizeof got);
+  scale_grade_points_str(max, of, sizeof of);
+  snprintf(out, size, "%s/%s", got, of);
+}
+
+/* Whether row i repeats the BUILD message of an earlier row of its chapter: a compile error is
+ * said once per chapter, not once per exercise. */
+static bool repeats_build_error(const scale_grade_report *report, size_t i) {
+  const scale_grade_row *row = &report->rows[i];
+  if (row->verdict != SCALE_GRADE_BUILD) return false;
+  for (size_t j = 0; j < i; j++)
+    if (report->rows[j].verdict == SCALE_GRADE_BUILD &&
+        strcmp(report->rows[j].chapter, row->chapter) == 0 &&
+        strcmp(report->rows[j].output, row->output) == 0)
+      return true;
+  return false;
 }
 
 void scale_grade_totals(const scale_grade_report *report, const char *chapter, double *score,
@@ -53,10 +105,13 @@ void scale_grade_print(const scale_grade_report *report, FILE *out) {
     for (size_t i = 0; i < report->n_rows; i++) {
       const scale_grade_row *row = &report->rows[i];
       if (strcmp(row->chapter, chapter) != 0) continue;
-      fprintf(out, "  %-7s %4g/%-3g ", scale_grade_verdict_str(row->verdict), row->score,
-              row->points);
+      char points[80];
+      score_str(row->score, row->points, points, sizeof points);
+      fprintf(out, "  %-12s %8s ", scale_grade_verdict_str(row->verdict), points);
       grade_put_escaped(out, row->id);
-      if (row->verdict != SCALE_GRADE_OK && row->output[0]) {
+      if (repeats_build_error(report, i)) {
+        fputs(": (the chapter's compile error above)", out);
+      } else if (row->verdict != SCALE_GRADE_OK && row->output[0]) {
         fputs(": ", out);
         grade_put_escaped(out, row->output);
       }
@@ -64,18 +119,29 @@ void scale_grade_print(const scale_grade_report *report, FILE *out) {
     }
     double score, max;
     scale_grade_totals(report, chapter, &score, &max);
-    fprintf(out, "  subtotal %g/%g\n", score, max);
+    char points[80];
+    score_str(score, max, points, sizeof points);
+    fprintf(out, "  subtotal %s\n", points);
   }
+  char total[512];
+  scale_grade_total_line(report, total, sizeof total);
+  fprintf(out, "%s\n", total);
+}
+
+void scale_grade_total_line(const scale_grade_report *report, char *out, size_t size) {
   double score, max;
   scale_grade_totals(report, NULL, &score, &max);
-  size_t counts[SCALE_GRADE_BUILD + 1] = {0};
+  size_t counts[SCALE_GRADE_N_VERDICTS] = {0};
   for (size_t i = 0; i < report->n_rows; i++)
     counts[report->rows[i].verdict]++;
-  fprintf(out,
-          "total %g/%g (%zu exercise%s: %zu OK, %zu FAIL, %zu CRASH, %zu TIMEOUT, %zu BUILD)\n",
-          score, max, report->n_rows, report->n_rows == 1 ? "" : "s", counts[SCALE_GRADE_OK],
-          counts[SCALE_GRADE_FAIL], counts[SCALE_GRADE_CRASH], counts[SCALE_GRADE_TIMEOUT],
-          counts[SCALE_GRADE_BUILD]);
+  char points[80];
+  score_str(score, max, points, sizeof points);
+  size_t len = (size_t)snprintf(out, size, "total %s (%zu exercise%s:", points, report->n_rows,
+                                report->n_rows == 1 ? "" : "s");
+  for (size_t k = 0; k < sizeof verdict_order / sizeof verdict_order[0] && len < size; k++)
+    len += (size_t)snprintf(out + len, size - len, "%s %zu %s", k ? "," : "",
+                            counts[verdict_order[k]], scale_grade_verdict_str(verdict_order[k]));
+  if (len < size) snprintf(out + len, size - len, ")");
 }
 
 /* ---- JSON ----------------------------------------------------------------------------------- */
@@ -278,10 +344,12 @@ static void csv_chapter_points(FILE *out, const scale_grade_report *report, bool
     if (!first_of_chapter(report, c)) continue;
     double score, max;
     scale_grade_totals(report, report->rows[c].chapter, &score, &max);
+    char points[32];
+    scale_grade_points_str(possible ? max : score, points, sizeof points);
     if (blank)
       fputc(',', out);
     else
-      fprintf(out, ",%g", possible ? max : score);
+      fprintf(out, ",%s", points);
   }
 }
 
@@ -304,16 +372,20 @@ scale_status scale_grade_class_write_csv(const scale_grade_class *cls, const cha
     const scale_grade_report *report = &student->report;
     csv_field(out, student->name);
     for (size_t i = 0; i < report->n_rows; i++) {
+      char points[32];
+      scale_grade_points_str(report->rows[i].score, points, sizeof points);
       if (student->graded)
-        fprintf(out, ",%g", report->rows[i].score);
+        fprintf(out, ",%s", points);
       else
         fputc(',', out);
     }
     csv_chapter_points(out, report, false, !student->graded);
     double score, max;
     scale_grade_totals(report, NULL, &score, &max);
+    char points[32];
+    scale_grade_points_str(score, points, sizeof points);
     if (student->graded)
-      fprintf(out, ",%g,", score);
+      fprintf(out, ",%s,", points);
     else
       fputs(",,", out);
     csv_field(out, cls->isolation);
@@ -333,7 +405,9 @@ scale_status scale_grade_class_write_gradebook(const scale_grade_class *cls, con
   double score, max;
   scale_grade_totals(layout ? layout : &(scale_grade_report){.rows = NULL, .n_rows = 0}, NULL,
                      &score, &max);
-  fprintf(out, "\nPoints Possible,%g", max);
+  char points[32];
+  scale_grade_points_str(max, points, sizeof points);
+  fprintf(out, "\nPoints Possible,%s", points);
   csv_chapter_points(out, layout, true, false);
   fputc('\n', out);
   for (size_t s = 0; s < cls->n_students; s++) {
@@ -341,8 +415,9 @@ scale_status scale_grade_class_write_gradebook(const scale_grade_class *cls, con
     const scale_grade_report *report = &student->report;
     csv_field(out, student->name);
     scale_grade_totals(report, NULL, &score, &max);
+    scale_grade_points_str(score, points, sizeof points);
     if (student->graded)
-      fprintf(out, ",%g", score);
+      fprintf(out, ",%s", points);
     else
       fputc(',', out);
     csv_chapter_points(out, report, false, !student->graded);
@@ -382,28 +457,31 @@ void scale_grade_class_print(const scale_grade_class *cls, FILE *out) {
     }
     n_graded++;
     sum += score;
-    size_t counts[SCALE_GRADE_BUILD + 1] = {0};
+    size_t counts[SCALE_GRADE_N_VERDICTS] = {0};
     for (size_t i = 0; i < report->n_rows; i++)
       counts[report->rows[i].verdict]++;
     put_padded(out, student->name, width);
-    fprintf(out, "  %6g/%-6g", score, max);
+    char points[80];
+    score_str(score, max, points, sizeof points);
+    fprintf(out, "  %13s", points);
     bool any = false;
-    for (int v = SCALE_GRADE_OK; v <= SCALE_GRADE_BUILD; v++) {
+    for (size_t k = 0; k < sizeof verdict_order / sizeof verdict_order[0]; k++) {
+      scale_grade_verdict v = verdict_order[k];
       if (!counts[v]) continue;
-      fprintf(out, "%s%zu %s", any ? ", " : " ", counts[v],
-              scale_grade_verdict_str((scale_grade_verdict)v));
+      fprintf(out, "%s%zu %s", any ? ", " : " ", counts[v], scale_grade_verdict_str(v));
       any = true;
     }
     fputc('\n', out);
     /* What a teacher looks into first: crashes and timeouts, then failures, then builds. */
     static const scale_grade_verdict order[] = {SCALE_GRADE_CRASH, SCALE_GRADE_TIMEOUT,
-                                                SCALE_GRADE_FAIL, SCALE_GRADE_BUILD};
+                                                SCALE_GRADE_FAIL,  SCALE_GRADE_PARTIAL,
+                                                SCALE_GRADE_BUILD, SCALE_GRADE_NOT_ANSWERED};
     size_t shown = 0, not_ok = report->n_rows - counts[SCALE_GRADE_OK];
     for (size_t k = 0; k < sizeof order / sizeof order[0]; k++)
       for (size_t i = 0; i < report->n_rows && shown < MAX_DETAILS; i++) {
         const scale_grade_row *row = &report->rows[i];
-        if (row->verdict != order[k]) continue;
-        fprintf(out, "    %-7s ", scale_grade_verdict_str(row->verdict));
+        if (row->verdict != order[k] || repeats_build_error(report, i)) continue;
+        fprintf(out, "    %-12s ", scale_grade_verdict_str(row->verdict));
         grade_put_escaped(out, row->id);
         fputs(": ", out);
         grade_put_escaped(out, row->output);
@@ -414,7 +492,11 @@ void scale_grade_class_print(const scale_grade_class *cls, FILE *out) {
   }
   fprintf(out, "class: %zu student%s, %zu graded", cls->n_students, cls->n_students == 1 ? "" : "s",
           n_graded);
-  if (n_graded) fprintf(out, ", mean %.3g/%g", sum / (double)n_graded, max);
+  if (n_graded) {
+    char points[80];
+    score_str(sum / (double)n_graded, max, points, sizeof points);
+    fprintf(out, ", mean %s", points);
+  }
   fputc('\n', out);
 }
 
@@ -455,7 +537,7 @@ scale_status scale_grade_write_junit(const scale_grade_report *report, const cha
   if (status) return status;
   size_t failures = 0, errors = 0;
   for (size_t i = 0; i < report->n_rows; i++) {
-    if (report->rows[i].verdict == SCALE_GRADE_FAIL)
+    if (is_wrong_answer(report->rows[i].verdict))
       failures++;
     else if (report->rows[i].verdict != SCALE_GRADE_OK)
       errors++;
@@ -471,7 +553,7 @@ scale_status scale_grade_write_junit(const scale_grade_report *report, const cha
     for (size_t i = 0; i < report->n_rows; i++) {
       if (strcmp(report->rows[i].chapter, chapter) != 0) continue;
       tests++;
-      if (report->rows[i].verdict == SCALE_GRADE_FAIL)
+      if (is_wrong_answer(report->rows[i].verdict))
         chapter_failures++;
       else if (report->rows[i].verdict != SCALE_GRADE_OK)
         chapter_errors++;
@@ -494,7 +576,7 @@ scale_status scale_grade_write_junit(const scale_grade_report *report, const cha
         fputs("\"/>\n", out);
         continue;
       }
-      const char *element = row->verdict == SCALE_GRADE_FAIL ? "failure" : "error";
+      const char *element = is_wrong_answer(row->verdict) ? "failure" : "error";
       fprintf(out, "\">\n      <%s type=\"%s\" message=\"", element,
               scale_grade_verdict_str(row->verdict));
       xml_escaped(out, row->output);

@@ -402,6 +402,9 @@ static void decide(scale_grade_row *row, char *report, const sandbox_result *ser
   if (!call[0]) {
     set_row(row, strcmp(verdict, "fail") == 0 ? SCALE_GRADE_FAIL : SCALE_GRADE_CRASH, message);
     if (strcmp(verdict, "fail") == 0) row->score = partial_score(row, parts);
+    /* Points to 0.01, the same in every report (a credit is any fraction: 1.50825 -> 1.51). */
+    row->score = round(100.0 * row->score) / 100.0;
+    if (row->score > 0.0) row->verdict = SCALE_GRADE_PARTIAL; /* some points, not all */
   } else if (server->timed_out) {
     grade_fmt(detail, sizeof detail, "passed its %g s limit during %s", timeout_s, call);
     set_row(row, SCALE_GRADE_TIMEOUT, detail);
@@ -505,8 +508,10 @@ static void run_exercise(const grader *g, chapter_paths *p, const recipe *r, sca
   char env_case[200];
   grade_fmt(env_case, sizeof env_case, "CK_RUN_CASE=%s", row->id);
   char *checker_argv[] = {r->checker, NULL};
+  /* The checker writes the messages: it leaves out the answers when asked (grading.h). */
   char *checker_env[] = {"SCALE_GRADE_CHANNEL=3,4", "SCALE_GRADE_REPORT_FD=5", env_case,
-                         "CK_VERBOSITY=silent", NULL};
+                         "CK_VERBOSITY=silent",
+                         o->withhold_answers ? "SCALE_GRADE_WITHHOLD_ANSWERS=1" : NULL, NULL};
   sandbox_spec checker = {.argv = checker_argv,
                           .envp = checker_env,
                           .cwd = p->out,
@@ -603,9 +608,16 @@ static bool grade_chapter(const grader *g, int exercises_fd, const char *build,
     grade_say(g->options, "scale grade: compiling %s", chapter);
     if (build_chapter(g, &p, &r, strip, report)) {
       grade_say(g->options, "scale grade: running %s", chapter);
+      char *text = grade_read_all(p.source, 1u << 20, NULL);
       for (size_t i = 0; i < report->n_rows; i++)
-        if (strcmp(report->rows[i].chapter, chapter) == 0)
+        if (strcmp(report->rows[i].chapter, chapter) == 0) {
           run_exercise(g, &p, &r, &report->rows[i]);
+          if (report->rows[i].verdict != SCALE_GRADE_OK && text &&
+              grade_is_stub(text, report->rows[i].id))
+            set_row(&report->rows[i], SCALE_GRADE_NOT_ANSWERED,
+                    "not answered yet: the body is still the stub's");
+        }
+      free(text);
     }
   }
   free(r.text);

@@ -3,6 +3,7 @@
 
 #include "util.h"
 
+#include <ctype.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
@@ -251,4 +252,94 @@ bool grade_is_clean(const char *text) {
     p += len;
   }
   return true;
+}
+
+/* 'text' without comments and white space, into a new buffer (caller frees); NULL if out of
+ * memory. Strings are not special: a stub has none, and an answer with one differs anyway. */
+static char *squeeze(const char *text, size_t len) {
+  char *out = malloc(len + 1), *o = out;
+  if (!out) return NULL;
+  for (size_t i = 0; i < len; i++) {
+    if (text[i] == '/' && i + 1 < len && text[i + 1] == '*') {
+      const char *end = strstr(text + i + 2, "*/");
+      i = end && (size_t)(end - text) < len ? (size_t)(end - text) + 1 : len;
+    } else if (text[i] == '/' && i + 1 < len && text[i + 1] == '/') {
+      while (i < len && text[i] != '\n')
+        i++;
+    } else if (!isspace((unsigned char)text[i])) {
+      *o++ = text[i];
+    }
+  }
+  *o = '\0';
+  return out;
+}
+
+/* The body "{...}" of the definition of function 'name' in 'text' (its braces matched), or
+ * NULL; '*len' gets its length. A declaration or a call ("name(...);") is not a definition. */
+static const char *function_body(const char *text, const char *name, size_t *len) {
+  size_t name_len = strlen(name);
+  for (const char *p = strstr(text, name); p; p = strstr(p + 1, name)) {
+    bool starts = p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
+    const char *q = p + name_len;
+    while (isspace((unsigned char)*q))
+      q++;
+    if (!starts || *q != '(') continue;
+    int depth = 0;
+    for (; *q; q++) {
+      if (*q == '(') depth++;
+      if (*q == ')' && --depth == 0) break;
+    }
+    if (!*q) return NULL;
+    q++;
+    while (isspace((unsigned char)*q))
+      q++;
+    if (*q != '{') continue;
+    const char *open = q;
+    depth = 0;
+    for (; *q; q++) {
+      if (*q == '{') depth++;
+      if (*q == '}' && --depth == 0) {
+        *len = (size_t)(q - open) + 1;
+        return open;
+      }
+    }
+    return NULL;
+  }
+  return NULL;
+}
+
+/* Whether the squeezed body 'b' is a stub's: "(void)x;" statements, then "return NAN;" or a
+ * decision's "T none = {0, ...}; return none;" (exercises/NN-slug/SLUG_ex.c). */
+static bool stub_body(const char *b) {
+  if (*b++ != '{') return false;
+  while (strncmp(b, "(void)", 6) == 0) {
+    const char *q = b + 6;
+    while (isalnum((unsigned char)*q) || *q == '_')
+      q++;
+    if (q == b + 6 || *q != ';') return false;
+    b = q + 1;
+  }
+  if (strcmp(b, "returnNAN;}") == 0) return true;
+  const char *q = strstr(b, "none={"); /* after the type's name, squeezed onto it */
+  if (!q || q == b) return false;
+  for (const char *t = b; t < q; t++)
+    if (!(isalnum((unsigned char)*t) || *t == '_')) return false;
+  q += 6;
+  while (*q == '0' || *q == ',')
+    q++;
+  return strcmp(q, "};returnnone;}") == 0;
+}
+
+bool grade_is_stub(const char *text, const char *id) {
+  char name[160];
+  grade_fmt(name, sizeof name, "ex_%s", id);
+  char *dot = strchr(name, '.');
+  if (!dot) return false;
+  *dot = '_';
+  size_t len = 0;
+  const char *body = function_body(text, name, &len);
+  char *squeezed = body ? squeeze(body, len) : NULL;
+  bool stub = squeezed && stub_body(squeezed);
+  free(squeezed);
+  return stub;
 }

@@ -64,6 +64,12 @@ bool grade_strict_number(const char *text, double *out);
  * chapter folders are stems: the grader joins them into paths. */
 bool grade_is_stem(const char *text);
 
+/** Whether exercise 'id' ("rooflines.t_math_s") is still the stub in the source 'text': the
+ * body of ex_rooflines_t_math_s, comments and white space aside, only "(void)x;" lines and
+ * "return NAN;" (or a decision's "T none = {0, ...}; return none;"). The stubs of exercises/
+ * are written so; an answer that returns NaN on purpose has other code. */
+bool grade_is_stub(const char *text, const char *id);
+
 /** The last 'n_lines' lines of file 'path' joined by " | " into 'out' ("" if unreadable). */
 void grade_log_tail(const char *path, int n_lines, char *out, size_t size);
 

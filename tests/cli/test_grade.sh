@@ -99,6 +99,60 @@ if [ -e "$tmp/build/student/src/01-rooflines/stubs.c" ]; then passed=$((passed +
   failed=$((failed + 1))
 fi
 
+# Feedback: one answer off by 2, one off by 1000 (a unit), one without its domain checks
+# (PARTIAL), one left as the stub (NOT ANSWERED), the rest the reference's.
+mkdir -p "$tmp/slips/01-rooflines"
+sed -e 's|return flops / flops_per_s;|return 2.0 * flops / flops_per_s;|' \
+  -e 's|return bytes / bytes_per_s;|return bytes / bytes_per_s / 1e3;|' \
+  -e 's#if (!(t_math_s >= 0.0) || !(t_comms_s >= 0.0)) return NAN;##' \
+  "$root/solutions/01-rooflines/rooflines_ex.c" > "$tmp/slips/01-rooflines/rooflines_ex.c"
+# The critical intensity back to the stub's body (as exercises/ writes stubs).
+awk '/^double ex_rooflines_critical_intensity_flops_per_byte\(/ {
+    print; print "  (void)flops_per_s; (void)bytes_per_s;"; print "  return NAN;"; skip = 1; next }
+  skip && /^}/ {skip = 0} !skip {print}' "$tmp/slips/01-rooflines/rooflines_ex.c" > "$tmp/slips/r.c"
+mv "$tmp/slips/r.c" "$tmp/slips/01-rooflines/rooflines_ex.c"
+expect 0 "grade the slips" -- "$scale" grade --quiet --source "$root" --exercises "$tmp/slips" \
+  --score-line "$tmp/score.txt" rooflines
+contains "$tmp/out" "hint: a factor of 2: forward only? one direction?" "a factor-of-2 hint"
+contains "$tmp/out" "hint: off by a power of 1000: a unit? check kilo/mega/giga" "a unit hint"
+contains "$tmp/out" "expected " "one student's report gives the expected value"
+grep "rooflines.t_lower_s" "$tmp/out" > "$tmp/line"
+contains "$tmp/line" "PARTIAL" "value right, domain checks missing: PARTIAL"
+grep "rooflines.critical_intensity_flops_per_byte" "$tmp/out" > "$tmp/line"
+contains "$tmp/line" "NOT ANSWERED      0/1 rooflines.critical_intensity_flops_per_byte: not answered yet" \
+  "the stub's body: NOT ANSWERED"
+grep "rooflines.t_math_s" "$tmp/out" > "$tmp/line"
+contains "$tmp/line" "FAIL" "a wrong value: FAIL"
+if grep -q "hint" "$tmp/line" && ! grep -q "hint: off by a power" "$tmp/line"; then
+  passed=$((passed + 1)); else
+  echo "FAILED: t_math_s gets the factor-of-2 hint only: $(cat "$tmp/line")"
+  failed=$((failed + 1))
+fi
+if [ "score: $(tail -1 "$tmp/out")" = "$(cat "$tmp/score.txt")" ]; then passed=$((passed + 1)); else
+  echo "FAILED: --score-line is the total line: '$(cat "$tmp/score.txt")' vs '$(tail -1 "$tmp/out")'"
+  failed=$((failed + 1))
+fi
+expect 0 "grade the slips, answers withheld" -- "$scale" grade --quiet --source "$root" \
+  --exercises "$tmp/slips" --withhold-answers rooflines.t_math_s rooflines.t_comms_s
+contains "$tmp/out" "not the expected value" "a withheld FAIL says so"
+contains "$tmp/out" "hint: a factor of 2" "a withheld FAIL keeps its hint"
+if grep -q "expected [-0-9]" "$tmp/out"; then
+  echo "FAILED: --withhold-answers still prints an expected value: $(grep "expected [-0-9]" "$tmp/out")"
+  failed=$((failed + 1))
+else passed=$((passed + 1)); fi
+expect 0 "the last of --withhold-answers, --show-answers counts" -- "$scale" grade --quiet --source "$root" \
+  --exercises "$tmp/slips" --withhold-answers --show-answers rooflines.t_math_s
+contains "$tmp/out" "expected " "--show-answers gives the expected value"
+expect 2 "--score-line with --class" -- "$scale" grade --class "$tmp" --score-line "$tmp/s.txt"
+# Chapters in the book's order whatever the rubric's (it lists 12 before 09).
+expect 0 "grade two chapters" -- "$scale" grade --quiet --source "$root" --exercises "$root/exercises" \
+  12 09
+if [ "$(grep -E '^[0-9]{2}-' "$tmp/out" | tr '\n' ' ')" = "09-profiling 12-gpus " ]; then
+  passed=$((passed + 1)); else
+  echo "FAILED: chapters in order: $(grep -E '^[0-9]{2}-' "$tmp/out" | tr '\n' ' ')"
+  failed=$((failed + 1))
+fi
+
 # --class: usage errors, and a class of one (the full class fixture is grading.class-fixture).
 expect 2 "--csv without --class" -- "$scale" grade --csv "$tmp/x.csv"
 expect 2 "--class with --junit" -- "$scale" grade --class "$tmp" --junit "$tmp/x.xml"
@@ -149,9 +203,24 @@ else
   echo "FAILED: fractional total: '$frac' in: $(tail -2 "$tmp/out")"
   failed=$((failed + 1))
 fi
-contains "$tmp/d.json" "\"score\": $frac, \"max_score\": 3, \"status\": \"FAIL\"" "JSON fractional row"
+contains "$tmp/d.json" "\"score\": $frac, \"max_score\": 3, \"status\": \"PARTIAL\"" "JSON fractional row"
 contains "$tmp/d-gs.json" "\"score\": $frac," "Gradescope fractional score"
-contains "$tmp/d-gs.json" "FAIL: credit $pct% (mean over 2 instances)" "Gradescope output explains"
+contains "$tmp/d-gs.json" "PARTIAL: credit $pct% (mean over 2 instances)" "Gradescope output explains"
+# Points to 0.01 ("1.51/3", never "1.50825/3") on the terminal and in the JSON alike.
+if printf '%s\n' "$frac" | grep -qE '^[0-9]+(\.[0-9]{1,2})?$'; then passed=$((passed + 1)); else
+  echo "FAILED: the decision's points to 0.01: '$frac'"
+  failed=$((failed + 1))
+fi
+contains "$tmp/out" "PARTIAL" "a decision's share is PARTIAL, not FAIL"
+contains "$tmp/out" "best " "one student's report names the best layout"
+# --withhold-answers: the credit stays, the best layout and its cost go.
+expect 0 "grade a decision, answers withheld" -- "$scale" grade --quiet --source "$root" \
+  --exercises "$root/tests/data/grade/decision" --withhold-answers hybrid_parallelism.layout_mamba
+contains "$tmp/out" "a better choice exists" "a withheld decision says a better one exists"
+if grep -q "best " "$tmp/out"; then
+  echo "FAILED: --withhold-answers still names the best layout: $(grep "best " "$tmp/out")"
+  failed=$((failed + 1))
+else passed=$((passed + 1)); fi
 mkdir -p "$tmp/dclass/dora"
 cp -R "$root/tests/data/grade/decision/13-hybrid-parallelism" "$tmp/dclass/dora/"
 "$scale" grade --quiet --source "$root" --class "$tmp/dclass" --jobs 1 --csv "$tmp/dc.csv" \
@@ -167,6 +236,8 @@ else
   contains "$tmp/dc.csv" "dora,$frac,$frac,$frac" "class CSV carries the fraction"
   contains "$tmp/dg.csv" "dora,$frac,$frac" "gradebook carries the fraction"
   contains "$tmp/out" "$frac/3" "class summary carries the fraction"
+  # A class withholds the answers by default: one student's best layout is another's answer.
+  contains "$tmp/out" "a better choice exists" "a class's decision detail withholds the best"
 fi
 
 # Gradescope: the autograder folder builds `scale` from its own copy of the tree (without
@@ -180,6 +251,8 @@ if [ -x "$tmp/ag/setup.sh" ] && [ -x "$tmp/ag/run_autograder" ] && [ ! -e "$tmp/
   echo "FAILED: the autograder holds setup.sh, run_autograder, the stored answers, no solutions/"
   failed=$((failed + 1))
 fi
+contains "$tmp/ag/run_autograder" "grade --quiet --withhold-answers" \
+  "the Gradescope autograder withholds the answers"
 contains "$tmp/ag/setup.sh" "apt-get install -y -q --no-install-recommends build-essential cmake" \
   "setup.sh installs the build's packages"
 expect 0 "the autograder's tree configures" -- cmake -S "$tmp/ag" -B "$tmp/ag/build" \

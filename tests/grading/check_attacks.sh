@@ -258,7 +258,7 @@ for name in exit _exit quick_exit atexit execve raise longjmp forge include read
   forkbomb fill kill net ptrace peek daemon; do
   check '[ "$(score_of $name)" = 0 ]' "$name scores 0: $(score_of $name)"
 done
-# What each verdict says.
+# What each verdict says (a class withholds the expected values: "not the expected value").
 check 'detail_of exit rooflines.t_math_s | grep -q "exited before returning (exit status 0)"' \
   "exit: $(detail_of exit rooflines.t_math_s)"
 check 'detail_of quick_exit rooflines.t_math_s | grep -q "exited before returning"' \
@@ -272,9 +272,9 @@ check 'detail_of raise rooflines.t_math_s | grep -q "\"CRASH\".*killed by signal
 check 'detail_of forge rooflines.t_math_s | grep -q "\"FAIL\""' "forge: $(detail_of forge rooflines.t_math_s)"
 check 'detail_of include rooflines.t_math_s | grep -q "\"BUILD\".*No such file"' \
   "include: $(detail_of include rooflines.t_math_s)"
-check 'detail_of read rooflines.t_math_s | grep -q "= nan s, expected"' \
+check 'detail_of read rooflines.t_math_s | grep -q "= nan s, not the expected value"' \
   "read: the reference is not there at run time: $(detail_of read rooflines.t_math_s)"
-check 'detail_of escape rooflines.t_math_s | grep -q "= nan s, expected"' \
+check 'detail_of escape rooflines.t_math_s | grep -q "= nan s, not the expected value"' \
   "escape: mount, unshare and writes fail: $(detail_of escape rooflines.t_math_s)"
 check 'detail_of symlink tpus.pod_hosts | grep -q "symbolic link: not followed"' \
   "symlink: $(detail_of symlink tpus.pod_hosts)"
@@ -287,7 +287,7 @@ check '{ [ -n "$filled" ] && awk -v n="$filled" "BEGIN {exit !(n <= 16777216)}";
   "fill: stopped at 1 MiB per file or 16 MiB of /tmp: $(detail_of fill rooflines.t_math_s)"
 
 for name in kill net ptrace peek daemon; do
-  check 'detail_of $name rooflines.t_math_s | grep -q "= nan s, expected"' \
+  check 'detail_of $name rooflines.t_math_s | grep -q "= nan s, not the expected value"' \
     "$name: the attack did nothing: $(detail_of $name rooflines.t_math_s)"
 done
 check '[ -n "$port" ]' "net: no listener (python3 missing?)"

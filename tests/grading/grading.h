@@ -61,14 +61,41 @@ void grading_case_end(void);
  * report's parts carry "credit=X"). */
 void grading_case_credit(double credit, const char *message);
 
+/* Whether messages leave out the expected values and best choices (`scale grade
+ * --withhold-answers`, the default of a class and of Gradescope). */
+static inline int grading_withhold_answers(void) {
+  const char *v = getenv("SCALE_GRADE_WITHHOLD_ANSWERS");
+  return v && v[0] == '1';
+}
+
+/* A hint for a wrong value that is a common slip away from the answer, "" if none: off by a
+ * power of 1000 (a unit prefix) or by exactly 2 (forward only, one direction, a missing 2 in
+ * 2ND), within the check's own rtol (at least 1e-3: a book value is rounded; at most 2e-2, so
+ * that a loose check does not call any near miss a slip). It says what kind of slip, never
+ * which way: it gives nothing away that the reader's own check would not. */
+static inline const char *grade_hint(double got, double expected, double rtol) {
+  if (!(isfinite(got) && isfinite(expected)) || got == 0.0 || expected == 0.0) return "";
+  double ratio = fabs(got / expected), tol = fmin(fmax(rtol, 1e-3), 2e-2);
+  if (fabs(ratio / 2.0 - 1.0) <= tol || fabs(ratio * 2.0 - 1.0) <= tol)
+    return "; hint: a factor of 2: forward only? one direction? 2 FLOPs per multiply-add?";
+  for (double p = 1e3; p <= 1e12; p *= 1e3)
+    if (fabs(ratio / p - 1.0) <= tol || fabs(ratio * p - 1.0) <= tol)
+      return "; hint: off by a power of 1000: a unit? check kilo/mega/giga";
+  return "";
+}
+
 static inline void grade_vcheck(double got, double expected, double rtol, const char *unit,
                                 const char *source, const char *call_fmt, va_list args) {
   if (grade_close(got, expected, rtol)) return;
   char call[512], message[1024];
   vsnprintf(call, sizeof call, call_fmt, args);
   const char *space = unit[0] ? " " : "";
-  snprintf(message, sizeof message, "%s = %.9g%s%s, expected %.9g%s%s (rtol %g; %s)", call, got,
-           space, unit, expected, space, unit, rtol, source);
+  if (grading_withhold_answers())
+    snprintf(message, sizeof message, "%s = %.9g%s%s, not the expected value (rtol %g)%s", call,
+             got, space, unit, rtol, grade_hint(got, expected, rtol));
+  else
+    snprintf(message, sizeof message, "%s = %.9g%s%s, expected %.9g%s%s (rtol %g; %s)%s", call, got,
+             space, unit, expected, space, unit, rtol, source, grade_hint(got, expected, rtol));
   grading_case_failed(isnan(expected), message);
 }
 

@@ -105,24 +105,32 @@ static inline double grade_decision_credit(const grade_decision *d, const grade_
   int none = 1;
   for (size_t i = 0; i < d->n_fields; i++)
     none = none && choice[i] == 0;
+  /* The best choice and its cost, or (--withhold-answers: a class) only that one exists. */
+  char best_said[600], best_reason[256];
+  d->explain(&cands[best], best_reason, sizeof best_reason);
+  if (grading_withhold_answers())
+    snprintf(best_said, sizeof best_said, "a better choice exists");
+  else
+    snprintf(best_said, sizeof best_said, "best %s: %.4g %s (%s)", theirs, cands[best].cost,
+             d->unit, best_reason);
   if (mine == n) {
-    snprintf(why, size, "%s: your choice (%s) is not one of the %zu allowed; best %s: %.4g %s",
-             d->label, none ? "none: every field 0" : yours, n, theirs, cands[best].cost, d->unit);
+    if (snprintf(why, size, "%s: your choice (%s) is not one of the %zu allowed; %s", d->label,
+                 none ? "none: every field 0" : yours, n, best_said) < 0)
+      why[0] = '\0'; /* a message cut to fit is fine: the return value is looked at */
     return 0.0;
   }
   d->explain(&cands[mine], reason, sizeof reason);
   if (!(isfinite(cands[mine].cost) && cands[mine].cost > 0.0)) {
-    snprintf(why, size, "%s: your %s cannot run (%s); best %s: %.4g %s; 0%% credit", d->label,
-             yours, reason, theirs, cands[best].cost, d->unit);
+    if (snprintf(why, size, "%s: your %s cannot run (%s); %s; 0%% credit", d->label, yours, reason,
+                 best_said) < 0)
+      why[0] = '\0';
     return 0.0;
   }
   double ratio = cands[best].cost / cands[mine].cost;
   double credit = ratio >= GRADE_FULL_CREDIT_RATIO ? 1.0 : ratio;
-  char best_reason[256];
-  d->explain(&cands[best], best_reason, sizeof best_reason);
-  snprintf(why, size, "%s: your %s: %.4g %s (%s); best %s: %.4g %s (%s); %.0f%% credit", d->label,
-           yours, cands[mine].cost, d->unit, reason, theirs, cands[best].cost, d->unit, best_reason,
-           100.0 * credit);
+  if (snprintf(why, size, "%s: your %s: %.4g %s (%s); %s; %.0f%% credit", d->label, yours,
+               cands[mine].cost, d->unit, reason, best_said, 100.0 * credit) < 0)
+    why[0] = '\0';
   return credit;
 }
 
