@@ -521,10 +521,10 @@ static const char style_css[] =
     "th code,td code,.wide td{white-space:nowrap;overflow-wrap:normal}\n"
     "figure{margin:1.5rem 0}\n"
     "figure img{max-width:100%;height:auto;display:block}\n"
-    /* On a phone a figure keeps a legible size (text >= 10 px of its 12) and scrolls sideways
-     * inside its own box; a tap opens it alone. */
+    /* On a phone a figure keeps its drawn size (its text at 9-12 px) and scrolls sideways
+     * inside its own box, as wide tables do; a tap opens it alone. */
     "@media (max-width:40rem){figure{overflow-x:auto}figure img{max-width:none;"
-    "width:max(100%,34rem)}}\n"
+    "width:max(100%,40rem)}}\n"
     "figcaption{color:var(--muted);font-size:.9rem;margin-top:.4rem}\n"
     ".value{font-variant-numeric:tabular-nums;border-bottom:1px dotted var(--muted);"
     "white-space:nowrap}\n"
