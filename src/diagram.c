@@ -49,22 +49,11 @@ static void put(canvas *cv, const char *fmt, ...) {
 
 static void put_escaped(canvas *cv, const char *s) {
   for (; *s; s++) {
-    switch (*s) {
-    case '&':
-      put(cv, "&amp;");
-      break;
-    case '<':
-      put(cv, "&lt;");
-      break;
-    case '>':
-      put(cv, "&gt;");
-      break;
-    case '"':
-      put(cv, "&quot;");
-      break;
-    default:
+    const char *entity = scale_xml_entity(*s);
+    if (entity)
+      put(cv, "%s", entity);
+    else
       put(cv, "%c", *s);
-    }
   }
 }
 

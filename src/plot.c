@@ -13,6 +13,7 @@
 
 #include "internal.h"
 #include "scale/plot.h"
+#include "scale/units.h"
 
 /* ---- output sink ---------------------------------------------------------------------------- */
 
@@ -42,26 +43,11 @@ static void emit(sink *s, const char *fmt, ...) {
 /** Writes 'text' with the five XML special characters escaped. */
 static void emit_text(sink *s, const char *text) {
   for (const char *p = text ? text : ""; *p; p++) {
-    switch (*p) {
-    case '&':
-      emit(s, "&amp;");
-      break;
-    case '<':
-      emit(s, "&lt;");
-      break;
-    case '>':
-      emit(s, "&gt;");
-      break;
-    case '"':
-      emit(s, "&quot;");
-      break;
-    case '\'':
-      emit(s, "&#39;");
-      break;
-    default:
+    const char *entity = scale_xml_entity(*p);
+    if (entity)
+      emit(s, "%s", entity);
+    else
       emit(s, "%c", *p);
-      break;
-    }
   }
 }
 

@@ -233,6 +233,23 @@ char *scale_format(char *buf, size_t size, double value, const char *unit, scale
 
 /* ==== quoting =============================================================================== */
 
+const char *scale_xml_entity(char c) {
+  switch (c) {
+  case '&':
+    return "&amp;";
+  case '<':
+    return "&lt;";
+  case '>':
+    return "&gt;";
+  case '"':
+    return "&quot;";
+  case '\'':
+    return "&#39;";
+  default:
+    return NULL;
+  }
+}
+
 char *scale_escape(char *buf, size_t size, const char *text, size_t max_chars) {
   if (size == 0) return buf;
   if (text == NULL) text = "";

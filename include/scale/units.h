@@ -93,6 +93,11 @@ char *scale_format(char *buf, size_t size, double value, const char *unit, scale
  */
 char *scale_escape(char *buf, size_t size, const char *text, size_t max_chars);
 
+/** The XML entity that stands for 'c' in SVG and HTML text and attributes ("&amp;", "&lt;",
+ * "&gt;", "&quot;", "&#39;"), or NULL for a character written as itself: the one rule plot.h
+ * and diagram.h escape by. */
+const char *scale_xml_entity(char c);
+
 /* ---- parsing -------------------------------------------------------------------------------- */
 
 /** Flags of scale_parse_number(); combine with |. */

@@ -200,6 +200,14 @@ START_TEST(escape) {
   ck_assert_str_eq(scale_escape(buf, 3, "abcdefghijkl", 80), "ab");
   ck_assert_str_eq(scale_escape(buf, 1, "abc", 80), "");
   ck_assert_str_eq(scale_escape(buf, sizeof buf, "UTF-8 \xc2\xb5s", 80), "UTF-8 \xc2\xb5s");
+  /* XML: the five characters with entities, the rest (UTF-8 bytes too) as themselves. */
+  ck_assert_str_eq(scale_xml_entity('&'), "&amp;");
+  ck_assert_str_eq(scale_xml_entity('<'), "&lt;");
+  ck_assert_str_eq(scale_xml_entity('>'), "&gt;");
+  ck_assert_str_eq(scale_xml_entity('"'), "&quot;");
+  ck_assert_str_eq(scale_xml_entity('\''), "&#39;");
+  ck_assert_ptr_null(scale_xml_entity('a'));
+  ck_assert_ptr_null(scale_xml_entity('\xc2'));
 }
 END_TEST
 
