@@ -364,14 +364,8 @@ static void diagrams(chapter *ch) {
                                           {"{X:2, Y:2}", "A[I_X, J]", "array-ix-j.svg"},
                                           {"{X:2, Y:4}", "A[I_XY, J]", "array-ixy-j.svg"},
                                           {"{X:2, Y:4}", "A[I_X, J_Y]", "array-2x4.svg"}};
-  for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) {
-    scale_mesh mesh;
-    scale_sharding s;
-    scale_diag d = {0};
-    if (parse(ch, arrays[i][0], &mesh, arrays[i][1], &s))
-      chapter_diagram(ch, arrays[i][2],
-                      scale_diagram_sharded_array(&mesh, &s, svg, sizeof svg, NULL, &d), svg, &d);
-  }
+  for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
+    chapter_diagram_sharded(ch, arrays[i][2], arrays[i][0], arrays[i][1]);
   static const char *const cases[][3] = {{"A[I_X, J]", "B[J, K_Y]", "case1.svg"},
                                          {"A[I, J_X]", "B[J, K]", "case2.svg"},
                                          {"A[I, J_X]", "B[J_X, K]", "case3.svg"},

@@ -295,16 +295,9 @@ static void diagram_weights(chapter *ch) {
                                         {"{X:4}", "W[D_X, F]", "weights-fsdp.svg"},
                                         {"{Y:4}", "W[D, F_Y]", "weights-tp.svg"},
                                         {"{X:2, Y:2}", "W[D_X, F_Y]", "weights-fsdp-tp.svg"}};
+  for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++)
+    chapter_diagram_sharded(ch, runs[i][2], runs[i][0], runs[i][1]);
   static char svg[1 << 17];
-  for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
-    scale_mesh mesh;
-    scale_sharding w;
-    scale_diag d = {0};
-    scale_status st = scale_sharding_mesh_parse(runs[i][0], &mesh, &d);
-    if (!st) st = scale_sharding_parse(runs[i][1], &mesh, &w, &d);
-    if (!st) st = scale_diagram_sharded_array(&mesh, &w, svg, sizeof svg, NULL, &d);
-    chapter_diagram(ch, runs[i][2], st, svg, &d);
-  }
   /* Ring attention rotates each chip's K and V block once round the CP ring: the steps of an
    * AllGather, a 1 MiB block each. */
   scale_diag d = {0};

@@ -225,16 +225,7 @@ static void section_tricks(chapter *ch, const scale_model *m, const scale_model 
 static void diagram_layouts(chapter *ch) {
   static const char *const runs[][3] = {{"{Y:8}", "W[D, F_Y]", "ws-1d.svg"},
                                         {"{X:2, Y:4}", "W[D_X, F_Y]", "ws-2d.svg"}};
-  static char svg[1 << 16];
-  for (size_t i = 0; i < 2; i++) {
-    scale_mesh mesh;
-    scale_sharding w;
-    scale_diag d = {0};
-    scale_status st = scale_sharding_mesh_parse(runs[i][0], &mesh, &d);
-    if (!st) st = scale_sharding_parse(runs[i][1], &mesh, &w, &d);
-    if (!st) st = scale_diagram_sharded_array(&mesh, &w, svg, sizeof svg, NULL, &d);
-    chapter_diagram(ch, runs[i][2], st, svg, &d);
-  }
+  for (size_t i = 0; i < 2; i++) chapter_diagram_sharded(ch, runs[i][2], runs[i][0], runs[i][1]);
 }
 
 static void section_sharding(chapter *ch, const scale_chip *c, const scale_model *m,

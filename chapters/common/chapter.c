@@ -224,6 +224,18 @@ bool chapter_diagram(chapter *ch, const char *file, scale_status status, const c
   return close_figure(ch, f, file, path, status, diag);
 }
 
+bool chapter_diagram_sharded(chapter *ch, const char *file, const char *mesh,
+                             const char *sharding) {
+  static char svg[1 << 17];
+  scale_mesh m;
+  scale_sharding a;
+  scale_diag d = {0};
+  scale_status st = scale_sharding_mesh_parse(mesh, &m, &d);
+  if (!st) st = scale_sharding_parse(sharding, &m, &a, &d);
+  if (!st) st = scale_diagram_sharded_array(&m, &a, svg, sizeof svg, NULL, &d);
+  return chapter_diagram(ch, file, st, svg, &d);
+}
+
 static bool report(chapter *ch, scale_status st, const scale_diag *diag, const char *what,
                    const char *name) {
   if (!st) return true;

@@ -104,6 +104,11 @@ bool chapter_figure(chapter *ch, const char *file, const scale_plot *plot);
 bool chapter_diagram(chapter *ch, const char *file, scale_status status, const char *svg,
                      const scale_diag *diag);
 
+/** chapter_diagram() of the sharded-array diagram of 'sharding' ("W[D_X, F]") on 'mesh'
+ * ("{X:4}"), parsed with sharding.h; a parse error is reported like a diagram's. */
+bool chapter_diagram_sharded(chapter *ch, const char *file, const char *mesh,
+                             const char *sharding);
+
 /** Loads hardware NAME, reporting a failure as an error. Returns true on success. */
 bool chapter_load_chip(chapter *ch, const char *name, scale_chip *out);
 
