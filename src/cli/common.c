@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* strcasestr */
 /* common.c — errors, option helpers and the JSON writer of the `scale` command (cli.h). */
 #include <getopt.h>
 #include <math.h>
@@ -113,9 +114,30 @@ int cli_parse_list_show(const char *cmd, int argc, char **argv, void (*usage)(FI
 
 /* ==== loading =============================================================================== */
 
+/** Up to three stems of data folder 'subdir' that contain 'name' (case-insensitive), joined by
+ * ", ": a "did you mean" for an unknown name ("h100": dgx-h100, nvidia-h100-sxm); "" if none. */
+static const char *nearest_stems(const char *subdir, const char *name, char *out, size_t size) {
+  static char names[128][SCALE_NAME_MAX];
+  int n = name && name[0] && !strchr(name, '/') ? scale_data_list(subdir, names, 128) : 0;
+  size_t len = 0;
+  out[0] = '\0';
+  for (int i = 0, found = 0; i < n && i < 128 && found < 3; i++) {
+    size_t k = strnlen(names[i], SCALE_NAME_MAX);
+    if (!strcasestr(names[i], name) || len + k + 3 >= size) continue;
+    if (found++) memcpy(out + len, ", ", 2), len += 2;
+    memcpy(out + len, names[i], k);
+    out[len += k] = '\0';
+  }
+  return out;
+}
+
 int cli_load_chip(const char *name, scale_chip *out) {
   scale_diag diag;
   scale_status st = scale_chip_load(name, out, &diag);
+  char near[4 * SCALE_NAME_MAX];
+  if ((st == SCALE_ERR_NOT_FOUND || st == SCALE_ERR_INVALID) &&
+      nearest_stems("hardware", name, near, sizeof near)[0])
+    return cli_usage("unknown hardware '%s'; did you mean %s? (scale hw list)", name, near);
   if (st == SCALE_ERR_NOT_FOUND || st == SCALE_ERR_INVALID)
     return cli_usage("unknown hardware '%s' (try: scale hw list)", name ? name : "");
   if (st) {
@@ -128,7 +150,11 @@ int cli_load_chip(const char *name, scale_chip *out) {
 int cli_load_model(const char *name, scale_model *out) {
   scale_diag diag;
   scale_status st = scale_model_load(name, out, &diag);
-  if (st == SCALE_ERR_NOT_FOUND || (st == SCALE_ERR_INVALID && !diag.file[0]))
+  char near[4 * SCALE_NAME_MAX];
+  bool unknown = st == SCALE_ERR_NOT_FOUND || (st == SCALE_ERR_INVALID && !diag.file[0]);
+  if (unknown && nearest_stems("models", name, near, sizeof near)[0])
+    return cli_usage("unknown model '%s'; did you mean %s? (scale model list)", name, near);
+  if (unknown)
     return cli_usage("unknown model '%s' (try: scale model list)", name ? name : "");
   if (st) {
     cli_print_diag(&diag);
