@@ -91,7 +91,8 @@ static void put_utf8(parser *p, unsigned cp) {
     o[2] = (char)(0x80 | ((cp >> 6) & 0x3F)), o[3] = (char)(0x80 | (cp & 0x3F)), p->pool_n += 4;
 }
 
-/** \uXXXX (and a surrogate pair) at p->pos (just after the 'u'); false on a bad escape. */
+/** A \u escape of four hex digits (and a surrogate pair) at p->pos, just after the 'u';
+ * false on a bad escape. */
 static bool unicode_escape(parser *p) {
   if (p->pos + 4 > p->len) return false;
   int cp = hex4(p->s + p->pos);
