@@ -11,6 +11,9 @@
 #include "cli.h"
 #include "plan_opts.h"
 #include "scale/plan.h"
+#include "scale/precision.h"
+
+enum { RECIPES_MAX = 16 }; /* --precision LIST: more than the recipe table holds */
 
 static void usage(FILE *out) {
   fprintf(out,
@@ -18,14 +21,16 @@ static void usage(FILE *out) {
           "                        [--objective time|cost|mfu] [--top K] [--tokens T]\n"
           "                        [--budget-usd X] [--budget-days D] [--efficiency F]\n"
           "                        [--roofline] [--no DIMS] [--schedule LIST] [--threads N]\n"
-          "                        [--json]\n\n"
+          "                        [--precision LIST] [--json]\n\n"
           "Searches every layout (DP, FSDP/ZeRO-1/2/3, TP with or without SP, PP with its\n"
           "schedule and microbatches, EP, CP ring/Ulysses, remat policy, two mappings onto the\n"
           "hardware), prunes what breaks a divisibility rule or does not fit in HBM, and ranks\n"
           "the rest. --chips MIN:MAX tries MIN, 2 MIN, 4 MIN, ... up to MAX; with --tokens and\n"
           "a budget, runs over budget are dropped. --no takes a comma list of dims to forbid\n"
           "(dp,fsdp,tp,pp,ep,cp); --schedule a comma list of the pipeline schedules to\n"
-          "consider (1f1b,gpipe,interleaved,zb-h1,zb-h2,zb-v,dualpipe; default all).\n"
+          "consider (1f1b,gpipe,interleaved,zb-h1,zb-h2,zb-v,dualpipe; default all);\n"
+          "--precision a comma list of the precision recipes to search (as scale train's\n"
+          "--precision names them; default bf16), each one the chip has a peak for.\n"
           "Layouts that do not fit in HBM are pruned, not reported;\n"
           "the search fails (exit 1) only when no layout fits.\n"
           "Layouts are priced by the calibrated step model (the function scale train uses;\n"
@@ -46,7 +51,8 @@ enum {
   OPT_NO,
   OPT_SCHEDULE,
   OPT_THREADS,
-  OPT_ROOFLINE
+  OPT_ROOFLINE,
+  OPT_PRECISION
 };
 
 static const struct option options[] = {CLI_PLAN_COMMON_OPTIONS,
@@ -63,11 +69,13 @@ static const struct option options[] = {CLI_PLAN_COMMON_OPTIONS,
                                         {"schedule", required_argument, NULL, OPT_SCHEDULE},
                                         {"threads", required_argument, NULL, OPT_THREADS},
                                         {"roofline", no_argument, NULL, OPT_ROOFLINE},
+                                        {"precision", required_argument, NULL, OPT_PRECISION},
                                         {NULL, 0, NULL, 0}};
 
 typedef struct {
   cli_plan_common common; /* --model, --hw, --json, --help */
   const char *chips, *batch_text;
+  const char *precision; /* --precision LIST, as given ("bf16" when absent) */
   double batch, seq, tokens, budget_usd, budget_s, efficiency;
   scale_plan_opts opts;
   bool roofline;
@@ -200,6 +208,9 @@ static int take(int c, const char *arg, args *a, char **argv) {
   case OPT_ROOFLINE:
     a->roofline = true;
     break;
+  case OPT_PRECISION:
+    a->precision = arg;
+    break;
   default:
     return cli_bad_option("plan train", argv);
   }
@@ -210,6 +221,7 @@ static int parse(int argc, char **argv, args *a) {
   memset(a, 0, sizeof *a);
   a->opts = scale_plan_opts_default();
   a->efficiency = NAN;
+  a->precision = "bf16";
   cli_getopt_reset();
   int c;
   while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
@@ -245,7 +257,8 @@ static double now_s(void) {
 /* The scale train line that evaluates entry 'e' through the same function, with every flag
  * of its layout and mapping (numbers at 17 digits: exact). */
 static char *train_command(const args *a, const scale_model *m, const scale_chip *c, double chips,
-                           const scale_plan_entry *e, char *buf, size_t size) {
+                           const scale_precision_recipe *rec, const scale_plan_entry *e,
+                           char *buf, size_t size) {
   const scale_layout *l = &e->layout;
   size_t n = 0;
 #define PUT(...)                                                                                   \
@@ -279,6 +292,7 @@ static char *train_command(const args *a, const scale_model *m, const scale_chip
     if (l->link[d] == SCALE_TRAIN_LINK_ICI && l->n_axes[d] != book.n_axes[d])
       PUT(" --%s-axes %.17g", scale_train_dim_name(d), l->n_axes[d]);
   }
+  if (strcmp(rec->name, "bf16") != 0) PUT(" --precision %s", rec->name);
   if (a->tokens > 0) PUT(" --tokens %.17g", a->tokens);
   if (a->roofline) PUT(" --roofline");
   if (!isnan(a->efficiency)) PUT(" --efficiency %.17g", a->efficiency);
@@ -354,18 +368,54 @@ static void print_entry(int rank, const scale_plan_entry *e, double chips, const
 }
 
 /* Searches one chip count; keeps the result if it is the best within budget so far. */
+/* The search over a range of chip counts and precision recipes: the best one's report and
+ * the totals. */
+typedef struct {
+  scale_plan_report *best, *scratch; /* the best count's ranking; the last count's */
+  double best_chips;
+  const scale_precision_recipe *best_recipe;
+  const scale_precision_recipe *recipes[RECIPES_MAX]; /* --precision, resolved on the chip */
+  int n_recipes;
+  double candidates, evaluated, elapsed_s; /* over every count */
+} train_search;
+
+/* --precision LIST into s->recipes, each one the chip has matmuls for: 0 or a usage error. */
+static int parse_recipes(const char *text, const scale_chip *chip, train_search *s) {
+  char buf[256];
+  if (snprintf(buf, sizeof buf, "%s", text) >= (int)sizeof buf)
+    return cli_usage("--precision: list too long");
+  s->n_recipes = 0;
+  char *save = NULL;
+  for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    if (s->n_recipes == RECIPES_MAX)
+      return cli_usage("--precision: more than %d recipes", RECIPES_MAX);
+    int rc = cli_precision_resolve(tok, chip, &s->recipes[s->n_recipes]);
+    if (rc) return rc;
+    for (int i = 0; i < s->n_recipes; i++)
+      if (s->recipes[i] == s->recipes[s->n_recipes])
+        return cli_usage("--precision: '%s' named twice", tok);
+    s->n_recipes++;
+  }
+  if (s->n_recipes == 0) return cli_usage("--precision: no recipe in '%s'", text);
+  return 0;
+}
+
+/* Searches one chip count in one precision recipe; keeps the result if it is the best within
+ * budget so far. */
 static int search_one(const args *a, const scale_model *m, const scale_chip *chip,
                       const scale_step_params *params, double chips,
-                      scale_plan_report *best, double *best_chips, scale_plan_report *scratch,
-                      double *candidates, double *elapsed) {
+                      const scale_precision_recipe *rec, train_search *s) {
+  scale_plan_report *best = s->best, *scratch = s->scratch;
   scale_train_problem p = scale_train_problem_make(m, chip, chips, a->batch, a->seq);
   p.train_tokens = a->tokens;
+  p.compute_dtype = rec->matmul_dtype;
   p.step_params = params;
   scale_diag diag;
   double t0 = now_s();
   if (scale_plan_train(&p, &a->opts, scratch, &diag)) return cli_usage("%s", diag.message);
-  *elapsed += now_s() - t0;
-  *candidates += scratch->n_candidates;
+  s->elapsed_s += now_s() - t0;
+  s->candidates += scratch->n_candidates;
+  s->evaluated += scratch->n_evaluated;
   /* drop over-budget layouts, keep the order */
   int kept = 0;
   for (int i = 0; i < scratch->n_ranked; i++) {
@@ -377,7 +427,8 @@ static int search_one(const args *a, const scale_model *m, const scale_chip *chi
   scratch->n_ranked = kept;
   if (kept && (best->n_ranked == 0 || scratch->ranked[0].score < best->ranked[0].score)) {
     *best = *scratch;
-    *best_chips = chips;
+    s->best_chips = chips;
+    s->best_recipe = rec;
   }
   return 0;
 }
@@ -391,13 +442,6 @@ static void progress(int n_counts, int done, double chips, double elapsed_s) {
           n_counts, scale_format(t, sizeof t, elapsed_s, NULL, SCALE_FMT_TIME));
 }
 
-/* The search over a range of chip counts: the best count's report and the totals. */
-typedef struct {
-  scale_plan_report *best, *scratch; /* the best count's ranking; the last count's */
-  double best_chips;
-  double candidates, evaluated, elapsed_s; /* over every count */
-} train_search;
-
 /* Searches every chip count lo, 2 lo, ... hi into 's' (its reports allocated): 0, or a usage
  * error or failure reported, among them that no layout fits (within the budget). */
 static int search_all(const args *a, const scale_model *model, const scale_chip *chip,
@@ -406,9 +450,8 @@ static int search_all(const args *a, const scale_model *model, const scale_chip 
   for (double chips = lo; chips <= hi; chips *= 2)
     n_counts++;
   for (double chips = lo; chips <= hi && !rc; chips *= 2) {
-    rc = search_one(a, model, chip, params, chips, s->best, &s->best_chips, s->scratch,
-                    &s->candidates, &s->elapsed_s);
-    s->evaluated += s->scratch->n_evaluated;
+    for (int i = 0; i < s->n_recipes && !rc; i++)
+      rc = search_one(a, model, chip, params, chips, s->recipes[i], s);
     progress(n_counts, ++done, chips, s->elapsed_s);
   }
   if (!rc && s->best->n_ranked == 0)
@@ -425,9 +468,10 @@ static int best_caveats(const args *a, const scale_model *model, const scale_chi
                         const train_search *s, const char **names, int max) {
   if (a->roofline) return 0;
   scale_train_problem p = scale_train_problem_make(model, chip, s->best_chips, a->batch, a->seq);
+  p.compute_dtype = s->best_recipe->matmul_dtype;
   scale_step_job job;
   scale_train_step_job(&p, &s->best->ranked[0].layout, &job);
-  return cli_coverage_gaps(&job, scale_dtype_name(p.compute_dtype), names, max);
+  return cli_coverage_gaps(&job, s->best_recipe->name, names, max);
 }
 
 static void train_print_json(const args *a, const scale_model *model, const scale_chip *chip,
@@ -442,6 +486,7 @@ static void train_print_json(const args *a, const scale_model *model, const scal
   cli_json_number(&j, "chips", s->best_chips);
   cli_json_string(&j, "objective", scale_plan_objective_name(a->opts.objective));
   cli_json_string(&j, "cost_model", a->roofline ? "roofline" : "step");
+  cli_json_string(&j, "precision", s->best_recipe->name);
   json_entry(&j, "best", &best->ranked[0], cmd[0]);
   const char *gaps[SCALE_COVER_COUNT + 1];
   int n_gaps = best_caveats(a, model, chip, s, gaps, SCALE_COVER_COUNT + 1);
@@ -481,8 +526,12 @@ static void train_print_text(const args *a, const scale_model *model, const scal
          scale_format(n2, sizeof n2, s->evaluated, "", SCALE_FMT_SCI),
          scale_format(n3, sizeof n3, rate, "", SCALE_FMT_SCI), best->n_threads_used);
   printf("model: %s\n", cli_cost_model_name(chip, a->roofline));
+  if (s->n_recipes > 1 || strcmp(s->best_recipe->name, "bf16") != 0)
+    printf("precision: %s (the best of the %d recipes searched)\n", s->best_recipe->name,
+           s->n_recipes);
   scale_train_problem shown = scale_train_problem_make(model, chip, s->best_chips, a->batch, a->seq);
   shown.train_tokens = a->tokens;
+  shown.compute_dtype = s->best_recipe->matmul_dtype;
   for (int i = 0; i < best->n_ranked; i++)
     print_entry(i + 1, &best->ranked[i], s->best_chips, cmd[i], &shown);
   const char *gaps[SCALE_COVER_COUNT + 1];
@@ -509,7 +558,10 @@ static int plan_train(int argc, char **argv) {
     if ((rc = cli_load_step_params(&chip, &params))) return rc;
     if (!isnan(a.efficiency)) params.v[SCALE_STEP_MM_ETA_MAX] = a.efficiency;
   }
-  train_search s = {calloc(1, sizeof *s.best), malloc(sizeof *s.scratch), 0, 0, 0, 0};
+  train_search s = {0};
+  if ((rc = parse_recipes(a.precision, &chip, &s))) return rc;
+  s.best = calloc(1, sizeof *s.best);
+  s.scratch = malloc(sizeof *s.scratch);
   if (!s.best || !s.scratch) {
     free(s.best);
     free(s.scratch);
@@ -521,7 +573,8 @@ static int plan_train(int argc, char **argv) {
     char why[1024], cmd[SCALE_PLAN_TOP_MAX][640];
     scale_plan_explain(s.best, why, sizeof why);
     for (int i = 0; i < s.best->n_ranked; i++)
-      train_command(&a, &model, &chip, s.best_chips, &s.best->ranked[i], cmd[i], sizeof cmd[i]);
+      train_command(&a, &model, &chip, s.best_chips, s.best_recipe, &s.best->ranked[i], cmd[i],
+                    sizeof cmd[i]);
     if (a.common.json)
       train_print_json(&a, &model, &chip, &s, why, cmd);
     else

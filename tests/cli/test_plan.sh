@@ -151,4 +151,38 @@ run "$SCALE" plan train --model llama-3-8b --hw nvidia-h100-sxm --chips 256 --ba
 expect_rc 0 "dense plan"
 if grep -q '^caveat' "$TMP/out"; then fail "dense plan: a caveat ($(grep '^caveat' "$TMP/out"))"; else pass; fi
 
+# --precision LIST searches each listed recipe (issue 27). On an H100 the fp8 peak is twice
+# bf16's, so an 8B model's compute-bound best layout is faster in fp8; the best's reproduce
+# line carries --precision fp8, and that scale train line prices the same step to the digit.
+PT="plan train --model llama-3-8b --hw nvidia-h100-sxm --chips 64 --batch-tokens 4Mi --seq 8192 --top 1"
+run "$SCALE" $PT --precision bf16,fp8 --json
+expect_rc 0 "--precision bf16,fp8"; expect_out '"precision": "fp8"' "fp8 chosen"
+cp "$TMP/out" "$TMP/both.json"
+run "$SCALE" $PT --json
+expect_rc 0 "--precision default"; expect_out '"precision": "bf16"' "bf16 by default"
+if grep -q -- '--precision' "$TMP/out"; then fail "bf16 reproduce line names --precision"; else pass; fi
+cp "$TMP/out" "$TMP/bf16.json"
+if command -v python3 >/dev/null 2>&1; then
+  CMD=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["best"]["command"])' "$TMP/both.json")
+  run "$SCALE" ${CMD#scale } --json
+  expect_rc 0 "fp8 reproduce line"
+  if python3 - "$TMP/both.json" "$TMP/bf16.json" "$TMP/out" <<'PY'
+import json, sys
+both, bf16, again = (json.load(open(f)) for f in sys.argv[1:])
+t = both["best"]["step_time_s"]
+assert "--precision fp8" in both["best"]["command"], both["best"]["command"]
+assert abs(again["step_time_s"] - t) <= 1e-9 * t, (again["step_time_s"], t)
+assert t < bf16["best"]["step_time_s"], (t, bf16["best"]["step_time_s"])
+PY
+  then pass; else fail "fp8 plan: reproduce line or ordering"; fi
+fi
+expect_usage_error "fp8 on an A100" "$SCALE" plan train --model llama-3-8b \
+  --hw nvidia-a100-80gb --chips 64 --batch-tokens 4Mi --seq 8192 --precision bf16,fp8
+expect_err 'has no fp8 matmuls.*nvidia-h100-sxm' "names the chips that have fp8"
+expect_usage_error "a recipe twice" "$SCALE" $PT --precision bf16,bf16
+expect_err "named twice" "names the repeat"
+expect_usage_error "an empty list" "$SCALE" $PT --precision ,
+expect_usage_error "an unknown recipe" "$SCALE" $PT --precision fp7
+expect_err "unknown precision 'fp7'" "names the unknown recipe"
+
 finish
