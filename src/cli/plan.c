@@ -367,7 +367,6 @@ static void print_entry(int rank, const scale_plan_entry *e, double chips, const
   printf("\n    %s\n", command);
 }
 
-/* Searches one chip count; keeps the result if it is the best within budget so far. */
 /* The search over a range of chip counts and precision recipes: the best one's report and
  * the totals. */
 typedef struct {
@@ -400,15 +399,23 @@ static int parse_recipes(const char *text, const scale_chip *chip, train_search 
   return 0;
 }
 
+/* The problem of 'chips' chips with its matmuls in recipe 'rec' (one copy for the search, the
+ * caveats and the printed entries). */
+static scale_train_problem problem_of(const args *a, const scale_model *m, const scale_chip *chip,
+                                      double chips, const scale_precision_recipe *rec) {
+  scale_train_problem p = scale_train_problem_make(m, chip, chips, a->batch, a->seq);
+  p.train_tokens = a->tokens;
+  p.compute_dtype = rec->matmul_dtype;
+  return p;
+}
+
 /* Searches one chip count in one precision recipe; keeps the result if it is the best within
  * budget so far. */
 static int search_one(const args *a, const scale_model *m, const scale_chip *chip,
                       const scale_step_params *params, double chips,
                       const scale_precision_recipe *rec, train_search *s) {
   scale_plan_report *best = s->best, *scratch = s->scratch;
-  scale_train_problem p = scale_train_problem_make(m, chip, chips, a->batch, a->seq);
-  p.train_tokens = a->tokens;
-  p.compute_dtype = rec->matmul_dtype;
+  scale_train_problem p = problem_of(a, m, chip, chips, rec);
   p.step_params = params;
   scale_diag diag;
   double t0 = now_s();
@@ -467,8 +474,7 @@ static int search_all(const args *a, const scale_model *model, const scale_chip 
 static int best_caveats(const args *a, const scale_model *model, const scale_chip *chip,
                         const train_search *s, const char **names, int max) {
   if (a->roofline) return 0;
-  scale_train_problem p = scale_train_problem_make(model, chip, s->best_chips, a->batch, a->seq);
-  p.compute_dtype = s->best_recipe->matmul_dtype;
+  scale_train_problem p = problem_of(a, model, chip, s->best_chips, s->best_recipe);
   scale_step_job job;
   scale_train_step_job(&p, &s->best->ranked[0].layout, &job);
   return cli_coverage_gaps(&job, s->best_recipe->name, names, max);
@@ -529,9 +535,7 @@ static void train_print_text(const args *a, const scale_model *model, const scal
   if (s->n_recipes > 1 || strcmp(s->best_recipe->name, "bf16") != 0)
     printf("precision: %s (the best of the %d recipes searched)\n", s->best_recipe->name,
            s->n_recipes);
-  scale_train_problem shown = scale_train_problem_make(model, chip, s->best_chips, a->batch, a->seq);
-  shown.train_tokens = a->tokens;
-  shown.compute_dtype = s->best_recipe->matmul_dtype;
+  scale_train_problem shown = problem_of(a, model, chip, s->best_chips, s->best_recipe);
   for (int i = 0; i < best->n_ranked; i++)
     print_entry(i + 1, &best->ranked[i], s->best_chips, cmd[i], &shown);
   const char *gaps[SCALE_COVER_COUNT + 1];
