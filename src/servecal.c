@@ -180,7 +180,8 @@ static double smooth_max(double a, double b, double k) {
   double m = fmax(a, b);
   if (!(m > 0.0)) return m;
   double pa = a == m ? 1.0 : pow(a / m, k), pb = b == m ? 1.0 : pow(b / m, k);
-  return m * pow(pa + pb, 1.0 / k);
+  double s = pa + pb;
+  return s == 1.0 ? m : m * pow(s, 1.0 / k); /* pow(1, y) = 1 exactly */
 }
 
 /* What no parameter changes in the linear layers of a step of 'tokens' tokens. */
