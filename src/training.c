@@ -393,6 +393,23 @@ double scale_train_fsdp_tp_critical_batch(double d_ff, double flops_per_s, doubl
   return alpha * alpha / (n_axes_fsdp * n_axes_tp * d_ff);
 }
 
+/* [listing:mlp_times] */
+scale_train_mlp_times scale_train_book_mlp_times(double b, double d, double f, double x, double y,
+                                                 double m_x, double m_y, double flops_per_s,
+                                                 double link_bytes_per_s) {
+  scale_train_mlp_times t = {NAN, NAN, NAN, NAN};
+  if (!pos(b) || !pos(d) || !pos(f) || !(x >= 1.0) || !(y >= 1.0) || !pos(m_x) || !pos(m_y) ||
+      !pos(flops_per_s) || !pos(link_bytes_per_s) || !isfinite(x * y))
+    return t;
+  double w_ici = 2.0 * link_bytes_per_s; /* both directions of a link */
+  t.math_s = 4.0 * b * d * f / (x * y * flops_per_s);
+  t.fsdp_s = x > 1.0 ? 4.0 * d * f / (y * w_ici * m_x) : 0.0;
+  t.tp_s = y > 1.0 ? 4.0 * b * d / (x * w_ici * m_y) : 0.0;
+  t.comms_s = fmax(t.fsdp_s, t.tp_s);
+  return t;
+}
+/* [/listing:mlp_times] */
+
 double scale_train_dcn_critical_batch(double flops_per_s, double dcn_bytes_per_s) {
   if (!pos(flops_per_s) || !pos(dcn_bytes_per_s)) return NAN;
   return flops_per_s / dcn_bytes_per_s;

@@ -11,9 +11,9 @@
  * Options: --chip (default tpu-v5p), and for the strategy table and the scaling figure
  * --model (llama-3-70b), --chips (1024), --batch (4194304 tokens), --seq (4096).
  *
- * The book's thresholds come from training.h; the per-layer MLP formulas of the figure are the
- * book's (forward pass, gating matmul ignored) written out in mlp_times() below, since the
- * library's own step model counts attention, gating and remat.
+ * The book's thresholds come from training.h, and so do the per-layer MLP formulas of the figure
+ * (scale_train_book_mlp_times: the book's forward pass, gating matmul ignored), kept apart from
+ * the library's own step model, which counts attention, gating and remat.
  */
 #include <math.h>
 #include <stdio.h>
@@ -58,25 +58,23 @@ static chip_numbers section_chip(chapter *ch, const scale_chip *chip) {
 /* ---- the strategies, one layer at a time ---------------------------------------------------- */
 
 typedef struct {
-  const char *key;
-  const char *label;
-  bool moe; /* on the MoE model instead */
-  double dp, fsdp, tp, pp, cp, ep, m;
+  const char *key, *label;
+  bool moe;                       /* on the MoE model instead */
+  double dp, fsdp, tp, pp, cp, ep; /* degrees, 0 read as 1; as many microbatches as stages */
   int zero;
   bool sp;
-  scale_pp_schedule schedule;
-  scale_cp_kind cp_kind;
+  scale_pp_schedule schedule; /* 0: 1F1B */
+  scale_cp_kind cp_kind;      /* 0: ring */
 } strategy;
+
+static double degree(double d) { return d > 0.0 ? d : 1.0; }
 
 static void strategy_row(chapter *ch, const scale_train_problem *p, const strategy *s,
                          scale_train_result *r) {
   scale_layout l = scale_layout_default();
-  l.dp = s->dp, l.fsdp = s->fsdp, l.tp = s->tp, l.pp = s->pp, l.cp = s->cp, l.ep = s->ep;
-  l.n_microbatches = s->m;
-  l.zero_stage = s->zero;
-  l.sp = s->sp;
-  l.schedule = s->schedule;
-  l.cp_kind = s->cp_kind;
+  l.dp = degree(s->dp), l.fsdp = degree(s->fsdp), l.tp = degree(s->tp), l.pp = degree(s->pp);
+  l.cp = degree(s->cp), l.ep = degree(s->ep), l.n_microbatches = l.pp;
+  l.zero_stage = s->zero, l.sp = s->sp, l.schedule = s->schedule, l.cp_kind = s->cp_kind;
   if (!chapter_train_eval(ch, p, &l, r)) return;
   double bytes, time_s;
   scale_train_layer_comm_totals(r, &bytes, &time_s);
@@ -109,27 +107,20 @@ static void section_strategies(chapter *ch, bool chk, const scale_chip *chip,
   scale_train_problem p = scale_train_problem_make(dense, chip, n, batch, seq);
   scale_train_problem pm = scale_train_problem_make(moe, chip, n, batch, seq);
   const strategy rows[] = {
-      {"dp", "pure data parallelism", false, n, 1, 1, 1, 1, 1, 1, 3, false, SCALE_PP_1F1B,
-       SCALE_CP_RING},
-      {"zero1", "ZeRO-1", false, 1, n, 1, 1, 1, 1, 1, 1, false, SCALE_PP_1F1B, SCALE_CP_RING},
-      {"fsdp", "FSDP (ZeRO-3)", false, 1, n, 1, 1, 1, 1, 1, 3, false, SCALE_PP_1F1B,
-       SCALE_CP_RING},
-      {"tp8", "FSDP x TP 8", false, 1, n / 8, 8, 1, 1, 1, 1, 3, false, SCALE_PP_1F1B,
-       SCALE_CP_RING},
-      {"tp8sp", "FSDP x TP 8 with SP", false, 1, n / 8, 8, 1, 1, 1, 1, 3, true, SCALE_PP_1F1B,
-       SCALE_CP_RING},
-      {"tp32", "FSDP x TP 32 with SP", false, 1, n / 32, 32, 1, 1, 1, 1, 3, true, SCALE_PP_1F1B,
-       SCALE_CP_RING},
-      {"pp1f1b", "FSDP x PP 8, 1F1B", false, 1, n / 8, 1, 8, 1, 1, 8, 3, false, SCALE_PP_1F1B,
-       SCALE_CP_RING},
-      {"ppzb", "FSDP x PP 8, ZB-H2", false, 1, n / 8, 1, 8, 1, 1, 8, 3, false,
-       SCALE_PP_ZB_H2, SCALE_CP_RING},
-      {"cpring", "FSDP x CP 4, ring", false, 1, n / 4, 1, 1, 4, 1, 1, 3, false, SCALE_PP_1F1B,
-       SCALE_CP_RING},
-      {"cpuly", "FSDP x CP 4, Ulysses", false, 1, n / 4, 1, 1, 4, 1, 1, 3, false, SCALE_PP_1F1B,
-       SCALE_CP_ULYSSES},
-      {"ep", "MoE: FSDP x EP 8", true, 1, n, 1, 1, 1, 8, 1, 3, false, SCALE_PP_1F1B,
-       SCALE_CP_RING},
+      {.key = "dp", .label = "pure data parallelism", .dp = n, .zero = 3},
+      {.key = "zero1", .label = "ZeRO-1", .fsdp = n, .zero = 1},
+      {.key = "fsdp", .label = "FSDP (ZeRO-3)", .fsdp = n, .zero = 3},
+      {.key = "tp8", .label = "FSDP x TP 8", .fsdp = n / 8, .tp = 8, .zero = 3},
+      {.key = "tp8sp", .label = "FSDP x TP 8 with SP", .fsdp = n / 8, .tp = 8, .zero = 3, .sp = true},
+      {.key = "tp32", .label = "FSDP x TP 32 with SP", .fsdp = n / 32, .tp = 32, .zero = 3,
+       .sp = true},
+      {.key = "pp1f1b", .label = "FSDP x PP 8, 1F1B", .fsdp = n / 8, .pp = 8, .zero = 3},
+      {.key = "ppzb", .label = "FSDP x PP 8, ZB-H2", .fsdp = n / 8, .pp = 8, .zero = 3,
+       .schedule = SCALE_PP_ZB_H2},
+      {.key = "cpring", .label = "FSDP x CP 4, ring", .fsdp = n / 4, .cp = 4, .zero = 3},
+      {.key = "cpuly", .label = "FSDP x CP 4, Ulysses", .fsdp = n / 4, .cp = 4, .zero = 3,
+       .cp_kind = SCALE_CP_ULYSSES},
+      {.key = "ep", .label = "MoE: FSDP x EP 8", .moe = true, .fsdp = n, .ep = 8, .zero = 3},
   };
   enum { N_ROWS = sizeof rows / sizeof rows[0] };
   scale_train_result r[N_ROWS];
@@ -331,26 +322,13 @@ static void diagram_schedules(chapter *ch) {
 
 /* ---- the book's MLP model (figure 1) -------------------------------------------------------- */
 
-/* [listing:mlp_times] */
-/** The book's per-layer forward times for In[B_X, D_Y] . W_in[D_X, F_Y] . W_out[F_Y, D_X]:
- * 4BDF / (N C) of matmuls; FSDP gathers the 4DF / Y bytes of its two weight shards over its
- * M_X axes; TP gathers and scatters 4BD / X bytes of activations over its M_Y axes. The two
- * run on different axes at the same time, so the slower one is the communication time. */
-static void mlp_times(double b, double d, double f, double x, double y, double m_x, double m_y,
-                      const chip_numbers *hw, double *t_math, double *t_comms) {
-  *t_math = 4.0 * b * d * f / (x * y * hw->c);
-  double t_fsdp = x > 1.0 ? 4.0 * d * f / (y * hw->w_ici * m_x) : 0.0;
-  double t_tp = y > 1.0 ? 4.0 * b * d / (x * hw->w_ici * m_y) : 0.0;
-  *t_comms = fmax(t_fsdp, t_tp);
-}
-/* [/listing:mlp_times] */
-
-/** Batch above which a split's matmuls outlast both its collectives: FSDP needs
- * B > N alpha / (Y M_X); TP needs Y < M_Y F / alpha whatever the batch (NaN: never). */
-static double mlp_crossover(double f, double n, double y, double m_x, double m_y,
+/** Batch above which a split's matmuls outlast both its collectives: FSDP needs B > X alpha /
+ * M_X; TP needs Y below its largest compute-bound degree M_Y F / alpha whatever the batch
+ * (NaN: never). */
+static double mlp_crossover(double f, double x, double y, double m_x, double m_y,
                             const chip_numbers *hw) {
-  if (y > 1.0 && !(y < m_y * f / hw->alpha)) return NAN;
-  return n * hw->alpha / (y * m_x);
+  if (y > 1.0 && !(y < scale_train_tp_max_degree(f, hw->c, hw->link, m_y))) return NAN;
+  return x * scale_train_dp_critical_batch(hw->c, hw->link, m_x);
 }
 
 static void figure_mlp(chapter *ch, bool chk, const chip_numbers *hw, const scale_chip *chip) {
@@ -370,13 +348,17 @@ static void figure_mlp(chapter *ch, bool chk, const chip_numbers *hw, const scal
   for (int k = 0; k < N_SPLITS; k++) {
     double y = ys[k], x = n / y;
     double m_x = y > 1.0 ? axes - 1.0 : axes, m_y = 1.0;
-    for (int i = 0; i < N_CURVE; i++) mlp_times(bx[i], d, f, x, y, m_x, m_y, hw, &tm[i], &tc[k][i]);
+    for (int i = 0; i < N_CURVE; i++) {
+      scale_train_mlp_times t =
+          scale_train_book_mlp_times(bx[i], d, f, x, y, m_x, m_y, hw->c, hw->link);
+      tm[i] = t.math_s, tc[k][i] = t.comms_s;
+    }
     if (y > 1.0)
       snprintf(labels[k], sizeof labels[k], "FSDP %g x TP %g", x, y);
     else
       snprintf(labels[k], sizeof labels[k], "pure FSDP %g (3 axes)", x);
     s[k] = (scale_plot_series){.label = labels[k], .x = bx, .y = tc[k], .n = N_CURVE};
-    double cross = mlp_crossover(f, n, y, m_x, m_y, hw);
+    double cross = mlp_crossover(f, x, y, m_x, m_y, hw);
     char key[64];
     snprintf(key, sizeof key, "fig.cross.y%g", y);
     if (isfinite(cross))

@@ -420,6 +420,28 @@ double scale_train_fsdp_tp_x_opt(double batch_tokens, double d_ff, double n_chip
 double scale_train_fsdp_tp_critical_batch(double d_ff, double flops_per_s, double link_bytes_per_s,
                                           double n_axes_fsdp, double n_axes_tp);
 
+/** The book's forward times of one MLP layer In[B_X, D_Y] . W_in[D_X, F_Y] . W_out[F_Y, D_X]
+ * on X x Y chips (FSDP X, TP Y; the gating matmul ignored): the matmuls' 4BDF / (X Y C); FSDP
+ * gathers the 4DF / Y bytes of its two weight shards over its M_X axes, 4DF / (Y W_ici M_X); TP
+ * gathers and scatters 4BD / X bytes of activations over its M_Y axes, 4BD / (X W_ici M_Y). The
+ * two run on different axes at once, so comms_s is the slower of them (0 on a degree of 1).
+ *
+ * Units:  b [tokens], d, f [count], x, y [chips], m_x, m_y [axes], flops_per_s [FLOP/s],
+ *         link_bytes_per_s (one-way, one link; W_ici is twice it) [bytes/s] -> [s].
+ * Domain: positive arguments, x, y >= 1; every field NaN otherwise.
+ * Book:   ch. 5 "Combining FSDP and Tensor Parallelism" (figure 1's model).
+ */
+typedef struct {
+  double math_s;  /**< the two matmuls at peak */
+  double fsdp_s;  /**< FSDP's weight gathers (0 when x = 1) */
+  double tp_s;    /**< TP's activation collectives (0 when y = 1) */
+  double comms_s; /**< max(fsdp_s, tp_s) */
+} scale_train_mlp_times;
+
+scale_train_mlp_times scale_train_book_mlp_times(double b, double d, double f, double x, double y,
+                                                 double m_x, double m_y, double flops_per_s,
+                                                 double link_bytes_per_s);
+
 /** Batch per ICI slice (pod) below which pure data parallelism across slices over DCN is
  * comms-bound: C / W_dcn (the per-slice batch, whatever the slice's size).
  *

@@ -113,6 +113,28 @@ START_TEST(test_fsdp_tp) {
 }
 END_TEST
 
+START_TEST(test_mlp_times) {
+  /* Figure 1's model, D 8192, F 32768 on 4096 v5p (C 4.59e14, one-way link 9e10, W_ici 1.8e11)
+   * as FSDP 256 x TP 16 with M_X 2, M_Y 1, B = 1e6 tokens:
+   *   matmuls 4 x 1e6 x 8192 x 32768 / (4096 x 4.59e14) = 1.073741824e15 / 1.880064e18 = 5.7112e-4 s
+   *   FSDP    4 x 8192 x 32768 / (16 x 1.8e11 x 2)       = 1.073741824e9 / 5.76e12     = 1.8641e-4 s
+   *   TP      4 x 1e6 x 8192 / (256 x 1.8e11 x 1)        = 3.2768e10 / 4.608e13        = 7.1111e-4 s */
+  scale_train_mlp_times t =
+      scale_train_book_mlp_times(1e6, 8192, 32768, 256, 16, 2, 1, V5P_C, V5P_LINK);
+  scale_check_rel(t.math_s, 5.7112e-4, 1e-4, "s", "matmuls");
+  scale_check_rel(t.fsdp_s, 1.8641e-4, 1e-4, "s", "FSDP gathers");
+  scale_check_rel(t.tp_s, 7.1111e-4, 1e-4, "s", "TP collectives");
+  scale_check_rel(t.comms_s, t.tp_s, EXACT, "s", "the slower axis binds");
+  /* Pure FSDP over three axes meets its matmuls at B = X alpha / M_X = 4096 x 2550 / 3 (the
+   * book's "B/N > alpha / M_X" per chip), and has no TP term. */
+  double b = 4096 * scale_train_dp_critical_batch(V5P_C, V5P_LINK, 3);
+  t = scale_train_book_mlp_times(b, 8192, 32768, 4096, 1, 3, 1, V5P_C, V5P_LINK);
+  scale_check_rel(t.math_s, t.fsdp_s, 1e-12, "s", "FSDP's crossover");
+  ck_assert(t.tp_s == 0.0);
+  ck_assert(isnan(scale_train_book_mlp_times(1e6, 8192, 32768, 0, 16, 2, 1, V5P_C, V5P_LINK).math_s));
+}
+END_TEST
+
 START_TEST(test_dcn) {
   /* "C / W_dcn is about 4.46e14 / 6.25e9 = 71,360" — the book uses C = 4.46e14
    * here; the hardware file keeps the table's 4.59e14, which gives 73,440. */
@@ -338,6 +360,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_pure_dp_limit);
   tcase_add_test(tc, test_tp_threshold);
   tcase_add_test(tc, test_fsdp_tp);
+  tcase_add_test(tc, test_mlp_times);
   tcase_add_test(tc, test_dcn);
   tcase_add_test(tc, test_llama2_q1_q2);
   tcase_add_test(tc, test_llama2_q3);

@@ -24,7 +24,7 @@ FUNCTION_MAX = 120
 # file -> the most lines it may have while it is still being split (issue 26)
 OVER = {
     "chapters/03-sharding/sharding.c": 430,
-    "chapters/05-training/training.c": 569,
+    "chapters/05-training/training.c": 551,
     "chapters/07-inference/inference.c": 563,
     "chapters/08-applied-inference/applied-inference.c": 750,
     "chapters/09-profiling/profiling.c": 474,
