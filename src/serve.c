@@ -223,6 +223,14 @@ static scale_status check_config(const scale_serve_config *c, scale_diag *diag) 
                           "serve: prefilled requests (a decode pool) need outputs of >= 2 "
                           "tokens, got %g",
                           c->osl.min_tokens);
+  if (!(c->prefix_hit_frac >= 0.0 && c->prefix_hit_frac <= 1.0))
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                          "serve: the prefix cache hit share must be in [0, 1], got %g",
+                          c->prefix_hit_frac);
+  if (c->prefilled && c->prefix_hit_frac > 0.0)
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                          "serve: prefilled requests (a decode pool) have no prompt to find in "
+                          "a prefix cache");
   if (isnan(c->ttft_slo_s) || isnan(c->tpot_slo_s) || c->ttft_slo_s <= 0.0 || c->tpot_slo_s <= 0.0)
     return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
                           "serve: SLOs must be > 0 (INFINITY for none), got TTFT %g, TPOT %g",
@@ -387,6 +395,11 @@ typedef struct {
   size_t sent;          /* requests sent so far (closed loop; n for an open one) */
 } run_state;
 
+/* The tokens of a prompt of 'isl' found in the prefix cache: all but the last at most. */
+static uint32_t cached_tokens(const scale_serve_config *c, uint32_t isl) {
+  return (uint32_t)fmin(floor(c->prefix_hit_frac * (double)isl), (double)isl - 1.0);
+}
+
 /* Resets the scratch of 'sim' for a run (the first token of a prefilled request came with it)
  * and starts 'st'; returns the bound on the steps (each step moves a token). */
 static double run_reset(scale_serve *sim, run_state *st) {
@@ -401,7 +414,8 @@ static double run_reset(scale_serve *sim, run_state *st) {
   }
   double total_tokens = 0.0;
   for (size_t i = 0; i < n; i++) {
-    sim->prefilled[i] = sim->generated[i] = 0;
+    sim->prefilled[i] = cached_tokens(c, sim->isl[i]);
+    sim->generated[i] = 0;
     if (c->prefilled) {
       sim->prefilled[i] = sim->isl[i];
       sim->generated[i] = 1;
@@ -530,6 +544,7 @@ static void report_totals(const scale_serve *sim, scale_serve_result *out, doubl
   for (size_t i = 0; i < sim->n; i++) {
     last = fmax(last, sim->finish_s[i]);
     out->input_tokens += sim->isl[i];
+    out->cached_tokens += cached_tokens(c, sim->isl[i]);
     out->output_tokens += sim->osl[i];
     double ttft = sim->first_s[i] - sim->arrival_s[i];
     double tpot = sim->osl[i] > 1 ? (sim->finish_s[i] - sim->first_s[i]) / (sim->osl[i] - 1) : 0.0;

@@ -122,6 +122,14 @@ typedef struct {
   bool prefilled;            /**< requests arrive with their prompt's KV cache and first token
                                   (the decode pool of disaggregated serving): no prefill work,
                                   TTFT 0, TPOT from arrival; needs osl >= 2 */
+  double prefix_hit_frac;    /**< prefix caching: the share of each prompt found in the cache,
+                                  in [0, 1]. floor(frac x isl) tokens, at most isl - 1 (the
+                                  last is always computed, for its logits), arrive with their
+                                  KV and are not prefilled; the rest attend to them. Their
+                                  blocks count in the request's own reservation, as a
+                                  conversation's earlier turns do (engines hold a system prompt
+                                  shared by running requests once: not modelled, so KV binds
+                                  early for those). 0: no cache */
   scale_serve_cost_fn cost;  /**< step duration */
   void *cost_ctx;            /**< passed to cost */
 } scale_serve_config;
@@ -149,7 +157,8 @@ const char *scale_serve_bind_name(scale_serve_bind bind);
 typedef struct {
   double n_requests;                         /**< requests finished [count] */
   double n_steps;                            /**< engine steps [count] */
-  double input_tokens;                       /**< prompt tokens prefilled [tokens] */
+  double input_tokens;                       /**< prompt tokens, cached ones included [tokens] */
+  double cached_tokens;                      /**< of those, found in the prefix cache [tokens] */
   double output_tokens;                      /**< tokens generated [tokens] */
   double makespan_s;                         /**< first arrival to last finish [s] */
   double busy_s;                             /**< time the engine ran steps [s] */

@@ -76,6 +76,10 @@ static void usage(FILE *out) {
           "                     validate --serving` fits to Lambda's runs)\n"
           "  --prefill-alone    a step with prompt work decodes nothing (no chunked prefill:\n"
           "                     vLLM's scheduler before 0.6 at short contexts)\n"
+          "  --prefix-hit F     prefix caching: share F in [0, 1] of each prompt found in the\n"
+          "                     cache, not prefilled (its last token always is); the cached\n"
+          "                     blocks count in each request's own KV (a shared system\n"
+          "                     prompt, held once by engines, is not modelled)\n"
           "  --svg FILE         write the KV occupancy over time as an SVG figure\n"
           "  --disagg P:D       disaggregated (with --rate): P copies only prefill, D copies\n"
           "                     decode requests that arrive with their KV (P + D = N/Y);\n"
@@ -306,6 +310,7 @@ typedef struct {
   double concurrency;           /* --concurrency: closed-loop clients, NaN: open loop */
   double engine_overhead;       /* --engine-overhead [s] added to every step, 0: none */
   bool prefill_alone;           /* --prefill-alone: prompt steps decode nothing */
+  double prefix_hit;            /* --prefix-hit: share of each prompt in the prefix cache */
   const char *lengths;          /* --lengths FILE, NULL: --isl and --osl */
 } serve_opts;
 
@@ -478,6 +483,7 @@ static int disagg_cmd(const scale_model *m, const scale_chip *chip, const scale_
   pc.tpot_slo_s = INFINITY;
   dc.rate_per_s = o->rate / o->disagg_d;
   dc.prefilled = true;
+  dc.prefix_hit_frac = 0.0; /* the prefill pool found the prefix */
   dc.ttft_slo_s = INFINITY;
   scale_serve_result pr, dr;
   if (run_pool(&pc, &pr) || run_pool(&dc, &dr)) return CLI_EXIT_FAIL;
@@ -613,6 +619,7 @@ static int stream_config(const serve_opts *o, const scale_infer_config *cfg,
   c->ttft_slo_s = o->ttft;
   c->tpot_slo_s = o->tpot;
   c->prefill_alone = o->prefill_alone;
+  c->prefix_hit_frac = o->prefix_hit;
   c->cost = stream_cost_s;
   c->cost_ctx = sc;
   return CLI_EXIT_OK;
@@ -695,6 +702,7 @@ static void stream_json_setup(cli_json *json, const stream_report *s) {
   cli_json_number(json, "step_overhead_s", s->overhead_s);
   cli_json_number(json, "engine_overhead_s", o->engine_overhead);
   cli_json_bool(json, "prefill_alone", o->prefill_alone);
+  cli_json_number(json, "prefix_hit_frac", o->prefix_hit);
   cli_json_string(json, "cost_model", s->cost_model);
   if (!s->roofline) {
     cli_json_object_begin(json, "step_time_breakdown_s");
@@ -779,6 +787,10 @@ static void print_stream_setup(const stream_report *s) {
   if (o->engine_overhead > 0.0)
     printf("engine host time: %g s added to every step (--engine-overhead)\n", o->engine_overhead);
   if (o->prefill_alone) printf("prompts alone: a step with prompt work decodes nothing\n");
+  if (o->prefix_hit > 0.0)
+    printf("prefix cache: %.3g of each prompt found (%.4g of %.4g prompt tokens not prefilled;"
+           " their blocks held per request)\n",
+           o->prefix_hit, s->r->cached_tokens, s->r->input_tokens);
   if (s->roofline)
     printf("model: the book's roofline per step + %g s overhead\n", s->overhead_s);
   else
@@ -901,7 +913,8 @@ enum {
   O_CONCURRENCY,
   O_LENGTHS,
   O_ENGINE_OVERHEAD,
-  O_PREFILL_ALONE
+  O_PREFILL_ALONE,
+  O_PREFIX_HIT
 };
 
 static const struct option infer_options[] = {
@@ -942,6 +955,7 @@ static const struct option infer_options[] = {
     {"lengths", required_argument, NULL, O_LENGTHS},
     {"engine-overhead", required_argument, NULL, O_ENGINE_OVERHEAD},
     {"prefill-alone", no_argument, NULL, O_PREFILL_ALONE},
+    {"prefix-hit", required_argument, NULL, O_PREFIX_HIT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -1052,6 +1066,11 @@ static int take_engine(int opt, const char *arg, serve_opts *so) {
     if (so->kv_frac > 1.0) return cli_usage("--kv-frac: must be in (0, 1], got '%s'", arg);
     break;
   case O_PREFILL_ALONE: so->prefill_alone = true; break;
+  case O_PREFIX_HIT:
+    if (!cli_parse_number("prefix-hit", arg, SCALE_NUM_NONNEG, &so->prefix_hit))
+      return CLI_EXIT_USAGE;
+    if (so->prefix_hit > 1.0) return cli_usage("--prefix-hit: must be in [0, 1], got '%s'", arg);
+    break;
   case O_ENGINE_OVERHEAD:
     if (!cli_parse_number("engine-overhead", arg, SCALE_NUM_NONNEG, &so->engine_overhead))
       return CLI_EXIT_USAGE;

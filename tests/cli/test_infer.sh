@@ -328,4 +328,23 @@ expect_usage_error "plan infer of hours" "$SCALE" plan infer --model llama-3-8b 
 expect_err 'at most 2e\+09' "says the bound"
 expect_usage_error "plan infer negative isl" "$SCALE" plan infer --model llama-3-8b --hw nvidia-h100-sxm --isl -3
 
+# Prefix caching (--prefix-hit): one request at a time on the book's roofline (no overhead, no
+# attention term: a prefill of P tokens takes 2 N P / (C mfu)), half of each 8000-token prompt
+# cached: 4000 tokens prefilled, so TTFT halves exactly.
+PH="--model llama-3-8b --hw nvidia-h100-sxm --chips 1 --roofline --rate 0.001 --isl 8000 --osl 4 --requests 5 --json"
+run "$SCALE" infer $PH; expect_rc 0 "prefix: no cache"; cp "$TMP/out" "$TMP/ph0.json"
+run "$SCALE" infer $PH --prefix-hit 0.5; expect_rc 0 "prefix: half cached"; expect_json "prefix json"
+expect_out '"prefix_hit_frac": 0.5' "prefix: the share echoed"
+if command -v python3 >/dev/null 2>&1; then
+  if python3 - "$TMP/ph0.json" "$TMP/out" <<'EOF2'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+ta, tb = a["ttft_p50_s"], b["ttft_p50_s"]
+sys.exit(0 if abs(tb / ta - 0.5) < 1e-6 else 1)
+EOF2
+  then pass; else fail "prefix: half the prompt cached halves the roofline TTFT"; fi
+fi
+expect_usage_error "prefix hit above 1" "$SCALE" infer $PH --prefix-hit 1.5
+expect_usage_error "prefix hit on a fixed batch" "$SCALE" infer --model llama-3-8b --hw nvidia-h100-sxm --chips 1 --batch 8 --context 1000 --prefix-hit 0.5
+
 finish

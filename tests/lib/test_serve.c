@@ -234,6 +234,55 @@ START_TEST(test_prefilled) {
 }
 END_TEST
 
+/* The linear cost that also keeps the step with the most prefill attention work. */
+typedef struct {
+  serve_fixture_linear lin;
+  scale_serve_step widest;
+} recorder;
+
+static double recording_cost(const scale_serve_step *step, void *ctx) {
+  recorder *r = ctx;
+  if (step->prefill_ctx_tokens > r->widest.prefill_ctx_tokens) r->widest = *step;
+  return serve_fixture_linear_cost(step, &r->lin);
+}
+
+START_TEST(test_prefix_cache) {
+  /* One request at a time, isl 1000, osl 10, three quarters of each prompt in the prefix cache:
+   * floor(0.75 x 1000) = 750 tokens arrive with their KV, so the prefill is one step of the
+   * other 250: TTFT = a + 250 b = 0.01 + 0.25 = 0.26 s (0.01 + 1 = 1.01 s without the cache).
+   * Those 250 tokens still attend to the 750 before them: token 750 + j attends to 750 + j
+   * tokens, so the step's attention work is 250 x 750 + 250 x 251 / 2 = 187,500 + 31,375 =
+   * 218,875. Decode is unchanged: TPOT = a + b. */
+  recorder rec = {{0.01, 0.001}, {0, 0, 0, 0, 0}};
+  scale_serve_config c = linear_config(1e-6, 20, 1000, 10);
+  c.cost = recording_cost;
+  c.cost_ctx = &rec;
+  c.prefix_hit_frac = 0.75;
+  scale_serve_result r = serve_fixture_run(&c);
+  scale_check_rel(r.ttft_p50_s, 0.26, 1e-6, "s", "a + 250 b");
+  scale_check_rel(r.tpot_p50_s, 0.011, 1e-6, "s", "a + b");
+  scale_check_rel(rec.widest.n_prefill_tokens, 250, 0, "tokens", "the uncached quarter");
+  scale_check_rel(rec.widest.prefill_ctx_tokens, 218875, 0, "tokens^2", "250 x 750 + 250 x 251 / 2");
+  scale_check_rel(r.input_tokens, 20 * 1000, 0, "tokens", "every prompt token counted");
+  scale_check_rel(r.cached_tokens, 20 * 750, 0, "tokens", "750 of each found in the cache");
+  /* A whole prompt in the cache still computes its last token (its logits make the first
+   * output): TTFT = a + b, attending to 999 + 1 = 1000 tokens. */
+  c.prefix_hit_frac = 1.0;
+  rec.widest = (scale_serve_step){0, 0, 0, 0, 0};
+  r = serve_fixture_run(&c);
+  scale_check_rel(r.ttft_p50_s, 0.011, 1e-6, "s", "a + 1 b");
+  scale_check_rel(rec.widest.prefill_ctx_tokens, 1000, 0, "tokens^2", "999 + 1");
+  /* outside [0, 1], and on a decode pool (its prompts were prefilled elsewhere): refused */
+  c.cost = serve_fixture_linear_cost;
+  c.cost_ctx = &rec.lin;
+  scale_serve_config b = c;
+  b.prefix_hit_frac = 1.5, serve_fixture_expect_range(&b, "prefix");
+  b.prefix_hit_frac = NAN, serve_fixture_expect_range(&b, "prefix");
+  b.prefix_hit_frac = -0.1, serve_fixture_expect_range(&b, "prefix");
+  b.prefix_hit_frac = 0.5, b.prefilled = true, serve_fixture_expect_range(&b, "prefix");
+}
+END_TEST
+
 START_TEST(test_goodput) {
   /* Low rate, linear cost: TTFT 0.11 s and TPOT 0.011 s for every request (test_low_rate). */
   scale_serve_config c = linear_config(1e-6, 10, 100, 10);
@@ -309,6 +358,7 @@ int main(void) {
       {"conservation", test_conservation},
       {"goodput", test_goodput},
       {"prefilled", test_prefilled},
+      {"prefix_cache", test_prefix_cache},
       {"bad_parameters", test_bad_parameters},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
