@@ -73,6 +73,7 @@ struct scale_serve {
   double *sorted;      /* [n] percentile scratch */
   uint32_t *active;    /* [slots] running requests, in admission order */
   uint32_t *chunk;     /* [slots] tokens this step gives each running request */
+  uint32_t *draft;     /* [slots] tokens drafted for each running request this step */
   double *itl_hist;    /* [ITL_BINS] tokens whose inter-token latency fell in each bin */
 };
 
@@ -130,6 +131,7 @@ static bool is_count(double x, double lo, double hi) { return x >= lo && x <= hi
 #define LEN_MAX 1e8 /* tokens of one prompt or output at most */
 #define REQ_MAX 1e7 /* requests of one run at most */
 #define BLOCKS_MAX 4e9
+#define SPEC_MAX 64 /* tokens drafted a step at most */
 
 /* Largest scale_serve_kv_blocks(isl + osl) over the requests a config can draw. */
 static double max_request_tokens(const scale_serve_config *c) {
@@ -231,6 +233,15 @@ static scale_status check_config(const scale_serve_config *c, scale_diag *diag) 
     return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
                           "serve: prefilled requests (a decode pool) have no prompt to find in "
                           "a prefix cache");
+  if (!is_count(c->spec_tokens, 0, SPEC_MAX) ||
+      !(c->spec_accept_frac >= 0.0 && c->spec_accept_frac <= 1.0))
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                          "serve: speculative decoding needs an integer of drafted tokens in [0, "
+                          "%d] and an acceptance chance in [0, 1], got %g and %g",
+                          SPEC_MAX, c->spec_tokens, c->spec_accept_frac);
+  if (c->spec_tokens > 0.0 && !c->spec_draft_cost)
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
+                          "serve: speculative decoding needs the draft's step cost");
   if (isnan(c->ttft_slo_s) || isnan(c->tpot_slo_s) || c->ttft_slo_s <= 0.0 || c->tpot_slo_s <= 0.0)
     return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
                           "serve: SLOs must be > 0 (INFINITY for none), got TTFT %g, TPOT %g",
@@ -266,6 +277,7 @@ void scale_serve_free(scale_serve *sim) {
   free(sim->sorted);
   free(sim->active);
   free(sim->chunk);
+  free(sim->draft);
   free(sim->itl_hist);
   free(sim);
 }
@@ -293,9 +305,11 @@ scale_status scale_serve_new(const scale_serve_config *cfg, scale_serve **out, s
   s->sorted = malloc(n * sizeof *s->sorted);
   s->active = malloc(s->slots * sizeof *s->active);
   s->chunk = malloc(s->slots * sizeof *s->chunk);
+  s->draft = malloc(s->slots * sizeof *s->draft);
   s->itl_hist = malloc(ITL_BINS * sizeof *s->itl_hist);
   if (!s->arrival_s || !s->isl || !s->osl || !s->blocks || !s->prefilled || !s->generated ||
-      !s->first_s || !s->finish_s || !s->sorted || !s->active || !s->chunk || !s->itl_hist) {
+      !s->first_s || !s->finish_s || !s->sorted || !s->active || !s->chunk || !s->draft ||
+      !s->itl_hist) {
     scale_serve_free(s);
     return scale_diag_set(diag, SCALE_ERR_NOMEM, "", 0, "serve: out of memory for %zu requests", n);
   }
@@ -393,6 +407,8 @@ typedef struct {
   size_t n_active;      /* running requests: sim->active[0, n_active) */
   size_t finished;      /* requests done */
   size_t sent;          /* requests sent so far (closed loop; n for an open one) */
+  uint64_t accept;      /* the stream of draft acceptances */
+  double drafted, accepted; /* draft tokens proposed and kept */
 } run_state;
 
 /* The tokens of a prompt of 'isl' found in the prefix cache: all but the last at most. */
@@ -424,6 +440,7 @@ static double run_reset(scale_serve *sim, run_state *st) {
     total_tokens += (double)sim->isl[i] + sim->osl[i];
   }
   st->t0 = st->t = st->last_decode_s = sim->arrival_s[0];
+  st->accept = c->seed ^ 0x9E3779B97F4A7C15ull;
   st->stride = 1.0;
   return total_tokens + (double)n + 1.0;
 }
@@ -451,14 +468,20 @@ static bool plan_step(scale_serve *sim, const run_state *st, scale_serve_step *s
   *decoding = true;
   for (size_t k = 0; c->prefill_alone && *decoding && k < st->n_active; k++)
     *decoding = sim->prefilled[sim->active[k]] == sim->isl[sim->active[k]];
-  for (size_t k = 0; *decoding && k < st->n_active; k++) {
+  for (size_t k = 0; k < st->n_active; k++) {
     uint32_t i = sim->active[k];
-    if (sim->prefilled[i] == sim->isl[i]) {
-      step->n_decode += 1.0;
-      step->decode_kv_tokens += (double)sim->isl[i] + sim->generated[i];
-    }
+    sim->draft[k] = 0;
+    if (!*decoding || sim->prefilled[i] != sim->isl[i]) continue;
+    double ctx = (double)sim->isl[i] + sim->generated[i];
+    step->n_decode += 1.0;
+    step->decode_kv_tokens += ctx;
+    /* drafts it can still use, verified as prompt tokens: draft j attends to ctx + j tokens */
+    double d = fmin(c->spec_tokens, (double)(sim->osl[i] - sim->generated[i]) - 1.0);
+    sim->draft[k] = (uint32_t)d;
+    step->n_prefill_tokens += d;
+    step->prefill_ctx_tokens += d * ctx + d * (d + 1.0) / 2.0;
   }
-  double budget = c->max_step_tokens - step->n_decode;
+  double budget = fmax(0.0, c->max_step_tokens - step->n_decode - step->n_prefill_tokens);
   bool starved = false;
   for (size_t k = 0; k < st->n_active; k++) {
     uint32_t i = sim->active[k];
@@ -508,6 +531,36 @@ static void account_step(scale_serve *sim, scale_serve_result *out, run_state *s
   }
 }
 
+/* The tokens of 'drafted' a step keeps: each accepted with the config's chance while those
+ * before it were. */
+static uint32_t accepted(const scale_serve_config *c, uint64_t *rng, uint32_t drafted) {
+  uint32_t n = 0;
+  while (n < drafted && uniform01(rng) < c->spec_accept_frac) n++;
+  return n;
+}
+
+/* The draft steps before a step: step j drafts for the requests given j tokens or more, each
+ * reading its context and the j - 1 drafts before; NaN when the draft's cost is not a
+ * positive time. */
+static double draft_s(const scale_serve *sim, const run_state *st) {
+  const scale_serve_config *c = &sim->cfg;
+  double total = 0.0;
+  for (uint32_t j = 1; j <= (uint32_t)c->spec_tokens; j++) {
+    scale_serve_step d = {0, 0, 0, 0, 0};
+    for (size_t k = 0; k < st->n_active; k++) {
+      uint32_t i = sim->active[k];
+      if (sim->draft[k] < j) continue;
+      d.n_decode += 1.0;
+      d.decode_kv_tokens += (double)sim->isl[i] + sim->generated[i] + (j - 1);
+    }
+    if (d.n_decode == 0.0) break;
+    double t = c->spec_draft_cost(&d, c->spec_draft_ctx);
+    if (!(t > 0.0) || !isfinite(t)) return NAN;
+    total += t;
+  }
+  return total;
+}
+
 /* Applies the step: tokens out, finished requests leave and free their blocks (in a closed
  * loop, each one's client sends its next request). */
 static void apply_step(scale_serve *sim, run_state *st, bool decoding) {
@@ -515,7 +568,12 @@ static void apply_step(scale_serve *sim, run_state *st, bool decoding) {
   for (size_t k = 0; k < st->n_active; k++) {
     uint32_t i = sim->active[k];
     if (sim->prefilled[i] == sim->isl[i]) {
-      if (decoding) sim->generated[i]++;
+      if (decoding) {
+        uint32_t kept = accepted(&sim->cfg, &st->accept, sim->draft[k]);
+        sim->generated[i] += 1 + kept;
+        st->drafted += sim->draft[k];
+        st->accepted += kept;
+      }
     } else if (sim->chunk[k] > 0) {
       sim->prefilled[i] += sim->chunk[k];
       if (sim->prefilled[i] == sim->isl[i]) {
@@ -617,9 +675,19 @@ scale_status scale_serve_run(scale_serve *sim, scale_serve_result *out, scale_di
                             "serve: the cost function gave %g s for a step of %g decodes and %g "
                             "prompt tokens",
                             dt, step.n_decode, step.n_prefill_tokens);
+    double draft = c->spec_tokens > 0.0 ? draft_s(sim, &st) : 0.0;
+    if (isnan(draft))
+      return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                            "serve: the draft's cost function gave no positive time for a step "
+                            "of %g decodes",
+                            step.n_decode);
+    out->draft_s += draft;
+    dt += draft;
     account_step(sim, out, &st, dt, bind, &step, decoding);
     apply_step(sim, &st, decoding);
   }
+  out->drafted_tokens = st.drafted;
+  out->accepted_tokens = st.accepted;
   report_totals(sim, out, st.t0);
   report_latencies(sim, out);
   return SCALE_OK;

@@ -130,6 +130,19 @@ typedef struct {
                                   conversation's earlier turns do (engines hold a system prompt
                                   shared by running requests once: not modelled, so KV binds
                                   early for those). 0: no cache */
+  double spec_tokens;        /**< speculative decoding: tokens a draft proposes for each
+                                  decoding request before each step, integer in [0, 64]
+                                  (fewer near a request's end: no more than it can still use);
+                                  the step verifies them as prompt tokens of that request (each
+                                  through every layer, attending to its context) and keeps the
+                                  accepted ones plus its own. 0: none */
+  double spec_accept_frac;   /**< the chance each drafted token is accepted once those before
+                                  it were, in [0, 1] (drawn per token from the seed) */
+  scale_serve_cost_fn spec_draft_cost; /**< one draft step over the drafting requests
+                                  (n_decode of them, decode_kv_tokens their contexts), run
+                                  spec_tokens times before each step; required when
+                                  spec_tokens > 0 (a draft is never free) */
+  void *spec_draft_ctx;      /**< passed to spec_draft_cost */
   scale_serve_cost_fn cost;  /**< step duration */
   void *cost_ctx;            /**< passed to cost */
 } scale_serve_config;
@@ -159,6 +172,9 @@ typedef struct {
   double n_steps;                            /**< engine steps [count] */
   double input_tokens;                       /**< prompt tokens, cached ones included [tokens] */
   double cached_tokens;                      /**< of those, found in the prefix cache [tokens] */
+  double drafted_tokens;                     /**< tokens drafted for verification [tokens] */
+  double accepted_tokens;                    /**< of those, accepted [tokens] */
+  double draft_s;                            /**< time of the draft steps (in busy_s) [s] */
   double output_tokens;                      /**< tokens generated [tokens] */
   double makespan_s;                         /**< first arrival to last finish [s] */
   double busy_s;                             /**< time the engine ran steps [s] */

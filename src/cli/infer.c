@@ -80,6 +80,12 @@ static void usage(FILE *out) {
           "                     cache, not prefilled (its last token always is); the cached\n"
           "                     blocks count in each request's own KV (a shared system\n"
           "                     prompt, held once by engines, is not modelled)\n"
+          "  --spec-draft M     speculative decoding with draft model M (scale model list),\n"
+          "                     on the same chips, priced as the target is, its weights and\n"
+          "                     KV taken from the KV cache's HBM; needs --spec-accept\n"
+          "  --spec-tokens K    tokens drafted a step, 1-64 (default 4)\n"
+          "  --spec-accept A    chance in [0, 1] each drafted token is accepted once those\n"
+          "                     before it were (a property of the workload: no default)\n"
           "  --svg FILE         write the KV occupancy over time as an SVG figure\n"
           "  --disagg P:D       disaggregated (with --rate): P copies only prefill, D copies\n"
           "                     decode requests that arrive with their KV (P + D = N/Y);\n"
@@ -311,6 +317,9 @@ typedef struct {
   double engine_overhead;       /* --engine-overhead [s] added to every step, 0: none */
   bool prefill_alone;           /* --prefill-alone: prompt steps decode nothing */
   double prefix_hit;            /* --prefix-hit: share of each prompt in the prefix cache */
+  const char *spec_draft;       /* --spec-draft MODEL, NULL: no speculative decoding */
+  double spec_tokens;           /* --spec-tokens (default 4) */
+  double spec_accept;           /* --spec-accept, NaN until given */
   const char *lengths;          /* --lengths FILE, NULL: --isl and --osl */
 } serve_opts;
 
@@ -328,6 +337,8 @@ static void serve_opts_default(serve_opts *o) {
   o->kv_frac = 0.9;
   o->overhead = NAN;
   o->concurrency = NAN;
+  o->spec_tokens = 4;
+  o->spec_accept = NAN;
 }
 
 /* The step cost of a stream: the calibrated one (summing its parts for the report) or the
@@ -480,6 +491,7 @@ static int disagg_cmd(const scale_model *m, const scale_chip *chip, const scale_
   scale_serve_config pc = *base, dc = *base;
   pc.rate_per_s = o->rate / o->disagg_p;
   pc.osl.min_tokens = pc.osl.max_tokens = 1;
+  pc.spec_tokens = 0.0; /* the prefill pool makes one token: nothing to draft */
   pc.tpot_slo_s = INFINITY;
   dc.rate_per_s = o->rate / o->disagg_d;
   dc.prefilled = true;
@@ -544,6 +556,37 @@ typedef struct {
   uint32_t *isl, *osl;
   size_t n;
 } length_table;
+
+/* Speculative decoding (--spec-draft): the draft's step cost 'dsc', priced as the target's on
+ * the same chips, and its weights and KV taken from the target's KV blocks; 0 or an error. */
+static int draft_setup(const serve_opts *o, const scale_chip *chip, const scale_infer_config *cfg,
+                       bool roofline, const stream_cost *sc, stream_cost *dsc,
+                       scale_serve_config *c) {
+  if (!o->spec_draft) {
+    if (!isnan(o->spec_accept) || o->spec_tokens != 4)
+      return cli_usage("infer: --spec-tokens and --spec-accept need --spec-draft MODEL");
+    return CLI_EXIT_OK;
+  }
+  if (isnan(o->spec_accept))
+    return cli_usage("infer: --spec-draft needs --spec-accept A, the workload's acceptance "
+                     "chance per drafted token");
+  scale_model draft;
+  bool fitted;
+  int rc = cli_load_model(o->spec_draft, &draft);
+  if (rc) return rc;
+  if (!stream_cost_of(&draft, chip, cfg, o, roofline, dsc, &fitted)) return CLI_EXIT_USAGE;
+  double capacity = sc->rf.kv_capacity_bytes - dsc->rf.param_bytes;
+  double per_token = sc->rf.kv_bytes_per_token + dsc->rf.kv_bytes_per_token;
+  c->kv_blocks = fmin(floor(o->kv_frac * capacity / (o->block * per_token)), 4e9);
+  if (!(c->kv_blocks >= 1.0))
+    return cli_usage("infer: the draft %s leaves no HBM for KV caches beside %s", draft.name,
+                     "the target's weights");
+  c->spec_tokens = o->spec_tokens;
+  c->spec_accept_frac = o->spec_accept;
+  c->spec_draft_cost = stream_cost_s;
+  c->spec_draft_ctx = dsc;
+  return CLI_EXIT_OK;
+}
 
 static int serve_run(const scale_model *m, const scale_chip *chip, scale_infer_config *cfg,
                      const serve_opts *o, const length_table *table, bool as_json, bool roofline);
@@ -703,6 +746,16 @@ static void stream_json_setup(cli_json *json, const stream_report *s) {
   cli_json_number(json, "engine_overhead_s", o->engine_overhead);
   cli_json_bool(json, "prefill_alone", o->prefill_alone);
   cli_json_number(json, "prefix_hit_frac", o->prefix_hit);
+  if (o->spec_draft) {
+    cli_json_object_begin(json, "speculative");
+    cli_json_string(json, "draft_model", o->spec_draft);
+    cli_json_number(json, "tokens", o->spec_tokens);
+    cli_json_number(json, "accept_frac", o->spec_accept);
+    cli_json_number(json, "drafted_tokens", s->r->drafted_tokens);
+    cli_json_number(json, "accepted_tokens", s->r->accepted_tokens);
+    cli_json_number(json, "draft_s", s->r->draft_s);
+    cli_json_object_end(json);
+  }
   cli_json_string(json, "cost_model", s->cost_model);
   if (!s->roofline) {
     cli_json_object_begin(json, "step_time_breakdown_s");
@@ -787,6 +840,12 @@ static void print_stream_setup(const stream_report *s) {
   if (o->engine_overhead > 0.0)
     printf("engine host time: %g s added to every step (--engine-overhead)\n", o->engine_overhead);
   if (o->prefill_alone) printf("prompts alone: a step with prompt work decodes nothing\n");
+  if (o->spec_draft)
+    printf("speculative decoding: %s drafts %g a step, each accepted at %g: %.3g of %.4g drafts "
+           "kept, drafting %.1f%% of the busy time\n",
+           o->spec_draft, o->spec_tokens, o->spec_accept,
+           s->r->drafted_tokens > 0.0 ? s->r->accepted_tokens / s->r->drafted_tokens : 0.0,
+           s->r->drafted_tokens, 100.0 * s->r->draft_s / s->r->busy_s);
   if (o->prefix_hit > 0.0)
     printf("prefix cache: %.3g of each prompt found (%.4g of %.4g prompt tokens not prefilled;"
            " their blocks held per request)\n",
@@ -849,8 +908,11 @@ static int serve_run(const scale_model *m, const scale_chip *chip, scale_infer_c
   bool fitted = false;
   if (!stream_cost_of(m, chip, cfg, o, roofline, &sc, &fitted)) return CLI_EXIT_USAGE;
   scale_serve_config c;
+  stream_cost draft;
   double b = NAN;
-  if ((rc = stream_config(o, cfg, table, &sc, &c)) || (rc = stream_requests(o, table, &c, &b)))
+  if ((rc = stream_config(o, cfg, table, &sc, &c)) ||
+      (rc = draft_setup(o, chip, cfg, roofline, &sc, &draft, &c)) ||
+      (rc = stream_requests(o, table, &c, &b)))
     return rc;
   if (o->disagg_p > 0)
     return (rc = disagg_check(o, cfg)) ? rc : disagg_cmd(m, chip, cfg, o, &c, as_json);
@@ -914,7 +976,10 @@ enum {
   O_LENGTHS,
   O_ENGINE_OVERHEAD,
   O_PREFILL_ALONE,
-  O_PREFIX_HIT
+  O_PREFIX_HIT,
+  O_SPEC_DRAFT,
+  O_SPEC_TOKENS,
+  O_SPEC_ACCEPT
 };
 
 static const struct option infer_options[] = {
@@ -956,6 +1021,9 @@ static const struct option infer_options[] = {
     {"engine-overhead", required_argument, NULL, O_ENGINE_OVERHEAD},
     {"prefill-alone", no_argument, NULL, O_PREFILL_ALONE},
     {"prefix-hit", required_argument, NULL, O_PREFIX_HIT},
+    {"spec-draft", required_argument, NULL, O_SPEC_DRAFT},
+    {"spec-tokens", required_argument, NULL, O_SPEC_TOKENS},
+    {"spec-accept", required_argument, NULL, O_SPEC_ACCEPT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -1070,6 +1138,17 @@ static int take_engine(int opt, const char *arg, serve_opts *so) {
     if (!cli_parse_number("prefix-hit", arg, SCALE_NUM_NONNEG, &so->prefix_hit))
       return CLI_EXIT_USAGE;
     if (so->prefix_hit > 1.0) return cli_usage("--prefix-hit: must be in [0, 1], got '%s'", arg);
+    break;
+  case O_SPEC_DRAFT: so->spec_draft = arg; break;
+  case O_SPEC_TOKENS:
+    if (!cli_parse_number("spec-tokens", arg, count_flags, &so->spec_tokens))
+      return CLI_EXIT_USAGE;
+    if (so->spec_tokens > 64) return cli_usage("--spec-tokens: at most 64, got '%s'", arg);
+    break;
+  case O_SPEC_ACCEPT:
+    if (!cli_parse_number("spec-accept", arg, SCALE_NUM_NONNEG, &so->spec_accept))
+      return CLI_EXIT_USAGE;
+    if (so->spec_accept > 1.0) return cli_usage("--spec-accept: must be in [0, 1], got '%s'", arg);
     break;
   case O_ENGINE_OVERHEAD:
     if (!cli_parse_number("engine-overhead", arg, SCALE_NUM_NONNEG, &so->engine_overhead))

@@ -347,4 +347,19 @@ fi
 expect_usage_error "prefix hit above 1" "$SCALE" infer $PH --prefix-hit 1.5
 expect_usage_error "prefix hit on a fixed batch" "$SCALE" infer --model llama-3-8b --hw nvidia-h100-sxm --chips 1 --batch 8 --context 1000 --prefix-hit 0.5
 
+# Speculative decoding (--spec-draft): one request at a time on the roofline, output 5 tokens,
+# every draft accepted (--spec-accept 1), up to 4 drafted a step: after the prefill's first
+# token one step drafts min(4, 5 - 1 - 1) = 3 and keeps them and its own, 4 tokens: the
+# request is done in 2 steps, not 5. Without a draft, --spec-accept is refused; with one, it is required.
+SP="--model llama-3-70b --hw nvidia-h100-sxm --chips 4 --tp 4 --roofline --rate 0.001 --isl 500 --osl 5 --requests 3 --json"
+run "$SCALE" infer $SP --spec-draft llama-3.2-1b --spec-accept 1; expect_rc 0 "speculative"
+expect_json "speculative json"; expect_out '"draft_model": "llama-3.2-1b"' "names the draft"
+expect_out '"steps": 6[,}]' "two steps a request (3 requests)"
+expect_out '"drafted_tokens": 9[,}]' "3 drafts a request"
+expect_out '"accepted_tokens": 9[,}]' "all accepted"
+expect_usage_error "spec accept without a draft" "$SCALE" infer $SP --spec-accept 0.5
+expect_usage_error "spec draft without accept" "$SCALE" infer $SP --spec-draft llama-3.2-1b
+expect_usage_error "spec accept above 1" "$SCALE" infer $SP --spec-draft llama-3.2-1b --spec-accept 2
+expect_usage_error "spec tokens above 64" "$SCALE" infer $SP --spec-draft llama-3.2-1b --spec-accept 0.5 --spec-tokens 65
+
 finish

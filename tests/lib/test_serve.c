@@ -283,6 +283,76 @@ START_TEST(test_prefix_cache) {
 }
 END_TEST
 
+static double zero_draft_cost(const scale_serve_step *step, void *ctx) {
+  (void)step;
+  (void)ctx;
+  return 0.0;
+}
+
+/* A draft model's step: 0.002 s + 0.0001 s a drafting request. */
+static double draft_cost(const scale_serve_step *step, void *ctx) {
+  (void)ctx;
+  return 0.002 + 0.0001 * step->n_decode;
+}
+
+START_TEST(test_speculative) {
+  /* One request at a time, isl 100, osl 9, two tokens drafted a step, every draft accepted.
+   * TTFT = a + 100 b = 0.11 s (the prefill drafts nothing). Then, from 1 token made:
+   *   drafts min(2, 9 - 1 - 1) = 2: verify a + 3 b = 0.013 s, drafting 2 x 0.0021 = 0.0042 s;
+   *     keeps 1 + 2: 4 made
+   *   drafts min(2, 9 - 4 - 1) = 2: 0.0172 s again, 7 made
+   *   drafts min(2, 9 - 7 - 1) = 1: a + 2 b + 0.0021 = 0.0141 s, 9 made: done.
+   * TPOT = (2 x 0.0172 + 0.0141) / 8 = 0.0060625 s (0.011 s without drafts); 5 drafted and
+   * accepted, 0.0105 s of drafting, per request. */
+  scale_serve_config c = linear_config(1e-6, 20, 100, 9);
+  c.spec_tokens = 2;
+  c.spec_accept_frac = 1.0;
+  c.spec_draft_cost = draft_cost;
+  scale_serve_result r = serve_fixture_run(&c);
+  scale_check_rel(r.ttft_p50_s, 0.11, 1e-6, "s", "a + 100 b");
+  scale_check_rel(r.tpot_p50_s, 0.0060625, 1e-6, "s", "(2 x 0.0172 + 0.0141) / 8");
+  scale_check_rel(r.drafted_tokens, 20 * 5, 0, "tokens", "2 + 2 + 1 a request");
+  scale_check_rel(r.accepted_tokens, 20 * 5, 0, "tokens", "all accepted");
+  scale_check_rel(r.draft_s, 20 * 0.0105, 1e-9, "s", "5 draft steps of 0.0021 s");
+  scale_check_rel(r.output_tokens, 20 * 9, 0, "tokens", "no token past the output length");
+  /* None accepted: a token a step, drafts 2 for 6 steps, then 1, then none:
+   * (6 x 0.0172 + 0.0141 + 0.011) / 8 = 0.0160375 s, slower than no drafts at all. */
+  c.spec_accept_frac = 0.0;
+  r = serve_fixture_run(&c);
+  scale_check_rel(r.tpot_p50_s, 0.0160375, 1e-6, "s", "(6 x 0.0172 + 0.0141 + 0.011) / 8");
+  scale_check_rel(r.drafted_tokens, 20 * 13, 0, "tokens", "6 x 2 + 1 a request");
+  ck_assert(r.accepted_tokens == 0.0);
+  /* Long outputs at acceptance 0.8, four drafts: a step keeps on average
+   * (1 - 0.8^5) / (1 - 0.8) = 3.3616 tokens (inference.h's expected tokens), so 2.3616 of every
+   * 4 drafts, 0.5904 (the last steps of each request draft fewer: within 2%). */
+  c = linear_config(1e-6, 20, 100, 2000);
+  c.spec_tokens = 4;
+  c.spec_accept_frac = 0.8;
+  c.spec_draft_cost = draft_cost;
+  r = serve_fixture_run(&c);
+  scale_check_rel(r.accepted_tokens / r.drafted_tokens,
+                  (scale_infer_spec_expected_tokens(0.8, 4) - 1.0) / 4.0, 0.02, "",
+                  "accepted share of drafts");
+  /* bad settings */
+  scale_serve_config b = c;
+  b.spec_tokens = 65, serve_fixture_expect_range(&b, "speculative");
+  b.spec_tokens = 1.5, serve_fixture_expect_range(&b, "speculative");
+  b = c, b.spec_accept_frac = 1.2, serve_fixture_expect_range(&b, "speculative");
+  b = c, b.spec_accept_frac = NAN, serve_fixture_expect_range(&b, "speculative");
+  b = c, b.spec_draft_cost = NULL;
+  scale_serve *sim = NULL;
+  scale_diag diag;
+  ck_assert_int_eq(scale_serve_new(&b, &sim, &diag), SCALE_ERR_INVALID);
+  ck_assert(sim == NULL);
+  /* a draft that costs nothing would be free decoding: an error of the run */
+  b = c, b.spec_draft_cost = zero_draft_cost;
+  ck_assert(scale_serve_new(&b, &sim, &diag) == SCALE_OK);
+  ck_assert_int_eq(scale_serve_run(sim, &r, &diag), SCALE_ERR_RANGE);
+  ck_assert_ptr_nonnull(strstr(diag.message, "draft"));
+  scale_serve_free(sim);
+}
+END_TEST
+
 START_TEST(test_goodput) {
   /* Low rate, linear cost: TTFT 0.11 s and TPOT 0.011 s for every request (test_low_rate). */
   scale_serve_config c = linear_config(1e-6, 10, 100, 10);
@@ -359,6 +429,7 @@ int main(void) {
       {"goodput", test_goodput},
       {"prefilled", test_prefilled},
       {"prefix_cache", test_prefix_cache},
+      {"speculative", test_speculative},
       {"bad_parameters", test_bad_parameters},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
