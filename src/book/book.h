@@ -41,6 +41,18 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/** The pages' Content-Security-Policy: the site's own scripts (the WebAssembly module compiled,
+ * never eval'd text), styles (inline style attributes included), images and fonts; no inline
+ * script, plugin, base or form target. The layout explorer's search runs in a worker its own
+ * script builds from a data: URL (file:// pages cannot start a worker from a file), so workers
+ * may come from data: too; only the site's scripts can create one. Pages carry it in a meta element, so that it holds from
+ * file:// too; `scale book --serve` sends it as a header, adding frame-ancestors (which a meta
+ * element cannot carry). */
+#define BOOK_CSP                                                                                 \
+  "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self' data:; "          \
+  "style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; object-src 'none'; "  \
+  "base-uri 'none'; form-action 'none'"
+
 /** What to render and from where. Zero-initialise and fill. */
 typedef struct {
   const char *chapters_dir; /**< folder of NN-slug/ chapter folders (required); its parent is

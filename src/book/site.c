@@ -196,7 +196,8 @@ static void quick_title(const book_chapter *ch, char *out, size_t size) {
 
 static void page_head(book_ctx *bx, strbuf *out, const char *title) {
   sb_add(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-              "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>");
+              "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+              "<meta http-equiv=\"Content-Security-Policy\" content=\"" BOOK_CSP "\">\n<title>");
   sb_add_html(out, title);
   sb_add(out, " · scale</title>\n<link rel=\"stylesheet\" href=\"style.css\">\n");
   if (bx->katex) sb_add(out, "<link rel=\"stylesheet\" href=\"katex/katex.min.css\">\n");

@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "book.h"
 #include "book_serve.h"
 #include "cli.h"
 
@@ -37,10 +38,7 @@
 #define CLIENTS_MAX 32
 #define REQUEST_S 5.0 /* the whole request, first byte to blank line */
 #define ANSWER_S 60.0 /* the whole answer: the largest file (the module) over a slow link */
-#define CSP                                                                                      \
-  "Content-Security-Policy: default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; "          \
-  "style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; "                    \
-  "object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'\r\n"
+#define CSP "Content-Security-Policy: " BOOK_CSP "; frame-ancestors 'none'\r\n"
 
 static double now_s(void) {
   struct timespec ts;

@@ -45,6 +45,12 @@ if cmp -s "$OUT/01-fixture.html" "$GOLDEN"; then ok; else
 fi
 
 page="$OUT/01-fixture.html"
+# Every page carries the Content-Security-Policy in a meta element, so that it holds from file://
+# (scale book --serve also sends it as a header): scripts from the site only, no inline script.
+for f in index.html 01-fixture.html 02-second.html hardware.html glossary.html; do
+  check "$f carries the CSP" grep -q "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'self'; script-src 'self' 'wasm-unsafe-eval';" "$OUT/$f"
+  check "$f has no inline script" sh -c "! grep -Eq '<script>|<script [^>]*>[^<]| on[a-z]+=\"' \"\$1\"" sh "$OUT/$f"
+done
 check "value cited in prose" grep -q '<span class="value" title="chip.peak = 197000000000000 FLOP/s">197 TFLOP/s</span>' "$page"
 check "value cited inside a table cell" grep -q '<td><span class="value" title="chip.critical_intensity' "$page"
 check "a text value (unit 1) may wrap" grep -q '<td><span class="value text" title="chip.bound = [0-9.]* 1">compute-bound above' "$page"
