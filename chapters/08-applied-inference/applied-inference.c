@@ -219,12 +219,11 @@ static void section_sharding(chapter *ch, const serving *s) {
           2 * batch * d * f / (n * scale_chip_flops_per_s(s->chip, SCALE_DTYPE_BF16)), "s"));
 }
 
-static void section_prefill(chapter *ch, const serving *s, double *prefill_s) {
+static void section_prefill(chapter *ch, const serving *s) {
   chapter_heading(ch, "Prefill, eviction, disaggregation");
   const double n = 16, mfu = 0.4;
   double f = n * scale_chip_flops_per_s(s->chip, SCALE_DTYPE_BF16);
   double t = scale_infer_prefill_time_s(s->n_params, s->context, f, mfu);
-  *prefill_s = t;
   CHAPTER_VALUES(ch, "pre",
       CHAPTER_V("chips", "chips", n, ""),
       CHAPTER_V("mfu_pct", "MFU", 100 * mfu, "%"),
@@ -443,10 +442,7 @@ static bool plan_serving(chapter *ch, const serving *s, double prompt, double la
   scale_plan_infer_opts o = scale_plan_infer_opts_default(prompt, s->decode);
   o.max_step_s = latency;
   o.objective = SCALE_PLAN_INFER_COST;
-  if (only) {
-    for (int d = 0; d < SCALE_DTYPE_COUNT; d++) o.allow_weight[d] = o.allow_kv[d] = false;
-    o.allow_weight[*only] = o.allow_kv[*only] = true;
-  }
+  if (only) scale_plan_infer_opts_only_dtype(&o, *only);
   scale_diag diag;
   if (scale_plan_infer(s->m, s->chip, &o, rep, &diag) != SCALE_OK || rep->n_ranked == 0) {
     chapter_error(ch, "plan infer: %s", rep->n_ranked ? diag.message : "nothing fits");
@@ -487,9 +483,8 @@ static void section_planner(chapter *ch, const serving *s) {
   /* The text's claims, checked on the default problem (options may move it elsewhere). */
   bool book_problem = strcmp(s->m->name, "llama-3-70b") == 0 &&
                       strcmp(s->chip->name, "tpu-v5e") == 0;
-  double fewest = INFINITY;
-  for (int i = 0; i < rep.n_ranked; i++) fewest = fmin(fewest, rep.ranked[i].config.n_chips);
-  chapter_claim(ch, book_problem, rep.ranked[0].config.n_chips == fewest,
+  chapter_claim(ch, book_problem,
+                rep.ranked[0].config.n_chips == scale_plan_infer_fewest_chips(&rep),
                 "the cheapest serving slice is the smallest one ranked");
   chapter_claim(ch, book_problem,
                 rep.ranked[0].config.weight_dtype == SCALE_DTYPE_INT8 &&
@@ -720,8 +715,7 @@ int main(int argc, char **argv) {
   section_critical(&ch, &chip);
   section_slices(&ch, &s);
   section_sharding(&ch, &s);
-  double prefill_s = NAN;
-  section_prefill(&ch, &s, &prefill_s);
+  section_prefill(&ch, &s);
   frontier(&ch, &s, 16);
   section_gpu(&ch, &s, &gpu);
   section_planner(&ch, &s);
