@@ -162,8 +162,8 @@ static void section_quiz1(chapter *ch, const scale_chip *h100, const scale_chip 
       V("v5e_vmem", "TPU v5e VMEM", v5e->vmem_bytes, "B"),
       V("b200_flops_per_cycle", "B200 vector FLOPs per cycle (FMA)",
         scale_gpu_fp32_cores(b200) * FMA_FLOPS, "FLOP"),
-      V("b200_clock", "B200 clock implied by 80 TFLOP/s", scale_gpu_vector_clock_hz(b200, FMA_FLOPS),
-        "Hz"),
+      V("b200_clock", "B200 clock implied by 80 TFLOP/s",
+        scale_gpu_vector_clock_hz(b200, FMA_FLOPS), "Hz"),
       V("add_intensity", "intensity of an fp32 add",
         scale_roofline_intensity_flops_per_byte(1.0, 12.0), "FLOP/byte"),
       V("h100_vector_intensity", "H100 vector critical intensity (no FMA)", boost / hbm,
@@ -576,9 +576,9 @@ static void figure_systems(chapter *ch, const char *file, scale_plot p, const sc
   scale_plot_series s[N_SYSTEMS];
   for (int i = 0; i < N_SYSTEMS; i++) {
     int n = N_CURVE;
-    for (int j = 0; span > 0 && j < N_CURVE; j++)
-      x[i][j] = 1e3 * pow(span, (double)j / (N_CURVE - 1));
-    if (!(span > 0))
+    if (span > 0)
+      chapter_logspace(x[i], N_CURVE, 1e3, 1e3 * span);
+    else
       n = scale_gpu_group_sizes(&sys[i], max_gpus > 0 ? max_gpus : tree_gpus(&sys[i]), x[i],
                                 MAX_POINTS);
     for (int j = 0; j < n; j++)
@@ -595,8 +595,7 @@ static void figure_allgather(chapter *ch, const scale_chip *c) {
   static double bytes[N_CURVE], t[4][N_CURVE];
   static const double nodes[] = {1, 2, 32, 128};
   static const char *const labels[] = {"1 node", "2 nodes", "32 nodes", "128 nodes"};
-  for (int i = 0; i < N_CURVE; i++)
-    bytes[i] = 1e6 * pow(1e5, (double)i / (N_CURVE - 1));
+  chapter_logspace(bytes, N_CURVE, 1e6, 1e11);
   scale_plot_series s[4];
   for (int k = 0; k < 4; k++) {
     scale_chip tree;
