@@ -9,18 +9,48 @@ static bool is_count(double v) { return v >= 1 && v == floor(v) && isfinite(v); 
 
 /* ==== chip and node ========================================================================= */
 
+double scale_gpu_fp32_cores(const scale_chip *chip) {
+  if (!(chip->n_cores > 0)) return NaN;
+  return chip->n_cores * SCALE_GPU_SUBPARTITIONS_PER_SM * SCALE_GPU_FP32_LANES_PER_SUBPARTITION;
+}
+
+double scale_gpu_vector_flops_per_s_at(const scale_chip *chip, double clock_hz,
+                                       double flops_per_cycle) {
+  if (!(clock_hz > 0) || !(flops_per_cycle > 0)) return NaN;
+  return scale_gpu_fp32_cores(chip) * clock_hz * flops_per_cycle;
+}
+
+double scale_gpu_vector_clock_hz(const scale_chip *chip, double flops_per_cycle) {
+  if (!(flops_per_cycle > 0) || !(chip->vector_flops_per_s > 0)) return NaN;
+  return chip->vector_flops_per_s / (scale_gpu_fp32_cores(chip) * flops_per_cycle);
+}
+
+scale_dtype scale_gpu_dtype8(const scale_chip *chip) {
+  return isfinite(scale_chip_flops_per_s(chip, SCALE_DTYPE_FP8)) ? SCALE_DTYPE_FP8
+                                                                 : SCALE_DTYPE_INT8;
+}
+
+double scale_gpu_flops_per_tensor_core_cycle_at(const scale_chip *chip, scale_dtype dtype,
+                                                double clock_hz) {
+  if (!(clock_hz > 0)) return NaN;
+  return scale_chip_flops_per_s(chip, dtype) / (chip->n_cores * chip->n_matmul_units * clock_hz);
+}
+
 double scale_gpu_flops_per_tensor_core_cycle(const scale_chip *chip, scale_dtype dtype) {
-  return scale_chip_flops_per_s(chip, dtype) /
-         (chip->n_cores * chip->n_matmul_units * chip->clock_hz);
+  return scale_gpu_flops_per_tensor_core_cycle_at(chip, dtype, chip->clock_hz);
 }
 
 double scale_gpu_matmul_to_vector_ratio(const scale_chip *chip, scale_dtype dtype) {
   return scale_chip_flops_per_s(chip, dtype) / chip->vector_flops_per_s;
 }
 
+double scale_gpu_node_switch_bytes_per_s(const scale_chip *chip) {
+  return chip->n_nvswitches * chip->nvswitch_bytes_per_s;
+}
+
 double scale_gpu_node_bytes_per_s(const scale_chip *chip) {
   double links = chip->nvlink_domain_size * chip->nvlink_bytes_per_s;
-  double switches = chip->n_nvswitches * chip->nvswitch_bytes_per_s;
+  double switches = scale_gpu_node_switch_bytes_per_s(chip);
   return isnan(switches) ? links : fmin(links, switches);
 }
 
@@ -117,6 +147,14 @@ double scale_gpu_ragged_all_to_all_frac(double k, double z) {
   return 1.0 - pow((z - 1.0) / z, k);
 }
 
+double scale_gpu_all_gather_su_book_s(const scale_chip *chip, double y, double bytes) {
+  if (chip->n_net_levels < 2 || !(y >= 1) || !(bytes >= 0)) return NaN;
+  double node = chip->net_levels[0].fanout, nodes = chip->net_levels[1].fanout;
+  double w = chip->net_levels[1].member_bytes_per_s;
+  if (y <= node) return bytes * (nodes - 1.0) / nodes / w; /* every node, the whole array */
+  return bytes * node / (y * w);                            /* each node D_1 / y of it */
+}
+
 /* ==== LLM rooflines ========================================================================= */
 
 double scale_gpu_dp_critical_batch(const scale_chip *chip, scale_dtype dtype, double x,
@@ -124,6 +162,14 @@ double scale_gpu_dp_critical_batch(const scale_chip *chip, scale_dtype dtype, do
   if (!(x >= 2) || !(moe_factor >= 1)) return NaN;
   /* T_math = 8 B D F / (X C) vs T_comms = 8 D F x (AllGather seconds per byte over X). */
   return scale_chip_flops_per_s(chip, dtype) * moe_factor * scale_gpu_all_gather_s(chip, x, 1, 1);
+}
+
+double scale_gpu_dp_critical_batch_book(const scale_chip *chip, scale_dtype dtype,
+                                        double mp_gpus, double moe_factor) {
+  if (chip->n_net_levels < 2 || !(mp_gpus >= 1) || !(moe_factor >= 1)) return NaN;
+  double nodes = fmax(1.0, mp_gpus / chip->net_levels[0].fanout); /* a replica's nodes */
+  return scale_chip_flops_per_s(chip, dtype) * moe_factor / chip->net_levels[1].member_bytes_per_s /
+         nodes;
 }
 
 double scale_gpu_tp_max_degree(const scale_chip *chip, scale_dtype dtype, double f) {
@@ -193,4 +239,16 @@ double scale_gpu_ep_max_degree(const scale_chip *chip, scale_dtype dtype, double
       hi = mid;
   }
   return lo;
+}
+
+int scale_gpu_group_sizes(const scale_chip *chip, double max_gpus, double *out, int cap) {
+  if (chip->n_net_levels < 1) return 0;
+  double node = chip->net_levels[0].fanout;
+  int n = 0;
+  for (double x = 2; x <= node && x <= max_gpus && n < cap; x++)
+    out[n++] = x;
+  /* whole nodes: every count up to 64, then doubling */
+  for (double k = 2; k * node <= max_gpus && n < cap; k = k < 64 ? k + 1 : 2 * k)
+    out[n++] = k * node;
+  return n;
 }

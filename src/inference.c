@@ -198,6 +198,14 @@ const char *scale_infer_bound_name(scale_infer_bound bound) {
   return bound_names[bound];
 }
 
+scale_infer_config scale_infer_config_generate(double n_chips, double batch, double context,
+                                              scale_dtype dtype) {
+  scale_infer_config cfg = scale_infer_config_default(n_chips, batch, context);
+  cfg.weight_dtype = cfg.kv_dtype = dtype;
+  cfg.prompt = 0.0; /* its prompts are prefilled elsewhere */
+  return cfg;
+}
+
 scale_infer_config scale_infer_config_default(double n_chips, double batch, double context) {
   scale_infer_config cfg;
   cfg.n_chips = n_chips;
@@ -718,22 +726,29 @@ int scale_infer_frontier(const scale_model *model, const scale_chip *chip,
   return n_fit;
 }
 
-scale_infer_slice scale_infer_smallest_slice(const scale_model *model, const scale_chip *chip,
-                                             scale_dtype dtype, double context) {
+scale_infer_slice scale_infer_slice_of(const scale_model *model, const scale_chip *chip,
+                                       scale_dtype dtype, double context, double n_chips) {
   scale_infer_slice r;
   r.weight_bytes = r.kv_bytes_per_token = r.chips_needed = r.slice_chips = NAN;
   r.free_bytes = r.max_batch = NAN;
+  /* n_chips NaN asks for the smallest slice (scale_infer_smallest_slice) */
   if (model == NULL || chip == NULL || !dtype_ok(dtype) || !nonneg(context) ||
-      !positive(chip->hbm_bytes))
+      !positive(chip->hbm_bytes) || !(isnan(n_chips) || positive(n_chips)))
     return r;
   r.weight_bytes = scale_transformer_n_params(model) * scale_dtype_bytes(dtype);
   r.kv_bytes_per_token = scale_transformer_kv_bytes_per_token(model, dtype);
   r.chips_needed = scale_infer_chips_needed(r.weight_bytes, chip->hbm_bytes);
-  r.slice_chips = scale_infer_min_slice_chips(r.weight_bytes, chip->hbm_bytes);
+  r.slice_chips =
+      isnan(n_chips) ? scale_infer_min_slice_chips(r.weight_bytes, chip->hbm_bytes) : n_chips;
   r.free_bytes = r.slice_chips * chip->hbm_bytes - r.weight_bytes;
   double seq = seq_kv_bytes(model, context, dtype);
   r.max_batch = seq > 0.0 ? scale_infer_max_batch(r.free_bytes, seq) : HUGE_VAL;
   return r;
+}
+
+scale_infer_slice scale_infer_smallest_slice(const scale_model *model, const scale_chip *chip,
+                                             scale_dtype dtype, double context) {
+  return scale_infer_slice_of(model, chip, dtype, context, NAN);
 }
 
 /* ==== validation ============================================================================= */
@@ -908,4 +923,27 @@ int scale_infer_decode_sweep(const scale_model *model, const scale_chip *chip,
     out[k] = scale_infer_decode_eval(model, chip, &c);
   }
   return k;
+}
+
+scale_infer_decode scale_infer_decode_at_max_batch(const scale_model *model,
+                                                   const scale_chip *chip,
+                                                   const scale_infer_config *cfg,
+                                                   scale_infer_memory *mem) {
+  scale_infer_config c = *cfg;
+  scale_infer_memory m = scale_infer_memory_eval(model, chip, &c);
+  if (mem) *mem = m;
+  c.batch = m.max_batch; /* 0 when not one sequence fits: NaN fields, as validate refuses it */
+  return scale_infer_decode_eval(model, chip, &c);
+}
+
+void scale_infer_decode_curve(const scale_infer_decode *d, int n, double *batch, double *step_s,
+                              double *params_s, double *kv_s, double *flops_s, double *ici_s) {
+  for (int i = 0; i < n; i++) {
+    batch[i] = (double)(i + 1);
+    step_s[i] = d[i].step_s;
+    params_s[i] = d[i].t_params_s;
+    kv_s[i] = d[i].t_kv_s;
+    flops_s[i] = d[i].t_flops_s;
+    ici_s[i] = d[i].t_ici_s;
+  }
 }

@@ -638,6 +638,19 @@ scale_plan_infer_opts scale_plan_infer_opts_default(double prompt, double decode
   return o;
 }
 
+void scale_plan_infer_opts_only_dtype(scale_plan_infer_opts *opts, scale_dtype dtype) {
+  if ((int)dtype < 0 || dtype >= SCALE_DTYPE_COUNT) return;
+  for (int d = 0; d < SCALE_DTYPE_COUNT; d++)
+    opts->allow_weight[d] = opts->allow_kv[d] = d == (int)dtype;
+}
+
+double scale_plan_infer_fewest_chips(const scale_plan_infer_report *report) {
+  double fewest = NAN;
+  for (int i = 0; i < report->n_ranked; i++)
+    if (!(report->ranked[i].config.n_chips >= fewest)) fewest = report->ranked[i].config.n_chips;
+  return fewest;
+}
+
 /* Total order for ties: fewer chips, then the config's fields. */
 static bool infer_better(const scale_plan_infer_entry *a, const scale_plan_infer_entry *b) {
   if (fabs(a->score - b->score) > 1e-9 * fmax(fabs(a->score), fabs(b->score)))

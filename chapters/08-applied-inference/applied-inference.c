@@ -48,15 +48,6 @@ static double step_on(const serving *s, double n_chips, double batch, scale_dtyp
 }
 /* [/listing:book-step] */
 
-/** A generate server's config: n chips, weights and KV caches in 'dtype' (bf16 FLOPs), no
- * prompt (prompts are prefilled elsewhere). */
-static scale_infer_config gen_config(double n, double batch, double context, scale_dtype dtype) {
-  scale_infer_config cfg = scale_infer_config_default(n, batch, context);
-  cfg.weight_dtype = cfg.kv_dtype = dtype;
-  cfg.prompt = 0;
-  return cfg;
-}
-
 /* ---- sections ------------------------------------------------------------------------------- */
 
 static void section_model(chapter *ch, const serving *s) {
@@ -115,7 +106,8 @@ static void section_batch(chapter *ch, const serving *s) {
           scale_infer_chips_needed(total, s->chip->hbm_bytes), ""),
       CHAPTER_V("slice", "smallest power-of-two slice", slice, "chips"));
   /* The library's view of that slice: activations included, collectives modelled. */
-  scale_infer_config cfg = gen_config(slice, s->batch, s->context, SCALE_DTYPE_INT8);
+  scale_infer_config cfg =
+      scale_infer_config_generate(slice, s->batch, s->context, SCALE_DTYPE_INT8);
   scale_infer_memory mem = scale_infer_memory_eval(s->m, s->chip, &cfg);
   scale_infer_decode dec = scale_infer_decode_eval(s->m, s->chip, &cfg);
   CHAPTER_VALUES(ch, "b",
@@ -178,16 +170,14 @@ static void section_slices(chapter *ch, const serving *s) {
       CHAPTER_V("qps_per_chip", "queries/s per chip",
           scale_infer_qps_per_chip(sl.max_batch, step, s->decode, sl.slice_chips), "1/s"));
     /* Twice the chips: the weights take half the share, the rest goes to caches. */
-    double n2 = 2 * sl.slice_chips;
-    double kv_seq = scale_transformer_kv_bytes(s->m, s->context, d);
-    double b2 = scale_infer_max_batch(n2 * s->chip->hbm_bytes - sl.weight_bytes, kv_seq);
-    double step2 = step_on(s, n2, b2, d, s->context);
+    scale_infer_slice sl2 = scale_infer_slice_of(s->m, s->chip, d, s->context, 2 * sl.slice_chips);
+    double step2 = step_on(s, sl2.slice_chips, sl2.max_batch, d, s->context);
     CHAPTER_VALUES(ch, stem2,
-      CHAPTER_V("chips", "twice the slice", n2, "chips"),
-      CHAPTER_V("max_batch", "sequences that fit", b2, ""),
+      CHAPTER_V("chips", "twice the slice", sl2.slice_chips, "chips"),
+      CHAPTER_V("max_batch", "sequences that fit", sl2.max_batch, ""),
       CHAPTER_V("step_s", "step", step2, "s"),
       CHAPTER_V("qps_per_chip", "queries/s per chip",
-          scale_infer_qps_per_chip(b2, step2, s->decode, n2), "1/s"));
+          scale_infer_qps_per_chip(sl2.max_batch, step2, s->decode, sl2.slice_chips), "1/s"));
   }
   /* With the book's round 70e9 parameters every dtype holds the same number of sequences:
    * weights and caches scale together. */
@@ -221,19 +211,19 @@ static void section_sharding(chapter *ch, const serving *s) {
       CHAPTER_V("beta", "beta", beta, ""),
       CHAPTER_V("max_tp", "F / (B beta)", scale_infer_max_tp_memory_bound(f, batch, beta), ""),
       CHAPTER_V("w_ici", "W_ici (both directions)", w_ici, "B/s"),
-      CHAPTER_V("t_ici_s", "T_ici = 2BD / W_ici", 2 * batch * d / w_ici, "s"),
+      CHAPTER_V("t_ici_s", "T_ici = 2BD / W_ici",
+          scale_infer_ws1d_comms_s(batch, d, scale_dtype_bytes(SCALE_DTYPE_BF16), 2, w_ici), "s"),
       CHAPTER_V("t_hbm_s", "T_hbm = 2DF / (Y W_hbm)",
           scale_infer_min_step_time_s(0, 0, 2 * d * f, n * s->chip->hbm_bytes_per_s), "s"),
       CHAPTER_V("t_math_s", "T_math = 2BDF / (Y C)",
           2 * batch * d * f / (n * scale_chip_flops_per_s(s->chip, SCALE_DTYPE_BF16)), "s"));
 }
 
-static void section_prefill(chapter *ch, const serving *s, double *prefill_s) {
+static void section_prefill(chapter *ch, const serving *s) {
   chapter_heading(ch, "Prefill, eviction, disaggregation");
   const double n = 16, mfu = 0.4;
   double f = n * scale_chip_flops_per_s(s->chip, SCALE_DTYPE_BF16);
   double t = scale_infer_prefill_time_s(s->n_params, s->context, f, mfu);
-  *prefill_s = t;
   CHAPTER_VALUES(ch, "pre",
       CHAPTER_V("chips", "chips", n, ""),
       CHAPTER_V("mfu_pct", "MFU", 100 * mfu, "%"),
@@ -289,13 +279,16 @@ static void frontier_detail(chapter *ch, const serving *s, double n, const scale
       CHAPTER_V("b120_t_params_s", "weight reads at batch 120", d120.t_params_s, "s"));
 }
 
-/** Frontier of 'n' chips, int8 weights and KV, bf16 FLOPs, for each context; fills the curves
- * with the points that fit (NaN elsewhere, which breaks the line). */
-static void frontier(chapter *ch, const serving *s, double n, double batches[MAX_BATCH],
-                     double lat[N_CONTEXTS][MAX_BATCH], double tput[N_CONTEXTS][MAX_BATCH]) {
+static void figure_frontier(chapter *ch, const serving *s, double n,
+                            double lat[N_CONTEXTS][MAX_BATCH], double tput[N_CONTEXTS][MAX_BATCH]);
+
+/** Frontier of 'n' chips, int8 weights and KV, bf16 FLOPs, for each context; draws the curves
+ * of the points that fit (NaN elsewhere, which breaks the line). */
+static void frontier(chapter *ch, const serving *s, double n) {
+  static double batches[MAX_BATCH], lat[N_CONTEXTS][MAX_BATCH], tput[N_CONTEXTS][MAX_BATCH];
   static scale_infer_point pts[MAX_BATCH];
   for (int i = 0; i < MAX_BATCH; i++) batches[i] = (double)(i + 1);
-  scale_infer_config cfg = gen_config(n, 1, 2048, SCALE_DTYPE_INT8);
+  scale_infer_config cfg = scale_infer_config_generate(n, 1, 2048, SCALE_DTYPE_INT8);
   chapter_heading(ch, "Latency/throughput frontier");
   chapter_value(ch, "front.chips", "chips", n, "", SCALE_FMT_PLAIN);
   double worst = 0.0;
@@ -327,12 +320,11 @@ static void frontier(chapter *ch, const serving *s, double n, double batches[MAX
                                               scale_chip_flops_per_s(s->chip, SCALE_DTYPE_BF16),
                                               s->chip->hbm_bytes_per_s),
        "tokens", SCALE_FMT_PLAIN});
+  figure_frontier(ch, s, n, lat, tput);
 }
 
-static void figure_frontier(chapter *ch, const serving *s, double n, const double *batches,
-                            double lat[N_CONTEXTS][MAX_BATCH],
-                            double tput[N_CONTEXTS][MAX_BATCH]) {
-  (void)batches;
+static void figure_frontier(chapter *ch, const serving *s, double n,
+                            double lat[N_CONTEXTS][MAX_BATCH], double tput[N_CONTEXTS][MAX_BATCH]) {
   static char labels[N_CONTEXTS][32];
   scale_plot_series sr[N_CONTEXTS];
   for (int k = 0; k < N_CONTEXTS; k++) {
@@ -357,19 +349,12 @@ static void figure_frontier(chapter *ch, const serving *s, double n, const doubl
 }
 
 static void figure_breakdown(chapter *ch, const serving *s, double n) {
-  static double b[MAX_BATCH], tp[MAX_BATCH], tk[MAX_BATCH], tf[MAX_BATCH], tt[MAX_BATCH],
+  static double b[MAX_BATCH], tt[MAX_BATCH], tp[MAX_BATCH], tk[MAX_BATCH], tf[MAX_BATCH],
       ti[MAX_BATCH];
   static scale_infer_decode d[MAX_BATCH];
-  scale_infer_config cfg = gen_config(n, 1, s->context, SCALE_DTYPE_INT8);
+  scale_infer_config cfg = scale_infer_config_generate(n, 1, s->context, SCALE_DTYPE_INT8);
   int n_pts = scale_infer_decode_sweep(s->m, s->chip, &cfg, MAX_BATCH, d);
-  for (int i = 0; i < n_pts; i++) {
-    b[i] = (double)(i + 1);
-    tp[i] = d[i].t_params_s;
-    tk[i] = d[i].t_kv_s;
-    tf[i] = d[i].t_flops_s;
-    ti[i] = d[i].t_ici_s;
-    tt[i] = d[i].step_s;
-  }
+  scale_infer_decode_curve(d, n_pts, b, tt, tp, tk, tf, ti);
   if (n_pts == 0) {
     chapter_error(ch, "step-breakdown.svg: not even one sequence fits");
     return;
@@ -421,27 +406,25 @@ static void section_gpu(chapter *ch, const serving *s, const scale_chip *gpu) {
   CHAPTER_VALUES(ch, "gpu",
       CHAPTER_V("slice_fp8", "smallest slice, fp8", sl.slice_chips, "GPUs"),
       CHAPTER_V("slice_bf16", "smallest slice, bf16", sl16.slice_chips, "GPUs"));
-  scale_infer_config cfg = gen_config(n, s->batch, s->context, d);
+  scale_infer_config cfg = scale_infer_config_generate(n, s->batch, s->context, d);
   cfg.compute_dtype = d;
   scale_infer_decode dec = scale_infer_decode_eval(s->m, gpu, &cfg);
-  scale_infer_memory mem = scale_infer_memory_eval(s->m, gpu, &cfg);
+  scale_infer_memory mem;
+  scale_infer_decode full = scale_infer_decode_at_max_batch(s->m, gpu, &cfg, &mem);
   CHAPTER_VALUES(ch, "gpu",
       CHAPTER_V("step_s", "step at the example batch", dec.step_s, "s"),
       CHAPTER_V("tput", "tokens/s per GPU", dec.tokens_per_s_per_chip, "tokens/s"),
       CHAPTER_V("cost", "cost per million tokens", dec.cost_usd_per_million_tokens, "USD"),
       CHAPTER_V("max_batch", "largest batch that fits", mem.max_batch, ""));
-  cfg.batch = mem.max_batch;
-  scale_infer_decode full = scale_infer_decode_eval(s->m, gpu, &cfg);
   CHAPTER_VALUES(ch, "gpu",
       CHAPTER_V("full_step_s", "step at the largest batch", full.step_s, "s"),
       CHAPTER_V("full_tput", "tokens/s per GPU there", full.tokens_per_s_per_chip, "tokens/s"),
       CHAPTER_V("full_cost", "cost per million tokens there", full.cost_usd_per_million_tokens,
           "USD"));
   /* The TPU counterpart: 16 chips, int8, largest batch. */
-  scale_infer_config tcfg = gen_config(16, 1, s->context, SCALE_DTYPE_INT8);
-  scale_infer_memory tmem = scale_infer_memory_eval(s->m, s->chip, &tcfg);
-  tcfg.batch = tmem.max_batch;
-  scale_infer_decode tdec = scale_infer_decode_eval(s->m, s->chip, &tcfg);
+  scale_infer_config tcfg = scale_infer_config_generate(16, 1, s->context, SCALE_DTYPE_INT8);
+  scale_infer_memory tmem;
+  scale_infer_decode tdec = scale_infer_decode_at_max_batch(s->m, s->chip, &tcfg, &tmem);
   CHAPTER_VALUES(ch, "gpu",
       CHAPTER_V("tpu_max_batch", "TPU 4x4 int8: largest batch", tmem.max_batch, ""),
       CHAPTER_V("tpu_step_s", "its step", tdec.step_s, "s"),
@@ -459,10 +442,7 @@ static bool plan_serving(chapter *ch, const serving *s, double prompt, double la
   scale_plan_infer_opts o = scale_plan_infer_opts_default(prompt, s->decode);
   o.max_step_s = latency;
   o.objective = SCALE_PLAN_INFER_COST;
-  if (only) {
-    for (int d = 0; d < SCALE_DTYPE_COUNT; d++) o.allow_weight[d] = o.allow_kv[d] = false;
-    o.allow_weight[*only] = o.allow_kv[*only] = true;
-  }
+  if (only) scale_plan_infer_opts_only_dtype(&o, *only);
   scale_diag diag;
   if (scale_plan_infer(s->m, s->chip, &o, rep, &diag) != SCALE_OK || rep->n_ranked == 0) {
     chapter_error(ch, "plan infer: %s", rep->n_ranked ? diag.message : "nothing fits");
@@ -503,9 +483,8 @@ static void section_planner(chapter *ch, const serving *s) {
   /* The text's claims, checked on the default problem (options may move it elsewhere). */
   bool book_problem = strcmp(s->m->name, "llama-3-70b") == 0 &&
                       strcmp(s->chip->name, "tpu-v5e") == 0;
-  double fewest = INFINITY;
-  for (int i = 0; i < rep.n_ranked; i++) fewest = fmin(fewest, rep.ranked[i].config.n_chips);
-  chapter_claim(ch, book_problem, rep.ranked[0].config.n_chips == fewest,
+  chapter_claim(ch, book_problem,
+                rep.ranked[0].config.n_chips == scale_plan_infer_fewest_chips(&rep),
                 "the cheapest serving slice is the smallest one ranked");
   chapter_claim(ch, book_problem,
                 rep.ranked[0].config.weight_dtype == SCALE_DTYPE_INT8 &&
@@ -549,7 +528,7 @@ static void load_limits(chapter *ch, const load_system *ls) {
 static void load_book(chapter *ch, const load_system *ls) {
   const scale_serveload_curve *c = &ls->c;
   const scale_serve_parts *p = &c->steady;
-  double t = p->overhead_s + p->linear_s + p->kv_s + p->attn_s + p->tp_s;
+  double t = scale_serve_parts_total(p);
   CHAPTER_VALUES(ch, ls->key,
       CHAPTER_V("book_step_s", "  the book's step at that batch", c->book_step_s, "s"),
       CHAPTER_V("book_tput", "  the book's tokens/s per chip there", c->book_tokens_per_s_per_chip,
@@ -678,7 +657,8 @@ static void section_problems(chapter *ch, const scale_chip *c, const scale_model
   double min_chips = scale_infer_min_slice_chips(p405, limit * c->hbm_bytes_per_s);
   chapter_value(ch, "wp3.min_chips", "fewest chips whose weight reads fit the limit", min_chips,
                 "chips", SCALE_FMT_PLAIN);
-  scale_infer_config q = gen_config(min_chips, 1, 8192, SCALE_DTYPE_INT8), best = {0};
+  scale_infer_config q = scale_infer_config_generate(min_chips, 1, 8192, SCALE_DTYPE_INT8);
+  scale_infer_config best = {0};
   scale_infer_decode d = {0}; /* zeros when no slice meets the limit */
   scale_infer_best_within_latency(big, c, &q, limit, 4096, &best, &d);
   double pod = scale_chip_pod_chips(c);
@@ -735,16 +715,13 @@ int main(int argc, char **argv) {
   section_critical(&ch, &chip);
   section_slices(&ch, &s);
   section_sharding(&ch, &s);
-  double prefill_s = NAN;
-  section_prefill(&ch, &s, &prefill_s);
-  static double batches[MAX_BATCH], lat[N_CONTEXTS][MAX_BATCH], tput[N_CONTEXTS][MAX_BATCH];
-  frontier(&ch, &s, 16, batches, lat, tput);
+  section_prefill(&ch, &s);
+  frontier(&ch, &s, 16);
   section_gpu(&ch, &s, &gpu);
   section_planner(&ch, &s);
   section_load(&ch, &model, &chip, &l8, &h100);
   section_problems(&ch, &chip, &l405, &l8);
 
-  figure_frontier(&ch, &s, 16, batches, lat, tput);
   figure_breakdown(&ch, &s, 16);
   return chapter_end(&ch);
 }

@@ -17,8 +17,6 @@
 
 /* ---- constants the book states (inputs of its questions, never hardware data) --------------- */
 
-#define CUDA_CORES_PER_SUBPARTITION 32.0 /* fp32 lanes per SM subpartition ("What Is a GPU?") */
-#define SUBPARTITIONS_PER_SM 4.0         /* one tensor core and 32 lanes each (Hopper/Blackwell) */
 #define TPU_VPU_ALUS_PER_CORE (4.0 * 8.0 * 128.0) /* 8 sublanes x 128 lanes x 4 ALUs (Quiz 1) */
 #define H100_BASE_CLOCK_HZ 1.59e9                 /* Quiz 1 Q2 (1.59 GHz base / 1.98 GHz boost) */
 #define H100_TC_CLOCK_HZ 1.76e9 /* the clocks the book's tensor-core arithmetic uses */
@@ -44,21 +42,18 @@ static const int systems[] = {H100, B200, GB200}; /* the node table's three syst
 
 /* ---- helpers -------------------------------------------------------------------------------- */
 
-/** The chip's 8-bit matmul dtype: fp8, else int8 (A100); the book's "fp8/int8" column. */
-static scale_dtype dtype8(const scale_chip *c) {
-  return isfinite(scale_chip_flops_per_s(c, SCALE_DTYPE_FP8)) ? SCALE_DTYPE_FP8 : SCALE_DTYPE_INT8;
-}
 static double c16(const scale_chip *c) { return scale_chip_flops_per_s(c, chapter_dtype16(c)); }
 static double tree_gpus(const scale_chip *c) { return scale_gpu_level_gpus(c, c->n_net_levels); }
 static double d1(const scale_chip *c) { return c->net_levels[0].fanout; }
 static double w1(const scale_chip *c) { return c->net_levels[0].member_bytes_per_s; }
 static double w2(const scale_chip *c) { return c->net_levels[1].member_bytes_per_s; }
-static double lanes(const scale_chip *c) {
-  return c->n_cores * SUBPARTITIONS_PER_SM * CUDA_CORES_PER_SUBPARTITION;
-}
 /** DP's critical batch over x groups of y GPUs, 16-bit, the tree extended as needed. */
 static double dp(const scale_chip *c, double x, double y, double moe) {
   return scale_gpu_dp_critical_batch_inner(c, chapter_dtype16(c), x, y, moe);
+}
+/** The book's asymptote of that batch with model replicas of mp GPUs: C (E/k) / W_node / nodes. */
+static double dp_book(const scale_chip *c, double mp, double moe) {
+  return scale_gpu_dp_critical_batch_book(c, chapter_dtype16(c), mp, moe);
 }
 static double ep_max(const scale_chip *c, double f) {
   return scale_gpu_ep_max_degree(c, chapter_dtype16(c), f, 8.0, 4096.0);
@@ -83,7 +78,7 @@ static void section_chips(chapter *ch, const scale_chip *chips) {
         V("tc_per_sm", "tensor cores per SM", c->n_matmul_units, ""),
         V("clock", "boost clock", c->clock_hz, "Hz"),
         V("flops16", "16-bit matmul peak", c16(c), "FLOP/s"),
-        V("flops8", "8-bit matmul peak", scale_chip_flops_per_s(c, dtype8(c)), "FLOP/s"),
+        V("flops8", "8-bit matmul peak", scale_chip_flops_per_s(c, scale_gpu_dtype8(c)), "FLOP/s"),
         V("vector", "vector (CUDA core) fp32", c->vector_flops_per_s, "FLOP/s"),
         V("matmul_over_vector", "matmul / vector rate", scale_gpu_matmul_to_vector_ratio(c, d16),
           ""),
@@ -96,7 +91,7 @@ static void section_chips(chapter *ch, const scale_chip *chips) {
         V("smem_total", "SMEM over all SMs", c->smem_bytes_per_core * c->n_cores, "B"),
         V("regs_total", "registers over all SMs", c->register_bytes_per_core * c->n_cores, "B"),
         V("int16", "critical intensity, 16-bit", scale_chip_hbm_intensity(c, d16), "FLOP/byte"),
-        V("int8bit", "critical intensity, 8-bit", scale_chip_hbm_intensity(c, dtype8(c)),
+        V("int8bit", "critical intensity, 8-bit", scale_chip_hbm_intensity(c, scale_gpu_dtype8(c)),
            "FLOP/byte"),
         V("vector_intensity", "vector rate / HBM bandwidth",
           c->vector_flops_per_s / c->hbm_bytes_per_s, "FLOP/byte"),
@@ -111,10 +106,10 @@ static void section_example_chip(chapter *ch, const scale_chip *c) {
   chapter_heading(ch, "The example chip (--chip)");
   chapter_say(ch, "%s", c->display_name);
   const chapter_val r[] = {
-      ROW("SM subpartitions", c->n_cores * SUBPARTITIONS_PER_SM, ""),
+      ROW("SM subpartitions", c->n_cores * SCALE_GPU_SUBPARTITIONS_PER_SM, ""),
       V("chip.cuda_cores_per_subpartition", "fp32 CUDA cores per subpartition",
-        CUDA_CORES_PER_SUBPARTITION, ""),
-      ROW("fp32 CUDA cores (Hopper/Blackwell layout)", lanes(c), ""),
+        SCALE_GPU_FP32_LANES_PER_SUBPARTITION, ""),
+      ROW("fp32 CUDA cores (Hopper/Blackwell layout)", scale_gpu_fp32_cores(c), ""),
       ROW("critical intensity, 16-bit", scale_chip_hbm_intensity(c, chapter_dtype16(c)),
           "FLOP/byte"),
       ROW("peak bandwidth through the node", scale_gpu_node_bytes_per_s(c), "B/s"),
@@ -125,22 +120,21 @@ static void section_example_chip(chapter *ch, const scale_chip *c) {
 static void section_quiz1(chapter *ch, const scale_chip *h100, const scale_chip *b200,
                           const scale_chip *v5p, const scale_chip *v5e) {
   chapter_heading(ch, "Quiz 1: GPU hardware");
-  double boost = lanes(h100) * h100->clock_hz; /* Q2: one vector op per ALU per cycle */
-  double tc = h100->n_cores * h100->n_matmul_units, tc_b = b200->n_cores * b200->n_matmul_units;
+  double boost = scale_gpu_vector_flops_per_s_at(h100, h100->clock_hz, 1); /* Q2: 1 op a cycle */
   const chapter_val r[] = {
-      V("subpartitions_per_sm", "subpartitions per SM", SUBPARTITIONS_PER_SM, ""),
-      V("h100_cuda_cores", "H100 fp32 CUDA cores", lanes(h100), ""),
-      V("b200_cuda_cores", "B200 fp32 CUDA cores", lanes(b200), ""),
+      V("subpartitions_per_sm", "subpartitions per SM", SCALE_GPU_SUBPARTITIONS_PER_SM, ""),
+      V("h100_cuda_cores", "H100 fp32 CUDA cores", scale_gpu_fp32_cores(h100), ""),
+      V("b200_cuda_cores", "B200 fp32 CUDA cores", scale_gpu_fp32_cores(b200), ""),
       V("h100_tc_clock", "H100 tensor-core clock (book)", H100_TC_CLOCK_HZ, "Hz"),
       V("h100_tc_flops_per_cycle", "H100 FLOPs per tensor core per cycle",
-        c16(h100) / (tc * H100_TC_CLOCK_HZ), "FLOP"),
+        scale_gpu_flops_per_tensor_core_cycle_at(h100, SCALE_DTYPE_BF16, H100_TC_CLOCK_HZ), "FLOP"),
       V("b200_tc_clock", "B200 clock (book footnote)", B200_TC_CLOCK_HZ, "Hz"),
       V("b200_tc_flops_per_cycle", "B200 FLOPs per tensor core per cycle",
-        c16(b200) / (tc_b * B200_TC_CLOCK_HZ), "FLOP"),
+        scale_gpu_flops_per_tensor_core_cycle_at(b200, SCALE_DTYPE_BF16, B200_TC_CLOCK_HZ), "FLOP"),
       V("v5p_alus", "TPU v5p VPU ALUs", v5p->n_cores * TPU_VPU_ALUS_PER_CORE, ""),
       V("h100_base_clock", "H100 base clock", H100_BASE_CLOCK_HZ, "Hz"),
-      VS("h100_vector_base", "H100 vector fp32, base clock", lanes(h100) * H100_BASE_CLOCK_HZ,
-         "FLOP/s", SCALE_FMT_SI),
+      VS("h100_vector_base", "H100 vector fp32, base clock",
+         scale_gpu_vector_flops_per_s_at(h100, H100_BASE_CLOCK_HZ, 1), "FLOP/s", SCALE_FMT_SI),
       VS("h100_vector_boost", "H100 vector fp32, boost", boost, "FLOP/s", SCALE_FMT_SI),
       V("h100_tc_over_vector", "tensor cores / CUDA cores (no FMA)", c16(h100) / boost, ""),
       V("d", "D", 4096.0, ""),
@@ -166,10 +160,10 @@ static void section_quiz1(chapter *ch, const scale_chip *h100, const scale_chip 
       V("h100_smem_plus_regs", "H100 SMEM + registers",
         (h100->smem_bytes_per_core + h100->register_bytes_per_core) * h100->n_cores, "B"),
       V("v5e_vmem", "TPU v5e VMEM", v5e->vmem_bytes, "B"),
-      V("b200_flops_per_cycle", "B200 vector FLOPs per cycle (FMA)", lanes(b200) * FMA_FLOPS,
-        "FLOP"),
+      V("b200_flops_per_cycle", "B200 vector FLOPs per cycle (FMA)",
+        scale_gpu_fp32_cores(b200) * FMA_FLOPS, "FLOP"),
       V("b200_clock", "B200 clock implied by 80 TFLOP/s",
-        b200->vector_flops_per_s / (lanes(b200) * FMA_FLOPS), "Hz"),
+        scale_gpu_vector_clock_hz(b200, FMA_FLOPS), "Hz"),
       V("add_intensity", "intensity of an fp32 add",
         scale_roofline_intensity_flops_per_byte(1.0, 12.0), "FLOP/byte"),
       V("h100_vector_intensity", "H100 vector critical intensity (no FMA)", boost / hbm,
@@ -187,7 +181,7 @@ static void section_node(chapter *ch, const scale_chip *h, const scale_chip *sys
   double q3 = 2.0 * 4096.0 * 65536.0; /* Quiz 2 Q3: bf16[4096, 65536] gathered over 8 GPUs */
   const chapter_val r[] = {
       V("node.h100_switch_bw", "4 NVSwitches x 64 ports x 25 GB/s",
-        h->n_nvswitches * h->nvswitch_bytes_per_s, "B/s"),
+        scale_gpu_node_switch_bytes_per_s(h), "B/s"),
       V("node.h100_gpu_bw", "8 GPUs x 450 GB/s", h->nvlink_domain_size * h->nvlink_bytes_per_s,
         "B/s"),
       V("node.h100_bw", "peak through the node (the smaller)", scale_gpu_node_bytes_per_s(h),
@@ -207,7 +201,7 @@ static void section_node(chapter *ch, const scale_chip *h, const scale_chip *sys
     const chapter_val n[] = {
         V("node_gpus", "GPUs per node", d1(c), ""), V("gpu_egress", "GPU egress", w1(c), "B/s"),
         V("node_egress", "node egress", w2(c), "B/s"),
-        V("switch_bw", "NVSwitch capacity", c->n_nvswitches * c->nvswitch_bytes_per_s, "B/s"),
+        V("switch_bw", "NVSwitch capacity", scale_gpu_node_switch_bytes_per_s(c), "B/s"),
         V("node_bw", "peak through the node", scale_gpu_node_bytes_per_s(c), "B/s")};
     chapter_values_opt(ch, gpus[systems[s]].key, n, CHAPTER_ROWS(n)); /* n/a: no NVSwitch */
   }
@@ -309,10 +303,10 @@ static void section_collectives(chapter *ch, const scale_chip *h) {
     char p[32];
     snprintf(p, sizeof p, "pq3.y%.0f", ys[i]);
     /* the book's answer: leaf-bound up to Y = 8, then 2DF / (Y x 50 GB/s) */
-    double book = ys[i] <= n ? pq3 * (su / n - 1.0) / (su / n) / w2(h) : pq3 * n / (ys[i] * w2(h));
-    const chapter_val y[] = {V("y", "Y", ys[i], ""),
-                               V("t", "AllGather over the SU", ag(h, su / ys[i], ys[i], pq3), "s"),
-                               V("t_book", "the book's formula", book, "s")};
+    const chapter_val y[] = {
+        V("y", "Y", ys[i], ""),
+        V("t", "AllGather over the SU", ag(h, su / ys[i], ys[i], pq3), "s"),
+        V("t_book", "the book's formula", scale_gpu_all_gather_su_book_s(h, ys[i], pq3), "s")};
     CHAPTER_EMIT(ch, p, y);
   }
   /* Quiz 4: Q1 an SU's AllGather is leaf-bound; Q3 a SHARP AllReduce of bf16[D, F_Y] over X in
@@ -356,9 +350,9 @@ static void section_rooflines(chapter *ch, const scale_chip *sys) {
         V("two_nodes", "DP over 2 nodes, exact", dp(c, 2 * n, 1, 1), "tokens"),
         V("two_nodes_book", "DP over 2 nodes, C / W_node x 1/2", cc / w2(c) * 0.5, "tokens"),
         V("tree", "DP over the whole tree, exact", dp(c, tree_gpus(c), 1, 1), "tokens"),
-        V("beyond_asym", "DP beyond a node, C / W_node", cc / w2(c), "tokens"),
+        V("beyond_asym", "DP beyond a node, C / W_node", dp_book(c, 1, 1), "tokens"),
         V("moe_tree", "MoE DP over the tree, exact", dp(c, tree_gpus(c), 1, moe), "tokens"),
-        V("moe_asym", "MoE DP, E/k x C / W_node", moe * cc / w2(c), "tokens")};
+        V("moe_asym", "MoE DP, E/k x C / W_node", dp_book(c, 1, moe), "tokens")};
     const chapter_val t[] = {V("div_node", "TP in a node: Y < F / this", cc / w1(c), ""),
                                V("div_beyond", "TP beyond a node: F / this", cc / w2(c), ""),
                                V("llama", "largest TP degree, F = 28672",
@@ -413,7 +407,7 @@ static void section_layouts(chapter *ch, const scale_chip *h, const scale_model 
       V("mp", "GPUs per model replica (TP x PP)", tp * pp, ""),
       V("per_gpu", "tokens per GPU", batch / all, "tokens"),
       V("dp_threshold", "DP threshold, exact (TP x PP inner)", dp(h, dpd, tp * pp, 1), "tokens"),
-      V("dp_threshold_book", "C / W_node / PP", c16(h) / w2(h) / pp, "tokens"),
+      V("dp_threshold_book", "C / W_node / PP", dp_book(h, tp * pp, 1), "tokens"),
       V("pure_dp_threshold", "pure DP over all GPUs, exact", dp(h, all, 1, 1), "tokens"),
       VS("pure_dp_batch", "batch pure DP would need", dp(h, all, 1, 1) * all, "tokens",
          SCALE_FMT_SCI),
@@ -544,7 +538,7 @@ static void section_quiz5(chapter *ch, const scale_chip *h, const scale_model *l
       V("pp8_threshold", "64-way DP with TP 8 x PP 8 inner, exact", dp(h, n_gpus / 64, 64, 1),
         "tokens"),
       V("pp8_bw", "8 nodes x node egress", 8.0 * w2(h), "B/s"),
-      V("pp8_threshold_book", "C / (8 W_node)", c16(h) / (8.0 * w2(h)), "tokens")};
+      V("pp8_threshold_book", "C / (8 W_node)", dp_book(h, 64, 1), "tokens")};
   CHAPTER_EMIT(ch, "q5", r);
   /* Q3: Megatron-LM's table (sequence 4096): 16B on 192 GPUs, batch 192; 70B on 768, batch
    * 384, 16-way model parallel; 314B on 3072, batch 1536, 64-way model parallel. */
@@ -559,8 +553,8 @@ static void section_quiz5(chapter *ch, const scale_chip *h, const scale_model *l
         V("seqs", "sequences per batch", mg[i].seqs, ""),
         V("per_gpu", "tokens per GPU", mg[i].seqs * 4096.0 / mg[i].gpus, "tokens"),
         V("threshold", "DP threshold, exact", dp(h, mg[i].gpus / mg[i].mp, mg[i].mp, 1), "tokens"),
-        V("threshold_book", "C / W_node / nodes spanned by the model",
-          c16(h) / w2(h) / fmax(1.0, mg[i].mp / d1(h)), "tokens")};
+        V("threshold_book", "C / W_node / nodes spanned by the model", dp_book(h, mg[i].mp, 1),
+          "tokens")};
     CHAPTER_EMIT(ch, mg[i].key, m);
   }
   chapter_stem_value(ch, "q5", "seq", "sequence length", 4096.0, "tokens", SCALE_FMT_PLAIN);
@@ -568,24 +562,10 @@ static void section_quiz5(chapter *ch, const scale_chip *h, const scale_model *l
 
 /* ==== figures ================================================================================ */
 
-/** GPU counts 2..D_1, then whole nodes: every one up to 64 nodes, then doubling. */
-static int group_sizes(const scale_chip *c, double max_gpus, double *out, int cap) {
-  int n = 0;
-  for (double x = 2; x <= d1(c) && n < cap; x++)
-    out[n++] = x;
-  for (double k = 2; k * d1(c) <= max_gpus && n < cap; k = k < 64 ? k + 1 : 2 * k)
-    out[n++] = k * d1(c);
-  return n;
-}
-
-static double y_tree(const scale_chip *c, double x) {
-  return scale_gpu_allgather_bytes_per_s(c, x);
-}
 static double y_dp(const scale_chip *c, double x) { return dp(c, x, 1, 1); }
 static double y_tp(const scale_chip *c, double f) {
   return scale_gpu_tp_max_degree(c, chapter_dtype16(c), f);
 }
-static double y_ep(const scale_chip *c, double f) { return ep_max(c, f); }
 
 /** Draws p with one line per system, y = fy(system, x): x the group sizes up to 'max_gpus'
  * (0: the whole tree; the x axis from 1 to the largest, not the next decade), or with
@@ -596,10 +576,11 @@ static void figure_systems(chapter *ch, const char *file, scale_plot p, const sc
   scale_plot_series s[N_SYSTEMS];
   for (int i = 0; i < N_SYSTEMS; i++) {
     int n = N_CURVE;
-    for (int j = 0; span > 0 && j < N_CURVE; j++)
-      x[i][j] = 1e3 * pow(span, (double)j / (N_CURVE - 1));
-    if (!(span > 0))
-      n = group_sizes(&sys[i], max_gpus > 0 ? max_gpus : tree_gpus(&sys[i]), x[i], MAX_POINTS);
+    if (span > 0)
+      chapter_logspace(x[i], N_CURVE, 1e3, 1e3 * span);
+    else
+      n = scale_gpu_group_sizes(&sys[i], max_gpus > 0 ? max_gpus : tree_gpus(&sys[i]), x[i],
+                                MAX_POINTS);
     for (int j = 0; j < n; j++)
       y[i][j] = fy(&sys[i], x[i][j]);
     s[i] = (scale_plot_series){
@@ -614,8 +595,7 @@ static void figure_allgather(chapter *ch, const scale_chip *c) {
   static double bytes[N_CURVE], t[4][N_CURVE];
   static const double nodes[] = {1, 2, 32, 128};
   static const char *const labels[] = {"1 node", "2 nodes", "32 nodes", "128 nodes"};
-  for (int i = 0; i < N_CURVE; i++)
-    bytes[i] = 1e6 * pow(1e5, (double)i / (N_CURVE - 1));
+  chapter_logspace(bytes, N_CURVE, 1e6, 1e11);
   scale_plot_series s[4];
   for (int k = 0; k < 4; k++) {
     scale_chip tree;
@@ -661,7 +641,7 @@ static void figures(chapter *ch, const scale_chip *sys, const scale_chip *exampl
                      .x_axis = SCALE_PLOT_LOG,
                      .y_axis = SCALE_PLOT_LOG,
                      .legend = SCALE_PLOT_LEGEND_BOTTOM_LEFT};
-  figure_systems(ch, "fat-tree-bandwidth.svg", tree, sys, 0, 0, y_tree);
+  figure_systems(ch, "fat-tree-bandwidth.svg", tree, sys, 0, 0, scale_gpu_allgather_bytes_per_s);
   figure_allgather(ch, example);
   scale_plot dp = {.title = "Data parallelism: tokens per GPU to stay compute-bound",
                    .desc = "Per-GPU batch above which pure data parallelism or FSDP over X GPUs "
@@ -692,7 +672,7 @@ static void figures(chapter *ch, const scale_chip *sys, const scale_chip *exampl
             "FLOPs, against the expert width F with 8 experts per token; curves reach the 4096 "
             "cap where F exceeds D_node C / W_node.";
   ep.x_label = "expert width F", ep.y_label = "EP degree Z";
-  figure_systems(ch, "ep-thresholds.svg", ep, sys, 0, 100.0, y_ep);
+  figure_systems(ch, "ep-thresholds.svg", ep, sys, 0, 100.0, ep_max);
 }
 
 int main(int argc, char **argv) {

@@ -29,6 +29,57 @@
 
 /* ---- the chip ------------------------------------------------------------------------------- */
 
+/** Subpartitions of a Hopper or Blackwell SM, each with one tensor core and its own warp
+ * scheduler. Book: ch. 12 "What Is a GPU?". */
+#define SCALE_GPU_SUBPARTITIONS_PER_SM 4.0
+
+/** fp32 CUDA cores (SIMD lanes) of one SM subpartition. Book: ch. 12 "What Is a GPU?". */
+#define SCALE_GPU_FP32_LANES_PER_SUBPARTITION 32.0
+
+/** fp32 CUDA cores of the chip in the Hopper/Blackwell SM layout: SMs x 4 subpartitions x 32.
+ *
+ * Units:  -> [count].
+ * Domain: a chip with n_cores (its SMs) > 0; NaN otherwise.
+ * Book:   ch. 12 "What Is a GPU?" and Quiz 1 Q1: H100 132 x 128 = 16,896; B200 148 x 128 =
+ *         18,944.
+ */
+double scale_gpu_fp32_cores(const scale_chip *chip);
+
+/** The chip's vector (CUDA core) rate at 'clock_hz' when every fp32 core does
+ * 'flops_per_cycle' FLOPs a cycle (1 for a plain op, 2 for a fused multiply-add).
+ *
+ * Units:  clock_hz [Hz], flops_per_cycle [FLOP] -> [FLOP/s].
+ * Domain: clock_hz, flops_per_cycle > 0 and a chip with SMs; NaN otherwise.
+ * Book:   ch. 12 Quiz 1 Q2: 16,896 x 1.59e9 = 26.9e12 at the H100's base clock (33.5e12 at
+ *         its 1.98 GHz boost), one op per core per cycle.
+ */
+double scale_gpu_vector_flops_per_s_at(const scale_chip *chip, double clock_hz,
+                                       double flops_per_cycle);
+
+/** The clock the chip's vector rate implies when every fp32 core does 'flops_per_cycle' FLOPs
+ * a cycle: vector FLOP/s / (fp32 cores x flops_per_cycle).
+ *
+ * Units:  flops_per_cycle [FLOP] -> [Hz].
+ * Domain: flops_per_cycle > 0, a chip with SMs and a vector rate; NaN otherwise.
+ * Book:   ch. 12 Quiz 1 Q6: B200 80e12 / (18,944 x 2) = 2.11 GHz with FMAs.
+ */
+double scale_gpu_vector_clock_hz(const scale_chip *chip, double flops_per_cycle);
+
+/** The chip's 8-bit matmul dtype: fp8 where it has an fp8 rate, else int8 (an A100) — the
+ * book's "fp8/int8" column. Book: ch. 12 "What Is a GPU?" table. */
+scale_dtype scale_gpu_dtype8(const scale_chip *chip);
+
+/** Matmul FLOPs one tensor core does per cycle at 'clock_hz': C / (SMs x tensor cores per SM
+ * x clock). The book's arithmetic takes clocks that are not the chips' boost clocks.
+ *
+ * Units:  clock_hz [Hz] -> [FLOP/cycle].
+ * Domain: a chip with n_cores, n_matmul_units and a rate for 'dtype', clock_hz > 0; NaN
+ *         otherwise.
+ * Book:   ch. 12 "What Is a GPU?": H100 990e12 / (132 x 4 x 1.76e9) = 1065 ("~1024").
+ */
+double scale_gpu_flops_per_tensor_core_cycle_at(const scale_chip *chip, scale_dtype dtype,
+                                                double clock_hz);
+
 /** Matmul FLOPs one tensor core does per cycle: C / (SMs x tensor cores per SM x clock).
  *
  * Units:  -> [FLOP/cycle].
@@ -50,6 +101,14 @@ double scale_gpu_matmul_to_vector_ratio(const scale_chip *chip, scale_dtype dtyp
  * Book:   ch. 12 Quiz 2 Q1 (3.6 TB/s of 6.4 TB/s).
  */
 double scale_gpu_node_bytes_per_s(const scale_chip *chip);
+
+/** Capacity of a node's NVSwitches: switches x one switch's bandwidth (4 x 1.6e12 = 6.4e12 on
+ * an H100 node); NaN when the chip names no switches (a GB200 NVL72 rack's file).
+ *
+ * Units:  -> [bytes/s].
+ * Book:   ch. 12 Quiz 2 Q1 (4 NVSwitches x 64 ports x 25 GB/s).
+ */
+double scale_gpu_node_switch_bytes_per_s(const scale_chip *chip);
 
 /** Bisection bandwidth of an NVLink node counting both directions: each half's N/2 GPUs egress
  * W into the switches towards the other half, so N x W (8 x 450 GB/s = 3.6 TB/s).
@@ -131,6 +190,19 @@ double scale_gpu_all_to_all_s(const scale_chip *chip, double n, double bytes);
  */
 double scale_gpu_ragged_all_to_all_frac(double k, double z);
 
+/** The book's closed form of an AllGather over one scalable unit (level 2) of an array
+ * sharded over an inner axis of y GPUs: bound by the leaf, bytes (D_2 - 1) / (D_2 W_2), while
+ * the inner axis stays inside a node (y <= D_1); beyond, each node carries D_1 / y of the
+ * array, so bytes D_1 / (y W_2). scale_gpu_all_gather_s() is the exact time of the same
+ * collective (x = S_2 / y).
+ *
+ * Units:  y [count], bytes [bytes] -> [s].
+ * Domain: a chip with two levels, y >= 1, bytes >= 0; NaN otherwise.
+ * Book:   ch. 12 Pop Quiz 3: AllGather_X(bf16[D_X, F_Y]) over an SU, 2DF / (Y x 50 GB/s) once
+ *         Y > 8.
+ */
+double scale_gpu_all_gather_su_book_s(const scale_chip *chip, double y, double bytes);
+
 /* ---- LLM rooflines on GPUs ------------------------------------------------------------------ */
 
 /** Per-GPU batch (tokens) above which data parallelism or FSDP over x contiguous GPUs is
@@ -146,6 +218,20 @@ double scale_gpu_ragged_all_to_all_frac(double k, double z);
  */
 double scale_gpu_dp_critical_batch(const scale_chip *chip, scale_dtype dtype, double x,
                                    double moe_factor);
+
+/** The book's asymptote of the data-parallel critical batch beyond a node: C (E/k) / W_node,
+ * divided by the nodes one model replica of 'mp_gpus' GPUs spans (mp_gpus / D_1, at least 1),
+ * since a replica spanning n nodes sends over n nodes' egress. It drops the ring's (D-1)/D and
+ * the inner levels, which scale_gpu_dp_critical_batch_inner() keeps.
+ *
+ * Units:  mp_gpus [count] -> [tokens/GPU].
+ * Domain: a chip with two levels, mp_gpus >= 1, moe_factor >= 1 (E / k, 1 for dense); NaN
+ *         otherwise.
+ * Book:   ch. 12 "Data Parallelism": 990e12 / 400e9 = 2475 beyond a node; Quiz 5 Q2: C / (8
+ *         W_node) = 309 with TP 8 x PP 8; LLaMA 3's TP 8 x PP 16: 2475 / 16 = 155.
+ */
+double scale_gpu_dp_critical_batch_book(const scale_chip *chip, scale_dtype dtype,
+                                        double mp_gpus, double moe_factor);
 
 /** Largest tensor-parallel degree that stays compute-bound for MLP width f: F W_1 / C while
  * that is below the node size D_1 (W_1 = GPU egress); otherwise TP may leave the node, where
@@ -220,5 +306,16 @@ double scale_gpu_dp_critical_batch_inner(const scale_chip *chip, scale_dtype dty
  */
 double scale_gpu_ep_max_degree(const scale_chip *chip, scale_dtype dtype, double f, double k,
                                double z_cap);
+
+/** Fills out[0..) with the GPU counts a group on the chip's tree can take, for figures against
+ * group size: 2, 3, ..., D_1 inside a node, then whole nodes, each count of nodes up to 64 and
+ * doubling beyond, while the group holds at most 'max_gpus' GPUs; at most 'cap' counts.
+ * Returns how many it wrote.
+ *
+ * Units:  max_gpus [count] -> [count].
+ * Domain: a chip with at least one level; 0 when max_gpus < 2 or cap < 1.
+ * Book:   ch. 12's figures of AllGather bandwidth and DP critical batch against GPUs spanned.
+ */
+int scale_gpu_group_sizes(const scale_chip *chip, double max_gpus, double *out, int cap);
 
 #endif

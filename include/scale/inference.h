@@ -312,6 +312,15 @@ typedef struct {
  * weight-stationary MLPs, KV fully sharded, ep 1, mfu 0.4, prompt = context, decode_len 512. */
 scale_infer_config scale_infer_config_default(double n_chips, double batch, double context);
 
+/** A generate server's config: scale_infer_config_default() with weights and KV caches in
+ * 'dtype' (bf16 FLOPs) and no prompt, since a generate server's prompts are prefilled elsewhere.
+ *
+ * Domain: as scale_infer_config_default(); the config is checked by scale_infer_validate().
+ * Book:   ch. 8 "Serving LLaMA 3 70B": the int8 generate slices of its examples.
+ */
+scale_infer_config scale_infer_config_generate(double n_chips, double batch, double context,
+                                              scale_dtype dtype);
+
 /** Longest context any evaluation accepts when the model names no n_ctx_max [tokens]. */
 #define SCALE_INFER_CONTEXT_MAX 1e9
 
@@ -511,6 +520,18 @@ typedef struct {
 scale_infer_slice scale_infer_smallest_slice(const scale_model *model, const scale_chip *chip,
                                              scale_dtype dtype, double context);
 
+/** The row of ch. 8's smallest-slice table for a slice of 'n_chips' chips instead of the
+ * smallest: the weights as before, the rest of the slice's HBM for KV caches (activations
+ * ignored). NaN for n_chips asks for the smallest slice.
+ *
+ * Units:  context [tokens], n_chips [count]; the fields as scale_infer_slice's.
+ * Domain: as scale_infer_smallest_slice(), n_chips > 0 or NaN; NaN fields otherwise.
+ * Book:   ch. 8 "What is the smallest TPU v5e topology ...": twice the slice holds more
+ *         than twice the sequences, since the weights take the same bytes.
+ */
+scale_infer_slice scale_infer_slice_of(const scale_model *model, const scale_chip *chip,
+                                       scale_dtype dtype, double context, double n_chips);
+
 /* ---- the best slice within a latency limit (ch. 8) ----------------------------------------- */
 
 /** The decode layout of highest throughput per chip whose step stays within 'max_step_s':
@@ -570,5 +591,27 @@ double scale_infer_frontier_curve(const scale_infer_point *pts, int n, double *l
  */
 int scale_infer_decode_sweep(const scale_model *model, const scale_chip *chip,
                              const scale_infer_config *cfg, int max_n, scale_infer_decode *out);
+
+/** The decode step of 'cfg' at the largest batch that fits (cfg->batch ignored); the memory
+ * (evaluated at cfg as given; its max_batch does not depend on the batch) into *mem when
+ * non-NULL. NaN fields when not one sequence fits.
+ *
+ * Units:  as scale_infer_decode_eval().  Domain: as scale_infer_memory_eval().
+ * Book:   ch. 8 "Serving LLaMA 3 70B": the cost of a slice at full HBM.
+ */
+scale_infer_decode scale_infer_decode_at_max_batch(const scale_model *model,
+                                                   const scale_chip *chip,
+                                                   const scale_infer_config *cfg,
+                                                   scale_infer_memory *mem);
+
+/** Splits a sweep d[0..n) of scale_infer_decode_sweep() (batches 1..n) into drawable columns:
+ * batch[i] = i + 1, step_s[i] and its parts params_s, kv_s, flops_s, ici_s (t_params_s,
+ * t_kv_s, t_flops_s, t_ici_s). Every output holds n doubles (caller storage).
+ *
+ * Units:  -> batch [sequences], times [s].
+ * Book:   ch. 8, the decode step and its parts against batch (figure "step-breakdown").
+ */
+void scale_infer_decode_curve(const scale_infer_decode *d, int n, double *batch, double *step_s,
+                              double *params_s, double *kv_s, double *flops_s, double *ici_s);
 
 #endif

@@ -153,6 +153,10 @@ typedef struct {
  * NVLink domain, throughput, bf16 or int8 weights and KV caches, top 5. */
 scale_plan_infer_opts scale_plan_infer_opts_default(double prompt, double decode_len);
 
+/** Restricts a serving search to weights and KV caches both in 'dtype' (the book's unquantized
+ * serving: bf16 alone). Domain: a valid dtype; otherwise the options are left as they are. */
+void scale_plan_infer_opts_only_dtype(scale_plan_infer_opts *opts, scale_dtype dtype);
+
 /** One ranked serving layout. */
 typedef struct {
   scale_infer_config config;   /**< slice, tp, dtypes, 2-D sharding, batch, context */
@@ -189,6 +193,10 @@ typedef struct {
 scale_status scale_plan_infer(const scale_model *model, const scale_chip *chip,
                               const scale_plan_infer_opts *opts, scale_plan_infer_report *out,
                               scale_diag *diag);
+
+/** Fewest chips of any ranked layout of 'report' [count]; NaN when it ranks none.
+ * Book: ch. 8, "the cheapest serving slice is the smallest one" (checked against this). */
+double scale_plan_infer_fewest_chips(const scale_plan_infer_report *report);
 
 /* ==== the hybrid paper's search space (chapter 13) ========================================== */
 

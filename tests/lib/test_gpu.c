@@ -278,6 +278,82 @@ START_TEST(ep_max_degree) {
 }
 END_TEST
 
+START_TEST(cuda_cores_and_clocks) {
+  scale_chip h100 = book_h100();
+  h100.n_cores = 132;
+  h100.n_matmul_units = 4;
+  /* Quiz 1 Q1: 132 SMs x 4 subpartitions x 32 lanes = 16,896 CUDA cores; B200 148 SMs: 18,944 */
+  scale_check_rel(scale_gpu_fp32_cores(&h100), 16896.0, 1e-12, "", "ch.12 Quiz 1 Q1, H100");
+  scale_chip b200 = h100;
+  b200.n_cores = 148;
+  scale_check_rel(scale_gpu_fp32_cores(&b200), 18944.0, 1e-12, "", "ch.12 Quiz 1 Q1, B200");
+  /* Quiz 1 Q2: 16,896 x 1.59e9 = 2.6865e13 FLOP/s, one op per core per cycle */
+  scale_check_rel(scale_gpu_vector_flops_per_s_at(&h100, 1.59e9, 1), 2.6865e13, 1e-4, "FLOP/s",
+                  "ch.12 Quiz 1 Q2, base clock");
+  /* Quiz 1 Q6: 80e12 / (18,944 x 2) = 2.1115e9 Hz with FMAs */
+  b200.vector_flops_per_s = 80e12;
+  scale_check_rel(scale_gpu_vector_clock_hz(&b200, 2), 2.1115e9, 1e-4, "Hz", "ch.12 Quiz 1 Q6");
+  /* the tensor core at the book's 1.76 GHz, not the 1.98 GHz boost: 990e12 / (528 x 1.76e9) */
+  scale_check_rel(scale_gpu_flops_per_tensor_core_cycle_at(&h100, SCALE_DTYPE_BF16, 1.76e9),
+                  1065.34, 1e-4, "FLOP/cycle", "ch.12 'What Is a GPU?' (~1024)");
+  scale_check_nan(scale_gpu_flops_per_tensor_core_cycle_at(&h100, SCALE_DTYPE_BF16, 0));
+  scale_check_nan(scale_gpu_vector_clock_hz(&h100, 2)); /* the record has no vector rate */
+  scale_check_nan(scale_gpu_vector_flops_per_s_at(&h100, 1.59e9, 0));
+  h100.n_cores = 0;
+  scale_check_nan(scale_gpu_fp32_cores(&h100));
+  /* the 8-bit column: fp8 on an H100, int8 on an A100 (no fp8 rate) */
+  scale_chip h = scale_check_chip("nvidia-h100-sxm"), a = scale_check_chip("nvidia-a100-80gb");
+  ck_assert(scale_gpu_dtype8(&h) == SCALE_DTYPE_FP8 && scale_gpu_dtype8(&a) == SCALE_DTYPE_INT8);
+}
+END_TEST
+
+START_TEST(dp_book_asymptote_and_group_sizes) {
+  scale_chip h100 = book_h100();
+  /* ch. 12 "Data Parallelism": beyond a node C / W_node = 990e12 / 400e9 = 2475; MoE E/k = 32:
+   * 79,200; Quiz 5 Q2, TP 8 x PP 8 = 64 GPUs over 8 nodes: 2475 / 8 = 309.4 */
+  scale_check_rel(scale_gpu_dp_critical_batch_book(&h100, SCALE_DTYPE_BF16, 1, 1), 2475.0, 1e-12,
+                  "tokens/GPU", "ch.12 'Data Parallelism'");
+  scale_check_rel(scale_gpu_dp_critical_batch_book(&h100, SCALE_DTYPE_BF16, 1, 32), 79200.0,
+                  1e-12, "tokens/GPU", "ch.12 MoE, E/k = 32");
+  scale_check_rel(scale_gpu_dp_critical_batch_book(&h100, SCALE_DTYPE_BF16, 64, 1), 309.375,
+                  1e-12, "tokens/GPU", "ch.12 Quiz 5 Q2");
+  /* a replica inside a node spans one node: the same 2475 */
+  scale_check_rel(scale_gpu_dp_critical_batch_book(&h100, SCALE_DTYPE_BF16, 4, 1), 2475.0, 1e-12,
+                  "tokens/GPU", "mp < D_1");
+  scale_check_nan(scale_gpu_dp_critical_batch_book(&h100, SCALE_DTYPE_BF16, 0, 1));
+  scale_check_nan(scale_gpu_dp_critical_batch_book(&h100, SCALE_DTYPE_BF16, 8, 0.5));
+  /* group sizes to 1024 on 8-GPU nodes: 2..8 (7), then 2..64 nodes (63), then 128 nodes */
+  double x[256];
+  ck_assert_int_eq(scale_gpu_group_sizes(&h100, 1024, x, 256), 7 + 63 + 1);
+  ck_assert(x[0] == 2 && x[6] == 8 && x[7] == 16 && x[69] == 512 && x[70] == 1024);
+  ck_assert_int_eq(scale_gpu_group_sizes(&h100, 1024, x, 5), 5); /* the cap */
+  ck_assert_int_eq(scale_gpu_group_sizes(&h100, 4, x, 256), 3);  /* 2, 3, 4 */
+  ck_assert_int_eq(scale_gpu_group_sizes(&h100, 1, x, 256), 0);
+}
+END_TEST
+
+START_TEST(su_all_gather_book_form) {
+  scale_chip h100 = book_h100();
+  /* Pop Quiz 3: bf16[8192, 32768] = 536,870,912 bytes over one SU of 32 nodes. Y <= 8: the
+   * leaf binds, 536.9e6 x 31/32 / 400e9 = 1.300 ms; Y = 16: 536.9e6 x 8 / (16 x 400e9) =
+   * 0.671 ms; Y = 64: 0.168 ms */
+  double b = 2.0 * 8192 * 32768;
+  scale_check_rel(scale_gpu_all_gather_su_book_s(&h100, 1, b), 1.30024e-3, 1e-5, "s",
+                  "ch.12 Pop Quiz 3, Y = 1");
+  scale_check_rel(scale_gpu_all_gather_su_book_s(&h100, 8, b), 1.30024e-3, 1e-5, "s", "Y = 8");
+  scale_check_rel(scale_gpu_all_gather_su_book_s(&h100, 16, b), 6.71089e-4, 1e-5, "s", "Y = 16");
+  scale_check_rel(scale_gpu_all_gather_su_book_s(&h100, 64, b), 1.67772e-4, 1e-5, "s", "Y = 64");
+  /* beyond a node the exact time keeps the ring's (d - 1) / d, d = 256 / 16 = 16 nodes each
+   * holding a shard of the group: 15/16 of the book's form */
+  scale_check_rel(scale_gpu_all_gather_s(&h100, 256.0 / 16, 16, b),
+                  scale_gpu_all_gather_su_book_s(&h100, 16, b) * 15.0 / 16.0, 1e-12, "s",
+                  "exact, Y = 16");
+  scale_check_nan(scale_gpu_all_gather_su_book_s(&h100, 0, b));
+  scale_check_rel(scale_gpu_node_switch_bytes_per_s(&h100), 6.4e12, 1e-12, "B/s",
+                  "ch.12 Quiz 2 Q1: 4 x 1.6e12");
+}
+END_TEST
+
 static Suite *gpu_suite(void) {
   Suite *s = suite_create("gpu");
   const scale_check_case cases[] = {{"tensor_core_arithmetic", tensor_core_arithmetic},
@@ -290,7 +366,11 @@ static Suite *gpu_suite(void) {
                                     {"degenerate_tree_is_nan", degenerate_tree_is_nan},
                                     {"tree_extension", tree_extension},
                                     {"dp_over_an_inner_axis", dp_over_an_inner_axis},
-                                    {"ep_max_degree", ep_max_degree}};
+                                    {"ep_max_degree", ep_max_degree},
+                                    {"cuda_cores_and_clocks", cuda_cores_and_clocks},
+                                    {"dp_book_asymptote_and_group_sizes",
+                                     dp_book_asymptote_and_group_sizes},
+                                    {"su_all_gather_book_form", su_all_gather_book_form}};
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return s;
 }

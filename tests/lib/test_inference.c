@@ -452,6 +452,54 @@ START_TEST(test_frontier_curve_and_sweep) {
 }
 END_TEST
 
+START_TEST(test_generate_slices) {
+  /* A generate server: int8 weights and caches, no prompt, bf16 FLOPs, tp over every chip. */
+  scale_infer_config g = scale_infer_config_generate(8, 32, 8192, SCALE_DTYPE_INT8);
+  ck_assert(g.weight_dtype == SCALE_DTYPE_INT8 && g.kv_dtype == SCALE_DTYPE_INT8);
+  ck_assert(g.compute_dtype == SCALE_DTYPE_BF16 && g.prompt == 0 && g.tp == 8);
+  ck_assert(g.batch == 32 && g.context == 8192);
+  /* LLaMA 3 70B in int8 on v5e: the smallest slice is 8 chips (the book's 16 / 8 / 4); on
+   * twice that the weights (N bytes) leave 16 x 16e9 - N bytes, and an 8192-token int8 cache
+   * is 163840 x 8192 bytes (80 layers x 8 KV heads x 128 x 2 for K and V), so
+   * floor((256e9 - N) / 1.342e9) sequences: 138 with N = 7.06e10. */
+  scale_model m = scale_check_model("llama-3-70b");
+  scale_chip v5e = scale_check_chip("tpu-v5e");
+  double n = scale_transformer_n_params(&m);
+  scale_infer_slice s1 = scale_infer_smallest_slice(&m, &v5e, SCALE_DTYPE_INT8, 8192);
+  scale_infer_slice s2 = scale_infer_slice_of(&m, &v5e, SCALE_DTYPE_INT8, 8192, 16);
+  ck_assert(s1.slice_chips == 8 && s2.slice_chips == 16);
+  scale_check_rel(s2.weight_bytes, n, 1e-12, "B", "int8: one byte a parameter");
+  scale_check_rel(s2.free_bytes, 16 * 16e9 - n, 1e-12, "B", "hand: the slice less the weights");
+  scale_check_rel(s2.max_batch, floor((16 * 16e9 - n) / (163840.0 * 8192)), 1e-12, "sequences",
+                  "hand: whole caches in the free bytes");
+  ck_assert(s2.max_batch > 2 * s1.max_batch); /* the weights do not double */
+  scale_infer_slice s0 = scale_infer_slice_of(&m, &v5e, SCALE_DTYPE_INT8, 8192, NAN);
+  ck_assert(s0.slice_chips == s1.slice_chips && s0.max_batch == s1.max_batch);
+  scale_check_nan(scale_infer_slice_of(&m, &v5e, SCALE_DTYPE_INT8, 8192, 0).max_batch);
+  /* At the largest batch: the decode there, and one more sequence does not fit. */
+  scale_infer_config c = scale_infer_config_generate(16, 1, 8192, SCALE_DTYPE_INT8);
+  scale_infer_memory mem;
+  scale_infer_decode d = scale_infer_decode_at_max_batch(&m, &v5e, &c, &mem);
+  c.batch = mem.max_batch;
+  ck_assert(mem.max_batch >= 1 && scale_infer_memory_eval(&m, &v5e, &c).fits);
+  scale_check_rel(d.step_s, scale_infer_decode_eval(&m, &v5e, &c).step_s, 1e-12, "s",
+                  "the decode at max_batch");
+  c.batch += 1;
+  ck_assert(!scale_infer_memory_eval(&m, &v5e, &c).fits);
+  /* Nothing fits on one chip (70.6 GB of weights on 16 GB): NaN. */
+  scale_infer_config one = scale_infer_config_generate(1, 1, 8192, SCALE_DTYPE_INT8);
+  scale_check_nan(scale_infer_decode_at_max_batch(&m, &v5e, &one, NULL).step_s);
+  /* The sweep's columns. */
+  static scale_infer_decode sw[4];
+  ck_assert_int_eq(scale_infer_decode_sweep(&m, &v5e, &c, 4, sw), 4);
+  double b[4], t[4], tp[4], tk[4], tf[4], ti[4];
+  scale_infer_decode_curve(sw, 4, b, t, tp, tk, tf, ti);
+  ck_assert(b[0] == 1 && b[3] == 4);
+  ck_assert(t[2] == sw[2].step_s && tp[3] == sw[3].t_params_s && tk[1] == sw[1].t_kv_s);
+  ck_assert(tf[0] == sw[0].t_flops_s && ti[3] == sw[3].t_ici_s);
+}
+END_TEST
+
 /* ---- the layouts' collectives, per torus axis, by hand (issue 28) -------------------------- */
 
 /* LLaMA 3 70B (D 8192, F 28672 gated, 80 layers, 64 heads of 128, 8 KV heads) on a v5e 4x4 (16
@@ -572,6 +620,7 @@ int main(void) {
       {"decode_mamba", test_decode_mamba},
       {"frontier", test_frontier},
       {"frontier_curve_and_sweep", test_frontier_curve_and_sweep},
+      {"generate_slices", test_generate_slices},
       {"thresholds", test_thresholds},
       {"context_range", test_context_range},
       {"huge_prime_tp_refused_fast", test_huge_prime_tp_refused_fast},

@@ -229,11 +229,32 @@ START_TEST(infer_ranked_layouts_fit_and_meet_the_target) {
     if (d.step_s <= 0.05 && d.tokens_per_s_per_chip > best) best = d.tokens_per_s_per_chip;
   }
   scale_check_rel(-r->ranked[0].score, best, 1e-12, "tokens/s/chip", "direct scan of batches");
+  /* The fewest chips of the ranking: no layout uses fewer, and one uses that many. */
+  double fewest = scale_plan_infer_fewest_chips(r);
+  bool found = false;
+  for (int i = 0; i < r->n_ranked; i++) {
+    ck_assert(r->ranked[i].config.n_chips >= fewest);
+    found = found || r->ranked[i].config.n_chips == fewest;
+  }
+  ck_assert(found && fewest >= int8.slice_chips);
+  /* bf16 alone: every ranked layout stores weights and caches in bf16, on 16 chips or more
+   * (ch. 8's smallest bf16 slice) */
+  scale_plan_infer_opts b = o;
+  scale_plan_infer_opts_only_dtype(&b, SCALE_DTYPE_BF16);
+  ck_assert(b.allow_weight[SCALE_DTYPE_BF16] && !b.allow_weight[SCALE_DTYPE_INT8]);
+  ck_assert(b.allow_kv[SCALE_DTYPE_BF16] && !b.allow_kv[SCALE_DTYPE_INT8]);
+  ck_assert_int_eq(scale_plan_infer(&m, &v5e, &b, r, &diag), SCALE_OK);
+  ck_assert_int_ge(r->n_ranked, 1);
+  for (int i = 0; i < r->n_ranked; i++)
+    ck_assert(r->ranked[i].config.weight_dtype == SCALE_DTYPE_BF16 &&
+              r->ranked[i].config.kv_dtype == SCALE_DTYPE_BF16 &&
+              r->ranked[i].config.n_chips >= 16);
   /* An impossible target ranks nothing and says why. */
   o.max_step_s = 1e-6;
   ck_assert_int_eq(scale_plan_infer(&m, &v5e, &o, r, &diag), SCALE_OK);
   ck_assert_int_eq(r->n_ranked, 0);
   ck_assert(r->n_too_slow > 0);
+  scale_check_nan(scale_plan_infer_fewest_chips(r));
   o.top_k = 0;
   ck_assert_int_eq(scale_plan_infer(&m, &v5e, &o, r, &diag), SCALE_ERR_INVALID);
   free(r);
