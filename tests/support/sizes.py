@@ -26,9 +26,9 @@ OVER = {
     "chapters/03-sharding/sharding.c": 430,
     "chapters/05-training/training.c": 551,
     "chapters/07-inference/inference.c": 563,
-    "chapters/08-applied-inference/applied-inference.c": 750,
+    "chapters/08-applied-inference/applied-inference.c": 727,
     "chapters/09-profiling/profiling.c": 474,
-    "chapters/12-gpus/gpus.c": 739,
+    "chapters/12-gpus/gpus.c": 719,
     "chapters/13-hybrid-parallelism/hybrid-parallelism.c": 857,
 }
 
