@@ -64,9 +64,11 @@ struct scale_serve {
   size_t slots;        /* min(max_batch, n): the active list's capacity */
   double *arrival_s;   /* [n], ascending */
   uint32_t *isl, *osl; /* [n] */
-  uint32_t *blocks;    /* [n] KV blocks reserved for the request's life */
+  uint32_t *blocks;    /* [n] KV blocks of the request's whole life (its reservation) */
   /* scratch of a run */
   uint32_t *prefilled; /* [n] prompt tokens done */
+  uint32_t *redo;      /* [n] tokens it had made when preempted, to prefill again with its prompt */
+  uint32_t *held;      /* [n] KV blocks it holds now */
   uint32_t *generated; /* [n] output tokens done */
   double *first_s;     /* [n] first-token time */
   double *finish_s;    /* [n] last-token time */
@@ -74,6 +76,7 @@ struct scale_serve {
   uint32_t *active;    /* [slots] running requests, in admission order */
   uint32_t *chunk;     /* [slots] tokens this step gives each running request */
   uint32_t *draft;     /* [slots] tokens drafted for each running request this step */
+  uint32_t *requeue;   /* [slots] preempted requests waiting, the next to admit last */
   double *itl_hist;    /* [ITL_BINS] tokens whose inter-token latency fell in each bin */
 };
 
@@ -132,6 +135,7 @@ static bool is_count(double x, double lo, double hi) { return x >= lo && x <= hi
 #define REQ_MAX 1e7 /* requests of one run at most */
 #define BLOCKS_MAX 4e9
 #define SPEC_MAX 64 /* tokens drafted a step at most */
+#define PREEMPT_MAX 100.0 /* preemptions a request, on average, before a run is refused */
 
 /* Largest scale_serve_kv_blocks(isl + osl) over the requests a config can draw. */
 static double max_request_tokens(const scale_serve_config *c) {
@@ -278,6 +282,9 @@ void scale_serve_free(scale_serve *sim) {
   free(sim->active);
   free(sim->chunk);
   free(sim->draft);
+  free(sim->redo);
+  free(sim->held);
+  free(sim->requeue);
   free(sim->itl_hist);
   free(sim);
 }
@@ -306,10 +313,13 @@ scale_status scale_serve_new(const scale_serve_config *cfg, scale_serve **out, s
   s->active = malloc(s->slots * sizeof *s->active);
   s->chunk = malloc(s->slots * sizeof *s->chunk);
   s->draft = malloc(s->slots * sizeof *s->draft);
+  s->redo = malloc(n * sizeof *s->redo);
+  s->held = malloc(n * sizeof *s->held);
+  s->requeue = malloc(s->slots * sizeof *s->requeue);
   s->itl_hist = malloc(ITL_BINS * sizeof *s->itl_hist);
   if (!s->arrival_s || !s->isl || !s->osl || !s->blocks || !s->prefilled || !s->generated ||
       !s->first_s || !s->finish_s || !s->sorted || !s->active || !s->chunk || !s->draft ||
-      !s->itl_hist) {
+      !s->redo || !s->held || !s->requeue || !s->itl_hist) {
     scale_serve_free(s);
     return scale_diag_set(diag, SCALE_ERR_NOMEM, "", 0, "serve: out of memory for %zu requests", n);
   }
@@ -409,6 +419,10 @@ typedef struct {
   size_t sent;          /* requests sent so far (closed loop; n for an open one) */
   uint64_t accept;      /* the stream of draft acceptances */
   double drafted, accepted; /* draft tokens proposed and kept */
+  size_t n_requeued;    /* preempted requests waiting: sim->requeue[0, n_requeued) */
+  double preemptions;   /* requests preempted so far */
+  double recomputed;    /* tokens prefilled again after preemptions */
+  double max_steps;     /* the bound on the steps: each moves a token, recomputes included */
 } run_state;
 
 /* The tokens of a prompt of 'isl' found in the prefix cache: all but the last at most. */
@@ -417,8 +431,8 @@ static uint32_t cached_tokens(const scale_serve_config *c, uint32_t isl) {
 }
 
 /* Resets the scratch of 'sim' for a run (the first token of a prefilled request came with it)
- * and starts 'st'; returns the bound on the steps (each step moves a token). */
-static double run_reset(scale_serve *sim, run_state *st) {
+ * and starts 'st' with its bound on the steps (each step moves a token). */
+static void run_reset(scale_serve *sim, run_state *st) {
   const scale_serve_config *c = &sim->cfg;
   const size_t n = sim->n;
   memset(sim->itl_hist, 0, ITL_BINS * sizeof *sim->itl_hist);
@@ -431,7 +445,7 @@ static double run_reset(scale_serve *sim, run_state *st) {
   double total_tokens = 0.0;
   for (size_t i = 0; i < n; i++) {
     sim->prefilled[i] = cached_tokens(c, sim->isl[i]);
-    sim->generated[i] = 0;
+    sim->generated[i] = sim->redo[i] = sim->held[i] = 0;
     if (c->prefilled) {
       sim->prefilled[i] = sim->isl[i];
       sim->generated[i] = 1;
@@ -442,20 +456,87 @@ static double run_reset(scale_serve *sim, run_state *st) {
   st->t0 = st->t = st->last_decode_s = sim->arrival_s[0];
   st->accept = c->seed ^ 0x9E3779B97F4A7C15ull;
   st->stride = 1.0;
-  return total_tokens + (double)n + 1.0;
+  st->max_steps = total_tokens + (double)n + 1.0;
 }
 
-/* Admission: FIFO while a slot and the request's KV blocks are free. Returns what stopped it
- * (LOAD: nothing waiting). */
+/* The prompt request i prefills: its own, and after a preemption the tokens it had made. */
+static uint32_t prompt_of(const scale_serve *sim, uint32_t i) { return sim->isl[i] + sim->redo[i]; }
+
+static bool prompt_done(const scale_serve *sim, uint32_t i) {
+  return sim->prefilled[i] == prompt_of(sim, i);
+}
+
+/* The KV blocks request i takes at admission: its whole life's, or with kv_on_demand its prompt's
+ * and the next token's. */
+static double admit_blocks(const scale_serve *sim, uint32_t i) {
+  const scale_serve_config *c = &sim->cfg;
+  if (!c->kv_on_demand) return sim->blocks[i];
+  return fmin(sim->blocks[i], scale_serve_kv_blocks((double)prompt_of(sim, i) + 1.0,
+                                                    c->block_tokens));
+}
+
+/* Admission: preempted requests first (the last preempted first), then arrivals in order, while
+ * a slot and the request's KV blocks are free. Returns what stopped it (LOAD: nothing
+ * waiting). */
 static scale_serve_bind admit(scale_serve *sim, run_state *st) {
   const scale_serve_config *c = &sim->cfg;
-  while (st->next < sim->n && sim->arrival_s[st->next] <= st->t) {
+  for (;;) {
+    bool requeued = st->n_requeued > 0;
+    if (!requeued && !(st->next < sim->n && sim->arrival_s[st->next] <= st->t)) break;
+    uint32_t i = requeued ? sim->requeue[st->n_requeued - 1] : (uint32_t)st->next;
     if (st->n_active >= sim->slots) return SCALE_SERVE_BIND_BATCH;
-    if (st->blocks_used + sim->blocks[st->next] > c->kv_blocks) return SCALE_SERVE_BIND_KV;
-    st->blocks_used += sim->blocks[st->next];
-    sim->active[st->n_active++] = (uint32_t)st->next++;
+    double need = admit_blocks(sim, i);
+    if (st->blocks_used + need > c->kv_blocks) return SCALE_SERVE_BIND_KV;
+    st->blocks_used += need;
+    sim->held[i] = (uint32_t)need;
+    sim->active[st->n_active++] = i;
+    if (requeued)
+      st->n_requeued--;
+    else
+      st->next++;
   }
   return SCALE_SERVE_BIND_LOAD;
+}
+
+/* Tokens the draft proposes for a decoding request i this step: no more than it can use. */
+static double drafts_of(const scale_serve *sim, uint32_t i) {
+  return fmin(sim->cfg.spec_tokens, (double)(sim->osl[i] - sim->generated[i]) - 1.0);
+}
+
+/* Preempts the most recently admitted running request (recompute, as vLLM does): its blocks
+ * freed, its prompt and the tokens it made to prefill again, at the head of the queue. */
+static void preempt_last(scale_serve *sim, run_state *st) {
+  uint32_t i = sim->active[--st->n_active];
+  st->blocks_used -= sim->held[i];
+  sim->held[i] = 0;
+  sim->redo[i] = sim->generated[i];
+  sim->prefilled[i] = cached_tokens(&sim->cfg, sim->isl[i]);
+  sim->requeue[st->n_requeued++] = i;
+  st->preemptions += 1.0;
+  st->recomputed += (double)(prompt_of(sim, i) - sim->prefilled[i]);
+  st->max_steps += (double)prompt_of(sim, i) + 1.0;
+}
+
+/* kv_on_demand: each decoding request, in admission order, gets the blocks the tokens of this
+ * step need, preempting from the most recent while none are free (itself, when it is the most
+ * recent). */
+static void grow_kv(scale_serve *sim, run_state *st) {
+  const scale_serve_config *c = &sim->cfg;
+  for (size_t k = 0; c->kv_on_demand && k < st->n_active; k++) {
+    uint32_t i = sim->active[k];
+    if (!prompt_done(sim, i)) continue;
+    double tokens = (double)sim->isl[i] + sim->generated[i] + drafts_of(sim, i);
+    double need = fmin(sim->blocks[i], scale_serve_kv_blocks(tokens, c->block_tokens));
+    if (need <= sim->held[i]) continue;
+    while (st->blocks_used + need - sim->held[i] > c->kv_blocks && k < st->n_active - 1)
+      preempt_last(sim, st);
+    if (st->blocks_used + need - sim->held[i] > c->kv_blocks) { /* it is the most recent */
+      preempt_last(sim, st);
+      break;
+    }
+    st->blocks_used += need - sim->held[i];
+    sim->held[i] = (uint32_t)need;
+  }
 }
 
 /* The step: one token per decoding request, then prompt chunks (sim->chunk) in admission
@@ -467,16 +548,16 @@ static bool plan_step(scale_serve *sim, const run_state *st, scale_serve_step *s
   memset(step, 0, sizeof *step);
   *decoding = true;
   for (size_t k = 0; c->prefill_alone && *decoding && k < st->n_active; k++)
-    *decoding = sim->prefilled[sim->active[k]] == sim->isl[sim->active[k]];
+    *decoding = prompt_done(sim, sim->active[k]);
   for (size_t k = 0; k < st->n_active; k++) {
     uint32_t i = sim->active[k];
     sim->draft[k] = 0;
-    if (!*decoding || sim->prefilled[i] != sim->isl[i]) continue;
+    if (!*decoding || !prompt_done(sim, i)) continue;
     double ctx = (double)sim->isl[i] + sim->generated[i];
     step->n_decode += 1.0;
     step->decode_kv_tokens += ctx;
     /* drafts it can still use, verified as prompt tokens: draft j attends to ctx + j tokens */
-    double d = fmin(c->spec_tokens, (double)(sim->osl[i] - sim->generated[i]) - 1.0);
+    double d = drafts_of(sim, i);
     sim->draft[k] = (uint32_t)d;
     step->n_prefill_tokens += d;
     step->prefill_ctx_tokens += d * ctx + d * (d + 1.0) / 2.0;
@@ -486,8 +567,8 @@ static bool plan_step(scale_serve *sim, const run_state *st, scale_serve_step *s
   for (size_t k = 0; k < st->n_active; k++) {
     uint32_t i = sim->active[k];
     sim->chunk[k] = 0;
-    if (sim->prefilled[i] == sim->isl[i]) continue;
-    double left = (double)(sim->isl[i] - sim->prefilled[i]);
+    if (prompt_done(sim, i)) continue;
+    double left = (double)(prompt_of(sim, i) - sim->prefilled[i]);
     double take = fmin(left, budget);
     if (take < left) starved = true;
     if (take > 0.0) {
@@ -567,7 +648,7 @@ static void apply_step(scale_serve *sim, run_state *st, bool decoding) {
   size_t w = 0;
   for (size_t k = 0; k < st->n_active; k++) {
     uint32_t i = sim->active[k];
-    if (sim->prefilled[i] == sim->isl[i]) {
+    if (prompt_done(sim, i)) {
       if (decoding) {
         uint32_t kept = accepted(&sim->cfg, &st->accept, sim->draft[k]);
         sim->generated[i] += 1 + kept;
@@ -576,14 +657,13 @@ static void apply_step(scale_serve *sim, run_state *st, bool decoding) {
       }
     } else if (sim->chunk[k] > 0) {
       sim->prefilled[i] += sim->chunk[k];
-      if (sim->prefilled[i] == sim->isl[i]) {
-        sim->generated[i] = 1;
-        sim->first_s[i] = st->t;
+      if (prompt_done(sim, i)) { /* the prompt's last token makes the next one */
+        if (sim->generated[i]++ == 0) sim->first_s[i] = st->t;
       }
     }
     if (sim->generated[i] == sim->osl[i]) {
       sim->finish_s[i] = st->t;
-      st->blocks_used -= sim->blocks[i];
+      st->blocks_used -= sim->held[i];
       st->finished++;
       if (st->sent < sim->n) sim->arrival_s[st->sent++] = st->t;
     } else {
@@ -657,14 +737,20 @@ scale_status scale_serve_run(scale_serve *sim, scale_serve_result *out, scale_di
   const scale_serve_config *c = &sim->cfg;
   memset(out, 0, sizeof *out);
   run_state st;
-  const double max_steps = run_reset(sim, &st);
+  run_reset(sim, &st);
   while (st.finished < sim->n) {
-    if (out->n_steps >= max_steps) /* unreachable: every step moves a token */
+    if (out->n_steps >= st.max_steps) /* unreachable: every step moves a token */
       return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0, "serve: no progress after %g steps",
                             out->n_steps);
+    if (st.preemptions > PREEMPT_MAX * (double)sim->n)
+      return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                            "serve: %g preemptions for %zu requests: the KV cache thrashes (give "
+                            "it more blocks, or admit fewer requests)",
+                            st.preemptions, sim->n);
     if (st.n_active == 0 && st.next < sim->n && sim->arrival_s[st.next] > st.t)
       st.t = sim->arrival_s[st.next];
     scale_serve_bind bind = admit(sim, &st);
+    grow_kv(sim, &st);
     scale_serve_step step;
     bool decoding;
     bool starved = plan_step(sim, &st, &step, &decoding);
@@ -686,6 +772,8 @@ scale_status scale_serve_run(scale_serve *sim, scale_serve_result *out, scale_di
     account_step(sim, out, &st, dt, bind, &step, decoding);
     apply_step(sim, &st, decoding);
   }
+  out->preemptions = st.preemptions;
+  out->recomputed_tokens = st.recomputed;
   out->drafted_tokens = st.drafted;
   out->accepted_tokens = st.accepted;
   report_totals(sim, out, st.t0);

@@ -143,6 +143,14 @@ typedef struct {
                                   spec_tokens times before each step; required when
                                   spec_tokens > 0 (a draft is never free) */
   void *spec_draft_ctx;      /**< passed to spec_draft_cost */
+  bool kv_on_demand;         /**< KV blocks as tokens need them (vLLM, SGLang): admission takes
+                                  the blocks of the prompt and the next token; a step whose
+                                  decodes need a block when none is free preempts the most
+                                  recently admitted request (recompute: its blocks freed, its
+                                  prompt and the tokens it made prefilled again, first in the
+                                  queue). false: a request reserves its whole prompt and output
+                                  at admission and is never preempted (TensorRT-LLM's
+                                  guaranteed-no-evict scheduler) */
   scale_serve_cost_fn cost;  /**< step duration */
   void *cost_ctx;            /**< passed to cost */
 } scale_serve_config;
@@ -175,6 +183,8 @@ typedef struct {
   double drafted_tokens;                     /**< tokens drafted for verification [tokens] */
   double accepted_tokens;                    /**< of those, accepted [tokens] */
   double draft_s;                            /**< time of the draft steps (in busy_s) [s] */
+  double preemptions;                        /**< requests preempted (kv_on_demand) [count] */
+  double recomputed_tokens;                  /**< tokens prefilled again after them [tokens] */
   double output_tokens;                      /**< tokens generated [tokens] */
   double makespan_s;                         /**< first arrival to last finish [s] */
   double busy_s;                             /**< time the engine ran steps [s] */

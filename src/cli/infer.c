@@ -67,8 +67,14 @@ static void usage(FILE *out) {
           "  --seed K           seed of the arrivals and lengths (default 1)\n"
           "  --max-batch B      running requests per copy at most (default 2048)\n"
           "  --step-tokens T    token budget of a step, chunked prefill (default 8192)\n"
-          "  --block T          tokens per paged KV block (default 32)\n"
+          "  --block T          tokens per paged KV block (default 32)\n");
+  fprintf(out,
           "  --kv-frac F        share of the HBM left after weights given to KV (default 0.9)\n"
+          "  --kv-alloc A       reserve (default: each request reserves its prompt and output\n"
+          "                     at admission, TensorRT-LLM's guaranteed-no-evict) or\n"
+          "                     on-demand (blocks as tokens need them, vLLM and SGLang:\n"
+          "                     the most recent request is preempted and recomputed when\n"
+          "                     none is free)\n"
           "  --overhead S       fixed time of every step [s] (default: the calibrated one;\n"
           "                     0 with --roofline)\n"
           "  --engine-overhead S  host time an engine adds to every step [s], on top of the\n"
@@ -317,6 +323,7 @@ typedef struct {
   double engine_overhead;       /* --engine-overhead [s] added to every step, 0: none */
   bool prefill_alone;           /* --prefill-alone: prompt steps decode nothing */
   double prefix_hit;            /* --prefix-hit: share of each prompt in the prefix cache */
+  bool kv_on_demand;            /* --kv-alloc on-demand */
   const char *spec_draft;       /* --spec-draft MODEL, NULL: no speculative decoding */
   double spec_tokens;           /* --spec-tokens (default 4) */
   double spec_accept;           /* --spec-accept, NaN until given */
@@ -663,6 +670,7 @@ static int stream_config(const serve_opts *o, const scale_infer_config *cfg,
   c->tpot_slo_s = o->tpot;
   c->prefill_alone = o->prefill_alone;
   c->prefix_hit_frac = o->prefix_hit;
+  c->kv_on_demand = o->kv_on_demand;
   c->cost = stream_cost_s;
   c->cost_ctx = sc;
   return CLI_EXIT_OK;
@@ -746,6 +754,9 @@ static void stream_json_setup(cli_json *json, const stream_report *s) {
   cli_json_number(json, "engine_overhead_s", o->engine_overhead);
   cli_json_bool(json, "prefill_alone", o->prefill_alone);
   cli_json_number(json, "prefix_hit_frac", o->prefix_hit);
+  cli_json_string(json, "kv_alloc", o->kv_on_demand ? "on-demand" : "reserve");
+  cli_json_number(json, "preemptions", s->r->preemptions);
+  cli_json_number(json, "recomputed_tokens", s->r->recomputed_tokens);
   if (o->spec_draft) {
     cli_json_object_begin(json, "speculative");
     cli_json_string(json, "draft_model", o->spec_draft);
@@ -840,6 +851,9 @@ static void print_stream_setup(const stream_report *s) {
   if (o->engine_overhead > 0.0)
     printf("engine host time: %g s added to every step (--engine-overhead)\n", o->engine_overhead);
   if (o->prefill_alone) printf("prompts alone: a step with prompt work decodes nothing\n");
+  if (o->kv_on_demand)
+    printf("KV blocks on demand: %g preemptions, %.4g tokens prefilled again\n",
+           s->r->preemptions, s->r->recomputed_tokens);
   if (o->spec_draft)
     printf("speculative decoding: %s drafts %g a step, each accepted at %g: %.3g of %.4g drafts "
            "kept, drafting %.1f%% of the busy time\n",
@@ -979,7 +993,8 @@ enum {
   O_PREFIX_HIT,
   O_SPEC_DRAFT,
   O_SPEC_TOKENS,
-  O_SPEC_ACCEPT
+  O_SPEC_ACCEPT,
+  O_KV_ALLOC
 };
 
 static const struct option infer_options[] = {
@@ -1024,6 +1039,7 @@ static const struct option infer_options[] = {
     {"spec-draft", required_argument, NULL, O_SPEC_DRAFT},
     {"spec-tokens", required_argument, NULL, O_SPEC_TOKENS},
     {"spec-accept", required_argument, NULL, O_SPEC_ACCEPT},
+    {"kv-alloc", required_argument, NULL, O_KV_ALLOC},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -1140,6 +1156,11 @@ static int take_engine(int opt, const char *arg, serve_opts *so) {
     if (so->prefix_hit > 1.0) return cli_usage("--prefix-hit: must be in [0, 1], got '%s'", arg);
     break;
   case O_SPEC_DRAFT: so->spec_draft = arg; break;
+  case O_KV_ALLOC:
+    if (strcmp(arg, "on-demand") != 0 && strcmp(arg, "reserve") != 0)
+      return cli_usage("--kv-alloc: expected reserve or on-demand, got '%s'", arg);
+    so->kv_on_demand = strcmp(arg, "on-demand") == 0;
+    break;
   case O_SPEC_TOKENS:
     if (!cli_parse_number("spec-tokens", arg, count_flags, &so->spec_tokens))
       return CLI_EXIT_USAGE;

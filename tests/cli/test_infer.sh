@@ -362,4 +362,21 @@ expect_usage_error "spec draft without accept" "$SCALE" infer $SP --spec-draft l
 expect_usage_error "spec accept above 1" "$SCALE" infer $SP --spec-draft llama-3.2-1b --spec-accept 2
 expect_usage_error "spec tokens above 64" "$SCALE" infer $SP --spec-draft llama-3.2-1b --spec-accept 0.5 --spec-tokens 65
 
+# KV blocks on demand (--kv-alloc on-demand): a long-output offline run admits more requests
+# than reserving their whole life allows, preempting some; the default reserves and preempts none.
+KA="--model llama-3-8b --hw nvidia-l40s --chips 1 --offline --isl 1000 --osl 3000 --requests 300 --json"
+run "$SCALE" infer $KA; expect_rc 0 "kv reserve"; expect_out '"kv_alloc": "reserve"' "reserve by default"
+expect_out '"preemptions": 0[,}]' "reserving preempts nothing"; cp "$TMP/out" "$TMP/ka0.json"
+run "$SCALE" infer $KA --kv-alloc on-demand; expect_rc 0 "kv on demand"; expect_json "kv on demand json"
+expect_out '"kv_alloc": "on-demand"' "on demand echoed"
+if command -v python3 >/dev/null 2>&1; then
+  if python3 - "$TMP/ka0.json" "$TMP/out" <<'EOF2'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+sys.exit(0 if b["steady_batch"] > a["steady_batch"] and b["preemptions"] > 0 else 1)
+EOF2
+  then pass; else fail "on demand: a larger steady batch, with preemptions"; fi
+fi
+expect_usage_error "kv alloc typo" "$SCALE" infer $KA --kv-alloc lazy
+
 finish

@@ -353,6 +353,64 @@ START_TEST(test_speculative) {
 }
 END_TEST
 
+START_TEST(test_kv_on_demand) {
+  /* Two requests at t = 0, isl 16, osl 33, 16-token blocks, 5 blocks in all. A whole life is
+   * 49 tokens, 4 blocks, so reserving it admits one request at a time: each prefills in
+   * a + 16 b = 0.026 s and decodes 32 steps of a + b = 0.011 s: makespan 2 x 0.378 = 0.756 s.
+   * On demand each is admitted with its prompt and next token, 17 tokens = 2 blocks:
+   *   step 1      both prefill, a + 32 b = 0.042 s (TTFT 0.042 s for both)
+   *   steps 2-17  both decode, 2 blocks each while the context is <= 32 tokens: 16 x 0.012 s
+   *   step 18     at 33 tokens each needs a third block: the first gets it (5 used), the
+   *               second, the most recent, is preempted (3 used) and waits, its 16 + 17 = 33
+   *               tokens to prefill again needing 3 blocks; the first decodes alone
+   *   to its end  16 steps of 0.011 s: done at 0.042 + 0.192 + 0.176 = 0.410 s, 3 blocks freed
+   *   then        the second prefills 33 tokens, a + 33 b = 0.043 s, making its 18th token, and
+   *               decodes 15 steps: done at 0.410 + 0.043 + 0.165 = 0.618 s. */
+  scale_serve_config c = linear_config(INFINITY, 2, 16, 33);
+  c.kv_blocks = 5;
+  scale_serve_result r = serve_fixture_run(&c);
+  scale_check_rel(r.makespan_s, 0.756, 1e-9, "s", "one at a time, reserved");
+  ck_assert(r.preemptions == 0.0);
+  c.kv_on_demand = true;
+  r = serve_fixture_run(&c);
+  scale_check_rel(r.makespan_s, 0.618, 1e-9, "s", "on demand, one preemption");
+  scale_check_rel(r.preemptions, 1, 0, "", "the second request, once");
+  scale_check_rel(r.recomputed_tokens, 33, 0, "tokens", "its prompt and 17 tokens again");
+  scale_check_rel(r.ttft_p99_s, 0.042, 1e-9, "s", "both first tokens from step 1");
+  scale_check_rel(r.tpot_p99_s, (0.618 - 0.042) / 32, 1e-9, "s", "the preempted one's TPOT");
+  scale_check_rel(r.output_tokens, 66, 0, "tokens", "every token made once");
+  ck_assert(r.kv_peak_frac <= 1.0);
+  /* With blocks to spare nothing is preempted and the run is the reserved one's. */
+  scale_serve_config roomy = linear_config(1e-6, 20, 100, 40);
+  scale_serve_result a = serve_fixture_run(&roomy);
+  roomy.kv_on_demand = true;
+  scale_serve_result b = serve_fixture_run(&roomy);
+  ck_assert(b.preemptions == 0.0);
+  scale_check_rel(b.makespan_s, a.makespan_s, 1e-12, "s", "same run");
+  scale_check_rel(b.tpot_p50_s, a.tpot_p50_s, 1e-12, "s", "same TPOT");
+  /* Under pressure, with drafts and a prefix cache too: every request still finishes with
+   * every token once, the cache never overfills, and requests were preempted. */
+  scale_serve_config p = linear_config(INFINITY, 300, 10, 10);
+  p.isl.max_tokens = 200;
+  p.osl.max_tokens = 300;
+  p.kv_blocks = 64; /* 500 tokens need 32 */
+  p.kv_on_demand = true;
+  p.spec_tokens = 2;
+  p.spec_accept_frac = 0.6;
+  p.spec_draft_cost = draft_cost;
+  p.prefix_hit_frac = 0.3;
+  r = serve_fixture_run(&p);
+  scale_serve *sim = NULL;
+  scale_diag diag;
+  ck_assert(scale_serve_new(&p, &sim, &diag) == SCALE_OK);
+  ck_assert(scale_serve_run(sim, &a, &diag) == SCALE_OK);
+  scale_serve_free(sim);
+  ck_assert(r.n_requests == 300.0 && r.preemptions > 0.0 && r.kv_peak_frac <= 1.0);
+  ck_assert(a.makespan_s == r.makespan_s); /* deterministic */
+  ck_assert(isfinite(r.tpot_p99_s) && isfinite(r.ttft_p99_s));
+}
+END_TEST
+
 START_TEST(test_goodput) {
   /* Low rate, linear cost: TTFT 0.11 s and TPOT 0.011 s for every request (test_low_rate). */
   scale_serve_config c = linear_config(1e-6, 10, 100, 10);
@@ -430,6 +488,7 @@ int main(void) {
       {"prefilled", test_prefilled},
       {"prefix_cache", test_prefix_cache},
       {"speculative", test_speculative},
+      {"kv_on_demand", test_kv_on_demand},
       {"bad_parameters", test_bad_parameters},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
