@@ -229,6 +229,11 @@ static scale_status check_config(const scale_serve_config *c, scale_diag *diag) 
                           "serve: prefilled requests (a decode pool) need outputs of >= 2 "
                           "tokens, got %g",
                           c->osl.min_tokens);
+  if (!is_count(c->warmup_requests, 0, c->n_requests - 1))
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                          "serve: the warm-up must be an integer of requests below the %g "
+                          "simulated, got %g",
+                          c->n_requests, c->warmup_requests);
   if (!(c->prefix_hit_frac >= 0.0 && c->prefix_hit_frac <= 1.0))
     return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
                           "serve: the prefix cache hit share must be in [0, 1], got %g",
@@ -583,6 +588,16 @@ static bool plan_step(scale_serve *sim, const run_state *st, scale_serve_step *s
   return starved;
 }
 
+/* The decoding requests of the step that the latencies measure: those after the warm-up. */
+static double measured_decoders(const scale_serve *sim, const run_state *st) {
+  double n = 0.0;
+  for (size_t k = 0; k < st->n_active; k++) {
+    uint32_t i = sim->active[k];
+    n += i >= sim->cfg.warmup_requests && prompt_done(sim, i);
+  }
+  return n;
+}
+
 /* Books a step of 'dt' seconds bound by 'bind' into 'out' and advances the clock, with the
  * inter-token latencies it ends. */
 static void account_step(scale_serve *sim, scale_serve_result *out, run_state *st, double dt,
@@ -596,12 +611,14 @@ static void account_step(scale_serve *sim, scale_serve_result *out, run_state *s
   out->kv_peak_frac = fmax(out->kv_peak_frac, st->blocks_used / c->kv_blocks);
   out->n_steps += 1.0;
   st->t += dt;
-  if (!c->prefill_alone) {
-    itl_add(sim->itl_hist, dt, step->n_decode); /* every decoder made a token last step too */
+  if (!c->prefill_alone) { /* every decoder made a token last step too */
+    double decoders = c->warmup_requests > 0.0 ? measured_decoders(sim, st) : step->n_decode;
+    itl_add(sim->itl_hist, dt, decoders);
   } else if (decoding) { /* since the last decode step, or since its first token if later */
     double stalled = 0.0;
     for (size_t k = 0; k < st->n_active; k++) {
       uint32_t i = sim->active[k];
+      if (i < c->warmup_requests) continue;
       if (sim->first_s[i] > st->last_decode_s)
         itl_add(sim->itl_hist, st->t - sim->first_s[i], 1.0);
       else
@@ -705,20 +722,21 @@ static void report_totals(const scale_serve *sim, scale_serve_result *out, doubl
 
 /* The report's TTFT, TPOT and ITL percentiles and means. */
 static void report_latencies(scale_serve *sim, scale_serve_result *out) {
-  const size_t n = sim->n;
-  double sum = 0.0;
-  for (size_t i = 0; i < n; i++) {
-    sim->sorted[i] = sim->first_s[i] - sim->arrival_s[i];
-    sum += sim->sorted[i];
-  }
-  qsort(sim->sorted, n, sizeof *sim->sorted, cmp_double);
-  out->ttft_p50_s = percentile(sim->sorted, n, 0.50);
-  out->ttft_p90_s = percentile(sim->sorted, n, 0.90);
-  out->ttft_p99_s = percentile(sim->sorted, n, 0.99);
-  out->ttft_mean_s = sum / (double)n;
+  const size_t n = sim->n, w = (size_t)sim->cfg.warmup_requests; /* measured: [w, n) */
   size_t m = 0;
+  double sum = 0.0;
+  for (size_t i = w; i < n; i++) {
+    sim->sorted[m] = sim->first_s[i] - sim->arrival_s[i];
+    sum += sim->sorted[m++];
+  }
+  qsort(sim->sorted, m, sizeof *sim->sorted, cmp_double);
+  out->ttft_p50_s = percentile(sim->sorted, m, 0.50);
+  out->ttft_p90_s = percentile(sim->sorted, m, 0.90);
+  out->ttft_p99_s = percentile(sim->sorted, m, 0.99);
+  out->ttft_mean_s = sum / (double)m;
+  m = 0;
   sum = 0.0;
-  for (size_t i = 0; i < n; i++)
+  for (size_t i = w; i < n; i++)
     if (sim->osl[i] > 1) {
       sim->sorted[m] = (sim->finish_s[i] - sim->first_s[i]) / (sim->osl[i] - 1);
       sum += sim->sorted[m++];

@@ -143,6 +143,11 @@ typedef struct {
                                   spec_tokens times before each step; required when
                                   spec_tokens > 0 (a draft is never free) */
   void *spec_draft_ctx;      /**< passed to spec_draft_cost */
+  double warmup_requests;    /**< the first this many requests (in arrival order) are left out
+                                  of the latencies (TTFT, TPOT, ITL: their percentiles and
+                                  means), as benchmarks leave out their warm-up, so that an empty
+                                  engine's start does not set them; throughput, goodput and what
+                                  bound the run count every request. Integer in [0, requests) */
   bool kv_on_demand;         /**< KV blocks as tokens need them (vLLM, SGLang): admission takes
                                   the blocks of the prompt and the next token; a step whose
                                   decodes need a block when none is free preempts the most

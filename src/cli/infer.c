@@ -65,6 +65,9 @@ static void usage(FILE *out) {
           "                     in order and again from the top\n"
           "  --ttft S, --tpot S SLOs of the goodput [s] (default: none)\n"
           "  --seed K           seed of the arrivals and lengths (default 1)\n"
+          "  --warmup W         leave the first W requests out of the latencies (TTFT, TPOT,\n"
+          "                     ITL), as benchmarks leave out their warm-up; throughput and\n"
+          "                     goodput count every request (default 0)\n"
           "  --max-batch B      running requests per copy at most (default 2048)\n"
           "  --step-tokens T    token budget of a step, chunked prefill (default 8192)\n"
           "  --block T          tokens per paged KV block (default 32)\n");
@@ -324,6 +327,7 @@ typedef struct {
   bool prefill_alone;           /* --prefill-alone: prompt steps decode nothing */
   double prefix_hit;            /* --prefix-hit: share of each prompt in the prefix cache */
   bool kv_on_demand;            /* --kv-alloc on-demand */
+  double warmup;                /* --warmup: requests left out of the latencies */
   const char *spec_draft;       /* --spec-draft MODEL, NULL: no speculative decoding */
   double spec_tokens;           /* --spec-tokens (default 4) */
   double spec_accept;           /* --spec-accept, NaN until given */
@@ -671,6 +675,7 @@ static int stream_config(const serve_opts *o, const scale_infer_config *cfg,
   c->prefill_alone = o->prefill_alone;
   c->prefix_hit_frac = o->prefix_hit;
   c->kv_on_demand = o->kv_on_demand;
+  c->warmup_requests = o->warmup;
   c->cost = stream_cost_s;
   c->cost_ctx = sc;
   return CLI_EXIT_OK;
@@ -755,6 +760,7 @@ static void stream_json_setup(cli_json *json, const stream_report *s) {
   cli_json_bool(json, "prefill_alone", o->prefill_alone);
   cli_json_number(json, "prefix_hit_frac", o->prefix_hit);
   cli_json_string(json, "kv_alloc", o->kv_on_demand ? "on-demand" : "reserve");
+  cli_json_number(json, "warmup_requests", o->warmup);
   cli_json_number(json, "preemptions", s->r->preemptions);
   cli_json_number(json, "recomputed_tokens", s->r->recomputed_tokens);
   if (o->spec_draft) {
@@ -851,6 +857,9 @@ static void print_stream_setup(const stream_report *s) {
   if (o->engine_overhead > 0.0)
     printf("engine host time: %g s added to every step (--engine-overhead)\n", o->engine_overhead);
   if (o->prefill_alone) printf("prompts alone: a step with prompt work decodes nothing\n");
+  if (o->warmup > 0.0)
+    printf("latencies over requests %g on (the first %g are the warm-up)\n", o->warmup + 1.0,
+           o->warmup);
   if (o->kv_on_demand)
     printf("KV blocks on demand: %g preemptions, %.4g tokens prefilled again\n",
            s->r->preemptions, s->r->recomputed_tokens);
@@ -994,7 +1003,8 @@ enum {
   O_SPEC_DRAFT,
   O_SPEC_TOKENS,
   O_SPEC_ACCEPT,
-  O_KV_ALLOC
+  O_KV_ALLOC,
+  O_WARMUP
 };
 
 static const struct option infer_options[] = {
@@ -1040,6 +1050,7 @@ static const struct option infer_options[] = {
     {"spec-tokens", required_argument, NULL, O_SPEC_TOKENS},
     {"spec-accept", required_argument, NULL, O_SPEC_ACCEPT},
     {"kv-alloc", required_argument, NULL, O_KV_ALLOC},
+    {"warmup", required_argument, NULL, O_WARMUP},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -1156,6 +1167,9 @@ static int take_engine(int opt, const char *arg, serve_opts *so) {
     if (so->prefix_hit > 1.0) return cli_usage("--prefix-hit: must be in [0, 1], got '%s'", arg);
     break;
   case O_SPEC_DRAFT: so->spec_draft = arg; break;
+  case O_WARMUP:
+    ok = cli_parse_number("warmup", arg, SCALE_NUM_NONNEG | SCALE_NUM_INTEGER, &so->warmup);
+    break;
   case O_KV_ALLOC:
     if (strcmp(arg, "on-demand") != 0 && strcmp(arg, "reserve") != 0)
       return cli_usage("--kv-alloc: expected reserve or on-demand, got '%s'", arg);

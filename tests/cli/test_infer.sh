@@ -379,4 +379,21 @@ EOF2
 fi
 expect_usage_error "kv alloc typo" "$SCALE" infer $KA --kv-alloc lazy
 
+# --warmup: the first requests out of the latencies (the library's hand derivation is in
+# lib.serve); the throughput is the whole run's either way.
+WU="--model llama-3-8b --hw nvidia-h100-sxm --chips 1 --offline --isl 500 --osl 50 --requests 100 --max-batch 8 --json"
+run "$SCALE" infer $WU; cp "$TMP/out" "$TMP/wu0.json"
+run "$SCALE" infer $WU --warmup 50; expect_rc 0 "warm-up"; expect_out '"warmup_requests": 50' "warm-up echoed"
+if command -v python3 >/dev/null 2>&1; then
+  if python3 - "$TMP/wu0.json" "$TMP/out" <<'EOF2'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+# offline, eight at a time: the later half waited longer for a slot
+sys.exit(0 if b["ttft_p50_s"] > a["ttft_p50_s"] and b["tokens_per_s"] == a["tokens_per_s"] else 1)
+EOF2
+  then pass; else fail "warm-up: later requests' TTFT, the same throughput"; fi
+fi
+expect_usage_error "warm-up of every request" "$SCALE" infer $WU --warmup 100
+expect_usage_error "fractional warm-up" "$SCALE" infer $WU --warmup 2.5
+
 finish

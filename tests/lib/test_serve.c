@@ -411,6 +411,30 @@ START_TEST(test_kv_on_demand) {
 }
 END_TEST
 
+START_TEST(test_warmup) {
+  /* Four requests at t = 0, one running at a time (batch cap 1), isl 10, osl 2: each takes a
+   * prefill of a + 10 b = 0.02 s and a decode of a + b = 0.011 s, so request k's TTFT is
+   * 0.031 k + 0.02: 0.02, 0.051, 0.082, 0.113 s (p50 0.051, mean 0.0665). Leaving out a warm-up
+   * of two: 0.082 and 0.113 (p50 0.082, mean 0.0975); the makespan, 4 x 0.031 = 0.124 s,
+   * counts every request either way. */
+  scale_serve_config c = linear_config(INFINITY, 4, 10, 2);
+  c.max_batch = 1;
+  scale_serve_result r = serve_fixture_run(&c);
+  scale_check_rel(r.ttft_p50_s, 0.051, 1e-9, "s", "all four");
+  scale_check_rel(r.ttft_mean_s, 0.0665, 1e-9, "s", "all four");
+  c.warmup_requests = 2;
+  r = serve_fixture_run(&c);
+  scale_check_rel(r.ttft_p50_s, 0.082, 1e-9, "s", "the last two");
+  scale_check_rel(r.ttft_mean_s, 0.0975, 1e-9, "s", "the last two");
+  scale_check_rel(r.tpot_p50_s, 0.011, 1e-9, "s", "a + b");
+  scale_check_rel(r.itl_p50_s, 0.011, 0.005, "s", "their decode steps (binned)");
+  scale_check_rel(r.makespan_s, 0.124, 1e-9, "s", "every request");
+  scale_serve_config b = c;
+  b.warmup_requests = 4, serve_fixture_expect_range(&b, "warm-up");
+  b.warmup_requests = 1.5, serve_fixture_expect_range(&b, "warm-up");
+}
+END_TEST
+
 START_TEST(test_goodput) {
   /* Low rate, linear cost: TTFT 0.11 s and TPOT 0.011 s for every request (test_low_rate). */
   scale_serve_config c = linear_config(1e-6, 10, 100, 10);
@@ -489,6 +513,7 @@ int main(void) {
       {"prefix_cache", test_prefix_cache},
       {"speculative", test_speculative},
       {"kv_on_demand", test_kv_on_demand},
+      {"warmup", test_warmup},
       {"bad_parameters", test_bad_parameters},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
