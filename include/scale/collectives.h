@@ -103,6 +103,17 @@ scale_status scale_group_from_chip(const scale_chip *chip, const double *sizes, 
 scale_status scale_group_parse_shape(const char *text, double sizes[SCALE_GROUP_AXES_MAX],
                                      int *n_axes, scale_diag *diag);
 
+/** Builds the group of shape 'shape' ("4x4", as scale_group_parse_shape() reads it) on 'chip'
+ * with wraparound 'wrap', as scale_group_from_chip() builds it from the parsed sizes: the two
+ * steps a caller takes to name a group in the book's notation.
+ *
+ * Errors: those of scale_group_parse_shape() and scale_group_from_chip(); 'diag' (may be NULL)
+ *         says why, naming the shape and the chip.
+ * Book:   ch. 3 "Sharded Matrices and How to Multiply Them" (an AllGather over a "4x4").
+ */
+scale_status scale_group_from_shape(const scale_chip *chip, const char *shape, scale_wrap wrap,
+                                    scale_group *out, scale_diag *diag);
+
 /** Devices in the group (product of axis sizes) [count]; NaN for an invalid group. */
 double scale_group_size(const scale_group *group);
 
