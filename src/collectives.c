@@ -221,6 +221,16 @@ scale_status scale_group_from_shape(const scale_chip *chip, const char *shape, s
                         chip ? chip->name : "(no chip)", d.message);
 }
 
+scale_group scale_group_ring(double n, bool wraps, double link_bytes_per_s, double hop_latency_s) {
+  scale_group g;
+  memset(&g, 0, sizeof g);
+  g.n_axes = 1;
+  g.axis[0] = (scale_group_axis){.size = n, .topology = SCALE_TOPO_RING, .wraps = wraps,
+                                 .link_bytes_per_s = link_bytes_per_s,
+                                 .hop_latency_s = hop_latency_s};
+  return g;
+}
+
 /* ==== collectives =========================================================================== */
 
 /* Hops on the longest path of one axis. */

@@ -247,6 +247,19 @@ START_TEST(group_from_shape) {
 }
 END_TEST
 
+START_TEST(group_ring) {
+  /* ch. 9's ReduceScatter: 2 x 8 x 1024 x 8192 bytes over a line of 2 at 6e10 B/s one way moves
+   * (N-1)/N V = V / 2 over one link: 8.39e-4 s, plus one 1 us hop below the bandwidth time */
+  scale_group g = scale_group_ring(2, false, 6e10, 1e-6);
+  ck_assert_int_eq(g.n_axes, 1);
+  ck_assert(!g.axis[0].wraps);
+  double v = 2.0 * 8 * 1024 * 8192;
+  scale_check_rel(scale_collective_time_s(&g, SCALE_COLL_REDUCE_SCATTER, v), v / 2.0 / 6e10,
+                  EXACT, "s", "hand: (N-1)/N V / W");
+  scale_check_rel(scale_group_size(&g), 2.0, EXACT, "", "a line of 2");
+}
+END_TEST
+
 /* ==== evidence: chapter 2 =================================================================== */
 
 START_TEST(ch2_q5_point_to_point) {
@@ -442,6 +455,7 @@ static Suite *collectives_suite(void) {
       {"domain", domain},
       {"group_from_chip_wraps", group_from_chip_wraps},
       {"group_from_shape", group_from_shape},
+      {"group_ring", group_ring},
       {"ch2_q5_point_to_point", ch2_q5_point_to_point},
       {"ch2_q6_gather_to_slice", ch2_q6_gather_to_slice},
       {"ch3_takeaway_independent_of_n", ch3_takeaway_independent_of_n},
