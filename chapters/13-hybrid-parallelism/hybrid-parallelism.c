@@ -33,18 +33,7 @@
 #define VS CHAPTER_VS
 #define BF16 SCALE_DTYPE_BF16
 
-/** Megatron/MindSpeed mixed precision: bf16 weights, fp32 main gradients, fp32 master weights
- * and Adam moments; ZeRO-1 (the distributed optimizer) over the replicas. Our reading of the
- * paper's setup: with it the guide reproduces the four best layouts of Table 15. */
-static const scale_precision MEGATRON = {SCALE_DTYPE_BF16, SCALE_DTYPE_FP32, SCALE_DTYPE_FP32, 2,
-                                         true};
-#define ZERO_STAGE 1
-
-/** The paper's problem for 'm' on 'c': 8 devices, micro-batch 1, ZeRO-1, MEGATRON. */
-static scale_hybrid_problem problem(const scale_model *m, const scale_chip *c, double gbs,
-                                    double s) {
-  return (scale_hybrid_problem){m, c, N_CHIPS, gbs, s, 1, ZERO_STAGE, MEGATRON};
-}
+#define ZERO_STAGE 1 /* the paper's distributed optimizer (scale_hybrid_paper_problem) */
 
 static void layout_values(chapter *ch, const char *stem, double dp, double pp, double tp,
                           double cp) {
@@ -72,7 +61,7 @@ static void flag_value(chapter *ch, const char *label, bool yes, const char *fmt
 /** Memory per device of (dp, pp, tp, cp) with the paper's setup [bytes]. */
 static double memory_bytes(const scale_model *m, double dp, double pp, double tp, double cp,
                            double gbs, double seq) {
-  scale_hybrid_problem p = problem(m, NULL, gbs, seq);
+  scale_hybrid_problem p = scale_hybrid_paper_problem(m, NULL, gbs, seq);
   scale_hybrid_layout l = {dp, pp, tp, cp, ZERO_STAGE, tp > 1.0};
   return scale_plan_hybrid_memory_bytes(&p, &l);
 }
@@ -81,7 +70,7 @@ static double memory_bytes(const scale_model *m, double dp, double pp, double tp
 
 static void section_setup(chapter *ch, const scale_chip *npu) {
   chapter_heading(ch, "The case study's machine and workload (section 6.1)");
-  double peer = npu->nvlink_bytes_per_s / (npu->nvlink_domain_size - 1.0);
+  double peer = scale_hybrid_peer_bytes_per_s(npu);
   const chapter_val r[] = {
       VS("hw.flops", "910B cube peak (bf16)", scale_chip_flops_per_s(npu, BF16), "FLOP/s",
          SCALE_FMT_SI),
@@ -146,12 +135,12 @@ static void section_volumes(chapter *ch, const scale_model *l7, const scale_mode
 
 /* ==== memory and overlap ====================================================================== */
 
-static void memory_row(chapter *ch, const char *key, const scale_model *m,
-                       const scale_hybrid_layout *l, double hbm) {
+/** Row 'key' of the memory table: layout l's memory per device (and *total_bytes) for p. */
+static void memory_row(chapter *ch, const char *key, const scale_hybrid_problem *p,
+                       const scale_hybrid_layout *l, double *total_bytes) {
   scale_hybrid_memory mem;
-  scale_hybrid_memory_per_device(
-      m, l, &MEGATRON, 1, SEQ,
-      scale_pipeline_microbatches_in_flight(SCALE_PP_1F1B, l->pp, GBS / l->dp, 1), &mem);
+  scale_hybrid_problem_memory(p, l, &mem);
+  *total_bytes = mem.total_bytes;
   chapter_say(ch, "%s:", key);
   const chapter_val r[] = {
       V("w", "weights", mem.weight_bytes, "B"), V("g", "gradients", mem.grad_bytes, "B"),
@@ -160,7 +149,7 @@ static void memory_row(chapter *ch, const char *key, const scale_model *m,
   char stem[32];
   snprintf(stem, sizeof stem, "mem.%s", key);
   CHAPTER_EMIT(ch, stem, r);
-  flag_value(ch, "fits", mem.total_bytes <= hbm, "mem.%s.fits", key);
+  flag_value(ch, "fits", mem.total_bytes <= p->chip->hbm_bytes, "mem.%s.fits", key);
 }
 
 static void section_memory(chapter *ch, const scale_model *l7, const scale_chip *npu) {
@@ -176,11 +165,9 @@ static void section_memory(chapter *ch, const scale_model *l7, const scale_chip 
               {"tp8sp", {1, 1, 8, 1, ZERO_STAGE, true}},  {"cp8", {1, 1, 1, 8, ZERO_STAGE, false}},
               {"dp4pp2", {4, 2, 1, 1, ZERO_STAGE, false}}};
   double tot[9], hbm = npu->hbm_bytes;
-  for (int i = 0; i < 9; i++) {
-    memory_row(ch, rows[i].key, l7, &rows[i].l, hbm);
-    scale_hybrid_problem p = problem(l7, npu, GBS, SEQ);
-    tot[i] = scale_plan_hybrid_memory_bytes(&p, &rows[i].l);
-  }
+  scale_hybrid_problem p = scale_hybrid_paper_problem(l7, npu, GBS, SEQ);
+  for (int i = 0; i < 9; i++)
+    memory_row(ch, rows[i].key, &p, &rows[i].l, &tot[i]);
   chapter_claim(ch, true, tot[1] > hbm && tot[2] <= hbm,
                 "a replica does not fit with ZeRO-1, does with ZeRO-2");
   chapter_claim(ch, true, tot[4] <= hbm && tot[5] <= hbm && tot[7] <= hbm,
@@ -198,14 +185,10 @@ static void section_memory(chapter *ch, const scale_model *l7, const scale_chip 
 static void section_overlap(chapter *ch, const scale_model *l7, const scale_model *l1,
                             const scale_chip *npu, const scale_chip *h100) {
   chapter_heading(ch, "Overlap: one LLaMA 2 7B layer, TP 2 on the 910B, forward");
-  double peak = scale_chip_flops_per_s(npu, BF16);
-  double comp = (scale_transformer_gqa_block_flops_per_device(l7, 1, SEQ, 2, 1, 1) +
-                 scale_transformer_mlp_block_flops_per_device(l7, 1, SEQ, 2, 1, 1)) /
-                peak;
-  /* two AllReduces per layer (attention, MLP); each device sends half of Table 3's count over
-   * the one direct link to its TP peer */
-  double peer = npu->nvlink_bytes_per_s / (npu->nvlink_domain_size - 1.0);
-  double comm = t3(l7, SCALE_HYBRID_TP, 2, SEQ) / peer;
+  /* two AllReduces per layer (attention, MLP) over the one direct link to the TP peer */
+  double comp, comm, peak = scale_chip_flops_per_s(npu, BF16);
+  double peer = scale_hybrid_peer_bytes_per_s(npu);
+  scale_hybrid_tp_layer_fwd_s(l7, npu, 2, SEQ, &comp, &comm);
   const chapter_val r[] = {
       V("ov.comp", "compute at peak", comp, "s"),
       V("ov.comm", "two AllReduces over one link", comm, "s"),
@@ -338,7 +321,7 @@ static void section_guide(chapter *ch, const scale_model *const models[4],
   int agree = 0;
   double tp_bound_min = INFINITY;
   for (int i = 0; i < 4; i++) {
-    scale_hybrid_problem p = problem(models[i], npu, GBS, SEQ);
+    scale_hybrid_problem p = scale_hybrid_paper_problem(models[i], npu, GBS, SEQ);
     scale_hybrid_guide g;
     scale_hybrid_guide_eval(&p, &g);
     char stem[32];
@@ -437,7 +420,8 @@ static void section_grid(chapter *ch, const scale_model *const models[5], const 
       for (int j = 0; j < 2; j++) {
         char stem[48];
         snprintf(stem, sizeof stem, "grid.%s.%s.s%.0fk", chip_keys[h], keys[i], seqs[j] / 1024);
-        scale_hybrid_problem p = problem(models[i], chips[h], TOKENS / seqs[j], seqs[j]);
+        scale_hybrid_problem p =
+            scale_hybrid_paper_problem(models[i], chips[h], TOKENS / seqs[j], seqs[j]);
         scale_hybrid_grid_case c;
         if (!grid_case(ch, stem, &p, prm[h], rep, &c)) continue;
         scale_hybrid_grid_add(&k, &c, N_CHIPS);
@@ -467,7 +451,7 @@ static void section_planner(chapter *ch, const scale_model *l7, const scale_chip
                   "only memory pruned LLaMA 2 7B's layouts on the 910B");
   }
   free(rep);
-  scale_hybrid_problem p = problem(l7, npu, GBS, SEQ);
+  scale_hybrid_problem p = scale_hybrid_paper_problem(l7, npu, GBS, SEQ);
   scale_plan_hybrid_result r;
   scale_plan_hybrid(&p, prm, &r);
   chapter_value(ch, "plan.paper_space", "the paper's space: (dp, pp, tp, cp) on 8", r.n_candidates,

@@ -624,7 +624,7 @@ START_TEST(test_plan_hybrid) {
   ck_assert_msg(scale_model_load("llama-2-7b", &llama, &d) == SCALE_OK, "%s", d.message);
   scale_step_params p;
   ck_assert(scale_step_params_of_chip(&chip, &p) == SCALE_OK);
-  const scale_precision megatron = {SCALE_DTYPE_BF16, SCALE_DTYPE_FP32, SCALE_DTYPE_FP32, 2, true};
+  const scale_precision megatron = SCALE_PRECISION_MEGATRON;
   scale_hybrid_problem pr = {&llama, &chip, 8, 1024, 4096, 1, 1, megatron};
   scale_plan_hybrid_result r;
   ck_assert(scale_plan_hybrid(&pr, &p, &r) == SCALE_OK);
