@@ -285,7 +285,8 @@ static void section_mamba(chapter *ch, const scale_model *m7, const scale_model 
                    SCALE_FMT_SI, "act.%s", i == 0 ? "m7" : "m1");
   }
   chapter_value(ch, "act.l7", "LLaMA 2 7B activations per layer",
-                scale_transformer_layer_activation_bytes(l7, 1, SEQ, 1, 1, false), "B", SCALE_FMT_SI);
+                scale_transformer_layer_activation_bytes(l7, 1, SEQ, 1, 1, false), "B",
+                SCALE_FMT_SI);
 }
 
 /* ==== the design guide and the planners ======================================================= */
@@ -460,9 +461,9 @@ static void section_planner(chapter *ch, const scale_model *l7, const scale_chip
 
 /* ==== the case study ========================================================================== */
 
+/** What the text says of each table of the study (hybrid_study.h loads them in this order). */
 typedef struct {
   const char *key;        /**< value stem: "t10" */
-  const char *file;       /**< under measurements/ */
   const char *title;      /**< figure title */
   const char *figure;     /**< figure file */
   const char *expect_off; /**< the rows the text names as off by > 25%, space-separated ids */
@@ -471,39 +472,20 @@ typedef struct {
   bool worst_predicted;   /**< the text says the measured worst is predicted worst */
 } study_spec;
 
-static const study_spec tables[] = {
-    {"t10", "hybrid-910b.tsv", "LLaMA 2 7B (Table 10)", "study-llama-2-7b.svg", "", 0.95, true,
+static const study_spec tables[SCALE_HYBRID_STUDY_TABLES] = {
+    {"t10", "LLaMA 2 7B (Table 10)", "study-llama-2-7b.svg", "", 0.95, true, true},
+    {"t11", "Llama 3.2 1B (Table 11)", "study-llama-3.2-1b.svg", "T11-02 T11-12", 0.94, true,
      true},
-    {"t11", "hybrid/hybrid-910b-table11.tsv", "Llama 3.2 1B (Table 11)", "study-llama-3.2-1b.svg",
-     "T11-02 T11-12", 0.94, true, true},
-    {"t13", "hybrid/hybrid-910b-table13.tsv", "Mamba-7B (Table 13)", "study-mamba-2-7b.svg",
-     "T13-04 T13-12", 0.92, false, true},
-    {"t14", "hybrid/hybrid-910b-table14.tsv", "Mamba-1B (Table 14)", "study-mamba-2-1b.svg",
-     "T14-01 T14-02 T14-05 T14-11 T14-12", 0.91, true, false},
+    {"t13", "Mamba-7B (Table 13)", "study-mamba-2-7b.svg", "T13-04 T13-12", 0.92, false, true},
+    {"t14", "Mamba-1B (Table 14)", "study-mamba-2-1b.svg", "T14-01 T14-02 T14-05 T14-11 T14-12",
+     0.91, true, false},
 };
-#define N_TABLES (sizeof tables / sizeof tables[0])
+#define N_TABLES SCALE_HYBRID_STUDY_TABLES
 #define ROWS_MAX SCALE_HYBRID_STUDY_ROWS_MAX
 
 static scale_hybrid_study_table study[N_TABLES];
-static scale_hybrid_paper_row paper[4 * ROWS_MAX];
+static scale_hybrid_paper_row paper[SCALE_HYBRID_STUDY_PAPER_MAX];
 static int n_paper;
-
-static bool load_study(chapter *ch, const scale_chip *npu, const scale_step_params *prm) {
-  scale_diag d;
-  char path[4096];
-  for (size_t ti = 0; ti < N_TABLES; ti++) {
-    snprintf(path, sizeof path, "%s/%s", scale_measurements_dir(), tables[ti].file);
-    if (scale_hybrid_study_load(path, npu, prm, (int)ti, &study[ti], &d) != SCALE_OK) {
-      chapter_error(ch, "%s:%d: %s", d.file, d.line, d.message);
-      return false;
-    }
-  }
-  snprintf(path, sizeof path, "%s/hybrid/paper-columns.txt", scale_measurements_dir());
-  if (scale_hybrid_study_paper_load(path, paper, 4 * ROWS_MAX, &n_paper, &d) == SCALE_OK)
-    return true;
-  chapter_error(ch, "%s:%d: %s", d.file, d.line, d.message);
-  return false;
-}
 
 static bool is_mamba(const scale_hybrid_study_table *sd) {
   return sd->model.arch == SCALE_ARCH_MAMBA2;
@@ -513,7 +495,7 @@ static bool is_mamba(const scale_hybrid_study_table *sd) {
  * LLaMA layer's TP all-reduces follow its CP block with few launches behind them, so they add;
  * a Mamba-2 layer's one a pass is followed by the many launches of its chunked scan. */
 static void section_cp_host_tp(chapter *ch, double stored) {
-  for (size_t ti = 0; ti < N_TABLES; ti++) {
+  for (int ti = 0; ti < N_TABLES; ti++) {
     scale_hybrid_study_ranges g;
     scale_hybrid_study_table_ranges(&study[ti], stored, &g);
     if (g.n_host_cp == 0 || g.n_host_tpcp == 0) continue;
@@ -544,38 +526,35 @@ static void section_cp_host(chapter *ch, const scale_step_params *prm) {
   CHAPTER_EMIT(ch, NULL, r);
   chapter_claim(ch, true, fabs(h / stored - 1) < 0.01 && fabs(k / stored_k - 1) < 0.01,
                 "the stored parameters are this fit (scale calibrate runs the same one)");
-  double lo = INFINITY, hi = 0, m_lo = INFINITY, m_hi = 0;
-  for (size_t ti = 0; ti < N_TABLES; ti++) {
+  scale_hybrid_study_logo g;
+  scale_hybrid_study_logo_eval(study, stored, &g);
+  for (int ti = 0; ti < N_TABLES; ti++) {
     const char *key = tables[ti].key;
-    double ht, kt;
-    scale_hybrid_study_fit(study, N_TABLES, (int)ti, &ht, &kt);
-    lo = fmin(lo, ht), hi = fmax(hi, ht);
-    chapter_valuef(ch, "host time fitted without this table", ht, "s", SCALE_FMT_TIME,
+    chapter_valuef(ch, "host time fitted without this table", g.host_s[ti], "s", SCALE_FMT_TIME,
                    "host.logo.%s", key);
-    chapter_valuef(ch, "stage latency fitted without this table", kt, "s", SCALE_FMT_TIME,
-                   "stage.logo.%s", key);
-    chapter_valuef(ch, "Spearman with that fit", scale_hybrid_study_spearman_at(&study[ti], ht, kt),
-                   "", SCALE_FMT_PLAIN,
+    chapter_valuef(ch, "stage latency fitted without this table", g.stage_s[ti], "s",
+                   SCALE_FMT_TIME, "stage.logo.%s", key);
+    chapter_valuef(ch, "Spearman with that fit", g.spearman[ti], "", SCALE_FMT_PLAIN,
                    "%s.logo_spearman", key);
     const scale_hybrid_study_table *sd = &study[ti];
     for (int i = 0; i < sd->n; i++) {
       const scale_measurement *row = &sd->rows[i];
-      if (!(row->cp > 1 && row->tp == 1 && row->pp == 1)) continue;
+      if (!scale_hybrid_study_pure_cp(row)) continue;
       double per = row->measured / sd->fit[i].units, dev = sd->fit[i].device_s / sd->fit[i].units;
-      if (dev < stored) m_lo = fmin(m_lo, per), m_hi = fmax(m_hi, per); /* where the host binds */
       chapter_valuef(ch, "measured per CP layer-microbatch", per, "s", SCALE_FMT_TIME,
                      "host.meas.%s.cp%.0f", key, row->cp);
       chapter_valuef(ch, "the device's own time per layer-microbatch", dev, "s", SCALE_FMT_TIME,
                      "host.device.%s.cp%.0f", key, row->cp);
     }
   }
-  const chapter_val e[] = {V("host.logo_lo", "least of the held-out fits", lo, "s"),
-                             V("host.logo_hi", "most of the held-out fits", hi, "s"),
-                             V("host.meas_lo", "pure-CP rows the host binds: least", m_lo, "s"),
-                             V("host.meas_hi", "pure-CP rows the host binds: most", m_hi, "s")};
+  const chapter_val e[] = {
+      V("host.logo_lo", "least of the held-out fits", g.host_lo_s, "s"),
+      V("host.logo_hi", "most of the held-out fits", g.host_hi_s, "s"),
+      V("host.meas_lo", "pure-CP rows the host binds: least", g.meas_lo_s, "s"),
+      V("host.meas_hi", "pure-CP rows the host binds: most", g.meas_hi_s, "s")};
   CHAPTER_EMIT(ch, NULL, e);
   chapter_claim(ch, true, h >= 1e-3 && h <= 3e-2, "the fit lies in the plausible 1-30 ms");
-  chapter_claim(ch, true, hi / lo < 1.1, "the held-out fits agree within 10%");
+  chapter_claim(ch, true, g.host_hi_s / g.host_lo_s < 1.1, "the held-out fits agree within 10%");
   section_cp_host_tp(ch, stored);
 }
 
@@ -670,7 +649,7 @@ static void study_claims(chapter *ch, const study_spec *t, const scale_hybrid_st
 }
 
 static void section_study(chapter *ch) {
-  for (size_t ti = 0; ti < N_TABLES; ti++) {
+  for (int ti = 0; ti < N_TABLES; ti++) {
     const study_spec *t = &tables[ti];
     const scale_hybrid_study_table *sd = &study[ti];
     chapter_heading(ch, t->title);
@@ -725,7 +704,7 @@ static void range_values(chapter *ch, const char *table, const char *what, const
  * layers, so a pipeline that cost only its sends and its 1F1B bubble ((pp - 1) / m of a step
  * with m = 1024 / dp microbatches) would add well under 1% of a step per stage. */
 static void section_stage_cost(chapter *ch, const scale_hybrid_study_ranges *g) {
-  for (size_t ti = 0; ti < N_TABLES; ti++) {
+  for (int ti = 0; ti < N_TABLES; ti++) {
     double lo = g[ti].stage_lo_s, hi = g[ti].stage_hi_s;
     if (!(hi > 0)) continue;
     range_values(ch, tables[ti].key, "stage", "one more stage adds (measured)", lo, hi, "s",
@@ -736,16 +715,6 @@ static void section_stage_cost(chapter *ch, const scale_hybrid_study_ranges *g) 
   }
 }
 
-/** The index of layout (dp, pp, tp, cp) in a table, -1 if the table does not print it. */
-static int find_row(const scale_hybrid_study_table *sd, double dp, double pp, double tp,
-                    double cp) {
-  for (int i = 0; i < sd->n; i++) {
-    const scale_measurement *r = &sd->rows[i];
-    if (r->dp == dp && r->pp == pp && r->tp == tp && r->cp == cp) return i;
-  }
-  return -1;
-}
-
 /** Mamba-7B at TP 1 x CP 2 without PP, (4, 1, 1, 2), does not fit; its step extrapolated from
  * the two pipelines Table 13 prints at TP 1 x CP 2, (2, 2, 1, 2) and (1, 4, 1, 2), one stage
  * costing what their difference gives a stage; then, for each Mamba table, predicted over
@@ -753,13 +722,13 @@ static int find_row(const scale_hybrid_study_table *sd, double dp, double pp, do
  * stage latency), least and most. */
 static void section_mamba_rows(chapter *ch, const scale_hybrid_study_ranges *g) {
   const scale_hybrid_study_table *sd = &study[2]; /* t13 */
-  int a = find_row(sd, 2, 2, 1, 2), b = find_row(sd, 1, 4, 1, 2);
+  int a = scale_hybrid_study_find(sd, 2, 2, 1, 2), b = scale_hybrid_study_find(sd, 1, 4, 1, 2);
   if (a >= 0 && b >= 0) {
     double per_stage = (sd->rows[b].measured - sd->rows[a].measured) / 2.0;
     chapter_value(ch, "t13.tp1cp2_base", "Mamba-7B (4, 1, 1, 2) extrapolated from its pipelines",
                   sd->rows[a].measured - per_stage, "s", SCALE_FMT_PLAIN);
   }
-  for (size_t ti = 0; ti < N_TABLES; ti++) /* the text cites the Mamba tables' */
+  for (int ti = 0; ti < N_TABLES; ti++) /* the text cites the Mamba tables' */
     if (is_mamba(&study[ti]) && g[ti].plain_hi > 0)
       range_values(ch, tables[ti].key, "plain", "rows without CP or PP, pred / meas",
                    g[ti].plain_lo, g[ti].plain_hi, "", SCALE_FMT_PLAIN);
@@ -790,7 +759,7 @@ static void section_study_groups(chapter *ch, const scale_step_params *prm) {
   chapter_claim(ch, true, u.mamba_pp_lo < 1.0 && u.mamba_pp_hi > 1.0,
                 "with it the Mamba pipelines are priced on both sides of the measurement");
   scale_hybrid_study_ranges g[N_TABLES];
-  for (size_t ti = 0; ti < N_TABLES; ti++)
+  for (int ti = 0; ti < N_TABLES; ti++)
     scale_hybrid_study_table_ranges(&study[ti], prm->v[SCALE_STEP_MESH_CP_HOST_S], &g[ti]);
   section_stage_cost(ch, g);
   section_mamba_rows(ch, g);
@@ -832,7 +801,9 @@ int main(int argc, char **argv) {
   section_guide(&ch, models, keys, &npu);
   section_grid(&ch, models, keys, chips, chip_prm);
   section_planner(&ch, &l7, &npu, &prm);
-  if (load_study(&ch, &npu, &prm)) {
+  scale_diag d = {0};
+  if (chapter_status_ok(&ch, scale_hybrid_study_load_all(&npu, &prm, study, paper, &n_paper, &d),
+                        &d)) {
     section_cp_host(&ch, &prm);
     section_study(&ch);
     section_study_groups(&ch, &prm);

@@ -656,6 +656,43 @@ START_TEST(test_plan_hybrid) {
 }
 END_TEST
 
+START_TEST(test_study_load_all_and_logo) {
+  /* The whole study: 18 + 18 + 13 + 19 rows (test_study_joint_fit's count), Table 13 printing
+   * (2, 2, 1, 2) but not (4, 1, 1, 2), which does not fit */
+  static scale_hybrid_study_table t[SCALE_HYBRID_STUDY_TABLES];
+  static scale_hybrid_paper_row paper[SCALE_HYBRID_STUDY_PAPER_MAX];
+  scale_chip chip;
+  scale_step_params p;
+  scale_diag d = {0};
+  ck_assert_msg(scale_chip_load("ascend-910b", &chip, &d) == SCALE_OK, "%s", d.message);
+  ck_assert(scale_step_params_of_chip(&chip, &p) == SCALE_OK);
+  int n_paper = 0;
+  ck_assert_msg(scale_hybrid_study_load_all(&chip, &p, t, paper, &n_paper, &d) == SCALE_OK,
+                "%s:%d: %s", d.file, d.line, d.message);
+  ck_assert_int_eq(t[0].n + t[1].n + t[2].n + t[3].n, 18 + 18 + 13 + 19);
+  ck_assert_int_eq(n_paper, 18 + 18 + 13 + 19);
+  ck_assert_str_eq(t[2].model.name, "mamba-2-7b-amer");
+  int k = scale_hybrid_study_find(&t[2], 2, 2, 1, 2);
+  ck_assert(k >= 0 && t[2].rows[k].pp == 2 && t[2].rows[k].cp == 2);
+  ck_assert_int_eq(scale_hybrid_study_find(&t[2], 4, 1, 1, 2), -1);
+  scale_measurement r = {.dp = 4, .pp = 1, .tp = 1, .cp = 2};
+  ck_assert(scale_hybrid_study_pure_cp(&r));
+  r.tp = 2;
+  ck_assert(!scale_hybrid_study_pure_cp(&r));
+  /* left out table by table: the left-out Spearman floors of TABLES (0.95, 0.94, 0.92, 0.76),
+   * host fits within 10% of one another in the plausible 1-30 ms, and the host-bound pure-CP
+   * rows measuring the paper's 10-12 ms per layer-microbatch */
+  scale_hybrid_study_logo g;
+  scale_hybrid_study_logo_eval(t, p.v[SCALE_STEP_MESH_CP_HOST_S], &g);
+  for (int i = 0; i < SCALE_HYBRID_STUDY_TABLES; i++) {
+    ck_assert_msg(g.spearman[i] >= TABLES[i].logo, "table %d: %g", i, g.spearman[i]);
+    ck_assert(g.host_s[i] >= g.host_lo_s && g.host_s[i] <= g.host_hi_s);
+  }
+  ck_assert(g.host_lo_s >= 1e-3 && g.host_hi_s <= 3e-2 && g.host_hi_s / g.host_lo_s < 1.1);
+  ck_assert_msg(g.meas_lo_s >= 10e-3 && g.meas_hi_s <= 12e-3, "%g..%g", g.meas_lo_s, g.meas_hi_s);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("hybrid_study");
   const scale_check_case cases[] = {{"cp_layer_microbatches", test_cp_layer_microbatches},
@@ -673,7 +710,8 @@ int main(void) {
                                     {"table_stats", test_table_stats},
                                     {"table_ranges_and_groups", test_table_ranges_and_groups},
                                     {"study_fit_over_tables", test_study_fit_over_tables},
-                                    {"plan_hybrid", test_plan_hybrid}};
+                                    {"plan_hybrid", test_plan_hybrid},
+                                    {"study_load_all_and_logo", test_study_load_all_and_logo}};
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return scale_check_run(s);
 }
