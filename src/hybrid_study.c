@@ -280,3 +280,25 @@ void scale_hybrid_study_logo_eval(const scale_hybrid_study_table t[SCALE_HYBRID_
     }
   }
 }
+
+double scale_hybrid_study_row_memory_bytes(const scale_hybrid_study_table *t, int i) {
+  const scale_measurement *r = &t->rows[i];
+  scale_hybrid_problem p = scale_hybrid_paper_problem(&t->model, NULL, r->gbs, r->seq);
+  scale_hybrid_layout l = {r->dp, r->pp, r->tp, r->cp, p.zero, r->tp > 1.0};
+  scale_hybrid_memory mem;
+  scale_hybrid_problem_memory(&p, &l, &mem);
+  return mem.total_bytes;
+}
+
+double scale_hybrid_study_memory_spearman(const scale_hybrid_study_table *t,
+                                          const scale_hybrid_paper_row *paper, int n_paper) {
+  double meas[SCALE_HYBRID_STUDY_ROWS_MAX], pred[SCALE_HYBRID_STUDY_ROWS_MAX];
+  int n = 0;
+  for (int i = 0; i < t->n; i++) {
+    int k = scale_hybrid_study_paper_find(paper, n_paper, t->rows[i].id);
+    if (k < 0 || !paper[k].memory_known) continue; /* a copy error in the paper's column */
+    meas[n] = paper[k].memory_bytes;
+    pred[n++] = scale_hybrid_study_row_memory_bytes(t, i);
+  }
+  return n >= 2 ? scale_calib_spearman(pred, meas, n) : (double)NAN;
+}

@@ -58,14 +58,6 @@ static void flag_value(chapter *ch, const char *label, bool yes, const char *fmt
   chapter_text_value(ch, key, label, yes ? 1.0 : 0.0, yes ? "yes" : "no");
 }
 
-/** Memory per device of (dp, pp, tp, cp) with the paper's setup [bytes]. */
-static double memory_bytes(const scale_model *m, double dp, double pp, double tp, double cp,
-                           double gbs, double seq) {
-  scale_hybrid_problem p = scale_hybrid_paper_problem(m, NULL, gbs, seq);
-  scale_hybrid_layout l = {dp, pp, tp, cp, ZERO_STAGE, tp > 1.0};
-  return scale_plan_hybrid_memory_bytes(&p, &l);
-}
-
 /* ==== the setup, Table 2 and Table 3 ========================================================== */
 
 static void section_setup(chapter *ch, const scale_chip *npu) {
@@ -591,15 +583,9 @@ static void study_figure(chapter *ch, const study_spec *t, const scale_hybrid_st
   chapter_figure(ch, t->figure, &p);
 }
 
-/** The measured and predicted memory of a table's rows whose memory the paper printed. */
-typedef struct {
-  int n;
-  double meas[ROWS_MAX], pred[ROWS_MAX];
-} memory_pairs;
-
-/** Row i of table t beside the paper's printed columns; its memory into *mp. */
-static void study_row(chapter *ch, const study_spec *t, const scale_hybrid_study_table *sd, int i,
-                      memory_pairs *mp) {
+/** Row i of table t beside the paper's printed columns. */
+static void study_row(chapter *ch, const study_spec *t, const scale_hybrid_study_table *sd,
+                      int i) {
   const scale_measurement *r = &sd->rows[i];
   int k = scale_hybrid_study_paper_find(paper, n_paper, r->id);
   if (k < 0) {
@@ -608,7 +594,7 @@ static void study_row(chapter *ch, const study_spec *t, const scale_hybrid_study
   }
   const scale_hybrid_paper_row *pc = &paper[k];
   double meas = r->measured, pred = sd->pred_s[i];
-  double mem = memory_bytes(&sd->model, r->dp, r->pp, r->tp, r->cp, r->gbs, r->seq);
+  double mem = scale_hybrid_study_row_memory_bytes(sd, i);
   char stem[48];
   snprintf(stem, sizeof stem, "%s.r%02d", t->key, i + 1);
   layout_values(ch, stem, r->dp, r->pp, r->tp, r->cp);
@@ -626,7 +612,6 @@ static void study_row(chapter *ch, const study_spec *t, const scale_hybrid_study
       /* the same FLOPs over the predicted time: the paper's MFU definition kept */
       V("pred_mfu", "predicted MFU", 100.0 * pc->mfu_frac * meas / pred, "%")};
   CHAPTER_EMIT(ch, stem, e);
-  if (pc->memory_known) mp->meas[mp->n] = pc->memory_bytes, mp->pred[mp->n++] = mem;
   flag_value(ch, "off by more than 25%", fabs(pred / meas - 1.0) > OFF_FRAC, "%s.off", stem);
 }
 
@@ -653,16 +638,16 @@ static void section_study(chapter *ch) {
     const study_spec *t = &tables[ti];
     const scale_hybrid_study_table *sd = &study[ti];
     chapter_heading(ch, t->title);
-    memory_pairs mp = {0};
     for (int i = 0; i < sd->n; i++)
-      study_row(ch, t, sd, i, &mp);
+      study_row(ch, t, sd, i);
     scale_hybrid_study_stats u;
     scale_hybrid_study_table_stats(sd, OFF_FRAC, &u);
     const chapter_val e[] = {
         V("n", "rows", sd->n, ""),
         V("spearman", "Spearman (step time)", u.spearman, ""),
         V("spearman_device", "Spearman (device time alone)", u.spearman_device, ""),
-        V("mem_spearman", "Spearman (memory)", scale_calib_spearman(mp.pred, mp.meas, mp.n), ""),
+        V("mem_spearman", "Spearman (memory)",
+          scale_hybrid_study_memory_spearman(sd, paper, n_paper), ""),
         V("mape", "mean |error|", 100.0 * u.mape_frac, "%"),
         V("n_off", "rows off by > 25%", u.n_off, "")};
     CHAPTER_EMIT(ch, t->key, e);

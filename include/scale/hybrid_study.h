@@ -125,6 +125,18 @@ scale_status scale_hybrid_study_load_all(const scale_chip *chip, const scale_ste
 int scale_hybrid_study_find(const scale_hybrid_study_table *t, double dp, double pp, double tp,
                             double cp);
 
+/** Memory per device the paper's setup predicts for row i of table 't':
+ * scale_hybrid_problem_memory() of scale_hybrid_paper_problem() with the row's batch and
+ * sequence, its (dp, pp, tp, cp), ZeRO-1 and SP wherever TP is [bytes].
+ * Paper:  Tables 10-14, "average memory per NPU". */
+double scale_hybrid_study_row_memory_bytes(const scale_hybrid_study_table *t, int i);
+
+/** Spearman of the predicted memory of t's rows (scale_hybrid_study_row_memory_bytes) against
+ * the memory the paper prints for them (paper[0..n_paper), the rows whose memory_known); NaN
+ * with fewer than two such rows. */
+double scale_hybrid_study_memory_spearman(const scale_hybrid_study_table *t,
+                                          const scale_hybrid_paper_row *paper, int n_paper);
+
 /* ==== the study's analyses over its tables ================================================= */
 
 /** The framework's two parameters (host time per CP layer-microbatch *host_s, Mamba-2 stage

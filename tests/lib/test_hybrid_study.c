@@ -690,6 +690,20 @@ START_TEST(test_study_load_all_and_logo) {
   }
   ck_assert(g.host_lo_s >= 1e-3 && g.host_hi_s <= 3e-2 && g.host_hi_s / g.host_lo_s < 1.1);
   ck_assert_msg(g.meas_lo_s >= 10e-3 && g.meas_hi_s <= 12e-3, "%g..%g", g.meas_lo_s, g.meas_hi_s);
+  /* Table 10's (4, 2, 1, 1), LLaMA 2 7B, ZeRO-1 by hand: 3,369,207,808 parameters a device at
+   * 2 + 4 + 12 / 4 = 9 B = 30,322,870,272 B of states; 16 layers of 570,425,344 B of
+   * activations, two microbatches in flight under 1F1B: 18,253,611,008 B (more than one
+   * microbatch with the head's 591,396,864 B of logits); 48,576,481,280 B in all */
+  int i = scale_hybrid_study_find(&t[0], 4, 2, 1, 1);
+  ck_assert(i >= 0);
+  scale_check_rel(scale_hybrid_study_row_memory_bytes(&t[0], i), 48576481280.0, 1e-12, "B",
+                  "hand: states + 2 x 16 layers");
+  /* the memory ranks: every table's predicted memory ranks its rows as the paper's column */
+  for (int j = 0; j < SCALE_HYBRID_STUDY_TABLES; j++) {
+    double rho = scale_hybrid_study_memory_spearman(&t[j], paper, n_paper);
+    ck_assert_msg(rho > 0.85 && rho <= 1.0, "table %d: memory Spearman %g", j, rho);
+  }
+  ck_assert(isnan(scale_hybrid_study_memory_spearman(&t[0], paper, 0)));
 }
 END_TEST
 
