@@ -302,3 +302,19 @@ double scale_hybrid_study_memory_spearman(const scale_hybrid_study_table *t,
   }
   return n >= 2 ? scale_calib_spearman(pred, meas, n) : (double)NAN;
 }
+
+/* The measured step of t's row at (pp, tp, cp), whatever its dp; NaN when there is none. */
+static double measured_at(const scale_hybrid_study_table *t, double pp, double tp, double cp) {
+  for (int i = 0; i < t->n; i++) {
+    const scale_measurement *r = &t->rows[i];
+    if (r->pp == pp && r->tp == tp && r->cp == cp) return r->measured;
+  }
+  return NAN;
+}
+
+double scale_hybrid_study_pp1_extrapolated_s(const scale_hybrid_study_table *t, double tp,
+                                             double cp, double pp_a, double pp_b) {
+  if (!(pp_b > pp_a)) return NAN;
+  double a = measured_at(t, pp_a, tp, cp), b = measured_at(t, pp_b, tp, cp);
+  return a - (pp_a - 1.0) * (b - a) / (pp_b - pp_a);
+}

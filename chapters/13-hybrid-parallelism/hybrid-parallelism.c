@@ -706,13 +706,10 @@ static void section_stage_cost(chapter *ch, const scale_hybrid_study_ranges *g) 
  * measured of its rows with neither CP nor PP (the composition's own price: no floor, no
  * stage latency), least and most. */
 static void section_mamba_rows(chapter *ch, const scale_hybrid_study_ranges *g) {
-  const scale_hybrid_study_table *sd = &study[2]; /* t13 */
-  int a = scale_hybrid_study_find(sd, 2, 2, 1, 2), b = scale_hybrid_study_find(sd, 1, 4, 1, 2);
-  if (a >= 0 && b >= 0) {
-    double per_stage = (sd->rows[b].measured - sd->rows[a].measured) / 2.0;
+  double base = scale_hybrid_study_pp1_extrapolated_s(&study[2], 1, 2, 2, 4); /* t13 */
+  if (isfinite(base))
     chapter_value(ch, "t13.tp1cp2_base", "Mamba-7B (4, 1, 1, 2) extrapolated from its pipelines",
-                  sd->rows[a].measured - per_stage, "s", SCALE_FMT_PLAIN);
-  }
+                  base, "s", SCALE_FMT_PLAIN);
   for (int ti = 0; ti < N_TABLES; ti++) /* the text cites the Mamba tables' */
     if (is_mamba(&study[ti]) && g[ti].plain_hi > 0)
       range_values(ch, tables[ti].key, "plain", "rows without CP or PP, pred / meas",

@@ -164,6 +164,14 @@ typedef struct {
 void scale_hybrid_study_logo_eval(const scale_hybrid_study_table t[SCALE_HYBRID_STUDY_TABLES],
                                   double host_s, scale_hybrid_study_logo *out);
 
+/** The step of table t's layout at (tp, cp) without a pipeline, extrapolated from its two
+ * rows at that TP and CP with pp_a < pp_b stages, linear in the stage count:
+ * step(pp_a) - (pp_a - 1) (step(pp_b) - step(pp_a)) / (pp_b - pp_a), from the measured steps
+ * [s]. For a layout the table cannot print (it does not fit); NaN when either row is missing.
+ * Paper:  Table 13, Mamba-7B at TP 1 x CP 2 (chapter 13). */
+double scale_hybrid_study_pp1_extrapolated_s(const scale_hybrid_study_table *t, double tp,
+                                             double cp, double pp_a, double pp_b);
+
 /** Whether row 'r' is pure CP: DP x CP only, cp > 1 (the rows the host's floor is read from). */
 bool scale_hybrid_study_pure_cp(const scale_measurement *r);
 

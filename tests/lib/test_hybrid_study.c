@@ -521,6 +521,21 @@ static void hand_row(scale_hybrid_study_table *t, double dp, double pp, double t
   t->n++;
 }
 
+START_TEST(test_pp1_extrapolated) {
+  /* three rows by hand at TP 1 x CP 2: (2, 2, 1, 2) 30 s, (1, 4, 1, 2) 50 s: a stage costs
+   * (50 - 30) / 2 = 10 s, so one stage would take 30 - 10 = 20 s; at TP 2 there is no pair */
+  static scale_hybrid_study_table t;
+  memset(&t, 0, sizeof t);
+  hand_row(&t, 2, 2, 1, 2, 30, 30, 1, 1);
+  hand_row(&t, 1, 4, 1, 2, 50, 50, 1, 1);
+  hand_row(&t, 2, 1, 2, 2, 40, 40, 1, 1);
+  scale_check_rel(scale_hybrid_study_pp1_extrapolated_s(&t, 1, 2, 2, 4), 20.0, 1e-12, "s",
+                  "hand: 30 - (50 - 30) / 2");
+  scale_check_nan(scale_hybrid_study_pp1_extrapolated_s(&t, 1, 2, 4, 2)); /* pp_b <= pp_a */
+  scale_check_nan(scale_hybrid_study_pp1_extrapolated_s(&t, 2, 2, 1, 2)); /* no pp 2 row */
+}
+END_TEST
+
 START_TEST(test_table_ranges_and_groups) {
   /* five rows by hand (dp, pp, tp, cp: measured, predicted):
    *   R1 (8,1,1,1): 10, 12   R2 (4,2,1,1): 14, 13   R3 (2,4,1,1): 20, 22
@@ -723,6 +738,7 @@ int main(void) {
                                     {"study_table_load", test_study_table_load},
                                     {"table_stats", test_table_stats},
                                     {"table_ranges_and_groups", test_table_ranges_and_groups},
+                                    {"pp1_extrapolated", test_pp1_extrapolated},
                                     {"study_fit_over_tables", test_study_fit_over_tables},
                                     {"plan_hybrid", test_plan_hybrid},
                                     {"study_load_all_and_logo", test_study_load_all_and_logo}};
