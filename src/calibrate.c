@@ -866,7 +866,7 @@ scale_status scale_calib_memory_eval(const scale_measurement *row, scale_recompu
   }
   /* Megatron (and NeMo, MindSpeed): bf16 weights, fp32 gradient buffers, fp32 master weights
    * and Adam moments, 18 bytes a parameter; MaxText on TPU: fp32 weights and gradients. */
-  scale_precision megatron = {SCALE_DTYPE_BF16, SCALE_DTYPE_FP32, SCALE_DTYPE_FP32, 2, true};
+  scale_precision megatron = SCALE_PRECISION_MEGATRON;
   scale_precision maxtext = {SCALE_DTYPE_FP32, SCALE_DTYPE_FP32, SCALE_DTYPE_FP32, 2, false};
   l.precision = chip->kind == SCALE_HW_TPU ? maxtext : megatron;
   double mbs = row->mbs > 0.0 ? row->mbs : 1.0;

@@ -209,6 +209,28 @@ scale_status scale_group_parse_shape(const char *text, double sizes[SCALE_GROUP_
   return SCALE_OK;
 }
 
+scale_status scale_group_from_shape(const scale_chip *chip, const char *shape, scale_wrap wrap,
+                                    scale_group *out, scale_diag *diag) {
+  double sizes[SCALE_GROUP_AXES_MAX];
+  int n = 0;
+  scale_diag d = {0};
+  scale_status st = scale_group_parse_shape(shape, sizes, &n, &d);
+  if (st == SCALE_OK) st = scale_group_from_chip(chip, sizes, n, wrap, out, &d);
+  if (st == SCALE_OK) return SCALE_OK;
+  return scale_diag_set(diag, st, "", 0, "group %s on %s: %s", shape ? shape : "(none)",
+                        chip ? chip->name : "(no chip)", d.message);
+}
+
+scale_group scale_group_ring(double n, bool wraps, double link_bytes_per_s, double hop_latency_s) {
+  scale_group g;
+  memset(&g, 0, sizeof g);
+  g.n_axes = 1;
+  g.axis[0] = (scale_group_axis){.size = n, .topology = SCALE_TOPO_RING, .wraps = wraps,
+                                 .link_bytes_per_s = link_bytes_per_s,
+                                 .hop_latency_s = hop_latency_s};
+  return g;
+}
+
 /* ==== collectives =========================================================================== */
 
 /* Hops on the longest path of one axis. */

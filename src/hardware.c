@@ -313,6 +313,12 @@ double scale_chip_ici_intensity(const scale_chip *chip, scale_dtype dtype) {
   return scale_chip_flops_per_s(chip, dtype) / (2.0 * chip->ici_link_bytes_per_s);
 }
 
+double scale_chip_ici_latency_bytes(const scale_chip *chip) {
+  /* a chip without ICI figures has no latency-bound threshold (the loader leaves them NaN or 0) */
+  if (!(chip->ici_link_bytes_per_s > 0.0) || !(chip->ici_hop_latency_s > 0.0)) return NAN;
+  return chip->ici_link_bytes_per_s * chip->ici_hop_latency_s;
+}
+
 double scale_chip_dcn_intensity(const scale_chip *chip, scale_dtype dtype) {
   return scale_chip_flops_per_s(chip, dtype) / chip->dcn_bytes_per_s;
 }

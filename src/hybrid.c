@@ -223,6 +223,21 @@ double scale_hybrid_ring_cp_min_block_tokens(const scale_model *model, double fl
   return causal_unbalanced ? 2.0 * block : block;
 }
 
+double scale_hybrid_peer_bytes_per_s(const scale_chip *chip) {
+  /* a full mesh: each of the domain's other members has its own share of the egress */
+  if (!chip || !(chip->nvlink_domain_size >= 2.0)) return NAN;
+  return chip->nvlink_bytes_per_s / (chip->nvlink_domain_size - 1.0);
+}
+
+void scale_hybrid_tp_layer_fwd_s(const scale_model *model, const scale_chip *chip, double tp,
+                                 double s, double *comp_s, double *comm_s) {
+  double flops = scale_transformer_gqa_block_flops_per_device(model, 1, s, tp, 1, 1) +
+                 scale_transformer_mlp_block_flops_per_device(model, 1, s, tp, 1, 1);
+  *comp_s = flops / scale_chip_flops_per_s(chip, SCALE_DTYPE_BF16);
+  *comm_s = scale_hybrid_attention_fwd_bytes(model, SCALE_HYBRID_TP, tp, 1, s, SCALE_DTYPE_BF16) /
+            scale_hybrid_peer_bytes_per_s(chip);
+}
+
 /* ==== the design guide ======================================================================= */
 
 const char *scale_hybrid_rule_name(scale_hybrid_rule rule) {
@@ -240,9 +255,13 @@ static double fast_domain(const scale_chip *chip) {
   return chip->kind == SCALE_HW_GPU ? chip->nvlink_domain_size : scale_chip_pod_chips(chip);
 }
 
-/** Memory of layout l for the problem, 1F1B with m = gbs / (dp mbs) microbatches. */
-static void layout_memory(const scale_hybrid_problem *p, const scale_hybrid_layout *l,
-                          scale_hybrid_memory *out) {
+scale_hybrid_problem scale_hybrid_paper_problem(const scale_model *model, const scale_chip *chip,
+                                                double gbs, double s) {
+  return (scale_hybrid_problem){model, chip, 8, gbs, s, 1, 1, SCALE_PRECISION_MEGATRON};
+}
+
+void scale_hybrid_problem_memory(const scale_hybrid_problem *p, const scale_hybrid_layout *l,
+                                 scale_hybrid_memory *out) {
   double m = p->gbs / (l->dp * p->mbs);
   double in_flight = scale_pipeline_microbatches_in_flight(SCALE_PP_1F1B, l->pp, fmax(m, 1.0), 1.0);
   scale_hybrid_memory_per_device(p->model, l, &p->prec, p->mbs, p->s, in_flight, out);
@@ -250,7 +269,7 @@ static void layout_memory(const scale_hybrid_problem *p, const scale_hybrid_layo
 
 static bool fits(const scale_hybrid_problem *p, const scale_hybrid_layout *l,
                  scale_hybrid_memory *mem) {
-  layout_memory(p, l, mem);
+  scale_hybrid_problem_memory(p, l, mem);
   return mem->total_bytes <= p->chip->hbm_bytes;
 }
 
@@ -333,7 +352,7 @@ void scale_hybrid_guide_eval(const scale_hybrid_problem *problem, scale_hybrid_g
   g.feasible = found;
   if (found) {
     g.layout = pick;
-    layout_memory(p, &pick, &g.memory);
+    scale_hybrid_problem_memory(p, &pick, &g.memory);
     g.rule[SCALE_HYBRID_RULE_SMALLEST_SPLIT] = ineq(g.memory.total_bytes, hbm);
     double preferred = mamba ? SPLIT_TP : act_heavy ? SPLIT_CP : SPLIT_PP;
     g.rule[SCALE_HYBRID_RULE_SPLIT_KIND] =

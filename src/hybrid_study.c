@@ -230,3 +230,91 @@ void scale_hybrid_study_groups_eval(const scale_hybrid_study_table *t, int n, do
     }
   }
 }
+
+/* ==== the whole study ======================================================================== */
+
+scale_status scale_hybrid_study_load_all(const scale_chip *chip, const scale_step_params *params,
+                                         scale_hybrid_study_table t[SCALE_HYBRID_STUDY_TABLES],
+                                         scale_hybrid_paper_row paper[SCALE_HYBRID_STUDY_PAPER_MAX],
+                                         int *n_paper, scale_diag *diag) {
+  static const char *const files[SCALE_HYBRID_STUDY_TABLES] = {
+      "hybrid-910b.tsv", "hybrid/hybrid-910b-table11.tsv", "hybrid/hybrid-910b-table13.tsv",
+      "hybrid/hybrid-910b-table14.tsv"};
+  char path[4096];
+  for (int i = 0; i < SCALE_HYBRID_STUDY_TABLES; i++) {
+    snprintf(path, sizeof path, "%s/%s", scale_measurements_dir(), files[i]);
+    scale_status st = scale_hybrid_study_load(path, chip, params, i, &t[i], diag);
+    if (st != SCALE_OK) return st;
+  }
+  snprintf(path, sizeof path, "%s/hybrid/paper-columns.txt", scale_measurements_dir());
+  return scale_hybrid_study_paper_load(path, paper, SCALE_HYBRID_STUDY_PAPER_MAX, n_paper, diag);
+}
+
+int scale_hybrid_study_find(const scale_hybrid_study_table *t, double dp, double pp, double tp,
+                            double cp) {
+  for (int i = 0; i < t->n; i++) {
+    const scale_measurement *r = &t->rows[i];
+    if (r->dp == dp && r->pp == pp && r->tp == tp && r->cp == cp) return i;
+  }
+  return -1;
+}
+
+bool scale_hybrid_study_pure_cp(const scale_measurement *r) {
+  return r->cp > 1 && r->tp == 1 && r->pp == 1;
+}
+
+void scale_hybrid_study_logo_eval(const scale_hybrid_study_table t[SCALE_HYBRID_STUDY_TABLES],
+                                  double host_s, scale_hybrid_study_logo *out) {
+  out->host_lo_s = INFINITY, out->host_hi_s = 0, out->meas_lo_s = INFINITY, out->meas_hi_s = 0;
+  for (int ti = 0; ti < SCALE_HYBRID_STUDY_TABLES; ti++) {
+    scale_hybrid_study_fit(t, SCALE_HYBRID_STUDY_TABLES, ti, &out->host_s[ti], &out->stage_s[ti]);
+    out->spearman[ti] = scale_hybrid_study_spearman_at(&t[ti], out->host_s[ti], out->stage_s[ti]);
+    out->host_lo_s = fmin(out->host_lo_s, out->host_s[ti]);
+    out->host_hi_s = fmax(out->host_hi_s, out->host_s[ti]);
+    for (int i = 0; i < t[ti].n; i++) {
+      const scale_calib_framework_row *f = &t[ti].fit[i];
+      if (!scale_hybrid_study_pure_cp(&t[ti].rows[i]) || !(f->device_s / f->units < host_s))
+        continue; /* the device binds, or not pure CP */
+      double per = t[ti].rows[i].measured / f->units;
+      out->meas_lo_s = fmin(out->meas_lo_s, per), out->meas_hi_s = fmax(out->meas_hi_s, per);
+    }
+  }
+}
+
+double scale_hybrid_study_row_memory_bytes(const scale_hybrid_study_table *t, int i) {
+  const scale_measurement *r = &t->rows[i];
+  scale_hybrid_problem p = scale_hybrid_paper_problem(&t->model, NULL, r->gbs, r->seq);
+  scale_hybrid_layout l = {r->dp, r->pp, r->tp, r->cp, p.zero, r->tp > 1.0};
+  scale_hybrid_memory mem;
+  scale_hybrid_problem_memory(&p, &l, &mem);
+  return mem.total_bytes;
+}
+
+double scale_hybrid_study_memory_spearman(const scale_hybrid_study_table *t,
+                                          const scale_hybrid_paper_row *paper, int n_paper) {
+  double meas[SCALE_HYBRID_STUDY_ROWS_MAX], pred[SCALE_HYBRID_STUDY_ROWS_MAX];
+  int n = 0;
+  for (int i = 0; i < t->n; i++) {
+    int k = scale_hybrid_study_paper_find(paper, n_paper, t->rows[i].id);
+    if (k < 0 || !paper[k].memory_known) continue; /* a copy error in the paper's column */
+    meas[n] = paper[k].memory_bytes;
+    pred[n++] = scale_hybrid_study_row_memory_bytes(t, i);
+  }
+  return n >= 2 ? scale_calib_spearman(pred, meas, n) : (double)NAN;
+}
+
+/* The measured step of t's row at (pp, tp, cp), whatever its dp; NaN when there is none. */
+static double measured_at(const scale_hybrid_study_table *t, double pp, double tp, double cp) {
+  for (int i = 0; i < t->n; i++) {
+    const scale_measurement *r = &t->rows[i];
+    if (r->pp == pp && r->tp == tp && r->cp == cp) return r->measured;
+  }
+  return NAN;
+}
+
+double scale_hybrid_study_pp1_extrapolated_s(const scale_hybrid_study_table *t, double tp,
+                                             double cp, double pp_a, double pp_b) {
+  if (!(pp_b > pp_a)) return NAN;
+  double a = measured_at(t, pp_a, tp, cp), b = measured_at(t, pp_b, tp, cp);
+  return a - (pp_a - 1.0) * (b - a) / (pp_b - pp_a);
+}

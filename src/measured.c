@@ -147,6 +147,94 @@ double scale_measured_stream_at(const scale_measured *m, scale_stream_kernel ker
   return bw;
 }
 
+void scale_measured_roofline_eval(const scale_measured *m, double fma_units,
+                                  scale_measured_roofline *out) {
+  scale_measured_roofline r;
+  double cores = m->n_cpus, hz = m->clock_hz, bits = m->vector_bits;
+  r.theory_fp32_flops_per_s = scale_measure_cpu_peak_flops_per_s(cores, hz, bits, fma_units, 4.0);
+  r.theory_fp64_flops_per_s = scale_measure_cpu_peak_flops_per_s(cores, hz, bits, fma_units, 8.0);
+  r.theory_fp32_half_flops_per_s =
+      scale_measure_cpu_peak_flops_per_s(cores, hz, bits / 2.0, fma_units, 4.0);
+  /* the roof is the file's: the best GEMM and the best DRAM triad of any run */
+  r.peak_fp32_flops_per_s = m->chip.flops_per_s[SCALE_DTYPE_FP32];
+  r.peak_fp64_1t_flops_per_s = scale_measured_gemm_best(m, true, 1);
+  r.peak_fp64_flops_per_s = fmax(scale_measured_gemm_best(m, true, m->threads),
+                                 r.peak_fp64_1t_flops_per_s);
+  r.peak_fp32_all_flops_per_s = scale_measured_gemm_best(m, false, m->threads);
+  r.peak_fp32_1t_flops_per_s = scale_measured_gemm_best(m, false, 1);
+  const scale_stream_kernel triad = SCALE_STREAM_TRIAD;
+  r.l1_bytes_per_s = scale_measured_stream_at(m, triad, m->threads, true, &r.ws_small_bytes);
+  r.l1_1t_bytes_per_s = scale_measured_stream_at(m, triad, 1, true, NULL);
+  r.l1_theory_bytes_per_s = cores * hz * 3.0 * bits / 8.0;
+  r.dram_all_bytes_per_s = scale_measured_stream_at(m, triad, m->threads, false, &r.ws_big_bytes);
+  r.dram_1t_bytes_per_s = scale_measured_stream_at(m, triad, 1, false, NULL);
+  r.dram_bytes_per_s = m->chip.hbm_bytes_per_s;
+  r.critical_fp32_flops_per_byte = r.peak_fp32_flops_per_s / r.dram_bytes_per_s;
+  r.critical_fp64_flops_per_byte = r.peak_fp64_flops_per_s / r.dram_bytes_per_s;
+  r.critical_fp32_l1_flops_per_byte = r.peak_fp32_flops_per_s / r.l1_bytes_per_s;
+  r.critical_fp32_theory_flops_per_byte = r.theory_fp32_flops_per_s / r.dram_bytes_per_s;
+  r.peak_fp32_frac = r.peak_fp32_flops_per_s / r.theory_fp32_flops_per_s;
+  r.peak_fp64_frac = r.peak_fp64_flops_per_s / r.theory_fp64_flops_per_s;
+  r.peak_fp32_half_frac = r.peak_fp32_flops_per_s / r.theory_fp32_half_flops_per_s;
+  r.thread_speedup = r.peak_fp32_all_flops_per_s / r.peak_fp32_1t_flops_per_s;
+  r.l1_frac = r.l1_bytes_per_s / r.l1_theory_bytes_per_s;
+  *out = r;
+}
+
+double scale_measured_roof_flops_per_s(const scale_measured_roofline *r, bool theory,
+                                       double intensity) {
+  double peak = theory ? r->theory_fp32_flops_per_s : r->peak_fp32_flops_per_s;
+  return scale_measure_roof_flops_per_s(peak, r->dram_bytes_per_s, intensity);
+}
+
+size_t scale_measured_stream_points(const scale_measured *m, scale_stream_kernel kernel,
+                                    int threads, double *ws_bytes, double *bytes_per_s) {
+  size_t k = 0;
+  for (int i = 0; i < m->n_stream; i++) {
+    const scale_measured_stream *p = &m->stream[i];
+    if (p->kernel != kernel || p->threads != threads) continue;
+    ws_bytes[k] = p->working_set_bytes;
+    bytes_per_s[k++] = p->bytes_per_s;
+  }
+  return k;
+}
+
+size_t scale_measured_stream_roof_points(const scale_measured *m, scale_stream_kernel kernel,
+                                         int threads, double *intensity, double *flops_per_s) {
+  size_t n = scale_measured_stream_points(m, kernel, threads, intensity, flops_per_s);
+  double ai = scale_stream_flops(kernel, 1) /
+              scale_stream_bytes(kernel, 1, SCALE_MEASURE_STREAM_ELEM_BYTES);
+  for (size_t i = 0; i < n; i++) {
+    intensity[i] = ai;
+    flops_per_s[i] *= ai;
+  }
+  return n;
+}
+
+int scale_measured_caches(const scale_measured *m, double bytes[3], const char *names[3]) {
+  const double size[3] = {m->chip.smem_bytes_per_core, m->l2_bytes, m->chip.l2_bytes};
+  static const char *const level[3] = {"L1d", "L2", "LLC"};
+  int n = 0;
+  for (int i = 0; i < 3; i++)
+    if (size[i] > 0) { /* NaN or 0: the file does not say */
+      bytes[n] = size[i];
+      names[n++] = level[i];
+    }
+  return n;
+}
+
+size_t scale_measured_gemm_sizes(const scale_measured *m, bool fp64, int threads, double *n,
+                                 double *flops_per_s) {
+  size_t k = 0;
+  for (int i = 0; i < m->n_gemm; i++) {
+    const scale_measured_gemm *p = &m->gemm[i];
+    if (p->fp64 != fp64 || p->threads != threads || !(p->m == p->n && p->n == p->k)) continue;
+    n[k] = p->n;
+    flops_per_s[k++] = p->flops_per_s;
+  }
+  return k;
+}
+
 /* ---- traces of the mesh executor ------------------------------------------------------------ */
 
 scale_status scale_trace_load(const char *path, scale_trace *out, scale_diag *diag) {

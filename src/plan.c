@@ -772,10 +772,7 @@ static bool hybrid_shape_ok(const scale_model *m, double dp, double pp, double t
 
 double scale_plan_hybrid_memory_bytes(const scale_hybrid_problem *p, const scale_hybrid_layout *l) {
   scale_hybrid_memory mem;
-  double m = p->gbs / (l->dp * p->mbs);
-  scale_hybrid_memory_per_device(p->model, l, &p->prec, p->mbs, p->s,
-                                 scale_pipeline_microbatches_in_flight(SCALE_PP_1F1B, l->pp, m, 1),
-                                 &mem);
+  scale_hybrid_problem_memory(p, l, &mem);
   return mem.total_bytes;
 }
 

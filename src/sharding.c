@@ -250,6 +250,19 @@ scale_status scale_sharding_parse(const char *text, const scale_mesh *mesh, scal
   return SCALE_OK;
 }
 
+scale_status scale_sharding_parse_array(const char *mesh_text, const char *text, scale_mesh *mesh,
+                                        scale_sharding *out, scale_diag *diag) {
+  scale_status st = scale_sharding_mesh_parse(mesh_text, mesh, diag);
+  return st == SCALE_OK ? scale_sharding_parse(text, mesh, out, diag) : st;
+}
+
+scale_status scale_sharding_parse_matmul(const char *mesh_text, const char *a_text,
+                                         const char *b_text, scale_mesh *mesh, scale_sharding *a,
+                                         scale_sharding *b, scale_diag *diag) {
+  scale_status st = scale_sharding_parse_array(mesh_text, a_text, mesh, a, diag);
+  return st == SCALE_OK ? scale_sharding_parse(b_text, mesh, b, diag) : st;
+}
+
 static unsigned dim_mask(const scale_sharding *s, int d) {
   unsigned m = 0;
   for (int k = 0; k < s->n_dim_axes[d]; k++)
@@ -455,6 +468,18 @@ scale_status scale_sharding_matmul_plan(const scale_mesh *mesh, const scale_shar
     out->book_comms_time_s += out->step[i].cost.book_time_s;
   }
   return SCALE_OK;
+}
+
+scale_status scale_sharding_matmul_plan_text(const char *mesh_text, const char *a_text,
+                                             const char *b_text, const double *a_dims,
+                                             const double *b_dims, scale_dtype dtype,
+                                             const scale_chip *chip, scale_wrap wrap,
+                                             scale_sharded_matmul *out, scale_diag *diag) {
+  scale_mesh mesh;
+  scale_sharding a, b;
+  scale_status st = scale_sharding_parse_matmul(mesh_text, a_text, b_text, &mesh, &a, &b, diag);
+  if (st != SCALE_OK) return st;
+  return scale_sharding_matmul_plan(&mesh, &a, a_dims, &b, b_dims, dtype, chip, wrap, out, diag);
 }
 
 /* ==== strategies of Q4 ====================================================================== */

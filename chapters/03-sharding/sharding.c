@@ -12,26 +12,18 @@
  * Options: --chip (default tpu-v5e) and --axis (ring size, default 16) of the collective
  * examples and figures; --mesh and --a/--b shardings of the planned matmul.
  */
-#include <math.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "chapter.h"
 
 #define N_CURVE 141
+#define V CHAPTER_V
 
 /** A group on 'chip' of the shape "4x4" (one to three axes). */
 static bool group_on(chapter *ch, const scale_chip *chip, const char *shape, scale_wrap wrap,
                      scale_group *g) {
-  double sizes[SCALE_GROUP_AXES_MAX];
-  int n = 0;
   scale_diag diag = {0};
-  if (scale_group_parse_shape(shape, sizes, &n, &diag) != SCALE_OK ||
-      scale_group_from_chip(chip, sizes, n, wrap, g, &diag) != SCALE_OK) {
-    chapter_error(ch, "group %s on %s: %s", shape, chip->name, diag.message);
-    return false;
-  }
-  return true;
+  return chapter_status_ok(ch, scale_group_from_shape(chip, shape, wrap, g, &diag), &diag);
 }
 
 /** One ring of 'axis' chips on 'chip'. */
@@ -41,66 +33,51 @@ static bool ring_on(chapter *ch, const scale_chip *chip, double axis, scale_grou
   return group_on(ch, chip, shape, SCALE_WRAP_AUTO, g);
 }
 
-/** Parses the mesh 'mesh_text' into *mesh (unless it is NULL: *mesh is already parsed), then
- * the sharding 'text' on it into *s (unless s is NULL). */
-static bool parse(chapter *ch, const char *mesh_text, scale_mesh *mesh, const char *text,
-                  scale_sharding *s) {
-  scale_diag diag = {0};
-  if (mesh_text && scale_sharding_mesh_parse(mesh_text, mesh, &diag) != SCALE_OK) {
-    chapter_error(ch, "mesh '%s': %s", mesh_text, diag.message);
-    return false;
-  }
-  if (s && scale_sharding_parse(text, mesh, s, &diag) != SCALE_OK) {
-    chapter_error(ch, "sharding '%s': %s", text, diag.message);
-    return false;
-  }
-  return true;
-}
-
 /* ---- notation ------------------------------------------------------------------------------ */
 
 static void section_notation(chapter *ch) {
   chapter_heading(ch, "Pop quiz: int8[128, 2048] as A[I_XY, J] on {X:2, Y:8, Z:2}");
-  scale_mesh mesh;
-  scale_sharding a;
-  if (!parse(ch, "{X:2, Y:8, Z:2}", &mesh, "A[I_XY, J]", &a)) return;
+  scale_mesh mesh, m1;
+  scale_sharding a, a1;
+  scale_diag d = {0};
+  scale_status st = scale_sharding_parse_array("{X:2, Y:8, Z:2}", "A[I_XY, J]", &mesh, &a, &d);
+  if (!chapter_status_ok(ch, st, &d)) return;
   double dims[2] = {128.0, 2048.0};
   CHAPTER_VALUES(ch, "quiz",
-      {"devices", "devices", scale_sharding_mesh_devices(&mesh), "", SCALE_FMT_PLAIN},
+      V("devices", "devices", scale_sharding_mesh_devices(&mesh), ""),
       {"array_bytes", "one copy", dims[0] * dims[1], "B", SCALE_FMT_PLAIN},
-      {"shards", "shards", scale_sharding_n_shards(&a, &mesh), "", SCALE_FMT_PLAIN},
-      {"local_i", "local size of I", scale_sharding_local_dim(&a, &mesh, dims, 0), "",
-       SCALE_FMT_PLAIN},
+      V("shards", "shards", scale_sharding_n_shards(&a, &mesh), ""),
+      V("local_i", "local size of I", scale_sharding_local_dim(&a, &mesh, dims, 0), ""),
       {"bytes_per_device", "bytes per device",
        scale_sharding_bytes_per_device(&a, &mesh, dims, SCALE_DTYPE_INT8), "B", SCALE_FMT_PLAIN},
       {"total_bytes", "bytes over all devices",
        scale_sharding_total_bytes(&a, &mesh, dims, SCALE_DTYPE_INT8), "B", SCALE_FMT_IEC},
-      {"replication", "copies of each element", scale_sharding_replication(&a, &mesh), "",
-       SCALE_FMT_PLAIN});
+      V("replication", "copies of each element", scale_sharding_replication(&a, &mesh), ""));
 
   chapter_heading(ch, "Q1: A[I_X, J, K] on {X:4, Y:8, Z:2}");
-  scale_mesh m1;
-  scale_sharding a1;
-  if (!parse(ch, "{X:4, Y:8, Z:2}", &m1, "A[I_X, J, K]", &a1)) return;
+  st = scale_sharding_parse_array("{X:4, Y:8, Z:2}", "A[I_X, J, K]", &m1, &a1, &d);
+  if (!chapter_status_ok(ch, st, &d)) return;
   chapter_value(ch, "q1.replication", "total bytes / one copy",
                 scale_sharding_replication(&a1, &m1), "", SCALE_FMT_PLAIN);
 }
 
 /* ---- the four cases ------------------------------------------------------------------------ */
 
+/** The four cases of a sharded matmul A[I, J] . B[J, K] (ch. 3): A's and B's shardings. */
+static const char *const CASES[4][2] = {{"A[I_X, J]", "B[J, K_Y]"},
+                                        {"A[I, J_X]", "B[J, K]"},
+                                        {"A[I, J_X]", "B[J_X, K]"},
+                                        {"A[I_X, J]", "B[J, K_X]"}};
+
 static void plan_case(chapter *ch, const char *tag, const char *mesh_text, const char *a_text,
                       const char *b_text, const double *a_dims, const double *b_dims,
                       const scale_chip *chip) {
-  scale_mesh mesh;
-  scale_sharding a, b;
-  if (!parse(ch, mesh_text, &mesh, a_text, &a) || !parse(ch, NULL, &mesh, b_text, &b)) return;
   scale_sharded_matmul plan;
   scale_diag diag = {0};
-  if (scale_sharding_matmul_plan(&mesh, &a, a_dims, &b, b_dims, SCALE_DTYPE_BF16, chip,
-                                 SCALE_WRAP_AUTO, &plan, &diag) != SCALE_OK) {
-    chapter_error(ch, "plan %s . %s: %s", a_text, b_text, diag.message);
-    return;
-  }
+  scale_status st = scale_sharding_matmul_plan_text(mesh_text, a_text, b_text, a_dims, b_dims,
+                                                    SCALE_DTYPE_BF16, chip, SCALE_WRAP_AUTO,
+                                                    &plan, &diag);
+  if (!chapter_status_ok(ch, st, &diag)) return;
   chapter_say(ch, "%s . %s:", a_text, b_text);
   chapter_stem_value(ch, tag, "case", "case", (double)plan.kind, "", SCALE_FMT_PLAIN);
   chapter_row(ch, "collectives", (double)plan.n_steps, "", SCALE_FMT_PLAIN);
@@ -112,11 +89,10 @@ static void plan_case(chapter *ch, const char *tag, const char *mesh_text, const
   }
   CHAPTER_VALUES(ch, tag,
       {"flops_per_device", "FLOPs per device", plan.flops_per_device, "FLOP", SCALE_FMT_SCI},
-      {"t_math_s", "T_math",
-       scale_roofline_t_math_s(chip, SCALE_DTYPE_BF16, plan.flops_per_device), "s",
-       SCALE_FMT_TIME},
-      {"comms_s", "T_comms (precise)", plan.comms_time_s, "s", SCALE_FMT_TIME},
-      {"book_comms_s", "T_comms (book form)", plan.book_comms_time_s, "s", SCALE_FMT_TIME});
+      V("t_math_s", "T_math",
+        scale_roofline_t_math_s(chip, SCALE_DTYPE_BF16, plan.flops_per_device), "s"),
+      V("comms_s", "T_comms (precise)", plan.comms_time_s, "s"),
+      V("book_comms_s", "T_comms (book form)", plan.book_comms_time_s, "s"));
 }
 
 static void section_cases(chapter *ch, const scale_chip *v5e, const char *mesh_text,
@@ -124,13 +100,14 @@ static void section_cases(chapter *ch, const scale_chip *v5e, const char *mesh_t
   chapter_heading(ch, "The four cases on a TPU v5e 4x4, {X:4, Y:4}, I = 4096, J = 8192, "
                       "K = 16384, bf16");
   double a_dims[2] = {4096.0, 8192.0}, b_dims[2] = {8192.0, 16384.0};
-  CHAPTER_VALUES(ch, "cases", {"i", "I", a_dims[0], "", SCALE_FMT_PLAIN},
-                 {"j", "J", a_dims[1], "", SCALE_FMT_PLAIN},
-                 {"k", "K", b_dims[1], "", SCALE_FMT_PLAIN});
-  plan_case(ch, "case1", "{X:4, Y:4}", "A[I_X, J]", "B[J, K_Y]", a_dims, b_dims, v5e);
-  plan_case(ch, "case2", "{X:4, Y:4}", "A[I, J_X]", "B[J, K]", a_dims, b_dims, v5e);
-  plan_case(ch, "case3", "{X:4, Y:4}", "A[I, J_X]", "B[J_X, K]", a_dims, b_dims, v5e);
-  plan_case(ch, "case4", "{X:4, Y:4}", "A[I_X, J]", "B[J, K_X]", a_dims, b_dims, v5e);
+  CHAPTER_VALUES(ch, "cases", V("i", "I", a_dims[0], ""),
+                 V("j", "J", a_dims[1], ""),
+                 V("k", "K", b_dims[1], ""));
+  for (int i = 0; i < 4; i++) {
+    char tag[16];
+    snprintf(tag, sizeof tag, "case%d", i + 1);
+    plan_case(ch, tag, "{X:4, Y:4}", CASES[i][0], CASES[i][1], a_dims, b_dims, v5e);
+  }
   /* The reader's own pair (--mesh, --a, --b), printed in the walk-through only. */
   if (ch->walk) {
     chapter_heading(ch, "Your matmul (--mesh, --a, --b)");
@@ -146,17 +123,16 @@ static void section_collectives(chapter *ch, const scale_chip *chip, double axis
   if (!ring_on(ch, chip, axis, &g)) return;
   double v = 1e9;
   CHAPTER_VALUES(ch, "coll",
-      {"axis", "ring size", axis, "", SCALE_FMT_PLAIN},
-      {"wraps", "ring wraps (1 = yes)", g.axis[0].wraps, "", SCALE_FMT_PLAIN},
-      {"bytes", "array V", v, "B", SCALE_FMT_SI});
-  static const char *tags[SCALE_COLL_COUNT] = {"ag", "rs", "ar", "a2a"};
+      V("axis", "ring size", axis, ""),
+      V("wraps", "ring wraps (1 = yes)", g.axis[0].wraps, ""),
+      V("bytes", "array V", v, "B"));
+  static const char *tags[SCALE_COLL_COUNT] = {"coll.ag", "coll.rs", "coll.ar", "coll.a2a"};
   for (int op = 0; op < SCALE_COLL_COUNT; op++) {
     scale_collective_cost c = scale_collective_eval(&g, (scale_collective)op, v);
-    chapter_valuef(ch, scale_collective_name((scale_collective)op), c.time_s, "s", SCALE_FMT_TIME,
-                   "coll.%s.time_s", tags[op]);
-    chapter_valuef(ch, "  book form", c.book_time_s, "s", SCALE_FMT_TIME, "coll.%s.book_time_s",
-                   tags[op]);
-    chapter_valuef(ch, "  hops", c.hops, "", SCALE_FMT_PLAIN, "coll.%s.hops", tags[op]);
+    CHAPTER_VALUES(ch, tags[op],
+        V("time_s", scale_collective_name((scale_collective)op), c.time_s, "s"),
+        V("book_time_s", "  book form", c.book_time_s, "s"),
+        V("hops", "  hops", c.hops, ""));
   }
   chapter_value(ch, "coll.ag.knee_bytes", "AllGather latency-bound below",
                 scale_collective_knee_bytes(&g, SCALE_COLL_ALL_GATHER), "B", SCALE_FMT_SI);
@@ -173,18 +149,16 @@ static void section_every_tpu(chapter *ch, const chapter_chips *tpus) {
     double peak = scale_chip_flops_per_s(c, SCALE_DTYPE_BF16);
     double bidi = scale_roofline_channel_bytes_per_s(c, SCALE_CHANNEL_ICI_BIDI);
     CHAPTER_VALUES(ch, c->name,
-        {"latency_bytes", "one hop latency-bound below",
-         c->ici_link_bytes_per_s * c->ici_hop_latency_s, "B", SCALE_FMT_SI},
-        {"full_axis", "full pod axis", axis, "", SCALE_FMT_PLAIN},
-        {"ag_1gb_s", "AllGather of 1 GB", scale_collective_time_s(&g, SCALE_COLL_ALL_GATHER, 1e9),
-         "s", SCALE_FMT_TIME},
-        {"ar_1gb_s", "AllReduce of 1 GB", scale_collective_time_s(&g, SCALE_COLL_ALL_REDUCE, 1e9),
-         "s", SCALE_FMT_TIME},
-        {"a2a_1gb_s", "AllToAll of 1 GB", scale_collective_time_s(&g, SCALE_COLL_ALL_TO_ALL, 1e9),
-         "s", SCALE_FMT_TIME},
-        {"reduce_beats_gather_d", "Q4: multiply-then-AllReduce wins above D",
-         scale_sharding_reduce_beats_gather_d(peak, bidi, SCALE_DTYPE_BF16), "",
-         SCALE_FMT_PLAIN});
+        V("latency_bytes", "one hop latency-bound below", scale_chip_ici_latency_bytes(c), "B"),
+        V("full_axis", "full pod axis", axis, ""),
+        V("ag_1gb_s", "AllGather of 1 GB", scale_collective_time_s(&g, SCALE_COLL_ALL_GATHER, 1e9),
+          "s"),
+        V("ar_1gb_s", "AllReduce of 1 GB", scale_collective_time_s(&g, SCALE_COLL_ALL_REDUCE, 1e9),
+          "s"),
+        V("a2a_1gb_s", "AllToAll of 1 GB", scale_collective_time_s(&g, SCALE_COLL_ALL_TO_ALL, 1e9),
+          "s"),
+        V("reduce_beats_gather_d", "Q4: multiply-then-AllReduce wins above D",
+          scale_sharding_reduce_beats_gather_d(peak, bidi, SCALE_DTYPE_BF16), ""));
   }
 }
 
@@ -200,16 +174,16 @@ static void quiz2(chapter *ch, const scale_chip *v5e) {
   double small = 256.0 * 256.0 * 2.0;
   scale_collective_cost s = scale_collective_eval(&g, SCALE_COLL_ALL_GATHER, small);
   CHAPTER_VALUES(ch, "quiz2",
-      {"bytes", "gathered array", v, "B", SCALE_FMT_SI},
-      {"shard_bytes", "one shard", v / 4.0, "B", SCALE_FMT_SI},
-      {"book_time_s", "V / W_bidi (as if it wrapped)", c.book_time_s, "s", SCALE_FMT_TIME},
-      {"wrap_time_s", "precise, if it wrapped",
-       scale_collective_time_s(&gw, SCALE_COLL_ALL_GATHER, v), "s", SCALE_FMT_TIME},
-      {"time_s", "precise, no wraparound (the real 4-axis)", c.time_s, "s", SCALE_FMT_TIME},
-      {"small_bytes", "E = F = 256: gathered array", small, "B", SCALE_FMT_SI},
-      {"small_bandwidth_s", "  bandwidth time", s.bandwidth_time_s, "s", SCALE_FMT_TIME},
-      {"small_time_s", "  latency-bound time", s.time_s, "s", SCALE_FMT_TIME},
-      {"small_hops", "  hops", s.hops, "", SCALE_FMT_PLAIN});
+      V("bytes", "gathered array", v, "B"),
+      V("shard_bytes", "one shard", v / 4.0, "B"),
+      V("book_time_s", "V / W_bidi (as if it wrapped)", c.book_time_s, "s"),
+      V("wrap_time_s", "precise, if it wrapped",
+        scale_collective_time_s(&gw, SCALE_COLL_ALL_GATHER, v), "s"),
+      V("time_s", "precise, no wraparound (the real 4-axis)", c.time_s, "s"),
+      V("small_bytes", "E = F = 256: gathered array", small, "B"),
+      V("small_bandwidth_s", "  bandwidth time", s.bandwidth_time_s, "s"),
+      V("small_time_s", "  latency-bound time", s.time_s, "s"),
+      V("small_hops", "  hops", s.hops, ""));
 }
 
 static void q2q3(chapter *ch, const scale_chip *v4p) {
@@ -225,19 +199,18 @@ static void q2q3(chapter *ch, const scale_chip *v4p) {
   scale_collective_cost r = scale_collective_eval(&gx, SCALE_COLL_ALL_REDUCE, full / 16.0);
   scale_collective_cost q3 = scale_collective_eval(&gx, SCALE_COLL_ALL_GATHER, 128.0 * 2.0);
   CHAPTER_VALUES(ch, NULL,
-      {"q2.x_book_s", "AllGather_X, book form", a.book_time_s, "s", SCALE_FMT_TIME},
-      {"q2.x_s", "AllGather_X, precise", a.time_s, "s", SCALE_FMT_TIME},
-      {"q2.xy_book_s", "AllGather_XY, book form", b.book_time_s, "s", SCALE_FMT_TIME},
-      {"q2.xy_s", "AllGather_XY, precise", b.time_s, "s", SCALE_FMT_TIME},
-      {"q2.xy_latency_s", "AllGather_XY latency floor", b.latency_time_s, "s", SCALE_FMT_TIME},
-      {"q2.z_book_s", "AllReduce_Z of [B_X, D_Y], book form", r.book_time_s, "s",
-       SCALE_FMT_TIME},
-      {"q2.z_s", "AllReduce_Z, precise", r.time_s, "s", SCALE_FMT_TIME},
-      {"q2.z_full_book_s", "AllReduce of the whole [B, D] (the book's 4BD/W)",
-       scale_collective_book_time_s(&gx, SCALE_COLL_ALL_REDUCE, full), "s", SCALE_FMT_TIME},
+      V("q2.x_book_s", "AllGather_X, book form", a.book_time_s, "s"),
+      V("q2.x_s", "AllGather_X, precise", a.time_s, "s"),
+      V("q2.xy_book_s", "AllGather_XY, book form", b.book_time_s, "s"),
+      V("q2.xy_s", "AllGather_XY, precise", b.time_s, "s"),
+      V("q2.xy_latency_s", "AllGather_XY latency floor", b.latency_time_s, "s"),
+      V("q2.z_book_s", "AllReduce_Z of [B_X, D_Y], book form", r.book_time_s, "s"),
+      V("q2.z_s", "AllReduce_Z, precise", r.time_s, "s"),
+      V("q2.z_full_book_s", "AllReduce of the whole [B, D] (the book's 4BD/W)",
+        scale_collective_book_time_s(&gx, SCALE_COLL_ALL_REDUCE, full), "s"),
       {"q3.bytes", "Q3: gathered [B] with B = 128", 256.0, "B", SCALE_FMT_PLAIN},
-      {"q3.hops", "hops", q3.hops, "", SCALE_FMT_PLAIN},
-      {"q3.time_s", "time (latency-bound)", q3.time_s, "s", SCALE_FMT_TIME});
+      V("q3.hops", "hops", q3.hops, ""),
+      V("q3.time_s", "time (latency-bound)", q3.time_s, "s"));
   chapter_row(ch, "latency-bound (1 = yes)", q3.latency_bound ? 1.0 : 0.0, "", SCALE_FMT_PLAIN);
 }
 
@@ -247,10 +220,9 @@ static void q4(chapter *ch, const scale_chip *v5p) {
   if (!group_on(ch, v5p, "4", SCALE_WRAP_AUTO, &g)) return;
   double c = scale_chip_flops_per_s(v5p, SCALE_DTYPE_BF16);
   double w = scale_roofline_channel_bytes_per_s(v5p, SCALE_CHANNEL_ICI_BIDI);
-  chapter_value(ch, "q4.ici_intensity", "C / W_bidi", c / w, "FLOP/byte", SCALE_FMT_PLAIN);
-  chapter_value(ch, "q4.min_d", "strategy 2 wins above D",
-                scale_sharding_reduce_beats_gather_d(c, w, SCALE_DTYPE_BF16), "",
-                SCALE_FMT_PLAIN);
+  CHAPTER_VALUES(ch, "q4", V("ici_intensity", "C / W_bidi", c / w, "FLOP/byte"),
+                 V("min_d", "strategy 2 wins above D",
+                   scale_sharding_reduce_beats_gather_d(c, w, SCALE_DTYPE_BF16), ""));
   static const double ds[2] = {2048.0, 8192.0};
   for (int i = 0; i < 2; i++) {
     scale_sharding_strategy s =
@@ -282,28 +254,38 @@ static void q9q10(chapter *ch) {
   double ag2 = q10_link_scalars(SCALE_COLL_ALL_GATHER, nn, d, true);
   double a2a2 = q10_link_scalars(SCALE_COLL_ALL_TO_ALL, nn, d, true);
   CHAPTER_VALUES(ch, NULL,
-      {"q9.m", "M", m, "", SCALE_FMT_PLAIN},
-      {"q9.k", "K", k, "", SCALE_FMT_PLAIN},
-      {"q9.ratio", "gather A / reduce-scatter C = M/K", (n * m) / (n * k), "", SCALE_FMT_PLAIN},
-      {"q10.n", "n", nn, "", SCALE_FMT_PLAIN},
-      {"q10.d", "ring of d", d, "", SCALE_FMT_PLAIN},
+      V("q9.m", "M", m, ""),
+      V("q9.k", "K", k, ""),
+      V("q9.ratio", "gather A / reduce-scatter C = M/K", (n * m) / (n * k), ""),
+      V("q10.n", "n", nn, ""),
+      V("q10.d", "ring of d", d, ""),
       {"q10.ag_oneway", "AllGather, one-way ring", ag1, "", SCALE_FMT_SCI},
       {"q10.a2a_oneway", "AllToAll, one-way ring", a2a1, "", SCALE_FMT_SCI},
-      {"q10.ratio_oneway", "ratio, one-way", ag1 / a2a1, "", SCALE_FMT_PLAIN},
+      V("q10.ratio_oneway", "ratio, one-way", ag1 / a2a1, ""),
       {"q10.ag_bidi", "AllGather, bidirectional", ag2, "", SCALE_FMT_SCI},
       {"q10.a2a_bidi", "AllToAll, bidirectional", a2a2, "", SCALE_FMT_SCI},
-      {"q10.ratio_bidi", "ratio, bidirectional", ag2 / a2a2, "", SCALE_FMT_PLAIN});
+      V("q10.ratio_bidi", "ratio, bidirectional", ag2 / a2a2, ""));
 }
 
 /* ---- figures ------------------------------------------------------------------------------- */
 
+/** Writes 'file': time against bytes on log-log axes, the series s[0..n), one marker or none. */
+static void time_figure(chapter *ch, const char *file, const char *title, const char *desc,
+                        const char *x_label, const scale_plot_series *s, size_t n,
+                        const scale_plot_marker *m) {
+  scale_plot p = {.title = title, .desc = desc, .x_label = x_label, .y_label = "time [s]",
+                  .x_axis = SCALE_PLOT_LOG, .y_axis = SCALE_PLOT_LOG,
+                  .legend = SCALE_PLOT_LEGEND_TOP_LEFT,
+                  .series = s, .n_series = n, .markers = m, .n_markers = m ? 1 : 0};
+  chapter_figure(ch, file, &p);
+}
+
 static void figure_knee(chapter *ch, const scale_chip *chip, double axis) {
   static double x[N_CURVE], y[3][N_CURVE];
-  scale_group g[3];
+  scale_group g[2];
   if (!ring_on(ch, chip, axis, &g[0]) || !group_on(ch, chip, "4", SCALE_WRAP_NO, &g[1])) return;
-  g[2] = g[0];
+  chapter_logspace(x, N_CURVE, 1e2, 1e10);
   for (int i = 0; i < N_CURVE; i++) {
-    x[i] = pow(10.0, 2.0 + 8.0 * (double)i / (N_CURVE - 1));
     y[0][i] = scale_collective_time_s(&g[0], SCALE_COLL_ALL_GATHER, x[i]);
     y[1][i] = scale_collective_time_s(&g[1], SCALE_COLL_ALL_GATHER, x[i]);
     y[2][i] = scale_collective_book_time_s(&g[0], SCALE_COLL_ALL_GATHER, x[i]);
@@ -318,15 +300,10 @@ static void figure_knee(chapter *ch, const scale_chip *chip, double axis) {
                             {.label = l2, .x = x, .y = y[2], .n = N_CURVE, .dashed = true}};
   scale_plot_marker m = {.vertical = true, .label = "knee",
                          .at = scale_collective_knee_bytes(&g[0], SCALE_COLL_ALL_GATHER)};
-  scale_plot p = {.title = title,
-                  .desc = "Below the knee the time is flat: hops times the per-hop latency. "
-                          "Above it the time grows linearly with the bytes and does not depend "
-                          "on the ring size.",
-                  .x_label = "gathered array V [bytes]", .y_label = "time [s]",
-                  .x_axis = SCALE_PLOT_LOG, .y_axis = SCALE_PLOT_LOG,
-                  .legend = SCALE_PLOT_LEGEND_TOP_LEFT,
-                  .series = s, .n_series = 3, .markers = &m, .n_markers = 1};
-  chapter_figure(ch, "allgather-knee.svg", &p);
+  time_figure(ch, "allgather-knee.svg", title,
+              "Below the knee the time is flat: hops times the per-hop latency. Above it the "
+              "time grows linearly with the bytes and does not depend on the ring size.",
+              "gathered array V [bytes]", s, 3, &m);
 }
 
 static void figure_collectives(chapter *ch, const scale_chip *chip, double axis) {
@@ -334,11 +311,10 @@ static void figure_collectives(chapter *ch, const scale_chip *chip, double axis)
   scale_group g;
   if (!ring_on(ch, chip, axis, &g)) return;
   scale_plot_series s[SCALE_COLL_COUNT];
+  chapter_logspace(x, N_CURVE, 1e2, 1e10);
   for (int op = 0; op < SCALE_COLL_COUNT; op++) {
-    for (int i = 0; i < N_CURVE; i++) {
-      x[i] = pow(10.0, 2.0 + 8.0 * (double)i / (N_CURVE - 1));
+    for (int i = 0; i < N_CURVE; i++)
       y[op][i] = scale_collective_time_s(&g, (scale_collective)op, x[i]);
-    }
     s[op] = (scale_plot_series){.label = scale_collective_name((scale_collective)op), .x = x,
                                 .y = y[op], .n = N_CURVE,
                                 .dashed = op == SCALE_COLL_REDUCE_SCATTER};
@@ -346,14 +322,10 @@ static void figure_collectives(chapter *ch, const scale_chip *chip, double axis)
   char title[160];
   snprintf(title, sizeof title, "The four collectives on a ring of %.0f %s", axis,
            chip->display_name);
-  scale_plot p = {.title = title,
-                  .desc = "Time of AllGather, ReduceScatter, AllReduce and AllToAll against the "
-                          "array size: AllReduce costs twice an AllGather, AllToAll a quarter.",
-                  .x_label = "array V [bytes]", .y_label = "time [s]",
-                  .x_axis = SCALE_PLOT_LOG, .y_axis = SCALE_PLOT_LOG,
-                  .legend = SCALE_PLOT_LEGEND_TOP_LEFT,
-                  .series = s, .n_series = SCALE_COLL_COUNT};
-  chapter_figure(ch, "collectives.svg", &p);
+  time_figure(ch, "collectives.svg", title,
+              "Time of AllGather, ReduceScatter, AllReduce and AllToAll against the array size: "
+              "AllReduce costs twice an AllGather, AllToAll a quarter.",
+              "array V [bytes]", s, SCALE_COLL_COUNT, NULL);
 }
 
 /* ---- concept diagrams (diagram.h) --------------------------------------------------------- */
@@ -366,28 +338,25 @@ static void diagrams(chapter *ch) {
                                           {"{X:2, Y:4}", "A[I_X, J_Y]", "array-2x4.svg"}};
   for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
     chapter_diagram_sharded(ch, arrays[i][2], arrays[i][0], arrays[i][1]);
-  static const char *const cases[][3] = {{"A[I_X, J]", "B[J, K_Y]", "case1.svg"},
-                                         {"A[I, J_X]", "B[J, K]", "case2.svg"},
-                                         {"A[I, J_X]", "B[J_X, K]", "case3.svg"},
-                                         {"A[I_X, J]", "B[J, K_X]", "case4.svg"}};
-  for (size_t i = 0; i < 4; i++) {
+  for (int i = 0; i < 4; i++) { /* the four cases on a 2 x 2 mesh */
     scale_mesh mesh;
     scale_sharding a, b;
     scale_diag d = {0};
-    if (parse(ch, "{X:2, Y:2}", &mesh, cases[i][0], &a) && parse(ch, NULL, &mesh, cases[i][1], &b))
-      chapter_diagram(ch, cases[i][2],
-                      scale_diagram_sharded_matmul(&mesh, &a, &b, svg, sizeof svg, NULL, &d), svg,
-                      &d);
+    char file[16];
+    snprintf(file, sizeof file, "case%d.svg", i + 1);
+    scale_status st = scale_sharding_parse_matmul("{X:2, Y:2}", CASES[i][0], CASES[i][1], &mesh,
+                                                  &a, &b, &d);
+    if (!st) st = scale_diagram_sharded_matmul(&mesh, &a, &b, svg, sizeof svg, NULL, &d);
+    chapter_diagram(ch, file, st, svg, &d);
   }
+  /* AllGather, ReduceScatter and AllReduce (the first three collectives) step by step */
   static const char *const rings[] = {"ring-allgather.svg", "ring-reducescatter.svg",
                                       "ring-allreduce.svg"};
-  const scale_collective ops[] = {SCALE_COLL_ALL_GATHER, SCALE_COLL_REDUCE_SCATTER,
-                                  SCALE_COLL_ALL_REDUCE};
-  for (size_t i = 0; i < 3; i++) {
+  for (int op = 0; op < 3; op++) {
     scale_diag d = {0};
-    chapter_diagram(ch, rings[i],
-                    scale_diagram_ring_steps(ops[i], 4, 4 * SCALE_MEBI, svg, sizeof svg, NULL, &d),
-                    svg, &d);
+    scale_status st = scale_diagram_ring_steps((scale_collective)op, 4, 4 * SCALE_MEBI, svg,
+                                               sizeof svg, NULL, &d);
+    chapter_diagram(ch, rings[op], st, svg, &d);
   }
 }
 

@@ -33,18 +33,7 @@
 #define VS CHAPTER_VS
 #define BF16 SCALE_DTYPE_BF16
 
-/** Megatron/MindSpeed mixed precision: bf16 weights, fp32 main gradients, fp32 master weights
- * and Adam moments; ZeRO-1 (the distributed optimizer) over the replicas. Our reading of the
- * paper's setup: with it the guide reproduces the four best layouts of Table 15. */
-static const scale_precision MEGATRON = {SCALE_DTYPE_BF16, SCALE_DTYPE_FP32, SCALE_DTYPE_FP32, 2,
-                                         true};
-#define ZERO_STAGE 1
-
-/** The paper's problem for 'm' on 'c': 8 devices, micro-batch 1, ZeRO-1, MEGATRON. */
-static scale_hybrid_problem problem(const scale_model *m, const scale_chip *c, double gbs,
-                                    double s) {
-  return (scale_hybrid_problem){m, c, N_CHIPS, gbs, s, 1, ZERO_STAGE, MEGATRON};
-}
+#define ZERO_STAGE 1 /* the paper's distributed optimizer (scale_hybrid_paper_problem) */
 
 static void layout_values(chapter *ch, const char *stem, double dp, double pp, double tp,
                           double cp) {
@@ -69,19 +58,11 @@ static void flag_value(chapter *ch, const char *label, bool yes, const char *fmt
   chapter_text_value(ch, key, label, yes ? 1.0 : 0.0, yes ? "yes" : "no");
 }
 
-/** Memory per device of (dp, pp, tp, cp) with the paper's setup [bytes]. */
-static double memory_bytes(const scale_model *m, double dp, double pp, double tp, double cp,
-                           double gbs, double seq) {
-  scale_hybrid_problem p = problem(m, NULL, gbs, seq);
-  scale_hybrid_layout l = {dp, pp, tp, cp, ZERO_STAGE, tp > 1.0};
-  return scale_plan_hybrid_memory_bytes(&p, &l);
-}
-
 /* ==== the setup, Table 2 and Table 3 ========================================================== */
 
 static void section_setup(chapter *ch, const scale_chip *npu) {
   chapter_heading(ch, "The case study's machine and workload (section 6.1)");
-  double peer = npu->nvlink_bytes_per_s / (npu->nvlink_domain_size - 1.0);
+  double peer = scale_hybrid_peer_bytes_per_s(npu);
   const chapter_val r[] = {
       VS("hw.flops", "910B cube peak (bf16)", scale_chip_flops_per_s(npu, BF16), "FLOP/s",
          SCALE_FMT_SI),
@@ -146,12 +127,12 @@ static void section_volumes(chapter *ch, const scale_model *l7, const scale_mode
 
 /* ==== memory and overlap ====================================================================== */
 
-static void memory_row(chapter *ch, const char *key, const scale_model *m,
-                       const scale_hybrid_layout *l, double hbm) {
+/** Row 'key' of the memory table: layout l's memory per device (and *total_bytes) for p. */
+static void memory_row(chapter *ch, const char *key, const scale_hybrid_problem *p,
+                       const scale_hybrid_layout *l, double *total_bytes) {
   scale_hybrid_memory mem;
-  scale_hybrid_memory_per_device(
-      m, l, &MEGATRON, 1, SEQ,
-      scale_pipeline_microbatches_in_flight(SCALE_PP_1F1B, l->pp, GBS / l->dp, 1), &mem);
+  scale_hybrid_problem_memory(p, l, &mem);
+  *total_bytes = mem.total_bytes;
   chapter_say(ch, "%s:", key);
   const chapter_val r[] = {
       V("w", "weights", mem.weight_bytes, "B"), V("g", "gradients", mem.grad_bytes, "B"),
@@ -160,7 +141,7 @@ static void memory_row(chapter *ch, const char *key, const scale_model *m,
   char stem[32];
   snprintf(stem, sizeof stem, "mem.%s", key);
   CHAPTER_EMIT(ch, stem, r);
-  flag_value(ch, "fits", mem.total_bytes <= hbm, "mem.%s.fits", key);
+  flag_value(ch, "fits", mem.total_bytes <= p->chip->hbm_bytes, "mem.%s.fits", key);
 }
 
 static void section_memory(chapter *ch, const scale_model *l7, const scale_chip *npu) {
@@ -176,11 +157,9 @@ static void section_memory(chapter *ch, const scale_model *l7, const scale_chip 
               {"tp8sp", {1, 1, 8, 1, ZERO_STAGE, true}},  {"cp8", {1, 1, 1, 8, ZERO_STAGE, false}},
               {"dp4pp2", {4, 2, 1, 1, ZERO_STAGE, false}}};
   double tot[9], hbm = npu->hbm_bytes;
-  for (int i = 0; i < 9; i++) {
-    memory_row(ch, rows[i].key, l7, &rows[i].l, hbm);
-    scale_hybrid_problem p = problem(l7, npu, GBS, SEQ);
-    tot[i] = scale_plan_hybrid_memory_bytes(&p, &rows[i].l);
-  }
+  scale_hybrid_problem p = scale_hybrid_paper_problem(l7, npu, GBS, SEQ);
+  for (int i = 0; i < 9; i++)
+    memory_row(ch, rows[i].key, &p, &rows[i].l, &tot[i]);
   chapter_claim(ch, true, tot[1] > hbm && tot[2] <= hbm,
                 "a replica does not fit with ZeRO-1, does with ZeRO-2");
   chapter_claim(ch, true, tot[4] <= hbm && tot[5] <= hbm && tot[7] <= hbm,
@@ -198,14 +177,10 @@ static void section_memory(chapter *ch, const scale_model *l7, const scale_chip 
 static void section_overlap(chapter *ch, const scale_model *l7, const scale_model *l1,
                             const scale_chip *npu, const scale_chip *h100) {
   chapter_heading(ch, "Overlap: one LLaMA 2 7B layer, TP 2 on the 910B, forward");
-  double peak = scale_chip_flops_per_s(npu, BF16);
-  double comp = (scale_transformer_gqa_block_flops_per_device(l7, 1, SEQ, 2, 1, 1) +
-                 scale_transformer_mlp_block_flops_per_device(l7, 1, SEQ, 2, 1, 1)) /
-                peak;
-  /* two AllReduces per layer (attention, MLP); each device sends half of Table 3's count over
-   * the one direct link to its TP peer */
-  double peer = npu->nvlink_bytes_per_s / (npu->nvlink_domain_size - 1.0);
-  double comm = t3(l7, SCALE_HYBRID_TP, 2, SEQ) / peer;
+  /* two AllReduces per layer (attention, MLP) over the one direct link to the TP peer */
+  double comp, comm, peak = scale_chip_flops_per_s(npu, BF16);
+  double peer = scale_hybrid_peer_bytes_per_s(npu);
+  scale_hybrid_tp_layer_fwd_s(l7, npu, 2, SEQ, &comp, &comm);
   const chapter_val r[] = {
       V("ov.comp", "compute at peak", comp, "s"),
       V("ov.comm", "two AllReduces over one link", comm, "s"),
@@ -302,7 +277,8 @@ static void section_mamba(chapter *ch, const scale_model *m7, const scale_model 
                    SCALE_FMT_SI, "act.%s", i == 0 ? "m7" : "m1");
   }
   chapter_value(ch, "act.l7", "LLaMA 2 7B activations per layer",
-                scale_transformer_layer_activation_bytes(l7, 1, SEQ, 1, 1, false), "B", SCALE_FMT_SI);
+                scale_transformer_layer_activation_bytes(l7, 1, SEQ, 1, 1, false), "B",
+                SCALE_FMT_SI);
 }
 
 /* ==== the design guide and the planners ======================================================= */
@@ -338,7 +314,7 @@ static void section_guide(chapter *ch, const scale_model *const models[4],
   int agree = 0;
   double tp_bound_min = INFINITY;
   for (int i = 0; i < 4; i++) {
-    scale_hybrid_problem p = problem(models[i], npu, GBS, SEQ);
+    scale_hybrid_problem p = scale_hybrid_paper_problem(models[i], npu, GBS, SEQ);
     scale_hybrid_guide g;
     scale_hybrid_guide_eval(&p, &g);
     char stem[32];
@@ -437,7 +413,8 @@ static void section_grid(chapter *ch, const scale_model *const models[5], const 
       for (int j = 0; j < 2; j++) {
         char stem[48];
         snprintf(stem, sizeof stem, "grid.%s.%s.s%.0fk", chip_keys[h], keys[i], seqs[j] / 1024);
-        scale_hybrid_problem p = problem(models[i], chips[h], TOKENS / seqs[j], seqs[j]);
+        scale_hybrid_problem p =
+            scale_hybrid_paper_problem(models[i], chips[h], TOKENS / seqs[j], seqs[j]);
         scale_hybrid_grid_case c;
         if (!grid_case(ch, stem, &p, prm[h], rep, &c)) continue;
         scale_hybrid_grid_add(&k, &c, N_CHIPS);
@@ -467,7 +444,7 @@ static void section_planner(chapter *ch, const scale_model *l7, const scale_chip
                   "only memory pruned LLaMA 2 7B's layouts on the 910B");
   }
   free(rep);
-  scale_hybrid_problem p = problem(l7, npu, GBS, SEQ);
+  scale_hybrid_problem p = scale_hybrid_paper_problem(l7, npu, GBS, SEQ);
   scale_plan_hybrid_result r;
   scale_plan_hybrid(&p, prm, &r);
   chapter_value(ch, "plan.paper_space", "the paper's space: (dp, pp, tp, cp) on 8", r.n_candidates,
@@ -476,9 +453,9 @@ static void section_planner(chapter *ch, const scale_model *l7, const scale_chip
 
 /* ==== the case study ========================================================================== */
 
+/** What the text says of each table of the study (hybrid_study.h loads them in this order). */
 typedef struct {
   const char *key;        /**< value stem: "t10" */
-  const char *file;       /**< under measurements/ */
   const char *title;      /**< figure title */
   const char *figure;     /**< figure file */
   const char *expect_off; /**< the rows the text names as off by > 25%, space-separated ids */
@@ -487,39 +464,20 @@ typedef struct {
   bool worst_predicted;   /**< the text says the measured worst is predicted worst */
 } study_spec;
 
-static const study_spec tables[] = {
-    {"t10", "hybrid-910b.tsv", "LLaMA 2 7B (Table 10)", "study-llama-2-7b.svg", "", 0.95, true,
+static const study_spec tables[SCALE_HYBRID_STUDY_TABLES] = {
+    {"t10", "LLaMA 2 7B (Table 10)", "study-llama-2-7b.svg", "", 0.95, true, true},
+    {"t11", "Llama 3.2 1B (Table 11)", "study-llama-3.2-1b.svg", "T11-02 T11-12", 0.94, true,
      true},
-    {"t11", "hybrid/hybrid-910b-table11.tsv", "Llama 3.2 1B (Table 11)", "study-llama-3.2-1b.svg",
-     "T11-02 T11-12", 0.94, true, true},
-    {"t13", "hybrid/hybrid-910b-table13.tsv", "Mamba-7B (Table 13)", "study-mamba-2-7b.svg",
-     "T13-04 T13-12", 0.92, false, true},
-    {"t14", "hybrid/hybrid-910b-table14.tsv", "Mamba-1B (Table 14)", "study-mamba-2-1b.svg",
-     "T14-01 T14-02 T14-05 T14-11 T14-12", 0.91, true, false},
+    {"t13", "Mamba-7B (Table 13)", "study-mamba-2-7b.svg", "T13-04 T13-12", 0.92, false, true},
+    {"t14", "Mamba-1B (Table 14)", "study-mamba-2-1b.svg", "T14-01 T14-02 T14-05 T14-11 T14-12",
+     0.91, true, false},
 };
-#define N_TABLES (sizeof tables / sizeof tables[0])
+#define N_TABLES SCALE_HYBRID_STUDY_TABLES
 #define ROWS_MAX SCALE_HYBRID_STUDY_ROWS_MAX
 
 static scale_hybrid_study_table study[N_TABLES];
-static scale_hybrid_paper_row paper[4 * ROWS_MAX];
+static scale_hybrid_paper_row paper[SCALE_HYBRID_STUDY_PAPER_MAX];
 static int n_paper;
-
-static bool load_study(chapter *ch, const scale_chip *npu, const scale_step_params *prm) {
-  scale_diag d;
-  char path[4096];
-  for (size_t ti = 0; ti < N_TABLES; ti++) {
-    snprintf(path, sizeof path, "%s/%s", scale_measurements_dir(), tables[ti].file);
-    if (scale_hybrid_study_load(path, npu, prm, (int)ti, &study[ti], &d) != SCALE_OK) {
-      chapter_error(ch, "%s:%d: %s", d.file, d.line, d.message);
-      return false;
-    }
-  }
-  snprintf(path, sizeof path, "%s/hybrid/paper-columns.txt", scale_measurements_dir());
-  if (scale_hybrid_study_paper_load(path, paper, 4 * ROWS_MAX, &n_paper, &d) == SCALE_OK)
-    return true;
-  chapter_error(ch, "%s:%d: %s", d.file, d.line, d.message);
-  return false;
-}
 
 static bool is_mamba(const scale_hybrid_study_table *sd) {
   return sd->model.arch == SCALE_ARCH_MAMBA2;
@@ -529,7 +487,7 @@ static bool is_mamba(const scale_hybrid_study_table *sd) {
  * LLaMA layer's TP all-reduces follow its CP block with few launches behind them, so they add;
  * a Mamba-2 layer's one a pass is followed by the many launches of its chunked scan. */
 static void section_cp_host_tp(chapter *ch, double stored) {
-  for (size_t ti = 0; ti < N_TABLES; ti++) {
+  for (int ti = 0; ti < N_TABLES; ti++) {
     scale_hybrid_study_ranges g;
     scale_hybrid_study_table_ranges(&study[ti], stored, &g);
     if (g.n_host_cp == 0 || g.n_host_tpcp == 0) continue;
@@ -560,38 +518,35 @@ static void section_cp_host(chapter *ch, const scale_step_params *prm) {
   CHAPTER_EMIT(ch, NULL, r);
   chapter_claim(ch, true, fabs(h / stored - 1) < 0.01 && fabs(k / stored_k - 1) < 0.01,
                 "the stored parameters are this fit (scale calibrate runs the same one)");
-  double lo = INFINITY, hi = 0, m_lo = INFINITY, m_hi = 0;
-  for (size_t ti = 0; ti < N_TABLES; ti++) {
+  scale_hybrid_study_logo g;
+  scale_hybrid_study_logo_eval(study, stored, &g);
+  for (int ti = 0; ti < N_TABLES; ti++) {
     const char *key = tables[ti].key;
-    double ht, kt;
-    scale_hybrid_study_fit(study, N_TABLES, (int)ti, &ht, &kt);
-    lo = fmin(lo, ht), hi = fmax(hi, ht);
-    chapter_valuef(ch, "host time fitted without this table", ht, "s", SCALE_FMT_TIME,
+    chapter_valuef(ch, "host time fitted without this table", g.host_s[ti], "s", SCALE_FMT_TIME,
                    "host.logo.%s", key);
-    chapter_valuef(ch, "stage latency fitted without this table", kt, "s", SCALE_FMT_TIME,
-                   "stage.logo.%s", key);
-    chapter_valuef(ch, "Spearman with that fit", scale_hybrid_study_spearman_at(&study[ti], ht, kt),
-                   "", SCALE_FMT_PLAIN,
+    chapter_valuef(ch, "stage latency fitted without this table", g.stage_s[ti], "s",
+                   SCALE_FMT_TIME, "stage.logo.%s", key);
+    chapter_valuef(ch, "Spearman with that fit", g.spearman[ti], "", SCALE_FMT_PLAIN,
                    "%s.logo_spearman", key);
     const scale_hybrid_study_table *sd = &study[ti];
     for (int i = 0; i < sd->n; i++) {
       const scale_measurement *row = &sd->rows[i];
-      if (!(row->cp > 1 && row->tp == 1 && row->pp == 1)) continue;
+      if (!scale_hybrid_study_pure_cp(row)) continue;
       double per = row->measured / sd->fit[i].units, dev = sd->fit[i].device_s / sd->fit[i].units;
-      if (dev < stored) m_lo = fmin(m_lo, per), m_hi = fmax(m_hi, per); /* where the host binds */
       chapter_valuef(ch, "measured per CP layer-microbatch", per, "s", SCALE_FMT_TIME,
                      "host.meas.%s.cp%.0f", key, row->cp);
       chapter_valuef(ch, "the device's own time per layer-microbatch", dev, "s", SCALE_FMT_TIME,
                      "host.device.%s.cp%.0f", key, row->cp);
     }
   }
-  const chapter_val e[] = {V("host.logo_lo", "least of the held-out fits", lo, "s"),
-                             V("host.logo_hi", "most of the held-out fits", hi, "s"),
-                             V("host.meas_lo", "pure-CP rows the host binds: least", m_lo, "s"),
-                             V("host.meas_hi", "pure-CP rows the host binds: most", m_hi, "s")};
+  const chapter_val e[] = {
+      V("host.logo_lo", "least of the held-out fits", g.host_lo_s, "s"),
+      V("host.logo_hi", "most of the held-out fits", g.host_hi_s, "s"),
+      V("host.meas_lo", "pure-CP rows the host binds: least", g.meas_lo_s, "s"),
+      V("host.meas_hi", "pure-CP rows the host binds: most", g.meas_hi_s, "s")};
   CHAPTER_EMIT(ch, NULL, e);
   chapter_claim(ch, true, h >= 1e-3 && h <= 3e-2, "the fit lies in the plausible 1-30 ms");
-  chapter_claim(ch, true, hi / lo < 1.1, "the held-out fits agree within 10%");
+  chapter_claim(ch, true, g.host_hi_s / g.host_lo_s < 1.1, "the held-out fits agree within 10%");
   section_cp_host_tp(ch, stored);
 }
 
@@ -628,15 +583,9 @@ static void study_figure(chapter *ch, const study_spec *t, const scale_hybrid_st
   chapter_figure(ch, t->figure, &p);
 }
 
-/** The measured and predicted memory of a table's rows whose memory the paper printed. */
-typedef struct {
-  int n;
-  double meas[ROWS_MAX], pred[ROWS_MAX];
-} memory_pairs;
-
-/** Row i of table t beside the paper's printed columns; its memory into *mp. */
-static void study_row(chapter *ch, const study_spec *t, const scale_hybrid_study_table *sd, int i,
-                      memory_pairs *mp) {
+/** Row i of table t beside the paper's printed columns. */
+static void study_row(chapter *ch, const study_spec *t, const scale_hybrid_study_table *sd,
+                      int i) {
   const scale_measurement *r = &sd->rows[i];
   int k = scale_hybrid_study_paper_find(paper, n_paper, r->id);
   if (k < 0) {
@@ -645,7 +594,7 @@ static void study_row(chapter *ch, const study_spec *t, const scale_hybrid_study
   }
   const scale_hybrid_paper_row *pc = &paper[k];
   double meas = r->measured, pred = sd->pred_s[i];
-  double mem = memory_bytes(&sd->model, r->dp, r->pp, r->tp, r->cp, r->gbs, r->seq);
+  double mem = scale_hybrid_study_row_memory_bytes(sd, i);
   char stem[48];
   snprintf(stem, sizeof stem, "%s.r%02d", t->key, i + 1);
   layout_values(ch, stem, r->dp, r->pp, r->tp, r->cp);
@@ -663,7 +612,6 @@ static void study_row(chapter *ch, const study_spec *t, const scale_hybrid_study
       /* the same FLOPs over the predicted time: the paper's MFU definition kept */
       V("pred_mfu", "predicted MFU", 100.0 * pc->mfu_frac * meas / pred, "%")};
   CHAPTER_EMIT(ch, stem, e);
-  if (pc->memory_known) mp->meas[mp->n] = pc->memory_bytes, mp->pred[mp->n++] = mem;
   flag_value(ch, "off by more than 25%", fabs(pred / meas - 1.0) > OFF_FRAC, "%s.off", stem);
 }
 
@@ -686,20 +634,20 @@ static void study_claims(chapter *ch, const study_spec *t, const scale_hybrid_st
 }
 
 static void section_study(chapter *ch) {
-  for (size_t ti = 0; ti < N_TABLES; ti++) {
+  for (int ti = 0; ti < N_TABLES; ti++) {
     const study_spec *t = &tables[ti];
     const scale_hybrid_study_table *sd = &study[ti];
     chapter_heading(ch, t->title);
-    memory_pairs mp = {0};
     for (int i = 0; i < sd->n; i++)
-      study_row(ch, t, sd, i, &mp);
+      study_row(ch, t, sd, i);
     scale_hybrid_study_stats u;
     scale_hybrid_study_table_stats(sd, OFF_FRAC, &u);
     const chapter_val e[] = {
         V("n", "rows", sd->n, ""),
         V("spearman", "Spearman (step time)", u.spearman, ""),
         V("spearman_device", "Spearman (device time alone)", u.spearman_device, ""),
-        V("mem_spearman", "Spearman (memory)", scale_calib_spearman(mp.pred, mp.meas, mp.n), ""),
+        V("mem_spearman", "Spearman (memory)",
+          scale_hybrid_study_memory_spearman(sd, paper, n_paper), ""),
         V("mape", "mean |error|", 100.0 * u.mape_frac, "%"),
         V("n_off", "rows off by > 25%", u.n_off, "")};
     CHAPTER_EMIT(ch, t->key, e);
@@ -741,7 +689,7 @@ static void range_values(chapter *ch, const char *table, const char *what, const
  * layers, so a pipeline that cost only its sends and its 1F1B bubble ((pp - 1) / m of a step
  * with m = 1024 / dp microbatches) would add well under 1% of a step per stage. */
 static void section_stage_cost(chapter *ch, const scale_hybrid_study_ranges *g) {
-  for (size_t ti = 0; ti < N_TABLES; ti++) {
+  for (int ti = 0; ti < N_TABLES; ti++) {
     double lo = g[ti].stage_lo_s, hi = g[ti].stage_hi_s;
     if (!(hi > 0)) continue;
     range_values(ch, tables[ti].key, "stage", "one more stage adds (measured)", lo, hi, "s",
@@ -752,30 +700,17 @@ static void section_stage_cost(chapter *ch, const scale_hybrid_study_ranges *g) 
   }
 }
 
-/** The index of layout (dp, pp, tp, cp) in a table, -1 if the table does not print it. */
-static int find_row(const scale_hybrid_study_table *sd, double dp, double pp, double tp,
-                    double cp) {
-  for (int i = 0; i < sd->n; i++) {
-    const scale_measurement *r = &sd->rows[i];
-    if (r->dp == dp && r->pp == pp && r->tp == tp && r->cp == cp) return i;
-  }
-  return -1;
-}
-
 /** Mamba-7B at TP 1 x CP 2 without PP, (4, 1, 1, 2), does not fit; its step extrapolated from
  * the two pipelines Table 13 prints at TP 1 x CP 2, (2, 2, 1, 2) and (1, 4, 1, 2), one stage
  * costing what their difference gives a stage; then, for each Mamba table, predicted over
  * measured of its rows with neither CP nor PP (the composition's own price: no floor, no
  * stage latency), least and most. */
 static void section_mamba_rows(chapter *ch, const scale_hybrid_study_ranges *g) {
-  const scale_hybrid_study_table *sd = &study[2]; /* t13 */
-  int a = find_row(sd, 2, 2, 1, 2), b = find_row(sd, 1, 4, 1, 2);
-  if (a >= 0 && b >= 0) {
-    double per_stage = (sd->rows[b].measured - sd->rows[a].measured) / 2.0;
+  double base = scale_hybrid_study_pp1_extrapolated_s(&study[2], 1, 2, 2, 4); /* t13 */
+  if (isfinite(base))
     chapter_value(ch, "t13.tp1cp2_base", "Mamba-7B (4, 1, 1, 2) extrapolated from its pipelines",
-                  sd->rows[a].measured - per_stage, "s", SCALE_FMT_PLAIN);
-  }
-  for (size_t ti = 0; ti < N_TABLES; ti++) /* the text cites the Mamba tables' */
+                  base, "s", SCALE_FMT_PLAIN);
+  for (int ti = 0; ti < N_TABLES; ti++) /* the text cites the Mamba tables' */
     if (is_mamba(&study[ti]) && g[ti].plain_hi > 0)
       range_values(ch, tables[ti].key, "plain", "rows without CP or PP, pred / meas",
                    g[ti].plain_lo, g[ti].plain_hi, "", SCALE_FMT_PLAIN);
@@ -806,7 +741,7 @@ static void section_study_groups(chapter *ch, const scale_step_params *prm) {
   chapter_claim(ch, true, u.mamba_pp_lo < 1.0 && u.mamba_pp_hi > 1.0,
                 "with it the Mamba pipelines are priced on both sides of the measurement");
   scale_hybrid_study_ranges g[N_TABLES];
-  for (size_t ti = 0; ti < N_TABLES; ti++)
+  for (int ti = 0; ti < N_TABLES; ti++)
     scale_hybrid_study_table_ranges(&study[ti], prm->v[SCALE_STEP_MESH_CP_HOST_S], &g[ti]);
   section_stage_cost(ch, g);
   section_mamba_rows(ch, g);
@@ -848,7 +783,9 @@ int main(int argc, char **argv) {
   section_guide(&ch, models, keys, &npu);
   section_grid(&ch, models, keys, chips, chip_prm);
   section_planner(&ch, &l7, &npu, &prm);
-  if (load_study(&ch, &npu, &prm)) {
+  scale_diag d = {0};
+  if (chapter_status_ok(&ch, scale_hybrid_study_load_all(&npu, &prm, study, paper, &n_paper, &d),
+                        &d)) {
     section_cp_host(&ch, &prm);
     section_study(&ch);
     section_study_groups(&ch, &prm);

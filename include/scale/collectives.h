@@ -103,6 +103,27 @@ scale_status scale_group_from_chip(const scale_chip *chip, const double *sizes, 
 scale_status scale_group_parse_shape(const char *text, double sizes[SCALE_GROUP_AXES_MAX],
                                      int *n_axes, scale_diag *diag);
 
+/** Builds the group of shape 'shape' ("4x4", as scale_group_parse_shape() reads it) on 'chip'
+ * with wraparound 'wrap', as scale_group_from_chip() builds it from the parsed sizes: the two
+ * steps a caller takes to name a group in the book's notation.
+ *
+ * Errors: those of scale_group_parse_shape() and scale_group_from_chip(); 'diag' (may be NULL)
+ *         says why, naming the shape and the chip.
+ * Book:   ch. 3 "Sharded Matrices and How to Multiply Them" (an AllGather over a "4x4").
+ */
+scale_status scale_group_from_shape(const scale_chip *chip, const char *shape, scale_wrap wrap,
+                                    scale_group *out, scale_diag *diag);
+
+/** One ring of 'n' devices joined by links of 'link_bytes_per_s' one way and 'hop_latency_s'
+ * a hop, with or without its wraparound link: a group stated by its numbers rather than a
+ * chip's (the book's TPU v2 profile, a hand derivation).
+ *
+ * Units:  n [count], link_bytes_per_s [bytes/s], hop_latency_s [s].
+ * Domain: as the collectives check it: n >= 1, link_bytes_per_s > 0, hop_latency_s >= 0.
+ * Book:   ch. 9 "How to Profile TPU Programs", a ReduceScatter over the 2-way model axis.
+ */
+scale_group scale_group_ring(double n, bool wraps, double link_bytes_per_s, double hop_latency_s);
+
 /** Devices in the group (product of axis sizes) [count]; NaN for an invalid group. */
 double scale_group_size(const scale_group *group);
 

@@ -182,6 +182,12 @@ double scale_chip_hbm_intensity(const scale_chip *chip, scale_dtype dtype);
  */
 double scale_chip_ici_intensity(const scale_chip *chip, scale_dtype dtype);
 
+/** Bytes one ICI link moves in one hop's latency, W_link t_hop (one-way) [bytes]: a hop that
+ * carries fewer is latency-bound. NaN for chips without ICI bandwidth or hop latency.
+ * Book: ch. 3 "A note on ICI latency", v5e 4.5e10 B/s x 1 us = 45 kB.
+ */
+double scale_chip_ici_latency_bytes(const scale_chip *chip);
+
 /** DCN critical intensity C / W_dcn per chip [FLOP/byte]. Book: ch. 5, v5p 71,360 (it uses
  * C = 4.46e14 there while its table prints 4.59e14). NaN without a DCN figure.
  */

@@ -250,6 +250,30 @@ double scale_hybrid_ring_cp_min_block_tokens(const scale_model *model, double fl
                                              double link_bytes_per_s, scale_dtype dtype,
                                              bool causal_unbalanced);
 
+/** One direct link of a switchless full mesh of the chip's scale-up domain (Ascend HCCS): the
+ * chip's egress over the domain's other members, nvlink_bytes_per_s / (domain size - 1)
+ * [bytes/s]; NaN without such a domain of two or more.
+ *
+ * Units:  -> [bytes/s] one way.
+ * Paper:  section 6.1 (8 Ascend 910B joined by HCCS, each pair by one link).
+ */
+double scale_hybrid_peer_bytes_per_s(const scale_chip *chip);
+
+/** One transformer layer's forward under TP 'tp' on 'chip', b = 1 and 's' tokens in bf16:
+ * *comp_s its attention and MLP blocks' FLOPs per device
+ * (scale_transformer_gqa_block_flops_per_device + scale_transformer_mlp_block_flops_per_device)
+ * at the chip's bf16 peak; *comm_s its two AllReduces (attention, MLP), Table 3's bytes per
+ * device (scale_hybrid_attention_fwd_bytes), over the one direct link to a TP peer
+ * (scale_hybrid_peer_bytes_per_s). The two sides of section 2.6's overlap.
+ *
+ * Units:  s [tokens] -> comp_s, comm_s [s].
+ * Domain: a transformer, tp >= 1 dividing its heads, s > 0, a chip with a bf16 rate and a
+ *         peer link; NaN otherwise.
+ * Paper:  section 2.6 (TP's strong dependency), Table 3.
+ */
+void scale_hybrid_tp_layer_fwd_s(const scale_model *model, const scale_chip *chip, double tp,
+                                 double s, double *comp_s, double *comm_s);
+
 /* ---- the design guide (section 7) ------------------------------------------------------------ */
 
 /** The rules of the paper's design guide that a number can decide. */
@@ -290,6 +314,29 @@ typedef struct {
   int zero;                 /**< ZeRO stage of the data-parallel replicas (0-3) */
   scale_precision prec;     /**< weights, gradients, optimizer dtypes */
 } scale_hybrid_problem;
+
+/** The problem as the paper's case study poses it (section 6.1): 'model' on 8 of 'chip', a
+ * global batch of 'gbs' sequences of 's' tokens in micro-batches of one, ZeRO-1 (Megatron's
+ * distributed optimizer) over the replicas and Megatron's mixed precision
+ * (SCALE_PRECISION_MEGATRON). Our reading of the paper's setup: with it the design guide picks
+ * the four best layouts of Table 15.
+ *
+ * Units:  gbs [sequences], s [tokens].
+ * Paper:  section 6.1 (8 Ascend 910B, global batch 1024 of 4096 tokens, MindSpeed).
+ */
+scale_hybrid_problem scale_hybrid_paper_problem(const scale_model *model, const scale_chip *chip,
+                                                double gbs, double s);
+
+/** Memory per device of 'layout' for 'problem' (what the guide and scale_plan_hybrid() hold
+ * against HBM): scale_hybrid_memory_per_device() with the problem's precision, micro-batch and
+ * sequence, holding the 1F1B microbatches in flight (scale_pipeline_microbatches_in_flight) of
+ * m = max(1, gbs / (dp mbs)) per replica.
+ *
+ * Domain: as scale_hybrid_memory_per_device(); every field NaN outside it.
+ * Paper:  section 2.5 (memory per strategy), Figure 1 of ZeRO.
+ */
+void scale_hybrid_problem_memory(const scale_hybrid_problem *problem,
+                                 const scale_hybrid_layout *layout, scale_hybrid_memory *out);
 
 /** What the guide says: the layout it picks and each rule's inequality at that layout's
  * decision point. */

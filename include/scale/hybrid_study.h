@@ -101,6 +101,42 @@ scale_status scale_hybrid_study_paper_load(const char *path, scale_hybrid_paper_
 /** Index of row 'id' in rows[0..n), or -1. */
 int scale_hybrid_study_paper_find(const scale_hybrid_paper_row *rows, int n, const char *id);
 
+/** The study's measured tables: Tables 10, 11, 13 and 14 of the paper. */
+#define SCALE_HYBRID_STUDY_TABLES 4
+
+/** Rows of the paper's extra columns the study holds at most (every row of every table). */
+#define SCALE_HYBRID_STUDY_PAPER_MAX (SCALE_HYBRID_STUDY_TABLES * SCALE_HYBRID_STUDY_ROWS_MAX)
+
+/** The whole study on 'chip' with 'params': t[i] = scale_hybrid_study_load() of the study's
+ * table i (group i) under scale_measurements_dir(), in the order LLaMA 2 7B (Table 10,
+ * hybrid-910b.tsv), Llama 3.2 1B (hybrid/hybrid-910b-table11.tsv), Mamba-7B (Table 13),
+ * Mamba-1B (Table 14), and the paper's extra columns (hybrid/paper-columns.txt) into
+ * paper[0..*n_paper).
+ *
+ * Errors: those of scale_hybrid_study_load() and scale_hybrid_study_paper_load().
+ * Paper:  section 6, Tables 10, 11, 13 and 14.
+ */
+scale_status scale_hybrid_study_load_all(const scale_chip *chip, const scale_step_params *params,
+                                         scale_hybrid_study_table t[SCALE_HYBRID_STUDY_TABLES],
+                                         scale_hybrid_paper_row paper[SCALE_HYBRID_STUDY_PAPER_MAX],
+                                         int *n_paper, scale_diag *diag);
+
+/** Index of the row of layout (dp, pp, tp, cp) in table 't', or -1 when the table has none. */
+int scale_hybrid_study_find(const scale_hybrid_study_table *t, double dp, double pp, double tp,
+                            double cp);
+
+/** Memory per device the paper's setup predicts for row i of table 't':
+ * scale_hybrid_problem_memory() of scale_hybrid_paper_problem() with the row's batch and
+ * sequence, its (dp, pp, tp, cp), ZeRO-1 and SP wherever TP is [bytes].
+ * Paper:  Tables 10-14, "average memory per NPU". */
+double scale_hybrid_study_row_memory_bytes(const scale_hybrid_study_table *t, int i);
+
+/** Spearman of the predicted memory of t's rows (scale_hybrid_study_row_memory_bytes) against
+ * the memory the paper prints for them (paper[0..n_paper), the rows whose memory_known); NaN
+ * with fewer than two such rows. */
+double scale_hybrid_study_memory_spearman(const scale_hybrid_study_table *t,
+                                          const scale_hybrid_paper_row *paper, int n_paper);
+
 /* ==== the study's analyses over its tables ================================================= */
 
 /** The framework's two parameters (host time per CP layer-microbatch *host_s, Mamba-2 stage
@@ -109,6 +145,35 @@ int scale_hybrid_study_paper_find(const scale_hybrid_paper_row *rows, int n, con
  * Paper:  Tables 10-14 (chapter 13 "CP on a host-synchronous framework"). */
 void scale_hybrid_study_fit(const scale_hybrid_study_table *t, int n, int skip, double *host_s,
                             double *stage_s);
+
+/** The framework's fit left out table by table, and the measured rows it rests on. */
+typedef struct {
+  double host_s[SCALE_HYBRID_STUDY_TABLES];  /**< host time fitted without table i [s] */
+  double stage_s[SCALE_HYBRID_STUDY_TABLES]; /**< stage latency fitted with it [s] */
+  double spearman[SCALE_HYBRID_STUDY_TABLES]; /**< table i's Spearman at that fit */
+  double host_lo_s, host_hi_s; /**< least and most of host_s[] [s] */
+  /** Measured step per CP layer-microbatch (measured / fit.units) of the pure-CP rows (DP x CP
+   * only) whose device time per layer-microbatch is below the stored host time: the rows the
+   * host binds, least and most (INFINITY, 0: none) [s]. */
+  double meas_lo_s, meas_hi_s;
+} scale_hybrid_study_logo;
+
+/** Fills *out over the SCALE_HYBRID_STUDY_TABLES tables of 't' (scale_hybrid_study_fit with
+ * each left out, scale_hybrid_study_spearman_at) with the stored host time 'host_s'.
+ * Paper:  Tables 10-14: 10-12 ms per CP layer-microbatch (chapter 13). */
+void scale_hybrid_study_logo_eval(const scale_hybrid_study_table t[SCALE_HYBRID_STUDY_TABLES],
+                                  double host_s, scale_hybrid_study_logo *out);
+
+/** The step of table t's layout at (tp, cp) without a pipeline, extrapolated from its two
+ * rows at that TP and CP with pp_a < pp_b stages, linear in the stage count:
+ * step(pp_a) - (pp_a - 1) (step(pp_b) - step(pp_a)) / (pp_b - pp_a), from the measured steps
+ * [s]. For a layout the table cannot print (it does not fit); NaN when either row is missing.
+ * Paper:  Table 13, Mamba-7B at TP 1 x CP 2 (chapter 13). */
+double scale_hybrid_study_pp1_extrapolated_s(const scale_hybrid_study_table *t, double tp,
+                                             double cp, double pp_a, double pp_b);
+
+/** Whether row 'r' is pure CP: DP x CP only, cp > 1 (the rows the host's floor is read from). */
+bool scale_hybrid_study_pure_cp(const scale_measurement *r);
 
 /** Spearman of table t's steps priced with host time 'host_s' and stage latency 'stage_s'
  * (scale_calib_framework_row_s) against its measured steps. */

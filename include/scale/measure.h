@@ -57,6 +57,9 @@ typedef enum {
   SCALE_STREAM_COUNT
 } scale_stream_kernel;
 
+/** Bytes of one element of the arrays `scale measure`'s STREAM kernels run on: doubles. */
+#define SCALE_MEASURE_STREAM_ELEM_BYTES 8.0
+
 /** Lowercase name of 'kernel' ("copy", "scale", "add", "triad"); "?" when out of range. */
 const char *scale_stream_kernel_name(scale_stream_kernel kernel);
 

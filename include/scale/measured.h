@@ -76,6 +76,100 @@ const scale_measured_gemm *scale_measured_gemm_find(const scale_measured *m, boo
 double scale_measured_stream_at(const scale_measured *m, scale_stream_kernel kernel, int threads,
                                 bool smallest, double *ws_bytes);
 
+/** The machine's roofline as its measurement states it: the theoretical peaks its "; theory"
+ * line implies, the best measured GEMMs and STREAM triads, and the critical intensities. */
+typedef struct {
+  double theory_fp32_flops_per_s;      /**< scale_measure_cpu_peak_flops_per_s(), fp32 lanes */
+  double theory_fp64_flops_per_s;      /**< the same, fp64 lanes */
+  double theory_fp32_half_flops_per_s; /**< fp32 at half the vector width (a core that issues
+                                            its widest instructions as two halves) */
+  double peak_fp32_flops_per_s;        /**< the file's roof: chip.flops_per_s[fp32] */
+  double peak_fp64_flops_per_s;        /**< the best fp64 GEMM, all threads or one */
+  double peak_fp32_all_flops_per_s;    /**< the best fp32 GEMM on m->threads threads */
+  double peak_fp32_1t_flops_per_s;     /**< the best fp32 GEMM on one thread */
+  double peak_fp64_1t_flops_per_s;     /**< the best fp64 GEMM on one thread */
+  double ws_small_bytes, ws_big_bytes; /**< the triad's smallest and largest working set */
+  double l1_bytes_per_s;               /**< triad at the smallest working set, m->threads */
+  double l1_1t_bytes_per_s;            /**< the same on one thread */
+  double l1_theory_bytes_per_s;        /**< two loads and one store of a full vector per cycle
+                                            per core: n_cpus clock 3 vector_bits / 8 */
+  double dram_bytes_per_s;             /**< the file's roof: chip.hbm_bytes_per_s */
+  double dram_all_bytes_per_s;         /**< triad at the largest working set, m->threads */
+  double dram_1t_bytes_per_s;          /**< the same on one thread */
+  double critical_fp32_flops_per_byte; /**< peak_fp32 / dram */
+  double critical_fp64_flops_per_byte; /**< peak_fp64 / dram */
+  double critical_fp32_l1_flops_per_byte;     /**< peak_fp32 / l1: the roof inside L1 */
+  double critical_fp32_theory_flops_per_byte; /**< theory_fp32 / dram: the roof as predicted */
+  double peak_fp32_frac;      /**< peak_fp32 / theory_fp32: how much of the peak a GEMM reaches */
+  double peak_fp64_frac;      /**< peak_fp64 / theory_fp64 */
+  double peak_fp32_half_frac; /**< peak_fp32 / theory_fp32_half */
+  double thread_speedup;      /**< peak_fp32_all / peak_fp32_1t [1] */
+  double l1_frac;             /**< l1 / l1_theory: how much of the L1 peak the triad reaches */
+} scale_measured_roofline;
+
+/** Fills *out from measurement 'm' with 'fma_units' FMA units per core (no operating system
+ * reports them).
+ *
+ * Units:  fma_units [count per core] -> the record's fields.
+ * Domain: fma_units > 0; the theoretical fields are NaN otherwise, the measured ones NaN where
+ *         no point ran (scale_measured_gemm_best, scale_measured_stream_at).
+ * Book:   ch. 9 (this machine's measured roofline); ch. 1, critical intensity = C / W.
+ */
+void scale_measured_roofline_eval(const scale_measured *m, double fma_units,
+                                  scale_measured_roofline *out);
+
+/** The roof of 'r' at arithmetic intensity 'intensity': the measured one (the fp32 peak and the
+ * DRAM triad), or with 'theory' the one the theoretical fp32 peak predicts
+ * (scale_measure_roof_flops_per_s) [FLOP/s].
+ *
+ * Units:  intensity [FLOP/byte] -> [FLOP/s].
+ * Domain: intensity >= 0; NaN otherwise or where the record has no such peak.
+ * Book:   ch. 1, attainable FLOP/s = min(C, I W); ch. 9 on this machine.
+ */
+double scale_measured_roof_flops_per_s(const scale_measured_roofline *r, bool theory,
+                                       double intensity);
+
+/** Writes the STREAM points of 'kernel' on 'threads' threads in file order: ws_bytes[i] the
+ * working set, bytes_per_s[i] the bandwidth (each array holds m->n_stream points at most).
+ * Returns the points written.
+ *
+ * Units:  -> ws_bytes [bytes], bytes_per_s [bytes/s].
+ * Book:   ch. 9, bandwidth against working set (the cache levels as steps).
+ */
+size_t scale_measured_stream_points(const scale_measured *m, scale_stream_kernel kernel,
+                                    int threads, double *ws_bytes, double *bytes_per_s);
+
+/** Writes the STREAM points of 'kernel' on 'threads' threads as roofline points, in file order:
+ * intensity[i] the kernel's FLOPs over its bytes on the doubles `scale measure` runs it on
+ * (SCALE_MEASURE_STREAM_ELEM_BYTES; the same for every point), flops_per_s[i] its bandwidth
+ * times that intensity. Returns the points written.
+ *
+ * Units:  -> intensity [FLOP/byte], flops_per_s [FLOP/s].
+ * Book:   ch. 9, a measured roofline: a memory-bound kernel sits on the sloped roof.
+ */
+size_t scale_measured_stream_roof_points(const scale_measured *m, scale_stream_kernel kernel,
+                                         int threads, double *intensity, double *flops_per_s);
+
+/** The cache levels measurement 'm' names, smallest first, into bytes[] and names[]: "L1d"
+ * (per core, chip.smem_bytes_per_core), "L2" (per core, l2_bytes) and "LLC" (the last level,
+ * chip.l2_bytes), as `scale measure` records a CPU; a level it does not know is left out.
+ * Returns how many (0 to 3).
+ *
+ * Units:  -> bytes [bytes].
+ * Book:   ch. 9, the steps of bandwidth against working set.
+ */
+int scale_measured_caches(const scale_measured *m, double bytes[3], const char *names[3]);
+
+/** Writes the square (m = n = k) GEMM points of a dtype on 'threads' threads in file order:
+ * n[i] the size, flops_per_s[i] the rate (each array holds m->n_gemm points at most). Returns
+ * the points written.
+ *
+ * Units:  -> n [count], flops_per_s [FLOP/s].
+ * Book:   ch. 9, GEMM rate against size (small matrices far from the peak).
+ */
+size_t scale_measured_gemm_sizes(const scale_measured *m, bool fp64, int threads, double *n,
+                                 double *flops_per_s);
+
 /* ---- traces of the mesh executor ------------------------------------------------------------ */
 
 /** Events a trace holds at most; more are ignored. */

@@ -233,7 +233,8 @@ double scale_plan_hybrid_step_s(const scale_hybrid_problem *problem,
                                 const scale_hybrid_layout *layout,
                                 const scale_step_params *params);
 
-/** The memory per device scale_plan_hybrid() holds against HBM for 'layout' [bytes]. */
+/** The memory per device scale_plan_hybrid() holds against HBM for 'layout': the total of
+ * scale_hybrid_problem_memory() [bytes]. */
 double scale_plan_hybrid_memory_bytes(const scale_hybrid_problem *problem,
                                       const scale_hybrid_layout *layout);
 

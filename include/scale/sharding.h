@@ -71,6 +71,27 @@ double scale_sharding_mesh_devices(const scale_mesh *mesh);
 scale_status scale_sharding_parse(const char *text, const scale_mesh *mesh, scale_sharding *out,
                                   scale_diag *diag);
 
+/** Parses the mesh 'mesh_text' into *mesh, then the sharding 'text' on it into *out: one array
+ * named in the book's notation ("{X:2, Y:8, Z:2}", "A[I_XY, J]") in one call.
+ *
+ * Errors: those of scale_sharding_mesh_parse() (then *out is untouched) and
+ *         scale_sharding_parse(); 'diag' as they set it.
+ * Book:   ch. 3 "A unified notation for sharding" (the pop quiz's A[I_XY, J]).
+ */
+scale_status scale_sharding_parse_array(const char *mesh_text, const char *text, scale_mesh *mesh,
+                                        scale_sharding *out, scale_diag *diag);
+
+/** Parses the mesh 'mesh_text' into *mesh and the two operands of a sharded matmul on it,
+ * 'a_text' into *a and 'b_text' into *b ("{X:4, Y:4}", "A[I_X, J]", "B[J, K_Y]"): what
+ * scale_sharding_matmul_plan() and scale_diagram_sharded_matmul() take.
+ *
+ * Errors: as scale_sharding_parse_array(), then scale_sharding_parse() of 'b_text'.
+ * Book:   ch. 3 "Sharded Matrices and How to Multiply Them" (the four cases).
+ */
+scale_status scale_sharding_parse_matmul(const char *mesh_text, const char *a_text,
+                                         const char *b_text, scale_mesh *mesh, scale_sharding *a,
+                                         scale_sharding *b, scale_diag *diag);
+
 /** Bit mask of the mesh axes that shard any dimension of 's'. */
 unsigned scale_sharding_axes_mask(const scale_sharding *s);
 
@@ -177,6 +198,18 @@ scale_status scale_sharding_matmul_plan(const scale_mesh *mesh, const scale_shar
                                         const double *b_dims, scale_dtype dtype,
                                         const scale_chip *chip, scale_wrap wrap,
                                         scale_sharded_matmul *out, scale_diag *diag);
+
+/** scale_sharding_matmul_plan() of the matmul named in the book's notation: the mesh
+ * 'mesh_text' and the operands 'a_text' and 'b_text' parsed by scale_sharding_parse_matmul().
+ *
+ * Errors: those of scale_sharding_parse_matmul(), then of scale_sharding_matmul_plan().
+ * Book:   ch. 3 cases 1-4 ("{X:4, Y:4}", "A[I_X, J]", "B[J, K_Y]": case 1, no collective).
+ */
+scale_status scale_sharding_matmul_plan_text(const char *mesh_text, const char *a_text,
+                                             const char *b_text, const double *a_dims,
+                                             const double *b_dims, scale_dtype dtype,
+                                             const scale_chip *chip, scale_wrap wrap,
+                                             scale_sharded_matmul *out, scale_diag *diag);
 
 /** The two strategies of ch. 3 Q4 for A[B, D] . W[D_X, F] -> C[B, F] on an axis X:
  * (1) AllGather W then a full local matmul; (2) local matmul of the shards, then AllReduce C. */

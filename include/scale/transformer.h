@@ -348,6 +348,11 @@ typedef struct {
 #define SCALE_PRECISION_MIXED_ADAM                                                                 \
   { SCALE_DTYPE_FP16, SCALE_DTYPE_FP16, SCALE_DTYPE_FP32, 2, true }
 
+/** Mixed precision of Megatron-LM (and NeMo, MindSpeed): bf16 weights, fp32 main gradients,
+ * fp32 master weights and Adam moments (2 + 4 + 12 = 18 bytes per parameter). */
+#define SCALE_PRECISION_MEGATRON                                                                   \
+  { SCALE_DTYPE_BF16, SCALE_DTYPE_FP32, SCALE_DTYPE_FP32, 2, true }
+
 /** Bytes of 'n_params' weights in prec->weight_dtype.
  *
  * Units:  n_params [count] -> [bytes].

@@ -334,7 +334,7 @@ static bool stream_batches(double *a, double *b, double *c, int64_t n, scale_str
 
 static bool stream_measure(double *a, double *b, double *c, int64_t n, const budget *bud,
                            stream_point *p) {
-  double bytes = scale_stream_bytes(p->kernel, n, 8.0);
+  double bytes = scale_stream_bytes(p->kernel, n, SCALE_MEASURE_STREAM_ELEM_BYTES);
   /* One batch lasts about a millisecond or a pass, whichever is longer (a barrier costs
    * microseconds); estimate with a 10 GB/s guess, then correct after one timed batch. */
   int64_t passes = (int64_t)ceil(1e-3 * 1e10 / bytes);
@@ -530,7 +530,7 @@ static int stream_sweep(measurement *r, sweep_plan *s) {
         stream_point *p = &r->stream[r->n_stream];
         p->kernel = (scale_stream_kernel)kk;
         p->threads = s->thread_counts[tc];
-        double per_elem = scale_stream_bytes(p->kernel, 1, 8.0);
+        double per_elem = scale_stream_bytes(p->kernel, 1, SCALE_MEASURE_STREAM_ELEM_BYTES);
         int64_t n = (int64_t)(s->ws_list[w] / per_elem);
         if (n < 64 * p->threads) n = 64 * p->threads;
         if (n > n_max) n = n_max;

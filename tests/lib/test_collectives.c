@@ -15,16 +15,12 @@
 #define BOOK3 5e-3
 #define BOOK2 5e-2
 
-/* A group on 'chip' of the given shape, or a failed test. */
+/* A group on 'chip' of the given shape (scale_group_from_shape), or a failed test. */
 static scale_group group_of(const scale_chip *chip, const char *shape, scale_wrap wrap) {
-  double sizes[SCALE_GROUP_AXES_MAX];
-  int n = 0;
-  scale_diag diag;
-  memset(&diag, 0, sizeof diag);
-  ck_assert_int_eq(scale_group_parse_shape(shape, sizes, &n, &diag), SCALE_OK);
+  scale_diag diag = {0};
   scale_group g;
-  scale_status st = scale_group_from_chip(chip, sizes, n, wrap, &g, &diag);
-  ck_assert_msg(st == SCALE_OK, "group %s on %s: %s", shape, chip->name, diag.message);
+  scale_status st = scale_group_from_shape(chip, shape, wrap, &g, &diag);
+  ck_assert_msg(st == SCALE_OK, "%s", diag.message);
   return g;
 }
 
@@ -230,6 +226,40 @@ START_TEST(group_from_chip_wraps) {
 }
 END_TEST
 
+START_TEST(group_from_shape) {
+  /* The shape's sizes as scale_group_from_chip() builds them: a v5e "4x4" is two axes of 4
+   * one-way 4.5e10 B/s links (ch. 2), neither wrapping below the full 16. */
+  scale_chip v5e = scale_check_chip("tpu-v5e");
+  scale_group g = group_of(&v5e, "4x4", SCALE_WRAP_AUTO);
+  ck_assert_int_eq(g.n_axes, 2);
+  scale_check_rel(g.axis[1].size, 4.0, EXACT, "", "the shape's second size");
+  scale_check_rel(g.axis[0].link_bytes_per_s, 4.5e10, EXACT, "B/s", "ch. 2 v5e one-way link");
+  ck_assert(!g.axis[0].wraps && !g.axis[1].wraps);
+  scale_check_rel(scale_group_size(&g), 16.0, EXACT, "", "4 x 4 chips");
+  /* a parse error and a group larger than the pod each name the shape and the chip */
+  scale_diag d = {0};
+  ck_assert_int_eq(scale_group_from_shape(&v5e, "4x", SCALE_WRAP_AUTO, &g, &d), SCALE_ERR_PARSE);
+  ck_assert_ptr_nonnull(strstr(d.message, "group 4x on tpu-v5e: "));
+  ck_assert_int_eq(scale_group_from_shape(&v5e, "32x8", SCALE_WRAP_AUTO, &g, &d),
+                   SCALE_ERR_RANGE);
+  ck_assert_ptr_nonnull(strstr(d.message, "32x8"));
+  ck_assert_int_eq(scale_group_from_shape(NULL, "4", SCALE_WRAP_AUTO, &g, &d), SCALE_ERR_INVALID);
+}
+END_TEST
+
+START_TEST(group_ring) {
+  /* ch. 9's ReduceScatter: 2 x 8 x 1024 x 8192 bytes over a line of 2 at 6e10 B/s one way moves
+   * (N-1)/N V = V / 2 over one link: 8.39e-4 s, plus one 1 us hop below the bandwidth time */
+  scale_group g = scale_group_ring(2, false, 6e10, 1e-6);
+  ck_assert_int_eq(g.n_axes, 1);
+  ck_assert(!g.axis[0].wraps);
+  double v = 2.0 * 8 * 1024 * 8192;
+  scale_check_rel(scale_collective_time_s(&g, SCALE_COLL_REDUCE_SCATTER, v), v / 2.0 / 6e10,
+                  EXACT, "s", "hand: (N-1)/N V / W");
+  scale_check_rel(scale_group_size(&g), 2.0, EXACT, "", "a line of 2");
+}
+END_TEST
+
 /* ==== evidence: chapter 2 =================================================================== */
 
 START_TEST(ch2_q5_point_to_point) {
@@ -424,6 +454,8 @@ static Suite *collectives_suite(void) {
       {"latency_regime", latency_regime},
       {"domain", domain},
       {"group_from_chip_wraps", group_from_chip_wraps},
+      {"group_from_shape", group_from_shape},
+      {"group_ring", group_ring},
       {"ch2_q5_point_to_point", ch2_q5_point_to_point},
       {"ch2_q6_gather_to_slice", ch2_q6_gather_to_slice},
       {"ch3_takeaway_independent_of_n", ch3_takeaway_independent_of_n},

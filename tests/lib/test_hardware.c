@@ -82,6 +82,23 @@ START_TEST(loads_good_file) {
 }
 END_TEST
 
+START_TEST(ici_latency_bytes) {
+  /* ch. 3 "A note on ICI latency": a v5e link moves 4.5e10 B/s x 1e-6 s = 45 kB in one hop's
+   * latency; a made-up 5e10 B/s link at 2 us moves 1e5 B; without a latency there is none. */
+  scale_chip v5e = scale_check_chip("tpu-v5e");
+  scale_check_rel(scale_chip_ici_latency_bytes(&v5e), 4.5e4, 1e-12, "B", "ch. 3: 45 kB");
+  scale_chip c;
+  memset(&c, 0, sizeof c);
+  c.ici_link_bytes_per_s = 5e10;
+  c.ici_hop_latency_s = 2e-6;
+  scale_check_rel(scale_chip_ici_latency_bytes(&c), 1e5, 1e-12, "B", "hand: 5e10 x 2e-6");
+  c.ici_hop_latency_s = NAN;
+  scale_check_nan(scale_chip_ici_latency_bytes(&c));
+  scale_chip h100 = scale_check_chip("nvidia-h100-sxm");
+  scale_check_nan(scale_chip_ici_latency_bytes(&h100));
+}
+END_TEST
+
 START_TEST(system_inherits_base) {
   fixture("base-gpu.ini", "[chip]\nkind = gpu\ndisplay_name = Base GPU\n"
                           "bf16_flops_per_s = 1e15\nhbm_bytes = 8e10\nhbm_bytes_per_s = 3e12\n"
@@ -398,6 +415,9 @@ static Suite *hardware_suite(void) {
   tcase_add_test(tc, missing_file_and_names);
   tcase_add_test(tc, data_dir_and_list);
   suite_add_tcase(s, tc);
+  TCase *derived = tcase_create("ici_latency_bytes"); /* the data folder's chips, no fixture */
+  tcase_add_test(derived, ici_latency_bytes);
+  suite_add_tcase(s, derived);
   return s;
 }
 

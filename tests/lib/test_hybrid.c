@@ -36,8 +36,7 @@ static scale_chip chip(const char *name) {
 
 /* Megatron/MindSpeed mixed precision: bf16 weights, fp32 main gradients, fp32 master weights
  * and two Adam moments (2 + 4 + 12 bytes per parameter). */
-static const scale_precision megatron = {SCALE_DTYPE_BF16, SCALE_DTYPE_FP32, SCALE_DTYPE_FP32, 2,
-                                         true};
+static const scale_precision megatron = SCALE_PRECISION_MEGATRON;
 
 /* ---- Table 2 -------------------------------------------------------------------------------- */
 
@@ -633,6 +632,58 @@ START_TEST(test_guide_paper_bests) {
 }
 END_TEST
 
+START_TEST(test_paper_problem) {
+  /* Section 6.1's setup: 8 NPUs, micro-batch 1, ZeRO-1, Megatron's 2 + 4 + 12 bytes a
+   * parameter; pure DP LLaMA 2 7B holds 69,383,124,992 B (test_guide_paper_bests' hand sum) */
+  scale_model m = model("llama-2-7b");
+  scale_chip npu = chip("ascend-910b");
+  scale_hybrid_problem p = scale_hybrid_paper_problem(&m, &npu, 1024, 4096);
+  ck_assert(p.model == &m && p.chip == &npu);
+  scale_check_rel(p.n_chips, 8, EXACT, "", "8 NPUs");
+  scale_check_rel(p.mbs, 1, EXACT, "", "micro-batch 1");
+  ck_assert_int_eq(p.zero, 1);
+  double per_param = scale_transformer_weight_bytes(&p.prec, 1) +
+                     scale_transformer_grad_bytes(&p.prec, 1) +
+                     scale_transformer_optimizer_bytes(&p.prec, 1);
+  scale_check_rel(per_param, 18.0, EXACT, "B", "2 + 4 + 12");
+  scale_hybrid_memory mem;
+  scale_hybrid_layout dp8 = {8, 1, 1, 1, 1, false};
+  scale_hybrid_problem_memory(&p, &dp8, &mem);
+  scale_check_rel(mem.total_bytes, 69383124992.0, EXACT, "B", "hand: states + layers + head");
+  /* (4, 2, 1, 1): 256 microbatches per replica, 1F1B holds pp = 2 in flight */
+  scale_hybrid_layout pp2 = {4, 2, 1, 1, 1, false};
+  scale_hybrid_memory by_hand;
+  scale_hybrid_problem_memory(&p, &pp2, &mem);
+  scale_hybrid_memory_per_device(&m, &pp2, &megatron, 1, 4096, 2, &by_hand);
+  scale_check_rel(mem.total_bytes, by_hand.total_bytes, EXACT, "B", "in flight = min(256, 2)");
+  /* a batch smaller than the replicas still holds one microbatch */
+  p.gbs = 2;
+  scale_hybrid_problem_memory(&p, &pp2, &mem);
+  scale_hybrid_memory_per_device(&m, &pp2, &megatron, 1, 4096, 1, &by_hand);
+  scale_check_rel(mem.total_bytes, by_hand.total_bytes, EXACT, "B", "m = max(1, 2 / 4)");
+}
+END_TEST
+
+START_TEST(test_tp_layer_fwd) {
+  /* The 910B's HCCS: 1.96e11 B/s egress over 7 peers, one direct link of 2.8e10 B/s. LLaMA 2 7B
+   * at TP 2, s = 4096: two AllReduces of T = s d 2 B = 33,554,432 B, each sending and receiving
+   * 2 (N-1)/N T = T, over that link: 67,108,864 / 2.8e10 = 2.3967e-3 s. Compute: the matmuls
+   * (8 d^2 + 6 d F) s + 4 s^2 d = 1.93274e12 FLOPs over two devices at 3.7888e14 FLOP/s; the
+   * library counts a little more (the softmax's elementwise work), within 0.5%. */
+  scale_model m = model("llama-2-7b");
+  scale_chip npu = chip("ascend-910b");
+  scale_check_rel(scale_hybrid_peer_bytes_per_s(&npu), 2.8e10, EXACT, "B/s", "1.96e11 / 7");
+  double comp, comm;
+  scale_hybrid_tp_layer_fwd_s(&m, &npu, 2, 4096, &comp, &comm);
+  scale_check_rel(comm, 67108864.0 / 2.8e10, EXACT, "s", "two ARs of T over one link");
+  double d = 4096, f = 11008, s = 4096;
+  scale_check_rel(comp, ((8 * d * d + 6 * d * f) * s + 4 * s * s * d) / 2 / 3.7888e14, 5e-3, "s",
+                  "hand: the matmuls at peak");
+  scale_chip v5e = chip("tpu-v5e"); /* no HCCS/NVLink domain: no peer link */
+  scale_check_nan(scale_hybrid_peer_bytes_per_s(&v5e));
+}
+END_TEST
+
 START_TEST(test_guide_domain) {
   scale_model m = model("llama-2-7b");
   scale_chip npu = chip("ascend-910b");
@@ -676,6 +727,8 @@ int main(void) {
       {"mamba_step_collectives", test_mamba_step_collectives},
       {"guide_paper_bests", test_guide_paper_bests},
       {"guide_domain", test_guide_domain},
+      {"paper_problem", test_paper_problem},
+      {"tp_layer_fwd", test_tp_layer_fwd},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return scale_check_run(s);

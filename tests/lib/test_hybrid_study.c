@@ -521,6 +521,21 @@ static void hand_row(scale_hybrid_study_table *t, double dp, double pp, double t
   t->n++;
 }
 
+START_TEST(test_pp1_extrapolated) {
+  /* three rows by hand at TP 1 x CP 2: (2, 2, 1, 2) 30 s, (1, 4, 1, 2) 50 s: a stage costs
+   * (50 - 30) / 2 = 10 s, so one stage would take 30 - 10 = 20 s; at TP 2 there is no pair */
+  static scale_hybrid_study_table t;
+  memset(&t, 0, sizeof t);
+  hand_row(&t, 2, 2, 1, 2, 30, 30, 1, 1);
+  hand_row(&t, 1, 4, 1, 2, 50, 50, 1, 1);
+  hand_row(&t, 2, 1, 2, 2, 40, 40, 1, 1);
+  scale_check_rel(scale_hybrid_study_pp1_extrapolated_s(&t, 1, 2, 2, 4), 20.0, 1e-12, "s",
+                  "hand: 30 - (50 - 30) / 2");
+  scale_check_nan(scale_hybrid_study_pp1_extrapolated_s(&t, 1, 2, 4, 2)); /* pp_b <= pp_a */
+  scale_check_nan(scale_hybrid_study_pp1_extrapolated_s(&t, 2, 2, 1, 2)); /* no pp 2 row */
+}
+END_TEST
+
 START_TEST(test_table_ranges_and_groups) {
   /* five rows by hand (dp, pp, tp, cp: measured, predicted):
    *   R1 (8,1,1,1): 10, 12   R2 (4,2,1,1): 14, 13   R3 (2,4,1,1): 20, 22
@@ -624,7 +639,7 @@ START_TEST(test_plan_hybrid) {
   ck_assert_msg(scale_model_load("llama-2-7b", &llama, &d) == SCALE_OK, "%s", d.message);
   scale_step_params p;
   ck_assert(scale_step_params_of_chip(&chip, &p) == SCALE_OK);
-  const scale_precision megatron = {SCALE_DTYPE_BF16, SCALE_DTYPE_FP32, SCALE_DTYPE_FP32, 2, true};
+  const scale_precision megatron = SCALE_PRECISION_MEGATRON;
   scale_hybrid_problem pr = {&llama, &chip, 8, 1024, 4096, 1, 1, megatron};
   scale_plan_hybrid_result r;
   ck_assert(scale_plan_hybrid(&pr, &p, &r) == SCALE_OK);
@@ -656,6 +671,57 @@ START_TEST(test_plan_hybrid) {
 }
 END_TEST
 
+START_TEST(test_study_load_all_and_logo) {
+  /* The whole study: 18 + 18 + 13 + 19 rows (test_study_joint_fit's count), Table 13 printing
+   * (2, 2, 1, 2) but not (4, 1, 1, 2), which does not fit */
+  static scale_hybrid_study_table t[SCALE_HYBRID_STUDY_TABLES];
+  static scale_hybrid_paper_row paper[SCALE_HYBRID_STUDY_PAPER_MAX];
+  scale_chip chip;
+  scale_step_params p;
+  scale_diag d = {0};
+  ck_assert_msg(scale_chip_load("ascend-910b", &chip, &d) == SCALE_OK, "%s", d.message);
+  ck_assert(scale_step_params_of_chip(&chip, &p) == SCALE_OK);
+  int n_paper = 0;
+  ck_assert_msg(scale_hybrid_study_load_all(&chip, &p, t, paper, &n_paper, &d) == SCALE_OK,
+                "%s:%d: %s", d.file, d.line, d.message);
+  ck_assert_int_eq(t[0].n + t[1].n + t[2].n + t[3].n, 18 + 18 + 13 + 19);
+  ck_assert_int_eq(n_paper, 18 + 18 + 13 + 19);
+  ck_assert_str_eq(t[2].model.name, "mamba-2-7b-amer");
+  int k = scale_hybrid_study_find(&t[2], 2, 2, 1, 2);
+  ck_assert(k >= 0 && t[2].rows[k].pp == 2 && t[2].rows[k].cp == 2);
+  ck_assert_int_eq(scale_hybrid_study_find(&t[2], 4, 1, 1, 2), -1);
+  scale_measurement r = {.dp = 4, .pp = 1, .tp = 1, .cp = 2};
+  ck_assert(scale_hybrid_study_pure_cp(&r));
+  r.tp = 2;
+  ck_assert(!scale_hybrid_study_pure_cp(&r));
+  /* left out table by table: the left-out Spearman floors of TABLES (0.95, 0.94, 0.92, 0.76),
+   * host fits within 10% of one another in the plausible 1-30 ms, and the host-bound pure-CP
+   * rows measuring the paper's 10-12 ms per layer-microbatch */
+  scale_hybrid_study_logo g;
+  scale_hybrid_study_logo_eval(t, p.v[SCALE_STEP_MESH_CP_HOST_S], &g);
+  for (int i = 0; i < SCALE_HYBRID_STUDY_TABLES; i++) {
+    ck_assert_msg(g.spearman[i] >= TABLES[i].logo, "table %d: %g", i, g.spearman[i]);
+    ck_assert(g.host_s[i] >= g.host_lo_s && g.host_s[i] <= g.host_hi_s);
+  }
+  ck_assert(g.host_lo_s >= 1e-3 && g.host_hi_s <= 3e-2 && g.host_hi_s / g.host_lo_s < 1.1);
+  ck_assert_msg(g.meas_lo_s >= 10e-3 && g.meas_hi_s <= 12e-3, "%g..%g", g.meas_lo_s, g.meas_hi_s);
+  /* Table 10's (4, 2, 1, 1), LLaMA 2 7B, ZeRO-1 by hand: 3,369,207,808 parameters a device at
+   * 2 + 4 + 12 / 4 = 9 B = 30,322,870,272 B of states; 16 layers of 570,425,344 B of
+   * activations, two microbatches in flight under 1F1B: 18,253,611,008 B (more than one
+   * microbatch with the head's 591,396,864 B of logits); 48,576,481,280 B in all */
+  int i = scale_hybrid_study_find(&t[0], 4, 2, 1, 1);
+  ck_assert(i >= 0);
+  scale_check_rel(scale_hybrid_study_row_memory_bytes(&t[0], i), 48576481280.0, 1e-12, "B",
+                  "hand: states + 2 x 16 layers");
+  /* the memory ranks: every table's predicted memory ranks its rows as the paper's column */
+  for (int j = 0; j < SCALE_HYBRID_STUDY_TABLES; j++) {
+    double rho = scale_hybrid_study_memory_spearman(&t[j], paper, n_paper);
+    ck_assert_msg(rho > 0.85 && rho <= 1.0, "table %d: memory Spearman %g", j, rho);
+  }
+  ck_assert(isnan(scale_hybrid_study_memory_spearman(&t[0], paper, 0)));
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("hybrid_study");
   const scale_check_case cases[] = {{"cp_layer_microbatches", test_cp_layer_microbatches},
@@ -672,8 +738,10 @@ int main(void) {
                                     {"study_table_load", test_study_table_load},
                                     {"table_stats", test_table_stats},
                                     {"table_ranges_and_groups", test_table_ranges_and_groups},
+                                    {"pp1_extrapolated", test_pp1_extrapolated},
                                     {"study_fit_over_tables", test_study_fit_over_tables},
-                                    {"plan_hybrid", test_plan_hybrid}};
+                                    {"plan_hybrid", test_plan_hybrid},
+                                    {"study_load_all_and_logo", test_study_load_all_and_logo}};
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return scale_check_run(s);
 }

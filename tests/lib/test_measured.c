@@ -85,6 +85,99 @@ START_TEST(load_committed) {
 }
 END_TEST
 
+START_TEST(roofline_committed) {
+  static scale_measured m;
+  char path[1024];
+  data_path(path, sizeof path, "this-machine.ini");
+  scale_diag diag = {0};
+  ck_assert_msg(scale_measured_load(path, &m, &diag) == SCALE_OK, "%s", diag.message);
+  scale_measured_roofline r;
+  scale_measured_roofline_eval(&m, 2.0, &r);
+  /* "; theory vector_bits=512 n_cpus=2 clock_hz=2.596138e+09", 2 FMA units: fp32 has 16 lanes,
+   * 2 cores x 2 FMA x 16 lanes x 2 FLOPs = 128 FLOPs a cycle; fp64 and half-width fp32 64 */
+  double hz = 2.596138e9;
+  scale_check_rel(r.theory_fp32_flops_per_s, 128.0 * hz, EXACT, "FLOP/s", "2 x 2 x 16 x 2 x f");
+  scale_check_rel(r.theory_fp64_flops_per_s, 64.0 * hz, EXACT, "FLOP/s", "8 lanes");
+  scale_check_rel(r.theory_fp32_half_flops_per_s, 64.0 * hz, EXACT, "FLOP/s", "256-bit halves");
+  /* L1: 2 cores x (2 loads + 1 store) x 64 bytes a cycle */
+  scale_check_rel(r.l1_theory_bytes_per_s, 384.0 * hz, EXACT, "B/s", "2 x 3 x 64 x f");
+  /* the file's summary lines: "; multi-thread ... fp32 1.13827e+11 fp64 5.5165e+10 triad
+   * 2.34359e+10", "; single-thread ... fp64 5.53923e+10": one thread's fp64 is the best */
+  scale_check_rel(r.peak_fp32_flops_per_s, 1.13827e11, EXACT, "FLOP/s", "the roof, [chip]");
+  scale_check_rel(r.peak_fp32_all_flops_per_s, 1.13827e11, EXACT, "FLOP/s", "; multi-thread");
+  scale_check_rel(r.peak_fp64_flops_per_s, 5.53923e10, EXACT, "FLOP/s", "; single-thread");
+  scale_check_rel(r.peak_fp64_1t_flops_per_s, 5.53923e10, EXACT, "FLOP/s", "; single-thread");
+  scale_check_rel(r.dram_bytes_per_s, 2.34359e10, EXACT, "B/s", "hbm_bytes_per_s");
+  scale_check_rel(r.dram_all_bytes_per_s, 2.34359e10, EXACT, "B/s", "triad at 128 MiB");
+  scale_check_rel(r.critical_fp32_flops_per_byte, 1.13827e11 / 2.34359e10, EXACT, "FLOP/byte",
+                  "ch. 1: C / W");
+  scale_check_rel(r.critical_fp64_flops_per_byte, 5.53923e10 / 2.34359e10, EXACT, "FLOP/byte",
+                  "ch. 1: C / W");
+  /* the first one-thread triad line: 16368 bytes at 4.36183e+10 B/s, the smallest set */
+  scale_check_rel(r.ws_small_bytes, 16368, EXACT, "B", "the first triad line");
+  scale_check_rel(r.l1_1t_bytes_per_s, 4.36183e10, EXACT, "B/s", "the first triad line");
+  /* the ratios the chapter discusses, from the same summary lines: fp32 1.13827e+11 over
+   * 128 f; one thread's fp32 1.13581e+11 against two threads' 1.13827e+11 */
+  scale_check_rel(r.peak_fp32_frac, 1.13827e11 / (128.0 * hz), EXACT, "", "peak / theory");
+  scale_check_rel(r.peak_fp64_frac, 5.53923e10 / (64.0 * hz), EXACT, "", "peak / theory");
+  scale_check_rel(r.peak_fp32_half_frac, 1.13827e11 / (64.0 * hz), EXACT, "", "half width");
+  scale_check_rel(r.thread_speedup, 1.13827e11 / 1.13581e11, EXACT, "", "two threads / one");
+  scale_check_rel(r.critical_fp32_theory_flops_per_byte, 128.0 * hz / 2.34359e10, EXACT,
+                  "FLOP/byte", "theory / DRAM");
+  scale_check_rel(r.critical_fp32_l1_flops_per_byte * r.l1_bytes_per_s, 1.13827e11, EXACT,
+                  "FLOP/s", "peak = intensity x L1 bandwidth");
+  scale_check_rel(r.l1_frac * 384.0 * hz, r.l1_bytes_per_s, EXACT, "B/s", "l1 = frac x theory");
+  /* the roof: below the critical intensity I W, above it the peak; at 1 FLOP/byte 2.34359e10
+   * for both roofs, at 1e4 the measured 1.13827e+11 and the predicted 128 f */
+  scale_check_rel(scale_measured_roof_flops_per_s(&r, false, 1.0), 2.34359e10, EXACT, "FLOP/s",
+                  "I W");
+  scale_check_rel(scale_measured_roof_flops_per_s(&r, true, 1.0), 2.34359e10, EXACT, "FLOP/s",
+                  "I W");
+  scale_check_rel(scale_measured_roof_flops_per_s(&r, false, 1e4), 1.13827e11, EXACT, "FLOP/s",
+                  "the measured peak");
+  scale_check_rel(scale_measured_roof_flops_per_s(&r, true, 1e4), 128.0 * hz, EXACT, "FLOP/s",
+                  "the theoretical peak");
+  scale_measured_roofline_eval(&m, 0.0, &r);
+  scale_check_nan(r.theory_fp32_flops_per_s);
+}
+END_TEST
+
+START_TEST(points_committed) {
+  static scale_measured m;
+  char path[1024];
+  data_path(path, sizeof path, "this-machine.ini");
+  scale_diag diag = {0};
+  ck_assert_msg(scale_measured_load(path, &m, &diag) == SCALE_OK, "%s", diag.message);
+  static double x[SCALE_MEASURED_POINTS_MAX], y[SCALE_MEASURED_POINTS_MAX];
+  /* 14 "; point stream kernel=triad threads=1" lines, the first 16368 B at 4.36183e+10 B/s */
+  ck_assert_uint_eq(scale_measured_stream_points(&m, SCALE_STREAM_TRIAD, 1, x, y), 14);
+  scale_check_rel(x[0], 16368, EXACT, "B", "the first triad line");
+  scale_check_rel(y[0], 4.36183e10, EXACT, "B/s", "the first triad line");
+  ck_assert_uint_eq(scale_measured_stream_points(&m, SCALE_STREAM_TRIAD, 99, x, y), 0);
+  /* 9 square fp64 GEMMs on 2 threads, from 32^3 at 5.3674e+10 FLOP/s */
+  ck_assert_uint_eq(scale_measured_gemm_sizes(&m, true, 2, x, y), 9);
+  scale_check_rel(x[0], 32, EXACT, "", "the first fp64 square");
+  scale_check_rel(y[0], 5.3674e10, EXACT, "FLOP/s", "its rate");
+  scale_check_rel(x[1], 64, EXACT, "", "the second, 64^3");
+  /* the triad as a roofline point: 2 FLOPs over 3 doubles of 8 bytes, 1/12 FLOP/byte; the
+   * first one-thread point 4.36183e+10 B/s / 12 */
+  ck_assert_uint_eq(scale_measured_stream_roof_points(&m, SCALE_STREAM_TRIAD, 1, x, y), 14);
+  scale_check_rel(x[0], 1.0 / 12.0, EXACT, "FLOP/byte", "2 / 24");
+  scale_check_rel(y[0], 4.36183e10 / 12.0, EXACT, "FLOP/s", "bandwidth x intensity");
+  /* "; theory ... l1d_bytes=32768 l2_bytes=1048576 llc_bytes=33554432" */
+  double bytes[3];
+  const char *names[3];
+  ck_assert_int_eq(scale_measured_caches(&m, bytes, names), 3);
+  scale_check_rel(bytes[0], 32768, EXACT, "B", "l1d_bytes");
+  scale_check_rel(bytes[1], 1048576, EXACT, "B", "l2_bytes");
+  scale_check_rel(bytes[2], 33554432, EXACT, "B", "llc_bytes");
+  ck_assert_str_eq(names[2], "LLC");
+  m.l2_bytes = NAN; /* a file that does not say */
+  ck_assert_int_eq(scale_measured_caches(&m, bytes, names), 2);
+  ck_assert_str_eq(names[1], "LLC");
+}
+END_TEST
+
 START_TEST(load_refuses) {
   static scale_measured m;
   char path[1024], dir[1024], tmp[1024];
@@ -146,6 +239,8 @@ END_TEST
 int main(void) {
   Suite *s = suite_create("measured");
   const scale_check_case cases[] = {{"load_committed", load_committed},
+                                    {"roofline_committed", roofline_committed},
+                                    {"points_committed", points_committed},
                                     {"load_refuses", load_refuses},
                                     {"trace_committed", trace_committed}};
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);

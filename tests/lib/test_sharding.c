@@ -162,6 +162,44 @@ START_TEST(ch3_pop_quiz_bytes) {
 }
 END_TEST
 
+START_TEST(parse_array) {
+  /* The mesh and the sharding in one call: A[I_XY, J] on {X:2, Y:8, Z:2} splits I over
+   * X and Y, 2 x 8 = 16 shards, replicated over Z (2 copies). */
+  scale_mesh m;
+  scale_sharding s;
+  scale_diag d = {0};
+  ck_assert_int_eq(scale_sharding_parse_array("{X:2, Y:8, Z:2}", "A[I_XY, J]", &m, &s, &d),
+                   SCALE_OK);
+  ck_assert_int_eq(m.n_axes, 3);
+  scale_check_rel(scale_sharding_n_shards(&s, &m), 16.0, EXACT, "", "2 x 8 shards");
+  scale_check_rel(scale_sharding_replication(&s, &m), 2.0, EXACT, "", "Z:2 copies");
+  /* each step's error comes through: a bad mesh, then an axis the mesh lacks */
+  ck_assert_int_eq(scale_sharding_parse_array("{X 2}", "A[I_X]", &m, &s, &d), SCALE_ERR_PARSE);
+  ck_assert_int_eq(scale_sharding_parse_array("{X:2}", "A[I_Y]", &m, &s, &d), SCALE_ERR_INVALID);
+  ck_assert_ptr_nonnull(strstr(d.message, "Y"));
+}
+END_TEST
+
+START_TEST(parse_matmul) {
+  /* Case 1 of ch. 3, A[I_X, J] . B[J, K_Y] on {X:4, Y:4}: A split 4 ways over X, B over Y,
+   * each replicated over the other axis (4 copies). */
+  scale_mesh m;
+  scale_sharding a, b;
+  scale_diag d = {0};
+  ck_assert_int_eq(
+      scale_sharding_parse_matmul("{X:4, Y:4}", "A[I_X, J]", "B[J, K_Y]", &m, &a, &b, &d),
+      SCALE_OK);
+  scale_check_rel(scale_sharding_n_shards(&a, &m), 4.0, EXACT, "", "A over X:4");
+  scale_check_rel(scale_sharding_replication(&b, &m), 4.0, EXACT, "", "B copied over X:4");
+  ck_assert_str_eq(b.dim[1], "K");
+  /* an error in either operand comes through */
+  ck_assert_int_eq(scale_sharding_parse_matmul("{X:4}", "A[I_Z, J]", "B[J, K]", &m, &a, &b, &d),
+                   SCALE_ERR_INVALID);
+  ck_assert_int_eq(scale_sharding_parse_matmul("{X:4}", "A[I_X, J]", "B[J, K", &m, &a, &b, &d),
+                   SCALE_ERR_PARSE);
+}
+END_TEST
+
 START_TEST(ch3_q1_replication) {
   /* ch. 3 Q1: A[I_X, J, K] on {X:4, Y:8, Z:2}: total over one copy = Y * Z = 16. */
   scale_mesh m = mesh_of("{'X': 4, 'Y': 8, 'Z': 2}");
@@ -283,6 +321,31 @@ START_TEST(matmul_costs_on_chip) {
 }
 END_TEST
 
+START_TEST(matmul_plan_text) {
+  /* The same case 3 named in text: the same hand-derived 2 (N-1)/N V / W over X:4; a
+   * malformed operand is the parser's error, a pair without a shared dimension the plan's. */
+  double ad[2] = {4096, 1024}, bd[2] = {1024, 8192};
+  scale_chip v5e = scale_check_chip("tpu-v5e");
+  scale_sharded_matmul p;
+  scale_diag d = {0};
+  ck_assert_int_eq(scale_sharding_matmul_plan_text("{X:4, Y:4}", "A[I, J_X]", "B[J_X, K]", ad, bd,
+                                                   SCALE_DTYPE_BF16, &v5e, SCALE_WRAP_AUTO, &p,
+                                                   &d),
+                   SCALE_OK);
+  ck_assert_int_eq(p.kind, SCALE_SHARDED_CASE_3);
+  scale_check_rel(p.comms_time_s, 2.0 * 0.75 * 67108864.0 / 4.5e10, EXACT, "s",
+                  "hand: 2 (N-1)/N V / W");
+  ck_assert_int_eq(scale_sharding_matmul_plan_text("{X:4}", "A[I, J_X", "B[J, K]", ad, bd,
+                                                   SCALE_DTYPE_BF16, &v5e, SCALE_WRAP_AUTO, &p,
+                                                   &d),
+                   SCALE_ERR_PARSE);
+  ck_assert_int_eq(scale_sharding_matmul_plan_text("{X:4}", "A[I, J]", "B[L, K]", ad, bd,
+                                                   SCALE_DTYPE_BF16, &v5e, SCALE_WRAP_AUTO, &p,
+                                                   &d),
+                   SCALE_ERR_INVALID);
+}
+END_TEST
+
 START_TEST(ch3_q4_strategies) {
   /* ch. 3 Q4 on TPU v5p (C = 4.59e14, W_bidi = 1.8e11): strategy (2) (local matmul +
    * AllReduce) beats (1) (AllGather + full matmul) when D > 2 C / W_bidi = 5100. */
@@ -351,10 +414,13 @@ static Suite *sharding_suite(void) {
       {"ch3_notation_examples", ch3_notation_examples},
       {"block_index", block_index},
       {"ch3_pop_quiz_bytes", ch3_pop_quiz_bytes},
+      {"parse_array", parse_array},
+      {"parse_matmul", parse_matmul},
       {"ch3_q1_replication", ch3_q1_replication},
       {"matmul_cases", matmul_cases},
       {"matmul_errors", matmul_errors},
       {"matmul_costs_on_chip", matmul_costs_on_chip},
+      {"matmul_plan_text", matmul_plan_text},
       {"ch3_q4_strategies", ch3_q4_strategies},
       {"ch3_q9_gather_vs_reduce_scatter", ch3_q9_gather_vs_reduce_scatter},
   };
