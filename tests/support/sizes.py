@@ -23,13 +23,11 @@ FUNCTION_MAX = 120
 
 # file -> the most lines it may have while it is still being split (issue 26)
 OVER = {
-    "chapters/03-sharding/sharding.c": 430,
     "chapters/05-training/training.c": 551,
     "chapters/07-inference/inference.c": 563,
     "chapters/08-applied-inference/applied-inference.c": 727,
-    "chapters/09-profiling/profiling.c": 474,
     "chapters/12-gpus/gpus.c": 719,
-    "chapters/13-hybrid-parallelism/hybrid-parallelism.c": 857,
+    "chapters/13-hybrid-parallelism/hybrid-parallelism.c": 794,
 }
 
 SIGNATURE = re.compile(r"^[A-Za-z_][A-Za-z0-9_ \*]*\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
