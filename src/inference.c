@@ -27,16 +27,20 @@ static bool is_moe(const scale_model *m) { return !is_mamba(m) && m->n_experts >
 
 /* ==== book formulas on plain numbers ========================================================= */
 
+/* [listing:step-time] */
 double scale_infer_step_time_s(double batch, double kv_bytes_per_seq, double param_bytes,
                                double n_params, double flops_per_s, double hbm_bytes_per_s) {
   if (!nonneg(batch) || !nonneg(kv_bytes_per_seq) || !nonneg(param_bytes) || !nonneg(n_params) ||
       !positive(flops_per_s) || !positive(hbm_bytes_per_s))
     return NAN;
+  /* every sequence's KV cache is read once a step (attention is always bandwidth-bound); the
+   * matmuls take the longer of reading the weights and doing 2 x params FLOPs a sequence */
   double t_kv = batch * kv_bytes_per_seq / hbm_bytes_per_s;
   double t_flops = 2.0 * batch * n_params / flops_per_s;
   double t_params = param_bytes / hbm_bytes_per_s;
   return t_kv + fmax(t_flops, t_params);
 }
+/* [/listing:step-time] */
 
 double scale_infer_min_step_time_s(double batch, double kv_bytes_per_seq, double param_bytes,
                                    double hbm_bytes_per_s) {
