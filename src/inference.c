@@ -456,6 +456,19 @@ static void group_at(scale_group *g, const scale_infer_link *link) {
   }
 }
 
+/* The expert-tensor-parallel group of a MoE layer under 'cfg' with its links at 'link': the tp /
+ * ep chips that split each expert, whose partial sums the layer's AllReduce adds (EP spreads
+ * the experts over ep groups of them, and dispatch and combine move the tokens). False when
+ * every chip holds whole experts (ep = tp): the combine AllToAll returns finished outputs and
+ * nothing is reduced. */
+static bool expert_tp_group(const scale_chip *chip, const scale_infer_config *cfg,
+                            const scale_infer_link *link, scale_group *g) {
+  double etp = cfg->tp / cfg->ep;
+  if (!(etp > 1.0) || !build_group(chip, etp, g)) return false;
+  group_at(g, link);
+  return true;
+}
+
 /* The sub-group of 'g' on the axes whose bit is set in 'mask'. */
 static scale_group sub_group(const scale_group *g, unsigned mask) {
   scale_group s = *g;
@@ -599,7 +612,9 @@ scale_infer_comms scale_infer_comms_eval(const scale_model *model, const scale_c
     r.layout = ffn_cheapest(model, chip, cfg, &g, tokens, a, mlp_layers);
   r.ffn_s =
       ffn_comm(model, chip, cfg, &g, tokens, a, r.layout, mlp_layers, &s, &r.x, &r.gather_read_s);
-  r.moe_s = comm_add(&g, SCALE_COLL_ALL_REDUCE, tokens * d * a, moe_layers, &s);
+  scale_group etp;
+  if (expert_tp_group(chip, cfg, link, &etp))
+    r.moe_s = comm_add(&etp, SCALE_COLL_ALL_REDUCE, tokens * d * a, moe_layers, &s);
   if (is_moe(model) && cfg->ep > 1.0)
     r.moe_s += comm_add(&g, SCALE_COLL_ALL_TO_ALL, tokens * c64(model->n_experts_active) * d * a,
                         2.0 * moe_layers, &s);
@@ -670,7 +685,9 @@ scale_infer_decode scale_infer_decode_eval(const scale_model *model, const scale
     double moe_layers = scale_transformer_n_moe_layers(model);
     double mixer_layers = layers; /* attention or Mamba-2 mixer: one AllReduce each */
     add_collective(&g, SCALE_COLL_ALL_REDUCE, act, mixer_layers, &t_ici, &t_lat, &t_bw);
-    add_collective(&g, SCALE_COLL_ALL_REDUCE, act, moe_layers, &t_ici, &t_lat, &t_bw);
+    scale_group etp;
+    if (expert_tp_group(chip, cfg, NULL, &etp))
+      add_collective(&etp, SCALE_COLL_ALL_REDUCE, act, moe_layers, &t_ici, &t_lat, &t_bw);
     if (mlp_layers > 0.0) book_mlp(model, chip, cfg, &g, b, &t_ici, &t_lat, &t_bw);
     double k = kv_heads(model);
     if (!is_mamba(model) && cfg->kv_sharding == SCALE_KV_SHARD_FULL && cfg->tp > k) {

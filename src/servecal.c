@@ -86,7 +86,8 @@ static void moe_of(const scale_model *model, const scale_infer_config *cfg, scal
   out->experts_active = (double)model->n_experts_active;
   out->expert_bytes = one * scale_dtype_bytes(cfg->weight_dtype);
   out->routed_active_params = one * out->experts_active;
-  out->expert_dim = (double)model->d_ff_expert / cfg->tp; /* experts split by TP */
+  /* each expert split over the tp / ep chips of its expert-TP group (all tp without EP) */
+  out->expert_dim = (double)model->d_ff_expert * cfg->ep / cfg->tp;
 }
 
 double scale_serve_experts_touched(const scale_serve_cost *c, double tokens) {

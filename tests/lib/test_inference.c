@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "scale.h"
+#include "scale/servecal.h"
 #include "scale_check.h"
 
 /* ---- validation ----------------------------------------------------------------------------- */
@@ -287,10 +288,47 @@ START_TEST(test_decode_moe) {
   scale_check_rel(d.t_params_s, scale_transformer_n_params(&m) * 2 / (8 * 8.2e11), 1e-9, "s",
                   "all experts touched");
   scale_check_rel(d.critical_batch, 240.24 * 8 / 2, 1e-3, "tokens", "B_crit E / k");
-  /* Expert parallelism adds two AllToAlls per MoE layer. */
+  /* Expert parallelism over the whole TP group trades the experts' AllReduce of T d bytes for
+   * two AllToAlls of T k d: each chip receives 2 (7/8) T d against 2 x 2 T d (7/8) / 8 = 0.44
+   * T d at top-2 of 8 over 8 chips, so the step's collectives take less time. */
   scale_infer_config ep = cfg;
   ep.ep = 8;
-  ck_assert(scale_infer_decode_eval(&m, &v5e, &ep).t_ici_s > d.t_ici_s);
+  ck_assert(scale_infer_decode_eval(&m, &v5e, &ep).t_ici_s < d.t_ici_s);
+}
+END_TEST
+
+/* The MoE layer's collectives under expert parallelism, against the collectives library on the
+ * same NVLink switch: an AllReduce over the tp / ep chips that split each expert (none when
+ * every chip holds whole experts), two AllToAlls over the group; the expert width a chip in the
+ * serving cost d_ff_expert ep / tp. */
+START_TEST(test_moe_expert_parallel) {
+  scale_model m = scale_check_model("mixtral-8x7b");
+  scale_chip h100 = scale_check_chip("nvidia-h100-sxm");
+  const double tokens = 256, d = 4096, a = 2, k = 2, moe_layers = 32;
+  scale_group g = {1, {{8, SCALE_TOPO_SWITCH, false, h100.nvlink_bytes_per_s,
+                        h100.ici_hop_latency_s >= 0 ? h100.ici_hop_latency_s : 0}}};
+  scale_collective_cost a2a = scale_collective_eval(&g, SCALE_COLL_ALL_TO_ALL, tokens * k * d * a);
+  double a2a_s = 2 * moe_layers * (a2a.latency_time_s + a2a.bandwidth_time_s);
+  double ar_s[3];
+  for (int i = 0; i < 3; i++) { /* over 8, 4 and 2 chips */
+    g.axis[0].size = 8 >> i;
+    scale_collective_cost ar = scale_collective_eval(&g, SCALE_COLL_ALL_REDUCE, tokens * d * a);
+    ar_s[i] = moe_layers * (ar.latency_time_s + ar.bandwidth_time_s);
+  }
+  scale_infer_config cfg = scale_infer_config_default(8, 256, 1024);
+  const double eps[] = {1, 2, 4, 8};
+  const double want[] = {ar_s[0], ar_s[1] + a2a_s, ar_s[2] + a2a_s, a2a_s};
+  for (int i = 0; i < 4; i++) {
+    cfg.ep = eps[i];
+    scale_infer_comms c =
+        scale_infer_comms_eval(&m, &h100, &cfg, tokens, SCALE_FFN_WS_1D, NULL);
+    scale_check_rel(c.moe_s, want[i], 1e-12, "s", "AllReduce over tp / ep, AllToAlls over tp");
+    double p[SCALE_SERVE_N_PARAMS];
+    scale_serve_params_of(&h100, p);
+    scale_serve_cost cost;
+    ck_assert(scale_serve_cost_of(&m, &h100, &cfg, p, &cost, NULL) == SCALE_OK);
+    scale_check_rel(cost.expert_dim, 14336 * eps[i] / 8, 1e-12, "", "d_ff_expert ep / tp");
+  }
 }
 END_TEST
 
@@ -617,6 +655,7 @@ int main(void) {
       {"decode_ici", test_decode_ici},
       {"decode_gpu", test_decode_gpu},
       {"decode_moe", test_decode_moe},
+      {"moe_expert_parallel", test_moe_expert_parallel},
       {"decode_mamba", test_decode_mamba},
       {"frontier", test_frontier},
       {"frontier_curve_and_sweep", test_frontier_curve_and_sweep},
