@@ -162,8 +162,8 @@ void scale_train_layout_map(const scale_chip *chip, double n_chips, scale_layout
         (degree[d] <= 1.0 || inner <= domain * (1.0 + 1e-9)) ? fast : SCALE_TRAIN_LINK_DCN;
     layout->n_axes[d] = 1.0;
   }
-  /* EP lives inside the data-parallel chips next to tp and cp. */
-  double ep_span = layout->tp * layout->cp * layout->ep;
+  /* EP's ranks are contiguous (expert TP 1: the expert grid folded over the stage). */
+  double ep_span = layout->ep;
   layout->link[SCALE_TRAIN_DIM_EP] =
       (layout->ep <= 1.0 || ep_span <= domain * (1.0 + 1e-9)) ? fast : SCALE_TRAIN_LINK_DCN;
   layout->n_axes[SCALE_TRAIN_DIM_EP] = 1.0;
@@ -290,9 +290,11 @@ scale_status scale_train_validate(const scale_train_problem *problem, const scal
       return invalid(diag, "ep %g on a dense model (it has no experts to split)", layout->ep);
     if (!divides(layout->ep, c64(m->n_experts)))
       return invalid(diag, "ep %g does not divide the %g experts", layout->ep, c64(m->n_experts));
-    if (!divides(layout->ep, layout->dp * layout->fsdp))
-      return invalid(diag, "ep %g does not divide the dp x fsdp = %g data-parallel chips",
-                     layout->ep, layout->dp * layout->fsdp);
+    /* expert TP 1: the expert grid is folded over the stage's tp x cp x dp ranks */
+    double stage = layout->dp * layout->fsdp * layout->tp * layout->cp;
+    if (!divides(layout->ep, stage))
+      return invalid(diag, "ep %g does not divide the dp x fsdp x tp x cp = %g chips of a stage",
+                     layout->ep, stage);
   }
 
   if (layout->cp > 1.0) {
