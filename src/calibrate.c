@@ -338,23 +338,46 @@ static bool framework_param(int i) {
   return i == SCALE_STEP_MESH_CP_HOST_S || i == SCALE_STEP_MESH_SSM_STAGE_S;
 }
 
-/** Fills f with the rows of one stage (TPU rows or the others), 'exclude' left out, weighted
+/** Whether a parameter prices what only a MoE layer runs (its grouped GEMMs, its all-to-alls). */
+static bool moe_param(int i) {
+  return i == SCALE_STEP_GROUPED_ETA || i == SCALE_STEP_EP_EXPOSED_FRAC ||
+         i == SCALE_STEP_MOE_SYNC_S;
+}
+
+/** The rows a fit stage takes: dense GPU/NPU runs, MoE GPU/NPU runs, TPU runs. */
+typedef enum { ROWS_DENSE, ROWS_MOE, ROWS_TPU } row_kind;
+
+static row_kind kind_of(const scale_calib_point *pt) {
+  if (pt->chip.kind == SCALE_HW_TPU) return ROWS_TPU;
+  return scale_model_is_moe(&pt->model) ? ROWS_MOE : ROWS_DENSE;
+}
+
+/** Whether a stage fitting rows of 'kind' moves parameter i: the dense rows every device
+ * parameter but the TPU network's and the MoE layer's, the MoE and TPU rows only their own. */
+static bool stage_moves(row_kind kind, int i) {
+  if (framework_param(i)) return false;
+  if (kind == ROWS_TPU) return tpu_param(i);
+  if (kind == ROWS_MOE) return moe_param(i);
+  return !tpu_param(i) && !moe_param(i);
+}
+
+/** Fills f with the rows of one stage (of 'kind'), 'exclude' left out, weighted
  * 1 / sqrt(rows of the group); counts the groups it takes into *n_groups. */
-static void stage_rows(const scale_calib_set *set, int exclude, bool tpu, fit_rows *f,
+static void stage_rows(const scale_calib_set *set, int exclude, row_kind kind, fit_rows *f,
                        int *n_groups) {
   int per_group[SCALE_CALIB_GROUPS_MAX] = {0};
   f->n = 0;
   for (int i = 0; i < set->n; i++)
-    if (set->points[i].group != exclude && (set->points[i].chip.kind == SCALE_HW_TPU) == tpu)
+    if (set->points[i].group != exclude && kind_of(&set->points[i]) == kind)
       per_group[set->points[i].group]++;
   for (int g = 0; g < set->n_groups; g++) *n_groups += per_group[g] > 0;
   for (int i = 0; i < set->n; i++) {
     int g = set->points[i].group;
-    if (per_group[g] == 0 || (set->points[i].chip.kind == SCALE_HW_TPU) != tpu) continue;
+    if (per_group[g] == 0 || kind_of(&set->points[i]) != kind) continue;
     f->index[f->n] = i;
     f->weight[f->n++] = 1.0 / sqrt((double)per_group[g]);
   }
-  for (int i = 0; i < P; i++) f->moves[i] = tpu_param(i) == tpu && !framework_param(i);
+  for (int i = 0; i < P; i++) f->moves[i] = stage_moves(kind, i);
 }
 
 /** Drops from f the rows with CP on a mesh (those mesh_cp_host_s can bind). */
@@ -525,11 +548,15 @@ static scale_status host_stage(const scale_calib_set *set, int exclude, double *
   return SCALE_OK;
 }
 
-/* Two stages. The GPU and NPU groups fit every parameter but the TPU network's; then the TPU
- * groups fit only the ICI parameters, the rest held. A TPU run goes through another compiler
+/* Three stages. The dense GPU and NPU groups fit every parameter but the TPU network's and the
+ * MoE layer's; then the MoE groups fit only grouped_eta and ep_exposed_frac, and the TPU
+ * groups only the ICI parameters, the rest held. A TPU run goes through another compiler
  * (XLA fuses the elementwise ops, overlaps the collectives): letting its groups move the
- * shared matmul and kernel parameters would tune the GPUs to it. So the TPU groups test how
- * the shared parameters transfer, and fit what is TPU's alone. */
+ * shared matmul and kernel parameters would tune the GPUs to it. A MoE run adds kernels of
+ * its own (grouped GEMMs, permutation, dispatch): letting its groups move the shared
+ * parameters would tune every dense prediction (the Ascend study of chapter 13 included) to
+ * what the MoE cost leaves out. So the MoE and TPU groups test how the shared parameters
+ * transfer, and fit what is theirs alone. */
 scale_status scale_calibrate_fit(const scale_calib_set *set, int exclude, scale_step_params *out,
                                  scale_calib_fit_info *info) {
   fit_rows f = {set, malloc(sizeof(int) * (size_t)set->n),
@@ -548,10 +575,11 @@ scale_status scale_calibrate_fit(const scale_calib_set *set, int exclude, scale_
   /* the GPU/NPU stage runs twice, each time followed by the host stage: first without the
    * rows a host floor may price (CP on a mesh), which would drag the device parameters toward
    * a cost that is not theirs, to fit the floor; then from the priors again with every row */
-  for (int stage = 0; stage <= 2 && st == SCALE_OK; stage++) {
-    bool tpu = stage == 2;
+  for (int stage = 0; stage <= 3 && st == SCALE_OK; stage++) {
+    row_kind kind = stage <= 1 ? ROWS_DENSE : stage == 2 ? ROWS_MOE : ROWS_TPU;
+    bool tpu = kind != ROWS_DENSE; /* no host stage after the MoE or TPU fit */
     int groups = 0;
-    stage_rows(set, exclude, tpu, &f, &groups);
+    stage_rows(set, exclude, kind, &f, &groups);
     if (stage == 0) hold_host_rows(&f);
     if (f.n == 0) continue;
     int it = 0;

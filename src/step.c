@@ -84,8 +84,8 @@ const char *scale_step_comm_rule(scale_step_comm comm, bool tp_overlap) {
   case SCALE_STEP_COMM_CP: return "ring hidden under attention only as far as its compute lasts";
   case SCALE_STEP_COMM_FSDP: return "gathers prefetched under the previous layer's compute";
   case SCALE_STEP_COMM_EP:
-    return "all-to-all on the critical path (under DualPipe, hidden under the paired chunk's "
-           "compute)";
+    return "dispatch/combine all-to-alls, ep_exposed_frac of them on the critical path (under "
+           "DualPipe hidden under the paired chunk's compute)";
   case SCALE_STEP_COMM_PP:
     return "sends per microbatch per virtual stage (1/tp a rank, gathered over TP without "
            "SP), plus the bubble";
@@ -388,7 +388,8 @@ enum { ROUTER_KERNELS = 6, PERMUTE_KERNELS = 4, UNPERMUTE_KERNELS = 3 };
  * and written by softmax/top-k and the load-balancing loss (4 passes of t_moe E x 4 bytes);
  * backward the GEMM's two products and the passes again (x2 bytes). Permutation: the rank's
  * t_moe tokens read, their 'routed' copies written (d each, 16-bit); un-permutation the copies
- * read and the weighted sum written; each pass (forward, backward) moves the same again. */
+ * read and the weighted sum written; each pass (forward, backward) moves the same again, and
+ * waits moe_sync_s for the host to read the tokens per expert. */
 static void moe_memory_ops(const ctx *c, layer_ops *o) {
   const scale_model *m = c->job->model;
   double a = c->act_bytes, d = c->d, e = (double)m->n_experts, share = c->moe_frac;
@@ -400,7 +401,11 @@ static void moe_memory_ops(const ctx *c, layer_ops *o) {
   o->fwd[SCALE_STEP_OP_ROUTER] = share * fwd;
   o->all[SCALE_STEP_OP_ROUTER] = share * (fwd + bwd);
   double moved = 2 * (c->t_moe + c->routed) * d * a; /* permute + un-permute, one pass */
-  double perm = memory_s(c, moved, PERMUTE_KERNELS + UNPERMUTE_KERNELS);
+  /* the grouped GEMMs' per-expert token counts are read by the host (TE's GroupedLinear takes
+   * m_splits as host integers; the all-to-all's split sizes likewise): the stream drains
+   * once per layer and pass while the host copies them and issues the rest */
+  double perm = memory_s(c, moved, PERMUTE_KERNELS + UNPERMUTE_KERNELS) +
+                c->p->v[SCALE_STEP_MOE_SYNC_S];
   o->fwd[SCALE_STEP_OP_PERMUTE] = share * perm;
   o->all[SCALE_STEP_OP_PERMUTE] = share * 2 * perm;
 }
@@ -519,6 +524,34 @@ static double tp_backward_exposed_s(const layer_ops *o, double ar) {
   return fmax(0, ar - o->wgrad[0]) + fmax(0, ar - o->wgrad[1]);
 }
 
+/** One dispatch (or combine) of 'bytes' a rank over the ep group on a GPU with switches: each
+ * rank sends 1/ep of its copies to every peer at once (NCCL's all-to-all, DeepEP), not round
+ * a ring: the g peers in its scale-up domain over NVLink, the ep - g others over its own NIC
+ * (every GPU of a node sends its share through its own NIC: no aggregation over the domain's
+ * NICs as a ring gets), the two at once; one latency each. Elsewhere (a switchless mesh, a
+ * TPU torus) the ring all-to-all of group_coll_s(). Sets the EP network in r. */
+static double ep_all_to_all_s(const ctx *c, scale_step_result *r, double w, double bytes) {
+  const scale_step_job *j = c->job;
+  const scale_chip *chip = j->chip;
+  double domain = chip->nvlink_domain_size, ep = j->ep;
+  if (chip->kind == SCALE_HW_TPU || !(chip->n_nvswitches >= 1) || !(domain >= 1))
+    return group_coll_s(c, SCALE_STEP_COMM_EP, r->net[SCALE_STEP_COMM_EP], w,
+                        SCALE_COLL_ALL_TO_ALL, ep, bytes);
+  double g = fmax(1, fmin(ep, floor(domain / c->etp)));
+  double in = bytes * (g - 1) / ep, out = bytes * (ep - g) / ep, peer = bytes / ep;
+  const scale_step_params *p = c->p;
+  double t_in = in > 0 ? p->v[SCALE_STEP_UP_LATENCY_S] +
+                             in / achieved_bytes_per_s(p, SCALE_STEP_NET_UP,
+                                                       chip->nvlink_bytes_per_s, peer)
+                       : 0;
+  double t_out = out > 0 ? p->v[SCALE_STEP_OUT_LATENCY_S] +
+                               out / achieved_bytes_per_s(p, SCALE_STEP_NET_OUT,
+                                                          chip->dcn_bytes_per_s, peer)
+                         : 0;
+  r->net[SCALE_STEP_COMM_EP] = out > 0 ? SCALE_STEP_NET_OUT : SCALE_STEP_NET_UP;
+  return fmax(t_in, t_out);
+}
+
 static void layer_comm_times(const ctx *c, const layer_ops *o, scale_step_result *r,
                              layer_comms *lc) {
   const scale_step_job *j = c->job;
@@ -590,9 +623,7 @@ static void layer_comm_times(const ctx *c, const layer_ops *o, scale_step_result
   r->net[SCALE_STEP_COMM_EP] = comm_net(j, SCALE_STEP_COMM_EP, c->etp, j->ep, &w);
   double n_a2a = j->recompute == SCALE_RECOMPUTE_FULL ? 6 : 4;
   double a2a = j->ep > 1 && c->moe_frac > 0
-                   ? c->moe_frac * n_a2a *
-                         group_coll_s(c, SCALE_STEP_COMM_EP, r->net[SCALE_STEP_COMM_EP], w,
-                                      SCALE_COLL_ALL_TO_ALL, j->ep, c->routed * c->d * c->act_bytes)
+                   ? c->moe_frac * n_a2a * ep_all_to_all_s(c, r, w, c->routed * c->d * c->act_bytes)
                    : 0;
   lc->time[SCALE_STEP_COMM_EP] = a2a;
   /* DualPipe pairs one microbatch's forward chunk with another's backward chunk, each one's

@@ -1300,6 +1300,13 @@ int scale_train_assumptions(const scale_train_problem *problem, const scale_layo
     }
   if (r->step.comm_s[SCALE_STEP_COMM_DP] > 0.0)
     ASSUME("gradient buckets hide under the last microbatch's backward, all but the last");
+  if (scale_model_is_moe(problem->model)) {
+    ASSUME("MoE: tokens balanced over the experts, none dropped (the fitted Megatron-Bridge "
+           "runs force-balance them); expert TP 1, each expert whole on its rank");
+    if (l->ep > 1.0)
+      ASSUME("MoE: the dispatch and combine all-to-alls sit on the critical path at the fitted "
+             "ep_exposed_frac of their time (no overlap with compute unless DualPipe)");
+  }
 #undef ASSUME
   return n;
 }

@@ -563,7 +563,8 @@ static scale_step_job qwen3_job(const scale_model *m, const scale_chip *c) {
 START_TEST(moe_permutation_hand) {
   /* Each rank routes t = 4096 tokens to k = 8 experts: 32768 copies of d = 2048 16-bit values.
    * One pass moves 2 (t + copies) d 2 bytes = 2 x 36864 x 2048 x 2 = 301,989,888 bytes in 7
-   * kernels (permute 4, un-permute 3); forward and backward, 48 layers, 1 microbatch. With a
+   * kernels (permute 4, un-permute 3) and one host sync (moe_sync_s); forward and backward, 48
+ * layers, 1 microbatch. With a
    * capacity factor of 2 the copies double: 2 x (4096 + 65536) x 2048 x 2 = 570,425,344. */
   scale_model m = model("qwen3-30b-a3b");
   scale_chip h100 = chip("nvidia-h100-sxm");
@@ -572,11 +573,13 @@ START_TEST(moe_permutation_hand) {
   scale_step_result r;
   double w = h100.hbm_bytes_per_s * p.v[SCALE_STEP_MEM_ETA], k = p.v[SCALE_STEP_KERNEL_S];
   scale_step_eval(&j, &p, &r);
-  scale_check_rel(r.op_s[SCALE_STEP_OP_PERMUTE], 48 * 2 * (301989888.0 / w + 7 * k), 1e-12, "s",
-                  "hand derivation in the comment");
+  double sync = p.v[SCALE_STEP_MOE_SYNC_S];
+  scale_check_rel(r.op_s[SCALE_STEP_OP_PERMUTE], 48 * 2 * (301989888.0 / w + 7 * k + sync), 1e-12,
+                  "s", "hand derivation in the comment");
   j.capacity_factor = 2;
   scale_step_eval(&j, &p, &r);
-  scale_check_rel(r.op_s[SCALE_STEP_OP_PERMUTE], 48 * 2 * (570425344.0 / w + 7 * k), 1e-12, "s",
+  scale_check_rel(r.op_s[SCALE_STEP_OP_PERMUTE], 48 * 2 * (570425344.0 / w + 7 * k + sync), 1e-12,
+                  "s",
                   "hand derivation in the comment");
   /* a dense model has no router and permutes nothing */
   scale_model dense = model("llama-3-8b");
@@ -658,8 +661,21 @@ START_TEST(moe_ep_spans_tp_and_its_rule) {
   ck_assert(isfinite(r.step_s) && r.comm_s[SCALE_STEP_COMM_EP] > 0);
   scale_check_rel(r.exposed_s[SCALE_STEP_COMM_EP], 0.25 * r.comm_s[SCALE_STEP_COMM_EP], 1e-12, "s",
                   "the rule: ep_exposed_frac x the all-to-alls' time");
-  /* 32 ranks, 1 apart, span four 8-GPU nodes: the scale-out fabric */
+  /* 32 ranks, 1 apart, span four 8-GPU nodes: the scale-out fabric. Each rank routes
+   * t / tp = 2048 tokens to k = 8 experts: 16384 copies x d 4096 x 2 bytes = 134,217,728
+   * bytes, 1/32 to each peer (4,194,304): 7/32 to its node's peers over NVLink, 24/32 over
+   * its own NIC, at once; one latency each. 4 all-to-alls a layer, 94 / 8 = 11.75 layers a
+   * stage, 128 / 16 = 8 microbatches. */
   ck_assert_int_eq(r.net[SCALE_STEP_COMM_EP], SCALE_STEP_NET_OUT);
+  double bytes = 134217728.0, peer = bytes / 32;
+  double up = h100.nvlink_bytes_per_s * p.v[SCALE_STEP_UP_BW_ETA] * peer /
+              (peer + p.v[SCALE_STEP_UP_HALF_BYTES]);
+  double out = h100.dcn_bytes_per_s * p.v[SCALE_STEP_OUT_BW_ETA] * peer /
+               (peer + p.v[SCALE_STEP_OUT_HALF_BYTES]);
+  double a2a = fmax(p.v[SCALE_STEP_UP_LATENCY_S] + bytes * 7 / 32 / up,
+                    p.v[SCALE_STEP_OUT_LATENCY_S] + bytes * 24 / 32 / out);
+  scale_check_rel(r.comm_s[SCALE_STEP_COMM_EP], 8 * 11.75 * 4 * a2a, 1e-12, "s",
+                  "hand derivation in the comment");
   j.tp = 1, j.pp = 16;
   scale_step_eval(&j, &p, &r);
   scale_check_nan(r.step_s);
