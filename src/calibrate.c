@@ -681,9 +681,11 @@ scale_status scale_calib_write_params(FILE *fp, const scale_step_params *params,
               "; for every chip: each network (switched NVLink, switchless mesh, scale-out\n"
               "; fabric, TPU ICI) has parameters of its own, and those no row exercises stay\n"
               "; at their priors. Levenberg-Marquardt on w log(predicted / measured),\n"
-              "; w = 1 / sqrt(rows of the group), each parameter inside its range, in two\n"
-              "; stages: the GPU and NPU groups fit all but the ICI parameters, then the TPU\n"
-              "; groups (XLA runs) fit the ICI parameters alone; %d iterations. The\n"
+              "; w = 1 / sqrt(rows of the group), each parameter inside its range, in three\n"
+              "; stages: the dense GPU and NPU groups fit all but the ICI and MoE parameters,\n"
+              "; then the MoE groups fit the MoE parameters alone (grouped_eta,\n"
+              "; ep_exposed_frac, moe_sync_s), then the TPU groups (XLA runs) the ICI\n"
+              "; parameters alone; %d iterations. The dense\n"
               "; GPU/NPU stage runs twice: without the rows with CP on a mesh, then afresh\n"
               "; from the priors with all; after each, grid fits of mesh_cp_host_s and\n"
               "; mesh_ssm_stage_s (the hybrid paper's framework; device parameters held) to\n"
@@ -766,8 +768,10 @@ scale_step_job scale_calib_step_job(const scale_measurement *row, const scale_mo
 
 const char *scale_cover_feature_name(int f) {
   static const char *const fixed[SCALE_COVER_ZERO] = {
-      "GPU", "TPU", "MoE (expert parallelism)", "tensor parallelism", "sequence parallel",
-      "context parallelism (ring)", "context parallelism (ulysses)"};
+      "GPU", "TPU", "MoE (expert parallelism)", "MoE with few experts (E <= 16)",
+      "MoE without expert parallelism", "expert tensor parallelism", "MoE capacity factor",
+      "tensor parallelism", "sequence parallel", "context parallelism (ring)",
+      "context parallelism (ulysses)"};
   static const char *const zero[4] = {"DDP (ZeRO-0)", "ZeRO-1", "ZeRO-2", "ZeRO-3"};
   static const char *const recompute[SCALE_RECOMPUTE_COUNT] = {
       "recompute not stated", "recompute none", "recompute selective", "recompute full"};
@@ -797,7 +801,12 @@ void scale_cover_features(const scale_step_job *job, const char *recipe,
   memset(on, 0, sizeof(bool) * SCALE_COVER_COUNT);
   if (!job || !job->model || !job->chip) return;
   on[job->chip->kind == SCALE_HW_TPU ? SCALE_COVER_TPU : SCALE_COVER_GPU] = true;
-  on[SCALE_COVER_MOE] = scale_model_is_moe(job->model);
+  bool moe = scale_model_is_moe(job->model);
+  on[SCALE_COVER_MOE] = moe;
+  on[SCALE_COVER_MOE_FEW] = moe && job->model->n_experts <= 16;
+  on[SCALE_COVER_MOE_NO_EP] = moe && job->ep <= 1.0;
+  on[SCALE_COVER_MOE_ETP] = moe && job->etp > 1.0;
+  on[SCALE_COVER_MOE_PADDED] = moe && job->capacity_factor > 0.0;
   on[SCALE_COVER_TP] = job->tp > 1.0;
   on[SCALE_COVER_SP] = job->sp && job->tp > 1.0;
   on[job->ulysses ? SCALE_COVER_CP_ULYSSES : SCALE_COVER_CP_RING] = job->cp > 1.0;
