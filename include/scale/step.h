@@ -4,9 +4,11 @@
  * module prices what real frameworks run (DESIGN.md "Two models of cost, one evaluation path"):
  *
  *   ops      per microbatch and layer, the forward and backward operations by name (QKV and
- *            output projections, attention scores and values, MLP matmuls, norms, activation,
- *            softmax, rotary, residual adds, fp8 casts), the embedding, unembedding and loss
- *            of the stage's ends, and the optimizer step;
+ *            output projections, MLA's low-rank ones, attention scores and values, MLP
+ *            matmuls, norms, activation, softmax, rotary, residual adds, fp8 casts; for a MoE
+ *            layer the routed experts as grouped GEMMs by expert width and tokens per expert,
+ *            shared experts as a dense MLP, the router, token permutation), the embedding,
+ *            unembedding and loss of the stage's ends, and the optimizer step;
  *   costs    each op at max(F / (C eta_mm(shape)), bytes / (W_hbm eta_mem)) + a per-kernel
  *            overhead, with eta_mm falling for tile/wave quantization (GPU: 128 x 128 output
  *            tiles over the SMs; TPU: 128-alignment of the MXU) and for small dimensions;
@@ -22,7 +24,8 @@
  *            gathers prefetched under the previous layer; DP/ZeRO-1/2 gradient buckets under
  *            the last microbatch's backward except the last bucket; PP sends per microbatch per
  *            virtual stage, each TP rank sending its 1/tp (Megatron's scatter/gather), plus
- *            the bubble; EP all-to-all on the critical path; the CP ring
+ *            the bubble; EP dispatch/combine as direct sends (NVLink within the domain, each
+ *            rank's NIC beyond), ep_exposed_frac of them on the critical path; the CP ring
  *            hidden only as far as the attention compute lasts;
  *   step     m microbatches x the slowest stage's microbatch time x (1 + bubble) + exposed
  *            gradient traffic + optimizer + a fixed per-step overhead.

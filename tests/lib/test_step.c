@@ -646,6 +646,29 @@ START_TEST(moe_shared_experts_are_dense_mlps) {
 }
 END_TEST
 
+START_TEST(mla_projections_hand) {
+  /* DeepSeek-V3's MLA at tp 1 in place of Q, K, V: the query down-projection 7168 -> 1536,
+   * its up-projection 1536 -> 128 x (128 + 64) = 24576, the joint KV down-projection 7168 ->
+   * 512 + 64 = 576 and the latent's up-projection 512 -> 128 x (128 + 128) = 32768; each a
+   * forward, an input-gradient and a weight-gradient GEMM plus a kernel each, on t = 4096
+   * tokens; 61 layers, 1 microbatch. */
+  scale_model m = model("deepseek-v3");
+  scale_chip h100 = chip("nvidia-h100-sxm");
+  scale_step_params p = round_params();
+  scale_step_job j = qwen3_job(&m, &h100);
+  scale_step_result r;
+  scale_step_eval(&j, &p, &r);
+  const double io[4][2] = {{7168, 1536}, {1536, 24576}, {7168, 576}, {512, 32768}};
+  double t = 4096, k = p.v[SCALE_STEP_KERNEL_S], layer = 0;
+  for (int i = 0; i < 4; i++)
+    layer += gemm_s(&h100, &p, t, io[i][1], io[i][0], 1) +
+             gemm_s(&h100, &p, t, io[i][0], io[i][1], 1) +
+             gemm_s(&h100, &p, io[i][0], io[i][1], t, 1) + 3 * k;
+  scale_check_rel(r.op_s[SCALE_STEP_OP_QKV], 61 * layer, 1e-9, "s",
+                  "hand derivation in the comment");
+}
+END_TEST
+
 START_TEST(moe_ep_spans_tp_and_its_rule) {
   /* EP 32 on DP 16 x TP 2 (expert TP 1, the MoE grid folded over the stage's 32 ranks) is a
    * valid layout; EP 32 on DP 16 x TP 1 is not (32 does not divide 16), nor an expert TP that
@@ -716,6 +739,7 @@ static Suite *step_suite(void) {
       {"moe_grouped_gemm_by_expert_shape", moe_grouped_gemm_by_expert_shape},
       {"moe_shared_experts_are_dense_mlps", moe_shared_experts_are_dense_mlps},
       {"moe_ep_spans_tp_and_its_rule", moe_ep_spans_tp_and_its_rule},
+      {"mla_projections_hand", mla_projections_hand},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return s;
