@@ -549,7 +549,7 @@ static scale_status host_stage(const scale_calib_set *set, int exclude, double *
 }
 
 /* Three stages. The dense GPU and NPU groups fit every parameter but the TPU network's and the
- * MoE layer's; then the MoE groups fit only grouped_eta and ep_exposed_frac, and the TPU
+ * MoE layer's; then the MoE groups fit only grouped_eta, ep_exposed_frac and moe_sync_s, the TPU
  * groups only the ICI parameters, the rest held. A TPU run goes through another compiler
  * (XLA fuses the elementwise ops, overlaps the collectives): letting its groups move the
  * shared matmul and kernel parameters would tune the GPUs to it. A MoE run adds kernels of
@@ -577,7 +577,7 @@ scale_status scale_calibrate_fit(const scale_calib_set *set, int exclude, scale_
    * a cost that is not theirs, to fit the floor; then from the priors again with every row */
   for (int stage = 0; stage <= 3 && st == SCALE_OK; stage++) {
     row_kind kind = stage <= 1 ? ROWS_DENSE : stage == 2 ? ROWS_MOE : ROWS_TPU;
-    bool tpu = kind != ROWS_DENSE; /* no host stage after the MoE or TPU fit */
+    bool own_only = kind != ROWS_DENSE; /* no host stage after the MoE or TPU fit */
     int groups = 0;
     stage_rows(set, exclude, kind, &f, &groups);
     if (stage == 0) hold_host_rows(&f);
@@ -586,7 +586,7 @@ scale_status scale_calibrate_fit(const scale_calib_set *set, int exclude, scale_
     double c = 0;
     st = levenberg_marquardt(&f, u, &it, &c);
     iterations += it;
-    if (st == SCALE_OK && !tpu) st = host_stage(set, exclude, u);
+    if (st == SCALE_OK && !own_only) st = host_stage(set, exclude, u);
     if (stage == 0) { /* the floor set, the device fit starts afresh from the priors */
       for (int i = 0; i < P; i++)
         if (!framework_param(i)) u[i] = to_u(i, prior.v[i]);
