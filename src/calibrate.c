@@ -338,23 +338,46 @@ static bool framework_param(int i) {
   return i == SCALE_STEP_MESH_CP_HOST_S || i == SCALE_STEP_MESH_SSM_STAGE_S;
 }
 
-/** Fills f with the rows of one stage (TPU rows or the others), 'exclude' left out, weighted
+/** Whether a parameter prices what only a MoE layer runs (its grouped GEMMs, its all-to-alls). */
+static bool moe_param(int i) {
+  return i == SCALE_STEP_GROUPED_ETA || i == SCALE_STEP_EP_EXPOSED_FRAC ||
+         i == SCALE_STEP_MOE_SYNC_S;
+}
+
+/** The rows a fit stage takes: dense GPU/NPU runs, MoE GPU/NPU runs, TPU runs. */
+typedef enum { ROWS_DENSE, ROWS_MOE, ROWS_TPU } row_kind;
+
+static row_kind kind_of(const scale_calib_point *pt) {
+  if (pt->chip.kind == SCALE_HW_TPU) return ROWS_TPU;
+  return scale_model_is_moe(&pt->model) ? ROWS_MOE : ROWS_DENSE;
+}
+
+/** Whether a stage fitting rows of 'kind' moves parameter i: the dense rows every device
+ * parameter but the TPU network's and the MoE layer's, the MoE and TPU rows only their own. */
+static bool stage_moves(row_kind kind, int i) {
+  if (framework_param(i)) return false;
+  if (kind == ROWS_TPU) return tpu_param(i);
+  if (kind == ROWS_MOE) return moe_param(i);
+  return !tpu_param(i) && !moe_param(i);
+}
+
+/** Fills f with the rows of one stage (of 'kind'), 'exclude' left out, weighted
  * 1 / sqrt(rows of the group); counts the groups it takes into *n_groups. */
-static void stage_rows(const scale_calib_set *set, int exclude, bool tpu, fit_rows *f,
+static void stage_rows(const scale_calib_set *set, int exclude, row_kind kind, fit_rows *f,
                        int *n_groups) {
   int per_group[SCALE_CALIB_GROUPS_MAX] = {0};
   f->n = 0;
   for (int i = 0; i < set->n; i++)
-    if (set->points[i].group != exclude && (set->points[i].chip.kind == SCALE_HW_TPU) == tpu)
+    if (set->points[i].group != exclude && kind_of(&set->points[i]) == kind)
       per_group[set->points[i].group]++;
   for (int g = 0; g < set->n_groups; g++) *n_groups += per_group[g] > 0;
   for (int i = 0; i < set->n; i++) {
     int g = set->points[i].group;
-    if (per_group[g] == 0 || (set->points[i].chip.kind == SCALE_HW_TPU) != tpu) continue;
+    if (per_group[g] == 0 || kind_of(&set->points[i]) != kind) continue;
     f->index[f->n] = i;
     f->weight[f->n++] = 1.0 / sqrt((double)per_group[g]);
   }
-  for (int i = 0; i < P; i++) f->moves[i] = tpu_param(i) == tpu && !framework_param(i);
+  for (int i = 0; i < P; i++) f->moves[i] = stage_moves(kind, i);
 }
 
 /** Drops from f the rows with CP on a mesh (those mesh_cp_host_s can bind). */
@@ -525,11 +548,15 @@ static scale_status host_stage(const scale_calib_set *set, int exclude, double *
   return SCALE_OK;
 }
 
-/* Two stages. The GPU and NPU groups fit every parameter but the TPU network's; then the TPU
- * groups fit only the ICI parameters, the rest held. A TPU run goes through another compiler
+/* Three stages. The dense GPU and NPU groups fit every parameter but the TPU network's and the
+ * MoE layer's; then the MoE groups fit only grouped_eta, ep_exposed_frac and moe_sync_s, the TPU
+ * groups only the ICI parameters, the rest held. A TPU run goes through another compiler
  * (XLA fuses the elementwise ops, overlaps the collectives): letting its groups move the
- * shared matmul and kernel parameters would tune the GPUs to it. So the TPU groups test how
- * the shared parameters transfer, and fit what is TPU's alone. */
+ * shared matmul and kernel parameters would tune the GPUs to it. A MoE run adds kernels of
+ * its own (grouped GEMMs, permutation, dispatch): letting its groups move the shared
+ * parameters would tune every dense prediction (the Ascend study of chapter 13 included) to
+ * what the MoE cost leaves out. So the MoE and TPU groups test how the shared parameters
+ * transfer, and fit what is theirs alone. */
 scale_status scale_calibrate_fit(const scale_calib_set *set, int exclude, scale_step_params *out,
                                  scale_calib_fit_info *info) {
   fit_rows f = {set, malloc(sizeof(int) * (size_t)set->n),
@@ -548,17 +575,18 @@ scale_status scale_calibrate_fit(const scale_calib_set *set, int exclude, scale_
   /* the GPU/NPU stage runs twice, each time followed by the host stage: first without the
    * rows a host floor may price (CP on a mesh), which would drag the device parameters toward
    * a cost that is not theirs, to fit the floor; then from the priors again with every row */
-  for (int stage = 0; stage <= 2 && st == SCALE_OK; stage++) {
-    bool tpu = stage == 2;
+  for (int stage = 0; stage <= 3 && st == SCALE_OK; stage++) {
+    row_kind kind = stage <= 1 ? ROWS_DENSE : stage == 2 ? ROWS_MOE : ROWS_TPU;
+    bool own_only = kind != ROWS_DENSE; /* no host stage after the MoE or TPU fit */
     int groups = 0;
-    stage_rows(set, exclude, tpu, &f, &groups);
+    stage_rows(set, exclude, kind, &f, &groups);
     if (stage == 0) hold_host_rows(&f);
     if (f.n == 0) continue;
     int it = 0;
     double c = 0;
     st = levenberg_marquardt(&f, u, &it, &c);
     iterations += it;
-    if (st == SCALE_OK && !tpu) st = host_stage(set, exclude, u);
+    if (st == SCALE_OK && !own_only) st = host_stage(set, exclude, u);
     if (stage == 0) { /* the floor set, the device fit starts afresh from the priors */
       for (int i = 0; i < P; i++)
         if (!framework_param(i)) u[i] = to_u(i, prior.v[i]);
@@ -653,9 +681,11 @@ scale_status scale_calib_write_params(FILE *fp, const scale_step_params *params,
               "; for every chip: each network (switched NVLink, switchless mesh, scale-out\n"
               "; fabric, TPU ICI) has parameters of its own, and those no row exercises stay\n"
               "; at their priors. Levenberg-Marquardt on w log(predicted / measured),\n"
-              "; w = 1 / sqrt(rows of the group), each parameter inside its range, in two\n"
-              "; stages: the GPU and NPU groups fit all but the ICI parameters, then the TPU\n"
-              "; groups (XLA runs) fit the ICI parameters alone; %d iterations. The\n"
+              "; w = 1 / sqrt(rows of the group), each parameter inside its range, in three\n"
+              "; stages: the dense GPU and NPU groups fit all but the ICI and MoE parameters,\n"
+              "; then the MoE groups fit the MoE parameters alone (grouped_eta,\n"
+              "; ep_exposed_frac, moe_sync_s), then the TPU groups (XLA runs) the ICI\n"
+              "; parameters alone; %d iterations. The dense\n"
               "; GPU/NPU stage runs twice: without the rows with CP on a mesh, then afresh\n"
               "; from the priors with all; after each, grid fits of mesh_cp_host_s and\n"
               "; mesh_ssm_stage_s (the hybrid paper's framework; device parameters held) to\n"
@@ -738,8 +768,10 @@ scale_step_job scale_calib_step_job(const scale_measurement *row, const scale_mo
 
 const char *scale_cover_feature_name(int f) {
   static const char *const fixed[SCALE_COVER_ZERO] = {
-      "GPU", "TPU", "MoE (expert parallelism)", "tensor parallelism", "sequence parallel",
-      "context parallelism (ring)", "context parallelism (ulysses)"};
+      "GPU", "TPU", "MoE (expert parallelism)", "MoE with few experts (E <= 16)",
+      "MoE without expert parallelism", "expert tensor parallelism", "MoE capacity factor",
+      "tensor parallelism", "sequence parallel", "context parallelism (ring)",
+      "context parallelism (ulysses)"};
   static const char *const zero[4] = {"DDP (ZeRO-0)", "ZeRO-1", "ZeRO-2", "ZeRO-3"};
   static const char *const recompute[SCALE_RECOMPUTE_COUNT] = {
       "recompute not stated", "recompute none", "recompute selective", "recompute full"};
@@ -769,7 +801,12 @@ void scale_cover_features(const scale_step_job *job, const char *recipe,
   memset(on, 0, sizeof(bool) * SCALE_COVER_COUNT);
   if (!job || !job->model || !job->chip) return;
   on[job->chip->kind == SCALE_HW_TPU ? SCALE_COVER_TPU : SCALE_COVER_GPU] = true;
-  on[SCALE_COVER_MOE] = scale_model_is_moe(job->model);
+  bool moe = scale_model_is_moe(job->model);
+  on[SCALE_COVER_MOE] = moe;
+  on[SCALE_COVER_MOE_FEW] = moe && job->model->n_experts <= 16;
+  on[SCALE_COVER_MOE_NO_EP] = moe && job->ep <= 1.0;
+  on[SCALE_COVER_MOE_ETP] = moe && job->etp > 1.0;
+  on[SCALE_COVER_MOE_PADDED] = moe && job->capacity_factor > 0.0;
   on[SCALE_COVER_TP] = job->tp > 1.0;
   on[SCALE_COVER_SP] = job->sp && job->tp > 1.0;
   on[job->ulysses ? SCALE_COVER_CP_ULYSSES : SCALE_COVER_CP_RING] = job->cp > 1.0;

@@ -123,9 +123,10 @@ static scale_status parse_degrees(const cursor *c, char **f, scale_measurement *
     return scale_diag_set(c->diag, SCALE_ERR_INVALID, c->path, c->line,
                           "dp x tp x pp x cp = %g, but chips = %g",
                           r->dp * r->tp * r->pp * r->cp, r->chips);
-  if (fmod(r->dp, r->ep) != 0)
+  if (fmod(r->dp * r->tp * r->cp, r->ep) != 0)
     return scale_diag_set(c->diag, SCALE_ERR_INVALID, c->path, c->line,
-                          "ep = %g does not divide dp = %g", r->ep, r->dp);
+                          "ep = %g does not divide dp x tp x cp = %g", r->ep,
+                          r->dp * r->tp * r->cp);
   return SCALE_OK;
 }
 

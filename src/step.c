@@ -55,7 +55,8 @@ scale_status scale_step_params_load_file(const char *path, scale_step_params *ou
 
 static const char *const op_names[SCALE_STEP_OP_COUNT] = {
     "qkv",      "scores",     "softmax", "values",   "out-proj",    "mlp-up",
-    "mlp-down", "norms",      "activation", "rotary", "residual",   "fp8-cast",
+    "mlp-down", "norms",      "activation", "rotary", "residual",   "router",
+    "permute",  "fp8-cast",
     "embedding", "unembedding", "loss",  "optimizer"};
 static const char *const comm_names[SCALE_STEP_COMM_COUNT] = {"tp", "cp", "fsdp",
                                                               "ep", "pp", "dp"};
@@ -83,8 +84,8 @@ const char *scale_step_comm_rule(scale_step_comm comm, bool tp_overlap) {
   case SCALE_STEP_COMM_CP: return "ring hidden under attention only as far as its compute lasts";
   case SCALE_STEP_COMM_FSDP: return "gathers prefetched under the previous layer's compute";
   case SCALE_STEP_COMM_EP:
-    return "all-to-all on the critical path (under DualPipe, hidden under the paired chunk's "
-           "compute)";
+    return "dispatch/combine all-to-alls, ep_exposed_frac of them on the critical path (under "
+           "DualPipe hidden under the paired chunk's compute)";
   case SCALE_STEP_COMM_PP:
     return "sends per microbatch per virtual stage (1/tp a rank, gathered over TP without "
            "SP), plus the bubble";
@@ -201,6 +202,15 @@ typedef struct {
   double d, h, f_in, f_out; /**< D, H, MLP input width (x2 gated) and output width per rank */
   double act_bytes;        /**< bytes of one activation element (16-bit) */
   double n_params, n_active_params, layer_weight_params; /**< the model's counts */
+  /* MoE (all 0 for a dense model): the expert grid of moe_grid() */
+  double moe_frac;         /**< share of the layers whose MLP is routed experts */
+  double etp;              /**< expert tensor parallelism */
+  double t_moe;            /**< tokens a rank routes: t etp / tp */
+  double e_local;          /**< experts a rank holds: E / ep */
+  double t_expert;         /**< tokens one local expert runs: t_moe k ep / E x capacity */
+  double f_expert;         /**< one expert's width a rank: d_ff_expert / etp */
+  double routed;           /**< token copies a rank sends and receives: t_moe k x capacity */
+  double expert_params;    /**< the routed experts' parameters (all layers) */
 } ctx;
 
 /** Time of one matmul op of 'batch' m x k by k x n products. */
@@ -244,7 +254,9 @@ static void attention_ops(const ctx *c, layer_ops *o) {
   /* flash skips the masked half of a causal product; unfused computes it all under the mask */
   double causal = flash ? 0.5 : 1.0;
   double scores = matmul_s(c, c->c_attn, sq, skv * causal, c->h, heads);
-  double values = matmul_s(c, c->c_attn, sq, c->h, skv * causal, heads);
+  const scale_model *m = j->model;
+  double hv = m->kv_lora_rank > 0 ? (double)m->d_head_v : c->h; /* MLA's value heads */
+  double values = matmul_s(c, c->c_attn, sq, hv, skv * causal, heads);
   o->fwd[SCALE_STEP_OP_SCORES] = scores;
   o->fwd[SCALE_STEP_OP_VALUES] = values;
   /* backward: two products each; flash also recomputes the scores */
@@ -258,13 +270,91 @@ static void attention_ops(const ctx *c, layer_ops *o) {
   o->all[SCALE_STEP_OP_SOFTMAX] = 3 * sm;
 }
 
+/** Forward + backward of a grouped expert GEMM: 'batch' experts, each 'tokens' x in by in x
+ * out, at the plain GEMM's efficiency of that shape (tiles and waves over the whole group)
+ * times grouped_eta; forward into *fwd, weight gradient into *wgrad. */
+static double grouped_fwd_bwd_s(const ctx *c, double batch, double tokens, double in, double out,
+                                double *fwd, double *wgrad) {
+  if (!(tokens > 0)) return *fwd = *wgrad = 0;
+  double g = c->p->v[SCALE_STEP_GROUPED_ETA], k = c->p->v[SCALE_STEP_KERNEL_S];
+  /* the grouped kernel is one launch; its math at g of the shape's efficiency */
+  double f = (matmul_s(c, c->c_linear, tokens, out, in, batch) - k) / g + k;
+  double dg = (matmul_s(c, c->c_linear, tokens, in, out, batch) - k) / g + k;
+  double wg = (matmul_s(c, c->c_linear, in, out, tokens, batch) - k) / g + k;
+  *fwd = f, *wgrad = wg;
+  return f + dg + wg;
+}
+
+/** MLA's projections (DeepSeek-V2/V3) in place of Q, K, V: the query down- and up-projection
+ * (full-rank queries without q_lora_rank), the joint KV down-projection to the latent and the
+ * rotary key, and the latent's up-projection to per-head keys and values. */
+static double mla_qkv_s(const ctx *c, double *fwd, double *wgrad) {
+  const scale_model *m = c->job->model;
+  double t = c->t, qk = (double)(m->d_head_nope + m->d_head_rope), f = 0, w = 0, all = 0;
+  double q_rank = (double)m->q_lora_rank, kv_rank = (double)m->kv_lora_rank;
+  *fwd = *wgrad = 0;
+  if (q_rank > 0) {
+    all += linear_fwd_bwd_s(c, t, c->d, q_rank, &f, &w), *fwd += f, *wgrad += w;
+    all += linear_fwd_bwd_s(c, t, q_rank, c->n_h * qk, &f, &w), *fwd += f, *wgrad += w;
+  } else {
+    all += linear_fwd_bwd_s(c, t, c->d, c->n_h * qk, &f, &w), *fwd += f, *wgrad += w;
+  }
+  all += linear_fwd_bwd_s(c, t, c->d, kv_rank + (double)m->d_head_rope, &f, &w), *fwd += f;
+  *wgrad += w;
+  double kv_up = c->n_h * (double)(m->d_head_nope + m->d_head_v);
+  all += linear_fwd_bwd_s(c, t, kv_rank, kv_up, &f, &w), *fwd += f, *wgrad += w;
+  return all;
+}
+
+static bool is_mla(const scale_model *m) { return m->kv_lora_rank > 0; }
+
+/** The MLP of one layer, averaged over the layers: a MoE layer's routed experts as grouped
+ * GEMMs of t_expert tokens x d_ff_expert / etp on the rank's E / ep experts plus its shared
+ * experts as one dense MLP over the TP group; the dense layers' (n_dense_layers) MLP. */
+static void mlp_ops(const ctx *c, layer_ops *o) {
+  const scale_model *m = c->job->model;
+  double t = c->t, fwd = 0, wg = 0, up = 0, down = 0, up_f = 0, down_f = 0, up_w = 0, down_w = 0;
+  double gate = m->gated_mlp ? 2 : 1, dense = 1 - c->moe_frac;
+  if (dense > 0) {
+    double f = (double)m->d_ff / c->job->tp;
+    up += dense * linear_fwd_bwd_s(c, t, c->d, gate * f, &fwd, &wg), up_f += dense * fwd;
+    up_w += dense * wg;
+    down += dense * linear_fwd_bwd_s(c, t, f, c->d, &fwd, &wg), down_f += dense * fwd;
+    down_w += dense * wg;
+  }
+  if (c->moe_frac > 0) {
+    double a = c->moe_frac, fe = c->f_expert;
+    up += a * grouped_fwd_bwd_s(c, c->e_local, c->t_expert, c->d, gate * fe, &fwd, &wg);
+    up_f += a * fwd, up_w += a * wg;
+    down += a * grouped_fwd_bwd_s(c, c->e_local, c->t_expert, fe, c->d, &fwd, &wg);
+    down_f += a * fwd, down_w += a * wg;
+    if (m->n_shared_experts > 0) {
+      double fs = (double)(m->n_shared_experts * m->d_ff_expert) / c->job->tp;
+      up += a * linear_fwd_bwd_s(c, t, c->d, gate * fs, &fwd, &wg), up_f += a * fwd;
+      up_w += a * wg;
+      down += a * linear_fwd_bwd_s(c, t, fs, c->d, &fwd, &wg), down_f += a * fwd;
+      down_w += a * wg;
+    }
+  }
+  o->all[SCALE_STEP_OP_MLP_UP] = up, o->fwd[SCALE_STEP_OP_MLP_UP] = up_f, o->wgrad[1] = up_w;
+  o->all[SCALE_STEP_OP_MLP_DOWN] = down, o->fwd[SCALE_STEP_OP_MLP_DOWN] = down_f;
+  o->wgrad[3] = down_w;
+}
+
 static void linear_ops(const ctx *c, layer_ops *o) {
+  const scale_model *m = c->job->model;
   double t = c->t, fwd = 0;
   double qkv_out = (c->n_h + 2 * c->k_h) * c->h;
-  o->all[SCALE_STEP_OP_QKV] = linear_fwd_bwd_s(c, t, c->d, qkv_out, &fwd, &o->wgrad[0]);
+  o->all[SCALE_STEP_OP_QKV] = is_mla(m) ? mla_qkv_s(c, &fwd, &o->wgrad[0])
+                                        : linear_fwd_bwd_s(c, t, c->d, qkv_out, &fwd, &o->wgrad[0]);
   o->fwd[SCALE_STEP_OP_QKV] = fwd;
-  o->all[SCALE_STEP_OP_OUT_PROJ] = linear_fwd_bwd_s(c, t, c->n_h * c->h, c->d, &fwd, &o->wgrad[2]);
+  double v_width = c->n_h * (is_mla(m) ? (double)m->d_head_v : c->h);
+  o->all[SCALE_STEP_OP_OUT_PROJ] = linear_fwd_bwd_s(c, t, v_width, c->d, &fwd, &o->wgrad[2]);
   o->fwd[SCALE_STEP_OP_OUT_PROJ] = fwd;
+  if (scale_model_is_moe(m)) {
+    mlp_ops(c, o);
+    return;
+  }
   o->all[SCALE_STEP_OP_MLP_UP] = linear_fwd_bwd_s(c, t, c->d, c->f_in, &fwd, &o->wgrad[1]);
   o->fwd[SCALE_STEP_OP_MLP_UP] = fwd;
   o->all[SCALE_STEP_OP_MLP_DOWN] = linear_fwd_bwd_s(c, t, c->f_out, c->d, &fwd, &o->wgrad[3]);
@@ -287,6 +377,39 @@ static bool quantized(scale_dtype dtype) {
   return dtype == SCALE_DTYPE_FP8 || dtype == SCALE_DTYPE_FP4;
 }
 
+/* Kernels of Megatron-Core's MoE layer outside the expert GEMMs, forward (our count of
+ * moe/router.py and token_dispatcher.py): router 6 (logits GEMM, softmax or sigmoid, top-k,
+ * probability scatter, the load-balancing loss's two reductions), permutation 4 (routing map,
+ * row ids, sort, gather) and un-permutation 3 (scatter, probability scale, sum over k). */
+enum { ROUTER_KERNELS = 6, PERMUTE_KERNELS = 4, UNPERMUTE_KERNELS = 3 };
+
+/** The MoE layer's router and its token permutation and un-permutation, scaled by the share of
+ * MoE layers. Router: the t_moe x d x E logits GEMM at the 16-bit peak, then fp32 scores read
+ * and written by softmax/top-k and the load-balancing loss (4 passes of t_moe E x 4 bytes);
+ * backward the GEMM's two products and the passes again (x2 bytes). Permutation: the rank's
+ * t_moe tokens read, their 'routed' copies written (d each, 16-bit); un-permutation the copies
+ * read and the weighted sum written; each pass (forward, backward) moves the same again, and
+ * waits moe_sync_s for the host to read the tokens per expert. */
+static void moe_memory_ops(const ctx *c, layer_ops *o) {
+  const scale_model *m = c->job->model;
+  double a = c->act_bytes, d = c->d, e = (double)m->n_experts, share = c->moe_frac;
+  double k = c->p->v[SCALE_STEP_KERNEL_S];
+  double logits = matmul_s(c, c->c_attn, c->t_moe, e, d, 1) - k;
+  double scores = c->t_moe * e * 4 * 4;
+  double fwd = logits + memory_s(c, scores, ROUTER_KERNELS);
+  double bwd = 2 * logits + memory_s(c, 2 * scores, ROUTER_KERNELS);
+  o->fwd[SCALE_STEP_OP_ROUTER] = share * fwd;
+  o->all[SCALE_STEP_OP_ROUTER] = share * (fwd + bwd);
+  double moved = 2 * (c->t_moe + c->routed) * d * a; /* permute + un-permute, one pass */
+  /* the grouped GEMMs' per-expert token counts are read by the host (TE's GroupedLinear takes
+   * m_splits as host integers; the all-to-all's split sizes likewise): the stream drains
+   * once per layer and pass while the host copies them and issues the rest */
+  double perm = memory_s(c, moved, PERMUTE_KERNELS + UNPERMUTE_KERNELS) +
+                c->p->v[SCALE_STEP_MOE_SYNC_S];
+  o->fwd[SCALE_STEP_OP_PERMUTE] = share * perm;
+  o->all[SCALE_STEP_OP_PERMUTE] = share * 2 * perm;
+}
+
 static void memory_ops(const ctx *c, layer_ops *o) {
   double a = c->act_bytes, t = c->t, d = c->d;
   set_memory_op(c, o, SCALE_STEP_OP_NORMS, 2 * c->t_sp * d * 2 * a, 2);
@@ -297,6 +420,7 @@ static void memory_ops(const ctx *c, layer_ops *o) {
   set_memory_op(c, o, SCALE_STEP_OP_ROTARY, gated ? t * (c->n_h + c->k_h) * c->h * 2 * a : 0,
                 gated ? 1 : 0);
   set_memory_op(c, o, SCALE_STEP_OP_RESIDUAL, 2 * c->t_sp * d * 3 * a, 2);
+  if (c->moe_frac > 0) moe_memory_ops(c, o);
   /* fp8 (fp4): each linear layer's input is read in 16 bits and written in 8 (4 bits and one
    * e4m3 scale per 16 values: scale_dtype_bytes()), and amax-reduced */
   double cast = quantized(c->job->dtype) ? t * (2 * d + c->n_h * c->h + c->f_out) *
@@ -400,6 +524,34 @@ static double tp_backward_exposed_s(const layer_ops *o, double ar) {
   return fmax(0, ar - o->wgrad[0]) + fmax(0, ar - o->wgrad[1]);
 }
 
+/** One dispatch (or combine) of 'bytes' a rank over the ep group on a GPU with switches: each
+ * rank sends 1/ep of its copies to every peer at once (NCCL's all-to-all, DeepEP), not round
+ * a ring: the g peers in its scale-up domain over NVLink, the ep - g others over its own NIC
+ * (every GPU of a node sends its share through its own NIC: no aggregation over the domain's
+ * NICs as a ring gets), the two at once; one latency each. Elsewhere (a switchless mesh, a
+ * TPU torus) the ring all-to-all of group_coll_s(). Sets the EP network in r. */
+static double ep_all_to_all_s(const ctx *c, scale_step_result *r, double w, double bytes) {
+  const scale_step_job *j = c->job;
+  const scale_chip *chip = j->chip;
+  double domain = chip->nvlink_domain_size, ep = j->ep;
+  if (chip->kind == SCALE_HW_TPU || !(chip->n_nvswitches >= 1) || !(domain >= 1))
+    return group_coll_s(c, SCALE_STEP_COMM_EP, r->net[SCALE_STEP_COMM_EP], w,
+                        SCALE_COLL_ALL_TO_ALL, ep, bytes);
+  double g = fmax(1, fmin(ep, floor(domain / c->etp)));
+  double in = bytes * (g - 1) / ep, out = bytes * (ep - g) / ep, peer = bytes / ep;
+  const scale_step_params *p = c->p;
+  double t_in = in > 0 ? p->v[SCALE_STEP_UP_LATENCY_S] +
+                             in / achieved_bytes_per_s(p, SCALE_STEP_NET_UP,
+                                                       chip->nvlink_bytes_per_s, peer)
+                       : 0;
+  double t_out = out > 0 ? p->v[SCALE_STEP_OUT_LATENCY_S] +
+                               out / achieved_bytes_per_s(p, SCALE_STEP_NET_OUT,
+                                                          chip->dcn_bytes_per_s, peer)
+                         : 0;
+  r->net[SCALE_STEP_COMM_EP] = out > 0 ? SCALE_STEP_NET_OUT : SCALE_STEP_NET_UP;
+  return fmax(t_in, t_out);
+}
+
 static void layer_comm_times(const ctx *c, const layer_ops *o, scale_step_result *r,
                              layer_comms *lc) {
   const scale_step_job *j = c->job;
@@ -462,20 +614,24 @@ static void layer_comm_times(const ctx *c, const layer_ops *o, scale_step_result
   lc->time[SCALE_STEP_COMM_FSDP] = fsdp;
   lc->exposed[SCALE_STEP_COMM_FSDP] = fmax(0, fsdp - layer_all);
 
-  /* EP: dispatch and combine, forward and backward, on the critical path */
-  r->net[SCALE_STEP_COMM_EP] = comm_net(j, SCALE_STEP_COMM_EP, j->tp * j->cp, j->ep, &w);
-  double k_active = j->model->n_experts_active > 0 ? (double)j->model->n_experts_active : 1;
-  double a2a = j->ep > 1 && scale_model_is_moe(j->model)
-                   ? 4 * group_coll_s(c, SCALE_STEP_COMM_EP, r->net[SCALE_STEP_COMM_EP], w,
-                                      SCALE_COLL_ALL_TO_ALL, j->ep,
-                                      c->t * c->d * k_active * c->act_bytes)
+  /* EP: dispatch and combine of the rank's routed copies, forward and backward (and the
+   * forward's again under full recompute), over the ep ranks etp apart (the expert grid is
+   * ETP innermost); in the MoE layers only. ep_exposed_frac of it stays on the critical
+   * path: 1 for a synchronous dispatcher, less where the framework overlaps dispatch with
+   * another microbatch's compute (Megatron-Core's EP a2a overlap, DeepEP); fitted to the
+   * Megatron-Bridge groups */
+  r->net[SCALE_STEP_COMM_EP] = comm_net(j, SCALE_STEP_COMM_EP, c->etp, j->ep, &w);
+  double n_a2a = j->recompute == SCALE_RECOMPUTE_FULL ? 6 : 4;
+  double a2a = j->ep > 1 && c->moe_frac > 0
+                   ? c->moe_frac * n_a2a * ep_all_to_all_s(c, r, w, c->routed * c->d * c->act_bytes)
                    : 0;
   lc->time[SCALE_STEP_COMM_EP] = a2a;
   /* DualPipe pairs one microbatch's forward chunk with another's backward chunk, each one's
    * all-to-alls under the other's compute (DeepSeek-V3 section 3.2.1): hidden as far as the
    * layer's compute lasts */
   bool dual = j->pp > 1 && j->schedule == SCALE_PP_DUALPIPE;
-  lc->exposed[SCALE_STEP_COMM_EP] = dual ? fmax(0, a2a - layer_all) : a2a;
+  lc->exposed[SCALE_STEP_COMM_EP] =
+      dual ? fmax(0, a2a - layer_all) : a2a * c->p->v[SCALE_STEP_EP_EXPOSED_FRAC];
 }
 
 /* ---- the step ------------------------------------------------------------------------------- */
@@ -493,6 +649,30 @@ static void model_counts(const scale_model *m, double *n_params, double *n_activ
   /* an average layer: every parameter but the embeddings, over the layers (MoE experts
    * included; n_mlp_params() is one dense layer's MLP already, not the model's) */
   *layer_weight = (*n_params - scale_transformer_n_embedding_params(m)) / (double)m->n_layers;
+}
+
+/** The expert grid of a MoE job (Megatron-Core's parallel folding): etp divides tp, ep
+ * divides the stage's tp cp dp ranks over etp; each rank routes t etp / tp tokens to k of the
+ * E experts, which the balanced load (or the capacity factor) spreads evenly over the ep
+ * ranks' E / ep experts. False outside that domain. */
+static bool moe_grid(const scale_step_job *j, ctx *c) {
+  const scale_model *m = j->model;
+  double e = (double)m->n_experts, k = (double)m->n_experts_active;
+  double etp = j->etp >= 1 ? j->etp : 1, cf = j->capacity_factor > 0 ? j->capacity_factor : 1;
+  if (fmod(j->tp, etp) != 0 || fmod(e, j->ep) != 0 ||
+      fmod(j->tp * j->cp * j->dp, etp * j->ep) != 0 || !(j->capacity_factor >= 0))
+    return false;
+  c->moe_frac = (double)(m->n_layers - m->n_dense_layers) / (double)m->n_layers;
+  c->etp = etp;
+  c->t_moe = c->t * etp / j->tp;
+  c->e_local = e / j->ep;
+  c->routed = c->t_moe * k * cf;
+  c->t_expert = c->routed * j->ep / e;
+  c->f_expert = (double)m->d_ff_expert / etp;
+  double gate = m->gated_mlp ? 3 : 2;
+  c->expert_params = (double)(m->n_layers - m->n_dense_layers) * e * gate * c->d *
+                     (double)m->d_ff_expert;
+  return true;
 }
 
 static bool make_ctx(const scale_step_job *j, const scale_step_params *p, ctx *c) {
@@ -518,6 +698,7 @@ static bool make_ctx(const scale_step_job *j, const scale_step_params *p, ctx *c
   c->f_in = m->gated_mlp ? 2 * f : f;
   c->f_out = f;
   c->act_bytes = 2;
+  if (scale_model_is_moe(m)) return moe_grid(j, c) && c->c_linear > 0 && c->w_hbm > 0;
   return c->c_linear > 0 && c->w_hbm > 0;
 }
 
@@ -535,7 +716,15 @@ static void head_ops(const ctx *c, double *op) {
 static double chip_params(const ctx *c) {
   /* DualPipe's ranks hold two stages, each trained (pipeline.h) */
   double copies = c->job->pp > 1 ? scale_pipeline_param_copies(c->job->schedule) : 1;
-  return copies * c->n_params / (c->job->tp * c->job->pp);
+  return copies * (c->n_params - c->expert_params) / (c->job->tp * c->job->pp);
+}
+
+/** Routed-expert parameters held by one chip: E / ep experts of each MoE layer of its stage,
+ * 1 / etp of each (0 for a dense model). */
+static double chip_expert_params(const ctx *c) {
+  if (!(c->expert_params > 0)) return 0;
+  double copies = c->job->pp > 1 ? scale_pipeline_param_copies(c->job->schedule) : 1;
+  return copies * c->expert_params / (c->job->ep * c->etp * c->job->pp);
 }
 
 /** Gradient traffic of one bucketed collective: all buckets of 'bytes' over n [s], and the
@@ -563,23 +752,54 @@ static double shard_group(const scale_step_job *j) {
  * last bucket. ZeRO-1/2 reduce-scatter over their group and gather the updated weights after
  * the optimizer (exposed); the replicas of a hybrid-sharded group (dp x cp over the ZeRO
  * group) all-reduce their shard of the gradients, bucketed too. */
+/** The expert data-parallel group of a MoE job: the stage's tp cp dp ranks over the etp x ep
+ * expert grid (1 for a dense model). */
+static double expert_dp(const ctx *c) {
+  const scale_step_job *j = c->job;
+  return c->expert_params > 0 ? j->dp * j->cp * j->tp / (j->ep * c->etp) : 1;
+}
+
+/** The routed experts' gradients: all-reduced (ZeRO-0) or reduce-scattered and their weights
+ * gathered again (ZeRO-1/2/3, the distributed optimizer's expert group) over the expert
+ * data-parallel group, etp ep ranks apart; bucketed as the dense gradients are. Adds to
+ * *total, *tail, *gather. */
+static void expert_dp_comm(const ctx *c, double *total, double *tail, double *gather) {
+  const scale_step_job *j = c->job;
+  double n = expert_dp(c), w, t = 0;
+  if (n <= 1) return;
+  scale_step_net net = j->mapped ? (w = j->link[SCALE_STEP_COMM_DP].bytes_per_s,
+                                    j->link[SCALE_STEP_COMM_DP].net)
+                                 : scale_step_group_net(j->chip, c->etp * j->ep, n, &w);
+  double grads = chip_expert_params(c) * c->act_bytes;
+  scale_collective op = j->zero >= 1 ? SCALE_COLL_REDUCE_SCATTER : SCALE_COLL_ALL_REDUCE;
+  *total += bucketed_s(c, SCALE_STEP_COMM_DP, net, w, op, n, grads, &t);
+  *tail += t;
+  if (j->zero >= 1)
+    *gather += group_coll_s(c, SCALE_STEP_COMM_DP, net, w, SCALE_COLL_ALL_GATHER, n, grads);
+}
+
 static void dp_comm(const ctx *c, double bwd_window, scale_step_result *r) {
   const scale_step_job *j = c->job;
   double n = j->dp * j->cp, w, w_shard = 0;
   r->net[SCALE_STEP_COMM_DP] = comm_net(j, SCALE_STEP_COMM_DP, j->tp, n, &w);
-  if (n <= 1) return;
+  double total = 0, tail = 0, gather = 0, t;
+  expert_dp_comm(c, &total, &tail, &gather);
+  if (n <= 1) {
+    r->comm_s[SCALE_STEP_COMM_DP] = total + gather;
+    r->exposed_s[SCALE_STEP_COMM_DP] = (total > 0 ? fmax(tail, total - bwd_window) : 0) + gather;
+    return;
+  }
   double s = shard_group(j), rep = n / s;
   /* the ZeRO group's network: its own link when mapped; Megatron's group is all of dp */
   scale_step_net shard_net = j->mapped ? j->link[SCALE_STEP_COMM_FSDP].net
                                        : r->net[SCALE_STEP_COMM_DP];
   w_shard = j->mapped ? j->link[SCALE_STEP_COMM_FSDP].bytes_per_s : w;
   double grads = chip_params(c) * c->act_bytes;
-  double total = 0, tail = 0, gather = 0, t;
   if (j->zero == 1 || j->zero == 2) {
     scale_step_comm sc = j->mapped ? SCALE_STEP_COMM_FSDP : SCALE_STEP_COMM_DP;
     total += bucketed_s(c, sc, shard_net, w_shard, SCALE_COLL_REDUCE_SCATTER, s, grads, &t);
     tail = fmax(tail, t);
-    gather = group_coll_s(c, sc, shard_net, w_shard, SCALE_COLL_ALL_GATHER, s, grads);
+    gather += group_coll_s(c, sc, shard_net, w_shard, SCALE_COLL_ALL_GATHER, s, grads);
   }
   if (j->zero == 0 || rep > 1) {
     double shard = j->zero >= 1 ? grads / s : grads;
@@ -646,7 +866,9 @@ static void cache_bind(scale_step_cache *k, const scale_step_job *j, const scale
 /** A layer's and the stage ends' op times: from the cache when it holds this shape. */
 static void ops_of(const ctx *c, scale_step_cache *k, layer_ops *lo, double *head) {
   const scale_step_job *j = c->job;
-  const double key[5] = {j->tp, j->cp, j->mbs, j->sp ? 1.0 : 0.0, (double)j->recompute};
+  const double key[SCALE_STEP_CACHE_KEY] = {j->tp, j->cp, j->mbs, j->sp ? 1.0 : 0.0,
+                                            (double)j->recompute, j->ep, j->etp,
+                                            j->capacity_factor};
   if (k) {
     for (int i = 0; i < k->n_used; i++)
       if (memcmp(k->key[i], key, sizeof key) == 0) {
@@ -783,7 +1005,8 @@ static void transformer_eval(const scale_step_job *job, const scale_step_params 
   double bwd_window = (mb - layers * sum_ops(lo.fwd, 0, SCALE_STEP_OP_COUNT - 1)) ;
   dp_comm(&c, bwd_window, out);
 
-  double opt_params = chip_params(&c) / shard_group(job);
+  double opt_params = chip_params(&c) / shard_group(job) +
+                      chip_expert_params(&c) / (job->zero >= 1 ? expert_dp(&c) : 1);
   out->op_s[SCALE_STEP_OP_OPTIMIZER] = memory_s(&c, opt_params * ADAM_BYTES_PER_PARAM, 4);
   out->optimizer_s = out->op_s[SCALE_STEP_OP_OPTIMIZER];
   out->overhead_s = params->v[SCALE_STEP_STEP_S];

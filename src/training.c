@@ -162,8 +162,8 @@ void scale_train_layout_map(const scale_chip *chip, double n_chips, scale_layout
         (degree[d] <= 1.0 || inner <= domain * (1.0 + 1e-9)) ? fast : SCALE_TRAIN_LINK_DCN;
     layout->n_axes[d] = 1.0;
   }
-  /* EP lives inside the data-parallel chips next to tp and cp. */
-  double ep_span = layout->tp * layout->cp * layout->ep;
+  /* EP's ranks are etp apart: the expert grid (etp x ep) folded over the stage. */
+  double ep_span = layout->ep * (layout->etp >= 1.0 ? layout->etp : 1.0);
   layout->link[SCALE_TRAIN_DIM_EP] =
       (layout->ep <= 1.0 || ep_span <= domain * (1.0 + 1e-9)) ? fast : SCALE_TRAIN_LINK_DCN;
   layout->n_axes[SCALE_TRAIN_DIM_EP] = 1.0;
@@ -290,9 +290,14 @@ scale_status scale_train_validate(const scale_train_problem *problem, const scal
       return invalid(diag, "ep %g on a dense model (it has no experts to split)", layout->ep);
     if (!divides(layout->ep, c64(m->n_experts)))
       return invalid(diag, "ep %g does not divide the %g experts", layout->ep, c64(m->n_experts));
-    if (!divides(layout->ep, layout->dp * layout->fsdp))
-      return invalid(diag, "ep %g does not divide the dp x fsdp = %g data-parallel chips",
-                     layout->ep, layout->dp * layout->fsdp);
+    /* the expert grid (etp x ep) is folded over the stage's tp x cp x dp ranks */
+    double stage = layout->dp * layout->fsdp * layout->tp * layout->cp;
+    double etp = layout->etp >= 1.0 ? layout->etp : 1.0;
+    if (!divides(etp, layout->tp))
+      return invalid(diag, "etp %g does not divide tp %g", etp, layout->tp);
+    if (!divides(layout->ep * etp, stage))
+      return invalid(diag, "ep x etp = %g does not divide the dp x fsdp x tp x cp = %g chips "
+                     "of a stage", layout->ep * etp, stage);
   }
 
   if (layout->cp > 1.0) {
@@ -660,6 +665,8 @@ static void step_job_of(const scale_train_problem *p, const scale_layout *l, sca
   j->pp = l->pp;
   j->cp = l->cp;
   j->ep = l->ep;
+  j->etp = l->etp;
+  j->capacity_factor = l->capacity_factor;
   j->zero = l->fsdp > 1.0 ? l->zero_stage : 0;
   j->fsdp = l->fsdp > 1.0 ? l->fsdp : 0.0;
   j->mbs = n_seq / (dpf * l->n_microbatches);
@@ -1315,6 +1322,20 @@ int scale_train_assumptions(const scale_train_problem *problem, const scale_layo
     }
   if (r->step.comm_s[SCALE_STEP_COMM_DP] > 0.0)
     ASSUME("gradient buckets hide under the last microbatch's backward, all but the last");
+  if (scale_model_is_moe(problem->model)) {
+    ASSUME(l->capacity_factor > 0.0
+               ? "MoE: tokens balanced over the experts, each expert's padded or cut to the "
+                 "capacity factor x its balanced share"
+               : "MoE: tokens balanced over the experts, none dropped (the fitted "
+                 "Megatron-Bridge runs force-balance them)");
+    ASSUME(l->etp > 1.0 ? "MoE: each expert sliced over etp ranks, which run the tokens of "
+                          "tp / etp TP ranks' shards"
+                        : "MoE: expert TP 1, each expert whole on its rank, each TP rank "
+                          "routing its 1/tp of the tokens");
+    if (l->ep > 1.0)
+      ASSUME("MoE: the dispatch and combine all-to-alls sit on the critical path at the fitted "
+             "ep_exposed_frac of their time (no overlap with compute unless DualPipe)");
+  }
 #undef ASSUME
   return n;
 }

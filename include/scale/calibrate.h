@@ -174,6 +174,10 @@ enum {
   SCALE_COVER_GPU = 0,
   SCALE_COVER_TPU,
   SCALE_COVER_MOE,        /**< routed experts (any ep) */
+  SCALE_COVER_MOE_FEW,    /**< routed experts, few and wide: E <= 16 (Mixtral's 8 of top 2) */
+  SCALE_COVER_MOE_NO_EP,  /**< routed experts with ep = 1: every rank holds every expert */
+  SCALE_COVER_MOE_ETP,    /**< expert tensor parallelism, etp > 1 */
+  SCALE_COVER_MOE_PADDED, /**< a capacity factor (experts padded or tokens dropped) */
   SCALE_COVER_TP,         /**< tp > 1 */
   SCALE_COVER_SP,         /**< sequence parallelism with tp > 1 */
   SCALE_COVER_CP_RING,    /**< cp > 1, ring attention */

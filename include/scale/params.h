@@ -56,7 +56,13 @@
   X(MESH_CP_HOST_S, "mesh_cp_host_s", "s", 0, 0.05, 0, false,                                     \
     "host time per CP layer-microbatch when CP exchanges on the mesh block the host (0: async)") \
   X(MESH_SSM_STAGE_S, "mesh_ssm_stage_s", "s", 0, 60, 0, false,                                  \
-    "step time each pipeline stage past the first adds to a Mamba-2 step on the mesh (0: none)")
+    "step time each pipeline stage past the first adds to a Mamba-2 step on the mesh (0: none)") \
+  X(GROUPED_ETA, "grouped_eta", "1", 0.3, 1.0, 0.85, false,                                      \
+    "share of a plain GEMM's efficiency a grouped expert GEMM keeps (ragged per-expert tiles)")  \
+  X(EP_EXPOSED_FRAC, "ep_exposed_frac", "1", 0.0, 1.0, 1.0, false,                              \
+    "share of the MoE dispatch/combine all-to-alls on the critical path (1: no overlap)")       \
+  X(MOE_SYNC_S, "moe_sync_s", "s", 1e-6, 2e-3, 1e-4, true,                                      \
+    "device idle per MoE layer and pass while the host reads the tokens per expert (10us-1ms)")
 
 /** The step model's efficiency parameters (index of scale_step_params.v): SCALE_STEP_<ENUM> in
  * the order of SCALE_STEP_PARAM_LIST (mm_eta_max, mm_dim_half, mem_eta, kernel_s; then latency,

@@ -4,9 +4,11 @@
  * module prices what real frameworks run (DESIGN.md "Two models of cost, one evaluation path"):
  *
  *   ops      per microbatch and layer, the forward and backward operations by name (QKV and
- *            output projections, attention scores and values, MLP matmuls, norms, activation,
- *            softmax, rotary, residual adds, fp8 casts), the embedding, unembedding and loss
- *            of the stage's ends, and the optimizer step;
+ *            output projections, MLA's low-rank ones, attention scores and values, MLP
+ *            matmuls, norms, activation, softmax, rotary, residual adds, fp8 casts; for a MoE
+ *            layer the routed experts as grouped GEMMs by expert width and tokens per expert,
+ *            shared experts as a dense MLP, the router, token permutation), the embedding,
+ *            unembedding and loss of the stage's ends, and the optimizer step;
  *   costs    each op at max(F / (C eta_mm(shape)), bytes / (W_hbm eta_mem)) + a per-kernel
  *            overhead, with eta_mm falling for tile/wave quantization (GPU: 128 x 128 output
  *            tiles over the SMs; TPU: 128-alignment of the MXU) and for small dimensions;
@@ -22,7 +24,8 @@
  *            gathers prefetched under the previous layer; DP/ZeRO-1/2 gradient buckets under
  *            the last microbatch's backward except the last bucket; PP sends per microbatch per
  *            virtual stage, each TP rank sending its 1/tp (Megatron's scatter/gather), plus
- *            the bubble; EP all-to-all on the critical path; the CP ring
+ *            the bubble; EP dispatch/combine as direct sends (NVLink within the domain, each
+ *            rank's NIC beyond), ep_exposed_frac of them on the critical path; the CP ring
  *            hidden only as far as the attention compute lasts;
  *   step     m microbatches x the slowest stage's microbatch time x (1 + bubble) + exposed
  *            gradient traffic + optimizer + a fixed per-step overhead.
@@ -124,7 +127,16 @@ typedef struct {
 typedef struct {
   const scale_model *model;  /**< architecture (caller storage) */
   const scale_chip *chip;    /**< one chip of the run (caller storage) */
-  double dp, tp, pp, cp, ep; /**< parallel degrees; chips = dp tp pp cp */
+  double dp, tp, pp, cp, ep; /**< parallel degrees; chips = dp tp pp cp; ep (MoE) divides
+                                  dp tp cp / etp: the expert grid is folded over the stage's
+                                  tp x cp x dp ranks (Megatron-Core's parallel folding) */
+  double etp;                /**< expert tensor parallelism (MoE), dividing tp; 0 reads as 1:
+                                  experts whole, each rank's t / tp tokens routed (what
+                                  Megatron-Bridge's MoE recipes set). etp = tp: experts
+                                  sliced like the dense MLP over the TP group's t tokens */
+  double capacity_factor;    /**< MoE: 0 dropless (balanced load); c > 0 pads (c > 1) or
+                                  truncates (c < 1) every expert's tokens to c x the balanced
+                                  share: GEMMs, permutation and all-to-alls scale with c */
   int zero;                  /**< ZeRO stage of the data-parallel group, 0-3 */
   double mbs;                /**< micro-batch size [sequences] */
   double vp;                 /**< virtual pipeline stages per rank (1: plain 1F1B) */
@@ -163,6 +175,8 @@ typedef enum {
   SCALE_STEP_OP_ACTIVATION,  /**< GELU, or SwiGLU's gate product */
   SCALE_STEP_OP_ROTARY,      /**< rotary embedding of Q and K (gated-MLP families) */
   SCALE_STEP_OP_RESIDUAL,    /**< the two residual adds (with bias-dropout when fused) */
+  SCALE_STEP_OP_ROUTER,      /**< MoE router: logits GEMM, softmax/top-k, load-balancing loss */
+  SCALE_STEP_OP_PERMUTE,     /**< MoE token permutation to the experts and un-permutation */
   SCALE_STEP_OP_FP8_CAST,    /**< quantizing the linear layers' inputs (fp8 only) */
   SCALE_STEP_OP_EMBEDDING,   /**< token embedding gather and its gradient */
   SCALE_STEP_OP_UNEMBEDDING, /**< output projection to the vocabulary */
@@ -421,8 +435,10 @@ void scale_step_forward_eval(const scale_step_forward_job *job, const scale_step
 /* ---- reuse within a search ------------------------------------------------------------------ */
 
 #define SCALE_STEP_CACHE_SLOTS 32
+#define SCALE_STEP_CACHE_KEY 8 /**< tp, cp, mbs, sp, recompute, ep, etp, capacity */
 
-/** The op times of a layer and of the stage ends by shape (tp, cp, mbs, sp, recompute), and
+/** The op times of a layer and of the stage ends by shape (tp, cp, mbs, sp, recompute; ep,
+ * etp and capacity factor, which set a MoE layer's expert grid), and
  * the model's counts, kept between evaluations of jobs that share a model, chip, parameter
  * set, sequence length, dtype and attention kind (one search). Caller storage (about 13 kB);
  * scale_step_cache_init() before the first use. A cached evaluation is bit-identical to an
@@ -439,7 +455,7 @@ typedef struct {
   double n_params, n_active_params;    /**< the model's counts */
   double layer_weight_params;          /**< params of an average layer (embeddings apart) */
   int n_used, next;                    /**< entries filled; the one to replace next */
-  double key[SCALE_STEP_CACHE_SLOTS][5];
+  double key[SCALE_STEP_CACHE_SLOTS][SCALE_STEP_CACHE_KEY];
   double fwd[SCALE_STEP_CACHE_SLOTS][SCALE_STEP_OP_COUNT];
   double all[SCALE_STEP_CACHE_SLOTS][SCALE_STEP_OP_COUNT];
   double head[SCALE_STEP_CACHE_SLOTS][SCALE_STEP_OP_COUNT];

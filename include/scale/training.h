@@ -124,7 +124,9 @@ typedef struct {
   bool pp_embed_loss;         /**< the embedding and the loss count as a layer each in the
                                    pipeline split (Megatron's account-for-embedding/loss-in-
                                    pipeline-split): L + 2 units over pp x v chunks */
-  double ep;                  /**< expert-parallel degree (divides dp x fsdp) */
+  double ep;                  /**< expert-parallel degree (divides dp x fsdp x tp x cp) */
+  double etp;                 /**< expert tensor parallelism, dividing tp (0 reads as 1) */
+  double capacity_factor;     /**< MoE capacity factor (0: dropless, balanced; step.h) */
   double cp;                  /**< context-parallel degree */
   scale_cp_kind cp_kind;      /**< ring or Ulysses */
   scale_remat remat;          /**< what the forward pass keeps for the backward pass */

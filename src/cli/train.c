@@ -27,7 +27,11 @@ static void usage(FILE *out) {
                "                      zb-h2|zb-v|dualpipe (zero-bubble: zb-h1),\n"
                "                      --virtual-stages v, --pp-embed-loss (the embedding\n"
                "                      and loss count as a layer each in the split)\n"
-               "  --ep E              expert parallelism (MoE only; divides dp x fsdp)\n"
+               "  --ep E              expert parallelism (MoE only; divides dp x fsdp x tp x cp:\n"
+               "                      expert TP 1, so EP may span the TP ranks)\n"
+               "  --etp T             expert tensor parallelism (divides tp; default 1)\n"
+               "  --capacity-factor C MoE experts padded (C > 1) or tokens dropped (C < 1) to C\n"
+               "                      x the balanced share (default: dropless, balanced)\n"
                "  --cp C              context parallelism, --cp-kind ring|ulysses\n"
                "  --remat P           none|block|matmuls|selective (default block)\n"
                "  --recompute R       none|selective|full, as practice names them (the same\n"
@@ -82,6 +86,8 @@ enum {
   OPT_SCHEDULE,
   OPT_VIRTUAL,
   OPT_EP,
+  OPT_ETP,
+  OPT_CAPACITY,
   OPT_CP,
   OPT_CP_KIND,
   OPT_REMAT,
@@ -116,6 +122,8 @@ static const struct option options[] = {{"model", required_argument, NULL, OPT_M
                                         {"schedule", required_argument, NULL, OPT_SCHEDULE},
                                         {"virtual-stages", required_argument, NULL, OPT_VIRTUAL},
                                         {"ep", required_argument, NULL, OPT_EP},
+                                        {"etp", required_argument, NULL, OPT_ETP},
+                                        {"capacity-factor", required_argument, NULL, OPT_CAPACITY},
                                         {"cp", required_argument, NULL, OPT_CP},
                                         {"cp-kind", required_argument, NULL, OPT_CP_KIND},
                                         {"remat", required_argument, NULL, OPT_REMAT},
@@ -495,6 +503,7 @@ typedef struct {
   double zero;              /* --zero: the ZeRO stage (3) */
   double axes[SCALE_TRAIN_DIM_COUNT]; /* --*-axes: torus axes per dimension, NaN: mapped */
   double dp, fsdp, tp, pp, micro, virt, ep, cp; /* degrees; fsdp and micro NaN: derived */
+  double etp, capacity; /* expert TP (0: 1) and capacity factor (0: dropless) */
   bool roofline, tp_overlap, pp_dcn, sp, json;
   const char *precision; /* --precision: the recipe's name ("bf16") */
   bool help;           /* --help: usage printed, exit 0 */
@@ -539,6 +548,10 @@ static int take_degree(int c, const char *arg, train_opts *o) {
   case OPT_MICRO: ok = cli_parse_number("microbatches", arg, DEGREE, &o->micro); break;
   case OPT_VIRTUAL: ok = cli_parse_number("virtual-stages", arg, DEGREE, &o->virt); break;
   case OPT_EP: ok = cli_parse_number("ep", arg, DEGREE, &o->ep); break;
+  case OPT_ETP: ok = cli_parse_number("etp", arg, DEGREE, &o->etp); break;
+  case OPT_CAPACITY:
+    ok = cli_parse_number("capacity-factor", arg, SCALE_NUM_POSITIVE, &o->capacity);
+    break;
   case OPT_CP: ok = cli_parse_number("cp", arg, DEGREE, &o->cp); break;
   case OPT_TP_AXES:
     ok = cli_parse_number("tp-axes", arg, DEGREE, &o->axes[SCALE_TRAIN_DIM_TP]);
@@ -657,6 +670,8 @@ static int layout_of(const train_opts *o, const scale_chip *chip, scale_layout *
   layout->n_microbatches = isnan(o->micro) ? o->pp : o->micro;
   layout->n_virtual_stages = o->virt;
   layout->ep = o->ep;
+  layout->etp = o->etp;
+  layout->capacity_factor = o->capacity;
   layout->cp = o->cp;
   layout->tp_overlap = o->tp_overlap;
   scale_train_layout_map(chip, o->chips, layout);

@@ -139,12 +139,13 @@ expect_out '"schedule": "zb-h1"' "zb-h1 searched"
 expect_usage_error "unknown schedule" "$SCALE" plan train --model llama-3-8b --hw dgx-h100 \
   --chips 64 --batch-tokens 1M --seq 8192 --schedule pipedream
 
-# Coverage (issue 27): the best layout of a MoE job names MoE in one caveat line (and in JSON);
+# Coverage (issue 27): the best layout of a Mixtral job names its few experts, which no fitted
+# MoE group has, in one caveat line (and in JSON);
 # a dense job whose best layout a fitted row covers prints none.
 run "$SCALE" plan train --model mixtral-8x7b --hw nvidia-h100-sxm --chips 64 --batch-tokens 4Mi --seq 4096 --top 2
 expect_rc 0 "MoE plan"
 n=$(grep -c '^caveat' "$TMP/out"); [ "$n" -eq 1 ] && pass || fail "MoE plan: $n caveat lines"
-expect_out '^caveat: no fitted group covers MoE \(expert parallelism\)' "MoE plan caveat"
+expect_out '^caveat: no fitted group covers MoE with few experts \(E <= 16\)' "MoE plan caveat"
 run "$SCALE" plan train --model mixtral-8x7b --hw nvidia-h100-sxm --chips 64 --batch-tokens 4Mi --seq 4096 --top 2 --json
 expect_json "MoE plan --json"; expect_out '"uncovered_features": \[' "json list"
 run "$SCALE" plan train --model llama-3-8b --hw nvidia-h100-sxm --chips 256 --batch-tokens 4Mi --seq 4096 --top 1

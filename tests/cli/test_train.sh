@@ -179,7 +179,7 @@ run "$SCALE" train $G8 --tp 8 --pp 2 --microbatches 4 --schedule dualpipe
 expect_rc 0 "dualpipe"; expect_out '^assumes: DualPipe leaves' "dualpipe assumption"
 
 # Coverage (issue 27): one caveat line names what no fitted group runs (measurements/README.md:
-# no MoE group; no row states a zero-bubble schedule), and a dense bf16 1F1B line on H100 (a
+# the MoE groups run 128-256 experts, none Mixtral's 8; no row states a zero-bubble schedule), and a dense bf16 1F1B line on H100 (a
 # fitted chip; dgx-h100 is built on it), a layout whose every feature a fitted row has, prints none.
 G8i="--model llama-3-8b --hw dgx-h100 --chips 64 --batch-tokens 1Mi --seq 8192"
 run "$SCALE" train $G8i --tp 8 --pp 2 --microbatches 4
@@ -192,10 +192,21 @@ MX="--model mixtral-8x7b --hw dgx-h100 --chips 64 --batch-tokens 4Mi --seq 4096 
 run "$SCALE" train $MX
 expect_rc 0 "MoE line"
 n=$(grep -c '^caveat' "$TMP/out"); [ "$n" -eq 1 ] && pass || fail "MoE: $n caveat lines"
-expect_out '^caveat: no fitted group covers MoE \(expert parallelism\):' "MoE caveat"
+expect_out '^caveat: no fitted group covers MoE with few experts \(E <= 16\):' "MoE caveat"
 run "$SCALE" train $MX --json
 expect_rc 0 "MoE --json"; expect_json "MoE --json"
-expect_out '"uncovered_features": \[' "json list"; expect_out '"MoE \(expert parallelism\)"' "json MoE"
+expect_out '"uncovered_features": \[' "json list"; expect_out '"MoE with few experts \(E <= 16\)"' "json MoE"
+# Expert TP and a capacity factor (issue 27): priced, and each named in the caveat (no fitted
+# group runs either); an expert TP that does not divide tp is a one-line error.
+QW="--model qwen3-235b-a22b --hw nvidia-h100-sxm --chips 256 --batch-tokens 8Mi --seq 4096 --dp 16 --fsdp 1 --tp 2 --sp --pp 8 --microbatches 128"
+run "$SCALE" train $QW --ep 32
+expect_rc 0 "EP 32 across DP 16 x TP 2"
+run "$SCALE" train $QW --ep 16 --etp 2 --capacity-factor 1.25
+expect_rc 0 "etp 2, capacity 1.25"
+expect_out '^caveat: no fitted group covers .*expert tensor parallelism' "etp caveat"
+expect_out '^caveat: no fitted group covers .*MoE capacity factor' "capacity caveat"
+run "$SCALE" train $QW --ep 16 --etp 3
+expect_rc 2 "etp 3 on tp 2"; expect_err 'etp 3 does not divide tp 2' "etp error"
 run "$SCALE" train $MX --roofline
 if grep -q '^caveat' "$TMP/out"; then fail "roofline: no fit behind it, no caveat"; else pass; fi
 

@@ -20,19 +20,20 @@ expect_out '^V109 ' "last vTrain row"; expect_out '^A10 ' "Megatron A10"
 expect_out '^vtrain-39\.1b +47 ' "group line with its row count"
 expect_out "^all training rows +$rows " "pooled line"; expect_out '^Megatron A1-A10,A15-16 +16 ' "Megatron subset"
 expect_out 'LOGO' "LOGO columns"
-n=$(grep -Ec '^(A|B|C|H|V)[0-9]' "$TMP/out"); [ "$n" -eq "$rows" ] && pass || fail "$rows row lines, got $n"
+n=$(grep -Ec '^(A|B|C|D|H|V)[0-9]' "$TMP/out"); [ "$n" -eq "$rows" ] && pass || fail "$rows row lines, got $n"
 expect_out '^C2a +maxtext-2023-v5p +maxtext-32b +dp16 tp4 pp1 cp1 mbs32 +9\.916s' "a TPU row (MaxText 32B on 64 v5p)"
 expect_no_nan "validate"
 
 # What the fit covers (issue 27): counted here from the TSVs' own columns (hardware 5th,
-# precision 20th), and no MoE row (measurements/README.md: no MoE group is fitted).
+# precision 20th, ep 11th: every MoE row runs EP), and no row with few experts (Mixtral's 8).
 count() { ls "$SCALE_SOURCE_DIR"/measurements/*.tsv | grep -v '/serving-[^/]*$' | xargs cat |
   grep -v '^#' | grep -v '^id	' | awk -F'\t' "$1" | grep -c .; }
-tpu=$(count '$5 ~ /^tpu-/'); fp8=$(count '$20 == "fp8"')
+tpu=$(count '$5 ~ /^tpu-/'); fp8=$(count '$20 == "fp8"'); moe=$(count '$11 > 1')
 expect_out '^features the fit covers' "coverage block"
 expect_out "^  TPU +$tpu rows " "TPU rows"; expect_out "^  GPU +$((rows - tpu)) rows " "GPU rows"
 expect_out "^  fp8 +$fp8 rows " "fp8 rows"
-expect_out '^  MoE \(expert parallelism\) +0 rows +0 groups' "no MoE row"
+expect_out "^  MoE \\(expert parallelism\\) +$moe rows " "MoE rows"
+expect_out '^  MoE with few experts \(E <= 16\) +0 rows +0 groups' "no Mixtral row"
 expect_out '^  zb-v +0 rows ' "zb-v uncovered"; expect_out '^  chips: ' "rows per chip"
 
 # Issue 14's targets, leave-one-group-out: <= 10% over every row, <= 5% on the Megatron 2021 A100
@@ -52,7 +53,8 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 cov = {c["feature"]: c for c in d["coverage"]}
 assert cov["GPU"]["rows"] + cov["TPU"]["rows"] == int(sys.argv[2]), cov
-assert cov["MoE (expert parallelism)"]["rows"] == 0 and cov["dualpipe"]["groups"] == 0
+assert cov["MoE with few experts (E <= 16)"]["rows"] == 0 and cov["dualpipe"]["groups"] == 0
+assert cov["MoE (expert parallelism)"]["groups"] == 6
 assert sum(c["rows"] for c in d["coverage_chips"]) == int(sys.argv[2])
 PY
 

@@ -546,6 +546,168 @@ START_TEST(worst_exposed_picks_largest) {
 }
 END_TEST
 
+
+/* ---- MoE (issue 27): the expert grid, permutation, all-to-all rule, shared experts ----- */
+
+/** A Qwen3-30B-A3B job on H100 (48 MoE layers, E = 128, k = 8, d = 2048): dp 8, ep 8, one
+ * sequence of 4096 a replica, so one microbatch. */
+static scale_step_job qwen3_job(const scale_model *m, const scale_chip *c) {
+  scale_step_job j;
+  memset(&j, 0, sizeof j);
+  j.model = m, j.chip = c;
+  j.dp = 8, j.tp = j.pp = j.cp = 1, j.ep = 8, j.mbs = 1, j.vp = 1, j.gbs = 8, j.seq = 4096;
+  j.zero = 1, j.attention = SCALE_ATTENTION_FLASH, j.dtype = SCALE_DTYPE_BF16;
+  return j;
+}
+
+START_TEST(moe_permutation_hand) {
+  /* Each rank routes t = 4096 tokens to k = 8 experts: 32768 copies of d = 2048 16-bit values.
+   * One pass moves 2 (t + copies) d 2 bytes = 2 x 36864 x 2048 x 2 = 301,989,888 bytes in 7
+   * kernels (permute 4, un-permute 3) and one host sync (moe_sync_s); forward and backward, 48
+ * layers, 1 microbatch. With a
+   * capacity factor of 2 the copies double: 2 x (4096 + 65536) x 2048 x 2 = 570,425,344. */
+  scale_model m = model("qwen3-30b-a3b");
+  scale_chip h100 = chip("nvidia-h100-sxm");
+  scale_step_params p = round_params();
+  scale_step_job j = qwen3_job(&m, &h100);
+  scale_step_result r;
+  double w = h100.hbm_bytes_per_s * p.v[SCALE_STEP_MEM_ETA], k = p.v[SCALE_STEP_KERNEL_S];
+  scale_step_eval(&j, &p, &r);
+  double sync = p.v[SCALE_STEP_MOE_SYNC_S];
+  scale_check_rel(r.op_s[SCALE_STEP_OP_PERMUTE], 48 * 2 * (301989888.0 / w + 7 * k + sync), 1e-12,
+                  "s", "hand derivation in the comment");
+  j.capacity_factor = 2;
+  scale_step_eval(&j, &p, &r);
+  scale_check_rel(r.op_s[SCALE_STEP_OP_PERMUTE], 48 * 2 * (570425344.0 / w + 7 * k + sync), 1e-12,
+                  "s",
+                  "hand derivation in the comment");
+  /* a dense model has no router and permutes nothing */
+  scale_model dense = model("llama-3-8b");
+  j.model = &dense, j.ep = 1, j.capacity_factor = 0;
+  scale_step_eval(&j, &p, &r);
+  ck_assert(r.op_s[SCALE_STEP_OP_PERMUTE] == 0 && r.op_s[SCALE_STEP_OP_ROUTER] == 0);
+}
+END_TEST
+
+/** One GEMM of m x k by k x n at the step model's cost (step.h): max of math and memory. */
+static double gemm_s(const scale_chip *c, const scale_step_params *p, double m, double n,
+                     double k, double batch) {
+  double peak = scale_chip_flops_per_s(c, SCALE_DTYPE_BF16);
+  double math = 2 * m * n * k * batch / (peak * scale_step_matmul_eta(c, p, m, n, k, batch));
+  double mem = 2 * batch * (m * k + k * n + m * n) / (c->hbm_bytes_per_s * p->v[SCALE_STEP_MEM_ETA]);
+  return fmax(math, mem);
+}
+
+START_TEST(moe_grouped_gemm_by_expert_shape) {
+  /* Qwen3-30B, ep 8: a rank holds 128 / 8 = 16 experts, each running 4096 x 8 x 8 / 128 = 2048
+   * tokens through d_ff_expert = 768 (SwiGLU up: 2 x 768 wide): forward, input and weight
+   * gradient GEMMs as one grouped GEMM each of 16, at grouped_eta of the shape's efficiency,
+   * plus one kernel each; 48 layers, 1 microbatch. */
+  scale_model m = model("qwen3-30b-a3b");
+  scale_chip h100 = chip("nvidia-h100-sxm");
+  scale_step_params p = round_params();
+  p.v[SCALE_STEP_GROUPED_ETA] = 0.5;
+  scale_step_job j = qwen3_job(&m, &h100);
+  scale_step_result r;
+  scale_step_eval(&j, &p, &r);
+  double k = p.v[SCALE_STEP_KERNEL_S], g = 0.5;
+  double up = gemm_s(&h100, &p, 2048, 1536, 2048, 16) + gemm_s(&h100, &p, 2048, 2048, 1536, 16) +
+              gemm_s(&h100, &p, 2048, 1536, 2048, 16);
+  scale_check_rel(r.op_s[SCALE_STEP_OP_MLP_UP], 48 * (up / g + 3 * k), 1e-9, "s",
+                  "hand derivation in the comment");
+  /* ep 16 doubles each expert's tokens on half the experts: the same FLOPs in fewer, fuller
+   * GEMMs, so no slower */
+  j.dp = 16, j.gbs = 16, j.ep = 16;
+  scale_step_result r16;
+  scale_step_eval(&j, &p, &r16);
+  ck_assert(r16.op_s[SCALE_STEP_OP_MLP_UP] <= r.op_s[SCALE_STEP_OP_MLP_UP]);
+}
+END_TEST
+
+START_TEST(moe_shared_experts_are_dense_mlps) {
+  /* DeepSeek-V3 at tp 1: 58 of its 61 layers route, each with one shared expert of width 2048
+   * (SwiGLU: up 2 x 2048) run over all t tokens as a dense MLP; removing it takes 58/61 of
+   * that MLP's up GEMMs (forward, input gradient, weight gradient, one kernel each) away. */
+  scale_model m = model("deepseek-v3"), bare = m;
+  bare.n_shared_experts = 0;
+  scale_chip h100 = chip("nvidia-h100-sxm");
+  scale_step_params p = round_params();
+  scale_step_job j = qwen3_job(&m, &h100);
+  j.ep = 8, j.pp = 1;
+  scale_step_result with, without;
+  scale_step_eval(&j, &p, &with);
+  j.model = &bare;
+  scale_step_eval(&j, &p, &without);
+  double t = 4096, d = 7168, f = 2 * 2048, k = p.v[SCALE_STEP_KERNEL_S];
+  double shared = gemm_s(&h100, &p, t, f, d, 1) + gemm_s(&h100, &p, t, d, f, 1) +
+                  gemm_s(&h100, &p, d, f, t, 1) + 3 * k;
+  scale_check_rel(with.op_s[SCALE_STEP_OP_MLP_UP] - without.op_s[SCALE_STEP_OP_MLP_UP],
+                  61 * (58.0 / 61) * shared, 1e-9, "s", "hand derivation in the comment");
+}
+END_TEST
+
+START_TEST(mla_projections_hand) {
+  /* DeepSeek-V3's MLA at tp 1 in place of Q, K, V: the query down-projection 7168 -> 1536,
+   * its up-projection 1536 -> 128 x (128 + 64) = 24576, the joint KV down-projection 7168 ->
+   * 512 + 64 = 576 and the latent's up-projection 512 -> 128 x (128 + 128) = 32768; each a
+   * forward, an input-gradient and a weight-gradient GEMM plus a kernel each, on t = 4096
+   * tokens; 61 layers, 1 microbatch. */
+  scale_model m = model("deepseek-v3");
+  scale_chip h100 = chip("nvidia-h100-sxm");
+  scale_step_params p = round_params();
+  scale_step_job j = qwen3_job(&m, &h100);
+  scale_step_result r;
+  scale_step_eval(&j, &p, &r);
+  const double io[4][2] = {{7168, 1536}, {1536, 24576}, {7168, 576}, {512, 32768}};
+  double t = 4096, k = p.v[SCALE_STEP_KERNEL_S], layer = 0;
+  for (int i = 0; i < 4; i++)
+    layer += gemm_s(&h100, &p, t, io[i][1], io[i][0], 1) +
+             gemm_s(&h100, &p, t, io[i][0], io[i][1], 1) +
+             gemm_s(&h100, &p, io[i][0], io[i][1], t, 1) + 3 * k;
+  scale_check_rel(r.op_s[SCALE_STEP_OP_QKV], 61 * layer, 1e-9, "s",
+                  "hand derivation in the comment");
+}
+END_TEST
+
+START_TEST(moe_ep_spans_tp_and_its_rule) {
+  /* EP 32 on DP 16 x TP 2 (expert TP 1, the MoE grid folded over the stage's 32 ranks) is a
+   * valid layout; EP 32 on DP 16 x TP 1 is not (32 does not divide 16), nor an expert TP that
+   * does not divide tp. The all-to-alls' exposed share is ep_exposed_frac of their time. */
+  scale_model m = model("qwen3-235b-a22b");
+  scale_chip h100 = chip("nvidia-h100-sxm");
+  scale_step_params p = round_params();
+  p.v[SCALE_STEP_EP_EXPOSED_FRAC] = 0.25;
+  scale_step_job j = qwen3_job(&m, &h100);
+  j.dp = 16, j.tp = 2, j.sp = true, j.ep = 32, j.pp = 8, j.gbs = 128;
+  scale_step_result r;
+  scale_step_eval(&j, &p, &r);
+  ck_assert(isfinite(r.step_s) && r.comm_s[SCALE_STEP_COMM_EP] > 0);
+  scale_check_rel(r.exposed_s[SCALE_STEP_COMM_EP], 0.25 * r.comm_s[SCALE_STEP_COMM_EP], 1e-12, "s",
+                  "the rule: ep_exposed_frac x the all-to-alls' time");
+  /* 32 ranks, 1 apart, span four 8-GPU nodes: the scale-out fabric. Each rank routes
+   * t / tp = 2048 tokens to k = 8 experts: 16384 copies x d 4096 x 2 bytes = 134,217,728
+   * bytes, 1/32 to each peer (4,194,304): 7/32 to its node's peers over NVLink, 24/32 over
+   * its own NIC, at once; one latency each. 4 all-to-alls a layer, 94 / 8 = 11.75 layers a
+   * stage, 128 / 16 = 8 microbatches. */
+  ck_assert_int_eq(r.net[SCALE_STEP_COMM_EP], SCALE_STEP_NET_OUT);
+  double bytes = 134217728.0, peer = bytes / 32;
+  double up = h100.nvlink_bytes_per_s * p.v[SCALE_STEP_UP_BW_ETA] * peer /
+              (peer + p.v[SCALE_STEP_UP_HALF_BYTES]);
+  double out = h100.dcn_bytes_per_s * p.v[SCALE_STEP_OUT_BW_ETA] * peer /
+               (peer + p.v[SCALE_STEP_OUT_HALF_BYTES]);
+  double a2a = fmax(p.v[SCALE_STEP_UP_LATENCY_S] + bytes * 7 / 32 / up,
+                    p.v[SCALE_STEP_OUT_LATENCY_S] + bytes * 24 / 32 / out);
+  scale_check_rel(r.comm_s[SCALE_STEP_COMM_EP], 8 * 11.75 * 4 * a2a, 1e-12, "s",
+                  "hand derivation in the comment");
+  j.tp = 1, j.pp = 16;
+  scale_step_eval(&j, &p, &r);
+  scale_check_nan(r.step_s);
+  j.tp = 2, j.pp = 8, j.etp = 3;
+  scale_step_eval(&j, &p, &r);
+  scale_check_nan(r.step_s);
+}
+END_TEST
+
 static Suite *step_suite(void) {
   Suite *s = suite_create("step");
   const scale_check_case cases[] = {
@@ -573,6 +735,11 @@ static Suite *step_suite(void) {
       {"forward_decode_hand", forward_decode_hand},
       {"rule_zero3_gathers_whole_layers", rule_zero3_gathers_whole_layers},
       {"fp4_pays_its_cast", fp4_pays_its_cast},
+      {"moe_permutation_hand", moe_permutation_hand},
+      {"moe_grouped_gemm_by_expert_shape", moe_grouped_gemm_by_expert_shape},
+      {"moe_shared_experts_are_dense_mlps", moe_shared_experts_are_dense_mlps},
+      {"moe_ep_spans_tp_and_its_rule", moe_ep_spans_tp_and_its_rule},
+      {"mla_projections_hand", mla_projections_hand},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return s;
