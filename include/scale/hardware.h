@@ -1,4 +1,4 @@
-/* hardware.h — chips and systems (TPU v3..v6e, V100..B200, DGX H100, GB200 NVL72).
+/* hardware.h — chips and systems (TPU v3..TPU7x, V100..B300, AMD Instinct, NVL72 racks).
  *
  * Records are loaded from hardware/NAME.ini (DESIGN.md "Data files"); nothing here types a
  * hardware number. Derived ratios (critical intensities) are computed, never stored.
@@ -14,8 +14,9 @@
  *   bf16_flops_per_s = 4.59e14        dense peak matmul rate per dtype (never "with sparsity")
  *   hbm_bytes = 1.0201e11 ...
  *   [ici]  (TPU) one-way link bandwidth, axes, pod and host shapes, wraparound rule, hop latency
- *   [nvlink] (GPU) egress per GPU and NVLink domain size
- *   [network] PCIe, DCN / InfiniBand per chip and the levels of a GPU fat tree
+ *   [nvlink] (GPU) egress per GPU and NVLink domain size; switched (n_nvswitches) or a full
+ *            mesh of direct links (mesh_link_bytes_per_s: xGMI, HCCS, a bridge pair); fabric
+ *   [network] PCIe, DCN / InfiniBand per chip and the levels of a GPU fat tree; fabric
  *   [price]  usd_per_hour per chip
  *   [system] n_chips, base = STEM (a system file inherits every key of hardware/STEM.ini)
  */
