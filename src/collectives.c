@@ -120,6 +120,10 @@ scale_status scale_group_from_chip(const scale_chip *chip, const double *sizes, 
     g.axis[0].topology = SCALE_TOPO_SWITCH;
     g.axis[0].wraps = false;
     g.axis[0].link_bytes_per_s = chip->nvlink_bytes_per_s;
+    /* a full mesh (AMD xGMI, Ascend HCCS): the group's n - 1 direct links at once, which a
+     * switch of that egress prices the same (each member sends its 1/n share down each link) */
+    if (scale_chip_scaleup_is_mesh(chip) && sizes[0] >= 2)
+      g.axis[0].link_bytes_per_s = scale_chip_scaleup_bytes_per_s(chip, sizes[0]);
     /* hardware.h has no NVLink latency figure; 0 means "never latency-bound" here. */
     g.axis[0].hop_latency_s = 0.0;
     *out = g;

@@ -69,6 +69,9 @@ static const ini_field chip_fields[] = {
     F("nvlink", "domain_size", INI_WHOLE, nvlink_domain_size, false, MANY),
     F("nvlink", "nvswitch_bytes_per_s", INI_DOUBLE, nvswitch_bytes_per_s, false, BW),
     F("nvlink", "n_nvswitches", INI_WHOLE, n_nvswitches, false, MANY),
+    F("nvlink", "mesh_link_bytes_per_s", INI_DOUBLE, mesh_link_bytes_per_s, false, BW),
+    F("nvlink", "fabric", INI_STRING, scaleup_fabric, false, 0, 0),
+    F("network", "fabric", INI_STRING, scaleout_fabric, false, 0, 0),
     F("network", "pcie_bytes_per_s", INI_DOUBLE, pcie_bytes_per_s, false, BW),
     F("network", "dcn_bytes_per_s", INI_DOUBLE, dcn_bytes_per_s, false, BW),
     LEVEL(1),
@@ -206,6 +209,54 @@ scale_status scale_chip_read_sections(const char *path, scale_chip *out, scale_d
   return st;
 }
 
+/* One of the names a fabric key may hold (NULL-terminated list), or false. */
+static bool fabric_known(const char *name, const char *const *known) {
+  for (int i = 0; known[i]; i++)
+    if (strcmp(name, known[i]) == 0) return true;
+  return false;
+}
+
+/* The scale-up domain's whole-file rules: a domain of two or more GPUs says whether it is
+ * switched (n_nvswitches) or a full mesh of direct links (mesh_link_bytes_per_s), not both; a
+ * mesh's egress is its links' sum; the fabric names are from the closed lists. */
+static scale_status check_scaleup(const char *path, scale_chip *chip, scale_diag *diag) {
+  static const char *const up[] = {"nvlink", "nvlink-bridge", "hccs", "xgmi", NULL};
+  static const char *const out[] = {"infiniband", "roce", NULL};
+  if (chip->scaleup_fabric[0] && !fabric_known(chip->scaleup_fabric, up))
+    return scale_diag_set(diag, SCALE_ERR_RANGE, path, 0,
+                          "[nvlink] fabric must be nvlink, nvlink-bridge, hccs or xgmi, got '%s'",
+                          chip->scaleup_fabric);
+  if (chip->scaleout_fabric[0] && !fabric_known(chip->scaleout_fabric, out))
+    return scale_diag_set(diag, SCALE_ERR_RANGE, path, 0,
+                          "[network] fabric must be infiniband or roce, got '%s'",
+                          chip->scaleout_fabric);
+  double domain = chip->nvlink_domain_size, link = chip->mesh_link_bytes_per_s;
+  bool switched = !isnan(chip->n_nvswitches) || !isnan(chip->nvswitch_bytes_per_s);
+  if (!isnan(link)) {
+    if (switched)
+      return scale_diag_set(diag, SCALE_ERR_INVALID, path, 0,
+                            "mesh_link_bytes_per_s describes a switchless full mesh; it cannot "
+                            "be given with n_nvswitches or nvswitch_bytes_per_s");
+    if (!(domain >= 2))
+      return scale_diag_set(diag, SCALE_ERR_MISSING_KEY, path, 0,
+                            "mesh_link_bytes_per_s needs domain_size >= 2 in [nvlink]");
+    double egress = link * (domain - 1);
+    if (!isnan(chip->nvlink_bytes_per_s) &&
+        fabs(chip->nvlink_bytes_per_s - egress) > 1e-6 * egress)
+      return scale_diag_set(diag, SCALE_ERR_RANGE, path, 0,
+                            "[nvlink] bytes_per_s %g must equal mesh_link_bytes_per_s x "
+                            "(domain_size - 1) = %g on a full mesh (or be left out)",
+                            chip->nvlink_bytes_per_s, egress);
+    chip->nvlink_bytes_per_s = egress;
+  } else if (chip->kind == SCALE_HW_GPU && domain >= 2 && !switched) {
+    return scale_diag_set(diag, SCALE_ERR_MISSING_KEY, path, 0,
+                          "a scale-up domain of %g GPUs needs n_nvswitches (switched) or "
+                          "mesh_link_bytes_per_s (a full mesh of direct links)",
+                          domain);
+  }
+  return SCALE_OK;
+}
+
 scale_status scale_chip_load_file(const char *path, scale_chip *out, scale_diag *diag) {
   if (!path || !*path) return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "empty path");
   scale_chip chip;
@@ -222,6 +273,8 @@ scale_status scale_chip_load_file(const char *path, scale_chip *out, scale_diag 
       return scale_diag_set(diag, SCALE_ERR_MISSING_KEY, path, 0,
                             "network levels must be numbered from 1 without gaps (level%d)", i + 1);
   chip.n_net_levels = n;
+  st = check_scaleup(path, &chip, diag);
+  if (st) return st;
   /* [step]: all or none */
   int n_step = 0;
   for (int i = 0; i < SCALE_STEP_N_PARAMS; i++) n_step += !isnan(chip.step[i]);
@@ -331,6 +384,17 @@ bool scale_chip_axis_wraps(const scale_chip *chip, double size) {
   double m = chip->wrap_axis_multiple;
   if (isnan(m) || !(size >= m) || size != floor(size)) return false;
   return fmod(size, m) == 0.0;
+}
+
+bool scale_chip_scaleup_is_mesh(const scale_chip *chip) {
+  return chip->mesh_link_bytes_per_s > 0;
+}
+
+double scale_chip_scaleup_bytes_per_s(const scale_chip *chip, double n) {
+  double domain = chip->nvlink_domain_size;
+  if (chip->kind != SCALE_HW_GPU || !(domain >= 2) || !(n >= 2) || n > domain) return (double)NAN;
+  if (scale_chip_scaleup_is_mesh(chip)) return chip->mesh_link_bytes_per_s * (n - 1);
+  return chip->nvlink_bytes_per_s;
 }
 
 double scale_chip_pod_chips(const scale_chip *chip) {

@@ -247,7 +247,11 @@ static bool build_group(const scale_chip *chip, double tp, scale_group *g) {
     if (positive(chip->nvlink_domain_size) && tp > chip->nvlink_domain_size) return false;
     g->axis[0].size = tp;
     g->axis[0].topology = SCALE_TOPO_SWITCH;
-    g->axis[0].link_bytes_per_s = chip->nvlink_bytes_per_s;
+    /* a full mesh reaches its tp - 1 peers over as many direct links, each carrying its share
+     * at once: a switch of that egress prices the same transfer */
+    double mesh = scale_chip_scaleup_bytes_per_s(chip, tp);
+    g->axis[0].link_bytes_per_s =
+        scale_chip_scaleup_is_mesh(chip) && mesh > 0 ? mesh : chip->nvlink_bytes_per_s;
     g->axis[0].hop_latency_s = nonneg(chip->ici_hop_latency_s) ? chip->ici_hop_latency_s : 0.0;
     return true;
   }

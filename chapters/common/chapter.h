@@ -213,8 +213,10 @@ void chapter_logspace(double *out, int n, double lo, double hi);
 enum {
   CHAPTER_CHIPS_TPU = 1u << 0,    /**< TPU chips */
   CHAPTER_CHIPS_GPU = 1u << 1,    /**< GPU chips */
-  CHAPTER_CHIPS_SYSTEMS = 1u << 2 /**< also systems built of such chips (a DGX: a file with a
+  CHAPTER_CHIPS_SYSTEMS = 1u << 2, /**< also systems built of such chips (a DGX: a file with a
                                        base chip); without it only plain chips */
+  CHAPTER_CHIPS_UNCITED = 1u << 3  /**< also the files no chapter's text cites yet (see
+                                       chapter_load_chips()); without it only the cited ones */
 };
 
 /** Chips loaded from hardware/, in file-name order. */
@@ -229,7 +231,12 @@ typedef struct {
   scale_model model[CHAPTER_LIST_MAX];  /**< the models */
 } chapter_models;
 
-/** Loads every file of hardware/ that 'filter' (CHAPTER_CHIPS_*) keeps into *out. Returns true
+/** Loads every file of hardware/ that 'filter' (CHAPTER_CHIPS_*) keeps into *out: by default
+ * only the chips the chapters' tables were written for (the book's TPUs and GPUs and the few
+ * others its pages cite: CHAPTER_CITED_CHIPS in chapter.c), because a chapter that iterates
+ * every chip emits a value for each, and a value the page does not cite fails the book's strict
+ * render. A chip added to hardware/ joins a chapter's tables when that chapter's text is given
+ * its row and the stem is added to the list. Returns true
  * on success; false after reporting an error (a folder that cannot be listed, a file that does
  * not load, more than CHAPTER_LIST_MAX files).
  */

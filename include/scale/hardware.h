@@ -1,4 +1,4 @@
-/* hardware.h — chips and systems (TPU v3..v6e, V100..B200, DGX H100, GB200 NVL72).
+/* hardware.h — chips and systems (TPU v3..TPU7x, V100..B300, AMD Instinct, NVL72 racks).
  *
  * Records are loaded from hardware/NAME.ini (DESIGN.md "Data files"); nothing here types a
  * hardware number. Derived ratios (critical intensities) are computed, never stored.
@@ -14,8 +14,9 @@
  *   bf16_flops_per_s = 4.59e14        dense peak matmul rate per dtype (never "with sparsity")
  *   hbm_bytes = 1.0201e11 ...
  *   [ici]  (TPU) one-way link bandwidth, axes, pod and host shapes, wraparound rule, hop latency
- *   [nvlink] (GPU) egress per GPU and NVLink domain size
- *   [network] PCIe, DCN / InfiniBand per chip and the levels of a GPU fat tree
+ *   [nvlink] (GPU) egress per GPU and NVLink domain size; switched (n_nvswitches) or a full
+ *            mesh of direct links (mesh_link_bytes_per_s: xGMI, HCCS, a bridge pair); fabric
+ *   [network] PCIe, DCN / InfiniBand per chip and the levels of a GPU fat tree; fabric
  *   [price]  usd_per_hour per chip
  *   [system] n_chips, base = STEM (a system file inherits every key of hardware/STEM.ini)
  */
@@ -81,6 +82,15 @@ typedef struct {
   double nvlink_domain_size;   /**< GPUs joined by NVLink/NVSwitch (8 for a DGX, 72 for NVL72) */
   double nvswitch_bytes_per_s; /**< one-way capacity of one NVSwitch [bytes/s] */
   double n_nvswitches;         /**< NVSwitches in one domain */
+  double mesh_link_bytes_per_s; /**< a switchless domain (a full mesh: every GPU has one direct
+                                     link to each of the domain_size - 1 others, AMD xGMI, Ascend
+                                     HCCS, an NVLink bridge pair): one-way bandwidth of one link
+                                     [bytes/s]; NaN for a switched domain. The loader sets
+                                     nvlink_bytes_per_s to link x (domain_size - 1) */
+  char scaleup_fabric[SCALE_NAME_MAX];  /**< [nvlink] fabric: "nvlink", "nvlink-bridge", "hccs",
+                                             "xgmi"; "" when not given */
+  char scaleout_fabric[SCALE_NAME_MAX]; /**< [network] fabric: "infiniband", "roce"; "" when not
+                                             given */
 
   /* [network] chip to host and scale-out */
   double pcie_bytes_per_s; /**< one-way PCIe bandwidth per chip [bytes/s] */
@@ -198,6 +208,16 @@ double scale_chip_nvlink_intensity(const scale_chip *chip, scale_dtype dtype);
 
 /** Whether an axis of 'size' chips has wraparound links under the chip's rule. */
 bool scale_chip_axis_wraps(const scale_chip *chip, double size);
+
+/** Whether the chip's scale-up domain is a full mesh of direct links (mesh_link_bytes_per_s
+ * given) rather than switched. */
+bool scale_chip_scaleup_is_mesh(const scale_chip *chip);
+
+/** One-way egress [bytes/s] a member of a group of 'n' GPUs inside one scale-up domain reaches
+ * its peers with: the GPU's NVLink egress through switches, or n - 1 of its direct links on a
+ * full mesh (a group smaller than the domain leaves the other links idle). NaN for a TPU, a
+ * chip without a domain figure, or n outside [2, domain_size]. */
+double scale_chip_scaleup_bytes_per_s(const scale_chip *chip, double n);
 
 /** Chips in a full pod (product of pod_shape), or NaN if unknown. */
 double scale_chip_pod_chips(const scale_chip *chip);

@@ -109,9 +109,11 @@ const char *cli_cost_model_name(const scale_chip *chip, bool roofline);
 
 /** The features of 'job' priced in precision recipe 'recipe' that no fitted row of the shipped
  * measurements/ runs (scale_coverage_gaps()), their names into names[0 .. max-1] (static
- * storage), the job's chip last ("chip NAME") when no fitted row ran on it; returns how many.
- * The rows are loaded and counted once a process; when they cannot be (an install without
- * measurements/), 0: the prediction stands without the caveat. */
+ * storage), then the job's chip ("chip NAME") when no fitted row ran on it, then its scale-up
+ * and scale-out networks ("NAME's scale-up network (xgmi)") when their [nvlink] / [network]
+ * fabric is one no fitted row crossed; returns how many (max >= 3, else 0). The rows are
+ * loaded and counted once a process; when they cannot be (an install without measurements/),
+ * 0: the prediction stands without the caveat. */
 int cli_coverage_gaps(const scale_step_job *job, const char *recipe, const char **names, int max);
 
 /** The one caveat line of a prediction with names[0 .. n-1] uncovered; nothing when n = 0. */

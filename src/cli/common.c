@@ -190,6 +190,35 @@ const char *cli_cost_model_name(const scale_chip *chip, bool roofline) {
   return text;
 }
 
+/* The scale-up and scale-out fabrics ([nvlink] fabric, [network] fabric) some fitted row ran
+ * across: its chips span two or more GPUs of a domain, or more than one domain. */
+typedef struct {
+  int n_up, n_out;
+  char up[SCALE_COVER_CHIPS_MAX][SCALE_NAME_MAX];
+  char out[SCALE_COVER_CHIPS_MAX][SCALE_NAME_MAX];
+} fabric_cover;
+
+static bool fabric_listed(char list[][SCALE_NAME_MAX], int n, const char *name) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(list[i], name) == 0) return true;
+  return false;
+}
+
+static void fabric_add(char list[][SCALE_NAME_MAX], int *n, const char *name) {
+  if (!name[0] || *n >= SCALE_COVER_CHIPS_MAX || fabric_listed(list, *n, name)) return;
+  snprintf(list[(*n)++], SCALE_NAME_MAX, "%s", name);
+}
+
+/* Whether a run of 'chips' on 'chip' crosses its scale-up domain (two or more of its GPUs) and
+ * its scale-out network (more chips than one domain holds). */
+static void fabrics_crossed(const scale_chip *chip, double chips, bool *up, bool *out) {
+  double domain = chip->nvlink_domain_size >= 1 ? chip->nvlink_domain_size : 1;
+  *up = chip->kind == SCALE_HW_GPU && domain >= 2 && chips >= 2;
+  *out = chip->kind == SCALE_HW_GPU && chips > domain;
+}
+
+static fabric_cover shipped_fabrics;
+
 /* The shipped fit's coverage, counted on first use: one load of measurements/ a command, never
  * per layout (the planner's hot path does not see it). NULL when it cannot be loaded. */
 static const scale_coverage *shipped_coverage(void) {
@@ -199,27 +228,57 @@ static const scale_coverage *shipped_coverage(void) {
     scale_calib_set *set = NULL;
     scale_diag diag;
     state = scale_calib_set_load(scale_measurements_dir(), &set, &diag) == SCALE_OK ? 1 : -1;
-    if (state == 1) scale_coverage_of(set, &cov);
+    if (state == 1) {
+      scale_coverage_of(set, &cov);
+      for (int i = 0; i < set->n; i++) {
+        const scale_calib_point *p = &set->points[i];
+        bool up, out;
+        fabrics_crossed(&p->chip, p->row.chips, &up, &out);
+        if (up) fabric_add(shipped_fabrics.up, &shipped_fabrics.n_up, p->chip.scaleup_fabric);
+        if (out) fabric_add(shipped_fabrics.out, &shipped_fabrics.n_out, p->chip.scaleout_fabric);
+      }
+    }
     scale_calib_set_free(set);
   }
   return state == 1 ? &cov : NULL;
+}
+
+/* The job's networks no fitted row crossed, as "<chip>'s scale-up network (xgmi)" into
+ * names[n..max); the new count. A network whose fabric the file does not name is not judged. */
+static int fabric_gaps(const scale_step_job *job, const char **names, int n, int max) {
+  static char text[2][SCALE_NAME_MAX * 2 + 32];
+  const scale_chip *chip = job->chip;
+  const char *stem = chip->base[0] ? chip->base : chip->name;
+  bool up, out;
+  fabrics_crossed(chip, job->dp * job->tp * job->pp * job->cp, &up, &out);
+  if (up && n < max && chip->scaleup_fabric[0] &&
+      !fabric_listed(shipped_fabrics.up, shipped_fabrics.n_up, chip->scaleup_fabric)) {
+    snprintf(text[0], sizeof text[0], "%s's scale-up network (%s)", stem, chip->scaleup_fabric);
+    names[n++] = text[0];
+  }
+  if (out && n < max && chip->scaleout_fabric[0] &&
+      !fabric_listed(shipped_fabrics.out, shipped_fabrics.n_out, chip->scaleout_fabric)) {
+    snprintf(text[1], sizeof text[1], "%s's scale-out network (%s)", stem, chip->scaleout_fabric);
+    names[n++] = text[1];
+  }
+  return n;
 }
 
 int cli_coverage_gaps(const scale_step_job *job, const char *recipe, const char **names,
                       int max) {
   static char chip_text[SCALE_NAME_MAX + 8];
   const scale_coverage *cov = shipped_coverage();
-  if (!cov || !job || !job->chip || max < 1) return 0;
+  if (!cov || !job || !job->chip || max < 3) return 0;
   int ids[SCALE_COVER_COUNT];
   bool chip_gap;
-  int n = scale_coverage_gaps(cov, job, recipe, ids, max - 1, &chip_gap);
+  int n = scale_coverage_gaps(cov, job, recipe, ids, max - 3, &chip_gap);
   for (int i = 0; i < n; i++) names[i] = scale_cover_feature_name(ids[i]);
   if (chip_gap) {
     snprintf(chip_text, sizeof chip_text, "chip %s",
              job->chip->base[0] ? job->chip->base : job->chip->name);
     names[n++] = chip_text;
   }
-  return n;
+  return fabric_gaps(job, names, n, max);
 }
 
 void cli_print_caveat(const char *const *names, int n) {

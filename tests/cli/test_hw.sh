@@ -61,7 +61,7 @@ expect_usage_error "unknown hardware" "$SCALE" hw show tpu-v9
 expect_err "unknown hardware 'tpu-v9' \(try: scale hw list\)" "hint"
 # A part of a name gets a "did you mean" with the stems that contain it (issue 31).
 expect_usage_error "a partial name" "$SCALE" hw show h100
-expect_err "^scale: unknown hardware 'h100'; did you mean dgx-h100, nvidia-h100-sxm\? \(scale hw list\)$" \
+expect_err "^scale: unknown hardware 'h100'; did you mean dgx-h100, nvidia-h100-nvl, nvidia-h100-sxm\? \(scale hw list\)$" \
   "did you mean the H100 files"
 expect_usage_error "a partial model name" "$SCALE" model show qwen3
 expect_err "did you mean qwen3-235b-a22b, qwen3-30b-a3b, qwen3-4b\?" "did you mean the Qwen3 files"

@@ -188,6 +188,14 @@ if grep -q '^caveat' "$TMP/out"; then fail "dense bf16 1f1b on H100: a caveat"; 
 run "$SCALE" train $G8i --tp 8 --pp 2 --microbatches 4 --schedule zb-h1
 n=$(grep -c '^caveat' "$TMP/out"); [ "$n" -eq 1 ] && pass || fail "zb-h1: $n caveat lines"
 expect_out '^caveat: no fitted group covers zb-h1: these parts run on priors' "zb-h1 caveat"
+# New network kinds (issue 31): the MI300X's xGMI full mesh and RoCE scale-out are fabrics no
+# fitted row crossed (measurements/ has no AMD rows), so the one caveat line names both; a B300
+# (NVLink switches, InfiniBand: the H100 rows' fabrics) names only the chip.
+run "$SCALE" train --model llama-3-70b --hw amd-mi300x --chips 64 --batch-tokens 4Mi --seq 4096
+expect_rc 0 "MI300X line"
+expect_out "^caveat: no fitted group covers chip amd-mi300x, amd-mi300x's scale-up network \\(xgmi\\), amd-mi300x's scale-out network \\(roce\\): these parts run on priors" "xgmi and roce caveat"
+run "$SCALE" train --model llama-3-70b --hw nvidia-b300 --chips 64 --batch-tokens 4Mi --seq 4096
+expect_out '^caveat: no fitted group covers chip nvidia-b300: these parts' "B300: only the chip"
 MX="--model mixtral-8x7b --hw dgx-h100 --chips 64 --batch-tokens 4Mi --seq 4096 --tp 2 --ep 8 --dp 32 --fsdp 1 --microbatches 16"
 run "$SCALE" train $MX
 expect_rc 0 "MoE line"

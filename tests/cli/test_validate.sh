@@ -107,7 +107,7 @@ expect_out '^A16c .* [-+][0-9.]+% +- +-$' "a row without a LOGO prediction: '-' 
 # reads one back.
 mkdir "$TMP/hw"
 run "$SCALE" calibrate --out "$TMP/hw"
-expect_rc 0 "calibrate --out"; expect_out 'wrote \[step\] and \[step_fit\] into 1[0-9] chip files' "says where"; expect_out 'mm_eta_max' "parameter table"
+expect_rc 0 "calibrate --out"; expect_out 'wrote \[step\] and \[step_fit\] into [1-9][0-9] chip files' "says where"; expect_out 'mm_eta_max' "parameter table"
 n=0
 for f in "$TMP"/hw/*.ini; do
   n=$((n + 1))

@@ -102,7 +102,7 @@ END_TEST
 START_TEST(system_inherits_base) {
   fixture("base-gpu.ini", "[chip]\nkind = gpu\ndisplay_name = Base GPU\n"
                           "bf16_flops_per_s = 1e15\nhbm_bytes = 8e10\nhbm_bytes_per_s = 3e12\n"
-                          "[nvlink]\nbytes_per_s = 4.5e11\ndomain_size = 8\n");
+                          "[nvlink]\nbytes_per_s = 4.5e11\ndomain_size = 8\nn_nvswitches = 4\n");
   const char *path = fixture("node.ini", "; an 8-GPU node of base-gpu\n[system]\nbase = base-gpu\n"
                                          "n_chips = 8\n[chip]\ndisplay_name = Test node\n"
                                          "[network]\nlevel1_fanout = 8\n"
@@ -296,7 +296,7 @@ START_TEST(plausible_values_load) {
   const char *path = fixture("ascend.ini", "[chip]\nkind = gpu\ndisplay_name = Ascend 910B\n"
                                            "fp16_flops_per_s = 3.13e14\nint8_flops_per_s = 6.4e14\n"
                                            "hbm_bytes = 68719476736\nhbm_bytes_per_s = 1.6e12\n"
-                                           "n_cores = 24\n[nvlink]\nbytes_per_s = 5.6e10\n"
+                                           "n_cores = 24\n[nvlink]\nmesh_link_bytes_per_s = 8e9\n"
                                            "domain_size = 8\n[price]\nusd_per_hour = 0.001\n"
                                            "[system]\nn_chips = 1e9\n");
   ck_assert_msg(scale_chip_load_file(path, &chip, &diag) == SCALE_OK, "%s:%d: %s", diag.file,

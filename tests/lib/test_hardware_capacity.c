@@ -6,6 +6,8 @@
  * hardware/README.md), so each file must hold exactly MiB x 1048576 bytes: that exact check
  * is what catches a unit slip. The printed figure is only a sanity bound (every device total
  * is 1.00-1.074 times it, so 8% either way flags a different part, not a rounding).
+ * The NVIDIA files with no public driver log of their total (nvidia-h20, nvidia-b300 and the
+ * GB300 system on it) hold the decimal datasheet figure and say so; they are not listed here.
  * The serving cost's KV room (serve.h: tp x (HBM - weights per chip)) takes the total as is.
  */
 #include "scale/hardware.h"
@@ -30,6 +32,8 @@ static const capacity_case cases[] = {
     {"nvidia-b200", 183359, 192e9},    /* B200 */
     {"gb200-nvl72", 189471, 192e9},    /* GB200's GPU: the one key not inherited from B200 */
     {"nvidia-l40s", 46068, 48e9},      /* L40S, GDDR6 */
+    {"nvidia-a100-40gb", 40960, 40e9}, /* A100 40GB: exactly 40 GiB (modal-client PR #2797) */
+    {"nvidia-h100-nvl", 95330.5, 94e9}, /* H100 NVL: 99961274368 bytes (fastfetch #1658) */
     {"dgx-h100", 81559, 80e9},         /* a system: inherits the H100's */
 };
 #define N_CASES ((int)(sizeof cases / sizeof cases[0]))
