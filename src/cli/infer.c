@@ -1144,6 +1144,15 @@ static int take_traffic(int opt, const char *arg, serve_opts *so) {
   return ok ? CLI_EXIT_OK : CLI_EXIT_USAGE;
 }
 
+/* A share in [0, 1] ((0, 1] without 'zero_ok') of option 'name': 0 or a usage error. */
+static int parse_share(const char *name, const char *arg, bool zero_ok, double *out) {
+  if (!cli_parse_number(name, arg, zero_ok ? SCALE_NUM_NONNEG : SCALE_NUM_POSITIVE, out))
+    return CLI_EXIT_USAGE;
+  if (*out > 1.0)
+    return cli_usage("--%s: must be in %s, 1], got '%s'", name, zero_ok ? "[0" : "(0", arg);
+  return CLI_EXIT_OK;
+}
+
 /* Takes an option of the serving engine or its output: 0, a usage error, or NOT_MINE. */
 static int take_engine(int opt, const char *arg, serve_opts *so) {
   bool ok = true;
@@ -1155,17 +1164,9 @@ static int take_engine(int opt, const char *arg, serve_opts *so) {
     ok = cli_parse_number("overhead", arg, SCALE_NUM_NONNEG, &so->overhead);
     break;
   case O_SVG: so->svg = arg; break;
-  case O_KVFRAC:
-    if (!cli_parse_number("kv-frac", arg, SCALE_NUM_POSITIVE, &so->kv_frac))
-      return CLI_EXIT_USAGE;
-    if (so->kv_frac > 1.0) return cli_usage("--kv-frac: must be in (0, 1], got '%s'", arg);
-    break;
+  case O_KVFRAC: ok = !parse_share("kv-frac", arg, false, &so->kv_frac); break;
   case O_PREFILL_ALONE: so->prefill_alone = true; break;
-  case O_PREFIX_HIT:
-    if (!cli_parse_number("prefix-hit", arg, SCALE_NUM_NONNEG, &so->prefix_hit))
-      return CLI_EXIT_USAGE;
-    if (so->prefix_hit > 1.0) return cli_usage("--prefix-hit: must be in [0, 1], got '%s'", arg);
-    break;
+  case O_PREFIX_HIT: ok = !parse_share("prefix-hit", arg, true, &so->prefix_hit); break;
   case O_SPEC_DRAFT: so->spec_draft = arg; break;
   case O_WARMUP:
     ok = cli_parse_number("warmup", arg, SCALE_NUM_NONNEG | SCALE_NUM_INTEGER, &so->warmup);
@@ -1180,11 +1181,7 @@ static int take_engine(int opt, const char *arg, serve_opts *so) {
       return CLI_EXIT_USAGE;
     if (so->spec_tokens > 64) return cli_usage("--spec-tokens: at most 64, got '%s'", arg);
     break;
-  case O_SPEC_ACCEPT:
-    if (!cli_parse_number("spec-accept", arg, SCALE_NUM_NONNEG, &so->spec_accept))
-      return CLI_EXIT_USAGE;
-    if (so->spec_accept > 1.0) return cli_usage("--spec-accept: must be in [0, 1], got '%s'", arg);
-    break;
+  case O_SPEC_ACCEPT: ok = !parse_share("spec-accept", arg, true, &so->spec_accept); break;
   case O_ENGINE_OVERHEAD:
     if (!cli_parse_number("engine-overhead", arg, SCALE_NUM_NONNEG, &so->engine_overhead))
       return CLI_EXIT_USAGE;

@@ -148,17 +148,36 @@ static void print_pooled_line(const char *name, int n, double mape, double max_e
   print_group_line(name, n, &in, &out, false);
 }
 
-/* What the fitted rows cover: every feature with its rows and groups (0: no fitted row runs
- * it, so a prediction with it runs on priors), then the rows per chip. */
-static void print_coverage_text(const scale_calib_set *set) {
+/* The leave-one-group-out MAPE of the rows with feature f (issue 27's LOGO per feature); NaN
+ * when no row has it. */
+static double feature_logo_mape(const predictions *pr, int f) {
+  double sum = 0.0, n = 0.0;
+  for (int i = 0; i < pr->set->n; i++) {
+    const scale_calib_point *p = &pr->set->points[i];
+    scale_step_job job = scale_calib_step_job(&p->row, &p->model, &p->chip);
+    bool on[SCALE_COVER_COUNT];
+    scale_cover_features(&job, scale_dtype_name(p->row.precision), on);
+    if (!on[f]) continue;
+    sum += fabs(pr->logo[i] / p->measured_s - 1);
+    n += 1.0;
+  }
+  return n > 0.0 ? sum / n : (double)NAN;
+}
+
+/* What the fitted rows cover: every feature with its rows, groups (0: no fitted row runs it, so
+ * a prediction with it runs on priors) and their LOGO MAPE, then the rows per chip. */
+static void print_coverage_text(const predictions *pr) {
   scale_coverage cov;
-  scale_coverage_of(set, &cov);
-  printf("\nfeatures the fit covers (rows and groups of the %d fitted rows; 0: priced by priors "
-         "and formulas alone)\n",
+  scale_coverage_of(pr->set, &cov);
+  printf("\nfeatures the fit covers (rows and groups of the %d fitted rows, and their LOGO MAPE; "
+         "0: priced by priors and formulas alone)\n",
          cov.n_rows);
   for (int f = 0; f < SCALE_COVER_COUNT; f++) {
     const char *name = scale_cover_feature_name(f);
-    if (name) printf("  %-30s %5d rows %3d groups\n", name, cov.rows[f], cov.groups[f]);
+    char cell[24];
+    if (name)
+      printf("  %-30s %5d rows %3d groups %9s\n", name, cov.rows[f], cov.groups[f],
+             cov.rows[f] ? pct_cell(cell, sizeof cell, feature_logo_mape(pr, f), false) : "-");
   }
   printf("  chips:");
   for (int c = 0; c < cov.n_chips; c++)
@@ -166,9 +185,9 @@ static void print_coverage_text(const scale_calib_set *set) {
   printf("\n");
 }
 
-static void json_coverage(cli_json *j, const scale_calib_set *set) {
+static void json_coverage(cli_json *j, const predictions *pr) {
   scale_coverage cov;
-  scale_coverage_of(set, &cov);
+  scale_coverage_of(pr->set, &cov);
   cli_json_array_begin(j, "coverage");
   for (int f = 0; f < SCALE_COVER_COUNT; f++) {
     const char *name = scale_cover_feature_name(f);
@@ -177,6 +196,7 @@ static void json_coverage(cli_json *j, const scale_calib_set *set) {
     cli_json_string(j, "feature", name);
     cli_json_number(j, "rows", cov.rows[f]);
     cli_json_number(j, "groups", cov.groups[f]);
+    if (cov.rows[f]) cli_json_number(j, "logo_mape", feature_logo_mape(pr, f));
     cli_json_object_end(j);
   }
   cli_json_array_end(j);
@@ -235,7 +255,7 @@ static void print_text(const predictions *pr, int only, const char *params_path)
          pct_cell(mean, sizeof mean, logo_group_mean(pr), false), set->prior_weight);
   printf("\nissue 14 targets (LOGO): all rows <= 10%%, Megatron A100 rows <= 5%%, hybrid "
          "Table 10 Spearman >= 0.8\n");
-  print_coverage_text(set);
+  print_coverage_text(pr);
 }
 
 static void json_stats(cli_json *j, const char *prefix, const scale_calib_stats *s) {
@@ -276,7 +296,7 @@ static void print_json(const predictions *pr, int only) {
     cli_json_number(&j, "prior_weight", set->prior_weight);
     pooled(pr, pr->logo, megatron_ids, &m, &x, &n);
     cli_json_number(&j, "logo_mape_megatron_a100", m);
-    json_coverage(&j, set);
+    json_coverage(&j, pr);
   }
   cli_json_array_begin(&j, "rows");
   for (int i = 0; i < set->n; i++) {

@@ -35,6 +35,9 @@ expect_out "^  fp8 +$fp8 rows " "fp8 rows"
 expect_out "^  MoE \\(expert parallelism\\) +$moe rows " "MoE rows"
 expect_out '^  MoE with few experts \(E <= 16\) +0 rows +0 groups' "no Mixtral row"
 expect_out '^  zb-v +0 rows ' "zb-v uncovered"; expect_out '^  chips: ' "rows per chip"
+# each covered feature's LOGO MAPE (issue 27's LOGO per feature), '-' where no row has it
+expect_out "^  TPU +$tpu rows +[0-9]+ groups +[0-9.]+%$" "TPU rows' LOGO MAPE"
+expect_out '^  zb-v +0 rows +0 groups +-$' "no LOGO for an uncovered feature"
 
 # Issue 14's targets, leave-one-group-out: <= 10% over every row, <= 5% on the Megatron 2021 A100
 # rows; and each MaxText TPU group (predicted from the GPU and NPU fit) within 15%.
@@ -56,6 +59,11 @@ assert cov["GPU"]["rows"] + cov["TPU"]["rows"] == int(sys.argv[2]), cov
 assert cov["MoE with few experts (E <= 16)"]["rows"] == 0 and cov["dualpipe"]["groups"] == 0
 assert cov["MoE (expert parallelism)"]["groups"] == 6
 assert sum(c["rows"] for c in d["coverage_chips"]) == int(sys.argv[2])
+# the TPU rows are the MaxText groups': their feature LOGO MAPE is theirs, recomputed here
+tpu = [abs(r["logo_error"]) for r in d["rows"] if r["group"].startswith("maxtext-")]
+assert len(tpu) == cov["TPU"]["rows"], (len(tpu), cov["TPU"])
+assert abs(cov["TPU"]["logo_mape"] - sum(tpu) / len(tpu)) < 1e-9, cov["TPU"]
+assert "logo_mape" not in cov["dualpipe"]
 PY
 
 # One group; its Spearman is a number between -1 and 1.
