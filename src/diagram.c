@@ -71,9 +71,11 @@ static size_t glyphs(const char *s) {
   return n;
 }
 
-/** Text at (x, y) of font size fs anchored "start", "middle" or "end". A box that leaves the
- * canvas or meets an earlier text is an error (the estimate of plot.h). */
-static void text(canvas *cv, double x, double y, double fs, const char *anchor, const char *s) {
+/** Text at (x, y) of font size fs anchored "start", "middle" or "end", in 'fill' (NULL: the
+ * default black). A box that leaves the canvas or meets an earlier text is an error (the
+ * estimate of plot.h). */
+static void text_in(canvas *cv, double x, double y, double fs, const char *anchor, const char *s,
+                    const char *fill) {
   double w = (double)glyphs(s) * 0.6 * fs;
   double left = anchor[0] == 'm' ? x - w / 2 : anchor[0] == 'e' ? x - w : x;
   box b = {left, y - 0.8 * fs, left + w, y + 0.25 * fs};
@@ -87,9 +89,15 @@ static void text(canvas *cv, double x, double y, double fs, const char *anchor, 
   if (cv->st) return;
   cv->texts[cv->n_texts] = b;
   snprintf(cv->first[cv->n_texts++], 24, "%s", s);
-  put(cv, "<text x=\"%.2f\" y=\"%.2f\" font-size=\"%g\" text-anchor=\"%s\">", x, y, fs, anchor);
+  put(cv, "<text x=\"%.2f\" y=\"%.2f\" font-size=\"%g\" text-anchor=\"%s\"", x, y, fs, anchor);
+  if (fill) put(cv, " fill=\"%s\"", fill);
+  put(cv, ">");
   put_escaped(cv, s);
   put(cv, "</text>\n");
+}
+
+static void text(canvas *cv, double x, double y, double fs, const char *anchor, const char *s) {
+  text_in(cv, x, y, fs, anchor, s, NULL);
 }
 
 static void rect(canvas *cv, const char *cls, double x, double y, double w, double h,
@@ -569,9 +577,9 @@ static void chart_span(canvas *cv, const chart_geom *g, const scale_diagram_char
       "<rect class=\"%s\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"%s "
       "data-row=\"%d\" data-start-s=\"%.17g\" data-dur-s=\"%.17g\"/>\n",
       st->cls, x, y, w, g->bar, st->fill ? st->fill : "url(#hatch)",
-      st->fill ? " stroke=\"#ffffff\" stroke-width=\"0.5\"" : "", sp->row, sp->start_s, sp->dur_s);
+      st->fill ? " stroke=\"#ffffff\"" : "", sp->row, sp->start_s, sp->dur_s);
   if (sp->label[0] && (double)glyphs(sp->label) * 0.6 * 10 < w - 2)
-    text(cv, x + w / 2, y + g->bar / 2 + 3.5, 10, "middle", sp->label);
+    text_in(cv, x + w / 2, y + g->bar / 2 + 3.5, 10, "middle", sp->label, st->label_fill);
 }
 
 scale_status scale_diagram_timeline(const scale_diagram_chart *c, char *buf, size_t size,
@@ -614,11 +622,15 @@ scale_status scale_diagram_timeline(const scale_diagram_chart *c, char *buf, siz
 
 /* Styles: forward then backward passes of chunks 0-3 (paler: a later chunk), then idle. */
 static const scale_diagram_style GANTT_STYLE[9] = {
-    {"forward", "#4e79a7", "pass"},           {"forward, chunk 2", "#a0cbe8", "pass"},
-    {"forward, chunk 3", "#2b5b84", "pass"},  {"forward, chunk 4", "#7fa6c9", "pass"},
-    {"backward", "#f28e2b", "pass"},          {"backward, chunk 2", "#ffbe7d", "pass"},
-    {"backward, chunk 3", "#b5651d", "pass"}, {"backward, chunk 4", "#f6aa5c", "pass"},
-    {"idle", NULL, "idle"}};
+    {"forward", "#4e79a7", "pass", "#ffffff"},
+    {"forward, chunk 2", "#a0cbe8", "pass", NULL},
+    {"forward, chunk 3", "#2b5b84", "pass", "#ffffff"},
+    {"forward, chunk 4", "#7fa6c9", "pass", NULL},
+    {"backward", "#f28e2b", "pass", NULL},
+    {"backward, chunk 2", "#ffbe7d", "pass", NULL},
+    {"backward, chunk 3", "#b5651d", "pass", "#ffffff"},
+    {"backward, chunk 4", "#f6aa5c", "pass", NULL},
+    {"idle", NULL, "idle", NULL}};
 
 /** The spans of the hatched idle gaps of one stage (before its first pass, between passes,
  * after its last), appended to sp[*n]. */
@@ -684,9 +696,12 @@ scale_status scale_diagram_gantt(const char *title, int p, const scale_pp_pass *
 
 enum { SV_QUEUED, SV_IDLE, SV_PREFILL, SV_RECOMPUTE, SV_DECODE, SV_EVICTED, SV_STYLES };
 static const scale_diagram_style SERVING_STYLE[SV_STYLES] = {
-    {"queued", NULL, "queued"},       {"admitted, idle", "#d9d9d9", "idle"},
-    {"prefill chunk", "#4e79a7", "prefill"}, {"recompute", "#b07aa1", "recompute"},
-    {"decode step", "#f28e2b", "decode"},    {"preempted, waiting", "#f4b6b0", "evicted"}};
+    {"queued", NULL, "queued", NULL},
+    {"admitted, idle", "#d9d9d9", "idle", NULL},
+    {"prefill chunk", "#4e79a7", "prefill", "#ffffff"},
+    {"recompute", "#b07aa1", "recompute", "#ffffff"},
+    {"decode step", "#f28e2b", "decode", NULL},
+    {"preempted, waiting", "#f4b6b0", "evicted", NULL}};
 
 /** The style of what an event did (not a preemption). */
 static int serving_style(scale_serve_trace_kind kind) {

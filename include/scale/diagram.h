@@ -70,6 +70,7 @@ typedef struct {
   const char *name; /**< legend text */
   const char *fill; /**< an SVG colour ("#4e79a7"); NULL: the hatched pattern of idle time */
   const char *cls;  /**< the class of its rects ("pass", "idle"), by which tests find them */
+  const char *label_fill; /**< the colour of the labels on its bars; NULL: black */
 } scale_diagram_style;
 
 /** One bar: a row's span of time in a style, with a short label drawn inside when it fits. */

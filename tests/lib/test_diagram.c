@@ -410,7 +410,7 @@ END_TEST
 START_TEST(timeline_refuses) {
   /* A span past the axis's end, or on no row, is refused; a good one draws with its legend. */
   const char *rows[1] = {"only"};
-  const scale_diagram_style st[1] = {{"work", "#4e79a7", "work"}};
+  const scale_diagram_style st[1] = {{"work", "#4e79a7", "work", NULL}};
   scale_diagram_span sp = {0, 0, 0.5, 0.25, "x"};
   scale_diagram_chart c = {"t", "d", NULL, rows, 1, st, 1, &sp, 1, NULL, 0, 1.0, true};
   ck_assert_int_eq(scale_diagram_timeline(&c, svg, sizeof svg, NULL, NULL), SCALE_OK);
