@@ -343,10 +343,8 @@ START_TEST(serving_spans_are_the_latencies) {
   /* A stream with chunked prefill (16 tokens a step) and KV on demand tight enough to preempt:
    * each request's spans tile its life, so in every row they add up to finish - arrival, and
    * those before its first token to its TTFT, both as the simulator reports them. */
-  static scale_serve_trace_step steps[4096];
-  static scale_serve_trace_event events[16384];
-  static scale_serve_trace_request reqs[8];
-  scale_serve_trace tr = {steps, 4096, events, 16384, reqs, 8, 0, 0, 0, false};
+  static serve_fixture_trace ft;
+  scale_serve_trace *tr = serve_fixture_trace_of(&ft, 4096, 16384, 8);
   scale_serve_config c = serve_fixture_config(8, 0, 0);
   c.rate_per_s = 40;
   c.isl.min_tokens = 5, c.isl.max_tokens = 40;
@@ -356,12 +354,12 @@ START_TEST(serving_spans_are_the_latencies) {
   c.block_tokens = 4;
   c.kv_blocks = 16;
   c.kv_on_demand = true;
-  c.trace = &tr;
+  c.trace = tr;
   scale_serve_result r = serve_fixture_run(&c);
   ck_assert(r.preemptions >= 1); /* the case this test is for */
   scale_diag d = {0};
   size_t len = 0;
-  ck_assert_msg(scale_diagram_serving(NULL, &tr, svg, sizeof svg, &len, &d) == SCALE_OK, "%s",
+  ck_assert_msg(scale_diagram_serving(NULL, tr, svg, sizeof svg, &len, &d) == SCALE_OK, "%s",
                 d.message);
   ck_assert_uint_eq(len, strlen(svg));
   double life[8] = {0}, before_first[8] = {0};
@@ -370,25 +368,25 @@ START_TEST(serving_spans_are_the_latencies) {
   for (const char *p = svg; span_at(&p, &row, &start, &dur);) {
     ck_assert(row >= 0 && row < 8);
     life[row] += dur;
-    if (start < reqs[row].first_token_s - 1e-12) before_first[row] += dur;
+    if (start < ft.requests[row].first_token_s - 1e-12) before_first[row] += dur;
   }
-  for (size_t e = 0; e < tr.n_events; e++) {
-    n_prefill += events[e].kind == SCALE_SERVE_TRACE_PREFILL;
-    n_decode += events[e].kind == SCALE_SERVE_TRACE_DECODE;
+  for (size_t e = 0; e < tr->n_events; e++) {
+    n_prefill += ft.events[e].kind == SCALE_SERVE_TRACE_PREFILL;
+    n_decode += ft.events[e].kind == SCALE_SERVE_TRACE_DECODE;
   }
   double ttft_most = 0;
   for (int i = 0; i < 8; i++) {
-    scale_check_rel(life[i], reqs[i].finish_s - reqs[i].arrival_s, 1e-9, "s", "its latency");
-    scale_check_rel(before_first[i], reqs[i].first_token_s - reqs[i].arrival_s, 1e-9, "s",
+    scale_check_rel(life[i], ft.requests[i].finish_s - ft.requests[i].arrival_s, 1e-9, "s", "its latency");
+    scale_check_rel(before_first[i], ft.requests[i].first_token_s - ft.requests[i].arrival_s, 1e-9, "s",
                     "its TTFT");
-    ttft_most = fmax(ttft_most, reqs[i].first_token_s - reqs[i].arrival_s);
+    ttft_most = fmax(ttft_most, ft.requests[i].first_token_s - ft.requests[i].arrival_s);
   }
   scale_check_rel(ttft_most, r.ttft_p99_s, 1e-9, "s", "the simulator's TTFT p99 (8 requests)");
   ck_assert_int_eq(count("<rect class=\"prefill\""), n_prefill);
   ck_assert_int_eq(count("<rect class=\"decode\""), n_decode);
   ck_assert_int_ge(count("<rect class=\"evicted\""), 1);
   ck_assert_int_ge(count("<rect class=\"recompute\""), 1);
-  ck_assert_int_eq(count("class=\"mark\""), (int)tr.n_steps + 1); /* every step's start, the end */
+  ck_assert_int_eq(count("class=\"mark\""), (int)tr->n_steps + 1); /* every step's start, the end */
   ck_assert_ptr_nonnull(strstr(svg, ">prefill chunk</text>"));     /* the legend */
   ck_assert_ptr_nonnull(strstr(svg, ">preempted, waiting</text>"));
   ck_assert_ptr_nonnull(strstr(svg, "<desc>Continuous batching: 8 requests"));
@@ -396,11 +394,11 @@ START_TEST(serving_spans_are_the_latencies) {
   ck_assert(smallest_font() >= 10); /* legible at its drawn size on a phone */
   /* the same trace draws the same bytes; a truncated one is refused */
   memcpy(again, svg, sizeof svg);
-  ck_assert_int_eq(scale_diagram_serving(NULL, &tr, svg, sizeof svg, NULL, NULL), SCALE_OK);
+  ck_assert_int_eq(scale_diagram_serving(NULL, tr, svg, sizeof svg, NULL, NULL), SCALE_OK);
   ck_assert_str_eq(svg, again);
-  tr.steps_cap = 5;
+  tr->steps_cap = 5;
   serve_fixture_run(&c);
-  ck_assert_int_eq(scale_diagram_serving(NULL, &tr, svg, sizeof svg, NULL, NULL),
+  ck_assert_int_eq(scale_diagram_serving(NULL, tr, svg, sizeof svg, NULL, NULL),
                    SCALE_ERR_INVALID);
   ck_assert_int_eq(scale_diagram_serving(NULL, NULL, svg, sizeof svg, NULL, NULL),
                    SCALE_ERR_INVALID);
