@@ -543,7 +543,9 @@ static void chart_axis(canvas *cv, const chart_geom *g, double y, double end_s) 
     char label[32];
     scale_format(label, sizeof label, k * step, "s", SCALE_FMT_TIME);
     line(cv, "tick", x, y, x, y + 4, false);
-    text(cv, x, y + 15, 10, k == 0 ? "start" : "middle", k == 0 ? "0" : label);
+    /* the first label starts at its tick, one that would leave the canvas ends there */
+    bool last = x + (double)glyphs(label) * 0.6 * 10 / 2 > cv->w - 2;
+    text(cv, x, y + 15, 10, k == 0 ? "start" : last ? "end" : "middle", k == 0 ? "0" : label);
   }
 }
 

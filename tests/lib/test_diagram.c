@@ -418,6 +418,15 @@ START_TEST(timeline_refuses) {
   ck_assert_int_eq(scale_diagram_timeline(&c, svg, sizeof svg, NULL, NULL), SCALE_ERR_INVALID);
   sp.dur_s = 0.25, sp.row = 1;
   ck_assert_int_eq(scale_diagram_timeline(&c, svg, sizeof svg, NULL, NULL), SCALE_ERR_INVALID);
+  /* the last tick's label, wide, ends at its tick to stay on the canvas: 0 .. 8e5 s in ticks of
+   * 2e5 s (tick_step: 1.6e5 rounds to 2 x 10^5), the last "9.26 days" (54 px) at x = 620 */
+  c.end_s = 8e5, sp.row = 0, sp.start_s = 1e5, sp.dur_s = 2e5;
+  scale_diag d = {0};
+  ck_assert_msg(scale_diagram_timeline(&c, svg, sizeof svg, NULL, &d) == SCALE_OK, "%s",
+                d.message);
+  ck_assert_ptr_nonnull(strstr(svg, "text-anchor=\"end\">9.26 days</text>"));
+  ck_assert_ptr_nonnull(strstr(svg, "text-anchor=\"middle\">2.31 days</text>"));
+  c.end_s = 1.0, sp.start_s = 0.5, sp.dur_s = 0.25;
   /* a buffer too small reports the size it needs */
   sp.row = 0;
   size_t need = 0;
