@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "scale/gpu.h"
@@ -70,9 +71,11 @@ static size_t glyphs(const char *s) {
   return n;
 }
 
-/** Text at (x, y) of font size fs anchored "start", "middle" or "end". A box that leaves the
- * canvas or meets an earlier text is an error (the estimate of plot.h). */
-static void text(canvas *cv, double x, double y, double fs, const char *anchor, const char *s) {
+/** Text at (x, y) of font size fs anchored "start", "middle" or "end", in 'fill' (NULL: the
+ * default black). A box that leaves the canvas or meets an earlier text is an error (the
+ * estimate of plot.h). */
+static void text_in(canvas *cv, double x, double y, double fs, const char *anchor, const char *s,
+                    const char *fill) {
   double w = (double)glyphs(s) * 0.6 * fs;
   double left = anchor[0] == 'm' ? x - w / 2 : anchor[0] == 'e' ? x - w : x;
   box b = {left, y - 0.8 * fs, left + w, y + 0.25 * fs};
@@ -86,9 +89,15 @@ static void text(canvas *cv, double x, double y, double fs, const char *anchor, 
   if (cv->st) return;
   cv->texts[cv->n_texts] = b;
   snprintf(cv->first[cv->n_texts++], 24, "%s", s);
-  put(cv, "<text x=\"%.2f\" y=\"%.2f\" font-size=\"%g\" text-anchor=\"%s\">", x, y, fs, anchor);
+  put(cv, "<text x=\"%.2f\" y=\"%.2f\" font-size=\"%g\" text-anchor=\"%s\"", x, y, fs, anchor);
+  if (fill) put(cv, " fill=\"%s\"", fill);
+  put(cv, ">");
   put_escaped(cv, s);
   put(cv, "</text>\n");
+}
+
+static void text(canvas *cv, double x, double y, double fs, const char *anchor, const char *s) {
+  text_in(cv, x, y, fs, anchor, s, NULL);
 }
 
 static void rect(canvas *cv, const char *cls, double x, double y, double w, double h,
@@ -489,40 +498,154 @@ scale_status scale_diagram_torus(const char *name, const scale_group *group, cha
   return finish(&cv, len);
 }
 
-/* ==== a pipeline schedule's Gantt chart ==================================================== */
+/* ==== a timeline: rows against time (the Gantt chart, the serving trace) =================== */
 
-static const char *pass_colour(const scale_pp_pass *x) {
-  static const char *const fwd[4] = {"#4e79a7", "#a0cbe8", "#2b5b84", "#7fa6c9"};
-  static const char *const bwd[4] = {"#f28e2b", "#ffbe7d", "#b5651d", "#f6aa5c"};
-  return (x->kind == SCALE_PP_FORWARD ? fwd : bwd)[x->chunk % 4];
-}
+#define CHART_ROWS_MAX 32
+#define CHART_STYLES_MAX 16
+#define CHART_SPANS_MAX 8192
+#define CHART_MARKS_MAX 4096
 
 typedef struct {
   double x0, y0, width, row, bar, per_s;
-} gantt_geom;
+} chart_geom;
 
-/** The hatched idle gaps of one stage: before its first pass, between passes, after its last. */
-static void draw_idle(canvas *cv, const gantt_geom *g, int stage, const scale_pp_pass *passes,
-                      size_t n, double makespan) {
-  double t = 0, y = g->y0 + stage * g->row;
+static bool chart_ok(const scale_diagram_chart *c) {
+  bool ok = c->title && c->desc && c->rows && c->styles && (c->spans || !c->n_spans) &&
+            (c->marks_s || !c->n_marks) && c->n_rows >= 1 && c->n_rows <= CHART_ROWS_MAX &&
+            c->n_styles >= 1 && c->n_styles <= CHART_STYLES_MAX && c->n_spans <= CHART_SPANS_MAX &&
+            c->n_marks <= CHART_MARKS_MAX && c->end_s > 0 && isfinite(c->end_s);
+  for (int r = 0; ok && r < c->n_rows; r++)
+    ok = c->rows[r] != NULL;
+  for (int k = 0; ok && k < c->n_styles; k++)
+    ok = c->styles[k].name && c->styles[k].cls;
+  double slack = 1e-9 * c->end_s;
+  for (size_t i = 0; ok && i < c->n_spans; i++) {
+    const scale_diagram_span *sp = &c->spans[i];
+    ok = sp->row >= 0 && sp->row < c->n_rows && sp->style >= 0 && sp->style < c->n_styles &&
+         sp->start_s >= -slack && sp->dur_s > 0 && sp->start_s + sp->dur_s <= c->end_s + slack;
+  }
+  for (size_t i = 0; ok && i < c->n_marks; i++)
+    ok = c->marks_s[i] >= 0 && c->marks_s[i] <= c->end_s;
+  return ok;
+}
+
+/** A round tick step near a fifth of 'span': 1, 2 or 5 times a power of ten. */
+static double tick_step(double span) {
+  double raw = span / 5, p = pow(10, floor(log10(raw))), f = raw / p;
+  return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * p;
+}
+
+static void chart_axis(canvas *cv, const chart_geom *g, double y, double end_s) {
+  line(cv, "axis", g->x0, y, g->x0 + g->width, y, false);
+  double step = tick_step(end_s);
+  for (int k = 0; k * step <= end_s * (1 + 1e-9); k++) {
+    double x = g->x0 + k * step * g->per_s;
+    char label[32];
+    scale_format(label, sizeof label, k * step, "s", SCALE_FMT_TIME);
+    line(cv, "tick", x, y, x, y + 4, false);
+    /* the first label starts at its tick, one that would leave the canvas ends there */
+    bool last = x + (double)glyphs(label) * 0.6 * 10 / 2 > cv->w - 2;
+    text(cv, x, y + 15, 10, k == 0 ? "start" : last ? "end" : "middle", k == 0 ? "0" : label);
+  }
+}
+
+/** The legend: a swatch and the name of each style a span uses, in lines that wrap; returns
+ * the y below it. */
+static double chart_legend(canvas *cv, const scale_diagram_chart *c, double y, bool draw) {
+  bool used[CHART_STYLES_MAX] = {false};
+  for (size_t i = 0; i < c->n_spans; i++)
+    used[c->spans[i].style] = true;
+  double x = 12;
+  for (int k = 0; k < c->n_styles; k++) {
+    if (!used[k]) continue;
+    double w = 18 + (double)glyphs(c->styles[k].name) * 0.6 * 11 + 16;
+    if (x + w > cv->w - 8 && x > 12) x = 12, y += 18;
+    if (draw) {
+      rect(cv, "key", x, y - 10, 12, 12, c->styles[k].fill ? c->styles[k].fill : "url(#hatch)",
+           "#777777");
+      text(cv, x + 18, y, 11, "start", c->styles[k].name);
+    }
+    x += w;
+  }
+  return y + 18;
+}
+
+static void chart_span(canvas *cv, const chart_geom *g, const scale_diagram_chart *c,
+                       const scale_diagram_span *sp) {
+  const scale_diagram_style *st = &c->styles[sp->style];
+  double x = g->x0 + sp->start_s * g->per_s, y = g->y0 + sp->row * g->row;
+  double w = sp->dur_s * g->per_s;
+  put(cv,
+      "<rect class=\"%s\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"%s "
+      "data-row=\"%d\" data-start-s=\"%.17g\" data-dur-s=\"%.17g\"/>\n",
+      st->cls, x, y, w, g->bar, st->fill ? st->fill : "url(#hatch)",
+      st->fill ? " stroke=\"#ffffff\"" : "", sp->row, sp->start_s, sp->dur_s);
+  if (sp->label[0] && (double)glyphs(sp->label) * 0.6 * 10 < w - 2)
+    text_in(cv, x + w / 2, y + g->bar / 2 + 3.5, 10, "middle", sp->label, st->label_fill);
+}
+
+scale_status scale_diagram_timeline(const scale_diagram_chart *c, char *buf, size_t size,
+                                    size_t *len, scale_diag *diag) {
+  if (!c || (!buf && size) || !chart_ok(c))
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
+                          "a timeline needs 1 to %d rows, 1 to %d styles, at most %d spans each "
+                          "within its row, style and 0 .. end_s > 0, and at most %d marks",
+                          CHART_ROWS_MAX, CHART_STYLES_MAX, CHART_SPANS_MAX, CHART_MARKS_MAX);
+  size_t widest = 4;
+  for (int r = 0; r < c->n_rows; r++)
+    widest = glyphs(c->rows[r]) > widest ? glyphs(c->rows[r]) : widest;
+  chart_geom g = {20 + (double)widest * 0.6 * 11, 50, 0, 24, 18, 0};
+  g.width = 620 - g.x0;
+  g.per_s = g.width / c->end_s;
+  double below = g.y0 + c->n_rows * g.row + (c->axis ? 30 : 6);
+  canvas cv;
+  cv.w = 640; /* the legend's wrapping needs the width before begin() */
+  double legend_end = chart_legend(&cv, c, below + 12, false);
+  double h = legend_end + (c->foot ? 20 : 0) + 4;
+  begin(&cv, buf, size, diag, 640, h, c->title, c->desc);
+  for (int r = 0; r < c->n_rows; r++)
+    text(&cv, 12, g.y0 + r * g.row + g.bar / 2 + 4, 11, "start", c->rows[r]);
+  for (size_t i = 0; i < c->n_spans; i++)
+    chart_span(&cv, &g, c, &c->spans[i]);
+  for (size_t i = 0; i < c->n_marks; i++) {
+    double x = g.x0 + c->marks_s[i] * g.per_s;
+    put(&cv,
+        "<line class=\"mark\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#555555\" "
+        "stroke-width=\"0.5\" stroke-opacity=\"0.6\"/>\n",
+        x, g.y0 - 4, x, g.y0 + c->n_rows * g.row - (g.row - g.bar) + 4);
+  }
+  if (c->axis) chart_axis(&cv, &g, g.y0 + c->n_rows * g.row, c->end_s);
+  chart_legend(&cv, c, below + 12, true);
+  if (c->foot) text(&cv, 12, h - 10, 12, "start", c->foot);
+  return finish(&cv, len);
+}
+
+/* ==== a pipeline schedule's Gantt chart ==================================================== */
+
+/* Styles: forward then backward passes of chunks 0-3 (paler: a later chunk), then idle. */
+static const scale_diagram_style GANTT_STYLE[9] = {
+    {"forward", "#4e79a7", "pass", "#ffffff"},
+    {"forward, chunk 2", "#a0cbe8", "pass", NULL},
+    {"forward, chunk 3", "#2b5b84", "pass", "#ffffff"},
+    {"forward, chunk 4", "#7fa6c9", "pass", NULL},
+    {"backward", "#f28e2b", "pass", NULL},
+    {"backward, chunk 2", "#ffbe7d", "pass", NULL},
+    {"backward, chunk 3", "#b5651d", "pass", "#ffffff"},
+    {"backward, chunk 4", "#f6aa5c", "pass", NULL},
+    {"idle", NULL, "idle", NULL}};
+
+/** The spans of the hatched idle gaps of one stage (before its first pass, between passes,
+ * after its last), appended to sp[*n]. */
+static void gantt_idle(int stage, const scale_pp_pass *passes, size_t n, double makespan,
+                       scale_diagram_span *sp, size_t *k) {
+  double t = 0;
   for (size_t i = 0; i <= n; i++) {
     if (i < n && passes[i].stage != stage) continue;
     double start = i < n ? passes[i].start_s : makespan;
     if (start > t + 1e-12 * makespan)
-      rect(cv, "idle", g->x0 + t * g->per_s, y, (start - t) * g->per_s, g->bar, "url(#hatch)",
-           NULL);
+      sp[(*k)++] = (scale_diagram_span){stage, 8, t, start - t, ""};
     if (i < n) t = passes[i].start_s + passes[i].dur_s;
   }
-}
-
-static void draw_pass(canvas *cv, const gantt_geom *g, const scale_pp_pass *x) {
-  double px = g->x0 + x->start_s * g->per_s, y = g->y0 + x->stage * g->row;
-  double pw = x->dur_s * g->per_s;
-  rect(cv, "pass", px, y, pw, g->bar, pass_colour(x), "#ffffff");
-  char label[32];
-  snprintf(label, sizeof label, "%d", x->micro + 1);
-  if (glyphs(label) * 0.6 * 9 < pw - 2)
-    text(cv, px + pw / 2, y + g->bar / 2 + 3, 9, "middle", label);
 }
 
 scale_status scale_diagram_gantt(const char *title, int p, const scale_pp_pass *passes,
@@ -536,9 +659,23 @@ scale_status scale_diagram_gantt(const char *title, int p, const scale_pp_pass *
   for (size_t i = 0; i < tl->n_passes; i++)
     if (passes[i].stage < 0 || passes[i].stage >= p)
       return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "pass %zu lies on no stage", i);
-  gantt_geom g = {70, 50, 550, 24, 18, 0};
-  g.per_s = g.width / tl->makespan_s;
-  double h = g.y0 + p * g.row + 56;
+  /* every pass, and at most one gap before each pass and one after each stage's last */
+  scale_diagram_span *spans = malloc((2 * tl->n_passes + (size_t)p) * sizeof *spans);
+  if (!spans) return scale_diag_set(diag, SCALE_ERR_NOMEM, "", 0, "a Gantt chart: out of memory");
+  char rows[32][16];
+  const char *row_names[32];
+  size_t k = 0;
+  for (int s = 0; s < p; s++) {
+    snprintf(rows[s], sizeof rows[s], "stage %d", s);
+    row_names[s] = rows[s];
+    gantt_idle(s, passes, tl->n_passes, tl->makespan_s, spans, &k);
+  }
+  for (size_t i = 0; i < tl->n_passes; i++) {
+    const scale_pp_pass *x = &passes[i];
+    spans[k] = (scale_diagram_span){x->stage, (x->kind == SCALE_PP_FORWARD ? 0 : 4) + x->chunk % 4,
+                                    x->start_s, x->dur_s, ""};
+    snprintf(spans[k++].label, sizeof spans[0].label, "%d", x->micro + 1);
+  }
   char name[120], foot[256], desc[1024], pct[32];
   snprintf(name, sizeof name, "%s", title && title[0] ? title : "A pipeline schedule");
   scale_format(pct, sizeof pct, tl->bubble_frac, "", SCALE_FMT_PERCENT);
@@ -548,18 +685,132 @@ scale_status scale_diagram_gantt(const char *title, int p, const scale_pp_pass *
            "%s: one row per stage, time to the right; blue bars are forward "
            "passes, orange backward, numbered by microbatch (paler: a later chunk). %s.",
            name, foot);
-  canvas cv;
-  begin(&cv, buf, size, diag, 640, h, name, desc);
-  for (int s = 0; s < p; s++) {
-    char label[32];
-    snprintf(label, sizeof label, "stage %d", s);
-    text(&cv, 12, g.y0 + s * g.row + g.bar / 2 + 4, 11, "start", label);
-    draw_idle(&cv, &g, s, passes, tl->n_passes, tl->makespan_s);
+  scale_diagram_chart c = {name, desc, foot, row_names, p, GANTT_STYLE, 9, spans, k, NULL, 0,
+                           tl->makespan_s, false};
+  scale_status st = scale_diagram_timeline(&c, buf, size, len, diag);
+  free(spans);
+  return st;
+}
+
+/* ==== a continuous-batching timeline from the serving simulator's trace ==================== */
+
+#define SERVING_ROWS_MAX 24
+
+enum { SV_QUEUED, SV_IDLE, SV_PREFILL, SV_RECOMPUTE, SV_DECODE, SV_EVICTED, SV_STYLES };
+static const scale_diagram_style SERVING_STYLE[SV_STYLES] = {
+    {"queued", NULL, "queued", NULL},
+    {"admitted, idle", "#d9d9d9", "idle", NULL},
+    {"prefill chunk", "#4e79a7", "prefill", "#ffffff"},
+    {"recompute", "#b07aa1", "recompute", "#ffffff"},
+    {"decode step", "#f28e2b", "decode", NULL},
+    {"preempted, waiting", "#f4b6b0", "evicted", NULL}};
+
+/** The style of what an event did (not a preemption). */
+static int serving_style(scale_serve_trace_kind kind) {
+  return kind == SCALE_SERVE_TRACE_PREFILL     ? SV_PREFILL
+         : kind == SCALE_SERVE_TRACE_RECOMPUTE ? SV_RECOMPUTE
+         : kind == SCALE_SERVE_TRACE_DECODE    ? SV_DECODE
+                                               : SV_IDLE;
+}
+
+/** The spans of the first 'rows' requests, step by step: a wait (queued, or after a
+ * preemption) closes at the request's next step, each step is one span. Returns the count. */
+static size_t serving_spans(const scale_serve_trace *tr, int rows, scale_diagram_span *sp) {
+  double wait_from[SERVING_ROWS_MAX];
+  bool evicted[SERVING_ROWS_MAX] = {false};
+  for (int r = 0; r < rows; r++)
+    wait_from[r] = tr->requests[r].arrival_s;
+  size_t k = 0;
+  for (size_t s = 0; s < tr->n_steps; s++) {
+    const scale_serve_trace_step *st = &tr->steps[s];
+    for (uint32_t e = st->first_event; e < st->first_event + st->n_events; e++) {
+      const scale_serve_trace_event *ev = &tr->events[e];
+      int r = (int)ev->request;
+      if (r >= rows) continue;
+      if (ev->kind == SCALE_SERVE_TRACE_PREEMPTED) {
+        wait_from[r] = st->start_s;
+        evicted[r] = true;
+        continue;
+      }
+      if (!isnan(wait_from[r]) && st->start_s > wait_from[r])
+        sp[k++] = (scale_diagram_span){r, evicted[r] ? SV_EVICTED : SV_QUEUED, wait_from[r],
+                                       st->start_s - wait_from[r], ""};
+      wait_from[r] = NAN;
+      sp[k] = (scale_diagram_span){r, serving_style(ev->kind), st->start_s, st->dur_s, ""};
+      if (ev->kind == SCALE_SERVE_TRACE_PREFILL || ev->kind == SCALE_SERVE_TRACE_RECOMPUTE)
+        snprintf(sp[k].label, sizeof sp[k].label, "%u", ev->tokens);
+      k++;
+    }
   }
-  for (size_t i = 0; i < tl->n_passes; i++)
-    draw_pass(&cv, &g, &passes[i]);
-  text(&cv, 12, h - 16, 12, "start", foot);
-  return finish(&cv, len);
+  return k;
+}
+
+/** The alternative text: what the chart shows, then each request's numbers. */
+static void serving_desc(const scale_serve_trace *tr, int rows, const char *title, char *out,
+                         size_t n) {
+  size_t k = (size_t)snprintf(out, n,
+                              "%s. One row per request, time to the right from the first "
+                              "arrival, thin lines the step boundaries: hatched while queued, "
+                              "blue the prefill chunks (their tokens), orange the decode steps, "
+                              "grey admitted but idle, purple recomputed after a preemption.",
+                              title);
+  for (int r = 0; r < rows && k < n; r++) {
+    const scale_serve_trace_request *q = &tr->requests[r];
+    char a[32], f[32], d[32];
+    scale_format(a, sizeof a, q->arrival_s, "s", SCALE_FMT_TIME);
+    scale_format(f, sizeof f, q->first_token_s - q->arrival_s, "s", SCALE_FMT_TIME);
+    scale_format(d, sizeof d, q->finish_s - q->arrival_s, "s", SCALE_FMT_TIME);
+    k += (size_t)snprintf(out + k, n - k,
+                          " Request %d (%u + %u tokens): arrives at %s, TTFT %s, done after %s.",
+                          r + 1, q->isl, q->osl, a, f, d);
+  }
+}
+
+scale_status scale_diagram_serving(const char *title, const scale_serve_trace *tr, char *buf,
+                                   size_t size, size_t *len, scale_diag *diag) {
+  bool ok = tr && (buf || !size) && !tr->truncated && tr->n_requests >= 1 && tr->n_steps >= 1 &&
+            tr->n_steps <= CHART_MARKS_MAX - 1;
+  int rows = ok ? (int)(tr->n_requests < SERVING_ROWS_MAX ? tr->n_requests : SERVING_ROWS_MAX) : 0;
+  double end = 0, last = ok ? tr->steps[tr->n_steps - 1].start_s + tr->steps[tr->n_steps - 1].dur_s
+                            : 0;
+  for (int r = 0; ok && r < rows; r++) {
+    end = fmax(end, tr->requests[r].finish_s);
+    ok = tr->requests[r].finish_s <= last * (1 + 1e-12);
+  }
+  if (!ok)
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
+                          "a serving timeline needs a whole trace (not truncated) of 1 to %d "
+                          "steps whose requests all finish in it",
+                          CHART_MARKS_MAX - 1);
+  scale_diagram_span *spans = malloc((tr->n_events + (size_t)rows) * sizeof *spans);
+  double *marks = malloc((tr->n_steps + 1) * sizeof *marks);
+  if (!spans || !marks) {
+    free(spans), free(marks);
+    return scale_diag_set(diag, SCALE_ERR_NOMEM, "", 0, "a serving timeline: out of memory");
+  }
+  size_t n_spans = serving_spans(tr, rows, spans), n_marks = 0;
+  for (size_t s = 0; s < tr->n_steps && tr->steps[s].start_s < end; s++)
+    marks[n_marks++] = tr->steps[s].start_s;
+  if (n_marks) marks[n_marks++] = end; /* the last drawn step's end */
+  char rowname[SERVING_ROWS_MAX][16], name[160], foot[160], desc[4096], span_s[32];
+  const char *row_names[SERVING_ROWS_MAX];
+  for (int r = 0; r < rows; r++) {
+    snprintf(rowname[r], sizeof rowname[r], "request %d", r + 1);
+    row_names[r] = rowname[r];
+  }
+  if (title && title[0])
+    snprintf(name, sizeof name, "%s", title);
+  else
+    snprintf(name, sizeof name, "Continuous batching: %d requests, step by step", rows);
+  scale_format(span_s, sizeof span_s, end, "s", SCALE_FMT_TIME);
+  snprintf(foot, sizeof foot, "%zu steps in %s (thin lines: the step boundaries)", n_marks - 1,
+           span_s);
+  serving_desc(tr, rows, name, desc, sizeof desc);
+  scale_diagram_chart c = {name,  desc,    foot,  row_names, rows, SERVING_STYLE, SV_STYLES,
+                           spans, n_spans, marks, n_marks,   end,  true};
+  scale_status st = scale_diagram_timeline(&c, buf, size, len, diag);
+  free(spans), free(marks);
+  return st;
 }
 
 /* ==== a transformer block with its shapes ================================================== */

@@ -1053,6 +1053,15 @@ static void render(sink *s, const scale_plot *plot) {
 
 /* ---- public --------------------------------------------------------------------------------- */
 
+scale_plot scale_plot_frame(const char *title, const char *desc, const char *x_label,
+                            const char *y_label, scale_plot_axis x_axis, scale_plot_axis y_axis,
+                            const scale_plot_series *series, size_t n_series) {
+  return (scale_plot){.title = title, .desc = desc, .x_label = x_label, .y_label = y_label,
+                      .x_axis = x_axis, .y_axis = y_axis, .width_px = 720, .height_px = 460,
+                      .legend = SCALE_PLOT_LEGEND_TOP_LEFT, .series = series,
+                      .n_series = n_series};
+}
+
 scale_status scale_plot_svg(const scale_plot *plot, char *buf, size_t size, size_t *len,
                             scale_diag *diag) {
   if (size && buf) buf[0] = '\0';

@@ -77,6 +77,7 @@ struct scale_serve {
   uint32_t *chunk;     /* [slots] tokens this step gives each running request */
   uint32_t *draft;     /* [slots] tokens drafted for each running request this step */
   uint32_t *requeue;   /* [slots] preempted requests waiting, the next to admit last */
+  uint8_t *evicted;    /* [n] whether it was ever preempted (its prefills then recompute) */
   double *itl_hist;    /* [ITL_BINS] tokens whose inter-token latency fell in each bin */
 };
 
@@ -116,6 +117,12 @@ const char *scale_serve_bind_name(scale_serve_bind bind) {
   default:
     return "?";
   }
+}
+
+const char *scale_serve_trace_kind_name(scale_serve_trace_kind kind) {
+  static const char *const names[SCALE_SERVE_TRACE_KINDS] = {"idle", "prefill", "recompute",
+                                                              "decode", "preempted"};
+  return kind >= 0 && kind < SCALE_SERVE_TRACE_KINDS ? names[kind] : "?";
 }
 
 /* splitmix64 (Steele, Lea, Flood 2014): a tiny seeded generator, no global state. */
@@ -251,6 +258,11 @@ static scale_status check_config(const scale_serve_config *c, scale_diag *diag) 
   if (c->spec_tokens > 0.0 && !c->spec_draft_cost)
     return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
                           "serve: speculative decoding needs the draft's step cost");
+  const scale_serve_trace *tr = c->trace;
+  if (tr && ((!tr->steps && tr->steps_cap) || (!tr->events && tr->events_cap) ||
+             (!tr->requests && tr->requests_cap) || tr->events_cap > UINT32_MAX))
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
+                          "serve: a trace needs an array for each capacity it gives");
   if (isnan(c->ttft_slo_s) || isnan(c->tpot_slo_s) || c->ttft_slo_s <= 0.0 || c->tpot_slo_s <= 0.0)
     return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
                           "serve: SLOs must be > 0 (INFINITY for none), got TTFT %g, TPOT %g",
@@ -290,6 +302,7 @@ void scale_serve_free(scale_serve *sim) {
   free(sim->redo);
   free(sim->held);
   free(sim->requeue);
+  free(sim->evicted);
   free(sim->itl_hist);
   free(sim);
 }
@@ -321,10 +334,11 @@ scale_status scale_serve_new(const scale_serve_config *cfg, scale_serve **out, s
   s->redo = malloc(n * sizeof *s->redo);
   s->held = malloc(n * sizeof *s->held);
   s->requeue = malloc(s->slots * sizeof *s->requeue);
+  s->evicted = malloc(n * sizeof *s->evicted);
   s->itl_hist = malloc(ITL_BINS * sizeof *s->itl_hist);
   if (!s->arrival_s || !s->isl || !s->osl || !s->blocks || !s->prefilled || !s->generated ||
       !s->first_s || !s->finish_s || !s->sorted || !s->active || !s->chunk || !s->draft ||
-      !s->redo || !s->held || !s->requeue || !s->itl_hist) {
+      !s->redo || !s->held || !s->requeue || !s->evicted || !s->itl_hist) {
     scale_serve_free(s);
     return scale_diag_set(diag, SCALE_ERR_NOMEM, "", 0, "serve: out of memory for %zu requests", n);
   }
@@ -430,6 +444,33 @@ typedef struct {
   double max_steps;     /* the bound on the steps: each moves a token, recomputes included */
 } run_state;
 
+/* ---- the step trace (only with cfg.trace set) ---- */
+
+/* The first event of the step being recorded: the preemptions before it come first. */
+static size_t trace_step_first(const scale_serve_trace *tr) {
+  size_t first = tr->n_events;
+  while (first > 0 && tr->events[first - 1].step == tr->n_steps)
+    first--;
+  return first;
+}
+
+/* Stops recording: the step being recorded is dropped with its events. */
+static void trace_truncate(scale_serve_trace *tr) {
+  tr->n_events = trace_step_first(tr);
+  tr->truncated = true;
+}
+
+/* Request i is evicted at the start of the step about to run. */
+static void trace_preempted(scale_serve_trace *tr, uint32_t i) {
+  if (tr->truncated) return;
+  if (tr->n_events == tr->events_cap) {
+    trace_truncate(tr);
+    return;
+  }
+  tr->events[tr->n_events++] =
+      (scale_serve_trace_event){i, (uint32_t)tr->n_steps, SCALE_SERVE_TRACE_PREEMPTED, 0, 0, 0};
+}
+
 /* The tokens of a prompt of 'isl' found in the prefix cache: all but the last at most. */
 static uint32_t cached_tokens(const scale_serve_config *c, uint32_t isl) {
   return (uint32_t)fmin(floor(c->prefix_hit_frac * (double)isl), (double)isl - 1.0);
@@ -451,6 +492,7 @@ static void run_reset(scale_serve *sim, run_state *st) {
   for (size_t i = 0; i < n; i++) {
     sim->prefilled[i] = cached_tokens(c, sim->isl[i]);
     sim->generated[i] = sim->redo[i] = sim->held[i] = 0;
+    sim->evicted[i] = 0;
     if (c->prefilled) {
       sim->prefilled[i] = sim->isl[i];
       sim->generated[i] = 1;
@@ -462,6 +504,10 @@ static void run_reset(scale_serve *sim, run_state *st) {
   st->accept = c->seed ^ 0x9E3779B97F4A7C15ull;
   st->stride = 1.0;
   st->max_steps = total_tokens + (double)n + 1.0;
+  if (c->trace) {
+    c->trace->n_steps = c->trace->n_events = c->trace->n_requests = 0;
+    c->trace->truncated = false;
+  }
 }
 
 /* The prompt request i prefills: its own, and after a preemption the tokens it had made. */
@@ -517,6 +563,8 @@ static void preempt_last(scale_serve *sim, run_state *st) {
   sim->redo[i] = sim->generated[i];
   sim->prefilled[i] = cached_tokens(&sim->cfg, sim->isl[i]);
   sim->requeue[st->n_requeued++] = i;
+  sim->evicted[i] = 1;
+  if (sim->cfg.trace) trace_preempted(sim->cfg.trace, i);
   st->preemptions += 1.0;
   st->recomputed += (double)(prompt_of(sim, i) - sim->prefilled[i]);
   st->max_steps += (double)prompt_of(sim, i) + 1.0;
@@ -692,6 +740,54 @@ static void apply_step(scale_serve *sim, run_state *st, bool decoding) {
   st->n_active = w;
 }
 
+/* Records the step about to be applied (starting at st->t, 'dt' long, 'draft' of it drafting):
+ * one event per running request, 'made' holding its tokens so far until trace_end_step().
+ * Returns whether it was recorded. */
+static bool trace_step(scale_serve *sim, const run_state *st, const scale_serve_step *work,
+                       double dt, double draft, bool decoding) {
+  scale_serve_trace *tr = sim->cfg.trace;
+  if (tr->truncated) return false;
+  if (tr->n_steps == tr->steps_cap || tr->n_events + st->n_active > tr->events_cap) {
+    trace_truncate(tr);
+    return false;
+  }
+  size_t first = trace_step_first(tr);
+  for (size_t k = 0; k < st->n_active; k++) {
+    uint32_t i = sim->active[k];
+    scale_serve_trace_event e = {i, (uint32_t)tr->n_steps, SCALE_SERVE_TRACE_IDLE, 0, 0,
+                                 sim->generated[i]};
+    if (prompt_done(sim, i) && decoding)
+      e.kind = SCALE_SERVE_TRACE_DECODE, e.tokens = 1 + sim->draft[k], e.drafted = sim->draft[k];
+    else if (!prompt_done(sim, i) && sim->chunk[k] > 0)
+      e.kind = sim->evicted[i] ? SCALE_SERVE_TRACE_RECOMPUTE : SCALE_SERVE_TRACE_PREFILL,
+      e.tokens = sim->chunk[k];
+    tr->events[tr->n_events++] = e;
+  }
+  tr->steps[tr->n_steps++] = (scale_serve_trace_step){
+      st->t - st->t0, dt, draft, *work, (uint32_t)first, (uint32_t)(tr->n_events - first)};
+  return true;
+}
+
+/* After the step: each event's output tokens, now that the step is applied. */
+static void trace_end_step(scale_serve *sim) {
+  scale_serve_trace *tr = sim->cfg.trace;
+  const scale_serve_trace_step *sp = &tr->steps[tr->n_steps - 1];
+  for (uint32_t e = sp->first_event; e < sp->first_event + sp->n_events; e++)
+    if (tr->events[e].kind != SCALE_SERVE_TRACE_PREEMPTED)
+      tr->events[e].made = sim->generated[tr->events[e].request] - tr->events[e].made;
+}
+
+/* The lives of the first requests the trace holds. */
+static void trace_requests(const scale_serve *sim, double t0) {
+  scale_serve_trace *tr = sim->cfg.trace;
+  tr->n_requests = sim->n < tr->requests_cap ? sim->n : tr->requests_cap;
+  tr->truncated |= sim->n > tr->requests_cap;
+  for (size_t i = 0; i < tr->n_requests; i++)
+    tr->requests[i] = (scale_serve_trace_request){sim->arrival_s[i] - t0, sim->first_s[i] - t0,
+                                                  sim->finish_s[i] - t0, sim->isl[i],
+                                                  sim->osl[i]};
+}
+
 /* The report's totals and rates, the SLO's share and what bound the run most. */
 static void report_totals(const scale_serve *sim, scale_serve_result *out, double t0) {
   const scale_serve_config *c = &sim->cfg;
@@ -787,9 +883,12 @@ scale_status scale_serve_run(scale_serve *sim, scale_serve_result *out, scale_di
                             step.n_decode);
     out->draft_s += draft;
     dt += draft;
+    bool traced = c->trace && trace_step(sim, &st, &step, dt, draft, decoding);
     account_step(sim, out, &st, dt, bind, &step, decoding);
     apply_step(sim, &st, decoding);
+    if (traced) trace_end_step(sim);
   }
+  if (c->trace) trace_requests(sim, st.t0);
   out->preemptions = st.preemptions;
   out->recomputed_tokens = st.recomputed;
   out->drafted_tokens = st.drafted;

@@ -89,8 +89,12 @@ scale_status scale_serveload_curve_run(scale_serveload *load, const double *rate
   scale_status st = scale_serveload_run(load, INFINITY, n_requests, &out->offline, diag);
   double rate = out->offline.request_rate_per_s;
   if (st == SCALE_OK) st = scale_serveload_run(load, 1e-3 * rate, 50, &out->vanishing, diag);
-  for (int i = 0; i < n && st == SCALE_OK; i++)
+  for (int i = 0; i < n && st == SCALE_OK; i++) {
     st = scale_serveload_run(load, rate_frac[i] * rate, n_requests, &out->point[i], diag);
+    out->tput_per_chip[i] = out->point[i].throughput_tokens_per_s / load->tp;
+    out->tpot_p50_s[i] = out->point[i].tpot_p50_s;
+    out->ttft_p90_s[i] = out->point[i].ttft_p90_s;
+  }
   if (st != SCALE_OK) return st;
   double batch = out->offline.steady_batch;
   out->n_points = n;
@@ -98,6 +102,38 @@ scale_status scale_serveload_curve_run(scale_serveload *load, const double *rate
   out->decode1_s = scale_serveload_decode1_s(load);
   out->book_step_s = scale_serveload_book_step_s(load, batch);
   out->book_tokens_per_s_per_chip = fmax(1.0, round(batch)) / out->book_step_s / load->tp;
+  out->book_ratio =
+      out->book_tokens_per_s_per_chip / (out->offline.throughput_tokens_per_s / load->tp);
   out->steady = scale_serveload_steady_parts(load, batch);
   return SCALE_OK;
+}
+
+scale_status scale_serveload_trace(scale_serveload *load, double rate_per_s, double n_requests,
+                                   scale_serve_lengths isl, scale_serve_lengths osl,
+                                   double step_tokens, scale_serveload_traced *out,
+                                   scale_diag *diag) {
+  if (!load || !out || !(n_requests >= 1 && n_requests <= SCALE_SERVELOAD_TRACE_REQUESTS))
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
+                          "serveload: a traced run needs a copy and 1 to %d requests",
+                          SCALE_SERVELOAD_TRACE_REQUESTS);
+  out->trace = (scale_serve_trace){out->steps,    SCALE_SERVELOAD_TRACE_STEPS,
+                                   out->events,   SCALE_SERVELOAD_TRACE_EVENTS,
+                                   out->requests, SCALE_SERVELOAD_TRACE_REQUESTS, 0, 0, 0, false};
+  scale_serve_config c = load->engine;
+  c.rate_per_s = rate_per_s;
+  c.n_requests = n_requests;
+  c.isl = isl;
+  c.osl = osl;
+  c.max_step_tokens = step_tokens;
+  c.cost_ctx = &load->cost;
+  c.trace = &out->trace;
+  scale_serve *sim = NULL;
+  scale_status st = scale_serve_new(&c, &sim, diag);
+  if (st == SCALE_OK) st = scale_serve_run(sim, &out->result, diag);
+  scale_serve_free(sim);
+  if (st == SCALE_OK && out->trace.truncated)
+    st = scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                        "serveload: the traced run has more than %d steps or %d events",
+                        SCALE_SERVELOAD_TRACE_STEPS, SCALE_SERVELOAD_TRACE_EVENTS);
+  return st;
 }

@@ -10,6 +10,7 @@
  *   frontier.svg         throughput per chip against per-token latency, one line per context
  *   step-breakdown.svg   decode step time and its parts against batch, critical batch marked
  *   serving-load.svg     TPOT and TTFT against throughput under a Poisson stream (simulator)
+ *   batching-timeline.svg  six requests on one H100, step by step (the simulator's trace)
  *
  * Options change the model, chip, GPU, batch, context and decode length of the worked serving
  * example (defaults: the book's LLaMA 3 70B, TPU v5e, H100 SXM, batch 32, 8192 tokens, 512).
@@ -280,7 +281,26 @@ static void frontier_detail(chapter *ch, const serving *s, double n, const scale
 }
 
 static void figure_frontier(chapter *ch, const serving *s, double n,
-                            double lat[N_CONTEXTS][MAX_BATCH], double tput[N_CONTEXTS][MAX_BATCH]);
+                            double lat[N_CONTEXTS][MAX_BATCH], double tput[N_CONTEXTS][MAX_BATCH]) {
+  static char labels[N_CONTEXTS][32];
+  scale_plot_series sr[N_CONTEXTS];
+  for (int k = 0; k < N_CONTEXTS; k++) {
+    snprintf(labels[k], sizeof labels[k], "context %.0f", contexts[k]);
+    sr[k] = (scale_plot_series){.label = labels[k], .x = lat[k], .y = tput[k], .n = MAX_BATCH,
+                                .dashed = k % 2 == 1};
+  }
+  char title[640];
+  snprintf(title, sizeof title, "%.80s on %.0f x %.80s: latency against throughput",
+           s->m->display_name, n, s->chip->display_name);
+  scale_plot p = scale_plot_frame(title,
+                  "Throughput per chip against per-token latency as the batch grows from 1 to "
+                  "the largest that fits, one line per context length; int8 weights and KV "
+                  "caches, bf16 FLOPs.",
+                  "per-token latency (step time) [s]", "throughput [tokens/s per chip]",
+                  SCALE_PLOT_LINEAR, SCALE_PLOT_LOG, sr, N_CONTEXTS);
+  p.legend = SCALE_PLOT_LEGEND_BOTTOM_RIGHT;
+  chapter_figure(ch, "frontier.svg", &p);
+}
 
 /** Frontier of 'n' chips, int8 weights and KV, bf16 FLOPs, for each context; draws the curves
  * of the points that fit (NaN elsewhere, which breaks the line). */
@@ -323,31 +343,6 @@ static void frontier(chapter *ch, const serving *s, double n) {
   figure_frontier(ch, s, n, lat, tput);
 }
 
-static void figure_frontier(chapter *ch, const serving *s, double n,
-                            double lat[N_CONTEXTS][MAX_BATCH], double tput[N_CONTEXTS][MAX_BATCH]) {
-  static char labels[N_CONTEXTS][32];
-  scale_plot_series sr[N_CONTEXTS];
-  for (int k = 0; k < N_CONTEXTS; k++) {
-    snprintf(labels[k], sizeof labels[k], "context %.0f", contexts[k]);
-    sr[k] = (scale_plot_series){.label = labels[k], .x = lat[k], .y = tput[k], .n = MAX_BATCH,
-                                .dashed = k % 2 == 1};
-  }
-  char title[640];
-  snprintf(title, sizeof title, "%.80s on %.0f x %.80s: latency against throughput",
-           s->m->display_name, n, s->chip->display_name);
-  scale_plot p = {.title = title,
-                  .desc = "Throughput per chip against per-token latency as the batch grows from "
-                          "1 to the largest that fits, one line per context length; int8 "
-                          "weights and KV caches, bf16 FLOPs.",
-                  .x_label = "per-token latency (step time) [s]",
-                  .y_label = "throughput [tokens/s per chip]",
-                  .x_axis = SCALE_PLOT_LINEAR, .y_axis = SCALE_PLOT_LOG,
-                  .width_px = 720, .height_px = 460,
-                  .legend = SCALE_PLOT_LEGEND_BOTTOM_RIGHT,
-                  .series = sr, .n_series = N_CONTEXTS};
-  chapter_figure(ch, "frontier.svg", &p);
-}
-
 static void figure_breakdown(chapter *ch, const serving *s, double n) {
   static double b[MAX_BATCH], tt[MAX_BATCH], tp[MAX_BATCH], tk[MAX_BATCH], tf[MAX_BATCH],
       ti[MAX_BATCH];
@@ -373,18 +368,13 @@ static void figure_breakdown(chapter *ch, const serving *s, double n) {
   char title[640];
   snprintf(title, sizeof title, "Decode step of %.80s on %.0f x %.80s, %.0f-token context",
            s->m->display_name, n, s->chip->display_name, s->context);
-  scale_plot p = {.title = title,
-                  .desc = "Step time and its parts against batch up to the largest batch that "
-                          "fits, log-log: weight loading is flat, KV loading, FLOPs and "
-                          "collectives grow with the batch; the FLOPs overtake the weights at "
-                          "the critical batch.",
-                  .x_label = "batch B [sequences]", .y_label = "time [s]",
-                  .x_axis = SCALE_PLOT_LOG, .y_axis = SCALE_PLOT_LOG,
-                  .width_px = 720, .height_px = 440,
-                  .x_min = 1.0, .x_max = 1.5 * b[n_pts - 1],
-                  .legend = SCALE_PLOT_LEGEND_TOP_LEFT,
-                  .series = sr, .n_series = 5, .markers = &mk, .n_markers = 1,
-                  .points = &full, .n_points = 1};
+  scale_plot p = scale_plot_frame(title,
+                  "Step time and its parts against batch up to the largest batch that fits, "
+                  "log-log: weight loading is flat, KV loading, FLOPs and collectives grow with "
+                  "the batch; the FLOPs overtake the weights at the critical batch.",
+                  "batch B [sequences]", "time [s]", SCALE_PLOT_LOG, SCALE_PLOT_LOG, sr, 5);
+  p.x_min = 1.0, p.x_max = 1.5 * b[n_pts - 1];
+  p.markers = &mk, p.n_markers = 1, p.points = &full, p.n_points = 1;
   chapter_figure(ch, "step-breakdown.svg", &p);
 }
 
@@ -507,7 +497,6 @@ typedef struct {
   const char *key;            /**< value stem ("load.v5e") */
   scale_serveload load;       /**< the copy, its calibrated cost and engine */
   scale_serveload_curve c;    /**< its sweep from a vanishing rate to saturation */
-  double tput[LOAD_POINTS], tpot[LOAD_POINTS], ttft[LOAD_POINTS]; /**< the figure's curve */
 } load_system;
 
 /* The closed-form limits beside a vanishing rate, the book's formula at the steady batch, and
@@ -533,9 +522,7 @@ static void load_book(chapter *ch, const load_system *ls) {
       CHAPTER_V("book_step_s", "  the book's step at that batch", c->book_step_s, "s"),
       CHAPTER_V("book_tput", "  the book's tokens/s per chip there", c->book_tokens_per_s_per_chip,
           "tokens/s"),
-      {"book_ratio", "  book / simulator",
-       c->book_tokens_per_s_per_chip / (c->offline.throughput_tokens_per_s / ls->load.tp), "",
-       SCALE_FMT_SCI},
+      {"book_ratio", "  book / simulator", c->book_ratio, "", SCALE_FMT_SCI},
       CHAPTER_V("share_linear", "  weights or GEMMs", 100 * p->linear_s / t, "%"),
       CHAPTER_V("share_kv", "  KV reads", 100 * p->kv_s / t, "%"),
       CHAPTER_V("share_tp", "  TP AllReduces", 100 * p->tp_s / t, "%"),
@@ -564,13 +551,10 @@ static bool section_load_one(chapter *ch, load_system *ls) {
   load_limits(ch, ls);
   for (int k = 0; k < LOAD_POINTS; k++) {
     const scale_serve_result *r = &ls->c.point[k];
-    ls->tput[k] = r->throughput_tokens_per_s / l->tp;
-    ls->tpot[k] = r->tpot_p50_s;
-    ls->ttft[k] = r->ttft_p90_s;
     char stem[64];
     snprintf(stem, sizeof stem, "%s.r%.0f", ls->key, 100 * load_fracs[k]);
     CHAPTER_VALUES(ch, stem,
-      CHAPTER_V("tput", "  tokens/s per chip", ls->tput[k], "tokens/s"),
+      CHAPTER_V("tput", "  tokens/s per chip", ls->c.tput_per_chip[k], "tokens/s"),
       CHAPTER_V("ttft_p90_s", "  TTFT p90", r->ttft_p90_s, "s"),
       CHAPTER_V("tpot_p50_s", "  TPOT p50", r->tpot_p50_s, "s"));
   }
@@ -587,24 +571,39 @@ static void figure_load(chapter *ch, load_system *ls, int n) {
              l->model->display_name, l->tp, l->chip->display_name);
     snprintf(labels[2 * i + 1], sizeof labels[0], "%.40s on %g %.20s: TTFT p90",
              l->model->display_name, l->tp, l->chip->display_name);
-    sr[2 * i] = (scale_plot_series){.label = labels[2 * i], .x = ls[i].tput, .y = ls[i].tpot,
-                                    .n = LOAD_POINTS, .dots = true};
-    sr[2 * i + 1] = (scale_plot_series){.label = labels[2 * i + 1], .x = ls[i].tput,
-                                        .y = ls[i].ttft, .n = LOAD_POINTS, .dashed = true,
+    const scale_serveload_curve *c = &ls[i].c;
+    sr[2 * i] = (scale_plot_series){.label = labels[2 * i], .x = c->tput_per_chip,
+                                    .y = c->tpot_p50_s, .n = LOAD_POINTS, .dots = true};
+    sr[2 * i + 1] = (scale_plot_series){.label = labels[2 * i + 1], .x = c->tput_per_chip,
+                                        .y = c->ttft_p90_s, .n = LOAD_POINTS, .dashed = true,
                                         .dots = true};
   }
-  scale_plot p = {.title = "Serving under load: latency against throughput",
-                  .desc = "Time per output token (median) and time to first token (p90) against "
-                          "output tokens/s per chip as the Poisson arrival rate rises from 5% to "
-                          "99% of each system's offline maximum, from the request-stream "
-                          "simulator with the calibrated step cost.",
-                  .x_label = "throughput [output tokens/s per chip]",
-                  .y_label = "latency [s]",
-                  .x_axis = SCALE_PLOT_LOG, .y_axis = SCALE_PLOT_LOG,
-                  .width_px = 720, .height_px = 460,
-                  .legend = SCALE_PLOT_LEGEND_TOP_LEFT,
-                  .series = sr, .n_series = (size_t)(2 * n)};
+  scale_plot p = scale_plot_frame("Serving under load: latency against throughput",
+                  "Time per output token (median) and time to first token (p90) against output "
+                  "tokens/s per chip as the Poisson arrival rate rises from 5% to 99% of each "
+                  "system's offline maximum, from the request-stream simulator with the "
+                  "calibrated step cost.",
+                  "throughput [output tokens/s per chip]", "latency [s]", SCALE_PLOT_LOG,
+                  SCALE_PLOT_LOG, sr, (size_t)(2 * n));
   chapter_figure(ch, "serving-load.svg", &p);
+}
+
+/** Six requests on the H100 copy at 30/s, prompts of 300-2000 tokens cut into chunks by a
+ * 512-token step budget and mixed with the decodes (6-20 tokens) of those already running:
+ * the simulator's trace, step by step (serve.h, diagram.h). */
+static void figure_timeline(chapter *ch, scale_serveload *l) {
+  static scale_serveload_traced t;
+  static char svg[1 << 18];
+  scale_diag d = {0};
+  scale_status st = scale_serveload_trace(l, 30, 6, (scale_serve_lengths){300, 2000},
+                                          (scale_serve_lengths){6, 20}, 512, &t, &d);
+  if (!chapter_status_ok(ch, st, &d)) return;
+  CHAPTER_VALUES(ch, "tl",
+      CHAPTER_V("steps", "steps", t.result.n_steps, ""),
+      CHAPTER_V("ttft_max_s", "longest TTFT", t.result.ttft_p99_s, "s"),
+      CHAPTER_V("tpot_p50_s", "TPOT p50", t.result.tpot_p50_s, "s"));
+  st = scale_diagram_serving(NULL, &t.trace, svg, sizeof svg, NULL, &d);
+  chapter_diagram(ch, "batching-timeline.svg", st, svg, &d);
 }
 
 /** LLaMA 3 70B on 8 v5e (int8) and LLaMA 3.1 8B on one H100 (fp8) under a Poisson stream. */
@@ -623,6 +622,7 @@ static void section_load(chapter *ch, const scale_model *m70, const scale_chip *
   for (int i = 0; i < 2; i++)
     if (!section_load_one(ch, &ls[i])) return;
   figure_load(ch, ls, 2);
+  figure_timeline(ch, &ls[1].load);
 }
 
 static void section_problems(chapter *ch, const scale_chip *c, const scale_model *big,

@@ -17,16 +17,19 @@
  * cannot be placed without overlap (too many devices for the canvas). 'diag' (may be NULL)
  * says which.
  *
- * Book: ch. 2 (the torus), ch. 3 (sharded arrays, collectives), ch. 5 (pipeline schedules).
+ * Book: ch. 2 (the torus), ch. 3 (sharded arrays, collectives), ch. 5 (pipeline schedules),
+ * ch. 8 (a continuous-batching timeline).
  */
 #ifndef SCALE_DIAGRAM_H
 #define SCALE_DIAGRAM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "scale/collectives.h"
 #include "scale/model.h"
 #include "scale/schedule.h"
+#include "scale/serve.h"
 #include "scale/sharding.h"
 #include "scale/training.h"
 #include "scale/status.h"
@@ -60,12 +63,70 @@ scale_status scale_diagram_ring_steps(scale_collective op, int n, double bytes, 
 scale_status scale_diagram_torus(const char *name, const scale_group *group, char *buf, size_t size,
                                  size_t *len, scale_diag *diag);
 
-/** The Gantt chart of a played schedule (schedule.h): a row per stage, forward and backward
- * passes as bars numbered by microbatch, the idle time as hatched gaps whose area is
- * timeline->bubble_frac of the busy area. 'title' names the schedule (may be NULL). */
+/* ---- timelines: rows against time ----------------------------------------------------------- */
+
+/** A kind of span: its legend entry and its look. */
+typedef struct {
+  const char *name; /**< legend text */
+  const char *fill; /**< an SVG colour ("#4e79a7"); NULL: the hatched pattern of idle time */
+  const char *cls;  /**< the class of its rects ("pass", "idle"), by which tests find them */
+  const char *label_fill; /**< the colour of the labels on its bars; NULL: black */
+} scale_diagram_style;
+
+/** One bar: a row's span of time in a style, with a short label drawn inside when it fits. */
+typedef struct {
+  int row;        /**< 0 .. n_rows - 1, top first */
+  int style;      /**< 0 .. n_styles - 1 */
+  double start_s; /**< from the chart's origin [s] */
+  double dur_s;   /**< > 0 [s] */
+  char label[12]; /**< "" for none */
+} scale_diagram_span;
+
+/** A timeline chart: rows (pipeline stages, requests) against time from 0 to end_s. */
+typedef struct {
+  const char *title;                   /**< heads the chart */
+  const char *desc;                    /**< its alternative text, stating its numbers */
+  const char *foot;                    /**< a last line; NULL: none */
+  const char *const *rows;             /**< [n_rows] row labels, top first */
+  int n_rows;                          /**< 1 .. 32 */
+  const scale_diagram_style *styles;   /**< [n_styles]; those used get a legend entry */
+  int n_styles;                        /**< 1 .. 16 */
+  const scale_diagram_span *spans;     /**< [n_spans], drawn in order */
+  size_t n_spans;                      /**< at most 8192 */
+  const double *marks_s;               /**< [n_marks] times drawn as thin lines across the
+                                            rows (a serving run's step boundaries); NULL: none */
+  size_t n_marks;                      /**< at most 4096 */
+  double end_s;                        /**< the time axis's end, > 0 [s] */
+  bool axis;                           /**< a time axis with ticks under the rows */
+} scale_diagram_chart;
+
+/** Draws a timeline chart, 640 px wide: the row labels on the left, each span a bar of its
+ * style (its rect carrying data-start-s and data-dur-s, exact), the marks, the time axis, a
+ * legend of the styles used and the foot. The renderer of scale_diagram_gantt() and
+ * scale_diagram_serving(), and of any other timeline (a training step's streams).
+ * Errors: SCALE_ERR_INVALID for a span outside its row, style or time range or a count out of
+ *         its domain; SCALE_ERR_RANGE as for every diagram. */
+scale_status scale_diagram_timeline(const scale_diagram_chart *chart, char *buf, size_t size,
+                                    size_t *len, scale_diag *diag);
+
+/** The Gantt chart of a played schedule (schedule.h), drawn by scale_diagram_timeline(): a row
+ * per stage, forward and backward passes as bars numbered by microbatch, the idle time as
+ * hatched gaps whose area is timeline->bubble_frac of the busy area, a legend. 'title' names
+ * the schedule (may be NULL). */
 scale_status scale_diagram_gantt(const char *title, int p, const scale_pp_pass *passes,
                                  const scale_timeline *timeline, char *buf, size_t size,
                                  size_t *len, scale_diag *diag);
+
+/** The continuous-batching timeline of a traced serving run (serve.h), drawn by
+ * scale_diagram_timeline(): one row per request (the trace's first, at most 24), time from the
+ * first arrival to the last of their finishes, the step boundaries as thin lines; each
+ * request queued (hatched) until admitted, then in each step idle, prefilling a chunk
+ * (labelled with its tokens where it fits), decoding, or preempted and waiting to recompute.
+ * A request's spans add up to its life: arrival to first token is its TTFT, arrival to finish
+ * its latency. 'title' may be NULL. A truncated trace, or one whose requests did not all
+ * finish within it, is SCALE_ERR_INVALID. Book: ch. 8 "Serving under load". */
+scale_status scale_diagram_serving(const char *title, const scale_serve_trace *trace, char *buf,
+                                   size_t size, size_t *len, scale_diag *diag);
 
 /** One layer of a transformer, top to bottom: the norms, the attention projections with their
  * weight shapes, attention over 'context' tokens, the MLP or the experts, the residuals; each

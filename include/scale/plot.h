@@ -94,6 +94,13 @@ typedef struct {
   size_t n_points;
 } scale_plot;
 
+/** The frame the book's data figures share: a 720 x 460 px canvas, the legend top left,
+ * 'title', 'desc', the axis captions and scales given, drawing series[0..n_series); markers,
+ * points and ranges unset (set them on the result). Book: every chapter's data figures. */
+scale_plot scale_plot_frame(const char *title, const char *desc, const char *x_label,
+                            const char *y_label, scale_plot_axis x_axis, scale_plot_axis y_axis,
+                            const scale_plot_series *series, size_t n_series);
+
 /** Writes the SVG document of 'plot' into buf[0..size) and stores its full length (excluding
  * the NUL) in *len (when len is non-NULL), like snprintf: with buf NULL and size 0 it only
  * measures.

@@ -30,6 +30,7 @@
 #ifndef SCALE_SERVE_H
 #define SCALE_SERVE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -87,6 +88,71 @@ scale_status scale_serve_roofline_of(const scale_model *model, const scale_chip 
                                      scale_serve_roofline *out, scale_diag *diag);
 
 /* ==== the simulator ========================================================================== */
+
+/* ---- the step trace: what each step held, for a timeline (diagram.h) ----------------------- */
+
+/** What a running request did in one step (or what befell it). */
+typedef enum {
+  SCALE_SERVE_TRACE_IDLE = 0, /**< running but given nothing: its prompt waits for the step's
+                                   token budget, or its decode stalls behind prefill_alone */
+  SCALE_SERVE_TRACE_PREFILL,  /**< a chunk of its prompt */
+  SCALE_SERVE_TRACE_RECOMPUTE, /**< a chunk of its prompt and earlier output, prefilled again
+                                    after a preemption */
+  SCALE_SERVE_TRACE_DECODE,   /**< one token, with its drafts verified (speculative decoding) */
+  SCALE_SERVE_TRACE_PREEMPTED, /**< evicted at the step's start (kv_on_demand): its blocks
+                                    freed, back to the head of the queue */
+  SCALE_SERVE_TRACE_KINDS
+} scale_serve_trace_kind;
+
+/** One request in one step. */
+typedef struct {
+  uint32_t request;            /**< its index in arrival order */
+  uint32_t step;               /**< the step's index in the trace */
+  scale_serve_trace_kind kind; /**< what it did */
+  uint32_t tokens;             /**< tokens it put through the model: the chunk of a prefill or
+                                    recompute, 1 + the drafts of a decode; 0 otherwise */
+  uint32_t drafted;            /**< of a decode's tokens, the drafts verified */
+  uint32_t made;               /**< output tokens the step gave it: 1 + the accepted drafts of
+                                    a decode, 1 for the chunk that ends a prompt, else 0 */
+} scale_serve_trace_event;
+
+/** One engine step. */
+typedef struct {
+  double start_s;          /**< from the first arrival [s] */
+  double dur_s;            /**< its duration, drafting included [s] */
+  double draft_s;          /**< of which the draft steps [s] */
+  scale_serve_step work;   /**< what the cost function priced */
+  uint32_t first_event;    /**< its events: events[first_event, first_event + n_events) */
+  uint32_t n_events;       /**< one per running request, preempted ones first */
+} scale_serve_trace_step;
+
+/** One request's life, from the first arrival [s]. */
+typedef struct {
+  double arrival_s;     /**< when it arrived */
+  double first_token_s; /**< the end of the step that made its first token */
+  double finish_s;      /**< the end of the step that made its last */
+  uint32_t isl, osl;    /**< its prompt and output tokens */
+} scale_serve_trace_request;
+
+/** A caller-owned trace of a run: scale_serve_run() fills the first steps and their events
+ * while they fit, and stops recording (truncated) at the first step that does not; and the
+ * first requests_cap requests' lives (truncated too when there are more). Rerunning resets it.
+ * The arrays must outlive the simulator's runs; with no trace (NULL) a run records nothing and
+ * costs nothing more. */
+typedef struct {
+  scale_serve_trace_step *steps;       /**< [steps_cap] */
+  size_t steps_cap;
+  scale_serve_trace_event *events;     /**< [events_cap] */
+  size_t events_cap;
+  scale_serve_trace_request *requests; /**< [requests_cap] */
+  size_t requests_cap;
+  size_t n_steps, n_events, n_requests; /**< filled by the run */
+  bool truncated;                       /**< the run had more than the trace holds */
+} scale_serve_trace;
+
+/** Short lowercase name of 'kind' ("idle", "prefill", "recompute", "decode", "preempted");
+ * "?" when invalid. */
+const char *scale_serve_trace_kind_name(scale_serve_trace_kind kind);
 
 /** A length distribution: uniform integers in [min_tokens, max_tokens]; fixed when equal. */
 typedef struct {
@@ -158,6 +224,7 @@ typedef struct {
                                   guaranteed-no-evict scheduler) */
   scale_serve_cost_fn cost;  /**< step duration */
   void *cost_ctx;            /**< passed to cost */
+  scale_serve_trace *trace;  /**< where a run records its steps (caller-owned); NULL: none */
 } scale_serve_config;
 
 /** A config with no cost function set: rate 1/s, 1000 requests, isl 1024, osl 128, seed 1, batch

@@ -75,8 +75,14 @@ typedef struct {
   double decode1_s;             /**< scale_serveload_decode1_s(): the vanishing-rate TPOT [s] */
   int n_points;                 /**< load points in 'point' */
   scale_serve_result point[SCALE_SERVELOAD_POINTS_MAX]; /**< at rate_frac[i] x offline rate */
+  double tput_per_chip[SCALE_SERVELOAD_POINTS_MAX]; /**< point[i]'s output tokens/s per chip
+                                                         (the figure's x) [tokens/s] */
+  double tpot_p50_s[SCALE_SERVELOAD_POINTS_MAX];    /**< point[i]'s median TPOT [s] */
+  double ttft_p90_s[SCALE_SERVELOAD_POINTS_MAX];    /**< point[i]'s p90 TTFT [s] */
   double book_step_s;           /**< the book's step at the offline steady batch [s] */
   double book_tokens_per_s_per_chip; /**< max(1, round(batch)) / book step / tp [tokens/s] */
+  double book_ratio;            /**< book_tokens_per_s_per_chip over the offline run's tokens/s
+                                     per chip: what the fixed batch leaves out [1] */
   scale_serve_parts steady;     /**< the steady step's parts at the offline steady batch */
 } scale_serveload_curve;
 
@@ -91,5 +97,37 @@ typedef struct {
 scale_status scale_serveload_curve_run(scale_serveload *load, const double *rate_frac, int n,
                                        double n_requests, scale_serveload_curve *out,
                                        scale_diag *diag);
+
+/* ---- a small traced run (chapter 8's continuous-batching timeline) ------------------------ */
+
+/** What a traced run of scale_serveload_trace() holds at most. */
+#define SCALE_SERVELOAD_TRACE_REQUESTS 24
+#define SCALE_SERVELOAD_TRACE_STEPS 2048
+#define SCALE_SERVELOAD_TRACE_EVENTS 32768
+
+/** A traced run: its trace (pointing into the arrays below) and its result. About 1 MB: give
+ * it static storage. */
+typedef struct {
+  scale_serve_trace trace;
+  scale_serve_result result;
+  scale_serve_trace_step steps[SCALE_SERVELOAD_TRACE_STEPS];
+  scale_serve_trace_event events[SCALE_SERVELOAD_TRACE_EVENTS];
+  scale_serve_trace_request requests[SCALE_SERVELOAD_TRACE_REQUESTS];
+} scale_serveload_traced;
+
+/** Simulates the copy's engine on 'n_requests' requests (1 .. SCALE_SERVELOAD_TRACE_REQUESTS)
+ * arriving at 'rate_per_s' (Poisson, the engine's seed), with prompts and outputs drawn from
+ * 'isl' and 'osl' and a step budget of 'step_tokens' (chunked prefill), recording every step
+ * into *out: the run scale_diagram_serving() draws.
+ *
+ * Errors: SCALE_ERR_INVALID for n_requests out of range; what scale_serve_new() and
+ *         scale_serve_run() report; SCALE_ERR_RANGE when the run has more steps or events
+ *         than *out holds ('diag' says).
+ * Book:   ch. 8 "Serving under load": a handful of requests, chunks mixed with decodes.
+ */
+scale_status scale_serveload_trace(scale_serveload *load, double rate_per_s, double n_requests,
+                                   scale_serve_lengths isl, scale_serve_lengths osl,
+                                   double step_tokens, scale_serveload_traced *out,
+                                   scale_diag *diag);
 
 #endif

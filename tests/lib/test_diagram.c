@@ -9,6 +9,7 @@
 #include "scale/pipeline.h"
 #include "scale/transformer.h"
 #include "scale_check.h"
+#include "serve_fixture.h"
 
 static char svg[1 << 17], again[1 << 17];
 
@@ -198,6 +199,8 @@ START_TEST(gantt_idle_area_is_the_bubble) {
                                       sizeof svg, NULL, &d) == SCALE_OK,
                   "%s", d.message);
     ck_assert_int_eq(count("class=\"pass\""), 2 * 4 * 8 * vs[i]);
+    ck_assert_ptr_nonnull(strstr(svg, ">backward</text>")); /* the legend */
+    ck_assert_ptr_nonnull(strstr(svg, ">idle</text>"));
     scale_check_rel(widths("idle") / widths("pass"),
                     scale_pipeline_bubble_frac(sched[i], 4, 8, vs[i]), 1e-3, "",
                     "pipeline.h bubble");
@@ -317,6 +320,121 @@ START_TEST(diagrams_are_deterministic) {
 }
 END_TEST
 
+/** The data-row, data-start-s and data-dur-s of the n-th span rect of svg (false past the last). */
+static bool span_at(const char **p, int *row, double *start, double *dur) {
+  const char *q = strstr(*p, "data-row=\"");
+  if (!q) return false;
+  *row = atoi(q + 10);
+  *start = strtod(strstr(q, "data-start-s=\"") + 14, NULL);
+  *dur = strtod(strstr(q, "data-dur-s=\"") + 12, NULL);
+  *p = q + 1;
+  return true;
+}
+
+/** The smallest font-size of svg's texts [px]. */
+static double smallest_font(void) {
+  double least = INFINITY;
+  for (const char *p = strstr(svg, "<text "); p; p = strstr(p + 1, "<text "))
+    least = fmin(least, strtod(strstr(p, "font-size=\"") + 11, NULL));
+  return least;
+}
+
+START_TEST(serving_spans_are_the_latencies) {
+  /* A stream with chunked prefill (16 tokens a step) and KV on demand tight enough to preempt:
+   * each request's spans tile its life, so in every row they add up to finish - arrival, and
+   * those before its first token to its TTFT, both as the simulator reports them. */
+  static serve_fixture_trace ft;
+  scale_serve_trace *tr = serve_fixture_trace_of(&ft, 4096, 16384, 8);
+  scale_serve_config c = serve_fixture_config(8, 0, 0);
+  c.rate_per_s = 40;
+  c.isl.min_tokens = 5, c.isl.max_tokens = 40;
+  c.osl.min_tokens = 3, c.osl.max_tokens = 12;
+  c.max_batch = 4;
+  c.max_step_tokens = 16;
+  c.block_tokens = 4;
+  c.kv_blocks = 16;
+  c.kv_on_demand = true;
+  c.trace = tr;
+  scale_serve_result r = serve_fixture_run(&c);
+  ck_assert(r.preemptions >= 1); /* the case this test is for */
+  scale_diag d = {0};
+  size_t len = 0;
+  ck_assert_msg(scale_diagram_serving(NULL, tr, svg, sizeof svg, &len, &d) == SCALE_OK, "%s",
+                d.message);
+  ck_assert_uint_eq(len, strlen(svg));
+  double life[8] = {0}, before_first[8] = {0};
+  int row, n_prefill = 0, n_decode = 0;
+  double start, dur;
+  for (const char *p = svg; span_at(&p, &row, &start, &dur);) {
+    ck_assert(row >= 0 && row < 8);
+    life[row] += dur;
+    if (start < ft.requests[row].first_token_s - 1e-12) before_first[row] += dur;
+  }
+  for (size_t e = 0; e < tr->n_events; e++) {
+    n_prefill += ft.events[e].kind == SCALE_SERVE_TRACE_PREFILL;
+    n_decode += ft.events[e].kind == SCALE_SERVE_TRACE_DECODE;
+  }
+  double ttft_most = 0;
+  for (int i = 0; i < 8; i++) {
+    scale_check_rel(life[i], ft.requests[i].finish_s - ft.requests[i].arrival_s, 1e-9, "s", "its latency");
+    scale_check_rel(before_first[i], ft.requests[i].first_token_s - ft.requests[i].arrival_s, 1e-9, "s",
+                    "its TTFT");
+    ttft_most = fmax(ttft_most, ft.requests[i].first_token_s - ft.requests[i].arrival_s);
+  }
+  scale_check_rel(ttft_most, r.ttft_p99_s, 1e-9, "s", "the simulator's TTFT p99 (8 requests)");
+  ck_assert_int_eq(count("<rect class=\"prefill\""), n_prefill);
+  ck_assert_int_eq(count("<rect class=\"decode\""), n_decode);
+  ck_assert_int_ge(count("<rect class=\"evicted\""), 1);
+  ck_assert_int_ge(count("<rect class=\"recompute\""), 1);
+  ck_assert_int_eq(count("class=\"mark\""), (int)tr->n_steps + 1); /* every step's start, the end */
+  ck_assert_ptr_nonnull(strstr(svg, ">prefill chunk</text>"));     /* the legend */
+  ck_assert_ptr_nonnull(strstr(svg, ">preempted, waiting</text>"));
+  ck_assert_ptr_nonnull(strstr(svg, "<desc>Continuous batching: 8 requests"));
+  ck_assert_ptr_nonnull(strstr(svg, " Request 8 ("));
+  ck_assert(smallest_font() >= 10); /* legible at its drawn size on a phone */
+  /* the same trace draws the same bytes; a truncated one is refused */
+  memcpy(again, svg, sizeof svg);
+  ck_assert_int_eq(scale_diagram_serving(NULL, tr, svg, sizeof svg, NULL, NULL), SCALE_OK);
+  ck_assert_str_eq(svg, again);
+  tr->steps_cap = 5;
+  serve_fixture_run(&c);
+  ck_assert_int_eq(scale_diagram_serving(NULL, tr, svg, sizeof svg, NULL, NULL),
+                   SCALE_ERR_INVALID);
+  ck_assert_int_eq(scale_diagram_serving(NULL, NULL, svg, sizeof svg, NULL, NULL),
+                   SCALE_ERR_INVALID);
+}
+END_TEST
+
+START_TEST(timeline_refuses) {
+  /* A span past the axis's end, or on no row, is refused; a good one draws with its legend. */
+  const char *rows[1] = {"only"};
+  const scale_diagram_style st[1] = {{"work", "#4e79a7", "work", NULL}};
+  scale_diagram_span sp = {0, 0, 0.5, 0.25, "x"};
+  scale_diagram_chart c = {"t", "d", NULL, rows, 1, st, 1, &sp, 1, NULL, 0, 1.0, true};
+  ck_assert_int_eq(scale_diagram_timeline(&c, svg, sizeof svg, NULL, NULL), SCALE_OK);
+  ck_assert_ptr_nonnull(strstr(svg, ">work</text>"));
+  ck_assert_ptr_nonnull(strstr(svg, "data-start-s=\"0.5\" data-dur-s=\"0.25\""));
+  sp.dur_s = 0.75;
+  ck_assert_int_eq(scale_diagram_timeline(&c, svg, sizeof svg, NULL, NULL), SCALE_ERR_INVALID);
+  sp.dur_s = 0.25, sp.row = 1;
+  ck_assert_int_eq(scale_diagram_timeline(&c, svg, sizeof svg, NULL, NULL), SCALE_ERR_INVALID);
+  /* the last tick's label, wide, ends at its tick to stay on the canvas: 0 .. 8e5 s in ticks of
+   * 2e5 s (tick_step: 1.6e5 rounds to 2 x 10^5), the last "9.26 days" (54 px) at x = 620 */
+  c.end_s = 8e5, sp.row = 0, sp.start_s = 1e5, sp.dur_s = 2e5;
+  scale_diag d = {0};
+  ck_assert_msg(scale_diagram_timeline(&c, svg, sizeof svg, NULL, &d) == SCALE_OK, "%s",
+                d.message);
+  ck_assert_ptr_nonnull(strstr(svg, "text-anchor=\"end\">9.26 days</text>"));
+  ck_assert_ptr_nonnull(strstr(svg, "text-anchor=\"middle\">2.31 days</text>"));
+  c.end_s = 1.0, sp.start_s = 0.5, sp.dur_s = 0.25;
+  /* a buffer too small reports the size it needs */
+  sp.row = 0;
+  size_t need = 0;
+  ck_assert_int_eq(scale_diagram_timeline(&c, NULL, 0, &need, NULL), SCALE_OK);
+  ck_assert_int_eq(scale_diagram_timeline(&c, svg, need, NULL, NULL), SCALE_ERR_RANGE);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("diagram");
   const scale_check_case cases[] = {
@@ -331,6 +449,8 @@ static Suite *suite(void) {
       {"zero_stages_bars", zero_stages_bars},
       {"paged_kv_blocks", paged_kv_blocks},
       {"diagrams_are_deterministic", diagrams_are_deterministic},
+      {"serving_spans_are_the_latencies", serving_spans_are_the_latencies},
+      {"timeline_refuses", timeline_refuses},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return s;

@@ -261,6 +261,21 @@ START_TEST(golden_linear) {
 }
 END_TEST
 
+START_TEST(book_frame) {
+  /* The book's figure frame: 720 x 460, the captions given, the legend top left; it draws. */
+  static const double x[] = {1, 10}, y[] = {2, 20};
+  scale_plot_series sr = {.label = "a line", .x = x, .y = y, .n = 2};
+  scale_plot p = scale_plot_frame("T", "D", "x [s]", "y [B]", SCALE_PLOT_LOG, SCALE_PLOT_LINEAR,
+                                  &sr, 1);
+  ck_assert(p.width_px == 720 && p.height_px == 460 && p.legend == SCALE_PLOT_LEGEND_TOP_LEFT);
+  ck_assert(p.x_axis == SCALE_PLOT_LOG && p.y_axis == SCALE_PLOT_LINEAR && p.n_markers == 0);
+  ck_assert_int_eq(scale_plot_svg(&p, svg, sizeof svg, NULL, NULL), SCALE_OK);
+  ck_assert_ptr_nonnull(strstr(svg, "width=\"720\" height=\"460\""));
+  ck_assert_ptr_nonnull(strstr(svg, "<desc>D</desc>"));
+  ck_assert_ptr_nonnull(strstr(svg, ">y [B]</text>"));
+}
+END_TEST
+
 static Suite *plot_suite(void) {
   Suite *s = suite_create("plot");
   const scale_check_case cases[] = {{"tick_labels", tick_labels},
@@ -271,7 +286,8 @@ static Suite *plot_suite(void) {
                {"invalid_arguments", invalid_arguments},
                {"buffer_contract", buffer_contract},
                {"golden_roofline", golden_roofline},
-               {"golden_linear", golden_linear}};
+               {"golden_linear", golden_linear},
+               {"book_frame", book_frame}};
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return s;
 }

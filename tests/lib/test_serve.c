@@ -497,6 +497,127 @@ START_TEST(test_bad_parameters) {
 }
 END_TEST
 
+/* ---- the step trace ------------------------------------------------------------------------ */
+
+/** The trace's event e: request, kind, tokens and output tokens made. */
+static void check_event(const scale_serve_trace *tr, size_t e, uint32_t request,
+                        scale_serve_trace_kind kind, uint32_t tokens, uint32_t made) {
+  ck_assert_uint_lt(e, tr->n_events);
+  const scale_serve_trace_event *ev = &tr->events[e];
+  ck_assert_msg(ev->request == request && ev->kind == kind && ev->tokens == tokens &&
+                    ev->made == made,
+                "event %zu: request %u %s %u tokens made %u, want request %u %s %u made %u", e,
+                ev->request, scale_serve_trace_kind_name(ev->kind), ev->tokens, ev->made, request,
+                scale_serve_trace_kind_name(kind), tokens, made);
+}
+
+START_TEST(test_trace_chunked) {
+  /* Two requests at t = 0, isl 6, osl 3, batch 2, a budget of 4 tokens a step (cost a + b x
+   * tokens, a = 0.01 s, b = 0.001 s):
+   *   step 0 at 0:     request 0 prefills 4, request 1 waits for the budget  a + 4 b = 0.014
+   *   step 1 at 0.014: 0 prefills its last 2 (first token), 1 prefills 2     0.014
+   *   step 2 at 0.028: 0 decodes (1 token), 1 prefills 3 of the budget's 3   0.014
+   *   step 3 at 0.042: 0 decodes (its last), 1 prefills its last 1           a + 2 b = 0.012
+   *   steps 4, 5 at 0.054, 0.065: 1 decodes                                 a + b = 0.011
+   * TTFT 0.028 and 0.054 s; finishes 0.054 and 0.076 s. */
+  static serve_fixture_trace ft;
+  scale_serve_trace *tr = serve_fixture_trace_of(&ft, 16, 32, 4);
+  scale_serve_config c = linear_config(INFINITY, 2, 6, 3);
+  c.max_batch = 2;
+  c.max_step_tokens = 4;
+  scale_serve_result plain = serve_fixture_run(&c);
+  c.trace = tr;
+  scale_serve_result r = serve_fixture_run(&c);
+  c.trace = NULL;
+  ck_assert(memcmp(&plain, &r, sizeof r) == 0); /* recording changes nothing */
+  ck_assert(!tr->truncated);
+  ck_assert_uint_eq(tr->n_steps, 6);
+  ck_assert_uint_eq(tr->n_events, 10);
+  ck_assert_uint_eq(tr->n_requests, 2);
+  const double start[6] = {0, 0.014, 0.028, 0.042, 0.054, 0.065};
+  const double dur[6] = {0.014, 0.014, 0.014, 0.012, 0.011, 0.011};
+  for (int k = 0; k < 6; k++) {
+    scale_check_rel(ft.steps[k].start_s + 1.0, start[k] + 1.0, 1e-12, "s", "hand derivation");
+    scale_check_rel(ft.steps[k].dur_s, dur[k], 1e-12, "s", "a + b tokens");
+    ck_assert_uint_eq(ft.steps[k].n_events, k < 4 ? 2 : 1);
+  }
+  scale_check_rel(ft.steps[2].work.n_prefill_tokens, 3, 0, "tokens", "the budget left");
+  check_event(tr, 0, 0, SCALE_SERVE_TRACE_PREFILL, 4, 0);
+  check_event(tr, 1, 1, SCALE_SERVE_TRACE_IDLE, 0, 0);
+  check_event(tr, 2, 0, SCALE_SERVE_TRACE_PREFILL, 2, 1);
+  check_event(tr, 3, 1, SCALE_SERVE_TRACE_PREFILL, 2, 0);
+  check_event(tr, 4, 0, SCALE_SERVE_TRACE_DECODE, 1, 1);
+  check_event(tr, 5, 1, SCALE_SERVE_TRACE_PREFILL, 3, 0);
+  check_event(tr, 7, 1, SCALE_SERVE_TRACE_PREFILL, 1, 1);
+  check_event(tr, 9, 1, SCALE_SERVE_TRACE_DECODE, 1, 1);
+  scale_check_rel(ft.requests[0].first_token_s, 0.028, 1e-12, "s", "TTFT of request 0");
+  scale_check_rel(ft.requests[1].first_token_s, 0.054, 1e-12, "s", "TTFT of request 1");
+  scale_check_rel(ft.requests[0].finish_s, 0.054, 1e-12, "s", "finish of request 0");
+  scale_check_rel(ft.requests[1].finish_s, 0.076, 1e-12, "s", "finish of request 1");
+  scale_check_rel(r.makespan_s, 0.076, 1e-12, "s", "the last finish");
+  /* a trace of three steps holds the first three and says it stopped */
+  tr->steps_cap = 3;
+  tr->requests_cap = 1;
+  c.trace = tr;
+  serve_fixture_run(&c);
+  ck_assert(tr->truncated);
+  ck_assert_uint_eq(tr->n_steps, 3);
+  ck_assert_uint_eq(tr->n_events, 6);
+  ck_assert_uint_eq(tr->n_requests, 1);
+  /* a capacity without its array is refused */
+  tr->events = NULL;
+  scale_serve *sim = NULL;
+  ck_assert_int_eq(scale_serve_new(&c, &sim, NULL), SCALE_ERR_INVALID);
+  ck_assert_ptr_null(sim);
+  ck_assert_str_eq(scale_serve_trace_kind_name(SCALE_SERVE_TRACE_RECOMPUTE), "recompute");
+  ck_assert_str_eq(scale_serve_trace_kind_name(SCALE_SERVE_TRACE_KINDS), "?");
+}
+END_TEST
+
+START_TEST(test_trace_preemption) {
+  /* kv_on_demand, 3 blocks of 4 tokens, two requests at t = 0 of isl 3, osl 3 (6 tokens: 2
+   * blocks each in their life, 1 at admission):
+   *   step 0 at 0:     both prefill 3 (first tokens), 2 blocks held      a + 6 b = 0.016
+   *   step 1 at 0.016: both decode (contexts of 4 tokens: 1 block each)  a + 2 b = 0.012
+   *   step 2 at 0.028: contexts of 5 need 2 blocks each, 4 > 3: request 0 takes the third,
+   *                    request 1 (the most recent) is preempted; 0 decodes its last  0.011
+   *   step 3 at 0.039: request 1 again, its 3 + 2 tokens prefilled again: the prompt's end
+   *                    makes its last token                               a + 5 b = 0.015
+   * Request 1: TTFT 0.016 s (its first token stands), finish 0.054 s. */
+  static serve_fixture_trace ft;
+  scale_serve_trace *tr = serve_fixture_trace_of(&ft, 8, 16, 2);
+  scale_serve_config c = linear_config(INFINITY, 2, 3, 3);
+  c.max_batch = 2;
+  c.block_tokens = 4;
+  c.kv_blocks = 3;
+  c.kv_on_demand = true;
+  c.trace = tr;
+  scale_serve_result r = serve_fixture_run(&c);
+  ck_assert(r.preemptions == 1 && r.recomputed_tokens == 5);
+  ck_assert_uint_eq(tr->n_steps, 4);
+  ck_assert_uint_eq(tr->n_events, 7);
+  const double start[4] = {0, 0.016, 0.028, 0.039};
+  for (int k = 0; k < 4; k++)
+    scale_check_rel(ft.steps[k].start_s + 1.0, start[k] + 1.0, 1e-12, "s", "hand derivation");
+  check_event(tr, 0, 0, SCALE_SERVE_TRACE_PREFILL, 3, 1);
+  check_event(tr, 3, 1, SCALE_SERVE_TRACE_DECODE, 1, 1);
+  check_event(tr, 4, 1, SCALE_SERVE_TRACE_PREEMPTED, 0, 0);
+  check_event(tr, 5, 0, SCALE_SERVE_TRACE_DECODE, 1, 1);
+  check_event(tr, 6, 1, SCALE_SERVE_TRACE_RECOMPUTE, 5, 1);
+  ck_assert_uint_eq(ft.steps[2].first_event, 4);
+  ck_assert_uint_eq(ft.steps[2].n_events, 2);
+  scale_check_rel(ft.requests[1].first_token_s, 0.016, 1e-12, "s", "its first token stands");
+  scale_check_rel(ft.requests[1].finish_s, 0.054, 1e-12, "s", "after the recompute");
+  scale_check_rel(ft.requests[0].finish_s, 0.039, 1e-12, "s", "three steps");
+  /* the preemption does not fit a trace of four events: the trace ends before its step */
+  tr->events_cap = 4;
+  serve_fixture_run(&c);
+  ck_assert(tr->truncated);
+  ck_assert_uint_eq(tr->n_steps, 2);
+  ck_assert_uint_eq(tr->n_events, 4);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("serve");
   const scale_check_case cases[] = {
@@ -515,6 +636,8 @@ int main(void) {
       {"kv_on_demand", test_kv_on_demand},
       {"warmup", test_warmup},
       {"bad_parameters", test_bad_parameters},
+      {"trace_chunked", test_trace_chunked},
+      {"trace_preemption", test_trace_preemption},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return scale_check_run(s);

@@ -76,6 +76,10 @@ START_TEST(curve) {
                   "tokens/s", "the offline run");
   scale_check_rel(c.vanishing.tpot_p50_s, low.tpot_p50_s, 1e-12, "s", "the vanishing rate");
   scale_check_rel(c.point[0].ttft_p90_s, r.ttft_p90_s, 1e-12, "s", "25% of the offline rate");
+  /* the figure's columns are the point's numbers, per chip (tp 1 here) */
+  scale_check_rel(c.ttft_p90_s[0], r.ttft_p90_s, 1e-12, "s", "the figure's TTFT p90");
+  scale_check_rel(c.tpot_p50_s[0], r.tpot_p50_s, 1e-12, "s", "the figure's TPOT p50");
+  scale_check_rel(c.tput_per_chip[0], r.throughput_tokens_per_s, 1e-12, "tokens/s", "tp 1");
   /* a higher rate serves more tokens per second (ch. 8 "Serving under load") */
   ck_assert(c.point[1].throughput_tokens_per_s > c.point[0].throughput_tokens_per_s);
   /* the closed forms beside it */
@@ -86,6 +90,8 @@ START_TEST(curve) {
                   "the book's step at the steady batch");
   scale_check_rel(c.book_tokens_per_s_per_chip, b / c.book_step_s, 1e-12, "tokens/s",
                   "batch / step / tp with tp 1");
+  scale_check_rel(c.book_ratio, b / c.book_step_s / off.throughput_tokens_per_s, 1e-12, "",
+                  "the book's tokens/s over the offline run's");
   scale_check_rel(c.steady.kv_s, scale_serveload_steady_parts(&l, off.steady_batch).kv_s, 1e-12,
                   "s", "the steady parts at the steady batch");
   ck_assert_int_eq(scale_serveload_curve_run(&l, fracs, SCALE_SERVELOAD_POINTS_MAX + 1, 200, &c,
@@ -105,12 +111,41 @@ START_TEST(refuses) {
 }
 END_TEST
 
+START_TEST(traced_run) {
+  /* Eight requests on LLaMA 3.1 8B, one H100, fp8, a 1024-token step budget: every step of the
+   * trace lasts what the calibrated cost gives for what it holds, the steps follow each other
+   * while requests run, and no step puts more than the budget through the model. */
+  scale_model m = scale_check_model("llama-3-8b");
+  scale_chip h100 = scale_check_chip("nvidia-h100-sxm");
+  static scale_serveload l;
+  static scale_serveload_traced t;
+  scale_diag diag = {0};
+  ck_assert(scale_serveload_setup(&m, &h100, 1, SCALE_DTYPE_FP8, SCALE_DTYPE_FP8, 2048, 32, &l,
+                                  &diag) == SCALE_OK);
+  scale_serve_lengths isl = {256, 3072}, osl = {8, 32};
+  ck_assert_msg(scale_serveload_trace(&l, 20, 8, isl, osl, 1024, &t, &diag) == SCALE_OK, "%s",
+                diag.message);
+  ck_assert(!t.trace.truncated && t.trace.n_requests == 8);
+  scale_check_rel((double)t.trace.n_steps, t.result.n_steps, 0, "", "every step recorded");
+  for (size_t k = 0; k < t.trace.n_steps; k++) {
+    const scale_serve_trace_step *s = &t.steps[k];
+    scale_serve_step w = s->work;
+    scale_check_rel(s->dur_s, scale_serve_cost_s(&w, &l.cost), 1e-12, "s", "servecal.h's cost");
+    ck_assert(w.n_decode + w.n_prefill_tokens <= 1024);
+    if (k > 0 && t.steps[k - 1].n_events > 0 && s->start_s > 0)
+      ck_assert(s->start_s >= t.steps[k - 1].start_s + t.steps[k - 1].dur_s * (1 - 1e-12));
+  }
+  ck_assert_int_eq(scale_serveload_trace(&l, 20, 25, isl, osl, 1024, &t, NULL), SCALE_ERR_INVALID);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("serveload");
   const scale_check_case cases[] = {{"setup_engine", setup_engine},
                                     {"vanishing_rate", vanishing_rate},
                                     {"curve", curve},
-                                    {"refuses", refuses}};
+                                    {"refuses", refuses},
+                                    {"traced_run", traced_run}};
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return scale_check_run(s);
 }

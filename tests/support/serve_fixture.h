@@ -43,6 +43,22 @@ static inline scale_serve_config serve_fixture_config(double n, double isl, doub
   return c;
 }
 
+/** A step trace (serve.h) with its storage, for the suites' traced runs. */
+typedef struct {
+  scale_serve_trace trace;
+  scale_serve_trace_step steps[4096];
+  scale_serve_trace_event events[16384];
+  scale_serve_trace_request requests[8];
+} serve_fixture_trace;
+
+/** Points t->trace at t's storage with these capacities (each at most its array's). */
+static inline scale_serve_trace *serve_fixture_trace_of(serve_fixture_trace *t, size_t steps,
+                                                        size_t events, size_t requests) {
+  t->trace = (scale_serve_trace){t->steps, steps, t->events, events, t->requests, requests,
+                                 0,        0,     0,         false};
+  return &t->trace;
+}
+
 /** Simulates 'c' with a fresh simulator; a failure to build or run it fails the test. */
 static inline scale_serve_result serve_fixture_run(const scale_serve_config *c) {
   scale_serve *sim = NULL;
