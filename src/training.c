@@ -653,7 +653,7 @@ static scale_recompute recompute_of(scale_remat remat) {
 
 /* The step model's job for 'l': Megatron's data-parallel group is dp x fsdp with ZeRO over
  * fsdp; the ranks are ordered tp, cp, fsdp, pp, dp (pp outermost when it is on DCN), which
- * gives each group's stride. Flash attention, 16-bit activations. */
+ * gives each group's stride. The layout's attention core, 16-bit activations. */
 static void step_job_of(const scale_train_problem *p, const scale_layout *l, scale_step_job *j) {
   memset(j, 0, sizeof *j);
   const scale_chip *chip = p->chip;
@@ -675,7 +675,7 @@ static void step_job_of(const scale_train_problem *p, const scale_layout *l, sca
   j->embed_loss_stages = l->pp > 1.0 && l->pp_embed_loss;
   j->recompute = recompute_of(l->remat);
   j->sp = l->sp && l->tp > 1.0;
-  j->attention = SCALE_ATTENTION_FLASH;
+  j->attention = l->unfused_attention ? SCALE_ATTENTION_UNFUSED : SCALE_ATTENTION_FLASH;
   j->tp_overlap = l->tp_overlap;
   j->gbs = n_seq;
   j->seq = p->seq_len;
@@ -753,14 +753,14 @@ static void step_times(const scale_train_problem *p, const scale_layout *l,
 /* Activations at the peak of the fullest stage (memory.h): the first stage holds its layers'
  * saved tensors and the embedding's for every microbatch in flight, the last stage one
  * microbatch and the logits (both ends on one stage without a pipeline); plus the working set
- * the backward pass of one layer rebuilds. Flash attention, as the step model assumes. */
+ * the backward pass of one layer rebuilds. The attention core's as the layout runs it. */
 static double activation_bytes(const scale_train_problem *p, const scale_layout *l,
                                double mb_tokens, double layers_stage) {
   const scale_model *m = p->model;
   double tp = l->tp, pp = l->pp, seq = p->seq_len;
   double v = l->schedule == SCALE_PP_INTERLEAVED ? layout_chunks(l) : 1.0;
-  scale_memory_act act = {tp, l->cp, l->sp && tp > 1.0, recompute_of(l->remat), true,
-                          scale_dtype_bytes(l->act_dtype)};
+  scale_memory_act act = {tp, l->cp, l->sp && tp > 1.0, recompute_of(l->remat),
+                          !l->unfused_attention, scale_dtype_bytes(l->act_dtype)};
   double b = mb_tokens * l->cp / seq; /* sequences per microbatch */
   double layer = scale_memory_layer_activation_bytes(m, b, seq, &act);
   if (l->remat == SCALE_REMAT_BIG_MATMULS) {

@@ -133,6 +133,10 @@ typedef struct {
   scale_precision precision;  /**< dtypes of weights, gradients and optimizer state */
   scale_dtype act_dtype;      /**< dtype of activations and of the TP/PP/EP/CP traffic */
   bool tp_overlap;            /**< comm-GEMM overlap of the TP collectives (step model only) */
+  bool unfused_attention;     /**< the attention core as separate kernels (scores in HBM, softmax
+                                  and dropout, the full s x s product under the mask, its
+                                  softmax output and dropout mask saved for the backward pass:
+                                  Megatron 2021, Megatron-DeepSpeed); false: fused (flash) */
   scale_train_link link[SCALE_TRAIN_DIM_COUNT]; /**< link of each dimension */
   double n_axes[SCALE_TRAIN_DIM_COUNT];         /**< ICI axes spanned by each dimension (M_X, M_Y);
                                                1 for NVLink and DCN */
@@ -338,8 +342,8 @@ int scale_train_assumptions(const scale_train_problem *problem, const scale_layo
                             const scale_train_result *result, const char **lines, int max);
 
 /** The step model's job for 'layout' of 'problem' into *job: what scale_train_eval() prices
- * with step parameters (Megatron's data-parallel group dp x fsdp, ZeRO over fsdp, flash
- * attention, the problem's compute dtype). Domain: non-NULL arguments; nothing otherwise. */
+ * with step parameters (Megatron's data-parallel group dp x fsdp, ZeRO over fsdp, the
+ * layout's attention core, the problem's compute dtype). Domain: non-NULL arguments; nothing otherwise. */
 void scale_train_step_job(const scale_train_problem *problem, const scale_layout *layout,
                           scale_step_job *job);
 

@@ -37,6 +37,9 @@ static void usage(FILE *out) {
                "  --recompute R       none|selective|full, as practice names them (the same\n"
                "                      as --remat none|selective|block)\n"
                "  --tp-overlap        comm-GEMM overlap of the TP collectives\n"
+               "  --attn A            attention core: flash (default: one fused kernel) or\n"
+               "                      unfused (scores in HBM, softmax and dropout kernels, the\n"
+               "                      full s x s product; Megatron 2021, Megatron-DeepSpeed)\n"
                "mapping (default: the book's, below):\n"
                "  --tp-axes N, --fsdp-axes N, --dp-axes N, --cp-axes N\n"
                "                      TPU torus axes a dimension spans (its ICI bandwidth)\n"
@@ -104,6 +107,7 @@ enum {
   OPT_PP_LINK,
   OPT_PP_EMBED_LOSS,
   OPT_PRECISION,
+  OPT_ATTN,
   OPT_HELP
 };
 
@@ -133,6 +137,7 @@ static const struct option options[] = {{"model", required_argument, NULL, OPT_M
                                         {"json", no_argument, NULL, OPT_JSON},
                                         {"roofline", no_argument, NULL, OPT_ROOFLINE},
                                         {"tp-overlap", no_argument, NULL, OPT_TP_OVERLAP},
+                                        {"attn", required_argument, NULL, OPT_ATTN},
                                         {"tp-axes", required_argument, NULL, OPT_TP_AXES},
                                         {"fsdp-axes", required_argument, NULL, OPT_FSDP_AXES},
                                         {"dp-axes", required_argument, NULL, OPT_DP_AXES},
@@ -182,6 +187,7 @@ static void print_layout_text(const scale_train_problem *p, const scale_layout *
   if (!any) printf(" one chip");
   if (l->fsdp > 1.0) printf(", ZeRO-%d", l->zero_stage);
   if (l->tp > 1.0 && l->sp) printf(", sequence parallel");
+  if (l->unfused_attention) printf(", unfused attention");
   if (l->pp > 1.0) {
     printf(", %s with %.0f microbatches", scale_pp_schedule_name(l->schedule), l->n_microbatches);
     if (l->schedule == SCALE_PP_INTERLEAVED)
@@ -365,6 +371,7 @@ static void json_layout(cli_json *json, const scale_layout *l) {
   cli_json_string(json, "cp_kind", scale_cp_kind_name(l->cp_kind));
   cli_json_string(json, "remat", scale_train_remat_name(l->remat));
   cli_json_bool(json, "tp_overlap", l->tp_overlap);
+  cli_json_string(json, "attention", l->unfused_attention ? "unfused" : "flash");
   cli_json_object_end(json);
 }
 
@@ -587,6 +594,11 @@ static int take_choice(int c, const char *arg, train_opts *o) {
     break;
   case OPT_SP: o->sp = true; break;
   case OPT_TP_OVERLAP: o->tp_overlap = true; break;
+  case OPT_ATTN:
+    if (strcmp(arg, "flash") != 0 && strcmp(arg, "unfused") != 0)
+      return cli_usage("--attn: expected flash or unfused, got '%s'", arg);
+    l->unfused_attention = strcmp(arg, "unfused") == 0;
+    break;
   case OPT_SCHEDULE:
     if (scale_pp_schedule_parse(arg, &l->schedule))
       return cli_usage("--schedule: unknown schedule '%s' (1f1b, gpipe, interleaved, zb-h1, "

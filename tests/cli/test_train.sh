@@ -218,4 +218,13 @@ expect_rc 2 "etp 3 on tp 2"; expect_err 'etp 3 does not divide tp 2' "etp error"
 run "$SCALE" train $MX --roofline
 if grep -q '^caveat' "$TMP/out"; then fail "roofline: no fit behind it, no caveat"; else pass; fi
 
+# --attn unfused: the attention core as Megatron 2021 and Megatron-DeepSpeed ran it (lib.training
+# derives its saved bytes by hand); named in the layout line and in JSON, a typo refused.
+AT="--model llama-3-8b --hw nvidia-h100-sxm --chips 8 --batch-tokens 32768 --seq 2048 --fsdp 8"
+run "$SCALE" train $AT --attn unfused; expect_rc 0 "unfused attention"
+expect_out '^layout: .*, unfused attention' "layout names it"
+run "$SCALE" train $AT --attn unfused --json; expect_out '"attention": "unfused"' "json names it"
+run "$SCALE" train $AT --json; expect_out '"attention": "flash"' "flash by default"
+expect_usage_error "attn typo" "$SCALE" train $AT --attn fused
+
 finish

@@ -709,6 +709,35 @@ static scale_model loaded(const char *name) {
   return m;
 }
 
+START_TEST(test_unfused_attention) {
+  /* LLaMA 3 8B on 8 H100, FSDP 8, one 4096-token sequence a chip, nothing recomputed. An unfused
+   * attention core saves its softmax output and dropout output (2 bytes each) and its dropout
+   * mask (1 byte) for every score, (2 x 2 + 1) n_heads s bytes a token, where flash saves the
+   * fp32 log-sum-exp, 4 n_heads (memory.h; Korthikanti et al.'s 5 a s^2 b / t). Over 32 layers:
+   * 32 x 4096 x 32 x (5 x 4096 - 4) = 85,882,568,704 bytes more. The step prices the scores
+   * in HBM and the softmax kernels, so it takes longer; the step model's job says so. */
+  scale_model m = scale_check_model("llama-3-8b");
+  scale_chip c = scale_check_chip("nvidia-h100-sxm");
+  scale_train_problem p = scale_train_problem_make(&m, &c, 8, 8 * 4096, 4096);
+  scale_step_params prm;
+  ck_assert(scale_step_params_of_chip(&c, &prm) == SCALE_OK); /* the calibrated step model */
+  p.step_params = &prm;
+  scale_layout l = scale_layout_default();
+  l.fsdp = 8;
+  l.remat = SCALE_REMAT_NONE;
+  scale_train_layout_map(&c, 8, &l);
+  scale_train_result flash = eval_ok(&p, &l);
+  l.unfused_attention = true;
+  scale_train_result unfused = eval_ok(&p, &l);
+  scale_check_rel(unfused.activation_bytes - flash.activation_bytes, 85882568704.0, 1e-12, "B",
+                  "32 x 4096 x 32 x (5 x 4096 - 4)");
+  ck_assert(unfused.step_time_s > flash.step_time_s);
+  scale_step_job job;
+  scale_train_step_job(&p, &l, &job);
+  ck_assert_int_eq(job.attention, SCALE_ATTENTION_UNFUSED);
+}
+END_TEST
+
 START_TEST(test_tp_check) {
   scale_diag diag;
   /* LLaMA 3 70B: 64 query heads, 8 KV heads, F = 28672 */
@@ -755,6 +784,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_step_time_model);
   tcase_add_test(tc, test_uneven_stages);
   tcase_add_test(tc, test_bubble);
+  tcase_add_test(tc, test_unfused_attention);
   tcase_add_test(tc, test_tp_check);
   tcase_add_test(tc, test_gpu_map);
   tcase_add_test(tc, test_step_model_path);
