@@ -88,6 +88,16 @@ int cli_parse_list_show(const char *cmd, int argc, char **argv, void (*usage)(FI
  * the loader's file:line diagnostic and returns CLI_EXIT_USAGE (unknown) or CLI_EXIT_FAIL. */
 int cli_load_chip(const char *name, scale_chip *out);
 
+/** --usd-per-chip-hour X: the price of a chip-hour the user pays (a reservation, a spot price,
+ * a provider's rate) in place of the hardware file's on-demand one, within the loader's range
+ * [0.001, 1e6] USD/h: 0 or a usage error. */
+int cli_parse_price(const char *arg, double *out);
+
+/** The price costs are computed at: 'price' when the option gave one (not NaN), written into
+ * chip->usd_per_hour, else the file's; *from names which ("--usd-per-chip-hour" or "the
+ * hardware file's on-demand price"). */
+void cli_apply_price(scale_chip *chip, double price, const char **from);
+
 /** Loads model NAME, like cli_load_chip (hint: scale model list). */
 int cli_load_model(const char *name, scale_model *out);
 

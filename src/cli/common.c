@@ -131,6 +131,19 @@ static const char *nearest_stems(const char *subdir, const char *name, char *out
   return out;
 }
 
+int cli_parse_price(const char *arg, double *out) {
+  if (!cli_parse_number("usd-per-chip-hour", arg, SCALE_NUM_POSITIVE, out)) return CLI_EXIT_USAGE;
+  if (*out < 0.001 || *out > 1e6)
+    return cli_usage("--usd-per-chip-hour: must be in [0.001, 1e6] USD a chip-hour, got '%s'",
+                     arg);
+  return CLI_EXIT_OK;
+}
+
+void cli_apply_price(scale_chip *chip, double price, const char **from) {
+  if (!isnan(price)) chip->usd_per_hour = price;
+  *from = isnan(price) ? "the hardware file's on-demand price" : "--usd-per-chip-hour";
+}
+
 int cli_load_chip(const char *name, scale_chip *out) {
   scale_diag diag;
   scale_status st = scale_chip_load(name, out, &diag);

@@ -37,6 +37,8 @@ static void usage(FILE *out) {
           "  --kv DTYPE         KV cache: bf16 (default), int8, int4, fp8\n"
           "  --compute DTYPE    matmul arithmetic: bf16 (default), int8, fp8\n"
           "  --mfu F            prefill FLOPs utilization of the book's formula (default 0.4)\n"
+          "  --usd-per-chip-hour X  the price of a chip-hour you pay, instead of the hardware\n"
+          "                     file's on-demand one (the cost per million tokens)\n"
           "  --roofline         the book's formulas only (no calibrated prediction)\n"
           "  --json             machine output, SI base units\n"
           "  --help             this text\n\n"
@@ -1004,7 +1006,8 @@ enum {
   O_SPEC_TOKENS,
   O_SPEC_ACCEPT,
   O_KV_ALLOC,
-  O_WARMUP
+  O_WARMUP,
+  O_PRICE
 };
 
 static const struct option infer_options[] = {
@@ -1051,6 +1054,7 @@ static const struct option infer_options[] = {
     {"spec-accept", required_argument, NULL, O_SPEC_ACCEPT},
     {"kv-alloc", required_argument, NULL, O_KV_ALLOC},
     {"warmup", required_argument, NULL, O_WARMUP},
+    {"usd-per-chip-hour", required_argument, NULL, O_PRICE},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -1059,6 +1063,7 @@ typedef struct {
   const char *model, *hw;     /* --model, --hw (NULL until given) */
   double chips, batch, context, prompt, decode, tp; /* NaN until given (decode: 512) */
   double ep, mfu;             /* --ep, --mfu */
+  double price;               /* --usd-per-chip-hour, NaN: the hardware file's */
   scale_ffn_layout ffn;       /* --ffn (--2d: 2d) */
   bool json, roofline;        /* --json, --roofline */
   bool help;                  /* --help: usage printed, exit 0 */
@@ -1107,6 +1112,7 @@ static int take_fixed(int opt, const char *arg, infer_opts *o) {
   case O_WEIGHTS: ok = cli_parse_dtype("weights", arg, &o->wd); break;
   case O_KV: ok = cli_parse_dtype("kv", arg, &o->kd); break;
   case O_COMPUTE: ok = cli_parse_dtype("compute", arg, &o->cd); break;
+  case O_PRICE: return cli_parse_price(arg, &o->price);
   case O_MFU:
     if (!cli_parse_number("mfu", arg, SCALE_NUM_POSITIVE, &o->mfu)) return CLI_EXIT_USAGE;
     if (o->mfu > 1.0) return cli_usage("--mfu: must be in (0, 1], got '%s'", arg);
@@ -1211,6 +1217,7 @@ static int parse(int argc, char **argv, infer_opts *o) {
   o->decode = 512.0;
   o->ep = 1.0;
   o->mfu = 0.4;
+  o->price = NAN;
   o->kv_shard = SCALE_KV_SHARD_FULL;
   o->wd = o->kd = o->cd = SCALE_DTYPE_BF16;
   serve_opts_default(&o->so);
@@ -1252,6 +1259,14 @@ static scale_infer_config config_of(const infer_opts *o, double batch, double co
 }
 
 /* A request stream (--offline, --rate or --concurrency) simulated on the engine. */
+/* The text report's last line when the price is the user's, so that its costs say whose. */
+static void print_price(const infer_opts *o, const scale_chip *chip, const char *from, int rc) {
+  char usd[32];
+  if (rc == CLI_EXIT_OK && !o->json && !isnan(o->price))
+    printf("costs at %s a chip-hour (%s)\n",
+           scale_format(usd, sizeof usd, chip->usd_per_hour, "", SCALE_FMT_USD), from);
+}
+
 static int stream_infer(const infer_opts *o) {
   const serve_opts *so = &o->so;
   int modes = (int)so->offline + (int)!isnan(so->rate) + (int)!isnan(so->concurrency);
@@ -1265,8 +1280,12 @@ static int stream_infer(const infer_opts *o) {
   scale_chip chip;
   int rc;
   if ((rc = cli_load_model(o->model, &m)) || (rc = cli_load_chip(o->hw, &chip))) return rc;
+  const char *price_from;
+  cli_apply_price(&chip, o->price, &price_from);
   scale_infer_config cfg = config_of(o, 1, 1);
-  return serve_cmd(&m, &chip, &cfg, so, o->json, o->roofline);
+  rc = serve_cmd(&m, &chip, &cfg, so, o->json, o->roofline);
+  print_price(o, &chip, price_from, rc);
+  return rc;
 }
 
 /* A fixed batch: memory, prefill and decode by the book's formulas, priced by the serving cost. */
@@ -1277,6 +1296,8 @@ static int fixed_infer(const infer_opts *o) {
   scale_chip chip;
   int rc;
   if ((rc = cli_load_model(o->model, &model)) || (rc = cli_load_chip(o->hw, &chip))) return rc;
+  const char *price_from;
+  cli_apply_price(&chip, o->price, &price_from);
   scale_infer_config cfg = config_of(o, o->batch, o->context);
   cfg.prompt = isnan(o->prompt) ? o->context : o->prompt;
   cfg.decode_len = o->decode;
@@ -1305,6 +1326,7 @@ static int fixed_infer(const infer_opts *o) {
              cfg.batch, mem.total_bytes_per_chip, mem.hbm_bytes_per_chip, mem.max_batch);
     print_text(&model, &chip, &cfg, &mem, &pre, &dec, &pr);
   }
+  print_price(o, &chip, price_from, CLI_EXIT_OK);
   if (!mem.fits)
     return cli_fail("infer: batch %g does not fit in HBM (%.3g of %.3g bytes per chip); the "
                     "largest batch that fits is %g",

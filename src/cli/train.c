@@ -47,6 +47,9 @@ static void usage(FILE *out) {
                "run:\n"
                "  --tokens T          token budget: prints the training time and dollar "
                "cost\n"
+               "  --usd-per-chip-hour X  the price of a chip-hour you pay (a reservation, spot,\n"
+               "                      a provider's rate) instead of the hardware file's\n"
+               "                      on-demand one\n"
                "  --roofline          the book's ideal instead of the calibrated step model: "
                "peak\n"
                "                      FLOP/s and bandwidth, perfect overlap\n"
@@ -108,6 +111,7 @@ enum {
   OPT_PP_EMBED_LOSS,
   OPT_PRECISION,
   OPT_ATTN,
+  OPT_PRICE,
   OPT_HELP
 };
 
@@ -138,6 +142,7 @@ static const struct option options[] = {{"model", required_argument, NULL, OPT_M
                                         {"roofline", no_argument, NULL, OPT_ROOFLINE},
                                         {"tp-overlap", no_argument, NULL, OPT_TP_OVERLAP},
                                         {"attn", required_argument, NULL, OPT_ATTN},
+                                        {"usd-per-chip-hour", required_argument, NULL, OPT_PRICE},
                                         {"tp-axes", required_argument, NULL, OPT_TP_AXES},
                                         {"fsdp-axes", required_argument, NULL, OPT_FSDP_AXES},
                                         {"dp-axes", required_argument, NULL, OPT_DP_AXES},
@@ -281,7 +286,7 @@ static void print_roofline_text(const scale_train_result *r) {
 
 /* Memory per chip, the run's time and cost, and what binds. */
 static void print_memory_run_text(const scale_train_problem *p, const scale_train_result *r,
-                                  const scale_train_result *ideal) {
+                                  const scale_train_result *ideal, const char *price_from) {
   char num[64];
   printf("\nmemory per chip\n");
   cli_row("weights", r->param_bytes, "B", SCALE_FMT_SI);
@@ -306,9 +311,11 @@ static void print_memory_run_text(const scale_train_problem *p, const scale_trai
     cli_row("training time", r->train_time_s, "", SCALE_FMT_TIME);
     if (r->step_model)
       cli_row("training time at the roofline", ideal->train_time_s, "", SCALE_FMT_TIME);
-    if (isfinite(r->cost_usd))
+    if (isfinite(r->cost_usd)) {
       cli_row("cost", r->cost_usd, "", SCALE_FMT_USD);
-    else
+      printf("  (%s a chip-hour: %s)\n",
+             scale_format(num, sizeof num, p->chip->usd_per_hour, "", SCALE_FMT_USD), price_from);
+    } else
       cli_row_text("cost", "no price in the hardware file");
   }
   printf("\nbound: %s: %s\n", scale_train_bound_name(r->bound), r->reason);
@@ -335,7 +342,7 @@ static int caveats(const scale_train_problem *p, const scale_layout *l,
 
 static void print_text(const scale_train_problem *p, const scale_layout *l,
                        const scale_train_result *r, const scale_train_result *ideal,
-                       const scale_precision_recipe *rec) {
+                       const scale_precision_recipe *rec, const char *price_from) {
   print_layout_text(p, l);
   print_precision_text(rec);
   printf("model: %s\n", cli_cost_model_name(p->chip, !r->step_model));
@@ -349,7 +356,7 @@ static void print_text(const scale_train_problem *p, const scale_layout *l,
     print_step_text(l, r, ideal);
   else
     print_roofline_text(r);
-  print_memory_run_text(p, r, ideal);
+  print_memory_run_text(p, r, ideal, price_from);
 }
 
 static void json_layout(cli_json *json, const scale_layout *l) {
@@ -422,7 +429,7 @@ static void json_collectives(cli_json *json, const scale_train_result *r) {
 
 /* Memory per chip, the run, and what binds. */
 static void json_memory_run(cli_json *json, const scale_train_problem *p,
-                            const scale_train_result *r) {
+                            const scale_train_result *r, const char *price_from) {
   cli_json_number(json, "param_bytes", r->param_bytes);
   cli_json_number(json, "grad_bytes", r->grad_bytes);
   cli_json_number(json, "optimizer_bytes", r->optimizer_bytes);
@@ -438,6 +445,8 @@ static void json_memory_run(cli_json *json, const scale_train_problem *p,
     cli_json_number(json, "train_tokens", p->train_tokens);
     cli_json_number(json, "train_time_s", r->train_time_s);
     cli_json_number(json, "cost_usd", r->cost_usd);
+    cli_json_number(json, "usd_per_chip_hour", p->chip->usd_per_hour);
+    cli_json_string(json, "price_from", price_from);
   }
   cli_json_string(json, "bound", scale_train_bound_name(r->bound));
   if (r->bound == SCALE_TRAIN_BOUND_COMMS && !r->step_model)
@@ -450,7 +459,7 @@ static void json_memory_run(cli_json *json, const scale_train_problem *p,
 
 static void print_json(const scale_train_problem *p, const scale_layout *l,
                        const scale_train_result *r, const scale_train_result *ideal,
-                       const scale_precision_recipe *rec) {
+                       const scale_precision_recipe *rec, const char *price_from) {
   cli_json json;
   cli_json_init(&json, stdout);
   cli_json_object_begin(&json, NULL);
@@ -493,7 +502,7 @@ static void print_json(const scale_train_problem *p, const scale_layout *l,
   cli_json_number(&json, "roofline_mfu", ideal->mfu);
   if (r->step_model) json_step(&json, &r->step, l);
   json_collectives(&json, r);
-  json_memory_run(&json, p, r);
+  json_memory_run(&json, p, r, price_from);
   cli_json_object_end(&json);
   cli_json_finish(&json);
 }
@@ -506,6 +515,7 @@ typedef struct {
   const char *batch_text; /* --batch-tokens as written, for cli_warn_batch_tokens */
   double chips, batch, seq; /* NaN until given */
   double tokens;            /* --tokens: the run's length, 0: none */
+  double price;             /* --usd-per-chip-hour, NaN: the hardware file's */
   double efficiency;        /* --efficiency: the matmul ceiling, NaN: the step model's */
   double zero;              /* --zero: the ZeRO stage (3) */
   double axes[SCALE_TRAIN_DIM_COUNT]; /* --*-axes: torus axes per dimension, NaN: mapped */
@@ -532,6 +542,7 @@ static int take_problem(int c, const char *arg, train_opts *o) {
     break;
   case OPT_SEQ: ok = cli_parse_number("seq", arg, DEGREE, &o->seq); break;
   case OPT_TOKENS: ok = cli_parse_number("tokens", arg, SCALE_NUM_NONNEG, &o->tokens); break;
+  case OPT_PRICE: ok = !cli_parse_price(arg, &o->price); break;
   case OPT_EFFICIENCY:
     ok = cli_parse_number("efficiency", arg, SCALE_NUM_POSITIVE, &o->efficiency);
     if (ok && o->efficiency > 1.0) return cli_usage("--efficiency: %s must be in (0, 1]", arg);
@@ -628,7 +639,7 @@ static int take_choice(int c, const char *arg, train_opts *o) {
  * error. */
 static int parse(int argc, char **argv, train_opts *o) {
   memset(o, 0, sizeof *o);
-  o->chips = o->batch = o->seq = o->efficiency = o->fsdp = o->micro = NAN;
+  o->chips = o->batch = o->seq = o->efficiency = o->fsdp = o->micro = o->price = NAN;
   o->zero = 3.0;
   o->precision = "bf16";
   for (int d = 0; d < SCALE_TRAIN_DIM_COUNT; d++)
@@ -745,6 +756,8 @@ int cli_cmd_train(int argc, char **argv) {
   scale_model model;
   scale_chip chip;
   if ((rc = cli_load_model(o.model, &model)) || (rc = cli_load_chip(o.hw, &chip))) return rc;
+  const char *price_from;
+  cli_apply_price(&chip, o.price, &price_from);
   scale_layout layout;
   if ((rc = layout_of(&o, &chip, &layout))) return rc;
   scale_train_problem problem = scale_train_problem_make(&model, &chip, o.chips, o.batch, o.seq);
@@ -756,9 +769,9 @@ int cli_cmd_train(int argc, char **argv) {
   scale_train_result result, ideal;
   if ((rc = evaluate(&o, &chip, &layout, &params, &problem, &result, &ideal))) return rc;
   if (o.json)
-    print_json(&problem, &layout, &result, &ideal, rec);
+    print_json(&problem, &layout, &result, &ideal, rec, price_from);
   else
-    print_text(&problem, &layout, &result, &ideal, rec);
+    print_text(&problem, &layout, &result, &ideal, rec, price_from);
   /* Does not fit: the whole report, then one line and exit 1, as `scale infer` does. */
   char need[32], have[32];
   if (!result.fits)

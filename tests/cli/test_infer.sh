@@ -396,4 +396,22 @@ fi
 expect_usage_error "warm-up of every request" "$SCALE" infer $WU --warmup 100
 expect_usage_error "fractional warm-up" "$SCALE" infer $WU --warmup 2.5
 
+# --usd-per-chip-hour on a fixed batch and a stream: the costs at the user's price, said so.
+PI="--model llama-3-8b --hw nvidia-h100-sxm --chips 1 --batch 64 --context 2048"
+run "$SCALE" infer $PI --usd-per-chip-hour 2.16; expect_rc 0 "infer price"
+expect_out '^costs at \$2.16 a chip-hour \(--usd-per-chip-hour\)$' "says whose price"
+run "$SCALE" infer $PI --json; cp "$TMP/out" "$TMP/pi0.json"
+run "$SCALE" infer $PI --json --usd-per-chip-hour 2.16
+if command -v python3 >/dev/null 2>&1; then
+  if python3 - "$TMP/pi0.json" "$TMP/out" <<'EOF2'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+ka = a["prediction"]["cost_usd_per_million_tokens"] if "prediction" in a else a["cost_usd_per_million_tokens"]
+kb = b["prediction"]["cost_usd_per_million_tokens"] if "prediction" in b else b["cost_usd_per_million_tokens"]
+sys.exit(0 if abs(kb / ka - 2.16 / 10.8) < 1e-9 else 1)
+EOF2
+  then pass; else fail "infer price: the cost scales with it"; fi
+fi
+expect_usage_error "infer price negative" "$SCALE" infer $PI --usd-per-chip-hour -1
+
 finish

@@ -227,4 +227,22 @@ run "$SCALE" train $AT --attn unfused --json; expect_out '"attention": "unfused"
 run "$SCALE" train $AT --json; expect_out '"attention": "flash"' "flash by default"
 expect_usage_error "attn typo" "$SCALE" train $AT --attn fused
 
+# --usd-per-chip-hour: the run's cost at the user's price, which scales it exactly (the file's
+# H100 on-demand $10.8 against $2.70: a quarter), and says whose price it is.
+PR="--model llama-3-8b --hw nvidia-h100-sxm --chips 8 --batch-tokens 32768 --seq 2048 --fsdp 8 --tokens 1e9 --json"
+run "$SCALE" train $PR; cp "$TMP/out" "$TMP/pr0.json"
+expect_out '"price_from": "the hardware file' "the file's price by default"
+run "$SCALE" train $PR --usd-per-chip-hour 2.7; expect_rc 0 "user's price"
+expect_out '"price_from": "--usd-per-chip-hour"' "says it is the user's"
+if command -v python3 >/dev/null 2>&1; then
+  if python3 - "$TMP/pr0.json" "$TMP/out" <<'EOF2'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+sys.exit(0 if abs(b["cost_usd"] / a["cost_usd"] - 2.7 / 10.8) < 1e-9 and b["usd_per_chip_hour"] == 2.7 else 1)
+EOF2
+  then pass; else fail "price: the cost scales with the chip-hour's price"; fi
+fi
+expect_usage_error "price of zero" "$SCALE" train $PR --usd-per-chip-hour 0
+expect_usage_error "price above the range" "$SCALE" train $PR --usd-per-chip-hour 2e6
+
 finish
