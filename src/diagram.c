@@ -792,7 +792,7 @@ scale_status scale_diagram_serving(const char *title, const scale_serve_trace *t
   for (size_t s = 0; s < tr->n_steps && tr->steps[s].start_s < end; s++)
     marks[n_marks++] = tr->steps[s].start_s;
   if (n_marks) marks[n_marks++] = end; /* the last drawn step's end */
-  char rowname[SERVING_ROWS_MAX][16], name[160], foot[160], desc[4096], span_s[32];
+  char rowname[SERVING_ROWS_MAX][24], name[160], foot[160], desc[4096], span_s[32];
   const char *row_names[SERVING_ROWS_MAX];
   for (int r = 0; r < rows; r++) {
     snprintf(rowname[r], sizeof rowname[r], "request %d", r + 1);
