@@ -907,8 +907,11 @@ static void eval_compute(eval_ctx *x, scale_train_result *out) {
   /* ---- parameters per chip (TP and EP shards of one stage) ---- */
   double n_params = cache->n_params, n_expert = cache->n_expert, n_embed = cache->n_embed;
   double n_dense_layers_params = n_params - n_expert - n_embed;
-  /* An average layer's weights on one chip [params]. */
-  x->layer_params = (n_dense_layers_params / layers + n_expert / layers / ep) / tp;
+  /* An average layer's weights on one chip [params]: the dense part sliced over tp, the
+   * experts over the expert grid ep x etp (etp of the tp ranks slice each expert; the other
+   * tp / etp hold whole experts of their own EP shard, Megatron-Core's parallel folding). */
+  double etp = l->etp >= 1.0 ? l->etp : 1.0;
+  x->layer_params = n_dense_layers_params / layers / tp + n_expert / layers / (ep * etp);
   x->stage_params = x->layer_params * layers_stage + n_embed / (pp * tp);
   /* DualPipe: each rank holds its stage and its mirror's (pipeline.h) */
   if (pp > 1.0) x->stage_params *= scale_pipeline_param_copies(l->schedule);

@@ -3,7 +3,7 @@
  *
  * A *layout* splits the chips of a run into the product of five degrees,
  *
- *     n_chips = dp x fsdp x tp x pp x cp          (ep divides dp x fsdp)
+ *     n_chips = dp x fsdp x tp x pp x cp          (ep x etp divides dp x fsdp x tp x cp)
  *
  *   dp    pure data parallelism: weights replicated, gradients AllReduced once per step;
  *   fsdp  ZeRO data parallelism of stage 1, 2 or 3 (stage 3 = the book's FSDP);
@@ -11,8 +11,10 @@
  *   pp    pipeline stages, with m microbatches and a schedule (GPipe, 1F1B, interleaved 1F1B
  *         with v virtual stages, zero-bubble);
  *   cp    context parallelism: the sequence split over cp chips (ring attention or Ulysses);
- *   ep    expert parallelism: the routed experts of a MoE split over ep of the data-parallel
- *         chips (Megatron/DeepSpeed-MoE style), so ep adds no chips of its own.
+ *   ep    expert parallelism: the routed experts of a MoE split over ep of a stage's chips,
+ *         etp apart (etp of the tp ranks slice each expert; Megatron-Core's parallel
+ *         folding), so ep adds no chips of its own. A chip holds 1 / (ep x etp) of the
+ *         experts, and 1 / tp of the dense weights.
  * Each degree is mapped onto a *link*: an ICI torus over M of the chip's axes, the NVLink
  * domain, or the data-centre network (DCN / InfiniBand) between slices or nodes;
  * scale_train_layout_map() does it the way the book does (ch. 5 "Scaling Across Pods").
