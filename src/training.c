@@ -21,7 +21,7 @@ static bool degree_ok(double x) { return isfinite(x) && x >= 1.0 && x == floor(x
 static double c64(int64_t v) { return (double)v; }
 
 /* Whether integer-valued doubles satisfy b | a. */
-static bool divides(double b, double a) { return b >= 1.0 && fmod(a, b) == 0.0; }
+static bool divides(double b, double a) { return b >= 1.0 && scale_fmod_zero(a, b); }
 
 /* ==== names =================================================================================== */
 

@@ -455,6 +455,7 @@ typedef struct {
   double n_params, n_active_params;    /**< the model's counts */
   double layer_weight_params;          /**< params of an average layer (embeddings apart) */
   int n_used, next;                    /**< entries filled; the one to replace next */
+  int last;                            /**< the entry the last lookup found or filled */
   double key[SCALE_STEP_CACHE_SLOTS][SCALE_STEP_CACHE_KEY];
   double fwd[SCALE_STEP_CACHE_SLOTS][SCALE_STEP_OP_COUNT];
   double all[SCALE_STEP_CACHE_SLOTS][SCALE_STEP_OP_COUNT];
