@@ -60,6 +60,7 @@ scale_plan_opts scale_plan_opts_default(void) {
 typedef struct {
   const scale_train_problem *problem;
   const scale_plan_opts *opts;
+  bool problem_ok;          /* scale_train_problem_ok(): else every candidate is invalid */
   double tps[MAX_DIVISORS]; /* the tp values this worker owns */
   int n_tps;
   scale_plan_report report; /* ranked[] kept sorted, best first */
@@ -198,7 +199,7 @@ static void consider(worker *w, double n_seq) {
     r->n_pruned[SCALE_PLAN_PRUNE_CP]++;
     return;
   }
-  if (scale_train_validate(w->problem, l, NULL) != SCALE_OK) {
+  if (!w->problem_ok || !scale_train_candidate_ok(w->problem, l)) {
     r->n_pruned[SCALE_PLAN_PRUNE_INVALID]++;
     return;
   }
@@ -476,6 +477,7 @@ scale_status scale_plan_train(const scale_train_problem *problem, const scale_pl
   for (int t = 0; t < n_threads; t++) {
     workers[t].problem = problem;
     workers[t].opts = o;
+    workers[t].problem_ok = scale_train_problem_ok(problem);
     scale_train_cache_init(&workers[t].cache, problem);
   }
   /* Deal tp values round-robin so threads get similar shares (small tp = most work). */

@@ -236,11 +236,8 @@ static scale_status validate_schedule(const scale_layout *layout, double layers,
   return SCALE_OK;
 }
 
-scale_status scale_train_validate(const scale_train_problem *problem, const scale_layout *layout,
-                                  scale_diag *diag) {
-  if (problem == NULL || layout == NULL || problem->model == NULL || problem->chip == NULL)
-    return invalid(diag, "missing model, hardware or layout");
-  const scale_model *m = problem->model;
+/* The problem's own rules (the layout's come after). */
+static scale_status validate_problem(const scale_train_problem *problem, scale_diag *diag) {
   const scale_chip *chip = problem->chip;
   if (!pos(problem->n_chips) || problem->n_chips != floor(problem->n_chips))
     return invalid(diag, "chip count %g must be a positive integer", problem->n_chips);
@@ -257,7 +254,14 @@ scale_status scale_train_validate(const scale_train_problem *problem, const scal
     return invalid(diag, "the chip has no matmul rate for the compute dtype");
   if (!nonneg(problem->train_tokens))
     return invalid(diag, "token budget %g must be >= 0", problem->train_tokens);
+  return SCALE_OK;
+}
 
+/* The layout's rules, tp's against the model unless 'tp_checked'. */
+static scale_status validate_layout(const scale_train_problem *problem, const scale_layout *layout,
+                                    bool tp_checked, scale_diag *diag) {
+  const scale_model *m = problem->model;
+  const scale_chip *chip = problem->chip;
   const double degree[SCALE_TRAIN_DIM_COUNT] = {layout->dp, layout->fsdp, layout->tp,
                                                 layout->pp, layout->ep,   layout->cp};
   for (int d = 0; d < SCALE_TRAIN_DIM_COUNT; d++)
@@ -272,7 +276,7 @@ scale_status scale_train_validate(const scale_train_problem *problem, const scal
 
   bool mamba = m->arch == SCALE_ARCH_MAMBA2;
   double tp = layout->tp;
-  scale_status tp_status = scale_transformer_tp_check(m, tp, diag);
+  scale_status tp_status = tp_checked ? SCALE_OK : scale_transformer_tp_check(m, tp, diag);
   if (tp_status) return tp_status;
 
   double layers = c64(m->n_layers);
@@ -344,6 +348,22 @@ scale_status scale_train_validate(const scale_train_problem *problem, const scal
                      layout->n_axes[d]);
   }
   return SCALE_OK;
+}
+
+scale_status scale_train_validate(const scale_train_problem *problem, const scale_layout *layout,
+                                  scale_diag *diag) {
+  if (problem == NULL || layout == NULL || problem->model == NULL || problem->chip == NULL)
+    return invalid(diag, "missing model, hardware or layout");
+  scale_status st = validate_problem(problem, diag);
+  return st ? st : validate_layout(problem, layout, false, diag);
+}
+
+bool scale_train_problem_ok(const scale_train_problem *problem) {
+  return problem && problem->model && problem->chip && validate_problem(problem, NULL) == SCALE_OK;
+}
+
+bool scale_train_candidate_ok(const scale_train_problem *problem, const scale_layout *layout) {
+  return validate_layout(problem, layout, true, NULL) == SCALE_OK;
 }
 
 /* ==== pieces ================================================================================== */

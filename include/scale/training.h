@@ -202,6 +202,16 @@ scale_train_problem scale_train_problem_make(const scale_model *model, const sca
 scale_status scale_train_validate(const scale_train_problem *problem, const scale_layout *layout,
                                   scale_diag *diag);
 
+/** Whether scale_train_validate() accepts the problem's own fields (chips, batch, sequence,
+ * efficiency, the chip's rate, token budget), whatever the layout. */
+bool scale_train_problem_ok(const scale_train_problem *problem);
+
+/** scale_train_validate(problem, layout, NULL) == SCALE_OK for a search that has checked the
+ * problem once (scale_train_problem_ok()) and the layout's tp against the model
+ * (scale_transformer_tp_check()): the layout's remaining rules only, the planner's hot path.
+ * Domain: problem, its model and chip, and layout not NULL. */
+bool scale_train_candidate_ok(const scale_train_problem *problem, const scale_layout *layout);
+
 /* ---- the result ----------------------------------------------------------------------------- */
 
 /** The collectives of a step, one entry each in scale_train_result.comm[]. */
