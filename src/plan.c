@@ -368,8 +368,9 @@ static void expert_grids(worker *w, double n_seq, double tp, double cp, double p
   int n_etp = moe ? divisors(tp, etps) : (etps[0] = 0, 1);
   for (int iet = 0; iet < n_etp; iet++) {
     double etp = etps[iet];
-    int n_ep = moe && o->allow[SCALE_TRAIN_DIM_EP] ? divisors(dp * fsdp * tp * cp / fmax(etp, 1), eps)
-                                                   : (eps[0] = 1, 1);
+    double stage = dp * fsdp * tp * cp;
+    int n_ep =
+        moe && o->allow[SCALE_TRAIN_DIM_EP] ? divisors(stage / fmax(etp, 1), eps) : (eps[0] = 1, 1);
     for (int ie = 0; ie < n_ep; ie++) {
       scale_layout *l = &w->layout;
       *l = scale_layout_default();

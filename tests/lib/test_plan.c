@@ -30,8 +30,8 @@ static scale_train_problem small_problem(void) {
 
 static bool same_layout(const scale_layout *a, const scale_layout *b) {
   return a->dp == b->dp && a->fsdp == b->fsdp && a->tp == b->tp && a->pp == b->pp &&
-         a->ep == b->ep && a->etp == b->etp && a->cp == b->cp && a->zero_stage == b->zero_stage && a->sp == b->sp &&
-         a->schedule == b->schedule && a->n_microbatches == b->n_microbatches &&
+         a->ep == b->ep && a->etp == b->etp && a->cp == b->cp && a->zero_stage == b->zero_stage &&
+         a->sp == b->sp && a->schedule == b->schedule && a->n_microbatches == b->n_microbatches &&
          a->remat == b->remat && a->cp_kind == b->cp_kind &&
          a->link[SCALE_TRAIN_DIM_PP] == b->link[SCALE_TRAIN_DIM_PP];
 }
@@ -193,8 +193,7 @@ START_TEST(ep_spans_the_tp_ranks) {
   ck_assert_int_eq(scale_model_load("qwen3-30b-a3b", &m, &diag), SCALE_OK);
   ck_assert_int_eq(scale_chip_load("nvidia-h100-sxm", &h100, &diag), SCALE_OK);
   scale_step_params params;
-  ck_assert_int_eq(scale_step_params_load_file(scale_step_params_path(), &params, &diag),
-                   SCALE_OK);
+  ck_assert_int_eq(scale_step_params_load_file(scale_step_params_path(), &params, &diag), SCALE_OK);
   scale_train_problem p = scale_train_problem_make(&m, &h100, 8, 4096, 4096);
   p.step_params = &params;
   double n_expert = scale_transformer_n_expert_params(&m) * (double)m.n_experts *
