@@ -436,6 +436,8 @@ void scale_step_forward_eval(const scale_step_forward_job *job, const scale_step
 
 #define SCALE_STEP_CACHE_SLOTS 32
 #define SCALE_STEP_CACHE_KEY 8 /**< tp, cp, mbs, sp, recompute, ep, etp, capacity */
+#define SCALE_STEP_BUCKET_SLOTS 8 /**< bucketed gradient collectives remembered */
+#define SCALE_STEP_BUCKET_KEY 7   /**< comm, network, bandwidth, collective, group, bytes, axes */
 
 /** The op times of a layer and of the stage ends by shape (tp, cp, mbs, sp, recompute; ep,
  * etp and capacity factor, which set a MoE layer's expert grid), and
@@ -462,6 +464,10 @@ typedef struct {
   double head[SCALE_STEP_CACHE_SLOTS][SCALE_STEP_OP_COUNT];
   double wgrad[SCALE_STEP_CACHE_SLOTS][4]; /**< the layer's weight-gradient GEMMs: QKV, MLP up,
                                                 output projection, MLP down */
+  int n_buckets, next_bucket; /**< bucketed gradient collectives held; the one to replace */
+  double bucket_key[SCALE_STEP_BUCKET_SLOTS][SCALE_STEP_BUCKET_KEY];
+  double bucket_s[SCALE_STEP_BUCKET_SLOTS];      /**< their time [s] */
+  double bucket_tail_s[SCALE_STEP_BUCKET_SLOTS]; /**< their last bucket's [s] */
 } scale_step_cache;
 
 /** Empties 'cache'. */
