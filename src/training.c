@@ -674,7 +674,8 @@ static scale_recompute recompute_of(scale_remat remat) {
 /* The step model's job for 'l': Megatron's data-parallel group is dp x fsdp with ZeRO over
  * fsdp; the ranks are ordered tp, cp, fsdp, pp, dp (pp outermost when it is on DCN), which
  * gives each group's stride. Flash attention, 16-bit activations. */
-static void step_job_of(const scale_train_problem *p, const scale_layout *l, scale_step_job *j) {
+static void step_job_fields(const scale_train_problem *p, const scale_layout *l,
+                            scale_step_job *j) {
   memset(j, 0, sizeof *j);
   const scale_chip *chip = p->chip;
   double n_seq = p->batch_tokens / p->seq_len, dpf = l->dp * l->fsdp;
@@ -702,6 +703,10 @@ static void step_job_of(const scale_train_problem *p, const scale_layout *l, sca
   j->dtype = p->compute_dtype;
   j->ulysses = l->cp_kind == SCALE_CP_ULYSSES;
   j->mapped = true;
+}
+
+/* The links of the step model's job for 'l' into j->link[]. */
+static void step_links_of(const scale_chip *chip, const scale_layout *l, scale_step_job *j) {
   bool pp_out = l->pp > 1.0 && l->link[SCALE_TRAIN_DIM_PP] == SCALE_TRAIN_LINK_DCN;
   double tc = l->tp * l->cp;
   j->link[SCALE_STEP_COMM_TP] = step_link(chip, l, SCALE_TRAIN_DIM_TP, 1.0, l->tp);
@@ -716,6 +721,11 @@ static void step_job_of(const scale_train_problem *p, const scale_layout *l, sca
   double dstride = dd == SCALE_TRAIN_DIM_CP ? l->tp : tc * l->fsdp * (pp_out ? 1.0 : l->pp);
   j->link[SCALE_STEP_COMM_DP] =
       step_link(chip, l, dd, dstride, dd == SCALE_TRAIN_DIM_CP ? l->cp : l->dp * l->cp);
+}
+
+static void step_job_of(const scale_train_problem *p, const scale_layout *l, scale_step_job *j) {
+  step_job_fields(p, l, j);
+  step_links_of(p->chip, l, j);
 }
 
 void scale_train_step_job(const scale_train_problem *problem, const scale_layout *layout,
@@ -747,11 +757,31 @@ static const char *step_reason(const scale_step_result *s, int *worst) {
 }
 
 /* The step model's times into *out (scale_train_eval with step parameters). */
+/* The step model's job for 'l' through the cache: its links depend only on the degrees and
+ * the mapping, which a search holds over every policy of a degree tuple. */
+static void cached_step_job(const scale_train_problem *p, const scale_layout *l,
+                            scale_train_cache *k, scale_step_job *j) {
+  double key[SCALE_TRAIN_LINK_KEY] = {l->tp, l->cp, l->fsdp, l->dp, l->pp, l->ep};
+  for (int d = 0; d < SCALE_TRAIN_DIM_COUNT; d++) {
+    key[6 + d] = (double)l->link[d];
+    key[6 + SCALE_TRAIN_DIM_COUNT + d] = l->n_axes[d];
+  }
+  step_job_fields(p, l, j);
+  if (k->links_valid && memcmp(k->link_key, key, sizeof key) == 0) {
+    memcpy(j->link, k->links, sizeof k->links);
+    return;
+  }
+  step_links_of(p->chip, l, j);
+  memcpy(k->link_key, key, sizeof key);
+  memcpy(k->links, j->link, sizeof k->links);
+  k->links_valid = true;
+}
+
 static void step_times(const scale_train_problem *p, const scale_layout *l,
-                       scale_step_cache *cache, scale_train_result *out) {
+                       scale_train_cache *cache, scale_train_result *out) {
   scale_step_job job;
-  step_job_of(p, l, &job);
-  scale_step_eval_cached(&job, p->step_params, cache, &out->step);
+  cached_step_job(p, l, cache, &job);
+  scale_step_eval_cached(&job, p->step_params, &cache->step, &out->step);
   const scale_step_result *s = &out->step;
   out->step_model = true;
   out->compute_time_s = s->compute_s + s->optimizer_s;
@@ -808,6 +838,7 @@ static double n_comm_groups(const scale_layout *l) {
 
 void scale_train_cache_init(scale_train_cache *k, const scale_train_problem *problem) {
   k->problem = problem;
+  k->links_valid = false;
   scale_step_cache_init(&k->step);
   for (int i = 0; i < SCALE_REMAT_COUNT; i++)
     k->remat_flops[i] = NAN;
@@ -1233,7 +1264,7 @@ void scale_train_eval_cached(const scale_train_problem *problem, const scale_lay
   }
   eval_compute(&x, out);
   if (x.step)
-    step_times(problem, l, &cache->step, out);
+    step_times(problem, l, cache, out);
   else
     roofline_comms(&x, out);
   eval_memory(&x, out);

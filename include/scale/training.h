@@ -355,6 +355,8 @@ int scale_train_assumptions(const scale_train_problem *problem, const scale_layo
 void scale_train_step_job(const scale_train_problem *problem, const scale_layout *layout,
                           scale_step_job *job);
 
+#define SCALE_TRAIN_LINK_KEY (6 + 2 * SCALE_TRAIN_DIM_COUNT)
+
 /** What a search computes once for every layout of one problem: the model's counts and FLOPs,
  * and the step model's op times by shape (scale_step_cache). Caller storage (about 14 kB);
  * scale_train_cache_init() binds it to a problem, whose contents must not change while the
@@ -365,6 +367,9 @@ typedef struct {
   double remat_flops[SCALE_REMAT_COUNT];       /**< per remat policy; NaN until needed */
   double n_params, n_expert, n_embed, n_moe_layers, model_flops;
   scale_step_cache step;
+  bool links_valid;                       /**< links[] hold the step job's links for link_key */
+  double link_key[SCALE_TRAIN_LINK_KEY];  /**< degrees tp cp fsdp dp pp ep, links, axes */
+  scale_step_link links[SCALE_STEP_COMM_COUNT];
 } scale_train_cache;
 
 /** Binds 'cache' to 'problem' (computing what does not depend on the layout). */
