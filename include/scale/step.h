@@ -440,10 +440,10 @@ void scale_step_forward_eval(const scale_step_forward_job *job, const scale_step
 #define SCALE_STEP_BUCKET_KEY 7   /**< comm, network, bandwidth, collective, group, bytes, axes */
 
 /** The op times of a layer and of the stage ends by shape (tp, cp, mbs, sp, recompute; ep,
- * etp and capacity factor, which set a MoE layer's expert grid), and
- * the model's counts, kept between evaluations of jobs that share a model, chip, parameter
- * set, sequence length, dtype and attention kind (one search). Caller storage (about 13 kB);
- * scale_step_cache_init() before the first use. A cached evaluation is bit-identical to an
+ * etp and capacity factor, which set a MoE layer's expert grid), the last bucketed gradient
+ * collectives by their inputs, and the model's counts, kept between evaluations of jobs that
+ * share a model, chip, parameter set, sequence length, dtype and attention kind (one search).
+ * Caller storage (about 18 kB); scale_step_cache_init() before the first use. A cached evaluation is bit-identical to an
  * uncached one; the cache forgets everything when a job differs in what it is bound to (the
  * parameters by address: re-initialize it after changing their values). Fields are
  * internal. */

@@ -358,7 +358,7 @@ void scale_train_step_job(const scale_train_problem *problem, const scale_layout
 #define SCALE_TRAIN_LINK_KEY (6 + 2 * SCALE_TRAIN_DIM_COUNT)
 
 /** What a search computes once for every layout of one problem: the model's counts and FLOPs,
- * and the step model's op times by shape (scale_step_cache). Caller storage (about 14 kB);
+ * and the step model's op times by shape (scale_step_cache). Caller storage (about 18 kB);
  * scale_train_cache_init() binds it to a problem, whose contents must not change while the
  * cache is in use. Fields are internal. */
 typedef struct {
