@@ -3,10 +3,24 @@
 #ifndef SCALE_INTERNAL_H
 #define SCALE_INTERNAL_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "scale/status.h"
+
+/* ---- arithmetic ------------------------------------------------------------------------------ */
+
+/** Whether fmod(a, b) == 0, the same answer always, without fmod when a and b are integers
+ * below 2^52 and b >= 1 (the degrees and shapes of a layout: an integer remainder is exact,
+ * and much cheaper than libm's fmod on the planner's hot path). */
+static inline bool scale_fmod_zero(double a, double b) {
+  if (b >= 1.0 && b < 0x1p52 && a > -0x1p52 && a < 0x1p52) {
+    long long ia = (long long)a, ib = (long long)b;
+    if ((double)ia == a && (double)ib == b) return ia % ib == 0;
+  }
+  return fmod(a, b) == 0.0;
+}
 
 /* ---- strict INI loading (inih underneath) --------------------------------------------------- */
 

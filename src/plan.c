@@ -60,6 +60,7 @@ scale_plan_opts scale_plan_opts_default(void) {
 typedef struct {
   const scale_train_problem *problem;
   const scale_plan_opts *opts;
+  bool problem_ok;          /* scale_train_problem_ok(): else every candidate is invalid */
   double tps[MAX_DIVISORS]; /* the tp values this worker owns */
   int n_tps;
   scale_plan_report report; /* ranked[] kept sorted, best first */
@@ -110,6 +111,7 @@ static int layout_cmp(const scale_layout *a, const scale_layout *b) {
                        a->fsdp,
                        a->dp,
                        a->ep,
+                       a->etp,
                        a->zero_stage,
                        a->sp,
                        a->schedule,
@@ -126,6 +128,7 @@ static int layout_cmp(const scale_layout *a, const scale_layout *b) {
                        b->fsdp,
                        b->dp,
                        b->ep,
+                       b->etp,
                        b->zero_stage,
                        b->sp,
                        b->schedule,
@@ -196,7 +199,7 @@ static void consider(worker *w, double n_seq) {
     r->n_pruned[SCALE_PLAN_PRUNE_CP]++;
     return;
   }
-  if (scale_train_validate(w->problem, l, NULL) != SCALE_OK) {
+  if (!w->problem_ok || !scale_train_candidate_ok(w->problem, l)) {
     r->n_pruned[SCALE_PLAN_PRUNE_INVALID]++;
     return;
   }
@@ -335,14 +338,55 @@ static bool tp_ok(const scale_model *m, double tp) {
   return scale_transformer_tp_check(m, tp, NULL) == SCALE_OK;
 }
 
+/* One degree tuple: the cheap divisibility rules, then its schedules and policies. */
+static void tuple(worker *w, double n_seq) {
+  const scale_train_problem *p = w->problem;
+  const scale_model *m = p->model;
+  const scale_layout *l = &w->layout;
+  if (!tp_ok(m, l->tp))
+    prune_tuple(w, SCALE_PLAN_PRUNE_TP);
+  else if (l->cp > 1 && !divides(l->cp, p->seq_len))
+    prune_tuple(w, SCALE_PLAN_PRUNE_CP);
+  else if (l->pp > (double)m->n_layers)
+    prune_tuple(w, SCALE_PLAN_PRUNE_PP);
+  else if (l->dp * l->fsdp > n_seq)
+    prune_tuple(w, SCALE_PLAN_PRUNE_BATCH);
+  else if (l->ep > 1 && !divides(l->ep, (double)m->n_experts))
+    prune_tuple(w, SCALE_PLAN_PRUNE_EP);
+  else
+    schedules(w, n_seq);
+}
+
+/* The expert grids of one degree tuple: on a MoE, every etp dividing tp and every ep dividing
+ * the stage's dp x fsdp x tp x cp ranks over etp (Megatron-Core's parallel folding, the
+ * validator's rule); a dense model keeps ep 1 and etp unset. */
+static void expert_grids(worker *w, double n_seq, double tp, double cp, double pp, double fsdp,
+                         double dp) {
+  const scale_plan_opts *o = w->opts;
+  bool moe = scale_model_is_moe(w->problem->model);
+  double etps[MAX_DIVISORS], eps[MAX_DIVISORS];
+  int n_etp = moe ? divisors(tp, etps) : (etps[0] = 0, 1);
+  for (int iet = 0; iet < n_etp; iet++) {
+    double etp = etps[iet];
+    double stage = dp * fsdp * tp * cp;
+    int n_ep =
+        moe && o->allow[SCALE_TRAIN_DIM_EP] ? divisors(stage / fmax(etp, 1), eps) : (eps[0] = 1, 1);
+    for (int ie = 0; ie < n_ep; ie++) {
+      scale_layout *l = &w->layout;
+      *l = scale_layout_default();
+      l->tp = tp, l->cp = cp, l->pp = pp, l->fsdp = fsdp, l->dp = dp, l->ep = eps[ie];
+      l->etp = etp;
+      tuple(w, n_seq);
+    }
+  }
+}
+
 /* Every degree tuple with the worker's tp values. */
 static void search(worker *w) {
   const scale_train_problem *p = w->problem;
   const scale_plan_opts *o = w->opts;
-  const scale_model *m = p->model;
   double n = p->n_chips, n_seq = floor(p->batch_tokens / p->seq_len);
-  double cps[MAX_DIVISORS], pps[MAX_DIVISORS], fsdps[MAX_DIVISORS], eps[MAX_DIVISORS];
-  scale_layout *l = &w->layout;
+  double cps[MAX_DIVISORS], pps[MAX_DIVISORS], fsdps[MAX_DIVISORS];
   for (int it = 0; it < w->n_tps; it++) {
     double tp = w->tps[it];
     int n_cp = o->allow[SCALE_TRAIN_DIM_CP] ? divisors(n / tp, cps) : (cps[0] = 1, 1);
@@ -355,25 +399,7 @@ static void search(worker *w) {
         for (int ifs = 0; ifs < n_fsdp; ifs++) {
           double fsdp = fsdps[ifs], dp = rest / fsdp;
           if (dp > 1 && !o->allow[SCALE_TRAIN_DIM_DP]) continue;
-          int n_ep = scale_model_is_moe(m) && o->allow[SCALE_TRAIN_DIM_EP]
-                         ? divisors(dp * fsdp, eps)
-                         : (eps[0] = 1, 1);
-          for (int ie = 0; ie < n_ep; ie++) {
-            *l = scale_layout_default();
-            l->tp = tp, l->cp = cp, l->pp = pp, l->fsdp = fsdp, l->dp = dp, l->ep = eps[ie];
-            if (!tp_ok(m, tp))
-              prune_tuple(w, SCALE_PLAN_PRUNE_TP);
-            else if (cp > 1 && !divides(cp, p->seq_len))
-              prune_tuple(w, SCALE_PLAN_PRUNE_CP);
-            else if (pp > (double)m->n_layers)
-              prune_tuple(w, SCALE_PLAN_PRUNE_PP);
-            else if (dp * fsdp > n_seq)
-              prune_tuple(w, SCALE_PLAN_PRUNE_BATCH);
-            else if (l->ep > 1 && !divides(l->ep, (double)m->n_experts))
-              prune_tuple(w, SCALE_PLAN_PRUNE_EP);
-            else
-              schedules(w, n_seq);
-          }
+          expert_grids(w, n_seq, tp, cp, pp, fsdp, dp);
         }
       }
     }
@@ -452,6 +478,7 @@ scale_status scale_plan_train(const scale_train_problem *problem, const scale_pl
   for (int t = 0; t < n_threads; t++) {
     workers[t].problem = problem;
     workers[t].opts = o;
+    workers[t].problem_ok = scale_train_problem_ok(problem);
     scale_train_cache_init(&workers[t].cache, problem);
   }
   /* Deal tp values round-robin so threads get similar shares (small tp = most work). */
@@ -521,8 +548,9 @@ char *scale_plan_layout_str(const scale_layout *l, char *buf, size_t size) {
         l->link[SCALE_TRAIN_DIM_PP] == SCALE_TRAIN_LINK_DCN ? " over dcn" : "");
     sep = " x ";
   }
-  if (l->ep > 1) {
+  if (l->ep > 1 || l->etp > 1) {
     PUT("%sep %g", sep, l->ep);
+    if (l->etp > 1) PUT(" (etp %g)", l->etp);
     sep = " x ";
   }
   if (l->cp > 1) {

@@ -211,6 +211,7 @@ typedef struct {
   double f_expert;         /**< one expert's width a rank: d_ff_expert / etp */
   double routed;           /**< token copies a rank sends and receives: t_moe k x capacity */
   double expert_params;    /**< the routed experts' parameters (all layers) */
+  scale_step_cache *cache; /**< the search's cache (its bucketed collectives), or NULL */
 } ctx;
 
 /** Time of one matmul op of 'batch' m x k by k x n products. */
@@ -659,8 +660,8 @@ static bool moe_grid(const scale_step_job *j, ctx *c) {
   const scale_model *m = j->model;
   double e = (double)m->n_experts, k = (double)m->n_experts_active;
   double etp = j->etp >= 1 ? j->etp : 1, cf = j->capacity_factor > 0 ? j->capacity_factor : 1;
-  if (fmod(j->tp, etp) != 0 || fmod(e, j->ep) != 0 ||
-      fmod(j->tp * j->cp * j->dp, etp * j->ep) != 0 || !(j->capacity_factor >= 0))
+  if (!scale_fmod_zero(j->tp, etp) || !scale_fmod_zero(e, j->ep) ||
+      !scale_fmod_zero(j->tp * j->cp * j->dp, etp * j->ep) || !(j->capacity_factor >= 0))
     return false;
   c->moe_frac = (double)(m->n_layers - m->n_dense_layers) / (double)m->n_layers;
   c->etp = etp;
@@ -735,11 +736,30 @@ static double bucketed_s(const ctx *c, scale_step_comm comm, scale_step_net net,
     *tail = 0;
     return 0;
   }
+  /* the same gradients recur over a search's policies (ZeRO stage, remat, microbatches):
+   * a pure function of these inputs, so the cache's entry is bit-identical */
+  scale_step_cache *k = c->cache;
+  const double key[SCALE_STEP_BUCKET_KEY] = {(double)comm, (double)net, w, (double)op, n, bytes,
+                                             comm_axes(c->job, comm)};
+  if (k)
+    for (int i = 0; i < k->n_buckets; i++)
+      if (memcmp(k->bucket_key[i], key, sizeof key) == 0) {
+        *tail = k->bucket_tail_s[i];
+        return k->bucket_s[i];
+      }
   double n_buckets = ceil(bytes / GRAD_BUCKET_BYTES);
   double last = bytes - (n_buckets - 1) * GRAD_BUCKET_BYTES;
   double full = group_coll_s(c, comm, net, w, op, n, GRAD_BUCKET_BYTES);
   *tail = group_coll_s(c, comm, net, w, op, n, last);
-  return (n_buckets - 1) * full + *tail;
+  double total = (n_buckets - 1) * full + *tail;
+  if (k) {
+    int i = k->n_buckets < SCALE_STEP_BUCKET_SLOTS ? k->n_buckets++ : k->next_bucket;
+    k->next_bucket = (i + 1) % SCALE_STEP_BUCKET_SLOTS;
+    memcpy(k->bucket_key[i], key, sizeof key);
+    k->bucket_s[i] = total;
+    k->bucket_tail_s[i] = *tail;
+  }
+  return total;
 }
 
 /** The ZeRO group of a job: the fsdp degree, or all of dp x cp (Megatron) when unset. */
@@ -843,7 +863,8 @@ static void set_nan(scale_step_result *out) {
 
 void scale_step_cache_init(scale_step_cache *cache) {
   cache->bound = false;
-  cache->n_used = cache->next = 0;
+  cache->n_used = cache->next = cache->last = 0;
+  cache->n_buckets = cache->next_bucket = 0;
 }
 
 /** Binds 'cache' to the job's model, chip, parameters, sequence, dtype and attention,
@@ -859,7 +880,8 @@ static void cache_bind(scale_step_cache *k, const scale_step_job *j, const scale
   k->dtype = (int)j->dtype;
   k->attention = (int)j->attention;
   k->bound = true;
-  k->n_used = k->next = 0;
+  k->n_used = k->next = k->last = 0;
+  k->n_buckets = k->next_bucket = 0;
   model_counts(j->model, &k->n_params, &k->n_active_params, &k->layer_weight_params);
 }
 
@@ -870,20 +892,25 @@ static void ops_of(const ctx *c, scale_step_cache *k, layer_ops *lo, double *hea
                                             (double)j->recompute, j->ep, j->etp,
                                             j->capacity_factor};
   if (k) {
-    for (int i = 0; i < k->n_used; i++)
+    /* a search varies the shape slowly: the entry of the last lookup first */
+    for (int n = 0; n < k->n_used; n++) {
+      int i = n == 0 ? k->last : n - (n <= k->last);
       if (memcmp(k->key[i], key, sizeof key) == 0) {
+        k->last = i;
         memcpy(lo->fwd, k->fwd[i], sizeof lo->fwd);
         memcpy(lo->all, k->all[i], sizeof lo->all);
         memcpy(lo->wgrad, k->wgrad[i], sizeof lo->wgrad);
         memcpy(head, k->head[i], sizeof k->head[i]);
         return;
       }
+    }
   }
   layer_op_times(c, lo);
   head_ops(c, head);
   if (!k) return;
   int i = k->n_used < SCALE_STEP_CACHE_SLOTS ? k->n_used++ : k->next;
   k->next = (i + 1) % SCALE_STEP_CACHE_SLOTS;
+  k->last = i;
   memcpy(k->key[i], key, sizeof key);
   memcpy(k->fwd[i], lo->fwd, sizeof lo->fwd);
   memcpy(k->all[i], lo->all, sizeof lo->all);
@@ -949,6 +976,7 @@ static void transformer_eval(const scale_step_job *job, const scale_step_params 
   }
   if (cache) {
     cache_bind(cache, job, params);
+    c.cache = cache;
     c.n_params = cache->n_params;
     c.n_active_params = cache->n_active_params;
     c.layer_weight_params = cache->layer_weight_params;

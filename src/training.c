@@ -21,7 +21,7 @@ static bool degree_ok(double x) { return isfinite(x) && x >= 1.0 && x == floor(x
 static double c64(int64_t v) { return (double)v; }
 
 /* Whether integer-valued doubles satisfy b | a. */
-static bool divides(double b, double a) { return b >= 1.0 && fmod(a, b) == 0.0; }
+static bool divides(double b, double a) { return b >= 1.0 && scale_fmod_zero(a, b); }
 
 /* ==== names =================================================================================== */
 
@@ -236,11 +236,8 @@ static scale_status validate_schedule(const scale_layout *layout, double layers,
   return SCALE_OK;
 }
 
-scale_status scale_train_validate(const scale_train_problem *problem, const scale_layout *layout,
-                                  scale_diag *diag) {
-  if (problem == NULL || layout == NULL || problem->model == NULL || problem->chip == NULL)
-    return invalid(diag, "missing model, hardware or layout");
-  const scale_model *m = problem->model;
+/* The problem's own rules (the layout's come after). */
+static scale_status validate_problem(const scale_train_problem *problem, scale_diag *diag) {
   const scale_chip *chip = problem->chip;
   if (!pos(problem->n_chips) || problem->n_chips != floor(problem->n_chips))
     return invalid(diag, "chip count %g must be a positive integer", problem->n_chips);
@@ -257,7 +254,14 @@ scale_status scale_train_validate(const scale_train_problem *problem, const scal
     return invalid(diag, "the chip has no matmul rate for the compute dtype");
   if (!nonneg(problem->train_tokens))
     return invalid(diag, "token budget %g must be >= 0", problem->train_tokens);
+  return SCALE_OK;
+}
 
+/* The layout's rules, tp's against the model unless 'tp_checked'. */
+static scale_status validate_layout(const scale_train_problem *problem, const scale_layout *layout,
+                                    bool tp_checked, scale_diag *diag) {
+  const scale_model *m = problem->model;
+  const scale_chip *chip = problem->chip;
   const double degree[SCALE_TRAIN_DIM_COUNT] = {layout->dp, layout->fsdp, layout->tp,
                                                 layout->pp, layout->ep,   layout->cp};
   for (int d = 0; d < SCALE_TRAIN_DIM_COUNT; d++)
@@ -272,7 +276,7 @@ scale_status scale_train_validate(const scale_train_problem *problem, const scal
 
   bool mamba = m->arch == SCALE_ARCH_MAMBA2;
   double tp = layout->tp;
-  scale_status tp_status = scale_transformer_tp_check(m, tp, diag);
+  scale_status tp_status = tp_checked ? SCALE_OK : scale_transformer_tp_check(m, tp, diag);
   if (tp_status) return tp_status;
 
   double layers = c64(m->n_layers);
@@ -344,6 +348,22 @@ scale_status scale_train_validate(const scale_train_problem *problem, const scal
                      layout->n_axes[d]);
   }
   return SCALE_OK;
+}
+
+scale_status scale_train_validate(const scale_train_problem *problem, const scale_layout *layout,
+                                  scale_diag *diag) {
+  if (problem == NULL || layout == NULL || problem->model == NULL || problem->chip == NULL)
+    return invalid(diag, "missing model, hardware or layout");
+  scale_status st = validate_problem(problem, diag);
+  return st ? st : validate_layout(problem, layout, false, diag);
+}
+
+bool scale_train_problem_ok(const scale_train_problem *problem) {
+  return problem && problem->model && problem->chip && validate_problem(problem, NULL) == SCALE_OK;
+}
+
+bool scale_train_candidate_ok(const scale_train_problem *problem, const scale_layout *layout) {
+  return validate_layout(problem, layout, true, NULL) == SCALE_OK;
 }
 
 /* ==== pieces ================================================================================== */
@@ -654,7 +674,8 @@ static scale_recompute recompute_of(scale_remat remat) {
 /* The step model's job for 'l': Megatron's data-parallel group is dp x fsdp with ZeRO over
  * fsdp; the ranks are ordered tp, cp, fsdp, pp, dp (pp outermost when it is on DCN), which
  * gives each group's stride. The layout's attention core, 16-bit activations. */
-static void step_job_of(const scale_train_problem *p, const scale_layout *l, scale_step_job *j) {
+static void step_job_fields(const scale_train_problem *p, const scale_layout *l,
+                            scale_step_job *j) {
   memset(j, 0, sizeof *j);
   const scale_chip *chip = p->chip;
   double n_seq = p->batch_tokens / p->seq_len, dpf = l->dp * l->fsdp;
@@ -682,6 +703,10 @@ static void step_job_of(const scale_train_problem *p, const scale_layout *l, sca
   j->dtype = p->compute_dtype;
   j->ulysses = l->cp_kind == SCALE_CP_ULYSSES;
   j->mapped = true;
+}
+
+/* The links of the step model's job for 'l' into j->link[]. */
+static void step_links_of(const scale_chip *chip, const scale_layout *l, scale_step_job *j) {
   bool pp_out = l->pp > 1.0 && l->link[SCALE_TRAIN_DIM_PP] == SCALE_TRAIN_LINK_DCN;
   double tc = l->tp * l->cp;
   j->link[SCALE_STEP_COMM_TP] = step_link(chip, l, SCALE_TRAIN_DIM_TP, 1.0, l->tp);
@@ -696,6 +721,11 @@ static void step_job_of(const scale_train_problem *p, const scale_layout *l, sca
   double dstride = dd == SCALE_TRAIN_DIM_CP ? l->tp : tc * l->fsdp * (pp_out ? 1.0 : l->pp);
   j->link[SCALE_STEP_COMM_DP] =
       step_link(chip, l, dd, dstride, dd == SCALE_TRAIN_DIM_CP ? l->cp : l->dp * l->cp);
+}
+
+static void step_job_of(const scale_train_problem *p, const scale_layout *l, scale_step_job *j) {
+  step_job_fields(p, l, j);
+  step_links_of(p->chip, l, j);
 }
 
 void scale_train_step_job(const scale_train_problem *problem, const scale_layout *layout,
@@ -727,11 +757,31 @@ static const char *step_reason(const scale_step_result *s, int *worst) {
 }
 
 /* The step model's times into *out (scale_train_eval with step parameters). */
+/* The step model's job for 'l' through the cache: its links depend only on the degrees and
+ * the mapping, which a search holds over every policy of a degree tuple. */
+static void cached_step_job(const scale_train_problem *p, const scale_layout *l,
+                            scale_train_cache *k, scale_step_job *j) {
+  double key[SCALE_TRAIN_LINK_KEY] = {l->tp, l->cp, l->fsdp, l->dp, l->pp, l->ep};
+  for (int d = 0; d < SCALE_TRAIN_DIM_COUNT; d++) {
+    key[6 + d] = (double)l->link[d];
+    key[6 + SCALE_TRAIN_DIM_COUNT + d] = l->n_axes[d];
+  }
+  step_job_fields(p, l, j);
+  if (k->links_valid && memcmp(k->link_key, key, sizeof key) == 0) {
+    memcpy(j->link, k->links, sizeof k->links);
+    return;
+  }
+  step_links_of(p->chip, l, j);
+  memcpy(k->link_key, key, sizeof key);
+  memcpy(k->links, j->link, sizeof k->links);
+  k->links_valid = true;
+}
+
 static void step_times(const scale_train_problem *p, const scale_layout *l,
-                       scale_step_cache *cache, scale_train_result *out) {
+                       scale_train_cache *cache, scale_train_result *out) {
   scale_step_job job;
-  step_job_of(p, l, &job);
-  scale_step_eval_cached(&job, p->step_params, cache, &out->step);
+  cached_step_job(p, l, cache, &job);
+  scale_step_eval_cached(&job, p->step_params, &cache->step, &out->step);
   const scale_step_result *s = &out->step;
   out->step_model = true;
   out->compute_time_s = s->compute_s + s->optimizer_s;
@@ -788,6 +838,7 @@ static double n_comm_groups(const scale_layout *l) {
 
 void scale_train_cache_init(scale_train_cache *k, const scale_train_problem *problem) {
   k->problem = problem;
+  k->links_valid = false;
   scale_step_cache_init(&k->step);
   for (int i = 0; i < SCALE_REMAT_COUNT; i++)
     k->remat_flops[i] = NAN;
@@ -907,8 +958,11 @@ static void eval_compute(eval_ctx *x, scale_train_result *out) {
   /* ---- parameters per chip (TP and EP shards of one stage) ---- */
   double n_params = cache->n_params, n_expert = cache->n_expert, n_embed = cache->n_embed;
   double n_dense_layers_params = n_params - n_expert - n_embed;
-  /* An average layer's weights on one chip [params]. */
-  x->layer_params = (n_dense_layers_params / layers + n_expert / layers / ep) / tp;
+  /* An average layer's weights on one chip [params]: the dense part sliced over tp, the
+   * experts over the expert grid ep x etp (etp of the tp ranks slice each expert; the other
+   * tp / etp hold whole experts of their own EP shard, Megatron-Core's parallel folding). */
+  double etp = l->etp >= 1.0 ? l->etp : 1.0;
+  x->layer_params = n_dense_layers_params / layers / tp + n_expert / layers / (ep * etp);
   x->stage_params = x->layer_params * layers_stage + n_embed / (pp * tp);
   /* DualPipe: each rank holds its stage and its mirror's (pipeline.h) */
   if (pp > 1.0) x->stage_params *= scale_pipeline_param_copies(l->schedule);
@@ -1210,7 +1264,7 @@ void scale_train_eval_cached(const scale_train_problem *problem, const scale_lay
   }
   eval_compute(&x, out);
   if (x.step)
-    step_times(problem, l, &cache->step, out);
+    step_times(problem, l, cache, out);
   else
     roofline_comms(&x, out);
   eval_memory(&x, out);

@@ -8,6 +8,8 @@
 #include <math.h>
 #include <stddef.h>
 
+#include "internal.h"
+
 /* ---- helpers -------------------------------------------------------------------------------- */
 
 /** Whether x is a usable size: finite and >= 0. */
@@ -756,7 +758,7 @@ const char *scale_recompute_name(scale_recompute recompute) {
 /* ---- tensor parallelism: the one divisibility rule -------------------------------------------- */
 
 /* Whether b splits a evenly (b a count >= 1). */
-static bool tp_divides(double b, double a) { return b >= 1.0 && fmod(a, b) == 0.0; }
+static bool tp_divides(double b, double a) { return b >= 1.0 && scale_fmod_zero(a, b); }
 
 scale_status scale_transformer_tp_check(const scale_model *m, double tp, scale_diag *diag) {
   if (!m || !(isfinite(tp) && tp >= 1.0 && tp == floor(tp))) return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "tp %g must be an integer >= 1", tp);

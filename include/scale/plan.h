@@ -1,7 +1,9 @@
 /* plan.h — exhaustive search of parallel layouts for a training run, ranked.
  *
  * The search enumerates every combination of degrees whose product is the chip count
- * (tp x cp x pp x fsdp x dp, with ep dividing dp x fsdp on a MoE), every ZeRO stage, sequence
+ * (tp x cp x pp x fsdp x dp), on a MoE every expert grid of each (etp dividing tp, ep dividing
+ * the stage's dp x fsdp x tp x cp ranks over etp: EP may span the TP and CP ranks, ep that
+ * does not divide the experts pruned), every ZeRO stage, sequence
  * parallelism on or off, every pipeline schedule with microbatch counts m in {p, 2p, 4p, 8p}
  * (interleaved with v = 2), gradient accumulation {1, 2, 4, 8} without a pipeline, every remat
  * policy, both context-parallel algorithms, and two mappings of the degrees onto the

@@ -436,12 +436,14 @@ void scale_step_forward_eval(const scale_step_forward_job *job, const scale_step
 
 #define SCALE_STEP_CACHE_SLOTS 32
 #define SCALE_STEP_CACHE_KEY 8 /**< tp, cp, mbs, sp, recompute, ep, etp, capacity */
+#define SCALE_STEP_BUCKET_SLOTS 8 /**< bucketed gradient collectives remembered */
+#define SCALE_STEP_BUCKET_KEY 7   /**< comm, network, bandwidth, collective, group, bytes, axes */
 
 /** The op times of a layer and of the stage ends by shape (tp, cp, mbs, sp, recompute; ep,
- * etp and capacity factor, which set a MoE layer's expert grid), and
- * the model's counts, kept between evaluations of jobs that share a model, chip, parameter
- * set, sequence length, dtype and attention kind (one search). Caller storage (about 13 kB);
- * scale_step_cache_init() before the first use. A cached evaluation is bit-identical to an
+ * etp and capacity factor, which set a MoE layer's expert grid), the last bucketed gradient
+ * collectives by their inputs, and the model's counts, kept between evaluations of jobs that
+ * share a model, chip, parameter set, sequence length, dtype and attention kind (one search).
+ * Caller storage (about 18 kB); scale_step_cache_init() before the first use. A cached evaluation is bit-identical to an
  * uncached one; the cache forgets everything when a job differs in what it is bound to (the
  * parameters by address: re-initialize it after changing their values). Fields are
  * internal. */
@@ -455,12 +457,17 @@ typedef struct {
   double n_params, n_active_params;    /**< the model's counts */
   double layer_weight_params;          /**< params of an average layer (embeddings apart) */
   int n_used, next;                    /**< entries filled; the one to replace next */
+  int last;                            /**< the entry the last lookup found or filled */
   double key[SCALE_STEP_CACHE_SLOTS][SCALE_STEP_CACHE_KEY];
   double fwd[SCALE_STEP_CACHE_SLOTS][SCALE_STEP_OP_COUNT];
   double all[SCALE_STEP_CACHE_SLOTS][SCALE_STEP_OP_COUNT];
   double head[SCALE_STEP_CACHE_SLOTS][SCALE_STEP_OP_COUNT];
   double wgrad[SCALE_STEP_CACHE_SLOTS][4]; /**< the layer's weight-gradient GEMMs: QKV, MLP up,
                                                 output projection, MLP down */
+  int n_buckets, next_bucket; /**< bucketed gradient collectives held; the one to replace */
+  double bucket_key[SCALE_STEP_BUCKET_SLOTS][SCALE_STEP_BUCKET_KEY];
+  double bucket_s[SCALE_STEP_BUCKET_SLOTS];      /**< their time [s] */
+  double bucket_tail_s[SCALE_STEP_BUCKET_SLOTS]; /**< their last bucket's [s] */
 } scale_step_cache;
 
 /** Empties 'cache'. */

@@ -3,7 +3,7 @@
  *
  * A *layout* splits the chips of a run into the product of five degrees,
  *
- *     n_chips = dp x fsdp x tp x pp x cp          (ep divides dp x fsdp)
+ *     n_chips = dp x fsdp x tp x pp x cp          (ep x etp divides dp x fsdp x tp x cp)
  *
  *   dp    pure data parallelism: weights replicated, gradients AllReduced once per step;
  *   fsdp  ZeRO data parallelism of stage 1, 2 or 3 (stage 3 = the book's FSDP);
@@ -11,8 +11,10 @@
  *   pp    pipeline stages, with m microbatches and a schedule (GPipe, 1F1B, interleaved 1F1B
  *         with v virtual stages, zero-bubble);
  *   cp    context parallelism: the sequence split over cp chips (ring attention or Ulysses);
- *   ep    expert parallelism: the routed experts of a MoE split over ep of the data-parallel
- *         chips (Megatron/DeepSpeed-MoE style), so ep adds no chips of its own.
+ *   ep    expert parallelism: the routed experts of a MoE split over ep of a stage's chips,
+ *         etp apart (etp of the tp ranks slice each expert; Megatron-Core's parallel
+ *         folding), so ep adds no chips of its own. A chip holds 1 / (ep x etp) of the
+ *         experts, and 1 / tp of the dense weights.
  * Each degree is mapped onto a *link*: an ICI torus over M of the chip's axes, the NVLink
  * domain, or the data-centre network (DCN / InfiniBand) between slices or nodes;
  * scale_train_layout_map() does it the way the book does (ch. 5 "Scaling Across Pods").
@@ -204,6 +206,16 @@ scale_train_problem scale_train_problem_make(const scale_model *model, const sca
 scale_status scale_train_validate(const scale_train_problem *problem, const scale_layout *layout,
                                   scale_diag *diag);
 
+/** Whether scale_train_validate() accepts the problem's own fields (chips, batch, sequence,
+ * efficiency, the chip's rate, token budget), whatever the layout. */
+bool scale_train_problem_ok(const scale_train_problem *problem);
+
+/** scale_train_validate(problem, layout, NULL) == SCALE_OK for a search that has checked the
+ * problem once (scale_train_problem_ok()) and the layout's tp against the model
+ * (scale_transformer_tp_check()): the layout's remaining rules only, the planner's hot path.
+ * Domain: problem, its model and chip, and layout not NULL. */
+bool scale_train_candidate_ok(const scale_train_problem *problem, const scale_layout *layout);
+
 /* ---- the result ----------------------------------------------------------------------------- */
 
 /** The collectives of a step, one entry each in scale_train_result.comm[]. */
@@ -347,8 +359,10 @@ int scale_train_assumptions(const scale_train_problem *problem, const scale_layo
 void scale_train_step_job(const scale_train_problem *problem, const scale_layout *layout,
                           scale_step_job *job);
 
+#define SCALE_TRAIN_LINK_KEY (6 + 2 * SCALE_TRAIN_DIM_COUNT)
+
 /** What a search computes once for every layout of one problem: the model's counts and FLOPs,
- * and the step model's op times by shape (scale_step_cache). Caller storage (about 14 kB);
+ * and the step model's op times by shape (scale_step_cache). Caller storage (about 18 kB);
  * scale_train_cache_init() binds it to a problem, whose contents must not change while the
  * cache is in use. Fields are internal. */
 typedef struct {
@@ -357,6 +371,9 @@ typedef struct {
   double remat_flops[SCALE_REMAT_COUNT];       /**< per remat policy; NaN until needed */
   double n_params, n_expert, n_embed, n_moe_layers, model_flops;
   scale_step_cache step;
+  bool links_valid;                       /**< links[] hold the step job's links for link_key */
+  double link_key[SCALE_TRAIN_LINK_KEY];  /**< degrees tp cp fsdp dp pp ep, links, axes */
+  scale_step_link links[SCALE_STEP_COMM_COUNT];
 } scale_train_cache;
 
 /** Binds 'cache' to 'problem' (computing what does not depend on the layout). */

@@ -277,6 +277,7 @@ static char *train_command(const args *a, const scale_model *m, const scale_chip
     if (l->schedule == SCALE_PP_INTERLEAVED) PUT(" --virtual-stages %.17g", l->n_virtual_stages);
   }
   if (l->ep > 1) PUT(" --ep %.17g", l->ep);
+  if (l->etp > 1) PUT(" --etp %.17g", l->etp);
   if (l->cp > 1) PUT(" --cp %.17g --cp-kind %s", l->cp, scale_cp_kind_name(l->cp_kind));
   PUT(" --remat %s", scale_train_remat_name(l->remat));
   if (l->tp_overlap) PUT(" --tp-overlap");
@@ -317,6 +318,7 @@ static void json_entry(cli_json *j, const char *key, const scale_plan_entry *e,
   cli_json_number(j, "microbatches", l->n_microbatches);
   cli_json_number(j, "virtual_stages", l->n_virtual_stages);
   cli_json_number(j, "ep", l->ep);
+  cli_json_number(j, "etp", l->etp >= 1 ? l->etp : 1);
   cli_json_number(j, "cp", l->cp);
   cli_json_string(j, "cp_kind", scale_cp_kind_name(l->cp_kind));
   cli_json_string(j, "remat", scale_train_remat_name(l->remat));

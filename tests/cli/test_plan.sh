@@ -114,6 +114,10 @@ reproduce() {
 reproduce "llama-3-70b on 8960 v5p" --model llama-3-70b --hw tpu-v5p --chips 8960 --batch-tokens 4194304 --seq 4096 --tokens 15T
 reproduce "llama-3-405b on 16384 h100" --model llama-3-405b --hw nvidia-h100-sxm --chips 16384 --batch-tokens 16777216 --seq 8192
 reproduce "deepseek-v3 on 2048 h100" --model deepseek-v3 --hw nvidia-h100-sxm --chips 2048 --batch-tokens 62914560 --seq 4096
+# Issue 27: no one runs DeepSeek-V3 without expert parallelism (DeepSeek: EP 64; the planner
+# once picked TP 4 without it): every ranked layout has ep > 1.
+field ep "$TMP/plan.json" | grep -v '"' >"$TMP/ep" # the degrees, not the links
+if [ "$(wc -l <"$TMP/ep")" -eq 5 ] && ! grep -qx '1' "$TMP/ep"; then pass; else fail "deepseek-v3 on 2048 h100: a ranked layout without EP ($(tr '\n' ' ' <"$TMP/ep"))"; fi
 # and under the roofline, where the TPU torus axes are split as the book splits them
 reproduce "llama-3-70b on 8960 v5p, roofline" --model llama-3-70b --hw tpu-v5p --chips 8960 --batch-tokens 4194304 --seq 4096 --roofline
 run "$SCALE" plan train --model llama-3-70b --hw tpu-v5p --chips 8960 --batch-tokens 4194304 --seq 4096 --roofline

@@ -196,7 +196,9 @@ expect_rc 0 "MI300X line"
 expect_out "^caveat: no fitted group covers chip amd-mi300x, amd-mi300x's scale-up network \\(xgmi\\), amd-mi300x's scale-out network \\(roce\\): these parts run on priors" "xgmi and roce caveat"
 run "$SCALE" train --model llama-3-70b --hw nvidia-b300 --chips 64 --batch-tokens 4Mi --seq 4096
 expect_out '^caveat: no fitted group covers chip nvidia-b300: these parts' "B300: only the chip"
-MX="--model mixtral-8x7b --hw dgx-h100 --chips 64 --batch-tokens 4Mi --seq 4096 --tp 2 --ep 8 --dp 32 --fsdp 1 --microbatches 16"
+# (ZeRO-1 over the 32 data shards, as Megatron's distributed optimizer: at etp 1 each chip holds
+# a whole expert of each layer: 86.5 GB with unsharded Adam states, over the HBM)
+MX="--model mixtral-8x7b --hw dgx-h100 --chips 64 --batch-tokens 4Mi --seq 4096 --tp 2 --ep 8 --dp 1 --fsdp 32 --zero 1 --microbatches 16"
 run "$SCALE" train $MX
 expect_rc 0 "MoE line"
 n=$(grep -c '^caveat' "$TMP/out"); [ "$n" -eq 1 ] && pass || fail "MoE: $n caveat lines"

@@ -30,8 +30,8 @@ static scale_train_problem small_problem(void) {
 
 static bool same_layout(const scale_layout *a, const scale_layout *b) {
   return a->dp == b->dp && a->fsdp == b->fsdp && a->tp == b->tp && a->pp == b->pp &&
-         a->ep == b->ep && a->cp == b->cp && a->zero_stage == b->zero_stage && a->sp == b->sp &&
-         a->schedule == b->schedule && a->n_microbatches == b->n_microbatches &&
+         a->ep == b->ep && a->etp == b->etp && a->cp == b->cp && a->zero_stage == b->zero_stage &&
+         a->sp == b->sp && a->schedule == b->schedule && a->n_microbatches == b->n_microbatches &&
          a->remat == b->remat && a->cp_kind == b->cp_kind &&
          a->link[SCALE_TRAIN_DIM_PP] == b->link[SCALE_TRAIN_DIM_PP];
 }
@@ -177,6 +177,58 @@ START_TEST(objectives_and_restrictions) {
 }
 END_TEST
 
+/* Issue 27: EP across TP. Qwen3-30B-A3B on one node of 8 H100 (85.5 GB of HBM each), a batch
+ * of one 4096-token sequence, no pipeline and no CP: dp x fsdp <= 1 sequence, so dp = fsdp = 1
+ * and tp = 8, and an EP confined to dp x fsdp (the search before issue 27) could only be 1.
+ * Its routed experts: 48 layers x 128 experts x 3 x d_model 2048 x d_ff_expert 768 =
+ * 2.899e10 parameters, each with a bf16 weight and gradient and Adam's two fp32 moments
+ * (12 bytes; nothing is sharded without fsdp): 3.479e11 / (ep x etp) bytes a chip, 87.0 GB at
+ * ep x etp = 4, more than the HBM before any activation. Only the expert grids of
+ * ep x etp = 8 can fit (etp 1, 2, 4, 8 with ep 8, 4, 2, 1): every ranked layout has one, and
+ * without EP the only one left is etp 8 (the experts sliced like the dense MLP). */
+START_TEST(ep_spans_the_tp_ranks) {
+  scale_model m;
+  scale_chip h100;
+  scale_diag diag;
+  ck_assert_int_eq(scale_model_load("qwen3-30b-a3b", &m, &diag), SCALE_OK);
+  ck_assert_int_eq(scale_chip_load("nvidia-h100-sxm", &h100, &diag), SCALE_OK);
+  scale_step_params params;
+  ck_assert_int_eq(scale_step_params_load_file(scale_step_params_path(), &params, &diag), SCALE_OK);
+  scale_train_problem p = scale_train_problem_make(&m, &h100, 8, 4096, 4096);
+  p.step_params = &params;
+  double n_expert = scale_transformer_n_expert_params(&m) * (double)m.n_experts *
+                    (double)(m.n_layers - m.n_dense_layers);
+  scale_check_rel(n_expert, 2.899e10, 1e-3, "params", "routed experts (derivation above)");
+  ck_assert(12.0 * n_expert / 4 > h100.hbm_bytes);
+  scale_plan_opts o = scale_plan_opts_default();
+  o.allow[SCALE_TRAIN_DIM_PP] = o.allow[SCALE_TRAIN_DIM_CP] = false;
+  o.top_k = SCALE_PLAN_TOP_MAX;
+  ck_assert_int_eq(scale_plan_train(&p, &o, report, &diag), SCALE_OK);
+  ck_assert_int_ge(report->n_ranked, 1);
+  ck_assert(report->n_pruned[SCALE_PLAN_PRUNE_MEMORY] > 0); /* the smaller grids */
+  bool spans = false;
+  for (int i = 0; i < report->n_ranked; i++) {
+    const scale_layout *l = &report->ranked[i].layout;
+    double etp = l->etp >= 1 ? l->etp : 1;
+    scale_check_rel(l->tp, 8, 0, "", "tp fills the node");
+    scale_check_rel(l->ep * etp, 8, 0, "", "only the full expert grid fits");
+    ck_assert_int_eq(scale_train_validate(&p, l, NULL), SCALE_OK);
+    spans = spans || l->ep > l->dp * l->fsdp;
+  }
+  ck_assert_msg(spans, "no ranked layout has EP beyond dp x fsdp");
+  /* Megatron-Bridge's MoE recipes keep etp 1: the best here does too, EP over the TP ranks */
+  ck_assert(report->ranked[0].layout.ep == 8 && report->ranked[0].layout.dp == 1);
+  /* without EP only etp 8 fits */
+  o.allow[SCALE_TRAIN_DIM_EP] = false;
+  ck_assert_int_eq(scale_plan_train(&p, &o, report, &diag), SCALE_OK);
+  ck_assert_int_ge(report->n_ranked, 1);
+  for (int i = 0; i < report->n_ranked; i++) {
+    scale_check_rel(report->ranked[i].layout.ep, 1, 0, "", "no EP");
+    scale_check_rel(report->ranked[i].layout.etp, 8, 0, "", "the experts sliced over tp");
+  }
+}
+END_TEST
+
 START_TEST(bad_problems) {
   scale_train_problem p = small_problem();
   scale_diag diag;
@@ -297,6 +349,7 @@ static Suite *plan_suite(void) {
   tcase_add_test(tc, memory_pruning);
   tcase_add_test(tc, objectives_and_restrictions);
   tcase_add_test(tc, bad_problems);
+  tcase_add_test(tc, ep_spans_the_tp_ranks);
   tcase_add_test(tc, infer_ranked_layouts_fit_and_meet_the_target);
   tcase_add_test(tc, infer_search_is_bounded);
   suite_add_tcase(s, tc);
