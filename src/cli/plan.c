@@ -21,7 +21,7 @@ static void usage(FILE *out) {
           "                        [--objective time|cost|mfu] [--top K] [--tokens T]\n"
           "                        [--budget-usd X] [--budget-days D] [--efficiency F]\n"
           "                        [--roofline] [--no DIMS] [--schedule LIST] [--threads N]\n"
-          "                        [--precision LIST] [--json]\n\n"
+          "                        [--precision LIST] [--usd-per-chip-hour X] [--json]\n\n"
           "Searches every layout (DP, FSDP/ZeRO-1/2/3, TP with or without SP, PP with its\n"
           "schedule and microbatches, EP, CP ring/Ulysses, remat policy, two mappings onto the\n"
           "hardware), prunes what breaks a divisibility rule or does not fit in HBM, and ranks\n"
@@ -35,7 +35,9 @@ static void usage(FILE *out) {
           "the search fails (exit 1) only when no layout fits.\n"
           "Layouts are priced by the calibrated step model (the function scale train uses;\n"
           "--roofline: the book's ideal; --efficiency overrides the step model's matmul\n"
-          "ceiling) and each comes with the scale train line that reproduces its numbers.\n");
+          "ceiling) and each comes with the scale train line that reproduces its numbers.\n"
+          "Costs are at the hardware file's on-demand price of a chip-hour, or at\n"
+          "--usd-per-chip-hour X, the price you pay (every plan target takes it).\n");
 }
 
 enum {
@@ -297,6 +299,7 @@ static char *train_command(const args *a, const scale_model *m, const scale_chip
   if (a->tokens > 0) PUT(" --tokens %.17g", a->tokens);
   if (a->roofline) PUT(" --roofline");
   if (!isnan(a->efficiency)) PUT(" --efficiency %.17g", a->efficiency);
+  if (a->common.priced) PUT(" --usd-per-chip-hour %.17g", a->common.price);
 #undef PUT
   return buf;
 }
@@ -597,7 +600,8 @@ static void infer_usage(FILE *out) {
   fprintf(out,
           "usage: scale plan infer --model M --hw H --prompt P --output G [--latency S]\n"
           "                        [--max-chips N] [--objective throughput|cost]\n"
-          "                        [--weight-dtypes LIST] [--kv-dtypes LIST] [--top K] [--json]\n\n"
+          "                        [--weight-dtypes LIST] [--kv-dtypes LIST] [--top K]\n"
+          "                        [--usd-per-chip-hour X] [--json]\n\n"
           "Searches slices of 1, 2, 4, ... chips (up to the pod or NVLink domain), model-parallel\n"
           "degrees, 1-D or 2-D weight-stationary MLPs, weight and KV-cache dtypes (default\n"
           "bf16,int8) and batch sizes, keeps what fits in HBM and decodes a token within\n"

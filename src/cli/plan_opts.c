@@ -1,6 +1,7 @@
 /* plan_opts.c — the options the planner's targets share (plan_opts.h). */
 #include "plan_opts.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,12 +21,17 @@ bool cli_plan_common_take(int c, const char *arg, cli_plan_common *o) {
   case CLI_PLAN_OPT_HELP:
     o->help = true;
     return true;
+  case CLI_PLAN_OPT_PRICE:
+    o->priced = true;
+    o->bad_price = cli_parse_price(arg, &o->price) != CLI_EXIT_OK;
+    return true;
   default:
     return false;
   }
 }
 
 int cli_plan_common_check(const cli_plan_common *o, const char *cmd, int argc, char **argv) {
+  if (o->bad_price) return CLI_EXIT_USAGE; /* its one line already printed */
   if (optind < argc) return cli_usage("%s: unexpected argument '%s'", cmd, argv[optind]);
   if (!o->model) return cli_usage("%s: missing --model (try: scale model list)", cmd);
   if (!o->hw) return cli_usage("%s: missing --hw (try: scale hw list)", cmd);
@@ -34,7 +40,10 @@ int cli_plan_common_check(const cli_plan_common *o, const char *cmd, int argc, c
 
 int cli_plan_common_load(const cli_plan_common *o, scale_model *model, scale_chip *chip) {
   int rc = cli_load_model(o->model, model);
-  return rc ? rc : cli_load_chip(o->hw, chip);
+  if (!rc) rc = cli_load_chip(o->hw, chip);
+  const char *from;
+  if (!rc) cli_apply_price(chip, o->priced ? o->price : (double)NAN, &from);
+  return rc;
 }
 
 bool cli_plan_parse_dtype_list(const char *opt, const char *text, bool allow[SCALE_DTYPE_COUNT]) {

@@ -24,7 +24,7 @@ static void usage(FILE *out) {
   fprintf(out,
           "usage: scale plan infer --model M --hw H --isl N --osl N [--ttft S] [--tpot S]\n"
           "                        [--max-chips N] [--dtypes LIST] [--disagg] [--requests R]\n"
-          "                        [--seed K] [--top K] [--json]\n\n"
+          "                        [--seed K] [--top K] [--usd-per-chip-hour X] [--json]\n\n"
           "Serving on the request-stream simulator with the calibrated step cost: tries slices\n"
           "of 1, 2, 4, ... chips (one tensor-parallel copy each), weights and KV cache in each\n"
           "dtype of LIST (default bf16,fp8,int8,int4) and batch caps 16, 64, 256, 1024, and ranks "
@@ -70,7 +70,8 @@ static void put_len(char *buf, size_t size, const char *name, const scale_serve_
  * per-phase MLP layouts (--ffn auto). Disaggregated: prefill and decode copies as whole
  * numbers in the entry's ratio. */
 static void infer_line(char *buf, size_t size, const scale_model *m, const scale_chip *chip,
-                       const scale_serve_plan_opts *o, const scale_serve_plan_entry *e) {
+                       const scale_serve_plan_opts *o, const scale_serve_plan_entry *e,
+                       const cli_plan_common *c) {
   double pre = 1.0, dec = 1.0;
   if (e->disagg && e->prefill_copies >= 1.0) pre = e->prefill_copies;
   if (e->disagg && e->prefill_copies < 1.0) dec = 1.0 / e->prefill_copies;
@@ -99,6 +100,8 @@ static void infer_line(char *buf, size_t size, const scale_model *m, const scale
   else
     snprintf(buf + n, size - n, " --offline --requests %g --seed %llu", o->n_requests,
              (unsigned long long)o->seed);
+  n = strlen(buf);
+  if (c->priced) snprintf(buf + n, size - n, " --usd-per-chip-hour %.17g", c->price);
 }
 
 static void print_entry(int rank, const scale_serve_plan_entry *e) {
@@ -117,9 +120,10 @@ static void print_entry(int rank, const scale_serve_plan_entry *e) {
 }
 
 static void json_entry(cli_json *j, const char *key, const scale_model *m, const scale_chip *chip,
-                       const scale_serve_plan_opts *o, const scale_serve_plan_entry *e) {
+                       const scale_serve_plan_opts *o, const scale_serve_plan_entry *e,
+                       const cli_plan_common *c) {
   char line[768];
-  infer_line(line, sizeof line, m, chip, o, e);
+  infer_line(line, sizeof line, m, chip, o, e, c);
   cli_json_object_begin(j, key);
   cli_json_number(j, "chips", e->chips);
   cli_json_number(j, "tp", e->tp);
@@ -149,7 +153,7 @@ static void json_entry(cli_json *j, const char *key, const scale_model *m, const
 }
 
 static void print_json(const scale_model *m, const scale_chip *chip, const scale_serve_plan_opts *o,
-                       const scale_serve_plan_report *r, int top) {
+                       const scale_serve_plan_report *r, int top, const cli_plan_common *c) {
   cli_json j;
   cli_json_init(&j, stdout);
   cli_json_object_begin(&j, NULL);
@@ -162,13 +166,13 @@ static void print_json(const scale_model *m, const scale_chip *chip, const scale
   if (r->met) {
     cli_json_array_begin(&j, "ranked");
     for (int i = 0; i < r->n_ranked && i < top; i++)
-      json_entry(&j, NULL, m, chip, o, &r->ranked[i]);
+      json_entry(&j, NULL, m, chip, o, &r->ranked[i], c);
     cli_json_array_end(&j);
-    if (r->has_aggregated) json_entry(&j, "best_aggregated", m, chip, o, &r->best_aggregated);
+    if (r->has_aggregated) json_entry(&j, "best_aggregated", m, chip, o, &r->best_aggregated, c);
     if (r->has_disaggregated)
-      json_entry(&j, "best_disaggregated", m, chip, o, &r->best_disaggregated);
+      json_entry(&j, "best_disaggregated", m, chip, o, &r->best_disaggregated, c);
   } else if (isfinite(r->closest.excess)) {
-    json_entry(&j, "closest", m, chip, o, &r->closest);
+    json_entry(&j, "closest", m, chip, o, &r->closest, c);
   }
   cli_json_object_end(&j);
   cli_json_finish(&j);
@@ -181,7 +185,7 @@ static void print_slo(const char *what, double slo) {
 }
 
 static void print_text(const scale_model *m, const scale_chip *chip, const scale_serve_plan_opts *o,
-                       const scale_serve_plan_report *r, int top) {
+                       const scale_serve_plan_report *r, int top, const cli_plan_common *c) {
   printf("%s on %s: requests of %g", m->display_name, chip->display_name, o->isl.min_tokens);
   if (o->isl.max_tokens > o->isl.min_tokens) printf(":%g", o->isl.max_tokens);
   printf(" + %g", o->osl.min_tokens);
@@ -217,7 +221,7 @@ static void print_text(const scale_model *m, const scale_chip *chip, const scale
            scale_format(usd, sizeof usd, best->fleet_usd_per_hour, "", SCALE_FMT_USD));
   }
   char line[768];
-  infer_line(line, sizeof line, m, chip, o, best);
+  infer_line(line, sizeof line, m, chip, o, best, c);
   printf("\nMLP layout of the best: prefill %s, decode %s\nreproduce it: %s\n",
          scale_ffn_layout_name(best->prefill_layout), scale_ffn_layout_name(best->decode_layout),
          line);
@@ -352,9 +356,9 @@ int cli_plan_serve(int argc, char **argv) {
     return cli_usage("plan infer: %s", strncmp(why, "plan: ", 6) ? why : why + 6);
   }
   if (a.common.json)
-    print_json(&model, &chip, &a.o, &r, (int)a.top);
+    print_json(&model, &chip, &a.o, &r, (int)a.top, &a.common);
   else
-    print_text(&model, &chip, &a.o, &r, (int)a.top);
+    print_text(&model, &chip, &a.o, &r, (int)a.top, &a.common);
   if (a.o.fleet_rate_per_s > 0.0 && !r.met) /* a fleet was asked for and none serves it */
     return cli_fail("plan infer: no fleet serves %g requests/s within the SLO: even one request "
                     "at a time, the closest layout has p90 TTFT %.3g s, p90 TPOT %.3g s (%.2fx "

@@ -190,4 +190,25 @@ expect_usage_error "an empty list" "$SCALE" $PT --precision ,
 expect_usage_error "an unknown recipe" "$SCALE" $PT --precision fp7
 expect_err "unknown precision 'fp7'" "names the unknown recipe"
 
+# --usd-per-chip-hour: the planner's costs at the user's price (exactly scaled), and the line
+# that reproduces the best carries the price, so scale train gives the same cost.
+PP="--model llama-3-8b --hw nvidia-h100-sxm --chips 8 --batch-tokens 1Mi --seq 4096 --tokens 1e10 --top 1 --json"
+run "$SCALE" plan train $PP; cp "$TMP/out" "$TMP/pp0.json"
+run "$SCALE" plan train $PP --usd-per-chip-hour 2.7; expect_rc 0 "plan at the user's price"
+if command -v python3 >/dev/null 2>&1; then
+  if python3 - "$TMP/pp0.json" "$TMP/out" "$SCALE" <<'EOF2'
+import json, subprocess, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+ra, rb = a["ranked"][0], b["ranked"][0]
+assert abs(rb["cost_usd"] / ra["cost_usd"] - 2.7 / 10.8) < 1e-9, (ra["cost_usd"], rb["cost_usd"])
+cmd = rb["command"]
+assert " --usd-per-chip-hour 2.70" in cmd, cmd  # at 17 digits, exact
+out = subprocess.run([sys.argv[3]] + cmd.split()[1:] + ["--json"], capture_output=True, text=True)
+t = json.loads(out.stdout)
+assert abs(t["cost_usd"] / rb["cost_usd"] - 1) < 1e-9, (t["cost_usd"], rb["cost_usd"])
+EOF2
+  then pass; else fail "plan price: scaled, carried by the reproducing line, reproduced"; fi
+fi
+expect_usage_error "plan price of zero" "$SCALE" plan train $PP --usd-per-chip-hour 0
+
 finish
