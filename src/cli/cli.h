@@ -94,8 +94,8 @@ int cli_load_chip(const char *name, scale_chip *out);
 int cli_parse_price(const char *arg, double *out);
 
 /** The price costs are computed at: 'price' when the option gave one (not NaN), written into
- * chip->usd_per_hour, else the file's; *from names which ("--usd-per-chip-hour" or "the
- * hardware file's on-demand price"). */
+ * chip->usd_per_hour, else the file's; *from (when not NULL) names which ("--usd-per-chip-hour"
+ * or "the hardware file's on-demand price"). */
 void cli_apply_price(scale_chip *chip, double price, const char **from);
 
 /** Loads model NAME, like cli_load_chip (hint: scale model list). */

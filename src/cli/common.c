@@ -141,7 +141,7 @@ int cli_parse_price(const char *arg, double *out) {
 
 void cli_apply_price(scale_chip *chip, double price, const char **from) {
   if (!isnan(price)) chip->usd_per_hour = price;
-  *from = isnan(price) ? "the hardware file's on-demand price" : "--usd-per-chip-hour";
+  if (from) *from = isnan(price) ? "the hardware file's on-demand price" : "--usd-per-chip-hour";
 }
 
 int cli_load_chip(const char *name, scale_chip *out) {

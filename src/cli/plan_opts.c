@@ -41,8 +41,7 @@ int cli_plan_common_check(const cli_plan_common *o, const char *cmd, int argc, c
 int cli_plan_common_load(const cli_plan_common *o, scale_model *model, scale_chip *chip) {
   int rc = cli_load_model(o->model, model);
   if (!rc) rc = cli_load_chip(o->hw, chip);
-  const char *from;
-  if (!rc) cli_apply_price(chip, o->priced ? o->price : (double)NAN, &from);
+  if (!rc) cli_apply_price(chip, o->priced ? o->price : (double)NAN, NULL);
   return rc;
 }
 

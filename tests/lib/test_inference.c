@@ -304,7 +304,9 @@ END_TEST
 START_TEST(test_moe_expert_parallel) {
   scale_model m = scale_check_model("mixtral-8x7b");
   scale_chip h100 = scale_check_chip("nvidia-h100-sxm");
-  const double tokens = 256, d = 4096, a = 2, k = 2, moe_layers = 32;
+  /* the model file's shape: D 4096, top-2, 32 MoE layers, d_ff_expert 14336; bf16 activations */
+  const double tokens = 256, d = (double)m.d_model, a = 2, k = (double)m.n_experts_active;
+  const double moe_layers = scale_transformer_n_moe_layers(&m);
   scale_group g = {1, {{8, SCALE_TOPO_SWITCH, false, h100.nvlink_bytes_per_s,
                         h100.ici_hop_latency_s >= 0 ? h100.ici_hop_latency_s : 0}}};
   scale_collective_cost a2a = scale_collective_eval(&g, SCALE_COLL_ALL_TO_ALL, tokens * k * d * a);
@@ -327,7 +329,8 @@ START_TEST(test_moe_expert_parallel) {
     scale_serve_params_of(&h100, p);
     scale_serve_cost cost;
     ck_assert(scale_serve_cost_of(&m, &h100, &cfg, p, &cost, NULL) == SCALE_OK);
-    scale_check_rel(cost.expert_dim, 14336 * eps[i] / 8, 1e-12, "", "d_ff_expert ep / tp");
+    scale_check_rel(cost.expert_dim, (double)m.d_ff_expert * eps[i] / 8, 1e-12, "",
+                    "d_ff_expert ep / tp");
   }
 }
 END_TEST
