@@ -514,6 +514,13 @@ static const char *axes_note(const scale_layout *l, scale_train_dim d) {
   return l->n_axes[d] >= 3 ? ", 3 axes" : ", 2 axes";
 }
 
+/* Whether the layout maps any dimension onto a TPU torus (its scale-out is then the DCN). */
+static bool on_torus(const scale_layout *l) {
+  for (int d = 0; d < SCALE_TRAIN_DIM_COUNT; d++)
+    if (l->link[d] == SCALE_TRAIN_LINK_ICI) return true;
+  return false;
+}
+
 char *scale_plan_layout_str(const scale_layout *l, char *buf, size_t size) {
   size_t n = 0;
   buf[0] = '\0';
@@ -545,7 +552,9 @@ char *scale_plan_layout_str(const scale_layout *l, char *buf, size_t size) {
     PUT("%spp %g [%s", sep, l->pp, scale_pp_schedule_name(l->schedule));
     if (l->schedule == SCALE_PP_INTERLEAVED) PUT(" v=%g", l->n_virtual_stages);
     PUT(" m=%g%s]", l->n_microbatches,
-        l->link[SCALE_TRAIN_DIM_PP] == SCALE_TRAIN_LINK_DCN ? " over dcn" : "");
+        l->link[SCALE_TRAIN_DIM_PP] != SCALE_TRAIN_LINK_DCN ? ""
+        : on_torus(l)                                       ? " over dcn"
+                                                            : " over scale-out");
     sep = " x ";
   }
   if (l->ep > 1 || l->etp > 1) {

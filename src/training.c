@@ -734,26 +734,45 @@ void scale_train_step_job(const scale_train_problem *problem, const scale_layout
     step_job_of(problem, layout, job);
 }
 
-/* Why a step-model step is what it is: the largest exposed communication, or compute. */
-static const char *step_reason(const scale_step_result *s, int *worst) {
+/* Why a step-model step is what it is, in words that agree with its bound: compute when
+ * exposed communication is under a quarter of the step (naming the largest exposed part when
+ * it is 5% or more), else that communication. */
+static const char *step_reason(const scale_step_result *s, double exposed_s, int *worst,
+                               scale_train_bound *bound) {
   *worst = scale_step_worst_exposed(s);
   double w = *worst < 0 ? 0.0 : s->exposed_s[*worst];
+  *bound = *worst >= 0 && exposed_s >= 0.25 * s->step_s ? SCALE_TRAIN_BOUND_COMMS
+                                                        : SCALE_TRAIN_BOUND_COMPUTE;
   if (*worst < 0 || w < 0.05 * s->step_s)
     return s->bubble_s >= 0.1 * s->step_s
-               ? "compute-bound, but the pipeline bubble idles the stages: raise the microbatches"
-               : "compute-bound: the matmuls at their shape's efficiency set the pace; exposed "
-                 "communication is under 5% of the step";
-  switch (*worst) {
-  case SCALE_STEP_COMM_TP:
-    return "tensor-parallel all-reduces sit on the critical path (measured latency and bandwidth "
-           "of the network TP crosses)";
-  case SCALE_STEP_COMM_CP:
-    return "the context-parallel exchange outlasts the attention it hides under";
-  case SCALE_STEP_COMM_FSDP: return "ZeRO-3 gathers outlast the compute they are prefetched under";
-  case SCALE_STEP_COMM_EP: return "MoE all-to-alls sit on the critical path";
-  case SCALE_STEP_COMM_PP: return "pipeline sends per microbatch and virtual stage add up";
-  default: return "the gradient reduction outlasts the backward pass it is bucketed under";
-  }
+               ? "the ops set the pace, but the pipeline bubble idles the stages: raise the "
+                 "microbatches"
+               : "the ops at their shapes' efficiency set the pace; exposed communication is "
+                 "under 5% of the step";
+  static const char *const comms[SCALE_STEP_COMM_COUNT] = {
+      [SCALE_STEP_COMM_TP] = "tensor-parallel all-reduces sit on the critical path (measured "
+                             "latency and bandwidth of the network TP crosses)",
+      [SCALE_STEP_COMM_CP] = "the context-parallel exchange outlasts the attention it hides under",
+      [SCALE_STEP_COMM_FSDP] = "ZeRO-3 gathers outlast the compute they are prefetched under",
+      [SCALE_STEP_COMM_EP] = "MoE all-to-alls sit on the critical path",
+      [SCALE_STEP_COMM_PP] = "pipeline sends per microbatch and virtual stage add up",
+      [SCALE_STEP_COMM_DP] = "the gradient reduction outlasts the backward pass it is bucketed "
+                             "under"};
+  static const char *const most[SCALE_STEP_COMM_COUNT] = {
+      [SCALE_STEP_COMM_TP] = "the ops set the pace; the most exposed communication is "
+                             "tensor parallelism's all-reduces",
+      [SCALE_STEP_COMM_CP] = "the ops set the pace; the most exposed communication is the "
+                             "context-parallel exchange",
+      [SCALE_STEP_COMM_FSDP] = "the ops set the pace; the most exposed communication is ZeRO-3's "
+                               "gathers",
+      [SCALE_STEP_COMM_EP] = "the ops set the pace; the most exposed communication is the MoE "
+                             "all-to-alls",
+      [SCALE_STEP_COMM_PP] = "the ops set the pace; the most exposed communication is the "
+                             "pipeline's sends",
+      [SCALE_STEP_COMM_DP] = "the ops set the pace; the most exposed communication is the "
+                             "gradient reduction"};
+  const char *const *table = *bound == SCALE_TRAIN_BOUND_COMMS ? comms : most;
+  return table[*worst] ? table[*worst] : "communication sits on the critical path";
 }
 
 /* The step model's times into *out (scale_train_eval with step parameters). */
@@ -1233,21 +1252,16 @@ static void eval_bound(const eval_ctx *x, scale_train_result *out) {
     out->reason = "weights, optimizer state and saved activations exceed the chip's HBM";
   } else if (step) {
     int k;
-    out->reason = step_reason(&out->step, &k);
-    /* comms-bound when exposed communication is a quarter of the step or more */
-    out->bound = k >= 0 && out->exposed_comms_time_s >= 0.25 * out->step.step_s
-                     ? SCALE_TRAIN_BOUND_COMMS
-                     : SCALE_TRAIN_BOUND_COMPUTE;
+    out->reason = step_reason(&out->step, out->exposed_comms_time_s, &k, &out->bound);
   } else if (out->comms_time_s > out->compute_time_s) {
     out->bound = SCALE_TRAIN_BOUND_COMMS;
     out->reason = comm_reason(worst, out->comm[worst].link);
   } else {
     out->bound = SCALE_TRAIN_BOUND_COMPUTE;
     out->reason = out->bubble_frac >= 0.1
-                      ? "compute-bound, but the pipeline bubble idles the stages: raise "
-                        "the "
-                        "microbatches"
-                      : "compute-bound: every link's collectives hide under the matmuls";
+                      ? "the ops set the pace, but the pipeline bubble idles the stages: "
+                        "raise the microbatches"
+                      : "the ops set the pace: every link's collectives hide under the matmuls";
   }
 }
 

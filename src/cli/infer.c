@@ -693,13 +693,15 @@ static int stream_requests(const serve_opts *o, const length_table *table, scale
                     : o->offline        ? fmax(100.0, 20.0 * (isnan(b) ? o->max_batch : b))
                                         : 1000.0;
   if (requests > 1e6) return cli_usage("--requests: at most 1e6, got %g", requests);
-  /* a bound on the steps (each request's prompt chunks and decode steps, none shared), so a
-   * command line cannot ask for hours of simulation */
-  double steps = requests * (ceil(o->isl.max_tokens / c->max_step_tokens) + o->osl.max_tokens);
-  if (steps > 2e8)
-    return cli_usage("infer: %g requests of up to %g + %g tokens could take %.3g steps (at most "
-                     "2e8): fewer --requests or a larger --step-tokens",
-                     requests, o->isl.max_tokens, o->osl.max_tokens, steps);
+  /* a bound on the simulator's work, so a command line cannot ask for hours: each request's
+   * prompt chunks and decode steps are a request-step each (what a step costs the simulator is
+   * one update per request in it; the engine's steps are fewer, shared by the batch). About
+   * 4e7 request-steps a second on one core: 1e9 is half a minute. */
+  double work = requests * (ceil(o->isl.max_tokens / c->max_step_tokens) + o->osl.max_tokens);
+  if (work > 1e9)
+    return cli_usage("infer: %g requests of up to %g + %g tokens are %.3g request-steps to "
+                     "simulate (at most 1e9): fewer --requests or a larger --step-tokens",
+                     requests, o->isl.max_tokens, o->osl.max_tokens, work);
   c->n_requests = requests;
   *offline_batch = b;
   return CLI_EXIT_OK;

@@ -1,6 +1,7 @@
 /* model.c — `scale model list` and `scale model show NAME`: the architectures of models/. */
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -93,44 +94,57 @@ static void show_text(const scale_model *m, const cli_model_query *q) {
 
 #define MAX_FILES 256
 
+/* One row of the text table, its name columns 'wn' and 'wd' wide. */
+static void list_row(const scale_model *m, int wn, int wd) {
+  char params[32];
+  printf("%-*s  %-*s  %-11s %4" PRId64 " %6" PRId64 " %4" PRId64 " %4" PRId64 " %8s\n", wn, m->name,
+         wd, m->display_name, arch_name(m), m->n_layers, m->d_model, m->n_heads, m->n_kv_heads,
+         m->n_params_reported > 0
+             ? scale_format(params, sizeof params, m->n_params_reported, "", SCALE_FMT_SI)
+             : "?");
+}
+
+static void list_json(cli_json *json, const scale_model *m) {
+  cli_json_object_begin(json, NULL);
+  cli_json_string(json, "name", m->name);
+  cli_json_string(json, "display_name", m->display_name);
+  cli_json_string(json, "arch", arch_name(m));
+  cli_json_number(json, "n_layers", (double)m->n_layers);
+  cli_json_number(json, "d_model", (double)m->d_model);
+  cli_json_number(json, "n_params_reported", m->n_params_reported);
+  cli_json_object_end(json);
+}
+
 static int list(bool as_json) {
   static char names[MAX_FILES][SCALE_NAME_MAX];
+  static scale_model models[MAX_FILES];
   int n = scale_data_list("models", names, MAX_FILES);
   if (n < 0) return cli_fail("cannot read %s/models", scale_data_dir());
   if (n > MAX_FILES) n = MAX_FILES;
+  int status = CLI_EXIT_OK, loaded = 0, wn = 4, wd = 5; /* "NAME", "MODEL" */
+  for (int i = 0; i < n; i++) {
+    scale_diag diag;
+    if (scale_model_load(names[i], &models[loaded], &diag)) {
+      cli_print_diag(&diag);
+      status = CLI_EXIT_FAIL;
+      continue;
+    }
+    wn = (int)fmax(wn, (double)strlen(models[loaded].name));
+    wd = (int)fmax(wd, (double)strlen(models[loaded].display_name));
+    loaded++;
+  }
   cli_json json;
   cli_json_init(&json, stdout);
   if (as_json)
     cli_json_array_begin(&json, NULL);
   else
-    printf("%-16s %-18s %-12s %4s %6s %4s %4s %8s\n", "NAME", "MODEL", "ARCH", "L", "D", "N", "K",
-           "PARAMS");
-  int status = CLI_EXIT_OK;
-  for (int i = 0; i < n; i++) {
-    scale_model m;
-    scale_diag diag;
-    if (scale_model_load(names[i], &m, &diag)) {
-      cli_print_diag(&diag);
-      status = CLI_EXIT_FAIL;
-      continue;
-    }
-    if (as_json) {
-      cli_json_object_begin(&json, NULL);
-      cli_json_string(&json, "name", m.name);
-      cli_json_string(&json, "display_name", m.display_name);
-      cli_json_string(&json, "arch", arch_name(&m));
-      cli_json_number(&json, "n_layers", (double)m.n_layers);
-      cli_json_number(&json, "d_model", (double)m.d_model);
-      cli_json_number(&json, "n_params_reported", m.n_params_reported);
-      cli_json_object_end(&json);
-    } else {
-      char params[32];
-      printf("%-16s %-18s %-12s %4" PRId64 " %6" PRId64 " %4" PRId64 " %4" PRId64 " %8s\n", m.name,
-             m.display_name, arch_name(&m), m.n_layers, m.d_model, m.n_heads, m.n_kv_heads,
-             m.n_params_reported > 0
-                 ? scale_format(params, sizeof params, m.n_params_reported, "", SCALE_FMT_SI)
-                 : "?");
-    }
+    printf("%-*s  %-*s  %-11s %4s %6s %4s %4s %8s\n", wn, "NAME", wd, "MODEL", "ARCH", "L", "D",
+           "N", "K", "PARAMS");
+  for (int i = 0; i < loaded; i++) {
+    if (as_json)
+      list_json(&json, &models[i]);
+    else
+      list_row(&models[i], wn, wd);
   }
   if (as_json) {
     cli_json_array_end(&json);

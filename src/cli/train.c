@@ -155,6 +155,16 @@ static const struct option options[] = {{"model", required_argument, NULL, OPT_M
 
 static const unsigned DEGREE = SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER;
 
+/* A link in the report's own words: a TPU's ici and dcn, a GPU's scale-up and scale-out (the
+ * JSON keeps scale_train_link_name's stable names). */
+static const char *link_words(scale_train_link link, const scale_layout *l) {
+  bool torus = false;
+  for (int d = 0; d < SCALE_TRAIN_DIM_COUNT; d++) torus |= l->link[d] == SCALE_TRAIN_LINK_ICI;
+  if (link == SCALE_TRAIN_LINK_NVLINK) return "scale-up";
+  if (link == SCALE_TRAIN_LINK_DCN && !torus) return "scale-out";
+  return scale_train_link_name(link);
+}
+
 /* "fsdp 2240 (ici x2)" style description of one dimension into buf. */
 static void describe_dim(char *buf, size_t size, const scale_layout *l, scale_train_dim d,
                          double degree) {
@@ -163,7 +173,7 @@ static void describe_dim(char *buf, size_t size, const scale_layout *l, scale_tr
              l->n_axes[d] == 1.0 ? "axis" : "axes");
   else
     snprintf(buf, size, "%s %.0f (%s)", scale_train_dim_name(d), degree,
-             scale_train_link_name(l->link[d]));
+             link_words(l->link[d], l));
 }
 
 /* A row of two times: the prediction and the roofline bound. */
@@ -252,7 +262,7 @@ static void print_step_text(const scale_layout *l, const scale_train_result *r,
 }
 
 /* The step by the book's roofline, with its collectives. */
-static void print_roofline_text(const scale_train_result *r) {
+static void print_roofline_text(const scale_layout *l, const scale_train_result *r) {
   char num[64], num2[64];
   printf("step (per chip)\n");
   cli_row("tokens per chip", r->tokens_per_chip, "", SCALE_FMT_PLAIN);
@@ -276,12 +286,25 @@ static void print_roofline_text(const scale_train_result *r) {
     }
     char label[64], text[128];
     snprintf(label, sizeof label, "%s (%s)", scale_train_comm_name((scale_train_comm)i),
-             scale_train_link_name(c->link));
+             link_words(c->link, l));
     snprintf(text, sizeof text, "%s in %s",
              scale_format(num, sizeof num, c->step_bytes, "B", SCALE_FMT_SI),
              scale_format(num2, sizeof num2, c->step_time_s, "", SCALE_FMT_TIME));
     cli_row_text(label, text);
   }
+}
+
+/* What binds, with the step's shares, so the word agrees with the numbers beside it. */
+static void print_bound_text(const scale_train_result *r) {
+  double step = r->step_model ? r->step.step_s : r->step_time_s;
+  double ops = r->step_model ? r->step.compute_s + r->step.optimizer_s : r->compute_time_s;
+  double bubble = r->step_model ? r->step.bubble_s : r->bubble_time_s;
+  printf("\nbound: %s", scale_train_bound_name(r->bound));
+  if (r->bound != SCALE_TRAIN_BOUND_MEMORY && step > 0.0 && isfinite(step))
+    printf(" at %.3g%% MFU (ops %.0f%% of the step, exposed communication %.0f%%, bubble %.0f%%)",
+           100.0 * r->mfu, 100.0 * ops / step, 100.0 * r->exposed_comms_time_s / step,
+           100.0 * bubble / step);
+  printf(": %s\n", r->reason);
 }
 
 /* Memory per chip, the run's time and cost, and what binds. */
@@ -318,7 +341,7 @@ static void print_memory_run_text(const scale_train_problem *p, const scale_trai
     } else
       cli_row_text("cost", "no price in the hardware file");
   }
-  printf("\nbound: %s: %s\n", scale_train_bound_name(r->bound), r->reason);
+  print_bound_text(r);
 }
 
 /* The precision line of a recipe other than bf16 (bf16 reports stay as they were). */
@@ -355,7 +378,7 @@ static void print_text(const scale_train_problem *p, const scale_layout *l,
   if (r->step_model)
     print_step_text(l, r, ideal);
   else
-    print_roofline_text(r);
+    print_roofline_text(l, r);
   print_memory_run_text(p, r, ideal, price_from);
 }
 

@@ -28,6 +28,10 @@ run "$SCALE" hw show dgx-h100;     expect_rc 0 "hw show system"; expect_out 'sys
 run "$SCALE" model list;           expect_rc 0 "model list"
 n=$(tail -n +2 "$TMP/out" | wc -l)
 if [ "$n" -ge 12 ]; then pass; else fail "model list shows $n models, expected >= 12"; fi
+# The columns line up whatever the names' lengths (the ARCH column starts at one offset).
+cols=$(awk '{ for (a = "ARCH transformer mamba2 hybrid"; a != ""; ) { w = a; sub(/ .*/, "", w);
+  sub(/^[^ ]* ?/, "", a); if ((i = index($0, "  " w " ")) > 0) { print i; break } } }' "$TMP/out" | sort -u | wc -l)
+if [ "$cols" -eq 1 ]; then pass; else fail "model list's ARCH column starts at $cols offsets"; fi
 run "$SCALE" model show llama-3-70b; expect_rc 0 "model show"; expect_out 'width D +8192' "LLaMA 3 70B D"
 expect_no_nan "model show"
 # 2 x L 80 x K 8 x H 128 x 2 bytes = 327,680 B per token in bf16 (the default).

@@ -23,4 +23,30 @@ while IFS= read -r args; do
   expect_no_nan "README: build/scale $args"
 done <"$TMP/examples"
 
+# The MFUs the README quotes are what the commands print (to the rounding the prose uses):
+# the headline plan's best layout and Llama 3's own 405B layout.
+quoted() { tr '\n' ' ' <"$SCALE_SOURCE_DIR/README.md" | sed -n "s/.*$1[^0-9]*about \([0-9.]*\)%.*/\1/p"; }
+printed_mfu() { sed -n 's/.*MFU \([0-9.]*\)%.*/\1/p;s/^  MFU  *\([0-9.]*\)%.*/\1/p' "$TMP/out" | head -1; }
+close_to() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; exit !(a != "" && b != "" && d <= 1 && d >= -1) }'; }
+head_args=$(grep '^plan train --model llama-3-70b --hw tpu-v5p' "$TMP/examples" | head -1)
+[ -n "$head_args" ] || head_args=$(awk '/^apt-get/ { sub(/.*build\/scale /, ""); print }' \
+  "$SCALE_SOURCE_DIR/README.md")
+# shellcheck disable=SC2086 # the example's words are the arguments
+run "$SCALE" $head_args
+if close_to "$(quoted 'The headline above predicts')" "$(printed_mfu)"; then pass; else
+  fail "README's headline MFU $(quoted 'The headline above predicts')% vs printed $(printed_mfu)%"
+fi
+llama_args=$(grep '^train --model llama-3-405b' "$TMP/examples" | head -1)
+# shellcheck disable=SC2086 # the example's words are the arguments
+run "$SCALE" $llama_args
+if close_to "$(quoted "Llama 3's own 405B layout")" "$(printed_mfu)"; then pass; else
+  fail "README's Llama 3 MFU $(quoted "Llama 3's own 405B layout")% vs printed $(printed_mfu)%"
+fi
+# The live-book paragraph names every kind of widget the chapters place.
+for kind in $(sed -n 's/^```{widget} \([a-z]*\).*/\1/p' "$SCALE_SOURCE_DIR"/chapters/*/*.md | sort -u); do
+  if grep -q "\`$kind\`" "$SCALE_SOURCE_DIR/README.md"; then pass; else
+    fail "README does not name the '$kind' widget"
+  fi
+done
+
 finish

@@ -17,7 +17,7 @@ expect_out 'fits +yes' "fits"
 
 # Book ch. 6: FSDP over batch and sequence on a full pod (468 tokens per chip) is comms-bound.
 run "$SCALE" train $L70 --chips 8960 --fsdp 560 --cp 16 --roofline
-expect_rc 0 "pure FSDP"; expect_out '^bound: comms: FSDP' "FSDP comms-bound"
+expect_rc 0 "pure FSDP"; expect_out '^bound: comms at .*MFU.*: FSDP' "FSDP comms-bound"
 
 # JSON keys of the issue, with and without a token budget.
 run "$SCALE" train $L70 --chips 8192 --fsdp 1024 --cp 2 --tp 4 --tokens 15e12 --json
@@ -246,5 +246,14 @@ EOF2
 fi
 expect_usage_error "price of zero" "$SCALE" train $PR --usd-per-chip-hour 0
 expect_usage_error "price above the range" "$SCALE" train $PR --usd-per-chip-hour 2e6
+
+# The bound line agrees with the numbers beside it (issue 31: "compute: compute-bound" at 25%
+# MFU): the kind once, the step's MFU and shares, and a GPU's links in the report's words.
+run "$SCALE" train --model llama-3-405b --hw nvidia-h100-sxm --chips 16384 --batch-tokens 16Mi \
+  --seq 8192 --tp 8 --sp --pp 16 --schedule interleaved --virtual-stages 4 --microbatches 16 \
+  --fsdp 128 --zero 1 --remat matmuls
+expect_out '^bound: compute at [0-9.]+% MFU \(ops [0-9]+% of the step, exposed communication [0-9]+%, bubble [0-9]+%\): the ops set the pace' "bound with its shares"
+if grep -q 'compute-bound' "$TMP/out"; then fail "bound says compute-bound"; else pass; fi
+expect_out '^layout: fsdp 128 \(scale-out\) x tp 8 \(scale-up\) x pp 16 \(scale-out\)' "GPU links named"
 
 finish
