@@ -12,6 +12,7 @@
 #include "scale/file.h"
 #include "scale/params.h"
 #include "scale/hardware.h"
+#include "scale/prices.h"
 #include "scale/model.h"
 #include "scale/gpu.h"
 #include "scale/transformer.h"

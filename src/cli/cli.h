@@ -93,10 +93,15 @@ int cli_load_chip(const char *name, scale_chip *out);
  * [0.001, 1e6] USD/h: 0 or a usage error. */
 int cli_parse_price(const char *arg, double *out);
 
-/** The price costs are computed at: 'price' when the option gave one (not NaN), written into
- * chip->usd_per_hour, else the file's; *from (when not NULL) names which ("--usd-per-chip-hour"
- * or "the hardware file's on-demand price"). */
-void cli_apply_price(scale_chip *chip, double price, const char **from);
+/** The price costs are computed at: 'price' when --usd-per-chip-hour gave one (not NaN), or the
+ * row of hardware/prices.tsv that --price 'name' (not NULL: PROVIDER:OFFER) names for the chip
+ * (a system's base chip), written into chip->usd_per_hour; else the file's. *from (when not
+ * NULL) names which, with a row's date and source (static storage). Returns 0, or a usage error
+ * reported: both options given, a name the table does not hold for the chip, a bad table. */
+int cli_apply_price(scale_chip *chip, double price, const char *name, const char **from);
+
+/** `scale hw prices [CHIP]`: the prices table, or one chip's rows. */
+int cli_hw_prices(const char *chip);
 
 /** Loads model NAME, like cli_load_chip (hint: scale model list). */
 int cli_load_model(const char *name, scale_model *out);

@@ -139,9 +139,54 @@ int cli_parse_price(const char *arg, double *out) {
   return CLI_EXIT_OK;
 }
 
-void cli_apply_price(scale_chip *chip, double price, const char **from) {
-  if (!isnan(price)) chip->usd_per_hour = price;
+#define MAX_PRICES 512
+
+int cli_apply_price(scale_chip *chip, double price, const char *name, const char **from) {
+  static scale_price rows[MAX_PRICES];
+  static char said[256];
   if (from) *from = isnan(price) ? "the hardware file's on-demand price" : "--usd-per-chip-hour";
+  if (!name) {
+    if (!isnan(price)) chip->usd_per_hour = price;
+    return CLI_EXIT_OK;
+  }
+  if (!isnan(price)) return cli_usage("--price and --usd-per-chip-hour: give one of them");
+  scale_diag diag;
+  int n = scale_prices_read(NULL, rows, MAX_PRICES, &diag);
+  if (n < 0) {
+    cli_print_diag(&diag);
+    return CLI_EXIT_FAIL;
+  }
+  const char *stem = chip->base[0] ? chip->base : chip->name;
+  char why[256];
+  const scale_price *row = scale_price_find(rows, n, stem, name, why, sizeof why);
+  if (!row) return cli_usage("--price %s: %s", name, why);
+  chip->usd_per_hour = row->usd_per_chip_hour;
+  snprintf(said, sizeof said, "--price %s: %s %s, %s; %s", name, row->provider,
+           scale_offer_name(row->offer), row->date, row->source);
+  if (from) *from = said;
+  return CLI_EXIT_OK;
+}
+
+int cli_hw_prices(const char *chip) {
+  static scale_price rows[MAX_PRICES];
+  scale_diag diag;
+  int n = scale_prices_read(NULL, rows, MAX_PRICES, &diag);
+  if (n < 0) {
+    cli_print_diag(&diag);
+    return CLI_EXIT_FAIL;
+  }
+  int shown = 0;
+  printf("%-18s %-14s %-13s %10s  %-8s %s\n", "CHIP", "PROVIDER", "OFFER", "USD/CHIP-H", "DATE",
+         "--price");
+  for (int i = 0; i < n; i++) {
+    if (chip && strcmp(rows[i].chip, chip) != 0) continue;
+    printf("%-18s %-14s %-13s %10.4g  %-8s %s:%s\n", rows[i].chip, rows[i].provider,
+           scale_offer_name(rows[i].offer), rows[i].usd_per_chip_hour, rows[i].date,
+           rows[i].provider, scale_offer_name(rows[i].offer));
+    shown++;
+  }
+  if (chip && !shown) return cli_fail("no price for '%s' in hardware/prices.tsv", chip);
+  return CLI_EXIT_OK;
 }
 
 int cli_load_chip(const char *name, scale_chip *out) {

@@ -215,12 +215,19 @@ static int list(bool as_json) {
 
 static void usage(FILE *out) {
   fprintf(out, "usage: scale hw list [--json]\n"
-               "       scale hw show NAME [--json]\n\n"
+               "       scale hw show NAME [--json]\n"
+               "       scale hw prices [CHIP]\n\n"
                "NAME is a file stem of hardware/ (tpu-v5p, nvidia-h100-sxm) or a path to an .ini.\n"
-               "show prints every stored value and the derived critical intensities C/W.\n");
+               "show prints every stored value and the derived critical intensities C/W.\n"
+               "prices lists hardware/prices.tsv (provider, offer, date): the names --price\n"
+               "takes on train, infer and plan.\n");
 }
 
 int cli_cmd_hw(int argc, char **argv) {
+  if (argc >= 2 && strcmp(argv[1], "prices") == 0) {
+    if (argc > 3) return cli_usage("hw prices: unexpected argument '%s'", argv[3]);
+    return cli_hw_prices(argc == 3 ? argv[2] : NULL);
+  }
   cli_list_show args;
   int rc = cli_parse_list_show("hw", argc, argv, usage, NULL, &args);
   if (rc >= 0) return rc;

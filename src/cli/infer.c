@@ -39,6 +39,8 @@ static void usage(FILE *out) {
           "  --mfu F            prefill FLOPs utilization of the book's formula (default 0.4)\n"
           "  --usd-per-chip-hour X  the price of a chip-hour you pay, instead of the hardware\n"
           "                     file's on-demand one (the cost per million tokens)\n"
+          "  --price P:O        a row of hardware/prices.tsv by provider and offer\n"
+          "                     (aws:reserved; scale hw prices CHIP)\n"
           "  --roofline         the book's formulas only (no calibrated prediction)\n"
           "  --json             machine output, SI base units\n"
           "  --help             this text\n\n"
@@ -1009,7 +1011,8 @@ enum {
   O_SPEC_ACCEPT,
   O_KV_ALLOC,
   O_WARMUP,
-  O_PRICE
+  O_PRICE,
+  O_PRICE_NAME
 };
 
 static const struct option infer_options[] = {
@@ -1057,6 +1060,7 @@ static const struct option infer_options[] = {
     {"kv-alloc", required_argument, NULL, O_KV_ALLOC},
     {"warmup", required_argument, NULL, O_WARMUP},
     {"usd-per-chip-hour", required_argument, NULL, O_PRICE},
+    {"price", required_argument, NULL, O_PRICE_NAME},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -1066,6 +1070,7 @@ typedef struct {
   double chips, batch, context, prompt, decode, tp; /* NaN until given (decode: 512) */
   double ep, mfu;             /* --ep, --mfu */
   double price;               /* --usd-per-chip-hour, NaN: the hardware file's */
+  const char *price_name;     /* --price PROVIDER:OFFER, NULL: none */
   scale_ffn_layout ffn;       /* --ffn (--2d: 2d) */
   bool json, roofline;        /* --json, --roofline */
   bool help;                  /* --help: usage printed, exit 0 */
@@ -1115,6 +1120,7 @@ static int take_fixed(int opt, const char *arg, infer_opts *o) {
   case O_KV: ok = cli_parse_dtype("kv", arg, &o->kd); break;
   case O_COMPUTE: ok = cli_parse_dtype("compute", arg, &o->cd); break;
   case O_PRICE: return cli_parse_price(arg, &o->price);
+  case O_PRICE_NAME: o->price_name = arg; return CLI_EXIT_OK;
   case O_MFU:
     if (!cli_parse_number("mfu", arg, SCALE_NUM_POSITIVE, &o->mfu)) return CLI_EXIT_USAGE;
     if (o->mfu > 1.0) return cli_usage("--mfu: must be in (0, 1], got '%s'", arg);
@@ -1264,7 +1270,7 @@ static scale_infer_config config_of(const infer_opts *o, double batch, double co
 /* The text report's last line when the price is the user's, so that its costs say whose. */
 static void print_price(const infer_opts *o, const scale_chip *chip, const char *from, int rc) {
   char usd[32];
-  if (rc == CLI_EXIT_OK && !o->json && !isnan(o->price))
+  if (rc == CLI_EXIT_OK && !o->json && (!isnan(o->price) || o->price_name))
     printf("costs at %s a chip-hour (%s)\n",
            scale_format(usd, sizeof usd, chip->usd_per_hour, "", SCALE_FMT_USD), from);
 }
@@ -1283,7 +1289,7 @@ static int stream_infer(const infer_opts *o) {
   int rc;
   if ((rc = cli_load_model(o->model, &m)) || (rc = cli_load_chip(o->hw, &chip))) return rc;
   const char *price_from;
-  cli_apply_price(&chip, o->price, &price_from);
+  if ((rc = cli_apply_price(&chip, o->price, o->price_name, &price_from))) return rc;
   scale_infer_config cfg = config_of(o, 1, 1);
   rc = serve_cmd(&m, &chip, &cfg, so, o->json, o->roofline);
   print_price(o, &chip, price_from, rc);
@@ -1299,7 +1305,7 @@ static int fixed_infer(const infer_opts *o) {
   int rc;
   if ((rc = cli_load_model(o->model, &model)) || (rc = cli_load_chip(o->hw, &chip))) return rc;
   const char *price_from;
-  cli_apply_price(&chip, o->price, &price_from);
+  if ((rc = cli_apply_price(&chip, o->price, o->price_name, &price_from))) return rc;
   scale_infer_config cfg = config_of(o, o->batch, o->context);
   cfg.prompt = isnan(o->prompt) ? o->context : o->prompt;
   cfg.decode_len = o->decode;

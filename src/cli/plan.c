@@ -300,6 +300,7 @@ static char *train_command(const args *a, const scale_model *m, const scale_chip
   if (a->roofline) PUT(" --roofline");
   if (!isnan(a->efficiency)) PUT(" --efficiency %.17g", a->efficiency);
   if (a->common.priced) PUT(" --usd-per-chip-hour %.17g", a->common.price);
+  if (a->common.price_name) PUT(" --price %s", a->common.price_name);
 #undef PUT
   return buf;
 }

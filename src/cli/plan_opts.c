@@ -25,6 +25,9 @@ bool cli_plan_common_take(int c, const char *arg, cli_plan_common *o) {
     o->priced = true;
     o->bad_price = cli_parse_price(arg, &o->price) != CLI_EXIT_OK;
     return true;
+  case CLI_PLAN_OPT_PRICE_NAME:
+    o->price_name = arg;
+    return true;
   default:
     return false;
   }
@@ -41,7 +44,7 @@ int cli_plan_common_check(const cli_plan_common *o, const char *cmd, int argc, c
 int cli_plan_common_load(const cli_plan_common *o, scale_model *model, scale_chip *chip) {
   int rc = cli_load_model(o->model, model);
   if (!rc) rc = cli_load_chip(o->hw, chip);
-  if (!rc) cli_apply_price(chip, o->priced ? o->price : (double)NAN, NULL);
+  if (!rc) rc = cli_apply_price(chip, o->priced ? o->price : (double)NAN, o->price_name, NULL);
   return rc;
 }
 

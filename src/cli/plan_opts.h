@@ -16,7 +16,7 @@
 
 /* getopt_long values of the shared options (above 255: no short option has them). */
 enum { CLI_PLAN_OPT_MODEL = 256, CLI_PLAN_OPT_HW, CLI_PLAN_OPT_JSON, CLI_PLAN_OPT_HELP,
-       CLI_PLAN_OPT_PRICE, CLI_PLAN_OPT_OWN };
+       CLI_PLAN_OPT_PRICE, CLI_PLAN_OPT_PRICE_NAME, CLI_PLAN_OPT_OWN };
 
 /* The shared entries of a target's getopt_long table. */
 #define CLI_PLAN_COMMON_OPTIONS                                                                    \
@@ -24,7 +24,8 @@ enum { CLI_PLAN_OPT_MODEL = 256, CLI_PLAN_OPT_HW, CLI_PLAN_OPT_JSON, CLI_PLAN_OP
       {"hw", required_argument, NULL, CLI_PLAN_OPT_HW},                                            \
       {"json", no_argument, NULL, CLI_PLAN_OPT_JSON},                                              \
       {"help", no_argument, NULL, CLI_PLAN_OPT_HELP},                                              \
-      {"usd-per-chip-hour", required_argument, NULL, CLI_PLAN_OPT_PRICE}
+      {"usd-per-chip-hour", required_argument, NULL, CLI_PLAN_OPT_PRICE},                          \
+      {"price", required_argument, NULL, CLI_PLAN_OPT_PRICE_NAME}
 
 /** The shared options' values. */
 typedef struct {
@@ -35,6 +36,7 @@ typedef struct {
   bool priced;       /**< --usd-per-chip-hour given: costs at 'price', not the file's */
   double price;      /**< its price of a chip-hour [USD/h] */
   bool bad_price;    /**< --usd-per-chip-hour did not parse (reported): check() refuses */
+  const char *price_name; /**< --price PROVIDER:OFFER (NULL: none), a row of hardware/prices.tsv */
 } cli_plan_common;
 
 /** Takes getopt_long's result 'c' (with its optarg 'arg') into 'o' when it is a shared option;
@@ -46,7 +48,7 @@ bool cli_plan_common_take(int c, const char *arg, cli_plan_common *o);
 int cli_plan_common_check(const cli_plan_common *o, const char *cmd, int argc, char **argv);
 
 /** Loads o->model then o->hw (cli_load_model, cli_load_chip), the chip at the user's price when
- * --usd-per-chip-hour gave one: 0, or their exit status. */
+ * --usd-per-chip-hour or --price gave one (cli_apply_price): 0, or their exit status. */
 int cli_plan_common_load(const cli_plan_common *o, scale_model *model, scale_chip *chip);
 
 /** Parses option 'opt''s comma list of dtypes ("bf16,int8"; at most 127 characters are read)

@@ -101,7 +101,8 @@ static void infer_line(char *buf, size_t size, const scale_model *m, const scale
     snprintf(buf + n, size - n, " --offline --requests %g --seed %llu", o->n_requests,
              (unsigned long long)o->seed);
   n = strlen(buf);
-  if (c->priced) snprintf(buf + n, size - n, " --usd-per-chip-hour %.17g", c->price);
+  if (c->priced) n += (size_t)snprintf(buf + n, size - n, " --usd-per-chip-hour %.17g", c->price);
+  if (c->price_name && n < size) snprintf(buf + n, size - n, " --price %s", c->price_name);
 }
 
 static void print_entry(int rank, const scale_serve_plan_entry *e) {

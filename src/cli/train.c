@@ -50,6 +50,8 @@ static void usage(FILE *out) {
                "  --usd-per-chip-hour X  the price of a chip-hour you pay (a reservation, spot,\n"
                "                      a provider's rate) instead of the hardware file's\n"
                "                      on-demand one\n"
+               "  --price P:O         a row of hardware/prices.tsv by provider and offer\n"
+               "                      (google-cloud:committed-3y; scale hw prices CHIP)\n"
                "  --roofline          the book's ideal instead of the calibrated step model: "
                "peak\n"
                "                      FLOP/s and bandwidth, perfect overlap\n"
@@ -112,6 +114,7 @@ enum {
   OPT_PRECISION,
   OPT_ATTN,
   OPT_PRICE,
+  OPT_PRICE_NAME,
   OPT_HELP
 };
 
@@ -143,6 +146,7 @@ static const struct option options[] = {{"model", required_argument, NULL, OPT_M
                                         {"tp-overlap", no_argument, NULL, OPT_TP_OVERLAP},
                                         {"attn", required_argument, NULL, OPT_ATTN},
                                         {"usd-per-chip-hour", required_argument, NULL, OPT_PRICE},
+                                        {"price", required_argument, NULL, OPT_PRICE_NAME},
                                         {"tp-axes", required_argument, NULL, OPT_TP_AXES},
                                         {"fsdp-axes", required_argument, NULL, OPT_FSDP_AXES},
                                         {"dp-axes", required_argument, NULL, OPT_DP_AXES},
@@ -539,6 +543,7 @@ typedef struct {
   double chips, batch, seq; /* NaN until given */
   double tokens;            /* --tokens: the run's length, 0: none */
   double price;             /* --usd-per-chip-hour, NaN: the hardware file's */
+  const char *price_name;   /* --price PROVIDER:OFFER, NULL: none */
   double efficiency;        /* --efficiency: the matmul ceiling, NaN: the step model's */
   double zero;              /* --zero: the ZeRO stage (3) */
   double axes[SCALE_TRAIN_DIM_COUNT]; /* --*-axes: torus axes per dimension, NaN: mapped */
@@ -566,6 +571,7 @@ static int take_problem(int c, const char *arg, train_opts *o) {
   case OPT_SEQ: ok = cli_parse_number("seq", arg, DEGREE, &o->seq); break;
   case OPT_TOKENS: ok = cli_parse_number("tokens", arg, SCALE_NUM_NONNEG, &o->tokens); break;
   case OPT_PRICE: ok = !cli_parse_price(arg, &o->price); break;
+  case OPT_PRICE_NAME: o->price_name = arg; break;
   case OPT_EFFICIENCY:
     ok = cli_parse_number("efficiency", arg, SCALE_NUM_POSITIVE, &o->efficiency);
     if (ok && o->efficiency > 1.0) return cli_usage("--efficiency: %s must be in (0, 1]", arg);
@@ -780,7 +786,7 @@ int cli_cmd_train(int argc, char **argv) {
   scale_chip chip;
   if ((rc = cli_load_model(o.model, &model)) || (rc = cli_load_chip(o.hw, &chip))) return rc;
   const char *price_from;
-  cli_apply_price(&chip, o.price, &price_from);
+  if ((rc = cli_apply_price(&chip, o.price, o.price_name, &price_from))) return rc;
   scale_layout layout;
   if ((rc = layout_of(&o, &chip, &layout))) return rc;
   scale_train_problem problem = scale_train_problem_make(&model, &chip, o.chips, o.batch, o.seq);

@@ -127,4 +127,10 @@ printf '[chip]\nkind = tpu\nbogus_key = 1\n' >"$TMP/broken.ini"
 run "$SCALE" hw show "$TMP/broken.ini"; expect_rc 1 "malformed file"
 expect_err "broken.ini:3: unknown key 'bogus_key'" "file:line diagnostic"
 
+# hw prices: the table, one chip's rows with the names --price takes; an unknown chip fails.
+run "$SCALE" hw prices tpu-v6e; expect_rc 0 "hw prices CHIP"
+expect_out '^tpu-v6e +google-cloud +committed-3y +1.22 +2024-12 +google-cloud:committed-3y$' "a row"
+n=$(grep -c '^tpu-v6e' "$TMP/out"); if [ "$n" -eq 3 ]; then pass; else fail "v6e has $n rows"; fi
+run "$SCALE" hw prices nvidia-v9; expect_rc 1 "no price for an unknown chip"
+
 finish

@@ -419,4 +419,7 @@ EOF2
 fi
 expect_usage_error "infer price negative" "$SCALE" infer $PI --usd-per-chip-hour -1
 
+run "$SCALE" infer $PI --price aws:reserved; expect_rc 0 "infer price by name"
+expect_out '^costs at \$4.92 a chip-hour \(--price aws:reserved: aws reserved, 2024-12; ' "says which row"
+
 finish

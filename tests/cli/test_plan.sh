@@ -211,4 +211,20 @@ EOF2
 fi
 expect_usage_error "plan price of zero" "$SCALE" plan train $PP --usd-per-chip-hour 0
 
+# --price: the reproducing line carries the name, so scale train prices the same row.
+run "$SCALE" plan train $PP --price aws:reserved; expect_rc 0 "plan at a named price"
+if command -v python3 >/dev/null 2>&1; then
+  if python3 - "$TMP/pp0.json" "$TMP/out" "$SCALE" <<'EOF2'
+import json, subprocess, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+rb = b["ranked"][0]
+assert abs(rb["cost_usd"] / a["ranked"][0]["cost_usd"] - 4.916 / 10.8) < 1e-9
+assert rb["command"].endswith(" --price aws:reserved"), rb["command"]
+out = subprocess.run([sys.argv[3]] + rb["command"].split()[1:] + ["--json"], capture_output=True, text=True)
+assert abs(json.loads(out.stdout)["cost_usd"] / rb["cost_usd"] - 1) < 1e-9
+EOF2
+  then pass; else fail "plan --price: scaled, carried, reproduced"; fi
+fi
+expect_usage_error "plan at an unknown price" "$SCALE" plan train $PP --price nowhere:spot
+
 finish

@@ -256,4 +256,23 @@ expect_out '^bound: compute at [0-9.]+% MFU \(ops [0-9]+% of the step, exposed c
 if grep -q 'compute-bound' "$TMP/out"; then fail "bound says compute-bound"; else pass; fi
 expect_out '^layout: fsdp 128 \(scale-out\) x tp 8 \(scale-up\) x pp 16 \(scale-out\)' "GPU links named"
 
+# --price PROVIDER:OFFER: a row of hardware/prices.tsv (AWS's H100 Capacity Block, $4.916 a
+# chip-hour), the same cost as typing its number, said with its date and source; an offer the
+# table lacks, or both options, is a usage error.
+run "$SCALE" train $PR --price aws:reserved; expect_rc 0 "price by name"
+expect_out '"price_from": "--price aws:reserved: aws reserved, 2024-12; aws.amazon.com' "names the row"
+cp "$TMP/out" "$TMP/pr1.json"
+run "$SCALE" train $PR --usd-per-chip-hour 4.916
+if command -v python3 >/dev/null 2>&1; then
+  if python3 - "$TMP/pr1.json" "$TMP/out" <<'EOF2'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+sys.exit(0 if a["cost_usd"] == b["cost_usd"] and a["usd_per_chip_hour"] == 4.916 else 1)
+EOF2
+  then pass; else fail "--price: the row's number, exactly"; fi
+fi
+expect_usage_error "an offer the table lacks" "$SCALE" train $PR --price aws:spot
+expect_err "no price 'aws:spot' for nvidia-h100-sxm" "names the chip"
+expect_usage_error "both prices" "$SCALE" train $PR --price aws:reserved --usd-per-chip-hour 3
+
 finish
