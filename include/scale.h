@@ -36,6 +36,7 @@
 #include "scale/memory.h"
 #include "scale/precision.h"
 #include "scale/serve.h"
+#include "scale/steptrace.h"
 
 #define SCALE_VERSION_MAJOR 0
 #define SCALE_VERSION_MINOR 1

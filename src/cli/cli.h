@@ -100,6 +100,11 @@ int cli_parse_price(const char *arg, double *out);
  * reported: both options given, a name the table does not hold for the chip, a bad table. */
 int cli_apply_price(scale_chip *chip, double price, const char *name, const char **from);
 
+/** Writes the timeline of predicted step 'r' to 'path' (steptrace.h): Chrome trace-event JSON,
+ * or an SVG timeline chart when the path ends in ".svg"; 'title' names the job. 0 or a failure
+ * reported. */
+int cli_write_step_trace(const char *path, const scale_step_result *r, const char *title);
+
 /** `scale hw prices [CHIP]`: the prices table, or one chip's rows. */
 int cli_hw_prices(const char *chip);
 

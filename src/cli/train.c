@@ -59,6 +59,8 @@ static void usage(FILE *out) {
                "best\n"
                "                      fraction of peak); communication keeps its measured "
                "price\n"
+               "  --trace FILE        the predicted step's timeline: Chrome trace-event JSON\n"
+               "                      (Perfetto), or a timeline chart if FILE ends in .svg\n"
                "  --json              machine output (SI base units)\n"
                "  --precision NAME    bf16 (default), fp16, fp8, fp8-rowwise, fp8-blockwise,\n"
                "                      mxfp8, nvfp4: the matmul format and its casts\n\n"
@@ -115,6 +117,7 @@ enum {
   OPT_ATTN,
   OPT_PRICE,
   OPT_PRICE_NAME,
+  OPT_TRACE,
   OPT_HELP
 };
 
@@ -147,6 +150,7 @@ static const struct option options[] = {{"model", required_argument, NULL, OPT_M
                                         {"attn", required_argument, NULL, OPT_ATTN},
                                         {"usd-per-chip-hour", required_argument, NULL, OPT_PRICE},
                                         {"price", required_argument, NULL, OPT_PRICE_NAME},
+                                        {"trace", required_argument, NULL, OPT_TRACE},
                                         {"tp-axes", required_argument, NULL, OPT_TP_AXES},
                                         {"fsdp-axes", required_argument, NULL, OPT_FSDP_AXES},
                                         {"dp-axes", required_argument, NULL, OPT_DP_AXES},
@@ -544,6 +548,7 @@ typedef struct {
   double tokens;            /* --tokens: the run's length, 0: none */
   double price;             /* --usd-per-chip-hour, NaN: the hardware file's */
   const char *price_name;   /* --price PROVIDER:OFFER, NULL: none */
+  const char *trace;        /* --trace FILE: the step's timeline, NULL: none */
   double efficiency;        /* --efficiency: the matmul ceiling, NaN: the step model's */
   double zero;              /* --zero: the ZeRO stage (3) */
   double axes[SCALE_TRAIN_DIM_COUNT]; /* --*-axes: torus axes per dimension, NaN: mapped */
@@ -572,6 +577,7 @@ static int take_problem(int c, const char *arg, train_opts *o) {
   case OPT_TOKENS: ok = cli_parse_number("tokens", arg, SCALE_NUM_NONNEG, &o->tokens); break;
   case OPT_PRICE: ok = !cli_parse_price(arg, &o->price); break;
   case OPT_PRICE_NAME: o->price_name = arg; break;
+  case OPT_TRACE: o->trace = arg; break;
   case OPT_EFFICIENCY:
     ok = cli_parse_number("efficiency", arg, SCALE_NUM_POSITIVE, &o->efficiency);
     if (ok && o->efficiency > 1.0) return cli_usage("--efficiency: %s must be in (0, 1]", arg);
@@ -751,6 +757,17 @@ static int layout_of(const train_opts *o, const scale_chip *chip, scale_layout *
 /* Evaluates the layout by the step model (its parameters loaded into 'params', which
  * 'problem' then points to) or the roofline (--roofline) into 'result', and by the roofline
  * into 'ideal'; 0, or the exit status of a load, usage or evaluation error. */
+/* --trace FILE: the step model's timeline of the step, titled with the job. */
+static int write_trace(const char *path, const scale_model *m, const scale_chip *chip,
+                       const scale_layout *l, const scale_train_result *r) {
+  if (!r->step_model)
+    return cli_usage("train: --trace draws the step model's timeline: drop --roofline");
+  char lay[256], title[512];
+  snprintf(title, sizeof title, "%s on %g x %s: %s", m->display_name, scale_layout_n_chips(l),
+           chip->display_name, scale_plan_layout_str(l, lay, sizeof lay));
+  return cli_write_step_trace(path, &r->step, title);
+}
+
 static int evaluate(const train_opts *o, const scale_chip *chip, const scale_layout *layout,
                     scale_step_params *params, scale_train_problem *problem,
                     scale_train_result *result, scale_train_result *ideal) {
@@ -797,6 +814,7 @@ int cli_cmd_train(int argc, char **argv) {
   scale_step_params params;
   scale_train_result result, ideal;
   if ((rc = evaluate(&o, &chip, &layout, &params, &problem, &result, &ideal))) return rc;
+  if (o.trace && (rc = write_trace(o.trace, &model, &chip, &layout, &result))) return rc;
   if (o.json)
     print_json(&problem, &layout, &result, &ideal, rec, price_from);
   else

@@ -275,4 +275,29 @@ expect_usage_error "an offer the table lacks" "$SCALE" train $PR --price aws:spo
 expect_err "no price 'aws:spot' for nvidia-h100-sxm" "names the chip"
 expect_usage_error "both prices" "$SCALE" train $PR --price aws:reserved --usd-per-chip-hour 3
 
+# --trace FILE: the predicted step's timeline as Chrome trace-event JSON (Perfetto) whose last
+# span ends at the step time the report prints, a thread per stream; .svg draws the chart;
+# the roofline has no timeline; an unwritable path fails.
+TR="--model llama-3-405b --hw nvidia-h100-sxm --chips 16384 --batch-tokens 16Mi --seq 8192 --tp 8 --sp --pp 16 --schedule interleaved --virtual-stages 4 --microbatches 16 --fsdp 128 --zero 1 --remat matmuls"
+run "$SCALE" train $TR --json --trace "$TMP/step.json"; expect_rc 0 "trace written"
+if command -v python3 >/dev/null 2>&1; then
+  if python3 - "$TMP/out" "$TMP/step.json" <<'EOF2'
+import json, sys
+report, trace = (json.load(open(p)) for p in sys.argv[1:3])
+x = [e for e in trace["traceEvents"] if e["ph"] == "X"]
+names = {e["args"]["name"] for e in trace["traceEvents"] if e["name"] == "thread_name"}
+end = max(e["ts"] + e["dur"] for e in x) / 1e6
+assert abs(end / report["step_time_s"] - 1) < 1e-9, (end, report["step_time_s"])
+assert {"compute", "tp (scale-up)", "pp (scale-out)", "dp (scale-out)"} <= names, names
+assert any(e["name"] == "exposed" and e["tid"] == 1 for e in x)  # TP's exposed part
+EOF2
+  then pass; else fail "trace: ends at the step, a thread per stream"; fi
+fi
+run "$SCALE" train $TR --trace "$TMP/step.svg"; expect_rc 0 "trace as a chart"
+if grep -q '<svg' "$TMP/step.svg" && grep -q 'exposed communication' "$TMP/step.svg"; then pass; else
+  fail "the chart is an SVG with its legend"; fi
+expect_usage_error "trace of the roofline" "$SCALE" train $TR --roofline --trace "$TMP/r.json"
+run "$SCALE" train $TR --trace /nonexistent/dir/t.json; expect_rc 1 "unwritable trace"
+expect_err "cannot write '/nonexistent/dir/t.json'" "says which"
+
 finish
