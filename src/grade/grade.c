@@ -316,7 +316,7 @@ static bool env_set(const char *name) {
  * --no-sandbox; 'g->isolation' says it in words. False when none works and --no-sandbox was
  * not given: the caller refuses. SCALE_GRADE_NO_USERNS and SCALE_GRADE_NO_LANDLOCK skip a
  * mode (to test the others where the kernel has both). */
-static bool choose_sandbox(const scale_grade_options *options, const char *build, grader *g) {
+static bool choose_mode(const scale_grade_options *options, const char *build, grader *g) {
   char probe[4200];
   grade_fmt(probe, sizeof probe, "%s/sandbox-probe", build);
   unsigned uid = student_uid(MAX_STUDENTS - 1);
@@ -345,6 +345,36 @@ static bool choose_sandbox(const scale_grade_options *options, const char *build
     return true;
   }
   return false;
+}
+
+/* Whether each student's writable folders can be size-capped tmpfs here (root, mount allowed):
+ * tried in a child, in a mount namespace of its own, on BUILD/disk-probe. */
+static bool can_cap_disk(const char *build) {
+  char probe[4200];
+  grade_fmt(probe, sizeof probe, "%s/disk-probe", build);
+  if (getuid() != 0 || (mkdir(probe, 0700) != 0 && errno != EEXIST)) return false;
+  pid_t pid = fork();
+  if (pid == 0)
+    _exit(sandbox_private_mounts() && sandbox_mount_tmpfs(probe, GRADE_STUDENT_DISK, 0) ? 0 : 1);
+  int status = 1;
+  bool ok = pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+            WEXITSTATUS(status) == 0;
+  rmdir(probe);
+  return ok;
+}
+
+/* The sandbox (choose_mode), and a disk cap per student where one can be had, unless the
+ * student's outputs are to be kept ('keep': one student with --build-dir, to look at them). */
+static bool choose_sandbox(const scale_grade_options *options, const char *build, bool keep,
+                           grader *g) {
+  if (!choose_mode(options, build, g)) return false;
+  g->disk_cap = !keep && can_cap_disk(build);
+  if (g->disk_cap) {
+    size_t n = strlen(g->isolation);
+    grade_fmt(g->isolation + n, sizeof g->isolation - n, "; %.0f MiB tmpfs per student folder",
+              GRADE_STUDENT_DISK / (1024 * 1024));
+  }
+  return true;
 }
 
 /* Whether 'path' lies in one of the system folders that every sandbox lets students read
@@ -379,7 +409,8 @@ static void say_sandbox(const scale_grade_options *options, const grader *g) {
 /* Configures BUILD/harness for the grading sources (no student's code) and builds the
  * checkers and drivers of the chapters graded, once; probes the sandbox. */
 static scale_status prepare(const scale_grade_options *options, const char *build,
-                            const scale_grade_report *report, grader *g, scale_diag *diag) {
+                            const scale_grade_report *report, bool keep, grader *g,
+                            scale_diag *diag) {
   char grading[4096], log_path[4400], cmake[4096];
   g->options = options;
   g->timeout_s = options->timeout_s > 0.0 ? options->timeout_s : 5.0;
@@ -390,7 +421,7 @@ static scale_status prepare(const scale_grade_options *options, const char *buil
                           "cannot make the harness directory: %s", strerror(errno));
   if (!find_program(options->cmake ? options->cmake : "cmake", cmake, sizeof cmake))
     return scale_diag_set(diag, SCALE_ERR_NOT_FOUND, NULL, 0, "cmake not found (set SCALE_CMAKE)");
-  if (!choose_sandbox(options, build, g))
+  if (!choose_sandbox(options, build, keep, g))
     return scale_diag_set(diag, SCALE_ERR_IO, NULL, 0,
                           "no sandbox works here (no user namespaces, no Landlock%s): students' "
                           "code is graded only in one; for your own code, --no-sandbox",
@@ -500,7 +531,7 @@ scale_status scale_grade_run(const scale_grade_options *options, scale_grade_rep
   grader g;
   grade_fmt(student, sizeof student, "%s/student", build);
   status = clean_previous(student, diag);
-  if (!status) status = prepare(options, build, report, &g, diag);
+  if (!status) status = prepare(options, build, report, options->build_dir != NULL, &g, diag);
   if (!status) {
     int one = 1;
     status = fit_jobs(&g, &one, diag);
@@ -755,7 +786,7 @@ scale_status scale_grade_class_run(const scale_grade_options *options, const cha
     status = clean_previous(path, diag);
   }
   grader g;
-  if (!status) status = prepare(options, build, rubric, &g, diag);
+  if (!status) status = prepare(options, build, rubric, false, &g, diag);
   if (!status && g.mode == SANDBOX_NONE)
     status = scale_diag_set(diag, SCALE_ERR_IO, NULL, 0,
                             "a class is graded only in the sandbox (--no-sandbox): one student's "

@@ -643,6 +643,36 @@ static void confine_landlock(const sandbox_spec *spec, unsigned uid, unsigned n_
 int sandbox_landlock_abi(void) { return 0; }
 #endif
 
+bool sandbox_mount_tmpfs(const char *dir, double bytes, unsigned uid) {
+#ifdef __linux__
+  char opts[128];
+  snprintf(opts, sizeof opts, "size=%.0f,nr_inodes=16384,mode=0755,uid=%u,gid=%u", bytes, uid,
+           uid);
+  return getuid() == 0 && bytes >= 4096 &&
+         mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NODEV, opts) == 0;
+#else
+  (void)dir, (void)bytes, (void)uid;
+  return false;
+#endif
+}
+
+bool sandbox_private_mounts(void) {
+#ifdef __linux__
+  return getuid() == 0 && unshare(CLONE_NEWNS) == 0 &&
+         mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0;
+#else
+  return false;
+#endif
+}
+
+void sandbox_unmount(const char *dir) {
+#ifdef __linux__
+  umount2(dir, MNT_DETACH);
+#else
+  (void)dir;
+#endif
+}
+
 /* RLIMIT_NPROC of a program that runs as 'uid' outside any user namespace of its own: the
  * student's own uid carries n_procs alone; a uid shared with the grader (an unprivileged
  * teacher) counts the user's every process, so the limit is what runs now plus n_procs. */

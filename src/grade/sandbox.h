@@ -124,6 +124,19 @@ void sandbox_adopt_orphans(void);
  * 'uid' (nonzero: the student's own). */
 void sandbox_reap_orphans(const pid_t *keep, size_t n_keep, unsigned uid);
 
+/** Mounts a fresh tmpfs of at most 'bytes' (and 16384 files) on folder 'dir', owned by 'uid'
+ * with mode 0755: a student's disk bound that holds whoever grades, since the kernel, not an
+ * rlimit, refuses the write past it (ENOSPC). Root only (CAP_SYS_ADMIN: a Docker container
+ * without it cannot): false when it cannot. */
+bool sandbox_mount_tmpfs(const char *dir, double bytes, unsigned uid);
+
+/** Gives this process a mount namespace of its own whose mounts do not propagate (root only):
+ * what it mounts then goes with it, even when it is killed. False when it cannot. */
+bool sandbox_private_mounts(void);
+
+/** Detaches what is mounted on 'dir' (its files go with it). */
+void sandbox_unmount(const char *dir);
+
 /** The processes (tasks) of real uid 'uid' now: what RLIMIT_NPROC counts. */
 unsigned sandbox_user_tasks(unsigned uid);
 

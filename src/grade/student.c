@@ -633,8 +633,16 @@ bool grade_student(const grader *g, int exercises_fd, const char *build, unsigne
     grade_fmt(path, sizeof path, "%s/%s", build, parts[i]);
     if (mkdir(path, strcmp(parts[i], "logs") == 0 ? 0700 : 0755) != 0) return false;
   }
-  grade_fmt(path, sizeof path, "%s/tmp", build);
-  if (getuid() == 0 && chown(path, outside_uid, outside_uid) != 0) return false;
+  char out[4400], tmp[4400];
+  grade_fmt(out, sizeof out, "%s/out", build);
+  grade_fmt(tmp, sizeof tmp, "%s/tmp", build);
+  /* in a mount namespace of the student's worker: the tmpfs go with it however it ends */
+  if (g->disk_cap && !(sandbox_private_mounts() && sandbox_mount_tmpfs(out, GRADE_STUDENT_DISK, 0) &&
+                       sandbox_mount_tmpfs(tmp, GRADE_STUDENT_DISK, outside_uid))) {
+    sandbox_unmount(out);
+    return false;
+  }
+  if (getuid() == 0 && chown(tmp, outside_uid, outside_uid) != 0) return false;
   sandbox_adopt_orphans(); /* the orphans of a student's programs come back here, to be killed */
   bool made = true;
   for (size_t i = 0; i < report->n_rows; i++) {
@@ -648,6 +656,10 @@ bool grade_student(const grader *g, int exercises_fd, const char *build, unsigne
     else
       made = grade_chapter(g, exercises_fd, build, outside_uid, report, report->rows[i].chapter) &&
              made;
+  }
+  if (g->disk_cap) { /* what the student wrote goes with its folders, not kept to the end */
+    sandbox_unmount(out);
+    sandbox_unmount(tmp);
   }
   return made;
 }

@@ -11,6 +11,10 @@
 
 /** The processes a student's program may have at once (RLIMIT_NPROC of each step). */
 #define GRADE_STUDENT_PROCS 64u
+/** Bytes a student may keep in each of its writable folders (out, tmp) where the grader can
+ * cap them (grader.disk_cap): 15 chapters of an object and a server at the 64 MiB file-size
+ * limit would be 1.9 GiB a student; an honest chapter needs under 1 MiB. */
+#define GRADE_STUDENT_DISK (256.0 * 1024 * 1024)
 
 /** A prepared grading harness, shared by every student of a class: the configured and built
  * tests/grading tree (checkers, driver objects, recipes) and how students' code is confined. */
@@ -20,6 +24,8 @@ typedef struct {
   sandbox_mode mode;  /**< the sandbox in use (sandbox_probe) */
   char isolation[256]; /**< the mode in words, for the reports (scale_grade_report) */
   double timeout_s;   /**< per exercise */
+  bool disk_cap;      /**< each student's out and tmp folders are tmpfs of GRADE_STUDENT_DISK
+                           bytes (root, where mount works), gone when the student is graded */
 } grader;
 
 /** Grades every chapter of 'report' for the student folder open as 'exercises_fd' (-1: every

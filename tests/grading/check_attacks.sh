@@ -15,6 +15,7 @@
 #   symlink        02-tpus is a link to a folder outside; the code links ../02-tpus there too
 #   forkbomb       forks (setsid, never exits) as often as it can: returns the count
 #   fill           writes to /tmp until it cannot: the file-size limit (1 MiB) or /tmp (16 MiB)
+#   disk           a 32 MiB object; returns the size of its folder's file system (root: 256 MiB)
 #   kill           kill(-1), kill(getppid()), kill(1): the grader and its helpers live on
 #   net            connects to a TCP listener of this script on 127.0.0.1 (exit 46 if it could)
 #   ptrace         PTRACE_ATTACH to its parent and to pid 1 (exit 47 if it could)
@@ -202,6 +203,14 @@ attacker forkbomb "" "int n = 0;
 attacker fill "" "FILE *f = fopen(\"/tmp/fill\", \"w\"); double n = 0; static char block[1 << 16];
   while (f && fwrite(block, 1, sizeof block, f) == sizeof block && n < 1e10) n += sizeof block;
   return n;"
+# disk: a 32 MiB object (and server) at compile time, then the size of the file system its
+# server lives on, returned as the answer: where the grader caps it (root), at most 256 MiB.
+attacker disk "#include <sys/statvfs.h>
+__asm__(\".pushsection .data\\n.fill 33554432,1,0\\n.popsection\");" "struct statvfs v;
+  char exe[4096] = \"out\";
+  ssize_t k = readlink(\"/proc/self/exe\", exe, sizeof exe - 1);
+  if (k > 0) { exe[k] = 0; *strrchr(exe, '/') = 0; }
+  return statvfs(exe, &v) == 0 ? (double)v.f_blocks * v.f_frsize : -1;"
 
 # A TCP listener on 127.0.0.1 for net to reach (its port in $port), where python3 is at hand.
 port=
@@ -255,7 +264,7 @@ check '! pgrep -x "$marker" > /dev/null' "attacker processes outlived the gradin
 
 check '[ "$(score_of alice)" = "$full" ]' "alice keeps full marks beside the attackers: $(score_of alice)/$full"
 for name in exit _exit quick_exit atexit execve raise longjmp forge include read escape symlink \
-  forkbomb fill kill net ptrace peek daemon; do
+  forkbomb fill disk kill net ptrace peek daemon; do
   check '[ "$(score_of $name)" = 0 ]' "$name scores 0: $(score_of $name)"
 done
 # What each verdict says (a class withholds the expected values: "not the expected value").
@@ -286,6 +295,15 @@ check '{ [ -n "$filled" ] && awk -v n="$filled" "BEGIN {exit !(n <= 16777216)}";
   detail_of fill rooflines.t_math_s | grep -q "\"CRASH\".*signal 25"' \
   "fill: stopped at 1 MiB per file or 16 MiB of /tmp: $(detail_of fill rooflines.t_math_s)"
 
+# As root, where the grader mounts them, each student's folders are a 256 MiB tmpfs, gone
+# with the student (no mount of the build tree is left).
+disk=$(detail_of disk rooflines.t_math_s | sed -n 's/.*ex_rooflines_t_math_s([^)]*) = \([0-9.e+-]*\) s.*/\1/p')
+if grep -q "tmpfs per student folder" "$tmp/class.json"; then
+  # (-1: the sandbox does not even let it look, as under Landlock, whose seccomp refuses statfs)
+  check '[ -n "$disk" ] && awk -v n="$disk" "BEGIN {exit !(n <= 268435456)}"' \
+    "disk: the student's folder is capped at 256 MiB: $(detail_of disk rooflines.t_math_s)"
+fi
+check '! grep -q "$tmp/build" /proc/mounts' "no student tmpfs left mounted: $(grep "$tmp/build" /proc/mounts | head -2)"
 for name in kill net ptrace peek daemon; do
   check 'detail_of $name rooflines.t_math_s | grep -q "= nan s, not the expected value"' \
     "$name: the attack did nothing: $(detail_of $name rooflines.t_math_s)"
