@@ -885,7 +885,8 @@ void scale_step_cache_init(scale_step_cache *cache) {
  * forgetting its entries if any of them changed. */
 static void cache_bind(scale_step_cache *k, const scale_step_job *j, const scale_step_params *p) {
   if (k->bound && k->model == j->model && k->chip == j->chip && k->params == p &&
-      k->seq == j->seq && k->dtype == (int)j->dtype && k->attention == (int)j->attention)
+      k->seq == j->seq && k->dtype == (int)j->dtype && k->attention == (int)j->attention &&
+      k->mtp == j->mtp)
     return;
   k->model = j->model;
   k->chip = j->chip;
@@ -893,6 +894,7 @@ static void cache_bind(scale_step_cache *k, const scale_step_job *j, const scale
   k->seq = j->seq;
   k->dtype = (int)j->dtype;
   k->attention = (int)j->attention;
+  k->mtp = j->mtp;
   k->bound = true;
   k->n_used = k->next = k->last = 0;
   k->n_buckets = k->next_bucket = 0;
@@ -903,7 +905,7 @@ static void cache_bind(scale_step_cache *k, const scale_step_job *j, const scale
  * (2D -> D), one more layer's ops (the average layer's, its TP collectives not priced) and
  * another unembedding and loss. */
 static void mtp_ops(const ctx *c, const layer_ops *lo, double *head) {
-  double depth = (double)c->job->model->n_mtp_layers, fwd = 0, wgrad = 0;
+  double depth = c->job->mtp ? (double)c->job->model->n_mtp_layers : 0, fwd = 0, wgrad = 0;
   if (!(depth > 0)) return;
   double unembed = head[SCALE_STEP_OP_UNEMBEDDING], loss = head[SCALE_STEP_OP_LOSS];
   for (int i = 0; i < SCALE_STEP_OP_COUNT; i++) head[i] += depth * lo->all[i];
