@@ -162,6 +162,15 @@ START_TEST(gpt_oss_120b_model_card) {
 }
 END_TEST
 
+START_TEST(qwen25_qkv_bias_exact) {
+  /* Qwen2.5 7B's checkpoint holds 7,615,616,512 parameters (HF Qwen/Qwen2.5-7B); without its
+   * q, k, v biases the schema counted 129,024 fewer: (28 + 2 x 4) x 128 x 28 layers. */
+  scale_model m = scale_check_model("qwen-2.5-7b");
+  ck_assert(m.qkv_bias);
+  scale_check_rel(scale_transformer_n_params(&m), 7615616512.0, 0, "", "the checkpoint's count");
+}
+END_TEST
+
 START_TEST(deepseek_v3_mtp_apart) {
   /* DeepSeek-V3 report (arXiv 2412.19437) section 4.2 and its model card: 671B main
    * parameters, and the published checkpoint 685B with the 14B of the MTP module. Our MTP
@@ -251,6 +260,7 @@ static Suite *features_suite(void) {
   tcase_add_test(tc, gemma3_kv_cache_at_32k);
   tcase_add_test(tc, extras_count_their_parameters);
   tcase_add_test(tc, gpt_oss_120b_model_card);
+  tcase_add_test(tc, qwen25_qkv_bias_exact);
   tcase_add_test(tc, deepseek_v3_mtp_apart);
   tcase_add_test(tc, mtp_train_flops_by_hand);
   tcase_add_test(tc, step_prices_the_window);
