@@ -6,7 +6,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <stdlib.h>
+
 #include "scale.h"
+#include "scale/file.h"
+#include "scale/modelimport.h"
 #include "scale_check.h"
 
 static char dir[64];
@@ -154,8 +158,18 @@ END_TEST
 START_TEST(gpt_oss_120b_model_card) {
   /* OpenAI, gpt-oss model card (arXiv 2508.10925), Table 1: 116.83B total, 5.13B active per
    * token; the active count leaves out the input embedding (V D = 201088 x 2880, a lookup)
-   * and keeps the unembedding. With sinks and biases counted. */
-  scale_model m = scale_check_model("gpt-oss-120b");
+   * and keeps the unembedding. With sinks and biases counted (the imported config). */
+  scale_model m;
+  char path[512];
+  snprintf(path, sizeof path, "%s/hf/gpt-oss-120b.json", SCALE_TEST_DATA_DIR);
+  char *text = NULL;
+  size_t len = 0;
+  ck_assert_int_eq(scale_file_read(path, &text, &len, NULL), SCALE_OK);
+  scale_json *j = NULL;
+  ck_assert_int_eq(scale_json_parse(text, len, &j, NULL), SCALE_OK);
+  ck_assert_int_eq(scale_model_import_hf(scale_json_root(j), "g", &m, NULL, NULL), SCALE_OK);
+  scale_json_free(j);
+  free(text);
   scale_check_rel(scale_transformer_n_params(&m), 116.83e9, 5e-4, "", "model card Table 1");
   double active = scale_transformer_n_active_params(&m) - 201088.0 * 2880.0;
   scale_check_rel(active, 5.13e9, 5e-3, "", "model card Table 1");

@@ -55,10 +55,10 @@ static void same_architecture(const scale_model *a, const scale_model *b) {
 
 START_TEST(published_configs_match_shipped_models) {
   /* LLaMA 3 70B 70.55B, Mixtral 46.7B, DeepSeek-V3 671B (its MTP layer apart), Mamba-2 2.7B,
-   * GPT-OSS-120B (sinks, biases, alternating windows), Qwen3 (QK-norm). */
-  const char *stems[] = {"llama-3-70b", "mixtral-8x7b",    "deepseek-v3",   "mamba-2-2.7b",
-                         "gpt-oss-120b", "qwen3-235b-a22b", "qwen3-30b-a3b", "qwen3-4b"};
-  for (int i = 0; i < 8; i++) {
+   * Qwen3-4B (QK-norm). */
+  const char *stems[] = {"llama-3-70b", "mixtral-8x7b", "deepseek-v3", "mamba-2-2.7b",
+                         "qwen3-4b"};
+  for (int i = 0; i < 5; i++) {
     scale_model got, shipped = scale_check_model(stems[i]);
     scale_import_notes notes;
     scale_diag d = {0};
