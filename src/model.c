@@ -30,11 +30,23 @@ static const ini_field model_fields[] = {
     F("model", "tied_embeddings", INI_BOOL, tied_embeddings, false, 0, 1),
     F("model", "n_ctx_max", INI_COUNT, n_ctx_max, false, 1, 1e9),
     F("model", "n_params_reported", INI_WHOLE, n_params_reported, false, 0, 1e15),
+    F("model", "n_mtp_layers", INI_COUNT, n_mtp_layers, false, 0, 16),
     F("attention", "n_heads", INI_COUNT, n_heads, false, HEADS),
     F("attention", "n_kv_heads", INI_COUNT, n_kv_heads, false, HEADS),
     F("attention", "d_head", INI_COUNT, d_head, false, DIM),
+    F("attention", "position", INI_CUSTOM, position, false, 0, 0), /* rope|learned|alibi|none */
+    F("attention", "window_tokens", INI_COUNT, window_tokens, false, 0, 1e9),
+    F("attention", "window_chunked", INI_BOOL, window_chunked, false, 0, 1),
+    F("attention", "window_period", INI_COUNT, window_period, false, 0, 1e5),
+    F("attention", "n_local_per_period", INI_COUNT, n_local_per_period, false, 0, 1e5),
+    F("attention", "nope_global", INI_BOOL, nope_global, false, 0, 1),
+    F("attention", "sinks", INI_BOOL, sinks, false, 0, 1),
+    F("attention", "qk_norm", INI_BOOL, qk_norm, false, 0, 1),
+    F("attention", "qkv_bias", INI_BOOL, qkv_bias, false, 0, 1),
+    F("attention", "o_bias", INI_BOOL, o_bias, false, 0, 1),
     F("mlp", "d_ff", INI_COUNT, d_ff, false, FF),
     F("mlp", "gated_mlp", INI_BOOL, gated_mlp, false, 0, 1),
+    F("mlp", "mlp_bias", INI_BOOL, mlp_bias, false, 0, 1),
     F("moe", "n_experts", INI_COUNT, n_experts, false, EXPERTS),
     F("moe", "n_experts_active", INI_COUNT, n_experts_active, false, EXPERTS),
     F("moe", "n_shared_experts", INI_COUNT, n_shared_experts, false, EXPERTS),
@@ -122,6 +134,44 @@ static scale_status cross_check(const char *path, const scale_model *m, scale_di
   return SCALE_OK;
 }
 
+/* The local-attention keys agree: a period needs a window and 1..P local layers in it. */
+static scale_status window_check(const char *path, const scale_model *m, scale_diag *diag) {
+  bool window = m->window_tokens > 0;
+  if (!window && (m->window_period || m->n_local_per_period || m->window_chunked))
+    return scale_diag_set(diag, SCALE_ERR_INVALID, path, 0,
+                          "window_period, n_local_per_period and window_chunked need "
+                          "window_tokens >= 1");
+  if (window && m->window_period > 0 &&
+      (m->n_local_per_period < 1 || m->n_local_per_period > m->window_period))
+    return scale_diag_set(diag, SCALE_ERR_INVALID, path, 0,
+                          "n_local_per_period (%lld) must be in [1, window_period = %lld]",
+                          (long long)m->n_local_per_period, (long long)m->window_period);
+  if (window && m->window_period == 0 && m->n_local_per_period)
+    return scale_diag_set(diag, SCALE_ERR_INVALID, path, 0,
+                          "n_local_per_period needs window_period >= 1");
+  if (m->nope_global && (!window || m->window_period == 0))
+    return scale_diag_set(diag, SCALE_ERR_INVALID, path, 0,
+                          "nope_global needs global layers (window_tokens and window_period)");
+  if (m->position == SCALE_POS_LEARNED && m->n_ctx_max <= 0)
+    return scale_diag_set(diag, SCALE_ERR_INVALID, path, 0,
+                          "position = learned needs n_ctx_max (the table's rows)");
+  if (m->n_mtp_layers > 0 && m->arch != SCALE_ARCH_TRANSFORMER)
+    return scale_diag_set(diag, SCALE_ERR_INVALID, path, 0, "n_mtp_layers needs a transformer");
+  return SCALE_OK;
+}
+
+static scale_status apply_position(const ini_file *file, scale_model *m, scale_diag *diag) {
+  static const char *const names[] = {"rope", "learned", "alibi", "none"};
+  int at = ini_find_key(file, model_fields, n_model_fields, "attention", "position");
+  if (at < 0) return SCALE_OK;
+  const ini_entry *entry = &file->entries[at];
+  for (int i = 0; i < 4; i++)
+    if (strcmp(entry->value, names[i]) == 0) return m->position = (scale_position)i, SCALE_OK;
+  return scale_diag_set(diag, SCALE_ERR_PARSE, file->path, entry->line,
+                        "'position' must be rope, learned, alibi or none, got '%.60s'",
+                        entry->value);
+}
+
 static scale_status apply_arch(const ini_file *file, scale_model *m, scale_diag *diag) {
   const ini_entry *entry =
       &file->entries[ini_find_key(file, model_fields, n_model_fields, "model", "arch")];
@@ -145,8 +195,10 @@ scale_status scale_model_load_file(const char *path, scale_model *out, scale_dia
   if (!st) st = ini_check_required(file, model_fields, n_model_fields, diag);
   if (!st) st = ini_apply(file, model_fields, &m, diag);
   if (!st) st = apply_arch(file, &m, diag);
+  if (!st) st = apply_position(file, &m, diag);
   if (!st) st = check_sections(file, &m, diag);
   if (!st) st = cross_check(path, &m, diag);
+  if (!st) st = window_check(path, &m, diag);
   free(file);
   if (st) return st;
   const char *slash = strrchr(path, '/');
@@ -164,6 +216,13 @@ scale_status scale_model_load(const char *name, scale_model *out, scale_diag *di
 }
 
 bool scale_model_is_moe(const scale_model *model) { return model->n_experts > 0; }
+
+int64_t scale_model_n_local_layers(const scale_model *model) {
+  if (!model || model->window_tokens <= 0) return 0;
+  int64_t l = model->n_layers, p = model->window_period, k = model->n_local_per_period;
+  if (p <= 0) return l;
+  return l / p * k + (l % p < k ? l % p : k);
+}
 
 int64_t scale_model_ssm_d_inner(const scale_model *model) {
   if (model->arch != SCALE_ARCH_MAMBA2) return 0;

@@ -78,29 +78,137 @@ static void trunk(reader *r, scale_model *m, bool tied_default) {
   m->tied_embeddings = flag(r, "tie_word_embeddings", tied_default);
 }
 
-/** The features the schema does not price yet, as notes saying how the model is priced. */
-static void feature_notes(reader *r, const char *type) {
-  if (present(r, "sliding_window") && flag(r, "use_sliding_window", true))
-    note(r, strncmp(type, "gemma", 5) == 0 || strcmp(type, "gpt_oss") == 0
-                ? "alternating sliding-window and global attention: every layer is priced as "
-                  "global attention (an upper bound on attention FLOPs and KV cache)"
-                : "sliding-window attention: priced as global attention (an upper bound on "
-                  "attention FLOPs and KV cache)");
-  if (strcmp(type, "gpt_oss") == 0)
-    note(r, "attention sinks and biases: not counted (a few parameters a head)");
-  else if (flag(r, "attention_bias", false))
-    note(r, "attention biases: not counted (D + 2 K H parameters a layer)");
-  if (strcmp(type, "qwen3") == 0 || strcmp(type, "qwen3_moe") == 0 ||
-      strncmp(type, "gemma3", 6) == 0)
-    note(r, "QK-norm: not counted (2 H parameters a layer, a negligible cost)");
-  int64_t mtp = count(r, "num_nextn_predict_layers", 0, 0);
-  if (mtp) {
-    char text[200];
-    snprintf(text, sizeof text,
-             "%lld multi-token-prediction layer(s): not counted in the "
-             "parameters or FLOPs (their publishers report them apart)",
-             (long long)mtp);
-    note(r, text);
+/** The array member 'key' (NULL when absent or not an array). */
+static const scale_json_value *array(reader *r, const char *key) {
+  const scale_json_value *v = scale_json_member(r->cfg, key);
+  return v && v->type == SCALE_JSON_ARRAY ? v : NULL;
+}
+
+/** A periodic local/global pattern from per-layer flags (local[i]): the first global layer
+ * closes the period, which every later layer must repeat; false when it does not. */
+static bool periodic(const bool *local, int64_t n, scale_model *m) {
+  int64_t p = 0;
+  while (p < n && local[p])
+    p++;
+  if (p == n) return m->window_period = 0, m->n_local_per_period = 0, true; /* all local */
+  for (int64_t i = 0; i < n; i++)
+    if (local[i] != (i % (p + 1) < p)) return false;
+  m->window_period = p + 1, m->n_local_per_period = p;
+  return true;
+}
+
+/** layer_types ("sliding_attention" | "full_attention" per layer) into the window pattern. */
+static void layer_types(reader *r, const scale_json_value *types, scale_model *m) {
+  bool local[4096];
+  int64_t n = 0;
+  for (const scale_json_value *v = types->child; v; v = v->next, n++) {
+    if (n >= 4096 || v->type != SCALE_JSON_STRING ||
+        (strcmp(v->str, "sliding_attention") && strcmp(v->str, "full_attention"))) {
+      refuse(r, SCALE_ERR_INVALID, "layer_types",
+             "must list sliding_attention or full_attention for each layer");
+      return;
+    }
+    local[n] = strcmp(v->str, "sliding_attention") == 0;
+  }
+  if (n != m->n_layers)
+    refuse(r, SCALE_ERR_INVALID, "layer_types", "must have num_hidden_layers entries");
+  else if (!periodic(local, n, m))
+    refuse(r, SCALE_ERR_INVALID, "layer_types",
+           "is not a repeating pattern of local layers then global ones (the schema's "
+           "window_period)");
+}
+
+/** Sliding-window attention: which layers, and the window. */
+static void windows(reader *r, const char *type, scale_model *m) {
+  if (!present(r, "sliding_window") || !flag(r, "use_sliding_window", true)) return;
+  m->window_tokens = count(r, "sliding_window", 0, 1);
+  if (strncmp(type, "qwen", 4) == 0 &&
+      count(r, "max_window_layers", m->n_layers, 0) < m->n_layers) {
+    refuse(r, SCALE_ERR_INVALID, "max_window_layers",
+           "below num_hidden_layers: sliding windows on the last layers only are not in the "
+           "schema (local layers open each period)");
+    return;
+  }
+  const scale_json_value *types = array(r, "layer_types");
+  if (types) {
+    layer_types(r, types, m);
+    return;
+  }
+  if (strcmp(type, "gemma2") == 0 || strcmp(type, "gpt_oss") == 0) /* even layers local */
+    m->window_period = 2, m->n_local_per_period = 1;
+  else if (strncmp(type, "gemma3", 6) == 0) {
+    m->window_period = count(r, "sliding_window_pattern", 6, 1); /* transformers' default */
+    m->n_local_per_period = m->window_period - 1;
+    if (m->window_period == 1) m->window_period = 0, m->n_local_per_period = 0;
+  }
+}
+
+/** Llama 4: chunked attention on the RoPE layers, NoPE (global) on every interval-th. */
+static void llama4_attention(reader *r, scale_model *m) {
+  m->window_tokens = count(r, "attention_chunk_size", 0, 1);
+  int64_t every = count(r, "no_rope_layer_interval", 4, 1);
+  const scale_json_value *rope = array(r, "no_rope_layers");
+  bool local[4096];
+  int64_t n = 0;
+  for (const scale_json_value *v = rope ? rope->child : NULL; v; v = v->next, n++) {
+    if (n >= 4096 || v->type != SCALE_JSON_NUMBER || (v->number != 0 && v->number != 1))
+      {
+      refuse(r, SCALE_ERR_INVALID, "no_rope_layers", "must be 0 or 1 per layer");
+      return;
+    }
+    local[n] = v->number == 1; /* 1: the layer uses RoPE (and chunked attention) */
+  }
+  if (!rope || n == 0)
+    for (n = 0; n < m->n_layers && n < 4096; n++)
+      local[n] = (n + 1) % every != 0;
+  if (n != m->n_layers)
+    {
+      refuse(r, SCALE_ERR_INVALID, "no_rope_layers",
+                        "must have num_hidden_layers entries");
+      return;
+    }
+  if (!periodic(local, n, m) || m->window_period == 0)
+    {
+      refuse(r, SCALE_ERR_INVALID, "no_rope_layers",
+                        "is not a repeating pattern of RoPE layers then a NoPE one");
+      return;
+    }
+  if (!m->window_tokens) m->window_period = m->n_local_per_period = 0;
+  m->window_chunked = m->window_tokens > 0;
+  m->nope_global = m->window_tokens > 0;
+}
+
+/** Biases, QK-norm, sinks, positions and MTP, as each family's modeling code has them. */
+static void feature_fields(reader *r, const char *type, scale_model *m) {
+  bool gpt_oss = strcmp(type, "gpt_oss") == 0;
+  bool bias = flag(r, "attention_bias", gpt_oss);
+  m->qkv_bias = bias || strcmp(type, "qwen2") == 0 || strcmp(type, "qwen2_moe") == 0;
+  m->o_bias = bias;
+  m->mlp_bias = flag(r, "mlp_bias", false) || gpt_oss; /* GPT-OSS: experts' and router's */
+  m->sinks = gpt_oss;
+  m->qk_norm = strcmp(type, "qwen3") == 0 || strcmp(type, "qwen3_moe") == 0 ||
+               strncmp(type, "gemma3", 6) == 0;
+  if (flag(r, "alibi", false)) m->position = SCALE_POS_ALIBI;
+  m->n_mtp_layers = count(r, "num_nextn_predict_layers", 0, 0);
+  if (m->n_mtp_layers > 16)
+    refuse(r, SCALE_ERR_INVALID, "num_nextn_predict_layers", "must be at most 16");
+}
+
+/** What the schema still leaves out, as notes saying how the model is priced. */
+static void feature_notes(reader *r, const char *type, const scale_model *m) {
+  if (strncmp(type, "gemma2", 6) == 0 || strncmp(type, "gemma3", 6) == 0)
+    note(r, "the post-attention and post-MLP RMSNorms (2 D parameters a layer) and any logit "
+            "soft-capping: not counted");
+  if (strncmp(type, "deepseek", 8) == 0 || strcmp(type, "kimi_k2") == 0)
+    note(r, "the router's sigmoid scoring, expert bias and node-limited groups: priced as a "
+            "plain top-k router");
+  if (strncmp(type, "llama4", 6) == 0) {
+    note(r, "the QK L2-norm of the RoPE layers (no parameters) and the attention temperature "
+            "tuning of the NoPE layers: not priced (vector work)");
+    if (m->n_dense_layers)
+      note(r, "the dense layers interleave with the MoE layers (interleave_moe_layer_step); "
+              "priced as leading dense layers (the same counts; a pipeline stage holds the "
+              "average mix)");
   }
 }
 
@@ -163,8 +271,29 @@ static void mamba2(reader *r, scale_model *m) {
   m->ssm_chunk_size = count(r, "chunk_size", -1, 1);
 }
 
+/** Llama 4's text model: routed experts plus one shared expert of the same width, on every
+ * interleave_moe_layer_step-th layer; the other layers a dense MLP of intermediate_size_mlp. */
+static void llama4(reader *r, scale_model *m) {
+  experts(r, m, "num_local_experts", "intermediate_size");
+  m->n_shared_experts = 1;
+  int64_t step = count(r, "interleave_moe_layer_step", 1, 1);
+  const scale_json_value *listed = array(r, "moe_layers");
+  int64_t moe = step ? m->n_layers / step : 0;
+  if (listed) {
+    moe = 0;
+    for (const scale_json_value *v = listed->child; v; v = v->next)
+      moe++;
+  }
+  m->n_dense_layers = m->n_layers - moe;
+  if (!r->st && (moe < 1 || moe > m->n_layers))
+    refuse(r, SCALE_ERR_INVALID, "moe_layers", "must name 1 to num_hidden_layers layers");
+  m->d_ff = m->n_dense_layers > 0 ? count(r, "intermediate_size_mlp", -1, 1) : 0;
+}
+
 typedef enum {
   FAM_UNKNOWN,
+  FAM_LLAMA4,
+  FAM_HYBRID,
   FAM_DENSE,
   FAM_EXPERTS,
   FAM_QWEN2_MOE,
@@ -183,7 +312,8 @@ static family_kind kind_of(const char *type) {
       {"gemma3", FAM_DENSE},         {"gemma3_text", FAM_DENSE},    {"mixtral", FAM_EXPERTS},
       {"gpt_oss", FAM_EXPERTS},      {"qwen2_moe", FAM_QWEN2_MOE},  {"qwen3_moe", FAM_QWEN3_MOE},
       {"deepseek_v2", FAM_DEEPSEEK}, {"deepseek_v3", FAM_DEEPSEEK}, {"kimi_k2", FAM_DEEPSEEK},
-      {"mamba2", FAM_MAMBA2}};
+      {"mamba2", FAM_MAMBA2},        {"llama4", FAM_LLAMA4},        {"llama4_text", FAM_LLAMA4},
+      {"nemotron_h", FAM_HYBRID}};
   for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
     if (strcmp(type, families[i].type) == 0) return families[i].kind;
   return FAM_UNKNOWN;
@@ -196,11 +326,16 @@ static bool family(reader *r, const char *type, scale_model *m) {
     return refuse(r, SCALE_ERR_INVALID, "model_type",
                   "names a family scale does not import (known: llama, mistral, mixtral, qwen2, "
                   "qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3, gpt_oss, deepseek_v2, "
-                  "deepseek_v3, kimi_k2, mamba2)");
+                  "deepseek_v3, kimi_k2, llama4, mamba2)");
+  if (kind == FAM_HYBRID)
+    return refuse(r, SCALE_ERR_INVALID, "hybrid_override_pattern",
+                  "mixes Mamba-2, attention and MLP layers: a model file has one kind of "
+                  "layer (arch = transformer or mamba2), so this hybrid is not imported");
   trunk(r, m, strncmp(type, "gemma", 5) == 0 || kind == FAM_MAMBA2);
   if (kind == FAM_MAMBA2) return mamba2(r, m), true;
   if (kind == FAM_DEEPSEEK) return deepseek(r, m), true;
   attention(r, m);
+  if (kind == FAM_LLAMA4) return llama4(r, m), true;
   if (kind == FAM_DENSE)
     dense(r, m);
   else if (kind == FAM_EXPERTS)
@@ -223,7 +358,14 @@ scale_status scale_model_import_hf(const scale_json_value *config, const char *n
   snprintf(m.name, sizeof m.name, "%s", name);
   snprintf(m.display_name, sizeof m.display_name, "%s", name);
   const char *type = string(&r, "model_type");
-  if (type && family(&r, type, &m)) feature_notes(&r, type);
+  if (type && family(&r, type, &m)) {
+    if (strncmp(type, "llama4", 6) == 0)
+      llama4_attention(&r, &m);
+    else
+      windows(&r, type, &m);
+    feature_fields(&r, type, &m);
+    feature_notes(&r, type, &m);
+  }
   if (r.st) return r.st;
   *out = m;
   return SCALE_OK;
@@ -271,6 +413,23 @@ static void section(FILE *f, const char *name, const char *source) {
   if (source) fprintf(f, "; from the source above\n");
 }
 
+/* The [attention] keys beyond N, K, H: each written only when set (absent = today's file). */
+static void write_features(FILE *f, const scale_model *m) {
+  static const char *const positions[] = {"rope", "learned", "alibi", "none"};
+  if (m->position != SCALE_POS_ROPE) fprintf(f, "position = %s\n", positions[m->position]);
+  if (m->window_tokens) {
+    key(f, "window_tokens", m->window_tokens);
+    if (m->window_chunked) key(f, "window_chunked", 1);
+    if (m->window_period)
+      key(f, "window_period", m->window_period), key(f, "n_local_per_period", m->n_local_per_period);
+    if (m->nope_global) key(f, "nope_global", 1);
+  }
+  if (m->sinks) key(f, "sinks", 1);
+  if (m->qk_norm) key(f, "qk_norm", 1);
+  if (m->qkv_bias) key(f, "qkv_bias", 1);
+  if (m->o_bias) key(f, "o_bias", 1);
+}
+
 scale_status scale_model_write(const scale_model *m, const char *source,
                                const scale_import_notes *notes, FILE *f) {
   if (!m || !f) return SCALE_ERR_INVALID;
@@ -283,6 +442,7 @@ scale_status scale_model_write(const scale_model *m, const char *source,
   key(f, "n_layers", m->n_layers), key(f, "d_model", m->d_model), key(f, "n_vocab", m->n_vocab);
   key(f, "tied_embeddings", m->tied_embeddings);
   if (m->n_ctx_max) key(f, "n_ctx_max", m->n_ctx_max);
+  if (m->n_mtp_layers) key(f, "n_mtp_layers", m->n_mtp_layers);
   if (m->arch == SCALE_ARCH_MAMBA2) {
     section(f, "mamba2", source);
     key(f, "d_state", m->ssm_d_state), key(f, "n_heads", m->ssm_n_heads);
@@ -292,8 +452,10 @@ scale_status scale_model_write(const scale_model *m, const char *source,
   } else {
     section(f, "attention", source);
     key(f, "n_heads", m->n_heads), key(f, "n_kv_heads", m->n_kv_heads), key(f, "d_head", m->d_head);
+    write_features(f, m);
     section(f, "mlp", source);
     key(f, "d_ff", m->d_ff), key(f, "gated_mlp", m->gated_mlp);
+    if (m->mlp_bias) key(f, "mlp_bias", 1);
   }
   if (m->n_experts) {
     section(f, "moe", source);

@@ -39,6 +39,8 @@ scale_status scale_serve_roofline_of(const scale_model *model, const scale_chip 
   out->n_params = scale_transformer_n_active_params(model);
   out->param_bytes = mem.weight_bytes;
   out->kv_bytes_per_token = mem.kv_bytes_per_token;
+  if (scale_model_n_local_layers(model) > 0 && cfg->context > 0) /* local layers: the average */
+    out->kv_bytes_per_token = mem.kv_bytes_per_sequence / cfg->context; /* token at context */
   out->flops_per_s = cfg->tp * scale_chip_flops_per_s(chip, cfg->compute_dtype);
   out->hbm_bytes_per_s = cfg->tp * chip->hbm_bytes_per_s;
   out->mfu_frac = cfg->mfu_frac;

@@ -127,6 +127,14 @@ scale_status scale_serve_cost_of(const scale_model *model, const scale_chip *chi
   out->kv_bytes_per_token = mem.kv_bytes_per_token;
   out->attn_flops_per_pair =
       4.0 * (double)model->n_layers * (double)model->n_heads * (double)model->d_head;
+  if (scale_model_n_local_layers(model) > 0 && cfg->context > 0) {
+    /* local layers hold and read at most their window: the cache's average token at the
+     * configured context, which every sequence is priced at (an approximation for shorter
+     * ones, which the window caps less) */
+    double held = mem.kv_bytes_per_sequence / (cfg->context * mem.kv_bytes_per_token);
+    out->kv_bytes_per_token *= held;
+    out->attn_flops_per_pair *= held;
+  }
   out->flops_per_s = cfg->tp * scale_chip_flops_per_s(chip, cfg->compute_dtype);
   out->hbm_bytes_per_s = cfg->tp * chip->hbm_bytes_per_s;
   /* A TPU's MXU takes the weights stationary while they stream from HBM: a decode's few rows

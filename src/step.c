@@ -258,6 +258,14 @@ static void attention_ops(const ctx *c, layer_ops *o) {
   const scale_model *m = j->model;
   double hv = m->kv_lora_rank > 0 ? (double)m->d_head_v : c->h; /* MLA's value heads */
   double values = matmul_s(c, c->c_attn, sq, hv, skv * causal, heads);
+  double local = (double)scale_model_n_local_layers(m), l = (double)m->n_layers;
+  if (flash && local > 0) {
+    /* a local kernel's keys per query: its window's pairs over the sequence (with CP, the
+     * ring's blocks beyond the window skipped alike); unfused computes every pair, masked */
+    double keys = scale_transformer_local_pairs(m, j->seq, j->seq, true) / j->seq;
+    scores = ((l - local) * scores + local * matmul_s(c, c->c_attn, sq, keys, c->h, heads)) / l;
+    values = ((l - local) * values + local * matmul_s(c, c->c_attn, sq, hv, keys, heads)) / l;
+  }
   o->fwd[SCALE_STEP_OP_SCORES] = scores;
   o->fwd[SCALE_STEP_OP_VALUES] = values;
   /* backward: two products each; flash also recomputes the scores */
@@ -853,6 +861,12 @@ static double model_flops(const ctx *c) {
   double tokens = j->gbs * j->seq;
   double attn = 6.0 * 2.0 * (double)m->n_layers * (double)m->n_heads * (double)m->d_head *
                 j->seq * 0.5 * tokens; /* causal QK^T and PV, 3 passes */
+  double local = (double)scale_model_n_local_layers(m);
+  if (local > 0) { /* local layers: the pairs of their window (sliding or chunked) */
+    double keys = scale_transformer_local_pairs(m, j->seq, j->seq, true) / j->seq;
+    attn = 6.0 * 2.0 * (double)m->n_heads * (double)m->d_head * tokens *
+           (((double)m->n_layers - local) * j->seq * 0.5 + local * keys);
+  }
   return 6.0 * c->n_active_params * tokens + attn;
 }
 
@@ -871,7 +885,8 @@ void scale_step_cache_init(scale_step_cache *cache) {
  * forgetting its entries if any of them changed. */
 static void cache_bind(scale_step_cache *k, const scale_step_job *j, const scale_step_params *p) {
   if (k->bound && k->model == j->model && k->chip == j->chip && k->params == p &&
-      k->seq == j->seq && k->dtype == (int)j->dtype && k->attention == (int)j->attention)
+      k->seq == j->seq && k->dtype == (int)j->dtype && k->attention == (int)j->attention &&
+      k->mtp == j->mtp)
     return;
   k->model = j->model;
   k->chip = j->chip;
@@ -879,10 +894,24 @@ static void cache_bind(scale_step_cache *k, const scale_step_job *j, const scale
   k->seq = j->seq;
   k->dtype = (int)j->dtype;
   k->attention = (int)j->attention;
+  k->mtp = j->mtp;
   k->bound = true;
   k->n_used = k->next = k->last = 0;
   k->n_buckets = k->next_bucket = 0;
   model_counts(j->model, &k->n_params, &k->n_active_params, &k->layer_weight_params);
+}
+
+/** The MTP module (DeepSeek-V3) on the last stage, per depth: the projection M of [h; emb]
+ * (2D -> D), one more layer's ops (the average layer's, its TP collectives not priced) and
+ * another unembedding and loss. */
+static void mtp_ops(const ctx *c, const layer_ops *lo, double *head) {
+  double depth = c->job->mtp ? (double)c->job->model->n_mtp_layers : 0, fwd = 0, wgrad = 0;
+  if (!(depth > 0)) return;
+  double unembed = head[SCALE_STEP_OP_UNEMBEDDING], loss = head[SCALE_STEP_OP_LOSS];
+  for (int i = 0; i < SCALE_STEP_OP_COUNT; i++) head[i] += depth * lo->all[i];
+  head[SCALE_STEP_OP_UNEMBEDDING] +=
+      depth * (unembed + linear_fwd_bwd_s(c, c->t, 2 * c->d, c->d / c->job->tp, &fwd, &wgrad));
+  head[SCALE_STEP_OP_LOSS] += depth * loss;
 }
 
 /** A layer's and the stage ends' op times: from the cache when it holds this shape. */
@@ -907,6 +936,7 @@ static void ops_of(const ctx *c, scale_step_cache *k, layer_ops *lo, double *hea
   }
   layer_op_times(c, lo);
   head_ops(c, head);
+  mtp_ops(c, lo, head);
   if (!k) return;
   int i = k->n_used < SCALE_STEP_CACHE_SLOTS ? k->n_used++ : k->next;
   k->next = (i + 1) % SCALE_STEP_CACHE_SLOTS;
@@ -1106,6 +1136,14 @@ void scale_step_forward_eval(const scale_step_forward_job *f, const scale_step_p
       matmul_ws_s(&c, c.c_attn, f->new_tokens * g, skv, c.h, f->batch * c.k_h, kb);
   op[SCALE_STEP_OP_VALUES] =
       matmul_ws_s(&c, c.c_attn, f->new_tokens * g, c.h, skv, f->batch * c.k_h, kb);
+  double local = (double)scale_model_n_local_layers(m);
+  if (local > 0) { /* local layers read and multiply only their window's keys */
+    double lk = scale_transformer_local_pairs(m, f->new_tokens, f->context, true) / f->new_tokens;
+    double ls = matmul_ws_s(&c, c.c_attn, f->new_tokens * g, lk, c.h, f->batch * c.k_h, kb);
+    double lv = matmul_ws_s(&c, c.c_attn, f->new_tokens * g, c.h, lk, f->batch * c.k_h, kb);
+    op[SCALE_STEP_OP_SCORES] = ((layers - local) * op[SCALE_STEP_OP_SCORES] + local * ls) / layers;
+    op[SCALE_STEP_OP_VALUES] = ((layers - local) * op[SCALE_STEP_OP_VALUES] + local * lv) / layers;
+  }
   layer_ops lo;
   memset(&lo, 0, sizeof lo);
   memory_ops(&c, &lo);

@@ -111,6 +111,83 @@ static double attention_pairs(double t, double s, bool causal) {
   return t * s - t * (t - 1.0) / 2.0;
 }
 
+/** Keys seen, summed over the queries at positions 0 .. n-1, of a local layer: a sliding
+ * window sees min(p + 1, w) keys; a chunked layer the p mod w + 1 keys of the query's chunk. */
+static double local_prefix_pairs(double n, double w, bool chunked) {
+  if (chunked) {
+    double r = fmod(n, w);
+    return floor(n / w) * w * (w + 1.0) / 2.0 + r * (r + 1.0) / 2.0;
+  }
+  return n <= w ? n * (n + 1.0) / 2.0 : w * (w + 1.0) / 2.0 + (n - w) * w;
+}
+
+/** Pairs of one local layer: the last t of s positions when causal, else t queries each
+ * against min(s, w) keys. */
+static double local_pairs(const scale_model *m, double t, double s, bool causal) {
+  double w = c(m->window_tokens);
+  if (!causal) {
+    return t * fmin(s, w);
+  }
+  if (t > s) {
+    return NAN;
+  }
+  return local_prefix_pairs(s, w, m->window_chunked) -
+         local_prefix_pairs(s - t, w, m->window_chunked);
+}
+
+double scale_transformer_local_pairs(const scale_model *model, double t, double s, bool causal) {
+  if (model == NULL || !size_ok(t) || !size_ok(s)) {
+    return NAN;
+  }
+  return model->window_tokens > 0 ? local_pairs(model, t, s, causal) : attention_pairs(t, s, causal);
+}
+
+/** Pairs of an average layer: global layers see attention_pairs(), local ones local_pairs(). */
+static double layer_pairs(const scale_model *m, double t, double s, bool causal) {
+  double local = c(scale_model_n_local_layers(m));
+  if (local <= 0.0) {
+    return attention_pairs(t, s, causal); /* the exact expression of a model without windows */
+  }
+  double l = c(m->n_layers);
+  return ((l - local) * attention_pairs(t, s, causal) + local * local_pairs(m, t, s, causal)) / l;
+}
+
+/** Per-layer parameters beside the attention matrices: QK-norm weights (H each for q and k),
+ * one sink logit per head, the Q, K, V biases and the output bias. */
+static double attention_extra_params(const scale_model *m) {
+  if (is_mamba(m)) {
+    return 0.0;
+  }
+  double n = c(m->n_heads), k = c(m->n_kv_heads), h = c(m->d_head);
+  return (m->qk_norm ? 2.0 * h : 0.0) + (m->sinks ? n : 0.0) +
+         (m->qkv_bias ? (n + 2.0 * k) * h : 0.0) + (m->o_bias ? c(m->d_model) : 0.0);
+}
+
+/** Biases of one MLP of width f: the input branch(es) and the output (mlp_bias). */
+static double mlp_bias_params(const scale_model *m, double f) {
+  return m->mlp_bias ? (m->gated_mlp ? 2.0 : 1.0) * f + c(m->d_model) : 0.0;
+}
+
+/** Biases of one MoE layer: its experts' (all, or the k + shared a token uses) and the
+ * router's E. */
+static double moe_layer_bias_params(const scale_model *m, bool active) {
+  double experts = c(active ? m->n_experts_active : m->n_experts) + c(m->n_shared_experts);
+  return m->mlp_bias ? experts * mlp_bias_params(m, c(m->d_ff_expert)) + c(m->n_experts) : 0.0;
+}
+
+/** Biases of every MLP, dense and expert (the router's E too), of the model; 'active' counts
+ * only the k + shared experts a token uses. */
+static double all_mlp_bias_params(const scale_model *m, bool active) {
+  if (!m->mlp_bias || is_mamba(m)) {
+    return 0.0;
+  }
+  double dense = scale_transformer_n_mlp_layers(m) * mlp_bias_params(m, c(m->d_ff));
+  if (!is_moe(m)) {
+    return dense;
+  }
+  return dense + scale_transformer_n_moe_layers(m) * moe_layer_bias_params(m, active);
+}
+
 /** FLOPs of every layer of the model (no unembedding) for b sequences of t tokens. */
 static double layers_flops(const scale_model *m, double b, double t, bool causal, scale_pass pass) {
   double tokens = b * t;
@@ -227,7 +304,7 @@ double scale_transformer_n_attention_params(const scale_model *model) {
   if (model == NULL) {
     return NAN;
   }
-  return attention_matmul_params(model) + mla_norm_params(model);
+  return attention_matmul_params(model) + mla_norm_params(model) + attention_extra_params(model);
 }
 
 double scale_transformer_n_mlp_params(const scale_model *model) {
@@ -328,7 +405,9 @@ double scale_transformer_n_embedding_params(const scale_model *model) {
     return NAN;
   }
   double vd = c(model->n_vocab) * c(model->d_model);
-  return model->tied_embeddings ? vd : 2.0 * vd;
+  double positions = model->position == SCALE_POS_LEARNED ? c(model->n_ctx_max) * c(model->d_model)
+                                                           : 0.0;
+  return (model->tied_embeddings ? vd : 2.0 * vd) + positions;
 }
 
 double scale_transformer_n_params(const scale_model *model) {
@@ -341,7 +420,8 @@ double scale_transformer_n_params(const scale_model *model) {
   return c(model->n_layers) * per_layer +
          scale_transformer_n_mlp_layers(model) * scale_transformer_n_mlp_params(model) +
          scale_transformer_n_moe_layers(model) * scale_transformer_n_moe_params(model) +
-         scale_transformer_n_embedding_params(model) + c(model->d_model);
+         scale_transformer_n_embedding_params(model) + c(model->d_model) +
+         all_mlp_bias_params(model, false);
 }
 
 double scale_transformer_n_active_params(const scale_model *model) {
@@ -350,7 +430,45 @@ double scale_transformer_n_active_params(const scale_model *model) {
   }
   double idle =
       scale_transformer_n_moe_params(model) - scale_transformer_n_moe_active_params(model);
-  return scale_transformer_n_params(model) - scale_transformer_n_moe_layers(model) * idle;
+  return scale_transformer_n_params(model) - scale_transformer_n_moe_layers(model) * idle -
+         (all_mlp_bias_params(model, false) - all_mlp_bias_params(model, true));
+}
+
+double scale_transformer_n_mtp_params(const scale_model *model) {
+  if (model == NULL) {
+    return NAN;
+  }
+  if (is_mamba(model) || model->n_mtp_layers <= 0) {
+    return 0.0;
+  }
+  double d = c(model->d_model), vd = c(model->n_vocab) * d;
+  /* the block's MLP is what the main model's last layer has (MoE in DeepSeek-V3) */
+  double mlp = is_moe(model) ? scale_transformer_n_moe_params(model)
+                             : scale_transformer_n_mlp_params(model);
+  double bias = is_moe(model) ? moe_layer_bias_params(model, false)
+                              : mlp_bias_params(model, c(model->d_ff));
+  double block = scale_transformer_n_attention_params(model) + 2.0 * d + mlp + bias;
+  /* + the projection M of [h; e] (2D x D), its two input norms and the head's norm, and the
+   * checkpoint's own copies of the embedding and the output head (shared in training) */
+  return c(model->n_mtp_layers) * (block + 2.0 * d * d + 3.0 * d + 2.0 * vd);
+}
+
+double scale_transformer_mtp_train_flops(const scale_model *model, double b, double t) {
+  if (model == NULL || !size_ok(b) || !size_ok(t)) {
+    return NAN;
+  }
+  if (is_mamba(model) || model->n_mtp_layers <= 0) {
+    return 0.0;
+  }
+  scale_pass pass = SCALE_PASS_TRAIN;
+  double tokens = b * t, d = c(model->d_model);
+  double mlp = is_moe(model) ? scale_transformer_moe_flops(model, tokens, pass)
+                             : scale_transformer_mlp_flops(model, tokens, pass);
+  double block = scale_transformer_qkvo_flops(model, tokens, pass) +
+                 scale_transformer_attention_flops(model, b, t, t, true, pass) + mlp;
+  double projection = scale_transformer_pass_flops_per_param(pass) * 2.0 * d * d * tokens;
+  return c(model->n_mtp_layers) *
+         (block + projection + scale_transformer_unembedding_flops(model, tokens, pass));
 }
 
 /* ---- FLOPs ---------------------------------------------------------------------------------- */
@@ -367,7 +485,7 @@ double scale_transformer_attention_flops(const scale_model *model, double b, dou
   if (model == NULL || !size_ok(b) || !size_ok(t) || !size_ok(s)) {
     return NAN;
   }
-  double pairs = attention_pairs(t, s, causal);
+  double pairs = layer_pairs(model, t, s, causal);
   double head_widths = 0.0; /* H of QK^T plus H of the product with V */
   if (is_mla(model)) {
     head_widths = mla_qk_head(model) + mla_v_head(model);
@@ -609,7 +727,14 @@ double scale_transformer_kv_bytes(const scale_model *model, double n_tokens, sca
   if (!size_ok(n_tokens)) {
     return NAN;
   }
-  return n_tokens * scale_transformer_kv_bytes_per_token(model, dtype);
+  double per_token = scale_transformer_kv_bytes_per_token(model, dtype);
+  double local = model ? c(scale_model_n_local_layers(model)) : 0.0;
+  if (!(local > 0.0)) {
+    return n_tokens * per_token;
+  }
+  /* a local layer holds at most its window (a chunked one: its chunk) of the latest tokens */
+  double l = c(model->n_layers), w = c(model->window_tokens);
+  return per_token / l * ((l - local) * n_tokens + local * fmin(n_tokens, w));
 }
 
 double scale_transformer_state_bytes_per_sequence(const scale_model *model, scale_dtype dtype) {

@@ -1,13 +1,18 @@
 /* modelimport.h — model records from Hugging Face transformers configs (config.json).
  *
  * Families read: llama, mistral, qwen2, qwen3 and gemma/gemma2/gemma3 (dense), mixtral,
- * qwen2_moe, qwen3_moe and gpt_oss (MoE), deepseek_v2, deepseek_v3 and kimi_k2 (MLA, shared
- * experts), and mamba2. A config that nests its text model ("text_config", as Gemma 3 and Llama 4
- * do) is read there. Any other model_type, a missing or malformed field, or a layout the model
- * schema cannot hold (experts on every other layer, a shared expert of another width) is refused
- * naming the field. What the schema does not price yet (sliding-window attention, attention sinks,
- * QK-norm, biases, multi-token-prediction layers) is imported as notes, each saying how the model
- * is priced instead, so no idealization goes unsaid.
+ * qwen2_moe, qwen3_moe and gpt_oss (MoE), llama4 (MoE with a shared expert, interleaved dense
+ * layers, chunked attention), deepseek_v2, deepseek_v3 and kimi_k2 (MLA, shared experts, MTP),
+ * and mamba2. A config that nests its text model ("text_config", as Gemma 3 and Llama 4 do) is
+ * read there. Any other model_type (nemotron_h's hybrid of Mamba-2, attention and MLP layers
+ * among them, refused naming hybrid_override_pattern), a missing or malformed field, or a
+ * layout the model schema cannot hold (local layers that do not repeat, sliding windows on the
+ * last layers only) is refused naming the field. Sliding windows and layer patterns
+ * (sliding_window, layer_types, sliding_window_pattern, attention_chunk_size, no_rope_layers),
+ * attention sinks, QK-norm (by model_type), biases (attention_bias, mlp_bias, Qwen2's q, k, v),
+ * ALiBi and MTP layers (num_nextn_predict_layers) become the model's fields; what the schema
+ * still leaves out (Gemma's post-norms and soft-capping, DeepSeek's router scoring, Llama 4's
+ * weightless QK L2-norm) is imported as notes, each saying how the model is priced instead.
  *
  * Book: ch. 4 (the letters each field becomes); issue 31 ("scale model import").
  */

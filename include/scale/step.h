@@ -134,6 +134,10 @@ typedef struct {
                                   experts whole, each rank's t / tp tokens routed (what
                                   Megatron-Bridge's MoE recipes set). etp = tp: experts
                                   sliced like the dense MLP over the TP group's t tokens */
+  bool mtp;                  /**< train the model's MTP module (n_mtp_layers > 0, DeepSeek-V3's
+                                  recipe): its layers, projection and head on the last stage.
+                                  Off by default: a measured row that does not state it is
+                                  priced without it */
   double capacity_factor;    /**< MoE: 0 dropless (balanced load); c > 0 pads (c > 1) or
                                   truncates (c < 1) every expert's tokens to c x the balanced
                                   share: GEMMs, permutation and all-to-alls scale with c */
@@ -453,6 +457,7 @@ typedef struct {
   const scale_step_params *params;
   double seq;
   int dtype, attention;
+  bool mtp;
   bool bound;
   double n_params, n_active_params;    /**< the model's counts */
   double layer_weight_params;          /**< params of an average layer (embeddings apart) */

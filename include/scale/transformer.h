@@ -10,7 +10,7 @@
  * E routed experts, k active experts. Mamba-2: d_inner = expand x D, n state size, h heads,
  * p head dim (h p = d_inner), l chunk length.
  *
- * What a layer holds (pre-norm decoder, no biases):
+ * What a layer holds (pre-norm decoder; biases, QK-norm and sinks only where the model says):
  *   transformer layer = attention (GQA/MQA/MHA, or MLA when model->kv_lora_rank > 0)
  *                     + a dense MLP (layers 0 .. n_dense_layers-1 of a MoE, every layer of a
  *                       dense model) or a MoE block (the other layers) + 2 norm vectors;
@@ -20,7 +20,13 @@
  *                       + a final norm D.
  *
  * FLOPs count matrix-multiply work only (2 per multiply-add); norms, softmax, activations and
- * the MoE/elementwise gating are O(BTD) vector work and are not counted, as in the book.
+ * the MoE/elementwise gating are O(BTD) vector work and are not counted, as in the book. So
+ * are the QK-norm, the biases and the attention sinks of the models that have them (their
+ * parameters are counted: see n_attention_params, n_params). Local attention (window_tokens):
+ * a local layer's dot products cover the pairs inside its window (sliding: min(p + 1, W) keys
+ * for the query at p; chunked: p mod W + 1), so the attention functions below return the
+ * average layer's work, global and local layers weighted by their counts. The MTP module is
+ * counted apart (scale_transformer_mtp_train_flops).
  * Embedding lookups cost no FLOPs; the unembedding is a matmul. A pass multiplies a layer's
  * forward work: forward 1x (2 FLOPs per parameter per token), backward 2x (4), training 3x (6).
  *
@@ -185,6 +191,17 @@ double scale_transformer_n_params(const scale_model *model);
  */
 double scale_transformer_n_active_params(const scale_model *model);
 
+/** Parameters of the multi-token-prediction module, apart from the main model's (DeepSeek-V3
+ * reports 671B + 14B): per depth one transformer block with the MLP of the main model's last
+ * layer (the MoE block in a MoE), its 2 norms, the projection M of [h; emb] (2D x D), the two
+ * input norms and the head's norm (3D), and the checkpoint's own copies of the embedding and
+ * output head (2VD, shared with the main model in training, stored again in the release).
+ *
+ * Units:  -> [count]. 0 without MTP (n_mtp_layers 0) and for Mamba-2.
+ * Source: DeepSeek-V3 report (arXiv 2412.19437) section 2.2; the HF checkpoint's layer 61.
+ */
+double scale_transformer_n_mtp_params(const scale_model *model);
+
 /* ---- FLOPs ---------------------------------------------------------------------------------- */
 
 /** FLOPs of one layer's attention projections (Q, K, V, O; MLA's down/up projections) over
@@ -201,12 +218,36 @@ double scale_transformer_qkvo_flops(const scale_model *model, double n_tokens, s
  * positions and only the t s - t(t-1)/2 unmasked pairs are counted: what a kernel that skips
  * masked blocks does (about half for t = s; a plain einsum computes all t s pairs).
  *
+ * A model with local layers (window_tokens) gets the average layer: global layers' pairs and
+ * scale_transformer_local_pairs() weighted by their counts, so L times it is the model's work.
+ *
  * Units:  b [sequences], t, s [tokens] -> [FLOP]. 0 for a Mamba-2 model.
  * Domain: b, t, s >= 0; t <= s when causal.
  * Book:   ch. 4 "Attention", 12BT^2NH; "Note [causal masking]".
  */
 double scale_transformer_attention_flops(const scale_model *model, double b, double t, double s,
                                          bool causal, scale_pass pass);
+
+/** Training FLOPs of the multi-token-prediction module over b sequences of t tokens, as
+ * DeepSeek-V3 trains it: per depth the projection M (2 x 2D^2 per token forward), one
+ * transformer block (projections, causal attention, the active MLP) and the shared output
+ * head, in the training pass (3x the forward). Not in scale_transformer_flops() nor in the
+ * model FLOPs that MFU divides by (6 N_active D, the main model: DeepSeek's convention); the
+ * step model prices its time on the last pipeline stage.
+ *
+ * Units:  b [sequences], t [tokens] -> [FLOP]. 0 without MTP.
+ */
+double scale_transformer_mtp_train_flops(const scale_model *model, double b, double t);
+
+/** Unmasked (query, key) pairs of one local layer (window_tokens W) for t queries against s
+ * keys: with 'causal' the queries are the last t of s positions, the query at p seeing
+ * min(p + 1, W) keys (sliding) or p mod W + 1 (chunked); without, t min(s, W). A model without
+ * a window: the global layer's t s - t(t-1)/2 (causal) or t s.
+ *
+ * Units:  t, s [tokens] -> [pairs]. Sliding W = 4, t = s = 6: 1+2+3+4+4+4 = 18.
+ * Domain: t, s >= 0; t <= s when causal.
+ */
+double scale_transformer_local_pairs(const scale_model *model, double t, double s, bool causal);
 
 /** FLOPs of one dense MLP layer over 'n_tokens' tokens: 18BTDF for a gated MLP in training.
  *
@@ -475,7 +516,12 @@ double scale_transformer_remat_extra_flops(const scale_model *model, double b, d
  */
 double scale_transformer_kv_bytes_per_token(const scale_model *model, scale_dtype dtype);
 
-/** KV cache bytes of one sequence of 'n_tokens' tokens.
+/** KV cache bytes of one sequence of 'n_tokens' tokens: every global layer holds n_tokens
+ * tokens, a local layer (window_tokens W) min(n_tokens, W) (a chunked one at most its chunk W:
+ * an upper bound, the chunk being partly filled).
+ *
+ * Gemma 3 27B, bf16, 32768 tokens: 52 local layers x 1024 + 10 global x 32768 tokens, each
+ * 2 x 16 x 128 x 2 bytes: 52 x 8 MiB + 10 x 256 MiB = 2.97 GiB, against 15.5 GiB global-only.
  *
  * Units:  n_tokens [tokens] -> [bytes].
  * Domain: n_tokens >= 0, a valid dtype.

@@ -23,9 +23,18 @@ cp "$TMP/out" "$TMP/l70.ini"
 run "$SCALE" model show "$TMP/l70.ini" --json
 expect_out '"params": 70553706496,' "LLaMA 3 70B: the shipped file's parameter count"
 run "$SCALE" model show "$TMP/qwen3-30b-a3b.ini" --json
-expect_out '"params": 30532110336,' "Qwen3-30B-A3B: Keras Hub's count less its 12,288 QK-norm weights"
+expect_out '"params": 30532122624,' "Qwen3-30B-A3B: Keras Hub's count, its QK-norm weights included"
 run "$SCALE" model import "$HF/deepseek-v3.json" --name ds
-expect_err '^note: 1 multi-token-prediction layer' "DeepSeek-V3: its MTP layer is noted, not dropped"
+expect_out '^n_mtp_layers = 1$' "DeepSeek-V3: its MTP layer is a field, not dropped"
+run "$SCALE" model import "$HF/gpt-oss-120b.json" --name go
+expect_out '^window_tokens = 128$' "GPT-OSS: its sliding window"
+expect_out '^sinks = 1$' "GPT-OSS: its sinks"
+# A hybrid of Mamba-2, attention and MLP layers is refused naming the field, one line, exit 2.
+printf '{"model_type": "nemotron_h", "hidden_size": 4096, "num_hidden_layers": 4, "vocab_size": 10, "hybrid_override_pattern": "M-*-"}\n' >"$TMP/nh.json"
+run "$SCALE" model import "$TMP/nh.json"
+expect_rc 2 "Nemotron-H: refused"
+expect_err "'hybrid_override_pattern' mixes Mamba-2, attention and MLP layers" "names the field"
+if [ "$(wc -l <"$TMP/err")" -eq 1 ]; then pass; else fail "Nemotron-H: one line"; fi
 run "$SCALE" train --model "$TMP/mixtral-8x7b.ini" --hw nvidia-h100-sxm --chips 64 \
   --batch-tokens 4Mi --seq 4096 --ep 8
 expect_rc 0 "train prices an imported MoE"

@@ -34,14 +34,18 @@ static void same_architecture(const scale_model *a, const scale_model *b) {
       a->n_experts,   a->n_experts_active, a->n_shared_experts, a->d_ff_expert, a->n_dense_layers,
       a->q_lora_rank, a->kv_lora_rank,     a->d_head_rope,      a->d_head_nope, a->d_head_v,
       a->ssm_d_state, a->ssm_n_heads,      a->ssm_d_head,       a->ssm_expand,  a->ssm_n_groups,
-      a->ssm_d_conv,  a->ssm_chunk_size};
+      a->ssm_d_conv,  a->ssm_chunk_size,   a->n_mtp_layers,     a->position,    a->window_tokens,
+      a->window_chunked, a->window_period, a->n_local_per_period, a->nope_global, a->sinks,
+      a->qk_norm,     a->qkv_bias,         a->o_bias,           a->mlp_bias};
   const int64_t fb[] = {
       b->arch,        b->n_layers,         b->d_model,          b->n_vocab,     b->tied_embeddings,
       b->n_heads,     b->n_kv_heads,       b->d_head,           b->d_ff,        b->gated_mlp,
       b->n_experts,   b->n_experts_active, b->n_shared_experts, b->d_ff_expert, b->n_dense_layers,
       b->q_lora_rank, b->kv_lora_rank,     b->d_head_rope,      b->d_head_nope, b->d_head_v,
       b->ssm_d_state, b->ssm_n_heads,      b->ssm_d_head,       b->ssm_expand,  b->ssm_n_groups,
-      b->ssm_d_conv,  b->ssm_chunk_size};
+      b->ssm_d_conv,  b->ssm_chunk_size,   b->n_mtp_layers,     b->position,    b->window_tokens,
+      b->window_chunked, b->window_period, b->n_local_per_period, b->nope_global, b->sinks,
+      b->qk_norm,     b->qkv_bias,         b->o_bias,           b->mlp_bias};
   for (size_t i = 0; i < sizeof fa / sizeof fa[0]; i++)
     ck_assert_msg(fa[i] == fb[i], "%s field %zu: %lld, shipped %lld", b->name, i, (long long)fa[i],
                   (long long)fb[i]);
@@ -50,17 +54,20 @@ static void same_architecture(const scale_model *a, const scale_model *b) {
 }
 
 START_TEST(published_configs_match_shipped_models) {
-  /* LLaMA 3 70B 70.55B, Mixtral 46.7B, DeepSeek-V3 671B without its MTP layer, Mamba-2 2.7B. */
-  const char *stems[] = {"llama-3-70b", "mixtral-8x7b", "deepseek-v3", "mamba-2-2.7b"};
-  for (int i = 0; i < 4; i++) {
+  /* LLaMA 3 70B 70.55B, Mixtral 46.7B, DeepSeek-V3 671B (its MTP layer apart), Mamba-2 2.7B,
+   * Qwen3-4B (QK-norm). */
+  const char *stems[] = {"llama-3-70b", "mixtral-8x7b", "deepseek-v3", "mamba-2-2.7b",
+                         "qwen3-4b"};
+  for (int i = 0; i < 5; i++) {
     scale_model got, shipped = scale_check_model(stems[i]);
     scale_import_notes notes;
     scale_diag d = {0};
     ck_assert_msg(import(stems[i], &got, &notes, &d) == SCALE_OK, "%s: %s", stems[i], d.message);
     same_architecture(&got, &shipped);
-    if (i == 2) { /* DeepSeek's MTP layer is said, not silently dropped */
+    if (i == 2) { /* DeepSeek's MTP layer is a field now; its router is a note */
+      ck_assert_int_eq(got.n_mtp_layers, 1);
       ck_assert_int_eq(notes.n, 1);
-      ck_assert_ptr_nonnull(strstr(notes.text[0], "1 multi-token-prediction layer"));
+      ck_assert_ptr_nonnull(strstr(notes.text[0], "sigmoid"));
     } else {
       ck_assert_int_eq(notes.n, 0);
     }
@@ -100,6 +107,86 @@ static scale_status import_text(const char *text, scale_diag *d) {
   scale_json_free(j);
   return st;
 }
+
+/** Imports 'text' into *m (which the caller reads). */
+static scale_status import_model(const char *text, scale_model *m, scale_diag *d) {
+  scale_json *j = NULL;
+  ck_assert_int_eq(scale_json_parse(text, strlen(text), &j, NULL), SCALE_OK);
+  scale_status st = scale_model_import_hf(scale_json_root(j), "x", m, NULL, d);
+  scale_json_free(j);
+  return st;
+}
+
+START_TEST(feature_fields_map) {
+  /* Each family's modeling code in transformers, read as the import reads it (synthetic
+   * configs of the fields concerned, not published ones). */
+  const char *base = "\"hidden_size\": 64, \"num_hidden_layers\": 12, \"vocab_size\": 100, "
+                     "\"intermediate_size\": 128, \"num_attention_heads\": 8, "
+                     "\"num_key_value_heads\": 2, \"head_dim\": 8";
+  char text[900];
+  scale_model m;
+  scale_diag d = {0};
+  /* Gemma 3: sliding_window_pattern 6 is 5 local then 1 global; QK-norm */
+  snprintf(text, sizeof text,
+           "{%s, \"model_type\": \"gemma3_text\", \"sliding_window\": 1024, "
+           "\"sliding_window_pattern\": 6}", base);
+  ck_assert_int_eq(import_model(text, &m, &d), SCALE_OK);
+  ck_assert_int_eq(m.window_tokens, 1024);
+  ck_assert_int_eq(m.window_period, 6);
+  ck_assert_int_eq(m.n_local_per_period, 5);
+  ck_assert(m.qk_norm && !m.qkv_bias);
+  /* Qwen2: biases on q, k, v (hard-wired in its attention), no window unless asked */
+  snprintf(text, sizeof text,
+           "{%s, \"model_type\": \"qwen2\", \"sliding_window\": 4096, "
+           "\"use_sliding_window\": false}", base);
+  ck_assert_int_eq(import_model(text, &m, &d), SCALE_OK);
+  ck_assert(m.qkv_bias && !m.o_bias && m.window_tokens == 0);
+  snprintf(text, sizeof text,
+           "{%s, \"model_type\": \"qwen2\", \"sliding_window\": 4096, "
+           "\"use_sliding_window\": true, \"max_window_layers\": 4}", base);
+  ck_assert_int_eq(import_model(text, &m, &d), SCALE_ERR_INVALID);
+  ck_assert_ptr_nonnull(strstr(d.message, "'max_window_layers'"));
+  /* layer_types that do not repeat are refused naming the field */
+  snprintf(text, sizeof text,
+           "{%s, \"model_type\": \"gemma2\", \"sliding_window\": 4096, \"layer_types\": "
+           "[\"sliding_attention\", \"full_attention\", \"full_attention\", "
+           "\"sliding_attention\", \"full_attention\", \"full_attention\", "
+           "\"sliding_attention\", \"full_attention\", \"full_attention\", "
+           "\"sliding_attention\", \"sliding_attention\", \"full_attention\"]}", base);
+  ck_assert_int_eq(import_model(text, &m, &d), SCALE_ERR_INVALID);
+  ck_assert_ptr_nonnull(strstr(d.message, "'layer_types' is not a repeating pattern"));
+  /* Llama 4: text_config; chunked attention on 3 of 4 layers, NoPE global on the 4th;
+   * experts on every 2nd layer (interleave_moe_layer_step 2), one shared expert, the dense
+   * layers intermediate_size_mlp wide */
+  snprintf(text, sizeof text,
+           "{\"model_type\": \"llama4\", \"text_config\": {%s, \"model_type\": "
+           "\"llama4_text\", \"attention_chunk_size\": 8192, \"num_local_experts\": 16, "
+           "\"num_experts_per_tok\": 1, \"interleave_moe_layer_step\": 2, "
+           "\"intermediate_size_mlp\": 256}}", base);
+  ck_assert_msg(import_model(text, &m, &d) == SCALE_OK, "%s", d.message);
+  ck_assert_int_eq(m.window_tokens, 8192);
+  ck_assert(m.window_chunked && m.nope_global);
+  ck_assert_int_eq(m.window_period, 4);
+  ck_assert_int_eq(m.n_local_per_period, 3);
+  ck_assert_int_eq(m.n_experts, 16);
+  ck_assert_int_eq(m.n_shared_experts, 1);
+  ck_assert_int_eq(m.d_ff_expert, 128);
+  ck_assert_int_eq(m.n_dense_layers, 6);
+  ck_assert_int_eq(m.d_ff, 256);
+  /* GPT-OSS: sinks, every bias, alternating windows by default */
+  snprintf(text, sizeof text,
+           "{%s, \"model_type\": \"gpt_oss\", \"sliding_window\": 128, "
+           "\"num_local_experts\": 4, \"num_experts_per_tok\": 2}", base);
+  ck_assert_int_eq(import_model(text, &m, &d), SCALE_OK);
+  ck_assert(m.sinks && m.qkv_bias && m.o_bias && m.mlp_bias);
+  ck_assert_int_eq(m.window_period, 2);
+  /* Nemotron-H: refused naming the field */
+  snprintf(text, sizeof text, "{%s, \"model_type\": \"nemotron_h\", "
+           "\"hybrid_override_pattern\": \"M-M*\"}", base);
+  ck_assert_int_eq(import_model(text, &m, &d), SCALE_ERR_INVALID);
+  ck_assert_ptr_nonnull(strstr(d.message, "'hybrid_override_pattern'"));
+}
+END_TEST
 
 START_TEST(bad_configs_name_the_field) {
   const char *dense = "\"hidden_size\": 4096, \"num_hidden_layers\": 32, \"vocab_size\": 32000, "
@@ -179,6 +266,7 @@ static Suite *suite(void) {
       {"published_configs_match_shipped_models", published_configs_match_shipped_models},
       {"written_file_reads_back", written_file_reads_back},
       {"bad_configs_name_the_field", bad_configs_name_the_field},
+      {"feature_fields_map", feature_fields_map},
       {"index_counts_parameters", index_counts_parameters}};
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return s;

@@ -627,13 +627,15 @@ END_TEST
 START_TEST(moe_shared_experts_are_dense_mlps) {
   /* DeepSeek-V3 at tp 1: 58 of its 61 layers route, each with one shared expert of width 2048
    * (SwiGLU: up 2 x 2048) run over all t tokens as a dense MLP; removing it takes 58/61 of
-   * that MLP's up GEMMs (forward, input gradient, weight gradient, one kernel each) away. */
+   * that MLP's up GEMMs (forward, input gradient, weight gradient, one kernel each) away;
+   * with its MTP module trained (n_mtp_layers 1, job.mtp), one more average layer on the
+   * last stage: 62 in all. */
   scale_model m = model("deepseek-v3"), bare = m;
   bare.n_shared_experts = 0;
   scale_chip h100 = chip("nvidia-h100-sxm");
   scale_step_params p = round_params();
   scale_step_job j = qwen3_job(&m, &h100);
-  j.ep = 8, j.pp = 1;
+  j.ep = 8, j.pp = 1, j.mtp = true;
   scale_step_result with, without;
   scale_step_eval(&j, &p, &with);
   j.model = &bare;
@@ -642,7 +644,7 @@ START_TEST(moe_shared_experts_are_dense_mlps) {
   double shared = gemm_s(&h100, &p, t, f, d, 1) + gemm_s(&h100, &p, t, d, f, 1) +
                   gemm_s(&h100, &p, d, f, t, 1) + 3 * k;
   scale_check_rel(with.op_s[SCALE_STEP_OP_MLP_UP] - without.op_s[SCALE_STEP_OP_MLP_UP],
-                  61 * (58.0 / 61) * shared, 1e-9, "s", "hand derivation in the comment");
+                  62 * (58.0 / 61) * shared, 1e-9, "s", "hand derivation in the comment");
 }
 END_TEST
 
@@ -651,7 +653,7 @@ START_TEST(mla_projections_hand) {
    * its up-projection 1536 -> 128 x (128 + 64) = 24576, the joint KV down-projection 7168 ->
    * 512 + 64 = 576 and the latent's up-projection 512 -> 128 x (128 + 128) = 32768; each a
    * forward, an input-gradient and a weight-gradient GEMM plus a kernel each, on t = 4096
-   * tokens; 61 layers, 1 microbatch. */
+   * tokens; 61 layers, 1 microbatch (the MTP module untrained: job.mtp false). */
   scale_model m = model("deepseek-v3");
   scale_chip h100 = chip("nvidia-h100-sxm");
   scale_step_params p = round_params();
