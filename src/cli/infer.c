@@ -95,7 +95,8 @@ static void usage(FILE *out) {
           "                     prompt, held once by engines, is not modelled)\n"
           "  --spec-draft M     speculative decoding with draft model M (scale model list),\n"
           "                     on the same chips, priced as the target is, its weights and\n"
-          "                     KV taken from the KV cache's HBM; needs --spec-accept\n"
+          "                     KV taken from the KV cache's HBM; needs --spec-accept;\n"
+          "                     'mtp': the model's own MTP module drafts (DeepSeek-V3)\n"
           "  --spec-tokens K    tokens drafted a step, 1-64 (default 4)\n"
           "  --spec-accept A    chance in [0, 1] each drafted token is accepted once those\n"
           "                     before it were (a property of the workload: no default)\n"
@@ -572,11 +573,30 @@ typedef struct {
   size_t n;
 } length_table;
 
+/* --spec-draft mtp: the target's own multi-token-prediction module (DeepSeek-V3's) as the draft:
+ * a model of its n_mtp_layers blocks (each as the target's routed-expert layer, full attention)
+ * and the target's embedding and head, which it shares. Its weights in HBM are the module's
+ * own (scale_transformer_n_mtp_params), not the shared embedding and head again. */
+static int mtp_draft(const scale_model *target, const scale_infer_config *cfg, scale_model *draft,
+                     double *weight_bytes) {
+  if (target->n_mtp_layers < 1)
+    return cli_usage("infer: --spec-draft mtp: %s has no MTP module (n_mtp_layers 0)",
+                     target->name);
+  *draft = *target;
+  draft->n_layers = target->n_mtp_layers;
+  draft->n_dense_layers = 0;
+  draft->n_mtp_layers = 0;
+  draft->window_tokens = 0;
+  snprintf(draft->name, sizeof draft->name, "%.50s-mtp", target->name);
+  *weight_bytes = scale_transformer_n_mtp_params(target) * scale_dtype_bytes(cfg->weight_dtype);
+  return CLI_EXIT_OK;
+}
+
 /* Speculative decoding (--spec-draft): the draft's step cost 'dsc', priced as the target's on
  * the same chips, and its weights and KV taken from the target's KV blocks; 0 or an error. */
-static int draft_setup(const serve_opts *o, const scale_chip *chip, const scale_infer_config *cfg,
-                       bool roofline, const stream_cost *sc, stream_cost *dsc,
-                       scale_serve_config *c) {
+static int draft_setup(const scale_model *m, const serve_opts *o, const scale_chip *chip,
+                       const scale_infer_config *cfg, bool roofline, const stream_cost *sc,
+                       stream_cost *dsc, scale_serve_config *c) {
   if (!o->spec_draft) {
     if (!isnan(o->spec_accept) || o->spec_tokens != 4)
       return cli_usage("infer: --spec-tokens and --spec-accept need --spec-draft MODEL");
@@ -586,11 +606,12 @@ static int draft_setup(const serve_opts *o, const scale_chip *chip, const scale_
     return cli_usage("infer: --spec-draft needs --spec-accept A, the workload's acceptance "
                      "chance per drafted token");
   scale_model draft;
-  bool fitted;
-  int rc = cli_load_model(o->spec_draft, &draft);
+  bool fitted, mtp = strcmp(o->spec_draft, "mtp") == 0;
+  double weights = NAN;
+  int rc = mtp ? mtp_draft(m, cfg, &draft, &weights) : cli_load_model(o->spec_draft, &draft);
   if (rc) return rc;
   if (!stream_cost_of(&draft, chip, cfg, o, roofline, dsc, &fitted)) return CLI_EXIT_USAGE;
-  double capacity = sc->rf.kv_capacity_bytes - dsc->rf.param_bytes;
+  double capacity = sc->rf.kv_capacity_bytes - (mtp ? weights : dsc->rf.param_bytes);
   double per_token = sc->rf.kv_bytes_per_token + dsc->rf.kv_bytes_per_token;
   c->kv_blocks = fmin(floor(o->kv_frac * capacity / (o->block * per_token)), 4e9);
   if (!(c->kv_blocks >= 1.0))
@@ -940,7 +961,7 @@ static int serve_run(const scale_model *m, const scale_chip *chip, scale_infer_c
   stream_cost draft;
   double b = NAN;
   if ((rc = stream_config(o, cfg, table, &sc, &c)) ||
-      (rc = draft_setup(o, chip, cfg, roofline, &sc, &draft, &c)) ||
+      (rc = draft_setup(m, o, chip, cfg, roofline, &sc, &draft, &c)) ||
       (rc = stream_requests(o, table, &c, &b)))
     return rc;
   if (o->disagg_p > 0)

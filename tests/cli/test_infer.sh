@@ -422,4 +422,27 @@ expect_usage_error "infer price negative" "$SCALE" infer $PI --usd-per-chip-hour
 run "$SCALE" infer $PI --price aws:reserved; expect_rc 0 "infer price by name"
 expect_out '^costs at \$4.92 a chip-hour \(--price aws:reserved: aws reserved, 2024-12; ' "says which row"
 
+# --spec-draft mtp: DeepSeek-V3's own MTP module drafts. Priced as a model of that one block (an
+# MoE layer, full attention) with the shared embedding and head: the same times as that model
+# written as a file, where only the HBM it takes differs (the module's own parameters, not the
+# shared embedding and head a second time). A model without MTP is refused.
+sed -e 's/^n_layers = 61/n_layers = 1/' -e 's/^n_dense_layers = 3/n_dense_layers = 0/' \
+  -e '/^n_mtp_layers/d' -e '/^n_params_reported/d' "$SCALE_SOURCE_DIR/models/deepseek-v3.ini" > "$TMP/ds-mtp.ini"
+MT="--model deepseek-v3 --hw nvidia-h200 --chips 8 --tp 8 --weights fp8 --kv fp8 --compute fp8 --offline --isl 500 --osl 50 --requests 16 --spec-accept 0.8 --spec-tokens 2 --json"
+run "$SCALE" infer $MT --spec-draft mtp; expect_rc 0 "MTP drafts"; cp "$TMP/out" "$TMP/mtp.json"
+run "$SCALE" infer $MT --spec-draft "$TMP/ds-mtp.ini"; expect_rc 0 "the same block as a file"
+if command -v python3 >/dev/null 2>&1; then
+  if python3 - "$TMP/mtp.json" "$TMP/out" <<'EOF2'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+for k in ("ttft_p50_s", "tpot_p50_s", "tokens_per_s", "makespan_s"):
+    assert a[k] == b[k], (k, a[k], b[k])
+assert a["speculative"]["drafted_tokens"] == b["speculative"]["drafted_tokens"]
+assert a["kv_blocks"] < b["kv_blocks"], (a["kv_blocks"], b["kv_blocks"])
+EOF2
+  then pass; else fail "MTP draft: the block's times, the module's HBM"; fi
+fi
+expect_usage_error "MTP without a module" "$SCALE" infer --model llama-3-8b --hw nvidia-h100-sxm --chips 1 --offline --isl 100 --osl 100 --spec-draft mtp --spec-accept 0.5
+expect_err "llama-3-8b has no MTP module" "names the model"
+
 finish
