@@ -529,44 +529,87 @@ static int set_parallel(emit_doc *d, const cli_emit_train_job *j) {
   return 0;
 }
 
-/* MaxText's mesh: each degree on its ICI or DCN axis, as scale mapped it. */
-static int set_mesh(emit_doc *d, const cli_emit_train_job *j) {
+/* MaxText's mesh axes, innermost first (the order a slice's devices are filled in). */
+enum { AX_TENSOR, AX_CONTEXT, AX_EXPERT, AX_FSDP, AX_PIPE, AX_DATA, AX_N };
+static const char *const AXIS[AX_N] = {"tensor", "context", "expert", "fsdp", "pipeline", "data"};
+
+/* Devices of one MaxText slice: a GPU's NVLink domain, or the chips scale kept off DCN. */
+static double slice_devices(const cli_emit_train_job *j) {
   const scale_layout *l = j->layout;
-  if (!is(d, CLI_EMIT_MAXTEXT)) return 0;
-  if (l->etp > 1) return refuse(d, "has no expert tensor parallelism (etp %g)", l->etp);
-  double fsdp = l->fsdp, data = l->dp;
-  if (l->ep > 1) { /* MaxText's expert axis is a mesh axis of its own: taken out of fsdp */
-    if (fmod(fsdp, l->ep) != 0)
-      return refuse(d, "needs its expert axis out of fsdp: ep %g does not divide fsdp %g", l->ep,
-                    fsdp);
-    fsdp /= l->ep;
-    note(d, "ep %g: MaxText's expert axis is its own mesh axis, taken out of fsdp (%g / %g); "
-            "it shards the dense layers' batch as fsdp does", l->ep, l->fsdp, l->ep);
+  const double degree[SCALE_TRAIN_DIM_COUNT] = {l->dp, l->fsdp, l->tp, l->pp, 1, l->cp};
+  double slices = 1;
+  for (int dim = 0; dim < SCALE_TRAIN_DIM_COUNT; dim++)
+    if (l->link[dim] == SCALE_TRAIN_LINK_DCN) slices *= degree[dim];
+  double domain = j->chip->nvlink_domain_size;
+  if (isfinite(domain) && domain >= 1) return fmin(domain, j->n_chips);
+  return j->n_chips / slices;
+}
+
+/* The expert axis (a mesh axis of its own, out of fsdp) and ZeRO-1/2 (the optimizer sharded
+ * over the data axis) on the degrees of each axis: 0 or a refusal. */
+static int fold_axes(emit_doc *d, const scale_layout *l, double *total) {
+  if (l->ep > 1) {
+    if (fmod(total[AX_FSDP], l->ep) != 0)
+      return refuse(d, "takes its expert axis out of fsdp: ep %g does not divide fsdp %g", l->ep,
+                    total[AX_FSDP]);
+    total[AX_FSDP] /= l->ep;
+    note(d, "ep %g: MaxText's expert axis is a mesh axis of its own, apart from tensor, taken "
+            "out of fsdp %g; it shards the dense layers' batch as fsdp does", l->ep, l->fsdp);
   }
-  if (l->fsdp > 1 && l->zero_stage < 3) { /* ZeRO-1/2: the data axis, optimizer sharded */
-    data *= fsdp;
-    fsdp = 1;
+  if (l->fsdp > 1 && l->zero_stage < 3) {
+    total[AX_DATA] *= total[AX_FSDP];
+    total[AX_FSDP] = 1;
     set_bool(d, K_SHARD_OPT_DATA, true);
     if (l->zero_stage == 2)
       note(d, "ZeRO-2: MaxText shards the optimizer state over the data axis (ZeRO-1); the "
               "gradients are all-reduced, not reduce-scattered");
   }
-  const struct {
-    scale_train_dim dim;
-    double degree;
-    emit_key ici, dcn;
-  } axes[] = {{SCALE_TRAIN_DIM_DP, data, K_ICI_DATA, K_DCN_DATA},
-              {SCALE_TRAIN_DIM_FSDP, fsdp, K_ICI_FSDP, K_DCN_FSDP},
-              {SCALE_TRAIN_DIM_TP, l->tp, l->sp ? K_ICI_TENSOR_SEQ : K_ICI_TENSOR,
-               l->sp ? K_DCN_TENSOR_SEQ : K_DCN_TENSOR},
-              {SCALE_TRAIN_DIM_PP, l->pp, K_ICI_PIPE, K_DCN_PIPE},
-              {SCALE_TRAIN_DIM_EP, l->ep, K_ICI_EXPERT, K_DCN_EXPERT},
-              {SCALE_TRAIN_DIM_CP, l->cp, K_ICI_CONTEXT, K_DCN_CONTEXT}};
-  for (size_t i = 0; i < sizeof axes / sizeof axes[0]; i++) {
-    bool dcn = l->link[axes[i].dim] == SCALE_TRAIN_LINK_DCN;
-    set_num(d, dcn ? axes[i].dcn : axes[i].ici, axes[i].degree);
-    if (!dcn && axes[i].dim == SCALE_TRAIN_DIM_DP) set_num(d, K_DCN_DATA, 1);
-    if (dcn && axes[i].dim == SCALE_TRAIN_DIM_FSDP) set_num(d, K_ICI_FSDP, 1);
+  return 0;
+}
+
+/* Fills a slice of 'devices' with the axes, innermost first, into ici[] and dcn[] (MaxText
+ * needs each slice's devices on its ICI axes); a note for each axis split otherwise than scale
+ * mapped it. 0, or a refusal when the axes cannot fill the slice. */
+static int fill_slice(emit_doc *d, const scale_layout *l, double devices, const double *total,
+                      double *ici, double *dcn) {
+  const scale_train_dim DIM[AX_N] = {SCALE_TRAIN_DIM_TP, SCALE_TRAIN_DIM_CP, SCALE_TRAIN_DIM_EP,
+                                     SCALE_TRAIN_DIM_FSDP, SCALE_TRAIN_DIM_PP, SCALE_TRAIN_DIM_DP};
+  double left = devices;
+  for (int a = 0; a < AX_N; a++) {
+    double g = 1;
+    for (double f = 2; f <= left && f <= total[a]; f++)
+      if (fmod(left, f) == 0 && fmod(total[a], f) == 0) g = f;
+    ici[a] = g;
+    dcn[a] = total[a] / g;
+    left /= g;
+    scale_train_dim dim = a == AX_DATA && l->fsdp > 1 ? SCALE_TRAIN_DIM_FSDP : DIM[a];
+    bool scale_dcn = l->link[dim] == SCALE_TRAIN_LINK_DCN;
+    if (total[a] > 1 && ((scale_dcn && g > 1) || (!scale_dcn && dcn[a] > 1)))
+      note(d, "%s %g: ici %g x dcn %g in MaxText's slices of %g devices (scale priced it over "
+              "%s)", AXIS[a], total[a], g, dcn[a], devices, scale_train_link_name(l->link[dim]));
+  }
+  if (left != 1)
+    return refuse(d, "cannot fill its slices of %g devices with this mesh", devices);
+  return 0;
+}
+
+/* MaxText's mesh: each axis's ICI and DCN degrees, its pipeline and context options. */
+static int set_mesh(emit_doc *d, const cli_emit_train_job *j) {
+  const scale_layout *l = j->layout;
+  if (!is(d, CLI_EMIT_MAXTEXT)) return 0;
+  if (l->etp > 1) return refuse(d, "has no expert tensor parallelism (etp %g)", l->etp);
+  double total[AX_N] = {l->tp, l->cp, l->ep, l->fsdp, l->pp, l->dp}, ici[AX_N], dcn[AX_N];
+  int rc = fold_axes(d, l, total);
+  if (!rc) rc = fill_slice(d, l, slice_devices(j), total, ici, dcn);
+  if (!rc) rc = set_schedule(d, l, (double)j->model->n_layers);
+  if (rc) return rc;
+  const emit_key ICI[AX_N] = {l->sp ? K_ICI_TENSOR_SEQ : K_ICI_TENSOR, K_ICI_CONTEXT,
+                              K_ICI_EXPERT, K_ICI_FSDP, K_ICI_PIPE, K_ICI_DATA};
+  const emit_key DCN[AX_N] = {l->sp ? K_DCN_TENSOR_SEQ : K_DCN_TENSOR, K_DCN_CONTEXT,
+                              K_DCN_EXPERT, K_DCN_FSDP, K_DCN_PIPE, K_DCN_DATA};
+  for (int a = 0; a < AX_N; a++) {
+    set_num(d, ICI[a], ici[a]);
+    set_num(d, DCN[a], dcn[a]);
   }
   if (l->cp > 1) set_str(d, K_CP_STRATEGY, l->cp_kind == SCALE_CP_ULYSSES ? "ulysses" : "ring");
   if (l->tp_overlap && l->sp) set_str(d, K_TP_OVERLAP, "full");
