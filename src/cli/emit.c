@@ -24,7 +24,8 @@ typedef enum { STYLE_FLAGS, STYLE_DOTLIST, STYLE_TOML, STYLE_YAML } emit_style;
 /* Every quantity an emitter can print, as scale computes it. */
 typedef enum {
   /* parallelism */
-  K_TP, K_SP, K_PP, K_VP, K_LAYERS_PER_STAGE, K_SCHEDULE, K_MICRO_PP, K_CP, K_CP_KIND, K_EP,
+  K_TP, K_SP, K_PP, K_VP, K_LAYERS_PER_STAGE, K_FIRST_STAGE, K_LAST_STAGE, K_FIRST_LESS,
+  K_LAST_LESS, K_PP_LAYERS, K_SCHEDULE, K_MICRO_PP, K_CP, K_CP_KIND, K_EP,
   K_ETP, K_DP_REPLICATE, K_DP_SHARD, K_RESHARD, K_DISTOPT, K_DISTOPT_OPT, K_DISTOPT_N, K_FSDP_ON,
   K_FSDP_ON2, K_FSDP_ON3, K_FSDP_STRATEGY, K_SHARD_OPT_DATA, K_TP_OVERLAP, K_EMBED_SPLIT,
   K_LOSS_SPLIT, K_ATTN, K_CAPACITY,
@@ -64,6 +65,8 @@ static const emit_opt MEGATRON_OPTS[] = {
     {K_TP_OVERLAP, "--tp-comm-overlap"},
     {K_PP, "--pipeline-model-parallel-size"},
     {K_VP, "--num-virtual-stages-per-pipeline-rank"},
+    {K_FIRST_STAGE, "--decoder-first-pipeline-num-layers"},
+    {K_LAST_STAGE, "--decoder-last-pipeline-num-layers"},
     {K_EMBED_SPLIT, "--account-for-embedding-in-pipeline-split"},
     {K_LOSS_SPLIT, "--account-for-loss-in-pipeline-split"},
     {K_CP, "--context-parallel-size"},
@@ -118,6 +121,8 @@ static const emit_opt NEMO_OPTS[] = {
     {K_TP_OVERLAP, "model.tp_comm_overlap"},
     {K_PP, "model.pipeline_model_parallel_size"},
     {K_VP, "model.virtual_pipeline_model_parallel_size"},
+    {K_FIRST_STAGE, "model.num_layers_in_first_pipeline_stage"},
+    {K_LAST_STAGE, "model.num_layers_in_last_pipeline_stage"},
     {K_EMBED_SPLIT, "model.account_for_embedding_in_pipeline_split"},
     {K_LOSS_SPLIT, "model.account_for_loss_in_pipeline_split"},
     {K_CP, "model.context_parallel_size"},
@@ -177,6 +182,8 @@ static const emit_opt TORCHTITAN_OPTS[] = {
     {K_PP, "parallelism.pipeline_parallel_degree"},
     {K_SCHEDULE, "parallelism.pipeline_parallel_schedule"},
     {K_LAYERS_PER_STAGE, "parallelism.pipeline_parallel_layers_per_stage"},
+    {K_FIRST_LESS, "parallelism.pipeline_parallel_first_stage_less_layers"},
+    {K_LAST_LESS, "parallelism.pipeline_parallel_last_stage_less_layers"},
     {K_MICRO_PP, "parallelism.pipeline_parallel_microbatch_size"},
     {K_CP, "parallelism.context_parallel_degree"},
     {K_EP, "parallelism.expert_parallel_degree"},
@@ -204,7 +211,9 @@ static const emit_opt MAXTEXT_OPTS[] = {
     {K_SHARD_OPT_DATA, "shard_optimizer_over_data"},
     {K_TP_OVERLAP, "te_comm_gemm_overlap"},
     {K_MICRO_PP, "num_pipeline_microbatches"},
+    {K_LAYERS_PER_STAGE, "num_layers_per_pipeline_stage"},
     {K_PP_REPEATS, "num_pipeline_repeats"},
+    {K_PP_LAYERS, "pipeline_parallel_layers"},
     {K_PER_DEVICE_BATCH, "per_device_batch_size"},
     {K_GRAD_ACCUM, "gradient_accumulation_steps"},
     {K_SEQ, "max_target_length"},
@@ -419,39 +428,92 @@ __attribute__((format(printf, 2, 3))) static int refuse(const emit_doc *d, const
 
 /* ==== training =============================================================================== */
 
-/* The pipeline schedule: each framework's name, a note when it is the nearest, or a refusal. */
+/* Megatron's stage split of L layers (the embedding and the loss as one more each with
+ * --pp-embed-loss) over pp x v chunks: even, or with v = 1 the middle stages holding
+ * ceil(L / pp) as scale's fullest stage does and the first and last the rest. */
+static int megatron_split(emit_doc *d, const scale_layout *l, double n_layers, double v) {
+  double units = n_layers + (l->pp_embed_loss ? 2 : 0);
+  if (fmod(units, l->pp * v) == 0) return 0;
+  double c = ceil(n_layers / l->pp), rest = n_layers - c * (l->pp - 2);
+  double first = floor(rest / 2), last = rest - first;
+  if (v > 1 || l->pp_embed_loss || first < 1 || last > c)
+    return refuse(d, "cannot split %g layers evenly over %g x %g pipeline chunks", units, l->pp,
+                  v);
+  set_num(d, K_FIRST_STAGE, first);
+  set_num(d, K_LAST_STAGE, last);
+  return 0;
+}
+
+/* torchtitan's split of L layers into pp x 'stages' stages: layers per stage, the first and
+ * last stage one less each where it evens the split (always with --pp-embed-loss, as the
+ * embedding and the loss take their place). */
+static int titan_split(emit_doc *d, const scale_layout *l, double n_layers, double stages) {
+  const double n = l->pp * stages;
+  for (int k = 0; k < 4; k++) {
+    double first = l->pp_embed_loss ? 1 : k & 1, last = l->pp_embed_loss ? 1 : k >> 1;
+    double units = n_layers + first + last, per = ceil(units / n);
+    if (ceil(units / per) != n) continue;
+    set_num(d, K_FIRST_LESS, first);
+    set_num(d, K_LAST_LESS, last);
+    set_num(d, K_LAYERS_PER_STAGE, per);
+    if (!l->pp_embed_loss && first + last > 0)
+      note(d, "%g layers in %g stages of %g: the first and last stages hold %g and %g fewer",
+           n_layers, n, per, first, last);
+    return 0;
+  }
+  return refuse(d, "cannot split %g layers into %g stages", n_layers, n);
+}
+
+/* MaxText's stages: layers per stage a repeat, the repeats (interleaving); the layers that do
+ * not split evenly stay out of the pipeline (pipeline_parallel_layers). */
+static void maxtext_split(emit_doc *d, const scale_layout *l, double n_layers, double repeats) {
+  double chunks = l->pp * repeats, piped = floor(n_layers / chunks) * chunks;
+  set_num(d, K_LAYERS_PER_STAGE, piped / chunks);
+  set_num(d, K_PP_REPEATS, repeats);
+  if (piped < n_layers) {
+    set_num(d, K_PP_LAYERS, piped);
+    note(d, "%g layers over %g pipeline chunks: MaxText pipelines %g of them; the other %g run "
+            "with the stage axis as data parallelism", n_layers, chunks, piped, n_layers - piped);
+  }
+}
+
+/* The pipeline schedule: each framework's name, or its nearest with a note; the stage split. */
 static int set_schedule(emit_doc *d, const scale_layout *l, double n_layers) {
   if (!(l->pp > 1)) return 0;
   scale_pp_schedule s = l->schedule;
   const char *name = scale_pp_schedule_name(s);
+  const framework *f = &FRAMEWORKS[d->fw];
   if (is(d, CLI_EMIT_TORCHTITAN)) {
     static const char *const TITAN[SCALE_PP_COUNT] = {
-        "1F1B", "GPipe", "Interleaved1F1B", "InterleavedZeroBubble", NULL, "ZBVZeroBubble",
-        "DualPipeV"};
-    if (!TITAN[s]) return refuse(d, "has no %s schedule (torch.distributed.pipelining)", name);
+        "1F1B", "GPipe", "Interleaved1F1B", "InterleavedZeroBubble", "InterleavedZeroBubble",
+        "ZBVZeroBubble", "DualPipeV"};
     set_str(d, K_SCHEDULE, TITAN[s]);
+    if (s == SCALE_PP_ZB_H2 || s == SCALE_PP_DUALPIPE)
+      note(d, "schedule %s: nearest torchtitan's %s (%s)", name, TITAN[s],
+           s == SCALE_PP_ZB_H2 ? "ZB-H1's warm-up, a larger bubble than ZB-H2"
+                               : "DualPipe's V-shaped variant, one copy of the weights");
     double stages = s == SCALE_PP_INTERLEAVED ? l->n_virtual_stages
-                    : (s == SCALE_PP_ZB_V || s == SCALE_PP_DUALPIPE) ? 2.0 : 1.0;
-    if (stages > 1) set_num(d, K_LAYERS_PER_STAGE, n_layers / (l->pp * stages));
-    if (s == SCALE_PP_DUALPIPE)
-      note(d, "schedule dualpipe: torchtitan's DualPipeV is DualPipe's V-shaped variant (one "
-              "copy of the weights, not two)");
-    return 0;
+                    : s == SCALE_PP_ZB_V || s == SCALE_PP_DUALPIPE ? 2 : 1;
+    return titan_split(d, l, n_layers, stages);
   }
   if (s >= SCALE_PP_ZB_H1)
-    return refuse(d, "has no %s schedule (plan with --schedule 1f1b,gpipe,interleaved)", name);
+    note(d, "schedule %s: %s %s has no zero-bubble schedule; nearest %s, whose bubble (p-1)/m "
+            "is larger than the one scale priced (price it with --schedule %s)",
+         name, f->title, f->version, is(d, CLI_EMIT_MAXTEXT) ? "its pipeline" : "1F1B",
+         is(d, CLI_EMIT_MAXTEXT) ? "gpipe" : "1f1b");
   if (is(d, CLI_EMIT_MAXTEXT)) {
-    if (s == SCALE_PP_INTERLEAVED) set_num(d, K_PP_REPEATS, l->n_virtual_stages);
     if (s == SCALE_PP_1F1B)
       note(d, "schedule 1f1b: MaxText's pipeline runs every microbatch's forward before the "
               "backwards (GPipe-like): the same bubble, more activations in flight");
+    maxtext_split(d, l, n_layers, s == SCALE_PP_INTERLEAVED ? l->n_virtual_stages : 1);
     return 0;
   }
-  if (s == SCALE_PP_INTERLEAVED) set_num(d, K_VP, l->n_virtual_stages);
+  double v = s == SCALE_PP_INTERLEAVED ? l->n_virtual_stages : 1;
+  if (v > 1) set_num(d, K_VP, v);
   if (s == SCALE_PP_GPIPE)
     note(d, "schedule gpipe: Megatron runs 1F1B, the same bubble with fewer microbatches in "
             "flight");
-  return 0;
+  return megatron_split(d, l, n_layers, v);
 }
 
 /* Data parallelism and ZeRO: Megatron's distributed optimizer or Megatron-FSDP, torchtitan's
@@ -503,9 +565,6 @@ static int set_parallel(emit_doc *d, const cli_emit_train_job *j) {
   if (l->pp > 1 && l->pp_embed_loss && megatron_like(d)) {
     set_bool(d, K_EMBED_SPLIT, true);
     set_bool(d, K_LOSS_SPLIT, true);
-  } else if (l->pp > 1 && l->pp_embed_loss) {
-    note(d, "--pp-embed-loss: torchtitan's stage split counts the embedding and the loss by "
-            "pipeline_parallel_first/last_stage_less_layers (left at their defaults)");
   }
   int rc = set_schedule(d, l, (double)j->model->n_layers);
   if (rc) return rc;
