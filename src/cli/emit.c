@@ -21,11 +21,14 @@
 
 typedef enum { STYLE_FLAGS, STYLE_DOTLIST, STYLE_TOML, STYLE_YAML } emit_style;
 
+/* The chips a framework runs on. */
+typedef enum { ON_ANY, ON_GPU, ON_NVIDIA } emit_chips;
+
 /* Every quantity an emitter can print, as scale computes it. */
 typedef enum {
   /* parallelism */
   K_TP, K_SP, K_PP, K_VP, K_LAYERS_PER_STAGE, K_FIRST_STAGE, K_LAST_STAGE, K_FIRST_LESS,
-  K_LAST_LESS, K_PP_LAYERS, K_SCHEDULE, K_MICRO_PP, K_CP, K_CP_KIND, K_EP,
+  K_LAST_LESS, K_PP_LAYERS, K_PP_LAYOUT, K_SCHEDULE, K_MICRO_PP, K_CP, K_CP_KIND, K_EP,
   K_ETP, K_DP_REPLICATE, K_DP_SHARD, K_RESHARD, K_DISTOPT, K_DISTOPT_OPT, K_DISTOPT_N, K_FSDP_ON,
   K_FSDP_ON2, K_FSDP_ON3, K_FSDP_STRATEGY, K_SHARD_OPT_DATA, K_TP_OVERLAP, K_EMBED_SPLIT,
   K_LOSS_SPLIT, K_ATTN, K_CAPACITY,
@@ -67,6 +70,7 @@ static const emit_opt MEGATRON_OPTS[] = {
     {K_VP, "--num-virtual-stages-per-pipeline-rank"},
     {K_FIRST_STAGE, "--decoder-first-pipeline-num-layers"},
     {K_LAST_STAGE, "--decoder-last-pipeline-num-layers"},
+    {K_PP_LAYOUT, "--pipeline-model-parallel-layout"},
     {K_EMBED_SPLIT, "--account-for-embedding-in-pipeline-split"},
     {K_LOSS_SPLIT, "--account-for-loss-in-pipeline-split"},
     {K_CP, "--context-parallel-size"},
@@ -123,6 +127,7 @@ static const emit_opt NEMO_OPTS[] = {
     {K_VP, "model.virtual_pipeline_model_parallel_size"},
     {K_FIRST_STAGE, "model.num_layers_in_first_pipeline_stage"},
     {K_LAST_STAGE, "model.num_layers_in_last_pipeline_stage"},
+    {K_PP_LAYOUT, "model.pipeline_model_parallel_layout"},
     {K_EMBED_SPLIT, "model.account_for_embedding_in_pipeline_split"},
     {K_LOSS_SPLIT, "model.account_for_loss_in_pipeline_split"},
     {K_CP, "model.context_parallel_size"},
@@ -299,6 +304,7 @@ typedef struct {
   const char *source;  /* the file(s) the names come from */
   const char *usage;   /* how the output is used */
   bool serving;
+  emit_chips runs_on;
   emit_style style;
   const emit_opt *opts;
   int n_opts;
@@ -311,40 +317,41 @@ static const framework FRAMEWORKS[CLI_EMIT_COUNT] = {
                            "megatron/training/arguments.py",
                            "torchrun ... pretrain_gpt.py $(grep -v '^#' FILE) plus the data, "
                            "tokenizer and checkpoint options",
-                           false, STYLE_FLAGS, ROWS(MEGATRON_OPTS)},
+                           false, ON_GPU, STYLE_FLAGS, ROWS(MEGATRON_OPTS)},
     [CLI_EMIT_NEMO] = {"nemo", "Megatron-Bridge (NeMo 2 recipes)", "v0.6.0",
                        "51885cf132b2814188b6855c25a8588254274c2a",
                        "src/megatron/bridge/training/config.py (ConfigContainer) and the "
                        "Megatron Core config dataclasses it pins",
                        "a recipe's ConfigContainer overrides: run_recipe.py ... "
                        "$(grep -v '^#' FILE)",
-                       false, STYLE_DOTLIST, ROWS(NEMO_OPTS)},
+                       false, ON_GPU, STYLE_DOTLIST, ROWS(NEMO_OPTS)},
     [CLI_EMIT_TORCHTITAN] = {"torchtitan", "torchtitan", "v0.2.2",
                              "73a0e6979dd10b6b1904098eb3c8f62c18ab87ce",
                              "torchtitan/config/job_config.py",
                              "a job file: torchrun ... -m torchtitan.train --job.config_file "
                              "FILE (merge with your model, data and optimizer sections)",
-                             false, STYLE_TOML, ROWS(TORCHTITAN_OPTS)},
+                             false, ON_GPU, STYLE_TOML, ROWS(TORCHTITAN_OPTS)},
     [CLI_EMIT_MAXTEXT] = {"maxtext", "MaxText", "maxtext-v0.2.4",
                           "538fe7a3f3376d94cf3f04e77741aa6d7e8efa45",
                           "src/maxtext/configs/base.yml",
                           "overrides of base.yml: python3 -m maxtext.train "
                           "src/maxtext/configs/base.yml $(grep -v '^#' FILE) run_name=...",
-                          false, STYLE_DOTLIST, ROWS(MAXTEXT_OPTS)},
+                          false, ON_ANY, STYLE_DOTLIST, ROWS(MAXTEXT_OPTS)},
     [CLI_EMIT_VLLM] = {"vllm", "vLLM", "main after v0.15.0 (no release tag in the snapshot)",
                        "d334dd26c4972312d9dc4f04dc7c93cdcacbd5a4", "vllm/engine/arg_utils.py",
-                       "vllm serve MODEL $(grep -v '^#' FILE)", true, STYLE_FLAGS,
+                       "vllm serve MODEL $(grep -v '^#' FILE)", true, ON_ANY, STYLE_FLAGS,
                        ROWS(VLLM_OPTS)},
     [CLI_EMIT_SGLANG] = {"sglang", "SGLang", "v0.5.2 (its version-bump commit)",
                          "b0d25e72c401f37b55d689ddbf05b8c583afe854",
                          "python/sglang/srt/server_args.py",
                          "python3 -m sglang.launch_server --model-path MODEL "
                          "$(grep -v '^#' FILE)",
-                         true, STYLE_FLAGS, ROWS(SGLANG_OPTS)},
+                         true, ON_GPU, STYLE_FLAGS, ROWS(SGLANG_OPTS)},
     [CLI_EMIT_TRTLLM] = {"trtllm", "TensorRT-LLM", "1.3.0rc3 (tensorrt_llm/version.py)",
                          "5978a46524cb63f2759035cda5eb3c847beae91d",
                          "tensorrt_llm/llmapi/llm_args.py (the LLM API)",
-                         "trtllm-serve MODEL --extra_llm_api_options FILE", true, STYLE_YAML,
+                         "trtllm-serve MODEL --extra_llm_api_options FILE", true, ON_NVIDIA,
+                         STYLE_YAML,
                          ROWS(TRTLLM_OPTS)},
 };
 
@@ -371,7 +378,7 @@ typedef enum { V_UNSET = 0, V_NUM, V_STR, V_RAW, V_TRUE, V_FALSE } val_kind;
 typedef struct {
   val_kind kind;
   double num;
-  char str[512];
+  char str[1024];
 } emit_val;
 
 enum { NOTES_MAX = 12 };
@@ -428,20 +435,51 @@ __attribute__((format(printf, 2, 3))) static int refuse(const emit_doc *d, const
 
 /* ==== training =============================================================================== */
 
+/* Megatron's --pipeline-model-parallel-layout for an uneven split: pp x v chunks ("E" the
+ * embedding, "t" a layer, "L" the loss, "|" between chunks), as even as possible with the extra
+ * layers in the middle chunks (scale's fullest stage holds ceil(units / chunks)). */
+static void megatron_layout(emit_doc *d, const scale_layout *l, double n_layers, double v) {
+  const int n = (int)(l->pp * v), counted = l->pp_embed_loss ? 2 : 0;
+  const int units = (int)n_layers + counted, base = units / n, extra = units - base * n;
+  char *buf = d->v[K_PP_LAYOUT].str;
+  size_t size = sizeof d->v[K_PP_LAYOUT].str, k = 0;
+  for (int i = 0; i < n && k + 1 < size; i++) {
+    /* the extra units go to chunks 1 .. n-2, then n-1, then 0: at most one each (extra < n) */
+    int rank = i == 0 ? n - 1 : i == n - 1 ? n - 2 : i - 1;
+    int layers = base + (rank < extra) - (l->pp_embed_loss && i == 0) -
+                 (l->pp_embed_loss && i == n - 1);
+    if (i == 0) buf[k++] = 'E';
+    for (int t = 0; t < layers && k + 3 < size; t++) buf[k++] = 't';
+    if (i == n - 1) buf[k++] = 'L';
+    if (i < n - 1) buf[k++] = '|';
+  }
+  buf[k] = '\0';
+  d->v[K_PP_LAYOUT].kind = V_STR;
+  note(d, "%g layers%s over %d pipeline chunks do not split evenly: a layout string with the "
+          "extra layers in the middle chunks", n_layers,
+       l->pp_embed_loss ? " with the embedding and the loss" : "", n);
+}
+
 /* Megatron's stage split of L layers (the embedding and the loss as one more each with
- * --pp-embed-loss) over pp x v chunks: even, or with v = 1 the middle stages holding
- * ceil(L / pp) as scale's fullest stage does and the first and last the rest. */
-static int megatron_split(emit_doc *d, const scale_layout *l, double n_layers, double v) {
+ * --pp-embed-loss) over pp x v chunks: even; with v = 1 the middle stages holding ceil(L / pp)
+ * as scale's fullest stage does and the first and last the rest; else a layout string. */
+static void megatron_split(emit_doc *d, const scale_layout *l, double n_layers, double v) {
   double units = n_layers + (l->pp_embed_loss ? 2 : 0);
-  if (fmod(units, l->pp * v) == 0) return 0;
+  if (v > 1) set_num(d, K_VP, v);
+  if (l->pp_embed_loss) {
+    set_bool(d, K_EMBED_SPLIT, true);
+    set_bool(d, K_LOSS_SPLIT, true);
+  }
+  if (fmod(units, l->pp * v) == 0) return;
   double c = ceil(n_layers / l->pp), rest = n_layers - c * (l->pp - 2);
   double first = floor(rest / 2), last = rest - first;
-  if (v > 1 || l->pp_embed_loss || first < 1 || last > c)
-    return refuse(d, "cannot split %g layers evenly over %g x %g pipeline chunks", units, l->pp,
-                  v);
-  set_num(d, K_FIRST_STAGE, first);
-  set_num(d, K_LAST_STAGE, last);
-  return 0;
+  if (v == 1 && !l->pp_embed_loss && first >= 1 && last <= c) {
+    set_num(d, K_FIRST_STAGE, first);
+    set_num(d, K_LAST_STAGE, last);
+    return;
+  }
+  d->v[K_VP].kind = d->v[K_EMBED_SPLIT].kind = d->v[K_LOSS_SPLIT].kind = V_UNSET; /* the layout's */
+  megatron_layout(d, l, n_layers, v);
 }
 
 /* torchtitan's split of L layers into pp x 'stages' stages: layers per stage, the first and
@@ -468,6 +506,9 @@ static int titan_split(emit_doc *d, const scale_layout *l, double n_layers, doub
  * not split evenly stay out of the pipeline (pipeline_parallel_layers). */
 static void maxtext_split(emit_doc *d, const scale_layout *l, double n_layers, double repeats) {
   double chunks = l->pp * repeats, piped = floor(n_layers / chunks) * chunks;
+  if (l->pp_embed_loss)
+    note(d, "--pp-embed-loss: MaxText's stages hold decoder layers only (the embedding and the "
+            "loss outside the pipeline)");
   set_num(d, K_LAYERS_PER_STAGE, piped / chunks);
   set_num(d, K_PP_REPEATS, repeats);
   if (piped < n_layers) {
@@ -508,12 +549,11 @@ static int set_schedule(emit_doc *d, const scale_layout *l, double n_layers) {
     maxtext_split(d, l, n_layers, s == SCALE_PP_INTERLEAVED ? l->n_virtual_stages : 1);
     return 0;
   }
-  double v = s == SCALE_PP_INTERLEAVED ? l->n_virtual_stages : 1;
-  if (v > 1) set_num(d, K_VP, v);
   if (s == SCALE_PP_GPIPE)
     note(d, "schedule gpipe: Megatron runs 1F1B, the same bubble with fewer microbatches in "
             "flight");
-  return megatron_split(d, l, n_layers, v);
+  megatron_split(d, l, n_layers, s == SCALE_PP_INTERLEAVED ? l->n_virtual_stages : 1);
+  return 0;
 }
 
 /* Data parallelism and ZeRO: Megatron's distributed optimizer or Megatron-FSDP, torchtitan's
@@ -562,10 +602,7 @@ static int set_parallel(emit_doc *d, const cli_emit_train_job *j) {
             "sequence (sequence parallelism) always");
   if (l->tp_overlap) set_bool(d, K_TP_OVERLAP, true);
   set_num(d, K_PP, l->pp);
-  if (l->pp > 1 && l->pp_embed_loss && megatron_like(d)) {
-    set_bool(d, K_EMBED_SPLIT, true);
-    set_bool(d, K_LOSS_SPLIT, true);
-  }
+
   int rc = set_schedule(d, l, (double)j->model->n_layers);
   if (rc) return rc;
   set_num(d, K_CP, l->cp);
@@ -1030,13 +1067,26 @@ static void print_doc(FILE *out, const emit_doc *d, const char *what, const char
   }
 }
 
+/* Whether the framework runs on 'chip' (a TPU is a chip with a torus; an NVIDIA GPU's scale-up
+ * fabric is NVLink or none): 0 or a refusal. */
+static int check_chip(const emit_doc *d, const scale_chip *chip) {
+  const framework *f = &FRAMEWORKS[d->fw];
+  bool tpu = isfinite(chip->ici_n_axes) && chip->ici_n_axes >= 1;
+  bool nvidia = !tpu && (!chip->scaleup_fabric[0] || strncmp(chip->scaleup_fabric, "nvlink", 6) == 0);
+  if ((f->runs_on == ON_GPU && tpu) || (f->runs_on == ON_NVIDIA && !nvidia))
+    return refuse(d, "does not run on %s (it runs on %s)", chip->display_name,
+                  f->runs_on == ON_GPU ? "GPUs" : "NVIDIA GPUs");
+  return 0;
+}
+
 int cli_emit_train(FILE *out, cli_emit_fw fw, const cli_emit_train_job *j) {
   static emit_doc d; /* 60 kB: not on the stack */
   memset(&d, 0, sizeof d);
   d.fw = fw;
   if (j->model->arch != SCALE_ARCH_TRANSFORMER)
     return refuse(&d, "is emitted for transformers only (%s is Mamba-2)", j->model->name);
-  int rc = set_parallel(&d, j);
+  int rc = check_chip(&d, j->chip);
+  if (!rc) rc = set_parallel(&d, j);
   if (!rc) rc = set_mesh(&d, j);
   if (!rc) rc = set_batch(&d, j);
   if (!rc) rc = set_precision(&d, j->recipe);
@@ -1054,7 +1104,8 @@ int cli_emit_serve(FILE *out, cli_emit_fw fw, const cli_emit_serve_job *j) {
   static emit_doc d;
   memset(&d, 0, sizeof d);
   d.fw = fw;
-  int rc = serve_doc(&d, j);
+  int rc = check_chip(&d, j->chip);
+  if (!rc) rc = serve_doc(&d, j);
   if (rc) return rc;
   char what[256];
   snprintf(what, sizeof what, "serving %s on %g x %s", j->model->display_name, j->n_chips,
