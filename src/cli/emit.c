@@ -337,7 +337,7 @@ static const framework FRAMEWORKS[CLI_EMIT_COUNT] = {
                           "overrides of base.yml: python3 -m maxtext.train "
                           "src/maxtext/configs/base.yml $(grep -v '^#' FILE) run_name=...",
                           false, ON_ANY, STYLE_DOTLIST, ROWS(MAXTEXT_OPTS)},
-    [CLI_EMIT_VLLM] = {"vllm", "vLLM", "main after v0.15.0 (no release tag in the snapshot)",
+    [CLI_EMIT_VLLM] = {"vllm", "vLLM", "main at the v0.15.0 release (no tag in the snapshot)",
                        "d334dd26c4972312d9dc4f04dc7c93cdcacbd5a4", "vllm/engine/arg_utils.py",
                        "vllm serve MODEL $(grep -v '^#' FILE)", true, ON_ANY, STYLE_FLAGS,
                        ROWS(VLLM_OPTS)},
