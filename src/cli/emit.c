@@ -1122,7 +1122,11 @@ char *cli_emit_command_line(int argc, char **argv, const char *cmd, char *buf, s
       continue;
     }
     if (strncmp(argv[i], "--emit=", 7) == 0) continue;
-    n += (size_t)snprintf(buf + n, size - n, " %s", argv[i]);
+    /* a word the shell would split or expand is single-quoted, so the line runs as printed */
+    bool plain = argv[i][0] && strspn(argv[i], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                               "0123456789_./:=,+-") == strlen(argv[i]);
+    n += (size_t)snprintf(buf + n, size - n, plain || strchr(argv[i], '\'') ? " %s" : " '%s'",
+                          argv[i]);
   }
   return buf;
 }
