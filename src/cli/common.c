@@ -189,6 +189,10 @@ int cli_hw_prices(const char *chip) {
   return CLI_EXIT_OK;
 }
 
+/* The hardware file the last cli_load_chip() read by path, and its chip's name: the cost model's
+ * line names that file, not hardware/<stem>.ini (which may not exist). */
+static char chip_path[1024], chip_path_name[SCALE_NAME_MAX];
+
 int cli_load_chip(const char *name, scale_chip *out) {
   scale_diag diag;
   scale_status st = scale_chip_load(name, out, &diag);
@@ -202,6 +206,10 @@ int cli_load_chip(const char *name, scale_chip *out) {
     cli_print_diag(&diag);
     return CLI_EXIT_FAIL;
   }
+  size_t len = strlen(name);
+  bool path = strchr(name, '/') || (len > 4 && strcmp(name + len - 4, ".ini") == 0);
+  snprintf(chip_path, sizeof chip_path, "%s", path ? name : "");
+  snprintf(chip_path_name, sizeof chip_path_name, "%s", path ? out->name : "");
   return CLI_EXIT_OK;
 }
 
@@ -233,14 +241,19 @@ int cli_load_step_params(const scale_chip *chip, scale_step_params *out) {
 }
 
 const char *cli_cost_model_name(const scale_chip *chip, bool roofline) {
-  static char text[256];
+  static char text[1400];
   if (roofline)
     return "roofline (the book's ideal: peak FLOP/s and bandwidth, perfect overlap)";
+  char file[1100];
+  if (chip && !chip->base[0] && chip_path[0] && strcmp(chip->name, chip_path_name) == 0)
+    snprintf(file, sizeof file, "%s", chip_path); /* read by path: that file */
+  else if (chip)
+    snprintf(file, sizeof file, "hardware/%s.ini", chip->base[0] ? chip->base : chip->name);
   if (chip && chip->has_step)
     snprintf(text, sizeof text,
-             "calibrated step model ([step] of hardware/%s.ini, fitted on %.0f rows; scale "
-             "validate shows its error)",
-             chip->base[0] ? chip->base : chip->name, chip->step_fit_rows);
+             "calibrated step model ([step] of %s, fitted on %.0f rows; scale validate shows "
+             "its error)",
+             file, chip->step_fit_rows);
   else
     snprintf(text, sizeof text,
              "calibrated step model (the shipped fit: %s has no [step] section)",

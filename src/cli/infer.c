@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "emit.h"
 #include "scale/plot.h"
 #include "scale/serve.h"
 #include "scale/servecal.h"
@@ -43,6 +44,8 @@ static void usage(FILE *out) {
           "                     (aws:reserved; scale hw prices CHIP)\n"
           "  --roofline         the book's formulas only (no calibrated prediction)\n"
           "  --json             machine output, SI base units\n"
+          "  --emit F           print the serving layout as engine F's options instead of the\n"
+          "                     report: vllm, sglang or trtllm (README)\n"
           "  --help             this text\n\n"
           "The prefill of one prompt and the decode step are predicted by the calibrated\n"
           "serving step cost (the one the request simulator below prices its steps with) on\n"
@@ -1033,7 +1036,8 @@ enum {
   O_KV_ALLOC,
   O_WARMUP,
   O_PRICE,
-  O_PRICE_NAME
+  O_PRICE_NAME,
+  O_EMIT
 };
 
 static const struct option infer_options[] = {
@@ -1082,6 +1086,7 @@ static const struct option infer_options[] = {
     {"warmup", required_argument, NULL, O_WARMUP},
     {"usd-per-chip-hour", required_argument, NULL, O_PRICE},
     {"price", required_argument, NULL, O_PRICE_NAME},
+    {"emit", required_argument, NULL, O_EMIT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -1097,6 +1102,9 @@ typedef struct {
   bool help;                  /* --help: usage printed, exit 0 */
   scale_kv_sharding kv_shard; /* --kv-sharding */
   scale_dtype wd, kd, cd;     /* --weights, --kv, --compute */
+  cli_emit_fw emit;           /* --emit: the engine whose options to print (NONE: the report) */
+  int argc;                   /* the command line, for --emit's reproduce comment */
+  char **argv;
   serve_opts so;              /* the stream's options */
 } infer_opts;
 
@@ -1148,6 +1156,7 @@ static int take_fixed(int opt, const char *arg, infer_opts *o) {
     break;
   case O_ROOFLINE: o->roofline = true; break;
   case O_JSON: o->json = true; break;
+  case O_EMIT: return cli_emit_parse(arg, true, &o->emit);
   default: return NOT_MINE;
   }
   return ok ? CLI_EXIT_OK : CLI_EXIT_USAGE;
@@ -1268,6 +1277,9 @@ static int parse(int argc, char **argv, infer_opts *o) {
   if (!o->hw) return cli_usage("infer: missing --hw (try: scale infer --help)");
   if (isnan(o->chips)) return cli_usage("infer: missing --chips (try: scale infer --help)");
   o->so.any |= o->so.offline || !isnan(o->so.rate) || !isnan(o->so.concurrency);
+  o->argc = argc;
+  o->argv = argv;
+  if (o->emit && o->json) return cli_usage("infer: --emit prints an engine's options, not JSON");
   if (o->so.disagg_p > 0 && isnan(o->so.rate))
     return cli_usage("infer: --disagg needs --rate (two pools fed by one Poisson stream)");
   return CLI_EXIT_OK;
@@ -1296,6 +1308,23 @@ static void print_price(const infer_opts *o, const scale_chip *chip, const char 
            scale_format(usd, sizeof usd, chip->usd_per_hour, "", SCALE_FMT_USD), from);
 }
 
+/* --emit of a stream: the engine's options for its copies, batch cap and token budget. */
+static int emit_stream(const infer_opts *o, const scale_model *m, const scale_chip *chip,
+                       scale_infer_config *cfg) {
+  const serve_opts *so = &o->so;
+  if (so->disagg_p > 0 || so->spec_draft)
+    return cli_usage("infer: --emit writes one aggregated engine: not --disagg or --spec-draft");
+  int rc = stream_check(m, chip, cfg, so);
+  if (rc) return rc;
+  char line[2048];
+  cli_emit_serve_job job = {m, chip, cfg->n_chips, cfg->tp, cfg->ep, cfg->weight_dtype,
+                            cfg->kv_dtype, so->max_batch, fmax(so->step_tokens, so->max_batch),
+                            so->isl.max_tokens + so->osl.max_tokens, so->block, so->kv_frac,
+                            !so->prefill_alone, cfg->ffn_layout == SCALE_FFN_WS_2D,
+                            cli_emit_command_line(o->argc, o->argv, "infer", line, sizeof line)};
+  return cli_emit_serve(stdout, o->emit, &job);
+}
+
 static int stream_infer(const infer_opts *o) {
   const serve_opts *so = &o->so;
   int modes = (int)so->offline + (int)!isnan(so->rate) + (int)!isnan(so->concurrency);
@@ -1312,9 +1341,26 @@ static int stream_infer(const infer_opts *o) {
   const char *price_from;
   if ((rc = cli_apply_price(&chip, o->price, o->price_name, &price_from))) return rc;
   scale_infer_config cfg = config_of(o, 1, 1);
+  if (o->emit) return emit_stream(o, &m, &chip, &cfg);
   rc = serve_cmd(&m, &chip, &cfg, so, o->json, o->roofline);
   print_price(o, &chip, price_from, rc);
   return rc;
+}
+
+/* --emit of a fixed batch: each copy's share of it as the engine's batch cap, one prompt (or the
+ * batch's decode tokens) as its token budget; when it fits. */
+static int emit_fixed(const infer_opts *o, const scale_model *m, const scale_chip *chip,
+                      const scale_infer_config *c, const scale_infer_memory *mem) {
+  if (!mem->fits)
+    return cli_fail("infer: batch %g does not fit in HBM (largest: %g): nothing emitted",
+                    c->batch, mem->max_batch);
+  char line[2048];
+  double per_copy = c->batch * c->tp / c->n_chips;
+  cli_emit_serve_job job = {m, chip, c->n_chips, c->tp, c->ep, c->weight_dtype, c->kv_dtype,
+                            per_copy, fmax(c->prompt, per_copy), c->context, 0, 0.9, true,
+                            c->ffn_layout == SCALE_FFN_WS_2D,
+                            cli_emit_command_line(o->argc, o->argv, "infer", line, sizeof line)};
+  return cli_emit_serve(stdout, o->emit, &job);
 }
 
 /* A fixed batch: memory, prefill and decode by the book's formulas, priced by the serving cost. */
@@ -1346,6 +1392,7 @@ static int fixed_infer(const infer_opts *o) {
 
   prediction pr;
   if (!predict(&model, &chip, &cfg, &pre, o->roofline, &pr)) return CLI_EXIT_USAGE;
+  if (o->emit) return emit_fixed(o, &model, &chip, &cfg, &mem);
   if (o->json) {
     print_json(&model, &chip, &cfg, &mem, &pre, &dec, &pr);
   } else {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "emit.h"
 #include "plan_opts.h"
 #include "scale/plan.h"
 #include "scale/precision.h"
@@ -21,7 +22,8 @@ static void usage(FILE *out) {
           "                        [--objective time|cost|mfu] [--top K] [--tokens T]\n"
           "                        [--budget-usd X] [--budget-days D] [--efficiency F]\n"
           "                        [--roofline] [--no DIMS] [--schedule LIST] [--threads N]\n"
-          "                        [--precision LIST] [--usd-per-chip-hour X] [--json]\n\n"
+          "                        [--precision LIST] [--usd-per-chip-hour X] [--json]\n"
+          "                        [--emit megatron|nemo|torchtitan|maxtext]\n\n"
           "Searches every layout (DP, FSDP/ZeRO-1/2/3, TP with or without SP, PP with its\n"
           "schedule and microbatches, EP, CP ring/Ulysses, remat policy, two mappings onto the\n"
           "hardware), prunes what breaks a divisibility rule or does not fit in HBM, and ranks\n"
@@ -37,7 +39,8 @@ static void usage(FILE *out) {
           "--roofline: the book's ideal; --efficiency overrides the step model's matmul\n"
           "ceiling) and each comes with the scale train line that reproduces its numbers.\n"
           "Costs are at the hardware file's on-demand price of a chip-hour, or at\n"
-          "--usd-per-chip-hour X, the price you pay (every plan target takes it).\n");
+          "--usd-per-chip-hour X, the price you pay (every plan target takes it).\n"
+          "--emit F prints the best layout as framework F's options instead (README).\n");
 }
 
 enum {
@@ -54,7 +57,8 @@ enum {
   OPT_SCHEDULE,
   OPT_THREADS,
   OPT_ROOFLINE,
-  OPT_PRECISION
+  OPT_PRECISION,
+  OPT_EMIT
 };
 
 static const struct option options[] = {CLI_PLAN_COMMON_OPTIONS,
@@ -72,6 +76,7 @@ static const struct option options[] = {CLI_PLAN_COMMON_OPTIONS,
                                         {"threads", required_argument, NULL, OPT_THREADS},
                                         {"roofline", no_argument, NULL, OPT_ROOFLINE},
                                         {"precision", required_argument, NULL, OPT_PRECISION},
+                                        {"emit", required_argument, NULL, OPT_EMIT},
                                         {NULL, 0, NULL, 0}};
 
 typedef struct {
@@ -81,6 +86,7 @@ typedef struct {
   double batch, seq, tokens, budget_usd, budget_s, efficiency;
   scale_plan_opts opts;
   bool roofline;
+  cli_emit_fw emit; /* --emit: the best layout as a framework's options */
 } args;
 
 /* "N" or "MIN:MAX" into lo, hi. */
@@ -213,6 +219,8 @@ static int take(int c, const char *arg, args *a, char **argv) {
   case OPT_PRECISION:
     a->precision = arg;
     break;
+  case OPT_EMIT:
+    return cli_emit_parse(arg, false, &a->emit);
   default:
     return cli_bad_option("plan train", argv);
   }
@@ -242,6 +250,8 @@ static int parse(int argc, char **argv, args *a) {
   if (a->batch < a->seq)
     return cli_usage("plan train: --batch-tokens %g is shorter than one --seq %g", a->batch,
                      a->seq);
+  if (a->emit && a->common.json)
+    return cli_usage("plan train: --emit prints a framework's options, not JSON");
   if (a->roofline && !isnan(a->efficiency))
     return cli_usage("plan train: --efficiency overrides the step model's matmul ceiling; "
                      "--roofline is the book's ideal at peak");
@@ -268,8 +278,9 @@ static char *train_command(const args *a, const scale_model *m, const scale_chip
     int k_ = snprintf(buf + n, n < size ? size - n : 0, __VA_ARGS__);                              \
     if (k_ > 0) n += (size_t)k_;                                                                   \
   } while (0)
-  PUT("scale train --model %s --hw %s --chips %.17g --batch-tokens %.17g --seq %.17g", m->name,
-      c->name, chips, a->batch, a->seq);
+  (void)m; /* the names as given: a path stays a path */
+  PUT("scale train --model %s --hw %s --chips %.17g --batch-tokens %.17g --seq %.17g",
+      a->common.model, a->common.hw, chips, a->batch, a->seq);
   PUT(" --dp %.17g --fsdp %.17g", l->dp, l->fsdp);
   if (l->fsdp > 1) PUT(" --zero %d", l->zero_stage);
   PUT(" --tp %.17g%s --pp %.17g --microbatches %.17g", l->tp, l->sp ? " --sp" : "", l->pp,
@@ -585,7 +596,11 @@ static int plan_train(int argc, char **argv) {
     for (int i = 0; i < s.best->n_ranked; i++)
       train_command(&a, &model, &chip, s.best_chips, s.best_recipe, &s.best->ranked[i], cmd[i],
                     sizeof cmd[i]);
-    if (a.common.json)
+    if (a.emit) {
+      cli_emit_train_job job = {&model, &chip, s.best_chips, a.batch, a.seq,
+                                &s.best->ranked[0].layout, s.best_recipe->name, cmd[0]};
+      rc = cli_emit_train(stdout, a.emit, &job);
+    } else if (a.common.json)
       train_print_json(&a, &model, &chip, &s, why, cmd);
     else
       train_print_text(&a, &model, &chip, &s, why, cmd);
@@ -602,12 +617,13 @@ static void infer_usage(FILE *out) {
           "usage: scale plan infer --model M --hw H --prompt P --output G [--latency S]\n"
           "                        [--max-chips N] [--objective throughput|cost]\n"
           "                        [--weight-dtypes LIST] [--kv-dtypes LIST] [--top K]\n"
-          "                        [--usd-per-chip-hour X] [--json]\n\n"
+          "                        [--usd-per-chip-hour X] [--json] [--emit vllm|sglang|trtllm]\n\n"
           "Searches slices of 1, 2, 4, ... chips (up to the pod or NVLink domain), model-parallel\n"
           "degrees, 1-D or 2-D weight-stationary MLPs, weight and KV-cache dtypes (default\n"
           "bf16,int8) and batch sizes, keeps what fits in HBM and decodes a token within\n"
           "--latency seconds, and ranks by tokens/s per chip or dollars per million tokens.\n"
-          "Prints the best layouts and the latency/throughput frontier of the best slice.\n\n"
+          "Prints the best layouts and the latency/throughput frontier of the best slice;\n"
+          "--emit F the best layout as engine F's options instead (README).\n\n"
           "With --isl/--osl and optional --ttft/--tpot SLOs (and --disagg), the search runs on\n"
           "the request-stream simulator instead (scale plan infer --isl 1 --help says more).\n");
 }
@@ -655,9 +671,11 @@ typedef struct {
   cli_plan_common common;
   double prompt, output;  /* --prompt (-1 until given), --output (0 until given) */
   scale_plan_infer_opts o; /* the search's options */
+  cli_emit_fw emit;        /* --emit: the best layout as an engine's options */
 } infer_args;
 
-enum { O_PROMPT = CLI_PLAN_OPT_OWN, O_OUTPUT, O_LATENCY, O_MAXCHIPS, O_OBJ, O_WD, O_KD, O_TOP };
+enum { O_PROMPT = CLI_PLAN_OPT_OWN, O_OUTPUT, O_LATENCY, O_MAXCHIPS, O_OBJ, O_WD, O_KD, O_TOP,
+       O_EMIT };
 static const struct option infer_options[] = {CLI_PLAN_COMMON_OPTIONS,
                                               {"prompt", required_argument, NULL, O_PROMPT},
                                               {"output", required_argument, NULL, O_OUTPUT},
@@ -667,6 +685,7 @@ static const struct option infer_options[] = {CLI_PLAN_COMMON_OPTIONS,
                                               {"weight-dtypes", required_argument, NULL, O_WD},
                                               {"kv-dtypes", required_argument, NULL, O_KD},
                                               {"top", required_argument, NULL, O_TOP},
+                                              {"emit", required_argument, NULL, O_EMIT},
                                               {NULL, 0, NULL, 0}};
 
 /* Takes one of plan infer's own options: 0 or a usage error. */
@@ -688,6 +707,7 @@ static int infer_take(int c, const char *arg, infer_args *ia, char **argv) {
   case O_WD: ok = cli_plan_parse_dtype_list("weight-dtypes", arg, o->allow_weight); break;
   case O_KD: ok = cli_plan_parse_dtype_list("kv-dtypes", arg, o->allow_kv); break;
   case O_TOP: ok = parse_top(arg, &o->top_k); break;
+  case O_EMIT: return cli_emit_parse(arg, true, &ia->emit);
   default: return cli_bad_option("plan infer", argv);
   }
   return ok ? 0 : 2;
@@ -711,6 +731,8 @@ static int infer_parse(int argc, char **argv, infer_args *ia) {
   }
   int rc = cli_plan_common_check(&ia->common, "plan infer", argc, argv);
   if (rc) return rc;
+  if (ia->emit && ia->common.json)
+    return cli_usage("plan infer: --emit prints an engine's options, not JSON");
   if (ia->prompt < 0) return cli_usage("plan infer: missing --prompt (tokens per request)");
   if (ia->output <= 0) return cli_usage("plan infer: missing --output (generated tokens)");
   ia->o.prompt = ia->prompt;
@@ -791,6 +813,18 @@ static void infer_print_text(const scale_model *model, const scale_chip *chip,
   }
 }
 
+/* --emit of the best fixed-batch layout: each copy's share of the batch as the engine's cap. */
+static int infer_emit(int argc, char **argv, const scale_model *m, const scale_chip *chip,
+                      const infer_args *ia, const scale_infer_config *c) {
+  char line[2048];
+  cli_emit_command_line(argc, argv, "plan infer", line, sizeof line);
+  double per_copy = c->batch * c->tp / c->n_chips;
+  cli_emit_serve_job job = {m, chip, c->n_chips, c->tp, c->ep, c->weight_dtype, c->kv_dtype,
+                            per_copy, fmax(ia->prompt, per_copy), ia->prompt + ia->output, 0,
+                            0.9, true, c->ffn_layout == SCALE_FFN_WS_2D, line};
+  return cli_emit_serve(stdout, ia->emit, &job);
+}
+
 static int plan_infer(int argc, char **argv) {
   if (cli_plan_serve_wanted(argc, argv)) return cli_plan_serve(argc, argv);
   infer_args ia;
@@ -814,6 +848,11 @@ static int plan_infer(int argc, char **argv) {
     rc = cli_fail("no serving layout of %s on %s fits and meets the target (%.0f too big, "
                   "%.0f too slow, %.0f invalid)",
                   model.name, chip.name, r->n_too_big, r->n_too_slow, r->n_invalid);
+    free(r);
+    return rc;
+  }
+  if (ia.emit) {
+    rc = infer_emit(argc, argv, &model, &chip, &ia, &r->ranked[0].config);
     free(r);
     return rc;
   }

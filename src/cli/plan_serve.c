@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "emit.h"
 #include "plan_opts.h"
 #include "scale/serveplan.h"
 
@@ -38,7 +39,8 @@ static void usage(FILE *out) {
           "--rate R sizes a fleet: each layout replicated into the fewest units that serve R\n"
           "requests/s within the SLO, ranked by the fleet's price per hour; when no layout\n"
           "meets the SLO it names the closest and what it misses, and exits 1. Each candidate\n"
-          "comes with the `scale infer` line that simulates it (--top N bounds the JSON too).\n");
+          "comes with the `scale infer` line that simulates it (--top N bounds the JSON too).\n"
+          "--emit vllm|sglang|trtllm prints the best layout as that engine's options instead.\n");
 }
 
 static void entry_layout(const scale_serve_plan_entry *e, char *buf, size_t size) {
@@ -72,6 +74,8 @@ static void put_len(char *buf, size_t size, const char *name, const scale_serve_
 static void infer_line(char *buf, size_t size, const scale_model *m, const scale_chip *chip,
                        const scale_serve_plan_opts *o, const scale_serve_plan_entry *e,
                        const cli_plan_common *c) {
+  (void)m; /* the model and hardware as given (c): a path stays a path */
+  (void)chip;
   double pre = 1.0, dec = 1.0;
   if (e->disagg && e->prefill_copies >= 1.0) pre = e->prefill_copies;
   if (e->disagg && e->prefill_copies < 1.0) dec = 1.0 / e->prefill_copies;
@@ -82,7 +86,7 @@ static void infer_line(char *buf, size_t size, const scale_model *m, const scale
   snprintf(buf, size,
            "scale infer --model %s --hw %s --chips %g --tp %g --weights %s --kv %s --compute %s "
            "--ffn auto --max-batch %g --step-tokens %g --block %g --kv-frac %g",
-           m->name, chip->name, chips, e->tp, scale_dtype_name(e->dtype),
+           c->model, c->hw, chips, e->tp, scale_dtype_name(e->dtype),
            scale_dtype_name(e->dtype), scale_dtype_name(e->compute_dtype), e->max_batch,
            e->step_tokens, e->block_tokens, e->kv_frac);
   put_len(buf, size, "isl", &o->isl);
@@ -266,7 +270,8 @@ enum {
   O_REQUESTS,
   O_SEED,
   O_TOP,
-  O_RATE
+  O_RATE,
+  O_EMIT
 };
 static const struct option options[] = {CLI_PLAN_COMMON_OPTIONS,
                                         {"isl", required_argument, NULL, O_ISL},
@@ -280,6 +285,7 @@ static const struct option options[] = {CLI_PLAN_COMMON_OPTIONS,
                                         {"seed", required_argument, NULL, O_SEED},
                                         {"top", required_argument, NULL, O_TOP},
                                         {"rate", required_argument, NULL, O_RATE},
+                                        {"emit", required_argument, NULL, O_EMIT},
                                         {NULL, 0, NULL, 0}};
 
 /* The options of the request-stream planner. */
@@ -287,6 +293,7 @@ typedef struct {
   cli_plan_common common;
   scale_serve_plan_opts o; /* the search's options */
   double top, seed;        /* --top (10), --seed (1) */
+  cli_emit_fw emit;        /* --emit: the best layout as an engine's options */
 } serve_args;
 
 /* Takes one of the stream planner's own options: 0 or a usage error. */
@@ -315,6 +322,7 @@ static int take(int c, const char *arg, serve_args *a, char **argv) {
     break;
   case O_TOP: ok = cli_parse_number("top", arg, count, &a->top); break;
   case O_RATE: ok = cli_parse_number("rate", arg, SCALE_NUM_POSITIVE, &o->fleet_rate_per_s); break;
+  case O_EMIT: return cli_emit_parse(arg, true, &a->emit);
   default: return cli_bad_option("plan infer", argv);
   }
   return ok ? CLI_EXIT_OK : CLI_EXIT_USAGE;
@@ -339,8 +347,31 @@ static int parse(int argc, char **argv, serve_args *a) {
   }
   int rc = cli_plan_common_check(&a->common, "plan infer", argc, argv);
   if (rc) return rc;
+  if (a->emit && a->common.json)
+    return cli_usage("plan infer: --emit prints an engine's options, not JSON");
   a->o.seed = (uint64_t)a->seed;
   return CLI_EXIT_OK;
+}
+
+/* --emit: the best aggregated layout (all its replicas) as an engine's options. */
+static int emit_best(const scale_model *m, const scale_chip *chip, const serve_args *a,
+                     const scale_serve_plan_report *r) {
+  if (!r->met) return cli_fail("plan infer: no layout meets the SLO: nothing emitted");
+  const scale_serve_plan_entry *e = &r->ranked[0];
+  if (e->disagg) {
+    if (!r->has_aggregated)
+      return cli_fail("plan infer: the best layouts are disaggregated: --emit writes one "
+                      "aggregated engine");
+    e = &r->best_aggregated;
+  }
+  char line[768];
+  infer_line(line, sizeof line, m, chip, &a->o, e, &a->common);
+  double reps = e->replicas > 0.0 ? e->replicas : 1.0;
+  cli_emit_serve_job job = {m, chip, e->chips * reps, e->tp, 1.0, e->dtype, e->dtype,
+                            e->max_batch, fmax(e->step_tokens, e->max_batch),
+                            a->o.isl.max_tokens + a->o.osl.max_tokens, e->block_tokens,
+                            e->kv_frac, true, false, line};
+  return cli_emit_serve(stdout, a->emit, &job);
 }
 
 int cli_plan_serve(int argc, char **argv) {
@@ -356,6 +387,7 @@ int cli_plan_serve(int argc, char **argv) {
     const char *why = diag.message; /* the library's "plan: " prefix, once is enough */
     return cli_usage("plan infer: %s", strncmp(why, "plan: ", 6) ? why : why + 6);
   }
+  if (a.emit) return emit_best(&model, &chip, &a, &r);
   if (a.common.json)
     print_json(&model, &chip, &a.o, &r, (int)a.top, &a.common);
   else

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "emit.h"
 #include "scale/precision.h"
 
 static void usage(FILE *out) {
@@ -63,7 +64,9 @@ static void usage(FILE *out) {
                "                      (Perfetto), or a timeline chart if FILE ends in .svg\n"
                "  --json              machine output (SI base units)\n"
                "  --precision NAME    bf16 (default), fp16, fp8, fp8-rowwise, fp8-blockwise,\n"
-               "                      mxfp8, nvfp4: the matmul format and its casts\n\n"
+               "                      mxfp8, nvfp4: the matmul format and its casts\n"
+               "  --emit F            print the layout as framework F's options instead of the\n"
+               "                      report: megatron, nemo, torchtitan or maxtext (README)\n\n"
                "Predictions come from the calibrated step model (scale validate shows its "
                "error\n"
                "against published runs), printed beside the roofline bound. A \"caveat:\" "
@@ -118,6 +121,7 @@ enum {
   OPT_PRICE,
   OPT_PRICE_NAME,
   OPT_TRACE,
+  OPT_EMIT,
   OPT_HELP
 };
 
@@ -158,6 +162,7 @@ static const struct option options[] = {{"model", required_argument, NULL, OPT_M
                                         {"pp-link", required_argument, NULL, OPT_PP_LINK},
                                         {"pp-embed-loss", no_argument, NULL, OPT_PP_EMBED_LOSS},
                                         {"precision", required_argument, NULL, OPT_PRECISION},
+                                        {"emit", required_argument, NULL, OPT_EMIT},
                                         {"help", no_argument, NULL, OPT_HELP},
                                         {NULL, 0, NULL, 0}};
 
@@ -557,6 +562,7 @@ typedef struct {
   bool roofline, tp_overlap, pp_dcn, sp, json;
   const char *precision; /* --precision: the recipe's name ("bf16") */
   bool help;           /* --help: usage printed, exit 0 */
+  cli_emit_fw emit;    /* --emit: the framework whose options to print (NONE: the report) */
   scale_layout layout; /* --schedule, --cp-kind, --remat and --recompute; the rest after */
 } train_opts;
 
@@ -585,6 +591,7 @@ static int take_problem(int c, const char *arg, train_opts *o) {
   case OPT_JSON: o->json = true; break;
   case OPT_PRECISION: o->precision = arg; break;
   case OPT_ROOFLINE: o->roofline = true; break;
+  case OPT_EMIT: return cli_emit_parse(arg, false, &o->emit);
   default: return NOT_MINE;
   }
   return ok ? CLI_EXIT_OK : CLI_EXIT_USAGE;
@@ -700,6 +707,7 @@ static int parse(int argc, char **argv, train_opts *o) {
   if (isnan(o->chips)) return cli_usage("train: missing --chips");
   if (isnan(o->batch)) return cli_usage("train: missing --batch-tokens");
   if (isnan(o->seq)) return cli_usage("train: missing --seq");
+  if (o->emit && o->json) return cli_usage("train: --emit prints a framework's options, not JSON");
   if (o->roofline && !isnan(o->efficiency))
     return cli_usage("train: --efficiency overrides the step model's matmul ceiling; "
                      "--roofline is the book's ideal at peak");
@@ -791,6 +799,20 @@ static int evaluate(const train_opts *o, const scale_chip *chip, const scale_lay
   return CLI_EXIT_OK;
 }
 
+/* --emit: the layout as a framework's options (emit.h), when it fits. */
+static int emit(int argc, char **argv, const train_opts *o, const scale_train_problem *p,
+                const scale_layout *l, const scale_train_result *r,
+                const scale_precision_recipe *rec) {
+  char need[32], have[32], line[2048];
+  if (!r->fits)
+    return cli_fail("train: the layout does not fit in HBM (%s of %s per chip): nothing emitted",
+                    scale_format(need, sizeof need, r->memory_per_chip_bytes, "B", SCALE_FMT_SI),
+                    scale_format(have, sizeof have, r->hbm_bytes, "B", SCALE_FMT_SI));
+  cli_emit_train_job job = {p->model, p->chip, o->chips, o->batch, o->seq, l, rec->name,
+                            cli_emit_command_line(argc, argv, "train", line, sizeof line)};
+  return cli_emit_train(stdout, o->emit, &job);
+}
+
 int cli_cmd_train(int argc, char **argv) {
   train_opts o;
   int rc = parse(argc, argv, &o);
@@ -815,6 +837,7 @@ int cli_cmd_train(int argc, char **argv) {
   scale_train_result result, ideal;
   if ((rc = evaluate(&o, &chip, &layout, &params, &problem, &result, &ideal))) return rc;
   if (o.trace && (rc = write_trace(o.trace, &model, &chip, &layout, &result))) return rc;
+  if (o.emit) return emit(argc, argv, &o, &problem, &layout, &result, rec);
   if (o.json)
     print_json(&problem, &layout, &result, &ideal, rec, price_from);
   else
