@@ -273,6 +273,19 @@ static void axis_splits(worker *w, double n_seq, const double *ms, int n_ms) {
   }
 }
 
+/* Whether counting the embedding and the loss as a layer each in the pipeline split
+ * (Megatron's account-for-embedding/loss-in-pipeline-split) evens a split that is uneven
+ * without them: the end stages then run a layer fewer, as Llama 3's 405B pipeline does (126
+ * layers + 2 over 16 x 4 chunks). Only for the schedules whose ends are two stages (not the
+ * V-shaped ones, whose first and last chunks share a stage). */
+static bool embed_loss_evens(const scale_layout *l, double layers) {
+  if (l->schedule != SCALE_PP_1F1B && l->schedule != SCALE_PP_GPIPE &&
+      l->schedule != SCALE_PP_INTERLEAVED)
+    return false;
+  double units = scale_pipeline_chunks(l->schedule, l->n_virtual_stages) * l->pp;
+  return fmod(layers, units) != 0.0 && fmod(layers + 2.0, units) == 0.0;
+}
+
 /* Pipeline schedules and microbatch counts (or gradient accumulation), and the mappings onto
  * the hardware: the book's (innermost dimensions into the fast domain) and, for a pipeline,
  * the same with the stages pushed outermost onto DCN; then every split of the torus axes. */
@@ -284,6 +297,7 @@ static void schedules(worker *w, double n_seq) {
   if (l->pp == 1) {
     l->schedule = SCALE_PP_1F1B;
     l->n_virtual_stages = 1;
+    l->pp_embed_loss = false;
     scale_train_layout_map(p->chip, p->n_chips, l);
     axis_splits(w, n_seq, ms, 4);
     return;
@@ -301,6 +315,7 @@ static void schedules(worker *w, double n_seq) {
       w->report.n_pruned[SCALE_PLAN_PRUNE_PP] += 4;
       continue;
     }
+    l->pp_embed_loss = embed_loss_evens(l, layers);
     for (int mapping = 0; mapping < 2; mapping++) {
       scale_train_layout_map(p->chip, p->n_chips, l);
       if (mapping == 1) {
@@ -551,7 +566,7 @@ char *scale_plan_layout_str(const scale_layout *l, char *buf, size_t size) {
   if (l->pp > 1) {
     PUT("%spp %g [%s", sep, l->pp, scale_pp_schedule_name(l->schedule));
     if (l->schedule == SCALE_PP_INTERLEAVED) PUT(" v=%g", l->n_virtual_stages);
-    PUT(" m=%g%s]", l->n_microbatches,
+    PUT(" m=%g%s%s]", l->n_microbatches, l->pp_embed_loss ? " embed+loss" : "",
         l->link[SCALE_TRAIN_DIM_PP] != SCALE_TRAIN_LINK_DCN ? ""
         : on_torus(l)                                       ? " over dcn"
                                                             : " over scale-out");

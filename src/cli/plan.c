@@ -294,6 +294,7 @@ static char *train_command(const args *a, const scale_model *m, const scale_chip
   if (l->cp > 1) PUT(" --cp %.17g --cp-kind %s", l->cp, scale_cp_kind_name(l->cp_kind));
   PUT(" --remat %s", scale_train_remat_name(l->remat));
   if (l->tp_overlap) PUT(" --tp-overlap");
+  if (l->pp > 1 && l->pp_embed_loss) PUT(" --pp-embed-loss");
   /* the mapping where it differs from the book's default */
   scale_layout book = *l;
   scale_train_layout_map(c, chips, &book);
@@ -332,6 +333,7 @@ static void json_entry(cli_json *j, const char *key, const scale_plan_entry *e,
   cli_json_string(j, "schedule", scale_pp_schedule_name(l->schedule));
   cli_json_number(j, "microbatches", l->n_microbatches);
   cli_json_number(j, "virtual_stages", l->n_virtual_stages);
+  cli_json_bool(j, "pp_embed_loss", l->pp > 1 && l->pp_embed_loss);
   cli_json_number(j, "ep", l->ep);
   cli_json_number(j, "etp", l->etp >= 1 ? l->etp : 1);
   cli_json_number(j, "cp", l->cp);

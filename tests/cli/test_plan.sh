@@ -227,4 +227,30 @@ EOF2
 fi
 expect_usage_error "plan at an unknown price" "$SCALE" plan train $PP --price nowhere:spot
 
+# The end stages a layer lighter where that evens the split (Megatron's account-for-embedding/
+# loss-in-pipeline-split, as Llama 3's 405B pipeline): LLaMA 3.1 405B's 126 layers + 2 over
+# pp x v chunks. Every ranked pipelined layout counts them exactly when 126 does not divide
+# and 128 does, and its reproducing line says so (and prices the same step).
+run "$SCALE" plan train --model llama-3-405b --hw nvidia-h100-sxm --chips 16384 --batch-tokens 16Mi \
+  --seq 8192 --schedule 1f1b,interleaved --top 30 --json
+if command -v python3 >/dev/null 2>&1; then
+  if python3 - "$TMP/out" "$SCALE" <<'EOF2'
+import json, subprocess, sys
+d = json.load(open(sys.argv[1]))
+seen = 0
+for r in d["ranked"]:
+    if r["pp"] <= 1: continue
+    units = r["pp"] * (r["virtual_stages"] if r["schedule"] == "interleaved" else 1)
+    want = 126 % units != 0 and 128 % units == 0
+    assert r["pp_embed_loss"] == want, (r["layout"], units)
+    assert ("--pp-embed-loss" in r["command"]) == want, r["command"]
+    seen += want
+assert seen > 0
+best = d["ranked"][0]
+out = subprocess.run([sys.argv[2]] + best["command"].split()[1:] + ["--json"], capture_output=True, text=True)
+assert abs(json.loads(out.stdout)["step_time_s"] / best["step_time_s"] - 1) < 1e-9
+EOF2
+  then pass; else fail "plan: embedding and loss counted where they even the split"; fi
+fi
+
 finish
