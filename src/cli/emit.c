@@ -48,6 +48,7 @@ typedef enum {
   K_LAYERS, K_HIDDEN, K_FFN, K_HEADS, K_GQA, K_KV_GROUPS, K_KV_CHANNELS, K_SWIGLU, K_UNTIE, K_TIED,
   K_VOCAB, K_DECODER_BLOCK, K_EXPERTS, K_TOPK, K_MOE_FFN, K_SHARED_FFN, K_N_SHARED, K_MOE_FREQ,
   K_DENSE_LAYERS, K_MLA, K_ATTENTION_TYPE, K_Q_LORA, K_KV_LORA, K_QK_HEAD, K_QK_POS, K_V_HEAD,
+  K_POSITION, K_NO_BIAS, K_BIAS_LINEAR, K_QKV_BIAS, K_QK_NORM,
   /* serving */
   S_TP, S_PP, S_DP, S_EP, S_EP_ON, S_MAX_SEQS, S_MAX_TOKENS, S_MAX_LEN, S_MEM_UTIL, S_KV_FRAC,
   S_KV_DTYPE, S_QUANT, S_BLOCK, S_CHUNKED, S_DTYPE,
@@ -117,6 +118,10 @@ static const emit_opt MEGATRON_OPTS[] = {
     {K_MOE_FFN, "--moe-ffn-hidden-size"},
     {K_SHARED_FFN, "--moe-shared-expert-intermediate-size"},
     {K_MOE_FREQ, "--moe-layer-freq"},
+    {K_POSITION, "--position-embedding-type"},
+    {K_NO_BIAS, "--disable-bias-linear"},
+    {K_QKV_BIAS, "--add-qkv-bias"},
+    {K_QK_NORM, "--qk-layernorm"},
 };
 
 static const emit_opt NEMO_OPTS[] = {
@@ -169,6 +174,10 @@ static const emit_opt NEMO_OPTS[] = {
     {K_MOE_FFN, "model.moe_ffn_hidden_size"},
     {K_SHARED_FFN, "model.moe_shared_expert_intermediate_size"},
     {K_MOE_FREQ, "model.moe_layer_freq"},
+    {K_POSITION, "model.position_embedding_type"},
+    {K_BIAS_LINEAR, "model.add_bias_linear"},
+    {K_QKV_BIAS, "model.add_qkv_bias"},
+    {K_QK_NORM, "model.qk_layernorm"},
 };
 
 static const emit_opt TORCHTITAN_OPTS[] = {
@@ -865,6 +874,35 @@ static void set_moe_freq(emit_doc *d, const scale_model *m) {
   set_raw(d, K_MOE_FREQ, buf);
 }
 
+/* Positions, biases, QK-norm (Megatron and NeMo name them), and what they lack as notes:
+ * ALiBi, attention sinks, sliding windows, a mix of output and MLP biases, the MTP module. */
+static void set_model_features(emit_doc *d, const scale_model *m) {
+  static const char *const positions[] = {[SCALE_POS_ROPE] = "rope",
+                                          [SCALE_POS_LEARNED] = "learned_absolute",
+                                          [SCALE_POS_NONE] = "none"};
+  if (m->position == SCALE_POS_ALIBI)
+    note(d, "ALiBi positions: the framework has no such position embedding here");
+  else
+    set_str(d, K_POSITION, positions[m->position]);
+  bool biases = m->o_bias || m->mlp_bias;
+  if (m->o_bias != m->mlp_bias)
+    note(d, "biases on the %s only: the framework sets the linear layers' biases together",
+         m->o_bias ? "attention output" : "MLP");
+  if (!biases) set_bool(d, K_NO_BIAS, true);
+  set_bool(d, K_BIAS_LINEAR, biases);
+  if (m->qkv_bias) set_bool(d, K_QKV_BIAS, true);
+  if (m->qk_norm) set_bool(d, K_QK_NORM, true);
+  if (m->sinks) note(d, "attention sinks (a learned logit a head): not in these options");
+  if (m->window_tokens > 0)
+    note(d, "local attention of %lld tokens on %lld of %lld layers: set the framework's window "
+            "options as the checkpoint has them (scale prices the window)",
+         (long long)m->window_tokens, (long long)scale_model_n_local_layers(m),
+         (long long)m->n_layers);
+  if (m->n_mtp_layers > 0)
+    note(d, "the model has %lld MTP layer(s); scale priced the step without training them",
+         (long long)m->n_mtp_layers);
+}
+
 /* The model's shape where the framework takes it as options. */
 static void set_model(emit_doc *d, const scale_model *m) {
   const bool moe = scale_model_is_moe(m), mla = m->kv_lora_rank > 0;
@@ -916,8 +954,9 @@ static void set_model(emit_doc *d, const scale_model *m) {
             "positions are the block's", d->v[K_DECODER_BLOCK].str,
          mla ? "MLA" : moe ? "MoE" : "dense");
   } else {
-    note(d, "not in scale's model file: the tokenizer (vocabulary %lld), normalization, "
-            "position embedding and biases: set them as the checkpoint has them",
+    set_model_features(d, m);
+    note(d, "not in scale's model file: the tokenizer (vocabulary %lld) and the normalization: "
+            "set them as the checkpoint has them",
          (long long)m->n_vocab);
   }
 }
