@@ -238,6 +238,10 @@ static scale_status check_config(const scale_serve_config *c, scale_diag *diag) 
                           "serve: prefilled requests (a decode pool) need outputs of >= 2 "
                           "tokens, got %g",
                           c->osl.min_tokens);
+  if (!(c->request_overhead_s >= 0.0 && c->request_overhead_s <= 10.0))
+    return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                          "serve: the per-request handling time must be in [0, 10] s, got %g",
+                          c->request_overhead_s);
   if (!is_count(c->warmup_requests, 0, c->n_requests - 1))
     return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
                           "serve: the warm-up must be an integer of requests below the %g "
@@ -732,7 +736,7 @@ static void apply_step(scale_serve *sim, run_state *st, bool decoding) {
       sim->finish_s[i] = st->t;
       st->blocks_used -= sim->held[i];
       st->finished++;
-      if (st->sent < sim->n) sim->arrival_s[st->sent++] = st->t;
+      if (st->sent < sim->n) sim->arrival_s[st->sent++] = st->t + sim->cfg.request_overhead_s;
     } else {
       sim->active[w] = i;
       sim->chunk[w] = sim->chunk[k];
@@ -799,7 +803,7 @@ static void report_totals(const scale_serve *sim, scale_serve_result *out, doubl
     out->input_tokens += sim->isl[i];
     out->cached_tokens += cached_tokens(c, sim->isl[i]);
     out->output_tokens += sim->osl[i];
-    double ttft = sim->first_s[i] - sim->arrival_s[i];
+    double ttft = sim->first_s[i] - sim->arrival_s[i] + c->request_overhead_s;
     double tpot = sim->osl[i] > 1 ? (sim->finish_s[i] - sim->first_s[i]) / (sim->osl[i] - 1) : 0.0;
     if (ttft <= c->ttft_slo_s && tpot <= c->tpot_slo_s) {
       n_good += 1.0;
@@ -824,7 +828,7 @@ static void report_latencies(scale_serve *sim, scale_serve_result *out) {
   size_t m = 0;
   double sum = 0.0;
   for (size_t i = w; i < n; i++) {
-    sim->sorted[m] = sim->first_s[i] - sim->arrival_s[i];
+    sim->sorted[m] = sim->first_s[i] - sim->arrival_s[i] + sim->cfg.request_overhead_s;
     sum += sim->sorted[m++];
   }
   qsort(sim->sorted, m, sizeof *sim->sorted, cmp_double);

@@ -209,6 +209,11 @@ typedef struct {
                                   spec_tokens times before each step; required when
                                   spec_tokens > 0 (a draft is never free) */
   void *spec_draft_ctx;      /**< passed to spec_draft_cost */
+  double request_overhead_s; /**< each request's handling outside the engine's steps
+                                  (tokenizing, scheduling, detokenizing, the HTTP path) [s],
+                                  in [0, 10]: its TTFT counts it, and a closed-loop client's
+                                  next request reaches the engine that much after the last one
+                                  finished (0: not priced; the caller says so) */
   double warmup_requests;    /**< the first this many requests (in arrival order) are left out
                                   of the latencies (TTFT, TPOT, ITL: their percentiles and
                                   means), as benchmarks leave out their warm-up, so that an empty

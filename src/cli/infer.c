@@ -72,6 +72,10 @@ static void usage(FILE *out) {
           "                     in order and again from the top\n"
           "  --ttft S, --tpot S SLOs of the goodput [s] (default: none)\n"
           "  --seed K           seed of the arrivals and lengths (default 1)\n"
+          "  --request-overhead S  each request's handling outside the engine's steps\n"
+          "                     (tokenizing, scheduling, the HTTP path), in its TTFT; a closed-\n"
+          "                     loop client's next request waits for it too (default 0: not\n"
+          "                     priced, said in the report)\n"
           "  --warmup W         leave the first W requests out of the latencies (TTFT, TPOT,\n"
           "                     ITL), as benchmarks leave out their warm-up; throughput and\n"
           "                     goodput count every request (default 0)\n"
@@ -336,6 +340,7 @@ typedef struct {
   double prefix_hit;            /* --prefix-hit: share of each prompt in the prefix cache */
   bool kv_on_demand;            /* --kv-alloc on-demand */
   double warmup;                /* --warmup: requests left out of the latencies */
+  double request_overhead;      /* --request-overhead: handling a request outside the steps */
   const char *spec_draft;       /* --spec-draft MODEL, NULL: no speculative decoding */
   double spec_tokens;           /* --spec-tokens (default 4) */
   double spec_accept;           /* --spec-accept, NaN until given */
@@ -704,6 +709,7 @@ static int stream_config(const serve_opts *o, const scale_infer_config *cfg,
   c->prefix_hit_frac = o->prefix_hit;
   c->kv_on_demand = o->kv_on_demand;
   c->warmup_requests = o->warmup;
+  c->request_overhead_s = o->request_overhead;
   c->cost = stream_cost_s;
   c->cost_ctx = sc;
   return CLI_EXIT_OK;
@@ -791,6 +797,7 @@ static void stream_json_setup(cli_json *json, const stream_report *s) {
   cli_json_number(json, "prefix_hit_frac", o->prefix_hit);
   cli_json_string(json, "kv_alloc", o->kv_on_demand ? "on-demand" : "reserve");
   cli_json_number(json, "warmup_requests", o->warmup);
+  cli_json_number(json, "request_overhead_s", o->request_overhead);
   cli_json_number(json, "preemptions", s->r->preemptions);
   cli_json_number(json, "recomputed_tokens", s->r->recomputed_tokens);
   if (o->spec_draft) {
@@ -890,6 +897,13 @@ static void print_stream_setup(const stream_report *s) {
   if (o->warmup > 0.0)
     printf("latencies over requests %g on (the first %g are the warm-up)\n", o->warmup + 1.0,
            o->warmup);
+  char handling[32];
+  if (o->request_overhead > 0.0)
+    printf("requests: %s of handling each outside the steps, in their TTFT (--request-overhead)\n",
+           scale_format(handling, sizeof handling, o->request_overhead, "", SCALE_FMT_TIME));
+  else
+    printf("requests: handling outside the steps (tokenizing, scheduling, the HTTP path) not "
+           "priced (--request-overhead S)\n");
   if (o->kv_on_demand)
     printf("KV blocks on demand: %g preemptions, %.4g tokens prefilled again\n",
            s->r->preemptions, s->r->recomputed_tokens);
@@ -1035,6 +1049,7 @@ enum {
   O_SPEC_ACCEPT,
   O_KV_ALLOC,
   O_WARMUP,
+  O_REQ_OVERHEAD,
   O_PRICE,
   O_PRICE_NAME,
   O_EMIT
@@ -1084,6 +1099,7 @@ static const struct option infer_options[] = {
     {"spec-accept", required_argument, NULL, O_SPEC_ACCEPT},
     {"kv-alloc", required_argument, NULL, O_KV_ALLOC},
     {"warmup", required_argument, NULL, O_WARMUP},
+    {"request-overhead", required_argument, NULL, O_REQ_OVERHEAD},
     {"usd-per-chip-hour", required_argument, NULL, O_PRICE},
     {"price", required_argument, NULL, O_PRICE_NAME},
     {"emit", required_argument, NULL, O_EMIT},
@@ -1212,6 +1228,11 @@ static int take_engine(int opt, const char *arg, serve_opts *so) {
   case O_PREFILL_ALONE: so->prefill_alone = true; break;
   case O_PREFIX_HIT: ok = !parse_share("prefix-hit", arg, true, &so->prefix_hit); break;
   case O_SPEC_DRAFT: so->spec_draft = arg; break;
+  case O_REQ_OVERHEAD:
+    ok = cli_parse_number("request-overhead", arg, SCALE_NUM_NONNEG, &so->request_overhead);
+    if (ok && so->request_overhead > 10.0)
+      return cli_usage("--request-overhead: at most 10 s, got '%s'", arg);
+    break;
   case O_WARMUP:
     ok = cli_parse_number("warmup", arg, SCALE_NUM_NONNEG | SCALE_NUM_INTEGER, &so->warmup);
     break;

@@ -445,4 +445,28 @@ fi
 expect_usage_error "MTP without a module" "$SCALE" infer --model llama-3-8b --hw nvidia-h100-sxm --chips 1 --offline --isl 100 --osl 100 --spec-draft mtp --spec-accept 0.5
 expect_err "llama-3-8b has no MTP module" "names the model"
 
+# --request-overhead S: each request's handling outside the steps. Open loop: the engine sees
+# the same arrivals, so every TTFT percentile moves by exactly S and TPOT and throughput do not.
+# Closed loop at concurrency 1: each next request reaches the engine S after the last finished,
+# and one request at a time is served alike, so the makespan grows by exactly (n - 1) S.
+RO="--model llama-3-8b --hw nvidia-h100-sxm --chips 1 --isl 500 --osl 100 --json"
+run "$SCALE" infer $RO --rate 2 --requests 200; cp "$TMP/out" "$TMP/ro0.json"
+run "$SCALE" infer $RO --rate 2 --requests 200 --request-overhead 0.02; cp "$TMP/out" "$TMP/ro1.json"
+run "$SCALE" infer $RO --concurrency 1 --requests 20; cp "$TMP/out" "$TMP/rc0.json"
+run "$SCALE" infer $RO --concurrency 1 --requests 20 --request-overhead 0.02
+if command -v python3 >/dev/null 2>&1; then
+  if python3 - "$TMP/ro0.json" "$TMP/ro1.json" "$TMP/rc0.json" "$TMP/out" <<'EOF2'
+import json, sys
+a, b, c, d = (json.load(open(p)) for p in sys.argv[1:5])
+for k in ("ttft_p50_s", "ttft_p90_s", "ttft_p99_s"):
+    assert abs(b[k] - a[k] - 0.02) < 1e-12, (k, a[k], b[k])
+assert b["tpot_p50_s"] == a["tpot_p50_s"] and b["tokens_per_s"] == a["tokens_per_s"]
+assert b["request_overhead_s"] == 0.02
+assert abs(d["makespan_s"] - c["makespan_s"] - 19 * 0.02) < 1e-9, (c["makespan_s"], d["makespan_s"])
+EOF2
+  then pass; else fail "request overhead: TTFT + S open loop, makespan + (n - 1) S closed"; fi
+fi
+expect_usage_error "request overhead over 10 s" "$SCALE" infer $RO --rate 2 --request-overhead 11
+expect_usage_error "negative request overhead" "$SCALE" infer $RO --rate 2 --request-overhead -1
+
 finish
