@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "energy_opts.h"
 #include "plan_opts.h"
 #include "scale/plan.h"
 #include "scale/precision.h"
@@ -18,7 +19,8 @@ enum { RECIPES_MAX = 16 }; /* --precision LIST: more than the recipe table holds
 static void usage(FILE *out) {
   fprintf(out,
           "usage: scale plan train --model M --hw H --chips N|MIN:MAX --batch-tokens B --seq S\n"
-          "                        [--objective time|cost|mfu] [--top K] [--tokens T]\n"
+          "                        [--objective time|cost|mfu|goodput|energy] [--top K]\n"
+          "                        [--tokens T] [--failures R|NAME --restart-s S] [--pue X]\n"
           "                        [--budget-usd X] [--budget-days D] [--efficiency F]\n"
           "                        [--roofline] [--no DIMS] [--schedule LIST] [--threads N]\n"
           "                        [--precision LIST] [--usd-per-chip-hour X] [--json]\n\n"
@@ -37,7 +39,12 @@ static void usage(FILE *out) {
           "--roofline: the book's ideal; --efficiency overrides the step model's matmul\n"
           "ceiling) and each comes with the scale train line that reproduces its numbers.\n"
           "Costs are at the hardware file's on-demand price of a chip-hour, or at\n"
-          "--usd-per-chip-hour X, the price you pay (every plan target takes it).\n");
+          "--usd-per-chip-hour X, the price you pay (every plan target takes it).\n"
+          "--objective goodput ranks by the effective step time (step time / goodput: needs\n"
+          "--failures and --restart-s), energy by joules per token (needs a chip power); at\n"
+          "one chip count both rank as time does, across --chips MIN:MAX they weigh the\n"
+          "larger job's interruptions and power.\n");
+  fputs("\n" CLI_ENERGY_USAGE, out);
 }
 
 enum {
@@ -72,6 +79,7 @@ static const struct option options[] = {CLI_PLAN_COMMON_OPTIONS,
                                         {"threads", required_argument, NULL, OPT_THREADS},
                                         {"roofline", no_argument, NULL, OPT_ROOFLINE},
                                         {"precision", required_argument, NULL, OPT_PRECISION},
+                                        CLI_ENERGY_OPTIONS,
                                         {NULL, 0, NULL, 0}};
 
 typedef struct {
@@ -81,6 +89,7 @@ typedef struct {
   double batch, seq, tokens, budget_usd, budget_s, efficiency;
   scale_plan_opts opts;
   bool roofline;
+  cli_energy_opts energy; /* --failures, --pue, ... (energy_opts.h) */
 } args;
 
 /* "N" or "MIN:MAX" into lo, hi. */
@@ -177,7 +186,7 @@ static int take(int c, const char *arg, args *a, char **argv) {
     break;
   case OPT_OBJECTIVE:
     if (scale_plan_objective_parse(arg, &a->opts.objective))
-      return cli_usage("--objective: '%s' is not time, cost or mfu", arg);
+      return cli_usage("--objective: '%s' is not time, cost, mfu, goodput or energy", arg);
     break;
   case OPT_TOP:
     if (!parse_top(arg, &a->opts.top_k)) return 2;
@@ -224,6 +233,7 @@ static int parse(int argc, char **argv, args *a) {
   a->opts = scale_plan_opts_default();
   a->efficiency = NAN;
   a->precision = "bf16";
+  cli_energy_init(&a->energy);
   cli_getopt_reset();
   int c;
   while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
@@ -232,7 +242,10 @@ static int parse(int argc, char **argv, args *a) {
       usage(stdout);
       return -1;
     }
-    int rc = take(c, optarg, a, argv);
+    int rc = cli_energy_take(c, optarg, &a->energy);
+    if (rc == 1) continue;
+    if (rc) return rc;
+    rc = take(c, optarg, a, argv);
     if (rc) return rc;
   }
   if ((c = cli_plan_common_check(&a->common, "plan train", argc, argv))) return c;
@@ -300,6 +313,7 @@ static char *train_command(const args *a, const scale_model *m, const scale_chip
   if (a->roofline) PUT(" --roofline");
   if (!isnan(a->efficiency)) PUT(" --efficiency %.17g", a->efficiency);
   if (a->common.priced) PUT(" --usd-per-chip-hour %.17g", a->common.price);
+  n = cli_energy_flags(&a->energy, buf, n, size);
 #undef PUT
   return buf;
 }
@@ -487,7 +501,7 @@ static int best_caveats(const args *a, const scale_model *model, const scale_chi
 
 static void train_print_json(const args *a, const scale_model *model, const scale_chip *chip,
                              const train_search *s, const char *why,
-                             char cmd[][640]) {
+                             char cmd[][1024]) {
   const scale_plan_report *best = s->best;
   cli_json j;
   cli_json_init(&j, stdout);
@@ -526,7 +540,7 @@ static void train_print_json(const args *a, const scale_model *model, const scal
 }
 
 static void train_print_text(const args *a, const scale_model *model, const scale_chip *chip,
-                             const train_search *s, const char *why, char cmd[][640]) {
+                             const train_search *s, const char *why, char cmd[][1024]) {
   const scale_plan_report *best = s->best;
   char n1[32], n2[32], n3[32];
   double rate = s->elapsed_s > 0 ? s->evaluated / s->elapsed_s : 0;
@@ -553,6 +567,27 @@ static void train_print_text(const args *a, const scale_model *model, const scal
            i + 1 < SCALE_PLAN_PRUNE_COUNT ? "," : "\n");
 }
 
+/* The energy and failure options into the search's objective inputs (energy_opts.h): 0, or a
+ * usage error when --objective goodput or energy lacks what it weighs. */
+static int energy_inputs(args *a, const scale_model *model, const scale_chip *chip) {
+  int rc = cli_energy_resolve(&a->energy, chip, "plan train");
+  if (rc) return rc;
+  scale_plan_opts *o = &a->opts;
+  if (o->objective == SCALE_PLAN_GOODPUT && !a->energy.failures)
+    return cli_usage("plan train: --objective goodput needs --failures R|NAME and --restart-s");
+  if (o->objective == SCALE_PLAN_ENERGY && isnan(a->energy.chip_w))
+    return cli_usage("plan train: --objective energy needs a chip's power: %s has no [power] "
+                     "(--chip-w)", chip->name);
+  o->fail_rate_per_chip_hour = a->energy.failures ? a->energy.rate : (double)NAN;
+  scale_layout book = scale_layout_default(); /* the precision scale train reports in */
+  o->ckpt_bytes = cli_energy_ckpt_bytes(model, &book.precision);
+  o->ckpt_write_bytes_per_s = a->energy.ckpt_bw;
+  o->restart_s = a->energy.restart_s;
+  o->power_w = a->energy.chip_w + a->energy.node_w;
+  o->pue = a->energy.pue;
+  return 0;
+}
+
 static int plan_train(int argc, char **argv) {
   args a;
   int rc = parse(argc, argv, &a);
@@ -562,6 +597,7 @@ static int plan_train(int argc, char **argv) {
   scale_model model;
   scale_chip chip;
   if ((rc = cli_plan_common_load(&a.common, &model, &chip))) return rc;
+  if ((rc = energy_inputs(&a, &model, &chip))) return rc;
   scale_step_params params;
   if (!a.roofline) {
     if ((rc = cli_load_step_params(&chip, &params))) return rc;
@@ -579,7 +615,7 @@ static int plan_train(int argc, char **argv) {
   cli_warn_batch_tokens(a.batch_text, a.batch, a.seq); /* usage errors are behind: one line */
   rc = search_all(&a, &model, &chip, a.roofline ? NULL : &params, lo, hi, &s);
   if (!rc) {
-    char why[1024], cmd[SCALE_PLAN_TOP_MAX][640];
+    char why[1024], cmd[SCALE_PLAN_TOP_MAX][1024];
     scale_plan_explain(s.best, why, sizeof why);
     for (int i = 0; i < s.best->n_ranked; i++)
       train_command(&a, &model, &chip, s.best_chips, s.best_recipe, &s.best->ranked[i], cmd[i],
