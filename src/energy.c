@@ -79,6 +79,22 @@ scale_energy_run scale_energy_run_default(void) {
   return r;
 }
 
+scale_energy_run scale_energy_run_of(const scale_chip *chip, double n_chips, double useful_s,
+                                     const scale_energy_source *src) {
+  scale_energy_run r = scale_energy_run_default();
+  r.n_chips = n_chips;
+  r.useful_s = useful_s;
+  r.usd_per_chip_hour = chip->usd_per_hour;
+  r.chip_w = isfinite(chip->training_draw_w) ? chip->training_draw_w : chip->tdp_w;
+  r.node_overhead_w = isfinite(chip->node_overhead_w) ? chip->node_overhead_w : 0.0;
+  if (src) {
+    r.rate_per_chip_hour =
+        scale_energy_rate_per_chip_hour(src->n_interruptions, src->n_chips, src->window_s);
+    r.ckpt_write_bytes_per_s = src->ckpt_write_bytes_per_s;
+  }
+  return r;
+}
+
 /* The failure half: MTBI, checkpoint time, Daly's interval and the goodput (NaN when an input
  * is missing; a checkpoint that takes no time checkpoints every step: goodput from R alone). */
 static void eval_failures(const scale_energy_run *run, scale_energy_result *out) {

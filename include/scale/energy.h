@@ -25,6 +25,7 @@
 
 #include <stdbool.h>
 
+#include "scale/hardware.h"
 #include "scale/status.h"
 
 /* ---- energy and emissions ------------------------------------------------------------------ */
@@ -166,5 +167,13 @@ typedef struct {
  */
 scale_status scale_energy_source_load(const char *path, const char *name,
                                       scale_energy_source *out, scale_diag *diag);
+
+/** The run of 'n_chips' chips of 'chip' for 'useful_s' with the interruption record 'src' (may
+ * be NULL: no failure model): chip power the file's measured training draw, else its TDP
+ * (NaN without [power]); node overhead the file's, else 0 (not counted); the price the file's;
+ * the rate and the storage bandwidth the record's. PUE, grid, checkpoint bytes and restart time
+ * stay NaN for the caller. */
+scale_energy_run scale_energy_run_of(const scale_chip *chip, double n_chips, double useful_s,
+                                     const scale_energy_source *src);
 
 #endif

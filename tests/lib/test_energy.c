@@ -159,12 +159,35 @@ START_TEST(source_file) {
 }
 END_TEST
 
+START_TEST(run_of_chip) {
+  scale_chip h100;
+  scale_diag diag;
+  ck_assert_int_eq(scale_chip_load("nvidia-h100-sxm", &h100, &diag), SCALE_OK);
+  scale_energy_source src;
+  ck_assert_int_eq(scale_energy_source_load(NULL, "llama3-405b", &src, &diag), SCALE_OK);
+  scale_energy_run run = scale_energy_run_of(&h100, 16384, 86400, &src);
+  /* the H100 file's [power]: TDP 700 W (Llama 3 section 3.3.1), no training draw, no node
+   * overhead; the record's rate and storage */
+  scale_check_rel(run.chip_w, 700, EXACT, "W", "H100 TDP");
+  scale_check_rel(run.node_overhead_w, 0, EXACT, "W", "not counted");
+  scale_check_rel(run.rate_per_chip_hour, 1.97328e-5, HAND, "1/(chip h)", "419 / 54 d / 16384");
+  scale_check_rel(run.ckpt_write_bytes_per_s, 2e12, EXACT, "B/s", "Tectonic");
+  ck_assert(isnan(run.pue) && isnan(run.restart_s) && isnan(run.ckpt_bytes));
+  /* a chip without [power]: unknown, not defaulted */
+  scale_chip v5e;
+  ck_assert_int_eq(scale_chip_load("tpu-v5e", &v5e, &diag), SCALE_OK);
+  ck_assert(isnan(scale_energy_run_of(&v5e, 8, 1, NULL).chip_w));
+  ck_assert(isnan(scale_energy_run_of(&v5e, 8, 1, NULL).rate_per_chip_hour));
+}
+END_TEST
+
 static Suite *energy_suite(void) {
   Suite *s = suite_create("energy");
   const scale_check_case cases[] = {
       {"energy_arithmetic", energy_arithmetic}, {"llama3_rate", llama3_rate},
       {"young_daly", young_daly},               {"goodput", goodput},
       {"run_eval", run_eval},                   {"source_file", source_file},
+      {"run_of_chip", run_of_chip},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return s;
