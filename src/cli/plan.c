@@ -499,6 +499,17 @@ static int best_caveats(const args *a, const scale_model *model, const scale_chi
   return cli_coverage_gaps(&job, s->best_recipe->name, names, max);
 }
 
+/* The best layout's run with the energy options (energy_opts.h): false without --tokens. */
+static bool best_energy(const args *a, const scale_model *model, const scale_chip *chip,
+                        const train_search *s, scale_energy_run *run, scale_energy_result *r) {
+  if (!(a->tokens > 0) || s->best->n_ranked == 0) return false;
+  *run = cli_energy_run(&a->energy, s->best_chips, s->best->ranked[0].result.train_time_s,
+                        chip->usd_per_hour, a->opts.ckpt_bytes);
+  (void)model;
+  scale_energy_eval(run, r);
+  return true;
+}
+
 static void train_print_json(const args *a, const scale_model *model, const scale_chip *chip,
                              const train_search *s, const char *why,
                              char cmd[][1024]) {
@@ -523,6 +534,13 @@ static void train_print_json(const args *a, const scale_model *model, const scal
     json_entry(&j, NULL, &best->ranked[i], cmd[i]);
   cli_json_array_end(&j);
   cli_json_string(&j, "why", why);
+  scale_energy_run run;
+  scale_energy_result er;
+  if (best_energy(a, model, chip, s, &run, &er)) { /* the best's energy and failures blocks */
+    cli_json_object_begin(&j, "best_run");
+    cli_energy_print_json(&j, &a->energy, &run, &er);
+    cli_json_object_end(&j);
+  }
   cli_json_number(&j, "layouts_enumerated", s->candidates);
   cli_json_number(&j, "layouts_evaluated", s->evaluated);
   cli_json_number(&j, "layouts_pruned", best->n_pruned_total);
@@ -560,6 +578,14 @@ static void train_print_text(const args *a, const scale_model *model, const scal
   const char *gaps[SCALE_COVER_COUNT + 1];
   cli_print_caveat(gaps, best_caveats(a, model, chip, s, gaps, SCALE_COVER_COUNT + 1));
   if (why[0]) printf("why: %s\n", why);
+  scale_energy_run run;
+  scale_energy_result er;
+  if (a->energy.failures && best_energy(a, model, chip, s, &run, &er)) {
+    char g[32], t[32];
+    printf("goodput of the best: %s (%s): effective run %s\n",
+           scale_format(g, sizeof g, er.goodput_frac, "", SCALE_FMT_PERCENT), a->energy.rate_from,
+           scale_format(t, sizeof t, er.elapsed_s, "", SCALE_FMT_TIME));
+  }
   printf("pruned:");
   for (int i = 0; i < SCALE_PLAN_PRUNE_COUNT; i++)
     printf(" %s %s%s", scale_plan_prune_name((scale_plan_prune)i),

@@ -30,6 +30,14 @@ else
   fail "goodput score $score != step $step / goodput $g"
 fi
 
+# the best's run in the plan's JSON is the reproduce line's
+run "$SCALE" plan train $P --top 1 --objective goodput $F --json
+expect_out '"best_run": \{' "best_run object"
+gp=$(awk '$1 == "\"goodput_frac\":" { v = $2; sub(/,$/, "", v); print v }' "$TMP/out" | tail -1)
+if [ -n "$gp" ] && [ "$gp" = "$g" ]; then pass; else fail "plan's best goodput $gp != train's $g"; fi
+run "$SCALE" plan train $P --top 1 $F
+expect_out '^goodput of the best: [0-9.]+% \(llama3-405b: 419 interruptions' "text goodput line"
+
 # Energy: joules per token = 64 chips x 700 W x PUE x step / goodput / 1,048,576 tokens.
 run "$SCALE" plan train $P --top 1 --objective energy --pue 1.2 $F --json
 expect_rc 0 "energy objective"; expect_out '"objective": "energy"' "named"
