@@ -105,7 +105,9 @@ static void eval_failures(const scale_energy_run *run, scale_energy_result *out)
       scale_energy_goodput_frac(out->interval_s, out->ckpt_s, run->restart_s, out->mtbi_s);
   out->elapsed_s = run->useful_s / out->goodput_frac;
   out->n_interruptions = out->elapsed_s / out->mtbi_s;
-  if (!isfinite(out->goodput_frac)) out->elapsed_s = out->n_interruptions = (double)NAN;
+  /* no goodput, or so little that the run never ends in a double: no elapsed time */
+  if (!(out->goodput_frac > 0.0) || !isfinite(out->elapsed_s))
+    out->elapsed_s = out->n_interruptions = (double)NAN;
 }
 
 void scale_energy_eval(const scale_energy_run *run, scale_energy_result *out) {

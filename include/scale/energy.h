@@ -137,7 +137,8 @@ typedef struct {
   double ckpt_s;             /**< one checkpoint's write time [s] */
   double interval_s;         /**< Daly's optimal checkpoint interval [s] */
   double goodput_frac;       /**< useful / elapsed [1] */
-  double elapsed_s;          /**< useful_s / goodput_frac (useful_s without a failure model) */
+  double elapsed_s;          /**< useful_s / goodput_frac (useful_s without a failure model;
+                                  NaN when the goodput is 0: the run never ends) */
   double n_interruptions;    /**< expected over the elapsed time [count] */
   double cost_usd;           /**< chips x elapsed hours x price [USD] */
 } scale_energy_result;

@@ -198,6 +198,10 @@ static void print_failures_text(const cli_energy_opts *o, const scale_energy_run
   cli_row("checkpoint interval (Daly)", r->interval_s, "", SCALE_FMT_TIME);
   cli_row("restart time", run->restart_s, "", SCALE_FMT_TIME);
   cli_row("goodput", r->goodput_frac, "", SCALE_FMT_PERCENT);
+  if (isnan(r->elapsed_s)) {
+    cli_row_text("effective training time", "never: an interruption costs more than M");
+    return;
+  }
   cli_row("effective training time", r->elapsed_s, "", SCALE_FMT_TIME);
   if (isfinite(r->cost_usd)) cli_row("effective cost", r->cost_usd, "", SCALE_FMT_USD);
 }

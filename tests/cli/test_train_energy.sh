@@ -90,6 +90,12 @@ run "$SCALE" train --help; expect_out '--failures R\|NAME' "help: --failures"; e
 run "$SCALE" train --model llama-3-8b --hw tpu-v5e --chips 8 --batch-tokens 1M --seq 4096 --tokens 1e9
 expect_out 'chip power +unknown: no \[power\]' "no power: unknown"
 
+# A restart far longer than the MTBI: the run never ends, said in words (no inf, no NaN).
+run "$SCALE" train $L405 --failures llama3-405b --restart-s 1e7
+expect_rc 0 "endless run"; expect_no_nan "endless run"
+expect_out 'effective training time +never' "never ends"
+run "$SCALE" train $L405 --failures llama3-405b --restart-s 1e7 --json; expect_json "endless json"
+
 # One-line errors, exit 2.
 expect_usage_error "failures without restart" "$SCALE" train $L405 --failures llama3-405b
 expect_err 'needs --restart-s' "names --restart-s"

@@ -117,6 +117,13 @@ START_TEST(run_eval) {
   run.grid_kg_per_kwh = 0.39;
   scale_energy_eval(&run, &r);
   scale_check_rel(r.co2e_t, r.it_kwh * 1.2 * 0.39 / 1000, EXACT, "t", "kWh x PUE x grid");
+  /* a restart of 1e9 s against an MTBI of 3.5e5 s: e^(R/M) overflows, goodput 0, and the
+   * run never ends: elapsed time, interruptions and energy NaN, never inf */
+  run.restart_s = 1e9;
+  scale_energy_eval(&run, &r);
+  ck_assert(r.goodput_frac == 0.0);
+  ck_assert(isnan(r.elapsed_s) && isnan(r.n_interruptions) && isnan(r.it_kwh));
+  run.restart_s = 600;
   /* no failure model: energy and cost of the useful time, goodput unknown */
   run.rate_per_chip_hour = NAN;
   scale_energy_eval(&run, &r);
