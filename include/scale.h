@@ -34,6 +34,7 @@
 #include "scale/hybrid.h"
 #include "scale/hybrid_study.h"
 #include "scale/memory.h"
+#include "scale/energy.h"
 #include "scale/precision.h"
 #include "scale/serve.h"
 #include "scale/steptrace.h"

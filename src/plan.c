@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "scale/energy.h"
 #include "scale/hybrid_study.h"
 
 #define MAX_DIVISORS 512
@@ -16,7 +17,8 @@
 
 /* ==== names ================================================================================= */
 
-static const char *const objective_names[SCALE_PLAN_OBJECTIVE_COUNT] = {"time", "cost", "mfu"};
+static const char *const objective_names[SCALE_PLAN_OBJECTIVE_COUNT] = {"time", "cost", "mfu",
+                                                                        "goodput", "energy"};
 static const char *const prune_names[SCALE_PLAN_PRUNE_COUNT] = {
     "tp-divisibility", "cp-divisibility", "pp-depth",     "batch-too-small",
     "ep-divisibility", "other-invalid",   "out-of-memory"};
@@ -43,6 +45,9 @@ scale_plan_opts scale_plan_opts_default(void) {
   memset(&o, 0, sizeof o);
   o.objective = SCALE_PLAN_TIME;
   o.top_k = 5;
+  o.fail_rate_per_chip_hour = o.ckpt_bytes = o.ckpt_write_bytes_per_s = o.restart_s = NAN;
+  o.power_w = o.pue = NAN;
+  o.goodput_frac = 1.0;
   for (int i = 0; i < SCALE_TRAIN_DIM_COUNT; i++)
     o.allow[i] = true;
   for (int i = 0; i < SCALE_REMAT_COUNT; i++)
@@ -96,6 +101,12 @@ static double score_of(const scale_plan_opts *o, const scale_train_problem *p,
     double price = p->chip->usd_per_hour;
     double per_hour = isnan(price) ? 1.0 : price; /* without a price, chip-hours */
     return p->n_chips * per_hour * r->step_time_s / 3600.0 / p->batch_tokens;
+  }
+  case SCALE_PLAN_GOODPUT: /* goodput_frac: the job's, computed once a search */
+    return r->step_time_s / o->goodput_frac;
+  case SCALE_PLAN_ENERGY: {
+    double pue = isnan(o->pue) ? 1.0 : o->pue;
+    return p->n_chips * o->power_w * pue * r->step_time_s / o->goodput_frac / p->batch_tokens;
   }
   case SCALE_PLAN_OBJECTIVE_COUNT:
     break;
@@ -449,6 +460,15 @@ static void merge(scale_plan_report *out, const worker *w, int top_k) {
   }
 }
 
+/* The goodput of a job of 'n_chips' (energy.h, Daly's interval); 1 without a failure model. */
+static double goodput_of(const scale_plan_opts *o, double n_chips) {
+  if (isnan(o->fail_rate_per_chip_hour)) return 1.0;
+  double mtbi = scale_energy_mtbi_s(o->fail_rate_per_chip_hour, n_chips);
+  double ckpt = scale_energy_ckpt_s(o->ckpt_bytes, o->ckpt_write_bytes_per_s);
+  return scale_energy_goodput_frac(scale_energy_daly_interval_s(ckpt, mtbi), ckpt, o->restart_s,
+                                   mtbi);
+}
+
 static scale_status check(const scale_train_problem *p, const scale_plan_opts *o,
                           scale_diag *diag) {
   if (!p || !p->model || !p->chip)
@@ -465,15 +485,25 @@ static scale_status check(const scale_train_problem *p, const scale_plan_opts *o
                           SCALE_PLAN_TOP_MAX);
   if ((unsigned)o->objective >= SCALE_PLAN_OBJECTIVE_COUNT || o->n_threads < 0)
     return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "plan: invalid options");
+  if (o->objective == SCALE_PLAN_ENERGY && !(o->power_w > 0.0))
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
+                          "plan: the energy objective needs a chip's power");
+  if (o->objective == SCALE_PLAN_GOODPUT && isnan(o->fail_rate_per_chip_hour))
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
+                          "plan: the goodput objective needs an interruption rate");
+  if (!isnan(o->fail_rate_per_chip_hour) && !(goodput_of(o, p->n_chips) > 0.0))
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0,
+                          "plan: the failure inputs give no goodput (rate, checkpoint, restart)");
   return SCALE_OK;
 }
 
 scale_status scale_plan_train(const scale_train_problem *problem, const scale_plan_opts *opts,
                               scale_plan_report *out, scale_diag *diag) {
-  scale_plan_opts defaults = scale_plan_opts_default();
-  const scale_plan_opts *o = opts ? opts : &defaults;
+  scale_plan_opts local = opts ? *opts : scale_plan_opts_default();
+  const scale_plan_opts *o = &local;
   scale_status st = check(problem, o, diag);
   if (st) return st;
+  local.goodput_frac = goodput_of(o, problem->n_chips);
   memset(out, 0, sizeof *out);
 
   double all_tps[MAX_DIVISORS];

@@ -27,30 +27,9 @@ typedef struct {
   const scale_chip *chip;
   double c, link, pod; /* bf16 peak; one ICI link one way; chips in a pod */
   double mfu, tokens;  /* the book's assumed MFU for run times; the training budget */
+  double restart_s, pue, grid; /* the energy section's restart time, PUE, grid intensity */
   bool check;    /* the book's chip: the text's claims apply (chapter_claim) */
 } setting;
-
-/** Emits the run of 'l' at the setting's efficiency and token budget: "stem.days" (labelled
- * 'label') and "stem.cost". */
-static void emit_run(chapter *ch, const setting *s, const char *stem, const char *label,
-                     const scale_train_problem *p, const scale_layout *l) {
-  scale_train_problem q = *p;
-  q.efficiency_frac = s->mfu;
-  q.train_tokens = s->tokens;
-  scale_train_result r;
-  scale_train_eval(&q, l, &r);
-  chapter_stem_value(ch, stem, "days", label, r.train_time_s / SCALE_SECONDS_PER_DAY, "days",
-                     SCALE_FMT_PLAIN);
-  chapter_stem_value(ch, stem, "cost", "  its cost", r.cost_usd, "USD", SCALE_FMT_USD);
-}
-
-/** Emits "stem.estimate_days": 6 N D over n chips at the setting's MFU. */
-static void emit_estimate(chapter *ch, const setting *s, const char *stem, double n_params,
-                          double n) {
-  double t = scale_train_time_s(6.0 * n_params * s->tokens, n, s->c, s->mfu);
-  chapter_stem_value(ch, stem, "estimate_days", "6ND / (chips C MFU)", t / SCALE_SECONDS_PER_DAY,
-                     "days", SCALE_FMT_PLAIN);
-}
 
 /* ---- the model ------------------------------------------------------------------------------ */
 
@@ -169,7 +148,7 @@ static void section_shard(chapter *ch, const setting *s, const scale_model *m,
       {"mem", "memory per chip", book_out->memory_per_chip_bytes, "B", SCALE_FMT_SI});
   chapter_claim(ch, s->check, book_out->bound == SCALE_TRAIN_BOUND_COMPUTE && book_out->fits,
                 "the book's layout is compute-bound and fits");
-  emit_run(ch, s, "book", "run at the assumed MFU", &pb, &book);
+  chapter_run_values(ch, "book", "run at the assumed MFU", &pb, &book, s->mfu, s->tokens);
   /* the same layout priced by the calibrated step model (appendix 14), beside the roofline */
   pb.train_tokens = s->tokens;
   chapter_calibrated_gap(ch, "book", &pb, &book);
@@ -210,7 +189,8 @@ static bool section_planner(chapter *ch, const setting *s, const scale_model *m)
       {"tp_limit_gated", "TP limit counting the gate (3 matrices)", gated, "", SCALE_FMT_PLAIN},
       {"r1_tp_axes", "best: torus axes its TP spans", tp_axes, "", SCALE_FMT_PLAIN},
       {"tp_limit_axes", "gated TP limit over those axes", gated * tp_axes, "", SCALE_FMT_PLAIN});
-  emit_run(ch, s, "plan", "best: run at the assumed MFU", &p, &rep.ranked[0].layout);
+  chapter_run_values(ch, "plan", "best: run at the assumed MFU", &p, &rep.ranked[0].layout,
+                     s->mfu, s->tokens);
   const scale_layout *bl = &rep.ranked[0].layout;
   bool chk = s->check, fsdp_tp = bl->fsdp > 1 && bl->tp > 1 && bl->pp == 1 && bl->dp == 1;
   chapter_claim(ch, chk, best->bound == SCALE_TRAIN_BOUND_COMPUTE, "the best is compute-bound");
@@ -262,7 +242,7 @@ static void best_of(chapter *ch, const setting *s, const char *stem,
   const scale_layout *l = &rep.ranked[0].layout;
   chapter_stem_value(ch, stem, "ratio", "busiest link / compute",
                      r->comms_time_s / r->compute_time_s, "", SCALE_FMT_PLAIN);
-  emit_run(ch, s, stem, "run at the assumed MFU", p, l);
+  chapter_run_values(ch, stem, "run at the assumed MFU", p, l, s->mfu, s->tokens);
   chapter_claim(ch, s->check, l->dp > 1.0 && l->link[SCALE_TRAIN_DIM_DP] == SCALE_TRAIN_LINK_DCN,
                 "across pods the planner uses pure DP over DCN");
   chapter_claim(ch, s->check, r->bound == SCALE_TRAIN_BOUND_COMPUTE, "it is compute-bound");
@@ -280,7 +260,7 @@ static void section_pods(chapter *ch, const setting *s, const scale_model *l70,
        scale_train_dcn_critical_batch(s->c, s->chip->dcn_bytes_per_s), "tokens", SCALE_FMT_PLAIN});
   scale_train_problem p4 = scale_train_problem_make(l70, s->chip, n4, BATCH_4M, SEQ_4K);
   best_of(ch, s, "q1", &p4);
-  emit_estimate(ch, s, "q1", scale_transformer_n_params(l70), n4);
+  chapter_estimate_value(ch, "q1", scale_transformer_n_params(l70), s->tokens, n4, s->c, s->mfu);
 
   chapter_heading(ch, "Question 2: LLaMA 3.1 405B on eight pods");
   const double batch = 16.0 * 1024.0 * 1024.0, seq = 8192.0;
@@ -308,7 +288,14 @@ static void section_pods(chapter *ch, const setting *s, const scale_model *l70,
        "", SCALE_FMT_PLAIN});
   scale_train_problem p8 = scale_train_problem_make(l405, s->chip, n8, batch, seq);
   best_of(ch, s, "q2", &p8);
-  emit_estimate(ch, s, "q2", n, n8);
+  chapter_estimate_value(ch, "q2", n, s->tokens, n8, s->c, s->mfu);
+}
+
+/** LLaMA 3.1 405B on the 16,384 H100 Meta trained it on: energy, failures, goodput. */
+static void section_energy(chapter *ch, const setting *s, const scale_model *l405) {
+  chapter_heading(ch, "What the 405B run also costs: energy and failures (16,384 H100)");
+  chapter_energy_inputs in = {s->tokens, s->mfu, s->restart_s, s->pue, s->grid};
+  chapter_energy_values(ch, "energy", l405, "nvidia-h100-sxm", "llama3-405b", in);
 }
 
 /* ---- figure --------------------------------------------------------------------------------- */
@@ -365,6 +352,9 @@ int main(int argc, char **argv) {
   chapter_option opts[] = {{"chip", "hardware", "tpu-v5p"},
                            {"mfu", "efficiency assumed for run times and costs", "0.4"},
                            {"tokens", "training tokens", "15e12"},
+                           {"restart-s", "restart after an interruption (assumed)", "600"},
+                           {"pue", "facility PUE (1: the chips alone)", "1"},
+                           {"grid", "grid kg CO2e/kWh (EIA: US 2022 average)", "0.39"},
                            {0}};
   chapter ch;
   int rc = chapter_begin(&ch, argc, argv, "06-applied-training", "Training LLaMA 3 on TPUs.",
@@ -382,6 +372,9 @@ int main(int argc, char **argv) {
                .pod = scale_chip_pod_chips(&chip),
                .mfu = chapter_option_number(&ch, &opts[1], SCALE_NUM_POSITIVE),
                .tokens = chapter_option_number(&ch, &opts[2], SCALE_NUM_POSITIVE),
+               .restart_s = chapter_option_number(&ch, &opts[3], SCALE_NUM_POSITIVE),
+               .pue = chapter_option_number(&ch, &opts[4], SCALE_NUM_POSITIVE),
+               .grid = chapter_option_number(&ch, &opts[5], SCALE_NUM_POSITIVE),
                .check = strcmp(opts[0].value, "tpu-v5p") == 0};
   if (ch.n_errors || !(s.mfu <= 1.0)) {
     if (!ch.n_errors) chapter_error(&ch, "--mfu must be in (0, 1]");
@@ -395,6 +388,7 @@ int main(int argc, char **argv) {
   if (!ch.n_errors && section_planner(&ch, &s, &l70))
     section_planner_book(&ch, &s, &l70, &book, &book_layout);
   section_pods(&ch, &s, &l70, &l405);
+  section_energy(&ch, &s, &l405);
   figure_memory(&ch, &s, &l70);
   return chapter_end(&ch);
 }

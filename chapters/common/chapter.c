@@ -256,6 +256,72 @@ bool chapter_load_model(chapter *ch, const char *name, scale_model *out) {
   return report(ch, scale_model_load(name, out, &diag), &diag, "model", name);
 }
 
+void chapter_run_values(chapter *ch, const char *stem, const char *label,
+                        const scale_train_problem *p, const scale_layout *l, double mfu,
+                        double tokens) {
+  scale_train_problem q = *p;
+  q.efficiency_frac = mfu;
+  q.train_tokens = tokens;
+  scale_train_result r;
+  scale_train_eval(&q, l, &r);
+  chapter_stem_value(ch, stem, "days", label, r.train_time_s / SCALE_SECONDS_PER_DAY, "days",
+                     SCALE_FMT_PLAIN);
+  chapter_stem_value(ch, stem, "cost", "  its cost", r.cost_usd, "USD", SCALE_FMT_USD);
+}
+
+void chapter_estimate_value(chapter *ch, const char *stem, double n_params, double tokens,
+                            double n_chips, double c, double mfu) {
+  double t = scale_train_time_s(6.0 * n_params * tokens, n_chips, c, mfu);
+  chapter_stem_value(ch, stem, "estimate_days", "6ND / (chips C MFU)", t / SCALE_SECONDS_PER_DAY,
+                     "days", SCALE_FMT_PLAIN);
+}
+
+bool chapter_energy_values(chapter *ch, const char *stem, const scale_model *model,
+                           const char *hw, const char *record, chapter_energy_inputs in) {
+  scale_chip chip;
+  scale_energy_source src;
+  scale_diag diag = {0};
+  if (!chapter_load_chip(ch, hw, &chip) ||
+      !report(ch, scale_energy_source_load(NULL, record, &src, &diag), &diag, "record", record))
+    return false;
+  double n = scale_transformer_n_params(model), chips = src.n_chips;
+  double useful = scale_train_time_s(6.0 * n * in.tokens, chips,
+                                     scale_chip_flops_per_s(&chip, SCALE_DTYPE_BF16), in.mfu);
+  scale_precision prec = SCALE_PRECISION_BF16_ADAM;
+  scale_energy_run run = scale_energy_run_of(&chip, chips, useful, &src);
+  run.ckpt_bytes = scale_transformer_weight_bytes(&prec, n) +
+                   scale_transformer_optimizer_bytes(&prec, n);
+  run.restart_s = in.restart_s;
+  run.pue = in.pue;
+  run.grid_kg_per_kwh = in.grid_kg_per_kwh;
+  scale_energy_result r;
+  scale_energy_eval(&run, &r);
+  const double day = SCALE_SECONDS_PER_DAY;
+  CHAPTER_VALUES(ch, stem,
+      {"chips", "chips", chips, "", SCALE_FMT_PLAIN},
+      {"rate", "interruptions per chip-hour", run.rate_per_chip_hour, "", SCALE_FMT_SCI},
+      {"mtbi", "the job's mean time between them", r.mtbi_s, "s", SCALE_FMT_TIME},
+      {"ckpt_bytes", "checkpoint (weights + Adam)", run.ckpt_bytes, "B", SCALE_FMT_SI},
+      {"write", "storage write bandwidth", run.ckpt_write_bytes_per_s, "B/s", SCALE_FMT_SI},
+      {"ckpt_s", "checkpoint time", r.ckpt_s, "s", SCALE_FMT_TIME},
+      {"young_s", "Young's interval", scale_energy_young_interval_s(r.ckpt_s, r.mtbi_s), "s",
+       SCALE_FMT_TIME},
+      {"interval_s", "Daly's interval", r.interval_s, "s", SCALE_FMT_TIME},
+      {"restart_s", "restart time", run.restart_s, "s", SCALE_FMT_TIME},
+      {"goodput", "goodput", 100.0 * r.goodput_frac, "%", SCALE_FMT_PLAIN},
+      {"useful_days", "useful time", useful / day, "days", SCALE_FMT_PLAIN},
+      {"effective_days", "effective time", r.elapsed_s / day, "days", SCALE_FMT_PLAIN},
+      {"interruptions", "interruptions expected", r.n_interruptions, "", SCALE_FMT_PLAIN},
+      {"gpu_hours", "chip-hours", chips * r.elapsed_s / SCALE_SECONDS_PER_HOUR, "", SCALE_FMT_SCI},
+      {"chip_w", "chip power (TDP)", run.chip_w, "W", SCALE_FMT_PLAIN},
+      {"it_wh", "IT energy", r.it_kwh * 1e3, "Wh", SCALE_FMT_SI},
+      {"pue", "PUE", in.pue, "", SCALE_FMT_PLAIN},
+      {"facility_wh", "facility energy", r.facility_kwh * 1e3, "Wh", SCALE_FMT_SI},
+      {"grid", "grid intensity", in.grid_kg_per_kwh, "kg/kWh", SCALE_FMT_PLAIN},
+      {"co2e_t", "location-based emissions", r.co2e_t, "tCO2e", SCALE_FMT_PLAIN});
+  return true;
+}
+
 /* ---- helpers shared by several chapters ----------------------------------------------------- */
 
 double chapter_option_number(chapter *ch, const chapter_option *o, unsigned flags) {

@@ -115,6 +115,31 @@ bool chapter_load_chip(chapter *ch, const char *name, scale_chip *out);
 /** Loads model NAME, reporting a failure as an error. Returns true on success. */
 bool chapter_load_model(chapter *ch, const char *name, scale_model *out);
 
+/** Emits the run of layout 'l' of 'p' at efficiency 'mfu' (the roofline at that fraction of
+ * peak) over 'tokens': "stem.days" (labelled 'label') and "stem.cost". */
+void chapter_run_values(chapter *ch, const char *stem, const char *label,
+                        const scale_train_problem *p, const scale_layout *l, double mfu,
+                        double tokens);
+
+/** Emits "stem.estimate_days": 6 N D over 'n_chips' chips of bf16 peak 'c' at 'mfu'. */
+void chapter_estimate_value(chapter *ch, const char *stem, double n_params, double tokens,
+                            double n_chips, double c, double mfu);
+
+/** What chapter_energy_values() prices: the run's tokens and MFU (its useful time is 6 N D /
+ * (chips x bf16 peak x MFU)), the restart time, the facility's PUE, the grid's intensity. */
+typedef struct {
+  double tokens, mfu, restart_s, pue, grid_kg_per_kwh;
+} chapter_energy_inputs;
+
+/** Trains 'model' on the chips of the interruption record 'record' (measurements/
+ * reliability.ini) of hardware 'hw' and emits, under "stem.*", what the run also costs
+ * (energy.h): the rate and the job's MTBI, the checkpoint (bf16 weights and fp32 Adam state)
+ * and its write time, Daly's interval, the goodput, the useful and effective days, the
+ * interruptions, GPU-hours, chip power, IT and facility energy and the location-based
+ * emissions. Returns false after reporting an error. */
+bool chapter_energy_values(chapter *ch, const char *stem, const scale_model *model,
+                           const char *hw, const char *record, chapter_energy_inputs in);
+
 /* ---- helpers shared by several chapters ----------------------------------------------------- */
 
 /** Returns the number option 'o' holds, parsed by scale_parse_number() under 'flags'

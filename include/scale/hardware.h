@@ -18,6 +18,7 @@
  *            mesh of direct links (mesh_link_bytes_per_s: xGMI, HCCS, a bridge pair); fabric
  *   [network] PCIe, DCN / InfiniBand per chip and the levels of a GPU fat tree; fabric
  *   [price]  usd_per_hour per chip
+ *   [power]  tdp_w, training_draw_w, node_overhead_w per chip (energy.h)
  *   [system] n_chips, base = STEM (a system file inherits every key of hardware/STEM.ini)
  */
 #ifndef SCALE_HARDWARE_H
@@ -101,6 +102,11 @@ typedef struct {
 
   /* [price] */
   double usd_per_hour; /**< on-demand price of one chip for one hour [USD/h] */
+
+  /* [power] (energy.h); NaN when the file does not give one */
+  double tdp_w;           /**< the chip's published thermal design power [W] */
+  double training_draw_w; /**< a published measured draw while training [W] */
+  double node_overhead_w; /**< node power beyond the chips (CPUs, NICs, fans), per chip [W] */
 
   /* [system] */
   double n_chips; /**< chips in the system; 1 for a plain chip */

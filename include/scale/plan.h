@@ -47,10 +47,14 @@ typedef enum {
   SCALE_PLAN_TIME = 0, /**< shortest step time */
   SCALE_PLAN_COST,     /**< fewest dollars per token (chips x price x step time / batch) */
   SCALE_PLAN_MFU,      /**< highest model FLOPs utilization */
+  SCALE_PLAN_GOODPUT,  /**< shortest effective step time: step time / goodput (energy.h), the
+                            interruptions of a job of that many chips counted */
+  SCALE_PLAN_ENERGY,   /**< fewest joules per token: chips x power x PUE x effective step time
+                            / batch */
   SCALE_PLAN_OBJECTIVE_COUNT
 } scale_plan_objective;
 
-/** Name of an objective ("time", "cost", "mfu"); "?" if invalid. */
+/** Name of an objective ("time", "cost", "mfu", "goodput", "energy"); "?" if invalid. */
 const char *scale_plan_objective_name(scale_plan_objective objective);
 
 /** Parses an objective name. Errors: SCALE_ERR_INVALID; *out untouched. */
@@ -81,6 +85,17 @@ typedef struct {
   bool allow_schedule[SCALE_PP_COUNT];
   bool allow_zero[4]; /**< ZeRO stages 1..3 (index 0 unused) */
   int n_threads;      /**< 0: as many as the machine has cores (capped at 8) */
+  /* what SCALE_PLAN_GOODPUT and SCALE_PLAN_ENERGY weigh (energy.h); NaN: not given. Goodput
+   * needs the four failure inputs, energy the power (and takes PUE 1 without one). At one chip
+   * count both rank as time does (the goodput is the job's, the checkpoint the model's); across
+   * chip counts they weigh the larger job's interruptions and power. */
+  double fail_rate_per_chip_hour; /**< interruptions per chip-hour */
+  double ckpt_bytes;              /**< bytes one checkpoint writes [bytes] */
+  double ckpt_write_bytes_per_s;  /**< storage write bandwidth [bytes/s] */
+  double restart_s;               /**< restart time [s] */
+  double power_w;                 /**< a chip's power with its node overhead [W] */
+  double pue;                     /**< facility PUE [1] */
+  double goodput_frac; /**< set by scale_plan_train() from the above and the chip count */
 } scale_plan_opts;
 
 /** Options that allow every dimension, policy and schedule; objective time, top 5, threads 0. */

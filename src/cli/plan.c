@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "emit.h"
+#include "energy_opts.h"
 #include "plan_opts.h"
 #include "scale/plan.h"
 #include "scale/precision.h"
@@ -19,7 +20,8 @@ enum { RECIPES_MAX = 16 }; /* --precision LIST: more than the recipe table holds
 static void usage(FILE *out) {
   fprintf(out,
           "usage: scale plan train --model M --hw H --chips N|MIN:MAX --batch-tokens B --seq S\n"
-          "                        [--objective time|cost|mfu] [--top K] [--tokens T]\n"
+          "                        [--objective time|cost|mfu|goodput|energy] [--top K]\n"
+          "                        [--tokens T] [--failures R|NAME --restart-s S] [--pue X]\n"
           "                        [--budget-usd X] [--budget-days D] [--efficiency F]\n"
           "                        [--roofline] [--no DIMS] [--schedule LIST] [--threads N]\n"
           "                        [--precision LIST] [--usd-per-chip-hour X] [--json]\n"
@@ -40,7 +42,12 @@ static void usage(FILE *out) {
           "ceiling) and each comes with the scale train line that reproduces its numbers.\n"
           "Costs are at the hardware file's on-demand price of a chip-hour, or at\n"
           "--usd-per-chip-hour X, the price you pay (every plan target takes it).\n"
-          "--emit F prints the best layout as framework F's options instead (README).\n");
+          "--emit F prints the best layout as framework F's options instead (README).\n"
+          "--objective goodput ranks by the effective step time (step time / goodput: needs\n"
+          "--failures and --restart-s), energy by joules per token (needs a chip power); at\n"
+          "one chip count both rank as time does, across --chips MIN:MAX they weigh the\n"
+          "larger job's interruptions and power.\n");
+  fputs("\n" CLI_ENERGY_USAGE, out);
 }
 
 enum {
@@ -77,6 +84,7 @@ static const struct option options[] = {CLI_PLAN_COMMON_OPTIONS,
                                         {"roofline", no_argument, NULL, OPT_ROOFLINE},
                                         {"precision", required_argument, NULL, OPT_PRECISION},
                                         {"emit", required_argument, NULL, OPT_EMIT},
+                                        CLI_ENERGY_OPTIONS,
                                         {NULL, 0, NULL, 0}};
 
 typedef struct {
@@ -87,6 +95,7 @@ typedef struct {
   scale_plan_opts opts;
   bool roofline;
   cli_emit_fw emit; /* --emit: the best layout as a framework's options */
+  cli_energy_opts energy; /* --failures, --pue, ... (energy_opts.h) */
 } args;
 
 /* "N" or "MIN:MAX" into lo, hi. */
@@ -183,7 +192,7 @@ static int take(int c, const char *arg, args *a, char **argv) {
     break;
   case OPT_OBJECTIVE:
     if (scale_plan_objective_parse(arg, &a->opts.objective))
-      return cli_usage("--objective: '%s' is not time, cost or mfu", arg);
+      return cli_usage("--objective: '%s' is not time, cost, mfu, goodput or energy", arg);
     break;
   case OPT_TOP:
     if (!parse_top(arg, &a->opts.top_k)) return 2;
@@ -232,6 +241,7 @@ static int parse(int argc, char **argv, args *a) {
   a->opts = scale_plan_opts_default();
   a->efficiency = NAN;
   a->precision = "bf16";
+  cli_energy_init(&a->energy);
   cli_getopt_reset();
   int c;
   while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
@@ -240,7 +250,10 @@ static int parse(int argc, char **argv, args *a) {
       usage(stdout);
       return -1;
     }
-    int rc = take(c, optarg, a, argv);
+    int rc = cli_energy_take(c, optarg, &a->energy);
+    if (rc == 1) continue;
+    if (rc) return rc;
+    rc = take(c, optarg, a, argv);
     if (rc) return rc;
   }
   if ((c = cli_plan_common_check(&a->common, "plan train", argc, argv))) return c;
@@ -313,6 +326,7 @@ static char *train_command(const args *a, const scale_model *m, const scale_chip
   if (!isnan(a->efficiency)) PUT(" --efficiency %.17g", a->efficiency);
   if (a->common.priced) PUT(" --usd-per-chip-hour %.17g", a->common.price);
   if (a->common.price_name) PUT(" --price %s", a->common.price_name);
+  n = cli_energy_flags(&a->energy, buf, n, size);
 #undef PUT
   return buf;
 }
@@ -499,9 +513,20 @@ static int best_caveats(const args *a, const scale_model *model, const scale_chi
   return cli_coverage_gaps(&job, s->best_recipe->name, names, max);
 }
 
+/* The best layout's run with the energy options (energy_opts.h): false without --tokens. */
+static bool best_energy(const args *a, const scale_model *model, const scale_chip *chip,
+                        const train_search *s, scale_energy_run *run, scale_energy_result *r) {
+  if (!(a->tokens > 0) || s->best->n_ranked == 0) return false;
+  *run = cli_energy_run(&a->energy, s->best_chips, s->best->ranked[0].result.train_time_s,
+                        chip->usd_per_hour, a->opts.ckpt_bytes);
+  (void)model;
+  scale_energy_eval(run, r);
+  return true;
+}
+
 static void train_print_json(const args *a, const scale_model *model, const scale_chip *chip,
                              const train_search *s, const char *why,
-                             char cmd[][640]) {
+                             char cmd[][1024]) {
   const scale_plan_report *best = s->best;
   cli_json j;
   cli_json_init(&j, stdout);
@@ -523,6 +548,13 @@ static void train_print_json(const args *a, const scale_model *model, const scal
     json_entry(&j, NULL, &best->ranked[i], cmd[i]);
   cli_json_array_end(&j);
   cli_json_string(&j, "why", why);
+  scale_energy_run run;
+  scale_energy_result er;
+  if (best_energy(a, model, chip, s, &run, &er)) { /* the best's energy and failures blocks */
+    cli_json_object_begin(&j, "best_run");
+    cli_energy_print_json(&j, &a->energy, &run, &er);
+    cli_json_object_end(&j);
+  }
   cli_json_number(&j, "layouts_enumerated", s->candidates);
   cli_json_number(&j, "layouts_evaluated", s->evaluated);
   cli_json_number(&j, "layouts_pruned", best->n_pruned_total);
@@ -540,7 +572,7 @@ static void train_print_json(const args *a, const scale_model *model, const scal
 }
 
 static void train_print_text(const args *a, const scale_model *model, const scale_chip *chip,
-                             const train_search *s, const char *why, char cmd[][640]) {
+                             const train_search *s, const char *why, char cmd[][1024]) {
   const scale_plan_report *best = s->best;
   char n1[32], n2[32], n3[32];
   double rate = s->elapsed_s > 0 ? s->evaluated / s->elapsed_s : 0;
@@ -560,11 +592,40 @@ static void train_print_text(const args *a, const scale_model *model, const scal
   const char *gaps[SCALE_COVER_COUNT + 1];
   cli_print_caveat(gaps, best_caveats(a, model, chip, s, gaps, SCALE_COVER_COUNT + 1));
   if (why[0]) printf("why: %s\n", why);
+  scale_energy_run run;
+  scale_energy_result er;
+  if (a->energy.failures && best_energy(a, model, chip, s, &run, &er)) {
+    char g[32], t[32];
+    printf("goodput of the best: %s (%s): effective run %s\n",
+           scale_format(g, sizeof g, er.goodput_frac, "", SCALE_FMT_PERCENT), a->energy.rate_from,
+           scale_format(t, sizeof t, er.elapsed_s, "", SCALE_FMT_TIME));
+  }
   printf("pruned:");
   for (int i = 0; i < SCALE_PLAN_PRUNE_COUNT; i++)
     printf(" %s %s%s", scale_plan_prune_name((scale_plan_prune)i),
            scale_format(n1, sizeof n1, best->n_pruned[i], "", SCALE_FMT_SCI),
            i + 1 < SCALE_PLAN_PRUNE_COUNT ? "," : "\n");
+}
+
+/* The energy and failure options into the search's objective inputs (energy_opts.h): 0, or a
+ * usage error when --objective goodput or energy lacks what it weighs. */
+static int energy_inputs(args *a, const scale_model *model, const scale_chip *chip) {
+  int rc = cli_energy_resolve(&a->energy, chip, "plan train");
+  if (rc) return rc;
+  scale_plan_opts *o = &a->opts;
+  if (o->objective == SCALE_PLAN_GOODPUT && !a->energy.failures)
+    return cli_usage("plan train: --objective goodput needs --failures R|NAME and --restart-s");
+  if (o->objective == SCALE_PLAN_ENERGY && isnan(a->energy.chip_w))
+    return cli_usage("plan train: --objective energy needs a chip's power: %s has no [power] "
+                     "(--chip-w)", chip->name);
+  o->fail_rate_per_chip_hour = a->energy.failures ? a->energy.rate : (double)NAN;
+  scale_layout book = scale_layout_default(); /* the precision scale train reports in */
+  o->ckpt_bytes = cli_energy_ckpt_bytes(model, &book.precision);
+  o->ckpt_write_bytes_per_s = a->energy.ckpt_bw;
+  o->restart_s = a->energy.restart_s;
+  o->power_w = a->energy.chip_w + a->energy.node_w;
+  o->pue = a->energy.pue;
+  return 0;
 }
 
 static int plan_train(int argc, char **argv) {
@@ -576,6 +637,7 @@ static int plan_train(int argc, char **argv) {
   scale_model model;
   scale_chip chip;
   if ((rc = cli_plan_common_load(&a.common, &model, &chip))) return rc;
+  if ((rc = energy_inputs(&a, &model, &chip))) return rc;
   scale_step_params params;
   if (!a.roofline) {
     if ((rc = cli_load_step_params(&chip, &params))) return rc;
@@ -593,7 +655,7 @@ static int plan_train(int argc, char **argv) {
   cli_warn_batch_tokens(a.batch_text, a.batch, a.seq); /* usage errors are behind: one line */
   rc = search_all(&a, &model, &chip, a.roofline ? NULL : &params, lo, hi, &s);
   if (!rc) {
-    char why[1024], cmd[SCALE_PLAN_TOP_MAX][640];
+    char why[1024], cmd[SCALE_PLAN_TOP_MAX][1024];
     scale_plan_explain(s.best, why, sizeof why);
     for (int i = 0; i < s.best->n_ranked; i++)
       train_command(&a, &model, &chip, s.best_chips, s.best_recipe, &s.best->ranked[i], cmd[i],

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "emit.h"
+#include "energy_opts.h"
 #include "scale/precision.h"
 
 static void usage(FILE *out) {
@@ -52,7 +53,8 @@ static void usage(FILE *out) {
                "                      a provider's rate) instead of the hardware file's\n"
                "                      on-demand one\n"
                "  --price P:O         a row of hardware/prices.tsv by provider and offer\n"
-               "                      (google-cloud:committed-3y; scale hw prices CHIP)\n"
+               "                      (google-cloud:committed-3y; scale hw prices CHIP)\n");
+  fprintf(out,
                "  --roofline          the book's ideal instead of the calibrated step model: "
                "peak\n"
                "                      FLOP/s and bandwidth, perfect overlap\n"
@@ -81,6 +83,7 @@ static void usage(FILE *out) {
                "A layout that does not fit in HBM prints the whole report (fits: no, short "
                "by ...),\n"
                "then one line on stderr, and exits 1 (as scale infer does).\n");
+  fputs("\n" CLI_ENERGY_USAGE, out);
 }
 
 enum {
@@ -164,6 +167,7 @@ static const struct option options[] = {{"model", required_argument, NULL, OPT_M
                                         {"precision", required_argument, NULL, OPT_PRECISION},
                                         {"emit", required_argument, NULL, OPT_EMIT},
                                         {"help", no_argument, NULL, OPT_HELP},
+                                        CLI_ENERGY_OPTIONS,
                                         {NULL, 0, NULL, 0}};
 
 static const unsigned DEGREE = SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER;
@@ -493,9 +497,17 @@ static void json_memory_run(cli_json *json, const scale_train_problem *p,
   cli_json_string(json, "reason", r->reason);
 }
 
+/* The run's energy and failures (with --tokens; energy_opts.h). */
+typedef struct {
+  const cli_energy_opts *opts;
+  scale_energy_run run;
+  scale_energy_result result;
+} train_energy;
+
 static void print_json(const scale_train_problem *p, const scale_layout *l,
                        const scale_train_result *r, const scale_train_result *ideal,
-                       const scale_precision_recipe *rec, const char *price_from) {
+                       const scale_precision_recipe *rec, const char *price_from,
+                       const train_energy *en) {
   cli_json json;
   cli_json_init(&json, stdout);
   cli_json_object_begin(&json, NULL);
@@ -539,6 +551,7 @@ static void print_json(const scale_train_problem *p, const scale_layout *l,
   if (r->step_model) json_step(&json, &r->step, l);
   json_collectives(&json, r);
   json_memory_run(&json, p, r, price_from);
+  if (en) cli_energy_print_json(&json, en->opts, &en->run, &en->result);
   cli_json_object_end(&json);
   cli_json_finish(&json);
 }
@@ -564,6 +577,7 @@ typedef struct {
   bool help;           /* --help: usage printed, exit 0 */
   cli_emit_fw emit;    /* --emit: the framework whose options to print (NONE: the report) */
   scale_layout layout; /* --schedule, --cp-kind, --remat and --recompute; the rest after */
+  cli_energy_opts energy; /* --pue, --failures, ... (energy_opts.h) */
 } train_opts;
 
 enum { NOT_MINE = -1 }; /* a take_* function's answer for another group's option */
@@ -688,6 +702,7 @@ static int parse(int argc, char **argv, train_opts *o) {
     o->axes[d] = NAN;
   o->dp = o->tp = o->pp = o->virt = o->ep = o->cp = 1.0;
   o->layout = scale_layout_default();
+  cli_energy_init(&o->energy);
   cli_getopt_reset();
   int c;
   while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
@@ -695,7 +710,10 @@ static int parse(int argc, char **argv, train_opts *o) {
       o->help = true;
       return CLI_EXIT_OK;
     }
-    int rc = take_problem(c, optarg, o);
+    int rc = cli_energy_take(c, optarg, &o->energy);
+    if (rc == 1) continue;
+    if (rc) return rc;
+    rc = take_problem(c, optarg, o);
     if (rc == NOT_MINE) rc = take_degree(c, optarg, o);
     if (rc == NOT_MINE) rc = take_choice(c, optarg, o);
     if (rc == NOT_MINE) return cli_bad_option("train", argv);
@@ -826,6 +844,7 @@ int cli_cmd_train(int argc, char **argv) {
   if ((rc = cli_load_model(o.model, &model)) || (rc = cli_load_chip(o.hw, &chip))) return rc;
   const char *price_from;
   if ((rc = cli_apply_price(&chip, o.price, o.price_name, &price_from))) return rc;
+  if ((rc = cli_energy_resolve(&o.energy, &chip, "train"))) return rc;
   scale_layout layout;
   if ((rc = layout_of(&o, &chip, &layout))) return rc;
   scale_train_problem problem = scale_train_problem_make(&model, &chip, o.chips, o.batch, o.seq);
@@ -838,10 +857,20 @@ int cli_cmd_train(int argc, char **argv) {
   if ((rc = evaluate(&o, &chip, &layout, &params, &problem, &result, &ideal))) return rc;
   if (o.trace && (rc = write_trace(o.trace, &model, &chip, &layout, &result))) return rc;
   if (o.emit) return emit(argc, argv, &o, &problem, &layout, &result, rec);
+  train_energy en;
+  memset(&en, 0, sizeof en);
+  en.opts = &o.energy;
+  if (o.tokens > 0.0) {
+    en.run = cli_energy_run(&o.energy, o.chips, result.train_time_s, chip.usd_per_hour,
+                            cli_energy_ckpt_bytes(&model, &layout.precision));
+    scale_energy_eval(&en.run, &en.result);
+  }
   if (o.json)
-    print_json(&problem, &layout, &result, &ideal, rec, price_from);
-  else
+    print_json(&problem, &layout, &result, &ideal, rec, price_from, o.tokens > 0.0 ? &en : NULL);
+  else {
     print_text(&problem, &layout, &result, &ideal, rec, price_from);
+    if (o.tokens > 0.0) cli_energy_print_text(&o.energy, &en.run, &en.result);
+  }
   /* Does not fit: the whole report, then one line and exit 1, as `scale infer` does. */
   char need[32], have[32];
   if (!result.fits)
