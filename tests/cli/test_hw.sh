@@ -68,7 +68,7 @@ expect_usage_error "a partial name" "$SCALE" hw show h100
 expect_err "^scale: unknown hardware 'h100'; did you mean dgx-h100, nvidia-h100-nvl, nvidia-h100-sxm\? \(scale hw list\)$" \
   "did you mean the H100 files"
 expect_usage_error "a partial model name" "$SCALE" model show qwen3
-expect_err "did you mean qwen3-235b-a22b, qwen3-30b-a3b, qwen3-4b\?" "did you mean the Qwen3 files"
+expect_err "did you mean qwen3-14b, qwen3-235b-a22b, qwen3-30b-a3b\?" "did you mean the Qwen3 files"
 expect_usage_error "missing NAME" "$SCALE" hw show
 expect_usage_error "missing action" "$SCALE" hw
 expect_usage_error "bad action" "$SCALE" hw explode

@@ -8,7 +8,7 @@ HF="$here/../data/hf"
 
 # Each published config imports, reads back, and prices through train, infer and plan.
 for stem in llama-3-70b mixtral-8x7b deepseek-v3 mamba-2-2.7b qwen3-235b-a22b qwen3-30b-a3b \
-  qwen3-4b gpt-oss-120b kimi-k2 llama-3.1-8b; do
+  qwen3-4b gpt-oss-120b kimi-k2 llama-3.1-8b qwen3-8b qwen3-14b qwen3-32b gpt-oss-20b; do
   run "$SCALE" model import "$HF/$stem.json" --out "$TMP/$stem.ini"
   expect_rc 0 "$stem: imports"
   expect_out "^wrote .*$stem.ini: $stem, " "$stem: says what it wrote"
@@ -24,6 +24,17 @@ run "$SCALE" model show "$TMP/l70.ini" --json
 expect_out '"params": 70553706496,' "LLaMA 3 70B: the shipped file's parameter count"
 run "$SCALE" model show "$TMP/qwen3-30b-a3b.ini" --json
 expect_out '"params": 30532122624,' "Qwen3-30B-A3B: Keras Hub's count, its QK-norm weights included"
+# Keras Hub's Qwen3 presets count every checkpoint tensor: the imports give the same totals.
+run "$SCALE" model show "$TMP/qwen3-8b.ini" --json
+expect_out '"params": 8190735360,' "Qwen3-8B: Keras Hub's 8,190,735,360"
+run "$SCALE" model show "$TMP/qwen3-32b.ini" --json
+expect_out '"params": 32762123264,' "Qwen3-32B: Keras Hub's 32,762,123,264"
+# GPT-OSS-20B's layer_types alternate sliding (128) and full attention, 32 experts, top-4.
+run "$SCALE" model show "$TMP/gpt-oss-20b.ini" --json
+expect_out '"n_experts": 32,' "GPT-OSS-20B: 32 experts"
+run "$SCALE" model import "$HF/gpt-oss-20b.json" --name g20
+expect_out '^window_period = 2$' "GPT-OSS-20B: layer_types alternate"
+expect_out '^sinks = 1$' "GPT-OSS-20B: its sinks"
 run "$SCALE" model import "$HF/deepseek-v3.json" --name ds
 expect_out '^n_mtp_layers = 1$' "DeepSeek-V3: its MTP layer is a field, not dropped"
 run "$SCALE" model import "$HF/gpt-oss-120b.json" --name go

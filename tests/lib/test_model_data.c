@@ -25,7 +25,8 @@
 static const char *const shipped[] = {
     "llama-2-7b",  "llama-2-13b", "llama-2-70b",  "llama-3-8b",   "llama-3-70b",
     "llama-3-405b", "gemma-7b",   "gemma-2-27b",  "mixtral-8x7b", "deepseek-v3",
-    "gpt-3-175b",  "mamba-2-2.7b", "qwen-2.5-7b", "qwen-3-30b-a3b",
+    "gpt-3-175b",  "mamba-2-2.7b", "qwen-2.5-7b", "qwen3-30b-a3b", "qwen3-8b",
+    "qwen3-14b",   "qwen3-32b",   "gpt-oss-20b",
 };
 enum { N_SHIPPED = (int)(sizeof shipped / sizeof shipped[0]) };
 
@@ -91,7 +92,8 @@ static const published models[] = {
      {.name = "gemma-2-27b", .display_name = "Gemma 2 27B", .arch = SCALE_ARCH_TRANSFORMER,
       .n_layers = 46, .d_model = 4608, .n_vocab = 256000, .tied_embeddings = true,
       .n_ctx_max = 8192, .n_params_reported = 27227128320.0, .n_heads = 32, .n_kv_heads = 16,
-      .d_head = 128, .d_ff = 36864, .gated_mlp = true},
+      .d_head = 128, .d_ff = 36864, .gated_mlp = true, .window_tokens = 4096,
+      .window_period = 2, .n_local_per_period = 1},
      /* Gemma 2 has 4 RMSNorms per layer (pre and post, around attention and MLP); the count
       * below has 2: 46 x 2 x 4608 = 423,936 fewer, 1.6e-5 of the total. */
      1e-4, "two post-norms per layer not in the simple count"},
@@ -108,7 +110,8 @@ static const published models[] = {
       .n_ctx_max = 131072, .n_params_reported = 671e9, .n_heads = 128, .n_kv_heads = 128,
       .d_head = 192, .d_ff = 18432, .gated_mlp = true, .n_experts = 256, .n_experts_active = 8,
       .n_shared_experts = 1, .d_ff_expert = 2048, .n_dense_layers = 3, .q_lora_rank = 1536,
-      .kv_lora_rank = 512, .d_head_rope = 64, .d_head_nope = 128, .d_head_v = 128},
+      .kv_lora_rank = 512, .d_head_rope = 64, .d_head_nope = 128, .d_head_v = 128,
+      .n_mtp_layers = 1},
      /* The report prints "671B": half a unit of its last digit is 0.5e9 / 671e9 = 7.5e-4.
       * The count below gives 671,026,404,352 (3.9e-5 above). */
      7.5e-4, "the report rounds to 671B"},
@@ -126,18 +129,55 @@ static const published models[] = {
      {.name = "qwen-2.5-7b", .display_name = "Qwen2.5 7B", .arch = SCALE_ARCH_TRANSFORMER,
       .n_layers = 28, .d_model = 3584, .n_vocab = 152064, .tied_embeddings = false,
       .n_ctx_max = 32768, .n_params_reported = 7615616512.0, .n_heads = 28, .n_kv_heads = 4,
-      .d_head = 128, .d_ff = 18944, .gated_mlp = true},
-     /* q, k, v biases: 28 x (3584 + 512 + 512) = 129,024 not counted, 1.7e-5 of the total. */
-     1e-4, "q/k/v projection biases not in the simple count"},
-    {"HF Qwen/Qwen3-30B-A3B config.json and model card (30.5B total); arXiv 2505.09388",
-     {.name = "qwen-3-30b-a3b", .display_name = "Qwen3 30B-A3B",
+      .d_head = 128, .d_ff = 18944, .gated_mlp = true, .qkv_bias = true},
+     /* The q, k, v biases, 28 x (3584 + 512 + 512) = 129,024, are counted below. */
+     EXACT, "embeddings, attention with q/k/v biases, SwiGLU, RMSNorms: the whole checkpoint"},
+    {"HF Qwen/Qwen3-30B-A3B config.json (max_position_embeddings 40960) and model card (30.5B "
+     "total); arXiv 2505.09388",
+     {.name = "qwen3-30b-a3b", .display_name = "Qwen3-30B-A3B",
       .arch = SCALE_ARCH_TRANSFORMER, .n_layers = 48, .d_model = 2048, .n_vocab = 151936,
-      .tied_embeddings = false, .n_ctx_max = 32768, .n_params_reported = 30.5e9, .n_heads = 32,
+      .tied_embeddings = false, .n_ctx_max = 40960, .n_params_reported = 30.5e9, .n_heads = 32,
       .n_kv_heads = 4, .d_head = 128, .d_ff = 0, .gated_mlp = true, .n_experts = 128,
-      .n_experts_active = 8, .n_shared_experts = 0, .d_ff_expert = 768, .n_dense_layers = 0},
+      .n_experts_active = 8, .n_shared_experts = 0, .d_ff_expert = 768, .n_dense_layers = 0,
+      .qk_norm = true},
      /* The card prints "30.5B": half a unit of the last digit is 0.05e9 / 30.5e9 = 1.64e-3.
-      * The count below gives 30,532,110,336 (1.05e-3 above). */
+      * The count below gives 30,532,122,624 (1.05e-3 above; Keras Hub's count). */
      1.64e-3, "the model card rounds to 30.5B"},
+    /* Qwen3 dense (model_type qwen3): config.json of each, as vendored verbatim in
+     * citsjtu2020/LLM-Prof sglang/Model_Config.md (commit 8434c8d); totals from Keras Hub's
+     * Qwen3 presets (keras-team/keras-hub keras_hub/src/models/qwen3/qwen3_presets.py,
+     * commit 1df65da), which count every tensor of the checkpoint, QK-norm included. */
+    {"HF Qwen/Qwen3-8B config.json; Keras Hub qwen3_8b_en: 8,190,735,360",
+     {.name = "qwen3-8b", .display_name = "Qwen3-8B", .arch = SCALE_ARCH_TRANSFORMER,
+      .n_layers = 36, .d_model = 4096, .n_vocab = 151936, .tied_embeddings = false,
+      .n_ctx_max = 40960, .n_params_reported = 8190735360.0, .n_heads = 32, .n_kv_heads = 8,
+      .d_head = 128, .d_ff = 12288, .gated_mlp = true, .qk_norm = true},
+     EXACT, "embeddings, attention, QK-norm, SwiGLU, RMSNorms: the whole checkpoint"},
+    {"HF Qwen/Qwen3-14B config.json; Keras Hub qwen3_14b_en: 14,768,307,200",
+     {.name = "qwen3-14b", .display_name = "Qwen3-14B", .arch = SCALE_ARCH_TRANSFORMER,
+      .n_layers = 40, .d_model = 5120, .n_vocab = 151936, .tied_embeddings = false,
+      .n_ctx_max = 40960, .n_params_reported = 14768307200.0, .n_heads = 40, .n_kv_heads = 8,
+      .d_head = 128, .d_ff = 17408, .gated_mlp = true, .qk_norm = true},
+     EXACT, "embeddings, attention, QK-norm, SwiGLU, RMSNorms: the whole checkpoint"},
+    {"HF Qwen/Qwen3-32B config.json; Keras Hub qwen3_32b_en: 32,762,123,264",
+     {.name = "qwen3-32b", .display_name = "Qwen3-32B", .arch = SCALE_ARCH_TRANSFORMER,
+      .n_layers = 64, .d_model = 5120, .n_vocab = 151936, .tied_embeddings = false,
+      .n_ctx_max = 40960, .n_params_reported = 32762123264.0, .n_heads = 64, .n_kv_heads = 8,
+      .d_head = 128, .d_ff = 25600, .gated_mlp = true, .qk_norm = true},
+     /* 64 heads of 128 = 8192 wide on a 5120 residual: H is not D / N. */
+     EXACT, "embeddings, attention, QK-norm, SwiGLU, RMSNorms: the whole checkpoint"},
+    {"HF openai/gpt-oss-20b config.json (EchoCog/gpt-oss-20b config.json, commit 52971a1); "
+     "arXiv 2508.10925 (20.9B total, 3.6B active)",
+     {.name = "gpt-oss-20b", .display_name = "GPT-OSS-20B", .arch = SCALE_ARCH_TRANSFORMER,
+      .n_layers = 24, .d_model = 2880, .n_vocab = 201088, .tied_embeddings = false,
+      .n_ctx_max = 131072, .n_params_reported = 20.9e9, .n_heads = 64, .n_kv_heads = 8,
+      .d_head = 64, .d_ff = 0, .gated_mlp = true, .n_experts = 32, .n_experts_active = 4,
+      .n_shared_experts = 0, .d_ff_expert = 2880, .n_dense_layers = 0, .window_tokens = 128,
+      .window_period = 2, .n_local_per_period = 1, .sinks = true, .qkv_bias = true,
+      .o_bias = true, .mlp_bias = true},
+     /* The card prints "20.9B": half a unit of the last digit is 0.05e9 / 20.9e9 = 2.4e-3.
+      * The count below gives 20,914,757,184 (7.0e-4 above). */
+     2.4e-3, "the model card rounds to 20.9B"},
 };
 enum { N_MODELS = (int)(sizeof models / sizeof models[0]) };
 
@@ -189,6 +229,18 @@ static void expect_record(const scale_model *got, const scale_model *want, const
   SAME_INT(ssm_n_groups);
   SAME_INT(ssm_d_conv);
   SAME_INT(ssm_chunk_size);
+  SAME_INT(n_mtp_layers);
+  SAME_INT(position);
+  SAME_INT(window_tokens);
+  SAME_INT(window_chunked);
+  SAME_INT(window_period);
+  SAME_INT(n_local_per_period);
+  SAME_INT(nope_global);
+  SAME_INT(sinks);
+  SAME_INT(qk_norm);
+  SAME_INT(qkv_bias);
+  SAME_INT(o_bias);
+  SAME_INT(mlp_bias);
 #undef SAME_INT
 }
 
@@ -203,8 +255,12 @@ static void expect_record(const scale_model *got, const scale_model *want, const
  *   MLP         m = 3 matrices when gated, else 2; a dense layer m*D*F; a MoE layer
  *               (E + shared)*m*D*F_e plus the router E*D; the first n_dense_layers are dense
  *               (all layers when E = 0);
- *   norms       2*D per layer and D for the final norm (RMSNorm scales).
- * 'active' counts k routed experts (plus the shared ones) instead of all E.
+ *   norms       2*D per layer and D for the final norm (RMSNorm scales);
+ *   extras      qk_norm 2*H a layer (a query and a key RMSNorm of width H, Qwen3); qkv_bias
+ *               (N + 2K)*H and o_bias D a layer; sinks N a layer (GPT-OSS); mlp_bias, per
+ *               routed expert 2*F_e + D (gate/up and down) plus E for the router (GPT-OSS).
+ * 'active' counts k routed experts (plus the shared ones) instead of all E. MTP layers
+ * (DeepSeek-V3) are not counted: the report's 671B leaves its 14B MTP module out.
  */
 static double transformer_params(const scale_model *m, bool active) {
   double L = (double)m->n_layers, D = (double)m->d_model, V = (double)m->n_vocab;
@@ -222,6 +278,10 @@ static double transformer_params(const scale_model *m, bool active) {
   } else {
     attention = 2.0 * D * N * H + 2.0 * D * K * H;
   }
+  if (m->qk_norm) attention += 2.0 * H;
+  if (m->qkv_bias) attention += (N + 2.0 * K) * H;
+  if (m->o_bias) attention += D;
+  if (m->sinks) attention += N;
 
   double mats = m->gated_mlp ? 3.0 : 2.0;
   double n_moe = m->n_experts > 0 ? (double)(m->n_layers - m->n_dense_layers) : 0.0;
@@ -230,6 +290,8 @@ static double transformer_params(const scale_model *m, bool active) {
   double moe_layer = (experts + (double)m->n_shared_experts) * mats * D *
                          (double)m->d_ff_expert +
                      (double)m->n_experts * D;
+  if (m->mlp_bias && m->n_experts > 0)
+    moe_layer += experts * (2.0 * (double)m->d_ff_expert + D) + (double)m->n_experts;
   double dense_layer = mats * D * (double)m->d_ff;
 
   return embeddings + L * (attention + 2.0 * D) + n_dense * dense_layer + n_moe * moe_layer + D;
@@ -340,7 +402,7 @@ START_TEST(active_params_match_reported) {
                   "DeepSeek-V3 report: 37B activated");
   /* Qwen3 30B-A3B: model card 3.3B activated; the count gives 3.353e9, which the card
    * truncates rather than rounds; allow 2%. */
-  scale_model qw = scale_check_model("qwen-3-30b-a3b");
+  scale_model qw = scale_check_model("qwen3-30b-a3b");
   scale_check_rel(transformer_params(&qw, true), 3.3e9, 2e-2, "parameters",
                   "Qwen3-30B-A3B model card: 3.3B activated");
   /* A dense model's active count is its total. */

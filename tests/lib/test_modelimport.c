@@ -55,10 +55,13 @@ static void same_architecture(const scale_model *a, const scale_model *b) {
 
 START_TEST(published_configs_match_shipped_models) {
   /* LLaMA 3 70B 70.55B, Mixtral 46.7B, DeepSeek-V3 671B (its MTP layer apart), Mamba-2 2.7B,
-   * Qwen3-4B (QK-norm). */
+   * Qwen3-4B (QK-norm); Qwen3-8B, 14B and 32B (QK-norm, H != D / N for 32B) and GPT-OSS-20B
+   * (windows from layer_types, sinks, biases), whose every field test_model_data types again
+   * from the published config. */
   const char *stems[] = {"llama-3-70b", "mixtral-8x7b", "deepseek-v3", "mamba-2-2.7b",
-                         "qwen3-4b"};
-  for (int i = 0; i < 5; i++) {
+                         "qwen3-4b",    "qwen3-8b",     "qwen3-14b",   "qwen3-32b",
+                         "gpt-oss-20b"};
+  for (int i = 0; i < (int)(sizeof stems / sizeof stems[0]); i++) {
     scale_model got, shipped = scale_check_model(stems[i]);
     scale_import_notes notes;
     scale_diag d = {0};

@@ -373,7 +373,7 @@ START_TEST(test_moe_experts_touched) {
   scale_model m;
   scale_chip chip;
   scale_diag diag;
-  ck_assert(scale_model_load("qwen-3-30b-a3b", &m, &diag) == SCALE_OK);
+  ck_assert(scale_model_load("qwen3-30b-a3b", &m, &diag) == SCALE_OK);
   ck_assert(scale_chip_load("nvidia-b200", &chip, &diag) == SCALE_OK);
   scale_infer_config ic = scale_infer_config_default(1, 1, 2048);
   ic.weight_dtype = ic.compute_dtype = SCALE_DTYPE_FP4;

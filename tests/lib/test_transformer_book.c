@@ -342,7 +342,7 @@ START_TEST(test_publisher_counts) {
        * embeddings as active, as Mixtral's 12.9B does, gives 37.55e9 and 3.35e9 (+1.5%);
        * leaving the input embedding out gives 36.6e9 and 3.04e9. */
       {"deepseek-v3", 671e9, 37e9, 0.02, "DeepSeek-V3 report: 671B total, 37B activated"},
-      {"qwen-3-30b-a3b", 30.5e9, 3.3e9, 0.02, "Qwen3 model card: 30.5B total, 3.3B activated"},
+      {"qwen3-30b-a3b", 30.5e9, 3.3e9, 0.02, "Qwen3 model card: 30.5B total, 3.3B activated"},
   };
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     scale_model m = scale_check_model(rows[i].name);
