@@ -559,13 +559,6 @@ static const char *axes_note(const scale_layout *l, scale_train_dim d) {
   return l->n_axes[d] >= 3 ? ", 3 axes" : ", 2 axes";
 }
 
-/* Whether the layout maps any dimension onto a TPU torus (its scale-out is then the DCN). */
-static bool on_torus(const scale_layout *l) {
-  for (int d = 0; d < SCALE_TRAIN_DIM_COUNT; d++)
-    if (l->link[d] == SCALE_TRAIN_LINK_ICI) return true;
-  return false;
-}
-
 char *scale_plan_layout_str(const scale_layout *l, char *buf, size_t size) {
   size_t n = 0;
   buf[0] = '\0';
@@ -598,7 +591,7 @@ char *scale_plan_layout_str(const scale_layout *l, char *buf, size_t size) {
     if (l->schedule == SCALE_PP_INTERLEAVED) PUT(" v=%g", l->n_virtual_stages);
     PUT(" m=%g%s%s]", l->n_microbatches, l->pp_embed_loss ? " embed+loss" : "",
         l->link[SCALE_TRAIN_DIM_PP] != SCALE_TRAIN_LINK_DCN ? ""
-        : on_torus(l)                                       ? " over dcn"
+        : scale_layout_on_torus(l)                                       ? " over dcn"
                                                             : " over scale-out");
     sep = " x ";
   }

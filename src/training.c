@@ -103,6 +103,12 @@ scale_layout scale_layout_default(void) {
   return l;
 }
 
+bool scale_layout_on_torus(const scale_layout *layout) {
+  for (int d = 0; d < SCALE_TRAIN_DIM_COUNT; d++)
+    if (layout->link[d] == SCALE_TRAIN_LINK_ICI) return true;
+  return false;
+}
+
 double scale_layout_n_chips(const scale_layout *layout) {
   if (layout == NULL) return NAN;
   return layout->dp * layout->fsdp * layout->tp * layout->pp * layout->cp;

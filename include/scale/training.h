@@ -152,6 +152,10 @@ scale_layout scale_layout_default(void);
 /** Product dp x fsdp x tp x pp x cp: the chips the layout uses [count]; NaN for NULL. */
 double scale_layout_n_chips(const scale_layout *layout);
 
+/** Whether the layout maps any dimension onto a TPU torus (its scale-out is then the DCN; a
+ * GPU layout's is the scale-out fabric). */
+bool scale_layout_on_torus(const scale_layout *layout);
+
 /** Maps each degree of 'layout' onto the links of 'chip' for a run of 'n_chips', the way the
  * book does: dimensions from innermost to outermost (tp, cp, fsdp, pp, dp; ep next to tp and
  * cp) fill the fast domain first (a TPU slice of up to a pod, scale_chip_pod_chips(); a GPU

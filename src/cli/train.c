@@ -175,10 +175,8 @@ static const unsigned DEGREE = SCALE_NUM_POSITIVE | SCALE_NUM_INTEGER;
 /* A link in the report's own words: a TPU's ici and dcn, a GPU's scale-up and scale-out (the
  * JSON keeps scale_train_link_name's stable names). */
 static const char *link_words(scale_train_link link, const scale_layout *l) {
-  bool torus = false;
-  for (int d = 0; d < SCALE_TRAIN_DIM_COUNT; d++) torus |= l->link[d] == SCALE_TRAIN_LINK_ICI;
   if (link == SCALE_TRAIN_LINK_NVLINK) return "scale-up";
-  if (link == SCALE_TRAIN_LINK_DCN && !torus) return "scale-out";
+  if (link == SCALE_TRAIN_LINK_DCN && !scale_layout_on_torus(l)) return "scale-out";
   return scale_train_link_name(link);
 }
 
