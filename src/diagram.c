@@ -662,7 +662,7 @@ scale_status scale_diagram_gantt(const char *title, int p, const scale_pp_pass *
   /* every pass, and at most one gap before each pass and one after each stage's last */
   scale_diagram_span *spans = malloc((2 * tl->n_passes + (size_t)p) * sizeof *spans);
   if (!spans) return scale_diag_set(diag, SCALE_ERR_NOMEM, "", 0, "a Gantt chart: out of memory");
-  char rows[32][16];
+  char rows[32][24];
   const char *row_names[32];
   size_t k = 0;
   for (int s = 0; s < p; s++) {

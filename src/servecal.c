@@ -665,7 +665,11 @@ static int group_of(scale_serve_set *set, const char *name) {
   for (int g = 0; g < set->n_groups; g++)
     if (strcmp(set->groups[g], name) == 0) return g;
   if (set->n_groups == SCALE_SERVE_GROUPS_MAX) return -1;
-  snprintf(set->groups[set->n_groups], SCALE_NAME_MAX, "%s", name);
+  /* name is often a row's field of this same set: a copy that may overlap */
+  char *to = set->groups[set->n_groups];
+  size_t n = strnlen(name, SCALE_NAME_MAX - 1);
+  memmove(to, name, n);
+  to[n] = '\0';
   return set->n_groups++;
 }
 

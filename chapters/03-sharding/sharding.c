@@ -342,7 +342,7 @@ static void diagrams(chapter *ch) {
     scale_mesh mesh;
     scale_sharding a, b;
     scale_diag d = {0};
-    char file[16];
+    char file[24];
     snprintf(file, sizeof file, "case%d.svg", i + 1);
     scale_status st = scale_sharding_parse_matmul("{X:2, Y:2}", CASES[i][0], CASES[i][1], &mesh,
                                                   &a, &b, &d);

@@ -911,7 +911,7 @@ static bool exercise_block(weave *w, cmark_node *node, const char *id, int line)
   ok = weave_text(w, cmark_node_get_literal(node), line, true, &question);
   if (!ok) goto done;
   book_rubric(bx, id, &title, &points);
-  char anchor[300];
+  char anchor[320]; /* "exercise-" and an id of at most 299 characters */
   snprintf(anchor, sizeof anchor, "exercise-%s", id);
   for (char *p = anchor; *p; p++)
     if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_') *p = '-';

@@ -114,7 +114,7 @@ START_TEST(sharded_matmul_cases) {
     scale_diag d = {0};
     ck_assert_msg(scale_diagram_sharded_matmul(&m, &a, &b, svg, sizeof svg, NULL, &d) == SCALE_OK,
                   "%s", d.message);
-    char head[16];
+    char head[24];
     snprintf(head, sizeof head, "case %d:", i + 1);
     ck_assert_ptr_nonnull(strstr(svg, head));
     ck_assert_msg(strstr(svg, want[i]) != NULL, "case %d: no '%s'", i + 1, want[i]);

@@ -83,7 +83,7 @@ START_TEST(test_table10_columns) {
    * H02 (4,2,1,1) 101.8 s x 41.2K = 4,194,160 */
   scale_check_rel(101.8 * throughput("H02"), STEP_TOKENS, 0.01, "tokens", "Table 10 best row");
   for (int i = 1; i <= 18; i++) {
-    char id[8];
+    char id[16];
     snprintf(id, sizeof id, "H%02d", i);
     ck_assert_msg(isfinite(throughput(id)), "%s missing", id);
   }
