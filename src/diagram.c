@@ -88,7 +88,7 @@ static void text_in(canvas *cv, double x, double y, double fs, const char *ancho
   if (cv->n_texts == TEXTS_MAX) fail(cv, "is one text too many", s, "");
   if (cv->st) return;
   cv->texts[cv->n_texts] = b;
-  snprintf(cv->first[cv->n_texts++], 24, "%s", s);
+  snprintf(cv->first[cv->n_texts++], 24, "%.23s", s); /* its start, to name it */
   put(cv, "<text x=\"%.2f\" y=\"%.2f\" font-size=\"%g\" text-anchor=\"%s\"", x, y, fs, anchor);
   if (fill) put(cv, " fill=\"%s\"", fill);
   put(cv, ">");

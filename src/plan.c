@@ -72,6 +72,7 @@ typedef struct {
   scale_layout layout;      /* scratch */
   scale_train_result result;
   scale_train_cache cache;  /* what does not depend on the layout, and op times by shape */
+  scale_plan_prune pruned_by; /* the rule that pruned the tuple being counted, else _COUNT */
 } worker;
 
 static bool divides(double a, double b) { return b > 0 && fmod(b, a) == 0.0; }
@@ -199,6 +200,10 @@ static void consider(worker *w, double n_seq) {
   scale_layout *l = &w->layout;
   scale_plan_report *r = &w->report;
   r->n_candidates++;
+  if (w->pruned_by != SCALE_PLAN_PRUNE_COUNT) { /* counting a pruned tuple's variants */
+    r->n_pruned[w->pruned_by]++;
+    return;
+  }
   double dpf = l->dp * l->fsdp;
   if (dpf > n_seq || l->n_microbatches > n_seq / dpf) {
     r->n_pruned[SCALE_PLAN_PRUNE_BATCH]++;
@@ -319,13 +324,13 @@ static void schedules(worker *w, double n_seq) {
     if (!o->allow_schedule[s]) continue;
     l->schedule = (scale_pp_schedule)s;
     l->n_virtual_stages = s == SCALE_PP_INTERLEAVED ? 2 : 1;
-    /* DualPipe runs half the stages each way: an odd pipeline has no mirror */
-    if (scale_pipeline_chunks(l->schedule, l->n_virtual_stages) * l->pp > layers ||
-        (s == SCALE_PP_DUALPIPE && fmod(l->pp, 2.0) != 0.0)) {
-      w->report.n_candidates += 4;
-      w->report.n_pruned[SCALE_PLAN_PRUNE_PP] += 4;
-      continue;
-    }
+    /* DualPipe runs half the stages each way: an odd pipeline has no mirror. A schedule
+     * that breaks the rule is enumerated, not evaluated (prune_tuple()). */
+    scale_plan_prune outer = w->pruned_by;
+    if ((scale_pipeline_chunks(l->schedule, l->n_virtual_stages) * l->pp > layers ||
+         (s == SCALE_PP_DUALPIPE && fmod(l->pp, 2.0) != 0.0)) &&
+        outer == SCALE_PLAN_PRUNE_COUNT)
+      w->pruned_by = SCALE_PLAN_PRUNE_PP;
     l->pp_embed_loss = embed_loss_evens(l, layers);
     for (int mapping = 0; mapping < 2; mapping++) {
       scale_train_layout_map(p->chip, p->n_chips, l);
@@ -337,31 +342,33 @@ static void schedules(worker *w, double n_seq) {
       }
       axis_splits(w, n_seq, pms, 4);
     }
+    w->pruned_by = outer;
   }
 }
 
-/* Variants a degree tuple expands to (to count what a pruned tuple stood for). */
-static double n_variants(const worker *w, const scale_layout *l) {
-  const scale_plan_opts *o = w->opts;
-  double zero = 0, remat = 0, sched = 0;
-  for (int z = 1; z <= 3; z++)
-    zero += o->allow_zero[z];
-  for (int i = 0; i < SCALE_REMAT_COUNT; i++)
-    remat += o->allow_remat[i];
-  for (int i = 0; i < SCALE_PP_COUNT; i++)
-    sched += o->allow_schedule[i];
-  double v = (l->fsdp > 1 ? zero : 1) * (l->tp > 1 ? 2 : 1) * remat * (l->cp > 1 ? 2 : 1);
-  return v * 4 * (l->pp > 1 ? sched * 2 : 1);
-}
-
-static void prune_tuple(worker *w, scale_plan_prune rule) {
-  double v = n_variants(w, &w->layout);
-  w->report.n_candidates += v;
-  w->report.n_pruned[rule] += v;
+/* A tuple broken by 'rule': its variants are enumerated (not evaluated) so that the count of
+ * layouts is the same whichever rule prunes them. */
+static void prune_tuple(worker *w, scale_plan_prune rule, double n_seq) {
+  w->pruned_by = rule;
+  schedules(w, n_seq);
+  w->pruned_by = SCALE_PLAN_PRUNE_COUNT;
 }
 
 static bool tp_ok(const scale_model *m, double tp) {
   return scale_transformer_tp_check(m, tp, NULL) == SCALE_OK;
+}
+
+/* Whether no variant of the degree tuple can fit: the memory floor of its most sharded
+ * allowed ZeRO stage is over HBM (most MoE tuples: the experts alone overflow). */
+static bool tuple_overflows(worker *w) {
+  scale_layout *l = &w->layout;
+  double floor_bytes = INFINITY;
+  for (int z = l->fsdp > 1 ? 1 : 3; z <= 3; z++) {
+    if (l->fsdp > 1 && !w->opts->allow_zero[z]) continue;
+    l->zero_stage = z;
+    floor_bytes = fmin(floor_bytes, scale_train_memory_floor_bytes(w->problem, l, &w->cache));
+  }
+  return floor_bytes > w->problem->chip->hbm_bytes;
 }
 
 /* One degree tuple: the cheap divisibility rules, then its schedules and policies. */
@@ -370,15 +377,17 @@ static void tuple(worker *w, double n_seq) {
   const scale_model *m = p->model;
   const scale_layout *l = &w->layout;
   if (!tp_ok(m, l->tp))
-    prune_tuple(w, SCALE_PLAN_PRUNE_TP);
+    prune_tuple(w, SCALE_PLAN_PRUNE_TP, n_seq);
   else if (l->cp > 1 && !divides(l->cp, p->seq_len))
-    prune_tuple(w, SCALE_PLAN_PRUNE_CP);
+    prune_tuple(w, SCALE_PLAN_PRUNE_CP, n_seq);
   else if (l->pp > (double)m->n_layers)
-    prune_tuple(w, SCALE_PLAN_PRUNE_PP);
+    prune_tuple(w, SCALE_PLAN_PRUNE_PP, n_seq);
   else if (l->dp * l->fsdp > n_seq)
-    prune_tuple(w, SCALE_PLAN_PRUNE_BATCH);
+    prune_tuple(w, SCALE_PLAN_PRUNE_BATCH, n_seq);
   else if (l->ep > 1 && !divides(l->ep, (double)m->n_experts))
-    prune_tuple(w, SCALE_PLAN_PRUNE_EP);
+    prune_tuple(w, SCALE_PLAN_PRUNE_EP, n_seq);
+  else if (tuple_overflows(w))
+    prune_tuple(w, SCALE_PLAN_PRUNE_MEMORY, n_seq);
   else
     schedules(w, n_seq);
 }
@@ -524,6 +533,7 @@ scale_status scale_plan_train(const scale_train_problem *problem, const scale_pl
     workers[t].problem = problem;
     workers[t].opts = o;
     workers[t].problem_ok = scale_train_problem_ok(problem);
+    workers[t].pruned_by = SCALE_PLAN_PRUNE_COUNT;
     scale_train_cache_init(&workers[t].cache, problem);
   }
   /* Deal tp values round-robin so threads get similar shares (small tp = most work). */

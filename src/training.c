@@ -1170,6 +1170,27 @@ static void roofline_comms(eval_ctx *x, scale_train_result *out) {
   roofline_overlap(x, out);
 }
 
+double scale_train_memory_floor_bytes(const scale_train_problem *problem,
+                                      const scale_layout *l, const scale_train_cache *cache) {
+  double tp = l->tp, pp = l->pp, ep = l->ep, fsdp = l->fsdp, cp = l->cp;
+  if (!(tp >= 1.0 && pp >= 1.0 && ep >= 1.0 && fsdp >= 1.0 && cp >= 1.0)) return NAN;
+  double etp = l->etp >= 1.0 ? l->etp : 1.0;
+  double dense = cache->n_params - cache->n_expert - cache->n_embed;
+  /* eval_compute's stage_params with the layers spread evenly (the slowest stage holds at
+   * least layers / pp) and one copy of them */
+  double stage_params =
+      (dense / tp + cache->n_expert / (ep * etp)) / pp + cache->n_embed / (pp * tp);
+  /* eval_memory's ZeRO sharding */
+  bool zero12 = l->zero_stage == 1 || l->zero_stage == 2;
+  int zero = fsdp > 1.0 ? l->zero_stage : 0;
+  int zero_mem = zero12 && fsdp * cp > 1.0 ? l->zero_stage : zero;
+  double states = scale_train_zero_bytes_per_chip(&l->precision, stage_params, zero_mem,
+                                                  zero12 ? fsdp * cp : fsdp, NULL);
+  scale_memory_overhead overhead = scale_memory_overhead_of(problem->chip);
+  return states + fmax(0.0, overhead.context_bytes) +
+         fmax(0.0, overhead.fragmentation_frac) * states;
+}
+
 /* Memory per chip: states, activations, gathered weights, CP buffers and the overhead. */
 static void eval_memory(const eval_ctx *x, scale_train_result *out) {
   UNPACK;

@@ -389,6 +389,20 @@ void scale_train_cache_init(scale_train_cache *cache, const scale_train_problem 
 void scale_train_eval_cached(const scale_train_problem *problem, const scale_layout *layout,
                              scale_train_cache *cache, scale_train_result *out);
 
+/** A floor under scale_train_eval_cached()'s memory_per_chip_bytes for every layout with the
+ * degrees (dp, fsdp, tp, pp, cp, ep, etp), ZeRO stage and precision of 'layout', whatever its
+ * schedule, microbatches, remat, SP, CP kind, mapping or pipeline split: the weights,
+ * gradients and optimizer state of an average stage (one copy), the chip's fixed context and
+ * the fragmentation of those states; no activations, buffers or gathered weights. The
+ * planner prunes a degree tuple whose floor is over HBM without evaluating its variants.
+ *
+ * Units:  [bytes].
+ * Domain: cache bound to problem (scale_train_cache_init()); NaN if the layout's degrees
+ *         are not >= 1.
+ */
+double scale_train_memory_floor_bytes(const scale_train_problem *problem,
+                                      const scale_layout *layout, const scale_train_cache *cache);
+
 /* ---- pieces of the step, exposed for the chapters ------------------------------------------ */
 
 /** Bytes per chip of weights, gradients and optimizer state for 'n_params' parameters under

@@ -322,6 +322,49 @@ START_TEST(test_eval_memory) {
 }
 END_TEST
 
+START_TEST(test_memory_floor) {
+  /* fsdp 8 ZeRO-3, bf16 + Adam: 12 n / 8 bytes of states; with a 2 GB context and 10%
+   * fragmentation the floor is 1.1 x 12 n / 8 + 2e9, and every variant of the degrees (remat,
+   * microbatches, pipeline schedule) holds at least that. */
+  scale_model m = toy();
+  scale_chip c = tpu();
+  c.memory_context_bytes = 2e9;
+  c.memory_fragmentation_frac = 0.1;
+  c.memory_comm_buffer_bytes = 1e8;
+  scale_train_problem p = scale_train_problem_make(&m, &c, 8, 64 * 4096, 4096);
+  scale_train_cache cache;
+  scale_train_cache_init(&cache, &p);
+  scale_layout l = scale_layout_default();
+  l.fsdp = 8;
+  scale_train_layout_map(&c, 8, &l);
+  double n = scale_transformer_n_params(&m);
+  scale_check_rel(scale_train_memory_floor_bytes(&p, &l, &cache), 1.1 * 12.0 * n / 8 + 2e9, 1e-12,
+                  "B", "1.1 x 12 n / 8 + context");
+  for (int rm = 0; rm < SCALE_REMAT_COUNT; rm++)
+    for (double micro = 1; micro <= 8; micro *= 2) {
+      l.remat = (scale_remat)rm;
+      l.n_microbatches = micro;
+      scale_train_result r = eval_ok(&p, &l);
+      ck_assert_msg(r.memory_per_chip_bytes >= scale_train_memory_floor_bytes(&p, &l, &cache),
+                    "remat %d, m %g: under the floor", rm, micro);
+    }
+  /* pp 2 over the 4 layers (1F1B, DualPipe's two copies): the floor keeps one copy of half */
+  l = scale_layout_default();
+  l.pp = 2, l.fsdp = 4, l.zero_stage = 1, l.n_microbatches = 4;
+  scale_train_layout_map(&c, 8, &l);
+  for (int s = 0; s < SCALE_PP_COUNT; s++) {
+    l.schedule = (scale_pp_schedule)s;
+    l.n_virtual_stages = s == SCALE_PP_INTERLEAVED ? 2 : 1;
+    if (scale_train_validate(&p, &l, NULL) != SCALE_OK) continue;
+    scale_train_result r = eval_ok(&p, &l);
+    ck_assert_msg(r.memory_per_chip_bytes >= scale_train_memory_floor_bytes(&p, &l, &cache),
+                  "schedule %d: under the floor", s);
+  }
+  l.pp = 0;
+  ck_assert(isnan(scale_train_memory_floor_bytes(&p, &l, &cache)));
+}
+END_TEST
+
 /* ---- pipeline -------------------------------------------------------------------------------- */
 
 START_TEST(test_bubble) {
@@ -794,6 +837,7 @@ static Suite *suite(void) {
   tc = tcase_create("memory");
   tcase_add_test(tc, test_zero_paper_memory);
   tcase_add_test(tc, test_eval_memory);
+  tcase_add_test(tc, test_memory_floor);
   suite_add_tcase(s, tc);
   tc = tcase_create("validate");
   tcase_add_test(tc, test_validate);
