@@ -581,6 +581,33 @@ START_TEST(test_table_ranges_and_groups) {
 }
 END_TEST
 
+START_TEST(test_host_bound_range) {
+  /* rows by hand (dp, pp, tp, cp: measured, units, device):
+   *   T1 (4,1,1,2): 30 s, 100 units, device 0.5 s (5 ms a unit): 0.3 s a unit measured
+   *   T1 (2,1,1,4): 80 s, 200 units, device 0.4 s (2 ms a unit): 0.4 s
+   *   T1 (2,1,2,2): 90 s, 100 units, device 0.2 s: TP x CP, not pure CP
+   *   T2 (1,1,1,8): 24 s, 200 units, device 4 s (20 ms a unit): 0.12 s
+   * a host of 10 ms binds the first two (the third is not pure CP, the fourth's device is
+   * slower than the host): 0.3 to 0.4 s */
+  static scale_hybrid_study_table t[2];
+  memset(t, 0, sizeof t);
+  hand_row(&t[0], 4, 1, 1, 2, 30, 30, 100, 0.5);
+  hand_row(&t[0], 2, 1, 1, 4, 80, 80, 200, 0.4);
+  hand_row(&t[0], 2, 1, 2, 2, 90, 90, 100, 0.2);
+  hand_row(&t[1], 1, 1, 1, 8, 24, 24, 200, 4.0);
+  double lo, hi;
+  scale_hybrid_study_host_bound_range(t, 2, 0.01, &lo, &hi);
+  scale_check_rel(lo, 0.3, 1e-12, "s", "hand: 30 / 100");
+  scale_check_rel(hi, 0.4, 1e-12, "s", "hand: 80 / 200");
+  /* a host of 30 ms also binds T2's CP 8: 24 / 200 = 0.12 s the least */
+  scale_hybrid_study_host_bound_range(t, 2, 0.03, &lo, &hi);
+  scale_check_rel(lo, 0.12, 1e-12, "s", "hand: 24 / 200");
+  /* a host of 1 ms binds none */
+  scale_hybrid_study_host_bound_range(t, 2, 0.001, &lo, &hi);
+  ck_assert(isinf(lo) && hi == 0);
+}
+END_TEST
+
 START_TEST(test_study_fit_over_tables) {
   /* two tables whose measured steps are the framework's formula at h = 10 ms, k = 2 s: the fit
    * over the tables recovers both to the grids' resolution (0.3% for h, 0.01 s for k), left
@@ -698,13 +725,16 @@ START_TEST(test_study_load_all_and_logo) {
    * host fits within 10% of one another in the plausible 1-30 ms, and the host-bound pure-CP
    * rows measuring the paper's 10-12 ms per layer-microbatch */
   scale_hybrid_study_logo g;
-  scale_hybrid_study_logo_eval(t, p.v[SCALE_STEP_MESH_CP_HOST_S], &g);
+  scale_hybrid_study_logo_eval(t, &g);
   for (int i = 0; i < SCALE_HYBRID_STUDY_TABLES; i++) {
     ck_assert_msg(g.spearman[i] >= TABLES[i].logo, "table %d: %g", i, g.spearman[i]);
     ck_assert(g.host_s[i] >= g.host_lo_s && g.host_s[i] <= g.host_hi_s);
   }
   ck_assert(g.host_lo_s >= 1e-3 && g.host_hi_s <= 3e-2 && g.host_hi_s / g.host_lo_s < 1.1);
-  ck_assert_msg(g.meas_lo_s >= 10e-3 && g.meas_hi_s <= 12e-3, "%g..%g", g.meas_lo_s, g.meas_hi_s);
+  double lo, hi;
+  scale_hybrid_study_host_bound_range(t, SCALE_HYBRID_STUDY_TABLES, p.v[SCALE_STEP_MESH_CP_HOST_S],
+                                      &lo, &hi);
+  ck_assert_msg(lo >= 10e-3 && hi <= 12e-3, "%g..%g", lo, hi);
   /* Table 10's (4, 2, 1, 1), LLaMA 2 7B, ZeRO-1 by hand: 3,369,207,808 parameters a device at
    * 2 + 4 + 12 / 4 = 9 B = 30,322,870,272 B of states; 16 layers of 570,425,344 B of
    * activations, two microbatches in flight under 1F1B: 18,253,611,008 B (more than one
@@ -739,6 +769,7 @@ int main(void) {
                                     {"table_stats", test_table_stats},
                                     {"table_ranges_and_groups", test_table_ranges_and_groups},
                                     {"pp1_extrapolated", test_pp1_extrapolated},
+                                    {"host_bound_range", test_host_bound_range},
                                     {"study_fit_over_tables", test_study_fit_over_tables},
                                     {"plan_hybrid", test_plan_hybrid},
                                     {"study_load_all_and_logo", test_study_load_all_and_logo}};
