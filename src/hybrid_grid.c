@@ -2,6 +2,7 @@
 #include "scale/hybrid_grid.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -92,4 +93,27 @@ void scale_hybrid_grid_add(scale_hybrid_grid_tally *t, const scale_hybrid_grid_c
   t->plan_tp8 += c->plan.tp == n_chips;
   t->step_tp_small += c->step_ok && c->step.layout.tp <= 2;
   t->tp_bound_plan += c->plan.tp <= c->guide.rule[SCALE_HYBRID_RULE_TP_BOUND].rhs;
+}
+
+scale_status scale_hybrid_grid_run(const scale_hybrid_grid_axes *ax, scale_hybrid_grid_case *cases,
+                                   scale_hybrid_grid_tally *tally, scale_diag *diag) {
+  *tally = scale_hybrid_grid_tally_init();
+  if (!ax->models || !ax->chips || !ax->params || !ax->seqs || ax->n_models < 1 ||
+      ax->n_kinds < 1 || ax->n_seqs < 1 || !(ax->tokens > 0))
+    return scale_diag_set(diag, SCALE_ERR_INVALID, NULL, 0, "grid: an empty axis");
+  scale_plan_report *rep = malloc(sizeof *rep);
+  if (!rep) return scale_diag_set(diag, SCALE_ERR_NOMEM, NULL, 0, "grid: out of memory");
+  scale_status st = SCALE_OK;
+  for (int h = 0; h < ax->n_kinds && st == SCALE_OK; h++)
+    for (int i = 0; i < ax->n_models && st == SCALE_OK; i++)
+      for (int j = 0; j < ax->n_seqs && st == SCALE_OK; j++) {
+        double s = ax->seqs[j];
+        scale_hybrid_problem p =
+            scale_hybrid_paper_problem(ax->models[i], ax->chips[h], ax->tokens / s, s);
+        scale_hybrid_grid_case *c = &cases[(h * ax->n_models + i) * ax->n_seqs + j];
+        st = scale_hybrid_grid_eval(&p, ax->params[h], rep, c, diag);
+        if (st == SCALE_OK) scale_hybrid_grid_add(tally, c, p.n_chips);
+      }
+  free(rep);
+  return st;
 }

@@ -338,19 +338,11 @@ static void grid_layout(chapter *ch, const char *stem, const char *what, double 
   layout_values(ch, sub, dp, pp, tp, cp);
 }
 
-/** One case of the grid (hybrid_grid.h) under 'stem'; false after an error. */
-static bool grid_case(chapter *ch, const char *stem, const scale_hybrid_problem *p,
-                      const scale_step_params *prm, scale_plan_report *rep,
-                      scale_hybrid_grid_case *c) {
-  scale_diag d = {0};
-  scale_status st = scale_hybrid_grid_eval(p, prm, rep, c, &d);
+/** One case of the grid (hybrid_grid.h) under 'stem'. */
+static void grid_case(chapter *ch, const char *stem, const scale_hybrid_grid_case *c) {
   const scale_hybrid_layout *g = &c->guide.layout, *b = &c->step.layout;
   grid_layout(ch, stem, "guide", g->dp, g->pp, g->tp, g->cp);
   if (c->step_ok) grid_layout(ch, stem, "step", b->dp, b->pp, b->tp, b->cp);
-  if (st != SCALE_OK) {
-    chapter_error(ch, "planner: %s", d.message[0] ? d.message : scale_status_str(st));
-    return false;
-  }
   grid_layout(ch, stem, "plan", c->plan.dp, c->plan.pp, c->plan.tp, c->plan.cp);
   chapter_valuef(ch, "guide / step model's best", c->step_ratio, "", SCALE_FMT_PLAIN,
                  "%s.step_ratio", stem);
@@ -358,7 +350,6 @@ static bool grid_case(chapter *ch, const char *stem, const scale_hybrid_problem 
                  SCALE_FMT_PLAIN, "%s.plan_ratio", stem);
   flag_value(ch, "the guide's degrees fit scale plan's memory model", c->plan_fits,
              "%s.plan_fits", stem);
-  return true;
 }
 
 static void grid_summary(chapter *ch, const scale_hybrid_grid_tally *k, int disagree_4k_other,
@@ -402,31 +393,26 @@ static void section_grid(chapter *ch, const scale_model *const models[5], const 
   chapter_heading(ch, "The guide against the step model and `scale plan` on a grid");
   const char *chip_keys[2] = {"npu", "h100"};
   static const double seqs[2] = {4096, 32768};
-  scale_hybrid_grid_tally k = scale_hybrid_grid_tally_init();
+  static scale_hybrid_grid_case cases[2 * 5 * 2];
+  const scale_hybrid_grid_axes ax = {models, 5, chips, prm, 2, seqs, 2, TOKENS};
+  scale_hybrid_grid_tally k;
+  scale_diag d = {0};
+  if (!chapter_status_ok(ch, scale_hybrid_grid_run(&ax, cases, &k, &d), &d)) return;
   int other_4k = 0, not_mixed_32k = 0;
-  scale_plan_report *rep = malloc(sizeof *rep);
-  if (!rep) {
-    chapter_error(ch, "out of memory");
-    return;
-  }
   for (int h = 0; h < 2; h++)
     for (int i = 0; i < 5; i++)
       for (int j = 0; j < 2; j++) {
         char stem[48];
         snprintf(stem, sizeof stem, "grid.%s.%s.s%.0fk", chip_keys[h], keys[i], seqs[j] / 1024);
-        scale_hybrid_problem p =
-            scale_hybrid_paper_problem(models[i], chips[h], TOKENS / seqs[j], seqs[j]);
-        scale_hybrid_grid_case c;
-        if (!grid_case(ch, stem, &p, prm[h], rep, &c)) continue;
-        scale_hybrid_grid_add(&k, &c, N_CHIPS);
+        const scale_hybrid_grid_case *c = &cases[(h * 5 + i) * 2 + j];
+        grid_case(ch, stem, c);
         /* the text: at 4K they differ only on Mamba-7B on the 910B; at 32K only where the
          * step model mixes CP with PP or TP */
-        const scale_hybrid_layout *b = &c.step.layout;
-        other_4k += !c.same_step && j == 0 && !(h == 0 && i == 2);
-        bool mixed_cp = c.step_ok && b->cp > 1 && (b->pp > 1 || b->tp > 1);
-        not_mixed_32k += !c.same_step && j == 1 && !mixed_cp;
+        const scale_hybrid_layout *b = &c->step.layout;
+        other_4k += !c->same_step && j == 0 && !(h == 0 && i == 2);
+        bool mixed_cp = c->step_ok && b->cp > 1 && (b->pp > 1 || b->tp > 1);
+        not_mixed_32k += !c->same_step && j == 1 && !mixed_cp;
       }
-  free(rep);
   grid_summary(ch, &k, other_4k, not_mixed_32k);
 }
 
