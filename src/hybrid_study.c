@@ -296,6 +296,14 @@ double scale_hybrid_study_row_memory_bytes(const scale_hybrid_study_table *t, in
   return mem.total_bytes;
 }
 
+void scale_hybrid_study_step_span(const scale_hybrid_study_table *t, double *lo_s, double *hi_s) {
+  *lo_s = *hi_s = t->rows[0].measured;
+  for (int i = 0; i < t->n; i++) {
+    *lo_s = fmin(*lo_s, fmin(t->rows[i].measured, t->pred_s[i]));
+    *hi_s = fmax(*hi_s, fmax(t->rows[i].measured, t->pred_s[i]));
+  }
+}
+
 double scale_hybrid_study_memory_spearman(const scale_hybrid_study_table *t,
                                           const scale_hybrid_paper_row *paper, int n_paper) {
   double meas[SCALE_HYBRID_STUDY_ROWS_MAX], pred[SCALE_HYBRID_STUDY_ROWS_MAX];

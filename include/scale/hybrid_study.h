@@ -131,6 +131,10 @@ int scale_hybrid_study_find(const scale_hybrid_study_table *t, double dp, double
  * Paper:  Tables 10-14, "average memory per NPU". */
 double scale_hybrid_study_row_memory_bytes(const scale_hybrid_study_table *t, int i);
 
+/** The least (*lo_s) and most (*hi_s) of the measured and predicted steps (rows[].measured,
+ * pred_s[]) of the n >= 1 rows of 't': the span a predicted-against-measured figure draws [s]. */
+void scale_hybrid_study_step_span(const scale_hybrid_study_table *t, double *lo_s, double *hi_s);
+
 /** Spearman of the predicted memory of t's rows (scale_hybrid_study_row_memory_bytes) against
  * the memory the paper prints for them (paper[0..n_paper), the rows whose memory_known); NaN
  * with fewer than two such rows. */

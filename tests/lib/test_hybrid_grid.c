@@ -40,6 +40,8 @@ START_TEST(test_grid_tally) {
   ck_assert_int_eq(t.plan_speed, 1);
   ck_assert_int_eq(t.plan_search, 1);
   ck_assert_int_eq(t.search_outside, 1);
+  /* every disagreement with scale plan is memory, speed or its microbatch counts (chapter 13) */
+  ck_assert_int_eq(t.plan_memory + t.plan_speed + t.plan_search, t.n - t.agree_plan);
   ck_assert_int_eq(t.plan_tp8, 2);
   ck_assert_int_eq(t.step_tp_small, 3); /* TP 1, 2, 1 but not 4 */
   ck_assert_int_eq(t.tp_bound_plan, 2); /* TP 1 and 2 within the bound of 4 */

@@ -531,6 +531,13 @@ START_TEST(test_pp1_extrapolated) {
   hand_row(&t, 2, 1, 2, 2, 40, 40, 1, 1);
   scale_check_rel(scale_hybrid_study_pp1_extrapolated_s(&t, 1, 2, 2, 4), 20.0, 1e-12, "s",
                   "hand: 30 - (50 - 30) / 2");
+  /* the figure's span over measured and predicted steps, once a prediction leaves the
+   * measurements' range: 25 s predicted for the 30 s row, 55 s for the 50 s one */
+  t.pred_s[0] = 25, t.pred_s[1] = 55;
+  double lo, hi;
+  scale_hybrid_study_step_span(&t, &lo, &hi);
+  scale_check_rel(lo, 25.0, 1e-12, "s", "hand: the first row's prediction");
+  scale_check_rel(hi, 55.0, 1e-12, "s", "hand: the second row's prediction");
   scale_check_nan(scale_hybrid_study_pp1_extrapolated_s(&t, 1, 2, 4, 2)); /* pp_b <= pp_a */
   scale_check_nan(scale_hybrid_study_pp1_extrapolated_s(&t, 2, 2, 1, 2)); /* no pp 2 row */
 }
@@ -563,6 +570,13 @@ START_TEST(test_table_ranges_and_groups) {
   scale_hybrid_study_table_ranges(&t[0], 0.003, &g);
   ck_assert(g.n_host_cp == 0 && g.n_host_tpcp == 1);
   scale_check_nan(g.host_cp_mean_s);
+  /* the host-bound pure-CP range: at 10 ms R4 alone (R5 is TP x CP), 0.3 s; at 3 ms none */
+  double lo, hi;
+  scale_hybrid_study_host_bound_range(t, 1, 0.01, &lo, &hi);
+  scale_check_rel(lo, 0.3, 1e-12, "s", "hand: R4, 30 / 100");
+  scale_check_rel(hi, 0.3, 1e-12, "s", "hand: R4, 30 / 100");
+  scale_hybrid_study_host_bound_range(t, 1, 0.003, &lo, &hi);
+  ck_assert(isinf(lo) && hi == 0);
   /* groups over the table and its Mamba-2 copy (stage latency 1 s, stages pp - 1): pipelines
    * R2 13/14 and R3 22/20 in both families; Mamba's bare (13 - 1)/14, (22 - 3)/20 = 0.95 most;
    * CP rows of the second table only: 27/30, 44/40, devices 0.5/30 and 0.2/40 */
@@ -578,33 +592,6 @@ START_TEST(test_table_ranges_and_groups) {
   scale_check_rel(u.cp_hi, 1.1, 1e-12, "", "R5");
   scale_check_rel(u.dev_cp_lo, 0.005, 1e-12, "", "R5 device");
   scale_check_rel(u.dev_cp_hi, 0.5 / 30.0, 1e-12, "", "R4 device");
-}
-END_TEST
-
-START_TEST(test_host_bound_range) {
-  /* rows by hand (dp, pp, tp, cp: measured, units, device):
-   *   T1 (4,1,1,2): 30 s, 100 units, device 0.5 s (5 ms a unit): 0.3 s a unit measured
-   *   T1 (2,1,1,4): 80 s, 200 units, device 0.4 s (2 ms a unit): 0.4 s
-   *   T1 (2,1,2,2): 90 s, 100 units, device 0.2 s: TP x CP, not pure CP
-   *   T2 (1,1,1,8): 24 s, 200 units, device 4 s (20 ms a unit): 0.12 s
-   * a host of 10 ms binds the first two (the third is not pure CP, the fourth's device is
-   * slower than the host): 0.3 to 0.4 s */
-  static scale_hybrid_study_table t[2];
-  memset(t, 0, sizeof t);
-  hand_row(&t[0], 4, 1, 1, 2, 30, 30, 100, 0.5);
-  hand_row(&t[0], 2, 1, 1, 4, 80, 80, 200, 0.4);
-  hand_row(&t[0], 2, 1, 2, 2, 90, 90, 100, 0.2);
-  hand_row(&t[1], 1, 1, 1, 8, 24, 24, 200, 4.0);
-  double lo, hi;
-  scale_hybrid_study_host_bound_range(t, 2, 0.01, &lo, &hi);
-  scale_check_rel(lo, 0.3, 1e-12, "s", "hand: 30 / 100");
-  scale_check_rel(hi, 0.4, 1e-12, "s", "hand: 80 / 200");
-  /* a host of 30 ms also binds T2's CP 8: 24 / 200 = 0.12 s the least */
-  scale_hybrid_study_host_bound_range(t, 2, 0.03, &lo, &hi);
-  scale_check_rel(lo, 0.12, 1e-12, "s", "hand: 24 / 200");
-  /* a host of 1 ms binds none */
-  scale_hybrid_study_host_bound_range(t, 2, 0.001, &lo, &hi);
-  ck_assert(isinf(lo) && hi == 0);
 }
 END_TEST
 
@@ -769,7 +756,6 @@ int main(void) {
                                     {"table_stats", test_table_stats},
                                     {"table_ranges_and_groups", test_table_ranges_and_groups},
                                     {"pp1_extrapolated", test_pp1_extrapolated},
-                                    {"host_bound_range", test_host_bound_range},
                                     {"study_fit_over_tables", test_study_fit_over_tables},
                                     {"plan_hybrid", test_plan_hybrid},
                                     {"study_load_all_and_logo", test_study_load_all_and_logo}};
