@@ -10,10 +10,6 @@
 
 /* ==== the guide against the planners ======================================================== */
 
-static bool same_degrees(const scale_hybrid_layout *a, double dp, double pp, double tp, double cp) {
-  return a->dp == dp && a->pp == pp && a->tp == tp && a->cp == cp;
-}
-
 /** The guide's degrees g with the policies of scale plan's pick, priced by scale_train_eval():
  * *ratio its step over the pick's, *fits whether scale plan's memory model holds it. */
 static void guide_under_plan(const scale_train_problem *p, const scale_plan_entry *pick,
@@ -63,8 +59,8 @@ scale_status scale_hybrid_grid_eval(const scale_hybrid_problem *p, const scale_s
   out->step_ratio =
       out->step_ok ? scale_plan_hybrid_step_s(p, g, params) / out->step.step_s : (double)NAN;
   guide_under_plan(&tp, &rep->ranked[0], g, p->n_chips, &out->plan_ratio, &out->plan_fits);
-  out->same_plan = same_degrees(g, pl->dp, pl->pp, pl->tp, pl->cp);
-  out->same_step = out->step_ok && same_degrees(g, b->dp, b->pp, b->tp, b->cp);
+  out->same_plan = scale_hybrid_layout_is(g, pl->dp, pl->pp, pl->tp, pl->cp);
+  out->same_step = out->step_ok && scale_hybrid_layout_is(g, b->dp, b->pp, b->tp, b->cp);
   out->plan_search = !out->same_plan && out->plan_fits && !(out->plan_ratio > 1.0);
   /* scale plan tries m in {1, 2, 4, 8} without a pipeline, {p, 2p, 4p, 8p} with one */
   double q = fmax(pl->n_microbatches, g->pp) / g->pp;

@@ -43,10 +43,6 @@ static void layout_values(chapter *ch, const char *stem, double dp, double pp, d
   CHAPTER_EMIT(ch, stem, r);
 }
 
-static bool same_layout(const scale_hybrid_layout *a, double dp, double pp, double tp, double cp) {
-  return a->dp == dp && a->pp == pp && a->tp == tp && a->cp == cp;
-}
-
 /** A yes/no value (1 or 0, shown as a word) under the key 'fmt', ... */
 static void flag_value(chapter *ch, const char *label, bool yes, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -323,7 +319,7 @@ static void section_guide(chapter *ch, const scale_model *const models[4],
     guide_values(ch, stem, &g);
     tp_bound_min = fmin(tp_bound_min, g.rule[SCALE_HYBRID_RULE_TP_BOUND].rhs);
     const double *b = paper_best[i];
-    agree += same_layout(&g.layout, b[0], b[1], b[2], b[3]);
+    agree += scale_hybrid_layout_is(&g.layout, b[0], b[1], b[2], b[3]);
   }
   chapter_value(ch, "guide.agree_paper", "guide picks = the paper's best", agree, "",
                 SCALE_FMT_PLAIN);
