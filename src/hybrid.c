@@ -162,6 +162,11 @@ double scale_hybrid_mamba2_fwd_bytes(const scale_model *model, scale_hybrid_stra
 
 /* ==== memory per device ====================================================================== */
 
+bool scale_hybrid_layout_is(const scale_hybrid_layout *l, double dp, double pp, double tp,
+                            double cp) {
+  return l->dp == dp && l->pp == pp && l->tp == tp && l->cp == cp;
+}
+
 void scale_hybrid_memory_per_device(const scale_model *model, const scale_hybrid_layout *layout,
                                     const scale_precision *prec, double mbs, double s,
                                     double in_flight, scale_hybrid_memory *out) {

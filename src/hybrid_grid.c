@@ -2,16 +2,13 @@
 #include "scale/hybrid_grid.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 #include "scale/training.h"
 
 /* ==== the guide against the planners ======================================================== */
-
-static bool same_degrees(const scale_hybrid_layout *a, double dp, double pp, double tp, double cp) {
-  return a->dp == dp && a->pp == pp && a->tp == tp && a->cp == cp;
-}
 
 /** The guide's degrees g with the policies of scale plan's pick, priced by scale_train_eval():
  * *ratio its step over the pick's, *fits whether scale plan's memory model holds it. */
@@ -62,8 +59,8 @@ scale_status scale_hybrid_grid_eval(const scale_hybrid_problem *p, const scale_s
   out->step_ratio =
       out->step_ok ? scale_plan_hybrid_step_s(p, g, params) / out->step.step_s : (double)NAN;
   guide_under_plan(&tp, &rep->ranked[0], g, p->n_chips, &out->plan_ratio, &out->plan_fits);
-  out->same_plan = same_degrees(g, pl->dp, pl->pp, pl->tp, pl->cp);
-  out->same_step = out->step_ok && same_degrees(g, b->dp, b->pp, b->tp, b->cp);
+  out->same_plan = scale_hybrid_layout_is(g, pl->dp, pl->pp, pl->tp, pl->cp);
+  out->same_step = out->step_ok && scale_hybrid_layout_is(g, b->dp, b->pp, b->tp, b->cp);
   out->plan_search = !out->same_plan && out->plan_fits && !(out->plan_ratio > 1.0);
   /* scale plan tries m in {1, 2, 4, 8} without a pipeline, {p, 2p, 4p, 8p} with one */
   double q = fmax(pl->n_microbatches, g->pp) / g->pp;
@@ -92,4 +89,27 @@ void scale_hybrid_grid_add(scale_hybrid_grid_tally *t, const scale_hybrid_grid_c
   t->plan_tp8 += c->plan.tp == n_chips;
   t->step_tp_small += c->step_ok && c->step.layout.tp <= 2;
   t->tp_bound_plan += c->plan.tp <= c->guide.rule[SCALE_HYBRID_RULE_TP_BOUND].rhs;
+}
+
+scale_status scale_hybrid_grid_run(const scale_hybrid_grid_axes *ax, scale_hybrid_grid_case *cases,
+                                   scale_hybrid_grid_tally *tally, scale_diag *diag) {
+  *tally = scale_hybrid_grid_tally_init();
+  if (!ax->models || !ax->chips || !ax->params || !ax->seqs || ax->n_models < 1 ||
+      ax->n_kinds < 1 || ax->n_seqs < 1 || !(ax->tokens > 0))
+    return scale_diag_set(diag, SCALE_ERR_INVALID, NULL, 0, "grid: an empty axis");
+  scale_plan_report *rep = malloc(sizeof *rep);
+  if (!rep) return scale_diag_set(diag, SCALE_ERR_NOMEM, NULL, 0, "grid: out of memory");
+  scale_status st = SCALE_OK;
+  for (int h = 0; h < ax->n_kinds && st == SCALE_OK; h++)
+    for (int i = 0; i < ax->n_models && st == SCALE_OK; i++)
+      for (int j = 0; j < ax->n_seqs && st == SCALE_OK; j++) {
+        double s = ax->seqs[j];
+        scale_hybrid_problem p =
+            scale_hybrid_paper_problem(ax->models[i], ax->chips[h], ax->tokens / s, s);
+        scale_hybrid_grid_case *c = &cases[(h * ax->n_models + i) * ax->n_seqs + j];
+        st = scale_hybrid_grid_eval(&p, ax->params[h], rep, c, diag);
+        if (st == SCALE_OK) scale_hybrid_grid_add(tally, c, p.n_chips);
+      }
+  free(rep);
+  return st;
 }

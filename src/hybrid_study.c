@@ -264,21 +264,27 @@ bool scale_hybrid_study_pure_cp(const scale_measurement *r) {
 }
 
 void scale_hybrid_study_logo_eval(const scale_hybrid_study_table t[SCALE_HYBRID_STUDY_TABLES],
-                                  double host_s, scale_hybrid_study_logo *out) {
-  out->host_lo_s = INFINITY, out->host_hi_s = 0, out->meas_lo_s = INFINITY, out->meas_hi_s = 0;
+                                  scale_hybrid_study_logo *out) {
+  out->host_lo_s = INFINITY, out->host_hi_s = 0;
   for (int ti = 0; ti < SCALE_HYBRID_STUDY_TABLES; ti++) {
     scale_hybrid_study_fit(t, SCALE_HYBRID_STUDY_TABLES, ti, &out->host_s[ti], &out->stage_s[ti]);
     out->spearman[ti] = scale_hybrid_study_spearman_at(&t[ti], out->host_s[ti], out->stage_s[ti]);
     out->host_lo_s = fmin(out->host_lo_s, out->host_s[ti]);
     out->host_hi_s = fmax(out->host_hi_s, out->host_s[ti]);
+  }
+}
+
+void scale_hybrid_study_host_bound_range(const scale_hybrid_study_table *t, int n, double host_s,
+                                         double *lo_s, double *hi_s) {
+  *lo_s = INFINITY, *hi_s = 0;
+  for (int ti = 0; ti < n; ti++)
     for (int i = 0; i < t[ti].n; i++) {
       const scale_calib_framework_row *f = &t[ti].fit[i];
       if (!scale_hybrid_study_pure_cp(&t[ti].rows[i]) || !(f->device_s / f->units < host_s))
         continue; /* the device binds, or not pure CP */
       double per = t[ti].rows[i].measured / f->units;
-      out->meas_lo_s = fmin(out->meas_lo_s, per), out->meas_hi_s = fmax(out->meas_hi_s, per);
+      *lo_s = fmin(*lo_s, per), *hi_s = fmax(*hi_s, per);
     }
-  }
 }
 
 double scale_hybrid_study_row_memory_bytes(const scale_hybrid_study_table *t, int i) {
@@ -288,6 +294,14 @@ double scale_hybrid_study_row_memory_bytes(const scale_hybrid_study_table *t, in
   scale_hybrid_memory mem;
   scale_hybrid_problem_memory(&p, &l, &mem);
   return mem.total_bytes;
+}
+
+void scale_hybrid_study_step_span(const scale_hybrid_study_table *t, double *lo_s, double *hi_s) {
+  *lo_s = *hi_s = t->rows[0].measured;
+  for (int i = 0; i < t->n; i++) {
+    *lo_s = fmin(*lo_s, fmin(t->rows[i].measured, t->pred_s[i]));
+    *hi_s = fmax(*hi_s, fmax(t->rows[i].measured, t->pred_s[i]));
+  }
 }
 
 double scale_hybrid_study_memory_spearman(const scale_hybrid_study_table *t,

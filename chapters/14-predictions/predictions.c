@@ -9,6 +9,9 @@
  *   pred.worst.K.*      the WORST_N rows with the largest LOGO error: id, group, chip, layout,
  *                       measured, predicted, error, and a reason computed from the step's
  *                       breakdown (which term binds, what the row leaves unstated)
+ *   host.*, stage.*     the hybrid study's two framework parameters (hybrid_study.h) fitted
+ *                       to its four tables, and left out table by table (host.logo.tNN,
+ *                       stage.logo.tNN, tNN.logo_spearman)
  * and with --figures DIR predictions.svg: LOGO-predicted against measured step time, log-log,
  * one marker per group, with the diagonal and +-25%.
  *
@@ -230,6 +233,51 @@ static void section_worst(chapter *ch, const study *s) {
   }
 }
 
+/* ---- the hybrid study's framework costs ------------------------------------------------------- */
+
+/** The two framework parameters of the hybrid study (hybrid_study.h, chapter 13) fitted here to
+ * its four tables beside the ones stored in hardware/ascend-910b.ini, then left out table by
+ * table: each fit's parameters and the left-out table's Spearman. */
+static void section_hybrid(chapter *ch) {
+  static const char *const keys[SCALE_HYBRID_STUDY_TABLES] = {"t10", "t11", "t13", "t14"};
+  static scale_hybrid_study_table t[SCALE_HYBRID_STUDY_TABLES];
+  static scale_hybrid_paper_row paper[SCALE_HYBRID_STUDY_PAPER_MAX];
+  int n_paper;
+  scale_chip npu;
+  scale_step_params prm;
+  scale_diag d = {0};
+  if (!chapter_load_chip(ch, "ascend-910b", &npu)) return;
+  if (scale_step_params_of_chip(&npu, &prm) != SCALE_OK) {
+    chapter_error(ch, "ascend-910b has no [step] section (run scale calibrate)");
+    return;
+  }
+  if (!chapter_status_ok(ch, scale_hybrid_study_load_all(&npu, &prm, t, paper, &n_paper, &d), &d))
+    return;
+  chapter_heading(ch, "The hybrid study's framework costs");
+  double h, k, stored = prm.v[SCALE_STEP_MESH_CP_HOST_S];
+  double stored_k = prm.v[SCALE_STEP_MESH_SSM_STAGE_S];
+  scale_hybrid_study_fit(t, SCALE_HYBRID_STUDY_TABLES, -1, &h, &k);
+  chapter_value(ch, "host.fit", "host time per CP layer-microbatch, fitted to the four tables", h,
+                "s", SCALE_FMT_TIME);
+  chapter_value(ch, "stage.fit", "Mamba-2 stage latency fitted with it", k, "s", SCALE_FMT_TIME);
+  chapter_claim(ch, true, fabs(h / stored - 1) < 0.01 && fabs(k / stored_k - 1) < 0.01,
+                "the stored parameters are this fit (scale calibrate runs the same one)");
+  scale_hybrid_study_logo g;
+  scale_hybrid_study_logo_eval(t, &g);
+  for (int ti = 0; ti < SCALE_HYBRID_STUDY_TABLES; ti++) {
+    chapter_valuef(ch, "host time fitted without this table", g.host_s[ti], "s", SCALE_FMT_TIME,
+                   "host.logo.%s", keys[ti]);
+    chapter_valuef(ch, "stage latency fitted without this table", g.stage_s[ti], "s",
+                   SCALE_FMT_TIME, "stage.logo.%s", keys[ti]);
+    chapter_valuef(ch, "Spearman with that fit", g.spearman[ti], "", SCALE_FMT_PLAIN,
+                   "%s.logo_spearman", keys[ti]);
+  }
+  chapter_value(ch, "host.logo_lo", "least of the held-out fits", g.host_lo_s, "s", SCALE_FMT_TIME);
+  chapter_value(ch, "host.logo_hi", "most of the held-out fits", g.host_hi_s, "s", SCALE_FMT_TIME);
+  chapter_claim(ch, true, h >= 1e-3 && h <= 3e-2, "the fit lies in the plausible 1-30 ms");
+  chapter_claim(ch, true, g.host_hi_s / g.host_lo_s < 1.1, "the held-out fits agree within 10%");
+}
+
 /* ---- the figure ------------------------------------------------------------------------------- */
 
 /** Predicted (LOGO) against measured step time: one series per group whose points are
@@ -293,6 +341,7 @@ int main(int argc, char **argv) {
     section_totals(&ch, &s);
     section_groups(&ch, &s);
     section_worst(&ch, &s);
+    section_hybrid(&ch);
     figure_scatter(&ch, &s);
   }
   study_free(&s);

@@ -182,6 +182,10 @@ typedef struct {
   bool sp;               /**< sequence parallelism: the TP block inputs split too */
 } scale_hybrid_layout;
 
+/** Whether layout 'l' has the degrees (dp, pp, tp, cp), whatever its ZeRO stage and SP. */
+bool scale_hybrid_layout_is(const scale_hybrid_layout *l, double dp, double pp, double tp,
+                            double cp);
+
 /** Memory of one device, by part. */
 typedef struct {
   double params;           /**< parameters per device: N / (tp pp) [count] */

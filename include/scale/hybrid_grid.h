@@ -73,4 +73,30 @@ scale_hybrid_grid_tally scale_hybrid_grid_tally_init(void);
 void scale_hybrid_grid_add(scale_hybrid_grid_tally *t, const scale_hybrid_grid_case *c,
                            double n_chips);
 
+/** The grid's axes: every model at every sequence length on every kind of chip. */
+typedef struct {
+  const scale_model *const *models;       /**< models[0..n_models) */
+  int n_models;
+  const scale_chip *const *chips;         /**< one chip of each kind, chips[0..n_kinds) */
+  const scale_step_params *const *params; /**< params[h]: chip h's step model */
+  int n_kinds;
+  const double *seqs; /**< sequence lengths seqs[0..n_seqs) [tokens] */
+  int n_seqs;
+  double tokens; /**< tokens a step, the same at every length: gbs = tokens / s [tokens] */
+} scale_hybrid_grid_axes;
+
+/** Evaluates every problem of grid 'ax', scale_hybrid_paper_problem() of model i on chip h with
+ * a batch of tokens / seqs[j] sequences of seqs[j] tokens under params[h], by
+ * scale_hybrid_grid_eval(), into cases[(h * n_models + i) * n_seqs + j] (caller storage for
+ * n_kinds x n_models x n_seqs cases), and counts them into *tally on the problem's n_chips.
+ *
+ * Errors: SCALE_ERR_INVALID (an axis empty or NULL, tokens not positive), SCALE_ERR_NOMEM (the
+ *         planner's workspace), else the first case's error of scale_hybrid_grid_eval(), with
+ *         the cases before it filled; each in *diag.
+ * Paper:  Amer et al. section 7 against chapter 13's planners (its grid: five models, 4K and
+ *         32K tokens, 8 Ascend 910B and 8 H100).
+ */
+scale_status scale_hybrid_grid_run(const scale_hybrid_grid_axes *ax, scale_hybrid_grid_case *cases,
+                                   scale_hybrid_grid_tally *tally, scale_diag *diag);
+
 #endif

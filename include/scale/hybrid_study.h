@@ -131,6 +131,10 @@ int scale_hybrid_study_find(const scale_hybrid_study_table *t, double dp, double
  * Paper:  Tables 10-14, "average memory per NPU". */
 double scale_hybrid_study_row_memory_bytes(const scale_hybrid_study_table *t, int i);
 
+/** The least (*lo_s) and most (*hi_s) of the measured and predicted steps (rows[].measured,
+ * pred_s[]) of the n >= 1 rows of 't': the span a predicted-against-measured figure draws [s]. */
+void scale_hybrid_study_step_span(const scale_hybrid_study_table *t, double *lo_s, double *hi_s);
+
 /** Spearman of the predicted memory of t's rows (scale_hybrid_study_row_memory_bytes) against
  * the memory the paper prints for them (paper[0..n_paper), the rows whose memory_known); NaN
  * with fewer than two such rows. */
@@ -142,7 +146,7 @@ double scale_hybrid_study_memory_spearman(const scale_hybrid_study_table *t,
 /** The framework's two parameters (host time per CP layer-microbatch *host_s, Mamba-2 stage
  * latency *stage_s) fitted by scale_calib_fit_framework() to the rows of t[0..n) (their
  * fit[] records), table 'skip' left out (-1: none); both NaN when the fit fails or n > 16.
- * Paper:  Tables 10-14 (chapter 13 "CP on a host-synchronous framework"). */
+ * Paper:  Tables 10-14 (chapter 14 "The hybrid study's framework costs"). */
 void scale_hybrid_study_fit(const scale_hybrid_study_table *t, int n, int skip, double *host_s,
                             double *stage_s);
 
@@ -152,17 +156,21 @@ typedef struct {
   double stage_s[SCALE_HYBRID_STUDY_TABLES]; /**< stage latency fitted with it [s] */
   double spearman[SCALE_HYBRID_STUDY_TABLES]; /**< table i's Spearman at that fit */
   double host_lo_s, host_hi_s; /**< least and most of host_s[] [s] */
-  /** Measured step per CP layer-microbatch (measured / fit.units) of the pure-CP rows (DP x CP
-   * only) whose device time per layer-microbatch is below the stored host time: the rows the
-   * host binds, least and most (INFINITY, 0: none) [s]. */
-  double meas_lo_s, meas_hi_s;
 } scale_hybrid_study_logo;
 
 /** Fills *out over the SCALE_HYBRID_STUDY_TABLES tables of 't' (scale_hybrid_study_fit with
- * each left out, scale_hybrid_study_spearman_at) with the stored host time 'host_s'.
- * Paper:  Tables 10-14: 10-12 ms per CP layer-microbatch (chapter 13). */
+ * each left out, scale_hybrid_study_spearman_at).
+ * Paper:  Tables 10-14 (chapter 14 "The hybrid study's framework costs"). */
 void scale_hybrid_study_logo_eval(const scale_hybrid_study_table t[SCALE_HYBRID_STUDY_TABLES],
-                                  double host_s, scale_hybrid_study_logo *out);
+                                  scale_hybrid_study_logo *out);
+
+/** The measured step per CP layer-microbatch (measured / fit.units) of the pure-CP rows (DP x CP
+ * only) of t[0..n) whose device time per layer-microbatch (fit.device_s / fit.units) is below
+ * the host time 'host_s': the rows the host binds, least into *lo_s and most into *hi_s
+ * (INFINITY and 0: no such row) [s].
+ * Paper:  Tables 10-14: 10-12 ms per CP layer-microbatch (chapter 13). */
+void scale_hybrid_study_host_bound_range(const scale_hybrid_study_table *t, int n, double host_s,
+                                         double *lo_s, double *hi_s);
 
 /** The step of table t's layout at (tp, cp) without a pipeline, extrapolated from its two
  * rows at that TP and CP with pp_a < pp_b stages, linear in the stage count:

@@ -593,6 +593,16 @@ static scale_hybrid_guide guide(const char *name, const scale_chip *c) {
   return g;
 }
 
+START_TEST(test_layout_is) {
+  /* the degrees alone decide: the paper's LLaMA 2 7B best, (4, 2, 1, 1), with ZeRO-1 and SP is
+   * (4, 2, 1, 1) and neither Mamba-7B's best (4, 1, 2, 1) nor (2, 2, 1, 2) */
+  const scale_hybrid_layout l = {4, 2, 1, 1, 1, true};
+  ck_assert(scale_hybrid_layout_is(&l, 4, 2, 1, 1));
+  ck_assert(!scale_hybrid_layout_is(&l, 4, 1, 2, 1));
+  ck_assert(!scale_hybrid_layout_is(&l, 2, 2, 1, 2));
+}
+END_TEST
+
 START_TEST(test_guide_paper_bests) {
   /* The paper's Table 15 bests on 8 Ascend 910B (60 GB), 1024 x 4096 tokens, mbs 1:
    * LLaMA 1B (8,1,1,1), LLaMA 7B (4,2,1,1), Mamba-1B (8,1,1,1), Mamba-7B (4,1,2,1) as (dp, pp,
@@ -725,6 +735,7 @@ int main(void) {
       {"ring_cp_block", test_ring_cp_block},
       {"mamba_step_vector", test_mamba_step_vector_by_hand},
       {"mamba_step_collectives", test_mamba_step_collectives},
+      {"layout_is", test_layout_is},
       {"guide_paper_bests", test_guide_paper_bests},
       {"guide_domain", test_guide_domain},
       {"paper_problem", test_paper_problem},

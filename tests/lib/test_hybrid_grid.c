@@ -1,6 +1,7 @@
 /* test_hybrid_grid.c — the design guide against the planners (hybrid_grid.h): the tally's
- * classification on cases written by hand. One real grid problem (LLaMA 2 7B on 8 Ascend 910B,
- * the paper's Table 10 setup) is checked in test_hybrid_study.c beside scale_plan_hybrid.
+ * classification on cases written by hand, and a two-case grid run on the paper's Table 10
+ * model and machine. One real grid problem (LLaMA 2 7B on 8 Ascend 910B, the paper's Table 10
+ * setup) is checked in test_hybrid_study.c beside scale_plan_hybrid.
  */
 #include <math.h>
 #include <string.h>
@@ -39,6 +40,8 @@ START_TEST(test_grid_tally) {
   ck_assert_int_eq(t.plan_speed, 1);
   ck_assert_int_eq(t.plan_search, 1);
   ck_assert_int_eq(t.search_outside, 1);
+  /* every disagreement with scale plan is memory, speed or its microbatch counts (chapter 13) */
+  ck_assert_int_eq(t.plan_memory + t.plan_speed + t.plan_search, t.n - t.agree_plan);
   ck_assert_int_eq(t.plan_tp8, 2);
   ck_assert_int_eq(t.step_tp_small, 3); /* TP 1, 2, 1 but not 4 */
   ck_assert_int_eq(t.tp_bound_plan, 2); /* TP 1 and 2 within the bound of 4 */
@@ -48,9 +51,47 @@ START_TEST(test_grid_tally) {
 }
 END_TEST
 
+START_TEST(test_grid_run) {
+  /* LLaMA 2 7B on 8 Ascend 910B at 4K and 32K tokens, 1024 x 4096 tokens a step: two cases,
+   * in the order of the sequences. At 4K the guide picks the paper's measured best, (4, 2, 1, 1)
+   * (Table 15); each case is what scale_hybrid_grid_eval() gives on its own problem. */
+  scale_chip chip;
+  scale_model model;
+  scale_step_params p;
+  scale_diag d = {0};
+  ck_assert_msg(scale_chip_load("ascend-910b", &chip, &d) == SCALE_OK, "%s", d.message);
+  ck_assert_msg(scale_model_load("llama-2-7b", &model, &d) == SCALE_OK, "%s", d.message);
+  ck_assert(scale_step_params_of_chip(&chip, &p) == SCALE_OK);
+  const scale_model *models[1] = {&model};
+  const scale_chip *chips[1] = {&chip};
+  const scale_step_params *params[1] = {&p};
+  const double seqs[2] = {4096, 32768};
+  scale_hybrid_grid_axes ax = {models, 1, chips, params, 1, seqs, 2, 1024.0 * 4096.0};
+  static scale_hybrid_grid_case cases[2], one;
+  static scale_plan_report rep;
+  scale_hybrid_grid_tally t;
+  ck_assert_msg(scale_hybrid_grid_run(&ax, cases, &t, &d) == SCALE_OK, "%s", d.message);
+  ck_assert_int_eq(t.n, 2);
+  const scale_hybrid_layout *g = &cases[0].guide.layout;
+  ck_assert_msg(g->dp == 4 && g->pp == 2 && g->tp == 1 && g->cp == 1, "(%g, %g, %g, %g)", g->dp,
+                g->pp, g->tp, g->cp);
+  for (int j = 0; j < 2; j++) {
+    scale_hybrid_problem pr =
+        scale_hybrid_paper_problem(&model, &chip, 1024.0 * 4096.0 / seqs[j], seqs[j]);
+    ck_assert(scale_hybrid_grid_eval(&pr, &p, &rep, &one, &d) == SCALE_OK);
+    ck_assert(one.same_step == cases[j].same_step && one.same_plan == cases[j].same_plan);
+    scale_check_rel(cases[j].step_ratio, one.step_ratio, 1e-12, "", "the case on its own");
+    ck_assert(one.plan.dp == cases[j].plan.dp && one.plan.pp == cases[j].plan.pp);
+  }
+  /* an empty axis */
+  ax.n_seqs = 0;
+  ck_assert_int_eq(scale_hybrid_grid_run(&ax, cases, &t, &d), SCALE_ERR_INVALID);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("hybrid_grid");
-  const scale_check_case cases[] = {{"grid_tally", test_grid_tally}};
+  const scale_check_case cases[] = {{"grid_tally", test_grid_tally}, {"grid_run", test_grid_run}};
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return scale_check_run(s);
 }

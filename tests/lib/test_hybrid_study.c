@@ -531,6 +531,13 @@ START_TEST(test_pp1_extrapolated) {
   hand_row(&t, 2, 1, 2, 2, 40, 40, 1, 1);
   scale_check_rel(scale_hybrid_study_pp1_extrapolated_s(&t, 1, 2, 2, 4), 20.0, 1e-12, "s",
                   "hand: 30 - (50 - 30) / 2");
+  /* the figure's span over measured and predicted steps, once a prediction leaves the
+   * measurements' range: 25 s predicted for the 30 s row, 55 s for the 50 s one */
+  t.pred_s[0] = 25, t.pred_s[1] = 55;
+  double lo, hi;
+  scale_hybrid_study_step_span(&t, &lo, &hi);
+  scale_check_rel(lo, 25.0, 1e-12, "s", "hand: the first row's prediction");
+  scale_check_rel(hi, 55.0, 1e-12, "s", "hand: the second row's prediction");
   scale_check_nan(scale_hybrid_study_pp1_extrapolated_s(&t, 1, 2, 4, 2)); /* pp_b <= pp_a */
   scale_check_nan(scale_hybrid_study_pp1_extrapolated_s(&t, 2, 2, 1, 2)); /* no pp 2 row */
 }
@@ -563,6 +570,13 @@ START_TEST(test_table_ranges_and_groups) {
   scale_hybrid_study_table_ranges(&t[0], 0.003, &g);
   ck_assert(g.n_host_cp == 0 && g.n_host_tpcp == 1);
   scale_check_nan(g.host_cp_mean_s);
+  /* the host-bound pure-CP range: at 10 ms R4 alone (R5 is TP x CP), 0.3 s; at 3 ms none */
+  double lo, hi;
+  scale_hybrid_study_host_bound_range(t, 1, 0.01, &lo, &hi);
+  scale_check_rel(lo, 0.3, 1e-12, "s", "hand: R4, 30 / 100");
+  scale_check_rel(hi, 0.3, 1e-12, "s", "hand: R4, 30 / 100");
+  scale_hybrid_study_host_bound_range(t, 1, 0.003, &lo, &hi);
+  ck_assert(isinf(lo) && hi == 0);
   /* groups over the table and its Mamba-2 copy (stage latency 1 s, stages pp - 1): pipelines
    * R2 13/14 and R3 22/20 in both families; Mamba's bare (13 - 1)/14, (22 - 3)/20 = 0.95 most;
    * CP rows of the second table only: 27/30, 44/40, devices 0.5/30 and 0.2/40 */
@@ -698,13 +712,16 @@ START_TEST(test_study_load_all_and_logo) {
    * host fits within 10% of one another in the plausible 1-30 ms, and the host-bound pure-CP
    * rows measuring the paper's 10-12 ms per layer-microbatch */
   scale_hybrid_study_logo g;
-  scale_hybrid_study_logo_eval(t, p.v[SCALE_STEP_MESH_CP_HOST_S], &g);
+  scale_hybrid_study_logo_eval(t, &g);
   for (int i = 0; i < SCALE_HYBRID_STUDY_TABLES; i++) {
     ck_assert_msg(g.spearman[i] >= TABLES[i].logo, "table %d: %g", i, g.spearman[i]);
     ck_assert(g.host_s[i] >= g.host_lo_s && g.host_s[i] <= g.host_hi_s);
   }
   ck_assert(g.host_lo_s >= 1e-3 && g.host_hi_s <= 3e-2 && g.host_hi_s / g.host_lo_s < 1.1);
-  ck_assert_msg(g.meas_lo_s >= 10e-3 && g.meas_hi_s <= 12e-3, "%g..%g", g.meas_lo_s, g.meas_hi_s);
+  double lo, hi;
+  scale_hybrid_study_host_bound_range(t, SCALE_HYBRID_STUDY_TABLES, p.v[SCALE_STEP_MESH_CP_HOST_S],
+                                      &lo, &hi);
+  ck_assert_msg(lo >= 10e-3 && hi <= 12e-3, "%g..%g", lo, hi);
   /* Table 10's (4, 2, 1, 1), LLaMA 2 7B, ZeRO-1 by hand: 3,369,207,808 parameters a device at
    * 2 + 4 + 12 / 4 = 9 B = 30,322,870,272 B of states; 16 layers of 570,425,344 B of
    * activations, two microbatches in flight under 1F1B: 18,253,611,008 B (more than one

@@ -27,7 +27,7 @@ OVER = {
     "chapters/07-inference/inference.c": 546,
     "chapters/08-applied-inference/applied-inference.c": 727,
     "chapters/12-gpus/gpus.c": 719,
-    "chapters/13-hybrid-parallelism/hybrid-parallelism.c": 794,
+    "chapters/13-hybrid-parallelism/hybrid-parallelism.c": 757,
 }
 
 SIGNATURE = re.compile(r"^[A-Za-z_][A-Za-z0-9_ \*]*\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
