@@ -344,21 +344,27 @@ static bool moe_param(int i) {
          i == SCALE_STEP_MOE_SYNC_S;
 }
 
-/** The rows a fit stage takes: dense GPU/NPU runs, MoE GPU/NPU runs, TPU runs. */
-typedef enum { ROWS_DENSE, ROWS_MOE, ROWS_TPU } row_kind;
+/** The rows a fit stage takes: dense GPU/NPU runs with 16-bit matmuls, dense GPU/NPU runs
+ * with 8- or 4-bit matmuls, MoE GPU/NPU runs, TPU runs. */
+typedef enum { ROWS_DENSE, ROWS_LOWP, ROWS_MOE, ROWS_TPU } row_kind;
 
 static row_kind kind_of(const scale_calib_point *pt) {
   if (pt->chip.kind == SCALE_HW_TPU) return ROWS_TPU;
-  return scale_model_is_moe(&pt->model) ? ROWS_MOE : ROWS_DENSE;
+  if (scale_model_is_moe(&pt->model)) return ROWS_MOE;
+  bool lowp = pt->row.precision == SCALE_DTYPE_FP8 || pt->row.precision == SCALE_DTYPE_FP4;
+  return lowp ? ROWS_LOWP : ROWS_DENSE;
 }
 
-/** Whether a stage fitting rows of 'kind' moves parameter i: the dense rows every device
- * parameter but the TPU network's and the MoE layer's, the MoE and TPU rows only their own. */
+/** Whether a stage fitting rows of 'kind' moves parameter i: the 16-bit dense rows every
+ * device parameter but the TPU network's, the MoE layer's and the 8-bit discount; the others
+ * only their own (fitted jointly, the 8-bit rows would move the 16-bit parameters, and with
+ * them every 16-bit prediction, toward what only low precision costs). */
 static bool stage_moves(row_kind kind, int i) {
   if (framework_param(i)) return false;
   if (kind == ROWS_TPU) return tpu_param(i);
   if (kind == ROWS_MOE) return moe_param(i);
-  return !tpu_param(i) && !moe_param(i);
+  if (kind == ROWS_LOWP) return i == SCALE_STEP_LOWP_ETA;
+  return !tpu_param(i) && !moe_param(i) && i != SCALE_STEP_LOWP_ETA;
 }
 
 /** Fills f with the rows of one stage (of 'kind'), 'exclude' left out, weighted
@@ -575,8 +581,9 @@ scale_status scale_calibrate_fit(const scale_calib_set *set, int exclude, scale_
   /* the GPU/NPU stage runs twice, each time followed by the host stage: first without the
    * rows a host floor may price (CP on a mesh), which would drag the device parameters toward
    * a cost that is not theirs, to fit the floor; then from the priors again with every row */
-  for (int stage = 0; stage <= 3 && st == SCALE_OK; stage++) {
-    row_kind kind = stage <= 1 ? ROWS_DENSE : stage == 2 ? ROWS_MOE : ROWS_TPU;
+  static const row_kind kinds[] = {ROWS_DENSE, ROWS_DENSE, ROWS_LOWP, ROWS_MOE, ROWS_TPU};
+  for (int stage = 0; stage < 5 && st == SCALE_OK; stage++) {
+    row_kind kind = kinds[stage];
     bool own_only = kind != ROWS_DENSE; /* no host stage after the MoE or TPU fit */
     int groups = 0;
     stage_rows(set, exclude, kind, &f, &groups);
@@ -835,6 +842,14 @@ static void count_chip(scale_coverage *out, const char *stem) {
   out->chip_rows[out->n_chips++] = 1;
 }
 
+void scale_cover_point_features(const scale_calib_point *p, bool on[SCALE_COVER_COUNT]) {
+  scale_step_job job = scale_calib_step_job(&p->row, &p->model, &p->chip);
+  /* a row's precision is its matmul format; NVFP4 is the one 4-bit training recipe */
+  const char *recipe =
+      p->row.precision == SCALE_DTYPE_FP4 ? "nvfp4" : scale_dtype_name(p->row.precision);
+  scale_cover_features(&job, recipe, on);
+}
+
 void scale_coverage_of(const scale_calib_set *set, scale_coverage *out) {
   if (!out) return;
   memset(out, 0, sizeof *out);
@@ -843,9 +858,8 @@ void scale_coverage_of(const scale_calib_set *set, scale_coverage *out) {
   memset(seen, 0, sizeof seen);
   for (int i = 0; i < set->n; i++) {
     const scale_calib_point *p = &set->points[i];
-    scale_step_job job = scale_calib_step_job(&p->row, &p->model, &p->chip);
     bool on[SCALE_COVER_COUNT];
-    scale_cover_features(&job, scale_dtype_name(p->row.precision), on);
+    scale_cover_point_features(p, on);
     bool in_group = p->group >= 0 && p->group < SCALE_CALIB_GROUPS_MAX;
     for (int f = 0; f < SCALE_COVER_COUNT; f++) {
       if (!on[f]) continue;

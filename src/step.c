@@ -386,6 +386,14 @@ static bool quantized(scale_dtype dtype) {
   return dtype == SCALE_DTYPE_FP8 || dtype == SCALE_DTYPE_FP4;
 }
 
+/* The rate the linear layers' GEMMs are priced against: the chip's peak in the job's format,
+ * an 8- or 4-bit one discounted by lowp_eta (its GEMMs reach a smaller share of a peak twice
+ * or four times bf16's: the same memory traffic and epilogues, scales applied per tile). */
+static double linear_peak(const scale_step_job *j, const scale_step_params *p) {
+  double peak = scale_chip_flops_per_s(j->chip, j->dtype);
+  return quantized(j->dtype) ? peak * p->v[SCALE_STEP_LOWP_ETA] : peak;
+}
+
 /* Kernels of Megatron-Core's MoE layer outside the expert GEMMs, forward (our count of
  * moe/router.py and token_dispatcher.py): router 6 (logits GEMM, softmax or sigmoid, top-k,
  * probability scatter, the load-balancing loss's two reductions), permutation 4 (routing map,
@@ -693,7 +701,7 @@ static bool make_ctx(const scale_step_job *j, const scale_step_params *p, ctx *c
   memset(c, 0, sizeof *c);
   c->job = j;
   c->p = p;
-  c->c_linear = scale_chip_flops_per_s(j->chip, j->dtype);
+  c->c_linear = linear_peak(j, p);
   c->c_attn = scale_chip_flops_per_s(j->chip, quantized(j->dtype) ? SCALE_DTYPE_BF16 : j->dtype);
   if (!(c->c_attn > 0)) c->c_attn = scale_chip_flops_per_s(j->chip, SCALE_DTYPE_FP16);
   c->w_hbm = j->chip->hbm_bytes_per_s;
@@ -1366,7 +1374,7 @@ void scale_step_mamba2_eval(const scale_step_job *job, const scale_step_params *
       scale_transformer_tp_check(m, tp, NULL) != SCALE_OK || !(job->gbs >= dp * job->mbs) ||
       pp > n64(m->n_layers))
     return;
-  double peak = scale_chip_flops_per_s(job->chip, job->dtype);
+  double peak = linear_peak(job, params);
   double w_hbm = job->chip->hbm_bytes_per_s * params->v[SCALE_STEP_MEM_ETA];
   double kernel = params->v[SCALE_STEP_KERNEL_S];
   if (!(peak > 0.0) || !(w_hbm > 0.0)) return;

@@ -447,11 +447,11 @@ typedef struct {
 
 static const study_spec tables[SCALE_HYBRID_STUDY_TABLES] = {
     {"t10", "LLaMA 2 7B (Table 10)", "study-llama-2-7b.svg", "", 0.95, true, true},
-    {"t11", "Llama 3.2 1B (Table 11)", "study-llama-3.2-1b.svg", "T11-02 T11-12", 0.94, true,
+    {"t11", "Llama 3.2 1B (Table 11)", "study-llama-3.2-1b.svg", "T11-02 T11-12", 0.92, true,
      true},
-    {"t13", "Mamba-7B (Table 13)", "study-mamba-2-7b.svg", "T13-04 T13-12", 0.92, false, true},
+    {"t13", "Mamba-7B (Table 13)", "study-mamba-2-7b.svg", "T13-04 T13-11 T13-12", 0.92, false, true},
     {"t14", "Mamba-1B (Table 14)", "study-mamba-2-1b.svg", "T14-01 T14-02 T14-05 T14-11 T14-12",
-     0.91, true, false},
+     0.89, true, false},
 };
 #define N_TABLES SCALE_HYBRID_STUDY_TABLES
 #define ROWS_MAX SCALE_HYBRID_STUDY_ROWS_MAX

@@ -194,6 +194,10 @@ enum {
  * NULL for an id outside [0, SCALE_COVER_COUNT) or an unused recipe slot. Static storage. */
 const char *scale_cover_feature_name(int feature);
 
+/** Marks on[f] for every feature f of a measured row: its job's (scale_calib_step_job()) in
+ * the recipe its precision names (NVFP4 for fp4, the one 4-bit training recipe). */
+void scale_cover_point_features(const scale_calib_point *point, bool on[SCALE_COVER_COUNT]);
+
 /** Marks on[f] for every feature f of 'job' priced in precision recipe 'recipe' (a name of
  * scale_precision_at(); another name marks no precision). Domain: non-NULL arguments, a job
  * with its model and chip; nothing is marked otherwise. */

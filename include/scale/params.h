@@ -62,7 +62,9 @@
   X(EP_EXPOSED_FRAC, "ep_exposed_frac", "1", 0.0, 1.0, 1.0, false,                              \
     "share of the MoE dispatch/combine all-to-alls on the critical path (1: no overlap)")       \
   X(MOE_SYNC_S, "moe_sync_s", "s", 1e-6, 2e-3, 1e-4, true,                                      \
-    "device idle per MoE layer and pass while the host reads the tokens per expert (10us-1ms)")
+    "device idle per MoE layer and pass while the host reads the tokens per expert (10us-1ms)") \
+  X(LOWP_ETA, "lowp_eta", "1", 0.5, 1.0, 0.85, false,                                           \
+    "share of a 16-bit GEMM's efficiency an 8- or 4-bit GEMM keeps of its own peak (0.7-0.95)")
 
 /** The step model's efficiency parameters (index of scale_step_params.v): SCALE_STEP_<ENUM> in
  * the order of SCALE_STEP_PARAM_LIST (mm_eta_max, mm_dim_half, mem_eta, kernel_s; then latency,

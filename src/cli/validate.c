@@ -154,9 +154,8 @@ static double feature_logo_mape(const predictions *pr, int f) {
   double sum = 0.0, n = 0.0;
   for (int i = 0; i < pr->set->n; i++) {
     const scale_calib_point *p = &pr->set->points[i];
-    scale_step_job job = scale_calib_step_job(&p->row, &p->model, &p->chip);
     bool on[SCALE_COVER_COUNT];
-    scale_cover_features(&job, scale_dtype_name(p->row.precision), on);
+    scale_cover_point_features(p, on);
     if (!on[f]) continue;
     sum += fabs(pr->logo[i] / p->measured_s - 1);
     n += 1.0;
