@@ -310,8 +310,7 @@ int scale_gpu_node_summary(const scale_chip *c, scale_gpu_quantity out[SCALE_GPU
       {"node_gpus", "GPUs per node", fanout(c, 1), "", SCALE_FMT_PLAIN},
       {"gpu_egress", "GPU egress", egress(c, 1), "B/s", SCALE_FMT_SI},
       {"node_egress", "node egress", egress(c, 2), "B/s", SCALE_FMT_SI},
-      {"switch_bw", "NVSwitch capacity", scale_gpu_node_switch_bytes_per_s(c), "B/s",
-       SCALE_FMT_SI},
+      {"switch_bw", "NVSwitch capacity", scale_gpu_node_switch_bytes_per_s(c), "B/s", SCALE_FMT_SI},
       {"node_bw", "peak through the node", scale_gpu_node_bytes_per_s(c), "B/s", SCALE_FMT_SI}};
   return COPY_ROWS(out, q);
 }
@@ -323,8 +322,7 @@ int scale_gpu_level_summary(const scale_chip *c, int level,
       {"fanout", "members", d, "", SCALE_FMT_PLAIN},
       {"gpus", "GPUs joined", scale_gpu_level_gpus(c, level), "", SCALE_FMT_PLAIN},
       {"member_bw", "egress of one member", w, "B/s", SCALE_FMT_SI},
-      {"per_gpu", "egress per GPU", w / scale_gpu_level_member_gpus(c, level), "B/s",
-       SCALE_FMT_SI},
+      {"per_gpu", "egress per GPU", w / scale_gpu_level_member_gpus(c, level), "B/s", SCALE_FMT_SI},
       {"total", "egress of all members into the level", d * w, "B/s", SCALE_FMT_SI},
       {"ag_bw", "AllGather bandwidth D W / (D - 1)",
        scale_gpu_level_allgather_bytes_per_s(c, level), "B/s", SCALE_FMT_SI}};
@@ -337,8 +335,8 @@ int scale_gpu_dp_summary(const scale_chip *c, double moe_factor,
   double n = fanout(c, 1), cc = scale_chip_flops_per_s(c, d16);
   double all = scale_gpu_level_gpus(c, c->n_net_levels);
   const scale_gpu_quantity q[] = {
-      {"node", "DP in a node, exact", scale_gpu_dp_critical_batch_inner(c, d16, n, 1, 1),
-       "tokens", SCALE_FMT_PLAIN},
+      {"node", "DP in a node, exact", scale_gpu_dp_critical_batch_inner(c, d16, n, 1, 1), "tokens",
+       SCALE_FMT_PLAIN},
       {"node_asym", "DP in a node, C / W_gpu", cc / egress(c, 1), "tokens", SCALE_FMT_PLAIN},
       {"two_nodes", "DP over 2 nodes, exact",
        scale_gpu_dp_critical_batch_inner(c, d16, 2 * n, 1, 1), "tokens", SCALE_FMT_PLAIN},
@@ -369,4 +367,36 @@ int scale_gpu_collective_summary(const scale_chip *c,
       {"ar_sharp_pod_bw", "AllReduce bandwidth over the pod, SHARP",
        1.0 / scale_gpu_all_reduce_s(c, all, 1, 1.0, 1), "B/s", SCALE_FMT_SI}};
   return COPY_ROWS(out, q);
+}
+
+/* ==== curves for figures ===================================================================== */
+
+int scale_gpu_curve(const scale_chip *chip, scale_gpu_curve_kind kind, double x_max, double *x,
+                    double *y, int cap) {
+  scale_dtype d16 = scale_gpu_dtype16(chip);
+  bool widths = kind == SCALE_GPU_CURVE_TP_DEGREE || kind == SCALE_GPU_CURVE_EP_DEGREE;
+  int n = 0;
+  if (widths && cap >= 2 && x_max > 1e3) {
+    n = cap;
+    for (int i = 0; i < n; i++)
+      x[i] = 1e3 * pow(x_max / 1e3, (double)i / (double)(n - 1));
+  } else if (!widths) {
+    double top = scale_gpu_level_gpus(chip, chip->n_net_levels);
+    n = scale_gpu_group_sizes(chip, x_max > 0 ? x_max : top, x, cap);
+  }
+  for (int i = 0; i < n; i++)
+    switch (kind) {
+    case SCALE_GPU_CURVE_ALLGATHER_BW:
+      y[i] = scale_gpu_allgather_bytes_per_s(chip, x[i]);
+      break;
+    case SCALE_GPU_CURVE_DP_BATCH:
+      y[i] = scale_gpu_dp_critical_batch_inner(chip, d16, x[i], 1, 1);
+      break;
+    case SCALE_GPU_CURVE_TP_DEGREE:
+      y[i] = scale_gpu_tp_max_degree(chip, d16, x[i]);
+      break;
+    default:
+      y[i] = scale_gpu_ep_max_degree(chip, d16, x[i], SCALE_GPU_CURVE_EP_K, SCALE_GPU_CURVE_EP_CAP);
+    }
+  return n;
 }

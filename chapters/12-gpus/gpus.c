@@ -67,8 +67,8 @@ static double ar(const scale_chip *c, double x, double y, double bytes, int shar
 /** Emits a summary table of gpu.h under 'stem'; with 'opt' a row the chip lacks prints n/a. */
 static void emit(chapter *ch, const char *stem, const scale_gpu_quantity *q, int n, bool opt) {
   for (int i = 0; i < n; i++)
-    (opt ? chapter_stem_value_opt : chapter_stem_value)(ch, stem, q[i].key, q[i].label,
-                                                        q[i].value, q[i].unit, q[i].style);
+    (opt ? chapter_stem_value_opt : chapter_stem_value)(ch, stem, q[i].key, q[i].label, q[i].value,
+                                                        q[i].unit, q[i].style);
 }
 
 /* ==== the chip and the node ================================================================== */
@@ -515,30 +515,18 @@ static void section_quiz5(chapter *ch, const scale_chip *h, const scale_model *l
 
 /* ==== figures ================================================================================ */
 
-static double y_dp(const scale_chip *c, double x) { return dp(c, x, 1, 1); }
-static double y_tp(const scale_chip *c, double f) {
-  return scale_gpu_tp_max_degree(c, chapter_dtype16(c), f);
-}
-
-/** Draws p with one line per system, y = fy(system, x): x the group sizes up to 'max_gpus'
- * (0: the whole tree; the x axis from 1 to the largest, not the next decade), or with
- * span > 0 N_CURVE widths from 1e3 to 1e3 span on a log scale. */
+/** Draws p with one line per system: scale_gpu_curve() of 'kind' up to 'x_max' (0: the whole
+ * tree); against group sizes the x axis runs from 1 to the largest, not the next decade. */
 static void figure_systems(chapter *ch, const char *file, scale_plot p, const scale_chip *sys,
-                           double max_gpus, double span, double (*fy)(const scale_chip *, double)) {
+                           scale_gpu_curve_kind kind, double x_max) {
   static double x[N_SYSTEMS][MAX_POINTS], y[N_SYSTEMS][MAX_POINTS];
   scale_plot_series s[N_SYSTEMS];
+  bool widths = kind == SCALE_GPU_CURVE_TP_DEGREE || kind == SCALE_GPU_CURVE_EP_DEGREE;
   for (int i = 0; i < N_SYSTEMS; i++) {
-    int n = N_CURVE;
-    if (span > 0)
-      chapter_logspace(x[i], N_CURVE, 1e3, 1e3 * span);
-    else
-      n = scale_gpu_group_sizes(&sys[i], max_gpus > 0 ? max_gpus : tree_gpus(&sys[i]), x[i],
-                                MAX_POINTS);
-    for (int j = 0; j < n; j++)
-      y[i][j] = fy(&sys[i], x[i][j]);
+    int n = scale_gpu_curve(&sys[i], kind, x_max, x[i], y[i], widths ? N_CURVE : MAX_POINTS);
     s[i] = (scale_plot_series){
         .label = sys[i].display_name, .x = x[i], .y = y[i], .n = (size_t)n, .dashed = i == 1};
-    if (!(span > 0) && n > 0) p.x_min = 1, p.x_max = fmax(fmax(1.0, p.x_max), x[i][n - 1]);
+    if (!widths && n > 0) p.x_min = 1, p.x_max = fmax(fmax(1.0, p.x_max), x[i][n - 1]);
   }
   p.series = s, p.n_series = N_SYSTEMS;
   chapter_figure(ch, file, &p);
@@ -594,7 +582,7 @@ static void figures(chapter *ch, const scale_chip *sys, const scale_chip *exampl
                      .x_axis = SCALE_PLOT_LOG,
                      .y_axis = SCALE_PLOT_LOG,
                      .legend = SCALE_PLOT_LEGEND_BOTTOM_LEFT};
-  figure_systems(ch, "fat-tree-bandwidth.svg", tree, sys, 0, 0, scale_gpu_allgather_bytes_per_s);
+  figure_systems(ch, "fat-tree-bandwidth.svg", tree, sys, SCALE_GPU_CURVE_ALLGATHER_BW, 0);
   figure_allgather(ch, example);
   scale_plot dp = {.title = "Data parallelism: tokens per GPU to stay compute-bound",
                    .desc = "Per-GPU batch above which pure data parallelism or FSDP over X GPUs "
@@ -608,7 +596,7 @@ static void figures(chapter *ch, const scale_chip *sys, const scale_chip *exampl
                    .y_min = 0,
                    .y_max = 6000,
                    .legend = SCALE_PLOT_LEGEND_TOP_RIGHT};
-  figure_systems(ch, "dp-thresholds.svg", dp, sys, 16384.0, 0, y_dp);
+  figure_systems(ch, "dp-thresholds.svg", dp, sys, SCALE_GPU_CURVE_DP_BATCH, 16384.0);
   scale_plot tp = {.title = "Tensor parallelism: largest compute-bound degree",
                    .desc = "Largest TP degree Y whose activation collectives hide under the MLP "
                            "FLOPs, against the MLP width F: F W_gpu / C inside a node, then the "
@@ -618,14 +606,14 @@ static void figures(chapter *ch, const scale_chip *sys, const scale_chip *exampl
                    .x_axis = SCALE_PLOT_LOG,
                    .y_axis = SCALE_PLOT_LOG,
                    .legend = SCALE_PLOT_LEGEND_TOP_LEFT};
-  figure_systems(ch, "tp-thresholds.svg", tp, sys, 0, 1e3, y_tp);
+  figure_systems(ch, "tp-thresholds.svg", tp, sys, SCALE_GPU_CURVE_TP_DEGREE, 1e6);
   scale_plot ep = tp;
   ep.title = "Expert parallelism across nodes: largest compute-bound degree (k = 8)";
   ep.desc = "Largest EP degree Z beyond one node whose two AllToAlls hide under the expert "
             "FLOPs, against the expert width F with 8 experts per token; curves reach the 4096 "
             "cap where F exceeds D_node C / W_node.";
   ep.x_label = "expert width F", ep.y_label = "EP degree Z";
-  figure_systems(ch, "ep-thresholds.svg", ep, sys, 0, 100.0, ep_max);
+  figure_systems(ch, "ep-thresholds.svg", ep, sys, SCALE_GPU_CURVE_EP_DEGREE, 1e5);
 }
 
 int main(int argc, char **argv) {

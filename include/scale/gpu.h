@@ -397,4 +397,34 @@ int scale_gpu_dp_summary(const scale_chip *chip, double moe_factor,
 int scale_gpu_collective_summary(const scale_chip *chip,
                                  scale_gpu_quantity out[SCALE_GPU_SUMMARY_MAX]);
 
+/* ---- curves for figures --------------------------------------------------------------------- */
+
+/** Experts per token and the degree cap of SCALE_GPU_CURVE_EP_DEGREE (ch. 12's figure: k = 8,
+ * as DeepSeek-V3 routes). */
+#define SCALE_GPU_CURVE_EP_K 8.0
+#define SCALE_GPU_CURVE_EP_CAP 4096.0
+
+/** What scale_gpu_curve() plots: two against GPUs in a group, two against a width. */
+typedef enum {
+  SCALE_GPU_CURVE_ALLGATHER_BW, /**< scale_gpu_allgather_bytes_per_s() [bytes/s] of x GPUs */
+  SCALE_GPU_CURVE_DP_BATCH,     /**< scale_gpu_dp_critical_batch_inner() [tokens/GPU] over x
+                                     GPUs, y = 1, dense, the tree extended beyond its size */
+  SCALE_GPU_CURVE_TP_DEGREE,    /**< scale_gpu_tp_max_degree() for MLP width x */
+  SCALE_GPU_CURVE_EP_DEGREE     /**< scale_gpu_ep_max_degree() for expert width x, k and cap
+                                     SCALE_GPU_CURVE_EP_K and SCALE_GPU_CURVE_EP_CAP */
+} scale_gpu_curve_kind;
+
+/** Fills x[0..n) and y[0..n) with a curve of the chip at its 16-bit rate (scale_gpu_dtype16):
+ * for ALLGATHER_BW and DP_BATCH x runs over the group sizes of scale_gpu_group_sizes() up to
+ * x_max GPUs (x_max = 0: the whole tree), at most 'cap' of them; for TP_DEGREE and EP_DEGREE
+ * over 'cap' widths evenly spaced on a log scale from 1e3 to x_max. Returns n.
+ *
+ * Units:  x_max [count] -> x [count], y as the kind says.
+ * Domain: a chip with a tree; cap >= 2 and x_max > 1e3 for the width kinds; 0 otherwise.
+ * Book:   ch. 12's figures of AllGather bandwidth, DP critical batch and the largest TP and EP
+ *         degrees.
+ */
+int scale_gpu_curve(const scale_chip *chip, scale_gpu_curve_kind kind, double x_max, double *x,
+                    double *y, int cap);
+
 #endif

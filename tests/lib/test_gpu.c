@@ -450,27 +450,52 @@ START_TEST(dp_summary_against_the_book) {
 }
 END_TEST
 
+START_TEST(curves_for_figures) {
+  scale_chip h = book_h100();
+  double x[64], y[64];
+  /* groups of the 1024-GPU tree: 2..8 in a node, then whole nodes, cut at the 64 points asked */
+  int n = scale_gpu_curve(&h, SCALE_GPU_CURVE_ALLGATHER_BW, 0, x, y, 64);
+  ck_assert_int_eq(n, 64);
+  scale_check_rel(x[6], 8.0, 1e-12, "", "a whole node");
+  scale_check_rel(y[6], 514.29e9, 1e-4, "B/s", "ch.12: 8 x 450e9 / 7");
+  scale_check_rel(y[0], 900e9, 1e-12, "B/s", "hand: 2 x 450e9 / 1");
+  n = scale_gpu_curve(&h, SCALE_GPU_CURVE_DP_BATCH, 16, x, y, 64);
+  ck_assert_int_eq(n, 8); /* 2..8, 16 */
+  scale_check_rel(y[n - 1], 1925.0, 1e-9, "tokens", "ch.12 Quiz 4 Q5: the node binds");
+  /* widths from 1e3 to 1e6 on a log scale: 1e3, 1e4.5, 1e6; F = 1e6 leaves the node,
+   * 8 + 1e6 x 400e9 / 990e12 = 8.404 */
+  n = scale_gpu_curve(&h, SCALE_GPU_CURVE_TP_DEGREE, 1e6, x, y, 3);
+  ck_assert_int_eq(n, 3);
+  scale_check_rel(x[1], pow(10.0, 4.5), 1e-12, "", "hand: the log midpoint");
+  scale_check_rel(y[2], 8.0 + 1e6 * 400e9 / 990e12, 1e-12, "", "ch.12 'Tensor Parallelism'");
+  scale_check_rel(y[0], 1e3 * 450e9 / 990e12, 1e-12, "", "hand: F W_gpu / C in a node");
+  n = scale_gpu_curve(&h, SCALE_GPU_CURVE_EP_DEGREE, 1e5, x, y, 2);
+  scale_check_rel(y[1], SCALE_GPU_CURVE_EP_CAP, 1e-12, "", "F = 1e5 > D C / W_node = 19,800");
+  ck_assert_int_eq(scale_gpu_curve(&h, SCALE_GPU_CURVE_TP_DEGREE, 500, x, y, 3), 0);
+}
+END_TEST
+
 static Suite *gpu_suite(void) {
   Suite *s = suite_create("gpu");
-  const scale_check_case cases[] = {{"tensor_core_arithmetic", tensor_core_arithmetic},
-                                    {"node_bandwidth", node_bandwidth},
-                                    {"fat_tree_levels", fat_tree_levels},
-                                    {"intra_node_collectives", intra_node_collectives},
-                                    {"cross_node_collectives", cross_node_collectives},
-                                    {"llm_rooflines", llm_rooflines},
-                                    {"shipped_gpus", shipped_gpus},
-                                    {"degenerate_tree_is_nan", degenerate_tree_is_nan},
-                                    {"tree_extension", tree_extension},
-                                    {"dp_over_an_inner_axis", dp_over_an_inner_axis},
-                                    {"ep_max_degree", ep_max_degree},
-                                    {"cuda_cores_and_clocks", cuda_cores_and_clocks},
-                                    {"dp_book_asymptote_and_group_sizes",
-                                     dp_book_asymptote_and_group_sizes},
-                                    {"su_all_gather_book_form", su_all_gather_book_form},
-                                    {"chip_and_node_summaries", chip_and_node_summaries},
-                                    {"tree_and_collective_summaries",
-                                     tree_and_collective_summaries},
-                                    {"dp_summary_against_the_book", dp_summary_against_the_book}};
+  const scale_check_case cases[] = {
+      {"tensor_core_arithmetic", tensor_core_arithmetic},
+      {"node_bandwidth", node_bandwidth},
+      {"fat_tree_levels", fat_tree_levels},
+      {"intra_node_collectives", intra_node_collectives},
+      {"cross_node_collectives", cross_node_collectives},
+      {"llm_rooflines", llm_rooflines},
+      {"shipped_gpus", shipped_gpus},
+      {"degenerate_tree_is_nan", degenerate_tree_is_nan},
+      {"tree_extension", tree_extension},
+      {"dp_over_an_inner_axis", dp_over_an_inner_axis},
+      {"ep_max_degree", ep_max_degree},
+      {"cuda_cores_and_clocks", cuda_cores_and_clocks},
+      {"dp_book_asymptote_and_group_sizes", dp_book_asymptote_and_group_sizes},
+      {"su_all_gather_book_form", su_all_gather_book_form},
+      {"chip_and_node_summaries", chip_and_node_summaries},
+      {"tree_and_collective_summaries", tree_and_collective_summaries},
+      {"dp_summary_against_the_book", dp_summary_against_the_book},
+      {"curves_for_figures", curves_for_figures}};
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return s;
 }

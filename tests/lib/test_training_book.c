@@ -140,12 +140,12 @@ START_TEST(test_mlp_splits) {
    * pure FSDP over 3 axes is compute-bound above 4096 x 2550 / 3 = 3,481,600 tokens; FSDP 512
    * x TP 8 (FSDP on 2 axes) above 512 x 2550 / 2 = 652,800; TP 16 never, F / alpha = 12.85. */
   double b[2] = {1e6, 2e6}, math[2], comms[2];
-  scale_check_rel(scale_train_book_mlp_split(8192, 32768, 4096, 1, 3, V5P_C, V5P_LINK, b, 2, math,
-                                             NULL),
-                  3481600, 1e-12, "tokens", "hand: X alpha / M_X");
-  scale_check_rel(scale_train_book_mlp_split(8192, 32768, 4096, 8, 3, V5P_C, V5P_LINK, NULL, 0,
-                                             NULL, NULL),
-                  652800, 1e-12, "tokens", "hand");
+  scale_check_rel(
+      scale_train_book_mlp_split(8192, 32768, 4096, 1, 3, V5P_C, V5P_LINK, b, 2, math, NULL),
+      3481600, 1e-12, "tokens", "hand: X alpha / M_X");
+  scale_check_rel(
+      scale_train_book_mlp_split(8192, 32768, 4096, 8, 3, V5P_C, V5P_LINK, NULL, 0, NULL, NULL),
+      652800, 1e-12, "tokens", "hand");
   double cross =
       scale_train_book_mlp_split(8192, 32768, 4096, 16, 3, V5P_C, V5P_LINK, b, 2, math, comms);
   ck_assert(isnan(cross));
@@ -154,12 +154,12 @@ START_TEST(test_mlp_splits) {
   scale_check_rel(math[0], 5.7112e-4, 1e-4, "s", "matmuls");
   scale_check_rel(comms[0], 7.1111e-4, 1e-4, "s", "TP collectives");
   scale_check_rel(comms[1], 2 * 7.1111e-4, 1e-4, "s", "TP collectives, 2e6 tokens");
-  ck_assert(isnan(scale_train_book_mlp_split(8192, 32768, 4096, 0, 3, V5P_C, V5P_LINK, b, 2, math,
-                                             comms)));
+  ck_assert(isnan(
+      scale_train_book_mlp_split(8192, 32768, 4096, 0, 3, V5P_C, V5P_LINK, b, 2, math, comms)));
   ck_assert(isnan(math[0]));
   /* one axis leaves FSDP none once TP takes it */
-  ck_assert(isnan(scale_train_book_mlp_split(8192, 32768, 4096, 8, 1, V5P_C, V5P_LINK, NULL, 0,
-                                             NULL, NULL)));
+  ck_assert(isnan(
+      scale_train_book_mlp_split(8192, 32768, 4096, 8, 1, V5P_C, V5P_LINK, NULL, 0, NULL, NULL)));
 }
 END_TEST
 

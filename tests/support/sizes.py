@@ -26,7 +26,7 @@ OVER = {
     "chapters/05-training/training.c": 537,
     "chapters/07-inference/inference.c": 546,
     "chapters/08-applied-inference/applied-inference.c": 727,
-    "chapters/12-gpus/gpus.c": 672,
+    "chapters/12-gpus/gpus.c": 660,
     "chapters/13-hybrid-parallelism/hybrid-parallelism.c": 794,
 }
 
