@@ -252,3 +252,151 @@ int scale_gpu_group_sizes(const scale_chip *chip, double max_gpus, double *out, 
     out[n++] = k * node;
   return n;
 }
+
+/* ==== summary tables ======================================================================== */
+
+scale_dtype scale_gpu_dtype16(const scale_chip *chip) {
+  return isfinite(scale_chip_flops_per_s(chip, SCALE_DTYPE_BF16)) ? SCALE_DTYPE_BF16
+                                                                  : SCALE_DTYPE_FP16;
+}
+
+/* Level l's fanout D_l and member egress W_l (1-based); NaN beyond the chip's levels. */
+static double fanout(const scale_chip *chip, int l) {
+  return l >= 1 && l <= chip->n_net_levels ? chip->net_levels[l - 1].fanout : NaN;
+}
+static double egress(const scale_chip *chip, int l) {
+  return l >= 1 && l <= chip->n_net_levels ? chip->net_levels[l - 1].member_bytes_per_s : NaN;
+}
+
+static int copy_rows(scale_gpu_quantity *out, const scale_gpu_quantity *rows, int n) {
+  for (int i = 0; i < n; i++)
+    out[i] = rows[i];
+  return n;
+}
+#define COPY_ROWS(out, rows) copy_rows(out, rows, (int)(sizeof rows / sizeof rows[0]))
+
+int scale_gpu_chip_summary(const scale_chip *c, scale_gpu_quantity out[SCALE_GPU_SUMMARY_MAX]) {
+  scale_dtype d16 = scale_gpu_dtype16(c), d8 = scale_gpu_dtype8(c);
+  const scale_gpu_quantity q[] = {
+      {"sms", "SMs", c->n_cores, "", SCALE_FMT_PLAIN},
+      {"tc_per_sm", "tensor cores per SM", c->n_matmul_units, "", SCALE_FMT_PLAIN},
+      {"clock", "boost clock", c->clock_hz, "Hz", SCALE_FMT_SI},
+      {"flops16", "16-bit matmul peak", scale_chip_flops_per_s(c, d16), "FLOP/s", SCALE_FMT_SCI},
+      {"flops8", "8-bit matmul peak", scale_chip_flops_per_s(c, d8), "FLOP/s", SCALE_FMT_SCI},
+      {"vector", "vector (CUDA core) fp32", c->vector_flops_per_s, "FLOP/s", SCALE_FMT_SCI},
+      {"matmul_over_vector", "matmul / vector rate", scale_gpu_matmul_to_vector_ratio(c, d16), "",
+       SCALE_FMT_PLAIN},
+      {"flops_per_tc_cycle", "FLOPs per tensor core per cycle",
+       scale_gpu_flops_per_tensor_core_cycle(c, d16), "FLOP", SCALE_FMT_PLAIN},
+      {"hbm", "HBM capacity", c->hbm_bytes, "B", SCALE_FMT_SI},
+      {"hbm_bw", "HBM bandwidth", c->hbm_bytes_per_s, "B/s", SCALE_FMT_SI},
+      {"smem", "SMEM per SM", c->smem_bytes_per_core, "B", SCALE_FMT_IEC},
+      {"l2", "L2 cache", c->l2_bytes, "B", SCALE_FMT_SI},
+      {"smem_total", "SMEM over all SMs", c->smem_bytes_per_core * c->n_cores, "B", SCALE_FMT_SI},
+      {"regs_total", "registers over all SMs", c->register_bytes_per_core * c->n_cores, "B",
+       SCALE_FMT_SI},
+      {"int16", "critical intensity, 16-bit", scale_chip_hbm_intensity(c, d16), "FLOP/byte",
+       SCALE_FMT_PLAIN},
+      {"int8bit", "critical intensity, 8-bit", scale_chip_hbm_intensity(c, d8), "FLOP/byte",
+       SCALE_FMT_PLAIN},
+      {"vector_intensity", "vector rate / HBM bandwidth",
+       c->vector_flops_per_s / c->hbm_bytes_per_s, "FLOP/byte", SCALE_FMT_PLAIN},
+      {"nvlink", "NVLink egress per GPU", c->nvlink_bytes_per_s, "B/s", SCALE_FMT_SI}};
+  return COPY_ROWS(out, q);
+}
+
+int scale_gpu_node_summary(const scale_chip *c, scale_gpu_quantity out[SCALE_GPU_SUMMARY_MAX]) {
+  const scale_gpu_quantity q[] = {
+      {"node_gpus", "GPUs per node", fanout(c, 1), "", SCALE_FMT_PLAIN},
+      {"gpu_egress", "GPU egress", egress(c, 1), "B/s", SCALE_FMT_SI},
+      {"node_egress", "node egress", egress(c, 2), "B/s", SCALE_FMT_SI},
+      {"switch_bw", "NVSwitch capacity", scale_gpu_node_switch_bytes_per_s(c), "B/s", SCALE_FMT_SI},
+      {"node_bw", "peak through the node", scale_gpu_node_bytes_per_s(c), "B/s", SCALE_FMT_SI}};
+  return COPY_ROWS(out, q);
+}
+
+int scale_gpu_level_summary(const scale_chip *c, int level,
+                            scale_gpu_quantity out[SCALE_GPU_SUMMARY_MAX]) {
+  double d = fanout(c, level), w = egress(c, level);
+  const scale_gpu_quantity q[] = {
+      {"fanout", "members", d, "", SCALE_FMT_PLAIN},
+      {"gpus", "GPUs joined", scale_gpu_level_gpus(c, level), "", SCALE_FMT_PLAIN},
+      {"member_bw", "egress of one member", w, "B/s", SCALE_FMT_SI},
+      {"per_gpu", "egress per GPU", w / scale_gpu_level_member_gpus(c, level), "B/s", SCALE_FMT_SI},
+      {"total", "egress of all members into the level", d * w, "B/s", SCALE_FMT_SI},
+      {"ag_bw", "AllGather bandwidth D W / (D - 1)",
+       scale_gpu_level_allgather_bytes_per_s(c, level), "B/s", SCALE_FMT_SI}};
+  return COPY_ROWS(out, q);
+}
+
+int scale_gpu_dp_summary(const scale_chip *c, double moe_factor,
+                         scale_gpu_quantity out[SCALE_GPU_SUMMARY_MAX]) {
+  scale_dtype d16 = scale_gpu_dtype16(c);
+  double n = fanout(c, 1), cc = scale_chip_flops_per_s(c, d16);
+  double all = scale_gpu_level_gpus(c, c->n_net_levels);
+  const scale_gpu_quantity q[] = {
+      {"node", "DP in a node, exact", scale_gpu_dp_critical_batch_inner(c, d16, n, 1, 1), "tokens",
+       SCALE_FMT_PLAIN},
+      {"node_asym", "DP in a node, C / W_gpu", cc / egress(c, 1), "tokens", SCALE_FMT_PLAIN},
+      {"two_nodes", "DP over 2 nodes, exact",
+       scale_gpu_dp_critical_batch_inner(c, d16, 2 * n, 1, 1), "tokens", SCALE_FMT_PLAIN},
+      {"two_nodes_book", "DP over 2 nodes, C / W_node x 1/2", cc / egress(c, 2) * 0.5, "tokens",
+       SCALE_FMT_PLAIN},
+      {"tree", "DP over the whole tree, exact",
+       scale_gpu_dp_critical_batch_inner(c, d16, all, 1, 1), "tokens", SCALE_FMT_PLAIN},
+      {"beyond_asym", "DP beyond a node, C / W_node",
+       scale_gpu_dp_critical_batch_book(c, d16, 1, 1), "tokens", SCALE_FMT_PLAIN},
+      {"moe_tree", "MoE DP over the tree, exact",
+       scale_gpu_dp_critical_batch_inner(c, d16, all, 1, moe_factor), "tokens", SCALE_FMT_PLAIN},
+      {"moe_asym", "MoE DP, E/k x C / W_node",
+       scale_gpu_dp_critical_batch_book(c, d16, 1, moe_factor), "tokens", SCALE_FMT_PLAIN}};
+  return COPY_ROWS(out, q);
+}
+
+int scale_gpu_collective_summary(const scale_chip *c,
+                                 scale_gpu_quantity out[SCALE_GPU_SUMMARY_MAX]) {
+  double n = fanout(c, 1), all = scale_gpu_level_gpus(c, c->n_net_levels);
+  double ar = scale_gpu_all_reduce_s(c, n, 1, 1, 0), sharp = scale_gpu_all_reduce_s(c, n, 1, 1, 1);
+  const scale_gpu_quantity q[] = {
+      {"ag_node_bw", "AllGather bandwidth in a node", 1.0 / scale_gpu_all_gather_s(c, n, 1, 1.0),
+       "B/s", SCALE_FMT_SI},
+      {"ar_node_bw", "AllReduce bandwidth in a node, no SHARP", 1.0 / ar, "B/s", SCALE_FMT_SI},
+      {"ar_sharp_node_bw", "AllReduce bandwidth in a node, SHARP", 1.0 / sharp, "B/s",
+       SCALE_FMT_SI},
+      {"sharp_gain", "SHARP speed-up in theory", ar / sharp, "", SCALE_FMT_PLAIN},
+      {"ar_sharp_pod_bw", "AllReduce bandwidth over the pod, SHARP",
+       1.0 / scale_gpu_all_reduce_s(c, all, 1, 1.0, 1), "B/s", SCALE_FMT_SI}};
+  return COPY_ROWS(out, q);
+}
+
+/* ==== curves for figures ===================================================================== */
+
+int scale_gpu_curve(const scale_chip *chip, scale_gpu_curve_kind kind, double x_max, double *x,
+                    double *y, int cap) {
+  scale_dtype d16 = scale_gpu_dtype16(chip);
+  bool widths = kind == SCALE_GPU_CURVE_TP_DEGREE || kind == SCALE_GPU_CURVE_EP_DEGREE;
+  int n = 0;
+  if (widths && cap >= 2 && x_max > 1e3) {
+    n = cap;
+    for (int i = 0; i < n; i++)
+      x[i] = 1e3 * pow(x_max / 1e3, (double)i / (double)(n - 1));
+  } else if (!widths) {
+    double top = scale_gpu_level_gpus(chip, chip->n_net_levels);
+    n = scale_gpu_group_sizes(chip, x_max > 0 ? x_max : top, x, cap);
+  }
+  for (int i = 0; i < n; i++)
+    switch (kind) {
+    case SCALE_GPU_CURVE_ALLGATHER_BW:
+      y[i] = scale_gpu_allgather_bytes_per_s(chip, x[i]);
+      break;
+    case SCALE_GPU_CURVE_DP_BATCH:
+      y[i] = scale_gpu_dp_critical_batch_inner(chip, d16, x[i], 1, 1);
+      break;
+    case SCALE_GPU_CURVE_TP_DEGREE:
+      y[i] = scale_gpu_tp_max_degree(chip, d16, x[i]);
+      break;
+    default:
+      y[i] = scale_gpu_ep_max_degree(chip, d16, x[i], SCALE_GPU_CURVE_EP_K, SCALE_GPU_CURVE_EP_CAP);
+    }
+  return n;
+}

@@ -1434,3 +1434,19 @@ int scale_train_assumptions(const scale_train_problem *problem, const scale_layo
 #undef ASSUME
   return n;
 }
+
+double scale_train_book_mlp_split(double d, double f, double n_chips, double y, double n_axes,
+                                  double flops_per_s, double link_bytes_per_s, const double *b,
+                                  int n, double *math_s, double *comms_s) {
+  double x = n_chips / y, m_x = y > 1.0 ? n_axes - 1.0 : n_axes, m_y = 1.0;
+  for (int i = 0; i < n; i++) {
+    scale_train_mlp_times t =
+        scale_train_book_mlp_times(b[i], d, f, x, y, m_x, m_y, flops_per_s, link_bytes_per_s);
+    if (math_s) math_s[i] = t.math_s;
+    if (comms_s) comms_s[i] = t.comms_s;
+  }
+  if (!pos(d) || !(y >= 1.0) || !(x >= 1.0) || !pos(m_x)) return NAN;
+  if (y > 1.0 && !(y < scale_train_tp_max_degree(f, flops_per_s, link_bytes_per_s, m_y)))
+    return NAN;
+  return x * scale_train_dp_critical_batch(flops_per_s, link_bytes_per_s, m_x);
+}

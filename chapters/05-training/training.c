@@ -322,15 +322,6 @@ static void diagram_schedules(chapter *ch) {
 
 /* ---- the book's MLP model (figure 1) -------------------------------------------------------- */
 
-/** Batch above which a split's matmuls outlast both its collectives: FSDP needs B > X alpha /
- * M_X; TP needs Y below its largest compute-bound degree M_Y F / alpha whatever the batch
- * (NaN: never). */
-static double mlp_crossover(double f, double x, double y, double m_x, double m_y,
-                            const chip_numbers *hw) {
-  if (y > 1.0 && !(y < scale_train_tp_max_degree(f, hw->c, hw->link, m_y))) return NAN;
-  return x * scale_train_dp_critical_batch(hw->c, hw->link, m_x);
-}
-
 static void figure_mlp(chapter *ch, bool chk, const chip_numbers *hw, const scale_chip *chip) {
   chapter_heading(ch, "The MLP roofline of a 16x16x16 slice (the book's model)");
   const double d = 8192.0, f = 4.0 * 8192.0, n = 4096.0;
@@ -347,18 +338,13 @@ static void figure_mlp(chapter *ch, bool chk, const chip_numbers *hw, const scal
   for (int i = 0; i < N_CURVE; i++) bx[i] = pow(10.0, 5.0 + 3.0 * (double)i / (N_CURVE - 1));
   for (int k = 0; k < N_SPLITS; k++) {
     double y = ys[k], x = n / y;
-    double m_x = y > 1.0 ? axes - 1.0 : axes, m_y = 1.0;
-    for (int i = 0; i < N_CURVE; i++) {
-      scale_train_mlp_times t =
-          scale_train_book_mlp_times(bx[i], d, f, x, y, m_x, m_y, hw->c, hw->link);
-      tm[i] = t.math_s, tc[k][i] = t.comms_s;
-    }
+    double cross =
+        scale_train_book_mlp_split(d, f, n, y, axes, hw->c, hw->link, bx, N_CURVE, tm, tc[k]);
     if (y > 1.0)
       snprintf(labels[k], sizeof labels[k], "FSDP %g x TP %g", x, y);
     else
       snprintf(labels[k], sizeof labels[k], "pure FSDP %g (3 axes)", x);
     s[k] = (scale_plot_series){.label = labels[k], .x = bx, .y = tc[k], .n = N_CURVE};
-    double cross = mlp_crossover(f, x, y, m_x, m_y, hw);
     char key[64];
     snprintf(key, sizeof key, "fig.cross.y%g", y);
     if (isfinite(cross))

@@ -64,39 +64,21 @@ static double ag(const scale_chip *c, double x, double y, double bytes) {
 static double ar(const scale_chip *c, double x, double y, double bytes, int sharp) {
   return scale_gpu_all_reduce_s(c, x, y, bytes, sharp);
 }
+/** Emits a summary table of gpu.h under 'stem'; with 'opt' a row the chip lacks prints n/a. */
+static void emit(chapter *ch, const char *stem, const scale_gpu_quantity *q, int n, bool opt) {
+  for (int i = 0; i < n; i++)
+    (opt ? chapter_stem_value_opt : chapter_stem_value)(ch, stem, q[i].key, q[i].label, q[i].value,
+                                                        q[i].unit, q[i].style);
+}
 
 /* ==== the chip and the node ================================================================== */
 
 static void section_chips(chapter *ch, const scale_chip *chips) {
   chapter_heading(ch, "The chips: compute, memory and critical intensities");
+  scale_gpu_quantity q[SCALE_GPU_SUMMARY_MAX];
   for (size_t i = 0; i < N_GPUS; i++) {
-    const scale_chip *c = &chips[i];
-    scale_dtype d16 = chapter_dtype16(c);
-    chapter_say(ch, "%s:", c->display_name);
-    const chapter_val r[] = {
-        V("sms", "SMs", c->n_cores, ""),
-        V("tc_per_sm", "tensor cores per SM", c->n_matmul_units, ""),
-        V("clock", "boost clock", c->clock_hz, "Hz"),
-        V("flops16", "16-bit matmul peak", c16(c), "FLOP/s"),
-        V("flops8", "8-bit matmul peak", scale_chip_flops_per_s(c, scale_gpu_dtype8(c)), "FLOP/s"),
-        V("vector", "vector (CUDA core) fp32", c->vector_flops_per_s, "FLOP/s"),
-        V("matmul_over_vector", "matmul / vector rate", scale_gpu_matmul_to_vector_ratio(c, d16),
-          ""),
-        V("flops_per_tc_cycle", "FLOPs per tensor core per cycle",
-           scale_gpu_flops_per_tensor_core_cycle(c, d16), "FLOP"),
-        V("hbm", "HBM capacity", c->hbm_bytes, "B"),
-        V("hbm_bw", "HBM bandwidth", c->hbm_bytes_per_s, "B/s"),
-        VS("smem", "SMEM per SM", c->smem_bytes_per_core, "B", SCALE_FMT_IEC),
-        V("l2", "L2 cache", c->l2_bytes, "B"),
-        V("smem_total", "SMEM over all SMs", c->smem_bytes_per_core * c->n_cores, "B"),
-        V("regs_total", "registers over all SMs", c->register_bytes_per_core * c->n_cores, "B"),
-        V("int16", "critical intensity, 16-bit", scale_chip_hbm_intensity(c, d16), "FLOP/byte"),
-        V("int8bit", "critical intensity, 8-bit", scale_chip_hbm_intensity(c, scale_gpu_dtype8(c)),
-           "FLOP/byte"),
-        V("vector_intensity", "vector rate / HBM bandwidth",
-          c->vector_flops_per_s / c->hbm_bytes_per_s, "FLOP/byte"),
-        V("nvlink", "NVLink egress per GPU", c->nvlink_bytes_per_s, "B/s")};
-    chapter_values_opt(ch, gpus[i].key, r, CHAPTER_ROWS(r)); /* a V100 has no fp8 rate */
+    chapter_say(ch, "%s:", chips[i].display_name);
+    emit(ch, gpus[i].key, q, scale_gpu_chip_summary(&chips[i], q), true); /* V100: no fp8 */
   }
 }
 
@@ -196,15 +178,9 @@ static void section_node(chapter *ch, const scale_chip *h, const scale_chip *sys
       V("q2.ag_s", "AllGather over the node", ag(h, 8, 1, q3), "s"),
       V("q2.ag_asymptote_s", "bytes / GPU egress", q3 / h->nvlink_bytes_per_s, "s")};
   CHAPTER_EMIT(ch, NULL, r);
-  for (int s = 0; s < N_SYSTEMS; s++) {
-    const scale_chip *c = &sys[s];
-    const chapter_val n[] = {
-        V("node_gpus", "GPUs per node", d1(c), ""), V("gpu_egress", "GPU egress", w1(c), "B/s"),
-        V("node_egress", "node egress", w2(c), "B/s"),
-        V("switch_bw", "NVSwitch capacity", scale_gpu_node_switch_bytes_per_s(c), "B/s"),
-        V("node_bw", "peak through the node", scale_gpu_node_bytes_per_s(c), "B/s")};
-    chapter_values_opt(ch, gpus[systems[s]].key, n, CHAPTER_ROWS(n)); /* n/a: no NVSwitch */
-  }
+  scale_gpu_quantity q[SCALE_GPU_SUMMARY_MAX];
+  for (int s = 0; s < N_SYSTEMS; s++) /* n/a: a GB200 rack's file names no NVSwitch */
+    emit(ch, gpus[systems[s]].key, q, scale_gpu_node_summary(&sys[s], q), true);
 }
 
 /* ==== the fat tree and its collectives ======================================================= */
@@ -216,20 +192,10 @@ static void section_tree(chapter *ch, const scale_chip *sys) {
     const char *p = gpus[systems[s]].key;
     chapter_say(ch, "%s:", c->display_name);
     for (int l = 1; l <= c->n_net_levels; l++) {
-      const scale_net_level *lv = &c->net_levels[l - 1];
-      char q[64];
-      snprintf(q, sizeof q, "%s.l%d", p, l);
-      const chapter_val r[] = {
-          V("fanout", "members", lv->fanout, ""),
-          V("gpus", "GPUs joined", scale_gpu_level_gpus(c, l), ""),
-          V("member_bw", "egress of one member", lv->member_bytes_per_s, "B/s"),
-          V("per_gpu", "egress per GPU", lv->member_bytes_per_s / scale_gpu_level_member_gpus(c, l),
-            "B/s"),
-          V("total", "egress of all members into the level", lv->fanout * lv->member_bytes_per_s,
-            "B/s"),
-          V("ag_bw", "AllGather bandwidth D W / (D - 1)",
-            scale_gpu_level_allgather_bytes_per_s(c, l), "B/s")};
-      CHAPTER_EMIT(ch, q, r);
+      char stem[64];
+      snprintf(stem, sizeof stem, "%s.l%d", p, l);
+      scale_gpu_quantity q[SCALE_GPU_SUMMARY_MAX];
+      emit(ch, stem, q, scale_gpu_level_summary(c, l, q), false);
     }
     const chapter_val t[] = {V("tree_gpus", "GPUs in the tree", tree_gpus(c), ""),
                                V("tree_ag_bw", "AllGather bandwidth of the whole tree",
@@ -263,15 +229,9 @@ static void section_collectives(chapter *ch, const scale_chip *h) {
   double a2a = scale_gpu_all_to_all_s(h, n, 1.0), a2a_2 = scale_gpu_all_to_all_s(h, 2 * n, 1.0);
   double ragged = scale_gpu_ragged_all_to_all_frac(4, 8); /* Pop Quiz 2: 4 of 8 */
   double pq3 = 2.0 * 8192.0 * 32768.0; /* Pop Quiz 3: AllGather_X(bf16[D_X, F_Y]) over one SU */
+  scale_gpu_quantity sum[SCALE_GPU_SUMMARY_MAX];
+  emit(ch, "coll", sum, scale_gpu_collective_summary(h, sum), false);
   const chapter_val r[] = {
-      V("coll.ag_node_bw", "AllGather bandwidth in a node", 1.0 / ag(h, n, 1, 1.0), "B/s"),
-      V("coll.ar_node_bw", "AllReduce bandwidth in a node, no SHARP", 1.0 / ar(h, n, 1, 1, 0),
-        "B/s"),
-      V("coll.ar_sharp_node_bw", "AllReduce bandwidth in a node, SHARP", 1.0 / ar(h, n, 1, 1, 1),
-        "B/s"),
-      V("coll.sharp_gain", "SHARP speed-up in theory", ar(h, n, 1, 1, 0) / ar(h, n, 1, 1, 1), ""),
-      V("coll.ar_sharp_pod_bw", "AllReduce bandwidth over the pod, SHARP",
-        1.0 / ar(h, tree_gpus(h), 1, 1.0, 1), "B/s"),
       V("pq1.b", "B", 1024.0, ""),
       V("pq1.f", "F", 16384.0, ""),
       V("pq1.bytes", "bf16[1024, 16384]", pq1, "B"),
@@ -344,15 +304,8 @@ static void section_rooflines(chapter *ch, const scale_chip *sys) {
       snprintf(q[k], sizeof q[k], "%s.%s", (const char *[]){"dp", "tp", "ep"}[k],
                gpus[systems[s]].key);
     chapter_say(ch, "%s:", c->display_name);
-    const chapter_val d[] = {
-        V("node", "DP in a node, exact", dp(c, n, 1, 1), "tokens"),
-        V("node_asym", "DP in a node, C / W_gpu", cc / w1(c), "tokens"),
-        V("two_nodes", "DP over 2 nodes, exact", dp(c, 2 * n, 1, 1), "tokens"),
-        V("two_nodes_book", "DP over 2 nodes, C / W_node x 1/2", cc / w2(c) * 0.5, "tokens"),
-        V("tree", "DP over the whole tree, exact", dp(c, tree_gpus(c), 1, 1), "tokens"),
-        V("beyond_asym", "DP beyond a node, C / W_node", dp_book(c, 1, 1), "tokens"),
-        V("moe_tree", "MoE DP over the tree, exact", dp(c, tree_gpus(c), 1, moe), "tokens"),
-        V("moe_asym", "MoE DP, E/k x C / W_node", dp_book(c, 1, moe), "tokens")};
+    scale_gpu_quantity d[SCALE_GPU_SUMMARY_MAX];
+    int n_d = scale_gpu_dp_summary(c, moe, d);
     const chapter_val t[] = {V("div_node", "TP in a node: Y < F / this", cc / w1(c), ""),
                                V("div_beyond", "TP beyond a node: F / this", cc / w2(c), ""),
                                V("llama", "largest TP degree, F = 28672",
@@ -362,7 +315,7 @@ static void section_rooflines(chapter *ch, const scale_chip *sys) {
         V("f_large", "EP for any Z needs F > D_node C / W_node", n * cc / w2(c), ""),
         V("z_max_ds", "largest EP degree, F = 2048, k = 8", ep_max(c, 2048.0), ""),
         V("nodes_max_ds", "  in nodes", ep_max(c, 2048.0) / n, "")};
-    CHAPTER_EMIT(ch, q[0], d);
+    emit(ch, q[0], d, n_d, false);
     CHAPTER_EMIT(ch, q[1], t);
     CHAPTER_EMIT(ch, q[2], x);
   }
@@ -562,30 +515,18 @@ static void section_quiz5(chapter *ch, const scale_chip *h, const scale_model *l
 
 /* ==== figures ================================================================================ */
 
-static double y_dp(const scale_chip *c, double x) { return dp(c, x, 1, 1); }
-static double y_tp(const scale_chip *c, double f) {
-  return scale_gpu_tp_max_degree(c, chapter_dtype16(c), f);
-}
-
-/** Draws p with one line per system, y = fy(system, x): x the group sizes up to 'max_gpus'
- * (0: the whole tree; the x axis from 1 to the largest, not the next decade), or with
- * span > 0 N_CURVE widths from 1e3 to 1e3 span on a log scale. */
+/** Draws p with one line per system: scale_gpu_curve() of 'kind' up to 'x_max' (0: the whole
+ * tree); against group sizes the x axis runs from 1 to the largest, not the next decade. */
 static void figure_systems(chapter *ch, const char *file, scale_plot p, const scale_chip *sys,
-                           double max_gpus, double span, double (*fy)(const scale_chip *, double)) {
+                           scale_gpu_curve_kind kind, double x_max) {
   static double x[N_SYSTEMS][MAX_POINTS], y[N_SYSTEMS][MAX_POINTS];
   scale_plot_series s[N_SYSTEMS];
+  bool widths = kind == SCALE_GPU_CURVE_TP_DEGREE || kind == SCALE_GPU_CURVE_EP_DEGREE;
   for (int i = 0; i < N_SYSTEMS; i++) {
-    int n = N_CURVE;
-    if (span > 0)
-      chapter_logspace(x[i], N_CURVE, 1e3, 1e3 * span);
-    else
-      n = scale_gpu_group_sizes(&sys[i], max_gpus > 0 ? max_gpus : tree_gpus(&sys[i]), x[i],
-                                MAX_POINTS);
-    for (int j = 0; j < n; j++)
-      y[i][j] = fy(&sys[i], x[i][j]);
+    int n = scale_gpu_curve(&sys[i], kind, x_max, x[i], y[i], widths ? N_CURVE : MAX_POINTS);
     s[i] = (scale_plot_series){
         .label = sys[i].display_name, .x = x[i], .y = y[i], .n = (size_t)n, .dashed = i == 1};
-    if (!(span > 0) && n > 0) p.x_min = 1, p.x_max = fmax(fmax(1.0, p.x_max), x[i][n - 1]);
+    if (!widths && n > 0) p.x_min = 1, p.x_max = fmax(fmax(1.0, p.x_max), x[i][n - 1]);
   }
   p.series = s, p.n_series = N_SYSTEMS;
   chapter_figure(ch, file, &p);
@@ -641,7 +582,7 @@ static void figures(chapter *ch, const scale_chip *sys, const scale_chip *exampl
                      .x_axis = SCALE_PLOT_LOG,
                      .y_axis = SCALE_PLOT_LOG,
                      .legend = SCALE_PLOT_LEGEND_BOTTOM_LEFT};
-  figure_systems(ch, "fat-tree-bandwidth.svg", tree, sys, 0, 0, scale_gpu_allgather_bytes_per_s);
+  figure_systems(ch, "fat-tree-bandwidth.svg", tree, sys, SCALE_GPU_CURVE_ALLGATHER_BW, 0);
   figure_allgather(ch, example);
   scale_plot dp = {.title = "Data parallelism: tokens per GPU to stay compute-bound",
                    .desc = "Per-GPU batch above which pure data parallelism or FSDP over X GPUs "
@@ -655,7 +596,7 @@ static void figures(chapter *ch, const scale_chip *sys, const scale_chip *exampl
                    .y_min = 0,
                    .y_max = 6000,
                    .legend = SCALE_PLOT_LEGEND_TOP_RIGHT};
-  figure_systems(ch, "dp-thresholds.svg", dp, sys, 16384.0, 0, y_dp);
+  figure_systems(ch, "dp-thresholds.svg", dp, sys, SCALE_GPU_CURVE_DP_BATCH, 16384.0);
   scale_plot tp = {.title = "Tensor parallelism: largest compute-bound degree",
                    .desc = "Largest TP degree Y whose activation collectives hide under the MLP "
                            "FLOPs, against the MLP width F: F W_gpu / C inside a node, then the "
@@ -665,14 +606,14 @@ static void figures(chapter *ch, const scale_chip *sys, const scale_chip *exampl
                    .x_axis = SCALE_PLOT_LOG,
                    .y_axis = SCALE_PLOT_LOG,
                    .legend = SCALE_PLOT_LEGEND_TOP_LEFT};
-  figure_systems(ch, "tp-thresholds.svg", tp, sys, 0, 1e3, y_tp);
+  figure_systems(ch, "tp-thresholds.svg", tp, sys, SCALE_GPU_CURVE_TP_DEGREE, 1e6);
   scale_plot ep = tp;
   ep.title = "Expert parallelism across nodes: largest compute-bound degree (k = 8)";
   ep.desc = "Largest EP degree Z beyond one node whose two AllToAlls hide under the expert "
             "FLOPs, against the expert width F with 8 experts per token; curves reach the 4096 "
             "cap where F exceeds D_node C / W_node.";
   ep.x_label = "expert width F", ep.y_label = "EP degree Z";
-  figure_systems(ch, "ep-thresholds.svg", ep, sys, 0, 100.0, ep_max);
+  figure_systems(ch, "ep-thresholds.svg", ep, sys, SCALE_GPU_CURVE_EP_DEGREE, 1e5);
 }
 
 int main(int argc, char **argv) {

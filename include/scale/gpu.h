@@ -318,4 +318,113 @@ double scale_gpu_ep_max_degree(const scale_chip *chip, scale_dtype dtype, double
  */
 int scale_gpu_group_sizes(const scale_chip *chip, double max_gpus, double *out, int cap);
 
+/* ---- summary tables (chapter 12's tables; what `scale hw` could print of a GPU) ----------- */
+
+/** The chip's 16-bit matmul dtype: bf16, or fp16 where it has no bf16 rate (a V100) — the
+ * book's "bf16/fp16" column. Book: ch. 12 "What Is a GPU?" table. */
+scale_dtype scale_gpu_dtype16(const scale_chip *chip);
+
+/** One derived quantity of a summary table. */
+typedef struct {
+  const char *key;   /**< short name, unique in its table: [a-z0-9_]+ ("flops16") */
+  const char *label; /**< what it is, in a few words ("16-bit matmul peak") */
+  double value;      /**< in SI base units; NaN where the chip lacks it (a V100's fp8 rate) */
+  const char *unit;  /**< "FLOP/s", "B", "" ... as scale_format() takes it */
+  scale_fmt style;   /**< how it displays (scale_format) */
+} scale_gpu_quantity;
+
+/** Rows a summary table holds at most. */
+#define SCALE_GPU_SUMMARY_MAX 24
+
+/** The chip's compute, memory and critical intensities, 18 rows in this order: sms,
+ * tc_per_sm, clock, flops16, flops8 (fp8, else int8), vector, matmul_over_vector,
+ * flops_per_tc_cycle, hbm, hbm_bw, smem (per SM), l2, smem_total, regs_total (over all SMs),
+ * int16, int8bit (HBM critical intensities), vector_intensity, nvlink. Returns the rows
+ * written.
+ *
+ * Units:  each row's own (FLOP/s, B, B/s, Hz, FLOP/byte, counts).
+ * Domain: any chip; a quantity it lacks is NaN.
+ * Book:   ch. 12 "What Is a GPU?" tables: H100 132 SMs, 990e12 bf16, 3.35e12 B/s, 295
+ *         FLOP/byte.
+ */
+int scale_gpu_chip_summary(const scale_chip *chip, scale_gpu_quantity out[SCALE_GPU_SUMMARY_MAX]);
+
+/** The chip's NVLink node, 5 rows: node_gpus (D_1), gpu_egress (W_1), node_egress (W_2),
+ * switch_bw (scale_gpu_node_switch_bytes_per_s, NaN without NVSwitches), node_bw
+ * (scale_gpu_node_bytes_per_s). Returns the rows written.
+ *
+ * Units:  [count], [bytes/s].
+ * Domain: any chip; a row of a level it lacks is NaN.
+ * Book:   ch. 12 "Networking": H100 8 GPUs, 450e9, 400e9; Quiz 2 Q1 3.6e12 of 6.4e12.
+ */
+int scale_gpu_node_summary(const scale_chip *chip, scale_gpu_quantity out[SCALE_GPU_SUMMARY_MAX]);
+
+/** Level 'level' (1-based) of the chip's fat tree, 6 rows: fanout (D), gpus (S_level),
+ * member_bw (W), per_gpu (W / S_(level-1)), total (D W), ag_bw (D W / (D - 1)). Returns the
+ * rows written.
+ *
+ * Units:  [count], [bytes/s].
+ * Domain: 1 <= level <= n_net_levels; NaN rows otherwise.
+ * Book:   ch. 12 "Networking" (H100 leaf: 32 nodes x 400e9 = 12.8e12, 50e9 per
+ *         GPU, 413e9 AllGather bandwidth).
+ */
+int scale_gpu_level_summary(const scale_chip *chip, int level,
+                            scale_gpu_quantity out[SCALE_GPU_SUMMARY_MAX]);
+
+/** Data parallelism's critical batch on the chip's tree (16-bit, scale_gpu_dtype16), exact
+ * beside the book's asymptotes, 8 rows: node (DP over one node), node_asym (C / W_1),
+ * two_nodes, two_nodes_book (C / W_2 / 2), tree (the whole tree), beyond_asym (C / W_2), and
+ * with E/k = moe_factor moe_tree and moe_asym. Returns the rows written.
+ *
+ * Units:  [tokens/GPU].
+ * Domain: a chip with a valid tree of two levels or more, moe_factor >= 1; NaN rows
+ *         otherwise.
+ * Book:   ch. 12 "Data Parallelism": H100 2200 in a node, 2475 beyond, 79,200 for E/k = 32.
+ */
+int scale_gpu_dp_summary(const scale_chip *chip, double moe_factor,
+                         scale_gpu_quantity out[SCALE_GPU_SUMMARY_MAX]);
+
+/** The effective bandwidths (bytes / time) of the chip's collectives, 5 rows: ag_node_bw
+ * (AllGather in a node), ar_node_bw (AllReduce in a node, no SHARP), ar_sharp_node_bw (with
+ * SHARP), sharp_gain (their ratio), ar_sharp_pod_bw (SHARP AllReduce over the whole tree).
+ * Returns the rows written.
+ *
+ * Units:  [bytes/s], [1].
+ * Domain: a chip with a valid tree; NaN rows otherwise.
+ * Book:   ch. 12 "In network reductions": H100 node 514e9 AllGather, 257e9 AllReduce, 450e9
+ *         with SHARP, a 1.75x gain.
+ */
+int scale_gpu_collective_summary(const scale_chip *chip,
+                                 scale_gpu_quantity out[SCALE_GPU_SUMMARY_MAX]);
+
+/* ---- curves for figures --------------------------------------------------------------------- */
+
+/** Experts per token and the degree cap of SCALE_GPU_CURVE_EP_DEGREE (ch. 12's figure: k = 8,
+ * as DeepSeek-V3 routes). */
+#define SCALE_GPU_CURVE_EP_K 8.0
+#define SCALE_GPU_CURVE_EP_CAP 4096.0
+
+/** What scale_gpu_curve() plots: two against GPUs in a group, two against a width. */
+typedef enum {
+  SCALE_GPU_CURVE_ALLGATHER_BW, /**< scale_gpu_allgather_bytes_per_s() [bytes/s] of x GPUs */
+  SCALE_GPU_CURVE_DP_BATCH,     /**< scale_gpu_dp_critical_batch_inner() [tokens/GPU] over x
+                                     GPUs, y = 1, dense, the tree extended beyond its size */
+  SCALE_GPU_CURVE_TP_DEGREE,    /**< scale_gpu_tp_max_degree() for MLP width x */
+  SCALE_GPU_CURVE_EP_DEGREE     /**< scale_gpu_ep_max_degree() for expert width x, k and cap
+                                     SCALE_GPU_CURVE_EP_K and SCALE_GPU_CURVE_EP_CAP */
+} scale_gpu_curve_kind;
+
+/** Fills x[0..n) and y[0..n) with a curve of the chip at its 16-bit rate (scale_gpu_dtype16):
+ * for ALLGATHER_BW and DP_BATCH x runs over the group sizes of scale_gpu_group_sizes() up to
+ * x_max GPUs (x_max = 0: the whole tree), at most 'cap' of them; for TP_DEGREE and EP_DEGREE
+ * over 'cap' widths evenly spaced on a log scale from 1e3 to x_max. Returns n.
+ *
+ * Units:  x_max [count] -> x [count], y as the kind says.
+ * Domain: a chip with a tree; cap >= 2 and x_max > 1e3 for the width kinds; 0 otherwise.
+ * Book:   ch. 12's figures of AllGather bandwidth, DP critical batch and the largest TP and EP
+ *         degrees.
+ */
+int scale_gpu_curve(const scale_chip *chip, scale_gpu_curve_kind kind, double x_max, double *x,
+                    double *y, int cap);
+
 #endif

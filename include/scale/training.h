@@ -585,4 +585,25 @@ void scale_train_scaling_sweep(const scale_model *model, const scale_chip *chip,
                                double seq, double tp, double slice_chips, const double *n_chips,
                                int n, double *step_s, double *compute_s);
 
+/* ---- the book's MLP model against the batch (ch. 5 figure 1) -------------------------------- */
+
+/** One split of figure 1 of ch. 5 on an n_chips slice of n_axes ICI axes: TP y over one axis
+ * (M_Y = 1) and FSDP x = n_chips / y over the others (M_X = n_axes - 1 when y > 1, n_axes
+ * when y = 1). Fills math_s[i] and comms_s[i] (either may be NULL) with
+ * scale_train_book_mlp_times() at batch b[i], i < n, and returns the batch above which the
+ * split is compute-bound, x scale_train_dp_critical_batch(C, link, M_X) (FSDP's crossover); NaN
+ * when TP alone stays comms-bound whatever the batch, y >= scale_train_tp_max_degree(f, C,
+ * link, M_Y).
+ *
+ * Units:  d, f [count], n_chips, y [chips], n_axes [axes], flops_per_s [FLOP/s],
+ *         link_bytes_per_s (one way, one link) [bytes/s], b [tokens] -> [tokens]; math_s,
+ *         comms_s [s].
+ * Domain: positive arguments, 1 <= y <= n_chips, n_axes > 1 when y > 1; NaN otherwise.
+ * Book:   ch. 5 figure 1 (D 8192, F 32768, 4096 v5p): pure FSDP over 3 axes is compute-bound
+ *         above 4096 x 2550 / 3 = 3.48e6 tokens; TP 16 never is (F / 2550 = 12.9 < 16).
+ */
+double scale_train_book_mlp_split(double d, double f, double n_chips, double y, double n_axes,
+                                  double flops_per_s, double link_bytes_per_s, const double *b,
+                                  int n, double *math_s, double *comms_s);
+
 #endif

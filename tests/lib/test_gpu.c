@@ -354,23 +354,148 @@ START_TEST(su_all_gather_book_form) {
 }
 END_TEST
 
+/* The row of 'key' in a summary table, failing the test when it is missing. */
+static double row(const scale_gpu_quantity *q, int n, const char *key) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(q[i].key, key) == 0) return q[i].value;
+  ck_abort_msg("no row %s", key);
+  return NAN;
+}
+
+START_TEST(chip_and_node_summaries) {
+  scale_chip h = book_h100();
+  h.n_cores = 132;
+  h.n_matmul_units = 4;
+  h.clock_hz = 1.76e9;
+  h.vector_flops_per_s = 66e12;
+  h.hbm_bytes_per_s = 3.35e12;
+  h.smem_bytes_per_core = 256.0 * 1024.0;
+  scale_gpu_quantity q[SCALE_GPU_SUMMARY_MAX];
+  int n = scale_gpu_chip_summary(&h, q);
+  ck_assert_int_eq(n, 18);
+  ck_assert_str_eq(q[0].key, "sms");
+  ck_assert_str_eq(q[n - 1].key, "nvlink");
+  scale_check_rel(row(q, n, "flops16"), 990e12, 1e-12, "FLOP/s", "the book's H100 bf16 peak");
+  scale_check_nan(row(q, n, "flops8")); /* neither fp8 nor int8 given */
+  /* 990e12 / 3.35e12 = 295.5 FLOP/byte; 990 / 66 = 15; 132 x 256 KiB = 34.6e6 B */
+  scale_check_rel(row(q, n, "int16"), 295.52, 1e-4, "FLOP/byte", "ch.12 'What Is a GPU?'");
+  scale_check_rel(row(q, n, "matmul_over_vector"), 15.0, 1e-12, "", "ch.12: 990 vs 66 TFLOP/s");
+  scale_check_rel(row(q, n, "smem_total"), 132.0 * 262144.0, 1e-12, "B", "hand: 132 x 256 KiB");
+  ck_assert_int_eq(q[10].style, SCALE_FMT_IEC); /* SMEM per SM reads in KiB */
+  h.flops_per_s[SCALE_DTYPE_BF16] = (double)NAN;
+  h.flops_per_s[SCALE_DTYPE_FP16] = 125e12; /* a V100: fp16 only */
+  n = scale_gpu_chip_summary(&h, q);
+  scale_check_rel(row(q, n, "flops16"), 125e12, 1e-12, "FLOP/s", "the fp16 rate of a V100");
+  ck_assert_int_eq(scale_gpu_dtype16(&h), SCALE_DTYPE_FP16);
+
+  h = book_h100();
+  n = scale_gpu_node_summary(&h, q);
+  ck_assert_int_eq(n, 5);
+  /* Quiz 2 Q1: 8 x 450e9 = 3.6e12 binds under 4 x 1.6e12 = 6.4e12; node egress 400e9 */
+  scale_check_rel(row(q, n, "node_gpus"), 8.0, 1e-12, "", "the book's DGX H100");
+  scale_check_rel(row(q, n, "node_egress"), 400e9, 1e-12, "B/s", "the book's DGX H100");
+  scale_check_rel(row(q, n, "switch_bw"), 6.4e12, 1e-12, "B/s", "ch.12 Quiz 2 Q1");
+  scale_check_rel(row(q, n, "node_bw"), 3.6e12, 1e-12, "B/s", "ch.12 Quiz 2 Q1");
+  h.n_net_levels = 1;
+  n = scale_gpu_node_summary(&h, q);
+  scale_check_nan(row(q, n, "node_egress")); /* no scale-out level */
+}
+END_TEST
+
+START_TEST(tree_and_collective_summaries) {
+  scale_chip h = book_h100();
+  scale_gpu_quantity q[SCALE_GPU_SUMMARY_MAX];
+  int n = scale_gpu_level_summary(&h, 2, q);
+  ck_assert_int_eq(n, 6);
+  /* the leaf: 32 nodes of 8 GPUs, 400e9 each = 50e9 per GPU, 12.8e12 in all, and
+   * 32 x 400e9 / 31 = 412.9e9 of AllGather bandwidth */
+  scale_check_rel(row(q, n, "gpus"), 256.0, 1e-12, "", "hand: 8 x 32");
+  scale_check_rel(row(q, n, "per_gpu"), 50e9, 1e-12, "B/s", "hand: 400e9 / 8");
+  scale_check_rel(row(q, n, "total"), 12.8e12, 1e-12, "B/s", "hand: 32 x 400e9");
+  scale_check_rel(row(q, n, "ag_bw"), 412.9e9, 1e-4, "B/s", "ch.12: 413 GB/s in an SU");
+  n = scale_gpu_level_summary(&h, 4, q);
+  scale_check_nan(row(q, n, "fanout"));
+  scale_check_nan(row(q, n, "ag_bw"));
+
+  n = scale_gpu_collective_summary(&h, q);
+  ck_assert_int_eq(n, 5);
+  /* in a node: 8 x 450e9 / 7 = 514e9 AllGather, half that AllReduce, 450e9 with SHARP;
+   * over the pod SHARP binds at the leaf's 400e9 */
+  scale_check_rel(row(q, n, "ag_node_bw"), 514.29e9, 1e-4, "B/s", "ch.12: 514 GB/s");
+  scale_check_rel(row(q, n, "ar_node_bw"), 257.14e9, 1e-4, "B/s", "hand: half of 514e9");
+  scale_check_rel(row(q, n, "ar_sharp_node_bw"), 450e9, 1e-12, "B/s", "ch.12 T_SHARP");
+  scale_check_rel(row(q, n, "sharp_gain"), 1.75, 1e-12, "", "hand: 2 x 7/8");
+  scale_check_rel(row(q, n, "ar_sharp_pod_bw"), 400e9, 1e-12, "B/s", "hand: the leaf binds");
+}
+END_TEST
+
+START_TEST(dp_summary_against_the_book) {
+  scale_chip h = book_h100();
+  scale_gpu_quantity q[SCALE_GPU_SUMMARY_MAX];
+  int n = scale_gpu_dp_summary(&h, 32.0, q);
+  ck_assert_int_eq(n, 8);
+  /* in a node 990e12 x 7 / (8 x 450e9) = 1925 (the book's asymptote 2200); over two nodes the
+   * node level still binds (1925; the book's 2475 / 2 = 1237.5); over the 1024-GPU pod the
+   * leaf: 990e12 x 31 / (32 x 400e9) = 2397.7 (book 2475), x 32 for E/k = 32 (book 79,200) */
+  scale_check_rel(row(q, n, "node"), 1925.0, 1e-9, "tokens", "hand");
+  scale_check_rel(row(q, n, "node_asym"), 2200.0, 1e-12, "tokens", "ch.12 'Data Parallelism'");
+  scale_check_rel(row(q, n, "two_nodes"), 1925.0, 1e-9, "tokens", "ch.12 Quiz 4 Q5");
+  scale_check_rel(row(q, n, "two_nodes_book"), 1237.5, 1e-12, "tokens", "ch.12: 1237");
+  scale_check_rel(row(q, n, "tree"), 2397.65625, 1e-9, "tokens", "hand");
+  scale_check_rel(row(q, n, "beyond_asym"), 2475.0, 1e-12, "tokens", "ch.12: 2475");
+  scale_check_rel(row(q, n, "moe_tree"), 32.0 * 2397.65625, 1e-9, "tokens", "hand");
+  scale_check_rel(row(q, n, "moe_asym"), 79200.0, 1e-12, "tokens", "ch.12: 79,200");
+  n = scale_gpu_dp_summary(&h, 0.5, q); /* E/k below 1 */
+  scale_check_nan(row(q, n, "moe_tree"));
+}
+END_TEST
+
+START_TEST(curves_for_figures) {
+  scale_chip h = book_h100();
+  double x[64], y[64];
+  /* groups of the 1024-GPU tree: 2..8 in a node, then whole nodes, cut at the 64 points asked */
+  int n = scale_gpu_curve(&h, SCALE_GPU_CURVE_ALLGATHER_BW, 0, x, y, 64);
+  ck_assert_int_eq(n, 64);
+  scale_check_rel(x[6], 8.0, 1e-12, "", "a whole node");
+  scale_check_rel(y[6], 514.29e9, 1e-4, "B/s", "ch.12: 8 x 450e9 / 7");
+  scale_check_rel(y[0], 900e9, 1e-12, "B/s", "hand: 2 x 450e9 / 1");
+  n = scale_gpu_curve(&h, SCALE_GPU_CURVE_DP_BATCH, 16, x, y, 64);
+  ck_assert_int_eq(n, 8); /* 2..8, 16 */
+  scale_check_rel(y[n - 1], 1925.0, 1e-9, "tokens", "ch.12 Quiz 4 Q5: the node binds");
+  /* widths from 1e3 to 1e6 on a log scale: 1e3, 1e4.5, 1e6; F = 1e6 leaves the node,
+   * 8 + 1e6 x 400e9 / 990e12 = 8.404 */
+  n = scale_gpu_curve(&h, SCALE_GPU_CURVE_TP_DEGREE, 1e6, x, y, 3);
+  ck_assert_int_eq(n, 3);
+  scale_check_rel(x[1], pow(10.0, 4.5), 1e-12, "", "hand: the log midpoint");
+  scale_check_rel(y[2], 8.0 + 1e6 * 400e9 / 990e12, 1e-12, "", "ch.12 'Tensor Parallelism'");
+  scale_check_rel(y[0], 1e3 * 450e9 / 990e12, 1e-12, "", "hand: F W_gpu / C in a node");
+  n = scale_gpu_curve(&h, SCALE_GPU_CURVE_EP_DEGREE, 1e5, x, y, 2);
+  scale_check_rel(y[1], SCALE_GPU_CURVE_EP_CAP, 1e-12, "", "F = 1e5 > D C / W_node = 19,800");
+  ck_assert_int_eq(scale_gpu_curve(&h, SCALE_GPU_CURVE_TP_DEGREE, 500, x, y, 3), 0);
+}
+END_TEST
+
 static Suite *gpu_suite(void) {
   Suite *s = suite_create("gpu");
-  const scale_check_case cases[] = {{"tensor_core_arithmetic", tensor_core_arithmetic},
-                                    {"node_bandwidth", node_bandwidth},
-                                    {"fat_tree_levels", fat_tree_levels},
-                                    {"intra_node_collectives", intra_node_collectives},
-                                    {"cross_node_collectives", cross_node_collectives},
-                                    {"llm_rooflines", llm_rooflines},
-                                    {"shipped_gpus", shipped_gpus},
-                                    {"degenerate_tree_is_nan", degenerate_tree_is_nan},
-                                    {"tree_extension", tree_extension},
-                                    {"dp_over_an_inner_axis", dp_over_an_inner_axis},
-                                    {"ep_max_degree", ep_max_degree},
-                                    {"cuda_cores_and_clocks", cuda_cores_and_clocks},
-                                    {"dp_book_asymptote_and_group_sizes",
-                                     dp_book_asymptote_and_group_sizes},
-                                    {"su_all_gather_book_form", su_all_gather_book_form}};
+  const scale_check_case cases[] = {
+      {"tensor_core_arithmetic", tensor_core_arithmetic},
+      {"node_bandwidth", node_bandwidth},
+      {"fat_tree_levels", fat_tree_levels},
+      {"intra_node_collectives", intra_node_collectives},
+      {"cross_node_collectives", cross_node_collectives},
+      {"llm_rooflines", llm_rooflines},
+      {"shipped_gpus", shipped_gpus},
+      {"degenerate_tree_is_nan", degenerate_tree_is_nan},
+      {"tree_extension", tree_extension},
+      {"dp_over_an_inner_axis", dp_over_an_inner_axis},
+      {"ep_max_degree", ep_max_degree},
+      {"cuda_cores_and_clocks", cuda_cores_and_clocks},
+      {"dp_book_asymptote_and_group_sizes", dp_book_asymptote_and_group_sizes},
+      {"su_all_gather_book_form", su_all_gather_book_form},
+      {"chip_and_node_summaries", chip_and_node_summaries},
+      {"tree_and_collective_summaries", tree_and_collective_summaries},
+      {"dp_summary_against_the_book", dp_summary_against_the_book},
+      {"curves_for_figures", curves_for_figures}};
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return s;
 }

@@ -135,6 +135,34 @@ START_TEST(test_mlp_times) {
 }
 END_TEST
 
+START_TEST(test_mlp_splits) {
+  /* Figure 1's splits of 4096 v5p (3 axes; alpha = C / W_ici = 4.59e14 / 1.8e11 = 2550):
+   * pure FSDP over 3 axes is compute-bound above 4096 x 2550 / 3 = 3,481,600 tokens; FSDP 512
+   * x TP 8 (FSDP on 2 axes) above 512 x 2550 / 2 = 652,800; TP 16 never, F / alpha = 12.85. */
+  double b[2] = {1e6, 2e6}, math[2], comms[2];
+  scale_check_rel(
+      scale_train_book_mlp_split(8192, 32768, 4096, 1, 3, V5P_C, V5P_LINK, b, 2, math, NULL),
+      3481600, 1e-12, "tokens", "hand: X alpha / M_X");
+  scale_check_rel(
+      scale_train_book_mlp_split(8192, 32768, 4096, 8, 3, V5P_C, V5P_LINK, NULL, 0, NULL, NULL),
+      652800, 1e-12, "tokens", "hand");
+  double cross =
+      scale_train_book_mlp_split(8192, 32768, 4096, 16, 3, V5P_C, V5P_LINK, b, 2, math, comms);
+  ck_assert(isnan(cross));
+  /* FSDP 256 x TP 16 at B = 1e6: the times of test_mlp_times (matmuls 5.7112e-4 s, TP
+   * 7.1111e-4 s binding); twice the batch doubles both */
+  scale_check_rel(math[0], 5.7112e-4, 1e-4, "s", "matmuls");
+  scale_check_rel(comms[0], 7.1111e-4, 1e-4, "s", "TP collectives");
+  scale_check_rel(comms[1], 2 * 7.1111e-4, 1e-4, "s", "TP collectives, 2e6 tokens");
+  ck_assert(isnan(
+      scale_train_book_mlp_split(8192, 32768, 4096, 0, 3, V5P_C, V5P_LINK, b, 2, math, comms)));
+  ck_assert(isnan(math[0]));
+  /* one axis leaves FSDP none once TP takes it */
+  ck_assert(isnan(
+      scale_train_book_mlp_split(8192, 32768, 4096, 8, 1, V5P_C, V5P_LINK, NULL, 0, NULL, NULL)));
+}
+END_TEST
+
 START_TEST(test_dcn) {
   /* "C / W_dcn is about 4.46e14 / 6.25e9 = 71,360" — the book uses C = 4.46e14
    * here; the hardware file keeps the table's 4.59e14, which gives 73,440. */
@@ -361,6 +389,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_tp_threshold);
   tcase_add_test(tc, test_fsdp_tp);
   tcase_add_test(tc, test_mlp_times);
+  tcase_add_test(tc, test_mlp_splits);
   tcase_add_test(tc, test_dcn);
   tcase_add_test(tc, test_llama2_q1_q2);
   tcase_add_test(tc, test_llama2_q3);
