@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "chapter.h"
+#include "scale/inferplot.h"
 #include "scale/servecal.h"
 #include "scale/serveload.h"
 
@@ -36,18 +37,15 @@ typedef struct {
   double decode;    /**< median generated tokens per request */
 } serving;
 
-/* [listing:book-step] */
-/** Decode step of B sequences on n chips with the book's formula: KV reads plus the larger of
- * the weight reads and the matmul FLOPs, totals over the chips (bf16 FLOPs). */
-static double step_on(const serving *s, double n_chips, double batch, scale_dtype dtype,
-                      double context) {
-  double kv_seq = scale_transformer_kv_bytes(s->m, context, dtype);
-  double weights = s->n_params * scale_dtype_bytes(dtype);
-  return scale_infer_step_time_s(batch, kv_seq, weights, s->n_params,
-                                 n_chips * scale_chip_flops_per_s(s->chip, SCALE_DTYPE_BF16),
-                                 n_chips * s->chip->hbm_bytes_per_s);
+/** Storage of the figure being drawn. */
+static scale_inferplot fig;
+
+/** Emits a library table under 'stem', a row a value. */
+static void emit_table(chapter *ch, const char *stem, const scale_infer_table *t) {
+  for (int i = 0; i < t->n; i++)
+    chapter_stem_value(ch, stem, t->row[i].key, t->row[i].label, t->row[i].value, t->row[i].unit,
+                       t->row[i].style);
 }
-/* [/listing:book-step] */
 
 /* ---- sections ------------------------------------------------------------------------------- */
 
@@ -115,7 +113,7 @@ static void section_batch(chapter *ch, const serving *s) {
       CHAPTER_V("mem_per_chip", "memory per chip, activations included", mem.total_bytes_per_chip,
           "B"),
       CHAPTER_V("hbm_per_chip", "HBM per chip", s->chip->hbm_bytes, "B"));
-  double step = step_on(s, slice, s->batch, SCALE_DTYPE_INT8, s->context);
+  double step = scale_infer_book_step_s(s->m, s->chip, slice, s->batch, SCALE_DTYPE_INT8, s->context);
   CHAPTER_VALUES(ch, "b",
       CHAPTER_V("step_s", "step (book formula)", step, "s"),
       CHAPTER_V("tokens_per_s", "tokens/s", s->batch / step, "tokens/s"),
@@ -131,7 +129,7 @@ static void section_batch(chapter *ch, const serving *s) {
           scale_infer_max_tp_compute_bound((double)s->m->d_ff, 2, alpha), ""),
       CHAPTER_V("max_tp_2550", "same with alpha = 2550",
           scale_infer_max_tp_compute_bound((double)s->m->d_ff, 2, 2550), ""));
-  double step2 = step_on(s, 2 * slice, s->batch, SCALE_DTYPE_INT8, s->context);
+  double step2 = scale_infer_book_step_s(s->m, s->chip, 2 * slice, s->batch, SCALE_DTYPE_INT8, s->context);
   CHAPTER_VALUES(ch, "b",
       CHAPTER_V("chips2", "twice the slice", 2 * slice, "chips"),
       CHAPTER_V("step2_s", "step on twice the chips", step2, "s"),
@@ -153,32 +151,20 @@ static void section_slices(chapter *ch, const serving *s) {
   chapter_heading(ch, "Smallest slice per dtype");
   for (int i = 0; i < N_DTYPES; i++) {
     scale_dtype d = slice_dtypes[i];
-    const char *dn = scale_dtype_name(d);
-    scale_infer_slice sl = scale_infer_smallest_slice(s->m, s->chip, d, s->context);
-    chapter_say(ch, "%s:", dn);
-    double step = step_on(s, sl.slice_chips, sl.max_batch, d, s->context);
-    char stem[32], stem2[32];
-    snprintf(stem, sizeof stem, "slice.%s", dn);
-    snprintf(stem2, sizeof stem2, "slice2.%s", dn);
-    CHAPTER_VALUES(ch, stem,
-      CHAPTER_V("weight_bytes", "weights", sl.weight_bytes, "B"),
-      CHAPTER_V("kv_per_token", "KV per token", sl.kv_bytes_per_token, "B"),
-      CHAPTER_V("chips_needed", "chips' worth of HBM", sl.chips_needed, ""),
-      CHAPTER_V("chips", "slice", sl.slice_chips, "chips"),
-      CHAPTER_V("free_bytes", "HBM left for KV", sl.free_bytes, "B"),
-      CHAPTER_V("max_batch", "sequences that fit", sl.max_batch, ""),
-      CHAPTER_V("step_s", "step at that batch", step, "s"),
-      CHAPTER_V("qps_per_chip", "queries/s per chip",
-          scale_infer_qps_per_chip(sl.max_batch, step, s->decode, sl.slice_chips), "1/s"));
+    chapter_say(ch, "%s:", scale_dtype_name(d));
+    scale_infer_served_slice sl = scale_infer_slice_served(s->m, s->chip, d, s->context, NAN,
+                                                           s->decode);
     /* Twice the chips: the weights take half the share, the rest goes to caches. */
-    scale_infer_slice sl2 = scale_infer_slice_of(s->m, s->chip, d, s->context, 2 * sl.slice_chips);
-    double step2 = step_on(s, sl2.slice_chips, sl2.max_batch, d, s->context);
-    CHAPTER_VALUES(ch, stem2,
-      CHAPTER_V("chips", "twice the slice", sl2.slice_chips, "chips"),
-      CHAPTER_V("max_batch", "sequences that fit", sl2.max_batch, ""),
-      CHAPTER_V("step_s", "step", step2, "s"),
-      CHAPTER_V("qps_per_chip", "queries/s per chip",
-          scale_infer_qps_per_chip(sl2.max_batch, step2, s->decode, sl2.slice_chips), "1/s"));
+    scale_infer_served_slice sl2 = scale_infer_slice_served(s->m, s->chip, d, s->context,
+                                                            2 * sl.slice.slice_chips, s->decode);
+    scale_infer_table t;
+    char stem[32];
+    scale_infer_slice_table(&sl, true, &t);
+    snprintf(stem, sizeof stem, "slice.%s", scale_dtype_name(d));
+    emit_table(ch, stem, &t);
+    scale_infer_slice_table(&sl2, false, &t);
+    snprintf(stem, sizeof stem, "slice2.%s", scale_dtype_name(d));
+    emit_table(ch, stem, &t);
   }
   /* With the book's round 70e9 parameters every dtype holds the same number of sequences:
    * weights and caches scale together. */
@@ -246,7 +232,7 @@ static void section_prefill(chapter *ch, const serving *s) {
   /* Disaggregation: prefills of 'context' tokens feed generate servers in bf16 on the smallest
    * bf16 slice at its full batch. */
   scale_infer_slice sl = scale_infer_smallest_slice(s->m, s->chip, SCALE_DTYPE_BF16, s->context);
-  double step = step_on(s, sl.slice_chips, sl.max_batch, SCALE_DTYPE_BF16, s->context);
+  double step = scale_infer_book_step_s(s->m, s->chip, sl.slice_chips, sl.max_batch, SCALE_DTYPE_BF16, s->context);
   CHAPTER_VALUES(ch, "dis",
       CHAPTER_V("ratio", "prefill servers per generate server, full batch",
           scale_infer_disaggregation_ratio(t, sl.max_batch, step, s->decode), ""),
@@ -256,13 +242,16 @@ static void section_prefill(chapter *ch, const serving *s) {
 
 static const double contexts[N_CONTEXTS] = {2048, 4096, 8192, 16384, 32768, 65536};
 
-/** The shortest context's frontier in detail: batch 1 against the largest batch (index j),
- * and batch 120 against the book's formula. */
-static void frontier_detail(chapter *ch, const serving *s, double n, const scale_infer_point *pts,
-                            int j, scale_infer_config cfg) {
+/** The shortest context's frontier in detail: batch 1 against the largest batch, and batch
+ * 120 against the book's formula. */
+static void frontier_detail(chapter *ch, const serving *s, double n,
+                            const scale_infer_frontiers *f, scale_infer_config cfg) {
+  const scale_infer_point *pts = f->point[0];
+  int j = (int)f->max_batch[0] - 1;
+  cfg.context = contexts[0];
   cfg.batch = 120;
   scale_infer_decode d120 = scale_infer_decode_eval(s->m, s->chip, &cfg);
-  double book = step_on(s, n, 120, SCALE_DTYPE_INT8, contexts[0]);
+  double book = scale_infer_book_step_s(s->m, s->chip, n, 120, SCALE_DTYPE_INT8, contexts[0]);
   CHAPTER_VALUES(ch, "front",
       CHAPTER_V("min_step_s", "step at batch 1", pts[0].step_s, "s"),
       CHAPTER_V("min_tput", "throughput per chip at batch 1", pts[0].tokens_per_s_per_chip,
@@ -280,102 +269,42 @@ static void frontier_detail(chapter *ch, const serving *s, double n, const scale
       CHAPTER_V("b120_t_params_s", "weight reads at batch 120", d120.t_params_s, "s"));
 }
 
-static void figure_frontier(chapter *ch, const serving *s, double n,
-                            double lat[N_CONTEXTS][MAX_BATCH], double tput[N_CONTEXTS][MAX_BATCH]) {
-  static char labels[N_CONTEXTS][32];
-  scale_plot_series sr[N_CONTEXTS];
-  for (int k = 0; k < N_CONTEXTS; k++) {
-    snprintf(labels[k], sizeof labels[k], "context %.0f", contexts[k]);
-    sr[k] = (scale_plot_series){.label = labels[k], .x = lat[k], .y = tput[k], .n = MAX_BATCH,
-                                .dashed = k % 2 == 1};
-  }
-  char title[640];
-  snprintf(title, sizeof title, "%.80s on %.0f x %.80s: latency against throughput",
-           s->m->display_name, n, s->chip->display_name);
-  scale_plot p = scale_plot_frame(title,
-                  "Throughput per chip against per-token latency as the batch grows from 1 to "
-                  "the largest that fits, one line per context length; int8 weights and KV "
-                  "caches, bf16 FLOPs.",
-                  "per-token latency (step time) [s]", "throughput [tokens/s per chip]",
-                  SCALE_PLOT_LINEAR, SCALE_PLOT_LOG, sr, N_CONTEXTS);
-  p.legend = SCALE_PLOT_LEGEND_BOTTOM_RIGHT;
-  chapter_figure(ch, "frontier.svg", &p);
-}
-
-/** Frontier of 'n' chips, int8 weights and KV, bf16 FLOPs, for each context; draws the curves
- * of the points that fit (NaN elsewhere, which breaks the line). */
+/** Frontier of 'n' chips, int8 weights and KV, bf16 FLOPs, for each context. */
 static void frontier(chapter *ch, const serving *s, double n) {
-  static double batches[MAX_BATCH], lat[N_CONTEXTS][MAX_BATCH], tput[N_CONTEXTS][MAX_BATCH];
-  static scale_infer_point pts[MAX_BATCH];
-  for (int i = 0; i < MAX_BATCH; i++) batches[i] = (double)(i + 1);
+  static scale_infer_frontiers f;
   scale_infer_config cfg = scale_infer_config_generate(n, 1, 2048, SCALE_DTYPE_INT8);
   chapter_heading(ch, "Latency/throughput frontier");
   chapter_value(ch, "front.chips", "chips", n, "", SCALE_FMT_PLAIN);
-  double worst = 0.0;
+  if (!scale_infer_frontiers_eval(s->m, s->chip, &cfg, contexts, N_CONTEXTS, MAX_BATCH, &f)) {
+    chapter_error(ch, "frontier: invalid configuration");
+    return;
+  }
   for (int k = 0; k < N_CONTEXTS; k++) {
-    cfg.context = contexts[k];
-    if (scale_infer_frontier(s->m, s->chip, &cfg, batches, MAX_BATCH, pts) < 0) {
-      chapter_error(ch, "frontier: invalid configuration");
-      return;
-    }
-    double max_b = scale_infer_frontier_curve(pts, MAX_BATCH, lat[k], tput[k]);
+    scale_infer_table t;
     char stem[32];
+    scale_infer_frontier_table(&f, k, &t);
     snprintf(stem, sizeof stem, "front.s%.0f", contexts[k]);
-    chapter_stem_value(ch, stem, "max_batch", "largest batch", max_b, "", SCALE_FMT_PLAIN);
-    int j = (int)max_b - 1;
-    if (max_b >= 1.0) {
-      if (pts[j].step_s > worst) worst = pts[j].step_s;
-      CHAPTER_VALUES(ch, stem,
-      CHAPTER_V("max_step_s", "its step", pts[j].step_s, "s"),
-      CHAPTER_V("max_tput", "its throughput per chip", pts[j].tokens_per_s_per_chip, "tokens/s"),
-      CHAPTER_V("max_cost", "its cost", pts[j].cost_usd_per_million_tokens, "USD"));
-    }
-    if (k == 0) frontier_detail(ch, s, n, pts, j, cfg);
+    emit_table(ch, stem, &t);
+    if (k == 0) frontier_detail(ch, s, n, &f, cfg);
   }
   double kv_tok = scale_transformer_kv_bytes_per_token(s->m, SCALE_DTYPE_INT8);
   CHAPTER_VALUES(ch, "front",
-      CHAPTER_V("max_step_s", "slowest step on the frontier", worst, "s"),
+      CHAPTER_V("max_step_s", "slowest step on the frontier", f.worst_step_s, "s"),
       {"kv_flops_context", "KV reads exceed FLOPs above",
        scale_infer_kv_dominates_flops_context(s->n_params, kv_tok,
                                               scale_chip_flops_per_s(s->chip, SCALE_DTYPE_BF16),
                                               s->chip->hbm_bytes_per_s),
        "tokens", SCALE_FMT_PLAIN});
-  figure_frontier(ch, s, n, lat, tput);
+  scale_diag d = {0};
+  if (chapter_status_ok(ch, scale_inferplot_frontier(&f, s->m, s->chip, n, &fig, &d), &d))
+    chapter_figure(ch, "frontier.svg", &fig.plot);
 }
 
 static void figure_breakdown(chapter *ch, const serving *s, double n) {
-  static double b[MAX_BATCH], tt[MAX_BATCH], tp[MAX_BATCH], tk[MAX_BATCH], tf[MAX_BATCH],
-      ti[MAX_BATCH];
-  static scale_infer_decode d[MAX_BATCH];
   scale_infer_config cfg = scale_infer_config_generate(n, 1, s->context, SCALE_DTYPE_INT8);
-  int n_pts = scale_infer_decode_sweep(s->m, s->chip, &cfg, MAX_BATCH, d);
-  scale_infer_decode_curve(d, n_pts, b, tt, tp, tk, tf, ti);
-  if (n_pts == 0) {
-    chapter_error(ch, "step-breakdown.svg: not even one sequence fits");
-    return;
-  }
-  scale_plot_series sr[5] = {
-      {.label = "step time", .x = b, .y = tt, .n = (size_t)n_pts},
-      {.label = "weight loading", .x = b, .y = tp, .n = (size_t)n_pts, .dashed = true},
-      {.label = "KV loading", .x = b, .y = tk, .n = (size_t)n_pts, .dashed = true},
-      {.label = "matmul FLOPs", .x = b, .y = tf, .n = (size_t)n_pts, .dashed = true},
-      {.label = "ICI collectives", .x = b, .y = ti, .n = (size_t)n_pts, .dashed = true}};
-  scale_plot_marker mk = {
-      .vertical = true,
-      .at = scale_roofline_critical_batch(s->chip, SCALE_DTYPE_INT8, SCALE_DTYPE_BF16),
-      .label = "critical batch"};
-  scale_plot_point full = {.x = b[n_pts - 1], .y = tt[n_pts - 1], .label = "HBM full"};
-  char title[640];
-  snprintf(title, sizeof title, "Decode step of %.80s on %.0f x %.80s, %.0f-token context",
-           s->m->display_name, n, s->chip->display_name, s->context);
-  scale_plot p = scale_plot_frame(title,
-                  "Step time and its parts against batch up to the largest batch that fits, "
-                  "log-log: weight loading is flat, KV loading, FLOPs and collectives grow with "
-                  "the batch; the FLOPs overtake the weights at the critical batch.",
-                  "batch B [sequences]", "time [s]", SCALE_PLOT_LOG, SCALE_PLOT_LOG, sr, 5);
-  p.x_min = 1.0, p.x_max = 1.5 * b[n_pts - 1];
-  p.markers = &mk, p.n_markers = 1, p.points = &full, p.n_points = 1;
-  chapter_figure(ch, "step-breakdown.svg", &p);
+  scale_diag d = {0};
+  if (chapter_status_ok(ch, scale_inferplot_step_breakdown(s->m, s->chip, &cfg, &fig, &d), &d))
+    chapter_figure(ch, "step-breakdown.svg", &fig.plot);
 }
 
 /** The model on GPUs: fp8 weights, KV and arithmetic on one NVLink node. */
@@ -499,36 +428,6 @@ typedef struct {
   scale_serveload_curve c;    /**< its sweep from a vanishing rate to saturation */
 } load_system;
 
-/* The closed-form limits beside a vanishing rate, the book's formula at the steady batch, and
- * the step-time shares at saturation. */
-static void load_limits(chapter *ch, const load_system *ls) {
-  const scale_serveload_curve *c = &ls->c;
-  CHAPTER_VALUES(ch, ls->key,
-      CHAPTER_V("prefill_s", "  one prompt's prefill step", c->prefill_s, "s"),
-      CHAPTER_V("low_ttft_s", "  TTFT p50 at a vanishing rate", c->vanishing.ttft_p50_s, "s"),
-      CHAPTER_V("decode1_s", "  batch-1 decode step", c->decode1_s, "s"),
-      CHAPTER_V("low_tpot_s", "  TPOT p50 at a vanishing rate", c->vanishing.tpot_p50_s, "s"));
-  bool limits = fabs(c->vanishing.ttft_p50_s / c->prefill_s - 1) < 0.01 &&
-                fabs(c->vanishing.tpot_p50_s / c->decode1_s - 1) < 0.02;
-  chapter_claim(ch, true, limits,
-                "at a vanishing rate TTFT is the prefill step and TPOT the batch-1 decode step");
-}
-
-static void load_book(chapter *ch, const load_system *ls) {
-  const scale_serveload_curve *c = &ls->c;
-  const scale_serve_parts *p = &c->steady;
-  double t = scale_serve_parts_total(p);
-  CHAPTER_VALUES(ch, ls->key,
-      CHAPTER_V("book_step_s", "  the book's step at that batch", c->book_step_s, "s"),
-      CHAPTER_V("book_tput", "  the book's tokens/s per chip there", c->book_tokens_per_s_per_chip,
-          "tokens/s"),
-      {"book_ratio", "  book / simulator", c->book_ratio, "", SCALE_FMT_SCI},
-      CHAPTER_V("share_linear", "  weights or GEMMs", 100 * p->linear_s / t, "%"),
-      CHAPTER_V("share_kv", "  KV reads", 100 * p->kv_s / t, "%"),
-      CHAPTER_V("share_tp", "  TP AllReduces", 100 * p->tp_s / t, "%"),
-      CHAPTER_V("share_overhead", "  per-step overhead", 100 * p->overhead_s / t, "%"));
-}
-
 static bool section_load_one(chapter *ch, load_system *ls) {
   scale_diag diag = {0};
   if (scale_serveload_curve_run(&ls->load, load_fracs, LOAD_POINTS, 1000, &ls->c, &diag) !=
@@ -537,55 +436,25 @@ static bool section_load_one(chapter *ch, load_system *ls) {
     return false;
   }
   const scale_serveload *l = &ls->load;
-  const scale_serve_result *off = &ls->c.offline;
+  const scale_serveload_curve *c = &ls->c;
   chapter_say(ch, "%s, %g x %s, %s, requests of %g + %g tokens:", l->model->display_name, l->tp,
               l->chip->display_name, scale_dtype_name(l->dtype), l->isl, l->osl);
-  CHAPTER_VALUES(ch, ls->key,
-      CHAPTER_V("fitted", "  step cost fitted on serving rows (1) or priors (0)",
-          l->chip->has_serve, ""),
-      CHAPTER_V("max_tput", "  offline maximum, tokens/s per chip",
-          off->throughput_tokens_per_s / l->tp, "tokens/s"),
-      {"max_rate", "  offline maximum, requests/s", off->request_rate_per_s, "", SCALE_FMT_SCI},
-      CHAPTER_V("max_batch", "  steady batch at saturation", off->steady_batch, ""),
-      CHAPTER_V("max_tpot_s", "  TPOT p50 at saturation", off->tpot_p50_s, "s"));
-  load_limits(ch, ls);
-  for (int k = 0; k < LOAD_POINTS; k++) {
-    const scale_serve_result *r = &ls->c.point[k];
-    char stem[64];
-    snprintf(stem, sizeof stem, "%s.r%.0f", ls->key, 100 * load_fracs[k]);
-    CHAPTER_VALUES(ch, stem,
-      CHAPTER_V("tput", "  tokens/s per chip", ls->c.tput_per_chip[k], "tokens/s"),
-      CHAPTER_V("ttft_p90_s", "  TTFT p90", r->ttft_p90_s, "s"),
-      CHAPTER_V("tpot_p50_s", "  TPOT p50", r->tpot_p50_s, "s"));
-  }
-  load_book(ch, ls);
+  static scale_infer_table t;
+  scale_serveload_curve_table(l, c, &t);
+  emit_table(ch, ls->key, &t);
+  bool limits = fabs(c->vanishing.ttft_p50_s / c->prefill_s - 1) < 0.01 &&
+                fabs(c->vanishing.tpot_p50_s / c->decode1_s - 1) < 0.02;
+  chapter_claim(ch, true, limits,
+                "at a vanishing rate TTFT is the prefill step and TPOT the batch-1 decode step");
   return true;
 }
 
-static void figure_load(chapter *ch, load_system *ls, int n) {
-  static char labels[4][96];
-  scale_plot_series sr[4];
-  for (int i = 0; i < n; i++) {
-    const scale_serveload *l = &ls[i].load;
-    snprintf(labels[2 * i], sizeof labels[0], "%.40s on %g %.20s: TPOT p50",
-             l->model->display_name, l->tp, l->chip->display_name);
-    snprintf(labels[2 * i + 1], sizeof labels[0], "%.40s on %g %.20s: TTFT p90",
-             l->model->display_name, l->tp, l->chip->display_name);
-    const scale_serveload_curve *c = &ls[i].c;
-    sr[2 * i] = (scale_plot_series){.label = labels[2 * i], .x = c->tput_per_chip,
-                                    .y = c->tpot_p50_s, .n = LOAD_POINTS, .dots = true};
-    sr[2 * i + 1] = (scale_plot_series){.label = labels[2 * i + 1], .x = c->tput_per_chip,
-                                        .y = c->ttft_p90_s, .n = LOAD_POINTS, .dashed = true,
-                                        .dots = true};
-  }
-  scale_plot p = scale_plot_frame("Serving under load: latency against throughput",
-                  "Time per output token (median) and time to first token (p90) against output "
-                  "tokens/s per chip as the Poisson arrival rate rises from 5% to 99% of each "
-                  "system's offline maximum, from the request-stream simulator with the "
-                  "calibrated step cost.",
-                  "throughput [output tokens/s per chip]", "latency [s]", SCALE_PLOT_LOG,
-                  SCALE_PLOT_LOG, sr, (size_t)(2 * n));
-  chapter_figure(ch, "serving-load.svg", &p);
+static void figure_load(chapter *ch, const load_system *ls) {
+  const scale_serveload *load[2] = {&ls[0].load, &ls[1].load};
+  const scale_serveload_curve *curve[2] = {&ls[0].c, &ls[1].c};
+  scale_diag d = {0};
+  if (chapter_status_ok(ch, scale_inferplot_load(load, curve, 2, &fig, &d), &d))
+    chapter_figure(ch, "serving-load.svg", &fig.plot);
 }
 
 /** Six requests on the H100 copy at 30/s, prompts of 300-2000 tokens cut into chunks by a
@@ -621,7 +490,7 @@ static void section_load(chapter *ch, const scale_model *m70, const scale_chip *
   }
   for (int i = 0; i < 2; i++)
     if (!section_load_one(ch, &ls[i])) return;
-  figure_load(ch, ls, 2);
+  figure_load(ch, ls);
   figure_timeline(ch, &ls[1].load);
 }
 
