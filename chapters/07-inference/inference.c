@@ -14,14 +14,8 @@
  * Options change the chip, the table's model, chip count and context (defaults: the book's
  * TPU v5e, LLaMA 2 13B, 8 chips, 8192 tokens).
  */
-#include <math.h>
-#include <stdio.h>
-#include <string.h>
-
 #include "chapter.h"
 #include "scale/inferplot.h"
-
-#define N_CURVE 97
 
 /** Emits a library table under 'stem', a row a value. */
 static void emit_table(chapter *ch, const char *stem, const scale_infer_table *t) {
@@ -57,12 +51,11 @@ static void section_attention(chapter *ch, const scale_chip *c, const scale_mode
   /* MHA prefill intensity is T/2: compute-bound once T/2 exceeds the critical intensity. */
   CHAPTER_VALUES(ch, "attn",
       CHAPTER_V("prefill_min_tokens", "prefill attention compute-bound above", 2.0 * bc, "tokens"),
-      CHAPTER_V("context", "context", context, "tokens"));
-  chapter_value(ch, "attn.mha_prefill", "MHA prefill intensity",
-                scale_transformer_attention_intensity_flops_per_byte(mha, context, context,
-                                                                     SCALE_DTYPE_BF16),
-                "FLOP/byte", SCALE_FMT_PLAIN);
-  CHAPTER_VALUES(ch, "attn",
+      CHAPTER_V("context", "context", context, "tokens"),
+      {"mha_prefill", "MHA prefill intensity",
+       scale_transformer_attention_intensity_flops_per_byte(mha, context, context,
+                                                            SCALE_DTYPE_BF16),
+       "FLOP/byte", SCALE_FMT_PLAIN},
       {"mha_decode", "MHA generation intensity",
        scale_transformer_attention_intensity_flops_per_byte(mha, 1.0, context, SCALE_DTYPE_BF16),
        "FLOP/byte", SCALE_FMT_PLAIN},
@@ -99,7 +92,9 @@ static void section_pop_quiz(chapter *ch, const scale_chip *c) {
 static void section_memory(chapter *ch, const scale_model *m, double context) {
   chapter_heading(ch, "What uses memory: the table's model");
   chapter_model_dims(ch, "m", m, false);
-  double L = (double)m->n_layers;
+  double L = (double)m->n_layers, n_params = scale_transformer_n_params(m);
+  double wbytes = n_params * scale_dtype_bytes(SCALE_DTYPE_BF16);
+  double kv_seq = scale_transformer_kv_bytes(m, context, SCALE_DTYPE_BF16);
   CHAPTER_VALUES(ch, "m",
       {"mlp_params", "MLP parameters, all layers", L * scale_transformer_n_mlp_params(m), "",
        SCALE_FMT_SCI},
@@ -108,16 +103,11 @@ static void section_memory(chapter *ch, const scale_model *m, double context) {
       {"norm_params", "norm parameters",
        L * scale_transformer_n_norm_params(m) + (double)m->d_model, "", SCALE_FMT_SCI},
       {"embed_params", "embedding parameters", scale_transformer_n_embedding_params(m), "",
-       SCALE_FMT_SCI});
-  double n_params = scale_transformer_n_params(m);
-  chapter_value(ch, "m.params", "total parameters", n_params, "", SCALE_FMT_SCI);
-  double wbytes = n_params * scale_dtype_bytes(SCALE_DTYPE_BF16);
-  CHAPTER_VALUES(ch, "m",
+       SCALE_FMT_SCI},
+      {"params", "total parameters", n_params, "", SCALE_FMT_SCI},
       CHAPTER_V("weight_bytes", "bf16 weights", wbytes, "B"),
       CHAPTER_V("kv_per_token", "bf16 KV per token",
-          scale_transformer_kv_bytes_per_token(m, SCALE_DTYPE_BF16), "B"));
-  double kv_seq = scale_transformer_kv_bytes(m, context, SCALE_DTYPE_BF16);
-  CHAPTER_VALUES(ch, "m",
+          scale_transformer_kv_bytes_per_token(m, SCALE_DTYPE_BF16), "B"),
       CHAPTER_V("context", "context", context, "tokens"),
       CHAPTER_V("kv_per_seq", "bf16 KV of one sequence", kv_seq, "B"),
       CHAPTER_V("kv_dominates_batch", "sequences whose KV equals the weights",
@@ -178,17 +168,12 @@ static void section_tricks(chapter *ch, const scale_model *m, const scale_model 
 }
 
 /** Sharding for prefill and generation; KV sharding; latency-bound collectives. */
-/** The weight-stationary layouts as sharded arrays (diagram.h). */
-static void diagram_layouts(chapter *ch) {
-  static const char *const runs[][3] = {{"{Y:8}", "W[D, F_Y]", "ws-1d.svg"},
-                                        {"{X:2, Y:4}", "W[D_X, F_Y]", "ws-2d.svg"}};
-  for (size_t i = 0; i < 2; i++) chapter_diagram_sharded(ch, runs[i][2], runs[i][0], runs[i][1]);
-}
-
 static void section_sharding(chapter *ch, const scale_chip *c, const scale_model *m,
                              const scale_model *l3) {
   chapter_heading(ch, "Distributing inference");
-  diagram_layouts(ch);
+  /* The weight-stationary layouts as sharded arrays (diagram.h). */
+  chapter_diagram_sharded(ch, "ws-1d.svg", "{Y:8}", "W[D, F_Y]");
+  chapter_diagram_sharded(ch, "ws-2d.svg", "{X:2, Y:4}", "W[D_X, F_Y]");
   double alpha = scale_chip_ici_intensity(c, SCALE_DTYPE_BF16);
   double beta = scale_infer_beta(c);
   CHAPTER_VALUES(ch, "dist",
@@ -259,22 +244,20 @@ static void section_problems(chapter *ch, const scale_chip *c) {
   /* Q2: int8 everything on a 4x4. */
   double free_bytes = hbm16 - n_params;
   double kv = scale_transformer_kv_bytes_per_token(&m, SCALE_DTYPE_INT8);
+  scale_model mq = m;
+  mq.n_kv_heads = 1;
+  double kv1 = scale_transformer_kv_bytes_per_token(&mq, SCALE_DTYPE_INT8);
+  /* The book's own question uses 128k-token sequences, "128k" read as 128e3 tokens as it does. */
   CHAPTER_VALUES(ch, "q2",
       CHAPTER_V("hbm_bytes", "HBM of a 4x4", hbm16, "B"),
       CHAPTER_V("free_bytes", "left after int8 weights", free_bytes, "B"),
       CHAPTER_V("tokens", "KV tokens that fit", scale_infer_max_batch(free_bytes, kv), "tokens"),
       CHAPTER_V("batch_8k", "8k sequences that fit", scale_infer_max_batch(free_bytes, kv * 8192),
-          ""));
-  scale_model mq = m;
-  mq.n_kv_heads = 1;
-  double kv1 = scale_transformer_kv_bytes_per_token(&mq, SCALE_DTYPE_INT8);
-  CHAPTER_VALUES(ch, "q2",
+          ""),
       CHAPTER_V("tokens_k1", "KV tokens with one KV head", scale_infer_max_batch(free_bytes, kv1),
           "tokens"),
       CHAPTER_V("batch_8k_k1", "8k sequences with one KV head",
-          scale_infer_max_batch(free_bytes, kv1 * 8192), ""));
-  /* The book's own question: 128k-token sequences, "128k" read as 128e3 tokens as it does. */
-  CHAPTER_VALUES(ch, "q2",
+          scale_infer_max_batch(free_bytes, kv1 * 8192), ""),
       CHAPTER_V("batch_128k", "128k sequences that fit",
           scale_infer_max_batch(free_bytes, kv * 128e3), ""),
       CHAPTER_V("batch_128k_k1", "128k sequences with one KV head",
@@ -330,15 +313,14 @@ static void section_appendix(chapter *ch, const scale_chip *c, const scale_model
   /* D: speculative decoding. */
   const double a = 0.8, g = 4;
   double cost = scale_transformer_n_params(draft) / scale_transformer_n_params(target);
+  double best = 0.0, best_g = scale_infer_spec_best_lookahead(a, cost, 1.0, 16, &best);
   CHAPTER_VALUES(ch, "spec",
       CHAPTER_V("accept", "acceptance rate", a, ""),
       CHAPTER_V("lookahead", "drafted tokens", g, ""),
       CHAPTER_V("tokens", "tokens per verification", scale_infer_spec_expected_tokens(a, g),
           "tokens"),
       CHAPTER_V("draft_cost", "draft step / target step (weight bytes)", cost, ""),
-      CHAPTER_V("speedup", "expected speedup", scale_infer_spec_speedup(a, g, cost, 1.0), "x"));
-  double best = 0.0, best_g = scale_infer_spec_best_lookahead(a, cost, 1.0, 16, &best);
-  CHAPTER_VALUES(ch, "spec",
+      CHAPTER_V("speedup", "expected speedup", scale_infer_spec_speedup(a, g, cost, 1.0), "x"),
       CHAPTER_V("best_lookahead", "best lookahead", best_g, ""),
       CHAPTER_V("best_speedup", "its speedup", best, "x"));
 }
@@ -352,7 +334,8 @@ static void figures(chapter *ch, const scale_chip *c, const scale_model *m, cons
   scale_diag d = {0};
   if (chapter_status_ok(ch, scale_inferplot_step_vs_batch(m, c, n, context, &fig, &d), &d))
     chapter_figure(ch, "step-vs-batch.svg", &fig.plot);
-  if (chapter_status_ok(ch, scale_inferplot_kv_vs_context(m, l3, c, window, local_frac, &fig, &d), &d))
+  scale_status st = scale_inferplot_kv_vs_context(m, l3, c, window, local_frac, &fig, &d);
+  if (chapter_status_ok(ch, st, &d))
     chapter_figure(ch, "kv-vs-context.svg", &fig.plot);
   scale_inferplot_spec_speedup(scale_transformer_n_params(l3_8b) / scale_transformer_n_params(l3),
                                &fig);
