@@ -1158,3 +1158,20 @@ void scale_infer_kv_sharding_table(const scale_model *model, const scale_chip *c
                             q ? SCALE_FMT_TIME : SCALE_FMT_SI);
     }
 }
+
+void scale_infer_frontier_ends_table(const scale_infer_frontiers *f, int k,
+                                     scale_infer_table *out) {
+  const scale_infer_point *one = &f->point[k][0];
+  const scale_infer_point *full = &f->point[k][f->max_batch[k] >= 1 ? (int)f->max_batch[k] - 1 : 0];
+  out->n = 0;
+  scale_infer_table_add(out, "min_step_s", "step at batch 1", one->step_s, "s", SCALE_FMT_TIME);
+  scale_infer_table_add(out, "min_tput", "throughput per chip at batch 1",
+                        one->tokens_per_s_per_chip, "tokens/s", SCALE_FMT_PLAIN);
+  scale_infer_table_add(out, "min_cost", "cost at batch 1", one->cost_usd_per_million_tokens, "USD",
+                        SCALE_FMT_USD);
+  scale_infer_table_add(out, "cost_ratio", "cost at batch 1 / cost at the largest batch",
+                        one->cost_usd_per_million_tokens / full->cost_usd_per_million_tokens, "x",
+                        SCALE_FMT_PLAIN);
+  scale_infer_table_add(out, "latency_ratio", "latency at the largest batch / at batch 1",
+                        full->step_s / one->step_s, "x", SCALE_FMT_PLAIN);
+}

@@ -240,15 +240,14 @@ scale_status scale_inferplot_step_breakdown(const scale_model *model, const scal
   return SCALE_OK;
 }
 
-scale_status scale_inferplot_load(const scale_serveload *const load[],
-                                  const scale_serveload_curve *const curve[], int n,
-                                  scale_inferplot *out, scale_diag *diag) {
+scale_status scale_inferplot_load(const scale_serveload *load, const scale_serveload_curve *curve,
+                                  int n, scale_inferplot *out, scale_diag *diag) {
   if (!load || !curve || !out || n < 1 || 2 * n > SCALE_INFERPLOT_SERIES)
     return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "a load figure draws 1 to %d systems",
                           SCALE_INFERPLOT_SERIES / 2);
   for (int i = 0; i < n; i++) {
-    const scale_serveload *l = load[i];
-    const scale_serveload_curve *c = curve[i];
+    const scale_serveload *l = &load[i];
+    const scale_serveload_curve *c = &curve[i];
     snprintf(out->label[2 * i], sizeof out->label[0], "%.40s on %g %.20s: TPOT p50",
              l->model->display_name, l->tp, l->chip->display_name);
     snprintf(out->label[2 * i + 1], sizeof out->label[0], "%.40s on %g %.20s: TTFT p90",
@@ -265,7 +264,7 @@ scale_status scale_inferplot_load(const scale_serveload *const load[],
                                                  .dashed = true,
                                                  .dots = true};
   }
-  const scale_serveload_curve *c0 = curve[0];
+  const scale_serveload_curve *c0 = &curve[0];
   char desc[512];
   snprintf(desc, sizeof desc,
            "Time per output token (median) and time to first token (p90) against output "

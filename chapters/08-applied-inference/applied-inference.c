@@ -37,6 +37,11 @@ typedef struct {
   double decode;    /**< median generated tokens per request */
 } serving;
 
+/** The book's step of the example's model on n chips of its chip at its context. */
+static double book_step(const serving *s, double n, double batch, scale_dtype dtype) {
+  return scale_infer_book_step_s(s->m, s->chip, n, batch, dtype, s->context);
+}
+
 /** Storage of the figure being drawn. */
 static scale_inferplot fig;
 
@@ -95,6 +100,14 @@ static void section_batch(chapter *ch, const serving *s) {
   double weights = s->n_params * scale_dtype_bytes(SCALE_DTYPE_INT8);
   double total = s->batch * kv_seq + weights;
   double slice = scale_infer_min_slice_chips(total, s->chip->hbm_bytes);
+  /* The library's view of that slice: activations included, collectives modelled. */
+  scale_infer_config cfg =
+      scale_infer_config_generate(slice, s->batch, s->context, SCALE_DTYPE_INT8);
+  scale_infer_memory mem = scale_infer_memory_eval(s->m, s->chip, &cfg);
+  scale_infer_decode dec = scale_infer_decode_eval(s->m, s->chip, &cfg);
+  double step = book_step(s, slice, s->batch, SCALE_DTYPE_INT8);
+  double step2 = book_step(s, 2 * slice, s->batch, SCALE_DTYPE_INT8);
+  double alpha = scale_chip_ici_intensity(s->chip, SCALE_DTYPE_BF16);
   CHAPTER_VALUES(ch, "b",
       CHAPTER_V("batch", "batch", s->batch, ""),
       CHAPTER_V("context", "context", s->context, "tokens"),
@@ -103,34 +116,22 @@ static void section_batch(chapter *ch, const serving *s) {
       CHAPTER_V("total_bytes", "total", total, "B"),
       CHAPTER_V("chips_needed", "chips' worth of HBM",
           scale_infer_chips_needed(total, s->chip->hbm_bytes), ""),
-      CHAPTER_V("slice", "smallest power-of-two slice", slice, "chips"));
-  /* The library's view of that slice: activations included, collectives modelled. */
-  scale_infer_config cfg =
-      scale_infer_config_generate(slice, s->batch, s->context, SCALE_DTYPE_INT8);
-  scale_infer_memory mem = scale_infer_memory_eval(s->m, s->chip, &cfg);
-  scale_infer_decode dec = scale_infer_decode_eval(s->m, s->chip, &cfg);
-  CHAPTER_VALUES(ch, "b",
+      CHAPTER_V("slice", "smallest power-of-two slice", slice, "chips"),
       CHAPTER_V("mem_per_chip", "memory per chip, activations included", mem.total_bytes_per_chip,
           "B"),
-      CHAPTER_V("hbm_per_chip", "HBM per chip", s->chip->hbm_bytes, "B"));
-  double step = scale_infer_book_step_s(s->m, s->chip, slice, s->batch, SCALE_DTYPE_INT8, s->context);
-  CHAPTER_VALUES(ch, "b",
+      CHAPTER_V("hbm_per_chip", "HBM per chip", s->chip->hbm_bytes, "B"),
       CHAPTER_V("step_s", "step (book formula)", step, "s"),
       CHAPTER_V("tokens_per_s", "tokens/s", s->batch / step, "tokens/s"),
       CHAPTER_V("tokens_per_s_per_chip", "tokens/s per chip", s->batch / step / slice, "tokens/s"),
       CHAPTER_V("eval_step_s", "step (library, with collectives)", dec.step_s, "s"),
       CHAPTER_V("eval_t_ici_s", "collectives (hidden)", dec.t_ici_s, "s"),
       CHAPTER_V("eval_t_params_s", "weight reads", dec.t_params_s, "s"),
-      CHAPTER_V("cost_per_m", "cost per million tokens", dec.cost_usd_per_million_tokens, "USD"));
-  double alpha = scale_chip_ici_intensity(s->chip, SCALE_DTYPE_BF16);
-  CHAPTER_VALUES(ch, "b",
+      CHAPTER_V("cost_per_m", "cost per million tokens", dec.cost_usd_per_million_tokens, "USD"),
       CHAPTER_V("alpha", "C / W_ici", alpha, "FLOP/byte"),
       CHAPTER_V("max_tp", "ICI-bound above (two axes)",
           scale_infer_max_tp_compute_bound((double)s->m->d_ff, 2, alpha), ""),
       CHAPTER_V("max_tp_2550", "same with alpha = 2550",
-          scale_infer_max_tp_compute_bound((double)s->m->d_ff, 2, 2550), ""));
-  double step2 = scale_infer_book_step_s(s->m, s->chip, 2 * slice, s->batch, SCALE_DTYPE_INT8, s->context);
-  CHAPTER_VALUES(ch, "b",
+          scale_infer_max_tp_compute_bound((double)s->m->d_ff, 2, 2550), ""),
       CHAPTER_V("chips2", "twice the slice", 2 * slice, "chips"),
       CHAPTER_V("step2_s", "step on twice the chips", step2, "s"),
       CHAPTER_V("tokens_per_s_per_chip2", "tokens/s per chip there", s->batch / step2 / (2 * slice),
@@ -174,15 +175,14 @@ static void section_slices(chapter *ch, const serving *s) {
                 SCALE_FMT_PLAIN);
   /* Full HBM: the step reads one chip's whole memory. */
   double full = scale_infer_min_step_time_s(0, 0, s->chip->hbm_bytes, s->chip->hbm_bytes_per_s);
+  scale_infer_slice s4 = scale_infer_smallest_slice(s->m, s->chip, SCALE_DTYPE_INT4, s->context);
   CHAPTER_VALUES(ch, "hbm",
       CHAPTER_V("step_s", "reading one full HBM", full, "s"),
       CHAPTER_V("decode_len", "median decode length", s->decode, "tokens"),
-      CHAPTER_V("request_s", "one request's decode at that pace", full * s->decode, "s"));
-  scale_infer_slice s4 = scale_infer_smallest_slice(s->m, s->chip, SCALE_DTYPE_INT4, s->context);
-  chapter_value(ch, "hbm.int4_params_s", "int4 weights alone on their slice",
-                scale_infer_min_step_time_s(0, 0, s4.weight_bytes,
-                                            s4.slice_chips * s->chip->hbm_bytes_per_s),
-                "s", SCALE_FMT_TIME);
+      CHAPTER_V("request_s", "one request's decode at that pace", full * s->decode, "s"),
+      CHAPTER_V("int4_params_s", "int4 weights alone on their slice",
+          scale_infer_min_step_time_s(0, 0, s4.weight_bytes,
+                                      s4.slice_chips * s->chip->hbm_bytes_per_s), "s"));
 }
 
 static void section_sharding(chapter *ch, const serving *s) {
@@ -211,14 +211,13 @@ static void section_prefill(chapter *ch, const serving *s) {
   const double n = 16, mfu = 0.4;
   double f = n * scale_chip_flops_per_s(s->chip, SCALE_DTYPE_BF16);
   double t = scale_infer_prefill_time_s(s->n_params, s->context, f, mfu);
-  CHAPTER_VALUES(ch, "pre",
-      CHAPTER_V("chips", "chips", n, ""),
-      CHAPTER_V("mfu_pct", "MFU", 100 * mfu, "%"),
-      CHAPTER_V("s", "prefill, 2 x params FLOPs per token", t, "s"));
   scale_infer_config cfg = scale_infer_config_default(n, 1, s->context);
   cfg.mfu_frac = mfu;
   scale_infer_prefill p = scale_infer_prefill_eval(s->m, s->chip, &cfg);
   CHAPTER_VALUES(ch, "pre",
+      CHAPTER_V("chips", "chips", n, ""),
+      CHAPTER_V("mfu_pct", "MFU", 100 * mfu, "%"),
+      CHAPTER_V("s", "prefill, 2 x params FLOPs per token", t, "s"),
       CHAPTER_V("eval_s", "prefill with attention FLOPs", p.time_s, "s"),
       CHAPTER_V("attn_pct", "attention share of the FLOPs", 100 * p.attention_flops_frac, "%"),
       CHAPTER_V("kv_bytes", "bf16 KV the prefill writes", p.kv_bytes, "B"));
@@ -232,7 +231,7 @@ static void section_prefill(chapter *ch, const serving *s) {
   /* Disaggregation: prefills of 'context' tokens feed generate servers in bf16 on the smallest
    * bf16 slice at its full batch. */
   scale_infer_slice sl = scale_infer_smallest_slice(s->m, s->chip, SCALE_DTYPE_BF16, s->context);
-  double step = scale_infer_book_step_s(s->m, s->chip, sl.slice_chips, sl.max_batch, SCALE_DTYPE_BF16, s->context);
+  double step = book_step(s, sl.slice_chips, sl.max_batch, SCALE_DTYPE_BF16);
   CHAPTER_VALUES(ch, "dis",
       CHAPTER_V("ratio", "prefill servers per generate server, full batch",
           scale_infer_disaggregation_ratio(t, sl.max_batch, step, s->decode), ""),
@@ -242,27 +241,20 @@ static void section_prefill(chapter *ch, const serving *s) {
 
 static const double contexts[N_CONTEXTS] = {2048, 4096, 8192, 16384, 32768, 65536};
 
-/** The shortest context's frontier in detail: batch 1 against the largest batch, and batch
- * 120 against the book's formula. */
+/** The shortest context's frontier in detail: its two ends, and batch 120 against the book's
+ * formula. */
 static void frontier_detail(chapter *ch, const serving *s, double n,
                             const scale_infer_frontiers *f, scale_infer_config cfg) {
-  const scale_infer_point *pts = f->point[0];
-  int j = (int)f->max_batch[0] - 1;
+  scale_infer_table t;
+  scale_infer_frontier_ends_table(f, 0, &t);
+  emit_table(ch, "front", &t);
   cfg.context = contexts[0];
   cfg.batch = 120;
   scale_infer_decode d120 = scale_infer_decode_eval(s->m, s->chip, &cfg);
   double book = scale_infer_book_step_s(s->m, s->chip, n, 120, SCALE_DTYPE_INT8, contexts[0]);
   CHAPTER_VALUES(ch, "front",
-      CHAPTER_V("min_step_s", "step at batch 1", pts[0].step_s, "s"),
-      CHAPTER_V("min_tput", "throughput per chip at batch 1", pts[0].tokens_per_s_per_chip,
-          "tokens/s"),
-      CHAPTER_V("min_cost", "cost at batch 1", pts[0].cost_usd_per_million_tokens, "USD"),
-      CHAPTER_V("cost_ratio", "cost at batch 1 / cost at the largest batch",
-          pts[0].cost_usd_per_million_tokens / pts[j].cost_usd_per_million_tokens, "x"),
-      CHAPTER_V("latency_ratio", "latency at the largest batch / at batch 1",
-          pts[j].step_s / pts[0].step_s, "x"),
-      CHAPTER_V("tput_b120", "throughput per chip at batch 120", pts[119].tokens_per_s_per_chip,
-          "tokens/s"),
+      CHAPTER_V("tput_b120", "throughput per chip at batch 120",
+          f->point[0][119].tokens_per_s_per_chip, "tokens/s"),
       CHAPTER_V("tput_b120_book", "same with the book's formula (no ICI)", 120 / book / n,
           "tokens/s"),
       CHAPTER_V("b120_t_ici_s", "collectives at batch 120", d120.t_ici_s, "s"),
@@ -322,36 +314,32 @@ static void section_gpu(chapter *ch, const serving *s, const scale_chip *gpu) {
           scale_roofline_critical_batch(gpu, d, SCALE_DTYPE_BF16), "tokens"));
   scale_infer_slice sl = scale_infer_smallest_slice(s->m, gpu, d, s->context);
   scale_infer_slice sl16 = scale_infer_smallest_slice(s->m, gpu, SCALE_DTYPE_BF16, s->context);
-  CHAPTER_VALUES(ch, "gpu",
-      CHAPTER_V("slice_fp8", "smallest slice, fp8", sl.slice_chips, "GPUs"),
-      CHAPTER_V("slice_bf16", "smallest slice, bf16", sl16.slice_chips, "GPUs"));
   scale_infer_config cfg = scale_infer_config_generate(n, s->batch, s->context, d);
   cfg.compute_dtype = d;
   scale_infer_decode dec = scale_infer_decode_eval(s->m, gpu, &cfg);
   scale_infer_memory mem;
   scale_infer_decode full = scale_infer_decode_at_max_batch(s->m, gpu, &cfg, &mem);
-  CHAPTER_VALUES(ch, "gpu",
-      CHAPTER_V("step_s", "step at the example batch", dec.step_s, "s"),
-      CHAPTER_V("tput", "tokens/s per GPU", dec.tokens_per_s_per_chip, "tokens/s"),
-      CHAPTER_V("cost", "cost per million tokens", dec.cost_usd_per_million_tokens, "USD"),
-      CHAPTER_V("max_batch", "largest batch that fits", mem.max_batch, ""));
-  CHAPTER_VALUES(ch, "gpu",
-      CHAPTER_V("full_step_s", "step at the largest batch", full.step_s, "s"),
-      CHAPTER_V("full_tput", "tokens/s per GPU there", full.tokens_per_s_per_chip, "tokens/s"),
-      CHAPTER_V("full_cost", "cost per million tokens there", full.cost_usd_per_million_tokens,
-          "USD"));
   /* The TPU counterpart: 16 chips, int8, largest batch. */
   scale_infer_config tcfg = scale_infer_config_generate(16, 1, s->context, SCALE_DTYPE_INT8);
   scale_infer_memory tmem;
   scale_infer_decode tdec = scale_infer_decode_at_max_batch(s->m, s->chip, &tcfg, &tmem);
   CHAPTER_VALUES(ch, "gpu",
+      CHAPTER_V("slice_fp8", "smallest slice, fp8", sl.slice_chips, "GPUs"),
+      CHAPTER_V("slice_bf16", "smallest slice, bf16", sl16.slice_chips, "GPUs"),
+      CHAPTER_V("step_s", "step at the example batch", dec.step_s, "s"),
+      CHAPTER_V("tput", "tokens/s per GPU", dec.tokens_per_s_per_chip, "tokens/s"),
+      CHAPTER_V("cost", "cost per million tokens", dec.cost_usd_per_million_tokens, "USD"),
+      CHAPTER_V("max_batch", "largest batch that fits", mem.max_batch, ""),
+      CHAPTER_V("full_step_s", "step at the largest batch", full.step_s, "s"),
+      CHAPTER_V("full_tput", "tokens/s per GPU there", full.tokens_per_s_per_chip, "tokens/s"),
+      CHAPTER_V("full_cost", "cost per million tokens there", full.cost_usd_per_million_tokens,
+          "USD"),
       CHAPTER_V("tpu_max_batch", "TPU 4x4 int8: largest batch", tmem.max_batch, ""),
       CHAPTER_V("tpu_step_s", "its step", tdec.step_s, "s"),
       CHAPTER_V("tpu_cost", "its cost per million tokens", tdec.cost_usd_per_million_tokens,
           "USD"));
 }
 
-/** Worked problems 1-3 (the book leaves them unanswered). */
 /* [listing:plan-serving] */
 /** Runs the serving planner on the example's model and chip for a P-token prompt and G
  * generated tokens within 'latency' per token, restricted to the given weight and KV dtypes
@@ -421,42 +409,6 @@ static void section_planner(chapter *ch, const serving *s) {
 /* arrival rates as fractions of the offline maximum */
 static const double load_fracs[LOAD_POINTS] = {0.05, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99};
 
-/** One serving system under a Poisson stream: the copy, its value stem, and its curve. */
-typedef struct {
-  const char *key;            /**< value stem ("load.v5e") */
-  scale_serveload load;       /**< the copy, its calibrated cost and engine */
-  scale_serveload_curve c;    /**< its sweep from a vanishing rate to saturation */
-} load_system;
-
-static bool section_load_one(chapter *ch, load_system *ls) {
-  scale_diag diag = {0};
-  if (scale_serveload_curve_run(&ls->load, load_fracs, LOAD_POINTS, 1000, &ls->c, &diag) !=
-      SCALE_OK) {
-    chapter_error(ch, "serving under load: the run of %s failed: %s", ls->key, diag.message);
-    return false;
-  }
-  const scale_serveload *l = &ls->load;
-  const scale_serveload_curve *c = &ls->c;
-  chapter_say(ch, "%s, %g x %s, %s, requests of %g + %g tokens:", l->model->display_name, l->tp,
-              l->chip->display_name, scale_dtype_name(l->dtype), l->isl, l->osl);
-  static scale_infer_table t;
-  scale_serveload_curve_table(l, c, &t);
-  emit_table(ch, ls->key, &t);
-  bool limits = fabs(c->vanishing.ttft_p50_s / c->prefill_s - 1) < 0.01 &&
-                fabs(c->vanishing.tpot_p50_s / c->decode1_s - 1) < 0.02;
-  chapter_claim(ch, true, limits,
-                "at a vanishing rate TTFT is the prefill step and TPOT the batch-1 decode step");
-  return true;
-}
-
-static void figure_load(chapter *ch, const load_system *ls) {
-  const scale_serveload *load[2] = {&ls[0].load, &ls[1].load};
-  const scale_serveload_curve *curve[2] = {&ls[0].c, &ls[1].c};
-  scale_diag d = {0};
-  if (chapter_status_ok(ch, scale_inferplot_load(load, curve, 2, &fig, &d), &d))
-    chapter_figure(ch, "serving-load.svg", &fig.plot);
-}
-
 /** Six requests on the H100 copy at 30/s, prompts of 300-2000 tokens cut into chunks by a
  * 512-token step budget and mixed with the decodes (6-20 tokens) of those already running:
  * the simulator's trace, step by step (serve.h, diagram.h). */
@@ -479,19 +431,34 @@ static void figure_timeline(chapter *ch, scale_serveload *l) {
 static void section_load(chapter *ch, const scale_model *m70, const scale_chip *v5e,
                          const scale_model *m8, const scale_chip *h100) {
   chapter_heading(ch, "Serving under load");
-  static load_system ls[2] = {{.key = "load.v5e"}, {.key = "load.h100"}};
-  scale_diag diag = {0};
-  if (scale_serveload_setup(m70, v5e, 8, SCALE_DTYPE_INT8, SCALE_DTYPE_INT8, 2048, 512,
-                            &ls[0].load, &diag) != SCALE_OK ||
-      scale_serveload_setup(m8, h100, 1, SCALE_DTYPE_FP8, SCALE_DTYPE_FP8, 2048, 512,
-                            &ls[1].load, &diag) != SCALE_OK) {
-    chapter_error(ch, "serving under load: %s", diag.message);
+  static const char *const key[2] = {"load.v5e", "load.h100"};
+  static scale_serveload load[2];
+  static scale_serveload_curve curve[2];
+  static scale_infer_table t;
+  scale_diag d = {0};
+  if (!chapter_status_ok(ch, scale_serveload_setup(m70, v5e, 8, SCALE_DTYPE_INT8, SCALE_DTYPE_INT8,
+                                                   2048, 512, &load[0], &d), &d) ||
+      !chapter_status_ok(ch, scale_serveload_setup(m8, h100, 1, SCALE_DTYPE_FP8, SCALE_DTYPE_FP8,
+                                                   2048, 512, &load[1], &d), &d))
     return;
+  for (int i = 0; i < 2; i++) {
+    const scale_serveload *l = &load[i];
+    const scale_serveload_curve *c = &curve[i];
+    scale_status st = scale_serveload_curve_run(&load[i], load_fracs, LOAD_POINTS, 1000, &curve[i],
+                                                &d);
+    if (!chapter_status_ok(ch, st, &d)) return;
+    chapter_say(ch, "%s, %g x %s, %s, requests of %g + %g tokens:", l->model->display_name, l->tp,
+                l->chip->display_name, scale_dtype_name(l->dtype), l->isl, l->osl);
+    scale_serveload_curve_table(l, c, &t);
+    emit_table(ch, key[i], &t);
+    bool limits = fabs(c->vanishing.ttft_p50_s / c->prefill_s - 1) < 0.01 &&
+                  fabs(c->vanishing.tpot_p50_s / c->decode1_s - 1) < 0.02;
+    chapter_claim(ch, true, limits,
+                  "at a vanishing rate TTFT is the prefill step and TPOT the batch-1 decode step");
   }
-  for (int i = 0; i < 2; i++)
-    if (!section_load_one(ch, &ls[i])) return;
-  figure_load(ch, ls);
-  figure_timeline(ch, &ls[1].load);
+  if (chapter_status_ok(ch, scale_inferplot_load(load, curve, 2, &fig, &d), &d))
+    chapter_figure(ch, "serving-load.svg", &fig.plot);
+  figure_timeline(ch, &load[1]);
 }
 
 static void section_problems(chapter *ch, const scale_chip *c, const scale_model *big,
@@ -510,28 +477,25 @@ static void section_problems(chapter *ch, const scale_chip *c, const scale_model
   scale_infer_config cfg = scale_infer_config_default(1, 240, 8192);
   cfg.weight_dtype = cfg.kv_dtype = SCALE_DTYPE_INT8;
   scale_infer_memory mem = scale_infer_memory_eval(small, c, &cfg);
+  double used = mem.weight_bytes + mem.kv_bytes + mem.activation_bytes_per_chip;
   CHAPTER_VALUES(ch, "wp2",
       CHAPTER_V("weight_bytes", "int8 weights", mem.weight_bytes, "B"),
       CHAPTER_V("kv_bytes", "int8 KV caches", mem.kv_bytes, "B"),
       CHAPTER_V("act_bytes", "working activations of one layer", mem.activation_bytes_per_chip,
-          "B"));
-  chapter_value(ch, "wp2.slice", "smallest slice",
-                scale_infer_min_slice_chips(mem.weight_bytes + mem.kv_bytes +
-                                                mem.activation_bytes_per_chip,
-                                            c->hbm_bytes),
-                "chips", SCALE_FMT_PLAIN);
+          "B"),
+      CHAPTER_V("slice", "smallest slice", scale_infer_min_slice_chips(used, c->hbm_bytes),
+          "chips"));
   /* Q3: LLaMA 3 405B, int8 weights and KV, bf16 FLOPs, 8192 tokens, step <= 15 ms. */
   const double limit = 15e-3;
-  chapter_value(ch, "wp3.limit_s", "latency limit", limit, "s", SCALE_FMT_TIME);
   double min_chips = scale_infer_min_slice_chips(p405, limit * c->hbm_bytes_per_s);
-  chapter_value(ch, "wp3.min_chips", "fewest chips whose weight reads fit the limit", min_chips,
-                "chips", SCALE_FMT_PLAIN);
   scale_infer_config q = scale_infer_config_generate(min_chips, 1, 8192, SCALE_DTYPE_INT8);
   scale_infer_config best = {0};
   scale_infer_decode d = {0}; /* zeros when no slice meets the limit */
   scale_infer_best_within_latency(big, c, &q, limit, 4096, &best, &d);
   double pod = scale_chip_pod_chips(c);
   CHAPTER_VALUES(ch, "wp3",
+      CHAPTER_V("limit_s", "latency limit", limit, "s"),
+      CHAPTER_V("min_chips", "fewest chips whose weight reads fit the limit", min_chips, "chips"),
       CHAPTER_V("best_chips", "best slice", best.n_chips, "chips"),
       CHAPTER_V("best_batch", "its batch", best.batch, ""),
       CHAPTER_V("best_step_s", "its step", d.step_s, "s"),

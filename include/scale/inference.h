@@ -707,6 +707,16 @@ bool scale_infer_frontiers_eval(const scale_model *model, const scale_chip *chip
  * max_step_s, max_tput (tokens/s per chip) and max_cost (USD per million tokens). */
 void scale_infer_frontier_table(const scale_infer_frontiers *f, int k, scale_infer_table *out);
 
+/** The two ends of frontier k (which must fit a batch): batch 1's step, throughput per chip
+ * and cost ("min_step_s", "min_tput", "min_cost"), the cost at batch 1 over the cost at the
+ * largest batch ("cost_ratio") and the largest batch's step over batch 1's ("latency_ratio").
+ *
+ * Book:   ch. 8 "Visualizing the Latency Throughput Tradeoff": batching buys throughput and
+ *         cost at the price of latency.
+ */
+void scale_infer_frontier_ends_table(const scale_infer_frontiers *f, int k,
+                                     scale_infer_table *out);
+
 /* ---- ch. 7's tables ------------------------------------------------------------------------- */
 
 /** Ch. 7's throughput table: the book's decode step (scale_infer_step_time_s()) of 'model' with

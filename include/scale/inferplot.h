@@ -86,12 +86,12 @@ scale_status scale_inferplot_step_breakdown(const scale_model *model, const scal
                                             scale_diag *diag);
 
 /** Ch. 8's serving-load figure: median TPOT (solid) and p90 TTFT (dashed) against output
- * tokens/s per chip of curve[i] (scale_serveload_curve_run() of load[i]), i < n <= 4.
+ * tokens/s per chip of curve[i] (scale_serveload_curve_run() of load[i]), i < n <= 4; the
+ * description names the first curve's range of rates.
  *
  * Errors: SCALE_ERR_INVALID for a NULL argument or n out of range ('diag' says).
  */
-scale_status scale_inferplot_load(const scale_serveload *const load[],
-                                  const scale_serveload_curve *const curve[], int n,
-                                  scale_inferplot *out, scale_diag *diag);
+scale_status scale_inferplot_load(const scale_serveload *load, const scale_serveload_curve *curve,
+                                  int n, scale_inferplot *out, scale_diag *diag);
 
 #endif

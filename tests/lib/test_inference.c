@@ -752,6 +752,17 @@ START_TEST(test_frontiers) {
   ck_assert_str_eq(t.row[0].key, "max_batch");
   ck_assert(t.row[0].value == 138);
   ck_assert(row_of(&t, "max_cost")->value == f.point[1][137].cost_usd_per_million_tokens);
+  /* its ends: batch 1 against batch 138, costs and latencies as their ratios */
+  scale_infer_frontier_ends_table(&f, 1, &t);
+  ck_assert_int_eq(t.n, 5);
+  ck_assert(row_of(&t, "min_step_s")->value == f.point[1][0].step_s);
+  scale_check_rel(row_of(&t, "cost_ratio")->value,
+                  f.point[1][0].cost_usd_per_million_tokens /
+                      f.point[1][137].cost_usd_per_million_tokens,
+                  1e-12, "x", "batch 1 over batch 138");
+  scale_check_rel(row_of(&t, "latency_ratio")->value,
+                  f.point[1][137].step_s / f.point[1][0].step_s, 1e-12, "x", "batch 138 over 1");
+  ck_assert(row_of(&t, "cost_ratio")->value > 1 && row_of(&t, "latency_ratio")->value > 1);
   /* refused: no context, too many batches */
   ck_assert(!scale_infer_frontiers_eval(&m, &v5e, &cfg, ctx, 0, 1024, &f));
   ck_assert(

@@ -113,15 +113,13 @@ START_TEST(serving_load) {
                                   &d) == SCALE_OK);
   const double fracs[] = {0.25, 0.9};
   ck_assert(scale_serveload_curve_run(&l, fracs, 2, 100, &c, &d) == SCALE_OK);
-  const scale_serveload *load[1] = {&l};
-  const scale_serveload_curve *curve[1] = {&c};
-  ck_assert(scale_inferplot_load(load, curve, 1, &fig, &d) == SCALE_OK);
+  ck_assert(scale_inferplot_load(&l, &c, 1, &fig, &d) == SCALE_OK);
   renders(&fig);
   ck_assert_int_eq((int)fig.plot.n_series, 2);
   ck_assert(fig.series[0].y == c.tpot_p50_s && fig.series[1].y == c.ttft_p90_s);
   ck_assert(strstr(fig.plot.desc, "from 25% to 90%") != NULL);
-  ck_assert(scale_inferplot_load(load, curve, 0, &fig, &d) == SCALE_ERR_INVALID);
-  ck_assert(scale_inferplot_load(load, curve, 5, &fig, &d) == SCALE_ERR_INVALID);
+  ck_assert(scale_inferplot_load(&l, &c, 0, &fig, &d) == SCALE_ERR_INVALID);
+  ck_assert(scale_inferplot_load(&l, &c, 5, &fig, &d) == SCALE_ERR_INVALID);
 }
 END_TEST
 
