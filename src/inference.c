@@ -1099,21 +1099,19 @@ void scale_infer_kv_reduction_table(const scale_model *model, double kv_heads, d
   gqa.n_kv_heads = (int64_t)kv_heads;
   mqa.n_kv_heads = 1;
   out->n = 0;
-  scale_infer_table_add(out, "mha_per_token", "MHA, bf16",
-                        scale_transformer_kv_bytes_per_token(model, SCALE_DTYPE_BF16), "B",
-                        SCALE_FMT_SI);
-  scale_infer_table_add(out, "gqa_per_token", "GQA, bf16",
-                        scale_transformer_kv_bytes_per_token(&gqa, SCALE_DTYPE_BF16), "B",
-                        SCALE_FMT_SI);
-  scale_infer_table_add(out, "mqa_per_token", "MQA (one KV head), bf16",
-                        scale_transformer_kv_bytes_per_token(&mqa, SCALE_DTYPE_BF16), "B",
-                        SCALE_FMT_SI);
-  scale_infer_table_add(out, "gqa_int8_per_token", "GQA, int8",
-                        scale_transformer_kv_bytes_per_token(&gqa, SCALE_DTYPE_INT8), "B",
-                        SCALE_FMT_SI);
-  scale_infer_table_add(out, "gqa_int4_per_token", "GQA, int4",
-                        scale_transformer_kv_bytes_per_token(&gqa, SCALE_DTYPE_INT4), "B",
-                        SCALE_FMT_SI);
+  const struct {
+    const char *key, *label;
+    const scale_model *m;
+    scale_dtype dtype;
+  } per_token[5] = {{"mha_per_token", "MHA, bf16", model, SCALE_DTYPE_BF16},
+                    {"gqa_per_token", "GQA, bf16", &gqa, SCALE_DTYPE_BF16},
+                    {"mqa_per_token", "MQA (one KV head), bf16", &mqa, SCALE_DTYPE_BF16},
+                    {"gqa_int8_per_token", "GQA, int8", &gqa, SCALE_DTYPE_INT8},
+                    {"gqa_int4_per_token", "GQA, int4", &gqa, SCALE_DTYPE_INT4}};
+  for (int i = 0; i < 5; i++)
+    scale_infer_table_add(out, per_token[i].key, per_token[i].label,
+                          scale_transformer_kv_bytes_per_token(per_token[i].m, per_token[i].dtype),
+                          "B", SCALE_FMT_SI);
   scale_infer_table_add(out, "long_context", "long context", context, "tokens", SCALE_FMT_PLAIN);
   scale_infer_table_add(out, "window", "local window", window, "tokens", SCALE_FMT_PLAIN);
   scale_infer_table_add(out, "local_pct", "local layers", 100.0 * local_frac, "%", SCALE_FMT_PLAIN);
