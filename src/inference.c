@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
@@ -971,4 +972,204 @@ void scale_infer_decode_curve(const scale_infer_decode *d, int n, double *batch,
     flops_s[i] = d[i].t_flops_s;
     ici_s[i] = d[i].t_ici_s;
   }
+}
+
+/* ---- ch. 8's serving example: the book's step on a slice, the slice table, frontiers ------- */
+
+/* [listing:book-step] */
+double scale_infer_book_step_s(const scale_model *model, const scale_chip *chip, double n_chips,
+                               double batch, scale_dtype dtype, double context) {
+  if (!positive(n_chips) || !dtype_ok(dtype)) return (double)NAN;
+  double n_params = scale_transformer_n_params(model);
+  double kv_seq = scale_transformer_kv_bytes(model, context, dtype);
+  double weights = n_params * scale_dtype_bytes(dtype);
+  return scale_infer_step_time_s(batch, kv_seq, weights, n_params,
+                                 n_chips * scale_chip_flops_per_s(chip, SCALE_DTYPE_BF16),
+                                 n_chips * chip->hbm_bytes_per_s);
+}
+/* [/listing:book-step] */
+
+void scale_infer_table_add(scale_infer_table *t, const char *key, const char *label, double value,
+                           const char *unit, scale_fmt style) {
+  if (t->n >= SCALE_INFER_TABLE_MAX) return;
+  scale_infer_quantity *q = &t->row[t->n++];
+  snprintf(q->key, sizeof q->key, "%s", key);
+  q->label = label, q->value = value, q->unit = unit, q->style = style;
+}
+
+scale_infer_served_slice scale_infer_slice_served(const scale_model *model, const scale_chip *chip,
+                                                  scale_dtype dtype, double context, double n_chips,
+                                                  double decode_len) {
+  scale_infer_served_slice s = {.slice =
+                                    scale_infer_slice_of(model, chip, dtype, context, n_chips)};
+  double chips = s.slice.slice_chips, batch = s.slice.max_batch;
+  s.step_s = scale_infer_book_step_s(model, chip, chips, batch, dtype, context);
+  s.qps_per_chip = scale_infer_qps_per_chip(batch, s.step_s, decode_len, chips);
+  return s;
+}
+
+void scale_infer_slice_table(const scale_infer_served_slice *s, bool full, scale_infer_table *out) {
+  const scale_infer_slice *sl = &s->slice;
+  out->n = 0;
+  if (full) {
+    scale_infer_table_add(out, "weight_bytes", "weights", sl->weight_bytes, "B", SCALE_FMT_SI);
+    scale_infer_table_add(out, "kv_per_token", "KV per token", sl->kv_bytes_per_token, "B",
+                          SCALE_FMT_SI);
+    scale_infer_table_add(out, "chips_needed", "chips' worth of HBM", sl->chips_needed, "",
+                          SCALE_FMT_PLAIN);
+  }
+  scale_infer_table_add(out, "chips", full ? "slice" : "twice the slice", sl->slice_chips, "chips",
+                        SCALE_FMT_PLAIN);
+  if (full)
+    scale_infer_table_add(out, "free_bytes", "HBM left for KV", sl->free_bytes, "B", SCALE_FMT_SI);
+  scale_infer_table_add(out, "max_batch", "sequences that fit", sl->max_batch, "", SCALE_FMT_PLAIN);
+  scale_infer_table_add(out, "step_s", full ? "step at that batch" : "step", s->step_s, "s",
+                        SCALE_FMT_TIME);
+  scale_infer_table_add(out, "qps_per_chip", "queries/s per chip", s->qps_per_chip, "1/s",
+                        SCALE_FMT_PLAIN);
+}
+
+bool scale_infer_frontiers_eval(const scale_model *model, const scale_chip *chip,
+                                const scale_infer_config *cfg, const double *contexts,
+                                int n_contexts, int n_batches, scale_infer_frontiers *out) {
+  if (n_contexts < 1 || n_contexts > SCALE_INFER_FRONTIER_CONTEXTS || n_batches < 1 ||
+      n_batches > SCALE_INFER_FRONTIER_BATCHES)
+    return false;
+  double batches[SCALE_INFER_FRONTIER_BATCHES];
+  for (int i = 0; i < n_batches; i++)
+    batches[i] = (double)(i + 1);
+  out->n_contexts = n_contexts, out->n_batches = n_batches, out->worst_step_s = 0.0;
+  scale_infer_config c = *cfg;
+  for (int k = 0; k < n_contexts; k++) {
+    c.context = out->context[k] = contexts[k];
+    if (scale_infer_frontier(model, chip, &c, batches, n_batches, out->point[k]) < 0) return false;
+    double max_b =
+        scale_infer_frontier_curve(out->point[k], n_batches, out->lat_s[k], out->tput[k]);
+    out->max_batch[k] = max_b;
+    if (max_b >= 1.0)
+      out->worst_step_s = fmax(out->worst_step_s, out->point[k][(int)max_b - 1].step_s);
+  }
+  return true;
+}
+
+void scale_infer_frontier_table(const scale_infer_frontiers *f, int k, scale_infer_table *out) {
+  out->n = 0;
+  scale_infer_table_add(out, "max_batch", "largest batch", f->max_batch[k], "", SCALE_FMT_PLAIN);
+  if (f->max_batch[k] < 1.0) return;
+  const scale_infer_point *p = &f->point[k][(int)f->max_batch[k] - 1];
+  scale_infer_table_add(out, "max_step_s", "its step", p->step_s, "s", SCALE_FMT_TIME);
+  scale_infer_table_add(out, "max_tput", "its throughput per chip", p->tokens_per_s_per_chip,
+                        "tokens/s", SCALE_FMT_PLAIN);
+  scale_infer_table_add(out, "max_cost", "its cost", p->cost_usd_per_million_tokens, "USD",
+                        SCALE_FMT_USD);
+}
+
+/* ---- ch. 7's tables ------------------------------------------------------------------------- */
+
+void scale_infer_book_table(const scale_model *model, const scale_chip *chip, double n_chips,
+                            double context, double kv_divisor, const double *batches, int n,
+                            scale_infer_table *out) {
+  double n_params = scale_transformer_n_params(model);
+  double wbytes = n_params * scale_dtype_bytes(SCALE_DTYPE_BF16);
+  double w = n_chips * chip->hbm_bytes_per_s;
+  double f = n_chips * scale_chip_flops_per_s(chip, SCALE_DTYPE_BF16);
+  double kv_seq = scale_transformer_kv_bytes(model, context, SCALE_DTYPE_BF16) / kv_divisor;
+  out->n = 0;
+  for (int i = 0; i < n && i < (SCALE_INFER_TABLE_MAX - 1) / 4; i++) {
+    double b = batches[i];
+    double step = scale_infer_step_time_s(b, kv_seq, wbytes, n_params, f, w);
+    char key[32];
+    snprintf(key, sizeof key, "b%.0f.kv_bytes", b);
+    scale_infer_table_add(out, key, "KV of the batch", b * kv_seq, "B", SCALE_FMT_SI);
+    snprintf(key, sizeof key, "b%.0f.total_bytes", b);
+    scale_infer_table_add(out, key, "total memory", b * kv_seq + wbytes, "B", SCALE_FMT_SI);
+    snprintf(key, sizeof key, "b%.0f.step_s", b);
+    scale_infer_table_add(out, key, "step time", step, "s", SCALE_FMT_TIME);
+    snprintf(key, sizeof key, "b%.0f.tokens_per_s", b);
+    scale_infer_table_add(out, key, "throughput", b / step, "tokens/s", SCALE_FMT_PLAIN);
+  }
+  scale_infer_table_add(out, "max_batch", "largest batch that fits",
+                        scale_infer_max_batch(n_chips * chip->hbm_bytes - wbytes, kv_seq), "",
+                        SCALE_FMT_PLAIN);
+}
+
+void scale_infer_kv_reduction_table(const scale_model *model, double kv_heads, double context,
+                                    double window, double local_frac, scale_infer_table *out) {
+  scale_model gqa = *model, mqa = *model;
+  gqa.n_kv_heads = (int64_t)kv_heads;
+  mqa.n_kv_heads = 1;
+  out->n = 0;
+  const struct {
+    const char *key, *label;
+    const scale_model *m;
+    scale_dtype dtype;
+  } per_token[5] = {{"mha_per_token", "MHA, bf16", model, SCALE_DTYPE_BF16},
+                    {"gqa_per_token", "GQA, bf16", &gqa, SCALE_DTYPE_BF16},
+                    {"mqa_per_token", "MQA (one KV head), bf16", &mqa, SCALE_DTYPE_BF16},
+                    {"gqa_int8_per_token", "GQA, int8", &gqa, SCALE_DTYPE_INT8},
+                    {"gqa_int4_per_token", "GQA, int4", &gqa, SCALE_DTYPE_INT4}};
+  for (int i = 0; i < 5; i++)
+    scale_infer_table_add(out, per_token[i].key, per_token[i].label,
+                          scale_transformer_kv_bytes_per_token(per_token[i].m, per_token[i].dtype),
+                          "B", SCALE_FMT_SI);
+  scale_infer_table_add(out, "long_context", "long context", context, "tokens", SCALE_FMT_PLAIN);
+  scale_infer_table_add(out, "window", "local window", window, "tokens", SCALE_FMT_PLAIN);
+  scale_infer_table_add(out, "local_pct", "local layers", 100.0 * local_frac, "%", SCALE_FMT_PLAIN);
+  double mha_seq = scale_transformer_kv_bytes(model, context, SCALE_DTYPE_BF16);
+  double local_seq =
+      scale_infer_local_kv_bytes(&gqa, SCALE_DTYPE_INT8, context, local_frac, window);
+  scale_infer_table_add(out, "mha_seq", "MHA bf16, one long sequence", mha_seq, "B", SCALE_FMT_SI);
+  scale_infer_table_add(out, "gqa_int8_seq", "GQA int8, one long sequence",
+                        scale_transformer_kv_bytes(&gqa, context, SCALE_DTYPE_INT8), "B",
+                        SCALE_FMT_SI);
+  scale_infer_table_add(out, "local_seq", "GQA int8 with local layers", local_seq, "B",
+                        SCALE_FMT_SI);
+  scale_infer_table_add(out, "combined_factor", "reduction over MHA bf16", mha_seq / local_seq, "x",
+                        SCALE_FMT_PLAIN);
+}
+
+void scale_infer_kv_sharding_table(const scale_model *model, const scale_chip *chip,
+                                   const scale_infer_config *cfg, scale_infer_table *out) {
+  scale_infer_config c[2] = {*cfg, *cfg};
+  c[0].kv_sharding = SCALE_KV_SHARD_FULL;
+  c[1].kv_sharding = SCALE_KV_SHARD_HEADS;
+  scale_infer_memory mem[2];
+  scale_infer_decode dec[2];
+  for (int k = 0; k < 2; k++) {
+    mem[k] = scale_infer_memory_eval(model, chip, &c[k]);
+    dec[k] = scale_infer_decode_eval(model, chip, &c[k]);
+  }
+  static const char *const how[2] = {"full", "heads"};
+  static const char *const label[4][2] = {
+      {"KV per chip, heads then batch", "KV per chip, heads only"},
+      {"KV loading, heads then batch", "KV loading, heads only"},
+      {"collectives, heads then batch", "collectives, heads only"},
+      {"step, heads then batch", "step, heads only"}};
+  static const char *const what[4] = {"kv_per_chip", "t_kv_s", "t_ici_s", "step_s"};
+  out->n = 0;
+  for (int q = 0; q < 4; q++)
+    for (int k = 0; k < 2; k++) {
+      double v[4] = {mem[k].kv_bytes_per_chip, dec[k].t_kv_s, dec[k].t_ici_s, dec[k].step_s};
+      char key[32];
+      snprintf(key, sizeof key, "%s_%s", how[k], what[q]);
+      scale_infer_table_add(out, key, label[q][k], v[q], q ? "s" : "B",
+                            q ? SCALE_FMT_TIME : SCALE_FMT_SI);
+    }
+}
+
+void scale_infer_frontier_ends_table(const scale_infer_frontiers *f, int k,
+                                     scale_infer_table *out) {
+  const scale_infer_point *one = &f->point[k][0];
+  const scale_infer_point *full = &f->point[k][f->max_batch[k] >= 1 ? (int)f->max_batch[k] - 1 : 0];
+  out->n = 0;
+  scale_infer_table_add(out, "min_step_s", "step at batch 1", one->step_s, "s", SCALE_FMT_TIME);
+  scale_infer_table_add(out, "min_tput", "throughput per chip at batch 1",
+                        one->tokens_per_s_per_chip, "tokens/s", SCALE_FMT_PLAIN);
+  scale_infer_table_add(out, "min_cost", "cost at batch 1", one->cost_usd_per_million_tokens, "USD",
+                        SCALE_FMT_USD);
+  scale_infer_table_add(out, "cost_ratio", "cost at batch 1 / cost at the largest batch",
+                        one->cost_usd_per_million_tokens / full->cost_usd_per_million_tokens, "x",
+                        SCALE_FMT_PLAIN);
+  scale_infer_table_add(out, "latency_ratio", "latency at the largest batch / at batch 1",
+                        full->step_s / one->step_s, "x", SCALE_FMT_PLAIN);
 }

@@ -2,6 +2,7 @@
 #include "scale/serveload.h"
 
 #include <math.h>
+#include <stdio.h>
 
 #include "internal.h"
 #include "scale/inference.h"
@@ -91,6 +92,7 @@ scale_status scale_serveload_curve_run(scale_serveload *load, const double *rate
   if (st == SCALE_OK) st = scale_serveload_run(load, 1e-3 * rate, 50, &out->vanishing, diag);
   for (int i = 0; i < n && st == SCALE_OK; i++) {
     st = scale_serveload_run(load, rate_frac[i] * rate, n_requests, &out->point[i], diag);
+    out->rate_frac[i] = rate_frac[i];
     out->tput_per_chip[i] = out->point[i].throughput_tokens_per_s / load->tp;
     out->tpot_p50_s[i] = out->point[i].tpot_p50_s;
     out->ttft_p90_s[i] = out->point[i].ttft_p90_s;
@@ -136,4 +138,51 @@ scale_status scale_serveload_trace(scale_serveload *load, double rate_per_s, dou
                         "serveload: the traced run has more than %d steps or %d events",
                         SCALE_SERVELOAD_TRACE_STEPS, SCALE_SERVELOAD_TRACE_EVENTS);
   return st;
+}
+
+void scale_serveload_curve_table(const scale_serveload *load, const scale_serveload_curve *c,
+                                 scale_infer_table *out) {
+  const scale_serve_result *off = &c->offline;
+  out->n = 0;
+  scale_infer_table_add(out, "fitted", "step cost fitted on serving rows (1) or priors (0)",
+                        load->chip->has_serve, "", SCALE_FMT_PLAIN);
+  scale_infer_table_add(out, "max_tput", "offline maximum, tokens/s per chip",
+                        off->throughput_tokens_per_s / load->tp, "tokens/s", SCALE_FMT_PLAIN);
+  scale_infer_table_add(out, "max_rate", "offline maximum, requests/s", off->request_rate_per_s, "",
+                        SCALE_FMT_SCI);
+  scale_infer_table_add(out, "max_batch", "steady batch at saturation", off->steady_batch, "",
+                        SCALE_FMT_PLAIN);
+  scale_infer_table_add(out, "max_tpot_s", "TPOT p50 at saturation", off->tpot_p50_s, "s",
+                        SCALE_FMT_TIME);
+  scale_infer_table_add(out, "prefill_s", "one prompt's prefill step", c->prefill_s, "s",
+                        SCALE_FMT_TIME);
+  scale_infer_table_add(out, "low_ttft_s", "TTFT p50 at a vanishing rate", c->vanishing.ttft_p50_s,
+                        "s", SCALE_FMT_TIME);
+  scale_infer_table_add(out, "decode1_s", "batch-1 decode step", c->decode1_s, "s", SCALE_FMT_TIME);
+  scale_infer_table_add(out, "low_tpot_s", "TPOT p50 at a vanishing rate", c->vanishing.tpot_p50_s,
+                        "s", SCALE_FMT_TIME);
+  for (int i = 0; i < c->n_points; i++) {
+    char key[32];
+    double pct = 100 * c->rate_frac[i];
+    snprintf(key, sizeof key, "r%.0f.tput", pct);
+    scale_infer_table_add(out, key, "tokens/s per chip", c->tput_per_chip[i], "tokens/s",
+                          SCALE_FMT_PLAIN);
+    snprintf(key, sizeof key, "r%.0f.ttft_p90_s", pct);
+    scale_infer_table_add(out, key, "TTFT p90", c->ttft_p90_s[i], "s", SCALE_FMT_TIME);
+    snprintf(key, sizeof key, "r%.0f.tpot_p50_s", pct);
+    scale_infer_table_add(out, key, "TPOT p50", c->tpot_p50_s[i], "s", SCALE_FMT_TIME);
+  }
+  scale_infer_table_add(out, "book_step_s", "the book's step at that batch", c->book_step_s, "s",
+                        SCALE_FMT_TIME);
+  scale_infer_table_add(out, "book_tput", "the book's tokens/s per chip there",
+                        c->book_tokens_per_s_per_chip, "tokens/s", SCALE_FMT_PLAIN);
+  scale_infer_table_add(out, "book_ratio", "book / simulator", c->book_ratio, "", SCALE_FMT_SCI);
+  const scale_serve_parts *p = &c->steady;
+  double t = scale_serve_parts_total(p);
+  scale_infer_table_add(out, "share_linear", "weights or GEMMs", 100 * p->linear_s / t, "%",
+                        SCALE_FMT_PLAIN);
+  scale_infer_table_add(out, "share_kv", "KV reads", 100 * p->kv_s / t, "%", SCALE_FMT_PLAIN);
+  scale_infer_table_add(out, "share_tp", "TP AllReduces", 100 * p->tp_s / t, "%", SCALE_FMT_PLAIN);
+  scale_infer_table_add(out, "share_overhead", "per-step overhead", 100 * p->overhead_s / t, "%",
+                        SCALE_FMT_PLAIN);
 }

@@ -14,13 +14,15 @@
  * Options change the chip, the table's model, chip count and context (defaults: the book's
  * TPU v5e, LLaMA 2 13B, 8 chips, 8192 tokens).
  */
-#include <math.h>
-#include <stdio.h>
-#include <string.h>
-
 #include "chapter.h"
+#include "scale/inferplot.h"
 
-#define N_CURVE 97
+/** Emits a library table under 'stem', a row a value. */
+static void emit_table(chapter *ch, const char *stem, const scale_infer_table *t) {
+  for (int i = 0; i < t->n; i++)
+    chapter_stem_value(ch, stem, t->row[i].key, t->row[i].label, t->row[i].value, t->row[i].unit,
+                       t->row[i].style);
+}
 
 /* ---- sections ------------------------------------------------------------------------------- */
 
@@ -49,12 +51,11 @@ static void section_attention(chapter *ch, const scale_chip *c, const scale_mode
   /* MHA prefill intensity is T/2: compute-bound once T/2 exceeds the critical intensity. */
   CHAPTER_VALUES(ch, "attn",
       CHAPTER_V("prefill_min_tokens", "prefill attention compute-bound above", 2.0 * bc, "tokens"),
-      CHAPTER_V("context", "context", context, "tokens"));
-  chapter_value(ch, "attn.mha_prefill", "MHA prefill intensity",
-                scale_transformer_attention_intensity_flops_per_byte(mha, context, context,
-                                                                     SCALE_DTYPE_BF16),
-                "FLOP/byte", SCALE_FMT_PLAIN);
-  CHAPTER_VALUES(ch, "attn",
+      CHAPTER_V("context", "context", context, "tokens"),
+      {"mha_prefill", "MHA prefill intensity",
+       scale_transformer_attention_intensity_flops_per_byte(mha, context, context,
+                                                            SCALE_DTYPE_BF16),
+       "FLOP/byte", SCALE_FMT_PLAIN},
       {"mha_decode", "MHA generation intensity",
        scale_transformer_attention_intensity_flops_per_byte(mha, 1.0, context, SCALE_DTYPE_BF16),
        "FLOP/byte", SCALE_FMT_PLAIN},
@@ -91,7 +92,9 @@ static void section_pop_quiz(chapter *ch, const scale_chip *c) {
 static void section_memory(chapter *ch, const scale_model *m, double context) {
   chapter_heading(ch, "What uses memory: the table's model");
   chapter_model_dims(ch, "m", m, false);
-  double L = (double)m->n_layers;
+  double L = (double)m->n_layers, n_params = scale_transformer_n_params(m);
+  double wbytes = n_params * scale_dtype_bytes(SCALE_DTYPE_BF16);
+  double kv_seq = scale_transformer_kv_bytes(m, context, SCALE_DTYPE_BF16);
   CHAPTER_VALUES(ch, "m",
       {"mlp_params", "MLP parameters, all layers", L * scale_transformer_n_mlp_params(m), "",
        SCALE_FMT_SCI},
@@ -100,16 +103,11 @@ static void section_memory(chapter *ch, const scale_model *m, double context) {
       {"norm_params", "norm parameters",
        L * scale_transformer_n_norm_params(m) + (double)m->d_model, "", SCALE_FMT_SCI},
       {"embed_params", "embedding parameters", scale_transformer_n_embedding_params(m), "",
-       SCALE_FMT_SCI});
-  double n_params = scale_transformer_n_params(m);
-  chapter_value(ch, "m.params", "total parameters", n_params, "", SCALE_FMT_SCI);
-  double wbytes = n_params * scale_dtype_bytes(SCALE_DTYPE_BF16);
-  CHAPTER_VALUES(ch, "m",
+       SCALE_FMT_SCI},
+      {"params", "total parameters", n_params, "", SCALE_FMT_SCI},
       CHAPTER_V("weight_bytes", "bf16 weights", wbytes, "B"),
       CHAPTER_V("kv_per_token", "bf16 KV per token",
-          scale_transformer_kv_bytes_per_token(m, SCALE_DTYPE_BF16), "B"));
-  double kv_seq = scale_transformer_kv_bytes(m, context, SCALE_DTYPE_BF16);
-  CHAPTER_VALUES(ch, "m",
+          scale_transformer_kv_bytes_per_token(m, SCALE_DTYPE_BF16), "B"),
       CHAPTER_V("context", "context", context, "tokens"),
       CHAPTER_V("kv_per_seq", "bf16 KV of one sequence", kv_seq, "B"),
       CHAPTER_V("kv_dominates_batch", "sequences whose KV equals the weights",
@@ -125,8 +123,6 @@ static const double table_batches[] = {1, 8, 16, 32, 64, 240};
 static void section_tables(chapter *ch, const scale_chip *c, const scale_model *m, double n,
                            double context) {
   chapter_heading(ch, "Throughput and latency tables");
-  double n_params = scale_transformer_n_params(m);
-  double wbytes = n_params * scale_dtype_bytes(SCALE_DTYPE_BF16);
   double w = n * c->hbm_bytes_per_s, f = n * scale_chip_flops_per_s(c, SCALE_DTYPE_BF16);
   double hbm = n * c->hbm_bytes;
   CHAPTER_VALUES(ch, "t",
@@ -136,22 +132,13 @@ static void section_tables(chapter *ch, const scale_chip *c, const scale_model *
       {"flops_per_s", "total bf16 FLOP/s", f, "FLOP/s", SCALE_FMT_SI});
   const char *stem[2] = {"t", "t5"};
   for (int k = 0; k < 2; k++) {
-    double kv_seq = scale_transformer_kv_bytes(m, context, SCALE_DTYPE_BF16) / (k ? 5.0 : 1.0);
     if (k)
-      chapter_value(ch, "t5.kv_per_seq", "KV per sequence, 5x smaller", kv_seq, "B", SCALE_FMT_SI);
-    for (size_t i = 0; i < N_TABLE; i++) {
-      double b = table_batches[i];
-      double step = scale_infer_step_time_s(b, kv_seq, wbytes, n_params, f, w);
-      chapter_valuef(ch, "KV of the batch", b * kv_seq, "B", SCALE_FMT_SI, "%s.b%.0f.kv_bytes",
-                     stem[k], b);
-      chapter_valuef(ch, "total memory", b * kv_seq + wbytes, "B", SCALE_FMT_SI,
-                     "%s.b%.0f.total_bytes", stem[k], b);
-      chapter_valuef(ch, "step time", step, "s", SCALE_FMT_TIME, "%s.b%.0f.step_s", stem[k], b);
-      chapter_valuef(ch, "throughput", b / step, "tokens/s", SCALE_FMT_PLAIN,
-                     "%s.b%.0f.tokens_per_s", stem[k], b);
-    }
-    chapter_stem_value(ch, stem[k], "max_batch", "largest batch that fits",
-                       scale_infer_max_batch(hbm - wbytes, kv_seq), "", SCALE_FMT_PLAIN);
+      chapter_value(ch, "t5.kv_per_seq", "KV per sequence, 5x smaller",
+                    scale_transformer_kv_bytes(m, context, SCALE_DTYPE_BF16) / 5.0, "B",
+                    SCALE_FMT_SI);
+    scale_infer_table t;
+    scale_infer_book_table(m, c, n, context, k ? 5.0 : 1.0, table_batches, N_TABLE, &t);
+    emit_table(ch, stem[k], &t);
   }
 }
 
@@ -159,32 +146,9 @@ static void section_tables(chapter *ch, const scale_chip *c, const scale_model *
 static void section_tricks(chapter *ch, const scale_model *m, const scale_model *l3,
                            double long_context, double window, double local_frac) {
   chapter_heading(ch, "Shrinking the KV cache");
-  scale_model gqa = *m, mqa = *m;
-  gqa.n_kv_heads = 8;
-  mqa.n_kv_heads = 1;
-  double mha_tok = scale_transformer_kv_bytes_per_token(m, SCALE_DTYPE_BF16);
-  double gqa_tok = scale_transformer_kv_bytes_per_token(&gqa, SCALE_DTYPE_BF16);
-  CHAPTER_VALUES(ch, "kv",
-      CHAPTER_V("mha_per_token", "MHA, bf16", mha_tok, "B"),
-      CHAPTER_V("gqa_per_token", "GQA with 8 KV heads, bf16", gqa_tok, "B"),
-      CHAPTER_V("mqa_per_token", "MQA (one KV head), bf16",
-          scale_transformer_kv_bytes_per_token(&mqa, SCALE_DTYPE_BF16), "B"),
-      CHAPTER_V("gqa_int8_per_token", "GQA, int8",
-          scale_transformer_kv_bytes_per_token(&gqa, SCALE_DTYPE_INT8), "B"),
-      CHAPTER_V("gqa_int4_per_token", "GQA, int4",
-          scale_transformer_kv_bytes_per_token(&gqa, SCALE_DTYPE_INT4), "B"),
-      CHAPTER_V("long_context", "long context", long_context, "tokens"),
-      CHAPTER_V("window", "local window", window, "tokens"),
-      CHAPTER_V("local_pct", "local layers", 100.0 * local_frac, "%"));
-  double mha_seq = scale_transformer_kv_bytes(m, long_context, SCALE_DTYPE_BF16);
-  double gqa8_seq = scale_transformer_kv_bytes(&gqa, long_context, SCALE_DTYPE_INT8);
-  double local_seq =
-      scale_infer_local_kv_bytes(&gqa, SCALE_DTYPE_INT8, long_context, local_frac, window);
-  CHAPTER_VALUES(ch, "kv",
-      CHAPTER_V("mha_seq", "MHA bf16, one long sequence", mha_seq, "B"),
-      CHAPTER_V("gqa_int8_seq", "GQA int8, one long sequence", gqa8_seq, "B"),
-      CHAPTER_V("local_seq", "GQA int8 with local layers", local_seq, "B"),
-      CHAPTER_V("combined_factor", "reduction over MHA bf16", mha_seq / local_seq, "x"));
+  scale_infer_table t;
+  scale_infer_kv_reduction_table(m, 8, long_context, window, local_frac, &t);
+  emit_table(ch, "kv", &t);
   /* Ragged reads: a batch of sequences whose lengths are spread evenly up to the allocated
    * maximum reads half the bytes a padded kernel reads. */
   chapter_value(ch, "kv.ragged_frac", "ragged read / padded read, uniform lengths", 0.5, "",
@@ -204,17 +168,12 @@ static void section_tricks(chapter *ch, const scale_model *m, const scale_model 
 }
 
 /** Sharding for prefill and generation; KV sharding; latency-bound collectives. */
-/** The weight-stationary layouts as sharded arrays (diagram.h). */
-static void diagram_layouts(chapter *ch) {
-  static const char *const runs[][3] = {{"{Y:8}", "W[D, F_Y]", "ws-1d.svg"},
-                                        {"{X:2, Y:4}", "W[D_X, F_Y]", "ws-2d.svg"}};
-  for (size_t i = 0; i < 2; i++) chapter_diagram_sharded(ch, runs[i][2], runs[i][0], runs[i][1]);
-}
-
 static void section_sharding(chapter *ch, const scale_chip *c, const scale_model *m,
                              const scale_model *l3) {
   chapter_heading(ch, "Distributing inference");
-  diagram_layouts(ch);
+  /* The weight-stationary layouts as sharded arrays (diagram.h). */
+  chapter_diagram_sharded(ch, "ws-1d.svg", "{Y:8}", "W[D, F_Y]");
+  chapter_diagram_sharded(ch, "ws-2d.svg", "{X:2, Y:4}", "W[D_X, F_Y]");
   double alpha = scale_chip_ici_intensity(c, SCALE_DTYPE_BF16);
   double beta = scale_infer_beta(c);
   CHAPTER_VALUES(ch, "dist",
@@ -229,21 +188,9 @@ static void section_sharding(chapter *ch, const scale_chip *c, const scale_model
   /* KV sharding: LLaMA 3 70B (K = 8) on 16 chips, batch 32, int8 weights and KV. */
   scale_infer_config cfg = scale_infer_config_default(16, 32, 8192);
   cfg.weight_dtype = cfg.kv_dtype = SCALE_DTYPE_INT8;
-  scale_infer_decode full = scale_infer_decode_eval(l3, c, &cfg);
-  scale_infer_memory full_mem = scale_infer_memory_eval(l3, c, &cfg);
-  cfg.kv_sharding = SCALE_KV_SHARD_HEADS;
-  scale_infer_decode heads = scale_infer_decode_eval(l3, c, &cfg);
-  scale_infer_memory heads_mem = scale_infer_memory_eval(l3, c, &cfg);
-  CHAPTER_VALUES(ch, "kvs",
-      CHAPTER_V("full_kv_per_chip", "KV per chip, heads then batch", full_mem.kv_bytes_per_chip,
-          "B"),
-      CHAPTER_V("heads_kv_per_chip", "KV per chip, heads only", heads_mem.kv_bytes_per_chip, "B"),
-      CHAPTER_V("full_t_kv_s", "KV loading, heads then batch", full.t_kv_s, "s"),
-      CHAPTER_V("heads_t_kv_s", "KV loading, heads only", heads.t_kv_s, "s"),
-      CHAPTER_V("full_t_ici_s", "collectives, heads then batch", full.t_ici_s, "s"),
-      CHAPTER_V("heads_t_ici_s", "collectives, heads only", heads.t_ici_s, "s"),
-      CHAPTER_V("full_step_s", "step, heads then batch", full.step_s, "s"),
-      CHAPTER_V("heads_step_s", "step, heads only", heads.step_s, "s"));
+  scale_infer_table t;
+  scale_infer_kv_sharding_table(l3, c, &cfg, &t);
+  emit_table(ch, "kvs", &t);
   /* Appendix C: latency-bound collectives. */
   double link = c->ici_link_bytes_per_s, hop = c->ici_hop_latency_s;
   CHAPTER_VALUES(ch, "lat",
@@ -297,22 +244,20 @@ static void section_problems(chapter *ch, const scale_chip *c) {
   /* Q2: int8 everything on a 4x4. */
   double free_bytes = hbm16 - n_params;
   double kv = scale_transformer_kv_bytes_per_token(&m, SCALE_DTYPE_INT8);
+  scale_model mq = m;
+  mq.n_kv_heads = 1;
+  double kv1 = scale_transformer_kv_bytes_per_token(&mq, SCALE_DTYPE_INT8);
+  /* The book's own question uses 128k-token sequences, "128k" read as 128e3 tokens as it does. */
   CHAPTER_VALUES(ch, "q2",
       CHAPTER_V("hbm_bytes", "HBM of a 4x4", hbm16, "B"),
       CHAPTER_V("free_bytes", "left after int8 weights", free_bytes, "B"),
       CHAPTER_V("tokens", "KV tokens that fit", scale_infer_max_batch(free_bytes, kv), "tokens"),
       CHAPTER_V("batch_8k", "8k sequences that fit", scale_infer_max_batch(free_bytes, kv * 8192),
-          ""));
-  scale_model mq = m;
-  mq.n_kv_heads = 1;
-  double kv1 = scale_transformer_kv_bytes_per_token(&mq, SCALE_DTYPE_INT8);
-  CHAPTER_VALUES(ch, "q2",
+          ""),
       CHAPTER_V("tokens_k1", "KV tokens with one KV head", scale_infer_max_batch(free_bytes, kv1),
           "tokens"),
       CHAPTER_V("batch_8k_k1", "8k sequences with one KV head",
-          scale_infer_max_batch(free_bytes, kv1 * 8192), ""));
-  /* The book's own question: 128k-token sequences, "128k" read as 128e3 tokens as it does. */
-  CHAPTER_VALUES(ch, "q2",
+          scale_infer_max_batch(free_bytes, kv1 * 8192), ""),
       CHAPTER_V("batch_128k", "128k sequences that fit",
           scale_infer_max_batch(free_bytes, kv * 128e3), ""),
       CHAPTER_V("batch_128k_k1", "128k sequences with one KV head",
@@ -368,122 +313,33 @@ static void section_appendix(chapter *ch, const scale_chip *c, const scale_model
   /* D: speculative decoding. */
   const double a = 0.8, g = 4;
   double cost = scale_transformer_n_params(draft) / scale_transformer_n_params(target);
+  double best = 0.0, best_g = scale_infer_spec_best_lookahead(a, cost, 1.0, 16, &best);
   CHAPTER_VALUES(ch, "spec",
       CHAPTER_V("accept", "acceptance rate", a, ""),
       CHAPTER_V("lookahead", "drafted tokens", g, ""),
       CHAPTER_V("tokens", "tokens per verification", scale_infer_spec_expected_tokens(a, g),
           "tokens"),
       CHAPTER_V("draft_cost", "draft step / target step (weight bytes)", cost, ""),
-      CHAPTER_V("speedup", "expected speedup", scale_infer_spec_speedup(a, g, cost, 1.0), "x"));
-  double best = 0.0, best_g = scale_infer_spec_best_lookahead(a, cost, 1.0, 16, &best);
-  CHAPTER_VALUES(ch, "spec",
+      CHAPTER_V("speedup", "expected speedup", scale_infer_spec_speedup(a, g, cost, 1.0), "x"),
       CHAPTER_V("best_lookahead", "best lookahead", best_g, ""),
       CHAPTER_V("best_speedup", "its speedup", best, "x"));
 }
 
 /* ---- figures -------------------------------------------------------------------------------- */
 
-static void figure_step_vs_batch(chapter *ch, const scale_chip *c, const scale_model *m,
-                                 double n, double context) {
-  static double b[N_CURVE], t_full[N_CURVE], t_small[N_CURVE], t_none[N_CURVE];
-  chapter_logspace(b, N_CURVE, 1.0, 1024.0);
-  double n_params = scale_transformer_n_params(m);
-  double wbytes = n_params * scale_dtype_bytes(SCALE_DTYPE_BF16);
-  double w = n * c->hbm_bytes_per_s, f = n * scale_chip_flops_per_s(c, SCALE_DTYPE_BF16);
-  double kv = scale_transformer_kv_bytes(m, context, SCALE_DTYPE_BF16);
-  for (int i = 0; i < N_CURVE; i++) {
-    t_full[i] = scale_infer_step_time_s(b[i], kv, wbytes, n_params, f, w);
-    t_small[i] = scale_infer_step_time_s(b[i], kv / 5.0, wbytes, n_params, f, w);
-    t_none[i] = scale_infer_step_time_s(b[i], 0.0, wbytes, n_params, f, w);
-  }
-  scale_plot_series s[3] = {
-      {.label = "full KV cache", .x = b, .y = t_full, .n = N_CURVE},
-      {.label = "5x smaller KV cache", .x = b, .y = t_small, .n = N_CURVE, .dashed = true},
-      {.label = "no KV cache (weights and FLOPs)", .x = b, .y = t_none, .n = N_CURVE,
-       .dashed = true}};
-  double hbm = n * c->hbm_bytes;
-  scale_plot_marker mk[3] = {
-      {.vertical = true,
-       .at = scale_roofline_critical_batch(c, SCALE_DTYPE_BF16, SCALE_DTYPE_BF16),
-       .label = "critical batch"},
-      {.vertical = true, .at = scale_infer_max_batch(hbm - wbytes, kv), .label = "HBM full"},
-      {.vertical = true, .at = scale_infer_max_batch(hbm - wbytes, kv / 5.0),
-       .label = "HBM full (5x)"}};
-  char title[640];
-  snprintf(title, sizeof title, "Decode step of %.80s on %.0f x %.80s, %.0f-token context",
-           m->display_name, n, c->display_name, context);
-  scale_plot p = {.title = title,
-                  .desc = "Step time against batch, log-log: flat while weight loading "
-                          "dominates, then growing with the KV caches; the weights-only curve "
-                          "turns up at the critical batch.",
-                  .x_label = "batch B [sequences]", .y_label = "step time [s]",
-                  .x_axis = SCALE_PLOT_LOG, .y_axis = SCALE_PLOT_LOG,
-                  .x_min = 1.0, .x_max = 1024.0, .y_min = 1e-4, .y_max = 10.0,
-                  .width_px = 720, .height_px = 440,
-                  .legend = SCALE_PLOT_LEGEND_BOTTOM_RIGHT,
-                  .series = s, .n_series = 3, .markers = mk, .n_markers = 3};
-  chapter_figure(ch, "step-vs-batch.svg", &p);
-}
-
-static void figure_kv_vs_context(chapter *ch, const scale_chip *c, const scale_model *m,
-                                 const scale_model *l3, double window, double local_frac) {
-  static double s[N_CURVE], y[5][N_CURVE];
-  chapter_logspace(s, N_CURVE, 1024.0, 131072.0);
-  scale_model gqa = *m;
-  gqa.n_kv_heads = 8;
-  for (int i = 0; i < N_CURVE; i++) {
-    y[0][i] = scale_transformer_kv_bytes(m, s[i], SCALE_DTYPE_BF16);
-    y[1][i] = scale_transformer_kv_bytes(&gqa, s[i], SCALE_DTYPE_BF16);
-    y[2][i] = scale_transformer_kv_bytes(&gqa, s[i], SCALE_DTYPE_INT8);
-    y[3][i] = scale_infer_local_kv_bytes(&gqa, SCALE_DTYPE_INT8, s[i], local_frac, window);
-    y[4][i] = scale_transformer_kv_bytes(l3, s[i], SCALE_DTYPE_BF16);
-  }
-  char l0[96], l4[96];
-  snprintf(l0, sizeof l0, "%s (MHA, bf16)", m->display_name);
-  snprintf(l4, sizeof l4, "%s (GQA, bf16)", l3->display_name);
-  scale_plot_series sr[5] = {{.label = l0, .x = s, .y = y[0], .n = N_CURVE},
-                             {.label = "+ GQA, 8 KV heads", .x = s, .y = y[1], .n = N_CURVE},
-                             {.label = "+ int8", .x = s, .y = y[2], .n = N_CURVE},
-                             {.label = "+ local layers", .x = s, .y = y[3], .n = N_CURVE},
-                             {.label = l4, .x = s, .y = y[4], .n = N_CURVE, .dashed = true}};
-  char hbm_label[96];
-  snprintf(hbm_label, sizeof hbm_label, "HBM of one %s", c->display_name);
-  scale_plot_marker mk = {.vertical = false, .at = c->hbm_bytes, .label = hbm_label};
-  scale_plot p = {.title = "KV cache of one sequence against context",
-                  .desc = "Bytes of one sequence's KV cache, log-log, for MHA in bf16 and "
-                          "after each reduction in turn; local layers bend the curve once the "
-                          "context passes the window.",
-                  .x_label = "context S [tokens]", .y_label = "KV cache [bytes]",
-                  .x_axis = SCALE_PLOT_LOG, .y_axis = SCALE_PLOT_LOG,
-                  .x_min = 1024.0, .x_max = 131072.0,
-                  .width_px = 720, .height_px = 440,
-                  .legend = SCALE_PLOT_LEGEND_TOP_LEFT,
-                  .series = sr, .n_series = 5, .markers = &mk, .n_markers = 1};
-  chapter_figure(ch, "kv-vs-context.svg", &p);
-}
-
-static void figure_spec(chapter *ch, double draft_cost) {
-  static const double accept[] = {0.6, 0.8, 0.9};
-  static double g[16], y[3][16];
-  for (int i = 0; i < 16; i++) g[i] = (double)(i + 1);
-  char labels[3][48];
-  scale_plot_series s[3];
-  for (int k = 0; k < 3; k++) {
-    for (int i = 0; i < 16; i++) y[k][i] = scale_infer_spec_speedup(accept[k], g[i], draft_cost, 1);
-    snprintf(labels[k], sizeof labels[k], "acceptance %.1f", accept[k]);
-    s[k] = (scale_plot_series){.label = labels[k], .x = g, .y = y[k], .n = 16, .dots = true,
-                               .dashed = k != 1};
-  }
-  scale_plot_marker mk = {.vertical = false, .at = 1.0, .label = "no speedup"};
-  scale_plot p = {.title = "Speculative decoding: expected speedup",
-                  .desc = "Speedup over plain decoding against the number of drafted tokens, for "
-                          "three acceptance rates, with a draft step costing the draft's share of "
-                          "the target's weight bytes.",
-                  .x_label = "drafted tokens per round", .y_label = "speedup [x]",
-                  .x_min = 1.0, .x_max = 16.0, .y_min = 0.0, .y_max = 5.0,
-                  .legend = SCALE_PLOT_LEGEND_TOP_RIGHT,
-                  .series = s, .n_series = 3, .markers = &mk, .n_markers = 1};
-  chapter_figure(ch, "spec-speedup.svg", &p);
+static void figures(chapter *ch, const scale_chip *c, const scale_model *m, const scale_model *l3,
+                    const scale_model *l3_8b, double n, double context, double window,
+                    double local_frac) {
+  static scale_inferplot fig;
+  scale_diag d = {0};
+  if (chapter_status_ok(ch, scale_inferplot_step_vs_batch(m, c, n, context, &fig, &d), &d))
+    chapter_figure(ch, "step-vs-batch.svg", &fig.plot);
+  scale_status st = scale_inferplot_kv_vs_context(m, l3, c, window, local_frac, &fig, &d);
+  if (chapter_status_ok(ch, st, &d))
+    chapter_figure(ch, "kv-vs-context.svg", &fig.plot);
+  scale_inferplot_spec_speedup(scale_transformer_n_params(l3_8b) / scale_transformer_n_params(l3),
+                               &fig);
+  chapter_figure(ch, "spec-speedup.svg", &fig.plot);
 }
 
 int main(int argc, char **argv) {
@@ -539,8 +395,6 @@ int main(int argc, char **argv) {
   section_problems(&ch, &chip);
   section_appendix(&ch, &chip, &l3_8b, &l3);
 
-  figure_step_vs_batch(&ch, &chip, &model, n, context);
-  figure_kv_vs_context(&ch, &chip, &model, &l3, window, local_frac);
-  figure_spec(&ch, scale_transformer_n_params(&l3_8b) / scale_transformer_n_params(&l3));
+  figures(&ch, &chip, &model, &l3, &l3_8b, n, context, window, local_frac);
   return chapter_end(&ch);
 }

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "chapter.h"
+#include "scale/inferplot.h"
 #include "scale/servecal.h"
 #include "scale/serveload.h"
 
@@ -36,18 +37,20 @@ typedef struct {
   double decode;    /**< median generated tokens per request */
 } serving;
 
-/* [listing:book-step] */
-/** Decode step of B sequences on n chips with the book's formula: KV reads plus the larger of
- * the weight reads and the matmul FLOPs, totals over the chips (bf16 FLOPs). */
-static double step_on(const serving *s, double n_chips, double batch, scale_dtype dtype,
-                      double context) {
-  double kv_seq = scale_transformer_kv_bytes(s->m, context, dtype);
-  double weights = s->n_params * scale_dtype_bytes(dtype);
-  return scale_infer_step_time_s(batch, kv_seq, weights, s->n_params,
-                                 n_chips * scale_chip_flops_per_s(s->chip, SCALE_DTYPE_BF16),
-                                 n_chips * s->chip->hbm_bytes_per_s);
+/** The book's step of the example's model on n chips of its chip at its context. */
+static double book_step(const serving *s, double n, double batch, scale_dtype dtype) {
+  return scale_infer_book_step_s(s->m, s->chip, n, batch, dtype, s->context);
 }
-/* [/listing:book-step] */
+
+/** Storage of the figure being drawn. */
+static scale_inferplot fig;
+
+/** Emits a library table under 'stem', a row a value. */
+static void emit_table(chapter *ch, const char *stem, const scale_infer_table *t) {
+  for (int i = 0; i < t->n; i++)
+    chapter_stem_value(ch, stem, t->row[i].key, t->row[i].label, t->row[i].value, t->row[i].unit,
+                       t->row[i].style);
+}
 
 /* ---- sections ------------------------------------------------------------------------------- */
 
@@ -97,6 +100,14 @@ static void section_batch(chapter *ch, const serving *s) {
   double weights = s->n_params * scale_dtype_bytes(SCALE_DTYPE_INT8);
   double total = s->batch * kv_seq + weights;
   double slice = scale_infer_min_slice_chips(total, s->chip->hbm_bytes);
+  /* The library's view of that slice: activations included, collectives modelled. */
+  scale_infer_config cfg =
+      scale_infer_config_generate(slice, s->batch, s->context, SCALE_DTYPE_INT8);
+  scale_infer_memory mem = scale_infer_memory_eval(s->m, s->chip, &cfg);
+  scale_infer_decode dec = scale_infer_decode_eval(s->m, s->chip, &cfg);
+  double step = book_step(s, slice, s->batch, SCALE_DTYPE_INT8);
+  double step2 = book_step(s, 2 * slice, s->batch, SCALE_DTYPE_INT8);
+  double alpha = scale_chip_ici_intensity(s->chip, SCALE_DTYPE_BF16);
   CHAPTER_VALUES(ch, "b",
       CHAPTER_V("batch", "batch", s->batch, ""),
       CHAPTER_V("context", "context", s->context, "tokens"),
@@ -105,34 +116,22 @@ static void section_batch(chapter *ch, const serving *s) {
       CHAPTER_V("total_bytes", "total", total, "B"),
       CHAPTER_V("chips_needed", "chips' worth of HBM",
           scale_infer_chips_needed(total, s->chip->hbm_bytes), ""),
-      CHAPTER_V("slice", "smallest power-of-two slice", slice, "chips"));
-  /* The library's view of that slice: activations included, collectives modelled. */
-  scale_infer_config cfg =
-      scale_infer_config_generate(slice, s->batch, s->context, SCALE_DTYPE_INT8);
-  scale_infer_memory mem = scale_infer_memory_eval(s->m, s->chip, &cfg);
-  scale_infer_decode dec = scale_infer_decode_eval(s->m, s->chip, &cfg);
-  CHAPTER_VALUES(ch, "b",
+      CHAPTER_V("slice", "smallest power-of-two slice", slice, "chips"),
       CHAPTER_V("mem_per_chip", "memory per chip, activations included", mem.total_bytes_per_chip,
           "B"),
-      CHAPTER_V("hbm_per_chip", "HBM per chip", s->chip->hbm_bytes, "B"));
-  double step = step_on(s, slice, s->batch, SCALE_DTYPE_INT8, s->context);
-  CHAPTER_VALUES(ch, "b",
+      CHAPTER_V("hbm_per_chip", "HBM per chip", s->chip->hbm_bytes, "B"),
       CHAPTER_V("step_s", "step (book formula)", step, "s"),
       CHAPTER_V("tokens_per_s", "tokens/s", s->batch / step, "tokens/s"),
       CHAPTER_V("tokens_per_s_per_chip", "tokens/s per chip", s->batch / step / slice, "tokens/s"),
       CHAPTER_V("eval_step_s", "step (library, with collectives)", dec.step_s, "s"),
       CHAPTER_V("eval_t_ici_s", "collectives (hidden)", dec.t_ici_s, "s"),
       CHAPTER_V("eval_t_params_s", "weight reads", dec.t_params_s, "s"),
-      CHAPTER_V("cost_per_m", "cost per million tokens", dec.cost_usd_per_million_tokens, "USD"));
-  double alpha = scale_chip_ici_intensity(s->chip, SCALE_DTYPE_BF16);
-  CHAPTER_VALUES(ch, "b",
+      CHAPTER_V("cost_per_m", "cost per million tokens", dec.cost_usd_per_million_tokens, "USD"),
       CHAPTER_V("alpha", "C / W_ici", alpha, "FLOP/byte"),
       CHAPTER_V("max_tp", "ICI-bound above (two axes)",
           scale_infer_max_tp_compute_bound((double)s->m->d_ff, 2, alpha), ""),
       CHAPTER_V("max_tp_2550", "same with alpha = 2550",
-          scale_infer_max_tp_compute_bound((double)s->m->d_ff, 2, 2550), ""));
-  double step2 = step_on(s, 2 * slice, s->batch, SCALE_DTYPE_INT8, s->context);
-  CHAPTER_VALUES(ch, "b",
+          scale_infer_max_tp_compute_bound((double)s->m->d_ff, 2, 2550), ""),
       CHAPTER_V("chips2", "twice the slice", 2 * slice, "chips"),
       CHAPTER_V("step2_s", "step on twice the chips", step2, "s"),
       CHAPTER_V("tokens_per_s_per_chip2", "tokens/s per chip there", s->batch / step2 / (2 * slice),
@@ -153,32 +152,20 @@ static void section_slices(chapter *ch, const serving *s) {
   chapter_heading(ch, "Smallest slice per dtype");
   for (int i = 0; i < N_DTYPES; i++) {
     scale_dtype d = slice_dtypes[i];
-    const char *dn = scale_dtype_name(d);
-    scale_infer_slice sl = scale_infer_smallest_slice(s->m, s->chip, d, s->context);
-    chapter_say(ch, "%s:", dn);
-    double step = step_on(s, sl.slice_chips, sl.max_batch, d, s->context);
-    char stem[32], stem2[32];
-    snprintf(stem, sizeof stem, "slice.%s", dn);
-    snprintf(stem2, sizeof stem2, "slice2.%s", dn);
-    CHAPTER_VALUES(ch, stem,
-      CHAPTER_V("weight_bytes", "weights", sl.weight_bytes, "B"),
-      CHAPTER_V("kv_per_token", "KV per token", sl.kv_bytes_per_token, "B"),
-      CHAPTER_V("chips_needed", "chips' worth of HBM", sl.chips_needed, ""),
-      CHAPTER_V("chips", "slice", sl.slice_chips, "chips"),
-      CHAPTER_V("free_bytes", "HBM left for KV", sl.free_bytes, "B"),
-      CHAPTER_V("max_batch", "sequences that fit", sl.max_batch, ""),
-      CHAPTER_V("step_s", "step at that batch", step, "s"),
-      CHAPTER_V("qps_per_chip", "queries/s per chip",
-          scale_infer_qps_per_chip(sl.max_batch, step, s->decode, sl.slice_chips), "1/s"));
+    chapter_say(ch, "%s:", scale_dtype_name(d));
+    scale_infer_served_slice sl = scale_infer_slice_served(s->m, s->chip, d, s->context, NAN,
+                                                           s->decode);
     /* Twice the chips: the weights take half the share, the rest goes to caches. */
-    scale_infer_slice sl2 = scale_infer_slice_of(s->m, s->chip, d, s->context, 2 * sl.slice_chips);
-    double step2 = step_on(s, sl2.slice_chips, sl2.max_batch, d, s->context);
-    CHAPTER_VALUES(ch, stem2,
-      CHAPTER_V("chips", "twice the slice", sl2.slice_chips, "chips"),
-      CHAPTER_V("max_batch", "sequences that fit", sl2.max_batch, ""),
-      CHAPTER_V("step_s", "step", step2, "s"),
-      CHAPTER_V("qps_per_chip", "queries/s per chip",
-          scale_infer_qps_per_chip(sl2.max_batch, step2, s->decode, sl2.slice_chips), "1/s"));
+    scale_infer_served_slice sl2 = scale_infer_slice_served(s->m, s->chip, d, s->context,
+                                                            2 * sl.slice.slice_chips, s->decode);
+    scale_infer_table t;
+    char stem[32];
+    scale_infer_slice_table(&sl, true, &t);
+    snprintf(stem, sizeof stem, "slice.%s", scale_dtype_name(d));
+    emit_table(ch, stem, &t);
+    scale_infer_slice_table(&sl2, false, &t);
+    snprintf(stem, sizeof stem, "slice2.%s", scale_dtype_name(d));
+    emit_table(ch, stem, &t);
   }
   /* With the book's round 70e9 parameters every dtype holds the same number of sequences:
    * weights and caches scale together. */
@@ -188,15 +175,14 @@ static void section_slices(chapter *ch, const serving *s) {
                 SCALE_FMT_PLAIN);
   /* Full HBM: the step reads one chip's whole memory. */
   double full = scale_infer_min_step_time_s(0, 0, s->chip->hbm_bytes, s->chip->hbm_bytes_per_s);
+  scale_infer_slice s4 = scale_infer_smallest_slice(s->m, s->chip, SCALE_DTYPE_INT4, s->context);
   CHAPTER_VALUES(ch, "hbm",
       CHAPTER_V("step_s", "reading one full HBM", full, "s"),
       CHAPTER_V("decode_len", "median decode length", s->decode, "tokens"),
-      CHAPTER_V("request_s", "one request's decode at that pace", full * s->decode, "s"));
-  scale_infer_slice s4 = scale_infer_smallest_slice(s->m, s->chip, SCALE_DTYPE_INT4, s->context);
-  chapter_value(ch, "hbm.int4_params_s", "int4 weights alone on their slice",
-                scale_infer_min_step_time_s(0, 0, s4.weight_bytes,
-                                            s4.slice_chips * s->chip->hbm_bytes_per_s),
-                "s", SCALE_FMT_TIME);
+      CHAPTER_V("request_s", "one request's decode at that pace", full * s->decode, "s"),
+      CHAPTER_V("int4_params_s", "int4 weights alone on their slice",
+          scale_infer_min_step_time_s(0, 0, s4.weight_bytes,
+                                      s4.slice_chips * s->chip->hbm_bytes_per_s), "s"));
 }
 
 static void section_sharding(chapter *ch, const serving *s) {
@@ -225,14 +211,13 @@ static void section_prefill(chapter *ch, const serving *s) {
   const double n = 16, mfu = 0.4;
   double f = n * scale_chip_flops_per_s(s->chip, SCALE_DTYPE_BF16);
   double t = scale_infer_prefill_time_s(s->n_params, s->context, f, mfu);
-  CHAPTER_VALUES(ch, "pre",
-      CHAPTER_V("chips", "chips", n, ""),
-      CHAPTER_V("mfu_pct", "MFU", 100 * mfu, "%"),
-      CHAPTER_V("s", "prefill, 2 x params FLOPs per token", t, "s"));
   scale_infer_config cfg = scale_infer_config_default(n, 1, s->context);
   cfg.mfu_frac = mfu;
   scale_infer_prefill p = scale_infer_prefill_eval(s->m, s->chip, &cfg);
   CHAPTER_VALUES(ch, "pre",
+      CHAPTER_V("chips", "chips", n, ""),
+      CHAPTER_V("mfu_pct", "MFU", 100 * mfu, "%"),
+      CHAPTER_V("s", "prefill, 2 x params FLOPs per token", t, "s"),
       CHAPTER_V("eval_s", "prefill with attention FLOPs", p.time_s, "s"),
       CHAPTER_V("attn_pct", "attention share of the FLOPs", 100 * p.attention_flops_frac, "%"),
       CHAPTER_V("kv_bytes", "bf16 KV the prefill writes", p.kv_bytes, "B"));
@@ -246,7 +231,7 @@ static void section_prefill(chapter *ch, const serving *s) {
   /* Disaggregation: prefills of 'context' tokens feed generate servers in bf16 on the smallest
    * bf16 slice at its full batch. */
   scale_infer_slice sl = scale_infer_smallest_slice(s->m, s->chip, SCALE_DTYPE_BF16, s->context);
-  double step = step_on(s, sl.slice_chips, sl.max_batch, SCALE_DTYPE_BF16, s->context);
+  double step = book_step(s, sl.slice_chips, sl.max_batch, SCALE_DTYPE_BF16);
   CHAPTER_VALUES(ch, "dis",
       CHAPTER_V("ratio", "prefill servers per generate server, full batch",
           scale_infer_disaggregation_ratio(t, sl.max_batch, step, s->decode), ""),
@@ -256,126 +241,62 @@ static void section_prefill(chapter *ch, const serving *s) {
 
 static const double contexts[N_CONTEXTS] = {2048, 4096, 8192, 16384, 32768, 65536};
 
-/** The shortest context's frontier in detail: batch 1 against the largest batch (index j),
- * and batch 120 against the book's formula. */
-static void frontier_detail(chapter *ch, const serving *s, double n, const scale_infer_point *pts,
-                            int j, scale_infer_config cfg) {
+/** The shortest context's frontier in detail: its two ends, and batch 120 against the book's
+ * formula. */
+static void frontier_detail(chapter *ch, const serving *s, double n,
+                            const scale_infer_frontiers *f, scale_infer_config cfg) {
+  scale_infer_table t;
+  scale_infer_frontier_ends_table(f, 0, &t);
+  emit_table(ch, "front", &t);
+  cfg.context = contexts[0];
   cfg.batch = 120;
   scale_infer_decode d120 = scale_infer_decode_eval(s->m, s->chip, &cfg);
-  double book = step_on(s, n, 120, SCALE_DTYPE_INT8, contexts[0]);
+  double book = scale_infer_book_step_s(s->m, s->chip, n, 120, SCALE_DTYPE_INT8, contexts[0]);
   CHAPTER_VALUES(ch, "front",
-      CHAPTER_V("min_step_s", "step at batch 1", pts[0].step_s, "s"),
-      CHAPTER_V("min_tput", "throughput per chip at batch 1", pts[0].tokens_per_s_per_chip,
-          "tokens/s"),
-      CHAPTER_V("min_cost", "cost at batch 1", pts[0].cost_usd_per_million_tokens, "USD"),
-      CHAPTER_V("cost_ratio", "cost at batch 1 / cost at the largest batch",
-          pts[0].cost_usd_per_million_tokens / pts[j].cost_usd_per_million_tokens, "x"),
-      CHAPTER_V("latency_ratio", "latency at the largest batch / at batch 1",
-          pts[j].step_s / pts[0].step_s, "x"),
-      CHAPTER_V("tput_b120", "throughput per chip at batch 120", pts[119].tokens_per_s_per_chip,
-          "tokens/s"),
+      CHAPTER_V("tput_b120", "throughput per chip at batch 120",
+          f->point[0][119].tokens_per_s_per_chip, "tokens/s"),
       CHAPTER_V("tput_b120_book", "same with the book's formula (no ICI)", 120 / book / n,
           "tokens/s"),
       CHAPTER_V("b120_t_ici_s", "collectives at batch 120", d120.t_ici_s, "s"),
       CHAPTER_V("b120_t_params_s", "weight reads at batch 120", d120.t_params_s, "s"));
 }
 
-static void figure_frontier(chapter *ch, const serving *s, double n,
-                            double lat[N_CONTEXTS][MAX_BATCH], double tput[N_CONTEXTS][MAX_BATCH]) {
-  static char labels[N_CONTEXTS][32];
-  scale_plot_series sr[N_CONTEXTS];
-  for (int k = 0; k < N_CONTEXTS; k++) {
-    snprintf(labels[k], sizeof labels[k], "context %.0f", contexts[k]);
-    sr[k] = (scale_plot_series){.label = labels[k], .x = lat[k], .y = tput[k], .n = MAX_BATCH,
-                                .dashed = k % 2 == 1};
-  }
-  char title[640];
-  snprintf(title, sizeof title, "%.80s on %.0f x %.80s: latency against throughput",
-           s->m->display_name, n, s->chip->display_name);
-  scale_plot p = scale_plot_frame(title,
-                  "Throughput per chip against per-token latency as the batch grows from 1 to "
-                  "the largest that fits, one line per context length; int8 weights and KV "
-                  "caches, bf16 FLOPs.",
-                  "per-token latency (step time) [s]", "throughput [tokens/s per chip]",
-                  SCALE_PLOT_LINEAR, SCALE_PLOT_LOG, sr, N_CONTEXTS);
-  p.legend = SCALE_PLOT_LEGEND_BOTTOM_RIGHT;
-  chapter_figure(ch, "frontier.svg", &p);
-}
-
-/** Frontier of 'n' chips, int8 weights and KV, bf16 FLOPs, for each context; draws the curves
- * of the points that fit (NaN elsewhere, which breaks the line). */
+/** Frontier of 'n' chips, int8 weights and KV, bf16 FLOPs, for each context. */
 static void frontier(chapter *ch, const serving *s, double n) {
-  static double batches[MAX_BATCH], lat[N_CONTEXTS][MAX_BATCH], tput[N_CONTEXTS][MAX_BATCH];
-  static scale_infer_point pts[MAX_BATCH];
-  for (int i = 0; i < MAX_BATCH; i++) batches[i] = (double)(i + 1);
+  static scale_infer_frontiers f;
   scale_infer_config cfg = scale_infer_config_generate(n, 1, 2048, SCALE_DTYPE_INT8);
   chapter_heading(ch, "Latency/throughput frontier");
   chapter_value(ch, "front.chips", "chips", n, "", SCALE_FMT_PLAIN);
-  double worst = 0.0;
+  if (!scale_infer_frontiers_eval(s->m, s->chip, &cfg, contexts, N_CONTEXTS, MAX_BATCH, &f)) {
+    chapter_error(ch, "frontier: invalid configuration");
+    return;
+  }
   for (int k = 0; k < N_CONTEXTS; k++) {
-    cfg.context = contexts[k];
-    if (scale_infer_frontier(s->m, s->chip, &cfg, batches, MAX_BATCH, pts) < 0) {
-      chapter_error(ch, "frontier: invalid configuration");
-      return;
-    }
-    double max_b = scale_infer_frontier_curve(pts, MAX_BATCH, lat[k], tput[k]);
+    scale_infer_table t;
     char stem[32];
+    scale_infer_frontier_table(&f, k, &t);
     snprintf(stem, sizeof stem, "front.s%.0f", contexts[k]);
-    chapter_stem_value(ch, stem, "max_batch", "largest batch", max_b, "", SCALE_FMT_PLAIN);
-    int j = (int)max_b - 1;
-    if (max_b >= 1.0) {
-      if (pts[j].step_s > worst) worst = pts[j].step_s;
-      CHAPTER_VALUES(ch, stem,
-      CHAPTER_V("max_step_s", "its step", pts[j].step_s, "s"),
-      CHAPTER_V("max_tput", "its throughput per chip", pts[j].tokens_per_s_per_chip, "tokens/s"),
-      CHAPTER_V("max_cost", "its cost", pts[j].cost_usd_per_million_tokens, "USD"));
-    }
-    if (k == 0) frontier_detail(ch, s, n, pts, j, cfg);
+    emit_table(ch, stem, &t);
+    if (k == 0) frontier_detail(ch, s, n, &f, cfg);
   }
   double kv_tok = scale_transformer_kv_bytes_per_token(s->m, SCALE_DTYPE_INT8);
   CHAPTER_VALUES(ch, "front",
-      CHAPTER_V("max_step_s", "slowest step on the frontier", worst, "s"),
+      CHAPTER_V("max_step_s", "slowest step on the frontier", f.worst_step_s, "s"),
       {"kv_flops_context", "KV reads exceed FLOPs above",
        scale_infer_kv_dominates_flops_context(s->n_params, kv_tok,
                                               scale_chip_flops_per_s(s->chip, SCALE_DTYPE_BF16),
                                               s->chip->hbm_bytes_per_s),
        "tokens", SCALE_FMT_PLAIN});
-  figure_frontier(ch, s, n, lat, tput);
+  scale_diag d = {0};
+  if (chapter_status_ok(ch, scale_inferplot_frontier(&f, s->m, s->chip, n, &fig, &d), &d))
+    chapter_figure(ch, "frontier.svg", &fig.plot);
 }
 
 static void figure_breakdown(chapter *ch, const serving *s, double n) {
-  static double b[MAX_BATCH], tt[MAX_BATCH], tp[MAX_BATCH], tk[MAX_BATCH], tf[MAX_BATCH],
-      ti[MAX_BATCH];
-  static scale_infer_decode d[MAX_BATCH];
   scale_infer_config cfg = scale_infer_config_generate(n, 1, s->context, SCALE_DTYPE_INT8);
-  int n_pts = scale_infer_decode_sweep(s->m, s->chip, &cfg, MAX_BATCH, d);
-  scale_infer_decode_curve(d, n_pts, b, tt, tp, tk, tf, ti);
-  if (n_pts == 0) {
-    chapter_error(ch, "step-breakdown.svg: not even one sequence fits");
-    return;
-  }
-  scale_plot_series sr[5] = {
-      {.label = "step time", .x = b, .y = tt, .n = (size_t)n_pts},
-      {.label = "weight loading", .x = b, .y = tp, .n = (size_t)n_pts, .dashed = true},
-      {.label = "KV loading", .x = b, .y = tk, .n = (size_t)n_pts, .dashed = true},
-      {.label = "matmul FLOPs", .x = b, .y = tf, .n = (size_t)n_pts, .dashed = true},
-      {.label = "ICI collectives", .x = b, .y = ti, .n = (size_t)n_pts, .dashed = true}};
-  scale_plot_marker mk = {
-      .vertical = true,
-      .at = scale_roofline_critical_batch(s->chip, SCALE_DTYPE_INT8, SCALE_DTYPE_BF16),
-      .label = "critical batch"};
-  scale_plot_point full = {.x = b[n_pts - 1], .y = tt[n_pts - 1], .label = "HBM full"};
-  char title[640];
-  snprintf(title, sizeof title, "Decode step of %.80s on %.0f x %.80s, %.0f-token context",
-           s->m->display_name, n, s->chip->display_name, s->context);
-  scale_plot p = scale_plot_frame(title,
-                  "Step time and its parts against batch up to the largest batch that fits, "
-                  "log-log: weight loading is flat, KV loading, FLOPs and collectives grow with "
-                  "the batch; the FLOPs overtake the weights at the critical batch.",
-                  "batch B [sequences]", "time [s]", SCALE_PLOT_LOG, SCALE_PLOT_LOG, sr, 5);
-  p.x_min = 1.0, p.x_max = 1.5 * b[n_pts - 1];
-  p.markers = &mk, p.n_markers = 1, p.points = &full, p.n_points = 1;
-  chapter_figure(ch, "step-breakdown.svg", &p);
+  scale_diag d = {0};
+  if (chapter_status_ok(ch, scale_inferplot_step_breakdown(s->m, s->chip, &cfg, &fig, &d), &d))
+    chapter_figure(ch, "step-breakdown.svg", &fig.plot);
 }
 
 /** The model on GPUs: fp8 weights, KV and arithmetic on one NVLink node. */
@@ -393,36 +314,32 @@ static void section_gpu(chapter *ch, const serving *s, const scale_chip *gpu) {
           scale_roofline_critical_batch(gpu, d, SCALE_DTYPE_BF16), "tokens"));
   scale_infer_slice sl = scale_infer_smallest_slice(s->m, gpu, d, s->context);
   scale_infer_slice sl16 = scale_infer_smallest_slice(s->m, gpu, SCALE_DTYPE_BF16, s->context);
-  CHAPTER_VALUES(ch, "gpu",
-      CHAPTER_V("slice_fp8", "smallest slice, fp8", sl.slice_chips, "GPUs"),
-      CHAPTER_V("slice_bf16", "smallest slice, bf16", sl16.slice_chips, "GPUs"));
   scale_infer_config cfg = scale_infer_config_generate(n, s->batch, s->context, d);
   cfg.compute_dtype = d;
   scale_infer_decode dec = scale_infer_decode_eval(s->m, gpu, &cfg);
   scale_infer_memory mem;
   scale_infer_decode full = scale_infer_decode_at_max_batch(s->m, gpu, &cfg, &mem);
-  CHAPTER_VALUES(ch, "gpu",
-      CHAPTER_V("step_s", "step at the example batch", dec.step_s, "s"),
-      CHAPTER_V("tput", "tokens/s per GPU", dec.tokens_per_s_per_chip, "tokens/s"),
-      CHAPTER_V("cost", "cost per million tokens", dec.cost_usd_per_million_tokens, "USD"),
-      CHAPTER_V("max_batch", "largest batch that fits", mem.max_batch, ""));
-  CHAPTER_VALUES(ch, "gpu",
-      CHAPTER_V("full_step_s", "step at the largest batch", full.step_s, "s"),
-      CHAPTER_V("full_tput", "tokens/s per GPU there", full.tokens_per_s_per_chip, "tokens/s"),
-      CHAPTER_V("full_cost", "cost per million tokens there", full.cost_usd_per_million_tokens,
-          "USD"));
   /* The TPU counterpart: 16 chips, int8, largest batch. */
   scale_infer_config tcfg = scale_infer_config_generate(16, 1, s->context, SCALE_DTYPE_INT8);
   scale_infer_memory tmem;
   scale_infer_decode tdec = scale_infer_decode_at_max_batch(s->m, s->chip, &tcfg, &tmem);
   CHAPTER_VALUES(ch, "gpu",
+      CHAPTER_V("slice_fp8", "smallest slice, fp8", sl.slice_chips, "GPUs"),
+      CHAPTER_V("slice_bf16", "smallest slice, bf16", sl16.slice_chips, "GPUs"),
+      CHAPTER_V("step_s", "step at the example batch", dec.step_s, "s"),
+      CHAPTER_V("tput", "tokens/s per GPU", dec.tokens_per_s_per_chip, "tokens/s"),
+      CHAPTER_V("cost", "cost per million tokens", dec.cost_usd_per_million_tokens, "USD"),
+      CHAPTER_V("max_batch", "largest batch that fits", mem.max_batch, ""),
+      CHAPTER_V("full_step_s", "step at the largest batch", full.step_s, "s"),
+      CHAPTER_V("full_tput", "tokens/s per GPU there", full.tokens_per_s_per_chip, "tokens/s"),
+      CHAPTER_V("full_cost", "cost per million tokens there", full.cost_usd_per_million_tokens,
+          "USD"),
       CHAPTER_V("tpu_max_batch", "TPU 4x4 int8: largest batch", tmem.max_batch, ""),
       CHAPTER_V("tpu_step_s", "its step", tdec.step_s, "s"),
       CHAPTER_V("tpu_cost", "its cost per million tokens", tdec.cost_usd_per_million_tokens,
           "USD"));
 }
 
-/** Worked problems 1-3 (the book leaves them unanswered). */
 /* [listing:plan-serving] */
 /** Runs the serving planner on the example's model and chip for a P-token prompt and G
  * generated tokens within 'latency' per token, restricted to the given weight and KV dtypes
@@ -492,102 +409,6 @@ static void section_planner(chapter *ch, const serving *s) {
 /* arrival rates as fractions of the offline maximum */
 static const double load_fracs[LOAD_POINTS] = {0.05, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99};
 
-/** One serving system under a Poisson stream: the copy, its value stem, and its curve. */
-typedef struct {
-  const char *key;            /**< value stem ("load.v5e") */
-  scale_serveload load;       /**< the copy, its calibrated cost and engine */
-  scale_serveload_curve c;    /**< its sweep from a vanishing rate to saturation */
-} load_system;
-
-/* The closed-form limits beside a vanishing rate, the book's formula at the steady batch, and
- * the step-time shares at saturation. */
-static void load_limits(chapter *ch, const load_system *ls) {
-  const scale_serveload_curve *c = &ls->c;
-  CHAPTER_VALUES(ch, ls->key,
-      CHAPTER_V("prefill_s", "  one prompt's prefill step", c->prefill_s, "s"),
-      CHAPTER_V("low_ttft_s", "  TTFT p50 at a vanishing rate", c->vanishing.ttft_p50_s, "s"),
-      CHAPTER_V("decode1_s", "  batch-1 decode step", c->decode1_s, "s"),
-      CHAPTER_V("low_tpot_s", "  TPOT p50 at a vanishing rate", c->vanishing.tpot_p50_s, "s"));
-  bool limits = fabs(c->vanishing.ttft_p50_s / c->prefill_s - 1) < 0.01 &&
-                fabs(c->vanishing.tpot_p50_s / c->decode1_s - 1) < 0.02;
-  chapter_claim(ch, true, limits,
-                "at a vanishing rate TTFT is the prefill step and TPOT the batch-1 decode step");
-}
-
-static void load_book(chapter *ch, const load_system *ls) {
-  const scale_serveload_curve *c = &ls->c;
-  const scale_serve_parts *p = &c->steady;
-  double t = scale_serve_parts_total(p);
-  CHAPTER_VALUES(ch, ls->key,
-      CHAPTER_V("book_step_s", "  the book's step at that batch", c->book_step_s, "s"),
-      CHAPTER_V("book_tput", "  the book's tokens/s per chip there", c->book_tokens_per_s_per_chip,
-          "tokens/s"),
-      {"book_ratio", "  book / simulator", c->book_ratio, "", SCALE_FMT_SCI},
-      CHAPTER_V("share_linear", "  weights or GEMMs", 100 * p->linear_s / t, "%"),
-      CHAPTER_V("share_kv", "  KV reads", 100 * p->kv_s / t, "%"),
-      CHAPTER_V("share_tp", "  TP AllReduces", 100 * p->tp_s / t, "%"),
-      CHAPTER_V("share_overhead", "  per-step overhead", 100 * p->overhead_s / t, "%"));
-}
-
-static bool section_load_one(chapter *ch, load_system *ls) {
-  scale_diag diag = {0};
-  if (scale_serveload_curve_run(&ls->load, load_fracs, LOAD_POINTS, 1000, &ls->c, &diag) !=
-      SCALE_OK) {
-    chapter_error(ch, "serving under load: the run of %s failed: %s", ls->key, diag.message);
-    return false;
-  }
-  const scale_serveload *l = &ls->load;
-  const scale_serve_result *off = &ls->c.offline;
-  chapter_say(ch, "%s, %g x %s, %s, requests of %g + %g tokens:", l->model->display_name, l->tp,
-              l->chip->display_name, scale_dtype_name(l->dtype), l->isl, l->osl);
-  CHAPTER_VALUES(ch, ls->key,
-      CHAPTER_V("fitted", "  step cost fitted on serving rows (1) or priors (0)",
-          l->chip->has_serve, ""),
-      CHAPTER_V("max_tput", "  offline maximum, tokens/s per chip",
-          off->throughput_tokens_per_s / l->tp, "tokens/s"),
-      {"max_rate", "  offline maximum, requests/s", off->request_rate_per_s, "", SCALE_FMT_SCI},
-      CHAPTER_V("max_batch", "  steady batch at saturation", off->steady_batch, ""),
-      CHAPTER_V("max_tpot_s", "  TPOT p50 at saturation", off->tpot_p50_s, "s"));
-  load_limits(ch, ls);
-  for (int k = 0; k < LOAD_POINTS; k++) {
-    const scale_serve_result *r = &ls->c.point[k];
-    char stem[64];
-    snprintf(stem, sizeof stem, "%s.r%.0f", ls->key, 100 * load_fracs[k]);
-    CHAPTER_VALUES(ch, stem,
-      CHAPTER_V("tput", "  tokens/s per chip", ls->c.tput_per_chip[k], "tokens/s"),
-      CHAPTER_V("ttft_p90_s", "  TTFT p90", r->ttft_p90_s, "s"),
-      CHAPTER_V("tpot_p50_s", "  TPOT p50", r->tpot_p50_s, "s"));
-  }
-  load_book(ch, ls);
-  return true;
-}
-
-static void figure_load(chapter *ch, load_system *ls, int n) {
-  static char labels[4][96];
-  scale_plot_series sr[4];
-  for (int i = 0; i < n; i++) {
-    const scale_serveload *l = &ls[i].load;
-    snprintf(labels[2 * i], sizeof labels[0], "%.40s on %g %.20s: TPOT p50",
-             l->model->display_name, l->tp, l->chip->display_name);
-    snprintf(labels[2 * i + 1], sizeof labels[0], "%.40s on %g %.20s: TTFT p90",
-             l->model->display_name, l->tp, l->chip->display_name);
-    const scale_serveload_curve *c = &ls[i].c;
-    sr[2 * i] = (scale_plot_series){.label = labels[2 * i], .x = c->tput_per_chip,
-                                    .y = c->tpot_p50_s, .n = LOAD_POINTS, .dots = true};
-    sr[2 * i + 1] = (scale_plot_series){.label = labels[2 * i + 1], .x = c->tput_per_chip,
-                                        .y = c->ttft_p90_s, .n = LOAD_POINTS, .dashed = true,
-                                        .dots = true};
-  }
-  scale_plot p = scale_plot_frame("Serving under load: latency against throughput",
-                  "Time per output token (median) and time to first token (p90) against output "
-                  "tokens/s per chip as the Poisson arrival rate rises from 5% to 99% of each "
-                  "system's offline maximum, from the request-stream simulator with the "
-                  "calibrated step cost.",
-                  "throughput [output tokens/s per chip]", "latency [s]", SCALE_PLOT_LOG,
-                  SCALE_PLOT_LOG, sr, (size_t)(2 * n));
-  chapter_figure(ch, "serving-load.svg", &p);
-}
-
 /** Six requests on the H100 copy at 30/s, prompts of 300-2000 tokens cut into chunks by a
  * 512-token step budget and mixed with the decodes (6-20 tokens) of those already running:
  * the simulator's trace, step by step (serve.h, diagram.h). */
@@ -610,19 +431,34 @@ static void figure_timeline(chapter *ch, scale_serveload *l) {
 static void section_load(chapter *ch, const scale_model *m70, const scale_chip *v5e,
                          const scale_model *m8, const scale_chip *h100) {
   chapter_heading(ch, "Serving under load");
-  static load_system ls[2] = {{.key = "load.v5e"}, {.key = "load.h100"}};
-  scale_diag diag = {0};
-  if (scale_serveload_setup(m70, v5e, 8, SCALE_DTYPE_INT8, SCALE_DTYPE_INT8, 2048, 512,
-                            &ls[0].load, &diag) != SCALE_OK ||
-      scale_serveload_setup(m8, h100, 1, SCALE_DTYPE_FP8, SCALE_DTYPE_FP8, 2048, 512,
-                            &ls[1].load, &diag) != SCALE_OK) {
-    chapter_error(ch, "serving under load: %s", diag.message);
+  static const char *const key[2] = {"load.v5e", "load.h100"};
+  static scale_serveload load[2];
+  static scale_serveload_curve curve[2];
+  static scale_infer_table t;
+  scale_diag d = {0};
+  if (!chapter_status_ok(ch, scale_serveload_setup(m70, v5e, 8, SCALE_DTYPE_INT8, SCALE_DTYPE_INT8,
+                                                   2048, 512, &load[0], &d), &d) ||
+      !chapter_status_ok(ch, scale_serveload_setup(m8, h100, 1, SCALE_DTYPE_FP8, SCALE_DTYPE_FP8,
+                                                   2048, 512, &load[1], &d), &d))
     return;
+  for (int i = 0; i < 2; i++) {
+    const scale_serveload *l = &load[i];
+    const scale_serveload_curve *c = &curve[i];
+    scale_status st = scale_serveload_curve_run(&load[i], load_fracs, LOAD_POINTS, 1000, &curve[i],
+                                                &d);
+    if (!chapter_status_ok(ch, st, &d)) return;
+    chapter_say(ch, "%s, %g x %s, %s, requests of %g + %g tokens:", l->model->display_name, l->tp,
+                l->chip->display_name, scale_dtype_name(l->dtype), l->isl, l->osl);
+    scale_serveload_curve_table(l, c, &t);
+    emit_table(ch, key[i], &t);
+    bool limits = fabs(c->vanishing.ttft_p50_s / c->prefill_s - 1) < 0.01 &&
+                  fabs(c->vanishing.tpot_p50_s / c->decode1_s - 1) < 0.02;
+    chapter_claim(ch, true, limits,
+                  "at a vanishing rate TTFT is the prefill step and TPOT the batch-1 decode step");
   }
-  for (int i = 0; i < 2; i++)
-    if (!section_load_one(ch, &ls[i])) return;
-  figure_load(ch, ls, 2);
-  figure_timeline(ch, &ls[1].load);
+  if (chapter_status_ok(ch, scale_inferplot_load(load, curve, 2, &fig, &d), &d))
+    chapter_figure(ch, "serving-load.svg", &fig.plot);
+  figure_timeline(ch, &load[1]);
 }
 
 static void section_problems(chapter *ch, const scale_chip *c, const scale_model *big,
@@ -641,28 +477,25 @@ static void section_problems(chapter *ch, const scale_chip *c, const scale_model
   scale_infer_config cfg = scale_infer_config_default(1, 240, 8192);
   cfg.weight_dtype = cfg.kv_dtype = SCALE_DTYPE_INT8;
   scale_infer_memory mem = scale_infer_memory_eval(small, c, &cfg);
+  double used = mem.weight_bytes + mem.kv_bytes + mem.activation_bytes_per_chip;
   CHAPTER_VALUES(ch, "wp2",
       CHAPTER_V("weight_bytes", "int8 weights", mem.weight_bytes, "B"),
       CHAPTER_V("kv_bytes", "int8 KV caches", mem.kv_bytes, "B"),
       CHAPTER_V("act_bytes", "working activations of one layer", mem.activation_bytes_per_chip,
-          "B"));
-  chapter_value(ch, "wp2.slice", "smallest slice",
-                scale_infer_min_slice_chips(mem.weight_bytes + mem.kv_bytes +
-                                                mem.activation_bytes_per_chip,
-                                            c->hbm_bytes),
-                "chips", SCALE_FMT_PLAIN);
+          "B"),
+      CHAPTER_V("slice", "smallest slice", scale_infer_min_slice_chips(used, c->hbm_bytes),
+          "chips"));
   /* Q3: LLaMA 3 405B, int8 weights and KV, bf16 FLOPs, 8192 tokens, step <= 15 ms. */
   const double limit = 15e-3;
-  chapter_value(ch, "wp3.limit_s", "latency limit", limit, "s", SCALE_FMT_TIME);
   double min_chips = scale_infer_min_slice_chips(p405, limit * c->hbm_bytes_per_s);
-  chapter_value(ch, "wp3.min_chips", "fewest chips whose weight reads fit the limit", min_chips,
-                "chips", SCALE_FMT_PLAIN);
   scale_infer_config q = scale_infer_config_generate(min_chips, 1, 8192, SCALE_DTYPE_INT8);
   scale_infer_config best = {0};
   scale_infer_decode d = {0}; /* zeros when no slice meets the limit */
   scale_infer_best_within_latency(big, c, &q, limit, 4096, &best, &d);
   double pod = scale_chip_pod_chips(c);
   CHAPTER_VALUES(ch, "wp3",
+      CHAPTER_V("limit_s", "latency limit", limit, "s"),
+      CHAPTER_V("min_chips", "fewest chips whose weight reads fit the limit", min_chips, "chips"),
       CHAPTER_V("best_chips", "best slice", best.n_chips, "chips"),
       CHAPTER_V("best_batch", "its batch", best.batch, ""),
       CHAPTER_V("best_step_s", "its step", d.step_s, "s"),

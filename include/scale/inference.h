@@ -614,4 +614,151 @@ scale_infer_decode scale_infer_decode_at_max_batch(const scale_model *model,
 void scale_infer_decode_curve(const scale_infer_decode *d, int n, double *batch, double *step_s,
                               double *params_s, double *kv_s, double *flops_s, double *ici_s);
 
+/* ---- ch. 8's serving example: the book's step on a slice, the slice table, frontiers ------- */
+
+/** The book's decode step (scale_infer_step_time_s()) of 'model' on 'n_chips' chips of 'chip':
+ * 'batch' sequences of 'context' tokens, weights and KV caches in 'dtype', bf16 FLOPs, W and C
+ * the totals over the chips: B KV_seq / W + max(2 B n_params / C, weight bytes / W).
+ *
+ * Units:  n_chips [count], batch [sequences], context [tokens] -> [s].
+ * Domain: n_chips > 0, batch and context >= 0, a dtype with a size; NaN otherwise.
+ * Book:   ch. 8 "Serving LLaMA 3 70B": batch 32 at 8192 tokens, int8, on 8 v5e: 17 ms.
+ */
+double scale_infer_book_step_s(const scale_model *model, const scale_chip *chip, double n_chips,
+                               double batch, scale_dtype dtype, double context);
+
+/** One named quantity of a table a chapter emits or a command prints. */
+typedef struct {
+  char key[32];      /**< short name, [A-Za-z0-9_.]+ ("max_batch", "r50.tput") */
+  const char *label; /**< a phrase naming it ("sequences that fit") */
+  double value;      /**< in SI base units of 'unit' */
+  const char *unit;  /**< "s", "B", "tokens/s", "" */
+  scale_fmt style;   /**< how it displays (units.h) */
+} scale_infer_quantity;
+
+/** Most rows a scale_infer_table holds. */
+#define SCALE_INFER_TABLE_MAX 64
+
+/** A table of named quantities, in the order they are meant to be read. */
+typedef struct {
+  int n;                                         /**< rows in 'row' */
+  scale_infer_quantity row[SCALE_INFER_TABLE_MAX]; /**< the rows */
+} scale_infer_table;
+
+/** Appends the row (key, label, value, unit, style) to *t; a key of 32 characters or more is
+ * cut, a row beyond SCALE_INFER_TABLE_MAX dropped. Use: a library function filling a table. */
+void scale_infer_table_add(scale_infer_table *t, const char *key, const char *label, double value,
+                           const char *unit, scale_fmt style);
+
+/** A row of ch. 8's smallest-slice table served at its largest batch. */
+typedef struct {
+  scale_infer_slice slice; /**< the slice and what fits on it */
+  double step_s;           /**< scale_infer_book_step_s() at slice.max_batch [s] */
+  double qps_per_chip;     /**< scale_infer_qps_per_chip() of requests of decode_len [1/s] */
+} scale_infer_served_slice;
+
+/** scale_infer_slice_of() (n_chips NaN: the smallest slice) served at its largest batch with
+ * the book's step, and the queries per second per chip of requests of 'decode_len' tokens.
+ *
+ * Units:  context, decode_len [tokens], n_chips [count]; the fields as their own.
+ * Domain: as scale_infer_slice_of(), decode_len > 0; NaN fields otherwise.
+ * Book:   ch. 8 smallest-topology table (bf16 16, int8 8, int4 4 chips, 43 sequences each).
+ */
+scale_infer_served_slice scale_infer_slice_served(const scale_model *model,
+                                                  const scale_chip *chip, scale_dtype dtype,
+                                                  double context, double n_chips,
+                                                  double decode_len);
+
+/** The quantities of a served slice in ch. 8's order: with 'full' weight_bytes, kv_per_token,
+ * chips_needed, chips, free_bytes, max_batch, step_s, qps_per_chip; without, the last of them
+ * only (chips, max_batch, step_s, qps_per_chip: what changes with the slice). */
+void scale_infer_slice_table(const scale_infer_served_slice *s, bool full,
+                             scale_infer_table *out);
+
+/** Most contexts and batches scale_infer_frontiers_eval() takes. */
+#define SCALE_INFER_FRONTIER_CONTEXTS 8
+#define SCALE_INFER_FRONTIER_BATCHES 1024
+
+/** The decode frontier of one configuration at several contexts, batches 1, 2, ..., n_batches.
+ * About 540 kB: give it static storage. */
+typedef struct {
+  int n_contexts, n_batches;
+  double context[SCALE_INFER_FRONTIER_CONTEXTS];   /**< S of each frontier [tokens] */
+  double max_batch[SCALE_INFER_FRONTIER_CONTEXTS]; /**< the largest batch that fits (0: none) */
+  scale_infer_point point[SCALE_INFER_FRONTIER_CONTEXTS][SCALE_INFER_FRONTIER_BATCHES];
+  /** scale_infer_frontier_curve() of each: the drawable latency [s] and throughput per chip
+   * [tokens/s], NaN where the batch does not fit */
+  double lat_s[SCALE_INFER_FRONTIER_CONTEXTS][SCALE_INFER_FRONTIER_BATCHES];
+  double tput[SCALE_INFER_FRONTIER_CONTEXTS][SCALE_INFER_FRONTIER_BATCHES];
+  double worst_step_s; /**< the slowest step at a largest batch, over the contexts [s] */
+} scale_infer_frontiers;
+
+/** scale_infer_frontier() of 'cfg' at contexts[0..n_contexts) and batches 1..n_batches into
+ * *out. Returns false for invalid arguments (counts out of range, a configuration the model
+ * does not validate on).
+ *
+ * Book:   ch. 8 "Visualizing the Latency Throughput Tradeoff" (one line per context).
+ */
+bool scale_infer_frontiers_eval(const scale_model *model, const scale_chip *chip,
+                                const scale_infer_config *cfg, const double *contexts,
+                                int n_contexts, int n_batches, scale_infer_frontiers *out);
+
+/** The quantities of frontier k at its largest batch: max_batch, and where one fits
+ * max_step_s, max_tput (tokens/s per chip) and max_cost (USD per million tokens). */
+void scale_infer_frontier_table(const scale_infer_frontiers *f, int k, scale_infer_table *out);
+
+/** The two ends of frontier k (which must fit a batch): batch 1's step, throughput per chip
+ * and cost ("min_step_s", "min_tput", "min_cost"), the cost at batch 1 over the cost at the
+ * largest batch ("cost_ratio") and the largest batch's step over batch 1's ("latency_ratio").
+ *
+ * Book:   ch. 8 "Visualizing the Latency Throughput Tradeoff": batching buys throughput and
+ *         cost at the price of latency.
+ */
+void scale_infer_frontier_ends_table(const scale_infer_frontiers *f, int k,
+                                     scale_infer_table *out);
+
+/* ---- ch. 7's tables ------------------------------------------------------------------------- */
+
+/** Ch. 7's throughput table: the book's decode step (scale_infer_step_time_s()) of 'model' with
+ * bf16 weights, KV caches and FLOPs on 'n_chips' chips of 'chip' at 'context' tokens, the KV
+ * cache of a sequence divided by 'kv_divisor' (1: as it is; the book's "5x smaller": 5), at
+ * batches[0..n): for each batch B the rows "bB.kv_bytes", "bB.total_bytes" (KV and weights),
+ * "bB.step_s" and "bB.tokens_per_s", then "max_batch" (scale_infer_max_batch() of the HBM the
+ * weights leave). At most (SCALE_INFER_TABLE_MAX - 1) / 4 batches are tabled.
+ *
+ * Units:  n_chips [count], context [tokens], kv_divisor [1], batches [sequences].
+ * Book:   ch. 7 "What about memory?" tables: LLaMA 2 13B on 8 v5e, 8192 tokens (batch 240:
+ *         1.61 TB of KV, 249 ms; 15 sequences fit, 75 with the 5x smaller cache).
+ */
+void scale_infer_book_table(const scale_model *model, const scale_chip *chip, double n_chips,
+                            double context, double kv_divisor, const double *batches, int n,
+                            scale_infer_table *out);
+
+/** Ch. 7's KV-cache reductions of 'model' applied in turn: bytes per token in bf16 (MHA: the
+ * model as it is), with 'kv_heads' KV heads (GQA), with one (MQA), GQA in int8 and int4
+ * ("mha_per_token", "gqa_per_token", "mqa_per_token", "gqa_int8_per_token",
+ * "gqa_int4_per_token"); the example "long_context", "window" and "local_pct" (100
+ * local_frac); one sequence of 'context' tokens in MHA bf16, GQA int8 and GQA int8 with a
+ * fraction 'local_frac' of local layers over 'window' tokens (scale_infer_local_kv_bytes();
+ * "mha_seq", "gqa_int8_seq", "local_seq") and how much smaller the last is than the first
+ * ("combined_factor").
+ *
+ * Units:  kv_heads [count], context, window [tokens], local_frac [1]; rows in bytes.
+ * Book:   ch. 7 "Tricks for improving generation throughput and latency".
+ */
+void scale_infer_kv_reduction_table(const scale_model *model, double kv_heads, double context,
+                                    double window, double local_frac, scale_infer_table *out);
+
+/** Ch. 7's two ways of sharding the KV cache compared on 'cfg' (its kv_sharding ignored): the
+ * KV bytes per chip, KV loading, collectives and step (scale_infer_memory_eval() and
+ * scale_infer_decode_eval()) with the cache split over heads then batch (SCALE_KV_SHARD_FULL;
+ * rows "full_kv_per_chip", "full_t_kv_s", "full_t_ici_s", "full_step_s") and over heads only
+ * (SCALE_KV_SHARD_HEADS; "heads_..."), each pair side by side.
+ *
+ * Book:   ch. 7 "Sharding the KV cache" (LLaMA 3 70B, K = 8, on 16 chips: the heads-only
+ *         cache is replicated twice, so its KV loading takes twice as long).
+ */
+void scale_infer_kv_sharding_table(const scale_model *model, const scale_chip *chip,
+                                   const scale_infer_config *cfg, scale_infer_table *out);
+
 #endif

@@ -13,6 +13,7 @@
 #define SCALE_SERVELOAD_H
 
 #include "scale/hardware.h"
+#include "scale/inference.h"
 #include "scale/model.h"
 #include "scale/serve.h"
 #include "scale/servecal.h"
@@ -74,6 +75,7 @@ typedef struct {
   double prefill_s;             /**< scale_serveload_prefill_s(): the vanishing-rate TTFT [s] */
   double decode1_s;             /**< scale_serveload_decode1_s(): the vanishing-rate TPOT [s] */
   int n_points;                 /**< load points in 'point' */
+  double rate_frac[SCALE_SERVELOAD_POINTS_MAX]; /**< point[i]'s rate over the offline one [1] */
   scale_serve_result point[SCALE_SERVELOAD_POINTS_MAX]; /**< at rate_frac[i] x offline rate */
   double tput_per_chip[SCALE_SERVELOAD_POINTS_MAX]; /**< point[i]'s output tokens/s per chip
                                                          (the figure's x) [tokens/s] */
@@ -129,5 +131,18 @@ scale_status scale_serveload_trace(scale_serveload *load, double rate_per_s, dou
                                    scale_serve_lengths isl, scale_serve_lengths osl,
                                    double step_tokens, scale_serveload_traced *out,
                                    scale_diag *diag);
+
+/** The quantities of a copy's curve in ch. 8's order: fitted (1 when the chip's step cost is
+ * fitted on serving rows, 0 on the priors), the offline maximum (max_tput per chip, max_rate
+ * requests/s, max_batch steady batch, max_tpot_s), the closed forms beside a vanishing rate
+ * (prefill_s, low_ttft_s, decode1_s, low_tpot_s), each load point i as "rP.tput",
+ * "rP.ttft_p90_s" and "rP.tpot_p50_s" with P = 100 rate_frac[i] rounded, the book's step at
+ * the steady batch (book_step_s, book_tput per chip, book_ratio) and the steady step's shares
+ * in percent (share_linear, share_kv, share_tp, share_overhead).
+ *
+ * Book:   ch. 8 "Serving under load" (its table and figure).
+ */
+void scale_serveload_curve_table(const scale_serveload *load, const scale_serveload_curve *c,
+                                 scale_infer_table *out);
 
 #endif

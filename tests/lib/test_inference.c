@@ -647,6 +647,174 @@ START_TEST(test_comms_v4p_torus) {
 }
 END_TEST
 
+/* ---- the book's step on a slice, tables (ch. 7 and 8) --------------------------------------- */
+
+/* The row of table t named key (the test fails without one). */
+static const scale_infer_quantity *row_of(const scale_infer_table *t, const char *key) {
+  for (int i = 0; i < t->n; i++)
+    if (strcmp(t->row[i].key, key) == 0) return &t->row[i];
+  ck_abort_msg("no row %s", key);
+  return NULL;
+}
+
+START_TEST(test_book_step_and_table_rows) {
+  scale_model m = scale_check_model("llama-3-70b");
+  scale_chip v5e = scale_check_chip("tpu-v5e");
+  double n = scale_transformer_n_params(&m);
+  /* ch. 8: batch 32 at 8192 tokens, int8, 8 chips. KV 163840 B a token (2 L K H = 2 x 80 x 8 x
+   * 128), so 32 x 163840 x 8192 = 42.9e9 B of caches; weights n bytes; 2 x 32 x n FLOPs over
+   * 8 x 1.97e14 FLOP/s (2.9 ms) hide behind the weight reads: (42.9e9 + n) / (8 x 8.2e11). */
+  double want = (32.0 * 163840.0 * 8192.0 + n) / (8 * 8.2e11);
+  scale_check_rel(scale_infer_book_step_s(&m, &v5e, 8, 32, SCALE_DTYPE_INT8, 8192), want, 1e-12,
+                  "s", "hand derivation");
+  scale_check_rel(scale_infer_book_step_s(&m, &v5e, 8, 32, SCALE_DTYPE_INT8, 8192), 17e-3, 0.03,
+                  "s", "ch. 8: 17 ms");
+  ck_assert(isnan(scale_infer_book_step_s(&m, &v5e, 0, 32, SCALE_DTYPE_INT8, 8192)));
+  ck_assert(isnan(scale_infer_book_step_s(&m, &v5e, 8, -1, SCALE_DTYPE_INT8, 8192)));
+  /* a table keeps its rows in order, cuts long keys and drops rows beyond its room */
+  static scale_infer_table t;
+  t.n = 0;
+  scale_infer_table_add(&t, "a_key_of_forty_characters_is_cut_short_", "x", 1, "s", SCALE_FMT_TIME);
+  ck_assert_int_eq((int)strlen(t.row[0].key), 31);
+  for (int i = 1; i < SCALE_INFER_TABLE_MAX + 5; i++)
+    scale_infer_table_add(&t, "k", "x", i, "", SCALE_FMT_PLAIN);
+  ck_assert_int_eq(t.n, SCALE_INFER_TABLE_MAX);
+  ck_assert(t.row[SCALE_INFER_TABLE_MAX - 1].value == SCALE_INFER_TABLE_MAX - 1);
+}
+END_TEST
+
+START_TEST(test_slice_served) {
+  scale_model m = scale_check_model("llama-3-70b");
+  scale_chip v5e = scale_check_chip("tpu-v5e");
+  /* int8: n bytes of weights need 4.4 chips, so a slice of 8; 8 x 16e9 - n bytes hold
+   * floor(57.4e9 / 1.34e9) = 42 sequences of 8192 tokens (the book, with 70e9: 43) */
+  scale_infer_served_slice s = scale_infer_slice_served(&m, &v5e, SCALE_DTYPE_INT8, 8192, NAN, 512);
+  double n = scale_transformer_n_params(&m), seq = 163840.0 * 8192.0;
+  ck_assert(s.slice.slice_chips == 8);
+  ck_assert(s.slice.max_batch == floor((8 * 1.6e10 - n) / seq));
+  ck_assert(s.slice.max_batch == 42);
+  double step = (42 * seq + n) / (8 * 8.2e11);
+  scale_check_rel(s.step_s, step, 1e-12, "s", "the book's step at 42 sequences");
+  scale_check_rel(s.qps_per_chip, 42 / (step * 512 * 8), 1e-12, "1/s", "B / (T G n)");
+  /* twice the slice: 16 x 16e9 - n bytes hold 138 sequences */
+  scale_infer_served_slice s2 = scale_infer_slice_served(&m, &v5e, SCALE_DTYPE_INT8, 8192, 16, 512);
+  ck_assert(s2.slice.slice_chips == 16 && s2.slice.max_batch == 138);
+  static scale_infer_table t;
+  scale_infer_slice_table(&s, true, &t);
+  static const char *const full[8] = {"weight_bytes", "chips_needed", "kv_per_token",
+                                      "chips",        "free_bytes",   "max_batch",
+                                      "step_s",       "qps_per_chip"};
+  ck_assert_int_eq(t.n, 8);
+  for (int i = 0; i < 8; i++)
+    (void)row_of(&t, full[i]);
+  ck_assert_str_eq(t.row[0].key, "weight_bytes");
+  ck_assert_str_eq(t.row[7].key, "qps_per_chip");
+  scale_check_rel(row_of(&t, "free_bytes")->value, 8 * 1.6e10 - n, 1e-12, "B", "HBM left");
+  scale_check_rel(row_of(&t, "chips_needed")->value, n / 1.6e10, 1e-12, "", "n / HBM");
+  scale_infer_slice_table(&s2, false, &t);
+  ck_assert_int_eq(t.n, 4);
+  ck_assert_str_eq(t.row[0].key, "chips");
+  ck_assert(row_of(&t, "max_batch")->value == 138);
+  /* outside the domain: NaN fields */
+  scale_infer_served_slice bad = scale_infer_slice_served(&m, &v5e, SCALE_DTYPE_INT8, -1, NAN, 512);
+  ck_assert(isnan(bad.step_s) && isnan(bad.qps_per_chip));
+}
+END_TEST
+
+START_TEST(test_frontiers) {
+  scale_model m = scale_check_model("llama-3-70b");
+  scale_chip v5e = scale_check_chip("tpu-v5e");
+  static scale_infer_frontiers f;
+  scale_infer_config cfg = scale_infer_config_generate(16, 1, 2048, SCALE_DTYPE_INT8);
+  const double ctx[2] = {2048, 8192};
+  ck_assert(scale_infer_frontiers_eval(&m, &v5e, &cfg, ctx, 2, 1024, &f));
+  /* each frontier's largest batch is the memory model's, at its context */
+  for (int k = 0; k < 2; k++) {
+    scale_infer_config c = cfg;
+    c.context = ctx[k];
+    double max_b = scale_infer_memory_eval(&m, &v5e, &c).max_batch;
+    ck_assert_msg(f.max_batch[k] == max_b, "context %g: %g vs %g", ctx[k], f.max_batch[k], max_b);
+    int j = (int)max_b - 1;
+    ck_assert(f.point[k][j].fits && !f.point[k][j + 1].fits);
+    ck_assert(isnan(f.lat_s[k][j + 1]) && f.lat_s[k][j] == f.point[k][j].step_s);
+    c.batch = max_b;
+    scale_check_rel(f.point[k][j].step_s, scale_infer_decode_eval(&m, &v5e, &c).step_s, 1e-12, "s",
+                    "the step at the largest batch");
+  }
+  /* 8192 tokens: 16 x 16e9 - n bytes less activations hold 138 caches of 1.34e9 B (ch. 8) */
+  ck_assert(f.max_batch[1] == 138);
+  double worst =
+      fmax(f.point[0][(int)f.max_batch[0] - 1].step_s, f.point[1][(int)f.max_batch[1] - 1].step_s);
+  ck_assert(f.worst_step_s == worst);
+  static scale_infer_table t;
+  scale_infer_frontier_table(&f, 1, &t);
+  ck_assert_int_eq(t.n, 4);
+  ck_assert_str_eq(t.row[0].key, "max_batch");
+  ck_assert(t.row[0].value == 138);
+  ck_assert(row_of(&t, "max_cost")->value == f.point[1][137].cost_usd_per_million_tokens);
+  /* its ends: batch 1 against batch 138, costs and latencies as their ratios */
+  scale_infer_frontier_ends_table(&f, 1, &t);
+  ck_assert_int_eq(t.n, 5);
+  ck_assert(row_of(&t, "min_step_s")->value == f.point[1][0].step_s);
+  scale_check_rel(row_of(&t, "cost_ratio")->value,
+                  f.point[1][0].cost_usd_per_million_tokens /
+                      f.point[1][137].cost_usd_per_million_tokens,
+                  1e-12, "x", "batch 1 over batch 138");
+  scale_check_rel(row_of(&t, "latency_ratio")->value,
+                  f.point[1][137].step_s / f.point[1][0].step_s, 1e-12, "x", "batch 138 over 1");
+  ck_assert(row_of(&t, "cost_ratio")->value > 1 && row_of(&t, "latency_ratio")->value > 1);
+  /* refused: no context, too many batches */
+  ck_assert(!scale_infer_frontiers_eval(&m, &v5e, &cfg, ctx, 0, 1024, &f));
+  ck_assert(
+      !scale_infer_frontiers_eval(&m, &v5e, &cfg, ctx, 2, SCALE_INFER_FRONTIER_BATCHES + 1, &f));
+}
+END_TEST
+
+START_TEST(test_ch7_tables) {
+  scale_model m = scale_check_model("llama-2-13b");
+  scale_chip v5e = scale_check_chip("tpu-v5e");
+  double n = scale_transformer_n_params(&m);
+  /* MHA, L 40, K 40, H 128: 2 x 40 x 40 x 128 x 2 B = 819200 B a token, 6.71e9 per 8192 */
+  double seq = 819200.0 * 8192.0;
+  const double b[2] = {1, 240};
+  static scale_infer_table t;
+  scale_infer_book_table(&m, &v5e, 8, 8192, 1, b, 2, &t);
+  ck_assert_int_eq(t.n, 9);
+  scale_check_rel(row_of(&t, "b240.kv_bytes")->value, 240 * seq, 1e-12, "B", "1.61 TB (ch. 7)");
+  scale_check_rel(row_of(&t, "b1.step_s")->value, (seq + 2 * n) / (8 * 8.2e11), 1e-12, "s",
+                  "KV and weights over 8 x W");
+  /* 8 x 16e9 - 2n bytes hold 15 caches, 75 of a 5x smaller one (ch. 7's tables) */
+  ck_assert(row_of(&t, "max_batch")->value == 15);
+  scale_infer_book_table(&m, &v5e, 8, 8192, 5, b, 2, &t);
+  ck_assert(row_of(&t, "max_batch")->value == 75);
+  scale_check_rel(row_of(&t, "b240.tokens_per_s")->value, 240 / row_of(&t, "b240.step_s")->value,
+                  1e-12, "tokens/s", "B / step");
+  /* the reductions: GQA 8 heads 163840 B, MQA 20480 B, int8 81920, int4 40960; 32768 tokens
+   * with half the layers local over 4096: 81920 x (16384 + 2048) B = 1.51e9 */
+  scale_infer_kv_reduction_table(&m, 8, 32768, 4096, 0.5, &t);
+  ck_assert(row_of(&t, "mha_per_token")->value == 819200);
+  ck_assert(row_of(&t, "gqa_per_token")->value == 163840);
+  ck_assert(row_of(&t, "mqa_per_token")->value == 20480);
+  ck_assert(row_of(&t, "gqa_int8_per_token")->value == 81920);
+  ck_assert(row_of(&t, "gqa_int4_per_token")->value == 40960);
+  scale_check_rel(row_of(&t, "local_seq")->value, 81920.0 * 18432.0, 1e-12, "B", "hand");
+  scale_check_rel(row_of(&t, "combined_factor")->value, 819200.0 * 32768 / (81920.0 * 18432), 1e-12,
+                  "x", "ch. 7: about 18x");
+  /* KV sharding, LLaMA 3 70B (K 8) on 16 chips: the heads-only cache is replicated twice */
+  scale_model l3 = scale_check_model("llama-3-70b");
+  scale_infer_config cfg = scale_infer_config_default(16, 32, 8192);
+  cfg.weight_dtype = cfg.kv_dtype = SCALE_DTYPE_INT8;
+  scale_infer_kv_sharding_table(&l3, &v5e, &cfg, &t);
+  ck_assert_int_eq(t.n, 8);
+  ck_assert_str_eq(t.row[0].key, "full_kv_per_chip");
+  ck_assert_str_eq(t.row[1].key, "heads_kv_per_chip");
+  scale_check_rel(t.row[0].value, 32 * 163840.0 * 8192 / 16, 1e-12, "B", "split 16 ways");
+  scale_check_rel(t.row[1].value, 2 * t.row[0].value, 1e-12, "B", "split 8 ways");
+  scale_check_rel(row_of(&t, "heads_t_kv_s")->value, 2 * row_of(&t, "full_t_kv_s")->value, 1e-9,
+                  "s", "twice the bytes a chip reads");
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("inference");
   const scale_check_case cases[] = {
@@ -670,6 +838,10 @@ int main(void) {
       {"local_kv_and_lookahead", test_local_kv_and_lookahead},
       {"comms_v5e_layouts", test_comms_v5e_layouts},
       {"comms_v4p_torus", test_comms_v4p_torus},
+      {"book_step_and_table_rows", test_book_step_and_table_rows},
+      {"slice_served", test_slice_served},
+      {"frontiers", test_frontiers},
+      {"ch7_tables", test_ch7_tables},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return scale_check_run(s);

@@ -2,6 +2,7 @@
  * header's rule, the closed forms are the cost of the steps they name, and the simulator meets
  * them where it must (a vanishing rate: TTFT = one prefill step, TPOT = one batch-1 decode). */
 #include <math.h>
+#include <string.h>
 
 #include "scale/serveload.h"
 #include "scale/transformer.h"
@@ -94,8 +95,31 @@ START_TEST(curve) {
                   "the book's tokens/s over the offline run's");
   scale_check_rel(c.steady.kv_s, scale_serveload_steady_parts(&l, off.steady_batch).kv_s, 1e-12,
                   "s", "the steady parts at the steady batch");
-  ck_assert_int_eq(scale_serveload_curve_run(&l, fracs, SCALE_SERVELOAD_POINTS_MAX + 1, 200, &c,
-                                             &diag), SCALE_ERR_INVALID);
+  /* its table: the header's rows in its order, each the curve's number it names */
+  static scale_infer_table t;
+  scale_serveload_curve_table(&l, &c, &t);
+  ck_assert_int_eq(t.n, 9 + 3 * 2 + 7);
+  static const char *const keys[] = {
+      "fitted",         "max_tput",       "max_rate",   "max_batch",      "max_tpot_s",
+      "prefill_s",      "low_ttft_s",     "decode1_s",  "low_tpot_s",     "r25.tput",
+      "r25.ttft_p90_s", "r25.tpot_p50_s", "r90.tput",   "r90.ttft_p90_s", "r90.tpot_p50_s",
+      "book_step_s",    "book_tput",      "book_ratio", "share_linear",   "share_kv",
+      "share_tp",       "share_overhead"};
+  for (int i = 0; i < t.n; i++)
+    ck_assert_str_eq(t.row[i].key, keys[i]);
+  ck_assert(t.row[0].value == (h100.has_serve ? 1.0 : 0.0));
+  scale_check_rel(t.row[1].value, off.throughput_tokens_per_s, 1e-12, "tokens/s", "tp 1");
+  scale_check_rel(t.row[9].value, r.throughput_tokens_per_s, 1e-12, "tokens/s", "25%: tput");
+  scale_check_rel(t.row[10].value, r.ttft_p90_s, 1e-12, "s", "25%: TTFT p90");
+  scale_check_rel(t.row[15].value, c.book_step_s, 1e-12, "s", "the book's step");
+  /* the four shares are parts of the steady step: together at most all of it */
+  double shares = t.row[18].value + t.row[19].value + t.row[20].value + t.row[21].value;
+  ck_assert(shares <= 100.0 + 1e-9);
+  scale_check_rel(t.row[19].value, 100 * c.steady.kv_s / scale_serve_parts_total(&c.steady), 1e-12,
+                  "%", "KV share of the steady step");
+  ck_assert_int_eq(
+      scale_serveload_curve_run(&l, fracs, SCALE_SERVELOAD_POINTS_MAX + 1, 200, &c, &diag),
+      SCALE_ERR_INVALID);
 }
 END_TEST
 
