@@ -924,6 +924,10 @@ scale_status scale_calib_memory_eval(const scale_measurement *row, scale_recompu
   l.n_microbatches = row->gbs / (row->dp * mbs);
   l.schedule = row->vp > 1.0 && row->pp > 1.0 ? SCALE_PP_INTERLEAVED : SCALE_PP_1F1B;
   l.n_virtual_stages = row->vp > 1.0 ? row->vp : 1.0;
+  /* more pipeline chunks than layers ran only with the embedding and the loss counted as a
+   * layer each (Megatron's account-for-embedding/loss-in-pipeline-split: LLaMA 3.1 405B's 126
+   * layers over PP 16 x VP 8) */
+  l.pp_embed_loss = row->pp * l.n_virtual_stages > (double)model->n_layers;
   scale_train_layout_map(chip, row->chips, &l);
   scale_train_problem p =
       scale_train_problem_make(model, chip, row->chips, row->gbs * row->seq, row->seq);

@@ -198,6 +198,39 @@ START_TEST(fp4_pays_its_cast) {
 }
 END_TEST
 
+/* lowp_eta discounts the 8-bit GEMMs' rate: the B200's fp8 peak is twice its bf16 one, so at
+ * lowp_eta 0.5 a math-bound linear layer (LLaMA 3 8B's QKV and MLP over 8192 tokens) takes
+ * exactly its bf16 time, and at 1 half of that less the per-kernel costs; the attention core
+ * stays in bf16 either way. */
+START_TEST(lowp_eta_discounts_8bit_gemms) {
+  scale_model m = model("llama-3-8b");
+  scale_chip b200 = chip("nvidia-b200");
+  scale_check_rel(scale_chip_flops_per_s(&b200, SCALE_DTYPE_FP8),
+                  2 * scale_chip_flops_per_s(&b200, SCALE_DTYPE_BF16), 1e-12, "FLOP/s",
+                  "fp8 peak = 2 x bf16");
+  scale_step_params p = round_params();
+  scale_step_job j;
+  memset(&j, 0, sizeof j);
+  j.model = &m, j.chip = &b200;
+  j.dp = 8, j.tp = 1, j.pp = 1, j.cp = 1, j.ep = 1, j.zero = 3, j.fsdp = 8;
+  j.mbs = 1, j.vp = 1, j.gbs = 64, j.seq = 8192;
+  j.recompute = SCALE_RECOMPUTE_NONE, j.attention = SCALE_ATTENTION_FLASH;
+  scale_step_result bf16, half, full;
+  j.dtype = SCALE_DTYPE_BF16;
+  scale_step_eval(&j, &p, &bf16);
+  j.dtype = SCALE_DTYPE_FP8;
+  p.v[SCALE_STEP_LOWP_ETA] = 0.5;
+  scale_step_eval(&j, &p, &half);
+  p.v[SCALE_STEP_LOWP_ETA] = 1.0;
+  scale_step_eval(&j, &p, &full);
+  scale_check_rel(half.op_s[SCALE_STEP_OP_QKV], bf16.op_s[SCALE_STEP_OP_QKV], 1e-12, "s",
+                  "QKV: fp8 at half its efficiency = bf16");
+  ck_assert(full.op_s[SCALE_STEP_OP_QKV] < 0.6 * half.op_s[SCALE_STEP_OP_QKV]);
+  scale_check_rel(full.op_s[SCALE_STEP_OP_SCORES], half.op_s[SCALE_STEP_OP_SCORES], 1e-12, "s",
+                  "attention in bf16");
+}
+END_TEST
+
 /* A LLaMA 2 7B job on 8 Ascend 910B (hybrid paper Table 10's setting). */
 typedef struct {
   scale_model m;
@@ -737,6 +770,7 @@ static Suite *step_suite(void) {
       {"forward_decode_hand", forward_decode_hand},
       {"rule_zero3_gathers_whole_layers", rule_zero3_gathers_whole_layers},
       {"fp4_pays_its_cast", fp4_pays_its_cast},
+      {"lowp_eta_discounts_8bit_gemms", lowp_eta_discounts_8bit_gemms},
       {"moe_permutation_hand", moe_permutation_hand},
       {"moe_grouped_gemm_by_expert_shape", moe_grouped_gemm_by_expert_shape},
       {"moe_shared_experts_are_dense_mlps", moe_shared_experts_are_dense_mlps},
