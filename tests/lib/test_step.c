@@ -167,6 +167,17 @@ START_TEST(rule_fsdp_on_three_axes_latency) {
 }
 END_TEST
 
+/* A job over 8 chips, FSDP (ZeRO-3), 8 sequences of 8192 a chip, no recompute, flash. */
+static scale_step_job fsdp8_job(const scale_model *m, const scale_chip *c) {
+  scale_step_job j;
+  memset(&j, 0, sizeof j);
+  j.model = m, j.chip = c;
+  j.dp = 8, j.tp = 1, j.pp = 1, j.cp = 1, j.ep = 1, j.zero = 3, j.fsdp = 8;
+  j.mbs = 1, j.vp = 1, j.gbs = 64, j.seq = 8192;
+  j.recompute = SCALE_RECOMPUTE_NONE, j.attention = SCALE_ATTENTION_FLASH;
+  return j;
+}
+
 /* Quantized matmuls pay a cast of every linear layer's input: read in bf16 (2 bytes) and
  * written in the narrow format, 1 byte for fp8 and 0.5625 for nvfp4 (4 bits plus one e4m3 scale
  * per 16 values), the same elements either way, so the cast's bytes are in the ratio
@@ -176,12 +187,7 @@ START_TEST(fp4_pays_its_cast) {
   scale_model m = model("llama-3-8b");
   scale_chip b200 = chip("nvidia-b200");
   scale_step_params p = round_params();
-  scale_step_job j;
-  memset(&j, 0, sizeof j);
-  j.model = &m, j.chip = &b200;
-  j.dp = 8, j.tp = 1, j.pp = 1, j.cp = 1, j.ep = 1, j.zero = 3, j.fsdp = 8;
-  j.mbs = 1, j.vp = 1, j.gbs = 64, j.seq = 8192;
-  j.recompute = SCALE_RECOMPUTE_NONE, j.attention = SCALE_ATTENTION_FLASH;
+  scale_step_job j = fsdp8_job(&m, &b200);
   scale_step_result r[3];
   const scale_dtype dtypes[3] = {SCALE_DTYPE_BF16, SCALE_DTYPE_FP8, SCALE_DTYPE_FP4};
   for (int i = 0; i < 3; i++) {
@@ -209,12 +215,7 @@ START_TEST(lowp_eta_discounts_8bit_gemms) {
                   2 * scale_chip_flops_per_s(&b200, SCALE_DTYPE_BF16), 1e-12, "FLOP/s",
                   "fp8 peak = 2 x bf16");
   scale_step_params p = round_params();
-  scale_step_job j;
-  memset(&j, 0, sizeof j);
-  j.model = &m, j.chip = &b200;
-  j.dp = 8, j.tp = 1, j.pp = 1, j.cp = 1, j.ep = 1, j.zero = 3, j.fsdp = 8;
-  j.mbs = 1, j.vp = 1, j.gbs = 64, j.seq = 8192;
-  j.recompute = SCALE_RECOMPUTE_NONE, j.attention = SCALE_ATTENTION_FLASH;
+  scale_step_job j = fsdp8_job(&m, &b200);
   scale_step_result bf16, half, full;
   j.dtype = SCALE_DTYPE_BF16;
   scale_step_eval(&j, &p, &bf16);
