@@ -1160,7 +1160,9 @@ void scale_infer_kv_sharding_table(const scale_model *model, const scale_chip *c
 void scale_infer_frontier_ends_table(const scale_infer_frontiers *f, int k,
                                      scale_infer_table *out) {
   const scale_infer_point *one = &f->point[k][0];
-  const scale_infer_point *full = &f->point[k][f->max_batch[k] >= 1 ? (int)f->max_batch[k] - 1 : 0];
+  double largest = f->max_batch[k];
+  int last = largest >= 1.0 ? (int)largest - 1 : 0;
+  const scale_infer_point *full = &f->point[k][last];
   out->n = 0;
   scale_infer_table_add(out, "min_step_s", "step at batch 1", one->step_s, "s", SCALE_FMT_TIME);
   scale_infer_table_add(out, "min_tput", "throughput per chip at batch 1",
