@@ -268,16 +268,16 @@ static double egress(const scale_chip *chip, int l) {
   return l >= 1 && l <= chip->n_net_levels ? chip->net_levels[l - 1].member_bytes_per_s : NaN;
 }
 
-static int copy_rows(scale_gpu_quantity *out, const scale_gpu_quantity *rows, int n) {
+static int copy_rows(scale_quantity *out, const scale_quantity *rows, int n) {
   for (int i = 0; i < n; i++)
     out[i] = rows[i];
   return n;
 }
 #define COPY_ROWS(out, rows) copy_rows(out, rows, (int)(sizeof rows / sizeof rows[0]))
 
-int scale_gpu_chip_summary(const scale_chip *c, scale_gpu_quantity out[SCALE_GPU_SUMMARY_MAX]) {
+int scale_gpu_chip_summary(const scale_chip *c, scale_quantity out[SCALE_GPU_SUMMARY_MAX]) {
   scale_dtype d16 = scale_gpu_dtype16(c), d8 = scale_gpu_dtype8(c);
-  const scale_gpu_quantity q[] = {
+  const scale_quantity q[] = {
       {"sms", "SMs", c->n_cores, "", SCALE_FMT_PLAIN},
       {"tc_per_sm", "tensor cores per SM", c->n_matmul_units, "", SCALE_FMT_PLAIN},
       {"clock", "boost clock", c->clock_hz, "Hz", SCALE_FMT_SI},
@@ -305,8 +305,8 @@ int scale_gpu_chip_summary(const scale_chip *c, scale_gpu_quantity out[SCALE_GPU
   return COPY_ROWS(out, q);
 }
 
-int scale_gpu_node_summary(const scale_chip *c, scale_gpu_quantity out[SCALE_GPU_SUMMARY_MAX]) {
-  const scale_gpu_quantity q[] = {
+int scale_gpu_node_summary(const scale_chip *c, scale_quantity out[SCALE_GPU_SUMMARY_MAX]) {
+  const scale_quantity q[] = {
       {"node_gpus", "GPUs per node", fanout(c, 1), "", SCALE_FMT_PLAIN},
       {"gpu_egress", "GPU egress", egress(c, 1), "B/s", SCALE_FMT_SI},
       {"node_egress", "node egress", egress(c, 2), "B/s", SCALE_FMT_SI},
@@ -316,9 +316,9 @@ int scale_gpu_node_summary(const scale_chip *c, scale_gpu_quantity out[SCALE_GPU
 }
 
 int scale_gpu_level_summary(const scale_chip *c, int level,
-                            scale_gpu_quantity out[SCALE_GPU_SUMMARY_MAX]) {
+                            scale_quantity out[SCALE_GPU_SUMMARY_MAX]) {
   double d = fanout(c, level), w = egress(c, level);
-  const scale_gpu_quantity q[] = {
+  const scale_quantity q[] = {
       {"fanout", "members", d, "", SCALE_FMT_PLAIN},
       {"gpus", "GPUs joined", scale_gpu_level_gpus(c, level), "", SCALE_FMT_PLAIN},
       {"member_bw", "egress of one member", w, "B/s", SCALE_FMT_SI},
@@ -330,11 +330,11 @@ int scale_gpu_level_summary(const scale_chip *c, int level,
 }
 
 int scale_gpu_dp_summary(const scale_chip *c, double moe_factor,
-                         scale_gpu_quantity out[SCALE_GPU_SUMMARY_MAX]) {
+                         scale_quantity out[SCALE_GPU_SUMMARY_MAX]) {
   scale_dtype d16 = scale_gpu_dtype16(c);
   double n = fanout(c, 1), cc = scale_chip_flops_per_s(c, d16);
   double all = scale_gpu_level_gpus(c, c->n_net_levels);
-  const scale_gpu_quantity q[] = {
+  const scale_quantity q[] = {
       {"node", "DP in a node, exact", scale_gpu_dp_critical_batch_inner(c, d16, n, 1, 1), "tokens",
        SCALE_FMT_PLAIN},
       {"node_asym", "DP in a node, C / W_gpu", cc / egress(c, 1), "tokens", SCALE_FMT_PLAIN},
@@ -354,10 +354,10 @@ int scale_gpu_dp_summary(const scale_chip *c, double moe_factor,
 }
 
 int scale_gpu_collective_summary(const scale_chip *c,
-                                 scale_gpu_quantity out[SCALE_GPU_SUMMARY_MAX]) {
+                                 scale_quantity out[SCALE_GPU_SUMMARY_MAX]) {
   double n = fanout(c, 1), all = scale_gpu_level_gpus(c, c->n_net_levels);
   double ar = scale_gpu_all_reduce_s(c, n, 1, 1, 0), sharp = scale_gpu_all_reduce_s(c, n, 1, 1, 1);
-  const scale_gpu_quantity q[] = {
+  const scale_quantity q[] = {
       {"ag_node_bw", "AllGather bandwidth in a node", 1.0 / scale_gpu_all_gather_s(c, n, 1, 1.0),
        "B/s", SCALE_FMT_SI},
       {"ar_node_bw", "AllReduce bandwidth in a node, no SHARP", 1.0 / ar, "B/s", SCALE_FMT_SI},

@@ -992,7 +992,7 @@ double scale_infer_book_step_s(const scale_model *model, const scale_chip *chip,
 void scale_infer_table_add(scale_infer_table *t, const char *key, const char *label, double value,
                            const char *unit, scale_fmt style) {
   if (t->n >= SCALE_INFER_TABLE_MAX) return;
-  scale_infer_quantity *q = &t->row[t->n++];
+  scale_quantity *q = &t->row[t->n++];
   snprintf(q->key, sizeof q->key, "%s", key);
   q->label = label, q->value = value, q->unit = unit, q->style = style;
 }

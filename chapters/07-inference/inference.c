@@ -18,12 +18,6 @@
 #include "scale/inferplot.h"
 
 /** Emits a library table under 'stem', a row a value. */
-static void emit_table(chapter *ch, const char *stem, const scale_infer_table *t) {
-  for (int i = 0; i < t->n; i++)
-    chapter_stem_value(ch, stem, t->row[i].key, t->row[i].label, t->row[i].value, t->row[i].unit,
-                       t->row[i].style);
-}
-
 /* ---- sections ------------------------------------------------------------------------------- */
 
 /** Critical batches of a matmul on the chip for the three dtype mixes of the chapter, and the
@@ -138,7 +132,7 @@ static void section_tables(chapter *ch, const scale_chip *c, const scale_model *
                     SCALE_FMT_SI);
     scale_infer_table t;
     scale_infer_book_table(m, c, n, context, k ? 5.0 : 1.0, table_batches, N_TABLE, &t);
-    emit_table(ch, stem[k], &t);
+    chapter_quantities(ch, stem[k], t.row, t.n, false);
   }
 }
 
@@ -148,7 +142,7 @@ static void section_tricks(chapter *ch, const scale_model *m, const scale_model 
   chapter_heading(ch, "Shrinking the KV cache");
   scale_infer_table t;
   scale_infer_kv_reduction_table(m, 8, long_context, window, local_frac, &t);
-  emit_table(ch, "kv", &t);
+  chapter_quantities(ch, "kv", t.row, t.n, false);
   /* Ragged reads: a batch of sequences whose lengths are spread evenly up to the allocated
    * maximum reads half the bytes a padded kernel reads. */
   chapter_value(ch, "kv.ragged_frac", "ragged read / padded read, uniform lengths", 0.5, "",
@@ -190,7 +184,7 @@ static void section_sharding(chapter *ch, const scale_chip *c, const scale_model
   cfg.weight_dtype = cfg.kv_dtype = SCALE_DTYPE_INT8;
   scale_infer_table t;
   scale_infer_kv_sharding_table(l3, c, &cfg, &t);
-  emit_table(ch, "kvs", &t);
+  chapter_quantities(ch, "kvs", t.row, t.n, false);
   /* Appendix C: latency-bound collectives. */
   double link = c->ici_link_bytes_per_s, hop = c->ici_hop_latency_s;
   CHAPTER_VALUES(ch, "lat",

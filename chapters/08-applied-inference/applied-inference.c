@@ -46,12 +46,6 @@ static double book_step(const serving *s, double n, double batch, scale_dtype dt
 static scale_inferplot fig;
 
 /** Emits a library table under 'stem', a row a value. */
-static void emit_table(chapter *ch, const char *stem, const scale_infer_table *t) {
-  for (int i = 0; i < t->n; i++)
-    chapter_stem_value(ch, stem, t->row[i].key, t->row[i].label, t->row[i].value, t->row[i].unit,
-                       t->row[i].style);
-}
-
 /* ---- sections ------------------------------------------------------------------------------- */
 
 static void section_model(chapter *ch, const serving *s) {
@@ -162,10 +156,10 @@ static void section_slices(chapter *ch, const serving *s) {
     char stem[32];
     scale_infer_slice_table(&sl, true, &t);
     snprintf(stem, sizeof stem, "slice.%s", scale_dtype_name(d));
-    emit_table(ch, stem, &t);
+    chapter_quantities(ch, stem, t.row, t.n, false);
     scale_infer_slice_table(&sl2, false, &t);
     snprintf(stem, sizeof stem, "slice2.%s", scale_dtype_name(d));
-    emit_table(ch, stem, &t);
+    chapter_quantities(ch, stem, t.row, t.n, false);
   }
   /* With the book's round 70e9 parameters every dtype holds the same number of sequences:
    * weights and caches scale together. */
@@ -247,7 +241,7 @@ static void frontier_detail(chapter *ch, const serving *s, double n,
                             const scale_infer_frontiers *f, scale_infer_config cfg) {
   scale_infer_table t;
   scale_infer_frontier_ends_table(f, 0, &t);
-  emit_table(ch, "front", &t);
+  chapter_quantities(ch, "front", t.row, t.n, false);
   cfg.context = contexts[0];
   cfg.batch = 120;
   scale_infer_decode d120 = scale_infer_decode_eval(s->m, s->chip, &cfg);
@@ -276,7 +270,7 @@ static void frontier(chapter *ch, const serving *s, double n) {
     char stem[32];
     scale_infer_frontier_table(&f, k, &t);
     snprintf(stem, sizeof stem, "front.s%.0f", contexts[k]);
-    emit_table(ch, stem, &t);
+    chapter_quantities(ch, stem, t.row, t.n, false);
     if (k == 0) frontier_detail(ch, s, n, &f, cfg);
   }
   double kv_tok = scale_transformer_kv_bytes_per_token(s->m, SCALE_DTYPE_INT8);
@@ -450,7 +444,7 @@ static void section_load(chapter *ch, const scale_model *m70, const scale_chip *
     chapter_say(ch, "%s, %g x %s, %s, requests of %g + %g tokens:", l->model->display_name, l->tp,
                 l->chip->display_name, scale_dtype_name(l->dtype), l->isl, l->osl);
     scale_serveload_curve_table(l, c, &t);
-    emit_table(ch, key[i], &t);
+    chapter_quantities(ch, key[i], t.row, t.n, false);
     bool limits = fabs(c->vanishing.ttft_p50_s / c->prefill_s - 1) < 0.01 &&
                   fabs(c->vanishing.tpot_p50_s / c->decode1_s - 1) < 0.02;
     chapter_claim(ch, true, limits,

@@ -65,20 +65,15 @@ static double ar(const scale_chip *c, double x, double y, double bytes, int shar
   return scale_gpu_all_reduce_s(c, x, y, bytes, sharp);
 }
 /** Emits a summary table of gpu.h under 'stem'; with 'opt' a row the chip lacks prints n/a. */
-static void emit(chapter *ch, const char *stem, const scale_gpu_quantity *q, int n, bool opt) {
-  for (int i = 0; i < n; i++)
-    (opt ? chapter_stem_value_opt : chapter_stem_value)(ch, stem, q[i].key, q[i].label, q[i].value,
-                                                        q[i].unit, q[i].style);
-}
-
 /* ==== the chip and the node ================================================================== */
 
 static void section_chips(chapter *ch, const scale_chip *chips) {
   chapter_heading(ch, "The chips: compute, memory and critical intensities");
-  scale_gpu_quantity q[SCALE_GPU_SUMMARY_MAX];
+  scale_quantity q[SCALE_GPU_SUMMARY_MAX];
   for (size_t i = 0; i < N_GPUS; i++) {
     chapter_say(ch, "%s:", chips[i].display_name);
-    emit(ch, gpus[i].key, q, scale_gpu_chip_summary(&chips[i], q), true); /* V100: no fp8 */
+    /* optional rows: a V100 has no fp8 rate */
+    chapter_quantities(ch, gpus[i].key, q, scale_gpu_chip_summary(&chips[i], q), true);
   }
 }
 
@@ -178,9 +173,9 @@ static void section_node(chapter *ch, const scale_chip *h, const scale_chip *sys
       V("q2.ag_s", "AllGather over the node", ag(h, 8, 1, q3), "s"),
       V("q2.ag_asymptote_s", "bytes / GPU egress", q3 / h->nvlink_bytes_per_s, "s")};
   CHAPTER_EMIT(ch, NULL, r);
-  scale_gpu_quantity q[SCALE_GPU_SUMMARY_MAX];
+  scale_quantity q[SCALE_GPU_SUMMARY_MAX];
   for (int s = 0; s < N_SYSTEMS; s++) /* n/a: a GB200 rack's file names no NVSwitch */
-    emit(ch, gpus[systems[s]].key, q, scale_gpu_node_summary(&sys[s], q), true);
+    chapter_quantities(ch, gpus[systems[s]].key, q, scale_gpu_node_summary(&sys[s], q), true);
 }
 
 /* ==== the fat tree and its collectives ======================================================= */
@@ -194,8 +189,8 @@ static void section_tree(chapter *ch, const scale_chip *sys) {
     for (int l = 1; l <= c->n_net_levels; l++) {
       char stem[64];
       snprintf(stem, sizeof stem, "%s.l%d", p, l);
-      scale_gpu_quantity q[SCALE_GPU_SUMMARY_MAX];
-      emit(ch, stem, q, scale_gpu_level_summary(c, l, q), false);
+      scale_quantity q[SCALE_GPU_SUMMARY_MAX];
+      chapter_quantities(ch, stem, q, scale_gpu_level_summary(c, l, q), false);
     }
     const chapter_val t[] = {V("tree_gpus", "GPUs in the tree", tree_gpus(c), ""),
                                V("tree_ag_bw", "AllGather bandwidth of the whole tree",
@@ -229,8 +224,8 @@ static void section_collectives(chapter *ch, const scale_chip *h) {
   double a2a = scale_gpu_all_to_all_s(h, n, 1.0), a2a_2 = scale_gpu_all_to_all_s(h, 2 * n, 1.0);
   double ragged = scale_gpu_ragged_all_to_all_frac(4, 8); /* Pop Quiz 2: 4 of 8 */
   double pq3 = 2.0 * 8192.0 * 32768.0; /* Pop Quiz 3: AllGather_X(bf16[D_X, F_Y]) over one SU */
-  scale_gpu_quantity sum[SCALE_GPU_SUMMARY_MAX];
-  emit(ch, "coll", sum, scale_gpu_collective_summary(h, sum), false);
+  scale_quantity sum[SCALE_GPU_SUMMARY_MAX];
+  chapter_quantities(ch, "coll", sum, scale_gpu_collective_summary(h, sum), false);
   const chapter_val r[] = {
       V("pq1.b", "B", 1024.0, ""),
       V("pq1.f", "F", 16384.0, ""),
@@ -304,7 +299,7 @@ static void section_rooflines(chapter *ch, const scale_chip *sys) {
       snprintf(q[k], sizeof q[k], "%s.%s", (const char *[]){"dp", "tp", "ep"}[k],
                gpus[systems[s]].key);
     chapter_say(ch, "%s:", c->display_name);
-    scale_gpu_quantity d[SCALE_GPU_SUMMARY_MAX];
+    scale_quantity d[SCALE_GPU_SUMMARY_MAX];
     int n_d = scale_gpu_dp_summary(c, moe, d);
     const chapter_val t[] = {V("div_node", "TP in a node: Y < F / this", cc / w1(c), ""),
                                V("div_beyond", "TP beyond a node: F / this", cc / w2(c), ""),
@@ -315,7 +310,7 @@ static void section_rooflines(chapter *ch, const scale_chip *sys) {
         V("f_large", "EP for any Z needs F > D_node C / W_node", n * cc / w2(c), ""),
         V("z_max_ds", "largest EP degree, F = 2048, k = 8", ep_max(c, 2048.0), ""),
         V("nodes_max_ds", "  in nodes", ep_max(c, 2048.0) / n, "")};
-    emit(ch, q[0], d, n_d, false);
+    chapter_quantities(ch, q[0], d, n_d, false);
     CHAPTER_EMIT(ch, q[1], t);
     CHAPTER_EMIT(ch, q[2], x);
   }

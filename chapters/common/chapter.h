@@ -191,6 +191,11 @@ void chapter_values(chapter *ch, const char *stem, const chapter_val *rows, int 
  */
 void chapter_values_opt(chapter *ch, const char *stem, const chapter_val *rows, int n);
 
+/** Emits a library table's rows[0..n) (units.h's scale_quantity: gpu.h's summaries,
+ * inference.h's tables) as chapter_values() does, or, with 'opt', as chapter_values_opt(). */
+void chapter_quantities(chapter *ch, const char *stem, const scale_quantity *rows, int n,
+                        bool opt);
+
 /** chapter_values() over the rows written in place:
  *   CHAPTER_VALUES(ch, "mem", {"total", "total", total, "B", SCALE_FMT_SI},
  *                  {"per_chip", "per chip", total / n, "B", SCALE_FMT_SI});

@@ -26,6 +26,7 @@
 #define SCALE_GPU_H
 
 #include "scale/hardware.h"
+#include "scale/units.h"
 
 /* ---- the chip ------------------------------------------------------------------------------- */
 
@@ -324,14 +325,8 @@ int scale_gpu_group_sizes(const scale_chip *chip, double max_gpus, double *out, 
  * book's "bf16/fp16" column. Book: ch. 12 "What Is a GPU?" table. */
 scale_dtype scale_gpu_dtype16(const scale_chip *chip);
 
-/** One derived quantity of a summary table. */
-typedef struct {
-  const char *key;   /**< short name, unique in its table: [a-z0-9_]+ ("flops16") */
-  const char *label; /**< what it is, in a few words ("16-bit matmul peak") */
-  double value;      /**< in SI base units; NaN where the chip lacks it (a V100's fp8 rate) */
-  const char *unit;  /**< "FLOP/s", "B", "" ... as scale_format() takes it */
-  scale_fmt style;   /**< how it displays (scale_format) */
-} scale_gpu_quantity;
+/* A summary table's rows are units.h's scale_quantity: NaN where the chip lacks the quantity
+ * (a V100's fp8 rate). */
 
 /** Rows a summary table holds at most. */
 #define SCALE_GPU_SUMMARY_MAX 24
@@ -347,7 +342,7 @@ typedef struct {
  * Book:   ch. 12 "What Is a GPU?" tables: H100 132 SMs, 990e12 bf16, 3.35e12 B/s, 295
  *         FLOP/byte.
  */
-int scale_gpu_chip_summary(const scale_chip *chip, scale_gpu_quantity out[SCALE_GPU_SUMMARY_MAX]);
+int scale_gpu_chip_summary(const scale_chip *chip, scale_quantity out[SCALE_GPU_SUMMARY_MAX]);
 
 /** The chip's NVLink node, 5 rows: node_gpus (D_1), gpu_egress (W_1), node_egress (W_2),
  * switch_bw (scale_gpu_node_switch_bytes_per_s, NaN without NVSwitches), node_bw
@@ -357,7 +352,7 @@ int scale_gpu_chip_summary(const scale_chip *chip, scale_gpu_quantity out[SCALE_
  * Domain: any chip; a row of a level it lacks is NaN.
  * Book:   ch. 12 "Networking": H100 8 GPUs, 450e9, 400e9; Quiz 2 Q1 3.6e12 of 6.4e12.
  */
-int scale_gpu_node_summary(const scale_chip *chip, scale_gpu_quantity out[SCALE_GPU_SUMMARY_MAX]);
+int scale_gpu_node_summary(const scale_chip *chip, scale_quantity out[SCALE_GPU_SUMMARY_MAX]);
 
 /** Level 'level' (1-based) of the chip's fat tree, 6 rows: fanout (D), gpus (S_level),
  * member_bw (W), per_gpu (W / S_(level-1)), total (D W), ag_bw (D W / (D - 1)). Returns the
@@ -369,7 +364,7 @@ int scale_gpu_node_summary(const scale_chip *chip, scale_gpu_quantity out[SCALE_
  *         GPU, 413e9 AllGather bandwidth).
  */
 int scale_gpu_level_summary(const scale_chip *chip, int level,
-                            scale_gpu_quantity out[SCALE_GPU_SUMMARY_MAX]);
+                            scale_quantity out[SCALE_GPU_SUMMARY_MAX]);
 
 /** Data parallelism's critical batch on the chip's tree (16-bit, scale_gpu_dtype16), exact
  * beside the book's asymptotes, 8 rows: node (DP over one node), node_asym (C / W_1),
@@ -382,7 +377,7 @@ int scale_gpu_level_summary(const scale_chip *chip, int level,
  * Book:   ch. 12 "Data Parallelism": H100 2200 in a node, 2475 beyond, 79,200 for E/k = 32.
  */
 int scale_gpu_dp_summary(const scale_chip *chip, double moe_factor,
-                         scale_gpu_quantity out[SCALE_GPU_SUMMARY_MAX]);
+                         scale_quantity out[SCALE_GPU_SUMMARY_MAX]);
 
 /** The effective bandwidths (bytes / time) of the chip's collectives, 5 rows: ag_node_bw
  * (AllGather in a node), ar_node_bw (AllReduce in a node, no SHARP), ar_sharp_node_bw (with
@@ -395,7 +390,7 @@ int scale_gpu_dp_summary(const scale_chip *chip, double moe_factor,
  *         with SHARP, a 1.75x gain.
  */
 int scale_gpu_collective_summary(const scale_chip *chip,
-                                 scale_gpu_quantity out[SCALE_GPU_SUMMARY_MAX]);
+                                 scale_quantity out[SCALE_GPU_SUMMARY_MAX]);
 
 /* ---- curves for figures --------------------------------------------------------------------- */
 

@@ -627,14 +627,6 @@ void scale_infer_decode_curve(const scale_infer_decode *d, int n, double *batch,
 double scale_infer_book_step_s(const scale_model *model, const scale_chip *chip, double n_chips,
                                double batch, scale_dtype dtype, double context);
 
-/** One named quantity of a table a chapter emits or a command prints. */
-typedef struct {
-  char key[32];      /**< short name, [A-Za-z0-9_.]+ ("max_batch", "r50.tput") */
-  const char *label; /**< a phrase naming it ("sequences that fit") */
-  double value;      /**< in SI base units of 'unit' */
-  const char *unit;  /**< "s", "B", "tokens/s", "" */
-  scale_fmt style;   /**< how it displays (units.h) */
-} scale_infer_quantity;
 
 /** Most rows a scale_infer_table holds. */
 #define SCALE_INFER_TABLE_MAX 64
@@ -642,11 +634,11 @@ typedef struct {
 /** A table of named quantities, in the order they are meant to be read. */
 typedef struct {
   int n;                                         /**< rows in 'row' */
-  scale_infer_quantity row[SCALE_INFER_TABLE_MAX]; /**< the rows */
+  scale_quantity row[SCALE_INFER_TABLE_MAX]; /**< the rows */
 } scale_infer_table;
 
-/** Appends the row (key, label, value, unit, style) to *t; a key of 32 characters or more is
- * cut, a row beyond SCALE_INFER_TABLE_MAX dropped. Use: a library function filling a table. */
+/** Appends the row (key, label, value, unit, style) to *t; a key longer than scale_quantity's
+ * is cut, a row beyond SCALE_INFER_TABLE_MAX dropped. Use: a library function filling a table. */
 void scale_infer_table_add(scale_infer_table *t, const char *key, const char *label, double value,
                            const char *unit, scale_fmt style);
 

@@ -74,6 +74,16 @@ typedef enum {
   SCALE_FMT_PERCENT /**< a fraction as a percentage: 0.205 -> "20.5%", 1 -> "100%"           */
 } scale_fmt;
 
+/** One named quantity of a table a library function fills for a chapter to emit or a command
+ * to print (the chip's summary in gpu.h, the serving tables in inference.h). */
+typedef struct {
+  char key[48];      /**< short name, unique in its table ("flops16", "r50.tput") */
+  const char *label; /**< what it is, in a few words ("16-bit matmul peak") */
+  double value;      /**< in SI base units of 'unit'; NaN where it does not apply */
+  const char *unit;  /**< "FLOP/s", "B", "s", "" ... as scale_format() takes it */
+  scale_fmt style;   /**< how it displays (scale_format) */
+} scale_quantity;
+
 /** Writes 'value' with 'unit' (may be "" or NULL) in 'style' into buf; unit is ignored by
  * SCALE_FMT_TIME and SCALE_FMT_PERCENT, and "%" follows its number without a space ("40%").
  * Money keeps its trailing zeros (three significant digits: "$2.40 k"); thousands, millions,

@@ -355,7 +355,7 @@ START_TEST(su_all_gather_book_form) {
 END_TEST
 
 /* The row of 'key' in a summary table, failing the test when it is missing. */
-static double row(const scale_gpu_quantity *q, int n, const char *key) {
+static double row(const scale_quantity *q, int n, const char *key) {
   for (int i = 0; i < n; i++)
     if (strcmp(q[i].key, key) == 0) return q[i].value;
   ck_abort_msg("no row %s", key);
@@ -370,7 +370,7 @@ START_TEST(chip_and_node_summaries) {
   h.vector_flops_per_s = 66e12;
   h.hbm_bytes_per_s = 3.35e12;
   h.smem_bytes_per_core = 256.0 * 1024.0;
-  scale_gpu_quantity q[SCALE_GPU_SUMMARY_MAX];
+  scale_quantity q[SCALE_GPU_SUMMARY_MAX];
   int n = scale_gpu_chip_summary(&h, q);
   ck_assert_int_eq(n, 18);
   ck_assert_str_eq(q[0].key, "sms");
@@ -404,7 +404,7 @@ END_TEST
 
 START_TEST(tree_and_collective_summaries) {
   scale_chip h = book_h100();
-  scale_gpu_quantity q[SCALE_GPU_SUMMARY_MAX];
+  scale_quantity q[SCALE_GPU_SUMMARY_MAX];
   int n = scale_gpu_level_summary(&h, 2, q);
   ck_assert_int_eq(n, 6);
   /* the leaf: 32 nodes of 8 GPUs, 400e9 each = 50e9 per GPU, 12.8e12 in all, and
@@ -431,7 +431,7 @@ END_TEST
 
 START_TEST(dp_summary_against_the_book) {
   scale_chip h = book_h100();
-  scale_gpu_quantity q[SCALE_GPU_SUMMARY_MAX];
+  scale_quantity q[SCALE_GPU_SUMMARY_MAX];
   int n = scale_gpu_dp_summary(&h, 32.0, q);
   ck_assert_int_eq(n, 8);
   /* in a node 990e12 x 7 / (8 x 450e9) = 1925 (the book's asymptote 2200); over two nodes the

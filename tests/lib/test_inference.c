@@ -650,7 +650,7 @@ END_TEST
 /* ---- the book's step on a slice, tables (ch. 7 and 8) --------------------------------------- */
 
 /* The row of table t named key (the test fails without one). */
-static const scale_infer_quantity *row_of(const scale_infer_table *t, const char *key) {
+static const scale_quantity *row_of(const scale_infer_table *t, const char *key) {
   for (int i = 0; i < t->n; i++)
     if (strcmp(t->row[i].key, key) == 0) return &t->row[i];
   ck_abort_msg("no row %s", key);
@@ -674,8 +674,9 @@ START_TEST(test_book_step_and_table_rows) {
   /* a table keeps its rows in order, cuts long keys and drops rows beyond its room */
   static scale_infer_table t;
   t.n = 0;
-  scale_infer_table_add(&t, "a_key_of_forty_characters_is_cut_short_", "x", 1, "s", SCALE_FMT_TIME);
-  ck_assert_int_eq((int)strlen(t.row[0].key), 31);
+  scale_infer_table_add(&t, "a_key_of_62_characters_is_cut_to_the_room_its_row_has_for_one_",
+                        "x", 1, "s", SCALE_FMT_TIME);
+  ck_assert_int_eq((int)strlen(t.row[0].key), (int)sizeof t.row[0].key - 1); /* 47 */
   for (int i = 1; i < SCALE_INFER_TABLE_MAX + 5; i++)
     scale_infer_table_add(&t, "k", "x", i, "", SCALE_FMT_PLAIN);
   ck_assert_int_eq(t.n, SCALE_INFER_TABLE_MAX);

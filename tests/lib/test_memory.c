@@ -331,14 +331,13 @@ static bool fits_with_bf16_grads(const scale_measurement *run, const scale_train
  * is open. A stated disagreement, bounded so that a change which worsens it still fails. */
 static bool known_mbridge_dense_overcount(const scale_measurement *run,
                                           const scale_train_result *r) {
-  if (strncmp(run->file, "megatron-bridge-dense", 21) != 0 &&
-      strstr(run->file, "/megatron-bridge-dense") == NULL)
-    return false;
+  if (strcmp(run->file, "megatron-bridge-dense.tsv") != 0) return false;
   bool offloads = strcmp(run->hardware, "gb200-nvl72") == 0 && run->zero == 3;
-  double offloaded = !offloads                                 ? 0.0
-                     : strcmp(run->model, "llama-3-70b") == 0  ? 40.0 / 80.0
-                     : strcmp(run->model, "llama-3-405b") == 0 ? 95.0 / 126.0
-                                                               : 0.0;
+  double layers_offloaded = !offloads                                 ? 0.0
+                            : strcmp(run->model, "llama-3-70b") == 0  ? 40.0
+                            : strcmp(run->model, "llama-3-405b") == 0 ? 95.0
+                                                                      : 0.0;
+  double offloaded = layers_offloaded / (double)scale_check_model(run->model).n_layers;
   double held = r->memory_per_chip_bytes - offloaded * r->activation_bytes;
   printf("%s: %.3g GB predicted (%.3g GB with %.0f%% of the activations on the host) on a "
          "%.3g GB chip (a stated disagreement)\n",

@@ -24,8 +24,8 @@ FUNCTION_MAX = 120
 # file -> the most lines it may have while it is still being split (issue 26)
 OVER = {
     "chapters/05-training/training.c": 537,
-    "chapters/08-applied-inference/applied-inference.c": 560,
-    "chapters/12-gpus/gpus.c": 660,
+    "chapters/08-applied-inference/applied-inference.c": 554,
+    "chapters/12-gpus/gpus.c": 655,
     "chapters/13-hybrid-parallelism/hybrid-parallelism.c": 757,
 }
 
