@@ -985,15 +985,14 @@ static double parts_total(const double *q) {
   return q[PART_OVERHEAD] + q[PART_LINEAR] + q[PART_KV] + q[PART_ATTN] + q[PART_TP];
 }
 
-/* The squared log error of row i whose parts are q. */
-static double sq_log_error(const scale_serve_set *set, int i, const double *q) {
-  double e = log(row_value(set, i, parts_total(q)) / set->rows[i].measured);
-  return e * e;
+/* The log error log(predicted / measured) of row i whose parts are q. */
+static double log_error(const scale_serve_set *set, int i, const double *q) {
+  return log(row_value(set, i, parts_total(q)) / set->rows[i].measured);
 }
 
-/* One trial value's changed part and squared log error of each row it enters. */
+/* One trial value's changed part, log error and its square of each row it enters. */
 typedef struct {
-  double part[SCALE_SERVE_ROWS_MAX], e2[SCALE_SERVE_ROWS_MAX];
+  double part[SCALE_SERVE_ROWS_MAX], e[SCALE_SERVE_ROWS_MAX], e2[SCALE_SERVE_ROWS_MAX];
 } fit_trial;
 
 typedef struct {
@@ -1002,7 +1001,8 @@ typedef struct {
   double p[SCALE_SERVE_N_PARAMS];               /* the current parameters */
   scale_serve_cost cost[SCALE_SERVE_ROWS_MAX];  /* each row's cost at p */
   double parts[SCALE_SERVE_ROWS_MAX][N_PARTS];  /* each row's parts at p */
-  double e2[SCALE_SERVE_ROWS_MAX];              /* each row's squared log error at p */
+  double e[SCALE_SERVE_ROWS_MAX];               /* each row's log error at p */
+  double e2[SCALE_SERVE_ROWS_MAX];              /* and its square */
   fit_trial trial[3];                           /* a golden section's two points and a spare */
   bool used[SCALE_SERVE_ROWS_MAX];              /* the step tables of rows in the fit */
   int lin_at[SCALE_SERVE_ROWS_MAX];             /* where each table's linear times start */
@@ -1021,17 +1021,32 @@ static void state_tables(fit_state *s, int k) {
       table_linear(&s->set->tables[o], &s->cost[o], s->lin + s->lin_at[o]);
 }
 
+/* Moves the state to p, every part of every row in the fit recomputed. */
+static void state_at(fit_state *s, const double *p) {
+  const scale_serve_set *set = s->set;
+  memcpy(s->p, p, sizeof s->p);
+  for (int i = 0; i < set->n; i++)
+    memcpy(s->cost[i].p, p, sizeof s->cost[i].p);
+  state_tables(s, -1);
+  for (int i = 0; i < set->n; i++) {
+    if (set->group[i] == s->exclude) continue;
+    for (int part = 0; part < N_PARTS; part++)
+      s->parts[i][part] =
+          trace_part(set, i, &s->cost[i], part, s->lin + s->lin_at[set->table_of[i]]);
+    s->e[i] = log_error(set, i, s->parts[i]);
+    s->e2[i] = s->e[i] * s->e[i];
+  }
+}
+
 /* A state at p for the rows outside group 'exclude'; NULL when out of memory. */
 static fit_state *state_new(const scale_serve_set *set, int exclude, const double *p) {
   fit_state *s = malloc(sizeof *s);
   if (!s) return NULL;
   s->set = set;
   s->exclude = exclude;
-  memcpy(s->p, p, sizeof s->p);
   size_t n_lin = 0;
   for (int i = 0; i < set->n; i++) {
     s->cost[i] = set->cost[i];
-    memcpy(s->cost[i].p, p, sizeof s->cost[i].p);
     s->used[i] = false;
     s->lin_at[i] = (int)n_lin;
     n_lin += set->table_of[i] == i ? (size_t)set->tables[i].n : 0;
@@ -1042,14 +1057,7 @@ static fit_state *state_new(const scale_serve_set *set, int exclude, const doubl
     state_free(s);
     return NULL;
   }
-  state_tables(s, -1);
-  for (int i = 0; i < set->n; i++) {
-    if (set->group[i] == exclude) continue;
-    for (int part = 0; part < N_PARTS; part++)
-      s->parts[i][part] =
-          trace_part(set, i, &s->cost[i], part, s->lin + s->lin_at[set->table_of[i]]);
-    s->e2[i] = sq_log_error(set, i, s->parts[i]);
-  }
+  state_at(s, p);
   return s;
 }
 
@@ -1086,13 +1094,15 @@ static double try_value(fit_state *s, int k, double x, fit_trial *t) {
     const scale_serve_cost *c = &s->cost[i];
     if (set->group[i] == s->exclude) continue;
     if (!enters(c, k)) {
+      t->e[i] = s->e[i];
       t->e2[i] = s->e2[i];
       continue;
     }
     double q[N_PARTS];
     memcpy(q, s->parts[i], sizeof q);
     q[part] = t->part[i] = trace_part(set, i, c, part, s->lin + s->lin_at[set->table_of[i]]);
-    t->e2[i] = sq_log_error(set, i, q);
+    t->e[i] = log_error(set, i, q);
+    t->e2[i] = t->e[i] * t->e[i];
   }
   for (int i = 0; i < set->n; i++)
     s->cost[i].p[k] = s->p[k];
@@ -1110,6 +1120,7 @@ static void commit(fit_state *s, int k, double x, const fit_trial *t) {
     s->cost[i].p[k] = x;
     if (set->group[i] == s->exclude || !enters(&s->cost[i], k)) continue;
     s->parts[i][part_of(k)] = t->part[i];
+    s->e[i] = t->e[i];
     s->e2[i] = t->e2[i];
   }
 }
