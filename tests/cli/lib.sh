@@ -29,6 +29,22 @@ run() {
   fi
 }
 
+# book_site : sets $site to the real book's site, rendered once per test run by the CTest fixture
+# book.site (tests/support/book_site.sh, which CTest names in SCALE_BOOK_SITE), with $TMP/out,
+# $TMP/err and $rc as `run` leaves them; a test run alone renders its own into $TMP/site.
+# The shared site is read, never written.
+book_site() {
+  if [ -n "${SCALE_BOOK_SITE:-}" ] && [ -f "$SCALE_BOOK_SITE.out" ]; then
+    site=$SCALE_BOOK_SITE
+    cp "$site.out" "$TMP/out"
+    cp "$site.err" "$TMP/err"
+    rc=0
+  else
+    site=$TMP/site
+    run "$SCALE" book --out "$site" --strict
+  fi
+}
+
 # expect_rc N DESC : the last run exited with N.
 expect_rc() {
   if [ "$rc" -eq "$1" ]; then pass; else fail "$2: exit $rc, expected $1 (stderr: $(head -c 300 "$TMP/err"))"; fi

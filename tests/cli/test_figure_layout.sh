@@ -102,10 +102,10 @@ python3 "$tmp/check.py" "$tmp/bad" > "$tmp/bad.out" 2>&1
 check "the checker finds overlapping labels" grep -q "'overlapping' overlaps 'labels'" "$tmp/bad.out"
 check "the checker finds a clipped label" grep -q "'clipped' leaves the" "$tmp/bad.out"
 
-"$SCALE" book --out "$tmp/book" > "$tmp/book.out" 2>&1
-n=$(find "$tmp/book" -name '*.svg' | wc -l)
+book_site
+n=$(find "$site" -name '*.svg' | wc -l)
 check "the book has its figures ($n)" test "$n" -ge 20
-if python3 "$tmp/check.py" "$tmp/book" > "$tmp/layout.out" 2>&1; then
+if python3 "$tmp/check.py" "$site" > "$tmp/layout.out" 2>&1; then
   pass "$(tail -1 "$tmp/layout.out")"
 else
   cat "$tmp/layout.out"

@@ -14,8 +14,7 @@ SCALE=$1
 root=${SCALE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 
 # ==== reader ====================================================================================
-site="$TMP/site"
-run "$SCALE" book --out "$site"
+book_site
 expect_rc 0 "book renders"
 if [ "$(tail -1 "$TMP/out")" = "$site/index.html" ]; then pass; else fail "book prints the index path: $(tail -1 "$TMP/out")"; fi
 python3 - "$root" "$site" >"$TMP/reader" <<'EOF'
