@@ -240,9 +240,8 @@ else
   contains "$tmp/out" "a better choice exists" "a class's decision detail withholds the best"
 fi
 
-# Gradescope: the autograder folder builds `scale` from its own copy of the tree (without
-# solutions/), and run_autograder, in a root laid out as Gradescope's, grades a submission of
-# loose files (one in a subfolder) into results.json in Gradescope's schema.
+# Gradescope: the autograder folder, its own copy of the tree without solutions/ (building it
+# and running run_autograder on a submission is test_grade.slow.sh, label slow).
 expect 2 "--gradescope with --class" -- "$scale" grade --gradescope "$tmp/ag" --class "$tmp"
 expect 0 "write an autograder" -- "$scale" grade --source "$root" --gradescope "$tmp/ag"
 expect 1 "the autograder folder must be new" -- "$scale" grade --source "$root" --gradescope "$tmp/ag"
@@ -255,25 +254,5 @@ contains "$tmp/ag/run_autograder" "grade --quiet --withhold-answers" \
   "the Gradescope autograder withholds the answers"
 contains "$tmp/ag/setup.sh" "apt-get install -y -q --no-install-recommends build-essential cmake" \
   "setup.sh installs the build's packages"
-expect 0 "the autograder's tree configures" -- cmake -S "$tmp/ag" -B "$tmp/ag/build" \
-  -DCMAKE_BUILD_TYPE=Release -DSCALE_EXERCISES_DIR="$tmp/ag/exercises"
-expect 0 "the autograder's tree builds scale" -- cmake --build "$tmp/ag/build" --target scale_cli -j 2
-mkdir -p "$tmp/gs/submission/nested" "$tmp/gs/results"
-ln -s "$tmp/ag" "$tmp/gs/source"
-cp "$root/solutions/01-rooflines/rooflines_ex.c" "$tmp/gs/submission/"
-cp "$root/solutions/03-sharding/sharding_ex.c" "$tmp/gs/submission/nested/"
-expect 0 "run_autograder" -- env AUTOGRADER_ROOT="$tmp/gs" sh "$tmp/ag/run_autograder"
-points=$(awk -F'\t' '!/^#/ && ($2 == "01-rooflines" || $2 == "03-sharding") {
-  n = split($3, p, "+"); s += p[1] + (n > 1 ? p[2] : 0)} END {printf "%g", s}' "$root/tests/rubric.tsv")
-contains "$tmp/gs/results/results.json" "\"score\": $points," "results.json: full marks on 01 and 03"
-contains "$tmp/gs/results/results.json" '"name": "rooflines.t_math_s", "number": "01-rooflines", "score": 1, "max_score": 1, "status": "passed"' \
-  "results.json test entry in Gradescope's schema"
-contains "$tmp/gs/results/results.json" '"status": "failed", "output": "BUILD: missing 02-tpus/tpus_ex.c"' \
-  "a missing chapter fails with its reason"
-if grep -q leaderboard "$tmp/gs/results/results.json"; then
-  echo "FAILED: no leaderboard"
-  failed=$((failed + 1))
-else passed=$((passed + 1)); fi
-
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
