@@ -852,6 +852,63 @@ static void report_latencies(scale_serve *sim, scale_serve_result *out) {
   out->itl_p90_s = itl_percentile(sim->itl_hist, 0.90);
 }
 
+/* Whether the cost function's 'dt' for 'step' is a positive time; the error when not. */
+static bool good_cost(double dt, const scale_serve_step *step, scale_diag *diag) {
+  if (dt > 0.0 && isfinite(dt)) return true;
+  scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
+                 "serve: the cost function gave %g s for a step of %g decodes and %g prompt tokens",
+                 dt, step->n_decode, step->n_prefill_tokens);
+  return false;
+}
+
+/* The steps from here on that only decode the running requests and end none of them: each
+ * makes one token per request and nothing else moves (no prompt left, admission blocked or
+ * nothing waiting, no drafts, no KV grown, no trace), so they are run without a pass over the
+ * requests (most of an offline run's time). 0 when the next step is not such a step; *kv_tokens:
+ * the first one's context in all. */
+static double decode_window(const scale_serve *sim, const run_state *st, double *kv_tokens) {
+  const scale_serve_config *c = &sim->cfg;
+  if (c->trace || c->spec_tokens > 0.0 || c->kv_on_demand || st->n_active == 0) return 0.0;
+  double left = HUGE_VAL, ctx = 0.0;
+  for (size_t k = 0; k < st->n_active; k++) {
+    uint32_t i = sim->active[k];
+    if (!prompt_done(sim, i)) return 0.0;
+    left = fmin(left, (double)(sim->osl[i] - sim->generated[i]));
+    ctx += (double)sim->isl[i] + sim->generated[i]; /* integers: exact, in any order */
+  }
+  *kv_tokens = ctx;
+  return left - 1.0;
+}
+
+/* Runs up to 'steps' of decode_window()'s steps, the first reading 'kv_tokens' of context, as
+ * the loop of scale_serve_run() would run them one by one (the same costs, checks and books),
+ * stopping early where an arrival could be admitted; the requests' tokens are added at the end.
+ * Returns the status of the step that failed, if one did. */
+static scale_status run_window(scale_serve *sim, run_state *st, scale_serve_result *out,
+                               scale_serve_bind bind, double steps, double kv_tokens,
+                               scale_diag *diag) {
+  const scale_serve_config *c = &sim->cfg;
+  double n = (double)st->n_active, done = 0.0;
+  scale_status status = SCALE_OK;
+  for (; done < steps; done += 1.0) {
+    /* the first step is the one the caller checked; after it, its loop's checks stop us */
+    if (done > 0.0 && (out->n_steps >= st->max_steps ||
+                       (bind == SCALE_SERVE_BIND_LOAD && st->next < sim->n &&
+                        sim->arrival_s[st->next] <= st->t)))
+      break;
+    scale_serve_step step = {n, kv_tokens + done * n, 0.0, 0.0, 0.0};
+    double dt = c->cost(&step, c->cost_ctx);
+    if (!good_cost(dt, &step, diag)) {
+      status = SCALE_ERR_RANGE;
+      break;
+    }
+    account_step(sim, out, st, dt, bind, &step, true);
+  }
+  for (size_t k = 0; k < st->n_active; k++)
+    sim->generated[sim->active[k]] += (uint32_t)done;
+  return status;
+}
+
 scale_status scale_serve_run(scale_serve *sim, scale_serve_result *out, scale_diag *diag) {
   if (!sim || !out) return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "serve: NULL argument");
   const scale_serve_config *c = &sim->cfg;
@@ -871,16 +928,18 @@ scale_status scale_serve_run(scale_serve *sim, scale_serve_result *out, scale_di
       st.t = sim->arrival_s[st.next];
     scale_serve_bind bind = admit(sim, &st);
     grow_kv(sim, &st);
+    double kv_tokens, window = decode_window(sim, &st, &kv_tokens);
+    if (window > 0.0) {
+      scale_status ws = run_window(sim, &st, out, bind, window, kv_tokens, diag);
+      if (ws) return ws;
+      continue;
+    }
     scale_serve_step step;
     bool decoding;
     bool starved = plan_step(sim, &st, &step, &decoding);
     if (bind == SCALE_SERVE_BIND_LOAD && starved) bind = SCALE_SERVE_BIND_COMPUTE;
     double dt = c->cost(&step, c->cost_ctx);
-    if (!(dt > 0.0) || !isfinite(dt))
-      return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
-                            "serve: the cost function gave %g s for a step of %g decodes and %g "
-                            "prompt tokens",
-                            dt, step.n_decode, step.n_prefill_tokens);
+    if (!good_cost(dt, &step, diag)) return SCALE_ERR_RANGE;
     double draft = c->spec_tokens > 0.0 ? draft_s(sim, &st) : 0.0;
     if (isnan(draft))
       return scale_diag_set(diag, SCALE_ERR_RANGE, "", 0,
