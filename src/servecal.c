@@ -985,14 +985,15 @@ static double parts_total(const double *q) {
   return q[PART_OVERHEAD] + q[PART_LINEAR] + q[PART_KV] + q[PART_ATTN] + q[PART_TP];
 }
 
-/* The log error log(predicted / measured) of row i whose parts are q. */
-static double log_error(const scale_serve_set *set, int i, const double *q) {
-  return log(row_value(set, i, parts_total(q)) / set->rows[i].measured);
+/* The squared log error of row i whose parts are q. */
+static double sq_log_error(const scale_serve_set *set, int i, const double *q) {
+  double e = log(row_value(set, i, parts_total(q)) / set->rows[i].measured);
+  return e * e;
 }
 
-/* One trial value's changed part, log error and its square of each row it enters. */
+/* One trial value's changed part and squared log error of each row it enters. */
 typedef struct {
-  double part[SCALE_SERVE_ROWS_MAX], e[SCALE_SERVE_ROWS_MAX], e2[SCALE_SERVE_ROWS_MAX];
+  double part[SCALE_SERVE_ROWS_MAX], e2[SCALE_SERVE_ROWS_MAX];
 } fit_trial;
 
 typedef struct {
@@ -1001,8 +1002,7 @@ typedef struct {
   double p[SCALE_SERVE_N_PARAMS];               /* the current parameters */
   scale_serve_cost cost[SCALE_SERVE_ROWS_MAX];  /* each row's cost at p */
   double parts[SCALE_SERVE_ROWS_MAX][N_PARTS];  /* each row's parts at p */
-  double e[SCALE_SERVE_ROWS_MAX];               /* each row's log error at p */
-  double e2[SCALE_SERVE_ROWS_MAX];              /* and its square */
+  double e2[SCALE_SERVE_ROWS_MAX];              /* each row's squared log error at p */
   fit_trial trial[3];                           /* a golden section's two points and a spare */
   bool used[SCALE_SERVE_ROWS_MAX];              /* the step tables of rows in the fit */
   int lin_at[SCALE_SERVE_ROWS_MAX];             /* where each table's linear times start */
@@ -1033,8 +1033,7 @@ static void state_at(fit_state *s, const double *p) {
     for (int part = 0; part < N_PARTS; part++)
       s->parts[i][part] =
           trace_part(set, i, &s->cost[i], part, s->lin + s->lin_at[set->table_of[i]]);
-    s->e[i] = log_error(set, i, s->parts[i]);
-    s->e2[i] = s->e[i] * s->e[i];
+    s->e2[i] = sq_log_error(set, i, s->parts[i]);
   }
 }
 
@@ -1094,15 +1093,13 @@ static double try_value(fit_state *s, int k, double x, fit_trial *t) {
     const scale_serve_cost *c = &s->cost[i];
     if (set->group[i] == s->exclude) continue;
     if (!enters(c, k)) {
-      t->e[i] = s->e[i];
       t->e2[i] = s->e2[i];
       continue;
     }
     double q[N_PARTS];
     memcpy(q, s->parts[i], sizeof q);
     q[part] = t->part[i] = trace_part(set, i, c, part, s->lin + s->lin_at[set->table_of[i]]);
-    t->e[i] = log_error(set, i, q);
-    t->e2[i] = t->e[i] * t->e[i];
+    t->e2[i] = sq_log_error(set, i, q);
   }
   for (int i = 0; i < set->n; i++)
     s->cost[i].p[k] = s->p[k];
@@ -1120,7 +1117,6 @@ static void commit(fit_state *s, int k, double x, const fit_trial *t) {
     s->cost[i].p[k] = x;
     if (set->group[i] == s->exclude || !enters(&s->cost[i], k)) continue;
     s->parts[i][part_of(k)] = t->part[i];
-    s->e[i] = t->e[i];
     s->e2[i] = t->e2[i];
   }
 }
