@@ -618,6 +618,41 @@ START_TEST(test_trace_preemption) {
 }
 END_TEST
 
+/* ---- decode windows ------------------------------------------------------------------------ */
+
+/* The fixture's linear cost plus 1e-6 s a token of context read: a cost the window's context
+ * sums change. */
+static double context_cost(const scale_serve_step *step, void *ctx) {
+  return serve_fixture_linear_cost(step, ctx) + 1e-6 * step->decode_kv_tokens;
+}
+
+START_TEST(test_decode_window) {
+  /* A stretch of steps that only decode and end no request runs without a pass over the
+   * requests (serve.c's decode window); a trace turns it off, and recording changes nothing
+   * (test_trace_chunked), so a traced run is the step-by-step reference: every mode must give
+   * the same result to the bit. Lengths vary (isl 50-400, osl 2-300) so that windows of every
+   * length, and none, occur. */
+  static serve_fixture_trace ft;
+  scale_serve_trace *tr = serve_fixture_trace_of(&ft, 1, 1, 1); /* truncated at once */
+  for (int mode = 0; mode < 6; mode++) {
+    scale_serve_config c = linear_config(mode == 1 ? 40.0 : (double)INFINITY, 300, 50, 2);
+    c.isl.max_tokens = 400;
+    c.osl.max_tokens = 300;
+    c.max_batch = 64;
+    c.cost = context_cost;
+    if (mode == 2) c.concurrency = 24;                      /* closed loop */
+    if (mode == 3) c.kv_blocks = 400;                       /* admission bound by KV */
+    if (mode == 4) c.warmup_requests = 30, c.prefilled = true;
+    if (mode == 5) c.prefill_alone = true, c.rate_per_s = 25.0;
+    scale_serve_result plain = serve_fixture_run(&c);
+    c.trace = tr;
+    scale_serve_result stepwise = serve_fixture_run(&c);
+    ck_assert_msg(memcmp(&plain, &stepwise, sizeof plain) == 0, "mode %d differs", mode);
+    ck_assert(plain.n_steps > 300 && plain.output_tokens > 300);
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("serve");
   const scale_check_case cases[] = {
@@ -638,6 +673,7 @@ int main(void) {
       {"bad_parameters", test_bad_parameters},
       {"trace_chunked", test_trace_chunked},
       {"trace_preemption", test_trace_preemption},
+      {"decode_window", test_decode_window},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return scale_check_run(s);
