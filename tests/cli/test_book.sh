@@ -13,8 +13,7 @@ SCALE=${1:?usage: sh test_book.sh /path/to/scale}
 case $SCALE in /*) ;; *) SCALE=$(pwd)/$SCALE ;; esac # some checks run in another folder
 SRC=${SCALE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 DATA="$SRC/tests/data/book"
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/scale-book.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
+. "$(dirname "$0")/lib.sh" # $TMP and its clean-up, book_site
 export SCALE_KATEX=none
 pass=0
 fail=0
@@ -350,20 +349,11 @@ check "book --out ./-x: a folder starting with '-' written as ./-x" test -s "$TM
 # Every chapter present renders with --strict: a value a program emits but its text never cites
 # fails here (cite it, or print it with chapter_row() instead of chapter_value()).
 if [ -f "$SRC/chapters/01-rooflines/rooflines.md" ]; then
-  # rendered once per test run by the CTest fixture book.site (tests/support/book_site.sh)
-  real=${SCALE_BOOK_SITE:-}
-  if [ -n "$real" ] && [ -f "$real.out" ]; then
-    cp "$real.err" "$TMP/real.err"
-    rc=0
-  else
-    real=$TMP/real
-    "$SCALE" book --chapters "$SRC/chapters" --out "$real" --strict >"$TMP/real.out" 2>"$TMP/real.err"
-    rc=$?
-  fi
-  if [ "$rc" -eq 0 ]; then ok; else no "the real book renders with --strict"; cat "$TMP/real.err"; fi
-  check "real book: no warnings" sh -c "! grep -q 'warning' '$TMP/real.err'"
-  check "real book: no =key citation survives" sh -c "! grep -q '<code>=' '$real'/*.html"
-  check "real book: rooflines page" test -s "$real/01-rooflines.html"
+  book_site # rendered once per test run by the CTest fixture book.site
+  if [ "$rc" -eq 0 ]; then ok; else no "the real book renders with --strict"; cat "$TMP/err"; fi
+  check "real book: no warnings" sh -c "! grep -q 'warning' '$TMP/err'"
+  check "real book: no =key citation survives" sh -c "! grep -q '<code>=' '$site'/*.html"
+  check "real book: rooflines page" test -s "$site/01-rooflines.html"
 fi
 
 echo "$pass passed, $fail failed"
