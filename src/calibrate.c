@@ -86,6 +86,57 @@ static scale_status load_host_rows(const char *dir, scale_calib_set *set,
   return st;
 }
 
+static int compare_names(const void *a, const void *b) {
+  return strcmp((const char *)a, (const char *)b);
+}
+
+/* The index into set->kernel_chips of chip 'stem' into *at, loaded on first use. */
+static scale_status kernel_chip_index(scale_calib_set *set, const char *stem, int *at,
+                                      scale_diag *diag) {
+  for (*at = 0; *at < set->n_kernel_chips; (*at)++)
+    if (strcmp(set->kernel_chips[*at].name, stem) == 0) return SCALE_OK;
+  if (set->n_kernel_chips == SCALE_CALIB_KERNEL_CHIPS_MAX)
+    return scale_diag_set(diag, SCALE_ERR_RANGE, stem, 0, "more than %d chips in kernels/",
+                          SCALE_CALIB_KERNEL_CHIPS_MAX);
+  scale_status st = scale_chip_load(stem, &set->kernel_chips[*at], diag);
+  if (!st) set->n_kernel_chips++;
+  return st;
+}
+
+/** The GEMMs of the .tsv files of dir/kernels/, in name order, into set->kernels (none when the
+ * folder is absent). */
+static scale_status load_kernel_rows(const char *dir, scale_calib_set *set, scale_diag *diag) {
+  enum { FILES_MAX = 64 };
+  char sub[4200], names[FILES_MAX][256];
+  snprintf(sub, sizeof sub, "%.4000s/kernels", dir);
+  DIR *d = opendir(sub);
+  if (!d) return SCALE_OK;
+  int n_files = 0;
+  for (struct dirent *e; (e = readdir(d)) != NULL && n_files < FILES_MAX;) {
+    size_t len = strlen(e->d_name);
+    if (len > 4 && len < sizeof names[0] && strcmp(e->d_name + len - 4, ".tsv") == 0)
+      memcpy(names[n_files++], e->d_name, len + 1);
+  }
+  closedir(d);
+  qsort(names, (size_t)n_files, sizeof names[0], compare_names);
+  set->kernels = calloc(SCALE_CALIB_ROWS_MAX, sizeof *set->kernels);
+  set->kernel_chip = calloc(SCALE_CALIB_ROWS_MAX, sizeof *set->kernel_chip);
+  if (!set->kernels || !set->kernel_chip) return SCALE_ERR_NOMEM;
+  scale_status st = SCALE_OK;
+  for (int i = 0; i < n_files && !st; i++) {
+    char path[4460];
+    snprintf(path, sizeof path, "%.4200s/%.255s", sub, names[i]);
+    int first = set->n_kernels;
+    st = scale_measurements_kernels_load(path, set->kernels, SCALE_CALIB_ROWS_MAX,
+                                         &set->n_kernels, diag);
+    int chip = 0;
+    if (!st && set->n_kernels > first)
+      st = kernel_chip_index(set, set->kernels[first].hardware, &chip, diag);
+    for (int k = first; k < set->n_kernels; k++) set->kernel_chip[k] = chip;
+  }
+  return st;
+}
+
 scale_status scale_calib_set_load(const char *dir, scale_calib_set **out, scale_diag *diag) {
   *out = NULL;
   scale_measurement *rows = calloc(SCALE_CALIB_ROWS_MAX, sizeof *rows);
@@ -112,6 +163,7 @@ scale_status scale_calib_set_load(const char *dir, scale_calib_set **out, scale_
     set->n = i + 1;
   }
   if (!st) st = load_host_rows(dir, set, rows, diag);
+  if (!st) st = load_kernel_rows(dir, set, diag);
   free(rows);
   if (st) {
     scale_calib_set_free(set);
@@ -126,6 +178,8 @@ void scale_calib_set_free(scale_calib_set *set) {
   if (!set) return;
   free(set->points);
   free(set->host_points);
+  free(set->kernels);
+  free(set->kernel_chip);
   free(set);
 }
 
@@ -625,6 +679,23 @@ scale_status scale_calibrate_fit(const scale_calib_set *set, int exclude, scale_
 }
 
 /* ---- statistics ----------------------------------------------------------------------------- */
+
+void scale_calib_kernel_stats(const scale_calib_set *set, const scale_step_params *params,
+                              bool large, scale_calib_kernel_fit *out) {
+  double abs_sum = 0, log_sum = 0;
+  memset(out, 0, sizeof *out);
+  for (int i = 0; i < set->n_kernels; i++) {
+    const scale_measurement_kernel *g = &set->kernels[i];
+    if ((2 * g->m * g->n * g->k * g->batch >= SCALE_CALIB_LARGE_GEMM_FLOPS) != large) continue;
+    const scale_chip *chip = &set->kernel_chips[set->kernel_chip[i]];
+    double ratio =
+        scale_step_kernel_gemm_s(chip, params, g->dtype, g->m, g->n, g->k, g->batch, g->bytes) /
+        g->seconds;
+    if (!(ratio > 0 && isfinite(ratio))) continue;
+    abs_sum += fabs(ratio - 1), log_sum += log(ratio), out->n++;
+  }
+  if (out->n) out->mape = abs_sum / out->n, out->geo_ratio = exp(log_sum / out->n);
+}
 
 /** Average ranks (1-based) of v[0..n) into rank[]. */
 static void ranks(const double *v, int n, double *rank) {

@@ -312,6 +312,7 @@ double scale_measurement_step_s(const scale_measurement *row, const scale_model 
 /* ---- the memory observations file ---- */
 
 #define MEM_COLUMNS 21
+#define MAX_TSV_COLUMNS 21 /* the widest of the files below */
 static const char *const mem_header =
     "id\tref\tgroup\tmodel\thardware\tchips\tdp\ttp\tpp\tcp\tep\tzero\tmbs\tvp\trecompute\tsp\tgbs"
     "\tseq\toutcome\tmeasured_bytes\tsource";
@@ -380,10 +381,11 @@ static const char *mem_parse(char **f, scale_measurement_memory *r) {
   return NULL;
 }
 
-static int split_fields(char *line, char **f) {
+/* Splits a line into exactly 'want' tab-separated fields; the count found (want + 1: more). */
+static int split_n(char *line, char **f, int want) {
   int n = 0;
   for (char *p = line;; n++) {
-    if (n == MEM_COLUMNS) return n + 1; /* too many */
+    if (n == want) return n + 1; /* too many */
     f[n] = p;
     char *tab = strchr(p, '\t');
     if (!tab) return n + 1;
@@ -392,14 +394,18 @@ static int split_fields(char *line, char **f) {
   }
 }
 
-scale_status scale_measurements_memory_load(const char *path, scale_measurement_memory *rows, int cap, int *n,
-                                    scale_diag *diag) {
-  if (!path || !rows || !n || cap < 0)
-    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "missing argument");
+/** One data line of a strict TSV, split into its fields: appends a row or returns an error. */
+typedef scale_status (*tsv_row_fn)(void *ctx, char **f, const char *path, int lineno,
+                                   scale_diag *diag);
+
+/* Reads 'path': '#' comments and blank lines skipped, the first other line must be 'header',
+ * every later one has the header's field count and goes to 'row'. */
+static scale_status load_tsv(const char *path, const char *header, int width, tsv_row_fn row,
+                             void *ctx, scale_diag *diag) {
   FILE *fp = fopen(path, "r");
   if (!fp) return scale_diag_set(diag, SCALE_ERR_IO, path, 0, "cannot open");
   char line[2048];
-  bool header = false;
+  bool seen = false;
   scale_status st = SCALE_OK;
   for (int lineno = 1; !st && fgets(line, sizeof line, fp); lineno++) {
     size_t len = strlen(line);
@@ -410,35 +416,119 @@ scale_status scale_measurements_memory_load(const char *path, scale_measurement_
     while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
       line[--len] = '\0';
     if (len == 0 || line[0] == '#') continue;
-    if (!header) {
-      header = true;
-      if (strcmp(line, mem_header) != 0)
-        st = scale_diag_set(diag, SCALE_ERR_PARSE, path, lineno, "header is not: %s", mem_header);
+    if (!seen) {
+      seen = true;
+      if (strcmp(line, header) != 0)
+        st = scale_diag_set(diag, SCALE_ERR_PARSE, path, lineno, "header is not: %s", header);
       continue;
     }
-    char *f[MEM_COLUMNS + 1];
-    if (split_fields(line, f) != MEM_COLUMNS) {
+    char *f[MAX_TSV_COLUMNS + 1];
+    if (split_n(line, f, width) != width)
       st = scale_diag_set(diag, SCALE_ERR_PARSE, path, lineno, "expected %d tab-separated fields",
-                          MEM_COLUMNS);
-    } else if (*n >= cap) {
-      st = scale_diag_set(diag, SCALE_ERR_RANGE, path, lineno, "more than %d rows", cap);
-    } else {
-      scale_measurement_memory *r = &rows[*n];
-      memset(r, 0, sizeof *r);
-      const char *bad = mem_parse(f, r);
-      scale_measurement *m = &r->run;
-      if (bad)
-        st = scale_diag_set(diag, SCALE_ERR_PARSE, path, lineno, "column '%s': bad value", bad);
-      else if (m->dp * m->tp * m->pp * m->cp != m->chips)
-        st = scale_diag_set(diag, SCALE_ERR_INVALID, path, lineno, "dp tp pp cp is not chips");
-      else {
-        snprintf(m->file, sizeof m->file, "memory.tsv");
-        m->line = lineno;
-        (*n)++;
-      }
-    }
+                          width);
+    else
+      st = row(ctx, f, path, lineno, diag);
   }
-  if (!st && !header) st = scale_diag_set(diag, SCALE_ERR_PARSE, path, 0, "no header line");
+  if (!st && !seen) st = scale_diag_set(diag, SCALE_ERR_PARSE, path, 0, "no header line");
   fclose(fp);
   return st;
+}
+
+typedef struct {
+  scale_measurement_memory *rows;
+  int cap, *n;
+} memory_sink;
+
+static scale_status memory_row(void *ctx, char **f, const char *path, int lineno,
+                               scale_diag *diag) {
+  memory_sink *s = ctx;
+  if (*s->n >= s->cap)
+    return scale_diag_set(diag, SCALE_ERR_RANGE, path, lineno, "more than %d rows", s->cap);
+  scale_measurement_memory *r = &s->rows[*s->n];
+  memset(r, 0, sizeof *r);
+  const char *bad = mem_parse(f, r);
+  scale_measurement *m = &r->run;
+  if (bad) return scale_diag_set(diag, SCALE_ERR_PARSE, path, lineno, "column '%s': bad value", bad);
+  if (m->dp * m->tp * m->pp * m->cp != m->chips)
+    return scale_diag_set(diag, SCALE_ERR_INVALID, path, lineno, "dp tp pp cp is not chips");
+  snprintf(m->file, sizeof m->file, "memory.tsv");
+  m->line = lineno;
+  (*s->n)++;
+  return SCALE_OK;
+}
+
+scale_status scale_measurements_memory_load(const char *path, scale_measurement_memory *rows,
+                                            int cap, int *n, scale_diag *diag) {
+  if (!path || !rows || !n || cap < 0)
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "missing argument");
+  memory_sink sink = {rows, cap, n};
+  return load_tsv(path, mem_header, MEM_COLUMNS, memory_row, &sink, diag);
+}
+
+/* ---- kernels timed alone (measurements/kernels/) ------------------------------------------ */
+
+#define KERNEL_COLUMNS 9
+static const char *const kernel_header = "kind\tdtype\tm\tn\tk\tbatch\tbytes\tflops\tseconds";
+
+/* The kinds measure_gpu.py writes that no fit reads yet (streams, attention, launch costs). */
+static const char *const kernel_kinds_kept_aside[] = {
+    "copy", "read", "attn_fwd", "attn_fwdbwd", "eager_kernel", "graph_kernel"};
+
+typedef struct {
+  scale_measurement_kernel *rows;
+  int cap, *n;
+  const char *file, *hardware;
+} kernel_sink;
+
+/* Fills *r from a gemm or bmm row's fields; the name of the first bad column, or NULL. */
+static const char *kernel_parse(char **f, scale_measurement_kernel *r) {
+  double flops = 0;
+  if (scale_dtype_parse(f[1], &r->dtype) != SCALE_OK) return "dtype";
+  if (!num(f[2], 1, 1e7, true, NAN, &r->m)) return "m";
+  if (!num(f[3], 1, 1e7, true, NAN, &r->n)) return "n";
+  if (!num(f[4], 1, 1e7, true, NAN, &r->k)) return "k";
+  if (!num(f[5], 1, 1e5, true, NAN, &r->batch)) return "batch";
+  if (!num(f[6], 1, 1e13, false, NAN, &r->bytes)) return "bytes";
+  if (!num(f[7], 1, 1e18, false, NAN, &flops)) return "flops";
+  if (fabs(flops - 2 * r->m * r->n * r->k * r->batch) > 1e-9 * flops) return "flops";
+  if (!num(f[8], 1e-7, 10, false, NAN, &r->seconds)) return "seconds";
+  return NULL;
+}
+
+static scale_status kernel_row(void *ctx, char **f, const char *path, int lineno,
+                               scale_diag *diag) {
+  kernel_sink *s = ctx;
+  if (strcmp(f[0], "gemm") != 0 && strcmp(f[0], "bmm") != 0) {
+    for (size_t i = 0; i < sizeof kernel_kinds_kept_aside / sizeof *kernel_kinds_kept_aside; i++)
+      if (strcmp(f[0], kernel_kinds_kept_aside[i]) == 0) return SCALE_OK;
+    return scale_diag_set(diag, SCALE_ERR_PARSE, path, lineno, "column 'kind': bad value");
+  }
+  if (*s->n >= s->cap)
+    return scale_diag_set(diag, SCALE_ERR_RANGE, path, lineno, "more than %d rows", s->cap);
+  scale_measurement_kernel *r = &s->rows[*s->n];
+  memset(r, 0, sizeof *r);
+  const char *bad = kernel_parse(f, r);
+  if (bad) return scale_diag_set(diag, SCALE_ERR_PARSE, path, lineno, "column '%s': bad value", bad);
+  snprintf(r->file, sizeof r->file, "%s", s->file);
+  snprintf(r->hardware, sizeof r->hardware, "%s", s->hardware);
+  r->line = lineno;
+  (*s->n)++;
+  return SCALE_OK;
+}
+
+scale_status scale_measurements_kernels_load(const char *path, scale_measurement_kernel *rows,
+                                             int cap, int *n, scale_diag *diag) {
+  if (!path || !rows || !n || cap < 0)
+    return scale_diag_set(diag, SCALE_ERR_INVALID, "", 0, "missing argument");
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  char stem[SCALE_NAME_MAX];
+  size_t len = strcspn(base, ".");
+  if (len == 0 || len >= sizeof stem || base[len] != '.' || !strchr(base + len + 1, '.'))
+    return scale_diag_set(diag, SCALE_ERR_INVALID, path, 0,
+                          "name is not CHIP.NAME.tsv (CHIP a hardware/ stem)");
+  memcpy(stem, base, len);
+  stem[len] = '\0';
+  kernel_sink sink = {rows, cap, n, base, stem};
+  return load_tsv(path, kernel_header, KERNEL_COLUMNS, kernel_row, &sink, diag);
 }

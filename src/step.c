@@ -214,14 +214,35 @@ typedef struct {
   scale_step_cache *cache; /**< the search's cache (its bucketed collectives), or NULL */
 } ctx;
 
+/* Whether matmuls in 'dtype' quantize their inputs (fp8, fp4): frameworks then keep the
+ * attention core in bf16 and pay a cast of every linear layer's input. */
+static bool quantized(scale_dtype dtype) {
+  return dtype == SCALE_DTYPE_FP8 || dtype == SCALE_DTYPE_FP4;
+}
+
+/** A GEMM's time at 'peak' [FLOP/s] with 'bytes' through HBM: the slower of its math at the
+ * shape's efficiency and its traffic, plus the fixed cost of a kernel. */
+static double gemm_s(const scale_chip *chip, const scale_step_params *p, double peak, double m,
+                     double n, double k, double batch, double bytes) {
+  double t_math = 2 * m * n * k * batch / (peak * scale_step_matmul_eta(chip, p, m, n, k, batch));
+  double t_mem = bytes / (chip->hbm_bytes_per_s * p->v[SCALE_STEP_MEM_ETA]);
+  return fmax(t_math, t_mem) + p->v[SCALE_STEP_KERNEL_S];
+}
+
+double scale_step_kernel_gemm_s(const scale_chip *chip, const scale_step_params *params,
+                                scale_dtype dtype, double m, double n, double k, double batch,
+                                double bytes) {
+  if (!chip || !params || !(bytes > 0)) return NAN;
+  double peak = scale_chip_flops_per_s(chip, dtype);
+  if (quantized(dtype)) peak *= params->v[SCALE_STEP_LOWP_ETA];
+  if (!(peak > 0 && chip->hbm_bytes_per_s > 0)) return NAN;
+  return gemm_s(chip, params, peak, m, n, k, batch, bytes);
+}
+
 /** Time of one matmul op of 'batch' m x k by k x n products. */
 static double matmul_s(const ctx *c, double c_peak, double m, double n, double k, double batch) {
-  double flops = 2 * m * n * k * batch;
   double bytes = c->act_bytes * batch * (m * k + k * n + m * n);
-  double eta = scale_step_matmul_eta(c->job->chip, c->p, m, n, k, batch);
-  double t_math = flops / (c_peak * eta);
-  double t_mem = bytes / (c->w_hbm * c->p->v[SCALE_STEP_MEM_ETA]);
-  return fmax(t_math, t_mem) + c->p->v[SCALE_STEP_KERNEL_S];
+  return gemm_s(c->job->chip, c->p, c_peak, m, n, k, batch, bytes);
 }
 
 /** Forward + backward of a weight matmul (tokens x in by in x out): forward, dgrad, wgrad;
@@ -380,11 +401,6 @@ static void set_memory_op(const ctx *c, layer_ops *o, scale_step_op op, double b
   o->all[op] = 3 * o->fwd[op];
 }
 
-/* Whether matmuls in 'dtype' quantize their inputs (fp8, fp4): frameworks then keep the
- * attention core in bf16 and pay a cast of every linear layer's input. */
-static bool quantized(scale_dtype dtype) {
-  return dtype == SCALE_DTYPE_FP8 || dtype == SCALE_DTYPE_FP4;
-}
 
 /* The rate the linear layers' GEMMs are priced against: the chip's peak in the job's format,
  * an 8- or 4-bit one discounted by lowp_eta (its GEMMs reach a smaller share of a peak twice

@@ -26,6 +26,7 @@
 
 #define SCALE_CALIB_GROUPS_MAX 64
 #define SCALE_CALIB_ROWS_MAX 1024
+#define SCALE_CALIB_KERNEL_CHIPS_MAX 8
 /** The pull of each parameter toward its prior (this header's first comment), chosen by the
  * mean over groups of each group's out-of-sample MAPE: the 11 training groups left out in turn
  * (`scale validate --prior-weight W`, its 'mean over groups' line) and the hybrid paper's
@@ -60,15 +61,25 @@ typedef struct {
   int n_host;
   char host_groups[SCALE_CALIB_GROUPS_MAX][SCALE_NAME_MAX];
   int n_host_groups;
+  /** GEMMs timed alone (dir/kernels/CHIP.NAME.tsv; none when the folder is absent), outside
+   * the fit: scale_calib_kernel_stats() says how the step model prices them.
+   * kernel_chip[i] indexes kernel_chips. */
+  scale_measurement_kernel *kernels;
+  int *kernel_chip;
+  int n_kernels;
+  scale_chip kernel_chips[SCALE_CALIB_KERNEL_CHIPS_MAX];
+  int n_kernel_chips;
   /** The pull of each parameter toward its prior in a fit, in [0, SCALE_CALIB_PRIOR_WEIGHT_MAX]
    * (SCALE_CALIB_PRIOR_WEIGHT when loaded; 0: least squares on the rows alone). */
   double prior_weight;
 } scale_calib_set;
 
-/** Loads every measurements/ file of 'dir' with its models and chips.
+/** Loads every measurements/ file of 'dir' with its models and chips, and the GEMMs of
+ * dir/kernels/ with theirs.
  * Owns: *out is allocated; release it with scale_calib_set_free().
- * Errors: as scale_measurements_load_dir(), scale_model_load(), scale_chip_load();
- *         SCALE_ERR_NOMEM.
+ * Errors: as scale_measurements_load_dir(), scale_measurements_kernels_load(),
+ *         scale_model_load(), scale_chip_load(); SCALE_ERR_RANGE (more kernel rows than
+ *         SCALE_CALIB_ROWS_MAX or chips than SCALE_CALIB_KERNEL_CHIPS_MAX); SCALE_ERR_NOMEM.
  */
 scale_status scale_calib_set_load(const char *dir, scale_calib_set **out, scale_diag *diag);
 
@@ -113,6 +124,23 @@ typedef struct {
 
 void scale_calib_group_stats(const scale_calib_set *set, int group, const double *pred,
                              scale_calib_stats *out);
+
+/** GEMMs of at least this much work count as large in scale_calib_kernel_stats() [FLOP]: a
+ * 4096 x 4096 weight over about 300 tokens, where the H200's GEMMs leave the launch-bound
+ * regime (measurements/kernels/). */
+#define SCALE_CALIB_LARGE_GEMM_FLOPS 1e10
+
+/** How 'params' price the GEMMs timed alone of a set (scale_step_kernel_gemm_s()). */
+typedef struct {
+  int n;            /**< GEMMs of the class */
+  double mape;      /**< mean |predicted / measured - 1| */
+  double geo_ratio; /**< geometric mean of predicted / measured (1: no bias) */
+} scale_calib_kernel_fit;
+
+/** The GEMMs of set->kernels of one class priced with 'params': large (work >=
+ * SCALE_CALIB_LARGE_GEMM_FLOPS) when 'large', else small. n = 0 when there are none. */
+void scale_calib_kernel_stats(const scale_calib_set *set, const scale_step_params *params,
+                              bool large, scale_calib_kernel_fit *out);
 
 /** Writes the fit as the two sections of a hardware file (what scale_step_params_load_file()
  * and the hardware loader read): [step_fit], the fit's provenance (by, method, data, rows,

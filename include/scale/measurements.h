@@ -123,4 +123,31 @@ typedef struct {
 scale_status scale_measurements_memory_load(const char *path, scale_measurement_memory *rows, int cap, int *n,
                                     scale_diag *diag);
 
+/* ---- kernels timed alone (measurements/kernels/) ------------------------------------------- */
+
+/** A GEMM timed alone on one chip (measurements/kernels/CHIP.NAME.tsv, measure_gpu.py):
+ * 'batch' products C[m,n] = A[m,k] B[k,n] in one launch. */
+typedef struct {
+  char file[64];                 /**< file name it came from */
+  int line;                      /**< 1-based line in that file */
+  char hardware[SCALE_NAME_MAX]; /**< the chip: the file name up to its first '.' */
+  scale_dtype dtype;             /**< operand format (bf16, fp8, ...) */
+  double m, n, k, batch;         /**< the product's shape */
+  double bytes;                  /**< the fewest bytes it moves: inputs once, output once */
+  double seconds;                /**< its median time, alone, L2 flushed [s] */
+} scale_measurement_kernel;
+
+/** Appends the GEMM rows (kind gemm or bmm) of the kernel TSV at 'path' to rows[*n..cap),
+ * strictly; the stream, attention and launch rows measure_gpu.py also writes are skipped.
+ * Columns, tab-separated after '#' comment lines, one header line naming them:
+ *   kind dtype m n k batch bytes flops seconds
+ * flops must be 2 m n k batch (the file's own check of its shape).
+ *
+ * Errors: SCALE_ERR_IO; SCALE_ERR_PARSE (header, field count, an unknown kind, a malformed or
+ *         out-of-range number); SCALE_ERR_RANGE (more rows than cap); SCALE_ERR_INVALID (a
+ *         file name that is not CHIP.NAME.tsv). 'diag' names the file and line.
+ */
+scale_status scale_measurements_kernels_load(const char *path, scale_measurement_kernel *rows,
+                                             int cap, int *n, scale_diag *diag);
+
 #endif

@@ -202,6 +202,18 @@ const char *scale_step_op_name(scale_step_op op);
 double scale_step_matmul_eta(const scale_chip *chip, const scale_step_params *params, double m,
                              double n, double k, double batch);
 
+/** The step model's time of one GEMM launched alone (measurements/kernels/): 'batch' m x k by
+ * k x n products in 'dtype', 'bytes' through HBM: max(2 m n k batch / (peak x eta), bytes /
+ * (HBM x mem_eta)) + kernel_s, peak the chip's in 'dtype' (x lowp_eta for fp8 and fp4) and
+ * eta scale_step_matmul_eta(): what each GEMM of a step costs.
+ *
+ * Units:  bytes [bytes] -> [s].  Domain: a chip with the format's peak and HBM bandwidth,
+ *         m, n, k, batch, bytes > 0; NaN otherwise.
+ */
+double scale_step_kernel_gemm_s(const scale_chip *chip, const scale_step_params *params,
+                                scale_dtype dtype, double m, double n, double k, double batch,
+                                double bytes);
+
 /** Network, and ring bandwidth per member into *bytes_per_s, of a group of 'n' chips placed
  * 'stride' apart (ranks of the inner dimensions between members): inside one scale-up domain
  * its NVLink egress (or, without switches, its share of a full mesh's direct links); across

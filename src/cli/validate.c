@@ -39,6 +39,7 @@ typedef struct {
   scale_calib_set *set;
   double *pred; /**< with the shipped parameters */
   double *logo; /**< with parameters fitted without the row's group (NaN if not computed) */
+  const scale_step_params *params; /**< the shipped parameters */
 } predictions;
 
 static int predict_all(predictions *pr, const scale_step_params *params, int only) {
@@ -209,6 +210,38 @@ static void json_coverage(cli_json *j, const predictions *pr) {
   cli_json_array_end(j);
 }
 
+/** The GEMMs timed alone as JSON: "kernels": {"large": {n, mape, geo_ratio}, "small": ...}. */
+static void json_kernels(cli_json *j, const predictions *pr) {
+  cli_json_object_begin(j, "kernels");
+  for (int large = 1; large >= 0; large--) {
+    scale_calib_kernel_fit fit;
+    scale_calib_kernel_stats(pr->set, pr->params, large, &fit);
+    cli_json_object_begin(j, large ? "large" : "small");
+    cli_json_number(j, "n", fit.n);
+    if (fit.n) cli_json_number(j, "mape", fit.mape);
+    if (fit.n) cli_json_number(j, "geo_ratio", fit.geo_ratio);
+    cli_json_object_end(j);
+  }
+  cli_json_object_end(j);
+}
+
+/** How the step model prices the GEMMs timed alone (measurements/kernels/, outside the fit). */
+static void print_kernels_text(const predictions *pr) {
+  const scale_calib_set *set = pr->set;
+  if (set->n_kernels == 0) return;
+  printf("\nGEMMs timed alone (measurements/kernels/, not fitted): %d on", set->n_kernels);
+  for (int c = 0; c < set->n_kernel_chips; c++) printf(" %s", set->kernel_chips[c].name);
+  printf("\n  the step model's GEMM time (its kernel_s included) against them:\n");
+  for (int large = 1; large >= 0; large--) {
+    scale_calib_kernel_fit fit;
+    scale_calib_kernel_stats(set, pr->params, large, &fit);
+    char cell[24];
+    printf("  %-30s %4d GEMMs  MAPE %7s  predicted/measured x%.2f (geometric mean)\n",
+           large ? ">= 1e10 FLOP" : "< 1e10 FLOP (launch-bound)", fit.n,
+           pct_cell(cell, sizeof cell, fit.mape, false), fit.geo_ratio);
+  }
+}
+
 static void print_text(const predictions *pr, int only, const char *params_path) {
   const scale_calib_set *set = pr->set;
   printf("step model (%s) against measurements/: %d rows in %d groups\n"
@@ -255,6 +288,7 @@ static void print_text(const predictions *pr, int only, const char *params_path)
   printf("\nissue 14 targets (LOGO): all rows <= 10%%, Megatron A100 rows <= 5%%, hybrid "
          "Table 10 Spearman >= 0.8\n");
   print_coverage_text(pr);
+  print_kernels_text(pr);
 }
 
 static void json_stats(cli_json *j, const char *prefix, const scale_calib_stats *s) {
@@ -296,6 +330,7 @@ static void print_json(const predictions *pr, int only) {
     pooled(pr, pr->logo, megatron_ids, &m, &x, &n);
     cli_json_number(&j, "logo_mape_megatron_a100", m);
     json_coverage(&j, pr);
+    json_kernels(&j, pr);
   }
   cli_json_array_begin(&j, "rows");
   for (int i = 0; i < set->n; i++) {
@@ -358,7 +393,7 @@ int cli_cmd_validate(int argc, char **argv) {
     cli_print_diag(&diag);
     return CLI_EXIT_FAIL;
   }
-  predictions pr = {NULL, NULL, NULL};
+  predictions pr = {NULL, NULL, NULL, &params};
   if (scale_calib_set_load(dir, &pr.set, &diag) != SCALE_OK) {
     cli_print_diag(&diag);
     return CLI_EXIT_FAIL;

@@ -252,10 +252,42 @@ START_TEST(tpu_rows_priced_as_xla_runs_them) {
 }
 END_TEST
 
+START_TEST(kernel_stats_by_hand) {
+  /* Two large GEMMs measured at half and at twice what the priors predict: errors 100% and
+   * 50%, MAPE 75%, predicted/measured 2 and 0.5, geometric mean 1; no small GEMM. */
+  scale_calib_set s;
+  memset(&s, 0, sizeof s);
+  scale_diag diag;
+  ck_assert_int_eq(scale_chip_load("nvidia-h100-sxm", &s.kernel_chips[0], &diag), SCALE_OK);
+  scale_measurement_kernel rows[2] = {{.dtype = SCALE_DTYPE_BF16, .m = 4096, .n = 4096,
+                                       .k = 4096, .batch = 1, .bytes = 1e8}};
+  rows[1] = rows[0];
+  int chips[2] = {0, 0};
+  scale_step_params p = scale_step_params_prior();
+  double t = scale_step_kernel_gemm_s(&s.kernel_chips[0], &p, SCALE_DTYPE_BF16, 4096, 4096, 4096,
+                                      1, 1e8);
+  rows[0].seconds = t / 2, rows[1].seconds = 2 * t;
+  s.kernels = rows, s.kernel_chip = chips, s.n_kernels = 2, s.n_kernel_chips = 1;
+  scale_calib_kernel_fit large, small;
+  scale_calib_kernel_stats(&s, &p, true, &large);
+  scale_calib_kernel_stats(&s, &p, false, &small);
+  ck_assert_int_eq(large.n, 2);
+  scale_check_rel(large.mape, 0.75, 1e-12, "1", "hand derivation in the comment");
+  scale_check_rel(large.geo_ratio, 1.0, 1e-12, "1", "hand derivation in the comment");
+  ck_assert_int_eq(small.n, 0);
+  /* the shipped set carries the H200's GEMMs of measurements/kernels/ */
+  scale_calib_set *set = load_set();
+  ck_assert_int_gt(set->n_kernels, 300);
+  ck_assert_str_eq(set->kernel_chips[set->kernel_chip[0]].name, "nvidia-h200");
+  scale_calib_set_free(set);
+}
+END_TEST
+
 static Suite *calibrate_suite(void) {
   Suite *s = suite_create("calibrate");
   const scale_check_case cases[] = {
       {"spearman_by_hand", spearman_by_hand},
+      {"kernel_stats_by_hand", kernel_stats_by_hand},
       {"group_stats_by_hand", group_stats_by_hand},
       {"fit_recovers_generated_data", fit_recovers_generated_data},
       {"prior_pull", prior_pull},

@@ -220,6 +220,73 @@ START_TEST(missing_file) {
 }
 END_TEST
 
+/* ---- kernels timed alone ---- */
+
+#define KHEADER "kind\tdtype\tm\tn\tk\tbatch\tbytes\tflops\tseconds\n"
+
+/** Loads 'text' as kernel file 'name' in a temporary folder; the status, rows and line. */
+static scale_status load_kernels(const char *name, const char *text, scale_measurement_kernel *k,
+                                 int *n, int *line) {
+  char dir[] = "/tmp/scale-kern-XXXXXX", path[64];
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *fp = fopen(path, "w");
+  ck_assert_ptr_nonnull(fp);
+  fputs(text, fp);
+  fclose(fp);
+  scale_diag diag;
+  memset(&diag, 0, sizeof diag);
+  *n = 0;
+  scale_status st = scale_measurements_kernels_load(path, k, 4, n, &diag);
+  *line = diag.line;
+  unlink(path);
+  rmdir(dir);
+  return st;
+}
+
+START_TEST(kernel_file) {
+  /* a 64 x 128 x 256 GEMM: 2 x 64 x 128 x 256 = 4194304 FLOPs; the stream row is skipped */
+  scale_measurement_kernel k[4];
+  int n, line;
+  ck_assert_int_eq(load_kernels("nvidia-h200.t.tsv",
+                                "# note\n" KHEADER "copy\tbf16\t10\t0\t0\t1\t40\t0\t1e-6\n"
+                                "gemm\tfp8\t64\t128\t256\t1\t65536\t4194304\t5e-6\n",
+                                k, &n, &line),
+                   SCALE_OK);
+  ck_assert_int_eq(n, 1);
+  ck_assert_str_eq(k[0].hardware, "nvidia-h200");
+  ck_assert_int_eq(k[0].dtype, SCALE_DTYPE_FP8);
+  ck_assert_int_eq(k[0].line, 4);
+  scale_check_rel(k[0].k, 256, 0, "1", "the row");
+}
+END_TEST
+
+START_TEST(kernel_bad_files) {
+  static const struct {
+    const char *name, *text;
+    scale_status want;
+    int line;
+  } cases[] = {
+      {"h.t.tsv", "kind\tm\n", SCALE_ERR_PARSE, 1},                                /* header */
+      {"h.t.tsv", KHEADER "gemm\tbf16\t1\t1\n", SCALE_ERR_PARSE, 2},               /* fields */
+      {"h.t.tsv", KHEADER "conv\tbf16\t1\t1\t1\t1\t6\t2\t1e-6\n", SCALE_ERR_PARSE, 2}, /* kind */
+      {"h.t.tsv", KHEADER "gemm\tbf16\t2\t1\t1\t1\t6\t2\t1e-6\n", SCALE_ERR_PARSE, 2}, /* 2mnk 4 */
+      {"h.t.tsv", KHEADER "gemm\tbf17\t1\t1\t1\t1\t6\t2\t1e-6\n", SCALE_ERR_PARSE, 2}, /* dtype */
+      {"h.t.tsv", KHEADER "gemm\tbf16\t1\t1\t1\t1\t6\t2\t-1\n", SCALE_ERR_PARSE, 2},   /* time */
+      {"h.t.tsv", KHEADER "gemm\tbf16\t1.5\t1\t1\t1\t6\t3\t1e-6\n", SCALE_ERR_PARSE, 2}, /* m */
+      {"plain.tsv", KHEADER, SCALE_ERR_INVALID, 0},                                   /* name */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    scale_measurement_kernel k[4];
+    int n, line;
+    scale_status st = load_kernels(cases[i].name, cases[i].text, k, &n, &line);
+    ck_assert_msg(st == cases[i].want, "case %zu: status %s, want %s", i, scale_status_str(st),
+                  scale_status_str(cases[i].want));
+    ck_assert_msg(line == cases[i].line, "case %zu: line %d, want %d", i, line, cases[i].line);
+  }
+}
+END_TEST
+
 static Suite *measurements_suite(void) {
   Suite *s = suite_create("measurements");
   const scale_check_case cases[] = {
@@ -232,6 +299,8 @@ static Suite *measurements_suite(void) {
       {"good_file", good_file},
       {"bad_files", bad_files},
       {"missing_file", missing_file},
+      {"kernel_file", kernel_file},
+      {"kernel_bad_files", kernel_bad_files},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return s;

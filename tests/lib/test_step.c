@@ -52,6 +52,28 @@ START_TEST(matmul_eta_gpu_waves) {
 }
 END_TEST
 
+START_TEST(kernel_gemm_time) {
+  /* A 4096^3 bf16 GEMM on an A100 at the round parameters: eta 0.741015 (matmul_eta_gpu_waves);
+   * 2 x 4096^3 FLOPs / (312e12 x 0.741015) = 594.468 us, over its 3 x 4096^2 x 2 bytes at
+   * 2.039e12 x 0.7 B/s (70.5 us); plus kernel_s 5 us: 599.468 us. */
+  scale_chip a100 = chip("nvidia-a100-80gb"), h100 = chip("nvidia-h100-sxm");
+  scale_step_params p = round_params();
+  double bytes = 2.0 * 3 * 4096 * 4096;
+  scale_check_rel(scale_step_kernel_gemm_s(&a100, &p, SCALE_DTYPE_BF16, 4096, 4096, 4096, 1, bytes),
+                  5.994677e-4, 1e-5, "s", "hand derivation in the comment");
+  /* the same shape bound by 1e10 bytes: 1e10 / (2.039e12 x 0.7) + 5 us = 7.011236 ms */
+  scale_check_rel(scale_step_kernel_gemm_s(&a100, &p, SCALE_DTYPE_BF16, 4096, 4096, 4096, 1, 1e10),
+                  7.011236e-3, 1e-5, "s", "hand derivation in the comment");
+  /* fp8 on an H100 (132 SMs: 8 waves, q = 0.969697; dims 0.976920; eta 0.757856) at its fp8
+   * peak 1.98e15 x lowp_eta 0.85: 1.3744e11 / (1.683e15 x 0.757856) + 5 us = 112.755 us */
+  scale_check_rel(scale_step_kernel_gemm_s(&h100, &p, SCALE_DTYPE_FP8, 4096, 4096, 4096, 1, 5e7),
+                  1.127554e-4, 1e-5, "s", "hand derivation in the comment");
+  /* an A100 has no fp8 peak; a GEMM moving no bytes is no GEMM */
+  scale_check_nan(scale_step_kernel_gemm_s(&a100, &p, SCALE_DTYPE_FP8, 4096, 4096, 4096, 1, bytes));
+  scale_check_nan(scale_step_kernel_gemm_s(&a100, &p, SCALE_DTYPE_BF16, 4096, 4096, 4096, 1, 0));
+}
+END_TEST
+
 START_TEST(matmul_eta_tpu_alignment) {
   /* TPU v5p: m = 100 fills 100/128 of the MXU; n = 128 and k = 256 are aligned.
    * eta = 0.8 x 0.78125 x (100/101)(128/129)(256/257) = 0.611626 with d_half = 1. */
@@ -748,6 +770,7 @@ static Suite *step_suite(void) {
   Suite *s = suite_create("step");
   const scale_check_case cases[] = {
       {"matmul_eta_gpu_waves", matmul_eta_gpu_waves},
+      {"kernel_gemm_time", kernel_gemm_time},
       {"worst_exposed_picks_largest", worst_exposed_picks_largest},
       {"matmul_eta_tpu_alignment", matmul_eta_tpu_alignment},
       {"collective_latency_and_size", collective_latency_and_size},
