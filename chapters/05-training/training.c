@@ -47,7 +47,8 @@ static void section_strategies(chapter *ch, bool chk, const scale_chip *chip,
   scale_train_strategy rows[SCALE_TRAIN_STRATEGIES];
   scale_train_result r[SCALE_TRAIN_STRATEGIES];
   scale_quantity q[SCALE_TRAIN_TABLE_MAX];
-  for (int i = 0; i < scale_train_book_strategies(n, rows); i++) {
+  int n_rows = scale_train_book_strategies(n, rows);
+  for (int i = 0; i < n_rows; i++) {
     const scale_train_problem *pi = rows[i].moe ? &pm : &p;
     if (!chapter_train_eval(ch, pi, &rows[i].layout, &r[i])) continue;
     chapter_say(ch, "%s:", rows[i].label);

@@ -620,7 +620,7 @@ double scale_train_book_mlp_split(double d, double f, double n_chips, double y, 
  *
  * Units:  [FLOP/s], [bytes/s], [1], [bytes], [count].
  * Domain: any chip; a quantity it lacks is NaN.
- * Book:   ch. 5 "Notation": v5p C = 4.59e14, W_ici = 1.8e11, alpha = 2550.
+ * Book:   ch. 5: v5p C = 4.59e14, W_ici = 2 x 9e10 = 1.8e11, alpha = 2550.
  */
 int scale_train_chip_table(const scale_chip *chip, scale_quantity out[SCALE_TRAIN_TABLE_MAX]);
 
@@ -659,7 +659,8 @@ int scale_train_tp_thresholds(const scale_chip *chip, const scale_model *llama,
  * Units:  [count], [tokens].
  * Domain: any chip; NaN rows where a rate is missing.
  * Book:   ch. 5 "Combining FSDP and Tensor Parallelism": X_opt 13.7 (printed 13.9), B / N
- *         above 99, 2M tokens: 2353 chips with FSDP, more with the mix.
+ *         above 99; a 2M-token batch keeps 2353 chips busy with pure FSDP, 18,454 with the
+ *         mix (hand: 2e6 / 850, 2e6 / (2550^2 / 60,000)).
  */
 int scale_train_mixed_thresholds(const scale_chip *chip,
                                  scale_quantity out[SCALE_TRAIN_TABLE_MAX]);
@@ -692,7 +693,8 @@ int scale_train_moe_thresholds(const scale_chip *chip, const scale_model *moe,
  * ZB-H1's at m = 4 < p (zb.m4).
  *
  * Units:  [%], [count].
- * Book:   ch. 5 "Pipelining": 1F1B (p - 1) / m = 93.75% at m = 16; GPipe holds all m.
+ * Book:   ch. 5 pipelining: a bubble of (p - 1) / m, 93.75% at p = m = 16; GPipe holds all m
+ *         microbatches, 1F1B at most p.
  */
 int scale_train_pipeline_table(scale_quantity out[SCALE_TRAIN_TABLE_MAX]);
 
@@ -710,10 +712,11 @@ typedef struct {
 
 /** Ch. 5's strategies on 'n_chips' chips, in its order: pure DP, ZeRO-1, FSDP (ZeRO-3), FSDP x
  * TP 8, the same with SP, FSDP x TP 32 with SP, FSDP x PP 8 with 1F1B and with ZB-H2, FSDP x
- * CP 4 ring and Ulysses, and the MoE's FSDP x EP 8; every FSDP at ZeRO-3. A degree n_chips / k
- * under 1 is 1. Returns SCALE_TRAIN_STRATEGIES.
+ * CP 4 ring and Ulysses, and the MoE's FSDP x EP 8 (EP inside FSDP); every FSDP at ZeRO-3.
+ * DP or FSDP takes n_chips over the other degrees (a layout that does not fill the chips then
+ * fails validation). Returns SCALE_TRAIN_STRATEGIES.
  *
- * Book:   ch. 5 "Data Parallelism" through "Expert Parallelism".
+ * Book:   ch. 5's strategies, each on one slice (the chapter's table).
  */
 int scale_train_book_strategies(double n_chips, scale_train_strategy out[SCALE_TRAIN_STRATEGIES]);
 
