@@ -1175,3 +1175,282 @@ void scale_infer_frontier_ends_table(const scale_infer_frontiers *f, int k,
   scale_infer_table_add(out, "latency_ratio", "latency at the largest batch / at batch 1",
                         full->step_s / one->step_s, "x", SCALE_FMT_PLAIN);
 }
+
+/* ---- ch. 8's tables ------------------------------------------------------------------------- */
+
+static void table_set(scale_infer_table *out, const scale_quantity *rows, int n) {
+  out->n = 0;
+  for (int i = 0; i < n && i < SCALE_INFER_TABLE_MAX; i++)
+    out->row[out->n++] = rows[i];
+}
+#define TABLE_SET(out, rows) table_set(out, rows, (int)(sizeof rows / sizeof rows[0]))
+
+static double bf16_rate(const scale_chip *chip) {
+  return scale_chip_flops_per_s(chip, SCALE_DTYPE_BF16);
+}
+
+/* int8 weights of 'model' */
+static double int8_weight_bytes(const scale_model *model) {
+  return scale_transformer_n_params(model) * scale_dtype_bytes(SCALE_DTYPE_INT8);
+}
+
+void scale_infer_price_table(const scale_chip *chip, scale_infer_table *out) {
+  double f = bf16_rate(chip);
+  const scale_quantity q[] = {
+      {"flops_per_s", "bf16 FLOP/s", f, "FLOP/s", SCALE_FMT_SCI},
+      {"usd_per_hour", "price per chip-hour", chip->usd_per_hour, "USD/h", SCALE_FMT_USD},
+      {"flops_per_usd", "FLOPs per dollar", f * 3600.0 / chip->usd_per_hour, "FLOP/$",
+       SCALE_FMT_SCI}};
+  TABLE_SET(out, q);
+}
+
+void scale_infer_kv_table(const scale_model *model, const scale_chip *chip,
+                          scale_infer_table *out) {
+  const double long_ctx = 32768, big_batch = 240; /* the book's long context and batch */
+  double seq = scale_transformer_kv_bytes(model, long_ctx, SCALE_DTYPE_INT8);
+  const scale_quantity q[] = {
+      {"per_token", "int8 KV per token",
+       scale_transformer_kv_bytes_per_token(model, SCALE_DTYPE_INT8), "B", SCALE_FMT_PLAIN},
+      {"long_context", "long context", long_ctx, "tokens", SCALE_FMT_PLAIN},
+      {"seq", "one long sequence", seq, "B", SCALE_FMT_SI},
+      {"batch", "batch", big_batch, "", SCALE_FMT_PLAIN},
+      {"batch_bytes", "KV of the batch", big_batch * seq, "B", SCALE_FMT_SI},
+      {"chips", "chips to hold weights and caches",
+       scale_infer_chips_needed(int8_weight_bytes(model) + big_batch * seq, chip->hbm_bytes), "",
+       SCALE_FMT_PLAIN}};
+  TABLE_SET(out, q);
+}
+
+void scale_infer_batch_table(const scale_model *m, const scale_chip *chip, double batch,
+                             double context, scale_infer_table *out) {
+  const scale_dtype i8 = SCALE_DTYPE_INT8;
+  double kv_seq = scale_transformer_kv_bytes(m, context, i8);
+  double weights = int8_weight_bytes(m), total = batch * kv_seq + weights;
+  double slice = scale_infer_min_slice_chips(total, chip->hbm_bytes);
+  /* the library's view of that slice: activations included, collectives modelled */
+  scale_infer_config cfg = scale_infer_config_generate(slice, batch, context, i8);
+  scale_infer_memory mem = scale_infer_memory_eval(m, chip, &cfg);
+  scale_infer_decode dec = scale_infer_decode_eval(m, chip, &cfg);
+  double step = scale_infer_book_step_s(m, chip, slice, batch, i8, context);
+  double step2 = scale_infer_book_step_s(m, chip, 2 * slice, batch, i8, context);
+  double alpha = scale_chip_ici_intensity(chip, SCALE_DTYPE_BF16), f = (double)m->d_ff;
+  const scale_quantity q[] = {
+      {"batch", "batch", batch, "", SCALE_FMT_PLAIN},
+      {"context", "context", context, "tokens", SCALE_FMT_PLAIN},
+      {"kv_bytes", "KV caches", batch * kv_seq, "B", SCALE_FMT_SI},
+      {"weight_bytes", "int8 weights", weights, "B", SCALE_FMT_SI},
+      {"total_bytes", "total", total, "B", SCALE_FMT_SI},
+      {"chips_needed", "chips' worth of HBM", scale_infer_chips_needed(total, chip->hbm_bytes), "",
+       SCALE_FMT_PLAIN},
+      {"slice", "smallest power-of-two slice", slice, "chips", SCALE_FMT_PLAIN},
+      {"mem_per_chip", "memory per chip, activations included", mem.total_bytes_per_chip, "B",
+       SCALE_FMT_SI},
+      {"hbm_per_chip", "HBM per chip", chip->hbm_bytes, "B", SCALE_FMT_SI},
+      {"step_s", "step (book formula)", step, "s", SCALE_FMT_TIME},
+      {"tokens_per_s", "tokens/s", batch / step, "tokens/s", SCALE_FMT_PLAIN},
+      {"tokens_per_s_per_chip", "tokens/s per chip", batch / step / slice, "tokens/s",
+       SCALE_FMT_PLAIN},
+      {"eval_step_s", "step (library, with collectives)", dec.step_s, "s", SCALE_FMT_TIME},
+      {"eval_t_ici_s", "collectives (hidden)", dec.t_ici_s, "s", SCALE_FMT_TIME},
+      {"eval_t_params_s", "weight reads", dec.t_params_s, "s", SCALE_FMT_TIME},
+      {"cost_per_m", "cost per million tokens", dec.cost_usd_per_million_tokens, "USD",
+       SCALE_FMT_USD},
+      {"alpha", "C / W_ici", alpha, "FLOP/byte", SCALE_FMT_PLAIN},
+      {"max_tp", "ICI-bound above (two axes)", scale_infer_max_tp_compute_bound(f, 2, alpha), "",
+       SCALE_FMT_PLAIN},
+      {"max_tp_2550", "same with alpha = 2550", scale_infer_max_tp_compute_bound(f, 2, 2550), "",
+       SCALE_FMT_PLAIN},
+      {"chips2", "twice the slice", 2 * slice, "chips", SCALE_FMT_PLAIN},
+      {"step2_s", "step on twice the chips", step2, "s", SCALE_FMT_TIME},
+      {"tokens_per_s_per_chip2", "tokens/s per chip there", batch / step2 / (2 * slice),
+       "tokens/s", SCALE_FMT_PLAIN}};
+  TABLE_SET(out, q);
+}
+
+void scale_infer_full_hbm_table(const scale_model *model, const scale_chip *chip, double context,
+                                double decode_len, scale_infer_table *out) {
+  double full = scale_infer_min_step_time_s(0, 0, chip->hbm_bytes, chip->hbm_bytes_per_s);
+  scale_infer_slice s4 = scale_infer_smallest_slice(model, chip, SCALE_DTYPE_INT4, context);
+  const scale_quantity q[] = {
+      {"step_s", "reading one full HBM", full, "s", SCALE_FMT_TIME},
+      {"decode_len", "median decode length", decode_len, "tokens", SCALE_FMT_PLAIN},
+      {"request_s", "one request's decode at that pace", full * decode_len, "s", SCALE_FMT_TIME},
+      {"int4_params_s", "int4 weights alone on their slice",
+       scale_infer_min_step_time_s(0, 0, s4.weight_bytes, s4.slice_chips * chip->hbm_bytes_per_s),
+       "s", SCALE_FMT_TIME}};
+  TABLE_SET(out, q);
+}
+
+void scale_infer_sharding_table(const scale_model *model, const scale_chip *chip,
+                                scale_infer_table *out) {
+  const double batch = 64, n = 32; /* the book's 4x8 */
+  double d = (double)model->d_model, f = (double)model->d_ff;
+  double beta = scale_infer_beta(chip);
+  double w_ici = 2.0 * chip->ici_link_bytes_per_s; /* bidirectional, the book's W_ici */
+  const scale_quantity q[] = {
+      {"batch", "batch", batch, "", SCALE_FMT_PLAIN},
+      {"chips", "chips", n, "", SCALE_FMT_PLAIN},
+      {"max_tp_book", "F / (8 B)", scale_infer_max_tp_memory_bound(f, batch, 8), "",
+       SCALE_FMT_PLAIN},
+      {"beta", "beta", beta, "", SCALE_FMT_PLAIN},
+      {"max_tp", "F / (B beta)", scale_infer_max_tp_memory_bound(f, batch, beta), "",
+       SCALE_FMT_PLAIN},
+      {"w_ici", "W_ici (both directions)", w_ici, "B/s", SCALE_FMT_SI},
+      {"t_ici_s", "T_ici = 2BD / W_ici",
+       scale_infer_ws1d_comms_s(batch, d, scale_dtype_bytes(SCALE_DTYPE_BF16), 2, w_ici), "s",
+       SCALE_FMT_TIME},
+      {"t_hbm_s", "T_hbm = 2DF / (Y W_hbm)",
+       scale_infer_min_step_time_s(0, 0, 2 * d * f, n * chip->hbm_bytes_per_s), "s",
+       SCALE_FMT_TIME},
+      {"t_math_s", "T_math = 2BDF / (Y C)", 2 * batch * d * f / (n * bf16_rate(chip)), "s",
+       SCALE_FMT_TIME}};
+  TABLE_SET(out, q);
+}
+
+/* ch. 8's prefill: 16 chips at 40% MFU */
+static const double prefill_chips = 16, prefill_mfu = 0.4;
+
+static double book_prefill_s(const scale_model *model, const scale_chip *chip, double context) {
+  return scale_infer_prefill_time_s(scale_transformer_n_params(model), context,
+                                    prefill_chips * bf16_rate(chip), prefill_mfu);
+}
+
+void scale_infer_prefill_table(const scale_model *model, const scale_chip *chip, double context,
+                               scale_infer_table *out) {
+  scale_infer_config cfg = scale_infer_config_default(prefill_chips, 1, context);
+  cfg.mfu_frac = prefill_mfu;
+  scale_infer_prefill p = scale_infer_prefill_eval(model, chip, &cfg);
+  const scale_quantity q[] = {
+      {"chips", "chips", prefill_chips, "", SCALE_FMT_PLAIN},
+      {"mfu_pct", "MFU", 100 * prefill_mfu, "%", SCALE_FMT_PLAIN},
+      {"s", "prefill, 2 x params FLOPs per token", book_prefill_s(model, chip, context), "s",
+       SCALE_FMT_TIME},
+      {"eval_s", "prefill with attention FLOPs", p.time_s, "s", SCALE_FMT_TIME},
+      {"attn_pct", "attention share of the FLOPs", 100 * p.attention_flops_frac, "%",
+       SCALE_FMT_PLAIN},
+      {"kv_bytes", "bf16 KV the prefill writes", p.kv_bytes, "B", SCALE_FMT_SI}};
+  TABLE_SET(out, q);
+}
+
+void scale_infer_disaggregation_table(const scale_model *model, const scale_chip *chip,
+                                      double batch, double context, double decode_len,
+                                      scale_infer_table *out) {
+  double t = book_prefill_s(model, chip, context);
+  scale_infer_slice sl = scale_infer_smallest_slice(model, chip, SCALE_DTYPE_BF16, context);
+  double step = scale_infer_book_step_s(model, chip, sl.slice_chips, sl.max_batch,
+                                        SCALE_DTYPE_BF16, context);
+  const scale_quantity q[] = {
+      {"ratio", "prefill servers per generate server, full batch",
+       scale_infer_disaggregation_ratio(t, sl.max_batch, step, decode_len), "", SCALE_FMT_PLAIN},
+      {"ratio_b", "same with the example batch",
+       scale_infer_disaggregation_ratio(t, batch, step, decode_len), "", SCALE_FMT_PLAIN}};
+  TABLE_SET(out, q);
+}
+
+void scale_infer_gpu_table(const scale_model *m, const scale_chip *gpu, const scale_chip *tpu,
+                           double batch, double context, scale_infer_table *out) {
+  const scale_dtype d = SCALE_DTYPE_FP8;
+  double n = gpu->nvlink_domain_size > 0 ? gpu->nvlink_domain_size : 8;
+  scale_infer_slice sl = scale_infer_smallest_slice(m, gpu, d, context);
+  scale_infer_slice sl16 = scale_infer_smallest_slice(m, gpu, SCALE_DTYPE_BF16, context);
+  scale_infer_config cfg = scale_infer_config_generate(n, batch, context, d);
+  cfg.compute_dtype = d;
+  scale_infer_decode dec = scale_infer_decode_eval(m, gpu, &cfg);
+  scale_infer_memory mem;
+  scale_infer_decode full = scale_infer_decode_at_max_batch(m, gpu, &cfg, &mem);
+  /* the TPU counterpart: 16 chips, int8, largest batch */
+  scale_infer_config tcfg = scale_infer_config_generate(16, 1, context, SCALE_DTYPE_INT8);
+  scale_infer_memory tmem;
+  scale_infer_decode tdec = scale_infer_decode_at_max_batch(m, tpu, &tcfg, &tmem);
+  const scale_quantity q[] = {
+      {"chips", "GPUs in one NVLink domain", n, "", SCALE_FMT_PLAIN},
+      {"hbm_bytes", "HBM per GPU", gpu->hbm_bytes, "B", SCALE_FMT_SI},
+      {"hbm_bytes_per_s", "HBM bandwidth per GPU", gpu->hbm_bytes_per_s, "B/s", SCALE_FMT_SI},
+      {"bcrit_fp8", "critical batch, fp8 x fp8", scale_roofline_critical_batch(gpu, d, d),
+       "tokens", SCALE_FMT_PLAIN},
+      {"bcrit_int8w", "critical batch, 8-bit weights, bf16 FLOPs",
+       scale_roofline_critical_batch(gpu, d, SCALE_DTYPE_BF16), "tokens", SCALE_FMT_PLAIN},
+      {"slice_fp8", "smallest slice, fp8", sl.slice_chips, "GPUs", SCALE_FMT_PLAIN},
+      {"slice_bf16", "smallest slice, bf16", sl16.slice_chips, "GPUs", SCALE_FMT_PLAIN},
+      {"step_s", "step at the example batch", dec.step_s, "s", SCALE_FMT_TIME},
+      {"tput", "tokens/s per GPU", dec.tokens_per_s_per_chip, "tokens/s", SCALE_FMT_PLAIN},
+      {"cost", "cost per million tokens", dec.cost_usd_per_million_tokens, "USD", SCALE_FMT_USD},
+      {"max_batch", "largest batch that fits", mem.max_batch, "", SCALE_FMT_PLAIN},
+      {"full_step_s", "step at the largest batch", full.step_s, "s", SCALE_FMT_TIME},
+      {"full_tput", "tokens/s per GPU there", full.tokens_per_s_per_chip, "tokens/s",
+       SCALE_FMT_PLAIN},
+      {"full_cost", "cost per million tokens there", full.cost_usd_per_million_tokens, "USD",
+       SCALE_FMT_USD},
+      {"tpu_max_batch", "TPU 4x4 int8: largest batch", tmem.max_batch, "", SCALE_FMT_PLAIN},
+      {"tpu_step_s", "its step", tdec.step_s, "s", SCALE_FMT_TIME},
+      {"tpu_cost", "its cost per million tokens", tdec.cost_usd_per_million_tokens, "USD",
+       SCALE_FMT_USD}};
+  TABLE_SET(out, q);
+}
+
+void scale_infer_layout_table(const scale_infer_config *cfg, const scale_infer_decode *d,
+                              const scale_infer_prefill *p, scale_infer_table *out) {
+  const scale_quantity q[] = {
+      {"chips", "best: chips in the slice", cfg->n_chips, "", SCALE_FMT_PLAIN},
+      {"weight_bits", "  weight bits", 8 * scale_dtype_bytes(cfg->weight_dtype), "",
+       SCALE_FMT_PLAIN},
+      {"kv_bits", "  KV-cache bits", 8 * scale_dtype_bytes(cfg->kv_dtype), "", SCALE_FMT_PLAIN},
+      {"batch", "  batch", cfg->batch, "", SCALE_FMT_PLAIN},
+      {"step_s", "  step", d->step_s, "s", SCALE_FMT_TIME},
+      {"tput", "  tokens/s per chip", d->tokens_per_s_per_chip, "", SCALE_FMT_PLAIN},
+      {"cost", "  cost per million tokens", d->cost_usd_per_million_tokens, "USD", SCALE_FMT_USD},
+      {"ttft_s", "  time to first token", p->ttft_s, "s", SCALE_FMT_TIME}};
+  TABLE_SET(out, q);
+}
+
+void scale_infer_one_chip_table(const scale_model *model, const scale_chip *chip,
+                                scale_infer_table *out) {
+  double n = scale_transformer_n_params(model);
+  const scale_quantity q[] = {
+      {"params", "LLaMA 3 405B parameters", n, "", SCALE_FMT_SCI},
+      {"flops_per_token", "forward FLOPs per token (matmuls)", 2 * n, "FLOP", SCALE_FMT_SCI},
+      {"t_flops_s", "FLOPs-bound, one chip", 2 * n / bf16_rate(chip), "s", SCALE_FMT_TIME},
+      {"t_bytes_s", "bf16 weight reads, one chip",
+       scale_infer_min_step_time_s(0, 0, 2 * n, chip->hbm_bytes_per_s), "s", SCALE_FMT_TIME}};
+  TABLE_SET(out, q);
+}
+
+void scale_infer_batch_memory_table(const scale_model *model, const scale_chip *chip,
+                                    scale_infer_table *out) {
+  scale_infer_config cfg = scale_infer_config_default(1, 240, 8192);
+  cfg.weight_dtype = cfg.kv_dtype = SCALE_DTYPE_INT8;
+  scale_infer_memory mem = scale_infer_memory_eval(model, chip, &cfg);
+  double used = mem.weight_bytes + mem.kv_bytes + mem.activation_bytes_per_chip;
+  const scale_quantity q[] = {
+      {"weight_bytes", "int8 weights", mem.weight_bytes, "B", SCALE_FMT_SI},
+      {"kv_bytes", "int8 KV caches", mem.kv_bytes, "B", SCALE_FMT_SI},
+      {"act_bytes", "working activations of one layer", mem.activation_bytes_per_chip, "B",
+       SCALE_FMT_SI},
+      {"slice", "smallest slice", scale_infer_min_slice_chips(used, chip->hbm_bytes), "chips",
+       SCALE_FMT_PLAIN}};
+  TABLE_SET(out, q);
+}
+
+void scale_infer_latency_limit_table(const scale_model *model, const scale_chip *chip,
+                                     double limit_s, scale_infer_table *out) {
+  double n = scale_transformer_n_params(model); /* int8: a byte a parameter */
+  double min_chips = scale_infer_min_slice_chips(n, limit_s * chip->hbm_bytes_per_s);
+  scale_infer_config q0 = scale_infer_config_generate(min_chips, 1, 8192, SCALE_DTYPE_INT8);
+  scale_infer_config best = {0};
+  scale_infer_decode d = {0}; /* zeros when no slice meets the limit */
+  scale_infer_best_within_latency(model, chip, &q0, limit_s, 4096, &best, &d);
+  double pod = scale_chip_pod_chips(chip);
+  const scale_quantity q[] = {
+      {"limit_s", "latency limit", limit_s, "s", SCALE_FMT_TIME},
+      {"min_chips", "fewest chips whose weight reads fit the limit", min_chips, "chips",
+       SCALE_FMT_PLAIN},
+      {"best_chips", "best slice", best.n_chips, "chips", SCALE_FMT_PLAIN},
+      {"best_batch", "its batch", best.batch, "", SCALE_FMT_PLAIN},
+      {"best_step_s", "its step", d.step_s, "s", SCALE_FMT_TIME},
+      {"best_tput", "its throughput per chip", d.tokens_per_s_per_chip, "tokens/s",
+       SCALE_FMT_PLAIN},
+      {"pod_chips", "a full pod", pod, "chips", SCALE_FMT_PLAIN},
+      {"pod_step_s", "int8 weight reads over a full pod",
+       scale_infer_min_step_time_s(0, 0, n, pod * chip->hbm_bytes_per_s), "s", SCALE_FMT_TIME}};
+  TABLE_SET(out, q);
+}

@@ -1450,3 +1450,220 @@ double scale_train_book_mlp_split(double d, double f, double n_chips, double y, 
     return NAN;
   return x * scale_train_dp_critical_batch(flops_per_s, link_bytes_per_s, m_x);
 }
+
+/* ---- ch. 5's tables ------------------------------------------------------------------------- */
+
+static int copy_rows(scale_quantity *out, const scale_quantity *rows, int n) {
+  for (int i = 0; i < n; i++)
+    out[i] = rows[i];
+  return n;
+}
+#define COPY_ROWS(out, rows) copy_rows(out, rows, (int)(sizeof rows / sizeof rows[0]))
+
+static double bf16_rate(const scale_chip *chip) {
+  return scale_chip_flops_per_s(chip, SCALE_DTYPE_BF16);
+}
+
+/* the DP threshold over all the chip's ICI axes: the book's 850 on a v5p */
+static double dp_critical_all_axes(const scale_chip *chip) {
+  return scale_train_dp_critical_batch(bf16_rate(chip), chip->ici_link_bytes_per_s,
+                                       chip->ici_n_axes);
+}
+
+int scale_train_chip_table(const scale_chip *chip, scale_quantity out[SCALE_TRAIN_TABLE_MAX]) {
+  double c = bf16_rate(chip), link = chip->ici_link_bytes_per_s;
+  const scale_quantity q[] = {
+      {"flops", "C, bf16", c, "FLOP/s", SCALE_FMT_SCI},
+      {"link", "one ICI link, one way", link, "B/s", SCALE_FMT_SI},
+      {"w_ici", "W_ici, bidirectional", 2.0 * link, "B/s", SCALE_FMT_SI},
+      {"alpha", "alpha = C / W_ici", scale_train_dp_critical_batch(c, link, 1.0), "",
+       SCALE_FMT_PLAIN},
+      {"dcn", "DCN egress per chip", chip->dcn_bytes_per_s, "B/s", SCALE_FMT_SI},
+      {"hbm", "HBM", chip->hbm_bytes, "B", SCALE_FMT_SI},
+      {"axes", "ICI axes", chip->ici_n_axes, "", SCALE_FMT_PLAIN},
+      {"pod", "chips in a pod", scale_chip_pod_chips(chip), "", SCALE_FMT_PLAIN}};
+  return COPY_ROWS(out, q);
+}
+
+int scale_train_dp_thresholds(const scale_chip *chip, scale_quantity out[SCALE_TRAIN_TABLE_MAX]) {
+  double c = bf16_rate(chip), three = dp_critical_all_axes(chip);
+  double chips16 = scale_train_max_dp_chips(16e6, three);
+  double run_flops = 6.0 * 70e9 * 15e12; /* the book's 6 x 70e9 x 15e12 */
+  scale_precision bf16 = SCALE_PRECISION_BF16_ADAM;
+  const scale_quantity q[] = {
+      {"crit1", "DP/FSDP, one axis",
+       scale_train_dp_critical_batch(c, chip->ici_link_bytes_per_s, 1.0), "tokens",
+       SCALE_FMT_PLAIN},
+      {"crit3", "DP/FSDP, three axes", three, "tokens", SCALE_FMT_PLAIN},
+      {"pod_batch", "  times a pod", three * scale_chip_pod_chips(chip), "tokens", SCALE_FMT_SCI},
+      {"deepseek_chips", "DeepSeek-V2's 40M batch: chips", scale_train_max_dp_chips(40e6, three),
+       "", SCALE_FMT_PLAIN},
+      {"l70_chips", "16M batch: chips", chips16, "", SCALE_FMT_PLAIN},
+      {"l70_flops", "LLaMA 3 70B training FLOPs", run_flops, "FLOP", SCALE_FMT_SCI},
+      {"l70_days", "  on those chips at 50% MFU",
+       scale_train_time_s(run_flops, chips16, c, 0.5) / SCALE_SECONDS_PER_DAY, "days",
+       SCALE_FMT_PLAIN},
+      {"bytes_per_param", "weights + Adam bytes per parameter",
+       scale_transformer_weight_bytes(&bf16, 1.0) + scale_transformer_optimizer_bytes(&bf16, 1.0),
+       "B", SCALE_FMT_PLAIN},
+      {"max_params", "largest pure-DP model",
+       scale_train_max_pure_dp_params(chip->hbm_bytes, &bf16), "", SCALE_FMT_SCI}};
+  return COPY_ROWS(out, q);
+}
+
+int scale_train_tp_thresholds(const scale_chip *chip, const scale_model *llama,
+                              const scale_model *gemma, scale_quantity out[SCALE_TRAIN_TABLE_MAX]) {
+  double c = bf16_rate(chip), link = chip->ici_link_bytes_per_s;
+  double f70 = (double)llama->d_ff, f2 = 2.0 * (double)gemma->d_ff;
+  const scale_quantity q[] = {
+      {"l70_f", "LLaMA 3 70B F", f70, "", SCALE_FMT_PLAIN},
+      {"l70_max", "  largest compute-bound TP, one axis",
+       scale_train_tp_max_degree(f70, c, link, 1.0), "", SCALE_FMT_PLAIN},
+      {"gemma_f2", "Gemma 7B, 2F", f2, "", SCALE_FMT_PLAIN},
+      {"gemma_max", "  largest compute-bound TP", scale_train_tp_max_degree(f2, c, link, 1.0), "",
+       SCALE_FMT_PLAIN},
+      {"f_for_8", "F that 8-way TP needs", 8.0 * scale_train_dp_critical_batch(c, link, 1.0), "",
+       SCALE_FMT_PLAIN}};
+  return COPY_ROWS(out, q);
+}
+
+int scale_train_mixed_thresholds(const scale_chip *chip,
+                                 scale_quantity out[SCALE_TRAIN_TABLE_MAX]) {
+  double c = bf16_rate(chip), link = chip->ici_link_bytes_per_s;
+  /* the book's 4x4x4 example: N = 64, B = 48,000, F = 32,768 */
+  double x = scale_train_fsdp_tp_x_opt(48000.0, 32768.0, 64.0, 2.0, 1.0);
+  double c30 = scale_train_fsdp_tp_critical_batch(30000.0, c, link, 2.0, 1.0);
+  const scale_quantity q[] = {
+      {"x_opt", "X_opt, N = 64, B = 48000, F = 32768", x, "", SCALE_FMT_PLAIN},
+      {"y_opt", "  Y = N / X", 64.0 / x, "", SCALE_FMT_PLAIN},
+      {"crit", "B / N floor, F = 32768",
+       scale_train_fsdp_tp_critical_batch(32768.0, c, link, 2.0, 1.0), "tokens", SCALE_FMT_PLAIN},
+      {"crit30k", "B / N floor, F = 30000", c30, "tokens", SCALE_FMT_PLAIN},
+      {"fsdp_chips_2m", "2M batch, pure FSDP: chips",
+       scale_train_max_dp_chips(2e6, dp_critical_all_axes(chip)), "", SCALE_FMT_PLAIN},
+      {"mixed_chips_2m", "2M batch, FSDP x TP: chips", scale_train_max_dp_chips(2e6, c30), "",
+       SCALE_FMT_PLAIN},
+      {"two_pods", "2M batch on two pods: per chip", 2e6 / (2.0 * scale_chip_pod_chips(chip)),
+       "tokens", SCALE_FMT_PLAIN}};
+  return COPY_ROWS(out, q);
+}
+
+int scale_train_dcn_thresholds(const scale_chip *chip, scale_quantity out[SCALE_TRAIN_TABLE_MAX]) {
+  const scale_quantity q[] = {
+      {"crit_book", "C / W_dcn with the book's 4.46e14",
+       scale_train_dcn_critical_batch(4.46e14, chip->dcn_bytes_per_s), "tokens", SCALE_FMT_PLAIN},
+      {"crit", "C / W_dcn with the table's C",
+       scale_train_dcn_critical_batch(bf16_rate(chip), chip->dcn_bytes_per_s), "tokens",
+       SCALE_FMT_PLAIN}};
+  return COPY_ROWS(out, q);
+}
+
+int scale_train_moe_thresholds(const scale_chip *chip, const scale_model *moe,
+                               scale_quantity out[SCALE_TRAIN_TABLE_MAX]) {
+  double e = (double)moe->n_experts, k = (double)moe->n_experts_active;
+  const scale_quantity q[] = {
+      {"e", "DeepSeek-V3 E", e, "", SCALE_FMT_PLAIN},
+      {"k", "DeepSeek-V3 k", k, "", SCALE_FMT_PLAIN},
+      {"crit3", "  DP threshold, three axes",
+       scale_train_moe_critical_batch(dp_critical_all_axes(chip), e, k), "tokens",
+       SCALE_FMT_PLAIN}};
+  return COPY_ROWS(out, q);
+}
+
+/* A bubble row of the pipeline table: key TAG.mM, labelled by its chapter key pp.TAG.mM. */
+#define BUBBLE(s, tag, m)                                                                          \
+  {tag ".m" #m, "pp." tag ".m" #m, 100.0 * scale_pipeline_bubble_frac(s, 16.0, m, 2.0), "%",       \
+   SCALE_FMT_PLAIN}
+#define BUBBLES(s, tag) BUBBLE(s, tag, 16), BUBBLE(s, tag, 32), BUBBLE(s, tag, 64)
+#define IN_FLIGHT(s, tag, label, v)                                                                \
+  {"inflight." tag, label, scale_pipeline_microbatches_in_flight(s, 16.0, 64.0, v), "",            \
+   SCALE_FMT_PLAIN}
+
+int scale_train_pipeline_table(scale_quantity out[SCALE_TRAIN_TABLE_MAX]) {
+  const scale_quantity q[] = {
+      BUBBLES(SCALE_PP_1F1B, "1f1b"), /* GPipe: 1F1B's bubble, more in flight (below) */
+      BUBBLES(SCALE_PP_INTERLEAVED, "inter"),
+      BUBBLES(SCALE_PP_ZB_H1, "zb"),
+      BUBBLES(SCALE_PP_ZB_H2, "zb2"),
+      BUBBLES(SCALE_PP_ZB_V, "zbv"),
+      BUBBLES(SCALE_PP_DUALPIPE, "dual"),
+      IN_FLIGHT(SCALE_PP_GPIPE, "gpipe", "microbatches held, GPipe, m = 64", 1.0),
+      IN_FLIGHT(SCALE_PP_1F1B, "1f1b", "microbatches held, 1F1B, m = 64", 1.0),
+      IN_FLIGHT(SCALE_PP_INTERLEAVED, "inter", "microbatches held, interleaved v = 2, m = 64", 2.0),
+      IN_FLIGHT(SCALE_PP_ZB_H2, "zb2", "microbatches held, ZB-H2, m = 64", 1.0),
+      IN_FLIGHT(SCALE_PP_DUALPIPE, "dual", "microbatches held, DualPipe, m = 64", 1.0),
+      {"copies.dual", "parameter copies, DualPipe", scale_pipeline_param_copies(SCALE_PP_DUALPIPE),
+       "", SCALE_FMT_PLAIN},
+      /* an attention-heavy backward (B = 2F, W = F) leaves ZB-H2 a residual */
+      {"zb2.split", "ZB-H2 bubble, m = 32, F:B:W = 1:2:1",
+       100.0 * scale_pipeline_bubble_split_frac(SCALE_PP_ZB_H2, 16.0, 32.0, 1.0, 1.0, 2.0, 1.0),
+       "%", SCALE_FMT_PLAIN},
+      /* one microbatch per stage (m = p) meets the critical path's floor; fewer cannot */
+      {"zb.m4", "ZB-H1 bubble, m = 4 < p",
+       100.0 * scale_pipeline_bubble_frac(SCALE_PP_ZB_H1, 16.0, 4.0, 1.0), "%", SCALE_FMT_PLAIN}};
+  return COPY_ROWS(out, q);
+}
+
+int scale_train_book_strategies(double n, scale_train_strategy out[SCALE_TRAIN_STRATEGIES]) {
+  static const struct {
+    const char *key, *label;
+    bool moe;
+    double dp, fsdp;       /* degrees n / these (0: 1) */
+    double tp, pp, cp, ep; /* degrees (0: 1) */
+    int zero;
+    bool sp;
+    scale_pp_schedule schedule;
+    scale_cp_kind cp_kind;
+  } rows[SCALE_TRAIN_STRATEGIES] = {
+      {"dp", "pure data parallelism", false, 1, 0, 0, 0, 0, 0, 3, false, SCALE_PP_1F1B,
+       SCALE_CP_RING},
+      {"zero1", "ZeRO-1", false, 0, 1, 0, 0, 0, 0, 1, false, SCALE_PP_1F1B, SCALE_CP_RING},
+      {"fsdp", "FSDP (ZeRO-3)", false, 0, 1, 0, 0, 0, 0, 3, false, SCALE_PP_1F1B, SCALE_CP_RING},
+      {"tp8", "FSDP x TP 8", false, 0, 8, 8, 0, 0, 0, 3, false, SCALE_PP_1F1B, SCALE_CP_RING},
+      {"tp8sp", "FSDP x TP 8 with SP", false, 0, 8, 8, 0, 0, 0, 3, true, SCALE_PP_1F1B,
+       SCALE_CP_RING},
+      {"tp32", "FSDP x TP 32 with SP", false, 0, 32, 32, 0, 0, 0, 3, true, SCALE_PP_1F1B,
+       SCALE_CP_RING},
+      {"pp1f1b", "FSDP x PP 8, 1F1B", false, 0, 8, 0, 8, 0, 0, 3, false, SCALE_PP_1F1B,
+       SCALE_CP_RING},
+      {"ppzb", "FSDP x PP 8, ZB-H2", false, 0, 8, 0, 8, 0, 0, 3, false, SCALE_PP_ZB_H2,
+       SCALE_CP_RING},
+      {"cpring", "FSDP x CP 4, ring", false, 0, 4, 0, 0, 4, 0, 3, false, SCALE_PP_1F1B,
+       SCALE_CP_RING},
+      {"cpuly", "FSDP x CP 4, Ulysses", false, 0, 4, 0, 0, 4, 0, 3, false, SCALE_PP_1F1B,
+       SCALE_CP_ULYSSES},
+      {"ep", "MoE: FSDP x EP 8", true, 0, 1, 0, 0, 0, 8, 3, false, SCALE_PP_1F1B, SCALE_CP_RING}};
+  for (int i = 0; i < SCALE_TRAIN_STRATEGIES; i++) {
+    scale_layout l = scale_layout_default();
+    l.dp = rows[i].dp > 0.0 ? n / rows[i].dp : 1.0;
+    l.fsdp = rows[i].fsdp > 0.0 ? n / rows[i].fsdp : 1.0;
+    /* TP, PP, CP and EP are the fixed degrees the rows name; FSDP takes the rest */
+    l.tp = rows[i].tp > 0.0 ? rows[i].tp : 1.0;
+    l.pp = rows[i].pp > 0.0 ? rows[i].pp : 1.0;
+    l.cp = rows[i].cp > 0.0 ? rows[i].cp : 1.0;
+    l.ep = rows[i].ep > 0.0 ? rows[i].ep : 1.0;
+    l.n_microbatches = l.pp;
+    l.zero_stage = rows[i].zero, l.sp = rows[i].sp, l.schedule = rows[i].schedule;
+    l.cp_kind = rows[i].cp_kind;
+    out[i] = (scale_train_strategy){rows[i].key, rows[i].label, rows[i].moe, l};
+  }
+  return SCALE_TRAIN_STRATEGIES;
+}
+
+int scale_train_result_table(const scale_train_problem *p, const scale_train_result *r,
+                             scale_quantity out[SCALE_TRAIN_TABLE_MAX]) {
+  double bytes, time_s;
+  scale_train_layer_comm_totals(r, &bytes, &time_s);
+  double flops = r->fwd_flops_per_layer + r->bwd_flops_per_layer;
+  const scale_quantity q[] = {
+      {"flops", "  fwd + bwd FLOPs of one layer, one chip", flops, "FLOP", SCALE_FMT_SCI},
+      {"t_math", "  their time at peak", flops / bf16_rate(p->chip), "s", SCALE_FMT_TIME},
+      {"bytes", "  bytes moved per layer (fwd + bwd)", bytes, "B", SCALE_FMT_SI},
+      {"t_comms", "  their time", time_s, "s", SCALE_FMT_TIME},
+      {"ratio", "  busiest link / compute, whole step", r->comms_time_s / r->compute_time_s, "",
+       SCALE_FMT_PLAIN},
+      {"bubble", "  pipeline bubble", 100.0 * r->bubble_frac, "%", SCALE_FMT_PLAIN},
+      {"step", "  step time", r->step_time_s, "s", SCALE_FMT_TIME},
+      {"mem", "  memory per chip", r->memory_per_chip_bytes, "B", SCALE_FMT_SI}};
+  return COPY_ROWS(out, q);
+}

@@ -11,9 +11,10 @@
  * Options: --chip (default tpu-v5p), and for the strategy table and the scaling figure
  * --model (llama-3-70b), --chips (1024), --batch (4194304 tokens), --seq (4096).
  *
- * The book's thresholds come from training.h, and so do the per-layer MLP formulas of the figure
- * (scale_train_book_mlp_times: the book's forward pass, gating matmul ignored), kept apart from
- * the library's own step model, which counts attention, gating and remat.
+ * The chip's numbers, the strategies of the table and their rows, the book's thresholds and
+ * pipeline bubbles are training.h's ch. 5 tables, and so are the per-layer MLP formulas of the
+ * figure (scale_train_book_mlp_times: the book's forward pass, gating matmul ignored), kept
+ * apart from the library's own step model, which counts attention, gating and remat.
  */
 #include <math.h>
 #include <stdio.h>
@@ -25,73 +26,10 @@
 #define N_CURVE 121
 #define N_SCALE 10 /* chip counts 2^6 .. 2^15 of the scaling figure */
 
-/* ---- the chip ------------------------------------------------------------------------------- */
+/* ---- the chip, the strategies, the thresholds (the tables of training.h) ------------------- */
 
-typedef struct {
-  double c;      /* bf16 FLOP/s */
-  double link;   /* one ICI link, one way */
-  double w_ici;  /* bidirectional link bandwidth */
-  double alpha;  /* C / W_ici */
-  double dcn;    /* DCN egress per chip */
-} chip_numbers;
-
-static chip_numbers section_chip(chapter *ch, const scale_chip *chip) {
-  chapter_heading(ch, "The chip");
-  chip_numbers n;
-  n.c = scale_chip_flops_per_s(chip, SCALE_DTYPE_BF16);
-  n.link = chip->ici_link_bytes_per_s;
-  n.w_ici = 2.0 * n.link;
-  n.alpha = scale_train_dp_critical_batch(n.c, n.link, 1.0);
-  n.dcn = chip->dcn_bytes_per_s;
-  CHAPTER_VALUES(ch, "hw",
-      CHAPTER_V("flops", "C, bf16", n.c, "FLOP/s"),
-      CHAPTER_V("link", "one ICI link, one way", n.link, "B/s"),
-      CHAPTER_V("w_ici", "W_ici, bidirectional", n.w_ici, "B/s"),
-      CHAPTER_V("alpha", "alpha = C / W_ici", n.alpha, ""),
-      CHAPTER_V("dcn", "DCN egress per chip", n.dcn, "B/s"),
-      CHAPTER_V("hbm", "HBM", chip->hbm_bytes, "B"),
-      CHAPTER_V("axes", "ICI axes", chip->ici_n_axes, ""),
-      CHAPTER_V("pod", "chips in a pod", scale_chip_pod_chips(chip), ""));
-  return n;
-}
-
-/* ---- the strategies, one layer at a time ---------------------------------------------------- */
-
-typedef struct {
-  const char *key, *label;
-  bool moe;                       /* on the MoE model instead */
-  double dp, fsdp, tp, pp, cp, ep; /* degrees, 0 read as 1; as many microbatches as stages */
-  int zero;
-  bool sp;
-  scale_pp_schedule schedule; /* 0: 1F1B */
-  scale_cp_kind cp_kind;      /* 0: ring */
-} strategy;
-
-static double degree(double d) { return d > 0.0 ? d : 1.0; }
-
-static void strategy_row(chapter *ch, const scale_train_problem *p, const strategy *s,
-                         scale_train_result *r) {
-  scale_layout l = scale_layout_default();
-  l.dp = degree(s->dp), l.fsdp = degree(s->fsdp), l.tp = degree(s->tp), l.pp = degree(s->pp);
-  l.cp = degree(s->cp), l.ep = degree(s->ep), l.n_microbatches = l.pp;
-  l.zero_stage = s->zero, l.sp = s->sp, l.schedule = s->schedule, l.cp_kind = s->cp_kind;
-  if (!chapter_train_eval(ch, p, &l, r)) return;
-  double bytes, time_s;
-  scale_train_layer_comm_totals(r, &bytes, &time_s);
-  chapter_say(ch, "%s:", s->label);
-  double flops = r->fwd_flops_per_layer + r->bwd_flops_per_layer;
-  CHAPTER_VALUES(ch, s->key,
-      {"flops", "  fwd + bwd FLOPs of one layer, one chip", flops, "FLOP", SCALE_FMT_SCI},
-      CHAPTER_V("t_math", "  their time at peak",
-          flops / scale_chip_flops_per_s(p->chip, SCALE_DTYPE_BF16), "s"),
-      CHAPTER_V("bytes", "  bytes moved per layer (fwd + bwd)", bytes, "B"),
-      CHAPTER_V("t_comms", "  their time", time_s, "s"),
-      CHAPTER_V("ratio", "  busiest link / compute, whole step",
-          r->comms_time_s / r->compute_time_s, ""),
-      CHAPTER_V("bubble", "  pipeline bubble", 100.0 * r->bubble_frac, "%"),
-      CHAPTER_V("step", "  step time", r->step_time_s, "s"),
-      CHAPTER_V("mem", "  memory per chip", r->memory_per_chip_bytes, "B"));
-  chapter_say(ch, "  bound: %s (%s)", scale_train_bound_name(r->bound), r->reason);
+static double bf16(const scale_chip *chip) {
+  return scale_chip_flops_per_s(chip, SCALE_DTYPE_BF16);
 }
 
 static void section_strategies(chapter *ch, bool chk, const scale_chip *chip,
@@ -106,25 +44,17 @@ static void section_strategies(chapter *ch, bool chk, const scale_chip *chip,
       CHAPTER_V("per_chip", "tokens per chip", batch / n, "tokens"));
   scale_train_problem p = scale_train_problem_make(dense, chip, n, batch, seq);
   scale_train_problem pm = scale_train_problem_make(moe, chip, n, batch, seq);
-  const strategy rows[] = {
-      {.key = "dp", .label = "pure data parallelism", .dp = n, .zero = 3},
-      {.key = "zero1", .label = "ZeRO-1", .fsdp = n, .zero = 1},
-      {.key = "fsdp", .label = "FSDP (ZeRO-3)", .fsdp = n, .zero = 3},
-      {.key = "tp8", .label = "FSDP x TP 8", .fsdp = n / 8, .tp = 8, .zero = 3},
-      {.key = "tp8sp", .label = "FSDP x TP 8 with SP", .fsdp = n / 8, .tp = 8, .zero = 3, .sp = true},
-      {.key = "tp32", .label = "FSDP x TP 32 with SP", .fsdp = n / 32, .tp = 32, .zero = 3,
-       .sp = true},
-      {.key = "pp1f1b", .label = "FSDP x PP 8, 1F1B", .fsdp = n / 8, .pp = 8, .zero = 3},
-      {.key = "ppzb", .label = "FSDP x PP 8, ZB-H2", .fsdp = n / 8, .pp = 8, .zero = 3,
-       .schedule = SCALE_PP_ZB_H2},
-      {.key = "cpring", .label = "FSDP x CP 4, ring", .fsdp = n / 4, .cp = 4, .zero = 3},
-      {.key = "cpuly", .label = "FSDP x CP 4, Ulysses", .fsdp = n / 4, .cp = 4, .zero = 3,
-       .cp_kind = SCALE_CP_ULYSSES},
-      {.key = "ep", .label = "MoE: FSDP x EP 8", .moe = true, .fsdp = n, .ep = 8, .zero = 3},
-  };
-  enum { N_ROWS = sizeof rows / sizeof rows[0] };
-  scale_train_result r[N_ROWS];
-  for (int i = 0; i < N_ROWS; i++) strategy_row(ch, rows[i].moe ? &pm : &p, &rows[i], &r[i]);
+  scale_train_strategy rows[SCALE_TRAIN_STRATEGIES];
+  scale_train_result r[SCALE_TRAIN_STRATEGIES];
+  scale_quantity q[SCALE_TRAIN_TABLE_MAX];
+  int n_rows = scale_train_book_strategies(n, rows);
+  for (int i = 0; i < n_rows; i++) {
+    const scale_train_problem *pi = rows[i].moe ? &pm : &p;
+    if (!chapter_train_eval(ch, pi, &rows[i].layout, &r[i])) continue;
+    chapter_say(ch, "%s:", rows[i].label);
+    chapter_quantities(ch, rows[i].key, q, scale_train_result_table(pi, &r[i], q), false);
+    chapter_say(ch, "  bound: %s (%s)", scale_train_bound_name(r[i].bound), r[i].reason);
+  }
   if (ch->n_errors) return;
   /* What the text says about the table. */
   chapter_claim(ch, chk, !r[0].fits && !r[1].fits,
@@ -148,118 +78,18 @@ static void section_strategies(chapter *ch, bool chk, const scale_chip *chip,
                 "", SCALE_FMT_SCI);
 }
 
-/* ---- the book's thresholds ------------------------------------------------------------------ */
-
-static void section_thresholds(chapter *ch, const chip_numbers *hw, const scale_chip *chip,
-                               const scale_model *l70, const scale_model *gemma,
-                               const scale_model *ds3) {
+/** The book's thresholds of each strategy, and its pipeline bubbles (training.h's tables). */
+static void section_thresholds(chapter *ch, const scale_chip *chip, const scale_model *l70,
+                               const scale_model *gemma, const scale_model *ds3) {
   chapter_heading(ch, "Thresholds");
-  double one = scale_train_dp_critical_batch(hw->c, hw->link, 1.0);
-  double three = scale_train_dp_critical_batch(hw->c, hw->link, chip->ici_n_axes);
-  double pod = scale_chip_pod_chips(chip);
-  CHAPTER_VALUES(ch, "dp",
-      CHAPTER_V("crit1", "DP/FSDP, one axis", one, "tokens"),
-      CHAPTER_V("crit3", "DP/FSDP, three axes", three, "tokens"),
-      {"pod_batch", "  times a pod", three * pod, "tokens", SCALE_FMT_SCI},
-      CHAPTER_V("deepseek_chips", "DeepSeek-V2's 40M batch: chips",
-          scale_train_max_dp_chips(40e6, three), ""));
-  double chips16 = scale_train_max_dp_chips(16e6, three);
-  chapter_value(ch, "dp.l70_chips", "16M batch: chips", chips16, "", SCALE_FMT_PLAIN);
-  double run_flops = 6.0 * 70e9 * 15e12; /* the book's 6 x 70e9 x 15e12 */
-  CHAPTER_VALUES(ch, "dp",
-      {"l70_flops", "LLaMA 3 70B training FLOPs", run_flops, "FLOP", SCALE_FMT_SCI},
-      CHAPTER_V("l70_days", "  on those chips at 50% MFU",
-          scale_train_time_s(run_flops, chips16, hw->c, 0.5) / SCALE_SECONDS_PER_DAY, "days"));
-  scale_precision bf16 = SCALE_PRECISION_BF16_ADAM;
-  CHAPTER_VALUES(ch, "dp",
-      {"bytes_per_param", "weights + Adam bytes per parameter",
-       scale_transformer_weight_bytes(&bf16, 1.0) + scale_transformer_optimizer_bytes(&bf16, 1.0),
-       "B", SCALE_FMT_PLAIN},
-      {"max_params", "largest pure-DP model",
-       scale_train_max_pure_dp_params(chip->hbm_bytes, &bf16), "", SCALE_FMT_SCI});
-
-  double f70 = (double)l70->d_ff;
-  CHAPTER_VALUES(ch, "tp",
-      CHAPTER_V("l70_f", "LLaMA 3 70B F", f70, ""),
-      CHAPTER_V("l70_max", "  largest compute-bound TP, one axis",
-          scale_train_tp_max_degree(f70, hw->c, hw->link, 1.0), ""));
-  /* The book's "F about 50k" for Gemma 7B is its gate and up projections together. */
-  CHAPTER_VALUES(ch, "tp",
-      CHAPTER_V("gemma_f2", "Gemma 7B, 2F", 2.0 * (double)gemma->d_ff, ""),
-      CHAPTER_V("gemma_max", "  largest compute-bound TP",
-          scale_train_tp_max_degree(2.0 * (double)gemma->d_ff, hw->c, hw->link, 1.0), ""),
-      CHAPTER_V("f_for_8", "F that 8-way TP needs", 8.0 * hw->alpha, ""));
-
-  /* Mixed FSDP x TP, the book's 4x4x4 example. */
-  double x = scale_train_fsdp_tp_x_opt(48000.0, 32768.0, 64.0, 2.0, 1.0);
-  CHAPTER_VALUES(ch, "mix",
-      CHAPTER_V("x_opt", "X_opt, N = 64, B = 48000, F = 32768", x, ""),
-      CHAPTER_V("y_opt", "  Y = N / X", 64.0 / x, ""),
-      CHAPTER_V("crit", "B / N floor, F = 32768",
-          scale_train_fsdp_tp_critical_batch(32768.0, hw->c, hw->link, 2.0, 1.0), "tokens"));
-  double c30 = scale_train_fsdp_tp_critical_batch(30000.0, hw->c, hw->link, 2.0, 1.0);
-  CHAPTER_VALUES(ch, "mix",
-      CHAPTER_V("crit30k", "B / N floor, F = 30000", c30, "tokens"),
-      CHAPTER_V("fsdp_chips_2m", "2M batch, pure FSDP: chips", scale_train_max_dp_chips(2e6, three),
-          ""),
-      CHAPTER_V("mixed_chips_2m", "2M batch, FSDP x TP: chips", scale_train_max_dp_chips(2e6, c30),
-          ""),
-      CHAPTER_V("two_pods", "2M batch on two pods: per chip", 2e6 / (2.0 * pod), "tokens"));
-
-  /* Across pods over DCN. */
-  CHAPTER_VALUES(ch, "dcn",
-      CHAPTER_V("crit_book", "C / W_dcn with the book's 4.46e14",
-          scale_train_dcn_critical_batch(4.46e14, hw->dcn), "tokens"),
-      CHAPTER_V("crit", "C / W_dcn with the table's C",
-          scale_train_dcn_critical_batch(hw->c, hw->dcn), "tokens"));
-
-  /* MoE. */
-  CHAPTER_VALUES(ch, "moe",
-      CHAPTER_V("e", "DeepSeek-V3 E", (double)ds3->n_experts, ""),
-      CHAPTER_V("k", "DeepSeek-V3 k", (double)ds3->n_experts_active, ""),
-      {"crit3", "  DP threshold, three axes",
-       scale_train_moe_critical_batch(three, (double)ds3->n_experts, (double)ds3->n_experts_active),
-       "tokens", SCALE_FMT_PLAIN});
-}
-
-/* ---- pipelines and ZeRO ---------------------------------------------------------------------- */
-
-static void section_pipeline(chapter *ch) {
+  scale_quantity q[SCALE_TRAIN_TABLE_MAX];
+  chapter_quantities(ch, "dp", q, scale_train_dp_thresholds(chip, q), false);
+  chapter_quantities(ch, "tp", q, scale_train_tp_thresholds(chip, l70, gemma, q), false);
+  chapter_quantities(ch, "mix", q, scale_train_mixed_thresholds(chip, q), false); /* FSDP x TP */
+  chapter_quantities(ch, "dcn", q, scale_train_dcn_thresholds(chip, q), false);   /* across pods */
+  chapter_quantities(ch, "moe", q, scale_train_moe_thresholds(chip, ds3, q), false);
   chapter_heading(ch, "Pipeline bubbles, p = 16");
-  static const double ms[3] = {16, 32, 64};
-  static const char *tag[SCALE_PP_COUNT] = {"1f1b", "gpipe", "inter", "zb", "zb2", "zbv", "dual"};
-  for (int s = 0; s < SCALE_PP_COUNT; s++) {
-    if (s == SCALE_PP_GPIPE) continue; /* same bubble as 1F1B; differs in memory below */
-    for (int i = 0; i < 3; i++) {
-      char key[64];
-      snprintf(key, sizeof key, "pp.%s.m%.0f", tag[s], ms[i]);
-      chapter_value(ch, key, key,
-                    100.0 * scale_pipeline_bubble_frac((scale_pp_schedule)s, 16.0, ms[i], 2.0), "%",
-                    SCALE_FMT_PLAIN);
-    }
-  }
-  CHAPTER_VALUES(ch, "pp",
-      CHAPTER_V("inflight.gpipe", "microbatches held, GPipe, m = 64",
-          scale_pipeline_microbatches_in_flight(SCALE_PP_GPIPE, 16.0, 64.0, 1.0), ""),
-      CHAPTER_V("inflight.1f1b", "microbatches held, 1F1B, m = 64",
-          scale_pipeline_microbatches_in_flight(SCALE_PP_1F1B, 16.0, 64.0, 1.0), ""),
-      CHAPTER_V("inflight.inter", "microbatches held, interleaved v = 2, m = 64",
-          scale_pipeline_microbatches_in_flight(SCALE_PP_INTERLEAVED, 16.0, 64.0, 2.0), ""),
-      CHAPTER_V("inflight.zb2", "microbatches held, ZB-H2, m = 64",
-          scale_pipeline_microbatches_in_flight(SCALE_PP_ZB_H2, 16.0, 64.0, 1.0), ""),
-      CHAPTER_V("inflight.dual", "microbatches held, DualPipe, m = 64",
-          scale_pipeline_microbatches_in_flight(SCALE_PP_DUALPIPE, 16.0, 64.0, 1.0), ""),
-      CHAPTER_V("copies.dual", "parameter copies, DualPipe",
-          scale_pipeline_param_copies(SCALE_PP_DUALPIPE), ""));
-  /* an attention-heavy backward (B = 2F, W = F) leaves ZB-H2 a residual, and one microbatch
-   * per stage (m = p) meets the critical path's floor */
-  chapter_value(ch, "pp.zb2.split", "ZB-H2 bubble, m = 32, F:B:W = 1:2:1",
-                100.0 * scale_pipeline_bubble_split_frac(SCALE_PP_ZB_H2, 16.0, 32.0, 1.0, 1.0,
-                                                         2.0, 1.0),
-                "%", SCALE_FMT_PLAIN);
-  chapter_value(ch, "pp.zb.m4", "ZB-H1 bubble, m = 4 < p",
-                100.0 * scale_pipeline_bubble_frac(SCALE_PP_ZB_H1, 16.0, 4.0, 1.0), "%",
-                SCALE_FMT_PLAIN);
+  chapter_quantities(ch, "pp", q, scale_train_pipeline_table(q), false);
 }
 
 static void section_zero(chapter *ch, const scale_model *m) {
@@ -322,10 +152,10 @@ static void diagram_schedules(chapter *ch) {
 
 /* ---- the book's MLP model (figure 1) -------------------------------------------------------- */
 
-static void figure_mlp(chapter *ch, bool chk, const chip_numbers *hw, const scale_chip *chip) {
+static void figure_mlp(chapter *ch, bool chk, const scale_chip *chip) {
   chapter_heading(ch, "The MLP roofline of a 16x16x16 slice (the book's model)");
   const double d = 8192.0, f = 4.0 * 8192.0, n = 4096.0;
-  double axes = chip->ici_n_axes;
+  double axes = chip->ici_n_axes, c = bf16(chip), link = chip->ici_link_bytes_per_s;
   CHAPTER_VALUES(ch, "fig",
       CHAPTER_V("d", "D", d, ""),
       CHAPTER_V("f", "F", f, ""),
@@ -339,7 +169,7 @@ static void figure_mlp(chapter *ch, bool chk, const chip_numbers *hw, const scal
   for (int k = 0; k < N_SPLITS; k++) {
     double y = ys[k], x = n / y;
     double cross =
-        scale_train_book_mlp_split(d, f, n, y, axes, hw->c, hw->link, bx, N_CURVE, tm, tc[k]);
+        scale_train_book_mlp_split(d, f, n, y, axes, c, link, bx, N_CURVE, tm, tc[k]);
     if (y > 1.0)
       snprintf(labels[k], sizeof labels[k], "FSDP %g x TP %g", x, y);
     else
@@ -354,9 +184,9 @@ static void figure_mlp(chapter *ch, bool chk, const chip_numbers *hw, const scal
   }
   s[N_SPLITS] = (scale_plot_series){.label = "matmuls (T_math)", .x = bx, .y = tm, .n = N_CURVE,
                                      .dashed = true};
-  double fsdp_limit = n * scale_train_dp_critical_batch(hw->c, hw->link, axes);
+  double fsdp_limit = n * scale_train_dp_critical_batch(c, link, axes);
   double mixed_limit =
-      n * scale_train_fsdp_tp_critical_batch(f, hw->c, hw->link, axes - 1.0, 1.0);
+      n * scale_train_fsdp_tp_critical_batch(f, c, link, axes - 1.0, 1.0);
   CHAPTER_VALUES(ch, "fig",
       {"fsdp_limit", "pure FSDP compute-bound above", fsdp_limit, "tokens", SCALE_FMT_SCI},
       {"mixed_limit", "no split compute-bound below", mixed_limit, "tokens", SCALE_FMT_SCI});
@@ -428,18 +258,18 @@ static void figure_scaling(chapter *ch, bool chk, const scale_chip *chip, const 
 
 /* ---- Question 3 and the planner ------------------------------------------------------------- */
 
-static void section_q3(chapter *ch, bool chk, const scale_chip *chip, const chip_numbers *hw,
-                       const scale_model *m) {
+static void section_q3(chapter *ch, bool chk, const scale_chip *chip, const scale_model *m) {
   chapter_heading(ch, "Question 3: LLaMA 2 13B, 3M tokens of 32k sequences on 4096 chips");
   const double n = 4096.0, batch = 3e6, seq = 32768.0, f = (double)m->d_ff;
+  double c = bf16(chip), link = chip->ici_link_bytes_per_s;
   CHAPTER_VALUES(ch, "q3",
       CHAPTER_V("seqs", "sequences", floor(batch / seq), ""),
       CHAPTER_V("hbm_total", "HBM of the slice", n * chip->hbm_bytes, "B"),
       CHAPTER_V("per_chip", "tokens per chip", batch / n, "tokens"),
-      {"fsdp_min", "FSDP needs at least", n * hw->alpha / chip->ici_n_axes, "tokens",
-       SCALE_FMT_SCI},
+      {"fsdp_min", "FSDP needs at least",
+       n * scale_train_dp_critical_batch(c, link, 1.0) / chip->ici_n_axes, "tokens", SCALE_FMT_SCI},
       CHAPTER_V("mixed_crit", "FSDP x TP floor per chip",
-          scale_train_fsdp_tp_critical_batch(f, hw->c, hw->link, 2.0, 1.0), "tokens"),
+          scale_train_fsdp_tp_critical_batch(f, c, link, 2.0, 1.0), "tokens"),
       CHAPTER_V("x_opt", "X_opt", scale_train_fsdp_tp_x_opt(batch, f, n, 2.0, 1.0), ""),
       CHAPTER_V("step_book", "6 B N / (chips C 0.4), N = 13e9",
           scale_train_time_s(6.0 * batch * 13e9, n, 4.6e14, 0.4), "s"));
@@ -523,15 +353,16 @@ int main(int argc, char **argv) {
   bool chip_default = strcmp(opts[0].value, "tpu-v5p") == 0;
   bool chk = chip_default && strcmp(opts[1].value, "llama-3-70b") == 0 && n == 1024.0 &&
              batch == 4194304.0 && seq == 4096.0;
-  chip_numbers hw = section_chip(&ch, &chip);
+  chapter_heading(&ch, "The chip");
+  scale_quantity q[SCALE_TRAIN_TABLE_MAX];
+  chapter_quantities(&ch, "hw", q, scale_train_chip_table(&chip, q), false);
   section_strategies(&ch, chk, &chip, &model, &moe, n, batch, seq);
-  section_thresholds(&ch, &hw, &chip, &l70, &gemma, &ds3);
-  section_pipeline(&ch);
+  section_thresholds(&ch, &chip, &l70, &gemma, &ds3);
   diagram_schedules(&ch);
   diagram_weights(&ch);
   section_zero(&ch, &l70);
-  figure_mlp(&ch, chip_default, &hw, &chip);
+  figure_mlp(&ch, chip_default, &chip);
   figure_scaling(&ch, chk, &chip, &model, batch, seq);
-  section_q3(&ch, chip_default, &chip, &hw, &l13);
+  section_q3(&ch, chip_default, &chip, &l13);
   return chapter_end(&ch);
 }

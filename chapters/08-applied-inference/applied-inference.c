@@ -14,6 +14,9 @@
  *
  * Options change the model, chip, GPU, batch, context and decode length of the worked serving
  * example (defaults: the book's LLaMA 3 70B, TPU v5e, H100 SXM, batch 32, 8192 tokens, 512).
+ *
+ * The sections' numbers are inference.h's ch. 8 tables (scale_infer_kv_table, _batch_table, ...,
+ * the worked problems' tables), emitted as they come; the program adds the text's claims.
  */
 #include <math.h>
 #include <stdio.h>
@@ -37,15 +40,14 @@ typedef struct {
   double decode;    /**< median generated tokens per request */
 } serving;
 
-/** The book's step of the example's model on n chips of its chip at its context. */
-static double book_step(const serving *s, double n, double batch, scale_dtype dtype) {
-  return scale_infer_book_step_s(s->m, s->chip, n, batch, dtype, s->context);
+/** Emits a library table (inference.h's ch. 8 tables) under 'stem'. */
+static void emit(chapter *ch, const char *stem, const scale_infer_table *t) {
+  chapter_quantities(ch, stem, t->row, t->n, false);
 }
 
 /** Storage of the figure being drawn. */
 static scale_inferplot fig;
 
-/** Emits a library table under 'stem', a row a value. */
 /* ---- sections ------------------------------------------------------------------------------- */
 
 static void section_model(chapter *ch, const serving *s) {
@@ -60,82 +62,25 @@ static void section_model(chapter *ch, const serving *s) {
 static void section_hardware(chapter *ch, const scale_chip *const chips[], int n) {
   chapter_heading(ch, "Which hardware: FLOPs per dollar");
   for (int i = 0; i < n; i++) {
-    const scale_chip *c = chips[i];
-    double f = scale_chip_flops_per_s(c, SCALE_DTYPE_BF16);
+    scale_infer_table t;
     char stem[SCALE_NAME_MAX + 8];
-    snprintf(stem, sizeof stem, "hw.%s", c->name);
-    CHAPTER_VALUES(ch, stem,
-      CHAPTER_V("flops_per_s", "bf16 FLOP/s", f, "FLOP/s"),
-      CHAPTER_V("usd_per_hour", "price per chip-hour", c->usd_per_hour, "USD/h"),
-      {"flops_per_usd", "FLOPs per dollar", f * 3600.0 / c->usd_per_hour, "FLOP/$", SCALE_FMT_SCI});
+    snprintf(stem, sizeof stem, "hw.%s", chips[i]->name);
+    scale_infer_price_table(chips[i], &t);
+    emit(ch, stem, &t);
   }
 }
 
-static void section_kv(chapter *ch, const serving *s) {
+static void section_memory(chapter *ch, const serving *s) {
+  scale_infer_table t;
   chapter_heading(ch, "KV cache size");
-  const double long_ctx = 32768, big_batch = 240;
-  double tok = scale_transformer_kv_bytes_per_token(s->m, SCALE_DTYPE_INT8);
-  double seq = scale_transformer_kv_bytes(s->m, long_ctx, SCALE_DTYPE_INT8);
-  CHAPTER_VALUES(ch, "kv",
-      {"per_token", "int8 KV per token", tok, "B", SCALE_FMT_PLAIN},
-      CHAPTER_V("long_context", "long context", long_ctx, "tokens"),
-      CHAPTER_V("seq", "one long sequence", seq, "B"),
-      CHAPTER_V("batch", "batch", big_batch, ""),
-      CHAPTER_V("batch_bytes", "KV of the batch", big_batch * seq, "B"));
-  double weights = s->n_params * scale_dtype_bytes(SCALE_DTYPE_INT8);
-  chapter_value(ch, "kv.chips", "chips to hold weights and caches",
-                scale_infer_chips_needed(weights + big_batch * seq, s->chip->hbm_bytes), "",
-                SCALE_FMT_PLAIN);
-}
-
-static void section_batch(chapter *ch, const serving *s) {
+  scale_infer_kv_table(s->m, s->chip, &t);
+  emit(ch, "kv", &t);
   chapter_heading(ch, "A batch in int8 on the smallest slice");
-  double kv_seq = scale_transformer_kv_bytes(s->m, s->context, SCALE_DTYPE_INT8);
-  double weights = s->n_params * scale_dtype_bytes(SCALE_DTYPE_INT8);
-  double total = s->batch * kv_seq + weights;
-  double slice = scale_infer_min_slice_chips(total, s->chip->hbm_bytes);
-  /* The library's view of that slice: activations included, collectives modelled. */
-  scale_infer_config cfg =
-      scale_infer_config_generate(slice, s->batch, s->context, SCALE_DTYPE_INT8);
-  scale_infer_memory mem = scale_infer_memory_eval(s->m, s->chip, &cfg);
-  scale_infer_decode dec = scale_infer_decode_eval(s->m, s->chip, &cfg);
-  double step = book_step(s, slice, s->batch, SCALE_DTYPE_INT8);
-  double step2 = book_step(s, 2 * slice, s->batch, SCALE_DTYPE_INT8);
-  double alpha = scale_chip_ici_intensity(s->chip, SCALE_DTYPE_BF16);
-  CHAPTER_VALUES(ch, "b",
-      CHAPTER_V("batch", "batch", s->batch, ""),
-      CHAPTER_V("context", "context", s->context, "tokens"),
-      CHAPTER_V("kv_bytes", "KV caches", s->batch * kv_seq, "B"),
-      CHAPTER_V("weight_bytes", "int8 weights", weights, "B"),
-      CHAPTER_V("total_bytes", "total", total, "B"),
-      CHAPTER_V("chips_needed", "chips' worth of HBM",
-          scale_infer_chips_needed(total, s->chip->hbm_bytes), ""),
-      CHAPTER_V("slice", "smallest power-of-two slice", slice, "chips"),
-      CHAPTER_V("mem_per_chip", "memory per chip, activations included", mem.total_bytes_per_chip,
-          "B"),
-      CHAPTER_V("hbm_per_chip", "HBM per chip", s->chip->hbm_bytes, "B"),
-      CHAPTER_V("step_s", "step (book formula)", step, "s"),
-      CHAPTER_V("tokens_per_s", "tokens/s", s->batch / step, "tokens/s"),
-      CHAPTER_V("tokens_per_s_per_chip", "tokens/s per chip", s->batch / step / slice, "tokens/s"),
-      CHAPTER_V("eval_step_s", "step (library, with collectives)", dec.step_s, "s"),
-      CHAPTER_V("eval_t_ici_s", "collectives (hidden)", dec.t_ici_s, "s"),
-      CHAPTER_V("eval_t_params_s", "weight reads", dec.t_params_s, "s"),
-      CHAPTER_V("cost_per_m", "cost per million tokens", dec.cost_usd_per_million_tokens, "USD"),
-      CHAPTER_V("alpha", "C / W_ici", alpha, "FLOP/byte"),
-      CHAPTER_V("max_tp", "ICI-bound above (two axes)",
-          scale_infer_max_tp_compute_bound((double)s->m->d_ff, 2, alpha), ""),
-      CHAPTER_V("max_tp_2550", "same with alpha = 2550",
-          scale_infer_max_tp_compute_bound((double)s->m->d_ff, 2, 2550), ""),
-      CHAPTER_V("chips2", "twice the slice", 2 * slice, "chips"),
-      CHAPTER_V("step2_s", "step on twice the chips", step2, "s"),
-      CHAPTER_V("tokens_per_s_per_chip2", "tokens/s per chip there", s->batch / step2 / (2 * slice),
-          "tokens/s"));
-}
-
-static void section_critical(chapter *ch, const scale_chip *c) {
+  scale_infer_batch_table(s->m, s->chip, s->batch, s->context, &t);
+  emit(ch, "b", &t);
   chapter_heading(ch, "Critical batches");
   static const char *const labels[3] = {"bf16 x bf16", "int8 weights, bf16 FLOPs", "int8 x int8"};
-  chapter_critical_batches(ch, c, labels);
+  chapter_critical_batches(ch, s->chip, labels);
 }
 
 static const scale_dtype slice_dtypes[] = {SCALE_DTYPE_BF16, SCALE_DTYPE_INT8, SCALE_DTYPE_INT4};
@@ -156,10 +101,10 @@ static void section_slices(chapter *ch, const serving *s) {
     char stem[32];
     scale_infer_slice_table(&sl, true, &t);
     snprintf(stem, sizeof stem, "slice.%s", scale_dtype_name(d));
-    chapter_quantities(ch, stem, t.row, t.n, false);
+    emit(ch, stem, &t);
     scale_infer_slice_table(&sl2, false, &t);
     snprintf(stem, sizeof stem, "slice2.%s", scale_dtype_name(d));
-    chapter_quantities(ch, stem, t.row, t.n, false);
+    emit(ch, stem, &t);
   }
   /* With the book's round 70e9 parameters every dtype holds the same number of sequences:
    * weights and caches scale together. */
@@ -168,53 +113,19 @@ static void section_slices(chapter *ch, const serving *s) {
                 scale_infer_max_batch(16 * s->chip->hbm_bytes - 2 * 70e9, kv16), "",
                 SCALE_FMT_PLAIN);
   /* Full HBM: the step reads one chip's whole memory. */
-  double full = scale_infer_min_step_time_s(0, 0, s->chip->hbm_bytes, s->chip->hbm_bytes_per_s);
-  scale_infer_slice s4 = scale_infer_smallest_slice(s->m, s->chip, SCALE_DTYPE_INT4, s->context);
-  CHAPTER_VALUES(ch, "hbm",
-      CHAPTER_V("step_s", "reading one full HBM", full, "s"),
-      CHAPTER_V("decode_len", "median decode length", s->decode, "tokens"),
-      CHAPTER_V("request_s", "one request's decode at that pace", full * s->decode, "s"),
-      CHAPTER_V("int4_params_s", "int4 weights alone on their slice",
-          scale_infer_min_step_time_s(0, 0, s4.weight_bytes,
-                                      s4.slice_chips * s->chip->hbm_bytes_per_s), "s"));
+  scale_infer_table t;
+  scale_infer_full_hbm_table(s->m, s->chip, s->context, s->decode, &t);
+  emit(ch, "hbm", &t);
 }
 
-static void section_sharding(chapter *ch, const serving *s) {
+static void section_sharding_prefill(chapter *ch, const serving *s) {
+  scale_infer_table t;
   chapter_heading(ch, "Model parallelism on a 4x8 in bf16");
-  const double batch = 64, n = 32;
-  double d = (double)s->m->d_model, f = (double)s->m->d_ff;
-  double beta = scale_infer_beta(s->chip);
-  double w_ici = 2.0 * s->chip->ici_link_bytes_per_s; /* bidirectional, the book's W_ici */
-  CHAPTER_VALUES(ch, "shard",
-      CHAPTER_V("batch", "batch", batch, ""),
-      CHAPTER_V("chips", "chips", n, ""),
-      CHAPTER_V("max_tp_book", "F / (8 B)", scale_infer_max_tp_memory_bound(f, batch, 8), ""),
-      CHAPTER_V("beta", "beta", beta, ""),
-      CHAPTER_V("max_tp", "F / (B beta)", scale_infer_max_tp_memory_bound(f, batch, beta), ""),
-      CHAPTER_V("w_ici", "W_ici (both directions)", w_ici, "B/s"),
-      CHAPTER_V("t_ici_s", "T_ici = 2BD / W_ici",
-          scale_infer_ws1d_comms_s(batch, d, scale_dtype_bytes(SCALE_DTYPE_BF16), 2, w_ici), "s"),
-      CHAPTER_V("t_hbm_s", "T_hbm = 2DF / (Y W_hbm)",
-          scale_infer_min_step_time_s(0, 0, 2 * d * f, n * s->chip->hbm_bytes_per_s), "s"),
-      CHAPTER_V("t_math_s", "T_math = 2BDF / (Y C)",
-          2 * batch * d * f / (n * scale_chip_flops_per_s(s->chip, SCALE_DTYPE_BF16)), "s"));
-}
-
-static void section_prefill(chapter *ch, const serving *s) {
+  scale_infer_sharding_table(s->m, s->chip, &t);
+  emit(ch, "shard", &t);
   chapter_heading(ch, "Prefill, eviction, disaggregation");
-  const double n = 16, mfu = 0.4;
-  double f = n * scale_chip_flops_per_s(s->chip, SCALE_DTYPE_BF16);
-  double t = scale_infer_prefill_time_s(s->n_params, s->context, f, mfu);
-  scale_infer_config cfg = scale_infer_config_default(n, 1, s->context);
-  cfg.mfu_frac = mfu;
-  scale_infer_prefill p = scale_infer_prefill_eval(s->m, s->chip, &cfg);
-  CHAPTER_VALUES(ch, "pre",
-      CHAPTER_V("chips", "chips", n, ""),
-      CHAPTER_V("mfu_pct", "MFU", 100 * mfu, "%"),
-      CHAPTER_V("s", "prefill, 2 x params FLOPs per token", t, "s"),
-      CHAPTER_V("eval_s", "prefill with attention FLOPs", p.time_s, "s"),
-      CHAPTER_V("attn_pct", "attention share of the FLOPs", 100 * p.attention_flops_frac, "%"),
-      CHAPTER_V("kv_bytes", "bf16 KV the prefill writes", p.kv_bytes, "B"));
+  scale_infer_prefill_table(s->m, s->chip, s->context, &t);
+  emit(ch, "pre", &t);
   /* Eviction with a 4096-token median decode. */
   const double g_long = 4096;
   CHAPTER_VALUES(ch, "evict",
@@ -222,15 +133,9 @@ static void section_prefill(chapter *ch, const serving *s) {
       CHAPTER_V("seqs_per_step", "sequences finishing per step", s->batch / g_long, ""),
       CHAPTER_V("tokens_per_step", "KV tokens evicted per step",
           scale_infer_kv_evicted_per_step(s->batch, s->context, g_long), "tokens"));
-  /* Disaggregation: prefills of 'context' tokens feed generate servers in bf16 on the smallest
-   * bf16 slice at its full batch. */
-  scale_infer_slice sl = scale_infer_smallest_slice(s->m, s->chip, SCALE_DTYPE_BF16, s->context);
-  double step = book_step(s, sl.slice_chips, sl.max_batch, SCALE_DTYPE_BF16);
-  CHAPTER_VALUES(ch, "dis",
-      CHAPTER_V("ratio", "prefill servers per generate server, full batch",
-          scale_infer_disaggregation_ratio(t, sl.max_batch, step, s->decode), ""),
-      CHAPTER_V("ratio_b", "same with the example batch",
-          scale_infer_disaggregation_ratio(t, s->batch, step, s->decode), ""));
+  /* Disaggregation: prefills feed generate servers in bf16 on the smallest bf16 slice. */
+  scale_infer_disaggregation_table(s->m, s->chip, s->batch, s->context, s->decode, &t);
+  emit(ch, "dis", &t);
 }
 
 static const double contexts[N_CONTEXTS] = {2048, 4096, 8192, 16384, 32768, 65536};
@@ -241,7 +146,7 @@ static void frontier_detail(chapter *ch, const serving *s, double n,
                             const scale_infer_frontiers *f, scale_infer_config cfg) {
   scale_infer_table t;
   scale_infer_frontier_ends_table(f, 0, &t);
-  chapter_quantities(ch, "front", t.row, t.n, false);
+  emit(ch, "front", &t);
   cfg.context = contexts[0];
   cfg.batch = 120;
   scale_infer_decode d120 = scale_infer_decode_eval(s->m, s->chip, &cfg);
@@ -270,7 +175,7 @@ static void frontier(chapter *ch, const serving *s, double n) {
     char stem[32];
     scale_infer_frontier_table(&f, k, &t);
     snprintf(stem, sizeof stem, "front.s%.0f", contexts[k]);
-    chapter_quantities(ch, stem, t.row, t.n, false);
+    emit(ch, stem, &t);
     if (k == 0) frontier_detail(ch, s, n, &f, cfg);
   }
   double kv_tok = scale_transformer_kv_bytes_per_token(s->m, SCALE_DTYPE_INT8);
@@ -296,42 +201,9 @@ static void figure_breakdown(chapter *ch, const serving *s, double n) {
 /** The model on GPUs: fp8 weights, KV and arithmetic on one NVLink node. */
 static void section_gpu(chapter *ch, const serving *s, const scale_chip *gpu) {
   chapter_heading(ch, "The same model on GPUs");
-  const scale_dtype d = SCALE_DTYPE_FP8;
-  double n = gpu->nvlink_domain_size > 0 ? gpu->nvlink_domain_size : 8;
-  CHAPTER_VALUES(ch, "gpu",
-      CHAPTER_V("chips", "GPUs in one NVLink domain", n, ""),
-      CHAPTER_V("hbm_bytes", "HBM per GPU", gpu->hbm_bytes, "B"),
-      CHAPTER_V("hbm_bytes_per_s", "HBM bandwidth per GPU", gpu->hbm_bytes_per_s, "B/s"),
-      CHAPTER_V("bcrit_fp8", "critical batch, fp8 x fp8", scale_roofline_critical_batch(gpu, d, d),
-          "tokens"),
-      CHAPTER_V("bcrit_int8w", "critical batch, 8-bit weights, bf16 FLOPs",
-          scale_roofline_critical_batch(gpu, d, SCALE_DTYPE_BF16), "tokens"));
-  scale_infer_slice sl = scale_infer_smallest_slice(s->m, gpu, d, s->context);
-  scale_infer_slice sl16 = scale_infer_smallest_slice(s->m, gpu, SCALE_DTYPE_BF16, s->context);
-  scale_infer_config cfg = scale_infer_config_generate(n, s->batch, s->context, d);
-  cfg.compute_dtype = d;
-  scale_infer_decode dec = scale_infer_decode_eval(s->m, gpu, &cfg);
-  scale_infer_memory mem;
-  scale_infer_decode full = scale_infer_decode_at_max_batch(s->m, gpu, &cfg, &mem);
-  /* The TPU counterpart: 16 chips, int8, largest batch. */
-  scale_infer_config tcfg = scale_infer_config_generate(16, 1, s->context, SCALE_DTYPE_INT8);
-  scale_infer_memory tmem;
-  scale_infer_decode tdec = scale_infer_decode_at_max_batch(s->m, s->chip, &tcfg, &tmem);
-  CHAPTER_VALUES(ch, "gpu",
-      CHAPTER_V("slice_fp8", "smallest slice, fp8", sl.slice_chips, "GPUs"),
-      CHAPTER_V("slice_bf16", "smallest slice, bf16", sl16.slice_chips, "GPUs"),
-      CHAPTER_V("step_s", "step at the example batch", dec.step_s, "s"),
-      CHAPTER_V("tput", "tokens/s per GPU", dec.tokens_per_s_per_chip, "tokens/s"),
-      CHAPTER_V("cost", "cost per million tokens", dec.cost_usd_per_million_tokens, "USD"),
-      CHAPTER_V("max_batch", "largest batch that fits", mem.max_batch, ""),
-      CHAPTER_V("full_step_s", "step at the largest batch", full.step_s, "s"),
-      CHAPTER_V("full_tput", "tokens/s per GPU there", full.tokens_per_s_per_chip, "tokens/s"),
-      CHAPTER_V("full_cost", "cost per million tokens there", full.cost_usd_per_million_tokens,
-          "USD"),
-      CHAPTER_V("tpu_max_batch", "TPU 4x4 int8: largest batch", tmem.max_batch, ""),
-      CHAPTER_V("tpu_step_s", "its step", tdec.step_s, "s"),
-      CHAPTER_V("tpu_cost", "its cost per million tokens", tdec.cost_usd_per_million_tokens,
-          "USD"));
+  scale_infer_table t;
+  scale_infer_gpu_table(s->m, gpu, s->chip, s->batch, s->context, &t);
+  emit(ch, "gpu", &t);
 }
 
 /* [listing:plan-serving] */
@@ -356,15 +228,9 @@ static bool plan_serving(chapter *ch, const serving *s, double prompt, double la
 /** Emits the best serving layout of a search under stem: slice, dtypes, batch, step, cost. */
 static void emit_plan_best(chapter *ch, const char *stem, const scale_plan_infer_report *rep) {
   const scale_plan_infer_entry *e = &rep->ranked[0];
-  CHAPTER_VALUES(ch, stem,
-      CHAPTER_V("chips", "best: chips in the slice", e->config.n_chips, ""),
-      CHAPTER_V("weight_bits", "  weight bits", 8 * scale_dtype_bytes(e->config.weight_dtype), ""),
-      CHAPTER_V("kv_bits", "  KV-cache bits", 8 * scale_dtype_bytes(e->config.kv_dtype), ""),
-      CHAPTER_V("batch", "  batch", e->config.batch, ""),
-      CHAPTER_V("step_s", "  step", e->decode.step_s, "s"),
-      CHAPTER_V("tput", "  tokens/s per chip", e->decode.tokens_per_s_per_chip, ""),
-      CHAPTER_V("cost", "  cost per million tokens", e->decode.cost_usd_per_million_tokens, "USD"),
-      CHAPTER_V("ttft_s", "  time to first token", e->prefill.ttft_s, "s"));
+  scale_infer_table t;
+  scale_infer_layout_table(&e->config, &e->decode, &e->prefill, &t);
+  emit(ch, stem, &t);
 }
 
 static void section_planner(chapter *ch, const serving *s) {
@@ -444,7 +310,7 @@ static void section_load(chapter *ch, const scale_model *m70, const scale_chip *
     chapter_say(ch, "%s, %g x %s, %s, requests of %g + %g tokens:", l->model->display_name, l->tp,
                 l->chip->display_name, scale_dtype_name(l->dtype), l->isl, l->osl);
     scale_serveload_curve_table(l, c, &t);
-    chapter_quantities(ch, key[i], t.row, t.n, false);
+    emit(ch, key[i], &t);
     bool limits = fabs(c->vanishing.ttft_p50_s / c->prefill_s - 1) < 0.01 &&
                   fabs(c->vanishing.tpot_p50_s / c->decode1_s - 1) < 0.02;
     chapter_claim(ch, true, limits,
@@ -458,45 +324,13 @@ static void section_load(chapter *ch, const scale_model *m70, const scale_chip *
 static void section_problems(chapter *ch, const scale_chip *c, const scale_model *big,
                              const scale_model *small) {
   chapter_heading(ch, "Worked problems");
-  double p405 = scale_transformer_n_params(big);
-  double fl = scale_chip_flops_per_s(c, SCALE_DTYPE_BF16);
-  /* Q1 */
-  CHAPTER_VALUES(ch, "wp1",
-      {"params", "LLaMA 3 405B parameters", p405, "", SCALE_FMT_SCI},
-      {"flops_per_token", "forward FLOPs per token (matmuls)", 2 * p405, "FLOP", SCALE_FMT_SCI},
-      CHAPTER_V("t_flops_s", "FLOPs-bound, one chip", 2 * p405 / fl, "s"),
-      CHAPTER_V("t_bytes_s", "bf16 weight reads, one chip",
-          scale_infer_min_step_time_s(0, 0, 2 * p405, c->hbm_bytes_per_s), "s"));
-  /* Q2: LLaMA 3 8B, batch 240, int8 weights and KV, 8192 tokens, one chip's view. */
-  scale_infer_config cfg = scale_infer_config_default(1, 240, 8192);
-  cfg.weight_dtype = cfg.kv_dtype = SCALE_DTYPE_INT8;
-  scale_infer_memory mem = scale_infer_memory_eval(small, c, &cfg);
-  double used = mem.weight_bytes + mem.kv_bytes + mem.activation_bytes_per_chip;
-  CHAPTER_VALUES(ch, "wp2",
-      CHAPTER_V("weight_bytes", "int8 weights", mem.weight_bytes, "B"),
-      CHAPTER_V("kv_bytes", "int8 KV caches", mem.kv_bytes, "B"),
-      CHAPTER_V("act_bytes", "working activations of one layer", mem.activation_bytes_per_chip,
-          "B"),
-      CHAPTER_V("slice", "smallest slice", scale_infer_min_slice_chips(used, c->hbm_bytes),
-          "chips"));
-  /* Q3: LLaMA 3 405B, int8 weights and KV, bf16 FLOPs, 8192 tokens, step <= 15 ms. */
-  const double limit = 15e-3;
-  double min_chips = scale_infer_min_slice_chips(p405, limit * c->hbm_bytes_per_s);
-  scale_infer_config q = scale_infer_config_generate(min_chips, 1, 8192, SCALE_DTYPE_INT8);
-  scale_infer_config best = {0};
-  scale_infer_decode d = {0}; /* zeros when no slice meets the limit */
-  scale_infer_best_within_latency(big, c, &q, limit, 4096, &best, &d);
-  double pod = scale_chip_pod_chips(c);
-  CHAPTER_VALUES(ch, "wp3",
-      CHAPTER_V("limit_s", "latency limit", limit, "s"),
-      CHAPTER_V("min_chips", "fewest chips whose weight reads fit the limit", min_chips, "chips"),
-      CHAPTER_V("best_chips", "best slice", best.n_chips, "chips"),
-      CHAPTER_V("best_batch", "its batch", best.batch, ""),
-      CHAPTER_V("best_step_s", "its step", d.step_s, "s"),
-      CHAPTER_V("best_tput", "its throughput per chip", d.tokens_per_s_per_chip, "tokens/s"),
-      CHAPTER_V("pod_chips", "a full pod", pod, "chips"),
-      CHAPTER_V("pod_step_s", "int8 weight reads over a full pod",
-          scale_infer_min_step_time_s(0, 0, p405, pod * c->hbm_bytes_per_s), "s"));
+  scale_infer_table t;
+  scale_infer_one_chip_table(big, c, &t); /* Q1: LLaMA 3 405B on one chip */
+  emit(ch, "wp1", &t);
+  scale_infer_batch_memory_table(small, c, &t); /* Q2: LLaMA 3 8B, batch 240, int8 */
+  emit(ch, "wp2", &t);
+  scale_infer_latency_limit_table(big, c, 15e-3, &t); /* Q3: 405B within 15 ms a step */
+  emit(ch, "wp3", &t);
 }
 
 int main(int argc, char **argv) {
@@ -537,12 +371,9 @@ int main(int argc, char **argv) {
   section_model(&ch, &s);
   const scale_chip *cands[] = {&h100, &v5p, &v5e};
   section_hardware(&ch, cands, 3);
-  section_kv(&ch, &s);
-  section_batch(&ch, &s);
-  section_critical(&ch, &chip);
+  section_memory(&ch, &s);
   section_slices(&ch, &s);
-  section_sharding(&ch, &s);
-  section_prefill(&ch, &s);
+  section_sharding_prefill(&ch, &s);
   frontier(&ch, &s, 16);
   section_gpu(&ch, &s, &gpu);
   section_planner(&ch, &s);

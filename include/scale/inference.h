@@ -753,4 +753,145 @@ void scale_infer_kv_reduction_table(const scale_model *model, double kv_heads, d
 void scale_infer_kv_sharding_table(const scale_model *model, const scale_chip *chip,
                                    const scale_infer_config *cfg, scale_infer_table *out);
 
+/* ---- ch. 8's tables ------------------------------------------------------------------------- */
+
+/** Ch. 8's price of compute on 'chip': "flops_per_s" (bf16), "usd_per_hour" (a chip-hour),
+ * "flops_per_usd" (bf16 FLOPs an hour buys, per dollar).
+ *
+ * Units:  [FLOP/s], [USD/h], [FLOP/USD].
+ * Book:   ch. 8 "Which hardware?": FLOPs per dollar of H100, v5p and v5e.
+ */
+void scale_infer_price_table(const scale_chip *chip, scale_infer_table *out);
+
+/** Ch. 8's KV-cache size of 'model' on 'chip' in int8: "per_token", one sequence of the book's
+ * "long_context" (32,768 tokens) "seq", a "batch" of 240 of them and their "batch_bytes", and
+ * "chips" (scale_infer_chips_needed() of those caches and the int8 weights).
+ *
+ * Units:  [bytes], [tokens], [count].
+ * Book:   ch. 8 "Serving LLaMA 3 70B": 2 x 8 x 128 x 80 = 163,840 bytes per token ("160kB"),
+ *         5.3 GB per 32k sequence, 1.3 TB for 240 of them, 86 v5e (exact 84.9).
+ */
+void scale_infer_kv_table(const scale_model *model, const scale_chip *chip,
+                          scale_infer_table *out);
+
+/** Ch. 8's worked batch: 'batch' sequences of 'context' tokens with int8 weights and KV caches
+ * on the smallest power-of-two slice of 'chip' that holds them, 22 rows: batch, context,
+ * kv_bytes, weight_bytes, total_bytes, chips_needed, slice, mem_per_chip (activations
+ * included, scale_infer_memory_eval()), hbm_per_chip, step_s, tokens_per_s and
+ * tokens_per_s_per_chip (scale_infer_book_step_s()), the library's eval_step_s, eval_t_ici_s,
+ * eval_t_params_s and cost_per_m (scale_infer_decode_eval(), collectives modelled), alpha (C /
+ * W_ici), max_tp and max_tp_2550 (scale_infer_max_tp_compute_bound() over two axes with the
+ * chip's alpha and with the book's 2550), chips2, step2_s and tokens_per_s_per_chip2 (twice the
+ * slice).
+ *
+ * Units:  batch [sequences], context [tokens]; rows in bytes, s, tokens/s, USD, counts.
+ * Book:   ch. 8 "Serving LLaMA 3 70B": batch 32 at 8192 tokens on a v5e 4x2, 17 ms and 235
+ *         tokens/s per chip; 8.5 ms on a 4x4; ICI-bound above 2 x 28,672 / 2200 = 26.
+ */
+void scale_infer_batch_table(const scale_model *model, const scale_chip *chip, double batch,
+                             double context, scale_infer_table *out);
+
+/** Ch. 8's decode at full HBM on 'chip': "step_s" (reading one chip's whole HBM),
+ * "decode_len" ('decode_len', a request's median decode), "request_s" (its decode at that
+ * pace), "int4_params_s" (reading the int4 weights of 'model' alone on their smallest slice
+ * at 'context' tokens).
+ *
+ * Units:  context, decode_len [tokens] -> [s].
+ * Book:   ch. 8 "Serving LLaMA 3 70B": a v5e reads its 16e9 bytes in 19 ms (exact 19.5); int4
+ *         weights alone about 10 ms.
+ */
+void scale_infer_full_hbm_table(const scale_model *model, const scale_chip *chip, double context,
+                                double decode_len, scale_infer_table *out);
+
+/** Ch. 8's model parallelism of 'model' on a 4x8 slice (32 chips) of 'chip' in bf16 at batch
+ * 64: batch, chips, max_tp_book (F / 8B), beta, max_tp (F / (B beta), scale_infer_beta()),
+ * w_ici (both directions), t_ici_s (2BD / W_ici over two axes, scale_infer_ws1d_comms_s()),
+ * t_hbm_s (2DF / (Y W_hbm)), t_math_s (2BDF / (Y C)).
+ *
+ * Units:  [count], [bytes/s], [s].
+ * Book:   ch. 8, the 4x8 in bf16: Y = F / (8 B) = 28,672 / 512 = 56 (exact beta 9.11: 49.2),
+ *         T_ici 11 us, T_hbm 18 us, T_math 4 us (exact 4.77).
+ */
+void scale_infer_sharding_table(const scale_model *model, const scale_chip *chip,
+                                scale_infer_table *out);
+
+/** Ch. 8's prefill of one sequence of 'context' tokens of 'model' on 16 chips of 'chip' at 40%
+ * MFU: chips, mfu_pct, s (scale_infer_prefill_time_s(), 2 x params FLOPs per token), eval_s,
+ * attn_pct and kv_bytes (scale_infer_prefill_eval(): with attention FLOPs, bf16 KV written).
+ *
+ * Units:  context [tokens]; rows in counts, %, s, bytes.
+ * Book:   ch. 8 prefill: 2 x 70e9 x 8192 FLOPs on 16 v5e at 40% MFU, 0.91 s.
+ */
+void scale_infer_prefill_table(const scale_model *model, const scale_chip *chip, double context,
+                               scale_infer_table *out);
+
+/** Ch. 8's disaggregated serving: prefills of 'context' tokens as scale_infer_prefill_table()
+ * prices them feed generate servers in bf16 on the smallest bf16 slice (its book step at its
+ * largest batch), requests of 'decode_len' tokens: "ratio" (prefill servers per generate
+ * server at that full batch, scale_infer_disaggregation_ratio()), "ratio_b" (at 'batch').
+ *
+ * Units:  batch [sequences], context, decode_len [tokens] -> [count].
+ * Book:   ch. 8 disaggregation: P / 0.91 = 32 G / (0.019 x 512), so P = 3 G.
+ */
+void scale_infer_disaggregation_table(const scale_model *model, const scale_chip *chip,
+                                      double batch, double context, double decode_len,
+                                      scale_infer_table *out);
+
+/** Ch. 8's serving of 'model' on GPUs 'gpu' in fp8 (weights, KV caches and arithmetic) on one
+ * NVLink domain (8 GPUs without one), beside 16 chips of 'tpu' in int8, 17 rows: chips,
+ * hbm_bytes, hbm_bytes_per_s, bcrit_fp8 and bcrit_int8w (scale_roofline_critical_batch() of fp8
+ * x fp8 and fp8 weights with bf16 FLOPs), slice_fp8 and slice_bf16 (smallest slices), step_s,
+ * tput and cost at 'batch' sequences of 'context' tokens, max_batch, full_step_s, full_tput and
+ * full_cost at the largest batch that fits, and the TPU's tpu_max_batch, tpu_step_s and tpu_cost
+ * at its largest batch (scale_infer_decode_at_max_batch()).
+ *
+ * Units:  batch [sequences], context [tokens]; rows in counts, bytes, s, tokens/s, USD.
+ * Book:   ch. 8's serving carried over to ch. 12's GPUs (H100: 3.35e12 B/s of HBM).
+ */
+void scale_infer_gpu_table(const scale_model *model, const scale_chip *gpu, const scale_chip *tpu,
+                           double batch, double context, scale_infer_table *out);
+
+/** The best layout of a serving search (the first ranked of scale_plan_infer(), plan.h), from
+ * its configuration 'cfg', decode 'd' and prefill 'p': chips, weight_bits, kv_bits, batch,
+ * step_s, tput (tokens/s per chip), cost (USD per million tokens), ttft_s.
+ *
+ * Units:  [count], [bits], [s], [tokens/s], [USD].
+ * Book:   ch. 8 "What the planner says".
+ */
+void scale_infer_layout_table(const scale_infer_config *cfg, const scale_infer_decode *d,
+                              const scale_infer_prefill *p, scale_infer_table *out);
+
+/** Ch. 8's worked problem 1: one token of 'model' on one chip of 'chip': "params",
+ * "flops_per_token" (2 x params, the matmuls), "t_flops_s" (those at the bf16 peak),
+ * "t_bytes_s" (reading the bf16 weights).
+ *
+ * Units:  [count], [FLOP], [s].
+ * Book:   ch. 8 Worked Problems Q1 (LLaMA 3 405B: 2 x 4.06e11 = 8.1e11 FLOPs per token).
+ */
+void scale_infer_one_chip_table(const scale_model *model, const scale_chip *chip,
+                                scale_infer_table *out);
+
+/** Ch. 8's worked problem 2: a batch of 240 sequences of 8192 tokens of 'model' with int8
+ * weights and KV caches, one chip's view (scale_infer_memory_eval()): "weight_bytes",
+ * "kv_bytes", "act_bytes" (one layer's working activations), "slice" (the smallest
+ * power-of-two slice of 'chip' holding all three).
+ *
+ * Units:  [bytes], [chips].
+ * Book:   ch. 8 Worked Problems Q2 (LLaMA 3 8B).
+ */
+void scale_infer_batch_memory_table(const scale_model *model, const scale_chip *chip,
+                                    scale_infer_table *out);
+
+/** Ch. 8's worked problem 3: 'model' with int8 weights and KV caches, bf16 FLOPs, 8192 tokens,
+ * a step within 'limit_s': "limit_s", "min_chips" (fewest chips whose weight reads fit the
+ * limit), the best slice of scale_infer_best_within_latency() (up to batch 4096; zeros when
+ * none meets it) "best_chips", "best_batch", "best_step_s", "best_tput", and a full pod's
+ * "pod_chips" and "pod_step_s" (its int8 weight reads).
+ *
+ * Units:  limit_s [s]; rows in s, chips, sequences, tokens/s.
+ * Book:   ch. 8 Worked Problems Q3 (LLaMA 3 405B within 15 ms).
+ */
+void scale_infer_latency_limit_table(const scale_model *model, const scale_chip *chip,
+                                     double limit_s, scale_infer_table *out);
+
 #endif

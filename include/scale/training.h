@@ -606,4 +606,129 @@ double scale_train_book_mlp_split(double d, double f, double n_chips, double y, 
                                   double flops_per_s, double link_bytes_per_s, const double *b,
                                   int n, double *math_s, double *comms_s);
 
+/* ---- ch. 5's tables ------------------------------------------------------------------------- */
+
+/* A table's rows are units.h's scale_quantity, in the order the chapter reads them; the
+ * functions below return how many they wrote. */
+
+/** Most rows a ch. 5 table holds. */
+#define SCALE_TRAIN_TABLE_MAX 32
+
+/** The chip as ch. 5 reads it, 8 rows: flops (C, bf16), link (one ICI link, one way), w_ici
+ * (twice it), alpha (C / W_ici, scale_train_dp_critical_batch() on one axis), dcn (egress per
+ * chip), hbm, axes (ICI axes), pod (chips in a pod).
+ *
+ * Units:  [FLOP/s], [bytes/s], [1], [bytes], [count].
+ * Domain: any chip; a quantity it lacks is NaN.
+ * Book:   ch. 5: v5p C = 4.59e14, W_ici = 2 x 9e10 = 1.8e11, alpha = 2550.
+ */
+int scale_train_chip_table(const scale_chip *chip, scale_quantity out[SCALE_TRAIN_TABLE_MAX]);
+
+/** Data parallelism's thresholds and the book's examples on 'chip', 9 rows: crit1 and crit3
+ * (scale_train_dp_critical_batch() over one axis and over all the chip's axes), pod_batch
+ * (crit3 x chips in a pod), deepseek_chips (DeepSeek-V2's 40M-token batch over crit3),
+ * l70_chips (16M over crit3), l70_flops (6 x 70e9 x 15e12), l70_days (those FLOPs on l70_chips
+ * at 50% MFU), bytes_per_param (bf16 weights + Adam state), max_params
+ * (scale_train_max_pure_dp_params()).
+ *
+ * Units:  [tokens], [count], [FLOP], [days], [bytes].
+ * Domain: any chip; NaN rows where its rates are missing.
+ * Book:   ch. 5 "Data Parallelism": v5p 2550 and 850 per chip, 47,000 chips, 18,823 chips,
+ *         about 17 days, 10 bytes per parameter, roughly 9B.
+ */
+int scale_train_dp_thresholds(const scale_chip *chip, scale_quantity out[SCALE_TRAIN_TABLE_MAX]);
+
+/** Tensor parallelism's limits on one axis of 'chip' (scale_train_tp_max_degree()), 5 rows:
+ * l70_f (F of 'llama'), l70_max (its largest compute-bound degree), gemma_f2 (2F of 'gemma':
+ * the book's "F about 50k" counts its gate and up projections together), gemma_max, f_for_8
+ * (the F that 8-way TP needs, 8 alpha).
+ *
+ * Units:  [count].
+ * Domain: any chip and dense models; NaN rows where a rate is missing.
+ * Book:   ch. 5 "Tensor Parallelism": LLaMA 3 70B about 11, Gemma 7B 19, F = 20,400.
+ */
+int scale_train_tp_thresholds(const scale_chip *chip, const scale_model *llama,
+                              const scale_model *gemma, scale_quantity out[SCALE_TRAIN_TABLE_MAX]);
+
+/** Mixed FSDP x TP on 'chip' (FSDP over 2 axes, TP over 1), 7 rows: x_opt and y_opt
+ * (scale_train_fsdp_tp_x_opt() of the book's N = 64, B = 48,000, F = 32,768, and N / X), crit
+ * and crit30k (scale_train_fsdp_tp_critical_batch() at F = 32,768 and 30,000), fsdp_chips_2m
+ * and mixed_chips_2m (most chips a 2M-token batch keeps compute-bound with pure FSDP over all
+ * axes and with FSDP x TP at F = 30,000), two_pods (2M over two pods' chips, per chip).
+ *
+ * Units:  [count], [tokens].
+ * Domain: any chip; NaN rows where a rate is missing.
+ * Book:   ch. 5 "Combining FSDP and Tensor Parallelism": X_opt 13.7 (printed 13.9), B / N
+ *         above 99; a 2M-token batch keeps 2353 chips busy with pure FSDP, 18,454 with the
+ *         mix (hand: 2e6 / 850, 2e6 / (2550^2 / 60,000)).
+ */
+int scale_train_mixed_thresholds(const scale_chip *chip,
+                                 scale_quantity out[SCALE_TRAIN_TABLE_MAX]);
+
+/** Data parallelism across pods over the chip's DCN (scale_train_dcn_critical_batch()), 2
+ * rows: crit_book (with the book's C = 4.46e14), crit (with the chip's bf16 C).
+ *
+ * Units:  [tokens] per pod.
+ * Domain: any chip; NaN rows where a rate is missing.
+ * Book:   ch. 5 "Scaling Across Pods": 71,360 (73,440 with the table's C).
+ */
+int scale_train_dcn_thresholds(const scale_chip *chip, scale_quantity out[SCALE_TRAIN_TABLE_MAX]);
+
+/** Data parallelism of the MoE 'moe' on 'chip', 3 rows: e and k (its experts and the experts a
+ * token uses), crit3 (scale_train_moe_critical_batch() of the three-axis crit3 of
+ * scale_train_dp_thresholds()).
+ *
+ * Units:  [count], [tokens].
+ * Domain: any chip and model; crit3 NaN for a dense model (k = 0).
+ * Book:   ch. 5 and ch. 4 Q8: the DP threshold grows by E / k (DeepSeek-V3: 850 x 32).
+ */
+int scale_train_moe_thresholds(const scale_chip *chip, const scale_model *moe,
+                               scale_quantity out[SCALE_TRAIN_TABLE_MAX]);
+
+/** The book's pipeline numbers for p = 16 stages, 26 rows: the bubble (%) of every schedule
+ * but GPipe (1F1B's bubble) at m = 16, 32 and 64 microbatches, keyed TAG.mM with TAG 1f1b,
+ * inter (v = 2), zb, zb2, zbv, dual (scale_pipeline_bubble_frac()); the microbatches in flight
+ * at m = 64 of GPipe, 1F1B, interleaved (v = 2), ZB-H2 and DualPipe (inflight.TAG); DualPipe's
+ * parameter copies (copies.dual); ZB-H2's bubble at m = 32 with F:B:W = 1:2:1 (zb2.split) and
+ * ZB-H1's at m = 4 < p (zb.m4).
+ *
+ * Units:  [%], [count].
+ * Book:   ch. 5 pipelining: a bubble of (p - 1) / m, 93.75% at p = m = 16; GPipe holds all m
+ *         microbatches, 1F1B at most p.
+ */
+int scale_train_pipeline_table(scale_quantity out[SCALE_TRAIN_TABLE_MAX]);
+
+/** One strategy of ch. 5's table "each strategy on one slice". */
+typedef struct {
+  const char *key;     /**< short name of the row ("fsdp", "tp8sp") */
+  const char *label;   /**< what it is ("FSDP x TP 8 with SP") */
+  bool moe;            /**< priced on the table's MoE model instead of its dense one */
+  scale_layout layout; /**< its degrees, as many microbatches as stages; not yet mapped
+                            onto links (scale_train_layout_map()) */
+} scale_train_strategy;
+
+/** How many strategies scale_train_book_strategies() writes. */
+#define SCALE_TRAIN_STRATEGIES 11
+
+/** Ch. 5's strategies on 'n_chips' chips, in its order: pure DP, ZeRO-1, FSDP (ZeRO-3), FSDP x
+ * TP 8, the same with SP, FSDP x TP 32 with SP, FSDP x PP 8 with 1F1B and with ZB-H2, FSDP x
+ * CP 4 ring and Ulysses, and the MoE's FSDP x EP 8 (EP inside FSDP); every FSDP at ZeRO-3.
+ * DP or FSDP takes n_chips over the other degrees (a layout that does not fill the chips then
+ * fails validation). Returns SCALE_TRAIN_STRATEGIES.
+ *
+ * Book:   ch. 5's strategies, each on one slice (the chapter's table).
+ */
+int scale_train_book_strategies(double n_chips, scale_train_strategy out[SCALE_TRAIN_STRATEGIES]);
+
+/** A strategy's row of ch. 5's table from its result 'r' on 'problem', 8 rows: flops (forward
+ * and backward of one layer, one chip), t_math (their time at the chip's bf16 peak), bytes and
+ * t_comms (scale_train_layer_comm_totals()), ratio (the busiest link's time over compute, whole
+ * step), bubble (%), step (step time), mem (memory per chip).
+ *
+ * Units:  [FLOP], [s], [bytes], [1], [%].
+ * Book:   ch. 5 per-strategy tables.
+ */
+int scale_train_result_table(const scale_train_problem *problem, const scale_train_result *r,
+                             scale_quantity out[SCALE_TRAIN_TABLE_MAX]);
+
 #endif

@@ -8,6 +8,7 @@
  * inputs are wrong, the exact value is tested and the book's figure is named in a comment.
  */
 #include <math.h>
+#include <string.h>
 
 #include "scale.h"
 #include "scale_check.h"
@@ -558,6 +559,113 @@ START_TEST(test_ch8_cost) {
 }
 END_TEST
 
+/* ---- ch. 8's tables (the rows chapters/08-applied-inference emits) ---- */
+
+/* The value of row 'key' of t; fails the test when the table has no such row. */
+static double row(const scale_infer_table *t, const char *key) {
+  for (int i = 0; i < t->n; i++)
+    if (!strcmp(t->row[i].key, key)) return t->row[i].value;
+  ck_abort_msg("no row '%s' in the table", key);
+  return NAN;
+}
+
+/* LLaMA 3 70B on v5e as the chapter serves it; the model file's 70.55e9 parameters where the
+ * book rounds to 70e9. */
+START_TEST(test_ch8_tables_kv_batch) {
+  scale_model m = scale_check_model("llama-3-70b");
+  scale_chip chip = v5e();
+  double n = scale_transformer_n_params(&m);
+  scale_infer_table t;
+  scale_infer_kv_table(&m, &chip, &t);
+  ck_assert_int_eq(t.n, 6);
+  scale_check_rel(row(&t, "per_token"), 163840.0, 1e-12, "bytes", "ch. 8, 2 x 8 x 128 x 80");
+  scale_check_rel(row(&t, "seq"), 5.3e9, 0.1 / 5.3, "bytes", "ch. 8, 5.3 GB per 32k sequence");
+  scale_check_rel(row(&t, "batch_bytes"), 1.3e12, 0.05 / 1.3, "bytes", "ch. 8, 1.3 TB at 240");
+  ck_assert(ceil(row(&t, "chips")) == 85.0); /* hand: (70.55e9 + 1.2885e12) / 16e9 = 84.9 */
+  scale_infer_batch_table(&m, &chip, 32, 8192, &t);
+  ck_assert_int_eq(t.n, 22);
+  ck_assert(row(&t, "slice") == 8.0); /* ch. 8: a 4x2 */
+  /* the book's step: (params + 32 x 163,840 x 8192) / (8 x 8.2e11) = 17.3 ms (book: 17 ms) */
+  double exact = (n + 32 * 163840.0 * 8192) / (8 * V5E_HBM);
+  scale_check_rel(row(&t, "step_s"), exact, 1e-12, "s", "hand: (params + B KV) / (8 W)");
+  scale_check_rel(row(&t, "step_s"), 17e-3, 0.5 / 17, "s", "ch. 8, 17 ms on a 4x2");
+  scale_check_rel(row(&t, "tokens_per_s_per_chip"), 32 / exact / 8, 1e-12, "tokens/s", "hand");
+  scale_check_rel(row(&t, "eval_step_s"), exact, 1e-9, "s", "hand: memory-bound, ICI hidden");
+  scale_check_rel(row(&t, "alpha"), 1.97e14 / 9e10, 1e-12, "FLOP/byte", "v5e C / W_ici bidi");
+  scale_check_rel(row(&t, "max_tp"), 26.197, 1e-4, "chips", "ch. 8, 2F / 2200 = 26");
+  scale_check_rel(row(&t, "max_tp_2550"), 2 * 28672 / 2550.0, 1e-12, "chips", "2F / 2550");
+  scale_check_rel(row(&t, "step2_s"), (n + 32 * 163840.0 * 8192) / (16 * V5E_HBM), 1e-12, "s",
+                  "ch. 8, 8.5 ms on a 4x4 (hand with 70.55e9)");
+}
+END_TEST
+
+START_TEST(test_ch8_tables_hbm_sharding_prefill) {
+  scale_model m = scale_check_model("llama-3-70b");
+  scale_chip chip = v5e();
+  double n = scale_transformer_n_params(&m);
+  scale_infer_table t;
+  scale_infer_full_hbm_table(&m, &chip, 8192, 512, &t);
+  scale_check_rel(row(&t, "step_s"), V5E_HBM_BYTES / V5E_HBM, 1e-12, "s", "ch. 8, 19 ms (19.5)");
+  scale_check_rel(row(&t, "request_s"), 512 * V5E_HBM_BYTES / V5E_HBM, 1e-12, "s", "512 steps");
+  scale_check_rel(row(&t, "int4_params_s"), n / 2 / (4 * V5E_HBM), 1e-9, "s",
+                  "hand: int4 weights on 4 chips (book: about 10 ms)");
+  scale_infer_sharding_table(&m, &chip, &t);
+  ck_assert_int_eq(t.n, 9);
+  scale_check_rel(row(&t, "max_tp_book"), 56.0, 1e-12, "chips", "ch. 8, 28,672 / (8 x 64)");
+  scale_check_rel(row(&t, "max_tp"), 49.17, 1e-3, "chips", "hand: exact v5e beta 9.11");
+  scale_check_rel(row(&t, "t_ici_s"), 11.65e-6, 1e-3, "s", "ch. 8, 11 us (hand 11.65)");
+  scale_check_rel(row(&t, "t_hbm_s"), 2.0 * 8192 * 28672 / (32 * V5E_HBM), 1e-12, "s",
+                  "ch. 8, 18 us");
+  scale_check_rel(row(&t, "t_math_s"), 4.77e-6, 1e-3, "s", "hand: 4.77 us (book prints 4 us)");
+  scale_infer_prefill_table(&m, &chip, 8192, &t);
+  scale_check_rel(row(&t, "s"), 2 * n * 8192 / (16 * V5E_BF16 * 0.4), 1e-12, "s",
+                  "hand: 2 N S / (16 C 0.4)");
+  scale_check_rel(row(&t, "s"), 0.91, 0.01, "s", "ch. 8, 0.91 s (with 70e9 parameters)");
+  ck_assert(row(&t, "eval_s") > row(&t, "s")); /* attention FLOPs on top */
+  scale_infer_disaggregation_table(&m, &chip, 32, 8192, 512, &t);
+  scale_check_rel(row(&t, "ratio_b"), 3.0, 0.05 / 3, "", "ch. 8, P = 3G");
+}
+END_TEST
+
+START_TEST(test_ch8_tables_gpu_and_problems) {
+  scale_model m = scale_check_model("llama-3-70b"), big = scale_check_model("llama-3-405b");
+  scale_model small = scale_check_model("llama-3-8b");
+  scale_chip chip = v5e(), h100 = scale_check_chip("nvidia-h100-sxm");
+  scale_infer_table t;
+  scale_infer_gpu_table(&m, &h100, &chip, 32, 8192, &t);
+  ck_assert_int_eq(t.n, 17);
+  ck_assert(row(&t, "chips") == 8.0); /* one NVLink node */
+  /* fp8 doubles the FLOPs and halves the bytes: the bf16 critical batch, ch. 1 Q5's 295 */
+  scale_check_rel(row(&t, "bcrit_fp8"), 295, 0.01, "tokens", "ch. 1 Q5: 9.89e14 / 3.35e12");
+  scale_check_rel(row(&t, "bcrit_int8w"), 295 / 2.0, 0.01, "tokens", "half: bf16 FLOPs");
+  /* 70.55 GB of fp8 weights fit one 85.5 GB H100, 141 GB of bf16 two */
+  ck_assert(row(&t, "slice_fp8") == 1.0 && row(&t, "slice_bf16") == 2.0);
+  /* 16 v5e: (256e9 - 70.55e9) / (163,840 x 8192) = 138.2 caches */
+  ck_assert(row(&t, "tpu_max_batch") == 138.0);
+  double n405 = scale_transformer_n_params(&big);
+  scale_infer_one_chip_table(&big, &chip, &t);
+  scale_check_rel(row(&t, "flops_per_token"), 8.1e11, 0.01, "FLOP", "2 x 405e9");
+  scale_check_rel(row(&t, "t_bytes_s"), 2 * n405 / V5E_HBM, 1e-12, "s", "hand: 2N / W");
+  scale_infer_batch_memory_table(&small, &chip, &t);
+  /* LLaMA 3 8B: int8 KV 2 x 8 x 128 x 32 = 65,536 bytes a token, x 240 x 8192 */
+  scale_check_rel(row(&t, "kv_bytes"), 240 * 8192 * 65536.0, 1e-12, "bytes", "hand");
+  ck_assert(row(&t, "slice") == 16.0); /* 8.03 + 128.8 + 0.7 GB over 16 GB chips: 8.6 -> 16 */
+  scale_infer_latency_limit_table(&big, &chip, 15e-3, &t);
+  /* int8 weights N bytes over 15 ms x 8.2e11 per chip: 33 chips, a slice of 64 */
+  ck_assert(row(&t, "min_chips") == 64.0);
+  ck_assert(row(&t, "best_chips") >= 64.0 && row(&t, "best_step_s") <= 15e-3);
+  scale_check_rel(row(&t, "pod_step_s"), n405 / (256 * V5E_HBM), 1e-12, "s", "hand: N / (256 W)");
+  /* the planner's best, passed through: bits of each dtype */
+  scale_infer_config cfg = scale_infer_config_generate(8, 128, 2048, SCALE_DTYPE_INT8);
+  cfg.kv_dtype = SCALE_DTYPE_INT4;
+  scale_infer_decode d = {.step_s = 0.02};
+  scale_infer_prefill p = {.ttft_s = 0.5};
+  scale_infer_layout_table(&cfg, &d, &p, &t);
+  ck_assert(row(&t, "weight_bits") == 8.0 && row(&t, "kv_bits") == 4.0);
+  ck_assert(row(&t, "chips") == 8.0 && row(&t, "batch") == 128.0 && row(&t, "ttft_s") == 0.5);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("inference_book");
   const scale_check_case cases[] = {
@@ -591,6 +699,9 @@ int main(void) {
       {"ch8_frontier_statements", test_ch8_frontier_statements},
       {"ch8_decode_eval_4x2", test_ch8_decode_eval_4x2},
       {"ch8_cost", test_ch8_cost},
+      {"ch8_tables_kv_batch", test_ch8_tables_kv_batch},
+      {"ch8_tables_hbm_sharding_prefill", test_ch8_tables_hbm_sharding_prefill},
+      {"ch8_tables_gpu_and_problems", test_ch8_tables_gpu_and_problems},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return scale_check_run(s);

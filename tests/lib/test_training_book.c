@@ -381,6 +381,130 @@ START_TEST(test_llama3_sharding) {
 }
 END_TEST
 
+/* ---- ch. 5's tables (the rows chapters/05-training emits) ---- */
+
+/* The value of row 'key' of q[0..n); fails the test when the table has no such row. */
+static double row(const scale_quantity *q, int n, const char *key) {
+  for (int i = 0; i < n; i++)
+    if (!strcmp(q[i].key, key)) return q[i].value;
+  ck_abort_msg("no row '%s' in the table", key);
+  return NAN;
+}
+
+START_TEST(test_table_chip_and_dp) {
+  scale_chip v5p = scale_check_chip("tpu-v5p");
+  scale_quantity q[SCALE_TRAIN_TABLE_MAX];
+  int n = scale_train_chip_table(&v5p, q);
+  ck_assert_int_eq(n, 8);
+  /* ch. 5 "Notation": C = 4.59e14, W_ici = 2 x 9e10 = 1.8e11, alpha = C / W_ici = 2550 */
+  scale_check_rel(row(q, n, "flops"), 4.59e14, EXACT, "FLOP/s", "ch. 2 table: v5p bf16");
+  scale_check_rel(row(q, n, "w_ici"), 1.8e11, EXACT, "B/s", "2 x 9e10");
+  scale_check_rel(row(q, n, "alpha"), 2550, EXACT, "", "4.59e14 / 1.8e11");
+  scale_check_rel(row(q, n, "pod"), 8960, EXACT, "chips", "a v5p pod (16 x 20 x 28)");
+  n = scale_train_dp_thresholds(&v5p, q);
+  ck_assert_int_eq(n, 9);
+  ck_assert_str_eq(q[0].key, "crit1");
+  scale_check_rel(row(q, n, "crit1"), 2550, EXACT, "tokens", "ch. 5 DP: 2,550 per chip");
+  scale_check_rel(row(q, n, "crit3"), 850, EXACT, "tokens", "ch. 5: 850 over three axes");
+  scale_check_rel(row(q, n, "pod_batch"), 7.6e6, BOOK2, "tokens", "ch. 5: 7.6M per pod");
+  scale_check_rel(row(q, n, "deepseek_chips"), 47000, BOOK2, "chips", "ch. 5: 47,000");
+  scale_check_rel(row(q, n, "l70_chips"), 18823, BOOK3, "chips", "ch. 5: 18,823");
+  /* 6 x 70e9 x 15e12 = 6.3e24 FLOPs; 6.3e24 / (18,823.5 x 4.59e14 x 0.5) s = 16.9 days */
+  scale_check_rel(row(q, n, "l70_flops"), 6.3e24, EXACT, "FLOP", "6 x 70e9 x 15e12");
+  scale_check_rel(row(q, n, "l70_days"), 17, BOOK2, "days", "ch. 5: about 17 days");
+  scale_check_rel(row(q, n, "bytes_per_param"), 10, EXACT, "B", "ch. 5: 2 + 8 bytes");
+  scale_check_rel(row(q, n, "max_params"), 9.6e9, EXACT, "", "96e9 / 10 (roughly 9B)");
+}
+END_TEST
+
+START_TEST(test_table_tp_mix_dcn_moe) {
+  scale_chip v5p = scale_check_chip("tpu-v5p");
+  scale_model l70 = scale_check_model("llama-3-70b"), gemma = scale_check_model("gemma-7b");
+  scale_model ds3 = scale_check_model("deepseek-v3");
+  scale_quantity q[SCALE_TRAIN_TABLE_MAX];
+  int n = scale_train_tp_thresholds(&v5p, &l70, &gemma, q);
+  ck_assert_int_eq(n, 5);
+  scale_check_rel(row(q, n, "l70_max"), 11.24, BOOK3, "ways", "ch. 5: 28,672 / 2550");
+  scale_check_rel(row(q, n, "gemma_f2"), 49152, EXACT, "", "2 x 24,576 (the book's ~50k)");
+  scale_check_rel(row(q, n, "gemma_max"), 19, BOOK2, "ways", "ch. 5: 19-way");
+  scale_check_rel(row(q, n, "f_for_8"), 20400, EXACT, "", "ch. 5: 8 x 2550");
+  n = scale_train_mixed_thresholds(&v5p, q);
+  ck_assert_int_eq(n, 7);
+  /* sqrt(48,000 / 32,768 x 2 x 64) = sqrt(187.5) = 13.69 (the book prints 13.9) */
+  scale_check_rel(row(q, n, "x_opt"), sqrt(187.5), EXACT, "", "ch. 5 X_opt");
+  scale_check_rel(row(q, n, "y_opt"), 64 / sqrt(187.5), EXACT, "", "N / X_opt");
+  scale_check_rel(row(q, n, "crit"), 99, BOOK2, "tokens", "ch. 5: 2550^2 / (2 x 32,768)");
+  /* 2M tokens: 2e6 / 850 chips with pure FSDP; 2e6 / (2550^2 / 60,000) = 18,454 mixed */
+  scale_check_rel(row(q, n, "fsdp_chips_2m"), 2e6 / 850, EXACT, "chips", "2e6 / 850");
+  scale_check_rel(row(q, n, "mixed_chips_2m"), 2e6 * 60000 / (2550.0 * 2550.0), EXACT, "chips",
+                  "2e6 / 108.375");
+  scale_check_rel(row(q, n, "two_pods"), 2e6 / 17920, EXACT, "tokens", "2e6 / (2 x 8960)");
+  n = scale_train_dcn_thresholds(&v5p, q);
+  ck_assert_int_eq(n, 2);
+  scale_check_rel(row(q, n, "crit_book"), 71360, EXACT, "tokens", "ch. 5: 4.46e14 / 6.25e9");
+  scale_check_rel(row(q, n, "crit"), 73440, EXACT, "tokens", "4.59e14 / 6.25e9");
+  n = scale_train_moe_thresholds(&v5p, &ds3, q);
+  ck_assert_int_eq(n, 3);
+  scale_check_rel(row(q, n, "crit3"), 27200, EXACT, "tokens", "850 x 256 / 8");
+  /* a dense model has no experts: no MoE threshold */
+  n = scale_train_moe_thresholds(&v5p, &l70, q);
+  scale_check_nan(row(q, n, "crit3"));
+}
+END_TEST
+
+START_TEST(test_table_pipeline) {
+  scale_quantity q[SCALE_TRAIN_TABLE_MAX];
+  int n = scale_train_pipeline_table(q);
+  ck_assert_int_eq(n, 26); /* 6 x 3 bubbles, 5 in flight, copies, 2 more bubbles */
+  ck_assert_str_eq(q[0].key, "1f1b.m16");
+  ck_assert_str_eq(q[0].label, "pp.1f1b.m16");
+  /* 1F1B's bubble (p - 1) / m of the step over p = 16: 15/16, 15/32, 15/64; interleaved
+   * v = 2 halves it (15/32 at m = 16) */
+  scale_check_rel(row(q, n, "1f1b.m16"), 100.0 * 15 / 16, EXACT, "%", "(p - 1) / m");
+  scale_check_rel(row(q, n, "1f1b.m64"), 100.0 * 15 / 64, EXACT, "%", "(p - 1) / m");
+  scale_check_rel(row(q, n, "inter.m16"), 100.0 * 15 / 32, EXACT, "%", "(p - 1) / (v m)");
+  /* GPipe holds every microbatch, 1F1B at most p; DualPipe keeps two parameter copies */
+  scale_check_rel(row(q, n, "inflight.gpipe"), 64, EXACT, "", "GPipe: all m");
+  scale_check_rel(row(q, n, "inflight.1f1b"), 16, EXACT, "", "1F1B: p");
+  scale_check_rel(row(q, n, "copies.dual"), 2, EXACT, "", "DualPipe: two copies");
+  ck_assert_str_eq(q[n - 1].key, "zb.m4");
+}
+END_TEST
+
+START_TEST(test_table_strategies) {
+  scale_train_strategy s[SCALE_TRAIN_STRATEGIES];
+  ck_assert_int_eq(scale_train_book_strategies(1024, s), SCALE_TRAIN_STRATEGIES);
+  ck_assert_str_eq(s[0].key, "dp");
+  ck_assert(s[0].layout.dp == 1024 && s[0].layout.fsdp == 1);
+  ck_assert(s[1].layout.fsdp == 1024 && s[1].layout.zero_stage == 1); /* ZeRO-1 */
+  ck_assert(s[4].layout.fsdp == 128 && s[4].layout.tp == 8 && s[4].layout.sp);
+  ck_assert(s[7].layout.pp == 8 && s[7].layout.n_microbatches == 8 &&
+            s[7].layout.schedule == SCALE_PP_ZB_H2);
+  ck_assert(s[9].layout.cp == 4 && s[9].layout.cp_kind == SCALE_CP_ULYSSES);
+  ck_assert(s[10].moe && !s[9].moe && s[10].layout.ep == 8);
+  for (int i = 0; i < SCALE_TRAIN_STRATEGIES; i++)
+    scale_check_rel(scale_layout_n_chips(&s[i].layout), 1024, EXACT, "chips", s[i].key);
+  /* a row's table: t_math is the layer's FLOPs at the bf16 peak, t_comms its collectives */
+  scale_chip v5p = scale_check_chip("tpu-v5p");
+  scale_model l70 = scale_check_model("llama-3-70b");
+  scale_train_problem p = scale_train_problem_make(&l70, &v5p, 1024, 4194304, 4096);
+  scale_train_result r;
+  scale_train_layout_map(&v5p, 1024, &s[2].layout);
+  scale_train_eval(&p, &s[2].layout, &r);
+  scale_quantity q[SCALE_TRAIN_TABLE_MAX];
+  int n = scale_train_result_table(&p, &r, q);
+  ck_assert_int_eq(n, 8);
+  double bytes, time_s;
+  scale_train_layer_comm_totals(&r, &bytes, &time_s);
+  scale_check_rel(row(q, n, "t_math"), row(q, n, "flops") / 4.59e14, EXACT, "s", "FLOPs / C");
+  scale_check_rel(row(q, n, "t_comms"), time_s, EXACT, "s", "scale_train_layer_comm_totals");
+  scale_check_rel(row(q, n, "step"), r.step_time_s, EXACT, "s", "the result's step");
+  /* FSDP's layer on one chip: 6 x the layer's parameters (70e9 / 80 layers, over 0.8e9) x its
+   * 4096 tokens, attention on top */
+  ck_assert(row(q, n, "flops") > 6 * 0.8e9 * 4096);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("training_book");
   TCase *tc = tcase_create("ch5");
@@ -393,6 +517,12 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_dcn);
   tcase_add_test(tc, test_llama2_q1_q2);
   tcase_add_test(tc, test_llama2_q3);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("ch5_tables");
+  tcase_add_test(tc, test_table_chip_and_dp);
+  tcase_add_test(tc, test_table_tp_mix_dcn_moe);
+  tcase_add_test(tc, test_table_pipeline);
+  tcase_add_test(tc, test_table_strategies);
   suite_add_tcase(s, tc);
   tc = tcase_create("ch6");
   tcase_add_test(tc, test_llama3_counts);

@@ -23,8 +23,6 @@ FUNCTION_MAX = 120
 
 # file -> the most lines it may have while it is still being split (issue 26)
 OVER = {
-    "chapters/05-training/training.c": 537,
-    "chapters/08-applied-inference/applied-inference.c": 554,
     "chapters/12-gpus/gpus.c": 655,
     "chapters/13-hybrid-parallelism/hybrid-parallelism.c": 757,
 }
@@ -62,17 +60,19 @@ def functions(text):
     return out
 
 
-def breaches(files):
-    """Breach lines for 'files', a dict path -> text (paths relative to the root)."""
+def breaches(files, over=None):
+    """Breach lines for 'files', a dict path -> text (paths relative to the root), against the
+    list 'over' of files still over a limit (OVER when None)."""
+    over = OVER if over is None else over
     found = []
     for path, text in sorted(files.items()):
         n = text.count("\n")
         if path.startswith("chapters/") and "/common/" not in path:
-            limit = OVER.get(path, CHAPTER_MAX)
+            limit = over.get(path, CHAPTER_MAX)
             if n > limit:
                 found.append(f"{path}: {n} lines, more than {limit}"
-                             + (" (its entry in OVER)" if path in OVER else ""))
-            elif path in OVER and n <= CHAPTER_MAX:
+                             + (" (its entry in OVER)" if path in over else ""))
+            elif path in over and n <= CHAPTER_MAX:
                 found.append(f"{path}: {n} lines, within {CHAPTER_MAX}: remove its entry from "
                              "OVER in tests/support/sizes.py")
         if path.startswith("src/"):
@@ -103,12 +103,15 @@ def self_test():
         ({"chapters/01-x/x.c": "int a;\n" * 401}, 1, "a 401-line chapter program fails"),
         ({"chapters/01-x/x.c": "int a;\n" * 400}, 0, "a 400-line chapter program passes"),
         ({"chapters/common/chapter.c": "int a;\n" * 900}, 0, "the shared helpers are not a chapter"),
-        ({"chapters/05-training/training.c": "int a;\n" * 300}, 1,
+        ({"chapters/09-x/x.c": "int a;\n" * 300}, 1,
          "a listed file within the limit asks for its entry's removal"),
+        ({"chapters/09-x/x.c": "int a;\n" * 500}, 0, "a listed file within its entry passes"),
+        ({"chapters/09-x/x.c": "int a;\n" * 538}, 1, "a listed file that grew fails"),
     ]
+    listed = {"chapters/09-x/x.c": 537}  # the checker's own list: the real OVER only shrinks
     bad = 0
     for files, want, what in cases:
-        got = len(breaches(files))
+        got = len(breaches(files, listed))
         if got != want:
             print(f"FAIL self-test: {what}: {got} breaches, expected {want}")
             bad += 1
