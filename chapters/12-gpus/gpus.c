@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "chapter.h"
+#include "scale/gpuplot.h"
 
 /* ---- constants the book states (inputs of its questions, never hardware data) --------------- */
 
@@ -22,8 +23,6 @@
 #define H100_TC_CLOCK_HZ 1.76e9 /* the clocks the book's tensor-core arithmetic uses */
 #define B200_TC_CLOCK_HZ 1.86e9
 #define FMA_FLOPS 2.0 /* Quiz 1 Q6 */
-#define N_CURVE 97
-#define MAX_POINTS 2400
 
 /** The GPUs of the chapter's tables: a short key and the hardware file. */
 static const struct {
@@ -510,53 +509,6 @@ static void section_quiz5(chapter *ch, const scale_chip *h, const scale_model *l
 
 /* ==== figures ================================================================================ */
 
-/** Draws p with one line per system: scale_gpu_curve() of 'kind' up to 'x_max' (0: the whole
- * tree); against group sizes the x axis runs from 1 to the largest, not the next decade. */
-static void figure_systems(chapter *ch, const char *file, scale_plot p, const scale_chip *sys,
-                           scale_gpu_curve_kind kind, double x_max) {
-  static double x[N_SYSTEMS][MAX_POINTS], y[N_SYSTEMS][MAX_POINTS];
-  scale_plot_series s[N_SYSTEMS];
-  bool widths = kind == SCALE_GPU_CURVE_TP_DEGREE || kind == SCALE_GPU_CURVE_EP_DEGREE;
-  for (int i = 0; i < N_SYSTEMS; i++) {
-    int n = scale_gpu_curve(&sys[i], kind, x_max, x[i], y[i], widths ? N_CURVE : MAX_POINTS);
-    s[i] = (scale_plot_series){
-        .label = sys[i].display_name, .x = x[i], .y = y[i], .n = (size_t)n, .dashed = i == 1};
-    if (!widths && n > 0) p.x_min = 1, p.x_max = fmax(fmax(1.0, p.x_max), x[i][n - 1]);
-  }
-  p.series = s, p.n_series = N_SYSTEMS;
-  chapter_figure(ch, file, &p);
-}
-
-static void figure_allgather(chapter *ch, const scale_chip *c) {
-  static double bytes[N_CURVE], t[4][N_CURVE];
-  static const double nodes[] = {1, 2, 32, 128};
-  static const char *const labels[] = {"1 node", "2 nodes", "32 nodes", "128 nodes"};
-  chapter_logspace(bytes, N_CURVE, 1e6, 1e11);
-  scale_plot_series s[4];
-  for (int k = 0; k < 4; k++) {
-    scale_chip tree;
-    scale_gpu_tree_extend(c, nodes[k] * d1(c), &tree);
-    for (int i = 0; i < N_CURVE; i++)
-      t[k][i] = ag(&tree, nodes[k] * d1(c), 1, bytes[i]);
-    s[k] = (scale_plot_series){
-        .label = labels[k], .x = bytes, .y = t[k], .n = N_CURVE, .dashed = k % 2 == 1};
-  }
-  char title[160];
-  snprintf(title, sizeof title, "AllGather time on %s", c->display_name);
-  scale_plot p = {.title = title,
-                  .desc = "Bandwidth-bound AllGather time against array size in one node and "
-                          "across 2, 32 and 128 nodes; one node and two nodes coincide because "
-                          "the node level binds over two nodes.",
-                  .x_label = "array size [bytes]",
-                  .y_label = "time [s]",
-                  .x_axis = SCALE_PLOT_LOG,
-                  .y_axis = SCALE_PLOT_LOG,
-                  .legend = SCALE_PLOT_LEGEND_TOP_LEFT,
-                  .series = s,
-                  .n_series = 4};
-  chapter_figure(ch, "allgather-time.svg", &p);
-}
-
 /** A system's fat tree as a concept diagram (diagram.h). */
 static void diagram_tree(chapter *ch, const scale_chip *c, const char *file) {
   static char svg[1 << 16];
@@ -565,50 +517,24 @@ static void diagram_tree(chapter *ch, const scale_chip *c, const char *file) {
 }
 
 static void figures(chapter *ch, const scale_chip *sys, const scale_chip *example) {
-  diagram_tree(ch, &sys[0], "tree-h100.svg");
-  diagram_tree(ch, &sys[1], "tree-b200.svg");
-  diagram_tree(ch, &sys[2], "tree-gb200.svg");
-  scale_plot tree = {.title = "Effective AllGather bandwidth by GPUs spanned",
-                     .desc = "Bytes over AllGather time for a group of contiguous GPUs, one line "
-                             "per system: high inside a node, then stepping down to the leaf "
-                             "level's D W / (D - 1) as the group spans more nodes.",
-                     .x_label = "GPUs in the group",
-                     .y_label = "AllGather bandwidth [B/s]",
-                     .x_axis = SCALE_PLOT_LOG,
-                     .y_axis = SCALE_PLOT_LOG,
-                     .legend = SCALE_PLOT_LEGEND_BOTTOM_LEFT};
-  figure_systems(ch, "fat-tree-bandwidth.svg", tree, sys, SCALE_GPU_CURVE_ALLGATHER_BW, 0);
-  figure_allgather(ch, example);
-  scale_plot dp = {.title = "Data parallelism: tokens per GPU to stay compute-bound",
-                   .desc = "Per-GPU batch above which pure data parallelism or FSDP over X GPUs "
-                           "hides its gradient ReduceScatter and AllGather, for H100, B200 and "
-                           "GB200 NVL72 fat trees (extended with full bisection beyond their "
-                           "reference size).",
-                   .x_label = "data-parallel GPUs X",
-                   .y_label = "critical batch [tokens/GPU]",
-                   .x_axis = SCALE_PLOT_LOG,
-                   .y_axis = SCALE_PLOT_LINEAR,
-                   .y_min = 0,
-                   .y_max = 6000,
-                   .legend = SCALE_PLOT_LEGEND_TOP_RIGHT};
-  figure_systems(ch, "dp-thresholds.svg", dp, sys, SCALE_GPU_CURVE_DP_BATCH, 16384.0);
-  scale_plot tp = {.title = "Tensor parallelism: largest compute-bound degree",
-                   .desc = "Largest TP degree Y whose activation collectives hide under the MLP "
-                           "FLOPs, against the MLP width F: F W_gpu / C inside a node, then the "
-                           "node plus F W_node / C once it pays to leave it.",
-                   .x_label = "MLP width F",
-                   .y_label = "TP degree Y",
-                   .x_axis = SCALE_PLOT_LOG,
-                   .y_axis = SCALE_PLOT_LOG,
-                   .legend = SCALE_PLOT_LEGEND_TOP_LEFT};
-  figure_systems(ch, "tp-thresholds.svg", tp, sys, SCALE_GPU_CURVE_TP_DEGREE, 1e6);
-  scale_plot ep = tp;
-  ep.title = "Expert parallelism across nodes: largest compute-bound degree (k = 8)";
-  ep.desc = "Largest EP degree Z beyond one node whose two AllToAlls hide under the expert "
-            "FLOPs, against the expert width F with 8 experts per token; curves reach the 4096 "
-            "cap where F exceeds D_node C / W_node.";
-  ep.x_label = "expert width F", ep.y_label = "EP degree Z";
-  figure_systems(ch, "ep-thresholds.svg", ep, sys, SCALE_GPU_CURVE_EP_DEGREE, 1e5);
+  static const char *const trees[] = {"tree-h100.svg", "tree-b200.svg", "tree-gb200.svg"};
+  for (int s = 0; s < N_SYSTEMS; s++)
+    diagram_tree(ch, &sys[s], trees[s]);
+  static const struct {
+    const char *file;
+    scale_gpu_curve_kind kind;
+  } plots[] = {{"fat-tree-bandwidth.svg", SCALE_GPU_CURVE_ALLGATHER_BW},
+               {"allgather-time.svg", SCALE_GPU_CURVE_ALLGATHER_BW},
+               {"dp-thresholds.svg", SCALE_GPU_CURVE_DP_BATCH},
+               {"tp-thresholds.svg", SCALE_GPU_CURVE_TP_DEGREE},
+               {"ep-thresholds.svg", SCALE_GPU_CURVE_EP_DEGREE}};
+  static scale_gpuplot fig;
+  for (size_t i = 0; i < sizeof plots / sizeof plots[0]; i++) {
+    scale_diag d = {0};
+    scale_status st = i == 1 ? scale_gpuplot_allgather_time(example, &fig, &d)
+                             : scale_gpuplot_systems(sys, N_SYSTEMS, plots[i].kind, &fig, &d);
+    if (chapter_status_ok(ch, st, &d)) chapter_figure(ch, plots[i].file, &fig.plot);
+  }
 }
 
 int main(int argc, char **argv) {
