@@ -155,7 +155,7 @@ double scale_gpu_all_gather_su_book_s(const scale_chip *chip, double y, double b
   double node = chip->net_levels[0].fanout, nodes = chip->net_levels[1].fanout;
   double w = chip->net_levels[1].member_bytes_per_s;
   if (y <= node) return bytes * (nodes - 1.0) / nodes / w; /* every node, the whole array */
-  return bytes * node / (y * w);                           /* each node D_1 / y of it */
+  return bytes * node / (y * w);                            /* each node D_1 / y of it */
 }
 
 /* ==== LLM rooflines ========================================================================= */
@@ -167,8 +167,8 @@ double scale_gpu_dp_critical_batch(const scale_chip *chip, scale_dtype dtype, do
   return scale_chip_flops_per_s(chip, dtype) * moe_factor * scale_gpu_all_gather_s(chip, x, 1, 1);
 }
 
-double scale_gpu_dp_critical_batch_book(const scale_chip *chip, scale_dtype dtype, double mp_gpus,
-                                        double moe_factor) {
+double scale_gpu_dp_critical_batch_book(const scale_chip *chip, scale_dtype dtype,
+                                        double mp_gpus, double moe_factor) {
   if (chip->n_net_levels < 2 || !(mp_gpus >= 1) || !(moe_factor >= 1)) return NaN;
   double nodes = fmax(1.0, mp_gpus / chip->net_levels[0].fanout); /* a replica's nodes */
   return scale_chip_flops_per_s(chip, dtype) * moe_factor / chip->net_levels[1].member_bytes_per_s /
@@ -356,7 +356,8 @@ int scale_gpu_dp_summary(const scale_chip *c, double moe_factor,
   return COPY_ROWS(out, q);
 }
 
-int scale_gpu_collective_summary(const scale_chip *c, scale_quantity out[SCALE_GPU_SUMMARY_MAX]) {
+int scale_gpu_collective_summary(const scale_chip *c,
+                                 scale_quantity out[SCALE_GPU_SUMMARY_MAX]) {
   double n = fanout(c, 1), all = scale_gpu_level_gpus(c, c->n_net_levels);
   double ar = scale_gpu_all_reduce_s(c, n, 1, 1, 0), sharp = scale_gpu_all_reduce_s(c, n, 1, 1, 1);
   const scale_quantity q[] = {

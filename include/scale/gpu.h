@@ -232,8 +232,8 @@ double scale_gpu_dp_critical_batch(const scale_chip *chip, scale_dtype dtype, do
  * Book:   ch. 12 "Data Parallelism": 990e12 / 400e9 = 2475 beyond a node; Quiz 5 Q2: C / (8
  *         W_node) = 309 with TP 8 x PP 8; LLaMA 3's TP 8 x PP 16: 2475 / 16 = 155.
  */
-double scale_gpu_dp_critical_batch_book(const scale_chip *chip, scale_dtype dtype, double mp_gpus,
-                                        double moe_factor);
+double scale_gpu_dp_critical_batch_book(const scale_chip *chip, scale_dtype dtype,
+                                        double mp_gpus, double moe_factor);
 
 /** Largest tensor-parallel degree that stays compute-bound for MLP width f: F W_1 / C while
  * that is below the node size D_1 (W_1 = GPU egress); otherwise TP may leave the node, where
@@ -390,7 +390,8 @@ int scale_gpu_dp_summary(const scale_chip *chip, double moe_factor,
  * Book:   ch. 12 "In network reductions": H100 node 514e9 AllGather, 257e9 AllReduce, 450e9
  *         with SHARP, a 1.75x gain.
  */
-int scale_gpu_collective_summary(const scale_chip *chip, scale_quantity out[SCALE_GPU_SUMMARY_MAX]);
+int scale_gpu_collective_summary(const scale_chip *chip,
+                                 scale_quantity out[SCALE_GPU_SUMMARY_MAX]);
 
 /** GPUs in the chip's whole tree and the effective AllGather bandwidth of all of them, 2 rows:
  * tree_gpus, tree_ag_bw. Returns the rows written.
