@@ -19,6 +19,10 @@
  * inverse min_i D_i W_i / (D_i - 1) is the effective AllGather bandwidth (H100: 514 GB/s in a
  * node, 413 GB/s in a scalable unit).
  *
+ * Below the formulas are summary tables of a chip (what `scale hw` could print of a GPU) and
+ * the chapter's worked examples as tables (its quizzes' answers, section by section); the
+ * figures drawn from these functions are gpuplot.h's.
+ *
  * Book: ch. 12 "How to Think About GPUs" (gpus.md): "Networking", "How Do Collectives Work on
  * GPUs?", "Rooflines for LLM Scaling on GPUs", Quizzes 1-5.
  */
