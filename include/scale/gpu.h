@@ -506,8 +506,9 @@ int scale_gpu_roofline_example_tables(const scale_chip *h100,
  * (scale_gpu_dp_critical_batch_inner()) and the book's (scale_gpu_dp_critical_batch_book()),
  * pure DP's and the batch it would need, and 'llama' 70B's MLP width) and "ds" (DeepSeek-V3:
  * EP 64, PP 16, DP 2, 4096 sequences of 15360 tokens: the degrees, GPUs, batch, tokens per GPU,
- * 'ds''s E, k and expert width, E / k = moe_factor, the MoE DP threshold over EP x PP groups,
- * a 2-way ring's D / (D - 1) and pure DP's threshold). Returns 2.
+ * the E, k and expert width of 'ds', E / k = moe_factor, the MoE DP threshold over EP x PP
+ * groups, a 2-way ring's D / (D - 1) and pure DP's threshold). Returns 2. Rows are filled in
+ * out[0] and out[1] (caller storage), as with every worked example.
  *
  * Units:  [count], [tokens].
  * Domain: a chip with two levels, moe_factor >= 1 (scale_transformer_moe_sparsity()); NaN rows
