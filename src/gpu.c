@@ -2,6 +2,9 @@
 #include "scale/gpu.h"
 
 #include <math.h>
+#include <stdio.h>
+
+#include "scale/roofline.h"
 
 #define NaN ((double)NAN)
 
@@ -366,6 +369,352 @@ int scale_gpu_collective_summary(const scale_chip *c,
       {"sharp_gain", "SHARP speed-up in theory", ar / sharp, "", SCALE_FMT_PLAIN},
       {"ar_sharp_pod_bw", "AllReduce bandwidth over the pod, SHARP",
        1.0 / scale_gpu_all_reduce_s(c, all, 1, 1.0, 1), "B/s", SCALE_FMT_SI}};
+  return COPY_ROWS(out, q);
+}
+
+int scale_gpu_tree_summary(const scale_chip *c, scale_quantity out[SCALE_GPU_SUMMARY_MAX]) {
+  double all = scale_gpu_level_gpus(c, c->n_net_levels);
+  const scale_quantity q[] = {{"tree_gpus", "GPUs in the tree", all, "", SCALE_FMT_PLAIN},
+                              {"tree_ag_bw", "AllGather bandwidth of the whole tree",
+                               scale_gpu_allgather_bytes_per_s(c, all), "B/s", SCALE_FMT_SI}};
+  return COPY_ROWS(out, q);
+}
+
+/* ==== ch. 12's worked examples ============================================================== */
+
+#define PLAIN SCALE_FMT_PLAIN
+#define SI SCALE_FMT_SI
+#define SCI SCALE_FMT_SCI
+#define TIME SCALE_FMT_TIME
+
+/* Fills table t with 'stem' and rows[0..n); returns 1 (one table written). */
+static int table(scale_gpu_table *t, const char *stem, const scale_quantity *rows, int n) {
+  snprintf(t->stem, sizeof t->stem, "%s", stem);
+  t->n = copy_rows(t->row, rows, n < SCALE_GPU_TABLE_MAX ? n : SCALE_GPU_TABLE_MAX);
+  return 1;
+}
+#define TABLE(t, stem, rows) table(t, stem, rows, (int)(sizeof rows / sizeof rows[0]))
+
+/* The 16-bit matmul rate of the chip (the book's C). */
+static double c16(const scale_chip *c) { return scale_chip_flops_per_s(c, scale_gpu_dtype16(c)); }
+
+/* Quiz 1's inputs: the clocks the book's tensor-core arithmetic uses (not the boost clocks),
+ * the H100's base clock (Q2), a TPU core's VPU (8 sublanes x 128 lanes x 4 ALUs), an FMA. */
+#define H100_TC_CLOCK_HZ 1.76e9
+#define B200_TC_CLOCK_HZ 1.86e9
+#define H100_BASE_CLOCK_HZ 1.59e9
+#define TPU_VPU_ALUS_PER_CORE (4.0 * 8.0 * 128.0)
+#define FMA_FLOPS 2.0
+
+/* Quiz 1 Q4: an fp16 matmul of batch b by a [4096, 8192] weight on the chip. */
+static int quiz1_matmul(const scale_chip *b200, double b, scale_gpu_table *t) {
+  scale_matmul mm = scale_matmul_bf16(b, 4096.0, 8192.0);
+  mm.act_dtype = mm.weight_dtype = mm.compute_dtype = SCALE_DTYPE_FP16;
+  scale_roofline_estimate e = scale_roofline_matmul_eval(b200, &mm);
+  char stem[32];
+  snprintf(stem, sizeof stem, "q1.b%.0f", b);
+  const scale_quantity q[] = {{"b", "batch B", b, "", PLAIN},
+                              {"bytes", "bytes 2BD + 2DF + 2BF", e.bytes, "B", SI},
+                              {"t_math", "T_math", e.t_math_s, "s", TIME},
+                              {"t_comms", "T_comms", e.t_comms_s, "s", TIME},
+                              {"t", "max(T_math, T_comms)", e.t_lower_s, "s", TIME}};
+  return TABLE(t, stem, q);
+}
+
+/* Quiz 1 Q5-Q7: SMEM and registers against VMEM, the B200's clock, adding two fp32[N]. */
+static int quiz1_vector(const scale_chip *h100, const scale_chip *b200, const scale_chip *v5e,
+                        scale_gpu_table *t) {
+  double boost = scale_gpu_vector_flops_per_s_at(h100, h100->clock_hz, 1); /* 1 op a cycle */
+  const double n64k = 65536.0, n1g = 1073741824.0, hbm = h100->hbm_bytes_per_s;
+  const scale_quantity q[] = {
+      {"h100_smem_plus_regs", "H100 SMEM + registers",
+       (h100->smem_bytes_per_core + h100->register_bytes_per_core) * h100->n_cores, "B", SI},
+      {"v5e_vmem", "TPU v5e VMEM", v5e->vmem_bytes, "B", SI},
+      {"b200_flops_per_cycle", "B200 vector FLOPs per cycle (FMA)",
+       scale_gpu_fp32_cores(b200) * FMA_FLOPS, "FLOP", PLAIN},
+      {"b200_clock", "B200 clock implied by 80 TFLOP/s", scale_gpu_vector_clock_hz(b200, FMA_FLOPS),
+       "Hz", SI},
+      {"add_intensity", "intensity of an fp32 add", scale_roofline_intensity_flops_per_byte(1, 12),
+       "FLOP/byte", PLAIN},
+      {"h100_vector_intensity", "H100 vector critical intensity (no FMA)", boost / hbm, "FLOP/byte",
+       PLAIN},
+      {"add_rate", "elements per second, HBM-bound", hbm / 12.0, "elements/s", SCI},
+      {"add_t_64k", "add time", scale_roofline_eval(n64k, 12.0 * n64k, boost, hbm).t_lower_s, "s",
+       TIME},
+      {"add_t_1g", "add time", scale_roofline_eval(n1g, 12.0 * n1g, boost, hbm).t_lower_s, "s",
+       TIME},
+      {"n_64k", "N", n64k, "", PLAIN},
+      {"n_1g", "N", n1g, "", SCI}};
+  return TABLE(t, "q1", q);
+}
+
+int scale_gpu_quiz1_tables(const scale_chip *h100, const scale_chip *b200, const scale_chip *v5p,
+                           const scale_chip *v5e, scale_gpu_table out[SCALE_GPU_TABLES_MAX]) {
+  double boost = scale_gpu_vector_flops_per_s_at(h100, h100->clock_hz, 1); /* Q2: 1 op a cycle */
+  const scale_quantity q[] = {
+      {"subpartitions_per_sm", "subpartitions per SM", SCALE_GPU_SUBPARTITIONS_PER_SM, "", PLAIN},
+      {"h100_cuda_cores", "H100 fp32 CUDA cores", scale_gpu_fp32_cores(h100), "", PLAIN},
+      {"b200_cuda_cores", "B200 fp32 CUDA cores", scale_gpu_fp32_cores(b200), "", PLAIN},
+      {"h100_tc_clock", "H100 tensor-core clock (book)", H100_TC_CLOCK_HZ, "Hz", SI},
+      {"h100_tc_flops_per_cycle", "H100 FLOPs per tensor core per cycle",
+       scale_gpu_flops_per_tensor_core_cycle_at(h100, SCALE_DTYPE_BF16, H100_TC_CLOCK_HZ), "FLOP",
+       PLAIN},
+      {"b200_tc_clock", "B200 clock (book footnote)", B200_TC_CLOCK_HZ, "Hz", SI},
+      {"b200_tc_flops_per_cycle", "B200 FLOPs per tensor core per cycle",
+       scale_gpu_flops_per_tensor_core_cycle_at(b200, SCALE_DTYPE_BF16, B200_TC_CLOCK_HZ), "FLOP",
+       PLAIN},
+      {"v5p_alus", "TPU v5p VPU ALUs", v5p->n_cores * TPU_VPU_ALUS_PER_CORE, "", PLAIN},
+      {"h100_base_clock", "H100 base clock", H100_BASE_CLOCK_HZ, "Hz", SI},
+      {"h100_vector_base", "H100 vector fp32, base clock",
+       scale_gpu_vector_flops_per_s_at(h100, H100_BASE_CLOCK_HZ, 1), "FLOP/s", SI},
+      {"h100_vector_boost", "H100 vector fp32, boost", boost, "FLOP/s", SI},
+      {"h100_tc_over_vector", "tensor cores / CUDA cores (no FMA)", c16(h100) / boost, "", PLAIN},
+      {"d", "D", 4096.0, "", PLAIN},
+      {"f", "F", 8192.0, "", PLAIN}};
+  int n = TABLE(&out[0], "q1", q);
+  n += quiz1_matmul(b200, 64.0, &out[n]);
+  n += quiz1_matmul(b200, 512.0, &out[n]);
+  return n + quiz1_vector(h100, b200, v5e, &out[n]);
+}
+
+int scale_gpu_quiz2_tables(const scale_chip *h, scale_gpu_table out[SCALE_GPU_TABLES_MAX]) {
+  double bytes = 2.0 * 4096.0 * 65536.0; /* Q3: bf16[4096, 65536] gathered over 8 GPUs */
+  const scale_quantity node[] = {
+      {"h100_switch_bw", "4 NVSwitches x 64 ports x 25 GB/s", scale_gpu_node_switch_bytes_per_s(h),
+       "B/s", SI},
+      {"h100_gpu_bw", "8 GPUs x 450 GB/s", h->nvlink_domain_size * h->nvlink_bytes_per_s, "B/s",
+       SI},
+      {"h100_bw", "peak through the node (the smaller)", scale_gpu_node_bytes_per_s(h), "B/s", SI},
+      {"h100_bisection", "bisection bandwidth (both directions)",
+       scale_gpu_node_bisection_bytes_per_s(h), "B/s", SI},
+      {"h100_switches", "NVSwitches per node", h->n_nvswitches, "", PLAIN},
+      {"h100_switch_one", "one NVSwitch", h->nvswitch_bytes_per_s, "B/s", SI}};
+  const scale_quantity q2[] = {
+      {"d", "D", 4096.0, "", PLAIN},
+      {"f", "F", 65536.0, "", PLAIN},
+      {"bytes", "bf16[4096, 65536]", bytes, "B", SI},
+      {"ag_s", "AllGather over the node", scale_gpu_all_gather_s(h, 8, 1, bytes), "s", TIME},
+      {"ag_asymptote_s", "bytes / GPU egress", bytes / h->nvlink_bytes_per_s, "s", TIME}};
+  return TABLE(&out[0], "node", node) + TABLE(&out[1], "q2", q2);
+}
+
+int scale_gpu_quiz3_tables(const scale_chip *h, const scale_chip *gb200,
+                           scale_gpu_table out[SCALE_GPU_TABLES_MAX]) {
+  /* Q2: a core level beyond the data file's tree joins 16 pods of 1024 GPUs */
+  scale_chip big;
+  scale_gpu_tree_extend(h, 16384.0, &big);
+  const scale_quantity gb[] = {{"egress_over_h100", "GB200 rack egress / H100 node egress",
+                                egress(gb200, 2) / egress(h, 2), "", PLAIN},
+                               {"gpus_over_h100", "GPUs per GB200 rack / per H100 node",
+                                fanout(gb200, 1) / fanout(h, 1), "", PLAIN}};
+  const scale_quantity q3[] = {
+      {"spine_per_node", "spine egress per node", egress(h, 3) / fanout(h, 2), "B/s", SI},
+      {"scaleout_per_gpu", "scale-out egress per GPU", egress(h, 2) / fanout(h, 1), "B/s", SI},
+      {"g2048", "GPUs", 2048.0, "", PLAIN},
+      {"g4096", "GPUs", 4096.0, "", PLAIN},
+      {"sus_2048", "SUs in 2048 GPUs", 2048.0 / scale_gpu_level_gpus(h, 2), "", PLAIN},
+      {"pods_4096", "1024-GPU pods in 4096 GPUs", 4096.0 / scale_gpu_level_gpus(h, h->n_net_levels),
+       "", PLAIN},
+      {"core_member_bw", "egress of one pod into a core level (full bisection)", egress(&big, 4),
+       "B/s", SI}};
+  return TABLE(&out[0], "gb200", gb) + TABLE(&out[1], "q3", q3);
+}
+
+/* Pop Quiz 3 over one SU for each inner axis Y, then Quiz 4 (the Pop Quiz 3 array, Q3 and Q4)
+ * and the sample array. */
+static int su_tables(const scale_chip *h, double bytes, scale_gpu_table *out) {
+  static const double ys[] = {1, 2, 4, 8, 16, 32, 64};
+  double n = fanout(h, 1), su = scale_gpu_level_gpus(h, 2);
+  int k = 0;
+  for (size_t i = 0; i < sizeof ys / sizeof ys[0]; i++) {
+    char stem[32];
+    snprintf(stem, sizeof stem, "pq3.y%.0f", ys[i]);
+    /* the book's answer: leaf-bound up to Y = 8, then 2DF / (Y x 50 GB/s) */
+    const scale_quantity y[] = {{"y", "Y", ys[i], "", PLAIN},
+                                {"t", "AllGather over the SU",
+                                 scale_gpu_all_gather_s(h, su / ys[i], ys[i], bytes), "s", TIME},
+                                {"t_book", "the book's formula",
+                                 scale_gpu_all_gather_su_book_s(h, ys[i], bytes), "s", TIME}};
+    k += TABLE(&out[k], stem, y);
+  }
+  double spine = scale_gpu_all_reduce_s(h, 4, su, bytes, 1);
+  const scale_quantity q4[] = {
+      {"su_ag_bw", "AllGather bandwidth over one SU", 1.0 / scale_gpu_all_gather_s(h, su, 1, 1.0),
+       "B/s", SI},
+      {"y2", "Y", 2.0, "", PLAIN},
+      {"y4", "Y", 4.0, "", PLAIN},
+      {"q3_t_y2", "SHARP AllReduce, Y = 2 in a node", scale_gpu_all_reduce_s(h, n / 2, 2, bytes, 1),
+       "s", TIME},
+      {"q3_t_y4", "SHARP AllReduce, Y = 4 in a node", scale_gpu_all_reduce_s(h, n / 4, 4, bytes, 1),
+       "s", TIME},
+      {"q4_t", "SHARP AllReduce over the spine, Y = 256", spine, "s", TIME},
+      {"q4_bw", "its bandwidth (bytes / time)", bytes / spine, "B/s", SI},
+      {"q5_node_bw", "2 nodes: node-level bandwidth", 1.0 / scale_gpu_all_gather_s(h, n, 1, 1.0),
+       "B/s", SI},
+      {"q5_leaf_bw", "2 nodes: leaf-level bandwidth", 1.0 / scale_gpu_all_gather_s(h, 2, n, 1.0),
+       "B/s", SI},
+      {"q5_bw", "2 nodes: effective AllGather bandwidth", scale_gpu_allgather_bytes_per_s(h, 2 * n),
+       "B/s", SI}};
+  k += TABLE(&out[k], "q4", q4);
+  const scale_quantity sample[] = {{"sample_bytes", "sample array", bytes, "B", SI}};
+  return k + TABLE(&out[k], "coll", sample);
+}
+
+int scale_gpu_collective_tables(const scale_chip *h, scale_gpu_table out[SCALE_GPU_TABLES_MAX]) {
+  double n = fanout(h, 1), w1 = egress(h, 1), w2 = egress(h, 2);
+  double pq1 = 2.0 * 1024.0 * 16384.0; /* Pop Quiz 1: AllGather(bf16[B_X, F]) */
+  double a2a = scale_gpu_all_to_all_s(h, n, 1.0), a2a_2 = scale_gpu_all_to_all_s(h, 2 * n, 1.0);
+  double ragged = scale_gpu_ragged_all_to_all_frac(4, 8); /* Pop Quiz 2: 4 of 8 */
+  double pq3 = 2.0 * 8192.0 * 32768.0; /* Pop Quiz 3: AllGather_X(bf16[D_X, F_Y]) over one SU */
+  const scale_quantity p1[] = {
+      {"b", "B", 1024.0, "", PLAIN},
+      {"f", "F", 16384.0, "", PLAIN},
+      {"bytes", "bf16[1024, 16384]", pq1, "B", SI},
+      {"t", "AllGather, precise", scale_gpu_all_gather_s(h, n, 1, pq1), "s", TIME},
+      {"t_approx", "bytes / GPU egress", pq1 / w1, "s", TIME}};
+  const scale_quantity a[] = {
+      {"a2a_node_bw", "AllToAll: bytes / time in a node", 1.0 / a2a, "B/s", SI},
+      {"a2a_2node_bw", "AllToAll: bytes / time over 2 nodes", 1.0 / a2a_2, "B/s", SI},
+      {"a2a_slowdown", "2 nodes vs 1 node, exact", a2a_2 / a2a, "", PLAIN},
+      {"a2a_slowdown_approx", "2 nodes vs 1 node, B/(MW) vs B/(NW)",
+       (1.0 / (2.0 * w2)) / (1.0 / (n * w1)), "", PLAIN}};
+  const scale_quantity p2[] = {
+      {"k", "k", 4.0, "", PLAIN},
+      {"n", "N", 8.0, "", PLAIN},
+      {"exact_frac", "ragged 4 of 8: expected fraction sent", ragged, "", PLAIN},
+      {"approx_frac", "ragged 4 of 8: min(k/N, 1)", fmin(4.0 / 8.0, 1.0), "", PLAIN},
+      {"t_exact", "ragged AllToAll of 1 GB in a node", ragged * scale_gpu_all_to_all_s(h, n, 1e9),
+       "s", TIME},
+      {"t_dense", "dense AllToAll of 1 GB in a node", scale_gpu_all_to_all_s(h, n, 1e9), "s",
+       TIME}};
+  const scale_quantity ds[] = {
+      {"ds_k", "k", 8.0, "", PLAIN},
+      {"ds_n", "N", 64.0, "", PLAIN},
+      {"ragged_ds", "ragged 8 of 64: expected fraction", scale_gpu_ragged_all_to_all_frac(8, 64),
+       "", PLAIN},
+      {"ragged_ds_approx", "ragged 8 of 64: min(k/N, 1)", 8.0 / 64.0, "", PLAIN}};
+  const scale_quantity p3[] = {{"d", "D", 8192.0, "", PLAIN},
+                               {"f", "F", 32768.0, "", PLAIN},
+                               {"bytes", "bf16[8192, 32768]", pq3, "B", SI}};
+  int k = TABLE(&out[0], "pq1", p1) + TABLE(&out[1], "coll", a) + TABLE(&out[2], "pq2", p2);
+  k += TABLE(&out[k], "coll", ds) + TABLE(&out[k + 1], "pq3", p3);
+  return k + su_tables(h, pq3, &out[k]);
+}
+
+int scale_gpu_roofline_tables(const scale_chip *c, const char *key,
+                              scale_gpu_table out[SCALE_GPU_TABLES_MAX]) {
+  scale_dtype d16 = scale_gpu_dtype16(c);
+  double cc = c16(c), n = fanout(c, 1), w1 = egress(c, 1), w2 = egress(c, 2);
+  double z_ds = scale_gpu_ep_max_degree(c, d16, 2048.0, 8.0, 4096.0); /* DeepSeek-V3's F, k */
+  const scale_quantity tp[] = {
+      {"div_node", "TP in a node: Y < F / this", cc / w1, "", PLAIN},
+      {"div_beyond", "TP beyond a node: F / this", cc / w2, "", PLAIN},
+      {"llama", "largest TP degree, F = 28672", scale_gpu_tp_max_degree(c, d16, 28672.0), "",
+       PLAIN},
+      {"llama_node", "F W_gpu / C, F = 28672", 28672.0 * w1 / cc, "", PLAIN}};
+  const scale_quantity ep[] = {
+      {"f_large", "EP for any Z needs F > D_node C / W_node", n * cc / w2, "", PLAIN},
+      {"z_max_ds", "largest EP degree, F = 2048, k = 8", z_ds, "", PLAIN},
+      {"nodes_max_ds", "  in nodes", z_ds / n, "", PLAIN}};
+  char stem[2][32];
+  snprintf(stem[0], sizeof stem[0], "tp.%s", key);
+  snprintf(stem[1], sizeof stem[1], "ep.%s", key);
+  return TABLE(&out[0], stem[0], tp) + TABLE(&out[1], stem[1], ep);
+}
+
+int scale_gpu_roofline_example_tables(const scale_chip *h,
+                                      scale_gpu_table out[SCALE_GPU_TABLES_MAX]) {
+  /* PP: LLaMA 3 70B, 4M tokens over 64 pipelines of 8 stages, 16 microbatches, node egress;
+   * the step's T_math at peak, 6 N B / (GPUs C) */
+  double b = 4e6 / 64.0, t_math = 6.0 * 70e9 * 4e6 / (4096.0 * c16(h));
+  double sends = scale_gpu_pp_comms_s(b, 8192.0, 16, 8, egress(h, 2));
+  const scale_quantity tp[] = {{"f_example", "the book's F", 28000.0, "", PLAIN},
+                               {"h100_f28000", "largest TP degree, F = 28000",
+                                scale_gpu_tp_max_degree(h, SCALE_DTYPE_BF16, 28000.0), "", PLAIN},
+                               {"h100_f28000_beyond", "F / (C / W_node), F = 28000",
+                                28000.0 * egress(h, 2) / c16(h), "", PLAIN},
+                               {"h100_f28000_node", "F / (C / W_gpu), F = 28000",
+                                28000.0 * egress(h, 1) / c16(h), "", PLAIN}};
+  const scale_quantity ep[] = {
+      {"h100_ratio_ds64", "T_math / T_comms, F = 2048, k = 8, Z = 64",
+       scale_gpu_ep_compute_comms_ratio(h, SCALE_DTYPE_BF16, 1.0, 1.0, 2048.0, 8.0, 64.0), "",
+       PLAIN}};
+  const scale_quantity pp[] = {
+      {"pipelines", "pipelines", 64.0, "", PLAIN},
+      {"stages", "stages", 8.0, "", PLAIN},
+      {"microbatches", "microbatches", 16.0, "", PLAIN},
+      {"b", "tokens per pipeline", b, "tokens", PLAIN},
+      {"t", "all pipeline sends of a step", sends, "s", TIME},
+      {"t_math", "the step's FLOPs at peak on 4096 GPUs", t_math, "s", TIME},
+      {"frac", "sends / step FLOP time", sends / t_math, "", PLAIN}};
+  return TABLE(&out[0], "tp", tp) + TABLE(&out[1], "ep", ep) + TABLE(&out[2], "pp", pp);
+}
+
+/* DP's critical batch over x groups of y GPUs and the book's asymptote for replicas of mp GPUs,
+ * 16-bit. */
+static double dp_inner(const scale_chip *c, double x, double y, double moe) {
+  return scale_gpu_dp_critical_batch_inner(c, scale_gpu_dtype16(c), x, y, moe);
+}
+static double dp_book(const scale_chip *c, double mp, double moe) {
+  return scale_gpu_dp_critical_batch_book(c, scale_gpu_dtype16(c), mp, moe);
+}
+
+int scale_gpu_layout_tables(const scale_chip *h, const scale_model *llama, const scale_model *ds,
+                            double moe, scale_gpu_table out[SCALE_GPU_TABLES_MAX]) {
+  /* LLaMA 3 405B (Llama 3 paper, Table 4): TP 8, PP 16, ZeRO-1 DP 128 on 16k H100s; 16
+   * sequences of 8192 tokens per DP rank, 16M tokens per step. */
+  double tp = 8, pp = 16, dpd = 128, seqs_per_dp = 16, seq_len = 8192;
+  double batch = seqs_per_dp * dpd * seq_len, all = tp * pp * dpd, pure = dp_inner(h, all, 1, 1);
+  const scale_quantity l[] = {
+      {"seq", "tokens per sequence", seq_len, "tokens", PLAIN},
+      {"seqs", "sequences per step", seqs_per_dp * dpd, "", PLAIN},
+      {"tp", "TP", tp, "", PLAIN},
+      {"pp", "PP", pp, "", PLAIN},
+      {"dp", "DP (ZeRO-1)", dpd, "", PLAIN},
+      {"gpus", "GPUs", all, "", PLAIN},
+      {"batch", "tokens per step", batch, "tokens", SCI},
+      {"mp", "GPUs per model replica (TP x PP)", tp * pp, "", PLAIN},
+      {"per_gpu", "tokens per GPU", batch / all, "tokens", PLAIN},
+      {"dp_threshold", "DP threshold, exact (TP x PP inner)", dp_inner(h, dpd, tp * pp, 1),
+       "tokens", PLAIN},
+      {"dp_threshold_book", "C / W_node / PP", dp_book(h, tp * pp, 1), "tokens", PLAIN},
+      {"pure_dp_threshold", "pure DP over all GPUs, exact", pure, "tokens", PLAIN},
+      {"pure_dp_batch", "batch pure DP would need", pure * all, "tokens", SCI},
+      {"d_ff_70b", "LLaMA 3 70B MLP width F", (double)llama->d_ff, "", PLAIN}};
+  /* DeepSeek-V3: EP 64, PP 16, DP 2 (ZeRO-1) on 2048 H800s; 4096 sequences of 15360 tokens. */
+  double ep = 64, dpp = 16, ddp = 2, seqs = 4096, seq = 15360;
+  const scale_quantity d[] = {
+      {"ep", "EP", ep, "", PLAIN},
+      {"pp", "PP", dpp, "", PLAIN},
+      {"dp", "DP (ZeRO-1)", ddp, "", PLAIN},
+      {"gpus", "GPUs", ep * dpp * ddp, "", PLAIN},
+      {"seqs", "sequences per step", seqs, "", PLAIN},
+      {"seq", "tokens per sequence", seq, "", PLAIN},
+      {"batch", "tokens per step", seqs * seq, "tokens", PLAIN},
+      {"mp", "GPUs per model replica (EP x PP)", ep * dpp, "", PLAIN},
+      {"per_gpu", "tokens per GPU", seqs * seq / (ep * dpp * ddp), "tokens", PLAIN},
+      {"e", "routed experts E", (double)ds->n_experts, "", PLAIN},
+      {"k", "experts per token k", (double)ds->n_experts_active, "", PLAIN},
+      {"f", "expert width F", (double)ds->d_ff_expert, "", PLAIN},
+      {"sparsity", "E / k", moe, "", PLAIN},
+      {"dp_threshold", "MoE DP threshold, exact (EP x PP inner, H100 tree)",
+       dp_inner(h, ddp, ep * dpp, moe), "tokens", PLAIN},
+      {"dp_gain", "2-way ring: bandwidth x D / (D - 1)", ddp / (ddp - 1.0), "", PLAIN},
+      {"pure_dp_threshold", "MoE pure DP over 2048 GPUs, exact",
+       dp_inner(h, ep * dpp * ddp, 1, moe), "tokens", PLAIN}};
+  return TABLE(&out[0], "llama3", l) + TABLE(&out[1], "ds", d);
+}
+
+int scale_gpu_dp_replicas_summary(const scale_chip *c, double n_gpus, double seqs, double mp,
+                                  double seq_len, scale_quantity out[SCALE_GPU_SUMMARY_MAX]) {
+  const scale_quantity q[] = {
+      {"gpus", "GPUs", n_gpus, "", PLAIN},
+      {"mp", "model-parallel degree", mp, "", PLAIN},
+      {"seqs", "sequences per batch", seqs, "", PLAIN},
+      {"per_gpu", "tokens per GPU", seqs * seq_len / n_gpus, "tokens", PLAIN},
+      {"threshold", "DP threshold, exact", dp_inner(c, n_gpus / mp, mp, 1), "tokens", PLAIN},
+      {"threshold_book", "C / W_node / nodes spanned by the model", dp_book(c, mp, 1), "tokens",
+       PLAIN}};
   return COPY_ROWS(out, q);
 }
 

@@ -19,6 +19,10 @@
  * inverse min_i D_i W_i / (D_i - 1) is the effective AllGather bandwidth (H100: 514 GB/s in a
  * node, 413 GB/s in a scalable unit).
  *
+ * Below the formulas are summary tables of a chip (what `scale hw` could print of a GPU) and
+ * the chapter's worked examples as tables (its quizzes' answers, section by section); the
+ * figures drawn from these functions are gpuplot.h's.
+ *
  * Book: ch. 12 "How to Think About GPUs" (gpus.md): "Networking", "How Do Collectives Work on
  * GPUs?", "Rooflines for LLM Scaling on GPUs", Quizzes 1-5.
  */
@@ -26,6 +30,7 @@
 #define SCALE_GPU_H
 
 #include "scale/hardware.h"
+#include "scale/model.h"
 #include "scale/units.h"
 
 /* ---- the chip ------------------------------------------------------------------------------- */
@@ -391,6 +396,138 @@ int scale_gpu_dp_summary(const scale_chip *chip, double moe_factor,
  */
 int scale_gpu_collective_summary(const scale_chip *chip,
                                  scale_quantity out[SCALE_GPU_SUMMARY_MAX]);
+
+/** GPUs in the chip's whole tree and the effective AllGather bandwidth of all of them, 2 rows:
+ * tree_gpus, tree_ag_bw. Returns the rows written.
+ *
+ * Units:  [count], [bytes/s].
+ * Domain: a chip with a valid tree; NaN rows otherwise.
+ * Book:   ch. 12 "Networking": the 1024-GPU H100 SuperPod's AllGather runs at the leaf's
+ *         413e9 B/s.
+ */
+int scale_gpu_tree_summary(const scale_chip *chip, scale_quantity out[SCALE_GPU_SUMMARY_MAX]);
+
+/* ---- ch. 12's worked examples as tables ----------------------------------------------------- */
+
+/* The book's questions on the book's hardware, answered in the order the chapter reads them:
+ * each function fills tables out[0..) of caller storage, each a stem and its rows (the values
+ * the chapter cites as "stem.key"), and returns how many tables it wrote. The questions' inputs
+ * (array shapes, clocks, degrees) are the book's and are rows of the tables too. */
+
+/** Rows a scale_gpu_table holds at most, and the tables a worked example fills at most. */
+#define SCALE_GPU_TABLE_MAX 24
+#define SCALE_GPU_TABLES_MAX 16
+
+/** A table of named quantities under one stem ("q1", "pq3.y8"). */
+typedef struct {
+  char stem[32];                           /**< the stem of its keys */
+  int n;                                   /**< rows in 'row' */
+  scale_quantity row[SCALE_GPU_TABLE_MAX]; /**< the rows */
+} scale_gpu_table;
+
+/** Quiz 1, GPU hardware, 4 tables: "q1" (Q1-Q3: subpartitions and fp32 CUDA cores of the H100
+ * and B200, their tensor-core FLOPs per cycle at the book's clocks of 1.76 and 1.86 GHz, the
+ * TPU's VPU ALUs (8 sublanes x 128 lanes x 4 ALUs a core), the H100's vector rate at its 1.59
+ * GHz base and its boost clock, tensor cores over CUDA cores; Q4's D = 4096, F = 8192), "q1.b64"
+ * and "q1.b512" (Q4: an fp16 matmul of batch B on the B200, its bytes, T_math, T_comms and
+ * bound), "q1" again (Q5: the H100's SMEM and registers against the TPU v5e's VMEM; Q6: the
+ * B200's clock from its vector rate with FMAs; Q7: adding two fp32[N] vectors, N FLOPs and 12 N
+ * bytes, on the H100 for N = 65536 and 2^30). Returns 4.
+ *
+ * Units:  each row's own.
+ * Domain: the book's H100 and B200 files and TPU v5p and v5e; NaN rows for a chip that lacks a
+ *         quantity.
+ * Book:   ch. 12 Quiz 1: 16,896 and 18,944 CUDA cores; ~1024 and ~2048 FLOPs per tensor core
+ *         per cycle; 33.5e12 FLOP/s vector boost; 2.11 GHz; add intensity 1/12.
+ */
+int scale_gpu_quiz1_tables(const scale_chip *h100, const scale_chip *b200, const scale_chip *v5p,
+                           const scale_chip *v5e, scale_gpu_table out[SCALE_GPU_TABLES_MAX]);
+
+/** Quiz 2, the node, 2 tables: "node" (the H100 node's switch capacity, GPU links, their
+ * minimum, bisection, NVSwitches and one switch's bandwidth) and "q2" (Q3: AllGather of
+ * bf16[4096, 65536] over the 8 GPUs of a node, precise and as bytes / GPU egress). Returns 2.
+ *
+ * Units:  [bytes/s], [count], [bytes], [s].
+ * Book:   ch. 12 Quiz 2: 6.4e12 switch capacity, 3.6e12 through the GPUs; Q3 1.04 ms.
+ */
+int scale_gpu_quiz2_tables(const scale_chip *h100, scale_gpu_table out[SCALE_GPU_TABLES_MAX]);
+
+/** Quiz 3, beyond the node, 2 tables: "gb200" (a GB200 NVL72 rack's egress and GPUs against an
+ * H100 node's) and "q3" (Q1: spine egress per node, scale-out egress per GPU; Q2: scalable
+ * units in 2048 GPUs, pods in 4096, and the egress of one pod into a core level of a
+ * 16384-GPU cluster, scale_gpu_tree_extend()). Returns 2.
+ *
+ * Units:  [1], [count], [bytes/s].
+ * Book:   ch. 12 Quiz 3: 50e9 B/s per GPU at every level; 8 SUs; 4 pods; 51.2e12 B/s.
+ */
+int scale_gpu_quiz3_tables(const scale_chip *h100, const scale_chip *gb200,
+                           scale_gpu_table out[SCALE_GPU_TABLES_MAX]);
+
+/** The collectives of the H100 SuperPod, 14 tables: "pq1" (Pop Quiz 1: AllGather of
+ * bf16[1024, 16384] over a node), "coll" (AllToAll in a node and over two), "pq2" (Pop Quiz 2:
+ * a ragged AllToAll, each token to 4 of 8 GPUs), "coll" (DeepSeek's 8 of 64), "pq3" (Pop Quiz
+ * 3: bf16[8192, 32768]) and "pq3.yY" for Y = 1, 2, ..., 64 (AllGather over one SU, exact and
+ * the book's closed form), "q4" (Quiz 4: an SU's AllGather bandwidth, SHARP AllReduces of the
+ * Pop Quiz 3 array in a node and over the spine, two nodes' levels), "coll" (the sample
+ * array). Returns 14.
+ *
+ * Units:  [bytes], [s], [bytes/s], [1].
+ * Book:   ch. 12 Pop Quizzes 1-3 (65 us), "AllToAlls", Quiz 4 Q1-Q5.
+ */
+int scale_gpu_collective_tables(const scale_chip *h100, scale_gpu_table out[SCALE_GPU_TABLES_MAX]);
+
+/** The LLM rooflines of one system, 2 tables: "tp.KEY" (the divisors of F for TP in a node and
+ * beyond, and LLaMA 3 70B's F = 28672: the largest TP degree and F W_gpu / C) and "ep.KEY" (the
+ * width F above which any EP degree is compute-bound, D_node C / W_node, and DeepSeek-V3's F =
+ * 2048, k = 8: the largest EP degree, in GPUs and nodes), 16-bit (scale_gpu_dtype16). Returns 2.
+ *
+ * Units:  [count].
+ * Domain: a chip with two levels; key a short name ("h100").
+ * Book:   ch. 12 "Tensor Parallelism" (F / 2200 in an H100 node), "Expert Parallelism".
+ */
+int scale_gpu_roofline_tables(const scale_chip *chip, const char *key,
+                              scale_gpu_table out[SCALE_GPU_TABLES_MAX]);
+
+/** The book's TP, EP and PP examples on the H100, 3 tables: "tp" (F = 28000: the largest
+ * degree, F W_node / C and F W_gpu / C), "ep" (T_math / T_comms with F = 2048, k = 8 at Z = 64)
+ * and "pp" (LLaMA 3 70B's 4M tokens over 64 pipelines of 8 stages and 16 microbatches: the
+ * sends of a step over node egress against the step's FLOPs at peak on 4096 GPUs). Returns 3.
+ *
+ * Units:  [count], [1], [tokens], [s].
+ * Book:   ch. 12 "Tensor Parallelism" (up to 19-way), "Expert Parallelism", "Pipeline
+ *         Parallelism".
+ */
+int scale_gpu_roofline_example_tables(const scale_chip *h100,
+                                      scale_gpu_table out[SCALE_GPU_TABLES_MAX]);
+
+/** The book's two published layouts on the chip's tree (16-bit), 2 tables: "llama3" (LLaMA 3
+ * 405B: TP 8, PP 16, DP 128 (ZeRO-1), 16 sequences of 8192 tokens per DP rank: the degrees,
+ * GPUs, batch, tokens per GPU, the DP threshold over DP groups of TP x PP GPUs exact
+ * (scale_gpu_dp_critical_batch_inner()) and the book's (scale_gpu_dp_critical_batch_book()),
+ * pure DP's and the batch it would need, and 'llama' 70B's MLP width) and "ds" (DeepSeek-V3:
+ * EP 64, PP 16, DP 2, 4096 sequences of 15360 tokens: the degrees, GPUs, batch, tokens per GPU,
+ * the E, k and expert width of 'ds', E / k = moe_factor, the MoE DP threshold over EP x PP
+ * groups, a 2-way ring's D / (D - 1) and pure DP's threshold). Returns 2. Rows are filled in
+ * out[0] and out[1] (caller storage), as with every worked example.
+ *
+ * Units:  [count], [tokens].
+ * Domain: a chip with two levels, moe_factor >= 1 (scale_transformer_moe_sparsity()); NaN rows
+ *         otherwise.
+ * Book:   ch. 12 "LLaMA 3" (1024 tokens a GPU against 2475 / 16 = 155) and "DeepSeek-V3".
+ */
+int scale_gpu_layout_tables(const scale_chip *chip, const scale_model *llama, const scale_model *ds,
+                            double moe_factor, scale_gpu_table out[SCALE_GPU_TABLES_MAX]);
+
+/** Data parallelism over replicas of mp GPUs on the chip's tree (16-bit), 6 rows: gpus, mp,
+ * seqs, per_gpu (seqs x seq_len / gpus), threshold (DP over gpus / mp groups of mp GPUs,
+ * exact) and threshold_book (scale_gpu_dp_critical_batch_book()). Returns the rows written.
+ *
+ * Units:  n_gpus, mp, seqs [count], seq_len [tokens]; rows [count], [tokens].
+ * Domain: n_gpus a multiple of mp; NaN rows otherwise.
+ * Book:   ch. 12 Quiz 5 Q3: Megatron-LM's 70B on 768 GPUs, 16-way model parallel.
+ */
+int scale_gpu_dp_replicas_summary(const scale_chip *chip, double n_gpus, double seqs, double mp,
+                                  double seq_len, scale_quantity out[SCALE_GPU_SUMMARY_MAX]);
 
 /* ---- curves for figures --------------------------------------------------------------------- */
 

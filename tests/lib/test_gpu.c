@@ -475,6 +475,189 @@ START_TEST(curves_for_figures) {
 }
 END_TEST
 
+/* ---- ch. 12's worked examples -----------------------------------------------------------------
+ */
+
+/* The value of row 'key' in the first of tables t[0..n) under 'stem' that has one. */
+static double cell(const scale_gpu_table *t, int n, const char *stem, const char *key) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(t[i].stem, stem) == 0)
+      for (int j = 0; j < t[i].n; j++)
+        if (strcmp(t[i].row[j].key, key) == 0) return t[i].row[j].value;
+  ck_abort_msg("no row %s.%s", stem, key);
+  return NAN;
+}
+
+static scale_gpu_table tab[SCALE_GPU_TABLES_MAX];
+
+START_TEST(quiz1_tables_answer_the_book) {
+  scale_chip h = scale_check_chip("nvidia-h100-sxm"), b = scale_check_chip("nvidia-b200");
+  scale_chip v5p = scale_check_chip("tpu-v5p"), v5e = scale_check_chip("tpu-v5e");
+  int n = scale_gpu_quiz1_tables(&h, &b, &v5p, &v5e, tab);
+  ck_assert_int_eq(n, 4);
+  ck_assert_str_eq(tab[1].stem, "q1.b64");
+  ck_assert_str_eq(tab[2].stem, "q1.b512");
+  /* Q1: 132 x 4 x 32 and 148 x 4 x 32 CUDA cores (the book's 16,896 and 18,944) */
+  scale_check_rel(cell(tab, n, "q1", "h100_cuda_cores"), 16896.0, 1e-12, "", "Quiz 1 Q1");
+  scale_check_rel(cell(tab, n, "q1", "b200_cuda_cores"), 18944.0, 1e-12, "", "Quiz 1 Q1");
+  /* tensor-core FLOPs a cycle: 990e12 / (132 x 4 x 1.76e9) = 1065 ("~1024") and
+   * 2.25e15 / (148 x 4 x 1.86e9) = 2043 ("~2048") */
+  scale_check_rel(cell(tab, n, "q1", "h100_tc_flops_per_cycle"), 990e12 / (528 * 1.76e9), 1e-12,
+                  "FLOP", "ch.12 'What Is a GPU?': ~1024");
+  scale_check_rel(cell(tab, n, "q1", "b200_tc_flops_per_cycle"), 2.25e15 / (592 * 1.86e9), 1e-12,
+                  "FLOP", "ch.12 'What Is a GPU?': ~2048");
+  /* a v5p chip's two cores of 8 x 128 x 4 VPU ALUs */
+  scale_check_rel(cell(tab, n, "q1", "v5p_alus"), 8192.0, 1e-12, "", "Quiz 1 Q1: 2 x 4096");
+  /* Q2: 16,896 x 1.59e9 = 26.9e12 at base, x 1.98e9 = 33.5e12 at boost, 990 / 33.5 = 29.6 */
+  scale_check_rel(cell(tab, n, "q1", "h100_vector_base"), 26.9e12, 2e-3, "FLOP/s", "Quiz 1 Q2");
+  scale_check_rel(cell(tab, n, "q1", "h100_vector_boost"), 33.5e12, 2e-3, "FLOP/s", "Quiz 1 Q2");
+  scale_check_rel(cell(tab, n, "q1", "h100_tc_over_vector"), 990e12 / (16896 * 1.98e9), 1e-12, "",
+                  "hand: 29.6");
+  /* Q4 on the B200 (2.25e15 FLOP/s, 8e12 B/s): B = 64 moves 2(64 x 4096 + 4096 x 8192 +
+   * 64 x 8192) = 68,681,728 bytes, memory-bound (8.59 us > 1.91 us); B = 512 is compute-bound,
+   * 2 x 512 x 4096 x 8192 / 2.25e15 = 15.3 us */
+  scale_check_rel(cell(tab, n, "q1.b64", "bytes"), 68681728.0, 1e-12, "B", "hand: 2BD+2DF+2BF");
+  scale_check_rel(cell(tab, n, "q1.b64", "t"), 68681728.0 / 8e12, 1e-12, "s", "Quiz 1 Q4");
+  scale_check_rel(cell(tab, n, "q1.b512", "t"), 2.0 * 512 * 4096 * 8192 / 2.25e15, 1e-12, "s",
+                  "Quiz 1 Q4");
+  /* Q5: (256 KiB SMEM + 256 KiB registers) x 132 = 69.2 MB against 128 MiB of VMEM; Q6:
+   * 80e12 / (18,944 x 2) = 2.11 GHz; Q7: 12 bytes a FLOP, memory-bound: 12 N / 3.35e12 */
+  scale_check_rel(cell(tab, n, "q1", "h100_smem_plus_regs"), 524288.0 * 132, 1e-12, "B", "Q5");
+  scale_check_rel(cell(tab, n, "q1", "v5e_vmem"), 134217728.0, 1e-12, "B", "Quiz 1 Q5");
+  scale_check_rel(cell(tab, n, "q1", "b200_clock"), 2.11e9, 1e-3, "Hz", "Quiz 1 Q6: 2.11 GHz");
+  scale_check_rel(cell(tab, n, "q1", "add_intensity"), 1.0 / 12.0, 1e-12, "FLOP/byte", "Q7");
+  scale_check_rel(cell(tab, n, "q1", "add_t_64k"), 12.0 * 65536 / 3.35e12, 1e-12, "s", "Q7");
+  scale_check_rel(cell(tab, n, "q1", "add_t_1g"), 12.0 * 1073741824.0 / 3.35e12, 1e-12, "s", "Q7");
+}
+END_TEST
+
+START_TEST(node_and_tree_tables) {
+  scale_chip h = book_h100(), gb = book_h100();
+  gb.n_net_levels = 2; /* a GB200 NVL72 rack: 72 GPUs x 900e9, 8 racks x 3.6e12 */
+  gb.net_levels[0] = (scale_net_level){72, 900e9};
+  gb.net_levels[1] = (scale_net_level){8, 3.6e12};
+  int n = scale_gpu_quiz2_tables(&h, tab);
+  ck_assert_int_eq(n, 2);
+  /* Quiz 2 Q1: 4 x 1.6e12 = 6.4e12 of switches, 8 x 450e9 = 3.6e12 of GPU links bind; Q3:
+   * bf16[4096, 65536] = 536,870,912 bytes over 8 GPUs, B (7/8) / 450e9 = 1.04 ms */
+  scale_check_rel(cell(tab, n, "node", "h100_switch_bw"), 6.4e12, 1e-12, "B/s", "Quiz 2 Q1");
+  scale_check_rel(cell(tab, n, "node", "h100_bw"), 3.6e12, 1e-12, "B/s", "Quiz 2 Q1");
+  scale_check_rel(cell(tab, n, "q2", "ag_s"), 1.04e-3, 5e-3, "s", "Quiz 2 Q3: 1.04 ms");
+  scale_check_rel(cell(tab, n, "q2", "ag_asymptote_s"), 536870912.0 / 450e9, 1e-12, "s", "hand");
+  n = scale_gpu_quiz3_tables(&h, &gb, tab);
+  ck_assert_int_eq(n, 2);
+  /* Q1: 12.8e12 / 32 = 400e9 of spine per node, 400e9 / 8 = 50e9 per GPU; the rack egresses
+   * 9x an H100 node with 9x its GPUs; Q2: 2048 / 256 = 8 SUs, 4 pods, 4 x 12.8e12 into a core */
+  scale_check_rel(cell(tab, n, "gb200", "egress_over_h100"), 9.0, 1e-12, "", "hand: 3.6e12/4e11");
+  scale_check_rel(cell(tab, n, "gb200", "gpus_over_h100"), 9.0, 1e-12, "", "hand: 72 / 8");
+  scale_check_rel(cell(tab, n, "q3", "spine_per_node"), 400e9, 1e-12, "B/s", "Quiz 3 Q1");
+  scale_check_rel(cell(tab, n, "q3", "scaleout_per_gpu"), 50e9, 1e-12, "B/s", "Quiz 3 Q1");
+  scale_check_rel(cell(tab, n, "q3", "sus_2048"), 8.0, 1e-12, "", "Quiz 3 Q2");
+  scale_check_rel(cell(tab, n, "q3", "pods_4096"), 4.0, 1e-12, "", "Quiz 3 Q2");
+  scale_check_rel(cell(tab, n, "q3", "core_member_bw"), 51.2e12, 1e-12, "B/s", "Quiz 3 Q2");
+  scale_quantity q[SCALE_GPU_SUMMARY_MAX];
+  int m = scale_gpu_tree_summary(&h, q);
+  ck_assert_int_eq(m, 2);
+  scale_check_rel(row(q, m, "tree_gpus"), 1024.0, 1e-12, "", "hand: 8 x 32 x 4");
+  scale_check_rel(row(q, m, "tree_ag_bw"), 32 * 400e9 / 31, 1e-12, "B/s", "ch.12: 413 GB/s");
+}
+END_TEST
+
+START_TEST(collective_tables_answer_the_pop_quizzes) {
+  scale_chip h = book_h100();
+  int n = scale_gpu_collective_tables(&h, tab);
+  ck_assert_int_eq(n, 14);
+  ck_assert_str_eq(tab[5].stem, "pq3.y1");
+  ck_assert_str_eq(tab[11].stem, "pq3.y64");
+  /* Pop Quiz 1: 2 x 1024 x 16384 bytes x (7/8) / 450e9 = 65 us */
+  scale_check_rel(cell(tab, n, "pq1", "t"), 65.2e-6, 1e-3, "s", "Pop Quiz 1: 65 us");
+  /* AllToAll bandwidth: 64 x 450e9 / 7 in a node, 4 x 400e9 over two nodes */
+  scale_check_rel(cell(tab, n, "coll", "a2a_node_bw"), 64 * 450e9 / 7, 1e-12, "B/s", "hand");
+  scale_check_rel(cell(tab, n, "coll", "a2a_2node_bw"), 1.6e12, 1e-12, "B/s", "hand");
+  scale_check_rel(cell(tab, n, "coll", "a2a_slowdown_approx"), 4.5, 1e-12, "",
+                  "ch.12 'AllToAlls': B/(2 x 400e9) against B/(8 x 450e9)");
+  /* Pop Quiz 2: 1 - (7/8)^4 = 0.414 of the dense AllToAll; DeepSeek 1 - (63/64)^8 = 0.118 */
+  scale_check_rel(cell(tab, n, "pq2", "exact_frac"), 1 - pow(7.0 / 8, 4), 1e-12, "", "Pop Quiz 2");
+  scale_check_rel(cell(tab, n, "pq2", "t_dense"), 1e9 * 7 / (450e9 * 64), 1e-12, "s", "hand");
+  scale_check_rel(cell(tab, n, "coll", "ragged_ds"), 1 - pow(63.0 / 64, 8), 1e-12, "", "App. B");
+  /* Pop Quiz 3: bf16[8192, 32768] over an SU binds at the leaf to Y = 8, then 2DF / (Y 50e9) */
+  double b = 2.0 * 8192 * 32768;
+  scale_check_rel(cell(tab, n, "pq3.y1", "t"), b * 31 / 32 / 400e9, 1e-12, "s", "Pop Quiz 3");
+  scale_check_rel(cell(tab, n, "pq3.y16", "t_book"), b / (16 * 50e9), 1e-12, "s", "Pop Quiz 3");
+  /* Quiz 4: SHARP over 4 GPUs of a node, Y = 2: each carries half the array to the switch,
+   * b / 2 / 450e9; over the spine with Y = 256: b / 12.8e12; two nodes: the leaf's 2-member
+   * ring gives 2 x 400e9, the node's 514e9 binds (Q5) */
+  scale_check_rel(cell(tab, n, "q4", "q3_t_y2"), b / 2 / 450e9, 1e-12, "s", "hand");
+  scale_check_rel(cell(tab, n, "q4", "q4_bw"), 12.8e12, 1e-12, "B/s", "Quiz 4 Q4");
+  scale_check_rel(cell(tab, n, "q4", "q5_leaf_bw"), 800e9, 1e-12, "B/s", "hand");
+  scale_check_rel(cell(tab, n, "q4", "q5_bw"), 8 * 450e9 / 7, 1e-12, "B/s", "Quiz 4 Q5");
+  scale_check_rel(cell(tab, n, "coll", "sample_bytes"), b, 1e-12, "B", "Pop Quiz 3's array");
+}
+END_TEST
+
+START_TEST(roofline_tables_and_examples) {
+  scale_chip h = book_h100();
+  int n = scale_gpu_roofline_tables(&h, "h100", tab);
+  ck_assert_int_eq(n, 2);
+  ck_assert_str_eq(tab[0].stem, "tp.h100");
+  /* F / 2200 in a node, F / 2475 beyond; LLaMA 3's F = 28672: 28672 / 2200 = 13 > 8, so the
+   * node plus 28672 / 2475 = 19.6; EP needs F > 8 x 2475 = 19,800 for any degree; DeepSeek's
+   * F = 2048, k = 8: 8 + 8 x 2048 / 2475 = 14.6 (the book's "~14.6") */
+  scale_check_rel(cell(tab, n, "tp.h100", "div_node"), 2200.0, 1e-12, "", "ch.12 TP");
+  scale_check_rel(cell(tab, n, "tp.h100", "llama"), 8 + 28672 / 2475.0, 1e-12, "", "hand");
+  scale_check_rel(cell(tab, n, "ep.h100", "f_large"), 19800.0, 1e-12, "", "ch.12 EP");
+  scale_check_rel(cell(tab, n, "ep.h100", "z_max_ds"), 8 + 8 * 2048 / 2475.0, 1e-9, "",
+                  "ch.12 EP: ~14.6");
+  n = scale_gpu_roofline_example_tables(&h, tab);
+  ck_assert_int_eq(n, 3);
+  /* F = 28000: 8 + 28000 / 2475 = 19.3 ("up to 19-way"); EP at Z = 64: k F W / (C (Z - 8)) =
+   * 8 x 2048 / (2475 x 56) = 0.118; PP: 2 x 62500 x 8192 / (400e9 x 16) x 22 sends = 3.52 ms
+   * against 6 x 70e9 x 4e6 / (4096 x 990e12) = 0.414 s */
+  scale_check_rel(cell(tab, n, "tp", "h100_f28000"), 8 + 28000 / 2475.0, 1e-12, "", "ch.12 TP");
+  scale_check_rel(cell(tab, n, "ep", "h100_ratio_ds64"), 8 * 2048 / (2475.0 * 56), 1e-12, "",
+                  "hand");
+  scale_check_rel(cell(tab, n, "pp", "t"), 2 * 62500.0 * 8192 / (400e9 * 16) * 22, 1e-12, "s",
+                  "ch.12 PP");
+  scale_check_rel(cell(tab, n, "pp", "t_math"), 6 * 70e9 * 4e6 / (4096 * 990e12), 1e-12, "s",
+                  "hand");
+}
+END_TEST
+
+START_TEST(layout_tables_and_replicas) {
+  scale_chip h = book_h100();
+  scale_model l70 = scale_check_model("llama-3-70b"), ds = scale_check_model("deepseek-v3");
+  int n = scale_gpu_layout_tables(&h, &l70, &ds, 32.0, tab);
+  ck_assert_int_eq(n, 2);
+  /* LLaMA 3: 8 x 16 x 128 = 16384 GPUs, 16 x 128 x 8192 tokens, 1024 a GPU; DP over 128
+   * replicas of 128 GPUs binds at the leaf, 2 replicas' nodes per SU each carrying 1/16:
+   * 990e12 x 1/2 x 1/16 / 400e9 = 77.3 (the book's 2475 / 16 = 155 drops both factors) */
+  scale_check_rel(cell(tab, n, "llama3", "gpus"), 16384.0, 1e-12, "", "Llama 3 Table 4");
+  scale_check_rel(cell(tab, n, "llama3", "per_gpu"), 1024.0, 1e-12, "tokens", "hand");
+  scale_check_rel(cell(tab, n, "llama3", "dp_threshold"), 990e12 / 2 / 16 / 400e9, 1e-12, "tokens",
+                  "hand");
+  scale_check_rel(cell(tab, n, "llama3", "dp_threshold_book"), 2475.0 / 16, 1e-12, "tokens",
+                  "ch.12 LLaMA 3: 155");
+  scale_check_rel(cell(tab, n, "llama3", "d_ff_70b"), 28672.0, 1e-12, "", "LLaMA 3 70B");
+  /* DeepSeek-V3: 64 x 16 x 2 = 2048 GPUs, 30720 tokens a GPU; 2-way DP over two pods of 1024
+   * under a core level of 2 x 51.2e12: 990e12 x 32 x 1/2 / 51.2e12 = 309 */
+  scale_check_rel(cell(tab, n, "ds", "gpus"), 2048.0, 1e-12, "", "DeepSeek-V3 report");
+  scale_check_rel(cell(tab, n, "ds", "per_gpu"), 4096.0 * 15360 / 2048, 1e-12, "tokens", "hand");
+  scale_check_rel(cell(tab, n, "ds", "dp_threshold"), 990e12 * 32 / 2 / 51.2e12, 1e-12, "tokens",
+                  "hand");
+  scale_check_rel(cell(tab, n, "ds", "e"), 256.0, 1e-12, "", "DeepSeek-V3: 256 routed experts");
+  scale_quantity q[SCALE_GPU_SUMMARY_MAX];
+  /* Quiz 5 Q3, Megatron's 70B: 768 GPUs, 16-way model parallel, 384 x 4096 tokens = 2048 a GPU;
+   * 48 replicas of 2 nodes, 16 per SU: 990e12 x 15/16 x 1/2 / 400e9 = 1160 (book 2475/2) */
+  int m = scale_gpu_dp_replicas_summary(&h, 768, 384, 16, 4096, q);
+  ck_assert_int_eq(m, 6);
+  scale_check_rel(row(q, m, "per_gpu"), 2048.0, 1e-12, "tokens", "hand");
+  scale_check_rel(row(q, m, "threshold"), 990e12 * 15 / 16 / 2 / 400e9, 1e-12, "tokens", "hand");
+  scale_check_rel(row(q, m, "threshold_book"), 1237.5, 1e-12, "tokens", "Quiz 5 Q3");
+  m = scale_gpu_dp_replicas_summary(&h, 770, 384, 16, 4096, q); /* not whole replicas */
+  scale_check_nan(row(q, m, "threshold"));
+}
+END_TEST
+
 static Suite *gpu_suite(void) {
   Suite *s = suite_create("gpu");
   const scale_check_case cases[] = {
@@ -495,7 +678,12 @@ static Suite *gpu_suite(void) {
       {"chip_and_node_summaries", chip_and_node_summaries},
       {"tree_and_collective_summaries", tree_and_collective_summaries},
       {"dp_summary_against_the_book", dp_summary_against_the_book},
-      {"curves_for_figures", curves_for_figures}};
+      {"curves_for_figures", curves_for_figures},
+      {"quiz1_tables_answer_the_book", quiz1_tables_answer_the_book},
+      {"node_and_tree_tables", node_and_tree_tables},
+      {"collective_tables_answer_the_pop_quizzes", collective_tables_answer_the_pop_quizzes},
+      {"roofline_tables_and_examples", roofline_tables_and_examples},
+      {"layout_tables_and_replicas", layout_tables_and_replicas}};
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return s;
 }

@@ -23,7 +23,6 @@ FUNCTION_MAX = 120
 
 # file -> the most lines it may have while it is still being split (issue 26)
 OVER = {
-    "chapters/12-gpus/gpus.c": 655,
     "chapters/13-hybrid-parallelism/hybrid-parallelism.c": 757,
 }
 
