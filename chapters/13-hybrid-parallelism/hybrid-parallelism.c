@@ -55,6 +55,19 @@ static void flag_value(chapter *ch, const char *label, bool yes, const char *fmt
   chapter_text_value(ch, key, label, yes ? 1.0 : 0.0, yes ? "yes" : "no");
 }
 
+/** Emits the library table 't' under "stem.": its numbers as chapter_quantities() does, its
+ * text rows (flags, relations) as text values. */
+static void emit(chapter *ch, const char *stem, const scale_hybrid_table *t) {
+  for (int i = 0; i < t->n; i++) {
+    char key[160];
+    snprintf(key, sizeof key, "%s.%s", stem, t->row[i].key);
+    if (t->text[i])
+      chapter_text_value(ch, key, t->row[i].label, t->row[i].value, t->text[i]);
+    else
+      chapter_quantities(ch, stem, &t->row[i], 1, false);
+  }
+}
+
 /* ==== the setup, Table 2 and Table 3 ========================================================== */
 
 static void section_setup(chapter *ch, const scale_chip *npu) {
@@ -80,35 +93,16 @@ static double t3(const scale_model *m, scale_hybrid_strategy st, double degree, 
 
 static void section_volumes(chapter *ch, const scale_model *l7, const scale_model *l1) {
   chapter_heading(ch, "Collective volumes per device (Table 2), in multiples of the array T");
-  static const double ns[] = {2, 8, 64};
-  for (int op = 0; op < SCALE_HYBRID_COLL_COUNT; op++)
-    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
-      const char *name = scale_hybrid_coll_name((scale_hybrid_coll)op);
-      char key[64], label[64];
-      snprintf(key, sizeof key, "t2.n%.0f.%s", ns[i], name);
-      for (char *p = key; *p; p++)
-        if (*p == '-') *p = '_';
-      snprintf(label, sizeof label, "%s over N = %.0f [x T]", name, ns[i]);
-      chapter_value(ch, key, label,
-                    scale_hybrid_collective_bytes((scale_hybrid_coll)op, ns[i], 1.0), "",
-                    SCALE_FMT_PLAIN);
-    }
+  static const double ns[] = {2, 8, 64}, degrees[] = {2, 4, 8};
+  scale_hybrid_table t;
+  scale_hybrid_collective_table(ns, 3, &t);
+  emit(ch, "t2", &t);
   chapter_heading(ch, "One attention layer's forward communication per device (Table 3)");
   chapter_say(ch, "b = 1, s = %.0f, bf16, bytes sent plus received", SEQ);
-  const struct {
-    const char *key;
-    const scale_model *m;
-  } models[] = {{"l7", l7}, {"l1", l1}};
-  static const double degrees[] = {2, 4, 8};
-  for (size_t i = 0; i < 2; i++)
-    for (int st = 0; st < SCALE_HYBRID_STRATEGY_COUNT; st++)
-      for (size_t k = 0; k < 3; k++) {
-        const char *name = scale_hybrid_strategy_name((scale_hybrid_strategy)st);
-        char label[SCALE_NAME_MAX + 32];
-        snprintf(label, sizeof label, "%s, %s %.0f", models[i].m->display_name, name, degrees[k]);
-        chapter_valuef(ch, label, t3(models[i].m, (scale_hybrid_strategy)st, degrees[k], SEQ), "B",
-                       SCALE_FMT_SI, "t3.%s.%s.%.0f", models[i].key, name, degrees[k]);
-      }
+  scale_hybrid_attention_table(l7, degrees, 3, SEQ, BF16, &t);
+  emit(ch, "t3.l7", &t);
+  scale_hybrid_attention_table(l1, degrees, 3, SEQ, BF16, &t);
+  emit(ch, "t3.l1", &t);
   double tp8 = t3(l1, SCALE_HYBRID_TP, 8, SEQ), cp8 = t3(l1, SCALE_HYBRID_CP, 8, SEQ);
   double s5_tp = scale_hybrid_s5_comm_elements(l1, SCALE_HYBRID_TP, SEQ);
   const chapter_val r[] = {
@@ -124,23 +118,6 @@ static void section_volumes(chapter *ch, const scale_model *l7, const scale_mode
 
 /* ==== memory and overlap ====================================================================== */
 
-/** Row 'key' of the memory table: layout l's memory per device (and *total_bytes) for p. */
-static void memory_row(chapter *ch, const char *key, const scale_hybrid_problem *p,
-                       const scale_hybrid_layout *l, double *total_bytes) {
-  scale_hybrid_memory mem;
-  scale_hybrid_problem_memory(p, l, &mem);
-  *total_bytes = mem.total_bytes;
-  chapter_say(ch, "%s:", key);
-  const chapter_val r[] = {
-      V("w", "weights", mem.weight_bytes, "B"), V("g", "gradients", mem.grad_bytes, "B"),
-      V("o", "optimizer", mem.optimizer_bytes, "B"),
-      V("a", "activations", mem.activation_bytes, "B"), V("total", "total", mem.total_bytes, "B")};
-  char stem[32];
-  snprintf(stem, sizeof stem, "mem.%s", key);
-  CHAPTER_EMIT(ch, stem, r);
-  flag_value(ch, "fits", mem.total_bytes <= p->chip->hbm_bytes, "mem.%s.fits", key);
-}
-
 static void section_memory(chapter *ch, const scale_model *l7, const scale_chip *npu) {
   chapter_heading(ch, "Memory per device, LLaMA 2 7B on 8 NPUs, 4K tokens, micro-batch 1");
   chapter_value(ch, "mem.l7.params", "parameters", scale_transformer_n_params(l7), "",
@@ -155,8 +132,17 @@ static void section_memory(chapter *ch, const scale_model *l7, const scale_chip 
               {"dp4pp2", {4, 2, 1, 1, ZERO_STAGE, false}}};
   double tot[9], hbm = npu->hbm_bytes;
   scale_hybrid_problem p = scale_hybrid_paper_problem(l7, npu, GBS, SEQ);
-  for (int i = 0; i < 9; i++)
-    memory_row(ch, rows[i].key, &p, &rows[i].l, &tot[i]);
+  for (int i = 0; i < 9; i++) {
+    scale_hybrid_memory mem;
+    scale_hybrid_problem_memory(&p, &rows[i].l, &mem);
+    tot[i] = mem.total_bytes;
+    chapter_say(ch, "%s:", rows[i].key);
+    char stem[32];
+    snprintf(stem, sizeof stem, "mem.%s", rows[i].key);
+    scale_hybrid_table t;
+    scale_hybrid_memory_table(&mem, hbm, &t);
+    emit(ch, stem, &t);
+  }
   chapter_claim(ch, true, tot[1] > hbm && tot[2] <= hbm,
                 "a replica does not fit with ZeRO-1, does with ZeRO-2");
   chapter_claim(ch, true, tot[4] <= hbm && tot[5] <= hbm && tot[7] <= hbm,
@@ -178,20 +164,13 @@ static void section_overlap(chapter *ch, const scale_model *l7, const scale_mode
   double comp, comm, peak = scale_chip_flops_per_s(npu, BF16);
   double peer = scale_hybrid_peer_bytes_per_s(npu);
   scale_hybrid_tp_layer_fwd_s(l7, npu, 2, SEQ, &comp, &comm);
-  const chapter_val r[] = {
-      V("ov.comp", "compute at peak", comp, "s"),
-      V("ov.comm", "two AllReduces over one link", comm, "s"),
-      V("ov.none", "no overlap", scale_hybrid_overlap_s(SCALE_HYBRID_DEP_NONE, comp, comm, 1), "s"),
-      V("ov.weak", "weak dependency (ideal)",
-        scale_hybrid_overlap_s(SCALE_HYBRID_DEP_WEAK, comp, comm, 1), "s")};
+  const chapter_val r[] = {V("ov.comp", "compute at peak", comp, "s"),
+                           V("ov.comm", "two AllReduces over one link", comm, "s")};
   CHAPTER_EMIT(ch, NULL, r);
   static const double chunks[] = {2, 4, 16};
-  for (size_t i = 0; i < 3; i++) {
-    double t = scale_hybrid_overlap_s(SCALE_HYBRID_DEP_STRONG, comp, comm, chunks[i]);
-    chapter_valuef(ch, "strong, chunked", t, "s", SCALE_FMT_TIME, "ov.strong%.0f", chunks[i]);
-    chapter_valuef(ch, "exposed", t - comp, "s", SCALE_FMT_TIME, "ov.exposed%.0f", chunks[i]);
-  }
-  chapter_value(ch, "ov.exposed_none", "exposed, no overlap", comm, "s", SCALE_FMT_TIME);
+  scale_hybrid_table t;
+  scale_hybrid_overlap_table(comp, comm, chunks, 3, &t);
+  emit(ch, "ov", &t);
 
   chapter_heading(ch, "Ring CP: the smallest block whose K/V pass hides");
   double f_h100 = scale_chip_flops_per_s(h100, BF16),
@@ -227,18 +206,9 @@ static void section_mamba(chapter *ch, const scale_model *m7, const scale_model 
     char stem[32];
     snprintf(stem, sizeof stem, "ssm.%s", cases[i].key);
     chapter_say(ch, "%s:", cases[i].key);
-    const chapter_val r[] = {
-        V("heads", "heads", s.heads, ""),
-        V("groups", "groups", s.groups, ""),
-        V("inproj", "in-projection columns", s.d_in_proj, ""),
-        VS("weights", "projection weights", s.weight_params, "", SCALE_FMT_SI),
-        V("tokens", "tokens per sequence", s.tokens, ""),
-        V("seqs", "sequences", s.sequences, ""),
-        V("chunks", "SSD chunks", s.chunks, ""),
-        VS("state", "state elements", s.state_elements, "", SCALE_FMT_SI),
-        VS("halo", "conv halo elements", s.halo_elements, "", SCALE_FMT_SI),
-        V("ar", "forward AllReduces", s.tp_all_reduces, "")};
-    CHAPTER_EMIT(ch, stem, r);
+    scale_hybrid_table t;
+    scale_hybrid_ssm_split_table(&s, &t);
+    emit(ch, stem, &t);
   }
   const chapter_val r[] = {V("ssm.m7.d_in_proj", "Mamba-7B in-projection width",
                                scale_transformer_mamba2_d_in_proj(m7), ""),
@@ -280,30 +250,6 @@ static void section_mamba(chapter *ch, const scale_model *m7, const scale_model 
 
 /* ==== the design guide and the planners ======================================================= */
 
-/** The guide's pick for 'p' with each rule's two sides and relation under 'stem'. */
-static void guide_values(chapter *ch, const char *stem, const scale_hybrid_guide *g) {
-  layout_values(ch, stem, g->layout.dp, g->layout.pp, g->layout.tp, g->layout.cp);
-  chapter_valuef(ch, "memory of the pick", g->memory.total_bytes, "B", SCALE_FMT_SI, "%s.mem",
-                 stem);
-  for (int r = 0; r < SCALE_HYBRID_RULE_COUNT; r++) {
-    const char *name = scale_hybrid_rule_name((scale_hybrid_rule)r);
-    /* the memory rules compare bytes; the others degrees, a split kind or tokens */
-    const char *unit =
-        r == SCALE_HYBRID_RULE_FITS_DP || r == SCALE_HYBRID_RULE_SMALLEST_SPLIT ? "B" : "";
-    char key[96], label[96];
-    snprintf(label, sizeof label, "%s: left side", name);
-    chapter_valuef(ch, label, g->rule[r].lhs, unit, SCALE_FMT_SI, "%s.%s.lhs", stem, name);
-    snprintf(label, sizeof label, "%s: right side", name);
-    chapter_valuef(ch, label, g->rule[r].rhs, unit, SCALE_FMT_SI, "%s.%s.rhs", stem, name);
-    /* the relation the two sides are in, so a rule that fails reads as failing (the split
-     * kind is a comparison of kinds, shown as "vs") */
-    if (r == SCALE_HYBRID_RULE_SPLIT_KIND) continue;
-    snprintf(key, sizeof key, "%s.%s.rel", stem, name);
-    snprintf(label, sizeof label, "%s: holds (1 yes)", name);
-    chapter_text_value(ch, key, label, g->rule[r].holds ? 1.0 : 0.0, g->rule[r].holds ? "≤" : ">");
-  }
-}
-
 static void section_guide(chapter *ch, const scale_model *const models[4],
                           const char *const keys[4], const scale_chip *npu) {
   chapter_heading(ch, "The design guide on the paper's four models (8 x 910B, 4K)");
@@ -316,7 +262,9 @@ static void section_guide(chapter *ch, const scale_model *const models[4],
     scale_hybrid_guide_eval(&p, &g);
     char stem[32];
     snprintf(stem, sizeof stem, "guide.%s", keys[i]);
-    guide_values(ch, stem, &g);
+    scale_hybrid_table t;
+    scale_hybrid_guide_table(&g, &t);
+    emit(ch, stem, &t);
     tp_bound_min = fmin(tp_bound_min, g.rule[SCALE_HYBRID_RULE_TP_BOUND].rhs);
     const double *b = paper_best[i];
     agree += scale_hybrid_layout_is(&g.layout, b[0], b[1], b[2], b[3]);

@@ -367,4 +367,92 @@ typedef struct {
  */
 void scale_hybrid_guide_eval(const scale_hybrid_problem *problem, scale_hybrid_guide *out);
 
+/* ---- tables of named quantities (chapter 13's tables) --------------------------------------- */
+
+/** Rows a scale_hybrid_table holds at most. */
+#define SCALE_HYBRID_TABLE_MAX 48
+
+/** Longest label a table row keeps, its NUL included (a longer one is cut). */
+#define SCALE_HYBRID_LABEL_MAX 96
+
+/** Named quantities (units.h's scale_quantity) a function of the study fills, in the order
+ * they are read. A row may be a text value instead of a number (a yes/no flag, the relation of
+ * a rule's two sides): text[i] is then its display and row[i].value the number that goes with
+ * it (1 or 0). Labels built from numbers ("LLaMA 2 7B, tp 8") live in label[]: row[i].label
+ * points there, so a table is filled and read in place, never copied. About 12 kB. */
+typedef struct {
+  int n;                                                      /**< rows in 'row' */
+  scale_quantity row[SCALE_HYBRID_TABLE_MAX];                 /**< the rows */
+  const char *text[SCALE_HYBRID_TABLE_MAX];                   /**< a text row's display (static
+                                                                   storage), NULL for a number */
+  char label[SCALE_HYBRID_TABLE_MAX][SCALE_HYBRID_LABEL_MAX]; /**< the labels' storage */
+} scale_hybrid_table;
+
+/** Appends the row (key, label, value, unit, style) to *t, the label copied into t's storage;
+ * a key longer than scale_quantity's or a label than SCALE_HYBRID_LABEL_MAX is cut, a row
+ * beyond SCALE_HYBRID_TABLE_MAX dropped. */
+void scale_hybrid_table_add(scale_hybrid_table *t, const char *key, const char *label,
+                            double value, const char *unit, scale_fmt style);
+
+/** Appends a text row: 'text' (static storage) displayed, 'value' the number beside it. */
+void scale_hybrid_table_add_text(scale_hybrid_table *t, const char *key, const char *label,
+                                 double value, const char *text);
+
+/** Appends the flag 'yes' as a text row: value 1 shown "yes", or 0 shown "no". */
+void scale_hybrid_table_add_flag(scale_hybrid_table *t, const char *key, const char *label,
+                                 bool yes);
+
+/** Appends the degrees of a layout as the rows "PREFIX.dp", ".pp", ".tp", ".cp" (labelled DP,
+ * PP, TP, CP; plain counts), or "dp" ... when 'prefix' is NULL. */
+void scale_hybrid_table_add_layout(scale_hybrid_table *t, const char *prefix, double dp,
+                                   double pp, double tp, double cp);
+
+/** Fills *out with Table 2 in multiples of T: for each collective (scale_hybrid_coll order)
+ * and each of ns[0..n), the row "nN.NAME" (NAME with '_' for '-': "n8.all_reduce", labelled
+ * "all-reduce over N = 8 [x T]") of scale_hybrid_collective_bytes(op, N, 1).
+ *
+ * Units:  [1] (multiples of the array T).
+ * Paper:  Table 2 (N = 8: AllReduce 1.75 T, Reduce 7 T).
+ */
+void scale_hybrid_collective_table(const double *ns, int n, scale_hybrid_table *out);
+
+/** Fills *out with Table 3 for 'model' at b = 1 and 's' tokens in 'dtype': for each strategy
+ * (scale_hybrid_strategy order) and each of degrees[0..n), the row "NAME.D" ("tp.8", labelled
+ * "LLaMA 2 7B, tp 8") of scale_hybrid_attention_fwd_bytes().
+ *
+ * Units:  s [tokens] -> [bytes].
+ * Paper:  Table 3 (LLaMA 2 7B, s = 4096, bf16: TP 8 117,440,512 B).
+ */
+void scale_hybrid_attention_table(const scale_model *model, const double *degrees, int n,
+                                  double s, scale_dtype dtype, scale_hybrid_table *out);
+
+/** Fills *out with a memory breakdown: "w", "g", "o", "a", "total" (bytes) and the flag "fits"
+ * (total <= hbm_bytes).
+ *
+ * Units:  [bytes]. */
+void scale_hybrid_memory_table(const scale_hybrid_memory *mem, double hbm_bytes,
+                               scale_hybrid_table *out);
+
+/** Fills *out with a Mamba-2 split: "heads", "groups", "inproj", "weights", "tokens", "seqs",
+ * "chunks", "state", "halo", "ar" (the fields of scale_hybrid_ssm_split, counts). */
+void scale_hybrid_ssm_split_table(const scale_hybrid_ssm_split *s, scale_hybrid_table *out);
+
+/** Fills *out with the overlap of 't_comp' of compute and 't_comm' of communication
+ * (scale_hybrid_overlap_s): "none", "weak", then for each of chunks[0..n) "strongC" (strong,
+ * C chunks) and "exposedC" (it minus t_comp), and "exposed_none" (t_comm).
+ *
+ * Units:  [s] -> [s].
+ * Paper:  section 2.6 (t_comp 3, t_comm 1, 2 chunks: strong 3.5, exposed 0.5).
+ */
+void scale_hybrid_overlap_table(double t_comp, double t_comm, const double *chunks, int n,
+                                scale_hybrid_table *out);
+
+/** Fills *out with what the guide says: the pick's degrees ("dp" ... "cp"), its memory "mem",
+ * and for each rule (scale_hybrid_rule order) "NAME.lhs", "NAME.rhs" (bytes for the memory
+ * rules, else plain) and, but for SPLIT_KIND (a comparison of kinds), the text row
+ * "NAME.rel": "≤" (1) when the rule holds, ">" (0) when it fails.
+ *
+ * Paper:  section 7 (the design guide). */
+void scale_hybrid_guide_table(const scale_hybrid_guide *g, scale_hybrid_table *out);
+
 #endif
