@@ -275,87 +275,41 @@ static void section_guide(chapter *ch, const scale_model *const models[4],
   chapter_claim(ch, true, tp_bound_min >= 4, "the tp-bound allows TP 4 on every model");
 }
 
-static void grid_layout(chapter *ch, const char *stem, const char *what, double dp, double pp,
-                        double tp, double cp) {
-  char sub[64];
-  snprintf(sub, sizeof sub, "%s.%s", stem, what);
-  layout_values(ch, sub, dp, pp, tp, cp);
-}
-
-/** One case of the grid (hybrid_grid.h) under 'stem'. */
-static void grid_case(chapter *ch, const char *stem, const scale_hybrid_grid_case *c) {
-  const scale_hybrid_layout *g = &c->guide.layout, *b = &c->step.layout;
-  grid_layout(ch, stem, "guide", g->dp, g->pp, g->tp, g->cp);
-  if (c->step_ok) grid_layout(ch, stem, "step", b->dp, b->pp, b->tp, b->cp);
-  grid_layout(ch, stem, "plan", c->plan.dp, c->plan.pp, c->plan.tp, c->plan.cp);
-  chapter_valuef(ch, "guide / step model's best", c->step_ratio, "", SCALE_FMT_PLAIN,
-                 "%s.step_ratio", stem);
-  chapter_valuef(ch, "guide / scale plan's pick, as scale plan prices them", c->plan_ratio, "",
-                 SCALE_FMT_PLAIN, "%s.plan_ratio", stem);
-  flag_value(ch, "the guide's degrees fit scale plan's memory model", c->plan_fits,
-             "%s.plan_fits", stem);
-}
-
-static void grid_summary(chapter *ch, const scale_hybrid_grid_tally *k, int disagree_4k_other,
-                         int disagree_32k_not_mixed_cp) {
-  const chapter_val r[] = {
-      V("grid.n", "grid cases", k->n, ""),
-      V("grid.agree_step", "guide = step model's best", k->agree_step, ""),
-      V("grid.agree_plan", "guide = scale plan's best", k->agree_plan, ""),
-      V("grid.plan_tp8", "scale plan picks TP 8", k->plan_tp8, ""),
-      V("grid.step_tp_small", "step model's best has TP <= 2", k->step_tp_small, ""),
-      V("grid.plan_within_tp_bound", "scale plan's TP within the TP bound", k->tp_bound_plan, ""),
-      V("grid.plan_memory", "differ: the guide's degrees do not fit scale plan's memory",
-        k->plan_memory, ""),
-      V("grid.plan_speed", "differ: scale plan's pick is faster", k->plan_speed, ""),
-      V("grid.plan_search",
-        "differ: the guide's degrees, at the pick's microbatch count, are faster but outside "
-        "scale plan's counts",
-        k->plan_search, ""),
-      V("grid.plan_ratio_lo", "guide / plan where the guide's is faster, the least",
-        k->plan_ratio_lo, ""),
-      V("grid.plan_ratio_hi", "guide / plan where the pick is faster, the most", k->plan_ratio_hi,
-        ""),
-      V("grid.step_ratio_hi", "guide / step model's best, the most", k->step_ratio_hi, "")};
-  CHAPTER_EMIT(ch, NULL, r);
-  chapter_claim(
-      ch, true, k->search_outside == k->plan_search,
-      "where the guide's degrees are faster, scale plan never tried their microbatch count");
-  chapter_claim(ch, true, disagree_4k_other == 0,
-                "at 4K the step model and the guide differ only on Mamba-7B on the 910B");
-  chapter_claim(ch, true, disagree_32k_not_mixed_cp == 0,
-                "at 32K they differ only where the step model mixes CP with PP or TP");
-  chapter_claim(ch, true, k->step_tp_small == k->n, "the step model's best keeps TP <= 2");
-  chapter_claim(ch, true, k->agree_plan < k->agree_step,
-                "the step model agrees with the guide more often than scale plan does");
-}
-
 static void section_grid(chapter *ch, const scale_model *const models[5], const char *const keys[5],
                          const scale_chip *const chips[2], const scale_step_params *const prm[2]) {
   chapter_heading(ch, "The guide against the step model and `scale plan` on a grid");
   const char *chip_keys[2] = {"npu", "h100"};
   static const double seqs[2] = {4096, 32768};
-  static scale_hybrid_grid_case cases[2 * 5 * 2];
+  static scale_hybrid_grid_case cases[2 * 5 * 2]; /* [chip][model][sequence] */
   const scale_hybrid_grid_axes ax = {models, 5, chips, prm, 2, seqs, 2, TOKENS};
   scale_hybrid_grid_tally k;
   scale_diag d = {0};
   if (!chapter_status_ok(ch, scale_hybrid_grid_run(&ax, cases, &k, &d), &d)) return;
   int other_4k = 0, not_mixed_32k = 0;
-  for (int h = 0; h < 2; h++)
-    for (int i = 0; i < 5; i++)
-      for (int j = 0; j < 2; j++) {
-        char stem[48];
-        snprintf(stem, sizeof stem, "grid.%s.%s.s%.0fk", chip_keys[h], keys[i], seqs[j] / 1024);
-        const scale_hybrid_grid_case *c = &cases[(h * 5 + i) * 2 + j];
-        grid_case(ch, stem, c);
-        /* the text: at 4K they differ only on Mamba-7B on the 910B; at 32K only where the
-         * step model mixes CP with PP or TP */
-        const scale_hybrid_layout *b = &c->step.layout;
-        other_4k += !c->same_step && j == 0 && !(h == 0 && i == 2);
-        bool mixed_cp = c->step_ok && b->cp > 1 && (b->pp > 1 || b->tp > 1);
-        not_mixed_32k += !c->same_step && j == 1 && !mixed_cp;
-      }
-  grid_summary(ch, &k, other_4k, not_mixed_32k);
+  scale_hybrid_table t;
+  for (int c = 0; c < 2 * 5 * 2; c++) {
+    int h = c / 10, i = c / 2 % 5, j = c % 2;
+    char stem[48];
+    snprintf(stem, sizeof stem, "grid.%s.%s.s%.0fk", chip_keys[h], keys[i], seqs[j] / 1024);
+    scale_hybrid_grid_case_table(&cases[c], &t);
+    emit(ch, stem, &t);
+    /* the text: at 4K they differ only on Mamba-7B on the 910B (case 4); at 32K only where
+     * the step model mixes CP with PP or TP */
+    other_4k += !cases[c].same_step && j == 0 && c != 4;
+    not_mixed_32k += !cases[c].same_step && j == 1 && !scale_hybrid_grid_step_mixes_cp(&cases[c]);
+  }
+  scale_hybrid_grid_tally_table(&k, &t);
+  emit(ch, "grid", &t);
+  chapter_claim(
+      ch, true, k.search_outside == k.plan_search,
+      "where the guide's degrees are faster, scale plan never tried their microbatch count");
+  chapter_claim(ch, true, other_4k == 0,
+                "at 4K the step model and the guide differ only on Mamba-7B on the 910B");
+  chapter_claim(ch, true, not_mixed_32k == 0,
+                "at 32K they differ only where the step model mixes CP with PP or TP");
+  chapter_claim(ch, true, k.step_tp_small == k.n, "the step model's best keeps TP <= 2");
+  chapter_claim(ch, true, k.agree_plan < k.agree_step,
+                "the step model agrees with the guide more often than scale plan does");
 }
 
 static void section_planner(chapter *ch, const scale_model *l7, const scale_chip *npu,

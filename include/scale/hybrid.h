@@ -373,13 +373,13 @@ void scale_hybrid_guide_eval(const scale_hybrid_problem *problem, scale_hybrid_g
 #define SCALE_HYBRID_TABLE_MAX 48
 
 /** Longest label a table row keeps, its NUL included (a longer one is cut). */
-#define SCALE_HYBRID_LABEL_MAX 96
+#define SCALE_HYBRID_LABEL_MAX 128
 
 /** Named quantities (units.h's scale_quantity) a function of the study fills, in the order
  * they are read. A row may be a text value instead of a number (a yes/no flag, the relation of
  * a rule's two sides): text[i] is then its display and row[i].value the number that goes with
  * it (1 or 0). Labels built from numbers ("LLaMA 2 7B, tp 8") live in label[]: row[i].label
- * points there, so a table is filled and read in place, never copied. About 12 kB. */
+ * points there, so a table is filled and read in place, never copied. About 10 kB. */
 typedef struct {
   int n;                                                      /**< rows in 'row' */
   scale_quantity row[SCALE_HYBRID_TABLE_MAX];                 /**< the rows */
