@@ -332,3 +332,85 @@ double scale_hybrid_study_pp1_extrapolated_s(const scale_hybrid_study_table *t, 
   double a = measured_at(t, pp_a, tp, cp), b = measured_at(t, pp_b, tp, cp);
   return a - (pp_a - 1.0) * (b - a) / (pp_b - pp_a);
 }
+
+/* ==== the study as tables ==================================================================== */
+
+void scale_hybrid_study_row_table(const scale_hybrid_study_table *t, int i,
+                                  const scale_hybrid_paper_row *pc, double off_frac,
+                                  scale_hybrid_table *out) {
+  const scale_measurement *r = &t->rows[i];
+  double meas = r->measured, pred = t->pred_s[i];
+  const char *mem = pc->memory_known ? "measured memory" : "measured memory (copy error: the MFU)";
+  char off[64];
+  snprintf(off, sizeof off, "off by more than %.0f%%", 100.0 * off_frac);
+  out->n = 0;
+  scale_hybrid_table_add_layout(out, NULL, r->dp, r->pp, r->tp, r->cp);
+  scale_hybrid_table_add(out, "meas_s", "measured step", meas, "s", SCALE_FMT_PLAIN);
+  scale_hybrid_table_add(out, "pred_s", "predicted step", pred, "s", SCALE_FMT_PLAIN);
+  scale_hybrid_table_add(out, "device_s", "device time alone", t->fit[i].device_s, "s",
+                         SCALE_FMT_PLAIN);
+  scale_hybrid_table_add(out, "ratio", "predicted / measured", pred / meas, "", SCALE_FMT_PLAIN);
+  scale_hybrid_table_add(out, "meas_tps", "measured throughput", pc->tokens_per_s, "tok/s",
+                         SCALE_FMT_SI);
+  scale_hybrid_table_add(out, "pred_tps", "predicted throughput", r->gbs * r->seq / pred, "tok/s",
+                         SCALE_FMT_SI);
+  scale_hybrid_table_add(out, "meas_mem", mem, pc->memory_bytes, "B", SCALE_FMT_SI);
+  scale_hybrid_table_add(out, "pred_mem", "predicted memory",
+                         scale_hybrid_study_row_memory_bytes(t, i), "B", SCALE_FMT_SI);
+  scale_hybrid_table_add(out, "meas_mfu", "measured MFU", 100.0 * pc->mfu_frac, "%",
+                         SCALE_FMT_PLAIN);
+  /* the same FLOPs over the predicted time: the paper's MFU definition kept */
+  scale_hybrid_table_add(out, "pred_mfu", "predicted MFU", 100.0 * pc->mfu_frac * meas / pred, "%",
+                         SCALE_FMT_PLAIN);
+  scale_hybrid_table_add_flag(out, "off", off, fabs(pred / meas - 1.0) > off_frac);
+}
+
+void scale_hybrid_study_summary_table(const scale_hybrid_study_table *t,
+                                      const scale_hybrid_study_stats *u, double off_frac,
+                                      const scale_hybrid_paper_row *paper, int n_paper,
+                                      scale_hybrid_table *out) {
+  char off[64];
+  snprintf(off, sizeof off, "rows off by > %.0f%%", 100.0 * off_frac);
+  out->n = 0;
+  scale_hybrid_table_add(out, "n", "rows", t->n, "", SCALE_FMT_PLAIN);
+  scale_hybrid_table_add(out, "spearman", "Spearman (step time)", u->spearman, "", SCALE_FMT_PLAIN);
+  scale_hybrid_table_add(out, "spearman_device", "Spearman (device time alone)",
+                         u->spearman_device, "", SCALE_FMT_PLAIN);
+  scale_hybrid_table_add(out, "mem_spearman", "Spearman (memory)",
+                         scale_hybrid_study_memory_spearman(t, paper, n_paper), "",
+                         SCALE_FMT_PLAIN);
+  scale_hybrid_table_add(out, "mape", "mean |error|", 100.0 * u->mape_frac, "%", SCALE_FMT_PLAIN);
+  scale_hybrid_table_add(out, "n_off", off, u->n_off, "", SCALE_FMT_PLAIN);
+  const char *const what[4] = {"best_meas", "worst_meas", "best_pred", "worst_pred"};
+  const int end[4] = {u->best_meas, u->worst_meas, u->best_pred, u->worst_pred};
+  for (int k = 0; k < 4; k++) {
+    const scale_measurement *r = &t->rows[end[k]];
+    scale_hybrid_table_add_layout(out, what[k], r->dp, r->pp, r->tp, r->cp);
+    int j = scale_hybrid_study_paper_find(paper, n_paper, r->id);
+    if (k >= 2 || j < 0) continue;
+    char key[sizeof out->row[0].key];
+    snprintf(key, sizeof key, "%s.mfu", what[k]);
+    scale_hybrid_table_add(out, key, "measured MFU", 100.0 * paper[j].mfu_frac, "%",
+                           SCALE_FMT_PLAIN);
+  }
+}
+
+void scale_hybrid_study_groups_table(const scale_hybrid_study_groups *u, scale_hybrid_table *out) {
+  const struct {
+    const char *key, *label;
+    double v;
+  } rows[] = {
+      {"llama_pp_lo", "LLaMA pipelines: least pred / meas", u->llama_pp_lo},
+      {"llama_pp_hi", "LLaMA pipelines: most pred / meas", u->llama_pp_hi},
+      {"mamba_pp_bare_hi", "Mamba pipelines without the stage latency: most pred / meas",
+       u->mamba_pp_bare_hi},
+      {"mamba_pp_lo", "Mamba pipelines: least pred / meas", u->mamba_pp_lo},
+      {"mamba_pp_hi", "Mamba pipelines: most pred / meas", u->mamba_pp_hi},
+      {"cp_lo", "CP rows without PP, Tables 11-14: least pred / meas", u->cp_lo},
+      {"cp_hi", "CP rows without PP, Tables 11-14: most pred / meas", u->cp_hi},
+      {"dev_cp_lo", "the same rows, device time alone: least", u->dev_cp_lo},
+      {"dev_cp_hi", "the same rows, device time alone: most", u->dev_cp_hi}};
+  out->n = 0;
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+    scale_hybrid_table_add(out, rows[i].key, rows[i].label, rows[i].v, "", SCALE_FMT_PLAIN);
+}

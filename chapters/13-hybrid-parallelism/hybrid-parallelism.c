@@ -12,7 +12,6 @@
  * predicted-against-measured figure per table (study-<model>.svg).
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,25 +34,6 @@
 #define BF16 SCALE_DTYPE_BF16
 
 #define ZERO_STAGE 1 /* the paper's distributed optimizer (scale_hybrid_paper_problem) */
-
-static void layout_values(chapter *ch, const char *stem, double dp, double pp, double tp,
-                          double cp) {
-  const chapter_val r[] = {V("dp", "DP", dp, ""), V("pp", "PP", pp, ""), V("tp", "TP", tp, ""),
-                             V("cp", "CP", cp, "")};
-  CHAPTER_EMIT(ch, stem, r);
-}
-
-/** A yes/no value (1 or 0, shown as a word) under the key 'fmt', ... */
-static void flag_value(chapter *ch, const char *label, bool yes, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void flag_value(chapter *ch, const char *label, bool yes, const char *fmt, ...) {
-  char key[128];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(key, sizeof key, fmt, ap);
-  va_end(ap);
-  chapter_text_value(ch, key, label, yes ? 1.0 : 0.0, yes ? "yes" : "no");
-}
 
 /** Emits the library table 't' under "stem.": its numbers as chapter_quantities() does, its
  * text rows (flags, relations) as text values. */
@@ -424,60 +404,12 @@ static void study_figure(chapter *ch, const study_spec *t, const scale_hybrid_st
     pts[i] = (scale_plot_point){sd->rows[i].measured, sd->pred_s[i], NULL};
   double lo, hi;
   scale_hybrid_study_step_span(sd, &lo, &hi);
-  lo *= 0.7, hi *= 1.3;
-  double dx[2] = {lo, hi}, dy[2] = {lo, hi}, up[2] = {1.25 * lo, 1.25 * hi},
-         dn[2] = {0.75 * lo, 0.75 * hi};
-  scale_plot_series s[3] = {{.label = "predicted = measured", .x = dx, .y = dy, .n = 2},
-                            {.label = "+25%", .x = dx, .y = up, .n = 2, .dashed = true},
-                            {.label = "-25%", .x = dx, .y = dn, .n = 2, .dashed = true}};
-  scale_plot p = {.title = t->title,
-                  .desc = "Predicted against measured step time of every layout (dots)",
-                  .x_label = "measured step time [s]",
-                  .y_label = "predicted step time [s]",
-                  .x_axis = SCALE_PLOT_LOG,
-                  .y_axis = SCALE_PLOT_LOG,
-                  .x_min = lo,
-                  .x_max = hi,
-                  .y_min = lo,
-                  .y_max = hi,
-                  .legend = SCALE_PLOT_LEGEND_TOP_LEFT,
-                  .series = s,
-                  .n_series = 3,
-                  .points = pts,
-                  .n_points = (size_t)sd->n};
+  scale_plot_parity_lines lines;
+  scale_plot p = scale_plot_parity(
+      t->title, "Predicted against measured step time of every layout (dots)",
+      "measured step time [s]", "predicted step time [s]", 0.7 * lo, 1.3 * hi, OFF_FRAC, &lines);
+  p.points = pts, p.n_points = (size_t)sd->n;
   chapter_figure(ch, t->figure, &p);
-}
-
-/** Row i of table t beside the paper's printed columns. */
-static void study_row(chapter *ch, const study_spec *t, const scale_hybrid_study_table *sd,
-                      int i) {
-  const scale_measurement *r = &sd->rows[i];
-  int k = scale_hybrid_study_paper_find(paper, n_paper, r->id);
-  if (k < 0) {
-    chapter_error(ch, "paper-columns.txt: no row %s", r->id);
-    return;
-  }
-  const scale_hybrid_paper_row *pc = &paper[k];
-  double meas = r->measured, pred = sd->pred_s[i];
-  double mem = scale_hybrid_study_row_memory_bytes(sd, i);
-  char stem[48];
-  snprintf(stem, sizeof stem, "%s.r%02d", t->key, i + 1);
-  layout_values(ch, stem, r->dp, r->pp, r->tp, r->cp);
-  const chapter_val e[] = {
-      VS("meas_s", "measured step", meas, "s", SCALE_FMT_PLAIN),
-      VS("pred_s", "predicted step", pred, "s", SCALE_FMT_PLAIN),
-      VS("device_s", "device time alone", sd->fit[i].device_s, "s", SCALE_FMT_PLAIN),
-      V("ratio", "predicted / measured", pred / meas, ""),
-      VS("meas_tps", "measured throughput", pc->tokens_per_s, "tok/s", SCALE_FMT_SI),
-      VS("pred_tps", "predicted throughput", r->gbs * r->seq / pred, "tok/s", SCALE_FMT_SI),
-      V("meas_mem", pc->memory_known ? "measured memory" : "measured memory (copy error: the MFU)",
-        pc->memory_bytes, "B"),
-      V("pred_mem", "predicted memory", mem, "B"),
-      V("meas_mfu", "measured MFU", 100.0 * pc->mfu_frac, "%"),
-      /* the same FLOPs over the predicted time: the paper's MFU definition kept */
-      V("pred_mfu", "predicted MFU", 100.0 * pc->mfu_frac * meas / pred, "%")};
-  CHAPTER_EMIT(ch, stem, e);
-  flag_value(ch, "off by more than 25%", fabs(pred / meas - 1.0) > OFF_FRAC, "%s.off", stem);
 }
 
 /** What the text claims of table t: best and worst predicted, the rows off, the Spearman. */
@@ -503,36 +435,22 @@ static void section_study(chapter *ch) {
     const study_spec *t = &tables[ti];
     const scale_hybrid_study_table *sd = &study[ti];
     chapter_heading(ch, t->title);
-    for (int i = 0; i < sd->n; i++)
-      study_row(ch, t, sd, i);
+    scale_hybrid_table tab;
+    for (int i = 0; i < sd->n; i++) {
+      int k = scale_hybrid_study_paper_find(paper, n_paper, sd->rows[i].id);
+      if (k < 0) {
+        chapter_error(ch, "paper-columns.txt: no row %s", sd->rows[i].id);
+        continue;
+      }
+      char stem[48];
+      snprintf(stem, sizeof stem, "%s.r%02d", t->key, i + 1);
+      scale_hybrid_study_row_table(sd, i, &paper[k], OFF_FRAC, &tab);
+      emit(ch, stem, &tab);
+    }
     scale_hybrid_study_stats u;
     scale_hybrid_study_table_stats(sd, OFF_FRAC, &u);
-    const chapter_val e[] = {
-        V("n", "rows", sd->n, ""),
-        V("spearman", "Spearman (step time)", u.spearman, ""),
-        V("spearman_device", "Spearman (device time alone)", u.spearman_device, ""),
-        V("mem_spearman", "Spearman (memory)",
-          scale_hybrid_study_memory_spearman(sd, paper, n_paper), ""),
-        V("mape", "mean |error|", 100.0 * u.mape_frac, "%"),
-        V("n_off", "rows off by > 25%", u.n_off, "")};
-    CHAPTER_EMIT(ch, t->key, e);
-    const struct {
-      const char *what;
-      int i;
-    } ends[] = {{"best_meas", u.best_meas},
-                {"worst_meas", u.worst_meas},
-                {"best_pred", u.best_pred},
-                {"worst_pred", u.worst_pred}};
-    for (size_t k = 0; k < 4; k++) {
-      char stem[48];
-      snprintf(stem, sizeof stem, "%s.%s", t->key, ends[k].what);
-      const scale_measurement *r = &sd->rows[ends[k].i];
-      layout_values(ch, stem, r->dp, r->pp, r->tp, r->cp);
-      int j = scale_hybrid_study_paper_find(paper, n_paper, r->id);
-      if (k < 2 && j >= 0)
-        chapter_valuef(ch, "measured MFU", 100.0 * paper[j].mfu_frac, "%", SCALE_FMT_PLAIN,
-                       "%s.mfu", stem);
-    }
+    scale_hybrid_study_summary_table(sd, &u, OFF_FRAC, paper, n_paper, &tab);
+    emit(ch, t->key, &tab);
     chapter_say(ch, "rows off by more than 25%%: %s", u.off[0] ? u.off : "none");
     study_claims(ch, t, &u);
     study_figure(ch, t, sd);
@@ -587,18 +505,9 @@ static void section_study_groups(chapter *ch, const scale_step_params *prm) {
   chapter_heading(ch, "Predicted over measured, by group of rows");
   scale_hybrid_study_groups u;
   scale_hybrid_study_groups_eval(study, N_TABLES, prm->v[SCALE_STEP_MESH_SSM_STAGE_S], &u);
-  const chapter_val e[] = {
-      V("groups.llama_pp_lo", "LLaMA pipelines: least pred / meas", u.llama_pp_lo, ""),
-      V("groups.llama_pp_hi", "LLaMA pipelines: most pred / meas", u.llama_pp_hi, ""),
-      V("groups.mamba_pp_bare_hi", "Mamba pipelines without the stage latency: most pred / meas",
-        u.mamba_pp_bare_hi, ""),
-      V("groups.mamba_pp_lo", "Mamba pipelines: least pred / meas", u.mamba_pp_lo, ""),
-      V("groups.mamba_pp_hi", "Mamba pipelines: most pred / meas", u.mamba_pp_hi, ""),
-      V("groups.cp_lo", "CP rows without PP, Tables 11-14: least pred / meas", u.cp_lo, ""),
-      V("groups.cp_hi", "CP rows without PP, Tables 11-14: most pred / meas", u.cp_hi, ""),
-      V("groups.dev_cp_lo", "the same rows, device time alone: least", u.dev_cp_lo, ""),
-      V("groups.dev_cp_hi", "the same rows, device time alone: most", u.dev_cp_hi, "")};
-  CHAPTER_EMIT(ch, NULL, e);
+  scale_hybrid_table t;
+  scale_hybrid_study_groups_table(&u, &t);
+  emit(ch, "groups", &t);
   chapter_claim(ch, true, u.llama_pp_lo < 1.0 && u.llama_pp_hi > 1.0,
                 "the LLaMA pipelines are priced on both sides of the measurement");
   chapter_claim(ch, true, u.mamba_pp_bare_hi < 1.0,

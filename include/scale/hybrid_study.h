@@ -220,4 +220,33 @@ typedef struct {
 void scale_hybrid_study_groups_eval(const scale_hybrid_study_table *t, int n, double stage_s,
                                     scale_hybrid_study_groups *out);
 
+/* ==== the study as tables (chapter 13) ===================================================== */
+
+/** Fills *out with row i of table 't' beside the paper's columns 'pc' (its row): the degrees
+ * "dp" ... "cp", "meas_s", "pred_s", "device_s" (fit[i].device_s) [s], "ratio" (pred /
+ * measured), "meas_tps" and "pred_tps" (gbs seq / pred) [tokens/s], "meas_mem" and "pred_mem"
+ * (scale_hybrid_study_row_memory_bytes) [bytes], "meas_mfu" and "pred_mfu" (the measured MFU
+ * over the predicted time: the paper's MFU definition kept) [%], and the flag "off" (|pred /
+ * measured - 1| > off_frac).
+ * Paper:  Tables 10, 11, 13 and 14 (the columns step, throughput, memory, MFU). */
+void scale_hybrid_study_row_table(const scale_hybrid_study_table *t, int i,
+                                  const scale_hybrid_paper_row *pc, double off_frac,
+                                  scale_hybrid_table *out);
+
+/** Fills *out with how table 't' fares, 'u' its stats (scale_hybrid_study_table_stats): "n",
+ * "spearman", "spearman_device", "mem_spearman" (scale_hybrid_study_memory_spearman against
+ * paper[0..n_paper)), "mape" [%], "n_off"; then the degrees of its ends, "best_meas.dp" ...,
+ * "worst_meas.*", "best_pred.*", "worst_pred.*", the measured ends with their measured MFU
+ * ("best_meas.mfu", "worst_meas.mfu" [%]) where the paper prints the row. 'off_frac' is the
+ * tolerance 'u' was counted with ("n_off"'s label). */
+void scale_hybrid_study_summary_table(const scale_hybrid_study_table *t,
+                                      const scale_hybrid_study_stats *u, double off_frac,
+                                      const scale_hybrid_paper_row *paper, int n_paper,
+                                      scale_hybrid_table *out);
+
+/** Fills *out with the groups 'u' (scale_hybrid_study_groups_eval), pred / measured:
+ * "llama_pp_lo", "llama_pp_hi", "mamba_pp_bare_hi", "mamba_pp_lo", "mamba_pp_hi", "cp_lo",
+ * "cp_hi", "dev_cp_lo", "dev_cp_hi". */
+void scale_hybrid_study_groups_table(const scale_hybrid_study_groups *u, scale_hybrid_table *out);
+
 #endif

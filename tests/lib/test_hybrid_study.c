@@ -743,6 +743,71 @@ START_TEST(test_study_load_all_and_logo) {
 }
 END_TEST
 
+/** Index of row 'key' of t, failing the test when it is absent. */
+static int row_of(const scale_hybrid_table *t, const char *key) {
+  for (int i = 0; i < t->n; i++)
+    if (!strcmp(t->row[i].key, key)) return i;
+  ck_abort_msg("no row %s", key);
+  return -1;
+}
+
+START_TEST(test_study_tables) {
+  /* two rows by hand of LLaMA 2 7B, 1024 x 4096 tokens a step: R1 (4, 2, 1, 1) measured 20 s,
+   * predicted 24 (+20%), device 18; R2 (8, 1, 1, 1) measured 10, predicted 13 (+30%: off by
+   * more than 25%). The paper prints R1 at 200,000 tokens/s, 50 GB, MFU 40%. */
+  static scale_hybrid_study_table t;
+  memset(&t, 0, sizeof t);
+  scale_diag d;
+  ck_assert_msg(scale_model_load("llama-2-7b", &t.model, &d) == SCALE_OK, "%s", d.message);
+  hand_row(&t, 4, 2, 1, 1, 20, 24, 1, 18);
+  hand_row(&t, 8, 1, 1, 1, 10, 13, 1, 9);
+  for (int i = 0; i < 2; i++) {
+    snprintf(t.rows[i].id, sizeof t.rows[i].id, "R%d", i + 1);
+    t.rows[i].gbs = 1024, t.rows[i].seq = 4096;
+  }
+  const scale_hybrid_paper_row paper[] = {{"R1", 2e5, 5e10, true, 0.4}};
+  static scale_hybrid_table tab;
+  scale_hybrid_study_row_table(&t, 0, &paper[0], 0.25, &tab);
+  ck_assert_int_eq(tab.n, 15); /* four degrees, ten columns, the flag */
+  ck_assert(tab.row[row_of(&tab, "pp")].value == 2 && tab.row[row_of(&tab, "device_s")].value == 18);
+  scale_check_rel(tab.row[row_of(&tab, "ratio")].value, 1.2, 1e-12, "", "24 / 20");
+  /* 1024 x 4096 / 24 s = 174,762.67 tokens/s; MFU 40% x 20 / 24 = 33.33% */
+  scale_check_rel(tab.row[row_of(&tab, "pred_tps")].value, 4194304.0 / 24.0, 1e-12, "tok/s",
+                  "gbs seq / pred");
+  scale_check_rel(tab.row[row_of(&tab, "pred_mfu")].value, 40.0 * 20.0 / 24.0, 1e-12, "%",
+                  "the paper's FLOPs over the predicted time");
+  ck_assert(tab.row[row_of(&tab, "meas_mfu")].value == 40.0);
+  /* (4, 2, 1, 1) by hand in test_study_load_all_and_logo: 48,576,481,280 B */
+  scale_check_rel(tab.row[row_of(&tab, "pred_mem")].value, 48576481280.0, 1e-12, "B",
+                  "hand: states + 2 x 16 layers");
+  ck_assert_str_eq(tab.row[row_of(&tab, "meas_mem")].label, "measured memory");
+  ck_assert_str_eq(tab.text[row_of(&tab, "off")], "no");
+  ck_assert_str_eq(tab.row[row_of(&tab, "off")].label, "off by more than 25%");
+  scale_hybrid_study_row_table(&t, 1, &paper[0], 0.25, &tab);
+  ck_assert_str_eq(tab.text[row_of(&tab, "off")], "yes");
+  /* the summary: 2 rows, ranks alike (Spearman 1), mean |error| (20% + 30%) / 2 = 25%, one
+   * off; the measured best is R2 (no paper row: no MFU), the worst R1 (MFU 40%) */
+  scale_hybrid_study_stats u;
+  scale_hybrid_study_table_stats(&t, 0.25, &u);
+  scale_hybrid_study_summary_table(&t, &u, 0.25, paper, 1, &tab);
+  ck_assert_int_eq(tab.n, 6 + 4 * 4 + 1);
+  scale_check_rel(tab.row[row_of(&tab, "spearman")].value, 1.0, 1e-12, "", "same order");
+  scale_check_rel(tab.row[row_of(&tab, "mape")].value, 25.0, 1e-12, "%", "(20 + 30) / 2");
+  ck_assert(tab.row[row_of(&tab, "n_off")].value == 1 && tab.row[row_of(&tab, "n")].value == 2);
+  ck_assert(tab.row[row_of(&tab, "best_meas.dp")].value == 8);
+  ck_assert(tab.row[row_of(&tab, "worst_meas.pp")].value == 2);
+  ck_assert(tab.row[row_of(&tab, "worst_meas.mfu")].value == 40.0);
+  for (int i = 0; i < tab.n; i++)
+    ck_assert_str_ne(tab.row[i].key, "best_meas.mfu");
+  /* the groups in their order */
+  scale_hybrid_study_groups g = {0.8, 1.2, 0.7, 1.3, 0.9, 0.6, 1.1, 0.5, 0.95};
+  scale_hybrid_study_groups_table(&g, &tab);
+  ck_assert_int_eq(tab.n, 9);
+  ck_assert_str_eq(tab.row[2].key, "mamba_pp_bare_hi");
+  ck_assert(tab.row[2].value == 0.9 && tab.row[3].value == 0.7 && tab.row[8].value == 0.95);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("hybrid_study");
   const scale_check_case cases[] = {{"cp_layer_microbatches", test_cp_layer_microbatches},
@@ -760,6 +825,7 @@ int main(void) {
                                     {"table_stats", test_table_stats},
                                     {"table_ranges_and_groups", test_table_ranges_and_groups},
                                     {"pp1_extrapolated", test_pp1_extrapolated},
+                                    {"study_tables", test_study_tables},
                                     {"study_fit_over_tables", test_study_fit_over_tables},
                                     {"plan_hybrid", test_plan_hybrid},
                                     {"study_load_all_and_logo", test_study_load_all_and_logo}};
