@@ -414,3 +414,77 @@ void scale_hybrid_study_groups_table(const scale_hybrid_study_groups *u, scale_h
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
     scale_hybrid_table_add(out, rows[i].key, rows[i].label, rows[i].v, "", SCALE_FMT_PLAIN);
 }
+
+const char *scale_hybrid_study_key(int i) {
+  static const char *const keys[SCALE_HYBRID_STUDY_TABLES] = {"t10", "t11", "t13", "t14"};
+  return i >= 0 && i < SCALE_HYBRID_STUDY_TABLES ? keys[i] : "?";
+}
+
+void scale_hybrid_study_host_table(const scale_hybrid_study_table t[SCALE_HYBRID_STUDY_TABLES],
+                                   double host_s, scale_hybrid_table *out) {
+  char key[sizeof out->row[0].key];
+  out->n = 0;
+  for (int ti = 0; ti < SCALE_HYBRID_STUDY_TABLES; ti++)
+    for (int i = 0; i < t[ti].n; i++) {
+      const scale_measurement *r = &t[ti].rows[i];
+      const scale_calib_framework_row *f = &t[ti].fit[i];
+      if (!scale_hybrid_study_pure_cp(r)) continue;
+      snprintf(key, sizeof key, "meas.%s.cp%.0f", scale_hybrid_study_key(ti), r->cp);
+      scale_hybrid_table_add(out, key, "measured per CP layer-microbatch", r->measured / f->units,
+                             "s", SCALE_FMT_TIME);
+      snprintf(key, sizeof key, "device.%s.cp%.0f", scale_hybrid_study_key(ti), r->cp);
+      scale_hybrid_table_add(out, key, "the device's own time per layer-microbatch",
+                             f->device_s / f->units, "s", SCALE_FMT_TIME);
+    }
+  double lo, hi;
+  scale_hybrid_study_host_bound_range(t, SCALE_HYBRID_STUDY_TABLES, host_s, &lo, &hi);
+  scale_hybrid_table_add(out, "meas_lo", "pure-CP rows the host binds: least", lo, "s",
+                         SCALE_FMT_TIME);
+  scale_hybrid_table_add(out, "meas_hi", "pure-CP rows the host binds: most", hi, "s",
+                         SCALE_FMT_TIME);
+  for (int ti = 0; ti < SCALE_HYBRID_STUDY_TABLES; ti++) {
+    scale_hybrid_study_ranges g;
+    scale_hybrid_study_table_ranges(&t[ti], host_s, &g);
+    if (g.n_host_cp == 0 || g.n_host_tpcp == 0) continue;
+    snprintf(key, sizeof key, "tp_cp.%s", scale_hybrid_study_key(ti));
+    scale_hybrid_table_add(out, key, "pure CP, measured per layer-microbatch (mean)",
+                           g.host_cp_mean_s, "s", SCALE_FMT_TIME);
+    snprintf(key, sizeof key, "tp_tpcp.%s", scale_hybrid_study_key(ti));
+    scale_hybrid_table_add(out, key, "TP x CP, measured per layer-microbatch (mean)",
+                           g.host_tpcp_mean_s, "s", SCALE_FMT_TIME);
+  }
+}
+
+/** Appends the range [lo, hi] labelled 'label' as "KEY.WHAT_lo" and "KEY.WHAT_hi". */
+static void add_range(scale_hybrid_table *out, const char *key, const char *what,
+                      const char *label, double lo, double hi, const char *unit, scale_fmt style) {
+  char k[sizeof out->row[0].key], l[SCALE_HYBRID_LABEL_MAX];
+  snprintf(k, sizeof k, "%s.%s_lo", key, what);
+  snprintf(l, sizeof l, "%s: least", label);
+  scale_hybrid_table_add(out, k, l, lo, unit, style);
+  snprintf(k, sizeof k, "%s.%s_hi", key, what);
+  snprintf(l, sizeof l, "%s: most", label);
+  scale_hybrid_table_add(out, k, l, hi, unit, style);
+}
+
+void scale_hybrid_study_ranges_table(const scale_hybrid_study_table t[SCALE_HYBRID_STUDY_TABLES],
+                                     double host_s, scale_hybrid_table *out) {
+  scale_hybrid_study_ranges g[SCALE_HYBRID_STUDY_TABLES];
+  out->n = 0;
+  for (int ti = 0; ti < SCALE_HYBRID_STUDY_TABLES; ti++) {
+    scale_hybrid_study_table_ranges(&t[ti], host_s, &g[ti]);
+    if (g[ti].stage_hi_s > 0)
+      add_range(out, scale_hybrid_study_key(ti), "stage", "one more stage adds (measured)",
+                g[ti].stage_lo_s, g[ti].stage_hi_s, "s", SCALE_FMT_TIME);
+  }
+  /* Mamba-7B at TP 1 x CP 2 without PP does not fit: its step from Table 13's two pipelines */
+  double base = scale_hybrid_study_pp1_extrapolated_s(&t[2], 1, 2, 2, 4);
+  if (isfinite(base))
+    scale_hybrid_table_add(out, "t13.tp1cp2_base",
+                           "Mamba-7B (4, 1, 1, 2) extrapolated from its pipelines", base, "s",
+                           SCALE_FMT_PLAIN);
+  for (int ti = 0; ti < SCALE_HYBRID_STUDY_TABLES; ti++)
+    if (t[ti].model.arch == SCALE_ARCH_MAMBA2 && g[ti].plain_hi > 0)
+      add_range(out, scale_hybrid_study_key(ti), "plain", "rows without CP or PP, pred / meas",
+                g[ti].plain_lo, g[ti].plain_hi, "", SCALE_FMT_PLAIN);
+}

@@ -35,12 +35,12 @@
 
 #define ZERO_STAGE 1 /* the paper's distributed optimizer (scale_hybrid_paper_problem) */
 
-/** Emits the library table 't' under "stem.": its numbers as chapter_quantities() does, its
- * text rows (flags, relations) as text values. */
+/** Emits the library table 't', each row under "stem.KEY" (KEY alone with a NULL stem): its
+ * numbers through chapter_quantities(), its text rows (flags, relations) as text values. */
 static void emit(chapter *ch, const char *stem, const scale_hybrid_table *t) {
   for (int i = 0; i < t->n; i++) {
     char key[160];
-    snprintf(key, sizeof key, "%s.%s", stem, t->row[i].key);
+    snprintf(key, sizeof key, "%s%s%s", stem ? stem : "", stem ? "." : "", t->row[i].key);
     if (t->text[i])
       chapter_text_value(ch, key, t->row[i].label, t->row[i].value, t->text[i]);
     else
@@ -346,29 +346,11 @@ static bool is_mamba(const scale_hybrid_study_table *sd) {
   return sd->model.arch == SCALE_ARCH_MAMBA2;
 }
 
-/** Whether TP's collectives lengthen the host's floor (scale_hybrid_study_table_ranges): a
- * LLaMA layer's TP all-reduces follow its CP block with few launches behind them, so they add;
- * a Mamba-2 layer's one a pass is followed by the many launches of its chunked scan. */
-static void section_cp_host_tp(chapter *ch, double stored) {
-  for (int ti = 0; ti < N_TABLES; ti++) {
-    scale_hybrid_study_ranges g;
-    scale_hybrid_study_table_ranges(&study[ti], stored, &g);
-    if (g.n_host_cp == 0 || g.n_host_tpcp == 0) continue;
-    double cp_mean = g.host_cp_mean_s, tp_mean = g.host_tpcp_mean_s;
-    chapter_valuef(ch, "pure CP, measured per layer-microbatch (mean)", cp_mean, "s",
-                   SCALE_FMT_TIME, "host.tp_cp.%s", tables[ti].key);
-    chapter_valuef(ch, "TP x CP, measured per layer-microbatch (mean)", tp_mean, "s",
-                   SCALE_FMT_TIME, "host.tp_tpcp.%s", tables[ti].key);
-    bool mamba = is_mamba(&study[ti]);
-    chapter_claim(ch, true, mamba ? tp_mean <= cp_mean : tp_mean > 1.05 * cp_mean,
-                  mamba ? "Mamba: TP adds nothing to the host's time per layer-microbatch"
-                        : "LLaMA: TP x CP takes longer per layer-microbatch than pure CP");
-  }
-}
-
-/** The CP host bound: the stored host time and stage latency (chapter 14 fits them), and the
+/** The CP host bound: the stored host time and stage latency (chapter 14 fits them), the
  * measured time per CP layer-microbatch of every pure-CP row (DP x CP only) the host time
- * rests on. */
+ * rests on, and whether TP's collectives lengthen the host's floor: a LLaMA layer's TP
+ * all-reduces follow its CP block with few launches behind them, so they add; a Mamba-2
+ * layer's one a pass is followed by the many launches of its chunked scan. */
 static void section_cp_host(chapter *ch, const scale_step_params *prm) {
   chapter_heading(ch, "CP on a host-synchronous framework: the host's time per layer-microbatch");
   double stored = prm->v[SCALE_STEP_MESH_CP_HOST_S];
@@ -377,24 +359,19 @@ static void section_cp_host(chapter *ch, const scale_step_params *prm) {
       V("stage.stored", "mesh_ssm_stage_s in hardware/ascend-910b.ini",
         prm->v[SCALE_STEP_MESH_SSM_STAGE_S], "s")};
   CHAPTER_EMIT(ch, NULL, r);
+  scale_hybrid_table t;
+  scale_hybrid_study_host_table(study, stored, &t);
+  emit(ch, "host", &t);
   for (int ti = 0; ti < N_TABLES; ti++) {
-    const scale_hybrid_study_table *sd = &study[ti];
-    for (int i = 0; i < sd->n; i++) {
-      const scale_measurement *row = &sd->rows[i];
-      if (!scale_hybrid_study_pure_cp(row)) continue;
-      double per = row->measured / sd->fit[i].units, dev = sd->fit[i].device_s / sd->fit[i].units;
-      chapter_valuef(ch, "measured per CP layer-microbatch", per, "s", SCALE_FMT_TIME,
-                     "host.meas.%s.cp%.0f", tables[ti].key, row->cp);
-      chapter_valuef(ch, "the device's own time per layer-microbatch", dev, "s", SCALE_FMT_TIME,
-                     "host.device.%s.cp%.0f", tables[ti].key, row->cp);
-    }
+    scale_hybrid_study_ranges g;
+    scale_hybrid_study_table_ranges(&study[ti], stored, &g);
+    double cp = g.host_cp_mean_s, tp = g.host_tpcp_mean_s;
+    if (g.n_host_cp == 0 || g.n_host_tpcp == 0) continue;
+    bool mamba = is_mamba(&study[ti]);
+    chapter_claim(ch, true, mamba ? tp <= cp : tp > 1.05 * cp,
+                  mamba ? "Mamba: TP adds nothing to the host's time per layer-microbatch"
+                        : "LLaMA: TP x CP takes longer per layer-microbatch than pure CP");
   }
-  double lo, hi;
-  scale_hybrid_study_host_bound_range(study, N_TABLES, stored, &lo, &hi);
-  const chapter_val e[] = {V("host.meas_lo", "pure-CP rows the host binds: least", lo, "s"),
-                           V("host.meas_hi", "pure-CP rows the host binds: most", hi, "s")};
-  CHAPTER_EMIT(ch, NULL, e);
-  section_cp_host_tp(ch, stored);
 }
 
 static void study_figure(chapter *ch, const study_spec *t, const scale_hybrid_study_table *sd) {
@@ -457,48 +434,6 @@ static void section_study(chapter *ch) {
   }
 }
 
-/** A range the text cites, as the values '<table>.<what>_lo' and '_hi'. */
-static void range_values(chapter *ch, const char *table, const char *what, const char *label,
-                         double lo, double hi, const char *unit, scale_fmt style) {
-  char l[160];
-  snprintf(l, sizeof l, "%s: least", label);
-  chapter_valuef(ch, l, lo, unit, style, "%s.%s_lo", table, what);
-  snprintf(l, sizeof l, "%s: most", label);
-  chapter_valuef(ch, l, hi, unit, style, "%s.%s_hi", table, what);
-}
-
-/** What one more pipeline stage adds to a measured step, least and most per table. Measured
- * alone, no model: with dp = 8 / (tp pp cp) each device always runs 1024 x 4096 / 8 tokens of
- * layers, so a pipeline that cost only its sends and its 1F1B bubble ((pp - 1) / m of a step
- * with m = 1024 / dp microbatches) would add well under 1% of a step per stage. */
-static void section_stage_cost(chapter *ch, const scale_hybrid_study_ranges *g) {
-  for (int ti = 0; ti < N_TABLES; ti++) {
-    double lo = g[ti].stage_lo_s, hi = g[ti].stage_hi_s;
-    if (!(hi > 0)) continue;
-    range_values(ch, tables[ti].key, "stage", "one more stage adds (measured)", lo, hi, "s",
-                 SCALE_FMT_TIME);
-    if (is_mamba(&study[ti]))
-      chapter_claim(ch, true, lo > 0 && hi < 1.3 * lo,
-                    "a Mamba table's stage cost is nearly one figure whatever TP, CP and DP");
-  }
-}
-
-/** Mamba-7B at TP 1 x CP 2 without PP, (4, 1, 1, 2), does not fit; its step extrapolated from
- * the two pipelines Table 13 prints at TP 1 x CP 2, (2, 2, 1, 2) and (1, 4, 1, 2), one stage
- * costing what their difference gives a stage; then, for each Mamba table, predicted over
- * measured of its rows with neither CP nor PP (the composition's own price: no floor, no
- * stage latency), least and most. */
-static void section_mamba_rows(chapter *ch, const scale_hybrid_study_ranges *g) {
-  double base = scale_hybrid_study_pp1_extrapolated_s(&study[2], 1, 2, 2, 4); /* t13 */
-  if (isfinite(base))
-    chapter_value(ch, "t13.tp1cp2_base", "Mamba-7B (4, 1, 1, 2) extrapolated from its pipelines",
-                  base, "s", SCALE_FMT_PLAIN);
-  for (int ti = 0; ti < N_TABLES; ti++) /* the text cites the Mamba tables' */
-    if (is_mamba(&study[ti]) && g[ti].plain_hi > 0)
-      range_values(ch, tables[ti].key, "plain", "rows without CP or PP, pred / meas",
-                   g[ti].plain_lo, g[ti].plain_hi, "", SCALE_FMT_PLAIN);
-}
-
 /** Ranges the text cites: predicted over measured for groups of rows (pipelines of each
  * family, CP rows without PP) and the device model alone for the host-bound rows. */
 static void section_study_groups(chapter *ch, const scale_step_params *prm) {
@@ -514,11 +449,20 @@ static void section_study_groups(chapter *ch, const scale_step_params *prm) {
                 "without the stage latency every Mamba pipeline is predicted too fast");
   chapter_claim(ch, true, u.mamba_pp_lo < 1.0 && u.mamba_pp_hi > 1.0,
                 "with it the Mamba pipelines are priced on both sides of the measurement");
-  scale_hybrid_study_ranges g[N_TABLES];
-  for (int ti = 0; ti < N_TABLES; ti++)
-    scale_hybrid_study_table_ranges(&study[ti], prm->v[SCALE_STEP_MESH_CP_HOST_S], &g[ti]);
-  section_stage_cost(ch, g);
-  section_mamba_rows(ch, g);
+  /* what one more pipeline stage adds to a measured step, measured alone: with dp = 8 / (tp pp
+   * cp) each device always runs 1024 x 4096 / 8 tokens of layers, so a pipeline that cost only
+   * its sends and its 1F1B bubble ((pp - 1) / m of a step with m = 1024 / dp microbatches)
+   * would add well under 1% of a step per stage; and the rows of the Mamba tables with neither
+   * CP nor PP (the composition's own price: no floor, no stage latency) */
+  scale_hybrid_study_ranges_table(study, prm->v[SCALE_STEP_MESH_CP_HOST_S], &t);
+  emit(ch, NULL, &t);
+  for (int ti = 0; ti < N_TABLES; ti++) {
+    scale_hybrid_study_ranges g;
+    scale_hybrid_study_table_ranges(&study[ti], prm->v[SCALE_STEP_MESH_CP_HOST_S], &g);
+    if (is_mamba(&study[ti]) && g.stage_hi_s > 0)
+      chapter_claim(ch, true, g.stage_lo_s > 0 && g.stage_hi_s < 1.3 * g.stage_lo_s,
+                    "a Mamba table's stage cost is nearly one figure whatever TP, CP and DP");
+  }
 }
 
 int main(int argc, char **argv) {

@@ -249,4 +249,28 @@ void scale_hybrid_study_summary_table(const scale_hybrid_study_table *t,
  * "cp_hi", "dev_cp_lo", "dev_cp_hi". */
 void scale_hybrid_study_groups_table(const scale_hybrid_study_groups *u, scale_hybrid_table *out);
 
+/** The value stem of the study's table i, the paper's table number: "t10", "t11", "t13", "t14"
+ * (scale_hybrid_study_load_all's order); "?" outside 0..SCALE_HYBRID_STUDY_TABLES-1. */
+const char *scale_hybrid_study_key(int i);
+
+/** Fills *out with what the host's floor rests on over the study's tables 't', 'host_s' the
+ * stored host time (mesh_cp_host_s): for each pure-CP row (scale_hybrid_study_pure_cp) of
+ * table KEY at CP degree C, "meas.KEY.cpC" (measured / fit.units) and "device.KEY.cpC"
+ * (fit.device_s / fit.units) [s]; "meas_lo" and "meas_hi" (scale_hybrid_study_host_bound_range)
+ * [s]; then, for each table with host-bound rows of both kinds (scale_hybrid_study_ranges),
+ * "tp_cp.KEY" and "tp_tpcp.KEY", the means of pure CP and of TP x CP [s].
+ * Paper:  Tables 10-14: 10-12 ms per CP layer-microbatch (chapter 13). */
+void scale_hybrid_study_host_table(const scale_hybrid_study_table t[SCALE_HYBRID_STUDY_TABLES],
+                                   double host_s, scale_hybrid_table *out);
+
+/** Fills *out with the ranges of the study's tables 't' (scale_hybrid_study_table_ranges with
+ * 'host_s'): for each table KEY with a pair of pipelines "KEY.stage_lo" and "KEY.stage_hi" (one
+ * more stage, measured [s]); Table 13's "t13.tp1cp2_base", Mamba-7B at (4, 1, 1, 2) without a
+ * pipeline (scale_hybrid_study_pp1_extrapolated_s from its pipelines of 2 and 4 stages) [s],
+ * where both rows exist; then for each Mamba-2 table with rows without CP or PP
+ * "KEY.plain_lo" and "KEY.plain_hi" (pred / measured).
+ * Paper:  Tables 10-14 (chapter 13 "Predicted over measured, by group of rows"). */
+void scale_hybrid_study_ranges_table(const scale_hybrid_study_table t[SCALE_HYBRID_STUDY_TABLES],
+                                     double host_s, scale_hybrid_table *out);
+
 #endif

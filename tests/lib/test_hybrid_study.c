@@ -808,6 +808,47 @@ START_TEST(test_study_tables) {
 }
 END_TEST
 
+START_TEST(test_study_host_and_ranges_tables) {
+  /* by hand, host time 10 ms. Table 10 (LLaMA): pure CP (4, 1, 1, 2) measured 2 s over 100
+   * layer-microbatches, device 0.5 s: 20 ms and 5 ms each, below the host's 10: host-bound;
+   * TP x CP (2, 1, 2, 2) 3 s over 100 (device 4 ms): 30 ms; (8, 1, 1, 1) 10 s and (4, 2, 1, 1)
+   * 12 s: one more stage adds 2 s. Table 13 (Mamba): (2, 2, 1, 2) 30 s and (1, 4, 1, 2) 50 s: a
+   * stage 10 s, so without a pipeline 30 - 10 = 20 s; (8, 1, 1, 1) measured 10, predicted 11:
+   * 1.1. Tables 11 and 14 empty. */
+  static scale_hybrid_study_table t[SCALE_HYBRID_STUDY_TABLES];
+  memset(t, 0, sizeof t);
+  t[0].model.arch = SCALE_ARCH_TRANSFORMER, t[2].model.arch = SCALE_ARCH_MAMBA2;
+  hand_row(&t[0], 4, 1, 1, 2, 2, 2, 100, 0.5);
+  hand_row(&t[0], 2, 1, 2, 2, 3, 3, 100, 0.4);
+  hand_row(&t[0], 8, 1, 1, 1, 10, 12, 1, 10);
+  hand_row(&t[0], 4, 2, 1, 1, 12, 12, 1, 12);
+  hand_row(&t[2], 2, 2, 1, 2, 30, 30, 1, 30);
+  hand_row(&t[2], 1, 4, 1, 2, 50, 50, 1, 50);
+  hand_row(&t[2], 8, 1, 1, 1, 10, 11, 1, 10);
+  ck_assert_str_eq(scale_hybrid_study_key(2), "t13");
+  ck_assert_str_eq(scale_hybrid_study_key(4), "?");
+  static scale_hybrid_table tab;
+  scale_hybrid_study_host_table(t, 10e-3, &tab);
+  ck_assert_int_eq(tab.n, 6);
+  scale_check_rel(tab.row[row_of(&tab, "meas.t10.cp2")].value, 0.02, 1e-12, "s", "2 s / 100");
+  scale_check_rel(tab.row[row_of(&tab, "device.t10.cp2")].value, 0.005, 1e-12, "s", "0.5 / 100");
+  scale_check_rel(tab.row[row_of(&tab, "meas_lo")].value, 0.02, 1e-12, "s", "the one row");
+  scale_check_rel(tab.row[row_of(&tab, "meas_hi")].value, 0.02, 1e-12, "s", "the one row");
+  scale_check_rel(tab.row[row_of(&tab, "tp_cp.t10")].value, 0.02, 1e-12, "s", "pure CP mean");
+  scale_check_rel(tab.row[row_of(&tab, "tp_tpcp.t10")].value, 0.03, 1e-12, "s", "3 s / 100");
+  scale_hybrid_study_ranges_table(t, 10e-3, &tab);
+  ck_assert_int_eq(tab.n, 7);
+  ck_assert_str_eq(tab.row[0].key, "t10.stage_lo");
+  ck_assert_str_eq(tab.row[0].label, "one more stage adds (measured): least");
+  scale_check_rel(tab.row[row_of(&tab, "t10.stage_hi")].value, 2.0, 1e-12, "s", "12 - 10");
+  scale_check_rel(tab.row[row_of(&tab, "t13.stage_lo")].value, 10.0, 1e-12, "s", "(50 - 30) / 2");
+  scale_check_rel(tab.row[row_of(&tab, "t13.tp1cp2_base")].value, 20.0, 1e-12, "s", "30 - 10");
+  scale_check_rel(tab.row[row_of(&tab, "t13.plain_hi")].value, 1.1, 1e-12, "", "11 / 10");
+  for (int i = 0; i < tab.n; i++)
+    ck_assert_str_ne(tab.row[i].key, "t10.plain_lo"); /* a LLaMA table's are not cited */
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("hybrid_study");
   const scale_check_case cases[] = {{"cp_layer_microbatches", test_cp_layer_microbatches},
@@ -826,6 +867,8 @@ int main(void) {
                                     {"table_ranges_and_groups", test_table_ranges_and_groups},
                                     {"pp1_extrapolated", test_pp1_extrapolated},
                                     {"study_tables", test_study_tables},
+                                    {"study_host_and_ranges_tables",
+                                     test_study_host_and_ranges_tables},
                                     {"study_fit_over_tables", test_study_fit_over_tables},
                                     {"plan_hybrid", test_plan_hybrid},
                                     {"study_load_all_and_logo", test_study_load_all_and_logo}};
