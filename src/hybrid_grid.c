@@ -121,7 +121,7 @@ bool scale_hybrid_grid_step_mixes_cp(const scale_hybrid_grid_case *c) {
   return c->step_ok && b->cp > 1 && (b->pp > 1 || b->tp > 1);
 }
 
-void scale_hybrid_grid_case_table(const scale_hybrid_grid_case *c, scale_hybrid_table *out) {
+scale_hybrid_table *scale_hybrid_grid_case_table(const scale_hybrid_grid_case *c, scale_hybrid_table *out) {
   const scale_hybrid_layout *g = &c->guide.layout, *b = &c->step.layout;
   out->n = 0;
   scale_hybrid_table_add_layout(out, "guide", g->dp, g->pp, g->tp, g->cp);
@@ -133,9 +133,10 @@ void scale_hybrid_grid_case_table(const scale_hybrid_grid_case *c, scale_hybrid_
                          c->plan_ratio, "", SCALE_FMT_PLAIN);
   scale_hybrid_table_add_flag(out, "plan_fits", "the guide's degrees fit scale plan's memory model",
                               c->plan_fits);
+  return out;
 }
 
-void scale_hybrid_grid_tally_table(const scale_hybrid_grid_tally *k, scale_hybrid_table *out) {
+scale_hybrid_table *scale_hybrid_grid_tally_table(const scale_hybrid_grid_tally *k, scale_hybrid_table *out) {
   const struct {
     const char *key, *label;
     double v;
@@ -158,4 +159,5 @@ void scale_hybrid_grid_tally_table(const scale_hybrid_grid_tally *k, scale_hybri
   out->n = 0;
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
     scale_hybrid_table_add(out, rows[i].key, rows[i].label, rows[i].v, "", SCALE_FMT_PLAIN);
+  return out;
 }

@@ -335,9 +335,9 @@ double scale_hybrid_study_pp1_extrapolated_s(const scale_hybrid_study_table *t, 
 
 /* ==== the study as tables ==================================================================== */
 
-void scale_hybrid_study_row_table(const scale_hybrid_study_table *t, int i,
-                                  const scale_hybrid_paper_row *pc, double off_frac,
-                                  scale_hybrid_table *out) {
+scale_hybrid_table *scale_hybrid_study_row_table(const scale_hybrid_study_table *t, int i,
+                                                 const scale_hybrid_paper_row *pc, double off_frac,
+                                                 scale_hybrid_table *out) {
   const scale_measurement *r = &t->rows[i];
   double meas = r->measured, pred = t->pred_s[i];
   const char *mem = pc->memory_known ? "measured memory" : "measured memory (copy error: the MFU)";
@@ -363,12 +363,13 @@ void scale_hybrid_study_row_table(const scale_hybrid_study_table *t, int i,
   scale_hybrid_table_add(out, "pred_mfu", "predicted MFU", 100.0 * pc->mfu_frac * meas / pred, "%",
                          SCALE_FMT_PLAIN);
   scale_hybrid_table_add_flag(out, "off", off, fabs(pred / meas - 1.0) > off_frac);
+  return out;
 }
 
-void scale_hybrid_study_summary_table(const scale_hybrid_study_table *t,
-                                      const scale_hybrid_study_stats *u, double off_frac,
-                                      const scale_hybrid_paper_row *paper, int n_paper,
-                                      scale_hybrid_table *out) {
+scale_hybrid_table *scale_hybrid_study_summary_table(const scale_hybrid_study_table *t,
+                                                     const scale_hybrid_study_stats *u, double off_frac,
+                                                     const scale_hybrid_paper_row *paper, int n_paper,
+                                                     scale_hybrid_table *out) {
   char off[64];
   snprintf(off, sizeof off, "rows off by > %.0f%%", 100.0 * off_frac);
   out->n = 0;
@@ -393,9 +394,10 @@ void scale_hybrid_study_summary_table(const scale_hybrid_study_table *t,
     scale_hybrid_table_add(out, key, "measured MFU", 100.0 * paper[j].mfu_frac, "%",
                            SCALE_FMT_PLAIN);
   }
+  return out;
 }
 
-void scale_hybrid_study_groups_table(const scale_hybrid_study_groups *u, scale_hybrid_table *out) {
+scale_hybrid_table *scale_hybrid_study_groups_table(const scale_hybrid_study_groups *u, scale_hybrid_table *out) {
   const struct {
     const char *key, *label;
     double v;
@@ -413,6 +415,7 @@ void scale_hybrid_study_groups_table(const scale_hybrid_study_groups *u, scale_h
   out->n = 0;
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
     scale_hybrid_table_add(out, rows[i].key, rows[i].label, rows[i].v, "", SCALE_FMT_PLAIN);
+  return out;
 }
 
 const char *scale_hybrid_study_key(int i) {
@@ -420,8 +423,8 @@ const char *scale_hybrid_study_key(int i) {
   return i >= 0 && i < SCALE_HYBRID_STUDY_TABLES ? keys[i] : "?";
 }
 
-void scale_hybrid_study_host_table(const scale_hybrid_study_table t[SCALE_HYBRID_STUDY_TABLES],
-                                   double host_s, scale_hybrid_table *out) {
+scale_hybrid_table *scale_hybrid_study_host_table(const scale_hybrid_study_table t[SCALE_HYBRID_STUDY_TABLES],
+                                                  double host_s, scale_hybrid_table *out) {
   char key[sizeof out->row[0].key];
   out->n = 0;
   for (int ti = 0; ti < SCALE_HYBRID_STUDY_TABLES; ti++)
@@ -453,6 +456,7 @@ void scale_hybrid_study_host_table(const scale_hybrid_study_table t[SCALE_HYBRID
     scale_hybrid_table_add(out, key, "TP x CP, measured per layer-microbatch (mean)",
                            g.host_tpcp_mean_s, "s", SCALE_FMT_TIME);
   }
+  return out;
 }
 
 /** Appends the range [lo, hi] labelled 'label' as "KEY.WHAT_lo" and "KEY.WHAT_hi". */
@@ -467,8 +471,8 @@ static void add_range(scale_hybrid_table *out, const char *key, const char *what
   scale_hybrid_table_add(out, k, l, hi, unit, style);
 }
 
-void scale_hybrid_study_ranges_table(const scale_hybrid_study_table t[SCALE_HYBRID_STUDY_TABLES],
-                                     double host_s, scale_hybrid_table *out) {
+scale_hybrid_table *scale_hybrid_study_ranges_table(const scale_hybrid_study_table t[SCALE_HYBRID_STUDY_TABLES],
+                                                    double host_s, scale_hybrid_table *out) {
   scale_hybrid_study_ranges g[SCALE_HYBRID_STUDY_TABLES];
   out->n = 0;
   for (int ti = 0; ti < SCALE_HYBRID_STUDY_TABLES; ti++) {
@@ -487,4 +491,5 @@ void scale_hybrid_study_ranges_table(const scale_hybrid_study_table t[SCALE_HYBR
     if (t[ti].model.arch == SCALE_ARCH_MAMBA2 && g[ti].plain_hi > 0)
       add_range(out, scale_hybrid_study_key(ti), "plain", "rows without CP or PP, pred / meas",
                 g[ti].plain_lo, g[ti].plain_hi, "", SCALE_FMT_PLAIN);
+  return out;
 }

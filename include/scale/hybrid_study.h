@@ -229,9 +229,9 @@ void scale_hybrid_study_groups_eval(const scale_hybrid_study_table *t, int n, do
  * over the predicted time: the paper's MFU definition kept) [%], and the flag "off" (|pred /
  * measured - 1| > off_frac).
  * Paper:  Tables 10, 11, 13 and 14 (the columns step, throughput, memory, MFU). */
-void scale_hybrid_study_row_table(const scale_hybrid_study_table *t, int i,
-                                  const scale_hybrid_paper_row *pc, double off_frac,
-                                  scale_hybrid_table *out);
+scale_hybrid_table *scale_hybrid_study_row_table(const scale_hybrid_study_table *t, int i,
+                                                 const scale_hybrid_paper_row *pc, double off_frac,
+                                                 scale_hybrid_table *out);
 
 /** Fills *out with how table 't' fares, 'u' its stats (scale_hybrid_study_table_stats): "n",
  * "spearman", "spearman_device", "mem_spearman" (scale_hybrid_study_memory_spearman against
@@ -239,15 +239,15 @@ void scale_hybrid_study_row_table(const scale_hybrid_study_table *t, int i,
  * "worst_meas.*", "best_pred.*", "worst_pred.*", the measured ends with their measured MFU
  * ("best_meas.mfu", "worst_meas.mfu" [%]) where the paper prints the row. 'off_frac' is the
  * tolerance 'u' was counted with ("n_off"'s label). */
-void scale_hybrid_study_summary_table(const scale_hybrid_study_table *t,
-                                      const scale_hybrid_study_stats *u, double off_frac,
-                                      const scale_hybrid_paper_row *paper, int n_paper,
-                                      scale_hybrid_table *out);
+scale_hybrid_table *scale_hybrid_study_summary_table(const scale_hybrid_study_table *t,
+                                                     const scale_hybrid_study_stats *u, double off_frac,
+                                                     const scale_hybrid_paper_row *paper, int n_paper,
+                                                     scale_hybrid_table *out);
 
 /** Fills *out with the groups 'u' (scale_hybrid_study_groups_eval), pred / measured:
  * "llama_pp_lo", "llama_pp_hi", "mamba_pp_bare_hi", "mamba_pp_lo", "mamba_pp_hi", "cp_lo",
  * "cp_hi", "dev_cp_lo", "dev_cp_hi". */
-void scale_hybrid_study_groups_table(const scale_hybrid_study_groups *u, scale_hybrid_table *out);
+scale_hybrid_table *scale_hybrid_study_groups_table(const scale_hybrid_study_groups *u, scale_hybrid_table *out);
 
 /** The value stem of the study's table i, the paper's table number: "t10", "t11", "t13", "t14"
  * (scale_hybrid_study_load_all's order); "?" outside 0..SCALE_HYBRID_STUDY_TABLES-1. */
@@ -260,8 +260,8 @@ const char *scale_hybrid_study_key(int i);
  * [s]; then, for each table with host-bound rows of both kinds (scale_hybrid_study_ranges),
  * "tp_cp.KEY" and "tp_tpcp.KEY", the means of pure CP and of TP x CP [s].
  * Paper:  Tables 10-14: 10-12 ms per CP layer-microbatch (chapter 13). */
-void scale_hybrid_study_host_table(const scale_hybrid_study_table t[SCALE_HYBRID_STUDY_TABLES],
-                                   double host_s, scale_hybrid_table *out);
+scale_hybrid_table *scale_hybrid_study_host_table(const scale_hybrid_study_table t[SCALE_HYBRID_STUDY_TABLES],
+                                                  double host_s, scale_hybrid_table *out);
 
 /** Fills *out with the ranges of the study's tables 't' (scale_hybrid_study_table_ranges with
  * 'host_s'): for each table KEY with a pair of pipelines "KEY.stage_lo" and "KEY.stage_hi" (one
@@ -270,7 +270,7 @@ void scale_hybrid_study_host_table(const scale_hybrid_study_table t[SCALE_HYBRID
  * where both rows exist; then for each Mamba-2 table with rows without CP or PP
  * "KEY.plain_lo" and "KEY.plain_hi" (pred / measured).
  * Paper:  Tables 10-14 (chapter 13 "Predicted over measured, by group of rows"). */
-void scale_hybrid_study_ranges_table(const scale_hybrid_study_table t[SCALE_HYBRID_STUDY_TABLES],
-                                     double host_s, scale_hybrid_table *out);
+scale_hybrid_table *scale_hybrid_study_ranges_table(const scale_hybrid_study_table t[SCALE_HYBRID_STUDY_TABLES],
+                                                    double host_s, scale_hybrid_table *out);
 
 #endif

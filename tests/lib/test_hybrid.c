@@ -833,6 +833,83 @@ START_TEST(test_table_ssm_guide) {
 }
 END_TEST
 
+START_TEST(test_table_case_zero_overlap) {
+  /* the case study's machine: the 910B's HCCS 1.96e11 B/s over 7 peers, 2.8e10 a link; 8 NPUs
+   * running 1024 x 4096 = 4,194,304 tokens a step */
+  static scale_hybrid_table t;
+  scale_chip npu = chip("ascend-910b");
+  scale_model m = model("llama-2-7b");
+  scale_hybrid_case_table(&npu, 8, 1024, 4096, &t);
+  ck_assert_int_eq(t.n, 9);
+  scale_check_rel(t.row[row_of(&t, "hw.peer")].value, 2.8e10, EXACT, "B/s", "1.96e11 / 7");
+  scale_check_rel(t.row[row_of(&t, "hw.flops")].value, 3.7888e14, EXACT, "FLOP/s", "bf16 cube");
+  scale_check_rel(t.row[row_of(&t, "case.tokens")].value, 4194304.0, EXACT, "tokens", "1024 x 4096");
+  ck_assert(t.row[row_of(&t, "hw.chips")].value == 8);
+  /* ZeRO's Figure 1: 7.5e9 parameters on 64 devices at 2 + 2 + 12 bytes: 120 GB plain; stage 1
+   * 2 + 2 + 12/64 = 4.1875 B a parameter, 31.4 GB; stage 2 2 + 14/64, 16.6 GB; stage 3 16/64,
+   * 1.875 GB */
+  const scale_precision mixed = SCALE_PRECISION_MIXED_ADAM;
+  scale_hybrid_zero_table(&mixed, 7.5e9, 64, &t);
+  ck_assert_int_eq(t.n, 4);
+  scale_check_rel(t.row[row_of(&t, "s0")].value, 1.2e11, EXACT, "B", "ZeRO Fig. 1 baseline");
+  scale_check_rel(t.row[row_of(&t, "s1")].value, 4.1875 * 7.5e9, EXACT, "B", "ZeRO Fig. 1 P_os");
+  scale_check_rel(t.row[row_of(&t, "s2")].value, 2.21875 * 7.5e9, EXACT, "B",
+                  "ZeRO Fig. 1 P_os+g");
+  scale_check_rel(t.row[row_of(&t, "s3")].value, 1.875e9, EXACT, "B", "ZeRO Fig. 1 P_os+g+p");
+  /* LLaMA 2 7B at TP 2 on the 910B (test_tp_layer_fwd's hand values): communication
+   * 67,108,864 B / 2.8e10 B/s; compute (8 d^2 + 6 d F) s + 4 s^2 d over two at 3.7888e14
+   * within 0.5%; without overlap their sum; weak their larger; then the overlap rows */
+  const double chunks[] = {4};
+  scale_hybrid_tp_overlap_table(&m, &npu, 2, 4096, chunks, 1, &t);
+  ck_assert_int_eq(t.n, 7);
+  ck_assert_str_eq(t.row[0].key, "comp");
+  double comm = 67108864.0 / 2.8e10, d = 4096, f = 11008, s = 4096;
+  double comp = ((8 * d * d + 6 * d * f) * s + 4 * s * s * d) / 2 / 3.7888e14;
+  scale_check_rel(t.row[row_of(&t, "comm")].value, comm, EXACT, "s", "two ARs over one link");
+  scale_check_rel(t.row[row_of(&t, "comp")].value, comp, 5e-3, "s", "hand: the matmuls");
+  scale_check_rel(t.row[row_of(&t, "none")].value, comp + comm, 5e-3, "s", "serial");
+  scale_check_rel(t.row[row_of(&t, "weak")].value, fmax(comp, comm), 5e-3, "s", "max");
+  ck_assert_str_eq(t.row[row_of(&t, "exposed4")].label, "exposed");
+}
+END_TEST
+
+START_TEST(test_table_cp_traffic_ssd) {
+  /* CP 8 at 4K, 32K: attention's K/V grow with s (LLaMA 2 7B, MHA: 4 (7/8) s K H 2 B =
+   * 117,440,512 B at 4096, eight times that at 32K); Mamba's chunk states and halo do not;
+   * its TP all-reduce grows with s. The ratio is attention over Mamba. */
+  static scale_hybrid_table t;
+  scale_model l7 = model("llama-2-7b"), m7 = model("mamba-2-7b-amer");
+  const double seqs[] = {4096, 32768};
+  scale_hybrid_cp_traffic_table(&m7, "Mamba-7B", &l7, "LLaMA 2 7B", 8, seqs, 2,
+                                SCALE_DTYPE_BF16, &t);
+  ck_assert_int_eq(t.n, 8);
+  ck_assert_str_eq(t.row[0].key, "mcp.s4k");
+  ck_assert_str_eq(t.row[0].label, "Mamba-7B CP 8");
+  ck_assert_str_eq(t.row[row_of(&t, "mtp.s32k")].label, "Mamba-7B TP 8");
+  scale_check_rel(t.row[row_of(&t, "acp.s4k")].value, 117440512.0, EXACT, "B", "Tab 3 CP 8");
+  scale_check_rel(t.row[row_of(&t, "acp.s32k")].value, 8 * 117440512.0, EXACT, "B", "x 8 tokens");
+  scale_check_rel(t.row[row_of(&t, "mcp.s32k")].value, t.row[row_of(&t, "mcp.s4k")].value, EXACT,
+                  "B", "Mamba CP independent of s");
+  scale_check_rel(t.row[row_of(&t, "mtp.s32k")].value, 8 * t.row[row_of(&t, "mtp.s4k")].value,
+                  EXACT, "B", "TP linear in s");
+  scale_check_rel(t.row[row_of(&t, "cpratio.s4k")].value,
+                  117440512.0 / t.row[row_of(&t, "mcp.s4k")].value, EXACT, "", "the ratio");
+  /* test_transformer's tiny Mamba-2 at s = 8: SSD 4352 FLOPs with the scan, 4864 naive, the
+   * projections 960 a token: share 4352 / 7680, naive over scan 4864 / 4352 */
+  scale_model tiny = {.arch = SCALE_ARCH_MAMBA2, .n_layers = 3, .d_model = 8, .n_vocab = 10,
+                      .tied_embeddings = true, .ssm_d_state = 4, .ssm_n_heads = 4,
+                      .ssm_d_head = 4, .ssm_expand = 2, .ssm_n_groups = 1, .ssm_d_conv = 4,
+                      .ssm_chunk_size = 4};
+  scale_hybrid_ssd_table(&tiny, "tiny", 8, &t);
+  ck_assert_int_eq(t.n, 3);
+  scale_check_rel(t.row[row_of(&t, "ssd.tiny.share")].value, 4352.0 / 7680.0, EXACT, "",
+                  "hand: SSD over projections");
+  scale_check_rel(t.row[row_of(&t, "ssd.tiny.naive")].value, 4864.0 / 4352.0, EXACT, "",
+                  "hand: naive over scan");
+  ck_assert(t.row[row_of(&t, "act.tiny")].value > 0);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("hybrid");
   const scale_check_case cases[] = {
@@ -864,6 +941,8 @@ int main(void) {
       {"table_volumes", test_table_volumes},
       {"table_memory_overlap", test_table_memory_overlap},
       {"table_ssm_guide", test_table_ssm_guide},
+      {"table_case_zero_overlap", test_table_case_zero_overlap},
+      {"table_cp_traffic_ssd", test_table_cp_traffic_ssd},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return scale_check_run(s);
