@@ -336,10 +336,14 @@ double scale_hybrid_study_pp1_extrapolated_s(const scale_hybrid_study_table *t, 
 /* ==== the study as tables ==================================================================== */
 
 scale_hybrid_table *scale_hybrid_study_row_table(const scale_hybrid_study_table *t, int i,
-                                                 const scale_hybrid_paper_row *pc, double off_frac,
-                                                 scale_hybrid_table *out) {
+                                                 const scale_hybrid_paper_row *paper, int n_paper,
+                                                 double off_frac, scale_hybrid_table *out) {
   const scale_measurement *r = &t->rows[i];
   double meas = r->measured, pred = t->pred_s[i];
+  int k = scale_hybrid_study_paper_find(paper, n_paper, r->id);
+  out->n = 0;
+  if (k < 0) return NULL;
+  const scale_hybrid_paper_row *pc = &paper[k];
   const char *mem = pc->memory_known ? "measured memory" : "measured memory (copy error: the MFU)";
   char off[64];
   snprintf(off, sizeof off, "off by more than %.0f%%", 100.0 * off_frac);
@@ -423,36 +427,43 @@ const char *scale_hybrid_study_key(int i) {
   return i >= 0 && i < SCALE_HYBRID_STUDY_TABLES ? keys[i] : "?";
 }
 
-scale_hybrid_table *scale_hybrid_study_host_table(const scale_hybrid_study_table t[SCALE_HYBRID_STUDY_TABLES],
-                                                  double host_s, scale_hybrid_table *out) {
-  char key[sizeof out->row[0].key];
+scale_hybrid_table *scale_hybrid_study_host_table(
+    const scale_hybrid_study_table t[SCALE_HYBRID_STUDY_TABLES], const scale_chip *chip,
+    const scale_step_params *params, scale_hybrid_table *out) {
+  double host_s = params->v[SCALE_STEP_MESH_CP_HOST_S];
+  char key[sizeof out->row[0].key], label[SCALE_HYBRID_LABEL_MAX];
   out->n = 0;
+  snprintf(label, sizeof label, "mesh_cp_host_s in hardware/%s.ini", chip->name);
+  scale_hybrid_table_add(out, "host.stored", label, host_s, "s", SCALE_FMT_TIME);
+  snprintf(label, sizeof label, "mesh_ssm_stage_s in hardware/%s.ini", chip->name);
+  scale_hybrid_table_add(out, "stage.stored", label, params->v[SCALE_STEP_MESH_SSM_STAGE_S], "s",
+                         SCALE_FMT_TIME);
   for (int ti = 0; ti < SCALE_HYBRID_STUDY_TABLES; ti++)
     for (int i = 0; i < t[ti].n; i++) {
       const scale_measurement *r = &t[ti].rows[i];
       const scale_calib_framework_row *f = &t[ti].fit[i];
       if (!scale_hybrid_study_pure_cp(r)) continue;
-      snprintf(key, sizeof key, "meas.%s.cp%.0f", scale_hybrid_study_key(ti), r->cp);
+      snprintf(key, sizeof key, "host.meas.%s.cp%.0f", scale_hybrid_study_key(ti), r->cp);
       scale_hybrid_table_add(out, key, "measured per CP layer-microbatch", r->measured / f->units,
                              "s", SCALE_FMT_TIME);
-      snprintf(key, sizeof key, "device.%s.cp%.0f", scale_hybrid_study_key(ti), r->cp);
+      snprintf(key, sizeof key, "host.device.%s.cp%.0f", scale_hybrid_study_key(ti), r->cp);
       scale_hybrid_table_add(out, key, "the device's own time per layer-microbatch",
                              f->device_s / f->units, "s", SCALE_FMT_TIME);
     }
   double lo, hi;
   scale_hybrid_study_host_bound_range(t, SCALE_HYBRID_STUDY_TABLES, host_s, &lo, &hi);
-  scale_hybrid_table_add(out, "meas_lo", "pure-CP rows the host binds: least", lo, "s",
+  scale_hybrid_table_add(out, "host.meas_lo", "pure-CP rows the host binds: least", lo, "s",
                          SCALE_FMT_TIME);
-  scale_hybrid_table_add(out, "meas_hi", "pure-CP rows the host binds: most", hi, "s",
+  scale_hybrid_table_add(out, "host.meas_hi", "pure-CP rows the host binds: most", hi, "s",
                          SCALE_FMT_TIME);
   for (int ti = 0; ti < SCALE_HYBRID_STUDY_TABLES; ti++) {
     scale_hybrid_study_ranges g;
     scale_hybrid_study_table_ranges(&t[ti], host_s, &g);
     if (g.n_host_cp == 0 || g.n_host_tpcp == 0) continue;
-    snprintf(key, sizeof key, "tp_cp.%s", scale_hybrid_study_key(ti));
+    snprintf(key, sizeof key, "host.tp_cp.%s", scale_hybrid_study_key(ti));
     scale_hybrid_table_add(out, key, "pure CP, measured per layer-microbatch (mean)",
                            g.host_cp_mean_s, "s", SCALE_FMT_TIME);
-    snprintf(key, sizeof key, "tp_tpcp.%s", scale_hybrid_study_key(ti));
+    snprintf(key, sizeof key, "host.tp_tpcp.%s", scale_hybrid_study_key(ti));
     scale_hybrid_table_add(out, key, "TP x CP, measured per layer-microbatch (mean)",
                            g.host_tpcp_mean_s, "s", SCALE_FMT_TIME);
   }

@@ -1,13 +1,9 @@
 /* hybrid-parallelism.c — chapter 13, the hybrid-parallelism study of Amer et al. (arXiv
- * 2602.09109), as a program: a script over hybrid.h, hybrid_grid.h and hybrid_study.h.
- *
- * Walks through the collective volumes of Tables 2 and 3, memory per device by strategy and
- * ZeRO stage, the overlap classes of section 2.6 and the ring-CP block, what each parallelism
- * splits in a Mamba-2 layer, the design guide of section 7 on the paper's models and on a
- * grid against the step model's best and `scale plan`, and the case study: Tables 10, 11, 13
- * and 14 predicted beside measured, with the measured time per CP layer-microbatch the host's
- * floor rests on. Every number hybrid-parallelism.md cites is emitted with --values; --figures
- * DIR draws one predicted-against-measured figure per table (study-<model>.svg).
+ * 2602.09109), as a script over hybrid.h, hybrid_grid.h and hybrid_study.h: Tables 2 and 3,
+ * memory by strategy and ZeRO stage, overlap and the ring-CP block, Mamba-2's splits, the
+ * design guide against the step model and `scale plan`, and Tables 10, 11, 13 and 14
+ * predicted beside measured. --values emits every number hybrid-parallelism.md cites;
+ * --figures DIR draws one predicted-against-measured figure per table (study-<model>.svg).
  */
 #include <math.h>
 #include <stdio.h>
@@ -274,19 +270,6 @@ static scale_hybrid_study_table study[N_TABLES];
 static scale_hybrid_paper_row paper[SCALE_HYBRID_STUDY_PAPER_MAX];
 static int n_paper;
 
-/** The CP host bound: the stored host time and stage latency (chapter 14 fits them), and the
- * measured time per CP layer-microbatch of every pure-CP row (DP x CP only) it rests on. */
-static void section_cp_host(chapter *ch, const scale_step_params *prm) {
-  chapter_heading(ch, "CP on a host-synchronous framework: the host's time per layer-microbatch");
-  double stored = prm->v[SCALE_STEP_MESH_CP_HOST_S];
-  const chapter_val r[] = {
-      V("host.stored", "mesh_cp_host_s in hardware/ascend-910b.ini", stored, "s"),
-      V("stage.stored", "mesh_ssm_stage_s in hardware/ascend-910b.ini",
-        prm->v[SCALE_STEP_MESH_SSM_STAGE_S], "s")};
-  CHAPTER_EMIT(ch, NULL, r);
-  emit(ch, "host", scale_hybrid_study_host_table(study, stored, &tab));
-}
-
 static void study_figure(chapter *ch, const study_spec *t, const scale_hybrid_study_table *sd) {
   /* one dot per layout, the identity and the +-25% band */
   scale_plot_point pts[ROWS_MAX];
@@ -328,14 +311,12 @@ static void section_study(chapter *ch) {
     const scale_hybrid_study_table *sd = &study[ti];
     chapter_heading(ch, t->title);
     for (int i = 0; i < sd->n; i++) {
-      int k = scale_hybrid_study_paper_find(paper, n_paper, sd->rows[i].id);
-      if (k < 0) {
-        chapter_error(ch, "paper-columns.txt: no row %s", sd->rows[i].id);
-        continue;
-      }
       char stem[48];
       snprintf(stem, sizeof stem, "%s.r%02d", key, i + 1);
-      emit(ch, stem, scale_hybrid_study_row_table(sd, i, &paper[k], OFF_FRAC, &tab));
+      if (scale_hybrid_study_row_table(sd, i, paper, n_paper, OFF_FRAC, &tab))
+        emit(ch, stem, &tab);
+      else
+        chapter_error(ch, "paper-columns.txt: no row %s", sd->rows[i].id);
     }
     scale_hybrid_study_stats u;
     scale_hybrid_study_table_stats(sd, OFF_FRAC, &u);
@@ -359,11 +340,7 @@ static void section_study_groups(chapter *ch, const scale_step_params *prm) {
                 "without the stage latency every Mamba pipeline is predicted too fast");
   chapter_claim(ch, true, u.mamba_pp_lo < 1.0 && u.mamba_pp_hi > 1.0,
                 "with it the Mamba pipelines are priced on both sides of the measurement");
-  /* what one more pipeline stage adds to a measured step, measured alone: with dp = 8 / (tp pp
-   * cp) each device always runs 1024 x 4096 / 8 tokens of layers, so a pipeline that cost only
-   * its sends and its 1F1B bubble ((pp - 1) / m of a step with m = 1024 / dp microbatches)
-   * would add well under 1% of a step per stage; and the rows of the Mamba tables with neither
-   * CP nor PP (the composition's own price: no floor, no stage latency) */
+  /* what one more pipeline stage adds, measured; the Mamba tables' rows without CP or PP */
   emit(ch, NULL, scale_hybrid_study_ranges_table(study, prm->v[SCALE_STEP_MESH_CP_HOST_S], &tab));
   for (int ti = 0; ti < N_TABLES; ti++) {
     scale_hybrid_study_ranges g;
@@ -371,8 +348,7 @@ static void section_study_groups(chapter *ch, const scale_step_params *prm) {
     double cp = g.host_cp_mean_s, tp = g.host_tpcp_mean_s;
     bool mamba = study[ti].model.arch == SCALE_ARCH_MAMBA2;
     /* TP's collectives lengthen the host's floor for LLaMA, whose TP all-reduces follow its CP
-     * block with few launches behind them; a Mamba-2 layer's one a pass is followed by the
-     * many launches of its chunked scan */
+     * block with few launches behind; a Mamba-2 layer's one is followed by its scan's many */
     if (g.n_host_cp > 0 && g.n_host_tpcp > 0)
       chapter_claim(ch, true, mamba ? tp <= cp : tp > 1.05 * cp,
                     mamba ? "Mamba: TP adds nothing to the host's time per layer-microbatch"
@@ -423,7 +399,8 @@ int main(int argc, char **argv) {
   scale_diag d = {0};
   if (chapter_status_ok(&ch, scale_hybrid_study_load_all(&npu, &prm, study, paper, &n_paper, &d),
                         &d)) {
-    section_cp_host(&ch, &prm);
+    chapter_heading(&ch, "CP on a host-synchronous framework: the host's time per layer-microbatch");
+    emit(&ch, NULL, scale_hybrid_study_host_table(study, &npu, &prm, &tab));
     section_study(&ch);
     section_study_groups(&ch, &prm);
   }

@@ -767,7 +767,7 @@ START_TEST(test_study_tables) {
   }
   const scale_hybrid_paper_row paper[] = {{"R1", 2e5, 5e10, true, 0.4}};
   static scale_hybrid_table tab;
-  scale_hybrid_study_row_table(&t, 0, &paper[0], 0.25, &tab);
+  ck_assert_ptr_eq(scale_hybrid_study_row_table(&t, 0, paper, 1, 0.25, &tab), &tab);
   ck_assert_int_eq(tab.n, 15); /* four degrees, ten columns, the flag */
   ck_assert(tab.row[row_of(&tab, "pp")].value == 2 && tab.row[row_of(&tab, "device_s")].value == 18);
   scale_check_rel(tab.row[row_of(&tab, "ratio")].value, 1.2, 1e-12, "", "24 / 20");
@@ -783,8 +783,14 @@ START_TEST(test_study_tables) {
   ck_assert_str_eq(tab.row[row_of(&tab, "meas_mem")].label, "measured memory");
   ck_assert_str_eq(tab.text[row_of(&tab, "off")], "no");
   ck_assert_str_eq(tab.row[row_of(&tab, "off")].label, "off by more than 25%");
-  scale_hybrid_study_row_table(&t, 1, &paper[0], 0.25, &tab);
+  const scale_hybrid_paper_row paper2[] = {{"R2", 4e5, 4e10, false, 0.5}};
+  scale_hybrid_study_row_table(&t, 1, paper2, 1, 0.25, &tab);
   ck_assert_str_eq(tab.text[row_of(&tab, "off")], "yes");
+  ck_assert_str_eq(tab.row[row_of(&tab, "meas_mem")].label,
+                   "measured memory (copy error: the MFU)");
+  /* a row the paper's columns do not hold */
+  ck_assert_ptr_null(scale_hybrid_study_row_table(&t, 1, paper, 1, 0.25, &tab));
+  ck_assert_int_eq(tab.n, 0);
   /* the summary: 2 rows, ranks alike (Spearman 1), mean |error| (20% + 30%) / 2 = 25%, one
    * off; the measured best is R2 (no paper row: no MFU), the worst R1 (MFU 40%) */
   scale_hybrid_study_stats u;
@@ -828,14 +834,23 @@ START_TEST(test_study_host_and_ranges_tables) {
   ck_assert_str_eq(scale_hybrid_study_key(2), "t13");
   ck_assert_str_eq(scale_hybrid_study_key(4), "?");
   static scale_hybrid_table tab;
-  scale_hybrid_study_host_table(t, 10e-3, &tab);
-  ck_assert_int_eq(tab.n, 6);
-  scale_check_rel(tab.row[row_of(&tab, "meas.t10.cp2")].value, 0.02, 1e-12, "s", "2 s / 100");
-  scale_check_rel(tab.row[row_of(&tab, "device.t10.cp2")].value, 0.005, 1e-12, "s", "0.5 / 100");
-  scale_check_rel(tab.row[row_of(&tab, "meas_lo")].value, 0.02, 1e-12, "s", "the one row");
-  scale_check_rel(tab.row[row_of(&tab, "meas_hi")].value, 0.02, 1e-12, "s", "the one row");
-  scale_check_rel(tab.row[row_of(&tab, "tp_cp.t10")].value, 0.02, 1e-12, "s", "pure CP mean");
-  scale_check_rel(tab.row[row_of(&tab, "tp_tpcp.t10")].value, 0.03, 1e-12, "s", "3 s / 100");
+  scale_chip c;
+  memset(&c, 0, sizeof c);
+  strcpy(c.name, "ascend-910b");
+  scale_step_params p;
+  memset(&p, 0, sizeof p);
+  p.v[SCALE_STEP_MESH_CP_HOST_S] = 10e-3, p.v[SCALE_STEP_MESH_SSM_STAGE_S] = 0.1;
+  scale_hybrid_study_host_table(t, &c, &p, &tab);
+  ck_assert_int_eq(tab.n, 8);
+  ck_assert_str_eq(tab.row[0].label, "mesh_cp_host_s in hardware/ascend-910b.ini");
+  ck_assert(tab.row[0].value == 10e-3 && tab.row[row_of(&tab, "stage.stored")].value == 0.1);
+  scale_check_rel(tab.row[row_of(&tab, "host.meas.t10.cp2")].value, 0.02, 1e-12, "s", "2 / 100");
+  scale_check_rel(tab.row[row_of(&tab, "host.device.t10.cp2")].value, 0.005, 1e-12, "s",
+                  "0.5 s / 100");
+  scale_check_rel(tab.row[row_of(&tab, "host.meas_lo")].value, 0.02, 1e-12, "s", "the one row");
+  scale_check_rel(tab.row[row_of(&tab, "host.meas_hi")].value, 0.02, 1e-12, "s", "the one row");
+  scale_check_rel(tab.row[row_of(&tab, "host.tp_cp.t10")].value, 0.02, 1e-12, "s", "CP mean");
+  scale_check_rel(tab.row[row_of(&tab, "host.tp_tpcp.t10")].value, 0.03, 1e-12, "s", "3 / 100");
   scale_hybrid_study_ranges_table(t, 10e-3, &tab);
   ck_assert_int_eq(tab.n, 7);
   ck_assert_str_eq(tab.row[0].key, "t10.stage_lo");
