@@ -412,6 +412,12 @@ double scale_hybrid_predict_step_s(const scale_step_job *job, const scale_step_p
 
 /* ==== tables of named quantities ============================================================== */
 
+double scale_hybrid_table_value(const scale_hybrid_table *t, const char *key) {
+  for (int i = 0; i < t->n; i++)
+    if (!strcmp(t->row[i].key, key)) return t->row[i].value;
+  return NAN;
+}
+
 void scale_hybrid_table_add(scale_hybrid_table *t, const char *key, const char *label,
                             double value, const char *unit, scale_fmt style) {
   if (t->n >= SCALE_HYBRID_TABLE_MAX) return;

@@ -23,10 +23,10 @@
 #define V CHAPTER_V
 #define VS CHAPTER_VS
 #define BF16 SCALE_DTYPE_BF16
-
 #define ZERO_STAGE 1 /* the paper's distributed optimizer (scale_hybrid_paper_problem) */
 
-static scale_hybrid_table tab; /* the table being emitted */
+static scale_hybrid_table tab; /* the table being emitted; val() reads its rows */
+static double val(const char *key) { return scale_hybrid_table_value(&tab, key); }
 
 /** Emits the library table 't', each row under "stem.KEY" (KEY alone with a NULL stem): its
  * numbers through chapter_quantities(), its text rows (flags, relations) as text values. */
@@ -43,10 +43,6 @@ static void emit(chapter *ch, const char *stem, const scale_hybrid_table *t) {
 
 /* ==== the setup, Table 2 and Table 3 ========================================================== */
 
-static double t3(const scale_model *m, scale_hybrid_strategy st, double degree, double s) {
-  return scale_hybrid_attention_fwd_bytes(m, st, degree, 1, s, BF16);
-}
-
 static void section_volumes(chapter *ch, const scale_model *l7, const scale_model *l1) {
   chapter_heading(ch, "Collective volumes per device (Table 2), in multiples of the array T");
   static const double ns[] = {2, 8, 64}, degrees[] = {2, 4, 8};
@@ -54,13 +50,13 @@ static void section_volumes(chapter *ch, const scale_model *l7, const scale_mode
   chapter_heading(ch, "One attention layer's forward communication per device (Table 3)");
   chapter_say(ch, "b = 1, s = %.0f, bf16, bytes sent plus received", SEQ);
   emit(ch, "t3.l7", scale_hybrid_attention_table(l7, degrees, 3, SEQ, BF16, &tab));
+  double ulysses = val("tpup.8") / val("tp.8");
   emit(ch, "t3.l1", scale_hybrid_attention_table(l1, degrees, 3, SEQ, BF16, &tab));
-  double tp8 = t3(l1, SCALE_HYBRID_TP, 8, SEQ), cp8 = t3(l1, SCALE_HYBRID_CP, 8, SEQ);
+  double tp8 = val("tp.8"), cp8 = val("cp.8");
   double s5_tp = scale_hybrid_s5_comm_elements(l1, SCALE_HYBRID_TP, SEQ);
   const chapter_val r[] = {
       V("t3.l1.cp_over_tp", "Llama 3.2 1B: CP over TP (k d_h / d)", cp8 / tp8, ""),
-      V("t3.l7.tpup_over_tp8", "LLaMA 2 7B at 8: Ulysses over TP",
-        t3(l7, SCALE_HYBRID_TPUP, 8, SEQ) / t3(l7, SCALE_HYBRID_TP, 8, SEQ), ""),
+      V("t3.l7.tpup_over_tp8", "LLaMA 2 7B at 8: Ulysses over TP", ulysses, ""),
       VS("s5.l1.tp", "section 5.2 TP, 2 s a d_h", s5_tp, "elements", SCALE_FMT_SCI),
       VS("s5.l1.cp", "section 5.2 CP, 2 s k d_h",
          scale_hybrid_s5_comm_elements(l1, SCALE_HYBRID_CP, SEQ), "elements", SCALE_FMT_SCI),
@@ -110,7 +106,6 @@ static void section_overlap(chapter *ch, const scale_model *l7, const scale_mode
   /* two AllReduces per layer (attention, MLP) over the one direct link to the TP peer */
   static const double chunks[] = {2, 4, 16};
   emit(ch, "ov", scale_hybrid_tp_overlap_table(l7, npu, 2, SEQ, chunks, 3, &tab));
-
   chapter_heading(ch, "Ring CP: the smallest block whose K/V pass hides");
   double peak = scale_chip_flops_per_s(npu, BF16), peer = scale_hybrid_peer_bytes_per_s(npu);
   double f_h100 = scale_chip_flops_per_s(h100, BF16),
@@ -149,10 +144,9 @@ static void section_mamba(chapter *ch, const scale_model *m7, const scale_model 
     emit(ch, stem, scale_hybrid_ssm_split_table(&s, &tab));
   }
   const chapter_val r[] = {V("ssm.m7.d_in_proj", "Mamba-7B in-projection width",
-                               scale_transformer_mamba2_d_in_proj(m7), ""),
-                             V("ssm.m7.groups", "Mamba-7B groups", (double)m7->ssm_n_groups, "")};
+                             scale_transformer_mamba2_d_in_proj(m7), ""),
+                           V("ssm.m7.groups", "Mamba-7B groups", (double)m7->ssm_n_groups, "")};
   CHAPTER_EMIT(ch, NULL, r);
-
   chapter_heading(ch, "CP traffic per layer and device: Mamba's states against attention's K/V");
   static const double seqs[] = {4096, 32768, 131072};
   emit(ch, NULL,
@@ -193,7 +187,6 @@ static void section_guide(chapter *ch, const scale_model *const models[4],
 static void section_grid(chapter *ch, const scale_model *const models[5], const char *const keys[5],
                          const scale_chip *const chips[2], const scale_step_params *const prm[2]) {
   chapter_heading(ch, "The guide against the step model and `scale plan` on a grid");
-  const char *chip_keys[2] = {"npu", "h100"};
   static const double seqs[2] = {4096, 32768};
   static scale_hybrid_grid_case cases[2 * 5 * 2]; /* [chip][model][sequence] */
   const scale_hybrid_grid_axes ax = {models, 5, chips, prm, 2, seqs, 2, TOKENS};
@@ -204,7 +197,7 @@ static void section_grid(chapter *ch, const scale_model *const models[5], const 
   for (int c = 0; c < 2 * 5 * 2; c++) {
     int h = c / 10, i = c / 2 % 5, j = c % 2;
     char stem[48];
-    snprintf(stem, sizeof stem, "grid.%s.%s.s%.0fk", chip_keys[h], keys[i], seqs[j] / 1024);
+    snprintf(stem, sizeof stem, "grid.%s.%s.s%.0fk", h ? "h100" : "npu", keys[i], seqs[j] / 1024);
     emit(ch, stem, scale_hybrid_grid_case_table(&cases[c], &tab));
     /* the text: at 4K they differ only on Mamba-7B on the 910B (case 4); at 32K only where
      * the step model mixes CP with PP or TP */
@@ -264,7 +257,6 @@ static const study_spec tables[SCALE_HYBRID_STUDY_TABLES] = {
      true, false},
 };
 #define N_TABLES SCALE_HYBRID_STUDY_TABLES
-#define ROWS_MAX SCALE_HYBRID_STUDY_ROWS_MAX
 
 static scale_hybrid_study_table study[N_TABLES];
 static scale_hybrid_paper_row paper[SCALE_HYBRID_STUDY_PAPER_MAX];
@@ -272,7 +264,7 @@ static int n_paper;
 
 static void study_figure(chapter *ch, const study_spec *t, const scale_hybrid_study_table *sd) {
   /* one dot per layout, the identity and the +-25% band */
-  scale_plot_point pts[ROWS_MAX];
+  scale_plot_point pts[SCALE_HYBRID_STUDY_ROWS_MAX];
   for (int i = 0; i < sd->n; i++)
     pts[i] = (scale_plot_point){sd->rows[i].measured, sd->pred_s[i], NULL};
   double lo, hi;
@@ -304,7 +296,10 @@ static void study_claims(chapter *ch, const char *key, const study_spec *t,
   chapter_claim(ch, true, u->spearman >= t->spearman_floor, what);
 }
 
-static void section_study(chapter *ch) {
+/** The host's floor, then each table's rows beside the paper's, its summary and its figure. */
+static void section_study(chapter *ch, const scale_chip *npu, const scale_step_params *prm) {
+  chapter_heading(ch, "CP on a host-synchronous framework: the host's time per layer-microbatch");
+  emit(ch, NULL, scale_hybrid_study_host_table(study, npu, prm, &tab));
   for (int ti = 0; ti < N_TABLES; ti++) {
     const study_spec *t = &tables[ti];
     const char *key = scale_hybrid_study_key(ti);
@@ -384,24 +379,21 @@ int main(int argc, char **argv) {
     return chapter_end(&ch);
   }
   const scale_model *models[5] = {&m[0], &m[1], &m[2], &m[3], &m[4]};
-  const scale_model *l7 = models[0], *l1 = models[1];
   const scale_chip *chips[2] = {&npu, &h100};
   const scale_step_params *chip_prm[2] = {&prm, &prm_h100};
   chapter_heading(&ch, "The case study's machine and workload (section 6.1)");
   emit(&ch, NULL, scale_hybrid_case_table(&npu, N_CHIPS, GBS, SEQ, &tab));
-  section_volumes(&ch, l7, l1);
-  section_memory(&ch, l7, &npu);
-  section_overlap(&ch, l7, l1, &npu, &h100);
-  section_mamba(&ch, models[2], models[3], l7);
+  section_volumes(&ch, models[0], models[1]);
+  section_memory(&ch, models[0], &npu);
+  section_overlap(&ch, models[0], models[1], &npu, &h100);
+  section_mamba(&ch, models[2], models[3], models[0]);
   section_guide(&ch, models, keys, &npu);
   section_grid(&ch, models, keys, chips, chip_prm);
-  section_planner(&ch, l7, &npu, &prm);
+  section_planner(&ch, models[0], &npu, &prm);
   scale_diag d = {0};
   if (chapter_status_ok(&ch, scale_hybrid_study_load_all(&npu, &prm, study, paper, &n_paper, &d),
                         &d)) {
-    chapter_heading(&ch, "CP on a host-synchronous framework: the host's time per layer-microbatch");
-    emit(&ch, NULL, scale_hybrid_study_host_table(study, &npu, &prm, &tab));
-    section_study(&ch);
+    section_study(&ch, &npu, &prm);
     section_study_groups(&ch, &prm);
   }
   return chapter_end(&ch);

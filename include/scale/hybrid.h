@@ -390,6 +390,9 @@ typedef struct {
   char label[SCALE_HYBRID_TABLE_MAX][SCALE_HYBRID_LABEL_MAX]; /**< the labels' storage */
 } scale_hybrid_table;
 
+/** The value of t's row 'key'; NaN when t has no such row. */
+double scale_hybrid_table_value(const scale_hybrid_table *t, const char *key);
+
 /** Appends the row (key, label, value, unit, style) to *t, the label copied into t's storage;
  * a key longer than scale_quantity's or a label than SCALE_HYBRID_LABEL_MAX is cut, a row
  * beyond SCALE_HYBRID_TABLE_MAX dropped. */
