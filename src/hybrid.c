@@ -418,8 +418,8 @@ double scale_hybrid_table_value(const scale_hybrid_table *t, const char *key) {
   return NAN;
 }
 
-void scale_hybrid_table_add(scale_hybrid_table *t, const char *key, const char *label,
-                            double value, const char *unit, scale_fmt style) {
+void scale_hybrid_table_add(scale_hybrid_table *t, const char *key, const char *label, double value,
+                            const char *unit, scale_fmt style) {
   if (t->n >= SCALE_HYBRID_TABLE_MAX) return;
   int i = t->n++;
   scale_quantity *q = &t->row[i];
@@ -441,10 +441,10 @@ void scale_hybrid_table_add_flag(scale_hybrid_table *t, const char *key, const c
   scale_hybrid_table_add_text(t, key, label, yes ? 1.0 : 0.0, yes ? "yes" : "no");
 }
 
-void scale_hybrid_table_add_layout(scale_hybrid_table *t, const char *prefix, double dp,
-                                   double pp, double tp, double cp) {
-  static const char *const what[4] = {"dp", "pp", "tp", "cp"}, *const label[4] = {"DP", "PP",
-                                                                                  "TP", "CP"};
+void scale_hybrid_table_add_layout(scale_hybrid_table *t, const char *prefix, double dp, double pp,
+                                   double tp, double cp) {
+  static const char *const what[4] = {"dp", "pp", "tp", "cp"}, *const label[4] = {"DP", "PP", "TP",
+                                                                                  "CP"};
   const double v[4] = {dp, pp, tp, cp};
   for (int i = 0; i < 4; i++) {
     char key[sizeof t->row[0].key];
@@ -453,7 +453,8 @@ void scale_hybrid_table_add_layout(scale_hybrid_table *t, const char *prefix, do
   }
 }
 
-scale_hybrid_table *scale_hybrid_collective_table(const double *ns, int n, scale_hybrid_table *out) {
+scale_hybrid_table *scale_hybrid_collective_table(const double *ns, int n,
+                                                  scale_hybrid_table *out) {
   out->n = 0;
   for (int op = 0; op < SCALE_HYBRID_COLL_COUNT; op++)
     for (int i = 0; i < n; i++) {
@@ -470,8 +471,9 @@ scale_hybrid_table *scale_hybrid_collective_table(const double *ns, int n, scale
   return out;
 }
 
-scale_hybrid_table *scale_hybrid_attention_table(const scale_model *model, const double *degrees, int n,
-                                                 double s, scale_dtype dtype, scale_hybrid_table *out) {
+scale_hybrid_table *scale_hybrid_attention_table(const scale_model *model, const double *degrees,
+                                                 int n, double s, scale_dtype dtype,
+                                                 scale_hybrid_table *out) {
   out->n = 0;
   for (int st = 0; st < SCALE_HYBRID_STRATEGY_COUNT; st++)
     for (int k = 0; k < n; k++) {
@@ -479,8 +481,8 @@ scale_hybrid_table *scale_hybrid_attention_table(const scale_model *model, const
       char key[sizeof out->row[0].key], label[SCALE_HYBRID_LABEL_MAX];
       snprintf(key, sizeof key, "%s.%.0f", name, degrees[k]);
       snprintf(label, sizeof label, "%s, %s %.0f", model->display_name, name, degrees[k]);
-      double bytes =
-          scale_hybrid_attention_fwd_bytes(model, (scale_hybrid_strategy)st, degrees[k], 1, s, dtype);
+      double bytes = scale_hybrid_attention_fwd_bytes(model, (scale_hybrid_strategy)st, degrees[k],
+                                                      1, s, dtype);
       scale_hybrid_table_add(out, key, label, bytes, "B", SCALE_FMT_SI);
     }
   return out;
@@ -498,7 +500,8 @@ scale_hybrid_table *scale_hybrid_memory_table(const scale_hybrid_memory *mem, do
   return out;
 }
 
-scale_hybrid_table *scale_hybrid_ssm_split_table(const scale_hybrid_ssm_split *s, scale_hybrid_table *out) {
+scale_hybrid_table *scale_hybrid_ssm_split_table(const scale_hybrid_ssm_split *s,
+                                                 scale_hybrid_table *out) {
   const struct {
     const char *key, *label;
     double v;
@@ -520,8 +523,8 @@ scale_hybrid_table *scale_hybrid_ssm_split_table(const scale_hybrid_ssm_split *s
 }
 
 /** Appends the overlap rows of scale_hybrid_overlap_table(). */
-static void add_overlap(scale_hybrid_table *out, double t_comp, double t_comm,
-                        const double *chunks, int n) {
+static void add_overlap(scale_hybrid_table *out, double t_comp, double t_comm, const double *chunks,
+                        int n) {
   scale_hybrid_table_add(out, "none", "no overlap",
                          scale_hybrid_overlap_s(SCALE_HYBRID_DEP_NONE, t_comp, t_comm, 1), "s",
                          SCALE_FMT_TIME);
@@ -547,8 +550,8 @@ scale_hybrid_table *scale_hybrid_overlap_table(double t_comp, double t_comm, con
 }
 
 scale_hybrid_table *scale_hybrid_tp_overlap_table(const scale_model *model, const scale_chip *chip,
-                                                  double tp, double s, const double *chunks,
-                                                  int n, scale_hybrid_table *out) {
+                                                  double tp, double s, const double *chunks, int n,
+                                                  scale_hybrid_table *out) {
   double comp, comm;
   scale_hybrid_tp_layer_fwd_s(model, chip, tp, s, &comp, &comm);
   out->n = 0;
@@ -660,7 +663,6 @@ scale_hybrid_table *scale_hybrid_case_table(const scale_chip *chip, double n_chi
   scale_hybrid_table_add(out, "hw.chips", "NPUs", n_chips, "", SCALE_FMT_PLAIN);
   scale_hybrid_table_add(out, "case.gbs", "global batch", gbs, "sequences", SCALE_FMT_PLAIN);
   scale_hybrid_table_add(out, "case.seq", "sequence length", s, "tokens", SCALE_FMT_PLAIN);
-  scale_hybrid_table_add(out, "case.tokens", "tokens per step", gbs * s, "tokens",
-                         SCALE_FMT_PLAIN);
+  scale_hybrid_table_add(out, "case.tokens", "tokens per step", gbs * s, "tokens", SCALE_FMT_PLAIN);
   return out;
 }

@@ -121,7 +121,8 @@ bool scale_hybrid_grid_step_mixes_cp(const scale_hybrid_grid_case *c) {
   return c->step_ok && b->cp > 1 && (b->pp > 1 || b->tp > 1);
 }
 
-scale_hybrid_table *scale_hybrid_grid_case_table(const scale_hybrid_grid_case *c, scale_hybrid_table *out) {
+scale_hybrid_table *scale_hybrid_grid_case_table(const scale_hybrid_grid_case *c,
+                                                 scale_hybrid_table *out) {
   const scale_hybrid_layout *g = &c->guide.layout, *b = &c->step.layout;
   out->n = 0;
   scale_hybrid_table_add_layout(out, "guide", g->dp, g->pp, g->tp, g->cp);
@@ -136,7 +137,8 @@ scale_hybrid_table *scale_hybrid_grid_case_table(const scale_hybrid_grid_case *c
   return out;
 }
 
-scale_hybrid_table *scale_hybrid_grid_tally_table(const scale_hybrid_grid_tally *k, scale_hybrid_table *out) {
+scale_hybrid_table *scale_hybrid_grid_tally_table(const scale_hybrid_grid_tally *k,
+                                                  scale_hybrid_table *out) {
   const struct {
     const char *key, *label;
     double v;

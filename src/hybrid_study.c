@@ -371,16 +371,17 @@ scale_hybrid_table *scale_hybrid_study_row_table(const scale_hybrid_study_table 
 }
 
 scale_hybrid_table *scale_hybrid_study_summary_table(const scale_hybrid_study_table *t,
-                                                     const scale_hybrid_study_stats *u, double off_frac,
-                                                     const scale_hybrid_paper_row *paper, int n_paper,
-                                                     scale_hybrid_table *out) {
+                                                     const scale_hybrid_study_stats *u,
+                                                     double off_frac,
+                                                     const scale_hybrid_paper_row *paper,
+                                                     int n_paper, scale_hybrid_table *out) {
   char off[64];
   snprintf(off, sizeof off, "rows off by > %.0f%%", 100.0 * off_frac);
   out->n = 0;
   scale_hybrid_table_add(out, "n", "rows", t->n, "", SCALE_FMT_PLAIN);
   scale_hybrid_table_add(out, "spearman", "Spearman (step time)", u->spearman, "", SCALE_FMT_PLAIN);
-  scale_hybrid_table_add(out, "spearman_device", "Spearman (device time alone)",
-                         u->spearman_device, "", SCALE_FMT_PLAIN);
+  scale_hybrid_table_add(out, "spearman_device", "Spearman (device time alone)", u->spearman_device,
+                         "", SCALE_FMT_PLAIN);
   scale_hybrid_table_add(out, "mem_spearman", "Spearman (memory)",
                          scale_hybrid_study_memory_spearman(t, paper, n_paper), "",
                          SCALE_FMT_PLAIN);
@@ -401,21 +402,21 @@ scale_hybrid_table *scale_hybrid_study_summary_table(const scale_hybrid_study_ta
   return out;
 }
 
-scale_hybrid_table *scale_hybrid_study_groups_table(const scale_hybrid_study_groups *u, scale_hybrid_table *out) {
+scale_hybrid_table *scale_hybrid_study_groups_table(const scale_hybrid_study_groups *u,
+                                                    scale_hybrid_table *out) {
   const struct {
     const char *key, *label;
     double v;
-  } rows[] = {
-      {"llama_pp_lo", "LLaMA pipelines: least pred / meas", u->llama_pp_lo},
-      {"llama_pp_hi", "LLaMA pipelines: most pred / meas", u->llama_pp_hi},
-      {"mamba_pp_bare_hi", "Mamba pipelines without the stage latency: most pred / meas",
-       u->mamba_pp_bare_hi},
-      {"mamba_pp_lo", "Mamba pipelines: least pred / meas", u->mamba_pp_lo},
-      {"mamba_pp_hi", "Mamba pipelines: most pred / meas", u->mamba_pp_hi},
-      {"cp_lo", "CP rows without PP, Tables 11-14: least pred / meas", u->cp_lo},
-      {"cp_hi", "CP rows without PP, Tables 11-14: most pred / meas", u->cp_hi},
-      {"dev_cp_lo", "the same rows, device time alone: least", u->dev_cp_lo},
-      {"dev_cp_hi", "the same rows, device time alone: most", u->dev_cp_hi}};
+  } rows[] = {{"llama_pp_lo", "LLaMA pipelines: least pred / meas", u->llama_pp_lo},
+              {"llama_pp_hi", "LLaMA pipelines: most pred / meas", u->llama_pp_hi},
+              {"mamba_pp_bare_hi", "Mamba pipelines without the stage latency: most pred / meas",
+               u->mamba_pp_bare_hi},
+              {"mamba_pp_lo", "Mamba pipelines: least pred / meas", u->mamba_pp_lo},
+              {"mamba_pp_hi", "Mamba pipelines: most pred / meas", u->mamba_pp_hi},
+              {"cp_lo", "CP rows without PP, Tables 11-14: least pred / meas", u->cp_lo},
+              {"cp_hi", "CP rows without PP, Tables 11-14: most pred / meas", u->cp_hi},
+              {"dev_cp_lo", "the same rows, device time alone: least", u->dev_cp_lo},
+              {"dev_cp_hi", "the same rows, device time alone: most", u->dev_cp_hi}};
   out->n = 0;
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
     scale_hybrid_table_add(out, rows[i].key, rows[i].label, rows[i].v, "", SCALE_FMT_PLAIN);
@@ -427,9 +428,10 @@ const char *scale_hybrid_study_key(int i) {
   return i >= 0 && i < SCALE_HYBRID_STUDY_TABLES ? keys[i] : "?";
 }
 
-scale_hybrid_table *scale_hybrid_study_host_table(
-    const scale_hybrid_study_table t[SCALE_HYBRID_STUDY_TABLES], const scale_chip *chip,
-    const scale_step_params *params, scale_hybrid_table *out) {
+scale_hybrid_table *
+scale_hybrid_study_host_table(const scale_hybrid_study_table t[SCALE_HYBRID_STUDY_TABLES],
+                              const scale_chip *chip, const scale_step_params *params,
+                              scale_hybrid_table *out) {
   double host_s = params->v[SCALE_STEP_MESH_CP_HOST_S];
   char key[sizeof out->row[0].key], label[SCALE_HYBRID_LABEL_MAX];
   out->n = 0;
@@ -471,8 +473,8 @@ scale_hybrid_table *scale_hybrid_study_host_table(
 }
 
 /** Appends the range [lo, hi] labelled 'label' as "KEY.WHAT_lo" and "KEY.WHAT_hi". */
-static void add_range(scale_hybrid_table *out, const char *key, const char *what,
-                      const char *label, double lo, double hi, const char *unit, scale_fmt style) {
+static void add_range(scale_hybrid_table *out, const char *key, const char *what, const char *label,
+                      double lo, double hi, const char *unit, scale_fmt style) {
   char k[sizeof out->row[0].key], l[SCALE_HYBRID_LABEL_MAX];
   snprintf(k, sizeof k, "%s.%s_lo", key, what);
   snprintf(l, sizeof l, "%s: least", label);
@@ -482,8 +484,9 @@ static void add_range(scale_hybrid_table *out, const char *key, const char *what
   scale_hybrid_table_add(out, k, l, hi, unit, style);
 }
 
-scale_hybrid_table *scale_hybrid_study_ranges_table(const scale_hybrid_study_table t[SCALE_HYBRID_STUDY_TABLES],
-                                                    double host_s, scale_hybrid_table *out) {
+scale_hybrid_table *
+scale_hybrid_study_ranges_table(const scale_hybrid_study_table t[SCALE_HYBRID_STUDY_TABLES],
+                                double host_s, scale_hybrid_table *out) {
   scale_hybrid_study_ranges g[SCALE_HYBRID_STUDY_TABLES];
   out->n = 0;
   for (int ti = 0; ti < SCALE_HYBRID_STUDY_TABLES; ti++) {

@@ -1076,10 +1076,19 @@ scale_plot scale_plot_parity(const char *title, const char *desc, const char *x_
       (scale_plot_series){.label = l->up_label, .x = l->x, .y = l->up, .n = 2, .dashed = true};
   l->series[2] =
       (scale_plot_series){.label = l->down_label, .x = l->x, .y = l->down, .n = 2, .dashed = true};
-  return (scale_plot){.title = title, .desc = desc, .x_label = x_label, .y_label = y_label,
-                      .x_axis = SCALE_PLOT_LOG, .y_axis = SCALE_PLOT_LOG, .x_min = lo,
-                      .x_max = hi, .y_min = lo, .y_max = hi,
-                      .legend = SCALE_PLOT_LEGEND_TOP_LEFT, .series = l->series, .n_series = 3};
+  return (scale_plot){.title = title,
+                      .desc = desc,
+                      .x_label = x_label,
+                      .y_label = y_label,
+                      .x_axis = SCALE_PLOT_LOG,
+                      .y_axis = SCALE_PLOT_LOG,
+                      .x_min = lo,
+                      .x_max = hi,
+                      .y_min = lo,
+                      .y_max = hi,
+                      .legend = SCALE_PLOT_LEGEND_TOP_LEFT,
+                      .series = l->series,
+                      .n_series = 3};
 }
 
 scale_status scale_plot_svg(const scale_plot *plot, char *buf, size_t size, size_t *len,

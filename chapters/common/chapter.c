@@ -388,9 +388,8 @@ void chapter_quantities(chapter *ch, const char *stem, const scale_quantity *row
     if (!stem && !opt)
       chapter_value(ch, rows[i].key, rows[i].label, rows[i].value, rows[i].unit, rows[i].style);
     else
-      (opt ? chapter_stem_value_opt : chapter_stem_value)(ch, stem, rows[i].key, rows[i].label,
-                                                          rows[i].value, rows[i].unit,
-                                                          rows[i].style);
+      (opt ? chapter_stem_value_opt : chapter_stem_value)(
+          ch, stem, rows[i].key, rows[i].label, rows[i].value, rows[i].unit, rows[i].style);
 }
 
 void chapter_model_dims(chapter *ch, const char *stem, const scale_model *m, bool lower) {

@@ -396,8 +396,8 @@ double scale_hybrid_table_value(const scale_hybrid_table *t, const char *key);
 /** Appends the row (key, label, value, unit, style) to *t, the label copied into t's storage;
  * a key longer than scale_quantity's or a label than SCALE_HYBRID_LABEL_MAX is cut, a row
  * beyond SCALE_HYBRID_TABLE_MAX dropped. */
-void scale_hybrid_table_add(scale_hybrid_table *t, const char *key, const char *label,
-                            double value, const char *unit, scale_fmt style);
+void scale_hybrid_table_add(scale_hybrid_table *t, const char *key, const char *label, double value,
+                            const char *unit, scale_fmt style);
 
 /** Appends a text row: 'text' (static storage) displayed, 'value' the number beside it. */
 void scale_hybrid_table_add_text(scale_hybrid_table *t, const char *key, const char *label,
@@ -409,8 +409,8 @@ void scale_hybrid_table_add_flag(scale_hybrid_table *t, const char *key, const c
 
 /** Appends the degrees of a layout as the rows "PREFIX.dp", ".pp", ".tp", ".cp" (labelled DP,
  * PP, TP, CP; plain counts), or "dp" ... when 'prefix' is NULL. */
-void scale_hybrid_table_add_layout(scale_hybrid_table *t, const char *prefix, double dp,
-                                   double pp, double tp, double cp);
+void scale_hybrid_table_add_layout(scale_hybrid_table *t, const char *prefix, double dp, double pp,
+                                   double tp, double cp);
 
 /** Fills *out with Table 2 in multiples of T: for each collective (scale_hybrid_coll order)
  * and each of ns[0..n), the row "nN.NAME" (NAME with '_' for '-': "n8.all_reduce", labelled
@@ -428,8 +428,9 @@ scale_hybrid_table *scale_hybrid_collective_table(const double *ns, int n, scale
  * Units:  s [tokens] -> [bytes].
  * Paper:  Table 3 (LLaMA 2 7B, s = 4096, bf16: TP 8 117,440,512 B).
  */
-scale_hybrid_table *scale_hybrid_attention_table(const scale_model *model, const double *degrees, int n,
-                                                 double s, scale_dtype dtype, scale_hybrid_table *out);
+scale_hybrid_table *scale_hybrid_attention_table(const scale_model *model, const double *degrees,
+                                                 int n, double s, scale_dtype dtype,
+                                                 scale_hybrid_table *out);
 
 /** Fills *out with a memory breakdown: "w", "g", "o", "a", "total" (bytes) and the flag "fits"
  * (total <= hbm_bytes).
@@ -440,7 +441,8 @@ scale_hybrid_table *scale_hybrid_memory_table(const scale_hybrid_memory *mem, do
 
 /** Fills *out with a Mamba-2 split: "heads", "groups", "inproj", "weights", "tokens", "seqs",
  * "chunks", "state", "halo", "ar" (the fields of scale_hybrid_ssm_split, counts). */
-scale_hybrid_table *scale_hybrid_ssm_split_table(const scale_hybrid_ssm_split *s, scale_hybrid_table *out);
+scale_hybrid_table *scale_hybrid_ssm_split_table(const scale_hybrid_ssm_split *s,
+                                                 scale_hybrid_table *out);
 
 /** Fills *out with the overlap of 't_comp' of compute and 't_comm' of communication
  * (scale_hybrid_overlap_s): "none", "weak", then for each of chunks[0..n) "strongC" (strong,
@@ -461,8 +463,8 @@ scale_hybrid_table *scale_hybrid_overlap_table(double t_comp, double t_comm, con
  *         link, 2.40 ms of communication).
  */
 scale_hybrid_table *scale_hybrid_tp_overlap_table(const scale_model *model, const scale_chip *chip,
-                                                  double tp, double s, const double *chunks,
-                                                  int n, scale_hybrid_table *out);
+                                                  double tp, double s, const double *chunks, int n,
+                                                  scale_hybrid_table *out);
 
 /** Fills *out with the model state per device under each ZeRO stage 0-3 ("s0" ... "s3",
  * scale_train_zero_bytes_per_chip of 'n_params' over 'n_devices' in 'prec') [bytes].

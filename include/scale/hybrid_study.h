@@ -242,14 +242,16 @@ scale_hybrid_table *scale_hybrid_study_row_table(const scale_hybrid_study_table 
  * ("best_meas.mfu", "worst_meas.mfu" [%]) where the paper prints the row. 'off_frac' is the
  * tolerance 'u' was counted with ("n_off"'s label). */
 scale_hybrid_table *scale_hybrid_study_summary_table(const scale_hybrid_study_table *t,
-                                                     const scale_hybrid_study_stats *u, double off_frac,
-                                                     const scale_hybrid_paper_row *paper, int n_paper,
-                                                     scale_hybrid_table *out);
+                                                     const scale_hybrid_study_stats *u,
+                                                     double off_frac,
+                                                     const scale_hybrid_paper_row *paper,
+                                                     int n_paper, scale_hybrid_table *out);
 
 /** Fills *out with the groups 'u' (scale_hybrid_study_groups_eval), pred / measured:
  * "llama_pp_lo", "llama_pp_hi", "mamba_pp_bare_hi", "mamba_pp_lo", "mamba_pp_hi", "cp_lo",
  * "cp_hi", "dev_cp_lo", "dev_cp_hi". */
-scale_hybrid_table *scale_hybrid_study_groups_table(const scale_hybrid_study_groups *u, scale_hybrid_table *out);
+scale_hybrid_table *scale_hybrid_study_groups_table(const scale_hybrid_study_groups *u,
+                                                    scale_hybrid_table *out);
 
 /** The value stem of the study's table i, the paper's table number: "t10", "t11", "t13", "t14"
  * (scale_hybrid_study_load_all's order); "?" outside 0..SCALE_HYBRID_STUDY_TABLES-1. */
@@ -264,22 +266,24 @@ const char *scale_hybrid_study_key(int i);
  * host-bound rows of both kinds (scale_hybrid_study_ranges), "host.tp_cp.KEY" and
  * "host.tp_tpcp.KEY", the means of pure CP and of TP x CP [s].
  * Paper:  Tables 10-14: 10-12 ms per CP layer-microbatch (chapter 13). */
-scale_hybrid_table *scale_hybrid_study_host_table(
-    const scale_hybrid_study_table t[SCALE_HYBRID_STUDY_TABLES], const scale_chip *chip,
-    const scale_step_params *params, scale_hybrid_table *out);
+scale_hybrid_table *
+scale_hybrid_study_host_table(const scale_hybrid_study_table t[SCALE_HYBRID_STUDY_TABLES],
+                              const scale_chip *chip, const scale_step_params *params,
+                              scale_hybrid_table *out);
 
 /** Fills *out with the ranges of the study's tables 't' (scale_hybrid_study_table_ranges with
  * 'host_s'): for each table KEY with a pair of pipelines "KEY.stage_lo" and "KEY.stage_hi" (one
  * more stage, measured [s]: measured alone, no model; with dp = 8 / (tp pp cp) each device
  * runs the same 1024 x 4096 / 8 tokens of layers in every row, so a pipeline that cost only its
  * sends and its 1F1B bubble, (pp - 1) / m of a step with m = 1024 / dp microbatches, would add
- * well under 1% of a step per stage); Table 13's "t13.tp1cp2_base", Mamba-7B at (4, 1, 1, 2) without a
- * pipeline (scale_hybrid_study_pp1_extrapolated_s from its pipelines of 2 and 4 stages) [s],
- * where both rows exist; then for each Mamba-2 table with rows without CP or PP
+ * well under 1% of a step per stage); Table 13's "t13.tp1cp2_base", Mamba-7B at (4, 1, 1, 2)
+ * without a pipeline (scale_hybrid_study_pp1_extrapolated_s from its pipelines of 2 and 4 stages)
+ * [s], where both rows exist; then for each Mamba-2 table with rows without CP or PP
  * "KEY.plain_lo" and "KEY.plain_hi" (pred / measured: the composition's own price, with neither
  * the host's floor nor the stage latency).
  * Paper:  Tables 10-14 (chapter 13 "Predicted over measured, by group of rows"). */
-scale_hybrid_table *scale_hybrid_study_ranges_table(const scale_hybrid_study_table t[SCALE_HYBRID_STUDY_TABLES],
-                                                    double host_s, scale_hybrid_table *out);
+scale_hybrid_table *
+scale_hybrid_study_ranges_table(const scale_hybrid_study_table t[SCALE_HYBRID_STUDY_TABLES],
+                                double host_s, scale_hybrid_table *out);
 
 #endif

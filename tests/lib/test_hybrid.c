@@ -714,7 +714,8 @@ START_TEST(test_guide_domain) {
 }
 END_TEST
 
-/* ---- tables of named quantities --------------------------------------------------------------- */
+/* ---- tables of named quantities ---------------------------------------------------------------
+ */
 
 /** Index of row 'key' of t, failing the test when it is absent. */
 static int row_of(const scale_hybrid_table *t, const char *key) {
@@ -781,8 +782,11 @@ END_TEST
 START_TEST(test_table_memory_overlap) {
   /* a breakdown of 1 + 2 + 3 + 4 = 10 B fits 10 B of HBM, not 9 */
   static scale_hybrid_table t;
-  scale_hybrid_memory mem = {.weight_bytes = 1, .grad_bytes = 2, .optimizer_bytes = 3,
-                             .activation_bytes = 4, .total_bytes = 10};
+  scale_hybrid_memory mem = {.weight_bytes = 1,
+                             .grad_bytes = 2,
+                             .optimizer_bytes = 3,
+                             .activation_bytes = 4,
+                             .total_bytes = 10};
   scale_hybrid_memory_table(&mem, 10, &t);
   ck_assert_int_eq(t.n, 6);
   ck_assert(t.row[row_of(&t, "o")].value == 3.0 && t.row[row_of(&t, "total")].value == 10.0);
@@ -806,9 +810,16 @@ END_TEST
 START_TEST(test_table_ssm_guide) {
   /* the split's fields in order, each under its key */
   static scale_hybrid_table t;
-  scale_hybrid_ssm_split s = {.heads = 16, .groups = 1, .d_in_proj = 2000, .weight_params = 3e7,
-                              .tokens = 512, .sequences = 8, .chunks = 2, .state_elements = 4e5,
-                              .halo_elements = 5e3, .tp_all_reduces = 1};
+  scale_hybrid_ssm_split s = {.heads = 16,
+                              .groups = 1,
+                              .d_in_proj = 2000,
+                              .weight_params = 3e7,
+                              .tokens = 512,
+                              .sequences = 8,
+                              .chunks = 2,
+                              .state_elements = 4e5,
+                              .halo_elements = 5e3,
+                              .tp_all_reduces = 1};
   scale_hybrid_ssm_split_table(&s, &t);
   ck_assert_int_eq(t.n, 10);
   ck_assert_str_eq(t.row[0].key, "heads");
@@ -843,7 +854,8 @@ START_TEST(test_table_case_zero_overlap) {
   ck_assert_int_eq(t.n, 9);
   scale_check_rel(t.row[row_of(&t, "hw.peer")].value, 2.8e10, EXACT, "B/s", "1.96e11 / 7");
   scale_check_rel(t.row[row_of(&t, "hw.flops")].value, 3.7888e14, EXACT, "FLOP/s", "bf16 cube");
-  scale_check_rel(t.row[row_of(&t, "case.tokens")].value, 4194304.0, EXACT, "tokens", "1024 x 4096");
+  scale_check_rel(t.row[row_of(&t, "case.tokens")].value, 4194304.0, EXACT, "tokens",
+                  "1024 x 4096");
   ck_assert(t.row[row_of(&t, "hw.chips")].value == 8);
   /* ZeRO's Figure 1: 7.5e9 parameters on 64 devices at 2 + 2 + 12 bytes: 120 GB plain; stage 1
    * 2 + 2 + 12/64 = 4.1875 B a parameter, 31.4 GB; stage 2 2 + 14/64, 16.6 GB; stage 3 16/64,
@@ -853,8 +865,7 @@ START_TEST(test_table_case_zero_overlap) {
   ck_assert_int_eq(t.n, 4);
   scale_check_rel(t.row[row_of(&t, "s0")].value, 1.2e11, EXACT, "B", "ZeRO Fig. 1 baseline");
   scale_check_rel(t.row[row_of(&t, "s1")].value, 4.1875 * 7.5e9, EXACT, "B", "ZeRO Fig. 1 P_os");
-  scale_check_rel(t.row[row_of(&t, "s2")].value, 2.21875 * 7.5e9, EXACT, "B",
-                  "ZeRO Fig. 1 P_os+g");
+  scale_check_rel(t.row[row_of(&t, "s2")].value, 2.21875 * 7.5e9, EXACT, "B", "ZeRO Fig. 1 P_os+g");
   scale_check_rel(t.row[row_of(&t, "s3")].value, 1.875e9, EXACT, "B", "ZeRO Fig. 1 P_os+g+p");
   /* LLaMA 2 7B at TP 2 on the 910B (test_tp_layer_fwd's hand values): communication
    * 67,108,864 B / 2.8e10 B/s; compute (8 d^2 + 6 d F) s + 4 s^2 d over two at 3.7888e14
@@ -880,8 +891,8 @@ START_TEST(test_table_cp_traffic_ssd) {
   static scale_hybrid_table t;
   scale_model l7 = model("llama-2-7b"), m7 = model("mamba-2-7b-amer");
   const double seqs[] = {4096, 32768};
-  scale_hybrid_cp_traffic_table(&m7, "Mamba-7B", &l7, "LLaMA 2 7B", 8, seqs, 2,
-                                SCALE_DTYPE_BF16, &t);
+  scale_hybrid_cp_traffic_table(&m7, "Mamba-7B", &l7, "LLaMA 2 7B", 8, seqs, 2, SCALE_DTYPE_BF16,
+                                &t);
   ck_assert_int_eq(t.n, 8);
   ck_assert_str_eq(t.row[0].key, "mcp.s4k");
   ck_assert_str_eq(t.row[0].label, "Mamba-7B CP 8");
@@ -896,9 +907,17 @@ START_TEST(test_table_cp_traffic_ssd) {
                   117440512.0 / t.row[row_of(&t, "mcp.s4k")].value, EXACT, "", "the ratio");
   /* test_transformer's tiny Mamba-2 at s = 8: SSD 4352 FLOPs with the scan, 4864 naive, the
    * projections 960 a token: share 4352 / 7680, naive over scan 4864 / 4352 */
-  scale_model tiny = {.arch = SCALE_ARCH_MAMBA2, .n_layers = 3, .d_model = 8, .n_vocab = 10,
-                      .tied_embeddings = true, .ssm_d_state = 4, .ssm_n_heads = 4,
-                      .ssm_d_head = 4, .ssm_expand = 2, .ssm_n_groups = 1, .ssm_d_conv = 4,
+  scale_model tiny = {.arch = SCALE_ARCH_MAMBA2,
+                      .n_layers = 3,
+                      .d_model = 8,
+                      .n_vocab = 10,
+                      .tied_embeddings = true,
+                      .ssm_d_state = 4,
+                      .ssm_n_heads = 4,
+                      .ssm_d_head = 4,
+                      .ssm_expand = 2,
+                      .ssm_n_groups = 1,
+                      .ssm_d_conv = 4,
                       .ssm_chunk_size = 4};
   scale_hybrid_ssd_table(&tiny, "tiny", 8, &t);
   ck_assert_int_eq(t.n, 3);

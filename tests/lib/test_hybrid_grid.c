@@ -134,8 +134,8 @@ END_TEST
 int main(void) {
   Suite *s = suite_create("hybrid_grid");
   const scale_check_case cases[] = {{"grid_tally", test_grid_tally},
-                                     {"grid_tables", test_grid_tables},
-                                     {"grid_run", test_grid_run}};
+                                    {"grid_tables", test_grid_tables},
+                                    {"grid_run", test_grid_run}};
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return scale_check_run(s);
 }

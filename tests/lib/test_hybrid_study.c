@@ -769,7 +769,8 @@ START_TEST(test_study_tables) {
   static scale_hybrid_table tab;
   ck_assert_ptr_eq(scale_hybrid_study_row_table(&t, 0, paper, 1, 0.25, &tab), &tab);
   ck_assert_int_eq(tab.n, 15); /* four degrees, ten columns, the flag */
-  ck_assert(tab.row[row_of(&tab, "pp")].value == 2 && tab.row[row_of(&tab, "device_s")].value == 18);
+  ck_assert(tab.row[row_of(&tab, "pp")].value == 2 &&
+            tab.row[row_of(&tab, "device_s")].value == 18);
   scale_check_rel(tab.row[row_of(&tab, "ratio")].value, 1.2, 1e-12, "", "24 / 20");
   /* 1024 x 4096 / 24 s = 174,762.67 tokens/s; MFU 40% x 20 / 24 = 33.33% */
   scale_check_rel(tab.row[row_of(&tab, "pred_tps")].value, 4194304.0 / 24.0, 1e-12, "tok/s",
@@ -866,27 +867,26 @@ END_TEST
 
 int main(void) {
   Suite *s = suite_create("hybrid_study");
-  const scale_check_case cases[] = {{"cp_layer_microbatches", test_cp_layer_microbatches},
-                                    {"cp_host_bound", test_cp_host_bound},
-                                    {"fit_recovers", test_fit_recovers},
-                                    {"fit_recovers_stage_latency",
-                                     test_fit_recovers_stage_latency},
-                                    {"ssm_stages", test_ssm_stages},
-                                    {"step_cp_host", test_step_cp_host},
-                                    {"study_joint_fit", test_study_joint_fit},
-                                    {"study_leave_one_group_out", test_study_leave_one_group_out},
-                                    {"fit_row_by_hand", test_fit_row_by_hand},
-                                    {"paper_columns", test_paper_columns},
-                                    {"study_table_load", test_study_table_load},
-                                    {"table_stats", test_table_stats},
-                                    {"table_ranges_and_groups", test_table_ranges_and_groups},
-                                    {"pp1_extrapolated", test_pp1_extrapolated},
-                                    {"study_tables", test_study_tables},
-                                    {"study_host_and_ranges_tables",
-                                     test_study_host_and_ranges_tables},
-                                    {"study_fit_over_tables", test_study_fit_over_tables},
-                                    {"plan_hybrid", test_plan_hybrid},
-                                    {"study_load_all_and_logo", test_study_load_all_and_logo}};
+  const scale_check_case cases[] = {
+      {"cp_layer_microbatches", test_cp_layer_microbatches},
+      {"cp_host_bound", test_cp_host_bound},
+      {"fit_recovers", test_fit_recovers},
+      {"fit_recovers_stage_latency", test_fit_recovers_stage_latency},
+      {"ssm_stages", test_ssm_stages},
+      {"step_cp_host", test_step_cp_host},
+      {"study_joint_fit", test_study_joint_fit},
+      {"study_leave_one_group_out", test_study_leave_one_group_out},
+      {"fit_row_by_hand", test_fit_row_by_hand},
+      {"paper_columns", test_paper_columns},
+      {"study_table_load", test_study_table_load},
+      {"table_stats", test_table_stats},
+      {"table_ranges_and_groups", test_table_ranges_and_groups},
+      {"pp1_extrapolated", test_pp1_extrapolated},
+      {"study_tables", test_study_tables},
+      {"study_host_and_ranges_tables", test_study_host_and_ranges_tables},
+      {"study_fit_over_tables", test_study_fit_over_tables},
+      {"plan_hybrid", test_plan_hybrid},
+      {"study_load_all_and_logo", test_study_load_all_and_logo}};
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return scale_check_run(s);
 }

@@ -304,16 +304,16 @@ END_TEST
 static Suite *plot_suite(void) {
   Suite *s = suite_create("plot");
   const scale_check_case cases[] = {{"tick_labels", tick_labels},
-               {"log_axis_geometry", log_axis_geometry},
-               {"linear_axis_range", linear_axis_range},
-               {"escapes_text", escapes_text},
-               {"log_axis_rejects_nonpositive", log_axis_rejects_nonpositive},
-               {"invalid_arguments", invalid_arguments},
-               {"buffer_contract", buffer_contract},
-               {"golden_roofline", golden_roofline},
-               {"golden_linear", golden_linear},
-               {"book_frame", book_frame},
-               {"parity_frame", parity_frame}};
+                                    {"log_axis_geometry", log_axis_geometry},
+                                    {"linear_axis_range", linear_axis_range},
+                                    {"escapes_text", escapes_text},
+                                    {"log_axis_rejects_nonpositive", log_axis_rejects_nonpositive},
+                                    {"invalid_arguments", invalid_arguments},
+                                    {"buffer_contract", buffer_contract},
+                                    {"golden_roofline", golden_roofline},
+                                    {"golden_linear", golden_linear},
+                                    {"book_frame", book_frame},
+                                    {"parity_frame", parity_frame}};
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return s;
 }
