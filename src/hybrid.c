@@ -443,8 +443,8 @@ void scale_hybrid_table_add_flag(scale_hybrid_table *t, const char *key, const c
 
 void scale_hybrid_table_add_layout(scale_hybrid_table *t, const char *prefix, double dp, double pp,
                                    double tp, double cp) {
-  static const char *const what[4] = {"dp", "pp", "tp", "cp"}, *const label[4] = {"DP", "PP", "TP",
-                                                                                  "CP"};
+  static const char *const what[4] = {"dp", "pp", "tp", "cp"};
+  static const char *const label[4] = {"DP", "PP", "TP", "CP"};
   const double v[4] = {dp, pp, tp, cp};
   for (int i = 0; i < 4; i++) {
     char key[sizeof t->row[0].key];

@@ -23,7 +23,8 @@
 #define V CHAPTER_V
 #define VS CHAPTER_VS
 #define BF16 SCALE_DTYPE_BF16
-#define ZERO_STAGE 1 /* the paper's distributed optimizer (scale_hybrid_paper_problem) */
+#define ZERO_STAGE 1         /* the paper's distributed optimizer (scale_hybrid_paper_problem) */
+enum { L7, L1, M7, M1, L8 }; /* LLaMA 2 7B, Llama 3.2 1B, Mamba-7B, Mamba-1B, LLaMA 3 8B */
 
 static scale_hybrid_table tab; /* the table being emitted; val() reads its rows */
 static double val(const char *key) { return scale_hybrid_table_value(&tab, key); }
@@ -41,7 +42,7 @@ static void emit(chapter *ch, const char *stem, const scale_hybrid_table *t) {
   }
 }
 
-/* ==== the setup, Table 2 and Table 3 ========================================================== */
+/* ==== Table 2 and Table 3 ==================================================================== */
 
 static void section_volumes(chapter *ch, const scale_model *l7, const scale_model *l1) {
   chapter_heading(ch, "Collective volumes per device (Table 2), in multiples of the array T");
@@ -322,8 +323,7 @@ static void section_study(chapter *ch, const scale_chip *npu, const scale_step_p
   }
 }
 
-/** Ranges the text cites: predicted over measured for groups of rows (pipelines of each
- * family, CP rows without PP) and the device model alone for the host-bound rows. */
+/** Predicted over measured by group of rows, the ranges of the measured rows, their claims. */
 static void section_study_groups(chapter *ch, const scale_step_params *prm) {
   chapter_heading(ch, "Predicted over measured, by group of rows");
   scale_hybrid_study_groups u;
@@ -383,13 +383,13 @@ int main(int argc, char **argv) {
   const scale_step_params *chip_prm[2] = {&prm, &prm_h100};
   chapter_heading(&ch, "The case study's machine and workload (section 6.1)");
   emit(&ch, NULL, scale_hybrid_case_table(&npu, N_CHIPS, GBS, SEQ, &tab));
-  section_volumes(&ch, models[0], models[1]);
-  section_memory(&ch, models[0], &npu);
-  section_overlap(&ch, models[0], models[1], &npu, &h100);
-  section_mamba(&ch, models[2], models[3], models[0]);
+  section_volumes(&ch, models[L7], models[L1]);
+  section_memory(&ch, models[L7], &npu);
+  section_overlap(&ch, models[L7], models[L1], &npu, &h100);
+  section_mamba(&ch, models[M7], models[M1], models[L7]);
   section_guide(&ch, models, keys, &npu);
   section_grid(&ch, models, keys, chips, chip_prm);
-  section_planner(&ch, models[0], &npu, &prm);
+  section_planner(&ch, models[L7], &npu, &prm);
   scale_diag d = {0};
   if (chapter_status_ok(&ch, scale_hybrid_study_load_all(&npu, &prm, study, paper, &n_paper, &d),
                         &d)) {

@@ -17,7 +17,10 @@
  *   rules     the design guide of section 7 (feasibility first, pure DP when it fits, the
  *             smallest model split otherwise, PP first for transformers and TP first for
  *             Mamba, TP bounded by the link, CP only when its ring hides, TP inside the fast
- *             domain), each an inequality with both sides returned, and the layout it picks.
+ *             domain), each an inequality with both sides returned, and the layout it picks;
+ *   tables    the named quantities chapter 13 shows of each (scale_hybrid_table: Tables 2 and
+ *             3, memory, overlap, Mamba-2's splits and traffic, the guide's rules), filled
+ *             here and emitted by the chapter as they come.
  *
  * Pure functions on doubles in SI units; NaN outside the domain; nothing allocated.
  * Paper: Amer et al., "Distributed Hybrid Parallelism for Large Language Models: Comparative
