@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
@@ -407,4 +408,261 @@ double scale_hybrid_predict_step_s(const scale_step_job *job, const scale_step_p
   double stages = job->model->arch == SCALE_ARCH_MAMBA2 ? scale_step_ssm_stages(job) : 0.0;
   if (!size_ok(stage_s)) return NAN;
   return scale_hybrid_cp_host_bound_s(job, device, host_layer_s) + stages * stage_s;
+}
+
+/* ==== tables of named quantities ============================================================== */
+
+double scale_hybrid_table_value(const scale_hybrid_table *t, const char *key) {
+  for (int i = 0; i < t->n; i++)
+    if (!strcmp(t->row[i].key, key)) return t->row[i].value;
+  return NAN;
+}
+
+void scale_hybrid_table_add(scale_hybrid_table *t, const char *key, const char *label, double value,
+                            const char *unit, scale_fmt style) {
+  if (t->n >= SCALE_HYBRID_TABLE_MAX) return;
+  int i = t->n++;
+  scale_quantity *q = &t->row[i];
+  snprintf(q->key, sizeof q->key, "%s", key);
+  snprintf(t->label[i], sizeof t->label[i], "%s", label);
+  q->label = t->label[i], q->value = value, q->unit = unit, q->style = style;
+  t->text[i] = NULL;
+}
+
+void scale_hybrid_table_add_text(scale_hybrid_table *t, const char *key, const char *label,
+                                 double value, const char *text) {
+  int n = t->n;
+  scale_hybrid_table_add(t, key, label, value, "1", SCALE_FMT_PLAIN);
+  if (t->n > n) t->text[n] = text;
+}
+
+void scale_hybrid_table_add_flag(scale_hybrid_table *t, const char *key, const char *label,
+                                 bool yes) {
+  scale_hybrid_table_add_text(t, key, label, yes ? 1.0 : 0.0, yes ? "yes" : "no");
+}
+
+void scale_hybrid_table_add_layout(scale_hybrid_table *t, const char *prefix, double dp, double pp,
+                                   double tp, double cp) {
+  static const char *const what[4] = {"dp", "pp", "tp", "cp"};
+  static const char *const label[4] = {"DP", "PP", "TP", "CP"};
+  const double v[4] = {dp, pp, tp, cp};
+  for (int i = 0; i < 4; i++) {
+    char key[sizeof t->row[0].key];
+    snprintf(key, sizeof key, "%s%s%s", prefix ? prefix : "", prefix ? "." : "", what[i]);
+    scale_hybrid_table_add(t, key, label[i], v[i], "", SCALE_FMT_PLAIN);
+  }
+}
+
+scale_hybrid_table *scale_hybrid_collective_table(const double *ns, int n,
+                                                  scale_hybrid_table *out) {
+  out->n = 0;
+  for (int op = 0; op < SCALE_HYBRID_COLL_COUNT; op++)
+    for (int i = 0; i < n; i++) {
+      const char *name = scale_hybrid_coll_name((scale_hybrid_coll)op);
+      char key[sizeof out->row[0].key], label[SCALE_HYBRID_LABEL_MAX];
+      snprintf(key, sizeof key, "n%.0f.%s", ns[i], name);
+      for (char *p = key; *p; p++)
+        if (*p == '-') *p = '_';
+      snprintf(label, sizeof label, "%s over N = %.0f [x T]", name, ns[i]);
+      scale_hybrid_table_add(out, key, label,
+                             scale_hybrid_collective_bytes((scale_hybrid_coll)op, ns[i], 1.0), "",
+                             SCALE_FMT_PLAIN);
+    }
+  return out;
+}
+
+scale_hybrid_table *scale_hybrid_attention_table(const scale_model *model, const double *degrees,
+                                                 int n, double s, scale_dtype dtype,
+                                                 scale_hybrid_table *out) {
+  out->n = 0;
+  for (int st = 0; st < SCALE_HYBRID_STRATEGY_COUNT; st++)
+    for (int k = 0; k < n; k++) {
+      const char *name = scale_hybrid_strategy_name((scale_hybrid_strategy)st);
+      char key[sizeof out->row[0].key], label[SCALE_HYBRID_LABEL_MAX];
+      snprintf(key, sizeof key, "%s.%.0f", name, degrees[k]);
+      snprintf(label, sizeof label, "%s, %s %.0f", model->display_name, name, degrees[k]);
+      double bytes = scale_hybrid_attention_fwd_bytes(model, (scale_hybrid_strategy)st, degrees[k],
+                                                      1, s, dtype);
+      scale_hybrid_table_add(out, key, label, bytes, "B", SCALE_FMT_SI);
+    }
+  return out;
+}
+
+scale_hybrid_table *scale_hybrid_memory_table(const scale_hybrid_memory *mem, double hbm_bytes,
+                                              scale_hybrid_table *out) {
+  out->n = 0;
+  scale_hybrid_table_add(out, "w", "weights", mem->weight_bytes, "B", SCALE_FMT_SI);
+  scale_hybrid_table_add(out, "g", "gradients", mem->grad_bytes, "B", SCALE_FMT_SI);
+  scale_hybrid_table_add(out, "o", "optimizer", mem->optimizer_bytes, "B", SCALE_FMT_SI);
+  scale_hybrid_table_add(out, "a", "activations", mem->activation_bytes, "B", SCALE_FMT_SI);
+  scale_hybrid_table_add(out, "total", "total", mem->total_bytes, "B", SCALE_FMT_SI);
+  scale_hybrid_table_add_flag(out, "fits", "fits", mem->total_bytes <= hbm_bytes);
+  return out;
+}
+
+scale_hybrid_table *scale_hybrid_ssm_split_table(const scale_hybrid_ssm_split *s,
+                                                 scale_hybrid_table *out) {
+  const struct {
+    const char *key, *label;
+    double v;
+    scale_fmt style;
+  } rows[] = {{"heads", "heads", s->heads, SCALE_FMT_PLAIN},
+              {"groups", "groups", s->groups, SCALE_FMT_PLAIN},
+              {"inproj", "in-projection columns", s->d_in_proj, SCALE_FMT_PLAIN},
+              {"weights", "projection weights", s->weight_params, SCALE_FMT_SI},
+              {"tokens", "tokens per sequence", s->tokens, SCALE_FMT_PLAIN},
+              {"seqs", "sequences", s->sequences, SCALE_FMT_PLAIN},
+              {"chunks", "SSD chunks", s->chunks, SCALE_FMT_PLAIN},
+              {"state", "state elements", s->state_elements, SCALE_FMT_SI},
+              {"halo", "conv halo elements", s->halo_elements, SCALE_FMT_SI},
+              {"ar", "forward AllReduces", s->tp_all_reduces, SCALE_FMT_PLAIN}};
+  out->n = 0;
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+    scale_hybrid_table_add(out, rows[i].key, rows[i].label, rows[i].v, "", rows[i].style);
+  return out;
+}
+
+/** Appends the overlap rows of scale_hybrid_overlap_table(). */
+static void add_overlap(scale_hybrid_table *out, double t_comp, double t_comm, const double *chunks,
+                        int n) {
+  scale_hybrid_table_add(out, "none", "no overlap",
+                         scale_hybrid_overlap_s(SCALE_HYBRID_DEP_NONE, t_comp, t_comm, 1), "s",
+                         SCALE_FMT_TIME);
+  scale_hybrid_table_add(out, "weak", "weak dependency (ideal)",
+                         scale_hybrid_overlap_s(SCALE_HYBRID_DEP_WEAK, t_comp, t_comm, 1), "s",
+                         SCALE_FMT_TIME);
+  for (int i = 0; i < n; i++) {
+    double t = scale_hybrid_overlap_s(SCALE_HYBRID_DEP_STRONG, t_comp, t_comm, chunks[i]);
+    char key[sizeof out->row[0].key];
+    snprintf(key, sizeof key, "strong%.0f", chunks[i]);
+    scale_hybrid_table_add(out, key, "strong, chunked", t, "s", SCALE_FMT_TIME);
+    snprintf(key, sizeof key, "exposed%.0f", chunks[i]);
+    scale_hybrid_table_add(out, key, "exposed", t - t_comp, "s", SCALE_FMT_TIME);
+  }
+  scale_hybrid_table_add(out, "exposed_none", "exposed, no overlap", t_comm, "s", SCALE_FMT_TIME);
+}
+
+scale_hybrid_table *scale_hybrid_overlap_table(double t_comp, double t_comm, const double *chunks,
+                                               int n, scale_hybrid_table *out) {
+  out->n = 0;
+  add_overlap(out, t_comp, t_comm, chunks, n);
+  return out;
+}
+
+scale_hybrid_table *scale_hybrid_tp_overlap_table(const scale_model *model, const scale_chip *chip,
+                                                  double tp, double s, const double *chunks, int n,
+                                                  scale_hybrid_table *out) {
+  double comp, comm;
+  scale_hybrid_tp_layer_fwd_s(model, chip, tp, s, &comp, &comm);
+  out->n = 0;
+  scale_hybrid_table_add(out, "comp", "compute at peak", comp, "s", SCALE_FMT_TIME);
+  scale_hybrid_table_add(out, "comm", "two AllReduces over one link", comm, "s", SCALE_FMT_TIME);
+  add_overlap(out, comp, comm, chunks, n);
+  return out;
+}
+
+scale_hybrid_table *scale_hybrid_zero_table(const scale_precision *prec, double n_params,
+                                            double n_devices, scale_hybrid_table *out) {
+  out->n = 0;
+  for (int z = 0; z <= 3; z++) {
+    char key[sizeof out->row[0].key];
+    snprintf(key, sizeof key, "s%d", z);
+    scale_hybrid_table_add(out, key, "ZeRO paper example",
+                           scale_train_zero_bytes_per_chip(prec, n_params, z, n_devices, NULL), "B",
+                           SCALE_FMT_SI);
+  }
+  return out;
+}
+
+scale_hybrid_table *scale_hybrid_guide_table(const scale_hybrid_guide *g, scale_hybrid_table *out) {
+  const scale_hybrid_layout *l = &g->layout;
+  out->n = 0;
+  scale_hybrid_table_add_layout(out, NULL, l->dp, l->pp, l->tp, l->cp);
+  scale_hybrid_table_add(out, "mem", "memory of the pick", g->memory.total_bytes, "B",
+                         SCALE_FMT_SI);
+  for (int r = 0; r < SCALE_HYBRID_RULE_COUNT; r++) {
+    const char *name = scale_hybrid_rule_name((scale_hybrid_rule)r);
+    const scale_hybrid_rule_eval *e = &g->rule[r];
+    /* the memory rules compare bytes; the others degrees, a split kind or tokens */
+    const char *unit =
+        r == SCALE_HYBRID_RULE_FITS_DP || r == SCALE_HYBRID_RULE_SMALLEST_SPLIT ? "B" : "";
+    char key[sizeof out->row[0].key], label[SCALE_HYBRID_LABEL_MAX];
+    snprintf(key, sizeof key, "%s.lhs", name);
+    snprintf(label, sizeof label, "%s: left side", name);
+    scale_hybrid_table_add(out, key, label, e->lhs, unit, SCALE_FMT_SI);
+    snprintf(key, sizeof key, "%s.rhs", name);
+    snprintf(label, sizeof label, "%s: right side", name);
+    scale_hybrid_table_add(out, key, label, e->rhs, unit, SCALE_FMT_SI);
+    /* the relation the two sides are in, so a rule that fails reads as failing (the split
+     * kind is a comparison of kinds, shown as "vs" by the page) */
+    if (r == SCALE_HYBRID_RULE_SPLIT_KIND) continue;
+    snprintf(key, sizeof key, "%s.rel", name);
+    snprintf(label, sizeof label, "%s: holds (1 yes)", name);
+    scale_hybrid_table_add_text(out, key, label, e->holds ? 1.0 : 0.0, e->holds ? "≤" : ">");
+  }
+  return out;
+}
+
+scale_hybrid_table *scale_hybrid_cp_traffic_table(const scale_model *mamba, const char *mamba_name,
+                                                  const scale_model *attn, const char *attn_name,
+                                                  double cp, const double *seqs, int n,
+                                                  scale_dtype dtype, scale_hybrid_table *out) {
+  out->n = 0;
+  for (int i = 0; i < n; i++) {
+    double s = seqs[i], k = s / 1024;
+    double mb = scale_hybrid_mamba2_fwd_bytes(mamba, SCALE_HYBRID_CP, cp, 1, s, dtype);
+    double at = scale_hybrid_attention_fwd_bytes(attn, SCALE_HYBRID_CP, cp, 1, s, dtype);
+    double tp = scale_hybrid_mamba2_fwd_bytes(mamba, SCALE_HYBRID_TP, cp, 1, s, dtype);
+    char key[sizeof out->row[0].key], label[SCALE_HYBRID_LABEL_MAX];
+    snprintf(key, sizeof key, "mcp.s%.0fk", k);
+    snprintf(label, sizeof label, "%s CP %.0f", mamba_name, cp);
+    scale_hybrid_table_add(out, key, label, mb, "B", SCALE_FMT_SI);
+    snprintf(key, sizeof key, "acp.s%.0fk", k);
+    snprintf(label, sizeof label, "%s CP %.0f", attn_name, cp);
+    scale_hybrid_table_add(out, key, label, at, "B", SCALE_FMT_SI);
+    snprintf(key, sizeof key, "cpratio.s%.0fk", k);
+    scale_hybrid_table_add(out, key, "attention over Mamba", at / mb, "", SCALE_FMT_PLAIN);
+    snprintf(key, sizeof key, "mtp.s%.0fk", k);
+    snprintf(label, sizeof label, "%s TP %.0f", mamba_name, cp);
+    scale_hybrid_table_add(out, key, label, tp, "B", SCALE_FMT_SI);
+  }
+  return out;
+}
+
+scale_hybrid_table *scale_hybrid_ssd_table(const scale_model *model, const char *key, double s,
+                                           scale_hybrid_table *out) {
+  double ssd = scale_transformer_ssd_flops(model, 1, s, false, SCALE_PASS_FORWARD);
+  double proj = scale_transformer_mamba2_projection_flops(model, s, SCALE_PASS_FORWARD);
+  double naive = scale_transformer_ssd_flops(model, 1, s, true, SCALE_PASS_FORWARD);
+  char k[sizeof out->row[0].key];
+  out->n = 0;
+  snprintf(k, sizeof k, "ssd.%s.share", key);
+  scale_hybrid_table_add(out, k, "SSD over projections", ssd / proj, "", SCALE_FMT_PLAIN);
+  snprintf(k, sizeof k, "ssd.%s.naive", key);
+  scale_hybrid_table_add(out, k, "naive recurrence over scan", naive / ssd, "", SCALE_FMT_PLAIN);
+  snprintf(k, sizeof k, "act.%s", key);
+  scale_hybrid_table_add(out, k, "activations per layer",
+                         scale_transformer_layer_activation_bytes(model, 1, s, 1, 1, false), "B",
+                         SCALE_FMT_SI);
+  return out;
+}
+
+scale_hybrid_table *scale_hybrid_case_table(const scale_chip *chip, double n_chips, double gbs,
+                                            double s, scale_hybrid_table *out) {
+  out->n = 0;
+  scale_hybrid_table_add(out, "hw.flops", "910B cube peak (bf16)",
+                         scale_chip_flops_per_s(chip, SCALE_DTYPE_BF16), "FLOP/s", SCALE_FMT_SI);
+  scale_hybrid_table_add(out, "hw.hbm", "HBM per NPU (as the paper states it)", chip->hbm_bytes,
+                         "B", SCALE_FMT_SI);
+  scale_hybrid_table_add(out, "hw.hbm_bw", "HBM bandwidth", chip->hbm_bytes_per_s, "B/s",
+                         SCALE_FMT_SI);
+  scale_hybrid_table_add(out, "hw.egress", "HCCS egress per NPU (one way)",
+                         chip->nvlink_bytes_per_s, "B/s", SCALE_FMT_SI);
+  scale_hybrid_table_add(out, "hw.peer", "one direct HCCS link (one way)",
+                         scale_hybrid_peer_bytes_per_s(chip), "B/s", SCALE_FMT_SI);
+  scale_hybrid_table_add(out, "hw.chips", "NPUs", n_chips, "", SCALE_FMT_PLAIN);
+  scale_hybrid_table_add(out, "case.gbs", "global batch", gbs, "sequences", SCALE_FMT_PLAIN);
+  scale_hybrid_table_add(out, "case.seq", "sequence length", s, "tokens", SCALE_FMT_PLAIN);
+  scale_hybrid_table_add(out, "case.tokens", "tokens per step", gbs * s, "tokens", SCALE_FMT_PLAIN);
+  return out;
 }

@@ -113,3 +113,53 @@ scale_status scale_hybrid_grid_run(const scale_hybrid_grid_axes *ax, scale_hybri
   free(rep);
   return st;
 }
+
+/* ==== the grid as tables ===================================================================== */
+
+bool scale_hybrid_grid_step_mixes_cp(const scale_hybrid_grid_case *c) {
+  const scale_hybrid_layout *b = &c->step.layout;
+  return c->step_ok && b->cp > 1 && (b->pp > 1 || b->tp > 1);
+}
+
+scale_hybrid_table *scale_hybrid_grid_case_table(const scale_hybrid_grid_case *c,
+                                                 scale_hybrid_table *out) {
+  const scale_hybrid_layout *g = &c->guide.layout, *b = &c->step.layout;
+  out->n = 0;
+  scale_hybrid_table_add_layout(out, "guide", g->dp, g->pp, g->tp, g->cp);
+  if (c->step_ok) scale_hybrid_table_add_layout(out, "step", b->dp, b->pp, b->tp, b->cp);
+  scale_hybrid_table_add_layout(out, "plan", c->plan.dp, c->plan.pp, c->plan.tp, c->plan.cp);
+  scale_hybrid_table_add(out, "step_ratio", "guide / step model's best", c->step_ratio, "",
+                         SCALE_FMT_PLAIN);
+  scale_hybrid_table_add(out, "plan_ratio", "guide / scale plan's pick, as scale plan prices them",
+                         c->plan_ratio, "", SCALE_FMT_PLAIN);
+  scale_hybrid_table_add_flag(out, "plan_fits", "the guide's degrees fit scale plan's memory model",
+                              c->plan_fits);
+  return out;
+}
+
+scale_hybrid_table *scale_hybrid_grid_tally_table(const scale_hybrid_grid_tally *k,
+                                                  scale_hybrid_table *out) {
+  const struct {
+    const char *key, *label;
+    double v;
+  } rows[] = {
+      {"n", "grid cases", k->n},
+      {"agree_step", "guide = step model's best", k->agree_step},
+      {"agree_plan", "guide = scale plan's best", k->agree_plan},
+      {"plan_tp8", "scale plan picks TP 8", k->plan_tp8},
+      {"step_tp_small", "step model's best has TP <= 2", k->step_tp_small},
+      {"plan_within_tp_bound", "scale plan's TP within the TP bound", k->tp_bound_plan},
+      {"plan_memory", "differ: the guide's degrees do not fit scale plan's memory", k->plan_memory},
+      {"plan_speed", "differ: scale plan's pick is faster", k->plan_speed},
+      {"plan_search",
+       "differ: the guide's degrees, at the pick's microbatch count, are faster but outside "
+       "scale plan's counts",
+       k->plan_search},
+      {"plan_ratio_lo", "guide / plan where the guide's is faster, the least", k->plan_ratio_lo},
+      {"plan_ratio_hi", "guide / plan where the pick is faster, the most", k->plan_ratio_hi},
+      {"step_ratio_hi", "guide / step model's best, the most", k->step_ratio_hi}};
+  out->n = 0;
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+    scale_hybrid_table_add(out, rows[i].key, rows[i].label, rows[i].v, "", SCALE_FMT_PLAIN);
+  return out;
+}

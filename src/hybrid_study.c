@@ -332,3 +332,178 @@ double scale_hybrid_study_pp1_extrapolated_s(const scale_hybrid_study_table *t, 
   double a = measured_at(t, pp_a, tp, cp), b = measured_at(t, pp_b, tp, cp);
   return a - (pp_a - 1.0) * (b - a) / (pp_b - pp_a);
 }
+
+/* ==== the study as tables ==================================================================== */
+
+scale_hybrid_table *scale_hybrid_study_row_table(const scale_hybrid_study_table *t, int i,
+                                                 const scale_hybrid_paper_row *paper, int n_paper,
+                                                 double off_frac, scale_hybrid_table *out) {
+  const scale_measurement *r = &t->rows[i];
+  double meas = r->measured, pred = t->pred_s[i];
+  int k = scale_hybrid_study_paper_find(paper, n_paper, r->id);
+  out->n = 0;
+  if (k < 0) return NULL;
+  const scale_hybrid_paper_row *pc = &paper[k];
+  const char *mem = pc->memory_known ? "measured memory" : "measured memory (copy error: the MFU)";
+  char off[64];
+  snprintf(off, sizeof off, "off by more than %.0f%%", 100.0 * off_frac);
+  out->n = 0;
+  scale_hybrid_table_add_layout(out, NULL, r->dp, r->pp, r->tp, r->cp);
+  scale_hybrid_table_add(out, "meas_s", "measured step", meas, "s", SCALE_FMT_PLAIN);
+  scale_hybrid_table_add(out, "pred_s", "predicted step", pred, "s", SCALE_FMT_PLAIN);
+  scale_hybrid_table_add(out, "device_s", "device time alone", t->fit[i].device_s, "s",
+                         SCALE_FMT_PLAIN);
+  scale_hybrid_table_add(out, "ratio", "predicted / measured", pred / meas, "", SCALE_FMT_PLAIN);
+  scale_hybrid_table_add(out, "meas_tps", "measured throughput", pc->tokens_per_s, "tok/s",
+                         SCALE_FMT_SI);
+  scale_hybrid_table_add(out, "pred_tps", "predicted throughput", r->gbs * r->seq / pred, "tok/s",
+                         SCALE_FMT_SI);
+  scale_hybrid_table_add(out, "meas_mem", mem, pc->memory_bytes, "B", SCALE_FMT_SI);
+  scale_hybrid_table_add(out, "pred_mem", "predicted memory",
+                         scale_hybrid_study_row_memory_bytes(t, i), "B", SCALE_FMT_SI);
+  scale_hybrid_table_add(out, "meas_mfu", "measured MFU", 100.0 * pc->mfu_frac, "%",
+                         SCALE_FMT_PLAIN);
+  /* the same FLOPs over the predicted time: the paper's MFU definition kept */
+  scale_hybrid_table_add(out, "pred_mfu", "predicted MFU", 100.0 * pc->mfu_frac * meas / pred, "%",
+                         SCALE_FMT_PLAIN);
+  scale_hybrid_table_add_flag(out, "off", off, fabs(pred / meas - 1.0) > off_frac);
+  return out;
+}
+
+scale_hybrid_table *scale_hybrid_study_summary_table(const scale_hybrid_study_table *t,
+                                                     const scale_hybrid_study_stats *u,
+                                                     double off_frac,
+                                                     const scale_hybrid_paper_row *paper,
+                                                     int n_paper, scale_hybrid_table *out) {
+  char off[64];
+  snprintf(off, sizeof off, "rows off by > %.0f%%", 100.0 * off_frac);
+  out->n = 0;
+  scale_hybrid_table_add(out, "n", "rows", t->n, "", SCALE_FMT_PLAIN);
+  scale_hybrid_table_add(out, "spearman", "Spearman (step time)", u->spearman, "", SCALE_FMT_PLAIN);
+  scale_hybrid_table_add(out, "spearman_device", "Spearman (device time alone)", u->spearman_device,
+                         "", SCALE_FMT_PLAIN);
+  scale_hybrid_table_add(out, "mem_spearman", "Spearman (memory)",
+                         scale_hybrid_study_memory_spearman(t, paper, n_paper), "",
+                         SCALE_FMT_PLAIN);
+  scale_hybrid_table_add(out, "mape", "mean |error|", 100.0 * u->mape_frac, "%", SCALE_FMT_PLAIN);
+  scale_hybrid_table_add(out, "n_off", off, u->n_off, "", SCALE_FMT_PLAIN);
+  const char *const what[4] = {"best_meas", "worst_meas", "best_pred", "worst_pred"};
+  const int end[4] = {u->best_meas, u->worst_meas, u->best_pred, u->worst_pred};
+  for (int k = 0; k < 4; k++) {
+    const scale_measurement *r = &t->rows[end[k]];
+    scale_hybrid_table_add_layout(out, what[k], r->dp, r->pp, r->tp, r->cp);
+    int j = scale_hybrid_study_paper_find(paper, n_paper, r->id);
+    if (k >= 2 || j < 0) continue;
+    char key[sizeof out->row[0].key];
+    snprintf(key, sizeof key, "%s.mfu", what[k]);
+    scale_hybrid_table_add(out, key, "measured MFU", 100.0 * paper[j].mfu_frac, "%",
+                           SCALE_FMT_PLAIN);
+  }
+  return out;
+}
+
+scale_hybrid_table *scale_hybrid_study_groups_table(const scale_hybrid_study_groups *u,
+                                                    scale_hybrid_table *out) {
+  const struct {
+    const char *key, *label;
+    double v;
+  } rows[] = {{"llama_pp_lo", "LLaMA pipelines: least pred / meas", u->llama_pp_lo},
+              {"llama_pp_hi", "LLaMA pipelines: most pred / meas", u->llama_pp_hi},
+              {"mamba_pp_bare_hi", "Mamba pipelines without the stage latency: most pred / meas",
+               u->mamba_pp_bare_hi},
+              {"mamba_pp_lo", "Mamba pipelines: least pred / meas", u->mamba_pp_lo},
+              {"mamba_pp_hi", "Mamba pipelines: most pred / meas", u->mamba_pp_hi},
+              {"cp_lo", "CP rows without PP, Tables 11-14: least pred / meas", u->cp_lo},
+              {"cp_hi", "CP rows without PP, Tables 11-14: most pred / meas", u->cp_hi},
+              {"dev_cp_lo", "the same rows, device time alone: least", u->dev_cp_lo},
+              {"dev_cp_hi", "the same rows, device time alone: most", u->dev_cp_hi}};
+  out->n = 0;
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+    scale_hybrid_table_add(out, rows[i].key, rows[i].label, rows[i].v, "", SCALE_FMT_PLAIN);
+  return out;
+}
+
+const char *scale_hybrid_study_key(int i) {
+  static const char *const keys[SCALE_HYBRID_STUDY_TABLES] = {"t10", "t11", "t13", "t14"};
+  return i >= 0 && i < SCALE_HYBRID_STUDY_TABLES ? keys[i] : "?";
+}
+
+scale_hybrid_table *
+scale_hybrid_study_host_table(const scale_hybrid_study_table t[SCALE_HYBRID_STUDY_TABLES],
+                              const scale_chip *chip, const scale_step_params *params,
+                              scale_hybrid_table *out) {
+  double host_s = params->v[SCALE_STEP_MESH_CP_HOST_S];
+  char key[sizeof out->row[0].key], label[SCALE_HYBRID_LABEL_MAX];
+  out->n = 0;
+  snprintf(label, sizeof label, "mesh_cp_host_s in hardware/%s.ini", chip->name);
+  scale_hybrid_table_add(out, "host.stored", label, host_s, "s", SCALE_FMT_TIME);
+  snprintf(label, sizeof label, "mesh_ssm_stage_s in hardware/%s.ini", chip->name);
+  scale_hybrid_table_add(out, "stage.stored", label, params->v[SCALE_STEP_MESH_SSM_STAGE_S], "s",
+                         SCALE_FMT_TIME);
+  for (int ti = 0; ti < SCALE_HYBRID_STUDY_TABLES; ti++)
+    for (int i = 0; i < t[ti].n; i++) {
+      const scale_measurement *r = &t[ti].rows[i];
+      const scale_calib_framework_row *f = &t[ti].fit[i];
+      if (!scale_hybrid_study_pure_cp(r)) continue;
+      snprintf(key, sizeof key, "host.meas.%s.cp%.0f", scale_hybrid_study_key(ti), r->cp);
+      scale_hybrid_table_add(out, key, "measured per CP layer-microbatch", r->measured / f->units,
+                             "s", SCALE_FMT_TIME);
+      snprintf(key, sizeof key, "host.device.%s.cp%.0f", scale_hybrid_study_key(ti), r->cp);
+      scale_hybrid_table_add(out, key, "the device's own time per layer-microbatch",
+                             f->device_s / f->units, "s", SCALE_FMT_TIME);
+    }
+  double lo, hi;
+  scale_hybrid_study_host_bound_range(t, SCALE_HYBRID_STUDY_TABLES, host_s, &lo, &hi);
+  scale_hybrid_table_add(out, "host.meas_lo", "pure-CP rows the host binds: least", lo, "s",
+                         SCALE_FMT_TIME);
+  scale_hybrid_table_add(out, "host.meas_hi", "pure-CP rows the host binds: most", hi, "s",
+                         SCALE_FMT_TIME);
+  for (int ti = 0; ti < SCALE_HYBRID_STUDY_TABLES; ti++) {
+    scale_hybrid_study_ranges g;
+    scale_hybrid_study_table_ranges(&t[ti], host_s, &g);
+    if (g.n_host_cp == 0 || g.n_host_tpcp == 0) continue;
+    snprintf(key, sizeof key, "host.tp_cp.%s", scale_hybrid_study_key(ti));
+    scale_hybrid_table_add(out, key, "pure CP, measured per layer-microbatch (mean)",
+                           g.host_cp_mean_s, "s", SCALE_FMT_TIME);
+    snprintf(key, sizeof key, "host.tp_tpcp.%s", scale_hybrid_study_key(ti));
+    scale_hybrid_table_add(out, key, "TP x CP, measured per layer-microbatch (mean)",
+                           g.host_tpcp_mean_s, "s", SCALE_FMT_TIME);
+  }
+  return out;
+}
+
+/** Appends the range [lo, hi] labelled 'label' as "KEY.WHAT_lo" and "KEY.WHAT_hi". */
+static void add_range(scale_hybrid_table *out, const char *key, const char *what, const char *label,
+                      double lo, double hi, const char *unit, scale_fmt style) {
+  char k[sizeof out->row[0].key], l[SCALE_HYBRID_LABEL_MAX];
+  snprintf(k, sizeof k, "%s.%s_lo", key, what);
+  snprintf(l, sizeof l, "%s: least", label);
+  scale_hybrid_table_add(out, k, l, lo, unit, style);
+  snprintf(k, sizeof k, "%s.%s_hi", key, what);
+  snprintf(l, sizeof l, "%s: most", label);
+  scale_hybrid_table_add(out, k, l, hi, unit, style);
+}
+
+scale_hybrid_table *
+scale_hybrid_study_ranges_table(const scale_hybrid_study_table t[SCALE_HYBRID_STUDY_TABLES],
+                                double host_s, scale_hybrid_table *out) {
+  scale_hybrid_study_ranges g[SCALE_HYBRID_STUDY_TABLES];
+  out->n = 0;
+  for (int ti = 0; ti < SCALE_HYBRID_STUDY_TABLES; ti++) {
+    scale_hybrid_study_table_ranges(&t[ti], host_s, &g[ti]);
+    if (g[ti].stage_hi_s > 0)
+      add_range(out, scale_hybrid_study_key(ti), "stage", "one more stage adds (measured)",
+                g[ti].stage_lo_s, g[ti].stage_hi_s, "s", SCALE_FMT_TIME);
+  }
+  /* Mamba-7B at TP 1 x CP 2 without PP does not fit: its step from Table 13's two pipelines */
+  double base = scale_hybrid_study_pp1_extrapolated_s(&t[2], 1, 2, 2, 4);
+  if (isfinite(base))
+    scale_hybrid_table_add(out, "t13.tp1cp2_base",
+                           "Mamba-7B (4, 1, 1, 2) extrapolated from its pipelines", base, "s",
+                           SCALE_FMT_PLAIN);
+  for (int ti = 0; ti < SCALE_HYBRID_STUDY_TABLES; ti++)
+    if (t[ti].model.arch == SCALE_ARCH_MAMBA2 && g[ti].plain_hi > 0)
+      add_range(out, scale_hybrid_study_key(ti), "plain", "rows without CP or PP, pred / meas",
+                g[ti].plain_lo, g[ti].plain_hi, "", SCALE_FMT_PLAIN);
+  return out;
+}

@@ -1062,6 +1062,35 @@ scale_plot scale_plot_frame(const char *title, const char *desc, const char *x_l
                       .n_series = n_series};
 }
 
+scale_plot scale_plot_parity(const char *title, const char *desc, const char *x_label,
+                             const char *y_label, double lo, double hi, double band_frac,
+                             scale_plot_parity_lines *lines) {
+  scale_plot_parity_lines *l = lines;
+  l->x[0] = l->y[0] = lo, l->x[1] = l->y[1] = hi;
+  l->up[0] = (1.0 + band_frac) * lo, l->up[1] = (1.0 + band_frac) * hi;
+  l->down[0] = (1.0 - band_frac) * lo, l->down[1] = (1.0 - band_frac) * hi;
+  snprintf(l->up_label, sizeof l->up_label, "+%.0f%%", 100.0 * band_frac);
+  snprintf(l->down_label, sizeof l->down_label, "-%.0f%%", 100.0 * band_frac);
+  l->series[0] = (scale_plot_series){.label = "predicted = measured", .x = l->x, .y = l->y, .n = 2};
+  l->series[1] =
+      (scale_plot_series){.label = l->up_label, .x = l->x, .y = l->up, .n = 2, .dashed = true};
+  l->series[2] =
+      (scale_plot_series){.label = l->down_label, .x = l->x, .y = l->down, .n = 2, .dashed = true};
+  return (scale_plot){.title = title,
+                      .desc = desc,
+                      .x_label = x_label,
+                      .y_label = y_label,
+                      .x_axis = SCALE_PLOT_LOG,
+                      .y_axis = SCALE_PLOT_LOG,
+                      .x_min = lo,
+                      .x_max = hi,
+                      .y_min = lo,
+                      .y_max = hi,
+                      .legend = SCALE_PLOT_LEGEND_TOP_LEFT,
+                      .series = l->series,
+                      .n_series = 3};
+}
+
 scale_status scale_plot_svg(const scale_plot *plot, char *buf, size_t size, size_t *len,
                             scale_diag *diag) {
   if (size && buf) buf[0] = '\0';

@@ -1,28 +1,18 @@
 /* hybrid-parallelism.c — chapter 13, the hybrid-parallelism study of Amer et al. (arXiv
- * 2602.09109), as a program.
- *
- * Walks through the collective volumes of Tables 2 and 3, memory per device by strategy and
- * ZeRO stage, the overlap classes of section 2.6 and the ring-CP block, what each parallelism
- * splits in a Mamba-2 layer, the design guide of section 7 on the paper's models and on a
- * grid against the calibrated step model's best (scale_plan_hybrid) and `scale plan`, and
- * the case study: Tables 10, 11, 13 and 14 predicted beside measured (hybrid_study.h), with
- * the measured time per CP layer-microbatch the host's floor rests on (chapter 14 fits the
- * framework's two parameters and leaves each table out). Every number
- * hybrid-parallelism.md cites is emitted with --values; --figures DIR draws one
- * predicted-against-measured figure per table (study-<model>.svg).
+ * 2602.09109), as a script over hybrid.h, hybrid_grid.h and hybrid_study.h: Tables 2 and 3,
+ * memory by strategy and ZeRO stage, overlap and the ring-CP block, Mamba-2's splits, the
+ * design guide against the step model and `scale plan`, and Tables 10, 11, 13 and 14
+ * predicted beside measured. --values emits every number hybrid-parallelism.md cites;
+ * --figures DIR draws one predicted-against-measured figure per table (study-<model>.svg).
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "chapter.h"
-#include "scale/calibrate.h"
 #include "scale/hybrid.h"
 #include "scale/hybrid_grid.h"
 #include "scale/hybrid_study.h"
-#include "scale/measurements.h"
 #include "scale/plan.h"
 
 #define N_CHIPS 8.0
@@ -33,88 +23,41 @@
 #define V CHAPTER_V
 #define VS CHAPTER_VS
 #define BF16 SCALE_DTYPE_BF16
+#define ZERO_STAGE 1         /* the paper's distributed optimizer (scale_hybrid_paper_problem) */
+enum { L7, L1, M7, M1, L8 }; /* LLaMA 2 7B, Llama 3.2 1B, Mamba-7B, Mamba-1B, LLaMA 3 8B */
 
-#define ZERO_STAGE 1 /* the paper's distributed optimizer (scale_hybrid_paper_problem) */
+static scale_hybrid_table tab; /* the table being emitted; val() reads its rows */
+static double val(const char *key) { return scale_hybrid_table_value(&tab, key); }
 
-static void layout_values(chapter *ch, const char *stem, double dp, double pp, double tp,
-                          double cp) {
-  const chapter_val r[] = {V("dp", "DP", dp, ""), V("pp", "PP", pp, ""), V("tp", "TP", tp, ""),
-                             V("cp", "CP", cp, "")};
-  CHAPTER_EMIT(ch, stem, r);
+/** Emits the library table 't', each row under "stem.KEY" (KEY alone with a NULL stem): its
+ * numbers through chapter_quantities(), its text rows (flags, relations) as text values. */
+static void emit(chapter *ch, const char *stem, const scale_hybrid_table *t) {
+  for (int i = 0; i < t->n; i++) {
+    char key[160];
+    snprintf(key, sizeof key, "%s%s%s", stem ? stem : "", stem ? "." : "", t->row[i].key);
+    if (t->text[i])
+      chapter_text_value(ch, key, t->row[i].label, t->row[i].value, t->text[i]);
+    else
+      chapter_quantities(ch, stem, &t->row[i], 1, false);
+  }
 }
 
-/** A yes/no value (1 or 0, shown as a word) under the key 'fmt', ... */
-static void flag_value(chapter *ch, const char *label, bool yes, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void flag_value(chapter *ch, const char *label, bool yes, const char *fmt, ...) {
-  char key[128];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(key, sizeof key, fmt, ap);
-  va_end(ap);
-  chapter_text_value(ch, key, label, yes ? 1.0 : 0.0, yes ? "yes" : "no");
-}
-
-/* ==== the setup, Table 2 and Table 3 ========================================================== */
-
-static void section_setup(chapter *ch, const scale_chip *npu) {
-  chapter_heading(ch, "The case study's machine and workload (section 6.1)");
-  double peer = scale_hybrid_peer_bytes_per_s(npu);
-  const chapter_val r[] = {
-      VS("hw.flops", "910B cube peak (bf16)", scale_chip_flops_per_s(npu, BF16), "FLOP/s",
-         SCALE_FMT_SI),
-      V("hw.hbm", "HBM per NPU (as the paper states it)", npu->hbm_bytes, "B"),
-      V("hw.hbm_bw", "HBM bandwidth", npu->hbm_bytes_per_s, "B/s"),
-      V("hw.egress", "HCCS egress per NPU (one way)", npu->nvlink_bytes_per_s, "B/s"),
-      V("hw.peer", "one direct HCCS link (one way)", peer, "B/s"),
-      V("hw.chips", "NPUs", N_CHIPS, ""),
-      V("case.gbs", "global batch", GBS, "sequences"),
-      V("case.seq", "sequence length", SEQ, "tokens"),
-      V("case.tokens", "tokens per step", TOKENS, "tokens")};
-  CHAPTER_EMIT(ch, NULL, r);
-}
-
-static double t3(const scale_model *m, scale_hybrid_strategy st, double degree, double s) {
-  return scale_hybrid_attention_fwd_bytes(m, st, degree, 1, s, BF16);
-}
+/* ==== Table 2 and Table 3 ==================================================================== */
 
 static void section_volumes(chapter *ch, const scale_model *l7, const scale_model *l1) {
   chapter_heading(ch, "Collective volumes per device (Table 2), in multiples of the array T");
-  static const double ns[] = {2, 8, 64};
-  for (int op = 0; op < SCALE_HYBRID_COLL_COUNT; op++)
-    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
-      const char *name = scale_hybrid_coll_name((scale_hybrid_coll)op);
-      char key[64], label[64];
-      snprintf(key, sizeof key, "t2.n%.0f.%s", ns[i], name);
-      for (char *p = key; *p; p++)
-        if (*p == '-') *p = '_';
-      snprintf(label, sizeof label, "%s over N = %.0f [x T]", name, ns[i]);
-      chapter_value(ch, key, label,
-                    scale_hybrid_collective_bytes((scale_hybrid_coll)op, ns[i], 1.0), "",
-                    SCALE_FMT_PLAIN);
-    }
+  static const double ns[] = {2, 8, 64}, degrees[] = {2, 4, 8};
+  emit(ch, "t2", scale_hybrid_collective_table(ns, 3, &tab));
   chapter_heading(ch, "One attention layer's forward communication per device (Table 3)");
   chapter_say(ch, "b = 1, s = %.0f, bf16, bytes sent plus received", SEQ);
-  const struct {
-    const char *key;
-    const scale_model *m;
-  } models[] = {{"l7", l7}, {"l1", l1}};
-  static const double degrees[] = {2, 4, 8};
-  for (size_t i = 0; i < 2; i++)
-    for (int st = 0; st < SCALE_HYBRID_STRATEGY_COUNT; st++)
-      for (size_t k = 0; k < 3; k++) {
-        const char *name = scale_hybrid_strategy_name((scale_hybrid_strategy)st);
-        char label[SCALE_NAME_MAX + 32];
-        snprintf(label, sizeof label, "%s, %s %.0f", models[i].m->display_name, name, degrees[k]);
-        chapter_valuef(ch, label, t3(models[i].m, (scale_hybrid_strategy)st, degrees[k], SEQ), "B",
-                       SCALE_FMT_SI, "t3.%s.%s.%.0f", models[i].key, name, degrees[k]);
-      }
-  double tp8 = t3(l1, SCALE_HYBRID_TP, 8, SEQ), cp8 = t3(l1, SCALE_HYBRID_CP, 8, SEQ);
+  emit(ch, "t3.l7", scale_hybrid_attention_table(l7, degrees, 3, SEQ, BF16, &tab));
+  double ulysses = val("tpup.8") / val("tp.8");
+  emit(ch, "t3.l1", scale_hybrid_attention_table(l1, degrees, 3, SEQ, BF16, &tab));
+  double tp8 = val("tp.8"), cp8 = val("cp.8");
   double s5_tp = scale_hybrid_s5_comm_elements(l1, SCALE_HYBRID_TP, SEQ);
   const chapter_val r[] = {
       V("t3.l1.cp_over_tp", "Llama 3.2 1B: CP over TP (k d_h / d)", cp8 / tp8, ""),
-      V("t3.l7.tpup_over_tp8", "LLaMA 2 7B at 8: Ulysses over TP",
-        t3(l7, SCALE_HYBRID_TPUP, 8, SEQ) / t3(l7, SCALE_HYBRID_TP, 8, SEQ), ""),
+      V("t3.l7.tpup_over_tp8", "LLaMA 2 7B at 8: Ulysses over TP", ulysses, ""),
       VS("s5.l1.tp", "section 5.2 TP, 2 s a d_h", s5_tp, "elements", SCALE_FMT_SCI),
       VS("s5.l1.cp", "section 5.2 CP, 2 s k d_h",
          scale_hybrid_s5_comm_elements(l1, SCALE_HYBRID_CP, SEQ), "elements", SCALE_FMT_SCI),
@@ -123,23 +66,6 @@ static void section_volumes(chapter *ch, const scale_model *l7, const scale_mode
 }
 
 /* ==== memory and overlap ====================================================================== */
-
-/** Row 'key' of the memory table: layout l's memory per device (and *total_bytes) for p. */
-static void memory_row(chapter *ch, const char *key, const scale_hybrid_problem *p,
-                       const scale_hybrid_layout *l, double *total_bytes) {
-  scale_hybrid_memory mem;
-  scale_hybrid_problem_memory(p, l, &mem);
-  *total_bytes = mem.total_bytes;
-  chapter_say(ch, "%s:", key);
-  const chapter_val r[] = {
-      V("w", "weights", mem.weight_bytes, "B"), V("g", "gradients", mem.grad_bytes, "B"),
-      V("o", "optimizer", mem.optimizer_bytes, "B"),
-      V("a", "activations", mem.activation_bytes, "B"), V("total", "total", mem.total_bytes, "B")};
-  char stem[32];
-  snprintf(stem, sizeof stem, "mem.%s", key);
-  CHAPTER_EMIT(ch, stem, r);
-  flag_value(ch, "fits", mem.total_bytes <= p->chip->hbm_bytes, "mem.%s.fits", key);
-}
 
 static void section_memory(chapter *ch, const scale_model *l7, const scale_chip *npu) {
   chapter_heading(ch, "Memory per device, LLaMA 2 7B on 8 NPUs, 4K tokens, micro-batch 1");
@@ -155,8 +81,15 @@ static void section_memory(chapter *ch, const scale_model *l7, const scale_chip 
               {"dp4pp2", {4, 2, 1, 1, ZERO_STAGE, false}}};
   double tot[9], hbm = npu->hbm_bytes;
   scale_hybrid_problem p = scale_hybrid_paper_problem(l7, npu, GBS, SEQ);
-  for (int i = 0; i < 9; i++)
-    memory_row(ch, rows[i].key, &p, &rows[i].l, &tot[i]);
+  for (int i = 0; i < 9; i++) {
+    scale_hybrid_memory mem;
+    scale_hybrid_problem_memory(&p, &rows[i].l, &mem);
+    tot[i] = mem.total_bytes;
+    chapter_say(ch, "%s:", rows[i].key);
+    char stem[32];
+    snprintf(stem, sizeof stem, "mem.%s", rows[i].key);
+    emit(ch, stem, scale_hybrid_memory_table(&mem, hbm, &tab));
+  }
   chapter_claim(ch, true, tot[1] > hbm && tot[2] <= hbm,
                 "a replica does not fit with ZeRO-1, does with ZeRO-2");
   chapter_claim(ch, true, tot[4] <= hbm && tot[5] <= hbm && tot[7] <= hbm,
@@ -165,35 +98,17 @@ static void section_memory(chapter *ch, const scale_model *l7, const scale_chip 
                 "TP+SP < TP < PP < CP in memory");
   /* the ZeRO paper's own example: 7.5B parameters over 64 devices, 2 + 2 + 12 bytes */
   const scale_precision mixed = SCALE_PRECISION_MIXED_ADAM;
-  for (int z = 0; z <= 3; z++)
-    chapter_valuef(ch, "ZeRO paper example",
-                   scale_train_zero_bytes_per_chip(&mixed, 7.5e9, z, 64, NULL), "B", SCALE_FMT_SI,
-                   "zero.paper.s%d", z);
+  emit(ch, "zero.paper", scale_hybrid_zero_table(&mixed, 7.5e9, 64, &tab));
 }
 
 static void section_overlap(chapter *ch, const scale_model *l7, const scale_model *l1,
                             const scale_chip *npu, const scale_chip *h100) {
   chapter_heading(ch, "Overlap: one LLaMA 2 7B layer, TP 2 on the 910B, forward");
   /* two AllReduces per layer (attention, MLP) over the one direct link to the TP peer */
-  double comp, comm, peak = scale_chip_flops_per_s(npu, BF16);
-  double peer = scale_hybrid_peer_bytes_per_s(npu);
-  scale_hybrid_tp_layer_fwd_s(l7, npu, 2, SEQ, &comp, &comm);
-  const chapter_val r[] = {
-      V("ov.comp", "compute at peak", comp, "s"),
-      V("ov.comm", "two AllReduces over one link", comm, "s"),
-      V("ov.none", "no overlap", scale_hybrid_overlap_s(SCALE_HYBRID_DEP_NONE, comp, comm, 1), "s"),
-      V("ov.weak", "weak dependency (ideal)",
-        scale_hybrid_overlap_s(SCALE_HYBRID_DEP_WEAK, comp, comm, 1), "s")};
-  CHAPTER_EMIT(ch, NULL, r);
   static const double chunks[] = {2, 4, 16};
-  for (size_t i = 0; i < 3; i++) {
-    double t = scale_hybrid_overlap_s(SCALE_HYBRID_DEP_STRONG, comp, comm, chunks[i]);
-    chapter_valuef(ch, "strong, chunked", t, "s", SCALE_FMT_TIME, "ov.strong%.0f", chunks[i]);
-    chapter_valuef(ch, "exposed", t - comp, "s", SCALE_FMT_TIME, "ov.exposed%.0f", chunks[i]);
-  }
-  chapter_value(ch, "ov.exposed_none", "exposed, no overlap", comm, "s", SCALE_FMT_TIME);
-
+  emit(ch, "ov", scale_hybrid_tp_overlap_table(l7, npu, 2, SEQ, chunks, 3, &tab));
   chapter_heading(ch, "Ring CP: the smallest block whose K/V pass hides");
+  double peak = scale_chip_flops_per_s(npu, BF16), peer = scale_hybrid_peer_bytes_per_s(npu);
   double f_h100 = scale_chip_flops_per_s(h100, BF16),
          l1_block = scale_hybrid_ring_cp_min_block_tokens(l1, peak, peer, BF16, false);
   const chapter_val c[] = {
@@ -227,82 +142,25 @@ static void section_mamba(chapter *ch, const scale_model *m7, const scale_model 
     char stem[32];
     snprintf(stem, sizeof stem, "ssm.%s", cases[i].key);
     chapter_say(ch, "%s:", cases[i].key);
-    const chapter_val r[] = {
-        V("heads", "heads", s.heads, ""),
-        V("groups", "groups", s.groups, ""),
-        V("inproj", "in-projection columns", s.d_in_proj, ""),
-        VS("weights", "projection weights", s.weight_params, "", SCALE_FMT_SI),
-        V("tokens", "tokens per sequence", s.tokens, ""),
-        V("seqs", "sequences", s.sequences, ""),
-        V("chunks", "SSD chunks", s.chunks, ""),
-        VS("state", "state elements", s.state_elements, "", SCALE_FMT_SI),
-        VS("halo", "conv halo elements", s.halo_elements, "", SCALE_FMT_SI),
-        V("ar", "forward AllReduces", s.tp_all_reduces, "")};
-    CHAPTER_EMIT(ch, stem, r);
+    emit(ch, stem, scale_hybrid_ssm_split_table(&s, &tab));
   }
   const chapter_val r[] = {V("ssm.m7.d_in_proj", "Mamba-7B in-projection width",
-                               scale_transformer_mamba2_d_in_proj(m7), ""),
-                             V("ssm.m7.groups", "Mamba-7B groups", (double)m7->ssm_n_groups, "")};
+                             scale_transformer_mamba2_d_in_proj(m7), ""),
+                           V("ssm.m7.groups", "Mamba-7B groups", (double)m7->ssm_n_groups, "")};
   CHAPTER_EMIT(ch, NULL, r);
-
   chapter_heading(ch, "CP traffic per layer and device: Mamba's states against attention's K/V");
   static const double seqs[] = {4096, 32768, 131072};
-  for (size_t i = 0; i < 3; i++) {
-    double s = seqs[i], k = s / 1024;
-    double mb = scale_hybrid_mamba2_fwd_bytes(m7, SCALE_HYBRID_CP, 8, 1, s, BF16);
-    double at = t3(l7, SCALE_HYBRID_CP, 8, s);
-    chapter_valuef(ch, "Mamba-7B CP 8", mb, "B", SCALE_FMT_SI, "mcp.s%.0fk", k);
-    chapter_valuef(ch, "LLaMA 2 7B CP 8", at, "B", SCALE_FMT_SI, "acp.s%.0fk", k);
-    chapter_valuef(ch, "attention over Mamba", at / mb, "", SCALE_FMT_PLAIN, "cpratio.s%.0fk", k);
-    chapter_valuef(ch, "Mamba-7B TP 8",
-                   scale_hybrid_mamba2_fwd_bytes(m7, SCALE_HYBRID_TP, 8, 1, s, BF16), "B",
-                   SCALE_FMT_SI, "mtp.s%.0fk", k);
-  }
-
+  emit(ch, NULL,
+       scale_hybrid_cp_traffic_table(m7, "Mamba-7B", l7, "LLaMA 2 7B", 8, seqs, 3, BF16, &tab));
   chapter_heading(ch, "The SSD scan's share of the cube work (forward, 4K)");
-  const scale_model *ms[] = {m7, m1};
-  for (size_t i = 0; i < 2; i++) {
-    double ssd = scale_transformer_ssd_flops(ms[i], 1, SEQ, false, SCALE_PASS_FORWARD);
-    double proj = scale_transformer_mamba2_projection_flops(ms[i], SEQ, SCALE_PASS_FORWARD);
-    const chapter_val e[] = {
-        V("share", "SSD over projections", ssd / proj, ""),
-        V("naive", "naive recurrence over scan",
-          scale_transformer_ssd_flops(ms[i], 1, SEQ, true, SCALE_PASS_FORWARD) / ssd, "")};
-    CHAPTER_EMIT(ch, i == 0 ? "ssd.m7" : "ssd.m1", e);
-    chapter_valuef(ch, "activations per layer",
-                   scale_transformer_layer_activation_bytes(ms[i], 1, SEQ, 1, 1, false), "B",
-                   SCALE_FMT_SI, "act.%s", i == 0 ? "m7" : "m1");
-  }
+  emit(ch, NULL, scale_hybrid_ssd_table(m7, "m7", SEQ, &tab));
+  emit(ch, NULL, scale_hybrid_ssd_table(m1, "m1", SEQ, &tab));
   chapter_value(ch, "act.l7", "LLaMA 2 7B activations per layer",
                 scale_transformer_layer_activation_bytes(l7, 1, SEQ, 1, 1, false), "B",
                 SCALE_FMT_SI);
 }
 
 /* ==== the design guide and the planners ======================================================= */
-
-/** The guide's pick for 'p' with each rule's two sides and relation under 'stem'. */
-static void guide_values(chapter *ch, const char *stem, const scale_hybrid_guide *g) {
-  layout_values(ch, stem, g->layout.dp, g->layout.pp, g->layout.tp, g->layout.cp);
-  chapter_valuef(ch, "memory of the pick", g->memory.total_bytes, "B", SCALE_FMT_SI, "%s.mem",
-                 stem);
-  for (int r = 0; r < SCALE_HYBRID_RULE_COUNT; r++) {
-    const char *name = scale_hybrid_rule_name((scale_hybrid_rule)r);
-    /* the memory rules compare bytes; the others degrees, a split kind or tokens */
-    const char *unit =
-        r == SCALE_HYBRID_RULE_FITS_DP || r == SCALE_HYBRID_RULE_SMALLEST_SPLIT ? "B" : "";
-    char key[96], label[96];
-    snprintf(label, sizeof label, "%s: left side", name);
-    chapter_valuef(ch, label, g->rule[r].lhs, unit, SCALE_FMT_SI, "%s.%s.lhs", stem, name);
-    snprintf(label, sizeof label, "%s: right side", name);
-    chapter_valuef(ch, label, g->rule[r].rhs, unit, SCALE_FMT_SI, "%s.%s.rhs", stem, name);
-    /* the relation the two sides are in, so a rule that fails reads as failing (the split
-     * kind is a comparison of kinds, shown as "vs") */
-    if (r == SCALE_HYBRID_RULE_SPLIT_KIND) continue;
-    snprintf(key, sizeof key, "%s.%s.rel", stem, name);
-    snprintf(label, sizeof label, "%s: holds (1 yes)", name);
-    chapter_text_value(ch, key, label, g->rule[r].holds ? 1.0 : 0.0, g->rule[r].holds ? "≤" : ">");
-  }
-}
 
 static void section_guide(chapter *ch, const scale_model *const models[4],
                           const char *const keys[4], const scale_chip *npu) {
@@ -316,7 +174,7 @@ static void section_guide(chapter *ch, const scale_model *const models[4],
     scale_hybrid_guide_eval(&p, &g);
     char stem[32];
     snprintf(stem, sizeof stem, "guide.%s", keys[i]);
-    guide_values(ch, stem, &g);
+    emit(ch, stem, scale_hybrid_guide_table(&g, &tab));
     tp_bound_min = fmin(tp_bound_min, g.rule[SCALE_HYBRID_RULE_TP_BOUND].rhs);
     const double *b = paper_best[i];
     agree += scale_hybrid_layout_is(&g.layout, b[0], b[1], b[2], b[3]);
@@ -327,87 +185,37 @@ static void section_guide(chapter *ch, const scale_model *const models[4],
   chapter_claim(ch, true, tp_bound_min >= 4, "the tp-bound allows TP 4 on every model");
 }
 
-static void grid_layout(chapter *ch, const char *stem, const char *what, double dp, double pp,
-                        double tp, double cp) {
-  char sub[64];
-  snprintf(sub, sizeof sub, "%s.%s", stem, what);
-  layout_values(ch, sub, dp, pp, tp, cp);
-}
-
-/** One case of the grid (hybrid_grid.h) under 'stem'. */
-static void grid_case(chapter *ch, const char *stem, const scale_hybrid_grid_case *c) {
-  const scale_hybrid_layout *g = &c->guide.layout, *b = &c->step.layout;
-  grid_layout(ch, stem, "guide", g->dp, g->pp, g->tp, g->cp);
-  if (c->step_ok) grid_layout(ch, stem, "step", b->dp, b->pp, b->tp, b->cp);
-  grid_layout(ch, stem, "plan", c->plan.dp, c->plan.pp, c->plan.tp, c->plan.cp);
-  chapter_valuef(ch, "guide / step model's best", c->step_ratio, "", SCALE_FMT_PLAIN,
-                 "%s.step_ratio", stem);
-  chapter_valuef(ch, "guide / scale plan's pick, as scale plan prices them", c->plan_ratio, "",
-                 SCALE_FMT_PLAIN, "%s.plan_ratio", stem);
-  flag_value(ch, "the guide's degrees fit scale plan's memory model", c->plan_fits,
-             "%s.plan_fits", stem);
-}
-
-static void grid_summary(chapter *ch, const scale_hybrid_grid_tally *k, int disagree_4k_other,
-                         int disagree_32k_not_mixed_cp) {
-  const chapter_val r[] = {
-      V("grid.n", "grid cases", k->n, ""),
-      V("grid.agree_step", "guide = step model's best", k->agree_step, ""),
-      V("grid.agree_plan", "guide = scale plan's best", k->agree_plan, ""),
-      V("grid.plan_tp8", "scale plan picks TP 8", k->plan_tp8, ""),
-      V("grid.step_tp_small", "step model's best has TP <= 2", k->step_tp_small, ""),
-      V("grid.plan_within_tp_bound", "scale plan's TP within the TP bound", k->tp_bound_plan, ""),
-      V("grid.plan_memory", "differ: the guide's degrees do not fit scale plan's memory",
-        k->plan_memory, ""),
-      V("grid.plan_speed", "differ: scale plan's pick is faster", k->plan_speed, ""),
-      V("grid.plan_search",
-        "differ: the guide's degrees, at the pick's microbatch count, are faster but outside "
-        "scale plan's counts",
-        k->plan_search, ""),
-      V("grid.plan_ratio_lo", "guide / plan where the guide's is faster, the least",
-        k->plan_ratio_lo, ""),
-      V("grid.plan_ratio_hi", "guide / plan where the pick is faster, the most", k->plan_ratio_hi,
-        ""),
-      V("grid.step_ratio_hi", "guide / step model's best, the most", k->step_ratio_hi, "")};
-  CHAPTER_EMIT(ch, NULL, r);
-  chapter_claim(
-      ch, true, k->search_outside == k->plan_search,
-      "where the guide's degrees are faster, scale plan never tried their microbatch count");
-  chapter_claim(ch, true, disagree_4k_other == 0,
-                "at 4K the step model and the guide differ only on Mamba-7B on the 910B");
-  chapter_claim(ch, true, disagree_32k_not_mixed_cp == 0,
-                "at 32K they differ only where the step model mixes CP with PP or TP");
-  chapter_claim(ch, true, k->step_tp_small == k->n, "the step model's best keeps TP <= 2");
-  chapter_claim(ch, true, k->agree_plan < k->agree_step,
-                "the step model agrees with the guide more often than scale plan does");
-}
-
 static void section_grid(chapter *ch, const scale_model *const models[5], const char *const keys[5],
                          const scale_chip *const chips[2], const scale_step_params *const prm[2]) {
   chapter_heading(ch, "The guide against the step model and `scale plan` on a grid");
-  const char *chip_keys[2] = {"npu", "h100"};
   static const double seqs[2] = {4096, 32768};
-  static scale_hybrid_grid_case cases[2 * 5 * 2];
+  static scale_hybrid_grid_case cases[2 * 5 * 2]; /* [chip][model][sequence] */
   const scale_hybrid_grid_axes ax = {models, 5, chips, prm, 2, seqs, 2, TOKENS};
   scale_hybrid_grid_tally k;
   scale_diag d = {0};
   if (!chapter_status_ok(ch, scale_hybrid_grid_run(&ax, cases, &k, &d), &d)) return;
   int other_4k = 0, not_mixed_32k = 0;
-  for (int h = 0; h < 2; h++)
-    for (int i = 0; i < 5; i++)
-      for (int j = 0; j < 2; j++) {
-        char stem[48];
-        snprintf(stem, sizeof stem, "grid.%s.%s.s%.0fk", chip_keys[h], keys[i], seqs[j] / 1024);
-        const scale_hybrid_grid_case *c = &cases[(h * 5 + i) * 2 + j];
-        grid_case(ch, stem, c);
-        /* the text: at 4K they differ only on Mamba-7B on the 910B; at 32K only where the
-         * step model mixes CP with PP or TP */
-        const scale_hybrid_layout *b = &c->step.layout;
-        other_4k += !c->same_step && j == 0 && !(h == 0 && i == 2);
-        bool mixed_cp = c->step_ok && b->cp > 1 && (b->pp > 1 || b->tp > 1);
-        not_mixed_32k += !c->same_step && j == 1 && !mixed_cp;
-      }
-  grid_summary(ch, &k, other_4k, not_mixed_32k);
+  for (int c = 0; c < 2 * 5 * 2; c++) {
+    int h = c / 10, i = c / 2 % 5, j = c % 2;
+    char stem[48];
+    snprintf(stem, sizeof stem, "grid.%s.%s.s%.0fk", h ? "h100" : "npu", keys[i], seqs[j] / 1024);
+    emit(ch, stem, scale_hybrid_grid_case_table(&cases[c], &tab));
+    /* the text: at 4K they differ only on Mamba-7B on the 910B (case 4); at 32K only where
+     * the step model mixes CP with PP or TP */
+    other_4k += !cases[c].same_step && j == 0 && c != 4;
+    not_mixed_32k += !cases[c].same_step && j == 1 && !scale_hybrid_grid_step_mixes_cp(&cases[c]);
+  }
+  emit(ch, "grid", scale_hybrid_grid_tally_table(&k, &tab));
+  chapter_claim(
+      ch, true, k.search_outside == k.plan_search,
+      "where the guide's degrees are faster, scale plan never tried their microbatch count");
+  chapter_claim(ch, true, other_4k == 0,
+                "at 4K the step model and the guide differ only on Mamba-7B on the 910B");
+  chapter_claim(ch, true, not_mixed_32k == 0,
+                "at 32K they differ only where the step model mixes CP with PP or TP");
+  chapter_claim(ch, true, k.step_tp_small == k.n, "the step model's best keeps TP <= 2");
+  chapter_claim(ch, true, k.agree_plan < k.agree_step,
+                "the step model agrees with the guide more often than scale plan does");
 }
 
 static void section_planner(chapter *ch, const scale_model *l7, const scale_chip *npu,
@@ -415,16 +223,14 @@ static void section_planner(chapter *ch, const scale_model *l7, const scale_chip
   chapter_heading(ch, "What scale plan searches (LLaMA 2 7B on 8 x 910B)");
   scale_train_problem tp = scale_train_problem_make(l7, npu, N_CHIPS, TOKENS, SEQ);
   tp.step_params = prm;
-  scale_plan_report *rep = malloc(sizeof *rep);
-  if (!rep) return;
+  static scale_plan_report rep;
   scale_plan_opts o = scale_plan_opts_default();
   o.n_threads = 1;
-  if (chapter_plan_train(ch, &tp, &o, rep, 1)) {
-    chapter_plan_counts(ch, "plan", rep);
-    chapter_claim(ch, true, rep->n_pruned_total == rep->n_pruned[SCALE_PLAN_PRUNE_MEMORY],
+  if (chapter_plan_train(ch, &tp, &o, &rep, 1)) {
+    chapter_plan_counts(ch, "plan", &rep);
+    chapter_claim(ch, true, rep.n_pruned_total == rep.n_pruned[SCALE_PLAN_PRUNE_MEMORY],
                   "only memory pruned LLaMA 2 7B's layouts on the 910B");
   }
-  free(rep);
   scale_hybrid_problem p = scale_hybrid_paper_problem(l7, npu, GBS, SEQ);
   scale_plan_hybrid_result r;
   scale_plan_hybrid(&p, prm, &r);
@@ -436,7 +242,6 @@ static void section_planner(chapter *ch, const scale_model *l7, const scale_chip
 
 /** What the text says of each table of the study (hybrid_study.h loads them in this order). */
 typedef struct {
-  const char *key;        /**< value stem: "t10" */
   const char *title;      /**< figure title */
   const char *figure;     /**< figure file */
   const char *expect_off; /**< the rows the text names as off by > 25%, space-separated ids */
@@ -446,268 +251,107 @@ typedef struct {
 } study_spec;
 
 static const study_spec tables[SCALE_HYBRID_STUDY_TABLES] = {
-    {"t10", "LLaMA 2 7B (Table 10)", "study-llama-2-7b.svg", "", 0.95, true, true},
-    {"t11", "Llama 3.2 1B (Table 11)", "study-llama-3.2-1b.svg", "T11-02 T11-12", 0.92, true,
-     true},
-    {"t13", "Mamba-7B (Table 13)", "study-mamba-2-7b.svg", "T13-04 T13-11 T13-12", 0.92, false, true},
-    {"t14", "Mamba-1B (Table 14)", "study-mamba-2-1b.svg", "T14-01 T14-02 T14-05 T14-11 T14-12",
-     0.89, true, false},
+    {"LLaMA 2 7B (Table 10)", "study-llama-2-7b.svg", "", 0.95, true, true},
+    {"Llama 3.2 1B (Table 11)", "study-llama-3.2-1b.svg", "T11-02 T11-12", 0.92, true, true},
+    {"Mamba-7B (Table 13)", "study-mamba-2-7b.svg", "T13-04 T13-11 T13-12", 0.92, false, true},
+    {"Mamba-1B (Table 14)", "study-mamba-2-1b.svg", "T14-01 T14-02 T14-05 T14-11 T14-12", 0.89,
+     true, false},
 };
 #define N_TABLES SCALE_HYBRID_STUDY_TABLES
-#define ROWS_MAX SCALE_HYBRID_STUDY_ROWS_MAX
 
 static scale_hybrid_study_table study[N_TABLES];
 static scale_hybrid_paper_row paper[SCALE_HYBRID_STUDY_PAPER_MAX];
 static int n_paper;
 
-static bool is_mamba(const scale_hybrid_study_table *sd) {
-  return sd->model.arch == SCALE_ARCH_MAMBA2;
-}
-
-/** Whether TP's collectives lengthen the host's floor (scale_hybrid_study_table_ranges): a
- * LLaMA layer's TP all-reduces follow its CP block with few launches behind them, so they add;
- * a Mamba-2 layer's one a pass is followed by the many launches of its chunked scan. */
-static void section_cp_host_tp(chapter *ch, double stored) {
-  for (int ti = 0; ti < N_TABLES; ti++) {
-    scale_hybrid_study_ranges g;
-    scale_hybrid_study_table_ranges(&study[ti], stored, &g);
-    if (g.n_host_cp == 0 || g.n_host_tpcp == 0) continue;
-    double cp_mean = g.host_cp_mean_s, tp_mean = g.host_tpcp_mean_s;
-    chapter_valuef(ch, "pure CP, measured per layer-microbatch (mean)", cp_mean, "s",
-                   SCALE_FMT_TIME, "host.tp_cp.%s", tables[ti].key);
-    chapter_valuef(ch, "TP x CP, measured per layer-microbatch (mean)", tp_mean, "s",
-                   SCALE_FMT_TIME, "host.tp_tpcp.%s", tables[ti].key);
-    bool mamba = is_mamba(&study[ti]);
-    chapter_claim(ch, true, mamba ? tp_mean <= cp_mean : tp_mean > 1.05 * cp_mean,
-                  mamba ? "Mamba: TP adds nothing to the host's time per layer-microbatch"
-                        : "LLaMA: TP x CP takes longer per layer-microbatch than pure CP");
-  }
-}
-
-/** The CP host bound: the stored host time and stage latency (chapter 14 fits them), and the
- * measured time per CP layer-microbatch of every pure-CP row (DP x CP only) the host time
- * rests on. */
-static void section_cp_host(chapter *ch, const scale_step_params *prm) {
-  chapter_heading(ch, "CP on a host-synchronous framework: the host's time per layer-microbatch");
-  double stored = prm->v[SCALE_STEP_MESH_CP_HOST_S];
-  const chapter_val r[] = {
-      V("host.stored", "mesh_cp_host_s in hardware/ascend-910b.ini", stored, "s"),
-      V("stage.stored", "mesh_ssm_stage_s in hardware/ascend-910b.ini",
-        prm->v[SCALE_STEP_MESH_SSM_STAGE_S], "s")};
-  CHAPTER_EMIT(ch, NULL, r);
-  for (int ti = 0; ti < N_TABLES; ti++) {
-    const scale_hybrid_study_table *sd = &study[ti];
-    for (int i = 0; i < sd->n; i++) {
-      const scale_measurement *row = &sd->rows[i];
-      if (!scale_hybrid_study_pure_cp(row)) continue;
-      double per = row->measured / sd->fit[i].units, dev = sd->fit[i].device_s / sd->fit[i].units;
-      chapter_valuef(ch, "measured per CP layer-microbatch", per, "s", SCALE_FMT_TIME,
-                     "host.meas.%s.cp%.0f", tables[ti].key, row->cp);
-      chapter_valuef(ch, "the device's own time per layer-microbatch", dev, "s", SCALE_FMT_TIME,
-                     "host.device.%s.cp%.0f", tables[ti].key, row->cp);
-    }
-  }
-  double lo, hi;
-  scale_hybrid_study_host_bound_range(study, N_TABLES, stored, &lo, &hi);
-  const chapter_val e[] = {V("host.meas_lo", "pure-CP rows the host binds: least", lo, "s"),
-                           V("host.meas_hi", "pure-CP rows the host binds: most", hi, "s")};
-  CHAPTER_EMIT(ch, NULL, e);
-  section_cp_host_tp(ch, stored);
-}
-
 static void study_figure(chapter *ch, const study_spec *t, const scale_hybrid_study_table *sd) {
   /* one dot per layout, the identity and the +-25% band */
-  scale_plot_point pts[ROWS_MAX];
+  scale_plot_point pts[SCALE_HYBRID_STUDY_ROWS_MAX];
   for (int i = 0; i < sd->n; i++)
     pts[i] = (scale_plot_point){sd->rows[i].measured, sd->pred_s[i], NULL};
   double lo, hi;
   scale_hybrid_study_step_span(sd, &lo, &hi);
-  lo *= 0.7, hi *= 1.3;
-  double dx[2] = {lo, hi}, dy[2] = {lo, hi}, up[2] = {1.25 * lo, 1.25 * hi},
-         dn[2] = {0.75 * lo, 0.75 * hi};
-  scale_plot_series s[3] = {{.label = "predicted = measured", .x = dx, .y = dy, .n = 2},
-                            {.label = "+25%", .x = dx, .y = up, .n = 2, .dashed = true},
-                            {.label = "-25%", .x = dx, .y = dn, .n = 2, .dashed = true}};
-  scale_plot p = {.title = t->title,
-                  .desc = "Predicted against measured step time of every layout (dots)",
-                  .x_label = "measured step time [s]",
-                  .y_label = "predicted step time [s]",
-                  .x_axis = SCALE_PLOT_LOG,
-                  .y_axis = SCALE_PLOT_LOG,
-                  .x_min = lo,
-                  .x_max = hi,
-                  .y_min = lo,
-                  .y_max = hi,
-                  .legend = SCALE_PLOT_LEGEND_TOP_LEFT,
-                  .series = s,
-                  .n_series = 3,
-                  .points = pts,
-                  .n_points = (size_t)sd->n};
+  scale_plot_parity_lines lines;
+  scale_plot p = scale_plot_parity(
+      t->title, "Predicted against measured step time of every layout (dots)",
+      "measured step time [s]", "predicted step time [s]", 0.7 * lo, 1.3 * hi, OFF_FRAC, &lines);
+  p.points = pts, p.n_points = (size_t)sd->n;
   chapter_figure(ch, t->figure, &p);
 }
 
-/** Row i of table t beside the paper's printed columns. */
-static void study_row(chapter *ch, const study_spec *t, const scale_hybrid_study_table *sd,
-                      int i) {
-  const scale_measurement *r = &sd->rows[i];
-  int k = scale_hybrid_study_paper_find(paper, n_paper, r->id);
-  if (k < 0) {
-    chapter_error(ch, "paper-columns.txt: no row %s", r->id);
-    return;
-  }
-  const scale_hybrid_paper_row *pc = &paper[k];
-  double meas = r->measured, pred = sd->pred_s[i];
-  double mem = scale_hybrid_study_row_memory_bytes(sd, i);
-  char stem[48];
-  snprintf(stem, sizeof stem, "%s.r%02d", t->key, i + 1);
-  layout_values(ch, stem, r->dp, r->pp, r->tp, r->cp);
-  const chapter_val e[] = {
-      VS("meas_s", "measured step", meas, "s", SCALE_FMT_PLAIN),
-      VS("pred_s", "predicted step", pred, "s", SCALE_FMT_PLAIN),
-      VS("device_s", "device time alone", sd->fit[i].device_s, "s", SCALE_FMT_PLAIN),
-      V("ratio", "predicted / measured", pred / meas, ""),
-      VS("meas_tps", "measured throughput", pc->tokens_per_s, "tok/s", SCALE_FMT_SI),
-      VS("pred_tps", "predicted throughput", r->gbs * r->seq / pred, "tok/s", SCALE_FMT_SI),
-      V("meas_mem", pc->memory_known ? "measured memory" : "measured memory (copy error: the MFU)",
-        pc->memory_bytes, "B"),
-      V("pred_mem", "predicted memory", mem, "B"),
-      V("meas_mfu", "measured MFU", 100.0 * pc->mfu_frac, "%"),
-      /* the same FLOPs over the predicted time: the paper's MFU definition kept */
-      V("pred_mfu", "predicted MFU", 100.0 * pc->mfu_frac * meas / pred, "%")};
-  CHAPTER_EMIT(ch, stem, e);
-  flag_value(ch, "off by more than 25%", fabs(pred / meas - 1.0) > OFF_FRAC, "%s.off", stem);
-}
-
-/** What the text claims of table t: best and worst predicted, the rows off, the Spearman. */
-static void study_claims(chapter *ch, const study_spec *t, const scale_hybrid_study_stats *u) {
-  bool best_ok = u->best_predicted, worst_ok = u->worst_predicted;
+/** What the text claims of table 'key': best and worst predicted, the rows off, the Spearman. */
+static void study_claims(chapter *ch, const char *key, const study_spec *t,
+                         const scale_hybrid_study_stats *u) {
+  const bool got[2] = {u->best_predicted, u->worst_predicted},
+             said[2] = {t->best_predicted, t->worst_predicted};
   char what[700];
-  snprintf(what, sizeof what, "%s: the best layout is%s predicted (the text says%s)", t->key,
-           best_ok ? "" : " not", t->best_predicted ? " it is" : " it is not");
-  chapter_claim(ch, true, best_ok == t->best_predicted, what);
-  snprintf(what, sizeof what, "%s: the worst layout is%s predicted (the text says%s)", t->key,
-           worst_ok ? "" : " not", t->worst_predicted ? " it is" : " it is not");
-  chapter_claim(ch, true, worst_ok == t->worst_predicted, what);
+  for (int k = 0; k < 2; k++) {
+    snprintf(what, sizeof what, "%s: the %s layout is%s predicted (the text says%s)", key,
+             k ? "worst" : "best", got[k] ? "" : " not", said[k] ? " it is" : " it is not");
+    chapter_claim(ch, true, got[k] == said[k], what);
+  }
   snprintf(what, sizeof what, "%s: the rows off by more than 25%% are [%s] (the text names [%s])",
-           t->key, u->off, t->expect_off);
+           key, u->off, t->expect_off);
   chapter_claim(ch, true, strcmp(u->off, t->expect_off) == 0, what);
-  snprintf(what, sizeof what, "%s: Spearman %.3f is at least the %.2f the text states", t->key,
+  snprintf(what, sizeof what, "%s: Spearman %.3f is at least the %.2f the text states", key,
            u->spearman, t->spearman_floor);
   chapter_claim(ch, true, u->spearman >= t->spearman_floor, what);
 }
 
-static void section_study(chapter *ch) {
+/** The host's floor, then each table's rows beside the paper's, its summary and its figure. */
+static void section_study(chapter *ch, const scale_chip *npu, const scale_step_params *prm) {
+  chapter_heading(ch, "CP on a host-synchronous framework: the host's time per layer-microbatch");
+  emit(ch, NULL, scale_hybrid_study_host_table(study, npu, prm, &tab));
   for (int ti = 0; ti < N_TABLES; ti++) {
     const study_spec *t = &tables[ti];
+    const char *key = scale_hybrid_study_key(ti);
     const scale_hybrid_study_table *sd = &study[ti];
     chapter_heading(ch, t->title);
-    for (int i = 0; i < sd->n; i++)
-      study_row(ch, t, sd, i);
+    for (int i = 0; i < sd->n; i++) {
+      char stem[48];
+      snprintf(stem, sizeof stem, "%s.r%02d", key, i + 1);
+      if (scale_hybrid_study_row_table(sd, i, paper, n_paper, OFF_FRAC, &tab))
+        emit(ch, stem, &tab);
+      else
+        chapter_error(ch, "paper-columns.txt: no row %s", sd->rows[i].id);
+    }
     scale_hybrid_study_stats u;
     scale_hybrid_study_table_stats(sd, OFF_FRAC, &u);
-    const chapter_val e[] = {
-        V("n", "rows", sd->n, ""),
-        V("spearman", "Spearman (step time)", u.spearman, ""),
-        V("spearman_device", "Spearman (device time alone)", u.spearman_device, ""),
-        V("mem_spearman", "Spearman (memory)",
-          scale_hybrid_study_memory_spearman(sd, paper, n_paper), ""),
-        V("mape", "mean |error|", 100.0 * u.mape_frac, "%"),
-        V("n_off", "rows off by > 25%", u.n_off, "")};
-    CHAPTER_EMIT(ch, t->key, e);
-    const struct {
-      const char *what;
-      int i;
-    } ends[] = {{"best_meas", u.best_meas},
-                {"worst_meas", u.worst_meas},
-                {"best_pred", u.best_pred},
-                {"worst_pred", u.worst_pred}};
-    for (size_t k = 0; k < 4; k++) {
-      char stem[48];
-      snprintf(stem, sizeof stem, "%s.%s", t->key, ends[k].what);
-      const scale_measurement *r = &sd->rows[ends[k].i];
-      layout_values(ch, stem, r->dp, r->pp, r->tp, r->cp);
-      int j = scale_hybrid_study_paper_find(paper, n_paper, r->id);
-      if (k < 2 && j >= 0)
-        chapter_valuef(ch, "measured MFU", 100.0 * paper[j].mfu_frac, "%", SCALE_FMT_PLAIN,
-                       "%s.mfu", stem);
-    }
+    emit(ch, key, scale_hybrid_study_summary_table(sd, &u, OFF_FRAC, paper, n_paper, &tab));
     chapter_say(ch, "rows off by more than 25%%: %s", u.off[0] ? u.off : "none");
-    study_claims(ch, t, &u);
+    study_claims(ch, key, t, &u);
     study_figure(ch, t, sd);
   }
 }
 
-/** A range the text cites, as the values '<table>.<what>_lo' and '_hi'. */
-static void range_values(chapter *ch, const char *table, const char *what, const char *label,
-                         double lo, double hi, const char *unit, scale_fmt style) {
-  char l[160];
-  snprintf(l, sizeof l, "%s: least", label);
-  chapter_valuef(ch, l, lo, unit, style, "%s.%s_lo", table, what);
-  snprintf(l, sizeof l, "%s: most", label);
-  chapter_valuef(ch, l, hi, unit, style, "%s.%s_hi", table, what);
-}
-
-/** What one more pipeline stage adds to a measured step, least and most per table. Measured
- * alone, no model: with dp = 8 / (tp pp cp) each device always runs 1024 x 4096 / 8 tokens of
- * layers, so a pipeline that cost only its sends and its 1F1B bubble ((pp - 1) / m of a step
- * with m = 1024 / dp microbatches) would add well under 1% of a step per stage. */
-static void section_stage_cost(chapter *ch, const scale_hybrid_study_ranges *g) {
-  for (int ti = 0; ti < N_TABLES; ti++) {
-    double lo = g[ti].stage_lo_s, hi = g[ti].stage_hi_s;
-    if (!(hi > 0)) continue;
-    range_values(ch, tables[ti].key, "stage", "one more stage adds (measured)", lo, hi, "s",
-                 SCALE_FMT_TIME);
-    if (is_mamba(&study[ti]))
-      chapter_claim(ch, true, lo > 0 && hi < 1.3 * lo,
-                    "a Mamba table's stage cost is nearly one figure whatever TP, CP and DP");
-  }
-}
-
-/** Mamba-7B at TP 1 x CP 2 without PP, (4, 1, 1, 2), does not fit; its step extrapolated from
- * the two pipelines Table 13 prints at TP 1 x CP 2, (2, 2, 1, 2) and (1, 4, 1, 2), one stage
- * costing what their difference gives a stage; then, for each Mamba table, predicted over
- * measured of its rows with neither CP nor PP (the composition's own price: no floor, no
- * stage latency), least and most. */
-static void section_mamba_rows(chapter *ch, const scale_hybrid_study_ranges *g) {
-  double base = scale_hybrid_study_pp1_extrapolated_s(&study[2], 1, 2, 2, 4); /* t13 */
-  if (isfinite(base))
-    chapter_value(ch, "t13.tp1cp2_base", "Mamba-7B (4, 1, 1, 2) extrapolated from its pipelines",
-                  base, "s", SCALE_FMT_PLAIN);
-  for (int ti = 0; ti < N_TABLES; ti++) /* the text cites the Mamba tables' */
-    if (is_mamba(&study[ti]) && g[ti].plain_hi > 0)
-      range_values(ch, tables[ti].key, "plain", "rows without CP or PP, pred / meas",
-                   g[ti].plain_lo, g[ti].plain_hi, "", SCALE_FMT_PLAIN);
-}
-
-/** Ranges the text cites: predicted over measured for groups of rows (pipelines of each
- * family, CP rows without PP) and the device model alone for the host-bound rows. */
+/** Predicted over measured by group of rows, the ranges of the measured rows, their claims. */
 static void section_study_groups(chapter *ch, const scale_step_params *prm) {
   chapter_heading(ch, "Predicted over measured, by group of rows");
   scale_hybrid_study_groups u;
   scale_hybrid_study_groups_eval(study, N_TABLES, prm->v[SCALE_STEP_MESH_SSM_STAGE_S], &u);
-  const chapter_val e[] = {
-      V("groups.llama_pp_lo", "LLaMA pipelines: least pred / meas", u.llama_pp_lo, ""),
-      V("groups.llama_pp_hi", "LLaMA pipelines: most pred / meas", u.llama_pp_hi, ""),
-      V("groups.mamba_pp_bare_hi", "Mamba pipelines without the stage latency: most pred / meas",
-        u.mamba_pp_bare_hi, ""),
-      V("groups.mamba_pp_lo", "Mamba pipelines: least pred / meas", u.mamba_pp_lo, ""),
-      V("groups.mamba_pp_hi", "Mamba pipelines: most pred / meas", u.mamba_pp_hi, ""),
-      V("groups.cp_lo", "CP rows without PP, Tables 11-14: least pred / meas", u.cp_lo, ""),
-      V("groups.cp_hi", "CP rows without PP, Tables 11-14: most pred / meas", u.cp_hi, ""),
-      V("groups.dev_cp_lo", "the same rows, device time alone: least", u.dev_cp_lo, ""),
-      V("groups.dev_cp_hi", "the same rows, device time alone: most", u.dev_cp_hi, "")};
-  CHAPTER_EMIT(ch, NULL, e);
+  emit(ch, "groups", scale_hybrid_study_groups_table(&u, &tab));
   chapter_claim(ch, true, u.llama_pp_lo < 1.0 && u.llama_pp_hi > 1.0,
                 "the LLaMA pipelines are priced on both sides of the measurement");
   chapter_claim(ch, true, u.mamba_pp_bare_hi < 1.0,
                 "without the stage latency every Mamba pipeline is predicted too fast");
   chapter_claim(ch, true, u.mamba_pp_lo < 1.0 && u.mamba_pp_hi > 1.0,
                 "with it the Mamba pipelines are priced on both sides of the measurement");
-  scale_hybrid_study_ranges g[N_TABLES];
-  for (int ti = 0; ti < N_TABLES; ti++)
-    scale_hybrid_study_table_ranges(&study[ti], prm->v[SCALE_STEP_MESH_CP_HOST_S], &g[ti]);
-  section_stage_cost(ch, g);
-  section_mamba_rows(ch, g);
+  /* what one more pipeline stage adds, measured; the Mamba tables' rows without CP or PP */
+  emit(ch, NULL, scale_hybrid_study_ranges_table(study, prm->v[SCALE_STEP_MESH_CP_HOST_S], &tab));
+  for (int ti = 0; ti < N_TABLES; ti++) {
+    scale_hybrid_study_ranges g;
+    scale_hybrid_study_table_ranges(&study[ti], prm->v[SCALE_STEP_MESH_CP_HOST_S], &g);
+    double cp = g.host_cp_mean_s, tp = g.host_tpcp_mean_s;
+    bool mamba = study[ti].model.arch == SCALE_ARCH_MAMBA2;
+    /* TP's collectives lengthen the host's floor for LLaMA, whose TP all-reduces follow its CP
+     * block with few launches behind; a Mamba-2 layer's one is followed by its scan's many */
+    if (g.n_host_cp > 0 && g.n_host_tpcp > 0)
+      chapter_claim(ch, true, mamba ? tp <= cp : tp > 1.05 * cp,
+                    mamba ? "Mamba: TP adds nothing to the host's time per layer-microbatch"
+                          : "LLaMA: TP x CP takes longer per layer-microbatch than pure CP");
+    if (mamba && g.stage_hi_s > 0)
+      chapter_claim(ch, true, g.stage_lo_s > 0 && g.stage_hi_s < 1.3 * g.stage_lo_s,
+                    "a Mamba table's stage cost is nearly one figure whatever TP, CP and DP");
+  }
 }
 
 int main(int argc, char **argv) {
@@ -717,16 +361,16 @@ int main(int argc, char **argv) {
                          "Transformers and Mamba-2, reproduced.",
                          NULL);
   if (rc >= 0) return rc;
+  static const char *const files[5] = {"llama-2-7b", "llama-3.2-1b", "mamba-2-7b-amer",
+                                       "mamba-2-1b-amer", "llama-3-8b"};
+  static const char *const keys[5] = {"l7", "l1", "m7", "m1", "l8"};
   scale_chip npu, h100;
-  scale_model l7, l1, m7, m1, l8;
-  if (!chapter_load_chip(&ch, "ascend-910b", &npu) ||
-      !chapter_load_chip(&ch, "nvidia-h100-sxm", &h100) ||
-      !chapter_load_model(&ch, "llama-2-7b", &l7) ||
-      !chapter_load_model(&ch, "llama-3.2-1b", &l1) ||
-      !chapter_load_model(&ch, "mamba-2-7b-amer", &m7) ||
-      !chapter_load_model(&ch, "mamba-2-1b-amer", &m1) ||
-      !chapter_load_model(&ch, "llama-3-8b", &l8))
-    return chapter_end(&ch);
+  static scale_model m[5];
+  bool ok = chapter_load_chip(&ch, "ascend-910b", &npu) &&
+            chapter_load_chip(&ch, "nvidia-h100-sxm", &h100);
+  for (int i = 0; i < 5 && ok; i++)
+    ok = chapter_load_model(&ch, files[i], &m[i]);
+  if (!ok) return chapter_end(&ch);
   /* each chip's own fitted parameters (its [step] section) */
   scale_step_params prm, prm_h100;
   if (scale_step_params_of_chip(&npu, &prm) != SCALE_OK ||
@@ -734,23 +378,22 @@ int main(int argc, char **argv) {
     chapter_error(&ch, "a chip has no [step] section (run scale calibrate)");
     return chapter_end(&ch);
   }
-  const scale_model *models[5] = {&l7, &l1, &m7, &m1, &l8};
-  const char *const keys[5] = {"l7", "l1", "m7", "m1", "l8"};
+  const scale_model *models[5] = {&m[0], &m[1], &m[2], &m[3], &m[4]};
   const scale_chip *chips[2] = {&npu, &h100};
   const scale_step_params *chip_prm[2] = {&prm, &prm_h100};
-  section_setup(&ch, &npu);
-  section_volumes(&ch, &l7, &l1);
-  section_memory(&ch, &l7, &npu);
-  section_overlap(&ch, &l7, &l1, &npu, &h100);
-  section_mamba(&ch, &m7, &m1, &l7);
+  chapter_heading(&ch, "The case study's machine and workload (section 6.1)");
+  emit(&ch, NULL, scale_hybrid_case_table(&npu, N_CHIPS, GBS, SEQ, &tab));
+  section_volumes(&ch, models[L7], models[L1]);
+  section_memory(&ch, models[L7], &npu);
+  section_overlap(&ch, models[L7], models[L1], &npu, &h100);
+  section_mamba(&ch, models[M7], models[M1], models[L7]);
   section_guide(&ch, models, keys, &npu);
   section_grid(&ch, models, keys, chips, chip_prm);
-  section_planner(&ch, &l7, &npu, &prm);
+  section_planner(&ch, models[L7], &npu, &prm);
   scale_diag d = {0};
   if (chapter_status_ok(&ch, scale_hybrid_study_load_all(&npu, &prm, study, paper, &n_paper, &d),
                         &d)) {
-    section_cp_host(&ch, &prm);
-    section_study(&ch);
+    section_study(&ch, &npu, &prm);
     section_study_groups(&ch, &prm);
   }
   return chapter_end(&ch);

@@ -385,8 +385,11 @@ void chapter_values_opt(chapter *ch, const char *stem, const chapter_val *rows, 
 void chapter_quantities(chapter *ch, const char *stem, const scale_quantity *rows, int n,
                         bool opt) {
   for (int i = 0; i < n; i++)
-    (opt ? chapter_stem_value_opt : chapter_stem_value)(ch, stem, rows[i].key, rows[i].label,
-                                                        rows[i].value, rows[i].unit, rows[i].style);
+    if (!stem && !opt)
+      chapter_value(ch, rows[i].key, rows[i].label, rows[i].value, rows[i].unit, rows[i].style);
+    else
+      (opt ? chapter_stem_value_opt : chapter_stem_value)(
+          ch, stem, rows[i].key, rows[i].label, rows[i].value, rows[i].unit, rows[i].style);
 }
 
 void chapter_model_dims(chapter *ch, const char *stem, const scale_model *m, bool lower) {

@@ -192,7 +192,8 @@ void chapter_values(chapter *ch, const char *stem, const chapter_val *rows, int 
 void chapter_values_opt(chapter *ch, const char *stem, const chapter_val *rows, int n);
 
 /** Emits a library table's rows[0..n) (units.h's scale_quantity: gpu.h's summaries,
- * inference.h's tables) as chapter_values() does, or, with 'opt', as chapter_values_opt(). */
+ * inference.h's tables) as chapter_values() does (a NULL 'stem': each under its own key), or,
+ * with 'opt', as chapter_values_opt(). */
 void chapter_quantities(chapter *ch, const char *stem, const scale_quantity *rows, int n,
                         bool opt);
 

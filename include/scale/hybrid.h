@@ -17,7 +17,10 @@
  *   rules     the design guide of section 7 (feasibility first, pure DP when it fits, the
  *             smallest model split otherwise, PP first for transformers and TP first for
  *             Mamba, TP bounded by the link, CP only when its ring hides, TP inside the fast
- *             domain), each an inequality with both sides returned, and the layout it picks.
+ *             domain), each an inequality with both sides returned, and the layout it picks;
+ *   tables    the named quantities chapter 13 shows of each (scale_hybrid_table: Tables 2 and
+ *             3, memory, overlap, Mamba-2's splits and traffic, the guide's rules), filled
+ *             here and emitted by the chapter as they come.
  *
  * Pure functions on doubles in SI units; NaN outside the domain; nothing allocated.
  * Paper: Amer et al., "Distributed Hybrid Parallelism for Large Language Models: Comparative
@@ -366,5 +369,158 @@ typedef struct {
  * Paper:  section 4.2 (feasibility first, then MFU), section 6.4 and section 7 (design guide).
  */
 void scale_hybrid_guide_eval(const scale_hybrid_problem *problem, scale_hybrid_guide *out);
+
+/* ---- tables of named quantities (chapter 13's tables) --------------------------------------- */
+
+/** Rows a scale_hybrid_table holds at most. */
+#define SCALE_HYBRID_TABLE_MAX 48
+
+/** Longest label a table row keeps, its NUL included (a longer one is cut). */
+#define SCALE_HYBRID_LABEL_MAX 128
+
+/** Named quantities (units.h's scale_quantity) a function of the study fills, in the order
+ * they are read. A row may be a text value instead of a number (a yes/no flag, the relation of
+ * a rule's two sides): text[i] is then its display and row[i].value the number that goes with
+ * it (1 or 0). Labels built from numbers ("LLaMA 2 7B, tp 8") live in label[]: row[i].label
+ * points there, so a table is filled and read in place, never copied. About 10 kB. The
+ * functions named scale_hybrid_*_table() (here, in hybrid_grid.h and hybrid_study.h) empty
+ * the table they are given, fill it and return it. */
+typedef struct {
+  int n;                                                      /**< rows in 'row' */
+  scale_quantity row[SCALE_HYBRID_TABLE_MAX];                 /**< the rows */
+  const char *text[SCALE_HYBRID_TABLE_MAX];                   /**< a text row's display (static
+                                                                   storage), NULL for a number */
+  char label[SCALE_HYBRID_TABLE_MAX][SCALE_HYBRID_LABEL_MAX]; /**< the labels' storage */
+} scale_hybrid_table;
+
+/** The value of t's row 'key'; NaN when t has no such row. */
+double scale_hybrid_table_value(const scale_hybrid_table *t, const char *key);
+
+/** Appends the row (key, label, value, unit, style) to *t, the label copied into t's storage;
+ * a key longer than scale_quantity's or a label than SCALE_HYBRID_LABEL_MAX is cut, a row
+ * beyond SCALE_HYBRID_TABLE_MAX dropped. */
+void scale_hybrid_table_add(scale_hybrid_table *t, const char *key, const char *label, double value,
+                            const char *unit, scale_fmt style);
+
+/** Appends a text row: 'text' (static storage) displayed, 'value' the number beside it. */
+void scale_hybrid_table_add_text(scale_hybrid_table *t, const char *key, const char *label,
+                                 double value, const char *text);
+
+/** Appends the flag 'yes' as a text row: value 1 shown "yes", or 0 shown "no". */
+void scale_hybrid_table_add_flag(scale_hybrid_table *t, const char *key, const char *label,
+                                 bool yes);
+
+/** Appends the degrees of a layout as the rows "PREFIX.dp", ".pp", ".tp", ".cp" (labelled DP,
+ * PP, TP, CP; plain counts), or "dp" ... when 'prefix' is NULL. */
+void scale_hybrid_table_add_layout(scale_hybrid_table *t, const char *prefix, double dp, double pp,
+                                   double tp, double cp);
+
+/** Fills *out with Table 2 in multiples of T: for each collective (scale_hybrid_coll order)
+ * and each of ns[0..n), the row "nN.NAME" (NAME with '_' for '-': "n8.all_reduce", labelled
+ * "all-reduce over N = 8 [x T]") of scale_hybrid_collective_bytes(op, N, 1).
+ *
+ * Units:  [1] (multiples of the array T).
+ * Paper:  Table 2 (N = 8: AllReduce 1.75 T, Reduce 7 T).
+ */
+scale_hybrid_table *scale_hybrid_collective_table(const double *ns, int n, scale_hybrid_table *out);
+
+/** Fills *out with Table 3 for 'model' at b = 1 and 's' tokens in 'dtype': for each strategy
+ * (scale_hybrid_strategy order) and each of degrees[0..n), the row "NAME.D" ("tp.8", labelled
+ * "LLaMA 2 7B, tp 8") of scale_hybrid_attention_fwd_bytes().
+ *
+ * Units:  s [tokens] -> [bytes].
+ * Paper:  Table 3 (LLaMA 2 7B, s = 4096, bf16: TP 8 117,440,512 B).
+ */
+scale_hybrid_table *scale_hybrid_attention_table(const scale_model *model, const double *degrees,
+                                                 int n, double s, scale_dtype dtype,
+                                                 scale_hybrid_table *out);
+
+/** Fills *out with a memory breakdown: "w", "g", "o", "a", "total" (bytes) and the flag "fits"
+ * (total <= hbm_bytes).
+ *
+ * Units:  [bytes]. */
+scale_hybrid_table *scale_hybrid_memory_table(const scale_hybrid_memory *mem, double hbm_bytes,
+                                              scale_hybrid_table *out);
+
+/** Fills *out with a Mamba-2 split: "heads", "groups", "inproj", "weights", "tokens", "seqs",
+ * "chunks", "state", "halo", "ar" (the fields of scale_hybrid_ssm_split, counts). */
+scale_hybrid_table *scale_hybrid_ssm_split_table(const scale_hybrid_ssm_split *s,
+                                                 scale_hybrid_table *out);
+
+/** Fills *out with the overlap of 't_comp' of compute and 't_comm' of communication
+ * (scale_hybrid_overlap_s): "none", "weak", then for each of chunks[0..n) "strongC" (strong,
+ * C chunks) and "exposedC" (it minus t_comp), and "exposed_none" (t_comm).
+ *
+ * Units:  [s] -> [s].
+ * Paper:  section 2.6 (t_comp 3, t_comm 1, 2 chunks: strong 3.5, exposed 0.5).
+ */
+scale_hybrid_table *scale_hybrid_overlap_table(double t_comp, double t_comm, const double *chunks,
+                                               int n, scale_hybrid_table *out);
+
+/** Fills *out with one transformer layer's forward under TP 'tp' on 'chip' at b = 1 and 's'
+ * tokens (scale_hybrid_tp_layer_fwd_s): "comp" (its blocks at the bf16 peak), "comm" (its two
+ * AllReduces over one link) [s], then its overlap as scale_hybrid_overlap_table() gives it.
+ *
+ * Units:  s [tokens] -> [s].
+ * Paper:  section 2.6, Table 3 (LLaMA 2 7B at TP 2 on the 910B: 67,108,864 B over a 2.8e10 B/s
+ *         link, 2.40 ms of communication).
+ */
+scale_hybrid_table *scale_hybrid_tp_overlap_table(const scale_model *model, const scale_chip *chip,
+                                                  double tp, double s, const double *chunks, int n,
+                                                  scale_hybrid_table *out);
+
+/** Fills *out with the model state per device under each ZeRO stage 0-3 ("s0" ... "s3",
+ * scale_train_zero_bytes_per_chip of 'n_params' over 'n_devices' in 'prec') [bytes].
+ *
+ * Source: ZeRO (Rajbhandari et al., arXiv 1910.02054) Figure 1: 7.5B parameters over 64
+ *         devices, 2 + 2 + 12 bytes: 120 GB, 31.4 GB, 16.6 GB, 1.88 GB.
+ */
+scale_hybrid_table *scale_hybrid_zero_table(const scale_precision *prec, double n_params,
+                                            double n_devices, scale_hybrid_table *out);
+
+/** Fills *out with what the guide says: the pick's degrees ("dp" ... "cp"), its memory "mem",
+ * and for each rule (scale_hybrid_rule order) "NAME.lhs", "NAME.rhs" (bytes for the memory
+ * rules, else plain) and, but for SPLIT_KIND (a comparison of kinds), the text row
+ * "NAME.rel": "≤" (1) when the rule holds, ">" (0) when it fails.
+ *
+ * Paper:  section 7 (the design guide). */
+scale_hybrid_table *scale_hybrid_guide_table(const scale_hybrid_guide *g, scale_hybrid_table *out);
+
+/** Fills *out with CP's traffic per layer and device, a Mamba-2 layer's against an attention
+ * layer's (b = 1, degree 'cp', 'dtype'), at each sequence length seqs[0..n) of K x 1024
+ * tokens: "mcp.sKk" (scale_hybrid_mamba2_fwd_bytes under CP), "acp.sKk"
+ * (scale_hybrid_attention_fwd_bytes under CP), "cpratio.sKk" (attention over Mamba) and
+ * "mtp.sKk" (the Mamba layer under TP of the same degree); the labels call the models
+ * 'mamba_name' and 'attn_name' ("Mamba-7B CP 8").
+ *
+ * Units:  seqs [tokens] -> [bytes], the ratio [1].
+ * Paper:  section 5.3, Table 8 (Mamba's CP moves O(d d_state CP), whatever s).
+ */
+scale_hybrid_table *scale_hybrid_cp_traffic_table(const scale_model *mamba, const char *mamba_name,
+                                                  const scale_model *attn, const char *attn_name,
+                                                  double cp, const double *seqs, int n,
+                                                  scale_dtype dtype, scale_hybrid_table *out);
+
+/** Fills *out with a Mamba-2 model's SSD scan against its projections at one sequence of 's'
+ * tokens, forward: "ssd.KEY.share" (scale_transformer_ssd_flops over
+ * scale_transformer_mamba2_projection_flops), "ssd.KEY.naive" (the naive recurrence's FLOPs
+ * over the scan's), and "act.KEY", the activations one layer saves
+ * (scale_transformer_layer_activation_bytes, no split) [bytes]; KEY is 'key'.
+ *
+ * Paper:  section 5.3 (the chunked scan's share of the cube work).
+ */
+scale_hybrid_table *scale_hybrid_ssd_table(const scale_model *model, const char *key, double s,
+                                           scale_hybrid_table *out);
+
+/** Fills *out with the case study's machine and workload (section 6.1): the chip's bf16 peak
+ * "hw.flops" [FLOP/s], "hw.hbm" [bytes], "hw.hbm_bw" and "hw.egress" (its scale-up egress)
+ * [bytes/s], "hw.peer" (scale_hybrid_peer_bytes_per_s) [bytes/s], "hw.chips" (n_chips), and
+ * "case.gbs" [sequences], "case.seq" and "case.tokens" (gbs s) [tokens]. The labels name the
+ * paper's machine (Ascend 910B NPUs joined by HCCS).
+ *
+ * Paper:  section 6.1 (8 Ascend 910B, a global batch of 1024 sequences of 4096 tokens).
+ */
+scale_hybrid_table *scale_hybrid_case_table(const scale_chip *chip, double n_chips, double gbs,
+                                            double s, scale_hybrid_table *out);
 
 #endif

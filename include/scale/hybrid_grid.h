@@ -99,4 +99,22 @@ typedef struct {
 scale_status scale_hybrid_grid_run(const scale_hybrid_grid_axes *ax, scale_hybrid_grid_case *cases,
                                    scale_hybrid_grid_tally *tally, scale_diag *diag);
 
+/** Whether the step model's best of case 'c' mixes CP with PP or TP (cp > 1 and pp > 1 or
+ * tp > 1); false unless c->step_ok. Chapter 13: at 32K tokens the step model and the guide
+ * differ only on such cases. */
+bool scale_hybrid_grid_step_mixes_cp(const scale_hybrid_grid_case *c);
+
+/** Fills *out with case 'c' as chapter 13 shows it: the degrees of the guide's pick
+ * ("guide.dp" ... "guide.cp"), of the step model's best when c->step_ok ("step.*"), of scale
+ * plan's pick ("plan.*"), "step_ratio", "plan_ratio" (plain) and the flag "plan_fits". */
+scale_hybrid_table *scale_hybrid_grid_case_table(const scale_hybrid_grid_case *c,
+                                                 scale_hybrid_table *out);
+
+/** Fills *out with tally 'k' as chapter 13 shows it, counts and ratios in the tally's order:
+ * "n", "agree_step", "agree_plan", "plan_tp8", "step_tp_small", "plan_within_tp_bound"
+ * (tp_bound_plan), "plan_memory", "plan_speed", "plan_search", "plan_ratio_lo",
+ * "plan_ratio_hi", "step_ratio_hi". */
+scale_hybrid_table *scale_hybrid_grid_tally_table(const scale_hybrid_grid_tally *k,
+                                                  scale_hybrid_table *out);
+
 #endif

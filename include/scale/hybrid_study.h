@@ -220,4 +220,70 @@ typedef struct {
 void scale_hybrid_study_groups_eval(const scale_hybrid_study_table *t, int n, double stage_s,
                                     scale_hybrid_study_groups *out);
 
+/* ==== the study as tables (chapter 13) ===================================================== */
+
+/** Fills *out with row i of table 't' beside the paper's columns for it (paper[0..n_paper),
+ * found by the row's id): the degrees
+ * "dp" ... "cp", "meas_s", "pred_s", "device_s" (fit[i].device_s) [s], "ratio" (pred /
+ * measured), "meas_tps" and "pred_tps" (gbs seq / pred) [tokens/s], "meas_mem" and "pred_mem"
+ * (scale_hybrid_study_row_memory_bytes) [bytes], "meas_mfu" and "pred_mfu" (the measured MFU
+ * over the predicted time: the paper's MFU definition kept) [%], and the flag "off" (|pred /
+ * measured - 1| > off_frac). Returns out; NULL, with out empty, when the paper has no
+ * columns for the row.
+ * Paper:  Tables 10, 11, 13 and 14 (the columns step, throughput, memory, MFU). */
+scale_hybrid_table *scale_hybrid_study_row_table(const scale_hybrid_study_table *t, int i,
+                                                 const scale_hybrid_paper_row *paper, int n_paper,
+                                                 double off_frac, scale_hybrid_table *out);
+
+/** Fills *out with how table 't' fares, 'u' its stats (scale_hybrid_study_table_stats): "n",
+ * "spearman", "spearman_device", "mem_spearman" (scale_hybrid_study_memory_spearman against
+ * paper[0..n_paper)), "mape" [%], "n_off"; then the degrees of its ends, "best_meas.dp" ...,
+ * "worst_meas.*", "best_pred.*", "worst_pred.*", the measured ends with their measured MFU
+ * ("best_meas.mfu", "worst_meas.mfu" [%]) where the paper prints the row. 'off_frac' is the
+ * tolerance 'u' was counted with ("n_off"'s label). */
+scale_hybrid_table *scale_hybrid_study_summary_table(const scale_hybrid_study_table *t,
+                                                     const scale_hybrid_study_stats *u,
+                                                     double off_frac,
+                                                     const scale_hybrid_paper_row *paper,
+                                                     int n_paper, scale_hybrid_table *out);
+
+/** Fills *out with the groups 'u' (scale_hybrid_study_groups_eval), pred / measured:
+ * "llama_pp_lo", "llama_pp_hi", "mamba_pp_bare_hi", "mamba_pp_lo", "mamba_pp_hi", "cp_lo",
+ * "cp_hi", "dev_cp_lo", "dev_cp_hi". */
+scale_hybrid_table *scale_hybrid_study_groups_table(const scale_hybrid_study_groups *u,
+                                                    scale_hybrid_table *out);
+
+/** The value stem of the study's table i, the paper's table number: "t10", "t11", "t13", "t14"
+ * (scale_hybrid_study_load_all's order); "?" outside 0..SCALE_HYBRID_STUDY_TABLES-1. */
+const char *scale_hybrid_study_key(int i);
+
+/** Fills *out with what the host's floor rests on over the study's tables 't', priced with
+ * 'params' of 'chip': the stored host time "host.stored" (mesh_cp_host_s) and stage latency
+ * "stage.stored" (mesh_ssm_stage_s) [s]; for each pure-CP row (scale_hybrid_study_pure_cp) of
+ * table KEY at CP degree C, "host.meas.KEY.cpC" (measured / fit.units) and
+ * "host.device.KEY.cpC" (fit.device_s / fit.units) [s]; "host.meas_lo" and "host.meas_hi"
+ * (scale_hybrid_study_host_bound_range at the stored host time) [s]; then, for each table with
+ * host-bound rows of both kinds (scale_hybrid_study_ranges), "host.tp_cp.KEY" and
+ * "host.tp_tpcp.KEY", the means of pure CP and of TP x CP [s].
+ * Paper:  Tables 10-14: 10-12 ms per CP layer-microbatch (chapter 13). */
+scale_hybrid_table *
+scale_hybrid_study_host_table(const scale_hybrid_study_table t[SCALE_HYBRID_STUDY_TABLES],
+                              const scale_chip *chip, const scale_step_params *params,
+                              scale_hybrid_table *out);
+
+/** Fills *out with the ranges of the study's tables 't' (scale_hybrid_study_table_ranges with
+ * 'host_s'): for each table KEY with a pair of pipelines "KEY.stage_lo" and "KEY.stage_hi" (one
+ * more stage, measured [s]: measured alone, no model; with dp = 8 / (tp pp cp) each device
+ * runs the same 1024 x 4096 / 8 tokens of layers in every row, so a pipeline that cost only its
+ * sends and its 1F1B bubble, (pp - 1) / m of a step with m = 1024 / dp microbatches, would add
+ * well under 1% of a step per stage); Table 13's "t13.tp1cp2_base", Mamba-7B at (4, 1, 1, 2)
+ * without a pipeline (scale_hybrid_study_pp1_extrapolated_s from its pipelines of 2 and 4 stages)
+ * [s], where both rows exist; then for each Mamba-2 table with rows without CP or PP
+ * "KEY.plain_lo" and "KEY.plain_hi" (pred / measured: the composition's own price, with neither
+ * the host's floor nor the stage latency).
+ * Paper:  Tables 10-14 (chapter 13 "Predicted over measured, by group of rows"). */
+scale_hybrid_table *
+scale_hybrid_study_ranges_table(const scale_hybrid_study_table t[SCALE_HYBRID_STUDY_TABLES],
+                                double host_s, scale_hybrid_table *out);
+
 #endif

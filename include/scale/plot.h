@@ -101,6 +101,26 @@ scale_plot scale_plot_frame(const char *title, const char *desc, const char *x_l
                             const char *y_label, scale_plot_axis x_axis, scale_plot_axis y_axis,
                             const scale_plot_series *series, size_t n_series);
 
+/** The lines of a predicted-against-measured figure, filled by scale_plot_parity(): caller
+ * storage the plot's series point into, so it must outlive the plot. */
+typedef struct {
+  double x[2], y[2], up[2], down[2]; /**< the identity and the band's two lines, lo to hi */
+  char up_label[16], down_label[16]; /**< "+25%", "-25%" */
+  scale_plot_series series[3];       /**< the identity, the upper and the lower line */
+} scale_plot_parity_lines;
+
+/** A predicted-against-measured plot on log axes, both ranging over [lo, hi]: the identity
+ * ("predicted = measured") and, dashed, the lines (1 + band_frac) x and (1 - band_frac) x
+ * ("+25%" and "-25%" for band_frac 0.25), held in *lines; the legend top left, the default
+ * canvas, 'title', 'desc' and the captions given. Set the points (one dot per case) on the
+ * result. Example: chapter 13's study-*.svg, measured step time against predicted.
+ *
+ * Domain: 0 < lo < hi, 0 <= band_frac < 1 (scale_plot_svg rejects a log range that is not).
+ */
+scale_plot scale_plot_parity(const char *title, const char *desc, const char *x_label,
+                             const char *y_label, double lo, double hi, double band_frac,
+                             scale_plot_parity_lines *lines);
+
 /** Writes the SVG document of 'plot' into buf[0..size) and stores its full length (excluding
  * the NUL) in *len (when len is non-NULL), like snprintf: with buf NULL and size 0 it only
  * measures.

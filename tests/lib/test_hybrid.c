@@ -12,6 +12,7 @@
  *     (test_guide_paper_bests, the last assertion).
  */
 #include <math.h>
+#include <string.h>
 
 #include "scale/hybrid.h"
 #include "scale/step.h"
@@ -713,6 +714,221 @@ START_TEST(test_guide_domain) {
 }
 END_TEST
 
+/* ---- tables of named quantities ---------------------------------------------------------------
+ */
+
+/** Index of row 'key' of t, failing the test when it is absent. */
+static int row_of(const scale_hybrid_table *t, const char *key) {
+  for (int i = 0; i < t->n; i++)
+    if (!strcmp(t->row[i].key, key)) return i;
+  ck_abort_msg("no row %s", key);
+  return -1;
+}
+
+START_TEST(test_table_rows) {
+  static scale_hybrid_table t;
+  t.n = 0;
+  scale_hybrid_table_add_layout(&t, "guide", 4, 2, 1, 1);
+  scale_hybrid_table_add_layout(&t, NULL, 8, 1, 1, 1);
+  ck_assert_int_eq(t.n, 8);
+  ck_assert_str_eq(t.row[1].key, "guide.pp");
+  ck_assert_str_eq(t.row[1].label, "PP");
+  ck_assert_str_eq(t.row[4].key, "dp");
+  ck_assert(t.row[4].value == 8.0 && t.text[4] == NULL);
+  scale_hybrid_table_add_flag(&t, "fits", "fits", false);
+  ck_assert_str_eq(t.text[8], "no");
+  ck_assert(t.row[8].value == 0.0);
+  /* a label is copied, cut at SCALE_HYBRID_LABEL_MAX - 1 characters */
+  char long_label[200];
+  memset(long_label, 'x', sizeof long_label - 1);
+  long_label[sizeof long_label - 1] = '\0';
+  scale_hybrid_table_add(&t, "x", long_label, 1, "", SCALE_FMT_PLAIN);
+  ck_assert_uint_eq(strlen(t.row[9].label), SCALE_HYBRID_LABEL_MAX - 1);
+  /* rows beyond the table's room are dropped */
+  for (int i = 0; i < 2 * SCALE_HYBRID_TABLE_MAX; i++)
+    scale_hybrid_table_add(&t, "y", "y", i, "", SCALE_FMT_PLAIN);
+  ck_assert_int_eq(t.n, SCALE_HYBRID_TABLE_MAX);
+}
+END_TEST
+
+START_TEST(test_table_volumes) {
+  /* Table 2 at N = 2 and 8 in multiples of T: Reduce (N-1) = 1 and 7; ring AllReduce
+   * 2(N-1)/N = 1 and 1.75; AllToAll (N-1)/N = 0.875 at 8. Six collectives x two N. */
+  static scale_hybrid_table t;
+  const double ns[] = {2, 8};
+  scale_hybrid_collective_table(ns, 2, &t);
+  ck_assert_int_eq(t.n, 12);
+  ck_assert_str_eq(t.row[0].key, "n2.reduce");
+  scale_check_rel(t.row[row_of(&t, "n8.reduce")].value, 7.0, EXACT, "T", "Tab 2 (N-1)T");
+  scale_check_rel(t.row[row_of(&t, "n2.all_reduce")].value, 1.0, EXACT, "T", "Tab 2 2(N-1)/N");
+  scale_check_rel(t.row[row_of(&t, "n8.all_reduce")].value, 1.75, EXACT, "T", "Tab 2 2(N-1)/N");
+  scale_check_rel(t.row[row_of(&t, "n8.all_to_all")].value, 0.875, EXACT, "T", "Tab 2 (N-1)/N");
+  ck_assert_str_eq(t.row[row_of(&t, "n8.all_reduce")].label, "all-reduce over N = 8 [x T]");
+  /* Table 3, LLaMA 2 7B, b = 1, s = 4096, bf16 (test_table3_mha's hand values): TP 2
+   * 67,108,864 B, TP 8 117,440,512, TPUP 8 29,360,128, DP 0; five strategies x two degrees */
+  scale_model m = model("llama-2-7b");
+  const double degrees[] = {2, 8};
+  scale_hybrid_attention_table(&m, degrees, 2, 4096, SCALE_DTYPE_BF16, &t);
+  ck_assert_int_eq(t.n, 10);
+  scale_check_rel(t.row[row_of(&t, "tp.2")].value, 67108864.0, EXACT, "B", "Tab 3 TP 2");
+  scale_check_rel(t.row[row_of(&t, "tp.8")].value, 117440512.0, EXACT, "B", "Tab 3 TP 8");
+  scale_check_rel(t.row[row_of(&t, "tpup.8")].value, 29360128.0, EXACT, "B", "Tab 3 TPUP 8");
+  ck_assert(t.row[row_of(&t, "dp.2")].value == 0.0);
+  ck_assert_str_eq(t.row[row_of(&t, "tp.8")].label, "LLaMA 2 7B, tp 8");
+  ck_assert_str_eq(t.row[row_of(&t, "tp.8")].unit, "B");
+}
+END_TEST
+
+START_TEST(test_table_memory_overlap) {
+  /* a breakdown of 1 + 2 + 3 + 4 = 10 B fits 10 B of HBM, not 9 */
+  static scale_hybrid_table t;
+  scale_hybrid_memory mem = {.weight_bytes = 1,
+                             .grad_bytes = 2,
+                             .optimizer_bytes = 3,
+                             .activation_bytes = 4,
+                             .total_bytes = 10};
+  scale_hybrid_memory_table(&mem, 10, &t);
+  ck_assert_int_eq(t.n, 6);
+  ck_assert(t.row[row_of(&t, "o")].value == 3.0 && t.row[row_of(&t, "total")].value == 10.0);
+  ck_assert_str_eq(t.text[row_of(&t, "fits")], "yes");
+  scale_hybrid_memory_table(&mem, 9, &t);
+  ck_assert_str_eq(t.text[row_of(&t, "fits")], "no");
+  /* t_comp 3, t_comm 1: none 4, weak 3; strong over c chunks (c-1)/c 3 + 4/c: c = 2 3.5
+   * (0.5 exposed), c = 4 3.25 (0.25 exposed); exposed without overlap the whole 1 */
+  const double chunks[] = {2, 4};
+  scale_hybrid_overlap_table(3, 1, chunks, 2, &t);
+  ck_assert_int_eq(t.n, 7);
+  scale_check_rel(t.row[row_of(&t, "none")].value, 4.0, EXACT, "s", "serial");
+  scale_check_rel(t.row[row_of(&t, "weak")].value, 3.0, EXACT, "s", "max");
+  scale_check_rel(t.row[row_of(&t, "strong2")].value, 3.5, EXACT, "s", "c = 2");
+  scale_check_rel(t.row[row_of(&t, "exposed2")].value, 0.5, EXACT, "s", "c = 2 tail");
+  scale_check_rel(t.row[row_of(&t, "exposed4")].value, 0.25, EXACT, "s", "c = 4 tail");
+  scale_check_rel(t.row[row_of(&t, "exposed_none")].value, 1.0, EXACT, "s", "serial tail");
+}
+END_TEST
+
+START_TEST(test_table_ssm_guide) {
+  /* the split's fields in order, each under its key */
+  static scale_hybrid_table t;
+  scale_hybrid_ssm_split s = {.heads = 16,
+                              .groups = 1,
+                              .d_in_proj = 2000,
+                              .weight_params = 3e7,
+                              .tokens = 512,
+                              .sequences = 8,
+                              .chunks = 2,
+                              .state_elements = 4e5,
+                              .halo_elements = 5e3,
+                              .tp_all_reduces = 1};
+  scale_hybrid_ssm_split_table(&s, &t);
+  ck_assert_int_eq(t.n, 10);
+  ck_assert_str_eq(t.row[0].key, "heads");
+  ck_assert(t.row[row_of(&t, "inproj")].value == 2000 && t.row[row_of(&t, "ar")].value == 1);
+  ck_assert(t.row[row_of(&t, "state")].value == 4e5 && t.row[row_of(&t, "seqs")].value == 8);
+  /* the guide: four degrees, the memory, two sides per rule and a relation for each rule but
+   * the split kind: 4 + 1 + 6 x 2 + 5 = 22 rows */
+  scale_hybrid_guide g = {.layout = {4, 2, 1, 1, 1, false}, .memory = {.total_bytes = 5e10}};
+  g.rule[SCALE_HYBRID_RULE_FITS_DP] = (scale_hybrid_rule_eval){6.5e10, 6.4e10, false};
+  g.rule[SCALE_HYBRID_RULE_TP_BOUND] = (scale_hybrid_rule_eval){1, 4, true};
+  scale_hybrid_guide_table(&g, &t);
+  ck_assert_int_eq(t.n, 22);
+  ck_assert(t.row[row_of(&t, "pp")].value == 2 && t.row[row_of(&t, "mem")].value == 5e10);
+  ck_assert(t.row[row_of(&t, "fits-dp.lhs")].value == 6.5e10);
+  ck_assert_str_eq(t.row[row_of(&t, "fits-dp.lhs")].unit, "B");
+  ck_assert_str_eq(t.text[row_of(&t, "fits-dp.rel")], ">");
+  ck_assert_str_eq(t.text[row_of(&t, "tp-bound.rel")], "≤");
+  ck_assert(t.row[row_of(&t, "tp-bound.rel")].value == 1.0);
+  ck_assert_str_eq(t.row[row_of(&t, "tp-bound.rhs")].unit, "");
+  for (int i = 0; i < t.n; i++)
+    ck_assert_str_ne(t.row[i].key, "split-kind.rel");
+}
+END_TEST
+
+START_TEST(test_table_case_zero_overlap) {
+  /* the case study's machine: the 910B's HCCS 1.96e11 B/s over 7 peers, 2.8e10 a link; 8 NPUs
+   * running 1024 x 4096 = 4,194,304 tokens a step */
+  static scale_hybrid_table t;
+  scale_chip npu = chip("ascend-910b");
+  scale_model m = model("llama-2-7b");
+  scale_hybrid_case_table(&npu, 8, 1024, 4096, &t);
+  ck_assert_int_eq(t.n, 9);
+  scale_check_rel(t.row[row_of(&t, "hw.peer")].value, 2.8e10, EXACT, "B/s", "1.96e11 / 7");
+  scale_check_rel(t.row[row_of(&t, "hw.flops")].value, 3.7888e14, EXACT, "FLOP/s", "bf16 cube");
+  scale_check_rel(t.row[row_of(&t, "case.tokens")].value, 4194304.0, EXACT, "tokens",
+                  "1024 x 4096");
+  ck_assert(t.row[row_of(&t, "hw.chips")].value == 8);
+  /* ZeRO's Figure 1: 7.5e9 parameters on 64 devices at 2 + 2 + 12 bytes: 120 GB plain; stage 1
+   * 2 + 2 + 12/64 = 4.1875 B a parameter, 31.4 GB; stage 2 2 + 14/64, 16.6 GB; stage 3 16/64,
+   * 1.875 GB */
+  const scale_precision mixed = SCALE_PRECISION_MIXED_ADAM;
+  scale_hybrid_zero_table(&mixed, 7.5e9, 64, &t);
+  ck_assert_int_eq(t.n, 4);
+  scale_check_rel(t.row[row_of(&t, "s0")].value, 1.2e11, EXACT, "B", "ZeRO Fig. 1 baseline");
+  scale_check_rel(t.row[row_of(&t, "s1")].value, 4.1875 * 7.5e9, EXACT, "B", "ZeRO Fig. 1 P_os");
+  scale_check_rel(t.row[row_of(&t, "s2")].value, 2.21875 * 7.5e9, EXACT, "B", "ZeRO Fig. 1 P_os+g");
+  scale_check_rel(t.row[row_of(&t, "s3")].value, 1.875e9, EXACT, "B", "ZeRO Fig. 1 P_os+g+p");
+  /* LLaMA 2 7B at TP 2 on the 910B (test_tp_layer_fwd's hand values): communication
+   * 67,108,864 B / 2.8e10 B/s; compute (8 d^2 + 6 d F) s + 4 s^2 d over two at 3.7888e14
+   * within 0.5%; without overlap their sum; weak their larger; then the overlap rows */
+  const double chunks[] = {4};
+  scale_hybrid_tp_overlap_table(&m, &npu, 2, 4096, chunks, 1, &t);
+  ck_assert_int_eq(t.n, 7);
+  ck_assert_str_eq(t.row[0].key, "comp");
+  double comm = 67108864.0 / 2.8e10, d = 4096, f = 11008, s = 4096;
+  double comp = ((8 * d * d + 6 * d * f) * s + 4 * s * s * d) / 2 / 3.7888e14;
+  scale_check_rel(t.row[row_of(&t, "comm")].value, comm, EXACT, "s", "two ARs over one link");
+  scale_check_rel(t.row[row_of(&t, "comp")].value, comp, 5e-3, "s", "hand: the matmuls");
+  scale_check_rel(t.row[row_of(&t, "none")].value, comp + comm, 5e-3, "s", "serial");
+  scale_check_rel(t.row[row_of(&t, "weak")].value, fmax(comp, comm), 5e-3, "s", "max");
+  ck_assert_str_eq(t.row[row_of(&t, "exposed4")].label, "exposed");
+}
+END_TEST
+
+START_TEST(test_table_cp_traffic_ssd) {
+  /* CP 8 at 4K, 32K: attention's K/V grow with s (LLaMA 2 7B, MHA: 4 (7/8) s K H 2 B =
+   * 117,440,512 B at 4096, eight times that at 32K); Mamba's chunk states and halo do not;
+   * its TP all-reduce grows with s. The ratio is attention over Mamba. */
+  static scale_hybrid_table t;
+  scale_model l7 = model("llama-2-7b"), m7 = model("mamba-2-7b-amer");
+  const double seqs[] = {4096, 32768};
+  scale_hybrid_cp_traffic_table(&m7, "Mamba-7B", &l7, "LLaMA 2 7B", 8, seqs, 2, SCALE_DTYPE_BF16,
+                                &t);
+  ck_assert_int_eq(t.n, 8);
+  ck_assert_str_eq(t.row[0].key, "mcp.s4k");
+  ck_assert_str_eq(t.row[0].label, "Mamba-7B CP 8");
+  ck_assert_str_eq(t.row[row_of(&t, "mtp.s32k")].label, "Mamba-7B TP 8");
+  scale_check_rel(t.row[row_of(&t, "acp.s4k")].value, 117440512.0, EXACT, "B", "Tab 3 CP 8");
+  scale_check_rel(t.row[row_of(&t, "acp.s32k")].value, 8 * 117440512.0, EXACT, "B", "x 8 tokens");
+  scale_check_rel(t.row[row_of(&t, "mcp.s32k")].value, t.row[row_of(&t, "mcp.s4k")].value, EXACT,
+                  "B", "Mamba CP independent of s");
+  scale_check_rel(t.row[row_of(&t, "mtp.s32k")].value, 8 * t.row[row_of(&t, "mtp.s4k")].value,
+                  EXACT, "B", "TP linear in s");
+  scale_check_rel(t.row[row_of(&t, "cpratio.s4k")].value,
+                  117440512.0 / t.row[row_of(&t, "mcp.s4k")].value, EXACT, "", "the ratio");
+  /* test_transformer's tiny Mamba-2 at s = 8: SSD 4352 FLOPs with the scan, 4864 naive, the
+   * projections 960 a token: share 4352 / 7680, naive over scan 4864 / 4352 */
+  scale_model tiny = {.arch = SCALE_ARCH_MAMBA2,
+                      .n_layers = 3,
+                      .d_model = 8,
+                      .n_vocab = 10,
+                      .tied_embeddings = true,
+                      .ssm_d_state = 4,
+                      .ssm_n_heads = 4,
+                      .ssm_d_head = 4,
+                      .ssm_expand = 2,
+                      .ssm_n_groups = 1,
+                      .ssm_d_conv = 4,
+                      .ssm_chunk_size = 4};
+  scale_hybrid_ssd_table(&tiny, "tiny", 8, &t);
+  ck_assert_int_eq(t.n, 3);
+  scale_check_rel(t.row[row_of(&t, "ssd.tiny.share")].value, 4352.0 / 7680.0, EXACT, "",
+                  "hand: SSD over projections");
+  scale_check_rel(t.row[row_of(&t, "ssd.tiny.naive")].value, 4864.0 / 4352.0, EXACT, "",
+                  "hand: naive over scan");
+  ck_assert(t.row[row_of(&t, "act.tiny")].value > 0);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("hybrid");
   const scale_check_case cases[] = {
@@ -740,6 +956,12 @@ int main(void) {
       {"guide_domain", test_guide_domain},
       {"paper_problem", test_paper_problem},
       {"tp_layer_fwd", test_tp_layer_fwd},
+      {"table_rows", test_table_rows},
+      {"table_volumes", test_table_volumes},
+      {"table_memory_overlap", test_table_memory_overlap},
+      {"table_ssm_guide", test_table_ssm_guide},
+      {"table_case_zero_overlap", test_table_case_zero_overlap},
+      {"table_cp_traffic_ssd", test_table_cp_traffic_ssd},
   };
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return scale_check_run(s);

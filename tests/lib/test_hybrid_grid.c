@@ -89,9 +89,53 @@ START_TEST(test_grid_run) {
 }
 END_TEST
 
+START_TEST(test_grid_tables) {
+  /* a case whose step model's best is (2, 1, 2, 2): CP mixed with TP; scale plan's pick TP 8 */
+  scale_hybrid_grid_case c = hand_case(false, false, true, 0.8, 8, 2);
+  c.guide.layout = (scale_hybrid_layout){4, 2, 1, 1, 1, false};
+  c.step.layout = (scale_hybrid_layout){2, 1, 2, 2, 1, true};
+  c.plan.dp = 1, c.plan.pp = 1, c.plan.cp = 1;
+  ck_assert(scale_hybrid_grid_step_mixes_cp(&c));
+  static scale_hybrid_table t;
+  scale_hybrid_grid_case_table(&c, &t);
+  /* three layouts of four degrees, two ratios, one flag */
+  ck_assert_int_eq(t.n, 15);
+  ck_assert_str_eq(t.row[0].key, "guide.dp");
+  ck_assert(t.row[0].value == 4 && t.row[4].value == 2); /* guide.dp, step.dp */
+  ck_assert_str_eq(t.row[7].key, "step.cp");
+  ck_assert(t.row[7].value == 2);
+  ck_assert_str_eq(t.row[10].key, "plan.tp");
+  ck_assert(t.row[10].value == 8);
+  ck_assert_str_eq(t.row[13].key, "plan_ratio");
+  scale_check_rel(t.row[13].value, 0.8, 1e-12, "", "the hand case's ratio");
+  ck_assert_str_eq(t.text[14], "yes");
+  /* without the step model's best its degrees are left out; TP alone does not mix CP */
+  c.step_ok = false;
+  ck_assert(!scale_hybrid_grid_step_mixes_cp(&c));
+  scale_hybrid_grid_case_table(&c, &t);
+  ck_assert_int_eq(t.n, 11);
+  ck_assert_str_eq(t.row[4].key, "plan.dp");
+  c.step_ok = true, c.step.layout.cp = 1;
+  ck_assert(!scale_hybrid_grid_step_mixes_cp(&c));
+  /* the tally of test_grid_tally's four cases, under its keys */
+  scale_hybrid_grid_tally k = scale_hybrid_grid_tally_init();
+  k.n = 4, k.agree_step = 3, k.tp_bound_plan = 2, k.plan_ratio_lo = 0.8, k.step_ratio_hi = 1.5;
+  scale_hybrid_grid_tally_table(&k, &t);
+  ck_assert_int_eq(t.n, 12);
+  ck_assert_str_eq(t.row[1].key, "agree_step");
+  ck_assert(t.row[1].value == 3);
+  ck_assert_str_eq(t.row[5].key, "plan_within_tp_bound");
+  ck_assert(t.row[5].value == 2);
+  ck_assert_str_eq(t.row[9].key, "plan_ratio_lo");
+  ck_assert(t.row[9].value == 0.8 && t.row[11].value == 1.5);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("hybrid_grid");
-  const scale_check_case cases[] = {{"grid_tally", test_grid_tally}, {"grid_run", test_grid_run}};
+  const scale_check_case cases[] = {{"grid_tally", test_grid_tally},
+                                    {"grid_tables", test_grid_tables},
+                                    {"grid_run", test_grid_run}};
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return scale_check_run(s);
 }

@@ -743,26 +743,150 @@ START_TEST(test_study_load_all_and_logo) {
 }
 END_TEST
 
+/** Index of row 'key' of t, failing the test when it is absent. */
+static int row_of(const scale_hybrid_table *t, const char *key) {
+  for (int i = 0; i < t->n; i++)
+    if (!strcmp(t->row[i].key, key)) return i;
+  ck_abort_msg("no row %s", key);
+  return -1;
+}
+
+START_TEST(test_study_tables) {
+  /* two rows by hand of LLaMA 2 7B, 1024 x 4096 tokens a step: R1 (4, 2, 1, 1) measured 20 s,
+   * predicted 24 (+20%), device 18; R2 (8, 1, 1, 1) measured 10, predicted 13 (+30%: off by
+   * more than 25%). The paper prints R1 at 200,000 tokens/s, 50 GB, MFU 40%. */
+  static scale_hybrid_study_table t;
+  memset(&t, 0, sizeof t);
+  scale_diag d;
+  ck_assert_msg(scale_model_load("llama-2-7b", &t.model, &d) == SCALE_OK, "%s", d.message);
+  hand_row(&t, 4, 2, 1, 1, 20, 24, 1, 18);
+  hand_row(&t, 8, 1, 1, 1, 10, 13, 1, 9);
+  for (int i = 0; i < 2; i++) {
+    snprintf(t.rows[i].id, sizeof t.rows[i].id, "R%d", i + 1);
+    t.rows[i].gbs = 1024, t.rows[i].seq = 4096;
+  }
+  const scale_hybrid_paper_row paper[] = {{"R1", 2e5, 5e10, true, 0.4}};
+  static scale_hybrid_table tab;
+  ck_assert_ptr_eq(scale_hybrid_study_row_table(&t, 0, paper, 1, 0.25, &tab), &tab);
+  ck_assert_int_eq(tab.n, 15); /* four degrees, ten columns, the flag */
+  ck_assert(tab.row[row_of(&tab, "pp")].value == 2 &&
+            tab.row[row_of(&tab, "device_s")].value == 18);
+  scale_check_rel(tab.row[row_of(&tab, "ratio")].value, 1.2, 1e-12, "", "24 / 20");
+  /* 1024 x 4096 / 24 s = 174,762.67 tokens/s; MFU 40% x 20 / 24 = 33.33% */
+  scale_check_rel(tab.row[row_of(&tab, "pred_tps")].value, 4194304.0 / 24.0, 1e-12, "tok/s",
+                  "gbs seq / pred");
+  scale_check_rel(tab.row[row_of(&tab, "pred_mfu")].value, 40.0 * 20.0 / 24.0, 1e-12, "%",
+                  "the paper's FLOPs over the predicted time");
+  ck_assert(tab.row[row_of(&tab, "meas_mfu")].value == 40.0);
+  /* (4, 2, 1, 1) by hand in test_study_load_all_and_logo: 48,576,481,280 B */
+  scale_check_rel(tab.row[row_of(&tab, "pred_mem")].value, 48576481280.0, 1e-12, "B",
+                  "hand: states + 2 x 16 layers");
+  ck_assert_str_eq(tab.row[row_of(&tab, "meas_mem")].label, "measured memory");
+  ck_assert_str_eq(tab.text[row_of(&tab, "off")], "no");
+  ck_assert_str_eq(tab.row[row_of(&tab, "off")].label, "off by more than 25%");
+  const scale_hybrid_paper_row paper2[] = {{"R2", 4e5, 4e10, false, 0.5}};
+  scale_hybrid_study_row_table(&t, 1, paper2, 1, 0.25, &tab);
+  ck_assert_str_eq(tab.text[row_of(&tab, "off")], "yes");
+  ck_assert_str_eq(tab.row[row_of(&tab, "meas_mem")].label,
+                   "measured memory (copy error: the MFU)");
+  /* a row the paper's columns do not hold */
+  ck_assert_ptr_null(scale_hybrid_study_row_table(&t, 1, paper, 1, 0.25, &tab));
+  ck_assert_int_eq(tab.n, 0);
+  /* the summary: 2 rows, ranks alike (Spearman 1), mean |error| (20% + 30%) / 2 = 25%, one
+   * off; the measured best is R2 (no paper row: no MFU), the worst R1 (MFU 40%) */
+  scale_hybrid_study_stats u;
+  scale_hybrid_study_table_stats(&t, 0.25, &u);
+  scale_hybrid_study_summary_table(&t, &u, 0.25, paper, 1, &tab);
+  ck_assert_int_eq(tab.n, 6 + 4 * 4 + 1);
+  scale_check_rel(tab.row[row_of(&tab, "spearman")].value, 1.0, 1e-12, "", "same order");
+  scale_check_rel(tab.row[row_of(&tab, "mape")].value, 25.0, 1e-12, "%", "(20 + 30) / 2");
+  ck_assert(tab.row[row_of(&tab, "n_off")].value == 1 && tab.row[row_of(&tab, "n")].value == 2);
+  ck_assert(tab.row[row_of(&tab, "best_meas.dp")].value == 8);
+  ck_assert(tab.row[row_of(&tab, "worst_meas.pp")].value == 2);
+  ck_assert(tab.row[row_of(&tab, "worst_meas.mfu")].value == 40.0);
+  for (int i = 0; i < tab.n; i++)
+    ck_assert_str_ne(tab.row[i].key, "best_meas.mfu");
+  /* the groups in their order */
+  scale_hybrid_study_groups g = {0.8, 1.2, 0.7, 1.3, 0.9, 0.6, 1.1, 0.5, 0.95};
+  scale_hybrid_study_groups_table(&g, &tab);
+  ck_assert_int_eq(tab.n, 9);
+  ck_assert_str_eq(tab.row[2].key, "mamba_pp_bare_hi");
+  ck_assert(tab.row[2].value == 0.9 && tab.row[3].value == 0.7 && tab.row[8].value == 0.95);
+}
+END_TEST
+
+START_TEST(test_study_host_and_ranges_tables) {
+  /* by hand, host time 10 ms. Table 10 (LLaMA): pure CP (4, 1, 1, 2) measured 2 s over 100
+   * layer-microbatches, device 0.5 s: 20 ms and 5 ms each, below the host's 10: host-bound;
+   * TP x CP (2, 1, 2, 2) 3 s over 100 (device 4 ms): 30 ms; (8, 1, 1, 1) 10 s and (4, 2, 1, 1)
+   * 12 s: one more stage adds 2 s. Table 13 (Mamba): (2, 2, 1, 2) 30 s and (1, 4, 1, 2) 50 s: a
+   * stage 10 s, so without a pipeline 30 - 10 = 20 s; (8, 1, 1, 1) measured 10, predicted 11:
+   * 1.1. Tables 11 and 14 empty. */
+  static scale_hybrid_study_table t[SCALE_HYBRID_STUDY_TABLES];
+  memset(t, 0, sizeof t);
+  t[0].model.arch = SCALE_ARCH_TRANSFORMER, t[2].model.arch = SCALE_ARCH_MAMBA2;
+  hand_row(&t[0], 4, 1, 1, 2, 2, 2, 100, 0.5);
+  hand_row(&t[0], 2, 1, 2, 2, 3, 3, 100, 0.4);
+  hand_row(&t[0], 8, 1, 1, 1, 10, 12, 1, 10);
+  hand_row(&t[0], 4, 2, 1, 1, 12, 12, 1, 12);
+  hand_row(&t[2], 2, 2, 1, 2, 30, 30, 1, 30);
+  hand_row(&t[2], 1, 4, 1, 2, 50, 50, 1, 50);
+  hand_row(&t[2], 8, 1, 1, 1, 10, 11, 1, 10);
+  ck_assert_str_eq(scale_hybrid_study_key(2), "t13");
+  ck_assert_str_eq(scale_hybrid_study_key(4), "?");
+  static scale_hybrid_table tab;
+  scale_chip c;
+  memset(&c, 0, sizeof c);
+  strcpy(c.name, "ascend-910b");
+  scale_step_params p;
+  memset(&p, 0, sizeof p);
+  p.v[SCALE_STEP_MESH_CP_HOST_S] = 10e-3, p.v[SCALE_STEP_MESH_SSM_STAGE_S] = 0.1;
+  scale_hybrid_study_host_table(t, &c, &p, &tab);
+  ck_assert_int_eq(tab.n, 8);
+  ck_assert_str_eq(tab.row[0].label, "mesh_cp_host_s in hardware/ascend-910b.ini");
+  ck_assert(tab.row[0].value == 10e-3 && tab.row[row_of(&tab, "stage.stored")].value == 0.1);
+  scale_check_rel(tab.row[row_of(&tab, "host.meas.t10.cp2")].value, 0.02, 1e-12, "s", "2 / 100");
+  scale_check_rel(tab.row[row_of(&tab, "host.device.t10.cp2")].value, 0.005, 1e-12, "s",
+                  "0.5 s / 100");
+  scale_check_rel(tab.row[row_of(&tab, "host.meas_lo")].value, 0.02, 1e-12, "s", "the one row");
+  scale_check_rel(tab.row[row_of(&tab, "host.meas_hi")].value, 0.02, 1e-12, "s", "the one row");
+  scale_check_rel(tab.row[row_of(&tab, "host.tp_cp.t10")].value, 0.02, 1e-12, "s", "CP mean");
+  scale_check_rel(tab.row[row_of(&tab, "host.tp_tpcp.t10")].value, 0.03, 1e-12, "s", "3 / 100");
+  scale_hybrid_study_ranges_table(t, 10e-3, &tab);
+  ck_assert_int_eq(tab.n, 7);
+  ck_assert_str_eq(tab.row[0].key, "t10.stage_lo");
+  ck_assert_str_eq(tab.row[0].label, "one more stage adds (measured): least");
+  scale_check_rel(tab.row[row_of(&tab, "t10.stage_hi")].value, 2.0, 1e-12, "s", "12 - 10");
+  scale_check_rel(tab.row[row_of(&tab, "t13.stage_lo")].value, 10.0, 1e-12, "s", "(50 - 30) / 2");
+  scale_check_rel(tab.row[row_of(&tab, "t13.tp1cp2_base")].value, 20.0, 1e-12, "s", "30 - 10");
+  scale_check_rel(tab.row[row_of(&tab, "t13.plain_hi")].value, 1.1, 1e-12, "", "11 / 10");
+  for (int i = 0; i < tab.n; i++)
+    ck_assert_str_ne(tab.row[i].key, "t10.plain_lo"); /* a LLaMA table's are not cited */
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("hybrid_study");
-  const scale_check_case cases[] = {{"cp_layer_microbatches", test_cp_layer_microbatches},
-                                    {"cp_host_bound", test_cp_host_bound},
-                                    {"fit_recovers", test_fit_recovers},
-                                    {"fit_recovers_stage_latency",
-                                     test_fit_recovers_stage_latency},
-                                    {"ssm_stages", test_ssm_stages},
-                                    {"step_cp_host", test_step_cp_host},
-                                    {"study_joint_fit", test_study_joint_fit},
-                                    {"study_leave_one_group_out", test_study_leave_one_group_out},
-                                    {"fit_row_by_hand", test_fit_row_by_hand},
-                                    {"paper_columns", test_paper_columns},
-                                    {"study_table_load", test_study_table_load},
-                                    {"table_stats", test_table_stats},
-                                    {"table_ranges_and_groups", test_table_ranges_and_groups},
-                                    {"pp1_extrapolated", test_pp1_extrapolated},
-                                    {"study_fit_over_tables", test_study_fit_over_tables},
-                                    {"plan_hybrid", test_plan_hybrid},
-                                    {"study_load_all_and_logo", test_study_load_all_and_logo}};
+  const scale_check_case cases[] = {
+      {"cp_layer_microbatches", test_cp_layer_microbatches},
+      {"cp_host_bound", test_cp_host_bound},
+      {"fit_recovers", test_fit_recovers},
+      {"fit_recovers_stage_latency", test_fit_recovers_stage_latency},
+      {"ssm_stages", test_ssm_stages},
+      {"step_cp_host", test_step_cp_host},
+      {"study_joint_fit", test_study_joint_fit},
+      {"study_leave_one_group_out", test_study_leave_one_group_out},
+      {"fit_row_by_hand", test_fit_row_by_hand},
+      {"paper_columns", test_paper_columns},
+      {"study_table_load", test_study_table_load},
+      {"table_stats", test_table_stats},
+      {"table_ranges_and_groups", test_table_ranges_and_groups},
+      {"pp1_extrapolated", test_pp1_extrapolated},
+      {"study_tables", test_study_tables},
+      {"study_host_and_ranges_tables", test_study_host_and_ranges_tables},
+      {"study_fit_over_tables", test_study_fit_over_tables},
+      {"plan_hybrid", test_plan_hybrid},
+      {"study_load_all_and_logo", test_study_load_all_and_logo}};
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return scale_check_run(s);
 }

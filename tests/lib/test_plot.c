@@ -276,18 +276,44 @@ START_TEST(book_frame) {
 }
 END_TEST
 
+START_TEST(parity_frame) {
+  /* Predicted against measured over [1, 100] s with a 25% band: the identity from (1, 1) to
+   * (100, 100), the band's lines 1.25 x and 0.75 x (1.25 to 125, 0.75 to 75), both axes
+   * logarithmic over the range; it draws with the dots set on it. */
+  scale_plot_parity_lines l;
+  scale_plot p = scale_plot_parity("T", "D", "measured [s]", "predicted [s]", 1, 100, 0.25, &l);
+  ck_assert(p.x_axis == SCALE_PLOT_LOG && p.y_axis == SCALE_PLOT_LOG && p.n_series == 3);
+  ck_assert(p.x_min == 1 && p.x_max == 100 && p.y_min == 1 && p.y_max == 100);
+  ck_assert(p.legend == SCALE_PLOT_LEGEND_TOP_LEFT && p.series == l.series);
+  ck_assert_str_eq(l.series[0].label, "predicted = measured");
+  ck_assert(l.series[0].y[1] == 100 && !l.series[0].dashed);
+  ck_assert_str_eq(l.series[1].label, "+25%");
+  ck_assert_str_eq(l.series[2].label, "-25%");
+  scale_check_rel(l.series[1].y[0], 1.25, 1e-15, "s", "(1 + 0.25) x 1");
+  scale_check_rel(l.series[1].y[1], 125.0, 1e-15, "s", "(1 + 0.25) x 100");
+  scale_check_rel(l.series[2].y[1], 75.0, 1e-15, "s", "(1 - 0.25) x 100");
+  ck_assert(l.series[1].dashed && l.series[2].dashed && l.series[2].x[0] == 1);
+  const scale_plot_point pts[] = {{2, 3, NULL}, {40, 30, NULL}};
+  p.points = pts, p.n_points = 2;
+  ck_assert_int_eq(scale_plot_svg(&p, svg, sizeof svg, NULL, NULL), SCALE_OK);
+  ck_assert_ptr_nonnull(strstr(svg, "predicted = measured"));
+  ck_assert_ptr_nonnull(strstr(svg, "+25%"));
+}
+END_TEST
+
 static Suite *plot_suite(void) {
   Suite *s = suite_create("plot");
   const scale_check_case cases[] = {{"tick_labels", tick_labels},
-               {"log_axis_geometry", log_axis_geometry},
-               {"linear_axis_range", linear_axis_range},
-               {"escapes_text", escapes_text},
-               {"log_axis_rejects_nonpositive", log_axis_rejects_nonpositive},
-               {"invalid_arguments", invalid_arguments},
-               {"buffer_contract", buffer_contract},
-               {"golden_roofline", golden_roofline},
-               {"golden_linear", golden_linear},
-               {"book_frame", book_frame}};
+                                    {"log_axis_geometry", log_axis_geometry},
+                                    {"linear_axis_range", linear_axis_range},
+                                    {"escapes_text", escapes_text},
+                                    {"log_axis_rejects_nonpositive", log_axis_rejects_nonpositive},
+                                    {"invalid_arguments", invalid_arguments},
+                                    {"buffer_contract", buffer_contract},
+                                    {"golden_roofline", golden_roofline},
+                                    {"golden_linear", golden_linear},
+                                    {"book_frame", book_frame},
+                                    {"parity_frame", parity_frame}};
   scale_check_add_cases(s, cases, sizeof cases / sizeof cases[0]);
   return s;
 }

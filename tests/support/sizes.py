@@ -23,7 +23,6 @@ FUNCTION_MAX = 120
 
 # file -> the most lines it may have while it is still being split (issue 26)
 OVER = {
-    "chapters/13-hybrid-parallelism/hybrid-parallelism.c": 757,
 }
 
 SIGNATURE = re.compile(r"^[A-Za-z_][A-Za-z0-9_ \*]*\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
