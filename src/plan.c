@@ -617,6 +617,7 @@ char *scale_plan_layout_str(const scale_layout *l, char *buf, size_t size) {
   if (!*sep) PUT("1 chip");
   if (l->pp == 1 && l->n_microbatches > 1) PUT(", %g microbatches", l->n_microbatches);
   PUT(", remat %s", scale_train_remat_name(l->remat));
+  if (l->remat_frac < 1.0) PUT(" of %.3g%% of the layers", 100.0 * l->remat_frac);
 #undef PUT
   return buf;
 }

@@ -462,17 +462,28 @@ static void memory_ops(const ctx *c, layer_ops *o) {
   set_memory_op(c, o, SCALE_STEP_OP_FP8_CAST, cast, cast > 0 ? 4 : 0);
 }
 
+/** The share of the layers full recompute reruns (0 without full recompute). */
+static double full_recompute_share(const scale_step_job *j) {
+  if (j->recompute != SCALE_RECOMPUTE_FULL) return 0.0;
+  return j->recompute_frac > 0.0 && j->recompute_frac < 1.0 ? j->recompute_frac : 1.0;
+}
+
 static void layer_op_times(const ctx *c, layer_ops *o) {
   memset(o, 0, sizeof *o);
   linear_ops(c, o);
   attention_ops(c, o);
   memory_ops(c, o);
-  /* recomputation runs forwards again inside the backward pass */
-  scale_recompute r = c->job->recompute;
+  /* recomputation runs forwards again inside the backward pass: every op in the share of
+   * the layers full recompute reruns (an average layer pays that share of a forward), the
+   * attention core in every layer under selective */
+  double full = full_recompute_share(c->job);
+  bool selective = c->job->recompute == SCALE_RECOMPUTE_SELECTIVE;
   for (int i = 0; i < SCALE_STEP_OP_COUNT; i++) {
     bool attn_core = i == SCALE_STEP_OP_SCORES || i == SCALE_STEP_OP_SOFTMAX ||
                      i == SCALE_STEP_OP_VALUES;
-    if (r == SCALE_RECOMPUTE_FULL || (r == SCALE_RECOMPUTE_SELECTIVE && attn_core))
+    if (full > 0.0)
+      o->all[i] += full * o->fwd[i];
+    else if (selective && attn_core)
       o->all[i] += o->fwd[i];
   }
 }
@@ -593,9 +604,9 @@ static void layer_comm_times(const ctx *c, const layer_ops *o, scale_step_result
   double matmul_all = sum_ops(o->all, SCALE_STEP_OP_QKV, SCALE_STEP_OP_MLP_DOWN);
   double layer_all = sum_ops(o->all, SCALE_STEP_OP_QKV, SCALE_STEP_OP_FP8_CAST);
 
-  /* TP: 2 all-reduces forward, 2 backward, 2 more when full recompute reruns the forward */
+  /* TP: 2 all-reduces forward, 2 backward, 2 more in the layers full recompute reruns */
   r->net[SCALE_STEP_COMM_TP] = comm_net(j, SCALE_STEP_COMM_TP, 1, j->tp, &w);
-  double n_ar = j->recompute == SCALE_RECOMPUTE_FULL ? 6 : 4;
+  double n_ar = 4 + 2 * full_recompute_share(j);
   double ar = group_coll_s(c, SCALE_STEP_COMM_TP, r->net[SCALE_STEP_COMM_TP], w,
                            SCALE_COLL_ALL_REDUCE, j->tp, c->t * c->d * c->act_bytes);
   lc->time[SCALE_STEP_COMM_TP] = n_ar * ar;
@@ -654,7 +665,7 @@ static void layer_comm_times(const ctx *c, const layer_ops *o, scale_step_result
    * another microbatch's compute (Megatron-Core's EP a2a overlap, DeepEP); fitted to the
    * Megatron-Bridge groups */
   r->net[SCALE_STEP_COMM_EP] = comm_net(j, SCALE_STEP_COMM_EP, c->etp, j->ep, &w);
-  double n_a2a = j->recompute == SCALE_RECOMPUTE_FULL ? 6 : 4;
+  double n_a2a = 4 + 2 * full_recompute_share(j);
   double a2a = j->ep > 1 && c->moe_frac > 0
                    ? c->moe_frac * n_a2a * ep_all_to_all_s(c, r, w, c->routed * c->d * c->act_bytes)
                    : 0;
@@ -941,8 +952,14 @@ static void mtp_ops(const ctx *c, const layer_ops *lo, double *head) {
 /** A layer's and the stage ends' op times: from the cache when it holds this shape. */
 static void ops_of(const ctx *c, scale_step_cache *k, layer_ops *lo, double *head) {
   const scale_step_job *j = c->job;
-  const double key[SCALE_STEP_CACHE_KEY] = {j->tp, j->cp, j->mbs, j->sp ? 1.0 : 0.0,
-                                            (double)j->recompute, j->ep, j->etp,
+  const double key[SCALE_STEP_CACHE_KEY] = {j->tp,
+                                            j->cp,
+                                            j->mbs,
+                                            j->sp ? 1.0 : 0.0,
+                                            (double)j->recompute,
+                                            full_recompute_share(j),
+                                            j->ep,
+                                            j->etp,
                                             j->capacity_factor};
   if (k) {
     /* a search varies the shape slowly: the entry of the last lookup first */
@@ -1339,10 +1356,10 @@ static void mamba_layer_costs(const scale_step_job *job, const scale_step_params
         scale_step_collective_s(params, net, w, SCALE_COLL_REDUCE_SCATTER, shard3, layer_bytes);
     fsdp_exposed = fmax(0.0, fsdp_s - (gemm + ssd + vector + tp_s + cp_s));
   }
-  /* full recomputation runs each layer's forward again, its collectives included */
-  double redo = job->recompute == SCALE_RECOMPUTE_FULL
-                    ? gemm / 3.0 + ssd / 3.0 + vector_fwd + tp_s / 2.0 + cp_s / 2.0
-                    : 0.0;
+  /* full recomputation runs the forward again, its collectives included, in its share of
+   * the layers */
+  double redo = full_recompute_share(job) *
+                (gemm / 3.0 + ssd / 3.0 + vector_fwd + tp_s / 2.0 + cp_s / 2.0);
 
   *o = (mamba_layer){gemm, ssd, vector_fwd, vector, tp_s, cp_s, fsdp_s, fsdp_exposed, redo};
 }

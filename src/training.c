@@ -93,6 +93,7 @@ scale_layout scale_layout_default(void) {
   l.n_virtual_stages = 1.0;
   l.cp_kind = SCALE_CP_RING;
   l.remat = SCALE_REMAT_BLOCK;
+  l.remat_frac = 1.0;
   scale_precision prec = SCALE_PRECISION_BF16_ADAM;
   l.precision = prec;
   l.act_dtype = SCALE_DTYPE_BF16;
@@ -333,6 +334,11 @@ static scale_status validate_layout(const scale_train_problem *problem, const sc
                    layout->n_microbatches, n_seq / dpf);
 
   if ((unsigned)layout->remat >= SCALE_REMAT_COUNT) return invalid(diag, "unknown remat policy");
+  if (!(layout->remat_frac > 0.0 && layout->remat_frac <= 1.0))
+    return invalid(diag, "the share of layers recomputed must be in (0, 1], not %g",
+                   layout->remat_frac);
+  if (layout->remat_frac < 1.0 && layout->remat != SCALE_REMAT_BLOCK)
+    return invalid(diag, "recomputing a share of the layers needs block (full) remat");
   if (!isfinite(scale_dtype_bytes(layout->act_dtype)) ||
       !isfinite(scale_transformer_train_state_bytes(&layout->precision, 1.0)))
     return invalid(diag, "invalid dtype in the layout's precision");
@@ -665,6 +671,12 @@ static scale_step_link step_link(const scale_chip *chip, const scale_layout *l, 
   return k;
 }
 
+/* The share of the layers whose whole forward block remat reruns, collectives included:
+ * remat_frac of them; 0 under the other policies, which rerun no collective. */
+static double remat_share(const scale_layout *l) {
+  return l->remat == SCALE_REMAT_BLOCK ? l->remat_frac : 0.0;
+}
+
 /* remat policy -> the recompute mode of practice: a whole block (full), or the attention core
  * (selective). The book's big-matmuls policy recomputes the same FLOPs as selective (the
  * non-weight matmuls), so it is timed as selective; its smaller memory is priced apart. */
@@ -701,6 +713,7 @@ static void step_job_fields(const scale_train_problem *p, const scale_layout *l,
   j->schedule = l->pp > 1.0 ? l->schedule : SCALE_PP_1F1B;
   j->embed_loss_stages = l->pp > 1.0 && l->pp_embed_loss;
   j->recompute = recompute_of(l->remat);
+  j->recompute_frac = l->remat == SCALE_REMAT_BLOCK ? l->remat_frac : 1.0;
   j->sp = l->sp && l->tp > 1.0;
   j->attention = l->unfused_attention ? SCALE_ATTENTION_UNFUSED : SCALE_ATTENTION_FLASH;
   j->tp_overlap = l->tp_overlap;
@@ -838,6 +851,13 @@ static double activation_bytes(const scale_train_problem *p, const scale_layout 
                           !l->unfused_attention, scale_dtype_bytes(l->act_dtype)};
   double b = mb_tokens * l->cp / seq; /* sequences per microbatch */
   double layer = scale_memory_layer_activation_bytes(m, b, seq, &act);
+  if (l->remat == SCALE_REMAT_BLOCK && l->remat_frac < 1.0) {
+    /* the layers block remat leaves alone keep every activation */
+    scale_memory_act kept = act;
+    kept.recompute = SCALE_RECOMPUTE_NONE;
+    double all = scale_memory_layer_activation_bytes(m, b, seq, &kept);
+    layer = l->remat_frac * layer + (1.0 - l->remat_frac) * all;
+  }
   if (l->remat == SCALE_REMAT_BIG_MATMULS) {
     /* The book's policy keeps only the 7 big matmul outputs of [tokens, D] (ch. 4), less
      * than Megatron's selective (which keeps the MLP's activations): the two block inputs
@@ -962,7 +982,9 @@ static void eval_compute(eval_ctx *x, scale_train_result *out) {
   if (isnan(cache->remat_flops[l->remat]))
     cache->remat_flops[l->remat] =
         scale_transformer_remat_extra_flops(m, n_seq, seq, true, l->remat);
-  double remat_flops = cache->remat_flops[l->remat];
+  /* block remat of a share of the layers recomputes that share of the forwards */
+  double remat_flops = cache->remat_flops[l->remat] *
+                       (l->remat == SCALE_REMAT_BLOCK ? l->remat_frac : 1.0);
   double rate = peak * problem->efficiency_frac;
   out->tokens_per_chip = batch / (dpf * cp);
   out->microbatch_tokens = out->tokens_per_chip / micro;
@@ -1048,11 +1070,11 @@ static void activation_comms(const eval_ctx *x, const double *bw, scale_train_re
   double tp = x->tp, pp = x->pp, cp = x->cp, ep = x->ep, v = x->v, a = x->a;
   double d_model = x->d_model, layers = x->layers, layers_stage = x->layers_stage;
   double tokens = out->tokens_per_chip;
-  bool block_remat = l->remat == SCALE_REMAT_BLOCK;
+  double redo = remat_share(l);
   /* TP: each block AllGathers its [tokens, D] input and ReduceScatters its
    * output, forward and backward (book: "4BD + 4BD" per MLP block); two blocks
    * per transformer layer. With block remat the forward collectives run again
-   * during the backward pass. */
+   * during the backward pass, in the share of the layers it recomputes. */
   if (tp > 1.0) {
     double blocks;
     if (m->arch == SCALE_ARCH_MAMBA2)
@@ -1060,7 +1082,7 @@ static void activation_comms(const eval_ctx *x, const double *bw, scale_train_re
     else
       blocks = 2.0;
     double v_act = blocks * tokens * d_model * a;
-    double bwd = block_remat ? 2.0 * v_act : v_act;
+    double bwd = (1.0 + redo) * v_act;
     set_comm(&out->comm[SCALE_TRAIN_COMM_TP_ALL_GATHER], SCALE_TRAIN_DIM_TP,
              l->link[SCALE_TRAIN_DIM_TP], bw[SCALE_TRAIN_DIM_TP], v_act, bwd,
              (v_act + bwd) * layers_stage);
@@ -1084,7 +1106,7 @@ static void activation_comms(const eval_ctx *x, const double *bw, scale_train_re
     double moe_frac = x->cache->n_moe_layers / layers;
     double per_chip = tokens * c64(m->n_experts_active) * d_model * a / (l->sp ? tp : 1.0);
     double vol = 2.0 * moe_frac * all_to_all_bytes(l->link[SCALE_TRAIN_DIM_EP], ep, per_chip);
-    double bwd = block_remat ? 2.0 * vol : vol;
+    double bwd = (1.0 + redo) * vol;
     set_comm(&out->comm[SCALE_TRAIN_COMM_EP_ALL_TO_ALL], SCALE_TRAIN_DIM_EP,
              l->link[SCALE_TRAIN_DIM_EP], bw[SCALE_TRAIN_DIM_EP], vol, bwd,
              (vol + bwd) * layers_stage);
@@ -1106,7 +1128,7 @@ static void activation_comms(const eval_ctx *x, const double *bw, scale_train_re
       fwd = tokens * cp * kv_token / kv_split;
       bwd = 2.0 * fwd;
     }
-    if (block_remat) bwd += fwd;
+    bwd += redo * fwd;
     set_comm(&out->comm[SCALE_TRAIN_COMM_CP_ATTENTION], SCALE_TRAIN_DIM_CP,
              l->link[SCALE_TRAIN_DIM_CP], bw[SCALE_TRAIN_DIM_CP], fwd, bwd,
              (fwd + bwd) * layers_stage);

@@ -145,6 +145,9 @@ typedef struct {
   double mbs;                /**< micro-batch size [sequences] */
   double vp;                 /**< virtual pipeline stages per rank (1: plain 1F1B) */
   scale_recompute recompute; /**< activation recomputation (UNKNOWN prices as NONE) */
+  double recompute_frac;     /**< with FULL, the share of the layers recomputed, the others
+                                  keeping everything (Megatron's --recompute-num-layers); 0
+                                  (a job that never set it) or >= 1: all of them */
   bool sp;                   /**< sequence parallelism: norms and residuals on t / tp tokens */
   scale_attention attention; /**< fused or unfused attention core */
   bool tp_overlap;           /**< comm-GEMM overlap of the TP collectives */
@@ -451,7 +454,7 @@ void scale_step_forward_eval(const scale_step_forward_job *job, const scale_step
 /* ---- reuse within a search ------------------------------------------------------------------ */
 
 #define SCALE_STEP_CACHE_SLOTS 32
-#define SCALE_STEP_CACHE_KEY 8 /**< tp, cp, mbs, sp, recompute, ep, etp, capacity */
+#define SCALE_STEP_CACHE_KEY 9 /**< tp, cp, mbs, sp, recompute, its share, ep, etp, capacity */
 #define SCALE_STEP_BUCKET_SLOTS 8 /**< bucketed gradient collectives remembered */
 #define SCALE_STEP_BUCKET_KEY 7   /**< comm, network, bandwidth, collective, group, bytes, axes */
 

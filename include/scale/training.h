@@ -132,6 +132,9 @@ typedef struct {
   double cp;                  /**< context-parallel degree */
   scale_cp_kind cp_kind;      /**< ring or Ulysses */
   scale_remat remat;          /**< what the forward pass keeps for the backward pass */
+  double remat_frac;          /**< with block remat, the share of each stage's layers it
+                                   recomputes, the rest keeping everything (Megatron's
+                                   --recompute-num-layers over the stage's layers); (0, 1] */
   scale_precision precision;  /**< dtypes of weights, gradients and optimizer state */
   scale_dtype act_dtype;      /**< dtype of activations and of the TP/PP/EP/CP traffic */
   bool tp_overlap;            /**< comm-GEMM overlap of the TP collectives (step model only) */

@@ -761,8 +761,38 @@ static int set_batch(emit_doc *d, const cli_emit_train_job *j) {
   return 0;
 }
 
+/* Block remat of a share of the layers: Megatron's block method over the stage's layers,
+ * torchtitan's every K-th layer, MaxText's nearest (all of them). */
+static void set_partial_recompute(emit_doc *d, const scale_layout *l, const scale_model *m) {
+  double stage = floor((double)m->n_layers / l->pp), n = round(l->remat_frac * stage);
+  if (is(d, CLI_EMIT_TORCHTITAN)) {
+    double every = round(1.0 / l->remat_frac);
+    char option[32];
+    snprintf(option, sizeof option, "%.0f", every); /* a string in torchtitan's config */
+    set_str(d, K_AC_MODE, "selective");
+    set_str(d, K_AC_OPTION, option);
+    if (floor(stage / every) != n)
+      note(d, "remat of %g of %g layers: torchtitan checkpoints one layer in every %g, %g of them",
+           n, stage, every, floor(stage / every));
+    return;
+  }
+  if (is(d, CLI_EMIT_MAXTEXT)) {
+    set_str(d, K_REMAT_POLICY, "full");
+    note(d, "remat of %g of %g layers: MaxText has no per-layer share; nearest, full", n, stage);
+    return;
+  }
+  set_str(d, K_RECOMP_GRAN, "full");
+  set_str(d, K_RECOMP_METHOD, "block");
+  set_num(d, K_RECOMP_LAYERS, n);
+}
+
 /* The recompute policy in each framework's words. */
-static void set_recompute(emit_doc *d, scale_remat r) {
+static void set_recompute(emit_doc *d, const scale_layout *l, const scale_model *m) {
+  scale_remat r = l->remat;
+  if (r == SCALE_REMAT_BLOCK && l->remat_frac < 1.0) {
+    set_partial_recompute(d, l, m);
+    return;
+  }
   const char *name = scale_train_remat_name(r);
   if (is(d, CLI_EMIT_TORCHTITAN)) {
     static const char *const MODE[SCALE_REMAT_COUNT] = {"none", "full", "selective", "selective"};
@@ -1130,7 +1160,7 @@ int cli_emit_train(FILE *out, cli_emit_fw fw, const cli_emit_train_job *j) {
   if (!rc) rc = set_batch(&d, j);
   if (!rc) rc = set_precision(&d, j->recipe);
   if (rc) return rc;
-  set_recompute(&d, j->layout->remat);
+  set_recompute(&d, j->layout, j->model);
   set_model(&d, j->model);
   char what[256];
   snprintf(what, sizeof what, "%s on %g x %s", j->model->display_name, j->n_chips,

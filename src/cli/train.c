@@ -38,6 +38,10 @@ static void usage(FILE *out) {
                "  --remat P           none|block|matmuls|selective (default block)\n"
                "  --recompute R       none|selective|full, as practice names them (the same\n"
                "                      as --remat none|selective|block)\n"
+               "  --recompute-layers N  block remat of N layers of each pipeline stage, the\n"
+               "                      rest keeping everything (Megatron's block method)\n"
+               "  --recompute-every K   block remat of every K-th layer (torchtitan's\n"
+               "                      selective layer checkpointing)\n"
                "  --tp-overlap        comm-GEMM overlap of the TP collectives\n"
                "  --attn A            attention core: flash (default: one fused kernel) or\n"
                "                      unfused (scores in HBM, softmax and dropout kernels, the\n"
@@ -108,6 +112,8 @@ enum {
   OPT_CP_KIND,
   OPT_REMAT,
   OPT_RECOMPUTE,
+  OPT_RECOMPUTE_LAYERS,
+  OPT_RECOMPUTE_EVERY,
   OPT_TOKENS,
   OPT_EFFICIENCY,
   OPT_JSON,
@@ -149,6 +155,10 @@ static const struct option options[] = {{"model", required_argument, NULL, OPT_M
                                         {"cp-kind", required_argument, NULL, OPT_CP_KIND},
                                         {"remat", required_argument, NULL, OPT_REMAT},
                                         {"recompute", required_argument, NULL, OPT_RECOMPUTE},
+                                        {"recompute-layers", required_argument, NULL,
+                                         OPT_RECOMPUTE_LAYERS},
+                                        {"recompute-every", required_argument, NULL,
+                                         OPT_RECOMPUTE_EVERY},
                                         {"tokens", required_argument, NULL, OPT_TOKENS},
                                         {"efficiency", required_argument, NULL, OPT_EFFICIENCY},
                                         {"json", no_argument, NULL, OPT_JSON},
@@ -225,7 +235,9 @@ static void print_layout_text(const scale_train_problem *p, const scale_layout *
     if (l->pp_embed_loss) printf(", embedding and loss as stages");
   }
   if (l->cp > 1.0) printf(", %s attention", scale_cp_kind_name(l->cp_kind));
-  printf(", remat %s\n\n", scale_train_remat_name(l->remat));
+  printf(", remat %s", scale_train_remat_name(l->remat));
+  if (l->remat_frac < 1.0) printf(" of %.3g%% of the layers", 100.0 * l->remat_frac);
+  printf("\n\n");
 }
 
 /* The step model's operations and communication over the step. */
@@ -415,6 +427,7 @@ static void json_layout(cli_json *json, const scale_layout *l) {
   cli_json_number(json, "n_virtual_stages", l->n_virtual_stages);
   cli_json_string(json, "cp_kind", scale_cp_kind_name(l->cp_kind));
   cli_json_string(json, "remat", scale_train_remat_name(l->remat));
+  cli_json_number(json, "remat_frac", l->remat_frac);
   cli_json_bool(json, "tp_overlap", l->tp_overlap);
   cli_json_string(json, "attention", l->unfused_attention ? "unfused" : "flash");
   cli_json_object_end(json);
@@ -575,6 +588,8 @@ typedef struct {
   bool help;           /* --help: usage printed, exit 0 */
   cli_emit_fw emit;    /* --emit: the framework whose options to print (NONE: the report) */
   scale_layout layout; /* --schedule, --cp-kind, --remat and --recompute; the rest after */
+  double recompute_layers; /* --recompute-layers N (NaN: not given) */
+  double recompute_every;  /* --recompute-every K (NaN: not given) */
   cli_energy_opts energy; /* --pue, --failures, ... (energy_opts.h) */
 } train_opts;
 
@@ -684,6 +699,14 @@ static int take_choice(int c, const char *arg, train_opts *o) {
       return cli_usage("--recompute: unknown mode '%s' (none, selective, full)", arg);
     l->remat = scale_memory_remat_of(rc);
     break;
+  case OPT_RECOMPUTE_LAYERS:
+    return cli_parse_number("recompute-layers", arg, DEGREE, &o->recompute_layers)
+               ? CLI_EXIT_OK
+               : CLI_EXIT_USAGE;
+  case OPT_RECOMPUTE_EVERY:
+    return cli_parse_number("recompute-every", arg, DEGREE, &o->recompute_every)
+               ? CLI_EXIT_OK
+               : CLI_EXIT_USAGE;
   default: return NOT_MINE;
   }
   return CLI_EXIT_OK;
@@ -694,6 +717,7 @@ static int take_choice(int c, const char *arg, train_opts *o) {
 static int parse(int argc, char **argv, train_opts *o) {
   memset(o, 0, sizeof *o);
   o->chips = o->batch = o->seq = o->efficiency = o->fsdp = o->micro = o->price = NAN;
+  o->recompute_layers = o->recompute_every = NAN;
   o->zero = 3.0;
   o->precision = "bf16";
   for (int d = 0; d < SCALE_TRAIN_DIM_COUNT; d++)
@@ -733,6 +757,27 @@ static int parse(int argc, char **argv, train_opts *o) {
 /* The layout of the options on 'chip': degrees (FSDP taking the chips left), the book's
  * mapping, then the planner's other mappings (the pipeline outermost on DCN, torus axes per
  * dimension). 0 or a usage error. */
+/* The share of each stage's layers block remat recomputes, from --recompute-layers N (N of
+ * the stage's L) or --recompute-every K (floor(L / K) of them): 0 or a usage error. */
+static int remat_share_of(const train_opts *o, const scale_model *model, scale_layout *l) {
+  bool by_layers = !isnan(o->recompute_layers), by_every = !isnan(o->recompute_every);
+  if (!by_layers && !by_every) return CLI_EXIT_OK;
+  if (by_layers && by_every)
+    return cli_usage("train: --recompute-layers and --recompute-every name the same choice");
+  if (l->remat != SCALE_REMAT_BLOCK)
+    return cli_usage("train: --recompute-%s needs --recompute full (--remat block)",
+                     by_layers ? "layers" : "every");
+  double stage = floor((double)model->n_layers / o->pp);
+  double n = by_layers ? o->recompute_layers : floor(stage / o->recompute_every);
+  if (by_layers && n > stage)
+    return cli_usage("train: --recompute-layers %g exceeds the %g layers of a stage", n, stage);
+  if (!(n >= 1.0))
+    return cli_usage("train: --recompute-every %g leaves none of a stage's %g layers", 
+                     o->recompute_every, stage);
+  l->remat_frac = n / stage;
+  return CLI_EXIT_OK;
+}
+
 static int layout_of(const train_opts *o, const scale_chip *chip, scale_layout *layout) {
   double fsdp = o->fsdp;
   if (isnan(fsdp)) {
@@ -844,7 +889,8 @@ int cli_cmd_train(int argc, char **argv) {
   if ((rc = cli_apply_price(&chip, o.price, o.price_name, &price_from))) return rc;
   if ((rc = cli_energy_resolve(&o.energy, &chip, "train"))) return rc;
   scale_layout layout;
-  if ((rc = layout_of(&o, &chip, &layout))) return rc;
+  if ((rc = layout_of(&o, &chip, &layout)) || (rc = remat_share_of(&o, &model, &layout)))
+    return rc;
   scale_train_problem problem = scale_train_problem_make(&model, &chip, o.chips, o.batch, o.seq);
   problem.train_tokens = o.tokens;
   const scale_precision_recipe *rec;

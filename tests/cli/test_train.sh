@@ -101,6 +101,22 @@ expect_usage_error "pp > layers" "$SCALE" train $L70 --chips 128 --fsdp 1 --pp 1
 expect_err "deeper than" "names the layers"
 expect_usage_error "ep on dense" "$SCALE" train $L70 --chips 64 --fsdp 64 --ep 8
 expect_err "dense model" "names the dense model"
+# Partial recompute: 40 of LLaMA 3 70B's 80 layers per stage (pp 2) recomputed. Half the
+# layers rerun their forward, so the recompute FLOPs are half of full recompute's; the share
+# is named in the layout line and in JSON; every 4th layer of a stage of 40 is 10 of them.
+run "$SCALE" train $L70 --chips 64 --pp 2 --microbatches 16 --recompute full --json
+full=$(awk '$1 == "\"remat_flops_per_chip\":" { print $2; exit }' "$TMP/out")
+run "$SCALE" train $L70 --chips 64 --pp 2 --microbatches 16 --recompute full --recompute-layers 20 --json
+half=$(awk '$1 == "\"remat_flops_per_chip\":" { print $2; exit }' "$TMP/out")
+if awk -v a="${full%,}" -v b="${half%,}" 'BEGIN { r = b / (a / 2); exit !(r > 0.999999 && r < 1.000001) }'; then pass; else fail "--recompute-layers 20 of 40: remat FLOPs $half, not half of $full"; fi
+expect_out '"remat_frac": 0.5,' "json names the share"
+run "$SCALE" train $L70 --chips 64 --pp 2 --microbatches 16 --recompute full --recompute-every 4
+expect_out 'remat block of 25% of the layers' "every 4th layer of 40: 10 of them"
+expect_usage_error "recompute share without full" "$SCALE" train $L70 --chips 64 --recompute selective --recompute-layers 4
+expect_usage_error "recompute share twice" "$SCALE" train $L70 --chips 64 --recompute-layers 4 --recompute-every 2
+expect_usage_error "more layers than a stage" "$SCALE" train $L70 --chips 64 --pp 2 --microbatches 16 --recompute-layers 41
+expect_err "exceeds the 40 layers of a stage" "names the stage"
+expect_usage_error "every K past the stage" "$SCALE" train $L70 --chips 64 --recompute-every 81
 expect_usage_error "cp kind" "$SCALE" train $L70 --chips 64 --cp 2 --cp-kind spiral
 expect_usage_error "schedule" "$SCALE" train $L70 --chips 64 --pp 2 --schedule pipedream
 expect_usage_error "missing model" "$SCALE" train --hw tpu-v5p --chips 8 --batch-tokens 1M --seq 4096

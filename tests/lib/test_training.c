@@ -781,6 +781,45 @@ START_TEST(test_unfused_attention) {
 }
 END_TEST
 
+START_TEST(test_partial_remat) {
+  /* LLaMA 3 8B on 8 H100, FSDP 8, one 4096-token sequence a chip: block remat of half the
+   * layers against none and all of them. The recompute FLOPs are half of full's. The step's
+   * ops are linear in the share (each op of a recomputed layer runs its forward once more), so
+   * its compute time is the mean of none's and full's. The saved activations are the layers'
+   * mean, f L_full + (1 - f) L_none per layer, with full's working set W (the layer rebuilt
+   * in the backward) still paid: half's = (none's + full's) / 2 + W / 2 (memory.h). */
+  scale_model m = scale_check_model("llama-3-8b");
+  scale_chip c = scale_check_chip("nvidia-h100-sxm");
+  scale_train_problem p = scale_train_problem_make(&m, &c, 8, 8 * 4096, 4096);
+  scale_step_params prm;
+  ck_assert(scale_step_params_of_chip(&c, &prm) == SCALE_OK);
+  p.step_params = &prm;
+  scale_layout l = scale_layout_default();
+  l.fsdp = 8;
+  scale_train_layout_map(&c, 8, &l);
+  scale_train_result full = eval_ok(&p, &l);
+  l.remat_frac = 0.5;
+  scale_train_result half = eval_ok(&p, &l);
+  l.remat = SCALE_REMAT_NONE, l.remat_frac = 1.0;
+  scale_train_result none = eval_ok(&p, &l);
+  scale_check_rel(half.remat_flops_per_chip, full.remat_flops_per_chip / 2, 1e-12, "FLOP",
+                  "half the layers recomputed");
+  scale_check_rel(half.compute_time_s, (none.compute_time_s + full.compute_time_s) / 2, 1e-12,
+                  "s", "ops linear in the share");
+  scale_memory_act act = {1, 1, false, SCALE_RECOMPUTE_FULL, true, 2};
+  double w = scale_memory_layer_working_bytes(&m, 1, 4096, &act);
+  scale_check_rel(half.activation_bytes,
+                  (none.activation_bytes + full.activation_bytes) / 2 + w / 2, 1e-12, "B",
+                  "the layers' mean plus half of full's working set");
+  /* a share needs block remat, and lies in (0, 1] */
+  scale_diag diag;
+  l.remat_frac = 0.5;
+  ck_assert_int_eq(scale_train_validate(&p, &l, &diag), SCALE_ERR_INVALID);
+  l.remat = SCALE_REMAT_BLOCK, l.remat_frac = 0;
+  ck_assert_int_eq(scale_train_validate(&p, &l, &diag), SCALE_ERR_INVALID);
+}
+END_TEST
+
 START_TEST(test_tp_check) {
   scale_diag diag;
   /* LLaMA 3 70B: 64 query heads, 8 KV heads, F = 28672 */
@@ -828,6 +867,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_uneven_stages);
   tcase_add_test(tc, test_bubble);
   tcase_add_test(tc, test_unfused_attention);
+  tcase_add_test(tc, test_partial_remat);
   tcase_add_test(tc, test_tp_check);
   tcase_add_test(tc, test_gpu_map);
   tcase_add_test(tc, test_step_model_path);
