@@ -849,7 +849,7 @@ const char *scale_cover_feature_name(int f) {
       "GPU", "TPU", "MoE (expert parallelism)", "MoE with few experts (E <= 16)",
       "MoE without expert parallelism", "expert tensor parallelism", "MoE capacity factor",
       "tensor parallelism", "sequence parallel", "context parallelism (ring)",
-      "context parallelism (ulysses)"};
+      "context parallelism (ulysses)", "context parallelism (allgather)"};
   static const char *const zero[4] = {"DDP (ZeRO-0)", "ZeRO-1", "ZeRO-2", "ZeRO-3"};
   static const char *const recompute[SCALE_RECOMPUTE_COUNT] = {
       "recompute not stated", "recompute none", "recompute selective", "recompute full"};
@@ -887,7 +887,9 @@ void scale_cover_features(const scale_step_job *job, const char *recipe,
   on[SCALE_COVER_MOE_PADDED] = moe && job->capacity_factor > 0.0;
   on[SCALE_COVER_TP] = job->tp > 1.0;
   on[SCALE_COVER_SP] = job->sp && job->tp > 1.0;
-  on[job->ulysses ? SCALE_COVER_CP_ULYSSES : SCALE_COVER_CP_RING] = job->cp > 1.0;
+  on[job->ulysses        ? SCALE_COVER_CP_ULYSSES
+     : job->cp_allgather ? SCALE_COVER_CP_ALLGATHER
+                         : SCALE_COVER_CP_RING] = job->cp > 1.0;
   if (job->dp > 1.0 && job->zero >= 0 && job->zero <= 3) on[SCALE_COVER_ZERO + job->zero] = true;
   if (job->pp > 1.0 && job->schedule >= 0 && job->schedule < SCALE_PP_COUNT) {
     /* the step model's reading: 1F1B with virtual stages is interleaved (step.h) */

@@ -81,7 +81,9 @@ const char *scale_step_comm_rule(scale_step_comm comm, bool tp_overlap) {
                         "under the column linears' weight-gradient GEMMs (Megatron's async "
                         "all-reduce); --tp-overlap hides them all under the GEMMs, as XLA "
                         "always does on a TPU";
-  case SCALE_STEP_COMM_CP: return "ring hidden under attention only as far as its compute lasts";
+  case SCALE_STEP_COMM_CP:
+    return "ring hidden under attention only as far as its compute lasts (Ulysses' all-to-alls "
+           "and all-gather CP's gathers on the critical path)";
   case SCALE_STEP_COMM_FSDP: return "gathers prefetched under the previous layer's compute";
   case SCALE_STEP_COMM_EP:
     return "dispatch/combine all-to-alls, ep_exposed_frac of them on the critical path (under "
@@ -630,6 +632,18 @@ static void layer_comm_times(const ctx *c, const layer_ops *o, scale_step_result
     double a2a = 2 * group_coll_s(c, SCALE_STEP_COMM_CP, r->net[SCALE_STEP_COMM_CP], w,
                                   SCALE_COLL_ALL_TO_ALL, j->cp, qkvo);
     lc->time[SCALE_STEP_COMM_CP] = lc->exposed[SCALE_STEP_COMM_CP] = a2a;
+  } else if (j->cp > 1 && j->cp_allgather) {
+    /* all-gather CP: the attention waits for the whole sequence's K and V (no overlap is
+     * priced: nothing measured one), and the backward reduce-scatters dK and dV; the layers
+     * full recompute reruns gather again */
+    double kv_all = c->t * 2 * c->k_h * c->h * c->act_bytes * j->cp;
+    scale_step_net net = r->net[SCALE_STEP_COMM_CP];
+    double gather = group_coll_s(c, SCALE_STEP_COMM_CP, net, w, SCALE_COLL_ALL_GATHER, j->cp,
+                                 kv_all);
+    double scatter = group_coll_s(c, SCALE_STEP_COMM_CP, net, w, SCALE_COLL_REDUCE_SCATTER,
+                                  j->cp, kv_all);
+    double t = (1 + full_recompute_share(j)) * gather + scatter;
+    lc->time[SCALE_STEP_COMM_CP] = lc->exposed[SCALE_STEP_COMM_CP] = t;
   } else {
     double kv = c->t * 2 * c->k_h * c->h * c->act_bytes;
     scale_step_net net = r->net[SCALE_STEP_COMM_CP];

@@ -27,7 +27,7 @@ static bool divides(double b, double a) { return b >= 1.0 && scale_fmod_zero(a, 
 
 static const char *const dim_names[SCALE_TRAIN_DIM_COUNT] = {"dp", "fsdp", "tp", "pp", "ep", "cp"};
 static const char *const link_names[SCALE_TRAIN_LINK_COUNT] = {"ici", "nvlink", "dcn"};
-static const char *const cp_names[SCALE_CP_COUNT] = {"ring", "ulysses"};
+static const char *const cp_names[SCALE_CP_COUNT] = {"ring", "ulysses", "allgather"};
 static const char *const comm_names[SCALE_TRAIN_COMM_COUNT] = {
     "fsdp-all-gather", "fsdp-reduce-scatter", "dp-all-reduce", "tp-all-gather", "tp-reduce-scatter",
     "pp-send",         "ep-all-to-all",       "cp-attention",  "cp-all-reduce"};
@@ -721,6 +721,7 @@ static void step_job_fields(const scale_train_problem *p, const scale_layout *l,
   j->seq = p->seq_len;
   j->dtype = p->compute_dtype;
   j->ulysses = l->cp_kind == SCALE_CP_ULYSSES;
+  j->cp_allgather = l->cp_kind == SCALE_CP_ALLGATHER;
   j->mapped = true;
 }
 
@@ -1122,6 +1123,12 @@ static void activation_comms(const eval_ctx *x, const double *bw, scale_train_re
       double per_chip = tokens * (2.0 * heads + 2.0 * kv) * h * a / tp;
       fwd = all_to_all_bytes(l->link[SCALE_TRAIN_DIM_CP], cp, per_chip);
       bwd = fwd;
+    } else if (l->cp_kind == SCALE_CP_ALLGATHER) {
+      /* the whole sequence's K and V gathered forward, dK and dV reduce-scattered back */
+      double kv_token = scale_transformer_kv_bytes_per_token(m, l->act_dtype) / layers;
+      double kv_split = m->n_kv_heads > 0 ? fmin(tp, c64(m->n_kv_heads)) : 1.0;
+      fwd = tokens * (cp - 1.0) * kv_token / kv_split;
+      bwd = fwd;
     } else {
       double kv_token = scale_transformer_kv_bytes_per_token(m, l->act_dtype) / layers;
       double kv_split = m->n_kv_heads > 0 ? fmin(tp, c64(m->n_kv_heads)) : 1.0;
@@ -1243,6 +1250,8 @@ static void eval_memory(const eval_ctx *x, scale_train_result *out) {
     if (l->cp_kind == SCALE_CP_ULYSSES)
       out->cp_buffer_bytes =
           mb * (c64(m->n_heads) + 2.0 * c64(m->n_kv_heads)) * c64(m->d_head) * a / tp;
+    else if (l->cp_kind == SCALE_CP_ALLGATHER) /* one layer's gathered K and V */
+      out->cp_buffer_bytes = mb * cp * kv_token / fmin(tp, fmax(1.0, c64(m->n_kv_heads)));
     else
       out->cp_buffer_bytes = 2.0 * mb * kv_token / fmin(tp, fmax(1.0, c64(m->n_kv_heads)));
   }

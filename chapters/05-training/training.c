@@ -302,7 +302,7 @@ static void section_q3(chapter *ch, bool chk, const scale_chip *chip, const scal
   if (!chapter_plan_train(ch, &p, &o, &rep, 5)) return;
   chapter_plan_counts(ch, "plan", &rep);
   for (int i = 0; i < 5; i++)
-    chapter_plan_row(ch, "plan", &rep, i, "dp fsdp zero tp sp pp m cp saved bubble step mfu mem");
+    chapter_plan_row(ch, "plan", &rep, i, "dp fsdp zero tp sp pp m cp cpkind saved bubble step mfu mem");
   char why[1024];
   chapter_say(ch, "why: %s", scale_plan_explain(&rep, why, sizeof why));
   const scale_train_result *best = &rep.ranked[0].result;

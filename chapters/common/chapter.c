@@ -635,6 +635,14 @@ void chapter_plan_row(chapter *ch, const char *stem, const scale_plan_report *re
   chapter_say(ch, "%d. %s", i + 1, scale_plan_layout_str(l, buf, sizeof buf));
   for (const char *p = columns + strspn(columns, " "); *p; p += strspn(p, " ")) {
     size_t n = strcspn(p, " ");
+    if (n == 6 && strncmp(p, "cpkind", n) == 0) { /* text: ring, ulysses, allgather or - */
+      char key[96];
+      snprintf(key, sizeof key, "%s.r%d.cpkind", stem, i + 1);
+      chapter_text_value(ch, key, "cp kind", l->cp,
+                         l->cp > 1.0 ? scale_cp_kind_name(l->cp_kind) : "-");
+      p += n;
+      continue;
+    }
     size_t c = 0;
     while (c < sizeof cols / sizeof cols[0] &&
            !(strlen(cols[c].name) == n && strncmp(cols[c].name, p, n) == 0))

@@ -210,6 +210,7 @@ enum {
   SCALE_COVER_SP,         /**< sequence parallelism with tp > 1 */
   SCALE_COVER_CP_RING,    /**< cp > 1, ring attention */
   SCALE_COVER_CP_ULYSSES, /**< cp > 1, Ulysses all-to-alls */
+  SCALE_COVER_CP_ALLGATHER, /**< cp > 1, an all-gather of K and V */
   SCALE_COVER_ZERO,
   SCALE_COVER_SCHEDULE = SCALE_COVER_ZERO + 4,
   SCALE_COVER_RECOMPUTE = SCALE_COVER_SCHEDULE + SCALE_PP_COUNT,

@@ -162,6 +162,7 @@ typedef struct {
                                    pipeline split, as Megatron's account-for-embedding/loss
                                    options do: L + 2 units over pp stages */
   bool ulysses;     /**< CP by DeepSpeed-Ulysses all-to-alls instead of the ring */
+  bool cp_allgather; /**< CP by an all-gather of K and V (Llama 3) instead of the ring */
   bool mapped;      /**< link[] given by the caller; otherwise each group's network follows
                          from Megatron's rank order (tp innermost, then cp, dp, pp) */
   scale_step_link link[SCALE_STEP_COMM_COUNT]; /**< where each communication runs (mapped) */

@@ -94,13 +94,16 @@ const char *scale_train_link_name(scale_train_link link);
 typedef enum {
   SCALE_CP_RING = 0, /**< ring attention: KV blocks passed round the cp ring */
   SCALE_CP_ULYSSES,  /**< DeepSpeed-Ulysses: AllToAll from sequence- to head-sharding */
+  SCALE_CP_ALLGATHER, /**< all-gather of K and V before the attention (Llama 3 section 3.3.2):
+                           the whole sequence's K and V on every rank, dK and dV
+                           reduce-scattered back */
   SCALE_CP_COUNT
 } scale_cp_kind;
 
-/** Name of a CP kind ("ring", "ulysses"); "?" if invalid. */
+/** Name of a CP kind ("ring", "ulysses", "allgather"); "?" if invalid. */
 const char *scale_cp_kind_name(scale_cp_kind kind);
 
-/** Parses "ring" or "ulysses" (case-insensitive). Errors: SCALE_ERR_INVALID. */
+/** Parses "ring", "ulysses" or "allgather" (case-insensitive). Errors: SCALE_ERR_INVALID. */
 scale_status scale_cp_kind_parse(const char *text, scale_cp_kind *out);
 
 /** Parses a remat policy: "none", "block" (also "full"), "matmuls" (also "big-matmuls"),
@@ -130,7 +133,7 @@ typedef struct {
   double etp;                 /**< expert tensor parallelism, dividing tp (0 reads as 1) */
   double capacity_factor;     /**< MoE capacity factor (0: dropless, balanced; step.h) */
   double cp;                  /**< context-parallel degree */
-  scale_cp_kind cp_kind;      /**< ring or Ulysses */
+  scale_cp_kind cp_kind;      /**< ring, Ulysses or all-gather */
   scale_remat remat;          /**< what the forward pass keeps for the backward pass */
   double remat_frac;          /**< with block remat, the share of each stage's layers it
                                    recomputes, the rest keeping everything (Megatron's

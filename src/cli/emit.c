@@ -616,9 +616,13 @@ static int set_parallel(emit_doc *d, const cli_emit_train_job *j) {
   if (rc) return rc;
   set_num(d, K_CP, l->cp);
   if (l->cp > 1 && megatron_like(d))
-    set_str(d, K_CP_KIND, l->cp_kind == SCALE_CP_ULYSSES ? "a2a" : "p2p");
+    set_str(d, K_CP_KIND, l->cp_kind == SCALE_CP_ULYSSES     ? "a2a"
+                          : l->cp_kind == SCALE_CP_ALLGATHER ? "allgather"
+                                                             : "p2p");
   if (l->cp > 1 && l->cp_kind == SCALE_CP_ULYSSES && is(d, CLI_EMIT_TORCHTITAN))
     return refuse(d, "has ring context parallelism only (no Ulysses all-to-all)");
+  if (l->cp > 1 && l->cp_kind == SCALE_CP_ALLGATHER && is(d, CLI_EMIT_TORCHTITAN))
+    return refuse(d, "has ring context parallelism only (no all-gather of K and V)");
   if (moe) {
     set_num(d, K_EP, l->ep);
     set_num(d, K_ETP, l->etp >= 1 ? l->etp : 1);
@@ -716,7 +720,10 @@ static int set_mesh(emit_doc *d, const cli_emit_train_job *j) {
     set_num(d, ICI[a], ici[a]);
     set_num(d, DCN[a], dcn[a]);
   }
-  if (l->cp > 1) set_str(d, K_CP_STRATEGY, l->cp_kind == SCALE_CP_ULYSSES ? "ulysses" : "ring");
+  if (l->cp > 1)
+    set_str(d, K_CP_STRATEGY, l->cp_kind == SCALE_CP_ULYSSES     ? "ulysses"
+                              : l->cp_kind == SCALE_CP_ALLGATHER ? "all_gather"
+                                                                 : "ring");
   if (l->tp_overlap && l->sp) set_str(d, K_TP_OVERLAP, "full");
   if (l->tp_overlap && !l->sp)
     note(d, "--tp-overlap: MaxText's comm-GEMM overlap (te_comm_gemm_overlap) needs tensor-"

@@ -34,7 +34,7 @@ static void usage(FILE *out) {
                "  --etp T             expert tensor parallelism (divides tp; default 1)\n"
                "  --capacity-factor C MoE experts padded (C > 1) or tokens dropped (C < 1) to C\n"
                "                      x the balanced share (default: dropless, balanced)\n"
-               "  --cp C              context parallelism, --cp-kind ring|ulysses\n"
+               "  --cp C              context parallelism, --cp-kind ring|ulysses|allgather\n"
                "  --remat P           none|block|matmuls|selective (default block)\n"
                "  --recompute R       none|selective|full, as practice names them (the same\n"
                "                      as --remat none|selective|block)\n"
@@ -688,7 +688,7 @@ static int take_choice(int c, const char *arg, train_opts *o) {
   case OPT_PP_EMBED_LOSS: l->pp_embed_loss = true; break;
   case OPT_CP_KIND:
     if (scale_cp_kind_parse(arg, &l->cp_kind))
-      return cli_usage("--cp-kind: unknown kind '%s' (ring, ulysses)", arg);
+      return cli_usage("--cp-kind: unknown kind '%s' (ring, ulysses, allgather)", arg);
     break;
   case OPT_REMAT:
     if (scale_train_remat_parse(arg, &l->remat))

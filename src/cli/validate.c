@@ -176,7 +176,7 @@ static void print_coverage_text(const predictions *pr) {
     const char *name = scale_cover_feature_name(f);
     char cell[24];
     if (name)
-      printf("  %-30s %5d rows %3d groups %9s\n", name, cov.rows[f], cov.groups[f],
+      printf("  %-31s %5d rows %3d groups %9s\n", name, cov.rows[f], cov.groups[f],
              cov.rows[f] ? pct_cell(cell, sizeof cell, feature_logo_mape(pr, f), false) : "-");
   }
   printf("  chips:");

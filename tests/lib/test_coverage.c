@@ -48,6 +48,7 @@ START_TEST(fixture_coverage_by_hand) {
   expect(&c, SCALE_COVER_SP, 1, 1);
   expect(&c, SCALE_COVER_CP_RING, 1, 1);
   expect(&c, SCALE_COVER_CP_ULYSSES, 0, 0);
+  expect(&c, SCALE_COVER_CP_ALLGATHER, 0, 0);
   expect(&c, SCALE_COVER_ZERO + 0, 1, 1);
   expect(&c, SCALE_COVER_ZERO + 1, 1, 1);
   expect(&c, SCALE_COVER_ZERO + 2, 0, 0);

@@ -205,6 +205,32 @@ static scale_step_job fsdp8_job(const scale_model *m, const scale_chip *c) {
  * per 16 values), the same elements either way, so the cast's bytes are in the ratio
  * (2 + 0.5625) / (2 + 1) = 0.854167. Each cast also pays the same per-kernel cost in both, which
  * pulls the ratio of their times from that toward 1 (but never to 1). bf16 pays none. */
+START_TEST(cp_allgather_on_the_critical_path) {
+  /* LLaMA 3 8B, one 32768-token sequence over cp 8 H100 of one NVLink domain: each rank holds
+   * t = 4096 tokens and all-gathers the whole sequence's K and V, 8 KV heads of 128 in 16
+   * bits: 8 x 4096 x 2 x 8 x 128 x 2 = 134,217,728 bytes gathered forward and dK, dV reduce-
+   * scattered backward, both on the critical path; full recompute gathers again. Per step:
+   * 32 layers x (gather + scatter), 32 x (2 gather + scatter) with full recompute. */
+  scale_model m = model("llama-3-8b");
+  scale_chip h100 = chip("nvidia-h100-sxm");
+  scale_step_params p = round_params();
+  scale_step_job j = fsdp8_job(&m, &h100);
+  j.dp = 1, j.fsdp = 0, j.zero = 0, j.cp = 8, j.gbs = 1, j.seq = 32768, j.cp_allgather = true;
+  double w, bytes = 134217728.0;
+  scale_step_net net = scale_step_group_net(&h100, 1, 8, &w);
+  double gather = scale_step_collective_s(&p, net, w, SCALE_COLL_ALL_GATHER, 8, bytes);
+  double scatter = scale_step_collective_s(&p, net, w, SCALE_COLL_REDUCE_SCATTER, 8, bytes);
+  scale_step_result r;
+  scale_step_eval(&j, &p, &r);
+  scale_check_rel(r.exposed_s[SCALE_STEP_COMM_CP], 32 * (gather + scatter), 1e-9, "s",
+                  "hand derivation in the comment");
+  j.recompute = SCALE_RECOMPUTE_FULL;
+  scale_step_eval(&j, &p, &r);
+  scale_check_rel(r.exposed_s[SCALE_STEP_COMM_CP], 32 * (2 * gather + scatter), 1e-9, "s",
+                  "hand derivation in the comment");
+}
+END_TEST
+
 START_TEST(fp4_pays_its_cast) {
   scale_model m = model("llama-3-8b");
   scale_chip b200 = chip("nvidia-b200");
@@ -771,6 +797,7 @@ static Suite *step_suite(void) {
   const scale_check_case cases[] = {
       {"matmul_eta_gpu_waves", matmul_eta_gpu_waves},
       {"kernel_gemm_time", kernel_gemm_time},
+      {"cp_allgather_on_the_critical_path", cp_allgather_on_the_critical_path},
       {"worst_exposed_picks_largest", worst_exposed_picks_largest},
       {"matmul_eta_tpu_alignment", matmul_eta_tpu_alignment},
       {"collective_latency_and_size", collective_latency_and_size},
