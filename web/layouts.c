@@ -92,7 +92,7 @@ static bool layout_names(scale_layout *l) {
                      sched),
            false;
   if (cpk && scale_cp_kind_parse(cpk, &l->cp_kind) != SCALE_OK)
-    return web_error("cpk: '%s' is not ring or ulysses", cpk), false;
+    return web_error("cpk: '%s' is not ring, ulysses or allgather", cpk), false;
   return true;
 }
 

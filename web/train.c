@@ -31,7 +31,7 @@ static bool layout_of(double chips, scale_layout *l) {
   if (sched && scale_pp_schedule_parse(sched, &l->schedule) != SCALE_OK)
     return web_error("schedule: unknown '%s'", sched), false;
   if (cpk && scale_cp_kind_parse(cpk, &l->cp_kind) != SCALE_OK)
-    return web_error("cp_kind: '%s' is not ring or ulysses", cpk), false;
+    return web_error("cp_kind: '%s' is not ring, ulysses or allgather", cpk), false;
   if (remat && scale_train_remat_parse(remat, &l->remat) != SCALE_OK)
     return web_error("remat: '%s' is not none, block, matmuls or selective", remat), false;
   return true;

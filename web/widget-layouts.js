@@ -286,7 +286,7 @@
       { key: 'sched', label: 'pipeline schedule', type: 'select', value: '1f1b',
         options: ['1f1b', 'gpipe', 'interleaved', 'zb-h1', 'zb-h2', 'zb-v', 'dualpipe'] },
       { key: 'v', label: 'virtual stages', type: 'number', min: 1, max: 64, value: 1 },
-      { key: 'cpk', label: 'CP kind', type: 'select', value: 'ring', options: ['ring', 'ulysses'] },
+      { key: 'cpk', label: 'CP kind', type: 'select', value: 'ring', options: ['ring', 'ulysses', 'allgather'] },
       { key: 'tpo', label: 'TP comm overlap', type: 'select', value: '0',
         options: [{ name: '0', display: 'off' }, { name: '1', display: 'on' }] },
       { key: 'ppdcn', label: 'pipeline over DCN', type: 'select', value: '0',

@@ -27,7 +27,7 @@ static void usage(FILE *out) {
           "                        [--precision LIST] [--usd-per-chip-hour X] [--json]\n"
           "                        [--emit megatron|nemo|torchtitan|maxtext]\n\n"
           "Searches every layout (DP, FSDP/ZeRO-1/2/3, TP with or without SP, PP with its\n"
-          "schedule and microbatches, EP, CP ring/Ulysses, remat policy, two mappings onto the\n"
+          "schedule and microbatches, EP, CP ring/Ulysses/all-gather, remat policy, two mappings onto the\n"
           "hardware), prunes what breaks a divisibility rule or does not fit in HBM, and ranks\n"
           "the rest. --chips MIN:MAX tries MIN, 2 MIN, 4 MIN, ... up to MAX; with --tokens and\n"
           "a budget, runs over budget are dropped. --no takes a comma list of dims to forbid\n"
