@@ -434,6 +434,11 @@ static scale_status load_tsv(const char *path, const char *header, int width, ts
   return st;
 }
 
+/* The error of a row whose column 'col' does not parse. */
+static scale_status bad_column(scale_diag *diag, const char *path, int lineno, const char *col) {
+  return scale_diag_set(diag, SCALE_ERR_PARSE, path, lineno, "column '%s': bad value", col);
+}
+
 typedef struct {
   scale_measurement_memory *rows;
   int cap, *n;
@@ -448,7 +453,7 @@ static scale_status memory_row(void *ctx, char **f, const char *path, int lineno
   memset(r, 0, sizeof *r);
   const char *bad = mem_parse(f, r);
   scale_measurement *m = &r->run;
-  if (bad) return scale_diag_set(diag, SCALE_ERR_PARSE, path, lineno, "column '%s': bad value", bad);
+  if (bad) return bad_column(diag, path, lineno, bad);
   if (m->dp * m->tp * m->pp * m->cp != m->chips)
     return scale_diag_set(diag, SCALE_ERR_INVALID, path, lineno, "dp tp pp cp is not chips");
   snprintf(m->file, sizeof m->file, "memory.tsv");
@@ -508,7 +513,7 @@ static scale_status kernel_row(void *ctx, char **f, const char *path, int lineno
   scale_measurement_kernel *r = &s->rows[*s->n];
   memset(r, 0, sizeof *r);
   const char *bad = kernel_parse(f, r);
-  if (bad) return scale_diag_set(diag, SCALE_ERR_PARSE, path, lineno, "column '%s': bad value", bad);
+  if (bad) return bad_column(diag, path, lineno, bad);
   snprintf(r->file, sizeof r->file, "%s", s->file);
   snprintf(r->hardware, sizeof r->hardware, "%s", s->hardware);
   r->line = lineno;
