@@ -195,44 +195,55 @@ static void rank(worker *w, double score) {
   r->ranked[i].score = score;
 }
 
-/* [listing:plan_consider] One candidate: the cheap rules, validation, evaluation, ranking. */
-static void consider(worker *w, double n_seq) {
+/* [listing:plan_consider] One candidate: the cheap rules, validation, evaluation, ranking.
+ * Whether it fit (and w->result holds its evaluation). */
+static bool consider(worker *w, double n_seq) {
   scale_layout *l = &w->layout;
   scale_plan_report *r = &w->report;
   r->n_candidates++;
   if (w->pruned_by != SCALE_PLAN_PRUNE_COUNT) { /* counting a pruned tuple's variants */
     r->n_pruned[w->pruned_by]++;
-    return;
+    return false;
   }
   double dpf = l->dp * l->fsdp;
   if (dpf > n_seq || l->n_microbatches > n_seq / dpf) {
     r->n_pruned[SCALE_PLAN_PRUNE_BATCH]++;
-    return;
+    return false;
   }
   if (l->cp > 1 && l->cp_kind == SCALE_CP_ULYSSES &&
       w->problem->model->arch == SCALE_ARCH_TRANSFORMER &&
       !divides(l->cp, (double)w->problem->model->n_heads / l->tp)) {
     r->n_pruned[SCALE_PLAN_PRUNE_CP]++;
-    return;
+    return false;
   }
   if (!w->problem_ok || !scale_train_candidate_ok(w->problem, l)) {
     r->n_pruned[SCALE_PLAN_PRUNE_INVALID]++;
-    return;
+    return false;
   }
   scale_train_eval_cached(w->problem, l, &w->cache, &w->result);
   r->n_evaluated++;
   if (!w->result.fits) {
     r->n_pruned[SCALE_PLAN_PRUNE_MEMORY]++;
-    return;
+    return false;
   }
   double score = score_of(w->opts, w->problem, &w->result);
   if (isnan(score)) {
     r->n_pruned[SCALE_PLAN_PRUNE_INVALID]++;
-    return;
+    return false;
   }
   rank(w, score);
+  return true;
 }
 /* [/listing:plan_consider] */
+
+/* Whether the ring CP just evaluated leaves communication exposed that an all-gather of K and
+ * V (the same bytes less the ring's third pass, none of it hidden) could undercut: CP's own
+ * under the step model, any under the roofline. Where the ring hides it all, or does not fit
+ * (an all-gather holds more), all-gather CP cannot win and is not enumerated. */
+static bool ring_exposed(const worker *w) {
+  if (w->problem->step_params) return w->result.step.exposed_s[SCALE_STEP_COMM_CP] > 0.0;
+  return w->result.exposed_comms_time_s > 0.0;
+}
 
 /* Policies of one degree tuple: ZeRO stage, SP, remat, CP kind. */
 static void policies(worker *w, double n_seq) {
@@ -247,9 +258,12 @@ static void policies(worker *w, double n_seq) {
       for (int rm = 0; rm < SCALE_REMAT_COUNT; rm++) {
         if (!o->allow_remat[rm]) continue;
         l->remat = (scale_remat)rm;
+        bool gather = false; /* whether all-gather CP may beat the ring */
         for (int ck = 0; ck < (l->cp > 1 ? SCALE_CP_COUNT : 1); ck++) {
           l->cp_kind = (scale_cp_kind)ck;
-          consider(w, n_seq);
+          if (ck == SCALE_CP_ALLGATHER && !gather) continue;
+          bool fits = consider(w, n_seq);
+          if (ck == SCALE_CP_RING) gather = fits && ring_exposed(w);
         }
       }
     }
