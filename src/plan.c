@@ -52,6 +52,7 @@ scale_plan_opts scale_plan_opts_default(void) {
     o.allow[i] = true;
   for (int i = 0; i < SCALE_REMAT_COUNT; i++)
     o.allow_remat[i] = true;
+  o.partial_remat = true;
   for (int i = 0; i < SCALE_PP_COUNT; i++)
     o.allow_schedule[i] = true;
   for (int i = 1; i <= 3; i++)
@@ -245,6 +246,32 @@ static bool ring_exposed(const worker *w) {
   return w->result.exposed_comms_time_s > 0.0;
 }
 
+enum { PARTIAL_TRIES = 3 }; /* layers added to the estimate before giving up */
+
+/* Block remat of the fewest of each stage's L layers that fits, after block remat of all of
+ * them fit (w->result) where keeping every activation did not. Memory falls with the share
+ * linearly on one stage and piecewise linearly with a pipeline, so one probe at half the
+ * layers and the full share's memory give the share that reaches HBM; rounded up to whole
+ * layers and stepped up until it fits. Each try is a candidate of its own. */
+static void partial_remat(worker *w, double n_seq) {
+  scale_layout *l = &w->layout;
+  double layers = floor((double)w->problem->model->n_layers / l->pp);
+  double all_bytes = w->result.memory_per_chip_bytes, cap = w->result.hbm_bytes;
+  double half = floor(layers / 2.0);
+  if (half < 1.0) return;
+  l->remat_frac = half / layers;
+  bool fits = consider(w, n_seq);
+  double probe = w->result.memory_per_chip_bytes;
+  double slope = (all_bytes - probe) / (1.0 - l->remat_frac); /* bytes per share, < 0 */
+  double lo = fits ? 1.0 : half + 1.0, hi = fits ? half - 1.0 : layers - 1.0;
+  double n = fmax(lo, ceil((l->remat_frac + (cap - probe) / slope) * layers - 1e-9));
+  for (int t = 0; t < PARTIAL_TRIES && slope < 0.0 && n <= hi; t++, n++) {
+    l->remat_frac = n / layers;
+    if (consider(w, n_seq)) break;
+  }
+  l->remat_frac = 1.0;
+}
+
 /* Policies of one degree tuple: ZeRO stage, SP, remat, CP kind. */
 static void policies(worker *w, double n_seq) {
   const scale_plan_opts *o = w->opts;
@@ -255,6 +282,7 @@ static void policies(worker *w, double n_seq) {
     l->zero_stage = z;
     for (int sp = 0; sp <= (l->tp > 1 && o->allow[SCALE_TRAIN_DIM_TP] ? 1 : 0); sp++) {
       l->sp = sp != 0;
+      bool none_fits[SCALE_CP_COUNT] = {false};
       for (int rm = 0; rm < SCALE_REMAT_COUNT; rm++) {
         if (!o->allow_remat[rm]) continue;
         l->remat = (scale_remat)rm;
@@ -263,7 +291,10 @@ static void policies(worker *w, double n_seq) {
           l->cp_kind = (scale_cp_kind)ck;
           if (ck == SCALE_CP_ALLGATHER && !gather) continue;
           bool fits = consider(w, n_seq);
+          if (rm == SCALE_REMAT_NONE) none_fits[ck] = fits;
           if (ck == SCALE_CP_RING) gather = fits && ring_exposed(w);
+          if (rm == SCALE_REMAT_BLOCK && fits && !none_fits[ck] && o->partial_remat)
+            partial_remat(w, n_seq);
         }
       }
     }

@@ -82,6 +82,8 @@ typedef struct {
   int top_k;                           /**< layouts to keep, 1..SCALE_PLAN_TOP_MAX */
   bool allow[SCALE_TRAIN_DIM_COUNT];   /**< dimensions the search may use (others stay 1) */
   bool allow_remat[SCALE_REMAT_COUNT]; /**< indexed by scale_remat */
+  bool partial_remat; /**< also block remat of the fewest of a stage's layers that fits, where
+                           remat none does not fit and block remat of all does */
   bool allow_schedule[SCALE_PP_COUNT];
   bool allow_zero[4]; /**< ZeRO stages 1..3 (index 0 unused) */
   int n_threads;      /**< 0: as many as the machine has cores (capped at 8) */

@@ -27,7 +27,8 @@ static void usage(FILE *out) {
           "                        [--precision LIST] [--usd-per-chip-hour X] [--json]\n"
           "                        [--emit megatron|nemo|torchtitan|maxtext]\n\n"
           "Searches every layout (DP, FSDP/ZeRO-1/2/3, TP with or without SP, PP with its\n"
-          "schedule and microbatches, EP, CP ring/Ulysses/all-gather, remat policy, two\n"
+          "schedule and microbatches, EP, CP ring/Ulysses/all-gather, remat policy (and\n"
+          "block remat of the fewest layers that fits where keeping all does not), two\n"
           "mappings onto the hardware), prunes what breaks a divisibility rule or does not\n"
           "fit in HBM, and ranks the rest. --chips MIN:MAX tries MIN, 2 MIN, 4 MIN, ... up\n"
           "to MAX; with --tokens and a budget, runs over budget are dropped. --no takes a\n"
@@ -292,7 +293,7 @@ static char *train_command(const args *a, const scale_model *m, const scale_chip
     int k_ = snprintf(buf + n, n < size ? size - n : 0, __VA_ARGS__);                              \
     if (k_ > 0) n += (size_t)k_;                                                                   \
   } while (0)
-  (void)m; /* the names as given: a path stays a path */
+  /* the names as given: a path stays a path; the model for the layers of a stage */
   PUT("scale train --model %s --hw %s --chips %.17g --batch-tokens %.17g --seq %.17g",
       a->common.model, a->common.hw, chips, a->batch, a->seq);
   PUT(" --dp %.17g --fsdp %.17g", l->dp, l->fsdp);
@@ -307,6 +308,8 @@ static char *train_command(const args *a, const scale_model *m, const scale_chip
   if (l->etp > 1) PUT(" --etp %.17g", l->etp);
   if (l->cp > 1) PUT(" --cp %.17g --cp-kind %s", l->cp, scale_cp_kind_name(l->cp_kind));
   PUT(" --remat %s", scale_train_remat_name(l->remat));
+  if (l->remat_frac < 1.0)
+    PUT(" --recompute-layers %.17g", round(l->remat_frac * floor((double)m->n_layers / l->pp)));
   if (l->tp_overlap) PUT(" --tp-overlap");
   if (l->pp > 1 && l->pp_embed_loss) PUT(" --pp-embed-loss");
   /* the mapping where it differs from the book's default */
@@ -354,6 +357,7 @@ static void json_entry(cli_json *j, const char *key, const scale_plan_entry *e,
   cli_json_number(j, "cp", l->cp);
   cli_json_string(j, "cp_kind", scale_cp_kind_name(l->cp_kind));
   cli_json_string(j, "remat", scale_train_remat_name(l->remat));
+  cli_json_number(j, "remat_frac", l->remat_frac);
   cli_json_object_begin(j, "links");
   for (int d = 0; d < SCALE_TRAIN_DIM_COUNT; d++)
     cli_json_string(j, scale_train_dim_name((scale_train_dim)d), scale_train_link_name(l->link[d]));

@@ -139,13 +139,55 @@ START_TEST(threads_do_not_change_the_ranking) {
 }
 END_TEST
 
+START_TEST(partial_remat_fewest_layers_that_fit) {
+  /* LLaMA 3 8B on 8 H100 (FSDP 8), 8 sequences of 16384 tokens: keeping every activation does
+   * not fit, block remat of all 32 layers does. The search (FSDP alone, remat none or block)
+   * must then rank block remat of the fewest layers that fits first: n of 32 fits, n - 1 does
+   * not, and it beats block remat of all of them (it recomputes fewer forwards). */
+  scale_model m = scale_check_model("llama-3-8b");
+  scale_chip h100 = scale_check_chip("nvidia-h100-sxm");
+  scale_train_problem p = scale_train_problem_make(&m, &h100, 8, 8 * 16384, 16384);
+  scale_step_params prm;
+  ck_assert(scale_step_params_of_chip(&h100, &prm) == SCALE_OK);
+  p.step_params = &prm;
+  scale_plan_opts o = scale_plan_opts_default();
+  for (int d = 0; d < SCALE_TRAIN_DIM_COUNT; d++) o.allow[d] = d == SCALE_TRAIN_DIM_FSDP;
+  o.allow_remat[SCALE_REMAT_BIG_MATMULS] = o.allow_remat[SCALE_REMAT_SELECTIVE] = false;
+  scale_diag diag;
+  ck_assert_int_eq(scale_plan_train(&p, &o, report, &diag), SCALE_OK);
+  scale_layout best = report->ranked[0].layout;
+  ck_assert_int_eq(best.remat, SCALE_REMAT_BLOCK);
+  double n = best.remat_frac * 32;
+  ck_assert_msg(n >= 1 && n < 32 && n == floor(n), "share %g of 32 layers", best.remat_frac);
+  scale_train_result r;
+  scale_train_eval(&p, &best, &r);
+  ck_assert(r.fits);
+  double step = r.step_time_s;
+  scale_layout fewer = best, all = best, none = best;
+  fewer.remat_frac = (n - 1) / 32, all.remat_frac = 1, none.remat = SCALE_REMAT_NONE;
+  none.remat_frac = 1;
+  if (n > 1) {
+    scale_train_eval(&p, &fewer, &r);
+    ck_assert_msg(!r.fits, "%g layers also fit", n - 1);
+  }
+  scale_train_eval(&p, &none, &r);
+  ck_assert(!r.fits);
+  scale_train_eval(&p, &all, &r);
+  ck_assert(r.fits && step < r.step_time_s);
+}
+END_TEST
+
 START_TEST(memory_pruning) {
   /* A chip with 1 GB of HBM cannot hold a 7B model on 8 chips in any layout. */
   scale_chip tiny = chip;
   tiny.hbm_bytes = 1e9;
   scale_train_problem p = scale_train_problem_make(&model, &tiny, 8, 16 * 2048, 2048);
   scale_diag diag;
-  ck_assert_int_eq(scale_plan_train(&p, NULL, report, &diag), SCALE_OK);
+  /* the space without the refinements tried only where their base layout fit (partial
+   * remat after block remat, all-gather CP after the ring) */
+  scale_plan_opts o = scale_plan_opts_default();
+  o.partial_remat = false;
+  ck_assert_int_eq(scale_plan_train(&p, &o, report, &diag), SCALE_OK);
   ck_assert_int_eq(report->n_ranked, 0);
   ck_assert(report->n_pruned[SCALE_PLAN_PRUNE_MEMORY] > 0);
   /* 16 x 6.7e9 / 8 bytes of states at best is over 1 GB: the memory floor prunes every tuple
@@ -153,7 +195,7 @@ START_TEST(memory_pruning) {
   ck_assert_int_eq(report->n_evaluated, 0);
   double counted = report->n_candidates;
   p.chip = &chip;
-  ck_assert_int_eq(scale_plan_train(&p, NULL, report, &diag), SCALE_OK);
+  ck_assert_int_eq(scale_plan_train(&p, &o, report, &diag), SCALE_OK);
   scale_check_rel(report->n_candidates, counted, 0, "", "same space, whichever rule prunes");
 }
 END_TEST
@@ -354,6 +396,7 @@ static Suite *plan_suite(void) {
   tcase_add_test(tc, agrees_with_brute_force);
   tcase_add_test(tc, threads_do_not_change_the_ranking);
   tcase_add_test(tc, memory_pruning);
+  tcase_add_test(tc, partial_remat_fewest_layers_that_fit);
   tcase_add_test(tc, objectives_and_restrictions);
   tcase_add_test(tc, bad_problems);
   tcase_add_test(tc, ep_spans_the_tp_ranks);
