@@ -470,14 +470,18 @@ static double full_recompute_share(const scale_step_job *j) {
   return j->recompute_frac > 0.0 && j->recompute_frac < 1.0 ? j->recompute_frac : 1.0;
 }
 
+/** A layer's op times without recomputation: what the cache keeps, whatever the remat. */
 static void layer_op_times(const ctx *c, layer_ops *o) {
   memset(o, 0, sizeof *o);
   linear_ops(c, o);
   attention_ops(c, o);
   memory_ops(c, o);
-  /* recomputation runs forwards again inside the backward pass: every op in the share of
-   * the layers full recompute reruns (an average layer pays that share of a forward), the
-   * attention core in every layer under selective */
+}
+
+/** Recomputation runs forwards again inside the backward pass: every op in the share of the
+ * layers full recompute reruns (an average layer pays that share of a forward), the attention
+ * core in every layer under selective. */
+static void add_recompute(const ctx *c, layer_ops *o) {
   double full = full_recompute_share(c->job);
   bool selective = c->job->recompute == SCALE_RECOMPUTE_SELECTIVE;
   for (int i = 0; i < SCALE_STEP_OP_COUNT; i++) {
@@ -963,18 +967,19 @@ static void mtp_ops(const ctx *c, const layer_ops *lo, double *head) {
   head[SCALE_STEP_OP_LOSS] += depth * loss;
 }
 
-/** A layer's and the stage ends' op times: from the cache when it holds this shape. */
+/** The recomputation and the MTP heads (which rerun a layer's ops) on top of the cached op
+ * times of a shape. */
+static void finish_ops(const ctx *c, layer_ops *lo, double *head) {
+  add_recompute(c, lo);
+  mtp_ops(c, lo, head);
+}
+
+/** A layer's and the stage ends' op times: from the cache when it holds this shape (every
+ * remat policy shares one entry: recomputation is added after). */
 static void ops_of(const ctx *c, scale_step_cache *k, layer_ops *lo, double *head) {
   const scale_step_job *j = c->job;
-  const double key[SCALE_STEP_CACHE_KEY] = {j->tp,
-                                            j->cp,
-                                            j->mbs,
-                                            j->sp ? 1.0 : 0.0,
-                                            (double)j->recompute,
-                                            full_recompute_share(j),
-                                            j->ep,
-                                            j->etp,
-                                            j->capacity_factor};
+  const double key[SCALE_STEP_CACHE_KEY] = {
+      j->tp, j->cp, j->mbs, j->sp ? 1.0 : 0.0, j->ep, j->etp, j->capacity_factor};
   if (k) {
     /* a search varies the shape slowly: the entry of the last lookup first */
     for (int n = 0; n < k->n_used; n++) {
@@ -985,14 +990,17 @@ static void ops_of(const ctx *c, scale_step_cache *k, layer_ops *lo, double *hea
         memcpy(lo->all, k->all[i], sizeof lo->all);
         memcpy(lo->wgrad, k->wgrad[i], sizeof lo->wgrad);
         memcpy(head, k->head[i], sizeof k->head[i]);
+        finish_ops(c, lo, head);
         return;
       }
     }
   }
   layer_op_times(c, lo);
   head_ops(c, head);
-  mtp_ops(c, lo, head);
-  if (!k) return;
+  if (!k) {
+    finish_ops(c, lo, head);
+    return;
+  }
   int i = k->n_used < SCALE_STEP_CACHE_SLOTS ? k->n_used++ : k->next;
   k->next = (i + 1) % SCALE_STEP_CACHE_SLOTS;
   k->last = i;
@@ -1001,6 +1009,7 @@ static void ops_of(const ctx *c, scale_step_cache *k, layer_ops *lo, double *hea
   memcpy(k->all[i], lo->all, sizeof lo->all);
   memcpy(k->wgrad[i], lo->wgrad, sizeof lo->wgrad);
   memcpy(k->head[i], head, sizeof k->head[i]);
+  finish_ops(c, lo, head);
 }
 
 void scale_step_eval(const scale_step_job *job, const scale_step_params *params,

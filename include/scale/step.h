@@ -455,7 +455,7 @@ void scale_step_forward_eval(const scale_step_forward_job *job, const scale_step
 /* ---- reuse within a search ------------------------------------------------------------------ */
 
 #define SCALE_STEP_CACHE_SLOTS 32
-#define SCALE_STEP_CACHE_KEY 9 /**< tp, cp, mbs, sp, recompute, its share, ep, etp, capacity */
+#define SCALE_STEP_CACHE_KEY 7 /**< tp, cp, mbs, sp, ep, etp, capacity (not the remat) */
 #define SCALE_STEP_BUCKET_SLOTS 8 /**< bucketed gradient collectives remembered */
 #define SCALE_STEP_BUCKET_KEY 7   /**< comm, network, bandwidth, collective, group, bytes, axes */
 
