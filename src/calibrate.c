@@ -86,10 +86,6 @@ static scale_status load_host_rows(const char *dir, scale_calib_set *set,
   return st;
 }
 
-static int compare_names(const void *a, const void *b) {
-  return strcmp((const char *)a, (const char *)b);
-}
-
 /* The index into set->kernel_chips of chip 'stem' into *at, loaded on first use. */
 static scale_status kernel_chip_index(scale_calib_set *set, const char *stem, int *at,
                                       scale_diag *diag) {
@@ -103,37 +99,21 @@ static scale_status kernel_chip_index(scale_calib_set *set, const char *stem, in
   return st;
 }
 
-/** The GEMMs of the .tsv files of dir/kernels/, in name order, into set->kernels (none when the
- * folder is absent). */
+/** The GEMMs of dir/kernels/ into set->kernels, each with its chip (none when the folder is
+ * absent). */
 static scale_status load_kernel_rows(const char *dir, scale_calib_set *set, scale_diag *diag) {
-  enum { FILES_MAX = 64 };
-  char sub[4200], names[FILES_MAX][256];
+  char sub[4200];
   snprintf(sub, sizeof sub, "%.4000s/kernels", dir);
   DIR *d = opendir(sub);
   if (!d) return SCALE_OK;
-  int n_files = 0;
-  for (struct dirent *e; (e = readdir(d)) != NULL && n_files < FILES_MAX;) {
-    size_t len = strlen(e->d_name);
-    if (len > 4 && len < sizeof names[0] && strcmp(e->d_name + len - 4, ".tsv") == 0)
-      memcpy(names[n_files++], e->d_name, len + 1);
-  }
   closedir(d);
-  qsort(names, (size_t)n_files, sizeof names[0], compare_names);
   set->kernels = calloc(SCALE_CALIB_ROWS_MAX, sizeof *set->kernels);
   set->kernel_chip = calloc(SCALE_CALIB_ROWS_MAX, sizeof *set->kernel_chip);
   if (!set->kernels || !set->kernel_chip) return SCALE_ERR_NOMEM;
-  scale_status st = SCALE_OK;
-  for (int i = 0; i < n_files && !st; i++) {
-    char path[4460];
-    snprintf(path, sizeof path, "%.4200s/%.255s", sub, names[i]);
-    int first = set->n_kernels;
-    st = scale_measurements_kernels_load(path, set->kernels, SCALE_CALIB_ROWS_MAX,
-                                         &set->n_kernels, diag);
-    int chip = 0;
-    if (!st && set->n_kernels > first)
-      st = kernel_chip_index(set, set->kernels[first].hardware, &chip, diag);
-    for (int k = first; k < set->n_kernels; k++) set->kernel_chip[k] = chip;
-  }
+  scale_status st = scale_measurements_kernels_load_dir(sub, set->kernels, SCALE_CALIB_ROWS_MAX,
+                                                        &set->n_kernels, diag);
+  for (int i = 0; !st && i < set->n_kernels; i++)
+    st = kernel_chip_index(set, set->kernels[i].hardware, &set->kernel_chip[i], diag);
   return st;
 }
 

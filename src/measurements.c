@@ -249,22 +249,31 @@ static int compare_names(const void *a, const void *b) {
   return strcmp((const char *)a, (const char *)b);
 }
 
-scale_status scale_measurements_load_dir(const char *dir, scale_measurement *rows, int cap,
-                                         int *n, scale_diag *diag) {
-  enum { MAX_FILES = 64 };
-  char names[MAX_FILES][SCALE_NAME_MAX];
+enum { MAX_FILES = 64 };
+
+/* The "*.tsv" names of folder 'dir' into names[], sorted; the serving runs (servecal.h) left
+ * out when 'skip_serving'. The count, or -1 when the folder cannot be read. */
+static int tsv_names(const char *dir, char names[MAX_FILES][SCALE_NAME_MAX], bool skip_serving) {
   int n_files = 0;
   DIR *d = opendir(dir);
-  if (!d) return scale_diag_set(diag, SCALE_ERR_IO, dir, 0, "cannot read folder");
+  if (!d) return -1;
   for (struct dirent *e; (e = readdir(d)) != NULL;) {
     size_t len = strlen(e->d_name);
     if (len < 5 || len >= SCALE_NAME_MAX || strcmp(e->d_name + len - 4, ".tsv") != 0) continue;
-    if (strncmp(e->d_name, "serving-", 8) == 0) continue; /* serving runs: servecal.h */
+    if (skip_serving && strncmp(e->d_name, "serving-", 8) == 0) continue;
     if (n_files == MAX_FILES) break;
     memcpy(names[n_files++], e->d_name, len + 1);
   }
   closedir(d);
   qsort(names, (size_t)n_files, sizeof names[0], compare_names);
+  return n_files;
+}
+
+scale_status scale_measurements_load_dir(const char *dir, scale_measurement *rows, int cap,
+                                         int *n, scale_diag *diag) {
+  char names[MAX_FILES][SCALE_NAME_MAX];
+  int n_files = tsv_names(dir, names, true);
+  if (n_files < 0) return scale_diag_set(diag, SCALE_ERR_IO, dir, 0, "cannot read folder");
   *n = 0;
   for (int i = 0; i < n_files; i++) {
     char path[4096 + SCALE_NAME_MAX + 2];
@@ -536,4 +545,19 @@ scale_status scale_measurements_kernels_load(const char *path, scale_measurement
   stem[len] = '\0';
   kernel_sink sink = {rows, cap, n, base, stem};
   return load_tsv(path, kernel_header, KERNEL_COLUMNS, kernel_row, &sink, diag);
+}
+
+scale_status scale_measurements_kernels_load_dir(const char *dir,
+                                                 scale_measurement_kernel *rows, int cap,
+                                                 int *n, scale_diag *diag) {
+  char names[MAX_FILES][SCALE_NAME_MAX];
+  int n_files = tsv_names(dir, names, false);
+  if (n_files < 0) return scale_diag_set(diag, SCALE_ERR_IO, dir, 0, "cannot read folder");
+  *n = 0;
+  for (int i = 0; i < n_files; i++) {
+    char path[4096 + SCALE_NAME_MAX + 2];
+    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+    TRY(scale_measurements_kernels_load(path, rows, cap, n, diag));
+  }
+  return SCALE_OK;
 }

@@ -255,7 +255,7 @@ enum { PARTIAL_TRIES = 3 }; /* layers added to the estimate before giving up */
  * layers and stepped up until it fits. Each try is a candidate of its own. */
 static void partial_remat(worker *w, double n_seq) {
   scale_layout *l = &w->layout;
-  double layers = floor((double)w->problem->model->n_layers / l->pp);
+  double layers = scale_train_stage_layers(w->problem->model, l->pp);
   double all_bytes = w->result.memory_per_chip_bytes, cap = w->result.hbm_bytes;
   double half = floor(layers / 2.0);
   if (half < 1.0) return;

@@ -82,6 +82,16 @@ scale_status scale_train_remat_parse(const char *text, scale_remat *out) {
 
 /* ==== layout and problem ====================================================================== */
 
+double scale_train_stage_layers(const scale_model *model, double pp) {
+  if (!model || !(pp >= 1.0)) return NAN;
+  return floor((double)model->n_layers / pp);
+}
+
+double scale_train_remat_layers(const scale_model *model, const scale_layout *layout) {
+  if (!layout) return NAN;
+  return round(layout->remat_frac * scale_train_stage_layers(model, layout->pp));
+}
+
 scale_layout scale_layout_default(void) {
   scale_layout l;
   memset(&l, 0, sizeof l);
@@ -1123,17 +1133,14 @@ static void activation_comms(const eval_ctx *x, const double *bw, scale_train_re
       double per_chip = tokens * (2.0 * heads + 2.0 * kv) * h * a / tp;
       fwd = all_to_all_bytes(l->link[SCALE_TRAIN_DIM_CP], cp, per_chip);
       bwd = fwd;
-    } else if (l->cp_kind == SCALE_CP_ALLGATHER) {
-      /* the whole sequence's K and V gathered forward, dK and dV reduce-scattered back */
-      double kv_token = scale_transformer_kv_bytes_per_token(m, l->act_dtype) / layers;
-      double kv_split = m->n_kv_heads > 0 ? fmin(tp, c64(m->n_kv_heads)) : 1.0;
-      fwd = tokens * (cp - 1.0) * kv_token / kv_split;
-      bwd = fwd;
     } else {
+      /* a chip's K and V per token: the layer's, split over the KV heads TP shards */
       double kv_token = scale_transformer_kv_bytes_per_token(m, l->act_dtype) / layers;
       double kv_split = m->n_kv_heads > 0 ? fmin(tp, c64(m->n_kv_heads)) : 1.0;
-      fwd = tokens * cp * kv_token / kv_split;
-      bwd = 2.0 * fwd;
+      bool gather = l->cp_kind == SCALE_CP_ALLGATHER;
+      /* all-gather: the other ranks' K and V forward, dK and dV reduce-scattered back */
+      fwd = tokens * (gather ? cp - 1.0 : cp) * kv_token / kv_split;
+      bwd = gather ? fwd : 2.0 * fwd;
     }
     bwd += redo * fwd;
     set_comm(&out->comm[SCALE_TRAIN_COMM_CP_ATTENTION], SCALE_TRAIN_DIM_CP,

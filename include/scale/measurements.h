@@ -150,4 +150,12 @@ typedef struct {
 scale_status scale_measurements_kernels_load(const char *path, scale_measurement_kernel *rows,
                                              int cap, int *n, scale_diag *diag);
 
+/** Loads the GEMM rows of every "*.tsv" of folder 'dir' (sorted by name) into rows[0..cap);
+ * *n is the count.
+ * Errors: as scale_measurements_kernels_load(), SCALE_ERR_IO when the folder cannot be read.
+ */
+scale_status scale_measurements_kernels_load_dir(const char *dir,
+                                                 scale_measurement_kernel *rows, int cap,
+                                                 int *n, scale_diag *diag);
+
 #endif

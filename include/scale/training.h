@@ -155,6 +155,16 @@ typedef struct {
  * dimension on ICI over one axis (call scale_train_layout_map() after setting degrees). */
 scale_layout scale_layout_default(void);
 
+/** Layers of one of 'pp' pipeline stages: floor(n_layers / pp), the whole layers a share of
+ * block remat (scale_layout.remat_frac) counts in.
+ * Units: -> [count].  Domain: pp >= 1; NaN otherwise. */
+double scale_train_stage_layers(const scale_model *model, double pp);
+
+/** Layers of each stage block remat recomputes under 'layout': remat_frac of the stage's,
+ * rounded to whole layers (Megatron's --recompute-num-layers).
+ * Units: -> [count].  Domain: a valid layout; NaN otherwise. */
+double scale_train_remat_layers(const scale_model *model, const scale_layout *layout);
+
 /** Product dp x fsdp x tp x pp x cp: the chips the layout uses [count]; NaN for NULL. */
 double scale_layout_n_chips(const scale_layout *layout);
 

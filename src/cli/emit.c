@@ -771,7 +771,7 @@ static int set_batch(emit_doc *d, const cli_emit_train_job *j) {
 /* Block remat of a share of the layers: Megatron's block method over the stage's layers,
  * torchtitan's every K-th layer, MaxText's nearest (all of them). */
 static void set_partial_recompute(emit_doc *d, const scale_layout *l, const scale_model *m) {
-  double stage = floor((double)m->n_layers / l->pp), n = round(l->remat_frac * stage);
+  double stage = scale_train_stage_layers(m, l->pp), n = scale_train_remat_layers(m, l);
   if (is(d, CLI_EMIT_TORCHTITAN)) {
     double every = round(1.0 / l->remat_frac);
     char option[32];

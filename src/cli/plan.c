@@ -309,7 +309,7 @@ static char *train_command(const args *a, const scale_model *m, const scale_chip
   if (l->cp > 1) PUT(" --cp %.17g --cp-kind %s", l->cp, scale_cp_kind_name(l->cp_kind));
   PUT(" --remat %s", scale_train_remat_name(l->remat));
   if (l->remat_frac < 1.0)
-    PUT(" --recompute-layers %.17g", round(l->remat_frac * floor((double)m->n_layers / l->pp)));
+    PUT(" --recompute-layers %.17g", scale_train_remat_layers(m, l));
   if (l->tp_overlap) PUT(" --tp-overlap");
   if (l->pp > 1 && l->pp_embed_loss) PUT(" --pp-embed-loss");
   /* the mapping where it differs from the book's default */

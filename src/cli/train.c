@@ -767,7 +767,7 @@ static int remat_share_of(const train_opts *o, const scale_model *model, scale_l
   if (l->remat != SCALE_REMAT_BLOCK)
     return cli_usage("train: --recompute-%s needs --recompute full (--remat block)",
                      by_layers ? "layers" : "every");
-  double stage = floor((double)model->n_layers / o->pp);
+  double stage = scale_train_stage_layers(model, o->pp);
   double n = by_layers ? o->recompute_layers : floor(stage / o->recompute_every);
   if (by_layers && n > stage)
     return cli_usage("train: --recompute-layers %g exceeds the %g layers of a stage", n, stage);

@@ -811,6 +811,13 @@ START_TEST(test_partial_remat) {
   scale_check_rel(half.activation_bytes,
                   (none.activation_bytes + full.activation_bytes) / 2 + w / 2, 1e-12, "B",
                   "the layers' mean plus half of full's working set");
+  /* whole layers: 32 a stage at pp 1, floor(32 / 3) = 10 at pp 3; half of 32 is 16 */
+  scale_check_rel(scale_train_stage_layers(&m, 1), 32, 0, "", "LLaMA 3 8B's 32 layers");
+  scale_check_rel(scale_train_stage_layers(&m, 3), 10, 0, "", "floor(32 / 3)");
+  scale_check_nan(scale_train_stage_layers(&m, 0));
+  l.remat = SCALE_REMAT_BLOCK, l.remat_frac = 0.5;
+  scale_check_rel(scale_train_remat_layers(&m, &l), 16, 0, "", "half of 32");
+  l.remat = SCALE_REMAT_NONE, l.remat_frac = 1.0;
   /* a share needs block remat, and lies in (0, 1] */
   scale_diag diag;
   l.remat_frac = 0.5;
